@@ -1,0 +1,34 @@
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { AppEnv, Services } from './http/env';
+import { ApiError, errorResponse } from './http/errors';
+import { ingestRoutes } from './ingest/routes';
+import { openApiDocument } from './openapi';
+import { queryRoutes } from './query/routes';
+
+export interface AppOptions {
+  corsOrigins: '*' | readonly string[];
+}
+
+/** The whole HTTP surface: ingest, query API and service endpoints, with one error shape for every failure. */
+export function createApp(services: Services, options: AppOptions): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    if (err instanceof HTTPException) return errorResponse(c, new ApiError(err.status as 400, 'http_error', err.message || 'request failed'));
+    services.log(`internal error on ${c.req.method} ${c.req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return errorResponse(c, new ApiError(500, 'internal', 'internal server error; nothing from this request was stored'));
+  });
+  app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', `no endpoint ${c.req.method} ${c.req.path}`)));
+
+  app.get('/healthz', async (c) => {
+    await services.db.selectFrom('tenants').select('id').limit(1).execute();
+    return c.json({ status: 'ok' });
+  });
+  app.get('/openapi.json', (c) => c.json(openApiDocument(services.publicUrl)));
+
+  app.route('/', ingestRoutes(services, options.corsOrigins));
+  app.route('/control-plane', queryRoutes(services));
+  return app;
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
+import { ADMIN_USAGE, runAdminCommand, UsageError } from './cli/commands';
+import { recallKeys, rememberKeys } from './cli/remembered-keys';
+import { systemClock } from './clock';
+import { startServer } from './server';
+
+const USAGE = `Usage: svc-server [start] [options]
+Starts the reference server: OTLP and replay ingest plus the control-plane API.
+
+Options (flag, or environment variable):
+${CONFIG_OPTIONS.map(([flag, envName, text]) => `  --${flag.padEnd(15)} ${envName.padEnd(19)} ${text}`).join('\n')}
+
+${ADMIN_USAGE}`;
+
+async function start(argv: string[]): Promise<void> {
+  const config = loadConfig(argv, process.env);
+  const server = await startServer({ ...config });
+  const { database } = server;
+  let keys = server.bootstrap
+    ? { ingestKey: server.bootstrap.ingestKey.key, controlKey: server.bootstrap.controlKey.key, appName: server.bootstrap.appName }
+    : null;
+  if (keys) rememberKeys(database, keys);
+  else keys = await recallKeys(database, database.db, systemClock);
+
+  const lines = [
+    `svc reference server listening on ${server.url}`,
+    `  ingest URL:   ${server.publicUrl}  (POST /otlp/v1/traces|logs|metrics, /ingest/replay/chunk|recipes)`,
+    `  control URL:  ${server.publicUrl}/control-plane  (Authorization: Bearer <control key>)`,
+    `  OpenAPI:      ${server.publicUrl}/openapi.json`,
+    `  database:     ${database.displayUrl} (${database.dialect})`,
+  ];
+  if (keys) {
+    lines.push(`  app:          ${keys.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME)`);
+    lines.push(`  ingest key:   ${keys.ingestKey}`);
+    lines.push(`  control key:  ${keys.controlKey}`);
+    if (!server.bootstrap) lines.push('  (keys created on first start; list or add keys with: svc-server keys list|create)');
+    else if (database.dialect === 'postgres') lines.push('  (shown once: only their hashes are stored)');
+  } else {
+    lines.push('  keys:         see `svc-server keys list`; create one with `svc-server keys create --scope ingest`');
+  }
+  console.log(lines.join('\n'));
+
+  const stop = (signal: string) => {
+    console.log(`${signal}: shutting down`);
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h' || first === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  if (first === 'keys' || first === 'apps') return runAdminCommand(argv, process.env, (l) => console.log(l));
+  await start(first === 'start' ? rest : argv);
+  return -1; // keeps running
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`svc-server: ${(err as Error).message}`);
+      process.exit(2);
+    }
+    console.error(`svc-server: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

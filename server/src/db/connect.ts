@@ -1,0 +1,56 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** The URL with any password removed, for logs. */
+  displayUrl: string;
+  close(): Promise<void>;
+}
+
+/** Default embedded database file, relative to the working directory. */
+export const DEFAULT_DATABASE_URL = './.svc-data/svc.db';
+
+const INT8_OID = 20;
+
+/**
+ * Opens the database a URL names: `postgres://` or `postgresql://` selects PostgreSQL; anything else is a SQLite file
+ * path (optionally `sqlite:` or `file:` prefixed) or `:memory:`.
+ */
+export function openDatabase(url: string = DEFAULT_DATABASE_URL): DatabaseHandle {
+  if (/^postgres(ql)?:\/\//i.test(url)) return openPostgres(url);
+  return openSqlite(url.replace(/^(sqlite|file):(\/\/)?/i, ''));
+}
+
+function openSqlite(path: string): DatabaseHandle {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = new SQLite(path);
+  // WAL lets the query API read while ingest writes; NORMAL sync is durable against process crashes in WAL mode.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', displayUrl: path, close: () => db.destroy() };
+}
+
+function openPostgres(url: string): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    // Millisecond times and bigserial ids are stored as int8; they stay far below 2^53, so read them as numbers.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', displayUrl: url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@'), close: () => db.destroy() };
+}

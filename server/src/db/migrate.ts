@@ -1,0 +1,18 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { DatabaseHandle } from './connect';
+import { initMigration } from './migrations/0001-init';
+
+/** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
+function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
+  return { '0001-init': initMigration(handle.dialect) };
+}
+
+/** Applies every pending migration; throws with the failing migration's name if one fails. */
+export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(handle) };
+  const { error, results } = await new Migrator({ db: handle.db, provider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,135 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table types for Kysely. Times are Unix epoch milliseconds (`*_ms`, integers that fit a JS number) for filtering and
+ * ordering; OTLP nanosecond timestamps are kept verbatim as decimal strings (`*_ns`) so nothing is rounded.
+ * JSON columns are text in both dialects: they are written and read whole, never queried into.
+ */
+export interface Database {
+  tenants: { id: string; name: string; created_ms: number };
+  projects: { id: string; tenant_id: string; name: string; created_ms: number };
+  apps: { id: string; project_id: string; name: string; created_ms: number };
+  app_aliases: { project_id: string; app_id: string; alias: string; created_ms: number };
+  api_keys: {
+    id: string;
+    project_id: string;
+    scope: KeyScope;
+    name: string;
+    /** First characters of the key, shown in listings so a user can tell keys apart. */
+    display_prefix: string;
+    /** SHA-256 of the whole key, hex. Keys are 192 random bits, so a fast hash is safe (as for GitHub tokens). */
+    hash: string;
+    created_ms: number;
+    expires_ms: number | null;
+    revoked_ms: number | null;
+  };
+  spans: {
+    id: Generated<number>;
+    project_id: string;
+    app_id: string;
+    trace_id: string;
+    span_id: string;
+    parent_span_id: string | null;
+    name: string;
+    kind: number;
+    start_ns: string;
+    end_ns: string;
+    time_ms: number;
+    duration_ms: number;
+    status_code: number;
+    status_message: string | null;
+    session_id: string | null;
+    attributes: string;
+    events: string;
+    links: string;
+    resource: string;
+    scope: string;
+    received_ms: number;
+  };
+  logs: {
+    id: Generated<number>;
+    project_id: string;
+    app_id: string;
+    time_ns: string;
+    observed_ns: string;
+    time_ms: number;
+    severity_number: number;
+    severity_text: string | null;
+    body: string;
+    event_name: string | null;
+    trace_id: string | null;
+    span_id: string | null;
+    session_id: string | null;
+    attributes: string;
+    resource: string;
+    scope: string;
+    received_ms: number;
+  };
+  metric_points: {
+    id: Generated<number>;
+    project_id: string;
+    app_id: string;
+    name: string;
+    description: string | null;
+    unit: string | null;
+    type: MetricType;
+    time_ns: string;
+    start_ns: string | null;
+    time_ms: number;
+    value: number | null;
+    data: string;
+    session_id: string | null;
+    attributes: string;
+    resource: string;
+    scope: string;
+    received_ms: number;
+  };
+  replay_chunks: {
+    id: Generated<number>;
+    project_id: string;
+    app_id: string;
+    session_id: string;
+    replay_id: string;
+    seq: number;
+    time_ms: number;
+    end_ms: number;
+    event_count: number;
+    encoding: 'gzip' | 'json';
+    data: Uint8Array;
+    received_ms: number;
+  };
+  recipes: {
+    id: Generated<number>;
+    project_id: string;
+    app_id: string;
+    session_id: string;
+    replay_id: string;
+    time_ms: number;
+    method: string;
+    url: string;
+    status: number;
+    duration_ms: number;
+    trace_id: string | null;
+    step: string;
+    received_ms: number;
+  };
+  sessions: {
+    project_id: string;
+    session_id: string;
+    app_id: string;
+    first_ms: number;
+    last_ms: number;
+    span_count: number;
+    log_count: number;
+    metric_count: number;
+    replay_chunk_count: number;
+    recipe_count: number;
+    last_received_ms: number;
+  };
+}
+
+export type KeyScope = 'ingest' | 'control';
+export type MetricType = 'gauge' | 'sum' | 'histogram' | 'exponential_histogram' | 'summary';
+/** The telemetry tables the ingest path writes and the query API and retention job read. */
+export type TelemetryTable = 'spans' | 'logs' | 'metric_points' | 'replay_chunks' | 'recipes';
+export const TELEMETRY_TABLES: readonly TelemetryTable[] = ['spans', 'logs', 'metric_points', 'replay_chunks', 'recipes'];

@@ -1,0 +1,52 @@
+import type { MiddlewareHandler } from 'hono';
+import { API_KEY_HEADER, API_KEY_QUERY_PARAM } from '../../../wire/paths';
+import type { KeyScope } from '../db/schema';
+import { checkKey, type KeyCheck } from '../tenancy/keys';
+import type { AppEnv, Services } from './env';
+import { ApiError } from './errors';
+
+type Failure = Extract<KeyCheck, { ok: false }>['reason'];
+
+const HOW: Record<KeyScope, string> = {
+  ingest: `send the ingest key in the X-API-Key header (or the ${API_KEY_QUERY_PARAM} query parameter for beacons)`,
+  control: 'send a control key as "Authorization: Bearer <key>"',
+};
+
+function failure(scope: KeyScope, reason: Failure): ApiError {
+  switch (reason) {
+    case 'missing':
+      return new ApiError(401, 'unauthorized', `missing API key: ${HOW[scope]}`);
+    case 'unknown':
+      return new ApiError(401, 'unauthorized', 'API key is not recognised');
+    case 'revoked':
+      return new ApiError(403, 'forbidden', 'API key has been revoked');
+    case 'expired':
+      return new ApiError(403, 'forbidden', 'API key has expired');
+    case 'wrong_scope':
+      return new ApiError(403, 'forbidden', `this key cannot be used here: ${HOW[scope]} of scope "${scope}"`);
+  }
+}
+
+function authenticate(services: Services, scope: KeyScope, presented: (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => string | undefined): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const result = await checkKey(services.db, services.clock, presented(c), scope);
+    if (!result.ok) {
+      const err = failure(scope, result.reason);
+      if (scope === 'control' && err.status === 401) c.header('WWW-Authenticate', 'Bearer realm="svc"');
+      throw err;
+    }
+    c.set('caller', { tenantId: result.tenantId, projectId: result.key.projectId, key: result.key });
+    await next();
+  };
+}
+
+/** Ingest: `X-API-Key`, or `?api_key=` for `sendBeacon`, which cannot set headers. Needs an `ingest` key. */
+export const ingestAuth = (services: Services) =>
+  authenticate(services, 'ingest', (c) => c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined);
+
+/** Control plane: `Authorization: Bearer <key>` with a `control` key. */
+export const controlAuth = (services: Services) =>
+  authenticate(services, 'control', (c) => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
+    return m?.[1];
+  });

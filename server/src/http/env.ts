@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock';
+import type { DialectName } from '../db/connect';
+import type { Database } from '../db/schema';
+import type { KeyInfo } from '../tenancy/keys';
+
+/** The caller a key identified: every query and write is confined to this project. */
+export interface Caller {
+  tenantId: string;
+  projectId: string;
+  key: KeyInfo;
+}
+
+export interface Services {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  clock: Clock;
+  /** Largest accepted request body, bytes, after decompression. */
+  bodyLimit: number;
+  /** Base URL for links the server hands out. */
+  publicUrl: string;
+  log: (line: string) => void;
+}
+
+export type AppEnv = { Variables: { caller: Caller } };

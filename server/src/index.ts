@@ -1,0 +1,11 @@
+/** Programmatic API of the svc reference server (what the CLI and the test suites use). */
+export { startServer, type RunningServer, type StartOptions } from './server';
+export { loadConfig, CONFIG_DEFAULTS, type ServerConfig } from './config';
+export { createApp } from './app';
+export { openDatabase, type DatabaseHandle } from './db/connect';
+export { migrateToLatest } from './db/migrate';
+export { applyRetention } from './retention';
+export { createKey, listKeys, revokeKey, type CreatedKey, type KeyInfo } from './tenancy/keys';
+export { registerApp, addAlias, removeAlias, listApps, createTenant, createProject } from './tenancy/apps';
+export type { Clock } from './clock';
+export type { ErrorBody } from './http/errors';

@@ -1,0 +1,185 @@
+import { gunzipSync } from 'node:zlib';
+import { REPLAY_LIMITS, type RecipeStep } from '../../../wire/replay';
+import { badRequest } from '../http/errors';
+import { readArray, readInteger, readObject, readString, type JsonObject } from '../json/read';
+import type { PendingBatch, PendingRow } from '../otlp/records';
+
+const MAX_TS = 8_640_000_000_000_000; // the largest Date
+
+function requiredString(o: JsonObject, field: string, max: number): string {
+  const v = readString(o[field], field);
+  if (!v) throw badRequest(`${field} is required`, { field });
+  if (v.length > max) throw badRequest(`${field} must be at most ${max} characters`, { field });
+  return v;
+}
+
+const requiredInt = (o: JsonObject, field: string, min: number, max: number): number => {
+  const v = readInteger(o[field], field, min, max);
+  if (v === undefined) throw badRequest(`${field} is required`, { field });
+  return v;
+};
+
+/**
+ * Validates a replay chunk (wire/replay.ts `ReplayChunk`) and decodes its payload to prove it is what it claims: a JSON
+ * array of `eventCount` rrweb events, within the size limit. The stored bytes are the payload as sent (gzip stays gzip).
+ */
+export function normalizeReplayChunk(body: unknown): PendingBatch<'replay_chunks'> {
+  const o = readObject(body, 'body');
+  const serviceName = requiredString(o, 'serviceName', 128);
+  const sessionId = requiredString(o, 'sessionId', REPLAY_LIMITS.maxIdLength);
+  const replayId = requiredString(o, 'replayId', REPLAY_LIMITS.maxIdLength);
+  const seq = requiredInt(o, 'seq', 0, 2 ** 31 - 1);
+  const startTs = requiredInt(o, 'startTs', 0, MAX_TS);
+  const endTs = requiredInt(o, 'endTs', 0, MAX_TS);
+  if (endTs < startTs) throw badRequest('endTs must not be before startTs', { field: 'endTs' });
+  const eventCount = requiredInt(o, 'eventCount', 1, 10_000_000);
+  const encoding = o.encoding;
+  if (encoding !== 'gzip' && encoding !== 'json') throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
+  const data = readString(o.data, 'data');
+  if (!data) throw badRequest('data is required', { field: 'data' });
+
+  const stored = encoding === 'gzip' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
+  const events = decodeChunkEvents(encoding, stored);
+  if (events.length !== eventCount) {
+    throw badRequest(`eventCount is ${eventCount} but data holds ${events.length} events`, { field: 'eventCount' });
+  }
+  const row: PendingRow<'replay_chunks'> = {
+    serviceName,
+    session_id: sessionId,
+    replay_id: replayId,
+    seq,
+    time_ms: startTs,
+    end_ms: endTs,
+    event_count: eventCount,
+    encoding,
+    data: stored,
+  };
+  return { table: 'replay_chunks', rows: [row] };
+}
+
+/** The events of a stored chunk; throws a 400 naming `data` when the payload is not a JSON array within the limit. */
+export function decodeChunkEvents(encoding: 'gzip' | 'json', stored: Uint8Array): unknown[] {
+  let json: Buffer;
+  if (encoding === 'gzip') {
+    try {
+      json = gunzipSync(stored, { maxOutputLength: REPLAY_LIMITS.maxChunkBytes });
+    } catch {
+      throw badRequest(`data must be base64 gzip of at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, { field: 'data' });
+    }
+  } else {
+    json = Buffer.from(stored);
+    if (json.byteLength > REPLAY_LIMITS.maxChunkBytes) {
+      throw badRequest(`data must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes`, { field: 'data' });
+    }
+  }
+  let events: unknown;
+  try {
+    events = JSON.parse(json.toString('utf8'));
+  } catch {
+    throw badRequest('data must hold a JSON array of replay events', { field: 'data' });
+  }
+  if (!Array.isArray(events) || !events.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e))) {
+    throw badRequest('data must hold a JSON array of replay event objects', { field: 'data' });
+  }
+  return events;
+}
+
+const METHOD = /^[A-Za-z!#$%&'*+.^_`|~0-9-]{1,32}$/;
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+function headerMap(v: unknown, path: string): Record<string, string> {
+  const o = v === undefined || v === null ? {} : readObject(v, path);
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(o)) {
+    if (typeof val !== 'string') throw badRequest(`${path}.${k} must be a string`, { field: `${path}.${k}` });
+    out[k.toLowerCase()] = val;
+  }
+  return out;
+}
+
+function cappedBody(v: unknown, path: string): string | null {
+  const s = readString(v, path);
+  if (s === undefined) return null;
+  if (s.length > REPLAY_LIMITS.maxRecipeBodyChars) {
+    throw badRequest(`${path} must be at most ${REPLAY_LIMITS.maxRecipeBodyChars} characters (truncate and set the *Truncated flag)`, {
+      field: path,
+    });
+  }
+  return s;
+}
+
+const optionalBool = (v: unknown, path: string): boolean => {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw badRequest(`${path} must be a boolean`, { field: path });
+  return v;
+};
+
+/** Validates a recipes batch (wire/replay.ts `RecipeBatch`) into one row per step. */
+export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
+  const o = readObject(body, 'body');
+  const serviceName = requiredString(o, 'serviceName', 128);
+  const sessionId = requiredString(o, 'sessionId', REPLAY_LIMITS.maxIdLength);
+  const replayId = requiredString(o, 'replayId', REPLAY_LIMITS.maxIdLength);
+  const steps = readArray(o.steps, 'steps');
+  if (steps.length === 0) throw badRequest('steps must hold at least one step', { field: 'steps' });
+  if (steps.length > REPLAY_LIMITS.maxRecipeSteps) {
+    throw badRequest(`steps must hold at most ${REPLAY_LIMITS.maxRecipeSteps} steps`, { field: 'steps' });
+  }
+  const rows = steps.map((raw, i): PendingRow<'recipes'> => {
+    const at = `steps[${i}]`;
+    const s = readObject(raw, at);
+    const ts = readInteger(s.ts, `${at}.ts`, 0, MAX_TS);
+    if (ts === undefined) throw badRequest(`${at}.ts is required`, { field: `${at}.ts` });
+    const method = readString(s.method, `${at}.method`);
+    if (!method || !METHOD.test(method)) throw badRequest(`${at}.method must be an HTTP method token`, { field: `${at}.method` });
+    const url = readString(s.url, `${at}.url`);
+    if (!url || !/^https?:$/.test(safeProtocol(url))) {
+      throw badRequest(`${at}.url must be an absolute http(s) URL`, { field: `${at}.url` });
+    }
+    const status = readInteger(s.status, `${at}.status`, 0, 599);
+    if (status === undefined) throw badRequest(`${at}.status is required`, { field: `${at}.status` });
+    const durationMs = s.durationMs;
+    if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs < 0) {
+      throw badRequest(`${at}.durationMs must be a non-negative number`, { field: `${at}.durationMs` });
+    }
+    const traceparent = readString(s.traceparent, `${at}.traceparent`) || null;
+    const traceMatch = traceparent ? TRACEPARENT.exec(traceparent) : null;
+    if (traceparent && !traceMatch) throw badRequest(`${at}.traceparent must be a W3C traceparent`, { field: `${at}.traceparent` });
+    const step: RecipeStep = {
+      ts,
+      method: method.toUpperCase(),
+      url,
+      requestHeaders: headerMap(s.requestHeaders, `${at}.requestHeaders`),
+      requestBody: cappedBody(s.requestBody, `${at}.requestBody`),
+      requestBodyTruncated: optionalBool(s.requestBodyTruncated, `${at}.requestBodyTruncated`),
+      status,
+      responseHeaders: headerMap(s.responseHeaders, `${at}.responseHeaders`),
+      responseBody: cappedBody(s.responseBody, `${at}.responseBody`),
+      responseBodyTruncated: optionalBool(s.responseBodyTruncated, `${at}.responseBodyTruncated`),
+      durationMs,
+      traceparent,
+      error: readString(s.error, `${at}.error`) || null,
+    };
+    return {
+      serviceName,
+      session_id: sessionId,
+      replay_id: replayId,
+      time_ms: ts,
+      method: step.method,
+      url,
+      status,
+      duration_ms: durationMs,
+      trace_id: traceMatch?.[1] ?? null,
+      step: JSON.stringify(step),
+    };
+  });
+  return { table: 'recipes', rows };
+}
+
+function safeProtocol(url: string): string {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,285 @@
+import { REPLAY_LIMITS } from '../../wire/replay';
+
+/**
+ * The OpenAPI 3.1 description served at `GET /openapi.json`. A test compares it with the routes the app registers, so
+ * an endpoint cannot be added without being described here.
+ */
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const errors = (...codes: number[]) =>
+  Object.fromEntries(codes.map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }]));
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Invalid request: the message names the field',
+  401: 'Missing or unknown key',
+  403: 'Key revoked, expired or of the wrong scope',
+  413: 'Body larger than SVC_BODY_LIMIT (after decompression)',
+  415: 'Unsupported Content-Type or Content-Encoding',
+  422: 'service.name is neither an app name nor an alias of the key\'s project; nothing stored',
+};
+
+const otlpPost = (signal: 'traces' | 'logs' | 'metrics', message: string) => ({
+  post: {
+    tags: ['ingest'],
+    summary: `OTLP/HTTP ${signal} export (${message})`,
+    description:
+      'OTLP/HTTP with JSON (`application/json`, or `text/plain` from sendBeacon) or protobuf (`application/x-protobuf`). ' +
+      '`Content-Encoding: gzip` or `deflate` accepted. The whole payload is validated and stored in one transaction, or ' +
+      'rejected whole. Aliases in `service.name` are stored as the canonical app name.',
+    security: [{ ingestKey: [] }, { ingestKeyQuery: [] }],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': { schema: { type: 'object', description: `OTLP/JSON ${message}` } },
+        'application/x-protobuf': { schema: { type: 'string', format: 'binary' } },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'Accepted: an OTLP Export*ServiceResponse with an empty partialSuccess (protobuf-encoded for protobuf requests)',
+        content: { 'application/json': { schema: { type: 'object', properties: { partialSuccess: { type: 'object' } } } } },
+      },
+      ...errors(400, 401, 403, 413, 415, 422),
+    },
+  },
+});
+
+const listParams = (filters: string[], maxLimit: number, defaultLimit: number) => [
+  { name: 'app', in: 'query', schema: { type: 'string' }, description: 'App name or alias' },
+  ...filters.map((name) => ({ name, in: 'query', schema: { type: 'string' } })),
+  { name: 'from', in: 'query', schema: { type: 'string' }, description: 'Inclusive lower time bound: epoch ms or ISO 8601' },
+  { name: 'to', in: 'query', schema: { type: 'string' }, description: 'Exclusive upper time bound: epoch ms or ISO 8601' },
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: maxLimit, default: defaultLimit } },
+  { name: 'cursor', in: 'query', schema: { type: 'string' }, description: '`next_cursor` of the previous page' },
+];
+
+const page = (item: Schema) => ({
+  type: 'object',
+  required: ['data', 'next_cursor'],
+  properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } },
+});
+
+const listGet = (summary: string, filters: string[], item: string, maxLimit = 1000, defaultLimit = 100) => ({
+  get: {
+    tags: ['query'],
+    summary,
+    description: 'Newest first, confined to the key\'s project. Unknown query parameters are rejected.',
+    security: [{ controlKey: [] }],
+    parameters: listParams(filters, maxLimit, defaultLimit),
+    responses: { '200': { description: 'A page', content: { 'application/json': { schema: page(ref(item)) } } }, ...errors(400, 401, 403) },
+  },
+});
+
+const replayPost = (summary: string, schema: string) => ({
+  post: {
+    tags: ['ingest'],
+    summary,
+    security: [{ ingestKey: [] }, { ingestKeyQuery: [] }],
+    requestBody: { required: true, content: { 'application/json': { schema: ref(schema) }, 'text/plain': { schema: ref(schema) } } },
+    responses: {
+      '200': {
+        description: 'Stored. `duplicates` counts chunks already stored under the same replayId and seq (a retry).',
+        content: { 'application/json': { schema: { type: 'object', properties: { accepted: { type: 'integer' }, duplicates: { type: 'integer' } } } } },
+      },
+      ...errors(400, 401, 403, 413, 415, 422),
+    },
+  },
+});
+
+const common = { id: { type: 'integer' }, app: { type: 'string' }, session_id: { type: ['string', 'null'] }, received_at: { type: 'string', format: 'date-time' } };
+const attrs = { type: 'object', additionalProperties: true };
+
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'svc reference server',
+      version: '0.1.0',
+      description: 'Telemetry ingest (OTLP/HTTP, session replay) and the control-plane query API. Every error is `{"error": {"code", "message", "details"?}}`.',
+    },
+    servers: serverUrl ? [{ url: serverUrl }] : [],
+    paths: {
+      '/healthz': { get: { tags: ['service'], summary: 'Liveness and database reachability', responses: { '200': { description: 'ok' } } } },
+      '/openapi.json': { get: { tags: ['service'], summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1' } } } },
+      '/otlp/v1/traces': otlpPost('traces', 'ExportTraceServiceRequest'),
+      '/otlp/v1/logs': otlpPost('logs', 'ExportLogsServiceRequest'),
+      '/otlp/v1/metrics': otlpPost('metrics', 'ExportMetricsServiceRequest'),
+      '/ingest/replay/chunk': replayPost('Store one session replay chunk', 'ReplayChunk'),
+      '/ingest/replay/recipes': replayPost('Store request recipe steps', 'RecipeBatch'),
+      '/control-plane/apps': {
+        get: {
+          tags: ['query'],
+          summary: 'Apps of the key\'s project with their aliases',
+          security: [{ controlKey: [] }],
+          responses: { '200': { description: 'Apps', content: { 'application/json': { schema: { type: 'object', properties: { data: { type: 'array', items: ref('App') } } } } } }, ...errors(401, 403) },
+        },
+      },
+      '/control-plane/sessions': listGet('Sessions with counts per signal and their time range', [], 'Session', 500, 50),
+      '/control-plane/spans': listGet('Spans', ['session_id', 'trace_id', 'name'], 'Span'),
+      '/control-plane/logs': listGet('Log records', ['session_id', 'trace_id'], 'LogRecord'),
+      '/control-plane/metrics': listGet('Metric data points', ['session_id', 'name'], 'MetricPoint'),
+      '/control-plane/replay/chunks': listGet('Replay chunks with their decoded events', ['session_id'], 'ReplayChunkRecord', 100, 20),
+      '/control-plane/recipes': listGet('Recipe steps', ['session_id', 'trace_id'], 'RecipeRecord'),
+    },
+    components: {
+      securitySchemes: {
+        ingestKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Ingest-scope key' },
+        ingestKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'Ingest-scope key, for sendBeacon' },
+        controlKey: { type: 'http', scheme: 'bearer', description: 'Control-scope key' },
+      },
+      responses: Object.fromEntries(
+        Object.entries(ERROR_TEXT).map(([code, description]) => [
+          `Error${code}`,
+          { description, content: { 'application/json': { schema: ref('Error') } } },
+        ]),
+      ),
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message'],
+              properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
+            },
+          },
+        },
+        App: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, aliases: { type: 'array', items: { type: 'string' } } } },
+        ReplayChunk: {
+          type: 'object',
+          required: ['serviceName', 'sessionId', 'replayId', 'seq', 'startTs', 'endTs', 'eventCount', 'encoding', 'data'],
+          properties: {
+            serviceName: { type: 'string', maxLength: 128 },
+            sessionId: { type: 'string', maxLength: REPLAY_LIMITS.maxIdLength },
+            replayId: { type: 'string', maxLength: REPLAY_LIMITS.maxIdLength },
+            seq: { type: 'integer', minimum: 0 },
+            startTs: { type: 'integer', description: 'epoch ms of the first event' },
+            endTs: { type: 'integer', description: 'epoch ms of the last event, >= startTs' },
+            eventCount: { type: 'integer', minimum: 1 },
+            encoding: { enum: ['gzip', 'json'] },
+            data: {
+              type: 'string',
+              description: `gzip: base64 of gzip(JSON array of rrweb events); json: the JSON array as text. At most ${REPLAY_LIMITS.maxChunkBytes} bytes decoded.`,
+            },
+          },
+        },
+        RecipeStep: {
+          type: 'object',
+          required: ['ts', 'method', 'url', 'status', 'durationMs'],
+          properties: {
+            ts: { type: 'integer' },
+            method: { type: 'string' },
+            url: { type: 'string', format: 'uri' },
+            requestHeaders: { type: 'object', additionalProperties: { type: 'string' } },
+            requestBody: { type: ['string', 'null'], maxLength: REPLAY_LIMITS.maxRecipeBodyChars },
+            requestBodyTruncated: { type: 'boolean' },
+            status: { type: 'integer', minimum: 0, maximum: 599, description: '0: no response (network error)' },
+            responseHeaders: { type: 'object', additionalProperties: { type: 'string' } },
+            responseBody: { type: ['string', 'null'], maxLength: REPLAY_LIMITS.maxRecipeBodyChars },
+            responseBodyTruncated: { type: 'boolean' },
+            durationMs: { type: 'number', minimum: 0 },
+            traceparent: { type: ['string', 'null'] },
+            error: { type: ['string', 'null'] },
+          },
+        },
+        RecipeBatch: {
+          type: 'object',
+          required: ['serviceName', 'sessionId', 'replayId', 'steps'],
+          properties: {
+            serviceName: { type: 'string' },
+            sessionId: { type: 'string' },
+            replayId: { type: 'string' },
+            steps: { type: 'array', minItems: 1, maxItems: REPLAY_LIMITS.maxRecipeSteps, items: ref('RecipeStep') },
+          },
+        },
+        Session: {
+          type: 'object',
+          properties: {
+            session_id: { type: 'string' },
+            app: { type: 'string' },
+            first_seen: { type: 'string', format: 'date-time' },
+            last_seen: { type: 'string', format: 'date-time' },
+            counts: {
+              type: 'object',
+              properties: Object.fromEntries(['spans', 'logs', 'metric_points', 'replay_chunks', 'recipes'].map((k) => [k, { type: 'integer' }])),
+            },
+          },
+        },
+        Span: {
+          type: 'object',
+          properties: {
+            ...common,
+            trace_id: { type: 'string' },
+            span_id: { type: 'string' },
+            parent_span_id: { type: ['string', 'null'] },
+            name: { type: 'string' },
+            kind: { type: 'integer' },
+            start_time_unix_nano: { type: 'string' },
+            end_time_unix_nano: { type: 'string' },
+            time: { type: 'string', format: 'date-time' },
+            duration_ms: { type: 'number' },
+            status: { type: 'object', properties: { code: { type: 'integer' }, message: { type: ['string', 'null'] } } },
+            attributes: attrs,
+            events: { type: 'array' },
+            links: { type: 'array' },
+            resource: { type: 'object' },
+            scope: { type: 'object' },
+          },
+        },
+        LogRecord: {
+          type: 'object',
+          properties: {
+            ...common,
+            time_unix_nano: { type: 'string' },
+            observed_time_unix_nano: { type: 'string' },
+            time: { type: 'string', format: 'date-time' },
+            severity_number: { type: 'integer' },
+            severity_text: { type: ['string', 'null'] },
+            body: {},
+            event_name: { type: ['string', 'null'] },
+            trace_id: { type: ['string', 'null'] },
+            span_id: { type: ['string', 'null'] },
+            attributes: attrs,
+            resource: { type: 'object' },
+            scope: { type: 'object' },
+          },
+        },
+        MetricPoint: {
+          type: 'object',
+          properties: {
+            ...common,
+            name: { type: 'string' },
+            description: { type: ['string', 'null'] },
+            unit: { type: ['string', 'null'] },
+            type: { enum: ['gauge', 'sum', 'histogram', 'exponential_histogram', 'summary'] },
+            time_unix_nano: { type: 'string' },
+            start_time_unix_nano: { type: ['string', 'null'] },
+            time: { type: 'string', format: 'date-time' },
+            value: { type: ['number', 'null'], description: 'Number points: the value; distributions: the sum' },
+            data: { type: 'object', description: 'Full point: value, or count/sum/buckets/quantiles, temporality' },
+            attributes: attrs,
+            resource: { type: 'object' },
+            scope: { type: 'object' },
+          },
+        },
+        ReplayChunkRecord: {
+          type: 'object',
+          properties: {
+            ...common,
+            replay_id: { type: 'string' },
+            seq: { type: 'integer' },
+            start_time: { type: 'string', format: 'date-time' },
+            end_time: { type: 'string', format: 'date-time' },
+            event_count: { type: 'integer' },
+            encoding: { enum: ['gzip', 'json'] },
+            events: { type: 'array', items: { type: 'object' } },
+          },
+        },
+        RecipeRecord: {
+          allOf: [ref('RecipeStep'), { type: 'object', properties: { ...common, replay_id: { type: 'string' }, trace_id: { type: ['string', 'null'] } } }],
+        },
+      },
+    },
+  };
+}

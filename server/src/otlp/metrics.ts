@@ -1,0 +1,164 @@
+import { badRequest } from '../http/errors';
+import type { MetricType } from '../db/schema';
+import {
+  nanosToMillis,
+  readArray,
+  readDouble,
+  readInteger,
+  readInt64,
+  readObject,
+  readString,
+  readUint64,
+  type JsonObject,
+} from '../json/read';
+import type { PendingBatch, PendingRow } from './records';
+import { readResource, readScope, sessionIdOf, toPlainAttributes } from './values';
+
+/** OTLP metric data members and the type name each is stored under. */
+const DATA_KINDS: ReadonlyArray<[key: string, type: MetricType]> = [
+  ['gauge', 'gauge'],
+  ['sum', 'sum'],
+  ['histogram', 'histogram'],
+  ['exponentialHistogram', 'exponential_histogram'],
+  ['summary', 'summary'],
+];
+
+/** Validates an OTLP/JSON ExportMetricsServiceRequest and flattens it into one row per data point. */
+export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
+  const root = readObject(body, 'body');
+  if (root.resourceMetrics === undefined || root.resourceMetrics === null) {
+    throw badRequest('resourceMetrics is required: an OTLP ExportMetricsServiceRequest has at least one ResourceMetrics', {
+      field: 'resourceMetrics',
+    });
+  }
+  const rows: PendingRow<'metric_points'>[] = [];
+  readArray(root.resourceMetrics, 'resourceMetrics').forEach((rmRaw, i) => {
+    const rmPath = `resourceMetrics[${i}]`;
+    const rm = readObject(rmRaw, rmPath);
+    const resource = readResource(rm, rmPath);
+    const resourceJson = JSON.stringify({ attributes: resource.attributes });
+    readArray(rm.scopeMetrics, `${rmPath}.scopeMetrics`).forEach((smRaw, j) => {
+      const smPath = `${rmPath}.scopeMetrics[${j}]`;
+      const sm = readObject(smRaw, smPath);
+      const scope = JSON.stringify(readScope(sm, smPath));
+      readArray(sm.metrics, `${smPath}.metrics`).forEach((mRaw, k) => {
+        const path = `${smPath}.metrics[${k}]`;
+        const metric = readObject(mRaw, path);
+        const name = readString(metric.name, `${path}.name`);
+        if (!name) throw badRequest(`${path}.name is required`, { field: `${path}.name` });
+        const present = DATA_KINDS.filter(([key]) => metric[key] !== undefined && metric[key] !== null);
+        if (present.length !== 1) {
+          throw badRequest(`${path} must have exactly one of ${DATA_KINDS.map(([k]) => k).join(', ')}`, { field: path });
+        }
+        const [key, type] = present[0]!;
+        const data = readObject(metric[key], `${path}.${key}`);
+        const shared = dataShared(type, data, `${path}.${key}`);
+        readArray(data.dataPoints, `${path}.${key}.dataPoints`).forEach((pRaw, n) => {
+          const at = `${path}.${key}.dataPoints[${n}]`;
+          const point = readObject(pRaw, at);
+          const attributes = toPlainAttributes(point.attributes, `${at}.attributes`);
+          const timeNs = readUint64(point.timeUnixNano, `${at}.timeUnixNano`);
+          const startNs = readUint64(point.startTimeUnixNano, `${at}.startTimeUnixNano`);
+          const { value, detail } = readPoint(type, point, at);
+          rows.push({
+            serviceName: resource.serviceName,
+            name,
+            description: readString(metric.description, `${path}.description`) || null,
+            unit: readString(metric.unit, `${path}.unit`) || null,
+            type,
+            time_ns: timeNs,
+            start_ns: startNs === '0' ? null : startNs,
+            time_ms: nanosToMillis(timeNs),
+            value: typeof value === 'number' && Number.isFinite(value) ? value : null,
+            data: JSON.stringify({ ...shared, ...detail }),
+            session_id: sessionIdOf(attributes) ?? resource.sessionId ?? null,
+            attributes: JSON.stringify(attributes),
+            resource: resourceJson,
+            scope,
+          });
+        });
+      });
+    });
+  });
+  return { table: 'metric_points', rows };
+}
+
+/** Per-metric fields that apply to every point: temporality and monotonicity. */
+function dataShared(type: MetricType, data: JsonObject, path: string): JsonObject {
+  if (type === 'gauge' || type === 'summary') return {};
+  const shared: JsonObject = {
+    aggregationTemporality: readInteger(data.aggregationTemporality, `${path}.aggregationTemporality`, 0, 2) ?? 0,
+  };
+  if (type === 'sum') {
+    if (data.isMonotonic !== undefined && data.isMonotonic !== null && typeof data.isMonotonic !== 'boolean') {
+      throw badRequest(`${path}.isMonotonic must be a boolean`, { field: `${path}.isMonotonic` });
+    }
+    shared.isMonotonic = data.isMonotonic === true;
+  }
+  return shared;
+}
+
+const uint64List = (v: unknown, path: string) => readArray(v, path).map((x, i) => readUint64(x, `${path}[${i}]`));
+const doubleList = (v: unknown, path: string) => readArray(v, path).map((x, i) => readDouble(x, `${path}[${i}]`) ?? 0);
+
+function buckets(v: unknown, path: string) {
+  const b = v === undefined || v === null ? {} : readObject(v, path);
+  return {
+    offset: readInteger(b.offset, `${path}.offset`, -(2 ** 31), 2 ** 31 - 1) ?? 0,
+    bucketCounts: uint64List(b.bucketCounts, `${path}.bucketCounts`),
+  };
+}
+
+/** The point's headline value (for number points the value, for distributions the sum) and its full detail. */
+function readPoint(type: MetricType, p: JsonObject, path: string): { value: number | string | undefined; detail: JsonObject } {
+  switch (type) {
+    case 'gauge':
+    case 'sum': {
+      const hasDouble = p.asDouble !== undefined && p.asDouble !== null;
+      const hasInt = p.asInt !== undefined && p.asInt !== null;
+      if (hasDouble && hasInt) throw badRequest(`${path} must set only one of asDouble, asInt`, { field: path });
+      const value = hasInt ? readInt64(p.asInt, `${path}.asInt`) : readDouble(p.asDouble, `${path}.asDouble`);
+      return { value: typeof value === 'string' && hasInt ? Number(value) : value, detail: { value: value ?? null } };
+    }
+    case 'histogram': {
+      const sum = readDouble(p.sum, `${path}.sum`);
+      return {
+        value: sum,
+        detail: {
+          count: readUint64(p.count, `${path}.count`),
+          sum: sum ?? null,
+          bucketCounts: uint64List(p.bucketCounts, `${path}.bucketCounts`),
+          explicitBounds: doubleList(p.explicitBounds, `${path}.explicitBounds`),
+          min: readDouble(p.min, `${path}.min`) ?? null,
+          max: readDouble(p.max, `${path}.max`) ?? null,
+        },
+      };
+    }
+    case 'exponential_histogram': {
+      const sum = readDouble(p.sum, `${path}.sum`);
+      return {
+        value: sum,
+        detail: {
+          count: readUint64(p.count, `${path}.count`),
+          sum: sum ?? null,
+          scale: readInteger(p.scale, `${path}.scale`, -20, 20) ?? 0,
+          zeroCount: readUint64(p.zeroCount, `${path}.zeroCount`),
+          zeroThreshold: readDouble(p.zeroThreshold, `${path}.zeroThreshold`) ?? 0,
+          positive: buckets(p.positive, `${path}.positive`),
+          negative: buckets(p.negative, `${path}.negative`),
+          min: readDouble(p.min, `${path}.min`) ?? null,
+          max: readDouble(p.max, `${path}.max`) ?? null,
+        },
+      };
+    }
+    case 'summary': {
+      const sum = readDouble(p.sum, `${path}.sum`);
+      const quantiles = readArray(p.quantileValues, `${path}.quantileValues`).map((q, i) => {
+        const at = `${path}.quantileValues[${i}]`;
+        const o = readObject(q, at);
+        return { quantile: readDouble(o.quantile, `${at}.quantile`) ?? 0, value: readDouble(o.value, `${at}.value`) ?? 0 };
+      });
+      return { value: sum, detail: { count: readUint64(p.count, `${path}.count`), sum: sum ?? null, quantileValues: quantiles } };
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { badRequest } from '../http/errors';
+import {
+  nanosToMillis,
+  readArray,
+  readId,
+  readInteger,
+  readObject,
+  readString,
+  readUint64,
+} from '../json/read';
+import type { PendingBatch, PendingRow } from './records';
+import { readResource, readScope, sessionIdOf, toPlainAttributes } from './values';
+
+/** Validates an OTLP/JSON ExportTraceServiceRequest and flattens it into span rows. */
+export function normalizeTraces(body: unknown): PendingBatch<'spans'> {
+  const root = readObject(body, 'body');
+  if (root.resourceSpans === undefined || root.resourceSpans === null) {
+    throw badRequest('resourceSpans is required: an OTLP ExportTraceServiceRequest has at least one ResourceSpans', {
+      field: 'resourceSpans',
+    });
+  }
+  const rows: PendingRow<'spans'>[] = [];
+  readArray(root.resourceSpans, 'resourceSpans').forEach((rsRaw, i) => {
+    const rsPath = `resourceSpans[${i}]`;
+    const rs = readObject(rsRaw, rsPath);
+    const resource = readResource(rs, rsPath);
+    const resourceJson = JSON.stringify({ attributes: resource.attributes });
+    readArray(rs.scopeSpans, `${rsPath}.scopeSpans`).forEach((ssRaw, j) => {
+      const ssPath = `${rsPath}.scopeSpans[${j}]`;
+      const ss = readObject(ssRaw, ssPath);
+      const scopeJson = JSON.stringify(readScope(ss, ssPath));
+      readArray(ss.spans, `${ssPath}.spans`).forEach((spanRaw, k) => {
+        const path = `${ssPath}.spans[${k}]`;
+        rows.push(normalizeSpan(readObject(spanRaw, path), path, resource.serviceName, resource.sessionId, resourceJson, scopeJson));
+      });
+    });
+  });
+  return { table: 'spans', rows };
+}
+
+function normalizeSpan(
+  span: Record<string, unknown>,
+  path: string,
+  serviceName: string,
+  resourceSessionId: string | undefined,
+  resource: string,
+  scope: string,
+): PendingRow<'spans'> {
+  const startNs = readUint64(span.startTimeUnixNano, `${path}.startTimeUnixNano`);
+  const endNs = readUint64(span.endTimeUnixNano, `${path}.endTimeUnixNano`);
+  const durationNs = Number(endNs) - Number(startNs);
+  if (durationNs < 0 || (durationNs === 0 && BigInt(endNs) < BigInt(startNs))) {
+    throw badRequest(`${path}.endTimeUnixNano must not be before startTimeUnixNano`, { field: `${path}.endTimeUnixNano` });
+  }
+  const attributes = toPlainAttributes(span.attributes, `${path}.attributes`);
+  const status = span.status === undefined || span.status === null ? {} : readObject(span.status, `${path}.status`);
+  const events = readArray(span.events, `${path}.events`).map((raw, i) => {
+    const at = `${path}.events[${i}]`;
+    const e = readObject(raw, at);
+    return {
+      timeUnixNano: readUint64(e.timeUnixNano, `${at}.timeUnixNano`),
+      name: readString(e.name, `${at}.name`) ?? '',
+      attributes: toPlainAttributes(e.attributes, `${at}.attributes`),
+    };
+  });
+  const links = readArray(span.links, `${path}.links`).map((raw, i) => {
+    const at = `${path}.links[${i}]`;
+    const l = readObject(raw, at);
+    return {
+      traceId: readId(l.traceId, `${at}.traceId`, 16, false),
+      spanId: readId(l.spanId, `${at}.spanId`, 8, false),
+      traceState: readString(l.traceState, `${at}.traceState`) ?? '',
+      attributes: toPlainAttributes(l.attributes, `${at}.attributes`),
+    };
+  });
+  return {
+    serviceName,
+    trace_id: readId(span.traceId, `${path}.traceId`, 16, false)!,
+    span_id: readId(span.spanId, `${path}.spanId`, 8, false)!,
+    parent_span_id: readId(span.parentSpanId, `${path}.parentSpanId`, 8, true) ?? null,
+    name: readString(span.name, `${path}.name`) ?? '',
+    kind: readInteger(span.kind, `${path}.kind`, 0, 5) ?? 0,
+    start_ns: startNs,
+    end_ns: endNs,
+    time_ms: nanosToMillis(startNs),
+    duration_ms: durationNs / 1e6,
+    status_code: readInteger(status.code, `${path}.status.code`, 0, 2) ?? 0,
+    status_message: readString(status.message, `${path}.status.message`) || null,
+    session_id: sessionIdOf(attributes) ?? resourceSessionId ?? null,
+    attributes: JSON.stringify(attributes),
+    events: JSON.stringify(events),
+    links: JSON.stringify(links),
+    resource,
+    scope,
+  };
+}

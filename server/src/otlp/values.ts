@@ -1,0 +1,103 @@
+import { badRequest } from '../http/errors';
+import { isObject, readArray, readDouble, readInt64, readObject, readString, type JsonObject } from '../json/read';
+
+/** Plain JSON form of an OTLP AnyValue, as the query API returns it. */
+export type PlainValue = string | number | boolean | null | PlainValue[] | { [key: string]: PlainValue };
+export type PlainAttributes = Record<string, PlainValue>;
+
+/** Nesting deeper than this is refused: real attributes are shallow, and deep input must not exhaust the stack. */
+const MAX_DEPTH = 16;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const ANY_VALUE_KEYS = ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'];
+
+export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
+  if (v === undefined || v === null) return null;
+  if (depth > MAX_DEPTH) throw badRequest(`${path} is nested more than ${MAX_DEPTH} levels deep`, { field: path });
+  const value = readObject(v, path);
+  const set = ANY_VALUE_KEYS.filter((k) => value[k] !== undefined && value[k] !== null);
+  if (set.length === 0) return null;
+  if (set.length > 1) throw badRequest(`${path} must set exactly one of ${ANY_VALUE_KEYS.join(', ')}`, { field: path });
+  const key = set[0]!;
+  const inner = value[key];
+  const at = `${path}.${key}`;
+  switch (key) {
+    case 'stringValue':
+      return readString(inner, at)!;
+    case 'boolValue':
+      if (typeof inner !== 'boolean') throw badRequest(`${at} must be a boolean`, { field: at });
+      return inner;
+    case 'intValue':
+      return readInt64(inner, at);
+    case 'doubleValue':
+      return readDouble(inner, at)!;
+    case 'bytesValue': {
+      const s = readString(inner, at)!;
+      if (!BASE64.test(s)) throw badRequest(`${at} must be base64`, { field: at });
+      return s;
+    }
+    case 'arrayValue': {
+      const arr = readObject(inner, at);
+      return readArray(arr.values, `${at}.values`).map((item, i) => toPlainValue(item, `${at}.values[${i}]`, depth + 1));
+    }
+    default: {
+      const kv = readObject(inner, at);
+      return toPlainAttributes(kv.values, `${at}.values`, depth + 1);
+    }
+  }
+}
+
+/** A KeyValue list as an object; a repeated key keeps its last value, as OTel SDKs do. */
+export function toPlainAttributes(v: unknown, path: string, depth = 0): PlainAttributes {
+  const out: PlainAttributes = {};
+  readArray(v, path).forEach((item, i) => {
+    const at = `${path}[${i}]`;
+    const kv = readObject(item, at);
+    const key = readString(kv.key, `${at}.key`);
+    if (key === undefined) throw badRequest(`${at}.key is required`, { field: `${at}.key` });
+    out[key] = toPlainValue(kv.value, `${at}.value`, depth);
+  });
+  return out;
+}
+
+export interface ResourceInfo {
+  attributes: PlainAttributes;
+  serviceName: string;
+  sessionId: string | undefined;
+}
+
+/** The resource of one ResourceSpans/ResourceLogs/ResourceMetrics; `service.name` is required to find the app. */
+export function readResource(container: JsonObject, path: string): ResourceInfo {
+  const resource = isObject(container.resource) ? container.resource : undefined;
+  if (container.resource !== undefined && container.resource !== null && !resource) {
+    throw badRequest(`${path}.resource must be an object`, { field: `${path}.resource` });
+  }
+  const attributes = toPlainAttributes(resource?.attributes, `${path}.resource.attributes`);
+  const serviceName = attributes['service.name'];
+  if (typeof serviceName !== 'string' || serviceName === '') {
+    throw badRequest(`${path}.resource.attributes must have a string "service.name" naming the app`, {
+      field: `${path}.resource.attributes`,
+    });
+  }
+  return { attributes, serviceName, sessionId: sessionIdOf(attributes) };
+}
+
+export interface ScopeInfo {
+  name: string;
+  version: string;
+  attributes: PlainAttributes;
+}
+
+export function readScope(container: JsonObject, path: string): ScopeInfo {
+  const scope = container.scope === undefined || container.scope === null ? {} : readObject(container.scope, `${path}.scope`);
+  return {
+    name: readString(scope.name, `${path}.scope.name`) ?? '',
+    version: readString(scope.version, `${path}.scope.version`) ?? '',
+    attributes: toPlainAttributes(scope.attributes, `${path}.scope.attributes`),
+  };
+}
+
+/** The browser SDK puts `session.id` on the resource; agents may put it on the record. */
+export function sessionIdOf(attributes: PlainAttributes): string | undefined {
+  const v = attributes['session.id'];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}

@@ -1,0 +1,75 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { createApp } from './app';
+import { systemClock, type Clock } from './clock';
+import type { ServerConfig } from './config';
+import { openDatabase, type DatabaseHandle } from './db/connect';
+import { migrateToLatest } from './db/migrate';
+import type { Services } from './http/env';
+import { scheduleRetention } from './retention';
+import { bootstrapIfEmpty, type Bootstrap } from './tenancy/bootstrap';
+
+export interface StartOptions extends Partial<ServerConfig> {
+  clock?: Clock;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** Base URL the server listens on, e.g. http://127.0.0.1:4318. */
+  url: string;
+  port: number;
+  publicUrl: string;
+  database: DatabaseHandle;
+  /** Keys and names created on first start with an empty database; null otherwise. */
+  bootstrap: Bootstrap | null;
+  close(): Promise<void>;
+}
+
+/** Opens and migrates the database, bootstraps an empty one, and serves HTTP until `close()`. */
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const database = openDatabase(options.databaseUrl);
+  try {
+    await migrateToLatest(database);
+    const bootstrap = await bootstrapIfEmpty(database.db, clock);
+    const services: Services = {
+      db: database.db,
+      dialect: database.dialect,
+      clock,
+      bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
+      publicUrl: options.publicUrl ?? '',
+      log,
+    };
+    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*' });
+    const host = options.host ?? '127.0.0.1';
+    const server: ServerType = await new Promise((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4318 }, () => resolve(s));
+      s.once('error', reject);
+    });
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    services.publicUrl = options.publicUrl ?? url;
+    const retentionDays = options.retentionDays ?? 30;
+    const stopRetention = retentionDays > 0 ? scheduleRetention(database.db, clock, retentionDays, log) : () => undefined;
+    return {
+      url,
+      port,
+      publicUrl: services.publicUrl,
+      database,
+      bootstrap,
+      async close() {
+        stopRetention();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Keep-alive sockets would hold close() open until they time out.
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        });
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}

@@ -1,0 +1,103 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock';
+import type { Database, KeyScope } from '../db/schema';
+
+export const KEY_SCOPES: readonly KeyScope[] = ['ingest', 'control'];
+
+/** Key text starts with a scope marker so a leaked key is recognisable (and secret scanners can match it). */
+const SCOPE_PREFIX: Record<KeyScope, string> = { ingest: 'svc_ingest_', control: 'svc_control_' };
+
+export interface KeyInfo {
+  id: string;
+  projectId: string;
+  scope: KeyScope;
+  name: string;
+  displayPrefix: string;
+  createdMs: number;
+  expiresMs: number | null;
+  revokedMs: number | null;
+}
+
+export interface CreatedKey extends KeyInfo {
+  /** The key itself. Shown once: only its hash is stored. */
+  key: string;
+}
+
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+export async function createKey(
+  db: Kysely<Database>,
+  clock: Clock,
+  input: { projectId: string; scope: KeyScope; name?: string; expiresMs?: number | null },
+): Promise<CreatedKey> {
+  const key = SCOPE_PREFIX[input.scope] + randomBytes(24).toString('base64url');
+  const row = {
+    id: randomUUID(),
+    project_id: input.projectId,
+    scope: input.scope,
+    name: input.name ?? `${input.scope} key`,
+    display_prefix: key.slice(0, SCOPE_PREFIX[input.scope].length + 6),
+    hash: hashKey(key),
+    created_ms: clock.now(),
+    expires_ms: input.expiresMs ?? null,
+    revoked_ms: null,
+  };
+  await db.insertInto('api_keys').values(row).execute();
+  return { ...toInfo(row), key };
+}
+
+export async function listKeys(db: Kysely<Database>, projectId?: string): Promise<KeyInfo[]> {
+  let q = db.selectFrom('api_keys').selectAll().orderBy('created_ms');
+  if (projectId) q = q.where('project_id', '=', projectId);
+  return (await q.execute()).map(toInfo);
+}
+
+/** Revokes a key by id; returns false when no such key exists. Revoking twice keeps the first time. */
+export async function revokeKey(db: Kysely<Database>, clock: Clock, id: string): Promise<boolean> {
+  const existing = await db.selectFrom('api_keys').select(['id', 'revoked_ms']).where('id', '=', id).executeTakeFirst();
+  if (!existing) return false;
+  if (existing.revoked_ms === null) {
+    await db.updateTable('api_keys').set({ revoked_ms: clock.now() }).where('id', '=', id).execute();
+  }
+  return true;
+}
+
+export type KeyCheck =
+  | { ok: true; key: KeyInfo; tenantId: string }
+  | { ok: false; reason: 'missing' | 'unknown' | 'revoked' | 'expired' | 'wrong_scope' };
+
+/** Resolves a presented key for a surface that needs `scope`. */
+export async function checkKey(
+  db: Kysely<Database>,
+  clock: Clock,
+  presented: string | undefined,
+  scope: KeyScope,
+): Promise<KeyCheck> {
+  if (!presented) return { ok: false, reason: 'missing' };
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('projects', 'projects.id', 'api_keys.project_id')
+    .selectAll('api_keys')
+    .select('projects.tenant_id')
+    .where('api_keys.hash', '=', hashKey(presented))
+    .executeTakeFirst();
+  if (!row) return { ok: false, reason: 'unknown' };
+  if (row.revoked_ms !== null) return { ok: false, reason: 'revoked' };
+  if (row.expires_ms !== null && row.expires_ms <= clock.now()) return { ok: false, reason: 'expired' };
+  if (row.scope !== scope) return { ok: false, reason: 'wrong_scope' };
+  return { ok: true, key: toInfo(row), tenantId: row.tenant_id };
+}
+
+function toInfo(row: Database['api_keys']): KeyInfo {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    scope: row.scope,
+    name: row.name,
+    displayPrefix: row.display_prefix,
+    createdMs: row.created_ms,
+    expiresMs: row.expires_ms,
+    revokedMs: row.revoked_ms,
+  };
+}
