@@ -48,8 +48,9 @@ function normalizeSpan(
 ): PendingRow<'spans'> {
   const startNs = readUint64(span.startTimeUnixNano, `${path}.startTimeUnixNano`);
   const endNs = readUint64(span.endTimeUnixNano, `${path}.endTimeUnixNano`);
-  const durationNs = Number(endNs) - Number(startNs);
-  if (durationNs < 0 || (durationNs === 0 && BigInt(endNs) < BigInt(startNs))) {
+  // Exact: nanosecond epochs exceed 2^53, so a Number difference would be off by tens of nanoseconds.
+  const durationNs = Number(BigInt(endNs) - BigInt(startNs));
+  if (durationNs < 0) {
     throw badRequest(`${path}.endTimeUnixNano must not be before startTimeUnixNano`, { field: `${path}.endTimeUnixNano` });
   }
   const attributes = toPlainAttributes(span.attributes, `${path}.attributes`);

@@ -1,0 +1,120 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { traceBody } from '../support/otlp';
+
+// The shipped bin: built here (esbuild takes well under a second) so the test covers what `npm start` runs.
+const SERVER_DIR = resolve(__dirname, '../../server');
+const CLI = join(SERVER_DIR, 'dist/cli.js');
+const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+const databaseUrl = join(dir, 'data', 'svc.db');
+beforeAll(() => {
+  const build = spawnSync('npx', ['tsup'], { cwd: SERVER_DIR, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`server build failed: ${build.stderr}`);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const res = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env } });
+  return { code: res.status, out: res.stdout, err: res.stderr };
+}
+
+/** Starts `svc-server start` and resolves with its banner once it is listening. */
+function start(env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [CLI, 'start', '--port', '0'], { env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env } });
+  let out = '';
+  const banner = new Promise<string>((ok, fail) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/control key:|keys: /.test(out)) ok(out);
+    });
+    child.once('exit', (code) => fail(new Error(`exited ${code}: ${out}`)));
+  });
+  const stop = () => new Promise<void>((ok) => (child.exitCode !== null ? ok() : (child.once('exit', () => ok()), child.kill('SIGTERM'))));
+  return { banner, stop };
+}
+
+const field = (banner: string, label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
+
+describe('svc-server CLI', () => {
+  let ingestKey = '';
+
+  it('bootstraps an empty database and prints the URLs and one key of each scope; the keys work', async () => {
+    const s = start();
+    try {
+      const banner = await s.banner;
+      const url = field(banner, 'ingest URL')!;
+      ingestKey = field(banner, 'ingest key')!;
+      const controlKey = field(banner, 'control key')!;
+      expect(banner).toContain('/control-plane');
+      expect(banner).toContain('(sqlite)');
+      expect(ingestKey).toMatch(/^svc_ingest_/);
+      expect(controlKey).toMatch(/^svc_control_/);
+      const res = await fetch(`${url}/otlp/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': ingestKey },
+        body: JSON.stringify(traceBody()),
+      });
+      expect(res.status).toBe(200);
+      const spans = await fetch(`${url}/control-plane/spans`, { headers: { authorization: `Bearer ${controlKey}` } });
+      expect(((await spans.json()) as { data: unknown[] }).data).toHaveLength(1);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('prints the same keys after a restart, and the data is still there', async () => {
+    const s = start();
+    try {
+      const banner = await s.banner;
+      expect(field(banner, 'ingest key')).toBe(ingestKey);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('creates, lists and revokes keys', () => {
+    const created = run(['keys', 'create', '--scope', 'control', '--name', 'ci', '--expires-in-days', '7']);
+    expect(created.code, created.err).toBe(0);
+    const [header, key] = created.out.trim().split('\n');
+    const id = /key (\S+)/.exec(header!)![1]!;
+    expect(key).toMatch(/^svc_control_/);
+    expect(run(['keys', 'list']).out).toMatch(new RegExp(`${id}\\s+control\\s+active\\s+svc_control_`));
+    expect(run(['keys', 'revoke', id]).code).toBe(0);
+    expect(run(['keys', 'list']).out).toMatch(new RegExp(`${id}\\s+control\\s+revoked`));
+  });
+
+  it('manages apps and aliases', () => {
+    expect(run(['apps', 'create', 'checkout']).code).toBe(0);
+    expect(run(['apps', 'alias', 'add', 'checkout', 'checkout-web']).code).toBe(0);
+    expect(run(['apps', 'list']).out).toContain('checkout  aliases: checkout-web');
+    const taken = run(['apps', 'alias', 'add', 'web-app', 'checkout-web']);
+    expect(taken.code).toBe(2);
+    expect(taken.err).toContain('already an app name or alias');
+    expect(run(['apps', 'alias', 'remove', 'checkout', 'checkout-web']).code).toBe(0);
+    expect(run(['apps', 'list']).out).not.toContain('checkout-web');
+  });
+
+  it.each([
+    [['keys', 'create', '--scope', 'admin'], {}, '--scope must be ingest or control'],
+    [['keys', 'revoke', 'nope'], {}, 'no key with id nope'],
+    [['apps', 'alias', 'remove', 'checkout', 'nope'], {}, 'is not an alias'],
+    [['start', '--port', 'abc'], {}, '--port must be an integer'],
+    [['start'], { SVC_BODY_LIMIT: 'lots' }, 'SVC_BODY_LIMIT must be a size'],
+    [['start'], { SVC_CORS_ORIGINS: 'example.com' }, 'is not an origin'],
+    [['start', '--bogus'], {}, 'bogus'],
+  ])('fails clearly with exit code 2 for %j', (args, env, message) => {
+    const res = run(args, env);
+    expect(res.code).toBe(2);
+    expect(res.err).toContain(message);
+  });
+
+  it('prints usage with every option and its environment variable', () => {
+    const res = run(['--help']);
+    for (const name of ['SVC_HOST', 'SVC_PORT', 'SVC_DATABASE_URL', 'SVC_PUBLIC_URL', 'SVC_CORS_ORIGINS', 'SVC_BODY_LIMIT', 'SVC_RETENTION_DAYS']) {
+      expect(res.out).toContain(name);
+    }
+  });
+});

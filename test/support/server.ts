@@ -1,0 +1,41 @@
+import { startServer, type RunningServer, type StartOptions } from '../../server/src/index';
+import { createTempDatabase, type DatabaseKind } from './databases';
+
+export interface TestServer {
+  url: string;
+  server: RunningServer;
+  /** Keys and ids of the bootstrapped default tenant, project and app (`web-app`). */
+  ingestKey: string;
+  controlKey: string;
+  projectId: string;
+  appName: string;
+  close(): Promise<void>;
+}
+
+/** A real reference server on a random port over a fresh database of `kind`. */
+export async function startTestServer(kind: DatabaseKind, options: StartOptions = {}): Promise<TestServer> {
+  const database = await createTempDatabase(kind);
+  const server = await startServer({ port: 0, log: () => undefined, ...options, databaseUrl: database.url });
+  const boot = server.bootstrap!;
+  return {
+    url: server.url,
+    server,
+    ingestKey: boot.ingestKey.key,
+    controlKey: boot.controlKey.key,
+    projectId: boot.projectId,
+    appName: boot.appName,
+    async close() {
+      await server.close();
+      await database.drop();
+    },
+  };
+}
+
+/** GET a control-plane path with the control key; returns the parsed JSON body and status. */
+export async function controlGet<T = { data: Record<string, unknown>[]; next_cursor: string | null }>(
+  t: TestServer,
+  path: string,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${t.url}/control-plane${path}`, { headers: { authorization: `Bearer ${t.controlKey}` } });
+  return { status: res.status, body: (await res.json()) as T };
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../server/src/config';
+
+describe('server configuration', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig([], {})).toEqual({
+      host: '127.0.0.1',
+      port: 4318,
+      databaseUrl: './.svc-data/svc.db',
+      publicUrl: undefined,
+      corsOrigins: '*',
+      bodyLimit: 10 * 1024 * 1024,
+      retentionDays: 30,
+    });
+  });
+
+  it('reads SVC_* variables, and flags win over them', () => {
+    const env = {
+      SVC_HOST: '0.0.0.0',
+      SVC_PORT: '9000',
+      SVC_DATABASE_URL: 'postgres://u@db/svc',
+      SVC_PUBLIC_URL: 'https://ingest.example.com/',
+      SVC_CORS_ORIGINS: 'https://a.example, https://b.example:8443',
+      SVC_BODY_LIMIT: '2mb',
+      SVC_RETENTION_DAYS: '7',
+    };
+    expect(loadConfig([], env)).toEqual({
+      host: '0.0.0.0',
+      port: 9000,
+      databaseUrl: 'postgres://u@db/svc',
+      publicUrl: 'https://ingest.example.com',
+      corsOrigins: ['https://a.example', 'https://b.example:8443'],
+      bodyLimit: 2 * 1024 * 1024,
+      retentionDays: 7,
+    });
+    expect(loadConfig(['--port', '1234', '--body-limit', '512kb'], env)).toMatchObject({ port: 1234, bodyLimit: 512 * 1024 });
+  });
+
+  it.each([
+    [{ SVC_PORT: '70000' }, 'SVC_PORT must be an integer from 0 to 65535'],
+    [{ SVC_BODY_LIMIT: '10' }, 'SVC_BODY_LIMIT must be at least 1kb'],
+    [{ SVC_RETENTION_DAYS: '-1' }, 'SVC_RETENTION_DAYS must be an integer'],
+    [{ SVC_PUBLIC_URL: 'ftp://x' }, 'SVC_PUBLIC_URL must be an http(s) URL'],
+    [{ SVC_CORS_ORIGINS: 'https://a.example/path' }, 'is not an origin'],
+  ])('refuses %j with a message naming the variable', (env, message) => {
+    expect(() => loadConfig([], env)).toThrow(ConfigError);
+    expect(() => loadConfig([], env)).toThrow(message);
+  });
+});
