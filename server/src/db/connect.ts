@@ -51,6 +51,9 @@ function openPostgres(url: string): DatabaseHandle {
         oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
+  // An idle client dropped by the server (restart, failover, admin terminate) emits 'error' on the pool; unhandled, that
+  // would crash the process. The pool discards the client and the next query opens a new connection.
+  pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', displayUrl: url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@'), close: () => db.destroy() };
 }

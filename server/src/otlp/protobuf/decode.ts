@@ -74,6 +74,8 @@ const HEX_BYTES_FIELDS: ReadonlySet<string> = new Set(['trace_id', 'span_id', 'p
 interface FieldPlan {
   readonly number: number;
   readonly protoName: string;
+  /** `Message.field`, for error messages. */
+  readonly label: string;
   readonly jsonName: string;
   readonly kind: Kind;
   readonly wireType: number;
@@ -131,6 +133,7 @@ function planFor(type: protobuf.Type): MessagePlan {
     const fp: FieldPlan = {
       number: field.id,
       protoName: field.name,
+      label: `${type.name}.${field.name}`,
       jsonName: toJsonName(field.name),
       kind,
       wireType: WIRE_TYPE_OF[kind],
@@ -150,19 +153,52 @@ function planFor(type: protobuf.Type): MessagePlan {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** Strings up to this many bytes are tried as ASCII first (keys, names: cheaper than TextDecoder). */
+const SHORT_STRING = 48;
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
 const TWO_32 = 4294967296;
 
-/** Unsigned 64-bit integer from two uint32 halves, as an exact decimal string. */
+function pad7(n: number): string {
+  const digits = String(n);
+  return digits.length >= 7 ? digits : '0000000'.slice(digits.length) + digits;
+}
+
+/**
+ * Unsigned 64-bit integer from two uint32 halves, as an exact decimal string. Below 2^53 a double
+ * is exact; above (e.g. every nanosecond timestamp) the value is split into 24/24/16-bit limbs
+ * and recombined in base 10^7 with plain doubles, which stays far below 2^53 and avoids BigInt:
+ *   2^24 = 1·10^7 + 6777216,   2^48 = 2·10^14 + 8147497·10^7 + 6710656.
+ */
 function u64String(lo: number, hi: number): string {
-  if (hi <= 0x1fffff) return String(hi * TWO_32 + lo); // < 2^53: exact as a double
-  return ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+  if (hi <= 0x1fffff) return String(hi * TWO_32 + lo);
+  const low = lo & 0xffffff;
+  const mid = ((lo >>> 24) | (hi << 8)) & 0xffffff;
+  const high = hi >>> 16;
+  let digitA = low + mid * 6777216 + high * 6710656;
+  let digitB = mid + high * 8147497;
+  let digitC = high * 2;
+  const base = 10000000;
+  if (digitA >= base) {
+    digitB += Math.floor(digitA / base);
+    digitA %= base;
+  }
+  if (digitB >= base) {
+    digitC += Math.floor(digitB / base);
+    digitB %= base;
+  }
+  // hi > 0x1fffff means the value is >= 2^53 > 10^15, so digitC is never 0 here.
+  return String(digitC) + pad7(digitB) + pad7(digitA);
 }
 
 /** Signed (two's complement) 64-bit integer from two uint32 halves, as an exact decimal string. */
 function i64String(lo: number, hi: number): string {
   if (hi < 0x80000000) return u64String(lo, hi);
-  if (hi >= 0xffe00000) return String((hi - TWO_32) * TWO_32 + lo); // > -2^53: exact
-  return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo)).toString();
+  // Negate: two's complement of (hi, lo); -2^63 maps to 2^63, which is still right as unsigned.
+  const nlo = (~lo + 1) >>> 0;
+  const nhi = (~hi + (nlo === 0 ? 1 : 0)) >>> 0;
+  return '-' + u64String(nlo, nhi);
 }
 
 /** Doubles in OTLP/JSON (protojson): numbers, or the strings "NaN", "Infinity", "-Infinity". */
@@ -202,15 +238,17 @@ class WireReader {
   where = '';
   private readonly view: DataView;
 
-  constructor(readonly buf: Uint8Array) {
+  constructor(
+    readonly buf: Uint8Array,
+    private readonly rootName: string,
+  ) {
     this.limit = buf.length;
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
   fail(message: string, at: number = this.pos): never {
-    throw new ProtobufDecodeError(`${message} at byte ${at}${this.where ? ` (${this.where})` : ''}`, {
-      offset: at,
-    });
+    const where = this.where ? `, in ${this.where}` : '';
+    throw new ProtobufDecodeError(`invalid ${this.rootName}: ${message} (at byte ${at}${where})`, { offset: at });
   }
 
   need(n: number): void {
@@ -311,9 +349,20 @@ class WireReader {
     const start = this.pos;
     this.pos += len;
     if (len === 0) return '';
+    if (len <= SHORT_STRING) {
+      let ascii = '';
+      let i = start;
+      const end = start + len;
+      for (; i < end; i++) {
+        const b = this.buf[i] as number;
+        if (b >= 0x80) break;
+        ascii += String.fromCharCode(b);
+      }
+      if (i === end) return ascii;
+    }
     try {
       return utf8.decode(this.buf.subarray(start, start + len));
-    } catch (err) {
+    } catch {
       return this.fail('invalid UTF-8 in string field', start);
     }
   }
@@ -323,6 +372,11 @@ class WireReader {
     const start = this.pos;
     this.pos += len;
     if (len === 0) return '';
+    if (hex && len <= 32) {
+      let out = '';
+      for (let i = start; i < start + len; i++) out += HEX[this.buf[i] as number];
+      return out;
+    }
     return Buffer.from(this.buf.buffer, this.buf.byteOffset + start, len).toString(hex ? 'hex' : 'base64');
   }
 }
@@ -517,7 +571,7 @@ function decodeFields(r: WireReader, plan: MessagePlan, target: JsonObject, dept
     if (field === undefined) {
       skipField(r, fieldNumber, wireType, depth);
     } else {
-      r.where = `${plan.name}.${field.protoName}`;
+      r.where = field.label;
       decodeField(r, field, wireType, target, depth);
     }
   }
@@ -529,14 +583,14 @@ function decodeFields(r: WireReader, plan: MessagePlan, target: JsonObject, dept
  */
 export function decodeMessageToJson(type: protobuf.Type, bytes: Uint8Array): Record<string, unknown> {
   const plan = planFor(type); // schema problems are bugs, not bad input: not wrapped
-  const r = new WireReader(bytes);
+  const r = new WireReader(bytes, type.name);
   const out: JsonObject = {};
   try {
     decodeFields(r, plan, out, 0);
   } catch (err) {
     if (err instanceof ProtobufDecodeError) throw err;
     const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-    throw new ProtobufDecodeError(`cannot decode ${type.name} at byte ${r.pos}: ${detail}`, {
+    throw new ProtobufDecodeError(`invalid ${type.name}: ${detail} (at byte ${r.pos})`, {
       offset: r.pos,
       cause: err,
     });

@@ -34,9 +34,14 @@ function isSignal(value: unknown): value is OtlpSignal {
  */
 export function decodeOtlpProtobuf(signal: OtlpSignal, bytes: Uint8Array | ArrayBuffer): unknown {
   if (!isSignal(signal)) throw new TypeError(`unknown OTLP signal: ${String(signal)}`);
-  const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
-  if (!(view instanceof Uint8Array)) throw new TypeError('OTLP protobuf body must be a Uint8Array or ArrayBuffer');
-  return decodeMessageToJson(getOtlpType(OTLP_MESSAGES[signal].request), view);
+  return decodeMessageToJson(getOtlpType(OTLP_MESSAGES[signal].request), asBytes(bytes));
+}
+
+function asBytes(body: Uint8Array | ArrayBuffer): Uint8Array {
+  if (body instanceof Uint8Array) return body;
+  // ArrayBuffer from this or another realm (`instanceof` fails across realms).
+  if (Object.prototype.toString.call(body) === '[object ArrayBuffer]') return new Uint8Array(body);
+  throw new TypeError('OTLP protobuf body must be a Uint8Array or an ArrayBuffer');
 }
 
 /** Partial success of an export (OTLP `Export*PartialSuccess`). */
@@ -52,7 +57,10 @@ export interface OtlpPartialSuccess {
  * `partialSuccess` (full success) the message is empty, i.e. a zero-length body. The counter
  * goes to `rejected_spans`, `rejected_log_records` or `rejected_data_points` by signal.
  */
-export function encodeOtlpProtobufResponse(signal: OtlpSignal, partialSuccess?: OtlpPartialSuccess): Uint8Array {
+export function encodeOtlpProtobufResponse(
+  signal: OtlpSignal,
+  partialSuccess?: OtlpPartialSuccess,
+): Uint8Array<ArrayBuffer> {
   if (!isSignal(signal)) throw new TypeError(`unknown OTLP signal: ${String(signal)}`);
   const { response, rejectedField } = OTLP_MESSAGES[signal];
   const type = getOtlpType(response);
@@ -69,7 +77,8 @@ export function encodeOtlpProtobufResponse(signal: OtlpSignal, partialSuccess?: 
     if (errorMessage !== '') partial['error_message'] = errorMessage;
     message['partial_success'] = partial;
   }
-  return type.encode(type.fromObject(message)).finish();
+  // Copy into a fresh, exactly-sized ArrayBuffer (protobufjs may hand out a view of a shared pool).
+  return new Uint8Array(type.encode(type.fromObject(message)).finish());
 }
 
 /** Exposed for tests and tooling: decode any schema message (e.g. a response) to OTLP/JSON. */
