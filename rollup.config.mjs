@@ -1,0 +1,182 @@
+/**
+ * SDK builds (docs/sdk-build.md): one rollup run produces every format users install.
+ *
+ *   dist/esm/*.js            ES modules for bundlers; code-split, so the recorder (rrweb) is its own lazy chunk
+ *   dist/cjs/*.cjs           CommonJS for `require` (Node SSR, Jest, older tooling)
+ *   dist/types/*.d.ts|.d.cts bundled declarations, one self-contained file per entry and module system
+ *   dist/cdn/svc.min.js      minified IIFE for a <script> tag: global `Svc`, every dependency inlined
+ *
+ * ESM and CJS keep dependencies external so that applications deduplicate them; only the CDN file bundles them.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import commonjs from '@rollup/plugin-commonjs';
+import nodeResolve from '@rollup/plugin-node-resolve';
+import terser from '@rollup/plugin-terser';
+import typescript from '@rollup/plugin-typescript';
+import { dts } from 'rollup-plugin-dts';
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+
+/** Module entries: each is a subpath of the `exports` map (`.`, `./auto`, `./react`). */
+const entries = { index: 'src/index.ts', auto: 'src/auto.ts', react: 'src/react.ts' };
+
+/**
+ * Syntax level of our own emitted code. ES2018 keeps optional chaining and `??` out of it (older webpack 4 based
+ * toolchains cannot parse them) while async/await and object spread stay native. Dependencies keep their syntax.
+ */
+const TARGET = 'ES2018';
+
+const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+const isDependency = (id) => dependencies.some((name) => id === name || id.startsWith(`${name}/`));
+
+function compileTypeScript() {
+  return typescript({
+    tsconfig: './tsconfig.json',
+    // Restricts the TypeScript program to the SDK and the shared wire types: the root tsconfig also covers the
+    // server and the tests, which are not part of this build and would only slow it down.
+    include: ['src/**/*.ts', 'wire/**/*.ts'],
+    exclude: ['**/*.test.ts'],
+    compilerOptions: { target: TARGET, noEmit: false, declaration: false, declarationMap: false, removeComments: true },
+  });
+}
+
+/**
+ * Writes the package.json version into `SDK_VERSION` (src/version.ts), so the version the SDK reports cannot drift
+ * from the one published. Runs after TypeScript, on its JavaScript output, and fails the build if the placeholder
+ * moved, rather than silently shipping the source placeholder.
+ */
+function sdkVersion() {
+  const placeholder = "'0.0.0-source'";
+  let replaced = false;
+  return {
+    name: 'sdk-version',
+    transform(code, id) {
+      if (!/[\\/]src[\\/]version\.ts$/.test(id)) return null;
+      if (!code.includes(placeholder)) this.error(`src/version.ts no longer contains ${placeholder}`);
+      replaced = true;
+      return { code: code.replace(placeholder, JSON.stringify(pkg.version)), map: null };
+    },
+    buildEnd(error) {
+      if (!error && !replaced) this.error('src/version.ts was not part of the build; SDK_VERSION was not set');
+    },
+  };
+}
+
+/**
+ * `import.meta` outside ES modules. Only real ES modules have `import.meta`; in CJS it is a syntax error and in an
+ * IIFE it is meaningless. src/config/env.ts reads `import.meta.env.VITE_*` (Vite substitutes those literals when it
+ * bundles our ESM build), so for every other format this replaces `import.meta.env` with an empty object: the reads
+ * then yield `undefined` and the `process.env.*` reads take over. Rollup's own fallback would render
+ * `undefined.VITE_*`, which only works because every read is wrapped in try/catch; an empty object does not rely on
+ * that, and lets terser drop the reads from the CDN file entirely.
+ */
+function importMetaEnvOutsideEsm() {
+  return {
+    name: 'import-meta-env-outside-esm',
+    resolveImportMeta(property, { format }) {
+      if (format === 'es') return null;
+      if (property === 'env') return '({})';
+      return null;
+    },
+  };
+}
+
+/** Fails the build on any warning: a warning here is a packaging bug (a missing export, a circular chunk, a bad map). */
+function onwarn(warning) {
+  throw new Error(`rollup warning (${warning.code ?? 'unknown'}): ${warning.message}`);
+}
+
+/**
+ * Empties the output folders before the first build: chunk names carry a content hash, so chunks of an earlier
+ * build would otherwise linger in dist/ and be published. `rollup -c` runs the configs in order, so this first.
+ */
+function cleanDist() {
+  return {
+    name: 'clean-dist',
+    buildStart() {
+      for (const dir of ['dist/esm', 'dist/cjs', 'dist/types', 'dist/cdn']) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One output file per source module, mirroring src/ (and wire/ for the shared constants). Entries then never import
+ * one another (plain chunking made `index.js` import `react.js` just to share the version constant, which would drag
+ * React into non-React apps once the React entry imports it), every module tree-shakes on its own, and the
+ * recorder's dynamic import is naturally a separate file: `replay/recorder.js`.
+ */
+function oneFilePerModule(extension) {
+  return {
+    preserveModules: true,
+    preserveModulesRoot: 'src',
+    entryFileNames: `[name].${extension}`,
+  };
+}
+
+/** ESM and CJS: one module graph, two outputs; dependencies stay external. */
+const modules = {
+  input: entries,
+  external: isDependency,
+  plugins: [cleanDist(), compileTypeScript(), sdkVersion(), importMetaEnvOutsideEsm()],
+  treeshake: { moduleSideEffects: false },
+  onwarn,
+  output: [
+    {
+      dir: 'dist/esm',
+      format: 'es',
+      ...oneFilePerModule('js'),
+      sourcemap: true,
+    },
+    {
+      dir: 'dist/cjs',
+      format: 'cjs',
+      ...oneFilePerModule('cjs'),
+      exports: 'named',
+      // Keeps `require()` lazy for the recorder chunk, like `import()` is in the ESM build.
+      dynamicImportInCjs: false,
+      sourcemap: true,
+    },
+  ],
+};
+
+/** `<script>` build: one self-contained, minified file exposing the global `Svc`. */
+const cdn = {
+  input: 'src/cdn.ts',
+  plugins: [
+    nodeResolve({ browser: true }),
+    commonjs(),
+    compileTypeScript(),
+    sdkVersion(),
+    importMetaEnvOutsideEsm(),
+  ],
+  onwarn,
+  output: {
+    file: 'dist/cdn/svc.min.js',
+    format: 'iife',
+    name: 'Svc',
+    exports: 'named',
+    // A script tag has no loader for extra chunks, so the recorder is inlined until the CDN build gets its own.
+    inlineDynamicImports: true,
+    sourcemap: true,
+    // Only the CDN file carries a legal banner: in the module builds, bundlers would keep one `/*!` copy per file.
+    banner: `/*! ${pkg.name} v${pkg.version} | ${pkg.license} | includes rrweb (MIT) */`,
+    plugins: [terser({ ecma: 2018, compress: { passes: 2 }, format: { comments: /^!/ } })],
+  },
+};
+
+/**
+ * Declarations: one build per entry so each file is self-contained. A shared declaration chunk would be imported
+ * as `./chunk.js` from both `.d.ts` and `.d.cts`; under `moduleResolution: node16` TypeScript would then treat the
+ * CommonJS twin as importing an ES module. Self-contained files make the `.d.cts` an exact copy of the `.d.ts`.
+ */
+const declarations = Object.entries(entries).map(([name, input]) => ({
+  input,
+  plugins: [dts({ tsconfig: './tsconfig.json' })],
+  onwarn,
+  output: [
+    { file: `dist/types/${name}.d.ts`, format: 'es' },
+    { file: `dist/types/${name}.d.cts`, format: 'es' },
+  ],
+}));
+
+export default [modules, cdn, ...declarations];

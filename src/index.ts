@@ -1,0 +1,23 @@
+/**
+ * `@svc/browser`: the core entry.
+ *
+ * Importing it has no side effects and touches no browser global, so it is safe in Node (SSR, tests); work only
+ * starts when a function is called.
+ */
+export { resolveConfig } from './config/resolve';
+export { loadRecorder } from './replay/load-recorder';
+export { SDK_NAME, SDK_VERSION } from './version';
+export type {
+  BrowserSDKConfig,
+  ConfigWarningHandler,
+  PropagationOptions,
+  ReplayOptions,
+  ReplaySamplingOptions,
+  ResolvedConfig,
+  ResolvedPropagationConfig,
+  ResolvedReplayConfig,
+  ResolvedReplaySampling,
+  ResolvedVitalsConfig,
+  VitalsOptions,
+} from './config/types';
+export type { EmitRecordedEvent, RecordedEvent, RecorderOptions, StartRecording, StopRecording } from './replay/types';

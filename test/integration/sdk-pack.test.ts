@@ -1,0 +1,362 @@
+/**
+ * The SDK as users install it: `npm pack`, `npm install` of the tarball into an empty project, then every entry
+ * loaded the way each module system and tool loads it (Node ESM and CJS, TypeScript under node16 and bundler
+ * resolution, a real Vite build, a <script> tag).
+ */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import vm from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
+import { esmGraph } from '../support/dist-graph';
+
+interface PackFile {
+  path: string;
+}
+interface PackResult {
+  filename: string;
+  files: PackFile[];
+}
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  exports: Record<string, unknown>;
+  main: string;
+  module: string;
+  types: string;
+  unpkg: string;
+};
+
+const ENTRIES = ['@svc/browser', '@svc/browser/auto', '@svc/browser/react'] as const;
+const EXPECTED_EXPORTS: Record<(typeof ENTRIES)[number], string[]> = {
+  '@svc/browser': ['SDK_NAME', 'SDK_VERSION', 'loadRecorder', 'resolveConfig'],
+  '@svc/browser/auto': ['SDK_NAME', 'SDK_VERSION', 'loadRecorder', 'readEnvConfig', 'resolveConfig'],
+  '@svc/browser/react': ['SDK_NAME', 'SDK_VERSION'],
+};
+
+/**
+ * npm settings inherited from an enclosing `npm run`/`npm test` would redirect these commands (a workspace filter
+ * packs the wrong package, a prefix installs elsewhere), so they are dropped; registry and cache settings stay.
+ */
+function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^npm_(config_(workspaces?|include_workspace_root|prefix|local_prefix|global|dry_run|json)$|lifecycle_|package_)/i.test(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = npmEnv()): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
+  if (result.error) throw result.error;
+  return result;
+}
+
+function npm(args: string[], cwd: string): string {
+  const result = run('npm', args, cwd);
+  if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+function parsePack(stdout: string): PackResult {
+  const [result] = JSON.parse(stdout) as PackResult[];
+  if (!result) throw new Error(`npm pack printed no result: ${stdout}`);
+  return result;
+}
+
+/** Every file path an `exports` map (or a plain field) points at. */
+function targets(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(targets);
+  return [];
+}
+
+/**
+ * Preloaded into every import check: the SDK must be importable during SSR and in tests, where touching a browser
+ * global either crashes or, worse, silently works against a polyfill. A getter that throws would be swallowed by a
+ * try/catch in the SDK, so the access is also written to stderr and sets the exit code.
+ */
+const NO_DOM_PRELOAD = `
+for (const name of ['window', 'document', 'location', 'history', 'localStorage', 'sessionStorage']) {
+  Object.defineProperty(globalThis, name, {
+    configurable: true,
+    get() {
+      const error = new Error('@svc/browser touched globalThis.' + name + ' while being imported in Node');
+      process.stderr.write('DOM_ACCESS ' + error.stack + '\\n');
+      process.exitCode = 70;
+      throw error;
+    },
+  });
+}
+`;
+
+const CHECK_ESM = `
+const entries = {};
+for (const specifier of ${JSON.stringify(ENTRIES)}) {
+  const module = await import(specifier);
+  entries[specifier] = { keys: Object.keys(module).sort(), file: import.meta.resolve(specifier) };
+}
+const core = await import('@svc/browser');
+const warnings = [];
+const config = core.resolveConfig({ apiKey: 'k', serviceName: 'shop', flushIntervalMs: -1 }, (m) => warnings.push(m));
+const { readEnvConfig } = await import('@svc/browser/auto');
+console.log(JSON.stringify({ entries, name: core.SDK_NAME, version: core.SDK_VERSION,
+  flushIntervalMs: config.flushIntervalMs, warnings, env: readEnvConfig() }));
+`;
+
+const CHECK_CJS = `
+const entries = {};
+for (const specifier of ${JSON.stringify(ENTRIES)}) {
+  const module = require(specifier);
+  entries[specifier] = { keys: Object.keys(module).sort(), file: 'file://' + require.resolve(specifier) };
+}
+const core = require('@svc/browser');
+const warnings = [];
+const config = core.resolveConfig({ apiKey: 'k', serviceName: 'shop', flushIntervalMs: -1 }, (m) => warnings.push(m));
+const { readEnvConfig } = require('@svc/browser/auto');
+const rrwebLoaded = Object.keys(require.cache).some((file) => file.includes('rrweb'));
+console.log(JSON.stringify({ entries, name: core.SDK_NAME, version: core.SDK_VERSION,
+  flushIntervalMs: config.flushIntervalMs, warnings, env: readEnvConfig(), rrwebLoaded }));
+`;
+
+const CHECK_RECORDER_ESM = `
+const { loadRecorder } = await import('@svc/browser');
+const start = await loadRecorder();
+console.log(JSON.stringify({ start: typeof start, same: start === (await loadRecorder()) }));
+`;
+
+const CHECK_RECORDER_CJS = `
+const { loadRecorder } = require('@svc/browser');
+loadRecorder().then(async (start) => {
+  console.log(JSON.stringify({ start: typeof start, same: start === (await loadRecorder()) }));
+});
+`;
+
+/** Consumers written as users would: real types, and misuse that must not compile (proves types are not `any`). */
+const CONSUMER_TS = (moduleSystem: string): string => `
+import { loadRecorder, resolveConfig, SDK_VERSION, type BrowserSDKConfig, type ResolvedConfig } from '@svc/browser';
+import { readEnvConfig, type EnvConfig } from '@svc/browser/auto';
+import { SDK_NAME, type BrowserSDKConfig as ReactConfig } from '@svc/browser/react';
+
+const options: BrowserSDKConfig = { apiKey: 'k', serviceName: 's', replay: { sampling: { input: 'all' } } };
+const resolved: ResolvedConfig = resolveConfig(options, (message: string) => void message);
+export const period: number = resolved.replay.flushIntervalMs;
+export const env: EnvConfig = readEnvConfig();
+export const name: '@svc/browser' = SDK_NAME;
+export const version: string = SDK_VERSION;
+export const recorder = loadRecorder().then((start) => start(resolved.replay, (event) => event.timestamp));
+export const system = '${moduleSystem}';
+// @ts-expect-error apiKey must be a string
+resolveConfig({ apiKey: 1, serviceName: 's' });
+// @ts-expect-error replay.sampling.input is 'all' or 'last'
+export const bad: ReactConfig = { apiKey: 'k', serviceName: 's', replay: { sampling: { input: 'some' } } };
+`;
+
+let work: string;
+let consumer: string;
+
+function node(args: string[], env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
+  // A minimal environment: no SVC_* or NODE_ENV leaks in from the developer's shell.
+  return run(process.execPath, args, consumer, { PATH: process.env.PATH, ...env });
+}
+
+function nodeJson<T>(args: string[], env: NodeJS.ProcessEnv = {}): T {
+  const result = node(args, env);
+  expect(result.stderr).not.toContain('DOM_ACCESS');
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+beforeAll(async () => {
+  await ensureSdkBuilt();
+  work = mkdtempSync(join(tmpdir(), 'svc-sdk-pack-'));
+  const packed = parsePack(npm(['pack', '--pack-destination', work, '--json'], ROOT));
+  consumer = join(work, 'consumer');
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }));
+  npm(
+    ['install', join(work, packed.filename), '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'],
+    consumer,
+  );
+  writeFileSync(join(consumer, 'no-dom.cjs'), NO_DOM_PRELOAD);
+  writeFileSync(join(consumer, 'check-esm.mjs'), CHECK_ESM);
+  writeFileSync(join(consumer, 'check-cjs.cjs'), CHECK_CJS);
+  writeFileSync(join(consumer, 'check-recorder.mjs'), CHECK_RECORDER_ESM);
+  writeFileSync(join(consumer, 'check-recorder.cjs'), CHECK_RECORDER_CJS);
+}, 180_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('installed tarball, Node', () => {
+  // NEXT_PUBLIC_ wins over REACT_APP_ per variable; VITE_ variables only exist in import.meta.env, never in Node.
+  const env = {
+    NODE_ENV: 'staging',
+    NEXT_PUBLIC_SVC_API_KEY: 'next-key',
+    REACT_APP_SVC_API_KEY: 'cra-key',
+    REACT_APP_SVC_SERVICE_NAME: 'cra-app',
+    VITE_SVC_APP_ID: 'vite-only',
+  };
+
+  it.each([
+    ['ESM import()', 'check-esm.mjs', 'dist/esm/', '.js'],
+    ['CJS require', 'check-cjs.cjs', 'dist/cjs/', '.cjs'],
+  ])('%s loads every entry without touching browser globals', (_label, script, folder, extension) => {
+    const result = nodeJson<{
+      entries: Record<string, { keys: string[]; file: string }>;
+      name: string;
+      version: string;
+      flushIntervalMs: number;
+      warnings: string[];
+      env: Record<string, string>;
+      rrwebLoaded?: boolean;
+    }>(['--require', join(consumer, 'no-dom.cjs'), script], env);
+
+    for (const entry of ENTRIES) {
+      expect(result.entries[entry]?.keys).toEqual(EXPECTED_EXPORTS[entry]);
+      expect(result.entries[entry]?.file).toContain(`/node_modules/@svc/browser/${folder}`);
+      expect(result.entries[entry]?.file.endsWith(extension)).toBe(true);
+    }
+    expect(result.name).toBe('@svc/browser');
+    expect(result.version).toBe(pkg.version);
+    expect(result.flushIntervalMs).toBe(2000);
+    expect(result.warnings).toEqual([expect.stringContaining('"flushIntervalMs"')]);
+    expect(result.env).toEqual({ apiKey: 'next-key', serviceName: 'cra-app', env: 'staging' });
+    // Importing the SDK must not load rrweb: it belongs to the lazily loaded recorder.
+    if (result.rrwebLoaded !== undefined) expect(result.rrwebLoaded).toBe(false);
+  });
+
+  it.each(['check-recorder.mjs', 'check-recorder.cjs'])('%s: loadRecorder() resolves the recorder and its dependency', (script) => {
+    expect(nodeJson<{ start: string; same: boolean }>([script])).toEqual({ start: 'function', same: true });
+  });
+});
+
+describe('installed tarball, TypeScript', () => {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+  it.each([
+    ['node16 (ESM .mts and CJS .cts)', { module: 'node16', moduleResolution: 'node16' }, ['esm.mts', 'cjs.cts']],
+    ['bundler', { module: 'esnext', moduleResolution: 'bundler' }, ['bundler.ts']],
+  ])('type-checks consumers under %s resolution', (label, resolution, files) => {
+    for (const file of files) writeFileSync(join(consumer, file), CONSUMER_TS(file));
+    const project = `tsconfig.${label.split(' ')[0]}.json`;
+    writeFileSync(
+      join(consumer, project),
+      JSON.stringify({
+        compilerOptions: { ...resolution, strict: true, noEmit: true, skipLibCheck: false, types: [], lib: ['ES2022'] },
+        files,
+      }),
+    );
+    const result = node([tsc, '-p', project, '--listFiles']);
+    expect(result.stdout.split('\n').filter((line) => line.includes('error TS'))).toEqual([]);
+    expect(result.status).toBe(0);
+    if (files.includes('cjs.cts')) expect(result.stdout).toContain('/node_modules/@svc/browser/dist/types/index.d.cts');
+    expect(result.stdout).toContain('/node_modules/@svc/browser/dist/types/index.d.ts');
+  });
+});
+
+describe('installed tarball, Vite production build', () => {
+  it('inlines VITE_SVC_* variables into the ESM build and keeps the recorder a lazy chunk', async () => {
+    const app = join(work, 'consumer');
+    writeFileSync(join(app, '.env'), 'VITE_SVC_API_KEY=vite-key-123\nVITE_SVC_SERVICE_NAME=shop-web\nVITE_SVC_ENV=preview\n');
+    writeFileSync(
+      join(app, 'main.js'),
+      "import { readEnvConfig, loadRecorder } from '@svc/browser/auto';\n" +
+        'globalThis.svcEnv = readEnvConfig();\nglobalThis.svcLoadRecorder = loadRecorder;\n',
+    );
+    const { build } = await import('vite');
+    const outDir = join(app, 'vite-dist');
+    await build({
+      root: app,
+      configFile: false,
+      envDir: app,
+      mode: 'production',
+      logLevel: 'silent',
+      build: { outDir, emptyOutDir: true, minify: false, modulePreload: false, rollupOptions: { input: join(app, 'main.js') } },
+    });
+    const assets = readdirSync(join(outDir, 'assets'));
+    const main = assets.find((file) => file.startsWith('main-'));
+    expect(assets.filter((file) => file.startsWith('recorder-'))).toHaveLength(1);
+    const code = readFileSync(join(outDir, 'assets', main ?? 'missing'), 'utf8');
+    expect(code).not.toContain('import.meta.env');
+    expect(code).not.toContain('process.env');
+    expect(code).not.toContain('rrweb');
+
+    // Vite left no environment lookups behind, so running the bundle in Node shows exactly what Vite inlined.
+    writeFileSync(join(outDir, 'package.json'), JSON.stringify({ type: 'module' }));
+    const print = `await import(${JSON.stringify(`./vite-dist/assets/${main ?? 'missing'}`)}); console.log(JSON.stringify(globalThis.svcEnv));`;
+    const result = node(['--input-type=module', '--eval', print]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ apiKey: 'vite-key-123', serviceName: 'shop-web', env: 'preview' });
+  });
+});
+
+describe('ESM build layout', () => {
+  const esm = join(ROOT, 'dist', 'esm');
+
+  it.each(['index.js', 'auto.js', 'react.js'])('%s loads rrweb only through a dynamic import of its own chunk', (entry) => {
+    const graph = esmGraph(esm, entry);
+    expect(graph.eagerPackages).toEqual([]);
+    expect(graph.eager).not.toContain('replay/recorder.js');
+    if (entry !== 'react.js') expect(graph.lazy).toEqual(['replay/recorder.js']);
+  });
+
+  it('puts the rrweb import in the recorder chunk', () => {
+    expect(esmGraph(esm, 'replay/recorder.js').eagerPackages).toEqual(['@rrweb/record']);
+  });
+});
+
+describe('CDN build', () => {
+  const file = join(ROOT, 'dist', 'cdn', 'svc.min.js');
+
+  it('defines only the global Svc in a browser-like context, with the recorder inlined', async () => {
+    const code = readFileSync(file, 'utf8');
+    const window: Record<string, unknown> = { URL, console, document: {}, navigator: { userAgent: 'vm' } };
+    window.window = window;
+    window.self = window;
+    const before = new Set(Object.keys(window));
+    const context = vm.createContext(window);
+    vm.runInContext(code, context, { filename: 'svc.min.js' });
+
+    expect(Object.keys(window).filter((key) => !before.has(key))).toEqual(['Svc']);
+    const svc = window.Svc as {
+      SDK_NAME: string;
+      SDK_VERSION: string;
+      resolveConfig: (options: unknown) => { ingestUrl: string; replay: { blockClass: string } };
+      loadRecorder: () => Promise<unknown>;
+    };
+    expect(Object.keys(svc).sort()).toEqual(EXPECTED_EXPORTS['@svc/browser']);
+    expect(svc.SDK_NAME).toBe('@svc/browser');
+    expect(svc.SDK_VERSION).toBe(pkg.version);
+    const config = svc.resolveConfig({ apiKey: 'k', serviceName: 's', ingestUrl: 'https://ingest.example.com/' });
+    expect(config.ingestUrl).toBe('https://ingest.example.com');
+    expect(config.replay.blockClass).toBe('ob-block');
+    expect(typeof (await svc.loadRecorder())).toBe('function');
+  });
+
+  it('ships a source map with the sources embedded', () => {
+    expect(readFileSync(file, 'utf8').trimEnd().endsWith('//# sourceMappingURL=svc.min.js.map')).toBe(true);
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[]; sourcesContent: string[] };
+    expect(map.sources.some((source) => source.endsWith('src/config/resolve.ts'))).toBe(true);
+    expect(map.sourcesContent).toHaveLength(map.sources.length);
+  });
+});
+
+describe('npm pack --dry-run', () => {
+  it('ships dist and metadata only: no sources, tests or stray source maps', () => {
+    const files = parsePack(npm(['pack', '--dry-run', '--json'], ROOT)).files.map((file) => file.path);
+    const allowedOutsideDist = /^(package\.json|README(\.md)?|LICEN[CS]E(\.md|\.txt)?)$/i;
+    expect(files.filter((path) => !path.startsWith('dist/') && !allowedOutsideDist.test(path))).toEqual([]);
+    expect(files.filter((path) => /(^|\/)(test|tests|__tests__|src)\/|\.(test|spec)\.[cm]?[jt]s$/.test(path))).toEqual([]);
+    expect(files.filter((path) => path.endsWith('.map') && !path.startsWith('dist/'))).toEqual([]);
+    expect(files.filter((path) => /\.tsbuildinfo$/.test(path))).toEqual([]);
+
+    const referenced = [...targets(pkg.exports), pkg.main, pkg.module, pkg.types, pkg.unpkg];
+    for (const target of referenced) expect(files).toContain(target.replace(/^\.\//, ''));
+    expect(files).toContain('dist/esm/replay/recorder.js');
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * Size budgets of what users download. Sizes are gzip (level 9, zlib), which is deterministic for a given input, so
+ * a failure means the output grew, not that the measurement drifted. When a budget is exceeded on purpose, raise it
+ * to ~15% above the new measurement and say why in the commit.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
+import { esmGraph } from '../support/dist-graph';
+
+/** Budgets in gzip bytes. Measured at 0.1.0: ESM core 3502, CDN 24875. */
+const BUDGETS = {
+  /** dist/esm/index.js plus every module it imports statically (what an app pays before replay starts). */
+  esmCore: 4_050,
+  /** dist/cdn/svc.min.js, rrweb included. */
+  cdn: 28_600,
+};
+
+const esm = join(ROOT, 'dist', 'esm');
+
+function gzipSize(buffer: Buffer): number {
+  return gzipSync(buffer, { level: 9 }).length;
+}
+
+/** The eagerly loaded files of an ESM entry, concatenated as a bundler would put them in one chunk. */
+function esmEntrySize(entry: string): { files: string[]; raw: number; gzip: number } {
+  const { eager } = esmGraph(esm, entry);
+  const code = Buffer.concat(eager.map((file) => readFileSync(join(esm, file))));
+  return { files: eager, raw: code.length, gzip: gzipSize(code) };
+}
+
+beforeAll(async () => {
+  await ensureSdkBuilt();
+}, 180_000);
+
+describe('SDK size budgets', () => {
+  it('keeps the ESM core entry within budget', () => {
+    const core = esmEntrySize('index.js');
+    for (const entry of ['auto.js', 'react.js', 'replay/recorder.js']) {
+      const size = esmEntrySize(entry);
+      console.log(`dist/esm/${entry} (eager graph): ${size.raw} B raw, ${size.gzip} B gzip`);
+    }
+    console.log(`dist/esm/index.js (eager graph, ${core.files.length} files): ${core.raw} B raw, ${core.gzip} B gzip; budget ${BUDGETS.esmCore}`);
+    expect(core.files).toContain('config/resolve.js');
+    expect(core.gzip).toBeLessThanOrEqual(BUDGETS.esmCore);
+  });
+
+  it('keeps the CDN bundle within budget', () => {
+    const code = readFileSync(join(ROOT, 'dist', 'cdn', 'svc.min.js'));
+    const gzip = gzipSize(code);
+    console.log(`dist/cdn/svc.min.js: ${code.length} B minified, ${gzip} B gzip; budget ${BUDGETS.cdn}`);
+    expect(gzip).toBeLessThanOrEqual(BUDGETS.cdn);
+  });
+});
