@@ -184,6 +184,13 @@ describe.each(kinds)('ingest on %s', (kind) => {
       for (const h of ['content-type', 'x-api-key', 'traceparent', 'x-svc-session-id', 'content-encoding']) expect(allowed).toContain(h);
     });
 
+    it('answers a mistyped ingest path with a readable 404, CORS headers included', async () => {
+      const res = await fetch(`${t.url}/otlp/v1/trace`, { method: 'POST', headers: { origin: 'https://shop.example.com' }, body: '{}' });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    });
+
     it('puts CORS headers on error answers too, so the page can read them', async () => {
       const res = await fetch(`${t.url}/otlp/v1/traces`, { method: 'POST', headers: { origin: 'https://shop.example.com' }, body: '{}' });
       expect(res.status).toBe(401);
@@ -207,5 +214,22 @@ describe.each(kinds)('CORS allow-list on %s', (kind) => {
       });
     expect((await preflight('https://allowed.example')).headers.get('access-control-allow-origin')).toBe('https://allowed.example');
     expect((await preflight('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses requests that skip the preflight (sendBeacon, no-cors) from other origins, and stores nothing', async () => {
+    const beacon = (origin?: string) =>
+      fetch(`${t.url}/otlp/v1/traces?api_key=${t.ingestKey}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain;charset=UTF-8', ...(origin ? { origin } : {}) },
+        body: JSON.stringify(traceBody([{ sessionId: 'sess-origin' }])),
+      });
+    const refused = await beacon('https://evil.example');
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('origin_not_allowed');
+    expect((await controlGet(t, '/spans?session_id=sess-origin')).body.data).toHaveLength(0);
+    // Listed origins, and agents that send no Origin at all, are accepted.
+    expect((await beacon('https://allowed.example')).status).toBe(200);
+    expect((await beacon()).status).toBe(200);
+    expect((await controlGet(t, '/spans?session_id=sess-origin')).body.data).toHaveLength(2);
   });
 });

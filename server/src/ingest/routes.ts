@@ -3,7 +3,7 @@ import { INGEST_PATHS } from '../../../wire/paths';
 import type { TelemetryTable } from '../db/schema';
 import { ingestAuth } from '../http/auth';
 import { bodyFormat, parseJson, readBody, type BodyFormat } from '../http/body';
-import { ingestCors } from '../http/cors';
+import { ingestCors, ingestOriginGuard } from '../http/cors';
 import type { AppEnv, Services } from '../http/env';
 import { badRequest } from '../http/errors';
 import { normalizeLogs } from '../otlp/logs';
@@ -37,7 +37,9 @@ async function decodeBody(c: Context, services: Services, accepted: readonly Bod
 export function ingestRoutes(services: Services, corsOrigins: '*' | readonly string[]): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const auth = ingestAuth(services);
-  for (const path of [...Object.values(INGEST_PATHS)]) app.use(path, ingestCors(corsOrigins));
+  // Whole prefixes, not just the five paths, so a mistyped endpoint's 404 is readable by the page rather than looking
+  // like a network error (which the SDK would retry).
+  for (const prefix of ['/otlp/*', '/ingest/*']) app.use(prefix, ingestCors(corsOrigins), ingestOriginGuard(corsOrigins));
 
   for (const [signal, { path, normalize }] of Object.entries(OTLP) as [OtlpSignal, (typeof OTLP)[OtlpSignal]][]) {
     app.post(path, auth, async (c) => {
