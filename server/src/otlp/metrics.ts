@@ -12,7 +12,8 @@ import {
   type JsonObject,
 } from '../json/read';
 import type { PendingBatch, PendingRow } from './records';
-import { readResource, readScope, sessionIdOf, toPlainAttributes } from './values';
+import { sessionIdOf, toPlainAttributes } from './values';
+import { forEachRecord } from './walk';
 
 /** OTLP metric data members and the type name each is stored under. */
 const DATA_KINDS: ReadonlyArray<[key: string, type: MetricType]> = [
@@ -23,60 +24,43 @@ const DATA_KINDS: ReadonlyArray<[key: string, type: MetricType]> = [
   ['summary', 'summary'],
 ];
 
+const METRICS = { message: 'ExportMetricsServiceRequest', resources: 'resourceMetrics', scopes: 'scopeMetrics', records: 'metrics' };
+
 /** Validates an OTLP/JSON ExportMetricsServiceRequest and flattens it into one row per data point. */
 export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
-  const root = readObject(body, 'body');
-  if (root.resourceMetrics === undefined || root.resourceMetrics === null) {
-    throw badRequest('resourceMetrics is required: an OTLP ExportMetricsServiceRequest has at least one ResourceMetrics', {
-      field: 'resourceMetrics',
-    });
-  }
   const rows: PendingRow<'metric_points'>[] = [];
-  readArray(root.resourceMetrics, 'resourceMetrics').forEach((rmRaw, i) => {
-    const rmPath = `resourceMetrics[${i}]`;
-    const rm = readObject(rmRaw, rmPath);
-    const resource = readResource(rm, rmPath);
-    const resourceJson = JSON.stringify({ attributes: resource.attributes });
-    readArray(rm.scopeMetrics, `${rmPath}.scopeMetrics`).forEach((smRaw, j) => {
-      const smPath = `${rmPath}.scopeMetrics[${j}]`;
-      const sm = readObject(smRaw, smPath);
-      const scope = JSON.stringify(readScope(sm, smPath));
-      readArray(sm.metrics, `${smPath}.metrics`).forEach((mRaw, k) => {
-        const path = `${smPath}.metrics[${k}]`;
-        const metric = readObject(mRaw, path);
-        const name = readString(metric.name, `${path}.name`);
-        if (!name) throw badRequest(`${path}.name is required`, { field: `${path}.name` });
-        const present = DATA_KINDS.filter(([key]) => metric[key] !== undefined && metric[key] !== null);
-        if (present.length !== 1) {
-          throw badRequest(`${path} must have exactly one of ${DATA_KINDS.map(([k]) => k).join(', ')}`, { field: path });
-        }
-        const [key, type] = present[0]!;
-        const data = readObject(metric[key], `${path}.${key}`);
-        const shared = dataShared(type, data, `${path}.${key}`);
-        readArray(data.dataPoints, `${path}.${key}.dataPoints`).forEach((pRaw, n) => {
-          const at = `${path}.${key}.dataPoints[${n}]`;
-          const point = readObject(pRaw, at);
-          const attributes = toPlainAttributes(point.attributes, `${at}.attributes`);
-          const timeNs = readUint64(point.timeUnixNano, `${at}.timeUnixNano`);
-          const startNs = readUint64(point.startTimeUnixNano, `${at}.startTimeUnixNano`);
-          const { value, detail } = readPoint(type, point, at);
-          rows.push({
-            serviceName: resource.serviceName,
-            name,
-            description: readString(metric.description, `${path}.description`) || null,
-            unit: readString(metric.unit, `${path}.unit`) || null,
-            type,
-            time_ns: timeNs,
-            start_ns: startNs === '0' ? null : startNs,
-            time_ms: nanosToMillis(timeNs),
-            value: typeof value === 'number' && Number.isFinite(value) ? value : null,
-            data: JSON.stringify({ ...shared, ...detail }),
-            session_id: sessionIdOf(attributes) ?? resource.sessionId ?? null,
-            attributes: JSON.stringify(attributes),
-            resource: resourceJson,
-            scope,
-          });
-        });
+  forEachRecord(body, METRICS, (metric, { path, resource, resourceJson, scopeJson }) => {
+    const name = readString(metric.name, `${path}.name`);
+    if (!name) throw badRequest(`${path}.name is required`, { field: `${path}.name` });
+    const present = DATA_KINDS.filter(([key]) => metric[key] !== undefined && metric[key] !== null);
+    if (present.length !== 1) {
+      throw badRequest(`${path} must have exactly one of ${DATA_KINDS.map(([k]) => k).join(', ')}`, { field: path });
+    }
+    const [key, type] = present[0]!;
+    const data = readObject(metric[key], `${path}.${key}`);
+    const shared = dataShared(type, data, `${path}.${key}`);
+    readArray(data.dataPoints, `${path}.${key}.dataPoints`).forEach((pRaw, n) => {
+      const at = `${path}.${key}.dataPoints[${n}]`;
+      const point = readObject(pRaw, at);
+      const attributes = toPlainAttributes(point.attributes, `${at}.attributes`);
+      const timeNs = readUint64(point.timeUnixNano, `${at}.timeUnixNano`);
+      const startNs = readUint64(point.startTimeUnixNano, `${at}.startTimeUnixNano`);
+      const { value, detail } = readPoint(type, point, at);
+      rows.push({
+        serviceName: resource.serviceName,
+        name,
+        description: readString(metric.description, `${path}.description`) || null,
+        unit: readString(metric.unit, `${path}.unit`) || null,
+        type,
+        time_ns: timeNs,
+        start_ns: startNs === '0' ? null : startNs,
+        time_ms: nanosToMillis(timeNs),
+        value: typeof value === 'number' && Number.isFinite(value) ? value : null,
+        data: JSON.stringify({ ...shared, ...detail }),
+        session_id: sessionIdOf(attributes) ?? resource.sessionId ?? null,
+        attributes: JSON.stringify(attributes),
+        resource: resourceJson,
+        scope: scopeJson,
       });
     });
   });
@@ -109,6 +93,11 @@ function buckets(v: unknown, path: string) {
   };
 }
 
+/** Count and sum, shared by every distribution point. */
+function distribution(p: JsonObject, path: string): { count: string; sum: number | string | null } {
+  return { count: readUint64(p.count, `${path}.count`), sum: readDouble(p.sum, `${path}.sum`) ?? null };
+}
+
 /** The point's headline value (for number points the value, for distributions the sum) and its full detail. */
 function readPoint(type: MetricType, p: JsonObject, path: string): { value: number | string | undefined; detail: JsonObject } {
   switch (type) {
@@ -121,12 +110,11 @@ function readPoint(type: MetricType, p: JsonObject, path: string): { value: numb
       return { value: typeof value === 'string' && hasInt ? Number(value) : value, detail: { value: value ?? null } };
     }
     case 'histogram': {
-      const sum = readDouble(p.sum, `${path}.sum`);
+      const d = distribution(p, path);
       return {
-        value: sum,
+        value: d.sum ?? undefined,
         detail: {
-          count: readUint64(p.count, `${path}.count`),
-          sum: sum ?? null,
+          ...d,
           bucketCounts: uint64List(p.bucketCounts, `${path}.bucketCounts`),
           explicitBounds: doubleList(p.explicitBounds, `${path}.explicitBounds`),
           min: readDouble(p.min, `${path}.min`) ?? null,
@@ -135,12 +123,11 @@ function readPoint(type: MetricType, p: JsonObject, path: string): { value: numb
       };
     }
     case 'exponential_histogram': {
-      const sum = readDouble(p.sum, `${path}.sum`);
+      const d = distribution(p, path);
       return {
-        value: sum,
+        value: d.sum ?? undefined,
         detail: {
-          count: readUint64(p.count, `${path}.count`),
-          sum: sum ?? null,
+          ...d,
           scale: readInteger(p.scale, `${path}.scale`, -20, 20) ?? 0,
           zeroCount: readUint64(p.zeroCount, `${path}.zeroCount`),
           zeroThreshold: readDouble(p.zeroThreshold, `${path}.zeroThreshold`) ?? 0,
@@ -152,13 +139,13 @@ function readPoint(type: MetricType, p: JsonObject, path: string): { value: numb
       };
     }
     case 'summary': {
-      const sum = readDouble(p.sum, `${path}.sum`);
+      const d = distribution(p, path);
       const quantiles = readArray(p.quantileValues, `${path}.quantileValues`).map((q, i) => {
         const at = `${path}.quantileValues[${i}]`;
         const o = readObject(q, at);
         return { quantile: readDouble(o.quantile, `${at}.quantile`) ?? 0, value: readDouble(o.value, `${at}.value`) ?? 0 };
       });
-      return { value: sum, detail: { count: readUint64(p.count, `${path}.count`), sum: sum ?? null, quantileValues: quantiles } };
+      return { value: d.sum ?? undefined, detail: { ...d, quantileValues: quantiles } };
     }
   }
 }

@@ -1,51 +1,19 @@
 import { badRequest } from '../http/errors';
-import {
-  nanosToMillis,
-  readArray,
-  readId,
-  readInteger,
-  readObject,
-  readString,
-  readUint64,
-} from '../json/read';
+import { nanosToMillis, readArray, readId, readInteger, readObject, readString, readUint64, type JsonObject } from '../json/read';
 import type { PendingBatch, PendingRow } from './records';
-import { readResource, readScope, sessionIdOf, toPlainAttributes } from './values';
+import { sessionIdOf, toPlainAttributes } from './values';
+import { forEachRecord, type RecordContext } from './walk';
 
 /** Validates an OTLP/JSON ExportTraceServiceRequest and flattens it into span rows. */
 export function normalizeTraces(body: unknown): PendingBatch<'spans'> {
-  const root = readObject(body, 'body');
-  if (root.resourceSpans === undefined || root.resourceSpans === null) {
-    throw badRequest('resourceSpans is required: an OTLP ExportTraceServiceRequest has at least one ResourceSpans', {
-      field: 'resourceSpans',
-    });
-  }
   const rows: PendingRow<'spans'>[] = [];
-  readArray(root.resourceSpans, 'resourceSpans').forEach((rsRaw, i) => {
-    const rsPath = `resourceSpans[${i}]`;
-    const rs = readObject(rsRaw, rsPath);
-    const resource = readResource(rs, rsPath);
-    const resourceJson = JSON.stringify({ attributes: resource.attributes });
-    readArray(rs.scopeSpans, `${rsPath}.scopeSpans`).forEach((ssRaw, j) => {
-      const ssPath = `${rsPath}.scopeSpans[${j}]`;
-      const ss = readObject(ssRaw, ssPath);
-      const scopeJson = JSON.stringify(readScope(ss, ssPath));
-      readArray(ss.spans, `${ssPath}.spans`).forEach((spanRaw, k) => {
-        const path = `${ssPath}.spans[${k}]`;
-        rows.push(normalizeSpan(readObject(spanRaw, path), path, resource.serviceName, resource.sessionId, resourceJson, scopeJson));
-      });
-    });
-  });
+  forEachRecord(body, TRACES, (span, ctx) => rows.push(normalizeSpan(span, ctx)));
   return { table: 'spans', rows };
 }
 
-function normalizeSpan(
-  span: Record<string, unknown>,
-  path: string,
-  serviceName: string,
-  resourceSessionId: string | undefined,
-  resource: string,
-  scope: string,
-): PendingRow<'spans'> {
+const TRACES = { message: 'ExportTraceServiceRequest', resources: 'resourceSpans', scopes: 'scopeSpans', records: 'spans' };
+
+function normalizeSpan(span: JsonObject, { path, resource, resourceJson, scopeJson }: RecordContext): PendingRow<'spans'> {
   const startNs = readUint64(span.startTimeUnixNano, `${path}.startTimeUnixNano`);
   const endNs = readUint64(span.endTimeUnixNano, `${path}.endTimeUnixNano`);
   // Exact: nanosecond epochs exceed 2^53, so a Number difference would be off by tens of nanoseconds.
@@ -75,7 +43,7 @@ function normalizeSpan(
     };
   });
   return {
-    serviceName,
+    serviceName: resource.serviceName,
     trace_id: readId(span.traceId, `${path}.traceId`, 16, false)!,
     span_id: readId(span.spanId, `${path}.spanId`, 8, false)!,
     parent_span_id: readId(span.parentSpanId, `${path}.parentSpanId`, 8, true) ?? null,
@@ -87,11 +55,11 @@ function normalizeSpan(
     duration_ms: durationNs / 1e6,
     status_code: readInteger(status.code, `${path}.status.code`, 0, 2) ?? 0,
     status_message: readString(status.message, `${path}.status.message`) || null,
-    session_id: sessionIdOf(attributes) ?? resourceSessionId ?? null,
+    session_id: sessionIdOf(attributes) ?? resource.sessionId ?? null,
     attributes: JSON.stringify(attributes),
     events: JSON.stringify(events),
     links: JSON.stringify(links),
-    resource,
-    scope,
+    resource: resourceJson,
+    scope: scopeJson,
   };
 }
