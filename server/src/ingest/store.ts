@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { DialectName } from '../db/connect';
 import type { Database, TelemetryTable } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { ApiError, badRequest } from '../http/errors';
 import type { PendingBatch } from '../otlp/records';
 import { resolveServiceNames } from '../tenancy/apps';
 
@@ -41,6 +41,7 @@ export async function storeBatch<T extends TelemetryTable>(
   batch: PendingBatch<T>,
 ): Promise<StoreResult> {
   if (batch.rows.length === 0) return { stored: 0, duplicates: 0 };
+  refuseNul(batch);
   const names = [...new Set(batch.rows.map((r) => r.serviceName))];
   const apps = await resolveServiceNames(ctx.db, projectId, names);
   const unknown = names.filter((n) => !apps.has(n));
@@ -80,6 +81,21 @@ export async function storeBatch<T extends TelemetryTable>(
     await touchSessions(tx, ctx.dialect, projectId, batch.table, rows, receivedMs);
     return { stored: rows.length, duplicates: 0 };
   });
+}
+
+/**
+ * U+0000 is valid in JSON and OTLP strings but PostgreSQL text cannot hold it, so it is refused on both databases
+ * alike. JSON columns are unaffected: JSON.stringify escapes it.
+ */
+function refuseNul(batch: PendingBatch): void {
+  for (const row of batch.rows) {
+    for (const [column, value] of Object.entries(row)) {
+      if (typeof value === 'string' && value.includes('\u0000')) {
+        const field = column === 'serviceName' ? 'service.name' : column;
+        throw badRequest(`${field} of a ${batch.table} record contains U+0000 (NUL), which cannot be stored; nothing was stored`, { field });
+      }
+    }
+  }
 }
 
 interface SessionDelta {

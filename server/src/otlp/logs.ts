@@ -25,7 +25,7 @@ export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'
       event_name: readString(rec.eventName, `${path}.eventName`) || null,
       trace_id: readId(rec.traceId, `${path}.traceId`, 16, true) ?? null,
       span_id: readId(rec.spanId, `${path}.spanId`, 8, true) ?? null,
-      session_id: sessionIdOf(attributes) ?? resource.sessionId ?? null,
+      session_id: sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null,
       attributes: JSON.stringify(attributes),
       resource: resourceJson,
       scope: scopeJson,

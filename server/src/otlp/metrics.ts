@@ -57,7 +57,7 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
         time_ms: nanosToMillis(timeNs),
         value: typeof value === 'number' && Number.isFinite(value) ? value : null,
         data: JSON.stringify({ ...shared, ...detail }),
-        session_id: sessionIdOf(attributes) ?? resource.sessionId ?? null,
+        session_id: sessionIdOf(attributes, `${at}.attributes`) ?? resource.sessionId ?? null,
         attributes: JSON.stringify(attributes),
         resource: resourceJson,
         scope: scopeJson,

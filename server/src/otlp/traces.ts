@@ -55,7 +55,7 @@ function normalizeSpan(span: JsonObject, { path, resource, resourceJson, scopeJs
     duration_ms: durationNs / 1e6,
     status_code: readInteger(status.code, `${path}.status.code`, 0, 2) ?? 0,
     status_message: readString(status.message, `${path}.status.message`) || null,
-    session_id: sessionIdOf(attributes) ?? resource.sessionId ?? null,
+    session_id: sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null,
     attributes: JSON.stringify(attributes),
     events: JSON.stringify(events),
     links: JSON.stringify(links),

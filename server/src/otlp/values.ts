@@ -1,3 +1,4 @@
+import { REPLAY_LIMITS } from '../../../wire/replay';
 import { badRequest } from '../http/errors';
 import { isObject, readArray, readDouble, readInt64, readObject, readString, type JsonObject } from '../json/read';
 
@@ -53,7 +54,8 @@ export function toPlainAttributes(v: unknown, path: string, depth = 0): PlainAtt
     const at = `${path}[${i}]`;
     const kv = readObject(item, at);
     const key = readString(kv.key, `${at}.key`);
-    if (key === undefined) throw badRequest(`${at}.key is required`, { field: `${at}.key` });
+    // Protobuf cannot tell an empty key from a missing one, and OTel requires non-empty keys: both are refused.
+    if (!key) throw badRequest(`${at}.key is required and must not be empty`, { field: `${at}.key` });
     out[key] = toPlainValue(kv.value, `${at}.value`, depth);
   });
   return out;
@@ -78,7 +80,7 @@ export function readResource(container: JsonObject, path: string): ResourceInfo 
       field: `${path}.resource.attributes`,
     });
   }
-  return { attributes, serviceName, sessionId: sessionIdOf(attributes) };
+  return { attributes, serviceName, sessionId: sessionIdOf(attributes, `${path}.resource.attributes`) };
 }
 
 export interface ScopeInfo {
@@ -96,8 +98,15 @@ export function readScope(container: JsonObject, path: string): ScopeInfo {
   };
 }
 
-/** The browser SDK puts `session.id` on the resource; agents may put it on the record. */
-export function sessionIdOf(attributes: PlainAttributes): string | undefined {
+/**
+ * The `session.id` attribute, on the record or the resource. Bounded like replay ids: it is indexed, and PostgreSQL
+ * refuses index entries over about 2.7 KB.
+ */
+export function sessionIdOf(attributes: PlainAttributes, path: string): string | undefined {
   const v = attributes['session.id'];
-  return typeof v === 'string' && v !== '' ? v : undefined;
+  if (typeof v !== 'string' || v === '') return undefined;
+  if (v.length > REPLAY_LIMITS.maxIdLength) {
+    throw badRequest(`${path} "session.id" must be at most ${REPLAY_LIMITS.maxIdLength} characters`, { field: `${path}.session.id` });
+  }
+  return v;
 }

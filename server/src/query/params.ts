@@ -42,12 +42,16 @@ export function readTime(c: Context, field: 'from' | 'to'): number | undefined {
   return n;
 }
 
-/** Rejects filters an endpoint does not support, so a typo is not silently an unfiltered query. */
-export function rejectUnknownParams(c: Context, allowed: readonly string[]): void {
-  for (const key of Object.keys(c.req.queries())) {
+/**
+ * Rejects filters an endpoint does not support, so a typo is not silently an unfiltered query, and values with U+0000,
+ * which no stored text holds and PostgreSQL cannot take as a parameter.
+ */
+export function checkParams(c: Context, allowed: readonly string[]): void {
+  for (const [key, values] of Object.entries(c.req.queries())) {
     if (!allowed.includes(key)) {
       throw badRequest(`unknown query parameter "${key}"; this endpoint accepts ${allowed.join(', ')}`, { field: key });
     }
+    if (values.some((v) => v.includes('\u0000'))) throw badRequest(`${key} must not contain U+0000`, { field: key });
   }
 }
 

@@ -6,7 +6,7 @@ import type { AppEnv, Services } from '../http/env';
 import { badRequest } from '../http/errors';
 import { decodeChunkEvents } from '../ingest/replay';
 import { listApps, resolveServiceNames } from '../tenancy/apps';
-import { encodeCursor, iso, readCursor, readLimit, readTime, rejectUnknownParams } from './params';
+import { encodeCursor, iso, readCursor, readLimit, readTime, checkParams } from './params';
 
 type Row<T extends TelemetryTable> = Selectable<Database[T]> & { app: string };
 type Filter = 'session_id' | 'trace_id' | 'name';
@@ -141,7 +141,7 @@ async function appIdFilter(services: Services, projectId: string, c: Context): P
 function listRoute<T extends TelemetryTable>(services: Services, listing: Listing<T>) {
   const allowed = ['app', 'from', 'to', 'limit', 'cursor', ...listing.filters];
   return async (c: Context<AppEnv>) => {
-    rejectUnknownParams(c, allowed);
+    checkParams(c, allowed);
     const { projectId } = c.get('caller');
     const limit = readLimit(c, listing.defaultLimit, listing.maxLimit);
     const cursor = readCursor(c);
@@ -187,7 +187,7 @@ export function queryRoutes(services: Services): Hono<AppEnv> {
   });
 
   app.get('/sessions', async (c) => {
-    rejectUnknownParams(c, ['app', 'from', 'to', 'limit', 'cursor']);
+    checkParams(c, ['app', 'from', 'to', 'limit', 'cursor']);
     const { projectId } = c.get('caller');
     const limit = readLimit(c, 50, 500);
     const cursor = readCursor(c);
