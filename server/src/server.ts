@@ -3,9 +3,11 @@ import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './app';
 import { systemClock, type Clock } from './clock';
 import type { ServerConfig } from './config';
+import { startCheckpointer } from './db/checkpoint';
 import { openDatabase, type DatabaseHandle } from './db/connect';
 import { migrateToLatest } from './db/migrate';
 import type { Services } from './http/env';
+import { openTelemetryWriter } from './ingest/writer';
 import { scheduleRetention } from './retention';
 import { bootstrapIfEmpty, type Bootstrap } from './tenancy/bootstrap';
 
@@ -35,7 +37,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const bootstrap = await bootstrapIfEmpty(database.db, clock);
     const services: Services = {
       db: database.db,
-      dialect: database.dialect,
+      writer: openTelemetryWriter(database),
       clock,
       bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
       publicUrl: options.publicUrl ?? '',
@@ -51,6 +53,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     services.publicUrl = options.publicUrl ?? url;
     const retentionDays = options.retentionDays ?? 30;
+    const checkpointer = database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
     const stopRetention = retentionDays > 0 ? scheduleRetention(database.db, clock, retentionDays, log) : () => undefined;
     return {
       url,
@@ -65,6 +68,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
           // Keep-alive sockets would hold close() open until they time out.
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         });
+        // Requests still waiting for their commit get it before the database closes.
+        await services.writer.close();
+        await checkpointer?.stop();
         await database.close();
       },
     };

@@ -185,7 +185,7 @@ describe.each(kinds)('query API and replay on %s', (kind) => {
 
 describe('OpenAPI document', () => {
   it('describes every route the server registers', () => {
-    const services = { db: {} as never, dialect: 'sqlite' as const, clock: { now: Date.now }, bodyLimit: 1024, publicUrl: '', log: () => undefined };
+    const services = { db: {} as never, writer: {} as never, clock: { now: Date.now }, bodyLimit: 1024, publicUrl: '', log: () => undefined };
     const app = createApp(services, { corsOrigins: '*' });
     const paths = openApiDocument('').paths as Record<string, Record<string, unknown>>;
     const routes = app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path}`);

@@ -10,6 +10,11 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: DialectName;
+  /**
+   * The better-sqlite3 connection behind `db` (SQLite only), for the ingest writer's cached prepared statements.
+   * Kysely serializes its own use of it; raw users must go through `db.connection()` to take their turn.
+   */
+  sqlite?: SQLite.Database;
   /** The URL with any password removed, for logs. */
   displayUrl: string;
   close(): Promise<void>;
@@ -38,7 +43,7 @@ function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', displayUrl: path, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', sqlite, displayUrl: path, close: () => db.destroy() };
 }
 
 function openPostgres(url: string): DatabaseHandle {

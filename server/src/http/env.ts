@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
-import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
+import type { TelemetryWriter } from '../ingest/writer';
 import type { KeyInfo } from '../tenancy/keys';
 
 /** The caller a key identified: every query and write is confined to this project. */
@@ -13,7 +13,8 @@ export interface Caller {
 
 export interface Services {
   db: Kysely<Database>;
-  dialect: DialectName;
+  /** Where ingest stores validated telemetry. */
+  writer: TelemetryWriter;
   clock: Clock;
   /** Largest accepted request body, bytes, after decompression. */
   bodyLimit: number;

@@ -1,0 +1,46 @@
+import type { DatabaseHandle } from '../db/connect';
+import type { TelemetryTable } from '../db/schema';
+import { postgresWriter } from './postgres-writer';
+import { sqliteWriter } from './sqlite-writer';
+
+/**
+ * A telemetry row as stored: a normalizer's row (`PendingRow`) resolved to its app and stamped with its project and
+ * time of receipt. The columns the writers read are typed; the rest go to the table as the normalizer built them.
+ */
+export interface StoredRow {
+  project_id: string;
+  app_id: string;
+  received_ms: number;
+  session_id: string | null;
+  time_ms: number;
+  end_ms?: number;
+  [column: string]: unknown;
+}
+
+/** One request's validated rows, all for one table. */
+export interface TelemetryWrite {
+  projectId: string;
+  table: TelemetryTable;
+  rows: StoredRow[];
+  receivedMs: number;
+}
+
+export interface StoreResult {
+  stored: number;
+  /** Replay chunks already stored under the same (session, replay, seq): an SDK retry, acknowledged and ignored. */
+  duplicates: number;
+}
+
+/**
+ * Stores validated rows and updates the session summaries they touch. `write` resolves only once the rows are
+ * committed, and a write is stored whole or not at all.
+ */
+export interface TelemetryWriter {
+  write(write: TelemetryWrite): Promise<StoreResult>;
+  /** Resolves once every write already accepted has been committed or has failed. */
+  close(): Promise<void>;
+}
+
+export function openTelemetryWriter(handle: DatabaseHandle): TelemetryWriter {
+  return handle.sqlite ? sqliteWriter(handle.db, handle.sqlite) : postgresWriter(handle.db);
+}
