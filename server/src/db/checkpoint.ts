@@ -6,14 +6,15 @@ import type SQLite from 'better-sqlite3';
  * WAL checkpoints off the request path. SQLite's automatic checkpoint runs in the COMMIT that takes the WAL past
  * `wal_autocheckpoint` pages (1,000 by default, every few 100-span requests): that request pays for copying the WAL
  * back into the database file and for the fsync, on the event loop. Here a worker thread with its own connection
- * checkpoints every `CHECKPOINT_INTERVAL_MS`, on the other core. The automatic checkpoint stays as a safety net with a
- * higher threshold: it bounds the WAL if the worker falls behind, and a PASSIVE checkpoint racing continuous writes
- * may never let the WAL restart from its beginning, whereas the automatic one, run by the only writer right after its
- * commit, does.
+ * checkpoints every `CHECKPOINT_INTERVAL_MS`, on the other core. The automatic checkpoint stays at SQLite's default as
+ * a safety net: it bounds the WAL if the worker falls behind, and a PASSIVE checkpoint racing continuous writes may
+ * never let the WAL restart from its beginning, whereas the automatic one, run by the only writer right after its
+ * commit, does. A higher threshold gained about 15 % throughput but made each in-request checkpoint longer, which
+ * pushed the p99 at half the maximum rate over 50 ms (docs/benchmarks.md).
  */
 export const CHECKPOINT_INTERVAL_MS = 200;
-/** 16 MiB of WAL with 4 KiB pages: about 30 100-span requests (each writes about 130 pages to the WAL). */
-export const AUTOCHECKPOINT_PAGES = 4_000;
+/** 4 MiB of WAL with 4 KiB pages: about 8 100-span requests (each writes about 130 pages to the WAL). */
+export const AUTOCHECKPOINT_PAGES = 1_000;
 /** After the WAL restarts, a file grown past this is truncated back to it, so disk use stays bounded. */
 export const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -48,7 +49,6 @@ export function startCheckpointer(sqlite: SQLite.Database, log: (line: string) =
   worker.on('error', (err) => {
     // Ingest goes on: the automatic checkpoint still bounds the WAL, only inside requests again.
     log(`WAL checkpoint worker failed, falling back to automatic checkpoints: ${err.message}`);
-    if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
   });
   worker.unref();
   return {
