@@ -139,8 +139,10 @@ describe.each(kinds)('query API and replay on %s', (kind) => {
       ['from=yesterday', 'from'],
       ['app=nope', 'app'],
       ['trace_id=x', 'trace_id'],
+      ['trace_id=not-a-trace-id', 'trace_id'],
     ]) {
-      const path = field === 'trace_id' ? `/metrics?${query}` : `/logs?${query}`;
+      // trace_id is not a metrics filter at all; on logs it must be a trace id.
+      const path = query === 'trace_id=x' ? `/metrics?${query}` : `/logs?${query}`;
       const res = await controlGet<{ error: { details: { field: string } } }>(t, path);
       expect(res.status, query).toBe(400);
       expect(res.body.error.details.field).toBe(field);

@@ -41,6 +41,8 @@ function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
+  // 32 MiB of page cache instead of 2 MiB: the indexes of a busy ingest outgrow the default within minutes.
+  sqlite.pragma('cache_size = -32768');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', sqlite, displayUrl: path, close: () => db.destroy() };

@@ -28,6 +28,8 @@ export interface Database {
     project_id: string;
     app_id: string;
     trace_id: string;
+    /** {@link traceKey} of trace_id: what the trace index holds. */
+    trace_key: number;
     span_id: string;
     parent_span_id: string | null;
     name: string;
@@ -58,6 +60,7 @@ export interface Database {
     body: string;
     event_name: string | null;
     trace_id: string | null;
+    trace_key: number | null;
     span_id: string | null;
     session_id: string | null;
     attributes: string;
@@ -110,6 +113,7 @@ export interface Database {
     status: number;
     duration_ms: number;
     trace_id: string | null;
+    trace_key: number | null;
     step: string;
     received_ms: number;
   };

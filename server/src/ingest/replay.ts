@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { REPLAY_LIMITS, type RecipeStep } from '../../../wire/replay';
+import { traceKey } from '../db/trace-key';
 import { badRequest } from '../http/errors';
 import { readArray, readInteger, readObject, readString, type JsonObject } from '../json/read';
 import type { PendingBatch, PendingRow } from '../otlp/records';
@@ -170,6 +171,7 @@ export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
       status,
       duration_ms: durationMs,
       trace_id: traceMatch?.[1] ?? null,
+      trace_key: traceMatch?.[1] ? traceKey(traceMatch[1]) : null,
       step: JSON.stringify(step),
     };
   });

@@ -1,4 +1,5 @@
 import { nanosToMillis, readId, readInteger, readString, readUint64 } from '../json/read';
+import { traceKey } from '../db/trace-key';
 import type { PendingBatch, PendingRow } from './records';
 import { sessionIdOf, toPlainAttributes, toPlainValue } from './values';
 import { forEachRecord } from './walk';
@@ -14,6 +15,7 @@ export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'
     const attributes = toPlainAttributes(rec.attributes, `${path}.attributes`);
     // The OTLP data model: when the event time is unknown, the observed time stands in; failing both, receipt.
     const eventNs = timeNs !== '0' ? timeNs : observedNs;
+    const traceId = readId(rec.traceId, `${path}.traceId`, 16, true) ?? null;
     rows.push({
       serviceName: resource.serviceName,
       time_ns: timeNs,
@@ -23,7 +25,8 @@ export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'
       severity_text: readString(rec.severityText, `${path}.severityText`) || null,
       body: JSON.stringify(toPlainValue(rec.body, `${path}.body`)),
       event_name: readString(rec.eventName, `${path}.eventName`) || null,
-      trace_id: readId(rec.traceId, `${path}.traceId`, 16, true) ?? null,
+      trace_id: traceId,
+      trace_key: traceId === null ? null : traceKey(traceId),
       span_id: readId(rec.spanId, `${path}.spanId`, 8, true) ?? null,
       session_id: sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null,
       attributes: JSON.stringify(attributes),

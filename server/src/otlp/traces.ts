@@ -1,6 +1,7 @@
 import { badRequest } from '../http/errors';
 import { nanosToMillis, readArray, readId, readInteger, readObject, readString, readUint64, type JsonObject } from '../json/read';
 import type { PendingBatch, PendingRow } from './records';
+import { traceKey } from '../db/trace-key';
 import { sessionIdOf, toPlainAttributes } from './values';
 import { forEachRecord, type RecordContext } from './walk';
 
@@ -42,9 +43,11 @@ function normalizeSpan(span: JsonObject, { path, resource, resourceJson, scopeJs
       attributes: toPlainAttributes(l.attributes, `${at}.attributes`),
     };
   });
+  const traceId = readId(span.traceId, `${path}.traceId`, 16, false)!;
   return {
     serviceName: resource.serviceName,
-    trace_id: readId(span.traceId, `${path}.traceId`, 16, false)!,
+    trace_id: traceId,
+    trace_key: traceKey(traceId),
     span_id: readId(span.spanId, `${path}.spanId`, 8, false)!,
     parent_span_id: readId(span.parentSpanId, `${path}.parentSpanId`, 8, true) ?? null,
     name: readString(span.name, `${path}.name`) ?? '',

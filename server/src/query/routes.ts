@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, TelemetryTable } from '../db/schema';
+import { traceKey } from '../db/trace-key';
 import { controlAuth } from '../http/auth';
 import type { AppEnv, Services } from '../http/env';
 import { badRequest } from '../http/errors';
@@ -126,6 +127,7 @@ interface SharedColumns {
   time_ms: number;
   session_id: string | null;
   trace_id: string | null;
+  trace_key: number | null;
   name: string;
 }
 type SharedDb = Kysely<{ t: SharedColumns; apps: Database['apps'] }>;
@@ -159,7 +161,12 @@ function listRoute<T extends TelemetryTable>(services: Services, listing: Listin
     if (to !== undefined) q = q.where('r.time_ms', '<', to);
     for (const f of listing.filters) {
       const v = c.req.query(f);
-      if (v !== undefined && v !== '') q = q.where(`r.${f}`, '=', f === 'trace_id' ? v.toLowerCase() : v);
+      if (v === undefined || v === '') continue;
+      if (f === 'trace_id') {
+        const traceId = v.toLowerCase();
+        if (!/^[0-9a-f]{32}$/.test(traceId)) throw badRequest('trace_id must be 32 hex characters', { field: 'trace_id' });
+        q = q.where('r.trace_key', '=', traceKey(traceId)).where('r.trace_id', '=', traceId);
+      } else q = q.where(`r.${f}`, '=', v);
     }
     if (cursor) {
       q = q.where((eb) =>

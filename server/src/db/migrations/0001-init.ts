@@ -64,6 +64,7 @@ export function initMigration(dialect: DialectName): Migration {
 
       await common(withRowId(db, 'spans'))
         .addColumn('trace_id', 'text', (c) => c.notNull())
+        .addColumn('trace_key', bigint, (c) => c.notNull())
         .addColumn('span_id', 'text', (c) => c.notNull())
         .addColumn('parent_span_id', 'text')
         .addColumn('name', 'text', (c) => c.notNull())
@@ -88,6 +89,7 @@ export function initMigration(dialect: DialectName): Migration {
         .addColumn('body', 'text', (c) => c.notNull())
         .addColumn('event_name', 'text')
         .addColumn('trace_id', 'text')
+        .addColumn('trace_key', bigint)
         .addColumn('span_id', 'text')
         .addColumn('session_id', 'text')
         .addColumn('attributes', 'text', (c) => c.notNull())
@@ -126,6 +128,7 @@ export function initMigration(dialect: DialectName): Migration {
         .addColumn('status', 'integer', (c) => c.notNull())
         .addColumn('duration_ms', 'double precision', (c) => c.notNull())
         .addColumn('trace_id', 'text')
+        .addColumn('trace_key', bigint)
         .addColumn('step', 'text', (c) => c.notNull())
         .execute();
 
@@ -136,7 +139,8 @@ export function initMigration(dialect: DialectName): Migration {
         await db.schema.createIndex(`${table}_session`).on(table).columns(['project_id', 'session_id']).execute();
       }
       for (const table of ['spans', 'logs', 'recipes']) {
-        await db.schema.createIndex(`${table}_trace`).on(table).columns(['project_id', 'trace_id']).execute();
+        // db/trace-key.ts: a small integer key instead of (project_id, trace_id) text keeps this random-order index cheap.
+        await db.schema.createIndex(`${table}_trace`).on(table).column('trace_key').execute();
       }
 
       await db.schema
