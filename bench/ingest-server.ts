@@ -1,7 +1,7 @@
 /**
  * Server child process for `bench/ingest.ts`, so the load generator never shares the server's event loop.
  *
- *   node --import tsx bench/ingest-server.ts svc <sqlite-file>   the reference server (startServer), SQLite file, WAL
+ *   node --import tsx bench/ingest-server.ts svc <sqlite-file>   the built reference server (startServer), SQLite file, WAL
  *   node --import tsx bench/ingest-server.ts ceiling             node:http that reads and JSON.parses bodies, answers 200
  *
  * Prints one JSON line `{"url", "pid", "ingestKey"}` to stdout when it listens; exits cleanly on SIGTERM/SIGINT (so
@@ -9,7 +9,11 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startServer } from '../server/src/index';
+import type * as ServerModule from '../server/src/index';
+
+// The built server (`npm run bench:ingest` builds it first), as `npm start` runs it: only the build starts the ingest
+// writer thread.
+const { startServer } = (await import('../server/dist/index.js' as string)) as typeof ServerModule;
 
 const [mode, databasePath] = process.argv.slice(2);
 
@@ -19,6 +23,7 @@ async function main(): Promise<void> {
     if (!databasePath) throw new Error('usage: ingest-server.ts svc <sqlite-file>');
     const server = await startServer({ port: 0, host: '127.0.0.1', databaseUrl: databasePath, log: () => undefined });
     if (!server.bootstrap) throw new Error('expected an empty database to bootstrap');
+    console.error(`reference server ingest writer: ${server.ingestWriter}`);
     console.log(JSON.stringify({ url: server.url, pid: process.pid, ingestKey: server.bootstrap.ingestKey.key }));
     close = () => server.close();
   } else if (mode === 'ceiling') {

@@ -28,7 +28,7 @@ async function start(argv: string[]): Promise<void> {
     `  ingest URL:   ${server.publicUrl}  (POST /otlp/v1/traces|logs|metrics, /ingest/replay/chunk|recipes)`,
     `  control URL:  ${server.publicUrl}/control-plane  (Authorization: Bearer <control key>)`,
     `  OpenAPI:      ${server.publicUrl}/openapi.json`,
-    `  database:     ${database.displayUrl} (${database.dialect})`,
+    `  database:     ${database.displayUrl} (${server.ingestWriter})`,
   ];
   if (keys) {
     lines.push(`  app:          ${keys.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME)`);

@@ -24,6 +24,8 @@ export interface RunningServer {
   database: DatabaseHandle;
   /** Keys and names created on first start with an empty database; null otherwise. */
   bootstrap: Bootstrap | null;
+  /** How ingest writes rows (e.g. `sqlite, writer thread`), for the start-up banner. */
+  readonly ingestWriter: string;
   close(): Promise<void>;
 }
 
@@ -37,7 +39,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const bootstrap = await bootstrapIfEmpty(database.db, clock);
     const services: Services = {
       db: database.db,
-      writer: openTelemetryWriter(database),
+      writer: openTelemetryWriter(database, log),
       clock,
       bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
       publicUrl: options.publicUrl ?? '',
@@ -61,6 +63,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       publicUrl: services.publicUrl,
       database,
       bootstrap,
+      get ingestWriter() {
+        return services.writer.kind;
+      },
       async close() {
         stopRetention();
         await new Promise<void>((resolve) => {

@@ -2,18 +2,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { traceBody } from '../support/otlp';
 
-// The shipped bin: built here (esbuild takes well under a second) so the test covers what `npm start` runs.
-const SERVER_DIR = resolve(__dirname, '../../server');
-const CLI = join(SERVER_DIR, 'dist/cli.js');
+// The shipped bin (built by the global setup, test/support/build-server.ts): what `npm start` runs.
+const CLI = resolve(__dirname, '../../server/dist/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
 const databaseUrl = join(dir, 'data', 'svc.db');
-beforeAll(() => {
-  const build = spawnSync('npx', ['tsup'], { cwd: SERVER_DIR, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`server build failed: ${build.stderr}`);
-});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[], env: Record<string, string> = {}) {
@@ -49,7 +44,8 @@ describe('svc-server CLI', () => {
       ingestKey = field(banner, 'ingest key')!;
       const controlKey = field(banner, 'control key')!;
       expect(banner).toContain('/control-plane');
-      expect(banner).toContain('(sqlite)');
+      // The built server writes a file database on its writer thread.
+      expect(banner).toContain('(sqlite, writer thread)');
       expect(ingestKey).toMatch(/^svc_ingest_/);
       expect(controlKey).toMatch(/^svc_control_/);
       const res = await fetch(`${url}/otlp/v1/traces`, {

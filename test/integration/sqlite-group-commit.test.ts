@@ -21,7 +21,7 @@ describe('SQLite group commit', () => {
     handle = openDatabase(':memory:');
     await migrateToLatest(handle);
     projectId = (await bootstrapIfEmpty(handle.db, clock))!.projectId;
-    ctx = { db: handle.db, writer: openTelemetryWriter(handle), clock };
+    ctx = { db: handle.db, writer: openTelemetryWriter(handle, () => undefined), clock };
   });
   afterEach(() => handle.close());
 

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
+import { configureSqlite } from './sqlite-settings';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -36,14 +37,7 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL): DatabaseHandle
 
 function openSqlite(path: string): DatabaseHandle {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const sqlite = new SQLite(path);
-  // WAL lets the query API read while ingest writes; NORMAL sync is durable against process crashes in WAL mode.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  // 32 MiB of page cache instead of 2 MiB: the indexes of a busy ingest outgrow the default within minutes.
-  sqlite.pragma('cache_size = -32768');
-  sqlite.pragma('foreign_keys = ON');
+  const sqlite = configureSqlite(new SQLite(path));
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', sqlite, displayUrl: path, close: () => db.destroy() };
 }

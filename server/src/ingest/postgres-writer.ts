@@ -12,6 +12,7 @@ const INSERT_BATCH = 400;
  */
 export function postgresWriter(db: Kysely<Database>): TelemetryWriter {
   return {
+    kind: 'postgres',
     write: ({ projectId, table, rows, receivedMs }) =>
       db.transaction().execute(async (tx) => {
         if (table === 'replay_chunks') {

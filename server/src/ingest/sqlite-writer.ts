@@ -1,121 +1,21 @@
 import type SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
-import type { Database, TelemetryTable } from '../db/schema';
-import { SESSION_COUNTER, sessionCounters, sessionDeltas } from './sessions';
-import type { StoredRow, StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
-
-/** A retried replay chunk (same project, session, replay and seq) is ignored and reported as a duplicate. */
-const ON_CONFLICT: Partial<Record<TelemetryTable, string>> = {
-  replay_chunks: 'on conflict (project_id, session_id, replay_id, seq) do nothing',
-};
-
-interface Queued {
-  write: TelemetryWrite;
-  resolve(result: StoreResult): void;
-  reject(err: unknown): void;
-}
-
-type Outcome = { ok: true; result: StoreResult } | { ok: false; error: unknown };
+import type { Database } from '../db/schema';
+import { groupCommit } from './group-commit';
+import { sqliteGroupWrite } from './sqlite-group-write';
+import type { StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 
 /**
- * SQLite with group commit. Writes that arrive while the event loop is busy are queued and committed together, in one
- * transaction, on the next turn of the loop (setImmediate): one COMMIT for the group instead of one per request.
- * Rows go through cached single-row prepared statements rather than a 2,000-parameter INSERT compiled and prepared
- * for every request.
- *
- * Each write runs in its own savepoint inside the group's transaction, so a write that fails (a constraint, a
- * trigger) is rolled back alone and only its request gets the error. If the transaction itself fails (COMMIT, I/O, a
- * rollback of the whole transaction), every write in the group gets the error and none of it is stored. Each promise
- * resolves only after the COMMIT that holds its rows.
+ * SQLite on the server's own connection, with group commit (see sqliteGroupWrite). Used for `:memory:` databases,
+ * which no other thread can open, and when the server runs from source rather than from its build.
  */
 export function sqliteWriter(db: Kysely<Database>, sqlite: SQLite.Database): TelemetryWriter {
-  const statements = new Map<string, SQLite.Statement>();
-  const statement = (text: string) => {
-    let s = statements.get(text);
-    if (!s) statements.set(text, (s = sqlite.prepare(text)));
-    return s;
-  };
-
-  const insert = (table: TelemetryTable, row: StoredRow): boolean => {
-    // Column names come from the normalizers' row objects, never from the payload.
-    const columns = Object.keys(row);
-    const text = `insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')}) ${ON_CONFLICT[table] ?? ''}`;
-    return statement(text).run(Object.values(row).map((v: unknown) => v ?? null)).changes > 0;
-  };
-
-  const touchSessions = ({ projectId, table, receivedMs }: TelemetryWrite, stored: StoredRow[]) => {
-    const counter = SESSION_COUNTER[table];
-    const upsert = statement(
-      `insert into sessions (project_id, session_id, app_id, first_ms, last_ms, span_count, log_count, metric_count,
-         replay_chunk_count, recipe_count, last_received_ms)
-       values (@project_id, @session_id, @app_id, @first_ms, @last_ms, @span_count, @log_count, @metric_count,
-         @replay_chunk_count, @recipe_count, @last_received_ms)
-       on conflict (project_id, session_id) do update set
-         ${counter} = sessions.${counter} + excluded.${counter},
-         first_ms = min(sessions.first_ms, excluded.first_ms),
-         last_ms = max(sessions.last_ms, excluded.last_ms),
-         last_received_ms = excluded.last_received_ms`,
-    );
-    for (const d of sessionDeltas(stored)) {
-      upsert.run({
-        ...sessionCounters(table, d.count),
-        project_id: projectId,
-        session_id: d.sessionId,
-        app_id: d.appId,
-        first_ms: d.first,
-        last_ms: d.last,
-        last_received_ms: receivedMs,
-      });
-    }
-  };
-
-  // Nested in the group's transaction, better-sqlite3 runs this in a savepoint.
-  const writeOne = sqlite.transaction((write: TelemetryWrite): StoreResult => {
-    const stored = write.rows.filter((row) => insert(write.table, row));
-    touchSessions(write, stored);
-    return { stored: stored.length, duplicates: write.rows.length - stored.length };
-  });
-
-  const writeGroup = sqlite.transaction((group: Queued[]): Outcome[] =>
-    group.map(({ write }) => {
-      try {
-        return { ok: true, result: writeOne(write) };
-      } catch (error) {
-        // Some errors end the whole transaction, not just the savepoint: then nothing in the group can commit.
-        if (!sqlite.inTransaction) throw error;
-        return { ok: false, error };
-      }
-    }),
-  );
-
-  let queue: Queued[] = [];
-  let flushing: Promise<void> | undefined;
-
-  const flush = async () => {
-    while (queue.length > 0) {
-      const group = queue;
-      queue = [];
-      try {
-        // Take the connection from Kysely, so the group never runs inside a transaction Kysely has open.
-        const outcomes = await db.connection().execute(async () => writeGroup(group));
-        outcomes.forEach((o, i) => (o.ok ? group[i]!.resolve(o.result) : group[i]!.reject(o.error)));
-      } catch (err) {
-        for (const q of group) q.reject(err);
-      }
-    }
-    flushing = undefined;
-  };
-
+  const writeGroup = sqliteGroupWrite(sqlite);
+  // Take the connection from Kysely, so the group never runs inside a transaction Kysely has open.
+  const queue = groupCommit<TelemetryWrite, StoreResult>((group) => db.connection().execute(async () => writeGroup(group)));
   return {
-    write(write) {
-      if (write.rows.length === 0) return Promise.resolve({ stored: 0, duplicates: 0 });
-      return new Promise<StoreResult>((resolve, reject) => {
-        queue.push({ write, resolve, reject });
-        flushing ??= new Promise<void>((next) => setImmediate(next)).then(flush);
-      });
-    },
-    close: async () => {
-      await flushing;
-    },
+    kind: 'sqlite, main thread',
+    write: (write) => (write.rows.length === 0 ? Promise.resolve({ stored: 0, duplicates: 0 }) : queue.submit(write)),
+    close: queue.drain,
   };
 }

@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from '../db/connect';
 import type { TelemetryTable } from '../db/schema';
 import { postgresWriter } from './postgres-writer';
+import { sqliteThreadWriter, writerThreadAvailable } from './sqlite-thread-writer';
 import { sqliteWriter } from './sqlite-writer';
 
 /**
@@ -36,11 +37,21 @@ export interface StoreResult {
  * committed, and a write is stored whole or not at all.
  */
 export interface TelemetryWriter {
+  /** How rows are written, for the start-up banner: e.g. `sqlite, writer thread`. */
+  readonly kind: string;
   write(write: TelemetryWrite): Promise<StoreResult>;
   /** Resolves once every write already accepted has been committed or has failed. */
   close(): Promise<void>;
 }
 
-export function openTelemetryWriter(handle: DatabaseHandle): TelemetryWriter {
-  return handle.sqlite ? sqliteWriter(handle.db, handle.sqlite) : postgresWriter(handle.db);
+/**
+ * PostgreSQL: a transaction per request. SQLite: group commit, on a thread of its own for a file database when the
+ * server runs from its build, else on the main thread (`:memory:` cannot be shared with a thread).
+ */
+export function openTelemetryWriter(handle: DatabaseHandle, log: (line: string) => void): TelemetryWriter {
+  const { sqlite } = handle;
+  if (!sqlite) return postgresWriter(handle.db);
+  const inThread = () => sqliteWriter(handle.db, sqlite);
+  if (sqlite.memory || !writerThreadAvailable()) return inThread();
+  return sqliteThreadWriter(sqlite.name, inThread, log);
 }

@@ -1,0 +1,74 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
+
+export type ToWriter = { type: 'write'; id: number; write: TelemetryWrite } | { type: 'close' };
+type FromWriter = { id: number; ok: true; result: StoreResult } | { id: number; ok: false; message: string };
+
+/**
+ * The writer thread's module, beside this one in the server's build. Running from TypeScript sources there is none,
+ * and the in-thread writer serves instead.
+ */
+const THREAD_MODULE = new URL('./sqlite-writer-thread.js', import.meta.url);
+export const writerThreadAvailable = (): boolean => THREAD_MODULE.protocol === 'file:' && existsSync(fileURLToPath(THREAD_MODULE));
+
+/**
+ * SQLite ingest on a thread of its own, for file databases: inserting and committing rows is about half of the
+ * ingest CPU, and here it runs on the second core while the main thread parses and validates the next requests. The
+ * thread opens its own connection to the same file (WAL allows one writer beside the server's readers) and replies to
+ * each write after the COMMIT that holds it.
+ *
+ * If the thread dies, writes waiting for it fail (their requests get a 500: nothing was acknowledged) and later
+ * writes go to `fallback`, the in-thread writer, so ingest carries on.
+ */
+export function sqliteThreadWriter(path: string, fallback: () => TelemetryWriter, log: (line: string) => void): TelemetryWriter {
+  const worker = new Worker(THREAD_MODULE, { workerData: { path } });
+  const pending = new Map<number, { resolve(r: StoreResult): void; reject(e: Error): void }>();
+  let nextId = 0;
+  let closing = false;
+  let dead = false;
+  let replacement: TelemetryWriter | undefined;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+
+  worker.on('message', (msg: FromWriter) => {
+    const p = pending.get(msg.id);
+    pending.delete(msg.id);
+    if (msg.ok) p?.resolve(msg.result);
+    else p?.reject(new Error(msg.message));
+  });
+  const stopped = (why: string) => {
+    if (dead || (closing && pending.size === 0)) return;
+    dead = true;
+    log(`ingest writer thread stopped (${why}); writing on the main thread from now on`);
+    replacement ??= fallback();
+    for (const p of pending.values()) p.reject(new Error(`ingest writer thread stopped: ${why}`));
+    pending.clear();
+  };
+  worker.on('error', (err) => stopped(err.message));
+  worker.on('exit', (code) => stopped(`exit code ${code}`));
+
+  return {
+    get kind() {
+      return replacement ? replacement.kind : 'sqlite, writer thread';
+    },
+    write(write) {
+      if (replacement) return replacement.write(write);
+      if (write.rows.length === 0) return Promise.resolve({ stored: 0, duplicates: 0 });
+      return new Promise<StoreResult>((resolve, reject) => {
+        const id = nextId++;
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ type: 'write', id, write } satisfies ToWriter);
+      });
+    },
+    async close() {
+      closing = true;
+      if (!replacement) {
+        // The thread drains its queue, closes its connection and exits; replies for the last writes come first.
+        worker.postMessage({ type: 'close' } satisfies ToWriter);
+        await exited;
+      }
+      await replacement?.close();
+    },
+  };
+}
