@@ -40,3 +40,35 @@ describe('SQLite ingest on the writer thread', () => {
     await reopened.close();
   });
 });
+
+describe('when the writer thread dies', () => {
+  it('fails the writes waiting for it, logs once, and writes later requests on the main thread', async () => {
+    const { migrateToLatest } = await import('../../server/src/db/migrate');
+    const { bootstrapIfEmpty } = await import('../../server/src/tenancy/bootstrap');
+    const { storeBatch } = await import('../../server/src/ingest/store');
+    const { normalizeTraces } = await import('../../server/src/otlp/traces');
+    const { sqliteThreadWriter } = await import('../../server/src/ingest/sqlite-thread-writer');
+    const { sqliteWriter } = await import('../../server/src/ingest/sqlite-writer');
+    const { openDatabase: openSource } = await import('../../server/src/db/connect');
+
+    const handle = openSource(':memory:');
+    await migrateToLatest(handle);
+    const clock = { now: () => Date.now() };
+    const projectId = (await bootstrapIfEmpty(handle.db, clock))!.projectId;
+    const logs: string[] = [];
+    // From the TypeScript sources the thread's module does not exist beside this one, so the thread fails at start:
+    // the same path a thread crash takes.
+    const writer = sqliteThreadWriter(join(dir, 'unused.db'), () => sqliteWriter(handle.db, handle.sqlite!), (l) => logs.push(l));
+    const ctx = { db: handle.db, writer, clock };
+    const store = (name: string) => storeBatch(ctx, projectId, normalizeTraces(traceBody([{ name, sessionId: 's' }])));
+
+    await expect(store('lost-with-the-thread')).rejects.toThrow(/writer thread stopped/);
+    expect(logs).toHaveLength(1);
+    expect(writer.kind).toBe('sqlite, main thread');
+    expect(await store('after')).toEqual({ stored: 1, duplicates: 0 });
+    const names = (await handle.db.selectFrom('spans').select('name').execute()).map((r) => r.name);
+    expect(names).toEqual(['after']);
+    await writer.close();
+    await handle.close();
+  });
+});
