@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { SESSION_COUNTER, sessionCounters, sessionDeltas } from './sessions';
+import { SESSION_COUNTER, sessionDeltas, sessionRow } from './sessions';
 import type { TelemetryWriter } from './writer';
 
 /** Rows per INSERT: keeps every statement under PostgreSQL's bound-parameter limit. */
@@ -35,15 +35,7 @@ export function postgresWriter(db: Kysely<Database>): TelemetryWriter {
         for (const d of sessionDeltas(rows)) {
           await tx
             .insertInto('sessions')
-            .values({
-              ...sessionCounters(table, d.count),
-              project_id: projectId,
-              session_id: d.sessionId,
-              app_id: d.appId,
-              first_ms: d.first,
-              last_ms: d.last,
-              last_received_ms: receivedMs,
-            })
+            .values(sessionRow(table, projectId, receivedMs, d))
             .onConflict((oc) =>
               oc.columns(['project_id', 'session_id']).doUpdateSet({
                 [counter]: sql`sessions.${sql.ref(counter)} + excluded.${sql.ref(counter)}`,

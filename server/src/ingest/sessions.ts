@@ -38,6 +38,19 @@ export function sessionDeltas(
 }
 
 /** A new summary row's counters: all zero but the one the delta feeds. */
-export function sessionCounters(table: TelemetryTable, count: number): Pick<Database['sessions'], (typeof SESSION_COUNTER)[TelemetryTable]> {
+function sessionCounters(table: TelemetryTable, count: number): Pick<Database['sessions'], (typeof SESSION_COUNTER)[TelemetryTable]> {
   return { span_count: 0, log_count: 0, metric_count: 0, replay_chunk_count: 0, recipe_count: 0, [SESSION_COUNTER[table]]: count };
+}
+
+/** The sessions row a delta inserts, or adds to the existing row (each writer's upsert sums the counter column). */
+export function sessionRow(table: TelemetryTable, projectId: string, receivedMs: number, d: SessionDelta): Database['sessions'] {
+  return {
+    ...sessionCounters(table, d.count),
+    project_id: projectId,
+    session_id: d.sessionId,
+    app_id: d.appId,
+    first_ms: d.first,
+    last_ms: d.last,
+    last_received_ms: receivedMs,
+  };
 }

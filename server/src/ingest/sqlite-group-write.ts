@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { TelemetryTable } from '../db/schema';
 import type { Outcome } from './group-commit';
-import { SESSION_COUNTER, sessionCounters, sessionDeltas } from './sessions';
+import { SESSION_COUNTER, sessionDeltas, sessionRow } from './sessions';
 import type { StoredRow, StoreResult, TelemetryWrite } from './writer';
 
 /** A retried replay chunk (same project, session, replay and seq) is ignored and reported as a duplicate. */
@@ -46,17 +46,7 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
          last_ms = max(sessions.last_ms, excluded.last_ms),
          last_received_ms = excluded.last_received_ms`,
     );
-    for (const d of sessionDeltas(stored)) {
-      upsert.run({
-        ...sessionCounters(table, d.count),
-        project_id: projectId,
-        session_id: d.sessionId,
-        app_id: d.appId,
-        first_ms: d.first,
-        last_ms: d.last,
-        last_received_ms: receivedMs,
-      });
-    }
+    for (const d of sessionDeltas(stored)) upsert.run(sessionRow(table, projectId, receivedMs, d));
   };
 
   // Nested in the group's transaction, better-sqlite3 runs this in a savepoint.
