@@ -7,7 +7,7 @@ import { startCheckpointer } from './db/checkpoint';
 import { openDatabase, type DatabaseHandle } from './db/connect';
 import { migrateToLatest } from './db/migrate';
 import type { Services } from './http/env';
-import { openTelemetryWriter } from './ingest/writer';
+import { openTelemetryWriter, type TelemetryWriter } from './ingest/writer';
 import { scheduleRetention } from './retention';
 import { bootstrapIfEmpty, type Bootstrap } from './tenancy/bootstrap';
 
@@ -34,12 +34,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const clock = options.clock ?? systemClock;
   const log = options.log ?? ((line: string) => console.log(line));
   const database = openDatabase(options.databaseUrl);
+  let writer: TelemetryWriter | undefined;
   try {
     await migrateToLatest(database);
     const bootstrap = await bootstrapIfEmpty(database.db, clock);
+    writer = openTelemetryWriter(database, log);
     const services: Services = {
       db: database.db,
-      writer: openTelemetryWriter(database, log),
+      writer,
       clock,
       bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
       publicUrl: options.publicUrl ?? '',
@@ -80,6 +82,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       },
     };
   } catch (err) {
+    // E.g. the port is taken: the writer thread must not keep the process alive.
+    await writer?.close();
     await database.close();
     throw err;
   }

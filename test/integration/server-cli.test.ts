@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -105,6 +106,23 @@ describe('svc-server CLI', () => {
     const res = run(args, env);
     expect(res.code).toBe(2);
     expect(res.err).toContain(message);
+  });
+
+  it('fails with exit code 1 and the reason when the port is taken', async () => {
+    const blocker = createServer();
+    await new Promise<void>((ok) => blocker.listen(0, '127.0.0.1', () => ok()));
+    try {
+      const port = String((blocker.address() as AddressInfo).port);
+      const res = spawnSync(process.execPath, [CLI, 'start', '--port', port], {
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: { ...process.env, SVC_DATABASE_URL: databaseUrl },
+      });
+      expect(res.status).toBe(1);
+      expect(res.stderr).toContain('EADDRINUSE');
+    } finally {
+      blocker.close();
+    }
   });
 
   it('prints usage with every option and its environment variable', () => {
