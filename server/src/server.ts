@@ -37,7 +37,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   let writer: TelemetryWriter | undefined;
   try {
     await migrateToLatest(database);
-    const bootstrap = await bootstrapIfEmpty(database.db, clock);
+    const bootstrap = await bootstrapIfEmpty(database.db, clock, database.dialect);
     writer = openTelemetryWriter(database, log);
     const services: Services = {
       db: database.db,

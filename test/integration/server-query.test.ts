@@ -212,3 +212,22 @@ describe('OpenAPI document', () => {
     }
   });
 });
+
+describe.skipIf(!kinds.includes('postgres'))('several replicas starting on one empty PostgreSQL database', () => {
+  it('bootstrap the default tenant once', async () => {
+    const { createTempDatabase } = await import('../support/databases');
+    const { startServer } = await import('../../server/src/index');
+    const database = await createTempDatabase('postgres');
+    try {
+      const replicas = await Promise.all(
+        Array.from({ length: 4 }, () => startServer({ port: 0, databaseUrl: database.url, log: () => undefined })),
+      );
+      expect(replicas.filter((r) => r.bootstrap !== null)).toHaveLength(1);
+      const tenants = await replicas[0]!.database.db.selectFrom('tenants').select('id').execute();
+      expect(tenants).toHaveLength(1);
+      await Promise.all(replicas.map((r) => r.close()));
+    } finally {
+      await database.drop();
+    }
+  });
+});

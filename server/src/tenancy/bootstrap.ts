@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DialectName } from '../db/connect';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { createProject, createTenant, registerApp } from './apps';
@@ -15,9 +16,13 @@ export interface Bootstrap {
   controlKey: CreatedKey;
 }
 
-/** On an empty database, creates a default tenant, project and app and one key of each scope; otherwise null. */
-export async function bootstrapIfEmpty(db: Kysely<Database>, clock: Clock): Promise<Bootstrap | null> {
+/**
+ * On an empty database, creates a default tenant, project and app and one key of each scope; otherwise null. On
+ * PostgreSQL, replicas starting together take turns on an advisory lock, so only the first one bootstraps.
+ */
+export async function bootstrapIfEmpty(db: Kysely<Database>, clock: Clock, dialect: DialectName = 'sqlite'): Promise<Bootstrap | null> {
   return db.transaction().execute(async (tx) => {
+    if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('svc.bootstrap'))`.execute(tx);
     const any = await tx.selectFrom('tenants').select('id').limit(1).executeTakeFirst();
     if (any) return null;
     const tenantId = await createTenant(tx, clock, 'default');
