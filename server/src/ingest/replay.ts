@@ -20,15 +20,22 @@ const requiredInt = (o: JsonObject, field: string, min: number, max: number): nu
   return v;
 };
 
+/** The fields every replay body starts with: which app, session and recording it belongs to. */
+function readReplayOwner(o: JsonObject) {
+  return {
+    serviceName: requiredString(o, 'serviceName', 128),
+    sessionId: requiredString(o, 'sessionId', REPLAY_LIMITS.maxIdLength),
+    replayId: requiredString(o, 'replayId', REPLAY_LIMITS.maxIdLength),
+  };
+}
+
 /**
  * Validates a replay chunk (wire/replay.ts `ReplayChunk`) and decodes its payload to prove it is what it claims: a JSON
  * array of `eventCount` rrweb events, within the size limit. The stored bytes are the payload as sent (gzip stays gzip).
  */
 export function normalizeReplayChunk(body: unknown): PendingBatch<'replay_chunks'> {
   const o = readObject(body, 'body');
-  const serviceName = requiredString(o, 'serviceName', 128);
-  const sessionId = requiredString(o, 'sessionId', REPLAY_LIMITS.maxIdLength);
-  const replayId = requiredString(o, 'replayId', REPLAY_LIMITS.maxIdLength);
+  const { serviceName, sessionId, replayId } = readReplayOwner(o);
   const seq = requiredInt(o, 'seq', 0, 2 ** 31 - 1);
   const startTs = requiredInt(o, 'startTs', 0, MAX_TS);
   const endTs = requiredInt(o, 'endTs', 0, MAX_TS);
@@ -118,9 +125,7 @@ const optionalBool = (v: unknown, path: string): boolean => {
 /** Validates a recipes batch (wire/replay.ts `RecipeBatch`) into one row per step. */
 export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
   const o = readObject(body, 'body');
-  const serviceName = requiredString(o, 'serviceName', 128);
-  const sessionId = requiredString(o, 'sessionId', REPLAY_LIMITS.maxIdLength);
-  const replayId = requiredString(o, 'replayId', REPLAY_LIMITS.maxIdLength);
+  const { serviceName, sessionId, replayId } = readReplayOwner(o);
   const steps = readArray(o.steps, 'steps');
   if (steps.length === 0) throw badRequest('steps must hold at least one step', { field: 'steps' });
   if (steps.length > REPLAY_LIMITS.maxRecipeSteps) {

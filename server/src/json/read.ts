@@ -16,10 +16,6 @@ export function readObject(v: unknown, path: string): JsonObject {
   return v;
 }
 
-export function readOptionalObject(v: unknown, path: string): JsonObject | undefined {
-  return v === undefined || v === null ? undefined : readObject(v, path);
-}
-
 /** An optional array: absent means empty, as in protobuf. */
 export function readArray(v: unknown, path: string): unknown[] {
   if (v === undefined || v === null) return [];
