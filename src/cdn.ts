@@ -1,5 +1,16 @@
 /**
  * Entry of the `<script>` build (`dist/cdn/svc.min.js`): rollup wraps it in an IIFE whose exports become the global
- * `Svc`. The recorder's dynamic import is inlined there, because a script tag has no module loader to fetch chunks.
+ * `Svc`. Either configure it from the script tag's `data-` attributes (see cdn/script-config.ts), which starts it as
+ * soon as the file runs, or call `Svc.init({...})` yourself.
  */
+import { readScriptConfig } from './cdn/script-config';
+import { initBrowserSDK } from './sdk/init';
+
 export * from './index';
+/** `Svc.init(config)`: the script-tag spelling of `initBrowserSDK`. */
+export { initBrowserSDK as init } from './sdk/init';
+
+if (typeof document !== 'undefined') {
+  const options = readScriptConfig(document.currentScript);
+  if (options !== undefined) initBrowserSDK(options);
+}

@@ -2,11 +2,13 @@
  * `@svc/browser`: the core entry.
  *
  * Importing it has no side effects and touches no browser global, so it is safe in Node (SSR, tests); work only
- * starts when a function is called.
+ * starts when `initBrowserSDK` is called.
  */
+export { initBrowserSDK, getSDK } from './sdk/init';
 export { resolveConfig } from './config/resolve';
 export { loadRecorder } from './replay/load-recorder';
 export { SDK_NAME, SDK_VERSION } from './version';
+export type { Attributes, AttributeValue, BrowserSDK, CallContext, LogLevel } from './sdk/types';
 export type {
   BrowserSDKConfig,
   ConfigWarningHandler,

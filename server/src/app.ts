@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { demoRoutes, type DemoOptions } from './demo/routes';
 import type { AppEnv, Services } from './http/env';
 import { ApiError, errorResponse } from './http/errors';
 import { ingestRoutes } from './ingest/routes';
@@ -8,9 +9,14 @@ import { queryRoutes } from './query/routes';
 
 export interface AppOptions {
   corsOrigins: '*' | readonly string[];
+  /** Serves the SDK demo page under /demo/ when given. */
+  demo?: DemoOptions;
 }
 
-/** The whole HTTP surface: ingest, query API and service endpoints, with one error shape for every failure. */
+/**
+ * The whole HTTP surface: ingest, query API, service endpoints and the optional demo page, with one error shape for
+ * every failure.
+ */
 export function createApp(services: Services, options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
@@ -26,9 +32,11 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
     await services.db.selectFrom('tenants').select('id').limit(1).execute();
     return c.json({ status: 'ok' });
   });
-  app.get('/openapi.json', (c) => c.json(openApiDocument(services.publicUrl)));
+  app.get('/openapi.json', (c) => c.json(openApiDocument(services.publicUrl, { demo: options.demo !== undefined })));
 
   app.route('/', ingestRoutes(services, options.corsOrigins));
   app.route('/control-plane', queryRoutes(services));
+  // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
+  if (options.demo) app.route('/', demoRoutes(services, options.demo));
   return app;
 }

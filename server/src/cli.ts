@@ -15,9 +15,11 @@ ${ADMIN_USAGE}`;
 
 async function start(argv: string[]): Promise<void> {
   const config = loadConfig(argv, process.env);
-  const server = await startServer({ ...config });
+  // The demo page shows the keys printed below, known only once the server has started.
+  let keys: Awaited<ReturnType<typeof recallKeys>> = null;
+  const server = await startServer({ ...config, demoKeys: () => keys });
   const { database } = server;
-  let keys = server.bootstrap
+  keys = server.bootstrap
     ? { ingestKey: server.bootstrap.ingestKey.key, controlKey: server.bootstrap.controlKey.key, appName: server.bootstrap.appName }
     : null;
   if (keys) rememberKeys(database, keys);
@@ -30,6 +32,7 @@ async function start(argv: string[]): Promise<void> {
     `  OpenAPI:      ${server.publicUrl}/openapi.json`,
     `  database:     ${database.displayUrl} (${server.ingestWriter})`,
   ];
+  if (server.demoUrl) lines.push(`  demo:         ${server.demoUrl}  (a page using the browser SDK against this server)`);
   if (keys) {
     lines.push(`  app:          ${keys.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME)`);
     lines.push(`  ingest key:   ${keys.ingestKey}`);

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_DATABASE_URL } from './db/connect';
+import { checkDemoSdk } from './demo/sdk-file';
 
 /** Server settings. Each comes from a flag, else its `SVC_*` environment variable, else the default. */
 export interface ServerConfig {
@@ -14,6 +15,8 @@ export interface ServerConfig {
   bodyLimit: number;
   /** Days telemetry is kept; 0 keeps it forever. */
   retentionDays: number;
+  /** Absolute path of the built SDK script (`dist/cdn/svc.min.js`); when set, the demo page is served at /demo/. */
+  demoSdk?: string;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -34,6 +37,7 @@ export const CONFIG_OPTIONS = [
   ['cors-origins', 'SVC_CORS_ORIGINS', 'comma-separated browser origins allowed to send telemetry, or * (default *)'],
   ['body-limit', 'SVC_BODY_LIMIT', 'largest request body after decompression: bytes, or with kb/mb suffix (default 10mb)'],
   ['retention-days', 'SVC_RETENTION_DAYS', `days telemetry is kept, 0 for ever (default ${CONFIG_DEFAULTS.retentionDays})`],
+  ['demo-sdk', 'SVC_DEMO_SDK', 'built SDK script (dist/cdn/svc.min.js): serves the SDK demo page at /demo/ (default off)'],
 ] as const;
 
 export class ConfigError extends Error {}
@@ -83,6 +87,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   const [retName, retRaw] = get('retention-days');
   const [pubName, pub] = get('public-url');
   if (pub !== undefined && !/^https?:\/\/\S+$/.test(pub)) throw new ConfigError(`${pubName} must be an http(s) URL (got "${pub}")`);
+  const [demoName, demoRaw] = get('demo-sdk');
+  const demo = demoRaw === undefined ? undefined : checkDemoSdk(demoRaw);
+  if (demo && 'problem' in demo) throw new ConfigError(`${demoName}: ${demo.problem}`);
   return {
     host,
     port,
@@ -91,5 +98,6 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     corsOrigins,
     bodyLimit: bodyRaw === undefined ? CONFIG_DEFAULTS.bodyLimit : parseSize(bodyName, bodyRaw),
     retentionDays: retRaw === undefined ? CONFIG_DEFAULTS.retentionDays : parseInteger(retName, retRaw, 0, 36500),
+    ...(demo ? { demoSdk: demo.path } : {}),
   };
 }

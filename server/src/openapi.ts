@@ -1,4 +1,5 @@
 import { REPLAY_LIMITS } from '../../wire/replay';
+import { MAX_ECHO_DELAY_MS } from './demo/echo';
 
 /**
  * The OpenAPI 3.1 description served at `GET /openapi.json`. A test compares it with the routes the app registers, so
@@ -13,6 +14,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid request: the message names the field',
   401: 'Missing or unknown key',
   403: 'Key revoked, expired or of the wrong scope',
+  404: 'No such endpoint or file',
   413: 'Body larger than SVC_BODY_LIMIT (after decompression)',
   415: 'Unsupported Content-Type or Content-Encoding',
   422: 'service.name is neither an app name nor an alias of the key\'s project; nothing stored',
@@ -86,10 +88,45 @@ const replayPost = (summary: string, schema: string) => ({
   },
 });
 
+const demoEcho = (method: 'get' | 'post') => ({
+  tags: ['demo'],
+  summary: `Echo the request (${method.toUpperCase()}): method, path, query and every header received`,
+  description: 'Same-origin target of the demo page\'s requests, to show the `traceparent` and session headers the SDK adds.',
+  parameters: [
+    { name: 'status', in: 'query', schema: { type: 'integer', minimum: 200, maximum: 599, default: 200 }, description: 'Answer with this status (not 204, 205 or 304)' },
+    { name: 'delay', in: 'query', schema: { type: 'integer', minimum: 0, maximum: MAX_ECHO_DELAY_MS, default: 0 }, description: 'Answer after this many ms' },
+  ],
+  ...(method === 'post' ? { requestBody: { content: { '*/*': { schema: {} } } } } : {}),
+  responses: {
+    default: {
+      description: 'The echo, with the status asked for (`bodyBytes` for POST)',
+      content: { 'application/json': { schema: { type: 'object', properties: { method: {}, path: {}, query: {}, headers: {}, bodyBytes: {} } } } },
+    },
+    ...errors(400, 413, 415),
+  },
+});
+
+/** Present only when the server runs with `--demo-sdk` (SVC_DEMO_SDK); no key needed. */
+const DEMO_PATHS = {
+  '/demo': { get: { tags: ['demo'], summary: 'Redirects to /demo/', responses: { '302': { description: 'To /demo/' } } } },
+  '/demo/': {
+    get: {
+      tags: ['demo'],
+      summary: 'The SDK demo page (HTML)',
+      parameters: [{ name: 'api_key', in: 'query', schema: { type: 'string' }, description: 'Ingest key to use instead of the one the server knows' }],
+      responses: { '200': { description: 'HTML', content: { 'text/html': {} } } },
+    },
+  },
+  '/demo/svc.min.js': { get: { tags: ['demo'], summary: 'The SDK script-tag bundle the page loads', responses: { '200': { description: 'JavaScript' }, ...errors(404) } } },
+  '/demo/svc.min.js.map': { get: { tags: ['demo'], summary: 'Its source map', responses: { '200': { description: 'Source map' }, ...errors(404) } } },
+  '/demo/api/echo': { get: demoEcho('get'), post: demoEcho('post') },
+};
+
 const common = { id: { type: 'integer' }, app: { type: 'string' }, session_id: { type: ['string', 'null'] }, received_at: { type: 'string', format: 'date-time' } };
 const attrs = { type: 'object', additionalProperties: true };
 
-export function openApiDocument(serverUrl: string): Record<string, unknown> {
+/** The document for a server at `serverUrl`; the demo routes are described only when that server serves them. */
+export function openApiDocument(serverUrl: string, options: { demo?: boolean } = {}): Record<string, unknown> {
   return {
     openapi: '3.1.0',
     info: {
@@ -120,6 +157,7 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
       '/control-plane/metrics': listGet('Metric data points', ['session_id', 'name'], 'MetricPoint'),
       '/control-plane/replay/chunks': listGet('Replay chunks with their decoded events', ['session_id'], 'ReplayChunkRecord', 100, 20),
       '/control-plane/recipes': listGet('Recipe steps', ['session_id', 'trace_id'], 'RecipeRecord'),
+      ...(options.demo ? DEMO_PATHS : {}),
     },
     components: {
       securitySchemes: {

@@ -6,6 +6,8 @@ import type { ServerConfig } from './config';
 import { startCheckpointer } from './db/checkpoint';
 import { openDatabase, type DatabaseHandle } from './db/connect';
 import { migrateToLatest } from './db/migrate';
+import type { DemoKeys } from './demo/routes';
+import { checkDemoSdk } from './demo/sdk-file';
 import type { Services } from './http/env';
 import { openTelemetryWriter, type TelemetryWriter } from './ingest/writer';
 import { scheduleRetention } from './retention';
@@ -14,6 +16,11 @@ import { bootstrapIfEmpty, type Bootstrap } from './tenancy/bootstrap';
 export interface StartOptions extends Partial<ServerConfig> {
   clock?: Clock;
   log?: (line: string) => void;
+  /**
+   * With `demoSdk`: the ingest key and app the demo page uses, asked at each page view (the CLI learns them after
+   * start). Default: the keys bootstrapped on this start, if any.
+   */
+  demoKeys?: () => DemoKeys | null;
 }
 
 export interface RunningServer {
@@ -24,6 +31,8 @@ export interface RunningServer {
   database: DatabaseHandle;
   /** Keys and names created on first start with an empty database; null otherwise. */
   bootstrap: Bootstrap | null;
+  /** URL of the SDK demo page when the server serves it (`demoSdk`), for the start-up banner. */
+  demoUrl?: string;
   /** How ingest writes rows (e.g. `sqlite, writer thread`), for the start-up banner. */
   readonly ingestWriter: string;
   close(): Promise<void>;
@@ -33,6 +42,8 @@ export interface RunningServer {
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? ((line: string) => console.log(line));
+  const demoSdk = options.demoSdk === undefined ? undefined : checkDemoSdk(options.demoSdk);
+  if (demoSdk && 'problem' in demoSdk) throw new Error(`demo SDK: ${demoSdk.problem}`);
   const database = openDatabase(options.databaseUrl);
   let writer: TelemetryWriter | undefined;
   try {
@@ -47,7 +58,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       publicUrl: options.publicUrl ?? '',
       log,
     };
-    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*' });
+    const bootKeys = bootstrap ? { ingestKey: bootstrap.ingestKey.key, appName: bootstrap.appName } : null;
+    const demo = demoSdk ? { sdkPath: demoSdk.path, keys: options.demoKeys ?? (() => bootKeys) } : undefined;
+    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo });
     const host = options.host ?? '127.0.0.1';
     const server: ServerType = await new Promise((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4318 }, () => resolve(s));
@@ -63,6 +76,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       url,
       port,
       publicUrl: services.publicUrl,
+      demoUrl: demo ? `${services.publicUrl}/demo/` : undefined,
       database,
       bootstrap,
       get ingestWriter() {

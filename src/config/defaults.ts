@@ -35,5 +35,6 @@ export const DEFAULT_CONFIG: ConfigDefaults = Object.freeze({
     enabled: true,
     headerName: 'traceparent',
     sessionHeaderName: 'x-svc-session-id',
+    origins: Object.freeze([]),
   }),
 });

@@ -52,7 +52,7 @@ const REPLAY_KEYS = [
 ] as const;
 const SAMPLING_KEYS = ['mousemove', 'scroll', 'input'] as const;
 const VITALS_KEYS = ['enabled', 'reportAllChanges'] as const;
-const PROPAGATION_KEYS = ['enabled', 'headerName', 'sessionHeaderName'] as const;
+const PROPAGATION_KEYS = ['enabled', 'headerName', 'sessionHeaderName', 'origins'] as const;
 
 /** One level of the options object, with the dotted path used to name its options in warnings. */
 interface Section {
@@ -340,6 +340,40 @@ function resolveVitals(root: Section): ResolvedVitalsConfig {
   });
 }
 
+/** The origin of an absolute http(s) URL given as an origin (no path beyond `/`, no query), else `undefined`. */
+function toOrigin(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+      return undefined;
+    }
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps the valid entries of `propagation.origins` and reports each invalid one by its index. */
+function readOrigins(section: Section, fallback: ReadonlyArray<string | RegExp>): ReadonlyArray<string | RegExp> {
+  const result = read(section, 'origins');
+  if (!result.ok || result.value === undefined) return fallback;
+  if (!Array.isArray(result.value)) {
+    invalid(section, 'origins', 'an array of origins and RegExps', result.value, fallback);
+    return fallback;
+  }
+  const origins: Array<string | RegExp> = [];
+  result.value.forEach((entry: unknown, index) => {
+    const origin = typeof entry === 'string' ? toOrigin(entry) : undefined;
+    if (entry instanceof RegExp) origins.push(entry);
+    else if (origin !== undefined) origins.push(origin);
+    else
+      section.warn(
+        `Option "${optionName(section, 'origins')}[${index}]" must be an http(s) origin such as "https://api.example.com" or a RegExp, got ${describe(entry)}; ignoring it.`,
+      );
+  });
+  return Object.freeze(origins);
+}
+
 function resolvePropagation(root: Section): ResolvedPropagationConfig {
   const section = readSection(root, 'propagation', PROPAGATION_KEYS);
   const defaults = DEFAULT_CONFIG.propagation;
@@ -349,6 +383,7 @@ function resolvePropagation(root: Section): ResolvedPropagationConfig {
     enabled: readBoolean(section, 'enabled', defaults.enabled),
     headerName: readString(section, 'headerName', defaults.headerName, headerName, isHeaderName),
     sessionHeaderName: readString(section, 'sessionHeaderName', defaults.sessionHeaderName, headerName, isHeaderName),
+    origins: readOrigins(section, defaults.origins),
   });
 }
 

@@ -60,6 +60,12 @@ export interface PropagationOptions {
   headerName?: string;
   /** Name of the header carrying the session id. Default `x-svc-session-id`. */
   sessionHeaderName?: string;
+  /**
+   * Other origins that receive both headers, besides the page's own: an origin string (`https://api.example.com`,
+   * matched exactly) or a RegExp tested against the full request URL. Default `[]`: same-origin requests only, so no
+   * third-party server sees the trace or session id and no unexpected CORS preflight is triggered.
+   */
+  origins?: ReadonlyArray<string | RegExp>;
 }
 
 /**
@@ -137,6 +143,8 @@ export interface ResolvedPropagationConfig {
   readonly enabled: boolean;
   readonly headerName: string;
   readonly sessionHeaderName: string;
+  /** Origins (normalised, e.g. `https://api.example.com`) and patterns that also receive the headers. */
+  readonly origins: ReadonlyArray<string | RegExp>;
 }
 
 /**

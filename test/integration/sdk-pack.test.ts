@@ -30,11 +30,29 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 };
 
 const ENTRIES = ['@svc/browser', '@svc/browser/auto', '@svc/browser/react'] as const;
+const CORE_EXPORTS = ['SDK_NAME', 'SDK_VERSION', 'getSDK', 'initBrowserSDK', 'loadRecorder', 'resolveConfig'];
 const EXPECTED_EXPORTS: Record<(typeof ENTRIES)[number], string[]> = {
-  '@svc/browser': ['SDK_NAME', 'SDK_VERSION', 'loadRecorder', 'resolveConfig'],
-  '@svc/browser/auto': ['SDK_NAME', 'SDK_VERSION', 'loadRecorder', 'readEnvConfig', 'resolveConfig'],
-  '@svc/browser/react': ['SDK_NAME', 'SDK_VERSION'],
+  '@svc/browser': CORE_EXPORTS,
+  '@svc/browser/auto': [...CORE_EXPORTS, 'readEnvConfig'].sort(),
+  '@svc/browser/react': [
+    ...CORE_EXPORTS,
+    'SvcErrorBoundary',
+    'captureError',
+    'captureException',
+    'captureReplayEvent',
+    'flushReplay',
+    'getSessionId',
+    'initSvc',
+    'log',
+    'metric',
+  ].sort(),
 };
+/**
+ * Entries imported with browser globals booby-trapped. `/auto` is the exception by design: importing it is what
+ * starts the SDK in a browser, so it has to look for `window`; it is imported in plain Node instead, where it must
+ * start nothing (checked through `getSDK()`).
+ */
+const SIDE_EFFECT_FREE = ENTRIES.filter((entry) => entry !== '@svc/browser/auto');
 
 /**
  * npm settings inherited from an enclosing `npm run`/`npm test` would redirect these commands (a workspace filter
@@ -95,31 +113,41 @@ for (const name of ['window', 'document', 'location', 'history', 'localStorage',
 
 const CHECK_ESM = `
 const entries = {};
-for (const specifier of ${JSON.stringify(ENTRIES)}) {
+for (const specifier of ${JSON.stringify(SIDE_EFFECT_FREE)}) {
   const module = await import(specifier);
   entries[specifier] = { keys: Object.keys(module).sort(), file: import.meta.resolve(specifier) };
 }
 const core = await import('@svc/browser');
 const warnings = [];
 const config = core.resolveConfig({ apiKey: 'k', serviceName: 'shop', flushIntervalMs: -1 }, (m) => warnings.push(m));
-const { readEnvConfig } = await import('@svc/browser/auto');
 console.log(JSON.stringify({ entries, name: core.SDK_NAME, version: core.SDK_VERSION,
-  flushIntervalMs: config.flushIntervalMs, warnings, env: readEnvConfig() }));
+  flushIntervalMs: config.flushIntervalMs, warnings }));
+`;
+
+/** \`/auto\` in plain Node: it must start nothing and leave nothing running (the process exits on its own). */
+const CHECK_AUTO_ESM = `
+const auto = await import('@svc/browser/auto');
+console.log(JSON.stringify({ keys: Object.keys(auto).sort(), file: import.meta.resolve('@svc/browser/auto'),
+  started: auto.getSDK() !== undefined, env: auto.readEnvConfig() }));
+`;
+const CHECK_AUTO_CJS = `
+const auto = require('@svc/browser/auto');
+console.log(JSON.stringify({ keys: Object.keys(auto).sort(), file: 'file://' + require.resolve('@svc/browser/auto'),
+  started: auto.getSDK() !== undefined, env: auto.readEnvConfig() }));
 `;
 
 const CHECK_CJS = `
 const entries = {};
-for (const specifier of ${JSON.stringify(ENTRIES)}) {
+for (const specifier of ${JSON.stringify(SIDE_EFFECT_FREE)}) {
   const module = require(specifier);
   entries[specifier] = { keys: Object.keys(module).sort(), file: 'file://' + require.resolve(specifier) };
 }
 const core = require('@svc/browser');
 const warnings = [];
 const config = core.resolveConfig({ apiKey: 'k', serviceName: 'shop', flushIntervalMs: -1 }, (m) => warnings.push(m));
-const { readEnvConfig } = require('@svc/browser/auto');
 const rrwebLoaded = Object.keys(require.cache).some((file) => file.includes('rrweb'));
 console.log(JSON.stringify({ entries, name: core.SDK_NAME, version: core.SDK_VERSION,
-  flushIntervalMs: config.flushIntervalMs, warnings, env: readEnvConfig(), rrwebLoaded }));
+  flushIntervalMs: config.flushIntervalMs, warnings, rrwebLoaded }));
 `;
 
 const CHECK_RECORDER_ESM = `
@@ -177,13 +205,27 @@ beforeAll(async () => {
   consumer = join(work, 'consumer');
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }));
+  // React is the /react entry's (optional) peer dependency: its users have it installed.
+  const version = (name: string) =>
+    (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
   npm(
-    ['install', join(work, packed.filename), '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'],
+    [
+      'install',
+      join(work, packed.filename),
+      `react@${version('react')}`,
+      `@types/react@${version('@types/react')}`,
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--loglevel=error',
+    ],
     consumer,
   );
   writeFileSync(join(consumer, 'no-dom.cjs'), NO_DOM_PRELOAD);
   writeFileSync(join(consumer, 'check-esm.mjs'), CHECK_ESM);
   writeFileSync(join(consumer, 'check-cjs.cjs'), CHECK_CJS);
+  writeFileSync(join(consumer, 'check-auto.mjs'), CHECK_AUTO_ESM);
+  writeFileSync(join(consumer, 'check-auto.cjs'), CHECK_AUTO_CJS);
   writeFileSync(join(consumer, 'check-recorder.mjs'), CHECK_RECORDER_ESM);
   writeFileSync(join(consumer, 'check-recorder.cjs'), CHECK_RECORDER_CJS);
 }, 180_000);
@@ -216,7 +258,7 @@ describe('installed tarball, Node', () => {
       rrwebLoaded?: boolean;
     }>(['--require', join(consumer, 'no-dom.cjs'), script], env);
 
-    for (const entry of ENTRIES) {
+    for (const entry of SIDE_EFFECT_FREE) {
       expect(result.entries[entry]?.keys).toEqual(EXPECTED_EXPORTS[entry]);
       expect(result.entries[entry]?.file).toContain(`/node_modules/@svc/browser/${folder}`);
       expect(result.entries[entry]?.file.endsWith(extension)).toBe(true);
@@ -225,9 +267,19 @@ describe('installed tarball, Node', () => {
     expect(result.version).toBe(pkg.version);
     expect(result.flushIntervalMs).toBe(2000);
     expect(result.warnings).toEqual([expect.stringContaining('"flushIntervalMs"')]);
-    expect(result.env).toEqual({ apiKey: 'next-key', serviceName: 'cra-app', env: 'staging' });
     // Importing the SDK must not load rrweb: it belongs to the lazily loaded recorder.
     if (result.rrwebLoaded !== undefined) expect(result.rrwebLoaded).toBe(false);
+  });
+
+  it.each([
+    ['ESM import()', 'check-auto.mjs', 'dist/esm/auto.js'],
+    ['CJS require', 'check-auto.cjs', 'dist/cjs/auto.cjs'],
+  ])('%s of /auto reads the environment and starts nothing in Node', (_label, script, file) => {
+    const result = nodeJson<{ keys: string[]; file: string; started: boolean; env: Record<string, string> }>([script], env);
+    expect(result.keys).toEqual(EXPECTED_EXPORTS['@svc/browser/auto']);
+    expect(result.file).toContain(`/node_modules/@svc/browser/${file}`);
+    expect(result.started).toBe(false);
+    expect(result.env).toEqual({ apiKey: 'next-key', serviceName: 'cra-app', env: 'staging' });
   });
 
   it.each(['check-recorder.mjs', 'check-recorder.cjs'])('%s: loadRecorder() resolves the recorder and its dependency', (script) => {
@@ -247,7 +299,8 @@ describe('installed tarball, TypeScript', () => {
     writeFileSync(
       join(consumer, project),
       JSON.stringify({
-        compilerOptions: { ...resolution, strict: true, noEmit: true, skipLibCheck: false, types: [], lib: ['ES2022'] },
+        // DOM: the SDK's API speaks browser types (`instrumentFetch()` returns a `fetch`), as every browser project has.
+        compilerOptions: { ...resolution, strict: true, noEmit: true, skipLibCheck: false, types: [], lib: ['ES2022', 'DOM'] },
         files,
       }),
     );
@@ -300,9 +353,9 @@ describe('ESM build layout', () => {
 
   it.each(['index.js', 'auto.js', 'react.js'])('%s loads rrweb only through a dynamic import of its own chunk', (entry) => {
     const graph = esmGraph(esm, entry);
-    expect(graph.eagerPackages).toEqual([]);
+    expect(graph.eagerPackages).not.toContain('@rrweb/record');
     expect(graph.eager).not.toContain('replay/recorder.js');
-    if (entry !== 'react.js') expect(graph.lazy).toEqual(['replay/recorder.js']);
+    expect(graph.lazy).toEqual(['replay/recorder.js']);
   });
 
   it('puts the rrweb import in the recorder chunk', () => {
@@ -315,7 +368,7 @@ describe('CDN build', () => {
 
   it('defines only the global Svc in a browser-like context, with the recorder inlined', async () => {
     const code = readFileSync(file, 'utf8');
-    const window: Record<string, unknown> = { URL, console, document: {}, navigator: { userAgent: 'vm' } };
+    const window: Record<string, unknown> = { URL, console, performance, TextEncoder, document: {}, navigator: { userAgent: 'vm' } };
     window.window = window;
     window.self = window;
     const before = new Set(Object.keys(window));
@@ -329,7 +382,7 @@ describe('CDN build', () => {
       resolveConfig: (options: unknown) => { ingestUrl: string; replay: { blockClass: string } };
       loadRecorder: () => Promise<unknown>;
     };
-    expect(Object.keys(svc).sort()).toEqual(EXPECTED_EXPORTS['@svc/browser']);
+    expect(Object.keys(svc).sort()).toEqual([...EXPECTED_EXPORTS['@svc/browser'], 'init'].sort());
     expect(svc.SDK_NAME).toBe('@svc/browser');
     expect(svc.SDK_VERSION).toBe(pkg.version);
     const config = svc.resolveConfig({ apiKey: 'k', serviceName: 's', ingestUrl: 'https://ingest.example.com/' });

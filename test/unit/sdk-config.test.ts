@@ -49,7 +49,7 @@ const SPEC_DEFAULTS = {
     sampling: { mousemove: true, scroll: 150, input: 'last' },
   },
   vitals: { enabled: true, reportAllChanges: false },
-  propagation: { enabled: true, headerName: 'traceparent', sessionHeaderName: 'x-svc-session-id' },
+  propagation: { enabled: true, headerName: 'traceparent', sessionHeaderName: 'x-svc-session-id', origins: [] },
 };
 
 describe('resolveConfig defaults', () => {
@@ -113,7 +113,12 @@ describe('resolveConfig defaults', () => {
         sampling: { mousemove: 50, scroll: 0, input: 'all' },
       },
       vitals: { enabled: false, reportAllChanges: true },
-      propagation: { enabled: false, headerName: 'X-Trace', sessionHeaderName: 'x-session' },
+      propagation: {
+        enabled: false,
+        headerName: 'X-Trace',
+        sessionHeaderName: 'x-session',
+        origins: ['https://api.example.com', /^https:\/\/[a-z]+\.partner\.example\//],
+      },
     };
     const { config, warnings } = resolveWithWarnings(options);
     expect(warnings).toEqual([]);
@@ -210,6 +215,8 @@ describe('resolveConfig invalid values', () => {
     ['propagation.headerName', 'x:trace'],
     ['propagation.sessionHeaderName', 'session id'],
     ['propagation.sessionHeaderName', 123],
+    ['propagation.origins', 'https://api.example.com'],
+    ['propagation.origins', {}],
   ];
 
   it.each(cases)('%s = %o warns naming the option and falls back to the default', (path, value) => {
@@ -218,6 +225,20 @@ describe('resolveConfig invalid values', () => {
     expect(warnings[0]).toContain(`"${path}"`);
     expect(warnings[0]).toContain('default');
     expect(valueAt(config, path)).toEqual(valueAt(resolveConfig({ apiKey: 'k', serviceName: 's' }), path));
+  });
+
+  it('keeps the valid entries of propagation.origins, normalised to origins, and names each invalid one', () => {
+    const pattern = /partner/;
+    const { config, warnings } = resolveWithWarnings(
+      withOption('propagation.origins', ['https://API.example.com/', 'ftp://files.example', pattern, 'https://x.example/path', 7]),
+    );
+    expect(config.propagation.origins).toEqual(['https://api.example.com', pattern]);
+    expect(warnings).toHaveLength(3);
+    expect(warnings.map((warning) => warning.split(' must')[0])).toEqual([
+      'Option "propagation.origins[1]"',
+      'Option "propagation.origins[3]"',
+      'Option "propagation.origins[4]"',
+    ]);
   });
 
   it('says what it got and what it uses instead', () => {
@@ -245,7 +266,7 @@ describe('resolveConfig invalid values', () => {
     ['flushInterval', 'flushInterval'],
     ['replay.sampleRate', 'replay.sampleRate'],
     ['replay.sampling.click', 'replay.sampling.click'],
-    ['propagation.origins', 'propagation.origins'],
+    ['propagation.origin', 'propagation.origin'],
   ])('warns about the unknown option %s instead of ignoring a typo silently', (path, name) => {
     const { config, warnings } = resolveWithWarnings(withOption(path, 1000));
     expect(warnings).toEqual([`Unknown option "${name}" is ignored.`]);

@@ -1,0 +1,90 @@
+import { API_KEY_HEADER } from '../../wire/paths';
+import type { PipelineClock } from './clock';
+import type { KeepaliveBudget } from './keepalive-budget';
+import { parseRetryAfter, statusVerdict } from './retry';
+
+/** How one request ended, as far as its records are concerned. */
+export type SendResult =
+  | { readonly verdict: 'delivered' }
+  /** Final refusal (a 4xx other than 408/429): resending the same body cannot succeed. */
+  | { readonly verdict: 'refused'; readonly status: number; readonly detail: string }
+  /** Network error, timeout, 408, 429 or 5xx: worth another attempt, after `retryAfterMs` when the server said so. */
+  | { readonly verdict: 'retry'; readonly reason: string; readonly retryAfterMs: number | undefined };
+
+export interface Transport {
+  /** The original, unpatched fetch: the SDK's own requests are never traced. */
+  readonly fetch: typeof fetch;
+  readonly apiKey: string;
+  readonly timeoutMs: number;
+  readonly budget: KeepaliveBudget;
+  readonly clock: PipelineClock;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly retryAfter: string | null;
+  /** Start of the error body, for the debug warning; empty on success. */
+  readonly detail: string;
+}
+
+/**
+ * One POST with the key header, no cookies, and an abort after `timeoutMs` (the timer also covers reading the
+ * response body).
+ */
+async function request(t: Transport, url: string, body: string, keepalive: boolean): Promise<Answer> {
+  const controller = typeof AbortController === 'function' ? new AbortController() : undefined;
+  const timer = controller ? t.clock.setTimeout(() => controller.abort(), t.timeoutMs) : undefined;
+  try {
+    const response = await t.fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.apiKey },
+      body,
+      keepalive,
+      credentials: 'omit',
+      signal: controller?.signal,
+    });
+    // Read to the end even on success: Chromium frees a keepalive request's quota only once its response body has
+    // been consumed (cancelling the body is not enough), and the budget is released when this returns.
+    const text = await response.text().catch(() => '');
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), detail: response.ok ? '' : text.slice(0, 300) };
+  } finally {
+    if (timer !== undefined) t.clock.clearTimeout(timer);
+  }
+}
+
+/**
+ * Sends with `keepalive` when asked and the body fits the budget, so the request survives the page going away. A
+ * keepalive request failing with a TypeError (the browser's quota is shared with the page's own keepalive requests
+ * and beacons, which the budget cannot see) is tried once more without keepalive.
+ */
+async function send(t: Transport, url: string, body: string, bytes: number, wantKeepalive: boolean): Promise<Answer> {
+  if (wantKeepalive && t.budget.reserve(bytes)) {
+    try {
+      return await request(t, url, body, true);
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+    } finally {
+      t.budget.release(bytes);
+    }
+  }
+  return request(t, url, body, false);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.name === 'AbortError' ? 'timed out' : `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+/** Posts one JSON body to ingest and tells what became of it. Never throws. */
+export async function postBody(t: Transport, url: string, body: string, bytes: number, keepalive: boolean): Promise<SendResult> {
+  let answer: Answer;
+  try {
+    answer = await send(t, url, body, bytes, keepalive);
+  } catch (error) {
+    return { verdict: 'retry', reason: describe(error), retryAfterMs: undefined };
+  }
+  const verdict = statusVerdict(answer.status);
+  if (verdict === 'delivered') return { verdict };
+  if (verdict === 'refused') return { verdict, status: answer.status, detail: answer.detail };
+  return { verdict, reason: `HTTP ${answer.status}`, retryAfterMs: parseRetryAfter(answer.retryAfter, t.clock.now()) };
+}

@@ -1,0 +1,165 @@
+import { resolveConfig } from '../config/resolve';
+import type { BrowserSDKConfig, ResolvedConfig } from '../config/types';
+import { onPageHidden } from '../pipeline/page-lifecycle';
+import { createPipeline } from '../pipeline/pipeline';
+import { startReplayTimeline } from '../replay/timeline';
+import { createSessionTracker } from '../session/session';
+import { startConsole } from '../signals/console';
+import { startErrors } from '../signals/errors';
+import { createLogger } from '../signals/logs';
+import { createMetricRecorder } from '../signals/metrics';
+import { startNavigation } from '../signals/navigation';
+import { startVitals } from '../signals/vitals';
+import { createTracedFetch } from '../tracing/fetch';
+import { startTracing } from '../tracing/provider';
+import { SDK_NAME, SDK_VERSION } from '../version';
+import type { SdkCore } from './core';
+import { createDebugLog } from './debug';
+import { ingestUrls } from './ingest-urls';
+import { createNoopSDK } from './noop';
+import { captureOriginals } from './originals';
+import { patchMethod } from './patch';
+import { createTeardown } from './teardown';
+import type { BrowserSDK } from './types';
+
+/** Where the running instance lives: one per page, even when two copies of the SDK are bundled. */
+const INSTANCE = Symbol.for('svc.browser.sdk');
+
+interface Running {
+  readonly sdk: BrowserSDK;
+  readonly config: ResolvedConfig;
+}
+
+type InstanceSlot = { [INSTANCE]?: Running };
+const slot = globalThis as InstanceSlot;
+
+/** The running SDK instance, if `initBrowserSDK` (or the `/auto`, `/react` or script-tag entry) started one. */
+export function getSDK(): BrowserSDK | undefined {
+  return slot[INSTANCE]?.sdk;
+}
+
+/**
+ * Starts the SDK: call it once, at application start, before any user interaction (SPEC 2.9). It never throws:
+ * invalid options fall back to their defaults (reported when `debug` is on); a second call returns the running
+ * instance unchanged, with a debug warning; where there is no `window` (SSR, Node) it returns an SDK object that
+ * does nothing.
+ */
+export function initBrowserSDK(config: BrowserSDKConfig): BrowserSDK {
+  const running = slot[INSTANCE];
+  if (running !== undefined) {
+    createDebugLog(running.config.debug, captureOriginals().console).warn(
+      'initBrowserSDK was called again; the SDK is already running, so the new options are ignored and the running instance is returned.',
+    );
+    return running.sdk;
+  }
+  if (typeof window === 'undefined' || typeof document === 'undefined') return createNoopSDK();
+  const originals = captureOriginals();
+  const warnings: string[] = [];
+  const resolved = resolveConfig(config, (message) => warnings.push(message));
+  const debug = createDebugLog(resolved.debug, originals.console);
+  for (const warning of warnings) debug.warn(warning);
+  if (resolved.apiKey === undefined || resolved.serviceName === undefined) {
+    debug.error('the SDK is not started: "apiKey" and "serviceName" are required.');
+    return createNoopSDK();
+  }
+  try {
+    const sdk = start(resolved, originals, debug);
+    slot[INSTANCE] = { sdk, config: resolved };
+    return sdk;
+  } catch (error) {
+    debug.error('the SDK could not start', error);
+    return createNoopSDK();
+  }
+}
+
+function start(config: ResolvedConfig, originals: SdkCore['originals'], debug: SdkCore['debug']): BrowserSDK {
+  const teardown = createTeardown(debug);
+  const session = createSessionTracker(config.replay.sessionStorageKey);
+  const urls = ingestUrls(config.ingestUrl, globalThis.location?.origin);
+  const pipeline = createPipeline({
+    config,
+    resource: {
+      'telemetry.sdk.name': SDK_NAME,
+      'telemetry.sdk.version': SDK_VERSION,
+      'telemetry.sdk.language': 'webjs',
+      ...(typeof navigator === 'undefined' ? {} : { 'user_agent.original': navigator.userAgent }),
+    },
+    fetch: originals.fetch,
+    sendBeacon: typeof navigator?.sendBeacon === 'function' ? navigator.sendBeacon.bind(navigator) : undefined,
+    ingestUrl: urls.url,
+    debug,
+  });
+  const replay = startReplayTimeline({ config, session, pipeline, debug });
+  const core: SdkCore = {
+    config,
+    debug,
+    session,
+    teardown,
+    originals,
+    enqueue: (item) => pipeline.enqueue(item),
+    replay,
+    ingestUrl: urls.url,
+    isIngestUrl: urls.isIngestUrl,
+  };
+
+  const logger = createLogger(core);
+  const metric = createMetricRecorder(core);
+  const tracer = startTracing(core);
+  const baseFetch = originals.fetch;
+  const tracedFetch =
+    baseFetch === undefined
+      ? undefined
+      : createTracedFetch(core, tracer, baseFetch, (level, message, attributes) =>
+          logger.log(level, message, undefined, attributes),
+        );
+  if (tracedFetch !== undefined && config.instrumentGlobalFetch) patchMethod(teardown, globalThis, 'fetch', () => tracedFetch);
+  startErrors(core, logger);
+  startConsole(core, logger);
+  startVitals(core, metric);
+  startNavigation(core);
+  // Registered after the vitals listeners, so the final CLS and INP values are queued before this flush runs.
+  onPageHidden(teardown.listen, () => {
+    replay.flushForUnload();
+    pipeline.flushForUnload();
+  });
+
+  let stopping: Promise<void> | undefined;
+  const guard =
+    <A extends unknown[]>(name: string, fn: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        if (stopping === undefined) fn(...args);
+      } catch (error) {
+        debug.error(`${name} failed`, error);
+      }
+    };
+
+  const sdk: BrowserSDK = {
+    log: guard('log', logger.log),
+    captureException: guard('captureException', logger.captureException),
+    captureError: guard('captureError', logger.captureException),
+    metric: guard('metric', metric),
+    instrumentFetch: () => tracedFetch ?? createNoopSDK().instrumentFetch(),
+    captureReplayEvent: guard('captureReplayEvent', (type: string, payload?: unknown) => {
+      if (typeof type !== 'string' || type.trim() === '') {
+        debug.warn(`captureReplayEvent needs a non-empty event type, got ${typeof type}; the event is ignored.`);
+        return;
+      }
+      replay.event(type, payload);
+    }),
+    flushReplay: () => replay.flush(),
+    shutdown() {
+      stopping ??= (async () => {
+        teardown.run();
+        await replay.stop();
+        await pipeline.shutdown();
+        if (slot[INSTANCE]?.sdk === sdk) delete slot[INSTANCE];
+      })().catch((error: unknown) => debug.error('shutdown failed', error));
+      return stopping;
+    },
+    get sessionId() {
+      return session.id();
+    },
+  };
+  return sdk;
+}

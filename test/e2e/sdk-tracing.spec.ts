@@ -1,0 +1,196 @@
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures';
+import { ensureSdkBuilt } from '../support/build-sdk';
+import { controlGet, type TestServer } from '../support/server';
+import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
+
+/**
+ * Traces from the real SDK bundle (dist/cdn/svc.min.js) in Chromium, read back from the real reference server:
+ * fetch spans as SPEC 2.9 lists them, W3C propagation rules (DESIGN.md fact 6), XHR, document load and interaction
+ * spans, and the logs and failures that go with them.
+ */
+
+type Row = Record<string, unknown> & { name: string; trace_id: string; span_id: string; attributes: Record<string, unknown> };
+
+let app: SdkPageServer;
+let thirdParty: SdkPageServer;
+
+test.beforeAll(async () => {
+  await ensureSdkBuilt();
+  app = await startSdkPage();
+  thirdParty = await startSdkPage();
+});
+test.afterAll(async () => {
+  await app.close();
+  await thirdParty.close();
+});
+test.beforeEach(() => {
+  app.echoed.length = 0;
+  thirdParty.echoed.length = 0;
+});
+
+function pageHtml(ingest: TestServer, options: Record<string, unknown> = {}): string {
+  const config = { apiKey: ingest.ingestKey, serviceName: 'web-app', ingestUrl: ingest.url, flushIntervalMs: 100, debug: true, ...options };
+  return `<!doctype html><html><head><title>traced</title><script src="/svc.min.js"></script>
+<script>window.sdk = Svc.initBrowserSDK(${JSON.stringify(config)});</script></head>
+<body><button id="buy" type="button">Buy</button></body></html>`;
+}
+
+async function open(page: Page, ingest: TestServer, options?: Record<string, unknown>): Promise<string[]> {
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  app.setHtml(pageHtml(ingest, options));
+  await page.goto(`${app.origin}/`);
+  return pageErrors;
+}
+
+async function spans(ingest: TestServer, query: string, count: number): Promise<Row[]> {
+  let rows: Row[] = [];
+  await expect
+    .poll(async () => {
+      rows = (await controlGet<{ data: Row[] }>(ingest, `/spans?${query}`)).body.data;
+      return rows.length;
+    }, { message: `spans ${query}`, timeout: 10_000 })
+    .toBeGreaterThanOrEqual(count);
+  return rows;
+}
+
+const traceparentOf = (headers: Record<string, unknown>) => String(headers['traceparent'] ?? '');
+
+test('a same-origin fetch makes a browser.fetch span, carries traceparent and the session id, and logs its outcome', async ({ page, ingest }) => {
+  const errors = await open(page, ingest);
+  const { status, sessionId } = await page.evaluate(async () => {
+    const res = await fetch('/api/echo?status=200');
+    await res.json();
+    return { status: res.status, sessionId: (window as any).sdk.sessionId as string };
+  });
+  expect(status).toBe(200);
+  expect(app.echoed).toHaveLength(1);
+  const sent = traceparentOf(app.echoed[0]!);
+  expect(sent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  expect(app.echoed[0]!['x-svc-session-id']).toBe(sessionId);
+
+  const [, traceId, spanId] = sent.split('-');
+  const [span] = await spans(ingest, `trace_id=${traceId}&name=${encodeURIComponent('browser.fetch GET')}`, 1);
+  expect(span!.span_id, 'the traceparent names the fetch span').toBe(spanId);
+  expect(span!.session_id).toBe(sessionId);
+  expect(span!.attributes).toMatchObject({
+    'http.method': 'GET',
+    'http.url': `${app.origin}/api/echo?status=200`,
+    'http.status_code': 200,
+    replay_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+  });
+  expect(span!.attributes['http.duration_ms']).toEqual(expect.any(Number));
+
+  let logs: Array<Record<string, any>> = [];
+  await expect
+    .poll(async () => {
+      logs = (await controlGet<{ data: Array<Record<string, any>> }>(ingest, `/logs?trace_id=${traceId}`)).body.data;
+      return logs.length;
+    })
+    .toBe(1);
+  expect(logs[0]!.severity_text).toBe('INFO');
+  expect(logs[0]!.span_id).toBe(spanId);
+  expect(logs[0]!.attributes).toMatchObject({ 'http.status_code': 200, 'session.id': sessionId });
+  expect(errors).toEqual([]);
+});
+
+test('headers never go to other origins unless configured, and are never duplicated', async ({ page, ingest }) => {
+  await open(page, ingest);
+  await page.evaluate(async (other) => {
+    await fetch(`${other}/api/echo`);
+    await fetch('/api/echo', { headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } });
+  }, thirdParty.origin);
+  expect(thirdParty.echoed).toHaveLength(1);
+  expect(thirdParty.echoed[0]!['traceparent']).toBeUndefined();
+  expect(thirdParty.echoed[0]!['x-svc-session-id']).toBeUndefined();
+  expect(app.echoed[0]!['traceparent'], 'the app value is kept, not doubled').toBe(
+    '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+  );
+  // The cross-origin request is still traced.
+  await spans(ingest, `name=${encodeURIComponent('browser.fetch GET')}`, 2);
+});
+
+test('configured origins and a custom header name receive the headers; XHR follows the same rules', async ({ page, ingest }) => {
+  await open(page, ingest, { propagation: { origins: [thirdParty.origin], headerName: 'x-trace', sessionHeaderName: 'x-session' } });
+  const sessionId = await page.evaluate(async (other) => {
+    await fetch(`${other}/api/echo`);
+    await new Promise<void>((resolve) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('GET', '/api/echo?via=xhr');
+      xhr.setRequestHeader('x-trace', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+      xhr.onloadend = () => resolve();
+      xhr.send();
+    });
+    return (window as any).sdk.sessionId as string;
+  }, thirdParty.origin);
+  expect(thirdParty.echoed[0]!['x-trace']).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  expect(thirdParty.echoed[0]!['x-session']).toBe(sessionId);
+  expect(thirdParty.echoed[0]!['traceparent']).toBeUndefined();
+  // The app set the trace header on its XHR: ours is not appended to it.
+  expect(app.echoed[0]!['x-trace']).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+  expect(app.echoed[0]!['x-session']).toBe(sessionId);
+  const [xhrSpan] = await spans(ingest, 'name=GET', 1);
+  expect(xhrSpan!.attributes).toMatchObject({ 'http.request.method': 'GET', 'url.full': `${app.origin}/api/echo?via=xhr` });
+  expect(xhrSpan!.session_id).toBe(sessionId);
+});
+
+test('document load and click interactions become spans', async ({ page, ingest }) => {
+  await open(page, ingest);
+  await page.click('#buy');
+  const [load] = await spans(ingest, 'name=documentLoad', 1);
+  expect(load!.attributes['url.full'] ?? load!.attributes['http.url']).toBe(`${app.origin}/`);
+  const [click] = await spans(ingest, 'name=click', 1);
+  expect(click!.attributes).toMatchObject({ event_type: 'click', target_element: 'BUTTON' });
+});
+
+test('a failed fetch rejects as before, ends its span in error, and logs an error', async ({ page, ingest }) => {
+  const errors = await open(page, ingest);
+  const outcome = await page.evaluate(async () => {
+    try {
+      await fetch('http://127.0.0.1:9/unreachable');
+      return 'resolved';
+    } catch (error) {
+      return (error as Error).name;
+    }
+  });
+  expect(outcome).toBe('TypeError');
+  const [span] = await spans(ingest, `name=${encodeURIComponent('browser.fetch GET')}`, 1);
+  expect(span!.attributes).toMatchObject({ 'http.status_code': 0, 'http.url': 'http://127.0.0.1:9/unreachable' });
+  expect((span!.status as { code: number }).code).toBe(2);
+  await expect
+    .poll(async () => {
+      const logs = (await controlGet<{ data: Array<Record<string, any>> }>(ingest, `/logs?trace_id=${span!.trace_id}`)).body.data;
+      return logs.map((log) => log.severity_text);
+    })
+    .toEqual(['ERROR']);
+  expect(errors).toEqual([]);
+});
+
+test('instrumentFetch() traces without patching the global fetch when instrumentGlobalFetch is false', async ({ page, ingest }) => {
+  await open(page, ingest, { instrumentGlobalFetch: false });
+  const patched = await page.evaluate(async () => {
+    await fetch('/api/echo?via=global');
+    const traced = (window as any).sdk.instrumentFetch() as typeof fetch;
+    await traced('/api/echo?via=wrapper', { method: 'POST', body: 'x' });
+    return fetch.toString().includes('[native code]');
+  });
+  expect(patched, 'global fetch is still the native one').toBe(true);
+  expect(app.echoed[0]!['traceparent']).toBeUndefined();
+  expect(app.echoed[1]!['traceparent']).toMatch(/^00-/);
+  const rows = await spans(ingest, `name=${encodeURIComponent('browser.fetch POST')}`, 1);
+  expect(rows[0]!.attributes['http.url']).toBe(`${app.origin}/api/echo?via=wrapper`);
+  const gets = (await controlGet<{ data: Row[] }>(ingest, `/spans?name=${encodeURIComponent('browser.fetch GET')}`)).body.data;
+  expect(gets).toEqual([]);
+});
+
+test('shutdown removes the fetch patch and the SDK sends nothing more', async ({ page, ingest }) => {
+  await open(page, ingest);
+  const nativeAfter = await page.evaluate(async () => {
+    await (window as any).sdk.shutdown();
+    return fetch.toString().includes('[native code]');
+  });
+  expect(nativeAfter).toBe(true);
+  await page.evaluate(() => fetch('/api/echo?after=shutdown'));
+  expect(app.echoed.at(-1)!['traceparent']).toBeUndefined();
+});

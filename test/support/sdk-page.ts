@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { ROOT } from './build-sdk';
+
+/**
+ * A local origin for browser tests of the SDK: `/` serves the HTML the test gives, `/svc.min.js` the built script-tag
+ * bundle (dist/cdn), and `/api/echo` answers with the request headers it received as JSON (with permissive CORS, so
+ * the same server can play a third-party API for a page on another origin). Every request's headers are recorded.
+ */
+export interface SdkPageServer {
+  origin: string;
+  /** Headers (lower-case names) of each `/api/echo` request, in arrival order. */
+  echoed: Array<Record<string, string | string[] | undefined>>;
+  setHtml(html: string): void;
+  close(): Promise<void>;
+}
+
+export async function startSdkPage(html = '<!doctype html><title>svc</title><p>page</p>'): Promise<SdkPageServer> {
+  let page = html;
+  const echoed: SdkPageServer['echoed'] = [];
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/svc.min.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
+      res.end(readFileSync(join(ROOT, 'dist/cdn/svc.min.js')));
+      return;
+    }
+    if (path.startsWith('/api/echo')) {
+      const cors = {
+        'access-control-allow-origin': '*',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*',
+        'access-control-allow-methods': 'GET, POST, PUT, DELETE',
+      };
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, cors).end();
+        return;
+      }
+      echoed.push({ ...req.headers });
+      const status = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('status') ?? 200);
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(status, { ...cors, 'content-type': 'application/json' });
+        res.end(JSON.stringify({ headers: req.headers }));
+      });
+      return;
+    }
+    if (path === '/favicon.ico') {
+      res.writeHead(204).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(page);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    echoed,
+    setHtml: (next) => void (page = next),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
