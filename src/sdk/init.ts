@@ -117,7 +117,7 @@ function start(config: ResolvedConfig, originals: SdkCore['originals'], debug: S
   startConsole(core, logger);
   startVitals(core, metric);
   startNavigation(core);
-  // Registered after the vitals listeners, so the final CLS and INP values are queued before this flush runs.
+  // Bubble phase on window (page-lifecycle.ts): web-vitals' capture-phase listeners queue the final CLS and INP first.
   onPageHidden(teardown.listen, () => {
     replay.flushForUnload();
     pipeline.flushForUnload();
