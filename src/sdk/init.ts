@@ -20,7 +20,7 @@ import { createNoopSDK } from './noop';
 import { captureOriginals } from './originals';
 import { patchMethod } from './patch';
 import { createTeardown } from './teardown';
-import type { BrowserSDK } from './types';
+import type { BrowserSDK, CallContext, LogLevel } from './types';
 
 /** Where the running instance lives: one per page, even when two copies of the SDK are bundled. */
 const INSTANCE = Symbol.for('svc.browser.sdk');
@@ -135,10 +135,16 @@ function start(config: ResolvedConfig, originals: SdkCore['originals'], debug: S
     };
 
   const sdk: BrowserSDK = {
-    log: guard('log', logger.log),
-    captureException: guard('captureException', logger.captureException),
-    captureError: guard('captureError', logger.captureException),
-    metric: guard('metric', metric),
+    // Each public method passes on exactly its documented arguments: a plain-JavaScript caller's extra argument must
+    // not reach the internal `extraAttributes` parameter unconverted.
+    log: guard('log', (level: LogLevel, message: string, context?: CallContext) => logger.log(level, message, context)),
+    captureException: guard('captureException', (error: unknown, context?: CallContext) =>
+      logger.captureException(error, context),
+    ),
+    captureError: guard('captureError', (error: unknown, context?: CallContext) => logger.captureException(error, context)),
+    metric: guard('metric', (name: string, value: number, unit?: string, context?: CallContext) =>
+      metric(name, value, unit, context),
+    ),
     instrumentFetch: () => tracedFetch ?? createNoopSDK().instrumentFetch(),
     captureReplayEvent: guard('captureReplayEvent', (type: string, payload?: unknown) => {
       if (typeof type !== 'string' || type.trim() === '') {

@@ -1,11 +1,11 @@
 import type { SdkCore } from '../sdk/core';
+import { patchMethod } from '../sdk/patch';
 import type { Attributes, LogLevel } from '../sdk/types';
 import { formatConsoleArguments } from './console-format';
 import { isErrorLike } from './error-info';
 import { describeException, exceptionAttributes } from './exception';
 import { isInternal, runGuarded } from './internal';
 import { MAX_BODY_LENGTH, type Logger } from './logs';
-import { patchMethod } from '../sdk/patch';
 
 /** The console methods forwarded as logs (SPEC 2.9), each at the level of the same name. */
 const CAPTURED_CONSOLE_METHODS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
