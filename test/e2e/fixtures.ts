@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect, test as base, type CDPSession, type Page } from '@playwright/test';
+import { serveLocally } from '../support/local-server';
 import { controlGet, startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -15,7 +14,7 @@ export interface PageOrigin {
 }
 
 export async function startPageOrigin(): Promise<PageOrigin> {
-  const server = http.createServer((req, res) => {
+  return serveLocally((req, res) => {
     if (req.url === '/favicon.ico') {
       res.writeHead(204).end();
       return;
@@ -23,19 +22,6 @@ export async function startPageOrigin(): Promise<PageOrigin> {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end('<!doctype html><html><head><title>svc e2e page</title></head><body><p>e2e</p></body></html>');
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
 
 /** A CORS preflight as Chromium sent and received it (seen through the DevTools protocol, not through the page). */

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from './build-sdk';
+import { serveLocally } from './local-server';
 
 /**
  * A local origin for browser tests of the SDK: `/` serves the HTML the test gives, `/svc.min.js` the built script-tag
@@ -20,7 +19,7 @@ export interface SdkPageServer {
 export async function startSdkPage(html = '<!doctype html><title>svc</title><p>page</p>'): Promise<SdkPageServer> {
   let page = html;
   const echoed: SdkPageServer['echoed'] = [];
-  const server = http.createServer((req, res) => {
+  const local = await serveLocally((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/svc.min.js') {
       res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
@@ -53,19 +52,5 @@ export async function startSdkPage(html = '<!doctype html><title>svc</title><p>p
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end(page);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    echoed,
-    setHtml: (next) => void (page = next),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { origin: local.origin, echoed, setHtml: (next) => void (page = next), close: local.close };
 }

@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveLocally } from '../../support/local-server';
 
 /** One file served by a {@link StaticOrigin}. */
 export interface StaticFile {
@@ -21,8 +20,8 @@ export const html = (body: string): StaticFile => ({ contentType: 'text/html; ch
  * Serves `files` by path on 127.0.0.1 and a random port: a page origin of its own, cross-origin to the ingest server
  * as a real app is. `files` is read on every request, so a test can add files after start.
  */
-export async function startStaticOrigin(files: Record<string, StaticFile>, fallback: StaticFile): Promise<StaticOrigin> {
-  const server = http.createServer((req, res) => {
+export function startStaticOrigin(files: Record<string, StaticFile>, fallback: StaticFile): Promise<StaticOrigin> {
+  return serveLocally((req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === '/favicon.ico') {
       res.writeHead(204).end();
@@ -32,17 +31,4 @@ export async function startStaticOrigin(files: Record<string, StaticFile>, fallb
     res.writeHead(200, { 'content-type': file.contentType, 'cache-control': 'no-store' });
     res.end(file.body);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
