@@ -59,19 +59,26 @@ async function request(t: Transport, url: string, body: string, keepalive: boole
  */
 async function send(t: Transport, url: string, body: string, bytes: number, wantKeepalive: boolean): Promise<Answer> {
   if (wantKeepalive && t.budget.reserve(bytes)) {
+    let abandoned = false;
     try {
       return await request(t, url, body, true);
     } catch (error) {
+      // Aborting a keepalive fetch only settles the page's promise: Chromium keeps the request open, and its bytes
+      // counted against the quota, for as long as the server takes. Those bytes stay reserved for the rest of the
+      // page's life, so that a later page-hide flush falls back to sendBeacon instead of overcommitting.
+      abandoned = isTimeout(error);
       if (!(error instanceof TypeError)) throw error;
     } finally {
-      t.budget.release(bytes);
+      if (!abandoned) t.budget.release(bytes);
     }
   }
   return request(t, url, body, false);
 }
 
+const isTimeout = (error: unknown): boolean => error instanceof Error && error.name === 'AbortError';
+
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.name === 'AbortError' ? 'timed out' : `${error.name}: ${error.message}`;
+  if (error instanceof Error) return isTimeout(error) ? 'timed out' : `${error.name}: ${error.message}`;
   return String(error);
 }
 

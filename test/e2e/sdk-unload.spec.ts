@@ -1,9 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { build } from 'esbuild';
 import type { LogItem, MetricItem, SpanItem, TelemetryItem } from '../../src/pipeline/items';
+import { startIngestProxy } from '../support/ingest-proxy';
 import { controlGet, type TestServer } from '../support/server';
 import { expect, hex, test } from './fixtures';
 
@@ -70,77 +69,6 @@ test.beforeAll(async () => {
   bundle = out.outputFiles[0]!.text;
 });
 
-interface Observed {
-  method: string;
-  path: string;
-  /** The key came as `?api_key=` (a beacon) rather than in the X-API-Key header. */
-  beacon: boolean;
-  apiKeyHeader: boolean;
-  contentType: string;
-  bytes: number;
-  status?: number;
-}
-
-/**
- * Forwards every request to the ingest server and records it. `delayMs` holds each answer back, so requests stay in
- * flight long enough for the keepalive budget to run out. Tracks the body bytes of POSTs between their arrival and
- * their answer.
- */
-async function startRecordingProxy(target: string, delayMs = 0) {
-  const seen: Observed[] = [];
-  let inFlight = 0;
-  let maxInFlight = 0;
-  const server = http.createServer((req, res) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (req.method === 'POST') {
-      inFlight += declared;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      const url = new URL(req.url ?? '/', target);
-      const entry: Observed = {
-        method: req.method ?? '',
-        path: url.pathname,
-        beacon: url.searchParams.has('api_key'),
-        apiKeyHeader: req.headers['x-api-key'] !== undefined,
-        contentType: req.headers['content-type'] ?? '',
-        bytes: body.length,
-      };
-      seen.push(entry);
-      const headers: Record<string, string> = {};
-      for (const name of ['content-type', 'x-api-key', 'origin', 'access-control-request-method', 'access-control-request-headers']) {
-        const value = req.headers[name];
-        if (typeof value === 'string') headers[name] = value;
-      }
-      const upstream = await fetch(url, { method: req.method, headers, body: req.method === 'POST' ? body : undefined });
-      const answer = Buffer.from(await upstream.arrayBuffer());
-      const answerHeaders: Record<string, string> = {};
-      upstream.headers.forEach((value, name) => {
-        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) answerHeaders[name] = value;
-      });
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      entry.status = upstream.status;
-      res.writeHead(upstream.status, answerHeaders).end(answer);
-      if (req.method === 'POST') inFlight -= declared;
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    posts: () => seen.filter((o) => o.method === 'POST'),
-    maxInFlight: () => maxInFlight,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 const NOW = Date.now();
 
 function logs(sessionId: string, count: number, size: number): LogItem[] {
@@ -170,7 +98,7 @@ async function storedLogBodies(ingest: TestServer, sessionId: string): Promise<s
 
 test.describe('telemetry queued when the page goes away', () => {
   test('closing the page sends what is queued by keepalive fetch, including a value recorded on the final visibilitychange', async ({ page, ingest, pageOrigin }) => {
-    const proxy = await startRecordingProxy(ingest.url);
+    const proxy = await startIngestProxy(ingest.url);
     try {
       await openPipelinePage(page, pageOrigin.origin, proxy.url, ingest);
       const sessionId = `sess-${hex(6)}`;
@@ -228,7 +156,7 @@ test.describe('telemetry queued when the page goes away', () => {
 
   test('more than the 64 KiB keepalive budget: ~60 KB requests in waves within the budget, every record delivered once', async ({ page, ingest, pageOrigin }) => {
     // Answers are held back so that requests are still in flight when the next ones are due.
-    const proxy = await startRecordingProxy(ingest.url, 150);
+    const proxy = await startIngestProxy(ingest.url, { answerDelayMs: 150 });
     try {
       await openPipelinePage(page, pageOrigin.origin, proxy.url, ingest);
       const sessionId = `sess-${hex(6)}`;
