@@ -118,9 +118,11 @@ function start(config: ResolvedConfig, originals: SdkCore['originals'], debug: S
   startVitals(core, metric);
   startNavigation(core);
   // Bubble phase on window (page-lifecycle.ts): web-vitals' capture-phase listeners queue the final CLS and INP first.
+  // Telemetry before replay: both share the browser's 64 KiB keepalive quota, and a page that closes with more
+  // queued than that keeps what was handed over first.
   onPageHidden(teardown.listen, () => {
-    replay.flushForUnload();
     pipeline.flushForUnload();
+    replay.flushForUnload();
   });
 
   let stopping: Promise<void> | undefined;

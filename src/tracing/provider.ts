@@ -7,8 +7,10 @@ import { StackContextManager, WebTracerProvider, type SpanProcessor } from '@ope
 import type { SdkCore } from '../sdk/core';
 import { SDK_NAME, SDK_VERSION } from '../version';
 import { createPropagator } from './propagator';
+import { createInteractionFolding } from './interaction-folding';
 import { toSpanItem } from './span-item';
 import { escapeRegExp, targetPatterns } from './targets';
+import { xhrHttpAttributes } from './xhr-attributes';
 import { preventDuplicateXhrHeaders } from './xhr-headers';
 
 /** Events on which the user-interaction instrumentation starts a span (its default is clicks only). */
@@ -25,12 +27,20 @@ const INTERACTION_EVENTS: Array<keyof HTMLElementEventMap> = ['click', 'submit']
  */
 export function startTracing(core: SdkCore): Tracer {
   const { propagation: options } = core.config;
+  const interactions = createInteractionFolding();
   const processor: SpanProcessor = {
     onStart(span) {
       span.setAttribute('session.id', core.session.id());
     },
     onEnd(span) {
-      core.enqueue(toSpanItem(span, String(span.attributes['session.id'] ?? core.session.id())));
+      if (interactions.fold(span)) return;
+      const item = toSpanItem(span, String(span.attributes['session.id'] ?? core.session.id()));
+      const xhr = xhrHttpAttributes(span);
+      core.enqueue({
+        ...item,
+        parentSpanId: interactions.parentOf(item.parentSpanId),
+        attributes: xhr === undefined ? item.attributes : { ...item.attributes, ...xhr },
+      });
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),

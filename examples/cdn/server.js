@@ -1,0 +1,39 @@
+// Serves index.html with the SDK settings filled in from the environment, the SDK's script-tag build from the
+// installed package, and `/api/echo`, a stand-in for the site's backend that answers with the request headers it
+// received (to show the `traceparent` and `x-svc-session-id` headers the SDK adds to same-origin requests).
+// Usage: SVC_API_KEY=... SVC_INGEST_URL=http://127.0.0.1:4318 PORT=8080 node server.js
+const http = require('node:http');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const cdnDir = path.join(path.dirname(require.resolve('@svc/browser/package.json')), 'dist', 'cdn');
+const settings = {
+  SVC_API_KEY: process.env.SVC_API_KEY ?? '',
+  SVC_SERVICE_NAME: process.env.SVC_SERVICE_NAME ?? 'web-app',
+  SVC_INGEST_URL: process.env.SVC_INGEST_URL ?? 'http://127.0.0.1:4318',
+  SVC_ENV: process.env.SVC_ENV ?? 'production',
+};
+const escapeAttribute = (value) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+const page = fs
+  .readFileSync(path.join(__dirname, 'index.html'), 'utf8')
+  .replace(/%(SVC_[A-Z_]+)%/g, (placeholder, name) => (name in settings ? escapeAttribute(settings[name]) : placeholder));
+
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://localhost');
+  if (url.pathname === '/api/echo') {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers }));
+  } else if (url.pathname === '/svc.min.js' || url.pathname === '/svc.min.js.map') {
+    const type = url.pathname.endsWith('.js') ? 'text/javascript' : 'application/json';
+    res.writeHead(200, { 'content-type': type });
+    fs.createReadStream(path.join(cdnDir, url.pathname.slice(1))).pipe(res);
+  } else if (url.pathname === '/favicon.ico') {
+    res.writeHead(204).end();
+  } else {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(page);
+  }
+});
+
+const port = Number(process.env.PORT ?? 8080);
+server.listen(port, '127.0.0.1', () => console.log(`serving on http://127.0.0.1:${port}`));

@@ -1,0 +1,87 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+import Link from 'next/link';
+import { SvcErrorBoundary, captureException, getSessionId, log, metric } from '@svc/browser/react';
+
+interface Echo {
+  url: string;
+  headers: Record<string, string>;
+}
+
+function xhrJson(url: string): Promise<Echo> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', url);
+    xhr.responseType = 'json';
+    xhr.onload = () => resolve(xhr.response as Echo);
+    xhr.onerror = () => reject(new Error(`XHR to ${url} failed`));
+    xhr.send();
+  });
+}
+
+/** Renders fine until asked to break, so the boundary around it has something to report. */
+function PriceWidget({ broken }: { broken: boolean }) {
+  if (broken) throw new Error('PriceWidget could not render the price');
+  return <p>Price: 42 €</p>;
+}
+
+export function Shop() {
+  const [echo, setEcho] = useState<Echo>();
+  const [xhrEcho, setXhrEcho] = useState<Echo>();
+  const [broken, setBroken] = useState(false);
+  // The session id exists only in the browser: read it after hydration.
+  const [sessionId, setSessionId] = useState<string>();
+  useEffect(() => setSessionId(getSessionId()), []);
+
+  return (
+    <>
+      <section>
+        <button onClick={async () => setEcho((await (await fetch('/api/echo?via=fetch')).json()) as Echo)}>Fetch the API</button>
+        <button onClick={async () => setXhrEcho(await xhrJson('/api/echo?via=xhr'))}>XHR the API</button>
+        {echo && <pre data-testid="fetch-echo">{JSON.stringify(echo)}</pre>}
+        {xhrEcho && <pre data-testid="xhr-echo">{JSON.stringify(xhrEcho)}</pre>}
+      </section>
+
+      <section>
+        <button onClick={() => console.warn('Inventory is running low')}>Warn</button>
+        <button
+          onClick={() => {
+            log('info', 'Cart updated', { attrs: { items: 3 } });
+            metric('cart_items', 3);
+          }}
+        >
+          Update the cart
+        </button>
+        <button
+          onClick={() => {
+            try {
+              JSON.parse('{ not json');
+            } catch (error) {
+              captureException(error, { attrs: { step: 'parse saved cart' } });
+            }
+          }}
+        >
+          Handled error
+        </button>
+        <button
+          onClick={() => {
+            throw new Error('Checkout button exploded');
+          }}
+        >
+          Throw
+        </button>
+        <button onClick={() => setBroken(true)}>Break the widget</button>
+        <Link href="/about">About</Link>
+      </section>
+
+      <SvcErrorBoundary fallback={<p role="alert">The price is unavailable.</p>}>
+        <PriceWidget broken={broken} />
+      </SvcErrorBoundary>
+
+      <footer>
+        Session <code data-testid="session">{sessionId}</code>
+      </footer>
+    </>
+  );
+}

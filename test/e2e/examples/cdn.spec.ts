@@ -1,0 +1,9 @@
+import { EXAMPLES } from '../../support/examples';
+import { ALIAS, describeExample } from './scenario';
+
+// The script-tag build, configured by its own data- attributes, on a plain HTML page.
+describeExample(EXAMPLES.cdn, {
+  configure: { serviceName: ALIAS, env: 'staging' },
+  expected: { serviceName: ALIAS, env: 'staging', errorBoundary: false },
+  timeoutMs: 90_000,
+});

@@ -1,0 +1,368 @@
+/**
+ * What every example app is put through in Chromium, and what must then be readable through the query API. The apps
+ * share one page shape (examples/README.md): buttons to fetch and XHR the app's own `/api/echo`, warn on the console,
+ * log and record a metric, capture a handled error, throw an uncaught one, optionally break a widget inside a React
+ * error boundary, and navigate to /about; the session id is shown in the footer.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect, test, type Page } from '@playwright/test';
+import { addAlias } from '../../../server/src/index';
+import { formatTimings, prepareExample, type Example, type Mode, type SdkSettings } from '../../support/examples';
+import { controlGet, startTestServer, type TestServer } from '../../support/server';
+
+type Attributes = Record<string, unknown>;
+interface Row {
+  session_id: string | null;
+  app: string;
+  attributes: Attributes;
+  resource: { attributes: Attributes };
+}
+export interface SpanRow extends Row {
+  name: string;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  scope: { name: string };
+}
+export interface LogRow extends Row {
+  severity_text: string | null;
+  severity_number: number | null;
+  body: unknown;
+  trace_id: string | null;
+}
+export interface MetricRow extends Row {
+  name: string;
+  unit: string | null;
+  value: number | null;
+}
+
+/** The name the apps configured explicitly send: an alias of the bootstrapped app `web-app`. */
+export const ALIAS = 'shop-frontend';
+
+/** A reference server for one spec file, with {@link ALIAS} registered, and the settings apps get to reach it. */
+export async function startIngest(): Promise<TestServer> {
+  const ingest = await startTestServer('sqlite');
+  await addAlias(ingest.server.database.db, { now: () => Date.now() }, ingest.projectId, ingest.appName, ALIAS);
+  return ingest;
+}
+
+/** Every row of a query-API listing for one session (all pages). */
+async function listAll<T>(ingest: TestServer, listing: 'spans' | 'logs' | 'metrics', sessionId: string): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `session_id=${encodeURIComponent(sessionId)}&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await controlGet<{ data: T[]; next_cursor: string | null }>(ingest, `/${listing}?${query}`);
+    expect(res.status, `GET /control-plane/${listing}`).toBe(200);
+    rows.push(...res.body.data);
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return rows;
+}
+
+/**
+ * Polls a listing until `find` picks a row, and returns it. Beacons and keepalive requests report nothing to the page,
+ * so the query API is the only place to wait on.
+ */
+async function waitForRow<T>(
+  ingest: TestServer,
+  listing: 'spans' | 'logs' | 'metrics',
+  sessionId: string,
+  what: string,
+  find: (rows: T[]) => T | undefined,
+  diagnostics: () => string[],
+): Promise<T> {
+  let found: T | undefined;
+  let seen: T[] = [];
+  await expect
+    .poll(
+      async () => {
+        seen = await listAll<T>(ingest, listing, sessionId);
+        found = find(seen);
+        return found !== undefined;
+      },
+      { message: `${what} stored (${listing} of session ${sessionId})`, timeout: 20_000, intervals: [250, 500, 1000] },
+    )
+    .toBe(true)
+    .catch((error: Error) => {
+      const stored = JSON.stringify(seen.map(summary), null, 1).slice(0, 6000);
+      throw new Error(`${error.message}\nStored ${listing}: ${stored}\nRequests to ingest: ${JSON.stringify(diagnostics(), null, 1)}`);
+    });
+  return found!;
+}
+
+/** A short form of a row for failure messages. */
+function summary(row: unknown): unknown {
+  const r = row as Partial<SpanRow & LogRow & MetricRow>;
+  return {
+    name: r.name,
+    ...(r.span_id && { trace: r.trace_id, span: r.span_id, parent: r.parent_span_id, scope: r.scope?.name }),
+    severity: r.severity_text,
+    body: r.body,
+    value: r.value,
+    attributes: r.attributes,
+  };
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+const bodyOf = (row: LogRow) => text(row.body);
+
+interface Echo {
+  url: string;
+  headers: Record<string, string | undefined>;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[0-9a-f]$/;
+
+/** What the app's `/api/echo` received, as the page shows it after `button` was clicked. */
+async function echoAfter(page: Page, button: string, testId: string): Promise<Echo> {
+  await page.getByRole('button', { name: button }).click();
+  const shown = page.getByTestId(testId);
+  await expect(shown).toBeVisible();
+  return JSON.parse((await shown.textContent()) ?? '') as Echo;
+}
+
+/** The trace id a request carried in its `traceparent` header. */
+function traceOf(echo: Echo, sessionId: string): { traceId: string; parentId: string } {
+  const match = TRACEPARENT.exec(echo.headers['traceparent'] ?? '');
+  expect(match, `traceparent received by ${echo.url}: ${JSON.stringify(echo.headers)}`).not.toBeNull();
+  expect(echo.headers['x-svc-session-id'], `x-svc-session-id received by ${echo.url}`).toBe(sessionId);
+  return { traceId: match![1]!, parentId: match![2]! };
+}
+
+export interface Expected {
+  /** `service.name` on the resource (the app name or the alias the app was configured with). */
+  serviceName: string;
+  /** `deployment.environment` on the resource. */
+  env: string;
+  /** The app wraps a widget in `<SvcErrorBoundary>` and has a button to break it. */
+  errorBoundary: boolean;
+}
+
+/**
+ * Drives the shop page, ends it (production: closing the tab; development: navigating away, so the page is hidden and
+ * unloaded), and asserts that everything arrived at the reference server.
+ */
+export async function runShopScenario(page: Page, origin: string, ingest: TestServer, expected: Expected, mode: Mode): Promise<void> {
+  const leave = mode === 'production' ? 'close' : 'navigate';
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  // Every request to ingest and its answer, for failure messages. Requests made as the page closes get no answer
+  // here (the page is gone), but their sizes show what the final flush tried to send.
+  const ingestRequests: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(ingest.url)) return;
+    const index = ingestRequests.push(`${request.method()} ${request.url().slice(ingest.url.length).replace(/api_key=[^&]+/, 'api_key=…')} ${Buffer.byteLength(request.postData() ?? '')} B`) - 1;
+    void request.response().then(
+      (response) => (ingestRequests[index] += ` → ${response?.status() ?? 'no response'}`),
+      () => undefined,
+    );
+  });
+  const sdkMessages: string[] = [];
+  page.on('console', (message) => {
+    if (message.text().startsWith('[svc]')) sdkMessages.push(message.text());
+  });
+
+  let sessionId = '';
+  let fetchTrace = { traceId: '', parentId: '' };
+  let xhrTrace = { traceId: '', parentId: '' };
+  const lastWords = `Leaving the shop ${randomBytes(4).toString('hex')}`;
+
+  await test.step('use the app', async () => {
+    await page.goto(origin);
+    await expect(page.getByRole('heading', { name: /^Shop/ })).toBeVisible();
+    await expect(page.getByTestId('session')).toHaveText(/\S/);
+    sessionId = (await page.getByTestId('session').textContent())!.trim();
+
+    fetchTrace = traceOf(await echoAfter(page, 'Fetch the API', 'fetch-echo'), sessionId);
+    xhrTrace = traceOf(await echoAfter(page, 'XHR the API', 'xhr-echo'), sessionId);
+
+    await page.getByRole('button', { name: 'Warn' }).click();
+    await page.getByRole('button', { name: 'Update the cart' }).click();
+    await page.getByRole('button', { name: 'Handled error' }).click();
+    await page.getByRole('button', { name: 'Throw' }).click();
+    await expect.poll(() => pageErrors, { message: 'the uncaught error reached the page' }).toContainEqual(expect.stringContaining('Checkout button exploded'));
+    if (expected.errorBoundary) {
+      await page.getByRole('button', { name: 'Break the widget' }).click();
+      await expect(page.getByRole('alert').filter({ hasText: 'The price is unavailable.' })).toBeVisible();
+    }
+    await page.getByRole('button', { name: 'About' }).or(page.getByRole('link', { name: 'About' })).click();
+    await expect(page).toHaveURL(/\/about$/);
+    await expect(page.getByTestId('path')).toHaveText('/about');
+    expect(sdkMessages, 'the SDK reported no problem of its own').toEqual([]);
+  });
+
+  await test.step(leave === 'close' ? 'close the tab' : 'navigate away', async () => {
+    // Logged right before the page goes: only the final flush on hidden/pagehide can deliver it.
+    await page.evaluate((message) => console.info(message), lastWords);
+    ingestRequests.push('(page leaves)');
+    if (leave === 'close') await page.close({ runBeforeUnload: true });
+    else await page.goto('about:blank');
+  });
+
+  const checkResource = (row: Row, what: string) => {
+    expect(row.session_id, `${what}: session id`).toBe(sessionId);
+    expect(row.app, `${what}: stored under the canonical app`).toBe('web-app');
+    expect(row.resource.attributes['service.name'], `${what}: service.name`).toBe(expected.serviceName);
+    expect(row.resource.attributes['deployment.environment'], `${what}: deployment.environment`).toBe(expected.env);
+  };
+
+  await test.step('logs, console output and errors arrived', async () => {
+    const logs = (what: string, find: (rows: LogRow[]) => LogRow | undefined) => waitForRow<LogRow>(ingest, 'logs', sessionId, what, find, () => ingestRequests);
+
+    const farewell = await logs('the log written right before the page went away', (rows) => rows.find((r) => bodyOf(r).includes(lastWords)));
+    expect(farewell.severity_text?.toLowerCase()).toBe('info');
+    checkResource(farewell, 'console.info log');
+
+    const outcome = await logs('the outcome log of the fetch', (rows) => rows.find((r) => r.trace_id === fetchTrace.traceId));
+    expect(outcome.severity_text?.toLowerCase()).toBe('info');
+    expect(bodyOf(outcome)).toContain(`${origin}/api/echo?via=fetch`);
+
+    const warning = await logs('console.warn output', (rows) => rows.find((r) => bodyOf(r).includes('Inventory is running low')));
+    expect(warning.severity_text?.toLowerCase()).toBe('warn');
+    expect(warning.attributes['session.id']).toBe(sessionId);
+
+    const manual = await logs('the log the app wrote', (rows) => rows.find((r) => bodyOf(r) === 'Cart updated'));
+    expect(manual.severity_text?.toLowerCase()).toBe('info');
+    expect(manual.attributes).toMatchObject({ items: 3, 'session.id': sessionId });
+
+    const handled = await logs('the captured exception', (rows) => rows.find((r) => r.attributes['exception.type'] === 'SyntaxError'));
+    expect(handled.severity_text?.toLowerCase()).toBe('error');
+    expect(handled.attributes).toMatchObject({ step: 'parse saved cart', 'session.id': sessionId });
+    expect(text(handled.attributes['exception.message'])).toMatch(/JSON/);
+    expect(text(handled.attributes['exception.stacktrace'])).toMatch(/SyntaxError[\s\S]*\n\s*at /);
+
+    const uncaught = await logs('the uncaught error', (rows) => rows.find((r) => r.attributes['exception.message'] === 'Checkout button exploded'));
+    expect(uncaught.severity_text?.toLowerCase()).toBe('error');
+    expect(text(uncaught.attributes['exception.stacktrace'])).toMatch(/Checkout button exploded[\s\S]*\n\s*at /);
+    expect(text(uncaught.attributes['code.file.path'])).toMatch(new RegExp(`^${origin}/`));
+    expect(uncaught.attributes['code.line.number']).toEqual(expect.any(Number));
+    expect(uncaught.attributes['code.column.number']).toEqual(expect.any(Number));
+
+    if (expected.errorBoundary) {
+      const render = await logs('the render error caught by SvcErrorBoundary', (rows) =>
+        rows.find((r) => r.attributes['exception.message'] === 'PriceWidget could not render the price'),
+      );
+      expect(render.severity_text?.toLowerCase()).toBe('error');
+      expect(text(render.attributes['exception.stacktrace'])).toMatch(/\n\s*at /);
+      const componentStack = text(render.attributes['react.component_stack']);
+      expect(componentStack).toMatch(/\n\s*at /);
+      // Production builds minify component names; development keeps them.
+      if (mode === 'development') expect(componentStack).toMatch(/at PriceWidget/);
+    }
+  });
+
+  await test.step('fetch, XHR, document-load and interaction spans arrived, with the trace the API received', async () => {
+    const spans = (what: string, find: (rows: SpanRow[]) => SpanRow | undefined) => waitForRow<SpanRow>(ingest, 'spans', sessionId, what, find, () => ingestRequests);
+    const fetchSpan = await spans('the fetch span', (rows) => rows.find((r) => r.name === 'browser.fetch GET' && text(r.attributes['http.url']).includes('via=fetch')));
+    expect(fetchSpan.attributes).toMatchObject({
+      'http.method': 'GET',
+      'http.url': `${origin}/api/echo?via=fetch`,
+      'http.status_code': 200,
+      'http.duration_ms': expect.any(Number),
+      replay_id: expect.stringMatching(/\S/),
+    });
+    expect(fetchSpan.trace_id, 'the trace the API received is the fetch span’s').toBe(fetchTrace.traceId);
+    expect(fetchSpan.span_id, 'the API’s parent span is the fetch span').toBe(fetchTrace.parentId);
+    checkResource(fetchSpan, 'fetch span');
+
+    const xhrSpan = await spans('the XHR span', (rows) =>
+      rows.find((r) => r.scope.name.includes('xml-http-request') && text(r.attributes['http.url'] ?? r.attributes['url.full']).includes('via=xhr')),
+    );
+    // The attribute names SPEC 2.9 gives for HTTP spans, the same on XHR as on fetch spans.
+    expect.soft(xhrSpan.attributes, `XHR span attributes: ${JSON.stringify(xhrSpan.attributes)}`).toMatchObject({
+      'http.method': 'GET',
+      'http.url': `${origin}/api/echo?via=xhr`,
+      'http.status_code': 200,
+      replay_id: expect.stringMatching(/\S/),
+    });
+    expect(xhrSpan.trace_id, 'the trace the API received over XHR is the XHR span’s').toBe(xhrTrace.traceId);
+    expect(xhrSpan.span_id).toBe(xhrTrace.parentId);
+
+    const documentLoad = await spans('the document-load span', (rows) => rows.find((r) => r.name === 'documentLoad'));
+    checkResource(documentLoad, 'documentLoad span');
+
+    // The click on "Fetch the API" is one interaction span, and the fetch it caused is its child.
+    const click = await spans('the interaction span of the fetch click', (rows) => rows.find((r) => r.span_id === fetchSpan.parent_span_id));
+    expect(click.name).toBe('click');
+    expect(click.attributes).toMatchObject({ event_type: 'click', target_element: 'BUTTON' });
+    const clicks = (await listAll<SpanRow>(ingest, 'spans', sessionId)).filter((r) => r.name === 'click' && r.trace_id === fetchSpan.trace_id);
+    expect.soft(clicks.map(summary), 'one click, one interaction span').toHaveLength(1);
+  });
+
+  await test.step('Web Vitals and the app’s metric arrived (CLS and INP are final only once the page is hidden)', async () => {
+    const metric = (name: string) => waitForRow<MetricRow>(ingest, 'metrics', sessionId, name, (rows) => rows.find((r) => r.name === name), () => ingestRequests);
+    for (const [name, unit] of [
+      ['web_vital_ttfb_ms', 'ms'],
+      ['web_vital_fcp_ms', 'ms'],
+      ['web_vital_lcp_ms', 'ms'],
+      ['web_vital_inp_ms', 'ms'],
+      ['web_vital_cls', '1'],
+    ] as const) {
+      const row = await metric(name);
+      expect(row.unit, `${name} unit`).toBe(unit);
+      expect(row.value, `${name} value`).toEqual(expect.any(Number));
+      checkResource(row, name);
+    }
+    expect((await metric('cart_items')).value).toBe(3);
+  });
+}
+
+/** Packing, installing and building one example, on two shared cores with a cold npm cache. */
+const SETUP_TIMEOUT_MS = 600_000;
+
+/** How one spec configures its example and what it then expects to read back. */
+export interface ExampleSpec {
+  /** Settings beyond the ingest URL and key; those left unset exercise the SDK's defaults. */
+  configure: Pick<SdkSettings, 'serviceName' | 'env'>;
+  expected: Expected;
+  /** Per test: serving the app (a dev server compiles on first request) and the scenario. */
+  timeoutMs: number;
+}
+
+/**
+ * Declares the tests of one example: a reference server, the install and the production build in `beforeAll`, then
+ * one test per mode that serves the app and runs {@link runShopScenario}. Production runs end by closing the tab,
+ * development runs by navigating away. Each step's duration is printed.
+ */
+export function describeExample(example: Example, spec: ExampleSpec): void {
+  test.describe(`example ${example.name}`, () => {
+    // Not serial: after a failure Playwright starts a fresh worker (and rebuilds), but the other mode still runs.
+    test.describe.configure({ timeout: spec.timeoutMs });
+    let ingest: TestServer;
+    let settings: SdkSettings;
+
+    test.beforeAll(async () => {
+      // A cold `npm install` of CRA alone takes two minutes; the commands themselves have their own time limits.
+      test.setTimeout(SETUP_TIMEOUT_MS);
+      ingest = await startIngest();
+      settings = { ingestUrl: ingest.url, apiKey: ingest.ingestKey, ...spec.configure };
+      const timings = await prepareExample(example);
+      if (example.build) timings.push(await example.build(settings));
+      console.log(formatTimings(example.name, timings));
+    });
+    test.afterAll(async () => {
+      await ingest?.close();
+    });
+
+    for (const mode of example.modes) {
+      test(`${mode}: every signal arrives at the reference server`, async ({ page }) => {
+        const started = Date.now();
+        const app = await example.start(mode, settings);
+        const ready = Date.now();
+        try {
+          await runShopScenario(page, app.origin, ingest, spec.expected, mode);
+        } catch (error) {
+          await test.info().attach(`${example.name} ${mode} server output`, { body: app.output(), contentType: 'text/plain' });
+          throw error;
+        } finally {
+          await app.stop();
+        }
+        console.log(formatTimings(`${example.name} ${mode}`, [
+          { step: 'start', ms: ready - started },
+          { step: 'scenario', ms: Date.now() - ready },
+        ]));
+      });
+    }
+  });
+}
