@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
+import { childEnv } from '../support/child-env';
 import { esmGraph } from '../support/dist-graph';
 
 interface PackFile {
@@ -54,20 +55,7 @@ const EXPECTED_EXPORTS: Record<(typeof ENTRIES)[number], string[]> = {
  */
 const SIDE_EFFECT_FREE = ENTRIES.filter((entry) => entry !== '@svc/browser/auto');
 
-/**
- * npm settings inherited from an enclosing `npm run`/`npm test` would redirect these commands (a workspace filter
- * packs the wrong package, a prefix installs elsewhere), so they are dropped; registry and cache settings stay.
- */
-function npmEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/^npm_(config_(workspaces?|include_workspace_root|prefix|local_prefix|global|dry_run|json)$|lifecycle_|package_)/i.test(key)) continue;
-    env[key] = value;
-  }
-  return env;
-}
-
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = npmEnv()): SpawnSyncReturns<string> {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = childEnv()): SpawnSyncReturns<string> {
   const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
   if (result.error) throw result.error;
   return result;

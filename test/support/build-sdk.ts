@@ -6,9 +6,10 @@
  * the others wait for it and then find dist/ fresh.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withLock } from './lock';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -33,7 +34,6 @@ export const REQUIRED_OUTPUTS = [
 
 const INPUT_DIRS = ['src', 'wire'];
 const INPUT_FILES = ['rollup.config.mjs', 'package.json', 'tsconfig.json', 'tsconfig.base.json'];
-const LOCK_DIR = join(ROOT, '.tmp', 'sdk-build.lock');
 /** A lock older than this belongs to a crashed run; a real build takes well under a minute. */
 const STALE_LOCK_MS = 180_000;
 
@@ -81,36 +81,12 @@ function build(): void {
   }
 }
 
-function tryLock(): boolean {
-  mkdirSync(dirname(LOCK_DIR), { recursive: true });
-  try {
-    mkdirSync(LOCK_DIR);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    try {
-      if (Date.now() - statSync(LOCK_DIR).mtimeMs > STALE_LOCK_MS) rmSync(LOCK_DIR, { recursive: true, force: true });
-    } catch {
-      // Released between the two calls: the next attempt takes it.
-    }
-    return false;
-  }
-}
-
 /** Builds the SDK unless dist/ is already fresh. Idempotent and safe to call from parallel test files. */
 export async function ensureSdkBuilt(): Promise<void> {
-  for (;;) {
-    if (isDistFresh()) return;
-    if (tryLock()) {
-      try {
-        if (!isDistFresh()) build();
-      } finally {
-        rmSync(LOCK_DIR, { recursive: true, force: true });
-      }
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  if (isDistFresh()) return;
+  await withLock('sdk-build', STALE_LOCK_MS, async () => {
+    if (!isDistFresh()) build();
+  });
 }
 
 /** Vitest globalSetup entry point. */

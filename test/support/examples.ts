@@ -6,10 +6,12 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 import { REQUIRED_OUTPUTS, ROOT, ensureSdkBuilt } from './build-sdk';
+import { childEnv } from './child-env';
+import { withLock } from './lock';
 
 export const EXAMPLES_DIR = join(ROOT, 'examples');
 
@@ -23,46 +25,6 @@ const INSTALL_STAMP = join('node_modules', '.svc-example-install');
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-/**
- * The environment for commands run in an example. npm settings inherited from an enclosing `npm run`/`npm test` would
- * redirect them (a workspace filter, a prefix that installs elsewhere), a test runner's NODE_ENV would change what the
- * frameworks build, and SDK variables from the developer's shell would override the ones a spec sets or leaves unset
- * on purpose: all are dropped. Registry and cache settings stay.
- */
-export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key === 'NODE_ENV' || /^(VITE_|NEXT_PUBLIC_|REACT_APP_)?SVC_/.test(key)) continue;
-    if (/^npm_(config_(workspaces?|include_workspace_root|prefix|local_prefix|global|dry_run|json)$|lifecycle_|package_)/i.test(key)) continue;
-    env[key] = value;
-  }
-  return { ...env, ...extra };
-}
-
-/**
- * Runs `fn` while holding a lock directory, so that parallel spec files do not pack over each other. A lock older
- * than `staleMs` belongs to a crashed run and is broken.
- */
-async function withLock<T>(name: string, staleMs: number, fn: () => Promise<T>): Promise<T> {
-  const lock = join(ROOT, '.tmp', `${name}.lock`);
-  mkdirSync(join(ROOT, '.tmp'), { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > staleMs) rmSync(lock, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
 
 /** Output of a finished command, for error messages: the end of it, where the reason usually is. */
 const tail = (text: string, lines = 60) => text.split('\n').slice(-lines).join('\n');
