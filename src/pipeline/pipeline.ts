@@ -141,7 +141,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const chunks = chunksOf(signal, items);
     for (let i = 0; i < chunks.length; i++) {
       const chunk = chunks[i]!;
-      const result = await postBody(sender, url, chunk.body, chunk.bytes, true);
+      const result = await postBody(sender, url, chunk.body, chunk.bytes, true, true);
       if (result.verdict === 'retry') {
         settle(url, chunks.slice(i).flatMap((c) => c.items), result);
         backoff(url, result, failures + 1);
@@ -222,7 +222,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     for (let attempt = 1; attempt <= POST_JSON_ATTEMPTS; attempt++) {
       const wait = pausedUntil - clock.now();
       if (wait > 0 && !stopped) await sleep(wait);
-      const result = await postBody(transport, url, body, bytes, true);
+      const result = await postBody(transport, url, body, bytes, true, true);
       if (result.verdict === 'delivered') return true;
       if (result.verdict === 'refused') {
         debug.warn(`${url} refused a body with HTTP ${result.status}; it is dropped. ${result.detail}`);

@@ -1,16 +1,11 @@
+import { gzipText } from '../pipeline/gzip';
+
 /**
- * Chunk payload encoding (wire/replay.ts `encoding`): gzip through the browser's native `CompressionStream`, which
- * compresses off the main thread, then base64; plain JSON where CompressionStream does not exist or fails.
+ * Chunk payload encoding (wire/replay.ts `encoding`): gzip, then base64; plain JSON where compression is unavailable.
  */
 export async function encodeEvents(json: string): Promise<{ encoding: 'gzip' | 'json'; data: string }> {
-  if (typeof CompressionStream === 'undefined') return { encoding: 'json', data: json };
-  try {
-    const stream = new Blob([json]).stream().pipeThrough(new CompressionStream('gzip'));
-    const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-    return { encoding: 'gzip', data: toBase64(bytes) };
-  } catch {
-    return { encoding: 'json', data: json };
-  }
+  const bytes = await gzipText(json);
+  return bytes === undefined ? { encoding: 'json', data: json } : { encoding: 'gzip', data: toBase64(bytes) };
 }
 
 function toBase64(bytes: Uint8Array): string {

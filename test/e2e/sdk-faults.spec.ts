@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import type { ExportLogsServiceRequest, ExportMetricsServiceRequest, ExportTraceServiceRequest, KeyValue } from '../../wire/otlp-json';
 import { INGEST_PATHS } from '../../wire/paths';
@@ -70,7 +71,10 @@ function pageHtml(proxy: IngestProxy, ingest: TestServer, options: PageOptions):
     const url = String(input instanceof Request ? input.url : input);
     if (!url.startsWith(${JSON.stringify(proxy.url)})) return base(input, init);
     probe.inFlight += 1;
-    probe.calls.push({ at: performance.now(), path: new URL(url).pathname, body: String(init && init.body) });
+    // Bodies are gzipped where the browser can (CompressionStream): keep the bytes, Node decompresses them.
+    const body = init && init.body;
+    probe.calls.push({ at: performance.now(), path: new URL(url).pathname,
+      body: typeof body === 'string' ? body : null, gzip: body instanceof Uint8Array ? Array.from(body) : null });
     return base(input, init).finally(() => { probe.inFlight -= 1; });
   };
 })();
@@ -252,8 +256,11 @@ test.describe('ingest down', () => {
         )
         .toBe(true);
       expect(proxy.resets.length, 'ingest refused the connections').toBeGreaterThan(0);
-      const attempted: Array<{ path: string; body: string }> = await page.evaluate(() => (window as any).ingestProbe.calls);
-      const held = new Set(attempted.flatMap((c) => recordKeys(c.path, c.body)));
+      const attempted: Array<{ path: string; body: string | null; gzip: number[] | null }> = await page.evaluate(
+        () => (window as any).ingestProbe.calls,
+      );
+      const text = (call: (typeof attempted)[number]) => call.body ?? gunzipSync(Buffer.from(call.gzip ?? [])).toString();
+      const held = new Set(attempted.flatMap((c) => recordKeys(c.path, text(c))));
       expect(held.size, "the app's records were held: at least its fetch span and outcome log").toBeGreaterThanOrEqual(2);
 
       // 500 records in one task, started when nothing is on the wire: the queue then holds exactly the newest 50,

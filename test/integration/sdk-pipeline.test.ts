@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PipelineClock } from '../../src/pipeline/clock';
@@ -265,16 +266,22 @@ interface Seen {
  * A local ingest stand-in answering each request by `script(n, now)` (n from 0, `now` virtual) and recording what it
  * received. `delayMs` delays the answer in real time.
  */
+/** A request body as text; the pipeline gzips where CompressionStream exists (Node has it), as ingest accepts. */
+async function requestText(req: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks);
+  return (req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString();
+}
+
 async function faultServer(clock: PipelineClock, script: (n: number, now: number) => Reply) {
   const seen: Seen[] = [];
   let concurrent = 0;
   let maxConcurrent = 0;
   const server = http.createServer((req, res) => {
-    let body = '';
     concurrent += 1;
     maxConcurrent = Math.max(maxConcurrent, concurrent);
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
+    void requestText(req).then((body) => {
       const n = seen.length;
       const parsed = JSON.parse(body) as { resourceLogs?: { scopeLogs: { logRecords: { body: { stringValue: string } }[] }[] }[] };
       const bodies = (parsed.resourceLogs ?? []).flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords.map((l) => l.body.stringValue)));
@@ -417,9 +424,7 @@ describe('pipeline against failing ingest', () => {
     // Ingest comes back on the same port.
     const seen: { path: string; body: any }[] = [];
     const back = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
+      void requestText(req).then((body) => {
         seen.push({ path: req.url ?? '', body: JSON.parse(body) });
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });

@@ -1,7 +1,11 @@
 /**
  * Size budgets of what users download. Sizes are gzip (level 9, zlib), which is deterministic for a given input, so
- * a failure means the output grew, not that the measurement drifted. When a budget is exceeded on purpose, raise it
- * to ~15% above the new measurement and say why in the commit.
+ * a failure means the output grew, not that the measurement drifted. The budgets sit about 3 % above the last
+ * measurement: enough for a small fix, not for a new dependency or a signal's worth of code to slip in unnoticed.
+ * When a budget is exceeded on purpose, re-measure, set it ~3 % above the new figure and say why in the commit.
+ *
+ * These are the SDK's own files. What an application pays, dependencies included and minified, is checked by
+ * sdk-budget.test.ts (a real Vite build against issue 3's 40 KB).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,12 +14,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
 import { esmGraph } from '../support/dist-graph';
 
-/** Budgets in gzip bytes. Measured at 0.1.0: ESM core 3502, CDN 24875. */
+/**
+ * Budgets in gzip bytes, each the measurement + 3 %. Measured with the SDK runtime (initBrowserSDK and every signal):
+ * ESM core 25,818 B, CDN 60,211 B. Before the runtime (config and recorder loader only) they were 3,502 and 24,875.
+ */
 const BUDGETS = {
-  /** dist/esm/index.js plus every module it imports statically (what an app pays before replay starts). */
-  esmCore: 4_050,
-  /** dist/cdn/svc.min.js, rrweb included. */
-  cdn: 28_600,
+  /**
+   * dist/esm/index.js plus every module it imports statically (what an app pays before replay starts), unminified,
+   * dependencies (OpenTelemetry, web-vitals) excluded: they stay external in the ESM build.
+   */
+  esmCore: 26_590,
+  /** dist/cdn/svc.min.js: minified, every dependency inlined, rrweb included. */
+  cdn: 62_020,
 };
 
 const esm = join(ROOT, 'dist', 'esm');

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { gunzipSync } from 'node:zlib';
 import { API_KEY_QUERY_PARAM } from '../../wire/paths';
 import { serveLocally } from './local-server';
 
@@ -35,7 +36,7 @@ export interface ProxiedRequest {
   apiKeyHeader: boolean;
   contentType: string;
   bytes: number;
-  /** The request body as UTF-8 text. */
+  /** The request body as UTF-8 text (decompressed when it came gzipped; `bytes` counts what was on the wire). */
   body: string;
   receivedAt: number;
   /** What the proxy did with it. */
@@ -71,7 +72,7 @@ export interface IngestProxy {
 }
 
 /** Request headers passed upstream: what ingest and its CORS handling read. */
-const FORWARDED_REQUEST_HEADERS = ['content-type', 'x-api-key', 'origin', 'access-control-request-method', 'access-control-request-headers'];
+const FORWARDED_REQUEST_HEADERS = ['content-type', 'content-encoding', 'x-api-key', 'origin', 'access-control-request-method', 'access-control-request-headers'];
 /** Answer headers that describe the proxy's own connection or encoding, not the upstream answer. */
 const HOP_HEADERS = ['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'];
 
@@ -153,7 +154,7 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
       apiKeyHeader: req.headers['x-api-key'] !== undefined,
       contentType: req.headers['content-type'] ?? '',
       bytes: body.length,
-      body: body.toString('utf8'),
+      body: (req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8'),
       receivedAt: performance.now(),
       handling: postFault === undefined ? 'forwarded' : postFault.kind === 'slow' ? 'held' : 'answered',
     };

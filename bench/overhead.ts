@@ -1,0 +1,136 @@
+/**
+ * Browser overhead of the SDK (issue 3): the same workload page with no SDK, with `@svc/browser` (every signal on,
+ * replay off) and with `@sentry/browser` (tracing, every transaction sampled), in real Chromium, in one run.
+ *
+ *   npm run bench:overhead [-- --runs 5 --profile --variants none,svc,sentry]
+ *
+ * Each variant is built with Vite (minified, bench/overhead/build.ts) and served from a local origin; telemetry goes
+ * to a local sink on another origin (bench/overhead/servers.ts). Every repetition runs each variant once, in a fresh
+ * browser context, in an order rotated per repetition; one unmeasured warm-up run per variant comes first. A run
+ * (bench/overhead/run.ts) plays 10 rounds of clicks, typing, fetches, DOM churn and console output, then waits 3 s.
+ *
+ * Reported per variant (medians): added main-thread time against the baseline (CDP `Performance.getMetrics`
+ * `TaskDuration`, thread time, from navigation to the end of the workload), added script time (`ScriptDuration`),
+ * bytes sent to the sink (request bodies, counted after the page is closed so that final flushes count), JS heap after
+ * a forced GC, and the JavaScript transferred. Then the verdict on the target (svc's added time and bytes each at most
+ * half of Sentry's) and where each SDK's bytes go. `--profile` adds one profiled run per SDK on unminified builds and
+ * prints where its JavaScript time goes, by module and package (bench/overhead/profile.ts).
+ */
+import { chromium, type Browser } from '@playwright/test';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import { browserLaunchOptions } from '../test/support/browser';
+import { ROOT, ensureSdkBuilt } from '../test/support/build-sdk';
+import { VARIANTS, buildVariant, type Variant, type VariantBuild } from './overhead/build';
+import { summarizeProfile } from './overhead/profile';
+import { aggregate, bytesTable, figuresTable, profileTable, verdict } from './overhead/report';
+import { measureRun, type RunResult } from './overhead/run';
+import { startAppServer, startSink, type AppServer, type Sink } from './overhead/servers';
+
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '5' },
+    profile: { type: 'boolean', default: false },
+    variants: { type: 'string', default: VARIANTS.join(',') },
+  },
+});
+const RUNS = Number(args.runs);
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs must be a positive integer');
+const SELECTED = args.variants.split(',').map((name) => name.trim()) as Variant[];
+for (const name of SELECTED) if (!VARIANTS.includes(name)) throw new Error(`unknown variant "${name}" (known: ${VARIANTS.join(', ')})`);
+if (!SELECTED.includes('none')) SELECTED.unshift('none');
+
+/** A run takes about 20 s; anything far beyond that is a hang, and the benchmark must stop by itself. */
+const WATCHDOG_MS = (120 + (RUNS + 2) * SELECTED.length * 60) * 1000;
+
+async function buildAll(minify: boolean): Promise<Map<Variant, VariantBuild>> {
+  const builds = new Map<Variant, VariantBuild>();
+  for (const variant of SELECTED) builds.set(variant, await buildVariant(ROOT, variant, minify));
+  return builds;
+}
+
+/** Every repetition runs each variant once; the order rotates so that no variant always runs first or last. */
+function schedule(): Array<{ variant: Variant; repetition: number }> {
+  const plan: Array<{ variant: Variant; repetition: number }> = [];
+  for (let repetition = 0; repetition < RUNS; repetition++) {
+    for (let i = 0; i < SELECTED.length; i++) plan.push({ variant: SELECTED[(i + repetition) % SELECTED.length]!, repetition });
+  }
+  return plan;
+}
+
+async function measureAll(browser: Browser, servers: { app: AppServer; sink: Sink }): Promise<RunResult[]> {
+  let run = 0;
+  for (const variant of SELECTED) await measureRun(browser, servers, { variant, run: ++run, repetition: -1, profile: false });
+  const results: RunResult[] = [];
+  for (const { variant, repetition } of schedule()) {
+    const result = await measureRun(browser, servers, { variant, run: ++run, repetition, profile: false });
+    results.push(result);
+    const sent = result.telemetry.reduce((sum, request) => sum + request.body.length, 0);
+    console.error(
+      `  repetition ${repetition + 1}/${RUNS} ${variant}: main thread ${result.loadTaskMs.toFixed(0)} + ${result.workTaskMs.toFixed(0)} ms, ` +
+        `script ${(result.loadScriptMs + result.workScriptMs).toFixed(0)} ms, ${result.telemetry.length} requests / ${sent} B sent, ` +
+        `heap ${(result.heapBytes / 1e6).toFixed(2)} MB`,
+    );
+  }
+  return results;
+}
+
+async function profileSdks(browser: Browser, sink: Sink, builds: Map<Variant, VariantBuild>): Promise<string[]> {
+  const app = await startAppServer(builds, sink.origin);
+  try {
+    const tables: string[] = [];
+    let run = 10_000;
+    for (const variant of SELECTED.filter((name) => name !== 'none')) {
+      const result = await measureRun(browser, { app, sink }, { variant, run: ++run, repetition: -1, profile: true });
+      if (result.profile) tables.push(profileTable(variant, summarizeProfile(result.profile, builds.get(variant)!)));
+    }
+    return tables;
+  } finally {
+    await app.close();
+  }
+}
+
+async function main(): Promise<void> {
+  if (SELECTED.includes('svc')) await ensureSdkBuilt();
+  console.error(`building ${SELECTED.join(', ')} with Vite${args.profile ? ', minified and not' : ''}...`);
+  const builds = await buildAll(true);
+  // Built up front, like the measured variants: dist/ may be rebuilt while the benchmark runs.
+  const profileBuilds = args.profile ? await buildAll(false) : undefined;
+  const sink = await startSink();
+  const app = await startAppServer(builds, sink.origin);
+  const browser = await chromium.launch(browserLaunchOptions());
+  try {
+    console.error(`Chromium ${browser.version()}; ${RUNS} repetitions of ${SELECTED.join(', ')} (plus one warm-up run each)`);
+    const results = await measureAll(browser, { app, sink });
+    const profiles = profileBuilds ? await profileSdks(browser, sink, profileBuilds) : [];
+    const figures = aggregate(results);
+
+    console.log(`\n## bench:overhead, ${new Date().toISOString().slice(0, 10)}\n`);
+    console.log(
+      `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ` +
+        `Node ${process.version}, Chromium ${browser.version()} headless; ${RUNS} repetitions, medians.\n`,
+    );
+    console.log(figuresTable(figures));
+    console.log(`\n${verdict(figures)}\n`);
+    for (const f of figures.filter((f) => f.variant !== 'none')) console.log(`${bytesTable(f)}\n`);
+    for (const table of profiles) console.log(`${table}\n`);
+  } finally {
+    await browser.close();
+    await app.close();
+    await sink.close();
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`bench:overhead did not finish within ${WATCHDOG_MS / 1000} s; giving up`);
+  process.exit(2);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+main().then(
+  () => clearTimeout(watchdog),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,54 @@
+/**
+ * Builds the workload page once per variant with Vite's JavaScript API, as a production app would ship it: minified
+ * (or not, for `--profile`, whose summaries need module boundaries), relative asset URLs, and `@svc/browser` resolved
+ * to the built SDK (`dist/esm/index.js`) the way an installed package resolves. Builds stay in memory.
+ */
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import type { Rolldown } from 'vite';
+
+/** The bench's variants: the baseline without SDK, svc, Sentry. */
+export const VARIANTS = ['none', 'svc', 'sentry'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+/** One emitted JavaScript file, with its gzip (level 9) encoding, which is what the bench server sends. */
+export interface BuiltFile {
+  code: string;
+  gzip: Buffer;
+}
+
+/** A variant's build: its JavaScript files by path relative to the page (`assets/<name>.js`), and the entry's. */
+export interface VariantBuild {
+  variant: Variant;
+  entry: string;
+  files: Map<string, BuiltFile>;
+}
+
+const PAGE_DIR = join(import.meta.dirname, 'page');
+
+/** Builds one variant; `root` is the repository root (for `dist/esm`). */
+export async function buildVariant(root: string, variant: Variant, minify: boolean): Promise<VariantBuild> {
+  const { build } = await import('vite');
+  const result = await build({
+    root: PAGE_DIR,
+    configFile: false,
+    envDir: false,
+    publicDir: false,
+    mode: 'production',
+    logLevel: 'warn',
+    base: './',
+    resolve: { alias: { '@svc/browser': join(root, 'dist', 'esm', 'index.js') } },
+    build: {
+      write: false,
+      minify,
+      rolldownOptions: { input: join(PAGE_DIR, `${variant}.ts`) },
+    },
+  });
+  if (!('output' in result)) throw new Error(`expected one Vite output for ${variant}`);
+  const chunks = result.output.filter((file): file is Rolldown.OutputChunk => file.type === 'chunk');
+  const entry = chunks.find((chunk) => chunk.isEntry);
+  if (!entry) throw new Error(`no entry chunk for ${variant}`);
+  const files = new Map<string, BuiltFile>();
+  for (const chunk of chunks) files.set(chunk.fileName, { code: chunk.code, gzip: gzipSync(chunk.code, { level: 9 }) });
+  return { variant, entry: entry.fileName, files };
+}

@@ -1,0 +1,169 @@
+/**
+ * Turns the runs of `bench:overhead` into markdown: medians per variant, the added cost of each SDK against the
+ * baseline, the verdict on issue 3's target (svc's added main-thread time and bytes sent each at most half of
+ * Sentry's), and where the bytes (and with `--profile` the time) go.
+ *
+ * "Added" figures are medians of paired differences: in each repetition the variants run back to back, so the
+ * difference with the same repetition's baseline cancels most of the drift of a shared machine.
+ */
+import type { Variant } from './build';
+import type { ProfileSummary } from './profile';
+import type { RunResult } from './run';
+import { summarizeTelemetry, type TelemetrySummary } from './telemetry';
+
+export function median(values: readonly number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
+const kb = (bytes: number) => (Number.isFinite(bytes) ? (bytes / 1000).toFixed(1) : 'n/a');
+const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
+const signed = (value: number, format: (v: number) => string) => (value > 0 ? `+${format(value)}` : format(value));
+
+/** Every figure of one variant, aggregated over its runs. */
+export interface VariantFigures {
+  variant: Variant;
+  runs: number;
+  totalTaskMs: number;
+  totalScriptMs: number;
+  loadTaskMs: number;
+  workTaskMs: number;
+  /** Medians of the per-repetition differences with the baseline (0 for the baseline itself). */
+  addedTaskMs: number;
+  addedScriptMs: number;
+  addedTaskRange: [number, number];
+  heapBytes: number;
+  addedHeapBytes: number;
+  sentBytes: number;
+  sentRequests: number;
+  encodings: string[];
+  scriptBytes: number;
+  /** The run with the median bytes sent, for the breakdown. */
+  medianTelemetry: TelemetrySummary;
+}
+
+const total = (run: RunResult, key: 'Task' | 'Script') => run[`load${key}Ms`] + run[`work${key}Ms`];
+
+/** Aggregates the measured runs per variant, pairing each with the baseline run of its repetition. */
+export function aggregate(results: readonly RunResult[]): VariantFigures[] {
+  const variants = [...new Set(results.map((result) => result.variant))];
+  const baseline = new Map(results.filter((r) => r.variant === 'none').map((r) => [r.repetition, r]));
+  return variants.map((variant) => {
+    const runs = results.filter((r) => r.variant === variant);
+    const paired = (f: (r: RunResult) => number) =>
+      runs.flatMap((r) => {
+        const base = baseline.get(r.repetition);
+        return base ? [f(r) - f(base)] : [];
+      });
+    const addedTask = paired((r) => total(r, 'Task'));
+    const telemetry = runs.map((r) => summarizeTelemetry(r.telemetry)).sort((a, b) => a.bytes - b.bytes);
+    return {
+      variant,
+      runs: runs.length,
+      totalTaskMs: median(runs.map((r) => total(r, 'Task'))),
+      totalScriptMs: median(runs.map((r) => total(r, 'Script'))),
+      loadTaskMs: median(runs.map((r) => r.loadTaskMs)),
+      workTaskMs: median(runs.map((r) => r.workTaskMs)),
+      addedTaskMs: median(addedTask),
+      addedScriptMs: median(paired((r) => total(r, 'Script'))),
+      addedTaskRange: [Math.min(...addedTask), Math.max(...addedTask)],
+      heapBytes: median(runs.map((r) => r.heapBytes)),
+      addedHeapBytes: median(paired((r) => r.heapBytes)),
+      sentBytes: median(telemetry.map((t) => t.bytes)),
+      sentRequests: median(telemetry.map((t) => t.requests)),
+      encodings: [...new Set(telemetry.flatMap((t) => t.encodings))],
+      scriptBytes: median(runs.map((r) => r.scriptBytes)),
+      medianTelemetry: telemetry[telemetry.length >> 1]!,
+    };
+  });
+}
+
+/** The main table: one row per variant. */
+export function figuresTable(figures: readonly VariantFigures[]): string {
+  const baselineScript = figures.find((f) => f.variant === 'none')?.scriptBytes ?? NaN;
+  const rows = figures.map((f) =>
+    [
+      f.variant,
+      f.variant === 'none' ? '—' : `${signed(f.addedTaskMs, ms)} (${ms(f.addedTaskRange[0])} … ${ms(f.addedTaskRange[1])})`,
+      f.variant === 'none' ? '—' : signed(f.addedScriptMs, ms),
+      `${ms(f.totalTaskMs)} (${ms(f.loadTaskMs)} + ${ms(f.workTaskMs)})`,
+      ms(f.totalScriptMs),
+      `${kb(f.sentBytes)} (${f.sentRequests})`,
+      `${mb(f.heapBytes)}${f.variant === 'none' ? '' : ` (${signed(f.addedHeapBytes / 1e6, (v) => v.toFixed(2))})`}`,
+      f.variant === 'none' ? kb(f.scriptBytes) : `${kb(f.scriptBytes)} (${signed(f.scriptBytes - baselineScript, kb)})`,
+    ].join(' | '),
+  );
+  return [
+    '| variant | added main-thread ms (min … max) | added script ms | main-thread ms (load + workload) | script ms | KB sent (requests) | JS heap MB after GC (added) | JS transfer KB, gzip (SDK) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row} |`),
+  ].join('\n');
+}
+
+/** svc against Sentry on the two targets of issue 3. */
+export function verdict(figures: readonly VariantFigures[]): string {
+  const svc = figures.find((f) => f.variant === 'svc');
+  const sentry = figures.find((f) => f.variant === 'sentry');
+  if (!svc || !sentry) return '(verdict needs both the svc and the sentry variants)';
+  const line = (what: string, ours: number, theirs: number, format: (v: number) => string) => {
+    const head = `- ${what}: svc ${format(ours)}, Sentry ${format(theirs)}`;
+    // A baseline difference at or below zero means the runs were too noisy to resolve Sentry's cost: no ratio.
+    if (!(theirs > 0)) return `${head}: not resolved (Sentry's figure is within the noise; run more repetitions)`;
+    if (ours <= 0) return `${head}: svc's cost is below what the runs resolve (target ≤ 0.50: **met**, see the spread)`;
+    const ratio = ours / theirs;
+    return `${head}: ratio ${ratio.toFixed(2)} (target ≤ 0.50: **${ratio <= 0.5 ? 'met' : 'missed'}**)`;
+  };
+  return [
+    line('added main-thread time', svc.addedTaskMs, sentry.addedTaskMs, (v) => `${ms(v)} ms`),
+    line('added script time', svc.addedScriptMs, sentry.addedScriptMs, (v) => `${ms(v)} ms`),
+    line('bytes sent', svc.sentBytes, sentry.sentBytes, (v) => `${kb(v)} KB`),
+  ].join('\n');
+}
+
+/** Where a variant's bytes go, from its median run: by kind of record and, for OTLP, by attribute. */
+export function bytesTable(figures: VariantFigures, topAttributes = 10): string {
+  const t = figures.medianTelemetry;
+  const share = (bytes: number) => `${((bytes / t.decodedBytes) * 100).toFixed(1)} %`;
+  const lines = [
+    `${figures.variant}: ${kb(t.bytes)} KB in ${t.requests} requests (encoding: ${t.encodings.join(', ') || 'none'}; ${kb(t.decodedBytes)} KB uncompressed)`,
+    '',
+    '| what | records | KB | share |',
+    '|---|---:|---:|---:|',
+    ...t.categories.map((c) => `| ${c.name} | ${c.count || ''} | ${kb(c.bytes)} | ${share(c.bytes)} |`),
+  ];
+  if (t.attributes.length > 0) {
+    lines.push(
+      '',
+      `Largest attributes (over every record and resource; included in the rows above):`,
+      '',
+      '| attribute | occurrences | KB | share |',
+      '|---|---:|---:|---:|',
+      ...t.attributes.slice(0, topAttributes).map((c) => `| ${c.name} | ${c.count} | ${kb(c.bytes)} | ${share(c.bytes)} |`),
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Where a variant's JavaScript time goes, from a profiled run. */
+export function profileTable(variant: Variant, summary: ProfileSummary, top = 15): string {
+  const row = (entry: { name: string; ms: number }) =>
+    `| ${entry.name} | ${entry.ms.toFixed(1)} | ${((entry.ms / summary.busyMs) * 100).toFixed(1)} % |`;
+  return [
+    `${variant}: ${summary.busyMs.toFixed(0)} ms busy in the profile (unminified build, sampling every 0.1 ms)`,
+    '',
+    '| owner | self ms | share |',
+    '|---|---:|---:|',
+    ...summary.owners.slice(0, top).map(row),
+    '',
+    '| module | self ms | share |',
+    '|---|---:|---:|',
+    ...summary.modules.slice(0, top).map(row),
+    '',
+    '| SDK function (module:~line in it) | self ms | share |',
+    '|---|---:|---:|',
+    ...summary.sdkFunctions.slice(0, top).map(row),
+  ].join('\n');
+}

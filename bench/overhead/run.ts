@@ -1,0 +1,156 @@
+/**
+ * One measured run of `bench:overhead`: a fresh browser context loads one variant's workload page, the driver plays
+ * the same input through the DevTools protocol (mouse clicks and key presses, no script injected into the page), and
+ * the page's main-thread time, heap and telemetry are read.
+ *
+ * Main-thread time comes from `Performance.getMetrics` with `timeDomain: 'threadTicks'`: `TaskDuration` (every task
+ * of the renderer's main thread: script, style, layout, paint, GC) and `ScriptDuration` (script only), in thread
+ * CPU time rather than wall time, so that another process taking the CPU (the machine is shared) does not count.
+ * The metrics are cumulative for the page, read once at `load` (the page's start-up, SDK init included) and once at
+ * the end of the workload plus a settle period long enough for both SDKs' periodic sends, so the time the SDKs spend
+ * serialising and sending telemetry counts too. A trace would attribute time per task but costs more and perturbs
+ * more; `--profile` takes a CPU profile in a separate run for attribution instead.
+ */
+import type { Browser, CDPSession, Page } from '@playwright/test';
+import type { Variant } from './build';
+import type { CpuProfile } from './profile';
+import type { AppServer, Sink, SinkRequest } from './servers';
+
+/**
+ * Rounds of the workload; each round is 5-6 clicks, about 12 key presses, 2 fetches, 2,000 nodes added and removed
+ * and 3 console calls. Typing is kept short: each key press costs Chromium about 6 ms of main-thread time for text
+ * editing alone, the same with or without an SDK, and that common cost only adds noise to the differences.
+ */
+const ROUNDS = 10;
+/** Wait after the workload: longer than svc's 2 s flush period and Sentry's 1 s idle-span timeout. */
+const SETTLE_MS = 3_000;
+/** After the page is closed, the run's telemetry is complete once the sink has been quiet this long. */
+const SINK_QUIET_MS = 1_000;
+const SINK_WAIT_LIMIT_MS = 10_000;
+/** Delay between key presses, ms: a fast typist. */
+const KEY_DELAY_MS = 15;
+/** Upper bound for the page to settle after one input; a hang is a failed run, not a stuck benchmark. */
+const STEP_TIMEOUT_MS = 15_000;
+
+/** What one run measured. Times in ms of main-thread CPU; sizes in bytes. */
+export interface RunResult {
+  variant: Variant;
+  /** Unique number of the run (telemetry and downloads are attributed by it). */
+  run: number;
+  /** Which repetition the run belongs to; -1 for warm-up and profiled runs. */
+  repetition: number;
+  /** Main-thread time from navigation to the `load` event. */
+  loadTaskMs: number;
+  loadScriptMs: number;
+  /** Main-thread time from `load` to the end of the settle period after the workload. */
+  workTaskMs: number;
+  workScriptMs: number;
+  /** `JSHeapUsedSize` after the workload and a forced garbage collection. */
+  heapBytes: number;
+  /** JavaScript the page downloaded, gzip-encoded. */
+  scriptBytes: number;
+  /** Telemetry the sink received for this run, including sends after the page was closed. */
+  telemetry: SinkRequest[];
+  /** CPU profile of the page from navigation to the end of the settle period, when asked for. */
+  profile?: CpuProfile;
+}
+
+type Metrics = Record<string, number>;
+
+async function metrics(cdp: CDPSession): Promise<Metrics> {
+  const { metrics: list } = await cdp.send('Performance.getMetrics');
+  return Object.fromEntries(list.map((metric) => [metric.name, metric.value]));
+}
+
+/** CDP reports these metrics in seconds. */
+const toMs = (seconds: number | undefined) => (seconds ?? NaN) * 1000;
+
+function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${STEP_TIMEOUT_MS} ms`)), STEP_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The same input for every variant: see bench/overhead/page/app.ts for what each control does. */
+async function playWorkload(page: Page): Promise<void> {
+  const targets = await page.evaluate(() => window.bench!.targets());
+  const idle = () => withTimeout(page.evaluate(() => window.bench!.idle()), 'the page');
+  const click = async (target: keyof typeof targets) => {
+    await page.mouse.click(targets[target].x, targets[target].y);
+    await idle();
+  };
+  for (let round = 1; round <= ROUNDS; round++) {
+    await click('load');
+    await click('name');
+    await page.keyboard.type(`Ann ${round}`, { delay: KEY_DELAY_MS });
+    await click('email');
+    await page.keyboard.type(`a${round}@x.io`, { delay: KEY_DELAY_MS });
+    await click('save');
+    await click('churn');
+    if (round % 3 === 0) await click('next');
+  }
+}
+
+async function waitForQuietSink(sink: Sink, run: number, closedAt: number): Promise<void> {
+  const deadline = closedAt + SINK_WAIT_LIMIT_MS;
+  while (performance.now() < deadline) {
+    if (performance.now() - Math.max(closedAt, sink.lastArrival(run)) >= SINK_QUIET_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Which run to make. */
+export interface RunOptions {
+  variant: Variant;
+  run: number;
+  repetition: number;
+  /** Take a CPU profile from navigation to the end of the settle period. */
+  profile: boolean;
+}
+
+/** Runs the workload once in a new browser context and returns what it measured. */
+export async function measureRun(browser: Browser, servers: { app: AppServer; sink: Sink }, options: RunOptions): Promise<RunResult> {
+  const { variant, run, repetition, profile } = options;
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
+    if (profile) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+      await cdp.send('Profiler.start');
+    }
+    await page.goto(`${servers.app.origin}/r/${run}/${variant}/`, { waitUntil: 'load' });
+    const atLoad = await metrics(cdp);
+    await playWorkload(page);
+    await page.waitForTimeout(SETTLE_MS);
+    const atEnd = await metrics(cdp);
+    const cpuProfile = profile ? ((await cdp.send('Profiler.stop')).profile as CpuProfile) : undefined;
+    await cdp.send('HeapProfiler.collectGarbage');
+    const afterGc = await metrics(cdp);
+
+    // With `runBeforeUnload`, close() returns before the page is gone; the unload handlers (final flushes) run first.
+    const closed = new Promise<void>((resolve) => page.once('close', () => resolve()));
+    await page.close({ runBeforeUnload: true });
+    await withTimeout(closed, 'closing the page');
+    await waitForQuietSink(servers.sink, run, performance.now());
+    return {
+      variant,
+      run,
+      repetition,
+      loadTaskMs: toMs(atLoad.TaskDuration),
+      loadScriptMs: toMs(atLoad.ScriptDuration),
+      workTaskMs: toMs(atEnd.TaskDuration) - toMs(atLoad.TaskDuration),
+      workScriptMs: toMs(atEnd.ScriptDuration) - toMs(atLoad.ScriptDuration),
+      heapBytes: afterGc.JSHeapUsedSize ?? NaN,
+      scriptBytes: servers.app.scriptBytes(run),
+      telemetry: servers.sink.requests(run),
+      ...(cpuProfile ? { profile: cpuProfile } : {}),
+    };
+  } finally {
+    await context.close();
+  }
+}

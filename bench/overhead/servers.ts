@@ -1,0 +1,191 @@
+/**
+ * The two local origins of `bench:overhead`, both plain node:http on 127.0.0.1:
+ *
+ * - the app server serves the workload page of each variant under `/r/<run>/<variant>/` (gzip-encoded JavaScript,
+ *   counted per run), and the page's own API (`/api/items`, `/api/save`, every fifth save answering 500);
+ * - the sink, on another port so that telemetry is cross-origin as in production, accepts any POST under
+ *   `/r/<run>/otlp/*` or `/r/<run>/ingest/*` (svc) and `/api/<run>/envelope/` (Sentry), answers CORS preflights, and
+ *   keeps every body per run.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Variant, VariantBuild } from './build';
+
+/** A listening server and how to stop it. */
+export interface Listening {
+  origin: string;
+  close(): Promise<void>;
+}
+
+async function listen(server: http.Server): Promise<Listening> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    req.on('data', (part: Buffer) => parts.push(part));
+    req.on('end', () => resolve(Buffer.concat(parts)));
+    req.on('error', reject);
+  });
+}
+
+// ------------------------------------------------------------------------------------------------ app server
+
+/** The app server; `scriptBytes(run)` is the JavaScript it sent for that run, as encoded on the wire. */
+export interface AppServer extends Listening {
+  scriptBytes(run: number): number;
+}
+
+const ITEM_TAGS = ['new', 'sale', 'eco', 'bestseller', 'limited'];
+
+function items(page: number): unknown[] {
+  return Array.from({ length: 50 }, (_, i) => {
+    const id = page * 50 + i;
+    return { id, name: `Product ${id}`, price: 5 + ((id * 37) % 200) / 4, tags: ITEM_TAGS.slice(0, 1 + (id % 3)) };
+  });
+}
+
+function page(variant: Variant, entry: string, sinkOrigin: string): string {
+  return [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    `<meta name="bench-sink" content="${sinkOrigin}">`,
+    `<title>Bench shop</title><style>#list li{display:flex;gap:8px}.cell{display:inline-block;width:60px}</style>`,
+    `<script type="module" src="./${entry}"></script>`,
+    `</head><body data-variant="${variant}"></body></html>`,
+  ].join('');
+}
+
+/** Serves every variant's build (telling the page where the sink is) and the page's API. */
+export async function startAppServer(builds: ReadonlyMap<Variant, VariantBuild>, sinkOrigin: string): Promise<AppServer> {
+  const scriptBytes = new Map<number, number>();
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const match = /^\/r\/(\d+)\/([a-z]+)\/(.*)$/.exec(url.pathname);
+    if (url.pathname === '/api/items') {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(JSON.stringify(items(Number(url.searchParams.get('page') ?? 0))));
+      return;
+    }
+    if (url.pathname === '/api/save' && req.method === 'POST') {
+      void readBody(req).then((body) => {
+        let attempt = 0;
+        try {
+          attempt = Number((JSON.parse(body.toString('utf8')) as { attempt?: unknown }).attempt) || 0;
+        } catch {
+          // Not the page's JSON: answered like a first attempt.
+        }
+        const failed = attempt > 0 && attempt % 5 === 0;
+        res.writeHead(failed ? 500 : 200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify(failed ? { error: 'unavailable' } : { id: attempt }));
+      });
+      return;
+    }
+    const build = match ? builds.get(match[2] as Variant) : undefined;
+    if (!match || !build) {
+      res.writeHead(404).end();
+      return;
+    }
+    const rest = match[3] ?? '';
+    const file = build.files.get(rest);
+    if (file) {
+      const run = Number(match[1]);
+      scriptBytes.set(run, (scriptBytes.get(run) ?? 0) + file.gzip.length);
+      res.writeHead(200, { 'content-type': 'text/javascript', 'content-encoding': 'gzip', 'cache-control': 'no-store' });
+      res.end(file.gzip);
+      return;
+    }
+    if (rest.startsWith('assets/')) {
+      res.writeHead(404).end();
+      return;
+    }
+    // Every other path is a route of the single-page app.
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(page(build.variant, build.entry, sinkOrigin));
+  });
+  return { ...(await listen(server)), scriptBytes: (run) => scriptBytes.get(run) ?? 0 };
+}
+
+// ------------------------------------------------------------------------------------------------ sink
+
+/** One telemetry request the sink received. */
+export interface SinkRequest {
+  /** Path and query, e.g. `/r/3/otlp/v1/traces` or `/api/3/envelope/?sentry_key=...`. */
+  url: string;
+  contentType: string;
+  /** `Content-Encoding` as sent (`identity` when absent). */
+  encoding: string;
+  /** The body exactly as received. */
+  body: Buffer;
+}
+
+/** The sink: `requests(run)` lists what arrived for a run; `lastArrival(run)` is when the latest did (ms, monotonic). */
+export interface Sink extends Listening {
+  requests(run: number): SinkRequest[];
+  lastArrival(run: number): number;
+}
+
+const SINK_PATH = /^\/(?:r\/(\d+)\/(?:otlp|ingest)\/|api\/(\d+)\/envelope\/)/;
+
+function corsHeaders(req: http.IncomingMessage): Record<string, string> {
+  return {
+    'access-control-allow-origin': req.headers.origin ?? '*',
+    'access-control-allow-methods': 'POST, OPTIONS',
+    'access-control-allow-headers': req.headers['access-control-request-headers'] ?? 'content-type',
+    'access-control-max-age': '600',
+    vary: 'Origin',
+  };
+}
+
+/** Starts the telemetry sink. */
+export async function startSink(): Promise<Sink> {
+  const byRun = new Map<number, SinkRequest[]>();
+  const last = new Map<number, number>();
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    const match = SINK_PATH.exec(url);
+    if (!match) {
+      res.writeHead(404, corsHeaders(req)).end();
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, corsHeaders(req)).end();
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(405, corsHeaders(req)).end();
+      return;
+    }
+    const run = Number(match[1] ?? match[2]);
+    void readBody(req).then((body) => {
+      const list = byRun.get(run) ?? [];
+      list.push({
+        url,
+        contentType: req.headers['content-type'] ?? '',
+        encoding: req.headers['content-encoding'] ?? 'identity',
+        body,
+      });
+      byRun.set(run, list);
+      last.set(run, performance.now());
+      res.writeHead(200, { ...corsHeaders(req), 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  return {
+    ...(await listen(server)),
+    requests: (run) => byRun.get(run) ?? [],
+    lastArrival: (run) => last.get(run) ?? 0,
+  };
+}
