@@ -8,30 +8,11 @@
  *   keeps every body per run.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveLocally, type LocalServer } from '../../test/support/local-server';
 import type { Variant, VariantBuild } from './build';
 
 /** A listening server and how to stop it. */
-export interface Listening {
-  origin: string;
-  close(): Promise<void>;
-}
-
-async function listen(server: http.Server): Promise<Listening> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
+export type Listening = Pick<LocalServer, 'origin' | 'close'>;
 
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -71,7 +52,7 @@ function page(variant: Variant, entry: string, sinkOrigin: string): string {
 /** Serves every variant's build (telling the page where the sink is) and the page's API. */
 export async function startAppServer(builds: ReadonlyMap<Variant, VariantBuild>, sinkOrigin: string): Promise<AppServer> {
   const scriptBytes = new Map<number, number>();
-  const server = http.createServer((req, res) => {
+  const local = await serveLocally((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = /^\/r\/(\d+)\/([a-z]+)\/(.*)$/.exec(url.pathname);
     if (url.pathname === '/api/items') {
@@ -115,7 +96,7 @@ export async function startAppServer(builds: ReadonlyMap<Variant, VariantBuild>,
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end(page(build.variant, build.entry, sinkOrigin));
   });
-  return { ...(await listen(server)), scriptBytes: (run) => scriptBytes.get(run) ?? 0 };
+  return { origin: local.origin, close: local.close, scriptBytes: (run) => scriptBytes.get(run) ?? 0 };
 }
 
 // ------------------------------------------------------------------------------------------------ sink
@@ -153,7 +134,7 @@ function corsHeaders(req: http.IncomingMessage): Record<string, string> {
 export async function startSink(): Promise<Sink> {
   const byRun = new Map<number, SinkRequest[]>();
   const last = new Map<number, number>();
-  const server = http.createServer((req, res) => {
+  const local = await serveLocally((req, res) => {
     const url = req.url ?? '/';
     const match = SINK_PATH.exec(url);
     if (!match) {
@@ -184,7 +165,8 @@ export async function startSink(): Promise<Sink> {
     });
   });
   return {
-    ...(await listen(server)),
+    origin: local.origin,
+    close: local.close,
     requests: (run) => byRun.get(run) ?? [],
     lastArrival: (run) => last.get(run) ?? 0,
   };

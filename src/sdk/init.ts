@@ -19,7 +19,7 @@ import { ingestUrls } from './ingest-urls';
 import { createNoopSDK } from './noop';
 import { captureOriginals } from './originals';
 import { patchMethod } from './patch';
-import { createTeardown } from './teardown';
+import { createTeardown, type TeardownList } from './teardown';
 import type { BrowserSDK, CallContext, LogLevel } from './types';
 
 /** Where the running instance lives: one per page, even when two copies of the SDK are bundled. */
@@ -74,6 +74,21 @@ export function initBrowserSDK(config: BrowserSDKConfig): BrowserSDK {
 
 function start(config: ResolvedConfig, originals: SdkCore['originals'], debug: SdkCore['debug']): BrowserSDK {
   const teardown = createTeardown(debug);
+  try {
+    return wire(config, originals, debug, teardown);
+  } catch (error) {
+    // A start that failed halfway must not leave half of its patches and listeners in the app.
+    teardown.run();
+    throw error;
+  }
+}
+
+function wire(
+  config: ResolvedConfig,
+  originals: SdkCore['originals'],
+  debug: SdkCore['debug'],
+  teardown: TeardownList,
+): BrowserSDK {
   const session = createSessionTracker(config.replay.sessionStorageKey);
   const urls = ingestUrls(config.ingestUrl, globalThis.location?.origin);
   const pipeline = createPipeline({
