@@ -213,3 +213,42 @@ test('shutdown removes the fetch patch and the SDK sends nothing more', async ({
   await page.evaluate(() => fetch('/api/echo?after=shutdown'));
   expect(app.echoed.at(-1)!['traceparent']).toBeUndefined();
 });
+
+test('each fetch adds a network replay event and a recipe step; a failed one a network_error event too', async ({ page, ingest }) => {
+  await open(page, ingest);
+  const sessionId = await page.evaluate(async () => {
+    await fetch('/api/echo?status=200', { headers: { authorization: 'Bearer secret-token' } });
+    await fetch('http://127.0.0.1:9/unreachable').catch(() => undefined);
+    await (window as any).sdk.flushReplay();
+    return (window as any).sdk.sessionId as string;
+  });
+  type Chunk = { events: Array<{ type: number; data?: { tag?: string; payload?: Record<string, unknown> } }> };
+  let events: Array<{ tag?: string; payload?: Record<string, unknown> }> = [];
+  await expect
+    .poll(async () => {
+      const chunks = (await controlGet<{ data: Chunk[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`)).body.data;
+      events = chunks.flatMap((chunk) => chunk.events).flatMap((event) => (event.type === 5 && event.data ? [event.data] : []));
+      return events.filter((event) => event.tag === 'network' || event.tag === 'network_error').length;
+    })
+    .toBe(3);
+  expect(events.filter((event) => event.tag === 'network').map((event) => event.payload)).toEqual([
+    expect.objectContaining({ method: 'GET', url: `${app.origin}/api/echo?status=200`, status: 200 }),
+    expect.objectContaining({ method: 'GET', url: 'http://127.0.0.1:9/unreachable', status: 0 }),
+  ]);
+  expect(events.find((event) => event.tag === 'network_error')!.payload).toMatchObject({
+    url: 'http://127.0.0.1:9/unreachable',
+    status: 0,
+    error: expect.stringContaining('TypeError'),
+  });
+
+  let steps: Array<Record<string, any>> = [];
+  await expect
+    .poll(async () => {
+      steps = (await controlGet<{ data: Array<Record<string, any>> }>(ingest, `/recipes?session_id=${sessionId}`)).body.data;
+      return steps.length;
+    })
+    .toBe(2);
+  const ok = steps.find((step) => step.status === 200)!;
+  expect(ok).toMatchObject({ method: 'GET', url: `${app.origin}/api/echo?status=200` });
+  expect(JSON.stringify(ok)).not.toContain('secret-token');
+});
