@@ -35,8 +35,10 @@ interface Deps {
  * With `replay.enabled: false` nothing of the replay is kept or sent: no recording, no timeline events, no recipes.
  */
 export function startReplayTimeline({ config, session, pipeline, debug }: Deps): ReplayTimeline {
-  const { replay: options, serviceName } = config;
+  const { replay: options } = config;
   if (!options.enabled) return disabledTimeline();
+  // The same identity the OTLP resources carry: the pinned canonical app name when given.
+  const serviceName = config.appId ?? config.serviceName;
   let replayId = randomHexId();
   let sessionId = session.id();
   let seq = 0;
