@@ -270,7 +270,7 @@ export async function runShopScenario(page: Page, origin: string, ingest: TestSe
       rows.find((r) => r.scope.name.includes('xml-http-request') && text(r.attributes['http.url'] ?? r.attributes['url.full']).includes('via=xhr')),
     );
     // The attribute names SPEC 2.9 gives for HTTP spans, the same on XHR as on fetch spans.
-    expect.soft(xhrSpan.attributes, `XHR span attributes: ${JSON.stringify(xhrSpan.attributes)}`).toMatchObject({
+    expect(xhrSpan.attributes, `XHR span attributes: ${JSON.stringify(xhrSpan.attributes)}`).toMatchObject({
       'http.method': 'GET',
       'http.url': `${origin}/api/echo?via=xhr`,
       'http.status_code': 200,
@@ -287,7 +287,10 @@ export async function runShopScenario(page: Page, origin: string, ingest: TestSe
     expect(click.name).toBe('click');
     expect(click.attributes).toMatchObject({ event_type: 'click', target_element: 'BUTTON' });
     const clicks = (await listAll<SpanRow>(ingest, 'spans', sessionId)).filter((r) => r.name === 'click' && r.trace_id === fetchSpan.trace_id);
-    expect.soft(clicks.map(summary), 'one click, one interaction span').toHaveLength(1);
+    // Distinct span ids: delivery is at least once (a request that timed out on a loaded machine may have been stored
+    // before its retry, and ingest does not de-duplicate yet); what is checked here is one span per click.
+    const clickSpanIds = [...new Set(clicks.map((r) => r.span_id))];
+    expect(clickSpanIds, `one click, one interaction span: ${JSON.stringify(clicks.map(summary))}`).toHaveLength(1);
   });
 
   await test.step('Web Vitals and the app’s metric arrived (CLS and INP are final only once the page is hidden)', async () => {
