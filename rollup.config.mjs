@@ -4,11 +4,14 @@
  *   dist/esm/*.js            ES modules for bundlers; code-split, so the recorder (rrweb) is its own lazy chunk
  *   dist/cjs/*.cjs           CommonJS for `require` (Node SSR, Jest, older tooling)
  *   dist/types/*.d.ts|.d.cts bundled declarations, one self-contained file per entry and module system
- *   dist/cdn/svc.min.js      minified IIFE for a <script> tag: global `Svc`, every dependency inlined
+ *   dist/cdn/svc.min.js      minified IIFE for a <script> tag: global `Svc`, every dependency but rrweb inlined
+ *   dist/cdn/svc-recorder.min.js   minified IIFE with the recorder and rrweb, injected by svc.min.js when replay starts
  *
- * ESM and CJS keep dependencies external so that applications deduplicate them; only the CDN file bundles them.
+ * ESM and CJS keep dependencies external so that applications deduplicate them; only the CDN files bundle them.
  */
 import { readFileSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import commonjs from '@rollup/plugin-commonjs';
 import nodeResolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
@@ -139,30 +142,67 @@ const modules = {
   ],
 };
 
-/** `<script>` build: one self-contained, minified file exposing the global `Svc`. */
-const cdn = {
+/**
+ * The CDN build's recorder loader. A script file has no loader for extra chunks, so src/replay/load-recorder.ts's
+ * `import('./recorder')` would inline rrweb into svc.min.js. In the CDN build every import of that module resolves
+ * to src/cdn/load-recorder.ts instead, which injects svc-recorder.min.js with a <script> tag when replay starts. The
+ * swap is a resolve step rather than a second entry that re-exports everything, so the core keeps importing one
+ * module name; src/cdn/load-recorder.ts types its export as `typeof` the original, so the two cannot drift apart.
+ * If a dynamic import were left anyway, the IIFE output would fail the build (it cannot hold a second chunk).
+ */
+function cdnRecorderLoader() {
+  const original = fileURLToPath(new URL('./src/replay/load-recorder.ts', import.meta.url));
+  const replacement = fileURLToPath(new URL('./src/cdn/load-recorder.ts', import.meta.url));
+  let swapped = false;
+  return {
+    name: 'cdn-recorder-loader',
+    async resolveId(source, importer, options) {
+      if (importer === undefined || importer === replacement) return null;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      if (resolved === null || resolve(resolved.id) !== original) return resolved;
+      swapped = true;
+      return replacement;
+    },
+    buildEnd(error) {
+      if (!error && !swapped) this.error('src/replay/load-recorder.ts was not imported; the CDN recorder loader was not swapped in');
+    },
+  };
+}
+
+/** The options both `<script>` files share: minified IIFE, dependencies inlined, a source map beside each. */
+function scriptBuild({ input, file, banner, extraPlugins = [], ...output }) {
+  return {
+    input,
+    plugins: [...extraPlugins, nodeResolve({ browser: true }), commonjs(), compileTypeScript(), sdkVersion(), importMetaEnvOutsideEsm()],
+    onwarn,
+    output: {
+      file,
+      format: 'iife',
+      sourcemap: true,
+      // Only the CDN files carry a legal banner: in the module builds, bundlers would keep one `/*!` copy per file.
+      banner: `/*! ${pkg.name} v${pkg.version} | ${pkg.license}${banner} */`,
+      plugins: [terser({ ecma: 2018, compress: { passes: 2 }, format: { comments: /^!/ } })],
+      ...output,
+    },
+  };
+}
+
+/** `<script>` build: svc.min.js exposing the global `Svc`, without rrweb. */
+const cdn = scriptBuild({
   input: 'src/cdn.ts',
-  plugins: [
-    nodeResolve({ browser: true }),
-    commonjs(),
-    compileTypeScript(),
-    sdkVersion(),
-    importMetaEnvOutsideEsm(),
-  ],
-  onwarn,
-  output: {
-    file: 'dist/cdn/svc.min.js',
-    format: 'iife',
-    name: 'Svc',
-    exports: 'named',
-    // A script tag has no loader for extra chunks, so the recorder is inlined until the CDN build gets its own.
-    inlineDynamicImports: true,
-    sourcemap: true,
-    // Only the CDN file carries a legal banner: in the module builds, bundlers would keep one `/*!` copy per file.
-    banner: `/*! ${pkg.name} v${pkg.version} | ${pkg.license} | includes rrweb (MIT) */`,
-    plugins: [terser({ ecma: 2018, compress: { passes: 2 }, format: { comments: /^!/ } })],
-  },
-};
+  file: 'dist/cdn/svc.min.js',
+  banner: '',
+  extraPlugins: [cdnRecorderLoader()],
+  name: 'Svc',
+  exports: 'named',
+});
+
+/** svc-recorder.min.js: the recorder and rrweb; defines no global of its own (src/cdn/recorder-registry.ts). */
+const cdnRecorder = scriptBuild({
+  input: 'src/cdn/recorder.ts',
+  file: 'dist/cdn/svc-recorder.min.js',
+  banner: ' | includes rrweb (MIT)',
+});
 
 /**
  * Declarations: one build per entry so each file is self-contained. A shared declaration chunk would be imported
@@ -179,4 +219,4 @@ const declarations = Object.entries(entries).map(([name, input]) => ({
   ],
 }));
 
-export default [modules, cdn, ...declarations];
+export default [modules, cdn, cdnRecorder, ...declarations];

@@ -1,47 +1,65 @@
 /**
- * Browser overhead of the SDK (issue 3): the same workload page with no SDK, with `@svc/browser` (every signal on,
- * replay off) and with `@sentry/browser` (tracing, every transaction sampled), in real Chromium, in one run.
+ * Browser overhead of the SDK (issues 3 and 4): the same workload page with no SDK, with `@svc/browser` (every option
+ * at its default, session replay included) and with `@sentry/browser` (tracing, every transaction sampled, and
+ * session replay, every session recorded), in real Chromium, in one run.
  *
- *   npm run bench:overhead [-- --runs 5 --profile --variants none,svc,sentry]
+ *   npm run bench:overhead [-- --runs 3 --session-seconds 60 --session-runs 1 --profile --variants none,svc,sentry]
+ *
+ * `--variants` also takes `svc-no-replay` and `sentry-no-replay`, issue 3's comparison without replay.
  *
  * Each variant is built with Vite (minified, bench/overhead/build.ts) and served from a local origin; telemetry goes
  * to a local sink on another origin (bench/overhead/servers.ts). Every repetition runs each variant once, in a fresh
  * browser context, in an order rotated per repetition; one unmeasured warm-up run per variant comes first. A run
- * (bench/overhead/run.ts) plays 10 rounds of clicks, typing, fetches, DOM churn and console output, then waits 3 s.
+ * (bench/overhead/run.ts) plays 10 rounds of clicks, typing, fetches, DOM churn and console output, then waits 6 s.
  *
  * Reported per variant (medians): added main-thread time against the baseline (CDP `Performance.getMetrics`
  * `TaskDuration`, thread time, from navigation to the end of the workload), added script time (`ScriptDuration`),
- * bytes sent to the sink (request bodies, counted after the page is closed so that final flushes count), JS heap after
- * a forced GC, and the JavaScript transferred. Then the verdict on the target (svc's added time and bytes each at most
- * half of Sentry's) and where each SDK's bytes go. `--profile` adds one profiled run per SDK on unminified builds and
- * prints where its JavaScript time goes, by module and package (bench/overhead/profile.ts).
+ * bytes sent to the sink (request bodies as on the wire, counted after the page is closed so that final flushes
+ * count), JS heap after a forced GC, and the JavaScript transferred. Then the verdict on the targets (svc's added time,
+ * bytes and heap each at most half of Sentry's) and where each SDK's bytes go. Then, per SDK, a recorded session of
+ * `--session-seconds` at a person's pace (bench/overhead/session.ts): bytes sent per minute. `--profile` adds one
+ * profiled run per SDK on unminified builds and prints where its JavaScript time goes (bench/overhead/profile.ts).
  */
 import { chromium, type Browser } from '@playwright/test';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { browserLaunchOptions } from '../test/support/browser';
 import { ROOT, ensureSdkBuilt } from '../test/support/build-sdk';
-import { VARIANTS, buildVariant, type Variant, type VariantBuild } from './overhead/build';
+import { DEFAULT_VARIANTS, VARIANTS, buildVariant, type Variant, type VariantBuild } from './overhead/build';
 import { summarizeProfile } from './overhead/profile';
-import { aggregate, bytesTable, figuresTable, profileTable, verdict } from './overhead/report';
-import { measureRun, type RunResult } from './overhead/run';
+import { aggregate, bytesTable, figuresTable, profileTable, sessionTable, verdict } from './overhead/report';
+import { SETTLE_MS, measureRun, type RunResult } from './overhead/run';
+import { recordSession, type SessionResult } from './overhead/session';
 import { startAppServer, startSink, type AppServer, type Sink } from './overhead/servers';
 
 const { values: args } = parseArgs({
   options: {
-    runs: { type: 'string', default: '5' },
+    runs: { type: 'string', default: '3' },
+    'session-seconds': { type: 'string', default: '60' },
+    'session-runs': { type: 'string', default: '1' },
     profile: { type: 'boolean', default: false },
-    variants: { type: 'string', default: VARIANTS.join(',') },
+    variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
   },
 });
-const RUNS = Number(args.runs);
-if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs must be a positive integer');
+
+function count(flag: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}`);
+  return n;
+}
+const RUNS = count('runs', args.runs, 1);
+/** 0 skips the recorded sessions. */
+const SESSION_SECONDS = count('session-seconds', args['session-seconds'], 0);
+const SESSION_RUNS = count('session-runs', args['session-runs'], 1);
 const SELECTED = args.variants.split(',').map((name) => name.trim()) as Variant[];
 for (const name of SELECTED) if (!VARIANTS.includes(name)) throw new Error(`unknown variant "${name}" (known: ${VARIANTS.join(', ')})`);
 if (!SELECTED.includes('none')) SELECTED.unshift('none');
 
-/** A run takes about 20 s; anything far beyond that is a hang, and the benchmark must stop by itself. */
-const WATCHDOG_MS = (120 + (RUNS + 2) * SELECTED.length * 60) * 1000;
+const SDK_VARIANTS = SELECTED.filter((name) => name !== 'none');
+
+/** A run takes about 20 s, a session its length plus about 10 s; far beyond that is a hang, and the benchmark must stop. */
+const WATCHDOG_MS =
+  (120 + (RUNS + 2) * SELECTED.length * 60 + (SESSION_SECONDS > 0 ? SESSION_RUNS * SDK_VARIANTS.length * (SESSION_SECONDS * 2 + 60) : 0)) * 1000;
 
 async function buildAll(minify: boolean): Promise<Map<Variant, VariantBuild>> {
   const builds = new Map<Variant, VariantBuild>();
@@ -75,12 +93,27 @@ async function measureAll(browser: Browser, servers: { app: AppServer; sink: Sin
   return results;
 }
 
+/** The recorded sessions: each SDK in turn, `SESSION_RUNS` times. */
+async function recordSessions(browser: Browser, servers: { app: AppServer; sink: Sink }, firstRun: number): Promise<SessionResult[]> {
+  const sessions: SessionResult[] = [];
+  let run = firstRun;
+  for (let repetition = 0; repetition < SESSION_RUNS; repetition++) {
+    for (const variant of SDK_VARIANTS) {
+      const session = await recordSession(browser, servers, { variant, run: ++run, seconds: SESSION_SECONDS });
+      sessions.push(session);
+      const sent = session.telemetry.reduce((sum, request) => sum + request.body.length, 0);
+      console.error(`  session ${repetition + 1}/${SESSION_RUNS} ${variant}: ${session.seconds.toFixed(0)} s, ${session.telemetry.length} requests / ${sent} B sent`);
+    }
+  }
+  return sessions;
+}
+
 async function profileSdks(browser: Browser, sink: Sink, builds: Map<Variant, VariantBuild>): Promise<string[]> {
   const app = await startAppServer(builds, sink.origin);
   try {
     const tables: string[] = [];
     let run = 10_000;
-    for (const variant of SELECTED.filter((name) => name !== 'none')) {
+    for (const variant of SDK_VARIANTS) {
       const result = await measureRun(browser, { app, sink }, { variant, run: ++run, repetition: -1, profile: true });
       if (result.profile) tables.push(profileTable(variant, summarizeProfile(result.profile, builds.get(variant)!)));
     }
@@ -102,16 +135,25 @@ async function main(): Promise<void> {
   try {
     console.error(`Chromium ${browser.version()}; ${RUNS} repetitions of ${SELECTED.join(', ')} (plus one warm-up run each)`);
     const results = await measureAll(browser, { app, sink });
+    if (SESSION_SECONDS > 0) console.error(`recording a ${SESSION_SECONDS} s session per SDK, ${SESSION_RUNS} time(s)...`);
+    // Run numbers after the measured runs' (which use 1 … (RUNS + 1) × variants), so the sink keeps them apart.
+    const sessions = SESSION_SECONDS > 0 ? await recordSessions(browser, { app, sink }, 1_000) : [];
     const profiles = profileBuilds ? await profileSdks(browser, sink, profileBuilds) : [];
     const figures = aggregate(results);
 
     console.log(`\n## bench:overhead, ${new Date().toISOString().slice(0, 10)}\n`);
+    const flags = process.argv.slice(2).join(' ');
+    console.log(`\`npm run bench:overhead${flags ? ` -- ${flags}` : ''}\`\n`);
     console.log(
       `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ` +
         `Node ${process.version}, Chromium ${browser.version()} headless; ${RUNS} repetitions, medians.\n`,
     );
     console.log(figuresTable(figures));
     console.log(`\n${verdict(figures)}\n`);
+    if (sessions.length > 0) {
+      console.log(`Recorded sessions (${SESSION_SECONDS} s of use at a person's pace, then ${SETTLE_MS / 1000} s idle; bytes as on the wire):\n`);
+      console.log(`${sessionTable(sessions)}\n`);
+    }
     for (const f of figures.filter((f) => f.variant !== 'none')) console.log(`${bytesTable(f)}\n`);
     for (const table of profiles) console.log(`${table}\n`);
   } finally {

@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // esbuild bundles the server's own modules and the shared ../wire types into dist/; npm dependencies stay external.
@@ -12,4 +13,6 @@ export default defineConfig({
   sourcemap: true,
   dts: false,
   splitting: true,
+  // The replay viewer's page files, served from beside the bundle (src/viewer/assets.ts).
+  onSuccess: async () => cpSync('src/viewer/viewer-assets', 'dist/viewer-assets', { recursive: true }),
 });

@@ -1,7 +1,8 @@
 /**
  * Entry of the `<script>` build (`dist/cdn/svc.min.js`): rollup wraps it in an IIFE whose exports become the global
  * `Svc`. Either configure it from the script tag's `data-` attributes (see cdn/script-config.ts), which starts it as
- * soon as the file runs, or call `Svc.init({...})` yourself.
+ * soon as the file runs, or call `Svc.init({...})` yourself. The session recorder (rrweb) is not in this file: once
+ * replay starts, cdn/load-recorder.ts loads `svc-recorder.min.js` (entry cdn/recorder.ts) from beside it.
  */
 import { readScriptConfig } from './cdn/script-config';
 import { initBrowserSDK } from './sdk/init';

@@ -22,4 +22,13 @@ export type {
   ResolvedVitalsConfig,
   VitalsOptions,
 } from './config/types';
-export type { EmitRecordedEvent, RecordedEvent, RecorderOptions, StartRecording, StopRecording } from './replay/types';
+export { MASK } from './replay/sensitive';
+export type {
+  EmitRecordedEvent,
+  RecordedEvent,
+  RecorderOptions,
+  Recording,
+  RecordingStopped,
+  RecordingStoppedHandler,
+  StartRecording,
+} from './replay/types';

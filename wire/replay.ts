@@ -8,8 +8,14 @@
 export const REPLAY_LIMITS = {
   /** Longest session or replay id. */
   maxIdLength: 128,
-  /** Largest decoded (decompressed) chunk payload, bytes. Twice the SDK's default 480000-byte flush threshold. */
-  maxChunkBytes: 1_000_000,
+  /**
+   * Largest decoded (decompressed) chunk payload, bytes. The SDK flushes at `replay.maxChunkBytes` (480000 by
+   * default) but one event, a full snapshot of a large DOM, can exceed that on its own: the SDK never records an
+   * event above `maxEventBytes`, so every chunk it sends fits.
+   */
+  maxChunkBytes: 5_000_000,
+  /** Largest single recorded event (JSON characters) the SDK keeps; a bigger full snapshot stops the recording. */
+  maxEventBytes: 4_000_000,
   /** Most steps in one recipes request. */
   maxRecipeSteps: 200,
   /** Largest request or response body kept in one recipe step, characters. */
@@ -38,6 +44,22 @@ export interface ReplayChunk {
   encoding: 'gzip' | 'json';
   data: string;
 }
+
+/**
+ * SDK timeline events are rrweb custom events (`type` 5) with `data: { tag, payload }`. These tags are the SDK's own;
+ * any other tag is an application event from `captureReplayEvent(type, payload)`.
+ */
+export const RRWEB_CUSTOM_EVENT = 5;
+export const REPLAY_EVENT_TAGS = {
+  /** `{ method, url, status, durationMs, traceId, error? }` for every fetch and XHR. */
+  network: 'network',
+  /** The same payload, for a request that failed (no response, or status >= 500). */
+  networkError: 'network_error',
+  /** `{ url, title, trigger }` for pushState, replaceState, popstate and hashchange. */
+  navigation: 'navigation',
+  /** `{ reason, ... }` when the SDK stopped or degraded the recording (see docs/sdk-replay.md). */
+  recordingStopped: 'svc.recording_stopped',
+} as const;
 
 /** One recorded HTTP exchange that can be replayed as a test step. Credentials are redacted by the SDK. */
 export interface RecipeStep {

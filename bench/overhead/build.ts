@@ -7,9 +7,21 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Rolldown } from 'vite';
 
-/** The bench's variants: the baseline without SDK, svc, Sentry. */
-export const VARIANTS = ['none', 'svc', 'sentry'] as const;
+/**
+ * The bench's variants, one page entry each (bench/overhead/page/<variant>.ts): the baseline without SDK; svc and
+ * Sentry with session replay (issue 4's comparison, run by default); both without replay (issue 3's, on request).
+ */
+export const VARIANTS = ['none', 'svc', 'sentry', 'svc-no-replay', 'sentry-no-replay'] as const;
 export type Variant = (typeof VARIANTS)[number];
+
+/** What `npm run bench:overhead` runs without `--variants`. */
+export const DEFAULT_VARIANTS: readonly Variant[] = ['none', 'svc', 'sentry'];
+
+/** The pairs compared in the verdict, ours first, when both variants ran. */
+export const COMPARISONS: ReadonlyArray<readonly [ours: Variant, theirs: Variant]> = [
+  ['svc', 'sentry'],
+  ['svc-no-replay', 'sentry-no-replay'],
+];
 
 /** One emitted JavaScript file, with its gzip (level 9) encoding, which is what the bench server sends. */
 export interface BuiltFile {

@@ -102,7 +102,7 @@ export function summarizeProfile(profile: CpuProfile, build: VariantBuild): Prof
       // The script's own top level: evaluating every module of the bundle, not the first module's code.
       result = named('(bundle evaluation, top level)');
     } else if (node.callFrame.url) {
-      const file = node.callFrame.url.replace(/^https?:\/\/[^/]+\/r\/\d+\/[a-z]+\//, '').replace(/[?#].*$/, '');
+      const file = node.callFrame.url.replace(/^https?:\/\/[^/]+\/r\/\d+\/[a-z-]+\//, '').replace(/[?#].*$/, '');
       const origin = modulesByLine.get(file)?.[node.callFrame.lineNumber];
       const module = origin === undefined ? '(other scripts)' : origin.path.startsWith('(') ? origin.path : moduleName(origin.path);
       result = { module, fn: `${node.callFrame.functionName || '(anonymous)'} (${module}:~${origin?.line ?? 0})` };

@@ -1,14 +1,16 @@
 /**
  * Turns the runs of `bench:overhead` into markdown: medians per variant, the added cost of each SDK against the
- * baseline, the verdict on issue 3's target (svc's added main-thread time and bytes sent each at most half of
- * Sentry's), and where the bytes (and with `--profile` the time) go.
+ * baseline, the verdict on the targets (svc's added main-thread time, bytes sent and, since issue 4, added JS heap
+ * each at most half of Sentry's), bytes per minute of a recorded session, and where the bytes (and with `--profile`
+ * the time) go.
  *
  * "Added" figures are medians of paired differences: in each repetition the variants run back to back, so the
  * difference with the same repetition's baseline cancels most of the drift of a shared machine.
  */
-import type { Variant } from './build';
+import { COMPARISONS, type Variant } from './build';
 import type { ProfileSummary } from './profile';
 import type { RunResult } from './run';
+import type { SessionResult } from './session';
 import { summarizeTelemetry, type TelemetrySummary } from './telemetry';
 
 export function median(values: readonly number[]): number {
@@ -38,6 +40,8 @@ export interface VariantFigures {
   heapBytes: number;
   addedHeapBytes: number;
   sentBytes: number;
+  /** Of `sentBytes`, the requests carrying session replay. */
+  replayBytes: number;
   sentRequests: number;
   encodings: string[];
   scriptBytes: number;
@@ -73,6 +77,7 @@ export function aggregate(results: readonly RunResult[]): VariantFigures[] {
       heapBytes: median(runs.map((r) => r.heapBytes)),
       addedHeapBytes: median(paired((r) => r.heapBytes)),
       sentBytes: median(telemetry.map((t) => t.bytes)),
+      replayBytes: median(telemetry.map((t) => t.replayBytes)),
       sentRequests: median(telemetry.map((t) => t.requests)),
       encodings: [...new Set(telemetry.flatMap((t) => t.encodings))],
       scriptBytes: median(runs.map((r) => r.scriptBytes)),
@@ -92,34 +97,67 @@ export function figuresTable(figures: readonly VariantFigures[]): string {
       `${ms(f.totalTaskMs)} (${ms(f.loadTaskMs)} + ${ms(f.workTaskMs)})`,
       ms(f.totalScriptMs),
       `${kb(f.sentBytes)} (${f.sentRequests})`,
+      kb(f.replayBytes),
       `${mb(f.heapBytes)}${f.variant === 'none' ? '' : ` (${signed(f.addedHeapBytes / 1e6, (v) => v.toFixed(2))})`}`,
       f.variant === 'none' ? kb(f.scriptBytes) : `${kb(f.scriptBytes)} (${signed(f.scriptBytes - baselineScript, kb)})`,
     ].join(' | '),
   );
   return [
-    '| variant | added main-thread ms (min … max) | added script ms | main-thread ms (load + workload) | script ms | KB sent (requests) | JS heap MB after GC (added) | JS transfer KB, gzip (SDK) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| variant | added main-thread ms (min … max) | added script ms | main-thread ms (load + workload) | script ms | KB sent (requests) | of which replay KB | JS heap MB after GC (added) | JS transfer KB, gzip (SDK) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((row) => `| ${row} |`),
   ].join('\n');
 }
 
-/** svc against Sentry on the two targets of issue 3. */
+/** One comparison line: ours against theirs, and the ratio against the ≤ 0.50 target when it can be resolved. */
+function targetLine(what: string, ours: number, theirs: number, format: (v: number) => string): string {
+  const head = `- ${what}: svc ${format(ours)}, Sentry ${format(theirs)}`;
+  // A baseline difference at or below zero means the runs were too noisy to resolve Sentry's cost: no ratio.
+  if (!(theirs > 0)) return `${head}: not resolved (Sentry's figure is within the noise; run more repetitions)`;
+  if (ours <= 0) return `${head}: svc's cost is below what the runs resolve (target ≤ 0.50: **met**, see the spread)`;
+  const ratio = ours / theirs;
+  return `${head}: ratio ${ratio.toFixed(2)} (target ≤ 0.50: **${ratio <= 0.5 ? 'met' : 'missed'}**)`;
+}
+
+/** svc against Sentry on the targets, for each pair of variants that ran (with replay; without, on request). */
 export function verdict(figures: readonly VariantFigures[]): string {
-  const svc = figures.find((f) => f.variant === 'svc');
-  const sentry = figures.find((f) => f.variant === 'sentry');
-  if (!svc || !sentry) return '(verdict needs both the svc and the sentry variants)';
-  const line = (what: string, ours: number, theirs: number, format: (v: number) => string) => {
-    const head = `- ${what}: svc ${format(ours)}, Sentry ${format(theirs)}`;
-    // A baseline difference at or below zero means the runs were too noisy to resolve Sentry's cost: no ratio.
-    if (!(theirs > 0)) return `${head}: not resolved (Sentry's figure is within the noise; run more repetitions)`;
-    if (ours <= 0) return `${head}: svc's cost is below what the runs resolve (target ≤ 0.50: **met**, see the spread)`;
-    const ratio = ours / theirs;
-    return `${head}: ratio ${ratio.toFixed(2)} (target ≤ 0.50: **${ratio <= 0.5 ? 'met' : 'missed'}**)`;
-  };
+  const sections = COMPARISONS.flatMap(([ours, theirs]) => {
+    const svc = figures.find((f) => f.variant === ours);
+    const sentry = figures.find((f) => f.variant === theirs);
+    if (!svc || !sentry) return [];
+    return [
+      [
+        `${ours} against ${theirs}:`,
+        targetLine('added main-thread time', svc.addedTaskMs, sentry.addedTaskMs, (v) => `${ms(v)} ms`),
+        targetLine('added script time', svc.addedScriptMs, sentry.addedScriptMs, (v) => `${ms(v)} ms`),
+        targetLine('bytes sent', svc.sentBytes, sentry.sentBytes, (v) => `${kb(v)} KB`),
+        targetLine('added JS heap', svc.addedHeapBytes, sentry.addedHeapBytes, (v) => `${mb(v)} MB`),
+      ].join('\n'),
+    ];
+  });
+  return sections.length > 0 ? sections.join('\n\n') : '(the verdict needs svc and Sentry variants of the same kind)';
+}
+
+/** Bytes per minute of the recorded sessions: medians per variant. */
+export function sessionTable(sessions: readonly SessionResult[]): string {
+  const variants = [...new Set(sessions.map((session) => session.variant))];
+  const rows = variants.map((variant) => {
+    const runs = sessions.filter((session) => session.variant === variant).map((session) => ({ session, sent: summarizeTelemetry(session.telemetry) }));
+    const perMinute = (bytes: (sent: TelemetrySummary) => number) => median(runs.map((r) => bytes(r.sent) / (r.session.seconds / 60)));
+    return [
+      variant,
+      String(runs.length),
+      median(runs.map((r) => r.session.seconds)).toFixed(0),
+      `${kb(median(runs.map((r) => r.sent.bytes)))} (${median(runs.map((r) => r.sent.requests))})`,
+      kb(perMinute((sent) => sent.bytes)),
+      kb(perMinute((sent) => sent.replayBytes)),
+      kb(perMinute((sent) => sent.decodedBytes)),
+    ].join(' | ');
+  });
   return [
-    line('added main-thread time', svc.addedTaskMs, sentry.addedTaskMs, (v) => `${ms(v)} ms`),
-    line('added script time', svc.addedScriptMs, sentry.addedScriptMs, (v) => `${ms(v)} ms`),
-    line('bytes sent', svc.sentBytes, sentry.sentBytes, (v) => `${kb(v)} KB`),
+    '| variant | sessions | length s | KB sent (requests) | KB sent per minute | of which replay, KB/min | uncompressed KB/min |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row} |`),
   ].join('\n');
 }
 

@@ -11,8 +11,9 @@
  * serialising and sending telemetry counts too. A trace would attribute time per task but costs more and perturbs
  * more; `--profile` takes a CPU profile in a separate run for attribution instead.
  */
-import type { Browser, CDPSession, Page } from '@playwright/test';
+import type { Browser, BrowserContext, CDPSession, Page } from '@playwright/test';
 import type { Variant } from './build';
+import type { BenchTargets } from './page/app';
 import type { CpuProfile } from './profile';
 import type { AppServer, Sink, SinkRequest } from './servers';
 
@@ -22,8 +23,11 @@ import type { AppServer, Sink, SinkRequest } from './servers';
  * editing alone, the same with or without an SDK, and that common cost only adds noise to the differences.
  */
 const ROUNDS = 10;
-/** Wait after the workload: longer than svc's 2 s flush period and Sentry's 1 s idle-span timeout. */
-const SETTLE_MS = 3_000;
+/**
+ * Wait after the workload: longer than every periodic send of both SDKs (svc: 2 s for OTLP, 5 s for replay chunks;
+ * Sentry: 1 s idle-span timeout, replay segments 5-5.5 s after activity), so that little is left for the unload path.
+ */
+export const SETTLE_MS = 6_000;
 /** After the page is closed, the run's telemetry is complete once the sink has been quiet this long. */
 const SINK_QUIET_MS = 1_000;
 const SINK_WAIT_LIMIT_MS = 10_000;
@@ -73,14 +77,26 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** Clicks a control of the workload page (see bench/overhead/page/app.ts), then waits until the page is idle. */
+export type ClickControl = (target: keyof BenchTargets, options?: { moveSteps?: number }) => Promise<void>;
+
+/**
+ * Real input for the workload page through the DevTools protocol. `moveSteps` > 1 moves the mouse there in that
+ * many steps first (a mousemove each), as a hand does; the measured workload clicks straight away.
+ */
+export async function controlsOf(page: Page): Promise<ClickControl> {
+  const targets = await page.evaluate(() => window.bench!.targets());
+  return async (target, { moveSteps = 1 } = {}) => {
+    const { x, y } = targets[target];
+    if (moveSteps > 1) await page.mouse.move(x, y, { steps: moveSteps });
+    await page.mouse.click(x, y);
+    await withTimeout(page.evaluate(() => window.bench!.idle()), 'the page');
+  };
+}
+
 /** The same input for every variant: see bench/overhead/page/app.ts for what each control does. */
 async function playWorkload(page: Page): Promise<void> {
-  const targets = await page.evaluate(() => window.bench!.targets());
-  const idle = () => withTimeout(page.evaluate(() => window.bench!.idle()), 'the page');
-  const click = async (target: keyof typeof targets) => {
-    await page.mouse.click(targets[target].x, targets[target].y);
-    await idle();
-  };
+  const click = await controlsOf(page);
   for (let round = 1; round <= ROUNDS; round++) {
     await click('load');
     await click('name');
@@ -101,6 +117,36 @@ async function waitForQuietSink(sink: Sink, run: number, closedAt: number): Prom
   }
 }
 
+/**
+ * Closes the page the way a user leaves it (unload handlers, so the SDKs' final flushes, run first) and returns the
+ * run's telemetry once the sink has been quiet for a while.
+ */
+export async function closeAndCollect(page: Page, sink: Sink, run: number): Promise<SinkRequest[]> {
+  // With `runBeforeUnload`, close() returns before the page is gone; the unload handlers (final flushes) run first.
+  const closed = new Promise<void>((resolve) => page.once('close', () => resolve()));
+  await page.close({ runBeforeUnload: true });
+  await withTimeout(closed, 'closing the page');
+  await waitForQuietSink(sink, run, performance.now());
+  return sink.requests(run);
+}
+
+/** A fresh browser context with a page, and the address of a variant's workload page for one run. */
+export interface VariantPage {
+  context: BrowserContext;
+  page: Page;
+  url: string;
+  /** Closes the context. */
+  done(): Promise<void>;
+}
+
+/** Opens a fresh browser context for one run of a variant (the page is not navigated yet). */
+export async function openVariant(browser: Browser, app: AppServer, variant: Variant, run: number): Promise<VariantPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const url = `${app.origin}/r/${run}/${variant}/`;
+  return { context, page, url, done: () => context.close() };
+}
+
 /** Which run to make. */
 export interface RunOptions {
   variant: Variant;
@@ -113,9 +159,8 @@ export interface RunOptions {
 /** Runs the workload once in a new browser context and returns what it measured. */
 export async function measureRun(browser: Browser, servers: { app: AppServer; sink: Sink }, options: RunOptions): Promise<RunResult> {
   const { variant, run, repetition, profile } = options;
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { context, page, url, done } = await openVariant(browser, servers.app, variant, run);
   try {
-    const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
     if (profile) {
@@ -123,7 +168,7 @@ export async function measureRun(browser: Browser, servers: { app: AppServer; si
       await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
       await cdp.send('Profiler.start');
     }
-    await page.goto(`${servers.app.origin}/r/${run}/${variant}/`, { waitUntil: 'load' });
+    await page.goto(url, { waitUntil: 'load' });
     const atLoad = await metrics(cdp);
     await playWorkload(page);
     await page.waitForTimeout(SETTLE_MS);
@@ -131,12 +176,7 @@ export async function measureRun(browser: Browser, servers: { app: AppServer; si
     const cpuProfile = profile ? ((await cdp.send('Profiler.stop')).profile as CpuProfile) : undefined;
     await cdp.send('HeapProfiler.collectGarbage');
     const afterGc = await metrics(cdp);
-
-    // With `runBeforeUnload`, close() returns before the page is gone; the unload handlers (final flushes) run first.
-    const closed = new Promise<void>((resolve) => page.once('close', () => resolve()));
-    await page.close({ runBeforeUnload: true });
-    await withTimeout(closed, 'closing the page');
-    await waitForQuietSink(servers.sink, run, performance.now());
+    const telemetry = await closeAndCollect(page, servers.sink, run);
     return {
       variant,
       run,
@@ -147,10 +187,10 @@ export async function measureRun(browser: Browser, servers: { app: AppServer; si
       workScriptMs: toMs(atEnd.ScriptDuration) - toMs(atLoad.ScriptDuration),
       heapBytes: afterGc.JSHeapUsedSize ?? NaN,
       scriptBytes: servers.app.scriptBytes(run),
-      telemetry: servers.sink.requests(run),
+      telemetry,
       ...(cpuProfile ? { profile: cpuProfile } : {}),
     };
   } finally {
-    await context.close();
+    await done();
   }
 }

@@ -54,7 +54,7 @@ export async function startAppServer(builds: ReadonlyMap<Variant, VariantBuild>,
   const scriptBytes = new Map<number, number>();
   const local = await serveLocally((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const match = /^\/r\/(\d+)\/([a-z]+)\/(.*)$/.exec(url.pathname);
+    const match = /^\/r\/(\d+)\/([a-z-]+)\/(.*)$/.exec(url.pathname);
     if (url.pathname === '/api/items') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(items(Number(url.searchParams.get('page') ?? 0))));

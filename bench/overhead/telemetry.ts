@@ -23,6 +23,8 @@ export interface TelemetrySummary {
   requests: number;
   /** Request body bytes as sent (compressed if the SDK compressed). */
   bytes: number;
+  /** The part of `bytes` in requests carrying session replay (recording and replay metadata, svc's recipes). */
+  replayBytes: number;
   /** The same bodies uncompressed; the categories add up to this. */
   decodedBytes: number;
   /** `Content-Encoding` values seen. */
@@ -140,17 +142,27 @@ function envelope(body: Buffer, tally: Tally): number {
 
 const decode = (request: SinkRequest): Buffer => (request.encoding === 'gzip' ? gunzipSync(request.body) : request.body);
 
+/**
+ * Whether a request carries session replay: svc posts it to `/ingest/replay/*`; Sentry sends each replay segment in
+ * an envelope of its own, with a `replay_event` and a `replay_recording` item (the recording compressed inside it).
+ */
+function isReplay(request: SinkRequest, path: string): boolean {
+  return path.includes('/ingest/replay/') || (path.endsWith('/envelope/') && request.body.includes('"type":"replay_recording"'));
+}
+
 /** Summarises the telemetry of one run. */
 export function summarizeTelemetry(requests: readonly SinkRequest[]): TelemetrySummary {
   const tally = new Tally();
   const attributes = new Tally();
   let bytes = 0;
+  let replayBytes = 0;
   let decodedBytes = 0;
   const encodings = new Set<string>();
   for (const request of requests) {
     bytes += request.body.length;
     encodings.add(request.encoding);
     const path = request.url.split('?')[0] ?? '';
+    if (isReplay(request, path)) replayBytes += request.body.length;
     const decoded = decode(request);
     decodedBytes += decoded.length;
     if (/\/otlp\/v1\/(traces|logs|metrics)$/.test(path)) {
@@ -162,5 +174,5 @@ export function summarizeTelemetry(requests: readonly SinkRequest[]): TelemetryS
       tally.add(`other: ${path.replace(/^\/r\/\d+/, '')}`, decoded.length);
     }
   }
-  return { requests: requests.length, bytes, decodedBytes, encodings: [...encodings], categories: tally.sorted(), attributes: attributes.sorted() };
+  return { requests: requests.length, bytes, replayBytes, decodedBytes, encodings: [...encodings], categories: tally.sorted(), attributes: attributes.sorted() };
 }

@@ -1,5 +1,6 @@
 // Serves index.html with the SDK settings filled in from the environment, the SDK's script-tag build from the
-// installed package, and `/api/echo`, a stand-in for the site's backend that answers with the request headers it
+// installed package (svc.min.js, and svc-recorder.min.js, which svc.min.js loads from beside itself once session
+// replay starts), and `/api/echo`, a stand-in for the site's backend that answers with the request headers it
 // received (to show the `traceparent` and `x-svc-session-id` headers the SDK adds to same-origin requests).
 // Usage: SVC_API_KEY=... SVC_INGEST_URL=http://127.0.0.1:4318 PORT=8080 node server.js
 const http = require('node:http');
@@ -7,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const cdnDir = path.join(path.dirname(require.resolve('@svc/browser/package.json')), 'dist', 'cdn');
+const cdnFiles = new Set(['/svc.min.js', '/svc.min.js.map', '/svc-recorder.min.js', '/svc-recorder.min.js.map']);
 const settings = {
   SVC_API_KEY: process.env.SVC_API_KEY ?? '',
   SVC_SERVICE_NAME: process.env.SVC_SERVICE_NAME ?? 'web-app',
@@ -23,7 +25,7 @@ const server = http.createServer((req, res) => {
   if (url.pathname === '/api/echo') {
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
     res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers }));
-  } else if (url.pathname === '/svc.min.js' || url.pathname === '/svc.min.js.map') {
+  } else if (cdnFiles.has(url.pathname)) {
     const type = url.pathname.endsWith('.js') ? 'text/javascript' : 'application/json';
     res.writeHead(200, { 'content-type': type });
     fs.createReadStream(path.join(cdnDir, url.pathname.slice(1))).pipe(res);

@@ -6,6 +6,8 @@ import { ApiError, errorResponse } from './http/errors';
 import { ingestRoutes } from './ingest/routes';
 import { openApiDocument } from './openapi';
 import { queryRoutes } from './query/routes';
+import { sessionRoutes } from './replay/routes';
+import { viewerRoutes } from './viewer/routes';
 
 export interface AppOptions {
   corsOrigins: '*' | readonly string[];
@@ -35,8 +37,10 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
   app.get('/openapi.json', (c) => c.json(openApiDocument(services.publicUrl, { demo: options.demo !== undefined })));
 
   app.route('/', ingestRoutes(services, options.corsOrigins));
-  app.route('/control-plane', queryRoutes(services));
+  // One session's replay, recipes and Playwright export sit behind the query API's control-key check.
+  app.route('/control-plane', queryRoutes(services).route('/sessions', sessionRoutes(services)));
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
   if (options.demo) app.route('/', demoRoutes(services, options.demo));
+  app.route('/', viewerRoutes());
   return app;
 }

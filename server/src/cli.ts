@@ -33,6 +33,9 @@ async function start(argv: string[]): Promise<void> {
     `  database:     ${database.displayUrl} (${server.ingestWriter})`,
   ];
   if (server.demoUrl) lines.push(`  demo:         ${server.demoUrl}  (a page using the browser SDK against this server)`);
+  // The key rides in the fragment, which the browser never sends; the page moves it to sessionStorage.
+  const viewerUrl = `${server.publicUrl}/viewer/${keys ? `#key=${encodeURIComponent(keys.controlKey)}` : ''}`;
+  lines.push(`  viewer:       ${viewerUrl}  (session replays with their logs, errors and network)`);
   if (keys) {
     lines.push(`  app:          ${keys.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME)`);
     lines.push(`  ingest key:   ${keys.ingestKey}`);

@@ -14,7 +14,7 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid request: the message names the field',
   401: 'Missing or unknown key',
   403: 'Key revoked, expired or of the wrong scope',
-  404: 'No such endpoint or file',
+  404: 'No such endpoint, file or session',
   413: 'Body larger than SVC_BODY_LIMIT (after decompression)',
   415: 'Unsupported Content-Type or Content-Encoding',
   422: 'service.name is neither an app name nor an alias of the key\'s project; nothing stored',
@@ -72,6 +72,98 @@ const listGet = (summary: string, filters: string[], item: string, maxLimit = 10
   },
 });
 
+const sessionIdParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Session id (the SDK\'s sessionId)' };
+const pageParams = (maxLimit: number, defaultLimit: number, unit: string) => [
+  sessionIdParam,
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: maxLimit, default: defaultLimit }, description: unit },
+  { name: 'cursor', in: 'query', schema: { type: 'string' }, description: '`next_cursor` of the previous page' },
+];
+const sessionGet = (summary: string, description: string, parameters: Schema[], schema: Schema) => ({
+  get: {
+    tags: ['query'],
+    summary,
+    description: `${description} Confined to the key's project: another project's session is a 404. Unknown query parameters are rejected.`,
+    security: [{ controlKey: [] }],
+    parameters,
+    responses: { '200': { description: 'OK', content: { 'application/json': { schema } } }, ...errors(400, 401, 403, 404) },
+  },
+});
+const time = { type: 'string', format: 'date-time' };
+
+/** One session: detail, replay events, recipes and the Playwright export (docs/query-api.md, docs/replay-export.md). */
+const SESSION_PATHS = {
+  '/control-plane/sessions/{id}': sessionGet('A session with its replays', 'Replays ordered by start.', [sessionIdParam], {
+    allOf: [
+      ref('Session'),
+      {
+        type: 'object',
+        properties: {
+          replays: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                replay_id: { type: 'string' },
+                start_time: time,
+                end_time: time,
+                chunk_count: { type: 'integer' },
+                event_count: { type: 'integer' },
+                first_url: { type: ['string', 'null'], description: 'href of the replay\'s rrweb Meta event: the page it recorded' },
+              },
+            },
+          },
+        },
+      },
+    ],
+  }),
+  '/control-plane/sessions/{id}/replay': sessionGet(
+    'The session\'s rrweb events in playback order, decompressed',
+    'Pages by chunks: replays by the start time of their first chunk, then seq; a chunk stored twice counts once. A page ends early once its chunks hold about 4 MB as stored. `gaps` (the whole session\'s, on every page) lists the seqs missing below each replay\'s highest.',
+    pageParams(200, 50, 'Chunks per page'),
+    {
+      type: 'object',
+      required: ['session_id', 'events', 'chunks', 'gaps', 'next_cursor'],
+      properties: {
+        session_id: { type: 'string' },
+        events: { type: 'array', items: { type: 'object' } },
+        chunks: {
+          type: 'array',
+          items: { type: 'object', properties: { replay_id: { type: 'string' }, seq: { type: 'integer' }, start_time: time, end_time: time, event_count: { type: 'integer' } } },
+        },
+        gaps: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              replay_id: { type: 'string' },
+              missing_seq: { type: 'array', items: { type: 'integer' }, maxItems: 1000, description: 'The first 1000 missing seqs' },
+              missing_count: { type: 'integer' },
+            },
+          },
+        },
+        next_cursor: { type: ['string', 'null'] },
+      },
+    },
+  ),
+  '/control-plane/sessions/{id}/recipes': sessionGet('The session\'s recipe steps', 'Oldest first.', pageParams(1000, 200, 'Steps per page'), page(ref('RecipeRecord'))),
+  '/control-plane/sessions/{id}/playwright': {
+    get: {
+      tags: ['query'],
+      summary: 'The session as a runnable Playwright spec (TypeScript)',
+      description: 'Replays the navigation, clicks and inputs and serves the recorded recipes with page.route (docs/replay-export.md). 404 also when the session recorded no page load.',
+      security: [{ controlKey: [] }],
+      parameters: [
+        sessionIdParam,
+        { name: 'base_url', in: 'query', schema: { type: 'string', format: 'uri' }, description: 'Origin the test runs against by default (else the recorded one); SVC_REPLAY_BASE_URL overrides it at run time' },
+      ],
+      responses: {
+        '200': { description: 'session-<id>.spec.ts, as an attachment', content: { 'text/plain': { schema: { type: 'string' } } } },
+        ...errors(400, 401, 403, 404),
+      },
+    },
+  },
+};
+
 const replayPost = (summary: string, schema: string) => ({
   post: {
     tags: ['ingest'],
@@ -106,9 +198,12 @@ const demoEcho = (method: 'get' | 'post') => ({
   },
 });
 
+/** `GET <page without its slash>`, answered with a redirect to the page. */
+const redirectTo = (tag: string, page: string) => ({ get: { tags: [tag], summary: `Redirects to ${page}`, responses: { '302': { description: `To ${page}` } } } });
+
 /** Present only when the server runs with `--demo-sdk` (SVC_DEMO_SDK); no key needed. */
 const DEMO_PATHS = {
-  '/demo': { get: { tags: ['demo'], summary: 'Redirects to /demo/', responses: { '302': { description: 'To /demo/' } } } },
+  '/demo': redirectTo('demo', '/demo/'),
   '/demo/': {
     get: {
       tags: ['demo'],
@@ -119,7 +214,29 @@ const DEMO_PATHS = {
   },
   '/demo/svc.min.js': { get: { tags: ['demo'], summary: 'The SDK script-tag bundle the page loads', responses: { '200': { description: 'JavaScript' }, ...errors(404) } } },
   '/demo/svc.min.js.map': { get: { tags: ['demo'], summary: 'Its source map', responses: { '200': { description: 'Source map' }, ...errors(404) } } },
+  '/demo/svc-recorder.min.js': { get: { tags: ['demo'], summary: 'The session recorder svc.min.js loads when replay starts (beside --demo-sdk)', responses: { '200': { description: 'JavaScript' }, ...errors(404) } } },
+  '/demo/svc-recorder.min.js.map': { get: { tags: ['demo'], summary: 'Its source map', responses: { '200': { description: 'Source map' }, ...errors(404) } } },
   '/demo/api/echo': { get: demoEcho('get'), post: demoEcho('post') },
+};
+
+/** The replay viewer page (docs/viewer.md): served without a key; the page sends the control key to the API itself. */
+const VIEWER_PATHS = {
+  '/viewer': redirectTo('viewer', '/viewer/'),
+  '/viewer/': {
+    get: {
+      tags: ['viewer'],
+      summary: 'The session replay viewer page (HTML); open /viewer/#key=<control key>&session=<session id>',
+      responses: { '200': { description: 'HTML, with a Content-Security-Policy header', content: { 'text/html': {} } } },
+    },
+  },
+  '/viewer/assets/{file}': {
+    get: {
+      tags: ['viewer'],
+      summary: 'A script or stylesheet of the viewer page (rrweb-player included); names carry a content hash and are cached for good',
+      parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: { '200': { description: 'JavaScript or CSS' }, ...errors(404) },
+    },
+  },
 };
 
 const common = { id: { type: 'integer' }, app: { type: 'string' }, session_id: { type: ['string', 'null'] }, received_at: { type: 'string', format: 'date-time' } };
@@ -157,7 +274,9 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
       '/control-plane/metrics': listGet('Metric data points', ['session_id', 'name'], 'MetricPoint'),
       '/control-plane/replay/chunks': listGet('Replay chunks with their decoded events', ['session_id'], 'ReplayChunkRecord', 100, 20),
       '/control-plane/recipes': listGet('Recipe steps', ['session_id', 'trace_id'], 'RecipeRecord'),
+      ...SESSION_PATHS,
       ...(options.demo ? DEMO_PATHS : {}),
+      ...VIEWER_PATHS,
     },
     components: {
       securitySchemes: {

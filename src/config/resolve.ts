@@ -98,10 +98,11 @@ const COUNT: NumberRule = {
 const CHUNK_BYTES: NumberRule = {
   min: 1,
   minExclusive: false,
-  // A larger threshold would produce chunks the ingest endpoint rejects, losing the recording.
-  max: REPLAY_LIMITS.maxChunkBytes,
+  // A chunk can pass the threshold by one event (at most maxEventBytes): a larger threshold could produce chunks the
+  // ingest endpoint rejects, losing the recording.
+  max: REPLAY_LIMITS.maxChunkBytes - REPLAY_LIMITS.maxEventBytes,
   integer: true,
-  expected: `a whole number of bytes between 1 and ${REPLAY_LIMITS.maxChunkBytes} (the ingest limit)`,
+  expected: `a whole number of bytes between 1 and ${REPLAY_LIMITS.maxChunkBytes - REPLAY_LIMITS.maxEventBytes} (the ingest limit less one event)`,
 };
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {

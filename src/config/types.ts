@@ -16,8 +16,8 @@ export interface ReplayOptions {
   /** Period, in milliseconds, after which buffered replay events are sent as a chunk. Default `5000`. */
   flushIntervalMs?: number;
   /**
-   * Buffered size, in bytes, that sends a chunk before the period ends. Default `480000`; at most `1000000`, the
-   * largest chunk the ingest endpoint accepts.
+   * Buffered size, in bytes, that sends a chunk before the period ends. Default `480000`; at most `1000000`, so that a
+   * chunk that passes it by one event (at most 4,000,000 bytes) stays within what the ingest endpoint accepts.
    */
   maxChunkBytes?: number;
   /** Record HTTP requests as replayable recipe steps. Default `true`. */

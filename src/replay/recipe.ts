@@ -1,58 +1,85 @@
 import type { RecipeStep } from '../../wire/replay';
+import { redactCardNumbers } from './body-redact';
+import type { RecordedBody } from './body-read';
+import { looksSensitive, REDACTED } from './sensitive';
 
-/** Headers that carry credentials, by exact name. */
+/** Headers that carry credentials, by exact name, redacted whatever `looksSensitive` decides about their names. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
-/** Any other header whose name looks like it carries a secret. */
-const SECRET_LOOKING = /token|secret|passw|api[-_]?key|auth|session|card|csrf|xsrf|otp/i;
-/** Response headers worth keeping to replay a request; the rest is noise or infrastructure detail. */
+/** Response headers worth keeping to replay a request; the rest is noise or infrastructure detail (never cookies). */
 const KEPT_RESPONSE_HEADERS = new Set(['content-type', 'content-length', 'location', 'cache-control', 'etag', 'retry-after']);
-/** Fixed-length mask: the length of a secret is not leaked. */
-export const REDACTED = '[REDACTED]';
 
-/** Request headers as a plain object with credentials replaced by {@link REDACTED}. */
-export function redactRequestHeaders(headers: Headers): Record<string, string> {
+/** A W3C traceparent; anything else an app put under the header name is not one the server can link to a trace. */
+const TRACEPARENT = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
+
+/** Header name and value pairs: a `Headers` object, or a list read off an XMLHttpRequest. */
+export type HeaderPairs = Iterable<readonly [string, string]>;
+
+/** Request headers as a plain object (lower-case names) with credentials replaced by `[REDACTED]`. */
+export function redactRequestHeaders(headers: HeaderPairs): Record<string, string> {
   const result: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    result[name] = CREDENTIAL_HEADERS.has(name) || SECRET_LOOKING.test(name) ? REDACTED : value;
-  });
+  for (const [rawName, value] of headers) {
+    const name = rawName.toLowerCase();
+    result[name] = CREDENTIAL_HEADERS.has(name) || looksSensitive(name) ? REDACTED : redactCardNumbers(value);
+  }
   return result;
 }
 
-/** The response headers a replay needs, never cookies. */
-export function selectResponseHeaders(headers: Headers): Record<string, string> {
+/** The response headers a replay needs. */
+export function selectResponseHeaders(headers: HeaderPairs): Record<string, string> {
   const result: Record<string, string> = {};
-  headers.forEach((value, name) => {
+  for (const [rawName, value] of headers) {
+    const name = rawName.toLowerCase();
     if (KEPT_RESPONSE_HEADERS.has(name)) result[name] = value;
-  });
+  }
   return result;
 }
 
-/** What the fetch wrapper knows about one exchange when it settles. */
+/** What the fetch wrapper or the XHR observer knows about one exchange when it settles, bodies aside. */
 export interface Exchange {
   readonly startMs: number;
   readonly method: string;
+  /** Already sanitized (tracing/url.ts). */
   readonly url: string;
-  readonly requestHeaders: Headers;
-  readonly response: Response | undefined;
+  /** As sent, credentials included: redacted here. */
+  readonly requestHeaders: HeaderPairs;
+  /** 0 when there was no response. */
+  readonly status: number;
+  readonly responseHeaders: HeaderPairs;
   readonly durationMs: number;
+  /** Trace of the request's span, '' when it has none. */
+  readonly traceId: string;
   readonly traceparent: string | null;
   readonly error: string | undefined;
+  /** Cancelled by the app: reported, but not as a failure. */
+  readonly aborted: boolean;
 }
 
-/**
- * A recipe step without bodies. Bodies (size-capped and redacted) are the replay issue's part: reading them means
- * cloning streams, which must not cost the page anything when recipes are off.
- */
-export function toRecipeStep(exchange: Exchange): RecipeStep {
-  return {
+/** The bodies of an exchange, once read. */
+export interface ExchangeBodies {
+  readonly request: RecordedBody | undefined;
+  readonly response: RecordedBody | undefined;
+}
+
+/** The recipe step of an exchange: credentials redacted, bodies as recorded (already redacted and capped). */
+export function toRecipeStep(exchange: Exchange, bodies: ExchangeBodies): RecipeStep {
+  const step: RecipeStep = {
     ts: Math.round(exchange.startMs),
     method: exchange.method,
     url: exchange.url,
     requestHeaders: redactRequestHeaders(exchange.requestHeaders),
-    status: exchange.response?.status ?? 0,
-    responseHeaders: exchange.response === undefined ? {} : selectResponseHeaders(exchange.response.headers),
+    status: exchange.status,
+    responseHeaders: selectResponseHeaders(exchange.responseHeaders),
     durationMs: Math.round(exchange.durationMs * 1000) / 1000,
-    traceparent: exchange.traceparent,
+    traceparent: exchange.traceparent !== null && TRACEPARENT.test(exchange.traceparent) ? exchange.traceparent : null,
     error: exchange.error ?? null,
   };
+  if (bodies.request !== undefined) {
+    step.requestBody = bodies.request.body;
+    step.requestBodyTruncated = bodies.request.truncated;
+  }
+  if (bodies.response !== undefined) {
+    step.responseBody = bodies.response.body;
+    step.responseBodyTruncated = bodies.response.truncated;
+  }
+  return step;
 }

@@ -1,33 +1,182 @@
 import { record } from '@rrweb/record';
-import type { EmitRecordedEvent, RecorderOptions, StopRecording } from './types';
+import { sanitizePageUrl } from './page-url';
+import { fieldFacts, isSensitiveField, maskText, recordableValue } from './privacy';
+import { maskSerializedFields, type SerializedNode } from './snapshot-fields';
+import type { EmitRecordedEvent, RecordedEvent, RecorderOptions, Recording, RecordingStoppedHandler, StartRecording } from './types';
 
 /**
- * Starts rrweb with the resolved replay options. This module is only ever reached through `loadRecorder()`'s
- * dynamic import, so rrweb stays out of the initial bundle of every application that installs the SDK.
+ * Caps of the recorder (docs/sdk-replay.md, "Caps", says why these values and what happens when one is hit).
  */
-export function startRecording(options: RecorderOptions, emit: EmitRecordedEvent): StopRecording | undefined {
-  // rrweb's type parameter only types what `emit` receives; our RecordedEvent is the subset of eventWithTime we use.
-  const stopRrweb = record<Parameters<EmitRecordedEvent>[0]>({
-    emit,
-    blockClass: options.blockClass,
-    maskTextClass: options.maskTextClass,
-    maskAllInputs: options.maskAllInputs,
-    sampling: {
-      mousemove: options.sampling.mousemove,
-      scroll: options.sampling.scroll,
-      input: options.sampling.input,
-    },
-  });
-  if (stopRrweb === undefined) return undefined;
-  let stopped = false;
-  return () => {
-    if (stopped) return;
-    stopped = true;
-    try {
-      stopRrweb();
-    } catch {
-      // Stopping runs during shutdown and page hide, when part of the DOM may already be gone; a failure there
-      // must not escape into the host application.
+export const RECORDER_LIMITS = {
+  /** Elements in the document above which no full snapshot is taken: it would freeze the page and exceed ingest. */
+  maxDomElements: 15_000,
+  /** DOM changes (added and removed nodes, attribute and text changes) in one mutation batch; Sentry's `mutationLimit`. */
+  maxMutationsPerBatch: 10_000,
+  /** A new full snapshot after this much recording time, so a lost chunk spoils at most this much playback. */
+  checkoutIntervalMs: 5 * 60_000,
+} as const;
+
+/** rrweb `EventType` and `IncrementalSource` values the recorder looks at. */
+const FULL_SNAPSHOT = 2;
+const INCREMENTAL_SNAPSHOT = 3;
+const META = 4;
+const MUTATION = 0;
+
+interface MutationData {
+  readonly source: number;
+  readonly adds?: ReadonlyArray<{ readonly node: SerializedNode }>;
+  readonly removes?: readonly unknown[];
+  readonly texts?: readonly unknown[];
+  readonly attributes?: readonly unknown[];
+}
+
+/**
+ * `maskInputOptions` selecting every form field: rrweb only asks `maskInputFn` about the fields its options select
+ * (`maskAllInputs: true` alone leaves out `hidden` and unlisted types), and indexes the options by tag name as well as
+ * by type, so `input` covers every input type. The decision itself is `maskInputFn`'s.
+ */
+const EVERY_FIELD = { input: true, textarea: true, select: true };
+
+/**
+ * Starts rrweb with the resolved replay options, the SDK's privacy rules and its caps. This module is only ever
+ * reached through `loadRecorder()`'s dynamic import, so rrweb stays out of the initial bundle.
+ *
+ * Privacy happens here, before an event leaves the recorder: form values through `maskInputFn` (and a pass over
+ * serialized fields for the values rrweb copies without asking), `replay.maskTextClass` text through `maskTextFn`,
+ * `replay.blockClass` elements not recorded at all, and the page address of Meta events sanitized.
+ */
+export const startRecording: StartRecording = (options, emit, onStopped) => {
+  const recording = new PageRecording(options, emit, onStopped);
+  recording.start();
+  return recording;
+};
+
+class PageRecording implements Recording {
+  private stopRrweb: (() => void) | undefined;
+  private stopped = false;
+  private lastSnapshotMs = 0;
+  private readonly startWhenParsed = (): void => this.start();
+
+  constructor(
+    private readonly options: RecorderOptions,
+    private readonly emit: EmitRecordedEvent,
+    private readonly onStopped: RecordingStoppedHandler | undefined,
+  ) {}
+
+  start(): void {
+    if (this.stopped) return;
+    if (typeof document === 'undefined') {
+      this.stopWith('recorder_unavailable');
+      return;
     }
+    // rrweb would wait for `load`; counting elements needs the parsed document, and DOMContentLoaded is enough.
+    if (document.readyState === 'loading') {
+      document.addEventListener('DOMContentLoaded', this.startWhenParsed, { once: true });
+      return;
+    }
+    if (this.domTooLarge()) return;
+    const { options } = this;
+    const mask = (text: string, element: HTMLElement): string =>
+      recordableValue(text, options.maskAllInputs || this.isSensitive(element));
+    let stopRrweb: (() => void) | undefined;
+    try {
+      stopRrweb = record<RecordedEvent>({
+        emit: (event) => this.receive(event),
+        blockClass: options.blockClass,
+        maskTextClass: options.maskTextClass,
+        maskInputOptions: EVERY_FIELD,
+        maskInputFn: mask,
+        maskTextFn: maskText,
+        sampling: { mousemove: options.sampling.mousemove, scroll: options.sampling.scroll, input: options.sampling.input },
+        // Scripts, comments and <head> metadata do not change what a replay shows; leaving them out keeps snapshots small.
+        slimDOMOptions: 'all',
+      });
+    } catch {
+      // rrweb guards itself, but a broken environment (patched DOM prototypes) must not reach the host application.
+    }
+    if (stopRrweb === undefined) {
+      this.stopWith('recorder_unavailable');
+      return;
+    }
+    this.stopRrweb = stopRrweb;
+    // Stopped while rrweb emitted its first snapshot (e.g. the snapshot was too large to send).
+    if (this.stopped) this.stopRrwebOnce();
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (typeof document !== 'undefined') document.removeEventListener('DOMContentLoaded', this.startWhenParsed);
+    this.stopRrwebOnce();
+  }
+
+  takeFullSnapshot(): void {
+    if (this.stopped || this.stopRrweb === undefined || this.domTooLarge()) return;
+    try {
+      record.takeFullSnapshot(true);
+    } catch {
+      // Only throws when rrweb is not recording, which the checks above rule out; never into the host application.
+    }
+  }
+
+  private stopRrwebOnce(): void {
+    const stopRrweb = this.stopRrweb;
+    this.stopRrweb = undefined;
+    try {
+      stopRrweb?.();
+    } catch {
+      // Stopping runs during shutdown and page hide, when part of the DOM may already be gone.
+    }
+  }
+
+  private stopWith(reason: 'dom_too_large' | 'mutation_limit' | 'recorder_unavailable', measured?: number, limit?: number): void {
+    if (this.stopped) return;
+    this.stop();
+    this.onStopped?.(measured === undefined ? { reason } : { reason, measured, limit });
+  }
+
+  /** Counting is cheap (a native walk) next to serializing; above the cap the snapshot is not taken at all. */
+  private domTooLarge(): boolean {
+    const elements = document.getElementsByTagName('*').length;
+    if (elements <= RECORDER_LIMITS.maxDomElements) return false;
+    this.stopWith('dom_too_large', elements, RECORDER_LIMITS.maxDomElements);
+    return true;
+  }
+
+  private isSensitive(element: Element | null | undefined): boolean {
+    return element != null && isSensitiveField(fieldFacts(element, this.options.maskTextClass));
+  }
+
+  private isMaskedNode = (id: number): boolean => {
+    if (this.options.maskAllInputs) return true;
+    const node = record.mirror.getNode(id);
+    // A node rrweb serialized but cannot give back: mask rather than guess.
+    return node === null || node.nodeType !== 1 || this.isSensitive(node as Element);
   };
+
+  /** Every rrweb event passes here before it reaches the timeline. */
+  private receive(event: RecordedEvent): void {
+    if (this.stopped) return;
+    if (event.type === META) {
+      const data = event.data as { href?: unknown };
+      if (typeof data.href === 'string') event = { ...event, data: { ...data, href: sanitizePageUrl(data.href) } };
+    } else if (event.type === FULL_SNAPSHOT) {
+      this.lastSnapshotMs = event.timestamp;
+      maskSerializedFields((event.data as { node: SerializedNode }).node, this.isMaskedNode);
+    } else if (event.type === INCREMENTAL_SNAPSHOT && (event.data as MutationData).source === MUTATION) {
+      const data = event.data as MutationData;
+      const changes = (data.adds?.length ?? 0) + (data.removes?.length ?? 0) + (data.texts?.length ?? 0) + (data.attributes?.length ?? 0);
+      if (changes > RECORDER_LIMITS.maxMutationsPerBatch) {
+        // The batch is not kept: what was recorded up to here still plays back consistently.
+        this.stopWith('mutation_limit', changes, RECORDER_LIMITS.maxMutationsPerBatch);
+        return;
+      }
+      for (const added of data.adds ?? []) maskSerializedFields(added.node, this.isMaskedNode);
+    }
+    this.emit(event);
+    // rrweb's own checkoutEveryNms would snapshot without the DOM size check; checking here keeps it in one place.
+    if (event.type === INCREMENTAL_SNAPSHOT && event.timestamp - this.lastSnapshotMs > RECORDER_LIMITS.checkoutIntervalMs) {
+      this.takeFullSnapshot();
+    }
+  }
 }

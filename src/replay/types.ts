@@ -13,14 +13,43 @@ export interface RecordedEvent {
   readonly data: unknown;
 }
 
-/** Receives each event as rrweb emits it; `isCheckout` marks the start of a new full snapshot. */
-export type EmitRecordedEvent = (event: RecordedEvent, isCheckout?: boolean) => void;
-
-/** Stops the recording and removes rrweb's listeners and observers. Safe to call more than once. */
-export type StopRecording = () => void;
+/** Receives each event as rrweb emits it, already redacted (see docs/sdk-replay.md, "Privacy"). */
+export type EmitRecordedEvent = (event: RecordedEvent) => void;
 
 /**
- * Starts recording the current document. Returns `undefined` when rrweb could not start (no DOM, or rrweb failed
- * internally), so the caller knows there is nothing to stop and no replay to send.
+ * Why the SDK stopped recording a page before it was asked to: the payload of the `svc.recording_stopped` timeline
+ * event. `measured` and `limit` say which cap was hit and by how much (docs/sdk-replay.md, "Caps").
  */
-export type StartRecording = (options: RecorderOptions, emit: EmitRecordedEvent) => StopRecording | undefined;
+export interface RecordingStopped {
+  readonly reason:
+    /** The document had more elements than the recorder snapshots (`measured` elements). */
+    | 'dom_too_large'
+    /** One batch of DOM changes was larger than the recorder processes (`measured` changes). */
+    | 'mutation_limit'
+    /** One recorded event was larger than ingest accepts (`measured` bytes of JSON). */
+    | 'event_too_large'
+    /** The recorder could not be loaded or rrweb failed to start. */
+    | 'recorder_unavailable';
+  readonly measured?: number;
+  readonly limit?: number;
+}
+
+/** Told when the recorder stopped itself; it is already stopped when this is called. */
+export type RecordingStoppedHandler = (detail: RecordingStopped) => void;
+
+/** A running recording. Both methods are safe to call at any time, also after the recording stopped. */
+export interface Recording {
+  /** Stops rrweb and removes its listeners and observers. */
+  stop(): void;
+  /**
+   * Records a new full snapshot (a Meta and a FullSnapshot event) now, so that what follows plays back without the
+   * events before it, e.g. after buffered events had to be dropped or a chunk was lost.
+   */
+  takeFullSnapshot(): void;
+}
+
+/**
+ * Starts recording the current document (once it has been parsed). Never throws: when recording cannot start or has
+ * to stop on its own, `onStopped` is told why.
+ */
+export type StartRecording = (options: RecorderOptions, emit: EmitRecordedEvent, onStopped?: RecordingStoppedHandler) => Recording;

@@ -1,7 +1,9 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { SdkCore } from '../sdk/core';
 import type { Attributes, LogLevel } from '../sdk/types';
-import { toRecipeStep, type Exchange } from '../replay/recipe';
+import { later, recordBodyValue, recordStreamBody, type BodyCapture } from '../replay/body-read';
+import type { Exchange } from '../replay/recipe';
+import { failed, recordExchange, recordsRecipes } from './network-record';
 import { shouldPropagate } from './targets';
 import { resolveUrl, sanitizeUrl } from './url';
 
@@ -12,6 +14,7 @@ interface RequestTarget {
   readonly method: string;
   readonly url: URL;
   readonly headers: Headers;
+  readonly request: Request | undefined;
 }
 
 function describeRequest(input: RequestInfo | URL, init: RequestInit | undefined): RequestTarget | undefined {
@@ -19,16 +22,24 @@ function describeRequest(input: RequestInfo | URL, init: RequestInit | undefined
   const url = resolveUrl(request?.url ?? String(input), globalThis.location?.href);
   if (url === undefined) return undefined;
   const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-  return { method, url, headers: new Headers(init?.headers ?? request?.headers) };
+  return { method, url, headers: new Headers(init?.headers ?? request?.headers), request };
 }
 
-/** A failed request, in SPEC terms: no response at all, or a server error. Client errors (4xx) are outcomes. */
-const failed = (response: Response | undefined): boolean => response === undefined || response.status >= 500;
+/**
+ * The request body for the recipe: `init.body`, redacted in a later task so the request leaves first, or a copy of
+ * a `Request`'s body, cloned now, before fetch consumes the original.
+ */
+function captureRequestBody(target: RequestTarget, init: RequestInit | undefined): BodyCapture {
+  const body = init?.body;
+  if (body !== undefined && body !== null) return later(() => recordBodyValue(body));
+  const { request } = target;
+  return request?.body && !request.bodyUsed ? recordStreamBody(request) : undefined;
+}
 
-function outcomeLevel(response: Response | undefined, aborted: boolean): LogLevel {
-  if (aborted) return 'warn';
-  if (failed(response)) return 'error';
-  return (response as Response).status >= 400 ? 'warn' : 'info';
+function outcomeLevel(exchange: Exchange): LogLevel {
+  if (exchange.aborted) return 'warn';
+  if (failed(exchange)) return 'error';
+  return exchange.status >= 400 ? 'warn' : 'info';
 }
 
 const isAbort = (error: unknown): boolean => error instanceof Error && error.name === 'AbortError';
@@ -73,18 +84,33 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
       sendInit = { ...init, headers: target.headers };
     }
 
+    const recipes = recordsRecipes(core);
+    let requestBody: BodyCapture;
+    try {
+      if (recipes) requestBody = captureRequestBody(target, init);
+    } catch (failure) {
+      core.debug.error('could not read a fetch request body', failure);
+    }
+
     const settle = (response: Response | undefined, error: unknown): void => {
       try {
-        finish(core, span, spanContext, log, {
+        const exchange: Exchange = {
           startMs,
           method: (target as RequestTarget).method,
           url,
           requestHeaders: (target as RequestTarget).headers,
-          response,
+          status: response?.status ?? 0,
+          responseHeaders: response?.headers ?? [],
           durationMs: performance.timeOrigin + performance.now() - startMs,
+          traceId: span.spanContext().traceId,
           traceparent: (target as RequestTarget).headers.get(options.headerName),
           error: error === undefined ? undefined : String(error),
-        }, isAbort(error));
+          aborted: isAbort(error),
+        };
+        // Cloned now, before the app reads its response; read off the clone without holding the app up.
+        const responseBody = recipes && response !== undefined ? recordStreamBody(response) : undefined;
+        finish(span, spanContext, log, exchange);
+        recordExchange(core, exchange, requestBody, responseBody);
       } catch (failure) {
         core.debug.error('could not record a fetch request', failure);
       }
@@ -103,31 +129,16 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
   return traced as typeof fetch;
 }
 
-function finish(
-  core: SdkCore,
-  span: Span,
-  spanContext: ReturnType<typeof context.active>,
-  log: OutcomeLog,
-  exchange: Exchange,
-  aborted: boolean,
-): void {
-  const { response, method, url } = exchange;
-  const status = response?.status ?? 0;
+/** Ends the request's span and writes its outcome log inside the span's context, so the log carries its trace. */
+function finish(span: Span, spanContext: ReturnType<typeof context.active>, log: OutcomeLog, exchange: Exchange): void {
+  const { status, method, url, error } = exchange;
   const durationMs = Math.round(exchange.durationMs * 1000) / 1000;
   span.setAttributes({ 'http.status_code': status, 'http.duration_ms': durationMs });
-  if (response === undefined || status >= 400) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: exchange.error ?? `HTTP ${status}` });
-  }
+  if (error !== undefined || status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: error ?? `HTTP ${status}` });
   span.end();
 
-  const outcome = response === undefined ? `failed: ${exchange.error ?? 'network error'}` : `→ ${status}`;
+  const outcome = error !== undefined ? `failed: ${error}` : `→ ${status}`;
   const attributes: Attributes = { 'http.method': method, 'http.url': url, 'http.status_code': status, 'http.duration_ms': durationMs };
-  if (exchange.error !== undefined) attributes['error.message'] = exchange.error;
-  context.with(spanContext, () => log(outcomeLevel(response, aborted), `${method} ${url} ${outcome} (${Math.round(durationMs)} ms)`, attributes));
-
-  const traceId = span.spanContext().traceId;
-  const event = { method, url, status, durationMs, traceId, ...(exchange.error === undefined ? {} : { error: exchange.error }) };
-  core.replay.event('network', event);
-  if (failed(response) && !aborted) core.replay.event('network_error', event);
-  if (core.config.replay.captureNetworkRecipes) core.replay.recipe(toRecipeStep(exchange));
+  if (error !== undefined) attributes['error.message'] = error;
+  context.with(spanContext, () => log(outcomeLevel(exchange), `${method} ${url} ${outcome} (${Math.round(durationMs)} ms)`, attributes));
 }

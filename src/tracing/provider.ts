@@ -11,7 +11,7 @@ import { createInteractionFolding } from './interaction-folding';
 import { toSpanItem } from './span-item';
 import { escapeRegExp, targetPatterns } from './targets';
 import { xhrHttpAttributes } from './xhr-attributes';
-import { preventDuplicateXhrHeaders } from './xhr-headers';
+import { observeXhr } from './xhr-network';
 
 /** Events on which the user-interaction instrumentation starts a span (its default is clicks only). */
 const INTERACTION_EVENTS: Array<keyof HTMLElementEventMap> = ['click', 'submit'];
@@ -54,8 +54,9 @@ export function startTracing(core: SdkCore): Tracer {
   if (options.enabled) {
     const propagator = createPropagator(options.headerName, options.sessionHeaderName, () => core.session.id());
     if (propagation.setGlobalPropagator(propagator)) core.teardown.add(() => propagation.disable());
-    preventDuplicateXhrHeaders(core, [options.headerName, options.sessionHeaderName]);
   }
+  // Before the instrumentations, so its XHR patches are the innermost: it sees the headers that reach the browser.
+  const xhrObserver = observeXhr(core, options.enabled ? [options.headerName, options.sessionHeaderName] : []);
 
   const ingestPatterns = ['/otlp/', '/ingest/'].map((path) => new RegExp(`^${escapeRegExp(core.ingestUrl(path))}`));
   const unregister = registerInstrumentations({
@@ -64,7 +65,10 @@ export function startTracing(core: SdkCore): Tracer {
       new XMLHttpRequestInstrumentation({
         ignoreUrls: ingestPatterns,
         propagateTraceHeaderCorsUrls: options.enabled ? targetPatterns(options.origins) : [],
-        applyCustomAttributesOnSpan: (span) => span.setAttribute('replay_id', core.replay.replayId),
+        applyCustomAttributesOnSpan: (span, xhr) => {
+          span.setAttribute('replay_id', core.replay.replayId);
+          xhrObserver.setTraceId(xhr, span.spanContext().traceId);
+        },
       }),
       new DocumentLoadInstrumentation({ ignoreNetworkEvents: false }),
       new UserInteractionInstrumentation({ eventNames: INTERACTION_EVENTS }),

@@ -31,7 +31,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 };
 
 const ENTRIES = ['@svc/browser', '@svc/browser/auto', '@svc/browser/react'] as const;
-const CORE_EXPORTS = ['SDK_NAME', 'SDK_VERSION', 'getSDK', 'initBrowserSDK', 'loadRecorder', 'resolveConfig'];
+const CORE_EXPORTS = ['MASK', 'SDK_NAME', 'SDK_VERSION', 'getSDK', 'initBrowserSDK', 'loadRecorder', 'resolveConfig'];
 const EXPECTED_EXPORTS: Record<(typeof ENTRIES)[number], string[]> = {
   '@svc/browser': CORE_EXPORTS,
   '@svc/browser/auto': [...CORE_EXPORTS, 'readEnvConfig'].sort(),
@@ -353,8 +353,9 @@ describe('ESM build layout', () => {
 
 describe('CDN build', () => {
   const file = join(ROOT, 'dist', 'cdn', 'svc.min.js');
+  const recorderFile = join(ROOT, 'dist', 'cdn', 'svc-recorder.min.js');
 
-  it('defines only the global Svc in a browser-like context, with the recorder inlined', async () => {
+  it('defines only the global Svc in a browser-like context, and takes the recorder from svc-recorder.min.js', async () => {
     const code = readFileSync(file, 'utf8');
     const window: Record<string, unknown> = { URL, console, performance, TextEncoder, document: {}, navigator: { userAgent: 'vm' } };
     window.window = window;
@@ -376,13 +377,31 @@ describe('CDN build', () => {
     const config = svc.resolveConfig({ apiKey: 'k', serviceName: 's', ingestUrl: 'https://ingest.example.com/' });
     expect(config.ingestUrl).toBe('https://ingest.example.com');
     expect(config.replay.blockClass).toBe('ob-block');
+
+    // No <script src> to resolve the recorder's address from: the loader says so instead of guessing.
+    await expect(svc.loadRecorder()).rejects.toThrow('data-recorder-src');
+    // The recorder file adds no global: it registers itself for the loader of its own version, which now finds it
+    // (the failed load above was not remembered).
+    vm.runInContext(readFileSync(recorderFile, 'utf8'), context, { filename: 'svc-recorder.min.js' });
+    expect(Object.keys(window).filter((key) => !before.has(key))).toEqual(['Svc']);
     expect(typeof (await svc.loadRecorder())).toBe('function');
   });
 
-  it('ships a source map with the sources embedded', () => {
-    expect(readFileSync(file, 'utf8').trimEnd().endsWith('//# sourceMappingURL=svc.min.js.map')).toBe(true);
-    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[]; sourcesContent: string[] };
-    expect(map.sources.some((source) => source.endsWith('src/config/resolve.ts'))).toBe(true);
+  it('keeps rrweb out of svc.min.js and in svc-recorder.min.js', () => {
+    // `rr_mediaState` is an attribute name only rrweb's snapshot code writes.
+    expect(readFileSync(file, 'utf8')).not.toMatch(/rrweb|rr_mediaState/);
+    expect(readFileSync(recorderFile, 'utf8')).toContain('rr_mediaState');
+    expect(readFileSync(recorderFile, 'utf8')).toMatch(/^\/\*! @svc\/browser v[^ ]+ \| [^|]+ \| includes rrweb \(MIT\) \*\//);
+  });
+
+  it.each([
+    ['svc.min.js', 'src/config/resolve.ts'],
+    ['svc-recorder.min.js', 'src/replay/recorder.ts'],
+  ])('ships %s with a source map with the sources embedded', (name, source) => {
+    const script = join(ROOT, 'dist', 'cdn', name);
+    expect(readFileSync(script, 'utf8').trimEnd().endsWith(`//# sourceMappingURL=${name}.map`)).toBe(true);
+    const map = JSON.parse(readFileSync(`${script}.map`, 'utf8')) as { sources: string[]; sourcesContent: string[] };
+    expect(map.sources.some((path) => path.endsWith(source))).toBe(true);
     expect(map.sourcesContent).toHaveLength(map.sources.length);
   });
 });
@@ -399,5 +418,6 @@ describe('npm pack --dry-run', () => {
     const referenced = [...targets(pkg.exports), pkg.main, pkg.module, pkg.types, pkg.unpkg];
     for (const target of referenced) expect(files).toContain(target.replace(/^\.\//, ''));
     expect(files).toContain('dist/esm/replay/recorder.js');
+    expect(files).toContain('dist/cdn/svc-recorder.min.js');
   });
 });

@@ -30,6 +30,8 @@ export const REQUIRED_OUTPUTS = [
   'dist/types/react.d.cts',
   'dist/cdn/svc.min.js',
   'dist/cdn/svc.min.js.map',
+  'dist/cdn/svc-recorder.min.js',
+  'dist/cdn/svc-recorder.min.js.map',
 ] as const;
 
 const INPUT_DIRS = ['src', 'wire'];

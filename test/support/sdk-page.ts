@@ -4,8 +4,9 @@ import { ROOT } from './build-sdk';
 import { serveLocally } from './local-server';
 
 /**
- * A local origin for browser tests of the SDK: `/` serves the HTML the test gives, `/svc.min.js` the built script-tag
- * bundle (dist/cdn), and `/api/echo` answers with the request headers it received as JSON (with permissive CORS, so
+ * A local origin for browser tests of the SDK: `/` serves the HTML the test gives, `/svc.min.js` and
+ * `/svc-recorder.min.js` the built script-tag files (dist/cdn; svc.min.js loads the recorder from beside itself when
+ * replay starts), and `/api/echo` answers with the request headers it received as JSON (with permissive CORS, so
  * the same server can play a third-party API for a page on another origin). Every request's headers are recorded.
  */
 export interface SdkPageServer {
@@ -13,17 +14,24 @@ export interface SdkPageServer {
   /** Headers (lower-case names) of each `/api/echo` request, in arrival order. */
   echoed: Array<Record<string, string | string[] | undefined>>;
   setHtml(html: string): void;
+  /** Serves `body` as JavaScript at `path` (e.g. a recorder file of another version), ahead of the built files. */
+  setScript(path: string, body: string): void;
   close(): Promise<void>;
 }
+
+/** The script-tag files, served from dist/cdn under their own names. */
+const CDN_FILES = new Set(['/svc.min.js', '/svc-recorder.min.js']);
 
 export async function startSdkPage(html = '<!doctype html><title>svc</title><p>page</p>'): Promise<SdkPageServer> {
   let page = html;
   const echoed: SdkPageServer['echoed'] = [];
+  const scripts = new Map<string, string>();
   const local = await serveLocally((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path === '/svc.min.js') {
+    const script = scripts.get(path) ?? (CDN_FILES.has(path) ? readFileSync(join(ROOT, 'dist/cdn', path)) : undefined);
+    if (script !== undefined) {
       res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' });
-      res.end(readFileSync(join(ROOT, 'dist/cdn/svc.min.js')));
+      res.end(script);
       return;
     }
     if (path.startsWith('/api/echo')) {
@@ -52,5 +60,11 @@ export async function startSdkPage(html = '<!doctype html><title>svc</title><p>p
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end(page);
   });
-  return { origin: local.origin, echoed, setHtml: (next) => void (page = next), close: local.close };
+  return {
+    origin: local.origin,
+    echoed,
+    setHtml: (next) => void (page = next),
+    setScript: (path, body) => void scripts.set(path, body),
+    close: local.close,
+  };
 }

@@ -28,7 +28,7 @@ declare global {
 }
 
 /** What the driver passes in the page URL: the run (for attribution) and the telemetry sink's origin. */
-export interface BenchParams {
+interface BenchParams {
   run: string;
   sink: string;
 }
@@ -37,10 +37,25 @@ export interface BenchParams {
  * Reads the run number from the path (`/r/<run>/<variant>/...`) and the sink origin from `<meta name="bench-sink">`
  * (not from the query string, which both SDKs would copy into every URL attribute and inflate the bytes sent).
  */
-export function benchParams(): BenchParams {
+function benchParams(): BenchParams {
   const run = /^\/r\/(\d+)\//.exec(location.pathname)?.[1] ?? '0';
   const sink = document.querySelector<HTMLMetaElement>('meta[name="bench-sink"]')?.content ?? location.origin;
   return { run, sink };
+}
+
+/** svc's `ingestUrl` for this run: the sink, under `/r/<run>` so that the sink can tell runs apart. */
+export function svcIngestUrl(): string {
+  const { run, sink } = benchParams();
+  return `${sink}/r/${run}`;
+}
+
+/** Sentry's DSN for this run: the project id is the run number, so envelopes arrive as `/api/<run>/envelope/`. */
+export function sentryDsn(): string {
+  const { run, sink } = benchParams();
+  const dsn = new URL(sink);
+  dsn.username = 'bench';
+  dsn.pathname = `/${run}`;
+  return dsn.href;
 }
 
 const CHURN_NODES = 2000;

@@ -1,14 +1,14 @@
 /**
- * Variant "sentry": `@sentry/browser` with tracing (`browserTracingIntegration`, every transaction sampled) and its
- * other defaults, no replay. The DSN's project id is the run number, so envelopes arrive at the bench sink as
- * `/api/<run>/envelope/`.
+ * Variant "sentry": `@sentry/browser` with tracing (`browserTracingIntegration`, every transaction sampled) and
+ * session replay (`replayIntegration` with its defaults, every session recorded), its other options at their defaults.
  */
 import * as Sentry from '@sentry/browser';
-import { benchParams, startApp } from './app';
+import { sentryDsn, startApp } from './app';
 
-const { run, sink } = benchParams();
-const dsn = new URL(sink);
-dsn.username = 'bench';
-dsn.pathname = `/${run}`;
-Sentry.init({ dsn: dsn.href, integrations: [Sentry.browserTracingIntegration()], tracesSampleRate: 1 });
+Sentry.init({
+  dsn: sentryDsn(),
+  integrations: [Sentry.browserTracingIntegration(), Sentry.replayIntegration()],
+  tracesSampleRate: 1,
+  replaysSessionSampleRate: 1,
+});
 startApp();

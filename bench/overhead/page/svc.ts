@@ -1,10 +1,9 @@
 /**
- * Variant "svc": `@svc/browser` with every signal at its default, replay off (the replay issue adds a variant with it
- * on). Telemetry goes to the bench sink under `/r/<run>`, so the sink can tell runs apart.
+ * Variant "svc": `@svc/browser` with every option at its default, session replay included (rrweb loaded on demand
+ * from its own chunk once the SDK has started).
  */
 import { initBrowserSDK } from '@svc/browser';
-import { benchParams, startApp } from './app';
+import { startApp, svcIngestUrl } from './app';
 
-const { run, sink } = benchParams();
-initBrowserSDK({ apiKey: 'bench-key', serviceName: 'web-app', ingestUrl: `${sink}/r/${run}`, replay: { enabled: false } });
+initBrowserSDK({ apiKey: 'bench-key', serviceName: 'web-app', ingestUrl: svcIngestUrl() });
 startApp();

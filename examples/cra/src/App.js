@@ -44,6 +44,7 @@ export default function App() {
           onClick={() => {
             sdk?.log('info', 'Cart updated', { attrs: { items: 3 } });
             sdk?.metric('cart_items', 3);
+            sdk?.captureReplayEvent('cart_updated', { items: 3 });
           }}
         >
           Update the cart

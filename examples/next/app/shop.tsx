@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from 'react';
 import Link from 'next/link';
-import { SvcErrorBoundary, captureException, getSessionId, log, metric } from '@svc/browser/react';
+import { SvcErrorBoundary, captureException, captureReplayEvent, getSessionId, log, metric } from '@svc/browser/react';
 
 interface Echo {
   url: string;
@@ -49,6 +49,7 @@ export function Shop() {
           onClick={() => {
             log('info', 'Cart updated', { attrs: { items: 3 } });
             metric('cart_items', 3);
+            captureReplayEvent('cart_updated', { items: 3 });
           }}
         >
           Update the cart

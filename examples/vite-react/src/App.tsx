@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { SvcErrorBoundary, captureException, getSessionId, log, metric } from '@svc/browser/react';
+import { SvcErrorBoundary, captureException, captureReplayEvent, getSessionId, log, metric } from '@svc/browser/react';
 
 interface Echo {
   url: string;
@@ -54,6 +54,7 @@ export function App() {
           onClick={() => {
             log('info', 'Cart updated', { attrs: { items: 3 } });
             metric('cart_items', 3);
+            captureReplayEvent('cart_updated', { items: 3 });
           }}
         >
           Update the cart

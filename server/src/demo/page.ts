@@ -56,7 +56,8 @@ function intro(input: DemoPageInput): string {
 Create one with <code>npx svc-server keys create --scope ingest</code>, then open
 <code>/demo/?api_key=&lt;the new key&gt;</code>.</p>`;
   }
-  return `<p>This page loads the SDK with one script tag (<code>/demo/svc.min.js</code>, the global <code>Svc</code>) and
+  return `<p>This page loads the SDK with one script tag (<code>/demo/svc.min.js</code>, the global <code>Svc</code>;
+it fetches the session recorder, <code>/demo/svc-recorder.min.js</code>, once replay starts) and
 sends what it records to this server as the app <code>${escapeHtml(input.appName)}</code>. Debug mode is on: the
 browser console shows the SDK's own warnings, prefixed with <code>[svc]</code>.</p>`;
 }

@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { Kysely, Selectable } from 'kysely';
+import type { RecipeStep } from '../../../wire/replay';
 import type { Database, TelemetryTable } from '../db/schema';
 import { traceKey } from '../db/trace-key';
 import { controlAuth } from '../http/auth';
@@ -9,7 +10,7 @@ import { decodeChunkEvents } from '../ingest/replay';
 import { listApps, resolveServiceNames } from '../tenancy/apps';
 import { encodeCursor, iso, readCursor, readLimit, readTime, checkParams } from './params';
 
-type Row<T extends TelemetryTable> = Selectable<Database[T]> & { app: string };
+export type Row<T extends TelemetryTable> = Selectable<Database[T]> & { app: string };
 type Filter = 'session_id' | 'trace_id' | 'name';
 
 interface Listing<T extends TelemetryTable> {
@@ -23,6 +24,24 @@ interface Listing<T extends TelemetryTable> {
 const parse = (json: string): unknown => JSON.parse(json);
 
 const common = (r: Row<TelemetryTable>) => ({ id: r.id, app: r.app, session_id: r.session_id, received_at: iso(r.received_ms) });
+
+/** A stored recipe step as the API returns it: the step as recorded, with where and when it was stored. */
+export const recipeJson = (r: Row<'recipes'>) => ({ ...common(r), replay_id: r.replay_id, trace_id: r.trace_id, ...(parse(r.step) as RecipeStep) });
+
+/** A session summary as the API returns it. */
+export const sessionJson = (s: Selectable<Database['sessions']> & { app: string }) => ({
+  session_id: s.session_id,
+  app: s.app,
+  first_seen: iso(s.first_ms),
+  last_seen: iso(s.last_ms),
+  counts: {
+    spans: s.span_count,
+    logs: s.log_count,
+    metric_points: s.metric_count,
+    replay_chunks: s.replay_chunk_count,
+    recipes: s.recipe_count,
+  },
+});
 
 const LISTINGS = {
   spans: {
@@ -112,7 +131,7 @@ const LISTINGS = {
     filters: ['session_id', 'trace_id'],
     defaultLimit: 100,
     maxLimit: 1000,
-    toJson: (r) => ({ ...common(r), replay_id: r.replay_id, trace_id: r.trace_id, ...(parse(r.step) as object) }),
+    toJson: recipeJson,
   } satisfies Listing<'recipes'>,
 };
 
@@ -219,19 +238,7 @@ export function queryRoutes(services: Services): Hono<AppEnv> {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return c.json({
-      data: page.map((s) => ({
-        session_id: s.session_id,
-        app: s.app,
-        first_seen: iso(s.first_ms),
-        last_seen: iso(s.last_ms),
-        counts: {
-          spans: s.span_count,
-          logs: s.log_count,
-          metric_points: s.metric_count,
-          replay_chunks: s.replay_chunk_count,
-          recipes: s.recipe_count,
-        },
-      })),
+      data: page.map(sessionJson),
       next_cursor: rows.length > limit && last ? encodeCursor({ t: last.last_ms, k: last.session_id }) : null,
     });
   });

@@ -9,6 +9,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { addAlias } from '../../../server/src/index';
 import { formatTimings, prepareExample, type Example, type Mode, type SdkSettings } from '../../support/examples';
 import { controlGet, startTestServer, type TestServer } from '../../support/server';
+import { checkExportedSpecRuns, checkRecording, checkViewer } from './replay-checks';
 
 type Attributes = Record<string, unknown>;
 interface Row {
@@ -137,6 +138,8 @@ export interface Expected {
   env: string;
   /** The app wraps a widget in `<SvcErrorBoundary>` and has a button to break it. */
   errorBoundary: boolean;
+  /** The mode in which the session is exported as a Playwright spec and that spec is run against the app. */
+  exportReplayIn?: Mode;
 }
 
 /**
@@ -292,6 +295,17 @@ export async function runShopScenario(page: Page, origin: string, ingest: TestSe
     const clickSpanIds = [...new Set(clicks.map((r) => r.span_id))];
     expect(clickSpanIds, `one click, one interaction span: ${JSON.stringify(clicks.map(summary))}`).toHaveLength(1);
   });
+
+  await test.step('the session replay arrived in sequence, with its events and recipes, and plays in the viewer', async () => {
+    await checkRecording(ingest, { origin, sessionId, fetchTraceId: fetchTrace.traceId, xhrTraceId: xhrTrace.traceId });
+    await checkViewer(page.context(), ingest, sessionId);
+  });
+
+  if (expected.exportReplayIn === mode) {
+    await test.step('the session exported as a Playwright spec runs green against the app, network served from its recipes', async () => {
+      await checkExportedSpecRuns(ingest, sessionId, origin);
+    });
+  }
 
   await test.step('Web Vitals and the app’s metric arrived (CLS and INP are final only once the page is hidden)', async () => {
     const metric = (name: string) => waitForRow<MetricRow>(ingest, 'metrics', sessionId, name, (rows) => rows.find((r) => r.name === name), () => ingestRequests);

@@ -5,6 +5,6 @@ import { ALIAS, describeExample } from './scenario';
 // serve time), plus the React helpers and error boundary from `@svc/browser/react`.
 describeExample(EXAMPLES['vite-react'], {
   configure: { serviceName: ALIAS, env: 'staging' },
-  expected: { serviceName: ALIAS, env: 'staging', errorBoundary: true },
-  timeoutMs: 120_000,
+  expected: { serviceName: ALIAS, env: 'staging', errorBoundary: true, exportReplayIn: 'production' },
+  timeoutMs: 180_000,
 });

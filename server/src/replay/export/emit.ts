@@ -1,0 +1,149 @@
+import type { Step } from './actions';
+import type { RecipeRouting, RecordedResponse } from './recipe-routing';
+import { MASK, type Locator } from './selector';
+import { commentText, quote } from './typescript-source';
+
+/** Everything the spec file is written from. */
+export interface SpecSource {
+  sessionId: string;
+  app: string;
+  /** Origin of the recorded app; `baseUrl` replaces it when the test runs. */
+  origin: string;
+  /** The test's default base URL (SVC_REPLAY_BASE_URL overrides it at run time). */
+  baseUrl: string;
+  /** Time of the first recorded event, epoch ms. */
+  recordedAt: number | undefined;
+  steps: readonly Step[];
+  routing: RecipeRouting;
+}
+
+/** The limits every exported spec states in its header (docs/replay-export.md explains each). */
+const LIMITS = [
+  `masked input values are typed as "${MASK}": the recording never held the real text;`,
+  'elements blocked from the recording (ob-block) cannot be clicked, masked text cannot name an element;',
+  'timing is not reproduced: each step waits for its element or URL, not for the recorded delay;',
+  'requests are matched by method and URL, not body; responses the recording did not keep whole go to the network;',
+  'not replayed: keys pressed outside fields, hover, scrolling, drag and drop, file uploads, iframes, canvas, WebSocket.',
+];
+
+/** The runnable Playwright spec, TypeScript, one statement per line. */
+export function emitSpec(source: SpecSource): string {
+  const { sessionId, app, origin, baseUrl, recordedAt } = source;
+  const when = recordedAt === undefined ? '' : ` at ${new Date(recordedAt).toISOString()}`;
+  return [
+    `// Playwright test exported by svc from session ${commentText(sessionId)} of app "${commentText(app)}", recorded on ${commentText(origin)}${when}.`,
+    `// Source: GET /control-plane/sessions/${encodeURIComponent(sessionId)}/playwright (docs/replay-export.md).`,
+    `// Run it against the app: SVC_REPLAY_BASE_URL=${commentText(origin)} npx playwright test <this file>`,
+    '//',
+    '// The page\'s fetch and XHR requests are answered with the responses recorded in the session, matched by method and',
+    '// URL (several recordings of one request in recorded order, the last one repeating); other requests go to the network.',
+    '// Limits of a test made from a recording:',
+    ...LIMITS.map((limit) => `// - ${limit}`),
+    '',
+    "import { test, expect, type Page } from '@playwright/test';",
+    '',
+    '/** Where the app under test runs: SVC_REPLAY_BASE_URL, else where it was recorded. */',
+    `const baseURL = process.env.SVC_REPLAY_BASE_URL ?? ${quote(baseUrl)};`,
+    '',
+    'test.use({ baseURL });',
+    '',
+    ...recordedResponses(source.routing),
+    '',
+    ...SERVE_RECORDED,
+    '',
+    `test(${quote(`replays session ${sessionId}`)}, async ({ page }) => {`,
+    '  await serveRecordedResponses(page);',
+    ...source.steps.map((step) => `  ${statement(step)}`),
+    '});',
+    '',
+  ].join('\n');
+}
+
+function recordedResponses(routing: RecipeRouting): string[] {
+  const lines = [
+    'interface RecordedResponse {',
+    '  status: number;',
+    '  headers: Record<string, string>;',
+    '  body: string;',
+    '}',
+    '',
+    '/** Responses recorded in the session by method and URL: path and query on the app\'s origin, the full URL elsewhere. */',
+  ];
+  if (routing.responses.size === 0) lines.push('const RECORDED: Record<string, RecordedResponse[]> = {};');
+  else {
+    lines.push('const RECORDED: Record<string, RecordedResponse[]> = {');
+    for (const [key, responses] of routing.responses) {
+      lines.push(`  ${quote(key)}: [`, ...responses.map((r) => `    ${responseLiteral(r)},`), '  ],');
+    }
+    lines.push('};');
+  }
+  if (routing.skipped.length > 0) {
+    lines.push('// Recorded but not served (these requests go to the network):', ...routing.skipped.map((s) => `// - ${commentText(s)}`));
+  }
+  return lines;
+}
+
+function responseLiteral(r: RecordedResponse): string {
+  const entries = Object.entries(r.headers).map(([name, value]) => `${quote(name)}: ${quote(value)}`);
+  const headers = entries.length > 0 ? `{ ${entries.join(', ')} }` : '{}';
+  return `{ status: ${r.status}, headers: ${headers}, body: ${quote(r.body)} }`;
+}
+
+/** The request handler every spec carries: the same for every session, so it is plain text. */
+const SERVE_RECORDED = [
+  '/** Answers the page\'s fetch and XHR requests from RECORDED, in recorded order; anything else goes to the network. */',
+  'async function serveRecordedResponses(page: Page): Promise<void> {',
+  '  const appOrigin = new URL(baseURL).origin;',
+  '  const served = new Map<string, number>();',
+  "  await page.route('**/*', async (route) => {",
+  '    const request = route.request();',
+  "    if (request.resourceType() !== 'fetch' && request.resourceType() !== 'xhr') return route.fallback();",
+  '    const url = new URL(request.url());',
+  "    url.hash = '';",
+  '    const sameOrigin = url.origin === appOrigin;',
+  '    const key = `${request.method()} ${sameOrigin ? url.pathname + url.search : url.href}`;',
+  '    const recorded = RECORDED[key];',
+  '    if (recorded === undefined) return route.fallback();',
+  '    const count = served.get(key) ?? 0;',
+  '    served.set(key, count + 1);',
+  '    // The last recording of a request answers every later one.',
+  '    const response = recorded[Math.min(count, recorded.length - 1)]!;',
+  "    if (response.status === 0) return route.abort('failed');",
+  '    // A recorded cross-origin answer was readable by the page; a fulfilled one must say so to the browser.',
+  '    const cors = { \'access-control-allow-origin\': appOrigin, \'access-control-allow-credentials\': \'true\' };',
+  '    const headers = sameOrigin ? response.headers : { ...response.headers, ...cors };',
+  '    return route.fulfill({ status: response.status, headers, body: response.body });',
+  '  });',
+  '}',
+];
+
+function locator(l: Locator): string {
+  if (l.by === 'testId') return `page.getByTestId(${quote(l.value)})`;
+  if (l.by === 'css') return `page.locator(${quote(l.value)})`;
+  return `page.getByRole(${quote(l.role)}, { name: ${quote(l.name)}, exact: true })`;
+}
+
+/** `waitForURL` takes a glob: a URL with glob characters is compared whole instead. */
+const waitForUrl = (url: string): string =>
+  /[*{}\\]/.test(url) ? `await page.waitForURL((url) => url.href === new URL(${quote(url)}, baseURL).href);` : `await page.waitForURL(${quote(url)});`;
+
+function statement(step: Step): string {
+  switch (step.kind) {
+    case 'goto':
+      return `await page.goto(${quote(step.url)});`;
+    case 'waitForURL':
+      return waitForUrl(step.url);
+    case 'expectURL':
+      return `await expect(page).toHaveURL(${quote(step.url)});`;
+    case 'click':
+      return `await ${locator(step.locator)}.click();`;
+    case 'fill':
+      return `await ${locator(step.locator)}.fill(${quote(step.value)});${step.value === MASK ? ' // masked when recorded' : ''}`;
+    case 'selectOption':
+      return `await ${locator(step.locator)}.selectOption(${quote(step.value)});`;
+    case 'check':
+      return `await ${locator(step.locator)}.${step.checked ? 'check' : 'uncheck'}();`;
+    case 'note':
+      return `// ${commentText(step.text)}`;
+  }
+}

@@ -1,0 +1,61 @@
+import type { RecipeStep } from '../../../../wire/replay';
+import { relativeUrl } from './recorded-url';
+
+/** What the exported test answers one request with; status 0 replays a network error. */
+export interface RecordedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface RecipeRouting {
+  /** Recorded responses by request key (see {@link requestKey}), each key's in recorded order. */
+  responses: Map<string, RecordedResponse[]>;
+  /** Steps that cannot be served, and why: their requests go to the network when the test runs. */
+  skipped: string[];
+}
+
+/** Credentials the SDK replaced: sending the placeholder back would be wrong, so such headers are left out. */
+const REDACTED = '[REDACTED]';
+/** Headers that describe the bytes on the wire, not the recorded text: Playwright sets them for the body it sends. */
+const WIRE_HEADERS = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
+/**
+ * What the SDK records instead of a body that is not text (src/replay/body-read.ts): `[binary 2048 bytes]`,
+ * `[event stream]`... Serving the placeholder would hand the page the wrong bytes.
+ */
+const BODY_PLACEHOLDER = /^\[(?:binary|event stream|stream|unreadable body)(?: \d+ bytes)?\]$/;
+
+/**
+ * `GET /api/items?page=2` for a request on the recorded origin, `GET https://cdn.example/x.json` elsewhere: the key the
+ * exported test computes for each request at run time, against its base URL instead of the recorded origin.
+ */
+export function requestKey(method: string, url: string, origin: string): string {
+  return `${method.toUpperCase()} ${relativeUrl(url, origin, false)}`;
+}
+
+/** Groups a session's recipe steps (oldest first) into the responses the exported test serves. */
+export function recipeRouting(steps: readonly RecipeStep[], origin: string): RecipeRouting {
+  const responses = new Map<string, RecordedResponse[]>();
+  const skipped: string[] = [];
+  for (const step of steps) {
+    const key = requestKey(step.method, step.url, origin);
+    if (step.responseBodyTruncated) {
+      skipped.push(`${key}: the response body was larger than the recording keeps`);
+      continue;
+    }
+    // No body recorded (and not cut): the response had none.
+    const body = step.responseBody ?? '';
+    if (BODY_PLACEHOLDER.test(body)) {
+      skipped.push(`${key}: the response body is not text, so it was not recorded`);
+      continue;
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(step.responseHeaders)) {
+      if (value !== REDACTED && !WIRE_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    }
+    const list = responses.get(key) ?? [];
+    list.push({ status: step.status, headers, body });
+    responses.set(key, list);
+  }
+  return { responses, skipped };
+}

@@ -1,0 +1,161 @@
+import { Hono, type Context } from 'hono';
+import type { RecipeStep } from '../../../wire/replay';
+import type { AppEnv, Services } from '../http/env';
+import { ApiError, badRequest } from '../http/errors';
+import { checkParams, encodeCursor, iso, readCursor, readLimit } from '../query/params';
+import { recipeJson, sessionJson } from '../query/routes';
+import { orderChunks, pageOfChunks, positionOf, type ChunkPosition, type OrderedChunk } from './chunk-order';
+import { EventType, readEvent } from './export/rrweb';
+import { PlaywrightExport } from './export/playwright-spec';
+import { chunkEvents, chunkIndex, findSession, sessionRecipes } from './session-store';
+
+/** A replay page also ends once its chunks hold this much as stored, so one answer stays a bounded size. */
+const PAGE_STORED_BYTES = 4_000_000;
+/** Chunks decoded at a time where a whole session is read (detail, export): bounds the memory of one request. */
+const DECODE_BATCH = 20;
+
+/**
+ * One session on the control plane (docs/query-api.md): its replays, its rrweb events in playback order, its recipe
+ * steps, and its export as a Playwright spec (docs/replay-export.md). Mounted under `/control-plane/sessions`, behind
+ * the query API's control-key check, which sets the caller; every read is confined to the caller's project.
+ */
+export function sessionRoutes(services: Services): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { db } = services;
+
+  app.get('/:id', async (c) => {
+    checkParams(c, []);
+    const { projectId, sessionId } = target(c);
+    const session = await findSession(db, projectId, sessionId);
+    const { replays } = orderChunks(await chunkIndex(db, projectId, sessionId));
+    const firstUrls = new Map<number, string | null>();
+    await forEachBatch(replays.map((r) => r.first_chunk_id), async (ids) => {
+      for (const [id, events] of await chunkEvents(db, projectId, ids)) firstUrls.set(id, pageUrl(events));
+    });
+    return c.json({
+      ...sessionJson(session),
+      replays: replays.map((r) => ({
+        replay_id: r.replay_id,
+        start_time: iso(r.start_ms),
+        end_time: iso(r.end_ms),
+        chunk_count: r.chunk_count,
+        event_count: r.event_count,
+        first_url: firstUrls.get(r.first_chunk_id) ?? null,
+      })),
+    });
+  });
+
+  app.get('/:id/replay', async (c) => {
+    checkParams(c, ['cursor', 'limit']);
+    const { projectId, sessionId } = target(c);
+    const limit = readLimit(c, 50, 200);
+    const cursor = readChunkCursor(c);
+    await findSession(db, projectId, sessionId);
+    const { chunks, gaps } = orderChunks(await chunkIndex(db, projectId, sessionId));
+    const { page, more } = pageOfChunks(chunks, cursor, limit, PAGE_STORED_BYTES);
+    const events = await chunkEvents(db, projectId, page.map((chunk) => chunk.id));
+    const last = page[page.length - 1];
+    return c.json({
+      session_id: sessionId,
+      events: page.flatMap((chunk) => events.get(chunk.id) ?? []),
+      chunks: page.map((chunk) => ({
+        replay_id: chunk.replay_id,
+        seq: chunk.seq,
+        start_time: iso(chunk.time_ms),
+        end_time: iso(chunk.end_ms),
+        event_count: chunk.event_count,
+      })),
+      gaps,
+      next_cursor: more && last ? chunkCursor(last) : null,
+    });
+  });
+
+  app.get('/:id/recipes', async (c) => {
+    checkParams(c, ['cursor', 'limit']);
+    const { projectId, sessionId } = target(c);
+    const limit = readLimit(c, 200, 1000);
+    const cursor = readCursor(c);
+    if (cursor && typeof cursor.k !== 'number') throw badCursor();
+    await findSession(db, projectId, sessionId);
+    const rows = await sessionRecipes(db, projectId, sessionId, limit + 1, cursor);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return c.json({
+      data: page.map(recipeJson),
+      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.time_ms, k: last.id }) : null,
+    });
+  });
+
+  app.get('/:id/playwright', async (c) => {
+    checkParams(c, ['base_url']);
+    const { projectId, sessionId } = target(c);
+    const baseUrl = readBaseUrl(c);
+    const session = await findSession(db, projectId, sessionId);
+    const { chunks } = orderChunks(await chunkIndex(db, projectId, sessionId));
+    const exporter = new PlaywrightExport();
+    await forEachBatch(chunks, async (batch) => {
+      const events = await chunkEvents(db, projectId, batch.map((chunk) => chunk.id));
+      for (const chunk of batch) exporter.addChunk(chunk.replay_id, events.get(chunk.id) ?? []);
+    });
+    const steps = (await sessionRecipes(db, projectId, sessionId)).map((r) => JSON.parse(r.step) as RecipeStep);
+    const spec = exporter.finish({ sessionId, app: session.app, ...(baseUrl && { baseUrl }) }, steps);
+    if (spec === undefined) throw new ApiError(404, 'not_found', `session "${sessionId}" has no recorded page load to export`);
+    c.header('content-type', 'text/plain; charset=utf-8');
+    c.header('content-disposition', `attachment; filename="session-${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}.spec.ts"`);
+    return c.body(spec);
+  });
+
+  return app;
+}
+
+function target(c: Context<AppEnv>): { projectId: string; sessionId: string } {
+  const sessionId = c.req.param('id') ?? '';
+  // PostgreSQL cannot take U+0000 in a text parameter, and no stored session id holds it.
+  if (sessionId.includes('\u0000')) throw badRequest('id must not contain U+0000', { field: 'id' });
+  return { projectId: c.get('caller').projectId, sessionId };
+}
+
+async function forEachBatch<T>(items: readonly T[], run: (batch: T[]) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += DECODE_BATCH) await run(items.slice(i, i + DECODE_BATCH));
+}
+
+/** The URL of the page a replay recorded: its rrweb Meta event's `href`. */
+function pageUrl(events: readonly unknown[]): string | null {
+  for (const raw of events) {
+    const event = readEvent(raw);
+    if (event?.type === EventType.Meta && typeof event.data.href === 'string') return event.data.href;
+  }
+  return null;
+}
+
+const badCursor = () => badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', { field: 'cursor' });
+
+/** A replay page's cursor: the position of its last chunk (replay start time, then `seq:replay id`). */
+const chunkCursor = (chunk: OrderedChunk): string => {
+  const p = positionOf(chunk);
+  return encodeCursor({ t: p.replayStart, k: `${p.seq}:${p.replayId}` });
+};
+
+function readChunkCursor(c: Context): ChunkPosition | undefined {
+  const cursor = readCursor(c);
+  if (!cursor) return undefined;
+  const match = typeof cursor.k === 'string' ? /^(\d+):(.+)$/s.exec(cursor.k) : null;
+  if (!match) throw badCursor();
+  return { replayStart: cursor.t, replayId: match[2]!, seq: Number(match[1]) };
+}
+
+/** `base_url`: the origin the exported test runs against by default; paths come from the recording. */
+function readBaseUrl(c: Context): string | undefined {
+  const raw = c.req.query('base_url');
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw badRequest('base_url must be an http(s) origin such as http://localhost:3000 (the paths come from the recording)', { field: 'base_url' });
+  }
+  return url.origin;
+}

@@ -1,0 +1,10 @@
+/**
+ * Entry of `dist/cdn/svc-recorder.min.js`, the script-tag build's session recorder (rrweb). `svc.min.js` injects it
+ * with a `<script>` tag once replay starts (cdn/load-recorder.ts). It registers `startRecording` under the SDK
+ * version it was built with; the loader only accepts its own version.
+ */
+import { startRecording } from '../replay/recorder';
+import { SDK_VERSION } from '../version';
+import { registerRecorder } from './recorder-registry';
+
+registerRecorder(SDK_VERSION, startRecording);

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { ChunkBuffer, type Dropped, type ItemKind, type PendingChunk, type ReplayIdentity } from '../../src/replay/chunk-buffer';
+
+/** The replay buffer's budget rules (here 200 bytes of sealed chunks), item by item. */
+
+const replay: ReplayIdentity = { sessionId: 's', replayId: 'r', nextSeq: 0 };
+
+function buffer(playback: boolean) {
+  const drops: Dropped[] = [];
+  const chunks = new ChunkBuffer({ maxChunkBytes: 100, maxChunkItems: Infinity, budgetBytes: 200, playback, onDrop: (dropped) => drops.push(dropped) });
+  let ts = 0;
+  const add = (name: string, bytes: number, kind: ItemKind = 'dom') => chunks.add(replay, name, bytes, ts++, kind);
+  const names = (list: PendingChunk[]) => list.map((chunk) => chunk.items.join(''));
+  return { chunks, drops, add, names };
+}
+
+describe('ChunkBuffer with rrweb events', () => {
+  it('keeps the chunk of the latest full snapshot however large, and drops the chunks before it', () => {
+    const { chunks, drops, add, names } = buffer(true);
+    add('a', 90);
+    add('b', 90);
+    add('M', 10, 'snapshot');
+    add('S', 500);
+    add('c', 90);
+    expect(names(chunks.takeAll())).toEqual(['MS', 'c']);
+    expect(drops).toEqual([{ chunks: 2, items: 2, bytes: 180, needsSnapshot: false }]);
+  });
+
+  it('drops everything and asks for a full snapshot when what follows the latest snapshot is over budget', () => {
+    const { chunks, drops, add, names } = buffer(true);
+    add('M', 10, 'snapshot');
+    for (const name of ['a', 'b', 'c', 'd']) add(name, 90);
+    expect(drops).toEqual([]);
+    add('e', 90);
+    expect(drops).toEqual([{ chunks: 4, items: 5, bytes: 370, needsSnapshot: true }]);
+    // Until the new snapshot, DOM events ('e', whose arrival overflowed the budget, and 'f') depend on what
+    // was dropped; timeline events do not.
+    add('f', 10);
+    add('n', 10, 'custom');
+    add('M', 10, 'snapshot');
+    add('g', 10);
+    expect(names(chunks.takeAll())).toEqual(['nMg']);
+  });
+
+  it('starts a new chunk at a Meta event that follows DOM events, not one that follows timeline events only', () => {
+    const { chunks, add, names } = buffer(true);
+    add('n', 5, 'custom');
+    add('M', 5, 'snapshot');
+    add('x', 5);
+    add('M', 5, 'snapshot');
+    expect(names(chunks.takeAll())).toEqual(['nMx', 'M']);
+  });
+
+  it('says a chunk is full when an item does not fit or fills it', () => {
+    const { add } = buffer(true);
+    expect(add('a', 60)).toBe(false);
+    expect(add('b', 60)).toBe(true);
+    expect(add('c', 100)).toBe(true);
+  });
+});
+
+describe('ChunkBuffer with independent items (recipes)', () => {
+  it('drops the oldest chunks first and never asks for a snapshot', () => {
+    const { chunks, drops, add, names } = buffer(false);
+    for (const name of ['a', 'b', 'c', 'd']) add(name, 100, 'custom');
+    expect(drops).toEqual([
+      { chunks: 1, items: 1, bytes: 100, needsSnapshot: false },
+      { chunks: 1, items: 1, bytes: 100, needsSnapshot: false },
+    ]);
+    expect(names(chunks.takeAll())).toEqual(['c', 'd']);
+  });
+});

@@ -1,0 +1,443 @@
+import { gunzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { INGEST_PATHS } from '../../wire/paths';
+import { REPLAY_EVENT_TAGS, REPLAY_LIMITS, type RecipeBatch, type RecipeStep, type ReplayChunk } from '../../wire/replay';
+import { resolveConfig } from '../../src/config/resolve';
+import type { ReplayOptions } from '../../src/config/types';
+import { MAX_REQUEST_BYTES } from '../../src/pipeline/keepalive-budget';
+import { utf8Length } from '../../src/pipeline/utf8';
+import { startReplayTimeline, type ReplayTimeline } from '../../src/replay/timeline';
+import type { LeftoverStorage } from '../../src/replay/leftovers';
+import type { EmitRecordedEvent, RecordedEvent, RecordingStoppedHandler, StartRecording } from '../../src/replay/types';
+
+/**
+ * The replay timeline's buffering and sending, with the real encoder (Node has CompressionStream) against a
+ * recording pipeline whose answers each test controls. rrweb is replaced by a recorder the test drives: it emits the
+ * events a test gives and, asked for a full snapshot, emits a Meta and a FullSnapshot event like rrweb does.
+ */
+
+interface Post {
+  path: string;
+  body: string;
+  unloading: boolean;
+  settled: boolean;
+  /** Settles the post as delivered or not. Posts settle as delivered at once unless held. */
+  settle(delivered: boolean): void;
+}
+
+function fakePipeline() {
+  const posts: Post[] = [];
+  const waiting: Array<() => void> = [];
+  let hold = false;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  return {
+    posts,
+    /** From now on posts wait for `settle`. */
+    holdPosts: () => void (hold = true),
+    /** Delivers every held post and stops holding. */
+    release() {
+      hold = false;
+      for (const post of posts) if (!post.settled) post.settle(true);
+    },
+    /** Resolves once `count` posts have been made. */
+    async postsMade(count: number): Promise<Post[]> {
+      while (posts.length < count) await new Promise<void>((resolve) => waiting.push(resolve));
+      return posts;
+    },
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    postJson(path: string, body: string, unloading = false): Promise<boolean> {
+      return new Promise<boolean>((resolve) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        const post: Post = {
+          path,
+          body,
+          unloading,
+          settled: false,
+          settle(delivered) {
+            if (post.settled) return;
+            post.settled = true;
+            inFlight--;
+            resolve(delivered);
+          },
+        };
+        posts.push(post);
+        for (const wake of waiting.splice(0)) wake();
+        if (!hold) post.settle(true);
+      });
+    },
+  };
+}
+
+/** A Map behind the Storage methods the leftover store uses. */
+function memoryStorage(): LeftoverStorage & { map: Map<string, string> } {
+  const map = new Map<string, string>();
+  return {
+    map,
+    getItem: (key) => map.get(key) ?? null,
+    setItem: (key, value) => void map.set(key, value),
+    removeItem: (key) => void map.delete(key),
+    key: (index) => [...map.keys()][index] ?? null,
+    get length() {
+      return map.size;
+    },
+  };
+}
+
+/** A recorder the test drives in place of rrweb. */
+function fakeRecorder() {
+  const state = {
+    emit: undefined as EmitRecordedEvent | undefined,
+    onStopped: undefined as RecordingStoppedHandler | undefined,
+    starts: 0,
+    stops: 0,
+    snapshots: 0,
+    clock: 1_000,
+  };
+  const snapshot = () => {
+    state.emit?.({ type: 4, timestamp: state.clock++, data: { href: 'https://shop.test/', width: 800, height: 600 } });
+    state.emit?.({ type: 2, timestamp: state.clock++, data: { node: { type: 0, id: 1, childNodes: [] } } });
+  };
+  const start: StartRecording = (_options, emit, onStopped) => {
+    state.starts++;
+    state.emit = emit;
+    state.onStopped = onStopped;
+    snapshot();
+    return {
+      stop: () => void state.stops++,
+      takeFullSnapshot: () => {
+        state.snapshots++;
+        snapshot();
+      },
+    };
+  };
+  /** An incremental (mouse move) event of about `size` bytes. */
+  const move = (size = 100) => state.emit?.({ type: 3, timestamp: state.clock++, data: { source: 1, pad: 'x'.repeat(size) } });
+  return { state, load: () => Promise.resolve(start), move };
+}
+
+const decodeEvents = (chunk: ReplayChunk): RecordedEvent[] =>
+  JSON.parse(chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data) as RecordedEvent[];
+
+const chunksOf = (posts: readonly Post[]): ReplayChunk[] =>
+  posts.filter((post) => post.path === INGEST_PATHS.replayChunk).map((post) => JSON.parse(post.body) as ReplayChunk);
+
+let rotate: ((id: string) => void) | undefined;
+const session = {
+  id: () => 'a'.repeat(32),
+  onRotate(listener: (id: string) => void) {
+    rotate = listener;
+    return () => void (rotate = undefined);
+  },
+};
+
+const debug = { warn: vi.fn(), error: vi.fn() };
+let running: { timeline: ReplayTimeline; pipeline: ReturnType<typeof fakePipeline> } | undefined;
+
+function start(replay: ReplayOptions, storage: LeftoverStorage | undefined = memoryStorage()) {
+  const pipeline = fakePipeline();
+  const recorder = fakeRecorder();
+  const config = resolveConfig({ apiKey: 'k', serviceName: 'shop-web', replay: { flushIntervalMs: 60_000, ...replay } });
+  const timeline = startReplayTimeline({ config, session, pipeline, debug, loadRecorder: recorder.load, storage });
+  running = { timeline, pipeline };
+  return { pipeline, recorder, timeline };
+}
+
+/** The recorder starts after a zero-delay timer, once its (here immediate) load has resolved. */
+async function recorderStarted(recorder: ReturnType<typeof fakeRecorder>): Promise<void> {
+  while (recorder.state.starts === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** Lets promise callbacks (not timers, not compression) run. */
+async function microtasks(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+}
+
+beforeEach(() => {
+  debug.warn.mockReset();
+  debug.error.mockReset();
+});
+afterEach(async () => {
+  running?.pipeline.release();
+  await running?.timeline.stop();
+  running = undefined;
+});
+
+describe('replay chunks', () => {
+  it('carry session, replay, contiguous seqs, time range and event count, gzip-encoded, every flushIntervalMs', async () => {
+    const { pipeline, recorder } = start({ flushIntervalMs: 20 });
+    await recorderStarted(recorder);
+    recorder.move();
+    await pipeline.postsMade(1);
+    recorder.move();
+    recorder.move();
+    await pipeline.postsMade(2);
+
+    const chunks = chunksOf(pipeline.posts);
+    expect(chunks.map((chunk) => chunk.seq)).toEqual([0, 1]);
+    expect(chunks.map((chunk) => chunk.eventCount)).toEqual([3, 2]);
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ serviceName: 'shop-web', sessionId: 'a'.repeat(32), replayId: running!.timeline.replayId, encoding: 'gzip' });
+      const events = decodeEvents(chunk);
+      expect(chunk.startTs).toBe(events[0]!.timestamp);
+      expect(chunk.endTs).toBe(events.at(-1)!.timestamp);
+    }
+    expect(decodeEvents(chunks[0]!).map((event) => event.type)).toEqual([4, 2, 3]);
+  });
+
+  it('serializes each event once', async () => {
+    const { pipeline, recorder, timeline } = start({});
+    await recorderStarted(recorder);
+    let serialized = 0;
+    recorder.state.emit!({ type: 3, timestamp: 5, data: { toJSON: () => (serialized++, { source: 1 }) } });
+    await timeline.flush();
+    expect(serialized).toBe(1);
+    expect(decodeEvents(chunksOf(pipeline.posts)[0]!).at(-1)).toEqual({ type: 3, timestamp: 5, data: { source: 1 } });
+  });
+
+  it('sends one request at a time, in seq order, when size-triggered flushes overlap a timer flush', async () => {
+    const { pipeline, recorder, timeline } = start({ maxChunkBytes: 1_000 });
+    await recorderStarted(recorder);
+    pipeline.holdPosts();
+    const flushed = timeline.flush();
+    await pipeline.postsMade(1);
+    // Each of these fills a chunk while the first request is still out (two fit the buffer's budget).
+    recorder.move(900);
+    recorder.move(900);
+    (await pipeline.postsMade(1))[0]!.settle(true);
+    (await pipeline.postsMade(2))[1]!.settle(true);
+    await flushed;
+    pipeline.release();
+    await timeline.flush();
+    expect(pipeline.maxInFlight).toBe(1);
+    expect(chunksOf(pipeline.posts).map((chunk) => [chunk.seq, chunk.eventCount])).toEqual([
+      [0, 2],
+      [1, 1],
+      [2, 1],
+    ]);
+  });
+
+  it('starts a new chunk at each full snapshot and keeps chunks within maxChunkBytes unless one event is larger', async () => {
+    const { pipeline, recorder, timeline } = start({ maxChunkBytes: 2_000 });
+    await recorderStarted(recorder);
+    recorder.move(300);
+    recorder.state.emit!({ type: 3, timestamp: 9, data: { source: 0, big: 'y'.repeat(2_500) } });
+    recorder.move(300);
+    recorder.state.emit!({ type: 4, timestamp: 10, data: { href: 'https://shop.test/', width: 1, height: 1 } });
+    await timeline.flush();
+    const chunks = chunksOf(pipeline.posts);
+    expect(chunks.map((chunk) => decodeEvents(chunk).map((event) => event.type))).toEqual([[4, 2, 3], [3], [3], [4]]);
+    for (const chunk of chunks.filter((chunk) => chunk.eventCount > 1)) {
+      expect(utf8Length(JSON.stringify(decodeEvents(chunk)))).toBeLessThanOrEqual(2_000);
+    }
+  });
+});
+
+describe('bounds', () => {
+  it('drops whole chunks while sending is stalled and restarts from a new full snapshot, leaving no seq gap', async () => {
+    const { pipeline, recorder, timeline } = start({ maxChunkBytes: 1_000 });
+    await recorderStarted(recorder);
+    pipeline.holdPosts();
+    void timeline.flush();
+    await pipeline.postsMade(1);
+    // Chunk 0 (the first snapshot) is out; others wait until they fill the buffer (256 KB at the least).
+    let moves = 0;
+    while (debug.warn.mock.calls.length === 0) {
+      recorder.move(900);
+      moves++;
+    }
+    // Each move is under 1,000 bytes of JSON.
+    expect(moves).toBeGreaterThan(256);
+    await microtasks();
+    expect(recorder.state.snapshots).toBe(1);
+    expect(debug.warn).toHaveBeenCalledWith(expect.stringContaining('replay buffer full'));
+
+    pipeline.release();
+    await timeline.flush();
+    const chunks = chunksOf(pipeline.posts);
+    expect(chunks.map((chunk) => chunk.seq)).toEqual(chunks.map((_, i) => i));
+    // After the first chunk, what was sent starts from the new full snapshot.
+    expect(decodeEvents(chunks[1]!)[0]!.type).toBe(4);
+  });
+
+  it('stops recording with svc.recording_stopped when one recorded event is over REPLAY_LIMITS.maxEventBytes', async () => {
+    const { pipeline, recorder, timeline } = start({});
+    await recorderStarted(recorder);
+    const huge = { type: 3, timestamp: 20, data: { source: 0, huge: 'z'.repeat(REPLAY_LIMITS.maxEventBytes) } };
+    recorder.state.emit!(huge);
+    recorder.move();
+    await timeline.flush();
+    expect(recorder.state.stops).toBe(1);
+    const events = decodeEvents(chunksOf(pipeline.posts)[0]!);
+    expect(events.map((event) => event.type)).toEqual([4, 2, 5]);
+    expect(events[2]!.data).toEqual({
+      tag: REPLAY_EVENT_TAGS.recordingStopped,
+      payload: { reason: 'event_too_large', measured: utf8Length(JSON.stringify(huge)), limit: REPLAY_LIMITS.maxEventBytes },
+    });
+    expect(debug.warn).toHaveBeenCalledWith(expect.stringContaining('event_too_large'));
+  });
+
+  it("passes on the recorder's own stop reason as svc.recording_stopped", async () => {
+    const { pipeline, recorder, timeline } = start({});
+    await recorderStarted(recorder);
+    recorder.state.onStopped!({ reason: 'mutation_limit', measured: 10_001, limit: 10_000 });
+    await timeline.flush();
+    const events = decodeEvents(chunksOf(pipeline.posts)[0]!);
+    expect(events.at(-1)!.data).toEqual({ tag: REPLAY_EVENT_TAGS.recordingStopped, payload: { reason: 'mutation_limit', measured: 10_001, limit: 10_000 } });
+  });
+
+  it('drops a timeline event over the limit, and one that cannot be serialized, without stopping the recording', async () => {
+    const { pipeline, recorder, timeline } = start({});
+    await recorderStarted(recorder);
+    timeline.event('huge', 'h'.repeat(REPLAY_LIMITS.maxEventBytes));
+    timeline.event('bigint', { n: 1n });
+    timeline.event('kept', { ok: true });
+    await timeline.flush();
+    expect(recorder.state.stops).toBe(0);
+    const tags = decodeEvents(chunksOf(pipeline.posts)[0]!).flatMap((event) => (event.type === 5 ? [(event.data as { tag: string }).tag] : []));
+    expect(tags).toEqual(['kept']);
+  });
+
+  it('asks for a new full snapshot after a chunk could not be delivered; the next chunk takes the next seq', async () => {
+    const { pipeline, recorder, timeline } = start({});
+    await recorderStarted(recorder);
+    pipeline.holdPosts();
+    const flushed = timeline.flush();
+    (await pipeline.postsMade(1))[0]!.settle(false);
+    await flushed;
+    await microtasks();
+    expect(recorder.state.snapshots).toBe(1);
+    pipeline.release();
+    await timeline.flush();
+    expect(chunksOf(pipeline.posts).map((chunk) => chunk.seq)).toEqual([0, 1]);
+    expect(decodeEvents(chunksOf(pipeline.posts)[1]!)[0]!.type).toBe(4);
+    expect(debug.warn).toHaveBeenCalledWith(expect.stringContaining('replay chunk 0'));
+  });
+});
+
+describe('recipes', () => {
+  const step = (i: number): RecipeStep => ({
+    ts: i,
+    method: 'GET',
+    url: `https://shop.test/api/${i}`,
+    requestHeaders: {},
+    status: 200,
+    responseHeaders: {},
+    durationMs: 1,
+  });
+
+  it(`go at most ${REPLAY_LIMITS.maxRecipeSteps} steps per request, with the replay's identity`, async () => {
+    const { pipeline, timeline } = start({});
+    for (let i = 0; i < REPLAY_LIMITS.maxRecipeSteps + 3; i++) timeline.recipe(step(i));
+    await timeline.flush();
+    const batches = pipeline.posts.filter((post) => post.path === INGEST_PATHS.replayRecipes).map((post) => JSON.parse(post.body) as RecipeBatch);
+    expect(batches.map((batch) => batch.steps.length)).toEqual([REPLAY_LIMITS.maxRecipeSteps, 3]);
+    expect(batches[1]).toEqual({
+      serviceName: 'shop-web',
+      sessionId: 'a'.repeat(32),
+      replayId: timeline.replayId,
+      steps: [0, 1, 2].map((i) => step(REPLAY_LIMITS.maxRecipeSteps + i)),
+    });
+  });
+});
+
+describe('session rotation', () => {
+  it('closes the replay and starts a new one with its own id, seq from 0 and a fresh recording', async () => {
+    const { pipeline, recorder, timeline } = start({});
+    await recorderStarted(recorder);
+    const first = timeline.replayId;
+    rotate!('b'.repeat(32));
+    while (recorder.state.starts < 2) await new Promise((resolve) => setTimeout(resolve, 0));
+    await timeline.flush();
+    const chunks = chunksOf(pipeline.posts);
+    expect(chunks.map((chunk) => [chunk.replayId === first, chunk.sessionId[0], chunk.seq])).toEqual([
+      [true, 'a', 0],
+      [false, 'b', 0],
+    ]);
+    expect(recorder.state.stops).toBe(1);
+  });
+});
+
+describe('unload', () => {
+  const step: RecipeStep = { ts: 1, method: 'GET', url: 'https://shop.test/', requestHeaders: {}, status: 200, responseHeaders: {}, durationMs: 1 };
+
+  it('hands over requests of at most ~60 KB with contiguous seqs, keeping a copy of each until it is delivered', async () => {
+    const storage = memoryStorage();
+    const { pipeline, recorder, timeline } = start({ maxChunkBytes: 1_000_000 }, storage);
+    await recorderStarted(recorder);
+    for (let i = 0; i < 200; i++) recorder.move(1_000);
+    for (let i = 0; i < 3; i++) timeline.recipe(step);
+    pipeline.holdPosts();
+    timeline.flushForUnload();
+
+    const posts = [...pipeline.posts];
+    expect(posts.every((post) => post.unloading)).toBe(true);
+    for (const post of posts) expect(utf8Length(post.body)).toBeLessThanOrEqual(MAX_REQUEST_BYTES);
+    const chunks = chunksOf(posts);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.map((chunk) => chunk.seq)).toEqual(chunks.map((_, i) => i));
+    expect(chunks.every((chunk) => chunk.encoding === 'json')).toBe(true);
+    expect(chunks.reduce((sum, chunk) => sum + chunk.eventCount, 0)).toBe(202);
+    expect(posts.filter((post) => post.path === INGEST_PATHS.replayRecipes)).toHaveLength(1);
+    expect(storage.map.size).toBe(posts.length);
+
+    // The first two got out; the browser refused the rest, which then go the ordinary way (the page lived on).
+    posts.forEach((post, i) => post.settle(i < 2));
+    await pipeline.postsMade(posts.length * 2 - 2);
+    const retries = pipeline.posts.slice(posts.length);
+    expect(retries.every((post) => !post.unloading)).toBe(true);
+    expect(retries.map((post) => post.body)).toEqual(posts.slice(2).map((post) => post.body));
+    // All but the first retry are delivered: only its copy stays, for the next page load.
+    retries.forEach((post, i) => post.settle(i > 0));
+    await microtasks();
+    expect(storage.map.size).toBe(1);
+  });
+
+  it('sends what a closed page left in storage at the next start, before new chunks, then forgets it', async () => {
+    const storage = memoryStorage();
+    const closed = start({ maxChunkBytes: 1_000_000 }, storage);
+    await recorderStarted(closed.recorder);
+    for (let i = 0; i < 100; i++) closed.recorder.move(1_000);
+    closed.pipeline.holdPosts();
+    closed.timeline.flushForUnload();
+    const leftBehind = closed.pipeline.posts.map((post) => post.body);
+    expect(storage.map.size).toBe(leftBehind.length);
+
+    const next = start({}, storage);
+    await recorderStarted(next.recorder);
+    await next.timeline.flush();
+    const bodies = next.pipeline.posts.map((post) => post.body);
+    expect(bodies.slice(0, leftBehind.length)).toEqual(leftBehind);
+    expect(chunksOf(next.pipeline.posts.slice(leftBehind.length))[0]).toMatchObject({ replayId: next.timeline.replayId, seq: 0 });
+    expect(storage.map.size).toBe(0);
+  });
+
+  it('keeps a copy of the chunk being sent by an ordinary request, under its own seq', async () => {
+    const storage = memoryStorage();
+    const { pipeline, recorder, timeline } = start({}, storage);
+    await recorderStarted(recorder);
+    pipeline.holdPosts();
+    void timeline.flush();
+    await pipeline.postsMade(1);
+    recorder.move();
+    timeline.flushForUnload();
+    const saved = [...storage.map.values()].map((value) => JSON.parse((JSON.parse(value) as { body: string }).body) as ReplayChunk);
+    expect(saved.map((chunk) => chunk.seq)).toEqual([0, 1]);
+    expect(decodeEvents(saved[0]!).map((event) => event.type)).toEqual([4, 2]);
+    // Delivered after all: its copy goes.
+    pipeline.posts[0]!.settle(true);
+    await microtasks();
+    expect(storage.map.size).toBe(1);
+  });
+
+  it('works without local storage', async () => {
+    const { pipeline, recorder, timeline } = start({}, undefined);
+    await recorderStarted(recorder);
+    recorder.move();
+    timeline.flushForUnload();
+    expect(chunksOf(pipeline.posts).map((chunk) => chunk.seq)).toEqual([0]);
+  });
+});
