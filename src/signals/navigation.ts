@@ -1,5 +1,6 @@
 import type { SdkCore } from '../sdk/core';
 import { patchMethod } from '../sdk/patch';
+import { sanitizePageUrl } from '../replay/page-url';
 import { runGuarded } from './internal';
 
 /** What changed the URL. */
@@ -53,7 +54,7 @@ export function startNavigation(core: SdkCore): void {
     pending = undefined;
     if (navigation === undefined) return;
     runGuarded(core, 'navigation capture', () => {
-      const payload: NavigationEventPayload = { url: navigation.url, title: document.title, trigger: navigation.trigger };
+      const payload: NavigationEventPayload = { url: sanitizePageUrl(navigation.url), title: document.title, trigger: navigation.trigger };
       core.replay.event('navigation', payload);
     });
   };

@@ -62,6 +62,7 @@ const secrets = {
   formPassword: token('formpw'),
   xhrHeader: token('xhrauth'),
   cookie: token('cookie'),
+  urlToken: token('urltoken'),
 };
 
 const visible = { typed: token('VisibleName'), paragraph: token('PublicParagraph'), bodyNote: token('PublicBodyNote') };
@@ -163,6 +164,8 @@ test('no secret typed, held or sent by the page reaches ingest in any encoding; 
           xhr.onloadend = () => resolve();
           xhr.send(`username=bob&password=${encodeURIComponent(s.formPassword)}&note=${encodeURIComponent(note)}`);
         });
+        // After the requests, so that no Referer carries it: an address with a credential in its query.
+        history.pushState({}, '', `/account?view=orders&token=${s.urlToken}`);
         // Response bodies are read off the clone after the app got its answer: give those reads a moment.
         await new Promise((resolve) => setTimeout(resolve, 300));
         await sdk.flushReplay();

@@ -37,6 +37,8 @@ test.beforeAll(async () => {
   origin = await startStaticOrigin(
     {
       '/svc.min.js': js(bundle),
+      // svc.min.js loads the recorder from beside itself once replay starts.
+      '/svc-recorder.min.js': js(readFileSync(join(ROOT, 'dist/cdn/svc-recorder.min.js'), 'utf8')),
       '/init.js': js(INIT_JS),
       '/app.js': js(APP_JS),
       '/elsewhere': html('<!doctype html><title>Elsewhere</title><p>Another page, without the SDK.</p>'),
