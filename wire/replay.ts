@@ -45,6 +45,25 @@ export interface ReplayChunk {
   data: string;
 }
 
+/** Fixed-length mask the SDK records for masked input values and text: the length of a secret is not leaked. */
+export const MASK = '********';
+
+/** What replaces a credential (header value, body field) in a recipe step. */
+export const REDACTED = '[REDACTED]';
+
+/** What a recipe step records instead of a body it does not keep as text. */
+export type BodyPlaceholderKind = 'binary' | 'stream' | 'event stream' | 'unreadable body';
+
+/** `[binary 123 bytes]`, `[event stream]`...: the body the step stands for was not recorded. */
+export function bodyPlaceholder(kind: BodyPlaceholderKind, bytes?: number | string | null): string {
+  return `[${kind}${bytes == null ? '' : ` ${bytes} bytes`}]`;
+}
+
+/** True when a recorded body is a {@link bodyPlaceholder}, not the body itself. */
+export function isBodyPlaceholder(body: string): boolean {
+  return /^\[(?:binary|stream|event stream|unreadable body)(?: \d+ bytes)?\]$/.test(body);
+}
+
 /**
  * SDK timeline events are rrweb custom events (`type` 5) with `data: { tag, payload }`. These tags are the SDK's own;
  * any other tag is an application event from `captureReplayEvent(type, payload)`.

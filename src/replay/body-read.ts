@@ -1,4 +1,4 @@
-import { REPLAY_LIMITS } from '../../wire/replay';
+import { bodyPlaceholder, REPLAY_LIMITS, type BodyPlaceholderKind } from '../../wire/replay';
 import { redactBodyText } from './body-redact';
 
 /** A body as a recipe step carries it: redacted text or a placeholder, `null` when it was too large to redact. */
@@ -30,8 +30,8 @@ export function recordText(text: string): RecordedBody {
 }
 
 /** Stands in for a body that is not text (`[binary 123 bytes]`) or could not be read. */
-const placeholder = (kind: string, bytes?: number | string | null): RecordedBody => ({
-  body: `[${kind}${bytes == null ? '' : ` ${bytes} bytes`}]`,
+const placeholder = (kind: BodyPlaceholderKind, bytes?: number | string | null): RecordedBody => ({
+  body: bodyPlaceholder(kind, bytes),
   truncated: false,
 });
 

@@ -3,11 +3,8 @@
  * name redacted in one place is redacted in every place.
  */
 
-/** Fixed-length mask for recorded input values and masked text: the length of a secret is not leaked. */
-export const MASK = '********';
-
-/** Replaces a credential in a recipe (header value, body field). */
-export const REDACTED = '[REDACTED]';
+// The markers are part of the wire contract: the server's Playwright export recognises them.
+export { MASK, REDACTED } from '../../wire/replay';
 
 /** Whole words that name a secret on their own: `otp`, `pin`, `cvv`... (too short to search for inside words). */
 const SENSITIVE_WORDS = new Set(['otp', 'totp', 'mfa', 'pin', 'cvc', 'cvv', 'csc', 'pan', 'ssn', 'pwd', 'auth', 'authorization', 'bearer', 'iban']);

@@ -1,8 +1,8 @@
-import { REPLAY_EVENT_TAGS } from '../../../../wire/replay';
+import { MASK, REPLAY_EVENT_TAGS } from '../../../../wire/replay';
 import { DomMirror } from './dom-mirror';
 import { originOf, relativeUrl } from './recorded-url';
 import { EventType, IncrementalSource, isId, isObject, MouseInteraction, readEvent, type JsonObject } from './rrweb';
-import { describeElement, inputType, locateClick, locateField, MASK, type Locator } from './selector';
+import { describeElement, inputType, locateClick, locateField, type Locator } from './selector';
 
 /** One line of the exported test, in the order the user did it. URLs are already relative to the recorded origin. */
 export type Step =

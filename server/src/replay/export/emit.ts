@@ -1,6 +1,7 @@
+import { MASK } from '../../../../wire/replay';
 import type { Step } from './actions';
 import type { RecipeRouting, RecordedResponse } from './recipe-routing';
-import { MASK, type Locator } from './selector';
+import type { Locator } from './selector';
 import { commentText, quote } from './typescript-source';
 
 /** Everything the spec file is written from. */

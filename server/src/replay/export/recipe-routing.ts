@@ -1,4 +1,4 @@
-import type { RecipeStep } from '../../../../wire/replay';
+import { isBodyPlaceholder, REDACTED, type RecipeStep } from '../../../../wire/replay';
 import { relativeUrl } from './recorded-url';
 
 /** What the exported test answers one request with; status 0 replays a network error. */
@@ -15,15 +15,8 @@ export interface RecipeRouting {
   skipped: string[];
 }
 
-/** Credentials the SDK replaced: sending the placeholder back would be wrong, so such headers are left out. */
-const REDACTED = '[REDACTED]';
 /** Headers that describe the bytes on the wire, not the recorded text: Playwright sets them for the body it sends. */
 const WIRE_HEADERS = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
-/**
- * What the SDK records instead of a body that is not text (src/replay/body-read.ts): `[binary 2048 bytes]`,
- * `[event stream]`... Serving the placeholder would hand the page the wrong bytes.
- */
-const BODY_PLACEHOLDER = /^\[(?:binary|event stream|stream|unreadable body)(?: \d+ bytes)?\]$/;
 
 /**
  * `GET /api/items?page=2` for a request on the recorded origin, `GET https://cdn.example/x.json` elsewhere: the key the
@@ -45,7 +38,8 @@ export function recipeRouting(steps: readonly RecipeStep[], origin: string): Rec
     }
     // No body recorded (and not cut): the response had none.
     const body = step.responseBody ?? '';
-    if (BODY_PLACEHOLDER.test(body)) {
+    // A placeholder stands for bytes the recording does not hold: serving it would hand the page the wrong body.
+    if (isBodyPlaceholder(body)) {
       skipped.push(`${key}: the response body is not text, so it was not recorded`);
       continue;
     }

@@ -1,8 +1,6 @@
+import { MASK } from '../../../../wire/replay';
 import type { DomMirror, MirrorNode } from './dom-mirror';
 import { NodeType } from './rrweb';
-
-/** The fixed-length mask the SDK records instead of a masked input value or text (`MASK` in src/replay/sensitive.ts). */
-export const MASK = '********';
 
 /** How the exported test finds an element, in order of preference. */
 export type Locator =
