@@ -1,4 +1,5 @@
 import { record } from '@rrweb/record';
+import { openDomChangeWindow, RELEASE_TAG, type DomChangeWindow } from './dom-change-window';
 import { sanitizePageUrl } from './page-url';
 import { fieldFacts, isSensitiveField, maskText, recordableValue } from './privacy';
 import { maskSerializedFields, type SerializedNode } from './snapshot-fields';
@@ -20,6 +21,7 @@ export const RECORDER_LIMITS = {
 const FULL_SNAPSHOT = 2;
 const INCREMENTAL_SNAPSHOT = 3;
 const META = 4;
+const CUSTOM = 5;
 const MUTATION = 0;
 
 interface MutationData {
@@ -53,6 +55,7 @@ export const startRecording: StartRecording = (options, emit, onStopped) => {
 
 class PageRecording implements Recording {
   private stopRrweb: (() => void) | undefined;
+  private domChanges: DomChangeWindow | undefined;
   private stopped = false;
   private lastSnapshotMs = 0;
   private readonly startWhenParsed = (): void => this.start();
@@ -80,6 +83,7 @@ class PageRecording implements Recording {
       recordableValue(text, options.maskAllInputs || this.isSensitive(element));
     let stopRrweb: (() => void) | undefined;
     try {
+      this.domChanges = openDomChangeWindow(record);
       stopRrweb = record<RecordedEvent>({
         emit: (event) => this.receive(event),
         blockClass: options.blockClass,
@@ -110,8 +114,14 @@ class PageRecording implements Recording {
     this.stopRrwebOnce();
   }
 
+  flushDomChanges(): void {
+    if (!this.stopped) this.domChanges?.release();
+  }
+
   takeFullSnapshot(): void {
     if (this.stopped || this.stopRrweb === undefined || this.domTooLarge()) return;
+    // Held changes emitted after the snapshot would add nodes the snapshot already has.
+    this.domChanges?.release();
     try {
       record.takeFullSnapshot(true);
     } catch {
@@ -122,6 +132,8 @@ class PageRecording implements Recording {
   private stopRrwebOnce(): void {
     const stopRrweb = this.stopRrweb;
     this.stopRrweb = undefined;
+    this.domChanges?.stop();
+    this.domChanges = undefined;
     try {
       stopRrweb?.();
     } catch {
@@ -157,6 +169,7 @@ class PageRecording implements Recording {
   /** Every rrweb event passes here before it reaches the timeline. */
   private receive(event: RecordedEvent): void {
     if (this.stopped) return;
+    if (event.type === CUSTOM && (event.data as { tag?: unknown }).tag === RELEASE_TAG) return;
     if (event.type === META) {
       const data = event.data as { href?: unknown };
       if (typeof data.href === 'string') event = { ...event, data: { ...data, href: sanitizePageUrl(data.href) } };

@@ -148,6 +148,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     });
 
   const flush = (): Promise<void> => {
+    recording?.flushDomChanges();
     events.seal();
     steps.seal();
     return sendPending();
@@ -283,6 +284,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     },
     flush,
     flushForUnload() {
+      recording?.flushDomChanges();
       const { requests, flight } = unloadRequests();
       if (requests.length === 0) return;
       // Saved before the hand-over, because a closing page never learns whether a keepalive request got out; each

@@ -37,7 +37,7 @@ export interface RecordingStopped {
 /** Told when the recorder stopped itself; it is already stopped when this is called. */
 export type RecordingStoppedHandler = (detail: RecordingStopped) => void;
 
-/** A running recording. Both methods are safe to call at any time, also after the recording stopped. */
+/** A running recording. Every method is safe to call at any time, also after the recording stopped. */
 export interface Recording {
   /** Stops rrweb and removes its listeners and observers. */
   stop(): void;
@@ -46,6 +46,11 @@ export interface Recording {
    * events before it, e.g. after buffered events had to be dropped or a chunk was lost.
    */
   takeFullSnapshot(): void;
+  /**
+   * Records now the DOM changes the recorder holds back to coalesce them (docs/sdk-replay.md, "DOM changes"), so that
+   * a flush sends everything the page showed up to this moment.
+   */
+  flushDomChanges(): void;
 }
 
 /**

@@ -312,3 +312,53 @@ test.describe('unload', () => {
     await expect.poll(() => second.evaluate(() => Object.keys(localStorage).filter((key) => key.includes('.replay.')))).toEqual([]);
   });
 });
+
+test.describe('DOM changes', () => {
+  type Sdk = { sessionId: string; flushReplay(): Promise<void> };
+
+  test('nodes added and removed within the coalescing window are never serialized; nodes that stay are', async ({ page, ingest }) => {
+    const kept = `kept-${hex(6)}`;
+    await open(page, pageHtml(ingest, {}, '<ul id="list"></ul>'));
+    await recordingStarted(page);
+    const sessionId = await page.evaluate(async (keptText) => {
+      const list = document.getElementById('list')!;
+      // A list rendered and replaced on the next frame, as a re-render or a skeleton swap does.
+      for (let i = 0; i < 300; i++) list.insertAdjacentHTML('beforeend', `<li class="transient">transient ${i}</li>`);
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      list.replaceChildren();
+      list.insertAdjacentHTML('beforeend', `<li id="kept">${keptText}</li>`);
+      const sdk = (window as unknown as { sdk: Sdk }).sdk;
+      // Flushing releases what the window holds: no need to wait for it.
+      await sdk.flushReplay();
+      return sdk.sessionId;
+    }, kept);
+    const chunks = await storedChunks(ingest, sessionId, (stored) => JSON.stringify(stored).includes(kept));
+    const text = JSON.stringify(chunks);
+    expect(text).not.toContain('transient');
+    expect(text).not.toContain('svc.release_dom_changes');
+    expect([...nodesById(allEvents(chunks)).values()].some((node) => node.attributes?.id === 'kept')).toBe(true);
+  });
+
+  test('a click on a node added a moment before is recorded with that node', async ({ page, ingest }) => {
+    await open(page, pageHtml(ingest, {}, '<main id="main"></main>'));
+    await recordingStarted(page);
+    const sessionId = await page.evaluate(async () => {
+      document.getElementById('main')!.insertAdjacentHTML('beforeend', '<button id="fresh">fresh</button>');
+      // The observers have seen the change; the window still holds it.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      document.getElementById('fresh')!.click();
+      const sdk = (window as unknown as { sdk: Sdk }).sdk;
+      await sdk.flushReplay();
+      return sdk.sessionId;
+    });
+    const clicked = (events: RrwebEvent[]) => events.filter((event) => event.type === 3 && event.data.source === 2 && event.data.type === 2);
+    const chunks = await storedChunks(ingest, sessionId, (stored) => clicked(allEvents(stored)).length > 0);
+    const events = allEvents(chunks);
+    const fresh = [...nodesById(events).values()].find((node) => node.attributes?.id === 'fresh');
+    expect(fresh, '#fresh serialized').toBeDefined();
+    expect(clicked(events).map((event) => event.data.id)).toEqual([fresh!.id]);
+    const addedAt = events.findIndex((event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data).includes('"fresh"'));
+    expect(addedAt).toBeGreaterThanOrEqual(0);
+    expect(addedAt).toBeLessThan(events.indexOf(clicked(events)[0]!));
+  });
+});

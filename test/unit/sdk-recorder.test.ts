@@ -8,7 +8,9 @@ import type { RecordedEvent, RecordingStopped } from '../../src/replay/types';
 // rrweb needs a real DOM; what is tested here is the SDK's side of the contract: which options reach rrweb, what the
 // recorder does with the events rrweb emits, and when it stops on its own. Recording itself, and every privacy rule
 // on real form fields, is covered by the browser end-to-end suite (test/e2e/sdk-replay-recording.spec.ts).
-vi.mock('@rrweb/record', () => ({ record: Object.assign(vi.fn(), { takeFullSnapshot: vi.fn(), mirror: { getNode: vi.fn() } }) }));
+vi.mock('@rrweb/record', () => ({
+  record: Object.assign(vi.fn(), { takeFullSnapshot: vi.fn(), freezePage: vi.fn(), addCustomEvent: vi.fn(), mirror: { getNode: vi.fn() } }),
+}));
 
 const config = resolveConfig({
   apiKey: 'k',
@@ -24,6 +26,9 @@ function stubDocument(elements: number): void {
     addEventListener: vi.fn(),
     removeEventListener: vi.fn(),
   });
+  // The DOM change window (dom-change-window.ts) observes the document and listens on the window.
+  vi.stubGlobal('window', { addEventListener: vi.fn(), removeEventListener: vi.fn() });
+  vi.stubGlobal('MutationObserver', class { observe(): void {} disconnect(): void {} });
 }
 
 type RrwebOptions = { emit: (event: RecordedEvent) => void };

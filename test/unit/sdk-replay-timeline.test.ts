@@ -112,6 +112,7 @@ function fakeRecorder() {
         state.snapshots++;
         snapshot();
       },
+      flushDomChanges: () => undefined,
     };
   };
   /** An incremental (mouse move) event of about `size` bytes. */

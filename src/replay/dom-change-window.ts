@@ -1,0 +1,87 @@
+import type { record } from '@rrweb/record';
+
+/**
+ * How long DOM changes are held before rrweb serializes them. Content that lives for less than this (a list re-rendered
+ * twice, a skeleton swapped for its content, a node added and removed on the next frame) is never serialized; a change
+ * that stays reaches the replay at most this late. docs/sdk-replay.md, "DOM changes", says why 100 ms.
+ */
+export const DOM_CHANGE_WINDOW_MS = 100;
+
+/** The custom event that makes rrweb emit what it held; the recorder drops it before the timeline sees it. */
+export const RELEASE_TAG = 'svc.release_dom_changes';
+
+/**
+ * Events from which rrweb reads a node id off the event target (mouse, touch, focus, form, scroll, media and selection
+ * observers). A node added during the window has no id until rrweb serialized it, so these release the held changes
+ * first: listening on `window` in the capture phase runs before rrweb's listeners on `document`.
+ */
+const TARGET_EVENTS = [
+  'pointerdown',
+  'mousedown',
+  'mouseup',
+  'click',
+  'dblclick',
+  'contextmenu',
+  'touchstart',
+  'touchend',
+  'focus',
+  'blur',
+  'input',
+  'change',
+  'scroll',
+  'play',
+  'pause',
+  'seeked',
+  'volumechange',
+  'ratechange',
+  'selectionchange',
+] as const;
+
+export interface DomChangeWindow {
+  /** Emits the held changes now (before a flush, a full snapshot or the page leaving). */
+  release(): void;
+  stop(): void;
+}
+
+type Rrweb = Pick<typeof record, 'freezePage' | 'addCustomEvent'>;
+
+/**
+ * Coalesces DOM changes into windows of `windowMs`, through rrweb's own pause (`freezePage`): a paused rrweb still
+ * notes which nodes were added and removed, but serializes only the ones still in the document when it resumes. On a
+ * page that churns the DOM this is most of the recorder's main-thread time, heap and bytes.
+ *
+ * Must be opened before rrweb starts recording: mutation observers are called in the order they were created, so this
+ * one pauses rrweb before rrweb's observer sees the same changes.
+ */
+export function openDomChangeWindow(rrweb: Rrweb, windowMs = DOM_CHANGE_WINDOW_MS): DomChangeWindow {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const release = (): void => {
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    timer = undefined;
+    try {
+      // Any event other than a mutation resumes a paused rrweb; a custom event is the one rrweb lets us emit.
+      rrweb.addCustomEvent(RELEASE_TAG, null);
+    } catch {
+      // rrweb throws only when it is not recording: nothing is held then.
+    }
+  };
+  const hold = (): void => {
+    // Every time, not once per window: rrweb resumes by itself on any event it records (a mouse move, say).
+    rrweb.freezePage();
+    timer ??= setTimeout(release, windowMs);
+  };
+  const observer = new MutationObserver(hold);
+  observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+  const listening = { capture: true, passive: true } as const;
+  for (const type of TARGET_EVENTS) window.addEventListener(type, release, listening);
+  return {
+    release,
+    stop() {
+      observer.disconnect();
+      for (const type of TARGET_EVENTS) window.removeEventListener(type, release, listening);
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
