@@ -17,6 +17,7 @@ import nodeResolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
+import { trimRrweb } from './build/rrweb-trim.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
@@ -31,6 +32,12 @@ const TARGET = 'ES2018';
 
 const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
 const isDependency = (id) => dependencies.some((name) => id === name || id.startsWith(`${name}/`));
+
+/**
+ * Bundled into every build instead of being a dependency, trimmed of what the SDK never records (build/rrweb-trim.mjs
+ * says what and why): a dependency would be bundled by the application as published, canvas worker and all.
+ */
+const VENDORED = '@rrweb/record';
 
 function compileTypeScript() {
   return typescript({
@@ -112,7 +119,8 @@ function oneFilePerModule(extension) {
   return {
     preserveModules: true,
     preserveModulesRoot: 'src',
-    entryFileNames: `[name].${extension}`,
+    // The vendored rrweb would otherwise land in dist/*/node_modules/, a folder npm leaves out of the package.
+    entryFileNames: (chunk) => (chunk.name.includes('node_modules/') ? `vendor/rrweb-record.${extension}` : `[name].${extension}`),
   };
 }
 
@@ -120,7 +128,14 @@ function oneFilePerModule(extension) {
 const modules = {
   input: entries,
   external: isDependency,
-  plugins: [cleanDist(), compileTypeScript(), sdkVersion(), importMetaEnvOutsideEsm()],
+  plugins: [
+    cleanDist(),
+    nodeResolve({ browser: true, resolveOnly: [VENDORED] }),
+    trimRrweb(),
+    compileTypeScript(),
+    sdkVersion(),
+    importMetaEnvOutsideEsm(),
+  ],
   treeshake: { moduleSideEffects: false },
   onwarn,
   output: [
@@ -201,7 +216,8 @@ const cdn = scriptBuild({
 const cdnRecorder = scriptBuild({
   input: 'src/cdn/recorder.ts',
   file: 'dist/cdn/svc-recorder.min.js',
-  banner: ' | includes rrweb (MIT)',
+  banner: ' | includes rrweb (MIT), trimmed',
+  extraPlugins: [trimRrweb()],
 });
 
 /**

@@ -40,6 +40,12 @@ const TARGET_EVENTS = [
 export interface DomChangeWindow {
   /** Emits the held changes now (before a flush, a full snapshot or the page leaving). */
   release(): void;
+  /**
+   * While changes are held or being released: when the last DOM change was seen (`Date.now()`, rrweb's clock). rrweb
+   * stamps a mutation event when it emits it, which for held changes is up to the window late; the DOM it describes is
+   * the one of this moment. `undefined` otherwise: what rrweb emits then, it emits as it happens.
+   */
+  lastChangeAt(): number | undefined;
   stop(): void;
 }
 
@@ -55,18 +61,24 @@ type Rrweb = Pick<typeof record, 'freezePage' | 'addCustomEvent'>;
  */
 export function openDomChangeWindow(rrweb: Rrweb, windowMs = DOM_CHANGE_WINDOW_MS): DomChangeWindow {
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastChange = 0;
+  let releasing = false;
   const release = (): void => {
     if (timer === undefined) return;
     clearTimeout(timer);
     timer = undefined;
+    releasing = true;
     try {
       // Any event other than a mutation resumes a paused rrweb; a custom event is the one rrweb lets us emit.
       rrweb.addCustomEvent(RELEASE_TAG, null);
     } catch {
       // rrweb throws only when it is not recording: nothing is held then.
+    } finally {
+      releasing = false;
     }
   };
   const hold = (): void => {
+    lastChange = Date.now();
     // Every time, not once per window: rrweb resumes by itself on any event it records (a mouse move, say).
     rrweb.freezePage();
     timer ??= setTimeout(release, windowMs);
@@ -77,6 +89,7 @@ export function openDomChangeWindow(rrweb: Rrweb, windowMs = DOM_CHANGE_WINDOW_M
   for (const type of TARGET_EVENTS) window.addEventListener(type, release, listening);
   return {
     release,
+    lastChangeAt: () => (timer !== undefined || releasing ? lastChange : undefined),
     stop() {
       observer.disconnect();
       for (const type of TARGET_EVENTS) window.removeEventListener(type, release, listening);

@@ -185,6 +185,9 @@ class PageRecording implements Recording {
         return;
       }
       for (const added of data.adds ?? []) maskSerializedFields(added.node, this.isMaskedNode);
+      // Held changes play back when they happened, not when the window released them.
+      const changedAt = this.domChanges?.lastChangeAt();
+      if (changedAt !== undefined && changedAt < event.timestamp) event = { ...event, timestamp: changedAt };
     }
     this.emit(event);
     // rrweb's own checkoutEveryNms would snapshot without the DOM size check; checking here keeps it in one place.

@@ -316,27 +316,33 @@ test.describe('unload', () => {
 test.describe('DOM changes', () => {
   type Sdk = { sessionId: string; flushReplay(): Promise<void> };
 
-  test('nodes added and removed within the coalescing window are never serialized; nodes that stay are', async ({ page, ingest }) => {
+  test('nodes added and removed within the coalescing window are never serialized; nodes that stay are, stamped when they changed', async ({ page, ingest }) => {
     const kept = `kept-${hex(6)}`;
     await open(page, pageHtml(ingest, {}, '<ul id="list"></ul>'));
     await recordingStarted(page);
-    const sessionId = await page.evaluate(async (keptText) => {
+    const { sessionId, keptAt } = await page.evaluate(async (keptText) => {
       const list = document.getElementById('list')!;
       // A list rendered and replaced on the next frame, as a re-render or a skeleton swap does.
       for (let i = 0; i < 300; i++) list.insertAdjacentHTML('beforeend', `<li class="transient">transient ${i}</li>`);
       await new Promise((resolve) => requestAnimationFrame(resolve));
       list.replaceChildren();
       list.insertAdjacentHTML('beforeend', `<li id="kept">${keptText}</li>`);
+      const keptAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 60));
       const sdk = (window as unknown as { sdk: Sdk }).sdk;
       // Flushing releases what the window holds: no need to wait for it.
       await sdk.flushReplay();
-      return sdk.sessionId;
+      return { sessionId: sdk.sessionId, keptAt };
     }, kept);
     const chunks = await storedChunks(ingest, sessionId, (stored) => JSON.stringify(stored).includes(kept));
     const text = JSON.stringify(chunks);
     expect(text).not.toContain('transient');
     expect(text).not.toContain('svc.release_dom_changes');
     expect([...nodesById(allEvents(chunks)).values()].some((node) => node.attributes?.id === 'kept')).toBe(true);
+    // Released 60 ms later, but stamped when the change happened.
+    const added = allEvents(chunks).find((event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data).includes(kept));
+    expect(added!.timestamp).toBeGreaterThanOrEqual(keptAt - 20);
+    expect(added!.timestamp).toBeLessThanOrEqual(keptAt + 20);
   });
 
   test('a click on a node added a moment before is recorded with that node', async ({ page, ingest }) => {

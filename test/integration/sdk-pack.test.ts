@@ -341,13 +341,18 @@ describe('ESM build layout', () => {
 
   it.each(['index.js', 'auto.js', 'react.js'])('%s loads rrweb only through a dynamic import of its own chunk', (entry) => {
     const graph = esmGraph(esm, entry);
-    expect(graph.eagerPackages).not.toContain('@rrweb/record');
+    expect(graph.eager).not.toContain('vendor/rrweb-record.js');
     expect(graph.eager).not.toContain('replay/recorder.js');
     expect(graph.lazy).toEqual(['replay/recorder.js']);
   });
 
-  it('puts the rrweb import in the recorder chunk', () => {
-    expect(esmGraph(esm, 'replay/recorder.js').eagerPackages).toEqual(['@rrweb/record']);
+  it('bundles the trimmed rrweb into the recorder chunk instead of depending on @rrweb/record', () => {
+    const graph = esmGraph(esm, 'replay/recorder.js');
+    expect(graph.eagerPackages).toEqual([]);
+    expect(graph.eager).toContain('vendor/rrweb-record.js');
+    expect(readFileSync(join(esm, 'vendor', 'rrweb-record.js'), 'utf8')).toMatch(/^\/\*! rrweb, trimmed \| MIT License/);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies)).not.toContain('@rrweb/record');
   });
 });
 
@@ -391,7 +396,7 @@ describe('CDN build', () => {
     // `rr_mediaState` is an attribute name only rrweb's snapshot code writes.
     expect(readFileSync(file, 'utf8')).not.toMatch(/rrweb|rr_mediaState/);
     expect(readFileSync(recorderFile, 'utf8')).toContain('rr_mediaState');
-    expect(readFileSync(recorderFile, 'utf8')).toMatch(/^\/\*! @svc\/browser v[^ ]+ \| [^|]+ \| includes rrweb \(MIT\) \*\//);
+    expect(readFileSync(recorderFile, 'utf8')).toMatch(/^\/\*! @svc\/browser v[^ ]+ \| [^|]+ \| includes rrweb \(MIT\), trimmed \*\//);
   });
 
   it.each([

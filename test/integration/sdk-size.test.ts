@@ -20,9 +20,10 @@ import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
 import { esmGraph } from '../support/dist-graph';
 
 /**
- * Budgets in gzip bytes. Measured on 2026-11-21 with replay privacy, recipe bodies and XHR recipes in (docs/sdk-build.md
- * keeps the figures): ESM core 32,755 B unminified, svc.min.js 43,289 B without rrweb, svc-recorder.min.js 24,320 B;
- * bundled ESM: 44,813 B initial + 24,819 B recorder. The budgets leave 2-3 % of headroom.
+ * Budgets in gzip bytes. Measured on 2026-11-21 with rrweb bundled and trimmed (build/rrweb-trim.mjs; docs/sdk-build.md
+ * keeps the figures): ESM core 33,127 B unminified, svc.min.js 43,444 B without rrweb, svc-recorder.min.js 19,682 B;
+ * bundled ESM: 45,083 B initial + 19,814 B recorder = 64,897 B. The core budgets leave 1-2 % of headroom; the replay
+ * budgets are issue 4's ceilings.
  */
 const BUDGETS = {
   /**
@@ -32,19 +33,14 @@ const BUDGETS = {
   esmCore: 33_400,
   /** The recorder chunk an application bundler splits off at `loadRecorder()`'s import(): our recorder and rrweb. */
   esmReplayChunk: 30_000,
-  /**
-   * Every chunk of that bundle: the SDK with its dependencies, plus the recorder chunk. Issue 4's target is 65,000;
-   * the privacy, recipe-body and XHR-recipe work measured 69,632. This budget holds today's size so it cannot grow
-   * while the cut (rrweb's canvas and cross-origin iframe code, which the SDK never enables; config validation text)
-   * is done: see docs/benchmarks.md.
-   */
-  esmWithReplay: 70_500,
+  /** Every chunk of that bundle: the SDK with its dependencies, plus the recorder chunk. */
+  esmWithReplay: 65_000,
   /** dist/cdn/svc.min.js: minified, every dependency inlined except rrweb. */
   cdnCore: 44_000,
   /** dist/cdn/svc-recorder.min.js, which svc.min.js injects when replay starts. */
   cdnRecorder: 30_000,
-  /** Both CDN files. Issue 4's target is 65,000; measured 67,609 (see esmWithReplay). */
-  cdnWithReplay: 68_400,
+  /** Both CDN files. */
+  cdnWithReplay: 65_000,
 };
 
 const esm = join(ROOT, 'dist', 'esm');

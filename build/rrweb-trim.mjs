@@ -1,0 +1,134 @@
+import MagicString from 'magic-string';
+
+/**
+ * Bundles `@rrweb/record` into the SDK's builds without the recording features the SDK never turns on.
+ *
+ * Why: issue 4's budget (everything with replay loaded ≤ 65 KB min+gzip) and because every byte of the recorder is
+ * fetched by every recorded page. rrweb cannot leave these out by itself: `record()` constructs its canvas manager
+ * (with an inline image-bitmap worker held as a string) and its cross-origin iframe relay whatever the options say, so
+ * no bundler can tree-shake them. Sentry does the same with its rrweb fork (`__RRWEB_EXCLUDE_CANVAS__`,
+ * `__RRWEB_EXCLUDE_IFRAME__` build flags). Measured with esbuild, minified, gzip level 9: rrweb 22,805 B as published,
+ * 19,120 B trimmed (docs/sdk-build.md has the current figures).
+ *
+ * What goes, and why it is never reached (src/replay/recorder.ts sets none of these options):
+ * - canvas recording (`recordCanvas`): the canvas manager, its WebGL/2D observers and its worker;
+ * - cross-origin iframe recording (`recordCrossOriginIframes`): the `postMessage` relay that re-maps ids of events
+ *   sent up by recorders inside cross-origin frames. Same-origin iframes are still recorded;
+ * - canvas contents and inlined images in snapshots (`recordCanvas`, `inlineImages`);
+ * - web fonts loaded through the FontFace API (`collectFonts`);
+ * - `hooks` (`mergeHooks`): callbacks around each observer, an option the SDK does not expose;
+ * - the number-to-name half of rrweb's enums, which rrweb never reads.
+ *
+ * Each edit replaces one exact piece of the pinned rrweb version (package.json pins it exactly). If a piece is not
+ * found exactly once, the build fails rather than shipping an untrimmed or broken recorder.
+ */
+
+/** The module of `@rrweb/record` that bundlers resolve for `import` (its package.json `exports`). */
+const RECORD_MODULE = /[\\/]@rrweb[\\/]record[\\/]dist[\\/]record\.js$/;
+
+const LICENSE_BANNER =
+  '/*! rrweb, trimmed | MIT License | Copyright (c) 2018 Contributors ' +
+  '(https://github.com/rrweb-io/rrweb/graphs/contributors) and SmartX Inc. */\n';
+
+/**
+ * The reverse (number to name) entries of rrweb's compiled TypeScript enums, e.g.
+ * `EventType2[EventType2["Meta"] = 4] = "Meta";`. rrweb only ever looks its enums up by name (and its one
+ * `Object.keys(MouseInteractions)` skips numeric keys), so `EventType2["Meta"] = 4;` is all it needs.
+ */
+const REVERSE_ENUM_ENTRY = /(\w+)\[\1\["(\w+)"\] = (\d+)\] = "\2";/g;
+
+/**
+ * `from` and `to` delimit the removed code: from the first text (included) to the second (kept). `with` takes its
+ * place.
+ */
+const EDITS = [
+  {
+    what: 'canvas recording: the image-bitmap worker source, its loader and the canvas manager',
+    from: 'const jsContent = ',
+    to: 'class StylesheetManager {',
+    // The methods MutationBuffer and record() call on the canvas manager, doing nothing.
+    with: 'class CanvasManager {\n  reset() {}\n  freeze() {}\n  unfreeze() {}\n  lock() {}\n  unlock() {}\n}\n',
+  },
+  {
+    what: "cross-origin iframe recording: the relay of child recorders' events and their id re-mapping",
+    from: '  handleMessage(message) {',
+    to: 'class ShadowDomManager {',
+    // Only added as a `message` listener when `recordCrossOriginIframes` is set.
+    with: '  handleMessage() {}\n}\n',
+  },
+  {
+    what: 'canvas recording in snapshots, and inlining images as data URLs (`inlineImages`)',
+    from: '  if (tagName === "canvas" && recordCanvas) {',
+    to: '  if (["audio", "video"].includes(tagName)) {',
+    with: '',
+  },
+  {
+    what: 'web font recording (`collectFonts`)',
+    from: 'function initFontObserver({ fontCb, doc }) {',
+    to: 'function initSelectionObserver(param) {',
+    // Only called when `collectFonts` is set.
+    with: 'function initFontObserver() {\n  return () => {};\n}\n',
+  },
+  {
+    what: 'the id mirror of cross-origin iframes, only read by the relay above',
+    from: 'class CrossOriginIframeMirror {',
+    to: 'class IframeManager {',
+    with: 'class CrossOriginIframeMirror {}\n',
+  },
+  {
+    what: 'observer hooks',
+    from: 'function mergeHooks(o, hooks) {',
+    to: 'function initObservers(o, hooks = {}) {',
+    with: 'function mergeHooks() {}\n',
+  },
+];
+
+function indexOnce(code, text, what) {
+  const at = code.indexOf(text);
+  if (at === -1 || code.indexOf(text, at + 1) !== -1) {
+    throw new Error(`rrweb-trim (${what}): expected exactly one "${text}" in @rrweb/record; was rrweb upgraded?`);
+  }
+  return at;
+}
+
+/**
+ * Applies EDITS to the source of @rrweb/record's ES module; a MagicString so that the source map still points into
+ * rrweb's code.
+ */
+export function trimRrwebSource(code) {
+  const trimmed = new MagicString(code);
+  for (const edit of EDITS) {
+    const start = indexOnce(code, edit.from, edit.what);
+    const end = indexOnce(code, edit.to, edit.what);
+    if (end <= start) throw new Error(`rrweb-trim (${edit.what}): "${edit.to}" comes before "${edit.from}"`);
+    trimmed.overwrite(start, end, edit.with);
+  }
+  let enumEntries = 0;
+  for (const match of code.matchAll(REVERSE_ENUM_ENTRY)) {
+    trimmed.overwrite(match.index, match.index + match[0].length, `${match[1]}["${match[2]}"] = ${match[3]};`);
+    enumEntries++;
+  }
+  if (enumEntries === 0) throw new Error('rrweb-trim: no enum entries found in @rrweb/record; was rrweb upgraded?');
+  return trimmed.prepend(LICENSE_BANNER);
+}
+
+/** Rollup plugin: trims @rrweb/record as it is loaded; fails the build if the module was never part of it. */
+export function trimRrweb() {
+  let trimmed = false;
+  return {
+    name: 'rrweb-trim',
+    transform(code, id) {
+      if (!RECORD_MODULE.test(id)) return null;
+      trimmed = true;
+      try {
+        const trimmedCode = trimRrwebSource(code);
+        return { code: trimmedCode.toString(), map: trimmedCode.generateMap({ hires: true, source: id }) };
+      } catch (error) {
+        this.error(error instanceof Error ? error.message : String(error));
+      }
+    },
+    buildEnd(error) {
+      if (!error && !trimmed) this.error('@rrweb/record was not part of the build; the recorder would not be trimmed');
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error: a build script in plain JavaScript, without declarations.
+import { trimRrwebSource } from '../../build/rrweb-trim.mjs';
+
+// What the SDK's builds bundle instead of @rrweb/record as published (build/rrweb-trim.mjs). That the trimmed recorder
+// still records, masks and replays is what every replay end-to-end test checks, since they all run the built files.
+const trim = trimRrwebSource as (code: string) => { toString(): string };
+const published = readFileSync(createRequire(import.meta.url).resolve('@rrweb/record').replace(/record\.c?js$/, 'record.js'), 'utf8');
+
+describe('rrweb trim', () => {
+  const trimmed = trim(published).toString();
+
+  it('leaves out the canvas worker, the cross-origin iframe relay, fonts and hooks', () => {
+    for (const gone of ['const jsContent', 'new Worker(', 'transformCrossOriginEvent', 'initCanvasFPSObserver', 'win.FontFace', 'is2DCanvasBlank(n)']) {
+      expect(published, `${gone} in the published rrweb`).toContain(gone);
+      expect(trimmed, `${gone} in the trimmed rrweb`).not.toContain(gone);
+    }
+    expect(trimmed.length).toBeLessThan(published.length * 0.9);
+  });
+
+  it('keeps what the recorder calls and the name-to-number half of the enums', () => {
+    for (const kept of ['record.freezePage = ', 'record.addCustomEvent = ', 'record.takeFullSnapshot = ', 'class MutationBuffer', 'EventType2["Meta"] = 4;']) {
+      expect(trimmed).toContain(kept);
+    }
+    expect(trimmed).not.toContain('] = "Meta"');
+    expect(trimmed.startsWith('/*! rrweb, trimmed | MIT License')).toBe(true);
+  });
+
+  it('fails loudly when rrweb no longer has a piece it cuts (an upgrade)', () => {
+    expect(() => trim(published.replace('class StylesheetManager {', 'class StyleSheetManager {'))).toThrow(/class StylesheetManager \{.*upgraded/);
+    expect(() => trim(`${published}\nfunction mergeHooks(o, hooks) {}`)).toThrow(/exactly one "function mergeHooks/);
+  });
+});
