@@ -1,7 +1,8 @@
 import MagicString from 'magic-string';
 
 /**
- * Bundles `@rrweb/record` into the SDK's builds without the recording features the SDK never turns on.
+ * Bundles `@rrweb/record` into the SDK's builds without the recording features the SDK never turns on, and with two
+ * memory fixes (below, in EDITS) that upstream has not released.
  *
  * Why: issue 4's budget (everything with replay loaded ≤ 65 KB min+gzip) and because every byte of the recorder is
  * fetched by every recorded page. rrweb cannot leave these out by itself: `record()` constructs its canvas manager
@@ -38,10 +39,31 @@ const LICENSE_BANNER =
 const REVERSE_ENUM_ENTRY = /(\w+)\[\1\["(\w+)"\] = (\d+)\] = "\2";/g;
 
 /**
- * `from` and `to` delimit the removed code: from the first text (included) to the second (kept). `with` takes its
- * place.
+ * `from` and `to` delimit the removed code: from the first text (included) to the second (kept); without `to`, `from`
+ * itself is what is replaced. `with` takes its place.
  */
 const EDITS = [
+  {
+    what: 'fix: a hidden iframe realm kept alive for the whole recording (rrweb-io/rrweb#1802)',
+    // rrweb checks that DOM accessors are native before using them, but lists the methods querySelector and
+    // querySelectorAll among Element's accessors: the check always fails, and rrweb borrows Element.prototype from a
+    // throwaway iframe, whose whole JavaScript realm (about 0.35 MB of heap) then lives as long as the page. Checked
+    // as methods, as the upstream fix does, they pass on every page that has not patched them.
+    from: 'Element: ["shadowRoot", "querySelector", "querySelectorAll"],',
+    with: 'Element: ["shadowRoot"],',
+  },
+  {
+    what: 'fix, continued: querySelector and querySelectorAll checked as the methods they are',
+    from: '  Element: [],\n  MutationObserver: ["constructor"]',
+    with: '  Element: ["querySelector", "querySelectorAll"],\n  MutationObserver: ["constructor"]',
+  },
+  {
+    what: 'fix: serialized elements turned into slow dictionary objects',
+    // `delete` on each serialized element (kept in rrweb's mirror for as long as the node lives) switches it to V8's
+    // dictionary mode, about 0.2 KB of heap per element. An undefined property serializes the same: JSON leaves it out.
+    from: 'delete serializedNode.needBlock;',
+    with: 'serializedNode.needBlock = void 0;',
+  },
   {
     what: 'canvas recording: the image-bitmap worker source, its loader and the canvas manager',
     from: 'const jsContent = ',
@@ -99,7 +121,7 @@ export function trimRrwebSource(code) {
   const trimmed = new MagicString(code);
   for (const edit of EDITS) {
     const start = indexOnce(code, edit.from, edit.what);
-    const end = indexOnce(code, edit.to, edit.what);
+    const end = edit.to === undefined ? start + edit.from.length : indexOnce(code, edit.to, edit.what);
     if (end <= start) throw new Error(`rrweb-trim (${edit.what}): "${edit.to}" comes before "${edit.from}"`);
     trimmed.overwrite(start, end, edit.with);
   }

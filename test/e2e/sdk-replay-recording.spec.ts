@@ -313,6 +313,18 @@ test.describe('unload', () => {
   });
 });
 
+test.describe('memory', () => {
+  test('recording borrows no iframe: rrweb finds the DOM accessors of the page native', async ({ page, ingest }) => {
+    // Installed before the SDK: sees every iframe rrweb would add to check for untainted prototypes.
+    const watcher = `<script>window.iframesAdded = 0; new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes) if (n.nodeName === 'IFRAME') window.iframesAdded++; }).observe(document.documentElement, { childList: true, subtree: true });</script>`;
+    await open(page, pageHtml(ingest, {}, `${watcher}<p>no iframe</p><button id="b">b</button>`));
+    await recordingStarted(page);
+    await page.locator('#b').click();
+    await page.evaluate(() => (window as unknown as { sdk: { flushReplay(): Promise<void> } }).sdk.flushReplay());
+    expect(await page.evaluate(() => (window as unknown as { iframesAdded: number }).iframesAdded)).toBe(0);
+  });
+});
+
 test.describe('DOM changes', () => {
   type Sdk = { sessionId: string; flushReplay(): Promise<void> };
 

@@ -25,6 +25,12 @@ describe('rrweb trim', () => {
       expect(trimmed).toContain(kept);
     }
     expect(trimmed).not.toContain('] = "Meta"');
+  });
+
+  it('checks querySelector and querySelectorAll as methods (no borrowed iframe realm) and never deletes from serialized nodes', () => {
+    expect(trimmed).toContain('Element: ["shadowRoot"],');
+    expect(trimmed).toContain('Element: ["querySelector", "querySelectorAll"],');
+    expect(trimmed).not.toContain('delete serializedNode.needBlock');
     expect(trimmed.startsWith('/*! rrweb, trimmed | MIT License')).toBe(true);
   });
 
