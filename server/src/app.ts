@@ -3,7 +3,14 @@ import { HTTPException } from 'hono/http-exception';
 import { demoRoutes, type DemoOptions } from './demo/routes';
 import type { AppEnv, Services } from './http/env';
 import { ApiError, errorResponse } from './http/errors';
+import { incidentPages } from './incidents/pages';
+import { incidentRoutes } from './incidents/routes';
 import { ingestRoutes } from './ingest/routes';
+import { channelRoutes } from './notify/channels/routes';
+import { deliveryRoutes } from './notify/deliveries/routes';
+import { integrationRoutes } from './notify/integrations/routes';
+import { ruleRoutes } from './notify/rules/routes';
+import type { NotifyServices } from './notify/services';
 import { openApiDocument } from './openapi';
 import { queryRoutes } from './query/routes';
 import { sessionRoutes } from './replay/routes';
@@ -13,6 +20,8 @@ export interface AppOptions {
   corsOrigins: '*' | readonly string[];
   /** Serves the SDK demo page under /demo/ when given. */
   demo?: DemoOptions;
+  /** Incidents and notifications; left out by tests of other parts. */
+  notify?: NotifyServices;
 }
 
 /**
@@ -37,8 +46,20 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
   app.get('/openapi.json', (c) => c.json(openApiDocument(services.publicUrl, { demo: options.demo !== undefined })));
 
   app.route('/', ingestRoutes(services, options.corsOrigins));
-  // One session's replay, recipes and Playwright export sit behind the query API's control-key check.
-  app.route('/control-plane', queryRoutes(services).route('/sessions', sessionRoutes(services)));
+  // Sessions, incidents, notifications and integrations sit behind the query API's control-key check.
+  const controlPlane = queryRoutes(services).route('/sessions', sessionRoutes(services));
+  const { notify } = options;
+  if (notify) {
+    controlPlane
+      .route('/incidents', incidentRoutes(notify))
+      .route('/notifications/channels', channelRoutes(notify))
+      .route('/notifications/rules', ruleRoutes(notify))
+      .route('/notifications', deliveryRoutes(notify))
+      .route('/integrations', integrationRoutes(notify));
+    // Keyless: notification links carry their own signature.
+    app.route('/', incidentPages(notify));
+  }
+  app.route('/control-plane', controlPlane);
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
   if (options.demo) app.route('/', demoRoutes(services, options.demo));
   app.route('/', viewerRoutes());

@@ -17,6 +17,10 @@ export interface ServerConfig {
   retentionDays: number;
   /** Absolute path of the built SDK script (`dist/cdn/svc.min.js`); when set, the demo page is served at /demo/. */
   demoSdk?: string;
+  /** Key for stored secrets and signed links (≥ 32 characters); default: a key file beside the database. */
+  secretKey?: string;
+  /** Lets notifications reach loopback and private addresses (local development, tests). Default false. */
+  allowPrivateTargets?: boolean;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -38,6 +42,8 @@ export const CONFIG_OPTIONS = [
   ['body-limit', 'SVC_BODY_LIMIT', 'largest request body after decompression: bytes, or with kb/mb suffix (default 10mb)'],
   ['retention-days', 'SVC_RETENTION_DAYS', `days telemetry is kept, 0 for ever (default ${CONFIG_DEFAULTS.retentionDays})`],
   ['demo-sdk', 'SVC_DEMO_SDK', 'built SDK script (dist/cdn/svc.min.js): serves the SDK demo page at /demo/ (default off)'],
+  ['secret-key', 'SVC_SECRET_KEY', 'key (32+ characters) sealing channel secrets and signing links; processes sharing a database need the same (default: secret.key beside the database)'],
+  ['allow-private-targets', 'SVC_ALLOW_PRIVATE_TARGETS', 'true lets notifications reach loopback and private addresses, for local development (default false)'],
 ] as const;
 
 export class ConfigError extends Error {}
@@ -90,10 +96,16 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   const [demoName, demoRaw] = get('demo-sdk');
   const demo = demoRaw === undefined ? undefined : checkDemoSdk(demoRaw);
   if (demo && 'problem' in demo) throw new ConfigError(`${demoName}: ${demo.problem}`);
+  const [keyName, secretKey] = get('secret-key');
+  if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError(`${keyName} must be at least 32 characters`);
+  const [privateName, privateRaw] = get('allow-private-targets');
+  if (privateRaw !== undefined && privateRaw !== 'true' && privateRaw !== 'false') throw new ConfigError(`${privateName} must be true or false (got "${privateRaw}")`);
   return {
     host,
     port,
     databaseUrl,
+    ...(secretKey ? { secretKey } : {}),
+    ...(privateRaw === 'true' ? { allowPrivateTargets: true } : {}),
     publicUrl: pub?.replace(/\/+$/, ''),
     corsOrigins,
     bodyLimit: bodyRaw === undefined ? CONFIG_DEFAULTS.bodyLimit : parseSize(bodyName, bodyRaw),

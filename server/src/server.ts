@@ -10,6 +10,8 @@ import type { DemoKeys } from './demo/routes';
 import { checkDemoSdk } from './demo/sdk-file';
 import type { Services } from './http/env';
 import { openTelemetryWriter, type TelemetryWriter } from './ingest/writer';
+import type { NotifyServices } from './notify/services';
+import { startNotifications, type NotifyOptions } from './notify/start';
 import { scheduleRetention } from './retention';
 import { bootstrapIfEmpty, type Bootstrap } from './tenancy/bootstrap';
 
@@ -21,6 +23,8 @@ export interface StartOptions extends Partial<ServerConfig> {
    * start). Default: the keys bootstrapped on this start, if any.
    */
   demoKeys?: () => DemoKeys | null;
+  /** Outbox tuning (poll interval, concurrency, lease), for tests and benchmarks. */
+  outbox?: NotifyOptions['outbox'];
 }
 
 export interface RunningServer {
@@ -35,6 +39,8 @@ export interface RunningServer {
   demoUrl?: string;
   /** How ingest writes rows (e.g. `sqlite, writer thread`), for the start-up banner. */
   readonly ingestWriter: string;
+  /** Incidents and the notification outbox of this process. */
+  notify: NotifyServices;
   close(): Promise<void>;
 }
 
@@ -46,6 +52,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   if (demoSdk && 'problem' in demoSdk) throw new Error(`demo SDK: ${demoSdk.problem}`);
   const database = openDatabase(options.databaseUrl);
   let writer: TelemetryWriter | undefined;
+  let notify: NotifyServices | undefined;
   try {
     await migrateToLatest(database);
     const bootstrap = await bootstrapIfEmpty(database.db, clock, database.dialect);
@@ -58,9 +65,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       publicUrl: options.publicUrl ?? '',
       log,
     };
+    notify = startNotifications(database, clock, () => services.publicUrl, log, {
+      secretKey: options.secretKey,
+      allowPrivateTargets: options.allowPrivateTargets,
+      outbox: options.outbox,
+    });
     const bootKeys = bootstrap ? { ingestKey: bootstrap.ingestKey.key, appName: bootstrap.appName } : null;
     const demo = demoSdk ? { sdkPath: demoSdk.path, keys: options.demoKeys ?? (() => bootKeys) } : undefined;
-    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo });
+    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo, notify });
     const host = options.host ?? '127.0.0.1';
     const server: ServerType = await new Promise((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4318 }, () => resolve(s));
@@ -82,8 +94,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       get ingestWriter() {
         return services.writer.kind;
       },
+      notify,
       async close() {
         stopRetention();
+        // Attempts in flight finish and are recorded; what is due later stays in the outbox for the next start.
+        await notify!.outbox.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           // Keep-alive sockets would hold close() open until they time out.
@@ -96,7 +111,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       },
     };
   } catch (err) {
-    // E.g. the port is taken: the writer thread must not keep the process alive.
+    // E.g. the port is taken: the writer thread and the outbox must not keep the process alive.
+    await notify?.outbox.stop();
     await writer?.close();
     await database.close();
     throw err;

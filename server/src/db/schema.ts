@@ -130,6 +130,94 @@ export interface Database {
     recipe_count: number;
     last_received_ms: number;
   };
+  incidents: {
+    id: string;
+    project_id: string;
+    title: string;
+    severity: string;
+    status: string;
+    env: string;
+    /** JSON array of service names. */
+    services: string;
+    root_cause_summary: string;
+    source: string;
+    fingerprint: string | null;
+    open_key: string | null;
+    /** JSON IncidentEvidence. */
+    evidence: string | null;
+    cost_impact: string | null;
+    detected_ms: number;
+    escalated_ms: number | null;
+    acknowledged_ms: number | null;
+    acknowledged_by: string | null;
+    resolved_ms: number | null;
+    resolved_by: string | null;
+    updated_ms: number;
+  };
+  notification_channels: {
+    id: string;
+    project_id: string;
+    type: string;
+    name: string;
+    /** JSON, without secrets. */
+    config: string;
+    /** Secrets, sealed (secrets/secret-box.ts). */
+    secrets: string;
+    created_ms: number;
+  };
+  notification_rules: {
+    id: string;
+    project_id: string;
+    /** Evaluation order. */
+    position: number;
+    name: string;
+    conditions: string;
+    channels: string;
+    delay_seconds: number;
+    created_ms: number;
+  };
+  integrations: { project_id: string; kind: string; config: string; secrets: string; updated_ms: number };
+  notification_threads: { channel_id: string; incident_id: string; ref: string };
+  deliveries: {
+    id: string;
+    project_id: string;
+    channel_id: string;
+    channel_type: string;
+    incident_id: string | null;
+    event: string;
+    trigger: string;
+    rule_id: string | null;
+    dedupe_key: string;
+    state: string;
+    /** Attempts made so far. */
+    attempt: number;
+    /** When the next attempt is due; null once the delivery is final. */
+    next_attempt_ms: number | null;
+    lease_owner: string | null;
+    lease_until_ms: number | null;
+    /** JSON IncidentNotice, fixed at the first attempt so that every retry sends the same message. */
+    notice: string | null;
+    last_status: number | null;
+    last_response: string | null;
+    error_class: string | null;
+    error_message: string | null;
+    latency_ms: number | null;
+    provider_ref: string | null;
+    created_ms: number;
+    updated_ms: number;
+    completed_ms: number | null;
+  };
+  delivery_attempts: {
+    delivery_id: string;
+    attempt: number;
+    started_ms: number;
+    latency_ms: number;
+    outcome: string;
+    status: number | null;
+    response: string | null;
+    error_class: string | null;
+    error_message: string | null;
+  };
 }
 
 export type KeyScope = 'ingest' | 'control';

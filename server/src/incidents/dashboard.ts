@@ -1,0 +1,48 @@
+import type { IncidentView } from './types';
+
+/** Every value on the page passes here: incident text comes from telemetry, which anyone with an ingest key writes. */
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+/** Pages are plain HTML without script; forms post back to this server only. */
+export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1b1f24}
+h1{font-size:1.4rem;margin:.2rem 0 1rem}.sev{display:inline-block;padding:.1rem .5rem;border-radius:.3rem;color:#fff;font-weight:600;text-transform:uppercase;font-size:.8rem}
+.critical{background:#b3261e}.high{background:#d9480f}.medium{background:#b08800}.low{background:#1864ab}.info{background:#495057}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dt{color:#57606a}table{border-collapse:collapse;width:100%}
+td,th{border-bottom:1px solid #d0d7de;padding:.3rem;text-align:left;font-size:.9rem}form{display:inline}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}`;
+
+export function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+}
+
+const link = (href: string | null, text: string) => (href ? `<a href="${escapeHtml(href)}" rel="noopener">${escapeHtml(text)}</a>` : escapeHtml(text));
+
+/** The incident page the notifications' `dashboard_url` opens. `actions` are signed action URLs (POST forms). */
+export function incidentPage(incident: IncidentView, actions: { acknowledge: string; resolve: string }): string {
+  const e = incident.evidence;
+  const rows = (items: string[][]) => items.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('');
+  const evidence = e
+    ? `<h2>Evidence</h2><dl><dt>Error</dt><dd>${escapeHtml(`${e.error_type}: ${e.message}`)}</dd><dt>Top frame</dt><dd>${escapeHtml(e.top_frame ?? 'unknown')}</dd>
+<dt>Occurrences</dt><dd>${e.error_count}</dd><dt>First seen</dt><dd>${escapeHtml(e.first_seen_at)} in release ${escapeHtml(e.first_seen_release ?? 'unknown')}</dd>
+<dt>Affected sessions</dt><dd>${e.affected_sessions}</dd></dl>
+${e.sessions.length ? `<h3>Sessions</h3><table><tr><th>Session</th><th>Replay</th></tr>${rows(e.sessions.map((s) => [escapeHtml(s.session_id), link(s.replay_url, s.replay_url ? 'watch replay' : 'no replay')]))}</table>` : ''}
+${e.failing_requests.length ? `<h3>Failing requests</h3><table><tr><th>When</th><th>Request</th><th>Status</th><th>Trace</th><th>Replay</th></tr>${rows(e.failing_requests.map((r) => [escapeHtml(r.at), escapeHtml(r.url ?? r.name), escapeHtml(r.status === null ? 'network error' : String(r.status)), escapeHtml(r.trace_id), link(r.replay_url, r.replay_url ? 'replay' : '–')]))}</table>` : ''}`
+    : '';
+  const open = incident.status !== 'resolved';
+  const buttons = open
+    ? `<p>${incident.status === 'acknowledged' ? '' : `<form method="post" action="${escapeHtml(actions.acknowledge)}"><button>Acknowledge</button></form>`}<form method="post" action="${escapeHtml(actions.resolve)}"><button>Resolve</button></form></p>`
+    : '';
+  return page(
+    incident.title,
+    `<p><span class="sev ${escapeHtml(incident.severity)}">${escapeHtml(incident.severity)}</span> ${escapeHtml(incident.status)}</p>
+<h1>${escapeHtml(incident.title)}</h1>${buttons}
+<dl><dt>Incident</dt><dd>${escapeHtml(incident.id)}</dd><dt>Environment</dt><dd>${escapeHtml(incident.env)}</dd><dt>Services</dt><dd>${escapeHtml(incident.services.join(', ') || '–')}</dd>
+<dt>Detected</dt><dd>${escapeHtml(incident.detected_at)}</dd>${incident.escalated_at ? `<dt>Escalated</dt><dd>${escapeHtml(incident.escalated_at)}</dd>` : ''}
+${incident.acknowledged_at ? `<dt>Acknowledged</dt><dd>${escapeHtml(incident.acknowledged_at)} by ${escapeHtml(incident.acknowledged_by ?? '')}</dd>` : ''}
+${incident.resolved_at ? `<dt>Resolved</dt><dd>${escapeHtml(incident.resolved_at)} by ${escapeHtml(incident.resolved_by ?? '')}</dd>` : ''}</dl>
+<h2>Root cause</h2><p>${escapeHtml(incident.root_cause_summary || 'No summary.')}</p>${evidence}
+${incident.cost_impact ? `<h2>Cost impact</h2><pre>${escapeHtml(JSON.stringify(incident.cost_impact, null, 2))}</pre>` : ''}`,
+  );
+}

@@ -1,0 +1,89 @@
+/** Incident severities, most urgent first (the order rules and listings use). */
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** detected → escalated → acknowledged → resolved; docs/incidents.md has the moves between them. */
+export const INCIDENT_STATUSES = ['detected', 'escalated', 'acknowledged', 'resolved'] as const;
+export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
+
+/**
+ * What happened to an incident, as notification events name it. `incident.created` is SPEC 6's literal; the other
+ * three are ours (docs/notifications.md).
+ */
+export const INCIDENT_EVENTS = ['incident.created', 'incident.escalated', 'incident.acknowledged', 'incident.resolved'] as const;
+export type IncidentEventKind = (typeof INCIDENT_EVENTS)[number];
+
+/** Evidence behind a detected incident; the incident's `evidence` in the API and the source of its summary. */
+export interface IncidentEvidence {
+  /** Error type, normalised message and top frame of the dominant error group. */
+  fingerprint: string;
+  error_type: string;
+  message: string;
+  top_frame: string | null;
+  /** Errors counted in the detection window when the incident opened (then the running total). */
+  error_count: number;
+  /** `service.version` of the first error of the group. */
+  first_seen_release: string | null;
+  first_seen_at: string;
+  last_seen_at: string;
+  affected_sessions: number;
+  /** Up to 10 sample session ids, with a replay link when the session has a replay. */
+  sessions: Array<{ session_id: string; replay_url: string | null }>;
+  /** Failing requests correlated in time: spans with HTTP status ≥ 500 or a network error. Up to 10. */
+  failing_requests: Array<{ trace_id: string; span_id: string; name: string; url: string | null; status: number | null; at: string; replay_url: string | null }>;
+}
+
+/** What a detector (ours, or an external one through the API) opens an incident with. */
+export interface IncidentOpening {
+  projectId: string;
+  title: string;
+  severity: Severity;
+  env: string;
+  services: string[];
+  rootCauseSummary: string;
+  /** Detector grouping key: one open incident per key; null for incidents created through the API. */
+  fingerprint: string | null;
+  evidence: IncidentEvidence | null;
+}
+
+/**
+ * The incident moves a detector and the notification integrations (chat buttons, signed links, voice keypress) make.
+ * Each move is a no-op returning the incident unchanged when it does not apply (acknowledging an acknowledged
+ * incident, resolving a resolved one), so a retried request or a double click changes nothing.
+ */
+export interface IncidentCommands {
+  open(opening: IncidentOpening): Promise<{ id: string; created: boolean }>;
+  /** Updates the evidence of an open incident (a detector's running counts) without a notification. */
+  update(projectId: string, id: string, evidence: IncidentEvidence, rootCauseSummary: string): Promise<void>;
+  escalate(projectId: string, id: string, reason: string): Promise<IncidentView | undefined>;
+  acknowledge(projectId: string, id: string, by: string): Promise<IncidentView | undefined>;
+  resolve(projectId: string, id: string, by: string): Promise<IncidentView | undefined>;
+  /** Open incidents (not resolved), most severe first: `/svc status`. */
+  listOpen(projectId: string): Promise<IncidentView[]>;
+  /** The open incident of a detector key, if any. */
+  findOpen(projectId: string, fingerprint: string): Promise<IncidentView | undefined>;
+}
+
+/** An incident as the API returns it. */
+export interface IncidentView {
+  id: string;
+  title: string;
+  severity: Severity;
+  status: IncidentStatus;
+  env: string;
+  services: string[];
+  root_cause_summary: string;
+  dashboard_url: string;
+  source: 'detector' | 'api';
+  fingerprint: string | null;
+  evidence: IncidentEvidence | null;
+  /** Filled by cost tracking (issue 6); null until then. */
+  cost_impact: Record<string, unknown> | null;
+  detected_at: string;
+  escalated_at: string | null;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  resolved_at: string | null;
+  resolved_by: string | null;
+  updated_at: string;
+}

@@ -1,0 +1,69 @@
+import { badRequest } from '../../http/errors';
+import { generateWebhookSecret, signWebhook, webhookSecretKey } from '../signing/standard-webhooks';
+import { outcomeOfAnswer, outcomeOfFailure } from './outcome';
+import type { ChannelKind } from './types';
+
+interface WebhookConfig {
+  url: string;
+}
+interface WebhookSecrets {
+  secret: string;
+  /** True when the server made the secret: the creation answer shows it once. */
+  generated?: boolean;
+}
+
+/** SPEC 3.1 and 8: 3 retries at 1, 5 and 15 minutes; an answer slower than 10 s is a failure. */
+const RETRY = { delaysMs: [60_000, 5 * 60_000, 15 * 60_000], timeoutMs: 10_000 } as const;
+
+function parseUrl(value: unknown): string {
+  if (typeof value !== 'string' || value === '') throw badRequest('config.url is required: the address to POST incidents to', { field: 'config.url' });
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badRequest('config.url must be an absolute http or https URL', { field: 'config.url' });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest('config.url must be an http or https URL', { field: 'config.url' });
+  if (url.username || url.password) throw badRequest('config.url must not carry credentials; the body is signed instead', { field: 'config.url' });
+  return url.href;
+}
+
+/**
+ * `webhook`: an HTTP POST of exactly the SPEC 2.6 payload, signed with the Standard Webhooks headers. Any 2xx is
+ * delivered; any other status is retried (SPEC 3.1), and so is a failed connection; a timeout (10 s) is final.
+ */
+export const webhookKind: ChannelKind<WebhookConfig, WebhookSecrets> = {
+  type: 'webhook',
+  retry: RETRY,
+
+  async parse(input) {
+    const config = (input ?? {}) as Record<string, unknown>;
+    const url = parseUrl(config.url);
+    if (config.secret === undefined) return { config: { url }, secrets: { secret: generateWebhookSecret(), generated: true } };
+    if (typeof config.secret !== 'string' || webhookSecretKey(config.secret) === undefined) {
+      throw badRequest('config.secret must be a Standard Webhooks secret: "whsec_" and the base64 of 24 to 64 random bytes', { field: 'config.secret' });
+    }
+    return { config: { url }, secrets: { secret: config.secret } };
+  },
+
+  publicConfig: (config) => ({ url: config.url }),
+
+  async send({ config, secrets, notice, deliveryId, http, clock }) {
+    const body = JSON.stringify(notice.payload);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'svc-notifications/1',
+      ...signWebhook(webhookSecretKey(secrets.secret)!, deliveryId, Math.floor(clock.now() / 1000), body),
+    };
+    try {
+      const answer = await http.request(config.url, { method: 'POST', headers, body, timeoutMs: RETRY.timeoutMs });
+      return outcomeOfAnswer(answer, clock.now(), { retryAll: true });
+    } catch (error) {
+      const outcome = outcomeOfFailure(error);
+      if (outcome.state === 'retry' && outcome.errorClass === 'timeout') {
+        return { state: 'failed', errorClass: 'timeout', message: `no answer within ${RETRY.timeoutMs / 1000} s (SPEC: a slower answer counts as failed)` };
+      }
+      return outcome;
+    }
+  },
+};
