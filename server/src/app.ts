@@ -4,6 +4,7 @@ import { demoRoutes, type DemoOptions } from './demo/routes';
 import type { AppEnv, Services } from './http/env';
 import { ApiError, errorResponse } from './http/errors';
 import { incidentPages } from './incidents/pages';
+import { chatIntegrationRoutes } from './integrations/chat/routes';
 import { incidentRoutes } from './incidents/routes';
 import { ingestRoutes } from './ingest/routes';
 import { channelRoutes } from './notify/channels/routes';
@@ -56,8 +57,12 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
       .route('/notifications/rules', ruleRoutes(notify))
       .route('/notifications', deliveryRoutes(notify))
       .route('/integrations', integrationRoutes(notify));
-    // Keyless: notification links carry their own signature.
+    // Keyless: notification links carry their own signature, the chat app signs its requests.
     app.route('/', incidentPages(notify));
+    app.route(
+      '/integrations/chat',
+      chatIntegrationRoutes({ commands: notify.incidents, integrations: (projectId) => notify.integrations.of(projectId), clock: notify.clock }),
+    );
   }
   app.route('/control-plane', controlPlane);
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.

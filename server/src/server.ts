@@ -10,6 +10,9 @@ import type { DemoKeys } from './demo/routes';
 import { checkDemoSdk } from './demo/sdk-file';
 import type { Services } from './http/env';
 import { openTelemetryWriter, type TelemetryWriter } from './ingest/writer';
+import { createDetector } from './incidents/detect/detector';
+import type { DetectionOptions } from './incidents/detect/thresholds';
+import { scheduleDetection } from './incidents/detect/schedule';
 import type { NotifyServices } from './notify/services';
 import { startNotifications, type NotifyOptions } from './notify/start';
 import { scheduleRetention } from './retention';
@@ -25,6 +28,8 @@ export interface StartOptions extends Partial<ServerConfig> {
   demoKeys?: () => DemoKeys | null;
   /** Outbox tuning (poll interval, concurrency, lease), for tests and benchmarks. */
   outbox?: NotifyOptions['outbox'];
+  /** Incident detection thresholds (docs/incidents.md), or false for none (tests that run the detector themselves). */
+  detection?: Partial<DetectionOptions> | false;
 }
 
 export interface RunningServer {
@@ -82,6 +87,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     services.publicUrl = options.publicUrl ?? url;
     const retentionDays = options.retentionDays ?? 30;
+    const stopDetection =
+      options.detection === false
+        ? async () => undefined
+        : scheduleDetection(createDetector({ db: database.db, clock, commands: notify.incidents, publicUrl: services.publicUrl, options: options.detection }), log);
     const checkpointer = database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
     const stopRetention = retentionDays > 0 ? scheduleRetention(database.db, clock, retentionDays, log) : () => undefined;
     return {
@@ -97,6 +106,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       notify,
       async close() {
         stopRetention();
+        await stopDetection();
         // Attempts in flight finish and are recorded; what is due later stays in the outbox for the next start.
         await notify!.outbox.stop();
         await new Promise<void>((resolve) => {

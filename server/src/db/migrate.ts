@@ -2,12 +2,14 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { DatabaseHandle } from './connect';
 import { initMigration } from './migrations/0001-init';
 import { incidentsMigration } from './migrations/0002-incidents-notifications';
+import { detectionMigration } from './migrations/0003-detection';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
   return {
     '0001-init': initMigration(handle.dialect),
     '0002-incidents-notifications': incidentsMigration(handle.dialect),
+    '0003-detection': detectionMigration(handle.dialect),
   };
 }
 

@@ -1,11 +1,12 @@
 import type { Generated } from 'kysely';
+import type { DetectionTables } from '../incidents/detect/tables';
 
 /**
  * Table types for Kysely. Times are Unix epoch milliseconds (`*_ms`, integers that fit a JS number) for filtering and
  * ordering; OTLP nanosecond timestamps are kept verbatim as decimal strings (`*_ns`) so nothing is rounded.
  * JSON columns are text in both dialects: they are written and read whole, never queried into.
  */
-export interface Database {
+export interface Database extends DetectionTables {
   tenants: { id: string; name: string; created_ms: number };
   projects: { id: string; tenant_id: string; name: string; created_ms: number };
   apps: { id: string; project_id: string; name: string; created_ms: number };

@@ -28,7 +28,7 @@ export function startNotifications(database: DatabaseHandle, clock: Clock, publi
   const box = createSecretBox(options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined));
   const links = () => incidentLinks(box, publicUrl(), clock.now());
   const integrations = integrationStore(db, box, clock);
-  const kinds = channelKinds();
+  const kinds = channelKinds({ allowPrivateTargets: options.allowPrivateTargets ?? false });
   // The outbox is started below; incident events only need to wake it once it exists.
   let wake = (): void => undefined;
   const incidents = createIncidentStore({

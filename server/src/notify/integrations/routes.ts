@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../http/env';
 import { ApiError, badRequest } from '../../http/errors';
 import { readJsonObject } from '../../http/json-object';
+import { parseTelephonyIntegration } from '../kinds/telephony-account';
 import type { Integration, IntegrationKind } from '../kinds/types';
 import type { NotifyServices } from '../services';
 
@@ -32,9 +33,7 @@ function parseChatApp(body: Record<string, unknown>): Integration {
 
 const PARSERS: Record<IntegrationKind, (body: Record<string, unknown>) => Integration> = {
   chat_app: parseChatApp,
-  telephony: () => {
-    throw new ApiError(501, 'not_implemented', 'the telephony integration is not available in this server yet');
-  },
+  telephony: parseTelephonyIntegration,
 };
 
 /**

@@ -1,9 +1,22 @@
+import { chatKind } from './chat';
+import { createEmailKind } from './email';
+import { smsKind } from './sms';
+import { teamsKind } from './teams';
 import type { ChannelKind, ChannelType } from './types';
+import { voiceKind } from './voice';
 import { webhookKind } from './webhook';
 
 /** Every channel kind by its `type`. */
-export type KindRegistry = Readonly<Record<ChannelType, ChannelKind | undefined>>;
+export type KindRegistry = Readonly<Record<ChannelType, ChannelKind>>;
 
-export function channelKinds(): KindRegistry {
-  return { webhook: webhookKind as ChannelKind, chat: undefined, teams: undefined, sms: undefined, voice: undefined, email: undefined };
+export function channelKinds(options: { allowPrivateTargets: boolean }): KindRegistry {
+  return {
+    webhook: webhookKind as ChannelKind,
+    chat: chatKind as ChannelKind,
+    teams: teamsKind as ChannelKind,
+    sms: smsKind as ChannelKind,
+    voice: voiceKind as ChannelKind,
+    // SMTP does not go through the guarded HTTP client: the kind checks the address it connects to itself.
+    email: createEmailKind(options) as ChannelKind,
+  };
 }

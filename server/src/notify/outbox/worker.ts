@@ -83,10 +83,12 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
       .execute();
   };
 
-  const threadOf = (channelId: string, incidentId: string | null): ThreadRef => {
+  // A test delivery has no incident to keep a thread with: its memory lives in this process, for its retries.
+  const testThreads = new Map<string, string>();
+  const threadOf = (delivery: DeliveryRow): ThreadRef => {
+    const { channel_id: channelId, incident_id: incidentId } = delivery;
     if (incidentId === null) {
-      let ref: string | undefined;
-      return { get: async () => ref, set: async (value) => void (ref = value) };
+      return { get: async () => testThreads.get(delivery.id), set: async (value) => void testThreads.set(delivery.id, value) };
     }
     return {
       get: async () =>
@@ -128,7 +130,7 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
           attempt: number,
           http: deps.http,
           clock,
-          thread: threadOf(channel.id, delivery.incident_id),
+          thread: threadOf(delivery),
           integrations: deps.integrations.of(channel.project_id),
         });
       } catch (error) {
@@ -183,6 +185,7 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
         })
         .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
         .execute();
+      if (retryIn === undefined) testThreads.delete(delivery.id);
       if (Number(updated.numUpdatedRows) === 0) deps.log(`delivery ${delivery.id}: attempt ${number} finished after the delivery was cancelled or taken over`);
     });
   };

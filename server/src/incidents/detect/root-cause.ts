@@ -1,0 +1,73 @@
+import type { IncidentEvidence } from '../types';
+
+/** Longest incident title; chat cards and SMS cut long ones anyway. */
+const MAX_TITLE_LENGTH = 200;
+
+/** What the title and summary say about the error besides the evidence: its message as people read it. */
+export interface ErrorHeadline {
+  errorType: string;
+  /** One occurrence's message with personal and secret data masked. */
+  sampleMessage: string;
+  /** File of the top in-app frame. */
+  topFile: string | null;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function headline({ errorType, sampleMessage }: ErrorHeadline): string {
+  return sampleMessage === '' ? errorType : `${errorType}: ${sampleMessage}`;
+}
+
+/** `TypeError: Cannot read properties of undefined (reading 'id') in checkout.js`. */
+export function incidentTitle(error: ErrorHeadline): string {
+  const title = error.topFile ? `${headline(error)} in ${error.topFile}` : headline(error);
+  return title.length <= MAX_TITLE_LENGTH ? title : `${title.slice(0, MAX_TITLE_LENGTH - 1)}…`;
+}
+
+/** `5 minutes`, `90 seconds`, `3 hours`. */
+export function describeDuration(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  if (seconds < 120) return plural(seconds, 'second');
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 120) return plural(minutes, 'minute');
+  return plural(Math.round(minutes / 60), 'hour');
+}
+
+const METHOD = /^(?:HTTP )?(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)\b/i;
+
+/** `POST /api/cart` from a span named `HTTP POST` or `POST` and its URL; the span name when it has no URL. */
+export function requestLabel(request: { name: string; url: string | null }): string {
+  let path: string | null = null;
+  if (request.url !== null) {
+    try {
+      path = new URL(request.url).pathname;
+    } catch {
+      path = request.url;
+    }
+  }
+  const method = METHOD.exec(request.name)?.[1]?.toUpperCase();
+  if (method && path) return `${method} ${path}`;
+  return path ?? request.name;
+}
+
+/**
+ * Two to four plain sentences from the evidence: what fails where and how often, since which release, which failing
+ * requests go with it, and where to watch it happen. `periodMs` is how long the counted errors took.
+ */
+export function rootCauseSummary(error: ErrorHeadline, evidence: IncidentEvidence, periodMs: number, failingTotal: number): string {
+  const where = evidence.top_frame ? ` at ${evidence.top_frame}` : '';
+  const across = evidence.affected_sessions > 0 ? ` across ${plural(evidence.affected_sessions, 'session')}` : '';
+  const sentences = [`${headline(error)}${where}, ${plural(evidence.error_count, 'time')} in ${describeDuration(periodMs)}${across}.`];
+  sentences.push(
+    evidence.first_seen_release ? `First seen in release ${evidence.first_seen_release}.` : `First seen at ${evidence.first_seen_at} (no release recorded).`,
+  );
+  const request = evidence.failing_requests[0];
+  if (request) {
+    const outcome = request.status === null ? 'network error' : String(request.status);
+    const verb = failingTotal === 1 ? 'correlates' : 'correlate';
+    sentences.push(`${plural(failingTotal, 'failing request')} ${verb}: ${requestLabel(request)} → ${outcome} (trace ${request.trace_id.slice(0, 4)}…).`);
+  }
+  const replay = evidence.sessions.find((s) => s.replay_url !== null) ?? evidence.failing_requests.find((r) => r.replay_url !== null);
+  if (replay) sentences.push(`Replay of an affected session: ${replay.replay_url}.`);
+  return sentences.join(' ');
+}

@@ -1,0 +1,59 @@
+import type { Severity } from '../types';
+
+/** When an error group becomes an incident, and what happens to the incident after. All durations in milliseconds. */
+export interface DetectionOptions {
+  /** Errors of one group within {@link windowMs} that open an incident. */
+  threshold: number;
+  windowMs: number;
+  /** Escalate when the errors of the last window reach this multiple of the window count at detection. */
+  growthFactor: number;
+  /** Escalate when errors still arrive this long after detection. */
+  persistMs: number;
+  /** Resolve after this long without an error of the group. */
+  quietMs: number;
+  /** `critical` from this multiple of the threshold within the window… */
+  criticalFactor: number;
+  /** …or from this many affected sessions. */
+  criticalSessions: number;
+  /** Rows read per table and transaction. */
+  batchSize: number;
+  /**
+   * How long a missing row id holds back the rows after it. On PostgreSQL concurrent inserts commit out of id order,
+   * so an id not visible yet may still arrive; one that stays missing this long was rolled back.
+   */
+  holeSettleMs: number;
+}
+
+const MINUTE = 60_000;
+
+export const DETECTION_DEFAULTS: DetectionOptions = {
+  threshold: 5,
+  windowMs: 5 * MINUTE,
+  growthFactor: 2,
+  persistMs: 30 * MINUTE,
+  quietMs: 30 * MINUTE,
+  criticalFactor: 10,
+  criticalSessions: 20,
+  batchSize: 2000,
+  holeSettleMs: 30_000,
+};
+
+/** Defaults with the given options on top; refuses settings under which detection could not work. */
+export function detectionOptions(options: Partial<DetectionOptions> = {}): DetectionOptions {
+  const merged = { ...DETECTION_DEFAULTS, ...options };
+  for (const [name, value] of Object.entries(merged)) {
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`detection option ${name} must be a positive number, got ${value}`);
+  }
+  return merged;
+}
+
+/**
+ * Severity at detection: `critical` when the burst is large (the threshold times {@link DetectionOptions.criticalFactor})
+ * or widespread ({@link DetectionOptions.criticalSessions} sessions), `medium` when it comes from one session only (one
+ * user stuck in a loop, not an outage), `high` otherwise.
+ */
+export function severityOf(windowCount: number, sessions: number, options: DetectionOptions): Severity {
+  if (windowCount >= options.threshold * options.criticalFactor || sessions >= options.criticalSessions) return 'critical';
+  if (sessions === 1) return 'medium';
+  return 'high';
+}

@@ -1,0 +1,131 @@
+import { Hono, type Context } from 'hono';
+import type { Clock } from '../../clock';
+import { readBody } from '../../http/body';
+import { ApiError, badRequest, errorResponse } from '../../http/errors';
+import type { IncidentCommands, IncidentView } from '../../incidents/types';
+import { CHAT_ACTIONS, escapeMrkdwn } from '../../notify/kinds/chat-blocks';
+import { STATUS_LABEL } from '../../notify/kinds/chat-text';
+import { singleLine } from '../../notify/kinds/notice-wording';
+import type { Integrations } from '../../notify/kinds/types';
+import { findChatApp, type ChatAppAccount } from './account';
+import { signatureProblem } from './signature';
+import { statusText } from './status';
+
+export interface ChatIntegrationDeps {
+  commands: IncidentCommands;
+  integrations: (projectId: string) => Integrations;
+  clock: Clock;
+}
+
+/** Interaction and command bodies are a few kilobytes; anything much larger is not from the chat app. */
+const MAX_BODY_BYTES = 256 * 1024;
+
+/** What each card button does to the incident. */
+const BUTTON_MOVES = new Map<string, 'acknowledge' | 'resolve'>([
+  [CHAT_ACTIONS.acknowledge, 'acknowledge'],
+  [CHAT_ACTIONS.resolve, 'resolve'],
+]);
+
+/** A verified request: its project, the project's chat app account and the form fields. */
+interface ChatRequest {
+  projectId: string;
+  account: ChatAppAccount;
+  form: URLSearchParams;
+}
+
+/**
+ * The chat app's request URLs, per project: `POST /:projectId/interactions` (button clicks) and
+ * `POST /:projectId/commands` (`/svc status`). Every request must carry a valid, recent signature of the project's chat
+ * app. Answers are immediate: a button moves the incident and says so to the clicker only; the card itself is edited,
+ * and the move recorded in its thread, by the notification the move triggers (the chat kind), like any other update.
+ */
+export function chatIntegrationRoutes(deps: ChatIntegrationDeps): Hono {
+  const app = new Hono();
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return errorResponse(c, error);
+    throw error;
+  });
+
+  app.post('/:projectId/interactions', async (c) => {
+    const { projectId, form, account } = await verifiedRequest(c, deps);
+    const interaction = interactionOf(form);
+    requireWorkspace(account, interaction.team?.id);
+    const action = interaction.type === 'block_actions' ? interaction.actions?.[0] : undefined;
+    if (!action) return c.json(ephemeral('This kind of interaction is not supported by the svc app.'));
+    // A link button opens its URL in the browser; the interaction it also sends needs nothing but a 200.
+    if (action.action_id === CHAT_ACTIONS.openDashboard) return c.body(null, 200);
+    const move = BUTTON_MOVES.get(action.action_id ?? '');
+    if (!move || typeof action.value !== 'string') return c.json(ephemeral(`Unknown action "${action.action_id ?? ''}": nothing was changed.`));
+    const user = interaction.user?.username ?? interaction.user?.name ?? interaction.user?.id ?? 'unknown';
+    const incident = await deps.commands[move](projectId, action.value, `chat:${user}`);
+    return c.json(ephemeral(incident ? moveText(incident) : `Incident ${action.value} was not found in this project.`));
+  });
+
+  app.post('/:projectId/commands', async (c) => {
+    const { projectId, form, account } = await verifiedRequest(c, deps);
+    requireWorkspace(account, form.get('team_id') ?? undefined);
+    const command = form.get('command') ?? '/svc';
+    const [word = ''] = (form.get('text') ?? '').trim().split(/\s+/);
+    switch (word.toLowerCase()) {
+      case 'status':
+        return c.json(ephemeral(statusText(await deps.commands.listOpen(projectId))));
+      case '':
+      case 'help':
+        return c.json(ephemeral(`\`${command} status\` lists the open incidents of this project, most severe first.`));
+      default:
+        return c.json(ephemeral(`Unknown command \`${command} ${word}\`. Try \`${command} status\`.`));
+    }
+  });
+
+  return app;
+}
+
+/** Only the person who clicked or typed sees it; the channel is not disturbed. */
+const ephemeral = (text: string) => ({ response_type: 'ephemeral', replace_original: false, text });
+
+function moveText(incident: IncidentView): string {
+  const by = incident.status === 'resolved' ? incident.resolved_by : incident.status === 'acknowledged' ? incident.acknowledged_by : null;
+  return `<${incident.dashboard_url}|${escapeMrkdwn(singleLine(incident.title))}> is ${STATUS_LABEL[incident.status].toLowerCase()}${by ? ` (by ${by})` : ''}.`;
+}
+
+/** Reads the body once and checks the signature over exactly those bytes with the project's signing secret. */
+async function verifiedRequest(c: Context, deps: ChatIntegrationDeps): Promise<ChatRequest> {
+  const projectId = c.req.param('projectId') ?? '';
+  const account = await findChatApp(deps.integrations(projectId));
+  if (!account) throw new ApiError(404, 'not_found', 'no chat app integration is connected for this project');
+  const rawBody = new TextDecoder().decode(await readBody(c, MAX_BODY_BYTES));
+  const problem = signatureProblem(
+    { timestamp: c.req.header('x-slack-request-timestamp'), signature: c.req.header('x-slack-signature'), rawBody },
+    account.signingSecret,
+    deps.clock.now(),
+  );
+  if (problem) throw new ApiError(401, 'unauthorized', problem);
+  return { projectId, account, form: new URLSearchParams(rawBody) };
+}
+
+/** When the integration names a workspace, requests must come from it: one app may be installed in several. */
+function requireWorkspace(account: ChatAppAccount, team: string | undefined): void {
+  if (account.team !== undefined && team !== account.team) {
+    throw new ApiError(403, 'forbidden', 'the request comes from a workspace other than the one this project is connected to');
+  }
+}
+
+/** The parts of a `payload` form field (an interaction) that the routes read. */
+interface Interaction {
+  type?: string;
+  team?: { id?: string };
+  user?: { id?: string; username?: string; name?: string };
+  actions?: Array<{ action_id?: string; value?: unknown }>;
+}
+
+function interactionOf(form: URLSearchParams): Interaction {
+  const payload = form.get('payload');
+  if (payload === null) throw badRequest('an interaction request carries a payload form field', { field: 'payload' });
+  try {
+    const value: unknown = JSON.parse(payload);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Interaction;
+  } catch {
+    // answered below, like a payload that is JSON but not an object
+  }
+  throw badRequest('the payload form field is not a JSON object', { field: 'payload' });
+}
