@@ -1,5 +1,6 @@
 import { REPLAY_LIMITS } from '../../wire/replay';
 import { MAX_ECHO_DELAY_MS } from './demo/echo';
+import { INCIDENT_PATHS } from './openapi-incidents';
 
 /**
  * The OpenAPI 3.1 description served at `GET /openapi.json`. A test compares it with the routes the app registers, so
@@ -275,6 +276,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
       '/control-plane/replay/chunks': listGet('Replay chunks with their decoded events', ['session_id'], 'ReplayChunkRecord', 100, 20),
       '/control-plane/recipes': listGet('Recipe steps', ['session_id', 'trace_id'], 'RecipeRecord'),
       ...SESSION_PATHS,
+      ...INCIDENT_PATHS,
       ...(options.demo ? DEMO_PATHS : {}),
       ...VIEWER_PATHS,
     },

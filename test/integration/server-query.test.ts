@@ -188,7 +188,9 @@ describe.each(kinds)('query API and replay on %s', (kind) => {
 describe('OpenAPI document', () => {
   it('describes every route the server registers', () => {
     const services = { db: {} as never, writer: {} as never, clock: { now: Date.now }, bodyLimit: 1024, publicUrl: '', log: () => undefined };
-    const app = createApp(services, { corsOrigins: '*' });
+    // Incidents and notifications are only mounted with their services; none is called here.
+    const notify = { clock: { now: Date.now }, publicUrl: () => '' } as unknown as Parameters<typeof createApp>[1]['notify'];
+    const app = createApp(services, { corsOrigins: '*', notify });
     const paths = openApiDocument('').paths as Record<string, Record<string, unknown>>;
     // Hono writes path parameters as `:name`, OpenAPI as `{name}`.
     const routes = app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
