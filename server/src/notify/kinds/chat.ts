@@ -2,7 +2,7 @@ import { ApiError, badRequest } from '../../http/errors';
 import { findChatApp, type ChatAppAccount } from '../../integrations/chat/account';
 import { chatApi, type PostedMessage } from './chat-api';
 import { incidentMessage, threadReply } from './chat-blocks';
-import { configObject, webhookUrl } from './chat-config';
+import { configObject, webhookUrl } from './config-fields';
 import { CHAT_RETRY_POLICY, isAnswer, postJson } from './chat-http';
 import { MAX_STORED_BODY, outcomeOfAnswer } from './outcome';
 import type { ChannelKind, SendContext, SendOutcome } from './types';

@@ -1,4 +1,4 @@
-import { configObject, webhookUrl } from './chat-config';
+import { configObject, webhookUrl } from './config-fields';
 import { CHAT_RETRY_POLICY, isAnswer, postJson } from './chat-http';
 import { outcomeOfAnswer } from './outcome';
 import { teamsMessage } from './teams-card';

@@ -1,5 +1,6 @@
 import { badRequest } from '../../http/errors';
 import { generateWebhookSecret, signWebhook, webhookSecretKey } from '../signing/standard-webhooks';
+import { configObject, webhookUrl } from './config-fields';
 import { outcomeOfAnswer, outcomeOfFailure } from './outcome';
 import type { ChannelKind } from './types';
 
@@ -15,19 +16,6 @@ interface WebhookSecrets {
 /** SPEC 3.1 and 8: 3 retries at 1, 5 and 15 minutes; an answer slower than 10 s is a failure. */
 const RETRY = { delaysMs: [60_000, 5 * 60_000, 15 * 60_000], timeoutMs: 10_000 } as const;
 
-function parseUrl(value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw badRequest('config.url is required: the address to POST incidents to', { field: 'config.url' });
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw badRequest('config.url must be an absolute http or https URL', { field: 'config.url' });
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest('config.url must be an http or https URL', { field: 'config.url' });
-  if (url.username || url.password) throw badRequest('config.url must not carry credentials; the body is signed instead', { field: 'config.url' });
-  return url.href;
-}
-
 /**
  * `webhook`: an HTTP POST of exactly the SPEC 2.6 payload, signed with the Standard Webhooks headers. Any 2xx is
  * delivered; any other status is retried (SPEC 3.1), and so is a failed connection; a timeout (10 s) is final.
@@ -37,8 +25,8 @@ export const webhookKind: ChannelKind<WebhookConfig, WebhookSecrets> = {
   retry: RETRY,
 
   async parse(input) {
-    const config = (input ?? {}) as Record<string, unknown>;
-    const url = parseUrl(config.url);
+    const config = configObject(input, ['url', 'secret']);
+    const url = webhookUrl(config.url, 'config.url').href;
     if (config.secret === undefined) return { config: { url }, secrets: { secret: generateWebhookSecret(), generated: true } };
     if (typeof config.secret !== 'string' || webhookSecretKey(config.secret) === undefined) {
       throw badRequest('config.secret must be a Standard Webhooks secret: "whsec_" and the base64 of 24 to 64 random bytes', { field: 'config.secret' });

@@ -19,7 +19,7 @@ export function configObject(config: unknown, allowed: readonly string[]): Recor
  */
 export function webhookUrl(value: unknown, field: string): URL {
   const invalid = (why: string) => badRequest(`${field} ${why}`, { field });
-  if (typeof value !== 'string' || value.trim() === '') throw invalid('must be a non-empty string (the incoming-webhook URL)');
+  if (typeof value !== 'string' || value.trim() === '') throw invalid('is required: the http(s) address to post to');
   let url: URL;
   try {
     url = new URL(value.trim());
