@@ -218,8 +218,14 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
     if (!stopped) timer = setTimeout(wake, ms);
   };
 
+  /** A wake that came while a tick ran: that tick's claim may have run before the work was committed. */
+  let wokenDuringTick = false;
   function wake(): void {
-    if (stopped || ticking) return;
+    if (stopped) return;
+    if (ticking) {
+      wokenDuringTick = true;
+      return;
+    }
     ticking = tick()
       .catch((error: unknown) => {
         deps.log(`notification worker: ${error instanceof Error ? error.message : String(error)}`);
@@ -227,7 +233,8 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
       })
       .finally(() => {
         ticking = undefined;
-        schedule(pollMs);
+        schedule(wokenDuringTick ? 0 : pollMs);
+        wokenDuringTick = false;
       });
   }
 
