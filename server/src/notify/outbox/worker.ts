@@ -72,10 +72,13 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
       .where((eb) => eb.or([eb('lease_until_ms', 'is', null), eb('lease_until_ms', '<', now)]))
       .orderBy('next_attempt_ms')
       .limit(limit);
+    // Materialized first: PostgreSQL may otherwise run the LIMIT subquery once per row it updates (the inner side of a
+    // nested loop), each run locking further rows, and claim far more than `limit` (test/integration/notify-durability).
     return db
+      .with((cte) => cte('due').materialized(), () => (deps.dialect === 'postgres' ? due.forUpdate().skipLocked() : due))
       .updateTable('deliveries')
       .set({ lease_owner: owner, lease_until_ms: now + leaseMs })
-      .where('id', 'in', deps.dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
+      .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
       // Checked again on the row being updated: a row another process claimed meanwhile is left alone.
       .where((eb) => eb.or([eb('lease_until_ms', 'is', null), eb('lease_until_ms', '<', now)]))
       .where('state', 'in', ['scheduled', 'retrying'])

@@ -1,0 +1,230 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTempDatabase, databaseKinds } from '../support/databases';
+import { startReceiver, type Answer, type Received, type Receiver } from '../support/receiver';
+import { createLastingDatabase, startServerProcess, type ServerProcess } from '../support/server-process';
+
+/**
+ * The notification outbox survives what happens to real server processes (issue 5, "Durable"): `svc-server start`
+ * processes are SIGKILLed and restarted on the same database while deliveries wait for their time (escalation steps)
+ * or for their retry, on SQLite and PostgreSQL; and two processes on one PostgreSQL database share due deliveries. A
+ * local receiver counts what arrives by `webhook-id` (the delivery id, SPEC 3.1) and when.
+ */
+const kinds = await databaseKinds();
+
+const SECRET_KEY = 'durability-test-secret-key-0123456789abc';
+/** The outbox looks for due work every second; a delivery may arrive up to that much after its time, plus load. */
+const LATENESS_MS = 2_500;
+/** SPEC 3.1: the first retry of a webhook comes a minute after the failed attempt. */
+const FIRST_RETRY_MS = 60_000;
+
+interface Delivery {
+  id: string;
+  channel_id: string;
+  incident_id: string | null;
+  state: string;
+  attempt: number;
+  next_attempt_at: string | null;
+  response: { status: number | null; body: string | null } | null;
+}
+interface Arrival extends Received {
+  atMs: number;
+  webhookId: string;
+}
+
+// Whatever a test leaves running when it fails is stopped here; the processes first, so nothing writes to a dropped database.
+const processes: ServerProcess[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  await Promise.all(processes.map((p) => p.kill()));
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function startProcess(databaseUrl: string): Promise<ServerProcess> {
+  const started = await startServerProcess({ 'database-url': databaseUrl, 'secret-key': SECRET_KEY, 'allow-private-targets': 'true' });
+  processes.push(started);
+  return started;
+}
+
+/** A receiver that notes when each request arrived, and the most requests it held open at once. */
+async function startTimedReceiver(answer: (path: string, earlier: Arrival[]) => Answer) {
+  const receiver: Receiver = await startReceiver();
+  cleanups.push(() => receiver.close());
+  const arrivals: Arrival[] = [];
+  const load = { open: 0, peak: 0 };
+  receiver.answer = (request) => {
+    const reply = answer(request.path, arrivals.filter((a) => a.path === request.path));
+    arrivals.push({ ...request, atMs: Date.now(), webhookId: String(request.headers['webhook-id']) });
+    load.peak = Math.max(load.peak, ++load.open);
+    setTimeout(() => load.open--, reply.delayMs ?? 0);
+    return reply;
+  };
+  return { url: receiver.url, arrivals, load };
+}
+
+/** The control-plane API of a process, with the control key of its database. */
+function controlPlane(processUrl: string, controlKey: string) {
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${processUrl}/control-plane${path}`, {
+      method,
+      headers: { authorization: `Bearer ${controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return JSON.parse(text) as T;
+  };
+  return {
+    post: <T = { id: string }>(path: string, body: unknown) => call<T>('POST', path, body),
+    /** Every delivery of the project, page by page. */
+    async deliveries(): Promise<Delivery[]> {
+      const all: Delivery[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { data: Delivery[]; next_cursor: string | null } = await call('GET', `/notifications/deliveries?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+        all.push(...page.data);
+        cursor = page.next_cursor;
+      } while (cursor);
+      return all;
+    },
+  };
+}
+
+/** Polls `check` until it returns a value. */
+async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+const workerErrors = (p: ServerProcess) => p.output().split('\n').filter((line) => /notification worker:|failed to record|taken over/.test(line));
+
+describe('deliveries pending or retrying when the server is SIGKILLed', () => {
+  // Both databases at once: each test spends most of its minute waiting for the retry.
+  it.concurrent.for(kinds)(
+    'on %s: after a restart each is sent at its scheduled time, exactly once',
+    { timeout: FIRST_RETRY_MS + 45_000 },
+    async (kind, { expect }) => {
+      const database = await createLastingDatabase(kind);
+      cleanups.push(() => database.drop());
+      // The paging channel's receiver is down for its first attempt, so at the kill that delivery waits for its retry.
+      const receiver = await startTimedReceiver((path, earlier) => (path === '/hook/page' && earlier.length === 0 ? { status: 503, body: 'restarting' } : { status: 200, body: 'ok' }));
+      const first = await startProcess(database.url);
+      const controlKey = first.controlKey!;
+      let api = controlPlane(first.url, controlKey);
+      const channel = async (name: string) => (await api.post('/notifications/channels', { type: 'webhook', name, config: { url: `${receiver.url}/hook/${name}` } })).id;
+      const page = await channel('page');
+      const step1 = await channel('step1');
+      const step2 = await channel('step2');
+      await api.post('/notifications/rules', { name: 'page at once', channels: [page] });
+      await api.post('/notifications/rules', { name: 'escalate after 3 s', channels: [step1], delay_seconds: 3 });
+      await api.post('/notifications/rules', { name: 'escalate after 6 s', channels: [step2], delay_seconds: 6 });
+      const incident = await api.post<{ id: string; detected_at: string }>('/incidents', { title: 'Checkout fails', severity: 'critical', services: ['shop-web'] });
+      const detectedMs = Date.parse(incident.detected_at);
+
+      const byChannel = async () => new Map((await api.deliveries()).map((d) => [d.channel_id, d]));
+      const before = await until('the first attempt of the page to fail', 10_000, async () => {
+        const log = await byChannel();
+        return log.get(page)?.state === 'retrying' ? log : undefined;
+      });
+      expect(before.get(step1)).toMatchObject({ state: 'scheduled', attempt: 0, next_attempt_at: new Date(detectedMs + 3_000).toISOString() });
+      expect(before.get(step2)).toMatchObject({ state: 'scheduled', attempt: 0, next_attempt_at: new Date(detectedMs + 6_000).toISOString() });
+      expect(before.get(page)).toMatchObject({ state: 'retrying', attempt: 1, response: { status: 503, body: 'restarting' } });
+      const retryMs = Date.parse(before.get(page)!.next_attempt_at!);
+      expect(retryMs - receiver.arrivals.find((a) => a.path === '/hook/page')!.atMs).toBeGreaterThanOrEqual(FIRST_RETRY_MS);
+
+      await first.kill();
+      expect(Date.now(), 'killed before the first escalation step was due').toBeLessThan(detectedMs + 3_000);
+      // Still down when the first step falls due: it is overdue at the restart. The second falls due after it.
+      await sleep(Math.max(0, detectedMs + 4_000 - Date.now()));
+      const second = await startProcess(database.url);
+      const restartedMs = Date.now();
+      api = controlPlane(second.url, controlKey);
+
+      const after = await until('every delivery to complete', FIRST_RETRY_MS + 15_000, async () => {
+        const log = await byChannel();
+        return [...log.values()].every((d) => d.state === 'delivered') ? log : undefined;
+      });
+      // Two more polls of the outbox: nothing more is sent.
+      await sleep(LATENESS_MS);
+
+      // Counted by webhook-id: one request per escalation step; the page's failed attempt and its retry, nothing else.
+      const arrivalsOf = (channelId: string) => receiver.arrivals.filter((a) => a.webhookId === after.get(channelId)!.id).map((a) => a.atMs);
+      expect([arrivalsOf(page).length, arrivalsOf(step1).length, arrivalsOf(step2).length, receiver.arrivals.length]).toEqual([2, 1, 1, 4]);
+      const [step1At] = arrivalsOf(step1);
+      expect(step1At).toBeGreaterThanOrEqual(detectedMs + 3_000);
+      expect(step1At).toBeLessThanOrEqual(restartedMs + LATENESS_MS);
+      const [step2At] = arrivalsOf(step2);
+      expect(step2At).toBeGreaterThanOrEqual(detectedMs + 6_000);
+      expect(step2At).toBeLessThanOrEqual(detectedMs + 6_000 + LATENESS_MS);
+      // The retry carries the delivery id of the failed attempt, and comes at the time recorded before the kill.
+      const [, retriedAt] = arrivalsOf(page);
+      expect(retriedAt).toBeGreaterThanOrEqual(retryMs);
+      expect(retriedAt).toBeLessThanOrEqual(retryMs + LATENESS_MS);
+
+      expect(after.get(step1)).toMatchObject({ state: 'delivered', attempt: 1, response: { status: 200, body: 'ok' } });
+      expect(after.get(step2)).toMatchObject({ state: 'delivered', attempt: 1, response: { status: 200, body: 'ok' } });
+      expect(after.get(page)).toMatchObject({ state: 'delivered', attempt: 2, response: { status: 200, body: 'ok' } });
+      expect(after.size).toBe(3);
+      expect([...workerErrors(first), ...workerErrors(second)]).toEqual([]);
+      await second.stop();
+    },
+  );
+});
+
+describe.runIf(kinds.includes('postgres'))('two server processes on one PostgreSQL database', () => {
+  it('share a backlog left by a SIGKILLed process: each delivery is sent once, on time, and both processes send', { timeout: 90_000 }, async () => {
+    const INCIDENTS = 200;
+    /** The outbox of one process holds at most this many attempts open at once (its default concurrency). */
+    const PER_PROCESS = 32;
+    /** Long enough to create every incident before the first delivery falls due. */
+    const DELAY_MS = 10_000;
+    const database = await createTempDatabase('postgres');
+    cleanups.push(() => database.drop());
+    // Slow answers keep each process's attempts open, so the backlog stays for both to take; their spread (0.2 to 1 s)
+    // ends attempts at many moments, and each end makes its process claim more: the two claim at once again and again.
+    let answered = 0;
+    const receiver = await startTimedReceiver(() => ({ status: 200, body: 'ok', delayMs: 200 + ((answered++ * 337) % 800) }));
+    const first = await startProcess(database.url);
+    const controlKey = first.controlKey!;
+    const api = controlPlane(first.url, controlKey);
+    const hook = await api.post('/notifications/channels', { type: 'webhook', name: 'on call', config: { url: `${receiver.url}/hook/on-call` } });
+    await api.post('/notifications/rules', { name: 'after 10 s', channels: [hook.id], delay_seconds: DELAY_MS / 1000 });
+    const dueMs = new Map<string, number>();
+    const createSome = async (lane: number) => {
+      for (let i = lane; i < INCIDENTS; i += 8) {
+        const incident = await api.post<{ id: string; detected_at: string }>('/incidents', { title: `Checkout fails #${i}`, severity: 'high', services: ['shop-web'] });
+        dueMs.set(incident.id, Date.parse(incident.detected_at) + DELAY_MS);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, lane) => createSome(lane)));
+    await first.kill();
+    expect(receiver.arrivals, 'killed before any delivery was due').toEqual([]);
+
+    // Back once all are due, as two processes starting together: the whole backlog is there for both to claim.
+    await sleep(Math.max(0, Math.max(...dueMs.values()) - Date.now()));
+    const [a, b] = await Promise.all([startProcess(database.url), startProcess(database.url)]);
+    const log = await until(`${INCIDENTS} deliveries to complete`, 60_000, async () => {
+      const deliveries = await controlPlane(b.url, controlKey).deliveries();
+      return deliveries.length === INCIDENTS && deliveries.every((d) => d.state === 'delivered') ? deliveries : undefined;
+    });
+    // Two more polls of each outbox: nothing more is sent.
+    await sleep(LATENESS_MS);
+
+    expect(new Set(log.map((d) => d.incident_id))).toEqual(new Set(dueMs.keys()));
+    expect(log.filter((d) => d.attempt !== 1)).toEqual([]);
+    expect(receiver.arrivals).toHaveLength(INCIDENTS);
+    expect(new Set(receiver.arrivals.map((r) => r.webhookId))).toEqual(new Set(log.map((d) => d.id)));
+    const incidentOf = new Map(log.map((d) => [d.id, d.incident_id!]));
+    expect(receiver.arrivals.filter((r) => r.atMs < dueMs.get(incidentOf.get(r.webhookId)!)!)).toEqual([]);
+    // Each process holds at most its own limit of attempts open; more than one process's limit at once means both sent.
+    expect(receiver.load.peak, 'requests open at once').toBeGreaterThan(PER_PROCESS);
+    expect(receiver.load.peak, 'requests open at once').toBeLessThanOrEqual(2 * PER_PROCESS);
+    expect([...workerErrors(first), ...workerErrors(a), ...workerErrors(b)]).toEqual([]);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+});
