@@ -95,6 +95,20 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
     expect((await controlGet<{ status: string }>(t, `/incidents/${incident.id}`)).body.status).toBe('acknowledged');
   });
 
+  it('paces chat messages to one channel at one per second instead of drawing rate limits', async () => {
+    provider.received.length = 0;
+    const channel = await call<{ id: string }>('POST', '/notifications/channels', { type: 'chat', name: 'busy room', config: { channel: '#busy', webhook_url: `${provider.url}/hooks/busy` } });
+    await call('POST', '/notifications/rules', { name: 'busy', conditions: { services: ['busy'] }, channels: [channel.id] });
+    for (let i = 0; i < 3; i++) await call('POST', '/incidents', { title: `Burst ${i}`, severity: 'low', env: 'production', services: ['busy'] });
+    await drain();
+    // The chat app is connected, so the channel posts through the Web API; three messages, a second apart.
+    const toBusy = (r: { path: string; body: string }) => r.path.endsWith('/chat.postMessage') && (JSON.parse(r.body) as { channel: string }).channel === '#busy';
+    const times = provider.received.filter(toBusy).map((r) => r.at);
+    expect(times).toHaveLength(3);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(950);
+  });
+
   it('a voice call asks for a keypress; pressing 1 on the signed acknowledge link acknowledges', async () => {
     provider.received.length = 0;
     const channel = await call<{ id: string }>('POST', '/notifications/channels', { type: 'voice', name: 'on-call phone', config: { to: ['+15550111111'] } });

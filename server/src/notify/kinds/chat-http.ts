@@ -10,7 +10,8 @@ import type { RetryPolicy, SendOutcome } from './types';
  * chain (other rules, other channels) is the better way to reach someone. 10 s per request, like the webhook kind:
  * both providers answer in well under a second when healthy.
  */
-export const CHAT_RETRY_POLICY: RetryPolicy = { delaysMs: [30_000, 120_000, 600_000], timeoutMs: 10_000 };
+/** Chat providers take about one message per second per channel (Slack's documented limit): paced, not refused. */
+export const CHAT_RETRY_POLICY: RetryPolicy = { delaysMs: [30_000, 120_000, 600_000], timeoutMs: 10_000, minIntervalMs: 1000 };
 
 /** POSTs JSON through the guarded client; resolves with the answer, or with the outcome when there was none. */
 export async function postJson(

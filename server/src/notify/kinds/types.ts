@@ -103,6 +103,11 @@ export interface Integrations {
 export interface RetryPolicy {
   readonly delaysMs: readonly number[];
   readonly timeoutMs: number;
+  /**
+   * Least time between two attempts to one channel (a provider's rate limit, e.g. chat's one message per second per
+   * channel); attempts beyond it wait their turn in the worker instead of drawing a 429.
+   */
+  readonly minIntervalMs?: number;
 }
 
 /**

@@ -106,9 +106,20 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
     };
   };
 
+  // When each channel may next be sent to (RetryPolicy.minIntervalMs), in this process. A paced attempt waits while
+  // holding its lease: at most `concurrency` × the interval (32 s for chat), well inside the 60 s lease.
+  const nextSlot = new Map<string, number>();
+  const pace = async (channelId: string, minIntervalMs: number | undefined): Promise<void> => {
+    if (!minIntervalMs) return;
+    const now = Date.now();
+    const slot = Math.max(now, nextSlot.get(channelId) ?? 0);
+    nextSlot.set(channelId, slot + minIntervalMs);
+    if (slot > now) await new Promise((resolve) => setTimeout(resolve, slot - now));
+  };
+
   const attempt = async (delivery: DeliveryRow): Promise<void> => {
-    const started = clock.now();
     const number = delivery.attempt + 1;
+    let started = clock.now();
     let outcome: SendOutcome;
     let latencyMs = 0;
     const channel = await db.selectFrom('notification_channels').selectAll().where('id', '=', delivery.channel_id).executeTakeFirst();
@@ -123,6 +134,8 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
     } else if (notice === undefined) {
       outcome = { state: 'failed', errorClass: 'incident_missing', message: 'the incident no longer exists' };
     } else {
+      await pace(channel.id, kind.retry.minIntervalMs);
+      started = clock.now();
       const clockStart = performance.now();
       try {
         outcome = await kind.send({
