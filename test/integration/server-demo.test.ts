@@ -3,8 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, loadConfig, startServer } from '../../server/src/index';
+import { loadConfig, startServer } from '../../server/src/index';
 import { openApiDocument } from '../../server/src/openapi';
+import { appRoutes } from '../support/app-routes';
 import { startTestServer, type TestServer } from '../support/server';
 
 // A stand-in for dist/cdn/svc.min.js: these tests are about the server, not the SDK (test/e2e/demo.spec.ts runs both).
@@ -184,10 +185,7 @@ describe('demo page off, or misconfigured', () => {
 
 describe('demo routes in the OpenAPI document', () => {
   it('describes exactly the routes the app registers with the demo on', () => {
-    const services = { db: {} as never, writer: {} as never, clock: { now: Date.now }, bodyLimit: 1024, publicUrl: '', log: () => undefined };
-    const app = createApp(services, { corsOrigins: '*', demo: { sdkPath, keys: () => null } });
-    // Hono writes path parameters as `:name`, OpenAPI as `{name}`.
-    const routes = new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`));
+    const routes = appRoutes({ demo: { sdkPath, keys: () => null } });
     const paths = openApiDocument('', { demo: true }).paths as Record<string, Record<string, unknown>>;
     const documented = new Set(Object.entries(paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`)));
     expect(documented).toEqual(routes);
