@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/src/http/errors';
 import type { IncidentStatus } from '../../server/src/incidents/types';
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
-import { chatKind, type ChatConfig, type ChatSecrets } from '../../server/src/notify/kinds/chat';
+import { chatKind, type ChatConfig, type ChatSecrets } from '../../server/src/notify/kinds/chat/kind';
 import type { Integration, Integrations, IncidentNotice, SendContext, ThreadRef } from '../../server/src/notify/kinds/types';
 import { serveLocally, type LocalServer } from '../support/local-server';
 

@@ -4,8 +4,8 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../server/src/clock';
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
-import { createEmailKind } from '../../server/src/notify/kinds/email';
-import type { EmailConfig, EmailSecrets } from '../../server/src/notify/kinds/email-config';
+import { createEmailKind } from '../../server/src/notify/kinds/email/kind';
+import type { EmailConfig, EmailSecrets } from '../../server/src/notify/kinds/email/config';
 import type { IncidentNotice, SendContext } from '../../server/src/notify/kinds/types';
 
 const PASSWORD = 'smtp-secret-0bb2';

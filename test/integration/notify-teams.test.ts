@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/src/http/errors';
 import type { IncidentStatus } from '../../server/src/incidents/types';
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
-import { teamsKind } from '../../server/src/notify/kinds/teams';
+import { teamsKind } from '../../server/src/notify/kinds/teams/kind';
 import type { IncidentNotice } from '../../server/src/notify/kinds/types';
 import { serveLocally, type LocalServer } from '../support/local-server';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../server/src/clock';
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
-import { smsKind, SMS_MAX_CHARACTERS } from '../../server/src/notify/kinds/sms';
-import { parseTelephonyIntegration, type TelephonyConfig, type TelephonySecrets } from '../../server/src/notify/kinds/telephony-account';
-import type { NoSecrets, PhoneRecipients } from '../../server/src/notify/kinds/telephony-channel';
-import { countWords, SPEECH_MAX_WORDS, TWIML_MAX_CHARACTERS } from '../../server/src/notify/kinds/telephony-speech';
+import { smsKind, SMS_MAX_CHARACTERS } from '../../server/src/notify/kinds/telephony/sms';
+import { parseTelephonyIntegration, type TelephonyConfig, type TelephonySecrets } from '../../server/src/notify/kinds/telephony/account';
+import type { NoSecrets, PhoneRecipients } from '../../server/src/notify/kinds/telephony/channel';
+import { countWords, SPEECH_MAX_WORDS, TWIML_MAX_CHARACTERS } from '../../server/src/notify/kinds/telephony/speech';
 import type { ChannelKind, IncidentNotice, Integrations, SendContext, ThreadRef } from '../../server/src/notify/kinds/types';
-import { voiceKind } from '../../server/src/notify/kinds/voice';
+import { voiceKind } from '../../server/src/notify/kinds/telephony/voice';
 import { serveLocally, type LocalServer } from '../support/local-server';
 
 const ACCOUNT_SID = `AC${'a1'.repeat(16)}`;

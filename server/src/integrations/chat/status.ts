@@ -1,6 +1,6 @@
 import { SEVERITIES, type IncidentView } from '../../incidents/types';
-import { escapeMrkdwn } from '../../notify/kinds/chat-blocks';
-import { SEVERITY_MARK, STATUS_LABEL } from '../../notify/kinds/chat-text';
+import { escapeMrkdwn } from '../../notify/kinds/chat/blocks';
+import { SEVERITY_MARK, STATUS_LABEL } from '../../notify/kinds/chat/text';
 import { singleLine } from '../../notify/kinds/notice-wording';
 
 /** Lines of `/svc status`; the rest is counted, the dashboard has them all. */

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../http/env';
 import { ApiError, badRequest } from '../../http/errors';
 import { readJsonObject } from '../../http/json-object';
-import { parseTelephonyIntegration } from '../kinds/telephony-account';
+import { parseTelephonyIntegration } from '../kinds/telephony/account';
 import type { Integration, IntegrationKind } from '../kinds/types';
 import type { NotifyServices } from '../services';
 

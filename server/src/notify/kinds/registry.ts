@@ -1,9 +1,9 @@
-import { chatKind } from './chat';
-import { createEmailKind } from './email';
-import { smsKind } from './sms';
-import { teamsKind } from './teams';
+import { chatKind } from './chat/kind';
+import { createEmailKind } from './email/kind';
+import { smsKind } from './telephony/sms';
+import { teamsKind } from './teams/kind';
 import type { ChannelKind, ChannelType } from './types';
-import { voiceKind } from './voice';
+import { voiceKind } from './telephony/voice';
 import { webhookKind } from './webhook';
 
 /** Every channel kind by its `type`. */

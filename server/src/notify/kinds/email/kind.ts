@@ -1,7 +1,7 @@
-import { parseEmailConfig, type EmailConfig, type EmailSecrets } from './email-config';
-import { renderEmailReport } from './email-report';
-import { sendBySmtp } from './email-transport';
-import type { ChannelKind, RetryPolicy } from './types';
+import { parseEmailConfig, type EmailConfig, type EmailSecrets } from './config';
+import { renderEmailReport } from './report';
+import { sendBySmtp } from './transport';
+import type { ChannelKind, RetryPolicy } from '../types';
 
 /**
  * Mail servers answer 4xx to say "later": greylisting asks for a retry after one to fifteen minutes, a full mailbox or

@@ -1,5 +1,5 @@
-import { MAX_STORED_BODY } from './outcome';
-import type { SendOutcome, ThreadRef } from './types';
+import { MAX_STORED_BODY } from '../outcome';
+import type { SendOutcome, ThreadRef } from '../types';
 
 type Settled = Exclude<SendOutcome, { state: 'retry' }>;
 type Pending = Extract<SendOutcome, { state: 'retry' }>;

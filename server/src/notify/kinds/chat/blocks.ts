@@ -1,6 +1,6 @@
-import type { IncidentNotice } from './types';
-import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from './chat-text';
-import { awaitsAcknowledgement, singleLine } from './notice-wording';
+import type { IncidentNotice } from '../types';
+import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from './text';
+import { awaitsAcknowledgement, singleLine } from '../notice-wording';
 
 /** `action_id`s of the card's buttons, as the interactivity endpoint receives them (integrations/chat). */
 export const CHAT_ACTIONS = {

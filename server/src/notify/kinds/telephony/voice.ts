@@ -1,5 +1,5 @@
-import { createTelephonyKind } from './telephony-channel';
-import { renderCallTwiml } from './telephony-speech';
+import { createTelephonyKind } from './channel';
+import { renderCallTwiml } from './speech';
 
 /**
  * `voice`: a call to each number of `config.to` that reads the incident summary and takes "press 1" as an

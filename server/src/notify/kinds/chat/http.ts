@@ -1,6 +1,6 @@
-import type { GuardedHttp, HttpAnswer } from '../http/guarded-http';
-import { outcomeOfFailure } from './outcome';
-import type { RetryPolicy, SendOutcome } from './types';
+import type { GuardedHttp, HttpAnswer } from '../../http/guarded-http';
+import { outcomeOfFailure } from '../outcome';
+import type { RetryPolicy, SendOutcome } from '../types';
 
 /**
  * Retries of the chat and Teams kinds. Both providers throttle per channel or webhook (Slack about one message a second

@@ -1,8 +1,8 @@
-import type { Clock } from '../../clock';
-import type { GuardedHttp, HttpAnswer } from '../http/guarded-http';
-import { outcomeOfAnswer, outcomeOfFailure } from './outcome';
-import type { TelephonyAccount } from './telephony-account';
-import type { SendOutcome } from './types';
+import type { Clock } from '../../../clock';
+import type { GuardedHttp, HttpAnswer } from '../../http/guarded-http';
+import { outcomeOfAnswer, outcomeOfFailure } from '../outcome';
+import type { TelephonyAccount } from './account';
+import type { SendOutcome } from '../types';
 
 /** The Twilio REST resources the kinds create: an SMS or a call. */
 export type TwilioResource = 'Messages' | 'Calls';

@@ -1,7 +1,7 @@
-import type { Severity } from '../../incidents/types';
-import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from './chat-text';
-import { awaitsAcknowledgement, singleLine } from './notice-wording';
-import type { IncidentNotice } from './types';
+import type { Severity } from '../../../incidents/types';
+import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from '../chat/text';
+import { awaitsAcknowledgement, singleLine } from '../notice-wording';
+import type { IncidentNotice } from '../types';
 
 /**
  * Teams refuses messages over about 28 KB; 28,000 bytes of JSON stays under it whichever way "KB" is counted. The root

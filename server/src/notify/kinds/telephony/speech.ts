@@ -1,6 +1,6 @@
-import type { IncidentEventKind } from '../../incidents/types';
-import { awaitsAcknowledgement } from './notice-wording';
-import type { IncidentNotice } from './types';
+import type { IncidentEventKind } from '../../../incidents/types';
+import { awaitsAcknowledgement } from '../notice-wording';
+import type { IncidentNotice } from '../types';
 
 /** 60 seconds at the ≈150 words a minute of text-to-speech. */
 export const SPEECH_MAX_WORDS = 150;

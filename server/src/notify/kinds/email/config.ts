@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { badRequest } from '../../http/errors';
-import { readInteger, readObject, readString, type JsonObject } from '../../json/read';
+import { badRequest } from '../../../http/errors';
+import { readInteger, readObject, readString, type JsonObject } from '../../../json/read';
 
 /** The stored config of an `email` channel; the SMTP password is kept apart, in {@link EmailSecrets}. */
 export interface EmailConfig {

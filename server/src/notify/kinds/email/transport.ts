@@ -4,10 +4,10 @@ import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { isBlockedAddress } from '../http/ssrf';
-import type { SmtpSettings } from './email-config';
-import { MAX_STORED_BODY } from './outcome';
-import type { SendOutcome } from './types';
+import { isBlockedAddress } from '../../http/ssrf';
+import type { SmtpSettings } from './config';
+import { MAX_STORED_BODY } from '../outcome';
+import type { SendOutcome } from '../types';
 
 export interface SmtpSend {
   smtp: SmtpSettings;

@@ -1,6 +1,6 @@
-import { badRequest } from '../../http/errors';
-import { readObject, readString, type JsonObject } from '../../json/read';
-import type { Integrations } from './types';
+import { badRequest } from '../../../http/errors';
+import { readObject, readString, type JsonObject } from '../../../json/read';
+import type { Integrations } from '../types';
 
 /**
  * The telephony account as the API shows it (`GET /control-plane/integrations/telephony`). Type aliases, not

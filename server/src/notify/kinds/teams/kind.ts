@@ -1,8 +1,8 @@
-import { configObject, webhookUrl } from './config-fields';
-import { CHAT_RETRY_POLICY, isAnswer, postJson } from './chat-http';
-import { outcomeOfAnswer } from './outcome';
-import { teamsMessage } from './teams-card';
-import type { ChannelKind } from './types';
+import { configObject, webhookUrl } from '../config-fields';
+import { CHAT_RETRY_POLICY, isAnswer, postJson } from '../chat/http';
+import { outcomeOfAnswer } from '../outcome';
+import { teamsMessage } from './card';
+import type { ChannelKind } from '../types';
 
 /** What the API shows of a Teams channel: the webhook's host only; the rest of the URL is the credential. */
 export interface TeamsConfig {

@@ -1,9 +1,9 @@
-import type { Clock } from '../../clock';
-import type { ChatAppAccount } from '../../integrations/chat/account';
-import type { GuardedHttp, HttpAnswer } from '../http/guarded-http';
-import { isAnswer, postJson } from './chat-http';
-import { MAX_STORED_BODY, outcomeOfAnswer, retryAfterMs } from './outcome';
-import type { SendOutcome } from './types';
+import type { Clock } from '../../../clock';
+import type { ChatAppAccount } from '../../../integrations/chat/account';
+import type { GuardedHttp, HttpAnswer } from '../../http/guarded-http';
+import { isAnswer, postJson } from './http';
+import { MAX_STORED_BODY, outcomeOfAnswer, retryAfterMs } from '../outcome';
+import type { SendOutcome } from '../types';
 
 /** A message the Web API took: where it is (`channel` is the id, which `chat.update` needs) and the answer. */
 export interface PostedMessage {

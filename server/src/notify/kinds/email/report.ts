@@ -1,6 +1,6 @@
-import type { Severity } from '../../incidents/types';
-import { awaitsAcknowledgement, noticeHeadline, singleLine } from './notice-wording';
-import type { IncidentNotice } from './types';
+import type { Severity } from '../../../incidents/types';
+import { awaitsAcknowledgement, noticeHeadline, singleLine } from '../notice-wording';
+import type { IncidentNotice } from '../types';
 
 /** An incident e-mail: the subject and the two alternative bodies. */
 export interface EmailReport {

@@ -1,4 +1,4 @@
-import type { IncidentEventKind, IncidentStatus, Severity } from '../../incidents/types';
+import type { IncidentEventKind, IncidentStatus, Severity } from '../../../incidents/types';
 
 /** Colour marks by severity, so a glance at the channel tells a critical incident from an informational one. */
 export const SEVERITY_MARK: Record<Severity, string> = {

@@ -1,11 +1,11 @@
-import { ApiError, badRequest } from '../../http/errors';
-import { findChatApp, type ChatAppAccount } from '../../integrations/chat/account';
-import { chatApi, type PostedMessage } from './chat-api';
-import { incidentMessage, threadReply } from './chat-blocks';
-import { configObject, webhookUrl } from './config-fields';
-import { CHAT_RETRY_POLICY, isAnswer, postJson } from './chat-http';
-import { MAX_STORED_BODY, outcomeOfAnswer } from './outcome';
-import type { ChannelKind, SendContext, SendOutcome } from './types';
+import { ApiError, badRequest } from '../../../http/errors';
+import { findChatApp, type ChatAppAccount } from '../../../integrations/chat/account';
+import { chatApi, type PostedMessage } from './api';
+import { incidentMessage, threadReply } from './blocks';
+import { configObject, webhookUrl } from '../config-fields';
+import { CHAT_RETRY_POLICY, isAnswer, postJson } from './http';
+import { MAX_STORED_BODY, outcomeOfAnswer } from '../outcome';
+import type { ChannelKind, SendContext, SendOutcome } from '../types';
 
 /** What the API shows of a chat channel: the room, and the host of the webhook (its path holds the token). */
 export interface ChatConfig {

@@ -1,9 +1,9 @@
-import { ApiError, badRequest } from '../../http/errors';
-import { readObject, readString } from '../../json/read';
-import { isE164, readTelephonyAccount, type TelephonyAccount } from './telephony-account';
-import { createTwilioResource, type TwilioResource } from './telephony-client';
-import { sendToEach } from './telephony-fanout';
-import type { ChannelKind, IncidentNotice, Integrations, RetryPolicy } from './types';
+import { ApiError, badRequest } from '../../../http/errors';
+import { readObject, readString } from '../../../json/read';
+import { isE164, readTelephonyAccount, type TelephonyAccount } from './account';
+import { createTwilioResource, type TwilioResource } from './client';
+import { sendToEach } from './fanout';
+import type { ChannelKind, IncidentNotice, Integrations, RetryPolicy } from '../types';
 
 /** The config of the `sms` and `voice` kinds; the account they send through is the project's telephony integration. */
 export interface PhoneRecipients {

@@ -1,6 +1,6 @@
-import { awaitsAcknowledgement, noticeHeadline, singleLine } from './notice-wording';
-import { createTelephonyKind } from './telephony-channel';
-import type { IncidentNotice } from './types';
+import { awaitsAcknowledgement, noticeHeadline, singleLine } from '../notice-wording';
+import { createTelephonyKind } from './channel';
+import type { IncidentNotice } from '../types';
 
 /** Twilio refuses longer bodies (error 21617); it splits anything over one segment on its side. */
 export const SMS_MAX_CHARACTERS = 1600;
