@@ -275,7 +275,13 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
       return replay.replayId;
     },
     event(type, payload) {
+      // DOM changes held back are stamped with when they happened, which may be before now: out first, so the events
+      // of a replay stay in time order.
+      recording?.flushDomChanges();
       recordEvent({ type: RRWEB_CUSTOM_EVENT, timestamp: Date.now(), data: { tag: type, payload } });
+      // A navigation is where a user may leave next: what is buffered goes now, the normal (compressed) way, so the
+      // page-leave flush carries little within the browser's 64 KiB keepalive quota.
+      if (type === REPLAY_EVENT_TAGS.navigation) void flush();
     },
     recipe(step) {
       if (stopped) return;

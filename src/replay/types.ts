@@ -48,7 +48,7 @@ export interface Recording {
   takeFullSnapshot(): void;
   /**
    * Records now the DOM changes the recorder holds back to coalesce them (docs/sdk-replay.md, "DOM changes"), so that
-   * a flush sends everything the page showed up to this moment.
+   * a flush sends everything the page showed up to this moment, and a timeline event added next comes after them.
    */
   flushDomChanges(): void;
 }

@@ -340,8 +340,11 @@ test.describe('DOM changes', () => {
       list.replaceChildren();
       list.insertAdjacentHTML('beforeend', `<li id="kept">${keptText}</li>`);
       const keptAt = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, 60));
-      const sdk = (window as unknown as { sdk: Sdk }).sdk;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const sdk = (window as unknown as { sdk: Sdk & { captureReplayEvent(t: string, p: unknown): void } }).sdk;
+      // A timeline event while the change is held: it must come after the change, in order.
+      sdk.captureReplayEvent('while-held', {});
+      await new Promise((resolve) => setTimeout(resolve, 30));
       // Flushing releases what the window holds: no need to wait for it.
       await sdk.flushReplay();
       return { sessionId: sdk.sessionId, keptAt };
@@ -351,7 +354,9 @@ test.describe('DOM changes', () => {
     expect(text).not.toContain('transient');
     expect(text).not.toContain('svc.release_dom_changes');
     expect([...nodesById(allEvents(chunks)).values()].some((node) => node.attributes?.id === 'kept')).toBe(true);
-    // Released 60 ms later, but stamped when the change happened.
+    // Released 60 ms later, but stamped when the change happened; the stream stays in time order.
+    const timestamps = allEvents(chunks).map((event) => event.timestamp);
+    expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
     const added = allEvents(chunks).find((event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data).includes(kept));
     expect(added!.timestamp).toBeGreaterThanOrEqual(keptAt - 20);
     expect(added!.timestamp).toBeLessThanOrEqual(keptAt + 20);
