@@ -96,6 +96,8 @@ function fakeRecorder() {
     stops: 0,
     snapshots: 0,
     clock: 1_000,
+    /** What the recorder emits when asked for the DOM changes it holds. */
+    held: undefined as (() => void) | undefined,
   };
   const snapshot = () => {
     state.emit?.({ type: 4, timestamp: state.clock++, data: { href: 'https://shop.test/', width: 800, height: 600 } });
@@ -112,7 +114,12 @@ function fakeRecorder() {
         state.snapshots++;
         snapshot();
       },
-      flushDomChanges: () => undefined,
+      // Like the real window: what is held comes out once.
+      flushDomChanges: () => {
+        const held = state.held;
+        state.held = undefined;
+        held?.();
+      },
     };
   };
   /** An incremental (mouse move) event of about `size` bytes. */
@@ -187,6 +194,17 @@ describe('replay chunks', () => {
       expect(chunk.endTs).toBe(events.at(-1)!.timestamp);
     }
     expect(decodeEvents(chunks[0]!).map((event) => event.type)).toEqual([4, 2, 3]);
+  });
+
+  it('sends what is buffered at a navigation, without waiting for flushIntervalMs, after the held DOM changes', async () => {
+    const { pipeline, recorder, timeline } = start({});
+    await recorderStarted(recorder);
+    recorder.state.held = () => recorder.move();
+    timeline.event('navigation', { url: 'https://shop.test/about', title: 'About', trigger: 'pushState' });
+    await pipeline.postsMade(1);
+    const events = decodeEvents(chunksOf(pipeline.posts)[0]!);
+    // The snapshot, the DOM change the recorder held until the navigation, then the navigation.
+    expect(events.map((e) => e.type)).toEqual([4, 2, 3, 5]);
   });
 
   it('serializes each event once', async () => {
