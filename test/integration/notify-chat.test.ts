@@ -60,6 +60,7 @@ function notice(event: IncidentNotice['payload']['event'], status: IncidentStatu
     acknowledge_url: 'https://svc.example/a/inc_42?sig=ack',
     resolve_url: 'https://svc.example/r/inc_42?sig=res',
     test: false,
+    actor: null,
     ...overrides,
   };
 }
@@ -282,7 +283,7 @@ describe('chat kind through the chat app (Web API)', () => {
     expect(post.json.blocks[3]).toEqual({ type: 'actions', block_id: 'incident_actions', elements: interactiveButtons });
     expect(post.json.thread_ts).toBeUndefined();
 
-    const second = await chatKind.send(context(config, secrets, notice('incident.acknowledged', 'acknowledged'), { thread, integrations }));
+    const second = await chatKind.send(context(config, secrets, notice('incident.acknowledged', 'acknowledged', { actor: 'chat:<alice>' }), { thread, integrations }));
     expect(second).toMatchObject({ state: 'delivered', providerRef: '1714564800.000003' });
     expect(api.received.map((r) => r.path)).toEqual(['/api/chat.postMessage', '/api/chat.update', '/api/chat.postMessage']);
     const [, update, reply] = api.received;
@@ -292,7 +293,7 @@ describe('chat kind through the chat app (Web API)', () => {
     expect(reply!.json).toEqual({
       channel: 'C0INCIDENTS',
       thread_ts: '1714564800.000001',
-      text: '*Incident acknowledged* (status: Acknowledged) · <https://svc.example/incidents/inc_42|open dashboard>',
+      text: '*Incident acknowledged* by chat:&lt;alice&gt; (status: Acknowledged) · <https://svc.example/incidents/inc_42|open dashboard>',
       unfurl_links: false,
     });
 

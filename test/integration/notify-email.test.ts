@@ -76,6 +76,7 @@ function notice(event: IncidentNotice['payload']['event'] = 'incident.created', 
     acknowledge_url: ACK_URL,
     resolve_url: RESOLVE_URL,
     test: false,
+    actor: null,
   };
 }
 

@@ -51,6 +51,7 @@ function notice(status: IncidentStatus, overrides: Partial<IncidentNotice['paylo
     acknowledge_url: 'https://svc.example/a/inc_42?sig=ack',
     resolve_url: 'https://svc.example/r/inc_42?sig=res',
     test: false,
+    actor: null,
   };
 }
 

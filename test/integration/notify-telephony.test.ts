@@ -94,6 +94,7 @@ function notice(overrides: Partial<IncidentNotice['payload']> = {}, status: Inci
     acknowledge_url: ACK_URL,
     resolve_url: 'https://svc.example/n/resolve?incident=inc_42&sig=xyz',
     test: false,
+    actor: null,
   };
 }
 

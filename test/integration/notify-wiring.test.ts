@@ -83,7 +83,7 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
     // The first post was answered with ts 170000001.0001 (the provider numbers its answers): the card it made is
     // edited, and the reply goes into its thread.
     expect(later[0]![1]).toMatchObject({ channel: 'C0OPS', ts: '170000001.0001' });
-    expect(later[1]![1]).toMatchObject({ channel: 'C0OPS', thread_ts: '170000001.0001' });
+    expect(later[1]![1]).toMatchObject({ channel: 'C0OPS', thread_ts: '170000001.0001', text: expect.stringContaining('by chat:alice') });
 
     // A forged click changes nothing.
     const forged = await fetch(`${t.url}/integrations/chat/${t.projectId}/interactions`, {

@@ -30,6 +30,7 @@ export async function incidentNotice(incidents: IncidentStore, links: NoticeLink
     acknowledge_url: links.acknowledgeUrl(delivery.project_id, incident.id),
     resolve_url: links.resolveUrl(delivery.project_id, incident.id),
     test: false,
+    actor: delivery.event === 'incident.acknowledged' ? incident.acknowledged_by : delivery.event === 'incident.resolved' ? incident.resolved_by : null,
   };
 }
 
@@ -55,5 +56,6 @@ export function testNotice(publicUrl: string, now: number): IncidentNotice {
     acknowledge_url: page,
     resolve_url: page,
     test: true,
+    actor: null,
   };
 }

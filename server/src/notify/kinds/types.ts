@@ -32,6 +32,8 @@ export interface IncidentNotice {
   resolve_url: string;
   /** A synthetic incident from `POST /control-plane/notifications/{channel_id}/test`. */
   test: boolean;
+  /** Who acknowledged or resolved the incident, for those events (`chat:alice`, `link`, `voice`); null otherwise. */
+  actor: string | null;
 }
 
 /** How an attempt ended, as the delivery log records it (SPEC 2.7 states, plus `retry` which becomes `retrying`). */

@@ -104,6 +104,7 @@ export function notificationText(notice: IncidentNotice): string {
 
 /** The threaded reply recording a later event of the incident under its card. */
 export function threadReply(notice: IncidentNotice): { text: string } {
-  const headline = `*${EVENT_HEADLINE[notice.payload.event]}* (status: ${STATUS_LABEL[notice.status]})`;
+  const by = notice.actor ? ` by ${escapeMrkdwn(notice.actor)}` : '';
+  const headline = `*${EVENT_HEADLINE[notice.payload.event]}*${by} (status: ${STATUS_LABEL[notice.status]})`;
   return { text: `${headline} · ${link(notice.payload.dashboard_url, 'open dashboard')}` };
 }
