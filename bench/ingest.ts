@@ -16,7 +16,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpuProfileTables } from './cpu-profile';
 import http from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -352,78 +353,6 @@ async function openLoop(target: Child, bodies: Buffer[], rate: number): Promise<
   return { ...result, rps: count / seconds, spansPerSecond: (count * SPANS_PER_BATCH) / seconds };
 }
 
-// ------------------------------------------------------------------------------------------------ profile summary
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-
-/**
- * Summarizes the reference server's CPU profile as shares of its busy time (idle excluded): self time per function
- * and per file or package, and inclusive time of the server's own functions, Kysely's SQLite driver and better-sqlite3.
- */
-function printProfile(dir: string): void {
-  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-  if (!file) {
-    console.log('\n(no CPU profile was written)');
-    return;
-  }
-  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const shortUrl = (url: string) => url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '');
-  const label = (n: ProfileNode) => {
-    const short = shortUrl(n.callFrame.url);
-    return `${n.callFrame.functionName || '(anonymous)'}${short ? ` ${short}:${n.callFrame.lineNumber + 1}` : ''}`;
-  };
-  const selfByNode = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-
-  const self = new Map<string, number>();
-  const perFile = new Map<string, number>();
-  const inclusive = new Map<string, number>();
-  let busy = 0;
-  let idle = 0;
-  for (const [id, dt] of selfByNode) {
-    const n = byId.get(id)!;
-    if (n.callFrame.functionName === '(idle)') {
-      idle += dt;
-      continue;
-    }
-    busy += dt;
-    const name = label(n);
-    self.set(name, (self.get(name) ?? 0) + dt);
-    const short = shortUrl(n.callFrame.url);
-    const where = short ? short.replace(/^node_modules\/((?:@[^/]+\/)?[^/]+)\/.*$/, 'node_modules/$1') : name;
-    perFile.set(where, (perFile.get(where) ?? 0) + dt);
-    const seen = new Set<string>();
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const frame = byId.get(cur)!;
-      if (!/server\/src\/|kysely\/dist\/esm\/dialect\/sqlite\/|node_modules\/better-sqlite3\//.test(frame.callFrame.url)) continue;
-      const key = label(frame);
-      if (seen.has(key)) continue; // recursion counts once
-      seen.add(key);
-      inclusive.set(key, (inclusive.get(key) ?? 0) + dt);
-    }
-  }
-  const top = (m: Map<string, number>, n: number) =>
-    [...m]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(([k, v]) => `| ${((v / busy) * 100).toFixed(1)} % | \`${k}\` |`)
-      .join('\n');
-  console.log(
-    `\n### CPU profile of the reference server: ${(busy / 1e6).toFixed(1)} s busy, ${(idle / 1e6).toFixed(1)} s idle ` +
-      `(shares of busy time; ${join(dir, file)})\n`,
-  );
-  console.log(`Inclusive time (server code, Kysely's SQLite driver, better-sqlite3):\n\n| total | function |\n|---:|---|\n${top(inclusive, 25)}\n`);
-  console.log(`Self time by function:\n\n| self | function |\n|---:|---|\n${top(self, 20)}\n`);
-  console.log(`Self time by file or package:\n\n| self | file |\n|---:|---|\n${top(perFile, 12)}\n`);
-}
-
 // ------------------------------------------------------------------------------------------------ main
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–');
@@ -487,7 +416,10 @@ async function main(): Promise<void> {
     console.log(
       `Stored spans: ${fmt(stored)} of ${fmt(acknowledgedSpans)} acknowledged ${stored === acknowledgedSpans ? '(all present)' : '(MISMATCH)'}`,
     );
-    if (args.profile) printProfile(profileDir);
+    if (args.profile) {
+      const inclusive = /server\/src\/|kysely\/dist\/esm\/dialect\/sqlite\/|node_modules\/better-sqlite3\//;
+      console.log(`\n${cpuProfileTables({ dir: profileDir, root: ROOT, title: 'ingest', inclusive })}\n`);
+    }
     if (stored !== acknowledgedSpans || svcResult.errors + open.errors + ceilingResult.errors > 0) process.exitCode = 1;
   } finally {
     for (const c of children) await stopChild(c).catch(() => undefined);

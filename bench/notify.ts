@@ -26,7 +26,7 @@ import { createTempDatabase, type DatabaseKind, type TempDatabase } from '../tes
 import { startServerChild } from './notify/child';
 import { controlPlane } from './notify/control';
 import { measureDrain, measureLatency, measurePipeline, measureReceiver, type Bench } from './notify/phases';
-import { profileTables } from './notify/profile';
+import { cpuProfileTables } from './cpu-profile';
 import { startReceiver, type Receiver } from './notify/receiver';
 import { allTargetsMet, databaseTable, fmt, type DatabaseFigures } from './notify/report';
 
@@ -95,7 +95,7 @@ async function measureDatabase(kind: DatabaseKind, receiver: Receiver): Promise<
     return { database: kind === 'sqlite' ? 'SQLite (file, WAL)' : 'PostgreSQL', latency, pipeline, drain };
   } finally {
     await server.stop();
-    if (args.profile) console.log(`\n${profileTables(profileDir, ROOT, kind)}\n`);
+    if (args.profile) console.log(`\n${cpuProfileTables({ dir: profileDir, root: ROOT, title: kind, inclusive: /server\/(src|dist)\/|node_modules\/(kysely|better-sqlite3|pg)\// })}\n`);
     await database.drop();
     databases.delete(database);
   }

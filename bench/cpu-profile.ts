@@ -7,14 +7,22 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** Frames whose inclusive time is worth showing: the server's own code and the database drivers under it. */
-const INCLUSIVE = /server\/(src|dist)\/|node_modules\/(kysely|better-sqlite3|pg)\//;
+export interface ProfileReport {
+  /** Folder `node --cpu-prof-dir` wrote to. */
+  dir: string;
+  /** Repository root, cut from file names. */
+  root: string;
+  title: string;
+  /** Frames whose inclusive time is shown (the server's code and the database drivers under it). */
+  inclusive: RegExp;
+}
 
 /**
- * The server's CPU profile (`node --cpu-prof`) as markdown: shares of busy time (idle excluded) by file or package
- * (self time) and by function (inclusive time of server code and database drivers).
+ * A Node CPU profile (`--cpu-prof`) as markdown, in shares of busy time (idle excluded): inclusive time of the frames
+ * `inclusive` selects, self time by function, and self time by file or package. Shared by bench:ingest and
+ * bench:notify.
  */
-export function profileTables(dir: string, root: string, title: string): string {
+export function cpuProfileTables({ dir, root, title, inclusive: selected }: ProfileReport): string {
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) return `(no CPU profile was written to ${dir})`;
   const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
@@ -29,6 +37,7 @@ export function profileTables(dir: string, root: string, title: string): string 
   const selfByNode = new Map<number, number>();
   profile.samples.forEach((id, i) => selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
 
+  const self = new Map<string, number>();
   const perFile = new Map<string, number>();
   const inclusive = new Map<string, number>();
   const add = (m: Map<string, number>, key: string, dt: number) => m.set(key, (m.get(key) ?? 0) + dt);
@@ -41,12 +50,14 @@ export function profileTables(dir: string, root: string, title: string): string 
       continue;
     }
     busy += dt;
+    const name = label(node);
+    add(self, name, dt);
     const where = shortUrl(node.callFrame.url);
-    add(perFile, where ? where.replace(/^.*node_modules\/((?:@[^/]+\/)?[^/]+)\/.*$/, 'node_modules/$1') : label(node), dt);
+    add(perFile, where ? where.replace(/^.*node_modules\/((?:@[^/]+\/)?[^/]+)\/.*$/, 'node_modules/$1') : name, dt);
     const seen = new Set<string>();
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const frame = byId.get(cur)!;
-      if (!INCLUSIVE.test(frame.callFrame.url)) continue;
+      if (!selected.test(frame.callFrame.url)) continue;
       const key = label(frame);
       if (seen.has(key)) continue; // recursion counts once
       seen.add(key);
@@ -60,10 +71,12 @@ export function profileTables(dir: string, root: string, title: string): string 
       .map(([k, v]) => `| ${((v / busy) * 100).toFixed(1)} % | \`${k}\` |`)
       .join('\n');
   return [
-    `#### CPU profile of the server, ${title}: ${(busy / 1e6).toFixed(1)} s busy, ${(idle / 1e6).toFixed(1)} s idle (${join(dir, file)})`,
+    `### CPU profile of the server, ${title}: ${(busy / 1e6).toFixed(1)} s busy, ${(idle / 1e6).toFixed(1)} s idle (shares of busy time; ${join(dir, file)})`,
     '',
-    `Self time by file or package:\n\n| share | file |\n|---:|---|\n${top(perFile, 15)}`,
+    `Inclusive time:\n\n| total | function |\n|---:|---|\n${top(inclusive, 25)}`,
     '',
-    `Inclusive time of server code and database drivers:\n\n| share | function |\n|---:|---|\n${top(inclusive, 30)}`,
+    `Self time by function:\n\n| self | function |\n|---:|---|\n${top(self, 20)}`,
+    '',
+    `Self time by file or package:\n\n| self | file |\n|---:|---|\n${top(perFile, 15)}`,
   ].join('\n');
 }
