@@ -92,6 +92,38 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
     expect(JSON.stringify((await controlGet(t, `/notifications/channels/${made.id}`)).body)).not.toContain('whsec_');
   });
 
+  it('refuses bad rules, incidents and integrations, naming the field, and changes nothing', async () => {
+    const channel = await webhook('for rules');
+    const bad = async (path: string, body: unknown, field: string, method = 'POST') => {
+      const res = await call<ErrorBody>(method, path, body);
+      expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(400);
+      expect(res.body.error.details?.field).toBe(field);
+    };
+    const rule = { name: 'r', channels: [channel.id], delay_seconds: 0 };
+    await bad('/notifications/rules', { ...rule, name: '' }, 'name');
+    await bad('/notifications/rules', { ...rule, channels: [] }, 'channels');
+    await bad('/notifications/rules', { ...rule, channels: [channel.id, 'ch_missing'] }, 'channels[1]');
+    await bad('/notifications/rules', { ...rule, delay_seconds: -1 }, 'delay_seconds');
+    await bad('/notifications/rules', { ...rule, delay_seconds: 1.5 }, 'delay_seconds');
+    await bad('/notifications/rules', { ...rule, conditions: { severity: ['urgent'] } }, 'conditions.severity[0]');
+    await bad('/notifications/rules', { ...rule, conditions: { team: ['a'] } }, 'conditions.team');
+    expect((await controlGet<{ data: unknown[] }>(t, '/notifications/rules')).body.data).toEqual([]);
+
+    const incidentsBefore = (await controlGet<{ data: unknown[] }>(t, '/incidents?limit=200')).body.data.length;
+    await bad('/incidents', { title: 'x' }, 'severity');
+    await bad('/incidents', { title: 'x', severity: 'sev1' }, 'severity');
+    await bad('/incidents', { severity: 'low' }, 'title');
+    await bad('/incidents', { title: 'x', severity: 'low', services: ['a', 3] }, 'services[1]');
+    expect((await controlGet<{ data: unknown[] }>(t, '/incidents?limit=200')).body.data).toHaveLength(incidentsBefore);
+    expect((await controlGet<ErrorBody>(t, '/incidents?status=open')).body.error.details?.field).toBe('status');
+
+    await bad('/integrations/chat-app', { bot_token: 'not-a-bot-token', signing_secret: 'a'.repeat(32) }, 'bot_token', 'PUT');
+    await bad('/integrations/telephony', { provider: 'twilio', account_sid: 'AC123', auth_token: 't', from: '+15550100000' }, 'account_sid', 'PUT');
+    expect((await controlGet(t, '/integrations/telephony')).status).toBe(404);
+    const text = await fetch(`${t.url}/control-plane/incidents`, { method: 'POST', headers: { authorization: `Bearer ${t.controlKey}`, 'content-type': 'text/plain' }, body: '{}' });
+    expect(text.status).toBe(415);
+  });
+
   it('posts exactly the SPEC 2.6 payload with verifiable Standard Webhooks headers, and the dashboard link opens the incident', async () => {
     const channel = await webhook('exact');
     expect((await post('/notifications/rules', { name: 'critical now', conditions: { severity: ['critical'] }, channels: [channel.id], delay_seconds: 0 })).status).toBe(201);
