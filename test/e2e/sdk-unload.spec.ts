@@ -180,6 +180,8 @@ test.describe('telemetry queued when the page goes away', () => {
       expect(indexes.sort((a, b) => a - b)).toEqual(items.map((_, i) => i));
       expect(page.isClosed()).toBe(false);
 
+      // The proxy holds each answer back 150 ms after ingest stored the request: the last answers may still be due.
+      await expect.poll(() => proxy.posts().every((post) => post.status !== undefined), { message: 'every request answered' }).toBe(true);
       const posts = proxy.posts();
       expect(posts.length, 'the ~250 KB of logs went as several requests').toBeGreaterThanOrEqual(4);
       for (const post of posts) {
