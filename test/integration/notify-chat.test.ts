@@ -6,6 +6,7 @@ import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { chatKind, type ChatConfig, type ChatSecrets } from '../../server/src/notify/kinds/chat/kind';
 import type { Integration, Integrations, IncidentNotice, SendContext, ThreadRef } from '../../server/src/notify/kinds/types';
 import { serveLocally, type LocalServer } from '../support/local-server';
+import { incidentNotice } from '../support/notice';
 
 const T0 = Date.parse('2024-05-01T12:00:00Z');
 const clock = { now: () => T0 };
@@ -44,25 +45,15 @@ async function receiver(): Promise<Receiver> {
 }
 
 function notice(event: IncidentNotice['payload']['event'], status: IncidentStatus, overrides: Partial<IncidentNotice> = {}): IncidentNotice {
-  return {
+  return incidentNotice({
     payload: {
       event,
-      incident_id: 'inc_42',
-      severity: 'critical',
       title: 'Checkout fails with <TypeError> & retries',
-      services: ['checkout', 'payments'],
-      env: 'production',
       root_cause_summary: 'TypeError: cannot read "total" of undefined at cart.ts:88, first seen in 2.4.1; 57 sessions affected.',
-      dashboard_url: 'https://svc.example/incidents/inc_42',
     },
     status,
-    detected_at: '2024-05-01T11:58:00Z',
-    acknowledge_url: 'https://svc.example/a/inc_42?sig=ack',
-    resolve_url: 'https://svc.example/r/inc_42?sig=res',
-    test: false,
-    actor: null,
     ...overrides,
-  };
+  });
 }
 
 const noIntegrations: Integrations = { get: async () => undefined };

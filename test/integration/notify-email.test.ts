@@ -7,6 +7,7 @@ import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { createEmailKind } from '../../server/src/notify/kinds/email/kind';
 import type { EmailConfig, EmailSecrets } from '../../server/src/notify/kinds/email/config';
 import type { IncidentNotice, SendContext } from '../../server/src/notify/kinds/types';
+import { incidentNotice } from '../support/notice';
 
 const PASSWORD = 'smtp-secret-0bb2';
 const ACK_URL = 'https://svc.example/n/ack?incident=inc_7&sig=a1b2';
@@ -60,24 +61,13 @@ beforeEach(() => {
 });
 
 function notice(event: IncidentNotice['payload']['event'] = 'incident.created', status: IncidentNotice['status'] = 'detected'): IncidentNotice {
-  return {
-    payload: {
-      event,
-      incident_id: 'inc_7',
-      severity: 'critical',
-      title: TITLE,
-      services: ['checkout', 'cart'],
-      env: 'production',
-      root_cause_summary: CAUSE,
-      dashboard_url: 'https://svc.example/incidents/inc_7',
-    },
+  return incidentNotice({
+    payload: { event, incident_id: 'inc_7', title: TITLE, services: ['checkout', 'cart'], root_cause_summary: CAUSE, dashboard_url: 'https://svc.example/incidents/inc_7' },
     status,
     detected_at: '2023-11-14T22:13:20.000Z',
     acknowledge_url: ACK_URL,
     resolve_url: RESOLVE_URL,
-    test: false,
-    actor: null,
-  };
+  });
 }
 
 function channel(to: string[], smtpChanges: Record<string, unknown> = {}) {

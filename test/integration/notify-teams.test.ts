@@ -6,6 +6,7 @@ import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { teamsKind } from '../../server/src/notify/kinds/teams/kind';
 import type { IncidentNotice } from '../../server/src/notify/kinds/types';
 import { serveLocally, type LocalServer } from '../support/local-server';
+import { incidentNotice } from '../support/notice';
 
 const T0 = Date.parse('2024-05-01T12:00:00Z');
 const http = createGuardedHttp({ allowPrivateTargets: true });
@@ -34,25 +35,8 @@ async function teamsReceiver(): Promise<TeamsReceiver> {
 }
 
 function notice(status: IncidentStatus, overrides: Partial<IncidentNotice['payload']> = {}): IncidentNotice {
-  return {
-    payload: {
-      event: status === 'detected' ? 'incident.created' : `incident.${status}`,
-      incident_id: 'inc_42',
-      severity: 'high',
-      title: 'Checkout fails',
-      services: ['checkout', 'payments'],
-      env: 'production',
-      root_cause_summary: 'TypeError: cannot read "total" of undefined at cart.ts:88; 57 sessions affected.',
-      dashboard_url: 'https://svc.example/incidents/inc_42',
-      ...overrides,
-    },
-    status,
-    detected_at: '2024-05-01T11:58:00Z',
-    acknowledge_url: 'https://svc.example/a/inc_42?sig=ack',
-    resolve_url: 'https://svc.example/r/inc_42?sig=res',
-    test: false,
-    actor: null,
-  };
+  const event = status === 'detected' ? 'incident.created' : (`incident.${status}` as const);
+  return incidentNotice({ payload: { event, severity: 'high', ...overrides }, status });
 }
 
 describe('teams channel config', () => {

@@ -8,6 +8,7 @@ import { countWords, SPEECH_MAX_WORDS, TWIML_MAX_CHARACTERS } from '../../server
 import type { ChannelKind, IncidentNotice, Integrations, SendContext, ThreadRef } from '../../server/src/notify/kinds/types';
 import { voiceKind } from '../../server/src/notify/kinds/telephony/voice';
 import { serveLocally, type LocalServer } from '../support/local-server';
+import { incidentNotice } from '../support/notice';
 
 const ACCOUNT_SID = `AC${'a1'.repeat(16)}`;
 const AUTH_TOKEN = 'f'.repeat(32);
@@ -77,25 +78,17 @@ function memory(): ThreadRef {
 }
 
 function notice(overrides: Partial<IncidentNotice['payload']> = {}, status: IncidentNotice['status'] = 'detected'): IncidentNotice {
-  return {
+  return incidentNotice({
     payload: {
-      event: 'incident.created',
-      incident_id: 'inc_42',
-      severity: 'critical',
       title: 'Checkout fails for card payments',
-      services: ['checkout', 'payments'],
-      env: 'production',
       root_cause_summary: 'TypeError in PaymentForm since release 2.3.1. 212 errors in 5 minutes.',
-      dashboard_url: 'https://svc.example/incidents/inc_42',
       ...overrides,
     },
     status,
     detected_at: '2023-11-14T22:13:20.000Z',
     acknowledge_url: ACK_URL,
     resolve_url: 'https://svc.example/n/resolve?incident=inc_42&sig=xyz',
-    test: false,
-    actor: null,
-  };
+  });
 }
 
 async function send(

@@ -241,6 +241,12 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
     expect(second.body.data).toHaveLength(1);
     expect(second.body.next_cursor).toBeNull();
     expect(new Set([...first.body.data, ...second.body.data].map((d) => d.id)).size).toBe(3);
+    // Incidents page the same way, newest first.
+    for (let i = 0; i < 2; i++) await openIncident({ title: `paged ${i}`, severity: 'info' });
+    const one = await controlGet<{ data: Array<{ id: string; detected_at: string }>; next_cursor: string }>(t, '/incidents?severity=info&limit=1');
+    const two = await controlGet<{ data: Array<{ id: string; detected_at: string }> }>(t, `/incidents?severity=info&limit=1&cursor=${one.body.next_cursor}`);
+    expect(two.body.data[0]!.id).not.toBe(one.body.data[0]!.id);
+    expect(Date.parse(two.body.data[0]!.detected_at)).toBeLessThanOrEqual(Date.parse(one.body.data[0]!.detected_at));
     const tooMany = await controlGet<ErrorBody>(t, '/notifications/deliveries?limit=201');
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.details?.field).toBe('limit');

@@ -3,7 +3,7 @@ import type { AppEnv } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
 import { readJsonObject, requiredString, stringList } from '../http/json-object';
 import type { NotifyServices } from '../notify/services';
-import { checkParams, encodeCursor, readCursor, readLimit } from '../query/params';
+import { checkParams, keysetPage, readCursor, readLimit } from '../query/params';
 import { INCIDENT_STATUSES, SEVERITIES, type Severity } from './types';
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `no incident ${id} in this project`);
@@ -32,13 +32,10 @@ export function incidentRoutes(services: NotifyServices) {
     if (status && !INCIDENT_STATUSES.includes(status as never)) throw badRequest(`status must be one of ${INCIDENT_STATUSES.join(', ')}`, { field: 'status' });
     if (severity && !SEVERITIES.includes(severity as never)) throw badRequest(`severity must be one of ${SEVERITIES.join(', ')}`, { field: 'severity' });
     const cursor = readCursor(c);
-    const page = await incidents.list(c.get('caller').projectId, {
-      status,
-      severity,
-      limit: readLimit(c, PAGE.default, PAGE.max),
-      before: cursor && { t: cursor.t, k: String(cursor.k) },
-    });
-    return c.json({ data: page.rows, next_cursor: page.last ? encodeCursor(page.last) : null });
+    const limit = readLimit(c, PAGE.default, PAGE.max);
+    const before = cursor && { t: cursor.t, k: String(cursor.k) };
+    const rows = await incidents.list(c.get('caller').projectId, { status, severity, limit: limit + 1, before });
+    return c.json(keysetPage(rows, limit, (incident) => incident, (incident) => ({ t: Date.parse(incident.detected_at), k: incident.id })));
   });
 
   app.get('/:id', async (c) => {

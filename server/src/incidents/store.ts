@@ -30,7 +30,8 @@ export interface IncidentStoreDeps {
 
 export interface IncidentStore extends IncidentCommands {
   get(projectId: string, id: string): Promise<IncidentView | undefined>;
-  list(projectId: string, filter: IncidentFilter): Promise<{ rows: IncidentView[]; last?: { t: number; k: string } }>;
+  /** Newest first, at most `filter.limit`, after `filter.before`. */
+  list(projectId: string, filter: IncidentFilter): Promise<IncidentView[]>;
 }
 
 export interface IncidentFilter {
@@ -203,10 +204,8 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
         const { t, k } = filter.before;
         query = query.where((eb) => eb.or([eb('detected_ms', '<', t), eb.and([eb('detected_ms', '=', t), eb('id', '<', k)])]));
       }
-      const rows = await query.orderBy('detected_ms', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
-      const page = rows.slice(0, filter.limit);
-      const lastRow = rows.length > filter.limit ? page[page.length - 1] : undefined;
-      return { rows: page.map(view), last: lastRow && { t: lastRow.detected_ms, k: lastRow.id } };
+      const rows = await query.orderBy('detected_ms', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+      return rows.map(view);
     },
   };
   return store;

@@ -56,3 +56,13 @@ export function checkParams(c: Context, allowed: readonly string[]): void {
 }
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * A newest-first page from the `limit + 1` rows a keyset query read: the first `limit` as JSON, and the cursor after
+ * the last of them when there are more.
+ */
+export function keysetPage<R, J>(rows: readonly R[], limit: number, toJson: (row: R) => J, position: (row: R) => Cursor): { data: J[]; next_cursor: string | null } {
+  const kept = rows.slice(0, limit);
+  const last = kept[kept.length - 1];
+  return { data: kept.map(toJson), next_cursor: rows.length > limit && last ? encodeCursor(position(last)) : null };
+}

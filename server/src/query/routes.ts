@@ -8,7 +8,7 @@ import type { AppEnv, Services } from '../http/env';
 import { badRequest } from '../http/errors';
 import { decodeChunkEvents } from '../ingest/replay';
 import { listApps, resolveServiceNames } from '../tenancy/apps';
-import { encodeCursor, iso, readCursor, readLimit, readTime, checkParams } from './params';
+import { iso, keysetPage, readCursor, readLimit, readTime, checkParams } from './params';
 
 export type Row<T extends TelemetryTable> = Selectable<Database[T]> & { app: string };
 type Filter = 'session_id' | 'trace_id' | 'name';
@@ -192,13 +192,8 @@ function listRoute<T extends TelemetryTable>(services: Services, listing: Listin
         eb.or([eb('r.time_ms', '<', cursor.t), eb.and([eb('r.time_ms', '=', cursor.t), eb('r.id', '<', Number(cursor.k))])]),
       );
     }
-    const rows = await q.orderBy('r.time_ms', 'desc').orderBy('r.id', 'desc').limit(limit + 1).execute();
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return c.json({
-      data: (page as unknown as Row<T>[]).map(listing.toJson),
-      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.time_ms, k: last.id }) : null,
-    });
+    const rows = (await q.orderBy('r.time_ms', 'desc').orderBy('r.id', 'desc').limit(limit + 1).execute()) as unknown as Array<Row<T> & { time_ms: number; id: number }>;
+    return c.json(keysetPage(rows, limit, listing.toJson, (r) => ({ t: r.time_ms, k: r.id })));
   };
 }
 
@@ -235,12 +230,7 @@ export function queryRoutes(services: Services): Hono<AppEnv> {
       q = q.where((eb) => eb.or([eb('s.last_ms', '<', cursor.t), eb.and([eb('s.last_ms', '=', cursor.t), eb('s.session_id', '<', k)])]));
     }
     const rows = await q.orderBy('s.last_ms', 'desc').orderBy('s.session_id', 'desc').limit(limit + 1).execute();
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return c.json({
-      data: page.map(sessionJson),
-      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.last_ms, k: last.session_id }) : null,
-    });
+    return c.json(keysetPage(rows, limit, sessionJson, (s) => ({ t: s.last_ms, k: s.session_id })));
   });
 
   app.get('/spans', listRoute(services, LISTINGS.spans));

@@ -2,7 +2,7 @@ import { Hono, type Context } from 'hono';
 import type { RecipeStep } from '../../../wire/replay';
 import type { AppEnv, Services } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
-import { checkParams, encodeCursor, iso, readCursor, readLimit } from '../query/params';
+import { checkParams, encodeCursor, iso, keysetPage, readCursor, readLimit } from '../query/params';
 import { recipeJson, sessionJson } from '../query/routes';
 import { orderChunks, pageOfChunks, positionOf, type ChunkPosition, type OrderedChunk } from './chunk-order';
 import { EventType, readEvent } from './export/rrweb';
@@ -78,12 +78,7 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     if (cursor && typeof cursor.k !== 'number') throw badCursor();
     await findSession(db, projectId, sessionId);
     const rows = await sessionRecipes(db, projectId, sessionId, limit + 1, cursor);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return c.json({
-      data: page.map(recipeJson),
-      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.time_ms, k: last.id }) : null,
-    });
+    return c.json(keysetPage(rows, limit, recipeJson, (r) => ({ t: r.time_ms, k: r.id })));
   });
 
   app.get('/:id/playwright', async (c) => {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/env';
-import { checkParams, encodeCursor, readCursor, readLimit } from '../../query/params';
+import { checkParams, keysetPage, readCursor, readLimit } from '../../query/params';
 import { loadChannel } from '../channels/routes';
 import type { ChannelType } from '../kinds/types';
 import { newDeliveryId, scheduledDelivery } from '../outbox/schedule';
@@ -29,12 +29,7 @@ export function deliveryRoutes(services: NotifyServices) {
       query = query.where((eb) => eb.or([eb('created_ms', '<', cursor.t), eb.and([eb('created_ms', '=', cursor.t), eb('id', '<', String(cursor.k))])]));
     }
     const rows = await query.orderBy('created_ms', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return c.json({
-      data: page.map(deliveryJson),
-      next_cursor: rows.length > limit && last ? encodeCursor({ t: last.created_ms, k: last.id }) : null,
-    });
+    return c.json(keysetPage(rows, limit, deliveryJson, (d) => ({ t: d.created_ms, k: d.id })));
   });
 
   app.post('/:channelId/test', async (c) => {
