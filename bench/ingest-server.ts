@@ -10,6 +10,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type * as ServerModule from '../server/src/index';
+import { closeWithParent } from '../test/support/child-lifecycle';
 
 // The built server (`npm run bench:ingest` builds it first), as `npm start` runs it: only the build starts the ingest
 // writer thread.
@@ -51,20 +52,7 @@ async function main(): Promise<void> {
   } else {
     throw new Error(`unknown mode ${String(mode)}: use svc or ceiling`);
   }
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  // Exit with the parent even if it dies without signalling.
-  process.stdin.on('end', stop);
-  process.stdin.resume();
+  closeWithParent(close);
 }
 
 main().catch((err: unknown) => {

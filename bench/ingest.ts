@@ -18,6 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpuProfileTables } from './cpu-profile';
+import { prng } from './harness';
 import http from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -52,17 +53,6 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 // ------------------------------------------------------------------------------------------------ realistic batches
 
-/** Deterministic PRNG (mulberry32) so every run sends the same bodies. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const str = (v: string) => ({ stringValue: v });
 const int = (v: number) => ({ intValue: v });

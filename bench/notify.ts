@@ -27,6 +27,7 @@ import { startServerChild } from './notify/child';
 import { controlPlane } from './notify/control';
 import { measureDrain, measureLatency, measurePipeline, measureReceiver, type Bench } from './notify/phases';
 import { cpuProfileTables } from './cpu-profile';
+import { runBench } from './harness';
 import { startReceiver, type Receiver } from './notify/receiver';
 import { allTargetsMet, databaseTable, fmt, type DatabaseFigures } from './notify/report';
 
@@ -126,20 +127,4 @@ async function main(): Promise<void> {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`bench:notify did not finish within ${Math.round(WATCHDOG_MS / 1000)} s; giving up`);
-  // Server children exit with their stdin; the throwaway databases need dropping, but not forever.
-  const dropped = Promise.allSettled([...databases].map((d) => d.drop()));
-  const giveUp = new Promise((resolve) => setTimeout(resolve, 10_000).unref());
-  void Promise.race([dropped, giveUp]).then(() => process.exit(2));
-}, WATCHDOG_MS);
-watchdog.unref();
-
-main().then(
-  () => clearTimeout(watchdog),
-  async (error: unknown) => {
-    console.error(error);
-    await Promise.allSettled([...databases].map((d) => d.drop()));
-    process.exit(1);
-  },
-);
+runBench('bench:notify', main, databases, WATCHDOG_MS);

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
+import { cpuSecondsOf, stopProcess } from '../../test/support/child-lifecycle';
 
 /** The reference server running in its own process (bench/notify/server.ts). */
 export interface ServerChild {
@@ -62,19 +62,4 @@ function firstMessage<T>(proc: ChildProcess, lines: Interface, timeoutMs: number
     proc.once('exit', onExit);
     lines.on('line', onLine);
   });
-}
-
-async function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }

@@ -12,7 +12,7 @@
  * `{"advanced": <ms>}`; this is how the drain phase makes a whole backlog of delayed deliveries due at the same
  * moment. The process exits cleanly (so `--cpu-prof` writes its profile) on SIGTERM, SIGINT or the end of stdin.
  */
-import { createInterface } from 'node:readline';
+import { closeWithParent } from '../../test/support/child-lifecycle';
 import type * as ServerModule from '../../server/src/index';
 
 const { startServer } = (await import('../../server/dist/index.js' as string)) as typeof ServerModule;
@@ -36,20 +36,7 @@ async function main(): Promise<void> {
   if (!server.bootstrap) throw new Error('expected an empty database to bootstrap');
   console.log(JSON.stringify({ url: server.url, pid: process.pid, controlKey: server.bootstrap.controlKey.key }));
 
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  // Exit with the parent even if it dies without signalling.
-  const commands = createInterface({ input: process.stdin });
-  commands.on('close', stop);
+  const commands = closeWithParent(() => server.close());
   commands.on('line', (line) => {
     const [command, argument] = line.trim().split(/\s+/);
     if (command !== 'advance' || !Number.isFinite(Number(argument))) {

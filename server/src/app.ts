@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { costRoutes } from './cost/routes/index';
+import type { CostServices } from './cost/services';
 import { demoRoutes, type DemoOptions } from './demo/routes';
 import type { AppEnv, Services } from './http/env';
 import { ApiError, errorResponse } from './http/errors';
@@ -23,6 +25,8 @@ export interface AppOptions {
   demo?: DemoOptions;
   /** Incidents and notifications; left out by tests of other parts. */
   notify?: NotifyServices;
+  /** Cost tracking; left out by tests of other parts. */
+  cost?: CostServices;
 }
 
 /**
@@ -64,6 +68,7 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
       chatIntegrationRoutes({ commands: notify.incidents, integrations: (projectId) => notify.integrations.of(projectId), clock: notify.clock }),
     );
   }
+  if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
   app.route('/control-plane', controlPlane);
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
   if (options.demo) app.route('/', demoRoutes(services, options.demo));

@@ -1,18 +1,8 @@
 import { SEVERITIES, INCIDENT_STATUSES } from './incidents/types';
 import { CHANNEL_TYPES } from './notify/kinds/types';
+import { body, control, created, errorRefs, idParam, json, noContent, obj, ok, param, str, strings, strOrNull, time, timeOrNull, type Schema } from './openapi-parts';
 
 /** OpenAPI paths of incidents, notifications and integrations (docs/incidents.md, docs/notifications.md). */
-type Schema = Record<string, unknown>;
-
-const errorRefs = (...codes: number[]) => Object.fromEntries(codes.map((code) => [String(code), { $ref: `#/components/responses/Error${code}` }]));
-const json = (schema: Schema) => ({ 'application/json': { schema } });
-const obj = (properties: Record<string, Schema>, required: string[] = []): Schema => ({ type: 'object', properties, ...(required.length ? { required } : {}) });
-const str: Schema = { type: 'string' };
-const strOrNull: Schema = { type: ['string', 'null'] };
-const time: Schema = { type: 'string', format: 'date-time' };
-const timeOrNull: Schema = { type: ['string', 'null'], format: 'date-time' };
-const strings: Schema = { type: 'array', items: str };
-const param = (name: string, where: 'path' | 'query', description: string, schema: Schema = str) => ({ name, in: where, required: where === 'path', schema, description });
 const pageOf = (item: Schema) => obj({ data: { type: 'array', items: item }, next_cursor: strOrNull }, ['data', 'next_cursor']);
 const pageParams = [
   param('limit', 'query', 'Page size', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
@@ -70,19 +60,6 @@ const Delivery = obj({
   updated_at: time,
   completed_at: timeOrNull,
 });
-
-const control = (summary: string, responses: Record<string, unknown>, extra: Schema = {}) => ({
-  tags: ['control'],
-  summary,
-  security: [{ controlKey: [] }],
-  ...extra,
-  responses: { ...responses, ...errorRefs(400, 401, 403) },
-});
-const ok = (description: string, schema: Schema) => ({ '200': { description, content: json(schema) } });
-const created = (schema: Schema) => ({ '201': { description: 'Created', content: json(schema) } });
-const body = (schema: Schema) => ({ requestBody: { required: true, content: json(schema) } });
-const idParam = (what: string) => ({ parameters: [param('id', 'path', what)] });
-const noContent = { '204': { description: 'Deleted' }, ...errorRefs(404) };
 
 const incidentMove = (verb: string) => ({
   post: control(`${verb} an incident (no-op when it already is)`, { ...ok('The incident', Incident), ...errorRefs(404) }, {

@@ -1,5 +1,6 @@
 import { REPLAY_LIMITS } from '../../wire/replay';
 import { MAX_ECHO_DELAY_MS } from './demo/echo';
+import { COST_PATHS } from './openapi-cost';
 import { INCIDENT_PATHS } from './openapi-incidents';
 
 /**
@@ -277,6 +278,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
       '/control-plane/recipes': listGet('Recipe steps', ['session_id', 'trace_id'], 'RecipeRecord'),
       ...SESSION_PATHS,
       ...INCIDENT_PATHS,
+      ...COST_PATHS,
       ...(options.demo ? DEMO_PATHS : {}),
       ...VIEWER_PATHS,
     },

@@ -4,6 +4,8 @@ import { createApp } from './app';
 import { systemClock, type Clock } from './clock';
 import type { ServerConfig } from './config';
 import { startCheckpointer } from './db/checkpoint';
+import type { CostServices } from './cost/services';
+import { startCost, type CostOptions } from './cost/start';
 import { openDatabase, type DatabaseHandle } from './db/connect';
 import { migrateToLatest } from './db/migrate';
 import type { DemoKeys } from './demo/routes';
@@ -16,6 +18,8 @@ import { scheduleDetection } from './incidents/detect/schedule';
 import type { NotifyServices } from './notify/services';
 import { startNotifications, type NotifyOptions } from './notify/start';
 import { scheduleRetention } from './retention';
+import { secretKeyFor } from './secrets/key-file';
+import { createSecretBox } from './secrets/secret-box';
 import { bootstrapIfEmpty, type Bootstrap } from './tenancy/bootstrap';
 
 export interface StartOptions extends Partial<ServerConfig> {
@@ -30,6 +34,8 @@ export interface StartOptions extends Partial<ServerConfig> {
   outbox?: NotifyOptions['outbox'];
   /** Incident detection thresholds (docs/incidents.md), or false for none (tests that run the detector themselves). */
   detection?: Partial<DetectionOptions> | false;
+  /** Cost tracking: cloud API endpoints and sync worker tuning (docs/cost.md). */
+  cost?: CostOptions;
 }
 
 export interface RunningServer {
@@ -46,6 +52,8 @@ export interface RunningServer {
   readonly ingestWriter: string;
   /** Incidents and the notification outbox of this process. */
   notify: NotifyServices;
+  /** Cost connections and the sync worker of this process. */
+  cost: CostServices;
   close(): Promise<void>;
 }
 
@@ -58,6 +66,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const database = openDatabase(options.databaseUrl);
   let writer: TelemetryWriter | undefined;
   let notify: NotifyServices | undefined;
+  let cost: CostServices | undefined;
   try {
     await migrateToLatest(database);
     const bootstrap = await bootstrapIfEmpty(database.db, clock, database.dialect);
@@ -70,14 +79,17 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       publicUrl: options.publicUrl ?? '',
       log,
     };
+    const box = createSecretBox(options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined));
+    cost = startCost(database, clock, box, log, options.cost);
     notify = startNotifications(database, clock, () => services.publicUrl, log, {
-      secretKey: options.secretKey,
+      box,
+      costImpact: cost.impactOf,
       allowPrivateTargets: options.allowPrivateTargets,
       outbox: options.outbox,
     });
     const bootKeys = bootstrap ? { ingestKey: bootstrap.ingestKey.key, appName: bootstrap.appName } : null;
     const demo = demoSdk ? { sdkPath: demoSdk.path, keys: options.demoKeys ?? (() => bootKeys) } : undefined;
-    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo, notify });
+    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo, notify, cost });
     const host = options.host ?? '127.0.0.1';
     const server: ServerType = await new Promise((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4318 }, () => resolve(s));
@@ -104,11 +116,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         return services.writer.kind;
       },
       notify,
+      cost,
       async close() {
         stopRetention();
         await stopDetection();
         // Attempts in flight finish and are recorded; what is due later stays in the outbox for the next start.
         await notify!.outbox.stop();
+        // A sync cut short changed nothing (each period is replaced in one transaction); it runs again at next start.
+        await cost!.sync.stop();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           // Keep-alive sockets would hold close() open until they time out.
@@ -121,8 +136,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       },
     };
   } catch (err) {
-    // E.g. the port is taken: the writer thread and the outbox must not keep the process alive.
+    // E.g. the port is taken: the writer thread, the outbox and the sync worker must not keep the process alive.
     await notify?.outbox.stop();
+    await cost?.sync.stop();
     await writer?.close();
     await database.close();
     throw err;

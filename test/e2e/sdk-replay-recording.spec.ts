@@ -288,7 +288,8 @@ test.describe('unload', () => {
 
   test('what a closing page could not hand over within the keepalive quota is sent by the next page load', async ({ context, ingest }) => {
     const first = await context.newPage();
-    await open(first, pageHtml(ingest, { maxChunkBytes: 1_000_000 }, '<p>big buffer</p>'));
+    // No timer flush: on a slow machine the 5 s default could send the whole buffer by plain fetch before the close.
+    await open(first, pageHtml(ingest, { maxChunkBytes: 1_000_000, flushIntervalMs: 600_000 }, '<p>big buffer</p>'));
     await recordingStarted(first);
     const count = 40;
     const sessionId = await first.evaluate((n) => {

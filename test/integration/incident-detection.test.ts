@@ -1,8 +1,6 @@
-import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyRetention } from '../../server/src/index';
-import { detectionMigration } from '../../server/src/db/migrations/0003-detection';
 import { createDetector, type Detector } from '../../server/src/incidents/detect/detector';
 import type { DetectionOptions } from '../../server/src/incidents/detect/thresholds';
 import { createIncidentStore, type IncidentStore } from '../../server/src/incidents/store';
@@ -143,17 +141,14 @@ describe.each(kinds)('incident detection on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startTestServer(kind, { clock });
-    const db = t.server.database.db as unknown as Kysely<unknown>;
-    // Until migrate.ts registers 0003-detection, the detector's tables are created here.
-    const tables = await db.introspection.getTables();
-    if (!tables.some((table) => table.name === 'detection_cursors')) await detectionMigration(t.server.database.dialect).up(db);
     store = createIncidentStore({
       db: t.server.database.db,
       clock,
       dashboardUrl: (_projectId, id) => `${t.server.publicUrl}/incidents/${id}`,
-      // Notifications are not this suite's subject.
+      // Notifications and cost are not this suite's subject.
       onEvent: async () => undefined,
       afterEvent: () => undefined,
+      costImpact: async () => null,
     });
   });
   afterAll(() => t?.close());

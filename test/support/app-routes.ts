@@ -2,12 +2,13 @@ import { createApp, type AppOptions } from '../../server/src/app';
 
 /**
  * Every route the app registers, as `get /control-plane/incidents/{id}` (OpenAPI's way of writing parameters), built
- * with inert services: routes are only listed, never called. Incidents and notifications are mounted too.
+ * with inert services: routes are only listed, never called. Incidents, notifications and cost are mounted too.
  */
 export function appRoutes(options: Pick<AppOptions, 'demo'> = {}): Set<string> {
   const services = { db: {} as never, writer: {} as never, clock: { now: Date.now }, bodyLimit: 1024, publicUrl: '', log: () => undefined };
   const notify = { clock: { now: Date.now }, publicUrl: () => '' } as unknown as AppOptions['notify'];
-  const app = createApp(services, { corsOrigins: '*', notify, ...options });
+  const cost = { clock: { now: Date.now } } as unknown as AppOptions['cost'];
+  const app = createApp(services, { corsOrigins: '*', notify, cost, ...options });
   // Hono writes path parameters as `:name`, OpenAPI as `{name}`.
   return new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`));
 }

@@ -3,6 +3,7 @@ import type { DatabaseHandle } from './connect';
 import { initMigration } from './migrations/0001-init';
 import { incidentsMigration } from './migrations/0002-incidents-notifications';
 import { detectionMigration } from './migrations/0003-detection';
+import { costMigration } from './migrations/0004-cost';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -10,6 +11,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0001-init': initMigration(handle.dialect),
     '0002-incidents-notifications': incidentsMigration(handle.dialect),
     '0003-detection': detectionMigration(handle.dialect),
+    '0004-cost': costMigration(handle.dialect),
   };
 }
 

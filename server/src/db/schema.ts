@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { CostTables } from '../cost/tables';
 import type { DetectionTables } from '../incidents/detect/tables';
 
 /**
@@ -6,7 +7,7 @@ import type { DetectionTables } from '../incidents/detect/tables';
  * ordering; OTLP nanosecond timestamps are kept verbatim as decimal strings (`*_ns`) so nothing is rounded.
  * JSON columns are text in both dialects: they are written and read whole, never queried into.
  */
-export interface Database extends DetectionTables {
+export interface Database extends DetectionTables, CostTables {
   tenants: { id: string; name: string; created_ms: number };
   projects: { id: string; tenant_id: string; name: string; created_ms: number };
   apps: { id: string; project_id: string; name: string; created_ms: number };

@@ -1,8 +1,12 @@
+import type { CostImpact } from '../cost/impact';
 import type { IncidentView } from './types';
 
 /** Every value on the page passes here: incident text comes from telemetry, which anyone with an ingest key writes. */
 export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+/** Table rows of cells that are already escaped. */
+const rows = (items: string[][]) => items.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('');
 
 /** Pages are plain HTML without script; forms post back to this server only. */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -22,7 +26,6 @@ const link = (href: string | null, text: string) => (href ? `<a href="${escapeHt
 /** The incident page the notifications' `dashboard_url` opens. `actions` are signed action URLs (POST forms). */
 export function incidentPage(incident: IncidentView, actions: { acknowledge: string; resolve: string }): string {
   const e = incident.evidence;
-  const rows = (items: string[][]) => items.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('');
   const evidence = e
     ? `<h2>Evidence</h2><dl><dt>Error</dt><dd>${escapeHtml(`${e.error_type}: ${e.message}`)}</dd><dt>Top frame</dt><dd>${escapeHtml(e.top_frame ?? 'unknown')}</dd>
 <dt>Occurrences</dt><dd>${e.error_count}</dd><dt>First seen</dt><dd>${escapeHtml(e.first_seen_at)} in release ${escapeHtml(e.first_seen_release ?? 'unknown')}</dd>
@@ -43,6 +46,16 @@ ${e.failing_requests.length ? `<h3>Failing requests</h3><table><tr><th>When</th>
 ${incident.acknowledged_at ? `<dt>Acknowledged</dt><dd>${escapeHtml(incident.acknowledged_at)} by ${escapeHtml(incident.acknowledged_by ?? '')}</dd>` : ''}
 ${incident.resolved_at ? `<dt>Resolved</dt><dd>${escapeHtml(incident.resolved_at)} by ${escapeHtml(incident.resolved_by ?? '')}</dd>` : ''}</dl>
 <h2>Root cause</h2><p>${escapeHtml(incident.root_cause_summary || 'No summary.')}</p>${evidence}
-${incident.cost_impact ? `<h2>Cost impact</h2><pre>${escapeHtml(JSON.stringify(incident.cost_impact, null, 2))}</pre>` : ''}`,
+${costImpact(incident.cost_impact)}`,
   );
+}
+
+/** The cost at stake, as a sentence and per service (docs/cost.md "Incident cost impact"). */
+function costImpact(impact: CostImpact | null): string {
+  if (!impact) return '';
+  const money = (value: number) => `${escapeHtml(impact.currency)} ${value.toFixed(2)}`;
+  const so = impact.ongoing ? 'so far' : 'in all';
+  return `<h2>Cost impact</h2><p>About ${money(impact.estimated_cost)} ${so}: the affected services cost ${money(impact.hourly_cost)} an hour, over ${impact.duration_hours} h.</p>
+<table><tr><th>Service</th><th>Per hour</th></tr>${rows(impact.services.map((s) => [escapeHtml(s.service), money(s.hourly_cost)]))}</table>
+<p>${escapeHtml(`Basis: ${impact.basis.description} (${impact.basis.from} to ${impact.basis.to}).`)}</p>`;
 }

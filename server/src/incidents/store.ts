@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
-import { SEVERITIES, type IncidentCommands, type IncidentEventKind, type IncidentEvidence, type IncidentOpening, type IncidentView, type Severity } from './types';
+import { SEVERITIES, type CostImpactOf, type IncidentCommands, type IncidentEventKind, type IncidentEvidence, type IncidentOpening, type IncidentView, type Severity } from './types';
 
 type IncidentRow = Selectable<Database['incidents']>;
 
@@ -22,6 +22,8 @@ export interface IncidentStoreDeps {
   clock: Clock;
   /** The signed incident page link (incidents/links.ts). */
   dashboardUrl: (projectId: string, incidentId: string) => string;
+  /** Estimated cost of an incident to its services, computed when it is read (it grows while the incident lasts). */
+  costImpact: CostImpactOf;
   /** Writes the deliveries an event causes, in the event's transaction, so an event is never without them. */
   onEvent: (trx: Transaction<Database>, event: IncidentEvent) => Promise<void>;
   /** After commit: work may be due now. */
@@ -66,7 +68,7 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
     source: row.source as IncidentView['source'],
     fingerprint: row.fingerprint,
     evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as IncidentEvidence),
-    cost_impact: row.cost_impact === null ? null : (JSON.parse(row.cost_impact) as Record<string, unknown>),
+    cost_impact: null,
     detected_at: iso(row.detected_ms)!,
     escalated_at: iso(row.escalated_ms),
     acknowledged_at: iso(row.acknowledged_ms),
@@ -193,7 +195,10 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
 
     async get(projectId, id) {
       const row = await db.selectFrom('incidents').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
-      return row && view(row);
+      if (!row) return undefined;
+      const incident = view(row);
+      incident.cost_impact = await deps.costImpact(projectId, incident);
+      return incident;
     },
 
     async list(projectId, filter) {

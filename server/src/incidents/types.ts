@@ -1,3 +1,5 @@
+import type { CostImpact } from '../cost/impact';
+
 /** Incident severities, most urgent first (the order rules and listings use). */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -64,6 +66,9 @@ export interface IncidentCommands {
   findOpen(projectId: string, fingerprint: string): Promise<IncidentView | undefined>;
 }
 
+/** Computes an incident's cost impact (cost/impact.ts); null when its services have no cost data. */
+export type CostImpactOf = (projectId: string, incident: IncidentView) => Promise<CostImpact | null>;
+
 /** An incident as the API returns it. */
 export interface IncidentView {
   id: string;
@@ -77,8 +82,11 @@ export interface IncidentView {
   source: 'detector' | 'api';
   fingerprint: string | null;
   evidence: IncidentEvidence | null;
-  /** Filled by cost tracking (issue 6); null until then. */
-  cost_impact: Record<string, unknown> | null;
+  /**
+   * Estimated cost of the incident to its services (cost/impact.ts), in the detail (`GET /incidents/{id}`); null in
+   * listings, and when no affected service has cost data.
+   */
+  cost_impact: CostImpact | null;
   detected_at: string;
   escalated_at: string | null;
   acknowledged_at: string | null;

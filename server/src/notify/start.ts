@@ -2,8 +2,8 @@ import type { Clock } from '../clock';
 import type { DatabaseHandle } from '../db/connect';
 import { incidentLinks } from '../incidents/links';
 import { createIncidentStore } from '../incidents/store';
-import { secretKeyFor } from '../secrets/key-file';
-import { createSecretBox } from '../secrets/secret-box';
+import type { CostImpactOf } from '../incidents/types';
+import type { SecretBox } from '../secrets/secret-box';
 import { incidentNotice } from './deliveries/notice';
 import { createGuardedHttp } from './http/guarded-http';
 import { integrationStore } from './integrations/store';
@@ -13,7 +13,10 @@ import { startOutbox, type OutboxOptions } from './outbox/worker';
 import type { NotifyServices } from './services';
 
 export interface NotifyOptions {
-  secretKey?: string;
+  /** Seals channel secrets and signs links. */
+  box: SecretBox;
+  /** An incident's cost impact, from cost tracking. */
+  costImpact: CostImpactOf;
   allowPrivateTargets?: boolean;
   outbox?: OutboxOptions;
 }
@@ -25,7 +28,7 @@ export interface NotifyOptions {
  */
 export function startNotifications(database: DatabaseHandle, clock: Clock, publicUrl: () => string, log: (line: string) => void, options: NotifyOptions): NotifyServices {
   const { db } = database;
-  const box = createSecretBox(options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined));
+  const { box } = options;
   const links = () => incidentLinks(box, publicUrl(), clock.now());
   const integrations = integrationStore(db, box, clock);
   const kinds = channelKinds({ allowPrivateTargets: options.allowPrivateTargets ?? false });
@@ -35,6 +38,7 @@ export function startNotifications(database: DatabaseHandle, clock: Clock, publi
     db,
     clock,
     dashboardUrl: (projectId, id) => links().dashboardUrl(projectId, id),
+    costImpact: options.costImpact,
     onEvent: scheduleDeliveries,
     afterEvent: () => wake(),
   });

@@ -1,0 +1,169 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema';
+import { listApps } from '../../tenancy/apps';
+import { dayOf, type DailyCost, type DayRange } from '../reports/days';
+import type { ResourceComputeCost } from '../reports/recommendations/idle';
+import type { ServiceUtilization, UtilizationSeries } from '../reports/recommendations/overprovisioned';
+import type { OnDemandCompute } from '../reports/recommendations/reserved';
+import { splitCurrency } from './costs';
+
+const DAY_MS = 86_400_000;
+const SPAN_KIND_SERVER = 2;
+const SPAN_KIND_CLIENT = 3;
+
+/** Utilization gauges (0–1) the overprovisioning check reads, most specific first (OpenTelemetry semantic conventions). */
+export const CPU_METRICS = ['container.cpu.utilization', 'k8s.pod.cpu.utilization', 'process.cpu.utilization', 'system.cpu.utilization'];
+export const MEMORY_METRICS = ['container.memory.utilization', 'k8s.pod.memory.utilization', 'process.memory.utilization', 'system.memory.utilization'];
+
+export interface RecommendationInputs {
+  currency: string | null;
+  resources: ResourceComputeCost[];
+  onDemand: OnDemandCompute[];
+  /** Monitored services (apps that ever sent spans) by attributed name → server and client spans in the window. */
+  spans: Map<string, number>;
+  utilization: ServiceUtilization[];
+}
+
+/**
+ * Everything the three recommendation kinds judge, over the window's complete days: Usage-category `Compute` cost per
+ * resource and day (and on-demand days), span counts of the monitored services, and daily p95 utilization. Attributed
+ * service names meet app names and aliases case-insensitively, as incident services do (cost/impact.ts).
+ */
+export async function recommendationInputs(db: Kysely<Database>, projectId: string, window: DayRange): Promise<RecommendationInputs> {
+  const rows = await db
+    .selectFrom('cost_daily as d')
+    .innerJoin('cost_resources as r', (join) => join.onRef('r.provider_id', '=', 'd.provider_id').onRef('r.resource_key', '=', 'd.resource_key'))
+    .select(['d.resource_key', 'r.resource_id', 'r.resource_name', 'r.service', 'd.day', 'd.pricing_category', 'd.currency'])
+    .select((eb) => eb.fn.sum<number>('d.effective_cost').as('effective'))
+    .where('d.project_id', '=', projectId)
+    .where('r.service_category', '=', 'Compute')
+    .where('d.charge_category', '=', 'Usage')
+    .where('d.day', '>=', window.start)
+    .where('d.day', '<=', window.end)
+    .groupBy(['d.resource_key', 'r.resource_id', 'r.resource_name', 'r.service', 'd.day', 'd.pricing_category', 'd.currency'])
+    .execute();
+  const split = splitCurrency(rows.map((r) => ({ ...r, effective: Number(r.effective) })));
+  const resources = new Map<string, ResourceComputeCost>();
+  const onDemand = new Map<string, OnDemandCompute & { daily: DailyCost[] }>();
+  const computeByService = new Map<string, number>();
+  for (const row of split.rows) {
+    const id = row.resource_id ?? row.resource_key;
+    const base = { resource_id: id, resource_name: row.resource_name, service: row.service, currency: row.currency };
+    const resource = resources.get(id) ?? { ...base, compute_cost: 0 };
+    resource.compute_cost += row.effective;
+    resources.set(id, resource);
+    if (row.service !== null) computeByService.set(row.service, (computeByService.get(row.service) ?? 0) + row.effective);
+    if (row.pricing_category === 'Standard') {
+      const series = onDemand.get(id) ?? { ...base, daily: [] };
+      series.daily.push({ day: row.day, cost: row.effective });
+      onDemand.set(id, series);
+    }
+  }
+
+  const apps = await listApps(db, projectId);
+  const appOf = new Map<string, string>();
+  for (const app of apps) for (const name of [app.name, ...app.aliases]) appOf.set(name.toLowerCase(), app.id);
+  const fromMs = Date.parse(`${window.start}T00:00:00Z`);
+  const toMs = Date.parse(`${window.end}T00:00:00Z`) + DAY_MS;
+  const spanCounts = await spansByApp(db, projectId, fromMs, toMs);
+  const monitored = await monitoredApps(db, projectId, apps.map((a) => a.id));
+  const spans = new Map<string, number>();
+  for (const name of new Set(split.rows.map((r) => r.service).filter((s): s is string => s !== null))) {
+    const appId = appOf.get(name.toLowerCase());
+    if (appId !== undefined && monitored.has(appId)) spans.set(name, spanCounts.get(appId) ?? 0);
+  }
+
+  const gauges = await utilizationByApp(db, projectId, fromMs, toMs);
+  const utilization: ServiceUtilization[] = [];
+  for (const [service, computeCost] of computeByService) {
+    const appId = appOf.get(service.toLowerCase());
+    const own = appId === undefined ? undefined : gauges.get(appId);
+    if (!own) continue;
+    utilization.push({ service, compute_cost: computeCost, currency: split.currency ?? '', cpu: own.cpu, memory: own.memory });
+  }
+  return { currency: split.currency, resources: [...resources.values()], onDemand: [...onDemand.values()], spans, utilization };
+}
+
+async function spansByApp(db: Kysely<Database>, projectId: string, fromMs: number, toMs: number): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('spans')
+    .select(['app_id'])
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('project_id', '=', projectId)
+    .where('time_ms', '>=', fromMs)
+    .where('time_ms', '<', toMs)
+    .where('kind', 'in', [SPAN_KIND_SERVER, SPAN_KIND_CLIENT])
+    .groupBy('app_id')
+    .execute();
+  return new Map(rows.map((r) => [r.app_id, Number(r.count)]));
+}
+
+/** Apps that ever sent a span: silence from a service that never sent telemetry says nothing about its traffic. */
+async function monitoredApps(db: Kysely<Database>, projectId: string, appIds: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const appId of appIds) {
+    const any = await db.selectFrom('spans').select('id').where('project_id', '=', projectId).where('app_id', '=', appId).limit(1).executeTakeFirst();
+    if (any) found.add(appId);
+  }
+  return found;
+}
+
+/**
+ * Daily p95 of each app's CPU and memory utilization. A gauge reported per state (`system.cpu.utilization` with
+ * `state`/`system.cpu.state` = idle, user, ...) counts as 1 − idle for CPU and as the `used` state for memory; other
+ * states are skipped. Of several metrics of one kind, the one with the most samples is used.
+ */
+async function utilizationByApp(db: Kysely<Database>, projectId: string, fromMs: number, toMs: number) {
+  const points = await db
+    .selectFrom('metric_points')
+    .select(['app_id', 'name', 'time_ms', 'value', 'attributes'])
+    .where('project_id', '=', projectId)
+    .where('name', 'in', [...CPU_METRICS, ...MEMORY_METRICS])
+    .where('time_ms', '>=', fromMs)
+    .where('time_ms', '<', toMs)
+    .where('value', 'is not', null)
+    .execute();
+  // app → metric → day → values
+  const samples = new Map<string, Map<string, Map<string, number[]>>>();
+  for (const p of points) {
+    const value = utilizationValue(p.name, p.value!, p.attributes);
+    if (value === undefined) continue;
+    const byMetric = samples.get(p.app_id) ?? new Map<string, Map<string, number[]>>();
+    samples.set(p.app_id, byMetric);
+    const byDay = byMetric.get(p.name) ?? new Map<string, number[]>();
+    byMetric.set(p.name, byDay);
+    const day = dayOf(p.time_ms);
+    const values = byDay.get(day) ?? [];
+    values.push(value);
+    byDay.set(day, values);
+  }
+  const result = new Map<string, { cpu?: UtilizationSeries; memory?: UtilizationSeries }>();
+  for (const [appId, byMetric] of samples) {
+    const pick = (names: readonly string[]): UtilizationSeries | undefined => {
+      const candidates = names.filter((n) => byMetric.has(n));
+      const size = (n: string) => [...byMetric.get(n)!.values()].reduce((s, v) => s + v.length, 0);
+      const best = candidates.sort((a, b) => size(b) - size(a))[0];
+      if (best === undefined) return undefined;
+      const days = [...byMetric.get(best)!].map(([day, values]) => ({ day, p95: percentile95(values) })).sort((a, b) => a.day.localeCompare(b.day));
+      return { metric: best, days };
+    };
+    result.set(appId, { cpu: pick(CPU_METRICS), memory: pick(MEMORY_METRICS) });
+  }
+  return result;
+}
+
+const STATE_KEYS = ['state', 'system.cpu.state', 'cpu.mode', 'system.memory.state'];
+
+function utilizationValue(metric: string, value: number, attributes: string): number | undefined {
+  const parsed = JSON.parse(attributes) as Record<string, unknown>;
+  const state = STATE_KEYS.map((k) => parsed[k]).find((v) => typeof v === 'string');
+  if (state === undefined) return value;
+  if (CPU_METRICS.includes(metric)) return state === 'idle' ? 1 - value : undefined;
+  return state === 'used' ? value : undefined;
+}
+
+/** Nearest-rank 95th percentile. */
+export function percentile95(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(0.95 * sorted.length) - 1)]!;
+}

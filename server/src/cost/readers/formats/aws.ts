@@ -1,0 +1,232 @@
+import type { ChargeCategory, CostLineItem, PricingCategory } from '../../model';
+import { CellError, type Cells } from '../cells';
+import type { ColumnPicker } from './types';
+
+/**
+ * The AWS cost and usage line item, shared by the legacy CUR (CSV and Parquet spellings) and CUR 2.0 readers: both
+ * carry the same fields under names that differ only in spelling, so the column names are written here once in the
+ * CSV spelling (`lineItem/UnblendedCost`) and `spell` turns them into a format's own.
+ *
+ * Effective (amortized) cost follows AWS's amortization as Cost Explorer's "amortized cost" and AWS's own CUR query
+ * library compute it (the same CASE the FinOps Foundation's FOCUS converter uses for EffectiveCost), by line item type:
+ *   SavingsPlanCoveredUsage   savingsPlan/SavingsPlanEffectiveCost (the share of the commitment this usage consumed)
+ *   SavingsPlanRecurringFee   savingsPlan/TotalCommitmentToDate − savingsPlan/UsedCommitment (the unused commitment)
+ *   SavingsPlanNegation       0 (it cancels the covered usage's on-demand cost, which the effective cost replaces)
+ *   SavingsPlanUpfrontFee     0 (the upfront payment is spread over the covered usage instead)
+ *   DiscountedUsage           reservation/EffectiveCost (amortized upfront + recurring fee for the hours used)
+ *   RIFee                     reservation/UnusedAmortizedUpfrontFeeForBillingPeriod + reservation/UnusedRecurringFee
+ *   Fee with a reservation ARN 0 (an RI's upfront fee, spread over its DiscountedUsage)
+ *   anything else             lineItem/UnblendedCost (Usage, Tax, Credit, Refund, Fee, discounts, ...)
+ * Billed cost is always lineItem/UnblendedCost, what the invoice charges.
+ */
+
+/** AWS's Athena/Parquet and CUR 2.0 spelling of a CSV column name: `reservation/ReservationARN` → `reservation_reservation_a_r_n`. */
+export function athenaName(csvName: string): string {
+  return csvName
+    .replace(/[/:]/g, '_')
+    .replace(/(?<=[^_])([A-Z])/g, '_$1')
+    .toLowerCase();
+}
+
+/** FOCUS ChargeCategory of each AWS line item type (as AWS's and the FinOps Foundation's FOCUS conversions assign it). */
+const CHARGE_CATEGORY: Record<string, ChargeCategory> = {
+  Usage: 'Usage',
+  DiscountedUsage: 'Usage',
+  SavingsPlanCoveredUsage: 'Usage',
+  SavingsPlanNegation: 'Usage',
+  // Discounts scale with the usage they reduce.
+  BundledDiscount: 'Usage',
+  Discount: 'Usage',
+  EdpDiscount: 'Usage',
+  PrivateRateDiscount: 'Usage',
+  RiVolumeDiscount: 'Usage',
+  Fee: 'Purchase',
+  RIFee: 'Purchase',
+  SavingsPlanRecurringFee: 'Purchase',
+  SavingsPlanUpfrontFee: 'Purchase',
+  Tax: 'Tax',
+  Credit: 'Credit',
+  Refund: 'Adjustment',
+};
+
+const COMMITMENT_TYPES = new Set([
+  'DiscountedUsage',
+  'SavingsPlanCoveredUsage',
+  'SavingsPlanNegation',
+  'RIFee',
+  'SavingsPlanRecurringFee',
+  'SavingsPlanUpfrontFee',
+]);
+
+/** FOCUS ServiceCategory by product code, mostly as the FinOps Foundation's AWS mapping has it; unlisted products get null. */
+const SERVICE_CATEGORY: Record<string, string> = {
+  ...category('Compute', 'AmazonEC2 AWSLambda AmazonECS AmazonEKS AmazonECR AmazonLightsail AWSAppRunner AWSOutposts'),
+  ...category('Compute', 'AmazonAppStream'),
+  ...category('Storage', 'AmazonS3 AmazonEFS AmazonFSx AmazonGlacier AmazonS3GlacierDeepArchive AWSBackup AWSStorageGateway'),
+  ...category('Databases', 'AmazonRDS AmazonDynamoDB AmazonElastiCache AmazonRedshift AmazonDocDB AmazonNeptune'),
+  ...category('Databases', 'AmazonMemoryDB AmazonTimestream AmazonMCS'),
+  ...category('Networking', 'AWSDataTransfer AmazonCloudFront AmazonRoute53 AmazonVPC AWSELB AWSDirectConnect'),
+  ...category('Networking', 'AWSGlobalAccelerator AmazonApiGateway AWSCloudMap AWSNetworkFirewall'),
+  ...category('Integration', 'AWSQueueService AmazonSNS AmazonMQ AmazonStates AmazonMWAA AWSEvents AppFlow'),
+  ...category('Analytics', 'AmazonAthena AWSGlue AmazonKinesis AmazonKinesisFirehose AmazonES AmazonMSK AmazonQuickSight'),
+  ...category('Analytics', 'ElasticMapReduce'),
+  ...category('Management and Governance', 'AmazonCloudWatch AWSCloudTrail AWSConfig AWSSystemsManager AWSCloudFormation'),
+  ...category('Management and Governance', 'AWSCostExplorer AmazonGrafana AmazonPrometheus'),
+  ...category('Security', 'awskms AWSSecretsManager awswaf AmazonGuardDuty AWSSecurityHub AWSShield AWSCertificateManager'),
+  ...category('Security', 'AmazonInspectorV2 AmazonMacie'),
+  ...category('Identity', 'AmazonCognito AWSDirectoryService'),
+  ...category('AI and Machine Learning', 'AmazonSageMaker AmazonBedrock AmazonRekognition AmazonTextract AmazonPolly'),
+  ...category('AI and Machine Learning', 'comprehend transcribe translate'),
+  ...category('Developer Tools', 'CodeBuild AWSCodePipeline AWSCodeCommit AWSCodeArtifact AWSCodeDeploy AWSAmplify'),
+  ...category('Business Applications', 'AmazonSES AmazonPinpoint AmazonWorkMail AmazonChime'),
+};
+
+/**
+ * EC2's product code also bills EBS volumes, snapshots, elastic IPs, NAT gateways and load balancers; their product
+ * family says what they are, so instance hours alone count as Compute (what the idle and reserved-instance
+ * recommendations look at). Data transfer is Networking whichever product bills it.
+ */
+const FAMILY_CATEGORY: Record<string, string> = {
+  'Data Transfer': 'Networking',
+};
+const EC2_FAMILY_CATEGORY: Record<string, string> = {
+  Storage: 'Storage',
+  'Storage Snapshot': 'Storage',
+  'System Operation': 'Storage',
+  'Provisioned Throughput': 'Storage',
+  'IP Address': 'Networking',
+  'NAT Gateway': 'Networking',
+  'Load Balancer': 'Networking',
+  'Load Balancer-Application': 'Networking',
+  'Load Balancer-Network': 'Networking',
+  'Load Balancer-Gateway': 'Networking',
+  VpcEndpoint: 'Networking',
+};
+
+function category(name: string, codes: string): Record<string, string> {
+  return Object.fromEntries(codes.split(' ').map((code) => [code, name]));
+}
+
+export function serviceCategory(productCode: string, productFamily: string | null): string | null {
+  if (productFamily !== null) {
+    const byFamily = FAMILY_CATEGORY[productFamily] ?? (productCode === 'AmazonEC2' ? EC2_FAMILY_CATEGORY[productFamily] : undefined);
+    if (byFamily !== undefined) return byFamily;
+  }
+  return SERVICE_CATEGORY[productCode] ?? null;
+}
+
+/** Where a format keeps what the shared columns do not cover. */
+export interface AwsExtras {
+  /** The row's resource tags, user tags without their `user:` / `user_` prefix. */
+  tags(cells: Cells): Record<string, string>;
+  /** The product's name (`Amazon Elastic Compute Cloud`), when the report has it. */
+  productName(cells: Cells): string | null;
+}
+
+/** Tags held one per column (legacy CUR): `suffix` is the column name after `resourceTags/` or `resource_tags_`. */
+export function tagColumns(columns: { slot: number; suffix: string }[], userPrefix: string): AwsExtras['tags'] {
+  const tags = columns.map(({ slot, suffix }) => ({ slot, key: suffix.startsWith(userPrefix) ? suffix.slice(userPrefix.length) : suffix }));
+  return (cells) => {
+    const out: Record<string, string> = {};
+    for (const { slot, key } of tags) {
+      const value = cells.text(slot);
+      if (value !== null) out[key] = value;
+    }
+    return out;
+  };
+}
+
+/** Binds the shared AWS columns; returns the row mapping, or records missing required columns on `pick`. */
+export function bindAwsLineItem(pick: ColumnPicker, spell: (csvName: string) => string, extras: AwsExtras): (cells: Cells) => CostLineItem {
+  const col = (...names: string[]) => pick.optional(...names.map(spell));
+  const start = pick.required(spell('lineItem/UsageStartDate'));
+  const end = pick.required(spell('lineItem/UsageEndDate'));
+  const period = pick.required(spell('bill/BillingPeriodStartDate'));
+  const type = pick.required(spell('lineItem/LineItemType'));
+  const unblended = pick.required(spell('lineItem/UnblendedCost'));
+  const productCode = pick.required(spell('lineItem/ProductCode'));
+  const currency = col('lineItem/CurrencyCode');
+  const resourceId = col('lineItem/ResourceId');
+  const productFamily = col('product/productFamily');
+  const region = col('product/regionCode', 'product/region');
+  const account = col('lineItem/UsageAccountId');
+  const term = col('pricing/term');
+  const usageType = col('lineItem/UsageType');
+  // AWS writes reservation and savings plan columns only into reports of accounts that have them.
+  const amortization = {
+    riEffective: col('reservation/EffectiveCost'),
+    riArn: col('reservation/ReservationARN'),
+    riUnusedUpfront: col('reservation/UnusedAmortizedUpfrontFeeForBillingPeriod'),
+    riUnusedRecurring: col('reservation/UnusedRecurringFee'),
+    spEffective: col('savingsPlan/SavingsPlanEffectiveCost'),
+    spTotal: col('savingsPlan/TotalCommitmentToDate'),
+    spUsed: col('savingsPlan/UsedCommitment'),
+  };
+  const needed = (cells: Cells, slot: number, csvName: string, lineItemType: string) => {
+    if (slot < 0) throw new CellError(spell(csvName), `a ${lineItemType} line item needs this column, which the report lacks`);
+    return cells.number(slot);
+  };
+
+  const effectiveCost = (cells: Cells, lineItemType: string, billed: number): number => {
+    const a = amortization;
+    switch (lineItemType) {
+      case 'SavingsPlanCoveredUsage':
+        return needed(cells, a.spEffective, 'savingsPlan/SavingsPlanEffectiveCost', lineItemType);
+      case 'SavingsPlanRecurringFee':
+        return (
+          needed(cells, a.spTotal, 'savingsPlan/TotalCommitmentToDate', lineItemType) -
+          needed(cells, a.spUsed, 'savingsPlan/UsedCommitment', lineItemType)
+        );
+      case 'SavingsPlanNegation':
+      case 'SavingsPlanUpfrontFee':
+        return 0;
+      case 'DiscountedUsage':
+        return needed(cells, a.riEffective, 'reservation/EffectiveCost', lineItemType);
+      case 'RIFee':
+        return (
+          needed(cells, a.riUnusedUpfront, 'reservation/UnusedAmortizedUpfrontFeeForBillingPeriod', lineItemType) +
+          needed(cells, a.riUnusedRecurring, 'reservation/UnusedRecurringFee', lineItemType)
+        );
+      case 'Fee':
+        return cells.text(a.riArn) !== null ? 0 : billed;
+      default:
+        return billed;
+    }
+  };
+
+  const pricingCategory = (cells: Cells, lineItemType: string): PricingCategory | null => {
+    if (COMMITMENT_TYPES.has(lineItemType)) return 'Committed';
+    if (lineItemType === 'Fee') return cells.text(amortization.riArn) !== null ? 'Committed' : null;
+    if (lineItemType !== 'Usage') return null;
+    const pricingTerm = cells.text(term);
+    if (pricingTerm === 'Spot' || cells.text(usageType)?.includes('SpotUsage')) return 'Dynamic';
+    if (pricingTerm === 'OnDemand') return 'Standard';
+    if (pricingTerm === 'Reserved') return 'Committed';
+    return null;
+  };
+
+  return (cells) => {
+    const lineItemType = cells.text(type) ?? '';
+    const billed = cells.number(unblended);
+    const code = cells.text(productCode) ?? '';
+    const tags = extras.tags(cells);
+    return {
+      chargePeriodStartMs: cells.time(start),
+      chargePeriodEndMs: cells.time(end),
+      billingPeriod: cells.month(period),
+      billedCost: billed,
+      effectiveCost: effectiveCost(cells, lineItemType, billed),
+      currency: cells.text(currency) ?? 'USD',
+      resourceId: cells.text(resourceId),
+      resourceName: tags.Name ?? tags.name ?? null,
+      serviceName: extras.productName(cells) ?? code,
+      serviceCategory: serviceCategory(code, cells.text(productFamily)),
+      region: cells.text(region),
+      accountId: cells.text(account),
+      // A line item type AWS adds later still counts, at its unblended cost, as an adjustment.
+      chargeCategory: CHARGE_CATEGORY[lineItemType] ?? 'Adjustment',
+      pricingCategory: pricingCategory(cells, lineItemType),
+      tags,
+    };
+  };
+}

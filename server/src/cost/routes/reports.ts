@@ -1,0 +1,112 @@
+import { Hono, type Context } from 'hono';
+import type { AppEnv } from '../../http/env';
+import { badRequest } from '../../http/errors';
+import { checkParams } from '../../query/params';
+import { UNATTRIBUTED } from '../mapping/rules';
+import { costRows, round, splitCurrency, type CostRow } from '../queries/costs';
+import { dayOf } from '../reports/days';
+import type { CostServices } from '../services';
+import { periodOf } from '../sync/periods';
+import { estimate } from './estimate';
+
+const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** `period=YYYY-MM` (a billing period), default the current month. */
+function readBillingPeriod(c: Context, nowMs: number): string {
+  const period = c.req.query('period');
+  if (period === undefined) return periodOf(nowMs);
+  if (!PERIOD.test(period)) throw badRequest('period must be a billing period as YYYY-MM, e.g. 2024-09', { field: 'period' });
+  return period;
+}
+
+const label = (value: string | null) => value ?? UNATTRIBUTED;
+const share = (part: number, total: number) => (total === 0 ? 0 : round(part / total));
+
+/** Sums rows' effective and billed cost into groups. */
+function sumBy<K>(rows: readonly CostRow[], key: (row: CostRow) => K): Map<K, { cost: number; billed: number }> {
+  const groups = new Map<K, { cost: number; billed: number }>();
+  for (const row of rows) {
+    const k = key(row);
+    const g = groups.get(k) ?? { cost: 0, billed: 0 };
+    g.cost += row.effective;
+    g.billed += row.billed;
+    groups.set(k, g);
+  }
+  return groups;
+}
+
+/** `GET /control-plane/cost/summary`, `/by-service` and `/estimate` (docs/cost.md gives every field). */
+export function reportRoutes(services: CostServices) {
+  const { db, clock } = services;
+  const app = new Hono<AppEnv>();
+
+  app.get('/summary', async (c) => {
+    checkParams(c, ['period']);
+    const now = clock.now();
+    const period = readBillingPeriod(c, now);
+    const { projectId } = c.get('caller');
+    const split = splitCurrency(await costRows(db, projectId, { billingPeriod: period }));
+    const today = dayOf(now);
+    const total = split.rows.reduce((s, r) => s + r.effective, 0);
+    const attributed = split.rows.filter((r) => r.service !== null).reduce((s, r) => s + r.effective, 0);
+    const providers = await db
+      .selectFrom('cost_providers as p')
+      .innerJoin('cost_syncs as s', 's.provider_id', 'p.id')
+      .select(['p.id', 'p.provider', 'p.name', 's.last_success_ms', 's.last_status', 's.last_error'])
+      .where('p.project_id', '=', projectId)
+      .orderBy('p.created_ms')
+      .execute();
+    return c.json({
+      period,
+      currency: split.currency,
+      // Everything billed to the period so far, including charges dated after today (monthly fees posted up front).
+      period_total: round(total),
+      // The cost of the period's days up to today.
+      month_to_date: round(split.rows.filter((r) => r.day <= today).reduce((s, r) => s + r.effective, 0)),
+      billed_total: round(split.rows.reduce((s, r) => s + r.billed, 0)),
+      attributed: { cost: round(attributed), share: share(attributed, total) },
+      unattributed: { cost: round(total - attributed), share: share(total - attributed, total) },
+      other_currencies: split.other_currencies,
+      providers: providers.map((p) => ({
+        id: p.id,
+        provider: p.provider,
+        name: p.name,
+        last_successful_sync_at: p.last_success_ms === null ? null : new Date(p.last_success_ms).toISOString(),
+        last_sync_status: p.last_status,
+        last_sync_error: p.last_error,
+      })),
+    });
+  });
+
+  app.get('/by-service', async (c) => {
+    checkParams(c, ['period']);
+    const period = readBillingPeriod(c, clock.now());
+    const split = splitCurrency(await costRows(db, c.get('caller').projectId, { billingPeriod: period }));
+    const total = split.rows.reduce((s, r) => s + r.effective, 0);
+    const byService = sumBy(split.rows, (r) => label(r.service));
+    // The Unattributed row is always there: how much no rule covers is the first thing to look at.
+    if (!byService.has(UNATTRIBUTED)) byService.set(UNATTRIBUTED, { cost: 0, billed: 0 });
+    const rows = [...byService].map(([service, sum]) => {
+      const envs = sumBy(
+        split.rows.filter((r) => label(r.service) === service),
+        (r) => label(r.env),
+      );
+      return {
+        service,
+        cost: round(sum.cost),
+        billed_cost: round(sum.billed),
+        share: share(sum.cost, total),
+        envs: [...envs].map(([env, e]) => ({ env, cost: round(e.cost), billed_cost: round(e.billed) })).sort((a, b) => b.cost - a.cost),
+      };
+    });
+    rows.sort((a, b) => b.cost - a.cost || a.service.localeCompare(b.service));
+    return c.json({ period, currency: split.currency, total: round(total), services: rows, other_currencies: split.other_currencies });
+  });
+
+  app.get('/estimate', async (c) => {
+    checkParams(c, ['period', 'trailing_days', 'threshold_pct', 'min_amount']);
+    return c.json(await estimate(db, c.get('caller').projectId, clock.now(), c.req.query()));
+  });
+
+  return app;
+}

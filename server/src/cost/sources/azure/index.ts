@@ -1,0 +1,12 @@
+import type { ProviderKind } from '../types';
+import { parseAzureConfig, publicAzureConfig, type AzureConfig, type AzureSecrets } from './config';
+import { azureBillingSource } from './source';
+
+export type { AzureConfig, AzureSecrets } from './config';
+
+/** Azure: the Cost Management Query API at a subscription, resource group, management group or billing scope. */
+export const azureProvider: ProviderKind<AzureConfig, AzureSecrets> = {
+  parse: parseAzureConfig,
+  publicConfig: publicAzureConfig,
+  source: azureBillingSource,
+};

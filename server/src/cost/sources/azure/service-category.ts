@@ -1,0 +1,56 @@
+/**
+ * FOCUS `ServiceCategory` for a Cost Management `ServiceName`. The Query API has no category dimension, so the common
+ * services are mapped by name to the FOCUS category they belong to; others are null (unknown) rather than guessed.
+ */
+const CATEGORY: Record<string, string> = {
+  'Virtual Machines': 'Compute',
+  'Virtual Machines Licenses': 'Compute',
+  'Azure App Service': 'Compute',
+  'Functions': 'Compute',
+  'Azure Kubernetes Service': 'Compute',
+  'Container Instances': 'Compute',
+  'Azure Container Apps': 'Compute',
+  'Azure Spring Apps': 'Compute',
+  'Cloud Services': 'Compute',
+  'Batch': 'Compute',
+  'Storage': 'Storage',
+  'Backup': 'Storage',
+  'Azure NetApp Files': 'Storage',
+  'SQL Database': 'Databases',
+  'SQL Managed Instance': 'Databases',
+  'Azure Cosmos DB': 'Databases',
+  'Azure Database for PostgreSQL': 'Databases',
+  'Azure Database for MySQL': 'Databases',
+  'Redis Cache': 'Databases',
+  'Azure Cache for Redis': 'Databases',
+  'Bandwidth': 'Networking',
+  'Virtual Network': 'Networking',
+  'Load Balancer': 'Networking',
+  'Application Gateway': 'Networking',
+  'VPN Gateway': 'Networking',
+  'Azure DNS': 'Networking',
+  'Azure Front Door Service': 'Networking',
+  'Content Delivery Network': 'Networking',
+  'ExpressRoute': 'Networking',
+  'NAT Gateway': 'Networking',
+  'Azure Firewall': 'Networking',
+  'Azure Monitor': 'Management and Governance',
+  'Log Analytics': 'Management and Governance',
+  'Key Vault': 'Security',
+  'Microsoft Defender for Cloud': 'Security',
+  'Azure Synapse Analytics': 'Analytics',
+  'Azure Data Factory v2': 'Analytics',
+  'Azure Databricks': 'Analytics',
+  'Event Hubs': 'Integration',
+  'Service Bus': 'Integration',
+  'Logic Apps': 'Integration',
+  'API Management': 'Integration',
+  'Azure OpenAI': 'AI and Machine Learning',
+  'Cognitive Services': 'AI and Machine Learning',
+  'Azure Machine Learning': 'AI and Machine Learning',
+  'Container Registry': 'Developer Tools',
+};
+
+export function azureServiceCategory(service: string): string | null {
+  return CATEGORY[service] ?? null;
+}

@@ -1,0 +1,56 @@
+/**
+ * FOCUS `ServiceCategory` for a Cloud Billing `service.description`. The export has no category column, so the common
+ * services are mapped by name to the FOCUS category they belong to; others are null (unknown) rather than guessed.
+ */
+const CATEGORY: Record<string, string> = {
+  'Compute Engine': 'Compute',
+  'Kubernetes Engine': 'Compute',
+  'Cloud Run': 'Compute',
+  'Cloud Run Functions': 'Compute',
+  'Cloud Functions': 'Compute',
+  'App Engine': 'Compute',
+  'Batch': 'Compute',
+  'VMware Engine': 'Compute',
+  'Cloud Storage': 'Storage',
+  'Filestore': 'Storage',
+  'Backup and DR Service': 'Storage',
+  'Cloud SQL': 'Databases',
+  'Cloud Spanner': 'Databases',
+  'Cloud Bigtable': 'Databases',
+  'Cloud Firestore': 'Databases',
+  'Cloud Datastore': 'Databases',
+  'Cloud Memorystore for Redis': 'Databases',
+  'Memorystore for Redis': 'Databases',
+  'AlloyDB for PostgreSQL': 'Databases',
+  'BigQuery': 'Analytics',
+  'Dataflow': 'Analytics',
+  'Cloud Dataproc': 'Analytics',
+  'Looker Studio': 'Analytics',
+  'Networking': 'Networking',
+  'Cloud Load Balancing': 'Networking',
+  'Cloud CDN': 'Networking',
+  'Cloud DNS': 'Networking',
+  'Cloud NAT': 'Networking',
+  'Cloud Interconnect': 'Networking',
+  'Network Intelligence Center': 'Networking',
+  'Cloud Pub/Sub': 'Integration',
+  'Cloud Tasks': 'Integration',
+  'Cloud Scheduler': 'Integration',
+  'Vertex AI': 'AI and Machine Learning',
+  'Cloud Vision API': 'AI and Machine Learning',
+  'Cloud Speech API': 'AI and Machine Learning',
+  'Cloud Natural Language API': 'AI and Machine Learning',
+  'Cloud Logging': 'Management and Governance',
+  'Cloud Monitoring': 'Management and Governance',
+  'Secret Manager': 'Security',
+  'Cloud Key Management Service (KMS)': 'Security',
+  'Security Command Center': 'Security',
+  'Artifact Registry': 'Developer Tools',
+  'Cloud Build': 'Developer Tools',
+  'Container Registry': 'Developer Tools',
+  'Support': 'Other',
+};
+
+export function gcpServiceCategory(service: string): string | null {
+  return CATEGORY[service] ?? null;
+}

@@ -1,0 +1,140 @@
+import { detach } from '../detach';
+import { fromDayNumber } from '../reports/days';
+import type { ChargeCategory, CostLineItem, PricingCategory } from '../model';
+
+/** A billed resource as the sync saw it last in a period. */
+export type ResourceSeen = Pick<CostLineItem, 'resourceId' | 'resourceName' | 'serviceName' | 'serviceCategory' | 'region' | 'accountId' | 'tags'> & { key: string };
+
+export interface DailyCost {
+  day: string;
+  resourceKey: string;
+  chargeCategory: string;
+  pricingCategory: string;
+  currency: string;
+  billedCost: number;
+  effectiveCost: number;
+  lineItems: number;
+}
+
+export interface PeriodAggregate {
+  resources: Map<string, ResourceSeen>;
+  daily: DailyCost[];
+  lineItems: number;
+}
+
+const DAY_MS = 86_400_000;
+const CHARGE_INDEX: Record<ChargeCategory, number> = { Usage: 0, Purchase: 1, Tax: 2, Credit: 3, Adjustment: 4 };
+const PRICING_INDEX: Record<PricingCategory, number> = { Standard: 1, Committed: 2, Dynamic: 3, Other: 4 };
+/** Currencies a period may hold: the cost key has 6 bits for them. */
+const MAX_CURRENCIES = 64;
+
+
+/**
+ * A resource's key: its id, or for charges without one (tax, support, an account's data transfer) the service, region,
+ * account and tags, so mapping rules and reports still see them as something billed — and two differently tagged
+ * charges (S3 requests of two applications in one account) stay apart instead of taking each other's attribution.
+ */
+export function resourceKeyOf(item: CostLineItem): string {
+  if (item.resourceId !== null) return item.resourceId;
+  // JSON, not a control-character separator: PostgreSQL text cannot hold U+0000.
+  const tags = JSON.stringify(Object.keys(item.tags).sort().map((key) => [key, item.tags[key]]));
+  return `~${item.serviceName}|${item.region ?? ''}|${item.accountId ?? ''}|${tags}`;
+}
+
+/**
+ * Sums line items into cost per UTC day, resource and kind of charge while they stream in: memory grows with the
+ * number of distinct (day, resource, charge) keys, not with the number of rows read (hourly CUR rows collapse 24:1).
+ */
+export function createAggregator() {
+  const resources = new Map<string, { seen: ResourceSeen; costs: Map<number, DailyCost> }>();
+  const currencies = new Map<string, number>();
+  const currencyNames: string[] = [];
+  let lineItems = 0;
+  // Formatting a date is costly per row; a period has about 31 distinct days.
+  const dayNames = new Map<number, string>();
+  const dayName = (index: number): string => {
+    let name = dayNames.get(index);
+    if (name === undefined) {
+      name = fromDayNumber(index);
+      dayNames.set(index, name);
+    }
+    return name;
+  };
+  const currencyIndex = (currency: string): number => {
+    let index = currencies.get(currency);
+    if (index === undefined) {
+      if (currencies.size >= MAX_CURRENCIES) throw new Error(`a billing period in more than ${MAX_CURRENCIES} currencies`);
+      index = currencyNames.push(detach(currency)) - 1;
+      currencies.set(currencyNames[index]!, index);
+    }
+    return index;
+  };
+
+  const remember = (key: string, item: CostLineItem) => {
+    const tags: Record<string, string> = {};
+    for (const tag in item.tags) tags[detach(tag)] = detach(item.tags[tag]!);
+    const entry = {
+      seen: {
+        key: detach(key),
+        resourceId: item.resourceId === null ? null : detach(item.resourceId),
+        resourceName: item.resourceName === null ? null : detach(item.resourceName),
+        serviceName: detach(item.serviceName),
+        serviceCategory: item.serviceCategory,
+        region: item.region === null ? null : detach(item.region),
+        accountId: item.accountId === null ? null : detach(item.accountId),
+        tags,
+      },
+      costs: new Map<number, DailyCost>(),
+    };
+    resources.set(entry.seen.key, entry);
+    return entry;
+  };
+
+  return {
+    add(batch: readonly CostLineItem[]): void {
+      for (const item of batch) {
+        const resourceKey = resourceKeyOf(item);
+        let entry = resources.get(resourceKey);
+        if (entry === undefined) {
+          entry = remember(resourceKey, item);
+        } else {
+          const { seen } = entry;
+          if (item.resourceName !== null && item.resourceName !== seen.resourceName) seen.resourceName = detach(item.resourceName);
+          if (seen.serviceCategory === null) seen.serviceCategory = item.serviceCategory;
+          // Tags added during the month apply to the resource from then on; keep the union, newest value winning.
+          for (const tag in item.tags) {
+            const value = item.tags[tag]!;
+            if (seen.tags[tag] !== value) seen.tags[detach(tag)] = detach(value);
+          }
+        }
+        // One small-integer key per (day, charge, pricing, currency) within the resource: no string built per row.
+        const day = Math.floor(item.chargePeriodStartMs / DAY_MS);
+        const pricing = item.pricingCategory === null ? 0 : PRICING_INDEX[item.pricingCategory];
+        const key = ((day * 8 + CHARGE_INDEX[item.chargeCategory]) * 8 + pricing) * MAX_CURRENCIES + currencyIndex(item.currency);
+        const cost = entry.costs.get(key);
+        if (cost === undefined) {
+          entry.costs.set(key, {
+            day: dayName(day),
+            resourceKey: entry.seen.key,
+            chargeCategory: item.chargeCategory,
+            pricingCategory: item.pricingCategory ?? '',
+            currency: currencyNames[key % MAX_CURRENCIES]!,
+            billedCost: item.billedCost,
+            effectiveCost: item.effectiveCost,
+            lineItems: 1,
+          });
+        } else {
+          cost.billedCost += item.billedCost;
+          cost.effectiveCost += item.effectiveCost;
+          cost.lineItems += 1;
+        }
+      }
+      lineItems += batch.length;
+    },
+    result: (): PeriodAggregate => ({
+      resources: new Map([...resources.values()].map(({ seen }) => [seen.key, seen])),
+      daily: [...resources.values()].flatMap(({ costs }) => [...costs.values()]),
+      lineItems,
+    }),
+  };
+}

@@ -1,0 +1,534 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv } from '../support/child-env';
+import { fakeAzure, type CostRecord, type FakeAzure } from '../support/cost/fake-azure';
+import { DETAILED_EXPORT_SCHEMA, fakeBigQuery, type FakeBigQuery, type ServiceAccountKeyFile } from '../support/cost/fake-bigquery';
+import type { ServerChildOptions } from '../support/cost/server-child';
+import { createTempDatabase, databaseKinds, type TempDatabase } from '../support/databases';
+import { startTestServer, type TestServer } from '../support/server';
+
+/**
+ * GCP and Azure cost tracking end to end through the real server over HTTP, on SQLite and PostgreSQL: a connection is
+ * made with `POST /control-plane/cost/providers` (a service account key for GCP; an app's tenant, client id and secret
+ * and a scope for Azure), its sync runs in the server's worker and reads both clouds' wire formats through the
+ * official clients, and `/cost/summary` and `/cost/by-service` show totals worked out by hand, attributed by tag
+ * (GCP labels, Azure tags). The connection never shows its credentials. A failing sync (revoked BigQuery access, a
+ * rotated Azure secret, a missing export table) shows in `GET .../sync` as `retrying` with the cause, and the data of
+ * the last good sync stays until the next one replaces it.
+ *
+ * GCP's server runs in this process. Azure's runs in a child process (test/support/cost/server-child.ts) started with
+ * NODE_EXTRA_CA_CERTS holding the local Azure's certificate: the Azure SDK sends bearer tokens over HTTPS only, and
+ * Node reads extra CAs once at start, as an operator's server trusting a private CA does.
+ *
+ * The server's clock stands still at 2024-05-20 12:00 UTC, so the first sync reads April and May (the previous month
+ * too, as nothing was read before) and later ones May only. Syncs are triggered over HTTP and waited for by polling
+ * their status.
+ */
+const kinds = await databaseKinds();
+const NOW = Date.UTC(2024, 4, 20, 12, 0, 0);
+const DUE_NOW = new Date(NOW).toISOString();
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const SYNC_WAIT_MS = 20_000;
+const SERVER_CHILD = fileURLToPath(new URL('../support/cost/server-child.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Attribution by tag, which is what GCP labels and Azure tags become: the service and env tags name both. */
+const RULES = [
+  { match: { tag: 'service', pattern: '*' }, attribute_to: 'service' },
+  { match: { tag: 'env', pattern: '*' }, attribute_to: 'env' },
+];
+
+type Json = Record<string, unknown>;
+
+interface SyncStatus {
+  state: string;
+  next_run_at: string | null;
+  last_success_at: string | null;
+  consecutive_failures: number;
+  last_run: { status: string; line_items: number | null; periods: string[] | null; error: string | null } | null;
+}
+
+/** The control plane of a running server, over HTTP. */
+function controlPlane(server: { url: string; controlKey: string }) {
+  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> => {
+    const res = await fetch(`${server.url}/control-plane${path}`, {
+      method,
+      headers: { authorization: `Bearer ${server.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json };
+  };
+
+  /**
+   * Waits for a connection's due sync to have run. With the clock standing still, a due sync (new, or triggered) has
+   * `next_run_at` = now; a finished run moves it on (a day after a success, minutes after a failure). A wait for a
+   * condition, bounded so a sync that never runs fails the test with its status.
+   */
+  const waitForSync = async (id: string): Promise<SyncStatus> => {
+    const deadline = Date.now() + SYNC_WAIT_MS;
+    for (;;) {
+      const status = (await call('GET', `/cost/providers/${id}/sync`)).body as unknown as SyncStatus;
+      if (status.state !== 'due' && status.state !== 'running') return status;
+      if (Date.now() > deadline) throw new Error(`the sync of ${id} did not finish within ${SYNC_WAIT_MS / 1000} s: ${JSON.stringify(status)}`);
+      await sleep(100);
+    }
+  };
+
+  return {
+    call,
+    get: (path: string) => call('GET', path),
+    waitForSync,
+    /** Triggers a connection's sync (`POST .../sync`) and waits for its result. */
+    async syncNow(id: string): Promise<SyncStatus> {
+      const triggered = await call('POST', `/cost/providers/${id}/sync`);
+      expect(triggered.status, JSON.stringify(triggered.body)).toBe(202);
+      return waitForSync(id);
+    },
+  };
+}
+
+type ControlPlane = ReturnType<typeof controlPlane>;
+
+/** What a provider's JSON must never contain: any part of its credentials. */
+function expectNoSecrets(body: unknown, secrets: string[]): void {
+  const text = JSON.stringify(body);
+  for (const secret of secrets) expect(text).not.toContain(secret);
+}
+
+// GCP ---------------------------------------------------------------------------------------------------------------
+
+const PROJECT = 'svc-billing-reader';
+const DATASET = 'billing_export';
+const TABLE = 'gcp_billing_export_resource_v1_0A1B2C_3D4E5F_6A7B8C';
+const READER = 'cost-reader@svc-billing-reader.iam.gserviceaccount.com';
+const CHECKOUT_VM = { name: 'checkout-vm-1', global_name: '//compute.googleapis.com/projects/shop-prod/zones/us-central1-a/instances/4711' };
+const BATCH_VM = { name: 'batch-vm-1', global_name: '//compute.googleapis.com/projects/shop-prod/zones/us-central1-a/instances/4712' };
+const BUCKET = { name: 'shop-assets', global_name: '//storage.googleapis.com/projects/_/buckets/shop-assets' };
+
+interface GcpRow {
+  start: string;
+  invoice: string;
+  service: string;
+  cost: number;
+  credits?: { amount: number; type: string }[];
+  costType?: string;
+  labels?: Record<string, string>;
+  resource?: { name: string; global_name: string };
+}
+
+/** A detailed usage cost export row as Cloud Billing loads it: an hour of usage, partitioned by the day it was exported. */
+function gcpRow(r: GcpRow): Record<string, unknown> {
+  const start = Date.parse(r.start);
+  return {
+    _PARTITIONTIME: Date.parse(r.start.slice(0, 10)),
+    billing_account_id: '0A1B2C-3D4E5F-6A7B8C',
+    service: { id: '6F81-5844-456A', description: r.service },
+    sku: { id: 'CP-COMPUTEENGINE-VMIMAGE', description: `${r.service} SKU` },
+    usage_start_time: new Date(start).toISOString(),
+    usage_end_time: new Date(start + 3_600_000).toISOString(),
+    project: { id: 'shop-prod', number: '918273645', name: 'Shop production', labels: [], ancestry_numbers: '/1/918273645/' },
+    labels: Object.entries(r.labels ?? {}).map(([key, value]) => ({ key, value })),
+    location: { location: 'us-central1', country: 'US', region: r.costType === 'tax' ? null : 'us-central1', zone: null },
+    export_time: new Date(start + 5 * 3_600_000).toISOString(),
+    cost: r.cost,
+    currency: 'USD',
+    currency_conversion_rate: 1,
+    credits: (r.credits ?? []).map((c, i) => ({ name: `credit ${i}`, amount: c.amount, full_name: null, id: `c${i}`, type: c.type })),
+    invoice: { month: r.invoice },
+    cost_type: r.costType ?? 'regular',
+    ...(r.resource ? { resource: r.resource } : {}),
+  };
+}
+
+const checkoutLabels = { service: 'checkout', env: 'production' };
+const sustainedUse = [{ amount: -1.5, type: 'SUSTAINED_USAGE_DISCOUNT' }];
+
+/**
+ * The export (effective = cost + credits):
+ * - April, invoiced in April: checkout 30.
+ * - May: checkout 10 − 1.5 twice (billed 20, effective 17); batch 6 − 2 committed use (billed 6, effective 4); the
+ *   assets bucket 2.5, used in April's last UTC hour but invoiced in May (Cloud Billing's invoice months are Pacific
+ *   time), unlabeled; tax 1.2, no resource. Total 24.7 effective, 29.7 billed; the labeled VMs are 21 of it.
+ */
+const GCP_EXPORT = [
+  gcpRow({ start: '2024-04-15T00:00:00Z', invoice: '202404', service: 'Compute Engine', cost: 30, labels: checkoutLabels, resource: CHECKOUT_VM }),
+  gcpRow({ start: '2024-05-01T00:00:00Z', invoice: '202405', service: 'Compute Engine', cost: 10, credits: sustainedUse, labels: checkoutLabels, resource: CHECKOUT_VM }),
+  gcpRow({ start: '2024-05-10T00:00:00Z', invoice: '202405', service: 'Compute Engine', cost: 10, credits: sustainedUse, labels: checkoutLabels, resource: CHECKOUT_VM }),
+  gcpRow({
+    start: '2024-05-02T00:00:00Z', invoice: '202405', service: 'Compute Engine', cost: 6,
+    credits: [{ amount: -2, type: 'COMMITTED_USAGE_DISCOUNT' }], labels: { service: 'batch', env: 'staging' }, resource: BATCH_VM,
+  }),
+  gcpRow({ start: '2024-04-30T23:00:00Z', invoice: '202405', service: 'Cloud Storage', cost: 2.5, resource: BUCKET }),
+  gcpRow({ start: '2024-05-15T00:00:00Z', invoice: '202405', service: 'Cloud Storage', cost: 1.2, costType: 'tax' }),
+];
+
+// Azure -------------------------------------------------------------------------------------------------------------
+
+const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+const CLIENT = '3f0d1a4e-5b6c-4d7e-8f90-a1b2c3d4e5f6';
+const SECRET = 'Qx8~cost-reader-secret.value';
+const SUBSCRIPTION = '8b2f6a3c-1d4e-4f5a-9b6c-7d8e9f0a1b2c';
+const SCOPE = `/subscriptions/${SUBSCRIPTION}`;
+const RG = `${SCOPE}/resourcegroups/shop`;
+
+function azureRecord(r: Partial<CostRecord> & Pick<CostRecord, 'date' | 'actual' | 'amortized'>): CostRecord {
+  return {
+    resourceId: `${RG}/providers/microsoft.compute/virtualmachines/checkout-vm`,
+    serviceName: 'Virtual Machines',
+    location: 'eastus',
+    chargeType: 'Usage',
+    pricingModel: 'OnDemand',
+    subscriptionId: SUBSCRIPTION,
+    tags: { service: 'checkout', env: 'production' },
+    currency: 'USD',
+    ...r,
+  };
+}
+
+const reservation = { resourceId: '', location: '', pricingModel: 'Reservation', tags: {} };
+
+/**
+ * Cost Management's records (billed = ActualCost, effective = AmortizedCost):
+ * - April: checkout 50.
+ * - May: checkout 3 + 1 (two meters, one day) and 4: 8 both ways; the orders database VM, which a reservation covers:
+ *   billed 0, effective 2.5; the reservation's monthly payment: billed 73, effective 0 (spread over the usage it
+ *   covers); its unused hours: effective 0.3; a storage account tagged only with a team: 0.25. Total 11.05 effective,
+ *   81.25 billed; the service-tagged VMs are 10.5 of it.
+ */
+const AZURE_COSTS: CostRecord[] = [
+  azureRecord({ date: '2024-04-30', actual: 50, amortized: 50 }),
+  azureRecord({ date: '2024-05-01', actual: 3, amortized: 3 }),
+  azureRecord({ date: '2024-05-01', actual: 1, amortized: 1 }),
+  azureRecord({ date: '2024-05-10', actual: 4, amortized: 4 }),
+  azureRecord({
+    date: '2024-05-01', resourceId: `${RG}/providers/microsoft.compute/virtualmachines/orders-db`, pricingModel: 'Reservation',
+    actual: 0, amortized: 2.5, tags: { service: 'orders', env: 'production' },
+  }),
+  azureRecord({ date: '2024-05-01', ...reservation, chargeType: 'Purchase', actual: 73, amortized: null }),
+  azureRecord({ date: '2024-05-02', ...reservation, chargeType: 'UnusedReservation', actual: null, amortized: 0.3 }),
+  azureRecord({
+    date: '2024-05-02', resourceId: `${RG}/providers/microsoft.storage/storageaccounts/shopassets`, serviceName: 'Storage',
+    actual: 0.25, amortized: 0.25, tags: { team: 'web' },
+  }),
+];
+
+// -------------------------------------------------------------------------------------------------------------------
+
+describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
+  describe('GCP: the BigQuery billing export, server in this process', () => {
+    let bigquery: FakeBigQuery;
+    let key: ServiceAccountKeyFile;
+    let t: TestServer;
+    let api: ControlPlane;
+    let providerId = '';
+
+    beforeAll(async () => {
+      bigquery = await fakeBigQuery();
+      key = bigquery.serviceAccount(READER);
+      bigquery.addTable(`${PROJECT}.${DATASET}.${TABLE}`, { schema: DETAILED_EXPORT_SCHEMA, rows: GCP_EXPORT });
+      t = await startTestServer(kind, { clock: { now: () => NOW }, detection: false, cost: { endpoints: { bigquery: bigquery.origin } } });
+      api = controlPlane(t);
+    });
+
+    afterAll(async () => {
+      await t?.close();
+      await bigquery?.close();
+    });
+
+    it('connects with a service account key, syncs April and May with BigQuery query jobs only, and never shows the key', async () => {
+      expect((await api.call('POST', '/cost/mappings', { rules: RULES })).status).toBe(200);
+      const created = await api.call('POST', '/cost/providers', {
+        provider: 'gcp',
+        name: 'billing account',
+        config: { project_id: PROJECT, dataset: DATASET, table: TABLE, credentials: JSON.stringify(key) },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      providerId = created.body.id as string;
+      expect(created.body).toMatchObject({
+        provider: 'gcp',
+        name: 'billing account',
+        config: { project_id: PROJECT, dataset_project_id: PROJECT, dataset: DATASET, table: TABLE, location: null, export_type: 'detailed', auth: 'service_account_key' },
+      });
+
+      expect(await api.waitForSync(providerId)).toEqual({
+        state: 'scheduled',
+        next_run_at: new Date(NOW + DAY).toISOString(),
+        last_success_at: DUE_NOW,
+        consecutive_failures: 0,
+        // April's one row and May's five.
+        last_run: { started_at: DUE_NOW, finished_at: DUE_NOW, status: 'succeeded', line_items: 6, periods: ['2024-04', '2024-05'], error: null },
+      });
+      // One parameterized query job (jobs.query, a SELECT) per invoice month, signed with the key (the local BigQuery
+      // refuses anything else), each month's rows in its first page: no call that creates or changes anything.
+      expect(bigquery.queries.map((q) => q.params.invoice_month)).toEqual(['202404', '202405']);
+      const jobsQuery = `POST /bigquery/v2/projects/${PROJECT}/queries`;
+      expect(bigquery.requests.map((r) => `${r.method} ${r.path}`)).toEqual([jobsQuery, jobsQuery]);
+
+      const secrets = [READER, key.private_key_id, key.private_key.split('\n')[1]!, 'private_key', 'credentials'];
+      expectNoSecrets(created.body, secrets);
+      expectNoSecrets((await api.get(`/cost/providers/${providerId}`)).body, secrets);
+      const listed = await api.get('/cost/providers');
+      expect((listed.body.data as Json[]).map((p) => p.id)).toEqual([providerId]);
+      expectNoSecrets(listed.body, secrets);
+    });
+
+    it('reports May: effective after credits, billed before them, and cost per service from the labels', async () => {
+      const summary = await api.get('/cost/summary');
+      expect(summary.body).toEqual({
+        period: '2024-05',
+        currency: 'USD',
+        period_total: 24.7,
+        month_to_date: 24.7,
+        billed_total: 29.7,
+        // 21 / 24.7 and 3.7 / 24.7.
+        attributed: { cost: 21, share: 0.850202 },
+        unattributed: { cost: 3.7, share: 0.149798 },
+        other_currencies: [],
+        providers: [{ id: providerId, provider: 'gcp', name: 'billing account', last_successful_sync_at: DUE_NOW, last_sync_status: 'succeeded', last_sync_error: null }],
+      });
+      expect((await api.get('/cost/summary?period=2024-04')).body).toMatchObject({ period: '2024-04', period_total: 30, billed_total: 30, attributed: { cost: 30, share: 1 } });
+
+      const byService = await api.get('/cost/by-service');
+      expect(byService.body).toEqual({
+        period: '2024-05',
+        currency: 'USD',
+        total: 24.7,
+        services: [
+          { service: 'checkout', cost: 17, billed_cost: 20, share: 0.688259, envs: [{ env: 'production', cost: 17, billed_cost: 20 }] },
+          { service: 'batch', cost: 4, billed_cost: 6, share: 0.161943, envs: [{ env: 'staging', cost: 4, billed_cost: 6 }] },
+          { service: 'Unattributed', cost: 3.7, billed_cost: 3.7, share: 0.149798, envs: [{ env: 'Unattributed', cost: 3.7, billed_cost: 3.7 }] },
+        ],
+        other_currencies: [],
+      });
+    });
+
+    it('keeps May when BigQuery access is revoked, says which roles are missing, and recovers on the next sync', async () => {
+      const summary = (await api.get('/cost/summary')).body;
+      const byService = (await api.get('/cost/by-service')).body;
+      bigquery.denied.add(READER);
+      try {
+        const failed = await api.syncNow(providerId);
+        expect(failed).toMatchObject({
+          state: 'retrying',
+          next_run_at: new Date(NOW + 5 * MINUTE).toISOString(),
+          last_success_at: DUE_NOW,
+          consecutive_failures: 1,
+          last_run: { status: 'failed', line_items: null, periods: null },
+        });
+        expect(failed.last_run!.error).toMatch(
+          new RegExp(`^BigQuery query of ${PROJECT}\\.${DATASET}\\.${TABLE} failed: Access Denied: .*roles/bigquery\\.jobUser on project ${PROJECT} and roles/bigquery\\.dataViewer on the dataset`),
+        );
+        expect((await api.get('/cost/summary')).body).toEqual({
+          ...summary,
+          providers: [expect.objectContaining({ last_successful_sync_at: DUE_NOW, last_sync_status: 'failed', last_sync_error: failed.last_run!.error })],
+        });
+        expect((await api.get('/cost/by-service')).body).toEqual(byService);
+      } finally {
+        bigquery.denied.delete(READER);
+      }
+
+      // Access restored: May (the only month a later sync reads) again, the same totals as before (idempotent).
+      expect(await api.syncNow(providerId)).toMatchObject({ state: 'scheduled', consecutive_failures: 0, last_run: { status: 'succeeded', line_items: 5, periods: ['2024-05'], error: null } });
+      expect((await api.get('/cost/summary')).body).toEqual(summary);
+      expect((await api.get('/cost/by-service')).body).toEqual(byService);
+    });
+
+    it('names a missing export table in the sync status of a new connection, and reports nothing from it', async () => {
+      const summary = (await api.get('/cost/summary')).body;
+      const missing = 'gcp_billing_export_resource_v1_000000_000000_000000';
+      const created = await api.call('POST', '/cost/providers', { provider: 'gcp', config: { project_id: PROJECT, dataset: DATASET, table: missing, credentials: key } });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const status = await api.waitForSync(id);
+      expect(status).toMatchObject({ state: 'retrying', last_success_at: null, consecutive_failures: 1, last_run: { status: 'failed' } });
+      expect(status.last_run!.error).toMatch(new RegExp(`^BigQuery query of ${PROJECT}\\.${DATASET}\\.${missing} failed: Not found: Table`));
+
+      const after = (await api.get('/cost/summary')).body;
+      expect(after).toEqual({
+        ...summary,
+        providers: [...(summary.providers as Json[]), { id, provider: 'gcp', name: null, last_successful_sync_at: null, last_sync_status: 'failed', last_sync_error: status.last_run!.error }],
+      });
+      expect((await api.call('DELETE', `/cost/providers/${id}`)).status).toBe(204);
+      expect((await api.get('/cost/summary')).body).toEqual(summary);
+    });
+  });
+
+  describe('Azure: the Cost Management Query API, server in a child process trusting the local Azure', () => {
+    let azure: FakeAzure;
+    let caDir: string;
+    let database: TempDatabase;
+    let child: ServerChild;
+    let api: ControlPlane;
+    let providerId = '';
+
+    beforeAll(async () => {
+      azure = await fakeAzure();
+      azure.app({ tenant: TENANT, clientId: CLIENT, secret: SECRET });
+      azure.grant(CLIENT, SCOPE);
+      azure.setCosts(SCOPE, AZURE_COSTS);
+      caDir = mkdtempSync(join(tmpdir(), 'svc-azure-ca-'));
+      writeFileSync(join(caDir, 'ca.pem'), azure.ca);
+      database = await createTempDatabase(kind);
+      child = await startServerChild(
+        { databaseUrl: database.url, nowMs: NOW, endpoints: { azureManagement: azure.management, azureAuthorityHost: azure.authority } },
+        { NODE_EXTRA_CA_CERTS: join(caDir, 'ca.pem') },
+      );
+      api = controlPlane(child);
+    });
+
+    afterAll(async () => {
+      await child?.stop();
+      await database?.drop();
+      await azure?.close();
+      if (caDir) rmSync(caDir, { recursive: true, force: true });
+    });
+
+    it('connects an app to a subscription, syncs April and May with Query API calls only, and never shows the app', async () => {
+      expect((await api.call('POST', '/cost/mappings', { rules: RULES })).status).toBe(200);
+      const created = await api.call('POST', '/cost/providers', {
+        provider: 'azure',
+        name: 'shop subscription',
+        config: { scope: SCOPE, tenant_id: TENANT, client_id: CLIENT, client_secret: SECRET },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      providerId = created.body.id as string;
+      expect(created.body).toMatchObject({ provider: 'azure', name: 'shop subscription', config: { scope: SCOPE } });
+
+      expect(await api.waitForSync(providerId)).toEqual({
+        state: 'scheduled',
+        next_run_at: new Date(NOW + DAY).toISOString(),
+        last_success_at: DUE_NOW,
+        consecutive_failures: 0,
+        // April's one group; May's five AmortizedCost groups and the purchase, which only ActualCost has.
+        last_run: { started_at: DUE_NOW, finished_at: DUE_NOW, status: 'succeeded', line_items: 7, periods: ['2024-04', '2024-05'], error: null },
+      });
+      // One token for the run (the app's client credentials, for Resource Manager), then only the Query API: billed and
+      // amortized cost of each month.
+      expect(azure.tokenRequests).toEqual([{ tenant: TENANT, grantType: 'client_credentials', clientId: CLIENT, scope: `${azure.management}/.default` }]);
+      const query = `POST ${SCOPE}/providers/Microsoft.CostManagement/query`;
+      expect(azure.managementRequests.map((r) => `${r.method} ${r.path}`)).toEqual([query, query, query, query]);
+      expect(azure.managementRequests.map((r) => r.body as { type: string; timePeriod: { from: string } }).map((q) => [q.type, q.timePeriod.from])).toEqual([
+        ['ActualCost', '2024-04-01T00:00:00Z'],
+        ['AmortizedCost', '2024-04-01T00:00:00Z'],
+        ['ActualCost', '2024-05-01T00:00:00Z'],
+        ['AmortizedCost', '2024-05-01T00:00:00Z'],
+      ]);
+
+      const secrets = [TENANT, CLIENT, SECRET, 'client_secret'];
+      expectNoSecrets(created.body, secrets);
+      expectNoSecrets((await api.get(`/cost/providers/${providerId}`)).body, secrets);
+      expectNoSecrets((await api.get('/cost/providers')).body, secrets);
+    });
+
+    it('reports May: amortized as the cost, the reservation payment as billed only, and cost per service from the tags', async () => {
+      const summary = await api.get('/cost/summary');
+      expect(summary.body).toEqual({
+        period: '2024-05',
+        currency: 'USD',
+        period_total: 11.05,
+        month_to_date: 11.05,
+        billed_total: 81.25,
+        // 10.5 / 11.05 and 0.55 / 11.05.
+        attributed: { cost: 10.5, share: 0.950226 },
+        unattributed: { cost: 0.55, share: 0.049774 },
+        other_currencies: [],
+        providers: [{ id: providerId, provider: 'azure', name: 'shop subscription', last_successful_sync_at: DUE_NOW, last_sync_status: 'succeeded', last_sync_error: null }],
+      });
+      expect((await api.get('/cost/summary?period=2024-04')).body).toMatchObject({ period: '2024-04', period_total: 50, billed_total: 50, attributed: { cost: 50, share: 1 } });
+
+      const byService = await api.get('/cost/by-service');
+      expect(byService.body).toEqual({
+        period: '2024-05',
+        currency: 'USD',
+        total: 11.05,
+        services: [
+          { service: 'checkout', cost: 8, billed_cost: 8, share: 0.723982, envs: [{ env: 'production', cost: 8, billed_cost: 8 }] },
+          { service: 'orders', cost: 2.5, billed_cost: 0, share: 0.226244, envs: [{ env: 'production', cost: 2.5, billed_cost: 0 }] },
+          // The reservation's payment (73 billed) and unused hours (0.3), and the storage account (0.25).
+          { service: 'Unattributed', cost: 0.55, billed_cost: 73.25, share: 0.049774, envs: [{ env: 'Unattributed', cost: 0.55, billed_cost: 73.25 }] },
+        ],
+        other_currencies: [],
+      });
+    });
+
+    it('keeps May when the app secret is rotated, shows Entra ID refusing the stored one, and recovers when it is valid again', async () => {
+      const summary = (await api.get('/cost/summary')).body;
+      const byService = (await api.get('/cost/by-service')).body;
+      azure.app({ tenant: TENANT, clientId: CLIENT, secret: 'Zr4~a-rotated-secret.value' });
+      try {
+        const failed = await api.syncNow(providerId);
+        expect(failed).toMatchObject({
+          state: 'retrying',
+          next_run_at: new Date(NOW + 5 * MINUTE).toISOString(),
+          last_success_at: DUE_NOW,
+          consecutive_failures: 1,
+          last_run: { status: 'failed', line_items: null, periods: null },
+        });
+        expect(failed.last_run!.error).toMatch(/AADSTS7000215: Invalid client secret/);
+        expect(failed.last_run!.error).not.toContain(SECRET);
+        expect((await api.get('/cost/summary')).body).toEqual({
+          ...summary,
+          providers: [expect.objectContaining({ last_successful_sync_at: DUE_NOW, last_sync_status: 'failed', last_sync_error: failed.last_run!.error })],
+        });
+        expect((await api.get('/cost/by-service')).body).toEqual(byService);
+      } finally {
+        azure.app({ tenant: TENANT, clientId: CLIENT, secret: SECRET });
+      }
+
+      // The stored secret is valid again: May (the only month a later sync reads) again, the same totals (idempotent).
+      expect(await api.syncNow(providerId)).toMatchObject({ state: 'scheduled', consecutive_failures: 0, last_run: { status: 'succeeded', line_items: 6, periods: ['2024-05'], error: null } });
+      expect((await api.get('/cost/summary')).body).toEqual(summary);
+      expect((await api.get('/cost/by-service')).body).toEqual(byService);
+    });
+  });
+});
+
+// The server child ----------------------------------------------------------------------------------------------------
+
+interface ServerChild {
+  url: string;
+  controlKey: string;
+  stop(): Promise<void>;
+}
+
+const CHILD_START_MS = 60_000;
+
+/** Starts test/support/cost/server-child.ts with `env` added, and resolves once it listens. */
+async function startServerChild(options: ServerChildOptions, env: Record<string, string>): Promise<ServerChild> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', SERVER_CHILD, JSON.stringify(options)], { cwd: ROOT, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  let log = '';
+  proc.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const stop = async () => {
+    // Closing its stdin stops it cleanly; a child that does not stop in time is killed.
+    proc.stdin.end();
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    const ready = await new Promise<{ url: string; controlKey: string }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the server child did not listen within ${CHILD_START_MS / 1000} s:\n${log}`)), CHILD_START_MS);
+      createInterface({ input: proc.stdout }).once('line', (line) => {
+        clearTimeout(timer);
+        resolve(JSON.parse(line) as { url: string; controlKey: string });
+      });
+      proc.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`the server child exited (${signal ?? code}) before listening:\n${log}`));
+      });
+    });
+    return { ...ready, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
