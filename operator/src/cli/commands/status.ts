@@ -1,0 +1,100 @@
+import { CRD_API_VERSION, CRD_KIND } from '../../markers.js';
+import type { SvcInstrumentation } from '../../resource/types.js';
+import { connect } from '../cluster.js';
+import { UsageError } from '../errors.js';
+import { namespaceName, requireNamespace } from '../namespace.js';
+import { resourcePath } from '../resources.js';
+import { formatTable } from '../table.js';
+import type { Command } from './command.js';
+
+export const statusCommand: Command = {
+  name: 'status',
+  summary: 'show instrumented namespaces and, per workload, the detected language, framework, strategy and state',
+  usage: `Usage: svc-zero status [--namespace=<namespace>] [--output=table|json]
+
+Lists every SvcInstrumentation (oti) in the cluster, or in one namespace, with the counts the operator keeps in its
+status (matching, injected, outdated, failed), then one line per workload: language, framework, strategy,
+detection confidence (0 to 1) and state. "outdated" workloads need a restart to get the agent.
+
+Options:
+  --namespace=<ns>       only this namespace
+  --output=table|json    table (default) or JSON for scripts
+  --kubeconfig=<path>, --context=<name>`,
+  options: { namespace: { type: 'string', short: 'n' }, output: { type: 'string', short: 'o' } },
+  async run(flags, io) {
+    const output = flags.string('output') ?? 'table';
+    if (output !== 'table' && output !== 'json') throw new UsageError(`--output must be table or json, got "${output}"`);
+    const namespaceFlag = flags.string('namespace');
+    const namespace = namespaceFlag === undefined ? undefined : namespaceName(namespaceFlag);
+    const cluster = connect(flags, io);
+    if (namespace) await requireNamespace(cluster, namespace);
+    await cluster.requireCrd();
+    const { path, resource } = resourcePath({ apiVersion: CRD_API_VERSION, kind: CRD_KIND, ...(namespace ? { namespace } : {}) });
+    let items: SvcInstrumentation[];
+    try {
+      items = (await cluster.rest.get<{ items: SvcInstrumentation[] }>(path)).items;
+    } catch (error) {
+      throw cluster.fail(error, { verb: 'list', resource, ...(namespace ? { namespace } : {}) });
+    }
+    items.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
+
+    if (output === 'json') {
+      io.out(JSON.stringify(items.map(summary), null, 2));
+      return 0;
+    }
+    if (items.length === 0) {
+      io.out(`No ${namespace ? `SvcInstrumentation in namespace ${namespace}` : 'namespace is instrumented'}. Instrument one with:`);
+      io.out(`  svc-zero instrument --namespace=${namespace ?? '<namespace>'} --api-key=<API_KEY> --ingest-url=<url>`);
+      return 0;
+    }
+    io.out(
+      formatTable([
+        ['NAMESPACE', 'OTI', 'STRATEGY', 'READY', 'MATCHING', 'INJECTED', 'OUTDATED', 'FAILED', 'INGEST'],
+        ...items.map((item) => {
+          const s = summary(item);
+          return [s.namespace, s.name, s.strategy, s.ready, ...[s.counts?.matching, s.counts?.injected, s.counts?.outdated, s.counts?.failed].map(count), s.ingestUrl];
+        }),
+      ]),
+    );
+    const workloads = items.flatMap((item) => (item.status?.workloads ?? []).map((workload) => ({ namespace: item.metadata.namespace ?? '', ...workload })));
+    if (workloads.length > 0) {
+      io.out('');
+      io.out(
+        formatTable([
+          ['NAMESPACE', 'WORKLOAD', 'LANG', 'FRAMEWORK', 'STRATEGY', 'CONFIDENCE', 'STATE', 'REASON'],
+          ...workloads.map((w) => [w.namespace, `${w.kind.toLowerCase()}/${w.name}`, w.lang, w.framework, w.strategy, w.confidence.toFixed(2), w.state, w.reason ?? '']),
+        ]),
+      );
+    }
+    const waiting = items.filter((item) => !item.status?.conditions?.length).map((item) => item.metadata.namespace);
+    if (waiting.length > 0) {
+      io.out('');
+      io.out(`The operator has not reported on ${waiting.join(', ')} yet; is it running? kubectl -n svc-system get pods`);
+    }
+    if (workloads.some((w) => w.state === 'outdated')) {
+      io.out('');
+      io.out('Outdated workloads run pods without the current agent: restart them (kubectl -n <namespace> rollout restart <kind>/<name>).');
+    }
+    return 0;
+  },
+};
+
+const count = (value: number | undefined) => (value === undefined ? '-' : String(value));
+
+/** What status prints per oti, and the JSON shape of --output=json. */
+function summary(item: SvcInstrumentation) {
+  const ready = item.status?.conditions?.find((condition) => condition.type === 'Ready');
+  return {
+    namespace: item.metadata.namespace ?? '',
+    name: item.metadata.name ?? '',
+    strategy: item.spec.strategy ?? 'sdk',
+    env: item.spec.env ?? item.metadata.namespace ?? '',
+    ingestUrl: item.spec.ingestUrl,
+    ready: ready?.status ?? 'Unknown',
+    readyMessage: ready?.message ?? '',
+    observedGeneration: item.status?.observedGeneration,
+    generation: item.metadata.generation,
+    counts: item.status?.counts,
+    workloads: item.status?.workloads ?? [],
+  };
+}
