@@ -36,7 +36,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const logger = options.logger ?? createLogger({ level: level ?? 'info' });
   if (level === undefined) logger.warn(`log level "${env.logLevel}" is not one of debug, info, warn, error; using info`);
   const { kubeConfig, source } = locateKubeConfig({ kubeconfig: options.kubeconfig, env: options.env });
-  const settings: OperatorSettings = { version: ZERO_VERSION, images: env.images, ebpfMemoryLimit: env.ebpfMemoryLimit };
+  const settings: OperatorSettings = { version: ZERO_VERSION, images: env.images, ebpfMemoryLimit: env.ebpfMemoryLimit, defaultIngestUrl: env.ingestUrl };
   logger.info(`svc-zero operator ${ZERO_VERSION} starting`, { kubeconfig: source, webhookPort: env.webhookPort, pod: env.podName });
 
   // Certificates first: the webhook cannot serve without them, and a failure here (RBAC, a missing Secret) is fatal

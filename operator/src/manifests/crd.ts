@@ -65,9 +65,9 @@ const agent = (what: string): JsonSchema => ({
 const spec: JsonSchema = {
   type: 'object',
   description: 'How workloads in this namespace are instrumented.',
-  required: ['ingestUrl', 'apiKeySecretRef'],
+  required: ['apiKeySecretRef'],
   properties: {
-    ingestUrl: string('Base URL of the ingest endpoints; agents send OTLP to <ingestUrl>/otlp/v1/traces|metrics|logs.', {
+    ingestUrl: string("Base URL of the ingest endpoints; agents send OTLP to <ingestUrl>/otlp/v1/traces|metrics|logs. Default: the operator's install value ingestUrl.", {
       pattern: '^https?://[^\\s]+$',
     }),
     apiKeySecretRef: {

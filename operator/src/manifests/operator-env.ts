@@ -8,6 +8,7 @@ import type { ZeroValues } from './values.js';
 export const OPERATOR_ENV = {
   webhookPort: 'SVC_ZERO_WEBHOOK_PORT',
   logLevel: 'SVC_ZERO_LOG_LEVEL',
+  ingestUrl: 'SVC_ZERO_INGEST_URL',
   nodejsImage: 'SVC_ZERO_IMAGE_NODEJS',
   javaImage: 'SVC_ZERO_IMAGE_JAVA',
   pythonImage: 'SVC_ZERO_IMAGE_PYTHON',
@@ -21,6 +22,8 @@ export const OPERATOR_ENV = {
 export interface OperatorEnv {
   webhookPort: number;
   logLevel: string;
+  /** Undefined when the installation sets none. */
+  ingestUrl: string | undefined;
   images: { nodejs: string; java: string; python: string; ebpf: string };
   ebpfMemoryLimit: string;
   podNamespace: string | undefined;
@@ -33,6 +36,7 @@ export function operatorEnv(values: ZeroValues): V1EnvVar[] {
     { name: OPERATOR_ENV.podName, valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
     { name: OPERATOR_ENV.webhookPort, value: String(values.webhook.port) },
     { name: OPERATOR_ENV.logLevel, value: values.logLevel },
+    { name: OPERATOR_ENV.ingestUrl, value: values.ingestUrl },
     { name: OPERATOR_ENV.nodejsImage, value: values.agents.nodejs.image },
     { name: OPERATOR_ENV.javaImage, value: values.agents.java.image },
     { name: OPERATOR_ENV.pythonImage, value: values.agents.python.image },
@@ -57,6 +61,7 @@ export function readOperatorEnv(env: Record<string, string | undefined>, default
   return {
     webhookPort: port,
     logLevel: read(OPERATOR_ENV.logLevel, defaults.logLevel),
+    ingestUrl: read(OPERATOR_ENV.ingestUrl, defaults.ingestUrl) || undefined,
     images: {
       nodejs: read(OPERATOR_ENV.nodejsImage, defaults.agents.nodejs.image),
       java: read(OPERATOR_ENV.javaImage, defaults.agents.java.image),

@@ -1,4 +1,5 @@
 import { DEFAULT_VALUES, type ZeroValues } from './values.js';
+import { ingestUrlProblem } from '../resource/ingest-url.js';
 
 /** A bad `--set` or an invalid value: the CLI reports it as a usage error and renders nothing. */
 export class ValuesError extends Error {
@@ -107,6 +108,8 @@ export function validateValues(values: ZeroValues): string[] {
   if (!['Always', 'IfNotPresent', 'Never'].includes(values.image.pullPolicy)) {
     problems.push(`image.pullPolicy must be Always, IfNotPresent or Never, got "${values.image.pullPolicy}"`);
   }
+  const ingestUrl = values.ingestUrl === '' ? undefined : ingestUrlProblem(values.ingestUrl, 'ingestUrl');
+  if (ingestUrl) problems.push(ingestUrl);
   if (!['debug', 'info', 'warn', 'error'].includes(values.logLevel)) {
     problems.push(`logLevel must be debug, info, warn or error, got "${values.logLevel}"`);
   }

@@ -28,6 +28,11 @@ export interface ZeroValues {
     limits: { memory: string };
   };
   logLevel: LogLevel;
+  /**
+   * Default ingest URL for namespaces whose `oti` names none (`svc-zero instrument` without `--ingest-url`): set once
+   * by the platform team. Empty: every `oti` must carry its own.
+   */
+  ingestUrl: string;
   webhook: {
     /** HTTPS port of the webhook and of /healthz and /readyz inside the pod; the Service listens on 443. */
     port: number;
@@ -57,6 +62,7 @@ export const DEFAULT_VALUES: ZeroValues = {
   image: { repository: `${IMAGE_PREFIX}/svc-zero-operator`, tag: '', pullPolicy: 'IfNotPresent' },
   resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
   logLevel: 'info',
+  ingestUrl: '',
   webhook: { port: 9443, timeoutSeconds: 10, excludedNamespaces: ['kube-system'] },
   agents: {
     nodejs: { image: `${IMAGE_PREFIX}/svc-zero-agent-nodejs:${ZERO_VERSION}` },

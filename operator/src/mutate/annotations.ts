@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { OperatorSettings, SvcInstrumentationSpec } from '../resource/types.js';
+import { ingestUrlOf } from './eligibility.js';
 
 /** What `svc.io/detection` records on an injected pod, readable by people (`kubectl describe pod`) and the controller. */
 export interface DetectionRecord {
@@ -42,7 +43,7 @@ export function parseDetection(value: string): Partial<Record<(typeof FIELDS)[nu
 export function configFingerprint(spec: SvcInstrumentationSpec, settings: OperatorSettings): string {
   const relevant = {
     version: settings.version,
-    ingestUrl: spec.ingestUrl,
+    ingestUrl: ingestUrlOf(spec, settings) ?? null,
     apiKeySecretRef: spec.apiKeySecretRef,
     strategy: spec.strategy ?? 'sdk',
     env: spec.env ?? null,

@@ -1,5 +1,5 @@
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
-import type { SvcInstrumentation } from '../resource/types.js';
+import type { OperatorSettings, SvcInstrumentation } from '../resource/types.js';
 import { AGENT_MOUNT_PATH, AGENT_VOLUME, EBPF_CONTAINER, EXCLUDE_ANNOTATION, EXCLUDE_LABEL, INIT_CONTAINER, INJECTED_ANNOTATION, SYSTEM_NAMESPACE } from '../markers.js';
 
 const isTrue = (value: string | undefined): boolean => value?.trim().toLowerCase() === 'true';
@@ -46,14 +46,22 @@ export function nameConflict(pod: V1Pod, appIndex: number, strategy: 'sdk' | 'eb
  * What is wrong with an SvcInstrumentation the mutation cannot use, or undefined. The CRD schema should already
  * reject these; this keeps a hand-edited or older object from turning into an exception in the admission path.
  */
-export function instrumentationProblem(instrumentation: SvcInstrumentation): string | undefined {
+export function instrumentationProblem(instrumentation: SvcInstrumentation, settings: OperatorSettings): string | undefined {
   const where = `SvcInstrumentation ${instrumentation.metadata?.name ?? ''} in ${instrumentation.metadata?.namespace ?? 'its namespace'}`;
   const spec = instrumentation.spec as Partial<SvcInstrumentation['spec']> | undefined;
   if (!spec) return `${where} has no spec`;
-  if (typeof spec.ingestUrl !== 'string' || spec.ingestUrl === '') return `${where} has no spec.ingestUrl`;
+  if (ingestUrlOf(spec, settings) === undefined) {
+    return `${where} has no spec.ingestUrl and the operator has no default (install value ingestUrl): set one of them`;
+  }
   if (typeof spec.apiKeySecretRef?.name !== 'string' || spec.apiKeySecretRef.name === '') return `${where} has no spec.apiKeySecretRef.name`;
   if (spec.strategy !== undefined && spec.strategy !== 'sdk' && spec.strategy !== 'ebpf') {
     return `${where} has spec.strategy "${String(spec.strategy)}"; use sdk or ebpf`;
   }
   return undefined;
+}
+
+/** Where the agents send telemetry: the `oti`'s own URL, else the operator's install-time default. */
+export function ingestUrlOf(spec: Partial<SvcInstrumentation['spec']>, settings: OperatorSettings): string | undefined {
+  const url = typeof spec.ingestUrl === 'string' && spec.ingestUrl !== '' ? spec.ingestUrl : settings.defaultIngestUrl;
+  return url === '' ? undefined : url;
 }

@@ -22,7 +22,7 @@ import { configFingerprint, formatDetection } from './annotations.js';
 import { mergeAppEnv } from './app-env.js';
 import { selectAppContainer } from './container.js';
 import { ebpfBlocker, ebpfSidecar } from './ebpf.js';
-import { exclusionReason, instrumentationProblem, nameConflict } from './eligibility.js';
+import { exclusionReason, ingestUrlOf, instrumentationProblem, nameConflict } from './eligibility.js';
 import { agentMount, agentVolume, initContainer } from './init-container.js';
 import { PatchBuilder, type JsonPatchOperation, type Segments } from './patch.js';
 import { SERVICE_NAME_ENV, type TelemetryContext } from './telemetry-env.js';
@@ -115,7 +115,7 @@ interface Plan {
 type Skip = { skip: Omit<MutationDecision, 'injected' | 'warnings'> & { warnings?: string[] } };
 
 /** The rules of docs/zero-mutation.md sections 1 to 3 and the strategy choice, in order. */
-function decide({ pod, namespace, instrumentation }: MutationInput): Plan | Skip {
+function decide({ pod, namespace, instrumentation, settings }: MutationInput): Plan | Skip {
   const workload = workloadOf(pod);
   const skip = (reason: string, extra: Partial<MutationDecision> = {}): Skip => ({ skip: { reason, workload: workload.name, ...extra } });
 
@@ -123,7 +123,7 @@ function decide({ pod, namespace, instrumentation }: MutationInput): Plan | Skip
   if (excluded) return skip(excluded);
   const namespaceName = namespace.metadata?.name ?? pod.metadata?.namespace ?? '';
   if (!instrumentation) return skip(`namespace ${namespaceName} has no SvcInstrumentation (oti)`);
-  const invalid = instrumentationProblem(instrumentation);
+  const invalid = instrumentationProblem(instrumentation, settings);
   if (invalid) return skip(invalid);
   const spec = instrumentation.spec;
 
@@ -165,7 +165,8 @@ function decide({ pod, namespace, instrumentation }: MutationInput): Plan | Skip
     namespace: namespaceName,
     workload,
     container: container.name,
-    ingestUrl: spec.ingestUrl,
+    // Checked by instrumentationProblem above.
+    ingestUrl: ingestUrlOf(spec, settings)!,
     apiKeySecret: { name: spec.apiKeySecretRef.name, key: spec.apiKeySecretRef.key ?? API_KEY_SECRET_KEY },
     // The app's own SVC_ENV wins (it is kept in env), so deployment.environment.name agrees with it.
     environment: literalEnvValue(container, ENVIRONMENT_ENV) ?? spec.env ?? namespaceName,

@@ -19,8 +19,11 @@ export interface AgentSpec {
 
 /** `spec` of a SvcInstrumentation (short name `oti`), one per namespace. */
 export interface SvcInstrumentationSpec {
-  /** Base URL of the ingest endpoints ({ingest_url}); agents post to `<ingestUrl>/otlp/v1/...`. */
-  ingestUrl: string;
+  /**
+   * Base URL of the ingest endpoints ({ingest_url}); agents post to `<ingestUrl>/otlp/v1/...`. Defaults to the
+   * operator's install value `ingestUrl`, so a platform team sets it once and namespaces bring only their key.
+   */
+  ingestUrl?: string;
   /** Secret in the same namespace holding the ingest key; `key` defaults to `api-key`. Never a literal. */
   apiKeySecretRef: { name: string; key?: string };
   /** Defaults to `sdk`. */
@@ -88,6 +91,8 @@ export interface OperatorSettings {
   images: Record<AgentLanguage | 'ebpf', string>;
   /** The deployment value `ebpf.resources.limits.memory` (SPEC 8), e.g. "512Mi". */
   ebpfMemoryLimit: string;
+  /** The install value `ingestUrl`: used for an `oti` without `spec.ingestUrl`. */
+  defaultIngestUrl?: string;
 }
 
 export const DEFAULT_MIN_CONFIDENCE = 0.6;

@@ -110,11 +110,18 @@ describe('svc-zero instrument / uninstrument', () => {
     expect(oti()?.spec).toMatchObject({ strategy: 'ebpf', ingestUrl: INGEST, languageHints: { checkout: 'java', worker: 'python' } });
   });
 
-  it('the first instrument of a namespace needs an ingest URL: the flag or SVC_INGEST_URL', async () => {
-    const missing = await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, kube()]);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('needs --ingest-url=<url> the first time');
-    expect(oti()).toBeUndefined();
+  it('exactly SPEC 2.8\'s command: without an ingest URL the oti leaves it to the operator\'s install value; SVC_INGEST_URL fills it', async () => {
+    const bare = await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, kube()]);
+    expect(bare.code, bare.stderr).toBe(0);
+    expect(bare.stdout).toMatch(/svcinstrumentation\/default\s+created\s+ingest the operator's default, strategy sdk/);
+    expect(oti()?.spec).not.toHaveProperty('ingestUrl');
+    const status = await cli(['status', '--namespace=shop', kube()]);
+    expect(status.stdout).toContain('(operator default)');
+    await cli(['uninstrument', '--namespace=shop', kube()]);
+
+    const badEnv = await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, kube()], { SVC_INGEST_URL: 'ingest.example.com' });
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr).toContain('SVC_INGEST_URL must be an http(s) URL');
 
     const fromEnv = await cli(['instrument', '--namespace=shop', kube()], { SVC_INGEST_URL: INGEST, SVC_API_KEY: KEY });
     expect(fromEnv.code, fromEnv.stderr).toBe(0);

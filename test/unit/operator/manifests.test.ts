@@ -314,7 +314,6 @@ describe('the SvcInstrumentation CRD', () => {
 
   it('its own schema rejects what the API server must reject', () => {
     const broken: [string, (oti: any) => void][] = [
-      ['no ingestUrl', (oti) => delete oti.spec.ingestUrl],
       ['ingestUrl not a URL', (oti) => (oti.spec.ingestUrl = 'ingest.example.com')],
       ['no apiKeySecretRef', (oti) => delete oti.spec.apiKeySecretRef],
       ['a literal key instead of a reference', (oti) => (oti.spec.apiKeySecretRef = 'sk-123')],
@@ -331,6 +330,10 @@ describe('the SvcInstrumentation CRD', () => {
       breakIt(oti);
       expect(validate(oti), what).toBe(false);
     }
+    // Without ingestUrl it is valid: the operator's install value ingestUrl applies.
+    const withoutUrl: any = structuredClone(sample);
+    delete withoutUrl.spec.ingestUrl;
+    expect(validate(withoutUrl)).toBe(true);
   });
 
   it('is a structural schema: every property declares a type (or is int-or-string)', () => {
@@ -396,6 +399,7 @@ describe('operator/deploy: the committed manifest and the Helm chart', () => {
       image: { repository: 'registry.example.com/zero', tag: '2.0.0', pullPolicy: 'Always' },
       resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '1Gi' } },
       logLevel: 'debug',
+      ingestUrl: 'https://ingest.example.com',
       webhook: { port: 8443, timeoutSeconds: 3, excludedNamespaces: ['kube-system', 'monitoring'] },
       agents: { nodejs: { image: 'example.com/n:1' }, java: { image: 'example.com/j:1' }, python: { image: 'example.com/p:1' } },
       ebpf: { image: 'example.com/obi:1', resources: { limits: { memory: '2Gi' } } },

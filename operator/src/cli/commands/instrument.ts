@@ -9,6 +9,7 @@ import { UsageError } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { namespaceName, requireNamespace, unknownNamespace } from '../namespace.js';
 import { resourcePath, type ObjectRef } from '../resources.js';
+import { ingestUrlProblem } from '../../resource/ingest-url.js';
 import { formatTable } from '../table.js';
 import type { Command } from './command.js';
 
@@ -32,8 +33,8 @@ changes nothing; flags not given keep their current value. The key is never prin
 Options:
   --namespace=<ns>            namespace to instrument (must exist)
   --api-key=<key>             ingest key (or set ${API_KEY_ENV})
-  --ingest-url=<url>          where agents send telemetry (<url>/otlp/v1/...); required the first time unless
-                              ${INGEST_URL_ENV} is set
+  --ingest-url=<url>          where agents send telemetry (<url>/otlp/v1/...); default: ${INGEST_URL_ENV}, else the
+                              operator's install value ingestUrl
   --strategy=sdk|ebpf         sdk (default): an OpenTelemetry agent in the app; ebpf: the svc-ebpf sidecar
   --env=<environment>         deployment.environment of the telemetry (default: the namespace name)
   --language-hint=<w>=<lang>  language of workload <w> when detection guesses wrong (repeatable), e.g. checkout=java
@@ -109,13 +110,8 @@ function parseRequest(flags: Flags, io: CliIo): InstrumentRequest {
 }
 
 function checkIngestUrl(value: string, source: string): void {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${source} must be an http(s) URL such as https://ingest.example.com, got "${value}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${source} must be an http(s) URL, got "${value}"`);
+  const problem = ingestUrlProblem(value, source);
+  if (problem) throw new UsageError(problem);
 }
 
 async function upsertSecret(cluster: Cluster, namespace: string, apiKey: string): Promise<{ outcome: Outcome }> {
@@ -160,16 +156,15 @@ async function upsertInstrumentation(cluster: Cluster, request: InstrumentReques
   } catch (error) {
     throw cluster.fail(error, { verb: 'get', ...action });
   }
-  const ingestUrl = request.ingestUrl ?? live?.spec.ingestUrl ?? io.env[INGEST_URL_ENV];
-  if (ingestUrl === undefined || ingestUrl === '') {
-    throw new UsageError(`svc-zero instrument needs --ingest-url=<url> the first time a namespace is instrumented (or set ${INGEST_URL_ENV}): the address agents send telemetry to`);
-  }
-  if (request.ingestUrl === undefined && !live) checkIngestUrl(ingestUrl, INGEST_URL_ENV);
+  // Without a URL here the operator's install-time default applies (install value ingestUrl).
+  const fromEnv = io.env[INGEST_URL_ENV] || undefined;
+  const ingestUrl = request.ingestUrl ?? live?.spec.ingestUrl ?? fromEnv;
+  if (request.ingestUrl === undefined && !live?.spec.ingestUrl && fromEnv !== undefined) checkIngestUrl(fromEnv, INGEST_URL_ENV);
 
   // Flags given replace those fields; everything else (agents, minConfidence, other hints) stays as it is.
   const spec: SvcInstrumentationSpec = {
     ...live?.spec,
-    ingestUrl,
+    ...(ingestUrl ? { ingestUrl } : {}),
     apiKeySecretRef: { name: API_KEY_SECRET, key: API_KEY_SECRET_KEY },
     ...(request.strategy ? { strategy: request.strategy } : {}),
     ...(request.env ? { env: request.env } : {}),
@@ -178,7 +173,7 @@ async function upsertInstrumentation(cluster: Cluster, request: InstrumentReques
   if (Object.keys(hints).length > 0) spec.languageHints = hints;
 
   const strategy = spec.strategy ?? 'sdk';
-  const detail = `ingest ${ingestUrl}, strategy ${strategy}${spec.env ? `, env ${spec.env}` : ''}`;
+  const detail = `ingest ${ingestUrl ?? "the operator's default"}, strategy ${strategy}${spec.env ? `, env ${spec.env}` : ''}`;
   const notes = Object.entries(request.hints)
     .filter(([, language]) => strategy === 'sdk' && !(AGENT_LANGUAGES as readonly string[]).includes(language))
     .map(([workload, language]) => `there is no SDK agent for ${language}: ${workload} is only instrumented with --strategy=ebpf`);

@@ -44,7 +44,7 @@ Options:
     }
     if (items.length === 0) {
       io.out(`No ${namespace ? `SvcInstrumentation in namespace ${namespace}` : 'namespace is instrumented'}. Instrument one with:`);
-      io.out(`  svc-zero instrument --namespace=${namespace ?? '<namespace>'} --api-key=<API_KEY> --ingest-url=<url>`);
+      io.out(`  svc-zero instrument --namespace=${namespace ?? '<namespace>'} --api-key=<API_KEY>`);
       return 0;
     }
     io.out(
@@ -52,7 +52,7 @@ Options:
         ['NAMESPACE', 'OTI', 'STRATEGY', 'READY', 'MATCHING', 'INJECTED', 'OUTDATED', 'FAILED', 'INGEST'],
         ...items.map((item) => {
           const s = summary(item);
-          return [s.namespace, s.name, s.strategy, s.ready, ...[s.counts?.matching, s.counts?.injected, s.counts?.outdated, s.counts?.failed].map(count), s.ingestUrl];
+          return [s.namespace, s.name, s.strategy, s.ready, ...[s.counts?.matching, s.counts?.injected, s.counts?.outdated, s.counts?.failed].map(count), s.ingestUrl ?? '(operator default)'];
         }),
       ]),
     );
@@ -89,7 +89,8 @@ function summary(item: SvcInstrumentation) {
     name: item.metadata.name ?? '',
     strategy: item.spec.strategy ?? 'sdk',
     env: item.spec.env ?? item.metadata.namespace ?? '',
-    ingestUrl: item.spec.ingestUrl,
+    /** Absent: the operator's install value ingestUrl applies. */
+    ingestUrl: item.spec.ingestUrl ?? null,
     ready: ready?.status ?? 'Unknown',
     readyMessage: ready?.message ?? '',
     observedGeneration: item.status?.observedGeneration,
