@@ -13,7 +13,8 @@ export interface DatabaseFigures {
 }
 
 /** Targets of issue 6. */
-export const TARGETS = { rowsPerSecond: 200_000, peakRssBytes: 300 * 2 ** 20 } as const;
+/** Issue 6's targets; its "300 MB" is decimal: 286 MiB. */
+export const TARGETS = { rowsPerSecond: 200_000, peakRssBytes: 300_000_000 } as const;
 
 const MIB = 2 ** 20;
 
@@ -52,7 +53,7 @@ export function databaseTable(f: DatabaseFigures, floor: BaselineResult): string
     [
       '… peak RSS of the server process (VmHWM; RSS before the run)',
       `**${mib(s.peakRss)}** (${mib(s.rssBefore)})`,
-      `< ${mib(TARGETS.peakRssBytes)}: ${verdict(s.peakRss < TARGETS.peakRssBytes)}`,
+      `< 300 MB (${mib(TARGETS.peakRssBytes)}): ${verdict(s.peakRss < TARGETS.peakRssBytes)}`,
     ],
     ['… server CPU over the run (100 % = one core)', `${fmt(s.cpuCores * 100)} %`, ''],
   ];
