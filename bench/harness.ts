@@ -1,4 +1,13 @@
+import { ARENA_ENV, needsArenaLimit } from '../server/src/runtime/malloc-arenas';
 import type { TempDatabase } from '../test/support/databases';
+
+/**
+ * The environment of a benchmark's server child: this process's, plus the malloc arena limit `svc-server start` gives
+ * itself (server/src/runtime/malloc-arenas.ts), so the benchmarks measure the server as it runs.
+ */
+export function serverChildEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, ...(needsArenaLimit() ? ARENA_ENV : {}), ...extra };
+}
 
 /** mulberry32: a small, fast, seeded PRNG, so every run generates the same data. */
 export function prng(seed: number): () => number {

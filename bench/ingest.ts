@@ -18,7 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpuProfileTables } from './cpu-profile';
-import { prng } from './harness';
+import { prng, serverChildEnv } from './harness';
 import http from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -182,6 +182,7 @@ async function startChild(name: string, mode: 'svc' | 'ceiling', extraArgs: stri
   const proc = spawn(process.execPath, [...extraArgs, '--import', 'tsx', SERVER_SCRIPT, mode, ...(dbPath ? [dbPath] : [])], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
+    env: serverChildEnv(),
   });
   const lines = createInterface({ input: proc.stdout! });
   const ready = await new Promise<{ url: string; pid: number; ingestKey: string }>((resolve, reject) => {

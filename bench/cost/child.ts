@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { cpuSecondsOf, stopProcess } from '../../test/support/child-lifecycle';
 import { build } from 'esbuild';
+import { serverChildEnv } from '../harness';
 
 /** The reference server running in its own process (bench/cost/server.ts). */
 export interface CostServerChild {
@@ -62,12 +63,11 @@ export async function startCostServer(root: string, options: CostServerOptions):
     stdio: ['pipe', 'pipe', 'inherit'],
     // The base credentials the server signs AssumeRole with (the local STS accepts any); the SDK's notice that it will
     // want Node 22 from 2027 said once per process is noise here.
-    env: {
-      ...process.env,
+    env: serverChildEnv({
       AWS_ACCESS_KEY_ID: 'AKIDBENCHBASECREDS',
       AWS_SECRET_ACCESS_KEY: 'bench-base-secret',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    },
+    }),
   });
   const messages = messagesOf(proc);
   const ready = await messages.next<{ url: string; pid: number; controlKey: string }>(START_TIMEOUT_MS).catch((error: unknown) => {

@@ -3,6 +3,7 @@ import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
 import { ADMIN_USAGE, runAdminCommand, UsageError } from './cli/commands';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
 import { systemClock } from './clock';
+import { needsArenaLimit, relaunchWithArenaLimit, watchLauncher } from './runtime/malloc-arenas';
 import { startServer } from './server';
 
 const USAGE = `Usage: svc-server [start] [options]
@@ -47,15 +48,20 @@ async function start(argv: string[]): Promise<void> {
   }
   console.log(lines.join('\n'));
 
-  const stop = (signal: string) => {
-    console.log(`${signal}: shutting down`);
+  let stopping = false;
+  const stop = (reason: string) => {
+    // A terminal's Ctrl-C reaches both this process and its launcher, which passes it on: the second is the same stop.
+    if (stopping) return;
+    stopping = true;
+    console.log(`${reason}: shutting down`);
     server.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  watchLauncher(() => stop('launcher exited'));
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -65,6 +71,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first === 'keys' || first === 'apps') return runAdminCommand(argv, process.env, (l) => console.log(l));
+  if (needsArenaLimit()) return relaunchWithArenaLimit();
   await start(first === 'start' ? rest : argv);
   return -1; // keeps running
 }

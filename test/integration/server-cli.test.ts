@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { needsArenaLimit } from '../../server/src/runtime/malloc-arenas';
 import { traceBody } from '../support/otlp';
 
 // The shipped bin (built by the global setup, test/support/build-server.ts): what `npm start` runs.
@@ -29,7 +30,7 @@ function start(env: Record<string, string> = {}) {
     child.once('exit', (code) => fail(new Error(`exited ${code}: ${out}`)));
   });
   const stop = () => new Promise<void>((ok) => (child.exitCode !== null ? ok() : (child.once('exit', () => ok()), child.kill('SIGTERM'))));
-  return { banner, stop };
+  return { banner, stop, child };
 }
 
 const field = (banner: string, label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
@@ -123,6 +124,34 @@ describe('svc-server CLI', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it.runIf(needsArenaLimit({}))('on glibc, start runs the server in a child with MALLOC_ARENA_MAX=2; the launcher passes signals on, and its death stops the server', async () => {
+    const launch = async () => {
+      const server = start();
+      const banner = await server.banner;
+      const launcher = server.child.pid!;
+      const [childPid] = readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8').trim().split(/\s+/).map(Number);
+      const environ = readFileSync(`/proc/${childPid}/environ`, 'utf8').split('\0');
+      return { server, banner, launcher, childPid: childPid!, environ };
+    };
+    const gone = async (pid: number) => {
+      for (let i = 0; i < 100 && existsSync(`/proc/${pid}`); i++) await new Promise((done) => setTimeout(done, 100));
+      return !existsSync(`/proc/${pid}`);
+    };
+
+    const first = await launch();
+    expect(first.environ).toContain('MALLOC_ARENA_MAX=2');
+    expect((await fetch(`${/listening on (\S+)/.exec(first.banner)![1]}/healthz`)).status).toBe(200);
+    const exit = new Promise<number | null>((done) => first.server.child.once('exit', (code) => done(code)));
+    first.server.child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(await gone(first.childPid)).toBe(true);
+
+    // Killed without a chance to pass anything on: the server notices its launcher is gone and stops.
+    const second = await launch();
+    second.server.child.kill('SIGKILL');
+    expect(await gone(second.childPid)).toBe(true);
   });
 
   it('prints usage with every option and its environment variable', () => {
