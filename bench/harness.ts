@@ -1,12 +1,16 @@
-import { ARENA_ENV, needsArenaLimit } from '../server/src/runtime/malloc-arenas';
+import { MEMORY_ENV, MEMORY_EXEC_ARGV, needsMemoryRelaunch } from '../server/src/runtime/memory-relaunch';
 import type { TempDatabase } from '../test/support/databases';
 
 /**
- * The environment of a benchmark's server child: this process's, plus the malloc arena limit `svc-server start` gives
- * itself (server/src/runtime/malloc-arenas.ts), so the benchmarks measure the server as it runs.
+ * The environment and node flags of a benchmark's server child: this process's, plus the memory settings `svc-server
+ * start` gives itself (server/src/runtime/memory-relaunch.ts), so the benchmarks measure the server as it runs.
  */
 export function serverChildEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, ...(needsArenaLimit() ? ARENA_ENV : {}), ...extra };
+  return { ...process.env, ...(needsMemoryRelaunch() ? MEMORY_ENV : {}), ...extra };
+}
+
+export function serverChildNodeArgs(): string[] {
+  return needsMemoryRelaunch() ? [...MEMORY_EXEC_ARGV] : [];
 }
 
 /** mulberry32: a small, fast, seeded PRNG, so every run generates the same data. */

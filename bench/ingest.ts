@@ -18,7 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpuProfileTables } from './cpu-profile';
-import { prng, serverChildEnv } from './harness';
+import { prng, serverChildEnv, serverChildNodeArgs } from './harness';
 import http from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -179,7 +179,7 @@ interface Child {
 }
 
 async function startChild(name: string, mode: 'svc' | 'ceiling', extraArgs: string[], dbPath?: string): Promise<Child> {
-  const proc = spawn(process.execPath, [...extraArgs, '--import', 'tsx', SERVER_SCRIPT, mode, ...(dbPath ? [dbPath] : [])], {
+  const proc = spawn(process.execPath, [...serverChildNodeArgs(), ...extraArgs, '--import', 'tsx', SERVER_SCRIPT, mode, ...(dbPath ? [dbPath] : [])], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
     env: serverChildEnv(),

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { cpuSecondsOf, stopProcess } from '../../test/support/child-lifecycle';
 import { build } from 'esbuild';
-import { serverChildEnv } from '../harness';
+import { serverChildEnv, serverChildNodeArgs } from '../harness';
 
 /** The reference server running in its own process (bench/cost/server.ts). */
 export interface CostServerChild {
@@ -58,7 +58,7 @@ export async function startCostServer(root: string, options: CostServerOptions):
     sts: options.sts,
     now: options.now.toISOString(),
   };
-  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), script, JSON.stringify(childOptions)], {
+  const proc = spawn(process.execPath, [...serverChildNodeArgs(), ...(options.nodeArgs ?? []), script, JSON.stringify(childOptions)], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'inherit'],
     // The base credentials the server signs AssumeRole with (the local STS accepts any); the SDK's notice that it will

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { cpuSecondsOf, stopProcess } from '../../test/support/child-lifecycle';
-import { serverChildEnv } from '../harness';
+import { serverChildEnv, serverChildNodeArgs } from '../harness';
 
 /** The reference server running in its own process (bench/notify/server.ts). */
 export interface ServerChild {
@@ -22,7 +22,7 @@ const START_TIMEOUT_MS = 60_000;
 export async function startServerChild(root: string, databaseUrl: string, options: { outboxConcurrency?: number; nodeArgs?: string[] }): Promise<ServerChild> {
   const args = [...(options.nodeArgs ?? []), '--import', 'tsx', join(root, 'bench', 'notify', 'server.ts'), databaseUrl];
   if (options.outboxConcurrency !== undefined) args.push(String(options.outboxConcurrency));
-  const proc = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'inherit'], env: serverChildEnv() });
+  const proc = spawn(process.execPath, [...serverChildNodeArgs(), ...args], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'], env: serverChildEnv() });
   const lines = createInterface({ input: proc.stdout! });
   const ready = await firstMessage<{ url: string; pid: number; controlKey: string }>(proc, lines, START_TIMEOUT_MS).catch((error: unknown) => {
     proc.kill('SIGKILL');

@@ -3,7 +3,7 @@ import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
 import { ADMIN_USAGE, runAdminCommand, UsageError } from './cli/commands';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
 import { systemClock } from './clock';
-import { needsArenaLimit, relaunchWithArenaLimit, watchLauncher } from './runtime/malloc-arenas';
+import { needsMemoryRelaunch, relaunchWithMemorySettings, watchLauncher } from './runtime/memory-relaunch';
 import { startServer } from './server';
 
 const USAGE = `Usage: svc-server [start] [options]
@@ -71,7 +71,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first === 'keys' || first === 'apps') return runAdminCommand(argv, process.env, (l) => console.log(l));
-  if (needsArenaLimit()) return relaunchWithArenaLimit();
+  if (needsMemoryRelaunch()) return relaunchWithMemorySettings();
   await start(first === 'start' ? rest : argv);
   return -1; // keeps running
 }

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { needsArenaLimit } from '../../server/src/runtime/malloc-arenas';
+import { needsMemoryRelaunch } from '../../server/src/runtime/memory-relaunch';
 import { traceBody } from '../support/otlp';
 
 // The shipped bin (built by the global setup, test/support/build-server.ts): what `npm start` runs.
@@ -126,14 +126,15 @@ describe('svc-server CLI', () => {
     }
   });
 
-  it.runIf(needsArenaLimit({}))('on glibc, start runs the server in a child with MALLOC_ARENA_MAX=2; the launcher passes signals on, and its death stops the server', async () => {
+  it.runIf(needsMemoryRelaunch({}))('on glibc, start runs the server in a child with MALLOC_ARENA_MAX=2 and a 4 MiB semi-space; the launcher passes signals on, and its death stops the server', async () => {
     const launch = async () => {
       const server = start();
       const banner = await server.banner;
       const launcher = server.child.pid!;
       const [childPid] = readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8').trim().split(/\s+/).map(Number);
       const environ = readFileSync(`/proc/${childPid}/environ`, 'utf8').split('\0');
-      return { server, banner, launcher, childPid: childPid!, environ };
+      const cmdline = readFileSync(`/proc/${childPid}/cmdline`, 'utf8').split('\0');
+      return { server, banner, launcher, childPid: childPid!, environ, cmdline };
     };
     const gone = async (pid: number) => {
       for (let i = 0; i < 100 && existsSync(`/proc/${pid}`); i++) await new Promise((done) => setTimeout(done, 100));
@@ -142,6 +143,7 @@ describe('svc-server CLI', () => {
 
     const first = await launch();
     expect(first.environ).toContain('MALLOC_ARENA_MAX=2');
+    expect(first.cmdline).toContain('--max-semi-space-size=4');
     expect((await fetch(`${/listening on (\S+)/.exec(first.banner)![1]}/healthz`)).status).toBe(200);
     const exit = new Promise<number | null>((done) => first.server.child.once('exit', (code) => done(code)));
     first.server.child.kill('SIGTERM');

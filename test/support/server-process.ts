@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ARENA_ENV } from '../../server/src/runtime/malloc-arenas';
+import { MEMORY_ENV } from '../../server/src/runtime/memory-relaunch';
 import { childEnv } from './child-env';
 import { createTempDatabase, type DatabaseKind, type TempDatabase } from './databases';
 
@@ -29,9 +29,9 @@ export interface ServerProcess {
  */
 export function startServerProcess(flags: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
   const args = [CLI, 'start', '--port', '0', ...Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, value])];
-  // With the arena limit already set, `svc-server start` does not relaunch itself (server/src/runtime/malloc-arenas.ts):
+  // With MALLOC_ARENA_MAX already set, `svc-server start` does not relaunch itself (server/src/runtime/memory-relaunch.ts):
   // this child is the server, so kill() crashes the server itself rather than its launcher.
-  const child = spawn(process.execPath, args, { env: childEnv({ ...ARENA_ENV }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { env: childEnv({ ...MEMORY_ENV }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const signal = async (name: NodeJS.Signals) => {
