@@ -21,10 +21,16 @@ export interface AdmissionContext {
   deadlineMs?: number;
 }
 
+/** Why a request was not even decoded, and its uid when it could be read anyway (from a body over the size limit). */
+export interface Skipped {
+  reason: string;
+  uid?: string;
+}
+
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** Answers one AdmissionReview body; never throws. `skipped` carries why a request was not even considered. */
-export async function admit(body: string, context: AdmissionContext, skipped?: string): Promise<AdmissionReviewResponse> {
+/** Answers one AdmissionReview body; never throws. */
+export async function admit(body: string, context: AdmissionContext, skipped?: Skipped): Promise<AdmissionReviewResponse> {
   const started = performance.now();
   let decision: Decision;
   try {
@@ -46,8 +52,11 @@ interface Decision {
   fields: Record<string, unknown>;
 }
 
-async function decide(body: string, context: AdmissionContext, skipped: string | undefined): Promise<Decision> {
-  if (skipped !== undefined) return { review: allowResponse(''), level: 'warn', msg: 'admission request not understood; pod allowed unchanged', fields: { reason: skipped } };
+async function decide(body: string, context: AdmissionContext, skipped: Skipped | undefined): Promise<Decision> {
+  if (skipped !== undefined) {
+    const uid = skipped.uid ?? '';
+    return { review: allowResponse(uid), level: 'warn', msg: 'admission request not understood; pod allowed unchanged', fields: { uid, reason: skipped.reason } };
+  }
   const decoded = decodeReview(body);
   if (!decoded.ok) {
     return { review: allowResponse(decoded.uid), level: 'warn', msg: 'admission request not understood; pod allowed unchanged', fields: { uid: decoded.uid, reason: decoded.reason } };

@@ -1,7 +1,8 @@
 /**
  * The webhook's HTTPS server: `POST /mutate-v1-pod` (AdmissionReview v1), `/healthz`, `/readyz`. Anything sent to the
  * webhook path is answered 200 with an AdmissionReview that allows the pod — a wrong method, a wrong content type, a
- * body over the limit included — because the API server treats any other answer as a webhook failure. Certificates
+ * body over the limit included (drained, answered with its request's uid) — because the API server treats any other
+ * answer as a webhook failure. Certificates
  * come from a TlsSource and are switched in place with `setSecureContext` when it rotates them: no restart, open
  * connections keep the certificate they were made with.
  */
@@ -11,13 +12,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SecureContextOptions } from 'node:tls';
 import { WEBHOOK_PATH } from '../markers.js';
 import type { TlsMaterial, TlsSource } from '../certs/source.js';
-import { admit, type AdmissionContext } from './handler.js';
+import { readBody, type BodyLimits } from './body.js';
+import { admit, type AdmissionContext, type Skipped } from './handler.js';
 
 /**
  * kube-apiserver stores objects up to 1.5 MiB (etcd's default limit) and sends the pod once in a CREATE review; this
  * leaves room for the review's envelope and still refuses to buffer something absurd.
  */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+/**
+ * A body over the limit is still read to its end, so that the client gets the answer rather than a reset. No API
+ * server sends this much; past it, the webhook answers and closes the connection.
+ */
+export const DEFAULT_DRAIN_BYTES = 32 * 1024 * 1024;
+/** Draining must end well before the API server gives up on the webhook (timeoutSeconds, 10 s by default). */
+export const DEFAULT_DRAIN_MS = 5000;
 
 export interface WebhookServerOptions extends AdmissionContext {
   /** 0 picks a free port (tests); the chosen one is in the result. */
@@ -25,6 +34,9 @@ export interface WebhookServerOptions extends AdmissionContext {
   host?: string;
   tls: TlsSource;
   maxBodyBytes?: number;
+  /** Bounds on reading a body over maxBodyBytes to its end; defaults DEFAULT_DRAIN_BYTES and DEFAULT_DRAIN_MS. */
+  drainBytes?: number;
+  drainMs?: number;
   /** `/readyz` answers 503 while this returns false (e.g. before the controller's caches synced); default ready. */
   isReady?: () => boolean;
 }
@@ -50,8 +62,13 @@ function isJson(contentType: string | undefined): boolean {
 
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const limits: BodyLimits = {
+    maxBytes: maxBodyBytes,
+    drainBytes: Math.max(options.drainBytes ?? DEFAULT_DRAIN_BYTES, maxBodyBytes),
+    drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
+  };
 
-  async function answer(res: ServerResponse, body: string, skipped?: string, close = false): Promise<void> {
+  async function answer(res: ServerResponse, body: string, skipped?: Skipped, close = false): Promise<void> {
     const review = await admit(body, options, skipped);
     if (!res.destroyed) send(res, 200, 'application/json', JSON.stringify(review), close);
   }
@@ -59,41 +76,21 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   function mutate(req: IncomingMessage, res: ServerResponse): void {
     if (req.method !== 'POST') {
       req.resume();
-      void answer(res, '', `method ${req.method ?? '(none)'} is not POST`);
+      void answer(res, '', { reason: `method ${req.method ?? '(none)'} is not POST` });
       return;
     }
     if (!isJson(req.headers['content-type'])) {
       req.resume();
-      void answer(res, '', `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not application/json`);
+      void answer(res, '', { reason: `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not application/json` });
       return;
     }
-    const declared = Number(req.headers['content-length']);
-    const tooLarge = `body larger than ${maxBodyBytes} bytes`;
-    // Answer without reading a body announced as too large, and close the connection rather than drain it.
-    if (Number.isFinite(declared) && declared > maxBodyBytes) {
-      void answer(res, '', tooLarge, true);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let overflow = false;
-    req.on('data', (chunk: Buffer) => {
-      if (overflow) return;
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        overflow = true;
-        chunks.length = 0;
-        req.pause();
-        void answer(res, '', tooLarge, true);
-        return;
-      }
-      chunks.push(chunk);
+    void readBody(req, limits).then((read) => {
+      if (read.kind === 'complete') return answer(res, read.body);
+      // A body that could not be drained in time leaves the connection mid-request: close it after the answer.
+      if (read.kind === 'tooLarge') return answer(res, '', { reason: `body larger than ${maxBodyBytes} bytes`, uid: read.uid }, !read.drained);
+      // A client that went away mid-body gets no answer; there is nobody to send it to.
+      return undefined;
     });
-    req.on('end', () => {
-      if (!overflow) void answer(res, Buffer.concat(chunks, size).toString('utf8'));
-    });
-    // A client that goes away mid-body gets no answer; there is nobody to send it to.
-    req.on('error', () => undefined);
   }
 
   const server: Server = createServer({ ...secureContext(options.tls.current()) }, (req, res) => {

@@ -4,6 +4,7 @@
  * like the ones kube-apiserver sends for a Deployment's pod (generateName, ownerReferences, the service-account
  * volume the ServiceAccount admission plugin added first).
  */
+import type { OutgoingHttpHeaders } from 'node:http';
 import { Agent } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import fastJsonPatch from 'fast-json-patch';
@@ -98,7 +99,7 @@ interface Logged {
   fields: Record<string, unknown>;
 }
 
-async function serve(options: { lookup?: AdmissionLookup; deadlineMs?: number; isReady?: () => boolean } = {}) {
+async function serve(options: { lookup?: AdmissionLookup; deadlineMs?: number; isReady?: () => boolean; maxBodyBytes?: number; drainBytes?: number; drainMs?: number } = {}) {
   const logs: Logged[] = [];
   const server = await startWebhookServer({
     port: 0,
@@ -107,6 +108,9 @@ async function serve(options: { lookup?: AdmissionLookup; deadlineMs?: number; i
     settings,
     deadlineMs: options.deadlineMs,
     isReady: options.isReady,
+    maxBodyBytes: options.maxBodyBytes,
+    drainBytes: options.drainBytes,
+    drainMs: options.drainMs,
     tls: fixedTlsSource({ ...serving, ca: ca.certPem }),
     log: (level, msg, fields = {}) => logs.push({ level, msg, fields }),
   });
@@ -239,25 +243,108 @@ describe('admission webhook over HTTPS', () => {
       expectUnchanged(await call(server.port, client, { body: JSON.stringify(review(deploymentPod())), headers: { 'content-type': 'application/yaml' } }), '');
     });
 
-    it('a huge body announced by its Content-Length, answered without reading it', async () => {
+    it('a body over the limit with no uid in it (8 MiB of spaces announced by its Content-Length): read to its end, answered with an empty uid', async () => {
       const huge = Buffer.alloc(8 * 1024 * 1024, 0x20);
       const answer = await call(server.port, client, { body: huge, headers: { 'content-length': huge.length } });
       expectUnchanged(answer, '');
-      expect(answer.headers.connection).toBe('close');
+      expect(answer.requestError).toBeUndefined();
+      expect(answer.headers.connection).not.toBe('close');
     });
-
-    it('a huge chunked body, cut off at the limit', async () => {
-      const pod = deploymentPod();
-      pod.metadata!.annotations!.filler = 'x'.repeat(4 * 1024 * 1024);
-      const answer = await call(server.port, client, { body: Buffer.from(JSON.stringify(review(pod, {}, uid))), headers: { 'transfer-encoding': 'chunked' } });
-      expectUnchanged(answer, '');
-    });
-
     it('and the keep-alive connection still serves the next review', async () => {
       const next = randomUUID();
       const answer = await post(server.port, client, review(deploymentPod(), {}, next));
       expectAllowed(answer, next);
       expect(decodePatch(answer).length).toBeGreaterThan(0);
+    });
+  });
+
+  describe('a review over the body limit is read to its end and answered with its uid, allowed, without a patch', () => {
+    /** The Deployment pod with an annotation that takes the review past the 3 MiB limit. */
+    function hugePod(): V1Pod {
+      const pod = deploymentPod();
+      pod.metadata!.annotations!['example.com/blob'] = 'x'.repeat(4 * 1024 * 1024);
+      return pod;
+    }
+
+    /** Its own keep-alive connection, so the test can tell whether the next review reuses it. */
+    async function overLimit(body: Buffer, headers: OutgoingHttpHeaders = {}): Promise<Answer> {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: ca.certPem, servername: SERVICE_HOST });
+      try {
+        const answer = await call(server.port, { ca: ca.certPem, agent }, { body, headers });
+        // The whole body went out (no EPIPE or ECONNRESET) and the connection stays usable.
+        expect(answer.requestError).toBeUndefined();
+        expect(answer.headers.connection).not.toBe('close');
+        const next = randomUUID();
+        const following = await post(server.port, { ca: ca.certPem, agent }, review(deploymentPod(), {}, next));
+        expectAllowed(following, next);
+        expect(following.reusedSocket).toBe(true);
+        return answer;
+      } finally {
+        agent.destroy();
+      }
+    }
+
+    it('sent chunked (a pod with a huge annotation)', async () => {
+      const uid = randomUUID();
+      const answer = await overLimit(Buffer.from(JSON.stringify(review(hugePod(), {}, uid))), { 'transfer-encoding': 'chunked' });
+      expectUnchanged(answer, uid);
+      expect(logs.find((l) => l.fields.uid === uid)).toMatchObject({ level: 'warn', fields: { reason: 'body larger than 3145728 bytes' } });
+    });
+
+    it('announced by its Content-Length', async () => {
+      const uid = randomUUID();
+      const body = Buffer.from(JSON.stringify(review(hugePod(), {}, uid)));
+      expectUnchanged(await overLimit(body, { 'content-length': body.length }), uid);
+    });
+
+    it('with request.uid after the pod and after request.userInfo.uid', async () => {
+      const uid = randomUUID();
+      const { uid: _first, ...request } = review(hugePod(), {}, uid).request as Record<string, unknown>;
+      // Go's encoder writes request.uid first; another encoder (or a proxy) may not, and userInfo has a uid of its own.
+      const body = Buffer.from(JSON.stringify({ kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: { ...request, uid } }));
+      expect(body.indexOf('"uid"')).toBeLessThan(body.indexOf(`"uid":"${uid}"`));
+      expectUnchanged(await overLimit(body), uid);
+    });
+
+    it('without a request.uid (only the pod\'s and userInfo\'s): answered with an empty uid', async () => {
+      const pod = hugePod();
+      pod.metadata!.uid = randomUUID();
+      const body = Buffer.from(JSON.stringify(review(pod, { uid: undefined })));
+      expectUnchanged(await overLimit(body), '');
+    });
+  });
+
+  describe('bounds on reading a body over the limit', () => {
+    let bounded: WebhookServer;
+    let boundedLogs: Logged[];
+    const maxBodyBytes = 64 * 1024;
+
+    beforeAll(async () => {
+      ({ server: bounded, logs: boundedLogs } = await serve({ maxBodyBytes, drainBytes: 4 * maxBodyBytes, drainMs: 200 }));
+    });
+    afterAll(() => bounded.close());
+
+    const padded = (uid: string, bytes: number) => {
+      const pod = deploymentPod();
+      pod.metadata!.annotations!['example.com/blob'] = 'x'.repeat(bytes);
+      return Buffer.from(JSON.stringify(review(pod, {}, uid)));
+    };
+
+    it('past the drain byte bound: answered with the uid, then the connection is closed', async () => {
+      const uid = randomUUID();
+      const answer = await call(bounded.port, { ca: ca.certPem }, { body: padded(uid, 16 * maxBodyBytes), headers: { 'transfer-encoding': 'chunked' } });
+      expectUnchanged(answer, uid);
+      expect(answer.headers.connection).toBe('close');
+    });
+
+    it('a body that stalls: answered with the uid once the drain time bound passes, then the connection is closed', async () => {
+      const uid = randomUUID();
+      const body = padded(uid, 8 * maxBodyBytes);
+      // Announces the whole body, sends half of it and waits: the answer comes from the server's bound, not an end.
+      const answer = await call(bounded.port, { ca: ca.certPem }, { body: body.subarray(0, body.length / 2), headers: { 'content-length': body.length }, end: false });
+      expectUnchanged(answer, uid);
+      expect(answer.headers.connection).toBe('close');
+      expect(boundedLogs.find((l) => l.fields.uid === uid)?.fields.reason).toBe(`body larger than ${maxBodyBytes} bytes`);
     });
   });
 

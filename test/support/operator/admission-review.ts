@@ -40,6 +40,10 @@ export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: any;
+  /** The error the client saw while sending, after the answer had arrived (e.g. EPIPE, ECONNRESET); none when it sent all. */
+  requestError?: string;
+  /** Whether the request went over a kept-alive connection an earlier request had used. */
+  reusedSocket: boolean;
 }
 
 export interface Client {
@@ -48,10 +52,24 @@ export interface Client {
   agent?: Agent;
 }
 
-/** One HTTPS request; `body` may be a Buffer too large to send whole (the server answers before it is all written). */
-export function call(port: number, client: Client, options: { method?: string; path?: string; body?: string | Buffer; headers?: OutgoingHttpHeaders } = {}): Promise<Answer> {
+/**
+ * One HTTPS request; `body` may be a Buffer too large to send whole (the server may answer before it is all written).
+ * Settles once both the answer has been read and the request is over, so `requestError` is whatever sending the rest
+ * of the body ran into.
+ */
+export function call(
+  port: number,
+  client: Client,
+  options: { method?: string; path?: string; body?: string | Buffer; headers?: OutgoingHttpHeaders; /** false: send the body and then stall, never ending the request. */ end?: boolean } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let answered = false;
+    let received: Omit<Answer, 'requestError'> | undefined;
+    let requestError: string | undefined;
+    let requestOver = false;
+    const settle = () => {
+      if (received && requestOver) resolve({ ...received, ...(requestError === undefined ? {} : { requestError }) });
+    };
     const req = httpsRequest(
       {
         host: '127.0.0.1',
@@ -76,17 +94,23 @@ export function call(port: number, client: Client, options: { method?: string; p
           } catch {
             // plain-text endpoints
           }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+          received = { status: res.statusCode ?? 0, headers: res.headers, body, reusedSocket: req.reusedSocket };
+          settle();
         });
         res.on('error', reject);
       },
     );
-    // Writing a huge body may fail once the server has answered and closed; the answer is what counts.
-    req.on('error', (error) => {
+    // Writing a huge body may fail once the server has answered and closed: the answer still counts, the error is kept.
+    req.on('error', (error: NodeJS.ErrnoException) => {
       if (!answered) reject(error);
+      requestError ??= error.code ?? error.message;
+    });
+    req.on('close', () => {
+      requestOver = true;
+      settle();
     });
     if (options.body !== undefined) req.write(options.body);
-    req.end();
+    if (options.end !== false) req.end();
   });
 }
 
