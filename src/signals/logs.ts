@@ -1,5 +1,6 @@
 import { isSpanContextValid, trace, type SpanContext } from '@opentelemetry/api';
 import type { SdkCore } from '../sdk/core';
+import { randomHexId } from '../session/ids';
 import type { Attributes, CallContext, LogLevel } from '../sdk/types';
 import { nowMs } from './clock';
 import { readCallContext } from './context';
@@ -50,7 +51,8 @@ export function createLogger(core: SdkCore): Logger {
       level,
       body: truncate(body, MAX_BODY_LENGTH),
       sessionId,
-      attributes: { ...attributes, ...extra, 'session.id': sessionId },
+      // The record's identity (OpenTelemetry's log.record.uid): ingest stores a retried record once.
+      attributes: { ...attributes, ...extra, 'session.id': sessionId, 'log.record.uid': randomHexId() },
       traceId: spanContext?.traceId,
       spanId: spanContext?.spanId,
     });

@@ -1,4 +1,5 @@
 /** Small OTLP/JSON builders for tests: valid by default, so each test changes only what it is about. */
+import { randomBytes } from 'node:crypto';
 
 export const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 export const SPAN_ID = 'b7ad6b7169203331';
@@ -19,6 +20,10 @@ export interface SpanInput {
   startMs?: number;
 }
 
+/**
+ * Spans without a given `spanId` get a random one: ingest stores a span once per (trace id, span id), so two calls
+ * make two spans, and a test about retries passes the same body twice.
+ */
 export function traceBody(spans: SpanInput[] = [{}]): Record<string, unknown> {
   return {
     resourceSpans: spans.map((s, i) => ({
@@ -29,7 +34,7 @@ export function traceBody(spans: SpanInput[] = [{}]): Record<string, unknown> {
           spans: [
             {
               traceId: s.traceId ?? TRACE_ID,
-              spanId: s.spanId ?? `${(i + 1).toString(16).padStart(16, '0')}`,
+              spanId: s.spanId ?? randomBytes(8).toString('hex'),
               name: s.name ?? `span-${i}`,
               kind: 3,
               startTimeUnixNano: `${(s.startMs ?? 1_700_000_000_000 + i) * 1_000_000}`,

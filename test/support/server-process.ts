@@ -15,6 +15,8 @@ export interface ServerProcess {
   url: string;
   /** The control key of the banner: printed on every start of a SQLite file, only on the first of a PostgreSQL database. */
   controlKey: string | undefined;
+  /** The ingest key of the banner, printed alongside the control key. */
+  ingestKey: string | undefined;
   /** Everything the process printed so far, stdout and stderr interleaved. */
   output(): string;
   /** SIGKILL: the process dies at once, finishing and recording nothing. Resolves once it has exited. */
@@ -53,6 +55,7 @@ export function startServerProcess(flags: Record<string, string>, timeoutMs = 20
       ready({
         url: /listening on (\S+)/.exec(out)![1]!,
         controlKey: /control key:\s+(\S+)/.exec(out)?.[1],
+        ingestKey: /ingest key:\s+(\S+)/.exec(out)?.[1],
         output: () => out,
         kill: () => signal('SIGKILL'),
         stop: () => signal('SIGTERM'),

@@ -4,6 +4,9 @@ import { initMigration } from './migrations/0001-init';
 import { incidentsMigration } from './migrations/0002-incidents-notifications';
 import { detectionMigration } from './migrations/0003-detection';
 import { costMigration } from './migrations/0004-cost';
+import { ingestIdempotencyMigration } from './migrations/0005-ingest-idempotency';
+import { detectionGapsMigration } from './migrations/0006-detection-gaps';
+import { costChargeTypeMigration } from './migrations/0010-cost-charge-type';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -12,6 +15,9 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0002-incidents-notifications': incidentsMigration(handle.dialect),
     '0003-detection': detectionMigration(handle.dialect),
     '0004-cost': costMigration(handle.dialect),
+    '0005-ingest-idempotency': ingestIdempotencyMigration(handle.dialect),
+    '0006-detection-gaps': detectionGapsMigration(),
+    '0010-cost-charge-type': costChargeTypeMigration(handle.dialect),
   };
 }
 

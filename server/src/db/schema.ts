@@ -65,6 +65,8 @@ export interface Database extends DetectionTables, CostTables {
     trace_key: number | null;
     span_id: string | null;
     session_id: string | null;
+    /** `log.record.uid` when the producer set one (the SDK does): a retried record with the same uid is not stored again. */
+    record_uid: string | null;
     attributes: string;
     resource: string;
     scope: string;
@@ -222,7 +224,8 @@ export interface Database extends DetectionTables, CostTables {
   };
 }
 
-export type KeyScope = 'ingest' | 'control';
+/** `admin` keys are tenant-wide (project management); their `project_id` is only the project they were made in. */
+export type KeyScope = 'ingest' | 'control' | 'admin';
 export type MetricType = 'gauge' | 'sum' | 'histogram' | 'exponential_histogram' | 'summary';
 /** The telemetry tables the ingest path writes and the query API and retention job read. */
 export type TelemetryTable = 'spans' | 'logs' | 'metric_points' | 'replay_chunks' | 'recipes';

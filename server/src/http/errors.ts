@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details?: unknown,
+    /** Headers the answer carries, e.g. `Retry-After` on a 503. */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
   }
@@ -23,5 +25,24 @@ export const badRequest = (message: string, details?: unknown) => new ApiError(4
 export function errorResponse(c: Context, err: ApiError): Response {
   const body: ErrorBody = { error: { code: err.code, message: err.message } };
   if (err.details !== undefined) body.error.details = err.details;
-  return c.json(body, err.status);
+  return c.json(body, err.status, err.headers);
+}
+
+/**
+ * PostgreSQL errors (SQLSTATE) that mean the request carried a value the database cannot take: the caller's fault, so
+ * a 400 rather than a 500. Validation refuses such values before any query (U+0000, out-of-range numbers); this is the
+ * safety net for a value it missed. SQLite takes all of these values, so only PostgreSQL raises them.
+ */
+const DATABASE_INPUT_ERRORS = new Map([
+  ['22021', 'the request holds a character the database cannot store (such as U+0000)'],
+  ['22P05', 'the request holds a character the database cannot store'],
+  ['22003', 'a number in the request is out of range'],
+  ['22P02', 'a value in the request is not valid for its type'],
+]);
+
+/** The 400 for a database error caused by a value in the request, or undefined for any other error. */
+export function databaseInputError(err: unknown): ApiError | undefined {
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  const message = typeof code === 'string' ? DATABASE_INPUT_ERRORS.get(code) : undefined;
+  return message === undefined ? undefined : badRequest(message);
 }

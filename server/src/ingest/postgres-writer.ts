@@ -1,54 +1,65 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema';
-import { SESSION_COUNTER, sessionDeltas, sessionRow } from './sessions';
-import type { TelemetryWriter } from './writer';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, TelemetryTable } from '../db/schema';
+import { retryOnConflict } from '../db/transient';
+import { SESSION_COUNTER, sessionDeltas, sessionRow, type SessionSource } from './sessions';
+import type { StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 
 /** Rows per INSERT: keeps every statement under PostgreSQL's bound-parameter limit. */
 const INSERT_BATCH = 400;
 
 /**
  * PostgreSQL: one transaction per request. Concurrent requests already commit in parallel on the pool's connections,
- * and several server replicas may share the database, so there is nothing to group in-process.
+ * and several server replicas may share the database, so there is nothing to group in-process. A transaction that a
+ * deadlock or serialization failure rolled back is run again.
  */
 export function postgresWriter(db: Kysely<Database>): TelemetryWriter {
   return {
     kind: 'postgres',
-    write: ({ projectId, table, rows, receivedMs }) =>
-      db.transaction().execute(async (tx) => {
-        if (table === 'replay_chunks') {
-          // One chunk per request; a retried chunk is a no-op so counts and data stay exact.
-          const res = await tx
-            .insertInto('replay_chunks')
-            .values(rows as never)
-            .onConflict((oc) => oc.columns(['project_id', 'session_id', 'replay_id', 'seq']).doNothing())
-            .executeTakeFirst();
-          if (Number(res.numInsertedOrUpdatedRows ?? 0) === 0) return { stored: 0, duplicates: rows.length };
-        } else {
-          for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-            await tx
-              .insertInto(table)
-              .values(rows.slice(i, i + INSERT_BATCH) as never)
-              .execute();
-          }
-        }
-        const counter = SESSION_COUNTER[table];
-        for (const d of sessionDeltas(rows)) {
-          await tx
-            .insertInto('sessions')
-            .values(sessionRow(table, projectId, receivedMs, d))
-            .onConflict((oc) =>
-              oc.columns(['project_id', 'session_id']).doUpdateSet({
-                [counter]: sql`sessions.${sql.ref(counter)} + excluded.${sql.ref(counter)}`,
-                first_ms: sql`least(sessions.first_ms, excluded.first_ms)`,
-                last_ms: sql`greatest(sessions.last_ms, excluded.last_ms)`,
-                last_received_ms: sql`excluded.last_received_ms`,
-              }),
-            )
-            .execute();
-        }
-        return { stored: rows.length, duplicates: 0 };
-      }),
+    write: (write) => retryOnConflict(() => db.transaction().execute((tx) => writeRows(tx, write))),
     // Each write is its own transaction, awaited by its request: nothing is queued here.
     close: async () => undefined,
   };
+}
+
+/**
+ * Inserts the rows, skipping any already stored (a retried span, log record or replay chunk: the unique indexes say
+ * which), and adds what was stored to the session summaries.
+ */
+async function writeRows(tx: Transaction<Database>, { projectId, table, rows, receivedMs }: TelemetryWrite): Promise<StoreResult> {
+  const stored: SessionSource[] = [];
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    const inserted = await tx
+      .insertInto(table)
+      .values(rows.slice(i, i + INSERT_BATCH) as never)
+      .onConflict((oc) => oc.doNothing())
+      .returning(returnedColumns(table) as never)
+      .execute();
+    stored.push(...(inserted as unknown as SessionSource[]));
+  }
+  await touchSessions(tx, table, projectId, receivedMs, stored);
+  return { stored: stored.length, duplicates: rows.length - stored.length };
+}
+
+/** What the session summaries need of each inserted row. */
+function returnedColumns(table: TelemetryTable): string[] {
+  const columns = ['session_id', 'app_id', 'time_ms'];
+  return table === 'replay_chunks' ? [...columns, 'end_ms'] : columns;
+}
+
+async function touchSessions(tx: Transaction<Database>, table: TelemetryTable, projectId: string, receivedMs: number, stored: SessionSource[]) {
+  const counter = SESSION_COUNTER[table];
+  for (const d of sessionDeltas(stored)) {
+    await tx
+      .insertInto('sessions')
+      .values(sessionRow(table, projectId, receivedMs, d))
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'session_id']).doUpdateSet({
+          [counter]: sql`sessions.${sql.ref(counter)} + excluded.${sql.ref(counter)}`,
+          first_ms: sql`least(sessions.first_ms, excluded.first_ms)`,
+          last_ms: sql`greatest(sessions.last_ms, excluded.last_ms)`,
+          last_received_ms: sql`excluded.last_received_ms`,
+        }),
+      )
+      .execute();
+  }
 }

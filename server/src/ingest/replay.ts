@@ -4,6 +4,8 @@ import { traceKey } from '../db/trace-key';
 import { badRequest } from '../http/errors';
 import { readArray, readInteger, readObject, readString, type JsonObject } from '../json/read';
 import type { PendingBatch, PendingRow } from '../otlp/records';
+import { checkEventDepth } from '../replay/event-depth';
+import { INGEST_LIMITS, limitExceeded } from './limits';
 
 const MAX_TS = 8_640_000_000_000_000; // the largest Date
 
@@ -40,7 +42,8 @@ export function normalizeReplayChunk(body: unknown): PendingBatch<'replay_chunks
   const startTs = requiredInt(o, 'startTs', 0, MAX_TS);
   const endTs = requiredInt(o, 'endTs', 0, MAX_TS);
   if (endTs < startTs) throw badRequest('endTs must not be before startTs', { field: 'endTs' });
-  const eventCount = requiredInt(o, 'eventCount', 1, 10_000_000);
+  const eventCount = requiredInt(o, 'eventCount', 1, Number.MAX_SAFE_INTEGER);
+  if (eventCount > INGEST_LIMITS.maxRecords) throw limitExceeded('maxRecords', `eventCount is ${eventCount} replay events`, 'eventCount');
   const encoding = o.encoding;
   if (encoding !== 'gzip' && encoding !== 'json') throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
   const data = readString(o.data, 'data');
@@ -89,6 +92,7 @@ export function decodeChunkEvents(encoding: 'gzip' | 'json', stored: Uint8Array)
   if (!Array.isArray(events) || !events.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e))) {
     throw badRequest('data must hold a JSON array of replay event objects', { field: 'data' });
   }
+  checkEventDepth(events);
   return events;
 }
 

@@ -8,9 +8,11 @@ import type { AppEnv, Services } from '../http/env';
 import { badRequest } from '../http/errors';
 import { normalizeLogs } from '../otlp/logs';
 import { normalizeMetrics } from '../otlp/metrics';
-import { decodeOtlpProtobuf, encodeOtlpProtobufResponse, ProtobufDecodeError, type OtlpSignal } from '../otlp/protobuf';
+import { exceedsStructures } from '../json/structures';
+import { decodeOtlpProtobuf, encodeOtlpProtobufResponse, ProtobufDecodeError, ProtobufStructureLimitError, type OtlpSignal } from '../otlp/protobuf';
 import type { PendingBatch } from '../otlp/records';
 import { normalizeTraces } from '../otlp/traces';
+import { INGEST_LIMITS, limitExceeded } from './limits';
 import { normalizeRecipes, normalizeReplayChunk } from './replay';
 import { storeBatch } from './store';
 
@@ -24,10 +26,16 @@ const OTLP: Record<OtlpSignal, { path: string; normalize: (body: unknown, receiv
 async function decodeBody(c: Context, services: Services, accepted: readonly BodyFormat[], signal?: OtlpSignal) {
   const format = bodyFormat(c, accepted);
   const bytes = await readBody(c, services.bodyLimit);
-  if (format === 'json') return { format, body: parseJson(bytes) };
+  const { maxStructures } = INGEST_LIMITS;
+  const tooManyStructures = () => limitExceeded('maxStructures', 'the body holds more objects and arrays (protobuf: messages)');
+  if (format === 'json') {
+    if (exceedsStructures(bytes, maxStructures)) throw tooManyStructures();
+    return { format, body: parseJson(bytes) };
+  }
   try {
-    return { format, body: decodeOtlpProtobuf(signal!, bytes) };
+    return { format, body: decodeOtlpProtobuf(signal!, bytes, maxStructures) };
   } catch (err) {
+    if (err instanceof ProtobufStructureLimitError) throw tooManyStructures();
     if (err instanceof ProtobufDecodeError) throw badRequest(`body is not a valid OTLP protobuf message: ${err.message}`);
     throw err;
   }

@@ -18,10 +18,20 @@ export interface SessionDelta {
   count: number;
 }
 
-/** Folds rows into one delta per session, so each session summary is upserted once per write. */
-export function sessionDeltas(
-  rows: Iterable<{ session_id: string | null; app_id: string; time_ms: number; end_ms?: number }>,
-): SessionDelta[] {
+/** What a session summary needs of a stored row. */
+export interface SessionSource {
+  session_id: string | null;
+  app_id: string;
+  time_ms: number;
+  end_ms?: number;
+}
+
+/**
+ * Folds rows into one delta per session, so each session summary is upserted once per write. The deltas come sorted by
+ * session id: every write then locks session rows in the same order, so two concurrent writes touching the same
+ * sessions (a collector's batches behind a load balancer) wait for each other instead of deadlocking.
+ */
+export function sessionDeltas(rows: Iterable<SessionSource>): SessionDelta[] {
   const deltas = new Map<string, SessionDelta>();
   for (const r of rows) {
     if (!r.session_id) continue;
@@ -34,7 +44,7 @@ export function sessionDeltas(
       d.count += 1;
     }
   }
-  return [...deltas.values()];
+  return [...deltas.values()].sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
 }
 
 /** A new summary row's counters: all zero but the one the delta feeds. */

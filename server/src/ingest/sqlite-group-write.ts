@@ -4,8 +4,13 @@ import type { Outcome } from './group-commit';
 import { SESSION_COUNTER, sessionDeltas, sessionRow } from './sessions';
 import type { StoredRow, StoreResult, TelemetryWrite } from './writer';
 
-/** A retried replay chunk (same project, session, replay and seq) is ignored and reported as a duplicate. */
+/**
+ * A retried span (same project, trace and span id), log record (same project and `log.record.uid`) or replay chunk
+ * (same project, session, replay and seq) is ignored and reported as a duplicate.
+ */
 const ON_CONFLICT: Partial<Record<TelemetryTable, string>> = {
+  spans: 'on conflict do nothing',
+  logs: 'on conflict do nothing',
   replay_chunks: 'on conflict (project_id, session_id, replay_id, seq) do nothing',
 };
 

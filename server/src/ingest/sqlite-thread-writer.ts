@@ -4,7 +4,12 @@ import { Worker } from 'node:worker_threads';
 import type { StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 
 export type ToWriter = { type: 'write'; id: number; write: TelemetryWrite } | { type: 'close' };
-type FromWriter = { id: number; ok: true; result: StoreResult } | { id: number; ok: false; message: string };
+type FromWriter = { id: number; ok: true; result: StoreResult } | { id: number; ok: false; message: string; code?: unknown };
+
+/** A failure reported by the thread, with the SQLite error code it carried. */
+function writeError(message: string, code: unknown): Error {
+  return Object.assign(new Error(message), typeof code === 'string' ? { code } : {});
+}
 
 /**
  * The writer thread's module, beside this one in the server's build. Running from TypeScript sources there is none,
@@ -19,7 +24,7 @@ export const writerThreadAvailable = (): boolean => THREAD_MODULE.protocol === '
  * thread opens its own connection to the same file (WAL allows one writer beside the server's readers) and replies to
  * each write after the COMMIT that holds it.
  *
- * If the thread dies, writes waiting for it fail (their requests get a 500: nothing was acknowledged) and later
+ * If the thread dies, writes waiting for it fail (their requests get a 503: nothing was acknowledged) and later
  * writes go to `fallback`, the in-thread writer, so ingest carries on.
  */
 export function sqliteThreadWriter(path: string, fallback: () => TelemetryWriter, log: (line: string) => void): TelemetryWriter {
@@ -35,14 +40,15 @@ export function sqliteThreadWriter(path: string, fallback: () => TelemetryWriter
     const p = pending.get(msg.id);
     pending.delete(msg.id);
     if (msg.ok) p?.resolve(msg.result);
-    else p?.reject(new Error(msg.message));
+    else p?.reject(writeError(msg.message, msg.code));
   });
   const stopped = (why: string) => {
     if (dead || (closing && pending.size === 0)) return;
     dead = true;
     log(`ingest writer thread stopped (${why}); writing on the main thread from now on`);
     replacement ??= fallback();
-    for (const p of pending.values()) p.reject(new Error(`ingest writer thread stopped: ${why}`));
+    // Nothing of these writes was committed, and the next ones go to the fallback: the client may send them again.
+    for (const p of pending.values()) p.reject(writeError(`ingest writer thread stopped: ${why}`, 'SVC_WRITER_STOPPED'));
     pending.clear();
   };
   worker.on('error', (err) => stopped(err.message));

@@ -25,6 +25,13 @@ port.on('message', (msg: ToWriter) => {
   }
   queue.submit(msg.write).then(
     (result) => port.postMessage({ id: msg.id, ok: true, result }),
-    (err: unknown) => port.postMessage({ id: msg.id, ok: false, message: err instanceof Error ? err.message : String(err) }),
+    (err: unknown) =>
+      port.postMessage({
+        id: msg.id,
+        ok: false,
+        message: err instanceof Error ? err.message : String(err),
+        // SQLITE_BUSY, SQLITE_FULL, ...: the main thread tells a transient failure (503) from a bad write by it.
+        code: (err as { code?: unknown } | null)?.code,
+      }),
   );
 });

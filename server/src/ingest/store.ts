@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database, TelemetryTable } from '../db/schema';
+import { isTransientStorageError } from '../db/transient';
 import { ApiError, badRequest } from '../http/errors';
 import type { PendingBatch } from '../otlp/records';
 import { resolveServiceNames } from '../tenancy/apps';
@@ -44,7 +45,27 @@ export async function storeBatch<T extends TelemetryTable>(
     app_id: apps.get(serviceName)!.id,
     received_ms: receivedMs,
   }));
-  return ctx.writer.write({ projectId, table: batch.table, rows, receivedMs });
+  try {
+    return await ctx.writer.write({ projectId, table: batch.table, rows, receivedMs });
+  } catch (err) {
+    if (isTransientStorageError(err)) throw storageUnavailable(err);
+    throw err;
+  }
+}
+
+/** Seconds a client is asked to wait before sending a batch again that storage could not take. */
+const RETRY_AFTER_SECONDS = 2;
+
+/** A 503 that OTLP exporters and the SDK retry (they do not retry a 500): the batch is not lost. */
+function storageUnavailable(err: unknown): ApiError {
+  const reason = err instanceof Error ? err.message : String(err);
+  return new ApiError(
+    503,
+    'storage_unavailable',
+    `storage is unavailable for the moment (${reason}); nothing was stored, send the request again after ${RETRY_AFTER_SECONDS} s`,
+    { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  );
 }
 
 /**

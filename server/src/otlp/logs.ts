@@ -1,7 +1,8 @@
 import { nanosToMillis, readId, readInteger, readString, readUint64 } from '../json/read';
 import { traceKey } from '../db/trace-key';
+import { RecordBudget } from '../ingest/limits';
 import type { PendingBatch, PendingRow } from './records';
-import { sessionIdOf, toPlainAttributes, toPlainValue } from './values';
+import { recordUidOf, sessionIdOf, toPlainAttributes, toPlainValue } from './values';
 import { forEachRecord } from './walk';
 
 const LOGS = { message: 'ExportLogsServiceRequest', resources: 'resourceLogs', scopes: 'scopeLogs', records: 'logRecords' };
@@ -9,7 +10,9 @@ const LOGS = { message: 'ExportLogsServiceRequest', resources: 'resourceLogs', s
 /** Validates an OTLP/JSON ExportLogsServiceRequest and flattens it into log rows. */
 export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'logs'> {
   const rows: PendingRow<'logs'>[] = [];
+  const budget = new RecordBudget('log records');
   forEachRecord(body, LOGS, (rec, { path, resource, resourceJson, scopeJson }) => {
+    budget.take(path);
     const timeNs = readUint64(rec.timeUnixNano, `${path}.timeUnixNano`);
     const observedNs = readUint64(rec.observedTimeUnixNano, `${path}.observedTimeUnixNano`);
     const attributes = toPlainAttributes(rec.attributes, `${path}.attributes`);
@@ -29,6 +32,7 @@ export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'
       trace_key: traceId === null ? null : traceKey(traceId),
       span_id: readId(rec.spanId, `${path}.spanId`, 8, true) ?? null,
       session_id: sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null,
+      record_uid: recordUidOf(attributes, `${path}.attributes`),
       attributes: JSON.stringify(attributes),
       resource: resourceJson,
       scope: scopeJson,

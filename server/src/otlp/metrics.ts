@@ -11,6 +11,7 @@ import {
   readUint64,
   type JsonObject,
 } from '../json/read';
+import { RecordBudget } from '../ingest/limits';
 import type { PendingBatch, PendingRow } from './records';
 import { sessionIdOf, toPlainAttributes } from './values';
 import { forEachRecord } from './walk';
@@ -29,6 +30,7 @@ const METRICS = { message: 'ExportMetricsServiceRequest', resources: 'resourceMe
 /** Validates an OTLP/JSON ExportMetricsServiceRequest and flattens it into one row per data point. */
 export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
   const rows: PendingRow<'metric_points'>[] = [];
+  const budget = new RecordBudget('metric data points');
   forEachRecord(body, METRICS, (metric, { path, resource, resourceJson, scopeJson }) => {
     const name = readString(metric.name, `${path}.name`);
     if (!name) throw badRequest(`${path}.name is required`, { field: `${path}.name` });
@@ -41,6 +43,7 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
     const shared = dataShared(type, data, `${path}.${key}`);
     readArray(data.dataPoints, `${path}.${key}.dataPoints`).forEach((pRaw, n) => {
       const at = `${path}.${key}.dataPoints[${n}]`;
+      budget.take(at);
       const point = readObject(pRaw, at);
       const attributes = toPlainAttributes(point.attributes, `${at}.attributes`);
       const timeNs = readUint64(point.timeUnixNano, `${at}.timeUnixNano`);

@@ -2,13 +2,18 @@ import { badRequest } from '../http/errors';
 import { nanosToMillis, readArray, readId, readInteger, readObject, readString, readUint64, type JsonObject } from '../json/read';
 import type { PendingBatch, PendingRow } from './records';
 import { traceKey } from '../db/trace-key';
+import { RecordBudget } from '../ingest/limits';
 import { sessionIdOf, toPlainAttributes } from './values';
 import { forEachRecord, type RecordContext } from './walk';
 
 /** Validates an OTLP/JSON ExportTraceServiceRequest and flattens it into span rows. */
 export function normalizeTraces(body: unknown): PendingBatch<'spans'> {
   const rows: PendingRow<'spans'>[] = [];
-  forEachRecord(body, TRACES, (span, ctx) => rows.push(normalizeSpan(span, ctx)));
+  const budget = new RecordBudget('spans');
+  forEachRecord(body, TRACES, (span, ctx) => {
+    budget.take(ctx.path);
+    rows.push(normalizeSpan(span, ctx));
+  });
   return { table: 'spans', rows };
 }
 

@@ -1,5 +1,6 @@
 import { REPLAY_LIMITS } from '../../../wire/replay';
 import { badRequest } from '../http/errors';
+import { INGEST_LIMITS, limitExceeded } from '../ingest/limits';
 import { isObject, readArray, readDouble, readInt64, readObject, readString, type JsonObject } from '../json/read';
 
 /** Plain JSON form of an OTLP AnyValue, as the query API returns it. */
@@ -23,7 +24,7 @@ export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
   const at = `${path}.${key}`;
   switch (key) {
     case 'stringValue':
-      return readString(inner, at)!;
+      return boundedString(readString(inner, at)!, at);
     case 'boolValue':
       if (typeof inner !== 'boolean') throw badRequest(`${at} must be a boolean`, { field: at });
       return inner;
@@ -32,13 +33,13 @@ export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
     case 'doubleValue':
       return readDouble(inner, at)!;
     case 'bytesValue': {
-      const s = readString(inner, at)!;
+      const s = boundedString(readString(inner, at)!, at);
       if (!BASE64.test(s)) throw badRequest(`${at} must be base64`, { field: at });
       return s;
     }
     case 'arrayValue': {
       const arr = readObject(inner, at);
-      return readArray(arr.values, `${at}.values`).map((item, i) => toPlainValue(item, `${at}.values[${i}]`, depth + 1));
+      return boundedList(readArray(arr.values, `${at}.values`), `${at}.values`, 'maxArrayValues').map((item, i) => toPlainValue(item, `${at}.values[${i}]`, depth + 1));
     }
     default: {
       const kv = readObject(inner, at);
@@ -50,7 +51,7 @@ export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
 /** A KeyValue list as an object; a repeated key keeps its last value, as OTel SDKs do. */
 export function toPlainAttributes(v: unknown, path: string, depth = 0): PlainAttributes {
   const out: PlainAttributes = {};
-  readArray(v, path).forEach((item, i) => {
+  boundedList(readArray(v, path), path, 'maxAttributes').forEach((item, i) => {
     const at = `${path}[${i}]`;
     const kv = readObject(item, at);
     const key = readString(kv.key, `${at}.key`);
@@ -59,6 +60,20 @@ export function toPlainAttributes(v: unknown, path: string, depth = 0): PlainAtt
     out[key] = toPlainValue(kv.value, `${at}.value`, depth);
   });
   return out;
+}
+
+function boundedList(list: unknown[], path: string, limit: 'maxAttributes' | 'maxArrayValues'): unknown[] {
+  if (list.length > INGEST_LIMITS[limit]) throw limitExceeded(limit, `${path} holds ${list.length} entries`, path);
+  return list;
+}
+
+/** A string value within `maxValueBytes` of UTF-8; the exact count is taken only when the length alone cannot tell. */
+function boundedString(s: string, path: string): string {
+  const max = INGEST_LIMITS.maxValueBytes;
+  if (s.length * 3 > max && Buffer.byteLength(s, 'utf8') > max) {
+    throw limitExceeded('maxValueBytes', `${path} is ${Buffer.byteLength(s, 'utf8')} bytes long`, path);
+  }
+  return s;
 }
 
 export interface ResourceInfo {
@@ -99,14 +114,26 @@ export function readScope(container: JsonObject, path: string): ScopeInfo {
 }
 
 /**
+ * The `log.record.uid` attribute (OpenTelemetry semantic conventions): the identity a retried log record keeps, bounded
+ * like session ids because it is indexed.
+ */
+export function recordUidOf(attributes: PlainAttributes, path: string): string | null {
+  return boundedId(attributes, 'log.record.uid', path) ?? null;
+}
+
+/**
  * The `session.id` attribute, on the record or the resource. Bounded like replay ids: it is indexed, and PostgreSQL
  * refuses index entries over about 2.7 KB.
  */
 export function sessionIdOf(attributes: PlainAttributes, path: string): string | undefined {
-  const v = attributes['session.id'];
+  return boundedId(attributes, 'session.id', path);
+}
+
+function boundedId(attributes: PlainAttributes, key: string, path: string): string | undefined {
+  const v = attributes[key];
   if (typeof v !== 'string' || v === '') return undefined;
   if (v.length > REPLAY_LIMITS.maxIdLength) {
-    throw badRequest(`${path} "session.id" must be at most ${REPLAY_LIMITS.maxIdLength} characters`, { field: `${path}.session.id` });
+    throw badRequest(`${path} "${key}" must be at most ${REPLAY_LIMITS.maxIdLength} characters`, { field: `${path}.${key}` });
   }
   return v;
 }

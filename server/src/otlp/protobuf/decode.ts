@@ -17,7 +17,7 @@
  * the other members. Unknown fields are skipped (after validating their framing).
  */
 import protobuf from 'protobufjs';
-import { ProtobufDecodeError } from './errors.js';
+import { ProtobufDecodeError, ProtobufStructureLimitError } from './errors.js';
 
 /** Maximum message nesting (protoc's default recursion limit). */
 export const MAX_NESTING_DEPTH = 100;
@@ -236,14 +236,22 @@ class WireReader {
   hi = 0;
   /** What is being decoded, for error messages. */
   where = '';
+  /** Messages and packed values decoded so far, against `maxStructures`. */
+  private structures = 0;
   private readonly view: DataView;
 
   constructor(
     readonly buf: Uint8Array,
     private readonly rootName: string,
+    private readonly maxStructures: number,
   ) {
     this.limit = buf.length;
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  /** Counts one more decoded message or packed value; output size is bounded by this, not only by the input's. */
+  countStructure(): void {
+    if (++this.structures > this.maxStructures) throw new ProtobufStructureLimitError(this.maxStructures);
   }
 
   fail(message: string, at: number = this.pos): never {
@@ -463,6 +471,7 @@ function setScalar(target: JsonObject, field: FieldPlan, value: unknown): void {
 /** Decodes a length-delimited sub-message into `target` (merging into what is there). */
 function decodeSubMessage(r: WireReader, plan: MessagePlan, target: JsonObject, depth: number): void {
   const len = r.length();
+  r.countStructure();
   const outerLimit = r.limit;
   r.limit = r.pos + len;
   decodeFields(r, plan, target, depth + 1);
@@ -503,7 +512,10 @@ function decodeField(r: WireReader, field: FieldPlan, wireType: number, target: 
       list = [];
       target[field.jsonName] = list;
     }
-    while (r.pos < r.limit) (list as unknown[]).push(readScalar(r, field.kind, false));
+    while (r.pos < r.limit) {
+      r.countStructure();
+      (list as unknown[]).push(readScalar(r, field.kind, false));
+    }
     r.limit = outerLimit;
     return;
   }
@@ -581,14 +593,14 @@ function decodeFields(r: WireReader, plan: MessagePlan, target: JsonObject, dept
  * Decodes `bytes` as message `type` into its OTLP/JSON object. Throws {@link ProtobufDecodeError}
  * for malformed input; any other exception from the decoding itself is wrapped into one.
  */
-export function decodeMessageToJson(type: protobuf.Type, bytes: Uint8Array): Record<string, unknown> {
+export function decodeMessageToJson(type: protobuf.Type, bytes: Uint8Array, maxStructures = Infinity): Record<string, unknown> {
   const plan = planFor(type); // schema problems are bugs, not bad input: not wrapped
-  const r = new WireReader(bytes, type.name);
+  const r = new WireReader(bytes, type.name, maxStructures);
   const out: JsonObject = {};
   try {
     decodeFields(r, plan, out, 0);
   } catch (err) {
-    if (err instanceof ProtobufDecodeError) throw err;
+    if (err instanceof ProtobufDecodeError || err instanceof ProtobufStructureLimitError) throw err;
     const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     throw new ProtobufDecodeError(`invalid ${type.name}: ${detail} (at byte ${r.pos})`, {
       offset: r.pos,

@@ -13,3 +13,12 @@ export class ProtobufDecodeError extends Error {
     this.offset = options?.offset;
   }
 }
+
+/** Thrown by {@link decodeOtlpProtobuf} when a body decodes to more messages and packed values than allowed. */
+export class ProtobufStructureLimitError extends Error {
+  override readonly name = 'ProtobufStructureLimitError';
+
+  constructor(readonly max: number) {
+    super(`the body holds more than ${max} protobuf messages and packed values`);
+  }
+}

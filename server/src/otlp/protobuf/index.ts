@@ -18,7 +18,7 @@
 import { decodeMessageToJson } from './decode.js';
 import { OTLP_MESSAGES, getOtlpType, type OtlpSignal } from './schema.js';
 
-export { ProtobufDecodeError } from './errors.js';
+export { ProtobufDecodeError, ProtobufStructureLimitError } from './errors.js';
 export { OTLP_PROTO_VERSION, type OtlpSignal } from './schema.js';
 
 function isSignal(value: unknown): value is OtlpSignal {
@@ -30,11 +30,12 @@ function isSignal(value: unknown): value is OtlpSignal {
  * the object its OTLP/JSON encoding would parse to. An empty body decodes to `{}`.
  *
  * @throws {ProtobufDecodeError} for malformed input (the only exception thrown for bad bytes).
+ * @throws {ProtobufStructureLimitError} when it decodes to more than `maxStructures` messages and packed values.
  * @throws {TypeError} if called with an unknown signal or a non-binary body (a caller bug).
  */
-export function decodeOtlpProtobuf(signal: OtlpSignal, bytes: Uint8Array | ArrayBuffer): unknown {
+export function decodeOtlpProtobuf(signal: OtlpSignal, bytes: Uint8Array | ArrayBuffer, maxStructures = Infinity): unknown {
   if (!isSignal(signal)) throw new TypeError(`unknown OTLP signal: ${String(signal)}`);
-  return decodeMessageToJson(getOtlpType(OTLP_MESSAGES[signal].request), asBytes(bytes));
+  return decodeMessageToJson(getOtlpType(OTLP_MESSAGES[signal].request), asBytes(bytes), maxStructures);
 }
 
 function asBytes(body: Uint8Array | ArrayBuffer): Uint8Array {
