@@ -21,7 +21,12 @@ function readyCondition(workloads: readonly WorkloadStatus[]): Omit<Condition, '
   }
   const skippedNote = skipped > 0 ? ` (${skipped} skipped)` : '';
   if (matching.length === 0) return { type: 'Ready', status: 'True', reason: 'NoWorkloads', message: `no workload to instrument${skippedNote}` };
-  return { type: 'Ready', status: 'True', reason: 'Instrumented', message: `${matching.length} of ${matching.length} matching workloads instrumented${skippedNote}` };
+  // Pending workloads need nothing from anyone, but they are not counted as instrumented: no pod was seen with the agent.
+  const injected = named('injected').length;
+  const pending = named('pending').length;
+  if (injected === 0) return { type: 'Ready', status: 'True', reason: 'NoRunningPods', message: `${plural(pending, 'matching workload')}, no running pods observed${skippedNote}` };
+  const pendingNote = pending > 0 ? `; ${pending} without running pods` : '';
+  return { type: 'Ready', status: 'True', reason: 'Instrumented', message: `${injected} of ${matching.length} matching workloads instrumented${pendingNote}${skippedNote}` };
 }
 
 /** A condition, keeping the previous lastTransitionTime unless its status flipped (Kubernetes API conventions). */
@@ -37,7 +42,7 @@ export function namespaceStatus(input: { generation: number; workloads: readonly
   return {
     observedGeneration: generation,
     conditions: [withTransition(readyCondition(workloads), generation, input.previous, input.now)],
-    counts: { matching: workloads.length - count('skipped'), injected: count('injected'), outdated: count('outdated'), failed: count('failed') },
+    counts: { matching: workloads.length - count('skipped'), injected: count('injected'), pending: count('pending'), outdated: count('outdated'), failed: count('failed') },
     workloads: [...workloads].sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)),
   };
 }
@@ -53,7 +58,7 @@ export function duplicateStatus(input: { generation: number; governing: string; 
   return {
     observedGeneration: input.generation,
     conditions: [withTransition(condition, input.generation, input.previous, input.now)],
-    counts: { matching: 0, injected: 0, outdated: 0, failed: 0 },
+    counts: { matching: 0, injected: 0, pending: 0, outdated: 0, failed: 0 },
     workloads: [],
   };
 }

@@ -10,6 +10,9 @@ import type { Strategy, WorkloadStatus } from '../resource/types.js';
 
 export type WorkloadKind = WorkloadStatus['kind'];
 
+/** The reason of a `pending` workload. */
+export const NO_RUNNING_PODS = 'no running pods observed';
+
 export interface WorkloadInput {
   kind: WorkloadKind;
   name: string;
@@ -83,6 +86,12 @@ export function workloadStatus(input: WorkloadInput): WorkloadStatus {
   } satisfies Omit<WorkloadStatus, 'state'>;
   if (!decision.injected) return { ...base, state: 'skipped', reason: decision.reason };
 
+  const fallback = decision.fallback ? `strategy ebpf fell back to sdk: ${decision.fallback}` : undefined;
+  const notes = (...parts: (string | undefined)[]) => parts.filter((part) => part !== undefined).join('; ');
+  // Without a running pod no injection has been seen (a workload scaled to zero, or whose pods are not created yet):
+  // say that, rather than claim one from what the template would get.
+  if (pods.length === 0) return { ...base, state: 'pending', reason: notes(NO_RUNNING_PODS, fallback) };
+
   const restart = `kubectl rollout restart ${kind.toLowerCase()}/${name} -n ${namespace}`;
   const failed = pods.map((pod) => ({ pod, why: agentFailure(pod) })).filter((entry) => entry.why !== undefined);
   const first = failed[0];
@@ -92,7 +101,6 @@ export function workloadStatus(input: WorkloadInput): WorkloadStatus {
   if (stale) {
     return { ...base, state: 'outdated', reason: `${outdated.length} of ${pods.length} pods need a restart: pod ${stale.pod.metadata?.name} ${stale.why}; run ${restart}` };
   }
-  const notes = [decision.fallback ? `strategy ebpf fell back to sdk: ${decision.fallback}` : undefined, pods.length === 0 ? 'no running pods; new pods get the agent' : undefined];
-  const reason = notes.filter((note) => note !== undefined).join('; ');
+  const reason = notes(fallback);
   return { ...base, state: 'injected', ...(reason ? { reason } : {}) };
 }

@@ -47,8 +47,11 @@ export interface Condition {
   observedGeneration: number;
 }
 
-/** Where a workload stands: its pods carry the agent, need a restart to get it, failed to get it, or are left alone. */
-export const WORKLOAD_STATES = ['injected', 'outdated', 'failed', 'skipped'] as const;
+/**
+ * Where a workload stands: its pods carry the agent, need a restart to get it, failed to get it, or are left alone; or,
+ * when none of its pods is running, `pending`: it would be injected, but no pod has been seen with the agent yet.
+ */
+export const WORKLOAD_STATES = ['injected', 'pending', 'outdated', 'failed', 'skipped'] as const;
 export type WorkloadState = (typeof WORKLOAD_STATES)[number];
 /** Workload kinds the operator reports on (pods of other owners are still mutated, under their own name). */
 export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'] as const;
@@ -68,10 +71,19 @@ export interface WorkloadStatus {
   reason?: string;
 }
 
+/** Workloads by state; `matching` is every workload not skipped. */
+export interface WorkloadCounts {
+  matching: number;
+  injected: number;
+  pending: number;
+  outdated: number;
+  failed: number;
+}
+
 export interface SvcInstrumentationStatus {
   observedGeneration?: number;
   conditions?: Condition[];
-  counts?: { matching: number; injected: number; outdated: number; failed: number };
+  counts?: WorkloadCounts;
   workloads?: WorkloadStatus[];
 }
 

@@ -257,9 +257,10 @@ describe('svc-zero status', () => {
       status: {
         observedGeneration: 1,
         conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: '2 workloads', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 1 }],
-        counts: { matching: 3, injected: 2, outdated: 1, failed: 0 },
+        counts: { matching: 3, injected: 1, pending: 1, outdated: 1, failed: 0 },
         workloads: [
           { kind: 'Deployment', name: 'checkout', lang: 'java', framework: 'spring-boot', strategy: 'sdk', confidence: 1, source: 'hint', state: 'injected' },
+          { kind: 'StatefulSet', name: 'queue', lang: 'python', framework: 'celery', strategy: 'sdk', confidence: 0.9, source: 'command', state: 'pending', reason: 'no running pods observed' },
           { kind: 'Deployment', name: 'web', lang: 'nodejs', framework: 'express', strategy: 'sdk', confidence: 0.86, source: 'command', state: 'outdated', reason: 'pods started before the oti' },
         ],
       },
@@ -268,12 +269,13 @@ describe('svc-zero status', () => {
     const table = await cli(['status', kube()]);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.split('\n');
-    expect(lines[0]).toMatch(/^NAMESPACE\s+OTI\s+STRATEGY\s+READY\s+MATCHING\s+INJECTED\s+OUTDATED\s+FAILED\s+INGEST$/);
-    expect(lines[1]).toMatch(/^billing\s+default\s+ebpf\s+Unknown\s+-\s+-\s+-\s+-\s+https:\/\/ingest.example.com$/);
-    expect(lines[2]).toMatch(/^shop\s+default\s+sdk\s+True\s+3\s+2\s+1\s+0\s+https:\/\/ingest.example.com$/);
+    expect(lines[0]).toMatch(/^NAMESPACE\s+OTI\s+STRATEGY\s+READY\s+MATCHING\s+INJECTED\s+PENDING\s+OUTDATED\s+FAILED\s+INGEST$/);
+    expect(lines[1]).toMatch(/^billing\s+default\s+ebpf\s+Unknown\s+-\s+-\s+-\s+-\s+-\s+https:\/\/ingest.example.com$/);
+    expect(lines[2]).toMatch(/^shop\s+default\s+sdk\s+True\s+3\s+1\s+1\s+1\s+0\s+https:\/\/ingest.example.com$/);
     expect(table.stdout).toMatch(/NAMESPACE\s+WORKLOAD\s+LANG\s+FRAMEWORK\s+STRATEGY\s+CONFIDENCE\s+STATE\s+REASON/);
     expect(table.stdout).toMatch(/shop\s+deployment\/checkout\s+java\s+spring-boot\s+sdk\s+1.00\s+injected/);
     expect(table.stdout).toMatch(/shop\s+deployment\/web\s+nodejs\s+express\s+sdk\s+0.86\s+outdated\s+pods started before the oti/);
+    expect(table.stdout).toMatch(/shop\s+statefulset\/queue\s+python\s+celery\s+sdk\s+0.90\s+pending\s+no running pods observed/);
     expect(table.stdout).toContain('The operator has not reported on billing yet');
     expect(table.stdout).toContain('Outdated workloads run pods without the current agent');
 
@@ -281,10 +283,11 @@ describe('svc-zero status', () => {
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.stdout);
     expect(parsed).toHaveLength(1);
-    expect(parsed[0]).toMatchObject({ namespace: 'shop', name: 'default', strategy: 'sdk', ready: 'True', counts: { matching: 3, injected: 2, outdated: 1, failed: 0 } });
-    expect(parsed[0].workloads.map((w: { name: string; lang: string; confidence: number }) => [w.name, w.lang, w.confidence])).toEqual([
-      ['checkout', 'java', 1],
-      ['web', 'nodejs', 0.86],
+    expect(parsed[0]).toMatchObject({ namespace: 'shop', name: 'default', strategy: 'sdk', ready: 'True', counts: { matching: 3, injected: 1, pending: 1, outdated: 1, failed: 0 } });
+    expect(parsed[0].workloads.map((w: { name: string; lang: string; confidence: number; state: string }) => [w.name, w.lang, w.confidence, w.state])).toEqual([
+      ['checkout', 'java', 1, 'injected'],
+      ['queue', 'python', 0.9, 'pending'],
+      ['web', 'nodejs', 0.86, 'outdated'],
     ]);
   });
 

@@ -10,6 +10,7 @@ import { startController, type Controller } from '../../../operator/src/controll
 import { createLogger } from '../../../operator/src/log.js';
 import { mutatePod } from '../../../operator/src/mutate/index.js';
 import type { OperatorSettings, SvcInstrumentation, SvcInstrumentationSpec, SvcInstrumentationStatus, WorkloadStatus } from '../../../operator/src/resource/types.js';
+import { pruned, validateCustomResource } from '../../support/operator/crd-schema.js';
 import { startFakeKube, svcInstrumentationCrd, type FakeKube } from '../../support/operator/fake-kube.js';
 
 const settings: OperatorSettings = {
@@ -197,7 +198,7 @@ describe('svc-zero controller', () => {
 
     const status = statusOf('shop');
     expect(status?.observedGeneration).toBe(1);
-    expect(status?.counts).toEqual({ matching: 3, injected: 1, outdated: 1, failed: 1 });
+    expect(status?.counts).toEqual({ matching: 3, injected: 1, pending: 0, outdated: 1, failed: 1 });
     expect(status?.conditions).toEqual([
       {
         type: 'Ready',
@@ -222,6 +223,29 @@ describe('svc-zero controller', () => {
       'Deployment/web',
       'StatefulSet/worker',
     ]);
+  });
+
+  it('reports a workload without running pods as pending, not injected, until an injected pod is running', async () => {
+    namespace('shop');
+    instrumentation('shop');
+    const web = workload('shop', 'Deployment', 'web', [node]);
+    await (await start()).synced();
+
+    expect(workloadIn('shop', 'web')).toMatchObject({ lang: 'nodejs', strategy: 'sdk', state: 'pending', reason: 'no running pods observed' });
+    expect(statusOf('shop')?.counts).toEqual({ matching: 1, injected: 0, pending: 1, outdated: 0, failed: 0 });
+    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({ status: 'True', reason: 'NoRunningPods', message: '1 matching workload, no running pods observed' });
+    expect(detectionLines('shop').map((line) => line.state)).toEqual(['pending']);
+    // What the operator wrote is what the real CRD stores: the state is in its enum, no field is pruned.
+    const stored = fake.get('svc.io/v1alpha1', 'SvcInstrumentation', 'shop', 'default');
+    expect(validateCustomResource(stored), JSON.stringify(validateCustomResource.errors)).toBe(true);
+    expect(pruned(stored)).toEqual([]);
+
+    pod('shop', web, 'a1', { inject: true });
+    await until(() => workloadIn('shop', 'web')?.state === 'injected', 'web to become injected');
+    expect(workloadIn('shop', 'web')?.reason).toBeUndefined();
+    expect(statusOf('shop')?.counts).toEqual({ matching: 1, injected: 1, pending: 0, outdated: 0, failed: 0 });
+    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({ status: 'True', reason: 'Instrumented', message: '1 of 1 matching workloads instrumented' });
+    expect(detectionLines('shop').map((line) => line.state)).toEqual(['pending', 'injected']);
   });
 
   it('writes the status and logs again only when something changed, not on resyncs', async () => {
@@ -261,7 +285,7 @@ describe('svc-zero controller', () => {
       });
     await until(() => workloadIn('shop', 'checkout'), 'checkout in the status');
     expect(lines.some((line) => line.msg === 'discovered 6 workloads in namespace shop')).toBe(true);
-    expect(workloadIn('shop', 'checkout')).toMatchObject({ lang: 'java', state: 'injected', reason: 'no running pods; new pods get the agent' });
+    expect(workloadIn('shop', 'checkout')).toMatchObject({ lang: 'java', state: 'pending', reason: 'no running pods observed' });
 
     // api's old pod is replaced by one the webhook injected; worker's init container recovers.
     const api = fake.get('apps/v1', 'Deployment', 'shop', 'api') as KubernetesObject;
@@ -269,9 +293,14 @@ describe('svc-zero controller', () => {
     pod('shop', api, 'd4', { inject: true });
     const worker = fake.get('v1', 'Pod', 'shop', 'worker-0') as V1Pod;
     fake.put({ ...worker, status: { phase: 'Running', initContainerStatuses: [{ ...worker.status!.initContainerStatuses![0]!, state: { terminated: { exitCode: 0, reason: 'Completed' } } }], containerStatuses: [running('app')] } } as V1Pod);
-    await until(() => statusOf('shop')?.counts?.injected === 4 && statusOf('shop'), 'all matching workloads injected');
-    expect(statusOf('shop')?.counts).toEqual({ matching: 4, injected: 4, outdated: 0, failed: 0 });
-    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({ status: 'True', reason: 'Instrumented', observedGeneration: 1 });
+    await until(() => statusOf('shop')?.counts?.injected === 3 && statusOf('shop'), 'every matching workload with pods injected');
+    expect(statusOf('shop')?.counts).toEqual({ matching: 4, injected: 3, pending: 1, outdated: 0, failed: 0 });
+    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({
+      status: 'True',
+      reason: 'Instrumented',
+      message: '3 of 4 matching workloads instrumented; 1 without running pods (2 skipped)',
+      observedGeneration: 1,
+    });
 
     // The SvcInstrumentation's spec changes (new ingest URL): generation 2, every injected pod is outdated.
     const current = fake.get('svc.io/v1alpha1', 'SvcInstrumentation', 'shop', 'default') as unknown as SvcInstrumentation;
@@ -288,7 +317,7 @@ describe('svc-zero controller', () => {
     instrumentation('shop', { languageHints: { cache: 'nodejs' } });
     await until(() => statusOf('shop')?.observedGeneration === 1 && workloadIn('shop', 'cache')?.source === 'hint', 'the new instrumentation status');
     expect(lines.slice(before).some((line) => line.msg === 'discovered 6 workloads in namespace shop')).toBe(true);
-    expect(workloadIn('shop', 'cache')).toMatchObject({ lang: 'nodejs', confidence: 1, source: 'hint', state: 'injected' });
+    expect(workloadIn('shop', 'cache')).toMatchObject({ lang: 'nodejs', confidence: 1, source: 'hint', state: 'pending' });
   });
 
   it('reports the eBPF strategy, its Pod Security fallback to sdk, and an OOM-killed sidecar', async () => {
@@ -312,8 +341,8 @@ describe('svc-zero controller', () => {
 
     expect(workloadIn('edge', 'gateway')).toMatchObject({ lang: 'go', strategy: 'ebpf', state: 'failed' });
     expect(workloadIn('edge', 'gateway')?.reason).toContain('raise ebpf.resources.limits.memory');
-    expect(workloadIn('secure', 'shop-ui')).toMatchObject({ lang: 'nodejs', strategy: 'sdk', state: 'injected' });
-    expect(workloadIn('secure', 'shop-ui')?.reason).toContain('strategy ebpf fell back to sdk');
+    expect(workloadIn('secure', 'shop-ui')).toMatchObject({ lang: 'nodejs', strategy: 'sdk', state: 'pending' });
+    expect(workloadIn('secure', 'shop-ui')?.reason).toMatch(/^no running pods observed; strategy ebpf fell back to sdk: /);
     expect(detectionLines('secure')[0]).toMatchObject({ strategy: 'sdk' });
   });
 
@@ -363,7 +392,7 @@ describe('svc-zero controller', () => {
     workload('shop', 'Deployment', 'web', [node]);
     await started.synced();
     await until(() => statusOf('shop')?.counts, 'the status');
-    expect(statusOf('shop')?.counts).toEqual({ matching: 1, injected: 1, outdated: 0, failed: 0 });
+    expect(statusOf('shop')?.counts).toEqual({ matching: 1, injected: 0, pending: 1, outdated: 0, failed: 0 });
     expect(lines.some((line) => line.msg === 'watching svcinstrumentations.svc.io again')).toBe(true);
   });
 

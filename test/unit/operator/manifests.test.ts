@@ -19,6 +19,7 @@ import { Namespace, Secret, Service, ServiceAccount } from 'kubernetes-models/v1
 import { describe, expect, it } from 'vitest';
 import { CHART_DIR, deepMerge, parseTemplate, renderChart, renderNodes, type TemplateNode } from '../../support/operator/helm-template.js';
 import { restrictedViolations } from '../../support/operator/pod-security.js';
+import { pruned, validateCustomResource } from '../../support/operator/crd-schema.js';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import {
   applySets,
@@ -276,14 +277,11 @@ describe('the SvcInstrumentation CRD', () => {
     expect(crd.spec.versions).toHaveLength(1);
     expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
     expect(version.additionalPrinterColumns.map((column: { name: string }) => column.name)).toEqual([
-      'Strategy', 'Matching', 'Injected', 'Outdated', 'Failed', 'Ready', 'Ingest', 'Age',
+      'Strategy', 'Matching', 'Injected', 'Pending', 'Outdated', 'Failed', 'Ready', 'Ingest', 'Age',
     ]);
   });
 
-  // ajv evaluates the CRD's openAPIV3Schema as the API server's validation would for these keywords (types, required,
-  // enum, pattern, bounds); the x-kubernetes-* markers are structural hints it ignores.
-  const ajvOptions: Record<string, unknown> = { allErrors: true, strict: false, formats: { int64: { type: 'number', validate: Number.isInteger } } };
-  const validate = new Ajv(ajvOptions).compile(version.schema.openAPIV3Schema);
+  const validate = validateCustomResource;
   const sample = {
     apiVersion: CRD_API_VERSION,
     kind: CRD_KIND,
@@ -300,16 +298,18 @@ describe('the SvcInstrumentation CRD', () => {
     status: {
       observedGeneration: 3,
       conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: '2 workloads', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 3 }],
-      counts: { matching: 3, injected: 2, outdated: 1, failed: 0 },
+      counts: { matching: 4, injected: 2, pending: 1, outdated: 1, failed: 0 },
       workloads: [
         { kind: 'Deployment', name: 'checkout', lang: 'java', framework: 'spring-boot', strategy: 'sdk', confidence: 1, source: 'hint', state: 'injected' },
+        { kind: 'Deployment', name: 'web', lang: 'nodejs', framework: 'express', strategy: 'sdk', confidence: 0.9, source: 'command', state: 'pending', reason: 'no running pods observed' },
         { kind: 'StatefulSet', name: 'cache', lang: 'unknown', framework: 'unknown', strategy: 'sdk', confidence: 0, source: 'none', state: 'skipped', reason: 'no language detected' },
       ],
     },
   };
 
-  it('its own schema accepts a full oti (spec and status as the CLI and the operator write them)', () => {
+  it('its own schema accepts a full oti (spec and status as the CLI and the operator write them), pruning nothing', () => {
     expect(validate(sample), JSON.stringify(validate.errors)).toBe(true);
+    expect(pruned(sample)).toEqual([]);
   });
 
   it('its own schema rejects what the API server must reject', () => {
@@ -330,6 +330,11 @@ describe('the SvcInstrumentation CRD', () => {
       breakIt(oti);
       expect(validate(oti), what).toBe(false);
     }
+    // A field the schema does not declare is not rejected but dropped on write.
+    const extra: any = structuredClone(sample);
+    extra.status.counts.unknown = 1;
+    extra.status.workloads[0].note = 'x';
+    expect(pruned(extra)).toEqual(['.status.counts.unknown', '.status.workloads[0].note']);
     // Without ingestUrl it is valid: the operator's install value ingestUrl applies.
     const withoutUrl: any = structuredClone(sample);
     delete withoutUrl.spec.ingestUrl;

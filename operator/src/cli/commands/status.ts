@@ -13,8 +13,9 @@ export const statusCommand: Command = {
   usage: `Usage: svc-zero status [--namespace=<namespace>] [--output=table|json]
 
 Lists every SvcInstrumentation (oti) in the cluster, or in one namespace, with the counts the operator keeps in its
-status (matching, injected, outdated, failed), then one line per workload: language, framework, strategy,
-detection confidence (0 to 1) and state. "outdated" workloads need a restart to get the agent.
+status (matching, injected, pending, outdated, failed), then one line per workload: language, framework, strategy,
+detection confidence (0 to 1) and state. "outdated" workloads need a restart to get the agent; "pending" ones have
+no running pods, so no injection has been observed yet.
 
 Options:
   --namespace=<ns>       only this namespace
@@ -49,10 +50,11 @@ Options:
     }
     io.out(
       formatTable([
-        ['NAMESPACE', 'OTI', 'STRATEGY', 'READY', 'MATCHING', 'INJECTED', 'OUTDATED', 'FAILED', 'INGEST'],
+        ['NAMESPACE', 'OTI', 'STRATEGY', 'READY', 'MATCHING', 'INJECTED', 'PENDING', 'OUTDATED', 'FAILED', 'INGEST'],
         ...items.map((item) => {
           const s = summary(item);
-          return [s.namespace, s.name, s.strategy, s.ready, ...[s.counts?.matching, s.counts?.injected, s.counts?.outdated, s.counts?.failed].map(count), s.ingestUrl ?? '(operator default)'];
+          const counts = [s.counts?.matching, s.counts?.injected, s.counts?.pending, s.counts?.outdated, s.counts?.failed];
+          return [s.namespace, s.name, s.strategy, s.ready, ...counts.map(count), s.ingestUrl ?? '(operator default)'];
         }),
       ]),
     );
@@ -79,6 +81,7 @@ Options:
   },
 };
 
+/** '-' for a count the status does not have (not reported yet, or written by an operator that did not count it). */
 const count = (value: number | undefined) => (value === undefined ? '-' : String(value));
 
 /** What status prints per oti, and the JSON shape of --output=json. */
