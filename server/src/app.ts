@@ -4,7 +4,8 @@ import { costRoutes } from './cost/routes/index';
 import type { CostServices } from './cost/services';
 import { demoRoutes, type DemoOptions } from './demo/routes';
 import type { AppEnv, Services } from './http/env';
-import { ApiError, errorResponse } from './http/errors';
+import { ApiError, databaseInputError, errorResponse } from './http/errors';
+import { noSniff, refuseNul } from './http/middleware';
 import { incidentPages } from './incidents/pages';
 import { chatIntegrationRoutes } from './integrations/chat/routes';
 import { incidentRoutes } from './incidents/routes';
@@ -39,10 +40,18 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
   app.onError((err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err);
     if (err instanceof HTTPException) return errorResponse(c, new ApiError(err.status as 400, 'http_error', err.message || 'request failed'));
+    const refused = databaseInputError(err);
+    if (refused) {
+      services.log(`a value reached the database unchecked on ${c.req.method} ${c.req.path} (answered 400): ${(err as Error).message}`);
+      return errorResponse(c, refused);
+    }
     services.log(`internal error on ${c.req.method} ${c.req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return errorResponse(c, new ApiError(500, 'internal', 'internal server error; nothing from this request was stored'));
   });
   app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', `no endpoint ${c.req.method} ${c.req.path}`)));
+  // Registered before every route, so they wrap each of them (noSniff also the answers of onError and notFound).
+  app.use('*', noSniff);
+  app.use('/control-plane/*', refuseNul);
 
   app.get('/healthz', async (c) => {
     await services.db.selectFrom('tenants').select('id').limit(1).execute();

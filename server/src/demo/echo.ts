@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { readBody } from '../http/body';
 import type { Services } from '../http/env';
 import { badRequest } from '../http/errors';
+import { readNumber } from '../query/params';
 
 /** Longest `?delay=` the echo endpoint honours: enough to show a slow request, not enough to tie up a socket. */
 export const MAX_ECHO_DELAY_MS = 10_000;
@@ -10,25 +11,15 @@ export const MAX_ECHO_DELAY_MS = 10_000;
 /** Statuses whose response must have no body (Fetch standard). */
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
 
-function integerParam(c: Context, name: string, min: number, max: number, fallback: number): number {
-  const raw = c.req.query(name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) {
-    throw badRequest(`${name} must be an integer from ${min} to ${max} (got "${raw}")`, { field: name });
-  }
-  return n;
-}
-
 /**
  * `GET|POST /demo/api/echo`: answers with the request line and every header received, so the demo page can show the
  * `traceparent` and session headers the SDK adds to same-origin requests. `?status=` (200-599, except the bodiless 204, 205 and 304) answers with that
  * status, to demonstrate failures; `?delay=` (ms) answers late, to demonstrate slow requests.
  */
 export async function echo(c: Context, services: Services): Promise<Response> {
-  const status = integerParam(c, 'status', 200, 599, 200);
+  const status = readNumber(c, 'status', { min: 200, max: 599, integer: true }) ?? 200;
   if (NULL_BODY_STATUSES.has(status)) throw badRequest(`status ${status} cannot carry the echo body; use another`, { field: 'status' });
-  const delayMs = integerParam(c, 'delay', 0, MAX_ECHO_DELAY_MS, 0);
+  const delayMs = readNumber(c, 'delay', { min: 0, max: MAX_ECHO_DELAY_MS, integer: true }) ?? 0;
   const body = c.req.method === 'POST' ? await readBody(c, services.bodyLimit) : undefined;
   if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   return c.json(

@@ -31,7 +31,7 @@ export function incidentRoutes(services: NotifyServices) {
     const severity = c.req.query('severity');
     if (status && !INCIDENT_STATUSES.includes(status as never)) throw badRequest(`status must be one of ${INCIDENT_STATUSES.join(', ')}`, { field: 'status' });
     if (severity && !SEVERITIES.includes(severity as never)) throw badRequest(`severity must be one of ${SEVERITIES.join(', ')}`, { field: 'severity' });
-    const cursor = readCursor(c);
+    const cursor = readCursor(c, 'string');
     const limit = readLimit(c, PAGE.default, PAGE.max);
     const before = cursor && { t: cursor.t, k: String(cursor.k) };
     const rows = await incidents.list(c.get('caller').projectId, { status, severity, limit: limit + 1, before });

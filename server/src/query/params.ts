@@ -11,47 +11,90 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
 
-export function readCursor(c: Context): Cursor | undefined {
+/**
+ * Times are epoch milliseconds within the range of a JavaScript Date (±8.64e15): safe integers, far inside PostgreSQL's
+ * bigint, so no time a request gives can fail a query.
+ */
+export const MAX_TIME_MS = 8_640_000_000_000_000;
+
+/** Bounds of a number read from the query string. */
+export interface NumberRange {
+  min: number;
+  max: number;
+  /** A safe integer (ids, counts, milliseconds), not a fraction. */
+  integer: boolean;
+}
+
+/**
+ * A number given as text, within `range`; otherwise a 400 naming `field`. Every number a request passes to a query goes
+ * through here: PostgreSQL refuses a parameter beyond its column's type with an error (a 500 until caught), and
+ * JavaScript rounds integers beyond 2^53, so each parameter has bounds both hold.
+ */
+export function parseNumberParam(raw: string, field: string, range: NumberRange): number {
+  const n = raw.trim() === '' ? NaN : Number(raw);
+  const ok = range.integer ? Number.isSafeInteger(n) : Number.isFinite(n);
+  if (!ok || n < range.min || n > range.max) {
+    throw badRequest(`${field} must be ${range.integer ? 'an integer' : 'a number'} from ${range.min} to ${range.max} (got ${JSON.stringify(raw)})`, {
+      field,
+    });
+  }
+  return n;
+}
+
+/** The query parameter `field` as a number within `range`; undefined when absent or empty. */
+export function readNumber(c: Context, field: string, range: NumberRange): number | undefined {
+  const raw = c.req.query(field);
+  return raw === undefined || raw === '' ? undefined : parseNumberParam(raw, field, range);
+}
+
+/**
+ * The `cursor` parameter: a position this API returned. Its key is a row id (`'number'`) or a text key (`'string'`)
+ * depending on the listing; decoded, it is checked like any parameter, since a client can forge one.
+ */
+export function readCursor(c: Context, key: 'number'): (Cursor & { k: number }) | undefined;
+export function readCursor(c: Context, key: 'string'): (Cursor & { k: string }) | undefined;
+export function readCursor(c: Context, key?: 'number' | 'string'): Cursor | undefined;
+export function readCursor(c: Context, key?: 'number' | 'string'): Cursor | undefined {
   const raw = c.req.query('cursor');
   if (raw === undefined || raw === '') return undefined;
+  let v: Partial<Cursor> | null = null;
   try {
-    const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
-    if (typeof v.t === 'number' && (typeof v.k === 'number' || typeof v.k === 'string')) return v;
+    v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<Cursor> | null;
   } catch {
-    // fall through to the error below
+    // answered below
   }
+  const t = v?.t;
+  const k = v?.k;
+  const timeOk = typeof t === 'number' && Number.isSafeInteger(t) && Math.abs(t) <= MAX_TIME_MS;
+  const keyOk = typeof k === 'number' ? Number.isSafeInteger(k) : typeof k === 'string' && !k.includes('\u0000');
+  if (timeOk && keyOk && (key === undefined || typeof k === key)) return { t, k: k as number | string };
   throw badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', { field: 'cursor' });
 }
 
 export function readLimit(c: Context, fallback: number, max: number): number {
-  const raw = c.req.query('limit');
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw badRequest(`limit must be an integer from 1 to ${max}`, { field: 'limit' });
-  return n;
+  return readNumber(c, 'limit', { min: 1, max, integer: true }) ?? fallback;
 }
 
-/** A time bound: epoch milliseconds or an ISO 8601 date-time. */
+/** A time bound: epoch milliseconds or an ISO 8601 date-time, within {@link MAX_TIME_MS}. */
 export function readTime(c: Context, field: 'from' | 'to'): number | undefined {
   const raw = c.req.query(field);
   if (raw === undefined || raw === '') return undefined;
   const n = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
-  if (!Number.isFinite(n)) {
-    throw badRequest(`${field} must be epoch milliseconds or an ISO 8601 date-time`, { field });
+  if (!Number.isFinite(n) || Math.abs(n) > MAX_TIME_MS) {
+    throw badRequest(`${field} must be epoch milliseconds (at most ${MAX_TIME_MS}) or an ISO 8601 date-time`, { field });
   }
   return n;
 }
 
 /**
- * Rejects filters an endpoint does not support, so a typo is not silently an unfiltered query, and values with U+0000,
- * which no stored text holds and PostgreSQL cannot take as a parameter.
+ * Rejects filters an endpoint does not support, so a typo is not silently an unfiltered query. (U+0000 in any
+ * parameter is refused before this, for every control-plane route: http/middleware.ts refuseNul.)
  */
 export function checkParams(c: Context, allowed: readonly string[]): void {
-  for (const [key, values] of Object.entries(c.req.queries())) {
+  for (const key of Object.keys(c.req.queries())) {
     if (!allowed.includes(key)) {
       throw badRequest(`unknown query parameter "${key}"; this endpoint accepts ${allowed.join(', ')}`, { field: key });
     }
-    if (values.some((v) => v.includes('\u0000'))) throw badRequest(`${key} must not contain U+0000`, { field: key });
   }
 }
 

@@ -6,7 +6,7 @@ import { traceKey } from '../db/trace-key';
 import { controlAuth } from '../http/auth';
 import type { AppEnv, Services } from '../http/env';
 import { badRequest } from '../http/errors';
-import { decodeChunkEvents } from '../ingest/replay';
+import { storedEvents } from '../replay/stored-events';
 import { listApps, resolveServiceNames } from '../tenancy/apps';
 import { iso, keysetPage, readCursor, readLimit, readTime, checkParams } from './params';
 
@@ -123,7 +123,7 @@ const LISTINGS = {
       end_time: iso(r.end_ms),
       event_count: r.event_count,
       encoding: r.encoding,
-      events: decodeChunkEvents(r.encoding, r.data),
+      ...storedEvents(r.encoding, r.data),
     }),
   } satisfies Listing<'replay_chunks'>,
   recipes: {
@@ -165,7 +165,7 @@ function listRoute<T extends TelemetryTable>(services: Services, listing: Listin
     checkParams(c, allowed);
     const { projectId } = c.get('caller');
     const limit = readLimit(c, listing.defaultLimit, listing.maxLimit);
-    const cursor = readCursor(c);
+    const cursor = readCursor(c, 'number');
     const from = readTime(c, 'from');
     const to = readTime(c, 'to');
     const appId = await appIdFilter(services, projectId, c);
@@ -211,7 +211,7 @@ export function queryRoutes(services: Services): Hono<AppEnv> {
     checkParams(c, ['app', 'from', 'to', 'limit', 'cursor']);
     const { projectId } = c.get('caller');
     const limit = readLimit(c, 50, 500);
-    const cursor = readCursor(c);
+    const cursor = readCursor(c, 'string');
     const from = readTime(c, 'from');
     const to = readTime(c, 'to');
     const appId = await appIdFilter(services, projectId, c);

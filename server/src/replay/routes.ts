@@ -30,7 +30,7 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     const { replays } = orderChunks(await chunkIndex(db, projectId, sessionId));
     const firstUrls = new Map<number, string | null>();
     await forEachBatch(replays.map((r) => r.first_chunk_id), async (ids) => {
-      for (const [id, events] of await chunkEvents(db, projectId, ids)) firstUrls.set(id, pageUrl(events));
+      for (const [id, stored] of await chunkEvents(db, projectId, ids)) firstUrls.set(id, pageUrl(stored.events));
     });
     return c.json({
       ...sessionJson(session),
@@ -57,14 +57,18 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     const last = page[page.length - 1];
     return c.json({
       session_id: sessionId,
-      events: page.flatMap((chunk) => events.get(chunk.id) ?? []),
-      chunks: page.map((chunk) => ({
-        replay_id: chunk.replay_id,
-        seq: chunk.seq,
-        start_time: iso(chunk.time_ms),
-        end_time: iso(chunk.end_ms),
-        event_count: chunk.event_count,
-      })),
+      events: page.flatMap((chunk) => events.get(chunk.id)?.events ?? []),
+      chunks: page.map((chunk) => {
+        const unreadable = events.get(chunk.id)?.unreadable;
+        return {
+          replay_id: chunk.replay_id,
+          seq: chunk.seq,
+          start_time: iso(chunk.time_ms),
+          end_time: iso(chunk.end_ms),
+          event_count: chunk.event_count,
+          ...(unreadable !== undefined && { unreadable }),
+        };
+      }),
       gaps,
       next_cursor: more && last ? chunkCursor(last) : null,
     });
@@ -74,8 +78,7 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     checkParams(c, ['cursor', 'limit']);
     const { projectId, sessionId } = target(c);
     const limit = readLimit(c, 200, 1000);
-    const cursor = readCursor(c);
-    if (cursor && typeof cursor.k !== 'number') throw badCursor();
+    const cursor = readCursor(c, 'number');
     await findSession(db, projectId, sessionId);
     const rows = await sessionRecipes(db, projectId, sessionId, limit + 1, cursor);
     return c.json(keysetPage(rows, limit, recipeJson, (r) => ({ t: r.time_ms, k: r.id })));
@@ -90,7 +93,7 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     const exporter = new PlaywrightExport();
     await forEachBatch(chunks, async (batch) => {
       const events = await chunkEvents(db, projectId, batch.map((chunk) => chunk.id));
-      for (const chunk of batch) exporter.addChunk(chunk.replay_id, events.get(chunk.id) ?? []);
+      for (const chunk of batch) exporter.addChunk(chunk.replay_id, events.get(chunk.id)?.events ?? []);
     });
     const steps = (await sessionRecipes(db, projectId, sessionId)).map((r) => JSON.parse(r.step) as RecipeStep);
     const spec = exporter.finish({ sessionId, app: session.app, ...(baseUrl && { baseUrl }) }, steps);
@@ -104,10 +107,8 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
 }
 
 function target(c: Context<AppEnv>): { projectId: string; sessionId: string } {
-  const sessionId = c.req.param('id') ?? '';
-  // PostgreSQL cannot take U+0000 in a text parameter, and no stored session id holds it.
-  if (sessionId.includes('\u0000')) throw badRequest('id must not contain U+0000', { field: 'id' });
-  return { projectId: c.get('caller').projectId, sessionId };
+  // U+0000, which PostgreSQL cannot take, is refused before any route (http/middleware.ts refuseNul).
+  return { projectId: c.get('caller').projectId, sessionId: c.req.param('id') ?? '' };
 }
 
 async function forEachBatch<T>(items: readonly T[], run: (batch: T[]) => Promise<void>): Promise<void> {
@@ -132,9 +133,9 @@ const chunkCursor = (chunk: OrderedChunk): string => {
 };
 
 function readChunkCursor(c: Context): ChunkPosition | undefined {
-  const cursor = readCursor(c);
+  const cursor = readCursor(c, 'string');
   if (!cursor) return undefined;
-  const match = typeof cursor.k === 'string' ? /^(\d+):(.+)$/s.exec(cursor.k) : null;
+  const match = /^(\d+):(.+)$/s.exec(cursor.k);
   if (!match) throw badCursor();
   return { replayStart: cursor.t, replayId: match[2]!, seq: Number(match[1]) };
 }

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { ApiError } from '../http/errors';
-import { decodeChunkEvents } from '../ingest/replay';
 import type { Cursor } from '../query/params';
 import type { ChunkEntry } from './chunk-order';
+import { storedEvents, type StoredEvents } from './stored-events';
 
 type Db = Kysely<Database>;
 
@@ -31,8 +31,8 @@ export function chunkIndex(db: Db, projectId: string, sessionId: string): Promis
     .execute();
 }
 
-/** The decoded events of the chunks with these ids, by id. */
-export async function chunkEvents(db: Db, projectId: string, ids: readonly number[]): Promise<Map<number, unknown[]>> {
+/** The decoded events of the chunks with these ids, by id (a chunk that cannot be served says so: storedEvents). */
+export async function chunkEvents(db: Db, projectId: string, ids: readonly number[]): Promise<Map<number, StoredEvents>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('replay_chunks')
@@ -40,7 +40,7 @@ export async function chunkEvents(db: Db, projectId: string, ids: readonly numbe
     .where('project_id', '=', projectId)
     .where('id', 'in', [...ids])
     .execute();
-  return new Map(rows.map((r) => [r.id, decodeChunkEvents(r.encoding, r.data)]));
+  return new Map(rows.map((r) => [r.id, storedEvents(r.encoding, r.data)]));
 }
 
 /** The session's recipe steps, oldest first, after `cursor` (time, id) when given; all of them without a limit. */

@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors';
+import { parseNumberParam } from '../../query/params';
 import { costByDay, type DailyCost, type Day, dayNumber, fromDayNumber, historyStart, maxDay, minDay } from './days';
 
 /** The thresholds a day is judged by; each is a query parameter of the estimate (parseAnomalyCriteria). */
@@ -111,12 +111,7 @@ function serviceHistoryStart(series: readonly DailyCost[], scope: AnomalyScope):
 export function parseAnomalyCriteria(query: Readonly<Record<string, string | undefined>>): AnomalyCriteria {
   const number = (field: keyof AnomalyCriteria, min: number, max: number, integer: boolean): number => {
     const raw = query[field];
-    if (raw === undefined) return ANOMALY_DEFAULTS[field];
-    const n = raw.trim() === '' ? NaN : Number(raw);
-    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
-      throw badRequest(`${field} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`, { field });
-    }
-    return n;
+    return raw === undefined ? ANOMALY_DEFAULTS[field] : parseNumberParam(raw, field, { min, max, integer });
   };
   return {
     trailing_days: number('trailing_days', MIN_HISTORY_DAYS, MAX_TRAILING_DAYS, true),

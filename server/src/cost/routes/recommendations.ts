@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../http/env';
-import { badRequest } from '../../http/errors';
-import { checkParams } from '../../query/params';
+import { checkParams, readNumber } from '../../query/params';
 import { recommendationInputs } from '../queries/recommendation-inputs';
 import { addDays, dayOf } from '../reports/days';
 import { idleResources } from '../reports/recommendations/idle';
@@ -19,9 +18,7 @@ export function recommendationRoutes(services: CostServices) {
   const app = new Hono<AppEnv>();
   app.get('/', async (c) => {
     checkParams(c, ['lookback_days']);
-    const raw = c.req.query('lookback_days');
-    const lookback = raw === undefined ? DEFAULT_LOOKBACK_DAYS : Number(raw);
-    if (!Number.isInteger(lookback) || lookback < 7 || lookback > 90) throw badRequest('lookback_days must be an integer from 7 to 90', { field: 'lookback_days' });
+    const lookback = readNumber(c, 'lookback_days', { min: 7, max: 90, integer: true }) ?? DEFAULT_LOOKBACK_DAYS;
     const today = dayOf(services.clock.now());
     const window = { start: addDays(today, -lookback), end: addDays(today, -1) };
     const inputs = await recommendationInputs(services.db, c.get('caller').projectId, window);

@@ -21,7 +21,7 @@ export function deliveryRoutes(services: NotifyServices) {
   app.get('/deliveries', async (c) => {
     checkParams(c, ['channel_id', 'limit', 'cursor']);
     const limit = readLimit(c, DELIVERY_PAGE.default, DELIVERY_PAGE.max);
-    const cursor = readCursor(c);
+    const cursor = readCursor(c, 'string');
     const channelId = c.req.query('channel_id');
     let query = services.db.selectFrom('deliveries').selectAll().where('project_id', '=', c.get('caller').projectId);
     if (channelId) query = query.where('channel_id', '=', channelId);
