@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { build } from 'esbuild';
 import { MEMORY_ENV, MEMORY_EXEC_ARGV, needsMemoryRelaunch } from '../server/src/runtime/memory-relaunch';
 import type { TempDatabase } from '../test/support/databases';
 
@@ -46,4 +48,21 @@ export function runBench(name: string, main: () => Promise<void>, databases: Rea
       process.exit(1);
     },
   );
+}
+
+/**
+ * Bundles a benchmark's TypeScript child script into a plain ES module at `outfile` (its local imports inlined,
+ * packages left as imports), so the child runs under plain node: `--import tsx` would add tsx's module-loader thread
+ * (~45 MB) to the very memory the benchmark measures.
+ */
+export async function plainNodeScript(source: string, outfile: string): Promise<string> {
+  await build({ entryPoints: [source], bundle: true, packages: 'external', format: 'esm', platform: 'node', target: 'node20', outfile, logLevel: 'warning' });
+  return outfile;
+}
+
+/** Resident set size now (`VmRSS`) and at its peak (`VmHWM`) of a process, MiB (Linux /proc). */
+export function processMemoryMiB(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: mib('VmRSS'), peak: mib('VmHWM') };
 }

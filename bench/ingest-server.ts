@@ -1,58 +1,81 @@
 /**
  * Server child process for `bench/ingest.ts`, so the load generator never shares the server's event loop.
  *
- *   node --import tsx bench/ingest-server.ts svc <sqlite-file>   the built reference server (startServer), SQLite file, WAL
- *   node --import tsx bench/ingest-server.ts ceiling             node:http that reads and JSON.parses bodies, answers 200
+ *   node bench/ingest-server.mjs svc <database-url>   the built reference server (startServer) on a SQLite file (WAL) or
+ *                                                     a postgres:// URL
+ *   node bench/ingest-server.mjs ceiling              node:http that reads and JSON.parses bodies, answers 200
  *
- * Prints one JSON line `{"url", "pid", "ingestKey"}` to stdout when it listens; exits cleanly on SIGTERM/SIGINT (so
- * `--cpu-prof` writes its profile).
+ * bench/ingest-child.ts bundles this file into a plain .mjs first (so the memory measured is the server's, not tsx's);
+ * `node --import tsx bench/ingest-server.ts …` runs it too. Run it from the repository root: it loads server/dist
+ * from the working directory, which the bundled copy in a temporary folder cannot find by its own location.
+ *
+ * Prints one JSON line `{"url", "pid", "writer", "ingestKey"}` to stdout when it listens. `ingestKey` is there only
+ * when this start bootstrapped the database: a second replica on the same PostgreSQL database creates no keys and
+ * sends the first one's. Exits cleanly on SIGTERM/SIGINT or when stdin closes (so `--cpu-prof` writes its profile).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type * as ServerModule from '../server/src/index';
 import { closeWithParent } from '../test/support/child-lifecycle';
 
-// The built server (`npm run bench:ingest` builds it first), as `npm start` runs it: only the build starts the ingest
-// writer thread.
-const { startServer } = (await import('../server/dist/index.js' as string)) as typeof ServerModule;
+/**
+ * Replicas sharing a database must share the secret key; given, the server also writes no key file (for PostgreSQL
+ * it would write one into the working directory, the repository).
+ */
+const SECRET_KEY = 'bench-ingest-secret-key-0123456789abcdef01';
 
-const [mode, databasePath] = process.argv.slice(2);
+const [mode, databaseUrl] = process.argv.slice(2);
+
+interface Ready {
+  url: string;
+  pid: number;
+  /** How ingest writes rows (e.g. `sqlite, writer thread`, `postgres`). */
+  writer: string;
+  ingestKey?: string;
+}
+
+const announce = (ready: Ready) => console.log(JSON.stringify(ready));
+
+/** The built server (`npm run bench:ingest` builds it first), as `npm start` runs it: only the build starts the writer thread. */
+async function startReferenceServer(): Promise<() => Promise<void>> {
+  if (!databaseUrl) throw new Error('usage: ingest-server svc <sqlite-file | postgres-url>');
+  const dist = pathToFileURL(join(process.cwd(), 'server', 'dist', 'index.js')).href;
+  const { startServer } = (await import(dist)) as typeof ServerModule;
+  const server = await startServer({ port: 0, host: '127.0.0.1', databaseUrl, secretKey: SECRET_KEY, log: () => undefined });
+  announce({ url: server.url, pid: process.pid, writer: server.ingestWriter, ingestKey: server.bootstrap?.ingestKey.key });
+  return () => server.close();
+}
+
+/** The least any JSON ingest server must do: read the whole body, parse it, answer. */
+async function startCeiling(): Promise<() => Promise<void>> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"partialSuccess":{}}');
+      } catch {
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"code":"invalid_request","message":"bad JSON"}}');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  announce({ url: `http://127.0.0.1:${port}`, pid: process.pid, writer: 'none' });
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+}
 
 async function main(): Promise<void> {
-  let close: () => Promise<void>;
-  if (mode === 'svc') {
-    if (!databasePath) throw new Error('usage: ingest-server.ts svc <sqlite-file>');
-    const server = await startServer({ port: 0, host: '127.0.0.1', databaseUrl: databasePath, log: () => undefined });
-    if (!server.bootstrap) throw new Error('expected an empty database to bootstrap');
-    console.error(`reference server ingest writer: ${server.ingestWriter}`);
-    console.log(JSON.stringify({ url: server.url, pid: process.pid, ingestKey: server.bootstrap.ingestKey.key }));
-    close = () => server.close();
-  } else if (mode === 'ceiling') {
-    // The least any JSON ingest server must do: read the whole body, parse it, answer.
-    const server: Server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        try {
-          JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          res.writeHead(200, { 'content-type': 'application/json' }).end('{"partialSuccess":{}}');
-        } catch {
-          res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"code":"invalid_request","message":"bad JSON"}}');
-        }
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    console.log(JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid, ingestKey: '' }));
-    close = () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-  } else {
-    throw new Error(`unknown mode ${String(mode)}: use svc or ceiling`);
-  }
-  closeWithParent(close);
+  if (mode === 'svc') closeWithParent(await startReferenceServer());
+  else if (mode === 'ceiling') closeWithParent(await startCeiling());
+  else throw new Error(`unknown mode ${String(mode)}: use svc or ceiling`);
 }
 
 main().catch((err: unknown) => {
