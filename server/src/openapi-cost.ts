@@ -34,6 +34,38 @@ const Mapping = obj({ rules: list(Rule), updated_at: timeOrNull });
 const Share = obj({ cost: money, share: num });
 const OtherCurrencies = list(obj({ currency: str, cost: money }));
 const Trend = obj({ days: { type: 'integer' }, current: money, previous: money, change: money, change_pct: { type: ['number', 'null'] } });
+const Charges = {
+  ...obj({
+    cost: money,
+    billed_cost: money,
+    by_type: list(obj({
+      charge_type: { type: 'string', description: "The provider's name: `Tax`, `Credit`, `Refund`, `EdpDiscount`, `RIFee`, `Support`, `SUSTAINED_USAGE_DISCOUNT`, `UnusedReservation`, ..." },
+      charge_category: { type: 'string', enum: ['Purchase', 'Tax', 'Credit', 'Adjustment'] },
+      cost: money,
+      billed_cost: money,
+    })),
+  }),
+  description: 'Charges that are not usage of a resource (tax, credits, discounts, refunds, fees, support), by charge type; never part of a service or of Unattributed',
+};
+const freshnessStatus: Schema = { type: 'string', enum: ['no_data', 'fresh', 'stale'] };
+const Data = {
+  ...obj({
+    status: { ...freshnessStatus, description: '`no_data`: no connection has synced successfully (or none exists); `stale`: some connection\'s data is older than `stale_after_hours` or missing; `fresh` otherwise' },
+    message: str,
+    stale_after_hours: num,
+    providers: list(obj({
+      id: str,
+      provider: str,
+      name: strOrNull,
+      status: freshnessStatus,
+      last_success_at: timeOrNull,
+      last_error: { type: ['object', 'null'], properties: { message: str, at: timeOrNull }, description: 'The last run\'s error when it failed' },
+      consecutive_failures: { type: 'integer' },
+      next_sync_at: time,
+    })),
+  }, ['status', 'message', 'stale_after_hours', 'providers']),
+  description: 'Freshness of the data the report is computed from, per connection',
+};
 const Flag = obj({ day: str, cost: money, baseline: money, excess: money, excess_pct: { type: ['number', 'null'] } });
 
 export const COST_PATHS = {
@@ -64,19 +96,25 @@ export const COST_PATHS = {
       period_total: money,
       month_to_date: money,
       billed_total: money,
-      attributed: Share,
-      unattributed: Share,
+      usage_total: money,
+      attributed: { ...Share, description: 'Usage a rule attributes to a service; share of usage_total' },
+      unattributed: { ...Share, description: 'Usage of untagged resources no rule attributes; share of usage_total' },
+      charges: Charges,
       other_currencies: OtherCurrencies,
       providers: list(obj({ id: str, provider: str, name: strOrNull, last_successful_sync_at: timeOrNull, last_sync_status: strOrNull, last_sync_error: strOrNull })),
+      data: Data,
     })), { parameters: [period] }),
   },
   '/control-plane/cost/by-service': {
-    get: control('Cost per service and env, with the Unattributed row', ok('The breakdown', obj({
+    get: control('Usage cost per service and env, with the Unattributed row, and the non-usage charges by type', ok('The breakdown', obj({
       period: str,
       currency: strOrNull,
       total: money,
+      usage_total: money,
       services: list(obj({ service: str, cost: money, billed_cost: money, share: num, envs: list(obj({ env: str, cost: money, billed_cost: money })) })),
+      charges: Charges,
       other_currencies: OtherCurrencies,
+      data: Data,
     })), { parameters: [period] }),
   },
   '/control-plane/cost/estimate': {
@@ -89,8 +127,10 @@ export const COST_PATHS = {
       basis: { type: 'object' },
       trend: Trend,
       services: list(obj({ service: str, to_date: money, projected: money, daily_rate: money, trend: Trend })),
+      charges: Charges,
       anomalies: obj({ criteria: { type: 'object' }, total: list(Flag), by_service: list({ allOf: [Flag, obj({ service: str })] }) }),
       other_currencies: OtherCurrencies,
+      data: Data,
     })), {
       parameters: [
         param('period', 'query', 'Period to project', { type: 'string', enum: [...ESTIMATE_PERIODS], default: 'monthly' }),
@@ -101,7 +141,7 @@ export const COST_PATHS = {
     }),
   },
   '/control-plane/cost/recommendations': {
-    get: control('Savings recommendations (heuristic, advisory)', ok('The recommendations', obj({
+    get: control('Savings recommendations (heuristic, advisory; one per resource)', ok('The recommendations', obj({
       window: obj({ start: str, end: str }),
       currency: strOrNull,
       note: str,
@@ -112,6 +152,8 @@ export const COST_PATHS = {
         estimated_monthly_saving: money,
         currency: str,
       })),
+      total_estimated_monthly_saving: { ...money, description: 'Sum of the savings: at most one recommendation counts each resource' },
+      data: Data,
     })), { parameters: [param('lookback_days', 'query', 'Complete days looked at', { type: 'integer', minimum: 7, maximum: 90, default: 30 })] }),
   },
 };

@@ -52,16 +52,17 @@ const reservation = { ...base, region: null, resourceId: null, resourceName: nul
 
 /** May worked out by hand from MAY: billed from ActualCost, effective from AmortizedCost, by day and group. */
 const EXPECTED_MAY: CostLineItem[] = [
-  { ...day('2024-05-01'), ...base, resourceId: CHECKOUT_VM, resourceName: 'checkout-vm', billedCost: 4, effectiveCost: 4, chargeCategory: 'Usage', pricingCategory: 'Standard', tags: { team: 'payments', env: 'prod' } },
-  { ...day('2024-05-01'), ...base, resourceId: DB_VM, resourceName: 'db-vm', billedCost: 0, effectiveCost: 2.5, chargeCategory: 'Usage', pricingCategory: 'Committed', tags: { team: 'data' } },
-  { ...day('2024-05-01'), ...reservation, billedCost: 876, effectiveCost: 0, chargeCategory: 'Purchase' },
-  { ...day('2024-05-02'), ...reservation, billedCost: 0, effectiveCost: 0.3, chargeCategory: 'Usage' },
+  { ...day('2024-05-01'), ...base, resourceId: CHECKOUT_VM, resourceName: 'checkout-vm', billedCost: 4, effectiveCost: 4, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Standard', tags: { team: 'payments', env: 'prod' } },
+  { ...day('2024-05-01'), ...base, resourceId: DB_VM, resourceName: 'db-vm', billedCost: 0, effectiveCost: 2.5, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Committed', tags: { team: 'data' } },
+  { ...day('2024-05-01'), ...reservation, billedCost: 876, effectiveCost: 0, chargeCategory: 'Purchase', chargeType: 'Purchase' },
+  // The reservation's unused hours: no resource's usage (like AWS's unused RIFee), a charge of its own.
+  { ...day('2024-05-02'), ...reservation, billedCost: 0, effectiveCost: 0.3, chargeCategory: 'Purchase', chargeType: 'UnusedReservation' },
   {
     ...day('2024-05-02'), ...base, region: 'westeurope', serviceName: 'Storage', serviceCategory: 'Storage', resourceId: ASSETS, resourceName: 'shopassets',
-    billedCost: 0.25, effectiveCost: 0.25, chargeCategory: 'Usage', pricingCategory: 'Standard', tags: { team: 'web', 'cost center': 'CC 12' },
+    billedCost: 0.25, effectiveCost: 0.25, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Standard', tags: { team: 'web', 'cost center': 'CC 12' },
   },
-  { ...day('2024-05-03'), ...base, resourceId: BATCH_VM, resourceName: 'batch-spot-1', billedCost: 0.4, effectiveCost: 0.4, chargeCategory: 'Usage', pricingCategory: 'Dynamic', tags: {} },
-  { ...day('2024-05-15'), ...reservation, billedCost: -10, effectiveCost: 0, chargeCategory: 'Purchase' },
+  { ...day('2024-05-03'), ...base, resourceId: BATCH_VM, resourceName: 'batch-spot-1', billedCost: 0.4, effectiveCost: 0.4, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Dynamic', tags: {} },
+  { ...day('2024-05-15'), ...reservation, billedCost: -10, effectiveCost: 0, chargeCategory: 'Purchase', chargeType: 'Refund' },
 ];
 
 const order = (items: CostLineItem[]) =>

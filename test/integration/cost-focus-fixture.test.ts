@@ -29,6 +29,9 @@ const sum = (of: readonly Row[], column: string) => of.reduce((s, r) => s + mone
 const tagsOf = (row: Row): Record<string, string> => (row.Tags === 'NULL' || row.Tags === '' ? {} : (JSON.parse(row.Tags!) as Record<string, string>));
 /** The application tag names the service; a row without one is Unattributed (one rule below). */
 const serviceOf = (row: Row) => tagsOf(row).application || 'Unattributed';
+/** Usage rows are the services'; the sample's Credit and Adjustment rows are charges of their own. */
+const usageRows = rows.filter((row) => row.ChargeCategory === 'Usage');
+const chargeRows = rows.filter((row) => row.ChargeCategory !== 'Usage');
 
 describe.each(kinds)('the FOCUS 1.0 sample through an AWS export on %s', (kind) => {
   let t: TestServer;
@@ -82,10 +85,24 @@ describe.each(kinds)('the FOCUS 1.0 sample through an AWS export on %s', (kind) 
     expect(summary.body.currency).toBe('USD');
     expect(summary.body.period_total).toBeCloseTo(sum(rows, 'EffectiveCost'), 6);
     expect(summary.body.billed_total).toBeCloseTo(sum(rows, 'BilledCost'), 6);
+    expect(summary.body.usage_total).toBeCloseTo(sum(usageRows, 'EffectiveCost'), 6);
     expect(summary.body.unattributed).toMatchObject({ share: 1 });
+    expect((summary.body.unattributed as { cost: number }).cost).toBeCloseTo(sum(usageRows, 'EffectiveCost'), 6);
   });
 
-  it('attributes by the application tag: each service is the sum of its rows, the rest is Unattributed', async () => {
+  it('reports the Credit and Adjustment rows apart, by charge type, not as Unattributed', async () => {
+    const charges = (await get('/cost/summary?period=2024-09')).body.charges as { cost: number; by_type: { charge_type: string; charge_category: string; cost: number }[] };
+    expect(charges.cost).toBeCloseTo(sum(chargeRows, 'EffectiveCost'), 6);
+    const categories = [...new Set(chargeRows.map((row) => row.ChargeCategory!))].sort();
+    expect(categories).toEqual(['Adjustment', 'Credit']);
+    expect(charges.by_type.map((t) => t.charge_type).sort()).toEqual(categories);
+    for (const type of charges.by_type) {
+      expect(type.charge_category).toBe(type.charge_type);
+      expect(type.cost, type.charge_type).toBeCloseTo(sum(chargeRows.filter((row) => row.ChargeCategory === type.charge_type), 'EffectiveCost'), 6);
+    }
+  });
+
+  it('attributes by the application tag: each service is the sum of its usage rows, the rest is Unattributed', async () => {
     const mapped = await post('/cost/mappings', {
       rules: [
         { match: { tag: 'application', pattern: '*' }, attribute_to: 'service' },
@@ -94,7 +111,7 @@ describe.each(kinds)('the FOCUS 1.0 sample through an AWS export on %s', (kind) 
     });
     expect(mapped.status).toBe(200);
     const expected = new Map<string, number>();
-    for (const row of rows) expected.set(serviceOf(row), (expected.get(serviceOf(row)) ?? 0) + money(row.EffectiveCost!));
+    for (const row of usageRows) expected.set(serviceOf(row), (expected.get(serviceOf(row)) ?? 0) + money(row.EffectiveCost!));
 
     const report = await get('/cost/by-service?period=2024-09');
     const services = report.body.services as { service: string; cost: number; envs: { env: string; cost: number }[] }[];
@@ -105,7 +122,7 @@ describe.each(kinds)('the FOCUS 1.0 sample through an AWS export on %s', (kind) 
     // Env of one service, from the environment tag of its rows.
     const busiest = [...expected].filter(([name]) => name !== 'Unattributed').sort((a, b) => b[1] - a[1])[0]![0];
     const envs = new Map<string, number>();
-    for (const row of rows.filter((r) => serviceOf(r) === busiest)) {
+    for (const row of usageRows.filter((r) => serviceOf(r) === busiest)) {
       const env = tagsOf(row).environment || 'Unattributed';
       envs.set(env, (envs.get(env) ?? 0) + money(row.EffectiveCost!));
     }

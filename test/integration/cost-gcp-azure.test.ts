@@ -35,6 +35,18 @@ const NOW = Date.UTC(2024, 4, 20, 12, 0, 0);
 const DUE_NOW = new Date(NOW).toISOString();
 const MINUTE = 60_000;
 const DAY = 86_400_000;
+/** The `data` of a report while every connection synced at NOW. */
+const fresh = (providers: Json[]) => ({ status: 'fresh', message: 'Every connection synced in the last 36 hours.', stale_after_hours: 36, providers });
+const freshProvider = (id: string, provider: string, name: string | null) => ({
+  id,
+  provider,
+  name,
+  status: 'fresh',
+  last_success_at: DUE_NOW,
+  last_error: null,
+  consecutive_failures: 0,
+  next_sync_at: new Date(NOW + DAY).toISOString(),
+});
 const SYNC_WAIT_MS = 20_000;
 const SERVER_CHILD = fileURLToPath(new URL('../support/cost/server-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -156,7 +168,8 @@ const sustainedUse = [{ amount: -1.5, type: 'SUSTAINED_USAGE_DISCOUNT' }];
  * - April, invoiced in April: checkout 30.
  * - May: checkout 10 − 1.5 twice (billed 20, effective 17); batch 6 − 2 committed use (billed 6, effective 4); the
  *   assets bucket 2.5, used in April's last UTC hour but invoiced in May (Cloud Billing's invoice months are Pacific
- *   time), unlabeled; tax 1.2, no resource. Total 24.7 effective, 29.7 billed; the labeled VMs are 21 of it.
+ *   time), unlabeled; tax 1.2, no resource. Total 24.7 effective, 29.7 billed. Usage is 28.5, of which the labeled VMs
+ *   are 26; the credits (−3 sustained use, −2 committed use) and the tax are charges of their own.
  */
 const GCP_EXPORT = [
   gcpRow({ start: '2024-04-15T00:00:00Z', invoice: '202404', service: 'Compute Engine', cost: 30, labels: checkoutLabels, resource: CHECKOUT_VM }),
@@ -263,8 +276,8 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         next_run_at: new Date(NOW + DAY).toISOString(),
         last_success_at: DUE_NOW,
         consecutive_failures: 0,
-        // April's one row and May's five.
-        last_run: { started_at: DUE_NOW, finished_at: DUE_NOW, status: 'succeeded', line_items: 6, periods: ['2024-04', '2024-05'], error: null },
+        // April's one row and May's five, and a line item for each of May's three credits.
+        last_run: { started_at: DUE_NOW, finished_at: DUE_NOW, status: 'succeeded', line_items: 9, periods: ['2024-04', '2024-05'], error: null },
       });
       // One parameterized query job (jobs.query, a SELECT) per invoice month, signed with the key (the local BigQuery
       // refuses anything else), each month's rows in its first page: no call that creates or changes anything.
@@ -280,7 +293,17 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
       expectNoSecrets(listed.body, secrets);
     });
 
-    it('reports May: effective after credits, billed before them, and cost per service from the labels', async () => {
+    it('reports May: usage per service from the labels, and the credits and tax apart by type', async () => {
+      // Billed before credits, which have no billed cost of their own; effective after them.
+      const charges = {
+        cost: -3.8,
+        billed_cost: 1.2,
+        by_type: [
+          { charge_type: 'SUSTAINED_USAGE_DISCOUNT', charge_category: 'Credit', cost: -3, billed_cost: 0 },
+          { charge_type: 'COMMITTED_USAGE_DISCOUNT', charge_category: 'Credit', cost: -2, billed_cost: 0 },
+          { charge_type: 'tax', charge_category: 'Tax', cost: 1.2, billed_cost: 1.2 },
+        ],
+      };
       const summary = await api.get('/cost/summary');
       expect(summary.body).toEqual({
         period: '2024-05',
@@ -288,11 +311,14 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         period_total: 24.7,
         month_to_date: 24.7,
         billed_total: 29.7,
-        // 21 / 24.7 and 3.7 / 24.7.
-        attributed: { cost: 21, share: 0.850202 },
-        unattributed: { cost: 3.7, share: 0.149798 },
+        usage_total: 28.5,
+        // 26 / 28.5 and 2.5 / 28.5: the unlabeled bucket only, not the tax or the credits.
+        attributed: { cost: 26, share: 0.912281 },
+        unattributed: { cost: 2.5, share: 0.087719 },
+        charges,
         other_currencies: [],
         providers: [{ id: providerId, provider: 'gcp', name: 'billing account', last_successful_sync_at: DUE_NOW, last_sync_status: 'succeeded', last_sync_error: null }],
+        data: fresh([freshProvider(providerId, 'gcp', 'billing account')]),
       });
       expect((await api.get('/cost/summary?period=2024-04')).body).toMatchObject({ period: '2024-04', period_total: 30, billed_total: 30, attributed: { cost: 30, share: 1 } });
 
@@ -301,12 +327,15 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         period: '2024-05',
         currency: 'USD',
         total: 24.7,
+        usage_total: 28.5,
         services: [
-          { service: 'checkout', cost: 17, billed_cost: 20, share: 0.688259, envs: [{ env: 'production', cost: 17, billed_cost: 20 }] },
-          { service: 'batch', cost: 4, billed_cost: 6, share: 0.161943, envs: [{ env: 'staging', cost: 4, billed_cost: 6 }] },
-          { service: 'Unattributed', cost: 3.7, billed_cost: 3.7, share: 0.149798, envs: [{ env: 'Unattributed', cost: 3.7, billed_cost: 3.7 }] },
+          { service: 'checkout', cost: 20, billed_cost: 20, share: 0.701754, envs: [{ env: 'production', cost: 20, billed_cost: 20 }] },
+          { service: 'batch', cost: 6, billed_cost: 6, share: 0.210526, envs: [{ env: 'staging', cost: 6, billed_cost: 6 }] },
+          { service: 'Unattributed', cost: 2.5, billed_cost: 2.5, share: 0.087719, envs: [{ env: 'Unattributed', cost: 2.5, billed_cost: 2.5 }] },
         ],
+        charges,
         other_currencies: [],
+        data: fresh([freshProvider(providerId, 'gcp', 'billing account')]),
       });
     });
 
@@ -326,17 +355,22 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         expect(failed.last_run!.error).toMatch(
           new RegExp(`^BigQuery query of ${PROJECT}\\.${DATASET}\\.${TABLE} failed: Access Denied: .*roles/bigquery\\.jobUser on project ${PROJECT} and roles/bigquery\\.dataViewer on the dataset`),
         );
+        // The data is still the day's (fresh), and the error shows beside it in every report.
+        const data = fresh([
+          { ...freshProvider(providerId, 'gcp', 'billing account'), last_error: { message: failed.last_run!.error, at: DUE_NOW }, consecutive_failures: 1, next_sync_at: failed.next_run_at },
+        ]);
         expect((await api.get('/cost/summary')).body).toEqual({
           ...summary,
           providers: [expect.objectContaining({ last_successful_sync_at: DUE_NOW, last_sync_status: 'failed', last_sync_error: failed.last_run!.error })],
+          data,
         });
-        expect((await api.get('/cost/by-service')).body).toEqual(byService);
+        expect((await api.get('/cost/by-service')).body).toEqual({ ...byService, data });
       } finally {
         bigquery.denied.delete(READER);
       }
 
       // Access restored: May (the only month a later sync reads) again, the same totals as before (idempotent).
-      expect(await api.syncNow(providerId)).toMatchObject({ state: 'scheduled', consecutive_failures: 0, last_run: { status: 'succeeded', line_items: 5, periods: ['2024-05'], error: null } });
+      expect(await api.syncNow(providerId)).toMatchObject({ state: 'scheduled', consecutive_failures: 0, last_run: { status: 'succeeded', line_items: 8, periods: ['2024-05'], error: null } });
       expect((await api.get('/cost/summary')).body).toEqual(summary);
       expect((await api.get('/cost/by-service')).body).toEqual(byService);
     });
@@ -352,9 +386,22 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
       expect(status.last_run!.error).toMatch(new RegExp(`^BigQuery query of ${PROJECT}\\.${DATASET}\\.${missing} failed: Not found: Table`));
 
       const after = (await api.get('/cost/summary')).body;
-      expect(after).toEqual({
+      // Both connections were made at the same (fixed) time: the lists are in id order then.
+      const byId = (list: unknown) => [...(list as { id: string }[])].sort((a, b) => a.id.localeCompare(b.id));
+      const summaryData = summary.data as { providers: Json[] };
+      expect({ ...after, providers: byId(after.providers), data: { ...(after.data as Json), providers: byId((after.data as Json).providers) } }).toEqual({
         ...summary,
-        providers: [...(summary.providers as Json[]), { id, provider: 'gcp', name: null, last_successful_sync_at: null, last_sync_status: 'failed', last_sync_error: status.last_run!.error }],
+        providers: byId([...(summary.providers as Json[]), { id, provider: 'gcp', name: null, last_successful_sync_at: null, last_sync_status: 'failed', last_sync_error: status.last_run!.error }]),
+        // One of the two connections has no data: the report is incomplete.
+        data: {
+          status: 'stale',
+          message: 'The data of 1 of 2 connections is older than 36 hours or missing: see providers.',
+          stale_after_hours: 36,
+          providers: byId([
+            ...summaryData.providers,
+            { id, provider: 'gcp', name: null, status: 'no_data', last_success_at: null, last_error: { message: status.last_run!.error, at: DUE_NOW }, consecutive_failures: 1, next_sync_at: status.next_run_at },
+          ]),
+        },
       });
       expect((await api.call('DELETE', `/cost/providers/${id}`)).status).toBe(204);
       expect((await api.get('/cost/summary')).body).toEqual(summary);
@@ -428,7 +475,16 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
       expectNoSecrets((await api.get('/cost/providers')).body, secrets);
     });
 
-    it('reports May: amortized as the cost, the reservation payment as billed only, and cost per service from the tags', async () => {
+    it('reports May: amortized usage per service from the tags, the reservation payment and unused hours apart', async () => {
+      // The reservation's payment (billed only: amortized over the usage it covers) and its unused hours (amortized only).
+      const charges = {
+        cost: 0.3,
+        billed_cost: 73,
+        by_type: [
+          { charge_type: 'UnusedReservation', charge_category: 'Purchase', cost: 0.3, billed_cost: 0 },
+          { charge_type: 'Purchase', charge_category: 'Purchase', cost: 0, billed_cost: 73 },
+        ],
+      };
       const summary = await api.get('/cost/summary');
       expect(summary.body).toEqual({
         period: '2024-05',
@@ -436,11 +492,14 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         period_total: 11.05,
         month_to_date: 11.05,
         billed_total: 81.25,
-        // 10.5 / 11.05 and 0.55 / 11.05.
-        attributed: { cost: 10.5, share: 0.950226 },
-        unattributed: { cost: 0.55, share: 0.049774 },
+        usage_total: 10.75,
+        // 10.5 / 10.75 and 0.25 / 10.75: the storage account tagged only with a team.
+        attributed: { cost: 10.5, share: 0.976744 },
+        unattributed: { cost: 0.25, share: 0.023256 },
+        charges,
         other_currencies: [],
         providers: [{ id: providerId, provider: 'azure', name: 'shop subscription', last_successful_sync_at: DUE_NOW, last_sync_status: 'succeeded', last_sync_error: null }],
+        data: fresh([freshProvider(providerId, 'azure', 'shop subscription')]),
       });
       expect((await api.get('/cost/summary?period=2024-04')).body).toMatchObject({ period: '2024-04', period_total: 50, billed_total: 50, attributed: { cost: 50, share: 1 } });
 
@@ -449,13 +508,15 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         period: '2024-05',
         currency: 'USD',
         total: 11.05,
+        usage_total: 10.75,
         services: [
-          { service: 'checkout', cost: 8, billed_cost: 8, share: 0.723982, envs: [{ env: 'production', cost: 8, billed_cost: 8 }] },
-          { service: 'orders', cost: 2.5, billed_cost: 0, share: 0.226244, envs: [{ env: 'production', cost: 2.5, billed_cost: 0 }] },
-          // The reservation's payment (73 billed) and unused hours (0.3), and the storage account (0.25).
-          { service: 'Unattributed', cost: 0.55, billed_cost: 73.25, share: 0.049774, envs: [{ env: 'Unattributed', cost: 0.55, billed_cost: 73.25 }] },
+          { service: 'checkout', cost: 8, billed_cost: 8, share: 0.744186, envs: [{ env: 'production', cost: 8, billed_cost: 8 }] },
+          { service: 'orders', cost: 2.5, billed_cost: 0, share: 0.232558, envs: [{ env: 'production', cost: 2.5, billed_cost: 0 }] },
+          { service: 'Unattributed', cost: 0.25, billed_cost: 0.25, share: 0.023256, envs: [{ env: 'Unattributed', cost: 0.25, billed_cost: 0.25 }] },
         ],
+        charges,
         other_currencies: [],
+        data: fresh([freshProvider(providerId, 'azure', 'shop subscription')]),
       });
     });
 
@@ -474,11 +535,15 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         });
         expect(failed.last_run!.error).toMatch(/AADSTS7000215: Invalid client secret/);
         expect(failed.last_run!.error).not.toContain(SECRET);
+        const data = fresh([
+          { ...freshProvider(providerId, 'azure', 'shop subscription'), last_error: { message: failed.last_run!.error, at: DUE_NOW }, consecutive_failures: 1, next_sync_at: failed.next_run_at },
+        ]);
         expect((await api.get('/cost/summary')).body).toEqual({
           ...summary,
           providers: [expect.objectContaining({ last_successful_sync_at: DUE_NOW, last_sync_status: 'failed', last_sync_error: failed.last_run!.error })],
+          data,
         });
-        expect((await api.get('/cost/by-service')).body).toEqual(byService);
+        expect((await api.get('/cost/by-service')).body).toEqual({ ...byService, data });
       } finally {
         azure.app({ tenant: TENANT, clientId: CLIENT, secret: SECRET });
       }

@@ -98,22 +98,34 @@ const vm = { resourceId: VM.global_name, resourceName: VM.name, serviceName: 'Co
 const bucket = { resourceId: BUCKET.global_name, resourceName: BUCKET.name, serviceName: 'Cloud Storage', serviceCategory: 'Storage' };
 const common = { billingPeriod: '2024-05', currency: 'USD', region: 'us-central1', accountId: 'shop-prod' };
 
-/** May as the source must read it, worked out by hand from MAY_ROWS: effective = cost + credits. */
+/**
+ * May as the source must read it, worked out by hand from MAY_ROWS: each row's cost (billed and effective), then each of
+ * its credits as a line item of its own (effective cost the credit, billed 0), so effective = cost + credits in all.
+ */
 const EXPECTED_MAY: CostLineItem[] = [
   {
-    ...hour('2024-05-01T00:00:00Z'), ...common, ...vm, billedCost: 10, effectiveCost: 8.5,
-    chargeCategory: 'Usage', pricingCategory: 'Standard',
+    ...hour('2024-05-01T00:00:00Z'), ...common, ...vm, billedCost: 10, effectiveCost: 10,
+    chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Standard',
     // The resource's own labels win over the project's labels of the same key.
     tags: { team: 'payments', 'cost-center': 'cc-7', env: 'prod' },
   },
-  { ...hour('2024-05-01T01:00:00Z'), ...common, ...vm, billedCost: 4, effectiveCost: 0, chargeCategory: 'Usage', pricingCategory: 'Committed', tags: { team: 'payments' } },
-  { ...hour('2024-05-02T00:00:00Z'), ...common, ...vm, billedCost: 0.8, effectiveCost: 0.8, chargeCategory: 'Usage', pricingCategory: 'Dynamic', tags: {} },
-  { ...hour('2024-04-30T23:00:00Z'), ...common, ...bucket, billedCost: 2, effectiveCost: 2, chargeCategory: 'Usage', pricingCategory: 'Standard', tags: {} },
-  { ...hour('2024-05-03T00:00:00Z', 24), ...common, ...bucket, billedCost: 0.1, effectiveCost: 0.1, chargeCategory: 'Usage', pricingCategory: 'Standard', tags: {} },
+  {
+    ...hour('2024-05-01T00:00:00Z'), ...common, ...vm, billedCost: 0, effectiveCost: -1.5,
+    chargeCategory: 'Credit', chargeType: 'SUSTAINED_USAGE_DISCOUNT', pricingCategory: null,
+    tags: { team: 'payments', 'cost-center': 'cc-7', env: 'prod' },
+  },
+  { ...hour('2024-05-01T01:00:00Z'), ...common, ...vm, billedCost: 4, effectiveCost: 4, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Committed', tags: { team: 'payments' } },
+  {
+    ...hour('2024-05-01T01:00:00Z'), ...common, ...vm, billedCost: 0, effectiveCost: -4,
+    chargeCategory: 'Credit', chargeType: 'COMMITTED_USAGE_DISCOUNT', pricingCategory: null, tags: { team: 'payments' },
+  },
+  { ...hour('2024-05-02T00:00:00Z'), ...common, ...vm, billedCost: 0.8, effectiveCost: 0.8, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Dynamic', tags: {} },
+  { ...hour('2024-04-30T23:00:00Z'), ...common, ...bucket, billedCost: 2, effectiveCost: 2, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Standard', tags: {} },
+  { ...hour('2024-05-03T00:00:00Z', 24), ...common, ...bucket, billedCost: 0.1, effectiveCost: 0.1, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Standard', tags: {} },
   {
     ...hour('2024-05-31T00:00:00Z'), ...common, region: null, resourceId: null, resourceName: null,
     serviceName: 'Cloud Storage', serviceCategory: 'Storage', billedCost: 1.2, effectiveCost: 1.2,
-    chargeCategory: 'Tax', pricingCategory: null, tags: {},
+    chargeCategory: 'Tax', chargeType: 'tax', pricingCategory: null, tags: {},
   },
 ];
 
@@ -215,7 +227,8 @@ describe('gcp source against a BigQuery server', () => {
     bigquery.pageRows = 2;
     const batches = await read({ location: 'US' });
 
-    expect(batches.map((b) => b.length)).toEqual([2, 2, 2]);
+    // Pages of two rows; the first two rows carry a credit each.
+    expect(batches.map((b) => b.length)).toEqual([4, 2, 2]);
     expect(batches.flat()).toEqual(EXPECTED_MAY);
 
     expect(bigquery.queries).toHaveLength(1);
@@ -250,7 +263,8 @@ describe('gcp source against a BigQuery server', () => {
     expect(bigquery.queries[0]!.query).toContain('CAST(NULL AS STRING) AS resource_global_name');
 
     const copy = (await read({ table: 'billing_copy', export_type: 'standard' })).flat();
-    expect(copy).toHaveLength(MAY_ROWS.length);
+    // Every row, and a line item for each of its two credits.
+    expect(copy).toHaveLength(MAY_ROWS.length + 2);
     expect(bigquery.queries[1]!.query).not.toContain('_PARTITIONTIME');
     expect(bigquery.queries[1]!.params).toEqual({ invoice_month: '202405' });
   });
@@ -302,7 +316,8 @@ describe('gcp source against a BigQuery server', () => {
       }
     })();
     await expect(reading).rejects.toThrow(/abort/i);
-    expect(seen).toEqual([2]);
+    // The first page: two rows and their two credits.
+    expect(seen).toEqual([4]);
     expect(bigquery.requests).toHaveLength(1);
   });
 });

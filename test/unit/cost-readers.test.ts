@@ -163,8 +163,11 @@ describe('export formats round-trip', () => {
   ];
 
   const ec2 = { serviceName: 'Amazon Elastic Compute Cloud', serviceCategory: 'Compute', currency: 'USD', billingPeriod: '2024-03' };
-  /** AWS writes tag keys lower-cased in Parquet and in CUR 2.0's map (`Name` → `name`); CSV CUR and FOCUS keep them. */
-  const expected = (nameKey: 'Name' | 'name'): CostLineItem[] => [
+  /**
+   * AWS writes tag keys lower-cased in Parquet and in CUR 2.0's map (`Name` → `name`); CSV CUR and FOCUS keep them. The
+   * charge type is AWS's line item type in CURs, the charge category in FOCUS.
+   */
+  const expected = (nameKey: 'Name' | 'name', format: ExportFormat): CostLineItem[] => [
     {
       ...ec2,
       chargePeriodStartMs: Date.UTC(2024, 2, 5, 3),
@@ -176,6 +179,7 @@ describe('export formats round-trip', () => {
       region: 'us-east-1',
       accountId: ACCOUNT,
       chargeCategory: 'Usage',
+      chargeType: 'Usage',
       pricingCategory: 'Standard',
       tags: { [nameKey]: 'web-1', team: 'web', env: 'prod' },
     },
@@ -190,6 +194,7 @@ describe('export formats round-trip', () => {
       region: 'us-east-1',
       accountId: ACCOUNT,
       chargeCategory: 'Usage',
+      chargeType: format === 'focus' ? 'Usage' : 'SavingsPlanCoveredUsage',
       pricingCategory: 'Committed',
       tags: {},
     },
@@ -204,6 +209,7 @@ describe('export formats round-trip', () => {
       region: 'eu-west-1',
       accountId: '210987654321',
       chargeCategory: 'Usage',
+      chargeType: 'Usage',
       pricingCategory: 'Dynamic',
       tags: {},
     },
@@ -221,6 +227,7 @@ describe('export formats round-trip', () => {
       region: null,
       accountId: ACCOUNT,
       chargeCategory: 'Tax',
+      chargeType: 'Tax',
       pricingCategory: null,
       tags: {},
     },
@@ -232,8 +239,8 @@ describe('export formats round-trip', () => {
     ['focus', 'Name'],
   ] as const)('%s CSV', async (format, nameKey) => {
     const text = csvReport(format, samples);
-    expect(await readCsvText(text)).toEqual(expected(nameKey));
-    expect(await readCsvText(text, format)).toEqual(expected(nameKey));
+    expect(await readCsvText(text)).toEqual(expected(nameKey, format));
+    expect(await readCsvText(text, format)).toEqual(expected(nameKey, format));
   });
 
   it.each([
@@ -242,8 +249,8 @@ describe('export formats round-trip', () => {
     ['focus', 'Name'],
   ] as const)('%s Parquet', async (format, nameKey) => {
     const file = memoryFile(parquetReport(format, samples));
-    expect(await items(readParquetReport(file))).toEqual(expected(nameKey));
-    expect(await items(readParquetReport(file, { format }))).toEqual(expected(nameKey));
+    expect(await items(readParquetReport(file))).toEqual(expected(nameKey, format));
+    expect(await items(readParquetReport(file, { format }))).toEqual(expected(nameKey, format));
   });
 
   it('detects each format from its header', async () => {
@@ -289,34 +296,38 @@ describe('AWS amortization (effective cost)', () => {
   const H = '2024-03-05T10:00:00Z,2024-03-05T11:00:00Z';
   const M = '2024-03-01T00:00:00Z,2024-04-01T00:00:00Z';
   const ARN = 'arn:aws:ec2:us-east-1:111122223333:reserved-instances/abc';
-  const cases: [string, string, number, number, string, string | null][] = [
-    // [line item type, row after the type, billed, effective, charge category, pricing category]
-    ['Usage', 'AmazonEC2,0.0416,OnDemand,,,,,,,', 0.0416, 0.0416, 'Usage', 'Standard'],
-    ['DiscountedUsage', `AmazonEC2,0,Reserved,0.0262,${ARN},,,,,`, 0, 0.0262, 'Usage', 'Committed'],
+  const cases: [string, string, number, number, string, string | null, string][] = [
+    // [line item type, row after the type, billed, effective, charge category, pricing category, charge type]
+    ['Usage', 'AmazonEC2,0.0416,OnDemand,,,,,,,', 0.0416, 0.0416, 'Usage', 'Standard', 'Usage'],
+    ['DiscountedUsage', `AmazonEC2,0,Reserved,0.0262,${ARN},,,,,`, 0, 0.0262, 'Usage', 'Committed', 'DiscountedUsage'],
     // RI monthly fee: only the unused part of the reservation stays a cost of its own: 3.5 + 1.25.
-    ['RIFee', `AmazonEC2,120,,,${ARN},3.5,1.25,,,`, 120, 4.75, 'Purchase', 'Committed'],
+    ['RIFee', `AmazonEC2,120,,,${ARN},3.5,1.25,,,`, 120, 4.75, 'Purchase', 'Committed', 'RIFee'],
     // RI upfront payment: spread over the reservation's DiscountedUsage instead.
-    ['Fee', `AmazonEC2,1000,,,${ARN},,,,,`, 1000, 0, 'Purchase', 'Committed'],
-    ['Fee', 'AWSSupportBusiness,29,,,,,,,,', 29, 29, 'Purchase', null],
-    ['SavingsPlanCoveredUsage', 'AmazonEC2,0.1,OnDemand,,,,,0.07,,', 0.1, 0.07, 'Usage', 'Committed'],
-    ['SavingsPlanNegation', 'AmazonEC2,-0.1,,,,,,,,', -0.1, 0, 'Usage', 'Committed'],
+    ['Fee', `AmazonEC2,1000,,,${ARN},,,,,`, 1000, 0, 'Purchase', 'Committed', 'Fee'],
+    // A support plan's fee is told apart from other fees, as Cost Explorer's "Support fee" is.
+    ['Fee', 'AWSSupportBusiness,29,,,,,,,,', 29, 29, 'Purchase', null, 'Support'],
+    ['SavingsPlanCoveredUsage', 'AmazonEC2,0.1,OnDemand,,,,,0.07,,', 0.1, 0.07, 'Usage', 'Committed', 'SavingsPlanCoveredUsage'],
+    // It cancels the covered usage's on-demand charge: a reduction of the bill, not usage.
+    ['SavingsPlanNegation', 'AmazonEC2,-0.1,,,,,,,,', -0.1, 0, 'Credit', 'Committed', 'SavingsPlanNegation'],
     // Unused commitment: 2.00 committed for the hour, 1.40 used.
-    ['SavingsPlanRecurringFee', 'ComputeSavingsPlans,2,,,,,,,2,1.4', 2, 0.6, 'Purchase', 'Committed'],
-    ['SavingsPlanUpfrontFee', 'ComputeSavingsPlans,8760,,,,,,,,', 8760, 0, 'Purchase', 'Committed'],
-    ['Tax', 'AmazonEC2,5.5,,,,,,,,', 5.5, 5.5, 'Tax', null],
-    ['Credit', 'AmazonEC2,-20,,,,,,,,', -20, -20, 'Credit', null],
-    ['Refund', 'AmazonEC2,-3,,,,,,,,', -3, -3, 'Adjustment', null],
-    ['EdpDiscount', 'AmazonEC2,-1.2,,,,,,,,', -1.2, -1.2, 'Usage', null],
-    ['SomeFutureType', 'AmazonEC2,7,,,,,,,,', 7, 7, 'Adjustment', null],
+    ['SavingsPlanRecurringFee', 'ComputeSavingsPlans,2,,,,,,,2,1.4', 2, 0.6, 'Purchase', 'Committed', 'SavingsPlanRecurringFee'],
+    ['SavingsPlanUpfrontFee', 'ComputeSavingsPlans,8760,,,,,,,,', 8760, 0, 'Purchase', 'Committed', 'SavingsPlanUpfrontFee'],
+    ['Tax', 'AmazonEC2,5.5,,,,,,,,', 5.5, 5.5, 'Tax', null, 'Tax'],
+    ['Credit', 'AmazonEC2,-20,,,,,,,,', -20, -20, 'Credit', null, 'Credit'],
+    ['Refund', 'AmazonEC2,-3,,,,,,,,', -3, -3, 'Adjustment', null, 'Refund'],
+    ['EdpDiscount', 'AmazonEC2,-1.2,,,,,,,,', -1.2, -1.2, 'Credit', null, 'EdpDiscount'],
+    ['BundledDiscount', 'AmazonEC2,-0.4,,,,,,,,', -0.4, -0.4, 'Credit', null, 'BundledDiscount'],
+    ['SomeFutureType', 'AmazonEC2,7,,,,,,,,', 7, 7, 'Adjustment', null, 'SomeFutureType'],
   ];
 
-  it.each(cases)('%s: %s', async (type, rest, billed, effective, chargeCategory, pricingCategory) => {
+  it.each(cases)('%s: %s', async (type, rest, billed, effective, chargeCategory, pricingCategory, chargeType) => {
     const period = ['Fee', 'RIFee', 'Tax', 'Credit', 'Refund', 'SavingsPlanUpfrontFee', 'SomeFutureType'].includes(type) ? M : H;
     const [item] = await readCsvText(`${header}\n${P},${period},${type},${rest}\n`);
     expect(item!.billedCost).toBe(billed);
     expect(item!.effectiveCost).toBeCloseTo(effective, 12);
     expect(item!.chargeCategory).toBe(chargeCategory);
     expect(item!.pricingCategory).toBe(pricingCategory);
+    expect(item!.chargeType).toBe(chargeType);
   });
 
   it('amortizes CUR 2.0 rows by the same rules', async () => {
@@ -456,6 +467,7 @@ describe('FOCUS 1.0 sample data (FinOps Foundation)', () => {
       region: 'us-west-2',
       accountId: '43883916739',
       chargeCategory: 'Usage',
+      chargeType: 'Usage',
       pricingCategory: 'Standard',
       tags: { application: 'BrightLensMatrix', environment: 'dev', business_unit: 'ViennaAI' },
     });

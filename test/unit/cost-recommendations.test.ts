@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, type DailyCost } from '../../server/src/cost/reports/days';
 import { idleResources, type ResourceComputeCost } from '../../server/src/cost/reports/recommendations/idle';
+import { resolveOverlaps } from '../../server/src/cost/reports/recommendations/overlaps';
 import { overprovisionedServices, type ServiceUtilization } from '../../server/src/cost/reports/recommendations/overprovisioned';
 import { RECOMMENDATION_NOTE, recommendationList } from '../../server/src/cost/reports/recommendations/recommendation';
 import { reservedInstanceOpportunities, type OnDemandCompute } from '../../server/src/cost/reports/recommendations/reserved';
@@ -170,5 +171,75 @@ describe('recommendation list', () => {
       ['reserved_instance', 90],
       ['idle_resource', 40],
     ]);
+    expect(list.total_estimated_monthly_saving).toBe(130);
+  });
+});
+
+describe('overlapping recommendations', () => {
+  // Over 30 days: i-idle (service quiet) 300, i-a and i-b (service api) 300 each, i-db (no service) 300.
+  const resources: ResourceComputeCost[] = [
+    { resource_id: 'i-idle', resource_name: null, service: 'quiet', compute_cost: 300, currency: 'USD' },
+    { resource_id: 'i-a', resource_name: null, service: 'api', compute_cost: 300, currency: 'USD' },
+    { resource_id: 'i-b', resource_name: null, service: 'api', compute_cost: 300, currency: 'USD' },
+    { resource_id: 'i-db', resource_name: null, service: null, compute_cost: 300, currency: 'USD' },
+  ];
+  const steady = (id: string, service: string | null, cost = 10): OnDemandCompute => ({ resource_id: id, resource_name: null, service, currency: 'USD', daily: series('2024-03-01', Array(30).fill(cost)) });
+  const lowCpu = { metric: 'container.cpu.utilization', days: p95s('2024-03-01', Array(10).fill(0.05)) };
+  const candidates = (options: { commitment_discount?: number } = {}) => ({
+    idle: idleResources(resources, new Map([['quiet', 0], ['api', 3000]])),
+    overprovisioned: overprovisionedServices([
+      { service: 'quiet', compute_cost: 300, currency: 'USD', cpu: lowCpu },
+      { service: 'api', compute_cost: 600, currency: 'USD', cpu: lowCpu },
+    ]),
+    reserved: reservedInstanceOpportunities([steady('i-idle', 'quiet'), steady('i-a', 'api'), steady('i-b', 'api'), steady('i-db', null)], options),
+    resources,
+  });
+  const summary = (list: ReturnType<typeof resolveOverlaps>) =>
+    list.map((r) => [r.kind, r.target.type === 'service' ? r.target.service : r.target.resource_id, r.estimated_monthly_saving]);
+
+  it('keeps one recommendation per resource: idle over everything, a rightsizing over the reservations it beats', () => {
+    const found = candidates();
+    // On their own: idle i-idle 300; rightsizing quiet 150 and api 300; reservations of 90 on all four.
+    expect(found.idle).toHaveLength(1);
+    expect(found.overprovisioned).toHaveLength(2);
+    expect(found.reserved).toHaveLength(4);
+    const resolved = resolveOverlaps(found);
+    expect(summary(resolved)).toEqual([
+      ['idle_resource', 'i-idle', 300],
+      ['overprovisioned_service', 'api', 300],
+      ['reserved_instance', 'i-db', 90],
+    ]);
+    expect(resolved[1]!.evidence).toMatchObject({ compute_cost: 600, monthly_compute_cost: 600, resources: ['i-a', 'i-b'], left_out: [] });
+    expect(recommendationList(resolved).total_estimated_monthly_saving).toBe(690);
+  });
+
+  it('gives a resource its reservation when that saves more than its share of the rightsizing, and says so', () => {
+    // A 60 % commitment discount: 180 a month per instance, more than half of its 300.
+    const resolved = resolveOverlaps(candidates({ commitment_discount: 0.6 }));
+    expect(summary(resolved)).toEqual([
+      ['idle_resource', 'i-idle', 300],
+      ['reserved_instance', 'i-a', 180],
+      ['reserved_instance', 'i-b', 180],
+      ['reserved_instance', 'i-db', 180],
+    ]);
+    // With every api instance reserved, its rightsizing has nothing left: it is dropped.
+    expect(resolved.some((r) => r.kind === 'overprovisioned_service')).toBe(false);
+  });
+
+  it('takes out of a rightsizing the instances another recommendation counts, and keeps the rest', () => {
+    const found = candidates();
+    const resolved = resolveOverlaps({ ...found, reserved: reservedInstanceOpportunities([steady('i-a', 'api')], { commitment_discount: 0.6 }) });
+    expect(summary(resolved)).toEqual([
+      ['idle_resource', 'i-idle', 300],
+      ['overprovisioned_service', 'api', 150],
+      ['reserved_instance', 'i-a', 180],
+    ]);
+    expect(resolved[1]!.evidence).toMatchObject({ compute_cost: 300, resources: ['i-b'], left_out: [{ resource_id: 'i-a', kind: 'reserved_instance' }] });
+  });
+
+  it('never claims more than a resource costs net of its credits', () => {
+    // i-db ran 10 a day on demand, but credits on it leave 50 over the 30 days.
+    const resolved = resolveOverlaps({ ...candidates(), resources: resources.map((r) => (r.resource_id === 'i-db' ? { ...r, compute_cost: 50 } : r)) });
+    expect(resolved.find((r) => r.kind === 'reserved_instance')).toMatchObject({ target: { resource_id: 'i-db' }, estimated_monthly_saving: 50 });
   });
 });

@@ -3,6 +3,7 @@ import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import type { IncidentView } from '../incidents/types';
 import { costRows, splitCurrency } from './queries/costs';
+import { isUsage } from './reports/breakdown';
 import { dayOf } from './reports/days';
 
 /** The cost an incident puts at stake: what its services cost per hour, over how long it has lasted. */
@@ -29,7 +30,7 @@ const round = (value: number, digits = 4) => Math.round(value * 10 ** digits) / 
 
 /**
  * Cost impact of an incident (SPEC 1: "when the affected service has cost data"). The hourly cost of each affected
- * service is its effective cost over the {@link IMPACT_WINDOW_DAYS} complete UTC days before detection, divided by the
+ * service is its effective usage cost over the {@link IMPACT_WINDOW_DAYS} complete UTC days before detection, divided by the
  * hours of the days that had cost data; where the mapping assigns an env, only the incident's env counts, otherwise
  * the service's whole cost. Service names compare case-insensitively with the attributed `service` of mapping rules.
  * Null when no affected service has cost in the window.
@@ -42,7 +43,9 @@ export function costImpactOf(db: Kysely<Database>, clock: Clock) {
     const to = dayOf(detectedMs - DAY_MS);
     const from = dayOf(detectedMs - IMPACT_WINDOW_DAYS * DAY_MS);
     const names = new Set(incident.services.map((s) => s.toLowerCase()));
-    const split = splitCurrency((await costRows(db, projectId, { from, to })).filter((r) => r.service !== null && names.has(r.service.toLowerCase())));
+    // Usage only: a service's cost is what its resources use (reports/breakdown.ts); tax or a credit is nobody's rate.
+    const rows = (await costRows(db, projectId, { from, to })).filter((r) => isUsage(r) && r.service !== null && names.has(r.service.toLowerCase()));
+    const split = splitCurrency(rows);
     if (split.currency === null) return null;
     const services = incident.services.flatMap((name) => {
       const own = split.rows.filter((r) => r.service!.toLowerCase() === name.toLowerCase());

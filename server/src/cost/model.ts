@@ -27,7 +27,18 @@ export interface CostLineItem {
   region: string | null;
   /** The account/subscription/project that used the resource (FOCUS `SubAccountId`), or null. */
   accountId: string | null;
+  /**
+   * FOCUS `ChargeCategory`. Only `Usage` is the use of a resource; every other category (purchases and fees, tax,
+   * credits and discounts, refunds and other adjustments) is a charge of its own, which reports keep apart from the
+   * services' usage (reports/charges.ts).
+   */
   chargeCategory: ChargeCategory;
+  /**
+   * The provider's own name of the kind of charge, what its console groups by (AWS `lineItem/LineItemType` such as
+   * `EdpDiscount` or `RIFee`, a GCP `cost_type` or credit type, an Azure `ChargeType`): reports break the non-usage
+   * charges down by it, as Cost Explorer's "Charge type" does.
+   */
+  chargeType: string;
   /** FOCUS `PricingCategory`: `Standard` is on-demand, `Committed` reserved or savings plan, `Dynamic` spot; null if unknown. */
   pricingCategory: PricingCategory | null;
   /** Resource tags/labels, user tags without a provider prefix (`resourceTags/user:team` → `team`). */

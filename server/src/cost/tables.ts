@@ -1,4 +1,4 @@
-/** Table types of cost tracking (migration 0004-cost), merged into db/schema.ts's `Database`. Times are epoch ms. */
+/** Table types of cost tracking (migrations 0004-cost, 0010-cost-charge-type), merged into db/schema.ts's `Database`. Times are epoch ms. */
 export interface CostTables {
   /** One cloud billing connection (SPEC 2.1). */
   cost_providers: {
@@ -63,6 +63,11 @@ export interface CostTables {
     day: string;
     resource_key: string;
     charge_category: string;
+    /**
+     * The provider's name of the kind of charge (CostLineItem.chargeType), by which reports break non-usage charges
+     * down (migration 0010); `` in rows stored before it, which reports show under their charge category.
+     */
+    charge_type: string;
     /** FOCUS PricingCategory, `` when unknown. */
     pricing_category: string;
     currency: string;

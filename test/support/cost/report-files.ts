@@ -28,7 +28,9 @@ export type SampleLineItemType =
   | 'Fee'
   | 'Tax'
   | 'Credit'
-  | 'Refund';
+  | 'Refund'
+  | 'EdpDiscount'
+  | 'BundledDiscount';
 
 export interface SampleLineItem {
   /** UTC day, `YYYY-MM-DD`; the billing period is its month. */
@@ -614,6 +616,8 @@ const FOCUS_CHARGE_CATEGORY: Record<SampleLineItemType, string> = {
   Tax: 'Tax',
   Credit: 'Credit',
   Refund: 'Adjustment',
+  EdpDiscount: 'Credit',
+  BundledDiscount: 'Credit',
 };
 
 function focusValues(row: SampleLineItem): Record<string, string | number | Record<string, string> | null> {

@@ -8,6 +8,8 @@ export interface CostRow {
   service: string | null;
   env: string | null;
   charge_category: string;
+  /** The provider's name of the kind of charge; `` in rows stored before it was kept (migration 0010). */
+  charge_type: string;
   currency: string;
   effective: number;
   billed: number;
@@ -25,10 +27,10 @@ export async function costRows(db: Kysely<Database>, projectId: string, filter: 
   let query = db
     .selectFrom('cost_daily as d')
     .innerJoin('cost_resources as r', (join) => join.onRef('r.provider_id', '=', 'd.provider_id').onRef('r.resource_key', '=', 'd.resource_key'))
-    .select(['d.day', 'd.billing_period', 'r.service', 'r.env', 'd.charge_category', 'd.currency'])
+    .select(['d.day', 'd.billing_period', 'r.service', 'r.env', 'd.charge_category', 'd.charge_type', 'd.currency'])
     .select((eb) => [eb.fn.sum<number>('d.effective_cost').as('effective'), eb.fn.sum<number>('d.billed_cost').as('billed')])
     .where('d.project_id', '=', projectId)
-    .groupBy(['d.day', 'd.billing_period', 'r.service', 'r.env', 'd.charge_category', 'd.currency']);
+    .groupBy(['d.day', 'd.billing_period', 'r.service', 'r.env', 'd.charge_category', 'd.charge_type', 'd.currency']);
   if (filter.from !== undefined) query = query.where('d.day', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('d.day', '<=', filter.to);
   if (filter.billingPeriod !== undefined) query = query.where('d.billing_period', '=', filter.billingPeriod);

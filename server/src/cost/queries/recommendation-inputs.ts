@@ -25,22 +25,24 @@ export interface RecommendationInputs {
 }
 
 /**
- * Everything the three recommendation kinds judge, over the window's complete days: Usage-category `Compute` cost per
- * resource and day (and on-demand days), span counts of the monitored services, and daily p95 utilization. Attributed
- * service names meet app names and aliases case-insensitively, as incident services do (cost/impact.ts).
+ * Everything the three recommendation kinds judge, over the window's complete days: `Compute` cost per resource —
+ * its usage net of the credits and discounts billed on it (an AWS EDP discount, a GCP sustained-use credit), what
+ * stopping or resizing it would really save — and its on-demand usage per day, span counts of the monitored services,
+ * and daily p95 utilization. Attributed service names meet app names and aliases case-insensitively, as incident
+ * services do (cost/impact.ts).
  */
 export async function recommendationInputs(db: Kysely<Database>, projectId: string, window: DayRange): Promise<RecommendationInputs> {
   const rows = await db
     .selectFrom('cost_daily as d')
     .innerJoin('cost_resources as r', (join) => join.onRef('r.provider_id', '=', 'd.provider_id').onRef('r.resource_key', '=', 'd.resource_key'))
-    .select(['d.resource_key', 'r.resource_id', 'r.resource_name', 'r.service', 'd.day', 'd.pricing_category', 'd.currency'])
+    .select(['d.resource_key', 'r.resource_id', 'r.resource_name', 'r.service', 'd.day', 'd.charge_category', 'd.pricing_category', 'd.currency'])
     .select((eb) => eb.fn.sum<number>('d.effective_cost').as('effective'))
     .where('d.project_id', '=', projectId)
     .where('r.service_category', '=', 'Compute')
-    .where('d.charge_category', '=', 'Usage')
+    .where('d.charge_category', 'in', ['Usage', 'Credit'])
     .where('d.day', '>=', window.start)
     .where('d.day', '<=', window.end)
-    .groupBy(['d.resource_key', 'r.resource_id', 'r.resource_name', 'r.service', 'd.day', 'd.pricing_category', 'd.currency'])
+    .groupBy(['d.resource_key', 'r.resource_id', 'r.resource_name', 'r.service', 'd.day', 'd.charge_category', 'd.pricing_category', 'd.currency'])
     .execute();
   const split = splitCurrency(rows.map((r) => ({ ...r, effective: Number(r.effective) })));
   const resources = new Map<string, ResourceComputeCost>();
@@ -53,7 +55,7 @@ export async function recommendationInputs(db: Kysely<Database>, projectId: stri
     resource.compute_cost += row.effective;
     resources.set(id, resource);
     if (row.service !== null) computeByService.set(row.service, (computeByService.get(row.service) ?? 0) + row.effective);
-    if (row.pricing_category === 'Standard') {
+    if (row.charge_category === 'Usage' && row.pricing_category === 'Standard') {
       const series = onDemand.get(id) ?? { ...base, daily: [] };
       series.daily.push({ day: row.day, cost: row.effective });
       onDemand.set(id, series);

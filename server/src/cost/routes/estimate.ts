@@ -4,6 +4,7 @@ import { badRequest } from '../../http/errors';
 import { UNATTRIBUTED } from '../mapping/rules';
 import { costRows, firstCostDay, round, splitCurrency, type CostRow } from '../queries/costs';
 import { detectAnomalies, parseAnomalyCriteria } from '../reports/anomalies';
+import { chargeBreakdown, isUsage } from '../reports/breakdown';
 import { addDays, type DailyCost, dayOf, type DayRange, minDay, monthRange, previousMonth } from '../reports/days';
 import { projectPeriod } from '../reports/projection';
 import { periodTrend } from '../reports/trend';
@@ -23,11 +24,11 @@ function ranges(period: EstimatePeriod, today: string): { current: DayRange; pre
 }
 
 const daily = (rows: readonly CostRow[]): DailyCost[] => rows.map((r) => ({ day: r.day, cost: r.effective }));
-const isUsage = (r: CostRow) => r.charge_category === 'Usage';
+const within = (range: DayRange) => (r: CostRow) => r.day >= range.start && r.day <= range.end;
 
 /** Projection and trend of one slice of the rows (the total, or one service). */
 function outlook(rows: readonly CostRow[], current: DayRange, previous: DayRange, today: string, historyStart: string) {
-  const inPeriod = (r: CostRow) => r.day >= current.start && r.day <= current.end;
+  const inPeriod = within(current);
   const projection = projectPeriod({
     range: current,
     usage: daily(rows.filter(isUsage)),
@@ -48,7 +49,8 @@ function outlook(rows: readonly CostRow[], current: DayRange, previous: DayRange
  * `GET /control-plane/cost/estimate?period=monthly|weekly`: the period's projected cost from the usage burn rate
  * (reports/projection.ts), its trend against the same days of the previous period (reports/trend.ts), the same per
  * service, and anomaly flags (reports/anomalies.ts) of the total and each service over the period's days, judged on
- * usage cost (fees and credits are posted in lumps and would be flagged every month).
+ * usage cost (fees and credits are posted in lumps and would be flagged every month). Services are usage only; the
+ * non-usage charges posted in the period are listed by charge type in `charges` (and counted in `projected` as posted).
  */
 export async function estimate(db: Kysely<Database>, projectId: string, nowMs: number, query: Record<string, string>) {
   const period = (query.period ?? 'monthly') as EstimatePeriod;
@@ -61,12 +63,13 @@ export async function estimate(db: Kysely<Database>, projectId: string, nowMs: n
   const split = splitCurrency(await costRows(db, projectId, { from, to: current.end }));
   const historyStart = (await firstCostDay(db, projectId)) ?? today;
   const total = outlook(split.rows, current, previous, today, historyStart);
-  const services = [...new Set(split.rows.map((r) => r.service ?? UNATTRIBUTED))].map((service) => {
-    const slice = outlook(split.rows.filter((r) => (r.service ?? UNATTRIBUTED) === service), current, previous, today, historyStart);
+  const usageRows = split.rows.filter(isUsage);
+  const services = [...new Set(usageRows.map((r) => r.service ?? UNATTRIBUTED))].map((service) => {
+    const slice = outlook(usageRows.filter((r) => (r.service ?? UNATTRIBUTED) === service), current, previous, today, historyStart);
     return { service, to_date: slice.to_date, projected: slice.projected, daily_rate: round(slice.projection.basis.daily_rate), trend: slice.trend };
   });
   services.sort((a, b) => b.projected - a.projected || a.service.localeCompare(b.service));
-  const usage = split.rows.filter(isUsage).map((r) => ({ service: r.service ?? UNATTRIBUTED, day: r.day, cost: r.effective }));
+  const usage = usageRows.map((r) => ({ service: r.service ?? UNATTRIBUTED, day: r.day, cost: r.effective }));
   const anomalies = detectAnomalies(usage, criteria, { from: current.start, history_start: historyStart });
   return {
     period,
@@ -77,6 +80,7 @@ export async function estimate(db: Kysely<Database>, projectId: string, nowMs: n
     basis: total.projection.basis,
     trend: total.trend,
     services,
+    charges: chargeBreakdown(split.rows.filter(within(current))),
     anomalies,
     other_currencies: split.other_currencies,
   };

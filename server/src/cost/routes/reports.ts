@@ -3,8 +3,11 @@ import type { AppEnv } from '../../http/env';
 import { badRequest } from '../../http/errors';
 import { checkParams } from '../../query/params';
 import { UNATTRIBUTED } from '../mapping/rules';
-import { costRows, round, splitCurrency, type CostRow } from '../queries/costs';
+import { costRows, round, splitCurrency } from '../queries/costs';
+import { connectionSyncs, reportFreshness } from '../queries/syncs';
+import { chargeBreakdown, isUsage, sumBy } from '../reports/breakdown';
 import { dayOf } from '../reports/days';
+import { dataFreshness } from '../reports/freshness';
 import type { CostServices } from '../services';
 import { periodOf } from '../sync/periods';
 import { estimate } from './estimate';
@@ -22,19 +25,6 @@ function readBillingPeriod(c: Context, nowMs: number): string {
 const label = (value: string | null) => value ?? UNATTRIBUTED;
 const share = (part: number, total: number) => (total === 0 ? 0 : round(part / total));
 
-/** Sums rows' effective and billed cost into groups. */
-function sumBy<K>(rows: readonly CostRow[], key: (row: CostRow) => K): Map<K, { cost: number; billed: number }> {
-  const groups = new Map<K, { cost: number; billed: number }>();
-  for (const row of rows) {
-    const k = key(row);
-    const g = groups.get(k) ?? { cost: 0, billed: 0 };
-    g.cost += row.effective;
-    g.billed += row.billed;
-    groups.set(k, g);
-  }
-  return groups;
-}
-
 /** `GET /control-plane/cost/summary`, `/by-service` and `/estimate` (docs/cost.md gives every field). */
 export function reportRoutes(services: CostServices) {
   const { db, clock } = services;
@@ -48,14 +38,10 @@ export function reportRoutes(services: CostServices) {
     const split = splitCurrency(await costRows(db, projectId, { billingPeriod: period }));
     const today = dayOf(now);
     const total = split.rows.reduce((s, r) => s + r.effective, 0);
-    const attributed = split.rows.filter((r) => r.service !== null).reduce((s, r) => s + r.effective, 0);
-    const providers = await db
-      .selectFrom('cost_providers as p')
-      .innerJoin('cost_syncs as s', 's.provider_id', 'p.id')
-      .select(['p.id', 'p.provider', 'p.name', 's.last_success_ms', 's.last_status', 's.last_error'])
-      .where('p.project_id', '=', projectId)
-      .orderBy('p.created_ms')
-      .execute();
+    const usage = split.rows.filter(isUsage);
+    const usageTotal = usage.reduce((s, r) => s + r.effective, 0);
+    const attributed = usage.filter((r) => r.service !== null).reduce((s, r) => s + r.effective, 0);
+    const connections = await connectionSyncs(db, projectId);
     return c.json({
       period,
       currency: split.currency,
@@ -64,10 +50,13 @@ export function reportRoutes(services: CostServices) {
       // The cost of the period's days up to today.
       month_to_date: round(split.rows.filter((r) => r.day <= today).reduce((s, r) => s + r.effective, 0)),
       billed_total: round(split.rows.reduce((s, r) => s + r.billed, 0)),
-      attributed: { cost: round(attributed), share: share(attributed, total) },
-      unattributed: { cost: round(total - attributed), share: share(total - attributed, total) },
+      usage_total: round(usageTotal),
+      // Shares of usage: how much of what resources cost the rules attribute. Charges are no resource's.
+      attributed: { cost: round(attributed), share: share(attributed, usageTotal) },
+      unattributed: { cost: round(usageTotal - attributed), share: share(usageTotal - attributed, usageTotal) },
+      charges: chargeBreakdown(split.rows),
       other_currencies: split.other_currencies,
-      providers: providers.map((p) => ({
+      providers: connections.map((p) => ({
         id: p.id,
         provider: p.provider,
         name: p.name,
@@ -75,37 +64,52 @@ export function reportRoutes(services: CostServices) {
         last_sync_status: p.last_status,
         last_sync_error: p.last_error,
       })),
+      data: dataFreshness(connections, now),
     });
   });
 
   app.get('/by-service', async (c) => {
     checkParams(c, ['period']);
-    const period = readBillingPeriod(c, clock.now());
-    const split = splitCurrency(await costRows(db, c.get('caller').projectId, { billingPeriod: period }));
-    const total = split.rows.reduce((s, r) => s + r.effective, 0);
-    const byService = sumBy(split.rows, (r) => label(r.service));
-    // The Unattributed row is always there: how much no rule covers is the first thing to look at.
+    const now = clock.now();
+    const period = readBillingPeriod(c, now);
+    const { projectId } = c.get('caller');
+    const split = splitCurrency(await costRows(db, projectId, { billingPeriod: period }));
+    const usage = split.rows.filter(isUsage);
+    const usageTotal = usage.reduce((s, r) => s + r.effective, 0);
+    const byService = sumBy(usage, (r) => label(r.service));
+    // The Unattributed row is always there: how much usage no rule covers is the first thing to look at.
     if (!byService.has(UNATTRIBUTED)) byService.set(UNATTRIBUTED, { cost: 0, billed: 0 });
     const rows = [...byService].map(([service, sum]) => {
       const envs = sumBy(
-        split.rows.filter((r) => label(r.service) === service),
+        usage.filter((r) => label(r.service) === service),
         (r) => label(r.env),
       );
       return {
         service,
         cost: round(sum.cost),
         billed_cost: round(sum.billed),
-        share: share(sum.cost, total),
+        share: share(sum.cost, usageTotal),
         envs: [...envs].map(([env, e]) => ({ env, cost: round(e.cost), billed_cost: round(e.billed) })).sort((a, b) => b.cost - a.cost),
       };
     });
     rows.sort((a, b) => b.cost - a.cost || a.service.localeCompare(b.service));
-    return c.json({ period, currency: split.currency, total: round(total), services: rows, other_currencies: split.other_currencies });
+    return c.json({
+      period,
+      currency: split.currency,
+      total: round(split.rows.reduce((s, r) => s + r.effective, 0)),
+      usage_total: round(usageTotal),
+      services: rows,
+      charges: chargeBreakdown(split.rows),
+      other_currencies: split.other_currencies,
+      data: await reportFreshness(db, projectId, now),
+    });
   });
 
   app.get('/estimate', async (c) => {
     checkParams(c, ['period', 'trailing_days', 'threshold_pct', 'min_amount']);
-    return c.json(await estimate(db, c.get('caller').projectId, clock.now(), c.req.query()));
+    const now = clock.now();
+    const { projectId } = c.get('caller');
+    return c.json({ ...(await estimate(db, projectId, now, c.req.query())), data: await reportFreshness(db, projectId, now) });
   });
 
   return app;

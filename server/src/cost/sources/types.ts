@@ -11,6 +11,11 @@ export type ProviderName = (typeof PROVIDERS)[number];
 export interface CostEndpoints {
   /** S3 endpoint, e.g. `http://127.0.0.1:4569`; path-style addressing is used when set. */
   s3?: string;
+  /**
+   * Address buckets path-style (`host/bucket`) rather than as `bucket.host`. Default: true when a custom S3 endpoint is
+   * set here or in `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`; `AWS_S3_FORCE_PATH_STYLE` overrides (aws/s3-addressing.ts).
+   */
+  s3ForcePathStyle?: boolean;
   /** STS endpoint. */
   sts?: string;
   /** BigQuery API root, e.g. `http://127.0.0.1:9050` (the client appends `/bigquery/v2`). */

@@ -9,6 +9,7 @@ export interface DailyCost {
   day: string;
   resourceKey: string;
   chargeCategory: string;
+  chargeType: string;
   pricingCategory: string;
   currency: string;
   billedCost: number;
@@ -27,7 +28,29 @@ const CHARGE_INDEX: Record<ChargeCategory, number> = { Usage: 0, Purchase: 1, Ta
 const PRICING_INDEX: Record<PricingCategory, number> = { Standard: 1, Committed: 2, Dynamic: 3, Other: 4 };
 /** Currencies a period may hold: the cost key has 6 bits for them. */
 const MAX_CURRENCIES = 64;
+/** Charge types a period may hold (AWS has about 20 line item types, GCP a dozen credit types): 8 bits of the key. */
+const MAX_CHARGE_TYPES = 256;
 
+/**
+ * Small integers for the few distinct values of a column (currencies, charge types), so the cost key is a number; the
+ * names are kept detached (detach.ts), one copy each.
+ */
+function interner(what: string, max: number) {
+  const indexes = new Map<string, number>();
+  const names: string[] = [];
+  return {
+    names,
+    index(value: string): number {
+      let index = indexes.get(value);
+      if (index === undefined) {
+        if (names.length >= max) throw new Error(`a billing period with more than ${max} ${what}`);
+        index = names.push(detach(value)) - 1;
+        indexes.set(names[index]!, index);
+      }
+      return index;
+    },
+  };
+}
 
 /**
  * A resource's key: its id, or for charges without one (tax, support, an account's data transfer) the service, region,
@@ -47,8 +70,8 @@ export function resourceKeyOf(item: CostLineItem): string {
  */
 export function createAggregator() {
   const resources = new Map<string, { seen: ResourceSeen; costs: Map<number, DailyCost> }>();
-  const currencies = new Map<string, number>();
-  const currencyNames: string[] = [];
+  const currencies = interner('currencies', MAX_CURRENCIES);
+  const chargeTypes = interner('charge types', MAX_CHARGE_TYPES);
   let lineItems = 0;
   // Formatting a date is costly per row; a period has about 31 distinct days.
   const dayNames = new Map<number, string>();
@@ -59,15 +82,6 @@ export function createAggregator() {
       dayNames.set(index, name);
     }
     return name;
-  };
-  const currencyIndex = (currency: string): number => {
-    let index = currencies.get(currency);
-    if (index === undefined) {
-      if (currencies.size >= MAX_CURRENCIES) throw new Error(`a billing period in more than ${MAX_CURRENCIES} currencies`);
-      index = currencyNames.push(detach(currency)) - 1;
-      currencies.set(currencyNames[index]!, index);
-    }
-    return index;
   };
 
   const remember = (key: string, item: CostLineItem) => {
@@ -107,18 +121,22 @@ export function createAggregator() {
             if (seen.tags[tag] !== value) seen.tags[detach(tag)] = detach(value);
           }
         }
-        // One small-integer key per (day, charge, pricing, currency) within the resource: no string built per row.
+        // One integer key per (day, charge category, pricing, currency, charge type) within the resource, under 2^53:
+        // no string built per row.
         const day = Math.floor(item.chargePeriodStartMs / DAY_MS);
         const pricing = item.pricingCategory === null ? 0 : PRICING_INDEX[item.pricingCategory];
-        const key = ((day * 8 + CHARGE_INDEX[item.chargeCategory]) * 8 + pricing) * MAX_CURRENCIES + currencyIndex(item.currency);
+        const currency = currencies.index(item.currency);
+        const chargeType = chargeTypes.index(item.chargeType);
+        const key = (((day * 8 + CHARGE_INDEX[item.chargeCategory]) * 8 + pricing) * MAX_CURRENCIES + currency) * MAX_CHARGE_TYPES + chargeType;
         const cost = entry.costs.get(key);
         if (cost === undefined) {
           entry.costs.set(key, {
             day: dayName(day),
             resourceKey: entry.seen.key,
             chargeCategory: item.chargeCategory,
+            chargeType: chargeTypes.names[chargeType]!,
             pricingCategory: item.pricingCategory ?? '',
-            currency: currencyNames[key % MAX_CURRENCIES]!,
+            currency: currencies.names[currency]!,
             billedCost: item.billedCost,
             effectiveCost: item.effectiveCost,
             lineItems: 1,

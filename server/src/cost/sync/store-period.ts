@@ -6,7 +6,7 @@ import type { BillingPeriod } from '../model';
 import type { PeriodAggregate, ResourceSeen } from './aggregate';
 
 /**
- * Rows per INSERT: 11 columns × 2,000 stays under SQLite's 32,766 bound parameters (and PostgreSQL's 65,535), and a
+ * Rows per INSERT: 12 columns × 2,000 stays under SQLite's 32,766 bound parameters (and PostgreSQL's 65,535), and a
  * month of a large account is a few dozen round trips rather than hundreds (PostgreSQL waited on them in bench:cost).
  */
 const CHUNK = 2000;
@@ -46,6 +46,7 @@ export async function replacePeriod(db: Kysely<Database>, write: PeriodWrite): P
             day: d.day,
             resource_key: d.resourceKey,
             charge_category: d.chargeCategory,
+            charge_type: d.chargeType,
             pricing_category: d.pricingCategory,
             currency: d.currency,
             billed_cost: d.billedCost,

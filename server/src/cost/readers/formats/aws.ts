@@ -28,18 +28,22 @@ export function athenaName(csvName: string): string {
     .toLowerCase();
 }
 
-/** FOCUS ChargeCategory of each AWS line item type (as AWS's and the FinOps Foundation's FOCUS conversions assign it). */
+/**
+ * FOCUS ChargeCategory of each AWS line item type. Only usage of a resource is `Usage`: discounts and the Savings Plan
+ * negation are reductions of the bill (`Credit`), fees and commitments `Purchase`, so reports show them apart from the
+ * services' usage by their line item type, as Cost Explorer's "Charge type" does, instead of inside "Unattributed".
+ */
 const CHARGE_CATEGORY: Record<string, ChargeCategory> = {
   Usage: 'Usage',
   DiscountedUsage: 'Usage',
   SavingsPlanCoveredUsage: 'Usage',
-  SavingsPlanNegation: 'Usage',
-  // Discounts scale with the usage they reduce.
-  BundledDiscount: 'Usage',
-  Discount: 'Usage',
-  EdpDiscount: 'Usage',
-  PrivateRateDiscount: 'Usage',
-  RiVolumeDiscount: 'Usage',
+  // It cancels the covered usage's on-demand charge (billed cost only: it amortizes to 0).
+  SavingsPlanNegation: 'Credit',
+  BundledDiscount: 'Credit',
+  Discount: 'Credit',
+  EdpDiscount: 'Credit',
+  PrivateRateDiscount: 'Credit',
+  RiVolumeDiscount: 'Credit',
   Fee: 'Purchase',
   RIFee: 'Purchase',
   SavingsPlanRecurringFee: 'Purchase',
@@ -48,6 +52,19 @@ const CHARGE_CATEGORY: Record<string, ChargeCategory> = {
   Credit: 'Credit',
   Refund: 'Adjustment',
 };
+
+/** AWS Support plans (AWSSupportBusiness, AWSSupportEnterprise, AWSDeveloperSupport, ...) bill as fees of their own. */
+const SUPPORT_PRODUCT = /Support/;
+
+/**
+ * The charge type reports show: the line item type, except that a support plan's fee (or usage) is `Support`, as Cost
+ * Explorer's "Support fee" is told apart from other fees. Support is never a resource's usage.
+ */
+function chargeTypeOf(lineItemType: string, productCode: string): { type: string; category: ChargeCategory } {
+  if ((lineItemType === 'Fee' || lineItemType === 'Usage') && SUPPORT_PRODUCT.test(productCode)) return { type: 'Support', category: 'Purchase' };
+  // A line item type AWS adds later still counts, at its unblended cost, as an adjustment.
+  return { type: lineItemType === '' ? 'Unknown' : lineItemType, category: CHARGE_CATEGORY[lineItemType] ?? 'Adjustment' };
+}
 
 const COMMITMENT_TYPES = new Set([
   'DiscountedUsage',
@@ -210,6 +227,7 @@ export function bindAwsLineItem(pick: ColumnPicker, spell: (csvName: string) => 
     const billed = cells.number(unblended);
     const code = cells.text(productCode) ?? '';
     const tags = extras.tags(cells);
+    const charge = chargeTypeOf(lineItemType, code);
     return {
       chargePeriodStartMs: cells.time(start),
       chargePeriodEndMs: cells.time(end),
@@ -223,8 +241,8 @@ export function bindAwsLineItem(pick: ColumnPicker, spell: (csvName: string) => 
       serviceCategory: serviceCategory(code, cells.text(productFamily)),
       region: cells.text(region),
       accountId: cells.text(account),
-      // A line item type AWS adds later still counts, at its unblended cost, as an adjustment.
-      chargeCategory: CHARGE_CATEGORY[lineItemType] ?? 'Adjustment',
+      chargeCategory: charge.category,
+      chargeType: charge.type,
       pricingCategory: pricingCategory(cells, lineItemType),
       tags,
     };

@@ -15,7 +15,7 @@ export const focusFormat = defineFormat('focus', true, (pick) => {
   const end = pick.required('ChargePeriodEnd');
   const period = pick.required('BillingPeriodStart');
   const currency = pick.required('BillingCurrency');
-  const charge = pick.required('ChargeCategory', 'ChargeType');
+  const chargeColumn = pick.required('ChargeCategory', 'ChargeType');
   const service = pick.required('ServiceName');
   const resourceId = pick.optional('ResourceId', 'ResourceID');
   const resourceName = pick.optional('ResourceName');
@@ -24,23 +24,27 @@ export const focusFormat = defineFormat('focus', true, (pick) => {
   const account = pick.optional('SubAccountId');
   const pricing = pick.optional('PricingCategory');
   const tags = pick.optional('Tags');
-  return (cells) => ({
-    chargePeriodStartMs: cells.time(start),
-    chargePeriodEndMs: cells.time(end),
-    billingPeriod: cells.month(period),
-    billedCost: cells.number(billed),
-    effectiveCost: cells.number(effective),
-    currency: cells.text(currency) ?? 'USD',
-    resourceId: cells.text(resourceId),
-    resourceName: cells.text(resourceName),
-    serviceName: cells.text(service) ?? '',
-    serviceCategory: cells.text(serviceCategory),
-    region: cells.text(region),
-    accountId: cells.text(account),
-    chargeCategory: chargeCategory(cells.text(charge)),
-    pricingCategory: pricingCategory(cells.text(pricing)),
-    tags: { ...cells.map(tags) },
-  });
+  return (cells) => {
+    const charge = chargeOf(cells.text(chargeColumn));
+    return {
+      chargePeriodStartMs: cells.time(start),
+      chargePeriodEndMs: cells.time(end),
+      billingPeriod: cells.month(period),
+      billedCost: cells.number(billed),
+      effectiveCost: cells.number(effective),
+      currency: cells.text(currency) ?? 'USD',
+      resourceId: cells.text(resourceId),
+      resourceName: cells.text(resourceName),
+      serviceName: cells.text(service) ?? '',
+      serviceCategory: cells.text(serviceCategory),
+      region: cells.text(region),
+      accountId: cells.text(account),
+      chargeCategory: charge.category,
+      chargeType: charge.type,
+      pricingCategory: pricingCategory(cells.text(pricing)),
+      tags: { ...cells.map(tags) },
+    };
+  };
 });
 
 const CHARGE_CATEGORIES: Record<string, ChargeCategory> = {
@@ -51,9 +55,13 @@ const CHARGE_CATEGORIES: Record<string, ChargeCategory> = {
   adjustment: 'Adjustment',
 };
 
-/** FOCUS allows exactly five values; anything else still counts, at its cost, as an adjustment. */
-function chargeCategory(value: string | null): ChargeCategory {
-  return (value !== null ? CHARGE_CATEGORIES[value.toLowerCase()] : undefined) ?? 'Adjustment';
+/**
+ * FOCUS allows exactly five values, which are also the charge type reports show; anything else still counts, at its
+ * cost, as an adjustment, shown under the name the export gave it.
+ */
+function chargeOf(value: string | null): { category: ChargeCategory; type: string } {
+  const category = value !== null ? CHARGE_CATEGORIES[value.toLowerCase()] : undefined;
+  return category !== undefined ? { category, type: category } : { category: 'Adjustment', type: value ?? 'Unknown' };
 }
 
 const PRICING_CATEGORIES: Record<string, PricingCategory> = {

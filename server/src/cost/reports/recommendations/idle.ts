@@ -6,7 +6,7 @@ export interface ResourceComputeCost {
   resource_name: string | null;
   /** The service the mapping attributes the resource to; null when unattributed. */
   service: string | null;
-  /** Effective cost of the resource's line items with service category `Compute` over the lookback. */
+  /** Effective cost of the resource's `Compute` usage over the lookback, net of the credits and discounts billed on it. */
   compute_cost: number;
   currency: string;
 }

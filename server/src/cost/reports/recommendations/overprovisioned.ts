@@ -49,6 +49,9 @@ export interface OverprovisionedEvidence {
   memory: UtilizationEvidence | null;
 }
 
+/** Share of a compute cost that one instance size down saves (see overprovisionedServices). */
+export const RIGHTSIZING_SAVING = 0.5;
+
 /**
  * Overprovisioned services (SPEC 8: CPU or memory utilization consistently below 20 %): a service whose CPU OR memory
  * utilization had a daily p95 under `threshold` on EVERY day with samples, with at least `min_days` such days. The p95
@@ -80,7 +83,7 @@ export function overprovisionedServices(
       kind: 'overprovisioned_service',
       target: { type: 'service', service: s.service },
       evidence: { threshold, min_days: minDays, lookback_days: lookbackDays, compute_cost: s.compute_cost, monthly_compute_cost: monthly, cpu, memory },
-      estimated_monthly_saving: monthly * 0.5,
+      estimated_monthly_saving: monthly * RIGHTSIZING_SAVING,
       currency: s.currency,
     });
   }

@@ -1,3 +1,5 @@
+import { round } from '../../queries/costs';
+
 /**
  * What every savings recommendation looks like (SPEC 2.3, 8). Each kind is its own pure module (idle.ts,
  * overprovisioned.ts, reserved.ts) taking inputs the caller aggregated over a lookback window, and returning only
@@ -29,7 +31,19 @@ export const DEFAULT_MIN_MONTHLY_COST = 20;
 /** Cost over a lookback of `lookbackDays` days, scaled to a 30-day month. */
 export const monthlyCost = (cost: number, lookbackDays: number): number => (cost * 30) / lookbackDays;
 
-/** A recommendation list as the API shows it: the advisory note, largest saving first. */
-export function recommendationList(items: readonly Recommendation[]): { note: string; recommendations: Recommendation[] } {
-  return { note: RECOMMENDATION_NOTE, recommendations: [...items].sort((a, b) => b.estimated_monthly_saving - a.estimated_monthly_saving) };
+export interface RecommendationList {
+  note: string;
+  recommendations: Recommendation[];
+  /** The sum of the savings: each resource is counted by one recommendation at most (overlaps.ts), so they add up. */
+  total_estimated_monthly_saving: number;
+}
+
+/** A recommendation list as the API shows it: the advisory note, largest saving first, and the total. */
+export function recommendationList(items: readonly Recommendation[]): RecommendationList {
+  const total = items.reduce((sum, r) => sum + r.estimated_monthly_saving, 0);
+  return {
+    note: RECOMMENDATION_NOTE,
+    recommendations: [...items].sort((a, b) => b.estimated_monthly_saving - a.estimated_monthly_saving),
+    total_estimated_monthly_saving: round(total),
+  };
 }

@@ -26,7 +26,9 @@ export function awsBillingSource(config: AwsConfig, secrets: AwsSecrets, env: So
     }),
     // A bucket in another region than config.region still works: the SDK follows S3's redirect.
     followRegionRedirects: true,
-    ...(env.endpoints.s3 ? { endpoint: env.endpoints.s3, forcePathStyle: true } : {}),
+    ...(env.endpoints.s3 ? { endpoint: env.endpoints.s3 } : {}),
+    // S3-compatible stores do not resolve `bucket.host`: startCost decides from the endpoints (aws/s3-addressing.ts).
+    forcePathStyle: env.endpoints.s3ForcePathStyle ?? env.endpoints.s3 !== undefined,
   });
   const bucket = new ReportBucket(s3, config.cur_bucket);
   return { read: (period, signal) => readPeriod(bucket, config.cur_prefix, period, signal, env.log) };

@@ -9,8 +9,11 @@ const DAY_MS = 86_400_000;
  * billedCost from the ActualCost query, effectiveCost from the AmortizedCost one (so a reservation purchase is billed
  * but has no effective cost, and the usage it covers has effective cost but is not billed).
  *
- * - chargeCategory from `ChargeType` as Microsoft's FOCUS export maps it: Usage, UnusedReservation and UnusedSavingsPlan
- *   → Usage; Purchase and Refund → Purchase; Tax, Credit; RoundingAdjustment and anything else → Adjustment.
+ * - chargeCategory from `ChargeType` as Microsoft's FOCUS export maps it (Usage → Usage; Purchase and Refund → Purchase;
+ *   Tax, Credit; RoundingAdjustment and anything else → Adjustment), except that UnusedReservation and
+ *   UnusedSavingsPlan are Purchase rather than Usage: like AWS's unused RIFee, they are the commitment no resource
+ *   used, so reports show them with the other non-usage charges instead of in "Unattributed". The charge type is
+ *   `ChargeType` as Cost Management names it.
  * - pricingCategory from `PricingModel`: OnDemand → Standard, Reservation and SavingsPlan → Committed, Spot → Dynamic.
  * - Empty and `Unassigned` dimension values are null; the resource name is the last segment of the resource id.
  */
@@ -19,6 +22,7 @@ export function azureLineItem(row: CostRow, billedCost: number, effectiveCost: n
   const start = Date.parse(`${row.day}T00:00:00Z`);
   const resourceId = present(d.ResourceId);
   const serviceName = present(d.ServiceName) ?? 'Unassigned';
+  const chargeType = present(d.ChargeType) ?? 'Unknown';
   return {
     chargePeriodStartMs: start,
     chargePeriodEndMs: start + DAY_MS,
@@ -32,7 +36,8 @@ export function azureLineItem(row: CostRow, billedCost: number, effectiveCost: n
     serviceCategory: azureServiceCategory(serviceName),
     region: present(d.ResourceLocation),
     accountId: present(d.SubscriptionId),
-    chargeCategory: CHARGE_CATEGORY[d.ChargeType?.toLowerCase() ?? ''] ?? 'Adjustment',
+    chargeCategory: CHARGE_CATEGORY[chargeType.toLowerCase()] ?? 'Adjustment',
+    chargeType,
     pricingCategory: pricingCategory(d.PricingModel),
     tags: row.tags,
   };
@@ -40,8 +45,8 @@ export function azureLineItem(row: CostRow, billedCost: number, effectiveCost: n
 
 const CHARGE_CATEGORY: Record<string, ChargeCategory> = {
   usage: 'Usage',
-  unusedreservation: 'Usage',
-  unusedsavingsplan: 'Usage',
+  unusedreservation: 'Purchase',
+  unusedsavingsplan: 'Purchase',
   purchase: 'Purchase',
   refund: 'Purchase',
   tax: 'Tax',

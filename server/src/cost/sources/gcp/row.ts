@@ -3,37 +3,41 @@ import { gcpServiceCategory } from './service-category';
 
 /**
  * One Cloud Billing export row (the columns query.ts selects, as the BigQuery client parses them: TIMESTAMPs as
- * `{ value: ISO string }`, FLOAT64 as numbers, REPEATED RECORDs as arrays of objects) to the line-item model.
+ * `{ value: ISO string }`, FLOAT64 as numbers, REPEATED RECORDs as arrays of objects) to line items: the row's own
+ * charge, and one line item per credit on it.
  *
- * - billedCost = `cost`, the charge before credits, as Google's own FOCUS view of the export maps BilledCost.
- * - effectiveCost = `cost` + the sum of `credits[].amount` (credits are negative): what the row really costs after
- *   sustained-use and committed-use discounts, free tier and promotions. The export has no amortization to apply.
- * - chargeCategory from `cost_type`: regular → Usage, tax → Tax, adjustment and rounding_error → Adjustment.
+ * - The row: billedCost = effectiveCost = `cost`, the charge before credits, as Google's own FOCUS view of the export
+ *   maps BilledCost. chargeCategory from `cost_type`: regular → Usage, tax → Tax, adjustment and rounding_error →
+ *   Adjustment; the charge type is `cost_type` itself (`Usage` for regular rows).
+ * - Each credit (sustained-use and committed-use discounts, free tier, promotions; amounts are negative): a `Credit`
+ *   of its `type` (`SUSTAINED_USAGE_DISCOUNT`, `PROMOTION`, ...) on the same resource and hour, effective cost the
+ *   amount, billed cost 0 (billed cost is before credits). Apart from the row, so reports show credits as the console
+ *   does, by type, rather than inside a service's usage or "Unattributed". Effective cost in all is still
+ *   `cost` + the credits: the export has no amortization to apply.
  * - pricingCategory (usage only): Committed for commitment fees and usage a committed-use discount covered, Dynamic for
  *   Spot/preemptible SKUs, else Standard.
  * - tags: project labels, overridden by the resource's own labels of the same key.
  */
-export function gcpLineItem(row: unknown, rowNumber: number): CostLineItem {
+export function gcpLineItems(row: unknown, rowNumber: number): CostLineItem[] {
   const r = new RowReader(row, rowNumber);
   const cost = r.number('cost');
-  const credits = r.records('credits');
-  let creditTotal = 0;
-  let committedUse = false;
-  credits.forEach((credit, i) => {
-    creditTotal += r.numberIn(credit, `credits[${i}].amount`, 'amount');
-    if (typeof credit.type === 'string' && credit.type.startsWith('COMMITTED_USAGE_DISCOUNT')) committedUse = true;
-  });
+  const credits = r.records('credits').map((credit, i) => ({
+    amount: r.numberIn(credit, `credits[${i}].amount`, 'amount'),
+    type: typeof credit.type === 'string' && credit.type !== '' ? credit.type : 'Credit',
+  }));
+  const committedUse = credits.some((credit) => credit.type.startsWith('COMMITTED_USAGE_DISCOUNT'));
   const invoiceMonth = r.string('invoice_month');
   if (!/^\d{6}$/.test(invoiceMonth)) throw r.error('invoice_month', 'is not YYYYMM');
-  const chargeCategory = CHARGE_CATEGORY[r.string('cost_type')] ?? 'Adjustment';
+  const costType = r.string('cost_type');
+  const chargeCategory = CHARGE_CATEGORY[costType] ?? 'Adjustment';
   const service = r.optionalString('service') ?? 'Unassigned';
   const sku = r.optionalString('sku') ?? '';
-  return {
+  const item: CostLineItem = {
     chargePeriodStartMs: r.timestamp('usage_start_time'),
     chargePeriodEndMs: r.timestamp('usage_end_time'),
     billingPeriod: `${invoiceMonth.slice(0, 4)}-${invoiceMonth.slice(4)}`,
     billedCost: cost,
-    effectiveCost: cost + creditTotal,
+    effectiveCost: cost,
     currency: r.string('currency'),
     resourceId: r.optionalString('resource_global_name'),
     resourceName: r.optionalString('resource_name'),
@@ -42,9 +46,14 @@ export function gcpLineItem(row: unknown, rowNumber: number): CostLineItem {
     region: r.optionalString('region'),
     accountId: r.optionalString('project_id'),
     chargeCategory,
+    chargeType: chargeCategory === 'Usage' ? 'Usage' : costType,
     pricingCategory: chargeCategory === 'Usage' ? pricingCategory(sku, committedUse) : null,
     tags: { ...r.labels('project_labels'), ...r.labels('labels') },
   };
+  const creditItems = credits.map(
+    (credit): CostLineItem => ({ ...item, billedCost: 0, effectiveCost: credit.amount, chargeCategory: 'Credit', chargeType: credit.type, pricingCategory: null }),
+  );
+  return [item, ...creditItems];
 }
 
 /** Cloud Billing's `cost_type` values; anything newer is read as an adjustment until mapped. */

@@ -4,7 +4,7 @@ import type { BillingPeriod, BillingSource, LineItemBatches } from '../../model'
 import type { SourceEnv } from '../types';
 import type { GcpConfig, GcpSecrets, ServiceAccountKey } from './config';
 import { billingQuery } from './query';
-import { gcpLineItem } from './row';
+import { gcpLineItems } from './row';
 
 /** Rows per page: one page is one batch, well under BigQuery's 10 MB response cap with labels and credits. */
 const PAGE_ROWS = 5000;
@@ -53,7 +53,7 @@ async function* readPeriod(
   let rowNumber = 0;
   for (;;) {
     const [rows, next] = page;
-    if (rows.length > 0) yield rows.map((row) => gcpLineItem(row, ++rowNumber));
+    if (rows.length > 0) yield rows.flatMap((row) => gcpLineItems(row, ++rowNumber));
     const job = next?.job;
     // No next query: the last page. A next query without a page token means the job is still running; asking again
     // waits for it (getQueryResults holds the call until the job completes or its timeout passes).
