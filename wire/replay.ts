@@ -16,6 +16,8 @@ export const REPLAY_LIMITS = {
   maxChunkBytes: 5_000_000,
   /** Largest single recorded event (JSON characters) the SDK keeps; a bigger full snapshot stops the recording. */
   maxEventBytes: 4_000_000,
+  /** Most events in one chunk: the SDK seals a chunk at this count, ingest refuses more (413). */
+  maxChunkEvents: 10_000,
   /** Most steps in one recipes request. */
   maxRecipeSteps: 200,
   /** Largest request or response body kept in one recipe step, characters. */

@@ -99,7 +99,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
   // Items are counted with their comma in the chunk's JSON array, which adds one more byte (a bracket).
   const events = new ChunkBuffer({
     maxChunkBytes: options.maxChunkBytes - 1,
-    maxChunkItems: Infinity,
+    maxChunkItems: REPLAY_LIMITS.maxChunkEvents,
     budgetBytes,
     playback: true,
     onDrop: warnDropped('events'),

@@ -63,7 +63,7 @@ export function createLogger(core: SdkCore): Logger {
       runGuarded(core, 'log()', () => {
         let checkedLevel: LogLevel = 'info';
         if (typeof level === 'string' && LEVELS.has(level)) checkedLevel = level;
-        else core.debug.warn(`log(): unknown level ${describeArgument(level)}; use debug, info, warn, error or fatal. Logged as info.`);
+        else core.debug.warn(`log(): unknown level ${describeArgument(level)}; use ${[...LEVELS].join(', ')}. Logged as info.`);
         const body = typeof message === 'string' ? message : renderValue(message, MAX_BODY_LENGTH);
         record(checkedLevel, body, context, 'log()', extraAttributes);
       });

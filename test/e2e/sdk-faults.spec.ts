@@ -375,6 +375,43 @@ test('ingest slow: requests held past requestTimeoutMs are aborted and retried; 
   }
 });
 
+/** `log.record.uid` of the log records in an OTLP/JSON logs body, in order. */
+function uidsInBody(body: string): string[] {
+  const request = JSON.parse(body) as ExportLogsServiceRequest;
+  return request.resourceLogs.flatMap((r) =>
+    r.scopeLogs.flatMap((s) =>
+      s.logRecords.map((l) => {
+        const value = l.attributes.find((a) => a.key === 'log.record.uid')?.value;
+        return value && 'stringValue' in value ? value.stringValue : '';
+      }),
+    ),
+  );
+}
+
+test('answer lost after ingest stored the records: the SDK sends them again, and each record is stored once', async ({ page, ingest }) => {
+  const proxy = await startIngestProxy(ingest.url);
+  try {
+    const opened = await openPage(page, ingest, proxy);
+    await waitForQuiet(proxy);
+    // The next POST reaches ingest and is stored, but its answer never reaches the page.
+    proxy.setFault({ kind: 'lost' }, 1);
+    const from = proxy.seen.length;
+    await logRecords(page, 0, 10);
+    const posts = () => proxy.seen.slice(from).filter((r) => r.method === 'POST' && r.path === INGEST_PATHS.logs);
+    await expect.poll(() => posts().map((p) => `${p.handling} ${p.status}`), { timeout: RECOVERY_TIMEOUT_MS }).toEqual(['lost 200', 'forwarded 200']);
+
+    const [lost, retry] = posts() as [ProxiedRequest, ProxiedRequest];
+    expect(seqsInBody(retry.body), 'the same records, sent again').toEqual(range(0, 10));
+    const uids = uidsInBody(lost.body);
+    expect(new Set(uids).size, 'every record has its own log.record.uid').toBe(10);
+    expect(uidsInBody(retry.body), 'with the same identities').toEqual(uids);
+    expect(await storedSeqs(ingest, opened.sessionId), 'each record stored once').toEqual(range(0, 10));
+    expectHealthyPage(opened);
+  } finally {
+    await proxy.close();
+  }
+});
+
 test('ingest answering 429 with Retry-After: 2: the next attempt waits at least that long, then the records arrive', async ({ page, ingest }) => {
   const proxy = await startIngestProxy(ingest.url);
   try {

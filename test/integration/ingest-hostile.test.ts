@@ -127,11 +127,11 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
         seq: 0,
         startTs: 1,
         endTs: 2,
-        eventCount: INGEST_LIMITS.maxRecords + 1,
+        eventCount: INGEST_LIMITS.maxChunkEvents + 1,
         encoding: 'json',
         data: '[]',
       };
-      await expectLimit(await postJson('/ingest/replay/chunk', chunk), 'maxRecords');
+      await expectLimit(await postJson('/ingest/replay/chunk', chunk), 'maxChunkEvents');
     });
   });
 

@@ -76,8 +76,8 @@ describe.skipIf(!onPostgres)('ingest through two replicas on PostgreSQL (built s
     });
     const statuses = (await Promise.all(requests)).map((r) => r.status);
     expect(statuses).toEqual(Array.from({ length: 12 }, () => 200));
-    const [{ n }] = await sql<{ n: string }>(`select count(*) as n from logs where session_id in ('${s1}', '${s2}')`);
-    expect(Number(n)).toBe(12 * 2 * perSession);
+    const [stored] = await sql<{ n: string }>(`select count(*) as n from logs where session_id in ('${s1}', '${s2}')`);
+    expect(Number(stored!.n)).toBe(12 * 2 * perSession);
     expect(await sessionLogs(s1)).toBe(12 * perSession);
     expect(await sessionLogs(s2)).toBe(12 * perSession);
   });
@@ -122,7 +122,7 @@ describe.skipIf(!onPostgres)('ingest through two replicas on PostgreSQL (built s
     } finally {
       await sql('drop trigger refuse_logs on logs; drop function refuse_logs();');
     }
-    const [{ n }] = await sql<{ n: string }>(`select count(*) as n from logs where session_id = 'unavailable'`);
-    expect(Number(n)).toBe(0);
+    const [stored] = await sql<{ n: string }>(`select count(*) as n from logs where session_id = 'unavailable'`);
+    expect(Number(stored!.n)).toBe(0);
   });
 });

@@ -17,6 +17,8 @@ import { serveLocally } from './local-server';
  *   does not close an aborted keepalive request (it only rejects the page's promise), so those stay open until the
  *   proxy closes.
  * - `status`: POSTs are answered with a fixed status (and headers) without being forwarded.
+ * - `lost`: POSTs are forwarded and stored, then the connection is reset instead of answering: the page cannot tell
+ *   this from a request that never arrived, and sends it again.
  *
  * Outside `down`, CORS preflights are always forwarded: a fault applies to the requests that carry telemetry.
  */
@@ -25,6 +27,7 @@ import { serveLocally } from './local-server';
 export type IngestFault =
   | { readonly kind: 'down' }
   | { readonly kind: 'slow' }
+  | { readonly kind: 'lost' }
   | { readonly kind: 'status'; readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string };
 
 /** One request as the proxy saw it. Times are `performance.now()` milliseconds of the test process. */
@@ -40,7 +43,7 @@ export interface ProxiedRequest {
   body: string;
   receivedAt: number;
   /** What the proxy did with it. */
-  handling: 'forwarded' | 'held' | 'answered';
+  handling: 'forwarded' | 'held' | 'answered' | 'lost';
   /** Status sent back (the server's when forwarded); unset until answered. */
   status?: number;
   answeredAt?: number;
@@ -65,7 +68,7 @@ export interface IngestProxy {
   lastActivity(): number;
   /**
    * Plays `fault` from now on; `undefined` makes ingest healthy again. With `times`, only that many POSTs meet the
-   * fault (`status` and `slow`) and ingest is healthy after them, so a test need not race the page to recover.
+   * fault (`status`, `slow` and `lost`) and ingest is healthy after them, so a test need not race the page to recover.
    */
   setFault(fault: IngestFault | undefined, times?: number): void;
   close(): Promise<void>;
@@ -122,7 +125,7 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
     return current;
   }
 
-  async function forward(req: http.IncomingMessage, url: URL, body: Buffer, res: http.ServerResponse, entry: ProxiedRequest) {
+  async function forward(req: http.IncomingMessage, url: URL, body: Buffer, res: http.ServerResponse, entry: ProxiedRequest, lose = false) {
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = req.headers[name];
@@ -136,6 +139,10 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
     });
     if (answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
     entry.status = upstream.status;
+    if (lose) {
+      reset(req.socket);
+      return;
+    }
     res.writeHead(upstream.status, answerHeaders).end(answer);
   }
 
@@ -156,7 +163,7 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
       bytes: body.length,
       body: (req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8'),
       receivedAt: performance.now(),
-      handling: postFault === undefined ? 'forwarded' : postFault.kind === 'slow' ? 'held' : 'answered',
+      handling: postFault === undefined ? 'forwarded' : postFault.kind === 'slow' ? 'held' : postFault.kind === 'lost' ? 'lost' : 'answered',
     };
     seen.push(entry);
     touch();
@@ -169,8 +176,8 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
     if (postFault?.kind === 'status') {
       entry.status = postFault.status;
       res.writeHead(postFault.status, { ...corsHeaders(req.headers.origin), ...postFault.headers }).end(postFault.body ?? '');
-    } else if (postFault === undefined) {
-      forward(req, url, body, res, entry).catch(() => res.destroy());
+    } else if (postFault === undefined || postFault.kind === 'lost') {
+      forward(req, url, body, res, entry, postFault !== undefined).catch(() => res.destroy());
     }
     // `slow`: no answer; the entry is settled if the client closes the connection.
   }

@@ -256,6 +256,18 @@ describe('replay chunks', () => {
 });
 
 describe('bounds', () => {
+  it(`seals a chunk at ${REPLAY_LIMITS.maxChunkEvents} events, the most ingest takes in one chunk`, async () => {
+    // Bytes allow far more small events than that.
+    const { pipeline, recorder, timeline } = start({ maxChunkBytes: 1_000_000 });
+    await recorderStarted(recorder);
+    for (let i = 0; i < REPLAY_LIMITS.maxChunkEvents + 5; i++) recorder.move(1);
+    await timeline.flush();
+    const counts = chunksOf(pipeline.posts).map((chunk) => chunk.eventCount);
+    expect(Math.max(...counts)).toBe(REPLAY_LIMITS.maxChunkEvents);
+    // The snapshot's Meta and FullSnapshot events, then every move.
+    expect(counts.reduce((a, n) => a + n, 0)).toBe(REPLAY_LIMITS.maxChunkEvents + 5 + 2);
+  });
+
   it('drops whole chunks while sending is stalled and restarts from a new full snapshot, leaving no seq gap', async () => {
     const { pipeline, recorder, timeline } = start({ maxChunkBytes: 1_000 });
     await recorderStarted(recorder);

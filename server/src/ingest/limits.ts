@@ -1,3 +1,4 @@
+import { REPLAY_LIMITS } from '../../../wire/replay';
 import { ApiError } from '../http/errors';
 
 /**
@@ -7,8 +8,10 @@ import { ApiError } from '../http/errors';
  * megabyte of empty records would otherwise become millions of rows. docs/ingest.md lists them.
  */
 export const INGEST_LIMITS = {
-  /** Spans, log records, metric data points, replay events or recipe steps in one request. */
+  /** Spans, log records or metric data points in one request. */
   maxRecords: 10_000,
+  /** rrweb events in one replay chunk (the SDK seals its chunks at this count). */
+  maxChunkEvents: REPLAY_LIMITS.maxChunkEvents,
   /** JSON objects and arrays, or protobuf messages and packed values, in one request body. */
   maxStructures: 1_000_000,
   /** Entries in one attribute list (resource, scope, record, event, link or a nested key-value list). */

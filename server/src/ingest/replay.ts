@@ -43,7 +43,7 @@ export function normalizeReplayChunk(body: unknown): PendingBatch<'replay_chunks
   const endTs = requiredInt(o, 'endTs', 0, MAX_TS);
   if (endTs < startTs) throw badRequest('endTs must not be before startTs', { field: 'endTs' });
   const eventCount = requiredInt(o, 'eventCount', 1, Number.MAX_SAFE_INTEGER);
-  if (eventCount > INGEST_LIMITS.maxRecords) throw limitExceeded('maxRecords', `eventCount is ${eventCount} replay events`, 'eventCount');
+  if (eventCount > INGEST_LIMITS.maxChunkEvents) throw limitExceeded('maxChunkEvents', `eventCount is ${eventCount}`, 'eventCount');
   const encoding = o.encoding;
   if (encoding !== 'gzip' && encoding !== 'json') throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
   const data = readString(o.data, 'data');
