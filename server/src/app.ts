@@ -10,12 +10,14 @@ import { incidentPages } from './incidents/pages';
 import { chatIntegrationRoutes } from './integrations/chat/routes';
 import { incidentRoutes } from './incidents/routes';
 import { ingestRoutes } from './ingest/routes';
+import { landingRoutes } from './landing/routes';
 import { channelRoutes } from './notify/channels/routes';
 import { deliveryRoutes } from './notify/deliveries/routes';
 import { integrationRoutes } from './notify/integrations/routes';
 import { ruleRoutes } from './notify/rules/routes';
 import type { NotifyServices } from './notify/services';
 import { openApiDocument } from './openapi';
+import { projectRoutes } from './projects/routes';
 import { queryRoutes } from './query/routes';
 import { sessionRoutes } from './replay/routes';
 import { viewerRoutes } from './viewer/routes';
@@ -78,9 +80,12 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
     );
   }
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
+  // Before the control plane, whose control-key check would otherwise turn admin keys away first.
+  app.route('/control-plane/projects', projectRoutes(services));
   app.route('/control-plane', controlPlane);
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
   if (options.demo) app.route('/', demoRoutes(services, options.demo));
   app.route('/', viewerRoutes());
+  app.route('/', landingRoutes(services, { demo: options.demo !== undefined }));
   return app;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
-import { ADMIN_USAGE, runAdminCommand, UsageError } from './cli/commands';
+import { ADMIN_GROUPS, ADMIN_USAGE, runAdminCommand } from './cli/commands';
+import { UsageError } from './cli/resolve';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
 import { systemClock } from './clock';
 import { needsMemoryRelaunch, relaunchWithMemorySettings, watchLauncher } from './runtime/memory-relaunch';
@@ -70,7 +71,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (first === 'keys' || first === 'apps') return runAdminCommand(argv, process.env, (l) => console.log(l));
+  if (first !== undefined && ADMIN_GROUPS.includes(first)) return runAdminCommand(argv, process.env, (l) => console.log(l));
   if (needsMemoryRelaunch()) return relaunchWithMemorySettings();
   await start(first === 'start' ? rest : argv);
   return -1; // keeps running

@@ -2,6 +2,8 @@ import { REPLAY_LIMITS } from '../../wire/replay';
 import { MAX_ECHO_DELAY_MS } from './demo/echo';
 import { COST_PATHS } from './openapi-cost';
 import { INCIDENT_PATHS } from './openapi-incidents';
+import { LANDING_PATHS } from './landing/openapi';
+import { PROJECT_PATHS } from './projects/openapi';
 
 /**
  * The OpenAPI 3.1 description served at `GET /openapi.json`. A test compares it with the routes the app registers, so
@@ -17,6 +19,7 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'Missing or unknown key',
   403: 'Key revoked, expired or of the wrong scope',
   404: 'No such endpoint, file or session',
+  409: 'Conflicts with what exists (e.g. a name already taken); nothing changed',
   413: 'Body larger than SVC_BODY_LIMIT (after decompression)',
   415: 'Unsupported Content-Type or Content-Encoding',
   422: 'service.name is neither an app name nor an alias of the key\'s project; nothing stored',
@@ -255,6 +258,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
     },
     servers: serverUrl ? [{ url: serverUrl }] : [],
     paths: {
+      ...LANDING_PATHS,
       '/healthz': { get: { tags: ['service'], summary: 'Liveness and database reachability', responses: { '200': { description: 'ok' } } } },
       '/openapi.json': { get: { tags: ['service'], summary: 'This document', responses: { '200': { description: 'OpenAPI 3.1' } } } },
       '/otlp/v1/traces': otlpPost('traces', 'ExportTraceServiceRequest'),
@@ -277,6 +281,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
       '/control-plane/replay/chunks': listGet('Replay chunks with their decoded events', ['session_id'], 'ReplayChunkRecord', 100, 20),
       '/control-plane/recipes': listGet('Recipe steps', ['session_id', 'trace_id'], 'RecipeRecord'),
       ...SESSION_PATHS,
+      ...PROJECT_PATHS,
       ...INCIDENT_PATHS,
       ...COST_PATHS,
       ...(options.demo ? DEMO_PATHS : {}),
@@ -287,6 +292,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
         ingestKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Ingest-scope key' },
         ingestKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'Ingest-scope key, for sendBeacon' },
         controlKey: { type: 'http', scheme: 'bearer', description: 'Control-scope key' },
+        adminKey: { type: 'http', scheme: 'bearer', description: 'Admin-scope key: tenant-wide, for project management (svc-server keys create --scope admin)' },
       },
       responses: Object.fromEntries(
         Object.entries(ERROR_TEXT).map(([code, description]) => [

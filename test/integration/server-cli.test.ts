@@ -1,14 +1,16 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { needsMemoryRelaunch } from '../../server/src/runtime/memory-relaunch';
+import { childEnv } from '../support/child-env';
 import { traceBody } from '../support/otlp';
 
 // The shipped bin (built by the global setup, test/support/build-server.ts): what `npm start` runs.
-const CLI = resolve(__dirname, '../../server/dist/cli.js');
+const ROOT = resolve(__dirname, '../..');
+const CLI = resolve(ROOT, 'server/dist/cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
 const databaseUrl = join(dir, 'data', 'svc.db');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,6 +86,36 @@ describe('svc-server CLI', () => {
     expect(run(['keys', 'list']).out).toMatch(new RegExp(`${id}\\s+control\\s+revoked`));
   });
 
+  it('runs as `npx svc-server` from the repository root, through the committed launcher that npm links', () => {
+    // What `npm install` linked: the launcher in the repository, which exists before any build (server/bin/svc-server.js).
+    const launcher = resolve(ROOT, 'server/bin/svc-server.js');
+    expect(realpathSync(resolve(ROOT, 'node_modules/.bin/svc-server'))).toBe(launcher);
+    accessSync(launcher, constants.X_OK);
+    expect(readFileSync(launcher, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+
+    // A missing link must fail here, not fetch whatever the registry has under that name.
+    const npx = (args: string[]) =>
+      spawnSync('npx', args, { cwd: ROOT, encoding: 'utf8', env: childEnv({ SVC_DATABASE_URL: databaseUrl, npm_config_yes: 'false', npm_config_offline: 'true' }) });
+    const help = npx(['svc-server', '--help']);
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain('Usage: svc-server');
+    expect(help.stdout).toContain('svc-server projects create NAME');
+    const list = npx(['svc-server', 'keys', 'list']);
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/\sactive\s+svc_ingest_\S*\s+default ingest key\s+project=/);
+  });
+
+  it('the launcher says to build first when the build is missing', () => {
+    // A copy of the launcher with no dist/ beside it: the state of a fresh clone before `npm run build`.
+    mkdirSync(join(dir, 'unbuilt', 'bin'), { recursive: true });
+    const copy = join(dir, 'unbuilt', 'bin', 'svc-server.js');
+    copyFileSync(resolve(ROOT, 'server/bin/svc-server.js'), copy);
+    const res = spawnSync(process.execPath, [copy, '--help'], { encoding: 'utf8' });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain('the server is not built');
+    expect(res.stderr).toContain('npm run build');
+  });
+
   it('manages apps and aliases', () => {
     expect(run(['apps', 'create', 'checkout']).code).toBe(0);
     expect(run(['apps', 'alias', 'add', 'checkout', 'checkout-web']).code).toBe(0);
@@ -96,7 +128,15 @@ describe('svc-server CLI', () => {
   });
 
   it.each([
-    [['keys', 'create', '--scope', 'admin'], {}, '--scope must be ingest or control'],
+    [['keys', 'create', '--scope', 'owner'], {}, '--scope must be one of ingest, control, admin'],
+    [['keys', 'create', '--scope', 'ingest', '--name', ' padded'], {}, 'key name must not have leading or trailing spaces'],
+    [['keys', 'create', '--scope', 'ingest', '--project', 'nope'], {}, 'no project with id or name "nope"'],
+    [['keys', 'create', '--scope', 'admin', '--project', 'default'], {}, 'an admin key is tenant-wide: pass --tenant'],
+    [['projects', 'create'], {}, 'projects create needs the project name'],
+    [['projects', 'create', 'default'], {}, 'a project named "default" already exists'],
+    [['projects', 'create', 'a\u0007b'], {}, 'project name must not have leading or trailing spaces or control characters'],
+    [['projects', 'create', 'x'.repeat(129)], {}, 'project name must be at most 128 characters'],
+    [['projects', 'rename'], {}, 'unknown command "projects rename"'],
     [['keys', 'revoke', 'nope'], {}, 'no key with id nope'],
     [['apps', 'alias', 'remove', 'checkout', 'nope'], {}, 'is not an alias'],
     [['start', '--port', 'abc'], {}, '--port must be an integer'],
@@ -161,5 +201,73 @@ describe('svc-server CLI', () => {
     for (const name of ['SVC_HOST', 'SVC_PORT', 'SVC_DATABASE_URL', 'SVC_PUBLIC_URL', 'SVC_CORS_ORIGINS', 'SVC_BODY_LIMIT', 'SVC_RETENTION_DAYS']) {
       expect(res.out).toContain(name);
     }
+  });
+});
+
+describe('svc-server projects', () => {
+  const projectsDb = join(dir, 'projects', 'svc.db');
+  const cli = (args: string[]) => run(args, { SVC_DATABASE_URL: projectsDb });
+  const keyOf = (out: string, label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(out)?.[1];
+  const send = (url: string, ingestKey: string, name: string) =>
+    fetch(`${url}/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ingestKey }, body: JSON.stringify(traceBody([{ name }])) });
+  const spanNames = async (url: string, controlKey: string) => {
+    const res = await fetch(`${url}/control-plane/spans`, { headers: { authorization: `Bearer ${controlKey}` } });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: { name: string }[] }).data.map((s) => s.name).sort();
+  };
+
+  it('creates a second project with its app and keys; each project\'s keys see only its own data', async () => {
+    const first = start({ SVC_DATABASE_URL: projectsDb });
+    let a: { url: string; ingestKey: string; controlKey: string };
+    try {
+      const banner = await first.banner;
+      a = { url: field(banner, 'ingest URL')!, ingestKey: field(banner, 'ingest key')!, controlKey: field(banner, 'control key')! };
+    } finally {
+      await first.stop();
+    }
+
+    const created = cli(['projects', 'create', 'shop']);
+    expect(created.code, created.err).toBe(0);
+    const projectId = keyOf(created.out, 'project id')!;
+    const b = { ingestKey: keyOf(created.out, 'ingest key')!, controlKey: keyOf(created.out, 'control key')! };
+    expect(created.out).toContain('app:          web-app');
+    expect(b.ingestKey).toMatch(/^svc_ingest_/);
+    expect(b.controlKey).toMatch(/^svc_control_/);
+    expect(cli(['projects', 'list']).out).toMatch(new RegExp(`${projectId}  shop  created `));
+    expect(cli(['apps', 'list', '--project', 'shop']).out).toBe(`web-app  project=${projectId}\n`);
+
+    // Two projects now: a project-scoped command must say which (by id or name).
+    const ambiguous = cli(['keys', 'create', '--scope', 'ingest']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.err).toContain('the database has 2 projects: pass --project');
+    const extra = cli(['keys', 'create', '--scope', 'ingest', '--project', 'shop', '--name', 'storefront']);
+    expect(extra.code, extra.err).toBe(0);
+    expect(extra.out).toContain(`(project ${projectId})`);
+    const extraKey = extra.out.split('\n')[1]!;
+
+    const again = start({ SVC_DATABASE_URL: projectsDb });
+    try {
+      const url = field(await again.banner, 'ingest URL')!;
+      expect((await send(url, a.ingestKey, 'from-a')).status).toBe(200);
+      expect((await send(url, b.ingestKey, 'from-b')).status).toBe(200);
+      expect((await send(url, extraKey, 'from-b-storefront')).status).toBe(200);
+      expect(await spanNames(url, a.controlKey)).toEqual(['from-a']);
+      expect(await spanNames(url, b.controlKey)).toEqual(['from-b', 'from-b-storefront']);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('makes a tenant-wide admin key, listed as such; a taken name changes nothing', () => {
+    const admin = cli(['keys', 'create', '--scope', 'admin', '--name', 'ops']);
+    expect(admin.code, admin.err).toBe(0);
+    expect(admin.out).toMatch(/^created admin key \S+ \(tenant-wide\)\nsvc_admin_\S+\n/);
+    expect(cli(['keys', 'list']).out).toMatch(/\sadmin\s+active\s+svc_admin_\S*\s+ops\s+tenant-wide\n/);
+
+    const before = cli(['projects', 'list']).out;
+    const taken = cli(['projects', 'create', 'shop']);
+    expect(taken.code).toBe(2);
+    expect(taken.err).toContain('a project named "shop" already exists');
+    expect(cli(['projects', 'list']).out).toBe(before);
   });
 });

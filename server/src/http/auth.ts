@@ -10,6 +10,7 @@ type Failure = Extract<KeyCheck, { ok: false }>['reason'];
 const HOW: Record<KeyScope, string> = {
   ingest: `send the ingest key in the X-API-Key header (or the ${API_KEY_QUERY_PARAM} query parameter for beacons)`,
   control: 'send a control key as "Authorization: Bearer <key>"',
+  admin: 'send a tenant-wide admin key (made with: svc-server keys create --scope admin) as "Authorization: Bearer <key>"',
 };
 
 function failure(scope: KeyScope, reason: Failure): ApiError {
@@ -32,7 +33,7 @@ function authenticate(services: Services, scope: KeyScope, presented: (c: Parame
     const result = await checkKey(services.db, services.clock, presented(c), scope);
     if (!result.ok) {
       const err = failure(scope, result.reason);
-      if (scope === 'control' && err.status === 401) c.header('WWW-Authenticate', 'Bearer realm="svc"');
+      if (scope !== 'ingest' && err.status === 401) c.header('WWW-Authenticate', 'Bearer realm="svc"');
       throw err;
     }
     c.set('caller', { tenantId: result.tenantId, projectId: result.key.projectId, key: result.key });
@@ -44,9 +45,10 @@ function authenticate(services: Services, scope: KeyScope, presented: (c: Parame
 export const ingestAuth = (services: Services) =>
   authenticate(services, 'ingest', (c) => c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined);
 
+const bearer = (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+
 /** Control plane: `Authorization: Bearer <key>` with a `control` key. */
-export const controlAuth = (services: Services) =>
-  authenticate(services, 'control', (c) => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
-    return m?.[1];
-  });
+export const controlAuth = (services: Services) => authenticate(services, 'control', bearer);
+
+/** Project management (`/control-plane/projects`): `Authorization: Bearer <key>` with an `admin` key. */
+export const adminAuth = (services: Services) => authenticate(services, 'admin', bearer);

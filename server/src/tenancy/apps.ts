@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { ApiError } from '../http/errors';
+import { checkName } from './names';
 
 export interface AppInfo {
   id: string;
@@ -11,30 +12,24 @@ export interface AppInfo {
   aliases: string[];
 }
 
-const MAX_NAME = 128;
-
-/** App names and aliases are what telemetry carries as `service.name`: non-empty, trimmed, printable, bounded. */
-export function checkName(field: string, value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0) throw new ApiError(400, 'invalid_request', `${field} must be a non-empty string`);
-  if (value.length > MAX_NAME) throw new ApiError(400, 'invalid_request', `${field} must be at most ${MAX_NAME} characters`);
-  if (value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) {
-    throw new ApiError(400, 'invalid_request', `${field} must not have leading or trailing spaces or control characters`);
-  }
-  return value;
-}
-
 export async function createTenant(db: Kysely<Database>, clock: Clock, name: string): Promise<string> {
   const id = randomUUID();
   await db.insertInto('tenants').values({ id, name: checkName('tenant name', name), created_ms: clock.now() }).execute();
   return id;
 }
 
+/**
+ * Creates a project; its name must be free in the tenant (409), since the CLI picks projects by name. There is no
+ * unique index to lean on, so the tenant's row is updated first: inside a transaction that serializes creations in one
+ * tenant, on PostgreSQL (the row lock) and on SQLite (the write lock, taken before anything is read).
+ */
 export async function createProject(db: Kysely<Database>, clock: Clock, tenantId: string, name: string): Promise<string> {
+  checkName('project name', name, 'name');
+  await db.updateTable('tenants').set((eb) => ({ name: eb.ref('name') })).where('id', '=', tenantId).execute();
+  const taken = await db.selectFrom('projects').select('id').where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirst();
+  if (taken) throw new ApiError(409, 'name_taken', `a project named "${name}" already exists`, { field: 'name' });
   const id = randomUUID();
-  await db
-    .insertInto('projects')
-    .values({ id, tenant_id: tenantId, name: checkName('project name', name), created_ms: clock.now() })
-    .execute();
+  await db.insertInto('projects').values({ id, tenant_id: tenantId, name, created_ms: clock.now() }).execute();
   return id;
 }
 

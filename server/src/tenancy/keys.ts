@@ -2,11 +2,14 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database, KeyScope } from '../db/schema';
+import { checkName } from './names';
 
-export const KEY_SCOPES: readonly KeyScope[] = ['ingest', 'control'];
+export const KEY_SCOPES: readonly KeyScope[] = ['ingest', 'control', 'admin'];
+/** The scopes that act on one project; an `admin` key acts on its whole tenant. */
+export const PROJECT_KEY_SCOPES: readonly KeyScope[] = ['ingest', 'control'];
 
 /** Key text starts with a scope marker so a leaked key is recognisable (and secret scanners can match it). */
-const SCOPE_PREFIX: Record<KeyScope, string> = { ingest: 'svc_ingest_', control: 'svc_control_' };
+const SCOPE_PREFIX: Record<KeyScope, string> = { ingest: 'svc_ingest_', control: 'svc_control_', admin: 'svc_admin_' };
 
 export interface KeyInfo {
   id: string;
@@ -31,6 +34,7 @@ export async function createKey(
   clock: Clock,
   input: { projectId: string; scope: KeyScope; name?: string; expiresMs?: number | null },
 ): Promise<CreatedKey> {
+  if (input.name !== undefined) checkName('key name', input.name, 'name');
   const key = SCOPE_PREFIX[input.scope] + randomBytes(24).toString('base64url');
   const row = {
     id: randomUUID(),
