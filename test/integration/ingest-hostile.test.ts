@@ -133,6 +133,23 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
       };
       await expectLimit(await postJson('/ingest/replay/chunk', chunk), 'maxChunkEvents');
     });
+
+    it('refuses a replay chunk whose gzipped events unpack to too many objects', async () => {
+      const events = `[{"type":3,"timestamp":1,"data":[${Array.from({ length: INGEST_LIMITS.maxStructures }, () => '[]').join(',')}]}]`;
+      const chunk = {
+        serviceName: 'web-app',
+        sessionId: 'replay-objects',
+        replayId: 'r1',
+        seq: 0,
+        startTs: 1,
+        endTs: 2,
+        eventCount: 1,
+        encoding: 'gzip',
+        data: gzipSync(events).toString('base64'),
+      };
+      const body = await expectLimit(await postJson('/ingest/replay/chunk', chunk), 'maxStructures');
+      expect(body.error.details?.field).toBe('data');
+    });
   });
 
   describe('retries store nothing twice', () => {

@@ -234,9 +234,9 @@ describe('anomaly flags', () => {
       }
       throw new Error('expected a 400');
     };
-    expect(bad({ trailing_days: '6' })).toEqual(['trailing_days must be an integer from 7 to 90', 'trailing_days']);
+    expect(bad({ trailing_days: '6' })).toEqual(['trailing_days must be an integer from 7 to 90 (got "6")', 'trailing_days']);
     expect(bad({ trailing_days: '7.5' })[1]).toBe('trailing_days');
-    expect(bad({ threshold_pct: '-1' })).toEqual(['threshold_pct must be a number from 0 to 10000', 'threshold_pct']);
+    expect(bad({ threshold_pct: '-1' })).toEqual(['threshold_pct must be a number from 0 to 10000 (got "-1")', 'threshold_pct']);
     expect(bad({ min_amount: '' })[1]).toBe('min_amount');
     expect(bad({ min_amount: 'ten' })[1]).toBe('min_amount');
   });

@@ -3,6 +3,7 @@ import { REPLAY_LIMITS, type RecipeStep } from '../../../wire/replay';
 import { traceKey } from '../db/trace-key';
 import { badRequest } from '../http/errors';
 import { readArray, readInteger, readObject, readString, type JsonObject } from '../json/read';
+import { exceedsStructures } from '../json/structures';
 import type { PendingBatch, PendingRow } from '../otlp/records';
 import { checkEventDepth } from '../replay/event-depth';
 import { INGEST_LIMITS, limitExceeded } from './limits';
@@ -83,6 +84,8 @@ export function decodeChunkEvents(encoding: 'gzip' | 'json', stored: Uint8Array)
       throw badRequest(`data must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes`, { field: 'data' });
     }
   }
+  // The body's own check cannot see inside base64 gzip: the events are counted before they are parsed, like a body.
+  if (exceedsStructures(json, INGEST_LIMITS.maxStructures)) throw limitExceeded('maxStructures', 'data holds more objects and arrays', 'data');
   let events: unknown;
   try {
     events = JSON.parse(json.toString('utf8'));
