@@ -1,10 +1,10 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyRetention } from '../../server/src/index';
 import { createDetector, type Detector } from '../../server/src/incidents/detect/detector';
 import type { DetectionOptions } from '../../server/src/incidents/detect/thresholds';
 import { createIncidentStore, type IncidentStore } from '../../server/src/incidents/store';
 import { databaseKinds } from '../support/databases';
+import { CART_ERROR, chromeStack, errorLog, resource, type ErrorInput } from '../support/error-logs';
 import { str } from '../support/otlp';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -12,61 +12,6 @@ const kinds = await databaseKinds();
 
 const MINUTE = 60_000;
 const T0 = 1_800_000_000_000;
-
-const CART_ERROR = "Cannot read properties of undefined (reading 'id')";
-/** A Chrome stack under an SDK wrapper; `build` and `line` change with each deploy. */
-const chromeStack = (message: string, build = '3f9a1c2b', line = 42) => `TypeError: ${message}
-    at wrapListener (https://cdn.example.net/svc/svc.min.js:1:20431)
-    at renderCart (https://shop.example.com/assets/checkout.${build}.js:${line}:17)
-    at HTMLButtonElement.onClick (https://shop.example.com/assets/app-DiwrgTda.js:12:3)`;
-
-interface ErrorInput {
-  message?: string;
-  stack?: string;
-  sessionId?: string;
-  release?: string;
-  env?: string;
-  atMs: number;
-}
-
-const resource = (e: { release?: string; env?: string; sessionId?: string }) => ({
-  attributes: [
-    str('service.name', 'web-app'),
-    str('service.version', e.release ?? '1.4.2'),
-    str('deployment.environment.name', e.env ?? 'staging'),
-    ...(e.sessionId ? [str('session.id', e.sessionId)] : []),
-  ],
-});
-
-/** An error log record as the browser SDK's captureException sends it. */
-function errorLog(e: ErrorInput, severityNumber = 17) {
-  const message = e.message ?? CART_ERROR;
-  return {
-    resourceLogs: [
-      {
-        resource: resource(e),
-        scopeLogs: [
-          {
-            scope: { name: '@svc/browser' },
-            logRecords: [
-              {
-                timeUnixNano: `${e.atMs}000000`,
-                severityNumber,
-                severityText: severityNumber >= 17 ? 'ERROR' : 'WARN',
-                body: { stringValue: `TypeError: ${message}` },
-                attributes: [
-                  str('exception.type', 'TypeError'),
-                  str('exception.message', message),
-                  str('exception.stacktrace', e.stack ?? chromeStack(message)),
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
-}
 
 interface SpanInput {
   traceId: string;
@@ -312,38 +257,6 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     expect(reopened[0]).not.toBe(id);
     now += 31 * MINUTE;
     await detector().runOnce();
-  });
-
-  it.runIf(kind === 'postgres')('waits for an error row whose insert has not committed yet', async () => {
-    const message = 'Late commit 7';
-    const appId = (await t.server.database.db.selectFrom('apps').select('id').where('project_id', '=', t.projectId).executeTakeFirstOrThrow()).id;
-    const client = new pg.Client({ connectionString: t.server.database.displayUrl });
-    await client.connect();
-    try {
-      // An ingest transaction that took its id first and commits last.
-      await client.query('begin');
-      await client.query(
-        `insert into logs (project_id, app_id, time_ms, received_ms, time_ns, observed_ns, severity_number, body, attributes, resource, scope)
-         values ($1, $2, $3, $3, $4, '0', 17, $5, $6, $7, '{}')`,
-        [
-          t.projectId,
-          appId,
-          now,
-          `${now}000000`,
-          JSON.stringify(`TypeError: ${message}`),
-          JSON.stringify({ 'exception.type': 'TypeError', 'exception.message': message, 'exception.stacktrace': chromeStack(message) }),
-          JSON.stringify({ attributes: { 'service.name': 'web-app', 'deployment.environment.name': 'staging' } }),
-        ],
-      );
-      await sendErrors(4, { message });
-      expect(await detector().runOnce()).toMatchObject({ errors: 0, opened: [] });
-      await client.query('commit');
-    } finally {
-      await client.end();
-    }
-    const report = await detector().runOnce();
-    expect(report).toMatchObject({ errors: 5 });
-    expect(report.opened).toHaveLength(1);
   });
 
   it('keeps detecting after retention deleted every row (SQLite then reuses row ids)', async () => {

@@ -1,6 +1,7 @@
-import { lockCursor, readRange, saveCursor } from './cursor';
-import { ERROR_SEVERITY, errorOfLog, errorsOfSpan, type ErrorOccurrence } from './error-records';
-import { recordErrors, type DetectionDb, type GroupRef } from './groups';
+import { lockCursor, readBatch, saveCursor } from './cursor';
+import { ERROR_SEVERITY, errorOfLog, errorsOfSpan } from './error-records';
+import { recordErrors, type DetectionDb, type DetectionTrx, type GroupRef } from './groups';
+import { idIn, inRuns } from './id-ranges';
 import type { DetectionOptions } from './thresholds';
 
 /** What one batch counted. */
@@ -13,6 +14,35 @@ export interface ConsumedBatch {
   more: boolean;
 }
 
+/** Error logs among the rows with these ids. */
+const errorLogs = (trx: DetectionTrx, ids: number[]) =>
+  inRuns(ids, async (runs) =>
+    (
+      await trx
+        .selectFrom('logs')
+        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'body', 'attributes', 'resource'])
+        .where(idIn(runs))
+        .where('severity_number', '>=', ERROR_SEVERITY)
+        .orderBy('id')
+        .execute()
+    ).map(errorOfLog),
+  );
+
+/** Exception events of the spans with these ids. */
+const spanErrors = (trx: DetectionTrx, ids: number[]) =>
+  inRuns(ids, async (runs) =>
+    (
+      await trx
+        .selectFrom('spans')
+        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'events', 'resource'])
+        .where(idIn(runs))
+        // Most spans have no exception event; errorsOfSpan looks at the events of those that may.
+        .where('events', 'like', '%"name":"exception"%')
+        .orderBy('id')
+        .execute()
+    ).flatMap(errorsOfSpan),
+  );
+
 /**
  * Reads the next logs and spans after the shared cursors, counts their errors into groups, and moves the cursors, in
  * one transaction: a crash counts nothing twice, and concurrent detectors (several server processes) wait for each
@@ -23,39 +53,15 @@ export function consumeBatch(db: DetectionDb, now: number, options: DetectionOpt
     // Always in this order, so two detectors cannot deadlock on the two cursors.
     const logsCursor = await lockCursor(trx, 'logs');
     const spansCursor = await lockCursor(trx, 'spans');
-    const logs = await readRange(trx, 'logs', logsCursor, now, options);
-    const spans = await readRange(trx, 'spans', spansCursor, now, options);
-
-    const occurrences: ErrorOccurrence[] = [];
-    if (logs.to > logs.from) {
-      const rows = await trx
-        .selectFrom('logs')
-        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'body', 'attributes', 'resource'])
-        .where('id', '>', logs.from)
-        .where('id', '<=', logs.to)
-        .where('severity_number', '>=', ERROR_SEVERITY)
-        .orderBy('id')
-        .execute();
-      occurrences.push(...rows.map(errorOfLog));
-    }
-    if (spans.to > spans.from) {
-      const rows = await trx
-        .selectFrom('spans')
-        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'events', 'resource'])
-        .where('id', '>', spans.from)
-        .where('id', '<=', spans.to)
-        // Most spans have no exception event; errorsOfSpan looks at the events of those that may.
-        .where('events', 'like', '%"name":"exception"%')
-        .orderBy('id')
-        .execute();
-      occurrences.push(...rows.flatMap(errorsOfSpan));
-    }
+    const logs = await readBatch(trx, logsCursor, now, options);
+    const spans = await readBatch(trx, spansCursor, now, options);
+    const occurrences = [...(await errorLogs(trx, logs.counted)), ...(await spanErrors(trx, spans.counted))];
     const touched = await recordErrors(trx, occurrences, options.windowMs, now);
     await saveCursor(trx, logs.next);
     await saveCursor(trx, spans.next);
     return {
-      logsRead: logs.to - logs.from,
-      spansRead: spans.to - spans.from,
+      logsRead: logs.counted.length,
+      spansRead: spans.counted.length,
       errors: occurrences.length,
       touched,
       more: logs.more || spans.more,

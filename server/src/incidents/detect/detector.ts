@@ -20,7 +20,7 @@ export interface DetectorDeps {
 
 /** What one run did; incident ids per move. */
 export interface DetectionReport {
-  /** Row ids passed over in `logs` and `spans`. */
+  /** Rows of `logs` and `spans` read and counted. */
   logsRead: number;
   spansRead: number;
   /** Error records and exception events counted. */

@@ -1,13 +1,15 @@
-/** Table types of the incident detector (migration 0003-detection), merged into db/schema.ts's `Database`. */
+/**
+ * Table types of the incident detector (migrations 0003-detection and 0006-detection-gaps), merged into db/schema.ts's
+ * `Database`.
+ */
 export interface DetectionTables {
   /** How far the detector has read `logs` and `spans`, shared by every server process. */
   detection_cursors: {
     source: DetectionSource;
-    /** Every row up to this id has been counted. */
+    /** Every row up to this id has been counted, unless in one of the gaps of `pending`. */
     last_id: number;
-    /** The lowest id found missing after `last_id`, and since when: rows after it wait for it (thresholds.ts). */
-    hole_id: number | null;
-    hole_since_ms: number | null;
+    /** JSON `{gaps, marks}` (gaps.ts): the id ranges found missing after a read, and when each was first seen. */
+    pending: string;
   };
   /** One error group: an app's errors in one environment with one fingerprint. Times are epoch milliseconds. */
   detection_groups: {

@@ -15,13 +15,19 @@ export interface DetectionOptions {
   criticalFactor: number;
   /** …or from this many affected sessions. */
   criticalSessions: number;
-  /** Rows read per table and transaction. */
+  /** Rows read per table and transaction after the cursor, and as many again inside the gaps it watches. */
   batchSize: number;
   /**
-   * How long a missing row id holds back the rows after it. On PostgreSQL concurrent inserts commit out of id order,
-   * so an id not visible yet may still arrive; one that stays missing this long was rolled back.
+   * How long a missing range of row ids is watched for rows that commit late, from when a detector first saw it. On
+   * PostgreSQL concurrent inserts commit out of id order, so an id not visible yet may still arrive; one that stays
+   * missing this long was rolled back. Rows after a gap do not wait for it (gaps.ts).
    */
   holeSettleMs: number;
+  /**
+   * Gaps watched at once per table. Beyond this the rows after the next gap wait, at most `holeSettleMs`: every gap is
+   * timed from its first sight either way.
+   */
+  maxGaps: number;
 }
 
 const MINUTE = 60_000;
@@ -36,6 +42,7 @@ export const DETECTION_DEFAULTS: DetectionOptions = {
   criticalSessions: 20,
   batchSize: 2000,
   holeSettleMs: 30_000,
+  maxGaps: 256,
 };
 
 /** Defaults with the given options on top; refuses settings under which detection could not work. */
