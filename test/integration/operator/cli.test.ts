@@ -4,7 +4,7 @@
  * process, as users run it.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -15,7 +15,8 @@ import { API_KEY_SECRET, CRD_API_VERSION, CRD_KIND, WEBHOOK_CONFIGURATION, WEBHO
 import { startFakeKube, type FakeKube } from '../../support/operator/fake-kube.js';
 
 const ROOT = resolve(__dirname, '../../..');
-const CLI_BIN = join(ROOT, 'operator/dist/cli.js');
+// What `npx svc-zero` runs: the link npm made to the committed launcher, which imports operator/dist/cli.js.
+const CLI_BIN = join(ROOT, 'node_modules/.bin/svc-zero');
 const KEY = 'ik_live_8f2c1e0d9b7a4c3e';
 const OTHER_KEY = 'ik_live_rotated_55aa';
 const INGEST = 'https://ingest.example.com';
@@ -421,6 +422,8 @@ describe('the built svc-zero bin', () => {
     });
 
   it('runs as a process: exit codes 0, 1 and 2, output on stdout, errors on stderr', async () => {
+    // Linked at `npm install`, before any build: a bin naming operator/dist/cli.js would not be.
+    expect(realpathSync(CLI_BIN)).toBe(join(ROOT, 'operator/bin/svc-zero.js'));
     expect(readFileSync(CLI_BIN, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
     const help = await bin(['--help']);
     expect(help.status).toBe(0);
