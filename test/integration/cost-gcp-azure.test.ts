@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv } from '../support/child-env';
 import { fakeAzure, type CostRecord, type FakeAzure } from '../support/cost/fake-azure';
 import { DETAILED_EXPORT_SCHEMA, fakeBigQuery, type FakeBigQuery, type ServiceAccountKeyFile } from '../support/cost/fake-bigquery';
+import { controlPlane as baseControlPlane } from '../support/cost/aws-server';
 import type { ServerChildOptions } from '../support/cost/server-child';
 import { createTempDatabase, databaseKinds, type TempDatabase } from '../support/databases';
 import { startTestServer, type TestServer } from '../support/server';
@@ -67,17 +68,9 @@ interface SyncStatus {
   last_run: { status: string; line_items: number | null; periods: string[] | null; error: string | null } | null;
 }
 
-/** The control plane of a running server, over HTTP. */
+/** The control plane of a running server, over HTTP, with waits for the syncs it starts. */
 function controlPlane(server: { url: string; controlKey: string }) {
-  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> => {
-    const res = await fetch(`${server.url}/control-plane${path}`, {
-      method,
-      headers: { authorization: `Bearer ${server.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json };
-  };
+  const { call, get } = baseControlPlane(server);
 
   /**
    * Waits for a connection's due sync to have run. With the clock standing still, a due sync (new, or triggered) has
@@ -96,7 +89,7 @@ function controlPlane(server: { url: string; controlKey: string }) {
 
   return {
     call,
-    get: (path: string) => call('GET', path),
+    get,
     waitForSync,
     /** Triggers a connection's sync (`POST .../sync`) and waits for its result. */
     async syncNow(id: string): Promise<SyncStatus> {

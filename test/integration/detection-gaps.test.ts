@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDetector, type Detector } from '../../server/src/incidents/detect/detector';
 import { DETECTION_INTERVAL_MS } from '../../server/src/incidents/detect/schedule';
 import { DETECTION_DEFAULTS, type DetectionOptions } from '../../server/src/incidents/detect/thresholds';
-import { createIncidentStore, type IncidentStore } from '../../server/src/incidents/store';
+import type { IncidentStore } from '../../server/src/incidents/store';
 import type { IncidentView } from '../../server/src/incidents/types';
 import { databaseKinds } from '../support/databases';
+import { detectionIncidentStore } from '../support/incident-store';
 import { chromeStack, errorLog, type ErrorInput } from '../support/error-logs';
 import { createLastingDatabase, startServerProcess, type ServerProcess } from '../support/server-process';
 import { startTestServer, type TestServer } from '../support/server';
@@ -64,15 +65,7 @@ describe.each(kinds)('incident detection past id gaps on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startTestServer(kind, { clock, detection: false });
-    store = createIncidentStore({
-      db: t.server.database.db,
-      clock,
-      dashboardUrl: (_projectId, id) => `${t.server.publicUrl}/incidents/${id}`,
-      // Notifications and cost are not this suite's subject.
-      onEvent: async () => undefined,
-      afterEvent: () => undefined,
-      costImpact: async () => null,
-    });
+    store = detectionIncidentStore(t, clock);
   });
   afterAll(() => t?.close());
 

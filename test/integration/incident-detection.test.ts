@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyRetention } from '../../server/src/index';
 import { createDetector, type Detector } from '../../server/src/incidents/detect/detector';
 import type { DetectionOptions } from '../../server/src/incidents/detect/thresholds';
-import { createIncidentStore, type IncidentStore } from '../../server/src/incidents/store';
+import type { IncidentStore } from '../../server/src/incidents/store';
 import { databaseKinds } from '../support/databases';
+import { detectionIncidentStore } from '../support/incident-store';
 import { CART_ERROR, chromeStack, errorLog, resource, type ErrorInput } from '../support/error-logs';
 import { str } from '../support/otlp';
 import { startTestServer, type TestServer } from '../support/server';
@@ -86,15 +87,7 @@ describe.each(kinds)('incident detection on %s', (kind) => {
 
   beforeAll(async () => {
     t = await startTestServer(kind, { clock });
-    store = createIncidentStore({
-      db: t.server.database.db,
-      clock,
-      dashboardUrl: (_projectId, id) => `${t.server.publicUrl}/incidents/${id}`,
-      // Notifications and cost are not this suite's subject.
-      onEvent: async () => undefined,
-      afterEvent: () => undefined,
-      costImpact: async () => null,
-    });
+    store = detectionIncidentStore(t, clock);
   });
   afterAll(() => t?.close());
 
