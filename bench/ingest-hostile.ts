@@ -10,8 +10,8 @@
  *     maxStructures leaves them (49: 128 each would be 1.28 million key-values, over the 1,000,000 structures), values
  *     as long as the body limit leaves them, protobuf (the densest encoding, so the most structures per byte).
  * (e) a replay chunk at its limits: 10,000 events (maxChunkEvents) in 5,000,000 bytes of JSON (maxChunkBytes), gzip
- *     and base64 as the SDK sends it; its events hold as many empty objects as fit, because the payload is parsed but
- *     the structure scan does not see into it.
+ *     and base64 as the SDK sends it, holding just under 1,000,000 objects and arrays (maxStructures, which ingest
+ *     counts in the decompressed payload before parsing it).
  * Every body goes gzipped (Content-Encoding: gzip), so the server holds both the compressed and the decompressed bytes.
  */
 import http from 'node:http';
@@ -124,17 +124,21 @@ function largestAcceptedLogs(): Buffer {
 // ------------------------------------------------------------------------------------------------ replay chunk
 
 /**
- * A replay chunk of `maxChunkEvents` rrweb-shaped events in at most `maxChunkBytes` of JSON, each event's mutation list
- * as many empty objects as its share of the bytes holds: within every limit, as much for JSON.parse as it can be.
+ * A replay chunk of `maxChunkEvents` rrweb-shaped events in at most `maxChunkBytes` of JSON: each event's mutation list
+ * holds its share of the `maxStructures` objects the payload may hold, and a text padded to its share of the bytes.
+ * Within every limit, as much for JSON.parse as it can be.
  */
 function replayChunkAtLimits(): Buffer {
   const events = REPLAY_LIMITS.maxChunkEvents;
   const startTs = Date.now();
-  const event = (i: number, objects: number) => `{"type":3,"timestamp":${startTs + i},"data":{"source":0,"adds":[${emptyObjects(objects)}]}}`;
-  // Timestamps have the same number of digits throughout, so every event has the same length: 3 bytes an object.
+  // The outer array, then per event: the event, its data and its adds list, and the empty objects in that list.
+  const objects = Math.floor((INGEST_LIMITS.maxStructures - 1) / events) - 3;
+  const event = (i: number, text: number) =>
+    `{"type":3,"timestamp":${startTs + i},"data":{"source":0,"text":"${'x'.repeat(text)}","adds":[${emptyObjects(objects)}]}}`;
+  // Timestamps have the same number of digits throughout, so every event has the same length.
   const perEvent = Math.floor(REPLAY_LIMITS.maxChunkBytes / events) - 1; // each event but the last is followed by a comma
-  const objects = Math.floor((perEvent - event(0, 0).length + 1) / 3);
-  const payload = `[${Array.from({ length: events }, (_, i) => event(i, objects)).join(',')}]`;
+  const text = perEvent - event(0, 0).length - 1;
+  const payload = `[${Array.from({ length: events }, (_, i) => event(i, text)).join(',')}]`;
   if (payload.length > REPLAY_LIMITS.maxChunkBytes) throw new Error(`replay payload of ${payload.length} bytes is over the limit`);
   const chunk = {
     serviceName: 'web-app',
@@ -170,7 +174,7 @@ const BODIES: HostileBody[] = [
     build: () => logs(largestAcceptedLogs(), PROTOBUF),
   },
   {
-    label: '(e) replay chunk at its limits: 10,000 events, 5 MB of JSON in its gzip data',
+    label: '(e) replay chunk at its limits: 10,000 events, 5 MB of JSON, 1,000,000 objects in its gzip data',
     expected: 200,
     build: () => ({ path: INGEST_PATHS.replayChunk, body: replayChunkAtLimits() }),
   },
