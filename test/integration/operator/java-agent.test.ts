@@ -18,13 +18,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_MOUNT_PATH, JAVA_AGENT_JARS } from '../../../operator/src/markers.js';
 import { admit, deploymentPod, instrumented, namespace } from '../../support/operator/admission';
+import { missingTools } from '../../support/missing-tool';
 import { containerProcess, onHost } from '../../support/operator/kubelet-env';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BANNER_SOURCES = join(ROOT, 'operator/agents/java');
 const TOOLS = ['java', 'javac', 'jar', 'sh'] as const;
-const missing = TOOLS.filter((tool) => spawnSync(tool, tool === 'sh' ? ['-c', 'true'] : ['--version'], { stdio: 'ignore' }).status !== 0);
-if (missing.length > 0) console.warn(`NOTICE: java-agent tests skipped: ${missing.join(', ')} not found (a JDK 11+ builds the banner: javac --release 8, jar --create)`);
+const skip = missingTools(
+  'java-agent',
+  TOOLS.filter((tool) => spawnSync(tool, tool === 'sh' ? ['-c', 'true'] : ['--version'], { stdio: 'ignore' }).status !== 0),
+  'a JDK 11+ builds the banner: javac --release 8, jar --create',
+);
 
 const NS = 'orders';
 const START_LINE = '[svc-zero] auto-instrumentation active for orders-api (staging)';
@@ -70,7 +74,7 @@ function mustRun(command: string, args: string[], cwd?: string): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stdout}${result.stderr}`);
 }
 
-describe.skipIf(missing.length > 0)('Java banner agent', () => {
+describe.skipIf(skip)('Java banner agent', () => {
   let work: string;
   let volume: string;
   let appDir: string;

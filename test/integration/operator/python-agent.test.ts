@@ -17,13 +17,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_MOUNT_PATH, PYTHON_AGENT_PATHS } from '../../../operator/src/markers.js';
 import { admit, deploymentPod, instrumented, namespace, type Admitted } from '../../support/operator/admission';
+import { missingTools } from '../../support/missing-tool';
 import { containerProcess } from '../../support/operator/kubelet-env';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const AGENTS_IN_REPO = join(ROOT, 'operator/agents');
 const python = spawnSync('python3', ['--version'], { encoding: 'utf8' });
-const hasPython = python.status === 0;
-if (!hasPython) console.warn('NOTICE: python-agent tests skipped: python3 not found');
+const skip = missingTools('python-agent', python.status === 0 ? [] : ['python3'], "the machine's Python 3 runs the agent bootstrap");
 
 const NS = 'reports';
 const INGEST = 'https://ingest.example.com';
@@ -49,7 +49,7 @@ def initialize(*, swallow_exceptions=True):
     }) + "\\n")
 `;
 
-describe.skipIf(!hasPython)('Python agent bootstrap', () => {
+describe.skipIf(skip)('Python agent bootstrap', () => {
   let work: string;
   let appDir: string;
   let standInVolume: string;
