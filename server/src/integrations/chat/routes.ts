@@ -93,7 +93,7 @@ async function verifiedRequest(c: Context, deps: ChatIntegrationDeps): Promise<C
   const projectId = c.req.param('projectId') ?? '';
   const account = await findChatApp(deps.integrations(projectId));
   if (!account) throw new ApiError(404, 'not_found', 'no chat app integration is connected for this project');
-  const rawBody = new TextDecoder().decode(await readBody(c, MAX_BODY_BYTES));
+  const rawBody = new TextDecoder().decode(await readBody(c, MAX_BODY_BYTES, "the chat app requests' fixed limit of 256 KiB"));
   const problem = signatureProblem(
     { timestamp: c.req.header('x-slack-request-timestamp'), signature: c.req.header('x-slack-signature'), rawBody },
     account.signingSecret,
