@@ -407,14 +407,29 @@ describe('fake kube-apiserver', () => {
   it('delays matching requests, cascades namespace deletion, and records every request', async () => {
     await core.createNamespace({ body: { metadata: { name: 'gone' } } });
     await core.createNamespacedPod({ namespace: 'gone', body: pod('p') });
+    await core.createNamespace({ body: { metadata: { name: 'other' } } });
+    // Settle flags record which of two requests asked together was answered first: the order, not how fast.
+    const tracked = (name: string) => {
+      const read = { answered: false, done: Promise.resolve() };
+      read.done = core.readNamespace({ name }).then(() => void (read.answered = true));
+      return read;
+    };
     fake.delay(300, (method, path) => method === 'GET' && path === '/api/v1/namespaces/gone');
     const started = Date.now();
-    await core.readNamespace({ name: 'gone' });
+    const held = tracked('gone');
+    // A request the rule does not match is answered at once, while the matching one is still held.
+    await tracked('other').done;
+    expect(held.answered, 'the matching request was still held').toBe(false);
+    await held.done;
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    // delay(0) removes the rule: a read of `gone` is now answered before a read of `other` held by a new rule.
     fake.delay(0);
-    const quick = Date.now();
-    await core.readNamespace({ name: 'gone' });
-    expect(Date.now() - quick).toBeLessThan(290);
+    fake.delay(300, (method, path) => method === 'GET' && path === '/api/v1/namespaces/other');
+    const reference = tracked('other');
+    await tracked('gone').done;
+    expect(reference.answered, 'the held reference request was still held').toBe(false);
+    await reference.done;
+    fake.delay(0);
 
     await core.deleteNamespace({ name: 'gone' });
     expect(fake.list('v1', 'Pod', 'gone')).toEqual([]);
