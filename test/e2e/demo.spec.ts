@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { ensureSdkBuilt, ROOT } from '../support/build-sdk';
-import { controlGet, startTestServer, type TestServer } from '../support/server';
+import { controlGet, startCliServer, type TestServer } from '../support/svc-server';
 
 /**
  * The demo page `npm start` serves, in Chromium, with the real script-tag bundle: every button is clicked and what
@@ -22,7 +22,7 @@ test.beforeAll(async () => {
   // A cold SDK build (rollup, both bundles) takes a minute or two on this machine.
   test.setTimeout(300_000);
   await ensureSdkBuilt();
-  t = await startTestServer('sqlite', { demoSdk: SDK });
+  t = await startCliServer({ 'demo-sdk': SDK });
 });
 test.afterAll(async () => {
   await t?.close();

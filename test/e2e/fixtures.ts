@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect, test as base, type CDPSession, type Page } from '@playwright/test';
 import { serveLocally } from '../support/local-server';
-import { controlGet, startTestServer, type TestServer } from '../support/server';
+import { controlGet, startCliServer, type CliServer, type TestServer } from '../support/svc-server';
 
 /**
  * A second local origin serving the page under test, so the page is cross-origin to the ingest server exactly as a
@@ -149,8 +149,12 @@ export async function waitForSpans(t: TestServer, traceId: string, count = 1): P
   return rows;
 }
 
-/** Worker-scoped page origin; test-scoped ingest server (a fresh database per test) and network log. */
-export const test = base.extend<{ ingest: TestServer; network: NetworkLog }, { pageOrigin: PageOrigin }>({
+/**
+ * Worker-scoped page origin and server: one `svc-server start` process per worker (built, on a SQLite file, with the
+ * writer thread; test/support/svc-server.ts). Test-scoped `ingest`: a fresh project on that server (its own keys and
+ * `web-app`, so a test reads back only what it sent), and network log. A failing test gets the server's output.
+ */
+export const test = base.extend<{ ingest: TestServer; network: NetworkLog }, { pageOrigin: PageOrigin; svcServer: CliServer }>({
   pageOrigin: [
     // Playwright requires an object pattern as a fixture's first parameter, even an empty one.
     // eslint-disable-next-line no-empty-pattern
@@ -161,11 +165,23 @@ export const test = base.extend<{ ingest: TestServer; network: NetworkLog }, { p
     },
     { scope: 'worker' },
   ],
-  // eslint-disable-next-line no-empty-pattern
-  ingest: async ({}, use) => {
-    const server = await startTestServer('sqlite');
-    await use(server);
-    await server.close();
+  svcServer: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const server = await startCliServer();
+      await use(server);
+      await server.close();
+    },
+    { scope: 'worker' },
+  ],
+  ingest: async ({ svcServer }, use, testInfo) => {
+    const printed = svcServer.output().length;
+    const project = await svcServer.newProject();
+    await use(project);
+    await project.close();
+    if (testInfo.status !== testInfo.expectedStatus) {
+      await testInfo.attach('svc-server output', { body: svcServer.output().slice(printed), contentType: 'text/plain' });
+    }
   },
   network: async ({ page }, use) => {
     const log = await NetworkLog.attach(page);

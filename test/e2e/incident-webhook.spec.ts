@@ -7,7 +7,7 @@ import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
 import { childEnv } from '../support/child-env';
 import { EXAMPLES, freePort, startServerProcess, type RunningApp } from '../support/examples';
 import { startReceiver, type Received, type Receiver } from '../support/receiver';
-import { controlGet, startTestServer, type TestServer } from '../support/server';
+import { controlGet, startCliServer, type TestServer } from '../support/svc-server';
 
 /**
  * Issue 5 end to end: the CDN example shop (examples/cdn, its own server.js and page) throws the same uncaught error
@@ -70,7 +70,7 @@ test.beforeAll(async () => {
   test.setTimeout(300_000);
   await ensureSdkBuilt();
   // Default detection thresholds and schedule; private targets allowed for the receiver on 127.0.0.1.
-  ingest = await startTestServer('sqlite', { allowPrivateTargets: true });
+  ingest = await startCliServer({ 'allow-private-targets': 'true' });
   receiver = await startReceiver();
   app = await startCdnExample(ingest);
 });

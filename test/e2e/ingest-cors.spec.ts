@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, hex, NetworkLog, otlpTrace, spansOfTrace, test, waitForSpans } from './fixtures';
-import { startTestServer } from '../support/server';
+import { startCliServer } from '../support/svc-server';
 
 /**
  * Ingest from a real browser page on another origin, as the SDK does it: `fetch` with `X-API-Key` (preflighted),
@@ -154,7 +154,7 @@ test.describe('ingest from a cross-origin page in Chromium', () => {
 
 test.describe('ingest restricted to other origins', () => {
   test('a page on an origin not in corsOrigins is blocked by CORS and nothing is stored', async ({ page, pageOrigin }) => {
-    const restricted = await startTestServer('sqlite', { corsOrigins: ['http://some-other-origin'] });
+    const restricted = await startCliServer({ 'cors-origins': 'http://some-other-origin' });
     try {
       const network = await NetworkLog.attach(page);
       await page.goto(pageOrigin.origin);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
-import { controlGet, type TestServer } from '../support/server';
+import { controlGet, type TestServer } from '../support/svc-server';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
 import type { BrowserSDK } from '../../src/sdk/types';
 

@@ -5,7 +5,7 @@ import { INGEST_PATHS } from '../../wire/paths';
 import { ensureSdkBuilt } from '../support/build-sdk';
 import { startIngestProxy, type IngestProxy, type ProxiedRequest } from '../support/ingest-proxy';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
-import { controlGet, type TestServer } from '../support/server';
+import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
 
 /**

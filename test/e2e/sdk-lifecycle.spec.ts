@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { ensureSdkBuilt } from '../support/build-sdk';
-import { controlGet, type TestServer } from '../support/server';
+import { controlGet, type TestServer } from '../support/svc-server';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
 
 /**

@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 import { ensureSdkBuilt } from '../support/build-sdk';
 import { serveLocally, type LocalServer } from '../support/local-server';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
-import { controlGet, type TestServer } from '../support/server';
+import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
 
 /**

@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { ensureSdkBuilt } from '../support/build-sdk';
 import { startIngestProxy, type IngestProxy } from '../support/ingest-proxy';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
-import { controlGet, type TestServer } from '../support/server';
+import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
 
 /**

@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { MASK } from '../../src/replay/sensitive';
 import { ensureSdkBuilt } from '../support/build-sdk';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
-import { controlGet, type TestServer } from '../support/server';
+import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, hex, test } from './fixtures';
 
 /**

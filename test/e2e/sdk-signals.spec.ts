@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import type { BrowserSDK } from '../../src/sdk/types';
 import { ensureSdkBuilt, ROOT } from '../support/build-sdk';
-import { controlGet, type TestServer } from '../support/server';
+import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
 import { APP_JS, APP_THROW_COLUMN, APP_THROW_LINE, SIGNALS_PAGE_TITLE, signalsPageHtml } from './support/signals-page';
 import { html, js, startStaticOrigin, type StaticOrigin } from './support/static-origin';

@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 import { build } from 'esbuild';
 import type { LogItem, MetricItem, SpanItem, TelemetryItem } from '../../src/pipeline/items';
 import { startIngestProxy } from '../support/ingest-proxy';
-import { controlGet, type TestServer } from '../support/server';
+import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, hex, test } from './fixtures';
 
 /**

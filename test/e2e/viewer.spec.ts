@@ -4,7 +4,7 @@ import { expect, test, type ConsoleMessage, type Page } from '@playwright/test';
 import { ensureSdkBuilt } from '../support/build-sdk';
 import { logsBody } from '../support/otlp';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
-import { controlGet, startTestServer, type TestServer } from '../support/server';
+import { controlGet, startCliServer, type TestServer } from '../support/svc-server';
 
 /**
  * The replay viewer page (`/viewer/`) in Chromium, on a session the real SDK recorded: a page with the script-tag
@@ -57,7 +57,7 @@ let sessionId: string;
 test.beforeAll(async ({ browser }) => {
   test.setTimeout(300_000);
   await ensureSdkBuilt();
-  server = await startTestServer('sqlite');
+  server = await startCliServer();
   app = await startSdkPage();
   app.setHtml(appHtml(server));
 

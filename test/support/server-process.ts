@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MEMORY_ENV } from '../../server/src/runtime/memory-relaunch';
 import { childEnv } from './child-env';
 import { createTempDatabase, type DatabaseKind, type TempDatabase } from './databases';
 
-// The shipped bin, built by the global setup (test/support/build-server.ts): what `npm start` runs.
-const CLI = resolve(__dirname, '../../server/dist/cli.js');
+// The shipped bin, built by the global setups (test/support/build-server.ts for Vitest, test/support/build-server-e2e.ts
+// for Playwright): what `npm start` runs. From import.meta.url, which Playwright's ES module loader has (no __dirname).
+export const SERVER_CLI = fileURLToPath(new URL('../../server/dist/cli.js', import.meta.url));
 
 /** A `svc-server start` process, as an operator runs it. */
 export interface ServerProcess {
@@ -25,15 +27,25 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+export interface ServerProcessOptions {
+  /**
+   * Lets `svc-server start` relaunch itself with its memory settings, as it does for a user (server/src/runtime/
+   * memory-relaunch.ts): stop() then reaches the server through its launcher, which passes the signal on, and kill()
+   * kills the launcher only (the server notices and stops). Default false: the child is the server itself.
+   */
+  relaunch?: boolean;
+}
+
 /**
  * Starts `node server/dist/cli.js start` on a random port with `flags` (e.g. `{ 'database-url': …, 'secret-key': … }`)
  * and resolves once its banner is printed, i.e. it listens. Rejects with its output if it exits first.
  */
-export function startServerProcess(flags: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
-  const args = [CLI, 'start', '--port', '0', ...Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, value])];
-  // With MALLOC_ARENA_MAX already set, `svc-server start` does not relaunch itself (server/src/runtime/memory-relaunch.ts):
-  // this child is the server, so kill() crashes the server itself rather than its launcher.
-  const child = spawn(process.execPath, args, { env: childEnv({ ...MEMORY_ENV }), stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServerProcess(flags: Record<string, string>, timeoutMs = 20_000, options: ServerProcessOptions = {}): Promise<ServerProcess> {
+  const args = [SERVER_CLI, 'start', '--port', '0', ...Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, value])];
+  // Unless `relaunch` is asked for, MALLOC_ARENA_MAX is set, so `svc-server start` does not relaunch itself
+  // (server/src/runtime/memory-relaunch.ts): this child is the server, so kill() crashes the server itself rather than
+  // its launcher.
+  const child = spawn(process.execPath, args, { env: childEnv(options.relaunch ? {} : { ...MEMORY_ENV }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const signal = async (name: NodeJS.Signals) => {
@@ -78,4 +90,28 @@ export async function createLastingDatabase(kind: DatabaseKind): Promise<TempDat
   if (kind === 'postgres') return createTempDatabase(kind);
   const dir = mkdtempSync(join(tmpdir(), 'svc-durable-'));
   return { url: join(dir, 'svc.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Runs an administration command of the built `svc-server` (`projects create …`, `keys create …`, `apps alias add …`)
+ * as an operator types it, and resolves with what it printed on stdout; rejects with its output when it fails.
+ */
+export function runServerCli(args: readonly string[], timeoutMs = 20_000): Promise<string> {
+  const child = spawn(process.execPath, [SERVER_CLI, ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      fail(error);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) done(stdout);
+      else fail(new Error(`svc-server ${args.join(' ')} exited (${signal ?? code}):\n${stdout}${stderr}`));
+    });
+  });
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { expect, test, type BrowserContext } from '@playwright/test';
 import { browserLaunchOptions } from '../../support/browser';
 import { ROOT } from '../../support/build-sdk';
-import { controlGet, type TestServer } from '../../support/server';
+import { controlGet, type TestServer } from '../../support/svc-server';
 
 interface RecordedEvent {
   type: number;

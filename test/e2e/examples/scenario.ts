@@ -6,9 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { addAlias } from '../../../server/src/index';
 import { formatTimings, prepareExample, type Example, type Mode, type SdkSettings } from '../../support/examples';
-import { controlGet, startTestServer, type TestServer } from '../../support/server';
+import { startCliServer, controlGet, type TestServer } from '../../support/svc-server';
 import { checkExportedSpecRuns, checkRecording, checkViewer } from './replay-checks';
 
 type Attributes = Record<string, unknown>;
@@ -40,10 +39,18 @@ export interface MetricRow extends Row {
 /** The name the apps configured explicitly send: an alias of the bootstrapped app `web-app`. */
 export const ALIAS = 'shop-frontend';
 
-/** A reference server for one spec file, with {@link ALIAS} registered, and the settings apps get to reach it. */
+/**
+ * A reference server for one spec file (`svc-server start`, test/support/svc-server.ts), with {@link ALIAS} registered
+ * as a user registers it: `svc-server apps alias add web-app shop-frontend`.
+ */
 export async function startIngest(): Promise<TestServer> {
-  const ingest = await startTestServer('sqlite');
-  await addAlias(ingest.server.database.db, { now: () => Date.now() }, ingest.projectId, ingest.appName, ALIAS);
+  const ingest = await startCliServer();
+  try {
+    await ingest.admin('apps', 'alias', 'add', ingest.appName, ALIAS);
+  } catch (error) {
+    await ingest.close();
+    throw error;
+  }
   return ingest;
 }
 
