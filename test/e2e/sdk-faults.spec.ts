@@ -26,6 +26,8 @@ const DROPPED_METRIC = 'svc.sdk.dropped_items';
 const SEQ = 'test.seq';
 /** The retry policy's first ceilings are 1, 2, 4, 8 s (src/pipeline/retry.ts); recovery waits cover a few of them. */
 const RECOVERY_TIMEOUT_MS = 20_000;
+/** `test.seq` of the marker record of settle(), which no test logs otherwise. */
+const MARKER_SEQ = 1_000_000;
 
 let app: SdkPageServer;
 
@@ -166,10 +168,12 @@ async function stored(ingest: TestServer, kind: 'logs' | 'spans' | 'metrics', se
   return res.body.data;
 }
 
-/** `test.seq` of the stored logs of the session that carry one, ascending. */
+/** `test.seq` of the stored logs of the session that carry one, ascending; the marker (see settle) left out. */
 async function storedSeqs(ingest: TestServer, sessionId: string): Promise<number[]> {
   const rows = await stored(ingest, 'logs', sessionId);
-  return rows.flatMap((r) => (typeof r.attributes[SEQ] === 'number' ? [r.attributes[SEQ]] : [])).sort((a, b) => a - b);
+  return rows
+    .flatMap((r) => (typeof r.attributes[SEQ] === 'number' && r.attributes[SEQ] !== MARKER_SEQ ? [r.attributes[SEQ]] : []))
+    .sort((a, b) => a - b);
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
@@ -206,6 +210,21 @@ function recordKeys(path: string, body: string): string[] {
         .flatMap((m) => ('gauge' in m ? m.gauge : m.sum).dataPoints.map((p) => `metric ${m.name} ${p.timeUnixNano}`)),
     ),
   );
+}
+
+/**
+ * Shows that nothing more is coming without waiting a while for it: logs a marker record and waits until it is stored
+ * and every request to ingest has been answered (but those the proxy holds on purpose). A flush takes everything
+ * queued, retries included once their backoff is over, so whatever was logged before the marker has by then been sent
+ * with it or before it, and stored or refused: a record sent twice would already be stored twice.
+ */
+async function settle(page: Page, ingest: TestServer, proxy: IngestProxy, sessionId: string): Promise<void> {
+  await logRecords(page, MARKER_SEQ, 1);
+  await expect
+    .poll(async () => (await stored(ingest, 'logs', sessionId)).some((r) => r.attributes[SEQ] === MARKER_SEQ), { message: 'the marker stored', timeout: RECOVERY_TIMEOUT_MS })
+    .toBe(true);
+  const unanswered = () => proxy.seen.filter((r) => r.method === 'POST' && r.handling !== 'held' && r.answeredAt === undefined && r.abandonedAt === undefined);
+  await expect.poll(() => unanswered().length, { message: 'every request to ingest answered' }).toBe(0);
 }
 
 function expectHealthyPage(opened: OpenedPage): void {
@@ -286,9 +305,9 @@ test.describe('ingest down', () => {
       await expect.poll(dropReports, { timeout: 10_000 }).toEqual([{ value: expectedDropped, attributes: expect.objectContaining({ reason: 'queue_full' }) }]);
 
       // Nothing else arrives: not the dropped records, not a second copy of anything.
-      await page.waitForTimeout(10 * FLUSH_MS);
+      await settle(page, ingest, proxy, sessionId);
       expect(await storedSeqs(ingest, sessionId)).toEqual(range(450, 500));
-      expect((await stored(ingest, 'logs', sessionId)).length).toBe(before.logs + 50);
+      expect((await stored(ingest, 'logs', sessionId)).length, 'the 50 records and the marker').toBe(before.logs + 51);
       expect((await stored(ingest, 'spans', sessionId)).length).toBe(before.spans);
       expect((await stored(ingest, 'metrics', sessionId)).length).toBe(before.metrics + 1);
       expect(opened.sdkWarnings.some((w) => w.includes('queue full (maxQueueSize 50)')), 'the drop was reported in debug mode').toBe(true);
@@ -339,9 +358,9 @@ async function postsAfterQuiet(proxy: IngestProxy, page: Page, ingest: TestServe
   return proxy.seen.slice(from).filter((r) => r.method === 'POST');
 }
 
-/** After a short wait (a few flushes), the records are still stored exactly once each, and the page is healthy. */
+/** Once nothing more can come (settle), the records are stored exactly once each, and the page is healthy. */
 async function expectExactlyOnce(page: Page, ingest: TestServer, opened: OpenedPage, proxy: IngestProxy, count: number): Promise<void> {
-  await page.waitForTimeout(10 * FLUSH_MS);
+  await settle(page, ingest, proxy, opened.sessionId);
   expect(await storedSeqs(ingest, opened.sessionId), 'each record stored once').toEqual(range(0, count));
   for (const forwarded of proxy.posts().filter((p) => p.handling === 'forwarded')) {
     // A forwarded request the page gave up on may have been stored before the page retried it: that duplicate would
@@ -467,7 +486,7 @@ test('ingest answering 400: the batch is dropped with a debug warning naming the
     // Later records still go; had the refused ones been put back, they would have gone first, with or before these.
     await logRecords(page, 5, 5);
     await expect.poll(() => storedSeqs(ingest, opened.sessionId), { timeout: RECOVERY_TIMEOUT_MS }).toEqual(range(5, 10));
-    await page.waitForTimeout(10 * FLUSH_MS);
+    await settle(page, ingest, proxy, opened.sessionId);
     expect(await storedSeqs(ingest, opened.sessionId)).toEqual(range(5, 10));
     const posts = proxy.seen.slice(from).filter((r) => r.method === 'POST');
     const carrying = (seq: number) => posts.filter((p) => p.path === INGEST_PATHS.logs && seqsInBody(p.body).includes(seq));

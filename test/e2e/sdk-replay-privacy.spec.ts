@@ -122,6 +122,21 @@ function receivedText(proxy: IngestProxy): string {
   return parts.join('\n');
 }
 
+/** The paths of the recipe steps ingest received with a response body. */
+function recipeStepsWithResponse(proxy: IngestProxy): string[] {
+  const paths: string[] = [];
+  // Wherever the batch puts its steps: any object with a url and a response body is one.
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (typeof value !== 'object' || value === null) return;
+    const step = value as { url?: unknown; responseBody?: unknown };
+    if (typeof step.url === 'string' && typeof step.responseBody === 'string') paths.push(new URL(step.url).pathname + new URL(step.url).search);
+    Object.values(value).forEach(visit);
+  };
+  for (const request of proxy.posts('/ingest/replay/recipes')) visit(JSON.parse(request.body));
+  return paths;
+}
+
 test('no secret typed, held or sent by the page reaches ingest in any encoding; public text does', async ({ page, ingest }) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
@@ -147,9 +162,9 @@ test('no secret typed, held or sent by the page reaches ingest in any encoding; 
     // A script changing a value attribute is recorded as a mutation, not an input event.
     await page.evaluate((value) => document.querySelector('#pw')!.setAttribute('value', value), secrets.password);
 
-    const sessionId = await page.evaluate(
+    type Sdk = { sessionId: string; flushReplay(): Promise<void>; shutdown(): Promise<void> };
+    await page.evaluate(
       async ({ s, note }) => {
-        const sdk = (window as unknown as { sdk: { sessionId: string; flushReplay(): Promise<void>; shutdown(): Promise<void> } }).sdk;
         const response = await fetch('/api/echo?kind=json', {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${s.authorization}`, 'x-api-key': s.xApiKey, 'x-session-token': s.sessionTokenHeader },
@@ -166,15 +181,26 @@ test('no secret typed, held or sent by the page reaches ingest in any encoding; 
         });
         // After the requests, so that no Referer carries it: an address with a credential in its query.
         history.pushState({}, '', `/account?view=orders&token=${s.urlToken}`);
-        // Response bodies are read off the clone after the app got its answer: give those reads a moment.
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        await sdk.flushReplay();
-        const id = sdk.sessionId;
-        await sdk.shutdown();
-        return id;
       },
       { s: secrets, note: visible.bodyNote },
     );
+    // Response bodies are read off the clone after the app got its answer, and a recipe step is recorded only then:
+    // wait for both steps to reach ingest with their response bodies, so the check below covers what those carry.
+    await expect
+      .poll(
+        async () => {
+          await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.flushReplay());
+          return recipeStepsWithResponse(proxy).sort();
+        },
+        { message: 'both recipe steps sent with their response bodies' },
+      )
+      .toEqual(['/api/echo?kind=form', '/api/echo?kind=json']);
+    const sessionId = await page.evaluate(async () => {
+      const { sdk } = window as unknown as { sdk: Sdk };
+      await sdk.flushReplay();
+      await sdk.shutdown();
+      return sdk.sessionId;
+    });
     expect(pageErrors).toEqual([]);
     await expect.poll(() => proxy.pending(), { message: 'every request to ingest answered' }).toBe(0);
 

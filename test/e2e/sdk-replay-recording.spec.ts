@@ -333,14 +333,14 @@ test.describe('DOM changes', () => {
     const kept = `kept-${hex(6)}`;
     await open(page, pageHtml(ingest, {}, '<ul id="list"></ul>'));
     await recordingStarted(page);
-    const { sessionId, keptAt } = await page.evaluate(async (keptText) => {
+    const { sessionId, changedFrom } = await page.evaluate(async (keptText) => {
       const list = document.getElementById('list')!;
       // A list rendered and replaced on the next frame, as a re-render or a skeleton swap does.
       for (let i = 0; i < 300; i++) list.insertAdjacentHTML('beforeend', `<li class="transient">transient ${i}</li>`);
       await new Promise((resolve) => requestAnimationFrame(resolve));
       list.replaceChildren();
+      const changedFrom = Date.now();
       list.insertAdjacentHTML('beforeend', `<li id="kept">${keptText}</li>`);
-      const keptAt = Date.now();
       await new Promise((resolve) => setTimeout(resolve, 30));
       const sdk = (window as unknown as { sdk: Sdk & { captureReplayEvent(t: string, p: unknown): void } }).sdk;
       // A timeline event while the change is held: it must come after the change, in order.
@@ -348,19 +348,23 @@ test.describe('DOM changes', () => {
       await new Promise((resolve) => setTimeout(resolve, 30));
       // Flushing releases what the window holds: no need to wait for it.
       await sdk.flushReplay();
-      return { sessionId: sdk.sessionId, keptAt };
+      return { sessionId: sdk.sessionId, changedFrom };
     }, kept);
     const chunks = await storedChunks(ingest, sessionId, (stored) => JSON.stringify(stored).includes(kept));
     const text = JSON.stringify(chunks);
     expect(text).not.toContain('transient');
     expect(text).not.toContain('svc.release_dom_changes');
     expect([...nodesById(allEvents(chunks)).values()].some((node) => node.attributes?.id === 'kept')).toBe(true);
-    // Released 60 ms later, but stamped when the change happened; the stream stays in time order.
-    const timestamps = allEvents(chunks).map((event) => event.timestamp);
+    // Released at the flush, but stamped when the change happened: no earlier than the change, and before the timeline
+    // event captured while it was held (stamped at the release, it would come after). The stream stays in time order.
+    const events = allEvents(chunks);
+    const timestamps = events.map((event) => event.timestamp);
     expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
-    const added = allEvents(chunks).find((event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data).includes(kept));
-    expect(added!.timestamp).toBeGreaterThanOrEqual(keptAt - 20);
-    expect(added!.timestamp).toBeLessThanOrEqual(keptAt + 20);
+    const added = events.find((event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data).includes(kept));
+    const whileHeld = events.find((event) => event.type === 5 && event.data.tag === 'while-held');
+    expect(added!.timestamp).toBeGreaterThanOrEqual(changedFrom);
+    expect(added!.timestamp).toBeLessThan(whileHeld!.timestamp);
+    expect(events.indexOf(added!)).toBeLessThan(events.indexOf(whileHeld!));
   });
 
   test('a click on a node added a moment before is recorded with that node', async ({ page, ingest }) => {
