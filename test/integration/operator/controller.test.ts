@@ -12,6 +12,7 @@ import { mutatePod } from '../../../operator/src/mutate/index.js';
 import type { OperatorSettings, SvcInstrumentation, SvcInstrumentationSpec, SvcInstrumentationStatus, WorkloadStatus } from '../../../operator/src/resource/types.js';
 import { pruned, validateCustomResource } from '../../support/operator/crd-schema.js';
 import { startFakeKube, svcInstrumentationCrd, type FakeKube } from '../../support/operator/fake-kube.js';
+import { until as pollUntil } from '../../support/until.js';
 
 const settings: OperatorSettings = {
   version: '0.1.0',
@@ -54,15 +55,9 @@ async function start(overrides: Pick<ControllerOptions, 'resyncIntervalMs' | 'cl
   return controller;
 }
 
-async function until<T>(probe: () => T | undefined | false, what: string, timeoutMs = 8000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** The polling of test/support/until.ts for a synchronous probe of the controller's state, where false means not yet. */
+const until = <T>(probe: () => T | undefined | false, what: string, timeoutMs = 8000): Promise<T> =>
+  pollUntil(what, timeoutMs, async () => probe() || undefined, 20);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Cluster objects

@@ -20,6 +20,7 @@ import {
 } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeKube, svcInstrumentationCrd, type FakeKube } from '../../support/operator/fake-kube.js';
+import { until as pollUntil } from '../../support/until.js';
 
 let fake: FakeKube;
 let kc: KubeConfig;
@@ -55,12 +56,9 @@ async function failure(call: Promise<unknown>): Promise<{ code: number; status?:
   return { code: error.code, ...(status ? { status } : {}), body: error.body };
 }
 
+/** The polling of test/support/until.ts for a synchronous condition. */
 async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await pollUntil(what, timeoutMs, async () => condition() || undefined, 10);
 }
 
 interface Recorded {
