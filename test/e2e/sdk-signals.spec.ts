@@ -1,105 +1,44 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import type { BrowserSDK } from '../../src/sdk/types';
-import { ensureSdkBuilt, ROOT } from '../support/build-sdk';
-import { controlGet, type TestServer } from '../support/svc-server';
+import type { TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
-import { APP_JS, APP_THROW_COLUMN, APP_THROW_LINE, SIGNALS_PAGE_TITLE, signalsPageHtml } from './support/signals-page';
-import { html, js, startStaticOrigin, type StaticOrigin } from './support/static-origin';
+import {
+  openSdkPage,
+  startSdkOrigin,
+  waitForLogs,
+  waitForMetrics,
+  waitForNavigations,
+  waitForVitals,
+  type Observed,
+} from './support/sdk-page';
+import { APP_THROW_COLUMN, APP_THROW_LINE, SIGNALS_PAGE_TITLE } from './support/signals-page';
+import type { StaticOrigin } from './support/static-origin';
 
 /**
  * Every automatic and manual signal of the SDK, end to end: the CDN bundle (dist/cdn/svc.min.js, global `Svc`) on a
  * page of its own origin, started by `Svc.initBrowserSDK` before the app's code runs, sending to a real reference
- * server; asserted through the query API, as a user of the service would see it.
+ * server; asserted through the query API, as a user of the service would see it. The edge cases of each signal are in
+ * sdk-signals-harness.spec.ts, on the same page and server.
  */
-
-/** Starts the SDK from the page's query string, as an app configures it at start-up. */
-const INIT_JS = `(function () {
-  var params = new URLSearchParams(location.search);
-  window.sdk = Svc.initBrowserSDK({
-    apiKey: params.get('key'),
-    serviceName: 'web-app',
-    ingestUrl: params.get('ingest'),
-    debug: true,
-    flushIntervalMs: 200,
-  });
-})();
-`;
 
 let origin: StaticOrigin;
 
 test.beforeAll(async () => {
   // Builds dist/ with rollup when the sources changed since the last build.
   test.setTimeout(300_000);
-  await ensureSdkBuilt();
-  const bundle = readFileSync(join(ROOT, 'dist/cdn/svc.min.js'), 'utf8');
-  origin = await startStaticOrigin(
-    {
-      '/svc.min.js': js(bundle),
-      // svc.min.js loads the recorder from beside itself once replay starts.
-      '/svc-recorder.min.js': js(readFileSync(join(ROOT, 'dist/cdn/svc-recorder.min.js'), 'utf8')),
-      '/init.js': js(INIT_JS),
-      '/app.js': js(APP_JS),
-      '/elsewhere': html('<!doctype html><title>Elsewhere</title><p>Another page, without the SDK.</p>'),
-    },
-    html(signalsPageHtml(['/svc.min.js', '/init.js'])),
-  );
+  origin = await startSdkOrigin();
 });
 
 test.afterAll(async () => {
   await origin?.close();
 });
 
-type Row = Record<string, unknown> & { attributes: Record<string, unknown>; session_id: string | null; app: string };
-type LogRow = Row & { body: unknown; severity_text: string; severity_number: number; trace_id: string | null };
-type MetricRow = Row & { name: string; unit: string | null; value: number };
-
-async function rows<T>(ingest: TestServer, path: string): Promise<T[]> {
-  const res = await controlGet<{ data: T[] }>(ingest, path);
-  expect(res.status, `GET /control-plane${path}`).toBe(200);
-  return res.body.data;
-}
-
-/** Waits until `select` finds `count` rows of the listing (oldest first), then returns them. */
-async function waitForRows<T>(ingest: TestServer, path: string, count: number, select: (row: T) => boolean = () => true): Promise<T[]> {
-  let found: T[] = [];
-  await expect
-    .poll(
-      async () => {
-        found = (await rows<T>(ingest, path)).filter(select).reverse();
-        return found.length;
-      },
-      { message: `${count} row(s) of ${path}`, timeout: 15_000, intervals: [100, 250, 500] },
-    )
-    .toBeGreaterThanOrEqual(count);
-  return found;
-}
-
-interface Observed {
-  consoleLines: Array<{ type: string; text: string }>;
-  pageErrors: string[];
-  sessionId: string;
-}
-
-/** Opens the page with the SDK configured for `ingest`, recording what the page printed and threw. */
-async function openPage(page: Page, ingest: TestServer): Promise<Observed> {
-  const consoleLines: Observed['consoleLines'] = [];
-  const pageErrors: string[] = [];
-  page.on('console', (message) => consoleLines.push({ type: message.type(), text: message.text() }));
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  const query = new URLSearchParams({ key: ingest.ingestKey, ingest: ingest.url });
-  await page.goto(`${origin.origin}/?${query.toString()}`);
-  const sessionId = await page.evaluate(() => (window as unknown as { sdk: { sessionId: string } }).sdk.sessionId);
-  expect(sessionId).toMatch(/^[0-9a-f]{32}$/);
-  return { consoleLines, pageErrors, sessionId };
-}
+const openPage = (page: Page, ingest: TestServer): Promise<Observed> => openSdkPage(page, origin, ingest);
 
 test.describe('browser SDK signals through the reference server', () => {
   test('manual logs at five levels, exceptions, metrics, console output, uncaught errors and rejections arrive', async ({ page, ingest }) => {
     const { consoleLines, pageErrors, sessionId } = await openPage(page, ingest);
     await page.evaluate(() => {
-      const sdk = (window as unknown as { sdk: BrowserSDK }).sdk;
+      const { sdk } = window;
       for (const level of ['debug', 'info', 'warn', 'error', 'fatal'] as const) sdk.log(level, `manual ${level}`, { attrs: { step: level } });
       sdk.captureException(new TypeError('manual exception'), { attrs: { orderId: 'o-1' } });
       sdk.captureError('a plain string error');
@@ -115,7 +54,7 @@ test.describe('browser SDK signals through the reference server', () => {
       void Promise.reject(new RangeError('rejected promise'));
     });
 
-    const logs = await waitForRows<LogRow>(ingest, `/logs?session_id=${sessionId}&limit=1000`, 14);
+    const logs = await waitForLogs(ingest, sessionId, 14);
     const byBody = new Map(logs.map((log) => [String(log.body), log]));
     for (const log of logs) expect(log).toMatchObject({ app: 'web-app', session_id: sessionId, attributes: { 'session.id': sessionId } });
 
@@ -163,7 +102,7 @@ test.describe('browser SDK signals through the reference server', () => {
     // Playwright lists unhandled rejections as page errors too.
     expect(pageErrors.sort()).toEqual(['rejected promise', 'uncaught from app.js']);
 
-    const metrics = await waitForRows<MetricRow>(ingest, `/metrics?session_id=${sessionId}&limit=1000`, 2, (m) => !m.name.startsWith('web_vital_'));
+    const metrics = await waitForMetrics(ingest, sessionId, 2);
     expect(metrics.map((m) => ({ name: m.name, value: m.value, unit: m.unit, attributes: m.attributes }))).toEqual([
       { name: 'checkout.duration', value: 12.5, unit: 'ms', attributes: { step: 'pay', 'session.id': sessionId } },
       // The server stores "no unit" as null.
@@ -184,23 +123,7 @@ test.describe('browser SDK signals through the reference server', () => {
     });
     await page.goBack();
     await page.evaluate(() => history.replaceState({}, '', '/products/42?tab=specs'));
-    // Titles are read after the next frame: wait for two, then send the buffered replay events.
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)))));
-    await page.evaluate(() => (window as unknown as { sdk: { flushReplay(): Promise<void> } }).sdk.flushReplay());
-
-    type Chunk = { events: Array<{ type: number; data?: { tag?: string; payload?: unknown } }> };
-    let navigations: unknown[] = [];
-    await expect
-      .poll(async () => {
-        const chunks = await rows<Chunk>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`);
-        navigations = chunks
-          .reverse()
-          .flatMap((chunk) => chunk.events)
-          .filter((event) => event.type === 5 && event.data?.tag === 'navigation')
-          .map((event) => event.data!.payload);
-        return navigations.length;
-      }, { timeout: 15_000 })
-      .toBe(4);
+    const navigations = await waitForNavigations(page, ingest, sessionId, 4);
     const base = origin.origin;
     expect(navigations).toEqual([
       { url: `${base}/products/42`, title: 'Product 42', trigger: 'pushState' },
@@ -214,8 +137,7 @@ test.describe('browser SDK signals through the reference server', () => {
 
   test('Web Vitals: FCP, TTFB and LCP while the page is open; CLS and INP once it is hidden', async ({ page, ingest }) => {
     const { sessionId, pageErrors } = await openPage(page, ingest);
-    const vitals = (count: number) =>
-      waitForRows<MetricRow>(ingest, `/metrics?session_id=${sessionId}&limit=1000`, count, (m) => m.name.startsWith('web_vital_'));
+    const vitals = (count: number) => waitForVitals(ingest, sessionId, count);
 
     await page.evaluate(() => (window as unknown as { shiftLayout(): void }).shiftLayout());
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100))));
@@ -242,13 +164,18 @@ test.describe('browser SDK signals through the reference server', () => {
       expect(metric.attributes).toMatchObject({
         'web_vital.rating': expect.stringMatching(/^(good|needs-improvement|poor)$/),
         'web_vital.navigation_type': 'navigate',
-        'web_vital.id': expect.any(String),
+        'web_vital.id': expect.stringMatching(/^v\d+-/),
+        // Each vital is reported once, when final: its delta is all of it.
+        'web_vital.delta': metric.value,
         'session.id': sessionId,
       });
+      expect(metric.value).toBeGreaterThanOrEqual(0);
     }
     expect(byName.get('web_vital_cls')!.value).toBeGreaterThan(0);
     expect(byName.get('web_vital_inp_ms')!.value).toBeGreaterThanOrEqual(100);
     expect(byName.get('web_vital_inp_ms')!.attributes['web_vital.target']).toBe('button#slow.primary');
+    expect(byName.get('web_vital_cls')!.attributes['web_vital.target']).toMatch(/shifting|button/);
+    expect(byName.get('web_vital_lcp_ms')!.attributes['web_vital.target']).toMatch(/^(body>p\.intro\.lead|h1#headline|div#shifting>p)$/);
     expect(pageErrors).toEqual([]);
   });
 });
