@@ -17,7 +17,7 @@ import type { StaticOrigin } from './support/static-origin';
  * Every automatic and manual signal of the SDK, end to end: the CDN bundle (dist/cdn/svc.min.js, global `Svc`) on a
  * page of its own origin, started by `Svc.initBrowserSDK` before the app's code runs, sending to a real reference
  * server; asserted through the query API, as a user of the service would see it. The edge cases of each signal are in
- * sdk-signals-harness.spec.ts, on the same page and server.
+ * sdk-signals-edge-cases.spec.ts, on the same page and server.
  */
 
 let origin: StaticOrigin;
