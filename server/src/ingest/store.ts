@@ -11,6 +11,8 @@ export interface StoreContext {
   db: Kysely<Database>;
   writer: TelemetryWriter;
   clock: Clock;
+  /** Where the cause of a storage failure goes: the answer names none (the caller holds only a public ingest key). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -48,8 +50,9 @@ export async function storeBatch<T extends TelemetryTable>(
   try {
     return await ctx.writer.write({ projectId, table: batch.table, rows, receivedMs });
   } catch (err) {
-    if (isTransientStorageError(err)) throw storageUnavailable(err);
-    throw err;
+    if (!isTransientStorageError(err)) throw err;
+    ctx.log?.(`ingest of ${rows.length} ${batch.table} rows answered 503, storage unavailable: ${err instanceof Error ? err.message : String(err)}`);
+    throw storageUnavailable();
   }
 }
 
@@ -57,12 +60,11 @@ export async function storeBatch<T extends TelemetryTable>(
 const RETRY_AFTER_SECONDS = 2;
 
 /** A 503 that OTLP exporters and the SDK retry (they do not retry a 500): the batch is not lost. */
-function storageUnavailable(err: unknown): ApiError {
-  const reason = err instanceof Error ? err.message : String(err);
+function storageUnavailable(): ApiError {
   return new ApiError(
     503,
     'storage_unavailable',
-    `storage is unavailable for the moment (${reason}); nothing was stored, send the request again after ${RETRY_AFTER_SECONDS} s`,
+    `storage is unavailable for the moment; nothing was stored, send the request again after ${RETRY_AFTER_SECONDS} s`,
     { retryAfterSeconds: RETRY_AFTER_SECONDS },
     { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   );
