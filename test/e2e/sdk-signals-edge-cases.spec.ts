@@ -4,7 +4,7 @@ import { expect, test, waitForSpans } from './fixtures';
 import {
   openSdkPage,
   rows,
-  startSdkOrigin,
+  sdkOriginForFile,
   waitForLogs,
   waitForMetrics,
   waitForNavigations,
@@ -15,7 +15,6 @@ import {
   type Observed,
 } from './support/sdk-page';
 import { APP_THROW_COLUMN, APP_THROW_LINE, SIGNALS_PAGE_TITLE } from './support/signals-page';
-import type { StaticOrigin } from './support/static-origin';
 
 /**
  * The edge cases of each signal (src/signals), through the real SDK: the CDN bundle started by `Svc.initBrowserSDK` on
@@ -23,17 +22,7 @@ import type { StaticOrigin } from './support/static-origin';
  * OTLP form: severity text, attributes, `null` for no unit). The main path of every signal is in sdk-signals.spec.ts.
  */
 
-let origin: StaticOrigin;
-
-test.beforeAll(async () => {
-  // Builds dist/ with rollup when the sources changed since the last build.
-  test.setTimeout(300_000);
-  origin = await startSdkOrigin();
-});
-
-test.afterAll(async () => {
-  await origin?.close();
-});
+const origin = sdkOriginForFile();
 
 const openPage = (page: Page, ingest: TestServer, options: Record<string, unknown> = {}): Promise<Observed> =>
   openSdkPage(page, origin, ingest, options);

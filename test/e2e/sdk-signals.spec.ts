@@ -3,7 +3,7 @@ import type { TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
 import {
   openSdkPage,
-  startSdkOrigin,
+  sdkOriginForFile,
   waitForLogs,
   waitForMetrics,
   waitForNavigations,
@@ -11,7 +11,6 @@ import {
   type Observed,
 } from './support/sdk-page';
 import { APP_THROW_COLUMN, APP_THROW_LINE, SIGNALS_PAGE_TITLE } from './support/signals-page';
-import type { StaticOrigin } from './support/static-origin';
 
 /**
  * Every automatic and manual signal of the SDK, end to end: the CDN bundle (dist/cdn/svc.min.js, global `Svc`) on a
@@ -20,17 +19,7 @@ import type { StaticOrigin } from './support/static-origin';
  * sdk-signals-edge-cases.spec.ts, on the same page and server.
  */
 
-let origin: StaticOrigin;
-
-test.beforeAll(async () => {
-  // Builds dist/ with rollup when the sources changed since the last build.
-  test.setTimeout(300_000);
-  origin = await startSdkOrigin();
-});
-
-test.afterAll(async () => {
-  await origin?.close();
-});
+const origin = sdkOriginForFile();
 
 const openPage = (page: Page, ingest: TestServer): Promise<Observed> => openSdkPage(page, origin, ingest);
 

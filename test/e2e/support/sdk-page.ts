@@ -4,7 +4,7 @@ import type { Page } from '@playwright/test';
 import type { BrowserSDK } from '../../../src/sdk/types';
 import { ensureSdkBuilt, ROOT } from '../../support/build-sdk';
 import { controlGet, type TestServer } from '../../support/svc-server';
-import { expect } from '../fixtures';
+import { expect, test } from '../fixtures';
 import { APP_JS, signalsPageHtml } from './signals-page';
 import { html, js, startStaticOrigin, type StaticOrigin } from './static-origin';
 
@@ -39,6 +39,27 @@ const INIT_JS = `(function () {
   window.sdk = Svc.initBrowserSDK(Object.assign(config, JSON.parse(params.get('options') || '{}')));
 })();
 `;
+
+/**
+ * The signals page and the built SDK served for the tests of one spec file: started before them (building dist/ with
+ * rollup when the sources changed since the last build), closed after them.
+ */
+export function sdkOriginForFile(): StaticOrigin {
+  let started: StaticOrigin | undefined;
+  test.beforeAll(async () => {
+    test.setTimeout(300_000);
+    started = await startSdkOrigin();
+  });
+  test.afterAll(async () => {
+    await started?.close();
+  });
+  return {
+    get origin() {
+      return started!.origin;
+    },
+    close: async () => started?.close(),
+  };
+}
 
 /** Serves the signals page with the SDK on every path but `/elsewhere`, a page without it; builds dist/ if stale. */
 export async function startSdkOrigin(): Promise<StaticOrigin> {
