@@ -4,7 +4,7 @@ import type { AppEnv, Services } from '../http/env';
 import { LANDING_CSP, renderLandingPage, type LandingLinks } from './page';
 
 /** The answer depends on Accept, so caches must keep the two apart. */
-const COMMON = { vary: 'Accept', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
+const COMMON = { vary: 'Accept', 'cache-control': 'no-cache' };
 const PAGE_HEADERS = { ...COMMON, 'content-security-policy': LANDING_CSP, 'referrer-policy': 'no-referrer' };
 
 /**
