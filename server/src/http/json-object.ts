@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { readBody, parseJson } from './body';
 import { ApiError, badRequest } from './errors';
-import { findInJson, formatJsonPath } from './json-walk';
+import { findInJson, formatJsonPath } from '../json/walk';
 
 /**
  * Control-plane request bodies are small: 1 MiB is far above any channel, rule or incident. Fixed: SVC_BODY_LIMIT is

@@ -1,5 +1,5 @@
 import { badRequest } from '../http/errors';
-import { findInJson, formatJsonPath } from '../http/json-walk';
+import { findInJson, formatJsonPath } from '../json/walk';
 
 /**
  * Deepest nesting of a replay chunk's events, in JSON arrays and objects counted from the chunk's array of events (1).
