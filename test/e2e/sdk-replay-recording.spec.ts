@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { MASK } from '../../src/replay/sensitive';
 import { ensureSdkBuilt } from '../support/build-sdk';
+import { startIngestProxy } from '../support/ingest-proxy';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
 import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, hex, test } from './fixtures';
@@ -287,30 +288,38 @@ test.describe('unload', () => {
   });
 
   test('what a closing page could not hand over within the keepalive quota is sent by the next page load', async ({ context, ingest }) => {
-    const first = await context.newPage();
-    // No timer flush: on a slow machine the 5 s default could send the whole buffer by plain fetch before the close.
-    await open(first, pageHtml(ingest, { maxChunkBytes: 1_000_000, flushIntervalMs: 600_000 }, '<p>big buffer</p>'));
-    await recordingStarted(first);
-    const count = 40;
-    const sessionId = await first.evaluate((n) => {
-      const sdk = (window as unknown as { sdk: { sessionId: string; captureReplayEvent(t: string, p: unknown): void } }).sdk;
-      // 40 × 8 KB: five times the 64 KiB the browser lets a closing page send.
-      for (let i = 0; i < n; i++) sdk.captureReplayEvent(`big-${i}`, { pad: `${i}`.padEnd(8_000, '.') });
-      return sdk.sessionId;
-    }, count);
-    await first.close({ runBeforeUnload: true });
+    // Answers held back: the closing page's requests stay in flight (and stored) while it closes, so the quota they take
+    // is not freed for the page's next hide event to hand over more. With fast answers a lingering close could send it
+    // all, and the next load would have nothing to send.
+    const proxy = await startIngestProxy(ingest.url, { answerDelayMs: 2_000 });
+    try {
+      const first = await context.newPage();
+      // No timer flush: on a slow machine the 5 s default could send the whole buffer by plain fetch before the close.
+      await open(first, pageHtml({ ...ingest, url: proxy.url }, { maxChunkBytes: 1_000_000, flushIntervalMs: 600_000 }, '<p>big buffer</p>'));
+      await recordingStarted(first);
+      const count = 40;
+      const sessionId = await first.evaluate((n) => {
+        const sdk = (window as unknown as { sdk: { sessionId: string; captureReplayEvent(t: string, p: unknown): void } }).sdk;
+        // 40 × 8 KB: five times the 64 KiB the browser lets a closing page send.
+        for (let i = 0; i < n; i++) sdk.captureReplayEvent(`big-${i}`, { pad: `${i}`.padEnd(8_000, '.') });
+        return sdk.sessionId;
+      }, count);
+      await first.close({ runBeforeUnload: true });
 
-    const bigTags = (chunks: StoredChunk[]) => customTags(chunks).filter((tag) => tag.startsWith('big-'));
-    const handedOver = await storedChunks(ingest, sessionId, (stored) => bigTags(stored).length > 0);
-    expect(bigTags(handedOver).length).toBeLessThan(count);
+      const bigTags = (chunks: StoredChunk[]) => customTags(chunks).filter((tag) => tag.startsWith('big-'));
+      const handedOver = await storedChunks(ingest, sessionId, (stored) => bigTags(stored).length > 0);
+      expect(bigTags(handedOver).length).toBeLessThan(count);
 
-    const second = await context.newPage();
-    await open(second, pageHtml(ingest, {}, '<p>next load</p>'));
-    const chunks = await storedChunks(ingest, sessionId, (stored) => bigTags(stored).length === count);
-    expect(bigTags(chunks)).toEqual(Array.from({ length: count }, (_, i) => `big-${i}`));
-    expectContiguous(chunks);
-    // Each copy goes once its request has been answered.
-    await expect.poll(() => second.evaluate(() => Object.keys(localStorage).filter((key) => key.includes('.replay.')))).toEqual([]);
+      const second = await context.newPage();
+      await open(second, pageHtml(ingest, {}, '<p>next load</p>'));
+      const chunks = await storedChunks(ingest, sessionId, (stored) => bigTags(stored).length === count);
+      expect(bigTags(chunks)).toEqual(Array.from({ length: count }, (_, i) => `big-${i}`));
+      expectContiguous(chunks);
+      // Each copy goes once its request has been answered.
+      await expect.poll(() => second.evaluate(() => Object.keys(localStorage).filter((key) => key.includes('.replay.')))).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
