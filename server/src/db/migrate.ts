@@ -7,6 +7,7 @@ import { costMigration } from './migrations/0004-cost';
 import { ingestIdempotencyMigration } from './migrations/0005-ingest-idempotency';
 import { detectionGapsMigration } from './migrations/0006-detection-gaps';
 import { costChargeTypeMigration } from './migrations/0010-cost-charge-type';
+import { issuesMigration } from './migrations/0011-issues';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -18,6 +19,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0005-ingest-idempotency': ingestIdempotencyMigration(handle.dialect),
     '0006-detection-gaps': detectionGapsMigration(),
     '0010-cost-charge-type': costChargeTypeMigration(handle.dialect),
+    '0011-issues': issuesMigration(),
   };
 }
 
