@@ -8,6 +8,7 @@ import { ingestIdempotencyMigration } from './migrations/0005-ingest-idempotency
 import { detectionGapsMigration } from './migrations/0006-detection-gaps';
 import { costChargeTypeMigration } from './migrations/0010-cost-charge-type';
 import { issuesMigration } from './migrations/0011-issues';
+import { sourcemapsMigration } from './migrations/0012-sourcemaps';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -20,6 +21,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0006-detection-gaps': detectionGapsMigration(),
     '0010-cost-charge-type': costChargeTypeMigration(handle.dialect),
     '0011-issues': issuesMigration(),
+    '0012-sourcemaps': sourcemapsMigration(handle.dialect),
   };
 }
 

@@ -222,6 +222,20 @@ export interface Database extends DetectionTables, CostTables {
     error_class: string | null;
     error_message: string | null;
   };
+  /** Source maps per project (sourcemaps/store.ts): keyed by debug ID, or by release and URL for maps without one. */
+  sourcemaps: {
+    id: string;
+    project_id: string;
+    debug_id: string | null;
+    release: string | null;
+    /** `~/assets/x.js` (any origin) or a full URL; null only when the map has a debug ID and no URL was given. */
+    url: string | null;
+    /** The map's JSON text, gzip-compressed. */
+    map_gzip: Uint8Array;
+    /** Size of the map's JSON text as uploaded, bytes. */
+    bytes: number;
+    created_ms: number;
+  };
 }
 
 /** `admin` keys are tenant-wide (project management); their `project_id` is only the project they were made in. */
