@@ -1,0 +1,7 @@
+import { svcBuild } from './plugin';
+
+export type { SvcBuildOptions } from './plugin';
+
+/** The svc plugin for Webpack: debug IDs in every emitted file and its map, then the maps' upload (see docs/build-plugin.md). */
+export const svcWebpackPlugin = svcBuild.webpack;
+export default svcWebpackPlugin;
