@@ -3,6 +3,7 @@ import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
 import { ADMIN_GROUPS, ADMIN_USAGE, runAdminCommand } from './cli/commands';
 import { UsageError } from './cli/resolve';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
+import { runSourcemapsCommand, SOURCEMAPS_USAGE } from './cli/sourcemaps';
 import { systemClock } from './clock';
 import { needsMemoryRelaunch, relaunchWithMemorySettings, watchLauncher } from './runtime/memory-relaunch';
 import { startServer } from './server';
@@ -13,7 +14,9 @@ Starts the reference server: OTLP and replay ingest plus the control-plane API.
 Options (flag, or environment variable):
 ${CONFIG_OPTIONS.map(([flag, envName, text]) => `  --${flag.padEnd(15)} ${envName.padEnd(19)} ${text}`).join('\n')}
 
-${ADMIN_USAGE}`;
+${ADMIN_USAGE}
+
+${SOURCEMAPS_USAGE}`;
 
 async function start(argv: string[]): Promise<void> {
   const config = loadConfig(argv, process.env);
@@ -72,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first !== undefined && ADMIN_GROUPS.includes(first)) return runAdminCommand(argv, process.env, (l) => console.log(l));
+  if (first === 'sourcemaps') return runSourcemapsCommand(rest, process.env, (l) => console.log(l));
   if (needsMemoryRelaunch()) return relaunchWithMemorySettings();
   await start(first === 'start' ? rest : argv);
   return -1; // keeps running

@@ -74,10 +74,13 @@ function describeAnswer(status: number, body: string): string {
   return `${status}: ${body.slice(0, 500)}`;
 }
 
+/** `~/assets` and `~/assets/` both mean the folder: the server joins the prefix and the path as they are. */
+const withSlash = (prefix: string) => (prefix.endsWith('/') ? prefix : `${prefix}/`);
+
 async function send(endpoint: string, parts: Part[], options: UploadOptions): Promise<StoredMap[]> {
   const form = new FormData();
   if (options.release !== undefined) form.append('release', options.release);
-  form.append('url_prefix', options.urlPrefix ?? '~/');
+  form.append('url_prefix', withSlash(options.urlPrefix ?? '~/'));
   for (const p of parts) form.append('file', new Blob([await readFile(p.path)], { type: p.type }), p.name);
   const names = parts.map((p) => p.name).join(', ');
   let res: Response;
