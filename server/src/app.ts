@@ -20,6 +20,7 @@ import { openApiDocument } from './openapi';
 import { projectRoutes } from './projects/routes';
 import { queryRoutes } from './query/routes';
 import { sessionRoutes } from './replay/routes';
+import { sourcemapRoutes } from './sourcemaps/routes';
 import { viewerRoutes } from './viewer/routes';
 
 export interface AppOptions {
@@ -80,6 +81,7 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
     );
   }
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
+  controlPlane.route('/sourcemaps', sourcemapRoutes(services));
   // Before the control plane, whose control-key check would otherwise turn admin keys away first.
   app.route('/control-plane/projects', projectRoutes(services));
   app.route('/control-plane', controlPlane);

@@ -4,6 +4,7 @@ import { COST_PATHS } from './openapi-cost';
 import { INCIDENT_PATHS } from './openapi-incidents';
 import { LANDING_PATHS } from './landing/openapi';
 import { PROJECT_PATHS } from './projects/openapi';
+import { SOURCEMAP_PATHS } from './openapi-sourcemaps';
 
 /**
  * The OpenAPI 3.1 description served at `GET /openapi.json`. A test compares it with the routes the app registers, so
@@ -284,6 +285,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
       ...PROJECT_PATHS,
       ...INCIDENT_PATHS,
       ...COST_PATHS,
+      ...SOURCEMAP_PATHS,
       ...(options.demo ? DEMO_PATHS : {}),
       ...VIEWER_PATHS,
     },

@@ -19,6 +19,7 @@ import type { NotifyServices } from './notify/services';
 import { startNotifications, type NotifyOptions } from './notify/start';
 import { scheduleRetention } from './retention';
 import { secretKeyFor } from './secrets/key-file';
+import { createSymbolicator } from './sourcemaps/symbolicate';
 import { createSecretBox } from './secrets/secret-box';
 import { bootstrapIfEmpty, type Bootstrap } from './tenancy/bootstrap';
 
@@ -78,6 +79,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
       publicUrl: options.publicUrl ?? '',
       log,
+      symbolicator: createSymbolicator({ db: database.db }),
     };
     const box = createSecretBox(options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined));
     cost = startCost(database, clock, box, log, options.cost);

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import type { TelemetryWriter } from '../ingest/writer';
+import type { Symbolicator } from '../sourcemaps/types';
 import type { KeyInfo } from '../tenancy/keys';
 
 /** The caller a key identified: every query and write is confined to this project. */
@@ -21,6 +22,8 @@ export interface Services {
   /** Base URL for links the server hands out. */
   publicUrl: string;
   log: (line: string) => void;
+  /** Original positions of error stacks, from the project's uploaded source maps. */
+  symbolicator: Symbolicator;
 }
 
 export type AppEnv = { Variables: { caller: Caller } };

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock';
+import type { Database } from '../db/schema';
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+
+/** A checked map about to be stored: a debug ID, or a release and a URL (the fallback key), or both. */
+export interface NewMap {
+  debugId: string | null;
+  release: string | null;
+  url: string | null;
+  text: string;
+}
+
+export interface StoredMap {
+  debugId: string | null;
+  release: string | null;
+  url: string | null;
+  bytes: number;
+  uploadedMs: number;
+}
+
+/** Which stored map a frame uses: the row, and its size for the parsed-map cache. */
+export interface MapRef {
+  id: string;
+  bytes: number;
+}
+
+/**
+ * Stores `maps` in one transaction, each replacing the map stored under the same key (its debug ID, else its release
+ * and URL), so uploading a build again changes nothing. Compression runs first, outside the transaction.
+ */
+export async function storeMaps(db: Kysely<Database>, clock: Clock, projectId: string, maps: readonly NewMap[]): Promise<StoredMap[]> {
+  const compressed = await Promise.all(maps.map((m) => gzipAsync(m.text)));
+  const now = clock.now();
+  await db.transaction().execute(async (tx) => {
+    for (const [i, map] of maps.entries()) {
+      let old = tx.deleteFrom('sourcemaps').where('project_id', '=', projectId);
+      old = map.debugId
+        ? old.where('debug_id', '=', map.debugId)
+        : old.where('debug_id', 'is', null).where('release', '=', map.release).where('url', '=', map.url);
+      await old.execute();
+      await tx
+        .insertInto('sourcemaps')
+        .values({
+          id: randomUUID(),
+          project_id: projectId,
+          debug_id: map.debugId,
+          release: map.release,
+          url: map.url,
+          map_gzip: compressed[i]!,
+          bytes: Buffer.byteLength(map.text),
+          created_ms: now,
+        })
+        .execute();
+    }
+  });
+  return maps.map((m) => ({ debugId: m.debugId, release: m.release, url: m.url, bytes: Buffer.byteLength(m.text), uploadedMs: now }));
+}
+
+export async function findByDebugId(db: Kysely<Database>, projectId: string, debugId: string): Promise<MapRef | undefined> {
+  return db.selectFrom('sourcemaps').select(['id', 'bytes']).where('project_id', '=', projectId).where('debug_id', '=', debugId).executeTakeFirst();
+}
+
+/** The map of `release` stored under the first of `urls` (most preferred first) that has one; the newest on a tie. */
+export async function findByReleaseUrl(db: Kysely<Database>, projectId: string, release: string, urls: readonly string[]): Promise<MapRef | undefined> {
+  const rows = await db
+    .selectFrom('sourcemaps')
+    .select(['id', 'bytes', 'url'])
+    .where('project_id', '=', projectId)
+    .where('url', 'in', urls)
+    .where('release', '=', release)
+    .orderBy('created_ms', 'desc')
+    .execute();
+  for (const url of urls) {
+    const row = rows.find((r) => r.url === url);
+    if (row) return { id: row.id, bytes: row.bytes };
+  }
+  return undefined;
+}
+
+/** The JSON text of a stored map; undefined once it was replaced or deleted. */
+export async function readMapText(db: Kysely<Database>, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('sourcemaps').select('map_gzip').where('id', '=', id).executeTakeFirst();
+  return row ? (await gunzipAsync(row.map_gzip)).toString('utf8') : undefined;
+}
+
+export interface ListedMap extends StoredMap {
+  id: string;
+}
+
+/** A newest-first page of the project's maps (without their text): `limit + 1` rows, for keysetPage. */
+export async function listMaps(
+  db: Kysely<Database>,
+  projectId: string,
+  options: { limit: number; after?: { t: number; k: string }; release?: string },
+): Promise<ListedMap[]> {
+  let q = db
+    .selectFrom('sourcemaps')
+    .select(['id', 'debug_id', 'release', 'url', 'bytes', 'created_ms'])
+    .where('project_id', '=', projectId);
+  if (options.release !== undefined) q = q.where('release', '=', options.release);
+  const after = options.after;
+  if (after) q = q.where((eb) => eb.or([eb('created_ms', '<', after.t), eb.and([eb('created_ms', '=', after.t), eb('id', '<', after.k)])]));
+  const rows = await q.orderBy('created_ms', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute();
+  return rows.map((r) => ({ id: r.id, debugId: r.debug_id, release: r.release, url: r.url, bytes: r.bytes, uploadedMs: r.created_ms }));
+}
+
+/** Deletes the project's map with this debug ID; false when there is none. */
+export async function deleteByDebugId(db: Kysely<Database>, projectId: string, debugId: string): Promise<boolean> {
+  const res = await db.deleteFrom('sourcemaps').where('project_id', '=', projectId).where('debug_id', '=', debugId).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}

@@ -1,0 +1,68 @@
+import { ApiError } from '../http/errors';
+import { normalizeDebugId } from './debug-ids';
+
+/** A map that passed the checks: its text as it will be stored and the debug ID it names, if any. */
+export interface CheckedMap {
+  text: string;
+  debugId: string | null;
+}
+
+const invalid = (field: string, message: string) => new ApiError(400, 'invalid_sourcemap', `${field}: ${message}`, { field });
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const stringsOrNulls = (v: unknown) => Array.isArray(v) && v.every((s) => typeof s === 'string' || s === null);
+/** Base64 VLQ digits and the two separators: anything else cannot decode. */
+const MAPPINGS = /^[A-Za-z0-9+/,;]*$/;
+
+/**
+ * Checks that `text` is a source map the symbolicator can read: JSON, version 3, with `mappings` and `sources`, or an
+ * index map whose `sections` each embed such a map (sections that point at a `url` are refused: nothing would fetch
+ * it). Throws a 400 naming `field` otherwise.
+ */
+export function checkSourceMap(text: string, field: string): CheckedMap {
+  let map: unknown;
+  try {
+    map = JSON.parse(text);
+  } catch (err) {
+    throw invalid(field, `not valid JSON: ${(err as Error).message}`);
+  }
+  if (!isObject(map)) throw invalid(field, 'a source map is a JSON object');
+  if ('sections' in map) checkSections(map, field);
+  else checkPlainMap(map, field);
+  return { text, debugId: ownDebugId(map, field) };
+}
+
+function checkPlainMap(map: Json, field: string): void {
+  if (map.version !== 3) throw invalid(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
+  if (typeof map.mappings !== 'string' || !MAPPINGS.test(map.mappings)) throw invalid(field, '"mappings" must be a string of base64 VLQ segments');
+  if (!stringsOrNulls(map.sources)) throw invalid(field, '"sources" must be an array of strings');
+  if (map.names !== undefined && !stringsOrNulls(map.names)) throw invalid(field, '"names" must be an array of strings');
+  if (map.sourcesContent !== undefined && !stringsOrNulls(map.sourcesContent)) throw invalid(field, '"sourcesContent" must be an array of strings or nulls');
+  if (map.sourceRoot !== undefined && map.sourceRoot !== null && typeof map.sourceRoot !== 'string') throw invalid(field, '"sourceRoot" must be a string');
+}
+
+/** An index map: version 3 with `sections`, each `{offset: {line, column}, map}`, in order. */
+function checkSections(map: Json, field: string): void {
+  if (map.version !== 3) throw invalid(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
+  if (!Array.isArray(map.sections)) throw invalid(field, '"sections" must be an array');
+  map.sections.forEach((section: unknown, i) => {
+    const where = `${field} sections[${i}]`;
+    if (!isObject(section)) throw invalid(where, 'a section is an object');
+    const offset = section.offset;
+    if (!isObject(offset) || !Number.isSafeInteger(offset.line) || !Number.isSafeInteger(offset.column)) {
+      throw invalid(where, '"offset" must be {"line", "column"} integers');
+    }
+    if (section.url !== undefined) throw invalid(where, 'sections that refer to a "url" are not supported: embed the map');
+    if (!isObject(section.map) || 'sections' in section.map) throw invalid(where, '"map" must be a version 3 source map (sections do not nest)');
+    checkPlainMap(section.map, where);
+  });
+}
+
+function ownDebugId(map: Json, field: string): string | null {
+  const raw = map.debugId ?? map.debug_id;
+  if (raw === undefined || raw === null) return null;
+  const id = normalizeDebugId(raw);
+  if (!id) throw new ApiError(400, 'invalid_debug_id', `${field}: "debugId" must be a UUID (got ${JSON.stringify(raw).slice(0, 60)})`, { field });
+  return id;
+}
