@@ -3,9 +3,9 @@ import type { InjectedFile } from './inject';
 import { toUploadPath } from './scan';
 
 /**
- * Most bytes of files in one upload request. The server's default body limit is 10 MiB; multipart framing and the text
- * parts stay well inside the remaining 2 MiB. A file and its map always travel together, so a pair bigger than this
- * goes alone (and the server's answer says whether it fits its own cap).
+ * Most bytes of files in one upload request. The server takes up to 64 MiB per request and 32 MiB per map; requests of
+ * 8 MiB also stay under the body limits reverse proxies are commonly given. A file and its map always travel together,
+ * so a pair bigger than this goes alone (and the server's answer says whether it fits its caps).
  */
 export const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
@@ -74,13 +74,10 @@ function describeAnswer(status: number, body: string): string {
   return `${status}: ${body.slice(0, 500)}`;
 }
 
-/** `~/assets` and `~/assets/` both mean the folder: the server joins the prefix and the path as they are. */
-const withSlash = (prefix: string) => (prefix.endsWith('/') ? prefix : `${prefix}/`);
-
 async function send(endpoint: string, parts: Part[], options: UploadOptions): Promise<StoredMap[]> {
   const form = new FormData();
   if (options.release !== undefined) form.append('release', options.release);
-  form.append('url_prefix', withSlash(options.urlPrefix ?? '~/'));
+  form.append('url_prefix', options.urlPrefix ?? '~/');
   for (const p of parts) form.append('file', new Blob([await readFile(p.path)], { type: p.type }), p.name);
   const names = parts.map((p) => p.name).join(', ');
   let res: Response;

@@ -1,0 +1,256 @@
+/**
+ * @svc/build in real builds: a two-module app (the second module loaded on demand, so each build emits two files) built
+ * with Vite, Rollup, webpack and esbuild through the plugin, uploading to a real `svc-server start`.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { rollup } from 'rollup';
+import { build as viteBuild } from 'vite';
+import webpack, { type Configuration } from 'webpack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { debugIdSnippet } from '../../bundler-plugin/src/core/inject';
+import { svcEsbuildPlugin } from '../../bundler-plugin/src/esbuild';
+import { TURBOPACK_ADVICE, withSvc, type NextConfigLike, type WebpackConfigLike } from '../../bundler-plugin/src/next';
+import type { SvcBuildOptions } from '../../bundler-plugin/src/plugin';
+import { svcRollupPlugin } from '../../bundler-plugin/src/rollup';
+import { svcVitePlugin } from '../../bundler-plugin/src/vite';
+import { svcWebpackPlugin } from '../../bundler-plugin/src/webpack';
+import { childEnv } from '../support/child-env';
+import { withLock } from '../support/lock';
+import { controlGet, startCliServer, type CliServer, type TestServer } from '../support/svc-server';
+
+const ROOT = join(__dirname, '../..');
+const work = mkdtempSync(join(tmpdir(), 'svc-build-plugin-'));
+const app = join(work, 'app');
+mkdirSync(join(app, 'src'), { recursive: true });
+writeFileSync(join(app, 'src/main.js'), `export async function start() {\n  const { checkout } = await import('./cart.js');\n  return checkout([1, 2]);\n}\nstart();\n`);
+writeFileSync(join(app, 'src/cart.js'), `function total(items) {\n  if (items.length > 1) throw new Error('cart total failed');\n  return items[0];\n}\nexport function checkout(items) {\n  return total(items);\n}\n`);
+const entry = join(app, 'src/main.js');
+
+let server: CliServer;
+beforeAll(async () => {
+  server = await startCliServer();
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+type Builder = (outDir: string, options: SvcBuildOptions) => Promise<void>;
+
+const BUILDERS: Record<string, Builder> = {
+  vite: async (outDir, options) => {
+    await viteBuild({
+      root: app,
+      configFile: false,
+      logLevel: 'silent',
+      build: { outDir, emptyOutDir: true, sourcemap: true, rollupOptions: { input: entry } },
+      plugins: [svcVitePlugin(options)],
+    });
+  },
+  rollup: async (outDir, options) => {
+    const bundle = await rollup({ input: entry, plugins: [svcRollupPlugin(options)] });
+    await bundle.write({ dir: outDir, format: 'es', sourcemap: true });
+    await bundle.close();
+  },
+  webpack: (outDir, options) => runWebpack({ mode: 'production', entry, devtool: 'source-map', output: { path: outDir }, plugins: [svcWebpackPlugin(options)] }),
+  esbuild: async (outDir, options) => {
+    await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      minify: true,
+      sourcemap: true,
+      outdir: outDir,
+      logLevel: 'silent',
+      plugins: [svcEsbuildPlugin(options)],
+    });
+  },
+};
+
+function runWebpack(config: Configuration): Promise<void> {
+  return new Promise((done, fail) => {
+    webpack({ ...config, context: app, infrastructureLogging: { level: 'error' } }, (error, stats) => {
+      if (error) fail(error);
+      else if (stats?.hasErrors()) fail(new Error(stats.toString('errors-only')));
+      else done();
+    });
+  });
+}
+
+/** Every file under `dir`, relative to it, sorted. */
+const filesIn = (dir: string) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
+const jsFilesIn = (dir: string) => filesIn(dir).filter((f) => /\.(?:js|mjs|cjs)$/.test(f));
+
+/** Each emitted file's debug ID, after checking it carries the snippet and the comment and its map the same id. */
+function debugIds(dir: string): Record<string, string> {
+  const ids: Record<string, string> = {};
+  for (const file of jsFilesIn(dir)) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const id = /\/\/# debugId=([0-9a-f-]{36})\n/.exec(text)?.[1];
+    expect(id, `${file} has no //# debugId=`).toBeDefined();
+    expect(text).toContain(debugIdSnippet(id!));
+    if (existsSync(join(dir, `${file}.map`))) {
+      expect((JSON.parse(readFileSync(join(dir, `${file}.map`), 'utf8')) as { debugId?: string }).debugId, `${file}.map`).toBe(id);
+    }
+    ids[file] = id!;
+  }
+  return ids;
+}
+
+async function storedMaps(project: TestServer): Promise<{ debug_id: string; url: string; release: string | null }[]> {
+  const res = await controlGet<{ data: { debug_id: string; url: string; release: string | null }[] }>(project, '/sourcemaps?limit=1000');
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+describe.each(Object.keys(BUILDERS))('%s through the plugin', (name) => {
+  const build = BUILDERS[name]!;
+  const out = (label: string) => join(work, name, label);
+  let project: TestServer;
+  beforeAll(async () => {
+    project = await server.newProject();
+  });
+  const upload = (more: SvcBuildOptions = {}): SvcBuildOptions => ({ url: project.url, authToken: project.controlKey, release: `${name}@1`, ...more });
+
+  it('gives every emitted file and its map one debug ID, and uploads the maps', async () => {
+    await build(out('first'), upload());
+    const ids = debugIds(out('first'));
+    expect(Object.keys(ids).length, JSON.stringify(filesIn(out('first')))).toBeGreaterThanOrEqual(2);
+    expect(filesIn(out('first')).filter((f) => f.endsWith('.js.map'))).toHaveLength(Object.keys(ids).length);
+    const stored = await storedMaps(project);
+    expect(stored.map((s) => s.debug_id).sort()).toEqual(Object.values(ids).sort());
+    expect(stored.map((s) => s.url).sort()).toEqual(Object.keys(ids).map((f) => `~/${f}`).sort());
+    expect(new Set(stored.map((s) => s.release))).toEqual(new Set([`${name}@1`]));
+  });
+
+  it('gives identical input identical ids', async () => {
+    await build(out('again'), { upload: false });
+    expect(debugIds(out('again'))).toEqual(debugIds(out('first')));
+  });
+
+  it('deletes the maps and their sourceMappingURL comments after the upload when asked', async () => {
+    await build(out('private'), upload({ deleteMapsAfterUpload: true, release: `${name}@2` }));
+    expect(filesIn(out('private')).filter((f) => f.endsWith('.map'))).toEqual([]);
+    for (const file of jsFilesIn(out('private'))) expect(readFileSync(join(out('private'), file), 'utf8')).not.toContain('sourceMappingURL');
+    const ids = Object.values(debugIds(out('private')));
+    const stored = await storedMaps(project);
+    for (const id of ids) expect(stored.find((s) => s.debug_id === id)?.release).toBe(`${name}@2`);
+  });
+
+  it("fails the build with the server's answer when the key is refused", async () => {
+    await expect(build(out('refused'), upload({ authToken: project.ingestKey }))).rejects.toThrow(/svc refused the source maps .*: 40[13] /);
+  });
+});
+
+describe('Vite without build.sourcemap', () => {
+  it('makes hidden maps, uploads them and deletes them', async () => {
+    const project = await server.newProject();
+    const outDir = join(work, 'vite-hidden');
+    await viteBuild({
+      root: app,
+      configFile: false,
+      logLevel: 'silent',
+      build: { outDir, emptyOutDir: true, rollupOptions: { input: entry } },
+      plugins: [svcVitePlugin({ url: project.url, authToken: project.controlKey, urlPrefix: '~/static' })],
+    });
+    const ids = debugIds(outDir);
+    expect(filesIn(outDir).filter((f) => f.endsWith('.map'))).toEqual([]);
+    const stored = await storedMaps(project);
+    expect(stored.map((s) => s.debug_id).sort()).toEqual(Object.values(ids).sort());
+    expect(stored.map((s) => s.url).sort()).toEqual(Object.keys(ids).map((f) => `~/static/${f}`).sort());
+  });
+
+  it('refuses to upload without a control key, saying how to inject only', async () => {
+    const saved = process.env.SVC_CONTROL_KEY;
+    delete process.env.SVC_CONTROL_KEY;
+    try {
+      await expect(BUILDERS.vite!(join(work, 'vite-nokey'), { url: server.url })).rejects.toThrow('set the `authToken` option or SVC_CONTROL_KEY, or set `upload: false`');
+    } finally {
+      if (saved !== undefined) process.env.SVC_CONTROL_KEY = saved;
+    }
+  });
+});
+
+describe('withSvc for Next.js', () => {
+  const base: WebpackConfigLike = { mode: 'production', entry, devtool: false, output: { path: '' }, plugins: [] };
+  const nextWebpack = async (config: NextConfigLike, isServer: boolean, path: string) => {
+    const webpackConfig = { ...base, output: { path } };
+    return config.webpack!(webpackConfig, { isServer, dev: false });
+  };
+
+  it('fails a Turbopack build with the advice to build with --webpack, and leaves next dev alone', async () => {
+    const saved = process.env.TURBOPACK;
+    process.env.TURBOPACK = 'auto';
+    try {
+      const config = withSvc({ reactStrictMode: true }, { upload: false });
+      await expect(config('phase-production-build', { defaultConfig: {} })).rejects.toThrow(TURBOPACK_ADVICE);
+      expect(await config('phase-development-server', { defaultConfig: {} })).toEqual({ reactStrictMode: true });
+    } finally {
+      if (saved === undefined) delete process.env.TURBOPACK;
+      else process.env.TURBOPACK = saved;
+    }
+  });
+
+  it('turns on browser maps, adds the plugin to the client compilation only (after the user webpack hook), uploads under /_next/ and deletes the maps', async () => {
+    const project = await server.newProject();
+    const seen: boolean[] = [];
+    const config = await withSvc(
+      (_phase) => ({ webpack: (c: WebpackConfigLike, { isServer }: { isServer: boolean }) => (seen.push(isServer), c) }),
+      { url: project.url, authToken: project.controlKey },
+    )('phase-production-build', { defaultConfig: {} });
+    expect(config.productionBrowserSourceMaps).toBe(true);
+
+    const server_ = await nextWebpack(config, true, join(work, 'next/server'));
+    expect(server_.plugins).toEqual([]);
+    const client = await nextWebpack(config, false, join(work, 'next/static'));
+    expect(seen).toEqual([true, false]);
+    expect(client.plugins).toHaveLength(1);
+
+    // Next's client compilation writes to .next/ with chunks under static/: here the output is .next's stand-in.
+    await runWebpack({ ...(client as Configuration), devtool: 'source-map', output: { path: join(work, 'next'), filename: 'static/chunks/[name].js', chunkFilename: 'static/chunks/[id].js' } });
+    const ids = debugIds(join(work, 'next'));
+    expect(filesIn(join(work, 'next')).filter((f) => f.endsWith('.map'))).toEqual([]);
+    const stored = await storedMaps(project);
+    expect(stored.map((s) => s.url).sort()).toEqual(Object.keys(ids).map((f) => `~/_next/${f}`).sort());
+  });
+});
+
+describe('the package as published', () => {
+  it('packs its built entry points, which load as ES modules and CommonJS, and the esbuild one injects', async () => {
+    await withLock('bundler-plugin-build', 120_000, async () => {
+      const built = spawnSync('npm', ['run', 'build', '-w', 'bundler-plugin'], { cwd: ROOT, encoding: 'utf8', env: childEnv() });
+      expect(built.status, built.stdout + built.stderr).toBe(0);
+    });
+    const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '-w', 'bundler-plugin'], { cwd: ROOT, encoding: 'utf8', env: childEnv() });
+    expect(packed.status, packed.stderr).toBe(0);
+    const [{ files }] = JSON.parse(packed.stdout) as [{ files: { path: string }[] }];
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'bundler-plugin/package.json'), 'utf8')) as { exports: Record<string, unknown> };
+    const targets = (v: unknown): string[] => (typeof v === 'string' ? [v] : typeof v === 'object' && v ? Object.values(v).flatMap(targets) : []);
+    const paths = files.map((f) => f.path);
+    for (const target of targets(pkg.exports)) expect(paths).toContain(target.replace(/^\.\//, ''));
+
+    const requireFromRoot = createRequire(join(ROOT, 'package.json'));
+    const names = { vite: 'svcVitePlugin', rollup: 'svcRollupPlugin', webpack: 'svcWebpackPlugin', esbuild: 'svcEsbuildPlugin', next: 'withSvc' };
+    for (const [entryName, exported] of Object.entries(names)) {
+      const esm = (await import(pathToFileURL(join(ROOT, `bundler-plugin/dist/${entryName}.js`)).href)) as Record<string, unknown>;
+      expect(typeof esm[exported], entryName).toBe('function');
+      expect(esm.default).toBe(esm[exported]);
+      expect(typeof (requireFromRoot(`@svc/build/${entryName}`) as Record<string, unknown>)[exported], `require @svc/build/${entryName}`).toBe('function');
+    }
+    const { svcEsbuildPlugin: fromDist } = (await import(pathToFileURL(join(ROOT, 'bundler-plugin/dist/esbuild.js')).href)) as { svcEsbuildPlugin: typeof svcEsbuildPlugin };
+    const outdir = join(work, 'dist-esbuild');
+    await esbuild.build({ entryPoints: [entry], bundle: true, outdir, sourcemap: true, logLevel: 'silent', plugins: [fromDist({ upload: false })] });
+    expect(Object.keys(debugIds(outdir))).toEqual(['main.js']);
+  });
+});
