@@ -1,0 +1,282 @@
+import { runInNewContext } from 'node:vm';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../server/src/clock';
+import { openDatabase, type DatabaseHandle } from '../../server/src/db/connect';
+import { migrateToLatest } from '../../server/src/db/migrate';
+import { ByteLru } from '../../server/src/sourcemaps/byte-lru';
+import { parseDebugIds } from '../../server/src/sourcemaps/debug-ids';
+import { enclosingFunction, functionScopes } from '../../server/src/sourcemaps/enclosing-function';
+import { storeMaps } from '../../server/src/sourcemaps/store';
+import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
+import type { ExceptionFacts } from '../../server/src/sourcemaps/types';
+import { createProject, createTenant } from '../../server/src/tenancy/apps';
+
+/** The app: an error thrown from a function nested in a second module, called through a class method. */
+const SOURCES: Record<string, string> = {
+  'src/main.ts': [
+    "import { Checkout } from './checkout';",
+    '',
+    'export function run(prices: number[]): number {',
+    '  return new Checkout().submit(prices);',
+    '}',
+  ].join('\n'),
+  'src/checkout.ts': [
+    "import { computeTotal } from './cart/total';",
+    '',
+    'export class Checkout {',
+    '  submit(prices: number[]): number {',
+    '    const total = computeTotal(prices);',
+    '    return total;',
+    '  }',
+    '}',
+  ].join('\n'),
+  'src/cart/total.ts': [
+    '/** Sums prices after their discount. */',
+    'export function computeTotal(prices: number[]): number {',
+    '  const label = "function decoy() {"; // function alsoDecoy() {',
+    '  const applyDiscount = (price: number): number => {',
+    '    if (price < 0) {',
+    "      throw new Error(`negative price ${price} in ${label}`);",
+    '    }',
+    '    return price * 0.9;',
+    '  };',
+    '  let sum = 0;',
+    '  prices.forEach((p) => {',
+    '    sum += applyDiscount(p);',
+    '  });',
+    '  return sum;',
+    '}',
+  ].join('\n'),
+};
+
+const BUNDLE_URL = 'https://shop.example/assets/app-3f9a1c2b.js';
+const DEBUG_ID = '4b0d7a52-6b1e-4c52-9d5e-3a1f0c2b8e71';
+
+/** A real minified bundle of SOURCES and its map, made by esbuild from files on a virtual file system. */
+async function bundle(): Promise<{ code: string; map: string }> {
+  const result = await build({
+    stdin: { contents: "export { run } from './src/main';", resolveDir: '/app', loader: 'ts' },
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    globalName: 'app',
+    sourcemap: 'external',
+    sourcesContent: true,
+    outfile: '/app/dist/app.js',
+    write: false,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'virtual',
+        setup(b) {
+          b.onResolve({ filter: /^\./ }, (args) => ({ path: new URL(`${args.path}.ts`, `file://${args.resolveDir}/`).pathname, namespace: 'file' }));
+          b.onLoad({ filter: /.*/ }, (args) => ({ contents: SOURCES[args.path.replace('/app/', '')], loader: 'ts', resolveDir: args.path.replace(/\/[^/]*$/, '') }));
+        },
+      },
+    ],
+  });
+  const file = (suffix: string) => result.outputFiles.find((f) => f.path.endsWith(suffix))!.text;
+  return { code: file('app.js'), map: file('app.js.map') };
+}
+
+/** The V8 stack of running the bundle as the browser would load it from BUNDLE_URL, without this test's own frames. */
+function stackOf(code: string): string {
+  const context: { app?: { run(prices: number[]): number } } = {};
+  runInNewContext(code, context, { filename: BUNDLE_URL });
+  try {
+    context.app!.run([10, -1]);
+  } catch (err) {
+    return (err as Error).stack!
+      .split('\n')
+      .filter((line, i) => i === 0 || line.includes(BUNDLE_URL) || line.includes('(<anonymous>)'))
+      .join('\n');
+  }
+  throw new Error('the bundle did not throw');
+}
+
+/** 1-based line and column of `needle` in a source. */
+function positionOf(file: string, needle: string): { line: number; column: number } {
+  const lines = SOURCES[file]!.split('\n');
+  const line = lines.findIndex((l) => l.includes(needle));
+  return { line: line + 1, column: lines[line]!.indexOf(needle) + 1 };
+}
+
+describe('symbolication of a real esbuild bundle', () => {
+  let database: DatabaseHandle;
+  let projectId: string;
+  let stack: string;
+  let built: { code: string; map: string };
+  const facts = (over: Partial<ExceptionFacts> = {}): ExceptionFacts => ({
+    projectId,
+    stacktrace: stack,
+    debugIds: new Map([[BUNDLE_URL, DEBUG_ID]]),
+    release: null,
+    ...over,
+  });
+
+  beforeAll(async () => {
+    database = openDatabase(':memory:');
+    await migrateToLatest(database);
+    projectId = await createProject(database.db, systemClock, await createTenant(database.db, systemClock, 't'), 'p');
+    built = await bundle();
+    stack = stackOf(built.code);
+  });
+  afterAll(() => database?.close());
+
+  it('finds nothing before the map is uploaded, and the original positions once it is', async () => {
+    const symbolicator = createSymbolicator({ db: database.db });
+    const before = await symbolicator.symbolicate(facts());
+    expect(before.length).toBeGreaterThanOrEqual(4);
+    expect(before.every((f) => f.original === null)).toBe(true);
+    expect(before.filter((f) => f.url === BUNDLE_URL).every((f) => f.debugId === DEBUG_ID && f.inApp)).toBe(true);
+
+    await storeMaps(database.db, systemClock, projectId, [{ debugId: DEBUG_ID, release: null, url: null, text: built.map }]);
+    const frames = await symbolicator.symbolicate(facts());
+    const [top, ...rest] = frames.map((f) => f.original);
+    const thrown = positionOf('src/cart/total.ts', 'new Error(');
+    expect(top).toMatchObject({ file: 'src/cart/total.ts', line: thrown.line, column: thrown.column, function: 'applyDiscount' });
+    expect(top!.context).toEqual({ startLine: thrown.line - 5, lines: SOURCES['src/cart/total.ts']!.split('\n').slice(thrown.line - 6, thrown.line + 5) });
+    expect(top!.context!.lines[5]).toContain('throw new Error(');
+    // The anonymous forEach callback belongs to computeTotal; then the method and the entry function.
+    expect(rest.map((o) => o && `${o.function}@${o.file}:${o.line}`)).toEqual(
+      expect.arrayContaining([
+        `computeTotal@src/cart/total.ts:${positionOf('src/cart/total.ts', 'applyDiscount(p)').line}`,
+        `submit@src/checkout.ts:${positionOf('src/checkout.ts', 'computeTotal(prices)').line}`,
+        `run@src/main.ts:${positionOf('src/main.ts', 'submit(prices)').line}`,
+      ]),
+    );
+    expect(frames[0]).toMatchObject({ url: BUNDLE_URL, line: 1, inApp: true, debugId: DEBUG_ID });
+  });
+
+  it('falls back to the release and URL for a map without a debug ID (stored as ~/path, any origin)', async () => {
+    await storeMaps(database.db, systemClock, projectId, [{ debugId: null, release: '1.4.0', url: '~/assets/app-3f9a1c2b.js', text: built.map }]);
+    const symbolicator = createSymbolicator({ db: database.db });
+    const other = stack.replaceAll('https://shop.example/', 'https://staging.shop.example/');
+    const [top] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: new Map(), release: '1.4.0' }));
+    expect(top!.original).toMatchObject({ file: 'src/cart/total.ts', function: 'applyDiscount' });
+    const [unknownRelease] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: new Map(), release: '1.3.9' }));
+    expect(unknownRelease!.original).toBeNull();
+  });
+
+  it('marks frames whose original source is a dependency as not in-app, and leaves unknown scripts unmapped', async () => {
+    const vendored = built.map.replace('"../src/cart/total.ts"', '"../node_modules/cart/total.ts"');
+    const id = '9c1e2f3a-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
+    await storeMaps(database.db, systemClock, projectId, [{ debugId: id, release: null, url: null, text: vendored }]);
+    const frames = await createSymbolicator({ db: database.db }).symbolicate(
+      facts({ stacktrace: `${stack}\n    at https://cdn.example/other.js:1:5`, debugIds: new Map([[BUNDLE_URL, id]]) }),
+    );
+    expect(frames[0]).toMatchObject({ inApp: false, original: { file: 'node_modules/cart/total.ts' } });
+    expect(frames[frames.length - 1]).toMatchObject({ url: 'https://cdn.example/other.js', inApp: true, original: null });
+  });
+
+  it('answers concurrent requests for one map alike, and never throws for a map it cannot read', async () => {
+    const id = '1f2e3d4c-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
+    await storeMaps(database.db, systemClock, projectId, [{ debugId: id, release: null, url: null, text: built.map }]);
+    const symbolicator = createSymbolicator({ db: database.db, cacheBytes: 1 });
+    const [a, b] = await Promise.all([1, 2].map(() => symbolicator.symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, id]]) }))));
+    expect(a).toEqual(b);
+    expect(a[0]!.original).not.toBeNull();
+    const broken = 'aaaaaaaa-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
+    await storeMaps(database.db, systemClock, projectId, [{ debugId: broken, release: null, url: null, text: '{"version":3' }]);
+    const frames = await symbolicator.symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, broken]]) }));
+    expect(frames.every((f) => f.original === null)).toBe(true);
+  });
+});
+
+describe('enclosing function scanner', () => {
+  const nameAt = (src: string, marker: string) => enclosingFunction(functionScopes(src), src.indexOf(marker));
+
+  it('names function declarations, methods, and functions assigned to a name', () => {
+    const src = [
+      'function* gen() { yield HERE_GEN; }',
+      'class Cart { total(items: Item[]): Promise<Map<string, number[]>> { return HERE_METHOD; } #secret() { HERE_PRIVATE } }',
+      'const arrow = async <T,>(x: T): Promise<T> => { HERE_ARROW };',
+      'const expr = (y) => HERE_EXPR, single = z => HERE_SINGLE;',
+      'const typed: Handler = (e) => { HERE_TYPED };',
+      'obj.handler = function () { HERE_ASSIGNED };',
+      'const o = { prop: function () { HERE_PROP }, short() { HERE_SHORT }, named: function inner() { HERE_INNER } };',
+      'class Button { onClick = () => { HERE_FIELD }; }',
+    ].join('\n');
+    expect(nameAt(src, 'HERE_GEN')).toBe('gen');
+    expect(nameAt(src, 'HERE_METHOD')).toBe('total');
+    expect(nameAt(src, 'HERE_PRIVATE')).toBe('secret');
+    expect(nameAt(src, 'HERE_ARROW')).toBe('arrow');
+    expect(nameAt(src, 'HERE_EXPR')).toBe('expr');
+    expect(nameAt(src, 'HERE_SINGLE')).toBe('single');
+    expect(nameAt(src, 'HERE_TYPED')).toBe('typed');
+    expect(nameAt(src, 'HERE_ASSIGNED')).toBe('handler');
+    expect(nameAt(src, 'HERE_PROP')).toBe('prop');
+    expect(nameAt(src, 'HERE_SHORT')).toBe('short');
+    expect(nameAt(src, 'HERE_INNER')).toBe('inner');
+    expect(nameAt(src, 'HERE_FIELD')).toBe('onClick');
+  });
+
+  it('is not fooled by strings, comments, templates, regular expressions or control blocks', () => {
+    const src = [
+      'function outer() {',
+      '  const s = "function fake() { \\" }";',
+      "  const t = 'x() {';",
+      '  // function commented() {',
+      '  /* method() { */',
+      '  const tpl = `function inTemplate() { ${ value(() => 1) } }`;',
+      '  const re = /function\\s+re\\(\\)\\s*{[}]/g;',
+      '  if (ready) { while (x) { for (;;) { switch (y) { default: HERE_BLOCK } } } }',
+      '  try { HERE_TRY } catch (e) { HERE_CATCH }',
+      '  list.forEach((item) => { HERE_CALLBACK });',
+      '  return 1 / 2 / HERE_DIVISION;',
+      '}',
+      'const after = () => { HERE_AFTER };',
+    ].join('\n');
+    for (const marker of ['HERE_BLOCK', 'HERE_TRY', 'HERE_CATCH', 'HERE_CALLBACK', 'HERE_DIVISION']) expect(nameAt(src, marker)).toBe('outer');
+    expect(nameAt(src, 'HERE_AFTER')).toBe('after');
+    expect(functionScopes(src).map((s) => s.name)).toEqual(['outer', 'after']);
+  });
+
+  it('ends an expression-bodied arrow at its line, separator or enclosing bracket', () => {
+    const src = 'const f = (a) => a + 1\nHERE_OUTSIDE;\nfoo((b) => b, HERE_ARG);';
+    expect(nameAt(src, 'a + 1')).toBe('f');
+    expect(nameAt(src, 'HERE_OUTSIDE')).toBeNull();
+    expect(nameAt(src, 'HERE_ARG')).toBeNull();
+  });
+
+  it('never throws on broken source', () => {
+    for (const src of ['function (', '`unterminated ${', '"unterminated', '/* open', '}}}) => {', 'a = /[/']) {
+      expect(() => functionScopes(src)).not.toThrow();
+    }
+  });
+});
+
+describe('parsed-map cache', () => {
+  it('evicts the least recently used entries by bytes, and keeps nothing larger than its cap', () => {
+    const lru = new ByteLru<string>(100);
+    lru.set('a', 'A', 60);
+    lru.set('b', 'B', 30);
+    expect(lru.get('a')).toBe('A');
+    lru.set('c', 'C', 40);
+    expect([lru.get('a'), lru.get('b'), lru.get('c')]).toEqual(['A', undefined, 'C']);
+    expect(lru.bytes).toBe(100);
+    lru.set('huge', 'H', 101);
+    expect(lru.get('huge')).toBeUndefined();
+    expect(lru.bytes).toBe(100);
+    lru.set('a', 'A2', 10);
+    expect([lru.get('a'), lru.bytes]).toEqual(['A2', 50]);
+  });
+});
+
+describe('parseDebugIds', () => {
+  it('maps each script URL to its debug ID and skips malformed entries', () => {
+    const ids = parseDebugIds([
+      `${DEBUG_ID} ${BUNDLE_URL}`,
+      `${DEBUG_ID.toUpperCase().replace('4B0D', '5B0D')} https://shop.example/assets/b.js`,
+      'not-a-uuid https://x/a.js',
+      `${DEBUG_ID}`,
+      42,
+    ]);
+    expect([...ids]).toEqual([
+      [BUNDLE_URL, DEBUG_ID],
+      ['https://shop.example/assets/b.js', DEBUG_ID.replace('4b0d', '5b0d')],
+    ]);
+    expect(parseDebugIds('nope').size).toBe(0);
+  });
+});
