@@ -22,6 +22,8 @@ export interface IncidentEvidence {
   error_type: string;
   message: string;
   top_frame: string | null;
+  /** The top frame's original position and source line, when a source map covered it (docs/source-maps.md). */
+  top_frame_source?: { file: string; function: string | null; line: number; column: number; code: string | null };
   /** Errors counted in the detection window when the incident opened (then the running total). */
   error_count: number;
   /** `service.version` of the first error of the group. */

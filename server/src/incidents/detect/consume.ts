@@ -1,7 +1,9 @@
+import type { Symbolicator } from '../../sourcemaps/types';
 import { lockCursor, readBatch, saveCursor } from './cursor';
-import { ERROR_SEVERITY, errorOfLog, errorsOfSpan } from './error-records';
+import { ERROR_SEVERITY, errorOfLog, errorsOfSpan, type ErrorOccurrence } from './error-records';
 import { recordErrors, type DetectionDb, type DetectionTrx, type GroupRef } from './groups';
 import { idIn, inRuns } from './id-ranges';
+import { stackFrames, type StackFrames } from './stack-frames';
 import type { DetectionOptions } from './thresholds';
 
 /** What one batch counted. */
@@ -43,28 +45,58 @@ const spanErrors = (trx: DetectionTrx, ids: number[]) =>
     ).flatMap(errorsOfSpan),
   );
 
+/** What counting needs besides the rows: the maps, and the base URL for links in regression notices. */
+export interface ConsumeContext {
+  symbolicator: Symbolicator | undefined;
+  publicUrl: string;
+}
+
+/** Thrown inside the counting transaction to roll it back when errors came whose stacks are not symbolicated yet. */
+class FramesNeeded extends Error {
+  constructor(readonly occurrences: ErrorOccurrence[]) {
+    super('stack frames needed');
+  }
+}
+
 /**
  * Reads the next logs and spans after the shared cursors, counts their errors into groups, and moves the cursors, in
  * one transaction: a crash counts nothing twice, and concurrent detectors (several server processes) wait for each
  * other instead of counting the same rows.
+ *
+ * Symbolication never runs inside that transaction: it reads maps and may parse megabytes, which would hold the
+ * cursors' locks that long (and on SQLite the transaction holds the one connection the symbolicator reads through).
+ * A batch whose stacks are not loaded yet is rolled back, its stacks symbolicated, and read again; the second read
+ * finds them loaded, unless other rows came meanwhile.
  */
-export function consumeBatch(db: DetectionDb, now: number, options: DetectionOptions): Promise<ConsumedBatch> {
-  return db.transaction().execute(async (trx) => {
-    // Always in this order, so two detectors cannot deadlock on the two cursors.
-    const logsCursor = await lockCursor(trx, 'logs');
-    const spansCursor = await lockCursor(trx, 'spans');
-    const logs = await readBatch(trx, logsCursor, now, options);
-    const spans = await readBatch(trx, spansCursor, now, options);
-    const occurrences = [...(await errorLogs(trx, logs.counted)), ...(await spanErrors(trx, spans.counted))];
-    const touched = await recordErrors(trx, occurrences, options.windowMs, now);
-    await saveCursor(trx, logs.next);
-    await saveCursor(trx, spans.next);
-    return {
-      logsRead: logs.counted.length,
-      spansRead: spans.counted.length,
-      errors: occurrences.length,
-      touched,
-      more: logs.more || spans.more,
-    };
-  });
+export async function consumeBatch(db: DetectionDb, now: number, options: DetectionOptions, context: ConsumeContext): Promise<ConsumedBatch> {
+  const frames = stackFrames(context.symbolicator);
+  for (;;) {
+    try {
+      return await db.transaction().execute((trx) => countLocked(trx, now, options, { frames, publicUrl: context.publicUrl }));
+    } catch (err) {
+      if (!(err instanceof FramesNeeded)) throw err;
+      await frames.load(err.occurrences);
+    }
+  }
+}
+
+async function countLocked(trx: DetectionTrx, now: number, options: DetectionOptions, context: { frames: StackFrames; publicUrl: string }): Promise<ConsumedBatch> {
+  // Always in this order, so two detectors cannot deadlock on the two cursors.
+  const logsCursor = await lockCursor(trx, 'logs');
+  const spansCursor = await lockCursor(trx, 'spans');
+  const logs = await readBatch(trx, logsCursor, now, options);
+  const spans = await readBatch(trx, spansCursor, now, options);
+  const occurrences = [...(await errorLogs(trx, logs.counted)), ...(await spanErrors(trx, spans.counted))];
+  const unloaded = occurrences.filter((o) => context.frames.of(o) === undefined);
+  if (unloaded.length > 0) throw new FramesNeeded(unloaded);
+  const touched = await recordErrors(trx, occurrences, { windowMs: options.windowMs, now, ...context });
+  await saveCursor(trx, logs.next);
+  await saveCursor(trx, spans.next);
+  return {
+    logsRead: logs.counted.length,
+    spansRead: spans.counted.length,
+    errors: occurrences.length,
+    touched,
+    more: logs.more || spans.more,
+  };
 }

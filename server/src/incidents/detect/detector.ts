@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock';
 import type { Database } from '../../db/schema';
+import type { Symbolicator } from '../../sourcemaps/types';
 import type { IncidentCommands, IncidentView } from '../types';
 import { countInWindow, type Buckets } from './buckets';
 import { consumeBatch } from './consume';
@@ -13,8 +14,10 @@ export interface DetectorDeps {
   db: Kysely<Database>;
   clock: Clock;
   commands: IncidentCommands;
-  /** Base URL of the server, for replay links. */
+  /** Base URL of the server, for replay and issue links. */
   publicUrl: string;
+  /** Groups errors on their original frames where maps exist; without one, stacks are grouped as sent. */
+  symbolicator?: Symbolicator;
   options?: Partial<DetectionOptions>;
 }
 
@@ -157,7 +160,7 @@ export function createDetector(deps: DetectorDeps): Detector {
       const report: DetectionReport = { logsRead: 0, spansRead: 0, errors: 0, opened: [], escalated: [], resolved: [], updated: [] };
       const touched = new Map<string, GroupRef>();
       for (let more = true; more; ) {
-        const batch = await consumeBatch(db, clock.now(), options);
+        const batch = await consumeBatch(db, clock.now(), options, { symbolicator: deps.symbolicator, publicUrl: deps.publicUrl });
         report.logsRead += batch.logsRead;
         report.spansRead += batch.spansRead;
         report.errors += batch.errors;

@@ -1,4 +1,5 @@
 import { nanosToMillis } from '../../json/read';
+import { parseDebugIds } from '../../sourcemaps/debug-ids';
 import type { RawError } from './fingerprint';
 
 /** Log records at or above this OTLP severity number (ERROR 17–20, FATAL 21–24) are errors. */
@@ -19,6 +20,8 @@ export interface ErrorOccurrence {
   /** When the server stored it: detection windows use the server's clock. */
   receivedMs: number;
   raw: RawError;
+  /** Script URL → debug ID, from `svc.exception.debug_ids`: which maps symbolicate the stack. */
+  debugIds: ReadonlyMap<string, string>;
 }
 
 export interface ErrorLogRow {
@@ -70,8 +73,11 @@ function bodyText(bodyJson: string): string {
   return typeof body === 'string' ? body : JSON.stringify(body);
 }
 
+const DEBUG_IDS = 'svc.exception.debug_ids';
+
 /** The error of an error log record (the caller selects records at {@link ERROR_SEVERITY} or above). */
 export function errorOfLog(row: ErrorLogRow): ErrorOccurrence {
+  const attributes = JSON.parse(row.attributes) as Json;
   return {
     projectId: row.project_id,
     appId: row.app_id,
@@ -79,7 +85,8 @@ export function errorOfLog(row: ErrorLogRow): ErrorOccurrence {
     sessionId: row.session_id,
     timeMs: row.time_ms,
     receivedMs: row.received_ms,
-    raw: rawError(JSON.parse(row.attributes) as Json, bodyText(row.body)),
+    raw: rawError(attributes, bodyText(row.body)),
+    debugIds: parseDebugIds(attributes[DEBUG_IDS]),
   };
 }
 
@@ -97,5 +104,6 @@ export function errorsOfSpan(row: ExceptionSpanRow): ErrorOccurrence[] {
       timeMs: e.timeUnixNano === '0' ? row.time_ms : nanosToMillis(e.timeUnixNano),
       receivedMs: row.received_ms,
       raw: rawError(e.attributes, ''),
+      debugIds: parseDebugIds(e.attributes[DEBUG_IDS]),
     }));
 }

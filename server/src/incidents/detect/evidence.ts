@@ -1,6 +1,7 @@
 import type { IncidentEvidence } from '../types';
 import { resourceFacts } from './error-records';
 import type { DetectionDb, GroupRow } from './groups';
+import type { FrameSource } from './tables';
 
 /** Sessions and failing requests listed in an incident's evidence. */
 const SAMPLE_SIZE = 10;
@@ -69,6 +70,7 @@ export async function gatherEvidence(sources: EvidenceSources, group: GroupRow, 
       error_type: group.error_type,
       message: group.message,
       top_frame: group.top_frame,
+      ...(group.top_source === null ? {} : { top_frame_source: JSON.parse(group.top_source) as FrameSource }),
       error_count: errorCount,
       first_seen_release: group.first_release,
       first_seen_at: iso(group.first_seen_ms),
@@ -80,7 +82,8 @@ export async function gatherEvidence(sources: EvidenceSources, group: GroupRow, 
   };
 }
 
-async function sessionsWithReplay(db: DetectionDb, projectId: string, sessionIds: string[]): Promise<Set<string>> {
+/** The sessions among `sessionIds` that have a replay. */
+export async function sessionsWithReplay(db: DetectionDb, projectId: string, sessionIds: string[]): Promise<Set<string>> {
   if (sessionIds.length === 0) return new Set();
   const rows = await db
     .selectFrom('replay_chunks')

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { normalizeMessage, redactMessage, splitTypePrefix } from './normalize-message';
-import { topInAppFrame, type TopFrame } from './top-frame';
+import type { SymbolicatedFrame } from '../../sourcemaps/types';
+import { topFrameOf, topInAppFrame, type TopFrame } from './top-frame';
 
 /** What an error record says about itself, from its `exception.*` attributes or its log body. */
 export interface RawError {
@@ -24,9 +25,9 @@ export interface ErrorSignature {
 
 /**
  * Error type (`exception.type`, else the `TypeError:` prefix of the message, else `Error`), normalised message and top
- * in-app frame of one error.
+ * in-app frame of one error: from its symbolicated `frames` when given (top-frame.ts, topFrameOf), else as sent.
  */
-export function errorSignature(raw: RawError): ErrorSignature {
+export function errorSignature(raw: RawError, frames?: readonly SymbolicatedFrame[]): ErrorSignature {
   const prefixed = splitTypePrefix(raw.message);
   const type = raw.type || prefixed.type || 'Error';
   // The SDK's log body repeats the type (`TypeError: …`); whichever way the type came, it is not part of the message.
@@ -35,7 +36,7 @@ export function errorSignature(raw: RawError): ErrorSignature {
     type,
     message: normalizeMessage(message),
     sampleMessage: redactMessage(message),
-    frame: raw.stacktrace ? topInAppFrame(raw.stacktrace) : null,
+    frame: raw.stacktrace ? (frames ? topFrameOf(raw.stacktrace, frames) : topInAppFrame(raw.stacktrace)) : null,
   };
 }
 
@@ -43,8 +44,8 @@ export function errorSignature(raw: RawError): ErrorSignature {
 const KEY_LENGTH = 16;
 
 /**
- * The grouping key of an error: its signature within one app and environment, hashed. Line numbers and content
- * hashes are not part of it, so a redeploy keeps the key.
+ * The grouping key of an error: its signature within one app and environment, hashed. Line numbers, content hashes
+ * and (with a map) minified names are not part of it, so a redeploy keeps the key.
  */
 export function fingerprint(appId: string, env: string, signature: ErrorSignature): string {
   const parts = [appId, env, signature.type, signature.message, signature.frame?.key ?? ''];

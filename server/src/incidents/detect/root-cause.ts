@@ -50,14 +50,27 @@ export function requestLabel(request: { name: string; url: string | null }): str
   return path ?? request.name;
 }
 
+/** Longest source line quoted; minified-looking or generated lines can be very long. */
+const MAX_QUOTE_LENGTH = 160;
+
+/** `` The line: `const total = cart.items.reduce(…)`. `` from the top frame's source line, when a map had it. */
+function quoteSourceLine(evidence: IncidentEvidence): string | undefined {
+  const code = evidence.top_frame_source?.code?.trim();
+  if (!code) return undefined;
+  return `The line: \`${code.length <= MAX_QUOTE_LENGTH ? code : `${code.slice(0, MAX_QUOTE_LENGTH - 1)}…`}\`.`;
+}
+
 /**
- * Two to four plain sentences from the evidence: what fails where and how often, since which release, which failing
- * requests go with it, and where to watch it happen. `periodMs` is how long the counted errors took.
+ * Two to five plain sentences from the evidence: what fails where (with the source line when a map had it) and how
+ * often, since which release, which failing requests go with it, and where to watch it happen. `periodMs` is how long
+ * the counted errors took.
  */
 export function rootCauseSummary(error: ErrorHeadline, evidence: IncidentEvidence, periodMs: number, failingTotal: number): string {
   const where = evidence.top_frame ? ` at ${evidence.top_frame}` : '';
   const across = evidence.affected_sessions > 0 ? ` across ${plural(evidence.affected_sessions, 'session')}` : '';
   const sentences = [`${headline(error)}${where}, ${plural(evidence.error_count, 'time')} in ${describeDuration(periodMs)}${across}.`];
+  const quote = quoteSourceLine(evidence);
+  if (quote) sentences.push(quote);
   sentences.push(
     evidence.first_seen_release ? `First seen in release ${evidence.first_seen_release}.` : `First seen at ${evidence.first_seen_at} (no release recorded).`,
   );

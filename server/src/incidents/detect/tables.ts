@@ -1,6 +1,6 @@
 /**
- * Table types of the incident detector (migrations 0003-detection and 0006-detection-gaps), merged into db/schema.ts's
- * `Database`.
+ * Table types of the incident detector and the issues it keeps (migrations 0003-detection, 0006-detection-gaps and
+ * 0011-issues), merged into db/schema.ts's `Database`. An issue is a `detection_groups` row (docs/issues.md).
  */
 export interface DetectionTables {
   /** How far the detector has read `logs` and `spans`, shared by every server process. */
@@ -20,10 +20,12 @@ export interface DetectionTables {
     error_type: string;
     message: string;
     sample_message: string;
-    /** Top in-app frame as people read it, e.g. `renderCart (checkout.js:42)`. */
+    /** Top in-app frame as people read it: `renderCart (checkout.js:42)`, or `total (src/cart/total.ts:42:7)` from a map. */
     top_frame: string | null;
-    /** File of the top frame, for titles. */
+    /** File of the top frame, for titles: the original source path when a map covered it. */
     top_file: string | null;
+    /** JSON {@link FrameSource} of the top frame when a map covered it, else null. */
+    top_source: string | null;
     /** Reporter's clock. */
     first_seen_ms: number;
     last_seen_ms: number;
@@ -42,6 +44,21 @@ export interface DetectionTables {
     incident_open_count: number;
     /** `total_count` when the last incident ended: errors before it do not open the next one. */
     reset_total: number;
+    status: IssueStatus;
+    /** When a person (or the detector, for `regressed`) last set `status`; null while it was never changed. */
+    status_changed_ms: number | null;
+    /** Who: `key:<name>` for a control key, `detector` for a regression. */
+    status_by: string | null;
+    /** 1 when resolved "in next release": only an error from another release than `resolved_release` regresses it. */
+    in_next_release: number;
+    /** The app's newest release when the issue was resolved. */
+    resolved_release: string | null;
+    /** `service.version` of the newest error. */
+    last_release: string | null;
+    /** Distinct sessions ever affected (`issue_sessions`). */
+    session_count: number;
+    /** JSON {@link LastEvent}: what the issue detail symbolicates when it is read. */
+    last_event: string | null;
   };
   /** Sessions that hit a group, by last time of receipt: affected-session counts and samples. */
   detection_sessions: {
@@ -50,6 +67,34 @@ export interface DetectionTables {
     session_id: string;
     last_ms: number;
   };
+  /** Errors of an issue per hour of the reporter's clock. */
+  issue_hours: { project_id: string; fingerprint: string; hour_ms: number; count: number };
+  /** Releases an issue was seen in (errors without a release have no row). */
+  issue_releases: { project_id: string; fingerprint: string; release: string; first_seen_ms: number; last_seen_ms: number; count: number };
+  /** Every session an issue hit, by the reporter's times; unlike `detection_sessions` never forgotten when the detection window moves on. */
+  issue_sessions: { project_id: string; fingerprint: string; session_id: string; first_ms: number; last_ms: number };
 }
 
 export type DetectionSource = 'logs' | 'spans';
+
+export const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored', 'regressed'] as const;
+export type IssueStatus = (typeof ISSUE_STATUSES)[number];
+
+/** The original position of a top frame a map covered, with its source line when the map has the source. */
+export interface FrameSource {
+  file: string;
+  function: string | null;
+  line: number;
+  column: number;
+  code: string | null;
+}
+
+/** The raw facts of an issue's newest error: enough to symbolicate it again with the maps known when it is read. */
+export interface LastEvent {
+  stacktrace: string | null;
+  /** Script URL → debug ID. */
+  debug_ids: Record<string, string>;
+  release: string | null;
+  time_ms: number;
+  session_id: string | null;
+}

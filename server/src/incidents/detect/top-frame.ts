@@ -1,3 +1,6 @@
+import type { SymbolicatedFrame } from '../../sourcemaps/types';
+import type { FrameSource } from './tables';
+
 /** One frame of a JavaScript stack trace. */
 export interface StackFrame {
   /** Function name as the engine printed it, `<anonymous>` when it printed none. */
@@ -15,8 +18,10 @@ export interface TopFrame {
   line: number;
   /** Stable across deploys (no line number): the frame part of a fingerprint. */
   key: string;
-  /** For people: `renderCart (checkout.js:42)`. */
+  /** For people: `renderCart (checkout.js:42)`, or `total (src/cart/total.ts:42:7)` from a map. */
   label: string;
+  /** Where a map placed the frame, with its source line; absent without a map. */
+  source?: FrameSource;
 }
 
 /** V8 (Chrome, Edge, Node): `    at fn (url:line:col)`, `    at url:line:col`, `    at async fn (url:line:col)`. */
@@ -73,10 +78,38 @@ export function stableFileName(url: string): string {
   return base.replace(CONTENT_HASH, '');
 }
 
+/** A frame as sent (no map): named by its minified function and its file name without content hash. */
+function rawTopFrame(frame: Pick<StackFrame, 'fn' | 'url' | 'line'>): TopFrame {
+  const file = stableFileName(frame.url);
+  return { fn: frame.fn, file, line: frame.line, key: `${frame.fn}@${file}`, label: `${frame.fn} (${file}:${frame.line})` };
+}
+
 /** The first frame of `stack` that is the app's own code, or null when there is none. */
 export function topInAppFrame(stack: string): TopFrame | null {
   const frame = parseStack(stack).find((f) => isInApp(f.url));
+  return frame ? rawTopFrame(frame) : null;
+}
+
+/**
+ * The top in-app frame of a symbolicated stack (in-app also excludes what a map places in `node_modules`). When a map
+ * placed it, it is named by the original function and file (`total@src/cart/total.ts`), which a rebuild does not
+ * change even when every minified name and hash does. Without any map the answer is {@link topInAppFrame}'s, so groups
+ * made before maps existed keep their key.
+ */
+export function topFrameOf(stack: string, frames: readonly SymbolicatedFrame[]): TopFrame | null {
+  if (!frames.some((f) => f.original)) return topInAppFrame(stack);
+  const frame = frames.find((f) => f.inApp);
   if (!frame) return null;
-  const file = stableFileName(frame.url);
-  return { fn: frame.fn, file, line: frame.line, key: `${frame.fn}@${file}`, label: `${frame.fn} (${file}:${frame.line})` };
+  if (!frame.original) return rawTopFrame({ fn: frame.function, url: frame.url, line: frame.line });
+  const { file, line, column, context } = frame.original;
+  const fn = frame.original.function ?? '<anonymous>';
+  const code = context?.lines[line - context.startLine] ?? null;
+  return {
+    fn,
+    file,
+    line,
+    key: `${fn}@${file}`,
+    label: `${fn} (${file}:${line}:${column})`,
+    source: { file, function: frame.original.function, line, column, code },
+  };
 }

@@ -1,0 +1,58 @@
+import { scheduleIssueDeliveries } from '../../notify/outbox/issue-events';
+import type { ErrorOccurrence } from './error-records';
+import type { DetectionTrx, GroupRow, RecordContext } from './groups';
+import { incidentTitle } from './root-cause';
+
+/** Who the status history names for a regression. */
+export const DETECTOR_ACTOR = 'detector';
+
+/** Where a notification sends people for an issue: its detail in the control plane (docs/issues.md). */
+export const issueUrl = (publicUrl: string, id: string) => `${publicUrl}/control-plane/issues/${id}`;
+
+/**
+ * The errors that reopen a resolved issue: any, or with "in next release" only those from another release than the
+ * one current when it was resolved (errors of that release were expected until the fix ships).
+ */
+function reopening(group: GroupRow, occurrences: ErrorOccurrence[]): ErrorOccurrence[] {
+  return group.in_next_release ? occurrences.filter((o) => o.release !== group.resolved_release) : occurrences;
+}
+
+function regressionSummary(group: GroupRow, errors: ErrorOccurrence[]): string {
+  const releases = [...new Set(errors.map((o) => o.release ?? 'no release'))].join(', ');
+  const resolved = group.status_changed_ms === null ? 'Resolved' : `Resolved at ${new Date(group.status_changed_ms).toISOString()}`;
+  const expected = group.in_next_release ? ` for the release after ${group.resolved_release ?? 'the one then current'}` : '';
+  const where = group.top_frame ? ` at ${group.top_frame}` : '';
+  return `${resolved}${expected}, it occurred again${where}: ${errors.length} ${errors.length === 1 ? 'time' : 'times'} (release ${releases}).`;
+}
+
+/**
+ * Moves a resolved issue that occurs again to `regressed` and schedules its `issue.regressed` notifications, in the
+ * counting transaction: each error is counted once across every detector process, and the move is conditional on the
+ * stored status, so a regression notifies once. Ignored issues stay ignored; unresolved and regressed ones stay as they
+ * are.
+ */
+export async function regressIfResolved(trx: DetectionTrx, group: GroupRow, occurrences: ErrorOccurrence[], context: RecordContext): Promise<void> {
+  if (group.status !== 'resolved') return;
+  const errors = reopening(group, occurrences);
+  if (errors.length === 0) return;
+  const moved = await trx
+    .updateTable('detection_groups')
+    .set({ status: 'regressed', status_changed_ms: context.now, status_by: DETECTOR_ACTOR })
+    .where('project_id', '=', group.project_id)
+    .where('fingerprint', '=', group.fingerprint)
+    .where('status', '=', 'resolved')
+    .executeTakeFirst();
+  if (Number(moved.numUpdatedRows) === 0) return;
+  const app = await trx.selectFrom('apps').select('name').where('id', '=', group.app_id).executeTakeFirst();
+  await scheduleIssueDeliveries(trx, {
+    projectId: group.project_id,
+    issueId: group.fingerprint,
+    event: 'issue.regressed',
+    atMs: context.now,
+    env: group.env,
+    services: [app?.name ?? group.app_id],
+    title: incidentTitle({ errorType: group.error_type, sampleMessage: group.sample_message, topFile: group.top_file }),
+    summary: regressionSummary(group, errors),
+    url: issueUrl(context.publicUrl, group.fingerprint),
+  });
+}

@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema';
+import { replayUrl, sessionsWithReplay } from '../incidents/detect/evidence';
+import type { LastEvent } from '../incidents/detect/tables';
+import { iso } from '../query/params';
+import type { SymbolicatedFrame, Symbolicator } from '../sourcemaps/types';
+import { breadcrumbsBefore } from './breadcrumbs';
+import { frameJson, issueJson, type IssueRow } from './json';
+
+const HOUR_MS = 3_600_000;
+/** Hours of counts in the detail: the two weeks up to the issue's last error. */
+const COUNT_HOURS = 14 * 24;
+/** Affected sessions listed, newest first. */
+const SESSION_SAMPLE = 10;
+
+export interface DetailSources {
+  db: Kysely<Database>;
+  symbolicator: Symbolicator;
+  publicUrl: string;
+}
+
+/** The newest error's stack, symbolicated now: a map uploaded after the error still applies. */
+async function stackOf(symbolicator: Symbolicator, projectId: string, last: LastEvent | null): Promise<SymbolicatedFrame[]> {
+  if (!last?.stacktrace) return [];
+  return symbolicator.symbolicate({ projectId, stacktrace: last.stacktrace, debugIds: new Map(Object.entries(last.debug_ids)), release: last.release });
+}
+
+/** Errors per hour (only hours with errors) over the two weeks up to the last one, oldest first. */
+async function countsOf(db: Kysely<Database>, row: IssueRow) {
+  const rows = await db
+    .selectFrom('issue_hours')
+    .select(['hour_ms', 'count'])
+    .where('project_id', '=', row.project_id)
+    .where('fingerprint', '=', row.fingerprint)
+    .where('hour_ms', '>', row.last_seen_ms - COUNT_HOURS * HOUR_MS)
+    .orderBy('hour_ms')
+    .execute();
+  return rows.map((r) => ({ start: iso(r.hour_ms), count: Number(r.count) }));
+}
+
+async function releasesOf(db: Kysely<Database>, row: IssueRow) {
+  const rows = await db
+    .selectFrom('issue_releases')
+    .selectAll()
+    .where('project_id', '=', row.project_id)
+    .where('fingerprint', '=', row.fingerprint)
+    .orderBy('last_seen_ms', 'desc')
+    .execute();
+  return rows.map((r) => ({ release: r.release, events: Number(r.count), first_seen: iso(r.first_seen_ms), last_seen: iso(r.last_seen_ms) }));
+}
+
+/** The newest affected sessions, each with its replay link when it has a replay. */
+async function sessionsOf(sources: DetailSources, row: IssueRow) {
+  const rows = await sources.db
+    .selectFrom('issue_sessions')
+    .select(['session_id', 'last_ms'])
+    .where('project_id', '=', row.project_id)
+    .where('fingerprint', '=', row.fingerprint)
+    .orderBy('last_ms', 'desc')
+    .limit(SESSION_SAMPLE)
+    .execute();
+  const withReplay = await sessionsWithReplay(sources.db, row.project_id, rows.map((r) => r.session_id));
+  return rows.map((r) => ({
+    session_id: r.session_id,
+    last_seen: iso(r.last_ms),
+    replay_url: withReplay.has(r.session_id) ? replayUrl(sources.publicUrl, r.session_id) : null,
+  }));
+}
+
+/** An issue with everything its page shows (docs/issues.md, "The detail"). */
+export async function issueDetail(sources: DetailSources, row: IssueRow) {
+  const last = row.last_event === null ? null : (JSON.parse(row.last_event) as LastEvent);
+  const frames = await stackOf(sources.symbolicator, row.project_id, last);
+  return {
+    ...issueJson(row),
+    stack: { raw: last?.stacktrace ?? null, frames: frames.map(frameJson) },
+    last_event: last && { at: iso(last.time_ms), release: last.release, session_id: last.session_id },
+    counts: await countsOf(sources.db, row),
+    releases: await releasesOf(sources.db, row),
+    sessions_sample: await sessionsOf(sources, row),
+    breadcrumbs: last ? await breadcrumbsBefore(sources.db, { projectId: row.project_id, sessionId: last.session_id, atMs: last.time_ms }) : [],
+  };
+}

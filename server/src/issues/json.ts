@@ -1,0 +1,48 @@
+import type { GroupRow } from '../incidents/detect/groups';
+import { iso } from '../query/params';
+import type { SymbolicatedFrame } from '../sourcemaps/types';
+
+/** An issue as stored (a detection group) with its app's name. */
+export type IssueRow = GroupRow & { app: string };
+
+/** An issue as listings return it (docs/issues.md); the detail adds its stack, counts, sessions and breadcrumbs. */
+export function issueJson(r: IssueRow) {
+  return {
+    id: r.fingerprint,
+    status: r.status,
+    type: r.error_type,
+    message: r.sample_message,
+    app: r.app,
+    env: r.env,
+    events: Number(r.total_count),
+    sessions: Number(r.session_count),
+    first_seen: { at: iso(r.first_seen_ms), release: r.first_release },
+    last_seen: { at: iso(r.last_seen_ms), release: r.last_release },
+    top_frame: r.top_frame,
+    status_changed_at: r.status_changed_ms === null ? null : iso(r.status_changed_ms),
+    status_by: r.status_by,
+    in_next_release: r.in_next_release === 1,
+    resolved_release: r.resolved_release,
+    incident_id: r.incident_id,
+  };
+}
+
+/** A symbolicated frame with the API's snake_case keys. */
+export function frameJson(f: SymbolicatedFrame) {
+  const o = f.original;
+  return {
+    function: f.function,
+    url: f.url,
+    line: f.line,
+    column: f.column,
+    in_app: f.inApp,
+    debug_id: f.debugId,
+    original: o && {
+      file: o.file,
+      line: o.line,
+      column: o.column,
+      function: o.function,
+      context: o.context && { start_line: o.context.startLine, lines: o.context.lines },
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema';
+import type { IssueStatus } from '../incidents/detect/tables';
+import type { Cursor } from '../query/params';
+import type { IssueRow } from './json';
+
+/** The listing's orders, each newest or largest first, and the column behind each. */
+export const ISSUE_SORTS = { last_seen: 'last_seen_ms', events: 'total_count', sessions: 'session_count' } as const;
+export type IssueSort = keyof typeof ISSUE_SORTS;
+
+export interface IssueFilter {
+  appId?: string;
+  env?: string;
+  /** Issues seen in this release (at any time). */
+  release?: string;
+  status?: IssueStatus;
+  /** Text in the type or the message, case-insensitive. */
+  q?: string;
+  /** Last seen at or after (epoch ms). */
+  from?: number;
+  /** Last seen before. */
+  to?: number;
+}
+
+/** `q` as a LIKE pattern that matches it literally anywhere (`\` escapes the wildcards). */
+const containing = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** One page of a project's issues plus one row (to tell whether more follow), after `cursor` in `sort` order. */
+export async function listIssues(
+  db: Kysely<Database>,
+  projectId: string,
+  filter: IssueFilter,
+  page: { sort: IssueSort; limit: number; cursor?: Cursor & { k: string } },
+): Promise<IssueRow[]> {
+  const column = `g.${ISSUE_SORTS[page.sort]}` as const;
+  let q = db
+    .selectFrom('detection_groups as g')
+    .innerJoin('apps', 'apps.id', 'g.app_id')
+    .selectAll('g')
+    .select('apps.name as app')
+    .where('g.project_id', '=', projectId);
+  if (filter.appId !== undefined) q = q.where('g.app_id', '=', filter.appId);
+  if (filter.env !== undefined) q = q.where('g.env', '=', filter.env);
+  if (filter.status !== undefined) q = q.where('g.status', '=', filter.status);
+  if (filter.from !== undefined) q = q.where('g.last_seen_ms', '>=', filter.from);
+  if (filter.to !== undefined) q = q.where('g.last_seen_ms', '<', filter.to);
+  const { release, q: text } = filter;
+  if (release !== undefined) {
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('issue_releases as r')
+          .select('r.release')
+          .whereRef('r.project_id', '=', 'g.project_id')
+          .whereRef('r.fingerprint', '=', 'g.fingerprint')
+          .where('r.release', '=', release),
+      ),
+    );
+  }
+  if (text !== undefined) {
+    const pattern = containing(text);
+    // lower() on both sides: PostgreSQL's LIKE is case-sensitive, SQLite's only outside ASCII.
+    const matches = (col: 'g.error_type' | 'g.sample_message' | 'g.message') => sql<boolean>`lower(${sql.ref(col)}) like ${pattern} escape '\\'`;
+    q = q.where((eb) => eb.or([matches('g.error_type'), matches('g.sample_message'), matches('g.message')]));
+  }
+  const { cursor } = page;
+  if (cursor) q = q.where((eb) => eb.or([eb(column, '<', cursor.t), eb.and([eb(column, '=', cursor.t), eb('g.fingerprint', '<', cursor.k)])]));
+  return q.orderBy(column, 'desc').orderBy('g.fingerprint', 'desc').limit(page.limit + 1).execute();
+}
