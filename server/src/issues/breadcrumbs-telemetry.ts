@@ -1,0 +1,124 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema';
+import { ERROR_SEVERITY } from '../incidents/detect/error-records';
+import { truncate } from '../notify/kinds/chat/text';
+import { originOf, relativeUrl } from '../replay/export/recorded-url';
+import type { TimedBreadcrumb, TimeWindow } from './breadcrumbs';
+
+type Db = Kysely<Database>;
+type Json = Record<string, unknown>;
+
+interface Source {
+  projectId: string;
+  sessionId: string;
+  window: TimeWindow;
+  max: number;
+  /** The page the session showed: requests to its origin are shown by path. */
+  pageUrl: string | undefined;
+}
+
+/** Longest message text taken from a log: a breadcrumb is a line to glance at, the log itself holds the rest. */
+const MAX_TEXT_CHARS = 200;
+/** OTLP SpanKind CLIENT: what the SDK's fetch and XHR spans are. */
+const CLIENT_SPAN = 3;
+/** Lowest OTLP severity number of each level name (the SDK sends 5, 9, 13, 17 and 21). */
+const LEVELS: ReadonlyArray<readonly [number, string]> = [
+  [21, 'fatal'],
+  [17, 'error'],
+  [13, 'warn'],
+  [9, 'info'],
+  [5, 'debug'],
+];
+
+/**
+ * The session's console output, other logs, errors and fetch/XHR requests in the window, the `max` newest of each
+ * table. The log the SDK writes beside each fetch span (`GET /x → 200 (5 ms)`, with `http.*` attributes) is left out:
+ * the span is that request's breadcrumb.
+ */
+export async function telemetryBreadcrumbs(db: Db, q: Source): Promise<TimedBreadcrumb[]> {
+  const [logs, spans] = await Promise.all([windowLogs(db, q), windowClientSpans(db, q)]);
+  const pageOrigin = q.pageUrl === undefined ? undefined : originOf(q.pageUrl);
+  return [...logs.flatMap(logCrumb), ...spans.flatMap((span) => requestCrumb(span, pageOrigin))].sort((a, b) => a.atMs - b.atMs);
+}
+
+function windowLogs(db: Db, q: Source) {
+  return db
+    .selectFrom('logs')
+    .select(['time_ms', 'severity_number', 'body', 'attributes'])
+    .where('project_id', '=', q.projectId)
+    .where('session_id', '=', q.sessionId)
+    .where('time_ms', '>=', q.window.fromMs)
+    .where('time_ms', '<=', q.window.toMs)
+    .orderBy('time_ms', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.max)
+    .execute();
+}
+
+function windowClientSpans(db: Db, q: Source) {
+  return db
+    .selectFrom('spans')
+    .select(['time_ms', 'duration_ms', 'trace_id', 'status_message', 'attributes'])
+    .where('project_id', '=', q.projectId)
+    .where('session_id', '=', q.sessionId)
+    .where('time_ms', '>=', q.window.fromMs)
+    .where('time_ms', '<=', q.window.toMs)
+    .where('kind', '=', CLIENT_SPAN)
+    .orderBy('time_ms', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.max)
+    .execute();
+}
+
+type LogRow = Awaited<ReturnType<typeof windowLogs>>[number];
+type SpanRow = Awaited<ReturnType<typeof windowClientSpans>>[number];
+
+/** `console.warn: …` for console output, `TypeError: …` for an error, `info: …` for any other log. */
+function logCrumb(row: LogRow): TimedBreadcrumb[] {
+  const attributes = JSON.parse(row.attributes) as Json;
+  if (attributes['http.method'] !== undefined) return [];
+  const level = levelName(row.severity_number);
+  const body = oneLine(bodyText(row.body));
+  const atMs = row.time_ms;
+  if (attributes['log.source'] === 'console') return [{ atMs, kind: 'console', message: `console.${level}: ${body}`, data: { level } }];
+  if (row.severity_number < ERROR_SEVERITY) return [{ atMs, kind: 'log', message: `${level}: ${body}`, data: { level } }];
+  const type = text(attributes['exception.type']);
+  const message = text(attributes['exception.message']) ?? body;
+  return [{ atMs, kind: 'error', message: oneLine(type ? `${type}: ${message}` : message), data: { level, ...(type && { type }) } }];
+}
+
+/** `POST /api/cart → 500 (120 ms)`, or `GET https://cdn.example/x.js failed: TypeError: Failed to fetch (3 ms)`. */
+function requestCrumb(row: SpanRow, pageOrigin: string | undefined): TimedBreadcrumb[] {
+  const attributes = JSON.parse(row.attributes) as Json;
+  const method = text(attributes['http.method']) ?? text(attributes['http.request.method']);
+  const url = text(attributes['http.url']) ?? text(attributes['url.full']);
+  if (method === undefined || url === undefined) return [];
+  const status = Number(attributes['http.status_code'] ?? attributes['http.response.status_code'] ?? 0);
+  const durationMs = Number(attributes['http.duration_ms'] ?? row.duration_ms);
+  const shown = pageOrigin === undefined ? url : relativeUrl(url, pageOrigin);
+  const outcome = status > 0 ? `→ ${status}` : `failed: ${row.status_message ?? 'no response'}`;
+  return [
+    {
+      atMs: row.time_ms,
+      kind: 'request',
+      message: `${method} ${shown} ${outcome} (${Math.round(durationMs)} ms)`,
+      data: { method, url, status, duration_ms: durationMs, trace_id: row.trace_id },
+    },
+  ];
+}
+
+function levelName(severity: number): string {
+  return LEVELS.find(([lowest]) => severity >= lowest)?.[1] ?? 'trace';
+}
+
+/** A stored log body (AnyValue as plain JSON) as text: strings as they are, anything else as JSON. */
+function bodyText(bodyJson: string): string {
+  const body = JSON.parse(bodyJson) as unknown;
+  if (body === null) return '';
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+/** The first line, cut to {@link MAX_TEXT_CHARS}: a console error's stack stays in the log. */
+const oneLine = (s: string): string => truncate(s.split('\n', 1)[0]!.trim(), MAX_TEXT_CHARS);
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
