@@ -6,7 +6,7 @@ import type { GuardedHttp } from '../http/guarded-http';
 export const CHANNEL_TYPES = ['chat', 'teams', 'sms', 'voice', 'email', 'webhook'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
-/** SPEC 2.6: exactly what the webhook kind posts, and what every other kind renders from. */
+/** SPEC 2.6: exactly what the webhook kind posts for an incident event, and what every other kind renders from. */
 export interface IncidentPayload {
   event: IncidentEventKind;
   incident_id: string;
@@ -18,7 +18,7 @@ export interface IncidentPayload {
   dashboard_url: string;
 }
 
-/** What a kind renders: the SPEC 2.6 payload plus what richer channels show and link to. */
+/** What a kind renders for an incident: the SPEC 2.6 payload plus what richer channels show and link to. */
 export interface IncidentNotice {
   payload: IncidentPayload;
   status: IncidentStatus;
@@ -35,6 +35,41 @@ export interface IncidentNotice {
   /** Who acknowledged or resolved the incident, for those events (`chat:alice`, `link`, `voice`); null otherwise. */
   actor: string | null;
 }
+
+/** Events about an issue (a group of errors, docs/notifications.md): a resolved issue that occurred again. */
+export type IssueEventKind = 'issue.regressed';
+
+/** The severity an issue event is matched and shown with; rules may name it in `conditions.severity`. */
+export const ISSUE_SEVERITY = 'warning';
+
+/** The webhook payload of an issue event: SPEC 2.6's fields, with `issue_id` where an incident has `incident_id`. */
+export interface IssuePayload {
+  event: IssueEventKind;
+  issue_id: string;
+  severity: typeof ISSUE_SEVERITY;
+  title: string;
+  services: string[];
+  env: string;
+  root_cause_summary: string;
+  dashboard_url: string;
+}
+
+/** What a kind renders for an issue event. Nothing to acknowledge or resolve from a message: the link opens the issue. */
+export interface IssueNotice {
+  payload: IssuePayload;
+  status: 'regressed';
+  /** When the regression was detected, ISO 8601. */
+  detected_at: string;
+  test: false;
+}
+
+/** What the outbox hands a kind to send. */
+export type Notice = IncidentNotice | IssueNotice;
+export type NoticeEventKind = Notice['payload']['event'];
+export type NoticeSeverity = Notice['payload']['severity'];
+export type NoticeStatus = Notice['status'];
+
+export const isIssueNotice = (notice: Notice): notice is IssueNotice => 'issue_id' in notice.payload;
 
 /** How an attempt ended, as the delivery log records it (SPEC 2.7 states, plus `retry` which becomes `retrying`). */
 export type SendOutcome =
@@ -66,7 +101,10 @@ export type SendOutcome =
       message: string;
     };
 
-/** Per (channel, incident) memory of a kind between deliveries, e.g. the chat thread a first message started. */
+/**
+ * Per (channel, incident) memory of a kind between deliveries, e.g. the chat thread a first message started; per
+ * delivery for a delivery without an incident (a test, an issue event).
+ */
 export interface ThreadRef {
   get(): Promise<string | undefined>;
   set(ref: string): Promise<void>;
@@ -75,7 +113,7 @@ export interface ThreadRef {
 export interface SendContext<C, S> {
   config: C;
   secrets: S;
-  notice: IncidentNotice;
+  notice: Notice;
   /** Stable across the retries of one delivery: the Standard Webhooks `webhook-id`, an idempotency key elsewhere. */
   deliveryId: string;
   /** 1 for the first attempt. */

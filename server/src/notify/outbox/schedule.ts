@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import type { IncidentEvent } from '../../incidents/store';
-import { ruleMatches, type RuleConditions } from '../rules/match';
+import { ruleMatches, type RuleConditions, type RuleSubject } from '../rules/match';
 
 export const newDeliveryId = () => `dlv_${randomBytes(10).toString('hex')}`;
 
@@ -33,78 +33,89 @@ export function scheduledDelivery(
   };
 }
 
+/** When each channel is due and the rule that sent it there (null for an update that follows earlier deliveries). */
+export type DueChannels = Map<string, { atMs: number; ruleId: string | null }>;
+
+/**
+ * The channels the project's rules send a new event to: every rule is evaluated in order and every matching rule fires
+ * (SPEC 4, rules 1 and 2), each for its channels `delay_seconds` after the event; a channel several rules reach is due
+ * once, at the earliest of their times.
+ */
+export async function channelsByRules(trx: Transaction<Database>, projectId: string, subject: RuleSubject, atMs: number): Promise<DueChannels> {
+  const due: DueChannels = new Map();
+  const rules = await trx.selectFrom('notification_rules').selectAll().where('project_id', '=', projectId).orderBy('position').orderBy('created_ms').orderBy('id').execute();
+  for (const rule of rules) {
+    if (!ruleMatches(JSON.parse(rule.conditions) as RuleConditions, subject)) continue;
+    const dueMs = atMs + rule.delay_seconds * 1000;
+    for (const channelId of JSON.parse(rule.channels) as string[]) {
+      const earlier = due.get(channelId);
+      if (earlier === undefined || dueMs < earlier.atMs) due.set(channelId, { atMs: dueMs, ruleId: rule.id });
+    }
+  }
+  return due;
+}
+
+/** What a delivery says beyond where it goes: the event, why, its dedupe key on that channel and its notice. */
+type DeliveryContent = Pick<DeliveryInsert, 'incident_id' | 'event' | 'trigger' | 'dedupe_key' | 'notice'>;
+
+/**
+ * One scheduled delivery per due channel that still exists in the project (a rule may name a deleted channel); a
+ * delivery whose dedupe key is already written (a retried transaction, the same event twice) is not written again.
+ */
+export async function insertDeliveries(
+  trx: Transaction<Database>,
+  projectId: string,
+  due: DueChannels,
+  nowMs: number,
+  content: (channelId: string) => DeliveryContent,
+): Promise<void> {
+  if (due.size === 0) return;
+  const channels = await trx.selectFrom('notification_channels').select(['id', 'type']).where('project_id', '=', projectId).where('id', 'in', [...due.keys()]).execute();
+  if (channels.length === 0) return;
+  const rows = channels.map((channel) => {
+    const { atMs, ruleId } = due.get(channel.id)!;
+    const where = { id: newDeliveryId(), project_id: projectId, channel_id: channel.id, channel_type: channel.type, rule_id: ruleId };
+    return scheduledDelivery({ ...where, ...content(channel.id) }, atMs, nowMs);
+  });
+  await trx.insertInto('deliveries').values(rows).onConflict((oc) => oc.column('dedupe_key').doNothing()).execute();
+}
+
 /**
  * The deliveries an incident event causes (docs/notifications.md, "Rules"), written in the event's transaction:
  *
- * - `incident.created`: every rule is evaluated in order and every matching rule fires (SPEC 4, rules 1 and 2), each
- *   for its channels `delay_seconds` after the incident; a channel several rules reach gets one delivery, at the
- *   earliest of their times. Later steps of an escalation chain are rows waiting in state `scheduled`.
+ * - `incident.created`: to the channels of the matching rules ({@link channelsByRules}). Later steps of an escalation
+ *   chain are rows waiting in state `scheduled`.
  * - `incident.escalated`, `incident.acknowledged`, `incident.resolved`: at once, to every channel that was already
  *   notified of the incident (its `incident.created` delivery was sent or delivered), so whoever heard of it hears how
  *   it goes; acknowledging or resolving cancels the steps still scheduled, and the retries of earlier events.
  */
 export async function scheduleDeliveries(trx: Transaction<Database>, event: IncidentEvent): Promise<void> {
-  const due = new Map<string, { atMs: number; ruleId: string | null }>();
-  if (event.event === 'incident.created') {
-    const rules = await trx.selectFrom('notification_rules').selectAll().where('project_id', '=', event.projectId).orderBy('position').orderBy('created_ms').orderBy('id').execute();
-    for (const rule of rules) {
-      if (!ruleMatches(JSON.parse(rule.conditions) as RuleConditions, event)) continue;
-      const atMs = event.atMs + rule.delay_seconds * 1000;
-      for (const channelId of JSON.parse(rule.channels) as string[]) {
-        const earlier = due.get(channelId);
-        if (earlier === undefined || atMs < earlier.atMs) due.set(channelId, { atMs, ruleId: rule.id });
-      }
-    }
-  } else {
-    if (event.event !== 'incident.escalated') {
-      await trx
-        .updateTable('deliveries')
-        .set({ state: 'cancelled', next_attempt_ms: null, lease_owner: null, lease_until_ms: null, completed_ms: event.atMs, updated_ms: event.atMs })
-        .where('incident_id', '=', event.incidentId)
-        .where('state', 'in', ['scheduled', 'retrying'])
-        .execute();
-    }
-    const notified = await trx
-      .selectFrom('deliveries')
-      .select('channel_id')
+  const due = event.event === 'incident.created' ? await channelsByRules(trx, event.projectId, event, event.atMs) : await channelsToUpdate(trx, event);
+  await insertDeliveries(trx, event.projectId, due, event.atMs, (channelId) => ({
+    incident_id: event.incidentId,
+    event: event.event,
+    trigger: 'incident',
+    dedupe_key: `${event.incidentId}:${event.event}:${channelId}`,
+    notice: null,
+  }));
+}
+
+/** The channels a later incident event goes to at once; acknowledging or resolving first cancels what is pending. */
+async function channelsToUpdate(trx: Transaction<Database>, event: IncidentEvent): Promise<DueChannels> {
+  if (event.event !== 'incident.escalated') {
+    await trx
+      .updateTable('deliveries')
+      .set({ state: 'cancelled', next_attempt_ms: null, lease_owner: null, lease_until_ms: null, completed_ms: event.atMs, updated_ms: event.atMs })
       .where('incident_id', '=', event.incidentId)
-      .where('event', '=', 'incident.created')
-      .where('state', 'in', ['sent', 'delivered'])
+      .where('state', 'in', ['scheduled', 'retrying'])
       .execute();
-    for (const { channel_id } of notified) due.set(channel_id, { atMs: event.atMs, ruleId: null });
   }
-  if (due.size === 0) return;
-  // Only channels of the project that still exist: a rule may name a deleted channel.
-  const channels = await trx
-    .selectFrom('notification_channels')
-    .select(['id', 'type'])
-    .where('project_id', '=', event.projectId)
-    .where('id', 'in', [...due.keys()])
+  const notified = await trx
+    .selectFrom('deliveries')
+    .select('channel_id')
+    .where('incident_id', '=', event.incidentId)
+    .where('event', '=', 'incident.created')
+    .where('state', 'in', ['sent', 'delivered'])
     .execute();
-  if (channels.length === 0) return;
-  await trx
-    .insertInto('deliveries')
-    .values(
-      channels.map((channel) => {
-        const { atMs, ruleId } = due.get(channel.id)!;
-        return scheduledDelivery(
-          {
-            id: newDeliveryId(),
-            project_id: event.projectId,
-            channel_id: channel.id,
-            channel_type: channel.type,
-            incident_id: event.incidentId,
-            event: event.event,
-            trigger: 'incident',
-            rule_id: ruleId,
-            dedupe_key: `${event.incidentId}:${event.event}:${channel.id}`,
-            notice: null,
-          },
-          atMs,
-          event.atMs,
-        );
-      }),
-    )
-    .onConflict((oc) => oc.column('dedupe_key').doNothing())
-    .execute();
+  return new Map(notified.map(({ channel_id }) => [channel_id, { atMs: event.atMs, ruleId: null }]));
 }

@@ -7,7 +7,7 @@ import type { SecretBox } from '../../secrets/secret-box';
 import type { GuardedHttp } from '../http/guarded-http';
 import type { IntegrationStore } from '../integrations/store';
 import type { KindRegistry } from '../kinds/registry';
-import type { ChannelType, IncidentNotice, SendOutcome, ThreadRef } from '../kinds/types';
+import { isIssueNotice, type ChannelType, type IncidentNotice, type Notice, type SendOutcome, type ThreadRef } from '../kinds/types';
 
 export type DeliveryRow = Selectable<Database['deliveries']>;
 
@@ -19,7 +19,10 @@ export interface OutboxDeps {
   http: GuardedHttp;
   kinds: KindRegistry;
   integrations: IntegrationStore;
-  /** The notice of an incident delivery, built at its first attempt (later attempts resend the same). */
+  /**
+   * The notice of an incident delivery, built at its first attempt (later attempts resend the same). Test and issue
+   * deliveries are written with their notice.
+   */
   noticeFor: (delivery: DeliveryRow) => Promise<IncidentNotice | undefined>;
   log: (line: string) => void;
 }
@@ -40,6 +43,8 @@ export interface Outbox {
   drain(): Promise<number>;
   stop(): Promise<void>;
 }
+
+const storedNotice = (row: DeliveryRow): Notice | undefined => (row.notice === null ? undefined : (JSON.parse(row.notice) as Notice));
 
 const TERMINAL = { delivered: 'delivered', sent: 'sent', failed: 'failed' } as const;
 
@@ -86,7 +91,7 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
       .execute();
   };
 
-  // A test delivery has no incident to keep a thread with: its memory lives in this process, for its retries.
+  // A test or issue delivery has no incident to keep a thread with: its memory lives in this process, for its retries.
   const testThreads = new Map<string, string>();
   const threadOf = (delivery: DeliveryRow): ThreadRef => {
     const { channel_id: channelId, incident_id: incidentId } = delivery;
@@ -124,7 +129,7 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
     let latencyMs = 0;
     const channel = await db.selectFrom('notification_channels').selectAll().where('id', '=', delivery.channel_id).executeTakeFirst();
     const kind = deps.kinds[delivery.channel_type as ChannelType];
-    let notice: IncidentNotice | undefined = delivery.notice === null ? undefined : (JSON.parse(delivery.notice) as IncidentNotice);
+    let notice: Notice | undefined = storedNotice(delivery);
     if (notice === undefined) {
       notice = await deps.noticeFor(delivery);
       if (notice !== undefined) await db.updateTable('deliveries').set({ notice: JSON.stringify(notice) }).where('id', '=', delivery.id).execute();
@@ -278,6 +283,13 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
 
 export const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** The issue an issue delivery is about, from its notice (written with the delivery); null for incident deliveries. */
+function issueIdOf(row: DeliveryRow): string | null {
+  if (row.trigger !== 'issue') return null;
+  const notice = storedNotice(row);
+  return notice !== undefined && isIssueNotice(notice) ? notice.payload.issue_id : null;
+}
+
 /** A delivery as the API returns it (SPEC 2.7). */
 export function deliveryJson(row: DeliveryRow) {
   return {
@@ -285,6 +297,7 @@ export function deliveryJson(row: DeliveryRow) {
     channel_id: row.channel_id,
     channel_type: row.channel_type,
     incident_id: row.incident_id,
+    issue_id: issueIdOf(row),
     event: row.event,
     trigger: row.trigger,
     rule_id: row.rule_id,

@@ -6,6 +6,7 @@ import type { AppEnv } from '../../http/env';
 import { ApiError, badRequest } from '../../http/errors';
 import { readJsonObject, requiredString, stringList } from '../../http/json-object';
 import { SEVERITIES } from '../../incidents/types';
+import { ISSUE_SEVERITY } from '../kinds/types';
 import type { NotifyServices } from '../services';
 import type { RuleConditions } from './match';
 
@@ -14,6 +15,8 @@ type RuleRow = Selectable<Database['notification_rules']>;
 /** A week: an escalation step later than that is a mistake, not a policy. */
 const MAX_DELAY_SECONDS = 7 * 24 * 3600;
 const CONDITION_KEYS = ['severity', 'env', 'services'];
+/** An incident's severities, and the one issue events have (a rule may be for regressions alone). */
+const RULE_SEVERITIES = [...SEVERITIES, ISSUE_SEVERITY];
 
 const ruleJson = (row: RuleRow) => ({
   id: row.id,
@@ -33,7 +36,7 @@ function parseConditions(value: unknown): RuleConditions {
     if (!CONDITION_KEYS.includes(key)) throw badRequest(`conditions.${key} is not a condition; use ${CONDITION_KEYS.join(', ')}`, { field: `conditions.${key}` });
   }
   const conditions: RuleConditions = {};
-  const severity = stringList(input.severity, 'conditions.severity', SEVERITIES);
+  const severity = stringList(input.severity, 'conditions.severity', RULE_SEVERITIES);
   const env = stringList(input.env, 'conditions.env');
   const services = stringList(input.services, 'conditions.services');
   if (severity) conditions.severity = severity;

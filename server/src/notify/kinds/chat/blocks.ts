@@ -1,6 +1,6 @@
-import type { IncidentNotice } from '../types';
+import { isIssueNotice, type Notice } from '../types';
 import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from './text';
-import { awaitsAcknowledgement, singleLine } from '../notice-wording';
+import { awaitsAcknowledgement, linkedPage, noticeSubject, offersResolve, singleLine } from '../notice-wording';
 
 /** `action_id`s of the card's buttons, as the interactivity endpoint receives them (integrations/chat). */
 export const CHAT_ACTIONS = {
@@ -55,8 +55,8 @@ const mrkdwn = (text: string, max: number): Mrkdwn => ({ type: 'mrkdwn', text: t
 const plain = (text: string): PlainText => ({ type: 'plain_text', text });
 const link = (url: string, label: string) => `<${url}|${label}>`;
 
-/** The incident card: severity and title, status, env, services, root cause, buttons, incident id. */
-export function incidentMessage(notice: IncidentNotice, buttons: CardButtons): ChatMessage {
+/** The card: severity and title, status, env, services, root cause, buttons, incident (or issue) id. */
+export function incidentMessage(notice: Notice, buttons: CardButtons): ChatMessage {
   const { payload, status } = notice;
   const field = (label: string, value: string) => mrkdwn(`*${label}*\n${escapeMrkdwn(value)}`, LIMIT.field);
   const blocks: Block[] = [
@@ -73,38 +73,38 @@ export function incidentMessage(notice: IncidentNotice, buttons: CardButtons): C
     },
     { type: 'section', text: mrkdwn(`*Root cause*\n${escapeMrkdwn(payload.root_cause_summary)}`, LIMIT.section) },
     { type: 'actions', block_id: 'incident_actions', elements: cardButtons(notice, buttons) },
-    { type: 'context', elements: [mrkdwn(notice.test ? `${TEST_NOTE} Incident ${payload.incident_id}` : `Incident ${payload.incident_id}`, LIMIT.section)] },
+    { type: 'context', elements: [mrkdwn(`${notice.test ? `${TEST_NOTE} ` : ''}${noticeSubject(notice).join(' ')}`, LIMIT.section)] },
   ];
   return { text: notificationText(notice), blocks };
 }
 
-/** Buttons by status: nothing to acknowledge once acknowledged, nothing but the dashboard once resolved. */
-function cardButtons(notice: IncidentNotice, buttons: CardButtons): Button[] {
-  const { status, payload } = notice;
+/** Buttons by status: nothing to acknowledge once acknowledged, nothing but the page once resolved (or for an issue). */
+function cardButtons(notice: Notice, buttons: CardButtons): Button[] {
   // An interactive button carries the incident id back; a link button opens the signed URL.
-  const target = (signedUrl: string) => (buttons === 'interactive' ? { value: payload.incident_id } : { url: signedUrl });
+  const target = (incidentId: string, signedUrl: string) => (buttons === 'interactive' ? { value: incidentId } : { url: signedUrl });
   const elements: Button[] = [];
   if (awaitsAcknowledgement(notice)) {
-    elements.push({ type: 'button', action_id: CHAT_ACTIONS.acknowledge, text: plain('Acknowledge'), ...target(notice.acknowledge_url), style: 'primary' });
+    elements.push({ type: 'button', action_id: CHAT_ACTIONS.acknowledge, text: plain('Acknowledge'), ...target(notice.payload.incident_id, notice.acknowledge_url), style: 'primary' });
   }
-  if (status !== 'resolved') {
-    elements.push({ type: 'button', action_id: CHAT_ACTIONS.resolve, text: plain('Resolve'), ...target(notice.resolve_url) });
+  if (offersResolve(notice)) {
+    elements.push({ type: 'button', action_id: CHAT_ACTIONS.resolve, text: plain('Resolve'), ...target(notice.payload.incident_id, notice.resolve_url) });
   }
-  elements.push({ type: 'button', action_id: CHAT_ACTIONS.openDashboard, text: plain('Open dashboard'), url: payload.dashboard_url });
+  elements.push({ type: 'button', action_id: CHAT_ACTIONS.openDashboard, text: plain(`Open ${linkedPage(notice)}`), url: notice.payload.dashboard_url });
   return elements;
 }
 
 /** The text notifications and screen readers show; Slack uses it when the blocks cannot be displayed. */
-export function notificationText(notice: IncidentNotice): string {
+export function notificationText(notice: Notice): string {
   const { payload } = notice;
   const prefix = notice.test ? '[test] ' : '';
   const what = truncate(`${prefix}${SEVERITY_MARK[payload.severity]} ${payload.severity.toUpperCase()} ${singleLine(payload.title)} (${payload.env})`, LIMIT.header * 2);
-  return `${escapeMrkdwn(what)}: ${EVENT_HEADLINE[payload.event]}, ${link(payload.dashboard_url, 'open dashboard')}`;
+  return `${escapeMrkdwn(what)}: ${EVENT_HEADLINE[payload.event]}, ${link(payload.dashboard_url, `open ${linkedPage(notice)}`)}`;
 }
 
 /** The threaded reply recording a later event of the incident under its card. */
-export function threadReply(notice: IncidentNotice): { text: string } {
-  const by = notice.actor ? ` by ${escapeMrkdwn(notice.actor)}` : '';
+export function threadReply(notice: Notice): { text: string } {
+  const actor = isIssueNotice(notice) ? null : notice.actor;
+  const by = actor ? ` by ${escapeMrkdwn(actor)}` : '';
   const headline = `*${EVENT_HEADLINE[notice.payload.event]}*${by} (status: ${STATUS_LABEL[notice.status]})`;
-  return { text: `${headline} · ${link(notice.payload.dashboard_url, 'open dashboard')}` };
+  return { text: `${headline} · ${link(notice.payload.dashboard_url, `open ${linkedPage(notice)}`)}` };
 }

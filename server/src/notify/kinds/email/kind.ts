@@ -1,7 +1,8 @@
+import { noticeSubject } from '../notice-wording';
 import { parseEmailConfig, type EmailConfig, type EmailSecrets } from './config';
 import { renderEmailReport } from './report';
 import { sendBySmtp } from './transport';
-import type { ChannelKind, RetryPolicy } from '../types';
+import type { ChannelKind, Notice, RetryPolicy } from '../types';
 
 /**
  * Mail servers answer 4xx to say "later": greylisting asks for a retry after one to fifteen minutes, a full mailbox or
@@ -45,12 +46,18 @@ export function createEmailKind(options: EmailKindOptions): ChannelKind<EmailCon
           html: report.html,
           // The same Message-ID on every retry lets a receiving system drop a copy it already has.
           messageId: `<${context.deliveryId.replace(/[^\w.-]/g, '-')}@${domain}>`,
-          // Mail clients that thread by reference (Apple Mail, Thunderbird) keep an incident's updates together.
-          references: `<incident-${notice.payload.incident_id.replace(/[^\w.-]/g, '-')}@${domain}>`,
+          // Mail clients that thread by reference (Apple Mail, Thunderbird) keep an incident's (an issue's) mails together.
+          references: `<${references(notice)}@${domain}>`,
           // RFC 3834: no vacation auto-replies to an alert.
           headers: { 'Auto-Submitted': 'auto-generated' },
         },
       });
     },
   };
+}
+
+/** The local part of the `References` id: `incident-inc_42`, `issue-3f2a…`. */
+function references(notice: Notice): string {
+  const [noun, id] = noticeSubject(notice);
+  return `${noun.toLowerCase()}-${id}`.replace(/[^\w.-]/g, '-');
 }

@@ -1,18 +1,18 @@
-import type { Severity } from '../../../incidents/types';
-import { awaitsAcknowledgement, noticeHeadline, singleLine } from '../notice-wording';
-import type { IncidentNotice } from '../types';
+import { awaitsAcknowledgement, linkedPage, noticeHeadline, noticeSubject, offersResolve, singleLine } from '../notice-wording';
+import type { Notice, NoticeSeverity } from '../types';
 
-/** An incident e-mail: the subject and the two alternative bodies. */
+/** An incident (or issue) e-mail: the subject and the two alternative bodies. */
 export interface EmailReport {
   subject: string;
   text: string;
   html: string;
 }
 
-const SEVERITY_COLOUR: Record<Severity, string> = {
+const SEVERITY_COLOUR: Record<NoticeSeverity, string> = {
   critical: '#b91c1c',
   high: '#c2410c',
   medium: '#a16207',
+  warning: '#b45309',
   low: '#1d4ed8',
   info: '#4b5563',
 };
@@ -20,9 +20,10 @@ const SEVERITY_COLOUR: Record<Severity, string> = {
 /**
  * The incident report as an e-mail: subject `[CRITICAL] Checkout fails` (`[CRITICAL] Resolved: …` for later events),
  * the facts (severity, status, services, environment, detection time), the root cause, and links to the dashboard,
- * to acknowledge (while nobody has) and to resolve (until resolved). The plain-text body says the same as the HTML.
+ * to acknowledge (while nobody has) and to resolve (until resolved); an issue's report (`[WARNING] Regressed: …`)
+ * links to the issue only. The plain-text body says the same as the HTML.
  */
-export function renderEmailReport(notice: IncidentNotice): EmailReport {
+export function renderEmailReport(notice: Notice): EmailReport {
   const facts = reportFacts(notice);
   const links = reportLinks(notice);
   return { subject: noticeHeadline(notice), text: textReport(notice, facts, links), html: htmlReport(notice, facts, links) };
@@ -30,7 +31,7 @@ export function renderEmailReport(notice: IncidentNotice): EmailReport {
 
 type Labelled = Array<[label: string, value: string]>;
 
-function reportFacts(notice: IncidentNotice): Labelled {
+function reportFacts(notice: Notice): Labelled {
   const { payload } = notice;
   return [
     ['Severity', payload.severity],
@@ -38,20 +39,20 @@ function reportFacts(notice: IncidentNotice): Labelled {
     ['Services', payload.services.join(', ') || '—'],
     ['Environment', payload.env],
     ['Detected', notice.detected_at],
-    ['Incident', payload.incident_id],
+    noticeSubject(notice),
   ];
 }
 
-function reportLinks(notice: IncidentNotice): Labelled {
-  const links: Labelled = [['Open the dashboard', notice.payload.dashboard_url]];
+function reportLinks(notice: Notice): Labelled {
+  const links: Labelled = [[`Open the ${linkedPage(notice)}`, notice.payload.dashboard_url]];
   if (awaitsAcknowledgement(notice)) links.push(['Acknowledge', notice.acknowledge_url]);
-  if (notice.status !== 'resolved') links.push(['Resolve', notice.resolve_url]);
+  if (offersResolve(notice)) links.push(['Resolve', notice.resolve_url]);
   return links;
 }
 
 const TEST_NOTE = 'This is a test notification: no incident happened.';
 
-function textReport(notice: IncidentNotice, facts: Labelled, links: Labelled): string {
+function textReport(notice: Notice, facts: Labelled, links: Labelled): string {
   const width = Math.max(...facts.map(([label]) => label.length)) + 2;
   return [
     singleLine(notice.payload.title),
@@ -67,7 +68,7 @@ function textReport(notice: IncidentNotice, facts: Labelled, links: Labelled): s
   ].join('\n');
 }
 
-function htmlReport(notice: IncidentNotice, facts: Labelled, links: Labelled): string {
+function htmlReport(notice: Notice, facts: Labelled, links: Labelled): string {
   const { payload } = notice;
   const colour = SEVERITY_COLOUR[payload.severity];
   const rows = facts.map(([label, value]) => `<tr><th align="left" style="padding:4px 16px 4px 0;color:#4b5563;font-weight:normal">${html(label)}</th><td style="padding:4px 0">${html(value)}</td></tr>`);

@@ -1,7 +1,6 @@
-import type { Severity } from '../../../incidents/types';
 import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from '../chat/text';
-import { awaitsAcknowledgement, singleLine } from '../notice-wording';
-import type { IncidentNotice } from '../types';
+import { awaitsAcknowledgement, linkedPage, noticeSubject, offersResolve, singleLine } from '../notice-wording';
+import type { Notice, NoticeSeverity } from '../types';
 
 /**
  * Teams refuses messages over about 28 KB; 28,000 bytes of JSON stays under it whichever way "KB" is counted. The root
@@ -20,19 +19,21 @@ export interface TeamsMessage {
   }>;
 }
 
-const HEADER_COLOR: Record<Severity, 'Attention' | 'Warning' | 'Default'> = {
+const HEADER_COLOR: Record<NoticeSeverity, 'Attention' | 'Warning' | 'Default'> = {
   critical: 'Attention',
   high: 'Attention',
   medium: 'Warning',
+  warning: 'Warning',
   low: 'Default',
   info: 'Default',
 };
 
 /**
  * The incident as an Adaptive Card: severity and title, facts, root cause, and links to the dashboard and to the signed
- * acknowledge and resolve URLs (cards posted by webhook cannot submit actions back). Fits {@link TEAMS_MESSAGE_MAX_BYTES}.
+ * acknowledge and resolve URLs (cards posted by webhook cannot submit actions back); an issue's card links to the issue
+ * only. Fits {@link TEAMS_MESSAGE_MAX_BYTES}.
  */
-export function teamsMessage(notice: IncidentNotice): TeamsMessage {
+export function teamsMessage(notice: Notice): TeamsMessage {
   const summary = notice.payload.root_cause_summary;
   const full = render(notice, summary);
   if (byteSize(full) <= TEAMS_MESSAGE_MAX_BYTES) return full;
@@ -50,7 +51,7 @@ export function teamsMessage(notice: IncidentNotice): TeamsMessage {
 
 const byteSize = (message: TeamsMessage) => Buffer.byteLength(JSON.stringify(message));
 
-function render(notice: IncidentNotice, summary: string): TeamsMessage {
+function render(notice: Notice, summary: string): TeamsMessage {
   const { payload, status } = notice;
   const text = (value: string, style: CardElement = {}): CardElement => ({ type: 'TextBlock', text: value, wrap: true, ...style });
   const body: CardElement[] = [
@@ -73,12 +74,12 @@ function render(notice: IncidentNotice, summary: string): TeamsMessage {
     },
     text('Root cause', { weight: 'Bolder' }),
     text(summary),
-    text(`Incident ${payload.incident_id}`, { isSubtle: true, size: 'Small' }),
+    text(noticeSubject(notice).join(' '), { isSubtle: true, size: 'Small' }),
   ];
   const open = (title: string, url: string): CardElement => ({ type: 'Action.OpenUrl', title, url });
-  const actions = [open('Open dashboard', payload.dashboard_url)];
+  const actions = [open(`Open ${linkedPage(notice)}`, payload.dashboard_url)];
   if (awaitsAcknowledgement(notice)) actions.push(open('Acknowledge', notice.acknowledge_url));
-  if (status !== 'resolved') actions.push(open('Resolve', notice.resolve_url));
+  if (offersResolve(notice)) actions.push(open('Resolve', notice.resolve_url));
   return {
     type: 'message',
     attachments: [

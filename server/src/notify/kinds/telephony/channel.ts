@@ -3,7 +3,7 @@ import { readObject, readString } from '../../../json/read';
 import { isE164, readTelephonyAccount, type TelephonyAccount } from './account';
 import { createTwilioResource, type TwilioResource } from './client';
 import { sendToEach } from './fanout';
-import type { ChannelKind, IncidentNotice, Integrations, RetryPolicy } from '../types';
+import type { ChannelKind, Integrations, Notice, RetryPolicy } from '../types';
 
 /** The config of the `sms` and `voice` kinds; the account they send through is the project's telephony integration. */
 export interface PhoneRecipients {
@@ -33,7 +33,7 @@ export interface TelephonyKindSpec {
   /** What the account lacks when `sender` gives nothing: the 400 and the failed delivery say it. */
   missingSender: string;
   /** The content fields: `Body` of an SMS, `Twiml` of a call. */
-  content(notice: IncidentNotice): Record<string, string>;
+  content(notice: Notice): Record<string, string>;
 }
 
 /** A channel kind that reaches a list of phone numbers through the project's telephony account, one request each. */

@@ -1,24 +1,26 @@
-import { awaitsAcknowledgement, noticeHeadline, singleLine } from '../notice-wording';
+import { awaitsAcknowledgement, linkedPage, noticeHeadline, singleLine } from '../notice-wording';
 import { createTelephonyKind } from './channel';
-import type { IncidentNotice } from '../types';
+import type { Notice } from '../types';
 
 /** Twilio refuses longer bodies (error 21617); it splits anything over one segment on its side. */
 export const SMS_MAX_CHARACTERS = 1600;
 
 /**
- * The SMS text: headline, where, the root cause, then the dashboard link and (while the incident awaits it) the
- * acknowledge link. At most {@link SMS_MAX_CHARACTERS}: the summary is cut, the links never are, since a cut link is
+ * The SMS text: headline, where, the root cause, then the dashboard (or issue) link and (while the incident awaits it)
+ * the acknowledge link. At most {@link SMS_MAX_CHARACTERS}: the summary is cut, the links never are, since a cut link is
  * a dead one.
  */
-export function renderSmsBody(notice: IncidentNotice): string {
+export function renderSmsBody(notice: Notice): string {
   const { payload } = notice;
-  const links = [`Dashboard: ${payload.dashboard_url}`];
+  const links = [`${PAGE_LABEL[linkedPage(notice)]}: ${payload.dashboard_url}`];
   if (awaitsAcknowledgement(notice)) links.push(`Acknowledge: ${notice.acknowledge_url}`);
   const where = [payload.services.join(', '), payload.env, notice.status].filter(Boolean).join(' · ');
   const summary = [noticeHeadline(notice), where, singleLine(payload.root_cause_summary)].filter(Boolean).join('\n');
   const linkText = links.join('\n');
   return `${cut(summary, SMS_MAX_CHARACTERS - linkText.length - 1)}\n${linkText}`;
 }
+
+const PAGE_LABEL = { dashboard: 'Dashboard', issue: 'Issue' } as const;
 
 /** `text` in at most `max` UTF-16 units, ending in `…` when cut, never splitting a character in two. */
 function cut(text: string, max: number): string {

@@ -1,6 +1,5 @@
-import type { IncidentEventKind } from '../../../incidents/types';
 import { awaitsAcknowledgement } from '../notice-wording';
-import type { IncidentNotice } from '../types';
+import type { Notice, NoticeEventKind } from '../types';
 
 /** 60 seconds at the ≈150 words a minute of text-to-speech. */
 export const SPEECH_MAX_WORDS = 150;
@@ -13,11 +12,12 @@ const NO_KEY = 'No key was pressed. The incident stays open. Goodbye.';
 /** Longer tokens are hashes, ids or minified names: noise when read out, and the dashboard shows them. */
 const MAX_SPOKEN_WORD = 40;
 
-const HAPPENED: Record<IncidentEventKind, string> = {
+const HAPPENED: Record<NoticeEventKind, string> = {
   'incident.created': 'New {severity} incident',
   'incident.escalated': 'Escalated {severity} incident',
   'incident.acknowledged': 'Acknowledged {severity} incident',
   'incident.resolved': 'Resolved {severity} incident',
+  'issue.regressed': 'A resolved issue occurred again',
 };
 
 /** Words as a listener hears them: tokens with a letter or digit. */
@@ -30,7 +30,7 @@ export const countWords = (text: string): number => text.split(/\s+/).filter((to
  * sentence (else a word) and the call says the details are on the dashboard. The document stays under
  * {@link TWIML_MAX_CHARACTERS}.
  */
-export function renderCallTwiml(notice: IncidentNotice): string {
+export function renderCallTwiml(notice: Notice): string {
   const opening = spokenOpening(notice);
   const asks = awaitsAcknowledgement(notice);
   const fixedWords = countWords(opening) + (asks ? countWords(PROMPT) + countWords(NO_KEY) : 0);
@@ -45,7 +45,7 @@ export function renderCallTwiml(notice: IncidentNotice): string {
 }
 
 /** Who is calling, what happened, where. Each part is capped so that together they leave room for the cause. */
-function spokenOpening(notice: IncidentNotice): string {
+function spokenOpening(notice: Notice): string {
   const { payload } = notice;
   const happened = HAPPENED[payload.event].replace('{severity}', payload.severity);
   const services = payload.services.map((service) => speakable(service, 60));
