@@ -38,7 +38,8 @@ const LEVELS: ReadonlyArray<readonly [number, string]> = [
 export async function telemetryBreadcrumbs(db: Db, q: Source): Promise<TimedBreadcrumb[]> {
   const [logs, spans] = await Promise.all([windowLogs(db, q), windowClientSpans(db, q)]);
   const pageOrigin = q.pageUrl === undefined ? undefined : originOf(q.pageUrl);
-  return [...logs.flatMap(logCrumb), ...spans.flatMap((span) => requestCrumb(span, pageOrigin))].sort((a, b) => a.atMs - b.atMs);
+  // Rows come newest first: reversed, rows of the same millisecond stay in the order they were stored.
+  return [...logs.reverse().flatMap(logCrumb), ...spans.reverse().flatMap((span) => requestCrumb(span, pageOrigin))];
 }
 
 function windowLogs(db: Db, q: Source) {
