@@ -74,8 +74,8 @@ export async function insertDeliveries(
   if (channels.length === 0) return;
   const rows = channels.map((channel) => {
     const { atMs, ruleId } = due.get(channel.id)!;
-    const where = { id: newDeliveryId(), project_id: projectId, channel_id: channel.id, channel_type: channel.type, rule_id: ruleId };
-    return scheduledDelivery({ ...where, ...content(channel.id) }, atMs, nowMs);
+    const destination = { id: newDeliveryId(), project_id: projectId, channel_id: channel.id, channel_type: channel.type, rule_id: ruleId };
+    return scheduledDelivery({ ...destination, ...content(channel.id) }, atMs, nowMs);
   });
   await trx.insertInto('deliveries').values(rows).onConflict((oc) => oc.column('dedupe_key').doNothing()).execute();
 }
