@@ -232,7 +232,7 @@ describe('the package as published', () => {
       const built = spawnSync('npm', ['run', 'build', '-w', 'bundler-plugin'], { cwd: ROOT, encoding: 'utf8', env: childEnv() });
       expect(built.status, built.stdout + built.stderr).toBe(0);
     });
-    const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '-w', 'bundler-plugin'], { cwd: ROOT, encoding: 'utf8', env: childEnv() });
+    const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '-w', 'bundler-plugin'], { cwd: ROOT, encoding: 'utf8', env: childEnv() });
     expect(packed.status, packed.stderr).toBe(0);
     const [{ files }] = JSON.parse(packed.stdout) as [{ files: { path: string }[] }];
     const pkg = JSON.parse(readFileSync(join(ROOT, 'bundler-plugin/package.json'), 'utf8')) as { exports: Record<string, unknown> };

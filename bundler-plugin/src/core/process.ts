@@ -31,14 +31,16 @@ export async function processOutput(dir: string, files: readonly string[], optio
   return { files: injected, stored, removed };
 }
 
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /** One line for the build log, e.g. `debug IDs in 3 files (3 new); 3 maps uploaded (412 kB); 3 maps deleted`. */
 export function summarize({ files, stored, removed }: ProcessResult, uploaded: boolean): string {
   const fresh = files.filter((f) => f.injected).length;
-  const parts = [`debug IDs in ${files.length} files (${fresh} new)`];
+  const parts = [`debug IDs in ${count(files.length, 'file')} (${fresh} new)`];
   const kB = Math.round(stored.reduce((n, s) => n + s.bytes, 0) / 1024);
-  if (uploaded) parts.push(`${stored.length} maps uploaded (${kB} kB)`);
-  if (removed.length > 0) parts.push(`${removed.length} maps deleted`);
+  if (uploaded) parts.push(`${count(stored.length, 'map')} uploaded (${kB} kB)`);
+  if (removed.length > 0) parts.push(`${count(removed.length, 'map')} deleted`);
   const missing = files.filter((f) => f.map === null).length;
-  if (missing > 0) parts.push(`${missing} files without a map on disk`);
+  if (missing > 0) parts.push(`${count(missing, 'file')} without a map on disk`);
   return parts.join('; ');
 }
