@@ -1,0 +1,401 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDetector } from '../../server/src/incidents/detect/detector';
+import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
+import { databaseKinds } from '../support/databases';
+import { CART_ERROR, chromeStack, errorLog, type ErrorInput } from '../support/error-logs';
+import { detectionIncidentStore } from '../support/incident-store';
+import { str } from '../support/otlp';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { startTestServer, type TestServer } from '../support/server';
+
+/**
+ * The issues API on the real server over HTTP, on SQLite and PostgreSQL: errors ingested through OTLP, grouped by the
+ * detector (driven here, as in incident-detection.test.ts), listed, filtered, sorted and paged, read in detail, given a
+ * status, regressed (with one `issue.regressed` webhook however many detectors run), and grouped on their original
+ * frame across two minified builds once their source maps are uploaded.
+ */
+const kinds = await databaseKinds();
+
+const MINUTE = 60_000;
+const T0 = Date.UTC(2027, 0, 4, 9, 0, 0);
+
+interface Issue {
+  id: string;
+  status: string;
+  type: string;
+  message: string;
+  app: string;
+  env: string;
+  events: number;
+  sessions: number;
+  first_seen: { at: string; release: string | null };
+  last_seen: { at: string; release: string | null };
+  top_frame: string | null;
+  status_changed_at: string | null;
+  status_by: string | null;
+  in_next_release: boolean;
+  resolved_release: string | null;
+}
+interface Frame {
+  function: string;
+  url: string;
+  line: number;
+  column: number;
+  in_app: boolean;
+  debug_id: string | null;
+  original: { file: string; line: number; column: number; function: string | null; context: { start_line: number; lines: string[] } | null } | null;
+}
+interface IssueDetail extends Issue {
+  stack: { raw: string | null; frames: Frame[] };
+  counts: Array<{ start: string; count: number }>;
+  releases: Array<{ release: string; events: number }>;
+  sessions_sample: Array<{ session_id: string; last_seen: string; replay_url: string | null }>;
+  breadcrumbs: Array<{ at: string; kind: string; message: string }>;
+}
+type Page = { data: Issue[]; next_cursor: string | null };
+type ErrorBody = { error: { code: string; message: string; details?: { field: string } } };
+
+/** A minified build of a small shop: `lineTotal` in a second module throws when an item has no product. */
+interface Build {
+  url: string;
+  code: string;
+  map: string;
+  /** The error's stack as V8 prints it for the minified file. */
+  stack: string;
+}
+
+const TOTAL_TS = `export function lineTotal(item: { product?: { price: number }; qty: number }): number {
+  const price = item.product!.price;
+  return price * item.qty;
+}
+
+export function cartTotal(cart: { items: Array<{ product?: { price: number }; qty: number }> }): number {
+  return cart.items.reduce((sum, item) => sum + lineTotal(item), 0);
+}
+`;
+/** An unrelated change in the second build: new functions, used often enough to take `lineTotal`'s minified name. */
+const PRICING_TS = `export function coupon(code: string): string {
+  return code.toUpperCase();
+}
+export function tax(n: number): number {
+  return n * 1.2;
+}
+`;
+
+async function buildShop(withPricing: boolean): Promise<Build> {
+  const dir = await mkdtemp(join(tmpdir(), 'svc-issues-build-'));
+  try {
+    await mkdir(join(dir, 'src/cart'), { recursive: true });
+    await writeFile(join(dir, 'src/cart/total.ts'), (withPricing ? PRICING_TS : '') + TOTAL_TS);
+    const pricing = withPricing ? 'import { coupon, tax } from "./cart/total";\nconsole.log(coupon("a"), coupon("b"), tax(1), tax(2), tax(3));\n' : '';
+    await writeFile(
+      join(dir, 'src/main.ts'),
+      `import { cartTotal } from './cart/total';\n${pricing}try {\n  cartTotal({ items: [{ qty: 1 }] });\n} catch (e) {\n  (globalThis as { stack?: string }).stack = (e as Error).stack;\n}\n`,
+    );
+    const out = await build({ absWorkingDir: dir, entryPoints: ['src/main.ts'], bundle: true, minify: true, sourcemap: 'external', write: false, outdir: 'dist/assets', entryNames: '[name]-[hash]', format: 'iife', logLevel: 'silent' });
+    const js = out.outputFiles.find((f) => f.path.endsWith('.js'))!;
+    const url = `https://shop.example.com/assets/${js.path.slice(js.path.lastIndexOf('/') + 1)}`;
+    const page: { stack?: string } = { };
+    runInNewContext(js.text, page, { filename: url });
+    // The frames of the bundle; those below it are this test's.
+    const stack = page.stack!.split('\n').filter((line, i) => i === 0 || line.includes(url) || line.includes('<anonymous>')).join('\n');
+    return { url, code: js.text, map: out.outputFiles.find((f) => f.path.endsWith('.map'))!.text, stack };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe.each(kinds)('issues API on %s', (kind) => {
+  let t: TestServer;
+  let receiver: Receiver;
+  let now = T0;
+  const clock = { now: () => now };
+
+  const call = async <T>(method: string, path: string, body?: unknown, contentType = 'application/json') => {
+    const res = await fetch(`${t.url}/control-plane${path}`, {
+      method,
+      headers: { authorization: `Bearer ${t.controlKey}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  };
+  const get = <T = Page>(path: string) => call<T>('GET', path);
+  const patch = <T = Issue>(id: string, body: unknown) => call<T>('PATCH', `/issues/${id}`, body);
+  const ingest = async (path: string, body: unknown) => {
+    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+    expect(res.status, await res.clone().text()).toBe(200);
+  };
+  /** One error log per call, at the clock's time; `debugIds` as the SDK sends them (`"<id> <url>"`). */
+  const sendError = async (e: Omit<ErrorInput, 'atMs'>, debugIds: string[] = []) => {
+    const body = errorLog({ ...e, atMs: now });
+    if (debugIds.length > 0) {
+      body.resourceLogs[0]!.scopeLogs[0]!.logRecords[0]!.attributes.push({
+        key: 'svc.exception.debug_ids',
+        value: { arrayValue: { values: debugIds.map((stringValue) => ({ stringValue })) } },
+      } as ReturnType<typeof str>);
+    }
+    await ingest('/otlp/v1/logs', body);
+  };
+  const detector = () =>
+    createDetector({
+      db: t.server.database.db,
+      clock,
+      commands: detectionIncidentStore(t, clock),
+      publicUrl: t.server.publicUrl,
+      symbolicator: createSymbolicator({ db: t.server.database.db }),
+    });
+  const detect = () => detector().runOnce();
+  const list = async (query: string) => {
+    const res = await get(`/issues?${query}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+  const only = async (query: string) => {
+    const { data } = await list(query);
+    expect(data).toHaveLength(1);
+    return data[0]!;
+  };
+  const detail = async (id: string) => {
+    const res = await get<IssueDetail>(`/issues/${id}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  };
+  const appId = async () => (await t.server.database.db.selectFrom('apps').select('id').where('name', '=', 'web-app').executeTakeFirstOrThrow()).id;
+
+  beforeAll(async () => {
+    t = await startTestServer(kind, { clock, detection: false, allowPrivateTargets: true, secretKey: 'k'.repeat(40), outbox: { pollMs: 60_000 } });
+  });
+  afterAll(() => t?.close());
+
+  it('lists issues filtered by app, env, release, status, text and time; sorted by last seen, events or sessions; keyset-paged', async () => {
+    const env = 'sorting';
+    // Alpha: 3 errors, 1 session, oldest. Beta: 1 error, newest, release 2.0. Gamma: 2 errors, 2 sessions.
+    for (let i = 0; i < 3; i++) await sendError({ env, message: 'Alpha failure', sessionId: 'sort-1', release: '1.0' });
+    now += MINUTE;
+    await sendError({ env, message: 'Gamma gone', sessionId: 'sort-2', release: '1.0' });
+    await sendError({ env, message: 'Gamma gone', sessionId: 'sort-3', release: '1.0' });
+    now += MINUTE;
+    await sendError({ env, message: 'Beta broken', sessionId: 'sort-4', release: '2.0' });
+    expect(await detect()).toMatchObject({ errors: 6 });
+
+    const titles = (page: Page) => page.data.map((i) => i.message);
+    expect(titles(await list(`env=${env}`))).toEqual(['Beta broken', 'Gamma gone', 'Alpha failure']);
+    expect(titles(await list(`env=${env}&sort=events`))).toEqual(['Alpha failure', 'Gamma gone', 'Beta broken']);
+    expect(titles(await list(`env=${env}&sort=sessions`))).toEqual(['Gamma gone', expect.any(String), expect.any(String)]);
+    const alpha = await only(`env=${env}&q=ALPHA`);
+    expect(alpha).toMatchObject({
+      status: 'unresolved',
+      type: 'TypeError',
+      app: 'web-app',
+      env,
+      events: 3,
+      sessions: 1,
+      first_seen: { at: new Date(T0).toISOString(), release: '1.0' },
+      last_seen: { at: new Date(T0).toISOString(), release: '1.0' },
+      top_frame: 'renderCart (checkout.js:42)',
+      status_changed_at: null,
+      in_next_release: false,
+    });
+    expect(alpha.id).toMatch(/^[0-9a-f]{16}$/);
+    // The type matches too, and a LIKE wildcard is only itself.
+    expect((await list(`env=${env}&q=typeerror`)).data).toHaveLength(3);
+    expect((await list(`env=${env}&q=%25`)).data).toHaveLength(0);
+    expect(titles(await list(`env=${env}&release=2.0`))).toEqual(['Beta broken']);
+    expect(titles(await list(`env=${env}&from=${new Date(T0 + MINUTE).toISOString()}&to=${new Date(T0 + 2 * MINUTE).toISOString()}`))).toEqual(['Gamma gone']);
+    expect((await list(`env=${env}&app=web-app&status=unresolved`)).data).toHaveLength(3);
+    expect((await list(`env=${env}&status=ignored`)).data).toHaveLength(0);
+
+    for (const sort of ['last_seen', 'events', 'sessions']) {
+      const whole = (await list(`env=${env}&sort=${sort}`)).data.map((i) => i.id);
+      const paged: string[] = [];
+      let cursor: string | null = '';
+      while (cursor !== null) {
+        const page: Page = await list(`env=${env}&sort=${sort}&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+        paged.push(...page.data.map((i) => i.id));
+        cursor = page.next_cursor;
+      }
+      expect(paged, sort).toEqual(whole);
+    }
+  });
+
+  it('answers 400 naming the parameter for bad listings and bad status changes, which change nothing', async () => {
+    now += MINUTE;
+    await sendError({ env: 'bad-input', message: 'Delta down' });
+    await detect();
+    const issue = await only('env=bad-input');
+    const bad = async (res: { status: number; body: unknown }, field: string) => {
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect((res.body as ErrorBody).error.details?.field).toBe(field);
+    };
+    await bad(await get('/issues?sort=newest'), 'sort');
+    await bad(await get('/issues?status=open'), 'status');
+    await bad(await get('/issues?limit=0'), 'limit');
+    await bad(await get('/issues?cursor=nope'), 'cursor');
+    await bad(await get('/issues?from=yesterday'), 'from');
+    await bad(await get('/issues?app=nope'), 'app');
+    await bad(await get('/issues?colour=red'), 'colour');
+    await bad(await get(`/issues?q=${'x'.repeat(201)}`), 'q');
+
+    await bad(await patch(issue.id, {}), 'status');
+    await bad(await patch(issue.id, { status: 'regressed' }), 'status');
+    await bad(await patch(issue.id, { status: 'unresolved', in_next_release: true }), 'in_next_release');
+    await bad(await patch(issue.id, { status: 'resolved', in_next_release: 'yes' }), 'in_next_release');
+    await bad(await patch(issue.id, { status: 'resolved', by: 'me' }), 'by');
+    expect((await call('PATCH', `/issues/${issue.id}`, 'status=resolved', 'application/x-www-form-urlencoded')).status).toBe(415);
+    expect((await patch('0123456789abcdef', { status: 'resolved' })).status).toBe(404);
+    expect((await get('/issues/0123456789abcdef')).status).toBe(404);
+    expect(await only('env=bad-input')).toEqual(issue);
+  });
+
+  it('details an issue: stack, counts per hour, releases, sessions with replay links, breadcrumbs of the newest error', async () => {
+    const env = 'detail';
+    now = T0 + 3 * 60 * MINUTE;
+    await sendError({ env, message: 'Epsilon exploded', sessionId: 'detail-1', release: '3.0' });
+    now += 60 * MINUTE;
+    await ingest('/ingest/replay/chunk', {
+      serviceName: 'web-app',
+      sessionId: 'detail-2',
+      replayId: 'replay-detail-2',
+      seq: 0,
+      startTs: now - 5000,
+      endTs: now - 5000,
+      eventCount: 1,
+      encoding: 'json',
+      data: JSON.stringify([{ type: 4, timestamp: now - 5000, data: { href: 'https://shop.example.com/cart', width: 1280, height: 720 } }]),
+    });
+    const info = errorLog({ env, sessionId: 'detail-2', message: 'cart opened', atMs: now - 2000 }, 9);
+    info.resourceLogs[0]!.scopeLogs[0]!.logRecords[0]!.body = { stringValue: 'cart opened' };
+    await ingest('/otlp/v1/logs', info);
+    await sendError({ env, message: 'Epsilon exploded', sessionId: 'detail-2', release: '3.1' });
+    await detect();
+
+    const { id } = await only(`env=${env}`);
+    const issue = await detail(id);
+    expect(issue).toMatchObject({ events: 2, sessions: 2, first_seen: { release: '3.0' }, last_seen: { at: new Date(now).toISOString(), release: '3.1' } });
+    expect(issue.stack.raw).toBe(chromeStack('Epsilon exploded'));
+    expect(issue.stack.frames.map((f) => [f.function, f.in_app, f.original])).toEqual([
+      ['wrapListener', false, null],
+      ['renderCart', true, null],
+      ['HTMLButtonElement.onClick', true, null],
+    ]);
+    expect(issue.counts).toEqual([
+      { start: new Date(T0 + 3 * 60 * MINUTE).toISOString(), count: 1 },
+      { start: new Date(T0 + 4 * 60 * MINUTE).toISOString(), count: 1 },
+    ]);
+    expect(issue.releases.map((r) => [r.release, r.events])).toEqual([
+      ['3.1', 1],
+      ['3.0', 1],
+    ]);
+    expect(issue.sessions_sample).toEqual([
+      { session_id: 'detail-2', last_seen: new Date(now).toISOString(), replay_url: `${t.server.publicUrl}/viewer/#session=detail-2` },
+      { session_id: 'detail-1', last_seen: new Date(T0 + 3 * 60 * MINUTE).toISOString(), replay_url: null },
+    ]);
+    expect(issue.breadcrumbs.map((b) => b.kind)).toContain('navigation');
+    expect(issue.breadcrumbs.some((b) => b.message.includes('cart opened'))).toBe(true);
+  });
+
+  it('keeps the fingerprint of errors without a map: app, env, type, normalised message and top frame as sent', async () => {
+    await sendError({ env: 'no-maps', sessionId: 'nomap-1' });
+    await sendError({ env: 'no-maps', sessionId: 'nomap-2', release: '1.4.3', stack: chromeStack(CART_ERROR, 'a7b8c9d0', 57) });
+    await detect();
+    const issue = await only('env=no-maps');
+    const parts = [await appId(), 'no-maps', 'TypeError', CART_ERROR, 'renderCart@checkout.js'];
+    expect(issue).toMatchObject({ id: createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16), events: 2, top_frame: 'renderCart (checkout.js:42)' });
+  });
+
+  it('resolves, regresses on a new error (in next release: only from a later release), notifies once, and leaves ignored issues alone', async () => {
+    receiver = await startReceiver();
+    const channel = await call<{ id: string }>('POST', '/notifications/channels', { type: 'webhook', name: 'issues', config: { url: `${receiver.url}/hook` } });
+    expect(channel.status).toBe(201);
+    expect((await call('POST', '/notifications/rules', { name: 'all', channels: [channel.body.id] })).status).toBe(201);
+    const env = 'regress';
+    await sendError({ env, message: 'Zeta zapped', release: '5.0' });
+    await detect();
+    const { id } = await only(`env=${env}`);
+
+    const resolved = await patch(id, { status: 'resolved' });
+    expect(resolved.body).toMatchObject({ status: 'resolved', status_by: expect.stringMatching(/^key:/), status_changed_at: new Date(now).toISOString(), in_next_release: false, resolved_release: '5.0' });
+    now += MINUTE;
+    await sendError({ env, message: 'Zeta zapped', release: '5.0' });
+    await detect();
+    expect(await only(`env=${env}`)).toMatchObject({ status: 'regressed', status_by: 'detector', status_changed_at: new Date(now).toISOString() });
+
+    expect((await patch(id, { status: 'resolved', in_next_release: true })).body).toMatchObject({ status: 'resolved', in_next_release: true, resolved_release: '5.0' });
+    now += MINUTE;
+    await sendError({ env, message: 'Zeta zapped', release: '5.0' });
+    await detect();
+    expect(await only(`env=${env}`)).toMatchObject({ status: 'resolved', events: 3 });
+    now += MINUTE;
+    await sendError({ env, message: 'Zeta zapped', release: '5.1' });
+    // Three detectors at once: one regression, one notification.
+    await Promise.all([detect(), detect(), detect()]);
+    expect(await only(`env=${env}`)).toMatchObject({ status: 'regressed', events: 4, last_seen: { release: '5.1' } });
+    await t.server.notify.outbox.drain();
+    const regressions = receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>).filter((p) => p.event === 'issue.regressed');
+    expect(regressions).toHaveLength(2);
+    expect(regressions[1]).toMatchObject({ issue_id: id, severity: 'warning', env, services: ['web-app'], dashboard_url: `${t.server.publicUrl}/control-plane/issues/${id}` });
+    expect(regressions[1]!.root_cause_summary).toContain('release 5.1');
+
+    expect((await patch(id, { status: 'ignored' })).body).toMatchObject({ status: 'ignored', in_next_release: false, resolved_release: null });
+    now += MINUTE;
+    await sendError({ env, message: 'Zeta zapped', release: '5.2' });
+    await detect();
+    expect(await only(`env=${env}`)).toMatchObject({ status: 'ignored', events: 5 });
+    expect((await patch(id, { status: 'unresolved' })).body).toMatchObject({ status: 'unresolved' });
+    await receiver.close();
+  });
+
+  it('groups errors of two minified builds on their original frame once the maps are uploaded, and symbolicates an older error when read', async () => {
+    const env = 'maps';
+    const [one, two] = [await buildShop(false), await buildShop(true)];
+    // Different builds: new hash, and the throwing function minified under another name.
+    const topFrame = (stack: string) => /at (\S+) \((\S+)\)/.exec(stack)!.slice(1);
+    expect(topFrame(one.stack)).not.toEqual(topFrame(two.stack));
+    const debugId = randomUUID();
+
+    // Before any map: grouped as sent.
+    await sendError({ env, message: "Cannot read properties of undefined (reading 'price')", stack: one.stack, release: '7.0' }, [`${debugId} ${one.url}`]);
+    await detect();
+    const unmapped = await only(`env=${env}`);
+    expect(unmapped.top_frame).toMatch(/^\w \(main\.js:1\)$/);
+
+    // One map by debug ID, the other by release and URL.
+    const upload = async (release: string | undefined, map: Record<string, unknown>) => {
+      const res = await call('POST', '/sourcemaps', { ...(release ? { release } : {}), maps: [map] });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    };
+    await upload(undefined, { map: one.map, debug_id: debugId });
+    await upload('7.1', { map: two.map, url: two.url.replace('https://shop.example.com', '~') });
+
+    const read = await detail(unmapped.id);
+    const top = read.stack.frames.find((f) => f.in_app)!;
+    expect(top).toMatchObject({ url: one.url, debug_id: debugId, original: { file: 'src/cart/total.ts', line: 2, function: 'lineTotal' } });
+    expect(top.original!.context!.lines[2 - top.original!.context!.start_line]).toBe('  const price = item.product!.price;');
+
+    now += MINUTE;
+    await sendError({ env, message: "Cannot read properties of undefined (reading 'price')", stack: one.stack, release: '7.0', sessionId: 'maps-1' }, [`${debugId} ${one.url}`]);
+    await sendError({ env, message: "Cannot read properties of undefined (reading 'price')", stack: two.stack, release: '7.1', sessionId: 'maps-2' });
+    await detect();
+    const mapped = (await list(`env=${env}`)).data.find((i) => i.id !== unmapped.id)!;
+    expect(mapped).toMatchObject({ events: 2, sessions: 2, top_frame: expect.stringMatching(/^lineTotal \(src\/cart\/total\.ts:2:\d+\)$/) });
+    const parts = [await appId(), env, 'TypeError', "Cannot read properties of undefined (reading 'price')", 'lineTotal@src/cart/total.ts'];
+    expect(mapped.id).toBe(createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16));
+
+    // Its incident names the original function, file and line, and quotes the line.
+    for (let i = 0; i < 3; i++) await sendError({ env, message: "Cannot read properties of undefined (reading 'price')", stack: two.stack, release: '7.1' });
+    const { opened } = await detect();
+    expect(opened).toHaveLength(1);
+    const incident = await detectionIncidentStore(t, clock).get(t.projectId, opened[0]!);
+    expect(incident).toMatchObject({
+      title: "TypeError: Cannot read properties of undefined (reading 'price') in src/cart/total.ts",
+      evidence: { fingerprint: mapped.id, top_frame: mapped.top_frame, top_frame_source: { file: 'src/cart/total.ts', function: 'lineTotal', line: 2, code: '  const price = item.product!.price;' } },
+    });
+    expect(incident!.root_cause_summary).toContain(`at ${mapped.top_frame!}, 5 times in 5 minutes across 2 sessions. The line: \`const price = item.product!.price;\`.`);
+  });
+});
