@@ -10,6 +10,7 @@ import { incidentPages } from './incidents/pages';
 import { chatIntegrationRoutes } from './integrations/chat/routes';
 import { incidentRoutes } from './incidents/routes';
 import { ingestRoutes } from './ingest/routes';
+import { issueRoutes } from './issues/routes';
 import { landingRoutes } from './landing/routes';
 import { channelRoutes } from './notify/channels/routes';
 import { deliveryRoutes } from './notify/deliveries/routes';
@@ -82,6 +83,7 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
   }
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
+  controlPlane.route('/issues', issueRoutes(services));
   // Before the control plane, whose control-key check would otherwise turn admin keys away first.
   app.route('/control-plane/projects', projectRoutes(services));
   app.route('/control-plane', controlPlane);

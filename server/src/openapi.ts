@@ -2,6 +2,7 @@ import { REPLAY_LIMITS } from '../../wire/replay';
 import { MAX_ECHO_DELAY_MS } from './demo/echo';
 import { COST_PATHS } from './openapi-cost';
 import { INCIDENT_PATHS } from './openapi-incidents';
+import { ISSUE_PATHS } from './openapi-issues';
 import { LANDING_PATHS } from './landing/openapi';
 import { PROJECT_PATHS } from './projects/openapi';
 import { SOURCEMAP_PATHS } from './openapi-sourcemaps';
@@ -284,6 +285,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
       ...SESSION_PATHS,
       ...PROJECT_PATHS,
       ...INCIDENT_PATHS,
+      ...ISSUE_PATHS,
       ...COST_PATHS,
       ...SOURCEMAP_PATHS,
       ...(options.demo ? DEMO_PATHS : {}),
