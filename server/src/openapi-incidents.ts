@@ -45,8 +45,10 @@ const Delivery = obj({
   channel_id: str,
   channel_type: str,
   incident_id: strOrNull,
+  /** Set for `issue.regressed` deliveries, which have no incident. */
+  issue_id: strOrNull,
   event: str,
-  trigger: { type: 'string', enum: ['incident', 'test'] },
+  trigger: { type: 'string', enum: ['incident', 'issue', 'test'] },
   rule_id: strOrNull,
   state: { type: 'string', enum: ['scheduled', 'sent', 'delivered', 'failed', 'retrying', 'cancelled'] },
   attempt: { type: 'integer' },
