@@ -153,8 +153,8 @@ describe.each(Object.keys(BUILDERS))('%s through the plugin', (name) => {
   });
 });
 
-describe('Vite without build.sourcemap', () => {
-  it('makes hidden maps, uploads them and deletes them', async () => {
+describe('Vite', () => {
+  it('without build.sourcemap: makes hidden maps, uploads them and deletes them', async () => {
     const project = await server.newProject();
     const outDir = join(work, 'vite-hidden');
     await viteBuild({
@@ -169,6 +169,14 @@ describe('Vite without build.sourcemap', () => {
     const stored = await storedMaps(project);
     expect(stored.map((s) => s.debug_id).sort()).toEqual(Object.values(ids).sort());
     expect(stored.map((s) => s.url).sort()).toEqual(Object.keys(ids).map((f) => `~/static/${f}`).sort());
+  });
+
+  it('leaves a server-side rendering build alone', async () => {
+    const outDir = join(work, 'vite-ssr');
+    await viteBuild({ root: app, configFile: false, logLevel: 'silent', build: { outDir, ssr: entry, sourcemap: true }, plugins: [svcVitePlugin({ upload: false })] });
+    const files = jsFilesIn(outDir);
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) expect(readFileSync(join(outDir, file), 'utf8')).not.toContain('debugId');
   });
 
   it('refuses to upload without a control key, saying how to inject only', async () => {
