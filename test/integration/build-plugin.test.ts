@@ -210,6 +210,13 @@ describe('withSvc for Next.js', () => {
     }
   });
 
+  it("skips Next.js's server compilers when the webpack plugin is added by hand", async () => {
+    const path = join(work, 'next-server');
+    await runWebpack({ name: 'server', mode: 'production', entry, devtool: 'source-map', output: { path }, plugins: [svcWebpackPlugin({ upload: false })] });
+    expect(jsFilesIn(path).length).toBeGreaterThan(0);
+    for (const file of jsFilesIn(path)) expect(readFileSync(join(path, file), 'utf8')).not.toContain('debugId');
+  });
+
   it('turns on browser maps, adds the plugin to the client compilation only (after the user webpack hook), uploads under /_next/ and deletes the maps', async () => {
     const project = await server.newProject();
     const seen: boolean[] = [];
