@@ -1,4 +1,4 @@
-export { svcBuild, resolveOptions, type SvcBuildOptions } from './plugin';
+export { svcBuild, type SvcBuildOptions } from './plugin';
 export { debugIdFor, DEBUG_ID_PATTERN } from './core/debug-id';
 export { debugIdSnippet, injectFile, type InjectedFile } from './core/inject';
 export { findJsFiles } from './core/scan';

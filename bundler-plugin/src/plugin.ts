@@ -25,7 +25,7 @@ export interface SvcBuildOptions {
 const PREFIX = '[@svc/build]';
 
 /** The options of one build, checked; `mapsOurs` says the plugin turned maps on, so they are deleted by default. */
-export function resolveOptions(options: SvcBuildOptions, env: NodeJS.ProcessEnv, mapsOurs = false): ProcessOptions {
+function resolveOptions(options: SvcBuildOptions, env: NodeJS.ProcessEnv, mapsOurs = false): ProcessOptions {
   const upload = options.upload ?? true;
   if (!upload) {
     if (options.deleteMapsAfterUpload) throw new Error(`${PREFIX} deleteMapsAfterUpload needs upload: maps deleted without an upload are lost`);
