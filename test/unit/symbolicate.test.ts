@@ -170,6 +170,15 @@ describe('symbolication of a real esbuild bundle', () => {
     expect(frames[frames.length - 1]).toMatchObject({ url: 'https://cdn.example/other.js', inApp: true, original: null });
   });
 
+  it('reads index maps (sections) like plain ones', async () => {
+    const id = '3a4b5c6d-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
+    const indexMap = { version: 3, sections: [{ offset: { line: 0, column: 0 }, map: JSON.parse(built.map) as unknown }] };
+    await storeMaps(database.db, systemClock, projectId, [{ debugId: id, release: null, url: null, text: JSON.stringify(indexMap) }]);
+    const [top] = await createSymbolicator({ db: database.db }).symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, id]]) }));
+    const thrown = positionOf('src/cart/total.ts', 'new Error(');
+    expect(top!.original).toMatchObject({ file: 'src/cart/total.ts', line: thrown.line, column: thrown.column, function: 'applyDiscount' });
+  });
+
   it('answers concurrent requests for one map alike, and never throws for a map it cannot read', async () => {
     const id = '1f2e3d4c-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
     await storeMaps(database.db, systemClock, projectId, [{ debugId: id, release: null, url: null, text: built.map }]);
@@ -178,7 +187,9 @@ describe('symbolication of a real esbuild bundle', () => {
     expect(a).toEqual(b);
     expect(a[0]!.original).not.toBeNull();
     const broken = 'aaaaaaaa-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
-    await storeMaps(database.db, systemClock, projectId, [{ debugId: broken, release: null, url: null, text: '{"version":3' }]);
+    await storeMaps(database.db, systemClock, projectId, [{ debugId: broken, release: null, url: null, text: built.map }]);
+    // A damaged row: what a failing disk or a bad restore leaves behind.
+    await database.db.updateTable('sourcemaps').set({ mappings_gzip: new Uint8Array([1, 2, 3]) }).where('debug_id', '=', broken).execute();
     const frames = await symbolicator.symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, broken]]) }));
     expect(frames.every((f) => f.original === null)).toBe(true);
   });

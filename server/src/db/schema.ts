@@ -230,12 +230,14 @@ export interface Database extends DetectionTables, CostTables {
     release: string | null;
     /** `~/assets/x.js` (any origin) or a full URL; null only when the map has a debug ID and no URL was given. */
     url: string | null;
-    /** The map's JSON text, gzip-compressed. */
-    map_gzip: Uint8Array;
+    /** The map's JSON without `sourcesContent` (index maps flattened), gzip-compressed. */
+    mappings_gzip: Uint8Array;
     /** Size of the map's JSON text as uploaded, bytes. */
     bytes: number;
     created_ms: number;
   };
+  /** The `sourcesContent` entries of a stored map, one row per source that has content. */
+  sourcemap_sources: { map_id: string; idx: number; content_gzip: Uint8Array };
 }
 
 /** `admin` keys are tenant-wide (project management); their `project_id` is only the project they were made in. */

@@ -14,6 +14,7 @@ const TYPE_PUNCT = new Set(['.', '<', '>', '[', ']', '|', '&', ',', '?', '(', ')
 /** Punctuators that continue an expression on the next line, so a line break there does not end an arrow's body. */
 const CONTINUES = new Set(['.', '?.', '?', ':', '+', '-', '*', '/', '%', '&', '|', '&&', '||', '??', '==', '===', '!=', '!==', '<', '>', ')', ']', '}']);
 const MAX_TYPE_TOKENS = 40;
+const CLOSERS = new Set([')', ']', '}']);
 
 /**
  * The named functions of a JavaScript or TypeScript source: `function name`, methods `name(...) {`, and functions
@@ -48,22 +49,25 @@ interface ExpressionArrow {
 
 class ScopeScanner {
   private readonly opens: Open[] = [];
-  /** Opening bracket of each closing one, by token index. */
-  private readonly openerOf = new Map<number, number>();
+  /** Token index of the opening bracket of each closing one, by the closing one's index; -1 for other tokens. */
+  private readonly openerOf: Int32Array;
   private readonly arrows: ExpressionArrow[] = [];
   private readonly scopes: FunctionScope[] = [];
 
-  constructor(private readonly tokens: Token[]) {}
+  constructor(private readonly tokens: Token[]) {
+    this.openerOf = new Int32Array(tokens.length).fill(-1);
+  }
 
   scan(): FunctionScope[] {
-    this.tokens.forEach((token, k) => {
-      this.endArrowsAt(token, k);
-      if (token.kind !== 'punct') return;
-      if (token.value === '{' || token.value === '(' || token.value === '[') {
-        this.opens.push({ index: k, name: token.value === '{' ? this.functionBefore(k) : null });
-      } else if (token.value === '}' || token.value === ')' || token.value === ']') this.close(k);
-      else if (token.value === '=>' && this.tokens[k + 1]?.value !== '{') this.startExpressionArrow(k);
-    });
+    for (let k = 0; k < this.tokens.length; k++) {
+      const token = this.tokens[k]!;
+      if (this.arrows.length > 0) this.endArrowsAt(token, k);
+      if (token.kind !== 'punct') continue;
+      const v = token.value;
+      if (v === '{' || v === '(' || v === '[') this.opens.push({ index: k, name: v === '{' ? this.functionBefore(k) : null });
+      else if (v === '}' || v === ')' || v === ']') this.close(k);
+      else if (v === '=>' && this.tokens[k + 1]?.value !== '{') this.startExpressionArrow(k);
+    }
     const last = this.tokens[this.tokens.length - 1];
     for (const arrow of this.arrows) this.scopes.push({ name: arrow.name, start: arrow.start, end: last?.end ?? arrow.start });
     return this.scopes;
@@ -72,7 +76,7 @@ class ScopeScanner {
   private close(k: number): void {
     const open = this.opens.pop();
     if (!open) return;
-    this.openerOf.set(k, open.index);
+    this.openerOf[k] = open.index;
     if (open.name) this.scopes.push({ name: open.name, start: this.tokens[open.index]!.start, end: this.tokens[k]!.end });
   }
 
@@ -86,7 +90,7 @@ class ScopeScanner {
     while (this.arrows.length > 0) {
       const arrow = this.arrows[this.arrows.length - 1]!;
       const depth = this.opens.length;
-      const closesOuter = depth <= arrow.depth && token.kind === 'punct' && [')', ']', '}'].includes(token.value);
+      const closesOuter = depth <= arrow.depth && token.kind === 'punct' && CLOSERS.has(token.value);
       const separates = depth === arrow.depth && token.kind === 'punct' && (token.value === ';' || token.value === ',');
       const newLine = depth === arrow.depth && token.newline && k > arrow.bodyStart && !(token.kind === 'punct' && CONTINUES.has(token.value));
       if (!closesOuter && !separates && !newLine) return;
@@ -101,7 +105,7 @@ class ScopeScanner {
     if (prev?.value === '=>') return this.arrowName(k - 1);
     const close = this.paramsClose(k - 1);
     if (close < 0) return null;
-    const before = this.skipTypeParameters(this.openerOf.get(close)! - 1);
+    const before = this.skipTypeParameters(this.openerOf[close]! - 1);
     const t = this.tokens[before];
     if (!t) return null;
     if (t.value === 'function' || (t.value === '*' && this.tokens[before - 1]?.value === 'function')) {
@@ -115,7 +119,7 @@ class ScopeScanner {
   /** The name an arrow function at `=>` (index `k`) is assigned to, or null. */
   private arrowName(k: number): string | null {
     const close = this.paramsClose(k - 1);
-    const start = close >= 0 ? this.openerOf.get(close)! : k - 1;
+    const start = close >= 0 ? this.openerOf[close]! : k - 1;
     if (close < 0 && this.tokens[start]?.kind !== 'id') return null;
     return this.assignedName(this.skipAsync(this.skipTypeParameters(start - 1)));
   }
@@ -133,10 +137,10 @@ class ScopeScanner {
 
   /** The `)` closing a function's parameters that ends at `k`, past a TypeScript return type; -1 when there is none. */
   private paramsClose(k: number): number {
-    if (this.tokens[k]?.value === ')' && this.openerOf.has(k)) return k;
+    if (this.tokens[k]?.value === ')' && this.openerOf[k]! >= 0) return k;
     for (let j = k; j >= 0 && k - j < MAX_TYPE_TOKENS; j--) {
       const t = this.tokens[j]!;
-      if (t.value === ':') return this.tokens[j - 1]?.value === ')' && this.openerOf.has(j - 1) ? j - 1 : -1;
+      if (t.value === ':') return this.tokens[j - 1]?.value === ')' && this.openerOf[j - 1]! >= 0 ? j - 1 : -1;
       if (t.kind !== 'id' && t.kind !== 'string' && t.kind !== 'number' && !TYPE_PUNCT.has(t.value)) return -1;
     }
     return -1;

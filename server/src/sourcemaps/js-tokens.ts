@@ -9,12 +9,16 @@ export interface Token {
   newline: boolean;
 }
 
-/** Multi-character punctuators that matter: `=>` must not read as `=`, nor `==` as an assignment. */
+/** Multi-character punctuators that matter (all start with `=`, `!` or `?`): `=>` must not read as `=`, nor `==` as an assignment. */
 const PUNCTUATORS = ['===', '!==', '=>', '==', '!=', '?.'];
 /** After these, `/` starts a regular expression rather than dividing. */
 const BEFORE_REGEX = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
-const ID_START = /[A-Za-z_$#\u0080-\uffff]/;
-const ID_PART = /[\w$\u0080-\uffff]/;
+// Character codes, compared directly: a regular expression per character would make the scan several times slower.
+const isDigit = (c: number) => c >= 48 && c <= 57;
+/** Letters, `_`, `$`, `#` (private names) and anything beyond ASCII. */
+const isIdStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36 || c === 35 || c >= 128;
+const isIdPart = (c: number) => isIdStart(c) || isDigit(c);
+const isWordOrDot = (c: number) => isIdPart(c) || c === 46;
 
 /**
  * Splits source into tokens, skipping comments and whitespace and reading string, template and regex literals whole
@@ -42,12 +46,13 @@ export function tokenize(src: string): Token[] {
     push('template', start);
   };
   while (i < src.length) {
+    const code = src.charCodeAt(i);
     const ch = src[i]!;
     const start = i;
-    if (ch === '\n') {
+    if (code === 10) {
       newline = true;
       i++;
-    } else if (ch === ' ' || ch === '\t' || ch === '\r') i++;
+    } else if (code === 32 || code === 9 || code === 13) i++;
     else if (ch === '/' && src[i + 1] === '/') i = lineEnd(src, i);
     else if (ch === '/' && src[i + 1] === '*') {
       const end = src.indexOf('*/', i + 2);
@@ -63,18 +68,18 @@ export function tokenize(src: string): Token[] {
       braces.pop();
       i++;
       templateRest(start);
-    } else if (ID_START.test(ch)) {
+    } else if (isIdStart(code)) {
       i++;
-      while (i < src.length && ID_PART.test(src[i]!)) i++;
+      while (i < src.length && isIdPart(src.charCodeAt(i))) i++;
       push('id', start, src.slice(start, i));
-    } else if (/\d/.test(ch) || (ch === '.' && /\d/.test(src[i + 1] ?? ''))) {
-      while (i < src.length && /[\w.]/.test(src[i]!)) i++;
+    } else if (isDigit(code) || (ch === '.' && isDigit(src.charCodeAt(i + 1)))) {
+      while (i < src.length && isWordOrDot(src.charCodeAt(i))) i++;
       push('number', start);
     } else if (ch === '/' && regexAllowed(tokens[tokens.length - 1])) {
       i = regexEnd(src, i);
       push('regex', start);
     } else {
-      const op = PUNCTUATORS.find((p) => src.startsWith(p, i)) ?? ch;
+      const op = (code === 61 || code === 33 || code === 63 ? PUNCTUATORS.find((p) => src.startsWith(p, i)) : undefined) ?? ch;
       i += op.length;
       if (op === '{') braces.push('brace');
       else if (op === '}') braces.pop();
@@ -119,7 +124,7 @@ function regexEnd(src: string, i: number): number {
     else if (c === ']') inClass = false;
     else if (c === '/' && !inClass) {
       let end = j + 1;
-      while (end < src.length && /\w/.test(src[end]!)) end++;
+      while (end < src.length && isIdPart(src.charCodeAt(end))) end++;
       return end;
     }
   }

@@ -1,4 +1,4 @@
-import { FlattenMap, originalPositionFor, sourceContentFor, type TraceMap } from '@jridgewell/trace-mapping';
+import { TraceMap, traceSegment } from '@jridgewell/trace-mapping';
 import { enclosingFunction, functionScopes, type FunctionScope } from './enclosing-function';
 import type { OriginalPosition, SourceContext } from './types';
 
@@ -6,6 +6,17 @@ import type { OriginalPosition, SourceContext } from './types';
 const CONTEXT_LINES = 5;
 /** A context line longer than this (minified code in `sourcesContent`) is cut to this many characters around the column. */
 const MAX_CONTEXT_LINE = 400;
+/**
+ * Sources larger than this are not scanned for their functions (a frame there is named from the map's `names`): the
+ * scan is linear, some 30 ms per MB, and such files are bundled dependencies, not the app's code.
+ */
+const MAX_SCANNED_SOURCE = 1024 * 1024;
+/**
+ * Heap per byte of what a parsed map holds (bench/symbolicate.ts measures it): its index JSON, once its mappings are
+ * decoded, and each loaded source with its line starts and function scopes.
+ */
+const HEAP_PER_INDEX_BYTE = 8;
+const HEAP_PER_SOURCE_BYTE = 2;
 
 /** One original source of a map, indexed once for every frame that lands in it. */
 interface SourceIndex {
@@ -14,45 +25,71 @@ interface SourceIndex {
   scopes: FunctionScope[] | undefined;
 }
 
-/** A parsed source map and what its frames need from it: original positions, enclosing functions, context lines. */
+/** Reads a source's content on first use: maps are stored without their sources (split-map.ts). */
+export type SourceLoader = (index: number) => Promise<string | null>;
+
+/**
+ * A parsed source map and what its frames need from it: original positions, enclosing functions, context lines. The
+ * sources are loaded, indexed and scanned only when a frame lands in them, each once.
+ */
 export class ParsedMap {
   private readonly trace: TraceMap;
-  private readonly sources = new Map<string, SourceIndex | null>();
+  private readonly sources = new Map<number, Promise<SourceIndex | null>>();
+  private loadedBytes = 0;
 
-  constructor(text: string) {
-    // FlattenMap reads plain maps and index maps (`sections`) alike.
-    this.trace = new FlattenMap(text);
+  constructor(
+    private readonly indexJson: string,
+    private readonly loadSource: SourceLoader,
+  ) {
+    this.trace = new TraceMap(indexJson);
+  }
+
+  /** Estimated heap this map holds now, for the cache's byte cap. */
+  get bytes(): number {
+    return this.indexJson.length * HEAP_PER_INDEX_BYTE + this.loadedBytes * HEAP_PER_SOURCE_BYTE;
   }
 
   /** The original position of a 1-based line and 1-based column (as browsers print them), or null when unmapped. */
-  lookup(line: number, column: number, minifiedName: string | null): OriginalPosition | null {
-    const found = originalPositionFor(this.trace, { line, column: Math.max(0, column - 1) });
-    if (found.source === null) return null;
-    const source = this.sourceIndex(found.source);
-    const offset = source ? (source.lineStarts[found.line - 1] ?? source.content.length) + found.column : -1;
+  async lookup(line: number, column: number, minifiedName: string | null): Promise<OriginalPosition | null> {
+    const segment = line >= 1 ? traceSegment(this.trace, line - 1, Math.max(0, column - 1)) : null;
+    if (!segment || segment.length === 1) return null;
+    const [, sourceIdx, origLine, origColumn] = segment;
+    const name = segment.length === 5 ? (this.trace.names[segment[4]] ?? null) : null;
+    const source = await this.sourceIndex(sourceIdx);
+    const offset = source ? (source.lineStarts[origLine] ?? source.content.length) + origColumn : -1;
     return {
-      file: cleanSourcePath(found.source),
-      line: found.line,
-      column: found.column + 1,
-      function: (source && enclosingFunction(this.scopesOf(source), offset)) ?? found.name ?? minifiedName,
-      context: source ? contextAround(source, found.line, found.column) : null,
+      file: cleanSourcePath(this.trace.resolvedSources[sourceIdx] ?? ''),
+      line: origLine + 1,
+      column: origColumn + 1,
+      function: (source && enclosingFunction(scopesOf(source), offset)) ?? name ?? minifiedName,
+      context: source ? contextAround(source, origLine + 1, origColumn) : null,
     };
   }
 
-  private sourceIndex(source: string): SourceIndex | null {
-    let index = this.sources.get(source);
-    if (index === undefined) {
-      const content = sourceContentFor(this.trace, source);
-      index = content === null ? null : { content, lineStarts: lineStarts(content), scopes: undefined };
-      this.sources.set(source, index);
+  private sourceIndex(idx: number): Promise<SourceIndex | null> {
+    let pending = this.sources.get(idx);
+    if (!pending) {
+      pending = this.loadSource(idx).then(
+        (content) => {
+          if (content === null) return null;
+          this.loadedBytes += content.length;
+          return { content, lineStarts: lineStarts(content), scopes: content.length > MAX_SCANNED_SOURCE ? [] : undefined };
+        },
+        () => {
+          // Unreadable now (the database, a damaged row): this frame goes without its source; the next one tries again.
+          this.sources.delete(idx);
+          return null;
+        },
+      );
+      this.sources.set(idx, pending);
     }
-    return index;
+    return pending;
   }
+}
 
-  private scopesOf(source: SourceIndex): FunctionScope[] {
-    source.scopes ??= functionScopes(source.content);
-    return source.scopes;
-  }
+function scopesOf(source: SourceIndex): FunctionScope[] {
+  source.scopes ??= functionScopes(source.content);
+  return source.scopes;
 }
 
 function lineStarts(content: string): number[] {
@@ -83,7 +120,5 @@ function clip(text: string, column: number): string {
  * (`webpack://shop/./src/cart.ts` and `../../src/cart.ts` both read `src/cart.ts`).
  */
 export function cleanSourcePath(source: string): string {
-  return source
-    .replace(/^webpack:\/\/[^/]*\//, '')
-    .replace(/^(?:\.\.?\/)+/, '');
+  return source.replace(/^webpack:\/\/[^/]*\//, '').replace(/^(?:\.\.?\/)+/, '');
 }

@@ -4,6 +4,7 @@ import { gunzip, gzip } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
+import { splitSources } from './split-map';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -24,18 +25,20 @@ export interface StoredMap {
   uploadedMs: number;
 }
 
-/** Which stored map a frame uses: the row, and its size for the parsed-map cache. */
+/** Which stored map a frame uses. */
 export interface MapRef {
   id: string;
-  bytes: number;
 }
+
+/** Source rows per insert: far below PostgreSQL's 65,535 parameters. */
+const SOURCE_BATCH = 500;
 
 /**
  * Stores `maps` in one transaction, each replacing the map stored under the same key (its debug ID, else its release
- * and URL), so uploading a build again changes nothing. Compression runs first, outside the transaction.
+ * and URL), so uploading a build again changes nothing. Splitting and compression run first, outside the transaction.
  */
 export async function storeMaps(db: Kysely<Database>, clock: Clock, projectId: string, maps: readonly NewMap[]): Promise<StoredMap[]> {
-  const compressed = await Promise.all(maps.map((m) => gzipAsync(m.text)));
+  const rows = await Promise.all(maps.map((m) => compressedParts(m.text)));
   const now = clock.now();
   await db.transaction().execute(async (tx) => {
     for (const [i, map] of maps.entries()) {
@@ -44,33 +47,37 @@ export async function storeMaps(db: Kysely<Database>, clock: Clock, projectId: s
         ? old.where('debug_id', '=', map.debugId)
         : old.where('debug_id', 'is', null).where('release', '=', map.release).where('url', '=', map.url);
       await old.execute();
+      const id = randomUUID();
+      const { mappings, sources } = rows[i]!;
       await tx
         .insertInto('sourcemaps')
-        .values({
-          id: randomUUID(),
-          project_id: projectId,
-          debug_id: map.debugId,
-          release: map.release,
-          url: map.url,
-          map_gzip: compressed[i]!,
-          bytes: Buffer.byteLength(map.text),
-          created_ms: now,
-        })
+        .values({ id, project_id: projectId, debug_id: map.debugId, release: map.release, url: map.url, mappings_gzip: mappings, bytes: Buffer.byteLength(map.text), created_ms: now })
         .execute();
+      for (let from = 0; from < sources.length; from += SOURCE_BATCH) {
+        await tx.insertInto('sourcemap_sources').values(sources.slice(from, from + SOURCE_BATCH).map((s) => ({ map_id: id, ...s }))).execute();
+      }
     }
   });
   return maps.map((m) => ({ debugId: m.debugId, release: m.release, url: m.url, bytes: Buffer.byteLength(m.text), uploadedMs: now }));
 }
 
+async function compressedParts(text: string): Promise<{ mappings: Uint8Array; sources: Array<{ idx: number; content_gzip: Uint8Array }> }> {
+  const { index, contents } = splitSources(text);
+  const sources = await Promise.all(
+    contents.map(async (content, idx) => (typeof content === 'string' ? { idx, content_gzip: await gzipAsync(content) } : undefined)),
+  );
+  return { mappings: await gzipAsync(index), sources: sources.filter((s) => s !== undefined) };
+}
+
 export async function findByDebugId(db: Kysely<Database>, projectId: string, debugId: string): Promise<MapRef | undefined> {
-  return db.selectFrom('sourcemaps').select(['id', 'bytes']).where('project_id', '=', projectId).where('debug_id', '=', debugId).executeTakeFirst();
+  return db.selectFrom('sourcemaps').select('id').where('project_id', '=', projectId).where('debug_id', '=', debugId).executeTakeFirst();
 }
 
 /** The map of `release` stored under the first of `urls` (most preferred first) that has one; the newest on a tie. */
 export async function findByReleaseUrl(db: Kysely<Database>, projectId: string, release: string, urls: readonly string[]): Promise<MapRef | undefined> {
   const rows = await db
     .selectFrom('sourcemaps')
-    .select(['id', 'bytes', 'url'])
+    .select(['id', 'url'])
     .where('project_id', '=', projectId)
     .where('url', 'in', urls)
     .where('release', '=', release)
@@ -78,15 +85,21 @@ export async function findByReleaseUrl(db: Kysely<Database>, projectId: string, 
     .execute();
   for (const url of urls) {
     const row = rows.find((r) => r.url === url);
-    if (row) return { id: row.id, bytes: row.bytes };
+    if (row) return { id: row.id };
   }
   return undefined;
 }
 
-/** The JSON text of a stored map; undefined once it was replaced or deleted. */
-export async function readMapText(db: Kysely<Database>, id: string): Promise<string | undefined> {
-  const row = await db.selectFrom('sourcemaps').select('map_gzip').where('id', '=', id).executeTakeFirst();
-  return row ? (await gunzipAsync(row.map_gzip)).toString('utf8') : undefined;
+/** A stored map's JSON without its sources (split-map.ts); undefined once it was replaced or deleted. */
+export async function readMapIndex(db: Kysely<Database>, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('sourcemaps').select('mappings_gzip').where('id', '=', id).executeTakeFirst();
+  return row ? (await gunzipAsync(row.mappings_gzip)).toString('utf8') : undefined;
+}
+
+/** The content of source `idx` of a stored map, or null when the map has none for it. */
+export async function readSourceContent(db: Kysely<Database>, id: string, idx: number): Promise<string | null> {
+  const row = await db.selectFrom('sourcemap_sources').select('content_gzip').where('map_id', '=', id).where('idx', '=', idx).executeTakeFirst();
+  return row ? (await gunzipAsync(row.content_gzip)).toString('utf8') : null;
 }
 
 export interface ListedMap extends StoredMap {

@@ -3,16 +3,14 @@ import type { Database } from '../db/schema';
 import { isInApp, parseStack, type StackFrame } from '../incidents/detect/top-frame';
 import { ByteLru } from './byte-lru';
 import { ParsedMap } from './parsed-map';
-import { findByDebugId, findByReleaseUrl, readMapText, type MapRef } from './store';
+import { findByDebugId, findByReleaseUrl, readMapIndex, readSourceContent, type MapRef } from './store';
 import type { ExceptionFacts, SymbolicatedFrame, Symbolicator } from './types';
 
 /**
- * Default cap of the parsed-map cache: 256 MiB, as estimated below. A parsed map holds its JSON's strings and, once
- * looked up, its decoded mappings: about three times its text (bench/symbolicate.ts measures it), so the default keeps
- * some 80 MiB of maps, a few dozen builds of a typical app.
+ * Default cap of the parsed-map cache, in estimated heap bytes (ParsedMap.bytes): 256 MiB, some twenty builds of a
+ * large app's bundle with the sources their errors land in (bench/symbolicate.ts).
  */
 export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
-const PARSED_BYTES_PER_TEXT_BYTE = 3;
 
 export interface SymbolicatorOptions {
   db: Kysely<Database>;
@@ -44,10 +42,10 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
 
   async function loadMap(db: Kysely<Database>, ref: MapRef): Promise<ParsedMap | null> {
     try {
-      const text = await readMapText(db, ref.id);
-      if (text === undefined) return null;
-      const map = new ParsedMap(text);
-      cache.set(ref.id, map, ref.bytes * PARSED_BYTES_PER_TEXT_BYTE);
+      const index = await readMapIndex(db, ref.id);
+      if (index === undefined) return null;
+      const map = new ParsedMap(index, (idx) => readSourceContent(db, ref.id, idx));
+      cache.set(ref.id, map, map.bytes);
       return map;
     } catch {
       // A map that cannot be read symbolicates nothing; its frames stay as they were sent.
@@ -55,12 +53,13 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
     }
   }
 
-  const mapFor = async (facts: ExceptionFacts, url: string): Promise<ParsedMap | null> => {
+  const mapFor = async (facts: ExceptionFacts, url: string): Promise<{ id: string; map: ParsedMap } | null> => {
     const debugId = facts.debugIds.get(url);
     const ref =
       (debugId ? await findByDebugId(db, facts.projectId, debugId) : undefined) ??
       (facts.release ? await findByReleaseUrl(db, facts.projectId, facts.release, urlKeys(url)) : undefined);
-    return ref ? parsed(ref) : null;
+    const map = ref ? await parsed(ref) : null;
+    return ref && map ? { id: ref.id, map } : null;
   };
 
   return {
@@ -68,13 +67,16 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
       const frames = parseStack(facts.stacktrace);
       const urls = [...new Set(frames.map((f) => f.url))];
       const maps = new Map(await Promise.all(urls.map(async (url) => [url, await mapFor(facts, url)] as const)));
-      return frames.map((frame) => symbolicateFrame(frame, maps.get(frame.url) ?? null, facts.debugIds.get(frame.url) ?? null));
+      const result = await Promise.all(frames.map((frame) => symbolicateFrame(frame, maps.get(frame.url)?.map ?? null, facts.debugIds.get(frame.url) ?? null)));
+      // Sources loaded for these frames make their map larger: account for them, which may evict older maps.
+      for (const used of maps.values()) if (used && cache.get(used.id) === used.map) cache.set(used.id, used.map, used.map.bytes);
+      return result;
     },
   };
 }
 
-function symbolicateFrame(frame: StackFrame, map: ParsedMap | null, debugId: string | null): SymbolicatedFrame {
-  const original = map?.lookup(frame.line, frame.column, frame.fn === '<anonymous>' ? null : frame.fn) ?? null;
+async function symbolicateFrame(frame: StackFrame, map: ParsedMap | null, debugId: string | null): Promise<SymbolicatedFrame> {
+  const original = map ? await map.lookup(frame.line, frame.column, frame.fn === '<anonymous>' ? null : frame.fn) : null;
   return {
     function: frame.fn,
     url: frame.url,

@@ -3,8 +3,10 @@ import type { DialectName } from '../connect';
 
 /**
  * Source maps (sourcemaps/store.ts): per project, keyed by debug ID, or by release and URL for a map without one.
- * The map is stored gzip-compressed (about a fifth of its size, docs/source-maps.md); `bytes` is its size as uploaded.
- * Deleting a project deletes its maps; retention leaves them alone (they are not telemetry).
+ * A map is stored in two parts, gzip-compressed: its mappings without `sourcesContent`, and each original source in a
+ * row of its own, so symbolicating a frame reads and parses only the sources its frames land in (docs/source-maps.md).
+ * `bytes` is the map's size as uploaded. Deleting a project deletes its maps; retention leaves them alone (they are
+ * not telemetry).
  */
 export function sourcemapsMigration(dialect: DialectName): Migration {
   const blob = dialect === 'postgres' ? 'bytea' : 'blob';
@@ -17,9 +19,16 @@ export function sourcemapsMigration(dialect: DialectName): Migration {
         .addColumn('debug_id', 'text')
         .addColumn('release', 'text')
         .addColumn('url', 'text')
-        .addColumn('map_gzip', blob, (c) => c.notNull())
+        .addColumn('mappings_gzip', blob, (c) => c.notNull())
         .addColumn('bytes', 'bigint', (c) => c.notNull())
         .addColumn('created_ms', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('sourcemap_sources')
+        .addColumn('map_id', 'text', (c) => c.notNull().references('sourcemaps.id').onDelete('cascade'))
+        .addColumn('idx', 'integer', (c) => c.notNull())
+        .addColumn('content_gzip', blob, (c) => c.notNull())
+        .addPrimaryKeyConstraint('sourcemap_sources_pk', ['map_id', 'idx'])
         .execute();
       await db.schema
         .createIndex('sourcemaps_debug_id')
