@@ -338,9 +338,14 @@ describe.each(kinds)('issues API on %s', (kind) => {
     expect(await only(`env=${env}`)).toMatchObject({ status: 'regressed', events: 4, last_seen: { release: '5.1' } });
     await t.server.notify.outbox.drain();
     const regressions = receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>).filter((p) => p.event === 'issue.regressed');
+    // One per regression: the plain resolve, then the one "in next release".
     expect(regressions).toHaveLength(2);
-    expect(regressions[1]).toMatchObject({ issue_id: id, severity: 'warning', env, services: ['web-app'], dashboard_url: `${t.server.publicUrl}/control-plane/issues/${id}` });
-    expect(regressions[1]!.root_cause_summary).toContain('release 5.1');
+    const summaries = regressions.map((p) => p.root_cause_summary as string).sort();
+    expect(summaries[0]).toMatch(/^TypeError: Zeta zapped at renderCart \(checkout\.js:42\)\. Resolved at \S+; it occurred again 1 time \(release 5\.0\)\.$/);
+    expect(summaries[1]).toMatch(/^TypeError: Zeta zapped at renderCart \(checkout\.js:42\)\. Resolved at \S+ for the release after 5\.0; it occurred again 1 time \(release 5\.1\)\.$/);
+    for (const payload of regressions) {
+      expect(payload).toMatchObject({ issue_id: id, severity: 'warning', env, services: ['web-app'], dashboard_url: `${t.server.publicUrl}/control-plane/issues/${id}` });
+    }
 
     expect((await patch(id, { status: 'ignored' })).body).toMatchObject({ status: 'ignored', in_next_release: false, resolved_release: null });
     now += MINUTE;

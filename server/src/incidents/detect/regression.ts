@@ -1,7 +1,8 @@
 import { scheduleIssueDeliveries } from '../../notify/outbox/issue-events';
 import type { ErrorOccurrence } from './error-records';
 import type { DetectionTrx, GroupRow, RecordContext } from './groups';
-import { incidentTitle } from './root-cause';
+import { headline, incidentTitle, quoteSourceLine } from './root-cause';
+import type { FrameSource } from './tables';
 
 /** Who the status history names for a regression. */
 export const DETECTOR_ACTOR = 'detector';
@@ -17,12 +18,15 @@ function reopening(group: GroupRow, occurrences: ErrorOccurrence[]): ErrorOccurr
   return group.in_next_release ? occurrences.filter((o) => o.release !== group.resolved_release) : occurrences;
 }
 
+/** `TypeError: … at lineTotal (src/cart/total.ts:2:28). The line: `…`. Resolved at …; it occurred again 2 times (release 5.1).` */
 function regressionSummary(group: GroupRow, errors: ErrorOccurrence[]): string {
-  const releases = [...new Set(errors.map((o) => o.release ?? 'no release'))].join(', ');
+  const where = group.top_frame ? ` at ${group.top_frame}` : '';
+  const quote = quoteSourceLine(group.top_source === null ? undefined : (JSON.parse(group.top_source) as FrameSource));
   const resolved = group.status_changed_ms === null ? 'Resolved' : `Resolved at ${new Date(group.status_changed_ms).toISOString()}`;
   const expected = group.in_next_release ? ` for the release after ${group.resolved_release ?? 'the one then current'}` : '';
-  const where = group.top_frame ? ` at ${group.top_frame}` : '';
-  return `${resolved}${expected}, it occurred again${where}: ${errors.length} ${errors.length === 1 ? 'time' : 'times'} (release ${releases}).`;
+  const releases = [...new Set(errors.map((o) => o.release ?? 'none'))].join(', ');
+  const again = `${resolved}${expected}; it occurred again ${errors.length} ${errors.length === 1 ? 'time' : 'times'} (release ${releases}).`;
+  return [`${headline({ errorType: group.error_type, sampleMessage: group.sample_message })}${where}.`, quote, again].filter(Boolean).join(' ');
 }
 
 /**

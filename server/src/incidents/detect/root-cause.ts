@@ -1,4 +1,5 @@
 import type { IncidentEvidence } from '../types';
+import type { FrameSource } from './tables';
 
 /** Longest incident title; chat cards and SMS cut long ones anyway. */
 const MAX_TITLE_LENGTH = 200;
@@ -14,7 +15,8 @@ export interface ErrorHeadline {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function headline({ errorType, sampleMessage }: ErrorHeadline): string {
+/** `TypeError: Cannot read properties of undefined (reading 'id')`. */
+export function headline({ errorType, sampleMessage }: Pick<ErrorHeadline, 'errorType' | 'sampleMessage'>): string {
   return sampleMessage === '' ? errorType : `${errorType}: ${sampleMessage}`;
 }
 
@@ -54,8 +56,8 @@ export function requestLabel(request: { name: string; url: string | null }): str
 const MAX_QUOTE_LENGTH = 160;
 
 /** `` The line: `const total = cart.items.reduce(…)`. `` from the top frame's source line, when a map had it. */
-function quoteSourceLine(evidence: IncidentEvidence): string | undefined {
-  const code = evidence.top_frame_source?.code?.trim();
+export function quoteSourceLine(source: FrameSource | undefined): string | undefined {
+  const code = source?.code?.trim();
   if (!code) return undefined;
   return `The line: \`${code.length <= MAX_QUOTE_LENGTH ? code : `${code.slice(0, MAX_QUOTE_LENGTH - 1)}…`}\`.`;
 }
@@ -69,7 +71,7 @@ export function rootCauseSummary(error: ErrorHeadline, evidence: IncidentEvidenc
   const where = evidence.top_frame ? ` at ${evidence.top_frame}` : '';
   const across = evidence.affected_sessions > 0 ? ` across ${plural(evidence.affected_sessions, 'session')}` : '';
   const sentences = [`${headline(error)}${where}, ${plural(evidence.error_count, 'time')} in ${describeDuration(periodMs)}${across}.`];
-  const quote = quoteSourceLine(evidence);
+  const quote = quoteSourceLine(evidence.top_frame_source);
   if (quote) sentences.push(quote);
   sentences.push(
     evidence.first_seen_release ? `First seen in release ${evidence.first_seen_release}.` : `First seen at ${evidence.first_seen_at} (no release recorded).`,
