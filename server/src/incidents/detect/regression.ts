@@ -5,10 +5,10 @@ import { headline, incidentTitle, quoteSourceLine } from './root-cause';
 import type { FrameSource } from './tables';
 
 /** Who the status history names for a regression. */
-export const DETECTOR_ACTOR = 'detector';
+const DETECTOR_ACTOR = 'detector';
 
 /** Where a notification sends people for an issue: its detail in the control plane (docs/issues.md). */
-export const issueUrl = (publicUrl: string, id: string) => `${publicUrl}/control-plane/issues/${id}`;
+const issueUrl = (publicUrl: string, id: string) => `${publicUrl}/control-plane/issues/${id}`;
 
 /**
  * The errors that reopen a resolved issue: any, or with "in next release" only those from another release than the

@@ -12,7 +12,7 @@ export interface StackFrames {
   load(occurrences: readonly ErrorOccurrence[]): Promise<void>;
 }
 
-export function exceptionFacts(o: ErrorOccurrence): ExceptionFacts | null {
+function exceptionFacts(o: ErrorOccurrence): ExceptionFacts | null {
   const { stacktrace } = o.raw;
   return stacktrace ? { projectId: o.projectId, stacktrace, debugIds: o.debugIds, release: o.release } : null;
 }
