@@ -319,8 +319,13 @@ describe.each(kinds)('issues API on %s', (kind) => {
     await detect();
     const { id } = await only(`env=${env}`);
 
+    // An error ingested before the resolution but counted after it is not news.
+    await sendError({ env, message: 'Zeta zapped', release: '5.0' });
+    now += MINUTE;
     const resolved = await patch(id, { status: 'resolved' });
     expect(resolved.body).toMatchObject({ status: 'resolved', status_by: expect.stringMatching(/^key:/), status_changed_at: new Date(now).toISOString(), in_next_release: false, resolved_release: '5.0' });
+    await detect();
+    expect(await only(`env=${env}`)).toMatchObject({ status: 'resolved', events: 2 });
     now += MINUTE;
     await sendError({ env, message: 'Zeta zapped', release: '5.0' });
     await detect();
@@ -330,12 +335,12 @@ describe.each(kinds)('issues API on %s', (kind) => {
     now += MINUTE;
     await sendError({ env, message: 'Zeta zapped', release: '5.0' });
     await detect();
-    expect(await only(`env=${env}`)).toMatchObject({ status: 'resolved', events: 3 });
+    expect(await only(`env=${env}`)).toMatchObject({ status: 'resolved', events: 4 });
     now += MINUTE;
     await sendError({ env, message: 'Zeta zapped', release: '5.1' });
     // Three detectors at once: one regression, one notification.
     await Promise.all([detect(), detect(), detect()]);
-    expect(await only(`env=${env}`)).toMatchObject({ status: 'regressed', events: 4, last_seen: { release: '5.1' } });
+    expect(await only(`env=${env}`)).toMatchObject({ status: 'regressed', events: 5, last_seen: { release: '5.1' } });
     await t.server.notify.outbox.drain();
     const regressions = receiver.received.map((r) => JSON.parse(r.body) as Record<string, unknown>).filter((p) => p.event === 'issue.regressed');
     // One per regression: the plain resolve, then the one "in next release".
@@ -351,7 +356,7 @@ describe.each(kinds)('issues API on %s', (kind) => {
     now += MINUTE;
     await sendError({ env, message: 'Zeta zapped', release: '5.2' });
     await detect();
-    expect(await only(`env=${env}`)).toMatchObject({ status: 'ignored', events: 5 });
+    expect(await only(`env=${env}`)).toMatchObject({ status: 'ignored', events: 6 });
     expect((await patch(id, { status: 'unresolved' })).body).toMatchObject({ status: 'unresolved' });
     await receiver.close();
   });

@@ -11,11 +11,13 @@ const DETECTOR_ACTOR = 'detector';
 const issueUrl = (publicUrl: string, id: string) => `${publicUrl}/control-plane/issues/${id}`;
 
 /**
- * The errors that reopen a resolved issue: any, or with "in next release" only those from another release than the
- * one current when it was resolved (errors of that release were expected until the fix ships).
+ * The errors that reopen a resolved issue: those the server received after it was resolved (one ingested before but
+ * counted after is not news), and with "in next release" only those from another release than the one current when
+ * it was resolved (errors of that release were expected until the fix ships).
  */
 function reopening(group: GroupRow, occurrences: ErrorOccurrence[]): ErrorOccurrence[] {
-  return group.in_next_release ? occurrences.filter((o) => o.release !== group.resolved_release) : occurrences;
+  const resolvedMs = group.status_changed_ms ?? -Infinity;
+  return occurrences.filter((o) => o.receivedMs > resolvedMs && !(group.in_next_release && o.release === group.resolved_release));
 }
 
 /** `TypeError: … at lineTotal (src/cart/total.ts:2:28). The line: `…`. Resolved at …; it occurred again 2 times (release 5.1).` */
