@@ -1,26 +1,35 @@
 /**
  * The example apps of examples/ as the end-to-end specs drive them, doing what a user does: pack the SDK
- * (`npm pack` at the repository root, the tarball each example's package.json points at), `npm install` the example,
- * build it with the SDK settings in the framework's environment variables, serve it (production build or dev server)
- * on a free port, and stop it.
+ * (`npm pack` at the repository root) and the build plugin `@svc/build` (`npm pack -w bundler-plugin`), the tarballs
+ * the examples' package.json point at, `npm install` the example, build it with the SDK settings in the framework's
+ * environment variables and upload its source maps (the plugin during the build, or `svc-server sourcemaps upload`
+ * after it), serve it (production build or dev server) on a free port, and stop it.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { REQUIRED_OUTPUTS, ROOT, ensureSdkBuilt } from './build-sdk';
 import { childEnv } from './child-env';
 import { withLock } from './lock';
 
 export const EXAMPLES_DIR = join(ROOT, 'examples');
 
-const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+const packageAt = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string };
+
+/** The file `npm pack` names a package's tarball, at the repository root: `@svc/browser` 0.1.0 → svc-browser-0.1.0.tgz. */
+const tarballOf = ({ name, version }: { name: string; version: string }) => join(ROOT, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
 
 /** Where `npm pack` at the repository root writes the SDK, and where every example's package.json points. */
-export const SDK_TARBALL = join(ROOT, `${rootPackage.name.replace(/^@/, '').replace('/', '-')}-${rootPackage.version}.tgz`);
+export const SDK_TARBALL = tarballOf(packageAt(ROOT));
 
-/** Written into an example's node_modules after a successful install; names the tarball and package.json it matches. */
+const BUILD_PLUGIN_DIR = join(ROOT, 'bundler-plugin');
+
+/** The packed `@svc/build`, which the Vite and Next.js examples' package.json point at. */
+export const BUILD_PLUGIN_TARBALL = tarballOf(packageAt(BUILD_PLUGIN_DIR));
+
+/** Written into an example's node_modules after a successful install; names the tarballs and package.json it matches. */
 const INSTALL_STAMP = join('node_modules', '.svc-example-install');
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -69,25 +78,76 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /**
+ * `npm pack` with `args` (none for the root package, `-w <dir>` for a workspace) into `tarball`. The new tarball
+ * replaces the old one by rename, so an install reading the old one is unaffected; an identical one (npm packs with
+ * fixed timestamps) leaves the old file in place, so its hash, and the installs stamped with it, stay valid.
+ */
+async function packInto(tarball: string, args: string[]): Promise<void> {
+  const work = mkdtempSync(join(ROOT, '.tmp', 'pack-'));
+  try {
+    // --ignore-scripts: each package is built by its caller, under its lock, and only when stale (a `prepack` build
+    // would print into the JSON answer, and rebuild every time).
+    const command = ['pack', ...args, '--ignore-scripts', '--pack-destination', work, '--json', '--loglevel=error'];
+    const stdout = await runCommand(ROOT, 'npm', command, childEnv(), 120_000);
+    const [packed] = JSON.parse(stdout) as { filename: string }[];
+    if (!packed) throw new Error(`npm pack ${args.join(' ')} printed no result: ${stdout}`);
+    const fresh = join(work, packed.filename);
+    if (existsSync(tarball) && sha256(fresh) === sha256(tarball)) utimesSync(tarball, new Date(), new Date());
+    else renameSync(fresh, tarball);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
  * Builds the SDK if dist/ is stale and packs it to {@link SDK_TARBALL}, unless the tarball there is already newer than
- * every build output. The new tarball replaces the old one by rename, so an install reading the old one is unaffected.
+ * every build output.
  */
 export async function packSdk(): Promise<string> {
   await ensureSdkBuilt();
   return withLock('sdk-pack', 120_000, async () => {
     const newestOutput = Math.max(...REQUIRED_OUTPUTS.map((output) => statSync(join(ROOT, output)).mtimeMs));
     if ((statSync(SDK_TARBALL, { throwIfNoEntry: false })?.mtimeMs ?? 0) > newestOutput) return SDK_TARBALL;
-    const work = mkdtempSync(join(ROOT, '.tmp', 'sdk-pack-'));
-    try {
-      const stdout = await runCommand(ROOT, 'npm', ['pack', '--pack-destination', work, '--json', '--loglevel=error'], childEnv(), 120_000);
-      const [packed] = JSON.parse(stdout) as { filename: string }[];
-      if (!packed) throw new Error(`npm pack printed no result: ${stdout}`);
-      renameSync(join(work, packed.filename), SDK_TARBALL);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    await packInto(SDK_TARBALL, []);
     return SDK_TARBALL;
   });
+}
+
+/** Newest modification time of the files under `dir` (0 when it does not exist). */
+const newestUnder = (dir: string): number =>
+  Math.max(0, ...(existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }) : []).map((file) => statSync(join(dir, file)).mtimeMs));
+
+/** True when bundler-plugin/dist is older than one of its inputs, or missing. */
+function buildPluginStale(): boolean {
+  const dist = join(BUILD_PLUGIN_DIR, 'dist');
+  const inputs = ['package.json', 'tsup.config.ts', 'tsconfig.json'].map((file) => statSync(join(BUILD_PLUGIN_DIR, file), { throwIfNoEntry: false })?.mtimeMs ?? 0);
+  const oldestOutput = existsSync(dist) ? Math.min(...readdirSync(dist).map((file) => statSync(join(dist, file)).mtimeMs)) : 0;
+  return oldestOutput < Math.max(newestUnder(join(BUILD_PLUGIN_DIR, 'src')), ...inputs);
+}
+
+/**
+ * Builds `@svc/build` (tsup, its `prepack`) when its dist/ is stale and packs it to {@link BUILD_PLUGIN_TARBALL}. Packed on every call
+ * (about a second): an unchanged package packs to the same bytes, which leave the tarball and the installs as they are.
+ */
+export async function packBuildPlugin(): Promise<string> {
+  await withLock('build-plugin-pack', 120_000, async () => {
+    if (buildPluginStale()) await runCommand(ROOT, 'npm', ['run', 'build', '-w', BUILD_PLUGIN_DIR, '--silent'], childEnv(), 120_000);
+    await packInto(BUILD_PLUGIN_TARBALL, ['-w', BUILD_PLUGIN_DIR]);
+  });
+  return BUILD_PLUGIN_TARBALL;
+}
+
+/** The tarballs packed here, and what packs each. */
+const PACKED = [
+  { tarball: SDK_TARBALL, pack: packSdk },
+  { tarball: BUILD_PLUGIN_TARBALL, pack: packBuildPlugin },
+];
+
+/** Those of {@link PACKED} an example's package.json points at (`file:../../….tgz`). */
+function packedFor(dir: string): typeof PACKED {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<'dependencies' | 'devDependencies', Record<string, string> | undefined>;
+  const specs = new Set(Object.values({ ...pkg.dependencies, ...pkg.devDependencies }));
+  return PACKED.filter(({ tarball }) => specs.has(`file:${relative(dir, tarball)}`));
 }
 
 /** How long a step took, for the timings each spec prints. */
@@ -99,20 +159,24 @@ export interface Timed {
 }
 
 /**
- * `npm install` in an example, with the SDK tarball named explicitly: a plain `npm install` would keep a previously
+ * `npm install` in an example, with its tarballs named explicitly: a plain `npm install` would keep a previously
  * installed tarball of the same version (npm checks the version, not the content). Skipped when the last install was
- * of this very tarball and package.json.
+ * of these very tarballs and package.json.
  */
 export async function installExample(dir: string): Promise<Timed> {
   const started = Date.now();
-  const stamp = `${sha256(SDK_TARBALL)} ${sha256(join(dir, 'package.json'))}\n`;
+  const tarballs = packedFor(dir).map((packed) => packed.tarball);
+  const stamp = `${[...tarballs, join(dir, 'package.json')].map(sha256).join(' ')}\n`;
   const stampPath = join(dir, INSTALL_STAMP);
-  if (existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp) return { step: 'install', ms: Date.now() - started, skipped: true };
-  const tarball = relative(dir, SDK_TARBALL);
-  // --prefer-offline: package metadata already in the npm cache is not revalidated (CRA alone has ~850 packages).
-  await runCommand(dir, 'npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], childEnv(), 600_000);
-  writeFileSync(stampPath, stamp);
-  return { step: 'install', ms: Date.now() - started };
+  // Locked: two spec files use the Vite example, and two installs in one directory break each other.
+  return withLock(`install-${basename(dir)}`, 600_000, async () => {
+    if (existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp) return { step: 'install', ms: Date.now() - started, skipped: true };
+    // --prefer-offline: package metadata already in the npm cache is not revalidated (CRA alone has ~850 packages).
+    const args = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.map((tarball) => relative(dir, tarball))];
+    await runCommand(dir, 'npm', args, childEnv(), 600_000);
+    writeFileSync(stampPath, stamp);
+    return { step: 'install', ms: Date.now() - started };
+  });
 }
 
 /** A free TCP port on 127.0.0.1 (free when asked; the app binds it right after). */
@@ -196,9 +260,19 @@ export interface SdkSettings {
   serviceName?: string;
   /** Left unset to exercise the SDK's default (NODE_ENV, else `production`). */
   env?: string;
+  /** The build's release (`service.version`, and the maps' release): the Vite example's VITE_APP_VERSION. */
+  release?: string;
 }
 
 export type Mode = 'production' | 'development';
+
+/** Where a build uploads its source maps: `SVC_URL` and `SVC_CONTROL_KEY`, read by `@svc/build` and `svc-server sourcemaps`. */
+export interface UploadSettings {
+  serverUrl: string;
+  controlKey: string;
+}
+
+const uploadEnv = (upload: UploadSettings) => ({ SVC_URL: upload.serverUrl, SVC_CONTROL_KEY: upload.controlKey });
 
 /** One example app: how to build it and serve it. */
 export interface Example {
@@ -206,8 +280,8 @@ export interface Example {
   dir: string;
   /** Modes the issue requires to be proven for this example. */
   modes: readonly Mode[];
-  /** Builds the production bundle with `settings` baked in; absent for examples without a build. */
-  build?(settings: SdkSettings): Promise<Timed>;
+  /** Builds the production bundle with `settings` baked in, and uploads its source maps. */
+  build(settings: SdkSettings, upload: UploadSettings): Promise<Timed>;
   /** Serves the example on a free port and waits until it answers. */
   start(mode: Mode, settings: SdkSettings): Promise<RunningApp>;
 }
@@ -235,14 +309,21 @@ async function timed(step: string, work: () => Promise<unknown>): Promise<Timed>
 const BUILD_TIMEOUT_MS = 300_000;
 const START_TIMEOUT_MS = 120_000;
 
-function viteReact(): Example {
-  const dir = join(EXAMPLES_DIR, 'vite-react');
+/** `npm run <script>` in an example. */
+const npmRun = (dir: string, script: string, env: Record<string, string>) =>
+  runCommand(dir, 'npm', ['run', script, '--silent'], childEnv(env), BUILD_TIMEOUT_MS);
+
+/** The Vite example, or a copy of it in `dir` (test/e2e/examples/vite-react-redeploy.spec.ts builds a changed copy). */
+export function viteReactIn(dir: string): Example {
   return {
     name: 'vite-react',
     dir,
     modes: ['production', 'development'],
-    build: (settings) =>
-      timed('build', () => runCommand(dir, 'npm', ['run', 'build', '--silent'], childEnv(prefixed('VITE_', settings)), BUILD_TIMEOUT_MS)),
+    // The plugin in vite.config.ts uploads the maps.
+    build: (settings, upload) => {
+      const release: Record<string, string> = settings.release === undefined ? {} : { VITE_APP_VERSION: settings.release };
+      return timed('build', () => npmRun(dir, 'build', { ...prefixed('VITE_', settings), ...release, ...uploadEnv(upload) }));
+    },
     async start(mode, settings) {
       const port = await freePort();
       const args = mode === 'production' ? ['preview'] : [];
@@ -268,7 +349,8 @@ function next(): Example {
     name: 'next',
     dir,
     modes: ['production', 'development'],
-    build: (settings) => timed('build', () => runCommand(dir, bin(dir, 'next'), ['build'], env(settings), BUILD_TIMEOUT_MS)),
+    // `next build --webpack`: withSvc in next.config.ts adds the plugin, which uploads the maps.
+    build: (settings, upload) => timed('build', () => runCommand(dir, 'npm', ['run', 'build', '--silent'], { ...env(settings), ...uploadEnv(upload) }, BUILD_TIMEOUT_MS)),
     async start(mode, settings) {
       const port = await freePort();
       return startServerProcess({
@@ -291,9 +373,13 @@ function cra(): Example {
     name: 'cra',
     dir,
     modes: ['production'],
-    // CI=true: warnings fail the build, as on a user's CI; so a warning the SDK causes in webpack fails this test.
-    build: (settings) =>
-      timed('build', () => runCommand(dir, bin(dir, 'react-scripts'), ['build'], childEnv({ ...prefixed('REACT_APP_', settings), CI: 'true' }), BUILD_TIMEOUT_MS)),
+    // CI=true: warnings fail the build, as on a user's CI; so a warning the SDK causes in webpack fails this test. Then
+    // `svc-server sourcemaps upload build`, the CLI for builds without the plugin.
+    build: (settings, upload) =>
+      timed('build', async () => {
+        await npmRun(dir, 'build', { ...prefixed('REACT_APP_', settings), CI: 'true' });
+        await npmRun(dir, 'sourcemaps', uploadEnv(upload));
+      }),
     async start(_mode, _settings) {
       const port = await freePort();
       return startServerProcess({
@@ -315,6 +401,12 @@ function cdn(): Example {
     name: 'cdn',
     dir,
     modes: ['production'],
+    // The page's checkout script (esbuild), then `svc-server sourcemaps upload dist`; the SDK itself needs no build.
+    build: (_settings, upload) =>
+      timed('build', async () => {
+        await npmRun(dir, 'build', {});
+        await npmRun(dir, 'sourcemaps', uploadEnv(upload));
+      }),
     async start(_mode, settings) {
       const port = await freePort();
       return startServerProcess({
@@ -330,11 +422,25 @@ function cdn(): Example {
   };
 }
 
-export const EXAMPLES = { 'vite-react': viteReact(), next: next(), cra: cra(), cdn: cdn() } as const;
+export const EXAMPLES = { 'vite-react': viteReactIn(join(EXAMPLES_DIR, 'vite-react')), next: next(), cra: cra(), cdn: cdn() } as const;
 
-/** Packs the SDK and installs it into `example`; returns what each step took. */
+/** What an example's directory holds besides its sources. */
+const NOT_SOURCES = new Set(['node_modules', 'dist', 'build', '.next']);
+
+/**
+ * A copy of an installed example's sources in a new directory under .tmp/, using the example's node_modules (a
+ * symlink): for a spec that edits the sources and rebuilds without disturbing the example's other spec.
+ */
+export function copyExample(example: Example): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(ROOT, '.tmp', `${example.name}-copy-`));
+  cpSync(example.dir, dir, { recursive: true, filter: (source) => !NOT_SOURCES.has(basename(source)) });
+  symlinkSync(join(example.dir, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Packs the SDK (and the build plugin, for the examples using it) and installs the example; returns what each step took. */
 export async function prepareExample(example: Example): Promise<Timed[]> {
-  const pack = await timed('pack', () => packSdk());
+  const pack = await timed('pack', () => Promise.all(packedFor(example.dir).map((packed) => packed.pack())));
   return [pack, await installExample(example.dir)];
 }
 

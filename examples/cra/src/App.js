@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { getSDK } from '@svc/browser';
+import { applyCoupons } from './coupons';
 
 function xhrJson(url) {
   return new Promise((resolve, reject) => {
@@ -15,6 +16,7 @@ function xhrJson(url) {
 export default function App() {
   const [echo, setEcho] = useState();
   const [xhrEcho, setXhrEcho] = useState();
+  const [total, setTotal] = useState();
   const [path, setPath] = useState(window.location.pathname);
   // The instance /auto created; null only when REACT_APP_SVC_API_KEY was not set at build time.
   const sdk = getSDK();
@@ -67,7 +69,9 @@ export default function App() {
         >
           Throw
         </button>
+        <button onClick={() => setTotal(applyCoupons(42, ['WELCOME10', 'EXPIRED5']))}>Apply the coupons</button>
         <button onClick={() => navigate('/about')}>About</button>
+        {total !== undefined && <p data-testid="total">Total: {total} €</p>}
       </section>
 
       <footer>

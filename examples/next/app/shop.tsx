@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import Link from 'next/link';
 import { SvcErrorBoundary, captureException, captureReplayEvent, getSessionId, log, metric } from '@svc/browser/react';
+import { applyCoupons } from './coupons';
 
 interface Echo {
   url: string;
@@ -30,6 +31,7 @@ export function Shop() {
   const [echo, setEcho] = useState<Echo>();
   const [xhrEcho, setXhrEcho] = useState<Echo>();
   const [broken, setBroken] = useState(false);
+  const [total, setTotal] = useState<number>();
   // The session id exists only in the browser: read it after hydration.
   const [sessionId, setSessionId] = useState<string>();
   useEffect(() => setSessionId(getSessionId()), []);
@@ -73,7 +75,9 @@ export function Shop() {
           Throw
         </button>
         <button onClick={() => setBroken(true)}>Break the widget</button>
+        <button onClick={() => setTotal(applyCoupons(42, ['WELCOME10', 'EXPIRED5']))}>Apply the coupons</button>
         <Link href="/about">About</Link>
+        {total !== undefined && <p data-testid="total">Total: {total} €</p>}
       </section>
 
       <SvcErrorBoundary fallback={<p role="alert">The price is unavailable.</p>}>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { SvcErrorBoundary, captureException, captureReplayEvent, getSessionId, log, metric } from '@svc/browser/react';
+import { applyCoupons } from './coupons';
 
 interface Echo {
   url: string;
@@ -27,6 +28,7 @@ export function App() {
   const [echo, setEcho] = useState<Echo>();
   const [xhrEcho, setXhrEcho] = useState<Echo>();
   const [broken, setBroken] = useState(false);
+  const [total, setTotal] = useState<number>();
   const [path, setPath] = useState(location.pathname);
 
   const navigate = (to: string) => {
@@ -78,7 +80,9 @@ export function App() {
           Throw
         </button>
         <button onClick={() => setBroken(true)}>Break the widget</button>
+        <button onClick={() => setTotal(applyCoupons(42, ['WELCOME10', 'EXPIRED5']))}>Apply the coupons</button>
         <button onClick={() => navigate('/about')}>About</button>
+        {total !== undefined && <p data-testid="total">Total: {total} €</p>}
       </section>
 
       <SvcErrorBoundary fallback={<p role="alert">The price is unavailable.</p>}>

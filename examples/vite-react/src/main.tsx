@@ -1,6 +1,5 @@
-// The SDK's one line: it configures itself from the VITE_SVC_* variables at build time and starts capturing before
-// anything else in the app runs.
-import '@svc/browser/auto';
+// The SDK first (./svc), so it captures from before anything else in the app runs.
+import './svc';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';

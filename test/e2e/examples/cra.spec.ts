@@ -7,4 +7,5 @@ describeExample(EXAMPLES.cra, {
   configure: {},
   expected: { serviceName: 'web-app', env: 'production', errorBoundary: false },
   timeoutMs: 120_000,
+  couponsModule: 'src/coupons.js',
 });

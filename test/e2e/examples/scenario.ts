@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { formatTimings, prepareExample, type Example, type Mode, type SdkSettings } from '../../support/examples';
 import { startCliServer, controlGet, type TestServer } from '../../support/svc-server';
+import { expectReadableTopFrame, throwFromSecondModule, waitForCouponIssue } from './readable-errors';
 import { checkExportedSpecRuns, checkRecording, checkViewer } from './replay-checks';
 
 type Attributes = Record<string, unknown>;
@@ -40,11 +41,11 @@ export interface MetricRow extends Row {
 export const ALIAS = 'shop-frontend';
 
 /**
- * A reference server for one spec file (`svc-server start`, test/support/svc-server.ts), with {@link ALIAS} registered
- * as a user registers it: `svc-server apps alias add web-app shop-frontend`.
+ * A reference server for one spec file (`svc-server start`, test/support/svc-server.ts, with `flags`), with
+ * {@link ALIAS} registered as a user registers it: `svc-server apps alias add web-app shop-frontend`.
  */
-export async function startIngest(): Promise<TestServer> {
-  const ingest = await startCliServer();
+export async function startIngest(flags: Record<string, string> = {}): Promise<TestServer> {
+  const ingest = await startCliServer(flags);
   try {
     await ingest.admin('apps', 'alias', 'add', ingest.appName, ALIAS);
   } catch (error) {
@@ -358,12 +359,15 @@ export interface ExampleSpec {
   expected: Expected;
   /** Per test: serving the app (a dev server compiles on first request) and the scenario. */
   timeoutMs: number;
+  /** The example's module with the nested function that throws, as its source map names it (e.g. `src/coupons.ts`). */
+  couponsModule: string;
 }
 
 /**
- * Declares the tests of one example: a reference server, the install and the production build in `beforeAll`, then
- * one test per mode that serves the app and runs {@link runShopScenario}. Production runs end by closing the tab,
- * development runs by navigating away. Each step's duration is printed.
+ * Declares the tests of one example: a reference server, the install and the production build (uploading its source
+ * maps) in `beforeAll`, then one test per mode that serves the app and runs {@link runShopScenario}, and one that
+ * throws from the second module of the production build and reads the issue back at the original source. Production
+ * runs end by closing the tab, development runs by navigating away. Each step's duration is printed.
  */
 export function describeExample(example: Example, spec: ExampleSpec): void {
   test.describe(`example ${example.name}`, () => {
@@ -378,7 +382,7 @@ export function describeExample(example: Example, spec: ExampleSpec): void {
       ingest = await startIngest();
       settings = { ingestUrl: ingest.url, apiKey: ingest.ingestKey, ...spec.configure };
       const timings = await prepareExample(example);
-      if (example.build) timings.push(await example.build(settings));
+      timings.push(await example.build(settings, { serverUrl: ingest.url, controlKey: ingest.controlKey }));
       console.log(formatTimings(example.name, timings));
     });
     test.afterAll(async () => {
@@ -404,5 +408,19 @@ export function describeExample(example: Example, spec: ExampleSpec): void {
         ]));
       });
     }
+
+    test('production: an error thrown in a second module is an issue that reads at its original source line', async ({ page }) => {
+      const app = await example.start('production', settings);
+      try {
+        await throwFromSecondModule(page, app.origin);
+        const issue = await waitForCouponIssue(ingest, 'the coupon error stored as an issue', () => true);
+        expectReadableTopFrame(issue, example.dir, spec.couponsModule);
+      } catch (error) {
+        await test.info().attach(`${example.name} server output`, { body: app.output(), contentType: 'text/plain' });
+        throw error;
+      } finally {
+        await app.stop();
+      }
+    });
   });
 }

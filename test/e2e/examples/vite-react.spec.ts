@@ -7,4 +7,5 @@ describeExample(EXAMPLES['vite-react'], {
   configure: { serviceName: ALIAS, env: 'staging' },
   expected: { serviceName: ALIAS, env: 'staging', errorBoundary: true, exportReplayIn: 'production' },
   timeoutMs: 180_000,
+  couponsModule: 'src/coupons.ts',
 });
