@@ -8,14 +8,16 @@ const CONTEXT_LINES = 5;
 const MAX_CONTEXT_LINE = 400;
 /**
  * Sources larger than this are not scanned for their functions (a frame there is named from the map's `names`): the
- * scan is linear, some 30 ms per MB, and such files are bundled dependencies, not the app's code.
+ * scan is linear, some 30 ms per MB on first use. The app's own modules are far smaller.
  */
 const MAX_SCANNED_SOURCE = 1024 * 1024;
+/** A dependency's original path. Its frames are never the app's, so they are named from `names` without a scan. */
+export const DEPENDENCY_PATH = /(?:^|\/)node_modules\//;
 /**
  * Heap per byte of what a parsed map holds (bench/symbolicate.ts measures it): its index JSON, once its mappings are
  * decoded, and each loaded source with its line starts and function scopes.
  */
-const HEAP_PER_INDEX_BYTE = 8;
+const HEAP_PER_INDEX_BYTE = 14;
 const HEAP_PER_SOURCE_BYTE = 2;
 
 /** One original source of a map, indexed once for every frame that lands in it. */
@@ -56,12 +58,14 @@ export class ParsedMap {
     const [, sourceIdx, origLine, origColumn] = segment;
     const name = segment.length === 5 ? (this.trace.names[segment[4]] ?? null) : null;
     const source = await this.sourceIndex(sourceIdx);
+    const file = cleanSourcePath(this.trace.resolvedSources[sourceIdx] ?? '');
     const offset = source ? (source.lineStarts[origLine] ?? source.content.length) + origColumn : -1;
+    const scanned = source && !DEPENDENCY_PATH.test(file) ? enclosingFunction(scopesOf(source), offset) : null;
     return {
-      file: cleanSourcePath(this.trace.resolvedSources[sourceIdx] ?? ''),
+      file,
       line: origLine + 1,
       column: origColumn + 1,
-      function: (source && enclosingFunction(scopesOf(source), offset)) ?? name ?? minifiedName,
+      function: scanned ?? name ?? minifiedName,
       context: source ? contextAround(source, origLine + 1, origColumn) : null,
     };
   }

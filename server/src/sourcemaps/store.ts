@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { gunzipSync, gzip } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { splitSources } from './split-map';
 
 const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 
 /** A checked map about to be stored: a debug ID, or a release and a URL (the fallback key), or both. */
 export interface NewMap {
@@ -90,16 +89,20 @@ export async function findByReleaseUrl(db: Kysely<Database>, projectId: string, 
   return undefined;
 }
 
-/** A stored map's JSON without its sources (split-map.ts); undefined once it was replaced or deleted. */
+/**
+ * A stored map's JSON without its sources (split-map.ts); undefined once it was replaced or deleted. Decompressed on
+ * this thread: parsing the result blocks it longer anyway, and a hop to the thread pool costs more than a small
+ * source's gunzip when the machine is busy.
+ */
 export async function readMapIndex(db: Kysely<Database>, id: string): Promise<string | undefined> {
   const row = await db.selectFrom('sourcemaps').select('mappings_gzip').where('id', '=', id).executeTakeFirst();
-  return row ? (await gunzipAsync(row.mappings_gzip)).toString('utf8') : undefined;
+  return row ? gunzipSync(row.mappings_gzip).toString('utf8') : undefined;
 }
 
 /** The content of source `idx` of a stored map, or null when the map has none for it. */
 export async function readSourceContent(db: Kysely<Database>, id: string, idx: number): Promise<string | null> {
   const row = await db.selectFrom('sourcemap_sources').select('content_gzip').where('map_id', '=', id).where('idx', '=', idx).executeTakeFirst();
-  return row ? (await gunzipAsync(row.content_gzip)).toString('utf8') : null;
+  return row ? gunzipSync(row.content_gzip).toString('utf8') : null;
 }
 
 export interface ListedMap extends StoredMap {

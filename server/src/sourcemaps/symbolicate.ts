@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { isInApp, parseStack, type StackFrame } from '../incidents/detect/top-frame';
 import { ByteLru } from './byte-lru';
-import { ParsedMap } from './parsed-map';
+import { DEPENDENCY_PATH, ParsedMap } from './parsed-map';
 import { findByDebugId, findByReleaseUrl, readMapIndex, readSourceContent, type MapRef } from './store';
 import type { ExceptionFacts, SymbolicatedFrame, Symbolicator } from './types';
 
@@ -16,9 +16,6 @@ export interface SymbolicatorOptions {
   db: Kysely<Database>;
   cacheBytes?: number;
 }
-
-/** A dependency's code is never the app's, wherever the bundle put it. */
-const DEPENDENCY = /(?:^|\/)node_modules\//;
 
 /**
  * Symbolicates with the project's stored maps (sourcemaps/store.ts), found per frame by the debug ID the SDK sent for
@@ -82,7 +79,8 @@ async function symbolicateFrame(frame: StackFrame, map: ParsedMap | null, debugI
     url: frame.url,
     line: frame.line,
     column: frame.column,
-    inApp: isInApp(frame.url) && !(original && DEPENDENCY.test(original.file)),
+    // A dependency's code is never the app's, wherever the bundle put it.
+    inApp: isInApp(frame.url) && !(original && DEPENDENCY_PATH.test(original.file)),
     debugId,
     original,
   };
