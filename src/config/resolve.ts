@@ -19,46 +19,13 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A whitespace or a leading dot makes `classList.contains` never match, silently disabling blocking or masking. */
 const CSS_CLASS_NAME = /^[^\s.][^\s]*$/;
 
-const TOP_LEVEL_KEYS = [
-  'apiKey',
-  'serviceName',
-  'tenantId',
-  'projectId',
-  'appId',
-  'env',
-  'serviceVersion',
-  'debug',
-  'flushIntervalMs',
-  'maxQueueSize',
-  'requestTimeoutMs',
-  'validateSemanticMetrics',
-  'instrumentGlobalFetch',
-  'ingestUrl',
-  'replay',
-  'vitals',
-  'propagation',
-] as const;
-
-const REPLAY_KEYS = [
-  'enabled',
-  'flushIntervalMs',
-  'maxChunkBytes',
-  'captureNetworkRecipes',
-  'sessionStorageKey',
-  'blockClass',
-  'maskTextClass',
-  'maskAllInputs',
-  'sampling',
-] as const;
-const SAMPLING_KEYS = ['mousemove', 'scroll', 'input'] as const;
-const VITALS_KEYS = ['enabled', 'reportAllChanges'] as const;
-const PROPAGATION_KEYS = ['enabled', 'headerName', 'sessionHeaderName', 'origins'] as const;
-
 /** One level of the options object, with the dotted path used to name its options in warnings. */
 interface Section {
   readonly values: Readonly<Record<string, unknown>>;
   readonly path: string;
   readonly warn: ConfigWarningHandler;
+  /** The options read from `values` so far: once the section is resolved, any other key is unknown. */
+  readonly known: string[];
 }
 
 interface NumberRule {
@@ -146,6 +113,7 @@ function invalid(section: Section, key: string, expected: string, value: unknown
 
 /** Reads one option; a throwing getter (a Proxy, a broken accessor) counts as an invalid value, not a crash. */
 function read(section: Section, key: string): { ok: true; value: unknown } | { ok: false } {
+  section.known.push(key);
   try {
     return { ok: true, value: section.values[key] };
   } catch {
@@ -154,21 +122,25 @@ function read(section: Section, key: string): { ok: true; value: unknown } | { o
   }
 }
 
-/** Typos such as `flushInterval` would otherwise be silently ignored and the user would wonder why nothing changed. */
-function warnUnknownKeys(section: Section, known: readonly string[]): void {
-  let keys: string[];
+/**
+ * Freezes the options resolved from a section, warning about each key of it that was not read: a typo such as
+ * `flushInterval` would otherwise be silently ignored and the user would wonder why nothing changed.
+ */
+function resolved<T>(section: Section, options: T): Readonly<T> {
+  let keys: string[] = [];
   try {
     keys = Object.keys(section.values);
   } catch {
-    return;
+    // A Proxy whose key listing throws: its keys cannot be checked.
   }
   for (const key of keys) {
-    if (!known.includes(key)) section.warn(`Unknown option "${optionName(section, key)}" is ignored.`);
+    if (!section.known.includes(key)) section.warn(`Unknown option "${optionName(section, key)}" is ignored.`);
   }
+  return Object.freeze(options);
 }
 
-function readSection(parent: Section, key: string, known: readonly string[]): Section {
-  const empty: Section = { values: {}, path: optionName(parent, key), warn: parent.warn };
+function readSection(parent: Section, key: string): Section {
+  const empty: Section = { values: {}, path: optionName(parent, key), warn: parent.warn, known: [] };
   const result = read(parent, key);
   if (!result.ok || result.value === undefined) return empty;
   if (!isRecord(result.value)) {
@@ -177,32 +149,42 @@ function readSection(parent: Section, key: string, known: readonly string[]): Se
     );
     return empty;
   }
-  const section: Section = { values: result.value, path: empty.path, warn: parent.warn };
-  warnUnknownKeys(section, known);
-  return section;
+  return { ...empty, values: result.value };
 }
 
-function readBoolean(section: Section, key: string, fallback: boolean): boolean {
+/**
+ * Reads one option: `fallback` when it is absent (or unreadable), the value when `accept` takes it, else `fallback`
+ * with a warning that the option must be `expected`.
+ */
+function readOption<T>(
+  section: Section,
+  key: string,
+  fallback: T,
+  expected: string,
+  accept: (value: unknown) => value is T,
+): T {
   const result = read(section, key);
   if (!result.ok || result.value === undefined) return fallback;
-  if (typeof result.value === 'boolean') return result.value;
-  invalid(section, key, 'true or false', result.value, fallback);
+  if (accept(result.value)) return result.value;
+  invalid(section, key, expected, result.value, fallback);
   return fallback;
 }
 
-function satisfies(value: number, rule: NumberRule): boolean {
-  if (!Number.isFinite(value)) return false;
+const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
+
+function readBoolean(section: Section, key: string, fallback: boolean): boolean {
+  return readOption(section, key, fallback, 'true or false', isBoolean);
+}
+
+function satisfies(value: unknown, rule: NumberRule): value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return false;
   if (rule.integer && !Number.isInteger(value)) return false;
   if (rule.minExclusive ? value <= rule.min : value < rule.min) return false;
   return value <= rule.max;
 }
 
 function readNumber(section: Section, key: string, fallback: number, rule: NumberRule): number {
-  const result = read(section, key);
-  if (!result.ok || result.value === undefined) return fallback;
-  if (typeof result.value === 'number' && satisfies(result.value, rule)) return result.value;
-  invalid(section, key, rule.expected, result.value, fallback);
-  return fallback;
+  return readOption(section, key, fallback, rule.expected, (value): value is number => satisfies(value, rule));
 }
 
 function isNonBlankString(value: unknown): value is string {
@@ -236,30 +218,18 @@ function readString(
   expected: string,
   accept: (value: string) => boolean,
 ): string {
-  const result = read(section, key);
-  if (!result.ok || result.value === undefined) return fallback;
-  if (typeof result.value === 'string' && accept(result.value)) return result.value;
-  invalid(section, key, expected, result.value, fallback);
-  return fallback;
+  return readOption(section, key, fallback, expected, (value): value is string => typeof value === 'string' && accept(value));
 }
 
 function readChoice<T extends string>(section: Section, key: string, fallback: T, choices: readonly T[]): T {
-  const result = read(section, key);
-  if (!result.ok || result.value === undefined) return fallback;
-  const match = choices.find((choice) => choice === result.value);
-  if (match !== undefined) return match;
-  invalid(section, key, `one of ${choices.map((choice) => `"${choice}"`).join(', ')}`, result.value, fallback);
-  return fallback;
+  const expected = `one of ${choices.map((choice) => `"${choice}"`).join(', ')}`;
+  return readOption(section, key, fallback, expected, (value): value is T => choices.includes(value as T));
 }
 
 /** `true`/`false` switch mouse movement on or off; a number is rrweb's sampling interval in ms. */
 function readMousemove(section: Section, fallback: boolean | number): boolean | number {
-  const result = read(section, 'mousemove');
-  if (!result.ok || result.value === undefined) return fallback;
-  if (typeof result.value === 'boolean') return result.value;
-  if (typeof result.value === 'number' && satisfies(result.value, INTERVAL_MS)) return result.value;
-  invalid(section, 'mousemove', `true, false or ${INTERVAL_MS.expected}`, result.value, fallback);
-  return fallback;
+  const expected = `true, false or ${INTERVAL_MS.expected}`;
+  return readOption(section, 'mousemove', fallback, expected, (value) => isBoolean(value) || satisfies(value, INTERVAL_MS));
 }
 
 /**
@@ -298,9 +268,9 @@ function readIngestUrl(section: Section, fallback: string): string {
 }
 
 function resolveSampling(replay: Section): ResolvedReplaySampling {
-  const section = readSection(replay, 'sampling', SAMPLING_KEYS);
+  const section = readSection(replay, 'sampling');
   const defaults = DEFAULT_CONFIG.replay.sampling;
-  return Object.freeze({
+  return resolved(section, {
     mousemove: readMousemove(section, defaults.mousemove),
     scroll: readNumber(section, 'scroll', defaults.scroll, INTERVAL_MS),
     input: readChoice(section, 'input', defaults.input, ['all', 'last'] as const),
@@ -308,10 +278,10 @@ function resolveSampling(replay: Section): ResolvedReplaySampling {
 }
 
 function resolveReplay(root: Section): ResolvedReplayConfig {
-  const section = readSection(root, 'replay', REPLAY_KEYS);
+  const section = readSection(root, 'replay');
   const defaults = DEFAULT_CONFIG.replay;
   const className = 'a CSS class name without the leading dot or spaces';
-  return Object.freeze({
+  return resolved(section, {
     enabled: readBoolean(section, 'enabled', defaults.enabled),
     flushIntervalMs: readNumber(section, 'flushIntervalMs', defaults.flushIntervalMs, PERIOD_MS),
     maxChunkBytes: readNumber(section, 'maxChunkBytes', defaults.maxChunkBytes, CHUNK_BYTES),
@@ -333,9 +303,9 @@ function resolveReplay(root: Section): ResolvedReplayConfig {
 }
 
 function resolveVitals(root: Section): ResolvedVitalsConfig {
-  const section = readSection(root, 'vitals', VITALS_KEYS);
+  const section = readSection(root, 'vitals');
   const defaults = DEFAULT_CONFIG.vitals;
-  return Object.freeze({
+  return resolved(section, {
     enabled: readBoolean(section, 'enabled', defaults.enabled),
     reportAllChanges: readBoolean(section, 'reportAllChanges', defaults.reportAllChanges),
   });
@@ -376,11 +346,11 @@ function readOrigins(section: Section, fallback: ReadonlyArray<string | RegExp>)
 }
 
 function resolvePropagation(root: Section): ResolvedPropagationConfig {
-  const section = readSection(root, 'propagation', PROPAGATION_KEYS);
+  const section = readSection(root, 'propagation');
   const defaults = DEFAULT_CONFIG.propagation;
   const headerName = 'a valid HTTP header name';
   const isHeaderName = (value: string): boolean => HEADER_NAME.test(value);
-  return Object.freeze({
+  return resolved(section, {
     enabled: readBoolean(section, 'enabled', defaults.enabled),
     headerName: readString(section, 'headerName', defaults.headerName, headerName, isHeaderName),
     sessionHeaderName: readString(section, 'sessionHeaderName', defaults.sessionHeaderName, headerName, isHeaderName),
@@ -412,10 +382,9 @@ export function resolveConfig(
   } else if (input !== undefined) {
     warn(`The SDK options must be an object, got ${describe(input)}; using the defaults.`);
   }
-  const root: Section = { values, path: '', warn };
-  warnUnknownKeys(root, TOP_LEVEL_KEYS);
+  const root: Section = { values, path: '', warn, known: [] };
 
-  return Object.freeze({
+  return resolved(root, {
     apiKey: readRequiredString(root, 'apiKey'),
     serviceName: readRequiredString(root, 'serviceName'),
     tenantId: readOptionalString(root, 'tenantId'),

@@ -2,6 +2,7 @@ import type { Attributes } from '../sdk/types';
 import { errorMessage, errorText, errorType, isErrorLike } from './error-info';
 import { renderValue, truncate } from './render';
 import { MAX_ATTRIBUTE_LENGTH } from './attributes';
+import { debugIds } from './debug-ids';
 
 /** A thrown value as OpenTelemetry's exception semantic conventions describe it. */
 export interface ExceptionInfo {
@@ -11,6 +12,8 @@ export interface ExceptionInfo {
   readonly message: string;
   /** `exception.stacktrace`: head, frames and causes; absent for values that are not errors. */
   readonly stacktrace: string | undefined;
+  /** `svc.exception.debug_ids`: `"<debug id> <script URL>"` of the stack's scripts with a known id; absent for none. */
+  readonly debugIds?: readonly string[];
 }
 
 /**
@@ -20,19 +23,23 @@ export interface ExceptionInfo {
  */
 export function describeException(value: unknown): ExceptionInfo {
   if (isErrorLike(value)) {
+    // The whole stack, not the cut attribute: the frames of deep causes name scripts too.
+    const stack = errorText(value);
     return {
       type: truncate(errorType(value), MAX_ATTRIBUTE_LENGTH),
       message: truncate(errorMessage(value), MAX_ATTRIBUTE_LENGTH),
-      stacktrace: truncate(errorText(value), MAX_ATTRIBUTE_LENGTH),
+      stacktrace: truncate(stack, MAX_ATTRIBUTE_LENGTH),
+      debugIds: debugIds(stack),
     };
   }
   return { type: 'Error', message: renderValue(value, MAX_ATTRIBUTE_LENGTH), stacktrace: undefined };
 }
 
-/** `exception.type`, `exception.message` and (when known) `exception.stacktrace`. */
+/** `exception.type`, `exception.message` and (when known) `exception.stacktrace` and `svc.exception.debug_ids`. */
 export function exceptionAttributes(info: ExceptionInfo): Attributes {
   const attributes: Attributes = { 'exception.type': info.type, 'exception.message': info.message };
   if (info.stacktrace !== undefined) attributes['exception.stacktrace'] = info.stacktrace;
+  if (info.debugIds) attributes['svc.exception.debug_ids'] = info.debugIds;
   return attributes;
 }
 
