@@ -24,7 +24,7 @@
  * Targets: warm p99 < 2 ms and cold < 150 ms, for the symbolicator; the exit code is 1 when one is missed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -176,7 +176,10 @@ function report(r: {
   frames: Awaited<ReturnType<ReturnType<typeof createSymbolicator>['symbolicate']>>;
 }): void {
   const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
-  console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`);
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; ` +
+      `load average ${loadavg()[0]!.toFixed(1)} at the end (1 min)`,
+  );
   console.log(
     `Bundle: ${r.bundle.packages.length} packages, ${mb(Buffer.byteLength(r.bundle.code))} MB minified; map ${mb(r.mapBytes)} MB ` +
       `(stored gzip: mappings ${mb(r.stored.mappings)} MB + sources ${mb(r.stored.sources)} MB, ${((100 * (r.stored.mappings + r.stored.sources)) / r.mapBytes).toFixed(0)} %; ` +
@@ -195,8 +198,9 @@ function report(r: {
       `cold < ${TARGET_COLD_MS} ms: ${verdict(r.coldSvc.median < TARGET_COLD_MS)}.`,
   );
   console.log(`Heap held by the parsed map after the stack (mappings decoded, its frames' sources loaded): ${mb(r.heap.measured)} MB; the cache counts it as ${mb(r.heap.estimated)} MB.`);
-  const top = r.frames[0]!.original!;
-  console.log(`First frame: ${r.frames[0]!.url}:${r.frames[0]!.line}:${r.frames[0]!.column} -> ${top.function ?? '?'} (${top.file}:${top.line}:${top.column})`);
+  const app = r.frames.find((f) => f.inApp)!;
+  const original = app.original!;
+  console.log(`First in-app frame: ${app.url}:${app.line}:${app.column} -> ${original.function ?? '?'} (${original.file}:${original.line}:${original.column})`);
 }
 
 main().catch((error: unknown) => {

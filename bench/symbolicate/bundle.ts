@@ -76,7 +76,8 @@ export function pickPositions(map: string, app: number, dependencies: number): P
   const theirs: Position[] = [];
   decodedMappings(trace).forEach((segments, line) =>
     segments.forEach((s) => {
-      if (s.length >= 4) (trace.sources[s[1]]!.includes('node_modules/') ? theirs : ours).push({ line: line + 1, column: s[0] + 1 });
+      const source = s[1] === undefined ? undefined : trace.sources[s[1]];
+      if (source) (source.includes('node_modules/') ? theirs : ours).push({ line: line + 1, column: s[0] + 1 });
     }),
   );
   const random = prng(15);

@@ -185,7 +185,7 @@ describe('symbolication of a real esbuild bundle', () => {
     const symbolicator = createSymbolicator({ db: database.db, cacheBytes: 1 });
     const [a, b] = await Promise.all([1, 2].map(() => symbolicator.symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, id]]) }))));
     expect(a).toEqual(b);
-    expect(a[0]!.original).not.toBeNull();
+    expect(a![0]!.original).not.toBeNull();
     const broken = 'aaaaaaaa-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
     await storeMaps(database.db, systemClock, projectId, [{ debugId: broken, release: null, url: null, text: built.map }]);
     // A damaged row: what a failing disk or a bad restore leaves behind.

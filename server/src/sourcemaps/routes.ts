@@ -56,7 +56,8 @@ async function uploadEntries(c: Context<AppEnv>): Promise<UploadEntry[]> {
   if (media === 'application/json') return entriesFromJson(parseJson(body));
   let form: FormData;
   try {
-    form = await new Response(body, { headers: { 'content-type': type } }).formData();
+    // The body is read into ordinary memory (never a SharedArrayBuffer), which is what a Response takes.
+    form = await new Response(body as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
   } catch {
     throw badRequest('body is not valid multipart/form-data (check the boundary)', { field: 'Content-Type' });
   }
