@@ -6,5 +6,5 @@ describeExample(EXAMPLES.cdn, {
   configure: { serviceName: ALIAS, env: 'staging' },
   expected: { serviceName: ALIAS, env: 'staging', errorBoundary: false },
   timeoutMs: 90_000,
-  couponsModule: 'src/coupons.js',
+  coupons: { path: 'src/coupons.js', mapName: 'src/coupons.js' },
 });

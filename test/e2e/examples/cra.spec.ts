@@ -7,5 +7,6 @@ describeExample(EXAMPLES.cra, {
   configure: {},
   expected: { serviceName: 'web-app', env: 'production', errorBoundary: false },
   timeoutMs: 120_000,
-  couponsModule: 'src/coupons.js',
+  // CRA's webpack config names sources relative to src/.
+  coupons: { path: 'src/coupons.js', mapName: 'coupons.js' },
 });

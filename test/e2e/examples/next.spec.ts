@@ -7,5 +7,5 @@ describeExample(EXAMPLES.next, {
   configure: { serviceName: ALIAS, env: 'staging' },
   expected: { serviceName: ALIAS, env: 'staging', errorBoundary: true },
   timeoutMs: 180_000,
-  couponsModule: 'app/coupons.ts',
+  coupons: { path: 'app/coupons.ts', mapName: 'app/coupons.ts' },
 });

@@ -44,6 +44,12 @@ export interface Issue {
   stack: { raw: string; frames: IssueFrame[] };
 }
 
+/** An example's coupons module: its path in the example, and the name its source map gives it. */
+export interface CouponsModule {
+  path: string;
+  mapName: string;
+}
+
 /** Clicks the coupon button on the app's page and waits until the browser reports the uncaught error. */
 export async function throwFromSecondModule(page: Page, origin: string): Promise<void> {
   const pageErrors: string[] = [];
@@ -112,19 +118,16 @@ function throwSite(sourcePath: string): { line: number; columns: number[]; text:
   return { line: index + 1, columns: [construction, construction + 'new '.length], text };
 }
 
-/**
- * Asserts that the issue's top frame reads at the original source: `source` is the coupons module's path in the example
- * (`src/coupons.ts`), as the uploaded map names it.
- */
-export function expectReadableTopFrame(issue: Issue, exampleDir: string, source: string): void {
+/** Asserts that the issue's top frame reads at the original source of the example's coupons module. */
+export function expectReadableTopFrame(issue: Issue, exampleDir: string, coupons: CouponsModule): void {
   expect(issue).toMatchObject({ type: 'Error', message: COUPON_ERROR });
-  const site = throwSite(join(exampleDir, source));
+  const site = throwSite(join(exampleDir, coupons.path));
   const top = issue.stack.frames[0];
   const stack = `stack: ${JSON.stringify(issue.stack, null, 1)}`;
   expect(top, stack).toBeDefined();
   expect(top!.in_app, stack).toBe(true);
   expect(top!.debug_id, `the SDK sent the debug ID of ${top!.url}; ${stack}`).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  expect(top!.original, stack).toMatchObject({ file: source, line: site.line, function: 'discountFor' });
+  expect(top!.original, stack).toMatchObject({ file: coupons.mapName, line: site.line, function: 'discountFor' });
   expect(site.columns, `the column of the error's construction; ${stack}`).toContain(top!.original!.column);
   const context = top!.original!.context;
   expect(context, `source context; ${stack}`).not.toBeNull();

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { formatTimings, prepareExample, type Example, type Mode, type SdkSettings } from '../../support/examples';
 import { startCliServer, controlGet, type TestServer } from '../../support/svc-server';
-import { expectReadableTopFrame, throwFromSecondModule, waitForCouponIssue } from './readable-errors';
+import { expectReadableTopFrame, throwFromSecondModule, waitForCouponIssue, type CouponsModule } from './readable-errors';
 import { checkExportedSpecRuns, checkRecording, checkViewer } from './replay-checks';
 
 type Attributes = Record<string, unknown>;
@@ -359,8 +359,8 @@ export interface ExampleSpec {
   expected: Expected;
   /** Per test: serving the app (a dev server compiles on first request) and the scenario. */
   timeoutMs: number;
-  /** The example's module with the nested function that throws, as its source map names it (e.g. `src/coupons.ts`). */
-  couponsModule: string;
+  /** The example's module with the nested function that throws. */
+  coupons: CouponsModule;
 }
 
 /**
@@ -414,7 +414,7 @@ export function describeExample(example: Example, spec: ExampleSpec): void {
       try {
         await throwFromSecondModule(page, app.origin);
         const issue = await waitForCouponIssue(ingest, 'the coupon error stored as an issue', () => true);
-        expectReadableTopFrame(issue, example.dir, spec.couponsModule);
+        expectReadableTopFrame(issue, example.dir, spec.coupons);
       } catch (error) {
         await test.info().attach(`${example.name} server output`, { body: app.output(), contentType: 'text/plain' });
         throw error;

@@ -16,7 +16,7 @@ import { COUPON_ERROR, expectReadableTopFrame, getIssue, throwFromSecondModule, 
  */
 
 const ENV = 'staging';
-const COUPONS_MODULE = 'src/coupons.ts';
+const COUPONS = { path: 'src/coupons.ts', mapName: 'src/coupons.ts' };
 
 interface Payload {
   event: string;
@@ -104,7 +104,7 @@ test('a rebuild with new hashes keeps the issue; resolved, then thrown in a new 
   await test.step('release 1.0.0: the coupon error is an issue that reads at its source', async () => {
     firstScripts = await deployAndThrow(page, '1.0.0');
     issue = await waitForCouponIssue(ingest, 'the coupon error stored as an issue', (found) => found.events === 1);
-    expectReadableTopFrame(issue, copy.dir, COUPONS_MODULE);
+    expectReadableTopFrame(issue, copy.dir, COUPONS);
     expect(issue).toMatchObject({ status: 'unresolved', first_seen: { release: '1.0.0' }, last_seen: { release: '1.0.0' } });
   });
 
@@ -119,7 +119,7 @@ test('a rebuild with new hashes keeps the issue; resolved, then thrown in a new 
     const before = topScript(issue);
     issue = await waitForCouponIssue(ingest, 'the second error counted in the same issue', (found) => found.events === 2);
     expect(topScript(issue), 'the newest error came from the rebuilt bundle').not.toBe(before);
-    expectReadableTopFrame(issue, copy.dir, COUPONS_MODULE);
+    expectReadableTopFrame(issue, copy.dir, COUPONS);
   });
 
   await test.step('resolved in the next release', async () => {
