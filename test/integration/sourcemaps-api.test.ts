@@ -147,6 +147,8 @@ describe.each(kinds)('source map API, %s', (kind) => {
     await refused(upload(form([['file', 'not json', 'a.js.map']])), 400, 'invalid_sourcemap', 'file[a.js.map]');
     await refused(upload(form([['file', JSON.stringify(sourceMap()), 'a.js.map']])), 400, 'invalid_request', 'file[a.js.map]');
     await refused(upload(form([['file', 'body {}', 'a.css']])), 400, 'invalid_request', 'file[a.css]');
+    await refused(upload(form([['file', JSON.stringify(sourceMap({ debugId: ID_A }))]])), 400, 'invalid_request', 'file');
+    await refused(upload(form([['release', '1.0']])), 400, 'invalid_request', 'file');
   });
 
   it('refuses a map over the per-map cap and a request over the per-request cap (413)', async () => {

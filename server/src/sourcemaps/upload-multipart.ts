@@ -31,7 +31,8 @@ export async function entriesFromForm(form: FormData): Promise<UploadEntry[]> {
       if (part.path.endsWith('.map')) maps.set(part.path, part);
       else if (CODE.test(part.path)) code.push(part);
       else throw badRequest(`${part.field}: only .map files and their .js, .mjs or .cjs files are uploaded`, { field: part.field });
-    } else throw badRequest(`unexpected form part "${name}": the form takes text parts release and url_prefix and file parts named file`, { field: name });
+    } else if (name === 'file') throw badRequest('each file part needs a filename: its path in the build output', { field: 'file' });
+    else throw badRequest(`unexpected form part "${name}": the form takes text parts release and url_prefix and file parts named file`, { field: name });
   }
   if (maps.size === 0) throw badRequest('the form holds no .map file part (named file)', { field: 'file' });
   const codeOf = pairCode(maps, code);
