@@ -103,6 +103,14 @@ describe.each(kinds)('source map API, %s', (kind) => {
     expect(Date.parse(data[0]!.uploaded_at)).toBeGreaterThan(0);
   });
 
+  it('keeps one map when the same debug ID is uploaded by several requests at once', async () => {
+    const id = '3d4e5f6a-7b8c-4d9e-8f0a-2b3c4d5e6f70';
+    const answers = await Promise.all(Array.from({ length: 6 }, () => uploadJson({ maps: [{ map: sourceMap({ debugId: id }) }] })));
+    expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201));
+    expect((await list()).data.filter((m) => m.debug_id === id)).toHaveLength(1);
+    expect((await remove(id)).status).toBe(204);
+  });
+
   it('stores a multipart upload, pairing each map with its minified file for its URL and debug ID', async () => {
     const res = await upload(
       form([

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { splitSources } from './split-map';
@@ -37,30 +37,39 @@ const SOURCE_BATCH = 500;
  * and URL), so uploading a build again changes nothing. Splitting and compression run first, outside the transaction.
  */
 export async function storeMaps(db: Kysely<Database>, clock: Clock, projectId: string, maps: readonly NewMap[]): Promise<StoredMap[]> {
-  const rows = await Promise.all(maps.map((m) => compressedParts(m.text)));
+  const parts = await Promise.all(maps.map((m) => compressedParts(m.text)));
   const now = clock.now();
   await db.transaction().execute(async (tx) => {
-    for (const [i, map] of maps.entries()) {
-      let old = tx.deleteFrom('sourcemaps').where('project_id', '=', projectId);
-      old = map.debugId
-        ? old.where('debug_id', '=', map.debugId)
-        : old.where('debug_id', 'is', null).where('release', '=', map.release).where('url', '=', map.url);
-      await old.execute();
-      const id = randomUUID();
-      const { mappings, sources } = rows[i]!;
-      await tx
-        .insertInto('sourcemaps')
-        .values({ id, project_id: projectId, debug_id: map.debugId, release: map.release, url: map.url, mappings_gzip: mappings, bytes: Buffer.byteLength(map.text), created_ms: now })
-        .execute();
-      for (let from = 0; from < sources.length; from += SOURCE_BATCH) {
-        await tx.insertInto('sourcemap_sources').values(sources.slice(from, from + SOURCE_BATCH).map((s) => ({ map_id: id, ...s }))).execute();
-      }
-    }
+    // Uploads to one project take turns (the project's row is locked until commit, as tenancy/apps.ts does for
+    // projects): two uploads of one build at once would otherwise both delete nothing and collide on insert.
+    await tx.updateTable('projects').set((eb) => ({ name: eb.ref('name') })).where('id', '=', projectId).execute();
+    for (const [i, map] of maps.entries()) await replaceMap(tx, projectId, map, parts[i]!, now);
   });
   return maps.map((m) => ({ debugId: m.debugId, release: m.release, url: m.url, bytes: Buffer.byteLength(m.text), uploadedMs: now }));
 }
 
-async function compressedParts(text: string): Promise<{ mappings: Uint8Array; sources: Array<{ idx: number; content_gzip: Uint8Array }> }> {
+interface CompressedParts {
+  mappings: Uint8Array;
+  sources: Array<{ idx: number; content_gzip: Uint8Array }>;
+}
+
+async function replaceMap(tx: Transaction<Database>, projectId: string, map: NewMap, parts: CompressedParts, now: number): Promise<void> {
+  let old = tx.deleteFrom('sourcemaps').where('project_id', '=', projectId);
+  old = map.debugId
+    ? old.where('debug_id', '=', map.debugId)
+    : old.where('debug_id', 'is', null).where('release', '=', map.release).where('url', '=', map.url);
+  await old.execute();
+  const id = randomUUID();
+  await tx
+    .insertInto('sourcemaps')
+    .values({ id, project_id: projectId, debug_id: map.debugId, release: map.release, url: map.url, mappings_gzip: parts.mappings, bytes: Buffer.byteLength(map.text), created_ms: now })
+    .execute();
+  for (let from = 0; from < parts.sources.length; from += SOURCE_BATCH) {
+    await tx.insertInto('sourcemap_sources').values(parts.sources.slice(from, from + SOURCE_BATCH).map((source) => ({ map_id: id, ...source }))).execute();
+  }
+}
+
+async function compressedParts(text: string): Promise<CompressedParts> {
   const { index, contents } = splitSources(text);
   const sources = await Promise.all(
     contents.map(async (content, idx) => (typeof content === 'string' ? { idx, content_gzip: await gzipAsync(content) } : undefined)),

@@ -31,13 +31,13 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
     if (hit) return Promise.resolve(hit);
     let pending = parsing.get(ref.id);
     if (!pending) {
-      pending = loadMap(db, ref).finally(() => parsing.delete(ref.id));
+      pending = loadMap(ref).finally(() => parsing.delete(ref.id));
       parsing.set(ref.id, pending);
     }
     return pending;
   };
 
-  async function loadMap(db: Kysely<Database>, ref: MapRef): Promise<ParsedMap | null> {
+  async function loadMap(ref: MapRef): Promise<ParsedMap | null> {
     try {
       const index = await readMapIndex(db, ref.id);
       if (index === undefined) return null;
