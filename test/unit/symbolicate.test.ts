@@ -152,11 +152,19 @@ describe('symbolication of a real esbuild bundle', () => {
   it('falls back to the release and URL for a map without a debug ID (stored as ~/path, any origin)', async () => {
     await storeMaps(database.db, systemClock, projectId, [{ debugId: null, release: '1.4.0', url: '~/assets/app-3f9a1c2b.js', text: built.map }]);
     const symbolicator = createSymbolicator({ db: database.db });
-    const other = stack.replaceAll('https://shop.example/', 'https://staging.shop.example/');
+    const stagingUrl = BUNDLE_URL.replace('https://shop.example/', 'https://staging.shop.example/');
+    const other = stack.replaceAll(BUNDLE_URL, stagingUrl);
     const [top] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: new Map(), release: '1.4.0' }));
     expect(top!.original).toMatchObject({ file: 'src/cart/total.ts', function: 'applyDiscount' });
     const [unknownRelease] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: new Map(), release: '1.3.9' }));
     expect(unknownRelease!.original).toBeNull();
+    // A file whose debug ID has no map: a map without ID under its release and URL serves; one under another ID does not.
+    const unknownId = new Map([[stagingUrl, 'eeeeeeee-0b4d-4e5f-8a6b-7c8d9e0f1a2b']]);
+    const [withoutId] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: unknownId, release: '1.4.0' }));
+    expect(withoutId!.original).toMatchObject({ file: 'src/cart/total.ts' });
+    await storeMaps(database.db, systemClock, projectId, [{ debugId: 'ffffffff-0b4d-4e5f-8a6b-7c8d9e0f1a2b', release: '2.0.0', url: '~/assets/app-3f9a1c2b.js', text: built.map }]);
+    const [otherBuild] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: unknownId, release: '2.0.0' }));
+    expect(otherBuild!.original).toBeNull();
   });
 
   it('marks frames whose original source is a dependency as not in-app, and leaves unknown scripts unmapped', async () => {

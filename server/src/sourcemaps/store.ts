@@ -81,16 +81,20 @@ export async function findByDebugId(db: Kysely<Database>, projectId: string, deb
   return db.selectFrom('sourcemaps').select('id').where('project_id', '=', projectId).where('debug_id', '=', debugId).executeTakeFirst();
 }
 
-/** The map of `release` stored under the first of `urls` (most preferred first) that has one; the newest on a tie. */
-export async function findByReleaseUrl(db: Kysely<Database>, projectId: string, release: string, urls: readonly string[]): Promise<MapRef | undefined> {
-  const rows = await db
-    .selectFrom('sourcemaps')
-    .select(['id', 'url'])
-    .where('project_id', '=', projectId)
-    .where('url', 'in', urls)
-    .where('release', '=', release)
-    .orderBy('created_ms', 'desc')
-    .execute();
+/**
+ * The map of `release` stored under the first of `urls` (most preferred first) that has one; the newest on a tie. When
+ * the frame's file has a debug ID, a map stored under another ID belongs to other content and is not taken.
+ */
+export async function findByReleaseUrl(
+  db: Kysely<Database>,
+  projectId: string,
+  release: string,
+  urls: readonly string[],
+  debugId: string | undefined,
+): Promise<MapRef | undefined> {
+  let q = db.selectFrom('sourcemaps').select(['id', 'url']).where('project_id', '=', projectId).where('url', 'in', urls).where('release', '=', release);
+  if (debugId) q = q.where('debug_id', 'is', null);
+  const rows = await q.orderBy('created_ms', 'desc').execute();
   for (const url of urls) {
     const row = rows.find((r) => r.url === url);
     if (row) return { id: row.id };

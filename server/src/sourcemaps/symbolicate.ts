@@ -54,7 +54,7 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
     const debugId = facts.debugIds.get(url);
     const ref =
       (debugId ? await findByDebugId(db, facts.projectId, debugId) : undefined) ??
-      (facts.release ? await findByReleaseUrl(db, facts.projectId, facts.release, urlKeys(url)) : undefined);
+      (facts.release ? await findByReleaseUrl(db, facts.projectId, facts.release, urlKeys(url), debugId) : undefined);
     const map = ref ? await parsed(ref) : null;
     return ref && map ? { id: ref.id, map } : null;
   };
