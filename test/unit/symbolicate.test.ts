@@ -216,6 +216,8 @@ describe('enclosing function scanner', () => {
       'obj.handler = function () { HERE_ASSIGNED };',
       'const o = { prop: function () { HERE_PROP }, short() { HERE_SHORT }, named: function inner() { HERE_INNER } };',
       'class Button { onClick = () => { HERE_FIELD }; }',
+      'export const Cart: React.FC<Props<Item[]>> = ({ items }) => { HERE_COMPONENT };',
+      'export default function App() { useEffect(() => { HERE_EFFECT }, []); }',
     ].join('\n');
     expect(nameAt(src, 'HERE_GEN')).toBe('gen');
     expect(nameAt(src, 'HERE_METHOD')).toBe('total');
@@ -229,6 +231,8 @@ describe('enclosing function scanner', () => {
     expect(nameAt(src, 'HERE_SHORT')).toBe('short');
     expect(nameAt(src, 'HERE_INNER')).toBe('inner');
     expect(nameAt(src, 'HERE_FIELD')).toBe('onClick');
+    expect(nameAt(src, 'HERE_COMPONENT')).toBe('Cart');
+    expect(nameAt(src, 'HERE_EFFECT')).toBe('App');
   });
 
   it('is not fooled by strings, comments, templates, regular expressions or control blocks', () => {

@@ -124,15 +124,26 @@ class ScopeScanner {
     return this.assignedName(this.skipAsync(this.skipTypeParameters(start - 1)));
   }
 
-  /** `name =`, `name:` or `name: Type =` ending at token `k`: the name. */
+  /** `name =`, `name:` or `name: Type =` (`const Cart: React.FC<Props> =`) ending at token `k`: the name. */
   private assignedName(k: number): string | null {
     const op = this.tokens[k]?.value;
     if (op !== '=' && op !== ':') return null;
+    if (op === '=') {
+      const annotated = this.typeAnnotationStart(k - 1);
+      if (annotated >= 0) return this.tokens[annotated - 1]!.value;
+    }
     const target = this.tokens[k - 1];
-    if (target?.kind !== 'id') return null;
-    const declared = this.tokens[k - 3];
-    if (op === '=' && this.tokens[k - 2]?.value === ':' && declared?.kind === 'id') return declared.value;
-    return target.value.replace(/^#/, '');
+    return target?.kind === 'id' ? target.value.replace(/^#/, '') : null;
+  }
+
+  /** The `:` of a type annotation `name: Type` ending at token `k`, when a name precedes it; else -1. */
+  private typeAnnotationStart(k: number): number {
+    for (let j = k; j > 0 && k - j < MAX_TYPE_TOKENS; j--) {
+      const t = this.tokens[j]!;
+      if (t.value === ':') return this.tokens[j - 1]!.kind === 'id' && j < k ? j : -1;
+      if (t.kind !== 'id' && t.kind !== 'string' && t.kind !== 'number' && !TYPE_PUNCT.has(t.value)) return -1;
+    }
+    return -1;
   }
 
   /** The `)` closing a function's parameters that ends at `k`, past a TypeScript return type; -1 when there is none. */
