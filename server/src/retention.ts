@@ -3,6 +3,7 @@ import type { Clock } from './clock';
 import { TELEMETRY_TABLES, type Database } from './db/schema';
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 export interface RetentionResult {
   cutoffMs: number;
@@ -10,7 +11,8 @@ export interface RetentionResult {
 }
 
 /**
- * Deletes telemetry received more than `days` days ago, and sessions with no activity received since. Age is counted
+ * Deletes telemetry received more than `days` days ago, sessions with no activity received since, and the issue facts
+ * of that age (pruneIssueFacts). Age is counted
  * from receipt, not from the client's timestamps, so a browser with a wrong clock cannot make fresh data expire.
  */
 export async function applyRetention(db: Kysely<Database>, clock: Clock, days: number): Promise<RetentionResult> {
@@ -22,7 +24,19 @@ export async function applyRetention(db: Kysely<Database>, clock: Clock, days: n
   }
   const res = await db.deleteFrom('sessions').where('last_received_ms', '<', cutoffMs).executeTakeFirst();
   deleted.sessions = Number(res.numDeletedRows);
+  Object.assign(deleted, await pruneIssueFacts(db, cutoffMs));
   return { cutoffMs, deleted };
+}
+
+/**
+ * An issue outlives its events (its status, counts and first and last seen stay, as in Sentry), but the sessions it
+ * hit and its hourly counts go with the telemetry they were read from: a session past retention has no replay to link.
+ * These tables keep the reporter's clock; the cutoff is applied to it as it is.
+ */
+async function pruneIssueFacts(db: Kysely<Database>, cutoffMs: number): Promise<Record<string, number>> {
+  const sessions = await db.deleteFrom('issue_sessions').where('last_ms', '<', cutoffMs).executeTakeFirst();
+  const hours = await db.deleteFrom('issue_hours').where('hour_ms', '<', cutoffMs - HOUR_MS).executeTakeFirst();
+  return { issue_sessions: Number(sessions.numDeletedRows), issue_hours: Number(hours.numDeletedRows) };
 }
 
 /** Runs retention now and then every `intervalMs`; errors are logged, never thrown. Returns a stop function. */

@@ -253,8 +253,20 @@ describe.each(kinds)('incident detection on %s', (kind) => {
   });
 
   it('keeps detecting after retention deleted every row (SQLite then reuses row ids)', async () => {
+    const { db } = t.server.database;
+    const issueFacts = async () => ({
+      sessions: (await db.selectFrom('issue_sessions').select('session_id').where('project_id', '=', t.projectId).execute()).length,
+      hours: (await db.selectFrom('issue_hours').select('hour_ms').where('project_id', '=', t.projectId).execute()).length,
+      issues: (await db.selectFrom('detection_groups').select('fingerprint').where('project_id', '=', t.projectId).execute()).length,
+    });
+    const before = await issueFacts();
+    expect(before.sessions).toBeGreaterThan(0);
+    expect(before.hours).toBeGreaterThan(0);
     now += 40 * 86_400_000;
-    await applyRetention(t.server.database.db, clock, 30);
+    const { deleted } = await applyRetention(db, clock, 30);
+    // The issues stay (status, counts, first and last seen); the sessions and hours they were read from go.
+    expect(await issueFacts()).toEqual({ sessions: 0, hours: 0, issues: before.issues });
+    expect(deleted).toMatchObject({ issue_sessions: before.sessions, issue_hours: before.hours });
     await sendErrors(5, { message: 'After a long silence' });
     expect((await detector().runOnce()).opened).toHaveLength(1);
   });
