@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { ERROR_SEVERITY } from '../incidents/detect/error-records';
+import { bodyText, ERROR_SEVERITY } from '../incidents/detect/error-records';
 import { truncate } from '../notify/kinds/chat/text';
 import { originOf, relativeUrl } from '../replay/export/recorded-url';
 import type { TimedBreadcrumb, TimeWindow } from './breadcrumbs';
@@ -110,13 +110,6 @@ function requestCrumb(row: SpanRow, pageOrigin: string | undefined): TimedBreadc
 
 function levelName(severity: number): string {
   return LEVELS.find(([lowest]) => severity >= lowest)?.[1] ?? 'trace';
-}
-
-/** A stored log body (AnyValue as plain JSON) as text: strings as they are, anything else as JSON. */
-function bodyText(bodyJson: string): string {
-  const body = JSON.parse(bodyJson) as unknown;
-  if (body === null) return '';
-  return typeof body === 'string' ? body : JSON.stringify(body);
 }
 
 /** The first line, cut to {@link MAX_TEXT_CHARS}: a console error's stack stays in the log. */

@@ -66,8 +66,8 @@ function rawError(attributes: Json, fallbackMessage: string): RawError {
   };
 }
 
-/** A log body as text: strings as they are, anything else (maps, arrays) as JSON. */
-function bodyText(bodyJson: string): string {
+/** A stored log body (AnyValue as plain JSON) as text: strings as they are, anything else (maps, arrays) as JSON. */
+export function bodyText(bodyJson: string): string {
   const body = JSON.parse(bodyJson) as unknown;
   if (body === null) return '';
   return typeof body === 'string' ? body : JSON.stringify(body);
