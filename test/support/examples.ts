@@ -126,8 +126,9 @@ function buildPluginStale(): boolean {
 }
 
 /**
- * Builds `@svc/build` (tsup, its `prepack`) when its dist/ is stale and packs it to {@link BUILD_PLUGIN_TARBALL}. Packed on every call
- * (about a second): an unchanged package packs to the same bytes, which leave the tarball and the installs as they are.
+ * Builds `@svc/build` (tsup, what its `prepack` runs) when its dist/ is stale, and packs it to
+ * {@link BUILD_PLUGIN_TARBALL}. Packed on every call (a second or two): an unchanged package packs to the same bytes,
+ * which leave the tarball and the installs stamped with it as they are.
  */
 export async function packBuildPlugin(): Promise<string> {
   await withLock('build-plugin-pack', 120_000, async () => {
@@ -344,20 +345,20 @@ export function viteReactIn(dir: string): Example {
 function next(): Example {
   const dir = join(EXAMPLES_DIR, 'next');
   // No internet on the test machines: Next.js must not try to send its usage telemetry.
-  const env = (settings: SdkSettings) => childEnv({ ...prefixed('NEXT_PUBLIC_', settings), NEXT_TELEMETRY_DISABLED: '1' });
+  const env = (settings: SdkSettings) => ({ ...prefixed('NEXT_PUBLIC_', settings), NEXT_TELEMETRY_DISABLED: '1' });
   return {
     name: 'next',
     dir,
     modes: ['production', 'development'],
     // `next build --webpack`: withSvc in next.config.ts adds the plugin, which uploads the maps.
-    build: (settings, upload) => timed('build', () => runCommand(dir, 'npm', ['run', 'build', '--silent'], { ...env(settings), ...uploadEnv(upload) }, BUILD_TIMEOUT_MS)),
+    build: (settings, upload) => timed('build', () => npmRun(dir, 'build', { ...env(settings), ...uploadEnv(upload) })),
     async start(mode, settings) {
       const port = await freePort();
       return startServerProcess({
         cwd: dir,
         command: bin(dir, 'next'),
         args: [mode === 'production' ? 'start' : 'dev', '--hostname', '127.0.0.1', '--port', String(port)],
-        env: env(settings),
+        env: childEnv(env(settings)),
         port,
         // The dev server compiles each route on its first request: have both compiled before the browser comes.
         readyPaths: ['/', '/api/echo'],
