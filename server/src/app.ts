@@ -10,6 +10,7 @@ import { incidentPages } from './incidents/pages';
 import { chatIntegrationRoutes } from './integrations/chat/routes';
 import { incidentRoutes } from './incidents/routes';
 import { ingestRoutes } from './ingest/routes';
+import { issuePages } from './issues/pages';
 import { issueRoutes } from './issues/routes';
 import { landingRoutes } from './landing/routes';
 import { channelRoutes } from './notify/channels/routes';
@@ -76,6 +77,7 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
       .route('/integrations', integrationRoutes(notify));
     // Keyless: notification links carry their own signature, the chat app signs its requests.
     app.route('/', incidentPages(notify));
+    app.route('/', issuePages(services, notify.box));
     app.route(
       '/integrations/chat',
       chatIntegrationRoutes({ commands: notify.incidents, integrations: (projectId) => notify.integrations.of(projectId), clock: notify.clock }),

@@ -104,7 +104,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const stopDetection =
       options.detection === false
         ? async () => undefined
-        : scheduleDetection(createDetector({ db: database.db, clock, commands: notify.incidents, publicUrl: services.publicUrl, symbolicator: services.symbolicator, options: options.detection }), log);
+        : scheduleDetection(createDetector({ db: database.db, clock, commands: notify.incidents, publicUrl: services.publicUrl, box, symbolicator: services.symbolicator, options: options.detection }), log);
     const checkpointer = database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
     const stopRetention = retentionDays > 0 ? scheduleRetention(database.db, clock, retentionDays, log) : () => undefined;
     return {

@@ -40,7 +40,7 @@ describe.each(kinds)('incident detection past id gaps on %s', (kind) => {
     for (let i = 0; i < count; i++) await post(errorLog({ ...e, atMs: now }));
   };
   const detector = (options: Partial<DetectionOptions> = {}): Detector =>
-    createDetector({ db: t.server.database.db, clock, commands: store, publicUrl: t.server.publicUrl, options });
+    createDetector({ db: t.server.database.db, clock, commands: store, publicUrl: t.server.publicUrl, box: t.server.notify.box, options });
   const logsCursor = async () => {
     const row = await t.server.database.db.selectFrom('detection_cursors').select('pending').where('source', '=', 'logs').executeTakeFirstOrThrow();
     return JSON.parse(row.pending) as { gaps: unknown[]; marks: unknown[] };

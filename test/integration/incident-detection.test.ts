@@ -82,7 +82,7 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     for (let i = 0; i < count; i++) await post('/otlp/v1/logs', errorLog({ ...e, atMs: now }));
   };
   const detector = (options: Partial<DetectionOptions> = {}): Detector =>
-    createDetector({ db: t.server.database.db, clock, commands: store, publicUrl: t.server.publicUrl, options });
+    createDetector({ db: t.server.database.db, clock, commands: store, publicUrl: t.server.publicUrl, box: t.server.notify.box, options });
   const openIncidents = async () => store.listOpen(t.projectId);
 
   beforeAll(async () => {

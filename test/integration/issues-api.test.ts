@@ -148,6 +148,7 @@ describe.each(kinds)('issues API on %s', (kind) => {
       clock,
       commands: detectionIncidentStore(t, clock),
       publicUrl: t.server.publicUrl,
+      box: t.server.notify.box,
       symbolicator: createSymbolicator({ db: t.server.database.db }),
     });
   const detect = () => detector().runOnce();
@@ -349,7 +350,7 @@ describe.each(kinds)('issues API on %s', (kind) => {
     expect(summaries[0]).toMatch(/^TypeError: Zeta zapped at renderCart \(checkout\.js:42\)\. Resolved at \S+; it occurred again 1 time \(release 5\.0\)\.$/);
     expect(summaries[1]).toMatch(/^TypeError: Zeta zapped at renderCart \(checkout\.js:42\)\. Resolved at \S+ for the release after 5\.0; it occurred again 1 time \(release 5\.1\)\.$/);
     for (const payload of regressions) {
-      expect(payload).toMatchObject({ issue_id: id, severity: 'warning', env, services: ['web-app'], dashboard_url: `${t.server.publicUrl}/control-plane/issues/${id}` });
+      expect(payload).toMatchObject({ issue_id: id, severity: 'warning', env, services: ['web-app'], dashboard_url: expect.stringMatching(new RegExp(`^${t.server.publicUrl}/issues/${id}\\?p=[^&]+&exp=\\d+&sig=[\\w-]+$`)) });
     }
 
     expect((await patch(id, { status: 'ignored' })).body).toMatchObject({ status: 'ignored', in_next_release: false, resolved_release: null });

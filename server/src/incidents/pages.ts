@@ -1,12 +1,10 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../http/env';
 import type { NotifyServices } from '../notify/services';
-import { escapeHtml, incidentPage, page, PAGE_CSP } from './dashboard';
-import { incidentLinks, verifyLink, type LinkAction } from './links';
-
-const HEADERS = { 'content-security-policy': PAGE_CSP, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
-
-const html = (c: Context<AppEnv>, status: 200 | 403 | 404, title: string, body: string) => c.html(page(title, body), status, HEADERS);
+import { findIssueRow } from '../issues/find';
+import { escapeHtml, incidentPage, refuseLink, sendPage as html } from './dashboard';
+import { incidentLinks, issuePageUrl, verifyLink, type LinkAction } from './links';
+import type { IncidentView } from './types';
 
 /**
  * The pages notification links open, keyless: `/incidents/{id}` (the incident, from its signed `dashboard_url`) and
@@ -16,8 +14,13 @@ const html = (c: Context<AppEnv>, status: 200 | 403 | 404, title: string, body: 
 export function incidentPages(services: NotifyServices) {
   const app = new Hono<AppEnv>();
   const links = () => incidentLinks(services.box, services.publicUrl(), services.clock.now());
-  const refused = (c: Context<AppEnv>, reason: 'invalid' | 'expired') =>
-    html(c, 403, 'Link not valid', `<h1>This link is ${reason === 'expired' ? 'out of date' : 'not valid'}</h1><p>Open the incident from a newer notification, or from the control-plane API.</p>`);
+  const refused = (c: Context<AppEnv>, reason: 'invalid' | 'expired') => refuseLink(c, reason, 'incident');
+  /** The page of the issue a detected incident grew from: incidents are keyed by their issue's fingerprint. */
+  const issueUrl = async (projectId: string, incident: IncidentView): Promise<string | null> => {
+    const fingerprint = incident.evidence?.fingerprint;
+    if (fingerprint === undefined || !(await findIssueRow(services.db, projectId, fingerprint))) return null;
+    return issuePageUrl(services.box, services.publicUrl(), services.clock.now(), projectId, fingerprint);
+  };
 
   app.get('/incidents/test', (c) =>
     html(c, 200, 'Test notification', '<h1>This was a test notification</h1><p>It was sent by <code>POST /control-plane/notifications/{channel_id}/test</code>. Nothing is wrong and there is nothing to do.</p>'),
@@ -25,25 +28,26 @@ export function incidentPages(services: NotifyServices) {
 
   app.get('/incidents/:id', async (c) => {
     const id = c.req.param('id');
-    const check = verifyLink(services.box, services.clock.now(), id, 'view', c.req.query());
+    const check = verifyLink(services.box, services.clock.now(), { kind: 'incident', id, action: 'view' }, c.req.query());
     if (!check.ok) return refused(c, check.reason);
     const incident = await services.incidents.get(check.projectId, id);
     if (!incident) return html(c, 404, 'No such incident', '<h1>This incident no longer exists</h1>');
     const l = links();
-    return html(c, 200, incident.title, incidentPage(incident, { acknowledge: l.acknowledgeUrl(check.projectId, id), resolve: l.resolveUrl(check.projectId, id) }));
+    const issue = await issueUrl(check.projectId, incident);
+    return html(c, 200, incident.title, incidentPage(incident, { acknowledge: l.acknowledgeUrl(check.projectId, id), resolve: l.resolveUrl(check.projectId, id), issue }));
   });
 
   for (const action of ['acknowledge', 'resolve'] as const satisfies readonly LinkAction[]) {
     const done = action === 'acknowledge' ? 'acknowledged' : 'resolved';
     app.get(`/incidents/:id/${action}`, (c) => {
-      const check = verifyLink(services.box, services.clock.now(), c.req.param('id'), action, c.req.query());
+      const check = verifyLink(services.box, services.clock.now(), { kind: 'incident', id: c.req.param('id'), action }, c.req.query());
       if (!check.ok) return refused(c, check.reason);
       const url = new URL(c.req.url);
       return html(c, 200, `${action} incident`, `<h1>${escapeHtml(action[0]!.toUpperCase() + action.slice(1))} incident ${escapeHtml(c.req.param('id'))}?</h1><form method="post" action="${escapeHtml(url.pathname + url.search)}"><button>${escapeHtml(action[0]!.toUpperCase() + action.slice(1))}</button></form>`);
     });
     app.post(`/incidents/:id/${action}`, async (c) => {
       const id = c.req.param('id');
-      const check = verifyLink(services.box, services.clock.now(), id, action, c.req.query());
+      const check = verifyLink(services.box, services.clock.now(), { kind: 'incident', id, action }, c.req.query());
       const form = (c.req.header('content-type') ?? '').includes('form') ? await c.req.parseBody() : {};
       if ('Digits' in form) {
         // A voice call's keypress (TwiML <Gather>): 1 confirms, anything else does nothing.

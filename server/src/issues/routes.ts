@@ -8,6 +8,7 @@ import { readJsonObject } from '../http/json-object';
 import { checkParams, keysetPage, readCursor, readLimit, readTime } from '../query/params';
 import { resolveServiceNames } from '../tenancy/apps';
 import { issueDetail } from './detail';
+import { findIssueRow } from './find';
 import { issueJson, type IssueRow } from './json';
 import { ISSUE_SORTS, listIssues, type IssueFilter, type IssueSort } from './list';
 import { changeStatus, SETTABLE_STATUSES, type SettableStatus } from './status';
@@ -58,14 +59,7 @@ export function issueRoutes(services: Services) {
   const { db } = services;
 
   const findIssue = async (projectId: string, id: string): Promise<IssueRow> => {
-    const row = await db
-      .selectFrom('detection_groups as g')
-      .innerJoin('apps', 'apps.id', 'g.app_id')
-      .selectAll('g')
-      .select('apps.name as app')
-      .where('g.project_id', '=', projectId)
-      .where('g.fingerprint', '=', id)
-      .executeTakeFirst();
+    const row = await findIssueRow(db, projectId, id);
     if (!row) throw new ApiError(404, 'not_found', `no issue ${id} in this project`);
     return row;
   };

@@ -1,9 +1,10 @@
+import type { SecretBox } from '../../secrets/secret-box';
 import type { Symbolicator } from '../../sourcemaps/types';
 import { lockCursor, readBatch, saveCursor } from './cursor';
 import { ERROR_SEVERITY, errorOfLog, errorsOfSpan, type ErrorOccurrence } from './error-records';
-import { recordErrors, type DetectionDb, type DetectionTrx, type GroupRef } from './groups';
+import { recordErrors, type DetectionDb, type DetectionTrx, type GroupRef, type RecordContext } from './groups';
 import { idIn, inRuns } from './id-ranges';
-import { stackFrames, type StackFrames } from './stack-frames';
+import { stackFrames } from './stack-frames';
 import type { DetectionOptions } from './thresholds';
 
 /** What one batch counted. */
@@ -45,10 +46,12 @@ const spanErrors = (trx: DetectionTrx, ids: number[]) =>
     ).flatMap(errorsOfSpan),
   );
 
-/** What counting needs besides the rows: the maps, and the base URL for links in regression notices. */
+/** What counting needs besides the rows: the maps, and the base URL and signing key for links in regression notices. */
 export interface ConsumeContext {
   symbolicator: Symbolicator | undefined;
   publicUrl: string;
+  /** Signs the issue page link of a regression notice. */
+  box: SecretBox;
 }
 
 /** Thrown inside the counting transaction to roll it back when errors came whose stacks are not symbolicated yet. */
@@ -72,7 +75,7 @@ export async function consumeBatch(db: DetectionDb, now: number, options: Detect
   const frames = stackFrames(context.symbolicator);
   for (;;) {
     try {
-      return await db.transaction().execute((trx) => countLocked(trx, now, options, { frames, publicUrl: context.publicUrl }));
+      return await db.transaction().execute((trx) => countLocked(trx, now, options, { frames, publicUrl: context.publicUrl, box: context.box }));
     } catch (err) {
       if (!(err instanceof FramesNeeded)) throw err;
       await frames.load(err.occurrences);
@@ -80,7 +83,7 @@ export async function consumeBatch(db: DetectionDb, now: number, options: Detect
   }
 }
 
-async function countLocked(trx: DetectionTrx, now: number, options: DetectionOptions, context: { frames: StackFrames; publicUrl: string }): Promise<ConsumedBatch> {
+async function countLocked(trx: DetectionTrx, now: number, options: DetectionOptions, context: Pick<RecordContext, 'frames' | 'publicUrl' | 'box'>): Promise<ConsumedBatch> {
   // Always in this order, so two detectors cannot deadlock on the two cursors.
   const logsCursor = await lockCursor(trx, 'logs');
   const spansCursor = await lockCursor(trx, 'spans');

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock';
 import type { Database } from '../../db/schema';
+import type { SecretBox } from '../../secrets/secret-box';
 import type { Symbolicator } from '../../sourcemaps/types';
 import type { IncidentCommands, IncidentView } from '../types';
 import { countInWindow, type Buckets } from './buckets';
@@ -16,6 +17,8 @@ export interface DetectorDeps {
   commands: IncidentCommands;
   /** Base URL of the server, for replay and issue links. */
   publicUrl: string;
+  /** Signs the issue page links of regression notices (the server's secret box). */
+  box: SecretBox;
   /** Groups errors on their original frames where maps exist; without one, stacks are grouped as sent. */
   symbolicator?: Symbolicator;
   options?: Partial<DetectionOptions>;
@@ -160,7 +163,7 @@ export function createDetector(deps: DetectorDeps): Detector {
       const report: DetectionReport = { logsRead: 0, spansRead: 0, errors: 0, opened: [], escalated: [], resolved: [], updated: [] };
       const touched = new Map<string, GroupRef>();
       for (let more = true; more; ) {
-        const batch = await consumeBatch(db, clock.now(), options, { symbolicator: deps.symbolicator, publicUrl: deps.publicUrl });
+        const batch = await consumeBatch(db, clock.now(), options, { symbolicator: deps.symbolicator, publicUrl: deps.publicUrl, box: deps.box });
         report.logsRead += batch.logsRead;
         report.spansRead += batch.spansRead;
         report.errors += batch.errors;

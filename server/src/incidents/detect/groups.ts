@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
+import type { SecretBox } from '../../secrets/secret-box';
 import { addToBuckets, type Buckets } from './buckets';
 import type { ErrorOccurrence } from './error-records';
 import { errorSignature, fingerprint, type ErrorSignature } from './fingerprint';
@@ -32,8 +33,9 @@ export interface RecordContext {
   now: number;
   /** The errors' symbolicated stacks, loaded before the transaction. */
   frames: StackFrames;
-  /** Base URL of the server, for the link in a regression notice. */
+  /** Base URL of the server and the key that signs links, for the issue page link in a regression notice. */
   publicUrl: string;
+  box: SecretBox;
 }
 
 function tally(occurrences: ErrorOccurrence[], frames: StackFrames): Tally[] {

@@ -1,4 +1,5 @@
 import { scheduleIssueDeliveries } from '../../notify/outbox/issue-events';
+import { issuePageUrl } from '../links';
 import type { ErrorOccurrence } from './error-records';
 import type { DetectionTrx, GroupRow, RecordContext } from './groups';
 import { headline, incidentTitle, quoteSourceLine } from './root-cause';
@@ -6,9 +7,6 @@ import type { FrameSource } from './tables';
 
 /** Who the status history names for a regression. */
 const DETECTOR_ACTOR = 'detector';
-
-/** Where a notification sends people for an issue: its detail in the control plane (docs/issues.md). */
-const issueUrl = (publicUrl: string, id: string) => `${publicUrl}/control-plane/issues/${id}`;
 
 /**
  * The errors that reopen a resolved issue: those the server received after it was resolved (one ingested before but
@@ -59,6 +57,7 @@ export async function regressIfResolved(trx: DetectionTrx, group: GroupRow, occu
     services: [app?.name ?? group.app_id],
     title: incidentTitle({ errorType: group.error_type, sampleMessage: group.sample_message, topFile: group.top_file }),
     summary: regressionSummary(group, errors),
-    url: issueUrl(context.publicUrl, group.fingerprint),
+    // The keyless page, signed now: whoever gets the notice has no control key (docs/issues.md, "The issue page").
+    url: issuePageUrl(context.box, context.publicUrl, context.now, group.project_id, group.fingerprint),
   });
 }

@@ -1,0 +1,29 @@
+import { Hono } from 'hono';
+import type { AppEnv, Services } from '../http/env';
+import { refuseLink, sendPage } from '../incidents/dashboard';
+import { incidentLinks, verifyLink } from '../incidents/links';
+import type { SecretBox } from '../secrets/secret-box';
+import { issueDetail } from './detail';
+import { findIssueRow } from './find';
+import { issuePage, issueTitle } from './page-html';
+
+/**
+ * `/issues/{id}?p=…&exp=…&sig=…`: the page an `issue.regressed` notification's `dashboard_url` opens, keyless, for
+ * whoever received it. It reads the issue detail of the API; a GET never changes anything (mail scanners and chat
+ * unfurlers fetch links).
+ */
+export function issuePages(services: Services, box: SecretBox) {
+  const app = new Hono<AppEnv>();
+  app.get('/issues/:id', async (c) => {
+    const id = c.req.param('id');
+    const now = services.clock.now();
+    const check = verifyLink(box, now, { kind: 'issue', id, action: 'view' }, c.req.query());
+    if (!check.ok) return refuseLink(c, check.reason, 'issue');
+    const row = await findIssueRow(services.db, check.projectId, id);
+    if (!row) return sendPage(c, 404, 'No such issue', '<h1>This issue no longer exists</h1>');
+    const issue = await issueDetail({ db: services.db, symbolicator: services.symbolicator, publicUrl: services.publicUrl }, row);
+    const incident = issue.incident_id === null ? null : incidentLinks(box, services.publicUrl, now).dashboardUrl(check.projectId, issue.incident_id);
+    return sendPage(c, 200, issueTitle(issue), issuePage(issue, { incident }));
+  });
+  return app;
+}
