@@ -22,13 +22,14 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dt{color:#5
 td,th{border-bottom:1px solid #d0d7de;padding:.3rem;text-align:left;font-size:.9rem;overflow-wrap:anywhere}form{display:inline}button{font:inherit;padding:.4rem 1rem;margin-right:.5rem}
 a{color:#0550ae}a:focus-visible,summary:focus-visible,button:focus-visible{outline:2px solid #0550ae;outline-offset:2px}
 code,pre{font:.85rem/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:.3rem;padding:.5rem .6rem;margin:.4rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
-.l{display:block;margin:0 -.6rem;padding:0 .6rem}mark.l{background:#ffebe9;color:inherit;box-shadow:inset 3px 0 #cf222e}.n{color:#57606a;margin-right:1.2ch;white-space:pre;user-select:none}
+.l{display:block;margin:0 -.6rem;padding:0 .6rem 0 calc(.6rem + 5ch);text-indent:-5ch}mark.l{background:#ffebe9;color:inherit;box-shadow:inset 3px 0 #cf222e}
+.n{display:inline-block;min-width:4ch;margin-right:1ch;text-indent:0;text-align:right;color:#57606a;user-select:none}th{white-space:nowrap}.crumbs td:nth-child(-n+2){white-space:nowrap}
 .frames{list-style:none;padding:0;margin:0}.frames>li{border-bottom:1px solid #d0d7de;padding:.5rem 0}.where{color:#57606a;font-size:.85rem;overflow-wrap:anywhere}
 details{margin:.4rem 0}summary{cursor:pointer;color:#57606a}
 @media (max-width:40rem){body{margin:1rem auto}dl{grid-template-columns:1fr;gap:0}dd{margin-bottom:.4rem}}`;
 
 export function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
 /** Answers with a whole page under {@link PAGE_HEADERS}. */

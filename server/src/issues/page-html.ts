@@ -8,17 +8,18 @@ type Original = NonNullable<Frame['original']>;
 
 /** `2026-11-26 10:45:12 UTC`, in a `<time>` that keeps the exact instant. */
 const when = (at: string) => `<time datetime="${escapeHtml(at)}">${escapeHtml(at.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC'))}</time>`;
+/** `10:45:12.345`: breadcrumbs are seconds apart, all on the day of the error. */
+const clock = (at: string) => `<time datetime="${escapeHtml(at)}">${escapeHtml(at.slice(11, 23))}</time>`;
 const seen = (s: { at: string; release: string | null }) => `${when(s.at)}${s.release === null ? '' : ` in release <code>${escapeHtml(s.release)}</code>`}`;
 const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 
-/** The original lines around the frame, numbered, its own line marked. */
+/** The original lines around the frame, numbered, its own line marked; a long line wraps under its code, not its number. */
 function sourceContext(o: Original): string {
   if (!o.context) return '';
   const { start_line: start, lines } = o.context;
-  const width = String(start + lines.length - 1).length;
   const numbered = lines.map((text, i) => {
     const tag = start + i === o.line ? 'mark' : 'span';
-    return `<${tag} class="l"><span class="n" aria-hidden="true">${String(start + i).padStart(width)}</span>${escapeHtml(text)}</${tag}>`;
+    return `<${tag} class="l"><span class="n" aria-hidden="true">${start + i}</span>${escapeHtml(text)}</${tag}>`;
   });
   return `<pre><code>${numbered.join('')}</code></pre>`;
 }
@@ -56,7 +57,7 @@ function stackHtml(stack: IssueDetail['stack']): string {
 
 function breadcrumbsHtml(crumbs: IssueDetail['breadcrumbs']): string {
   if (crumbs.length === 0) return '';
-  return `<h2>Before the newest error</h2><table><tr><th>When</th><th>What</th><th>Detail</th></tr>${rows(crumbs.map((b) => [when(b.at), escapeHtml(b.kind), escapeHtml(b.message)]))}</table>`;
+  return `<h2>Before the newest error</h2><table class="crumbs"><tr><th>When (UTC)</th><th>What</th><th>Detail</th></tr>${rows(crumbs.map((b) => [clock(b.at), escapeHtml(b.kind), escapeHtml(b.message)]))}</table>`;
 }
 
 function sessionsHtml(sessions: IssueDetail['sessions_sample']): string {
