@@ -8,19 +8,36 @@ import { gzipSync } from 'node:zlib';
 import type { Rolldown } from 'vite';
 
 /**
- * The bench's variants, one page entry each (bench/overhead/page/<variant>.ts): the baseline without SDK; svc and
- * Sentry with session replay (issue 4's comparison, run by default); both without replay (issue 3's, on request).
+ * The bench's variants, one page entry each (bench/overhead/page/<variant>.ts): the baseline without SDK; svc,
+ * Sentry and Datadog with session replay (issues 4 and 16, run by default); svc and Sentry without replay (issue 3's,
+ * on request).
  */
-export const VARIANTS = ['none', 'svc', 'sentry', 'svc-no-replay', 'sentry-no-replay'] as const;
+export const VARIANTS = ['none', 'svc', 'sentry', 'datadog', 'svc-no-replay', 'sentry-no-replay'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** What `npm run bench:overhead` runs without `--variants`. */
-export const DEFAULT_VARIANTS: readonly Variant[] = ['none', 'svc', 'sentry'];
+export const DEFAULT_VARIANTS: readonly Variant[] = ['none', 'svc', 'sentry', 'datadog'];
 
-/** The pairs compared in the verdict, ours first, when both variants ran. */
-export const COMPARISONS: ReadonlyArray<readonly [ours: Variant, theirs: Variant]> = [
-  ['svc', 'sentry'],
-  ['svc-no-replay', 'sentry-no-replay'],
+/** Most svc may cost as a share of the peer's: added main-thread and script time, bytes sent, added JS heap. */
+export interface Targets {
+  time: number;
+  bytes: number;
+  heap: number;
+}
+
+/** A pair compared in the verdict, ours first, when both variants ran, with the issue that set its targets. */
+export interface Comparison {
+  ours: Variant;
+  theirs: Variant;
+  peer: string;
+  issue: number;
+  targets: Targets;
+}
+
+export const COMPARISONS: readonly Comparison[] = [
+  { ours: 'svc', theirs: 'sentry', peer: 'Sentry', issue: 4, targets: { time: 0.5, bytes: 0.5, heap: 0.5 } },
+  { ours: 'svc', theirs: 'datadog', peer: 'Datadog', issue: 16, targets: { time: 0.5, bytes: 0.5, heap: 1 } },
+  { ours: 'svc-no-replay', theirs: 'sentry-no-replay', peer: 'Sentry', issue: 3, targets: { time: 0.5, bytes: 0.5, heap: Infinity } },
 ];
 
 /** One emitted JavaScript file, with its gzip (level 9) encoding, which is what the bench server sends. */

@@ -18,8 +18,8 @@ import type { CpuProfile } from './profile';
 import type { AppServer, Sink, SinkRequest } from './servers';
 
 /**
- * Rounds of the workload; each round is 5-6 clicks, about 12 key presses, 2 fetches, 2,000 nodes added and removed
- * and 3 console calls. Typing is kept short: each key press costs Chromium about 6 ms of main-thread time for text
+ * Rounds of the workload; each round is 6-7 clicks, about 12 key presses, 2 fetches, 2,000 nodes added and removed,
+ * half a second of a 250-node block replaced every 5 ms with the mouse moving over it, and 4 console calls. Typing is kept short: each key press costs Chromium about 6 ms of main-thread time for text
  * editing alone, the same with or without an SDK, and that common cost only adds noise to the differences.
  */
 const ROUNDS = 10;
@@ -31,6 +31,8 @@ export const SETTLE_MS = 6_000;
 /** After the page is closed, the run's telemetry is complete once the sink has been quiet this long. */
 const SINK_QUIET_MS = 1_000;
 const SINK_WAIT_LIMIT_MS = 10_000;
+/** Mouse moves while the "Live" block updates: a hand crossing the page (a `mousemove` each). */
+const LIVE_MOVE_STEPS = 25;
 /** Delay between key presses, ms: a fast typist. */
 const KEY_DELAY_MS = 15;
 /** Upper bound for the page to settle after one input; a hang is a failed run, not a stuck benchmark. */
@@ -77,8 +79,11 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Clicks a control of the workload page (see bench/overhead/page/app.ts), then waits until the page is idle. */
-export type ClickControl = (target: keyof BenchTargets, options?: { moveSteps?: number }) => Promise<void>;
+/**
+ * Clicks a control of the workload page (see bench/overhead/page/app.ts), runs `meanwhile` (more input while the
+ * page works on the click), then waits until the page is idle.
+ */
+export type ClickControl = (target: keyof BenchTargets, options?: { moveSteps?: number; meanwhile?: () => Promise<void> }) => Promise<void>;
 
 /**
  * Real input for the workload page through the DevTools protocol. `moveSteps` > 1 moves the mouse there in that
@@ -86,10 +91,11 @@ export type ClickControl = (target: keyof BenchTargets, options?: { moveSteps?: 
  */
 export async function controlsOf(page: Page): Promise<ClickControl> {
   const targets = await page.evaluate(() => window.bench!.targets());
-  return async (target, { moveSteps = 1 } = {}) => {
+  return async (target, { moveSteps = 1, meanwhile } = {}) => {
     const { x, y } = targets[target];
     if (moveSteps > 1) await page.mouse.move(x, y, { steps: moveSteps });
     await page.mouse.click(x, y);
+    await meanwhile?.();
     await withTimeout(page.evaluate(() => window.bench!.idle()), 'the page');
   };
 }
@@ -105,6 +111,8 @@ async function playWorkload(page: Page): Promise<void> {
     await page.keyboard.type(`a${round}@x.io`, { delay: KEY_DELAY_MS });
     await click('save');
     await click('churn');
+    // Across the page and back on alternate rounds, over the block being replaced.
+    await click('live', { meanwhile: () => page.mouse.move(round % 2 ? 900 : 100, 500, { steps: LIVE_MOVE_STEPS }) });
     if (round % 3 === 0) await click('next');
   }
 }

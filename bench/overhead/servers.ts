@@ -4,7 +4,8 @@
  * - the app server serves the workload page of each variant under `/r/<run>/<variant>/` (gzip-encoded JavaScript,
  *   counted per run), and the page's own API (`/api/items`, `/api/save`, every fifth save answering 500);
  * - the sink, on another port so that telemetry is cross-origin as in production, accepts any POST under
- *   `/r/<run>/otlp/*` or `/r/<run>/ingest/*` (svc) and `/api/<run>/envelope/` (Sentry), answers CORS preflights, and
+ *   `/r/<run>/otlp/*` or `/r/<run>/ingest/*` (svc), `/api/<run>/envelope/` (Sentry) and `/r/<run>/dd/*` (Datadog,
+ *   through its `proxy` option), answers CORS preflights, and
  *   keeps every body per run.
  */
 import http from 'node:http';
@@ -118,7 +119,7 @@ export interface Sink extends Listening {
   lastArrival(run: number): number;
 }
 
-const SINK_PATH = /^\/(?:r\/(\d+)\/(?:otlp|ingest)\/|api\/(\d+)\/envelope\/)/;
+const SINK_PATH = /^\/(?:r\/(\d+)\/(?:otlp|ingest|dd)\/|api\/(\d+)\/envelope\/)/;
 
 function corsHeaders(req: http.IncomingMessage): Record<string, string> {
   return {

@@ -7,8 +7,10 @@
  * - svc, OTLP/JSON: spans by name, logs by `log.source` (else `http` for fetch outcomes, else `manual`), metrics by
  *   name, replay requests by path.
  * - Sentry envelopes: items by type; spans (streamed span items, or the child spans of a transaction) by `op`.
+ * - Datadog intake: RUM events by `type` (view, action, resource, long task, error...), logs by `status`; replay
+ *   segments (multipart form data around the deflated recording) by request, as sent.
  */
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, inflateSync } from 'node:zlib';
 import type { SinkRequest } from './servers';
 
 /** A kind of record, how many were sent and their bytes. */
@@ -140,14 +142,33 @@ function envelope(body: Buffer, tally: Tally): number {
   return counted;
 }
 
-const decode = (request: SinkRequest): Buffer => (request.encoding === 'gzip' ? gunzipSync(request.body) : request.body);
+/** Datadog says how a body is compressed in its query (`dd-evp-encoding=deflate`, zlib), not in a header. */
+function decode(request: SinkRequest): Buffer {
+  if (request.encoding === 'gzip') return gunzipSync(request.body);
+  return /[?&]dd-evp-encoding=deflate\b/.test(request.url) ? inflateSync(request.body) : request.body;
+}
+
+/** Splits one Datadog RUM or logs batch (one JSON event per line) into events; returns their bytes. */
+function datadogBatch(path: string, body: Buffer, tally: Tally): number {
+  let counted = 0;
+  for (const line of body.toString('utf8').split('\n')) {
+    if (line === '') continue;
+    const event = JSON.parse(line) as Json;
+    const name = path.endsWith('/logs') ? `log: ${String(event.status)}` : `rum: ${String(event.type)}`;
+    counted += Buffer.byteLength(line) + 1;
+    tally.add(name, Buffer.byteLength(line) + 1);
+  }
+  return counted;
+}
 
 /**
- * Whether a request carries session replay: svc posts it to `/ingest/replay/*`; Sentry sends each replay segment in
- * an envelope of its own, with a `replay_event` and a `replay_recording` item (the recording compressed inside it).
+ * Whether a request carries session replay: svc posts it to `/ingest/replay/*`, Datadog to `/api/v2/replay`; Sentry
+ * sends each replay segment in an envelope of its own, with a `replay_event` and a `replay_recording` item (the
+ * recording compressed inside it).
  */
 function isReplay(request: SinkRequest, path: string): boolean {
-  return path.includes('/ingest/replay/') || (path.endsWith('/envelope/') && request.body.includes('"type":"replay_recording"'));
+  if (path.includes('/ingest/replay/') || path.endsWith('/dd/api/v2/replay')) return true;
+  return path.endsWith('/envelope/') && request.body.includes('"type":"replay_recording"');
 }
 
 /** Summarises the telemetry of one run. */
@@ -170,6 +191,10 @@ export function summarizeTelemetry(requests: readonly SinkRequest[]): TelemetryS
       tally.add('OTLP resource and scope wrappers', decoded.length - counted, 0);
     } else if (path.endsWith('/envelope/')) {
       tally.add('envelope and item headers', decoded.length - envelope(decoded, tally), 0);
+    } else if (/\/dd\/api\/v2\/(rum|logs)$/.test(path)) {
+      tally.add('batch separators', decoded.length - datadogBatch(path, decoded, tally), 0);
+    } else if (path.endsWith('/dd/api/v2/replay')) {
+      tally.add('replay: segment (multipart, deflated recording)', decoded.length);
     } else {
       tally.add(`other: ${path.replace(/^\/r\/\d+/, '')}`, decoded.length);
     }

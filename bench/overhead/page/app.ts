@@ -6,12 +6,14 @@
  * - "Load items": `console.info`, GET /api/items, renders the 50 rows it returns (replacing the previous ones);
  * - "Save": POST /api/save with the form as JSON, `console.log` on success, `console.warn` on the server's 500s;
  * - "Churn": adds 2,000 nodes, removes them on the next frame, `console.debug`;
+ * - "Live": a block of 50 rows (250 nodes) replaced every 5 ms for 500 ms, as a live feed or a ticking table
+ *   re-renders, `console.debug` at the end: DOM changes that stay on screen, unlike "Churn"'s;
  * - "Next page": `history.pushState` to another route and a new title (an SPA navigation);
  * - typing in the form's fields: an `input` listener updating a character count.
  */
 
 /** Where the driver should click, in CSS pixels of the viewport. */
-export type BenchTargets = Record<'load' | 'save' | 'churn' | 'next' | 'name' | 'email', { x: number; y: number }>;
+export type BenchTargets = Record<'load' | 'save' | 'churn' | 'live' | 'next' | 'name' | 'email', { x: number; y: number }>;
 
 /** What the page exposes to the driver as `window.bench`. */
 export interface BenchPage {
@@ -58,7 +60,20 @@ export function sentryDsn(): string {
   return dsn.href;
 }
 
+/**
+ * Datadog's `proxy` for this run: every intake request goes to the sink as `/r/<run>/dd/api/v2/<track>?<parameters>`
+ * (Datadog's own path and query kept, so the sink tells RUM, logs and replay apart).
+ */
+export function datadogProxy(): (request: { path: string; parameters: string }) => string {
+  const { run, sink } = benchParams();
+  return ({ path, parameters }) => `${sink}/r/${run}/dd${path}?${parameters}`;
+}
+
 const CHURN_NODES = 2000;
+/** "Live": a block of this many rows (5 nodes each) replaced every `LIVE_EVERY_MS` for `LIVE_MS`. */
+const LIVE_ROWS = 50;
+const LIVE_EVERY_MS = 5;
+const LIVE_MS = 500;
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string>, text = ''): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -108,6 +123,7 @@ export function startApp(): void {
     load: element('button', { id: 'load', type: 'button' }, 'Load items'),
     save: element('button', { id: 'save', type: 'button' }, 'Save'),
     churn: element('button', { id: 'churn', type: 'button' }, 'Churn'),
+    live: element('button', { id: 'live', type: 'button' }, 'Live'),
     next: element('button', { id: 'next', type: 'button' }, 'Next page'),
   };
   toolbar.append(...Object.values(buttons));
@@ -121,7 +137,8 @@ export function startApp(): void {
   const status = element('p', { id: 'status' });
   const list = element('ul', { id: 'list' });
   const churnArea = element('div', { id: 'churn-area' });
-  document.body.append(toolbar, form, status, list, churnArea);
+  const liveArea = element('div', { id: 'live-area' });
+  document.body.append(toolbar, form, status, list, churnArea, liveArea);
 
   form.addEventListener('input', () => {
     count.textContent = `${fields.name.value.length + fields.email.value.length} characters`;
@@ -178,6 +195,26 @@ export function startApp(): void {
     });
   });
 
+  let ticks = 0;
+  const liveRows = (): HTMLElement[] => {
+    ticks += 1;
+    return Array.from({ length: LIVE_ROWS }, (_, i) => {
+      const row = element('div', { class: 'tick' });
+      row.append(element('b', {}, `#${i}`), element('span', {}, `${((ticks * 7919 + i * 104729) % 100000) / 100}`));
+      return row;
+    });
+  };
+  buttons.live.addEventListener('click', () => {
+    void track(async () => {
+      const until = performance.now() + LIVE_MS;
+      while (performance.now() < until) {
+        liveArea.replaceChildren(...liveRows());
+        await new Promise((resolve) => setTimeout(resolve, LIVE_EVERY_MS));
+      }
+      console.debug(`live feed: ${ticks} updates`);
+    });
+  });
+
   buttons.next.addEventListener('click', () => {
     pages += 1;
     history.pushState({ page: pages }, '', `${base}page/${pages}`);
@@ -196,6 +233,7 @@ export function startApp(): void {
         load: centre(buttons.load),
         save: centre(buttons.save),
         churn: centre(buttons.churn),
+        live: centre(buttons.live),
         next: centre(buttons.next),
         name: centre(fields.name),
         email: centre(fields.email),
