@@ -1,6 +1,6 @@
 import { SEVERITIES, INCIDENT_STATUSES } from './incidents/types';
 import { CHANNEL_TYPES } from './notify/kinds/types';
-import { body, control, created, errorRefs, idParam, json, noContent, obj, ok, param, str, strings, strOrNull, time, timeOrNull, type Schema } from './openapi-parts';
+import { body, control, created, errorRefs, idParam, json, noContent, obj, ok, param, signedQuery, str, strings, strOrNull, time, timeOrNull, type Schema } from './openapi-parts';
 
 /** OpenAPI paths of incidents, notifications and integrations (docs/incidents.md, docs/notifications.md). */
 const pageOf = (item: Schema) => obj({ data: { type: 'array', items: item }, next_cursor: strOrNull }, ['data', 'next_cursor']);
@@ -69,7 +69,6 @@ const incidentMove = (verb: string) => ({
     requestBody: { required: false, content: json(obj({ by: { type: 'string', description: 'Who; default: the key\'s name' } })) },
   }),
 });
-const signedQuery = [param('p', 'query', 'Project'), param('exp', 'query', 'Expiry, epoch ms'), param('sig', 'query', 'HMAC signature')];
 const linkAction = (verb: string) => ({
   get: { tags: ['incidents'], summary: `Signed ${verb} link: a confirmation page (GET changes nothing)`, parameters: [param('id', 'path', 'Incident id'), ...signedQuery], responses: { '200': { description: 'HTML' }, '403': { description: 'Altered or expired link' } } },
   post: {

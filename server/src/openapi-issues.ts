@@ -1,7 +1,7 @@
 import { ISSUE_STATUSES } from './incidents/detect/tables';
 import { ISSUE_SORTS } from './issues/list';
 import { SETTABLE_STATUSES } from './issues/status';
-import { body, control, errorRefs, idParam, obj, ok, param, str, strOrNull, time, timeOrNull, type Schema } from './openapi-parts';
+import { body, control, errorRefs, idParam, obj, ok, param, signedQuery, str, strOrNull, time, timeOrNull, type Schema } from './openapi-parts';
 
 /** OpenAPI paths of issues (docs/issues.md). */
 const int: Schema = { type: 'integer' };
@@ -96,5 +96,13 @@ export const ISSUE_PATHS = {
         ),
       ),
     }),
+  },
+  '/issues/{id}': {
+    get: {
+      tags: ['issues'],
+      summary: 'The issue page (an `issue.regressed` `dashboard_url`), through a signed link; GET changes nothing',
+      parameters: [param('id', 'path', 'Issue id'), ...signedQuery],
+      responses: { '200': { description: 'HTML' }, '403': { description: 'Altered, expired or other-kind link' }, '404': { description: 'No such issue (HTML)' } },
+    },
   },
 };

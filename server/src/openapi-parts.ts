@@ -11,6 +11,8 @@ export const time: Schema = { type: 'string', format: 'date-time' };
 export const timeOrNull: Schema = { type: ['string', 'null'], format: 'date-time' };
 export const strings: Schema = { type: 'array', items: str };
 export const param = (name: string, where: 'path' | 'query', description: string, schema: Schema = str) => ({ name, in: where, required: where === 'path', schema, description });
+/** The query of a signed, keyless link (server/src/incidents/links.ts). */
+export const signedQuery = [param('p', 'query', 'Project'), param('exp', 'query', 'Expiry, epoch ms'), param('sig', 'query', 'HMAC signature')];
 
 /** A control-plane operation (control key), with the error answers every one can give. */
 export const control = (summary: string, responses: Record<string, unknown>, extra: Schema = {}) => ({
