@@ -201,6 +201,37 @@ describe('symbolication of a real esbuild bundle', () => {
     const frames = await symbolicator.symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, broken]]) }));
     expect(frames.every((f) => f.original === null)).toBe(true);
   });
+
+  it("names a top-level frame by no function, not by the map's name at its call (the callee's)", async () => {
+    const source = ['function checkStock(count: number): void {', '  if (count < 1) throw new Error("out of stock");', '}', 'checkStock(0);'].join('\n');
+    const result = await build({
+      stdin: { contents: source, sourcefile: 'src/boot.ts', loader: 'ts' },
+      minify: true,
+      format: 'iife',
+      sourcemap: 'external',
+      sourcesContent: true,
+      outfile: '/app/dist/boot.js',
+      write: false,
+      logLevel: 'silent',
+    });
+    const output = (suffix: string) => result.outputFiles.find((f) => f.path.endsWith(suffix))!.text;
+    // Both frames name `checkStock` in the map: the function's own name, and the callee of the top-level call.
+    expect((JSON.parse(output('boot.js.map')) as { names: string[] }).names).toContain('checkStock');
+    let stacktrace = '';
+    try {
+      runInNewContext(output('boot.js'), {}, { filename: BUNDLE_URL });
+    } catch (err) {
+      stacktrace = (err as Error).stack!;
+    }
+    const id = '2a3b4c5d-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
+    await storeMaps(database.db, systemClock, projectId, [{ debugId: id, release: null, url: null, text: output('boot.js.map') }]);
+    const frames = await createSymbolicator({ db: database.db }).symbolicate(facts({ stacktrace, debugIds: new Map([[BUNDLE_URL, id]]) }));
+    // The thrower, then the top-level call (then the bundle's IIFE wrapper).
+    expect(frames.slice(0, 2).map((f) => f.original && [f.original.function, f.original.line])).toEqual([
+      ['checkStock', 2],
+      [null, 4],
+    ]);
+  });
 });
 
 describe('enclosing function scanner', () => {

@@ -24,7 +24,8 @@ const HEAP_PER_SOURCE_BYTE = 2;
 interface SourceIndex {
   content: string;
   lineStarts: number[];
-  scopes: FunctionScope[] | undefined;
+  /** Scanned on first use. */
+  scopes?: FunctionScope[];
 }
 
 /** Reads a source's content on first use: maps are stored without their sources (split-map.ts). */
@@ -60,12 +61,13 @@ export class ParsedMap {
     const source = await this.sourceIndex(sourceIdx);
     const file = cleanSourcePath(this.trace.resolvedSources[sourceIdx] ?? '');
     const offset = source ? (source.lineStarts[origLine] ?? source.content.length) + origColumn : -1;
-    const scanned = source && !DEPENDENCY_PATH.test(file) ? enclosingFunction(scopesOf(source), offset) : null;
+    const scannable = source !== null && !DEPENDENCY_PATH.test(file) && source.content.length <= MAX_SCANNED_SOURCE;
     return {
       file,
       line: origLine + 1,
       column: origColumn + 1,
-      function: scanned ?? name ?? minifiedName,
+      // In a scanned source, no enclosing function means top-level code: the map's name at a call there is the callee's.
+      function: scannable ? enclosingFunction(scopesOf(source), offset) : (name ?? minifiedName),
       context: source ? contextAround(source, origLine + 1, origColumn) : null,
     };
   }
@@ -77,7 +79,7 @@ export class ParsedMap {
         (content) => {
           if (content === null) return null;
           this.loadedBytes += content.length;
-          return { content, lineStarts: lineStarts(content), scopes: content.length > MAX_SCANNED_SOURCE ? [] : undefined };
+          return { content, lineStarts: lineStarts(content) };
         },
         () => {
           // Unreadable now (the database, a damaged row): this frame goes without its source; the next one tries again.
