@@ -4,21 +4,30 @@ import { svcWebpackPlugin } from './webpack';
 
 export type { SvcBuildOptions } from './plugin';
 
+/**
+ * Next's `webpack` hook. Declared through a method so its parameters compare bivariantly: an app's config typed as
+ * Next's own `NextConfig` has a hook whose context is Next's full `WebpackConfigContext`, which this narrower type must
+ * accept (the usual way to type a callback without depending on the package that calls it).
+ */
+type NextWebpackHook = {
+  hook(config: WebpackConfigLike, context: NextWebpackContext): WebpackConfigLike;
+}['hook'];
+
 /** The parts of a Next.js config this helper reads and sets (Next's own types are not a dependency). */
 export interface NextConfigLike {
   productionBrowserSourceMaps?: boolean;
-  webpack?: ((config: WebpackConfigLike, context: NextWebpackContext) => WebpackConfigLike) | null;
-  [key: string]: unknown;
+  webpack?: NextWebpackHook | null;
 }
 export interface WebpackConfigLike {
   plugins?: unknown[];
   [key: string]: unknown;
 }
+/** The part of Next's `WebpackConfigContext` this helper reads (no index signature: Next's interface has none). */
 export interface NextWebpackContext {
   isServer: boolean;
-  [key: string]: unknown;
 }
-type NextConfigFunction = (phase: string, context: { defaultConfig: NextConfigLike }) => NextConfigLike | Promise<NextConfigLike>;
+/** Next's function form of a config; `C` is the app's own config type (Next's `NextConfig`, or an object literal). */
+export type NextConfigFunction<C extends object = NextConfigLike> = (phase: string, context: { defaultConfig: NextConfigLike }) => C | Promise<C>;
 
 /** The phase of `next build` (next/constants PHASE_PRODUCTION_BUILD). */
 const PHASE_PRODUCTION_BUILD = 'phase-production-build';
@@ -31,7 +40,7 @@ export const TURBOPACK_ADVICE =
 /** Browser chunks are written to `.next/static/…` and served from `/_next/static/…`. */
 const NEXT_URL_PREFIX = '~/_next/';
 
-function withPlugin(config: NextConfigLike, options: SvcBuildOptions): NextConfigLike {
+function withPlugin<C extends object>(config: C & NextConfigLike, options: SvcBuildOptions): C & NextConfigLike {
   const userWebpack = config.webpack;
   return {
     ...config,
@@ -57,7 +66,10 @@ function withPlugin(config: NextConfigLike, options: SvcBuildOptions): NextConfi
  * Wraps a Next.js config for `next build --webpack`: browser source maps on, and the svc webpack plugin in the client
  * compilation. Other phases (`next dev`, `next start`) get the config unchanged. A Turbopack build fails with advice.
  */
-export function withSvc(nextConfig: NextConfigLike | NextConfigFunction = {}, options: SvcBuildOptions = {}): NextConfigFunction {
+export function withSvc<C extends object = NextConfigLike>(
+  nextConfig: (C & NextConfigLike) | NextConfigFunction<C & NextConfigLike> = {} as C,
+  options: SvcBuildOptions = {},
+): NextConfigFunction<C & NextConfigLike> {
   return async (phase, context) => {
     const config = typeof nextConfig === 'function' ? await nextConfig(phase, context) : nextConfig;
     if (phase !== PHASE_PRODUCTION_BUILD) return config;

@@ -1,7 +1,7 @@
 import { withSvc } from '@svc/build/next';
 import type { NextConfig } from 'next';
 
-const nextConfig = {} satisfies NextConfig;
+const nextConfig: NextConfig = {};
 
 // withSvc (on `next build --webpack` only): browser source maps on, a debug ID in each browser chunk and its map, then
 // the maps' upload to SVC_URL with the control key in SVC_CONTROL_KEY, and their removal from .next/ once uploaded.

@@ -194,7 +194,9 @@ describe('withSvc for Next.js', () => {
   const base: WebpackConfigLike = { mode: 'production', entry, devtool: false, output: { path: '' }, plugins: [] };
   const nextWebpack = async (config: NextConfigLike, isServer: boolean, path: string) => {
     const webpackConfig = { ...base, output: { path } };
-    return config.webpack!(webpackConfig, { isServer, dev: false });
+    // Next passes its whole WebpackConfigContext; the hook reads isServer.
+    const context = { isServer, dev: false, dir: work, buildId: 'test' };
+    return config.webpack!(webpackConfig, context);
   };
 
   it('fails a Turbopack build with the advice to build with --webpack, and leaves next dev alone', async () => {
