@@ -65,6 +65,50 @@ const EDITS = [
     with: 'serializedNode.needBlock = void 0;',
   },
   {
+    what: 'perf: mutation records held while frozen, processed once when rrweb resumes',
+    // rrweb's pause (`freezePage`, the SDK's DOM-change window) only defers serialization: each mutation record is
+    // still walked as it arrives (every added subtree, every removal), so content added and removed again within the
+    // window costs as much as content that stays. Held records are processed once, against the DOM of that moment,
+    // as if the MutationObserver had delivered them in one callback (which rrweb handles: a long task does that).
+    from: '    __publicField(this, "processMutations", (mutations) => {\n      mutations.forEach(this.processMutation);\n      this.emit();\n    });',
+    with:
+      '    __publicField(this, "held", []);\n' +
+      '    __publicField(this, "processMutations", (mutations) => {\n' +
+      '      if (this.frozen) {\n        for (const m of mutations) this.held.push(m);\n        return;\n      }\n' +
+      '      const held = this.held;\n      this.held = [];\n      held.forEach(this.processMutation);\n' +
+      '      mutations.forEach(this.processMutation);\n      this.emit();\n    });',
+  },
+  {
+    what: 'perf, continued: resuming processes the held records (and emits)',
+    from: '  unfreeze() {\n    this.frozen = false;\n    this.canvasManager.unfreeze();\n    this.emit();\n  }',
+    with: '  unfreeze() {\n    this.frozen = false;\n    this.processMutations([]);\n  }',
+  },
+  {
+    what: 'perf, continued: a new node already gone from the document is not walked',
+    // Such a node (added, then removed before its records were processed) is never emitted: emit() drops added nodes
+    // without a parent. Walking its subtree only filled rrweb's sets; its removal returns early (never serialized).
+    from: '    __publicField(this, "genAdds", (n, target) => {\n',
+    with: '    __publicField(this, "genAdds", (n, target) => {\n      if (!n.isConnected && !this.mirror.hasNode(n)) return;\n',
+  },
+  {
+    what: 'the deprecated module-level `mirror` stand-in, which nothing reads (rrweb exports `record.mirror`)',
+    from: 'const DEPARTED_MIRROR_ACCESS_WARNING = ',
+    to: 'function throttle(func, wait, options = {}) {',
+    with: '',
+  },
+  {
+    what: "rrdom's base node, only ever an `instanceof` test (the recorder never sees rrdom nodes)",
+    from: 'class BaseRRNode {',
+    to: 'function on(type, fn, target = document) {',
+    with: 'class BaseRRNode {\n}\n',
+  },
+  {
+    what: 'a NodeList/DOMTokenList forEach polyfill for browsers older than the SDK supports (ES2018)',
+    from: 'function polyfill(win = window) {',
+    to: 'function isSerializedIframe(n, mirror2) {',
+    with: 'function polyfill() {}\n',
+  },
+  {
     what: 'canvas recording: the image-bitmap worker source, its loader and the canvas manager',
     from: 'const jsContent = ',
     to: 'class StylesheetManager {',

@@ -299,6 +299,7 @@ function resolveReplay(root: Section): ResolvedReplayConfig {
     ),
     maskAllInputs: readBoolean(section, 'maskAllInputs', defaults.maskAllInputs),
     sampling: resolveSampling(section),
+    workerUrl: readOptionalString(section, 'workerUrl'),
   });
 }
 

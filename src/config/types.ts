@@ -32,6 +32,12 @@ export interface ReplayOptions {
   maskAllInputs?: boolean;
   /** How densely high-frequency events are sampled. */
   sampling?: ReplaySamplingOptions;
+  /**
+   * Address of the replay compression worker script (`dist/cdn/svc-replay-worker.js`, served from your origin), for
+   * pages whose Content-Security-Policy does not allow `blob:` workers. By default the worker is created from an
+   * inline `blob:` URL; where no worker can start, chunks are compressed on the main thread. docs/sdk-replay.md.
+   */
+  workerUrl?: string;
 }
 
 /** Replay sampling options (`replay.sampling.*`), passed to rrweb's `sampling` option. */
@@ -130,6 +136,7 @@ export interface ResolvedReplayConfig {
   readonly maskTextClass: string;
   readonly maskAllInputs: boolean;
   readonly sampling: ResolvedReplaySampling;
+  readonly workerUrl?: string | undefined;
 }
 
 /** Resolved `vitals.*`. */

@@ -1,4 +1,5 @@
 import { record } from '@rrweb/record';
+import { startCompressionWorker, type EncodeChunkEvents } from './compression-worker';
 import { openDomChangeWindow, RELEASE_TAG, type DomChangeWindow } from './dom-change-window';
 import { sanitizePageUrl } from './page-url';
 import { fieldFacts, isSensitiveField, maskText, recordableValue } from './privacy';
@@ -47,8 +48,12 @@ const EVERY_FIELD = { input: true, textarea: true, select: true };
  * serialized fields for the values rrweb copies without asking), `replay.maskTextClass` text through `maskTextFn`,
  * `replay.blockClass` elements not recorded at all, and the page address of Meta events sanitized.
  */
+/** The page's compression worker, started with the first recording (a session rotation starts another recording). */
+let encoder: EncodeChunkEvents | undefined;
+
 export const startRecording: StartRecording = (options, emit, onStopped) => {
-  const recording = new PageRecording(options, emit, onStopped);
+  encoder ??= startCompressionWorker(options.workerUrl);
+  const recording = new PageRecording(options, emit, onStopped, encoder);
   recording.start();
   return recording;
 };
@@ -64,6 +69,7 @@ class PageRecording implements Recording {
     private readonly options: RecorderOptions,
     private readonly emit: EmitRecordedEvent,
     private readonly onStopped: RecordingStoppedHandler | undefined,
+    readonly encode: EncodeChunkEvents,
   ) {}
 
   start(): void {

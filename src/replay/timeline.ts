@@ -72,6 +72,8 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
 
   let replay: ReplayIdentity = { sessionId: session.id(), replayId: randomHexId(), nextSeq: 0 };
   let recording: Recording | undefined;
+  /** The recorder's compression worker, once a recorder has started; kept after it stops, for the last chunks. */
+  let encode: Recording['encode'];
   /** The recorder of the current replay was stopped, possibly while it was still starting. */
   let recorderHalted = false;
   let stopped = false;
@@ -116,7 +118,8 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     const flight: NonNullable<typeof inFlight> = { chunk, seq: chunk.replay.nextSeq++ };
     inFlight = flight;
     try {
-      const payload = await encodeEvents(eventsJson(chunk.items));
+      const data = await encode?.(chunk.items);
+      const payload = data === undefined ? await encodeEvents(eventsJson(chunk.items)) : ({ encoding: 'gzip', data } as const);
       const body = chunkBody(serviceName, chunk.replay, flight.seq, chunk.timestamps, payload);
       const delivered = await pipeline.postJson(INGEST_PATHS.replayChunk, body);
       if (delivered && flight.savedKey !== undefined) leftovers.remove(flight.savedKey);
@@ -209,6 +212,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
           },
         );
         // Halted while rrweb emitted its first snapshot (an event too large to send): nothing more to record.
+        encode ??= started.encode;
         if (recorderHalted) started.stop();
         else recording = started;
       })

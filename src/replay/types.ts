@@ -1,7 +1,8 @@
 import type { ResolvedReplayConfig } from '../config/types';
+import type { EncodeChunkEvents } from './compression-worker';
 
 /** The replay options the recorder needs; the rest of `replay.*` concerns buffering and sending. */
-export type RecorderOptions = Pick<ResolvedReplayConfig, 'blockClass' | 'maskTextClass' | 'maskAllInputs' | 'sampling'>;
+export type RecorderOptions = Pick<ResolvedReplayConfig, 'blockClass' | 'maskTextClass' | 'maskAllInputs' | 'sampling' | 'workerUrl'>;
 
 /**
  * One recorded rrweb event. Declared here instead of re-exporting rrweb's `eventWithTime` so that the published
@@ -51,6 +52,12 @@ export interface Recording {
    * a flush sends everything the page showed up to this moment, and a timeline event added next comes after them.
    */
   flushDomChanges(): void;
+  /**
+   * Encodes a chunk's events on the recorder's compression worker (one per page, shared by every recording, and
+   * still usable once this recording stopped). Absent where a recorder does not provide one: the timeline then
+   * compresses on the main thread.
+   */
+  readonly encode?: EncodeChunkEvents;
 }
 
 /**

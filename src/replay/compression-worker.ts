@@ -1,0 +1,54 @@
+/**
+ * The worker's whole program, kept as a string so that it can start from a `blob:` URL without a file of its own (the
+ * same text is `dist/cdn/svc-replay-worker.js`, for `replay.workerUrl`). It receives a chunk's serialized events,
+ * joins them into the chunk's JSON array, gzips that through `CompressionStream` and answers with the base64 text the
+ * chunk carries, or with no `data` when it cannot. Plain ES2018: it is not compiled.
+ */
+export const WORKER_SOURCE =
+  'onmessage=async({data:{id,events}})=>{let data;try{' +
+  'const b=new Uint8Array(await new Response(new Blob(["[",events.join(","),"]"]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());' +
+  'let t="";for(let i=0;i<b.length;i+=32768)t+=String.fromCharCode.apply(null,b.subarray(i,i+32768));' +
+  'data=btoa(t)}catch(e){}postMessage({id,data})}';
+
+/**
+ * Gzips and base64-encodes one chunk's events (each already serialized) off the main thread; `undefined` when the
+ * worker could not, and the caller encodes the chunk itself.
+ */
+export type EncodeChunkEvents = (events: readonly string[]) => Promise<string | undefined>;
+
+/**
+ * Starts the compression worker (from `workerUrl`, else from {@link WORKER_SOURCE} as a `blob:` URL) and returns the
+ * encoder that uses it. Joining, compressing and base64-encoding a chunk is then off the main thread, and so is the
+ * chunk's joined text. A worker that cannot be created (no `Worker`, a Content-Security-Policy without `blob:` in
+ * `worker-src`) or that fails to load or run (an `error` event: a blocked or missing `workerUrl`) is given up for
+ * good: every chunk, those it was holding included, is answered `undefined`, so nothing is lost; only the main
+ * thread pays.
+ */
+export function startCompressionWorker(workerUrl: string | undefined): EncodeChunkEvents {
+  const waiting = new Map<number, (data: string | undefined) => void>();
+  let nextId = 0;
+  let worker: Worker | undefined;
+  const giveUp = (): void => {
+    worker?.terminate();
+    worker = undefined;
+    for (const done of waiting.values()) done(undefined);
+    waiting.clear();
+  };
+  try {
+    worker = new Worker(workerUrl ?? URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' })));
+    worker.onmessage = ({ data }: MessageEvent<{ id: number; data?: string }>) => {
+      waiting.get(data.id)?.(data.data);
+      waiting.delete(data.id);
+    };
+    worker.onerror = giveUp;
+  } catch {
+    worker = undefined;
+  }
+  return (events) => {
+    if (worker === undefined) return Promise.resolve(undefined);
+    const id = nextId++;
+    const sent = new Promise<string | undefined>((done) => waiting.set(id, done));
+    worker.postMessage({ id, events });
+    return sent;
+  };
+}
