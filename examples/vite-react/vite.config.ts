@@ -8,8 +8,8 @@ export default defineConfig({
     react(),
     echoApi(),
     // On `vite build` only: a debug ID in each emitted file and its source map, then the maps' upload to SVC_URL with
-    // the control key in SVC_CONTROL_KEY (stored under the release VITE_APP_VERSION when set), and their removal from
-    // dist/ so they are never served.
-    svc({ release: process.env.VITE_APP_VERSION }),
+    // the control key in SVC_CONTROL_KEY (stored under the release VITE_SVC_SERVICE_VERSION when set, the one the SDK
+    // sends), and their removal from dist/ so they are never served.
+    svc({ release: process.env.VITE_SVC_SERVICE_VERSION }),
   ],
 });

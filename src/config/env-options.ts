@@ -11,5 +11,6 @@ export function envOptions(overrides: Partial<BrowserSDKConfig> = {}): BrowserSD
   if (env.apiKey !== undefined) options.apiKey = env.apiKey;
   if (env.appId !== undefined) options.appId = env.appId;
   if (env.ingestUrl !== undefined) options.ingestUrl = env.ingestUrl;
+  if (env.serviceVersion !== undefined) options.serviceVersion = env.serviceVersion;
   return { ...options, ...overrides } as BrowserSDKConfig;
 }

@@ -29,6 +29,7 @@ interface EnvSource {
   readonly appId: Read;
   readonly env: Read;
   readonly ingestUrl: Read;
+  readonly serviceVersion: Read;
 }
 
 /** Values found under one prefix; absent and blank variables are `undefined`. */
@@ -38,6 +39,7 @@ export interface EnvValues {
   readonly appId?: string | undefined;
   readonly env?: string | undefined;
   readonly ingestUrl?: string | undefined;
+  readonly serviceVersion?: string | undefined;
 }
 
 /**
@@ -55,6 +57,8 @@ export interface EnvConfig {
   readonly env: string;
   /** `SVC_INGEST_URL`, passed to the `ingestUrl` option (validated there). */
   readonly ingestUrl: string | undefined;
+  /** `SVC_SERVICE_VERSION`: the release (`service.version`), by which issues tell their first and last release. */
+  readonly serviceVersion: string | undefined;
 }
 
 const DEFAULT_SERVICE_NAME = 'web-app';
@@ -66,6 +70,7 @@ const VITE: EnvSource = {
   appId: () => (import.meta as unknown as ViteImportMeta).env.VITE_SVC_APP_ID,
   env: () => (import.meta as unknown as ViteImportMeta).env.VITE_SVC_ENV,
   ingestUrl: () => (import.meta as unknown as ViteImportMeta).env.VITE_SVC_INGEST_URL,
+  serviceVersion: () => (import.meta as unknown as ViteImportMeta).env.VITE_SVC_SERVICE_VERSION,
 };
 
 const NEXT: EnvSource = {
@@ -74,6 +79,7 @@ const NEXT: EnvSource = {
   appId: () => process.env.NEXT_PUBLIC_SVC_APP_ID,
   env: () => process.env.NEXT_PUBLIC_SVC_ENV,
   ingestUrl: () => process.env.NEXT_PUBLIC_SVC_INGEST_URL,
+  serviceVersion: () => process.env.NEXT_PUBLIC_SVC_SERVICE_VERSION,
 };
 
 const CRA: EnvSource = {
@@ -82,6 +88,7 @@ const CRA: EnvSource = {
   appId: () => process.env.REACT_APP_SVC_APP_ID,
   env: () => process.env.REACT_APP_SVC_ENV,
   ingestUrl: () => process.env.REACT_APP_SVC_INGEST_URL,
+  serviceVersion: () => process.env.REACT_APP_SVC_SERVICE_VERSION,
 };
 
 /**
@@ -112,6 +119,7 @@ function readSource(source: EnvSource): EnvValues {
     appId: attempt(source.appId),
     env: attempt(source.env),
     ingestUrl: attempt(source.ingestUrl),
+    serviceVersion: attempt(source.serviceVersion),
   };
 }
 
@@ -134,12 +142,14 @@ export function mergeEnvValues(sources: readonly EnvValues[], nodeEnv: string | 
     appId: first('appId'),
     env: first('env') ?? normalisedNodeEnv ?? DEFAULT_ENV,
     ingestUrl: first('ingestUrl'),
+    serviceVersion: first('serviceVersion'),
   };
 }
 
 /**
  * Reads the SDK settings from build-time environment variables: `SVC_API_KEY`, `SVC_SERVICE_NAME` (default
- * `web-app`), `SVC_APP_ID`, `SVC_ENV` (default `NODE_ENV`, else `production`) and `SVC_INGEST_URL`, each under the
+ * `web-app`), `SVC_APP_ID`, `SVC_ENV` (default `NODE_ENV`, else `production`), `SVC_INGEST_URL` and
+ * `SVC_SERVICE_VERSION`, each under the
  * `VITE_`, `NEXT_PUBLIC_` or `REACT_APP_` prefix (first found wins, in that order). Never throws.
  */
 export function readEnvConfig(): EnvConfig {

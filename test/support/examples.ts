@@ -261,7 +261,7 @@ export interface SdkSettings {
   serviceName?: string;
   /** Left unset to exercise the SDK's default (NODE_ENV, else `production`). */
   env?: string;
-  /** The build's release (`service.version`, and the maps' release): the Vite example's VITE_APP_VERSION. */
+  /** The build's release (`service.version`, and the maps' release): the Vite example's VITE_SVC_SERVICE_VERSION. */
   release?: string;
 }
 
@@ -322,7 +322,7 @@ export function viteReactIn(dir: string): Example {
     modes: ['production', 'development'],
     // The plugin in vite.config.ts uploads the maps.
     build: (settings, upload) => {
-      const release: Record<string, string> = settings.release === undefined ? {} : { VITE_APP_VERSION: settings.release };
+      const release: Record<string, string> = settings.release === undefined ? {} : { VITE_SVC_SERVICE_VERSION: settings.release };
       return timed('build', () => npmRun(dir, 'build', { ...prefixed('VITE_', settings), ...release, ...uploadEnv(upload) }));
     },
     async start(mode, settings) {

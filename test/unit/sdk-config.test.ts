@@ -353,19 +353,21 @@ describe('mergeEnvValues precedence', () => {
       appId: undefined,
       env: 'production',
       ingestUrl: undefined,
+      serviceVersion: undefined,
     });
   });
 
   it('takes each variable from the first prefix that sets it: VITE_, then NEXT_PUBLIC_, then REACT_APP_', () => {
     const vite = { apiKey: 'vite-key' };
     const next = { apiKey: 'next-key', serviceName: 'next-app', env: 'next-env' };
-    const cra = { apiKey: 'cra-key', serviceName: 'cra-app', appId: 'cra-id', ingestUrl: 'https://cra.example.com' };
+    const cra = { apiKey: 'cra-key', serviceName: 'cra-app', appId: 'cra-id', ingestUrl: 'https://cra.example.com', serviceVersion: '2.4.1' };
     expect(mergeEnvValues([vite, next, cra], 'development')).toEqual({
       apiKey: 'vite-key',
       serviceName: 'next-app',
       appId: 'cra-id',
       env: 'next-env',
       ingestUrl: 'https://cra.example.com',
+      serviceVersion: '2.4.1',
     });
   });
 
@@ -383,7 +385,7 @@ describe('mergeEnvValues precedence', () => {
 // The VITE_ reads go through `import.meta.env`, which Vite fills at transform time, so they cannot be stubbed here;
 // test/integration/sdk-pack.test.ts proves them with a real Vite build of the packed SDK.
 describe('readEnvConfig', () => {
-  const names = ['SVC_API_KEY', 'SVC_SERVICE_NAME', 'SVC_APP_ID', 'SVC_ENV', 'SVC_INGEST_URL'];
+  const names = ['SVC_API_KEY', 'SVC_SERVICE_NAME', 'SVC_APP_ID', 'SVC_ENV', 'SVC_INGEST_URL', 'SVC_SERVICE_VERSION'];
 
   beforeEach(() => {
     // Start from a clean slate whatever the developer's shell exports.
@@ -401,10 +403,12 @@ describe('readEnvConfig', () => {
     vi.stubEnv('REACT_APP_SVC_API_KEY', 'cra-key');
     vi.stubEnv('REACT_APP_SVC_SERVICE_NAME', 'cra-app');
     vi.stubEnv('REACT_APP_SVC_INGEST_URL', 'https://ingest.example.com');
+    vi.stubEnv('NEXT_PUBLIC_SVC_SERVICE_VERSION', '3.0.0');
     expect(readEnvConfig()).toMatchObject({
       apiKey: 'next-key',
       serviceName: 'cra-app',
       ingestUrl: 'https://ingest.example.com',
+      serviceVersion: '3.0.0',
     });
   });
 
