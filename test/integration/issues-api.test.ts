@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDetector } from '../../server/src/incidents/detect/detector';
 import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
 import { databaseKinds } from '../support/databases';
+import type { IssueDetail, IssuePage, IssueSummary } from '../support/issues';
 import { CART_ERROR, chromeStack, errorLog, type ErrorInput } from '../support/error-logs';
 import { detectionIncidentStore } from '../support/incident-store';
 import { str } from '../support/otlp';
@@ -25,40 +26,6 @@ const kinds = await databaseKinds();
 const MINUTE = 60_000;
 const T0 = Date.UTC(2027, 0, 4, 9, 0, 0);
 
-interface Issue {
-  id: string;
-  status: string;
-  type: string;
-  message: string;
-  app: string;
-  env: string;
-  events: number;
-  sessions: number;
-  first_seen: { at: string; release: string | null };
-  last_seen: { at: string; release: string | null };
-  top_frame: string | null;
-  status_changed_at: string | null;
-  status_by: string | null;
-  in_next_release: boolean;
-  resolved_release: string | null;
-}
-interface Frame {
-  function: string;
-  url: string;
-  line: number;
-  column: number;
-  in_app: boolean;
-  debug_id: string | null;
-  original: { file: string; line: number; column: number; function: string | null; context: { start_line: number; lines: string[] } | null } | null;
-}
-interface IssueDetail extends Issue {
-  stack: { raw: string | null; frames: Frame[] };
-  counts: Array<{ start: string; count: number }>;
-  releases: Array<{ release: string; events: number }>;
-  sessions_sample: Array<{ session_id: string; last_seen: string; replay_url: string | null }>;
-  breadcrumbs: Array<{ at: string; kind: string; message: string }>;
-}
-type Page = { data: Issue[]; next_cursor: string | null };
 type ErrorBody = { error: { code: string; message: string; details?: { field: string } } };
 
 /** A minified build of a small shop: `lineTotal` in a second module throws when an item has no product. */
@@ -125,8 +92,8 @@ describe.each(kinds)('issues API on %s', (kind) => {
     });
     return { status: res.status, body: (await res.json()) as T };
   };
-  const get = <T = Page>(path: string) => call<T>('GET', path);
-  const patch = <T = Issue>(id: string, body: unknown) => call<T>('PATCH', `/issues/${id}`, body);
+  const get = <T = IssuePage>(path: string) => call<T>('GET', path);
+  const patch = <T = IssueSummary>(id: string, body: unknown) => call<T>('PATCH', `/issues/${id}`, body);
   const ingest = async (path: string, body: unknown) => {
     const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
     expect(res.status, await res.clone().text()).toBe(200);
@@ -185,7 +152,7 @@ describe.each(kinds)('issues API on %s', (kind) => {
     await sendError({ env, message: 'Beta broken', sessionId: 'sort-4', release: '2.0' });
     expect(await detect()).toMatchObject({ errors: 6 });
 
-    const titles = (page: Page) => page.data.map((i) => i.message);
+    const titles = (page: IssuePage) => page.data.map((i) => i.message);
     expect(titles(await list(`env=${env}`))).toEqual(['Beta broken', 'Gamma gone', 'Alpha failure']);
     expect(titles(await list(`env=${env}&sort=events`))).toEqual(['Alpha failure', 'Gamma gone', 'Beta broken']);
     expect(titles(await list(`env=${env}&sort=sessions`))).toEqual(['Gamma gone', expect.any(String), expect.any(String)]);
@@ -217,7 +184,7 @@ describe.each(kinds)('issues API on %s', (kind) => {
       const paged: string[] = [];
       let cursor: string | null = '';
       while (cursor !== null) {
-        const page: Page = await list(`env=${env}&sort=${sort}&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+        const page: IssuePage = await list(`env=${env}&sort=${sort}&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
         paged.push(...page.data.map((i) => i.id));
         cursor = page.next_cursor;
       }

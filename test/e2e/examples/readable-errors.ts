@@ -7,42 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, type Page } from '@playwright/test';
+import type { IssueDetail } from '../../support/issues';
 import { controlGet, type TestServer } from '../../support/svc-server';
 
 /** What the button throws. */
 export const COUPON_ERROR = 'Coupon EXPIRED5 is not valid';
 
-export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
-
-interface OriginalFrame {
-  file: string;
-  line: number;
-  column: number;
-  function: string | null;
-  context: { start_line: number; lines: string[] } | null;
-}
-
-export interface IssueFrame {
-  function: string;
-  url: string;
-  line: number;
-  column: number;
-  in_app: boolean;
-  debug_id: string | null;
-  original: OriginalFrame | null;
-}
-
-/** The fields of `GET /control-plane/issues/{id}` (and of the listing's rows) these checks read. */
-export interface Issue {
-  id: string;
-  status: IssueStatus;
-  type: string;
-  message: string;
-  events: number;
-  first_seen: { at: string; release: string | null };
-  last_seen: { at: string; release: string | null };
-  stack: { raw: string; frames: IssueFrame[] };
-}
+/** The fields of `GET /control-plane/issues/{id}` these checks read (the listing's rows lack the stack). */
+export type Issue = IssueDetail;
 
 /** An example's coupons module: its path in the example, and the name its source map gives it. */
 export interface CouponsModule {

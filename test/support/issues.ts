@@ -1,0 +1,55 @@
+/**
+ * The answers of the issues API (`/control-plane/issues`, docs/issues.md) as the tests read them: one declaration for
+ * the integration and end-to-end suites, so a renamed field fails them alike.
+ */
+
+export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'regressed';
+
+/** Where a frame came from, as the source map says. */
+export interface OriginalFrame {
+  file: string;
+  line: number;
+  column: number;
+  function: string | null;
+  context: { start_line: number; lines: string[] } | null;
+}
+
+export interface IssueFrame {
+  function: string;
+  url: string;
+  line: number;
+  column: number;
+  in_app: boolean;
+  debug_id: string | null;
+  original: OriginalFrame | null;
+}
+
+/** A row of `GET /control-plane/issues`. */
+export interface IssueSummary {
+  id: string;
+  status: IssueStatus;
+  type: string;
+  message: string;
+  app: string;
+  env: string;
+  events: number;
+  sessions: number;
+  first_seen: { at: string; release: string | null };
+  last_seen: { at: string; release: string | null };
+  top_frame: string | null;
+  status_changed_at: string | null;
+  status_by: string | null;
+  in_next_release: boolean;
+  resolved_release: string | null;
+}
+
+/** `GET /control-plane/issues/{id}`. */
+export interface IssueDetail extends IssueSummary {
+  stack: { raw: string | null; frames: IssueFrame[] };
+  counts: Array<{ start: string; count: number }>;
+  releases: Array<{ release: string; events: number }>;
+  sessions_sample: Array<{ session_id: string; last_seen: string; replay_url: string | null }>;
+  breadcrumbs: Array<{ at: string; kind: string; message: string }>;
+}
+
+export type IssuePage = { data: IssueSummary[]; next_cursor: string | null };
