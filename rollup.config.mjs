@@ -6,6 +6,7 @@
  *   dist/types/*.d.ts|.d.cts bundled declarations, one self-contained file per entry and module system
  *   dist/cdn/svc.min.js      minified IIFE for a <script> tag: global `Svc`, every dependency but rrweb inlined
  *   dist/cdn/svc-recorder.min.js   minified IIFE with the recorder and rrweb, injected by svc.min.js when replay starts
+ *   dist/cdn/svc-replay-worker.js  the replay compression worker, for `replay.workerUrl` under a strict CSP
  *
  * ESM and CJS keep dependencies external so that applications deduplicate them; only the CDN files bundle them.
  */
@@ -212,12 +213,31 @@ const cdn = scriptBuild({
   exports: 'named',
 });
 
+/**
+ * dist/cdn/svc-replay-worker.js: the replay compression worker as a file of its own, for pages whose
+ * Content-Security-Policy does not allow `blob:` workers (`replay.workerUrl`, docs/sdk-replay.md). Its text is
+ * `WORKER_SOURCE` of src/replay/compression-worker.ts, the program the SDK otherwise starts from a `blob:` URL, read
+ * from there (string literals joined by `+`) so that the two cannot differ; the build fails if it is not found.
+ */
+function replayWorkerFile() {
+  return {
+    name: 'replay-worker-file',
+    generateBundle() {
+      const source = readFileSync(new URL('./src/replay/compression-worker.ts', import.meta.url), 'utf8');
+      const literal = /export const WORKER_SOURCE =\s*((?:'[^'\\]*'\s*\+?\s*)+);/.exec(source);
+      if (!literal) this.error('WORKER_SOURCE (single-quoted literals joined by +) not found in src/replay/compression-worker.ts');
+      const text = [...literal[1].matchAll(/'([^'\\]*)'/g)].map((match) => match[1]).join('');
+      this.emitFile({ type: 'asset', fileName: 'svc-replay-worker.js', source: text });
+    },
+  };
+}
+
 /** svc-recorder.min.js: the recorder and rrweb; defines no global of its own (src/cdn/recorder-registry.ts). */
 const cdnRecorder = scriptBuild({
   input: 'src/cdn/recorder.ts',
   file: 'dist/cdn/svc-recorder.min.js',
   banner: ' | includes rrweb (MIT), trimmed',
-  extraPlugins: [trimRrweb()],
+  extraPlugins: [trimRrweb(), replayWorkerFile()],
 });
 
 /**

@@ -79,9 +79,18 @@ const EDITS = [
       '      mutations.forEach(this.processMutation);\n      this.emit();\n    });',
   },
   {
-    what: 'perf, continued: resuming processes the held records (and emits)',
+    what: 'perf, continued: resuming processes the held records and those not delivered yet (and emits)',
+    // The SDK resumes rrweb in the middle of a task (a timeline event, a flush), when the DOM may be ahead of the
+    // records delivered so far: a node added earlier whose next sibling was added since would be emitted against a
+    // sibling rrweb does not know, and dropped ("Couldn't find mirror id for nextSibling"). Taking the observer's
+    // pending records first makes what is emitted match the DOM of that moment.
     from: '  unfreeze() {\n    this.frozen = false;\n    this.canvasManager.unfreeze();\n    this.emit();\n  }',
-    with: '  unfreeze() {\n    this.frozen = false;\n    this.processMutations([]);\n  }',
+    with: '  unfreeze() {\n    this.frozen = false;\n    this.processMutations(this.observer.takeRecords());\n  }',
+  },
+  {
+    what: 'perf, continued: each mutation buffer knows its observer, for its pending records',
+    from: '  observer.observe(rootEl, {\n    attributes: true,',
+    with: '  mutationBuffer.observer = observer;\n  observer.observe(rootEl, {\n    attributes: true,',
   },
   {
     what: 'perf, continued: a new node already gone from the document is not walked',

@@ -64,6 +64,9 @@ export function openDomChangeWindow(rrweb: Rrweb, windowMs = DOM_CHANGE_WINDOW_M
   let lastChange = 0;
   let releasing = false;
   const release = (): void => {
+    // Changes made earlier in this task are not delivered to observers yet: held too, so that what is released (and
+    // a timeline event recorded next) includes them.
+    if (observer.takeRecords().length > 0) hold();
     if (timer === undefined) return;
     clearTimeout(timer);
     timer = undefined;

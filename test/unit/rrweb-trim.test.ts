@@ -34,6 +34,16 @@ describe('rrweb trim', () => {
     expect(trimmed.startsWith('/*! rrweb, trimmed | MIT License')).toBe(true);
   });
 
+  it('holds mutation records while frozen and processes them, with the undelivered ones, once when resuming', () => {
+    // What this changes in a real page (content gone within the window never walked, nothing that stays lost) is
+    // test/e2e/sdk-replay-recording.spec.ts and sdk-replay-worker.spec.ts; its cost, docs/benchmarks.md.
+    expect(trimmed).toContain('if (this.frozen) {\n        for (const m of mutations) this.held.push(m);');
+    expect(trimmed).toContain('this.processMutations(this.observer.takeRecords());');
+    expect(trimmed).toContain('mutationBuffer.observer = observer;');
+    expect(trimmed).toContain('if (!n.isConnected && !this.mirror.hasNode(n)) return;');
+    for (const gone of ['DEPARTED_MIRROR_ACCESS_WARNING', 'RRDomException', 'NodeList.prototype.forEach = ']) expect(trimmed).not.toContain(gone);
+  });
+
   it('fails loudly when rrweb no longer has a piece it cuts (an upgrade)', () => {
     expect(() => trim(published.replace('class StylesheetManager {', 'class StyleSheetManager {'))).toThrow(/class StylesheetManager \{.*upgraded/);
     expect(() => trim(`${published}\nfunction mergeHooks(o, hooks) {}`)).toThrow(/exactly one "function mergeHooks/);

@@ -28,7 +28,7 @@ function stubDocument(elements: number): void {
   });
   // The DOM change window (dom-change-window.ts) observes the document and listens on the window.
   vi.stubGlobal('window', { addEventListener: vi.fn(), removeEventListener: vi.fn() });
-  vi.stubGlobal('MutationObserver', class { observe(): void {} disconnect(): void {} });
+  vi.stubGlobal('MutationObserver', class { observe(): void {} disconnect(): void {} takeRecords(): [] { return []; } });
 }
 
 type RrwebOptions = { emit: (event: RecordedEvent) => void };

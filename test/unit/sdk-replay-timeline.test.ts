@@ -1,4 +1,4 @@
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { INGEST_PATHS } from '../../wire/paths';
 import { REPLAY_EVENT_TAGS, REPLAY_LIMITS, type RecipeBatch, type RecipeStep, type ReplayChunk } from '../../wire/replay';
@@ -7,6 +7,7 @@ import type { ReplayOptions } from '../../src/config/types';
 import { MAX_REQUEST_BYTES } from '../../src/pipeline/keepalive-budget';
 import { utf8Length } from '../../src/pipeline/utf8';
 import { startReplayTimeline, type ReplayTimeline } from '../../src/replay/timeline';
+import type { EncodeChunkEvents } from '../../src/replay/compression-worker';
 import type { LeftoverStorage } from '../../src/replay/leftovers';
 import type { EmitRecordedEvent, RecordedEvent, RecordingStoppedHandler, StartRecording } from '../../src/replay/types';
 
@@ -87,8 +88,8 @@ function memoryStorage(): LeftoverStorage & { map: Map<string, string> } {
   };
 }
 
-/** A recorder the test drives in place of rrweb. */
-function fakeRecorder() {
+/** A recorder the test drives in place of rrweb; with `encode`, its recordings offer that chunk encoder (a worker's). */
+function fakeRecorder(encode?: EncodeChunkEvents) {
   const state = {
     emit: undefined as EmitRecordedEvent | undefined,
     onStopped: undefined as RecordingStoppedHandler | undefined,
@@ -109,6 +110,7 @@ function fakeRecorder() {
     state.onStopped = onStopped;
     snapshot();
     return {
+      ...(encode ? { encode } : {}),
       stop: () => void state.stops++,
       takeFullSnapshot: () => {
         state.snapshots++;
@@ -145,9 +147,9 @@ const session = {
 const debug = { warn: vi.fn(), error: vi.fn() };
 let running: { timeline: ReplayTimeline; pipeline: ReturnType<typeof fakePipeline> } | undefined;
 
-function start(replay: ReplayOptions, storage: LeftoverStorage | undefined = memoryStorage()) {
+function start(replay: ReplayOptions, storage: LeftoverStorage | undefined = memoryStorage(), encode?: EncodeChunkEvents) {
   const pipeline = fakePipeline();
-  const recorder = fakeRecorder();
+  const recorder = fakeRecorder(encode);
   const config = resolveConfig({ apiKey: 'k', serviceName: 'shop-web', replay: { flushIntervalMs: 60_000, ...replay } });
   const timeline = startReplayTimeline({ config, session, pipeline, debug, loadRecorder: recorder.load, storage });
   running = { timeline, pipeline };
@@ -194,6 +196,35 @@ describe('replay chunks', () => {
       expect(chunk.endTs).toBe(events.at(-1)!.timestamp);
     }
     expect(decodeEvents(chunks[0]!).map((event) => event.type)).toEqual([4, 2, 3]);
+  });
+
+  it("are encoded by the recorder's worker when it answers, on the main thread when it cannot; after the recorder stopped too", async () => {
+    const handed: string[][] = [];
+    let workerFails = false;
+    const encode: EncodeChunkEvents = async (events) => {
+      handed.push([...events]);
+      return workerFails ? undefined : gzipSync(`[${events.join(',')}]`).toString('base64');
+    };
+    const { pipeline, recorder, timeline } = start({}, memoryStorage(), encode);
+    await recorderStarted(recorder);
+    recorder.move();
+    await timeline.flush();
+    workerFails = true;
+    recorder.move();
+    await timeline.flush();
+    workerFails = false;
+    recorder.move();
+    await timeline.stop();
+
+    // Every chunk went to the worker first; the second, which it could not encode, was compressed here instead.
+    expect(handed.map((events) => events.length)).toEqual([3, 1, 1]);
+    const chunks = chunksOf(pipeline.posts);
+    expect(chunks.map((chunk) => [chunk.seq, chunk.encoding, chunk.eventCount])).toEqual([
+      [0, 'gzip', 3],
+      [1, 'gzip', 1],
+      [2, 'gzip', 1],
+    ]);
+    expect(chunks.flatMap(decodeEvents).map((event) => event.type)).toEqual([4, 2, 3, 3, 3]);
   });
 
   it('sends what is buffered at a navigation, without waiting for flushIntervalMs, after the held DOM changes', async () => {

@@ -1,0 +1,119 @@
+import { runInNewContext } from 'node:vm';
+import { gunzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startCompressionWorker, WORKER_SOURCE } from '../../src/replay/compression-worker';
+
+// The replay compression worker (src/replay/compression-worker.ts): its program, run as a worker would run it, and
+// the page side's hand-over and fallback against a stand-in `Worker`. That Chromium starts it from a blob: URL, and
+// falls back when a Content-Security-Policy forbids that, is test/e2e/sdk-replay-worker.spec.ts.
+
+const EVENTS = ['{"type":4,"timestamp":1,"data":{"href":"https://shop.test/"}}', '{"type":3,"timestamp":2,"data":{"source":1,"text":"é ✓ 😀"}}'];
+
+/** Runs WORKER_SOURCE in a fresh context with the globals a worker has, and sends it one message. */
+function runWorkerProgram(message: unknown): Promise<{ id: number; data?: string }> {
+  return new Promise((resolve) => {
+    const scope: Record<string, unknown> = { Blob, Response, CompressionStream, Uint8Array, String, btoa, postMessage: resolve };
+    runInNewContext(WORKER_SOURCE, scope);
+    (scope.onmessage as (event: { data: unknown }) => void)({ data: message });
+  });
+}
+
+/** A stand-in for the browser's `Worker`: records what it is given and lets the test answer or fail. */
+class FakeWorker {
+  static last: FakeWorker | undefined;
+  static failToConstruct = false;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onerror: (() => void) | null = null;
+  readonly posted: Array<{ id: number; events: string[] }> = [];
+  terminated = false;
+  constructor(readonly url: string) {
+    if (FakeWorker.failToConstruct) throw new DOMException('Refused to create a worker', 'SecurityError');
+    FakeWorker.last = this;
+  }
+  postMessage(message: { id: number; events: string[] }): void {
+    this.posted.push(message);
+  }
+  terminate(): void {
+    this.terminated = true;
+  }
+  answer(id: number, data?: string): void {
+    this.onmessage?.({ data: data === undefined ? { id } : { id, data } });
+  }
+}
+
+describe('the compression worker program', () => {
+  it('answers with the base64 gzip of the JSON array of the events, under the id it was given', async () => {
+    const answer = await runWorkerProgram({ id: 7, events: EVENTS });
+    expect(answer.id).toBe(7);
+    const json = gunzipSync(Buffer.from(answer.data!, 'base64')).toString('utf8');
+    expect(JSON.parse(json)).toEqual(EVENTS.map((event) => JSON.parse(event)));
+  });
+
+  it('answers without data when it cannot compress, so that the page does it', async () => {
+    const answer = await runWorkerProgram({ id: 3, events: null });
+    expect(answer).toEqual({ id: 3, data: undefined });
+  });
+});
+
+describe('startCompressionWorker', () => {
+  afterEach(() => {
+    FakeWorker.last = undefined;
+    FakeWorker.failToConstruct = false;
+    vi.unstubAllGlobals();
+  });
+
+  it('starts the worker from an inline blob: URL, or from workerUrl when given', () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    vi.stubGlobal('URL', Object.assign(Object.create(URL), { createObjectURL: () => 'blob:https://shop.test/1' }));
+    startCompressionWorker(undefined);
+    expect(FakeWorker.last?.url).toBe('blob:https://shop.test/1');
+    startCompressionWorker('/static/svc-replay-worker.js');
+    expect(FakeWorker.last?.url).toBe('/static/svc-replay-worker.js');
+  });
+
+  it('hands each chunk to the worker and resolves with its answer, matched by id', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const encode = startCompressionWorker('/w.js');
+    const first = encode(['{"a":1}']);
+    const second = encode(['{"b":2}']);
+    const worker = FakeWorker.last!;
+    expect(worker.posted).toEqual([
+      { id: 0, events: ['{"a":1}'] },
+      { id: 1, events: ['{"b":2}'] },
+    ]);
+    worker.answer(1, 'Qg==');
+    worker.answer(0, 'QQ==');
+    await expect(first).resolves.toBe('QQ==');
+    await expect(second).resolves.toBe('Qg==');
+  });
+
+  it('resolves undefined for a chunk the worker could not compress; the worker stays in use', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const encode = startCompressionWorker('/w.js');
+    const failed = encode(['{"a":1}']);
+    FakeWorker.last!.answer(0);
+    await expect(failed).resolves.toBeUndefined();
+    void encode(['{"b":2}']);
+    expect(FakeWorker.last!.posted).toHaveLength(2);
+  });
+
+  it('gives the worker up on its first error: chunks it held and every later one resolve undefined at once', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    const encode = startCompressionWorker('/blocked.js');
+    const held = encode(['{"a":1}']);
+    const worker = FakeWorker.last!;
+    worker.onerror?.();
+    await expect(held).resolves.toBeUndefined();
+    expect(worker.terminated).toBe(true);
+    await expect(encode(['{"b":2}'])).resolves.toBeUndefined();
+    expect(worker.posted).toHaveLength(1);
+  });
+
+  it('resolves undefined at once where no worker can be created (a CSP refusal, or no Worker at all)', async () => {
+    vi.stubGlobal('Worker', FakeWorker);
+    FakeWorker.failToConstruct = true;
+    await expect(startCompressionWorker(undefined)(['{"a":1}'])).resolves.toBeUndefined();
+    vi.stubGlobal('Worker', undefined);
+    await expect(startCompressionWorker(undefined)(['{"a":1}'])).resolves.toBeUndefined();
+  });
+});
