@@ -100,6 +100,15 @@ const EDITS = [
     with: '    __publicField(this, "genAdds", (n, target) => {\n      if (!n.isConnected && !this.mirror.hasNode(n)) return;\n',
   },
   {
+    what: 'perf: a batch of mouse positions does not resume a frozen rrweb',
+    // rrweb resumes (serializes what it holds) before any event it records other than a mutation. For a batch of
+    // mouse positions that buys nothing: each position took its node id when the mouse moved, up to 500 ms before the
+    // batch is emitted, and a node added since has none whatever rrweb serializes now. Resuming there only cut the
+    // SDK's DOM-change window short, and a page that churns its DOM under a moving mouse was serialized more often.
+    from: 'e.type !== EventType.FullSnapshot && !(e.type === EventType.IncrementalSnapshot && e.data.source === IncrementalSource.Mutation)',
+    with: 'e.type !== EventType.FullSnapshot && !(e.type === EventType.IncrementalSnapshot && (e.data.source === IncrementalSource.Mutation || e.data.source === IncrementalSource.MouseMove))',
+  },
+  {
     what: 'the deprecated module-level `mirror` stand-in, which nothing reads (rrweb exports `record.mirror`)',
     from: 'const DEPARTED_MIRROR_ACCESS_WARNING = ',
     to: 'function throttle(func, wait, options = {}) {',

@@ -1,14 +1,15 @@
 /**
  * The worker's whole program, kept as a string so that it can start from a `blob:` URL without a file of its own (the
- * same text is `dist/cdn/svc-replay-worker.js`, for `replay.workerUrl`). It receives a chunk's serialized events,
- * joins them into the chunk's JSON array, gzips that through `CompressionStream` and answers with the base64 text the
- * chunk carries, or with no `data` when it cannot. Plain ES2018: it is not compiled.
+ * same text is `dist/cdn/svc-replay-worker.js`, for `replay.workerUrl`). It receives `{i, e}`, an id and a chunk's
+ * serialized events, joins them into the chunk's JSON array, gzips that through `CompressionStream` and answers
+ * `{i, d}` with the base64 text the chunk carries, or with no `d` when it cannot. Plain ES2018: it is not compiled,
+ * and its names are short because it ships as they are.
  */
 export const WORKER_SOURCE =
-  'onmessage=async({data:{id,events}})=>{let data;try{' +
-  'const b=new Uint8Array(await new Response(new Blob(["[",events.join(","),"]"]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());' +
-  'let t="";for(let i=0;i<b.length;i+=32768)t+=String.fromCharCode.apply(null,b.subarray(i,i+32768));' +
-  'data=btoa(t)}catch(e){}postMessage({id,data})}';
+  'onmessage=async({data:{i,e}})=>{let d;try{' +
+  'const b=new Uint8Array(await new Response(new Blob(["[",e.join(","),"]"]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer());' +
+  'let t="";for(let j=0;j<b.length;j+=32768)t+=String.fromCharCode.apply(null,b.subarray(j,j+32768));' +
+  'd=btoa(t)}catch(x){}postMessage({i,d})}';
 
 /**
  * Gzips and base64-encodes one chunk's events (each already serialized) off the main thread; `undefined` when the
@@ -35,10 +36,11 @@ export function startCompressionWorker(workerUrl: string | undefined): EncodeChu
     waiting.clear();
   };
   try {
-    worker = new Worker(workerUrl ?? URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' })));
-    worker.onmessage = ({ data }: MessageEvent<{ id: number; data?: string }>) => {
-      waiting.get(data.id)?.(data.data);
-      waiting.delete(data.id);
+    // A classic worker's script needs no JavaScript MIME type: a plain Blob is enough.
+    worker = new Worker(workerUrl ?? URL.createObjectURL(new Blob([WORKER_SOURCE])));
+    worker.onmessage = ({ data }: MessageEvent<{ i: number; d?: string }>) => {
+      waiting.get(data.i)?.(data.d);
+      waiting.delete(data.i);
     };
     worker.onerror = giveUp;
   } catch {
@@ -48,7 +50,7 @@ export function startCompressionWorker(workerUrl: string | undefined): EncodeChu
     if (worker === undefined) return Promise.resolve(undefined);
     const id = nextId++;
     const sent = new Promise<string | undefined>((done) => waiting.set(id, done));
-    worker.postMessage({ id, events });
+    worker.postMessage({ i: id, e: events });
     return sent;
   };
 }

@@ -10,7 +10,7 @@ import { startCompressionWorker, WORKER_SOURCE } from '../../src/replay/compress
 const EVENTS = ['{"type":4,"timestamp":1,"data":{"href":"https://shop.test/"}}', '{"type":3,"timestamp":2,"data":{"source":1,"text":"é ✓ 😀"}}'];
 
 /** Runs WORKER_SOURCE in a fresh context with the globals a worker has, and sends it one message. */
-function runWorkerProgram(message: unknown): Promise<{ id: number; data?: string }> {
+function runWorkerProgram(message: unknown): Promise<{ i: number; d?: string }> {
   return new Promise((resolve) => {
     const scope: Record<string, unknown> = { Blob, Response, CompressionStream, Uint8Array, String, btoa, postMessage: resolve };
     runInNewContext(WORKER_SOURCE, scope);
@@ -24,34 +24,34 @@ class FakeWorker {
   static failToConstruct = false;
   onmessage: ((event: { data: unknown }) => void) | null = null;
   onerror: (() => void) | null = null;
-  readonly posted: Array<{ id: number; events: string[] }> = [];
+  readonly posted: Array<{ i: number; e: string[] }> = [];
   terminated = false;
   constructor(readonly url: string) {
     if (FakeWorker.failToConstruct) throw new DOMException('Refused to create a worker', 'SecurityError');
     FakeWorker.last = this;
   }
-  postMessage(message: { id: number; events: string[] }): void {
+  postMessage(message: { i: number; e: string[] }): void {
     this.posted.push(message);
   }
   terminate(): void {
     this.terminated = true;
   }
   answer(id: number, data?: string): void {
-    this.onmessage?.({ data: data === undefined ? { id } : { id, data } });
+    this.onmessage?.({ data: data === undefined ? { i: id } : { i: id, d: data } });
   }
 }
 
 describe('the compression worker program', () => {
   it('answers with the base64 gzip of the JSON array of the events, under the id it was given', async () => {
-    const answer = await runWorkerProgram({ id: 7, events: EVENTS });
-    expect(answer.id).toBe(7);
-    const json = gunzipSync(Buffer.from(answer.data!, 'base64')).toString('utf8');
+    const answer = await runWorkerProgram({ i: 7, e: EVENTS });
+    expect(answer.i).toBe(7);
+    const json = gunzipSync(Buffer.from(answer.d!, 'base64')).toString('utf8');
     expect(JSON.parse(json)).toEqual(EVENTS.map((event) => JSON.parse(event)));
   });
 
   it('answers without data when it cannot compress, so that the page does it', async () => {
-    const answer = await runWorkerProgram({ id: 3, events: null });
-    expect(answer).toEqual({ id: 3, data: undefined });
+    const answer = await runWorkerProgram({ i: 3, e: null });
+    expect(answer).toEqual({ i: 3, d: undefined });
   });
 });
 
@@ -78,8 +78,8 @@ describe('startCompressionWorker', () => {
     const second = encode(['{"b":2}']);
     const worker = FakeWorker.last!;
     expect(worker.posted).toEqual([
-      { id: 0, events: ['{"a":1}'] },
-      { id: 1, events: ['{"b":2}'] },
+      { i: 0, e: ['{"a":1}'] },
+      { i: 1, e: ['{"b":2}'] },
     ]);
     worker.answer(1, 'Qg==');
     worker.answer(0, 'QQ==');
