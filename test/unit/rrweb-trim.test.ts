@@ -41,6 +41,8 @@ describe('rrweb trim', () => {
     expect(trimmed).toContain('this.processMutations(this.observer.takeRecords());');
     expect(trimmed).toContain('mutationBuffer.observer = observer;');
     expect(trimmed).toContain('if (!n.isConnected && !this.mirror.hasNode(n)) return;');
+    expect(trimmed).toContain('const nodeId = this.mirror.getId(n);\n            if (nodeId < 0) return;');
+    expect(trimmed).toContain('e.data.source === IncrementalSource.Mutation || e.data.source === IncrementalSource.MouseMove');
     for (const gone of ['DEPARTED_MIRROR_ACCESS_WARNING', 'RRDomException', 'NodeList.prototype.forEach = ']) expect(trimmed).not.toContain(gone);
   });
 
