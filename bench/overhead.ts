@@ -1,22 +1,25 @@
 /**
- * Browser overhead of the SDK (issues 3 and 4): the same workload page with no SDK, with `@svc/browser` (every option
- * at its default, session replay included) and with `@sentry/browser` (tracing, every transaction sampled, and
- * session replay, every session recorded), in real Chromium, in one run.
+ * Browser overhead of the SDK (issues 3, 4 and 16): the same workload page with no SDK, with `@svc/browser` (every
+ * option at its default, session replay included), with `@sentry/browser` (tracing, every transaction sampled, and
+ * session replay, every session recorded) and with Datadog RUM + logs (`@datadog/browser-rum`, `@datadog/browser-logs`:
+ * sessions, replay, traces and logs all at 100 %), in real Chromium, in one run.
  *
- *   npm run bench:overhead [-- --runs 3 --session-seconds 60 --session-runs 1 --profile --variants none,svc,sentry]
+ *   npm run bench:overhead [-- --runs 3 --session-seconds 60 --session-runs 1 --profile --variants none,svc,sentry,datadog]
  *
  * `--variants` also takes `svc-no-replay` and `sentry-no-replay`, issue 3's comparison without replay.
  *
  * Each variant is built with Vite (minified, bench/overhead/build.ts) and served from a local origin; telemetry goes
  * to a local sink on another origin (bench/overhead/servers.ts). Every repetition runs each variant once, in a fresh
  * browser context, in an order rotated per repetition; one unmeasured warm-up run per variant comes first. A run
- * (bench/overhead/run.ts) plays 10 rounds of clicks, typing, fetches, DOM churn and console output, then waits 6 s.
+ * (bench/overhead/run.ts) plays 10 rounds of clicks, typing, fetches, DOM churn (a 2,000-node flash, and half a second
+ * of a 250-node block replaced every 5 ms under a moving mouse) and console output, then waits 6 s.
  *
  * Reported per variant (medians): added main-thread time against the baseline (CDP `Performance.getMetrics`
  * `TaskDuration`, thread time, from navigation to the end of the workload), added script time (`ScriptDuration`),
  * bytes sent to the sink (request bodies as on the wire, counted after the page is closed so that final flushes
- * count), JS heap after a forced GC, and the JavaScript transferred. Then the verdict on the targets (svc's added time,
- * bytes and heap each at most half of Sentry's) and where each SDK's bytes go. Then, per SDK, a recorded session of
+ * count), JS heap after a forced GC, and the JavaScript transferred. Then the verdict on each peer's targets (against
+ * Sentry, issue 4: svc's added time, bytes and heap each at most half; against Datadog, issue 16: time and bytes at
+ * most half, heap at most Datadog's) and where each SDK's bytes go. Then, per SDK, a recorded session of
  * `--session-seconds` at a person's pace (bench/overhead/session.ts): bytes sent per minute. `--profile` adds one
  * profiled run per SDK on unminified builds and prints where its JavaScript time goes (bench/overhead/profile.ts).
  */
