@@ -1,5 +1,4 @@
 import { Hono, type Context } from 'hono';
-import type { RecipeStep } from '../../../wire/replay';
 import type { AppEnv, Services } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
 import { checkParams, encodeCursor, iso, keysetPage, readCursor, readLimit } from '../query/params';
@@ -7,12 +6,11 @@ import { recipeJson, sessionJson } from '../query/routes';
 import { orderChunks, pageOfChunks, positionOf, type ChunkPosition, type OrderedChunk } from './chunk-order';
 import { EventType, readEvent } from './export/rrweb';
 import { PlaywrightExport } from './export/playwright-spec';
+import { feedStoredSession, forEachBatch } from './export/stored-session';
 import { chunkEvents, chunkIndex, findSession, sessionRecipes } from './session-store';
 
 /** A replay page also ends once its chunks hold this much as stored, so one answer stays a bounded size. */
 const PAGE_STORED_BYTES = 4_000_000;
-/** Chunks decoded at a time where a whole session is read (detail, export): bounds the memory of one request. */
-const DECODE_BATCH = 20;
 
 /**
  * One session on the control plane (docs/query-api.md): its replays, its rrweb events in playback order, its recipe
@@ -89,13 +87,8 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
     const { projectId, sessionId } = target(c);
     const baseUrl = readBaseUrl(c);
     const session = await findSession(db, projectId, sessionId);
-    const { chunks } = orderChunks(await chunkIndex(db, projectId, sessionId));
     const exporter = new PlaywrightExport();
-    await forEachBatch(chunks, async (batch) => {
-      const events = await chunkEvents(db, projectId, batch.map((chunk) => chunk.id));
-      for (const chunk of batch) exporter.addChunk(chunk.replay_id, events.get(chunk.id)?.events ?? []);
-    });
-    const steps = (await sessionRecipes(db, projectId, sessionId)).map((r) => JSON.parse(r.step) as RecipeStep);
+    const steps = await feedStoredSession(db, projectId, sessionId, exporter);
     const spec = exporter.finish({ sessionId, app: session.app, ...(baseUrl && { baseUrl }) }, steps);
     if (spec === undefined) throw new ApiError(404, 'not_found', `session "${sessionId}" has no recorded page load to export`);
     c.header('content-type', 'text/plain; charset=utf-8');
@@ -109,10 +102,6 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
 function target(c: Context<AppEnv>): { projectId: string; sessionId: string } {
   // U+0000, which PostgreSQL cannot take, is refused before any route (http/middleware.ts refuseNul).
   return { projectId: c.get('caller').projectId, sessionId: c.req.param('id') ?? '' };
-}
-
-async function forEachBatch<T>(items: readonly T[], run: (batch: T[]) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += DECODE_BATCH) await run(items.slice(i, i + DECODE_BATCH));
 }
 
 /** The URL of the page a replay recorded: its rrweb Meta event's `href`. */

@@ -32,6 +32,12 @@ export class ActionExtractor {
   private pageLoadDue = false;
   private origin: string | undefined;
   private firstTimestamp: number | undefined;
+  /** Time of the event being read, and of the last one that became a click, field or page-load step. */
+  private eventTime = 0;
+  private lastActionTime: number | undefined;
+
+  /** `stopBeforeMs`: events from that time on are ignored (a reproduction test stops before the error, epoch ms). */
+  constructor(private readonly options: { stopBeforeMs?: number } = {}) {}
 
   /** The events that follow belong to the next replay of the session: a new page load. */
   startReplay(): void {
@@ -40,8 +46,9 @@ export class ActionExtractor {
 
   push(raw: unknown): void {
     const event = readEvent(raw);
-    if (!event) return;
+    if (!event || event.timestamp >= (this.options.stopBeforeMs ?? Infinity)) return;
     this.firstTimestamp ??= event.timestamp;
+    this.eventTime = event.timestamp;
     if (event.type === EventType.Meta) this.onPageLoad(event.data);
     else if (event.type === EventType.FullSnapshot) this.mirror.load(event.data.node);
     else if (event.type === EventType.IncrementalSnapshot) this.onIncremental(event.data);
@@ -64,6 +71,11 @@ export class ActionExtractor {
     return this.firstTimestamp;
   }
 
+  /** Time of the last recorded action the steps replay (page load, click or field input), epoch ms. */
+  get lastActionAt(): number | undefined {
+    return this.lastActionTime;
+  }
+
   private onPageLoad(data: JsonObject): void {
     // rrweb repeats Meta with every full snapshot it takes of the same page; only a replay's first is a page load.
     if (!this.pageLoadDue || typeof data.href !== 'string') return;
@@ -77,6 +89,7 @@ export class ActionExtractor {
     const url = relativeUrl(data.href, this.origin);
     this.steps.push({ kind: !first && followsClick ? 'waitForURL' : 'goto', url });
     this.lastAction = 'page';
+    this.lastActionTime = this.eventTime;
   }
 
   private onIncremental(data: JsonObject): void {
@@ -97,11 +110,13 @@ export class ActionExtractor {
     this.flush();
     this.steps.push({ kind: 'click', locator });
     this.lastAction = 'click';
+    this.lastActionTime = this.eventTime;
   }
 
   private onInput(id: number, data: JsonObject): void {
     this.flushNavigation();
     this.lastAction = 'input';
+    this.lastActionTime = this.eventTime;
     const located = locateField(this.mirror, id);
     if ('skipped' in located) return void this.fields.set(id, { kind: 'note', text: `input skipped: ${located.skipped}` });
     const { element, locator } = located;

@@ -16,6 +16,21 @@ export interface SpecSource {
   recordedAt: number | undefined;
   steps: readonly Step[];
   routing: RecipeRouting;
+  /** The error a reproduction test (server/src/ai/reproduction.ts) asserts does not happen. */
+  reproduces?: ReproducedError;
+}
+
+/** An issue's error as a reproduction test recognises it among the page's uncaught errors. */
+export interface ReproducedError {
+  issueId: string;
+  /** The error's name, `TypeError`. */
+  type: string;
+  /** Its message as people read it, for the test's name. */
+  headline: string;
+  /** Regular expression source matching every message of the issue (its numbers and quoted values vary). */
+  messagePattern: string;
+  /** How long after its last step the test waits for the error before it passes. */
+  waitMs: number;
 }
 
 /** The limits every exported spec states in its header (docs/replay-export.md explains each). */
@@ -31,9 +46,10 @@ const LIMITS = [
 export function emitSpec(source: SpecSource): string {
   const { sessionId, app, origin, baseUrl, recordedAt } = source;
   const when = recordedAt === undefined ? '' : ` at ${new Date(recordedAt).toISOString()}`;
+  const { reproduces } = source;
   return [
     `// Playwright test exported by svc from session ${commentText(sessionId)} of app "${commentText(app)}", recorded on ${commentText(origin)}${when}.`,
-    `// Source: GET /control-plane/sessions/${encodeURIComponent(sessionId)}/playwright (docs/replay-export.md).`,
+    ...(reproduces ? reproductionHeader(reproduces) : [`// Source: GET /control-plane/sessions/${encodeURIComponent(sessionId)}/playwright (docs/replay-export.md).`]),
     `// Run it against the app: SVC_REPLAY_BASE_URL=${commentText(origin)} npx playwright test <this file>`,
     '//',
     '// The page\'s fetch and XHR requests are answered with the responses recorded in the session, matched by method and',
@@ -52,12 +68,48 @@ export function emitSpec(source: SpecSource): string {
     '',
     ...SERVE_RECORDED,
     '',
-    `test(${quote(`replays session ${sessionId}`)}, async ({ page }) => {`,
-    '  await serveRecordedResponses(page);',
-    ...source.steps.map((step) => `  ${statement(step)}`),
-    '});',
+    ...(reproduces ? reproductionTest(reproduces, source.steps) : replayTest(sessionId, source.steps)),
     '',
   ].join('\n');
+}
+
+function replayTest(sessionId: string, steps: readonly Step[]): string[] {
+  return [
+    `test(${quote(`replays session ${sessionId}`)}, async ({ page }) => {`,
+    '  await serveRecordedResponses(page);',
+    ...steps.map((step) => `  ${statement(step)}`),
+    '});',
+  ];
+}
+
+function reproductionHeader(error: ReproducedError): string[] {
+  return [
+    `// Reproduction test of issue ${commentText(error.issueId)}: the user's steps up to the error, then it fails if the page throws`,
+    `// ${commentText(error.headline)} again (docs/ai-fixes.md, "The reproduction test"). It fails before the fix, passes after.`,
+  ];
+}
+
+/** The steps, then a wait for the issue's error: the test fails as soon as the page throws it, passes once none came. */
+function reproductionTest(error: ReproducedError, steps: readonly Step[]): string[] {
+  return [
+    `/** The error of issue ${commentText(error.issueId)}: its name, and its message as the issue groups it. */`,
+    `const ISSUE_ERROR = { name: ${quote(error.type)}, message: new RegExp(${quote(error.messagePattern)}) };`,
+    '/** How long after the last step the error had come when it was recorded, plus a margin. */',
+    `const ERROR_WAIT_MS = ${error.waitMs};`,
+    '',
+    `test(${quote(`issue ${error.issueId}: ${error.headline} does not happen`)}, async ({ page }) => {`,
+    '  const issueError = new Promise<Error>((resolve) => {',
+    '    page.on(\'pageerror\', (error) => {',
+    '      if (error.name === ISSUE_ERROR.name && ISSUE_ERROR.message.test(error.message)) resolve(error);',
+    '    });',
+    '  });',
+    '  await serveRecordedResponses(page);',
+    ...steps.map((step) => `  ${statement(step)}`),
+    '  // Something that must not happen has no event to wait for: the test waits as long as the error took to come.',
+    '  const thrown = await Promise.race([issueError, page.waitForTimeout(ERROR_WAIT_MS).then(() => undefined)]);',
+    '  expect(thrown && `${thrown.name}: ${thrown.message}`, \'the error of the issue\').toBeUndefined();',
+    '});',
+  ];
 }
 
 function recordedResponses(routing: RecipeRouting): string[] {

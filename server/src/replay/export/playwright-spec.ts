@@ -1,6 +1,6 @@
 import type { RecipeStep } from '../../../../wire/replay';
 import { ActionExtractor } from './actions';
-import { emitSpec } from './emit';
+import { emitSpec, type ReproducedError } from './emit';
 import { recipeRouting } from './recipe-routing';
 
 export interface SpecIdentity {
@@ -16,8 +16,13 @@ export interface SpecIdentity {
  * same-origin depends on the first recorded page.
  */
 export class PlaywrightExport {
-  private readonly actions = new ActionExtractor();
+  private readonly actions: ActionExtractor;
   private replayId: string | undefined;
+
+  /** `stopBeforeMs`: only the events recorded before that time (epoch ms) become steps. */
+  constructor(options: { stopBeforeMs?: number } = {}) {
+    this.actions = new ActionExtractor(options);
+  }
 
   /** Feeds the events of the next chunk. A chunk of another replay than the last one starts a new page load. */
   addChunk(replayId: string, events: readonly unknown[]): void {
@@ -28,8 +33,16 @@ export class PlaywrightExport {
     for (const event of events) this.actions.push(event);
   }
 
-  /** The spec's TypeScript source; undefined when the chunks held no page load (rrweb Meta event) to start from. */
-  finish(identity: SpecIdentity, recipes: readonly RecipeStep[]): string | undefined {
+  /** Time of the last recorded action the steps replay, epoch ms. */
+  get lastActionAt(): number | undefined {
+    return this.actions.lastActionAt;
+  }
+
+  /**
+   * The spec's TypeScript source; undefined when the chunks held no page load (rrweb Meta event) to start from. With
+   * `reproduces`, the test fails when the page throws that error after its steps, instead of only replaying them.
+   */
+  finish(identity: SpecIdentity, recipes: readonly RecipeStep[], reproduces?: ReproducedError): string | undefined {
     const origin = this.actions.recordedOrigin;
     if (origin === undefined) return undefined;
     return emitSpec({
@@ -40,6 +53,7 @@ export class PlaywrightExport {
       recordedAt: this.actions.startedAt,
       steps: this.actions.finish(),
       routing: recipeRouting(recipes, origin),
+      ...(reproduces && { reproduces }),
     });
   }
 }
