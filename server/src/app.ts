@@ -1,4 +1,6 @@
 import { Hono } from 'hono';
+import { analysisRoutes } from './ai/routes';
+import type { AiSettings } from './ai/settings';
 import { HTTPException } from 'hono/http-exception';
 import { costRoutes } from './cost/routes/index';
 import type { CostServices } from './cost/services';
@@ -33,6 +35,8 @@ export interface AppOptions {
   notify?: NotifyServices;
   /** Cost tracking; left out by tests of other parts. */
   cost?: CostServices;
+  /** The model issue analyses ask; heuristic analyses without one. */
+  ai?: AiSettings;
 }
 
 /**
@@ -86,6 +90,7 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
   controlPlane.route('/issues', issueRoutes(services));
+  controlPlane.route('/issues', analysisRoutes(services, options.ai));
   // Before the control plane, whose control-key check would otherwise turn admin keys away first.
   app.route('/control-plane/projects', projectRoutes(services));
   app.route('/control-plane', controlPlane);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_AI_TIMEOUT_MS, type AiSettings } from './ai/settings';
 import { DEFAULT_DATABASE_URL } from './db/connect';
 import { checkDemoSdk } from './demo/sdk-file';
 
@@ -21,6 +22,8 @@ export interface ServerConfig {
   secretKey?: string;
   /** Lets notifications reach loopback and private addresses (local development, tests). Default false. */
   allowPrivateTargets?: boolean;
+  /** The model root-cause analyses ask (docs/ai-fixes.md); without it they are heuristic. */
+  ai?: AiSettings;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -44,6 +47,10 @@ export const CONFIG_OPTIONS = [
   ['demo-sdk', 'SVC_DEMO_SDK', 'built SDK script (dist/cdn/svc.min.js): serves the SDK demo page at /demo/ (default off)'],
   ['secret-key', 'SVC_SECRET_KEY', 'key (32+ characters) sealing channel secrets and signing links; processes sharing a database need the same (default: secret.key beside the database)'],
   ['allow-private-targets', 'SVC_ALLOW_PRIVATE_TARGETS', 'true lets notifications reach loopback and private addresses, for local development (default false)'],
+  ['ai-base-url', 'SVC_AI_BASE_URL', 'OpenAI-compatible API root for issue analyses, e.g. https://api.openai.com/v1 (default off: heuristic analyses)'],
+  ['ai-api-key', 'SVC_AI_API_KEY', 'API key sent to SVC_AI_BASE_URL (default none: local servers such as Ollama)'],
+  ['ai-model', 'SVC_AI_MODEL', 'model (Azure OpenAI: deployment) issue analyses ask; required with SVC_AI_BASE_URL'],
+  ['ai-timeout', 'SVC_AI_TIMEOUT', `seconds one model call may take (default ${DEFAULT_AI_TIMEOUT_MS / 1000})`],
 ] as const;
 
 export class ConfigError extends Error {}
@@ -63,6 +70,21 @@ function parseInteger(name: string, raw: string, min: number, max: number): numb
   return n;
 }
 
+type Getter = (flag: (typeof CONFIG_OPTIONS)[number][0]) => [string, string | undefined];
+
+/** The model settings: a base URL and a model together, or neither. */
+function readAi(get: Getter): AiSettings | undefined {
+  const [urlName, baseUrl] = get('ai-base-url');
+  const [modelName, model] = get('ai-model');
+  const [, apiKey] = get('ai-api-key');
+  const [timeoutName, timeoutRaw] = get('ai-timeout');
+  if (baseUrl === undefined && model === undefined) return undefined;
+  if (baseUrl === undefined || model === undefined) throw new ConfigError(`${baseUrl === undefined ? modelName : urlName} needs ${baseUrl === undefined ? 'SVC_AI_BASE_URL' : 'SVC_AI_MODEL'} too`);
+  if (!/^https?:\/\/\S+$/.test(baseUrl)) throw new ConfigError(`${urlName} must be an http(s) URL (got "${baseUrl}")`);
+  const timeoutMs = timeoutRaw === undefined ? DEFAULT_AI_TIMEOUT_MS : parseInteger(timeoutName, timeoutRaw, 1, 3600) * 1000;
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), model, timeoutMs, ...(apiKey ? { apiKey } : {}) };
+}
+
 /** Builds the configuration from flags (`--port 4318`) over environment variables over defaults. */
 export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
   const { values } = parseArgs({
@@ -71,7 +93,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
     strict: true,
     allowPositionals: false,
   });
-  const get = (flag: (typeof CONFIG_OPTIONS)[number][0]): [string, string | undefined] => {
+  const get: Getter = (flag) => {
     const [, envName] = CONFIG_OPTIONS.find(([f]) => f === flag)!;
     const v = (values as Record<string, string | undefined>)[flag];
     if (v !== undefined) return [`--${flag}`, v];
@@ -100,9 +122,11 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError(`${keyName} must be at least 32 characters`);
   const [privateName, privateRaw] = get('allow-private-targets');
   if (privateRaw !== undefined && privateRaw !== 'true' && privateRaw !== 'false') throw new ConfigError(`${privateName} must be true or false (got "${privateRaw}")`);
+  const ai = readAi(get);
   return {
     host,
     port,
+    ...(ai ? { ai } : {}),
     databaseUrl,
     ...(secretKey ? { secretKey } : {}),
     ...(privateRaw === 'true' ? { allowPrivateTargets: true } : {}),

@@ -1,5 +1,6 @@
 import { REPLAY_LIMITS } from '../../wire/replay';
 import { MAX_ECHO_DELAY_MS } from './demo/echo';
+import { AI_PATHS } from './openapi-ai';
 import { COST_PATHS } from './openapi-cost';
 import { INCIDENT_PATHS } from './openapi-incidents';
 import { ISSUE_PATHS } from './openapi-issues';
@@ -286,6 +287,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
       ...PROJECT_PATHS,
       ...INCIDENT_PATHS,
       ...ISSUE_PATHS,
+      ...AI_PATHS,
       ...COST_PATHS,
       ...SOURCEMAP_PATHS,
       ...(options.demo ? DEMO_PATHS : {}),

@@ -91,7 +91,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     });
     const bootKeys = bootstrap ? { ingestKey: bootstrap.ingestKey.key, appName: bootstrap.appName } : null;
     const demo = demoSdk ? { sdkPath: demoSdk.path, keys: options.demoKeys ?? (() => bootKeys) } : undefined;
-    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo, notify, cost });
+    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo, notify, cost, ai: options.ai });
     const host = options.host ?? '127.0.0.1';
     const server: ServerType = await new Promise((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4318 }, () => resolve(s));

@@ -1,9 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runInNewContext } from 'node:vm';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDetector } from '../../server/src/incidents/detect/detector';
 import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
@@ -14,6 +9,7 @@ import { detectionIncidentStore } from '../support/incident-store';
 import { str } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
+import { buildShop } from '../support/shop-build';
 
 /**
  * The issues API on the real server over HTTP, on SQLite and PostgreSQL: errors ingested through OTLP, grouped by the
@@ -27,56 +23,6 @@ const MINUTE = 60_000;
 const T0 = Date.UTC(2027, 0, 4, 9, 0, 0);
 
 type ErrorBody = { error: { code: string; message: string; details?: { field: string } } };
-
-/** A minified build of a small shop: `lineTotal` in a second module throws when an item has no product. */
-interface Build {
-  url: string;
-  code: string;
-  map: string;
-  /** The error's stack as V8 prints it for the minified file. */
-  stack: string;
-}
-
-const TOTAL_TS = `export function lineTotal(item: { product?: { price: number }; qty: number }): number {
-  const price = item.product!.price;
-  return price * item.qty;
-}
-
-export function cartTotal(cart: { items: Array<{ product?: { price: number }; qty: number }> }): number {
-  return cart.items.reduce((sum, item) => sum + lineTotal(item), 0);
-}
-`;
-/** An unrelated change in the second build: new functions, used often enough to take `lineTotal`'s minified name. */
-const PRICING_TS = `export function coupon(code: string): string {
-  return code.toUpperCase();
-}
-export function tax(n: number): number {
-  return n * 1.2;
-}
-`;
-
-async function buildShop(withPricing: boolean): Promise<Build> {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-issues-build-'));
-  try {
-    await mkdir(join(dir, 'src/cart'), { recursive: true });
-    await writeFile(join(dir, 'src/cart/total.ts'), (withPricing ? PRICING_TS : '') + TOTAL_TS);
-    const pricing = withPricing ? 'import { coupon, tax } from "./cart/total";\nconsole.log(coupon("a"), coupon("b"), tax(1), tax(2), tax(3));\n' : '';
-    await writeFile(
-      join(dir, 'src/main.ts'),
-      `import { cartTotal } from './cart/total';\n${pricing}try {\n  cartTotal({ items: [{ qty: 1 }] });\n} catch (e) {\n  (globalThis as { stack?: string }).stack = (e as Error).stack;\n}\n`,
-    );
-    const out = await build({ absWorkingDir: dir, entryPoints: ['src/main.ts'], bundle: true, minify: true, sourcemap: 'external', write: false, outdir: 'dist/assets', entryNames: '[name]-[hash]', format: 'iife', logLevel: 'silent' });
-    const js = out.outputFiles.find((f) => f.path.endsWith('.js'))!;
-    const url = `https://shop.example.com/assets/${js.path.slice(js.path.lastIndexOf('/') + 1)}`;
-    const page: { stack?: string } = { };
-    runInNewContext(js.text, page, { filename: url });
-    // The frames of the bundle; those below it are this test's.
-    const stack = page.stack!.split('\n').filter((line, i) => i === 0 || line.includes(url) || line.includes('<anonymous>')).join('\n');
-    return { url, code: js.text, map: out.outputFiles.find((f) => f.path.endsWith('.map'))!.text, stack };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 describe.each(kinds)('issues API on %s', (kind) => {
   let t: TestServer;

@@ -9,6 +9,7 @@ import { detectionGapsMigration } from './migrations/0006-detection-gaps';
 import { costChargeTypeMigration } from './migrations/0010-cost-charge-type';
 import { issuesMigration } from './migrations/0011-issues';
 import { sourcemapsMigration } from './migrations/0012-sourcemaps';
+import { issueAnalysesMigration } from './migrations/0013-issue-analyses';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -22,6 +23,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0010-cost-charge-type': costChargeTypeMigration(handle.dialect),
     '0011-issues': issuesMigration(),
     '0012-sourcemaps': sourcemapsMigration(handle.dialect),
+    '0013-issue-analyses': issueAnalysesMigration(handle.dialect),
   };
 }
 
