@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import { costRoutes } from './cost/routes/index';
 import type { CostServices } from './cost/services';
 import { demoRoutes, type DemoOptions } from './demo/routes';
+import { githubRoutes } from './github/routes';
 import type { AppEnv, Services } from './http/env';
 import { ApiError, databaseInputError, errorResponse } from './http/errors';
 import { noSniff, refuseNul } from './http/middleware';
@@ -78,7 +79,9 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
       .route('/notifications/channels', channelRoutes(notify))
       .route('/notifications/rules', ruleRoutes(notify))
       .route('/notifications', deliveryRoutes(notify))
-      .route('/integrations', integrationRoutes(notify));
+      .route('/integrations', integrationRoutes(notify))
+      // Repositories and fix pull requests: their GitHub credentials are sealed with the notifications' secret box.
+      .route('/', githubRoutes({ db: services.db, box: notify.box, clock: notify.clock, publicUrl: notify.publicUrl, log: services.log }));
     // Keyless: notification links carry their own signature, the chat app signs its requests.
     app.route('/', incidentPages(notify));
     app.route('/', issuePages(services, notify.box));

@@ -2,6 +2,7 @@ import { REPLAY_LIMITS } from '../../wire/replay';
 import { MAX_ECHO_DELAY_MS } from './demo/echo';
 import { AI_PATHS } from './openapi-ai';
 import { COST_PATHS } from './openapi-cost';
+import { GITHUB_PATHS } from './openapi-github';
 import { INCIDENT_PATHS } from './openapi-incidents';
 import { ISSUE_PATHS } from './openapi-issues';
 import { LANDING_PATHS } from './landing/openapi';
@@ -288,6 +289,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
       ...INCIDENT_PATHS,
       ...ISSUE_PATHS,
       ...AI_PATHS,
+      ...GITHUB_PATHS,
       ...COST_PATHS,
       ...SOURCEMAP_PATHS,
       ...(options.demo ? DEMO_PATHS : {}),

@@ -10,6 +10,7 @@ import { costChargeTypeMigration } from './migrations/0010-cost-charge-type';
 import { issuesMigration } from './migrations/0011-issues';
 import { sourcemapsMigration } from './migrations/0012-sourcemaps';
 import { issueAnalysesMigration } from './migrations/0013-issue-analyses';
+import { repositoriesMigration } from './migrations/0014-repositories';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -24,6 +25,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0011-issues': issuesMigration(),
     '0012-sourcemaps': sourcemapsMigration(handle.dialect),
     '0013-issue-analyses': issueAnalysesMigration(handle.dialect),
+    '0014-repositories': repositoriesMigration(),
   };
 }
 

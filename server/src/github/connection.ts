@@ -1,0 +1,87 @@
+import { badRequest } from '../http/errors';
+import { requiredString } from '../http/json-object';
+import type { RepositoryAuthKind } from './tables';
+
+/** GitHub's public REST API root. */
+export const GITHUB_API_URL = 'https://api.github.com';
+
+/** A personal access token or fine-grained token. */
+export interface TokenAuth {
+  token: string;
+}
+
+/** A GitHub App installation: the server mints a short-lived installation token from these. */
+export interface AppAuth {
+  app_id: number;
+  installation_id: number;
+  private_key: string;
+}
+
+/** An app's repository as the server uses it; `auth` is what the store seals. */
+export interface RepositoryConnection {
+  owner: string;
+  repo: string;
+  apiUrl: string;
+  /** The app's folder in the repository, '' for its root: the paths of its source maps and tests are relative to it. */
+  directory: string;
+  auth: { kind: 'token'; secrets: TokenAuth } | { kind: 'app'; secrets: AppAuth };
+}
+
+/** What the API answers for a connection: never a secret. */
+export const connectionJson = (appName: string, c: RepositoryConnection) => ({
+  app: appName,
+  owner: c.owner,
+  repo: c.repo,
+  api_url: c.apiUrl,
+  directory: c.directory,
+  auth: c.auth.kind satisfies RepositoryAuthKind,
+});
+
+/** GitHub's rule for owner and repository names: letters, digits, `-`, `_` and `.`. */
+const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+const ALLOWED = ['owner', 'repo', 'api_url', 'directory', 'token', 'app_id', 'installation_id', 'private_key'];
+
+function githubName(body: Record<string, unknown>, field: string): string {
+  const value = requiredString(body, field, 100);
+  if (!NAME.test(value) || value === '.' || value === '..') throw badRequest(`${field} must be a GitHub ${field} name: letters, digits, "-", "_" and "."`, { field });
+  return value;
+}
+
+function apiUrl(value: unknown): string {
+  if (value === undefined) return GITHUB_API_URL;
+  if (typeof value !== 'string' || !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(value)) {
+    throw badRequest('api_url must be an http(s) URL: GitHub Enterprise\'s "https://<host>/api/v3"', { field: 'api_url' });
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function directory(value: unknown): string {
+  if (value === undefined || value === '') return '';
+  const path = typeof value === 'string' ? value.replace(/^\/+|\/+$/g, '') : '';
+  if (path === '' || path.length > 500 || path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    throw badRequest('directory must be a folder path inside the repository, such as "apps/web"', { field: 'directory' });
+  }
+  return path;
+}
+
+function positiveId(body: Record<string, unknown>, field: string): number {
+  const value = body[field];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw badRequest(`${field} must be a positive integer`, { field });
+  return value;
+}
+
+function authOf(body: Record<string, unknown>): RepositoryConnection['auth'] {
+  const appFields = ['app_id', 'installation_id', 'private_key'].filter((f) => body[f] !== undefined);
+  if (body.token !== undefined && appFields.length > 0) throw badRequest('send either token or a GitHub App installation (app_id, installation_id, private_key), not both', { field: appFields[0] });
+  if (appFields.length === 0) return { kind: 'token', secrets: { token: requiredString(body, 'token', 1000) } };
+  const secrets = { app_id: positiveId(body, 'app_id'), installation_id: positiveId(body, 'installation_id'), private_key: requiredString(body, 'private_key', 10_000) };
+  if (!secrets.private_key.includes('PRIVATE KEY-----')) throw badRequest('private_key must be the GitHub App\'s PEM private key', { field: 'private_key' });
+  return { kind: 'app', secrets };
+}
+
+/** The body of `PUT /control-plane/apps/{app}/repository`; a 400 names the first wrong field. */
+export function parseConnection(body: Record<string, unknown>): RepositoryConnection {
+  const unknown = Object.keys(body).find((key) => !ALLOWED.includes(key));
+  if (unknown !== undefined) throw badRequest(`unknown field "${unknown}"; send owner, repo, api_url?, directory? and token or app_id, installation_id, private_key`, { field: unknown });
+  return { owner: githubName(body, 'owner'), repo: githubName(body, 'repo'), apiUrl: apiUrl(body.api_url), directory: directory(body.directory), auth: authOf(body) };
+}

@@ -1,0 +1,51 @@
+import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
+import { ApiError } from '../http/errors';
+
+/** A file as the commit writes it: its new text, or null when the patch deletes it. */
+export interface PatchedFile {
+  path: string;
+  content: string | null;
+}
+
+/** Most files one suggested fix may touch: a fix is small, and each file costs GitHub requests. */
+const MAX_FILES = 20;
+
+export const notApplicable = (message: string) => new ApiError(409, 'patch_not_applicable', message);
+
+/** A diff's path as a repository path: without the `a/` or `b/` prefix or `./`; null for `/dev/null`. */
+function repositoryPath(name: string | undefined): string | null {
+  if (name === undefined || name === '/dev/null') return null;
+  const path = name.replace(/^[ab]\//, '').replace(/^(\.\/)+/, '');
+  if (path === '' || path.startsWith('/') || path.split('/').some((part) => part === '..' || part === '')) {
+    throw notApplicable(`the diff names "${name}", which is not a path inside the repository`);
+  }
+  return path;
+}
+
+/** The files a unified diff touches, as repository paths; throws 409 when it names none, too many, or bad paths. */
+export function parseDiff(diff: string): Array<{ patch: StructuredPatch; from: string | null; to: string | null }> {
+  const patches = parsePatch(diff).filter((p) => p.hunks.length > 0);
+  if (patches.length === 0) throw notApplicable('the suggested diff changes no file');
+  if (patches.length > MAX_FILES) throw notApplicable(`the suggested diff touches ${patches.length} files; at most ${MAX_FILES} are taken`);
+  return patches.map((patch) => ({ patch, from: repositoryPath(patch.oldFileName), to: repositoryPath(patch.newFileName) }));
+}
+
+/**
+ * Applies `diff` to the files `read` returns (null: no such file) at one revision. Throws 409 `patch_not_applicable`
+ * naming the first file it does not apply to; nothing is written anywhere before every file applies.
+ */
+export async function applyDiff(diff: string, read: (path: string) => Promise<string | null>): Promise<PatchedFile[]> {
+  const files: PatchedFile[] = [];
+  for (const { patch, from, to } of parseDiff(diff)) {
+    const source = from === null ? '' : await read(from);
+    if (source === null) throw notApplicable(`the suggested diff changes ${from}, which the repository does not have at that revision`);
+    const patched = applyPatch(source, patch);
+    if (patched === false) throw notApplicable(`the suggested diff does not apply to ${from ?? to} at that revision`);
+    if (to === null) files.push({ path: from!, content: null });
+    else {
+      if (from !== null && from !== to) files.push({ path: from, content: null });
+      files.push({ path: to, content: patched });
+    }
+  }
+  return files;
+}
