@@ -51,6 +51,13 @@ const Analysis = obj({
   finished_at: timeOrNull,
 });
 
+/** The latest analysis of an incident's issue, in the incident's detail (`sent` and `usage` left to the analysis's endpoint). */
+export const IncidentAnalysis = {
+  type: ['object', 'null'],
+  description: 'The latest analysis of the issue the incident grew from; null for API incidents and issues never analysed',
+  properties: Object.fromEntries(Object.entries((Analysis as { properties: Record<string, Schema> }).properties).filter(([k]) => k !== 'sent' && k !== 'usage')),
+};
+
 export const AI_PATHS = {
   '/control-plane/issues/{id}/analysis': {
     post: control(

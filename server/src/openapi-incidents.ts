@@ -1,5 +1,6 @@
 import { SEVERITIES, INCIDENT_STATUSES } from './incidents/types';
 import { CHANNEL_TYPES } from './notify/kinds/types';
+import { IncidentAnalysis } from './openapi-ai';
 import { body, control, created, errorRefs, idParam, json, noContent, obj, ok, param, signedQuery, str, strings, strOrNull, time, timeOrNull, type Schema } from './openapi-parts';
 
 /** OpenAPI paths of incidents, notifications and integrations (docs/incidents.md, docs/notifications.md). */
@@ -97,7 +98,9 @@ export const INCIDENT_PATHS = {
       ...body(obj({ title: str, severity: { type: 'string', enum: [...SEVERITIES] }, env: str, services: strings, root_cause_summary: str }, ['title', 'severity'])),
     }),
   },
-  '/control-plane/incidents/{id}': { get: control('One incident', { ...ok('The incident', Incident), ...errorRefs(404) }, idParam('Incident id')) },
+  '/control-plane/incidents/{id}': {
+    get: control('One incident, with the latest analysis of its issue', { ...ok('The incident', { allOf: [Incident, obj({ analysis: IncidentAnalysis })] }), ...errorRefs(404) }, idParam('Incident id')),
+  },
   '/control-plane/incidents/{id}/acknowledge': incidentMove('Acknowledge'),
   '/control-plane/incidents/{id}/resolve': incidentMove('Resolve'),
   '/control-plane/notifications/channels': {

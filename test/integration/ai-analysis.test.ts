@@ -197,6 +197,20 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     expect(fake.requests.length).toBe(before + 1);
   });
 
+  it("shows the issue's latest analysis on its incident: in the detail and on the incident page", async () => {
+    const { t, issueId } = model;
+    const at = new Date(T0).toISOString();
+    const evidence = { fingerprint: issueId, error_type: 'TypeError', message: MESSAGE, top_frame: null, error_count: 1, first_seen_release: '7.0', first_seen_at: at, last_seen_at: at, affected_sessions: 1, sessions: [], failing_requests: [] };
+    const opened = await t.server.notify.incidents.open({ projectId: t.projectId, title: 'Cart broken', severity: 'high', env: 'staging', services: ['web-app'], rootCauseSummary: 'x', fingerprint: issueId, evidence });
+    const detail = await call<{ dashboard_url: string; analysis: Record<string, unknown> }>(t, 'GET', `/incidents/${opened.id}`);
+    const latest = (await call(t, 'GET', `/issues/${issueId}/analysis`)).body;
+    expect(detail.body.analysis).toEqual({ ...latest, sent: undefined, usage: undefined });
+    expect(detail.body.analysis).not.toHaveProperty('sent');
+    const page = await (await fetch(detail.body.dashboard_url)).text();
+    expect(page).toContain('<h2 id="analysis">Root-cause analysis</h2><p><em>Model gpt-test, confidence 80%</em></p><p>An item without a product reaches lineTotal</p>');
+    expect(page).toContain('+  if (!item.product) return 0;');
+  });
+
   it('fails with model_timeout when the model does not answer in time', async () => {
     const { t, issueId } = await serverWithIssue({ baseUrl: fake.baseUrl, model: 'gpt-test', timeoutMs: 300 });
     fake.script({ until: new Promise(() => undefined), then: { content: answer(FIX) } });

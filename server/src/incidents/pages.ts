@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { analysisSection, incidentAnalysis } from '../ai/incident-analysis';
 import type { AppEnv } from '../http/env';
 import type { NotifyServices } from '../notify/services';
 import { findIssueRow } from '../issues/find';
@@ -34,7 +35,8 @@ export function incidentPages(services: NotifyServices) {
     if (!incident) return html(c, 404, 'No such incident', '<h1>This incident no longer exists</h1>');
     const l = links();
     const issue = await issueUrl(check.projectId, incident);
-    return html(c, 200, incident.title, incidentPage(incident, { acknowledge: l.acknowledgeUrl(check.projectId, id), resolve: l.resolveUrl(check.projectId, id), issue }));
+    const analysis = analysisSection(await incidentAnalysis(services.db, check.projectId, incident));
+    return html(c, 200, incident.title, incidentPage(incident, { acknowledge: l.acknowledgeUrl(check.projectId, id), resolve: l.resolveUrl(check.projectId, id), issue }) + analysis);
   });
 
   for (const action of ['acknowledge', 'resolve'] as const satisfies readonly LinkAction[]) {

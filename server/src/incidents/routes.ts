@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { incidentAnalysis } from '../ai/incident-analysis';
 import type { AppEnv } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
 import { readJsonObject, requiredString, stringList } from '../http/json-object';
@@ -41,7 +42,7 @@ export function incidentRoutes(services: NotifyServices) {
   app.get('/:id', async (c) => {
     const incident = await incidents.get(c.get('caller').projectId, c.req.param('id'));
     if (!incident) throw notFound(c.req.param('id'));
-    return c.json(incident);
+    return c.json({ ...incident, analysis: await incidentAnalysis(services.db, c.get('caller').projectId, incident) });
   });
 
   app.post('/', async (c) => {
