@@ -7,6 +7,10 @@ interface Echo {
   headers: Record<string, string>;
 }
 
+interface Loyalty {
+  points: { total: number };
+}
+
 function xhrJson(url: string): Promise<Echo> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
@@ -29,6 +33,7 @@ export function App() {
   const [xhrEcho, setXhrEcho] = useState<Echo>();
   const [broken, setBroken] = useState(false);
   const [total, setTotal] = useState<number>();
+  const [points, setPoints] = useState<number>();
   const [path, setPath] = useState(location.pathname);
 
   const navigate = (to: string) => {
@@ -81,8 +86,17 @@ export function App() {
         </button>
         <button onClick={() => setBroken(true)}>Break the widget</button>
         <button onClick={() => setTotal(applyCoupons(42, ['WELCOME10', 'EXPIRED5']))}>Apply the coupons</button>
+        <button
+          onClick={async () => {
+            const loyalty = (await (await fetch('/api/loyalty')).json()) as Loyalty;
+            setPoints(loyalty.points.total);
+          }}
+        >
+          Show loyalty points
+        </button>
         <button onClick={() => navigate('/about')}>About</button>
         {total !== undefined && <p data-testid="total">Total: {total} €</p>}
+        {points !== undefined && <p data-testid="points">Loyalty points: {points}</p>}
       </section>
 
       <SvcErrorBoundary fallback={<p role="alert">The price is unavailable.</p>}>
