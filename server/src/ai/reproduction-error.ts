@@ -1,7 +1,4 @@
-import { MAX_MESSAGE_LENGTH } from '../incidents/detect/normalize-message';
-
-/** The placeholders normalizeMessage (incidents/detect/normalize-message.ts) puts where occurrences of one bug differ. */
-const PLACEHOLDER = /<(?:url|email|uuid|str|token|hex|n)>/g;
+import { MAX_MESSAGE_LENGTH, PLACEHOLDER_PATTERN } from '../incidents/detect/normalize-message';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -12,6 +9,6 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$
 export function messagePattern(normalised: string): string {
   const cut = normalised.length === MAX_MESSAGE_LENGTH && normalised.endsWith('…');
   const text = cut ? normalised.slice(0, -1) : normalised;
-  const parts = text.split(PLACEHOLDER).map((part) => part.split(' ').map(escapeRegExp).join('\\s+'));
+  const parts = text.split(PLACEHOLDER_PATTERN).map((part) => part.split(' ').map(escapeRegExp).join('\\s+'));
   return `^\\s*${parts.join('.+?')}${cut ? '' : '\\s*$'}`;
 }

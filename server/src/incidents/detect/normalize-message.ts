@@ -11,11 +11,18 @@ interface Rule {
 /** An identifier as browsers quote it in messages (`reading 'id'`, `evaluating 'a.b'`): part of what the bug is. */
 const QUOTED_IDENTIFIER = /^(['"`])[\w$.]{1,40}\1$/;
 
+/** What stands where occurrences of one bug differ. */
+const PLACEHOLDERS = ['<url>', '<email>', '<uuid>', '<str>', '<token>', '<hex>', '<n>'] as const;
+type Placeholder = (typeof PLACEHOLDERS)[number];
+
+/** Any placeholder in a normalised message (the reproduction test matches each with any text). */
+export const PLACEHOLDER_PATTERN = new RegExp(PLACEHOLDERS.join('|'), 'g');
+
 /**
  * Variable parts of error messages, replaced in this order: whole URLs and addresses before the ids, numbers and
  * tokens inside them.
  */
-const to = (placeholder: string) => () => placeholder;
+const to = (placeholder: Placeholder) => () => placeholder;
 
 const RULES: Rule[] = [
   { pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>()]+/gi, replace: to('<url>'), private: true },
@@ -23,7 +30,7 @@ const RULES: Rule[] = [
   { pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, replace: to('<uuid>'), private: false },
   {
     pattern: /'[^'\n]{0,200}'|"[^"\n]{0,200}"|`[^`\n]{0,200}`/g,
-    replace: (quoted) => (QUOTED_IDENTIFIER.test(quoted) ? quoted : '<str>'),
+    replace: (quoted) => (QUOTED_IDENTIFIER.test(quoted) ? quoted : ('<str>' satisfies Placeholder)),
     private: false,
   },
   // Secrets and opaque ids: long runs of token characters with at least one digit.
