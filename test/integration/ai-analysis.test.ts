@@ -9,7 +9,9 @@ import { databaseKinds, type DatabaseKind } from '../support/databases';
 import { errorLog } from '../support/error-logs';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai';
 import { detectionIncidentStore } from '../support/incident-store';
+import { startMailbox } from '../support/mailbox';
 import { str } from '../support/otlp';
+import { startReceiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 import { buildShop, TOTAL_TS, type ShopBuild } from '../support/shop-build';
 import { until } from '../support/until';
@@ -49,10 +51,15 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
   const servers: TestServer[] = [];
   const clock = { now: () => T0 };
 
-  const call = async <T = AnalysisView>(t: TestServer, method: string, path: string) => {
-    const res = await fetch(`${t.url}/control-plane${path}`, { method, headers: { authorization: `Bearer ${t.controlKey}` } });
+  const send = async <T = AnalysisView>(t: TestServer, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${t.url}/control-plane${path}`, {
+      method,
+      headers: { authorization: `Bearer ${t.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as T };
   };
+  const call = <T = AnalysisView>(t: TestServer, method: string, path: string) => send<T>(t, method, path);
   const ingest = async (t: TestServer, path: string, body: unknown) => {
     const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
     expect(res.status, await res.clone().text()).toBe(200);
@@ -60,7 +67,7 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
 
   /** A server (with `ai` when given) holding one issue: the shop's error in session `s-1`, its map uploaded, breadcrumbs before it. */
   async function serverWithIssue(ai?: AiSettings): Promise<{ t: TestServer; issueId: string }> {
-    const t = await startTestServer(kind, { clock, detection: false, ...(ai ? { ai } : {}) });
+    const t = await startTestServer(kind, { clock, detection: false, allowPrivateTargets: true, secretKey: 'k'.repeat(40), outbox: { pollMs: 60_000 }, ...(ai ? { ai } : {}) });
     servers.push(t);
     const debugId = randomUUID();
     const upload = await fetch(`${t.url}/control-plane/sourcemaps`, {
@@ -197,18 +204,50 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     expect(fake.requests.length).toBe(before + 1);
   });
 
-  it("shows the issue's latest analysis on its incident: in the detail and on the incident page", async () => {
+  it("shows the issue's latest analysis on its incident, and chat, Teams and e-mail notices link to it; the webhook keeps SPEC 2.6's fields", async () => {
     const { t, issueId } = model;
-    const at = new Date(T0).toISOString();
-    const evidence = { fingerprint: issueId, error_type: 'TypeError', message: MESSAGE, top_frame: null, error_count: 1, first_seen_release: '7.0', first_seen_at: at, last_seen_at: at, affected_sessions: 1, sessions: [], failing_requests: [] };
-    const opened = await t.server.notify.incidents.open({ projectId: t.projectId, title: 'Cart broken', severity: 'high', env: 'staging', services: ['web-app'], rootCauseSummary: 'x', fingerprint: issueId, evidence });
-    const detail = await call<{ dashboard_url: string; analysis: Record<string, unknown> }>(t, 'GET', `/incidents/${opened.id}`);
-    const latest = (await call(t, 'GET', `/issues/${issueId}/analysis`)).body;
-    expect(detail.body.analysis).toEqual({ ...latest, sent: undefined, usage: undefined });
-    expect(detail.body.analysis).not.toHaveProperty('sent');
-    const page = await (await fetch(detail.body.dashboard_url)).text();
-    expect(page).toContain('<h2 id="analysis">Root-cause analysis</h2><p><em>Model gpt-test, confidence 80%</em></p><p>An item without a product reaches lineTotal</p>');
-    expect(page).toContain('+  if (!item.product) return 0;');
+    const receiver = await startReceiver();
+    const mail = await startMailbox();
+    try {
+      const channels = [
+        { type: 'webhook', name: 'hook', config: { url: `${receiver.url}/webhook` } },
+        { type: 'teams', name: 'teams', config: { webhook_url: `${receiver.url}/teams` } },
+        { type: 'chat', name: 'chat', config: { channel: '#ops', webhook_url: `${receiver.url}/chat` } },
+        { type: 'email', name: 'mail', config: { to: ['oncall@example.com'], from: 'svc@example.com', smtp: { host: '127.0.0.1', port: mail.port, secure: false } } },
+      ];
+      const ids: string[] = [];
+      for (const channel of channels) {
+        const res = await send<{ id: string }>(t, 'POST', '/notifications/channels', channel);
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        ids.push(res.body.id);
+      }
+      expect((await send(t, 'POST', '/notifications/rules', { name: 'all', channels: ids })).status).toBe(201);
+
+      const at = new Date(T0).toISOString();
+      const evidence = { fingerprint: issueId, error_type: 'TypeError', message: MESSAGE, top_frame: null, error_count: 1, first_seen_release: '7.0', first_seen_at: at, last_seen_at: at, affected_sessions: 1, sessions: [], failing_requests: [] };
+      const opened = await t.server.notify.incidents.open({ projectId: t.projectId, title: 'Cart broken', severity: 'high', env: 'staging', services: ['web-app'], rootCauseSummary: 'x', fingerprint: issueId, evidence });
+      const detail = await call<{ dashboard_url: string; analysis: Record<string, unknown> }>(t, 'GET', `/incidents/${opened.id}`);
+      const latest = (await call(t, 'GET', `/issues/${issueId}/analysis`)).body;
+      expect(detail.body.analysis).toEqual({ ...latest, sent: undefined, usage: undefined });
+      expect(detail.body.analysis).not.toHaveProperty('sent');
+      const page = await (await fetch(detail.body.dashboard_url)).text();
+      expect(page).toContain('<h2 id="analysis">Root-cause analysis</h2><p><em>Model gpt-test, confidence 80%</em></p><p>An item without a product reaches lineTotal</p>');
+      expect(page).toContain('+  if (!item.product) return 0;');
+
+      await t.server.notify.outbox.drain();
+      const analysisUrl = `${detail.body.dashboard_url}#analysis`;
+      const bodyOf = (path: string) => receiver.received.find((r) => r.path === path)!.body;
+      expect(Object.keys(JSON.parse(bodyOf('/webhook')) as object).sort()).toEqual(['dashboard_url', 'env', 'event', 'incident_id', 'root_cause_summary', 'services', 'severity', 'title']);
+      expect(bodyOf('/webhook')).not.toContain('#analysis');
+      const teams = JSON.parse(bodyOf('/teams')) as { attachments: Array<{ content: { actions: Array<{ title: string; url: string }> } }> };
+      expect(teams.attachments[0]!.content.actions).toContainEqual({ type: 'Action.OpenUrl', title: 'Open the root-cause analysis', url: analysisUrl });
+      expect(bodyOf('/chat')).toContain(JSON.stringify(`<${analysisUrl.replaceAll('&', '&amp;')}|Root-cause analysis>`).slice(1, -1));
+      const [message] = await until('the e-mail', 10_000, async () => (mail.inbox.length > 0 ? mail.inbox : undefined));
+      expect(message!.text).toContain(`Root-cause analysis: ${analysisUrl}`);
+    } finally {
+      await receiver.close();
+      await mail.close();
+    }
   });
 
   it('fails with model_timeout when the model does not answer in time', async () => {

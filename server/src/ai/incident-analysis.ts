@@ -19,6 +19,11 @@ export async function incidentAnalysis(db: Kysely<Database>, projectId: string, 
   return shown;
 }
 
+/** The incident page's analysis section, for notices (chat, Teams, e-mail): null while the issue has no analysis. */
+export async function analysisLink(db: Kysely<Database>, projectId: string, incident: IncidentView): Promise<string | null> {
+  return (await incidentAnalysis(db, projectId, incident)) ? `${incident.dashboard_url}#analysis` : null;
+}
+
 /** The incident page's section (`#analysis`): the root cause and fix suggested, a heuristic one marked as such. */
 export function analysisSection(analysis: IncidentAnalysis | null): string {
   const heading = '<h2 id="analysis">Root-cause analysis</h2>';

@@ -1,3 +1,4 @@
+import { analysisLink } from '../ai/incident-analysis';
 import type { Clock } from '../clock';
 import type { DatabaseHandle } from '../db/connect';
 import { incidentLinks } from '../incidents/links';
@@ -51,7 +52,7 @@ export function startNotifications(database: DatabaseHandle, clock: Clock, publi
       http: createGuardedHttp({ allowPrivateTargets: options.allowPrivateTargets ?? false }),
       kinds,
       integrations,
-      noticeFor: (delivery) => incidentNotice(incidents, links(), delivery),
+      noticeFor: (delivery) => incidentNotice(incidents, links(), delivery, (projectId, incident) => analysisLink(db, projectId, incident)),
       log,
     },
     options.outbox,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncidentStore } from '../../incidents/store';
-import type { IncidentEventKind } from '../../incidents/types';
+import type { IncidentEventKind, IncidentView } from '../../incidents/types';
 import type { IncidentNotice } from '../kinds/types';
 import type { DeliveryRow } from '../outbox/worker';
 
@@ -9,8 +9,11 @@ export interface NoticeLinks {
   resolveUrl(projectId: string, incidentId: string): string;
 }
 
+/** The link to an incident's root-cause analysis, or null when its issue has none (ai/incident-analysis.ts). */
+export type AnalysisLink = (projectId: string, incident: IncidentView) => Promise<string | null>;
+
 /** The notice of an incident delivery, from the incident as it is now (its first attempt). */
-export async function incidentNotice(incidents: IncidentStore, links: NoticeLinks, delivery: DeliveryRow): Promise<IncidentNotice | undefined> {
+export async function incidentNotice(incidents: IncidentStore, links: NoticeLinks, delivery: DeliveryRow, analysisLink: AnalysisLink): Promise<IncidentNotice | undefined> {
   if (delivery.incident_id === null) return undefined;
   const incident = await incidents.get(delivery.project_id, delivery.incident_id);
   if (!incident) return undefined;
@@ -31,6 +34,7 @@ export async function incidentNotice(incidents: IncidentStore, links: NoticeLink
     resolve_url: links.resolveUrl(delivery.project_id, incident.id),
     test: false,
     actor: delivery.event === 'incident.acknowledged' ? incident.acknowledged_by : delivery.event === 'incident.resolved' ? incident.resolved_by : null,
+    analysis_url: await analysisLink(delivery.project_id, incident),
   };
 }
 

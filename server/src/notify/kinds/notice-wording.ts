@@ -33,5 +33,8 @@ export const offersResolve = (notice: Notice): notice is IncidentNotice => !isIs
 export const noticeSubject = (notice: Notice): [noun: 'Incident' | 'Issue', id: string] =>
   isIssueNotice(notice) ? ['Issue', notice.payload.issue_id] : ['Incident', notice.payload.incident_id];
 
+/** The link to the root-cause analysis of the notice's incident, when its issue has one. */
+export const analysisUrl = (notice: Notice): string | null => (isIssueNotice(notice) ? null : (notice.analysis_url ?? null));
+
 /** What `dashboard_url` opens, for its link's label: the incident page, or the issue's. */
 export const linkedPage = (notice: Notice): 'dashboard' | 'issue' => (isIssueNotice(notice) ? 'issue' : 'dashboard');

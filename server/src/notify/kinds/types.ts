@@ -34,6 +34,11 @@ export interface IncidentNotice {
   test: boolean;
   /** Who acknowledged or resolved the incident, for those events (`chat:alice`, `link`, `voice`); null otherwise. */
   actor: string | null;
+  /**
+   * The incident page's root-cause analysis section (docs/ai-fixes.md), when the incident's issue was analysed; not in
+   * the webhook payload, which keeps SPEC 2.6's fields.
+   */
+  analysis_url?: string | null;
 }
 
 /** Events about an issue (a group of errors, docs/notifications.md): a resolved issue that occurred again. */

@@ -1,6 +1,6 @@
 import { isIssueNotice, type Notice } from '../types';
 import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from './text';
-import { awaitsAcknowledgement, linkedPage, noticeSubject, offersResolve, singleLine } from '../notice-wording';
+import { analysisUrl, awaitsAcknowledgement, linkedPage, noticeSubject, offersResolve, singleLine } from '../notice-wording';
 
 /** `action_id`s of the card's buttons, as the interactivity endpoint receives them (integrations/chat). */
 export const CHAT_ACTIONS = {
@@ -71,11 +71,17 @@ export function incidentMessage(notice: Notice, buttons: CardButtons): ChatMessa
         field('Detected', notice.detected_at),
       ],
     },
-    { type: 'section', text: mrkdwn(`*Root cause*\n${escapeMrkdwn(payload.root_cause_summary)}`, LIMIT.section) },
+    { type: 'section', text: mrkdwn(`*Root cause*\n${escapeMrkdwn(payload.root_cause_summary)}${analysisLine(notice)}`, LIMIT.section) },
     { type: 'actions', block_id: 'incident_actions', elements: cardButtons(notice, buttons) },
     { type: 'context', elements: [mrkdwn(`${notice.test ? `${TEST_NOTE} ` : ''}${noticeSubject(notice).join(' ')}`, LIMIT.section)] },
   ];
   return { text: notificationText(notice), blocks };
+}
+
+/** A link under the root cause (a link button would need its own interaction answer), when there is an analysis. */
+function analysisLine(notice: Notice): string {
+  const url = analysisUrl(notice);
+  return url ? `\n${link(escapeMrkdwn(url), 'Root-cause analysis')}` : '';
 }
 
 /** Buttons by status: nothing to acknowledge once acknowledged, nothing but the page once resolved (or for an issue). */

@@ -1,4 +1,4 @@
-import { awaitsAcknowledgement, linkedPage, noticeHeadline, noticeSubject, offersResolve, singleLine } from '../notice-wording';
+import { analysisUrl, awaitsAcknowledgement, linkedPage, noticeHeadline, noticeSubject, offersResolve, singleLine } from '../notice-wording';
 import type { Notice, NoticeSeverity } from '../types';
 
 /** An incident (or issue) e-mail: the subject and the two alternative bodies. */
@@ -47,6 +47,8 @@ function reportLinks(notice: Notice): Labelled {
   const links: Labelled = [[`Open the ${linkedPage(notice)}`, notice.payload.dashboard_url]];
   if (awaitsAcknowledgement(notice)) links.push(['Acknowledge', notice.acknowledge_url]);
   if (offersResolve(notice)) links.push(['Resolve', notice.resolve_url]);
+  const analysis = analysisUrl(notice);
+  if (analysis) links.push(['Root-cause analysis', analysis]);
   return links;
 }
 

@@ -1,5 +1,5 @@
 import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from '../chat/text';
-import { awaitsAcknowledgement, linkedPage, noticeSubject, offersResolve, singleLine } from '../notice-wording';
+import { analysisUrl, awaitsAcknowledgement, linkedPage, noticeSubject, offersResolve, singleLine } from '../notice-wording';
 import type { Notice, NoticeSeverity } from '../types';
 
 /**
@@ -80,6 +80,8 @@ function render(notice: Notice, summary: string): TeamsMessage {
   const actions = [open(`Open ${linkedPage(notice)}`, payload.dashboard_url)];
   if (awaitsAcknowledgement(notice)) actions.push(open('Acknowledge', notice.acknowledge_url));
   if (offersResolve(notice)) actions.push(open('Resolve', notice.resolve_url));
+  const analysis = analysisUrl(notice);
+  if (analysis) actions.push(open('Open the root-cause analysis', analysis));
   return {
     type: 'message',
     attachments: [
