@@ -83,6 +83,14 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     record.attributes = [];
     info.resourceLogs[0]!.resource.attributes.push(str('user_agent.original', 'Mozilla/5.0 Chrome/131.0'));
     await ingest(t, '/otlp/v1/logs', info);
+    // The session's requests: one failed (its query carries the token), one did not.
+    const step = (url: string, status: number, ts: number) => ({ ts, method: 'GET', url, requestHeaders: {}, status, responseHeaders: {}, durationMs: 12 });
+    await ingest(t, '/ingest/replay/recipes', {
+      serviceName: 'web-app',
+      sessionId: 's-1',
+      replayId: 'r-1',
+      steps: [step(`https://api.shop.example.com/api/cart?token=${USER_TOKEN}`, 500, T0 - 1500), step('https://api.shop.example.com/api/user', 200, T0 - 1000)],
+    });
     const error = errorLog({ sessionId: 's-1', release: '7.0', message: MESSAGE, stack: shop.stack, atMs: T0 });
     error.resourceLogs[0]!.resource.attributes.push(str('user_agent.original', 'Mozilla/5.0 Chrome/131.0'));
     error.resourceLogs[0]!.scopeLogs[0]!.logRecords[0]!.attributes.push({ key: 'svc.exception.debug_ids', value: { arrayValue: { values: [{ stringValue: `${debugId} ${shop.url}` }] } } } as ReturnType<typeof str>);
@@ -150,6 +158,7 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     expect(sent.sources.map((f) => f.path)).toEqual(['src/cart/total.ts', 'src/main.ts']);
     expect(sent.sources[0]!.content).toBe(TOTAL_TS);
     expect(sent.breadcrumbs.some((b) => b.message.includes('checkout for <email> with <token>'))).toBe(true);
+    expect(sent.failing_requests).toEqual([{ at: new Date(T0 - 1500).toISOString(), method: 'GET', path: '/api/cart', status: 500 }]);
   });
 
   it('sends no key or secret: not the API key, the user\'s token or e-mail address, nor the server\'s keys', async () => {
