@@ -49,6 +49,7 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
   let fake: FakeOpenAi;
   let shop: ShopBuild;
   const servers: TestServer[] = [];
+  const logLines: string[] = [];
   const clock = { now: () => T0 };
 
   const send = async <T = AnalysisView>(t: TestServer, method: string, path: string, body?: unknown) => {
@@ -67,7 +68,8 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
 
   /** A server (with `ai` when given) holding one issue: the shop's error in session `s-1`, its map uploaded, breadcrumbs before it. */
   async function serverWithIssue(ai?: AiSettings): Promise<{ t: TestServer; issueId: string }> {
-    const t = await startTestServer(kind, { clock, detection: false, allowPrivateTargets: true, secretKey: 'k'.repeat(40), outbox: { pollMs: 60_000 }, ...(ai ? { ai } : {}) });
+    const log = (line: string) => void logLines.push(line);
+    const t = await startTestServer(kind, { clock, log, detection: false, allowPrivateTargets: true, secretKey: 'k'.repeat(40), outbox: { pollMs: 60_000 }, ...(ai ? { ai } : {}) });
     servers.push(t);
     const debugId = randomUUID();
     const upload = await fetch(`${t.url}/control-plane/sourcemaps`, {
@@ -145,6 +147,7 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     expect(done).toMatchObject({ state: 'done', mode: 'model', model: 'gpt-test', error: null, usage: { prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 } });
     expect(done.result).toEqual({ root_cause: 'An item without a product reaches lineTotal', confidence: 0.8, locations: [{ file: 'src/cart/total.ts', line: 2 }], diff: FIX, diff_applies: true, explanation: 'Guard the missing product.' });
     expect(applyPatch(TOTAL_TS, FIX)).toContain('if (!item.product) return 0;');
+    expect(logLines).toContainEqual(expect.stringMatching(/^ai: gpt-test answered in \d+ ms, 1234 prompt \+ 56 completion tokens$/));
 
     const request = fake.requests[before]!;
     expect(request.headers.authorization).toBe(`Bearer ${API_KEY}`);
@@ -195,6 +198,7 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     expect(limited.sent).not.toBeNull();
     fake.script({ status: 503 });
     expect((await failure()).error).toMatchObject({ code: 'model_unavailable', message: 'the model endpoint answered 503' });
+    expect(logLines).toContainEqual(expect.stringMatching(/^ai: gpt-test failed after \d+ ms \(model_rate_limited\): /));
   });
 
   it('runs one analysis however often it is asked while it runs', async () => {
