@@ -1,16 +1,14 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { createTwoFilesPatch } from 'diff';
-import { browserLaunchOptions } from '../support/browser';
-import { ROOT } from '../support/build-sdk';
 import { EXAMPLES, copyExample, formatTimings, prepareExample, viteReactIn, type RunningApp, type SdkSettings, type Timed } from '../support/examples';
 import { startFakeGithub, type FakeGithub } from '../support/fake-github';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai';
 import type { IssueDetail, IssueSummary } from '../support/issues';
 import { controlGet, type TestServer } from '../support/svc-server';
 import { startIngest } from './examples/scenario';
+import { runGeneratedSpec } from './support/run-spec';
 
 /**
  * Issue 18's proof, from a bug to its fix: the Vite example's "Show loyalty points" button (a seeded bug: it reads the
@@ -119,28 +117,7 @@ async function waitForIssue(sessionId: string): Promise<IssueDetail> {
   return (await controlGet<IssueDetail>(ingest, `/issues/${issue!.id}`)).body;
 }
 
-/** Runs a reproduction test with Playwright's CLI against `origin`; resolves its exit status and output. */
-async function runReproduction(name: string, spec: string, origin: string): Promise<{ status: number | null; output: string }> {
-  // Under the repository, so that the spec resolves `@playwright/test` from its node_modules.
-  const dir = join(ROOT, 'test-results', 'ai-fix', name);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'repro.spec.ts'), spec);
-  const config = { testDir: '.', outputDir: 'results', timeout: 60_000, retries: 0, workers: 1, reporter: [['list']], use: { launchOptions: browserLaunchOptions() } };
-  writeFileSync(join(dir, 'playwright.config.mjs'), `export default ${JSON.stringify(config)};\n`);
-  const run = await new Promise<{ status: number | null; output: string }>((resolve) => {
-    const child = spawn('npx', ['playwright', 'test', '--config', join(dir, 'playwright.config.mjs')], {
-      cwd: ROOT,
-      env: { ...process.env, SVC_REPLAY_BASE_URL: origin, CI: '' },
-      timeout: 120_000,
-    });
-    let output = '';
-    child.stdout.on('data', (data: Buffer) => (output += data.toString()));
-    child.stderr.on('data', (data: Buffer) => (output += data.toString()));
-    child.on('close', (status) => resolve({ status, output }));
-  });
-  await test.info().attach(`reproduction test run: ${name}`, { body: run.output, contentType: 'text/plain' });
-  return run;
-}
+const runReproduction = (name: string, spec: string, origin: string) => runGeneratedSpec(`ai-fix/${name}`, 'repro.spec.ts', spec, origin);
 
 test('a recorded bug gets an analysis, a pull request with the fix and its reproduction test, which fails before the fix and passes after', async ({ page }) => {
   test.setTimeout(600_000);

@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messagePattern } from '../../server/src/ai/reproduction-error';
 import { reproductionTest, type ReproductionTest } from '../../server/src/ai/reproduction';
@@ -19,6 +15,7 @@ import { databaseKinds } from '../support/databases';
 import { detectionIncidentStore } from '../support/incident-store';
 import type { IssuePage } from '../support/issues';
 import { startTestServer, type TestServer } from '../support/server';
+import { specTypeErrors } from '../support/spec-typecheck';
 
 /**
  * The reproduction test of an issue (server/src/ai/reproduction.ts) from sessions ingested as the SDK sends them
@@ -164,27 +161,7 @@ describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
   });
 
   it('type-checks under strict TypeScript against @playwright/test', () => {
-    const root = resolve(import.meta.dirname, '../..');
-    const dir = mkdtempSync(join(tmpdir(), 'svc-repro-'));
-    try {
-      const file = join(dir, 'repro.spec.ts');
-      writeFileSync(file, made!.content);
-      const program = ts.createProgram([file], {
-        strict: true,
-        noUncheckedIndexedAccess: true,
-        noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.ESNext,
-        moduleResolution: ts.ModuleResolutionKind.Bundler,
-        skipLibCheck: true,
-        types: ['node'],
-        typeRoots: [join(root, 'node_modules/@types')],
-        paths: { '@playwright/test': [join(root, 'node_modules/@playwright/test')] },
-      });
-      expect(ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    expect(specTypeErrors(made!.content)).toEqual([]);
   });
 
   it('is null for an issue none of whose sessions has a replay, and for an unknown issue or another project', async () => {

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { RecipeStep } from '../../wire/replay';
 import { PlaywrightExport } from '../../server/src/replay/export/playwright-spec';
+import { specTypeErrors } from '../support/spec-typecheck';
 
 /**
  * The Playwright export on a hand-built rrweb recording: rrweb's event and node numbers (EventType, IncrementalSource,
@@ -241,28 +238,6 @@ describe('Playwright export', () => {
 
 describe('an exported spec', () => {
   it('type-checks under strict TypeScript against @playwright/test', () => {
-    const root = resolve(import.meta.dirname, '../..');
-    const dir = mkdtempSync(join(tmpdir(), 'svc-export-'));
-    try {
-      const file = join(dir, 'session.spec.ts');
-      writeFileSync(file, recordedSession().finish({ sessionId: 'abc123', app: 'web-app' }, recipes)!);
-      const program = ts.createProgram([file], {
-        strict: true,
-        noUncheckedIndexedAccess: true,
-        noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.ESNext,
-        moduleResolution: ts.ModuleResolutionKind.Bundler,
-        skipLibCheck: true,
-        types: ['node'],
-        typeRoots: [join(root, 'node_modules/@types')],
-        // The spec lives outside the repository; it finds Playwright where a project that runs it would have it.
-        paths: { '@playwright/test': [join(root, 'node_modules/@playwright/test')] },
-      });
-      const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-      expect(problems).toEqual([]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    expect(specTypeErrors(recordedSession().finish({ sessionId: 'abc123', app: 'web-app' }, recipes)!)).toEqual([]);
   });
 });

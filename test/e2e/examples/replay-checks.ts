@@ -4,13 +4,9 @@
  * plays in the reference server's viewer page, and, for one example, its exported Playwright spec runs green against
  * the app with the network served from the recipes.
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { expect, test, type BrowserContext } from '@playwright/test';
-import { browserLaunchOptions } from '../../support/browser';
-import { ROOT } from '../../support/build-sdk';
+import { expect, type BrowserContext } from '@playwright/test';
 import { controlGet, type TestServer } from '../../support/svc-server';
+import { runGeneratedSpec } from '../support/run-spec';
 
 interface RecordedEvent {
   type: number;
@@ -128,36 +124,7 @@ export async function checkExportedSpecRuns(ingest: TestServer, sessionId: strin
     headers: { authorization: `Bearer ${ingest.controlKey}` },
   });
   expect(res.status, 'GET /control-plane/sessions/{id}/playwright').toBe(200);
-  const spec = await res.text();
-  const dir = join(ROOT, 'test-results', 'exported', sessionId);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'session.spec.ts'), spec);
-  writeFileSync(
-    join(dir, 'playwright.config.mjs'),
-    `export default ${JSON.stringify({
-      testDir: '.',
-      outputDir: 'results',
-      timeout: 60_000,
-      retries: 0,
-      workers: 1,
-      reporter: [['list']],
-      use: { launchOptions: browserLaunchOptions() },
-    })};\n`,
-  );
-  await test.info().attach('exported session.spec.ts', { body: spec, contentType: 'text/plain' });
-  // Asynchronous: the reference server answering the replayed app's telemetry runs in this process.
-  const run = await new Promise<{ status: number | null; output: string }>((resolve) => {
-    const child = spawn('npx', ['playwright', 'test', '--config', join(dir, 'playwright.config.mjs')], {
-      cwd: ROOT,
-      env: { ...process.env, SVC_REPLAY_BASE_URL: origin, CI: '' },
-      timeout: 120_000,
-    });
-    let output = '';
-    child.stdout.on('data', (data: Buffer) => (output += data.toString()));
-    child.stderr.on('data', (data: Buffer) => (output += data.toString()));
-    child.on('close', (status) => resolve({ status, output }));
-  });
+  const run = await runGeneratedSpec(`exported/${sessionId}`, 'session.spec.ts', await res.text(), origin);
   const { output } = run;
-  await test.info().attach('exported spec run', { body: output, contentType: 'text/plain' });
   expect(run.status, `the exported spec runs green:\n${output.slice(-4000)}`).toBe(0);
 }
