@@ -3,6 +3,7 @@ import type { Database } from '../db/schema';
 import { redactMessage } from '../incidents/detect/normalize-message';
 import type { IncidentEvidence } from '../incidents/types';
 import type { issueDetail } from '../issues/detail';
+import { newestIncidentOf } from '../issues/find';
 import type { IssueRow } from '../issues/json';
 import { iso } from '../query/params';
 import { originalSources } from './sources';
@@ -92,14 +93,7 @@ async function browserOf(db: Kysely<Database>, projectId: string, sessionId: str
  * recorded requests (recipes) of the newest error's session that failed in the minutes before it.
  */
 async function failingRequests(db: Kysely<Database>, row: IssueRow, detail: IssueDetail): Promise<SentEvidence['failing_requests']> {
-  const incident = await db
-    .selectFrom('incidents')
-    .select('evidence')
-    .where('project_id', '=', row.project_id)
-    .where('fingerprint', '=', row.fingerprint)
-    .orderBy('detected_ms', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const incident = await newestIncidentOf(db, row).select('evidence').executeTakeFirst();
   const evidence = incident?.evidence ? (JSON.parse(incident.evidence) as IncidentEvidence) : null;
   const fromIncident = (evidence?.failing_requests ?? []).map((r) => ({ at: r.at, method: null, path: safePath(r.url ?? r.name), status: r.status }));
   const last = detail.last_event;

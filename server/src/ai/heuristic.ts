@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { headline, quoteSourceLine } from '../incidents/detect/root-cause';
 import type { FrameSource } from '../incidents/detect/tables';
+import { newestIncidentOf } from '../issues/find';
 import type { IssueRow } from '../issues/json';
 import type { AnalysisResult, Location } from './analyses';
 
@@ -14,14 +15,7 @@ export const HEURISTIC_EXPLANATION =
  * root-cause.ts), else the error, where it happens and the line there. Confidence 0: the heuristic does not judge.
  */
 export async function heuristicResult(db: Kysely<Database>, row: IssueRow, locations: Location[]): Promise<AnalysisResult> {
-  const incident = await db
-    .selectFrom('incidents')
-    .select('root_cause_summary')
-    .where('project_id', '=', row.project_id)
-    .where('fingerprint', '=', row.fingerprint)
-    .orderBy('detected_ms', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const incident = await newestIncidentOf(db, row).select('root_cause_summary').executeTakeFirst();
   return { root_cause: incident?.root_cause_summary ?? ownSummary(row), confidence: 0, locations, diff: null, diff_applies: false, explanation: HEURISTIC_EXPLANATION };
 }
 

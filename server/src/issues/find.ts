@@ -13,3 +13,13 @@ export function findIssueRow(db: Kysely<Database>, projectId: string, id: string
     .where('g.fingerprint', '=', id)
     .executeTakeFirst();
 }
+
+/** The query of the issue's newest incident, for the caller to pick its columns. */
+export function newestIncidentOf(db: Kysely<Database>, issue: IssueRow) {
+  return db
+    .selectFrom('incidents')
+    .where('project_id', '=', issue.project_id)
+    .where('fingerprint', '=', issue.fingerprint)
+    .orderBy('detected_ms', 'desc')
+    .limit(1);
+}
