@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { sessionsWithReplay } from '../incidents/detect/evidence';
 import { headline } from '../incidents/detect/root-cause';
-import { findIssueRow } from '../issues/find';
-import type { IssueRow } from '../issues/json';
+import { findIssueRow, newestSessionsOf } from '../issues/find';
 import { PlaywrightExport } from '../replay/export/playwright-spec';
 import { feedStoredSession } from '../replay/export/stored-session';
 import { messagePattern } from './reproduction-error';
@@ -33,7 +31,8 @@ const MAX_WAIT_MS = 30_000;
 export async function reproductionTest(db: Kysely<Database>, { projectId, issueId }: { projectId: string; issueId: string }): Promise<ReproductionTest | null> {
   const issue = await findIssueRow(db, projectId, issueId);
   if (!issue) return null;
-  for (const { session_id: sessionId, first_ms: errorMs } of await sessionsWithReplayNewestFirst(db, issue)) {
+  const replayed = (await newestSessionsOf(db, issue, CANDIDATES)).filter((s) => s.hasReplay);
+  for (const { sessionId, firstMs: errorMs } of replayed) {
     const exporter = new PlaywrightExport({ stopBeforeMs: errorMs });
     const recipes = await feedStoredSession(db, projectId, sessionId, exporter);
     const waitMs = Math.min(MAX_WAIT_MS, errorMs - (exporter.lastActionAt ?? errorMs) + WAIT_MARGIN_MS);
@@ -47,18 +46,4 @@ export async function reproductionTest(db: Kysely<Database>, { projectId, issueI
     if (content !== undefined) return { path: `tests/svc/repro-${issueId}.spec.ts`, content, sessionId };
   }
   return null;
-}
-
-/** The issue's affected sessions that have a replay, newest first, with the time of the issue's first error in each. */
-async function sessionsWithReplayNewestFirst(db: Kysely<Database>, issue: IssueRow) {
-  const rows = await db
-    .selectFrom('issue_sessions')
-    .select(['session_id', 'first_ms'])
-    .where('project_id', '=', issue.project_id)
-    .where('fingerprint', '=', issue.fingerprint)
-    .orderBy('last_ms', 'desc')
-    .limit(CANDIDATES)
-    .execute();
-  const withReplay = await sessionsWithReplay(db, issue.project_id, rows.map((r) => r.session_id));
-  return rows.filter((r) => withReplay.has(r.session_id)).map((r) => ({ session_id: r.session_id, first_ms: Number(r.first_ms) }));
 }

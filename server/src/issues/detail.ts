@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { replayUrl, sessionsWithReplay } from '../incidents/detect/evidence';
+import { replayUrl } from '../incidents/detect/evidence';
 import type { LastEvent } from '../incidents/detect/tables';
 import { iso } from '../query/params';
 import type { SymbolicatedFrame, Symbolicator } from '../sourcemaps/types';
 import { breadcrumbsBefore } from './breadcrumbs';
+import { newestSessionsOf } from './find';
 import { frameJson, issueJson, type IssueRow } from './json';
 
 const HOUR_MS = 3_600_000;
@@ -51,20 +52,8 @@ async function releasesOf(db: Kysely<Database>, row: IssueRow) {
 
 /** The newest affected sessions, each with its replay link when it has a replay. */
 async function sessionsOf(sources: DetailSources, row: IssueRow) {
-  const rows = await sources.db
-    .selectFrom('issue_sessions')
-    .select(['session_id', 'last_ms'])
-    .where('project_id', '=', row.project_id)
-    .where('fingerprint', '=', row.fingerprint)
-    .orderBy('last_ms', 'desc')
-    .limit(SESSION_SAMPLE)
-    .execute();
-  const withReplay = await sessionsWithReplay(sources.db, row.project_id, rows.map((r) => r.session_id));
-  return rows.map((r) => ({
-    session_id: r.session_id,
-    last_seen: iso(r.last_ms),
-    replay_url: withReplay.has(r.session_id) ? replayUrl(sources.publicUrl, r.session_id) : null,
-  }));
+  const sessions = await newestSessionsOf(sources.db, row, SESSION_SAMPLE);
+  return sessions.map((s) => ({ session_id: s.sessionId, last_seen: iso(s.lastMs), replay_url: s.hasReplay ? replayUrl(sources.publicUrl, s.sessionId) : null }));
 }
 
 /** An issue with everything its page shows (docs/issues.md, "The detail"). */

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
+import { sessionsWithReplay } from '../incidents/detect/evidence';
 import type { IssueRow } from './json';
 
 /** One issue of a project with its app's name; undefined when the project has no issue with that id. */
@@ -22,4 +23,26 @@ export function newestIncidentOf(db: Kysely<Database>, issue: IssueRow) {
     .where('fingerprint', '=', issue.fingerprint)
     .orderBy('detected_ms', 'desc')
     .limit(1);
+}
+
+export interface AffectedSession {
+  sessionId: string;
+  /** When the issue's first and last error happened in the session. */
+  firstMs: number;
+  lastMs: number;
+  hasReplay: boolean;
+}
+
+/** The issue's `limit` most recently affected sessions, newest first. */
+export async function newestSessionsOf(db: Kysely<Database>, issue: IssueRow, limit: number): Promise<AffectedSession[]> {
+  const rows = await db
+    .selectFrom('issue_sessions')
+    .select(['session_id', 'first_ms', 'last_ms'])
+    .where('project_id', '=', issue.project_id)
+    .where('fingerprint', '=', issue.fingerprint)
+    .orderBy('last_ms', 'desc')
+    .limit(limit)
+    .execute();
+  const withReplay = await sessionsWithReplay(db, issue.project_id, rows.map((r) => r.session_id));
+  return rows.map((r) => ({ sessionId: r.session_id, firstMs: Number(r.first_ms), lastMs: Number(r.last_ms), hasReplay: withReplay.has(r.session_id) }));
 }
