@@ -14,6 +14,7 @@ import type { RecipeStep } from '../../wire/replay';
 import { databaseKinds } from '../support/databases';
 import { detectionIncidentStore } from '../support/incident-store';
 import type { IssuePage } from '../support/issues';
+import { click, el, pageLoad, txt, type RrwebEvent } from '../support/rrweb';
 import { startTestServer, type TestServer } from '../support/server';
 import { specTypeErrors } from '../support/spec-typecheck';
 
@@ -29,16 +30,6 @@ const kinds = await databaseKinds();
 /** The error's time in the session the test is made from. */
 const T = 1_750_000_000_000;
 const LOYALTY_ERROR = "Cannot read properties of undefined (reading 'total')";
-type RrwebEvent = { type: number; timestamp: number; data: Record<string, unknown> };
-type DomNode = Record<string, unknown>;
-
-const el = (id: number, tagName: string, attributes: Record<string, string>, ...childNodes: DomNode[]): DomNode => ({ type: 2, id, tagName, attributes, childNodes });
-const txt = (id: number, textContent: string): DomNode => ({ type: 3, id, textContent });
-const pageLoad = (href: string, at: number, ...children: DomNode[]): RrwebEvent[] => [
-  { type: 4, timestamp: at, data: { href, width: 1280, height: 720 } },
-  { type: 2, timestamp: at + 1, data: { initialOffset: { top: 0, left: 0 }, node: { type: 0, id: 1, childNodes: [el(2, 'html', {}, el(3, 'body', {}, ...children))] } } },
-];
-const click = (id: number, at: number): RrwebEvent => ({ type: 3, timestamp: at, data: { source: 2, type: 2, id, x: 5, y: 5 } });
 
 /** The shop: a button that fetches the loyalty points, and one that goes to the about page. */
 const SHOP = [el(4, 'button', {}, txt(5, 'Show loyalty points')), el(6, 'button', { 'data-testid': 'about' }, txt(7, 'About'))];

@@ -14,6 +14,7 @@ import { databaseKinds } from '../support/databases';
 import { startFakeGithub, type FakeGithub } from '../support/fake-github';
 import { detectionIncidentStore } from '../support/incident-store';
 import type { IssuePage } from '../support/issues';
+import { click, el, pageLoad, txt, type RrwebEvent } from '../support/rrweb';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -65,22 +66,8 @@ const RESULT: AnalysisResult = {
   explanation: 'Items whose product was removed have none.',
 };
 
-type RrwebEvent = { type: number; timestamp: number; data: Record<string, unknown> };
 /** The shop page and a click on its button, the second before the error. */
-const REPLAY: RrwebEvent[][] = [
-  [
-    { type: 4, timestamp: T - 5_000, data: { href: 'http://shop.test/cart', width: 1280, height: 720 } },
-    {
-      type: 2,
-      timestamp: T - 4_999,
-      data: {
-        initialOffset: { top: 0, left: 0 },
-        node: { type: 0, id: 1, childNodes: [{ type: 2, id: 2, tagName: 'html', attributes: {}, childNodes: [{ type: 2, id: 3, tagName: 'body', attributes: {}, childNodes: [{ type: 2, id: 4, tagName: 'button', attributes: {}, childNodes: [{ type: 3, id: 5, textContent: 'Checkout' }] }] }] }] },
-      },
-    },
-  ],
-  [{ type: 3, timestamp: T - 1_000, data: { source: 2, type: 2, id: 4, x: 5, y: 5 } }],
-];
+const REPLAY: RrwebEvent[][] = [pageLoad('http://shop.test/cart', T - 5_000, el(4, 'button', {}, txt(5, 'Checkout'))), [click(4, T - 1_000)]];
 
 function errorLog(sessionId: string, message: string): LogItem {
   const info = describeException(new TypeError(message));

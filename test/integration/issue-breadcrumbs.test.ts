@@ -8,6 +8,7 @@ import { SDK_NAME, SDK_VERSION } from '../../src/version';
 import { API_KEY_HEADER, INGEST_PATHS } from '../../wire/paths';
 import { MASK } from '../../wire/replay';
 import { databaseKinds } from '../support/databases';
+import { click, el, pageLoad, txt, type DomNode, type RrwebEvent } from '../support/rrweb';
 import { startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -21,18 +22,6 @@ const kinds = await databaseKinds();
 /** The error's time: breadcrumbs come from the 30 s before it, both ends included. */
 const T = 1_750_000_000_000;
 const SERVICE = { 'service.name': 'web-app' };
-type RrwebEvent = { type: number; timestamp: number; data: Record<string, unknown> };
-type DomNode = Record<string, unknown>;
-
-const el = (id: number, tagName: string, attributes: Record<string, string>, ...childNodes: DomNode[]): DomNode => ({ type: 2, id, tagName, attributes, childNodes });
-const txt = (id: number, textContent: string): DomNode => ({ type: 3, id, textContent });
-
-/** rrweb's Meta then full snapshot of a page whose body holds `children`. */
-const pageLoad = (href: string, at: number, ...children: DomNode[]): RrwebEvent[] => [
-  { type: 4, timestamp: at, data: { href, width: 1280, height: 720 } },
-  { type: 2, timestamp: at + 1, data: { initialOffset: { top: 0, left: 0 }, node: { type: 0, id: 1, childNodes: [el(2, 'html', {}, el(3, 'body', {}, ...children))] } } },
-];
-const click = (id: number, at: number): RrwebEvent => ({ type: 3, timestamp: at, data: { source: 2, type: 2, id, x: 5, y: 5 } });
 const mouseMove = (at: number): RrwebEvent => ({ type: 3, timestamp: at, data: { source: 1, positions: [{ x: 1, y: 1, id: 3, timeOffset: 0 }] } });
 const addNode = (parentId: number, node: DomNode, at: number): RrwebEvent => ({
   type: 3,
