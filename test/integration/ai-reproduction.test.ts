@@ -2,9 +2,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messagePattern } from '../../server/src/ai/reproduction-error';
 import { reproductionTest, type ReproductionTest } from '../../server/src/ai/reproduction';
-import { createDetector } from '../../server/src/incidents/detect/detector';
 import { normalizeMessage } from '../../server/src/incidents/detect/normalize-message';
-import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
 import type { LogItem } from '../../src/pipeline/items';
 import { ENCODE_BODY } from '../../src/pipeline/otlp-json';
 import { chunkBody, encodeEvents, eventsJson } from '../../src/replay/encode';
@@ -12,7 +10,7 @@ import { describeException, exceptionAttributes, exceptionBody } from '../../src
 import { API_KEY_HEADER, INGEST_PATHS } from '../../wire/paths';
 import type { RecipeStep } from '../../wire/replay';
 import { databaseKinds } from '../support/databases';
-import { detectionIncidentStore } from '../support/incident-store';
+import { issueDetector } from '../support/detector';
 import type { IssuePage } from '../support/issues';
 import { click, el, pageLoad, txt, type RrwebEvent } from '../support/rrweb';
 import { startTestServer, type TestServer } from '../support/server';
@@ -106,15 +104,7 @@ describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
   beforeAll(async () => {
     t = await startTestServer(kind, { clock, detection: false });
     for (const session of [older, loyalty, unrecorded, other]) await send(session);
-    const detector = createDetector({
-      db: t.server.database.db,
-      clock,
-      commands: detectionIncidentStore(t, clock),
-      publicUrl: t.server.publicUrl,
-      box: t.server.notify.box,
-      symbolicator: createSymbolicator({ db: t.server.database.db }),
-    });
-    await detector.runOnce();
+    await issueDetector(t, clock).runOnce();
     const res = await fetch(`${t.url}/control-plane/issues`, { headers: { authorization: `Bearer ${t.controlKey}` } });
     issues = ((await res.json()) as IssuePage).data;
     expect(issues.map((i) => i.message).sort()).toEqual([LOYALTY_ERROR, 'points is not iterable']);

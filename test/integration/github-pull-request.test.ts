@@ -3,16 +3,14 @@ import { finishAnalysis, queueAnalysis, type AnalysisResult } from '../../server
 import { reproductionTest } from '../../server/src/ai/reproduction';
 import { githubClient, githubFailure } from '../../server/src/github/client';
 import { openFixPullRequest } from '../../server/src/github/pull-request';
-import { createDetector } from '../../server/src/incidents/detect/detector';
-import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
 import type { LogItem } from '../../src/pipeline/items';
 import { ENCODE_BODY } from '../../src/pipeline/otlp-json';
 import { chunkBody, encodeEvents, eventsJson } from '../../src/replay/encode';
 import { describeException, exceptionAttributes, exceptionBody } from '../../src/signals/exception';
 import { API_KEY_HEADER, INGEST_PATHS } from '../../wire/paths';
 import { databaseKinds } from '../support/databases';
+import { issueDetector } from '../support/detector';
 import { startFakeGithub, type FakeGithub } from '../support/fake-github';
-import { detectionIncidentStore } from '../support/incident-store';
 import type { IssuePage } from '../support/issues';
 import { click, el, pageLoad, txt, type RrwebEvent } from '../support/rrweb';
 import { startTestServer, type TestServer } from '../support/server';
@@ -121,15 +119,7 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
       await ingest(INGEST_PATHS.replayChunk, chunkBody('web-app', { sessionId: 's-cart', replayId: 'r-cart', nextSeq: seq + 1 }, seq, events.map((e) => e.timestamp), payload));
     }
     await ingest(INGEST_PATHS.logs, ENCODE_BODY.logs([errorLog('s-cart', PRICE_ERROR), errorLog('s-qty', QTY_ERROR), errorLog('s-stock', STOCK_ERROR), errorLog('s-coupon', COUPON_ERROR)], service));
-    const detector = createDetector({
-      db: t.server.database.db,
-      clock,
-      commands: detectionIncidentStore(t, clock),
-      publicUrl: t.server.publicUrl,
-      box: t.server.notify.box,
-      symbolicator: createSymbolicator({ db: t.server.database.db }),
-    });
-    await detector.runOnce();
+    await issueDetector(t, clock).runOnce();
     const { body } = await call<IssuePage>('GET', '/issues');
     for (const issue of body.data) issueIds.set(issue.message, issue.id);
     expect([...issueIds.keys()].sort()).toEqual([PRICE_ERROR, QTY_ERROR, STOCK_ERROR, COUPON_ERROR].sort());

@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDetector } from '../../server/src/incidents/detect/detector';
-import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
 import { databaseKinds } from '../support/databases';
+import { issueDetector } from '../support/detector';
 import type { IssueDetail, IssuePage, IssueSummary } from '../support/issues';
 import { CART_ERROR, chromeStack, errorLog, type ErrorInput } from '../support/error-logs';
 import { detectionIncidentStore } from '../support/incident-store';
@@ -55,16 +54,7 @@ describe.each(kinds)('issues API on %s', (kind) => {
     }
     await ingest('/otlp/v1/logs', body);
   };
-  const detector = () =>
-    createDetector({
-      db: t.server.database.db,
-      clock,
-      commands: detectionIncidentStore(t, clock),
-      publicUrl: t.server.publicUrl,
-      box: t.server.notify.box,
-      symbolicator: createSymbolicator({ db: t.server.database.db }),
-    });
-  const detect = () => detector().runOnce();
+  const detect = () => issueDetector(t, clock).runOnce();
   const list = async (query: string) => {
     const res = await get(`/issues?${query}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
