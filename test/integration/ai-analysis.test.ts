@@ -253,7 +253,7 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
       expect(teams.attachments[0]!.content.actions).toContainEqual({ type: 'Action.OpenUrl', title: 'Open the root-cause analysis', url: analysisUrl });
       expect(bodyOf('/chat')).toContain(JSON.stringify(`<${analysisUrl.replaceAll('&', '&amp;')}|Root-cause analysis>`).slice(1, -1));
       const [message] = await until('the e-mail', 10_000, async () => (mail.inbox.length > 0 ? mail.inbox : undefined));
-      expect(message!.text).toContain(`Root-cause analysis: ${analysisUrl}`);
+      expect(message!.mail.text).toContain(`Root-cause analysis: ${analysisUrl}`);
     } finally {
       await receiver.close();
       await mail.close();

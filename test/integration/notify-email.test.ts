@@ -1,12 +1,10 @@
-import type { AddressInfo } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../server/src/clock';
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { createEmailKind } from '../../server/src/notify/kinds/email/kind';
 import type { EmailConfig, EmailSecrets } from '../../server/src/notify/kinds/email/config';
 import type { IncidentNotice, SendContext } from '../../server/src/notify/kinds/types';
+import { startMailbox, type Delivered, type Mailbox } from '../support/mailbox';
 import { incidentNotice } from '../support/notice';
 
 const PASSWORD = 'smtp-secret-0bb2';
@@ -19,45 +17,16 @@ const clock: Clock = { now: () => 1_700_000_000_000 };
 const kind = createEmailKind({ allowPrivateTargets: true });
 
 /** A real SMTP server: takes mail for anyone but a few addresses that answer as broken mailboxes do. */
-let smtp: SMTPServer;
-let port: number;
-const inbox: Array<{ mail: ParsedMail; recipients: string[] }> = [];
-const logins: Array<{ username?: string; password?: string }> = [];
+let smtp: Mailbox;
 const REFUSED: Record<string, number> = { 'nobody@example.com': 550, 'greylisted@example.com': 451 };
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    secure: false,
-    authOptional: true,
-    allowInsecureAuth: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onAuth(auth, _session, callback) {
-      logins.push({ username: auth.username, password: auth.password ?? undefined });
-      callback(null, { user: auth.username });
-    },
-    onRcptTo(address, _session, callback) {
-      const code = REFUSED[address.address];
-      if (code) return callback(Object.assign(new Error(code >= 500 ? 'Mailbox unavailable' : 'Greylisted, try again later'), { responseCode: code }));
-      callback();
-    },
-    onData(stream, session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          inbox.push({ mail, recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address) });
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
-  port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startMailbox({ refused: REFUSED });
 });
-afterAll(() => new Promise<void>((resolve) => smtp.close(() => resolve())));
+afterAll(() => smtp.close());
 beforeEach(() => {
-  inbox.length = 0;
-  logins.length = 0;
+  smtp.inbox.length = 0;
+  smtp.logins.length = 0;
 });
 
 function notice(event: IncidentNotice['payload']['event'] = 'incident.created', status: IncidentNotice['status'] = 'detected'): IncidentNotice {
@@ -71,7 +40,7 @@ function notice(event: IncidentNotice['payload']['event'] = 'incident.created', 
 }
 
 function channel(to: string[], smtpChanges: Record<string, unknown> = {}) {
-  return { to, from: 'alerts@svc.example', smtp: { host: '127.0.0.1', port, secure: false, user: 'alerts', password: PASSWORD, ...smtpChanges } };
+  return { to, from: 'alerts@svc.example', smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'alerts', password: PASSWORD, ...smtpChanges } };
 }
 
 async function send(input: ReturnType<typeof channel>, options: { notice?: IncidentNotice; emailKind?: typeof kind } = {}) {
@@ -97,7 +66,7 @@ describe('email config', () => {
     const { config, secrets } = await parse(channel(['oncall@example.com']));
     expect(secrets).toEqual({ smtp_password: PASSWORD });
     const shown = kind.publicConfig(config);
-    expect(shown).toEqual({ to: ['oncall@example.com'], from: 'alerts@svc.example', smtp: { host: '127.0.0.1', port, secure: false, user: 'alerts', require_tls: false } });
+    expect(shown).toEqual({ to: ['oncall@example.com'], from: 'alerts@svc.example', smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'alerts', require_tls: false } });
     expect(JSON.stringify(shown)).not.toContain(PASSWORD);
   });
 
@@ -131,9 +100,9 @@ describe('email delivery over SMTP', () => {
     const outcome = await send(channel(['oncall@example.com', 'ops@example.com']));
 
     expect(outcome).toMatchObject({ state: 'sent', status: 250, providerRef: '<dlv_9f3@svc.example>' });
-    expect(logins).toEqual([{ username: 'alerts', password: PASSWORD }]);
-    expect(inbox).toHaveLength(1);
-    const [{ mail, recipients }] = inbox as [(typeof inbox)[number]];
+    expect(smtp.logins).toEqual([{ username: 'alerts', password: PASSWORD }]);
+    expect(smtp.inbox).toHaveLength(1);
+    const [{ mail, recipients }] = smtp.inbox as [Delivered];
     expect(recipients).toEqual(['oncall@example.com', 'ops@example.com']);
     expect(mail.subject).toBe(`[CRITICAL] ${TITLE}`);
     expect(mail.from?.text).toBe('alerts@svc.example');
@@ -158,7 +127,7 @@ describe('email delivery over SMTP', () => {
 
   it('names the event in the subject and drops the links that no longer apply', async () => {
     await send(channel(['oncall@example.com']), { notice: notice('incident.resolved', 'resolved') });
-    const { mail } = inbox[0]!;
+    const { mail } = smtp.inbox[0]!;
     expect(mail.subject).toBe(`[CRITICAL] Resolved: ${TITLE}`);
     expect(mail.text).toContain('Status:      resolved');
     expect(mail.text).not.toContain('Acknowledge');
@@ -169,33 +138,31 @@ describe('email delivery over SMTP', () => {
   it('fails on a 5xx reply: a mailbox that does not exist will not appear on retry', async () => {
     const outcome = await send(channel(['nobody@example.com']));
     expect(outcome).toMatchObject({ state: 'failed', status: 550, errorClass: 'smtp_5xx' });
-    expect(inbox).toHaveLength(0);
+    expect(smtp.inbox).toHaveLength(0);
   });
 
   it('retries on a 4xx reply', async () => {
     const outcome = await send(channel(['greylisted@example.com']));
     expect(outcome).toMatchObject({ state: 'retry', status: 451, errorClass: 'smtp_4xx' });
-    expect(inbox).toHaveLength(0);
+    expect(smtp.inbox).toHaveLength(0);
   });
 
   it('fails naming the refused recipient when the others got the mail, instead of sending it to them twice', async () => {
     const outcome = await send(channel(['oncall@example.com', 'nobody@example.com']));
     expect(outcome).toMatchObject({ state: 'failed', status: 550, errorClass: 'smtp_5xx', message: '1 of 2 recipients accepted; refused: nobody@example.com' });
-    expect(inbox.map((entry) => entry.recipients)).toEqual([['oncall@example.com']]);
+    expect(smtp.inbox.map((entry) => entry.recipients)).toEqual([['oncall@example.com']]);
   });
 
   it('retries when the server cannot be reached', async () => {
-    const closed = new SMTPServer({ logger: false });
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
-    const closedPort = (closed.server.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    expect(await send(channel(['oncall@example.com'], { port: closedPort }))).toMatchObject({ state: 'retry', errorClass: 'connect' });
+    const closed = await startMailbox();
+    await closed.close();
+    expect(await send(channel(['oncall@example.com'], { port: closed.port }))).toMatchObject({ state: 'retry', errorClass: 'connect' });
   });
 
   it('refuses a mail server on a private address unless private targets are allowed', async () => {
     const guarded = createEmailKind({ allowPrivateTargets: false });
     expect(await send(channel(['oncall@example.com'], { host: 'localhost' }), { emailKind: guarded })).toMatchObject({ state: 'failed', errorClass: 'ssrf_blocked' });
     expect(await send(channel(['oncall@example.com']), { emailKind: guarded })).toMatchObject({ state: 'failed', errorClass: 'ssrf_blocked' });
-    expect(inbox).toHaveLength(0);
+    expect(smtp.inbox).toHaveLength(0);
   });
 });

@@ -1,10 +1,8 @@
 import { createHmac } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { scheduleIssueDeliveries, type IssueEvent } from '../../server/src/notify/outbox/issue-events';
 import { databaseKinds } from '../support/databases';
+import { startMailbox, type Mailbox } from '../support/mailbox';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { controlGet, startTestServer, type TestServer } from '../support/server';
 
@@ -33,32 +31,10 @@ interface Delivery {
 }
 type ErrorBody = { error: { code: string; message: string; details?: { field: string } } };
 
-/** A real SMTP server that takes any mail. */
-async function startSmtp() {
-  const inbox: ParsedMail[] = [];
-  const server = new SMTPServer({
-    secure: false,
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          inbox.push(mail);
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return { inbox, port: (server.server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
   let t: TestServer;
   let receiver: Receiver;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let smtp: Mailbox;
   let now = Date.UTC(2026, 10, 26, 9, 30, 0);
   const clock = { now: () => now };
 
@@ -100,7 +76,7 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
   const regress = (changes: Partial<IssueEvent> = {}) => t.server.database.db.transaction().execute((trx) => scheduleIssueDeliveries(trx, event(changes)));
 
   beforeAll(async () => {
-    smtp = await startSmtp();
+    smtp = await startMailbox();
     t = await startTestServer(kind, { clock, allowPrivateTargets: true, secretKey: 'k'.repeat(40), outbox: { pollMs: 60_000 }, detection: false });
   });
   afterAll(async () => {
@@ -198,7 +174,7 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
     expect(await drain()).toBe(1);
 
     expect(smtp.inbox).toHaveLength(1);
-    const [mail] = smtp.inbox;
+    const mail = smtp.inbox[0]?.mail;
     const e = event();
     expect(mail!.subject).toBe(`[WARNING] Regressed: ${e.title}`);
     expect(mail!.headers.get('references')).toBe(`<issue-${ISSUE_ID}@svc.example>`);
