@@ -18,10 +18,10 @@ const ConnectionInput = obj(
     repo: str,
     api_url: { ...str, default: 'https://api.github.com', description: 'GitHub Enterprise: `https://<host>/api/v3`' },
     directory: { ...str, default: '', description: 'Where the app\'s sources (as its source maps name them) sit in the repository' },
-    token: { ...str, description: 'A token with contents and pull requests write access; sealed, never returned' },
-    app_id: { type: 'integer', description: 'GitHub App installations need @octokit/auth-app, which this server does not include (400)' },
-    installation_id: { type: 'integer' },
-    private_key: str,
+    token: { ...str, description: 'A token with contents and pull requests write access; sealed, never returned. Or a GitHub App installation: app_id, installation_id and private_key' },
+    app_id: { type: 'integer', minimum: 1, description: 'The GitHub App\'s id' },
+    installation_id: { type: 'integer', minimum: 1, description: 'The App\'s installation on the repository\'s owner' },
+    private_key: { ...str, description: 'The App\'s PEM RSA private key (PKCS#1 or PKCS#8, unencrypted); sealed, never returned' },
   },
   ['owner', 'repo'],
 );
@@ -39,7 +39,7 @@ const appParam: Schema = { parameters: [param('app', 'path', 'App name or alias'
 
 export const GITHUB_PATHS: Record<string, unknown> = {
   '/control-plane/apps/{app}/repository': {
-    put: control('Connect the app\'s GitHub repository (its token sealed)', { ...ok('Connected; no secret in the answer', Connection), ...errorRefs(404, 415) }, { ...appParam, ...body(ConnectionInput) }),
+    put: control('Connect the app\'s GitHub repository with a token or a GitHub App installation (secrets sealed)', { ...ok('Connected; no secret in the answer', Connection), ...errorRefs(404, 415) }, { ...appParam, ...body(ConnectionInput) }),
     get: control('The app\'s repository (never its secrets)', { ...ok('Connected', Connection), ...errorRefs(404) }, appParam),
     delete: control('Disconnect the app\'s repository', noContent, appParam),
   },
@@ -50,7 +50,7 @@ export const GITHUB_PATHS: Record<string, unknown> = {
         ...ok('The pull request was open already; nothing was created', PullRequest),
         ...created(PullRequest),
         ...github(409, '`repository_not_connected`, `no_analysis`, `analysis_not_done`, `no_applicable_fix`, `patch_not_applicable` (the diff does not apply at the release\'s commit) or `branch_exists`; nothing created'),
-        ...github(502, 'GitHub refused (`github_refused`, `github_unauthorized`) or could not be reached; a branch made before the refusal is deleted'),
+        ...github(502, 'GitHub refused (`github_refused`, `github_unauthorized`; `github_app_auth_failed`: no installation token for the App\'s installation) or could not be reached; a branch made before the refusal is deleted'),
         ...github(503, 'GitHub\'s rate limit (`github_rate_limited`), with `Retry-After`'),
         ...github(504, 'GitHub did not answer in time (`github_timeout`)'),
         ...errorRefs(404),

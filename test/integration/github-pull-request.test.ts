@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishAnalysis, queueAnalysis, type AnalysisResult } from '../../server/src/ai/analyses';
 import { reproductionTest } from '../../server/src/ai/reproduction';
@@ -20,12 +21,18 @@ import { startTestServer, type TestServer } from '../support/server';
  * PostgreSQL, against a local server speaking GitHub's REST wire format: a repository connected with its token sealed,
  * the pull request opened from a seeded analysis with the patched file and the reproduction test, on a branch rebased
  * onto the default branch, which stays untouched; a second request returning it; and GitHub's refusals (a patch that
- * does not apply, a pull request refused after the branch exists, rate limits) leaving nothing behind.
+ * does not apply, a pull request refused after the branch exists, rate limits, an unknown token) leaving nothing behind.
+ * A GitHub App installation: its key sealed, its installation token minted with a JWT the fake verifies and sent on
+ * every repository call, an unknown installation refused before anything is written.
  */
 const kinds = await databaseKinds();
 
 const T = 1_790_000_000_000;
 const TOKEN = 'ghp_fakeTokenForTheTests0123456789abcdef';
+/** A GitHub App, its key pair made here: GitHub hands out PKCS#1 PEM keys; the fake verifies the JWTs with the public half. */
+const APP_ID = 123456;
+const INSTALLATION_ID = 7890;
+const APP_KEY = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
 const PRICE_ERROR = "Cannot read properties of undefined (reading 'price')";
 const QTY_ERROR = "Cannot read properties of undefined (reading 'qty')";
 const STOCK_ERROR = 'stock is not a function';
@@ -107,7 +114,8 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
   const writes = () => github.requests.filter((r) => r.method !== 'GET');
 
   beforeAll(async () => {
-    github = await startFakeGithub({ files: { 'web/src/cart/total.ts': TOTAL_TS, 'README.md': '# Shop\n' } });
+    const app = { id: APP_ID, publicKey: APP_KEY.publicKey, installations: [INSTALLATION_ID] };
+    github = await startFakeGithub({ files: { 'web/src/cart/total.ts': TOTAL_TS, 'README.md': '# Shop\n' }, tokens: [TOKEN], app });
     releaseSha = github.branch('main')!;
     // A later commit on the default branch that leaves the patched file alone: the fix branch starts from it.
     headSha = github.push({ 'README.md': '# Shop\n\nNow with coupons.\n' });
@@ -142,9 +150,15 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     await bad({ owner: 'acme', repo: 'shop', token: TOKEN, directory: '../web' }, 'directory');
     await bad({ owner: 'acme', repo: 'shop', token: TOKEN, branch: 'main' }, 'branch');
     await bad({ owner: 'acme', repo: 'shop', token: TOKEN, app_id: 1 }, 'app_id');
-    const app = { owner: 'acme', repo: 'shop', app_id: 1, installation_id: 2, private_key: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----' };
-    await bad(app, 'app_id', 'github_app_unsupported');
-    expect((await connect(app)).body.error.message).toContain('@octokit/auth-app');
+    const app = { owner: 'acme', repo: 'shop', app_id: APP_ID, installation_id: INSTALLATION_ID, private_key: APP_KEY.privateKey };
+    await bad({ ...app, app_id: 0 }, 'app_id');
+    await bad({ ...app, installation_id: '7890' }, 'installation_id');
+    await bad({ ...app, private_key: undefined }, 'private_key');
+    await bad({ ...app, private_key: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----' }, 'private_key');
+    await bad({ ...app, private_key: APP_KEY.publicKey }, 'private_key');
+    const ecKey = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+    await bad({ ...app, private_key: ecKey }, 'private_key');
+    expect((await connect({ ...app, private_key: ecKey })).body.error.message).toContain('PEM RSA private key');
     expect((await call('GET', '/apps/web-app/repository')).status).toBe(404);
     expect((await call('PUT', '/apps/no-such-app/repository', { owner: 'acme', repo: 'shop', token: TOKEN })).status).toBe(404);
   });
@@ -282,5 +296,77 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     expect((await call('DELETE', '/apps/web-app/repository')).status).toBe(204);
     expect((await call('GET', '/apps/web-app/repository')).status).toBe(404);
     expect((await call('DELETE', '/apps/web-app/repository')).status).toBe(404);
+  });
+
+  it('answers 502 github_unauthorized when GitHub does not know the token', async () => {
+    expect((await connect({ owner: 'acme', repo: 'shop', token: 'ghp_revokedToken', api_url: github.url, directory: 'web' })).status).toBe(200);
+    const before = writes().length;
+    const refused = await openPullRequest(PRICE_ERROR);
+    expect(refused.status).toBe(502);
+    expect(refused.body.error.code).toBe('github_unauthorized');
+    expect(writes()).toHaveLength(before);
+  });
+
+  describe('as a GitHub App installation', () => {
+    const appConnection = (installationId: number) => ({ owner: 'acme', repo: 'shop', api_url: github.url, directory: 'web', app_id: APP_ID, installation_id: installationId, private_key: APP_KEY.privateKey });
+    const repositoryWrites = () => writes().filter((r) => r.path.startsWith('/repos/'));
+    const keyBody = APP_KEY.privateKey.split('\n')[1]!;
+
+    it('answers 502 github_app_auth_failed naming an installation GitHub does not know, creating nothing', async () => {
+      expect((await connect(appConnection(404_404))).status).toBe(200);
+      await analysed(QTY_ERROR, FIX);
+      const before = repositoryWrites().length;
+      const refused = await openPullRequest(QTY_ERROR);
+      expect(refused.status).toBe(502);
+      expect(refused.body.error).toMatchObject({ code: 'github_app_auth_failed', details: { github_status: 404, installation_id: 404_404 } });
+      expect(refused.body.error.message).toContain('installation 404404');
+      expect(github.requests.at(-1)!.path).toBe('/app/installations/404404/access_tokens');
+      expect(repositoryWrites()).toHaveLength(before);
+      expect(github.branch(`svc/fix-${issueIds.get(QTY_ERROR)!}`)).toBeUndefined();
+      expect((await call('GET', `/issues/${issueIds.get(QTY_ERROR)!}/pull-request`)).status).toBe(404);
+    });
+
+    it('answers 502 github_app_auth_failed when the private key is not the App\'s: GitHub refuses its JWT', async () => {
+      const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+      expect((await connect({ ...appConnection(INSTALLATION_ID), private_key: otherKey })).status).toBe(200);
+      const minted = github.installationTokens.length;
+      const refused = await openPullRequest(QTY_ERROR);
+      expect(refused.status).toBe(502);
+      expect(refused.body.error).toMatchObject({ code: 'github_app_auth_failed', details: { github_status: 401, installation_id: INSTALLATION_ID } });
+      expect(github.installationTokens).toHaveLength(minted);
+    });
+
+    it('connects with the private key sealed: not stored in clear, never returned', async () => {
+      const put = await connect(appConnection(INSTALLATION_ID));
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      const expected = { app: 'web-app', owner: 'acme', repo: 'shop', api_url: github.url, directory: 'web', auth: 'app' };
+      expect(put.body).toEqual(expected);
+      expect((await call('GET', '/apps/web-app/repository')).body).toEqual(expected);
+      const rows = await t.server.database.db.withTables<{ repositories: { secrets: string } }>().selectFrom('repositories').selectAll().execute();
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.secrets).toMatch(/^v1\./);
+      expect(JSON.stringify(rows)).not.toContain('PRIVATE KEY');
+      expect(JSON.stringify(rows)).not.toContain(keyBody);
+    });
+
+    it('opens the pull request with an installation token minted from a valid JWT, and that token on every repository call', async () => {
+      const first = github.requests.length;
+      const res = await openPullRequest(QTY_ERROR);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(github.files(res.body.branch)['web/src/cart/total.ts']).toBe(FIXED_TS);
+      expect(github.pulls.at(-1)).toMatchObject({ head: res.body.branch, state: 'open' });
+
+      const [minting, ...repositoryCalls] = github.requests.slice(first);
+      const minted = github.installationTokens.at(-1)!;
+      expect(minting).toMatchObject({ method: 'POST', path: `/app/installations/${INSTALLATION_ID}/access_tokens` });
+      expect(minting!.authorization).toBe(`bearer ${minted.jwt}`);
+      expect(minted).toMatchObject({ installationId: INSTALLATION_ID, claims: { iss: APP_ID } });
+      expect(minted.claims.exp - minted.claims.iat).toBeLessThanOrEqual(600);
+      expect(repositoryCalls.length).toBeGreaterThan(5);
+      for (const request of repositoryCalls) {
+        expect(request.path).toMatch(/^\/repos\/acme\/shop(\/|$)/);
+        expect(request.authorization).toBe(`token ${minted.token}`);
+      }
+    });
   });
 });

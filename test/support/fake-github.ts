@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes, verify, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * A local HTTP server speaking GitHub's REST wire format for what the server's octokit calls to open a fix (repos get,
  * commits, git refs, commits, trees and blobs, contents, pulls list and create), over one in-memory repository with
  * real git object ids. Every request is recorded; tests inject failures (429 with Retry-After, 422, 500) and slow
- * answers per route.
+ * answers per route. As GitHub, it mints installation tokens for a GitHub App (`POST /app/installations/{id}/access_tokens`
+ * with the App's RS256 JWT) and refuses a token it does not know with 401.
  */
 
 export interface GithubRequest {
@@ -42,6 +43,28 @@ export interface FakePull {
   state: 'open' | 'closed';
 }
 
+/** A GitHub App the fake knows: its id, the public half of its key, and where it is installed. */
+export interface FakeGithubApp {
+  id: number;
+  publicKey: KeyObject | string;
+  installations: number[];
+}
+
+/** The claims of an App's JWT, as verified. */
+export interface AppJwtClaims {
+  iss: number | string;
+  iat: number;
+  exp: number;
+}
+
+/** An installation token the fake minted, with the JWT it was minted for. */
+export interface MintedToken {
+  installationId: number;
+  token: string;
+  jwt: string;
+  claims: AppJwtClaims;
+}
+
 interface Commit {
   tree: string;
   parents: string[];
@@ -56,6 +79,7 @@ export interface FakeGithub {
   defaultBranch: string;
   requests: GithubRequest[];
   pulls: FakePull[];
+  installationTokens: MintedToken[];
   /** The commit a branch points at, or undefined. */
   branch(name: string): string | undefined;
   /** The files of a commit (or a branch's head), path → text. */
@@ -119,7 +143,31 @@ function readBody(req: IncomingMessage): Promise<Record<string, unknown> | undef
   });
 }
 
-export async function startFakeGithub(options: { owner?: string; repo?: string; defaultBranch?: string; files: Record<string, string> }): Promise<FakeGithub> {
+const unauthorized = (message = 'Bad credentials') => new HttpFailure(401, message);
+
+/** GitHub's rule for an App's JWT: RS256, signed with the App's key, issued by its id, expiring within 10 minutes. */
+function verifyAppJwt(authorization: string | undefined, app: FakeGithubApp, nowS: number): { jwt: string; claims: AppJwtClaims } {
+  const jwt = authorization?.match(/^bearer (\S+)$/i)?.[1];
+  const parts = jwt?.split('.') ?? [];
+  if (jwt === undefined || parts.length !== 3) throw unauthorized('A JSON web token could not be decoded');
+  const [header, payload, signature] = parts as [string, string, string];
+  const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+  if (decode(header).alg !== 'RS256' || !verify('sha256', Buffer.from(`${header}.${payload}`), app.publicKey, Buffer.from(signature, 'base64url'))) {
+    throw unauthorized('A JSON web token could not be decoded');
+  }
+  const claims = decode(payload) as unknown as AppJwtClaims;
+  if (String(claims.iss) !== String(app.id)) throw unauthorized("'Issuer' claim ('iss') must be the App's id");
+  if (!Number.isInteger(claims.iat) || claims.iat > nowS + 60) throw unauthorized("'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued");
+  if (!Number.isInteger(claims.exp) || claims.exp <= nowS) throw unauthorized("'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires");
+  if (claims.exp > nowS + 600) throw unauthorized("'Expiration time' claim ('exp') is too far in the future");
+  return { jwt, claims };
+}
+
+/**
+ * `tokens`: the personal tokens the repository accepts (omitted: any personal token); installation tokens (`ghs_…`) are
+ * accepted only when `app` minted them and until they expire.
+ */
+export async function startFakeGithub(options: { owner?: string; repo?: string; defaultBranch?: string; files: Record<string, string>; tokens?: string[]; app?: FakeGithubApp }): Promise<FakeGithub> {
   const owner = options.owner ?? 'acme';
   const repo = options.repo ?? 'shop';
   const defaultBranch = options.defaultBranch ?? 'main';
@@ -128,6 +176,8 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
   const pulls: FakePull[] = [];
   const requests: GithubRequest[] = [];
   const injections: Injection[] = [];
+  const installationTokens: MintedToken[] = [];
+  const expiries = new Map<string, number>();
   let url = '';
 
   const treeOf = (commitSha: string) => objects.trees.get(objects.commits.get(commitSha)!.tree)!;
@@ -240,25 +290,52 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
     res.end(body === undefined ? '' : JSON.stringify(body));
   };
 
-  const answer = (request: GithubRequest, res: ServerResponse) => {
+  const mintToken = (installationId: number, request: GithubRequest): [number, unknown] => {
+    if (!options.app) throw notFound();
+    const nowMs = Date.now();
+    const { jwt, claims } = verifyAppJwt(request.authorization, options.app, Math.floor(nowMs / 1000));
+    if (!options.app.installations.includes(installationId)) throw notFound();
+    const token = `ghs_${randomBytes(18).toString('hex')}`;
+    const expiresAt = nowMs + 3_600_000;
+    expiries.set(token, expiresAt);
+    installationTokens.push({ installationId, token, jwt, claims });
+    const permissions = { contents: 'write', metadata: 'read', pull_requests: 'write' };
+    return [201, { token, expires_at: new Date(expiresAt).toISOString().replace(/\.\d+Z$/, 'Z'), permissions, repository_selection: 'selected' }];
+  };
+
+  /** A private repository: unseen without credentials (404), refused with ones GitHub does not know (401). */
+  const authorize = (authorization: string | undefined) => {
+    const token = authorization?.match(/^(?:token|bearer) (\S+)$/i)?.[1];
+    if (token === undefined) throw notFound();
+    const known = token.startsWith('ghs_') ? (expiries.get(token) ?? 0) > Date.now() : (options.tokens?.includes(token) ?? true);
+    if (!known) throw unauthorized();
+  };
+
+  const route = (request: GithubRequest): [number, unknown] => {
+    const installation = request.method === 'POST' ? request.path.match(/^\/app\/installations\/(\d+)\/access_tokens$/) : null;
+    if (installation) return mintToken(Number(installation[1]), request);
     const prefix = `/repos/${owner}/${repo}`;
+    if (!request.path.startsWith(prefix)) throw notFound();
+    authorize(request.authorization);
+    const rest = request.path.slice(prefix.length);
+    for (const [method, pattern, handle] of routes) {
+      const match = method === request.method ? rest.match(pattern) : null;
+      if (match) return handle(match, request);
+    }
+    throw notFound();
+  };
+
+  const answer = (request: GithubRequest, res: ServerResponse) => {
     const injection = injections.find((i) => i.times > 0 && i.method === request.method && i.path.test(request.path));
     const reply = () => {
       if (injection?.answer) return send(res, injection.answer.status, injection.answer.body ?? { message: 'injected failure' }, injection.answer.headers);
-      if (!request.path.startsWith(prefix)) return send(res, 404, { message: 'Not Found' });
-      const rest = request.path.slice(prefix.length);
-      for (const [method, pattern, handle] of routes) {
-        const match = method === request.method ? rest.match(pattern) : null;
-        if (!match) continue;
-        try {
-          const [status, body] = handle(match, request);
-          return send(res, status, body);
-        } catch (err) {
-          if (err instanceof HttpFailure) return send(res, err.status, { message: err.message, documentation_url: 'https://docs.github.com/rest' });
-          throw err;
-        }
+      try {
+        const [status, body] = route(request);
+        return send(res, status, body);
+      } catch (err) {
+        if (err instanceof HttpFailure) return send(res, err.status, { message: err.message, documentation_url: 'https://docs.github.com/rest' });
+        throw err;
       }
-      return send(res, 404, { message: 'Not Found' });
     };
     if (injection) injection.times -= 1;
     if (injection?.delayMs) setTimeout(reply, injection.delayMs);
@@ -283,6 +360,7 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
     defaultBranch,
     requests,
     pulls,
+    installationTokens,
     branch: (name) => refs.get(`heads/${name}`),
     files(ref) {
       const sha = resolve(ref);

@@ -1,3 +1,4 @@
+import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { ApiError } from '../http/errors';
 import type { RepositoryConnection } from './connection';
@@ -6,19 +7,18 @@ import type { RepositoryConnection } from './connection';
 export const GITHUB_TIMEOUT_MS = 20_000;
 
 /**
- * The REST client for a connected repository. GitHub App installations need `@octokit/auth-app`, which this server does
- * not ship, so only tokens reach here (the connect route refuses the rest).
+ * The REST client for a connected repository: with its token, or as a GitHub App installation, whose short-lived token
+ * `@octokit/auth-app` mints from the App's key on the first request (against `api_url` too) and sends on the rest.
  */
 export function githubClient(connection: RepositoryConnection, timeoutMs = GITHUB_TIMEOUT_MS): Octokit {
-  if (connection.auth.kind !== 'token') throw githubAppUnsupported();
   const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-  return new Octokit({ auth: connection.auth.secrets.token, baseUrl: connection.apiUrl, userAgent: 'svc-server', request: { fetch: timedFetch }, log: silentLog });
+  const common = { baseUrl: connection.apiUrl, userAgent: 'svc-server', request: { fetch: timedFetch }, log: silentLog };
+  if (connection.auth.kind === 'token') return new Octokit({ ...common, auth: connection.auth.secrets.token });
+  const { app_id, installation_id, private_key } = connection.auth.secrets;
+  return new Octokit({ ...common, authStrategy: createAppAuth, auth: { appId: app_id, privateKey: private_key, installationId: installation_id } });
 }
 
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
-
-export const githubAppUnsupported = () =>
-  new ApiError(400, 'github_app_unsupported', 'GitHub App installations need the @octokit/auth-app package, which this server does not include; connect with a token', { field: 'app_id' });
 
 const isTimeout = (err: unknown): boolean =>
   err instanceof Error && (err.name === 'TimeoutError' || (err.cause instanceof Error && err.cause.name === 'TimeoutError'));
@@ -32,9 +32,13 @@ function retryAfterSeconds(headers: Record<string, string | number | undefined>,
   return 60;
 }
 
+/** Where `@octokit/auth-app` mints an installation's token; a refusal there is the App's credentials, not the repository's. */
+const INSTALLATION_TOKEN_URL = /\/app\/installations\/(\d+)\/access_tokens$/;
+
 /** Octokit's RequestError (name `HttpError`), told by shape: its package is Octokit's, not a dependency of ours. */
 interface HttpError extends Error {
   status: number;
+  request?: { url?: string };
   response?: { headers: Record<string, string | number | undefined> };
 }
 
@@ -54,7 +58,11 @@ export function githubFailure(err: unknown, doing: string, nowMs: number, timeou
     const seconds = retryAfterSeconds(err.response?.headers ?? {}, nowMs);
     return new ApiError(503, 'github_rate_limited', `GitHub's rate limit was reached while ${doing}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
   }
-  if (err.status === 401) return new ApiError(502, 'github_unauthorized', `GitHub refused the repository's token while ${doing}: reconnect the repository with a valid token`);
+  const installation = err.request?.url?.match(INSTALLATION_TOKEN_URL)?.[1];
+  if (installation !== undefined && err.response !== undefined) {
+    return new ApiError(502, 'github_app_auth_failed', `GitHub refused an installation token for installation ${installation} (it answered ${err.status}) while ${doing}: check that the App is installed on the repository, its installation_id and its private_key`, { github_status: err.status, installation_id: Number(installation) });
+  }
+  if (err.status === 401) return new ApiError(502, 'github_unauthorized', `GitHub refused the repository's credentials while ${doing}: reconnect the repository with a valid token or App installation`);
   // Octokit's answer for a request that got no response (refused connection, DNS).
   if (err.response === undefined) {
     return new ApiError(502, 'github_unreachable', `GitHub could not be reached while ${doing}: ${err.message}`);

@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import { badRequest } from '../http/errors';
 import { requiredString } from '../http/json-object';
 import type { RepositoryAuthKind } from './tables';
@@ -74,9 +75,21 @@ function authOf(body: Record<string, unknown>): RepositoryConnection['auth'] {
   const appFields = ['app_id', 'installation_id', 'private_key'].filter((f) => body[f] !== undefined);
   if (body.token !== undefined && appFields.length > 0) throw badRequest('send either token or a GitHub App installation (app_id, installation_id, private_key), not both', { field: appFields[0] });
   if (appFields.length === 0) return { kind: 'token', secrets: { token: requiredString(body, 'token', 1000) } };
-  const secrets = { app_id: positiveId(body, 'app_id'), installation_id: positiveId(body, 'installation_id'), private_key: requiredString(body, 'private_key', 10_000) };
-  if (!secrets.private_key.includes('PRIVATE KEY-----')) throw badRequest('private_key must be the GitHub App\'s PEM private key', { field: 'private_key' });
-  return { kind: 'app', secrets };
+  return { kind: 'app', secrets: { app_id: positiveId(body, 'app_id'), installation_id: positiveId(body, 'installation_id'), private_key: rsaPrivateKey(body) } };
+}
+
+/** The App's private key, checked by parsing it: a key GitHub did not issue fails here, not at the first pull request. */
+function rsaPrivateKey(body: Record<string, unknown>): string {
+  const pem = requiredString(body, 'private_key', 10_000);
+  const refuse = (why: string) => badRequest(`private_key must be the GitHub App's PEM RSA private key (the .pem file GitHub generates, unencrypted): ${why}`, { field: 'private_key' });
+  let type: string | undefined;
+  try {
+    type = createPrivateKey(pem).asymmetricKeyType;
+  } catch {
+    throw refuse('it does not parse as a PEM private key');
+  }
+  if (type !== 'rsa') throw refuse(`it is a key of type ${type ?? 'unknown'}, not rsa`);
+  return pem;
 }
 
 /** The body of `PUT /control-plane/apps/{app}/repository`; a 400 names the first wrong field. */

@@ -14,7 +14,7 @@ import type { IssueRow } from '../issues/json';
 import { iso } from '../query/params';
 import type { SecretBox } from '../secrets/secret-box';
 import { resolveServiceNames } from '../tenancy/apps';
-import { githubAppUnsupported, githubClient, githubFailure } from './client';
+import { githubClient, githubFailure } from './client';
 import { connectionJson, parseConnection, type RepositoryConnection } from './connection';
 import { openFixPullRequest, type FixRequest } from './pull-request';
 import { repositoryStore, type PullRequestRecord } from './store';
@@ -69,7 +69,6 @@ export function githubRoutes(services: GithubServices) {
     const { projectId } = c.get('caller');
     const target = await appNamed(db, projectId, c.req.param('app'));
     const connection = parseConnection(await readJsonObject(c));
-    if (connection.auth.kind === 'app') throw githubAppUnsupported();
     await store.connect(projectId, target.id, connection);
     return c.json(connectionJson(target.name, connection));
   });
