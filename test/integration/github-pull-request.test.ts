@@ -110,6 +110,8 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     const { view } = await queueAnalysis(db, { projectId: t.projectId, issueId, mode: 'model', model: 'test-model', requestedBy: 'key:test', nowMs: T, staleBeforeMs: 0 });
     await finishAnalysis(db, view.id, { state: 'done', result: { ...RESULT, diff }, sent: null, usage: null }, T + 1);
   };
+  /** Lines the server logged. */
+  const serverLog: string[] = [];
   /** What the server wrote to GitHub: every request but reads. */
   const writes = () => github.requests.filter((r) => r.method !== 'GET');
 
@@ -120,7 +122,7 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     // A later commit on the default branch that leaves the patched file alone: the fix branch starts from it.
     headSha = github.push({ 'README.md': '# Shop\n\nNow with coupons.\n' });
 
-    t = await startTestServer(kind, { clock, detection: false, secretKey: 's'.repeat(40) });
+    t = await startTestServer(kind, { clock, detection: false, secretKey: 's'.repeat(40), log: (line) => serverLog.push(line) });
     const service = { 'service.name': 'web-app', 'service.version': releaseSha };
     for (const [seq, events] of REPLAY.entries()) {
       const payload = await encodeEvents(eventsJson(events.map((e) => JSON.stringify(e))));
@@ -203,6 +205,9 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     expect(github.branch('main')).toBe(headSha);
     expect(writes().filter((r) => r.path.includes('/git/refs')).map((r) => r.body?.ref)).toEqual([`refs/heads/${branch}`]);
     expect(github.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
+    // Every GitHub call is in the server log with its answer and duration.
+    expect(serverLog.filter((line) => line.startsWith('github acme/shop: ')).length).toBeGreaterThanOrEqual(github.requests.length);
+    expect(serverLog).toContainEqual(expect.stringMatching(/^github acme\/shop: POST \/repos\/\{owner\}\/\{repo\}\/pulls answered 201 in \d+ ms$/));
 
     const pull = github.pulls[0]!;
     expect(pull).toMatchObject({ title: `Fix TypeError: ${PRICE_ERROR}`, head: branch, base: 'main', state: 'open' });
@@ -283,7 +288,7 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
 
   it('answers 504 when GitHub does not answer in time, before writing anything', async () => {
     const connection = { owner: 'acme', repo: 'shop', apiUrl: github.url, directory: 'web', auth: { kind: 'token' as const, secrets: { token: TOKEN } } };
-    const target = { octokit: githubClient(connection, 200), owner: 'acme', repo: 'shop' };
+    const target = { octokit: githubClient(connection, () => undefined, 200), owner: 'acme', repo: 'shop' };
     github.inject('GET', /\/pulls$/, { delayMs: 5_000 });
     const before = writes().length;
     const fix = { issue: { id: 'slow', type: 'TypeError', message: 'slow', app: 'web-app' }, diff: FIX, release: null, test: null, mode: 'model' as const, result: RESULT, links: { issue: '', incident: null, replay: null, evidence: '' } };

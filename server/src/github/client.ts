@@ -1,7 +1,7 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { ApiError } from '../http/errors';
-import type { RepositoryConnection } from './connection';
+import type { AppAuth, RepositoryConnection } from './connection';
 
 /** Longest wait for one GitHub request, answer included. */
 export const GITHUB_TIMEOUT_MS = 20_000;
@@ -10,12 +10,38 @@ export const GITHUB_TIMEOUT_MS = 20_000;
  * The REST client for a connected repository: with its token, or as a GitHub App installation, whose short-lived token
  * `@octokit/auth-app` mints from the App's key on the first request (against `api_url` too) and sends on the rest.
  */
-export function githubClient(connection: RepositoryConnection, timeoutMs = GITHUB_TIMEOUT_MS): Octokit {
+export function githubClient(connection: RepositoryConnection, log: (line: string) => void, timeoutMs = GITHUB_TIMEOUT_MS): Octokit {
   const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   const common = { baseUrl: connection.apiUrl, userAgent: 'svc-server', request: { fetch: timedFetch }, log: silentLog };
-  if (connection.auth.kind === 'token') return new Octokit({ ...common, auth: connection.auth.secrets.token });
-  const { app_id, installation_id, private_key } = connection.auth.secrets;
-  return new Octokit({ ...common, authStrategy: createAppAuth, auth: { appId: app_id, privateKey: private_key, installationId: installation_id } });
+  const octokit =
+    connection.auth.kind === 'token'
+      ? new Octokit({ ...common, auth: connection.auth.secrets.token })
+      : new Octokit({ ...common, authStrategy: createAppAuth, auth: appAuth(connection.auth.secrets) });
+  logRequests(octokit, (line) => log(`github ${connection.owner}/${connection.repo}: ${line}`));
+  return octokit;
+}
+
+const appAuth = ({ app_id, installation_id, private_key }: AppAuth) => ({
+  appId: app_id,
+  privateKey: private_key,
+  installationId: installation_id,
+});
+
+/** Every GitHub call in the server log with its answer and duration: the route's template, no values or credentials. */
+function logRequests(octokit: Octokit, log: (line: string) => void): void {
+  octokit.hook.wrap('request', async (request, options) => {
+    const started = Date.now();
+    const what = `${options.method} ${options.url}`;
+    try {
+      const answer = await request(options);
+      log(`${what} answered ${answer.status} in ${Date.now() - started} ms`);
+      return answer;
+    } catch (err) {
+      const status = isHttpError(err) ? `answered ${err.status}` : 'failed';
+      log(`${what} ${status} in ${Date.now() - started} ms`);
+      throw err;
+    }
+  });
 }
 
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };

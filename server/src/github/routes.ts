@@ -110,7 +110,7 @@ export function githubRoutes(services: GithubServices) {
         evidence: `${publicUrl}/control-plane/issues/${id}/analysis`,
       },
     };
-    const target = { octokit: githubClient(connection, services.githubTimeoutMs), owner: connection.owner, repo: connection.repo };
+    const target = { octokit: githubClient(connection, services.log, services.githubTimeoutMs), owner: connection.owner, repo: connection.repo };
     const pr = await openFixPullRequest(target, connection, fix, services.log).catch((err: unknown) => {
       throw githubFailure(err, `opening the pull request in ${connection.owner}/${connection.repo}`, Date.now(), services.githubTimeoutMs);
     });
