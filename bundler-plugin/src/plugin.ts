@@ -1,14 +1,20 @@
 import { dirname, resolve } from 'node:path';
 import { createUnplugin, type UnpluginOptions } from 'unplugin';
 import { processOutput, summarize, type ProcessOptions } from './core/process';
+import { resolveRelease } from './core/release';
 import { JS_FILE } from './core/scan';
+import { defineEsbuildRelease, defineWebpackRelease, viteReleaseDefine } from './sdk-release';
 
 export interface SvcBuildOptions {
   /** The svc server's base URL, e.g. `https://svc.example.com`. Default: the `SVC_URL` environment variable. */
   url?: string;
   /** A control key of the project (`svc_control_…`). Default: the `SVC_CONTROL_KEY` environment variable. */
   authToken?: string;
-  /** Stored with the maps: the fallback key (release + URL) for files without a debug ID. */
+  /**
+   * Stored with the maps (the fallback key, release + URL, for files without a debug ID) and defined for the SDK to send
+   * as `service.version`, unless the app sets its variable. Default: the `SVC_RELEASE` environment variable, else the
+   * commit SHA of the build's directory (`git rev-parse HEAD`), else none.
+   */
   release?: string;
   /** Joined to each file's path in the output directory to give its URL; `~/` matches any origin. Default `~/`. */
   urlPrefix?: string;
@@ -42,7 +48,10 @@ function resolveOptions(options: SvcBuildOptions, env: NodeJS.ProcessEnv, mapsOu
   };
 }
 
-/** Processes what a build wrote: `files` are paths relative to the output directory `dir`, as the bundler lists them. */
+/**
+ * Processes what a build wrote: `files` are paths relative to the output directory `dir`, as the bundler lists them;
+ * `options.release` is the build's resolved release.
+ */
 async function processBuild(options: SvcBuildOptions, dir: string, files: readonly string[], mapsOurs = false): Promise<void> {
   const resolved = resolveOptions(options, process.env, mapsOurs);
   const js = files.filter((f) => JS_FILE.test(f)).map((f) => resolve(dir, f));
@@ -56,9 +65,11 @@ const NEXT_SERVER_COMPILERS = new Set(['server', 'edge-server']);
 function webpackHook(options: SvcBuildOptions): NonNullable<UnpluginOptions['webpack']> {
   return (compiler) => {
     if (NEXT_SERVER_COMPILERS.has(compiler.options.name ?? '')) return;
+    const release = resolveRelease(options.release, process.env, compiler.context);
+    defineWebpackRelease(compiler, release);
     compiler.hooks.afterEmit.tapPromise('@svc/build', async (compilation) => {
       const dir = compilation.outputOptions.path ?? compiler.outputPath;
-      await processBuild(options, dir, compilation.getAssets().map((asset) => asset.name));
+      await processBuild({ ...options, release }, dir, compilation.getAssets().map((asset) => asset.name));
     });
   };
 }
@@ -66,6 +77,9 @@ function webpackHook(options: SvcBuildOptions): NonNullable<UnpluginOptions['web
 function esbuildHook(options: SvcBuildOptions): NonNullable<UnpluginOptions['esbuild']>['setup'] {
   return (build) => {
     const initial = build.initialOptions;
+    const cwd = initial.absWorkingDir ?? process.cwd();
+    const release = resolveRelease(options.release, process.env, cwd);
+    defineEsbuildRelease(initial, release);
     // The metafile lists what this build wrote, so files in the output directory from elsewhere are left alone.
     initial.metafile = true;
     build.onEnd(async (result) => {
@@ -73,10 +87,9 @@ function esbuildHook(options: SvcBuildOptions): NonNullable<UnpluginOptions['esb
       if (initial.write === false) throw new Error(`${PREFIX} needs esbuild's \`write: true\`: it processes the files once they are on disk`);
       const outdir = initial.outdir ?? (initial.outfile ? dirname(initial.outfile) : undefined);
       if (outdir === undefined) throw new Error(`${PREFIX} needs esbuild's \`outdir\` or \`outfile\``);
-      const cwd = initial.absWorkingDir ?? process.cwd();
       const dir = resolve(cwd, outdir);
       const files = Object.keys(result.metafile.outputs).map((path) => resolve(cwd, path));
-      await processBuild(options, dir, files);
+      await processBuild({ ...options, release }, dir, files);
     });
   };
 }
@@ -84,26 +97,32 @@ function esbuildHook(options: SvcBuildOptions): NonNullable<UnpluginOptions['esb
 /** One implementation for every bundler (unplugin): it works on the output once the bundler has written it. */
 export const svcBuild = createUnplugin<SvcBuildOptions | undefined>((options = {}) => {
   let mapsOurs = false;
+  let viteRelease: string | undefined;
   return {
     name: '@svc/build',
     enforce: 'post',
     rollup: {
+      // Rollup has no variables of its own for the SDK to read: the app passes the release to it (docs/build-plugin.md).
       async writeBundle(output, bundle) {
-        await processBuild(options, output.dir ?? dirname(output.file ?? '.'), Object.keys(bundle));
+        const release = resolveRelease(options.release, process.env, process.cwd());
+        await processBuild({ ...options, release }, output.dir ?? dirname(output.file ?? '.'), Object.keys(bundle));
       },
     },
     vite: {
       apply: 'build',
-      config(config) {
-        if (config.build?.sourcemap !== undefined) return;
+      async config(config, { mode }) {
+        const root = resolve(config.root ?? '.');
+        viteRelease = resolveRelease(options.release, process.env, root);
+        const define = await viteReleaseDefine(config, root, mode, viteRelease);
+        if (config.build?.sourcemap !== undefined) return { define };
         // Maps are what the plugin is for: made but not referenced from the files ("hidden"), and deleted after upload.
         mapsOurs = true;
-        return { build: { sourcemap: 'hidden' } };
+        return { define, build: { sourcemap: 'hidden' } };
       },
       async writeBundle(output, bundle) {
         // A server-side rendering build runs in Node.js, not in the pages the SDK watches.
         if (this.environment?.config.consumer === 'server') return;
-        await processBuild(options, output.dir ?? dirname(output.file ?? '.'), Object.keys(bundle), mapsOurs);
+        await processBuild({ ...options, release: viteRelease }, output.dir ?? dirname(output.file ?? '.'), Object.keys(bundle), mapsOurs);
       },
     },
     webpack: webpackHook(options),

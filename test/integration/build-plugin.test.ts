@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { runInNewContext } from 'node:vm';
 import * as esbuild from 'esbuild';
 import { rollup } from 'rollup';
 import { build as viteBuild } from 'vite';
@@ -21,6 +22,7 @@ import { svcRollupPlugin } from '../../bundler-plugin/src/rollup';
 import { svcVitePlugin } from '../../bundler-plugin/src/vite';
 import { svcWebpackPlugin } from '../../bundler-plugin/src/webpack';
 import { childEnv } from '../support/child-env';
+import { commitAll } from '../support/git-checkout';
 import { withLock } from '../support/lock';
 import { controlGet, startCliServer, type CliServer, type TestServer } from '../support/svc-server';
 
@@ -76,7 +78,7 @@ const BUILDERS: Record<string, Builder> = {
 
 function runWebpack(config: Configuration): Promise<void> {
   return new Promise((done, fail) => {
-    webpack({ ...config, context: app, infrastructureLogging: { level: 'error' } }, (error, stats) => {
+    webpack({ context: app, ...config, infrastructureLogging: { level: 'error' } }, (error, stats) => {
       if (error) fail(error);
       else if (stats?.hasErrors()) fail(new Error(stats.toString('errors-only')));
       else done();
@@ -269,5 +271,124 @@ describe('the package as published', () => {
     const outdir = join(work, 'dist-esbuild');
     await esbuild.build({ entryPoints: [entry], bundle: true, outdir, sourcemap: true, logLevel: 'silent', plugins: [fromDist({ upload: false })] });
     expect(Object.keys(debugIds(outdir))).toEqual(['main.js']);
+  });
+});
+
+describe('the release: the commit SHA of the build by default, for the maps and for the SDK', () => {
+  /**
+   * An app whose page reads its release with the SDK's own reader (src/config/env.ts, compiled as it ships), in `dir`.
+   * Its bundle runs in a bare context, as in a page: `svcRelease` is what the SDK would send as `service.version`.
+   */
+  function releaseApp(dir: string): string {
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    const reader = esbuild.transformSync(readFileSync(join(ROOT, 'src/config/env.ts'), 'utf8'), { loader: 'ts', format: 'esm' }).code;
+    writeFileSync(join(dir, 'src/sdk-env.js'), reader);
+    writeFileSync(join(dir, 'src/main.js'), `import { readEnvConfig } from './sdk-env.js';\nglobalThis.svcRelease = readEnvConfig().serviceVersion;\n`);
+    return join(dir, 'src/main.js');
+  }
+  const repo = join(work, 'release-repo');
+  const repoEntry = releaseApp(repo);
+  const sha = commitAll(repo);
+  const plain = join(work, 'release-plain');
+  const plainEntry = releaseApp(plain);
+
+  type RootBuilder = (root: string, main: string, outDir: string, options: SvcBuildOptions, define?: Record<string, string>) => Promise<void>;
+  const ROOT_BUILDERS: Record<'vite' | 'webpack' | 'esbuild', RootBuilder> = {
+    vite: async (root, main, outDir, options, define) => {
+      await viteBuild({ root, configFile: false, logLevel: 'silent', define, build: { outDir, emptyOutDir: true, sourcemap: true, rollupOptions: { input: main } }, plugins: [svcVitePlugin(options)] });
+    },
+    webpack: (root, main, outDir, options, define) => {
+      const plugins = [...(define ? [new webpack.DefinePlugin(define)] : []), svcWebpackPlugin(options)];
+      return runWebpack({ context: root, mode: 'production', entry: main, devtool: 'source-map', output: { path: outDir }, plugins });
+    },
+    esbuild: async (root, main, outDir, options, define) => {
+      await esbuild.build({ absWorkingDir: root, entryPoints: [main], bundle: true, minify: true, sourcemap: true, outdir: outDir, logLevel: 'silent', define, plugins: [svcEsbuildPlugin(options)] });
+    },
+  };
+
+  /** What the SDK in the built page reads as its release. */
+  function releaseInBundle(outDir: string): unknown {
+    const context: { svcRelease?: unknown } = {};
+    for (const file of jsFilesIn(outDir)) runInNewContext(readFileSync(join(outDir, file), 'utf8'), context);
+    return context.svcRelease;
+  }
+
+  let project: TestServer;
+  let uploadTo: SvcBuildOptions;
+  beforeAll(async () => {
+    project = await server.newProject();
+    uploadTo = { url: project.url, authToken: project.controlKey };
+  });
+  /** The releases of the maps stored for the debug IDs of `outDir`. */
+  async function releasesOf(outDir: string): Promise<(string | null)[]> {
+    const stored = await storedMaps(project);
+    return Object.values(debugIds(outDir)).map((id) => {
+      const map = stored.find((s) => s.debug_id === id);
+      expect(map, `the map of ${id}`).toBeDefined();
+      return map!.release;
+    });
+  }
+
+  /** Runs `work` with the variables `vars` in this process's environment (where the plugin and bundlers read them). */
+  async function withEnv(vars: Record<string, string>, work: () => Promise<void>): Promise<void> {
+    const saved = Object.keys(vars).map((key) => [key, process.env[key]] as const);
+    Object.assign(process.env, vars);
+    try {
+      await work();
+    } finally {
+      for (const [key, value] of saved) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  }
+
+  describe.each(Object.keys(ROOT_BUILDERS) as (keyof typeof ROOT_BUILDERS)[])('%s', (name) => {
+    const build = ROOT_BUILDERS[name];
+    const out = (label: string) => join(work, 'release', name, label);
+
+    it('in a git checkout: stores the maps under the commit SHA, and the SDK in the bundle sends it', async () => {
+      await build(repo, repoEntry, out('sha'), uploadTo);
+      expect(await releasesOf(out('sha'))).toEqual([sha]);
+      expect(releaseInBundle(out('sha'))).toBe(sha);
+    });
+
+    it('the release option, else SVC_RELEASE, wins over the commit', async () => {
+      await build(repo, repoEntry, out('option'), { ...uploadTo, release: `${name}@9` });
+      expect(await releasesOf(out('option'))).toEqual([`${name}@9`]);
+      expect(releaseInBundle(out('option'))).toBe(`${name}@9`);
+      await withEnv({ SVC_RELEASE: `${name}@env` }, () => build(repo, repoEntry, out('svc-release'), uploadTo));
+      expect(await releasesOf(out('svc-release'))).toEqual([`${name}@env`]);
+      expect(releaseInBundle(out('svc-release'))).toBe(`${name}@env`);
+    });
+
+    it("never overrides the app's own define of the SDK's variable", async () => {
+      const key = name === 'vite' ? 'import.meta.env.VITE_SVC_SERVICE_VERSION' : 'process.env.REACT_APP_SVC_SERVICE_VERSION';
+      await build(repo, repoEntry, out('app-define'), uploadTo, { [key]: JSON.stringify('app@1') });
+      expect(releaseInBundle(out('app-define'))).toBe('app@1');
+      expect(await releasesOf(out('app-define'))).toEqual([sha]);
+    });
+
+    it('outside a git checkout: no release, and nothing defined', async () => {
+      await build(plain, plainEntry, out('plain'), uploadTo);
+      expect(await releasesOf(out('plain'))).toEqual([null]);
+      expect(releaseInBundle(out('plain'))).toBeUndefined();
+    });
+  });
+
+  it("never overrides the SDK's variable set in the environment: Vite inlines it (a .env file too), webpack defines nothing", async () => {
+    await withEnv({ VITE_SVC_SERVICE_VERSION: 'app@2' }, () => ROOT_BUILDERS.vite(repo, repoEntry, join(work, 'release/vite-env'), uploadTo));
+    expect(releaseInBundle(join(work, 'release/vite-env'))).toBe('app@2');
+
+    const envDir = join(work, 'release-env');
+    mkdirSync(envDir);
+    writeFileSync(join(envDir, '.env.production'), 'VITE_SVC_SERVICE_VERSION=app@3\n');
+    await viteBuild({ root: repo, envDir, configFile: false, logLevel: 'silent', build: { outDir: join(work, 'release/vite-dotenv'), rollupOptions: { input: repoEntry } }, plugins: [svcVitePlugin(uploadTo)] });
+    expect(releaseInBundle(join(work, 'release/vite-dotenv'))).toBe('app@3');
+
+    // Next.js and Create React App inline the variable themselves; plain webpack does not, so the page reads none.
+    await withEnv({ NEXT_PUBLIC_SVC_SERVICE_VERSION: 'app@4' }, () => ROOT_BUILDERS.webpack(repo, repoEntry, join(work, 'release/webpack-env'), uploadTo));
+    expect(releaseInBundle(join(work, 'release/webpack-env'))).toBeUndefined();
+    expect(await releasesOf(join(work, 'release/webpack-env'))).toEqual([sha]);
   });
 });

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { processOutput, summarize, type ProcessResult } from '../../../bundler-plugin/src/core/process';
+import { resolveRelease } from '../../../bundler-plugin/src/core/release';
 import { findJsFiles, toUploadPath } from '../../../bundler-plugin/src/core/scan';
 import { UsageError } from './resolve';
 
@@ -10,7 +11,8 @@ export const SOURCEMAPS_USAGE = `Source maps (for builds without the @svc/build 
   svc-server sourcemaps upload DIR [--release NAME] [--url-prefix ~/assets] [--url URL] [--control-key KEY]
                                        [--delete-after-upload]
       injects as above (files that have an id keep it), then uploads the maps and their files to the server at --url
-      (or SVC_URL) with a control key (--control-key or SVC_CONTROL_KEY); --url-prefix (default ~/) is the URL of DIR,
+      (or SVC_URL) with a control key (--control-key or SVC_CONTROL_KEY), under the release --release (default
+      SVC_RELEASE, else the commit SHA of the git checkout DIR is in); --url-prefix (default ~/) is the URL of DIR,
       ~/ matching any origin; --delete-after-upload then deletes the maps and their sourceMappingURL comments.
 Run them on the build output before it is deployed: injecting changes the files.`;
 
@@ -61,7 +63,8 @@ export async function runSourcemapsCommand(argv: readonly string[], env: NodeJS.
   const controlKey = values['control-key'] ?? env.SVC_CONTROL_KEY;
   if (!url) throw new UsageError('sourcemaps upload needs the server: --url URL (or SVC_URL)');
   if (!controlKey) throw new UsageError('sourcemaps upload needs a control key: --control-key KEY (or SVC_CONTROL_KEY)');
-  const upload = { url, controlKey, release: values.release, urlPrefix: values['url-prefix'] };
+  // The build's output lies in the checkout it was built from, wherever the command is run.
+  const upload = { url, controlKey, release: resolveRelease(values.release, env, dir), urlPrefix: values['url-prefix'] };
   report(dir, await processOutput(dir, files, { upload, deleteMapsAfterUpload: values['delete-after-upload'] }), true, out);
   return 0;
 }
