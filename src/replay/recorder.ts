@@ -63,6 +63,8 @@ class PageRecording implements Recording {
   private domChanges: DomChangeWindow | undefined;
   private stopped = false;
   private lastSnapshotMs = 0;
+  /** Timestamp of the last event passed on: a restamped mutation never goes before it. */
+  private lastEventMs = 0;
   private readonly startWhenParsed = (): void => this.start();
 
   constructor(
@@ -191,10 +193,12 @@ class PageRecording implements Recording {
         return;
       }
       for (const added of data.adds ?? []) maskSerializedFields(added.node, this.isMaskedNode);
-      // Held changes play back when they happened, not when the window released them.
+      // Held changes play back when they happened, not when the window released them; but never before an event
+      // already recorded (mouse positions emitted while they were held): playback follows the recorded order.
       const changedAt = this.domChanges?.lastChangeAt();
-      if (changedAt !== undefined && changedAt < event.timestamp) event = { ...event, timestamp: changedAt };
+      if (changedAt !== undefined && changedAt < event.timestamp) event = { ...event, timestamp: Math.max(changedAt, this.lastEventMs) };
     }
+    this.lastEventMs = event.timestamp;
     this.emit(event);
     // rrweb's own checkoutEveryNms would snapshot without the DOM size check; checking here keeps it in one place.
     if (event.type === INCREMENTAL_SNAPSHOT && event.timestamp - this.lastSnapshotMs > RECORDER_LIMITS.checkoutIntervalMs) {

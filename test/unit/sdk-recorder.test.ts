@@ -28,8 +28,23 @@ function stubDocument(elements: number): void {
   });
   // The DOM change window (dom-change-window.ts) observes the document and listens on the window.
   vi.stubGlobal('window', { addEventListener: vi.fn(), removeEventListener: vi.fn() });
-  vi.stubGlobal('MutationObserver', class { observe(): void {} disconnect(): void {} takeRecords(): [] { return []; } });
+  vi.stubGlobal(
+    'MutationObserver',
+    class {
+      constructor(callback: () => void) {
+        domChanged = callback;
+      }
+      observe(): void {}
+      disconnect(): void {}
+      takeRecords(): [] {
+        return [];
+      }
+    },
+  );
 }
+
+/** Tells the DOM change window (the one observer the recorder opens) that the document changed. */
+let domChanged: () => void = () => undefined;
 
 type RrwebOptions = { emit: (event: RecordedEvent) => void };
 
@@ -107,6 +122,27 @@ describe('the recorder', () => {
     stubDocument(RECORDER_LIMITS.maxDomElements + 1);
     recording.takeFullSnapshot();
     expect(record.takeFullSnapshot).toHaveBeenCalledTimes(1);
+  });
+
+  it('stamps held DOM changes when they happened, but never before an event already passed on', async () => {
+    vi.useFakeTimers({ now: 10_000, toFake: ['Date'] });
+    try {
+      const { emitted, rrweb } = await startRecorder();
+      domChanged();
+      // While the change is held, rrweb emits a batch of mouse positions (it does not resume rrweb) ...
+      rrweb!.emit({ type: 3, timestamp: 10_040, data: { source: 1, positions: [] } });
+      // ... and a mutation released later, stamped by rrweb at its release.
+      rrweb!.emit({ type: 3, timestamp: 10_100, data: { source: 0, adds: [], removes: [], texts: [], attributes: [] } });
+      expect(emitted.map((e) => e.timestamp)).toEqual([10_040, 10_040]);
+
+      // With nothing recorded in between, a released change is stamped when it happened.
+      vi.setSystemTime(20_000);
+      domChanged();
+      rrweb!.emit({ type: 3, timestamp: 20_100, data: { source: 0, adds: [], removes: [], texts: [], attributes: [] } });
+      expect(emitted.at(-1)!.timestamp).toBe(20_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('returns a recording whose stop stops rrweb once and never throws', async () => {
