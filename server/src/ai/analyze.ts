@@ -45,7 +45,7 @@ export function createAnalyzer(deps: AnalyzerDeps): Analyzer {
     const asked = await askModel(ai, sent, deps.log);
     if (!asked.ok) return { state: 'failed', error: asked.error, sent, usage: asked.usage };
     const { answer } = asked;
-    const applies = answer.diff !== null && diffApplies(answer.diff, sources);
+    const applies = answer.diff !== null && (await diffApplies(answer.diff, sources));
     return { state: 'done', result: { ...answer, diff_applies: applies }, sent, usage: asked.usage };
   }
 

@@ -1,7 +1,7 @@
 import { ApiError } from '../http/errors';
 import type { RepositoryConnection } from './connection';
 import { createFixCommit, type CommitFile } from './fix-commit';
-import { applyDiff } from './patch';
+import { applyDiff } from '../ai/patch';
 import { pullRequestBody, pullRequestTitle, type BranchBase, type PullRequestFacts } from './pr-text';
 import { readFile, resolveCommit, type FileAtRevision, type RepositoryTarget } from './repository-files';
 import type { PullRequestRecord } from './store';
