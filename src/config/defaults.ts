@@ -12,6 +12,12 @@ export const DEFAULT_CONFIG: ConfigDefaults = Object.freeze({
   validateSemanticMetrics: false,
   instrumentGlobalFetch: true,
   ingestUrl: '',
+  sampleRate: 1,
+  sendUserPii: false,
+  ignoreErrors: Object.freeze([]),
+  denyUrls: Object.freeze([]),
+  allowUrls: Object.freeze([]),
+  persistence: true,
   replay: Object.freeze({
     enabled: true,
     flushIntervalMs: 5000,
@@ -26,6 +32,10 @@ export const DEFAULT_CONFIG: ConfigDefaults = Object.freeze({
       scroll: 150,
       input: 'last',
     }),
+    sampleRate: 1,
+    onErrorSampleRate: 0,
+    networkBodies: 'redacted',
+    networkBodyUrls: Object.freeze([]),
   }),
   vitals: Object.freeze({
     enabled: true,

@@ -1,7 +1,9 @@
 import { REPLAY_LIMITS } from '../../wire/replay';
 import { DEFAULT_CONFIG } from './defaults';
 import type {
+  BeforeSend,
   BrowserSDKConfig,
+  Pattern,
   ConfigWarningHandler,
   ResolvedConfig,
   ResolvedPropagationConfig,
@@ -60,6 +62,14 @@ const COUNT: NumberRule = {
   max: Number.MAX_SAFE_INTEGER,
   integer: true,
   expected: 'a whole number of at least 1',
+};
+
+const RATE: NumberRule = {
+  min: 0,
+  minExclusive: false,
+  max: 1,
+  integer: false,
+  expected: 'a number between 0 and 1',
 };
 
 const CHUNK_BYTES: NumberRule = {
@@ -300,6 +310,10 @@ function resolveReplay(root: Section): ResolvedReplayConfig {
     maskAllInputs: readBoolean(section, 'maskAllInputs', defaults.maskAllInputs),
     sampling: resolveSampling(section),
     workerUrl: readOptionalString(section, 'workerUrl'),
+    sampleRate: readNumber(section, 'sampleRate', defaults.sampleRate, RATE),
+    onErrorSampleRate: readNumber(section, 'onErrorSampleRate', defaults.onErrorSampleRate, RATE),
+    networkBodies: readChoice(section, 'networkBodies', defaults.networkBodies, ['redacted', 'none'] as const),
+    networkBodyUrls: readPatterns(section, 'networkBodyUrls', defaults.networkBodyUrls),
   });
 }
 
@@ -325,26 +339,47 @@ function toOrigin(value: string): string | undefined {
   }
 }
 
-/** Keeps the valid entries of `propagation.origins` and reports each invalid one by its index. */
-function readOrigins(section: Section, fallback: ReadonlyArray<string | RegExp>): ReadonlyArray<string | RegExp> {
-  const result = read(section, 'origins');
+/**
+ * Reads a list option, keeping each entry `convert` accepts and reporting each other one by its index: one bad entry
+ * must not cost the user the whole list.
+ */
+function readList<T>(
+  section: Section,
+  key: string,
+  fallback: readonly T[],
+  expectedEntry: string,
+  convert: (entry: unknown) => T | undefined,
+): readonly T[] {
+  const result = read(section, key);
   if (!result.ok || result.value === undefined) return fallback;
   if (!Array.isArray(result.value)) {
-    invalid(section, 'origins', 'an array of origins and RegExps', result.value, fallback);
+    invalid(section, key, 'an array', result.value, fallback);
     return fallback;
   }
-  const origins: Array<string | RegExp> = [];
+  const list: T[] = [];
   result.value.forEach((entry: unknown, index) => {
-    const origin = typeof entry === 'string' ? toOrigin(entry) : undefined;
-    if (entry instanceof RegExp) origins.push(entry);
-    else if (origin !== undefined) origins.push(origin);
-    else
-      section.warn(
-        `Option "${optionName(section, 'origins')}[${index}]" must be an http(s) origin such as "https://api.example.com" or a RegExp, got ${describe(entry)}; ignoring it.`,
-      );
+    const converted = convert(entry);
+    if (converted !== undefined) list.push(converted);
+    else section.warn(`Option "${optionName(section, key)}[${index}]" must be ${expectedEntry}, got ${describe(entry)}; ignoring it.`);
   });
-  return Object.freeze(origins);
+  return Object.freeze(list);
 }
+
+const asPattern = (entry: unknown): Pattern | undefined =>
+  entry instanceof RegExp || (typeof entry === 'string' && entry !== '') ? entry : undefined;
+
+function readPatterns(section: Section, key: string, fallback: readonly Pattern[]): readonly Pattern[] {
+  return readList(section, key, fallback, 'a non-empty string or a RegExp', asPattern);
+}
+
+/** Origins of `propagation.origins`: an origin string is normalised (`https://api.example.com`), a RegExp kept. */
+function readOrigins(section: Section, fallback: readonly Pattern[]): readonly Pattern[] {
+  return readList(section, 'origins', fallback, 'an http(s) origin such as "https://api.example.com" or a RegExp', (entry) =>
+    entry instanceof RegExp ? entry : typeof entry === 'string' ? toOrigin(entry) : undefined,
+  );
+}
+
+const isFunction = (value: unknown): value is BeforeSend => typeof value === 'function';
 
 function resolvePropagation(root: Section): ResolvedPropagationConfig {
   const section = readSection(root, 'propagation');
@@ -403,5 +438,12 @@ export function resolveConfig(
     replay: resolveReplay(root),
     vitals: resolveVitals(root),
     propagation: resolvePropagation(root),
+    sampleRate: readNumber(root, 'sampleRate', DEFAULT_CONFIG.sampleRate, RATE),
+    sendUserPii: readBoolean(root, 'sendUserPii', DEFAULT_CONFIG.sendUserPii),
+    beforeSend: readOption(root, 'beforeSend', undefined, 'a function', isFunction),
+    ignoreErrors: readPatterns(root, 'ignoreErrors', DEFAULT_CONFIG.ignoreErrors),
+    denyUrls: readPatterns(root, 'denyUrls', DEFAULT_CONFIG.denyUrls),
+    allowUrls: readPatterns(root, 'allowUrls', DEFAULT_CONFIG.allowUrls),
+    persistence: readBoolean(root, 'persistence', DEFAULT_CONFIG.persistence),
   });
 }

@@ -6,6 +6,8 @@
  * re-check an option.
  */
 
+import type { LogItem, SpanItem } from '../pipeline/items';
+
 /** Receives one human-readable message per ignored or replaced option. */
 export type ConfigWarningHandler = (message: string) => void;
 
@@ -38,6 +40,26 @@ export interface ReplayOptions {
    * inline `blob:` URL; where no worker can start, chunks are compressed on the main thread. docs/sdk-replay.md.
    */
   workerUrl?: string;
+  /**
+   * Share (0–1) of sampled sessions recorded in full from their start. Default `1`. Decided once per session and kept
+   * with the session id, so every tab and page load of a session agrees.
+   */
+  sampleRate?: number;
+  /**
+   * Share (0–1) of the sessions not recorded in full that keep the last 60 s of replay in memory and send it, then go
+   * on recording, only when an error is captured (buffer mode). A session without an error sends no replay. Default `0`.
+   */
+  onErrorSampleRate?: number;
+  /**
+   * Request and response bodies in network recipes: `redacted` (default) keeps them with secrets removed by key name
+   * and by value (emails, phone numbers, card numbers, JWTs, bearer tokens, long random strings); `none` keeps no body.
+   */
+  networkBodies?: 'redacted' | 'none';
+  /**
+   * Cross-origin URLs whose bodies may be recorded: an origin or URL prefix string, or a RegExp tested against the full
+   * URL. Default `[]`: only same-origin bodies are recorded.
+   */
+  networkBodyUrls?: ReadonlyArray<string | RegExp>;
 }
 
 /** Replay sampling options (`replay.sampling.*`), passed to rrweb's `sampling` option. */
@@ -73,6 +95,30 @@ export interface PropagationOptions {
    */
   origins?: ReadonlyArray<string | RegExp>;
 }
+
+/** The signed-in user, from {@link BrowserSDK.setUser}. Only `id` is sent unless `sendUserPii` is `true`. */
+export interface User {
+  /** Stable id of the user in your system (not an email). Sent as `user.id`. */
+  id: string;
+  /** Sent as `user.email` only with `sendUserPii: true`. */
+  email?: string;
+  /** Sent as `user.name` only with `sendUserPii: true`. */
+  username?: string;
+}
+
+/** An error (an exception log record), a log record or a span, as `beforeSend` sees it. */
+export type BeforeSendItem =
+  | (Omit<LogItem, 'kind'> & { readonly kind: 'error' | 'log' })
+  | SpanItem;
+
+/**
+ * Called with each error, log record and span before it is queued: return the item (changed or not) to send it, or
+ * `null` to drop it. A hook that throws sends the item unchanged (reported when `debug`).
+ */
+export type BeforeSend = (item: BeforeSendItem) => BeforeSendItem | null;
+
+/** A string (matched as a substring) or a RegExp. */
+export type Pattern = string | RegExp;
 
 /**
  * Options of a manual setup. Only `apiKey` and `serviceName` are required; every other option has a default.
@@ -116,6 +162,30 @@ export interface BrowserSDKConfig {
   vitals?: VitalsOptions;
   /** Trace propagation options. */
   propagation?: PropagationOptions;
+  /**
+   * Share (0–1) of sessions that send anything. Default `1`. Decided once per session and kept with the session id; the
+   * decision travels as the resource attributes `svc.sample_rate` and `svc.replay.mode`.
+   */
+  sampleRate?: number;
+  /** Send `user.email` and `user.name` given to `setUser`. Default `false`: only `user.id` is sent. */
+  sendUserPii?: boolean;
+  /** Edits or drops (`null`) each error, log record and span before it is queued. */
+  beforeSend?: BeforeSend;
+  /** Errors to drop, matched against `"<type>: <message>"` (strings as substrings, or RegExps). Default `[]`. */
+  ignoreErrors?: ReadonlyArray<Pattern>;
+  /**
+   * Errors thrown by scripts whose URL matches are dropped. Default `[]`. Frames of browser extensions
+   * (`chrome-extension://`, `moz-extension://`, `safari-web-extension://`) are always dropped.
+   */
+  denyUrls?: ReadonlyArray<Pattern>;
+  /** When not empty, only errors thrown by scripts whose URL matches are kept. Default `[]`. */
+  allowUrls?: ReadonlyArray<Pattern>;
+  /**
+   * Keep telemetry that cannot be sent (ingest unreachable or failing, or over the keepalive quota at page leave) in
+   * IndexedDB (at most 2 MB or 500 batches, oldest dropped and counted) and send it on the next page load of the same
+   * origin. Default `true`.
+   */
+  persistence?: boolean;
 }
 
 /** Resolved `replay.sampling.*`. */
@@ -137,6 +207,10 @@ export interface ResolvedReplayConfig {
   readonly maskAllInputs: boolean;
   readonly sampling: ResolvedReplaySampling;
   readonly workerUrl?: string | undefined;
+  readonly sampleRate: number;
+  readonly onErrorSampleRate: number;
+  readonly networkBodies: 'redacted' | 'none';
+  readonly networkBodyUrls: ReadonlyArray<Pattern>;
 }
 
 /** Resolved `vitals.*`. */
@@ -179,10 +253,17 @@ export interface ResolvedConfig {
   readonly replay: ResolvedReplayConfig;
   readonly vitals: ResolvedVitalsConfig;
   readonly propagation: ResolvedPropagationConfig;
+  readonly sampleRate: number;
+  readonly sendUserPii: boolean;
+  readonly beforeSend: BeforeSend | undefined;
+  readonly ignoreErrors: ReadonlyArray<Pattern>;
+  readonly denyUrls: ReadonlyArray<Pattern>;
+  readonly allowUrls: ReadonlyArray<Pattern>;
+  readonly persistence: boolean;
 }
 
 /** The options that have a default: everything except the identity strings. */
 export type ConfigDefaults = Omit<
   ResolvedConfig,
-  'apiKey' | 'serviceName' | 'tenantId' | 'projectId' | 'appId' | 'env' | 'serviceVersion'
+  'apiKey' | 'serviceName' | 'tenantId' | 'projectId' | 'appId' | 'env' | 'serviceVersion' | 'beforeSend'
 >;

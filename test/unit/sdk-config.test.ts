@@ -37,6 +37,13 @@ const SPEC_DEFAULTS = {
   validateSemanticMetrics: false,
   instrumentGlobalFetch: true,
   ingestUrl: '',
+  sampleRate: 1,
+  sendUserPii: false,
+  beforeSend: undefined,
+  ignoreErrors: [],
+  denyUrls: [],
+  allowUrls: [],
+  persistence: true,
   replay: {
     enabled: true,
     flushIntervalMs: 5000,
@@ -47,6 +54,10 @@ const SPEC_DEFAULTS = {
     maskTextClass: 'ob-mask',
     maskAllInputs: true,
     sampling: { mousemove: true, scroll: 150, input: 'last' },
+    sampleRate: 1,
+    onErrorSampleRate: 0,
+    networkBodies: 'redacted',
+    networkBodyUrls: [],
   },
   vitals: { enabled: true, reportAllChanges: false },
   propagation: { enabled: true, headerName: 'traceparent', sessionHeaderName: 'x-svc-session-id', origins: [] },
@@ -101,6 +112,13 @@ describe('resolveConfig defaults', () => {
       validateSemanticMetrics: true,
       instrumentGlobalFetch: false,
       ingestUrl: 'https://ingest.example.com',
+      sampleRate: 0.25,
+      sendUserPii: true,
+      beforeSend: (item: unknown) => item,
+      ignoreErrors: ['ResizeObserver loop', /^ChunkLoadError/],
+      denyUrls: [/\/vendor\//],
+      allowUrls: ['https://shop.example.com/assets/'],
+      persistence: false,
       replay: {
         enabled: false,
         flushIntervalMs: 1000,
@@ -111,6 +129,10 @@ describe('resolveConfig defaults', () => {
         maskTextClass: 'private',
         maskAllInputs: false,
         sampling: { mousemove: 50, scroll: 0, input: 'all' },
+        sampleRate: 0,
+        onErrorSampleRate: 0.5,
+        networkBodies: 'none',
+        networkBodyUrls: ['https://api.partner.example', /\/graphql$/],
       },
       vitals: { enabled: false, reportAllChanges: true },
       propagation: {
@@ -123,6 +145,27 @@ describe('resolveConfig defaults', () => {
     const { config, warnings } = resolveWithWarnings(options);
     expect(warnings).toEqual([]);
     expect(config).toEqual(options);
+  });
+
+  it.each([
+    ['sampleRate', 1.5, 'must be a number between 0 and 1, got 1.5; using the default 1'],
+    ['replay.onErrorSampleRate', -0.1, 'must be a number between 0 and 1, got -0.1; using the default 0'],
+    ['replay.networkBodies', 'all', 'must be one of "redacted", "none", got "all"'],
+    ['beforeSend', 'drop', 'must be a function, got "drop"'],
+    ['ignoreErrors', 'Script error', 'must be an array, got "Script error"'],
+  ])('rejects %s = %j with a warning naming it', (path, value, message) => {
+    const { config, warnings } = resolveWithWarnings(withOption(path, value));
+    expect(warnings).toEqual([expect.stringContaining(`"${path}" ${message}`)]);
+    expect(valueAt(config, path)).toEqual(valueAt(resolveConfig({ apiKey: 'k', serviceName: 's' }), path));
+  });
+
+  it('keeps the valid entries of a pattern list and names each invalid one by its index', () => {
+    const { config, warnings } = resolveWithWarnings(withOption('denyUrls', ['/ads/', 42, '', /tracker/]));
+    expect(config.denyUrls).toEqual(['/ads/', /tracker/]);
+    expect(warnings).toEqual([
+      'Option "denyUrls[1]" must be a non-empty string or a RegExp, got 42; ignoring it.',
+      'Option "denyUrls[2]" must be a non-empty string or a RegExp, got ""; ignoring it.',
+    ]);
   });
 
   it('accepts false for replay.sampling.mousemove', () => {
@@ -264,7 +307,7 @@ describe('resolveConfig invalid values', () => {
 
   it.each([
     ['flushInterval', 'flushInterval'],
-    ['replay.sampleRate', 'replay.sampleRate'],
+    ['replay.sampleRates', 'replay.sampleRates'],
     ['replay.sampling.click', 'replay.sampling.click'],
     ['propagation.origin', 'propagation.origin'],
   ])('warns about the unknown option %s instead of ignoring a typo silently', (path, name) => {
