@@ -9,7 +9,7 @@ import type {
   Resource,
   Span,
 } from '../../wire/otlp-json';
-import type { LogLevel } from '../sdk/types';
+import type { Attributes, LogLevel } from '../sdk/types';
 import { SDK_NAME, SDK_VERSION } from '../version';
 import type { LogItem, MetricItem, SpanItem, TelemetryItem } from './items';
 import { otlpDouble, toKeyValues, unixNano } from './otlp-values';
@@ -47,9 +47,12 @@ function groupBy<T>(values: readonly T[], keyOf: (value: T) => string): T[][] {
   return [...groups.values()];
 }
 
-/** The resource of one session: the service attributes, then `session.id`. */
-function resourceOf(service: Readonly<Record<string, string>>, sessionId: string): Resource {
-  return { attributes: toKeyValues({ ...service, 'session.id': sessionId }) };
+/** Resource attributes that depend on the session, such as its sampling decision. */
+export type SessionResource = (sessionId: string) => Readonly<Attributes>;
+
+/** The resource of one session: the service attributes, the session's own, then `session.id`. */
+function resourceOf(service: Readonly<Record<string, string>>, sessionId: string, perSession?: SessionResource): Resource {
+  return { attributes: toKeyValues({ ...service, ...(perSession && perSession(sessionId)), 'session.id': sessionId }) };
 }
 
 function logRecord(item: LogItem): LogRecord {
@@ -105,20 +108,28 @@ function metric(points: readonly MetricItem[]): Metric {
 }
 
 /** `ExportLogsServiceRequest` for `items`; `service` holds the resource attributes other than `session.id`. */
-export function encodeLogs(items: readonly LogItem[], service: Readonly<Record<string, string>>): ExportLogsServiceRequest {
+export function encodeLogs(
+  items: readonly LogItem[],
+  service: Readonly<Record<string, string>>,
+  perSession?: SessionResource,
+): ExportLogsServiceRequest {
   return {
     resourceLogs: groupBy(items, (i) => i.sessionId).map((group) => ({
-      resource: resourceOf(service, group[0]!.sessionId),
+      resource: resourceOf(service, group[0]!.sessionId, perSession),
       scopeLogs: [{ scope: SDK_SCOPE, logRecords: group.map(logRecord) }],
     })),
   };
 }
 
 /** `ExportTraceServiceRequest` for `items`, spans grouped by the scope that produced them. */
-export function encodeSpans(items: readonly SpanItem[], service: Readonly<Record<string, string>>): ExportTraceServiceRequest {
+export function encodeSpans(
+  items: readonly SpanItem[],
+  service: Readonly<Record<string, string>>,
+  perSession?: SessionResource,
+): ExportTraceServiceRequest {
   return {
     resourceSpans: groupBy(items, (i) => i.sessionId).map((group) => ({
-      resource: resourceOf(service, group[0]!.sessionId),
+      resource: resourceOf(service, group[0]!.sessionId, perSession),
       scopeSpans: groupBy(group, (i) => `${i.scope.name}\n${i.scope.version ?? ''}`).map((spans) => {
         const { name, version } = spans[0]!.scope;
         return { scope: version ? { name, version } : { name }, spans: spans.map(span) };
@@ -128,10 +139,14 @@ export function encodeSpans(items: readonly SpanItem[], service: Readonly<Record
 }
 
 /** `ExportMetricsServiceRequest` for `items`. */
-export function encodeMetrics(items: readonly MetricItem[], service: Readonly<Record<string, string>>): ExportMetricsServiceRequest {
+export function encodeMetrics(
+  items: readonly MetricItem[],
+  service: Readonly<Record<string, string>>,
+  perSession?: SessionResource,
+): ExportMetricsServiceRequest {
   return {
     resourceMetrics: groupBy(items, (i) => i.sessionId).map((group) => ({
-      resource: resourceOf(service, group[0]!.sessionId),
+      resource: resourceOf(service, group[0]!.sessionId, perSession),
       scopeMetrics: [
         {
           scope: SDK_SCOPE,
@@ -149,13 +164,19 @@ export interface ItemOf {
   metrics: MetricItem;
 }
 
-type BodyEncoders = { readonly [S in Signal]: (items: readonly ItemOf[S][], service: Readonly<Record<string, string>>) => string };
+type BodyEncoders = {
+  readonly [S in Signal]: (
+    items: readonly ItemOf[S][],
+    service: Readonly<Record<string, string>>,
+    perSession?: SessionResource,
+  ) => string;
+};
 
 /** The JSON body of one export request, per signal. */
 export const ENCODE_BODY: BodyEncoders = {
-  logs: (items, service) => JSON.stringify(encodeLogs(items, service)),
-  traces: (items, service) => JSON.stringify(encodeSpans(items, service)),
-  metrics: (items, service) => JSON.stringify(encodeMetrics(items, service)),
+  logs: (items, service, perSession) => JSON.stringify(encodeLogs(items, service, perSession)),
+  traces: (items, service, perSession) => JSON.stringify(encodeSpans(items, service, perSession)),
+  metrics: (items, service, perSession) => JSON.stringify(encodeMetrics(items, service, perSession)),
 };
 
 /** Records split by the request they go in, keeping their order within each signal. */

@@ -103,7 +103,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   function chunksOf<S extends Signal>(signal: S, items: ItemOf[S][]): Chunk<ItemOf[S]>[] {
-    return splitIntoChunks(items, (part) => ENCODE_BODY[signal](part, service), MAX_REQUEST_BYTES);
+    return splitIntoChunks(items, (part) => ENCODE_BODY[signal](part, service, options.sessionResource), MAX_REQUEST_BYTES);
   }
 
   function backoff(url: string, result: Extract<SendResult, { verdict: 'retry' }>, failuresSoFar: number): void {

@@ -2,6 +2,7 @@ import type { ResolvedConfig } from '../config/types';
 import type { DebugLog } from '../sdk/core';
 import type { PipelineClock } from './clock';
 import type { TelemetryItem } from './items';
+import type { SessionResource } from './otlp-json';
 import type { RetryPolicy } from './retry';
 
 /** What `createPipeline` needs; everything browser-specific is passed in so the pipeline also runs under Node. */
@@ -15,6 +16,8 @@ export interface PipelineOptions {
    * `telemetry.sdk.name`); they cannot override those four.
    */
   readonly resource: Readonly<Record<string, string>>;
+  /** Resource attributes of one session (its sampling decision), added to its resource in every request. */
+  readonly sessionResource?: SessionResource | undefined;
   /** The unpatched fetch; without one nothing is sent (and nothing is queued). */
   readonly fetch: typeof fetch | undefined;
   /** `navigator.sendBeacon` bound to navigator, when it exists. */
