@@ -10,8 +10,11 @@ export { loadRecorder } from './replay/load-recorder';
 export { SDK_NAME, SDK_VERSION } from './version';
 export type { Attributes, AttributeValue, BrowserSDK, CallContext, LogLevel } from './sdk/types';
 export type {
+  BeforeSend,
+  BeforeSendItem,
   BrowserSDKConfig,
   ConfigWarningHandler,
+  Pattern,
   PropagationOptions,
   ReplayOptions,
   ReplaySamplingOptions,
@@ -20,8 +23,10 @@ export type {
   ResolvedReplayConfig,
   ResolvedReplaySampling,
   ResolvedVitalsConfig,
+  User,
   VitalsOptions,
 } from './config/types';
+export type { LogItem, SpanEventItem, SpanItem, SpanKindNumber } from './pipeline/items';
 export { MASK } from './replay/sensitive';
 export type {
   EmitRecordedEvent,

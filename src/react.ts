@@ -9,7 +9,18 @@ import { initBrowserSDK } from './sdk/init';
 import type { BrowserSDK } from './sdk/types';
 
 export * from './index';
-export { captureError, captureException, captureReplayEvent, flushReplay, getSessionId, log, metric } from './react/helpers';
+export {
+  captureError,
+  captureException,
+  captureReplayEvent,
+  clearUser,
+  flushReplay,
+  getSessionId,
+  log,
+  metric,
+  setAttributes,
+  setUser,
+} from './react/helpers';
 export { SvcErrorBoundary, type SvcErrorBoundaryProps } from './react/error-boundary';
 
 /**

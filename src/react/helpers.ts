@@ -1,4 +1,5 @@
 import { getSDK } from '../sdk/init';
+import type { User } from '../config/types';
 import type { CallContext, LogLevel } from '../sdk/types';
 
 /**
@@ -32,6 +33,21 @@ export function captureReplayEvent(type: string, payload?: unknown): void {
 /** Sends the buffered replay events now. */
 export function flushReplay(): Promise<void> {
   return getSDK()?.flushReplay() ?? Promise.resolve();
+}
+
+/** Identifies the signed-in user on every later record (see `BrowserSDK.setUser`). */
+export function setUser(user: User): void {
+  getSDK()?.setUser(user);
+}
+
+/** Forgets the user (at sign-out). */
+export function clearUser(): void {
+  getSDK()?.clearUser();
+}
+
+/** Adds session attributes to every later record (see `BrowserSDK.setAttributes`). */
+export function setAttributes(attributes: Record<string, unknown>): void {
+  getSDK()?.setAttributes(attributes);
 }
 
 /** The current session id, or `undefined` before the SDK started. */

@@ -7,6 +7,8 @@ import type { Pipeline } from '../pipeline/types';
 import { utf8Length } from '../pipeline/utf8';
 import type { DebugLog, ReplaySink, SessionTracker } from '../sdk/core';
 import { randomHexId } from '../session/ids';
+import type { ReplayMode, SessionSampling } from '../session/sampling';
+import { openStore } from '../session/storage';
 import { ChunkBuffer, type Dropped, type ItemKind, type PendingChunk, type ReplayIdentity } from './chunk-buffer';
 import { chunkBody, encodeEvents, eventsJson, recipesBody } from './encode';
 import { createLeftoverStore, localStorageIfAvailable, type Leftover, type LeftoverStorage } from './leftovers';
@@ -20,6 +22,11 @@ export interface ReplayTimeline extends ReplaySink {
    */
   flushForUnload(): void;
   stop(): Promise<void>;
+  /**
+   * An error was captured. A session in on-error mode (`replay.onErrorSampleRate`) sends the replay it kept in memory
+   * and records in full from then on, for the rest of the session.
+   */
+  errorCaptured(): void;
 }
 
 interface Deps {
@@ -27,6 +34,8 @@ interface Deps {
   readonly session: SessionTracker;
   readonly pipeline: Pick<Pipeline, 'postJson'>;
   readonly debug: DebugLog;
+  /** The sampling decision of a session. */
+  readonly sampling: (sessionId: string) => SessionSampling;
   /** The recorder loader; the lazily loaded rrweb recorder unless a test passes its own. */
   readonly loadRecorder?: () => Promise<StartRecording>;
   /** Where left-behind requests are kept; `localStorage` when it is usable, unless a test passes its own. */
@@ -38,6 +47,12 @@ const MIN_BUFFER_BYTES = 256_000;
 /** A seq no chunk reaches: unload bodies are sized with it, then built with their real seq (never longer). */
 const SIZING_SEQ = Number.MAX_SAFE_INTEGER;
 const REPLAY_PATHS: readonly string[] = [INGEST_PATHS.replayChunk, INGEST_PATHS.replayRecipes];
+
+/**
+ * In on-error mode a full snapshot is taken this often and what came before the previous one is let go, so an error
+ * sends between one and two of these periods of replay.
+ */
+const ON_ERROR_WINDOW_MS = 60_000;
 
 /** rrweb's Meta event type: it opens every full snapshot. */
 const RRWEB_META_EVENT = 4;
@@ -71,6 +86,16 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
   );
 
   let replay: ReplayIdentity = { sessionId: session.id(), replayId: randomHexId(), nextSeq: 0 };
+  // A session in on-error mode that had its error records in full on its later pages too.
+  const store = openStore();
+  const erroredKey = `${options.sessionStorageKey}.errored`;
+  const modeOf = (sessionId: string): ReplayMode => {
+    const mode = deps.sampling(sessionId).replay;
+    return mode === 'on_error' && store.get(erroredKey) === sessionId ? 'full' : mode;
+  };
+  let mode = modeOf(replay.sessionId);
+  /** On-error mode: the events and recipe steps of the previous window, kept until the next one closes. */
+  let held: [PendingChunk[], PendingChunk[]] = [[], []];
   let recording: Recording | undefined;
   /** The recorder's compression worker, once a recorder has started; kept after it stops, for the last chunks. */
   let encode: Recording['encode'];
@@ -144,8 +169,9 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     return sending;
   };
 
+  // Only a session recorded in full sends as it goes; on-error mode keeps everything until an error.
   const sendPending = (): Promise<void> =>
-    afterSending(async () => {
+    mode !== 'full' ? sending : afterSending(async () => {
       for (let chunk = events.next(); chunk !== undefined; chunk = events.next()) await sendChunk(chunk);
       for (let batch = steps.next(); batch !== undefined; batch = steps.next()) await sendSteps(batch);
     });
@@ -184,7 +210,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
   };
 
   function recordEvent(event: RecordedEvent): void {
-    if (stopped) return;
+    if (stopped || mode === 'off') return;
     const kind = kindOf(event);
     const tooLarge = add(events, event, event.timestamp, kind);
     if (tooLarge === undefined) return;
@@ -199,6 +225,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
   const startRecorder = (): void => {
     const identity = replay;
     recorderHalted = false;
+    if (mode === 'off') return;
     loadRecorder()
       .then((start) => {
         if (stopped || identity !== replay || recorderHalted) return;
@@ -263,10 +290,20 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
   };
 
   const timer = setInterval(() => void flush(), options.flushIntervalMs);
+  const checkout = setInterval(() => {
+    if (mode !== 'on_error') return;
+    recording?.flushDomChanges();
+    held = [events.takeAll(), steps.takeAll()];
+    recording?.takeFullSnapshot();
+  }, ON_ERROR_WINDOW_MS);
   const unsubscribe = session.onRotate((id) => {
     void flush();
     stopRecorder();
+    // What an on-error session kept goes with it: it had no error.
+    if (mode === 'on_error') [events, steps].forEach((buffer) => buffer.takeAll());
     replay = { sessionId: id, replayId: randomHexId(), nextSeq: 0 };
+    mode = modeOf(id);
+    held = [[], []];
     startRecorder();
   });
   // After start-up work, so loading and starting rrweb never competes with the page's first render.
@@ -288,12 +325,13 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
       if (type === REPLAY_EVENT_TAGS.navigation) void flush();
     },
     recipe(step) {
-      if (stopped) return;
+      if (stopped || mode === 'off') return;
       const tooLarge = add(steps, step, step.ts, 'custom');
       if (tooLarge !== undefined) debug.warn(`a recipe step of ${tooLarge} bytes is over the ${REPLAY_LIMITS.maxEventBytes}-byte limit; it is dropped`);
     },
     flush,
     flushForUnload() {
+      if (mode !== 'full') return;
       recording?.flushDomChanges();
       const { requests, flight } = unloadRequests();
       if (requests.length === 0) return;
@@ -313,9 +351,22 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
         });
       });
     },
+    errorCaptured() {
+      if (mode !== 'on_error' || stopped) return;
+      mode = 'full';
+      store.set(erroredKey, replay.sessionId);
+      const [heldEvents, heldSteps] = held;
+      held = [[], []];
+      void afterSending(async () => {
+        for (const chunk of heldEvents) await sendChunk(chunk);
+        for (const batch of heldSteps) await sendSteps(batch);
+      });
+      void flush();
+    },
     async stop() {
       if (stopped) return;
       clearInterval(timer);
+      clearInterval(checkout);
       unsubscribe();
       stopRecorder();
       stopped = true;
@@ -332,6 +383,7 @@ function disabledTimeline(): ReplayTimeline {
     recipe: nothing,
     flush: () => Promise.resolve(),
     flushForUnload: nothing,
+    errorCaptured: nothing,
     stop: () => Promise.resolve(),
   };
 }

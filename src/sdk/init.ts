@@ -1,8 +1,10 @@
 import { resolveConfig } from '../config/resolve';
-import type { BrowserSDKConfig, ResolvedConfig } from '../config/types';
+import type { BrowserSDKConfig, ResolvedConfig, User } from '../config/types';
+import type { TelemetryItem } from '../pipeline/items';
 import { onPageHidden } from '../pipeline/page-lifecycle';
 import { createPipeline } from '../pipeline/pipeline';
 import { startReplayTimeline } from '../replay/timeline';
+import { sessionSampling } from '../session/sampling';
 import { createSessionTracker } from '../session/session';
 import { startConsole } from '../signals/console';
 import { startErrors } from '../signals/errors';
@@ -15,6 +17,8 @@ import { startTracing } from '../tracing/provider';
 import { SDK_NAME, SDK_VERSION } from '../version';
 import type { SdkCore } from './core';
 import { createDebugLog } from './debug';
+import { createItemFilter } from './filters';
+import { createIdentity } from './identity';
 import { ingestUrls } from './ingest-urls';
 import { createNoopSDK } from './noop';
 import { captureOriginals } from './originals';
@@ -91,6 +95,9 @@ function wire(
 ): BrowserSDK {
   const session = createSessionTracker(config.replay.sessionStorageKey);
   const urls = ingestUrls(config.ingestUrl, globalThis.location?.origin);
+  const sampling = (sessionId: string) => sessionSampling(sessionId, config);
+  const identity = createIdentity(config.sendUserPii, debug);
+  const filter = createItemFilter(config, debug);
   const pipeline = createPipeline({
     config,
     resource: {
@@ -99,19 +106,28 @@ function wire(
       'telemetry.sdk.language': 'webjs',
       ...(typeof navigator === 'undefined' ? {} : { 'user_agent.original': navigator.userAgent }),
     },
+    sessionResource: (sessionId) => ({ 'svc.sample_rate': config.sampleRate, 'svc.replay.mode': sampling(sessionId).replay }),
     fetch: originals.fetch,
     sendBeacon: typeof navigator?.sendBeacon === 'function' ? navigator.sendBeacon.bind(navigator) : undefined,
     ingestUrl: urls.url,
     debug,
   });
-  const replay = startReplayTimeline({ config, session, pipeline, debug });
+  const replay = startReplayTimeline({ config, session, pipeline, debug, sampling });
+  // Sampled out sessions send nothing; the others send what the filters and `beforeSend` keep, with the identity.
+  const enqueue = (item: TelemetryItem): void => {
+    if (!sampling(item.sessionId).sampled) return;
+    const kept = filter({ ...item, attributes: { ...identity.attributes, ...item.attributes } } as TelemetryItem);
+    if (kept === undefined) return;
+    pipeline.enqueue(kept);
+    if (kept.kind === 'log' && kept.attributes['exception.type'] !== undefined) replay.errorCaptured();
+  };
   const core: SdkCore = {
     config,
     debug,
     session,
     teardown,
     originals,
-    enqueue: (item) => pipeline.enqueue(item),
+    enqueue,
     replay,
     ingestUrl: urls.url,
     isIngestUrl: urls.isIngestUrl,
@@ -171,6 +187,9 @@ function wire(
       replay.event(type, payload);
     }),
     flushReplay: () => replay.flush(),
+    setUser: guard('setUser', (user: User) => identity.setUser(user)),
+    clearUser: guard('clearUser', () => identity.clearUser()),
+    setAttributes: guard('setAttributes', (attributes: Record<string, unknown>) => identity.setAttributes(attributes)),
     shutdown() {
       stopping ??= (async () => {
         teardown.run();

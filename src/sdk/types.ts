@@ -2,6 +2,8 @@
  * Public types of the SDK object returned by `initBrowserSDK` (SPEC 2.9 "SDK object").
  */
 
+import type { User } from '../config/types';
+
 /** Severity of a structured log record. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
@@ -35,6 +37,18 @@ export interface BrowserSDK {
   captureReplayEvent(type: string, payload?: unknown): void;
   /** Sends the buffered replay events now. */
   flushReplay(): Promise<void>;
+  /**
+   * Identifies the signed-in user on every later record (`user.id`; `user.email` and `user.name` only with
+   * `sendUserPii: true`), so the session can be found by user id. Call it again on each page load.
+   */
+  setUser(user: User): void;
+  /** Forgets the user (at sign-out). */
+  clearUser(): void;
+  /**
+   * Adds attributes to every later record and to the session, as `session.attributes.<key>` (e.g. a plan or a
+   * tenant), searchable on the server. Merged with earlier calls; a `null` value removes the key.
+   */
+  setAttributes(attributes: Record<string, unknown>): void;
   /** Sends everything queued, then removes every patch and listener the SDK added. Idempotent. */
   shutdown(): Promise<void>;
   /** The current session id (rotated after inactivity or at the maximum session age). */

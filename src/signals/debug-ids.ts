@@ -13,7 +13,7 @@ type Registry = Record<string, string>;
  * Safari (`f@https://…:3:14`): the line's last `url:line:column`, the URL starting at its scheme, so an `@` in its path
  * (`/npm/pkg@1.0/x.js`) stays in it. Code run by `eval` has no URL of its own and gets none.
  */
-const FRAME_URL = /(\w+:\/\/[^\s()]+):\d+:\d+\)?$/;
+export const FRAME_URL = /(\w+:\/\/[^\s()]+):\d+:\d+\)?$/;
 
 /** All but a registry key's first frame: V8's `Error` head line, and every line after the first frame. */
 const NOT_FIRST_FRAME = /^Error\n|\n.*/gs;

@@ -7,6 +7,7 @@ import type { ReplayOptions } from '../../src/config/types';
 import { MAX_REQUEST_BYTES } from '../../src/pipeline/keepalive-budget';
 import { utf8Length } from '../../src/pipeline/utf8';
 import { startReplayTimeline, type ReplayTimeline } from '../../src/replay/timeline';
+import { sessionSampling } from '../../src/session/sampling';
 import type { EncodeChunkEvents } from '../../src/replay/compression-worker';
 import type { LeftoverStorage } from '../../src/replay/leftovers';
 import type { EmitRecordedEvent, RecordedEvent, RecordingStoppedHandler, StartRecording } from '../../src/replay/types';
@@ -147,11 +148,17 @@ const session = {
 const debug = { warn: vi.fn(), error: vi.fn() };
 let running: { timeline: ReplayTimeline; pipeline: ReturnType<typeof fakePipeline> } | undefined;
 
-function start(replay: ReplayOptions, storage: LeftoverStorage | undefined = memoryStorage(), encode?: EncodeChunkEvents) {
+function start(
+  replay: ReplayOptions,
+  storage: LeftoverStorage | undefined = memoryStorage(),
+  encode?: EncodeChunkEvents,
+  sampleRate = 1,
+) {
   const pipeline = fakePipeline();
   const recorder = fakeRecorder(encode);
-  const config = resolveConfig({ apiKey: 'k', serviceName: 'shop-web', replay: { flushIntervalMs: 60_000, ...replay } });
-  const timeline = startReplayTimeline({ config, session, pipeline, debug, loadRecorder: recorder.load, storage });
+  const config = resolveConfig({ apiKey: 'k', serviceName: 'shop-web', sampleRate, replay: { flushIntervalMs: 60_000, ...replay } });
+  const sampling = (id: string) => sessionSampling(id, config);
+  const timeline = startReplayTimeline({ config, session, pipeline, debug, sampling, loadRecorder: recorder.load, storage });
   running = { timeline, pipeline };
   return { pipeline, recorder, timeline };
 }
@@ -402,6 +409,60 @@ describe('recipes', () => {
       sessionId: 'a'.repeat(32),
       replayId: timeline.replayId,
       steps: [0, 1, 2].map((i) => step(REPLAY_LIMITS.maxRecipeSteps + i)),
+    });
+  });
+});
+
+describe('sampling', () => {
+  const marks = (posts: readonly Post[]): string[] =>
+    chunksOf(posts).flatMap((chunk) => decodeEvents(chunk).map((event) => (event.type === 4 ? 'snapshot' : String((event.data as { pad?: string }).pad ?? event.type))));
+
+  it('records nothing and sends nothing for a session outside sampleRate or outside both replay rates', async () => {
+    for (const [replay, sampleRate] of [[{}, 0], [{ sampleRate: 0, onErrorSampleRate: 0 }, 1]] as const) {
+      const { pipeline, recorder, timeline } = start(replay, memoryStorage(), undefined, sampleRate);
+      timeline.event('custom', { n: 1 });
+      timeline.errorCaptured();
+      await timeline.stop();
+      expect(recorder.state.starts).toBe(0);
+      expect(pipeline.posts).toEqual([]);
+    }
+  });
+
+  describe('on error', () => {
+    beforeEach(() => vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] }));
+    afterEach(() => vi.useRealTimers());
+
+    it('keeps the replay in memory, sends nothing without an error, not even at page leave', async () => {
+      const { pipeline, recorder, timeline } = start({ sampleRate: 0, onErrorSampleRate: 1 });
+      await recorderStarted(recorder);
+      recorder.move();
+      timeline.event('custom', { n: 1 });
+      await timeline.flush();
+      timeline.flushForUnload();
+      await timeline.stop();
+      expect(pipeline.posts).toEqual([]);
+    });
+
+    it('sends the last one to two minutes on an error, from a full snapshot, then records in full', async () => {
+      const { pipeline, recorder, timeline } = start({ sampleRate: 0, onErrorSampleRate: 1 });
+      await recorderStarted(recorder);
+      const mark = (pad: string) => recorder.state.emit?.({ type: 3, timestamp: recorder.state.clock++, data: { source: 1, pad } });
+      mark('before the kept window');
+      vi.advanceTimersByTime(60_000);
+      mark('first window');
+      vi.advanceTimersByTime(60_000);
+      mark('second window');
+      await timeline.flush();
+      expect(pipeline.posts).toEqual([]);
+
+      timeline.errorCaptured();
+      await timeline.flush();
+      expect(marks(pipeline.posts)).toEqual(['snapshot', '2', 'first window', 'snapshot', '2', 'second window']);
+      expect(chunksOf(pipeline.posts).map((chunk) => chunk.seq)).toEqual([0, 1]);
+
+      mark('after the error');
+      await timeline.flush();
+      expect(marks(pipeline.posts).at(-1)).toBe('after the error');
     });
   });
 });

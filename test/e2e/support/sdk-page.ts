@@ -18,6 +18,8 @@ declare global {
   interface Window {
     /** The SDK instance the page started (INIT_JS), or a test started after it. */
     sdk: BrowserSDK;
+    /** Options the test sets with `page.addInitScript`, laid over the query's. */
+    svcTestOptions?: Record<string, unknown>;
     /** The CDN bundle's global. */
     Svc: { initBrowserSDK(config: Record<string, unknown>): BrowserSDK };
   }
@@ -36,7 +38,8 @@ const INIT_JS = `(function () {
     debug: true,
     flushIntervalMs: 100,
   };
-  window.sdk = Svc.initBrowserSDK(Object.assign(config, JSON.parse(params.get('options') || '{}')));
+  // Options JSON cannot carry (functions, RegExps) come from an init script the test adds: window.svcTestOptions.
+  window.sdk = Svc.initBrowserSDK(Object.assign(config, JSON.parse(params.get('options') || '{}'), window.svcTestOptions));
 })();
 `;
 
