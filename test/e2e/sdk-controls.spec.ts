@@ -1,7 +1,8 @@
+import { gunzipSync } from 'node:zlib';
 import type { Page, Request } from '@playwright/test';
 import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
-import { openSdkPage, sdkOriginForFile, waitForLogs, type LogRow } from './support/sdk-page';
+import { openSdkPage, rows, sdkOriginForFile, waitForLogs, type LogRow } from './support/sdk-page';
 
 /**
  * The controls of a production SDK (issue 17), through the real CDN entry against the real server in Chromium:
@@ -80,7 +81,9 @@ test.describe('session sampling', () => {
     await activityThenShutdown(page);
     expect(paths(requests)).toEqual(['/ingest/replay/chunk', '/otlp/v1/logs', '/otlp/v1/metrics', '/otlp/v1/traces']);
     const logs = requests.find((request) => request.url().endsWith('/otlp/v1/logs'))!;
-    const resource = (logs.postDataJSON() as { resourceLogs: Array<{ resource: { attributes: Array<{ key: string; value: Record<string, unknown> }> } }> })
+    const body = logs.postDataBuffer()!;
+    const json = JSON.parse((logs.headers()['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8')) as unknown;
+    const resource = (json as { resourceLogs: Array<{ resource: { attributes: Array<{ key: string; value: Record<string, unknown> }> } }> })
       .resourceLogs[0]!.resource.attributes;
     expect(resource).toEqual(
       expect.arrayContaining([
@@ -126,7 +129,7 @@ test.describe('replay on error', () => {
     await expect
       .poll(
         async () => {
-          const replay = await controlGet<{ events: Array<{ type: number }> }>(ingest, `/sessions/${sessionId}/replay?limit=500`);
+          const replay = await controlGet<{ events: Array<{ type: number }> }>(ingest, `/sessions/${sessionId}/replay?limit=200`);
           events = replay.body.events ?? [];
           return JSON.stringify(events).includes('After the error');
         },
@@ -194,6 +197,12 @@ test.describe('filters and beforeSend', () => {
     }, urls);
   }
 
+  /** Every stored log of the session, oldest first, once the one with `lastBody` (recorded last) is stored. */
+  async function logsUpTo(ingest: TestServer, sessionId: string, lastBody: string): Promise<LogRow[]> {
+    await waitForLogs(ingest, sessionId, 1, (row) => row.body === lastBody);
+    return (await rows<LogRow>(ingest, `/logs?session_id=${sessionId}&limit=1000`)).reverse();
+  }
+
   const errorBodies = (logs: readonly LogRow[]) => logs.filter((log) => log.severity_text === 'ERROR').map((log) => String(log.body));
 
   test('errors of browser extensions are dropped by default; denyUrls and allowUrls filter by the script that threw', async ({ page, ingest }) => {
@@ -209,7 +218,7 @@ test.describe('filters and beforeSend', () => {
       'https://cdn.other.example/widget.js',
       'https://shop.example/assets/main.js',
     ]);
-    const logs = await waitForLogs(ingest, sessionId, 1, (row) => row.body === 'Error: the last one');
+    const logs = await logsUpTo(ingest, sessionId, 'Error: the last one');
     expect(errorBodies(logs)).toEqual(['Error: thrown by https://shop.example/assets/main.js', 'Error: the last one']);
   });
 
@@ -235,9 +244,9 @@ test.describe('filters and beforeSend', () => {
       window.sdk.captureException(new TypeError('kept'));
       window.sdk.log('info', 'signal');
     });
-    const logs = await waitForLogs(ingest, sessionId, 1, (row) => row.body === 'signal');
-    expect(logs.map((log) => String(log.body)).filter((body) => body !== 'svc.sdk')).not.toContain('noise');
+    const logs = await logsUpTo(ingest, sessionId, 'signal');
+    expect(logs.map((log) => String(log.body))).not.toContain('noise');
     const errors = logs.filter((log) => log.severity_text === 'ERROR');
-    expect(errors.map((log) => log.attributes['exception.message'])).toEqual(['edited by beforeSend']);
+    expect(errors.map((log) => [log.body, log.attributes['exception.message']])).toEqual([['TypeError: kept', 'edited by beforeSend']]);
   });
 });
