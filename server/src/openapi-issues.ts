@@ -76,6 +76,7 @@ export const ISSUE_PATHS = {
         query('q', 'Text in the type or message, case-insensitive'),
         query('from', 'Last seen at or after: epoch ms or ISO 8601'),
         query('to', 'Last seen before: epoch ms or ISO 8601'),
+        query('user_id', 'Issues that affected a session whose latest user (`user.id`) is this one; 1 to 256 characters', { type: 'string', minLength: 1, maxLength: 256 }),
         query('sort', 'Order', { type: 'string', enum: Object.keys(ISSUE_SORTS), default: 'last_seen' }),
         query('limit', 'Page size', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
         query('cursor', '`next_cursor` of the previous page'),

@@ -7,6 +7,8 @@ import { INCIDENT_PATHS } from './openapi-incidents';
 import { ISSUE_PATHS } from './openapi-issues';
 import { LANDING_PATHS } from './landing/openapi';
 import { PROJECT_PATHS } from './projects/openapi';
+import { REPLAY_MODES, SESSION_FACT_LIMITS } from './otlp/session-facts';
+import { MAX_ATTRIBUTE_FILTERS } from './query/session-filters';
 import { SOURCEMAP_PATHS } from './openapi-sourcemaps';
 
 /**
@@ -70,13 +72,30 @@ const page = (item: Schema) => ({
   properties: { data: { type: 'array', items: item }, next_cursor: { type: ['string', 'null'] } },
 });
 
-const listGet = (summary: string, filters: string[], item: string, maxLimit = 1000, defaultLimit = 100) => ({
+const userIdParam = {
+  name: 'user_id',
+  in: 'query',
+  schema: { type: 'string', minLength: 1, maxLength: SESSION_FACT_LIMITS.maxUserChars },
+  description: 'Only sessions (for records: the records of sessions) whose latest user, the SDK\'s setUser id, is this one',
+};
+/** `attr.<key>=<value>`: OpenAPI cannot name a parameter by pattern, so it is described once under this name. */
+const attributeParam = {
+  name: 'attr.<key>',
+  in: 'query',
+  schema: { type: 'string', minLength: 1, maxLength: SESSION_FACT_LIMITS.maxValueChars },
+  description:
+    `Sessions whose custom attribute \`<key>\` (setAttributes; \`session.attributes.<key>\` on the wire) equals the value exactly, as text: ` +
+    `\`attr.tier=3\` matches 3 and "3", \`attr.beta=true\` matches true. Repeatable with other keys, at most ${MAX_ATTRIBUTE_FILTERS}; ` +
+    `keys are 1 to ${SESSION_FACT_LIMITS.maxKeyChars} letters, digits, \`_\`, \`.\`, \`:\` or \`-\`.`,
+};
+
+const listGet = (summary: string, filters: string[], item: string, maxLimit = 1000, defaultLimit = 100, extra: Schema[] = [userIdParam]) => ({
   get: {
     tags: ['query'],
     summary,
     description: 'Newest first, confined to the key\'s project. Unknown query parameters are rejected.',
     security: [{ controlKey: [] }],
-    parameters: listParams(filters, maxLimit, defaultLimit),
+    parameters: [...listParams(filters, maxLimit, defaultLimit), ...extra],
     responses: { '200': { description: 'A page', content: { 'application/json': { schema: page(ref(item)) } } }, ...errors(400, 401, 403) },
   },
 });
@@ -169,6 +188,44 @@ const SESSION_PATHS = {
         '200': { description: 'session-<id>.spec.ts, as an attachment', content: { 'text/plain': { schema: { type: 'string' } } } },
         ...errors(400, 401, 403, 404),
       },
+    },
+  },
+};
+
+/** How much was sampled (server/src/query/sampling.ts). */
+const SAMPLING_PATH = {
+  get: {
+    tags: ['query'],
+    summary: 'Sessions received per replay mode and the sessions estimated before sampling',
+    description:
+      'From the session records of the key\'s project: each session counts once however often its batches were retried. A session stands for 1 / its `svc.sample_rate` ' +
+      'sessions before sampling (1 when it sent none). `from` and `to` select sessions whose activity overlaps the window, as in the session listing. Unknown query parameters are rejected.',
+    security: [{ controlKey: [] }],
+    parameters: listParams([], 500, 50).filter((p) => ['app', 'from', 'to'].includes(p.name)),
+    responses: {
+      '200': {
+        description: 'The figures',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['sessions_received', 'sessions_estimated', 'sampled_share', 'replay_modes', 'replays_kept_on_error'],
+              properties: {
+                sessions_received: { type: 'integer' },
+                sessions_estimated: { type: 'integer', description: 'Sum of 1 / sample_rate over the received sessions, rounded' },
+                sampled_share: { type: ['number', 'null'], description: 'received / estimated, 4 decimals; null without sessions' },
+                replay_modes: {
+                  type: 'object',
+                  description: 'Received sessions by svc.replay.mode; unknown: sessions that did not send one',
+                  properties: Object.fromEntries([...REPLAY_MODES, 'unknown'].map((m) => [m, { type: 'integer' }])),
+                },
+                replays_kept_on_error: { type: 'integer', description: 'Sessions in on_error mode that sent a replay (an error happened)' },
+              },
+            },
+          },
+        },
+      },
+      ...errors(400, 401, 403),
     },
   },
 };
@@ -278,7 +335,8 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
           responses: { '200': { description: 'Apps', content: { 'application/json': { schema: { type: 'object', properties: { data: { type: 'array', items: ref('App') } } } } } }, ...errors(401, 403) },
         },
       },
-      '/control-plane/sessions': listGet('Sessions with counts per signal and their time range', [], 'Session', 500, 50),
+      '/control-plane/sessions': listGet('Sessions with counts per signal, their time range, user, attributes and sampling', [], 'Session', 500, 50, [userIdParam, attributeParam]),
+      '/control-plane/sessions/sampling': SAMPLING_PATH,
       '/control-plane/spans': listGet('Spans', ['session_id', 'trace_id', 'name'], 'Span'),
       '/control-plane/logs': listGet('Log records', ['session_id', 'trace_id'], 'LogRecord'),
       '/control-plane/metrics': listGet('Metric data points', ['session_id', 'name'], 'MetricPoint'),
@@ -379,6 +437,19 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
               type: 'object',
               properties: Object.fromEntries(['spans', 'logs', 'metric_points', 'replay_chunks', 'recipes'].map((k) => [k, { type: 'integer' }])),
             },
+            user: {
+              type: ['object', 'null'],
+              description: 'The latest user the records named (user.id; user.email and user.name when the app sends them); null when none did',
+              required: ['id'],
+              properties: { id: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } },
+            },
+            attributes: {
+              type: 'object',
+              description: `The latest custom attributes (session.attributes.*): at most ${SESSION_FACT_LIMITS.maxAttributes}; {} when none`,
+              additionalProperties: { type: ['string', 'number', 'boolean'] },
+            },
+            replay_mode: { type: ['string', 'null'], enum: [...REPLAY_MODES, null], description: 'svc.replay.mode of the session; null when not sent' },
+            sample_rate: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, description: 'svc.sample_rate of the session; null when not sent' },
           },
         },
         Span: {

@@ -74,6 +74,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     writer = openTelemetryWriter(database, log);
     const services: Services = {
       db: database.db,
+      dialect: database.dialect,
       writer,
       clock,
       bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,

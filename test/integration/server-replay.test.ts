@@ -112,6 +112,11 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
       first_seen: new Date(T0).toISOString(),
       last_seen: new Date(T0 + 1011).toISOString(),
       counts: { spans: 0, logs: 0, metric_points: 0, replay_chunks: 5, recipes: 3 },
+      // Replay chunks name no user, attributes or sampling: those come from OTLP records (sessions-identity.test.ts).
+      user: null,
+      attributes: {},
+      replay_mode: null,
+      sample_rate: null,
       replays: [
         { replay_id: 'r-early', start_time: new Date(T0).toISOString(), end_time: new Date(T0 + 31).toISOString(), chunk_count: 3, event_count: 8, first_url: 'http://shop.test/cart' },
         { replay_id: 'r-late', start_time: new Date(T0 + 1000).toISOString(), end_time: new Date(T0 + 1011).toISOString(), chunk_count: 2, event_count: 4, first_url: 'http://shop.test/done' },

@@ -5,7 +5,7 @@ import { createApp, type AppOptions } from '../../server/src/app';
  * with inert services: routes are only listed, never called. Incidents, notifications and cost are mounted too.
  */
 export function appRoutes(options: Pick<AppOptions, 'demo'> = {}): Set<string> {
-  const services = { db: {} as never, writer: {} as never, clock: { now: Date.now }, bodyLimit: 1024, publicUrl: '', log: () => undefined, symbolicator: {} as never };
+  const services = { db: {} as never, dialect: 'sqlite' as const, writer: {} as never, clock: { now: Date.now }, bodyLimit: 1024, publicUrl: '', log: () => undefined, symbolicator: {} as never };
   const notify = { clock: { now: Date.now }, publicUrl: () => '' } as unknown as AppOptions['notify'];
   const cost = { clock: { now: Date.now } } as unknown as AppOptions['cost'];
   const app = createApp(services, { corsOrigins: '*', notify, cost, ...options });

@@ -11,6 +11,7 @@ import { issuesMigration } from './migrations/0011-issues';
 import { sourcemapsMigration } from './migrations/0012-sourcemaps';
 import { issueAnalysesMigration } from './migrations/0013-issue-analyses';
 import { repositoriesMigration } from './migrations/0014-repositories';
+import { sessionIdentityMigration } from './migrations/0015-session-identity';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -26,6 +27,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0012-sourcemaps': sourcemapsMigration(handle.dialect),
     '0013-issue-analyses': issueAnalysesMigration(handle.dialect),
     '0014-repositories': repositoriesMigration(),
+    '0015-session-identity': sessionIdentityMigration(),
   };
 }
 

@@ -133,6 +133,17 @@ export interface Database extends DetectionTables, CostTables {
     replay_chunk_count: number;
     recipe_count: number;
     last_received_ms: number;
+    /** The latest user the records named (`user.id`, and `user.email`/`user.name` when sent), and that record's time. */
+    user_id: string | null;
+    user_email: string | null;
+    user_name: string | null;
+    user_ms: number | null;
+    /** JSON object of the latest `session.attributes.*` the records carried, and that record's time. */
+    attributes: string | null;
+    attributes_ms: number | null;
+    /** `svc.replay.mode` and `svc.sample_rate` of the session's resource. */
+    replay_mode: string | null;
+    sample_rate: number | null;
   };
   incidents: {
     id: string;

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
+import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
 import type { TelemetryWriter } from '../ingest/writer';
 import type { Symbolicator } from '../sourcemaps/types';
@@ -14,6 +15,8 @@ export interface Caller {
 
 export interface Services {
   db: Kysely<Database>;
+  /** Which database `db` is: the few queries that read into JSON columns differ. */
+  dialect: DialectName;
   /** Where ingest stores validated telemetry. */
   writer: TelemetryWriter;
   clock: Clock;

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TelemetryTable } from '../db/schema';
 import { retryOnConflict } from '../db/transient';
-import { SESSION_COUNTER, sessionDeltas, sessionRow, type SessionSource } from './sessions';
+import { factsBySession, SESSION_COUNTER, SESSION_FACTS_UPDATE, sessionDeltas, sessionRow, type SessionSource } from './sessions';
 import type { StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 
 /** Rows per INSERT: keeps every statement under PostgreSQL's bound-parameter limit. */
@@ -25,7 +25,7 @@ export function postgresWriter(db: Kysely<Database>): TelemetryWriter {
  * Inserts the rows, skipping any already stored (a retried span, log record or replay chunk: the unique indexes say
  * which), and adds what was stored to the session summaries.
  */
-async function writeRows(tx: Transaction<Database>, { projectId, table, rows, receivedMs }: TelemetryWrite): Promise<StoreResult> {
+async function writeRows(tx: Transaction<Database>, { projectId, table, rows, receivedMs, sessions }: TelemetryWrite): Promise<StoreResult> {
   const stored: SessionSource[] = [];
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
     const inserted = await tx
@@ -36,7 +36,7 @@ async function writeRows(tx: Transaction<Database>, { projectId, table, rows, re
       .execute();
     stored.push(...(inserted as unknown as SessionSource[]));
   }
-  await touchSessions(tx, table, projectId, receivedMs, stored);
+  await touchSessions(tx, { projectId, table, receivedMs, sessions }, stored);
   return { stored: stored.length, duplicates: rows.length - stored.length };
 }
 
@@ -46,18 +46,25 @@ function returnedColumns(table: TelemetryTable): string[] {
   return table === 'replay_chunks' ? [...columns, 'end_ms'] : columns;
 }
 
-async function touchSessions(tx: Transaction<Database>, table: TelemetryTable, projectId: string, receivedMs: number, stored: SessionSource[]) {
+/** The fact columns' ON CONFLICT values (the same SQL as SQLite's), as Kysely update values. */
+const FACTS_UPDATE = Object.fromEntries(Object.entries(SESSION_FACTS_UPDATE).map(([column, value]) => [column, sql.raw(value)]));
+
+async function touchSessions(tx: Transaction<Database>, write: Omit<TelemetryWrite, 'rows'>, stored: SessionSource[]) {
+  const { table, projectId, receivedMs } = write;
   const counter = SESSION_COUNTER[table];
+  const facts = factsBySession(write.sessions);
   for (const d of sessionDeltas(stored)) {
+    const sessionFacts = facts.get(d.sessionId);
     await tx
       .insertInto('sessions')
-      .values(sessionRow(table, projectId, receivedMs, d))
+      .values(sessionRow(table, projectId, receivedMs, d, sessionFacts))
       .onConflict((oc) =>
         oc.columns(['project_id', 'session_id']).doUpdateSet({
           [counter]: sql`sessions.${sql.ref(counter)} + excluded.${sql.ref(counter)}`,
           first_ms: sql`least(sessions.first_ms, excluded.first_ms)`,
           last_ms: sql`greatest(sessions.last_ms, excluded.last_ms)`,
           last_received_ms: sql`excluded.last_received_ms`,
+          ...(sessionFacts && FACTS_UPDATE),
         }),
       )
       .execute();

@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { TelemetryTable } from '../db/schema';
 import type { Outcome } from './group-commit';
-import { SESSION_COUNTER, sessionDeltas, sessionRow } from './sessions';
+import { factsBySession, SESSION_COUNTER, SESSION_FACTS_UPDATE, sessionDeltas, sessionRow } from './sessions';
 import type { StoredRow, StoreResult, TelemetryWrite } from './writer';
 
 /**
@@ -13,6 +13,12 @@ const ON_CONFLICT: Partial<Record<TelemetryTable, string>> = {
   logs: 'on conflict do nothing',
   replay_chunks: 'on conflict (project_id, session_id, replay_id, seq) do nothing',
 };
+
+/** Every column of a sessions row, in the order the upsert names them. */
+const SESSION_COLUMNS = [
+  'project_id', 'session_id', 'app_id', 'first_ms', 'last_ms', 'span_count', 'log_count', 'metric_count', 'replay_chunk_count',
+  'recipe_count', 'last_received_ms', ...Object.keys(SESSION_FACTS_UPDATE),
+];
 
 /**
  * Writes a group of requests in one SQLite transaction, synchronously, on the connection given: the heart of both the
@@ -38,20 +44,21 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
     return statement(text).run(Object.values(row).map((v: unknown) => v ?? null)).changes > 0;
   };
 
-  const touchSessions = ({ projectId, table, receivedMs }: TelemetryWrite, stored: StoredRow[]) => {
+  const touchSessions = ({ projectId, table, receivedMs, sessions }: TelemetryWrite, stored: StoredRow[]) => {
     const counter = SESSION_COUNTER[table];
+    const facts = factsBySession(sessions);
+    const columns = SESSION_COLUMNS.map((column) => `@${column}`).join(', ');
+    // Facts only ride along when the batch has some: the common statement stays as small as before.
+    const factsUpdate = facts.size > 0 ? Object.entries(SESSION_FACTS_UPDATE).map(([column, value]) => `, ${column} = ${value}`).join('') : '';
     const upsert = statement(
-      `insert into sessions (project_id, session_id, app_id, first_ms, last_ms, span_count, log_count, metric_count,
-         replay_chunk_count, recipe_count, last_received_ms)
-       values (@project_id, @session_id, @app_id, @first_ms, @last_ms, @span_count, @log_count, @metric_count,
-         @replay_chunk_count, @recipe_count, @last_received_ms)
+      `insert into sessions (${SESSION_COLUMNS.join(', ')}) values (${columns})
        on conflict (project_id, session_id) do update set
          ${counter} = sessions.${counter} + excluded.${counter},
          first_ms = min(sessions.first_ms, excluded.first_ms),
          last_ms = max(sessions.last_ms, excluded.last_ms),
-         last_received_ms = excluded.last_received_ms`,
+         last_received_ms = excluded.last_received_ms${factsUpdate}`,
     );
-    for (const d of sessionDeltas(stored)) upsert.run(sessionRow(table, projectId, receivedMs, d));
+    for (const d of sessionDeltas(stored)) upsert.run(sessionRow(table, projectId, receivedMs, d, facts.get(d.sessionId)));
   };
 
   // Nested in the group's transaction, better-sqlite3 runs this in a savepoint.

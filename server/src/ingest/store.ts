@@ -48,7 +48,7 @@ export async function storeBatch<T extends TelemetryTable>(
     received_ms: receivedMs,
   }));
   try {
-    return await ctx.writer.write({ projectId, table: batch.table, rows, receivedMs });
+    return await ctx.writer.write({ projectId, table: batch.table, rows, receivedMs, sessions: batch.sessions });
   } catch (err) {
     if (!isTransientStorageError(err)) throw err;
     ctx.log?.(`ingest of ${rows.length} ${batch.table} rows answered 503, storage unavailable: ${err instanceof Error ? err.message : String(err)}`);

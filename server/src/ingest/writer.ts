@@ -1,5 +1,6 @@
 import type { DatabaseHandle } from '../db/connect';
 import type { TelemetryTable } from '../db/schema';
+import type { SessionFacts } from '../otlp/session-facts';
 import { postgresWriter } from './postgres-writer';
 import { sqliteThreadWriter, writerThreadAvailable } from './sqlite-thread-writer';
 import { sqliteWriter } from './sqlite-writer';
@@ -24,6 +25,8 @@ export interface TelemetryWrite {
   table: TelemetryTable;
   rows: StoredRow[];
   receivedMs: number;
+  /** Users, attributes and sampling of the sessions the rows belong to (OTLP only), one entry per session. */
+  sessions?: SessionFacts[];
 }
 
 export interface StoreResult {

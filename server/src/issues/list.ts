@@ -20,6 +20,8 @@ export interface IssueFilter {
   from?: number;
   /** Last seen before. */
   to?: number;
+  /** Issues that affected a session whose (latest) user is this one. */
+  userId?: string;
 }
 
 /** `q` as a LIKE pattern that matches it literally anywhere (`\` escapes the wildcards). */
@@ -54,6 +56,18 @@ export async function listIssues(
           .whereRef('r.fingerprint', '=', 'g.fingerprint')
           .where('r.release', '=', release),
       ),
+    );
+  }
+  const { userId } = filter;
+  if (userId !== undefined) {
+    // From the user's sessions (sessions_project_user) to their issues (issue_sessions_session).
+    q = q.where('g.fingerprint', 'in', (eb) =>
+      eb
+        .selectFrom('sessions as s')
+        .innerJoin('issue_sessions as i', (join) => join.onRef('i.project_id', '=', 's.project_id').onRef('i.session_id', '=', 's.session_id'))
+        .select('i.fingerprint')
+        .where('s.project_id', '=', projectId)
+        .where('s.user_id', '=', userId),
     );
   }
   if (text !== undefined) {

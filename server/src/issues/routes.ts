@@ -6,6 +6,7 @@ import type { AppEnv, Services } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
 import { readJsonObject } from '../http/json-object';
 import { checkParams, keysetPage, readCursor, readLimit, readTime } from '../query/params';
+import { readUserId } from '../query/session-filters';
 import { resolveServiceNames } from '../tenancy/apps';
 import { issueDetail } from './detail';
 import { findIssueRow } from './find';
@@ -32,7 +33,16 @@ async function readFilter(c: Context<AppEnv>, db: Kysely<Database>): Promise<Iss
   const app = textParam(c, 'app');
   const appId = app === undefined ? undefined : (await resolveServiceNames(db, c.get('caller').projectId, [app])).get(app)?.id;
   if (app !== undefined && appId === undefined) throw badRequest(`app "${app}" is neither an app name nor an alias in this project`, { field: 'app' });
-  return { appId, env: textParam(c, 'env'), release: textParam(c, 'release'), status: status as IssueStatus | undefined, q: textParam(c, 'q'), from: readTime(c, 'from'), to: readTime(c, 'to') };
+  return {
+    appId,
+    env: textParam(c, 'env'),
+    release: textParam(c, 'release'),
+    status: status as IssueStatus | undefined,
+    q: textParam(c, 'q'),
+    from: readTime(c, 'from'),
+    to: readTime(c, 'to'),
+    userId: readUserId(c),
+  };
 }
 
 function readSort(c: Context): IssueSort {
@@ -65,7 +75,7 @@ export function issueRoutes(services: Services) {
   };
 
   app.get('/', async (c) => {
-    checkParams(c, ['app', 'env', 'release', 'status', 'q', 'from', 'to', 'sort', 'limit', 'cursor']);
+    checkParams(c, ['app', 'env', 'release', 'status', 'q', 'from', 'to', 'sort', 'limit', 'cursor', 'user_id']);
     const filter = await readFilter(c, db);
     const sort = readSort(c);
     const limit = readLimit(c, PAGE.default, PAGE.max);

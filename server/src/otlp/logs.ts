@@ -2,6 +2,7 @@ import { nanosToMillis, readId, readInteger, readString, readUint64 } from '../j
 import { traceKey } from '../db/trace-key';
 import { RecordBudget } from '../ingest/limits';
 import type { PendingBatch, PendingRow } from './records';
+import { SessionFactsCollector } from './session-facts';
 import { recordUidOf, sessionIdOf, toPlainAttributes, toPlainValue } from './values';
 import { forEachRecord } from './walk';
 
@@ -11,6 +12,7 @@ const LOGS = { message: 'ExportLogsServiceRequest', resources: 'resourceLogs', s
 export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'logs'> {
   const rows: PendingRow<'logs'>[] = [];
   const budget = new RecordBudget('log records');
+  const sessions = new SessionFactsCollector();
   forEachRecord(body, LOGS, (rec, { path, resource, resourceJson, scopeJson }) => {
     budget.take(path);
     const timeNs = readUint64(rec.timeUnixNano, `${path}.timeUnixNano`);
@@ -19,11 +21,14 @@ export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'
     // The OTLP data model: when the event time is unknown, the observed time stands in; failing both, receipt.
     const eventNs = timeNs !== '0' ? timeNs : observedNs;
     const traceId = readId(rec.traceId, `${path}.traceId`, 16, true) ?? null;
+    const sessionId = sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null;
+    const timeMs = eventNs !== '0' ? nanosToMillis(eventNs) : receivedMs;
+    sessions.note(sessionId, timeMs, attributes, resource.sampling);
     rows.push({
       serviceName: resource.serviceName,
       time_ns: timeNs,
       observed_ns: observedNs,
-      time_ms: eventNs !== '0' ? nanosToMillis(eventNs) : receivedMs,
+      time_ms: timeMs,
       severity_number: readInteger(rec.severityNumber, `${path}.severityNumber`, 0, 24) ?? 0,
       severity_text: readString(rec.severityText, `${path}.severityText`) || null,
       body: JSON.stringify(toPlainValue(rec.body, `${path}.body`)),
@@ -31,12 +36,12 @@ export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'
       trace_id: traceId,
       trace_key: traceId === null ? null : traceKey(traceId),
       span_id: readId(rec.spanId, `${path}.spanId`, 8, true) ?? null,
-      session_id: sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null,
+      session_id: sessionId,
       record_uid: recordUidOf(attributes, `${path}.attributes`),
       attributes: JSON.stringify(attributes),
       resource: resourceJson,
       scope: scopeJson,
     });
   });
-  return { table: 'logs', rows };
+  return { table: 'logs', rows, sessions: sessions.list() };
 }

@@ -13,6 +13,7 @@ import {
 } from '../json/read';
 import { RecordBudget } from '../ingest/limits';
 import type { PendingBatch, PendingRow } from './records';
+import { SessionFactsCollector } from './session-facts';
 import { sessionIdOf, toPlainAttributes } from './values';
 import { forEachRecord } from './walk';
 
@@ -31,6 +32,7 @@ const METRICS = { message: 'ExportMetricsServiceRequest', resources: 'resourceMe
 export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
   const rows: PendingRow<'metric_points'>[] = [];
   const budget = new RecordBudget('metric data points');
+  const sessions = new SessionFactsCollector();
   forEachRecord(body, METRICS, (metric, { path, resource, resourceJson, scopeJson }) => {
     const name = readString(metric.name, `${path}.name`);
     if (!name) throw badRequest(`${path}.name is required`, { field: `${path}.name` });
@@ -49,6 +51,9 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
       const timeNs = readUint64(point.timeUnixNano, `${at}.timeUnixNano`);
       const startNs = readUint64(point.startTimeUnixNano, `${at}.startTimeUnixNano`);
       const { value, detail } = readPoint(type, point, at);
+      const sessionId = sessionIdOf(attributes, `${at}.attributes`) ?? resource.sessionId ?? null;
+      const timeMs = nanosToMillis(timeNs);
+      sessions.note(sessionId, timeMs, attributes, resource.sampling);
       rows.push({
         serviceName: resource.serviceName,
         name,
@@ -57,17 +62,17 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
         type,
         time_ns: timeNs,
         start_ns: startNs === '0' ? null : startNs,
-        time_ms: nanosToMillis(timeNs),
+        time_ms: timeMs,
         value: typeof value === 'number' && Number.isFinite(value) ? value : null,
         data: JSON.stringify({ ...shared, ...detail }),
-        session_id: sessionIdOf(attributes, `${at}.attributes`) ?? resource.sessionId ?? null,
+        session_id: sessionId,
         attributes: JSON.stringify(attributes),
         resource: resourceJson,
         scope: scopeJson,
       });
     });
   });
-  return { table: 'metric_points', rows };
+  return { table: 'metric_points', rows, sessions: sessions.list() };
 }
 
 /** Per-metric fields that apply to every point: temporality and monotonicity. */

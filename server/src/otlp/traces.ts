@@ -3,6 +3,7 @@ import { nanosToMillis, readArray, readId, readInteger, readObject, readString, 
 import type { PendingBatch, PendingRow } from './records';
 import { traceKey } from '../db/trace-key';
 import { RecordBudget } from '../ingest/limits';
+import { SessionFactsCollector } from './session-facts';
 import { sessionIdOf, toPlainAttributes } from './values';
 import { forEachRecord, type RecordContext } from './walk';
 
@@ -10,16 +11,17 @@ import { forEachRecord, type RecordContext } from './walk';
 export function normalizeTraces(body: unknown): PendingBatch<'spans'> {
   const rows: PendingRow<'spans'>[] = [];
   const budget = new RecordBudget('spans');
+  const sessions = new SessionFactsCollector();
   forEachRecord(body, TRACES, (span, ctx) => {
     budget.take(ctx.path);
-    rows.push(normalizeSpan(span, ctx));
+    rows.push(normalizeSpan(span, ctx, sessions));
   });
-  return { table: 'spans', rows };
+  return { table: 'spans', rows, sessions: sessions.list() };
 }
 
 const TRACES = { message: 'ExportTraceServiceRequest', resources: 'resourceSpans', scopes: 'scopeSpans', records: 'spans' };
 
-function normalizeSpan(span: JsonObject, { path, resource, resourceJson, scopeJson }: RecordContext): PendingRow<'spans'> {
+function normalizeSpan(span: JsonObject, { path, resource, resourceJson, scopeJson }: RecordContext, sessions: SessionFactsCollector): PendingRow<'spans'> {
   const startNs = readUint64(span.startTimeUnixNano, `${path}.startTimeUnixNano`);
   const endNs = readUint64(span.endTimeUnixNano, `${path}.endTimeUnixNano`);
   // Exact: nanosecond epochs exceed 2^53, so a Number difference would be off by tens of nanoseconds.
@@ -49,6 +51,9 @@ function normalizeSpan(span: JsonObject, { path, resource, resourceJson, scopeJs
     };
   });
   const traceId = readId(span.traceId, `${path}.traceId`, 16, false)!;
+  const sessionId = sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null;
+  const timeMs = nanosToMillis(startNs);
+  sessions.note(sessionId, timeMs, attributes, resource.sampling);
   return {
     serviceName: resource.serviceName,
     trace_id: traceId,
@@ -59,11 +64,11 @@ function normalizeSpan(span: JsonObject, { path, resource, resourceJson, scopeJs
     kind: readInteger(span.kind, `${path}.kind`, 0, 5) ?? 0,
     start_ns: startNs,
     end_ns: endNs,
-    time_ms: nanosToMillis(startNs),
+    time_ms: timeMs,
     duration_ms: durationNs / 1e6,
     status_code: readInteger(status.code, `${path}.status.code`, 0, 2) ?? 0,
     status_message: readString(status.message, `${path}.status.message`) || null,
-    session_id: sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null,
+    session_id: sessionId,
     attributes: JSON.stringify(attributes),
     events: JSON.stringify(events),
     links: JSON.stringify(links),

@@ -88,12 +88,14 @@ export function readTime(c: Context, field: 'from' | 'to'): number | undefined {
 
 /**
  * Rejects filters an endpoint does not support, so a typo is not silently an unfiltered query. (U+0000 in any
- * parameter is refused before this, for every control-plane route: http/middleware.ts refuseNul.)
+ * parameter is refused before this, for every control-plane route: http/middleware.ts refuseNul.) Parameters named
+ * with one of `prefixes` (`attr.<key>`) are left for the route to check.
  */
-export function checkParams(c: Context, allowed: readonly string[]): void {
+export function checkParams(c: Context, allowed: readonly string[], prefixes: readonly string[] = []): void {
   for (const key of Object.keys(c.req.queries())) {
-    if (!allowed.includes(key)) {
-      throw badRequest(`unknown query parameter "${key}"; this endpoint accepts ${allowed.join(', ')}`, { field: key });
+    if (!allowed.includes(key) && !prefixes.some((p) => key.startsWith(p))) {
+      const accepted = [...allowed, ...prefixes.map((p) => `${p}<key>`)].join(', ');
+      throw badRequest(`unknown query parameter "${key}"; this endpoint accepts ${accepted}`, { field: key });
     }
   }
 }

@@ -9,6 +9,8 @@ import { badRequest } from '../http/errors';
 import { storedEvents } from '../replay/stored-events';
 import { listApps, resolveServiceNames } from '../tenancy/apps';
 import { iso, keysetPage, readCursor, readLimit, readTime, checkParams } from './params';
+import { samplingSummary } from './sampling';
+import { ATTRIBUTE_PARAM, attributeMatches, readAttributeFilters, readUserId, sessionsOfUser } from './session-filters';
 
 export type Row<T extends TelemetryTable> = Selectable<Database[T]> & { app: string };
 type Filter = 'session_id' | 'trace_id' | 'name';
@@ -41,6 +43,11 @@ export const sessionJson = (s: Selectable<Database['sessions']> & { app: string 
     replay_chunks: s.replay_chunk_count,
     recipes: s.recipe_count,
   },
+  user: s.user_id === null ? null : { id: s.user_id, ...(s.user_email !== null && { email: s.user_email }), ...(s.user_name !== null && { name: s.user_name }) },
+  attributes: s.attributes === null ? {} : (parse(s.attributes) as Record<string, unknown>),
+  replay_mode: s.replay_mode,
+  // PostgreSQL's driver returns double precision as a number already; SQLite's REAL likewise.
+  sample_rate: s.sample_rate,
 });
 
 const LISTINGS = {
@@ -160,7 +167,7 @@ async function appIdFilter(services: Services, projectId: string, c: Context): P
 }
 
 function listRoute<T extends TelemetryTable>(services: Services, listing: Listing<T>) {
-  const allowed = ['app', 'from', 'to', 'limit', 'cursor', ...listing.filters];
+  const allowed = ['app', 'from', 'to', 'limit', 'cursor', 'user_id', ...listing.filters];
   return async (c: Context<AppEnv>) => {
     checkParams(c, allowed);
     const { projectId } = c.get('caller');
@@ -168,6 +175,7 @@ function listRoute<T extends TelemetryTable>(services: Services, listing: Listin
     const cursor = readCursor(c, 'number');
     const from = readTime(c, 'from');
     const to = readTime(c, 'to');
+    const userId = readUserId(c);
     const appId = await appIdFilter(services, projectId, c);
     let q = (services.db as unknown as SharedDb)
       .selectFrom(`${listing.table} as r` as 't as r')
@@ -176,6 +184,8 @@ function listRoute<T extends TelemetryTable>(services: Services, listing: Listin
       .select('apps.name as app')
       .where('r.project_id', '=', projectId);
     if (appId) q = q.where('r.app_id', '=', appId);
+    // The records of every session whose (latest) user is this one.
+    if (userId !== undefined) q = q.where('r.session_id', 'in', sessionsOfUser(services.db, projectId, userId));
     if (from !== undefined) q = q.where('r.time_ms', '>=', from);
     if (to !== undefined) q = q.where('r.time_ms', '<', to);
     for (const f of listing.filters) {
@@ -208,12 +218,14 @@ export function queryRoutes(services: Services): Hono<AppEnv> {
   });
 
   app.get('/sessions', async (c) => {
-    checkParams(c, ['app', 'from', 'to', 'limit', 'cursor']);
+    checkParams(c, ['app', 'from', 'to', 'limit', 'cursor', 'user_id'], [ATTRIBUTE_PARAM]);
     const { projectId } = c.get('caller');
     const limit = readLimit(c, 50, 500);
     const cursor = readCursor(c, 'string');
     const from = readTime(c, 'from');
     const to = readTime(c, 'to');
+    const userId = readUserId(c);
+    const attributes = readAttributeFilters(c);
     const appId = await appIdFilter(services, projectId, c);
     let q = services.db
       .selectFrom('sessions as s')
@@ -222,6 +234,8 @@ export function queryRoutes(services: Services): Hono<AppEnv> {
       .select('apps.name as app')
       .where('s.project_id', '=', projectId);
     if (appId) q = q.where('s.app_id', '=', appId);
+    if (userId !== undefined) q = q.where('s.user_id', '=', userId);
+    for (const filter of attributes) q = q.where(attributeMatches(services.dialect, filter));
     // A session is in range when its activity overlaps [from, to).
     if (from !== undefined) q = q.where('s.last_ms', '>=', from);
     if (to !== undefined) q = q.where('s.first_ms', '<', to);
@@ -231,6 +245,14 @@ export function queryRoutes(services: Services): Hono<AppEnv> {
     }
     const rows = await q.orderBy('s.last_ms', 'desc').orderBy('s.session_id', 'desc').limit(limit + 1).execute();
     return c.json(keysetPage(rows, limit, sessionJson, (s) => ({ t: s.last_ms, k: s.session_id })));
+  });
+
+  app.get('/sessions/sampling', async (c) => {
+    checkParams(c, ['app', 'from', 'to']);
+    const { projectId } = c.get('caller');
+    const range = { from: readTime(c, 'from'), to: readTime(c, 'to') };
+    const appId = await appIdFilter(services, projectId, c);
+    return c.json(await samplingSummary(services.db, projectId, { appId, ...range }));
   });
 
   app.get('/spans', listRoute(services, LISTINGS.spans));
