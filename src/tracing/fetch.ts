@@ -1,9 +1,9 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { context, propagation, SpanKind, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { SdkCore } from '../sdk/core';
 import type { Attributes, LogLevel } from '../sdk/types';
 import { later, recordBodyValue, recordStreamBody, type BodyCapture } from '../replay/body-read';
 import type { Exchange } from '../replay/recipe';
-import { failed, recordExchange, recordsRecipes } from './network-record';
+import { endRequestSpan, failed, recordExchange, recordsRecipes } from './network-record';
 import { shouldPropagate } from './targets';
 import { resolveUrl, sanitizeUrl } from './url';
 
@@ -132,10 +132,7 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
 /** Ends the request's span and writes its outcome log inside the span's context, so the log carries its trace. */
 function finish(span: Span, spanContext: ReturnType<typeof context.active>, log: OutcomeLog, exchange: Exchange): void {
   const { status, method, url, error } = exchange;
-  const durationMs = Math.round(exchange.durationMs * 1000) / 1000;
-  span.setAttributes({ 'http.status_code': status, 'http.duration_ms': durationMs });
-  if (error !== undefined || status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: error ?? `HTTP ${status}` });
-  span.end();
+  const durationMs = endRequestSpan(span, exchange);
 
   const outcome = error !== undefined ? `failed: ${error}` : `→ ${status}`;
   const attributes: Attributes = { 'http.method': method, 'http.url': url, 'http.status_code': status, 'http.duration_ms': durationMs };

@@ -1,6 +1,8 @@
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { BodyCapture } from '../replay/body-read';
 import { toRecipeStep, type Exchange } from '../replay/recipe';
 import type { SdkCore } from '../sdk/core';
+import type { Attributes } from '../sdk/types';
 
 /**
  * A failed request, in SPEC terms: no response at all (an error instead), or a server error. Client errors (4xx) are
@@ -28,4 +30,17 @@ export function recordExchange(core: SdkCore, exchange: Exchange, requestBody: B
   void Promise.all([settled(requestBody), settled(responseBody)])
     .then(([request, response]) => core.replay.recipe(toRecipeStep(exchange, { request, response })))
     .catch((failure: unknown) => core.debug.error('could not record a recipe step', failure));
+}
+
+/**
+ * Ends a request's span (fetch or XHR) with SPEC 2.9's outcome attributes, `http.status_code` and
+ * `http.duration_ms`, beside `attributes`; no response or a 4xx/5xx marks it failed. Returns the rounded duration.
+ */
+export function endRequestSpan(span: Span, exchange: Exchange, attributes?: Attributes): number {
+  const { status, error } = exchange;
+  const durationMs = Math.round(exchange.durationMs * 1000) / 1000;
+  span.setAttributes({ ...attributes, 'http.status_code': status, 'http.duration_ms': durationMs });
+  if (error !== undefined || status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: error ?? `HTTP ${status}` });
+  span.end();
+  return durationMs;
 }

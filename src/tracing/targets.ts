@@ -5,16 +5,6 @@
  */
 export type PropagationTargets = ReadonlyArray<string | RegExp>;
 
-/** `text` as a literal inside a RegExp. */
-export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** The same targets as RegExps over full URLs, the form OpenTelemetry's XHR instrumentation takes. */
-export function targetPatterns(targets: PropagationTargets): RegExp[] {
-  return targets.map((target) =>
-    typeof target === 'string' ? new RegExp(`^${escapeRegExp(target)}(?:[/?#]|$)`) : target,
-  );
-}
-
 /** True when a request to `url` (absolute) should carry the headers. */
 export function shouldPropagate(url: URL, pageOrigin: string | undefined, targets: PropagationTargets): boolean {
   if (url.origin === pageOrigin) return true;

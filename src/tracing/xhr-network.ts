@@ -1,23 +1,22 @@
+import { context, propagation, SpanKind, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { later, recordBodyValue, recordXhrResponse } from '../replay/body-read';
 import type { Exchange } from '../replay/recipe';
 import type { SdkCore } from '../sdk/core';
+import type { Attributes } from '../sdk/types';
 import { patchMethod } from '../sdk/patch';
-import { recordExchange, recordsRecipes } from './network-record';
+import { endRequestSpan, recordExchange, recordsRecipes } from './network-record';
+import { shouldPropagate } from './targets';
 import { resolveUrl, sanitizeUrl } from './url';
 
-/** One XMLHttpRequest between `open()` and `loadend`. */
+/** One traced XMLHttpRequest between `open()` and `loadend`. */
 interface XhrRequest {
   readonly method: string;
-  /** Undefined for the SDK's own ingest URLs and unparsable ones: not recorded. */
-  readonly url: URL | undefined;
+  readonly url: URL;
+  /** Sanitized, as telemetry carries it. */
+  readonly fullUrl: string;
   /** Lower-case names; a header set twice is joined with ', ', as the browser sends it. */
   readonly headers: Map<string, string>;
-}
-
-/** What the OpenTelemetry XHR instrumentation's hook hands over. */
-export interface XhrObserver {
-  /** The trace of the request's span, given when the span ends: the trace the replay events carry. */
-  setTraceId(xhr: XMLHttpRequest, traceId: string): void;
+  readonly span: Span;
 }
 
 /** The error each end event other than `load` reports, worded like fetch's rejections. */
@@ -34,31 +33,33 @@ function responseHeaderPairs(raw: string): Array<[string, string]> {
 }
 
 /**
- * Observes `open`, `setRequestHeader` and `send` of every XMLHttpRequest, for two jobs the OpenTelemetry XHR
- * instrumentation (which makes the spans) cannot do:
- * - `propagationHeaders`: the instrumentation adds the trace and session headers in `send()` with
- *   `setRequestHeader`, which appends to a header the app already set (`traceparent: a, b` is invalid and breaks the
- *   trace on the server); a second value for one of these names on one request is dropped;
+ * Traces every XMLHttpRequest with one patch of `open`, `setRequestHeader` and `send`:
+ * - a span from `open()` to `loadend`, named after the method, in the context active at `open()` (inside a click's
+ *   interaction span, interactions.ts), with the attributes of OpenTelemetry's XHR instrumentation
+ *   (`http.request.method`, `url.full`, `server.address`, `server.port`, `http.response.status_code`, `error.type`,
+ *   events `open`, `send` and the outcome) beside SPEC 2.9's (`http.method`, `http.url`, `http.status_code`,
+ *   `http.duration_ms`, `replay_id`), the names fetch spans carry, so one query finds both;
+ * - the trace and session headers, through the registered propagator, on the page's origin and
+ *   `propagation.origins` only; a header the app already set is kept, never appended to (`traceparent: a, b` is
+ *   invalid and breaks the trace on the server);
  * - with `replay.enabled`, what a fetch gets on the replay timeline (network-record.ts): `network` and
- *   `network_error` events and a recipe step, with the headers and body the instrumentation never sees. Patched
- *   before the instrumentation wraps `open` and `send`, so the headers seen are those that reach the browser,
- *   traceparent included; the instrumentation's end hook passes on the span's trace id.
+ *   `network_error` events and a recipe step, with the headers as sent.
+ * Written here rather than taken from `@opentelemetry/instrumentation-xml-http-request` for bundle size
+ * (docs/sdk-build.md), and so one wrapper serves spans and recipes. The SDK's own ingest URLs are never traced.
  * Every hook is guarded and calls through unchanged; shutdown removes the patches.
  */
-export function observeXhr(core: SdkCore, propagationHeaders: readonly string[]): XhrObserver {
-  const requests = new WeakMap<XMLHttpRequest, XhrRequest>();
-  const traceIds = new WeakMap<XMLHttpRequest, string>();
-  const observer: XhrObserver = { setTraceId: (xhr, traceId) => void traceIds.set(xhr, traceId) };
+export function traceXhr(core: SdkCore, tracer: Tracer): void {
   const prototype = globalThis.XMLHttpRequest?.prototype;
-  const recording = core.config.replay.enabled;
-  if (prototype === undefined || (!recording && propagationHeaders.length === 0)) return observer;
-  const watched = new Set(propagationHeaders.map((name) => name.toLowerCase()));
+  if (prototype === undefined) return;
+  const { propagation: options, replay } = core.config;
+  const requests = new WeakMap<XMLHttpRequest, XhrRequest>();
+  const watched = options.enabled ? [options.headerName, options.sessionHeaderName].map((name) => name.toLowerCase()) : [];
 
   const guard = (fn: () => void): void => {
     try {
       fn();
     } catch (error) {
-      core.debug.error('could not observe an XMLHttpRequest', error);
+      core.debug.error('could not trace an XMLHttpRequest', error);
     }
   };
 
@@ -68,8 +69,23 @@ export function observeXhr(core: SdkCore, propagationHeaders: readonly string[])
       const result: unknown = Reflect.apply(original, this, args);
       guard(() => {
         const url = resolveUrl(String(args[1]), globalThis.location?.href);
-        const recorded = recording && url !== undefined && !core.isIngestUrl(url.href);
-        requests.set(this, { method: String(args[0]).toUpperCase(), url: recorded ? url : undefined, headers: new Map() });
+        if (url === undefined || core.isIngestUrl(url.href)) return;
+        const method = String(args[0]).toUpperCase();
+        const fullUrl = sanitizeUrl(url);
+        const span = tracer.startSpan(method, {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'http.request.method': method,
+            'url.full': fullUrl,
+            'server.address': url.hostname,
+            'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+            'http.method': method,
+            'http.url': fullUrl,
+            replay_id: core.replay.replayId,
+          },
+        });
+        span.addEvent('open');
+        requests.set(this, { method, url, fullUrl, headers: new Map(), span });
       });
       return result;
     } as XMLHttpRequest['open'],
@@ -80,30 +96,38 @@ export function observeXhr(core: SdkCore, propagationHeaders: readonly string[])
       const headers = requests.get(this)?.headers;
       const lower = String(name).toLowerCase();
       const previous = headers?.get(lower);
-      if (previous !== undefined && watched.has(lower)) return;
+      if (previous !== undefined && watched.includes(lower)) return;
       original.call(this, name, value);
       headers?.set(lower, previous === undefined ? String(value) : `${previous}, ${String(value)}`);
     },
   );
 
-  if (!recording) return observer;
   patchMethod(core.teardown, prototype, 'send', (original) =>
     function (this: XMLHttpRequest, ...args: unknown[]) {
       const request = requests.get(this);
-      let stop: (() => void) | undefined;
-      if (request?.url !== undefined) guard(() => (stop = follow(this, request, args[0])));
+      let abandon: ((error: unknown) => void) | undefined;
+      if (request !== undefined) guard(() => (abandon = follow(this, request, args[0])));
+      // Headers are set by now; a second send() without open() throws, and must not touch the request in flight.
+      requests.delete(this);
       try {
         return Reflect.apply(original, this, args) as void;
       } catch (error) {
-        // Not sent (a wrong state), or a synchronous request that failed: it ends here, without events.
-        stop?.();
+        // Not sent (a wrong state), or a synchronous request that failed: it ends here, without replay events.
+        abandon?.(error);
         throw error;
       }
     },
   );
 
-  /** Listens for the end of one sent request; returns the function that stops listening. */
-  function follow(xhr: XMLHttpRequest, request: XhrRequest, body: unknown): () => void {
+  /** Adds the headers and listens for the end of one sent request; returns what ends it when send() throws. */
+  function follow(xhr: XMLHttpRequest, request: XhrRequest, body: unknown): (error: unknown) => void {
+    const { span } = request;
+    span.addEvent('send');
+    if (options.enabled && shouldPropagate(request.url, globalThis.location?.origin, options.origins)) {
+      propagation.inject(trace.setSpan(context.active(), span), xhr, {
+        set: (carrier: XMLHttpRequest, name: string, value: string) => carrier.setRequestHeader(name, value),
+      });
+    }
     const startMs = now();
     let outcome = 'load';
     const onEnd = (event: Event): void => void (outcome = event.type);
@@ -117,29 +141,43 @@ export function observeXhr(core: SdkCore, propagationHeaders: readonly string[])
     };
     for (const type of END_EVENTS) xhr.addEventListener(type, onEnd);
     xhr.addEventListener('loadend', onLoadEnd);
-    return stop;
+    return (error) => {
+      stop();
+      endRequestSpan(span, exchangeOf(xhr, request, startMs, String(error)));
+    };
   }
 
-  function settle(xhr: XMLHttpRequest, request: XhrRequest, body: unknown, startMs: number, outcome: string): void {
-    const loaded = outcome === 'load';
+  function exchangeOf(xhr: XMLHttpRequest, request: XhrRequest, startMs: number, error: string | undefined): Exchange {
+    const loaded = error === undefined;
     const { headers } = request;
-    const exchange: Exchange = {
+    return {
       startMs,
       method: request.method,
-      url: sanitizeUrl(request.url as URL),
+      url: request.fullUrl,
       requestHeaders: headers,
       status: loaded ? xhr.status : 0,
       responseHeaders: loaded ? responseHeaderPairs(xhr.getAllResponseHeaders()) : [],
       durationMs: now() - startMs,
-      traceId: traceIds.get(xhr) ?? '',
-      traceparent: headers.get(core.config.propagation.headerName.toLowerCase()) ?? null,
-      error: END_ERRORS[outcome],
-      aborted: outcome === 'abort',
+      traceId: request.span.spanContext().traceId,
+      traceparent: headers.get(options.headerName.toLowerCase()) ?? null,
+      error,
+      aborted: error === END_ERRORS.abort,
     };
+  }
+
+  function settle(xhr: XMLHttpRequest, request: XhrRequest, body: unknown, startMs: number, outcome: string): void {
+    const exchange = exchangeOf(xhr, request, startMs, END_ERRORS[outcome]);
+    const { status } = exchange;
+    const attributes: Attributes = {};
+    if (status > 0) attributes['http.response.status_code'] = status;
+    if (outcome !== 'load' || status >= 400) attributes['error.type'] = outcome === 'load' ? String(status) : outcome;
+    request.span.addEvent(outcome === 'load' ? 'loaded' : outcome);
+    endRequestSpan(request.span, exchange, attributes);
+    if (!replay.enabled) return;
     const recipes = recordsRecipes(core);
     // Read off the request now (the app may reuse it with open() from its own loadend listener), redacted later.
     const response =
-      recipes && loaded
+      recipes && outcome === 'load'
         ? { response: xhr.response as unknown, responseType: xhr.responseType, contentType: xhr.getResponseHeader('content-type') }
         : undefined;
     recordExchange(
@@ -149,6 +187,4 @@ export function observeXhr(core: SdkCore, propagationHeaders: readonly string[])
       response && later(() => recordXhrResponse(response)),
     );
   }
-
-  return observer;
 }

@@ -10,23 +10,36 @@ import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
  * spans, and the logs and failures that go with them.
  */
 
-type Row = Record<string, unknown> & { name: string; trace_id: string; span_id: string; attributes: Record<string, unknown> };
+type Row = Record<string, unknown> & {
+  name: string;
+  trace_id: string;
+  span_id: string;
+  parent_span_id?: string;
+  attributes: Record<string, unknown>;
+  events: Array<{ name: string }>;
+  scope: { name: string };
+};
 
 let app: SdkPageServer;
 let thirdParty: SdkPageServer;
+/** An origin never listed in `propagation.origins`. */
+let stranger: SdkPageServer;
 
 test.beforeAll(async () => {
   await ensureSdkBuilt();
   app = await startSdkPage();
   thirdParty = await startSdkPage();
+  stranger = await startSdkPage();
 });
 test.afterAll(async () => {
   await app.close();
   await thirdParty.close();
+  await stranger.close();
 });
 test.beforeEach(() => {
   app.echoed.length = 0;
   thirdParty.echoed.length = 0;
+  stranger.echoed.length = 0;
 });
 
 function pageHtml(ingest: TestServer, options: Record<string, unknown> = {}): string {
@@ -155,12 +168,108 @@ test('document load and click interactions become spans: one per click, with the
   await page.click('#buy');
   const [load] = await spans(ingest, 'name=documentLoad', 1);
   expect(load!.attributes['url.full'] ?? load!.attributes['http.url']).toBe(`${app.origin}/`);
+  expect(load!.attributes['user_agent.original']).toEqual(expect.any(String));
+  expect(load!.events.map((event) => event.name)).toEqual(expect.arrayContaining(['fetchStart', 'domInteractive', 'loadEventEnd']));
+  expect(load!.scope.name).toBe('@opentelemetry/instrumentation-document-load');
+  // The page itself and each resource loaded before `load` (the SDK's script): children with their network marks.
+  const [documentFetch] = await spans(ingest, 'name=documentFetch', 1);
+  const resources = await spans(ingest, 'name=resourceFetch', 1);
+  const script = resources.find((row) => row.attributes['url.full'] === `${app.origin}/svc.min.js`);
+  for (const child of [documentFetch!, script!]) {
+    expect(child.parent_span_id).toBe(load!.span_id);
+    expect(child.events.map((event) => event.name)).toEqual(expect.arrayContaining(['fetchStart', 'responseEnd']));
+    expect(child.attributes['http.response_content_length']).toEqual(expect.any(Number));
+  }
+  expect(documentFetch!.attributes['url.full']).toBe(`${app.origin}/`);
   const [fetchSpan] = await spans(ingest, `name=${encodeURIComponent('browser.fetch GET')}`, 1);
   const clicks = (await controlGet<{ data: Row[] }>(ingest, `/spans?name=click`)).body.data;
   expect(clicks).toHaveLength(1);
-  expect(clicks[0]!.attributes).toMatchObject({ event_type: 'click', target_element: 'BUTTON' });
+  expect(clicks[0]!.attributes).toMatchObject({ event_type: 'click', target_element: 'BUTTON', target_xpath: '//*[@id="buy"]' });
+  expect(clicks[0]!.scope.name).toBe('@opentelemetry/instrumentation-user-interaction');
   expect(fetchSpan!.trace_id).toBe(clicks[0]!.trace_id);
   expect(fetchSpan!.parent_span_id).toBe(clicks[0]!.span_id);
+});
+
+test('a click that changes the route is named after the new path; a submit makes its own span', async ({ page, ingest }) => {
+  await open(page, ingest);
+  await page.evaluate(() => {
+    document.getElementById('buy')!.addEventListener('click', () => history.pushState({}, '', '/checkout'));
+    const form = document.body.appendChild(document.createElement('form'));
+    form.id = 'order';
+    form.addEventListener('submit', (event) => event.preventDefault());
+  });
+  await page.click('#buy');
+  await page.evaluate(() => (document.getElementById('order') as HTMLFormElement).requestSubmit());
+  const [navigation] = await spans(ingest, `name=${encodeURIComponent('Navigation: /checkout')}`, 1);
+  expect(navigation!.attributes).toMatchObject({ event_type: 'click', 'url.full': `${app.origin}/` });
+  const [submit] = await spans(ingest, 'name=submit', 1);
+  expect(submit!.attributes).toMatchObject({ event_type: 'submit', target_element: 'FORM' });
+});
+
+test('XHR: headers to the page origin and listed origins only, one span per request inside the click that sent it', async ({ page, ingest }) => {
+  await open(page, ingest, { propagation: { origins: [thirdParty.origin] } });
+  await page.evaluate(
+    ({ listed, unlisted, ingestUrl }) => {
+      const send = (url: string) =>
+        new Promise<number>((resolve) => {
+          const xhr = new XMLHttpRequest();
+          xhr.open('GET', url);
+          xhr.onloadend = () => resolve(xhr.status);
+          xhr.send();
+        });
+      // The SDK's own ingest URLs are never traced, whichever API requests them.
+      void send(`${ingestUrl}/otlp/v1/traces`);
+      document.getElementById('buy')!.addEventListener('click', () => {
+        (window as any).sent = Promise.all([send(`${listed}/api/echo?to=listed`), send(`${unlisted}/api/echo?to=unlisted`)]);
+      });
+    },
+    { listed: thirdParty.origin, unlisted: stranger.origin, ingestUrl: ingest.url },
+  );
+  await page.click('#buy');
+  expect(await page.evaluate(() => (window as any).sent)).toEqual([200, 200]);
+  expect(traceparentOf(thirdParty.echoed[0]!)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  expect(stranger.echoed[0]!['traceparent']).toBeUndefined();
+  expect(stranger.echoed[0]!['x-svc-session-id']).toBeUndefined();
+
+  const [click] = await spans(ingest, 'name=click', 1);
+  const xhrs = await spans(ingest, 'name=GET', 2);
+  expect(xhrs.map((row) => row.attributes['url.full']).sort()).toEqual(
+    [`${thirdParty.origin}/api/echo?to=listed`, `${stranger.origin}/api/echo?to=unlisted`].sort(),
+  );
+  const [, traceId, spanId] = traceparentOf(thirdParty.echoed[0]!).split('-');
+  const listed = xhrs.find((row) => row.span_id === spanId)!;
+  expect(listed.trace_id).toBe(traceId);
+  expect(listed.attributes).toMatchObject({
+    'http.request.method': 'GET',
+    'http.response.status_code': 200,
+    'server.address': '127.0.0.1',
+    'server.port': Number(new URL(thirdParty.origin).port),
+    'http.status_code': 200,
+    replay_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+  });
+  expect(listed.events.map((event) => event.name)).toEqual(['open', 'send', 'loaded']);
+  expect(listed.scope.name).toBe('@opentelemetry/instrumentation-xml-http-request');
+  for (const row of xhrs) {
+    expect(row.trace_id).toBe(click!.trace_id);
+    expect(row.parent_span_id).toBe(click!.span_id);
+  }
+});
+
+test('a failed XHR ends its span in error', async ({ page, ingest }) => {
+  await open(page, ingest);
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const xhr = new XMLHttpRequest();
+        xhr.open('POST', 'http://127.0.0.1:9/unreachable');
+        xhr.onloadend = () => resolve();
+        xhr.send('x');
+      }),
+  );
+  const [span] = await spans(ingest, 'name=POST', 1);
+  expect(span!.attributes).toMatchObject({ 'http.status_code': 0, 'error.type': 'error', 'url.full': 'http://127.0.0.1:9/unreachable' });
+  expect((span!.status as { code: number }).code).toBe(2);
+  expect(span!.events.map((event) => event.name)).toEqual(['open', 'send', 'error']);
 });
 
 test('a failed fetch rejects as before, ends its span in error, and logs an error', async ({ page, ingest }) => {
@@ -203,15 +312,26 @@ test('instrumentFetch() traces without patching the global fetch when instrument
   expect(gets).toEqual([]);
 });
 
-test('shutdown removes the fetch patch and the SDK sends nothing more', async ({ page, ingest }) => {
+test('shutdown removes the fetch and XHR patches and the SDK sends nothing more', async ({ page, ingest }) => {
   await open(page, ingest);
   const nativeAfter = await page.evaluate(async () => {
     await (window as any).sdk.shutdown();
-    return fetch.toString().includes('[native code]');
+    const native = (fn: unknown) => String(fn).includes('[native code]');
+    const xhr = XMLHttpRequest.prototype;
+    return [fetch, xhr.open, xhr.send, xhr.setRequestHeader, EventTarget.prototype.addEventListener, history.pushState].map(native);
   });
-  expect(nativeAfter).toBe(true);
-  await page.evaluate(() => fetch('/api/echo?after=shutdown'));
-  expect(app.echoed.at(-1)!['traceparent']).toBeUndefined();
+  expect(nativeAfter).toEqual([true, true, true, true, true, true]);
+  await page.evaluate(async () => {
+    await fetch('/api/echo?after=shutdown');
+    await new Promise<void>((resolve) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('GET', '/api/echo?after=shutdown');
+      xhr.onloadend = () => resolve();
+      xhr.send();
+    });
+  });
+  expect(app.echoed).toHaveLength(2);
+  for (const headers of app.echoed) expect(headers['traceparent']).toBeUndefined();
 });
 
 test('each fetch adds a network replay event and a recipe step; a failed one a network_error event too', async ({ page, ingest }) => {
