@@ -1,14 +1,16 @@
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { analysisRoutes } from './ai/routes';
 import type { AiSettings } from './ai/settings';
 import { HTTPException } from 'hono/http-exception';
 import { costRoutes } from './cost/routes/index';
 import type { CostServices } from './cost/services';
 import { demoRoutes, type DemoOptions } from './demo/routes';
+import { apiReferenceRoutes } from './docs/routes';
 import { githubRoutes } from './github/routes';
 import type { AppEnv, Services } from './http/env';
 import { ApiError, databaseInputError, errorResponse } from './http/errors';
 import { noSniff, refuseNul } from './http/middleware';
+import { createRouter, registerSecuritySchemes } from './http/openapi';
 import { incidentPages } from './incidents/pages';
 import { chatIntegrationRoutes } from './integrations/chat/routes';
 import { incidentRoutes } from './incidents/routes';
@@ -21,7 +23,7 @@ import { deliveryRoutes } from './notify/deliveries/routes';
 import { integrationRoutes } from './notify/integrations/routes';
 import { ruleRoutes } from './notify/rules/routes';
 import type { NotifyServices } from './notify/services';
-import { openApiDocument } from './openapi';
+import { serveOpenApi } from './api-document';
 import { projectRoutes } from './projects/routes';
 import { queryRoutes } from './query/routes';
 import { sessionRoutes } from './replay/routes';
@@ -44,8 +46,9 @@ export interface AppOptions {
  * The whole HTTP surface: ingest, query API, service endpoints and the optional demo page, with one error shape for
  * every failure.
  */
-export function createApp(services: Services, options: AppOptions): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function createApp(services: Services, options: AppOptions): OpenAPIHono<AppEnv> {
+  const app = createRouter();
+  registerSecuritySchemes(app);
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err);
@@ -67,11 +70,10 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
     await services.db.selectFrom('tenants').select('id').limit(1).execute();
     return c.json({ status: 'ok' });
   });
-  app.get('/openapi.json', (c) => c.json(openApiDocument(services.publicUrl, { demo: options.demo !== undefined })));
 
   app.route('/', ingestRoutes(services, options.corsOrigins));
   // Sessions, incidents, notifications and integrations sit behind the query API's control-key check.
-  const controlPlane = queryRoutes(services).route('/sessions', sessionRoutes(services));
+  const controlPlane = createRouter().route('/', queryRoutes(services)).route('/sessions', sessionRoutes(services));
   const { notify } = options;
   if (notify) {
     controlPlane
@@ -101,5 +103,8 @@ export function createApp(services: Services, options: AppOptions): Hono<AppEnv>
   if (options.demo) app.route('/', demoRoutes(services, options.demo));
   app.route('/', viewerRoutes());
   app.route('/', landingRoutes(services, { demo: options.demo !== undefined }));
+  app.route('/', apiReferenceRoutes());
+  // Last: the document describes every route registered above.
+  serveOpenApi(app, services, { demo: options.demo !== undefined });
   return app;
 }

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, startServer } from '../../server/src/index';
-import { openApiDocument } from '../../server/src/openapi';
-import { appRoutes } from '../support/app-routes';
+import { appDocument, appRoutes } from '../support/app-routes';
 import { startTestServer, type TestServer } from '../support/server';
 
 // A stand-in for dist/cdn/svc.min.js: these tests are about the server, not the SDK (test/e2e/demo.spec.ts runs both).
@@ -186,7 +185,7 @@ describe('demo page off, or misconfigured', () => {
 describe('demo routes in the OpenAPI document', () => {
   it('describes exactly the routes the app registers with the demo on', () => {
     const routes = appRoutes({ demo: { sdkPath, keys: () => null } });
-    const paths = openApiDocument('', { demo: true }).paths as Record<string, Record<string, unknown>>;
+    const paths = appDocument({ demo: { sdkPath, keys: () => null } }).paths;
     const documented = new Set(Object.entries(paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`)));
     expect(documented).toEqual(routes);
     expect([...routes].filter((r) => r.includes('/demo'))).toHaveLength(8);

@@ -1,13 +1,12 @@
-import { Hono } from 'hono';
-import type { KeyScope } from '../db/schema';
+import { createRoute, z } from '@hono/zod-openapi';
 import { adminAuth } from '../http/auth';
-import type { AppEnv, Services } from '../http/env';
-import { ApiError, badRequest } from '../http/errors';
-import { readJsonObject } from '../http/json-object';
+import type { Services } from '../http/env';
+import { ApiError } from '../http/errors';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
 import { iso } from '../query/params';
 import { createKey, PROJECT_KEY_SCOPES, type CreatedKey } from '../tenancy/keys';
-import { checkName } from '../tenancy/names';
 import { createProvisionedProject, findProject, listProjects, type ProjectInfo } from '../tenancy/projects';
+import { NameSchema } from '../tenancy/names';
 
 const projectJson = (p: ProjectInfo) => ({ id: p.id, name: p.name, created_at: iso(p.createdMs) });
 
@@ -15,66 +14,95 @@ const projectJson = (p: ProjectInfo) => ({ id: p.id, name: p.name, created_at: i
 const keyJson = (k: CreatedKey) => ({
   id: k.id,
   project_id: k.projectId,
-  scope: k.scope,
+  scope: k.scope as (typeof PROJECT_KEY_SCOPES)[number],
   name: k.name,
   key: k.key,
   created_at: iso(k.createdMs),
   expires_at: k.expiresMs === null ? null : iso(k.expiresMs),
 });
 
-/** Fields a body may carry: anything else is a mistake worth naming rather than ignoring. */
-function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): void {
-  const extra = Object.keys(body).find((k) => !allowed.includes(k));
-  if (extra !== undefined) throw badRequest(`unknown field ${extra}: the body takes ${allowed.join(', ')}`, { field: extra });
-}
+const Time = z.string().openapi({ format: 'date-time', example: '2026-01-01T00:00:00.000Z' });
+const Project = z.object({ id: z.string(), name: z.string(), created_at: Time }).openapi('Project');
+const Scope = z.enum(PROJECT_KEY_SCOPES, {
+  error: `scope must be one of ${PROJECT_KEY_SCOPES.join(', ')} (admin keys are made with the CLI: svc-server keys create --scope admin)`,
+});
+const NewKey = z
+  .object({
+    id: z.string(),
+    project_id: z.string(),
+    scope: Scope,
+    name: z.string(),
+    key: z.string().openapi({ description: 'The key itself, shown this once: only its hash is stored' }),
+    created_at: Time,
+    expires_at: Time.nullable(),
+  })
+  .openapi('NewKey');
+
+const admin = { tags: ['projects'], security: [{ adminKey: [] }], middleware: [readControlJson] };
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/',
+  tags: ['projects'],
+  security: [{ adminKey: [] }],
+  summary: "Projects of the admin key's tenant",
+  description: 'Oldest first.',
+  responses: { 200: jsonAnswer('Projects', z.object({ data: z.array(Project) })), ...errors(401, 403) },
+});
+
+const createProjectRoute = createRoute({
+  ...admin,
+  method: 'post',
+  path: '/',
+  summary: 'Create a project with its default app and an ingest and a control key',
+  description: 'As on first start: the app `web-app` and one key of each project scope, shown once. Names are unique in the tenant (409).',
+  request: { body: jsonBody(z.strictObject({ name: NameSchema.openapi({ example: 'shop' }) })) },
+  responses: {
+    201: jsonAnswer('Created', Project.extend({ app: z.string(), ingest_key: NewKey, control_key: NewKey })),
+    ...errors(400, 401, 403, 409, 413, 415),
+  },
+});
+
+const createKeyRoute = createRoute({
+  ...admin,
+  method: 'post',
+  path: '/{id}/keys',
+  summary: 'Create a key for a project of the tenant',
+  description: "Admin keys are not made here but with the CLI (`svc-server keys create --scope admin`), on the server's host.",
+  request: {
+    params: z.object({ id: z.string().openapi({ description: 'Project id' }) }),
+    body: jsonBody(z.strictObject({ scope: Scope, name: NameSchema.optional() })),
+  },
+  responses: { 201: jsonAnswer('Created', NewKey), ...errors(400, 401, 403, 404, 413, 415) },
+});
 
 /**
  * Project management for the admin key's tenant (`/control-plane/projects`): list, create (with its default app and an
  * ingest and a control key, as on first start) and give a project more keys. Admin keys are not made here: one who
  * holds an admin key could otherwise keep the tenant after that key is revoked; they come from the CLI, on the host.
  */
-export function projectRoutes(services: Services): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function projectRoutes(services: Services) {
+  const app = createRouter();
   app.use('*', adminAuth(services));
-
-  app.get('/', async (c) => c.json({ data: (await listProjects(services.db, c.get('caller').tenantId)).map(projectJson) }));
-
-  app.post('/', async (c) => {
-    const body = await readJsonObject(c);
-    onlyFields(body, ['name']);
-    const name = checkName('name', body.name);
-    const created = await createProvisionedProject(services.db, services.clock, c.get('caller').tenantId, name);
-    return c.json(
-      {
-        ...projectJson(created.project),
-        app: created.appName,
-        ingest_key: keyJson(created.ingestKey),
-        control_key: keyJson(created.controlKey),
-      },
-      201,
-    );
-  });
-
-  app.post('/:id/keys', async (c) => {
-    const id = c.req.param('id');
-    const project = await findProject(services.db, id, c.get('caller').tenantId);
-    // Another tenant's project is as absent as one that never existed.
-    if (!project) throw new ApiError(404, 'not_found', `no project ${id} in this tenant`, { field: 'id' });
-    const body = await readJsonObject(c);
-    onlyFields(body, ['scope', 'name']);
-    const scope = body.scope as KeyScope;
-    if (!PROJECT_KEY_SCOPES.includes(scope)) {
-      throw badRequest(`scope must be one of ${PROJECT_KEY_SCOPES.join(', ')} (admin keys are made with the CLI: svc-server keys create --scope admin)`, { field: 'scope' });
-    }
-    const key = await createKey(services.db, services.clock, {
-      projectId: project.id,
-      scope,
-      ...(body.name !== undefined ? { name: checkName('name', body.name) } : {}),
+  const routes = app
+    .openapi(listRoute, async (c) => c.json({ data: (await listProjects(services.db, c.get('caller').tenantId)).map(projectJson) }, 200))
+    .openapi(createProjectRoute, async (c) => {
+      const { name } = c.req.valid('json');
+      const created = await createProvisionedProject(services.db, services.clock, c.get('caller').tenantId, name);
+      return c.json(
+        { ...projectJson(created.project), app: created.appName, ingest_key: keyJson(created.ingestKey), control_key: keyJson(created.controlKey) },
+        201,
+      );
+    })
+    .openapi(createKeyRoute, async (c) => {
+      const { id } = c.req.valid('param');
+      const project = await findProject(services.db, id, c.get('caller').tenantId);
+      // Another tenant's project is as absent as one that never existed.
+      if (!project) throw new ApiError(404, 'not_found', `no project ${id} in this tenant`, { field: 'id' });
+      const { scope, name } = c.req.valid('json');
+      return c.json(keyJson(await createKey(services.db, services.clock, { projectId: project.id, scope, ...(name !== undefined ? { name } : {}) })), 201);
     });
-    return c.json(keyJson(key), 201);
-  });
-
   // Other paths and methods here end at the server's 404, not at the control key check mounted after these routes.
-  app.all('*', (c) => c.notFound());
-  return app;
+  routes.all('*', (c) => c.notFound());
+  return routes;
 }

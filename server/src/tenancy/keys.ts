@@ -6,7 +6,7 @@ import { checkName } from './names';
 
 export const KEY_SCOPES: readonly KeyScope[] = ['ingest', 'control', 'admin'];
 /** The scopes that act on one project; an `admin` key acts on its whole tenant. */
-export const PROJECT_KEY_SCOPES: readonly KeyScope[] = ['ingest', 'control'];
+export const PROJECT_KEY_SCOPES = ['ingest', 'control'] as const satisfies readonly KeyScope[];
 
 /** Key text starts with a scope marker so a leaked key is recognisable (and secret scanners can match it). */
 const SCOPE_PREFIX: Record<KeyScope, string> = { ingest: 'svc_ingest_', control: 'svc_control_', admin: 'svc_admin_' };

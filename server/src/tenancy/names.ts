@@ -1,3 +1,4 @@
+import { z } from '@hono/zod-openapi';
 import { ApiError } from '../http/errors';
 
 const MAX_NAME = 128;
@@ -14,3 +15,11 @@ export function checkName(label: string, value: unknown, field = label): string 
   if (value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) throw fail('must not have leading or trailing spaces or control characters');
   return value;
 }
+
+/** The same rule as a request schema, for routes declared with zod (their 400 names the field the same way). */
+export const NameSchema = z
+  .string()
+  .min(1)
+  .max(MAX_NAME)
+  .refine((v) => v.trim() === v && !/[\u0000-\u001f\u007f]/.test(v), { message: 'must not have leading or trailing spaces or control characters' })
+  .openapi({ description: 'Printable, no leading or trailing spaces' });
