@@ -211,6 +211,10 @@ const cdn = scriptBuild({
   extraPlugins: [cdnRecorderLoader()],
   name: 'Svc',
   exports: 'named',
+  // The recipe body module (src/replay/bodies.ts) is a dynamic import in the module builds; a script file has no chunk
+  // loader, so it is inlined here. The recorder is not: its import is swapped above, and that swap fails the build if
+  // missed.
+  inlineDynamicImports: true,
 });
 
 /**

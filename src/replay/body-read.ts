@@ -1,4 +1,5 @@
 import { bodyPlaceholder, REPLAY_LIMITS, type BodyPlaceholderKind } from '../../wire/replay';
+import { later } from './body-source';
 import { redactBodyText } from './body-redact';
 
 /** A body as a recipe step carries it: redacted text or a placeholder, `null` when it was too large to redact. */
@@ -99,12 +100,12 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string | 
 }
 
 /**
- * The body of a fetch `Request` or `Response`, read off a clone taken synchronously at the call (before the app or
- * fetch consumes the original): text of a textual content type is read and recorded; anything else is named by a
- * placeholder without reading it, and the clone's stream released.
+ * The body of a fetch `Request` or `Response`, read off `copy`, the clone body-source.ts took synchronously at the
+ * call (before the app or fetch consumed the original): text of a textual content type is read and recorded; anything
+ * else is named by a placeholder without reading it, and the clone's stream released.
  */
-export async function recordStreamBody(message: Request | Response): Promise<RecordedBody | undefined> {
-  const { body, headers } = message.clone();
+export async function recordStreamBody(copy: Request | Response): Promise<RecordedBody | undefined> {
+  const { body, headers } = copy;
   if (body === null) return undefined;
   const length = headers.get('content-length');
   const type = headers.get('content-type');
@@ -134,9 +135,3 @@ export function recordXhrResponse({ response, responseType, contentType }: XhrRe
   if (typeof response !== 'string') return recordBodyValue(response);
   return isTextual(contentType) ? recordText(response) : placeholder('binary');
 }
-
-/**
- * Runs `read` in a later task: redacting a body never runs inside the app's own call or event listener, and never
- * holds up the request or the next listener.
- */
-export const later = <T>(read: () => T): Promise<T> => new Promise((resolve) => setTimeout(resolve, 0)).then(read);

@@ -53,9 +53,100 @@ export function redactCardNumbers(text: string): string {
 }
 
 /**
+ * Runs of word characters (and `@ + / -`), dots allowed between them: words, ids, keys, emails, JWTs, paths. Runs
+ * never overlap and nothing follows the last one, so matching is linear in the text.
+ */
+const TOKEN = /[\w@+/-]+(?:\.[\w@+/-]+)*/g;
+/** An email address inside a token; bounded parts keep the search linear. */
+const EMAIL = /[\w.+-]{1,64}@(?:[A-Za-z\d-]{1,63}\.)+[A-Za-z]{2,24}/g;
+/** A JSON Web Token: three base64url segments, the header a JSON object (`{"` encodes as `eyJ`). */
+const JWT = /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/;
+/** Prefixes of well-known API keys (Stripe, GitHub, Slack, GitLab, AWS, Google), whatever their randomness. */
+const KEY_PREFIX = /^(?:[spr]k_(?:live|test)_|gh[pousr]_|github_pat_|xox[abprs]-|glpat-|AKIA|AIza)[\w-]{8}/;
+/** Hexadecimal with dashes: UUIDs, hashes, trace and session ids. Identifiers far more often than secrets: kept. */
+const HEX = /^[\da-f-]+$/i;
+/** `Bearer xxx` and `Basic xxx` credentials in text (an `Authorization` header copied into a body or a log line). */
+const AUTH_SCHEME = /\b(bearer|basic)\s+([\w.~+/-]+=*)/gi;
+/** What a credential after `Bearer`/`Basic` has and an English word does not: a digit, a symbol or a case change. */
+const CREDENTIAL = /[\d+/=_.~-]|[a-z][A-Z]/;
+/**
+ * Phone numbers: international (`+44 20 7946 0958`), North American (`(555) 123-4567`, `555-123-4567`) and national
+ * trunk-prefixed (`020 7946 0958`, `01 23 45 67 89`) formats, with 9 to 15 digits. Separators are required and kept
+ * consistent, so plain numbers (ids, prices, years, timestamps) and dates (`01-02-2024`) are left alone.
+ */
+const PHONES = [
+  /\+\d[\d ().-]{6,18}\d/g,
+  /\(\d{3}\) ?\d{3}[-. ]\d{4}\b/g,
+  /\b\d{3}([-. ])\d{3}\1\d{4}\b/g,
+  /\b0\d{1,4}([ -])\d{2,8}(?:\1\d{2,4}){0,3}\b/g,
+];
+
+/** Shortest token {@link looksRandom} considers: shorter random strings are too rare as secrets to risk words. */
+const RANDOM_MIN_LENGTH = 32;
+/** Shannon entropy, bits per character, a random token reaches: English identifiers stay near 3.5 to 4.2. */
+const RANDOM_MIN_ENTROPY = 3.5;
+/**
+ * Share of adjacent letter and digit pairs that switch between lower case, upper case and digits (an upper-case letter
+ * starting a word does not count): about 0.45 in random base62 text, under 0.15 in camelCase and snake_case names.
+ */
+const RANDOM_MIN_SWITCHES = 0.18;
+
+const kind = (char: string): number =>
+  char >= 'a' && char <= 'z' ? 1 : char >= 'A' && char <= 'Z' ? 2 : char >= '0' && char <= '9' ? 3 : 0;
+
+/**
+ * True for a long token that reads as random (an API key, a session secret, a signature): at least
+ * {@link RANDOM_MIN_LENGTH} characters, not hexadecimal, with Shannon entropy of at least {@link RANDOM_MIN_ENTROPY}
+ * bits per character and case and digit switches in at least {@link RANDOM_MIN_SWITCHES} of its length. Entropy
+ * alone cannot tell 32 random characters from a long identifier (both score about 4 bits); the switches can.
+ */
+export function looksRandom(token: string): boolean {
+  if (token.length < RANDOM_MIN_LENGTH || HEX.test(token)) return false;
+  const counts = new Map<string, number>();
+  let switches = 0;
+  let previous = 0;
+  for (const char of token) {
+    counts.set(char, (counts.get(char) ?? 0) + 1);
+    const current = kind(char);
+    if (previous && current && previous !== current && !(previous === 2 && current === 1)) switches++;
+    previous = current;
+  }
+  let entropy = 0;
+  counts.forEach((count) => (entropy -= (count / token.length) * Math.log2(count / token.length)));
+  return entropy >= RANDOM_MIN_ENTROPY && switches >= token.length * RANDOM_MIN_SWITCHES;
+}
+
+const redactToken = (token: string): string =>
+  JWT.test(token) || KEY_PREFIX.test(token) || looksRandom(token) ? REDACTED : token.includes('@') ? token.replace(EMAIL, REDACTED) : token;
+
+/** Phone-shaped matches with 9 to 15 digits become `[REDACTED]`. */
+const redactPhones = (text: string): string =>
+  PHONES.reduce(
+    (result, phone) =>
+      result.replace(phone, (match) => {
+        const digits = match.replace(/\D/g, '').length;
+        return digits >= 9 && digits <= 15 ? REDACTED : match;
+      }),
+    text,
+  );
+
+/**
+ * `text` with every value that looks like a secret or personal data replaced by `[REDACTED]`, whatever key it sits
+ * under: `Bearer`/`Basic` credentials, JWTs, well-known API keys, long random strings ({@link looksRandom}), email
+ * addresses, phone numbers and payment card numbers. Each pass is one linear scan, so the work is linear in the text.
+ */
+export function redactValues(text: string): string {
+  const credentials = text.replace(AUTH_SCHEME, (match, scheme: string, credential: string) =>
+    CREDENTIAL.test(credential) ? `${scheme} ${REDACTED}` : match,
+  );
+  // Phone numbers before card numbers: a compact international number can pass the Luhn check without its `+`.
+  return redactCardNumbers(redactPhones(credentials.replace(TOKEN, redactToken)));
+}
+
+/**
  * A parsed JSON value with every value under a sensitive key (`password`, `api_token`, `cardNumber`...) replaced by
- * `[REDACTED]`, at any depth, arrays included, and card numbers removed from the remaining strings and numbers. A
- * string that is itself a JSON document or a form is redacted the same way. Returns `value` itself when nothing
+ * `[REDACTED]`, at any depth, arrays included; the remaining strings are redacted by value ({@link redactValues}) and
+ * numbers that are card numbers replaced. A string that is itself a JSON document or a form is redacted the same way. Returns `value` itself when nothing
  * needed redacting, so the caller can keep the original text (re-serialising would round large integers).
  */
 export function redactJsonValue(value: unknown): unknown {
@@ -87,7 +178,7 @@ function redactForm(text: string): string {
       const [name, value] = pair.split('=', 2) as [string, string];
       if (looksSensitive(decodeFormPart(name))) return `${name}=${REDACTED}`;
       const decoded = decodeFormPart(value);
-      const redacted = redactCardNumbers(decoded);
+      const redacted = redactValues(decoded);
       return redacted === decoded ? pair : `${name}=${encodeURIComponent(redacted)}`;
     })
     .join('&');
@@ -97,7 +188,8 @@ function redactForm(text: string): string {
  * A request or response body with its secrets removed, whatever content type it claims (apps send JSON as
  * `text/plain`): a JSON document is parsed and redacted by key ({@link redactJsonValue}); JSON that does not parse
  * has the values of its sensitive `"key": value` members replaced; a form-urlencoded body has the values of its
- * sensitive fields replaced; and card numbers are removed from any text.
+ * sensitive fields replaced; and values that look like secrets or personal data ({@link redactValues}) are removed
+ * from any text, JSON string values and form values included.
  */
 export function redactBodyText(text: string): string {
   const trimmed = text.trim();
@@ -106,7 +198,7 @@ export function redactBodyText(text: string): string {
     try {
       parsed = JSON.parse(trimmed);
     } catch {
-      return redactCardNumbers(
+      return redactValues(
         text.replace(JSON_MEMBER, (member, key: string, colon: string) =>
           looksSensitive(key) ? `"${key}"${colon}"${REDACTED}"` : member,
         ),
@@ -115,5 +207,5 @@ export function redactBodyText(text: string): string {
     const redacted = redactJsonValue(parsed);
     return redacted === parsed ? text : JSON.stringify(redacted);
   }
-  return FORM.test(text) ? redactForm(text) : redactCardNumbers(text);
+  return FORM.test(text) ? redactForm(text) : redactValues(text);
 }

@@ -1,5 +1,4 @@
 import type { RecipeStep } from '../../wire/replay';
-import { redactCardNumbers } from './body-redact';
 import type { RecordedBody } from './body-read';
 import { looksSensitive, REDACTED } from './sensitive';
 
@@ -14,12 +13,18 @@ const TRACEPARENT = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;
 /** Header name and value pairs: a `Headers` object, or a list read off an XMLHttpRequest. */
 export type HeaderPairs = Iterable<readonly [string, string]>;
 
-/** Request headers as a plain object (lower-case names) with credentials replaced by `[REDACTED]`. */
-export function redactRequestHeaders(headers: HeaderPairs): Record<string, string> {
+/** Redacts secrets and personal data from a value (body-redact.ts's `redactValues`, loaded with the bodies). */
+export type RedactValues = (text: string) => string;
+
+/**
+ * Request headers as a plain object (lower-case names): credentials replaced by `[REDACTED]`, other values redacted
+ * by `redact`.
+ */
+export function redactRequestHeaders(headers: HeaderPairs, redact: RedactValues): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [rawName, value] of headers) {
     const name = rawName.toLowerCase();
-    result[name] = CREDENTIAL_HEADERS.has(name) || looksSensitive(name) ? REDACTED : redactCardNumbers(value);
+    result[name] = CREDENTIAL_HEADERS.has(name) || looksSensitive(name) ? REDACTED : redact(value);
   }
   return result;
 }
@@ -60,13 +65,16 @@ export interface ExchangeBodies {
   readonly response: RecordedBody | undefined;
 }
 
-/** The recipe step of an exchange: credentials redacted, bodies as recorded (already redacted and capped). */
-export function toRecipeStep(exchange: Exchange, bodies: ExchangeBodies): RecipeStep {
+/**
+ * The recipe step of an exchange: credentials redacted, bodies as recorded (already redacted and capped). Without
+ * `redact` (the body module could not be loaded), request header values cannot be checked and none are kept.
+ */
+export function toRecipeStep(exchange: Exchange, bodies: ExchangeBodies, redact?: RedactValues): RecipeStep {
   const step: RecipeStep = {
     ts: Math.round(exchange.startMs),
     method: exchange.method,
     url: exchange.url,
-    requestHeaders: redactRequestHeaders(exchange.requestHeaders),
+    requestHeaders: redact ? redactRequestHeaders(exchange.requestHeaders, redact) : {},
     status: exchange.status,
     responseHeaders: selectResponseHeaders(exchange.responseHeaders),
     durationMs: Math.round(exchange.durationMs * 1000) / 1000,

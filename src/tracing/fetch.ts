@@ -1,9 +1,9 @@
 import { context, propagation, SpanKind, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { SdkCore } from '../sdk/core';
 import type { Attributes, LogLevel } from '../sdk/types';
-import { later, recordBodyValue, recordStreamBody, type BodyCapture } from '../replay/body-read';
+import { streamBody, valueBody, type BodySource } from '../replay/body-source';
 import type { Exchange } from '../replay/recipe';
-import { endRequestSpan, failed, recordExchange, recordsRecipes } from './network-record';
+import { endRequestSpan, failed, recordExchange, recordsBodies } from './network-record';
 import { shouldPropagate } from './targets';
 import { resolveUrl, sanitizeUrl } from './url';
 
@@ -26,14 +26,14 @@ function describeRequest(input: RequestInfo | URL, init: RequestInit | undefined
 }
 
 /**
- * The request body for the recipe: `init.body`, redacted in a later task so the request leaves first, or a copy of
- * a `Request`'s body, cloned now, before fetch consumes the original.
+ * The request body for the recipe: `init.body`, read once the request has left, or a copy of a `Request`'s body,
+ * cloned now, before fetch consumes the original.
  */
-function captureRequestBody(target: RequestTarget, init: RequestInit | undefined): BodyCapture {
+function captureRequestBody(target: RequestTarget, init: RequestInit | undefined): BodySource | undefined {
   const body = init?.body;
-  if (body !== undefined && body !== null) return later(() => recordBodyValue(body));
+  if (body !== undefined && body !== null) return valueBody(body);
   const { request } = target;
-  return request?.body && !request.bodyUsed ? recordStreamBody(request) : undefined;
+  return request?.body && !request.bodyUsed ? streamBody(request) : undefined;
 }
 
 function outcomeLevel(exchange: Exchange): LogLevel {
@@ -84,10 +84,10 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
       sendInit = { ...init, headers: target.headers };
     }
 
-    const recipes = recordsRecipes(core);
-    let requestBody: BodyCapture;
+    const bodies = recordsBodies(core, target.url);
+    let requestBody: BodySource | undefined;
     try {
-      if (recipes) requestBody = captureRequestBody(target, init);
+      if (bodies) requestBody = captureRequestBody(target, init);
     } catch (failure) {
       core.debug.error('could not read a fetch request body', failure);
     }
@@ -108,7 +108,7 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
           aborted: isAbort(error),
         };
         // Cloned now, before the app reads its response; read off the clone without holding the app up.
-        const responseBody = recipes && response !== undefined ? recordStreamBody(response) : undefined;
+        const responseBody = bodies && response !== undefined ? streamBody(response) : undefined;
         finish(span, spanContext, log, exchange);
         recordExchange(core, exchange, requestBody, responseBody);
       } catch (failure) {

@@ -1,10 +1,10 @@
 import { context, propagation, SpanKind, trace, type Span, type Tracer } from '@opentelemetry/api';
-import { later, recordBodyValue, recordXhrResponse } from '../replay/body-read';
+import { valueBody, xhrResponseBody } from '../replay/body-source';
 import type { Exchange } from '../replay/recipe';
 import type { SdkCore } from '../sdk/core';
 import type { Attributes } from '../sdk/types';
 import { patchMethod } from '../sdk/patch';
-import { endRequestSpan, recordExchange, recordsRecipes } from './network-record';
+import { endRequestSpan, recordExchange, recordsBodies } from './network-record';
 import { shouldPropagate } from './targets';
 import { resolveUrl, sanitizeUrl } from './url';
 
@@ -174,17 +174,17 @@ export function traceXhr(core: SdkCore, tracer: Tracer): void {
     request.span.addEvent(outcome === 'load' ? 'loaded' : outcome);
     endRequestSpan(request.span, exchange, attributes);
     if (!replay.enabled) return;
-    const recipes = recordsRecipes(core);
+    const bodies = recordsBodies(core, request.url);
     // Read off the request now (the app may reuse it with open() from its own loadend listener), redacted later.
     const response =
-      recipes && outcome === 'load'
+      bodies && outcome === 'load'
         ? { response: xhr.response as unknown, responseType: xhr.responseType, contentType: xhr.getResponseHeader('content-type') }
         : undefined;
     recordExchange(
       core,
       exchange,
-      recipes ? later(() => recordBodyValue(body)) : undefined,
-      response && later(() => recordXhrResponse(response)),
+      bodies ? valueBody(body) : undefined,
+      response && xhrResponseBody(response),
     );
   }
 }

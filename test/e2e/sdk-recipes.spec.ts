@@ -95,7 +95,8 @@ function pageHtml(ingest: TestServer): string {
     ingestUrl: ingest.url,
     flushIntervalMs: 100,
     propagation: { origins: [api.origin] },
-    replay: { flushIntervalMs: 200 },
+    // The second origin's bodies are recorded because it is listed: cross-origin bodies are not by default.
+    replay: { flushIntervalMs: 200, networkBodyUrls: [api.origin] },
   };
   return `<!doctype html><html><head><title>recipes</title><script src="/svc.min.js"></script>
 <script>window.sdk = Svc.initBrowserSDK(${JSON.stringify(config)});</script></head><body><p>recipes</p></body></html>`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { REPLAY_LIMITS } from '../../wire/replay';
-import { redactBodyText, redactCardNumbers, redactJsonValue } from '../../src/replay/body-redact';
+import { redactBodyText, redactCardNumbers, redactJsonValue, redactValues } from '../../src/replay/body-redact';
 import { BODY_READ_CAP, isTextual, recordBodyValue, recordStreamBody, recordText, recordXhrResponse } from '../../src/replay/body-read';
 import { redactRequestHeaders, selectResponseHeaders, toRecipeStep, type Exchange } from '../../src/replay/recipe';
 
@@ -143,16 +143,16 @@ describe('isTextual', () => {
   });
 });
 
-describe('recordStreamBody', () => {
+describe('recordStreamBody (given a clone, as body-source.ts takes it)', () => {
   it('reads a textual response off a clone and redacts it; the original is still the app’s to read', async () => {
     const response = new Response(JSON.stringify({ session_token: 'abc', items: [1] }), { headers: { 'content-type': 'application/json' } });
-    expect(await recordStreamBody(response)).toEqual({ body: `{"session_token":"${R}","items":[1]}`, truncated: false });
+    expect(await recordStreamBody(response.clone())).toEqual({ body: `{"session_token":"${R}","items":[1]}`, truncated: false });
     expect(await response.json()).toEqual({ session_token: 'abc', items: [1] });
   });
 
   it('names binary and event-stream responses by a placeholder', async () => {
     const png = new Response(new Uint8Array(123), { headers: { 'content-type': 'image/png', 'content-length': '123' } });
-    expect(await recordStreamBody(png)).toEqual({ body: '[binary 123 bytes]', truncated: false });
+    expect(await recordStreamBody(png.clone())).toEqual({ body: '[binary 123 bytes]', truncated: false });
     expect((await png.arrayBuffer()).byteLength).toBe(123);
     const events = new Response('data: 1\n\n', { headers: { 'content-type': 'text/event-stream' } });
     expect(await recordStreamBody(events)).toEqual({ body: '[event stream]', truncated: false });
@@ -161,7 +161,7 @@ describe('recordStreamBody', () => {
 
   it('gives up on a textual body larger than the read cap, announced or streamed, and leaves the original whole', async () => {
     const announced = new Response('x', { headers: { 'content-type': 'text/plain', 'content-length': String(BODY_READ_CAP + 1) } });
-    expect(await recordStreamBody(announced)).toEqual({ body: null, truncated: true });
+    expect(await recordStreamBody(announced.clone())).toEqual({ body: null, truncated: true });
 
     const chunk = new Uint8Array(64 * 1024).fill(120);
     const chunks = Math.ceil(BODY_READ_CAP / chunk.length) + 2;
@@ -173,7 +173,7 @@ describe('recordStreamBody', () => {
       },
     });
     const streamed = new Response(stream, { headers: { 'content-type': 'text/plain' } });
-    expect(await recordStreamBody(streamed)).toEqual({ body: null, truncated: true });
+    expect(await recordStreamBody(streamed.clone())).toEqual({ body: null, truncated: true });
     expect((await streamed.text()).length).toBe(chunks * chunk.length);
   });
 
@@ -183,7 +183,7 @@ describe('recordStreamBody', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'user=a&pass_word=b',
     });
-    expect(await recordStreamBody(request)).toEqual({ body: `user=a&pass_word=${R}`, truncated: false });
+    expect(await recordStreamBody(request.clone())).toEqual({ body: `user=a&pass_word=${R}`, truncated: false });
     expect(await request.text()).toBe('user=a&pass_word=b');
   });
 });
@@ -209,7 +209,7 @@ describe('recipe headers and steps', () => {
       accept: 'application/json',
       traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
     });
-    expect(redactRequestHeaders(headers)).toEqual({
+    expect(redactRequestHeaders(headers, redactValues)).toEqual({
       accept: 'application/json',
       authorization: R,
       'proxy-authorization': R,
@@ -218,7 +218,7 @@ describe('recipe headers and steps', () => {
       'x-csrf-token': R,
       'x-session-token': R,
     });
-    expect(redactRequestHeaders([['Cookie', 'sid=1'], ['X-Note', `card ${VISA}`]])).toEqual({ cookie: R, 'x-note': `card ${R}` });
+    expect(redactRequestHeaders([['Cookie', 'sid=1'], ['X-Note', `card ${VISA}`]], redactValues)).toEqual({ cookie: R, 'x-note': `card ${R}` });
   });
 
   it('keeps only the response headers a replay needs, never cookies', () => {
@@ -246,7 +246,7 @@ describe('recipe headers and steps', () => {
       error: undefined,
       aborted: false,
     };
-    expect(toRecipeStep(exchange, { request: { body: 'a', truncated: false }, response: { body: null, truncated: true } })).toEqual({
+    expect(toRecipeStep(exchange, { request: { body: 'a', truncated: false }, response: { body: null, truncated: true } }, redactValues)).toEqual({
       ts: 1000,
       method: 'POST',
       url: 'http://example.test/a',
@@ -261,8 +261,9 @@ describe('recipe headers and steps', () => {
       traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
       error: null,
     });
-    const bare = toRecipeStep(exchange, { request: undefined, response: undefined });
+    const bare = toRecipeStep(exchange, { request: undefined, response: undefined }, redactValues);
     expect(Object.keys(bare)).not.toContain('requestBody');
     expect(Object.keys(bare)).not.toContain('responseBody');
+    expect(toRecipeStep(exchange, { request: undefined, response: undefined }).requestHeaders, 'without the body module, no header values').toEqual({});
   });
 });
