@@ -211,9 +211,9 @@ const cdn = scriptBuild({
   extraPlugins: [cdnRecorderLoader()],
   name: 'Svc',
   exports: 'named',
-  // The recipe body module (src/replay/bodies.ts) is a dynamic import in the module builds; a script file has no chunk
-  // loader, so it is inlined here. The recorder is not: its import is swapped above, and that swap fails the build if
-  // missed.
+  // The outbox (src/pipeline/outbox.ts) and the recipe body module (src/replay/bodies.ts) are dynamic imports in the
+  // module builds; a script file has no chunk loader, so they are inlined here. The recorder is not: its import is
+  // swapped above, and that swap fails the build if missed.
   inlineDynamicImports: true,
 });
 

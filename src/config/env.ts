@@ -30,6 +30,7 @@ interface EnvSource {
   readonly env: Read;
   readonly ingestUrl: Read;
   readonly serviceVersion: Read;
+  readonly debug: Read;
 }
 
 /** Values found under one prefix; absent and blank variables are `undefined`. */
@@ -40,6 +41,7 @@ export interface EnvValues {
   readonly env?: string | undefined;
   readonly ingestUrl?: string | undefined;
   readonly serviceVersion?: string | undefined;
+  readonly debug?: string | undefined;
 }
 
 /**
@@ -59,6 +61,8 @@ export interface EnvConfig {
   readonly ingestUrl: string | undefined;
   /** `SVC_SERVICE_VERSION`: the release (`service.version`), by which issues tell their first and last release. */
   readonly serviceVersion: string | undefined;
+  /** `SVC_DEBUG`: `true` when it is `true` or `1`, else undefined (the `debug` option's default applies). */
+  readonly debug: true | undefined;
 }
 
 const DEFAULT_SERVICE_NAME = 'web-app';
@@ -71,6 +75,7 @@ const VITE: EnvSource = {
   env: () => (import.meta as unknown as ViteImportMeta).env.VITE_SVC_ENV,
   ingestUrl: () => (import.meta as unknown as ViteImportMeta).env.VITE_SVC_INGEST_URL,
   serviceVersion: () => (import.meta as unknown as ViteImportMeta).env.VITE_SVC_SERVICE_VERSION,
+  debug: () => (import.meta as unknown as ViteImportMeta).env.VITE_SVC_DEBUG,
 };
 
 const NEXT: EnvSource = {
@@ -80,6 +85,7 @@ const NEXT: EnvSource = {
   env: () => process.env.NEXT_PUBLIC_SVC_ENV,
   ingestUrl: () => process.env.NEXT_PUBLIC_SVC_INGEST_URL,
   serviceVersion: () => process.env.NEXT_PUBLIC_SVC_SERVICE_VERSION,
+  debug: () => process.env.NEXT_PUBLIC_SVC_DEBUG,
 };
 
 const CRA: EnvSource = {
@@ -89,6 +95,7 @@ const CRA: EnvSource = {
   env: () => process.env.REACT_APP_SVC_ENV,
   ingestUrl: () => process.env.REACT_APP_SVC_INGEST_URL,
   serviceVersion: () => process.env.REACT_APP_SVC_SERVICE_VERSION,
+  debug: () => process.env.REACT_APP_SVC_DEBUG,
 };
 
 /**
@@ -120,6 +127,7 @@ function readSource(source: EnvSource): EnvValues {
     env: attempt(source.env),
     ingestUrl: attempt(source.ingestUrl),
     serviceVersion: attempt(source.serviceVersion),
+    debug: attempt(source.debug),
   };
 }
 
@@ -143,13 +151,14 @@ export function mergeEnvValues(sources: readonly EnvValues[], nodeEnv: string | 
     env: first('env') ?? normalisedNodeEnv ?? DEFAULT_ENV,
     ingestUrl: first('ingestUrl'),
     serviceVersion: first('serviceVersion'),
+    debug: /^(true|1)$/i.test(first('debug') ?? '') ? true : undefined,
   };
 }
 
 /**
  * Reads the SDK settings from build-time environment variables: `SVC_API_KEY`, `SVC_SERVICE_NAME` (default
- * `web-app`), `SVC_APP_ID`, `SVC_ENV` (default `NODE_ENV`, else `production`), `SVC_INGEST_URL` and
- * `SVC_SERVICE_VERSION`, each under the
+ * `web-app`), `SVC_APP_ID`, `SVC_ENV` (default `NODE_ENV`, else `production`), `SVC_INGEST_URL`,
+ * `SVC_SERVICE_VERSION` and `SVC_DEBUG` (`true` or `1` turns `debug` on), each under the
  * `VITE_`, `NEXT_PUBLIC_` or `REACT_APP_` prefix (first found wins, in that order). Never throws.
  */
 export function readEnvConfig(): EnvConfig {

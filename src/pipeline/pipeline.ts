@@ -1,9 +1,13 @@
 import { INGEST_PATHS } from '../../wire/paths';
+import type { Leftover } from '../replay/leftovers';
+import { warnOnce } from '../sdk/debug';
+import { captureOriginals } from '../sdk/originals';
 import { SYSTEM_CLOCK } from './clock';
 import type { MetricItem, TelemetryItem } from './items';
 import { KeepaliveBudget, MAX_REQUEST_BYTES } from './keepalive-budget';
 import { ENCODE_BODY, partition, type BySignal, type ItemOf, type Signal } from './otlp-json';
 import { BoundedQueue } from './queue';
+import { createPersistence } from './persist';
 import { DEFAULT_RETRY_POLICY, retryDelay } from './retry';
 import { splitIntoChunks, type Chunk } from './split';
 import { postBody, type SendResult, type Transport } from './transport';
@@ -11,13 +15,25 @@ import type { Pipeline, PipelineOptions } from './types';
 import { handOver, type UnloadRoute } from './unload';
 import { utf8Length } from './utf8';
 
-/** The SDK's own counter of records lost to a full queue, sent with the next batch after a drop. */
+/**
+ * The SDK's own counter of records lost, one series per `reason` (`queue_full`, `refused`, `outbox_full`,
+ * `persist_failed`), sent with the next batch after a drop.
+ */
 export const DROPPED_ITEMS_METRIC = 'svc.sdk.dropped_items';
 
 /** Attempts of one `postJson` body (it is not on the queue, so its retries are capped). */
 const POST_JSON_ATTEMPTS = 4;
 
 const SIGNALS: readonly Signal[] = ['logs', 'traces', 'metrics'];
+const SIGNAL_OF = { log: 'logs', span: 'traces', metric: 'metrics' } as const;
+
+/** Refusals that resending cannot change: the signal that got one stops for the page. */
+const FINAL_STATUSES: readonly number[] = [401, 403, 422];
+
+/** Consecutive failed flushes after which the records of a failing request go to the outbox instead of the queue. */
+const PERSIST_AFTER_FAILURES = 4;
+
+type Refusal = Extract<SendResult, { verdict: 'refused' }>;
 
 /** `service.name` (the pinned app id when given), version and environment, then the caller's extra attributes. */
 function serviceAttributes(options: PipelineOptions, serviceName: string): Record<string, string> {
@@ -59,9 +75,21 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   /** Consecutive failed flushes, for the backoff; and no sending before `pausedUntil` (except at unload/shutdown). */
   let failures = 0;
   let pausedUntil = 0;
-  /** Drop count the server has acknowledged (or refused), and the one last warned about. */
-  let droppedSent = 0;
+  /** Records lost per reason (`queue_full` is the queue's own count), the counts the server has had, the queue's last warned. */
+  const lost: Record<string, number> = {};
+  const lostSent: Record<string, number> = {};
   let droppedWarned = 0;
+  const countLost = (reason: string, count: number): void => {
+    lost[reason] = (lost[reason] || 0) + count;
+  };
+  /** Signals refused for good (401, 403, 422): nothing more of them is sent from this page. */
+  const stoppedSignals = new Set<Signal>();
+  const loudConsole = options.console || captureOriginals().console;
+  const persistence = transport && config.persistence ? createPersistence(sendKept, countLost) : undefined;
+  /** Local-storage key of records a page-leave flush kept (see Persistence.keep), until they are done with. */
+  const keptKeys = new WeakMap<TelemetryItem, string>();
+  /** This page put requests in the outbox: drain it after the next delivery. */
+  let drainDue = false;
   let lastSessionId = '';
   /** The drop reports currently being sent: they are not queue records and never go back on the queue. */
   const reports = new WeakSet<TelemetryItem>();
@@ -71,34 +99,39 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   const urlOf = (signal: Signal) => options.ingestUrl(INGEST_PATHS[signal]);
 
-  function dropReport(): MetricItem | undefined {
+  /** One counter point per reason whose count the server has not had yet. */
+  function dropReports(): MetricItem[] {
     const dropped = queue.dropped;
-    if (dropped <= droppedSent) return undefined;
     if (dropped > droppedWarned) {
       debug.warn(`queue full (maxQueueSize ${config.maxQueueSize}): ${dropped - droppedWarned} oldest records dropped, ${dropped} since start`);
       droppedWarned = dropped;
     }
-    const report: MetricItem = {
-      kind: 'metric',
-      name: DROPPED_ITEMS_METRIC,
-      value: dropped,
-      unit: '{item}',
-      timeMs: clock.now(),
-      sumSinceMs: startMs,
-      sessionId: lastSessionId,
-      attributes: { reason: 'queue_full' },
-    };
-    reports.add(report);
-    return report;
+    if (dropped > 0) lost.queue_full = dropped;
+    return Object.keys(lost)
+      .filter((reason) => lost[reason]! > (lostSent[reason] || 0))
+      .map((reason) => {
+        const report: MetricItem = {
+          kind: 'metric',
+          name: DROPPED_ITEMS_METRIC,
+          value: lost[reason]!,
+          unit: '{item}',
+          timeMs: clock.now(),
+          sumSinceMs: startMs,
+          sessionId: lastSessionId,
+          attributes: { reason },
+        };
+        reports.add(report);
+        return report;
+      });
   }
 
-  /** Takes every waiting record (and a drop report when one is due), split per signal; undefined when none. */
+  /** Takes every waiting record (and the drop reports due), split per signal; undefined when none. */
   function takeBatch(): BySignal | undefined {
     const taken = queue.takeAll();
-    const report = dropReport();
-    if (taken.length === 0 && !report) return undefined;
+    const due = dropReports();
+    if (taken.length === 0 && due.length === 0) return undefined;
     const batch = partition(taken);
-    if (report) batch.metrics.push(report);
+    batch.metrics.push(...due);
     return batch;
   }
 
@@ -117,18 +150,69 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     queue.requeue(items.filter((item) => !reports.has(item)));
   }
 
+  /** Records taken from the queue are done with: delivered, refused, persisted or dropped. Returns how many (reports aside). */
+  function book(items: readonly TelemetryItem[]): number {
+    let count = 0;
+    const kept = new Set<string>();
+    for (const item of items) {
+      if (reports.has(item)) {
+        const reason = String(item.attributes.reason);
+        lostSent[reason] = Math.max(lostSent[reason] || 0, (item as MetricItem).value);
+      } else count += 1;
+      const key = keptKeys.get(item);
+      if (key !== undefined) kept.add(key);
+    }
+    kept.forEach((key) => persistence!.forget(key));
+    queue.settle(count);
+    return count;
+  }
+
   /** Books the outcome of one request of queue records (drop reports included). */
   function settle(url: string, items: readonly TelemetryItem[], result: SendResult): void {
     if (result.verdict === 'retry') {
       requeue(items);
       return;
     }
-    const report = items.find((item) => reports.has(item)) as MetricItem | undefined;
-    queue.settle(report ? items.length - 1 : items.length);
-    if (report) droppedSent = Math.max(droppedSent, report.value);
-    if (result.verdict === 'refused') {
-      debug.warn(`${url} refused ${items.length} records with HTTP ${result.status}; they are dropped. ${result.detail}`);
+    const count = book(items);
+    if (result.verdict === 'refused') refused(url, SIGNAL_OF[items[0]!.kind], count, result);
+    else if (drainDue) {
+      drainDue = false;
+      persistence!.drain();
     }
+  }
+
+  /**
+   * A refusal: the records are lost (counted), a misconfiguration is warned about once even without `debug`, and a
+   * status that resending cannot change stops the signal for the page.
+   */
+  function refused(url: string, signal: Signal | undefined, count: number, result: Refusal): void {
+    debug.warn(`${url} refused ${count} records with HTTP ${result.status}; they are dropped. ${result.detail}`);
+    countLost('refused', count);
+    // The wording is loaded on the first refusal only: a well-configured page never needs it.
+    void import('./misconfig')
+      .then(({ misconfiguration }) => {
+        const warning = misconfiguration(result.status, result.detail, url);
+        if (warning) warnOnce(loudConsole, warning[0], warning[1]);
+      })
+      .catch(() => debug.warn(`HTTP ${result.status} from ${url}: the explanation could not be loaded`));
+    if (signal && FINAL_STATUSES.includes(result.status)) stoppedSignals.add(signal);
+  }
+
+  /** The retry budget is spent: the requests go to the outbox, and their records leave the queue. */
+  function persist(signal: Signal, chunks: readonly Chunk<TelemetryItem>[]): void {
+    persistence!.store(chunks.map((chunk) => ({ path: INGEST_PATHS[signal], body: chunk.body, count: chunk.items.length })));
+    drainDue = true;
+    for (const chunk of chunks) book(chunk.items);
+  }
+
+  /** Sends one request kept by an earlier page (or this one); resolves true once it is done with. */
+  async function sendKept(request: Leftover): Promise<boolean> {
+    const signal = SIGNALS.find((s) => INGEST_PATHS[s] === request.path);
+    if (!transport || !signal || stoppedSignals.has(signal)) return true;
+    const url = urlOf(signal);
+    const result = await postBody(transport, url, request.body, utf8Length(request.body), true, true);
+    if (result.verdict === 'refused') refused(url, signal, 0, result);
+    return result.verdict !== 'retry';
   }
 
   /** Sends one signal's records as requests of at most ~60 KB, in turn; stops at the first retryable failure. */
@@ -138,12 +222,17 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     items: ItemOf[S][],
   ): Promise<Extract<SendResult, { verdict: 'retry' }> | undefined> {
     const url = urlOf(signal);
+    if (stoppedSignals.has(signal)) {
+      countLost('refused', book(items));
+      return undefined;
+    }
     const chunks = chunksOf(signal, items);
     for (let i = 0; i < chunks.length; i++) {
       const chunk = chunks[i]!;
       const result = await postBody(sender, url, chunk.body, chunk.bytes, true, true);
       if (result.verdict === 'retry') {
-        settle(url, chunks.slice(i).flatMap((c) => c.items), result);
+        if (persistence && failures + 1 >= PERSIST_AFTER_FAILURES) persist(signal, chunks.slice(i));
+        else settle(url, chunks.slice(i).flatMap((c) => c.items), result);
         backoff(url, result, failures + 1);
         return result;
       }
@@ -179,20 +268,39 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (!route) return;
     const batch = takeBatch();
     if (!batch) return;
-    const leftBehind: TelemetryItem[] = [];
+    const leftBehind: Array<{ signal: Signal; chunk: Chunk<TelemetryItem> }> = [];
     for (const signal of SIGNALS) {
       const url = urlOf(signal);
-      for (const chunk of chunksOf(signal, batch[signal])) {
+      for (const chunk of stoppedSignals.has(signal) ? [] : chunksOf(signal, batch[signal])) {
         const sent = handOver(route, url, chunk.body, chunk.bytes);
         if (sent.via === 'beacon') settle(url, chunk.items, { verdict: 'delivered' });
-        else if (sent.via === 'none') leftBehind.push(...chunk.items);
+        else if (sent.via === 'none') leftBehind.push({ signal, chunk });
         else void sent.result.then((result) => afterUnloadRequest(url, chunk.items, result));
       }
+      // A stopped signal's records (sendSignal drops and counts them) wait for a flush that may never come.
+      if (stoppedSignals.has(signal)) requeue(batch[signal]);
     }
     if (leftBehind.length > 0) {
-      requeue(leftBehind);
+      if (persistence) keepForNextLoad(leftBehind);
+      requeue(leftBehind.flatMap(({ chunk }) => chunk.items));
       drainWhenBudgetFrees = true;
     }
+  }
+
+  /**
+   * The page may be closing: what the browser did not take is kept for the next load (and forgotten there once sent
+   * from here, if the page lives on). Records kept by an earlier event of the same leave (`pagehide`, then
+   * `visibilitychange`) are not kept twice.
+   */
+  function keepForNextLoad(left: ReadonlyArray<{ signal: Signal; chunk: Chunk<TelemetryItem> }>): void {
+    const requests = left.flatMap(({ signal, chunk }) => {
+      const fresh = chunk.items.filter((item) => !keptKeys.has(item));
+      const chunks = fresh.length === chunk.items.length ? [chunk] : chunksOf(signal, fresh as ItemOf[Signal][]);
+      return chunks.map(({ items, body }) => ({ path: INGEST_PATHS[signal], body, items }));
+    });
+    persistence!.keep(requests).forEach((key, i) => {
+      if (key !== undefined) for (const item of requests[i]!.items) keptKeys.set(item, key);
+    });
   }
 
   /** A keepalive request from the unload path settled, so the page is still alive: book it, then send what was left. */
@@ -225,7 +333,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       const result = await postBody(transport, url, body, bytes, true, true);
       if (result.verdict === 'delivered') return true;
       if (result.verdict === 'refused') {
-        debug.warn(`${url} refused a body with HTTP ${result.status}; it is dropped. ${result.detail}`);
+        refused(url, undefined, 0, result);
         return false;
       }
       failures += 1;
@@ -236,12 +344,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   schedule();
+  persistence?.drain();
 
   return {
     enqueue(item) {
       if (!transport || stopped) return;
       lastSessionId = item.sessionId;
-      queue.push(item);
+      if (stoppedSignals.has(SIGNAL_OF[item.kind])) countLost('refused', 1);
+      else queue.push(item);
     },
     flush: () => flush(),
     flushForUnload() {

@@ -7,10 +7,12 @@ import type { RetryPolicy } from './retry';
 
 /** What `createPipeline` needs; everything browser-specific is passed in so the pipeline also runs under Node. */
 export interface PipelineOptions {
+  /** Without `persistence` (as in tests under Node), nothing is persisted: failing records stay queued. */
   readonly config: Pick<
     ResolvedConfig,
     'apiKey' | 'serviceName' | 'appId' | 'env' | 'serviceVersion' | 'flushIntervalMs' | 'maxQueueSize' | 'requestTimeoutMs'
-  >;
+  > &
+    Partial<Pick<ResolvedConfig, 'persistence'>>;
   /**
    * Resource attributes besides `service.name`, `service.version`, `deployment.environment` and `session.id` (e.g.
    * `telemetry.sdk.name`); they cannot override those four.
@@ -25,6 +27,8 @@ export interface PipelineOptions {
   /** Absolute URL of an ingest path. */
   readonly ingestUrl: (path: string) => string;
   readonly debug: DebugLog;
+  /** Where misconfiguration warnings go even without `debug`: the original console (captured now by default). */
+  readonly console?: Pick<Console, 'warn'> | undefined;
   /** Time, timers and jitter; the real ones by default. Tests inject a virtual clock. */
   readonly clock?: PipelineClock | undefined;
   /** Backoff numbers; `DEFAULT_RETRY_POLICY` by default. */

@@ -21,3 +21,20 @@ export function createDebugLog(enabled: boolean, console: Originals['console']):
     };
   return { warn: print('warn'), error: print('error') };
 }
+
+/** Kinds of misconfiguration already reported on this page. */
+const reported = new Set<string>();
+
+/**
+ * A misconfiguration the developer must hear of even without `debug`: printed once per `kind` per page, through the
+ * console as it was before the SDK patched it (so console capture never records it).
+ */
+export function warnOnce(console: Pick<Console, 'warn'>, kind: string, message: string): void {
+  if (reported.has(kind)) return;
+  reported.add(kind);
+  try {
+    console.warn(`${DEBUG_PREFIX} ${message}`);
+  } catch {
+    // See createDebugLog.
+  }
+}

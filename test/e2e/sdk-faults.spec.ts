@@ -46,6 +46,11 @@ interface PageOptions {
    * a probe that counts ingest requests in flight and keeps their bodies.
    */
   probe?: boolean;
+  /**
+   * The `persistence` option. Off where a test is about the in-memory queue: with it, records whose retries are spent
+   * leave the queue for IndexedDB (test/e2e/sdk-persistence.spec.ts).
+   */
+  persistence?: boolean;
 }
 
 /**
@@ -61,6 +66,7 @@ function pageHtml(proxy: IngestProxy, ingest: TestServer, options: PageOptions):
     flushIntervalMs: FLUSH_MS,
     requestTimeoutMs: TIMEOUT_MS,
     maxQueueSize: options.maxQueueSize ?? 1000,
+    persistence: options.persistence ?? true,
     debug: true,
     replay: { enabled: false },
     vitals: { enabled: false },
@@ -236,7 +242,7 @@ test.describe('ingest down', () => {
   test('the app keeps working, the queue keeps the newest maxQueueSize records and counts the rest, which arrive after recovery', async ({ page, ingest }) => {
     const proxy = await startIngestProxy(ingest.url);
     try {
-      const opened = await openPage(page, ingest, proxy, { maxQueueSize: 50, probe: true });
+      const opened = await openPage(page, ingest, proxy, { maxQueueSize: 50, probe: true, persistence: false });
       const { sessionId } = opened;
       // Start-up telemetry (document load spans) is delivered first, so the queue is empty when ingest goes down.
       await waitForQuiet(proxy);
@@ -321,7 +327,7 @@ test.describe('ingest down', () => {
     const proxy = await startIngestProxy(ingest.url);
     try {
       proxy.setFault({ kind: 'down' });
-      const opened = await openPage(page, ingest, proxy, { maxQueueSize: 50 });
+      const opened = await openPage(page, ingest, proxy, { maxQueueSize: 50, persistence: false });
       const cdp = await page.context().newCDPSession(page);
       const heapUsed = async () => {
         await cdp.send('HeapProfiler.collectGarbage');

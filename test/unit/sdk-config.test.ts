@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mergeEnvValues, readEnvConfig } from '../../src/config/env';
+import { envOptions, envWarnings } from '../../src/config/env-options';
 import { resolveConfig } from '../../src/config/resolve';
 import type { BrowserSDKConfig, ResolvedConfig } from '../../src/config/types';
 
@@ -460,5 +461,31 @@ describe('readEnvConfig', () => {
     expect(readEnvConfig()).toMatchObject({ serviceName: 'web-app', env: 'staging', apiKey: undefined });
     vi.stubEnv('NEXT_PUBLIC_SVC_ENV', 'preview');
     expect(readEnvConfig().env).toBe('preview');
+  });
+
+  it('turns debug on when SVC_DEBUG is true or 1 under any prefix, and leaves it to the default otherwise', () => {
+    for (const prefix of ['NEXT_PUBLIC_', 'REACT_APP_']) vi.stubEnv(`${prefix}SVC_DEBUG`, '');
+    expect(readEnvConfig().debug).toBeUndefined();
+    expect(envOptions().debug).toBeUndefined();
+    vi.stubEnv('REACT_APP_SVC_DEBUG', '1');
+    expect(readEnvConfig().debug).toBe(true);
+    expect(envOptions().debug).toBe(true);
+    vi.stubEnv('NEXT_PUBLIC_SVC_DEBUG', 'TRUE');
+    expect(readEnvConfig().debug).toBe(true);
+    vi.stubEnv('NEXT_PUBLIC_SVC_DEBUG', 'false');
+    expect(readEnvConfig().debug).toBeUndefined();
+    expect(envOptions({ debug: false }).debug).toBe(false);
+  });
+
+  it('warns about a missing key and ingest URL, naming the variables; "/" as ingest URL means same origin on purpose', () => {
+    const kinds = (): string[] => envWarnings(readEnvConfig()).map(([kind]) => kind);
+    expect(kinds()).toEqual(['env-key', 'env-url']);
+    const [[, key], [, url]] = envWarnings(readEnvConfig()) as [[string, string], [string, string]];
+    expect(key).toContain('VITE_SVC_API_KEY, NEXT_PUBLIC_SVC_API_KEY or REACT_APP_SVC_API_KEY');
+    expect(url).toContain('VITE_SVC_INGEST_URL, NEXT_PUBLIC_SVC_INGEST_URL or REACT_APP_SVC_INGEST_URL');
+    vi.stubEnv('NEXT_PUBLIC_SVC_API_KEY', 'key');
+    vi.stubEnv('NEXT_PUBLIC_SVC_INGEST_URL', '/');
+    expect(kinds()).toEqual([]);
+    expect(envOptions().ingestUrl).toBe('/');
   });
 });

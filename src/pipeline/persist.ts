@@ -1,0 +1,74 @@
+import { createLeftoverStore, localStorageIfAvailable, type Leftover } from '../replay/leftovers';
+import type { OutboxRequest } from './outbox';
+
+/** Local-storage key saying the outbox may hold requests: only then does a page load the outbox module at start. */
+export const OUTBOX_MARKER = 'svc.outbox';
+
+/** How the pipeline keeps requests it cannot send (docs/sdk-pipeline.md, "Persistence"). */
+export interface Persistence {
+  /**
+   * Page leave: keeps requests the browser did not take in local storage, synchronously (a closing page cannot wait
+   * for IndexedDB); the next start moves them into the outbox. Returns each one's key, undefined when not kept.
+   */
+  keep(requests: readonly Leftover[]): Array<string | undefined>;
+  /** A kept request went out after all (the page was only hidden). */
+  forget(key: string): void;
+  /** Puts requests in the IndexedDB outbox. */
+  store(requests: readonly OutboxRequest[]): void;
+  /** Sends what the outbox holds, when the marker says it may hold something. */
+  drain(): void;
+}
+
+/**
+ * `send` posts one kept request and resolves true once it is done with (delivered, or refused for good); `onDrop`
+ * counts records lost for room (`outbox_full`) or because the outbox cannot be used (`persist_failed`). The outbox
+ * code is imported on first use; its calls run one after another.
+ */
+export function createPersistence(send: (request: Leftover) => Promise<boolean>, onDrop: (reason: string, count: number) => void): Persistence {
+  const storage = localStorageIfAvailable();
+  const leftovers = createLeftoverStore(storage, 'svc.otlp.');
+  const mark = (on: boolean): void => {
+    try {
+      if (on) storage!.setItem(OUTBOX_MARKER, '1');
+      else storage!.removeItem(OUTBOX_MARKER);
+    } catch {
+      // No storage: nothing kept in local storage, and the outbox is still drained whenever this page stored.
+    }
+  };
+  let chain: Promise<unknown> = Promise.resolve();
+  const run = (work: (outbox: typeof import('./outbox')) => Promise<void>, lost: number): void => {
+    chain = chain
+      .then(() => import('./outbox'))
+      .then(work)
+      .catch(() => lost && onDrop('persist_failed', lost));
+  };
+  return {
+    keep(requests) {
+      const keys = leftovers.save(requests);
+      if (keys.some((key) => key !== undefined)) mark(true);
+      return keys;
+    },
+    forget: (key) => leftovers.remove(key),
+    store(requests) {
+      mark(true);
+      run(async (outbox) => {
+        const dropped = await outbox.addToOutbox(requests);
+        if (dropped > 0) onDrop('outbox_full', dropped);
+      }, requests.reduce((sum, request) => sum + request.count, 0));
+    },
+    drain() {
+      let marked: string | null = null;
+      try {
+        marked = storage ? storage.getItem(OUTBOX_MARKER) : null;
+      } catch {
+        // Unreadable storage: nothing is known to wait.
+      }
+      if (marked === null) return;
+      run(async (outbox) => {
+        const { dropped, empty } = await outbox.drainOutbox(leftovers, send);
+        if (dropped > 0) onDrop('outbox_full', dropped);
+        if (empty) mark(false);
+      }, 0);
+    },
+  };
+}

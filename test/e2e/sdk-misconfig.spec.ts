@@ -1,0 +1,120 @@
+import type { Page } from '@playwright/test';
+import { INGEST_PATHS } from '../../wire/paths';
+import { ensureSdkBuilt } from '../support/build-sdk';
+import { startIngestProxy, type IngestProxy } from '../support/ingest-proxy';
+import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
+import { expect, test } from './fixtures';
+
+/**
+ * Misconfiguration is loud once, even without `debug` (issue 17): the real SDK (dist/cdn/svc.min.js, `debug` off) in
+ * Chromium against the real server, which answers a wrong key with 401, a key of the wrong scope with 403, an address
+ * that is not ingest's with 404 and an unknown app with 422. A recording proxy in between counts the requests. Each
+ * problem prints one `console.warn` naming the fix, however many signals hit it; 401, 403 and 422 stop the signal.
+ */
+
+let app: SdkPageServer;
+
+test.beforeAll(async () => {
+  await ensureSdkBuilt();
+  app = await startSdkPage();
+});
+test.afterAll(async () => {
+  await app.close();
+});
+
+interface Setup {
+  apiKey: string;
+  serviceName?: string;
+  /** Appended to the proxy's address to make `ingestUrl`. */
+  suffix?: string;
+}
+
+/** Opens the page with the SDK configured as given; resolves the `[svc]` warnings the page prints, as they come. */
+async function openPage(page: Page, proxy: IngestProxy, setup: Setup): Promise<string[]> {
+  const warnings: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'warning' && message.text().startsWith('[svc] ')) warnings.push(message.text());
+  });
+  const config = {
+    apiKey: setup.apiKey,
+    serviceName: setup.serviceName ?? 'web-app',
+    ingestUrl: proxy.url + (setup.suffix ?? ''),
+    flushIntervalMs: 100,
+    replay: { enabled: false },
+    vitals: { enabled: false },
+  };
+  app.setHtml(`<!doctype html><title>misconfig</title><script src="/svc.min.js"></script>
+<script>window.sdk = Svc.initBrowserSDK(${JSON.stringify(config)});</script><p>page</p>`);
+  await page.goto(`${app.origin}/`);
+  return warnings;
+}
+
+const log = (page: Page, body: string) => page.evaluate((text) => (window as any).sdk.log('info', text), body);
+
+/** Waits for the first answer of ingest to the logs path (the SDK's start-up spans go to traces on their own). */
+async function firstLogsAnswer(proxy: IngestProxy, path: string): Promise<number> {
+  await expect.poll(() => proxy.posts(path).some((p) => p.status !== undefined), { message: `an answer to ${path}` }).toBe(true);
+  return proxy.posts(path)[0]!.status!;
+}
+
+test('a wrong key: one warning naming "svc-server keys create", and logs stop after their first 401', async ({ page, ingest }) => {
+  const proxy = await startIngestProxy(ingest.url);
+  try {
+    const warnings = await openPage(page, proxy, { apiKey: 'not-a-key' });
+    await log(page, 'first');
+    expect(await firstLogsAnswer(proxy, INGEST_PATHS.logs)).toBe(401);
+    await log(page, 'second');
+    // shutdown() flushes what is queued and resolves once every request settled: a second logs request would be seen.
+    await page.evaluate(() => (window as any).sdk.shutdown());
+    expect(proxy.posts(INGEST_PATHS.logs)).toHaveLength(1);
+    // Traces (start-up spans) were refused too: still one warning for the one problem.
+    expect(proxy.posts(INGEST_PATHS.traces).every((p) => p.status === 401)).toBe(true);
+    expect(warnings).toEqual([expect.stringMatching(/HTTP 401 unauthorized: API key is not recognised\. .*svc-server keys create --scope ingest/)]);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('a control key as ingest key: one warning for the 403, and logs stop', async ({ page, ingest }) => {
+  const proxy = await startIngestProxy(ingest.url);
+  try {
+    const warnings = await openPage(page, proxy, { apiKey: ingest.controlKey });
+    await log(page, 'first');
+    expect(await firstLogsAnswer(proxy, INGEST_PATHS.logs)).toBe(403);
+    await log(page, 'second');
+    await page.evaluate(() => (window as any).sdk.shutdown());
+    expect(proxy.posts(INGEST_PATHS.logs)).toHaveLength(1);
+    expect(warnings).toEqual([expect.stringMatching(/HTTP 403 forbidden: .*revoked, expired or not an ingest key: .*svc-server keys create --scope ingest/)]);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('an ingestUrl that is not the base of svc-server: one warning for the 404', async ({ page, ingest }) => {
+  const proxy = await startIngestProxy(ingest.url);
+  try {
+    // Under /otlp/ on purpose: ingest answers there with CORS headers, so the page can read the 404.
+    const warnings = await openPage(page, proxy, { apiKey: ingest.ingestKey, suffix: '/otlp' });
+    await log(page, 'first');
+    expect(await firstLogsAnswer(proxy, `/otlp${INGEST_PATHS.logs}`)).toBe(404);
+    await page.evaluate(() => (window as any).sdk.shutdown());
+    expect(warnings).toEqual([expect.stringMatching(/HTTP 404 not_found: .*ingestUrl must be the base address of svc-server/)]);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('an unknown app: one warning naming "svc-server apps create <app>", and logs stop after the 422', async ({ page, ingest }) => {
+  const proxy = await startIngestProxy(ingest.url);
+  try {
+    const warnings = await openPage(page, proxy, { apiKey: ingest.ingestKey, serviceName: 'shop-frontend' });
+    await log(page, 'first');
+    expect(await firstLogsAnswer(proxy, INGEST_PATHS.logs)).toBe(422);
+    await log(page, 'second');
+    await page.evaluate(() => (window as any).sdk.shutdown());
+    expect(proxy.posts(INGEST_PATHS.logs)).toHaveLength(1);
+    expect(warnings).toEqual([expect.stringMatching(/HTTP 422 unknown_service: .*"svc-server apps create shop-frontend"/)]);
+  } finally {
+    await proxy.close();
+  }
+});
