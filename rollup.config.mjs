@@ -162,25 +162,28 @@ const modules = {
  * The CDN build's recorder loader. A script file has no loader for extra chunks, so src/replay/load-recorder.ts's
  * `import('./recorder')` would inline rrweb into svc.min.js. In the CDN build every import of that module resolves
  * to src/cdn/load-recorder.ts instead, which injects svc-recorder.min.js with a <script> tag when replay starts. The
- * swap is a resolve step rather than a second entry that re-exports everything, so the core keeps importing one
- * module name; src/cdn/load-recorder.ts types its export as `typeof` the original, so the two cannot drift apart.
- * If a dynamic import were left anyway, the IIFE output would fail the build (it cannot hold a second chunk).
+ * recipe body module (src/replay/load-bodies.ts's `import('./bodies')`) is swapped the same way: it lives in
+ * svc-recorder.min.js, which a page recording recipes loads anyway. The swap is a resolve step rather than a second
+ * entry that re-exports everything, so the core keeps importing one module name; src/cdn/load-recorder.ts types its
+ * exports as `typeof` the originals, so they cannot drift apart. If a dynamic import were left anyway, the IIFE
+ * output would inline it, so the build fails when a swap is missed.
  */
 function cdnRecorderLoader() {
-  const original = fileURLToPath(new URL('./src/replay/load-recorder.ts', import.meta.url));
+  const originals = ['load-recorder', 'load-bodies'].map((name) => fileURLToPath(new URL(`./src/replay/${name}.ts`, import.meta.url)));
   const replacement = fileURLToPath(new URL('./src/cdn/load-recorder.ts', import.meta.url));
-  let swapped = false;
+  const swapped = new Set();
   return {
     name: 'cdn-recorder-loader',
     async resolveId(source, importer, options) {
       if (importer === undefined || importer === replacement) return null;
       const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
-      if (resolved === null || resolve(resolved.id) !== original) return resolved;
-      swapped = true;
+      if (resolved === null || !originals.includes(resolve(resolved.id))) return resolved;
+      swapped.add(resolve(resolved.id));
       return replacement;
     },
     buildEnd(error) {
-      if (!error && !swapped) this.error('src/replay/load-recorder.ts was not imported; the CDN recorder loader was not swapped in');
+      const missed = originals.filter((original) => !swapped.has(original));
+      if (!error && missed.length > 0) this.error(`${missed.join(', ')} not imported; the CDN recorder loader was not swapped in`);
     },
   };
 }
@@ -211,9 +214,9 @@ const cdn = scriptBuild({
   extraPlugins: [cdnRecorderLoader()],
   name: 'Svc',
   exports: 'named',
-  // The outbox (src/pipeline/outbox.ts) and the recipe body module (src/replay/bodies.ts) are dynamic imports in the
-  // module builds; a script file has no chunk loader, so they are inlined here. The recorder is not: its import is
-  // swapped above, and that swap fails the build if missed.
+  // The outbox and the misconfiguration warnings (src/pipeline/) are dynamic imports in the module builds; a script
+  // file has no chunk loader, so they are inlined here. The recorder and the recipe body module are not: their imports
+  // are swapped above, and that swap fails the build if missed.
   inlineDynamicImports: true,
 });
 

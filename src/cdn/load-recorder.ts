@@ -8,9 +8,9 @@
  */
 import type { loadRecorder as bundlerLoadRecorder } from '../replay/load-recorder';
 import { sharedLoad, type LoadSlot } from '../replay/load-recorder-slot';
-import type { StartRecording } from '../replay/types';
+import type { loadBodies as bundlerLoadBodies } from '../replay/load-bodies';
 import { SDK_VERSION } from '../version';
-import { registeredRecorder, registeredVersions } from './recorder-registry';
+import { registeredRecorder, registeredVersions, type RecorderFile } from './recorder-registry';
 import { readRecorderSrc } from './script-config';
 
 /** The recorder's file name in dist/cdn/, next to `svc.min.js`. */
@@ -52,7 +52,7 @@ function notRegistered(url: string): Error {
   return new Error(`${url} registered no session recorder; is it the ${RECORDER_FILE} of @svc/browser ${SDK_VERSION}?`);
 }
 
-function injectRecorderScript(): Promise<StartRecording> {
+function injectRecorderScript(): Promise<RecorderFile> {
   // A page may include svc-recorder.min.js itself (e.g. to bundle both files up front).
   const ready = registeredRecorder(SDK_VERSION);
   if (ready !== undefined) return Promise.resolve(ready);
@@ -72,8 +72,8 @@ function injectRecorderScript(): Promise<StartRecording> {
     script.onload = () => {
       // Gone before recording starts, so the tag is not part of the first snapshot.
       script.remove();
-      const start = registeredRecorder(SDK_VERSION);
-      if (start !== undefined) resolve(start);
+      const file = registeredRecorder(SDK_VERSION);
+      if (file !== undefined) resolve(file);
       else reject(notRegistered(url));
     };
     script.onerror = () => {
@@ -84,7 +84,10 @@ function injectRecorderScript(): Promise<StartRecording> {
   });
 }
 
-const slot: LoadSlot<StartRecording> = {};
+const slot: LoadSlot<RecorderFile> = {};
 
 /** Same contract as the bundler loader (the type says so): shared while pending, retried after a failure. */
-export const loadRecorder: typeof bundlerLoadRecorder = () => sharedLoad(slot, injectRecorderScript);
+export const loadRecorder: typeof bundlerLoadRecorder = () => sharedLoad(slot, injectRecorderScript).then((file) => file.startRecording);
+
+/** The recipe body module, from the same file (the CDN build resolves replay/load-bodies.ts's import here). */
+export const loadBodies: typeof bundlerLoadBodies = () => sharedLoad(slot, injectRecorderScript).then((file) => file.bodies);

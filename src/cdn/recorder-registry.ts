@@ -1,4 +1,11 @@
+import type { BodyModule } from '../replay/load-bodies';
 import type { StartRecording } from '../replay/types';
+
+/** What `svc-recorder.min.js` provides: the recorder, and the recipe body module that lives in the same file. */
+export interface RecorderFile {
+  readonly startRecording: StartRecording;
+  readonly bodies: BodyModule;
+}
 
 /**
  * Where `svc-recorder.min.js` hands the recorder to `svc.min.js`. A `Symbol.for` key on the global object is shared
@@ -7,7 +14,7 @@ import type { StartRecording } from '../replay/types';
  */
 const REGISTRY_KEY = Symbol.for('@svc/browser/recorders');
 
-type Registry = Map<string, StartRecording>;
+type Registry = Map<string, RecorderFile>;
 
 function registry(): Registry {
   const holder = globalThis as typeof globalThis & { [REGISTRY_KEY]?: Registry };
@@ -20,12 +27,12 @@ function registry(): Registry {
 }
 
 /** Called by `svc-recorder.min.js` when it runs, with the version it was built with. */
-export function registerRecorder(version: string, start: StartRecording): void {
-  registry().set(version, start);
+export function registerRecorder(version: string, file: RecorderFile): void {
+  registry().set(version, file);
 }
 
-/** The recorder registered for `version`, if its script has run. */
-export function registeredRecorder(version: string): StartRecording | undefined {
+/** What the recorder file of `version` registered, if its script has run. */
+export function registeredRecorder(version: string): RecorderFile | undefined {
   return registry().get(version);
 }
 
