@@ -86,6 +86,14 @@ export const readControlJson: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/** The same for a body that may be left out (`POST .../acknowledge`): no body reads as `{}`. */
+export const readOptionalControlJson: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const hasBody = (c.req.header('content-length') ?? '0') !== '0' || c.req.header('transfer-encoding') !== undefined;
+  if (hasBody) return readControlJson(c, next);
+  (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve('{}');
+  await next();
+};
+
 // ---- The shared parts of route declarations ----
 
 export const ErrorSchema = z
@@ -141,6 +149,8 @@ export const jsonAnswer = <S extends z.ZodType>(description: string, schema: S) 
 
 /** A JSON request body, read by `readControlJson` (put it in the route's `middleware`). */
 export const jsonBody = <S extends z.ZodType>(schema: S) => ({ required: true, content: { 'application/json': { schema } } });
+/** A JSON body that may be left out, read by `readOptionalControlJson`. */
+export const optionalJsonBody = <S extends z.ZodType>(schema: S) => ({ required: false, content: { 'application/json': { schema } } });
 
 export const CONTROL_SECURITY = [{ controlKey: [] }];
 

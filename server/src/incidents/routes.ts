@@ -1,80 +1,120 @@
-import { Hono, type Context } from 'hono';
+import { createRoute, z } from '@hono/zod-openapi';
+import { IncidentAnalysis } from '../ai/schemas';
 import { incidentAnalysis } from '../ai/incident-analysis';
-import type { AppEnv } from '../http/env';
-import { ApiError, badRequest } from '../http/errors';
-import { readJsonObject, requiredString, stringList } from '../http/json-object';
+import { ApiError } from '../http/errors';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, optionalJsonBody, readControlJson, readOptionalControlJson } from '../http/openapi';
+import { cursorQuery, idParams, limitQuery, pageOf, strings, text } from '../http/schemas';
 import type { NotifyServices } from '../notify/services';
-import { checkParams, keysetPage, readCursor, readLimit } from '../query/params';
-import { INCIDENT_STATUSES, SEVERITIES, type Severity } from './types';
+import { keysetPage, readCursor } from '../query/params';
+import { Incident } from './schemas';
+import { INCIDENT_STATUSES, SEVERITIES } from './types';
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `no incident ${id} in this project`);
 const PAGE = { default: 50, max: 200 } as const;
+const control = { tags: ['incidents'], security: CONTROL_SECURITY };
 
-/** Who acted, for `acknowledged_by` / `resolved_by`: the body's `by`, else the control key's name. */
-async function actor(c: Context<AppEnv>): Promise<string> {
-  const hasBody = (c.req.header('content-length') ?? '0') !== '0' || c.req.header('transfer-encoding') !== undefined;
-  if (!hasBody) return `key:${c.get('caller').key.name}`;
-  const body = await readJsonObject(c);
-  return body.by === undefined ? `key:${c.get('caller').key.name}` : requiredString(body, 'by');
-}
+const listRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/',
+  summary: 'Incidents, newest first',
+  request: {
+    query: z.strictObject({
+      status: z.enum(INCIDENT_STATUSES).optional(),
+      severity: z.enum(SEVERITIES).optional(),
+      limit: limitQuery(PAGE.default, PAGE.max),
+      cursor: cursorQuery,
+    }),
+  },
+  responses: { 200: jsonAnswer('A page', pageOf(Incident)), ...errors(400, 401, 403) },
+});
+
+const getRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/{id}',
+  summary: 'One incident, with the latest analysis of its issue',
+  request: { params: idParams('Incident id') },
+  responses: { 200: jsonAnswer('The incident', Incident.extend({ analysis: IncidentAnalysis })), ...errors(400, 401, 403, 404) },
+});
+
+const openRoute = createRoute({
+  ...control,
+  method: 'post',
+  path: '/',
+  summary: 'Open an incident (external detectors)',
+  middleware: [readControlJson],
+  request: {
+    body: jsonBody(
+      z.strictObject({
+        title: text(300).openapi({ example: 'Checkout fails for every user' }),
+        severity: z.enum(SEVERITIES),
+        env: text(100).default('production'),
+        services: strings.default([]),
+        root_cause_summary: text(4000).optional(),
+      }),
+    ),
+  },
+  responses: { 201: jsonAnswer('Created', Incident), ...errors(400, 401, 403, 413, 415) },
+});
+
+const moveRoute = (action: 'acknowledge' | 'resolve') =>
+  createRoute({
+    ...control,
+    method: 'post',
+    path: `/{id}/${action}`,
+    summary: `${action === 'acknowledge' ? 'Acknowledge' : 'Resolve'} an incident (no-op when it already is)`,
+    middleware: [readOptionalControlJson],
+    request: {
+      params: idParams('Incident id'),
+      body: optionalJsonBody(z.strictObject({ by: text().optional().openapi({ description: "Who; default: the key's name" }) })),
+    },
+    responses: { 200: jsonAnswer('The incident', Incident), ...errors(400, 401, 403, 404, 413, 415) },
+  });
 
 /**
  * `/control-plane/incidents`: list (newest first, filters `status`, `severity`), get, create (for external
  * detectors), acknowledge and resolve.
  */
 export function incidentRoutes(services: NotifyServices) {
-  const app = new Hono<AppEnv>();
   const { incidents } = services;
-
-  app.get('/', async (c) => {
-    checkParams(c, ['status', 'severity', 'limit', 'cursor']);
-    const status = c.req.query('status');
-    const severity = c.req.query('severity');
-    if (status && !INCIDENT_STATUSES.includes(status as never)) throw badRequest(`status must be one of ${INCIDENT_STATUSES.join(', ')}`, { field: 'status' });
-    if (severity && !SEVERITIES.includes(severity as never)) throw badRequest(`severity must be one of ${SEVERITIES.join(', ')}`, { field: 'severity' });
-    const cursor = readCursor(c, 'string');
-    const limit = readLimit(c, PAGE.default, PAGE.max);
-    const before = cursor && { t: cursor.t, k: String(cursor.k) };
-    const rows = await incidents.list(c.get('caller').projectId, { status, severity, limit: limit + 1, before });
-    return c.json(keysetPage(rows, limit, (incident) => incident, (incident) => ({ t: Date.parse(incident.detected_at), k: incident.id })));
-  });
-
-  app.get('/:id', async (c) => {
-    const incident = await incidents.get(c.get('caller').projectId, c.req.param('id'));
-    if (!incident) throw notFound(c.req.param('id'));
-    return c.json({ ...incident, analysis: await incidentAnalysis(services.db, c.get('caller').projectId, incident) });
-  });
-
-  app.post('/', async (c) => {
-    const body = await readJsonObject(c);
-    const severity = body.severity;
-    if (typeof severity !== 'string' || !SEVERITIES.includes(severity as Severity)) {
-      throw badRequest(`severity is required: one of ${SEVERITIES.join(', ')}`, { field: 'severity' });
-    }
-    const serviceNames = stringList(body.services, 'services') ?? [];
-    const summary = body.root_cause_summary === undefined ? '' : requiredString(body, 'root_cause_summary', 4000);
-    const { projectId } = c.get('caller');
-    const { id } = await incidents.open({
-      projectId,
-      title: requiredString(body, 'title', 300),
-      severity: severity as Severity,
-      env: body.env === undefined ? 'production' : requiredString(body, 'env', 100),
-      services: serviceNames,
-      rootCauseSummary: summary,
-      fingerprint: null,
-      evidence: null,
+  const app = createRouter()
+    .openapi(listRoute, async (c) => {
+      const { status, severity, limit } = c.req.valid('query');
+      const cursor = readCursor(c, 'string');
+      const before = cursor && { t: cursor.t, k: String(cursor.k) };
+      const rows = await incidents.list(c.get('caller').projectId, { status, severity, limit: limit + 1, before });
+      return c.json(keysetPage(rows, limit, (incident) => incident, (incident) => ({ t: Date.parse(incident.detected_at), k: incident.id })), 200);
+    })
+    .openapi(getRoute, async (c) => {
+      const { id } = c.req.valid('param');
+      const incident = await incidents.get(c.get('caller').projectId, id);
+      if (!incident) throw notFound(id);
+      return c.json({ ...incident, analysis: await incidentAnalysis(services.db, c.get('caller').projectId, incident) }, 200);
+    })
+    .openapi(openRoute, async (c) => {
+      const body = c.req.valid('json');
+      const { projectId } = c.get('caller');
+      const { id } = await incidents.open({
+        projectId,
+        title: body.title,
+        severity: body.severity,
+        env: body.env,
+        services: body.services,
+        rootCauseSummary: body.root_cause_summary ?? '',
+        fingerprint: null,
+        evidence: null,
+      });
+      return c.json((await incidents.get(projectId, id))!, 201);
     });
-    return c.json(await incidents.get(projectId, id), 201);
-  });
-
   for (const action of ['acknowledge', 'resolve'] as const) {
-    app.post(`/:id/${action}`, async (c) => {
-      const by = await actor(c);
-      const incident = await incidents[action](c.get('caller').projectId, c.req.param('id'), by);
-      if (!incident) throw notFound(c.req.param('id'));
-      return c.json(incident);
+    app.openapi(moveRoute(action), async (c) => {
+      const { id } = c.req.valid('param');
+      const by = c.req.valid('json').by ?? `key:${c.get('caller').key.name}`;
+      const incident = await incidents[action](c.get('caller').projectId, id, by);
+      if (!incident) throw notFound(id);
+      return c.json(incident, 200);
     });
   }
-
   return app;
 }

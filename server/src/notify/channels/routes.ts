@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Hono } from 'hono';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Selectable } from 'kysely';
 import type { Database } from '../../db/schema';
-import type { AppEnv } from '../../http/env';
-import { ApiError, badRequest } from '../../http/errors';
-import { readJsonObject, requiredString } from '../../http/json-object';
+import { ApiError } from '../../http/errors';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
+import { AnyObject, idParams, listOf, text } from '../../http/schemas';
 import { CHANNEL_TYPES, type ChannelType } from '../kinds/types';
+import { Channel } from '../schemas';
 import type { NotifyServices } from '../services';
 
 type ChannelRow = Selectable<Database['notification_channels']>;
@@ -24,59 +25,91 @@ function channelJson(services: NotifyServices, row: ChannelRow) {
   const config = JSON.parse(row.config) as unknown;
   return {
     id: row.id,
-    type: row.type,
+    type: row.type as ChannelType,
     name: row.name,
     config: services.kinds[row.type as ChannelType].publicConfig(config),
     created_at: new Date(row.created_ms).toISOString(),
   };
 }
 
+const control = { tags: ['notifications'], security: CONTROL_SECURITY };
+
+const createChannelRoute = createRoute({
+  ...control,
+  method: 'post',
+  path: '/',
+  summary: 'Create a channel',
+  middleware: [readControlJson],
+  request: {
+    body: jsonBody(
+      z.strictObject({
+        type: z.enum(CHANNEL_TYPES),
+        name: text().openapi({ example: 'on-call webhook' }),
+        config: AnyObject.openapi({ description: 'The settings of this channel type (docs/notifications.md)', example: { url: 'https://hooks.example.com/svc' } }),
+      }),
+    ),
+  },
+  responses: {
+    201: jsonAnswer(
+      'Created',
+      Channel.extend({ signing_secret: z.string().optional().openapi({ description: 'Webhook only, when the server made the secret: shown once' }) }),
+    ),
+    ...errors(400, 401, 403, 413, 415),
+  },
+});
+
+const listRoute = createRoute({ ...control, method: 'get', path: '/', summary: 'Notification channels', responses: { 200: jsonAnswer('Channels', listOf(Channel)), ...errors(401, 403) } });
+
+const getRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/{id}',
+  summary: 'One channel',
+  request: { params: idParams('Channel id') },
+  responses: { 200: jsonAnswer('The channel', Channel), ...errors(400, 401, 403, 404) },
+});
+
+const deleteRoute = createRoute({
+  ...control,
+  method: 'delete',
+  path: '/{id}',
+  summary: 'Delete a channel and its delivery log',
+  request: { params: idParams('Channel id') },
+  responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
+});
+
 /** `POST/GET/DELETE /control-plane/notifications/channels` (SPEC 2.4). */
 export function channelRoutes(services: NotifyServices) {
-  const app = new Hono<AppEnv>();
-
-  app.post('/', async (c) => {
-    const body = await readJsonObject(c);
-    const type = body.type;
-    if (typeof type !== 'string' || !CHANNEL_TYPES.includes(type as ChannelType)) {
-      throw badRequest(`type must be one of ${CHANNEL_TYPES.join(', ')}`, { field: 'type' });
-    }
-    const kind = services.kinds[type as ChannelType];
-    const name = requiredString(body, 'name');
-    if (typeof body.config !== 'object' || body.config === null || Array.isArray(body.config)) {
-      throw badRequest('config is required: an object with the settings of this channel type', { field: 'config' });
-    }
-    const { projectId } = c.get('caller');
-    const parsed = await kind.parse(body.config, { integrations: services.integrations.of(projectId) });
-    const row: ChannelRow = {
-      id: `ch_${randomBytes(10).toString('hex')}`,
-      project_id: projectId,
-      type,
-      name,
-      config: JSON.stringify(parsed.config),
-      secrets: services.box.seal(parsed.secrets),
-      created_ms: services.clock.now(),
-    };
-    await services.db.insertInto('notification_channels').values(row).execute();
-    const secrets = parsed.secrets as { secret?: string; generated?: boolean };
-    // A signing secret the server made is shown once, like an API key: it is stored sealed and never returned again.
-    const once = secrets.generated ? { signing_secret: secrets.secret } : {};
-    return c.json({ ...channelJson(services, row), ...once }, 201);
-  });
-
-  app.get('/', async (c) => {
-    const rows = await services.db.selectFrom('notification_channels').selectAll().where('project_id', '=', c.get('caller').projectId).orderBy('created_ms').execute();
-    return c.json({ data: rows.map((row) => channelJson(services, row)) });
-  });
-
-  app.get('/:id', async (c) => c.json(channelJson(services, await loadChannel(services, c.get('caller').projectId, c.req.param('id')))));
-
-  app.delete('/:id', async (c) => {
-    const { projectId } = c.get('caller');
-    const result = await services.db.deleteFrom('notification_channels').where('project_id', '=', projectId).where('id', '=', c.req.param('id')).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw channelNotFound(c.req.param('id'));
-    return c.body(null, 204);
-  });
-
-  return app;
+  return createRouter()
+    .openapi(createChannelRoute, async (c) => {
+      const { type, name, config } = c.req.valid('json');
+      const kind = services.kinds[type];
+      const { projectId } = c.get('caller');
+      const parsed = await kind.parse(config, { integrations: services.integrations.of(projectId) });
+      const row: ChannelRow = {
+        id: `ch_${randomBytes(10).toString('hex')}`,
+        project_id: projectId,
+        type,
+        name,
+        config: JSON.stringify(parsed.config),
+        secrets: services.box.seal(parsed.secrets),
+        created_ms: services.clock.now(),
+      };
+      await services.db.insertInto('notification_channels').values(row).execute();
+      const secrets = parsed.secrets as { secret?: string; generated?: boolean };
+      // A signing secret the server made is shown once, like an API key: it is stored sealed and never returned again.
+      const once = secrets.generated ? { signing_secret: secrets.secret } : {};
+      return c.json({ ...channelJson(services, row), ...once }, 201);
+    })
+    .openapi(listRoute, async (c) => {
+      const rows = await services.db.selectFrom('notification_channels').selectAll().where('project_id', '=', c.get('caller').projectId).orderBy('created_ms').execute();
+      return c.json({ data: rows.map((row) => channelJson(services, row)) }, 200);
+    })
+    .openapi(getRoute, async (c) => c.json(channelJson(services, await loadChannel(services, c.get('caller').projectId, c.req.valid('param').id)), 200))
+    .openapi(deleteRoute, async (c) => {
+      const { id } = c.req.valid('param');
+      const result = await services.db.deleteFrom('notification_channels').where('project_id', '=', c.get('caller').projectId).where('id', '=', id).executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) throw channelNotFound(id);
+      return c.body(null, 204);
+    });
 }

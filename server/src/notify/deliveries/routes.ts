@@ -1,10 +1,12 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env';
-import { checkParams, keysetPage, readCursor, readLimit } from '../../query/params';
+import { createRoute, z } from '@hono/zod-openapi';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../../http/openapi';
+import { cursorQuery, limitQuery, pageOf } from '../../http/schemas';
+import { keysetPage, readCursor } from '../../query/params';
 import { loadChannel } from '../channels/routes';
 import type { ChannelType } from '../kinds/types';
 import { newDeliveryId, scheduledDelivery } from '../outbox/schedule';
 import { deliveryJson } from '../outbox/worker';
+import { Delivery } from '../schemas';
 import type { NotifyServices } from '../services';
 import { testNotice } from './notice';
 
@@ -14,42 +16,61 @@ export const DELIVERY_PAGE = { default: 50, max: 200 } as const;
 /** How long `POST /{channel_id}/test` waits for the first attempt beyond the kind's own timeout. */
 const TEST_MARGIN_MS = 5_000;
 
+const control = { tags: ['notifications'], security: CONTROL_SECURITY };
+
+const listRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/deliveries',
+  summary: 'The delivery log, newest first',
+  request: {
+    query: z.strictObject({
+      channel_id: z.string().optional().openapi({ description: 'Only this channel\'s deliveries' }),
+      limit: limitQuery(DELIVERY_PAGE.default, DELIVERY_PAGE.max),
+      cursor: cursorQuery,
+    }),
+  },
+  responses: { 200: jsonAnswer('A page', pageOf(Delivery)), ...errors(400, 401, 403) },
+});
+
+const testRoute = createRoute({
+  ...control,
+  method: 'post',
+  path: '/{channelId}/test',
+  summary: 'Send a synthetic incident through the channel; answers the delivery after its first attempt',
+  request: { params: z.object({ channelId: z.string().min(1).openapi({ description: 'Channel id' }) }) },
+  responses: { 200: jsonAnswer('The delivery', Delivery), ...errors(400, 401, 403, 404) },
+});
+
 /** The delivery log and the test endpoint, under `/control-plane/notifications`. */
 export function deliveryRoutes(services: NotifyServices) {
-  const app = new Hono<AppEnv>();
-
-  app.get('/deliveries', async (c) => {
-    checkParams(c, ['channel_id', 'limit', 'cursor']);
-    const limit = readLimit(c, DELIVERY_PAGE.default, DELIVERY_PAGE.max);
-    const cursor = readCursor(c, 'string');
-    const channelId = c.req.query('channel_id');
-    let query = services.db.selectFrom('deliveries').selectAll().where('project_id', '=', c.get('caller').projectId);
-    if (channelId) query = query.where('channel_id', '=', channelId);
-    if (cursor) {
-      query = query.where((eb) => eb.or([eb('created_ms', '<', cursor.t), eb.and([eb('created_ms', '=', cursor.t), eb('id', '<', String(cursor.k))])]));
-    }
-    const rows = await query.orderBy('created_ms', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-    return c.json(keysetPage(rows, limit, deliveryJson, (d) => ({ t: d.created_ms, k: d.id })));
-  });
-
-  app.post('/:channelId/test', async (c) => {
-    const { projectId } = c.get('caller');
-    const channel = await loadChannel(services, projectId, c.req.param('channelId'));
-    const now = services.clock.now();
-    const id = newDeliveryId();
-    const notice = JSON.stringify(testNotice(services.publicUrl(), now));
-    const fields = { id, project_id: projectId, channel_id: channel.id, channel_type: channel.type, incident_id: null, rule_id: null, notice };
-    await services.db
-      .insertInto('deliveries')
-      .values(scheduledDelivery({ ...fields, event: 'incident.created', trigger: 'test', dedupe_key: id }, now, now))
-      .execute();
-    services.outbox.wake();
-    const timeoutMs = (services.kinds[channel.type as ChannelType]?.retry.timeoutMs ?? 10_000) + TEST_MARGIN_MS;
-    const row = await firstAttempt(services, id, timeoutMs);
-    return c.json(deliveryJson(row));
-  });
-
-  return app;
+  return createRouter()
+    .openapi(listRoute, async (c) => {
+      const { limit, channel_id: channelId } = c.req.valid('query');
+      const cursor = readCursor(c, 'string');
+      let query = services.db.selectFrom('deliveries').selectAll().where('project_id', '=', c.get('caller').projectId);
+      if (channelId) query = query.where('channel_id', '=', channelId);
+      if (cursor) {
+        query = query.where((eb) => eb.or([eb('created_ms', '<', cursor.t), eb.and([eb('created_ms', '=', cursor.t), eb('id', '<', String(cursor.k))])]));
+      }
+      const rows = await query.orderBy('created_ms', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return c.json(keysetPage(rows, limit, deliveryJson, (d) => ({ t: d.created_ms, k: d.id })), 200);
+    })
+    .openapi(testRoute, async (c) => {
+      const { projectId } = c.get('caller');
+      const channel = await loadChannel(services, projectId, c.req.valid('param').channelId);
+      const now = services.clock.now();
+      const id = newDeliveryId();
+      const notice = JSON.stringify(testNotice(services.publicUrl(), now));
+      const fields = { id, project_id: projectId, channel_id: channel.id, channel_type: channel.type, incident_id: null, rule_id: null, notice };
+      await services.db
+        .insertInto('deliveries')
+        .values(scheduledDelivery({ ...fields, event: 'incident.created', trigger: 'test', dedupe_key: id }, now, now))
+        .execute();
+      services.outbox.wake();
+      const timeoutMs = (services.kinds[channel.type as ChannelType]?.retry.timeoutMs ?? 10_000) + TEST_MARGIN_MS;
+      return c.json(deliveryJson(await firstAttempt(services, id, timeoutMs)), 200);
+    });
 }
 
 /** The delivery once its first attempt is recorded, or as it is when `timeoutMs` ran out. */

@@ -1,72 +1,100 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env';
-import { ApiError, badRequest } from '../../http/errors';
-import { readJsonObject } from '../../http/json-object';
-import { parseTelephonyIntegration } from '../kinds/telephony/account';
+import { createRoute, z } from '@hono/zod-openapi';
+import { ApiError } from '../../http/errors';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
+import { AnyObject } from '../../http/schemas';
+import { ACCOUNT_SID, E164, MESSAGING_SERVICE_SID, parseTelephonyIntegration } from '../kinds/telephony/account';
 import type { Integration, IntegrationKind } from '../kinds/types';
 import type { NotifyServices } from '../services';
 
 /** Path segment → integration kind. */
-const KINDS: Record<string, IntegrationKind> = { 'chat-app': 'chat_app', telephony: 'telephony' };
+const KINDS = { 'chat-app': 'chat_app', telephony: 'telephony' } as const satisfies Record<string, IntegrationKind>;
+type Segment = keyof typeof KINDS;
 
-function httpsUrl(value: unknown, field: string, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string' || !/^https?:\/\/[^\s]+$/.test(value)) throw badRequest(`${field} must be an http(s) URL`, { field });
-  return value.replace(/\/+$/, '');
-}
-
-function secretString(value: unknown, field: string, pattern: RegExp, what: string): string {
-  if (typeof value !== 'string' || !pattern.test(value)) throw badRequest(`${field} is required: ${what}`, { field });
-  return value;
-}
+const httpUrl = z.string().regex(/^https?:\/\/[^\s]+$/, { message: 'must be an http(s) URL' });
 
 /** The chat app (bot) installation: its token and request-signing secret. */
-function parseChatApp(body: Record<string, unknown>): Integration {
-  return {
-    config: { api_base_url: httpsUrl(body.api_base_url, 'api_base_url', 'https://slack.com/api') },
-    secrets: {
-      bot_token: secretString(body.bot_token, 'bot_token', /^xoxb-[\w-]+$/, 'the bot token, "xoxb-…"'),
-      signing_secret: secretString(body.signing_secret, 'signing_secret', /^[0-9a-f]{32,}$/i, 'the app signing secret (hex)'),
-    },
-  };
-}
+const ChatAppBody = z.strictObject({
+  bot_token: z.string().regex(/^xoxb-[\w-]+$/, { message: 'must be the bot token, "xoxb-…"' }),
+  signing_secret: z.string().regex(/^[0-9a-f]{32,}$/i, { message: 'must be the app signing secret (hex)' }),
+  api_base_url: httpUrl.default('https://slack.com/api'),
+});
 
-const PARSERS: Record<IntegrationKind, (body: Record<string, unknown>) => Integration> = {
-  chat_app: parseChatApp,
-  telephony: parseTelephonyIntegration,
+/** The telephony (Twilio) account; `from` or `messaging_service_sid` is required (checked by parseTelephonyIntegration). */
+const TelephonyBody = z.strictObject({
+  provider: z.literal('twilio').default('twilio'),
+  account_sid: z.string().regex(ACCOUNT_SID, { message: 'must be "AC" followed by 32 hexadecimal characters' }),
+  auth_token: z.string().min(1).regex(/^\S+$/, { message: 'must not contain whitespace' }),
+  from: z.string().regex(E164, { message: 'must be an E.164 number: "+" and 8 to 15 digits' }).optional(),
+  messaging_service_sid: z.string().regex(MESSAGING_SERVICE_SID, { message: 'must be "MG" followed by 32 hexadecimal characters' }).optional(),
+  api_base_url: z.string().optional().openapi({ description: 'An http(s) URL without credentials, query or fragment; default https://api.twilio.com' }),
+});
+
+const BODIES = { 'chat-app': ChatAppBody, telephony: TelephonyBody } as const;
+
+const PARSERS: { [S in Segment]: (body: z.output<(typeof BODIES)[S]>) => Integration } = {
+  'chat-app': ({ api_base_url, bot_token, signing_secret }) => ({ config: { api_base_url: api_base_url.replace(/\/+$/, '') }, secrets: { bot_token, signing_secret } }),
+  telephony: (body) => parseTelephonyIntegration(body),
 };
+
+const control = { tags: ['integrations'], security: CONTROL_SECURITY };
+const Answer = z.object({ kind: z.enum(['chat_app', 'telephony']), config: AnyObject.openapi({ description: 'Without secrets' }) });
+const KindParams = z.object({ kind: z.enum(['chat-app', 'telephony']).openapi({ description: 'Integration' }) });
+
+const putRoute = <S extends Segment>(segment: S) =>
+  createRoute({
+    ...control,
+    method: 'put',
+    path: `/${segment}`,
+    summary: `Connect (or replace) the ${segment} integration; secrets are sealed`,
+    middleware: [readControlJson],
+    request: { body: jsonBody(BODIES[segment]) },
+    responses: { 200: jsonAnswer('Its public config', Answer), ...errors(400, 401, 403, 413, 415) },
+  });
+
+const getRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/{kind}',
+  summary: 'An integration (without secrets)',
+  request: { params: KindParams },
+  responses: { 200: jsonAnswer('Its public config', Answer), ...errors(400, 401, 403, 404) },
+});
+
+const deleteRoute = createRoute({
+  ...control,
+  method: 'delete',
+  path: '/{kind}',
+  summary: 'Disconnect an integration',
+  request: { params: KindParams },
+  responses: { 204: { description: 'Disconnected' }, ...errors(400, 401, 403, 404) },
+});
+
+const notConnected = (segment: string) => new ApiError(404, 'not_found', `the ${segment} integration is not connected`);
 
 /**
  * `PUT/GET/DELETE /control-plane/integrations/{chat-app|telephony}`: the project-wide accounts of SPEC 2.4 ("connected
  * in Settings > Integrations"). Secrets are sealed and never returned.
  */
 export function integrationRoutes(services: NotifyServices) {
-  const app = new Hono<AppEnv>();
-  const kindOf = (segment: string): IntegrationKind => {
-    const kind = KINDS[segment];
-    if (!kind) throw new ApiError(404, 'not_found', `no integration "${segment}"; use ${Object.keys(KINDS).join(' or ')}`);
-    return kind;
-  };
-
-  app.put('/:kind', async (c) => {
-    const kind = kindOf(c.req.param('kind'));
-    const integration = PARSERS[kind](await readJsonObject(c));
-    await services.integrations.put(c.get('caller').projectId, kind, integration);
-    return c.json({ kind, config: integration.config });
-  });
-
-  app.get('/:kind', async (c) => {
-    const kind = kindOf(c.req.param('kind'));
-    const integration = await services.integrations.of(c.get('caller').projectId).get(kind);
-    if (!integration) throw new ApiError(404, 'not_found', `the ${c.req.param('kind')} integration is not connected`);
-    return c.json({ kind, config: integration.config });
-  });
-
-  app.delete('/:kind', async (c) => {
-    const kind = kindOf(c.req.param('kind'));
-    if (!(await services.integrations.remove(c.get('caller').projectId, kind))) throw new ApiError(404, 'not_found', `the ${c.req.param('kind')} integration is not connected`);
-    return c.body(null, 204);
-  });
-
-  return app;
+  const app = createRouter();
+  for (const segment of Object.keys(KINDS) as Segment[]) {
+    app.openapi(putRoute(segment), async (c) => {
+      const kind = KINDS[segment];
+      const integration = PARSERS[segment](c.req.valid('json') as never);
+      await services.integrations.put(c.get('caller').projectId, kind, integration);
+      return c.json({ kind, config: integration.config }, 200);
+    });
+  }
+  return app
+    .openapi(getRoute, async (c) => {
+      const segment = c.req.valid('param').kind;
+      const integration = await services.integrations.of(c.get('caller').projectId).get(KINDS[segment]);
+      if (!integration) throw notConnected(segment);
+      return c.json({ kind: KINDS[segment], config: integration.config }, 200);
+    })
+    .openapi(deleteRoute, async (c) => {
+      const segment = c.req.valid('param').kind;
+      if (!(await services.integrations.remove(c.get('caller').projectId, KINDS[segment]))) throw notConnected(segment);
+      return c.body(null, 204);
+    });
 }

@@ -28,9 +28,9 @@ export type TelephonyAccount = TelephonyConfig & TelephonySecrets;
 export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
 
 /** E.164: a `+`, then 8 to 15 digits, the first not 0. */
-const E164 = /^\+[1-9]\d{7,14}$/;
-const ACCOUNT_SID = /^AC[0-9a-f]{32}$/i;
-const MESSAGING_SERVICE_SID = /^MG[0-9a-f]{32}$/i;
+export const E164 = /^\+[1-9]\d{7,14}$/;
+export const ACCOUNT_SID = /^AC[0-9a-f]{32}$/i;
+export const MESSAGING_SERVICE_SID = /^MG[0-9a-f]{32}$/i;
 
 /** True when `number` is an E.164 telephone number. */
 export const isE164 = (number: string): boolean => E164.test(number);
