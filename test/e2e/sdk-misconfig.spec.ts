@@ -1,6 +1,7 @@
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { INGEST_PATHS } from '../../wire/paths';
-import { ensureSdkBuilt } from '../support/build-sdk';
+import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
 import { startIngestProxy, type IngestProxy } from '../support/ingest-proxy';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
 import { expect, test } from './fixtures';
@@ -117,4 +118,50 @@ test('an unknown app: one warning naming "svc-server apps create <app>", and log
   } finally {
     await proxy.close();
   }
+});
+
+/**
+ * `/auto` bundled as an application bundler bundles it (esbuild, from the built ESM entry, Vite's variables defined
+ * the way Vite inlines them), so the warnings come from the real zero-config start.
+ */
+async function autoApp(env: Record<string, string>): Promise<string> {
+  const { build } = await import('esbuild');
+  const define = Object.fromEntries(Object.entries(env).map(([name, value]) => [`import.meta.env.${name}`, JSON.stringify(value)]));
+  const result = await build({
+    stdin: { contents: "import '@svc/browser/auto';", resolveDir: ROOT, loader: 'js' },
+    alias: { '@svc/browser/auto': join(ROOT, 'dist/esm/auto.js') },
+    bundle: true,
+    format: 'iife',
+    minify: true,
+    write: false,
+    define,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}
+
+/** The `[svc]` warnings a page running `script` prints, once it has printed `[svc] done` (an event after the start). */
+async function autoWarnings(page: Page, script: string): Promise<string[]> {
+  const warnings: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'warning' && message.text().startsWith('[svc] ')) warnings.push(message.text());
+  });
+  app.setScript('/app.js', script);
+  app.setHtml('<!doctype html><title>auto</title><script src="/app.js"></script><script>console.warn("[svc] done")</script>');
+  await page.goto(`${app.origin}/`);
+  await expect.poll(() => warnings.includes('[svc] done')).toBe(true);
+  return warnings.filter((warning) => warning !== '[svc] done');
+}
+
+test('/auto without a key or an ingest URL: one warning each, naming the variables, even without debug', async ({ page }) => {
+  const warnings = await autoWarnings(page, await autoApp({}));
+  expect(warnings).toEqual([
+    expect.stringMatching(/no API key: set VITE_SVC_API_KEY, NEXT_PUBLIC_SVC_API_KEY or REACT_APP_SVC_API_KEY .*svc-server keys create/),
+    expect.stringMatching(/no ingest URL: set VITE_SVC_INGEST_URL, NEXT_PUBLIC_SVC_INGEST_URL or REACT_APP_SVC_INGEST_URL/),
+  ]);
+});
+
+test('/auto with its key and ingest URL prints nothing', async ({ page, ingest }) => {
+  const script = await autoApp({ VITE_SVC_API_KEY: ingest.ingestKey, VITE_SVC_INGEST_URL: ingest.url, VITE_SVC_SERVICE_NAME: ingest.appName });
+  expect(await autoWarnings(page, script)).toEqual([]);
 });
