@@ -1,7 +1,8 @@
 /**
  * Body schemas of the replay ingest endpoints (`POST /ingest/replay/chunk` and `POST /ingest/replay/recipes`).
- * Both are JSON (`application/json`, or `text/plain` from `sendBeacon`). The reference server validates them with
- * the limits below; docs/ingest.md is the user-facing description.
+ * Both are JSON (`application/json`, or `text/plain` from `sendBeacon`), gzipped with `Content-Encoding: gzip` when
+ * the SDK can compress. The reference server validates them with the limits below; docs/ingest.md is the user-facing
+ * description.
  */
 
 /** Limits the server enforces on replay bodies (the SDK keeps within them). */
@@ -24,8 +25,14 @@ export const REPLAY_LIMITS = {
   maxRecipeBodyChars: 65_536,
 } as const;
 
-/** One replay chunk: a contiguous, ordered slice of a replay's rrweb events. */
-export interface ReplayChunk {
+/**
+ * One replay chunk: a contiguous, ordered slice of a replay's rrweb events, either inline ({@link ReplayChunkEvents}:
+ * what the SDK sends) or as a `data` payload ({@link ReplayChunkData}: older SDKs).
+ */
+export type ReplayChunk = ReplayChunkFields & (ReplayChunkEvents | ReplayChunkData);
+
+/** What every chunk says of itself. */
+export interface ReplayChunkFields {
   /** App name or alias, as `service.name` on OTLP resources; aliases are stored under the canonical name. */
   serviceName: string;
   /** Browser session id (the SDK's `sessionId`). */
@@ -39,12 +46,55 @@ export interface ReplayChunk {
   endTs: number;
   /** Number of rrweb events in the chunk. */
   eventCount: number;
+}
+
+/**
+ * The events themselves, as a JSON array in the body (compressed with the body, no base64). `ids: 'delta'` when their
+ * node ids are delta-encoded ({@link undoIdDeltas}).
+ */
+export interface ReplayChunkEvents {
+  events: unknown[];
+  ids?: 'delta';
+  encoding?: never;
+  data?: never;
+}
+
+export interface ReplayChunkData {
   /**
    * `gzip`: `data` is the base64 of the gzip of the JSON array of events (CompressionStream output).
-   * `json`: `data` is the JSON array of events as a string (fallback when compression is unavailable).
+   * `json`: `data` is the JSON array of events as a string.
    */
   encoding: 'gzip' | 'json';
   data: string;
+  events?: never;
+}
+
+/** The fields of rrweb node ids, the numbers that make most of a compressed chunk. */
+const ID_FIELDS = /^(?:id|parentId|nextId|previousId)$/;
+
+/**
+ * Restores the node ids of a chunk sent with `ids: 'delta'`, in place. In the full and incremental snapshot events
+ * (types 2 and 3), each integer under an id field was replaced by its difference with the previous integer under the
+ * same field name in the same event, in the order of a depth-first walk of the JSON (keys in their order): the ids of
+ * consecutive added nodes differ by one, so the deltas compress to almost nothing (a chunk of the DOM-churn workload
+ * shrinks to a third). Exact for integers below 2^53 (rrweb's ids are far below). The SDK's worker does the reverse
+ * (src/replay/compression-worker.ts) with the same walk.
+ */
+export function undoIdDeltas(events: readonly unknown[]): void {
+  for (const event of events) {
+    const { type } = event as { type?: unknown };
+    if (type === 2 || type === 3) undoDeltas(event, {});
+  }
+}
+
+function undoDeltas(value: unknown, last: Record<string, number>): void {
+  if (typeof value !== 'object' || value === null) return;
+  const o = value as Record<string, unknown>;
+  for (const key in o) {
+    const x = o[key];
+    if (Number.isInteger(x) && ID_FIELDS.test(key)) o[key] = last[key] = (x as number) + (last[key] || 0);
+    else undoDeltas(x, last);
+  }
 }
 
 /** Fixed-length mask the SDK records for masked input values and text: the length of a secret is not leaked. */

@@ -1,43 +1,23 @@
-import type { ReplayChunk } from '../../wire/replay';
-import { gzipText } from '../pipeline/gzip';
+import type { ReplayChunkFields } from '../../wire/replay';
 import type { ReplayIdentity } from './chunk-buffer';
-
-/** A chunk payload (wire/replay.ts `encoding` and `data`). */
-export interface EncodedEvents {
-  readonly encoding: 'gzip' | 'json';
-  readonly data: string;
-}
-
-/**
- * Chunk payload encoding: gzip through `CompressionStream` (off the main thread), then base64; plain JSON where
- * compression is unavailable.
- */
-export async function encodeEvents(json: string): Promise<EncodedEvents> {
-  const bytes = await gzipText(json);
-  return bytes === undefined ? { encoding: 'json', data: json } : { encoding: 'gzip', data: toBase64(bytes) };
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  // Bounded slices: String.fromCharCode with a spread of a whole chunk would overflow the call stack.
-  for (let offset = 0; offset < bytes.length; offset += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(offset, offset + 0x8000));
-  }
-  return btoa(binary);
-}
 
 /** The JSON array of already serialized events: each event is serialized once, when it is recorded. */
 export function eventsJson(events: readonly string[]): string {
   return `[${events.join(',')}]`;
 }
 
-/** Body of `POST /ingest/replay/chunk`. `timestamps` are the events' own, so the time range is right in any order. */
+/**
+ * Body of `POST /ingest/replay/chunk`: the chunk's fields, then `events`, the JSON array of its events (`ids: "delta"`
+ * when the worker delta-encoded their node ids). `timestamps` are the events' own, so the time range is right in any
+ * order.
+ */
 export function chunkBody(
   serviceName: string,
   replay: ReplayIdentity,
   seq: number,
   timestamps: readonly number[],
-  payload: EncodedEvents,
+  events: string,
+  idDeltas = false,
 ): string {
   let startTs = Infinity;
   let endTs = -Infinity;
@@ -45,18 +25,8 @@ export function chunkBody(
     if (ts < startTs) startTs = ts;
     if (ts > endTs) endTs = ts;
   }
-  const chunk: ReplayChunk = {
-    serviceName,
-    sessionId: replay.sessionId,
-    replayId: replay.replayId,
-    seq,
-    startTs,
-    endTs,
-    eventCount: timestamps.length,
-    encoding: payload.encoding,
-    data: payload.data,
-  };
-  return JSON.stringify(chunk);
+  const fields: ReplayChunkFields = { serviceName, sessionId: replay.sessionId, replayId: replay.replayId, seq, startTs, endTs, eventCount: timestamps.length };
+  return `${JSON.stringify(fields).slice(0, -1)},${idDeltas ? '"ids":"delta",' : ''}"events":${events}}`;
 }
 
 /** Body of `POST /ingest/replay/recipes` from steps serialized when they were recorded. */

@@ -10,7 +10,7 @@ import { randomHexId } from '../session/ids';
 import type { ReplayMode, SessionSampling } from '../session/sampling';
 import { openStore } from '../session/storage';
 import { ChunkBuffer, type Dropped, type ItemKind, type PendingChunk, type ReplayIdentity } from './chunk-buffer';
-import { chunkBody, encodeEvents, eventsJson, recipesBody } from './encode';
+import { chunkBody, eventsJson, recipesBody } from './encode';
 import { createLeftoverStore, localStorageIfAvailable, type Leftover, type LeftoverStorage } from './leftovers';
 import { loadRecorder as loadBundledRecorder } from './load-recorder';
 import type { RecordedEvent, Recording, RecordingStopped, StartRecording } from './types';
@@ -143,9 +143,9 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     const flight: NonNullable<typeof inFlight> = { chunk, seq: chunk.replay.nextSeq++ };
     inFlight = flight;
     try {
-      const data = await encode?.(chunk.items);
-      const payload = data === undefined ? await encodeEvents(eventsJson(chunk.items)) : ({ encoding: 'gzip', data } as const);
-      const body = chunkBody(serviceName, chunk.replay, flight.seq, chunk.timestamps, payload);
+      // The worker's array (node ids delta-encoded), or the events as they are; the transport gzips the body.
+      const events = await encode?.(chunk.items);
+      const body = chunkBody(serviceName, chunk.replay, flight.seq, chunk.timestamps, events ?? eventsJson(chunk.items), events !== undefined);
       const delivered = await pipeline.postJson(INGEST_PATHS.replayChunk, body);
       if (delivered && flight.savedKey !== undefined) leftovers.remove(flight.savedKey);
       if (!delivered) {
@@ -263,8 +263,8 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     // The chunk being posted now goes out with an ordinary request, which may not outlive the page: keep a copy.
     const flight = inFlight?.savedKey === undefined ? inFlight : undefined;
     if (flight !== undefined) {
-      const payload = { encoding: 'json' as const, data: eventsJson(flight.chunk.items) };
-      requests.push({ path: INGEST_PATHS.replayChunk, body: chunkBody(serviceName, flight.chunk.replay, flight.seq, flight.chunk.timestamps, payload) });
+      const body = chunkBody(serviceName, flight.chunk.replay, flight.seq, flight.chunk.timestamps, eventsJson(flight.chunk.items));
+      requests.push({ path: INGEST_PATHS.replayChunk, body });
     }
     for (const chunk of events.takeAll()) {
       const indices = chunk.items.map((_, i) => i);
@@ -274,7 +274,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
           chunk.replay,
           seq,
           part.map((i) => chunk.timestamps[i]!),
-          { encoding: 'json', data: eventsJson(part.map((i) => chunk.items[i]!)) },
+          eventsJson(part.map((i) => chunk.items[i]!)),
         );
       for (const part of splitIntoChunks(indices, encode(SIZING_SEQ), MAX_REQUEST_BYTES)) {
         requests.push({ path: INGEST_PATHS.replayChunk, body: encode(chunk.replay.nextSeq++)(part.items) });

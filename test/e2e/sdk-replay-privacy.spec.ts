@@ -117,8 +117,9 @@ function receivedText(proxy: IngestProxy): string {
   for (const request of proxy.seen) {
     parts.push(request.path, request.body);
     if (request.method !== 'POST' || !request.path.startsWith('/ingest/replay/chunk')) continue;
-    const chunk = JSON.parse(request.body) as { encoding: string; data: string };
-    parts.push(chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data);
+    const chunk = JSON.parse(request.body) as { encoding: string; data?: string };
+    // Events sent inline are in the body already.
+    if (chunk.data !== undefined) parts.push(chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data);
   }
   return parts.join('\n');
 }

@@ -5,7 +5,7 @@ import { reproductionTest, type ReproductionTest } from '../../server/src/ai/rep
 import { normalizeMessage } from '../../server/src/incidents/detect/normalize-message';
 import type { LogItem } from '../../src/pipeline/items';
 import { ENCODE_BODY } from '../../src/pipeline/otlp-json';
-import { chunkBody, encodeEvents, eventsJson } from '../../src/replay/encode';
+import { chunkBody, eventsJson } from '../../src/replay/encode';
 import { describeException, exceptionAttributes, exceptionBody } from '../../src/signals/exception';
 import { API_KEY_HEADER, INGEST_PATHS } from '../../wire/paths';
 import type { RecipeStep } from '../../wire/replay';
@@ -89,7 +89,7 @@ describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
 
   async function send(session: Session): Promise<void> {
     for (const [seq, events] of session.chunks.entries()) {
-      const payload = await encodeEvents(eventsJson(events.map((e) => JSON.stringify(e))));
+      const payload = eventsJson(events.map((e) => JSON.stringify(e)));
       const at = events.map((e) => e.timestamp);
       await post(INGEST_PATHS.replayChunk, chunkBody('web-app', { sessionId: session.id, replayId: `r-${session.id}`, nextSeq: seq + 1 }, seq, at, payload));
     }

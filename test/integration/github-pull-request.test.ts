@@ -6,7 +6,7 @@ import { githubClient, githubFailure } from '../../server/src/github/client';
 import { openFixPullRequest } from '../../server/src/github/pull-request';
 import type { LogItem } from '../../src/pipeline/items';
 import { ENCODE_BODY } from '../../src/pipeline/otlp-json';
-import { chunkBody, encodeEvents, eventsJson } from '../../src/replay/encode';
+import { chunkBody, eventsJson } from '../../src/replay/encode';
 import { describeException, exceptionAttributes, exceptionBody } from '../../src/signals/exception';
 import { API_KEY_HEADER, INGEST_PATHS } from '../../wire/paths';
 import { databaseKinds } from '../support/databases';
@@ -125,7 +125,7 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     t = await startTestServer(kind, { clock, detection: false, secretKey: 's'.repeat(40), log: (line) => serverLog.push(line) });
     const service = { 'service.name': 'web-app', 'service.version': releaseSha };
     for (const [seq, events] of REPLAY.entries()) {
-      const payload = await encodeEvents(eventsJson(events.map((e) => JSON.stringify(e))));
+      const payload = eventsJson(events.map((e) => JSON.stringify(e)));
       await ingest(INGEST_PATHS.replayChunk, chunkBody('web-app', { sessionId: 's-cart', replayId: 'r-cart', nextSeq: seq + 1 }, seq, events.map((e) => e.timestamp), payload));
     }
     await ingest(INGEST_PATHS.logs, ENCODE_BODY.logs([errorLog('s-cart', PRICE_ERROR), errorLog('s-qty', QTY_ERROR), errorLog('s-stock', STOCK_ERROR), errorLog('s-coupon', COUPON_ERROR)], service));

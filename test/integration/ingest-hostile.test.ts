@@ -150,6 +150,57 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
       const body = await expectLimit(await postJson('/ingest/replay/chunk', chunk), 'maxStructures');
       expect(body.error.details?.field).toBe('data');
     });
+
+    describe('replay chunks with their events inline, gzipped, as the SDK sends them', () => {
+      const GZIP = { 'content-encoding': 'gzip' };
+      const fields = (sessionId: string) => ({ serviceName: 'web-app', sessionId, replayId: 'r1', seq: 0, startTs: 1, endTs: 2, eventCount: 1 });
+      const EVENT = { type: 3, timestamp: 1, data: { source: 1 } };
+      /** Replay chunks stored for a session; 0 when nothing of it was stored (a 404). */
+      const replayChunks = async (sessionId: string) => {
+        const res = await fetch(`${server.url}/control-plane/sessions/${sessionId}`, { headers: { authorization: `Bearer ${server.controlKey}` } });
+        if (res.status === 404) return 0;
+        return ((await res.json()) as { counts: { replay_chunks: number } }).counts.replay_chunks;
+      };
+      const expectError = async (res: Response, status: number, code: string, field?: string) => {
+        const body = (await res.json()) as ErrorAnswer;
+        expect(res.status, JSON.stringify(body)).toBe(status);
+        expect(body.error.code).toBe(code);
+        if (field !== undefined) expect(body.error.details?.field).toBe(field);
+      };
+
+      it('refuses a gzip bomb with 413 before parsing it, and stores nothing', async () => {
+        // 64 MB of spaces inside the events array: about 64 KB on the wire.
+        const head = JSON.stringify(fields('inline-bomb')).slice(0, -1);
+        const bomb = gzipSync(Buffer.concat([Buffer.from(`${head},"events":[`), Buffer.alloc(64 * 1024 * 1024, ' '), Buffer.from(`${JSON.stringify(EVENT)}]}`)]));
+        await expectError(await post('/ingest/replay/chunk', bomb, GZIP), 413, 'payload_too_large');
+        expect(await replayChunks('inline-bomb')).toBe(0);
+      });
+
+      it('refuses events over the chunk size once their ids are restored', async () => {
+        const big = { ...EVENT, data: { source: 1, text: 'x'.repeat(5_000_000) } };
+        await expectError(await post('/ingest/replay/chunk', gzipSync(JSON.stringify({ ...fields('inline-big'), events: [big] })), GZIP), 400, 'invalid_request', 'events');
+        expect(await replayChunks('inline-big')).toBe(0);
+      });
+
+      it('refuses a truncated body, a count the events do not match, an event limit, an unknown ids and a wrong type', async () => {
+        const gz = gzipSync(JSON.stringify({ ...fields('inline-bad'), events: [EVENT] }));
+        await expectError(await post('/ingest/replay/chunk', gz.subarray(0, gz.length - 6), GZIP), 400, 'invalid_request', 'Content-Encoding');
+        await expectError(await post('/ingest/replay/chunk', gzipSync(JSON.stringify({ ...fields('inline-bad'), events: [EVENT] }).slice(0, -20)), GZIP), 400, 'invalid_request');
+        await expectError(await postJson('/ingest/replay/chunk', { ...fields('inline-bad'), eventCount: 2, events: [EVENT] }), 400, 'invalid_request', 'eventCount');
+        await expectLimit(await postJson('/ingest/replay/chunk', { ...fields('inline-bad'), eventCount: INGEST_LIMITS.maxChunkEvents + 1, events: [EVENT] }), 'maxChunkEvents');
+        await expectError(await postJson('/ingest/replay/chunk', { ...fields('inline-bad'), ids: 'base64', events: [EVENT] }), 400, 'invalid_request', 'ids');
+        await expectError(await post('/ingest/replay/chunk', gz, { ...GZIP, 'content-type': 'application/octet-stream' }), 415, 'unsupported_media_type');
+        expect(await replayChunks('inline-bad')).toBe(0);
+      });
+
+      it('stores a retried chunk once', async () => {
+        const gz = gzipSync(JSON.stringify({ ...fields('inline-retry'), ids: 'delta', events: [{ ...EVENT, data: { source: 2, id: 4 } }] }));
+        const answers = [];
+        for (let i = 0; i < 2; i++) answers.push(await (await post('/ingest/replay/chunk', gz, GZIP)).json());
+        expect(answers).toEqual([{ accepted: 1, duplicates: 0 }, { accepted: 0, duplicates: 1 }]);
+        expect(await replayChunks('inline-retry')).toBe(1);
+      });
+    });
   });
 
   describe('retries store nothing twice', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { breadcrumbsBefore, type Breadcrumb } from '../../server/src/issues/breadcrumbs';
 import type { LogItem, SpanItem } from '../../src/pipeline/items';
 import { ENCODE_BODY } from '../../src/pipeline/otlp-json';
-import { chunkBody, encodeEvents, eventsJson } from '../../src/replay/encode';
+import { chunkBody, eventsJson } from '../../src/replay/encode';
 import { describeException, exceptionAttributes, exceptionBody } from '../../src/signals/exception';
 import { SDK_NAME, SDK_VERSION } from '../../src/version';
 import { API_KEY_HEADER, INGEST_PATHS } from '../../wire/paths';
@@ -160,7 +160,7 @@ describe.each(kinds)('breadcrumbs of an error on %s', (kind) => {
     for (const { replayId, events } of chunks) {
       const seq = seqs.get(replayId) ?? 0;
       seqs.set(replayId, seq + 1);
-      const payload = await encodeEvents(eventsJson(events.map((e) => JSON.stringify(e))));
+      const payload = eventsJson(events.map((e) => JSON.stringify(e)));
       await post(INGEST_PATHS.replayChunk, chunkBody('web-app', { sessionId, replayId, nextSeq: seq + 1 }, seq, events.map((e) => e.timestamp), payload));
     }
     if (logs.length > 0) await post(INGEST_PATHS.logs, ENCODE_BODY.logs(logs, SERVICE));

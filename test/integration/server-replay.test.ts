@@ -1,11 +1,17 @@
+import { runInNewContext } from 'node:vm';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecipeStep, ReplayChunk } from '../../wire/replay';
+import type { RecipeStep, ReplayChunkData, ReplayChunkFields } from '../../wire/replay';
+import { WORKER_SOURCE } from '../../src/replay/compression-worker';
+import { chunkBody } from '../../src/replay/encode';
 import { createKey, createProject, registerApp } from '../../server/src/index';
 import { databaseKinds } from '../support/databases';
 import { controlGet, startTestServer, type TestServer } from '../support/server';
 
 const kinds = await databaseKinds();
+
+/** A chunk with a `data` payload, as older SDKs send it. */
+type DataChunk = ReplayChunkFields & ReplayChunkData;
 
 const T0 = 1_700_000_000_000;
 type Event = { type: number; timestamp: number; data: Record<string, unknown> };
@@ -37,7 +43,7 @@ const pageLoad = (href: string, at: number): Event[] => [
 const moves = (n: number, at: number): Event[] => Array.from({ length: n }, (_, i) => ({ type: 3, timestamp: at + i, data: { source: 1, positions: [{ x: i, y: i, id: 4, timeOffset: 0 }] } }));
 const clickOn = (id: number, at: number): Event => ({ type: 3, timestamp: at, data: { source: 2, type: 2, id, x: 5, y: 5 } });
 
-function chunk(sessionId: string, replayId: string, seq: number, events: Event[], encoding: 'gzip' | 'json' = 'gzip'): ReplayChunk {
+function chunk(sessionId: string, replayId: string, seq: number, events: Event[], encoding: 'gzip' | 'json' = 'gzip'): DataChunk {
   const json = JSON.stringify(events);
   return {
     serviceName: 'web-app',
@@ -51,6 +57,22 @@ function chunk(sessionId: string, replayId: string, seq: number, events: Event[]
     data: encoding === 'gzip' ? gzipSync(json).toString('base64') : json,
   };
 }
+
+/** `count` list items added under node 3 as rrweb records them: consecutive ids, each before the one added before it. */
+const listItems = (firstId: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ({
+    parentId: 3,
+    nextId: i === 0 ? null : firstId + 2 * (i - 1),
+    node: { type: 2, id: firstId + 2 * i, tagName: 'li', attributes: { 'data-id': String(i) }, childNodes: [{ type: 3, id: firstId + 2 * i + 1, textContent: `Item ${i}` }] },
+  }));
+
+/** The events array the SDK's worker makes of these events (src/replay/compression-worker.ts, run as a worker runs it). */
+const viaWorker = (events: Event[]): Promise<string> =>
+  new Promise((resolve) => {
+    const scope: Record<string, unknown> = { postMessage: ({ d }: { d: string }) => resolve(d) };
+    runInNewContext(WORKER_SOURCE, scope);
+    (scope.onmessage as (event: { data: unknown }) => void)({ data: { i: 0, e: events.map((event) => JSON.stringify(event)) } });
+  });
 
 const recipeStep = (ts: number, path: string, body: string): RecipeStep => ({
   ts,
@@ -73,7 +95,7 @@ const early = [
   chunk('sess-a', 'r-early', 3, moves(2, T0 + 30)),
 ];
 const late = [chunk('sess-a', 'r-late', 0, pageLoad('http://shop.test/done', T0 + 1000), 'json'), chunk('sess-a', 'r-late', 1, moves(2, T0 + 1010))];
-const decoded = (c: ReplayChunk): Event[] =>
+const decoded = (c: DataChunk): Event[] =>
   JSON.parse(c.encoding === 'gzip' ? gunzipSync(Buffer.from(c.data, 'base64')).toString('utf8') : c.data) as Event[];
 
 interface ReplayPage {
@@ -237,6 +259,46 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
         expect(res.body.error.code).toBe('not_found');
       }
     }
+  });
+
+  it('takes chunks as the SDK sends them (events inline, ids delta-encoded, gzipped), a retry once, and plays them back as recorded', async () => {
+    const recorded = [
+      ...pageLoad('http://shop.test/list', T0 + 5000),
+      { type: 3, timestamp: T0 + 5002, data: { source: 0, texts: [], attributes: [], removes: [{ parentId: 3, id: 4 }], adds: listItems(6, 40) } },
+      clickOn(7, T0 + 5003),
+      { type: 5, timestamp: T0 + 5004, data: { tag: 'network', payload: { id: 12, url: 'http://shop.test/api' } } },
+    ];
+    const events = await viaWorker(recorded);
+    expect(events.length).toBeLessThan(JSON.stringify(recorded).length);
+    const body = chunkBody('web-app', { sessionId: 'sess-inline', replayId: 'r-inline', nextSeq: 1 }, 0, recorded.map((e) => e.timestamp), events, true);
+    for (const expected of [{ accepted: 1, duplicates: 0 }, { accepted: 0, duplicates: 1 }]) {
+      const res = await fetch(`${t.url}/ingest/replay/chunk`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': t.ingestKey },
+        body: gzipSync(body),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(expected);
+    }
+    const page = (await controlGet<ReplayPage>(t, '/sessions/sess-inline/replay')).body;
+    expect(page.events).toEqual(recorded);
+    expect(page.chunks).toEqual([{ replay_id: 'r-inline', seq: 0, start_time: new Date(T0 + 5000).toISOString(), end_time: new Date(T0 + 5004).toISOString(), event_count: recorded.length }]);
+  });
+
+  it('refuses a chunk with both events and data, an unknown ids, or events that are not event objects', async () => {
+    const fields = { serviceName: 'web-app', sessionId: 'sess-bad', replayId: 'r1', seq: 0, startTs: T0, endTs: T0, eventCount: 1 };
+    for (const [body, field] of [
+      [{ ...fields, events: [{ type: 3 }], encoding: 'json', data: '[{}]' }, 'events'],
+      [{ ...fields, events: [{ type: 3 }], ids: 'rle' }, 'ids'],
+      [{ ...fields, events: [[]] }, 'events'],
+      [{ ...fields, events: {} }, 'events'],
+      [{ ...fields, events: [{ type: 3 }, { type: 3 }] }, 'eventCount'],
+    ] as const) {
+      const res = await fetch(`${t.url}/ingest/replay/chunk`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(((await res.json()) as ErrorBody).error.details?.field).toBe(field);
+    }
+    expect((await getText('/sessions/sess-bad/replay')).status).toBe(404);
   });
 
   it('needs a control key', async () => {

@@ -77,7 +77,7 @@ describe('SQLite group commit', () => {
       encoding: 'json',
       data: JSON.stringify([{ type: 4, timestamp: 1_700_000_000_000, data: {} }]),
     };
-    const results = await Promise.all([0, 1].map(() => storeBatch(ctx, projectId, normalizeReplayChunk(chunk))));
+    const results = await Promise.all([0, 1].map(async () => storeBatch(ctx, projectId, await normalizeReplayChunk(chunk))));
     expect(results).toEqual([
       { stored: 1, duplicates: 0 },
       { stored: 0, duplicates: 1 },

@@ -1,7 +1,7 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { INGEST_PATHS } from '../../wire/paths';
-import { REPLAY_EVENT_TAGS, REPLAY_LIMITS, type RecipeBatch, type RecipeStep, type ReplayChunk } from '../../wire/replay';
+import { REPLAY_EVENT_TAGS, REPLAY_LIMITS, undoIdDeltas, type RecipeBatch, type RecipeStep, type ReplayChunk, type ReplayChunkData, type ReplayChunkFields } from '../../wire/replay';
 import { resolveConfig } from '../../src/config/resolve';
 import type { ReplayOptions } from '../../src/config/types';
 import { MAX_REQUEST_BYTES } from '../../src/pipeline/keepalive-budget';
@@ -13,7 +13,7 @@ import type { LeftoverStorage } from '../../src/replay/leftovers';
 import type { EmitRecordedEvent, RecordedEvent, RecordingStoppedHandler, StartRecording } from '../../src/replay/types';
 
 /**
- * The replay timeline's buffering and sending, with the real encoder (Node has CompressionStream) against a
+ * The replay timeline's buffering and sending, with the real chunk encoding (src/replay/encode.ts) against a
  * recording pipeline whose answers each test controls. rrweb is replaced by a recorder the test drives: it emits the
  * events a test gives and, asked for a full snapshot, emits a Meta and a FullSnapshot event like rrweb does.
  */
@@ -130,11 +130,23 @@ function fakeRecorder(encode?: EncodeChunkEvents) {
   return { state, load: () => Promise.resolve(start), move };
 }
 
-const decodeEvents = (chunk: ReplayChunk): RecordedEvent[] =>
-  JSON.parse(chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data) as RecordedEvent[];
+/** A chunk as sent: its fields, `events` when they came inline (else the payload's encoding), its events. */
+type SentChunk = ReplayChunkFields & { ids?: 'delta'; encoding: 'events' | ReplayChunkData['encoding']; events: RecordedEvent[] };
 
-const chunksOf = (posts: readonly Post[]): ReplayChunk[] =>
-  posts.filter((post) => post.path === INGEST_PATHS.replayChunk).map((post) => JSON.parse(post.body) as ReplayChunk);
+function chunkOf({ body }: Pick<Post, 'body'>): SentChunk {
+  const chunk = JSON.parse(body) as ReplayChunk;
+  if (chunk.events !== undefined) {
+    if (chunk.ids === 'delta') undoIdDeltas(chunk.events);
+    return { ...chunk, encoding: 'events', events: chunk.events as RecordedEvent[] };
+  }
+  const json = chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data;
+  return { ...chunk, events: JSON.parse(json) as RecordedEvent[] };
+}
+
+const decodeEvents = (chunk: SentChunk): RecordedEvent[] => chunk.events;
+
+const chunksOf = (posts: readonly Post[]): SentChunk[] =>
+  posts.filter((post) => post.path === INGEST_PATHS.replayChunk).map(chunkOf);
 
 let rotate: ((id: string) => void) | undefined;
 const session = {
@@ -184,7 +196,7 @@ afterEach(async () => {
 });
 
 describe('replay chunks', () => {
-  it('carry session, replay, contiguous seqs, time range and event count, gzip-encoded, every flushIntervalMs', async () => {
+  it('carry session, replay, contiguous seqs, time range and event count, the events inline, every flushIntervalMs', async () => {
     const { pipeline, recorder } = start({ flushIntervalMs: 20 });
     await recorderStarted(recorder);
     recorder.move();
@@ -197,7 +209,7 @@ describe('replay chunks', () => {
     expect(chunks.map((chunk) => chunk.seq)).toEqual([0, 1]);
     expect(chunks.map((chunk) => chunk.eventCount)).toEqual([3, 2]);
     for (const chunk of chunks) {
-      expect(chunk).toMatchObject({ serviceName: 'shop-web', sessionId: 'a'.repeat(32), replayId: running!.timeline.replayId, encoding: 'gzip' });
+      expect(chunk).toMatchObject({ serviceName: 'shop-web', sessionId: 'a'.repeat(32), replayId: running!.timeline.replayId, encoding: 'events' });
       const events = decodeEvents(chunk);
       expect(chunk.startTs).toBe(events[0]!.timestamp);
       expect(chunk.endTs).toBe(events.at(-1)!.timestamp);
@@ -205,12 +217,12 @@ describe('replay chunks', () => {
     expect(decodeEvents(chunks[0]!).map((event) => event.type)).toEqual([4, 2, 3]);
   });
 
-  it("are encoded by the recorder's worker when it answers, on the main thread when it cannot; after the recorder stopped too", async () => {
+  it("are encoded by the recorder's worker when it answers (ids: delta), sent as they are when it cannot; after the recorder stopped too", async () => {
     const handed: string[][] = [];
     let workerFails = false;
     const encode: EncodeChunkEvents = async (events) => {
       handed.push([...events]);
-      return workerFails ? undefined : gzipSync(`[${events.join(',')}]`).toString('base64');
+      return workerFails ? undefined : `[${events.join(',')}]`;
     };
     const { pipeline, recorder, timeline } = start({}, memoryStorage(), encode);
     await recorderStarted(recorder);
@@ -223,13 +235,13 @@ describe('replay chunks', () => {
     recorder.move();
     await timeline.stop();
 
-    // Every chunk went to the worker first; the second, which it could not encode, was compressed here instead.
+    // Every chunk went to the worker first; the second, which it could not encode, went without it (no ids: delta).
     expect(handed.map((events) => events.length)).toEqual([3, 1, 1]);
     const chunks = chunksOf(pipeline.posts);
-    expect(chunks.map((chunk) => [chunk.seq, chunk.encoding, chunk.eventCount])).toEqual([
-      [0, 'gzip', 3],
-      [1, 'gzip', 1],
-      [2, 'gzip', 1],
+    expect(chunks.map((chunk) => [chunk.seq, chunk.encoding, chunk.ids, chunk.eventCount])).toEqual([
+      [0, 'events', 'delta', 3],
+      [1, 'events', undefined, 1],
+      [2, 'events', 'delta', 1],
     ]);
     expect(chunks.flatMap(decodeEvents).map((event) => event.type)).toEqual([4, 2, 3, 3, 3]);
   });
@@ -502,7 +514,7 @@ describe('unload', () => {
     const chunks = chunksOf(posts);
     expect(chunks.length).toBeGreaterThan(3);
     expect(chunks.map((chunk) => chunk.seq)).toEqual(chunks.map((_, i) => i));
-    expect(chunks.every((chunk) => chunk.encoding === 'json')).toBe(true);
+    expect(chunks.every((chunk) => chunk.encoding === 'events' && chunk.ids === undefined)).toBe(true);
     expect(chunks.reduce((sum, chunk) => sum + chunk.eventCount, 0)).toBe(202);
     expect(posts.filter((post) => post.path === INGEST_PATHS.replayRecipes)).toHaveLength(1);
     expect(storage.map.size).toBe(posts.length);
@@ -547,7 +559,7 @@ describe('unload', () => {
     await pipeline.postsMade(1);
     recorder.move();
     timeline.flushForUnload();
-    const saved = [...storage.map.values()].map((value) => JSON.parse((JSON.parse(value) as { body: string }).body) as ReplayChunk);
+    const saved = [...storage.map.values()].map((value) => chunkOf({ body: (JSON.parse(value) as { body: string }).body }));
     expect(saved.map((chunk) => chunk.seq)).toEqual([0, 1]);
     expect(decodeEvents(saved[0]!).map((event) => event.type)).toEqual([4, 2]);
     // Delivered after all: its copy goes.

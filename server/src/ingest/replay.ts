@@ -1,5 +1,6 @@
-import { gunzipSync } from 'node:zlib';
-import { REPLAY_LIMITS, type RecipeStep } from '../../../wire/replay';
+import { promisify } from 'node:util';
+import { gunzipSync, gzip } from 'node:zlib';
+import { REPLAY_LIMITS, undoIdDeltas, type RecipeStep } from '../../../wire/replay';
 import { traceKey } from '../db/trace-key';
 import { badRequest } from '../http/errors';
 import { readArray, readInteger, readObject, readString, type JsonObject } from '../json/read';
@@ -9,6 +10,7 @@ import { checkEventDepth } from '../replay/event-depth';
 import { INGEST_LIMITS, limitExceeded } from './limits';
 
 const MAX_TS = 8_640_000_000_000_000; // the largest Date
+const gzipAsync = promisify(gzip);
 
 function requiredString(o: JsonObject, field: string, max: number): string {
   const v = readString(o[field], field);
@@ -32,29 +34,25 @@ function readReplayOwner(o: JsonObject) {
   };
 }
 
-/**
- * Validates a replay chunk (wire/replay.ts `ReplayChunk`) and decodes its payload to prove it is what it claims: a JSON
- * array of `eventCount` rrweb events, within the size limit. The stored bytes are the payload as sent (gzip stays gzip).
- */
-export function normalizeReplayChunk(body: unknown): PendingBatch<'replay_chunks'> {
-  const o = readObject(body, 'body');
-  const { serviceName, sessionId, replayId } = readReplayOwner(o);
+/** A chunk's fields but its payload, checked before the payload is decoded. */
+function readChunkFields(o: JsonObject) {
+  const owner = readReplayOwner(o);
   const seq = requiredInt(o, 'seq', 0, 2 ** 31 - 1);
   const startTs = requiredInt(o, 'startTs', 0, MAX_TS);
   const endTs = requiredInt(o, 'endTs', 0, MAX_TS);
   if (endTs < startTs) throw badRequest('endTs must not be before startTs', { field: 'endTs' });
   const eventCount = requiredInt(o, 'eventCount', 1, Number.MAX_SAFE_INTEGER);
   if (eventCount > INGEST_LIMITS.maxChunkEvents) throw limitExceeded('maxChunkEvents', `eventCount is ${eventCount}`, 'eventCount');
-  const encoding = o.encoding;
-  if (encoding !== 'gzip' && encoding !== 'json') throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
-  const data = readString(o.data, 'data');
-  if (!data) throw badRequest('data is required', { field: 'data' });
+  return { ...owner, seq, startTs, endTs, eventCount };
+}
 
-  const stored = encoding === 'gzip' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
-  const events = decodeChunkEvents(encoding, stored);
-  if (events.length !== eventCount) {
-    throw badRequest(`eventCount is ${eventCount} but data holds ${events.length} events`, { field: 'eventCount' });
-  }
+/** A 400 unless the payload (named `field`) held the `eventCount` events the chunk claims. */
+function checkEventCount(eventCount: number, events: readonly unknown[], field: string): void {
+  if (events.length !== eventCount) throw badRequest(`eventCount is ${eventCount} but ${field} holds ${events.length} events`, { field: 'eventCount' });
+}
+
+function chunkRow(fields: ReturnType<typeof readChunkFields>, encoding: 'gzip' | 'json', stored: Buffer): PendingBatch<'replay_chunks'> {
+  const { serviceName, sessionId, replayId, seq, startTs, endTs, eventCount } = fields;
   const row: PendingRow<'replay_chunks'> = {
     serviceName,
     session_id: sessionId,
@@ -67,6 +65,37 @@ export function normalizeReplayChunk(body: unknown): PendingBatch<'replay_chunks
     data: stored,
   };
   return { table: 'replay_chunks', rows: [row] };
+}
+
+/**
+ * Validates a replay chunk (wire/replay.ts `ReplayChunk`) and its events, proving they are what the chunk claims: a JSON
+ * array of `eventCount` rrweb events, within the size limit. Events sent inline (`events`, node ids restored when sent
+ * delta-encoded) are stored gzipped; a `data` payload is stored as sent (gzip stays gzip).
+ */
+export async function normalizeReplayChunk(body: unknown): Promise<PendingBatch<'replay_chunks'>> {
+  const o = readObject(body, 'body');
+  const fields = readChunkFields(o);
+  if (o.events !== undefined) {
+    if (o.encoding !== undefined || o.data !== undefined) throw badRequest('events and encoding/data exclude each other', { field: 'events' });
+    const { ids } = o;
+    if (ids !== undefined && ids !== 'delta') throw badRequest('ids must be "delta" when given', { field: 'ids' });
+    const events = checkEvents(o.events, 'events');
+    checkEventCount(fields.eventCount, events, 'events');
+    if (ids === 'delta') undoIdDeltas(events);
+    const json = JSON.stringify(events);
+    if (Buffer.byteLength(json) > REPLAY_LIMITS.maxChunkBytes) {
+      throw badRequest(`events must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, { field: 'events' });
+    }
+    return chunkRow(fields, 'gzip', await gzipAsync(json));
+  }
+  const encoding = o.encoding;
+  if (encoding !== 'gzip' && encoding !== 'json') throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
+  const data = readString(o.data, 'data');
+  if (!data) throw badRequest('data is required', { field: 'data' });
+
+  const stored = encoding === 'gzip' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
+  checkEventCount(fields.eventCount, decodeChunkEvents(encoding, stored), 'data');
+  return chunkRow(fields, encoding, stored);
 }
 
 /** The events of a stored chunk; throws a 400 naming `data` when the payload is not a JSON array within the limit. */
@@ -92,10 +121,15 @@ export function decodeChunkEvents(encoding: 'gzip' | 'json', stored: Uint8Array)
   } catch {
     throw badRequest('data must hold a JSON array of replay events', { field: 'data' });
   }
+  return checkEvents(events, 'data');
+}
+
+/** `events` as an array of event objects nested within the depth limit; a 400 naming `field` otherwise. */
+function checkEvents(events: unknown, field: string): unknown[] {
   if (!Array.isArray(events) || !events.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e))) {
-    throw badRequest('data must hold a JSON array of replay event objects', { field: 'data' });
+    throw badRequest(`${field} must hold a JSON array of replay event objects`, { field });
   }
-  checkEventDepth(events);
+  checkEventDepth(events, field);
   return events;
 }
 

@@ -62,10 +62,10 @@ export function ingestRoutes(services: Services, corsOrigins: '*' | readonly str
     });
   }
 
-  const replayRoute = (path: string, normalize: (body: unknown) => PendingBatch<TelemetryTable>) =>
+  const replayRoute = (path: string, normalize: (body: unknown) => PendingBatch<TelemetryTable> | Promise<PendingBatch<TelemetryTable>>) =>
     app.post(path, auth, async (c) => {
       const { body } = await decodeBody(c, services, ['json']);
-      const result = await storeBatch(services, c.get('caller').projectId, normalize(body));
+      const result = await storeBatch(services, c.get('caller').projectId, await normalize(body));
       return c.json({ accepted: result.stored, duplicates: result.duplicates });
     });
   replayRoute(INGEST_PATHS.replayChunk, normalizeReplayChunk);

@@ -11,10 +11,10 @@ export const MAX_EVENT_DEPTH = 512;
 /** Steps of the offending path shown in the error: enough to find the event and the node, short enough to read. */
 const SHOWN_STEPS = 4;
 
-/** Throws a 400 naming where `events` (a chunk's `data`) nests deeper than {@link MAX_EVENT_DEPTH}. */
-export function checkEventDepth(events: readonly unknown[]): void {
+/** Throws a 400 naming where `events` (a chunk's `data`, or `field`) nests deeper than {@link MAX_EVENT_DEPTH}. */
+export function checkEventDepth(events: readonly unknown[], field = 'data'): void {
   const steps = findInJson(events, (_value, depth) => depth > MAX_EVENT_DEPTH);
   if (steps === undefined) return;
-  const path = formatJsonPath('data', steps, SHOWN_STEPS);
-  throw badRequest(`data nests deeper than ${MAX_EVENT_DEPTH} levels of arrays and objects, at ${path}`, { field: path, limit: MAX_EVENT_DEPTH });
+  const path = formatJsonPath(field, steps, SHOWN_STEPS);
+  throw badRequest(`${field} nests deeper than ${MAX_EVENT_DEPTH} levels of arrays and objects, at ${path}`, { field: path, limit: MAX_EVENT_DEPTH });
 }
