@@ -1,15 +1,9 @@
 import { REPLAY_LIMITS } from '../../wire/replay';
 import { MAX_ECHO_DELAY_MS } from './demo/echo';
-import { AI_PATHS } from './openapi-ai';
-import { COST_PATHS } from './openapi-cost';
-import { GITHUB_PATHS } from './openapi-github';
-import { INCIDENT_PATHS } from './openapi-incidents';
 import { ISSUE_PATHS } from './openapi-issues';
 import { LANDING_PATHS } from './landing/openapi';
-import { PROJECT_PATHS } from './projects/openapi';
 import { REPLAY_MODES, SESSION_FACT_LIMITS } from './otlp/session-facts';
 import { MAX_ATTRIBUTE_FILTERS } from './query/session-filters';
-import { SOURCEMAP_PATHS } from './openapi-sourcemaps';
 
 /**
  * The OpenAPI 3.1 description served at `GET /openapi.json`. A test compares it with the routes the app registers, so
@@ -343,13 +337,7 @@ export function openApiDocument(serverUrl: string, options: { demo?: boolean } =
       '/control-plane/replay/chunks': listGet('Replay chunks with their decoded events', ['session_id'], 'ReplayChunkRecord', 100, 20),
       '/control-plane/recipes': listGet('Recipe steps', ['session_id', 'trace_id'], 'RecipeRecord'),
       ...SESSION_PATHS,
-      ...PROJECT_PATHS,
-      ...INCIDENT_PATHS,
       ...ISSUE_PATHS,
-      ...AI_PATHS,
-      ...GITHUB_PATHS,
-      ...COST_PATHS,
-      ...SOURCEMAP_PATHS,
       ...(options.demo ? DEMO_PATHS : {}),
       ...VIEWER_PATHS,
     },

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Kysely } from 'kysely';
 import { latestAnalysis } from '../ai/analyses';
 import { reproductionTest } from '../ai/reproduction';
@@ -6,9 +6,9 @@ import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { replayUrl } from '../incidents/detect/evidence';
 import { incidentLinks, issuePageUrl } from '../incidents/links';
-import type { AppEnv } from '../http/env';
 import { ApiError } from '../http/errors';
-import { readJsonObject } from '../http/json-object';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
+import { idParams, Time } from '../http/schemas';
 import { findIssueRow } from '../issues/find';
 import type { IssueRow } from '../issues/json';
 import { iso } from '../query/params';
@@ -49,13 +49,94 @@ async function fixOf(db: Kysely<Database>, row: IssueRow) {
   return { analysis, result, diff: result.diff };
 }
 
+const Connection = z
+  .object({
+    app: z.string(),
+    owner: z.string(),
+    repo: z.string(),
+    api_url: z.string().openapi({ description: "GitHub's REST API root" }),
+    directory: z.string().openapi({ description: 'The app\'s folder in the repository, "" for its root' }),
+    auth: z.enum(['token', 'app']),
+  })
+  .openapi('RepositoryConnection');
+
+/** The shape of a connection; parseConnection (connection.ts) checks names, URL, folder and the one kind of credential. */
+const ConnectionInput = z.strictObject({
+  owner: z.string().openapi({ example: 'acme' }),
+  repo: z.string().openapi({ example: 'shop' }),
+  api_url: z.string().optional().openapi({ default: 'https://api.github.com', description: 'GitHub Enterprise: `https://<host>/api/v3`' }),
+  directory: z.string().optional().openapi({ default: '', description: "Where the app's sources (as its source maps name them) sit in the repository" }),
+  token: z.string().optional().openapi({
+    description: 'A token with contents and pull requests write access; sealed, never returned. Or a GitHub App installation: app_id, installation_id and private_key',
+    example: 'github_pat_example',
+  }),
+  app_id: z.number().int().positive().optional().openapi({ description: "The GitHub App's id" }),
+  installation_id: z.number().int().positive().optional().openapi({ description: "The App's installation on the repository's owner" }),
+  private_key: z.string().optional().openapi({ description: "The App's PEM RSA private key (PKCS#1 or PKCS#8, unencrypted); sealed, never returned" }),
+});
+
+const pullRequestFields = {
+  repository: z.string().openapi({ description: '`owner/repo`' }),
+  number: z.number(),
+  url: z.string().openapi({ description: "The pull request's page" }),
+  branch: z.string().openapi({ description: '`svc/fix-<issue id>`' }),
+  commit_sha: z.string(),
+};
+const PullRequest = z.object({ ...pullRequestFields, created: z.boolean().openapi({ description: 'false: the pull request was open already' }) });
+
+const control = { security: CONTROL_SECURITY };
+const repository = { ...control, tags: ['github'], path: '/apps/{app}/repository', request: { params: z.object({ app: z.string().min(1).openapi({ description: 'App name or alias' }) }) } };
+
+const connectRoute = createRoute({
+  ...repository,
+  method: 'put',
+  summary: "Connect the app's GitHub repository with a token or a GitHub App installation (secrets sealed)",
+  middleware: [readControlJson],
+  request: { ...repository.request, body: jsonBody(ConnectionInput) },
+  responses: { 200: jsonAnswer('Connected; no secret in the answer', Connection), ...errors(400, 401, 403, 404, 413, 415) },
+});
+const repositoryRoute = createRoute({
+  ...repository,
+  method: 'get',
+  summary: "The app's repository (never its secrets)",
+  responses: { 200: jsonAnswer('Connected', Connection), ...errors(400, 401, 403, 404) },
+});
+const disconnectRoute = createRoute({
+  ...repository,
+  method: 'delete',
+  summary: "Disconnect the app's repository",
+  responses: { 204: { description: 'Disconnected' }, ...errors(400, 401, 403, 404) },
+});
+const pullRequest = { ...control, tags: ['issues'], path: '/issues/{id}/pull-request', request: { params: idParams('Issue id') } };
+const openRoute = createRoute({
+  ...pullRequest,
+  method: 'post',
+  summary: "Open a pull request with the latest analysis's patch and the reproduction test, or return the open one",
+  description:
+    "Branch `svc/fix-<id>` with one commit: the patched files and the reproduction test. It starts at the default branch's head when the " +
+    "files the patch touches are the same there as at the release's commit (the issue's release, when it is a commit SHA), else at that " +
+    'commit. Never writes to the default branch. 409: `repository_not_connected`, `no_analysis`, `analysis_not_done`, `no_applicable_fix`, ' +
+    '`patch_not_applicable` or `branch_exists`, nothing created. 502: GitHub refused or could not be reached. 503: its rate limit, with `Retry-After`.',
+  responses: {
+    200: jsonAnswer('The pull request was open already; nothing was created', PullRequest),
+    201: jsonAnswer('Created', PullRequest),
+    ...errors(400, 401, 403, 404, 409, 502, 503, 504),
+  },
+});
+const recordedRoute = createRoute({
+  ...pullRequest,
+  method: 'get',
+  summary: "The pull request last opened (or found open) for the issue, as recorded; its state is GitHub's",
+  responses: { 200: jsonAnswer('Recorded', z.object({ ...pullRequestFields, recorded_at: Time })), ...errors(400, 401, 403, 404) },
+});
+
 /**
  * `PUT|GET|DELETE /control-plane/apps/{app}/repository` (the GitHub repository of an app; secrets sealed, never
  * returned), `POST /control-plane/issues/{id}/pull-request` and `GET` of the one opened (docs/ai-fixes.md, "Repository and
  * pull requests").
  */
 export function githubRoutes(services: GithubServices) {
-  const app = new Hono<AppEnv>();
+  const app = createRouter();
   const { db } = services;
   const store = repositoryStore(db, services.box, services.clock);
 
@@ -65,30 +146,30 @@ export function githubRoutes(services: GithubServices) {
     return connection;
   };
 
-  app.put('/apps/:app/repository', async (c) => {
+  app.openapi(connectRoute, async (c) => {
     const { projectId } = c.get('caller');
-    const target = await appNamed(db, projectId, c.req.param('app'));
-    const connection = parseConnection(await readJsonObject(c));
+    const target = await appNamed(db, projectId, c.req.valid('param').app);
+    const connection = parseConnection(c.req.valid('json'));
     await store.connect(projectId, target.id, connection);
-    return c.json(connectionJson(target.name, connection));
+    return c.json(connectionJson(target.name, connection), 200);
   });
 
-  app.get('/apps/:app/repository', async (c) => {
-    const target = await appNamed(db, c.get('caller').projectId, c.req.param('app'));
+  app.openapi(repositoryRoute, async (c) => {
+    const target = await appNamed(db, c.get('caller').projectId, c.req.valid('param').app);
     const connection = await store.connection(target.id);
     if (!connection) throw new ApiError(404, 'not_found', `the app "${target.name}" has no repository connected`);
-    return c.json(connectionJson(target.name, connection));
+    return c.json(connectionJson(target.name, connection), 200);
   });
 
-  app.delete('/apps/:app/repository', async (c) => {
-    const target = await appNamed(db, c.get('caller').projectId, c.req.param('app'));
+  app.openapi(disconnectRoute, async (c) => {
+    const target = await appNamed(db, c.get('caller').projectId, c.req.valid('param').app);
     if (!(await store.disconnect(target.id))) throw new ApiError(404, 'not_found', `the app "${target.name}" has no repository connected`);
     return c.body(null, 204);
   });
 
-  app.post('/issues/:id/pull-request', async (c) => {
+  app.openapi(openRoute, async (c) => {
     const { projectId } = c.get('caller');
-    const id = c.req.param('id');
+    const { id } = c.req.valid('param');
     const row = await findIssueRow(db, projectId, id);
     if (!row) throw new ApiError(404, 'not_found', `no issue ${id} in this project`);
     const connection = await connected(row.app_id, row.app);
@@ -118,11 +199,11 @@ export function githubRoutes(services: GithubServices) {
     return c.json({ ...pullRequestJson(pr), created: pr.created }, pr.created ? 201 : 200);
   });
 
-  app.get('/issues/:id/pull-request', async (c) => {
-    const id = c.req.param('id');
+  app.openapi(recordedRoute, async (c) => {
+    const { id } = c.req.valid('param');
     const pr = await store.pullRequest(c.get('caller').projectId, id);
     if (!pr) throw new ApiError(404, 'not_found', `no pull request was opened for issue ${id}`);
-    return c.json({ ...pullRequestJson(pr), recorded_at: iso(pr.atMs) });
+    return c.json({ ...pullRequestJson(pr), recorded_at: iso(pr.atMs) }, 200);
   });
 
   return app;

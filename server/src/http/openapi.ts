@@ -1,5 +1,5 @@
-import { OpenAPIHono, z, type Hook } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
+import { OpenAPIHono, z, type Hook, type RouteConfig } from '@hono/zod-openapi';
+import type { Handler, MiddlewareHandler } from 'hono';
 import { formatJsonPath } from '../json/walk';
 import type { AppEnv } from './env';
 import { ApiError } from './errors';
@@ -117,6 +117,7 @@ const ERROR_TEXT = {
   422: 'Well-formed but not acceptable here (the message says why); nothing stored',
   502: 'An outside service (a cloud provider, GitHub, the model) failed; nothing changed',
   503: 'Not configured on this server, or busy; retry later',
+  504: 'An outside service did not answer in time; nothing changed',
 } as const;
 export type ErrorStatus = keyof typeof ERROR_TEXT;
 
@@ -131,6 +132,7 @@ const EXAMPLE: Record<ErrorStatus, { code: string; message: string }> = {
   422: { code: 'unprocessable', message: 'the request cannot be applied as it stands' },
   502: { code: 'upstream_failed', message: 'the provider answered 500' },
   503: { code: 'unavailable', message: 'not configured on this server' },
+  504: { code: 'upstream_timeout', message: 'the provider did not answer in time' },
 };
 
 type ErrorAnswer = { description: string; content: { 'application/json': { schema: typeof ErrorSchema; example: unknown } } };
@@ -139,6 +141,15 @@ type ErrorAnswer = { description: string; content: { 'application/json': { schem
 export function errors<S extends ErrorStatus>(...statuses: S[]): Record<S, ErrorAnswer> {
   const answer = (s: S): ErrorAnswer => ({ description: ERROR_TEXT[s], content: { 'application/json': { schema: ErrorSchema, example: { error: EXAMPLE[s] } } } });
   return Object.fromEntries(statuses.map((s) => [s, answer(s)])) as Record<S, ErrorAnswer>;
+}
+
+/**
+ * Describes a route whose handler reads the request itself (ingest's hand-tuned readers, multipart uploads): its
+ * schemas go into the document, and `handler` is registered as is, without the generated validators.
+ */
+export function documentedRoute<R extends RouteConfig>(app: OpenAPIHono<AppEnv>, route: R, handler: Handler<AppEnv>): void {
+  app.openAPIRegistry.registerPath(route);
+  app.on(route.method, route.path.replaceAll(/\{(\w+)\}/g, ':$1'), handler);
 }
 
 /** Every control-plane route can answer these: a bad request, no key, a key of the wrong kind. */

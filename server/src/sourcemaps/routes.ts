@@ -1,49 +1,104 @@
-import { Hono, type Context } from 'hono';
-import type { AppEnv, Services } from '../http/env';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { parseJson, readBody } from '../http/body';
+import type { AppEnv, Services } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
-import { checkParams, iso, keysetPage, readCursor, readLimit } from '../query/params';
+import { CONTROL_SECURITY, createRouter, documentedRoute, errors, jsonAnswer } from '../http/openapi';
+import { cursorQuery, limitQuery, pageOf, Time } from '../http/schemas';
+import { iso, keysetPage, readCursor } from '../query/params';
 import { normalizeDebugId } from './debug-ids';
 import { deleteByDebugId, listMaps, storeMaps, type StoredMap } from './store';
-import { MAX_UPLOAD_BYTES, toNewMap, UPLOAD_LIMIT_NAME, type UploadEntry } from './upload-entry';
+import { MAX_MAP_BYTES, MAX_UPLOAD_BYTES, toNewMap, UPLOAD_LIMIT_NAME, type UploadEntry } from './upload-entry';
 import { entriesFromForm } from './upload-multipart';
 import { entriesFromJson } from './upload-json';
 
 const mapJson = (m: StoredMap) => ({ debug_id: m.debugId, release: m.release, url: m.url, bytes: m.bytes, uploaded_at: iso(m.uploadedMs) });
 
+const DebugId = z.string().openapi({ format: 'uuid', example: '6a8f1e2c-3b4d-4e5f-8a9b-0c1d2e3f4a5b' });
+const StoredMapSchema = z.object({ debug_id: DebugId.nullable(), release: z.string().nullable(), url: z.string().nullable(), bytes: z.number() });
+const MapEntry = z.object({
+  map: z.union([z.record(z.string(), z.unknown()), z.string()]).openapi({ description: 'A version 3 source map (plain or with `sections`), or its JSON text' }),
+  debug_id: DebugId.optional().openapi({ description: "Default: the map's own `debugId` (or `debug_id`); must agree with it" }),
+  url: z.string().optional().openapi({ description: "The minified file's URL: `~/assets/x.js` (any origin) or a full URL" }),
+  code: z.string().optional().openapi({ description: 'The minified file; its `//# debugId=` comment must agree with the map' }),
+});
+const control = { tags: ['sourcemaps'], security: CONTROL_SECURITY };
+
+/** Described from these schemas; read by its own reader (uploadEntries), which bounds the multipart and JSON bodies. */
+const uploadRoute = createRoute({
+  ...control,
+  method: 'post',
+  path: '/',
+  summary: 'Upload source maps (stored per project by debug ID, or by release and URL); all or nothing',
+  description:
+    `Each map at most ${MAX_MAP_BYTES} bytes and each request at most ${MAX_UPLOAD_BYTES} bytes, after decompression (413). ` +
+    'Refused with 400 and nothing stored: not JSON, not a version 3 map (`invalid_sourcemap`), a malformed debug ID ' +
+    "(`invalid_debug_id`), a file whose `//# debugId=` differs from its map's (`debug_id_mismatch`), a map with neither a " +
+    'debug ID nor a release and URL. Uploading a debug ID again replaces its map.',
+  request: {
+    body: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: z.object({
+            release: z.string().optional(),
+            url_prefix: z.string().default('~/').openapi({ description: "Prepended to each file's path to make its URL" }),
+            file: z.array(z.string().openapi({ format: 'binary' })).openapi({ description: '`.map` files and their `.js`/`.mjs`/`.cjs` files; filename = the path in the build output' }),
+          }),
+        },
+        'application/json': { schema: z.object({ release: z.string().optional(), maps: z.array(MapEntry) }) },
+      },
+    },
+  },
+  responses: { 201: jsonAnswer('Stored', z.object({ stored: z.array(StoredMapSchema) })), ...errors(400, 401, 403, 413, 415) },
+});
+
+const listRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/',
+  summary: 'Source maps of the project, newest first (never their content)',
+  request: {
+    query: z.strictObject({ release: z.string().optional().openapi({ description: 'Only the maps of this release' }), limit: limitQuery(100, 1000), cursor: cursorQuery }),
+  },
+  responses: { 200: jsonAnswer('A page', pageOf(StoredMapSchema.extend({ uploaded_at: Time }))), ...errors(400, 401, 403) },
+});
+
+const deleteRoute = createRoute({
+  ...control,
+  method: 'delete',
+  path: '/{debug_id}',
+  summary: 'Delete the source map with this debug ID',
+  request: { params: z.object({ debug_id: DebugId.refine((v) => normalizeDebugId(v) !== null, { message: 'must be a UUID' }) }) },
+  responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
+});
+
 /**
  * Source maps of the key's project (`/control-plane/sourcemaps`, behind the control-key check): upload, list and
  * delete. Maps are never served back: the symbolicator quotes only a frame's context lines (docs/source-maps.md).
  */
-export function sourcemapRoutes(services: Services): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-
-  app.post('/', async (c) => {
+export function sourcemapRoutes(services: Services) {
+  const app = createRouter();
+  documentedRoute(app, uploadRoute, async (c) => {
     // Every map is checked before any is stored: one bad part refuses the whole upload.
     const maps = (await uploadEntries(c)).map(toNewMap);
     const stored = await storeMaps(services.db, services.clock, c.get('caller').projectId, maps);
     return c.json({ stored: stored.map(({ debugId, release, url, bytes }) => ({ debug_id: debugId, release, url, bytes })) }, 201);
   });
-
-  app.get('/', async (c) => {
-    checkParams(c, ['release', 'limit', 'cursor']);
-    const limit = readLimit(c, 100, 1000);
-    const cursor = readCursor(c, 'string');
-    const release = c.req.query('release') || undefined;
-    const rows = await listMaps(services.db, c.get('caller').projectId, { limit, after: cursor, release });
-    return c.json(keysetPage(rows, limit, mapJson, (m) => ({ t: m.uploadedMs, k: m.id })));
-  });
-
-  app.delete('/:debug_id', async (c) => {
-    const raw = c.req.param('debug_id');
-    const debugId = normalizeDebugId(raw);
-    if (!debugId) throw badRequest('debug_id must be a UUID', { field: 'debug_id' });
-    if (!(await deleteByDebugId(services.db, c.get('caller').projectId, debugId))) {
-      throw new ApiError(404, 'not_found', `no source map with debug ID ${debugId} in this project`, { field: 'debug_id' });
-    }
-    return c.body(null, 204);
-  });
-  return app;
+  return app
+    .openapi(listRoute, async (c) => {
+      const { limit, release } = c.req.valid('query');
+      const cursor = readCursor(c, 'string');
+      const rows = await listMaps(services.db, c.get('caller').projectId, { limit, after: cursor, release: release || undefined });
+      return c.json(keysetPage(rows, limit, mapJson, (m) => ({ t: m.uploadedMs, k: m.id })), 200);
+    })
+    .openapi(deleteRoute, async (c) => {
+      const debugId = normalizeDebugId(c.req.valid('param').debug_id)!;
+      if (!(await deleteByDebugId(services.db, c.get('caller').projectId, debugId))) {
+        throw new ApiError(404, 'not_found', `no source map with debug ID ${debugId} in this project`, { field: 'debug_id' });
+      }
+      return c.body(null, 204);
+    });
 }
 
 async function uploadEntries(c: Context<AppEnv>): Promise<UploadEntry[]> {

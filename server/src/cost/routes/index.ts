@@ -1,5 +1,4 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env';
+import { createRouter } from '../../http/openapi';
 import type { CostServices } from '../services';
 import { mappingRoutes } from './mappings';
 import { providerRoutes } from './providers';
@@ -8,7 +7,7 @@ import { reportRoutes } from './reports';
 
 /** `/control-plane/cost/...` (SPEC 4), behind the control key. */
 export function costRoutes(services: CostServices) {
-  return new Hono<AppEnv>()
+  return createRouter()
     .route('/providers', providerRoutes(services))
     .route('/mappings', mappingRoutes(services))
     .route('/recommendations', recommendationRoutes(services))

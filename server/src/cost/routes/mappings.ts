@@ -1,9 +1,23 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env';
-import { readJsonObject } from '../../http/json-object';
+import { createRoute, z } from '@hono/zod-openapi';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
 import { parseMappingRules } from '../mapping/rules';
 import { loadRules, saveRules } from '../mappings-store';
 import type { CostServices } from '../services';
+import { Mapping, MappingBody } from './schemas';
+
+const control = { tags: ['cost'], security: CONTROL_SECURITY };
+
+const replaceRoute = createRoute({
+  ...control,
+  method: 'post',
+  path: '/',
+  summary: 'Replace the rules (evaluated in order, first match wins per dimension) and re-attribute stored cost',
+  middleware: [readControlJson],
+  request: { body: jsonBody(MappingBody) },
+  responses: { 200: jsonAnswer('The rules', Mapping.extend({ resources_reattributed: z.number().int() })), ...errors(400, 401, 403, 413, 415) },
+});
+
+const getRoute = createRoute({ ...control, method: 'get', path: '/', summary: 'Attribution rules in force', responses: { 200: jsonAnswer('The rules', Mapping), ...errors(401, 403) } });
 
 /**
  * `POST /control-plane/cost/mappings` replaces the project's rule list (SPEC 2.2) and re-attributes the cost already
@@ -11,20 +25,16 @@ import type { CostServices } from '../services';
  */
 export function mappingRoutes(services: CostServices) {
   const { db, clock } = services;
-  const app = new Hono<AppEnv>();
-
-  app.post('/', async (c) => {
-    const rules = parseMappingRules(await readJsonObject(c));
-    const now = clock.now();
-    const resources = await saveRules(db, c.get('caller').projectId, rules, now);
-    return c.json({ rules, updated_at: new Date(now).toISOString(), resources_reattributed: resources });
-  });
-
-  app.get('/', async (c) => {
-    const { projectId } = c.get('caller');
-    const row = await db.selectFrom('cost_mappings').select('updated_ms').where('project_id', '=', projectId).executeTakeFirst();
-    return c.json({ rules: await loadRules(db, projectId), updated_at: row ? new Date(row.updated_ms).toISOString() : null });
-  });
-
-  return app;
+  return createRouter()
+    .openapi(replaceRoute, async (c) => {
+      const rules = parseMappingRules(c.req.valid('json'));
+      const now = clock.now();
+      const resources = await saveRules(db, c.get('caller').projectId, rules, now);
+      return c.json({ rules, updated_at: new Date(now).toISOString(), resources_reattributed: resources }, 200);
+    })
+    .openapi(getRoute, async (c) => {
+      const { projectId } = c.get('caller');
+      const row = await db.selectFrom('cost_mappings').select('updated_ms').where('project_id', '=', projectId).executeTakeFirst();
+      return c.json({ rules: await loadRules(db, projectId), updated_at: row ? new Date(row.updated_ms).toISOString() : null }, 200);
+    });
 }

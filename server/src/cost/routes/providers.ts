@@ -1,23 +1,53 @@
 import { randomBytes } from 'node:crypto';
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import type { Selectable } from 'kysely';
 import type { Database } from '../../db/schema';
-import type { AppEnv } from '../../http/env';
-import { ApiError, badRequest } from '../../http/errors';
-import { readJsonObject } from '../../http/json-object';
+import { ApiError } from '../../http/errors';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
+import { idParams, listOf } from '../../http/schemas';
 import type { CostServices } from '../services';
-import { PROVIDERS, type ProviderName } from '../sources/types';
+import type { ProviderName } from '../sources/types';
+import { NewProvider, Provider, Sync } from './schemas';
 import { syncJson } from './sync-status';
 
 type ProviderRow = Selectable<Database['cost_providers']>;
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `no cost provider ${id} in this project`);
-const ALLOWED_FIELDS = new Set(['provider', 'config', 'name']);
+const control = { tags: ['cost'], security: CONTROL_SECURITY };
+const request = { params: idParams('Connection id') };
+
+const connectRoute = createRoute({
+  ...control,
+  method: 'post',
+  path: '/',
+  summary: 'Connect a cloud billing source (read-only); its first sync is due at once',
+  middleware: [readControlJson],
+  request: { body: jsonBody(NewProvider) },
+  responses: { 201: jsonAnswer('Created', Provider), ...errors(400, 401, 403, 413, 415) },
+});
+const listRoute = createRoute({ ...control, method: 'get', path: '/', summary: 'Cost connections', responses: { 200: jsonAnswer('Connections', listOf(Provider)), ...errors(401, 403) } });
+const getRoute = createRoute({ ...control, method: 'get', path: '/{id}', summary: 'One connection', request, responses: { 200: jsonAnswer('The connection', Provider), ...errors(400, 401, 403, 404) } });
+const deleteRoute = createRoute({
+  ...control,
+  method: 'delete',
+  path: '/{id}',
+  summary: 'Delete a connection and the cost data read through it',
+  request,
+  responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
+});
+const syncStatusRoute = createRoute({ ...control, method: 'get', path: '/{id}/sync', summary: 'Sync status', request, responses: { 200: jsonAnswer('The status', Sync), ...errors(400, 401, 403, 404) } });
+const syncNowRoute = createRoute({
+  ...control,
+  method: 'post',
+  path: '/{id}/sync',
+  summary: 'Run the sync now instead of at its daily time: after fixing a role, or to see new data sooner',
+  request,
+  responses: { 202: jsonAnswer('Due now', Sync), ...errors(400, 401, 403, 404, 409) },
+});
 
 /** `POST/GET/DELETE /control-plane/cost/providers`, and each connection's sync (docs/cost.md). */
 export function providerRoutes(services: CostServices) {
   const { db, clock } = services;
-  const app = new Hono<AppEnv>();
 
   const load = async (projectId: string, id: string) => {
     const row = await db.selectFrom('cost_providers').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
@@ -36,28 +66,17 @@ export function providerRoutes(services: CostServices) {
     sync: syncJson(await loadSync(row.id), clock.now()),
   });
 
-  app.post('/', async (c) => {
-    const body = await readJsonObject(c);
-    const unknown = Object.keys(body).find((key) => !ALLOWED_FIELDS.has(key));
-    if (unknown) throw badRequest(`unknown field ${unknown}: a provider takes provider, config and an optional name`, { field: unknown });
-    const provider = body.provider;
-    if (typeof provider !== 'string' || !PROVIDERS.includes(provider as ProviderName)) {
-      throw badRequest(`provider must be one of ${PROVIDERS.join(', ')}`, { field: 'provider' });
-    }
-    if (body.name !== undefined && (typeof body.name !== 'string' || body.name.trim() === '' || body.name.length > 200)) {
-      throw badRequest('name must be a non-empty string of at most 200 characters', { field: 'name' });
-    }
-    if (typeof body.config !== 'object' || body.config === null || Array.isArray(body.config)) {
-      throw badRequest(`config is required: an object with the ${provider} settings`, { field: 'config' });
-    }
-    const parsed = services.kinds[provider as ProviderName].parse(body.config);
+  const app = createRouter().openapi(connectRoute, async (c) => {
+    const body = c.req.valid('json');
+    const { provider } = body;
+    const parsed = services.kinds[provider].parse(body.config);
     const { projectId } = c.get('caller');
     const now = clock.now();
     const row: ProviderRow = {
       id: `cp_${randomBytes(10).toString('hex')}`,
       project_id: projectId,
       provider,
-      name: typeof body.name === 'string' ? body.name.trim() : null,
+      name: body.name ?? null,
       config: JSON.stringify(parsed.config),
       secrets: services.box.seal(parsed.secrets),
       created_ms: now,
@@ -88,16 +107,16 @@ export function providerRoutes(services: CostServices) {
     return c.json(await providerJson(row), 201);
   });
 
-  app.get('/', async (c) => {
+  app.openapi(listRoute, async (c) => {
     const rows = await db.selectFrom('cost_providers').selectAll().where('project_id', '=', c.get('caller').projectId).orderBy('created_ms').orderBy('id').execute();
-    return c.json({ data: await Promise.all(rows.map(providerJson)) });
+    return c.json({ data: await Promise.all(rows.map(providerJson)) }, 200);
   });
 
-  app.get('/:id', async (c) => c.json(await providerJson(await load(c.get('caller').projectId, c.req.param('id')))));
+  app.openapi(getRoute, async (c) => c.json(await providerJson(await load(c.get('caller').projectId, c.req.valid('param').id)), 200));
 
   // Deleting a connection deletes the cost data read through it: reports must not show what can no longer be synced.
-  app.delete('/:id', async (c) => {
-    const row = await load(c.get('caller').projectId, c.req.param('id'));
+  app.openapi(deleteRoute, async (c) => {
+    const row = await load(c.get('caller').projectId, c.req.valid('param').id);
     await db.transaction().execute(async (trx) => {
       for (const table of ['cost_daily', 'cost_resources', 'cost_syncs'] as const) await trx.deleteFrom(table).where('provider_id', '=', row.id).execute();
       await trx.deleteFrom('cost_providers').where('id', '=', row.id).execute();
@@ -105,14 +124,13 @@ export function providerRoutes(services: CostServices) {
     return c.body(null, 204);
   });
 
-  app.get('/:id/sync', async (c) => {
-    const row = await load(c.get('caller').projectId, c.req.param('id'));
-    return c.json(syncJson(await loadSync(row.id), clock.now()));
+  app.openapi(syncStatusRoute, async (c) => {
+    const row = await load(c.get('caller').projectId, c.req.valid('param').id);
+    return c.json(syncJson(await loadSync(row.id), clock.now()), 200);
   });
 
-  /** Runs the sync now instead of at its daily time: after fixing a role, or to see new data sooner. */
-  app.post('/:id/sync', async (c) => {
-    const row = await load(c.get('caller').projectId, c.req.param('id'));
+  app.openapi(syncNowRoute, async (c) => {
+    const row = await load(c.get('caller').projectId, c.req.valid('param').id);
     const now = clock.now();
     const updated = await db
       .updateTable('cost_syncs')

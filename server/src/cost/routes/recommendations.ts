@@ -1,6 +1,5 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env';
-import { checkParams, readNumber } from '../../query/params';
+import { createRoute } from '@hono/zod-openapi';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../../http/openapi';
 import { recommendationInputs } from '../queries/recommendation-inputs';
 import { reportFreshness } from '../queries/syncs';
 import { addDays, dayOf } from '../reports/days';
@@ -10,6 +9,17 @@ import { resolveOverlaps } from '../reports/recommendations/overlaps';
 import { DEFAULT_LOOKBACK_DAYS, recommendationList } from '../reports/recommendations/recommendation';
 import { reservedInstanceOpportunities } from '../reports/recommendations/reserved';
 import type { CostServices } from '../services';
+import { LookbackQuery, Recommendations } from './schemas';
+
+const listRoute = createRoute({
+  tags: ['cost'],
+  security: CONTROL_SECURITY,
+  method: 'get',
+  path: '/',
+  summary: 'Savings recommendations (heuristic, advisory; one per resource)',
+  request: { query: LookbackQuery },
+  responses: { 200: jsonAnswer('The recommendations', Recommendations), ...errors(400, 401, 403) },
+});
 
 /**
  * `GET /control-plane/cost/recommendations?lookback_days=30`: idle resources, overprovisioned services and
@@ -18,10 +28,8 @@ import type { CostServices } from '../services';
  * provider pricing interfaces).
  */
 export function recommendationRoutes(services: CostServices) {
-  const app = new Hono<AppEnv>();
-  app.get('/', async (c) => {
-    checkParams(c, ['lookback_days']);
-    const lookback = readNumber(c, 'lookback_days', { min: 7, max: 90, integer: true }) ?? DEFAULT_LOOKBACK_DAYS;
+  return createRouter().openapi(listRoute, async (c) => {
+    const lookback = c.req.valid('query').lookback_days ?? DEFAULT_LOOKBACK_DAYS;
     const now = services.clock.now();
     const { projectId } = c.get('caller');
     const today = dayOf(now);
@@ -37,7 +45,6 @@ export function recommendationRoutes(services: CostServices) {
         ...options,
       }),
     );
-    return c.json({ window, currency: inputs.currency, ...list, data: await reportFreshness(services.db, projectId, now) });
+    return c.json({ window, currency: inputs.currency, ...list, data: await reportFreshness(services.db, projectId, now) }, 200);
   });
-  return app;
 }

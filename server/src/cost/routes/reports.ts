@@ -1,7 +1,5 @@
-import { Hono, type Context } from 'hono';
-import type { AppEnv } from '../../http/env';
-import { badRequest } from '../../http/errors';
-import { checkParams } from '../../query/params';
+import { createRoute } from '@hono/zod-openapi';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../../http/openapi';
 import { UNATTRIBUTED } from '../mapping/rules';
 import { costRows, round, splitCurrency } from '../queries/costs';
 import { connectionSyncs, reportFreshness } from '../queries/syncs';
@@ -11,16 +9,30 @@ import { dataFreshness } from '../reports/freshness';
 import type { CostServices } from '../services';
 import { periodOf } from '../sync/periods';
 import { estimate } from './estimate';
+import { ByService, Estimate, EstimateQuery, PeriodQuery, Summary } from './schemas';
 
-const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
-
-/** `period=YYYY-MM` (a billing period), default the current month. */
-function readBillingPeriod(c: Context, nowMs: number): string {
-  const period = c.req.query('period');
-  if (period === undefined) return periodOf(nowMs);
-  if (!PERIOD.test(period)) throw badRequest('period must be a billing period as YYYY-MM, e.g. 2024-09', { field: 'period' });
-  return period;
-}
+const control = { tags: ['cost'], security: CONTROL_SECURITY, method: 'get' as const };
+const summaryRoute = createRoute({
+  ...control,
+  path: '/summary',
+  summary: 'Cost summary of a billing period',
+  request: { query: PeriodQuery },
+  responses: { 200: jsonAnswer('The summary', Summary), ...errors(400, 401, 403) },
+});
+const byServiceRoute = createRoute({
+  ...control,
+  path: '/by-service',
+  summary: 'Usage cost per service and env, with the Unattributed row, and the non-usage charges by type',
+  request: { query: PeriodQuery },
+  responses: { 200: jsonAnswer('The breakdown', ByService), ...errors(400, 401, 403) },
+});
+const estimateRoute = createRoute({
+  ...control,
+  path: '/estimate',
+  summary: 'Projection to the period end, trend, per-service breakdown and anomaly flags',
+  request: { query: EstimateQuery },
+  responses: { 200: jsonAnswer('The estimate', Estimate), ...errors(400, 401, 403) },
+});
 
 const label = (value: string | null) => value ?? UNATTRIBUTED;
 const share = (part: number, total: number) => (total === 0 ? 0 : round(part / total));
@@ -28,12 +40,11 @@ const share = (part: number, total: number) => (total === 0 ? 0 : round(part / t
 /** `GET /control-plane/cost/summary`, `/by-service` and `/estimate` (docs/cost.md gives every field). */
 export function reportRoutes(services: CostServices) {
   const { db, clock } = services;
-  const app = new Hono<AppEnv>();
+  const app = createRouter();
 
-  app.get('/summary', async (c) => {
-    checkParams(c, ['period']);
+  app.openapi(summaryRoute, async (c) => {
     const now = clock.now();
-    const period = readBillingPeriod(c, now);
+    const period = c.req.valid('query').period ?? periodOf(now);
     const { projectId } = c.get('caller');
     const split = splitCurrency(await costRows(db, projectId, { billingPeriod: period }));
     const today = dayOf(now);
@@ -65,13 +76,12 @@ export function reportRoutes(services: CostServices) {
         last_sync_error: p.last_error,
       })),
       data: dataFreshness(connections, now),
-    });
+    }, 200);
   });
 
-  app.get('/by-service', async (c) => {
-    checkParams(c, ['period']);
+  app.openapi(byServiceRoute, async (c) => {
     const now = clock.now();
-    const period = readBillingPeriod(c, now);
+    const period = c.req.valid('query').period ?? periodOf(now);
     const { projectId } = c.get('caller');
     const split = splitCurrency(await costRows(db, projectId, { billingPeriod: period }));
     const usage = split.rows.filter(isUsage);
@@ -102,14 +112,13 @@ export function reportRoutes(services: CostServices) {
       charges: chargeBreakdown(split.rows),
       other_currencies: split.other_currencies,
       data: await reportFreshness(db, projectId, now),
-    });
+    }, 200);
   });
 
-  app.get('/estimate', async (c) => {
-    checkParams(c, ['period', 'trailing_days', 'threshold_pct', 'min_amount']);
+  app.openapi(estimateRoute, async (c) => {
     const now = clock.now();
     const { projectId } = c.get('caller');
-    return c.json({ ...(await estimate(db, projectId, now, c.req.query())), data: await reportFreshness(db, projectId, now) });
+    return c.json({ ...(await estimate(db, projectId, now, c.req.query())), data: await reportFreshness(db, projectId, now) }, 200);
   });
 
   return app;

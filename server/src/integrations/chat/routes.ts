@@ -1,7 +1,9 @@
-import { Hono, type Context } from 'hono';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { Clock } from '../../clock';
 import { readBody } from '../../http/body';
 import { ApiError, badRequest, errorResponse } from '../../http/errors';
+import { createRouter, documentedRoute, errors, jsonAnswer } from '../../http/openapi';
 import type { IncidentCommands, IncidentView } from '../../incidents/types';
 import { CHAT_ACTIONS, escapeMrkdwn } from '../../notify/kinds/chat/blocks';
 import { STATUS_LABEL } from '../../notify/kinds/chat/text';
@@ -33,20 +35,49 @@ interface ChatRequest {
   form: URLSearchParams;
 }
 
+const Ephemeral = z.object({ response_type: z.literal('ephemeral'), replace_original: z.boolean(), text: z.string() });
+
+/** Described from these schemas; read by verifiedRequest, which checks the signature over the exact bytes received. */
+const chatRoute = (path: 'interactions' | 'commands', summary: string, form: z.ZodObject) =>
+  createRoute({
+    method: 'post',
+    path: `/{projectId}/${path}`,
+    tags: ['integrations'],
+    summary,
+    description: 'Signed by the chat app (`X-Slack-Signature` v0, at most 5 minutes old); form-encoded.',
+    request: {
+      params: z.object({ projectId: z.string().openapi({ description: 'The project whose chat app signs the request' }) }),
+      headers: z.object({ 'x-slack-signature': z.string(), 'x-slack-request-timestamp': z.string() }),
+      body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: form } } },
+    },
+    responses: { 200: jsonAnswer('An ephemeral message for the user', Ephemeral), ...errors(400, 401, 403, 404, 413) },
+  });
+
+const interactionsRoute = chatRoute(
+  'interactions',
+  'Chat app button clicks (acknowledge, resolve)',
+  z.object({ payload: z.string().openapi({ description: 'The interaction, as JSON text' }) }),
+);
+const commandsRoute = chatRoute(
+  'commands',
+  'The /svc slash command (`/svc status`)',
+  z.object({ command: z.string().optional(), text: z.string().optional(), team_id: z.string().optional() }),
+);
+
 /**
  * The chat app's request URLs, per project: `POST /:projectId/interactions` (button clicks) and
  * `POST /:projectId/commands` (`/svc status`). Every request must carry a valid, recent signature of the project's chat
  * app. Answers are immediate: a button moves the incident and says so to the clicker only; the card itself is edited,
  * and the move recorded in its thread, by the notification the move triggers (the chat kind), like any other update.
  */
-export function chatIntegrationRoutes(deps: ChatIntegrationDeps): Hono {
-  const app = new Hono();
+export function chatIntegrationRoutes(deps: ChatIntegrationDeps) {
+  const app = createRouter();
   app.onError((error, c) => {
     if (error instanceof ApiError) return errorResponse(c, error);
     throw error;
   });
 
-  app.post('/:projectId/interactions', async (c) => {
+  documentedRoute(app, interactionsRoute, async (c) => {
     const { projectId, form, account } = await verifiedRequest(c, deps);
     const interaction = interactionOf(form);
     requireWorkspace(account, interaction.team?.id);
@@ -61,7 +92,7 @@ export function chatIntegrationRoutes(deps: ChatIntegrationDeps): Hono {
     return c.json(ephemeral(incident ? moveText(incident) : `Incident ${action.value} was not found in this project.`));
   });
 
-  app.post('/:projectId/commands', async (c) => {
+  documentedRoute(app, commandsRoute, async (c) => {
     const { projectId, form, account } = await verifiedRequest(c, deps);
     requireWorkspace(account, form.get('team_id') ?? undefined);
     const command = form.get('command') ?? '/svc';
