@@ -595,6 +595,11 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
         first_seen: new Date(Math.min(...times)).toISOString(),
         last_seen: new Date(Math.max(...times)).toISOString(),
         counts: { spans: 2, logs: 2, metric_points: 5, replay_chunks: 0, recipes: 0 },
+        // A plain OpenTelemetry SDK sends no user, session attributes or sampling decision.
+        user: null,
+        attributes: {},
+        replay_mode: null,
+        sample_rate: null,
       });
     });
   });
