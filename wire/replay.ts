@@ -26,10 +26,14 @@ export const REPLAY_LIMITS = {
 } as const;
 
 /**
- * One replay chunk: a contiguous, ordered slice of a replay's rrweb events, either inline ({@link ReplayChunkEvents}:
- * what the SDK sends) or as a `data` payload ({@link ReplayChunkData}: older SDKs).
+ * One replay chunk: a contiguous, ordered slice of a replay's rrweb events, either inline ({@link ReplayChunkEvents}) or
+ * as a `data` payload ({@link ReplayChunkData}: the SDK's worker sends base64 gzip, its fallback and page-leave path
+ * inline events).
  */
-export type ReplayChunk = ReplayChunkFields & (ReplayChunkEvents | ReplayChunkData);
+export type ReplayChunk = ReplayChunkFields & (ReplayChunkEvents | ReplayChunkData) & {
+  /** `delta` when the events' node ids are delta-encoded ({@link undoIdDeltas}). */
+  ids?: 'delta';
+};
 
 /** What every chunk says of itself. */
 export interface ReplayChunkFields {
@@ -48,13 +52,9 @@ export interface ReplayChunkFields {
   eventCount: number;
 }
 
-/**
- * The events themselves, as a JSON array in the body (compressed with the body, no base64). `ids: 'delta'` when their
- * node ids are delta-encoded ({@link undoIdDeltas}).
- */
+/** The events themselves, as a JSON array in the body (compressed with the body when the sender can). */
 export interface ReplayChunkEvents {
   events: unknown[];
-  ids?: 'delta';
   encoding?: never;
   data?: never;
 }

@@ -7,9 +7,9 @@ export function eventsJson(events: readonly string[]): string {
 }
 
 /**
- * Body of `POST /ingest/replay/chunk`: the chunk's fields, then `events`, the JSON array of its events (`ids: "delta"`
- * when the worker delta-encoded their node ids). `timestamps` are the events' own, so the time range is right in any
- * order.
+ * Body of `POST /ingest/replay/chunk`: the chunk's fields, then its events: the worker's base64 gzip of them with
+ * their node ids delta-encoded (`worker`), else `events`, their JSON array, inline. `timestamps` are the events' own,
+ * so the time range is right in any order.
  */
 export function chunkBody(
   serviceName: string,
@@ -17,7 +17,7 @@ export function chunkBody(
   seq: number,
   timestamps: readonly number[],
   events: string,
-  idDeltas = false,
+  worker = false,
 ): string {
   let startTs = Infinity;
   let endTs = -Infinity;
@@ -26,7 +26,7 @@ export function chunkBody(
     if (ts > endTs) endTs = ts;
   }
   const fields: ReplayChunkFields = { serviceName, sessionId: replay.sessionId, replayId: replay.replayId, seq, startTs, endTs, eventCount: timestamps.length };
-  return `${JSON.stringify(fields).slice(0, -1)},${idDeltas ? '"ids":"delta",' : ''}"events":${events}}`;
+  return `${JSON.stringify(fields).slice(0, -1)},${worker ? `"ids":"delta","encoding":"gzip","data":"${events}"` : `"events":${events}`}}`;
 }
 
 /** Body of `POST /ingest/replay/recipes` from steps serialized when they were recorded. */

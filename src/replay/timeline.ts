@@ -143,7 +143,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     const flight: NonNullable<typeof inFlight> = { chunk, seq: chunk.replay.nextSeq++ };
     inFlight = flight;
     try {
-      // The worker's array (node ids delta-encoded), or the events as they are; the transport gzips the body.
+      // The worker's base64 gzip (node ids delta-encoded), or the events as they are, which the transport gzips.
       const events = await encode?.(chunk.items);
       const body = chunkBody(serviceName, chunk.replay, flight.seq, chunk.timestamps, events ?? eventsJson(chunk.items), events !== undefined);
       const delivered = await pipeline.postJson(INGEST_PATHS.replayChunk, body);

@@ -66,10 +66,10 @@ const listItems = (firstId: number, count: number) =>
     node: { type: 2, id: firstId + 2 * i, tagName: 'li', attributes: { 'data-id': String(i) }, childNodes: [{ type: 3, id: firstId + 2 * i + 1, textContent: `Item ${i}` }] },
   }));
 
-/** The events array the SDK's worker makes of these events (src/replay/compression-worker.ts, run as a worker runs it). */
-const viaWorker = (events: Event[]): Promise<string> =>
+/** What the SDK's worker makes of these events (src/replay/compression-worker.ts, run as a worker runs it). */
+const workerData = (events: Event[]): Promise<string> =>
   new Promise((resolve) => {
-    const scope: Record<string, unknown> = { postMessage: ({ d }: { d: string }) => resolve(d) };
+    const scope: Record<string, unknown> = { Blob, Response, CompressionStream, Uint8Array, String, btoa, postMessage: ({ d }: { d: string }) => resolve(d) };
     runInNewContext(WORKER_SOURCE, scope);
     (scope.onmessage as (event: { data: unknown }) => void)({ data: { i: 0, e: events.map((event) => JSON.stringify(event)) } });
   });
@@ -261,28 +261,37 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
     }
   });
 
-  it('takes chunks as the SDK sends them (events inline, ids delta-encoded, gzipped), a retry once, and plays them back as recorded', async () => {
+  it('takes chunks as the SDK sends them (ids delta-encoded, base64 gzip, or inline), a retry once, and plays them back as recorded', async () => {
     const recorded = [
       ...pageLoad('http://shop.test/list', T0 + 5000),
       { type: 3, timestamp: T0 + 5002, data: { source: 0, texts: [], attributes: [], removes: [{ parentId: 3, id: 4 }], adds: listItems(6, 40) } },
       clickOn(7, T0 + 5003),
       { type: 5, timestamp: T0 + 5004, data: { tag: 'network', payload: { id: 12, url: 'http://shop.test/api' } } },
     ];
-    const events = await viaWorker(recorded);
-    expect(events.length).toBeLessThan(JSON.stringify(recorded).length);
-    const body = chunkBody('web-app', { sessionId: 'sess-inline', replayId: 'r-inline', nextSeq: 1 }, 0, recorded.map((e) => e.timestamp), events, true);
-    for (const expected of [{ accepted: 1, duplicates: 0 }, { accepted: 0, duplicates: 1 }]) {
-      const res = await fetch(`${t.url}/ingest/replay/chunk`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': t.ingestKey },
-        body: gzipSync(body),
-      });
-      expect(res.status).toBe(200);
-      expect(await res.json()).toEqual(expected);
+    const identity = { sessionId: 'sess-inline', replayId: 'r-inline', nextSeq: 2 };
+    const at = recorded.map((e) => e.timestamp);
+    const viaWorker = await workerData(recorded.slice(0, 3));
+    const bodies = [
+      chunkBody('web-app', identity, 0, at.slice(0, 3), viaWorker, true),
+      chunkBody('web-app', identity, 1, at.slice(3), JSON.stringify(recorded.slice(3))),
+    ];
+    for (const body of bodies) {
+      for (const expected of [{ accepted: 1, duplicates: 0 }, { accepted: 0, duplicates: 1 }]) {
+        const res = await fetch(`${t.url}/ingest/replay/chunk`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': t.ingestKey },
+          body: gzipSync(body),
+        });
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual(expected);
+      }
     }
     const page = (await controlGet<ReplayPage>(t, '/sessions/sess-inline/replay')).body;
     expect(page.events).toEqual(recorded);
-    expect(page.chunks).toEqual([{ replay_id: 'r-inline', seq: 0, start_time: new Date(T0 + 5000).toISOString(), end_time: new Date(T0 + 5004).toISOString(), event_count: recorded.length }]);
+    expect(page.chunks.map((c) => [c.seq, c.event_count])).toEqual([
+      [0, 3],
+      [1, 2],
+    ]);
   });
 
   it('refuses a chunk with both events and data, an unknown ids, or events that are not event objects', async () => {

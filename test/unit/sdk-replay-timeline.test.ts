@@ -1,4 +1,4 @@
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { INGEST_PATHS } from '../../wire/paths';
 import { REPLAY_EVENT_TAGS, REPLAY_LIMITS, undoIdDeltas, type RecipeBatch, type RecipeStep, type ReplayChunk, type ReplayChunkData, type ReplayChunkFields } from '../../wire/replay';
@@ -135,12 +135,11 @@ type SentChunk = ReplayChunkFields & { ids?: 'delta'; encoding: 'events' | Repla
 
 function chunkOf({ body }: Pick<Post, 'body'>): SentChunk {
   const chunk = JSON.parse(body) as ReplayChunk;
-  if (chunk.events !== undefined) {
-    if (chunk.ids === 'delta') undoIdDeltas(chunk.events);
-    return { ...chunk, encoding: 'events', events: chunk.events as RecordedEvent[] };
-  }
-  const json = chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data;
-  return { ...chunk, events: JSON.parse(json) as RecordedEvent[] };
+  const events = (
+    chunk.events ?? JSON.parse(chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data)
+  ) as RecordedEvent[];
+  if (chunk.ids === 'delta') undoIdDeltas(events);
+  return { ...chunk, encoding: chunk.encoding ?? 'events', events };
 }
 
 const decodeEvents = (chunk: SentChunk): RecordedEvent[] => chunk.events;
@@ -217,12 +216,12 @@ describe('replay chunks', () => {
     expect(decodeEvents(chunks[0]!).map((event) => event.type)).toEqual([4, 2, 3]);
   });
 
-  it("are encoded by the recorder's worker when it answers (ids: delta), sent as they are when it cannot; after the recorder stopped too", async () => {
+  it("are encoded by the recorder's worker when it answers (gzip, ids: delta), sent inline when it cannot; after the recorder stopped too", async () => {
     const handed: string[][] = [];
     let workerFails = false;
     const encode: EncodeChunkEvents = async (events) => {
       handed.push([...events]);
-      return workerFails ? undefined : `[${events.join(',')}]`;
+      return workerFails ? undefined : gzipSync(`[${events.join(',')}]`).toString('base64');
     };
     const { pipeline, recorder, timeline } = start({}, memoryStorage(), encode);
     await recorderStarted(recorder);
@@ -239,9 +238,9 @@ describe('replay chunks', () => {
     expect(handed.map((events) => events.length)).toEqual([3, 1, 1]);
     const chunks = chunksOf(pipeline.posts);
     expect(chunks.map((chunk) => [chunk.seq, chunk.encoding, chunk.ids, chunk.eventCount])).toEqual([
-      [0, 'events', 'delta', 3],
+      [0, 'gzip', 'delta', 3],
       [1, 'events', undefined, 1],
-      [2, 'events', 'delta', 1],
+      [2, 'gzip', 'delta', 1],
     ]);
     expect(chunks.flatMap(decodeEvents).map((event) => event.type)).toEqual([4, 2, 3, 3, 3]);
   });

@@ -69,33 +69,39 @@ function chunkRow(fields: ReturnType<typeof readChunkFields>, encoding: 'gzip' |
 
 /**
  * Validates a replay chunk (wire/replay.ts `ReplayChunk`) and its events, proving they are what the chunk claims: a JSON
- * array of `eventCount` rrweb events, within the size limit. Events sent inline (`events`, node ids restored when sent
- * delta-encoded) are stored gzipped; a `data` payload is stored as sent (gzip stays gzip).
+ * array of `eventCount` rrweb events, within the size limit. A `data` payload is stored as sent (gzip stays gzip);
+ * events sent inline, or with their node ids delta-encoded (the ids restored), are stored gzipped.
  */
 export async function normalizeReplayChunk(body: unknown): Promise<PendingBatch<'replay_chunks'>> {
   const o = readObject(body, 'body');
   const fields = readChunkFields(o);
+  const { ids } = o;
+  if (ids !== undefined && ids !== 'delta') throw badRequest('ids must be "delta" when given', { field: 'ids' });
+  let events: unknown[];
+  let field = 'events';
   if (o.events !== undefined) {
     if (o.encoding !== undefined || o.data !== undefined) throw badRequest('events and encoding/data exclude each other', { field: 'events' });
-    const { ids } = o;
-    if (ids !== undefined && ids !== 'delta') throw badRequest('ids must be "delta" when given', { field: 'ids' });
-    const events = checkEvents(o.events, 'events');
-    checkEventCount(fields.eventCount, events, 'events');
-    if (ids === 'delta') undoIdDeltas(events);
-    const json = JSON.stringify(events);
-    if (Buffer.byteLength(json) > REPLAY_LIMITS.maxChunkBytes) {
-      throw badRequest(`events must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, { field: 'events' });
+    events = checkEvents(o.events, field);
+  } else {
+    const encoding = o.encoding;
+    if (encoding !== 'gzip' && encoding !== 'json') throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
+    const data = readString(o.data, 'data');
+    if (!data) throw badRequest('data is required', { field: 'data' });
+    const stored = encoding === 'gzip' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
+    events = decodeChunkEvents(encoding, stored);
+    field = 'data';
+    if (ids === undefined) {
+      checkEventCount(fields.eventCount, events, field);
+      return chunkRow(fields, encoding, stored);
     }
-    return chunkRow(fields, 'gzip', await gzipAsync(json));
   }
-  const encoding = o.encoding;
-  if (encoding !== 'gzip' && encoding !== 'json') throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
-  const data = readString(o.data, 'data');
-  if (!data) throw badRequest('data is required', { field: 'data' });
-
-  const stored = encoding === 'gzip' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
-  checkEventCount(fields.eventCount, decodeChunkEvents(encoding, stored), 'data');
-  return chunkRow(fields, encoding, stored);
+  checkEventCount(fields.eventCount, events, field);
+  if (ids === 'delta') undoIdDeltas(events);
+  const json = JSON.stringify(events);
+  if (Buffer.byteLength(json) > REPLAY_LIMITS.maxChunkBytes) {
+    throw badRequest(`${field} must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, { field });
+  }
+  return chunkRow(fields, 'gzip', await gzipAsync(json));
 }
 
 /** The events of a stored chunk; throws a 400 naming `data` when the payload is not a JSON array within the limit. */
