@@ -1,6 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv, Services } from './http/env';
-import { openApiDocument as handWritten } from './openapi';
 
 type Document = ReturnType<OpenAPIHono<AppEnv>['getOpenAPI31Document']>;
 
@@ -13,23 +12,8 @@ const INFO = {
 };
 
 /** The OpenAPI 3.1 document of `app`, generated from the schemas its routes are declared with. */
-export function openApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string, options: { demo?: boolean } = {}): Document {
-  const generated = app.getOpenAPI31Document({ openapi: '3.1.0', info: INFO, servers: serverUrl ? [{ url: serverUrl }] : [] });
-  // Transition: routes not yet declared with schemas keep their hand-written entries.
-  const legacy = handWritten(serverUrl, options) as unknown as Document;
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const [path, ops] of Object.entries(legacy.paths ?? {})) paths[path] = { ...(ops as Record<string, unknown>) };
-  for (const [path, ops] of Object.entries(generated.paths ?? {})) paths[path] = { ...paths[path], ...(ops as Record<string, unknown>) };
-  return {
-    ...generated,
-    paths: paths as Document['paths'],
-    components: {
-      ...legacy.components,
-      ...generated.components,
-      schemas: { ...legacy.components?.schemas, ...generated.components?.schemas },
-      securitySchemes: generated.components?.securitySchemes,
-    },
-  };
+export function openApiDocument(app: OpenAPIHono<AppEnv>, serverUrl: string): Document {
+  return app.getOpenAPI31Document({ openapi: '3.1.0', info: INFO, servers: serverUrl ? [{ url: serverUrl }] : [] });
 }
 
 const documentRoute = createRoute({
@@ -41,11 +25,11 @@ const documentRoute = createRoute({
 });
 
 /** `GET /openapi.json`, registered after every other route; built once, on the first request. */
-export function serveOpenApi(app: OpenAPIHono<AppEnv>, services: Pick<Services, 'publicUrl'>, options: { demo?: boolean }): void {
+export function serveOpenApi(app: OpenAPIHono<AppEnv>, services: Pick<Services, 'publicUrl'>): void {
   // The public URL is known only once the server listens, so the document is built on the first request.
   let built: { url: string; document: Document } | undefined;
   app.openapi(documentRoute, (c) => {
-    if (built?.url !== services.publicUrl) built = { url: services.publicUrl, document: openApiDocument(app, services.publicUrl, options) };
+    if (built?.url !== services.publicUrl) built = { url: services.publicUrl, document: openApiDocument(app, services.publicUrl) };
     return c.json(built.document as never, 200);
   });
 }

@@ -1,4 +1,4 @@
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { analysisRoutes } from './ai/routes';
 import type { AiSettings } from './ai/settings';
 import { HTTPException } from 'hono/http-exception';
@@ -42,6 +42,14 @@ export interface AppOptions {
   ai?: AiSettings;
 }
 
+const healthRoute = createRoute({
+  method: 'get',
+  path: '/healthz',
+  tags: ['service'],
+  summary: 'Liveness and database reachability',
+  responses: { 200: { description: 'ok', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } } },
+});
+
 /**
  * The whole HTTP surface: ingest, query API, service endpoints and the optional demo page, with one error shape for
  * every failure.
@@ -66,9 +74,9 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   app.use('*', noSniff);
   app.use('/control-plane/*', refuseNul);
 
-  app.get('/healthz', async (c) => {
+  app.openapi(healthRoute, async (c) => {
     await services.db.selectFrom('tenants').select('id').limit(1).execute();
-    return c.json({ status: 'ok' });
+    return c.json({ status: 'ok' as const }, 200);
   });
 
   app.route('/', ingestRoutes(services, options.corsOrigins));
@@ -105,6 +113,6 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   app.route('/', landingRoutes(services, { demo: options.demo !== undefined }));
   app.route('/', apiReferenceRoutes());
   // Last: the document describes every route registered above.
-  serveOpenApi(app, services, { demo: options.demo !== undefined });
+  serveOpenApi(app, services);
   return app;
 }

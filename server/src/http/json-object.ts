@@ -38,14 +38,3 @@ export function requiredString(body: Record<string, unknown>, field: string, max
   if (value.length > max) throw badRequest(`${field} must be at most ${max} characters`, { field });
   return value.trim();
 }
-
-/** An optional array of non-empty strings (`field[3]` is named when one item is wrong). */
-export function stringList(value: unknown, field: string, allowed?: readonly string[]): string[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value)) throw badRequest(`${field} must be an array of strings`, { field });
-  return value.map((item, i) => {
-    if (typeof item !== 'string' || item.trim() === '') throw badRequest(`${field}[${i}] must be a non-empty string`, { field: `${field}[${i}]` });
-    if (allowed && !allowed.includes(item)) throw badRequest(`${field}[${i}] must be one of ${allowed.join(', ')}`, { field: `${field}[${i}]` });
-    return item;
-  });
-}

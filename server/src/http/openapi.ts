@@ -26,7 +26,8 @@ function describe(issue: Issue, field: string, target: Target): string {
     case 'unrecognized_keys':
       return `unknown ${WHERE[target]} ${field}`;
     case 'invalid_type':
-      if (issue.input === undefined) return `${field} is required: ${article(issue.expected)}`;
+      // zod leaves the input out of its issues; its message says what it received.
+      if (/received undefined$/.test(issue.message)) return `${field} is required: ${article(issue.expected)}`;
       return `${field} must be ${article(issue.expected)}`;
     case 'invalid_value':
       return `${field} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
@@ -147,9 +148,10 @@ export function errors<S extends ErrorStatus>(...statuses: S[]): Record<S, Error
  * Describes a route whose handler reads the request itself (ingest's hand-tuned readers, multipart uploads): its
  * schemas go into the document, and `handler` is registered as is, without the generated validators.
  */
-export function documentedRoute<R extends RouteConfig>(app: OpenAPIHono<AppEnv>, route: R, handler: Handler<AppEnv>): void {
+export function documentedRoute(app: OpenAPIHono<AppEnv>, route: RouteConfig, handler: Handler<AppEnv>, middleware: MiddlewareHandler<AppEnv>[] = []): void {
   app.openAPIRegistry.registerPath(route);
-  app.on(route.method, route.path.replaceAll(/\{(\w+)\}/g, ':$1'), handler);
+  const handlers = [...middleware, handler] as [Handler<AppEnv>];
+  app.on(route.method, route.path.replaceAll(/\{(\w+)\}/g, ':$1'), ...handlers);
 }
 
 /** Every control-plane route can answer these: a bad request, no key, a key of the wrong kind. */

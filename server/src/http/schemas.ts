@@ -10,9 +10,14 @@ export const AnyObject = z.record(z.string(), z.unknown());
 /** A path parameter: the id of an object in the key's project. */
 export const idParams = (description: string) => z.object({ id: z.string().min(1).openapi({ description }) });
 
+/** An integer from `min` to `max` given as text (a query parameter); every failure says the range. */
+export const intParam = (min: number, max: number) => {
+  const error = `must be an integer from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).openapi({ type: 'integer' });
+};
+
 /** `limit` in a query string: an integer from 1 to `max`, `fallback` when absent. */
-export const limitQuery = (fallback: number, max: number) =>
-  z.coerce.number().int().min(1).max(max).default(fallback).openapi({ type: 'integer', description: 'Page size', example: Math.min(10, max) });
+export const limitQuery = (fallback: number, max: number) => intParam(1, max).default(fallback).openapi({ description: 'Page size', example: Math.min(10, max) });
 
 /** `cursor`: the `next_cursor` of the previous page, checked when decoded (query/params.ts readCursor). */
 export const cursorQuery = z.string().optional().openapi({ description: '`next_cursor` of the previous page' });

@@ -1,11 +1,12 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { INGEST_PATHS } from '../../../wire/paths';
 import type { TelemetryTable } from '../db/schema';
 import { ingestAuth } from '../http/auth';
 import { bodyFormat, parseJson, readBody, type BodyFormat } from '../http/body';
 import { ingestCors, ingestOriginGuard } from '../http/cors';
-import type { AppEnv, Services } from '../http/env';
+import type { Services } from '../http/env';
 import { badRequest } from '../http/errors';
+import { createRouter, documentedRoute } from '../http/openapi';
 import { normalizeLogs } from '../otlp/logs';
 import { normalizeMetrics } from '../otlp/metrics';
 import { exceedsStructures } from '../json/structures';
@@ -14,6 +15,7 @@ import type { PendingBatch } from '../otlp/records';
 import { normalizeTraces } from '../otlp/traces';
 import { INGEST_LIMITS, limitExceeded } from './limits';
 import { normalizeRecipes, normalizeReplayChunk } from './replay';
+import { otlpRoute, RecipeBatchSchema, replayRoute, ReplayChunkSchema } from './schemas';
 import { storeBatch } from './store';
 
 const OTLP: Record<OtlpSignal, { path: string; normalize: (body: unknown, receivedMs: number) => PendingBatch }> = {
@@ -41,16 +43,20 @@ async function decodeBody(c: Context, services: Services, accepted: readonly Bod
   }
 }
 
-/** Ingest endpoints: OTLP/HTTP (JSON and protobuf, gzip) and the replay chunk and recipe endpoints. */
-export function ingestRoutes(services: Services, corsOrigins: '*' | readonly string[]): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+/**
+ * Ingest endpoints: OTLP/HTTP (JSON and protobuf, gzip) and the replay chunk and recipe endpoints. Their bodies keep
+ * ingest's own readers (decodeBody and the normalizers), the fast path bench:ingest measures; their entries in the
+ * document come from ./schemas.
+ */
+export function ingestRoutes(services: Services, corsOrigins: '*' | readonly string[]) {
+  const app = createRouter();
   const auth = ingestAuth(services);
   // Whole prefixes, not just the five paths, so a mistyped endpoint's 404 is readable by the page rather than looking
   // like a network error (which the SDK would retry).
   for (const prefix of ['/otlp/*', '/ingest/*']) app.use(prefix, ingestCors(corsOrigins), ingestOriginGuard(corsOrigins));
 
   for (const [signal, { path, normalize }] of Object.entries(OTLP) as [OtlpSignal, (typeof OTLP)[OtlpSignal]][]) {
-    app.post(path, auth, async (c) => {
+    documentedRoute(app, otlpRoute(signal, path), async (c) => {
       const { format, body } = await decodeBody(c, services, ['json', 'protobuf'], signal);
       const batch = normalize(body, services.clock.now());
       await storeBatch(services, c.get('caller').projectId, batch);
@@ -59,16 +65,16 @@ export function ingestRoutes(services: Services, corsOrigins: '*' | readonly str
         return c.body(encodeOtlpProtobufResponse(signal) as Uint8Array<ArrayBuffer>, 200, { 'content-type': 'application/x-protobuf' });
       }
       return c.json({ partialSuccess: {} });
-    });
+    }, [auth]);
   }
 
-  const replayRoute = (path: string, normalize: (body: unknown) => PendingBatch<TelemetryTable> | Promise<PendingBatch<TelemetryTable>>) =>
-    app.post(path, auth, async (c) => {
+  const replay = (route: ReturnType<typeof replayRoute>, normalize: (body: unknown) => PendingBatch<TelemetryTable> | Promise<PendingBatch<TelemetryTable>>) =>
+    documentedRoute(app, route, async (c) => {
       const { body } = await decodeBody(c, services, ['json']);
       const result = await storeBatch(services, c.get('caller').projectId, await normalize(body));
       return c.json({ accepted: result.stored, duplicates: result.duplicates });
-    });
-  replayRoute(INGEST_PATHS.replayChunk, normalizeReplayChunk);
-  replayRoute(INGEST_PATHS.replayRecipes, normalizeRecipes);
+    }, [auth]);
+  replay(replayRoute(INGEST_PATHS.replayChunk, 'Store one session replay chunk', ReplayChunkSchema), normalizeReplayChunk);
+  replay(replayRoute(INGEST_PATHS.replayRecipes, 'Store request recipe steps', RecipeBatchSchema), normalizeRecipes);
   return app;
 }

@@ -1,11 +1,23 @@
-import { Hono } from 'hono';
-import type { AppEnv, Services } from '../http/env';
+import { createRoute } from '@hono/zod-openapi';
+import type { Services } from '../http/env';
+import { createRouter } from '../http/openapi';
+import { idParams } from '../http/schemas';
 import { refuseLink, sendPage } from '../incidents/dashboard';
 import { incidentLinks, verifyLink } from '../incidents/links';
+import { LINK_PAGE_ANSWERS, SignedLinkQuery } from '../incidents/schemas';
 import type { SecretBox } from '../secrets/secret-box';
 import { issueDetail } from './detail';
 import { findIssueRow } from './find';
 import { issuePage, issueTitle } from './page-html';
+
+const pageRoute = createRoute({
+  method: 'get',
+  path: '/issues/{id}',
+  tags: ['issues'],
+  summary: 'The issue page (an `issue.regressed` `dashboard_url`), through a signed link; GET changes nothing',
+  request: { params: idParams('Issue id'), query: SignedLinkQuery },
+  responses: LINK_PAGE_ANSWERS,
+});
 
 /**
  * `/issues/{id}?p=…&exp=…&sig=…`: the page an `issue.regressed` notification's `dashboard_url` opens, keyless, for
@@ -13,9 +25,8 @@ import { issuePage, issueTitle } from './page-html';
  * unfurlers fetch links).
  */
 export function issuePages(services: Services, box: SecretBox) {
-  const app = new Hono<AppEnv>();
-  app.get('/issues/:id', async (c) => {
-    const id = c.req.param('id');
+  return createRouter().openapi(pageRoute, async (c) => {
+    const { id } = c.req.valid('param');
     const now = services.clock.now();
     const check = verifyLink(box, now, { kind: 'issue', id, action: 'view' }, c.req.query());
     if (!check.ok) return refuseLink(c, check.reason, 'issue');
@@ -25,5 +36,4 @@ export function issuePages(services: Services, box: SecretBox) {
     const incident = issue.incident_id === null ? null : incidentLinks(box, services.publicUrl, now).dashboardUrl(check.projectId, issue.incident_id);
     return sendPage(c, 200, issueTitle(issue), issuePage(issue, { incident }));
   });
-  return app;
 }

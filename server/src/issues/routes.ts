@@ -1,71 +1,50 @@
-import { Hono, type Context } from 'hono';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema';
-import { ISSUE_STATUSES, type IssueStatus } from '../incidents/detect/tables';
-import type { AppEnv, Services } from '../http/env';
+import { createRoute } from '@hono/zod-openapi';
+import type { Services } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
-import { readJsonObject } from '../http/json-object';
-import { checkParams, keysetPage, readCursor, readLimit, readTime } from '../query/params';
-import { readUserId } from '../query/session-filters';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
+import { idParams, pageOf } from '../http/schemas';
+import { keysetPage, readCursor } from '../query/params';
 import { resolveServiceNames } from '../tenancy/apps';
 import { issueDetail } from './detail';
 import { findIssueRow } from './find';
 import { issueJson, type IssueRow } from './json';
-import { ISSUE_SORTS, listIssues, type IssueFilter, type IssueSort } from './list';
-import { changeStatus, SETTABLE_STATUSES, type SettableStatus } from './status';
+import { ISSUE_SORTS, listIssues } from './list';
+import { IssueDetailSchema, IssueSchema, IssuesQuery, StatusChange } from './schemas';
+import { changeStatus } from './status';
 
-const PAGE = { default: 50, max: 200 } as const;
-/** Longest `q`, `env` and `release` accepted: longer cannot match anything stored worth finding. */
-const MAX_TEXT = 200;
+const control = { tags: ['issues'], security: CONTROL_SECURITY };
 
-const oneOf = <T extends string>(allowed: readonly T[], value: unknown): value is T => typeof value === 'string' && allowed.includes(value as T);
+const listRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/',
+  summary: 'Issues: errors grouped by fingerprint',
+  description: "Confined to the key's project; largest first in the chosen order, then by id. Unknown query parameters are rejected.",
+  request: { query: IssuesQuery },
+  responses: { 200: jsonAnswer('A page', pageOf(IssueSchema)), ...errors(400, 401, 403) },
+});
 
-function textParam(c: Context, field: string): string | undefined {
-  const value = c.req.query(field);
-  if (value === undefined || value === '') return undefined;
-  if (value.length > MAX_TEXT) throw badRequest(`${field} must be at most ${MAX_TEXT} characters`, { field });
-  return value;
-}
+const getRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/{id}',
+  summary: "One issue: its newest error's stack symbolicated now, counts, releases, sessions, breadcrumbs",
+  request: { params: idParams('Issue id') },
+  responses: { 200: jsonAnswer('The issue', IssueDetailSchema), ...errors(400, 401, 403, 404) },
+});
 
-async function readFilter(c: Context<AppEnv>, db: Kysely<Database>): Promise<IssueFilter> {
-  const status = c.req.query('status');
-  if (status !== undefined && !oneOf(ISSUE_STATUSES, status)) throw badRequest(`status must be one of ${ISSUE_STATUSES.join(', ')}`, { field: 'status' });
-  const app = textParam(c, 'app');
-  const appId = app === undefined ? undefined : (await resolveServiceNames(db, c.get('caller').projectId, [app])).get(app)?.id;
-  if (app !== undefined && appId === undefined) throw badRequest(`app "${app}" is neither an app name nor an alias in this project`, { field: 'app' });
-  return {
-    appId,
-    env: textParam(c, 'env'),
-    release: textParam(c, 'release'),
-    status: status as IssueStatus | undefined,
-    q: textParam(c, 'q'),
-    from: readTime(c, 'from'),
-    to: readTime(c, 'to'),
-    userId: readUserId(c),
-  };
-}
-
-function readSort(c: Context): IssueSort {
-  const sort = c.req.query('sort') || 'last_seen';
-  const sorts = Object.keys(ISSUE_SORTS) as IssueSort[];
-  if (!oneOf(sorts, sort)) throw badRequest(`sort must be one of ${sorts.join(', ')}`, { field: 'sort' });
-  return sort;
-}
-
-/** The PATCH body: `{"status", "in_next_release"?}`, nothing else. */
-function readStatusChange(body: Record<string, unknown>): { status: SettableStatus; inNextRelease: boolean } {
-  const unknown = Object.keys(body).find((key) => key !== 'status' && key !== 'in_next_release');
-  if (unknown !== undefined) throw badRequest(`unknown field "${unknown}"; send status and, to resolve, in_next_release`, { field: unknown });
-  if (!oneOf(SETTABLE_STATUSES, body.status)) throw badRequest(`status is required: one of ${SETTABLE_STATUSES.join(', ')}`, { field: 'status' });
-  const inNext = body.in_next_release;
-  if (inNext !== undefined && typeof inNext !== 'boolean') throw badRequest('in_next_release must be true or false', { field: 'in_next_release' });
-  if (inNext === true && body.status !== 'resolved') throw badRequest('in_next_release applies only to status resolved', { field: 'in_next_release' });
-  return { status: body.status, inNextRelease: inNext === true };
-}
+const statusRoute = createRoute({
+  ...control,
+  method: 'patch',
+  path: '/{id}',
+  summary: "Set an issue's status",
+  middleware: [readControlJson],
+  request: { params: idParams('Issue id'), body: jsonBody(StatusChange) },
+  responses: { 200: jsonAnswer('The issue', IssueSchema), ...errors(400, 401, 403, 404, 413, 415) },
+});
 
 /** `/control-plane/issues`: errors grouped by fingerprint, listed, read and given a status (docs/issues.md). */
 export function issueRoutes(services: Services) {
-  const app = new Hono<AppEnv>();
   const { db } = services;
 
   const findIssue = async (projectId: string, id: string): Promise<IssueRow> => {
@@ -74,28 +53,25 @@ export function issueRoutes(services: Services) {
     return row;
   };
 
-  app.get('/', async (c) => {
-    checkParams(c, ['app', 'env', 'release', 'status', 'q', 'from', 'to', 'sort', 'limit', 'cursor', 'user_id']);
-    const filter = await readFilter(c, db);
-    const sort = readSort(c);
-    const limit = readLimit(c, PAGE.default, PAGE.max);
-    const rows = await listIssues(db, c.get('caller').projectId, filter, { sort, limit, cursor: readCursor(c, 'string') });
-    const column = ISSUE_SORTS[sort];
-    return c.json(keysetPage(rows, limit, issueJson, (r) => ({ t: Number(r[column]), k: r.fingerprint })));
-  });
-
-  app.get('/:id', async (c) => {
-    const row = await findIssue(c.get('caller').projectId, c.req.param('id'));
-    return c.json(await issueDetail({ db, symbolicator: services.symbolicator, publicUrl: services.publicUrl }, row));
-  });
-
-  app.patch('/:id', async (c) => {
-    const change = readStatusChange(await readJsonObject(c));
-    const { projectId, key } = c.get('caller');
-    const row = await findIssue(projectId, c.req.param('id'));
-    await changeStatus(db, row, { ...change, by: `key:${key.name}`, atMs: services.clock.now() });
-    return c.json(issueJson(await findIssue(projectId, row.fingerprint)));
-  });
-
-  return app;
+  return createRouter()
+    .openapi(listRoute, async (c) => {
+      const { app, sort, limit, user_id: userId, cursor: _cursor, ...filter } = c.req.valid('query');
+      const { projectId } = c.get('caller');
+      const appId = app === undefined || app === '' ? undefined : (await resolveServiceNames(db, projectId, [app])).get(app)?.id;
+      if (app && appId === undefined) throw badRequest(`app "${app}" is neither an app name nor an alias in this project`, { field: 'app' });
+      const rows = await listIssues(db, projectId, { ...filter, appId, userId }, { sort, limit, cursor: readCursor(c, 'string') });
+      const column = ISSUE_SORTS[sort];
+      return c.json(keysetPage(rows, limit, issueJson, (r) => ({ t: Number(r[column]), k: r.fingerprint })), 200);
+    })
+    .openapi(getRoute, async (c) => {
+      const row = await findIssue(c.get('caller').projectId, c.req.valid('param').id);
+      return c.json(await issueDetail({ db, symbolicator: services.symbolicator, publicUrl: services.publicUrl }, row), 200);
+    })
+    .openapi(statusRoute, async (c) => {
+      const { status, in_next_release: inNextRelease } = c.req.valid('json');
+      const { projectId, key } = c.get('caller');
+      const row = await findIssue(projectId, c.req.valid('param').id);
+      await changeStatus(db, row, { status, inNextRelease, by: `key:${key.name}`, atMs: services.clock.now() });
+      return c.json(issueJson(await findIssue(projectId, row.fingerprint)), 200);
+    });
 }

@@ -41,12 +41,6 @@ export function parseNumberParam(raw: string, field: string, range: NumberRange)
   return n;
 }
 
-/** The query parameter `field` as a number within `range`; undefined when absent or empty. */
-export function readNumber(c: Context, field: string, range: NumberRange): number | undefined {
-  const raw = c.req.query(field);
-  return raw === undefined || raw === '' ? undefined : parseNumberParam(raw, field, range);
-}
-
 /**
  * The `cursor` parameter: a position this API returned. Its key is a row id (`'number'`) or a text key (`'string'`)
  * depending on the listing; decoded, it is checked like any parameter, since a client can forge one.
@@ -71,34 +65,13 @@ export function readCursor(c: Context, key?: 'number' | 'string'): Cursor | unde
   throw badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', { field: 'cursor' });
 }
 
-export function readLimit(c: Context, fallback: number, max: number): number {
-  return readNumber(c, 'limit', { min: 1, max, integer: true }) ?? fallback;
-}
-
-/** A time bound: epoch milliseconds or an ISO 8601 date-time, within {@link MAX_TIME_MS}. */
-export function readTime(c: Context, field: 'from' | 'to'): number | undefined {
-  const raw = c.req.query(field);
-  if (raw === undefined || raw === '') return undefined;
+/** A time bound as text: epoch milliseconds or an ISO 8601 date-time, within {@link MAX_TIME_MS}; undefined when neither. */
+export function parseTime(raw: string): number | undefined {
   const n = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
-  if (!Number.isFinite(n) || Math.abs(n) > MAX_TIME_MS) {
-    throw badRequest(`${field} must be epoch milliseconds (at most ${MAX_TIME_MS}) or an ISO 8601 date-time`, { field });
-  }
-  return n;
+  return Number.isFinite(n) && Math.abs(n) <= MAX_TIME_MS ? n : undefined;
 }
 
-/**
- * Rejects filters an endpoint does not support, so a typo is not silently an unfiltered query. (U+0000 in any
- * parameter is refused before this, for every control-plane route: http/middleware.ts refuseNul.) Parameters named
- * with one of `prefixes` (`attr.<key>`) are left for the route to check.
- */
-export function checkParams(c: Context, allowed: readonly string[], prefixes: readonly string[] = []): void {
-  for (const key of Object.keys(c.req.queries())) {
-    if (!allowed.includes(key) && !prefixes.some((p) => key.startsWith(p))) {
-      const accepted = [...allowed, ...prefixes.map((p) => `${p}<key>`)].join(', ');
-      throw badRequest(`unknown query parameter "${key}"; this endpoint accepts ${accepted}`, { field: key });
-    }
-  }
-}
+export const TIME_FORMAT = `epoch milliseconds (at most ${MAX_TIME_MS}) or an ISO 8601 date-time`;
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 

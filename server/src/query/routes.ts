@@ -1,27 +1,52 @@
-import { Hono, type Context } from 'hono';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Kysely, Selectable } from 'kysely';
 import type { RecipeStep } from '../../../wire/replay';
 import type { Database, TelemetryTable } from '../db/schema';
 import { traceKey } from '../db/trace-key';
 import { controlAuth } from '../http/auth';
-import type { AppEnv, Services } from '../http/env';
+import type { Services } from '../http/env';
 import { badRequest } from '../http/errors';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { listOf, pageOf } from '../http/schemas';
 import { storedEvents } from '../replay/stored-events';
 import { listApps, resolveServiceNames } from '../tenancy/apps';
-import { iso, keysetPage, readCursor, readLimit, readTime, checkParams } from './params';
+import { iso, keysetPage, readCursor } from './params';
 import { samplingSummary } from './sampling';
-import { ATTRIBUTE_PARAM, attributeMatches, readAttributeFilters, readUserId, sessionsOfUser } from './session-filters';
+import {
+  AppSchema,
+  listingQuery,
+  LogRecordSchema,
+  MetricPointSchema,
+  rangeQuery,
+  RecipeRecordSchema,
+  ReplayChunkRecordSchema,
+  SamplingSchema,
+  sessionsQuery,
+  SessionSchema,
+  SpanSchema,
+  traceIdQuery,
+} from './schemas';
+import { attributeMatches, readAttributeFilters, sessionsOfUser } from './session-filters';
 
 export type Row<T extends TelemetryTable> = Selectable<Database[T]> & { app: string };
 type Filter = 'session_id' | 'trace_id' | 'name';
 
 interface Listing<T extends TelemetryTable> {
+  path: string;
+  summary: string;
+  item: z.ZodType;
   table: T;
   filters: readonly Filter[];
   defaultLimit: number;
   maxLimit: number;
   toJson: (row: Row<T>) => Record<string, unknown>;
 }
+
+const FILTERS: Record<Filter, z.ZodType> = {
+  session_id: z.string().optional(),
+  trace_id: traceIdQuery,
+  name: z.string().optional(),
+};
 
 const parse = (json: string): unknown => JSON.parse(json);
 
@@ -52,6 +77,9 @@ export const sessionJson = (s: Selectable<Database['sessions']> & { app: string 
 
 const LISTINGS = {
   spans: {
+    path: '/spans',
+    summary: 'Spans',
+    item: SpanSchema,
     table: 'spans',
     filters: ['session_id', 'trace_id', 'name'],
     defaultLimit: 100,
@@ -76,6 +104,9 @@ const LISTINGS = {
     }),
   } satisfies Listing<'spans'>,
   logs: {
+    path: '/logs',
+    summary: 'Log records',
+    item: LogRecordSchema,
     table: 'logs',
     filters: ['session_id', 'trace_id'],
     defaultLimit: 100,
@@ -97,6 +128,9 @@ const LISTINGS = {
     }),
   } satisfies Listing<'logs'>,
   metric_points: {
+    path: '/metrics',
+    summary: 'Metric data points',
+    item: MetricPointSchema,
     table: 'metric_points',
     filters: ['session_id', 'name'],
     defaultLimit: 100,
@@ -118,6 +152,9 @@ const LISTINGS = {
     }),
   } satisfies Listing<'metric_points'>,
   replay_chunks: {
+    path: '/replay/chunks',
+    summary: 'Replay chunks with their decoded events',
+    item: ReplayChunkRecordSchema,
     table: 'replay_chunks',
     filters: ['session_id'],
     defaultLimit: 20,
@@ -134,6 +171,9 @@ const LISTINGS = {
     }),
   } satisfies Listing<'replay_chunks'>,
   recipes: {
+    path: '/recipes',
+    summary: 'Recipe steps',
+    item: RecipeRecordSchema,
     table: 'recipes',
     filters: ['session_id', 'trace_id'],
     defaultLimit: 100,
@@ -158,25 +198,34 @@ interface SharedColumns {
 }
 type SharedDb = Kysely<{ t: SharedColumns; apps: Database['apps'] }>;
 
-async function appIdFilter(services: Services, projectId: string, c: Context): Promise<string | undefined> {
-  const name = c.req.query('app');
+async function appIdFilter(services: Services, projectId: string, name: string | undefined): Promise<string | undefined> {
   if (name === undefined || name === '') return undefined;
   const found = (await resolveServiceNames(services.db, projectId, [name])).get(name);
   if (!found) throw badRequest(`app "${name}" is neither an app name nor an alias in this project`, { field: 'app' });
   return found.id;
 }
 
-function listRoute<T extends TelemetryTable>(services: Services, listing: Listing<T>) {
-  const allowed = ['app', 'from', 'to', 'limit', 'cursor', 'user_id', ...listing.filters];
-  return async (c: Context<AppEnv>) => {
-    checkParams(c, allowed);
+const query = { tags: ['query'], security: CONTROL_SECURITY, method: 'get' as const };
+const LISTED = 'Newest first, confined to the key\'s project. Unknown query parameters are rejected.';
+
+function listingRoute<T extends TelemetryTable>(listing: Listing<T>) {
+  return createRoute({
+    ...query,
+    path: listing.path,
+    summary: listing.summary,
+    description: LISTED,
+    request: { query: listingQuery(Object.fromEntries(listing.filters.map((f) => [f, FILTERS[f]])), listing.defaultLimit, listing.maxLimit) },
+    responses: { 200: jsonAnswer('A page', pageOf(listing.item)), ...errors(400, 401, 403) },
+  });
+}
+
+function addListing<T extends TelemetryTable>(app: ReturnType<typeof createRouter>, services: Services, listing: Listing<T>): void {
+  app.openapi(listingRoute(listing), async (c) => {
+    const params = c.req.valid('query') as Record<string, unknown> & { app?: string; from?: number; to?: number; user_id?: string; limit: number };
     const { projectId } = c.get('caller');
-    const limit = readLimit(c, listing.defaultLimit, listing.maxLimit);
+    const { limit, from, to, user_id: userId } = params;
     const cursor = readCursor(c, 'number');
-    const from = readTime(c, 'from');
-    const to = readTime(c, 'to');
-    const userId = readUserId(c);
-    const appId = await appIdFilter(services, projectId, c);
+    const appId = await appIdFilter(services, projectId, params.app);
     let q = (services.db as unknown as SharedDb)
       .selectFrom(`${listing.table} as r` as 't as r')
       .innerJoin('apps', 'apps.id', 'r.app_id')
@@ -189,13 +238,10 @@ function listRoute<T extends TelemetryTable>(services: Services, listing: Listin
     if (from !== undefined) q = q.where('r.time_ms', '>=', from);
     if (to !== undefined) q = q.where('r.time_ms', '<', to);
     for (const f of listing.filters) {
-      const v = c.req.query(f);
-      if (v === undefined || v === '') continue;
-      if (f === 'trace_id') {
-        const traceId = v.toLowerCase();
-        if (!/^[0-9a-f]{32}$/.test(traceId)) throw badRequest('trace_id must be 32 hex characters', { field: 'trace_id' });
-        q = q.where('r.trace_key', '=', traceKey(traceId)).where('r.trace_id', '=', traceId);
-      } else q = q.where(`r.${f}`, '=', v);
+      const v = params[f];
+      if (typeof v !== 'string' || v === '') continue;
+      // trace_id arrives lower-cased and checked by its schema.
+      q = f === 'trace_id' ? q.where('r.trace_key', '=', traceKey(v)).where('r.trace_id', '=', v) : q.where(`r.${f}`, '=', v);
     }
     if (cursor) {
       q = q.where((eb) =>
@@ -203,30 +249,49 @@ function listRoute<T extends TelemetryTable>(services: Services, listing: Listin
       );
     }
     const rows = (await q.orderBy('r.time_ms', 'desc').orderBy('r.id', 'desc').limit(limit + 1).execute()) as unknown as Array<Row<T> & { time_ms: number; id: number }>;
-    return c.json(keysetPage(rows, limit, listing.toJson, (r) => ({ t: r.time_ms, k: r.id })));
-  };
+    return c.json(keysetPage(rows, limit, listing.toJson, (r) => ({ t: r.time_ms, k: r.id })), 200);
+  });
 }
 
+const appsRoute = createRoute({ ...query, path: '/apps', summary: "Apps of the key's project with their aliases", responses: { 200: jsonAnswer('Apps', listOf(AppSchema)), ...errors(401, 403) } });
+
+const sessionsRoute = createRoute({
+  ...query,
+  path: '/sessions',
+  summary: 'Sessions with counts per signal, their time range, user, attributes and sampling',
+  description: `${LISTED} A session is in range when its activity overlaps [from, to).`,
+  request: { query: sessionsQuery },
+  responses: { 200: jsonAnswer('A page', pageOf(SessionSchema)), ...errors(400, 401, 403) },
+});
+
+const samplingRoute = createRoute({
+  ...query,
+  path: '/sessions/sampling',
+  summary: 'Sessions received per replay mode and the sessions estimated before sampling',
+  description:
+    "From the session records of the key's project: each session counts once however often its batches were retried. A session stands for 1 / its `svc.sample_rate` " +
+    'sessions before sampling (1 when it sent none). `from` and `to` select sessions whose activity overlaps the window, as in the session listing.',
+  request: { query: z.strictObject(rangeQuery) },
+  responses: { 200: jsonAnswer('The figures', SamplingSchema), ...errors(400, 401, 403) },
+});
+
 /** Query API: sessions and every stored signal, newest first, confined to the key's project. */
-export function queryRoutes(services: Services): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function queryRoutes(services: Services) {
+  const app = createRouter();
   app.use('*', controlAuth(services));
 
-  app.get('/apps', async (c) => {
+  app.openapi(appsRoute, async (c) => {
     const apps = await listApps(services.db, c.get('caller').projectId);
-    return c.json({ data: apps.map((a) => ({ id: a.id, name: a.name, aliases: a.aliases })) });
+    return c.json({ data: apps.map((a) => ({ id: a.id, name: a.name, aliases: a.aliases })) }, 200);
   });
 
-  app.get('/sessions', async (c) => {
-    checkParams(c, ['app', 'from', 'to', 'limit', 'cursor', 'user_id'], [ATTRIBUTE_PARAM]);
+  app.openapi(sessionsRoute, async (c) => {
+    const params = c.req.valid('query');
     const { projectId } = c.get('caller');
-    const limit = readLimit(c, 50, 500);
+    const { limit, from, to, user_id: userId } = params;
     const cursor = readCursor(c, 'string');
-    const from = readTime(c, 'from');
-    const to = readTime(c, 'to');
-    const userId = readUserId(c);
     const attributes = readAttributeFilters(c);
-    const appId = await appIdFilter(services, projectId, c);
+    const appId = await appIdFilter(services, projectId, params.app);
     let q = services.db
       .selectFrom('sessions as s')
       .innerJoin('apps', 'apps.id', 's.app_id')
@@ -244,21 +309,20 @@ export function queryRoutes(services: Services): Hono<AppEnv> {
       q = q.where((eb) => eb.or([eb('s.last_ms', '<', cursor.t), eb.and([eb('s.last_ms', '=', cursor.t), eb('s.session_id', '<', k)])]));
     }
     const rows = await q.orderBy('s.last_ms', 'desc').orderBy('s.session_id', 'desc').limit(limit + 1).execute();
-    return c.json(keysetPage(rows, limit, sessionJson, (s) => ({ t: s.last_ms, k: s.session_id })));
+    return c.json(keysetPage(rows, limit, sessionJson, (s) => ({ t: s.last_ms, k: s.session_id })), 200);
   });
 
-  app.get('/sessions/sampling', async (c) => {
-    checkParams(c, ['app', 'from', 'to']);
+  app.openapi(samplingRoute, async (c) => {
+    const { app: name, from, to } = c.req.valid('query');
     const { projectId } = c.get('caller');
-    const range = { from: readTime(c, 'from'), to: readTime(c, 'to') };
-    const appId = await appIdFilter(services, projectId, c);
-    return c.json(await samplingSummary(services.db, projectId, { appId, ...range }));
+    const appId = await appIdFilter(services, projectId, name);
+    return c.json(await samplingSummary(services.db, projectId, { appId, from, to }), 200);
   });
 
-  app.get('/spans', listRoute(services, LISTINGS.spans));
-  app.get('/logs', listRoute(services, LISTINGS.logs));
-  app.get('/metrics', listRoute(services, LISTINGS.metric_points));
-  app.get('/replay/chunks', listRoute(services, LISTINGS.replay_chunks));
-  app.get('/recipes', listRoute(services, LISTINGS.recipes));
+  addListing(app, services, LISTINGS.spans);
+  addListing(app, services, LISTINGS.logs);
+  addListing(app, services, LISTINGS.metric_points);
+  addListing(app, services, LISTINGS.replay_chunks);
+  addListing(app, services, LISTINGS.recipes);
   return app;
 }

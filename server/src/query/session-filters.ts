@@ -15,16 +15,6 @@ export interface AttributeFilter {
   value: string;
 }
 
-/** `user_id`: absent, or a user id as the SDK sends it (non-empty, bounded like the stored one). */
-export function readUserId(c: Context): string | undefined {
-  const value = c.req.query('user_id');
-  if (value === undefined) return undefined;
-  if (value === '' || value.length > SESSION_FACT_LIMITS.maxUserChars) {
-    throw badRequest(`user_id must be 1 to ${SESSION_FACT_LIMITS.maxUserChars} characters`, { field: 'user_id' });
-  }
-  return value;
-}
-
 /** Every `attr.<key>=<value>` of the query, checked: keys as the SDK's attributes allow, values bounded, at most 8. */
 export function readAttributeFilters(c: Context): AttributeFilter[] {
   const filters: AttributeFilter[] = [];

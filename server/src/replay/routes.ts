@@ -1,8 +1,12 @@
-import { Hono, type Context } from 'hono';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppEnv, Services } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
-import { checkParams, encodeCursor, iso, keysetPage, readCursor, readLimit } from '../query/params';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { cursorQuery, limitQuery, pageOf, Time } from '../http/schemas';
+import { encodeCursor, iso, keysetPage, readCursor } from '../query/params';
 import { recipeJson, sessionJson } from '../query/routes';
+import { RecipeRecordSchema, SessionSchema } from '../query/schemas';
 import { orderChunks, pageOfChunks, positionOf, type ChunkPosition, type OrderedChunk } from './chunk-order';
 import { EventType, readEvent } from './export/rrweb';
 import { PlaywrightExport } from './export/playwright-spec';
@@ -12,17 +16,128 @@ import { chunkEvents, chunkIndex, findSession, sessionRecipes } from './session-
 /** A replay page also ends once its chunks hold this much as stored, so one answer stays a bounded size. */
 const PAGE_STORED_BYTES = 4_000_000;
 
+/** `base_url`: the origin the exported test runs against by default; paths come from the recording. */
+const BaseUrl = z
+  .string()
+  .transform((raw, ctx) => {
+    if (raw === '') return undefined;
+    const origin = originOf(raw);
+    if (origin === undefined) ctx.addIssue({ code: 'custom', message: 'must be an http(s) origin such as http://localhost:3000 (the paths come from the recording)' });
+    return origin;
+  })
+  .optional()
+  .openapi({
+    type: 'string',
+    format: 'uri',
+    description: 'Origin the test runs against by default (else the recorded one); SVC_REPLAY_BASE_URL overrides it at run time',
+    example: 'http://localhost:3000',
+  });
+
+const session = {
+  tags: ['query'],
+  security: CONTROL_SECURITY,
+  method: 'get' as const,
+  description: "Confined to the key's project: another project's session is a 404. Unknown query parameters are rejected.",
+};
+const params = z.object({ id: z.string().min(1).openapi({ description: "Session id (the SDK's sessionId)" }) });
+const pageQuery = (defaultLimit: number, maxLimit: number) => z.strictObject({ limit: limitQuery(defaultLimit, maxLimit), cursor: cursorQuery });
+
+const detailRoute = createRoute({
+  ...session,
+  path: '/{id}',
+  summary: 'A session with its replays',
+  request: { params, query: z.strictObject({}) },
+  responses: {
+    200: jsonAnswer(
+      'The session; replays ordered by start',
+      SessionSchema.extend({
+        replays: z.array(
+          z.object({
+            replay_id: z.string(),
+            start_time: Time,
+            end_time: Time,
+            chunk_count: z.number().int(),
+            event_count: z.number().int(),
+            first_url: z.string().nullable().openapi({ description: "href of the replay's rrweb Meta event: the page it recorded" }),
+          }),
+        ),
+      }),
+    ),
+    ...errors(400, 401, 403, 404),
+  },
+});
+
+const replayRoute = createRoute({
+  ...session,
+  path: '/{id}/replay',
+  summary: "The session's rrweb events in playback order, decompressed",
+  description:
+    'Pages by chunks: replays by the start time of their first chunk, then seq; a chunk stored twice counts once. A page ends early once its chunks hold about 4 MB as stored. ' +
+    "`gaps` (the whole session's, on every page) lists the seqs missing below each replay's highest. " +
+    session.description,
+  request: { params, query: pageQuery(50, 200) },
+  responses: {
+    200: jsonAnswer(
+      'A page of events',
+      z.object({
+        session_id: z.string(),
+        events: z.array(z.unknown()),
+        chunks: z.array(
+          z.object({
+            replay_id: z.string(),
+            seq: z.number().int(),
+            start_time: Time,
+            end_time: Time,
+            event_count: z.number().int(),
+            unreadable: z.string().optional().openapi({ description: 'Why the stored events could not be read (they are left out)' }),
+          }),
+        ),
+        gaps: z.array(
+          z.object({
+            replay_id: z.string(),
+            missing_seq: z.array(z.number().int()).max(1000).openapi({ description: 'The first 1000 missing seqs' }),
+            missing_count: z.number().int(),
+          }),
+        ),
+        next_cursor: z.string().nullable(),
+      }),
+    ),
+    ...errors(400, 401, 403, 404),
+  },
+});
+
+const recipesRoute = createRoute({
+  ...session,
+  path: '/{id}/recipes',
+  summary: "The session's recipe steps, oldest first",
+  request: { params, query: pageQuery(200, 1000) },
+  responses: { 200: jsonAnswer('A page', pageOf(RecipeRecordSchema)), ...errors(400, 401, 403, 404) },
+});
+
+const playwrightRoute = createRoute({
+  ...session,
+  path: '/{id}/playwright',
+  summary: 'The session as a runnable Playwright spec (TypeScript)',
+  description:
+    'Replays the navigation, clicks and inputs and serves the recorded recipes with page.route (docs/replay-export.md). 404 also when the session recorded no page load. ' +
+    session.description,
+  request: { params, query: z.strictObject({ base_url: BaseUrl }) },
+  responses: {
+    200: { description: 'session-<id>.spec.ts, as an attachment', content: { 'text/plain': { schema: z.string() } } },
+    ...errors(400, 401, 403, 404),
+  },
+});
+
 /**
  * One session on the control plane (docs/query-api.md): its replays, its rrweb events in playback order, its recipe
  * steps, and its export as a Playwright spec (docs/replay-export.md). Mounted under `/control-plane/sessions`, behind
  * the query API's control-key check, which sets the caller; every read is confined to the caller's project.
  */
-export function sessionRoutes(services: Services): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+export function sessionRoutes(services: Services) {
+  const app = createRouter();
   const { db } = services;
 
-  app.get('/:id', async (c) => {
-    checkParams(c, []);
+  app.openapi(detailRoute, async (c) => {
     const { projectId, sessionId } = target(c);
     const session = await findSession(db, projectId, sessionId);
     const { replays } = orderChunks(await chunkIndex(db, projectId, sessionId));
@@ -40,13 +155,12 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
         event_count: r.event_count,
         first_url: firstUrls.get(r.first_chunk_id) ?? null,
       })),
-    });
+    }, 200);
   });
 
-  app.get('/:id/replay', async (c) => {
-    checkParams(c, ['cursor', 'limit']);
+  app.openapi(replayRoute, async (c) => {
     const { projectId, sessionId } = target(c);
-    const limit = readLimit(c, 50, 200);
+    const { limit } = c.req.valid('query');
     const cursor = readChunkCursor(c);
     await findSession(db, projectId, sessionId);
     const { chunks, gaps } = orderChunks(await chunkIndex(db, projectId, sessionId));
@@ -69,31 +183,30 @@ export function sessionRoutes(services: Services): Hono<AppEnv> {
       }),
       gaps,
       next_cursor: more && last ? chunkCursor(last) : null,
-    });
+    }, 200);
   });
 
-  app.get('/:id/recipes', async (c) => {
-    checkParams(c, ['cursor', 'limit']);
+  app.openapi(recipesRoute, async (c) => {
     const { projectId, sessionId } = target(c);
-    const limit = readLimit(c, 200, 1000);
+    const { limit } = c.req.valid('query');
     const cursor = readCursor(c, 'number');
     await findSession(db, projectId, sessionId);
     const rows = await sessionRecipes(db, projectId, sessionId, limit + 1, cursor);
-    return c.json(keysetPage(rows, limit, recipeJson, (r) => ({ t: r.time_ms, k: r.id })));
+    return c.json(keysetPage(rows, limit, recipeJson, (r) => ({ t: r.time_ms, k: r.id })), 200);
   });
 
-  app.get('/:id/playwright', async (c) => {
-    checkParams(c, ['base_url']);
+  app.openapi(playwrightRoute, async (c) => {
     const { projectId, sessionId } = target(c);
-    const baseUrl = readBaseUrl(c);
+    const baseUrl = c.req.valid('query').base_url;
     const session = await findSession(db, projectId, sessionId);
     const exporter = new PlaywrightExport();
     const steps = await feedStoredSession(db, projectId, sessionId, exporter);
     const spec = exporter.finish({ sessionId, app: session.app, ...(baseUrl && { baseUrl }) }, steps);
     if (spec === undefined) throw new ApiError(404, 'not_found', `session "${sessionId}" has no recorded page load to export`);
-    c.header('content-type', 'text/plain; charset=utf-8');
-    c.header('content-disposition', `attachment; filename="session-${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}.spec.ts"`);
-    return c.body(spec);
+    return c.text(spec, 200, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-disposition': `attachment; filename="session-${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}.spec.ts"`,
+    });
   });
 
   return app;
@@ -129,18 +242,14 @@ function readChunkCursor(c: Context): ChunkPosition | undefined {
   return { replayStart: cursor.t, replayId: match[2]!, seq: Number(match[1]) };
 }
 
-/** `base_url`: the origin the exported test runs against by default; paths come from the recording. */
-function readBaseUrl(c: Context): string | undefined {
-  const raw = c.req.query('base_url');
-  if (raw === undefined || raw === '') return undefined;
+/** The origin of an http(s) URL that is only an origin (no path, query, fragment or credentials); undefined otherwise. */
+function originOf(raw: string): string | undefined {
   let url: URL | undefined;
   try {
     url = new URL(raw);
   } catch {
-    url = undefined;
+    return undefined;
   }
-  if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
-    throw badRequest('base_url must be an http(s) origin such as http://localhost:3000 (the paths come from the recording)', { field: 'base_url' });
-  }
-  return url.origin;
+  const bare = /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  return bare ? url.origin : undefined;
 }

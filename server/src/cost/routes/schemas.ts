@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { AnyObject, Time, TimeOrNull } from '../../http/schemas';
+import { AnyObject, intParam, Time, TimeOrNull } from '../../http/schemas';
 import { MAX_RULES } from '../mapping/rules';
 import { PROVIDERS } from '../sources/types';
 import { ESTIMATE_PERIODS } from './estimate';
@@ -179,11 +179,11 @@ export const PeriodQuery = z.strictObject({
 
 export const EstimateQuery = z.strictObject({
   period: z.enum(ESTIMATE_PERIODS).default('monthly').openapi({ description: 'Period to project' }),
-  trailing_days: z.coerce.number().int().min(7).max(90).optional().openapi({ type: 'integer', description: 'Anomaly baseline days (default 14)' }),
+  trailing_days: intParam(7, 90).optional().openapi({ description: 'Anomaly baseline days (default 14)' }),
   threshold_pct: z.coerce.number().min(0).optional().openapi({ type: 'number', description: 'Anomaly: percent above the baseline (default 50)' }),
   min_amount: z.coerce.number().min(0).optional().openapi({ type: 'number', description: 'Anomaly: least excess in currency units (default 10)' }),
 });
 
 export const LookbackQuery = z.strictObject({
-  lookback_days: z.coerce.number().int().min(7).max(90).optional().openapi({ type: 'integer', description: 'Complete days looked at (default 30)' }),
+  lookback_days: intParam(7, 90).optional().openapi({ description: 'Complete days looked at (default 30)' }),
 });

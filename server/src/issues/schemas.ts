@@ -1,0 +1,89 @@
+import { z } from '@hono/zod-openapi';
+import { cursorQuery, limitQuery, Time, TimeOrNull } from '../http/schemas';
+import { ISSUE_STATUSES } from '../incidents/detect/tables';
+import { rangeQuery, userIdQuery } from '../query/schemas';
+import { ISSUE_SORTS } from './list';
+import { SETTABLE_STATUSES } from './status';
+
+/** Requests and answers of `/control-plane/issues` (docs/issues.md). */
+
+/** Longest `q`, `env` and `release` accepted: longer cannot match anything stored worth finding. */
+const MAX_TEXT = 200;
+const text = (description: string) => z.string().max(MAX_TEXT).optional().openapi({ description });
+const seen = z.object({ at: Time, release: z.string().nullable() });
+
+export const IssueSchema = z
+  .object({
+    id: z.string().openapi({ description: 'The fingerprint: 16 hex characters' }),
+    status: z.string().openapi({ enum: [...ISSUE_STATUSES] }),
+    type: z.string(),
+    message: z.string().openapi({ description: "One occurrence's message, personal and secret data masked" }),
+    app: z.string(),
+    env: z.string(),
+    events: z.number().int(),
+    sessions: z.number().int().openapi({ description: 'Distinct sessions ever affected' }),
+    first_seen: seen,
+    last_seen: seen,
+    top_frame: z.string().nullable(),
+    status_changed_at: TimeOrNull,
+    status_by: z.string().nullable(),
+    in_next_release: z.boolean(),
+    resolved_release: z.string().nullable(),
+    incident_id: z.string().nullable(),
+  })
+  .openapi('Issue');
+
+const Frame = z.object({
+  function: z.string(),
+  url: z.string(),
+  line: z.number().int(),
+  column: z.number().int(),
+  in_app: z.boolean(),
+  debug_id: z.string().nullable(),
+  original: z
+    .object({
+      file: z.string(),
+      line: z.number().int(),
+      column: z.number().int(),
+      function: z.string().nullable(),
+      context: z.object({ start_line: z.number().int(), lines: z.array(z.string()) }).nullable(),
+    })
+    .nullable(),
+});
+
+export const IssueDetailSchema = IssueSchema.extend({
+  stack: z.object({ raw: z.string().nullable(), frames: z.array(Frame) }),
+  last_event: z.object({ at: Time, release: z.string().nullable(), session_id: z.string().nullable() }).nullable(),
+  counts: z.array(z.object({ start: Time, count: z.number().int() })).openapi({ description: 'Errors per hour (hours with errors), the 14 days up to the last one' }),
+  releases: z.array(z.object({ release: z.string(), events: z.number().int(), first_seen: Time, last_seen: Time })),
+  sessions_sample: z.array(z.object({ session_id: z.string(), last_seen: Time, replay_url: z.string().nullable() })),
+  breadcrumbs: z.array(
+    z.object({
+      at: Time,
+      kind: z.string().openapi({ enum: ['click', 'navigation', 'console', 'request', 'log', 'error'] }),
+      message: z.string(),
+      data: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+}).openapi('IssueDetail');
+
+export const IssuesQuery = z.strictObject({
+  app: rangeQuery.app,
+  env: text('Environment'),
+  release: text('Issues seen in this release'),
+  status: z.enum(ISSUE_STATUSES).optional(),
+  q: text('Text in the type or message, case-insensitive'),
+  from: rangeQuery.from.openapi({ description: 'Last seen at or after: epoch ms or ISO 8601' }),
+  to: rangeQuery.to.openapi({ description: 'Last seen before: epoch ms or ISO 8601' }),
+  user_id: userIdQuery.openapi({ description: 'Issues that affected a session whose latest user (`user.id`) is this one' }),
+  sort: z.enum(Object.keys(ISSUE_SORTS) as [keyof typeof ISSUE_SORTS]).default('last_seen').openapi({ description: 'Order' }),
+  limit: limitQuery(50, 200),
+  cursor: cursorQuery,
+});
+
+export const StatusChange = z
+  .strictObject({
+    status: z.enum(SETTABLE_STATUSES),
+    in_next_release: z.boolean().default(false).openapi({ description: 'With `resolved` only: errors of the release current now do not regress it' }),
+  })
+  .refine((b) => !b.in_next_release || b.status === 'resolved', { message: 'in_next_release applies only to status resolved', path: ['in_next_release'] });
