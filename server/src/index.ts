@@ -9,3 +9,4 @@ export { createKey, listKeys, revokeKey, type CreatedKey, type KeyInfo } from '.
 export { registerApp, addAlias, removeAlias, listApps, createTenant, createProject } from './tenancy/apps';
 export type { Clock } from './clock';
 export type { ErrorBody } from './http/errors';
+export type * from './api-types';

@@ -16,7 +16,13 @@ describe('the generated OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers[0]!.url).toBe(t.url);
     const result = await validate(structuredClone(doc) as never);
-    expect(result.valid ? [] : result.errors, JSON.stringify(result.errors?.slice(0, 5), null, 1)).toEqual([]);
+    const errors = result.valid ? [] : result.errors;
+    expect(errors, JSON.stringify(errors.slice(0, 5), null, 1)).toEqual([]);
+  });
+
+  it('is checked by a validator that does refuse a broken document', async () => {
+    const broken = { openapi: '3.1.0', info: { title: 'no version' }, paths: { '/x': { get: { responses: { 200: { content: 'none' } } } } } };
+    expect((await validate(broken as never)).valid).toBe(false);
   });
 
   it('describes every 400 with the one error shape and an example', async () => {
