@@ -39,6 +39,28 @@ describe('the generated OpenAPI document', () => {
   });
 });
 
+describe('examples', () => {
+  it('come with every request body (binary uploads aside) and every JSON error answer', async () => {
+    type Content = Record<string, { schema: { format?: string }; example?: unknown }>;
+    type Operation = { requestBody?: { content: Content }; responses: Record<string, { content?: Content }> };
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    const missing: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+          if (media.schema.format !== 'binary' && media.example === undefined) missing.push(`${method} ${path} body ${type}`);
+        }
+        for (const [status, answer] of Object.entries(op.responses)) {
+          // JSON errors carry the one error shape with an example; the keyless pages answer with an HTML page.
+          const json = answer.content?.['application/json'];
+          if (Number(status) >= 400 && (answer.content === undefined || (json && json.example === undefined))) missing.push(`${method} ${path} ${status}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('the API reference at /docs/api', () => {
   it('is served from this origin only, under a CSP that forbids other origins', async () => {
     const res = await fetch(`${t.url}/docs/api`);

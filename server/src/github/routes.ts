@@ -92,7 +92,7 @@ const connectRoute = createRoute({
   method: 'put',
   summary: "Connect the app's GitHub repository with a token or a GitHub App installation (secrets sealed)",
   middleware: [readControlJson],
-  request: { ...repository.request, body: jsonBody(ConnectionInput) },
+  request: { ...repository.request, body: jsonBody(ConnectionInput, { owner: 'acme', repo: 'shop', directory: 'apps/web', token: 'github_pat_example' }) },
   responses: { 200: jsonAnswer('Connected; no secret in the answer', Connection), ...errors(400, 401, 403, 404, 413, 415) },
 });
 const repositoryRoute = createRoute({

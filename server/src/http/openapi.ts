@@ -160,10 +160,10 @@ export const CONTROL_ERRORS = [400, 401, 403] as const satisfies readonly ErrorS
 /** A JSON answer. */
 export const jsonAnswer = <S extends z.ZodType>(description: string, schema: S) => ({ description, content: { 'application/json': { schema } } });
 
-/** A JSON request body, read by `readControlJson` (put it in the route's `middleware`). */
-export const jsonBody = <S extends z.ZodType>(schema: S) => ({ required: true, content: { 'application/json': { schema } } });
+/** A JSON request body, read by `readControlJson` (put it in the route's `middleware`), with an example of its schema's type. */
+export const jsonBody = <S extends z.ZodType>(schema: S, example: z.input<S>) => ({ required: true, content: { 'application/json': { schema, example } } });
 /** A JSON body that may be left out, read by `readOptionalControlJson`. */
-export const optionalJsonBody = <S extends z.ZodType>(schema: S) => ({ required: false, content: { 'application/json': { schema } } });
+export const optionalJsonBody = <S extends z.ZodType>(schema: S, example: z.input<S>) => ({ required: false, content: { 'application/json': { schema, example } } });
 
 export const CONTROL_SECURITY = [{ controlKey: [] }];
 

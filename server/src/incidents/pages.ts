@@ -51,7 +51,9 @@ const actRoute = (action: LinkAction) =>
       ...request,
       body: {
         required: false,
-        content: { 'application/x-www-form-urlencoded': { schema: z.object({ Digits: z.string().optional().openapi({ description: 'The key pressed; 1 confirms' }) }) } },
+        content: {
+          'application/x-www-form-urlencoded': { schema: z.object({ Digits: z.string().optional().openapi({ description: 'The key pressed; 1 confirms' }) }), example: { Digits: '1' } },
+        },
       },
     },
     responses: { ...LINK_PAGE_ANSWERS, 200: { description: 'HTML, or TwiML for a keypress', content: { 'text/html': { schema: z.string() }, 'text/xml': { schema: z.string() } } } },

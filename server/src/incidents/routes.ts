@@ -53,6 +53,7 @@ const openRoute = createRoute({
         services: strings.default([]),
         root_cause_summary: text(4000).optional(),
       }),
+      { title: 'Checkout fails for every user', severity: 'high', env: 'production', services: ['checkout'], root_cause_summary: 'Payment provider times out' },
     ),
   },
   responses: { 201: jsonAnswer('Created', Incident), ...errors(400, 401, 403, 413, 415) },
@@ -67,7 +68,7 @@ const moveRoute = (action: 'acknowledge' | 'resolve') =>
     middleware: [readOptionalControlJson],
     request: {
       params: idParams('Incident id'),
-      body: optionalJsonBody(z.strictObject({ by: text().optional().openapi({ description: "Who; default: the key's name" }) })),
+      body: optionalJsonBody(z.strictObject({ by: text().optional().openapi({ description: "Who; default: the key's name" }) }), { by: 'alice' }),
     },
     responses: { 200: jsonAnswer('The incident', Incident), ...errors(400, 401, 403, 404, 413, 415) },
   });

@@ -15,7 +15,7 @@ import type { PendingBatch } from '../otlp/records';
 import { normalizeTraces } from '../otlp/traces';
 import { INGEST_LIMITS, limitExceeded } from './limits';
 import { normalizeRecipes, normalizeReplayChunk } from './replay';
-import { otlpRoute, RecipeBatchSchema, replayRoute, ReplayChunkSchema } from './schemas';
+import { otlpRoute, RecipeBatchSchema, RECIPES_EXAMPLE, REPLAY_CHUNK_EXAMPLE, replayRoute, ReplayChunkSchema } from './schemas';
 import { storeBatch } from './store';
 
 const OTLP: Record<OtlpSignal, { path: string; normalize: (body: unknown, receivedMs: number) => PendingBatch }> = {
@@ -74,7 +74,7 @@ export function ingestRoutes(services: Services, corsOrigins: '*' | readonly str
       const result = await storeBatch(services, c.get('caller').projectId, await normalize(body));
       return c.json({ accepted: result.stored, duplicates: result.duplicates });
     }, [auth]);
-  replay(replayRoute(INGEST_PATHS.replayChunk, 'Store one session replay chunk', ReplayChunkSchema), normalizeReplayChunk);
-  replay(replayRoute(INGEST_PATHS.replayRecipes, 'Store request recipe steps', RecipeBatchSchema), normalizeRecipes);
+  replay(replayRoute(INGEST_PATHS.replayChunk, 'Store one session replay chunk', ReplayChunkSchema, REPLAY_CHUNK_EXAMPLE), normalizeReplayChunk);
+  replay(replayRoute(INGEST_PATHS.replayRecipes, 'Store request recipe steps', RecipeBatchSchema, RECIPES_EXAMPLE), normalizeRecipes);
   return app;
 }

@@ -47,6 +47,37 @@ export const RecipeBatchSchema = z
   })
   .openapi('RecipeBatch');
 
+const resource = { attributes: [{ key: 'service.name', value: { stringValue: 'web-app' } }, { key: 'session.id', value: { stringValue: 'a1b2c3d4' } }] };
+const OTLP_EXAMPLES = {
+  traces: {
+    resourceSpans: [
+      {
+        resource,
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+                spanId: '00f067aa0ba902b7',
+                name: 'GET /api/cart',
+                kind: 3,
+                startTimeUnixNano: '1767225600000000000',
+                endTimeUnixNano: '1767225600120000000',
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  },
+  logs: { resourceLogs: [{ resource, scopeLogs: [{ logRecords: [{ timeUnixNano: '1767225600000000000', severityNumber: 9, body: { stringValue: 'cart loaded' } }] }] }] },
+  metrics: {
+    resourceMetrics: [
+      { resource, scopeMetrics: [{ metrics: [{ name: 'web_vitals.lcp', unit: 'ms', gauge: { dataPoints: [{ timeUnixNano: '1767225600000000000', asDouble: 1840 }] } }] }] },
+    ],
+  },
+};
+
 const OTLP_MESSAGES = { traces: 'ExportTraceServiceRequest', logs: 'ExportLogsServiceRequest', metrics: 'ExportMetricsServiceRequest' } as const;
 const OTLP_ROOTS = { traces: 'resourceSpans', logs: 'resourceLogs', metrics: 'resourceMetrics' } as const;
 
@@ -65,7 +96,10 @@ export const otlpRoute = (signal: keyof typeof OTLP_MESSAGES, path: string) => (
     body: {
       required: true,
       content: {
-        'application/json': { schema: z.object({ [OTLP_ROOTS[signal]]: z.array(z.record(z.string(), z.unknown())) }).openapi({ description: `OTLP/JSON ${OTLP_MESSAGES[signal]}` }) },
+        'application/json': {
+          schema: z.object({ [OTLP_ROOTS[signal]]: z.array(z.record(z.string(), z.unknown())) }).openapi({ description: `OTLP/JSON ${OTLP_MESSAGES[signal]}` }),
+          example: OTLP_EXAMPLES[signal],
+        },
         'application/x-protobuf': { schema: z.string().openapi({ format: 'binary' }) },
       },
     },
@@ -82,14 +116,31 @@ export const otlpRoute = (signal: keyof typeof OTLP_MESSAGES, path: string) => (
   },
 });
 
+const ids = { serviceName: 'web-app', sessionId: 'a1b2c3d4', replayId: 'r-5e6f' };
+export const REPLAY_CHUNK_EXAMPLE = {
+  ...ids,
+  seq: 0,
+  startTs: 1767225600000,
+  endTs: 1767225600001,
+  eventCount: 2,
+  events: [
+    { type: 4, timestamp: 1767225600000, data: { href: 'https://shop.example.com/', width: 1280, height: 720 } },
+    { type: 2, timestamp: 1767225600001, data: { node: { type: 0, id: 1, childNodes: [] }, initialOffset: { top: 0, left: 0 } } },
+  ],
+};
+export const RECIPES_EXAMPLE = {
+  ...ids,
+  steps: [{ ts: 1767225600100, method: 'GET', url: 'https://shop.example.com/api/cart', requestHeaders: {}, status: 200, responseHeaders: { 'content-type': 'application/json' }, responseBody: '{"items":[]}', durationMs: 42 }],
+};
+
 /** `POST /ingest/replay/chunk` and `/recipes`. */
-export const replayRoute = (path: string, summary: string, schema: z.ZodType) => ({
+export const replayRoute = (path: string, summary: string, schema: z.ZodType, example: unknown) => ({
   method: 'post' as const,
   path,
   tags: ['ingest'],
   summary,
   security: INGEST_SECURITY,
-  request: { body: { required: true, content: { 'application/json': { schema }, 'text/plain': { schema } } } },
+  request: { body: { required: true, content: { 'application/json': { schema, example }, 'text/plain': { schema, example } } } },
   responses: {
     200: {
       description: 'Stored. `duplicates` counts chunks already stored under the same replayId and seq (a retry).',

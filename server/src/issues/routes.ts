@@ -39,7 +39,7 @@ const statusRoute = createRoute({
   path: '/{id}',
   summary: "Set an issue's status",
   middleware: [readControlJson],
-  request: { params: idParams('Issue id'), body: jsonBody(StatusChange) },
+  request: { params: idParams('Issue id'), body: jsonBody(StatusChange, { status: 'resolved', in_next_release: true }) },
   responses: { 200: jsonAnswer('The issue', IssueSchema), ...errors(400, 401, 403, 404, 413, 415) },
 });
 

@@ -56,7 +56,7 @@ const createProjectRoute = createRoute({
   path: '/',
   summary: 'Create a project with its default app and an ingest and a control key',
   description: 'As on first start: the app `web-app` and one key of each project scope, shown once. Names are unique in the tenant (409).',
-  request: { body: jsonBody(z.strictObject({ name: NameSchema.openapi({ example: 'shop' }) })) },
+  request: { body: jsonBody(z.strictObject({ name: NameSchema }), { name: 'shop' }) },
   responses: {
     201: jsonAnswer('Created', Project.extend({ app: z.string(), ingest_key: NewKey, control_key: NewKey })),
     ...errors(400, 401, 403, 409, 413, 415),
@@ -71,7 +71,7 @@ const createKeyRoute = createRoute({
   description: "Admin keys are not made here but with the CLI (`svc-server keys create --scope admin`), on the server's host.",
   request: {
     params: z.object({ id: z.string().openapi({ description: 'Project id' }) }),
-    body: jsonBody(z.strictObject({ scope: Scope, name: NameSchema.optional() })),
+    body: jsonBody(z.strictObject({ scope: Scope, name: NameSchema.optional() }), { scope: 'control', name: 'ci' }),
   },
   responses: { 201: jsonAnswer('Created', NewKey), ...errors(400, 401, 403, 404, 413, 415) },
 });

@@ -40,13 +40,17 @@ const uploadRoute = createRoute({
       required: true,
       content: {
         'multipart/form-data': {
+          example: { release: '1.4.2', url_prefix: '~/assets/', file: ['app.3f9a1c2b.js', 'app.3f9a1c2b.js.map'] },
           schema: z.object({
             release: z.string().optional(),
             url_prefix: z.string().default('~/').openapi({ description: "Prepended to each file's path to make its URL" }),
             file: z.array(z.string().openapi({ format: 'binary' })).openapi({ description: '`.map` files and their `.js`/`.mjs`/`.cjs` files; filename = the path in the build output' }),
           }),
         },
-        'application/json': { schema: z.object({ release: z.string().optional(), maps: z.array(MapEntry) }) },
+        'application/json': {
+          schema: z.object({ release: z.string().optional(), maps: z.array(MapEntry) }),
+          example: { maps: [{ map: { version: 3, sources: ['src/app.ts'], names: [], mappings: 'AAAA', debugId: '6a8f1e2c-3b4d-4e5f-8a9b-0c1d2e3f4a5b' } }] },
+        },
       },
     },
   },

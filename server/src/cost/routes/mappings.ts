@@ -13,7 +13,7 @@ const replaceRoute = createRoute({
   path: '/',
   summary: 'Replace the rules (evaluated in order, first match wins per dimension) and re-attribute stored cost',
   middleware: [readControlJson],
-  request: { body: jsonBody(MappingBody) },
+  request: { body: jsonBody(MappingBody, { rules: [{ match: { tag: 'app', pattern: 'checkout-*' }, attribute_to: 'service' }, { match: { resource_name_prefix: 'shared-lb-' }, attribute_to_service: 'edge' }] }) },
   responses: { 200: jsonAnswer('The rules', Mapping.extend({ resources_reattributed: z.number().int() })), ...errors(400, 401, 403, 413, 415) },
 });
 

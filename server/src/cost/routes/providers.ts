@@ -22,7 +22,13 @@ const connectRoute = createRoute({
   path: '/',
   summary: 'Connect a cloud billing source (read-only); its first sync is due at once',
   middleware: [readControlJson],
-  request: { body: jsonBody(NewProvider) },
+  request: {
+    body: jsonBody(NewProvider, {
+      provider: 'aws',
+      name: 'billing account',
+      config: { role_arn: 'arn:aws:iam::123456789012:role/svc-cost', external_id: 'svc-ext-42', cur_bucket: 'billing-exports', cur_prefix: 'cur/' },
+    }),
+  },
   responses: { 201: jsonAnswer('Created', Provider), ...errors(400, 401, 403, 413, 415) },
 });
 const listRoute = createRoute({ ...control, method: 'get', path: '/', summary: 'Cost connections', responses: { 200: jsonAnswer('Connections', listOf(Provider)), ...errors(401, 403) } });

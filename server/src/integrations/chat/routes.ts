@@ -38,7 +38,7 @@ interface ChatRequest {
 const Ephemeral = z.object({ response_type: z.literal('ephemeral'), replace_original: z.boolean(), text: z.string() });
 
 /** Described from these schemas; read by verifiedRequest, which checks the signature over the exact bytes received. */
-const chatRoute = (path: 'interactions' | 'commands', summary: string, form: z.ZodObject) =>
+const chatRoute = (path: 'interactions' | 'commands', summary: string, form: z.ZodObject, example: Record<string, string>) =>
   createRoute({
     method: 'post',
     path: `/{projectId}/${path}`,
@@ -48,7 +48,7 @@ const chatRoute = (path: 'interactions' | 'commands', summary: string, form: z.Z
     request: {
       params: z.object({ projectId: z.string().openapi({ description: 'The project whose chat app signs the request' }) }),
       headers: z.object({ 'x-slack-signature': z.string(), 'x-slack-request-timestamp': z.string() }),
-      body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: form } } },
+      body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: form, example } } },
     },
     responses: { 200: jsonAnswer('An ephemeral message for the user', Ephemeral), ...errors(400, 401, 403, 404, 413) },
   });
@@ -57,11 +57,13 @@ const interactionsRoute = chatRoute(
   'interactions',
   'Chat app button clicks (acknowledge, resolve)',
   z.object({ payload: z.string().openapi({ description: 'The interaction, as JSON text' }) }),
+  { payload: '{"type":"block_actions","team":{"id":"T01"},"user":{"username":"alice"},"actions":[{"action_id":"incident_acknowledge","value":"inc_0123"}]}' },
 );
 const commandsRoute = chatRoute(
   'commands',
   'The /svc slash command (`/svc status`)',
   z.object({ command: z.string().optional(), text: z.string().optional(), team_id: z.string().optional() }),
+  { command: '/svc', text: 'status', team_id: 'T01' },
 );
 
 /**

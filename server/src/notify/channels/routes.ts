@@ -44,9 +44,10 @@ const createChannelRoute = createRoute({
     body: jsonBody(
       z.strictObject({
         type: z.enum(CHANNEL_TYPES),
-        name: text().openapi({ example: 'on-call webhook' }),
-        config: AnyObject.openapi({ description: 'The settings of this channel type (docs/notifications.md)', example: { url: 'https://hooks.example.com/svc' } }),
+        name: text(),
+        config: AnyObject.openapi({ description: 'The settings of this channel type (docs/notifications.md)' }),
       }),
+      { type: 'webhook', name: 'on-call webhook', config: { url: 'https://hooks.example.com/svc' } },
     ),
   },
   responses: {

@@ -30,6 +30,10 @@ const TelephonyBody = z.strictObject({
 });
 
 const BODIES = { 'chat-app': ChatAppBody, telephony: TelephonyBody } as const;
+const EXAMPLES: { [S in Segment]: z.input<(typeof BODIES)[S]> } = {
+  'chat-app': { bot_token: 'xoxb-1234-5678-abcdef', signing_secret: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' },
+  telephony: { account_sid: `AC${'0123456789abcdef'.repeat(2)}`, auth_token: 'your-auth-token', from: '+15550100000' },
+};
 
 const PARSERS: { [S in Segment]: (body: z.output<(typeof BODIES)[S]>) => Integration } = {
   'chat-app': ({ api_base_url, bot_token, signing_secret }) => ({ config: { api_base_url: api_base_url.replace(/\/+$/, '') }, secrets: { bot_token, signing_secret } }),
@@ -47,7 +51,7 @@ const putRoute = <S extends Segment>(segment: S) =>
     path: `/${segment}`,
     summary: `Connect (or replace) the ${segment} integration; secrets are sealed`,
     middleware: [readControlJson],
-    request: { body: jsonBody(BODIES[segment]) },
+    request: { body: jsonBody(BODIES[segment], EXAMPLES[segment]) },
     responses: { 200: jsonAnswer('Its public config', Answer), ...errors(400, 401, 403, 413, 415) },
   });
 

@@ -54,11 +54,12 @@ const createRuleRoute = createRoute({
   request: {
     body: jsonBody(
       z.strictObject({
-        name: text().openapi({ example: 'page on critical' }),
+        name: text(),
         conditions: Conditions.default({}),
-        channels: strings.min(1).openapi({ description: 'Channel ids of this project', example: ['ch_0123456789abcdef0123'] }),
+        channels: strings.min(1).openapi({ description: 'Channel ids of this project' }),
         delay_seconds: z.number().int().min(0).max(MAX_DELAY_SECONDS).default(0),
       }),
+      { name: 'page on critical', conditions: { severity: ['critical'], env: ['production'] }, channels: ['ch_0123456789abcdef0123'], delay_seconds: 0 },
     ),
   },
   responses: { 201: jsonAnswer('Created', Rule), ...errors(400, 401, 403, 413, 415) },
