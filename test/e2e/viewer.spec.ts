@@ -68,25 +68,23 @@ test.beforeAll(async ({ browser }) => {
   await page.waitForTimeout(1_500);
   await page.locator('#pay').click();
   await expect(page.locator('#result')).toHaveText('Payment declined');
-  sessionId = await page.evaluate(async () => {
-    const sdk = (window as unknown as { sdk: { sessionId: string; flushReplay(): Promise<void>; shutdown(): Promise<void> } }).sdk;
-    // Both requests finish before the recipes are flushed by shutdown.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await sdk.flushReplay();
-    const id = sdk.sessionId;
-    await sdk.shutdown();
-    return id;
-  });
-  await page.close();
-
-  // Everything the viewer will show has been stored.
+  type Sdk = { sessionId: string; flushReplay(): Promise<void>; shutdown(): Promise<void> };
+  sessionId = await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.sessionId);
+  const stored = async () => {
+    const { body } = await controlGet<{ data: Array<{ session_id: string; counts: { replay_chunks: number; logs: number; recipes: number } }> }>(server, '/sessions');
+    const counts = body.data.find((s) => s.session_id === sessionId)?.counts;
+    return Boolean(counts && counts.replay_chunks > 0 && counts.logs > 0 && counts.recipes >= 2);
+  };
+  // Everything the viewer will show has been stored: each flush sends what the timeline holds, and the recipe of a
+  // request is added once its response is read, so flush until both recipes are there, then stop the SDK.
   await expect
     .poll(async () => {
-      const { body } = await controlGet<{ data: Array<{ session_id: string; counts: { replay_chunks: number; logs: number; recipes: number } }> }>(server, '/sessions');
-      const counts = body.data.find((s) => s.session_id === sessionId)?.counts;
-      return Boolean(counts && counts.replay_chunks > 0 && counts.logs > 0 && counts.recipes >= 2);
+      await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.flushReplay());
+      return stored();
     }, { message: 'the session\'s replay chunks, logs and recipes stored', timeout: 20_000 })
     .toBe(true);
+  await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.shutdown());
+  await page.close();
 });
 
 test.afterAll(async () => {
