@@ -59,11 +59,17 @@ async function open(page: Page, html: string, path = '/'): Promise<string[]> {
 
 /** Waits until the recorder has taken its first full snapshot (rrweb's first events are in the buffer). */
 async function recordingStarted(page: Page): Promise<void> {
+  // The loader removes the recorder's <script> in its load handler and starts recording in the same task (promise
+  // callbacks), so once the file has registered and its tag is gone, the first full snapshot has been taken.
   await expect
-    .poll(() => page.evaluate(() => (globalThis as { [key: symbol]: Map<string, unknown> | undefined })[Symbol.for('@svc/browser/recorders')]?.size ?? 0))
-    .toBe(1);
-  // The recorder registers, then starts on the next task; a round trip through the page's event loop is enough.
-  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    .poll(() =>
+      page.evaluate(
+        () =>
+          ((globalThis as { [key: symbol]: Map<string, unknown> | undefined })[Symbol.for('@svc/browser/recorders')]?.size ?? 0) === 1 &&
+          document.querySelector('script[src*="svc-recorder"]') === null,
+      ),
+    )
+    .toBe(true);
 }
 
 /** Every chunk stored for the session, in (replay, seq) order, once `until` holds for them. */
