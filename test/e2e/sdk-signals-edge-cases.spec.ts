@@ -13,6 +13,7 @@ import {
   type LogRow,
   type MetricRow,
   type Observed,
+  shiftLayoutRecorded,
 } from './support/sdk-page';
 import { APP_THROW_COLUMN, APP_THROW_LINE, SIGNALS_PAGE_TITLE } from './support/signals-page';
 
@@ -488,9 +489,8 @@ test.describe('Web Vitals', () => {
    * of the same event, so once the marker is stored, every vital of the page is.
    */
   async function shiftClickAndLeave(page: Page, ingest: TestServer, sessionId: string): Promise<MetricRow[]> {
-    await page.evaluate(() => (window as unknown as { shiftLayout(): void }).shiftLayout());
-    // The shift must come well before the click: shifts within 500 ms after input do not count.
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100))));
+    // The shift must be recorded before the click: shifts within 500 ms after input do not count.
+    await shiftLayoutRecorded(page);
     await page.click('#slow');
     // Event timing entries are delivered after the next paint.
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));

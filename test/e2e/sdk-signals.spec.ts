@@ -9,6 +9,7 @@ import {
   waitForNavigations,
   waitForVitals,
   type Observed,
+  shiftLayoutRecorded,
 } from './support/sdk-page';
 import { APP_THROW_COLUMN, APP_THROW_LINE, SIGNALS_PAGE_TITLE } from './support/signals-page';
 
@@ -128,8 +129,7 @@ test.describe('browser SDK signals through the reference server', () => {
     const { sessionId, pageErrors } = await openPage(page, ingest);
     const vitals = (count: number) => waitForVitals(ingest, sessionId, count);
 
-    await page.evaluate(() => (window as unknown as { shiftLayout(): void }).shiftLayout());
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100))));
+    await shiftLayoutRecorded(page);
     // The first input finalises LCP.
     await page.click('#slow');
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));

@@ -159,6 +159,20 @@ export async function waitForNavigations(page: Page, ingest: TestServer, session
   return navigations;
 }
 
+/** Shifts the signals page's layout and resolves once the browser has recorded the shift (its performance entry). */
+export async function shiftLayoutRecorded(page: Page): Promise<void> {
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        new PerformanceObserver((_list, observer) => {
+          observer.disconnect();
+          resolve();
+        }).observe({ type: 'layout-shift' });
+        (window as unknown as { shiftLayout(): void }).shiftLayout();
+      }),
+  );
+}
+
 export interface Observed {
   consoleLines: Array<{ type: string; text: string }>;
   pageErrors: string[];
