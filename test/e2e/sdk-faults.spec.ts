@@ -2,11 +2,10 @@ import { gunzipSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import type { ExportLogsServiceRequest, ExportMetricsServiceRequest, ExportTraceServiceRequest, KeyValue } from '../../wire/otlp-json';
 import { INGEST_PATHS } from '../../wire/paths';
-import { ensureSdkBuilt } from '../support/build-sdk';
 import { startIngestProxy, type IngestProxy, type ProxiedRequest } from '../support/ingest-proxy';
-import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
 import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
+import { sdkPageForFile } from './support/sdk-page';
 
 /**
  * Ingest faults in real Chromium with the real SDK bundle (dist/cdn/svc.min.js) and the real reference server behind
@@ -29,15 +28,7 @@ const RECOVERY_TIMEOUT_MS = 20_000;
 /** `test.seq` of the marker record of settle(), which no test logs otherwise. */
 const MARKER_SEQ = 1_000_000;
 
-let app: SdkPageServer;
-
-test.beforeAll(async () => {
-  await ensureSdkBuilt();
-  app = await startSdkPage();
-});
-test.afterAll(async () => {
-  await app.close();
-});
+const app = sdkPageForFile();
 
 interface PageOptions {
   maxQueueSize?: number;

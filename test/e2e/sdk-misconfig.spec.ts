@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { INGEST_PATHS } from '../../wire/paths';
-import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
+import { ROOT } from '../support/build-sdk';
 import { startIngestProxy, type IngestProxy } from '../support/ingest-proxy';
-import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
 import { expect, test } from './fixtures';
+import { sdkPageForFile } from './support/sdk-page';
 
 /**
  * Misconfiguration is loud once, even without `debug` (issue 17): the real SDK (dist/cdn/svc.min.js, `debug` off) in
@@ -13,15 +13,7 @@ import { expect, test } from './fixtures';
  * problem prints one `console.warn` naming the fix, however many signals hit it; 401, 403 and 422 stop the signal.
  */
 
-let app: SdkPageServer;
-
-test.beforeAll(async () => {
-  await ensureSdkBuilt();
-  app = await startSdkPage();
-});
-test.afterAll(async () => {
-  await app.close();
-});
+const app = sdkPageForFile();
 
 interface Setup {
   apiKey: string;

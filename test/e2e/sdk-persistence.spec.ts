@@ -1,11 +1,10 @@
 import type { Page } from '@playwright/test';
 import type { ExportLogsServiceRequest } from '../../wire/otlp-json';
 import { INGEST_PATHS } from '../../wire/paths';
-import { ensureSdkBuilt } from '../support/build-sdk';
 import { startIngestProxy, type IngestProxy } from '../support/ingest-proxy';
-import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
 import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, hex, test } from './fixtures';
+import { sdkPageForFile } from './support/sdk-page';
 
 /**
  * Nothing lost quietly (issue 17): the real SDK (dist/cdn/svc.min.js) in Chromium against the real server behind a
@@ -19,15 +18,7 @@ const SEQ = 'test.seq';
 /** Spent retries take four failed flushes; their backoff ceilings are 1, 2 and 4 s (src/pipeline/retry.ts). */
 const PERSIST_TIMEOUT_MS = 30_000;
 
-let app: SdkPageServer;
-
-test.beforeAll(async () => {
-  await ensureSdkBuilt();
-  app = await startSdkPage();
-});
-test.afterAll(async () => {
-  await app.close();
-});
+const app = sdkPageForFile();
 
 function sdkHtml(proxy: IngestProxy, ingest: TestServer, flushIntervalMs = 100): string {
   const config = {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import type { BrowserSDK } from '../../../src/sdk/types';
 import { ensureSdkBuilt, ROOT } from '../../support/build-sdk';
+import { startSdkPage, type SdkPageServer } from '../../support/sdk-page';
 import { controlGet, type TestServer } from '../../support/svc-server';
 import { expect, test } from '../fixtures';
 import { APP_JS, signalsPageHtml } from './signals-page';
@@ -60,6 +61,33 @@ export function sdkOriginForFile(): StaticOrigin {
     get origin() {
       return started!.origin;
     },
+    close: async () => started?.close(),
+  };
+}
+
+/**
+ * The SDK page server (test/support/sdk-page.ts: the HTML a test sets, the built script-tag files, `/api/echo`) for
+ * the tests of one spec file: the SDK built if stale and the server started before them, closed after them.
+ */
+export function sdkPageForFile(): SdkPageServer {
+  let started: SdkPageServer | undefined;
+  test.beforeAll(async () => {
+    await ensureSdkBuilt();
+    started = await startSdkPage();
+  });
+  test.afterAll(async () => {
+    await started?.close();
+  });
+  const current = (): SdkPageServer => started!;
+  return {
+    get origin() {
+      return current().origin;
+    },
+    get echoed() {
+      return current().echoed;
+    },
+    setHtml: (html) => current().setHtml(html),
+    setScript: (path, body) => current().setScript(path, body),
     close: async () => started?.close(),
   };
 }
