@@ -31,6 +31,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>svc API reference</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${PREFIX}/swagger-ui.css">
 </head>
 <body>
