@@ -31,7 +31,7 @@ test('the landing page reads, is reached by keyboard, passes axe, and its links 
 
   const links = page.getByRole('link');
   const names = await links.allInnerTexts();
-  expect(names).toEqual(['Session replay viewer', 'OpenAPI document', 'Health check']);
+  expect(names).toEqual(['Session replay viewer', 'API reference', 'OpenAPI document', 'Health check']);
   // Tab reaches each link in reading order, with a visible focus.
   for (const name of names) {
     await page.keyboard.press('Tab');

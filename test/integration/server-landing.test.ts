@@ -79,7 +79,7 @@ describe('GET / on the built server', () => {
   it('links the viewer, the OpenAPI document and the health check with text, and names the docs; every link answers', async () => {
     const { html } = await page(plain);
     const found = links(html);
-    expect(found.map((l) => l.href)).toEqual(['/viewer/', '/openapi.json', '/healthz']);
+    expect(found.map((l) => l.href)).toEqual(['/viewer/', '/docs/api', '/openapi.json', '/healthz']);
     for (const { href, text } of found) {
       expect(text.trim().length, href).toBeGreaterThan(3);
       expect((await fetch(new URL(href, plain.url))).status, href).toBe(200);
@@ -108,6 +108,7 @@ describe('GET / on the built server', () => {
       expect(body.links).toEqual({
         viewer: `${server.url}/viewer/`,
         ...(demo ? { demo } : {}),
+        api_reference: `${server.url}/docs/api`,
         openapi: `${server.url}/openapi.json`,
         health: `${server.url}/healthz`,
         control_plane: `${server.url}/control-plane`,

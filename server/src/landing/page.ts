@@ -38,6 +38,7 @@ export function renderLandingPage(links: LandingLinks): string {
   const open = [
     item('/viewer/', 'Session replay viewer', 'sessions with their replay, logs, errors and network requests (asks for a control key)'),
     ...(links.demo ? [item('/demo/', 'SDK demo page', 'a page that runs the browser SDK against this server')] : []),
+    item('/docs/api', 'API reference', 'every endpoint, tried from the page with a key you type in (never stored)'),
     item('/openapi.json', 'OpenAPI document', 'every endpoint with its parameters, answers and the key it needs'),
     item('/healthz', 'Health check', 'the server and its database answer'),
   ];

@@ -34,6 +34,7 @@ export function landingRoutes(services: Pick<Services, 'publicUrl'>, links: Land
     links: {
       viewer: `${base}/viewer/`,
       ...(links.demo ? { demo: `${base}/demo/` } : {}),
+      api_reference: `${base}/docs/api`,
       openapi: `${base}/openapi.json`,
       health: `${base}/healthz`,
       control_plane: `${base}/control-plane`,
