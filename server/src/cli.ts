@@ -70,7 +70,9 @@ async function start(argv: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
-  if (first === '--help' || first === '-h' || first === 'help') {
+  const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h' || arg === 'help';
+  // `svc-server start --help` asks for the same usage as `svc-server --help`.
+  if (isHelp(first) || (first === 'start' && isHelp(rest[0]))) {
     console.log(USAGE);
     return 0;
   }

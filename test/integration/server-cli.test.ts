@@ -100,6 +100,9 @@ describe('svc-server CLI', () => {
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toContain('Usage: svc-server');
     expect(help.stdout).toContain('svc-server projects create NAME');
+    const startHelp = npx(['svc-server', 'start', '--help']);
+    expect(startHelp.status, startHelp.stderr).toBe(0);
+    expect(startHelp.stdout).toBe(help.stdout);
     const list = npx(['svc-server', 'keys', 'list']);
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/\sactive\s+svc_ingest_\S*\s+default ingest key\s+project=/);
