@@ -6,7 +6,9 @@
  *
  *   npm run bench:overhead [-- --runs 3 --session-seconds 60 --session-runs 1 --profile --variants none,svc,sentry,datadog]
  *
- * `--variants` also takes `svc-no-replay` and `sentry-no-replay`, issue 3's comparison without replay.
+ * `--variants` also takes `svc-no-replay` and `sentry-no-replay`, issue 3's comparison without replay, and
+ * `svc-baseline` with `--baseline-dist <dir>`: svc's page on the SDK build in `<dir>` (a copy of `dist/` made before a
+ * change), so that a change and the build before it are measured in the same runs, under the same load.
  *
  * Each variant is built with Vite (minified, bench/overhead/build.ts) and served from a local origin; telemetry goes
  * to a local sink on another origin (bench/overhead/servers.ts). Every repetition runs each variant once, in a fresh
@@ -42,6 +44,7 @@ const { values: args } = parseArgs({
     'session-runs': { type: 'string', default: '1' },
     profile: { type: 'boolean', default: false },
     variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
+    'baseline-dist': { type: 'string' },
   },
 });
 
@@ -66,7 +69,7 @@ const WATCHDOG_MS =
 
 async function buildAll(minify: boolean): Promise<Map<Variant, VariantBuild>> {
   const builds = new Map<Variant, VariantBuild>();
-  for (const variant of SELECTED) builds.set(variant, await buildVariant(ROOT, variant, minify));
+  for (const variant of SELECTED) builds.set(variant, await buildVariant(ROOT, variant, minify, args['baseline-dist']));
   return builds;
 }
 

@@ -10,9 +10,10 @@ import type { Rolldown } from 'vite';
 /**
  * The bench's variants, one page entry each (bench/overhead/page/<variant>.ts): the baseline without SDK; svc,
  * Sentry and Datadog with session replay (issues 4 and 16, run by default); svc and Sentry without replay (issue 3's,
- * on request).
+ * on request); `svc-baseline`, svc's page on another build of the SDK (`--baseline-dist`), to compare a change with
+ * the build before it in the same runs.
  */
-export const VARIANTS = ['none', 'svc', 'sentry', 'datadog', 'svc-no-replay', 'sentry-no-replay'] as const;
+export const VARIANTS = ['none', 'svc', 'sentry', 'datadog', 'svc-no-replay', 'sentry-no-replay', 'svc-baseline'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** What `npm run bench:overhead` runs without `--variants`. */
@@ -55,8 +56,14 @@ export interface VariantBuild {
 
 const PAGE_DIR = join(import.meta.dirname, 'page');
 
-/** Builds one variant; `root` is the repository root (for `dist/esm`). */
-export async function buildVariant(root: string, variant: Variant, minify: boolean): Promise<VariantBuild> {
+/**
+ * Builds one variant; `root` is the repository root (for `dist/esm`), `baselineDist` the `dist` directory
+ * `svc-baseline` uses (a copy of an earlier build).
+ */
+export async function buildVariant(root: string, variant: Variant, minify: boolean, baselineDist?: string): Promise<VariantBuild> {
+  const baseline = variant === 'svc-baseline';
+  if (baseline && baselineDist === undefined) throw new Error('the svc-baseline variant needs --baseline-dist <dist directory>');
+  const dist = baseline ? baselineDist! : join(root, 'dist');
   const { build } = await import('vite');
   const result = await build({
     root: PAGE_DIR,
@@ -66,11 +73,11 @@ export async function buildVariant(root: string, variant: Variant, minify: boole
     mode: 'production',
     logLevel: 'warn',
     base: './',
-    resolve: { alias: { '@svc/browser': join(root, 'dist', 'esm', 'index.js') } },
+    resolve: { alias: { '@svc/browser': join(dist, 'esm', 'index.js') } },
     build: {
       write: false,
       minify,
-      rolldownOptions: { input: join(PAGE_DIR, `${variant}.ts`) },
+      rolldownOptions: { input: join(PAGE_DIR, `${baseline ? 'svc' : variant}.ts`) },
     },
   });
   if (!('output' in result)) throw new Error(`expected one Vite output for ${variant}`);
