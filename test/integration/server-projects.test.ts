@@ -129,6 +129,32 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
     expect(await spanNames(controlKey)).toEqual(['from-a']);
   });
 
+  it('a read key views everything its project has and changes nothing; the CLI makes one too', async () => {
+    expect((await send(ingestKey, 'seen-by-read')).status).toBe(200);
+    const created = await call('POST', `/control-plane/projects/${(await projects())[0]!.id}/keys`, adminKey, { scope: 'read', name: 'viewer' });
+    expect(created.status).toBe(201);
+    const readKey = (created.body as NewKey).key;
+    expect(readKey).toMatch(/^svc_read_/);
+    expect(cli('keys', 'create', '--scope', 'read', '--name', 'from-cli', '--project', 'default')).toMatch(/svc_read_\S+/);
+    expect(await spanNames(readKey)).toContain('seen-by-read');
+
+    const channels = async () => (await call('GET', '/control-plane/notifications/channels', readKey)).body;
+    const before = { ...(await snapshot()), channels: await channels() };
+    const channel = { type: 'webhook', name: 'ops', config: { url: 'https://hooks.example.com/x' } };
+    for (const [method, path, body] of [
+      ['POST', '/control-plane/notifications/channels', channel],
+      ['POST', '/control-plane/sourcemaps', {}],
+      ['DELETE', '/control-plane/sourcemaps/8f1b3c4d-2a5e-4f60-9b7a-1c2d3e4f5a6b', undefined],
+    ] as const) {
+      const res = await call(method, path, readKey, body);
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect((res.body as ErrorBody).error.message).toContain(`a read key can only view (GET); ${method} needs a control key`);
+    }
+    expect({ ...(await snapshot()), channels: await channels() }).toEqual(before);
+    // Project management stays an admin key's.
+    expect((await call('GET', '/control-plane/projects', readKey)).status).toBe(403);
+  });
+
   it.each([
     [{}, 400, 'name'],
     [{ name: '' }, 400, 'name'],

@@ -14,7 +14,7 @@ import { projectOf, tenantOf, UsageError } from './resolve';
 export const ADMIN_USAGE = `Administration (works on the database directly; the server may be running):
   svc-server projects create NAME [--tenant ID|NAME]    prints its id, an ingest key and a control key
   svc-server projects list [--tenant ID|NAME]
-  svc-server keys create --scope ingest|control [--name NAME] [--expires-in-days N] [--project ID|NAME]
+  svc-server keys create --scope ingest|control|read [--name NAME] [--expires-in-days N] [--project ID|NAME]
   svc-server keys create --scope admin [--name NAME] [--expires-in-days N] [--tenant ID|NAME]
   svc-server keys list [--project ID|NAME]
   svc-server keys revoke KEY_ID

@@ -35,8 +35,8 @@ export async function recallKeys(handle: DatabaseHandle, db: Kysely<Database>, c
   if (!file || !existsSync(file)) return null;
   try {
     const keys = JSON.parse(readFileSync(file, 'utf8')) as Remembered;
-    const ingest = await checkKey(db, clock, keys.ingestKey, 'ingest');
-    const control = await checkKey(db, clock, keys.controlKey, 'control');
+    const ingest = await checkKey(db, clock, keys.ingestKey, ['ingest']);
+    const control = await checkKey(db, clock, keys.controlKey, ['control']);
     return ingest.ok && control.ok ? keys : null;
   } catch {
     return null;

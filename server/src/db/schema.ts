@@ -252,7 +252,7 @@ export interface Database extends DetectionTables, CostTables {
 }
 
 /** `admin` keys are tenant-wide (project management); their `project_id` is only the project they were made in. */
-export type KeyScope = 'ingest' | 'control' | 'admin';
+export type KeyScope = 'ingest' | 'control' | 'read' | 'admin';
 export type MetricType = 'gauge' | 'sum' | 'histogram' | 'exponential_histogram' | 'summary';
 /** The telemetry tables the ingest path writes and the query API and retention job read. */
 export type TelemetryTable = 'spans' | 'logs' | 'metric_points' | 'replay_chunks' | 'recipes';

@@ -10,6 +10,7 @@ type Failure = Extract<KeyCheck, { ok: false }>['reason'];
 const HOW: Record<KeyScope, string> = {
   ingest: `send the ingest key in the X-API-Key header (or the ${API_KEY_QUERY_PARAM} query parameter for beacons)`,
   control: 'send a control key as "Authorization: Bearer <key>"',
+  read: 'send a read or control key as "Authorization: Bearer <key>"',
   admin: 'send a tenant-wide admin key (made with: svc-server keys create --scope admin) as "Authorization: Bearer <key>"',
 };
 
@@ -28,13 +29,28 @@ function failure(scope: KeyScope, reason: Failure): ApiError {
   }
 }
 
-function authenticate(services: Services, scope: KeyScope, presented: (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => string | undefined): MiddlewareHandler<AppEnv> {
+/** Methods a `read` key may use: they change nothing. */
+const READ_METHODS = ['GET', 'HEAD'];
+
+/**
+ * Checks the presented key against the scopes a surface takes; `scope` names the surface in errors. A `read` key
+ * passes only for methods that change nothing.
+ */
+function authenticate(
+  services: Services,
+  scope: KeyScope,
+  presented: (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => string | undefined,
+  accepted: readonly KeyScope[] = [scope],
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const result = await checkKey(services.db, services.clock, presented(c), scope);
+    const result = await checkKey(services.db, services.clock, presented(c), accepted);
     if (!result.ok) {
       const err = failure(scope, result.reason);
       if (scope !== 'ingest' && err.status === 401) c.header('WWW-Authenticate', 'Bearer realm="svc"');
       throw err;
+    }
+    if (result.key.scope === 'read' && !READ_METHODS.includes(c.req.method)) {
+      throw new ApiError(403, 'forbidden', `a read key can only view (GET); ${c.req.method} needs a control key`);
     }
     c.set('caller', { tenantId: result.tenantId, projectId: result.key.projectId, key: result.key });
     await next();
@@ -47,8 +63,8 @@ export const ingestAuth = (services: Services) =>
 
 const bearer = (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
 
-/** Control plane: `Authorization: Bearer <key>` with a `control` key. */
-export const controlAuth = (services: Services) => authenticate(services, 'control', bearer);
+/** Control plane: `Authorization: Bearer <key>` with a `control` key, or a `read` key to view (GET) only. */
+export const controlAuth = (services: Services) => authenticate(services, 'control', bearer, ['control', 'read']);
 
 /** Project management (`/control-plane/projects`): `Authorization: Bearer <key>` with an `admin` key. */
 export const adminAuth = (services: Services) => authenticate(services, 'admin', bearer);

@@ -36,7 +36,7 @@ const DOCS: ReadonlyArray<readonly [file: string, about: string]> = [
 export function renderLandingPage(links: LandingLinks): string {
   const item = (href: string, text: string, about: string) => `<li><a href="${href}">${text}</a>: ${about}</li>`;
   const open = [
-    item('/viewer/', 'Session replay viewer', 'sessions with their replay, logs, errors and network requests (asks for a control key)'),
+    item('/viewer/', 'Session replay viewer', 'sessions with their replay, logs, errors and network requests (asks for a control or read key)'),
     ...(links.demo ? [item('/demo/', 'SDK demo page', 'a page that runs the browser SDK against this server')] : []),
     item('/docs/api', 'API reference', 'every endpoint, tried from the page with a key you type in (never stored)'),
     item('/openapi.json', 'OpenAPI document', 'every endpoint with its parameters, answers and the key it needs'),

@@ -4,12 +4,15 @@ import type { Clock } from '../clock';
 import type { Database, KeyScope } from '../db/schema';
 import { checkName } from './names';
 
-export const KEY_SCOPES: readonly KeyScope[] = ['ingest', 'control', 'admin'];
-/** The scopes that act on one project; an `admin` key acts on its whole tenant. */
-export const PROJECT_KEY_SCOPES = ['ingest', 'control'] as const satisfies readonly KeyScope[];
+export const KEY_SCOPES: readonly KeyScope[] = ['ingest', 'control', 'read', 'admin'];
+/**
+ * The scopes that act on one project; an `admin` key acts on its whole tenant. A `read` key views everything a control
+ * key does in its project and changes nothing, so looking at the data does not need a key that can change it.
+ */
+export const PROJECT_KEY_SCOPES = ['ingest', 'control', 'read'] as const satisfies readonly KeyScope[];
 
 /** Key text starts with a scope marker so a leaked key is recognisable (and secret scanners can match it). */
-const SCOPE_PREFIX: Record<KeyScope, string> = { ingest: 'svc_ingest_', control: 'svc_control_', admin: 'svc_admin_' };
+const SCOPE_PREFIX: Record<KeyScope, string> = { ingest: 'svc_ingest_', control: 'svc_control_', read: 'svc_read_', admin: 'svc_admin_' };
 
 export interface KeyInfo {
   id: string;
@@ -71,12 +74,12 @@ export type KeyCheck =
   | { ok: true; key: KeyInfo; tenantId: string }
   | { ok: false; reason: 'missing' | 'unknown' | 'revoked' | 'expired' | 'wrong_scope' };
 
-/** Resolves a presented key for a surface that needs `scope`. */
+/** Resolves a presented key for a surface that takes keys of the `scopes` given. */
 export async function checkKey(
   db: Kysely<Database>,
   clock: Clock,
   presented: string | undefined,
-  scope: KeyScope,
+  scopes: readonly KeyScope[],
 ): Promise<KeyCheck> {
   if (!presented) return { ok: false, reason: 'missing' };
   const row = await db
@@ -89,7 +92,7 @@ export async function checkKey(
   if (!row) return { ok: false, reason: 'unknown' };
   if (row.revoked_ms !== null) return { ok: false, reason: 'revoked' };
   if (row.expires_ms !== null && row.expires_ms <= clock.now()) return { ok: false, reason: 'expired' };
-  if (row.scope !== scope) return { ok: false, reason: 'wrong_scope' };
+  if (!scopes.includes(row.scope)) return { ok: false, reason: 'wrong_scope' };
   return { ok: true, key: toInfo(row), tenantId: row.tenant_id };
 }
 

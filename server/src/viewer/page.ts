@@ -43,7 +43,7 @@ export function renderViewerPage(assets: ViewerAssets): string {
 <header>
 <h1><a href="#">Session replay</a></h1>
 <form id="key-form" class="key-form">
-<label for="key-input">Control key</label>
+<label for="key-input">Control or read key</label>
 <input id="key-input" name="key" type="password" autocomplete="off" spellcheck="false" required
  aria-describedby="key-state" placeholder="svc_control_…">
 <button type="submit">Use key</button>
