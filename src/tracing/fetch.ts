@@ -53,7 +53,7 @@ const isAbort = (error: unknown): boolean => error instanceof Error && error.nam
  * Written here rather than taken from `@opentelemetry/instrumentation-fetch`: that instrumentation can only patch
  * the global fetch (`instrumentFetch()` must return a wrapper without patching anything), names and attributes
  * spans differently, and has no place for the log, replay and recipe outputs. Spans still come from the
- * OpenTelemetry tracer and headers from the registered propagator, the same ones the XHR instrumentation uses.
+ * OpenTelemetry tracer and headers from the registered propagator, the same ones the XHR spans use (xhr-network.ts).
  */
 export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fetch, log: OutcomeLog): typeof fetch {
   const { propagation: options } = core.config;

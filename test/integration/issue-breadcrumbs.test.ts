@@ -78,7 +78,7 @@ function fetchSpan(sessionId: string, method: string, url: string, status: numbe
   };
 }
 
-/** An XHR span: the instrumentation's attribute names plus the SDK's (src/tracing/xhr-attributes.ts). */
+/** An XHR span as the SDK records it (src/tracing/xhr-network.ts): the semantic-convention names plus the SDK's. */
 function xhrSpan(sessionId: string, url: string, status: number, startMs: number, durationMs: number): SpanItem {
   const base = fetchSpan(sessionId, 'GET', url, status, startMs, durationMs);
   const attributes = { 'http.request.method': 'GET', 'url.full': url, 'http.response.status_code': status, ...base.attributes };
