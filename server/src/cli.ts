@@ -34,7 +34,7 @@ async function start(argv: string[]): Promise<void> {
     `svc reference server listening on ${server.url}`,
     `  ingest URL:   ${server.publicUrl}  (POST /otlp/v1/traces|logs|metrics, /ingest/replay/chunk|recipes)`,
     `  control URL:  ${server.publicUrl}/control-plane  (Authorization: Bearer <control key>)`,
-    `  OpenAPI:      ${server.publicUrl}/openapi.json`,
+    `  API:          ${server.publicUrl}/docs/api  (reference; the document: /openapi.json)`,
     `  database:     ${database.displayUrl} (${server.ingestWriter})`,
   ];
   if (server.demoUrl) lines.push(`  demo:         ${server.demoUrl}  (a page using the browser SDK against this server)`);
