@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { ensureSdkBuilt } from '../support/build-sdk';
 import { serveLocally, type LocalServer } from '../support/local-server';
+import { RANDOM_TOKEN, STRIPE_KEY, VISA, JWT } from '../support/secrets';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
 import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
@@ -18,14 +19,7 @@ let api: LocalServer;
 
 const R = '[REDACTED]';
 const EMAIL = 'ann.lee@example.com';
-const JWT =
-  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
-/** A Luhn-valid test card number. */
-const CARD = '4111 1111 1111 1111';
 const PHONE = '+44 20 7946 0958';
-/** Shaped like a Stripe secret key; not a real one. */
-const API_KEY = 'sk_live_51Hx2aBcDeFgHiJkLmNoPqRsT';
-const BEARER = 'q8Zt3mV0xL2pR7kW9cY4bN1dF6hJ5sGa';
 
 test.beforeAll(async () => {
   await ensureSdkBuilt();
@@ -87,7 +81,7 @@ test('values are redacted from JSON, form and text bodies, whatever their key', 
         await fetch('/api/echo?kind=json', {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-client-note': `by ${v.EMAIL}` },
-          body: JSON.stringify({ contact: v.EMAIL, profile: { id: 42, jwt: v.JWT }, memo: `paid with ${v.CARD}`, phone: v.PHONE, year: 2024 }),
+          body: JSON.stringify({ contact: v.EMAIL, profile: { id: 42, jwt: v.JWT }, memo: `paid with ${v.VISA}`, phone: v.PHONE, year: 2024 }),
         })
       ).text();
       await new Promise<void>((resolve) => {
@@ -97,16 +91,16 @@ test('values are redacted from JSON, form and text bodies, whatever their key', 
         xhr.onloadend = () => resolve();
         xhr.send(new URLSearchParams({ name: 'Ann', contact: v.EMAIL, tel: v.PHONE, qty: '3' }).toString());
       });
-      const text = `GET /account HTTP/1.1\nAuthorization: Bearer ${v.BEARER}\nX-Key: ${v.API_KEY}\nOrder 12345 for ${v.EMAIL}`;
+      const text = `GET /account HTTP/1.1\nAuthorization: Bearer ${v.RANDOM_TOKEN}\nX-Key: ${v.STRIPE_KEY}\nOrder 12345 for ${v.EMAIL}`;
       await (await fetch('/api/echo?kind=text', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: text })).text();
     },
-    { EMAIL, JWT, CARD, PHONE, API_KEY, BEARER },
+    { EMAIL, JWT, VISA, PHONE, STRIPE_KEY, RANDOM_TOKEN },
   );
   const steps = await recipes(page, ingest, 3);
   expect(errors).toEqual([]);
 
   const stored = JSON.stringify([...steps.values()]);
-  for (const secret of [EMAIL, JWT, CARD, PHONE, API_KEY, BEARER, encodeURIComponent(EMAIL)]) expect(stored).not.toContain(secret);
+  for (const secret of [EMAIL, JWT, VISA, PHONE, STRIPE_KEY, RANDOM_TOKEN, encodeURIComponent(EMAIL)]) expect(stored).not.toContain(secret);
 
   const json = steps.get(`${app.origin}/api/echo?kind=json`)!;
   expect(JSON.parse(json.requestBody), 'valid JSON, same keys, values redacted').toEqual({ contact: R, profile: { id: 42, jwt: R }, memo: `paid with ${R}`, phone: R, year: 2024 });

@@ -4,6 +4,7 @@ import type { ExportLogsServiceRequest, ExportMetricsServiceRequest, ExportTrace
 import { INGEST_PATHS } from '../../wire/paths';
 import { startIngestProxy, type IngestProxy, type ProxiedRequest } from '../support/ingest-proxy';
 import { controlGet, type TestServer } from '../support/svc-server';
+import { logRecords, SEQ } from './support/log-records';
 import { expect, test } from './fixtures';
 import { sdkPageForFile } from './support/sdk-page';
 
@@ -21,8 +22,6 @@ const FLUSH_MS = 100;
  */
 const TIMEOUT_MS = 1000;
 const DROPPED_METRIC = 'svc.sdk.dropped_items';
-/** Attribute carried by every record a test logs, to find and dedupe them. */
-const SEQ = 'test.seq';
 /** The retry policy's first ceilings are 1, 2, 4, 8 s (src/pipeline/retry.ts); recovery waits cover a few of them. */
 const RECOVERY_TIMEOUT_MS = 20_000;
 /** `test.seq` of the marker record of settle(), which no test logs otherwise. */
@@ -128,23 +127,6 @@ async function openPage(page: Page, ingest: TestServer, proxy: IngestProxy, opti
   await page.goto(`${app.origin}/`);
   opened.sessionId = await page.evaluate(() => (window as any).sdk.sessionId as string);
   return opened;
-}
-
-/**
- * Logs `count` records numbered from `from` (attribute `test.seq`), each with its own ~`size` characters of body.
- * The padding is joined from distinct parts: `'x'.repeat(n)` would be a tree of shared halves in V8, a few hundred
- * bytes whatever `n`, and the memory test needs records that really weigh `size` bytes each.
- */
-async function logRecords(page: Page, from: number, count: number, size = 0): Promise<void> {
-  await page.evaluate(
-    ({ from, count, size, seq }) => {
-      for (let i = from; i < from + count; i++) {
-        const padding = Array.from({ length: Math.ceil(size / 8) }, (_, k) => (i * 1e4 + k).toString(16).padStart(8, '0')).join('');
-        (window as any).sdk.log('info', `record ${i} ${padding}`, { attrs: { [seq]: i } });
-      }
-    },
-    { from, count, size, seq: SEQ },
-  );
 }
 
 /** Waits until ingest has been quiet (nothing pending or arriving) for a few flush periods, after some delivery. */

@@ -3,6 +3,7 @@ import type { ExportLogsServiceRequest } from '../../wire/otlp-json';
 import { INGEST_PATHS } from '../../wire/paths';
 import { startIngestProxy, type IngestProxy } from '../support/ingest-proxy';
 import { controlGet, type TestServer } from '../support/svc-server';
+import { logRecords, SEQ } from './support/log-records';
 import { expect, hex, test } from './fixtures';
 import { sdkPageForFile } from './support/sdk-page';
 
@@ -14,7 +15,6 @@ import { sdkPageForFile } from './support/sdk-page';
  * each kept request once. Every wait is for an event: a record stored, the outbox emptied.
  */
 
-const SEQ = 'test.seq';
 /** Spent retries take four failed flushes; their backoff ceilings are 1, 2 and 4 s (src/pipeline/retry.ts). */
 const PERSIST_TIMEOUT_MS = 30_000;
 
@@ -40,18 +40,6 @@ async function openSdkPage(page: Page, proxy: IngestProxy, ingest: TestServer, f
   app.setHtml(sdkHtml(proxy, ingest, flushIntervalMs));
   await page.goto(`${app.origin}/`);
   return page.evaluate(() => (window as any).sdk.sessionId as string);
-}
-
-async function logRecords(page: Page, from: number, count: number, size = 0): Promise<void> {
-  await page.evaluate(
-    ({ from, count, size, seq }) => {
-      for (let i = from; i < from + count; i++) {
-        const padding = Array.from({ length: Math.ceil(size / 8) }, (_, k) => (i * 1e4 + k).toString(16).padStart(8, '0')).join('');
-        (window as any).sdk.log('info', `record ${i} ${padding}`, { attrs: { [seq]: i } });
-      }
-    },
-    { from, count, size, seq: SEQ },
-  );
 }
 
 interface OutboxRow {

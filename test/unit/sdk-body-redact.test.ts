@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { looksRandom, redactBodyText, redactValues } from '../../src/replay/body-redact';
+import { JWT, RANDOM_TOKEN, STRIPE_KEY, VISA } from '../support/secrets';
 
 /**
  * Value redaction of recorded bodies (src/replay/body-redact.ts): what is removed whatever key it sits under (emails,
@@ -8,12 +9,6 @@ import { looksRandom, redactBodyText, redactValues } from '../../src/replay/body
  */
 
 const R = '[REDACTED]';
-const JWT =
-  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
-/** Shaped like a Stripe secret key; not a real one. */
-const STRIPE_KEY = 'sk_live_51Hx2aBcDeFgHiJkLmNoPqRsT';
-const RANDOM_KEY = 'q8Zt3mV0xL2pR7kW9cY4bN1dF6hJ5sGa';
-const VISA = '4111 1111 1111 1111';
 
 describe('redactValues: what goes', () => {
   it.each([
@@ -27,7 +22,7 @@ describe('redactValues: what goes', () => {
     ['a Stripe-style key', `key: ${STRIPE_KEY}`, `key: ${R}`],
     ['a short prefixed key', 'sk_test_4eC39HqL', R],
     ['a GitHub token', 'ghp_16C7e42F292c6912E7710c838347Ae178B4a', R],
-    ['a long random string', `secret ${RANDOM_KEY}!`, `secret ${R}!`],
+    ['a long random string', `secret ${RANDOM_TOKEN}!`, `secret ${R}!`],
     ['a base64 blob', 'dGhpcyBpcyBhIHRlc3Qgb2YgYmFzZTY0IGVuY29kaW5n', R],
     ['a card number with spaces', `card ${VISA} ok`, `card ${R} ok`],
     ['a card number with dashes', 'card 5555-5555-5555-4444.', `card ${R}.`],
@@ -67,11 +62,11 @@ describe('redactValues: what stays', () => {
 
 describe('looksRandom', () => {
   it('tells random tokens from identifiers of the same length', () => {
-    expect(looksRandom(RANDOM_KEY)).toBe(true);
+    expect(looksRandom(RANDOM_TOKEN)).toBe(true);
     expect(looksRandom('AbCdEfGhIjKlMnOpQrStUvWxYz0123456789')).toBe(true);
     expect(looksRandom('ThisIsAVeryLongPascalCaseIdentifierName')).toBe(false);
     expect(looksRandom('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1')).toBe(false);
-    expect(looksRandom(RANDOM_KEY.slice(0, 31)), 'shorter than 32').toBe(false);
+    expect(looksRandom(RANDOM_TOKEN.slice(0, 31)), 'shorter than 32').toBe(false);
   });
 });
 
@@ -99,7 +94,7 @@ describe('redactBodyText: values in every body shape', () => {
   });
 
   it('redacts text bodies', () => {
-    expect(redactBodyText(`GET /me\nAuthorization: Bearer ${RANDOM_KEY}\nFrom: ann@example.com`)).toBe(`GET /me\nAuthorization: Bearer ${R}\nFrom: ${R}`);
+    expect(redactBodyText(`GET /me\nAuthorization: Bearer ${RANDOM_TOKEN}\nFrom: ann@example.com`)).toBe(`GET /me\nAuthorization: Bearer ${R}\nFrom: ${R}`);
   });
 });
 
