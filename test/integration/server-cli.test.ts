@@ -131,7 +131,7 @@ describe('svc-server CLI', () => {
   });
 
   it.each([
-    [['keys', 'create', '--scope', 'owner'], {}, '--scope must be one of ingest, control, admin'],
+    [['keys', 'create', '--scope', 'owner'], {}, '--scope must be one of ingest, control, read, admin'],
     [['keys', 'create', '--scope', 'ingest', '--name', ' padded'], {}, 'key name must not have leading or trailing spaces'],
     [['keys', 'create', '--scope', 'ingest', '--project', 'nope'], {}, 'no project with id or name "nope"'],
     [['keys', 'create', '--scope', 'admin', '--project', 'default'], {}, 'an admin key is tenant-wide: pass --tenant'],
