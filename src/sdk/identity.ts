@@ -12,6 +12,9 @@ export interface Identity {
   readonly attributes: Readonly<Attributes>;
 }
 
+/** What {@link Identity.attributes} is until the app sets something: records then go out without a copy. */
+export const NO_IDENTITY: Readonly<Attributes> = Object.freeze({});
+
 /** Prefix of the custom attributes, so the server can index them on the session without guessing which keys they are. */
 const SESSION_ATTRIBUTE = 'session.attributes.';
 
@@ -24,9 +27,10 @@ const isText = (value: unknown): value is string | number => (typeof value === '
 export function createIdentity(sendUserPii: boolean, debug: DebugLog): Identity {
   let user: Attributes = {};
   let custom: Attributes = {};
-  let current: Attributes = {};
+  let current: Readonly<Attributes> = NO_IDENTITY;
   const update = (): void => {
-    current = { ...custom, ...user };
+    const merged = { ...custom, ...user };
+    current = Object.keys(merged).length > 0 ? merged : NO_IDENTITY;
   };
   return {
     get attributes() {

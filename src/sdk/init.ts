@@ -18,7 +18,7 @@ import { SDK_NAME, SDK_VERSION } from '../version';
 import type { SdkCore } from './core';
 import { createDebugLog } from './debug';
 import { createItemFilter } from './filters';
-import { createIdentity } from './identity';
+import { createIdentity, NO_IDENTITY } from './identity';
 import { ingestUrls } from './ingest-urls';
 import { createNoopSDK } from './noop';
 import { captureOriginals } from './originals';
@@ -116,7 +116,8 @@ function wire(
   // Sampled out sessions send nothing; the others send what the filters and `beforeSend` keep, with the identity.
   const enqueue = (item: TelemetryItem): void => {
     if (!sampling(item.sessionId).sampled) return;
-    const kept = filter({ ...item, attributes: { ...identity.attributes, ...item.attributes } } as TelemetryItem);
+    const extra = identity.attributes;
+    const kept = filter(extra === NO_IDENTITY ? item : ({ ...item, attributes: { ...extra, ...item.attributes } } as TelemetryItem));
     if (kept === undefined) return;
     pipeline.enqueue(kept);
     if (kept.kind === 'log' && kept.attributes['exception.type'] !== undefined) replay.errorCaptured();
