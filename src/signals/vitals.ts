@@ -48,6 +48,9 @@ function vitalAttributes(metric: MetricType): Attributes {
     'web_vital.navigation_type': metric.navigationType,
     'web_vital.id': metric.id,
     'web_vital.delta': metric.delta,
+    // The page the vital is about, for per-route figures: the path only, as query strings and fragments can carry
+    // personal data.
+    'url.path': location.pathname,
   };
   const target = targetOf(metric);
   if (target !== undefined) attributes['web_vital.target'] = target;

@@ -156,6 +156,8 @@ test.describe('browser SDK signals through the reference server', () => {
         'web_vital.id': expect.stringMatching(/^v\d+-/),
         // Each vital is reported once, when final: its delta is all of it.
         'web_vital.delta': metric.value,
+        // Every vital is about the page it was measured on, even those sent while leaving for /elsewhere.
+        'url.path': '/',
         'session.id': sessionId,
       });
       expect(metric.value).toBeGreaterThanOrEqual(0);
