@@ -75,7 +75,7 @@ export const sessionJson = (s: Selectable<Database['sessions']> & { app: string 
   sample_rate: s.sample_rate,
 });
 
-const LISTINGS = {
+export const LISTINGS = {
   spans: {
     path: '/spans',
     summary: 'Spans',
@@ -198,7 +198,7 @@ interface SharedColumns {
 }
 type SharedDb = Kysely<{ t: SharedColumns; apps: Database['apps'] }>;
 
-async function appIdFilter(services: Services, projectId: string, name: string | undefined): Promise<string | undefined> {
+export async function appIdFilter(services: Services, projectId: string, name: string | undefined): Promise<string | undefined> {
   if (name === undefined || name === '') return undefined;
   const found = (await resolveServiceNames(services.db, projectId, [name])).get(name);
   if (!found) throw badRequest(`app "${name}" is neither an app name nor an alias in this project`, { field: 'app' });
