@@ -1,4 +1,3 @@
-import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // esbuild bundles the server's own modules and the shared ../wire types into dist/; npm dependencies stay external.
@@ -13,6 +12,4 @@ export default defineConfig({
   sourcemap: true,
   dts: false,
   splitting: true,
-  // The replay viewer's page files, served from beside the bundle (src/viewer/assets.ts).
-  onSuccess: async () => cpSync('src/viewer/viewer-assets', 'dist/viewer-assets', { recursive: true }),
 });

@@ -18,17 +18,18 @@ import { ingestRoutes } from './ingest/routes';
 import { issuePages } from './issues/pages';
 import { issueRoutes } from './issues/routes';
 import { landingRoutes } from './landing/routes';
+import { consoleRoutes } from './console/routes';
 import { channelRoutes } from './notify/channels/routes';
 import { deliveryRoutes } from './notify/deliveries/routes';
 import { integrationRoutes } from './notify/integrations/routes';
 import { ruleRoutes } from './notify/rules/routes';
 import type { NotifyServices } from './notify/services';
 import { serveOpenApi } from './api-document';
+import { meRoutes } from './projects/me-routes';
 import { projectRoutes } from './projects/routes';
 import { queryRoutes } from './query/routes';
 import { sessionRoutes } from './replay/routes';
 import { sourcemapRoutes } from './sourcemaps/routes';
-import { viewerRoutes } from './viewer/routes';
 
 export interface AppOptions {
   corsOrigins: '*' | readonly string[];
@@ -101,6 +102,7 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
     );
   }
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
+  controlPlane.route('/me', meRoutes(services, { aiAnalysis: options.ai !== undefined, demo: options.demo !== undefined }));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
   controlPlane.route('/issues', issueRoutes(services));
   controlPlane.route('/issues', analysisRoutes(services, options.ai));
@@ -109,7 +111,7 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   app.route('/control-plane', controlPlane);
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
   if (options.demo) app.route('/', demoRoutes(services, options.demo));
-  app.route('/', viewerRoutes());
+  app.route('/', consoleRoutes());
   app.route('/', landingRoutes(services, { demo: options.demo !== undefined }));
   app.route('/', apiReferenceRoutes());
   // Last: the document describes every route registered above.

@@ -39,8 +39,8 @@ async function start(argv: string[]): Promise<void> {
   ];
   if (server.demoUrl) lines.push(`  demo:         ${server.demoUrl}  (a page using the browser SDK against this server)`);
   // The key rides in the fragment, which the browser never sends; the page moves it to sessionStorage.
-  const viewerUrl = `${server.publicUrl}/viewer/${keys ? `#key=${encodeURIComponent(keys.controlKey)}` : ''}`;
-  lines.push(`  viewer:       ${viewerUrl}  (session replays with their logs, errors and network)`);
+  const consoleUrl = `${server.publicUrl}/${keys ? `#key=${encodeURIComponent(keys.controlKey)}` : ''}`;
+  lines.push(`  console:      ${consoleUrl}  (sessions and replays, issues, traces, Web Vitals, incidents, notifications, cost)`);
   if (keys) {
     lines.push(`  app:          ${keys.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME)`);
     lines.push(`  ingest key:   ${keys.ingestKey}`);

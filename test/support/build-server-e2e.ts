@@ -1,6 +1,6 @@
 /**
  * Playwright global setup: the end-to-end suites run the built `svc-server` (server/dist/cli.js), so server/dist must
- * hold a build of the current server sources. It is built (`npm run build -w @svc/server`, tsup, about a second) only
+ * hold a build of the current server and console sources. It is built (`npm run build -w @svc/server`: tsup and Vite, a few seconds) only
  * when an output is missing or older than an input: after `npm test`'s own `npm run build` nothing is rebuilt, and a
  * plain `npx playwright test` builds. A failed build fails the run before any test, with the build's output.
  */
@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { childEnv } from './child-env';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const INPUTS = ['server/src', 'server/package.json', 'server/tsup.config.ts', 'server/tsconfig.json', 'wire'];
-const OUTPUTS = ['server/dist/cli.js', 'server/dist/index.js', 'server/dist/sqlite-writer-thread.js'];
+const INPUTS = ['server/src', 'server/console/src', 'server/console/index.html', 'server/console/vite.config.ts', 'server/package.json', 'server/tsup.config.ts', 'server/tsconfig.json', 'wire'];
+const OUTPUTS = ['server/dist/cli.js', 'server/dist/index.js', 'server/dist/sqlite-writer-thread.js', 'server/dist/console/index.html'];
 
 function newestMtime(path: string): number {
   const stats = statSync(path, { throwIfNoEntry: false });

@@ -26,9 +26,9 @@ type FailingRequest = IncidentEvidence['failing_requests'][number];
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The viewer page that plays a session's replay. */
+/** The console page that plays a session's replay. */
 export function replayUrl(publicUrl: string, sessionId: string): string {
-  return `${publicUrl}/viewer/#session=${encodeURIComponent(sessionId)}`;
+  return `${publicUrl}/session/${encodeURIComponent(sessionId)}`;
 }
 
 /**

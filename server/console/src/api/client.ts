@@ -1,0 +1,89 @@
+import { forgetKey, readKey } from '../auth/key-store';
+
+/** The control plane's one error shape: `{"error": {"code", "message", "details": {"field"}}}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Query values; `undefined` and empty strings are left out so a cleared filter leaves no trace in the request. */
+export type Query = Record<string, string | number | boolean | undefined | null | ReadonlyArray<string>>;
+
+type Listener = () => void;
+const signedOutListeners = new Set<Listener>();
+
+/** Called when the server refuses the key (401): the console returns to sign-in. */
+export function onSignedOut(listener: Listener): () => void {
+  signedOutListeners.add(listener);
+  return () => signedOutListeners.delete(listener);
+}
+
+export function buildUrl(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === '') continue;
+    if (Array.isArray(value)) for (const v of value) params.append(name, v);
+    else params.set(name, String(value));
+  }
+  const search = params.toString();
+  return `/control-plane${path}${search ? `?${search}` : ''}`;
+}
+
+async function readError(res: Response): Promise<ApiError> {
+  try {
+    const body = (await res.json()) as { error?: { code?: string; message?: string; details?: { field?: string } } };
+    const e = body.error ?? {};
+    return new ApiError(res.status, e.code ?? 'http_error', e.message ?? `${res.status} ${res.statusText}`, e.details?.field);
+  } catch {
+    return new ApiError(res.status, 'http_error', `${res.status} ${res.statusText}`);
+  }
+}
+
+/**
+ * One control-plane call with the tab's key. `key` overrides the stored one (sign-in checks a key before keeping it).
+ */
+export async function apiFetch<T>(method: string, url: string, options: { body?: unknown; signal?: AbortSignal; key?: string } = {}): Promise<T> {
+  const key = options.key ?? readKey();
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+    credentials: 'omit',
+    cache: 'no-store',
+  });
+  if (!res.ok) {
+    const error = await readError(res);
+    if (res.status === 401 && options.key === undefined) {
+      forgetKey();
+      for (const listener of signedOutListeners) listener();
+    }
+    throw error;
+  }
+  if (res.status === 204) return undefined as T;
+  const type = res.headers.get('content-type') ?? '';
+  return (type.includes('json') ? await res.json() : await res.text()) as T;
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query, signal?: AbortSignal) => apiFetch<T>('GET', buildUrl(path, query), { signal }),
+  post: <T>(path: string, body?: unknown) => apiFetch<T>('POST', buildUrl(path), { body: body ?? {} }),
+  patch: <T>(path: string, body: unknown) => apiFetch<T>('PATCH', buildUrl(path), { body }),
+  put: <T>(path: string, body: unknown) => apiFetch<T>('PUT', buildUrl(path), { body }),
+  delete: <T>(path: string) => apiFetch<T>('DELETE', buildUrl(path)),
+};
+
+/** A keyset page as every control-plane listing answers it. */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}

@@ -1,0 +1,83 @@
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import { apiFetch, ApiError, buildUrl } from '../api/client';
+import type { Me } from '../api/types';
+import { storeKey } from './key-store';
+
+/**
+ * Sign-in with a control or read key. The key is checked against `/control-plane/me` before it is kept, and kept
+ * only in this tab. Nothing else is asked: the key alone names the project.
+ */
+export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: Me) => void; notice?: string }) {
+  const id = useId();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const key = String(new FormData(event.currentTarget).get('key') ?? '').trim();
+    if (!key) {
+      setError('Enter a key: svc-server start prints one, or run svc-server keys create --scope read');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const me = await apiFetch<Me>('GET', buildUrl('/me'), { key });
+      storeKey(key);
+      onSignedIn(me);
+    } catch (e) {
+      setError(e instanceof ApiError && (e.status === 401 || e.status === 403) ? 'This key was refused: it is unknown, revoked, expired or not a control-plane key.' : `Could not sign in: ${(e as Error).message}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" className="sign-in">
+      <h1>svc console</h1>
+      <p>Sessions, replays, issues, traces, Web Vitals, incidents, notifications and cost of one project.</p>
+      {notice && (
+        <p role="status" className="state">
+          {notice}
+        </p>
+      )}
+      <form onSubmit={submit} aria-describedby={`${id}-help`}>
+        <label htmlFor={`${id}-key`}>Control or read key</label>
+        <input id={`${id}-key`} name="key" type="password" autoComplete="off" spellCheck={false} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} />
+        <p id={`${id}-help`} className="hint">
+          Kept in this tab only and sent only in the Authorization header. A key that only looks: <code>svc-server keys create --scope read</code>.
+        </p>
+        {error && (
+          <p id={`${id}-error`} role="alert" className="state state-error">
+            {error}
+          </p>
+        )}
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      <ServerLinks />
+    </main>
+  );
+}
+
+const LINK_TEXT: Record<string, string> = { demo: 'SDK demo page', api_reference: 'API reference', openapi: 'OpenAPI document' };
+
+/** Where else to go on this server: the keyless index (`GET /` as JSON) says whether the demo page is on. */
+function ServerLinks() {
+  const [links, setLinks] = useState<Record<string, string>>({ api_reference: '/docs/api', openapi: '/openapi.json' });
+  useEffect(() => {
+    fetch('/', { headers: { accept: 'application/json' }, credentials: 'omit' })
+      .then((r) => (r.ok ? (r.json() as Promise<{ links: Record<string, string> }>) : null))
+      .then((index) => index && setLinks(index.links))
+      .catch(() => undefined);
+  }, []);
+  const shown = Object.entries(links).filter(([name]) => name in LINK_TEXT);
+  return (
+    <ul className="hint server-links">
+      {shown.map(([name, href]) => (
+        <li key={name}>
+          <a href={new URL(href, location.href).pathname}>{LINK_TEXT[name]}</a>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,111 @@
+import type { KeyboardEvent, ReactNode } from 'react';
+import { Link } from 'wouter';
+import { useUrlState } from './url-state';
+
+export interface Column<T> {
+  /** Column id; also the API's `sort` value when `sortable`. */
+  id: string;
+  header: string;
+  cell: (row: T) => ReactNode;
+  sortable?: boolean;
+  /** Right-aligned numbers. */
+  numeric?: boolean;
+}
+
+export interface DataTableProps<T> {
+  caption: string;
+  columns: ReadonlyArray<Column<T>>;
+  rows: readonly T[];
+  rowKey: (row: T) => string;
+  /** Where a row leads; the first cell becomes a link to it, so rows are reachable by keyboard. */
+  rowHref?: (row: T) => string;
+  /** Highlighted row (e.g. the one playback is at). */
+  activeKey?: string;
+  nextCursor?: string | null;
+  /** The URL parameters holding the sort; `sort` and `order` by default. */
+  defaultSort?: { id: string; order: 'asc' | 'desc' };
+}
+
+/**
+ * A list the way every console page shows one: sortable headers and keyset paging whose state is in the URL
+ * (`sort`, `order`, `cursor`), a caption for screen readers, and rows that are links.
+ */
+export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKey, nextCursor, defaultSort }: DataTableProps<T>) {
+  const [params, update] = useUrlState();
+  const sort = params.get('sort') ?? defaultSort?.id;
+  const order = (params.get('order') ?? defaultSort?.order ?? 'desc') as 'asc' | 'desc';
+  const setSort = (id: string) => update({ sort: id, order: sort === id && order === 'desc' ? 'asc' : 'desc' });
+  return (
+    <div className="table-wrap">
+      <table className="data-table">
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((col) => (
+              <th
+                key={col.id}
+                scope="col"
+                className={col.numeric ? 'numeric' : undefined}
+                aria-sort={col.sortable && sort === col.id ? (order === 'asc' ? 'ascending' : 'descending') : undefined}
+              >
+                {col.sortable ? (
+                  <button type="button" className="sort-button" onClick={() => setSort(col.id)}>
+                    {col.header}
+                    <span aria-hidden="true">{sort === col.id ? (order === 'asc' ? ' ▲' : ' ▼') : ''}</span>
+                  </button>
+                ) : (
+                  col.header
+                )}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => {
+            const key = rowKey(row);
+            const href = rowHref?.(row);
+            return (
+              <tr key={key} className={key === activeKey ? 'active' : undefined} aria-current={key === activeKey ? 'true' : undefined}>
+                {columns.map((col, i) => (
+                  <td key={col.id} className={col.numeric ? 'numeric' : undefined}>
+                    {i === 0 && href ? <Link href={href}>{col.cell(row)}</Link> : col.cell(row)}
+                  </td>
+                ))}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <Pager nextCursor={nextCursor ?? null} />
+    </div>
+  );
+}
+
+/** Keyset paging: first page, and the next one by the cursor the server gave. Back returns to the page before. */
+export function Pager({ nextCursor }: { nextCursor: string | null }) {
+  const [params, update] = useUrlState();
+  const onFirst = params.has('cursor');
+  if (!onFirst && !nextCursor) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={!onFirst} onClick={() => update({ cursor: null })}>
+        First page
+      </button>
+      <button type="button" disabled={!nextCursor} onClick={() => nextCursor && update({ cursor: nextCursor })}>
+        Next page
+      </button>
+    </nav>
+  );
+}
+
+/** Arrow keys move between the focusable rows of a list (a listbox-like pane); Enter is left to the row's own control. */
+export function onListKeyDown(event: KeyboardEvent<HTMLElement>): void {
+  if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+  const items = Array.from(event.currentTarget.querySelectorAll<HTMLElement>('[data-row]'));
+  const index = items.indexOf(document.activeElement as HTMLElement);
+  const next = items[index + (event.key === 'ArrowDown' ? 1 : -1)];
+  if (next) {
+    event.preventDefault();
+    next.focus();
+  }
+}

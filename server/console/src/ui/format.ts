@@ -1,0 +1,48 @@
+/** Formatting shared by every page: one way to show a time, a duration, a size. */
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const shortTime = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+export function formatTime(iso: string | number | null | undefined): string {
+  if (iso === null || iso === undefined) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? String(iso) : dateTime.format(d);
+}
+
+export function formatClock(iso: string | number): string {
+  return shortTime.format(new Date(iso));
+}
+
+/** 850 ms, 4.2 s, 3 min 20 s, 2 h 5 min. */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(min / 60)} h ${min % 60} min`;
+}
+
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const money = new Map<string, Intl.NumberFormat>();
+export function formatMoney(amount: number | null | undefined, currency = 'USD'): string {
+  if (amount === null || amount === undefined) return '—';
+  let f = money.get(currency);
+  if (!f) money.set(currency, (f = new Intl.NumberFormat(undefined, { style: 'currency', currency })));
+  return f.format(amount);
+}
+
+/** "3 min ago", for freshness. */
+export function formatAgo(iso: string | number | null | undefined, now = Date.now()): string {
+  if (iso === null || iso === undefined) return 'never';
+  const ms = now - new Date(iso).getTime();
+  if (ms < 60_000) return 'just now';
+  return `${formatDuration(ms).replace(/ \d+ s$/, '')} ago`;
+}

@@ -1,0 +1,89 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { compress } from 'hono/compress';
+import { ApiError } from '../http/errors';
+import { createRouter, errors } from '../http/openapi';
+import { consoleBuild } from './files';
+
+/**
+ * The console's Content-Security-Policy: its own scripts only and no inline script. Styles may be inline because
+ * the replay player writes the recorded page's CSS into its sandboxed iframe as `<style>` elements, and the recorded
+ * page's images, fonts and media load from wherever the page had them, as a faithful replay needs;
+ * `Referrer-Policy: no-referrer` keeps the console's addresses out of those requests. The page talks to its own
+ * origin only.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  'img-src * data: blob:',
+  'font-src * data:',
+  'media-src * data: blob:',
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export const CONSOLE_PAGE_HEADERS = {
+  'content-security-policy': CONSOLE_CSP,
+  'cache-control': 'no-cache',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
+
+/** Asset names carry a hash of their content, so a browser may keep them for good. */
+const ASSET_CACHE = 'public, max-age=31536000, immutable';
+
+/**
+ * The console's own addresses: each answers its page, whose script then shows the view the path and query name.
+ * Details use singular paths (`/session/<id>`) so they never meet the signed pages at `/incidents/<id>` and
+ * `/issues/<id>` that notifications link to.
+ */
+export const CONSOLE_PATHS = ['/sessions', '/session/:id', '/issues', '/issue/:id', '/traces', '/trace/:id', '/vitals', '/incidents', '/incident/:id', '/notifications', '/cost'] as const;
+
+const tags = ['console'];
+const assetRoute = createRoute({
+  method: 'get',
+  path: '/console/assets/{file}',
+  tags,
+  summary: "A script or stylesheet of the console; names carry a content hash and are cached for good",
+  request: { params: z.object({ file: z.string().openapi({ example: 'index-0EyXHl7I.js' }) }) },
+  responses: { 200: { description: 'JavaScript, CSS or a source map', content: { 'text/javascript': { schema: z.string() }, 'text/css': { schema: z.string() } } }, ...errors(404) },
+});
+const viewerRedirect = (path: '/viewer' | '/viewer/') =>
+  createRoute({
+    method: 'get',
+    path,
+    tags,
+    summary: 'The old replay viewer address: redirects to the console, keeping the link\'s fragment (`#key=…&session=…`)',
+    responses: { 302: { description: 'To /' } },
+  });
+
+/** The console's page, or a plain answer saying how to build it when this server was started without one. */
+export function consolePage(c: Context) {
+  const build = consoleBuild();
+  if (!build.built) return c.text(`svc console: ${build.reason}\n`, 503, { 'cache-control': 'no-store' });
+  return c.html(build.html, 200, CONSOLE_PAGE_HEADERS);
+}
+
+/**
+ * The console (server/console, a React app built by Vite into dist/console): its page at `/` (see landing/routes.ts)
+ * and at every console path, and its hashed assets. Keyless: the page asks the control plane for data with the key
+ * the user gives it; nothing here needs one.
+ */
+export function consoleRoutes() {
+  const app = createRouter();
+  app.use('/console/*', compress());
+  for (const path of CONSOLE_PATHS) app.get(path, consolePage);
+  return app
+    .openapi(viewerRedirect('/viewer'), (c) => c.redirect('/', 302))
+    .openapi(viewerRedirect('/viewer/'), (c) => c.redirect('/', 302))
+    .openapi(assetRoute, (c) => {
+      const { file } = c.req.valid('param');
+      const build = consoleBuild();
+      const asset = build.built ? build.assets.get(file) : undefined;
+      if (!asset) throw new ApiError(404, 'not_found', `no console file ${file}; reload the console for the current names`);
+      return c.body(asset.body, 200, { 'content-type': asset.contentType, 'cache-control': ASSET_CACHE, 'x-content-type-options': 'nosniff' });
+    });
+}

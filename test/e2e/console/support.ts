@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, type Page, type TestInfo } from '@playwright/test';
+import type { TestServer } from '../../support/svc-server';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * Signs in to the console the way a person does: the server's address, the key typed into the form. Resolves once
+ * the signed-in frame (its navigation) is shown; `path` then opens a console address in the same tab.
+ */
+export async function signIn(page: Page, server: Pick<TestServer, 'url' | 'controlKey'>, options: { key?: string; path?: string } = {}): Promise<void> {
+  await page.goto(`${server.url}/`);
+  await page.getByLabel('Control or read key').fill(options.key ?? server.controlKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('navigation', { name: 'Console' })).toBeVisible();
+  if (options.path) await page.goto(`${server.url}${options.path}`);
+}
+
+/** axe-core on the page as it is now: no serious or critical violation (the issue's bar), listed by rule if any. */
+export async function expectAccessible(page: Page, exclude: string[] = []): Promise<void> {
+  let builder = new AxeBuilder({ page });
+  for (const selector of exclude) builder = builder.exclude(selector);
+  const { violations } = await builder.analyze();
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+}
+
+/**
+ * A full-page screenshot into the test's output, and into docs/console/ when `UPDATE_CONSOLE_SCREENSHOTS=1`
+ * (how the pictures in docs/console.md are made; look at them before committing).
+ */
+export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+  if (process.env.UPDATE_CONSOLE_SCREENSHOTS === '1') {
+    const dir = join(ROOT, 'docs', 'console');
+    mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+  }
+}
+
+/** Every request the page sends to the server, to show no key ever travels in a URL. */
+export function recordRequestUrls(page: Page): string[] {
+  const urls: string[] = [];
+  page.on('request', (request) => urls.push(request.url()));
+  return urls;
+}
