@@ -1,6 +1,63 @@
+import type { Page } from '../../api/client';
+import { useApi } from '../../api/use-api';
+import { DataTable, type Column } from '../../ui/data-table';
+import { FilterBar, type FilterField } from '../../ui/filter-bar';
+import { formatAgo, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
+import { LoadState } from '../../ui/status';
+import { pick, useUrlState } from '../../ui/url-state';
+import { IncidentStatusBadge, SeverityBadge } from './badges';
+import { INCIDENT_STATUSES, SEVERITIES, type Incident } from './types';
+import './incidents.css';
 
-/** Placeholder until the page is built (issue 20). */
-export default function Page() {
-  return <PageHeader title="incidents-page" />;
+const when = (at: string | null, by?: string | null) =>
+  at ? (
+    <time dateTime={at} title={`${formatTime(at)}${by ? ` by ${by}` : ''}`}>
+      {formatAgo(at)}
+    </time>
+  ) : (
+    '—'
+  );
+
+const COLUMNS: ReadonlyArray<Column<Incident>> = [
+  { id: 'title', header: 'Incident', cell: (i) => <span className="incident-title">{i.title}</span> },
+  { id: 'severity', header: 'Severity', cell: (i) => <SeverityBadge severity={i.severity} /> },
+  { id: 'status', header: 'Status', cell: (i) => <IncidentStatusBadge status={i.status} /> },
+  { id: 'services', header: 'Services', cell: (i) => i.services.join(', ') || '—' },
+  { id: 'env', header: 'Env', cell: (i) => i.env },
+  { id: 'detected', header: 'Detected', cell: (i) => when(i.detected_at) },
+  { id: 'acknowledged', header: 'Acknowledged', cell: (i) => when(i.acknowledged_at, i.acknowledged_by) },
+  { id: 'resolved', header: 'Resolved', cell: (i) => when(i.resolved_at, i.resolved_by) },
+];
+
+const FIELDS: FilterField[] = [
+  { name: 'status', label: 'Status', kind: 'select', options: INCIDENT_STATUSES.map((s) => ({ value: s, label: s })) },
+  { name: 'severity', label: 'Severity', kind: 'select', options: SEVERITIES.map((s) => ({ value: s, label: s })) },
+  { name: 'env', label: 'Environment', kind: 'text' },
+  { name: 'service', label: 'Service', kind: 'text' },
+];
+
+/** `/incidents`: newest first, filters and page in the URL; a row opens `/incident/<id>`. */
+export default function IncidentsPage() {
+  const [params] = useUrlState();
+  const { data, error, loading } = useApi<Page<Incident>>('/incidents', pick(params, ['status', 'severity', 'env', 'service', 'cursor']));
+  return (
+    <>
+      <PageHeader title="Incidents" />
+      <FilterBar label="Incident filters" fields={FIELDS} />
+      <LoadState loading={loading && !data} error={error} empty={data?.data.length === 0}>
+        No incident matches these filters.
+      </LoadState>
+      {data && data.data.length > 0 && (
+        <DataTable
+          caption="Incidents, newest first"
+          columns={COLUMNS}
+          rows={data.data}
+          rowKey={(i) => i.id}
+          rowHref={(i) => `/incident/${encodeURIComponent(i.id)}`}
+          nextCursor={data.next_cursor}
+        />
+      )}
+    </>
+  );
 }

@@ -1,6 +1,80 @@
+import { useEffect } from 'react';
+import type { Page } from '../../api/client';
+import { useApi } from '../../api/use-api';
+import { useMe } from '../../auth/me-context';
+import { DataTable, type Column } from '../../ui/data-table';
+import { FilterBar, type FilterField } from '../../ui/filter-bar';
+import { formatAgo, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
+import { LoadState } from '../../ui/status';
+import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
+import { pick, useUrlState } from '../../ui/url-state';
+import { IssueStatusBadge } from './status-badge';
+import { ISSUE_STATUSES, type Issue } from './types';
+import './issues.css';
 
-/** Placeholder until the page is built (issue 20). */
-export default function Page() {
-  return <PageHeader title="issues-page" />;
+/** The API's orders (server/src/issues/list.ts): each largest or newest first, so there is no ascending order. */
+const SORTS = ['last_seen', 'events', 'sessions'] as const;
+
+const COLUMNS: ReadonlyArray<Column<Issue>> = [
+  {
+    id: 'title',
+    header: 'Issue',
+    cell: (i) => (
+      <span className="issue-title">
+        <strong>{i.type}</strong> <span className="issue-message">{i.message}</span>
+      </span>
+    ),
+  },
+  { id: 'culprit', header: 'Culprit', cell: (i) => <code className="culprit">{i.top_frame ?? '—'}</code> },
+  { id: 'app', header: 'App · env', cell: (i) => `${i.app} · ${i.env}` },
+  { id: 'events', header: 'Events', numeric: true, sortable: true, cell: (i) => i.events.toLocaleString() },
+  { id: 'sessions', header: 'Sessions', numeric: true, sortable: true, cell: (i) => i.sessions.toLocaleString() },
+  { id: 'first_seen', header: 'First seen', cell: (i) => <time dateTime={i.first_seen.at} title={formatTime(i.first_seen.at)}>{formatAgo(i.first_seen.at)}</time> },
+  { id: 'last_seen', header: 'Last seen', sortable: true, cell: (i) => <time dateTime={i.last_seen.at} title={formatTime(i.last_seen.at)}>{formatAgo(i.last_seen.at)}</time> },
+  { id: 'status', header: 'Status', cell: (i) => <IssueStatusBadge status={i.status} /> },
+];
+
+/** `/issues`: errors grouped by fingerprint; filters, order and page in the URL; a row opens `/issue/<id>`. */
+export default function IssuesPage() {
+  const me = useMe();
+  const [params, update] = useUrlState();
+  const { from, to } = useTimeRange();
+  // Only descending orders exist: a second click on a header (which asks for ascending) is taken back.
+  const order = params.get('order');
+  useEffect(() => {
+    if (order === 'asc') update({ order: null, cursor: params.get('cursor') }, { replace: true });
+  }, [order, update, params]);
+  const sortParam = params.get('sort');
+  const sort = SORTS.find((s) => s === sortParam);
+  const fields: FilterField[] = [
+    { name: 'q', label: 'Search', kind: 'search', placeholder: 'Type or message' },
+    { name: 'status', label: 'Status', kind: 'select', options: ISSUE_STATUSES.map((s) => ({ value: s, label: s })) },
+    { name: 'app', label: 'App', kind: 'select', options: me.apps.map((a) => ({ value: a.name, label: a.name })) },
+    { name: 'env', label: 'Environment', kind: 'text' },
+    { name: 'release', label: 'Release', kind: 'text' },
+  ];
+  const { data, error, loading } = useApi<Page<Issue>>('/issues', { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor']), sort, from, to });
+  return (
+    <>
+      <PageHeader title="Issues">
+        <TimeRangePicker />
+      </PageHeader>
+      <FilterBar label="Issue filters" fields={fields} />
+      <LoadState loading={loading && !data} error={error} empty={data?.data.length === 0}>
+        No issue matches these filters.
+      </LoadState>
+      {data && data.data.length > 0 && (
+        <DataTable
+          caption="Issues"
+          columns={COLUMNS}
+          rows={data.data}
+          rowKey={(i) => i.id}
+          rowHref={(i) => `/issue/${encodeURIComponent(i.id)}`}
+          nextCursor={data.next_cursor}
+          defaultSort={{ id: 'last_seen', order: 'desc' }}
+        />
+      )}
+    </>
+  );
 }

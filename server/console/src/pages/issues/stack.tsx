@@ -1,0 +1,101 @@
+import type { Frame, IssueDetail, OriginalFrame } from './types';
+
+/** The original lines around a frame, numbered, the frame's own line marked (a `<mark>`, and "error line" for readers). */
+function SourceContext({ original }: { original: OriginalFrame }) {
+  if (!original.context) return null;
+  const { start_line: start, lines } = original.context;
+  return (
+    <pre className="source">
+      <code>
+        {lines.map((text, i) => {
+          const n = start + i;
+          const content = (
+            <>
+              <span className="n" aria-hidden="true">
+                {n}
+              </span>
+              {text || ' '}
+            </>
+          );
+          return n === original.line ? (
+            <mark key={n} className="l" aria-label={`line ${n}, the error line`}>
+              {content}
+            </mark>
+          ) : (
+            <span key={n} className="l">
+              {content}
+            </span>
+          );
+        })}
+      </code>
+    </pre>
+  );
+}
+
+/** One frame: its original function and file:line:col when a source map covered it, the minified position beside. */
+function FrameItem({ frame }: { frame: Frame }) {
+  const minified = `${frame.url}:${frame.line}:${frame.column}`;
+  const o = frame.original;
+  if (!o) {
+    return (
+      <li className="frame">
+        <code className="fn">{frame.function}</code> <span className="where">{minified}</span>
+      </li>
+    );
+  }
+  return (
+    <li className="frame">
+      <code className="fn">{o.function ?? frame.function}</code> <span className="where">{`${o.file}:${o.line}:${o.column}`}</span>
+      <SourceContext original={o} />
+      <div className="where minified">minified: {`${frame.function} at ${minified}`}</div>
+    </li>
+  );
+}
+
+/** Consecutive frames alike in being the app's or not; runs outside the app fold away (dependencies, SDK, engine). */
+function runsOf(frames: Frame[]): Frame[][] {
+  const runs: Frame[][] = [];
+  for (const f of frames) {
+    const run = runs.at(-1);
+    if (run && run[0]!.in_app === f.in_app) run.push(f);
+    else runs.push([f]);
+  }
+  return runs;
+}
+
+/** The newest error's stack, symbolicated by the server, innermost frame first; the raw text folded below. */
+export function Stack({ stack }: { stack: IssueDetail['stack'] }) {
+  if (stack.raw === null) return <p className="hint">The newest error came without a stack.</p>;
+  let offset = 0;
+  return (
+    <>
+      {stack.frames.length === 0 && <p className="hint">No frame of the stack could be read.</p>}
+      {runsOf(stack.frames).map((run) => {
+        const key = offset;
+        offset += run.length;
+        const list = (
+          <ol className="frames" aria-label={run[0]!.in_app ? 'Frames in the app' : 'Frames not in the app'}>
+            {run.map((f, i) => (
+              <FrameItem key={i} frame={f} />
+            ))}
+          </ol>
+        );
+        if (run[0]!.in_app) return <div key={key}>{list}</div>;
+        return (
+          <details key={key}>
+            <summary>
+              {run.length} {run.length === 1 ? 'frame' : 'frames'} not in the app
+            </summary>
+            {list}
+          </details>
+        );
+      })}
+      <details>
+        <summary>The stack as the browser sent it</summary>
+        <pre className="raw-stack">
+          <code>{stack.raw}</code>
+        </pre>
+      </details>
+    </>
+  );
+}

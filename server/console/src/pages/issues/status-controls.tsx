@@ -1,0 +1,54 @@
+import { useState } from 'react';
+import { ApiError, api } from '../../api/client';
+import { canWrite } from '../../api/types';
+import { useMe } from '../../auth/me-context';
+import type { Issue } from './types';
+
+type Change = { status: 'unresolved' | 'resolved' | 'ignored'; in_next_release?: boolean };
+
+/** The moves a person can make from each status (`regressed` is the detector's; a person resolves or ignores it). */
+function movesFrom(status: Issue['status']): Array<{ label: string; change: Change }> {
+  const resolve = [
+    { label: 'Resolve', change: { status: 'resolved' } as Change },
+    { label: 'Resolve in next release', change: { status: 'resolved', in_next_release: true } as Change },
+  ];
+  const ignore = { label: 'Ignore', change: { status: 'ignored' } as Change };
+  const reopen = { label: 'Reopen', change: { status: 'unresolved' } as Change };
+  if (status === 'resolved') return [reopen, ignore];
+  if (status === 'ignored') return [reopen, ...resolve];
+  return [...resolve, ignore];
+}
+
+/** Resolve / ignore / reopen with `PATCH /issues/{id}`; a read key sees why there are no buttons. */
+export function StatusControls({ issue, onChanged }: { issue: Issue; onChanged: () => void }) {
+  const me = useMe();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  if (!canWrite(me)) return <p className="hint">Read-only key: status changes need a control key.</p>;
+  const apply = async (change: Change) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api.patch(`/issues/${encodeURIComponent(issue.id)}`, change);
+      onChanged();
+    } catch (e) {
+      setError(e instanceof ApiError ? e.message : String(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="status-controls" role="group" aria-label="Change the status">
+      {movesFrom(issue.status).map((m) => (
+        <button key={m.label} type="button" disabled={busy} className={m.label === 'Resolve' ? 'primary' : undefined} onClick={() => void apply(m.change)}>
+          {m.label}
+        </button>
+      ))}
+      {error && (
+        <span role="alert" className="state-error">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
