@@ -15,6 +15,8 @@ export default defineConfig({
     // The CSP allows no inline script: no module-preload polyfill snippet.
     modulePreload: { polyfill: false },
     sourcemap: true,
+    // .vite/manifest.json: which chunks a page loads first (test/integration/console-build.test.ts budgets them).
+    manifest: true,
     chunkSizeWarningLimit: 700,
   },
 });

@@ -213,7 +213,7 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     expect(pull).toMatchObject({ title: `Fix TypeError: ${PRICE_ERROR}`, head: branch, base: 'main', state: 'open' });
     expect(pull.body).toContain('lineTotal reads the price of an item without a product.');
     expect(pull.body).toMatch(new RegExp(`\\[Issue\\]\\(${t.server.publicUrl}/issues/${issueId}\\?p=[^&]+&exp=\\d+&sig=[\\w-]+\\)`));
-    expect(pull.body).toContain(`[Replay](${t.server.publicUrl}/viewer/#session=s-cart)`);
+    expect(pull.body).toContain(`[Replay](${t.server.publicUrl}/session/s-cart)`);
     expect(pull.body).toContain(`[Evidence](${t.server.publicUrl}/control-plane/issues/${issueId}/analysis)`);
     expect(pull.body).toContain('Incident: none');
     expect(pull.body).toContain(`\`web/${test.path}\` replays session \`s-cart\``);

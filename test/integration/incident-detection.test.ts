@@ -120,7 +120,7 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     const report = await detector().runOnce();
     expect(report.opened).toHaveLength(1);
     const incident = await store.get(t.projectId, report.opened[0]!);
-    const viewer = `${t.server.publicUrl}/viewer/#session=`;
+    const viewer = `${t.server.publicUrl}/session/`;
     expect(incident).toMatchObject({
       title: `TypeError: ${CART_ERROR} in checkout.js`,
       severity: 'high',

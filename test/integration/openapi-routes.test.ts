@@ -97,13 +97,13 @@ const CASES: Record<string, Case> = {
   'get /docs/api': { valid: () => noKey({}), invalid: null },
   'get /docs/api/{file}': { valid: () => noKey({ path: '/docs/api/start.js' }), invalid: () => ({ ...noKey({ path: '/docs/api/other.js' }), field: 'file' }) },
   'get /viewer': { valid: () => noKey({}), ok: [302], invalid: null },
-  'get /viewer/': { valid: () => noKey({}), invalid: null },
-  'get /viewer/assets/{file}': {
+  'get /viewer/': { valid: () => noKey({}), ok: [302], invalid: null },
+  'get /console/assets/{file}': {
     prepare: async (ctx) => {
-      const html = await (await fetch(`${ctx.t.url}/viewer/`)).text();
-      ctx.ids.viewerFile = /\/viewer\/assets\/([^"]+\.js)/.exec(html)![1]!;
+      const html = await (await fetch(`${ctx.t.url}/`)).text();
+      ctx.ids.consoleFile = /\/console\/assets\/([^"]+\.js)/.exec(html)![1]!;
     },
-    valid: (ctx) => noKey({ path: `/viewer/assets/${ctx.ids.viewerFile}` }),
+    valid: (ctx) => noKey({ path: `/console/assets/${ctx.ids.consoleFile}` }),
     // Any name is a well-formed name: an unknown one is a 404, the only way this request can be wrong.
     invalid: null,
   },

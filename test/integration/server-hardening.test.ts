@@ -288,7 +288,8 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
           method: 'OPTIONS',
           headers: { origin: 'http://app.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
         }),
-        await fetch(`${server.url}/viewer/`),
+        await fetch(`${server.url}/`),
+        await fetch(`${server.url}/viewer/`, { redirect: 'manual' }),
       ];
       expect(answers.map((res) => `${res.url} ${res.status} ${res.headers.get('x-content-type-options')}`)).toEqual(
         answers.map((res) => `${res.url} ${res.status} nosniff`),
