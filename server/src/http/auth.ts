@@ -9,7 +9,7 @@ type Failure = Extract<KeyCheck, { ok: false }>['reason'];
 
 const HOW: Record<KeyScope, string> = {
   ingest: `send the ingest key in the X-API-Key header (or the ${API_KEY_QUERY_PARAM} query parameter for beacons)`,
-  control: 'send a control key as "Authorization: Bearer <key>"',
+  control: 'send a control key (or a read key, to view) as "Authorization: Bearer <key>"',
   read: 'send a read or control key as "Authorization: Bearer <key>"',
   admin: 'send a tenant-wide admin key (made with: svc-server keys create --scope admin) as "Authorization: Bearer <key>"',
 };
@@ -25,7 +25,8 @@ function failure(scope: KeyScope, reason: Failure): ApiError {
     case 'expired':
       return new ApiError(403, 'forbidden', 'API key has expired');
     case 'wrong_scope':
-      return new ApiError(403, 'forbidden', `this key cannot be used here: ${HOW[scope]} of scope "${scope}"`);
+      // An admin key is the likely mistake on the control plane: say what it is for.
+      return new ApiError(403, 'forbidden', `this key cannot be used here: ${HOW[scope]}${scope === 'control' ? '; an admin key only manages projects (/control-plane/projects)' : ''}`);
   }
 }
 

@@ -5,7 +5,7 @@ import type { AppEnv } from '../http/env';
 import { createRouter } from '../http/openapi';
 import { idParams } from '../http/schemas';
 import type { NotifyServices } from '../notify/services';
-import { findIssueRow } from '../issues/find';
+import { issueOfIncident } from '../issues/find';
 import { escapeHtml, incidentPage, refuseLink, sendPage as html } from './dashboard';
 import { incidentLinks, issuePageUrl, verifyLink, type LinkAction } from './links';
 import { LINK_PAGE_ANSWERS, SignedLinkQuery } from './schemas';
@@ -68,11 +68,10 @@ export function incidentPages(services: NotifyServices) {
   const app = createRouter();
   const links = () => incidentLinks(services.box, services.publicUrl(), services.clock.now());
   const refused = (c: Context<AppEnv>, reason: 'invalid' | 'expired') => refuseLink(c, reason, 'incident');
-  /** The page of the issue a detected incident grew from: incidents are keyed by their issue's fingerprint. */
+  /** The page of the issue a detected incident grew from. */
   const issueUrl = async (projectId: string, incident: IncidentView): Promise<string | null> => {
-    const fingerprint = incident.evidence?.fingerprint;
-    if (fingerprint === undefined || !(await findIssueRow(services.db, projectId, fingerprint))) return null;
-    return issuePageUrl(services.box, services.publicUrl(), services.clock.now(), projectId, fingerprint);
+    const issue = await issueOfIncident(services.db, projectId, incident);
+    return issue ? issuePageUrl(services.box, services.publicUrl(), services.clock.now(), projectId, issue.fingerprint) : null;
   };
 
   app.openapi(testPageRoute, (c) =>

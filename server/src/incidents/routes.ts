@@ -5,6 +5,7 @@ import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, optionalJsonBody, readControlJson, readOptionalControlJson } from '../http/openapi';
 import { cursorQuery, idParams, limitQuery, pageOf, strings, text } from '../http/schemas';
 import type { NotifyServices } from '../notify/services';
+import { issueOfIncident } from '../issues/find';
 import { keysetPage, readCursor } from '../query/params';
 import { Incident } from './schemas';
 import { INCIDENT_STATUSES, SEVERITIES } from './types';
@@ -22,6 +23,8 @@ const listRoute = createRoute({
     query: z.strictObject({
       status: z.enum(INCIDENT_STATUSES).optional(),
       severity: z.enum(SEVERITIES).optional(),
+      env: z.string().max(100).optional().openapi({ description: 'Only incidents of this environment' }),
+      service: z.string().max(200).optional().openapi({ description: 'Only incidents whose services include this one (ignoring case)' }),
       limit: limitQuery(PAGE.default, PAGE.max),
       cursor: cursorQuery,
     }),
@@ -33,9 +36,16 @@ const getRoute = createRoute({
   ...control,
   method: 'get',
   path: '/{id}',
-  summary: 'One incident, with the latest analysis of its issue',
+  summary: 'One incident, with the issue it grew from and the latest analysis of that issue',
+  description: 'Everything the incident page (`dashboard_url`) shows: evidence, cost impact, analysis, and the issue to open for its stack.',
   request: { params: idParams('Incident id') },
-  responses: { 200: jsonAnswer('The incident', Incident.extend({ analysis: IncidentAnalysis })), ...errors(400, 401, 403, 404) },
+  responses: {
+    200: jsonAnswer(
+      'The incident',
+      Incident.extend({ issue_id: z.string().nullable().openapi({ description: 'The issue it grew from (GET /control-plane/issues/{id}), while it exists' }), analysis: IncidentAnalysis }),
+    ),
+    ...errors(400, 401, 403, 404),
+  },
 });
 
 const openRoute = createRoute({
@@ -74,24 +84,26 @@ const moveRoute = (action: 'acknowledge' | 'resolve') =>
   });
 
 /**
- * `/control-plane/incidents`: list (newest first, filters `status`, `severity`), get, create (for external
+ * `/control-plane/incidents`: list (newest first, filters `status`, `severity`, `env`, `service`), get, create (for external
  * detectors), acknowledge and resolve.
  */
 export function incidentRoutes(services: NotifyServices) {
   const { incidents } = services;
   const app = createRouter()
     .openapi(listRoute, async (c) => {
-      const { status, severity, limit } = c.req.valid('query');
+      const { limit, cursor: _cursor, ...filter } = c.req.valid('query');
       const cursor = readCursor(c, 'string');
       const before = cursor && { t: cursor.t, k: String(cursor.k) };
-      const rows = await incidents.list(c.get('caller').projectId, { status, severity, limit: limit + 1, before });
+      const rows = await incidents.list(c.get('caller').projectId, { ...filter, limit: limit + 1, before });
       return c.json(keysetPage(rows, limit, (incident) => incident, (incident) => ({ t: Date.parse(incident.detected_at), k: incident.id })), 200);
     })
     .openapi(getRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const incident = await incidents.get(c.get('caller').projectId, id);
+      const { projectId } = c.get('caller');
+      const incident = await incidents.get(projectId, id);
       if (!incident) throw notFound(id);
-      return c.json({ ...incident, analysis: await incidentAnalysis(services.db, c.get('caller').projectId, incident) }, 200);
+      const issue = await issueOfIncident(services.db, projectId, incident);
+      return c.json({ ...incident, issue_id: issue?.fingerprint ?? null, analysis: await incidentAnalysis(services.db, projectId, incident) }, 200);
     })
     .openapi(openRoute, async (c) => {
       const body = c.req.valid('json');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { SEVERITIES, type CostImpactOf, type IncidentCommands, type IncidentEventKind, type IncidentEvidence, type IncidentOpening, type IncidentView, type Severity } from './types';
@@ -39,6 +39,9 @@ export interface IncidentStore extends IncidentCommands {
 export interface IncidentFilter {
   status?: string;
   severity?: string;
+  env?: string;
+  /** Incidents whose services include this one (ignoring case). */
+  service?: string;
   limit: number;
   before?: { t: number; k: string };
 }
@@ -205,6 +208,13 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
       let query = db.selectFrom('incidents').selectAll().where('project_id', '=', projectId);
       if (filter.status) query = query.where('status', '=', filter.status);
       if (filter.severity) query = query.where('severity', '=', filter.severity);
+      if (filter.env) query = query.where('env', '=', filter.env);
+      if (filter.service) {
+        // `services` is a JSON array of strings: an element is its JSON text, quotes included, found literally. lower()
+        // on both sides: PostgreSQL's LIKE is case-sensitive, SQLite's is not (for ASCII).
+        const element = `%${JSON.stringify(filter.service.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        query = query.where(sql<boolean>`lower(services) like ${element} escape '\\'`);
+      }
       if (filter.before) {
         const { t, k } = filter.before;
         query = query.where((eb) => eb.or([eb('detected_ms', '<', t), eb.and([eb('detected_ms', '=', t), eb('id', '<', k)])]));

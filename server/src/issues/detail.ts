@@ -53,7 +53,13 @@ async function releasesOf(db: Kysely<Database>, row: IssueRow) {
 /** The newest affected sessions, each with its replay link when it has a replay. */
 async function sessionsOf(sources: DetailSources, row: IssueRow) {
   const sessions = await newestSessionsOf(sources.db, row, SESSION_SAMPLE);
-  return sessions.map((s) => ({ session_id: s.sessionId, last_seen: iso(s.lastMs), replay_url: s.hasReplay ? replayUrl(sources.publicUrl, s.sessionId) : null }));
+  return sessions.map((s) => ({
+    session_id: s.sessionId,
+    user_id: s.userId,
+    first_seen: iso(s.firstMs),
+    last_seen: iso(s.lastMs),
+    replay_url: s.hasReplay ? replayUrl(sources.publicUrl, s.sessionId) : null,
+  }));
 }
 
 /** An issue with everything its page shows (docs/issues.md, "The detail"). */

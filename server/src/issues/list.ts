@@ -5,7 +5,7 @@ import type { Cursor } from '../query/params';
 import type { IssueRow } from './json';
 
 /** The listing's orders, each newest or largest first, and the column behind each. */
-export const ISSUE_SORTS = { last_seen: 'last_seen_ms', events: 'total_count', sessions: 'session_count' } as const;
+export const ISSUE_SORTS = { last_seen: 'last_seen_ms', first_seen: 'first_seen_ms', events: 'total_count', sessions: 'session_count' } as const;
 export type IssueSort = keyof typeof ISSUE_SORTS;
 
 export interface IssueFilter {

@@ -56,7 +56,17 @@ export const IssueDetailSchema = IssueSchema.extend({
   last_event: z.object({ at: Time, release: z.string().nullable(), session_id: z.string().nullable() }).nullable(),
   counts: z.array(z.object({ start: Time, count: z.number().int() })).openapi({ description: 'Errors per hour (hours with errors), the 14 days up to the last one' }),
   releases: z.array(z.object({ release: z.string(), events: z.number().int(), first_seen: Time, last_seen: Time })),
-  sessions_sample: z.array(z.object({ session_id: z.string(), last_seen: Time, replay_url: z.string().nullable() })),
+  sessions_sample: z
+    .array(
+      z.object({
+        session_id: z.string(),
+        user_id: z.string().nullable().openapi({ description: "The session's latest user (`user.id`); null when none was named" }),
+        first_seen: Time.openapi({ description: "The issue's first error in the session" }),
+        last_seen: Time.openapi({ description: "The issue's last error in the session" }),
+        replay_url: z.string().nullable(),
+      }),
+    )
+    .openapi({ description: 'The 10 most recently affected sessions; `sessions` is how many there were in all' }),
   breadcrumbs: z.array(
     z.object({
       at: Time,

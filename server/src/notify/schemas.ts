@@ -4,7 +4,14 @@ import { CHANNEL_TYPES } from './kinds/types';
 
 /** What the notification routes answer (docs/notifications.md). */
 export const Channel = z
-  .object({ id: z.string(), type: z.enum(CHANNEL_TYPES), name: z.string(), config: AnyObject.openapi({ description: 'Without any secret' }), created_at: Time })
+  .object({
+    id: z.string(),
+    type: z.enum(CHANNEL_TYPES),
+    name: z.string(),
+    config: AnyObject.openapi({ description: 'Without any secret' }),
+    secrets_set: z.array(z.string()).openapi({ description: 'The secret config fields that hold a value (`secret`, `webhook_url`, `smtp.password`), never their values', example: ['secret'] }),
+    created_at: Time,
+  })
   .openapi('Channel');
 
 export const Rule = z
@@ -19,6 +26,9 @@ export const Rule = z
   })
   .openapi('Rule');
 
+/** The states of a delivery (SPEC 2.7), as the outbox writes them. */
+export const DELIVERY_STATES = ['scheduled', 'sent', 'delivered', 'failed', 'retrying', 'cancelled'] as const;
+
 export const Delivery = z
   .object({
     id: z.string(),
@@ -30,7 +40,7 @@ export const Delivery = z
     // Stored as text: the enum documents the values the server writes.
     trigger: z.string().openapi({ enum: ['incident', 'issue', 'test'] }),
     rule_id: z.string().nullable(),
-    state: z.string().openapi({ enum: ['scheduled', 'sent', 'delivered', 'failed', 'retrying', 'cancelled'] }),
+    state: z.string().openapi({ enum: [...DELIVERY_STATES] }),
     attempt: z.number().int(),
     next_attempt_at: TimeOrNull,
     latency_ms: z.number().int().nullable(),

@@ -8,6 +8,7 @@ import { AnyObject, idParams, listOf, text } from '../../http/schemas';
 import { CHANNEL_TYPES, type ChannelType } from '../kinds/types';
 import { Channel } from '../schemas';
 import type { NotifyServices } from '../services';
+import { secretsSet, withKeptSecrets } from './secrets';
 
 type ChannelRow = Selectable<Database['notification_channels']>;
 
@@ -20,19 +21,36 @@ export async function loadChannel(services: NotifyServices, projectId: string, i
   return row;
 }
 
-/** Channel config as the API shows it: what its kind makes public, never a secret. */
+/** Channel config as the API shows it: what its kind makes public, never a secret, and which secrets are set. */
 function channelJson(services: NotifyServices, row: ChannelRow) {
-  const config = JSON.parse(row.config) as unknown;
+  const type = row.type as ChannelType;
   return {
     id: row.id,
-    type: row.type as ChannelType,
+    type,
     name: row.name,
-    config: services.kinds[row.type as ChannelType].publicConfig(config),
+    config: services.kinds[type].publicConfig(JSON.parse(row.config) as unknown),
+    secrets_set: secretsSet(type, services.box.open<Record<string, unknown>>(row.secrets)),
     created_at: new Date(row.created_ms).toISOString(),
   };
 }
 
+/**
+ * A channel's config checked by its kind, on creation and on every edit: the columns to store (the secrets sealed), and
+ * the signing secret when the server made one.
+ */
+async function parseConfig(services: NotifyServices, projectId: string, type: ChannelType, config: Record<string, unknown>) {
+  const parsed = await services.kinds[type].parse(config, { integrations: services.integrations.of(projectId) });
+  const secrets = parsed.secrets as { secret?: string; generated?: boolean };
+  return {
+    columns: { config: JSON.stringify(parsed.config), secrets: services.box.seal(parsed.secrets) },
+    generated: secrets.generated ? secrets.secret : undefined,
+  };
+}
+
 const control = { tags: ['notifications'], security: CONTROL_SECURITY };
+
+const ChannelName = text();
+const ChannelConfig = AnyObject.openapi({ description: 'The settings of this channel type (docs/notifications.md)' });
 
 const createChannelRoute = createRoute({
   ...control,
@@ -44,8 +62,8 @@ const createChannelRoute = createRoute({
     body: jsonBody(
       z.strictObject({
         type: z.enum(CHANNEL_TYPES),
-        name: text(),
-        config: AnyObject.openapi({ description: 'The settings of this channel type (docs/notifications.md)' }),
+        name: ChannelName,
+        config: ChannelConfig,
       }),
       { type: 'webhook', name: 'on-call webhook', config: { url: 'https://hooks.example.com/svc' } },
     ),
@@ -70,6 +88,22 @@ const getRoute = createRoute({
   responses: { 200: jsonAnswer('The channel', Channel), ...errors(400, 401, 403, 404) },
 });
 
+const editRoute = createRoute({
+  ...control,
+  method: 'patch',
+  path: '/{id}',
+  summary: "Edit a channel's name or config",
+  description:
+    '`config`, when given, replaces the whole config and is validated as on creation. A secret field it leaves out (`secrets_set` lists them) keeps its ' +
+    'stored value; null clears it where the type allows. Secrets are never returned. The type cannot change.',
+  middleware: [readControlJson],
+  request: {
+    params: idParams('Channel id'),
+    body: jsonBody(z.strictObject({ name: ChannelName.optional(), config: ChannelConfig.optional() }), { name: 'on-call webhook', config: { url: 'https://hooks.example.com/svc/v2' } }),
+  },
+  responses: { 200: jsonAnswer('The channel', Channel), ...errors(400, 401, 403, 404, 413, 415) },
+});
+
 const deleteRoute = createRoute({
   ...control,
   method: 'delete',
@@ -79,27 +113,17 @@ const deleteRoute = createRoute({
   responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
 });
 
-/** `POST/GET/DELETE /control-plane/notifications/channels` (SPEC 2.4). */
+/** `POST/GET/PATCH/DELETE /control-plane/notifications/channels` (SPEC 2.4). */
 export function channelRoutes(services: NotifyServices) {
   return createRouter()
     .openapi(createChannelRoute, async (c) => {
       const { type, name, config } = c.req.valid('json');
-      const kind = services.kinds[type];
       const { projectId } = c.get('caller');
-      const parsed = await kind.parse(config, { integrations: services.integrations.of(projectId) });
-      const row: ChannelRow = {
-        id: `ch_${randomBytes(10).toString('hex')}`,
-        project_id: projectId,
-        type,
-        name,
-        config: JSON.stringify(parsed.config),
-        secrets: services.box.seal(parsed.secrets),
-        created_ms: services.clock.now(),
-      };
+      const { columns, generated } = await parseConfig(services, projectId, type, config);
+      const row: ChannelRow = { id: `ch_${randomBytes(10).toString('hex')}`, project_id: projectId, type, name, ...columns, created_ms: services.clock.now() };
       await services.db.insertInto('notification_channels').values(row).execute();
-      const secrets = parsed.secrets as { secret?: string; generated?: boolean };
       // A signing secret the server made is shown once, like an API key: it is stored sealed and never returned again.
-      const once = secrets.generated ? { signing_secret: secrets.secret } : {};
+      const once = generated ? { signing_secret: generated } : {};
       return c.json({ ...channelJson(services, row), ...once }, 201);
     })
     .openapi(listRoute, async (c) => {
@@ -107,6 +131,19 @@ export function channelRoutes(services: NotifyServices) {
       return c.json({ data: rows.map((row) => channelJson(services, row)) }, 200);
     })
     .openapi(getRoute, async (c) => c.json(channelJson(services, await loadChannel(services, c.get('caller').projectId, c.req.valid('param').id)), 200))
+    .openapi(editRoute, async (c) => {
+      const { projectId } = c.get('caller');
+      const row = await loadChannel(services, projectId, c.req.valid('param').id);
+      const { name, config } = c.req.valid('json');
+      const type = row.type as ChannelType;
+      // Secrets left out are kept, so the edit never makes a new webhook signing secret.
+      const changes = {
+        ...(name !== undefined ? { name } : {}),
+        ...(config !== undefined ? (await parseConfig(services, projectId, type, withKeptSecrets(type, config, services.box.open(row.secrets)))).columns : {}),
+      };
+      if (Object.keys(changes).length > 0) await services.db.updateTable('notification_channels').set(changes).where('project_id', '=', projectId).where('id', '=', row.id).execute();
+      return c.json(channelJson(services, { ...row, ...changes }), 200);
+    })
     .openapi(deleteRoute, async (c) => {
       const { id } = c.req.valid('param');
       const result = await services.db.deleteFrom('notification_channels').where('project_id', '=', c.get('caller').projectId).where('id', '=', id).executeTakeFirst();

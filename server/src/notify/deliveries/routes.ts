@@ -6,7 +6,7 @@ import { loadChannel } from '../channels/routes';
 import type { ChannelType } from '../kinds/types';
 import { newDeliveryId, scheduledDelivery } from '../outbox/schedule';
 import { deliveryJson } from '../outbox/worker';
-import { Delivery } from '../schemas';
+import { Delivery, DELIVERY_STATES } from '../schemas';
 import type { NotifyServices } from '../services';
 import { testNotice } from './notice';
 
@@ -23,9 +23,12 @@ const listRoute = createRoute({
   method: 'get',
   path: '/deliveries',
   summary: 'The delivery log, newest first',
+  description: 'Each delivery with its state, attempts, latency of the last attempt and the start of the last answer (status, body).',
   request: {
     query: z.strictObject({
       channel_id: z.string().optional().openapi({ description: 'Only this channel\'s deliveries' }),
+      incident_id: z.string().optional().openapi({ description: "Only this incident's deliveries" }),
+      state: z.enum(DELIVERY_STATES).optional().openapi({ description: 'Only deliveries in this state' }),
       limit: limitQuery(DELIVERY_PAGE.default, DELIVERY_PAGE.max),
       cursor: cursorQuery,
     }),
@@ -46,10 +49,12 @@ const testRoute = createRoute({
 export function deliveryRoutes(services: NotifyServices) {
   return createRouter()
     .openapi(listRoute, async (c) => {
-      const { limit, channel_id: channelId } = c.req.valid('query');
+      const { limit, channel_id: channelId, incident_id: incidentId, state } = c.req.valid('query');
       const cursor = readCursor(c, 'string');
       let query = services.db.selectFrom('deliveries').selectAll().where('project_id', '=', c.get('caller').projectId);
       if (channelId) query = query.where('channel_id', '=', channelId);
+      if (incidentId) query = query.where('incident_id', '=', incidentId);
+      if (state) query = query.where('state', '=', state);
       if (cursor) {
         query = query.where((eb) => eb.or([eb('created_ms', '<', cursor.t), eb.and([eb('created_ms', '=', cursor.t), eb('id', '<', String(cursor.k))])]));
       }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema';
 import { ApiError, badRequest } from '../../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
@@ -45,6 +45,15 @@ const Conditions = z.strictObject({
   services: strings.optional(),
 });
 
+/** A rule's fields, each as creation and edits check it; creation fills `conditions` and `delay_seconds` when left out. */
+const RuleFields = {
+  name: text(),
+  conditions: Conditions,
+  channels: strings.min(1).openapi({ description: 'Channel ids of this project' }),
+  delay_seconds: z.number().int().min(0).max(MAX_DELAY_SECONDS),
+};
+const EXAMPLE = { name: 'page on critical', conditions: { severity: ['critical' as const], env: ['production'] }, channels: ['ch_0123456789abcdef0123'], delay_seconds: 0 };
+
 const createRuleRoute = createRoute({
   ...control,
   method: 'post',
@@ -52,17 +61,31 @@ const createRuleRoute = createRoute({
   summary: 'Create a rule (evaluated after the existing ones)',
   middleware: [readControlJson],
   request: {
-    body: jsonBody(
-      z.strictObject({
-        name: text(),
-        conditions: Conditions.default({}),
-        channels: strings.min(1).openapi({ description: 'Channel ids of this project' }),
-        delay_seconds: z.number().int().min(0).max(MAX_DELAY_SECONDS).default(0),
-      }),
-      { name: 'page on critical', conditions: { severity: ['critical'], env: ['production'] }, channels: ['ch_0123456789abcdef0123'], delay_seconds: 0 },
-    ),
+    body: jsonBody(z.strictObject({ ...RuleFields, conditions: RuleFields.conditions.default({}), delay_seconds: RuleFields.delay_seconds.default(0) }), EXAMPLE),
   },
   responses: { 201: jsonAnswer('Created', Rule), ...errors(400, 401, 403, 413, 415) },
+});
+
+const editRoute = createRoute({
+  ...control,
+  method: 'patch',
+  path: '/{id}',
+  summary: "Edit a rule's name, conditions, channels or delay (its place in the order stays)",
+  description: 'Each field given replaces the stored one, checked as on creation; fields left out stay.',
+  middleware: [readControlJson],
+  request: { params: idParams('Rule id'), body: jsonBody(z.strictObject(RuleFields).partial(), { channels: EXAMPLE.channels, delay_seconds: 300 }) },
+  responses: { 200: jsonAnswer('The rule', Rule), ...errors(400, 401, 403, 404, 413, 415) },
+});
+
+const orderRoute = createRoute({
+  ...control,
+  method: 'put',
+  path: '/order',
+  summary: 'Set the evaluation order of all rules',
+  description: "`ids` must name each of the project's rules exactly once; the first is evaluated first. Every matching rule still fires.",
+  middleware: [readControlJson],
+  request: { body: jsonBody(z.strictObject({ ids: z.array(z.string()) }), { ids: ['rule_0123456789abcdef0123', 'rule_3210fedcba9876543210'] }) },
+  responses: { 200: jsonAnswer('Rules in the new order', listOf(Rule)), ...errors(400, 401, 403, 413, 415) },
 });
 
 const listRoute = createRoute({ ...control, method: 'get', path: '/', summary: 'Rules in evaluation order', responses: { 200: jsonAnswer('Rules', listOf(Rule)), ...errors(401, 403) } });
@@ -76,21 +99,35 @@ const deleteRoute = createRoute({
   responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
 });
 
+/** The project's rules in evaluation order. */
+function rulesInOrder(db: Kysely<Database>, projectId: string) {
+  return db.selectFrom('notification_rules').selectAll().where('project_id', '=', projectId).orderBy('position').orderBy('created_ms').orderBy('id').execute();
+}
+
+/** The channels of a rule as stored (each once), or a 400 naming the first that is not a channel of the project. */
+async function checkedChannels(services: NotifyServices, projectId: string, channels: string[]): Promise<string> {
+  const known = new Set(
+    (await services.db.selectFrom('notification_channels').select('id').where('project_id', '=', projectId).where('id', 'in', channels).execute()).map((r) => r.id),
+  );
+  channels.forEach((id, i) => {
+    if (!known.has(id)) throw badRequest(`channels[${i}]: no notification channel ${id} in this project`, { field: `channels[${i}]` });
+  });
+  return JSON.stringify([...new Set(channels)]);
+}
+
+const ruleNotFound = (id: string) => new ApiError(404, 'not_found', `no notification rule ${id} in this project`);
+
 /**
- * `POST/GET/DELETE /control-plane/notifications/rules` (SPEC 2.5). Rules are evaluated in the order they were
- * created (`position`); every matching rule fires (notify/outbox/schedule.ts).
+ * `POST/GET/PATCH/DELETE /control-plane/notifications/rules` and `PUT .../order` (SPEC 2.5). Rules are evaluated by
+ * `position`: the order they were created in until `PUT .../order` sets another; every matching rule fires
+ * (notify/outbox/schedule.ts).
  */
 export function ruleRoutes(services: NotifyServices) {
   return createRouter()
     .openapi(createRuleRoute, async (c) => {
       const { name, conditions, channels, delay_seconds: delay } = c.req.valid('json');
       const { projectId } = c.get('caller');
-      const known = new Set(
-        (await services.db.selectFrom('notification_channels').select('id').where('project_id', '=', projectId).where('id', 'in', channels).execute()).map((r) => r.id),
-      );
-      channels.forEach((id, i) => {
-        if (!known.has(id)) throw badRequest(`channels[${i}]: no notification channel ${id} in this project`, { field: `channels[${i}]` });
-      });
+      const checked = await checkedChannels(services, projectId, channels);
       const row: RuleRow = {
         id: `rule_${randomBytes(10).toString('hex')}`,
         project_id: projectId,
@@ -98,21 +135,47 @@ export function ruleRoutes(services: NotifyServices) {
         position: (await lastPosition(services, projectId)) + 1,
         name,
         conditions: JSON.stringify(conditions),
-        channels: JSON.stringify([...new Set(channels)]),
+        channels: checked,
         delay_seconds: delay,
         created_ms: services.clock.now(),
       };
       await services.db.insertInto('notification_rules').values(row).execute();
       return c.json(ruleJson(row), 201);
     })
-    .openapi(listRoute, async (c) => {
-      const rows = await services.db.selectFrom('notification_rules').selectAll().where('project_id', '=', c.get('caller').projectId).orderBy('position').orderBy('created_ms').orderBy('id').execute();
-      return c.json({ data: rows.map(ruleJson) }, 200);
+    .openapi(listRoute, async (c) => c.json({ data: (await rulesInOrder(services.db, c.get('caller').projectId)).map(ruleJson) }, 200))
+    .openapi(orderRoute, async (c) => {
+      const { ids } = c.req.valid('json');
+      const { projectId } = c.get('caller');
+      const rules = await services.db.transaction().execute(async (trx) => {
+        const existing = new Set((await rulesInOrder(trx, projectId)).map((r) => r.id));
+        const given = new Set(ids);
+        if (given.size !== ids.length || given.size !== existing.size || ids.some((id) => !existing.has(id))) {
+          throw badRequest(`ids must list each of this project's ${existing.size} rules exactly once (GET /control-plane/notifications/rules)`, { field: 'ids' });
+        }
+        for (const [i, id] of ids.entries()) await trx.updateTable('notification_rules').set({ position: i + 1 }).where('project_id', '=', projectId).where('id', '=', id).execute();
+        return rulesInOrder(trx, projectId);
+      });
+      return c.json({ data: rules.map(ruleJson) }, 200);
+    })
+    .openapi(editRoute, async (c) => {
+      const { id } = c.req.valid('param');
+      const { projectId } = c.get('caller');
+      const row = await services.db.selectFrom('notification_rules').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+      if (!row) throw ruleNotFound(id);
+      const { name, conditions, channels, delay_seconds: delay } = c.req.valid('json');
+      const changes: Partial<Pick<RuleRow, 'name' | 'conditions' | 'channels' | 'delay_seconds'>> = {
+        ...(name !== undefined ? { name } : {}),
+        ...(conditions !== undefined ? { conditions: JSON.stringify(conditions) } : {}),
+        ...(channels !== undefined ? { channels: await checkedChannels(services, projectId, channels) } : {}),
+        ...(delay !== undefined ? { delay_seconds: delay } : {}),
+      };
+      if (Object.keys(changes).length > 0) await services.db.updateTable('notification_rules').set(changes).where('project_id', '=', projectId).where('id', '=', id).execute();
+      return c.json(ruleJson({ ...row, ...changes }), 200);
     })
     .openapi(deleteRoute, async (c) => {
       const { id } = c.req.valid('param');
       const result = await services.db.deleteFrom('notification_rules').where('project_id', '=', c.get('caller').projectId).where('id', '=', id).executeTakeFirst();
-      if (Number(result.numDeletedRows) === 0) throw new ApiError(404, 'not_found', `no notification rule ${id} in this project`);
+      if (Number(result.numDeletedRows) === 0) throw ruleNotFound(id);
       return c.body(null, 204);
     });
 }

@@ -1,0 +1,78 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Services } from '../http/env';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { Time, TimeOrNull } from '../http/schemas';
+import { iso } from '../query/params';
+import { repositoryDb } from '../github/tables';
+import { listApps } from '../tenancy/apps';
+
+/** What the server offers beyond the core, as `createApp` was given it; the console shows or hides pages by it. */
+export interface ServerFeatures {
+  /** A model is configured (SVC_AI_BASE_URL): analyses are the model's, not only heuristic. */
+  aiAnalysis: boolean;
+  /** The SDK demo page is served at /demo/. */
+  demo: boolean;
+}
+
+const Named = z.object({ id: z.string(), name: z.string() });
+
+const Me = z
+  .object({
+    project: Named,
+    tenant: Named,
+    key: z.object({
+      id: z.string(),
+      name: z.string(),
+      // An admin key is refused before this route (it manages projects only): a project key is one of these.
+      scope: z.enum(['control', 'read']).openapi({ description: '`read` views everything and changes nothing' }),
+      created_at: Time,
+      expires_at: TimeOrNull,
+    }),
+    features: z.object({
+      ai_analysis: z.boolean().openapi({ description: 'A model answers issue analyses (SVC_AI_BASE_URL is set); heuristic analyses otherwise' }),
+      github: z.boolean().openapi({ description: 'An app of the project has a GitHub repository connected: fixes can become pull requests' }),
+      demo: z.boolean().openapi({ description: 'The SDK demo page is served at /demo/' }),
+    }),
+    apps: z.array(Named),
+  })
+  .openapi('Me');
+
+const meRoute = createRoute({
+  tags: ['projects'],
+  security: CONTROL_SECURITY,
+  method: 'get',
+  path: '/',
+  summary: 'Who the key is: its project, tenant, scope and apps, and what this server offers',
+  description: 'What a console signs in with: a bad key gets the 401 every control-plane route answers. An admin key is refused (403): it manages projects only.',
+  responses: { 200: jsonAnswer('The key and its project', Me), ...errors(401, 403) },
+});
+
+/** `GET /control-plane/me`, behind the control plane's key check (a control or a read key). */
+export function meRoutes(services: Services, features: ServerFeatures) {
+  const { db } = services;
+  return createRouter().openapi(meRoute, async (c) => {
+    const { projectId, tenantId, key } = c.get('caller');
+    const [project, tenant, apps, repository] = await Promise.all([
+      db.selectFrom('projects').select(['id', 'name']).where('id', '=', projectId).executeTakeFirstOrThrow(),
+      db.selectFrom('tenants').select(['id', 'name']).where('id', '=', tenantId).executeTakeFirstOrThrow(),
+      listApps(db, projectId),
+      repositoryDb(db).selectFrom('repositories').select('app_id').where('project_id', '=', projectId).limit(1).executeTakeFirst(),
+    ]);
+    return c.json(
+      {
+        project,
+        tenant,
+        key: {
+          id: key.id,
+          name: key.name,
+          scope: key.scope === 'read' ? ('read' as const) : ('control' as const),
+          created_at: iso(key.createdMs),
+          expires_at: key.expiresMs === null ? null : iso(key.expiresMs),
+        },
+        features: { ai_analysis: features.aiAnalysis, github: repository !== undefined, demo: features.demo },
+        apps: apps.map((a) => ({ id: a.id, name: a.name })),
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,349 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../server/src/clock';
+import { createDetector } from '../../server/src/incidents/detect/detector';
+import { createKey } from '../../server/src/index';
+import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
+import { databaseKinds } from '../support/databases';
+import { errorLog } from '../support/error-logs';
+import { str } from '../support/otlp';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { startTestServer, type TestServer } from '../support/server';
+
+/**
+ * The control-plane endpoints the console needs (issue 20), through the real server over HTTP on SQLite and
+ * PostgreSQL: who a key is (`/me`), editing channels (secrets kept unless given) and rules, the rules' evaluation order,
+ * the delivery log's filters and paging, the incident and issue listings' filters, and a `read` key that views all of
+ * it and changes none of it. Every refused request names its field and changes nothing.
+ */
+const kinds = await databaseKinds();
+const WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+
+type ErrorBody = { error: { code: string; message: string; details?: { field?: string } } };
+interface Channel {
+  id: string;
+  type: string;
+  name: string;
+  config: Record<string, unknown>;
+  secrets_set: string[];
+  created_at: string;
+}
+interface Rule {
+  id: string;
+  name: string;
+  position: number;
+  conditions: Record<string, string[]>;
+  channels: string[];
+  delay_seconds: number;
+}
+interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+describe.each(kinds)('console API on %s', (kind) => {
+  let t: TestServer;
+  let receiver: Receiver;
+  let readKey: string;
+  let adminKey: string;
+
+  const call = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown, key = t.controlKey) => {
+    const res = await fetch(`${t.url}/control-plane${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, body: (res.status === 204 ? null : await res.json()) as T };
+  };
+  const get = <T = Record<string, unknown>>(path: string, key?: string) => call<T>('GET', path, undefined, key);
+  /** Every row of a table, to show a refused request changed nothing. */
+  const rows = async (table: string) => JSON.stringify((await sql`select * from ${sql.table(table)} order by 1`.execute(t.server.database.db)).rows);
+  /** A request that must be refused with a 400 naming `field`, leaving `table` as it was. */
+  const refused = async (table: string, method: string, path: string, body: unknown, field: string) => {
+    const before = await rows(table);
+    const res = await call<ErrorBody>(method, path, body);
+    expect(res.status, `${method} ${path} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.details?.field).toBe(field);
+    expect(res.body.error.message).toContain(field.split(/[.[]/)[0]);
+    expect(await rows(table), `${method} ${path} changed ${table}`).toBe(before);
+  };
+  const webhook = async (name: string, secret?: string) =>
+    (await call<Channel>('POST', '/notifications/channels', { type: 'webhook', name, config: { url: `${receiver.url}/${name}`, ...(secret ? { secret } : {}) } })).body;
+  const storedSecrets = async (id: string) => {
+    const row = await t.server.database.db.selectFrom('notification_channels').select('secrets').where('id', '=', id).executeTakeFirstOrThrow();
+    return t.server.notify.box.open<Record<string, unknown>>(row.secrets);
+  };
+  const allPages = async <T extends { id: string }>(path: string) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const sep = path.includes('?') ? '&' : '?';
+      const page: Page<T> = (await get<Page<T>>(`${path}${sep}limit=1${cursor ? `&cursor=${cursor}` : ''}`)).body;
+      seen.push(...page.data.map((d) => d.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    return seen;
+  };
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    t = await startTestServer(kind, { detection: false, allowPrivateTargets: true, secretKey: 'c'.repeat(40), outbox: { pollMs: 60_000 } });
+    readKey = (await createKey(t.server.database.db, systemClock, { projectId: t.projectId, scope: 'read', name: 'viewer' })).key;
+    adminKey = (await createKey(t.server.database.db, systemClock, { projectId: t.projectId, scope: 'admin' })).key;
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('GET /me tells who the key is; a bad key gets the 401, an admin key a 403', async () => {
+    const me = await get<{
+      project: { id: string; name: string };
+      tenant: { id: string; name: string };
+      key: { id: string; name: string; scope: string; expires_at: string | null };
+      features: Record<string, boolean>;
+      apps: Array<{ id: string; name: string }>;
+    }>('/me');
+    expect(me.status).toBe(200);
+    expect(me.body.project.id).toBe(t.projectId);
+    expect(me.body.tenant.id).toEqual(expect.any(String));
+    expect(me.body.key).toMatchObject({ scope: 'control', name: 'default control key', expires_at: null });
+    expect(me.body.features).toEqual({ ai_analysis: false, github: false, demo: false });
+    expect(me.body.apps.map((a) => a.name)).toEqual([t.appName]);
+
+    expect((await get<{ key: { scope: string; name: string } }>('/me', readKey)).body.key).toMatchObject({ scope: 'read', name: 'viewer' });
+
+    const bad = await get<ErrorBody>('/me', 'svc_control_not-a-key');
+    expect(bad.status).toBe(401);
+    expect(bad.body.error.code).toBe('unauthorized');
+    expect(bad.headers.get('www-authenticate')).toContain('Bearer');
+    const admin = await get<ErrorBody>('/me', adminKey);
+    expect(admin.status).toBe(403);
+    expect(admin.body.error.message).toMatch(/read key.*an admin key only manages projects/);
+  });
+
+  it('PATCH a channel: name and config validated as on creation, secrets kept unless given and never shown', async () => {
+    const channel = await webhook('edit-me', WEBHOOK_SECRET);
+    const listed = (await get<{ data: Channel[] }>('/notifications/channels')).body.data.find((c) => c.id === channel.id)!;
+    expect(listed).toMatchObject({ type: 'webhook', name: 'edit-me', config: { url: `${receiver.url}/edit-me` }, secrets_set: ['secret'] });
+    expect(listed.created_at).toEqual(expect.any(String));
+
+    const path = `/notifications/channels/${channel.id}`;
+    await refused('notification_channels', 'PATCH', path, { name: '' }, 'name');
+    await refused('notification_channels', 'PATCH', path, { config: { url: 'ftp://example.com/x' } }, 'config.url');
+    await refused('notification_channels', 'PATCH', path, { config: { url: receiver.url, secret: 'hunter2' } }, 'config.secret');
+    await refused('notification_channels', 'PATCH', path, { type: 'chat' }, 'type');
+    await refused('notification_channels', 'PATCH', path, { name: 'x', config: 'url' }, 'config');
+    expect((await call<ErrorBody>('PATCH', '/notifications/channels/ch_missing', { name: 'x' })).status).toBe(404);
+
+    const renamed = await call<Channel>('PATCH', path, { name: 'renamed' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'renamed', config: { url: `${receiver.url}/edit-me` }, secrets_set: ['secret'] });
+
+    const moved = await call<Channel>('PATCH', path, { config: { url: `${receiver.url}/moved` } });
+    expect(moved.body.config).toEqual({ url: `${receiver.url}/moved` });
+    expect(await storedSecrets(channel.id)).toEqual({ secret: WEBHOOK_SECRET });
+    expect(JSON.stringify(moved.body)).not.toContain(WEBHOOK_SECRET.slice(6, 20));
+
+    const other = `whsec_${Buffer.alloc(32, 4).toString('base64')}`;
+    await call('PATCH', path, { config: { url: `${receiver.url}/moved`, secret: other } });
+    expect(await storedSecrets(channel.id)).toEqual({ secret: other });
+    expect((await get<Channel>(path)).body).toMatchObject({ name: 'renamed', config: { url: `${receiver.url}/moved` }, secrets_set: ['secret'] });
+  });
+
+  it('PATCH keeps the secrets of other kinds too: a chat webhook URL, an SMTP password', async () => {
+    const chat = (await call<Channel>('POST', '/notifications/channels', { type: 'chat', name: 'room', config: { channel: '#ops', webhook_url: `${receiver.url}/T1/B2/token` } })).body;
+    expect(chat.secrets_set).toEqual(['webhook_url']);
+    const edited = await call<Channel>('PATCH', `/notifications/channels/${chat.id}`, { config: { channel: '#incidents' } });
+    expect(edited.body).toMatchObject({ config: { channel: '#incidents', webhook_host: new URL(receiver.url).host }, secrets_set: ['webhook_url'] });
+    expect(await storedSecrets(chat.id)).toEqual({ webhook_url: `${receiver.url}/T1/B2/token` });
+
+    const smtp = { host: 'mail.example.com', port: 587, user: 'alerts' };
+    const email = (await call<Channel>('POST', '/notifications/channels', { type: 'email', name: 'mail', config: { to: ['ops@example.com'], from: 'svc@example.com', smtp: { ...smtp, password: 'pw-1' } } })).body;
+    expect(email.secrets_set).toEqual(['smtp.password']);
+    const mailed = await call<Channel>('PATCH', `/notifications/channels/${email.id}`, { config: { to: ['oncall@example.com'], from: 'svc@example.com', smtp } });
+    expect(mailed.status, JSON.stringify(mailed.body)).toBe(200);
+    expect(mailed.body.config.to).toEqual(['oncall@example.com']);
+    expect(await storedSecrets(email.id)).toEqual({ smtp_password: 'pw-1' });
+    expect(JSON.stringify(mailed.body)).not.toContain('pw-1');
+  });
+
+  it('PATCH a rule and PUT the order of all rules; GET lists them in evaluation order', async () => {
+    for (const rule of (await get<{ data: Rule[] }>('/notifications/rules')).body.data) await call('DELETE', `/notifications/rules/${rule.id}`);
+    const channel = await webhook('for-rules');
+    const make = async (name: string) => (await call<Rule>('POST', '/notifications/rules', { name, channels: [channel.id] })).body;
+    const [a, b, c] = [await make('a'), await make('b'), await make('c')];
+    const names = async () => (await get<{ data: Rule[] }>('/notifications/rules')).body.data.map((r) => r.name);
+    expect(await names()).toEqual(['a', 'b', 'c']);
+
+    await refused('notification_rules', 'PUT', '/notifications/rules/order', { ids: [c.id, b.id] }, 'ids');
+    await refused('notification_rules', 'PUT', '/notifications/rules/order', { ids: [c.id, b.id, b.id] }, 'ids');
+    await refused('notification_rules', 'PUT', '/notifications/rules/order', { ids: [c.id, b.id, a.id, 'rule_other'] }, 'ids');
+    await refused('notification_rules', 'PUT', '/notifications/rules/order', { ids: [c.id, b.id, 3] }, 'ids[2]');
+    await refused('notification_rules', 'PUT', '/notifications/rules/order', {}, 'ids');
+
+    const ordered = await call<{ data: Rule[] }>('PUT', '/notifications/rules/order', { ids: [c.id, a.id, b.id] });
+    expect(ordered.status).toBe(200);
+    expect(ordered.body.data.map((r) => [r.name, r.position])).toEqual([
+      ['c', 1],
+      ['a', 2],
+      ['b', 3],
+    ]);
+    expect(await names()).toEqual(['c', 'a', 'b']);
+    // A new rule goes after the reordered ones.
+    await make('d');
+    expect(await names()).toEqual(['c', 'a', 'b', 'd']);
+
+    const path = `/notifications/rules/${a.id}`;
+    await refused('notification_rules', 'PATCH', path, { name: '' }, 'name');
+    await refused('notification_rules', 'PATCH', path, { channels: [] }, 'channels');
+    await refused('notification_rules', 'PATCH', path, { channels: [channel.id, 'ch_missing'] }, 'channels[1]');
+    await refused('notification_rules', 'PATCH', path, { delay_seconds: -5 }, 'delay_seconds');
+    await refused('notification_rules', 'PATCH', path, { conditions: { severity: ['urgent'] } }, 'conditions.severity[0]');
+    await refused('notification_rules', 'PATCH', path, { position: 1 }, 'position');
+    expect((await call('PATCH', '/notifications/rules/rule_missing', { name: 'x' })).status).toBe(404);
+
+    const edited = await call<Rule>('PATCH', path, { name: 'a2', conditions: { severity: ['critical'], env: ['production'] }, delay_seconds: 300 });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ name: 'a2', position: 2, conditions: { severity: ['critical'], env: ['production'] }, channels: [channel.id], delay_seconds: 300 });
+    expect((await get<{ data: Rule[] }>('/notifications/rules')).body.data[1]).toEqual(edited.body);
+  });
+
+  it('the delivery log: state, latency and answer per delivery, filtered by state, channel and incident, keyset-paged', async () => {
+    const channel = await webhook('log');
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+    const first = (await call<{ id: string; state: string; latency_ms: number | null; attempt: number; response: { status: number; body: string } }>('POST', `/notifications/${channel.id}/test`)).body;
+    expect(first).toMatchObject({ state: 'delivered', attempt: 1, response: { status: 200, body: 'ok' } });
+    expect(first.latency_ms).toEqual(expect.any(Number));
+    receiver.answer = () => ({ status: 503, body: 'busy' });
+    const second = (await call<{ id: string; state: string }>('POST', `/notifications/${channel.id}/test`)).body;
+    expect(second.state).toBe('retrying');
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+
+    const ids = (page: Page<{ id: string }>) => page.data.map((d) => d.id);
+    expect(ids((await get<Page<{ id: string }>>(`/notifications/deliveries?channel_id=${channel.id}&state=retrying`)).body)).toEqual([second.id]);
+    expect(ids((await get<Page<{ id: string }>>(`/notifications/deliveries?channel_id=${channel.id}&state=delivered`)).body)).toEqual([first.id]);
+    expect(await allPages(`/notifications/deliveries?channel_id=${channel.id}`)).toEqual([second.id, first.id]);
+    expect((await get<Page<unknown>>(`/notifications/deliveries?incident_id=inc_none`)).body.data).toEqual([]);
+    expect((await get<ErrorBody>('/notifications/deliveries?state=lost')).body.error.details?.field).toBe('state');
+  });
+
+  it('incidents: env and service filters, keyset paging, and the detail with the issue it grew from', async () => {
+    const open = async (env: string, services: string[]) => (await call<{ id: string }>('POST', '/incidents', { title: `${env} down`, severity: 'low', env, services })).body.id;
+    const prod = await open('prod-x', ['Checkout', 'cart_api']);
+    const stage = await open('stage-x', ['checkout']);
+    const other = await open('prod-x', ['cart-api']);
+    expect(await allPages('/incidents?env=prod-x')).toEqual([other, prod]);
+    expect(await allPages('/incidents?service=checkout')).toEqual([stage, prod]);
+    // `_` is a character here, not a LIKE wildcard; an element matches whole.
+    expect(await allPages('/incidents?service=cart_api')).toEqual([prod]);
+    expect(await allPages('/incidents?service=cart')).toEqual([]);
+    expect((await get<ErrorBody>('/incidents?env=')).status).toBe(200);
+    expect((await get<ErrorBody>(`/incidents?env=${'e'.repeat(101)}`)).body.error.details?.field).toBe('env');
+
+    const detail = (await get<Record<string, unknown>>(`/incidents/${prod}`)).body;
+    expect(detail).toMatchObject({ id: prod, issue_id: null, evidence: null });
+    expect(Object.keys(detail)).toEqual(expect.arrayContaining(['cost_impact', 'analysis', 'dashboard_url', 'root_cause_summary']));
+
+    // A detected incident: its issue is the group it grew from.
+    await sendErrors([{ sessionId: 'inc-s1' }]);
+    const detector = createDetector({
+      db: t.server.database.db,
+      clock: systemClock,
+      commands: t.server.notify.incidents,
+      publicUrl: t.server.publicUrl,
+      box: t.server.notify.box,
+      symbolicator: createSymbolicator({ db: t.server.database.db }),
+      options: { threshold: 1 },
+    });
+    await detector.runOnce();
+    const detected = (await get<Page<{ id: string; source: string }>>('/incidents?limit=200')).body.data.find((i) => i.source === 'detector')!;
+    const issues = (await get<Page<{ id: string }>>('/issues')).body.data;
+    expect((await get<{ issue_id: string | null }>(`/incidents/${detected.id}`)).body.issue_id).toBe(issues[0]!.id);
+  });
+
+  /** Error logs of the bootstrapped app, one per entry; `user` names the session's user. */
+  async function sendErrors(errors: Array<{ sessionId: string; message?: string; user?: string; atMs?: number }>) {
+    for (const e of errors) {
+      const body = errorLog({ sessionId: e.sessionId, message: e.message, atMs: e.atMs ?? Date.now() - 1000 });
+      const record = body.resourceLogs[0]!.scopeLogs[0]!.logRecords[0]!;
+      record.attributes.push(str('session.id', e.sessionId), ...(e.user ? [str('user.id', e.user)] : []));
+      const res = await fetch(`${t.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+      expect(res.status).toBe(200);
+    }
+  }
+
+  it('issues: sorted by first_seen, and the detail lists affected sessions with their users', async () => {
+    const now = Date.now();
+    await sendErrors([
+      { sessionId: 'old-1', message: 'old failure', atMs: now - 60_000 },
+      { sessionId: 'new-1', message: 'new failure', user: 'u-ann', atMs: now - 30_000 },
+      { sessionId: 'new-2', message: 'new failure', atMs: now - 20_000 },
+      { sessionId: 'old-2', message: 'old failure', atMs: now - 10_000 },
+    ]);
+    await createDetector({
+      db: t.server.database.db,
+      clock: systemClock,
+      commands: t.server.notify.incidents,
+      publicUrl: t.server.publicUrl,
+      box: t.server.notify.box,
+      symbolicator: createSymbolicator({ db: t.server.database.db }),
+      options: { threshold: 100 },
+    }).runOnce();
+    type Issue = { id: string; message: string };
+    const order = async (sort: string) => (await get<Page<Issue>>(`/issues?q=failure&sort=${sort}`)).body.data.map((i) => i.message);
+    expect(await order('first_seen')).toEqual(['new failure', 'old failure']);
+    expect(await order('last_seen')).toEqual(['old failure', 'new failure']);
+    expect((await get<ErrorBody>('/issues?sort=newest')).body.error.details?.field).toBe('sort');
+
+    const [newer] = (await get<Page<Issue>>('/issues?q=new%20failure')).body.data;
+    const detail = (await get<{ sessions: number; sessions_sample: Array<{ session_id: string; user_id: string | null; first_seen: string; last_seen: string }> }>(`/issues/${newer!.id}`)).body;
+    expect(detail.sessions).toBe(2);
+    expect(detail.sessions_sample.map((s) => [s.session_id, s.user_id])).toEqual([
+      ['new-2', null],
+      ['new-1', 'u-ann'],
+    ]);
+  });
+
+  it('a read key views every console endpoint and changes nothing', async () => {
+    const channel = await webhook('read-scope');
+    const rule = (await call<Rule>('POST', '/notifications/rules', { name: 'read-scope', channels: [channel.id] })).body;
+    const incident = (await call<{ id: string }>('POST', '/incidents', { title: 'read scope', severity: 'low' })).body;
+    const [issue] = (await get<Page<{ id: string }>>('/issues')).body.data;
+    for (const path of [
+      '/me',
+      '/notifications/channels',
+      `/notifications/channels/${channel.id}`,
+      '/notifications/rules',
+      '/notifications/deliveries?state=delivered',
+      '/incidents?env=production',
+      `/incidents/${incident.id}`,
+      '/issues?sort=first_seen',
+      `/issues/${issue!.id}`,
+    ]) {
+      expect((await get(path, readKey)).status, path).toBe(200);
+    }
+    const rules = (await get<{ data: Rule[] }>('/notifications/rules')).body.data.map((r) => r.id);
+    const writes: Array<[string, string, unknown]> = [
+      ['PATCH', `/notifications/channels/${channel.id}`, { name: 'taken over' }],
+      ['POST', '/notifications/channels', { type: 'webhook', name: 'x', config: { url: receiver.url } }],
+      ['DELETE', `/notifications/channels/${channel.id}`, undefined],
+      ['PATCH', `/notifications/rules/${rule.id}`, { name: 'taken over' }],
+      ['PUT', '/notifications/rules/order', { ids: [...rules].reverse() }],
+      ['DELETE', `/notifications/rules/${rule.id}`, undefined],
+      ['POST', `/notifications/${channel.id}/test`, undefined],
+      ['POST', `/incidents/${incident.id}/acknowledge`, undefined],
+      ['PATCH', `/issues/${issue!.id}`, { status: 'ignored' }],
+    ];
+    const tables = ['notification_channels', 'notification_rules', 'deliveries', 'incidents', 'detection_groups'];
+    const before = await Promise.all(tables.map(rows));
+    for (const [method, path, body] of writes) {
+      const res = await call<ErrorBody>(method, path, body, readKey);
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.body.error.code).toBe('forbidden');
+      expect(res.body.error.message).toContain('read key');
+    }
+    expect(await Promise.all(tables.map(rows))).toEqual(before);
+  });
+});
