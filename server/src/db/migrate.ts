@@ -12,6 +12,7 @@ import { sourcemapsMigration } from './migrations/0012-sourcemaps';
 import { issueAnalysesMigration } from './migrations/0013-issue-analyses';
 import { repositoriesMigration } from './migrations/0014-repositories';
 import { sessionIdentityMigration } from './migrations/0015-session-identity';
+import { sessionConsoleMigration } from './migrations/0016-session-console';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -28,6 +29,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0013-issue-analyses': issueAnalysesMigration(handle.dialect),
     '0014-repositories': repositoriesMigration(),
     '0015-session-identity': sessionIdentityMigration(),
+    '0016-session-console': sessionConsoleMigration(),
   };
 }
 

@@ -144,6 +144,24 @@ export interface Database extends DetectionTables, CostTables {
     /** `svc.replay.mode` and `svc.sample_rate` of the session's resource. */
     replay_mode: string | null;
     sample_rate: number | null;
+    /** last_ms - first_ms, kept by the upsert so the listing can sort by it from an index. */
+    duration_ms: number;
+    /** Error log records stored (severity ERROR and above, or with `exception.type`). */
+    error_count: number;
+    /** `deployment.environment` and `service.version` (the release) of the latest batch that named them. */
+    env: string | null;
+    release: string | null;
+    /** From `user_agent.original` (sessions/user-agent.ts): browser family, its major version, system, device kind. */
+    browser: string | null;
+    browser_version: string | null;
+    os: string | null;
+    device: string | null;
+    /** JSON array of the distinct page paths seen, in the order first seen, at most 50; page_count is its length. */
+    urls: string | null;
+    page_count: number;
+    /** The path of the earliest page record, and that record's time. */
+    entry_url: string | null;
+    entry_ms: number | null;
   };
   incidents: {
     id: string;

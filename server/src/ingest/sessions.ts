@@ -1,5 +1,6 @@
+import type { DialectName } from '../db/connect';
 import type { Database, TelemetryTable } from '../db/schema';
-import type { SessionFacts } from '../otlp/session-facts';
+import { SESSION_FACT_LIMITS, type SessionFacts } from '../otlp/session-facts';
 
 /** Session counter column each table feeds. */
 export const SESSION_COUNTER = {
@@ -17,32 +18,53 @@ export interface SessionDelta {
   first: number;
   last: number;
   count: number;
+  /** Error log records among them (see isErrorLog). */
+  errors: number;
 }
 
-/** What a session summary needs of a stored row. */
+/** What a session summary needs of a stored row; log rows also carry `severity_number` and `attributes`. */
 export interface SessionSource {
   session_id: string | null;
   app_id: string;
   time_ms: number;
   end_ms?: number;
+  severity_number?: unknown;
+  attributes?: unknown;
+}
+
+/** ERROR in OpenTelemetry's severity numbers (17–20 ERROR, 21–24 FATAL). */
+const SEVERITY_ERROR = 17;
+
+/**
+ * A log record the sessions page counts as an error: severity ERROR or above (console.error, the SDK's exceptions), or
+ * any record with `exception.type` (an exception another sender logged at a lower severity). The attributes are parsed
+ * only when their text names the key.
+ */
+export function isErrorLog(row: SessionSource): boolean {
+  if (typeof row.severity_number === 'number' && row.severity_number >= SEVERITY_ERROR) return true;
+  const { attributes } = row;
+  return typeof attributes === 'string' && attributes.includes('"exception.type"') && (JSON.parse(attributes) as Record<string, unknown>)['exception.type'] !== undefined;
 }
 
 /**
- * Folds rows into one delta per session, so each session summary is upserted once per write. The deltas come sorted by
- * session id: every write then locks session rows in the same order, so two concurrent writes touching the same
+ * Folds the rows a write stored into one delta per session, so each session summary is upserted once per write. Only
+ * stored rows count (a retried record is not stored again), so counts stay exact under retries. The deltas come sorted
+ * by session id: every write then locks session rows in the same order, so two concurrent writes touching the same
  * sessions (a collector's batches behind a load balancer) wait for each other instead of deadlocking.
  */
-export function sessionDeltas(rows: Iterable<SessionSource>): SessionDelta[] {
+export function sessionDeltas(table: TelemetryTable, rows: Iterable<SessionSource>): SessionDelta[] {
   const deltas = new Map<string, SessionDelta>();
   for (const r of rows) {
     if (!r.session_id) continue;
     const end = r.end_ms ?? r.time_ms;
+    const error = table === 'logs' && isErrorLog(r) ? 1 : 0;
     const d = deltas.get(r.session_id);
-    if (!d) deltas.set(r.session_id, { sessionId: r.session_id, appId: r.app_id, first: r.time_ms, last: end, count: 1 });
+    if (!d) deltas.set(r.session_id, { sessionId: r.session_id, appId: r.app_id, first: r.time_ms, last: end, count: 1, errors: error });
     else {
       d.first = Math.min(d.first, r.time_ms);
       d.last = Math.max(d.last, end);
       d.count += 1;
+      d.errors += error;
     }
   }
   return [...deltas.values()].sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
@@ -53,10 +75,15 @@ function sessionCounters(table: TelemetryTable, count: number): Pick<Database['s
   return { span_count: 0, log_count: 0, metric_count: 0, replay_chunk_count: 0, recipe_count: 0, [SESSION_COUNTER[table]]: count };
 }
 
-type FactColumns = Pick<Database['sessions'], 'user_id' | 'user_email' | 'user_name' | 'user_ms' | 'attributes' | 'attributes_ms' | 'replay_mode' | 'sample_rate'>;
+type FactColumns = Pick<
+  Database['sessions'],
+  | 'user_id' | 'user_email' | 'user_name' | 'user_ms' | 'attributes' | 'attributes_ms' | 'replay_mode' | 'sample_rate'
+  | 'env' | 'release' | 'browser' | 'browser_version' | 'os' | 'device' | 'urls' | 'page_count' | 'entry_url' | 'entry_ms'
+>;
 
 /** A session's facts as columns; null where the batch said nothing (the upsert then keeps what is stored). */
 function factColumns(f: SessionFacts | undefined): FactColumns {
+  const pages = f?.pages;
   return {
     user_id: f?.user?.id ?? null,
     user_email: f?.user?.email ?? null,
@@ -66,6 +93,16 @@ function factColumns(f: SessionFacts | undefined): FactColumns {
     attributes_ms: f?.attributes?.timeMs ?? null,
     replay_mode: f?.replayMode ?? null,
     sample_rate: f?.sampleRate ?? null,
+    env: f?.env ?? null,
+    release: f?.release ?? null,
+    browser: f?.client?.browser ?? null,
+    browser_version: f?.client?.browserVersion ?? null,
+    os: f?.client?.os ?? null,
+    device: f?.client?.device ?? null,
+    urls: pages ? JSON.stringify(pages) : null,
+    page_count: pages?.length ?? 0,
+    entry_url: pages?.[0] ?? null,
+    entry_ms: pages ? (f?.entryMs ?? null) : null,
   };
 }
 
@@ -76,29 +113,73 @@ export const factsBySession = (facts: readonly SessionFacts[] | undefined): Map<
 const latest = (column: string, time: string) =>
   `case when excluded.${time} >= coalesce(sessions.${time}, excluded.${time}) then excluded.${column} else sessions.${column} end`;
 
+/** `excluded.<column>` when the batch's record is earlier than the stored one (`<time>`), else the stored value. */
+const earliest = (column: string, time: string) =>
+  `case when excluded.${time} < coalesce(sessions.${time}, excluded.${time} + 1) then excluded.${column} else sessions.${column} end`;
+
+/** `excluded.<column>` when the batch named a browser, else the stored value: the client's columns change together. */
+const client = (column: string) => `case when excluded.browser is null then sessions.${column} else excluded.${column} end`;
+
 /**
- * The ON CONFLICT values of the fact columns, the same SQL for SQLite and PostgreSQL. The latest user wins, by the
- * time of the record that named it, so a record sent late (a retry, a persisted batch) does not undo a newer sign-in;
- * a batch that names no user keeps the stored one. Attributes likewise, as a whole. Sampling: the latest batch that
- * carries it.
+ * The stored page paths followed by the batch's new ones, at most {@link SESSION_FACT_LIMITS}.maxPages, as a JSON
+ * array: stored order first, so a path keeps the place it was first seen in. Each database has its own JSON functions.
  */
-export const SESSION_FACTS_UPDATE: Record<keyof FactColumns, string> = {
-  user_id: latest('user_id', 'user_ms'),
-  user_email: latest('user_email', 'user_ms'),
-  user_name: latest('user_name', 'user_ms'),
-  // Both databases evaluate every SET expression on the row as it was, so this does not affect the comparisons above.
-  user_ms: latest('user_ms', 'user_ms'),
-  attributes: latest('attributes', 'attributes_ms'),
-  attributes_ms: latest('attributes_ms', 'attributes_ms'),
-  replay_mode: 'coalesce(excluded.replay_mode, sessions.replay_mode)',
-  sample_rate: 'coalesce(excluded.sample_rate, sessions.sample_rate)',
-};
+function mergedUrls(dialect: DialectName): string {
+  const max = SESSION_FACT_LIMITS.maxPages;
+  if (dialect === 'sqlite') {
+    return `(select json_group_array(value order by src, pos) from (
+      select value, 0 as src, key as pos from json_each(sessions.urls)
+      union all
+      select value, 1, key from json_each(excluded.urls) where value not in (select value from json_each(sessions.urls))
+      order by src, pos limit ${max}))`;
+  }
+  return `(select jsonb_agg(value order by src, pos)::text from (
+      select value, 0 as src, pos from jsonb_array_elements_text(sessions.urls::jsonb) with ordinality as a(value, pos)
+      union all
+      select value, 1, pos from jsonb_array_elements_text(excluded.urls::jsonb) with ordinality as b(value, pos)
+        where value not in (select jsonb_array_elements_text(sessions.urls::jsonb))
+      order by src, pos limit ${max}) as merged)`;
+}
+
+/**
+ * The ON CONFLICT values of the fact columns. The latest user wins, by the time of the record that named it, so a
+ * record sent late (a retry, a persisted batch) does not undo a newer sign-in; a batch that names no user keeps the
+ * stored one. Attributes likewise, as a whole. Sampling, environment, release and browser: the latest batch that
+ * carries them. Pages: the union, in the order first seen, bounded; the entry page is the earliest record's.
+ * Both databases evaluate every SET expression on the row as it was, so no expression sees another's new value.
+ */
+export function sessionFactsUpdate(dialect: DialectName): Record<keyof FactColumns, string> {
+  const urls = mergedUrls(dialect);
+  const length = dialect === 'sqlite' ? `json_array_length(${urls})` : `jsonb_array_length(${urls}::jsonb)`;
+  return {
+    user_id: latest('user_id', 'user_ms'),
+    user_email: latest('user_email', 'user_ms'),
+    user_name: latest('user_name', 'user_ms'),
+    user_ms: latest('user_ms', 'user_ms'),
+    attributes: latest('attributes', 'attributes_ms'),
+    attributes_ms: latest('attributes_ms', 'attributes_ms'),
+    replay_mode: 'coalesce(excluded.replay_mode, sessions.replay_mode)',
+    sample_rate: 'coalesce(excluded.sample_rate, sessions.sample_rate)',
+    env: 'coalesce(excluded.env, sessions.env)',
+    release: 'coalesce(excluded.release, sessions.release)',
+    browser: client('browser'),
+    browser_version: client('browser_version'),
+    os: client('os'),
+    device: client('device'),
+    urls: `case when excluded.urls is null then sessions.urls else ${urls} end`,
+    page_count: `case when excluded.urls is null then sessions.page_count else ${length} end`,
+    entry_url: earliest('entry_url', 'entry_ms'),
+    entry_ms: earliest('entry_ms', 'entry_ms'),
+  };
+}
 
 /** The sessions row a delta inserts, or adds to the existing row (each writer's upsert sums the counter column). */
 export function sessionRow(table: TelemetryTable, projectId: string, receivedMs: number, d: SessionDelta, facts?: SessionFacts): Database['sessions'] {
   return {
     ...sessionCounters(table, d.count),
     ...factColumns(facts),
+    error_count: d.errors,
+    duration_ms: d.last - d.first,
     project_id: projectId,
     session_id: d.sessionId,
     app_id: d.appId,

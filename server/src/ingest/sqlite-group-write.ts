@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { TelemetryTable } from '../db/schema';
 import type { Outcome } from './group-commit';
-import { factsBySession, SESSION_COUNTER, SESSION_FACTS_UPDATE, sessionDeltas, sessionRow } from './sessions';
+import { factsBySession, SESSION_COUNTER, sessionDeltas, sessionFactsUpdate, sessionRow } from './sessions';
 import type { StoredRow, StoreResult, TelemetryWrite } from './writer';
 
 /**
@@ -14,10 +14,13 @@ const ON_CONFLICT: Partial<Record<TelemetryTable, string>> = {
   replay_chunks: 'on conflict (project_id, session_id, replay_id, seq) do nothing',
 };
 
+/** The fact columns' ON CONFLICT values, SQLite's JSON functions for the pages. */
+const FACTS_UPDATE = sessionFactsUpdate('sqlite');
+
 /** Every column of a sessions row, in the order the upsert names them. */
 const SESSION_COLUMNS = [
-  'project_id', 'session_id', 'app_id', 'first_ms', 'last_ms', 'span_count', 'log_count', 'metric_count', 'replay_chunk_count',
-  'recipe_count', 'last_received_ms', ...Object.keys(SESSION_FACTS_UPDATE),
+  'project_id', 'session_id', 'app_id', 'first_ms', 'last_ms', 'duration_ms', 'span_count', 'log_count', 'metric_count', 'replay_chunk_count',
+  'recipe_count', 'error_count', 'last_received_ms', ...Object.keys(FACTS_UPDATE),
 ];
 
 /**
@@ -49,16 +52,18 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
     const facts = factsBySession(sessions);
     const columns = SESSION_COLUMNS.map((column) => `@${column}`).join(', ');
     // Facts only ride along when the batch has some: the common statement stays as small as before.
-    const factsUpdate = facts.size > 0 ? Object.entries(SESSION_FACTS_UPDATE).map(([column, value]) => `, ${column} = ${value}`).join('') : '';
+    const factsUpdate = facts.size > 0 ? Object.entries(FACTS_UPDATE).map(([column, value]) => `, ${column} = ${value}`).join('') : '';
     const upsert = statement(
       `insert into sessions (${SESSION_COLUMNS.join(', ')}) values (${columns})
        on conflict (project_id, session_id) do update set
          ${counter} = sessions.${counter} + excluded.${counter},
+         error_count = sessions.error_count + excluded.error_count,
          first_ms = min(sessions.first_ms, excluded.first_ms),
          last_ms = max(sessions.last_ms, excluded.last_ms),
+         duration_ms = max(sessions.last_ms, excluded.last_ms) - min(sessions.first_ms, excluded.first_ms),
          last_received_ms = excluded.last_received_ms${factsUpdate}`,
     );
-    for (const d of sessionDeltas(stored)) upsert.run(sessionRow(table, projectId, receivedMs, d, facts.get(d.sessionId)));
+    for (const d of sessionDeltas(table, stored)) upsert.run(sessionRow(table, projectId, receivedMs, d, facts.get(d.sessionId)));
   };
 
   // Nested in the group's transaction, better-sqlite3 runs this in a savepoint.

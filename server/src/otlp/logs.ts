@@ -23,7 +23,7 @@ export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'
     const traceId = readId(rec.traceId, `${path}.traceId`, 16, true) ?? null;
     const sessionId = sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null;
     const timeMs = eventNs !== '0' ? nanosToMillis(eventNs) : receivedMs;
-    sessions.note(sessionId, timeMs, attributes, resource.sampling);
+    sessions.note(sessionId, timeMs, attributes, resource);
     rows.push({
       serviceName: resource.serviceName,
       time_ns: timeNs,

@@ -13,7 +13,7 @@ import {
 } from '../json/read';
 import { RecordBudget } from '../ingest/limits';
 import type { PendingBatch, PendingRow } from './records';
-import { SessionFactsCollector } from './session-facts';
+import { pointPages, SessionFactsCollector } from './session-facts';
 import { sessionIdOf, toPlainAttributes } from './values';
 import { forEachRecord } from './walk';
 
@@ -53,7 +53,7 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
       const { value, detail } = readPoint(type, point, at);
       const sessionId = sessionIdOf(attributes, `${at}.attributes`) ?? resource.sessionId ?? null;
       const timeMs = nanosToMillis(timeNs);
-      sessions.note(sessionId, timeMs, attributes, resource.sampling);
+      sessions.note(sessionId, timeMs, attributes, resource, pointPages(attributes));
       rows.push({
         serviceName: resource.serviceName,
         name,

@@ -1,4 +1,5 @@
-import type { PlainAttributes } from './values';
+import { parseUserAgent, type ClientInfo } from '../sessions/user-agent';
+import type { PlainAttributes, ResourceInfo } from './values';
 
 /** How the SDK sampled a session's replay (`svc.replay.mode`). */
 export const REPLAY_MODES = ['full', 'on_error', 'off'] as const;
@@ -11,17 +12,27 @@ export type SessionAttributeValue = string | number | boolean;
  * Bounds of what a session record indexes; anything beyond is ignored, never refused (the record itself is stored
  * whole as usual). Keys are limited to a charset every query path can name without quoting.
  */
-export const SESSION_FACT_LIMITS = { maxAttributes: 32, maxKeyChars: 64, maxValueChars: 256, maxUserChars: 256 } as const;
+export const SESSION_FACT_LIMITS = { maxAttributes: 32, maxKeyChars: 64, maxValueChars: 256, maxUserChars: 256, maxPages: 50, maxPathChars: 512 } as const;
 export const ATTRIBUTE_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
 const ATTRIBUTE_PREFIX = 'session.attributes.';
 
-/** What the records of one batch say about one session: the latest user and attributes seen, and its sampling. */
+/**
+ * What the records of one batch say about one session: the latest user and attributes seen, its sampling, the app's
+ * environment and release, the browser, and the pages visited (paths, earliest first).
+ */
 export interface SessionFacts {
   sessionId: string;
   user?: { timeMs: number; id: string; email: string | null; name: string | null };
   attributes?: { timeMs: number; values: Record<string, SessionAttributeValue> };
   replayMode?: ReplayMode;
   sampleRate?: number;
+  env?: string;
+  release?: string;
+  client?: ClientInfo;
+  /** Distinct page paths in the order of their first record's time, at most {@link SESSION_FACT_LIMITS}.maxPages. */
+  pages?: string[];
+  /** Time of the record that showed `pages[0]`, the batch's entry page. */
+  entryMs?: number;
 }
 
 /** The sampling decision a resource carries (`svc.sample_rate`, `svc.replay.mode`); malformed values are ignored. */
@@ -40,6 +51,44 @@ export function samplingOf(resource: PlainAttributes): Sampling | undefined {
 }
 
 const boundedText = (v: unknown): string | null => (typeof v === 'string' && v !== '' && v.length <= SESSION_FACT_LIMITS.maxUserChars ? v : null);
+
+/** A page's path, without query or fragment (they can carry personal data); null when it is not one or is too long. */
+function boundedPath(path: string): string | null {
+  const end = path.search(/[?#]/);
+  const bare = end === -1 ? path : path.slice(0, end);
+  return bare.startsWith('/') && bare.length <= SESSION_FACT_LIMITS.maxPathChars ? bare : null;
+}
+
+/** The path of an absolute http(s) URL, as the URL parser normalizes it (percent-encoded). */
+function pathOfUrl(url: unknown): string | null {
+  if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return null;
+  try {
+    return boundedPath(new URL(url).pathname);
+  } catch {
+    return null;
+  }
+}
+
+const NAVIGATION = 'Navigation: ';
+
+/**
+ * The pages a span shows the user on: `url.full` of a page load (`documentLoad`) or of an interaction (a span with
+ * `event_type`), and for an interaction that changed the route (named `Navigation: <path>`), that path too. Other spans'
+ * `url.full` (fetch, XHR, resources) is a request, not a page.
+ */
+export function spanPages(name: string, attributes: PlainAttributes): string[] {
+  if (name !== 'documentLoad' && attributes['event_type'] === undefined) return [];
+  const pages = [pathOfUrl(attributes['url.full'])];
+  if (name.startsWith(NAVIGATION)) pages.push(boundedPath(name.slice(NAVIGATION.length)));
+  return pages.filter((p): p is string => p !== null);
+}
+
+/** The page of a metric point: `url.path`, which the SDK puts on Web Vitals points. */
+export function pointPages(attributes: PlainAttributes): string[] {
+  const path = attributes['url.path'];
+  const page = typeof path === 'string' ? boundedPath(path) : null;
+  return page === null ? [] : [page];
+}
 
 /** `session.attributes.*` of one record, bounded; undefined when it has none. */
 function attributesOf(attributes: PlainAttributes): Record<string, SessionAttributeValue> | undefined {
@@ -66,22 +115,56 @@ function attributesOf(attributes: PlainAttributes): Record<string, SessionAttrib
  */
 export class SessionFactsCollector {
   private readonly facts = new Map<string, SessionFacts>();
+  /** Page paths per session with the time of the first record that showed each. */
+  private readonly pages = new Map<string, Map<string, number>>();
+  /** Parsed user agents: a batch repeats the same one on every resource. */
+  private readonly clients = new Map<string, ClientInfo | null>();
 
-  note(sessionId: string | null, timeMs: number, attributes: PlainAttributes, sampling: Sampling | undefined): void {
+  /**
+   * One record's contribution. `pages` are the paths the record shows the user on (see spanPages and pointPages). The user agent is the record's `user_agent.original` (OpenTelemetry's
+   * document-load instrumentation puts it on its span) or else the resource's (the svc SDK's).
+   */
+  note(sessionId: string | null, timeMs: number, attributes: PlainAttributes, resource: ResourceInfo, pages: readonly string[] = []): void {
     if (sessionId === null) return;
+    const { sampling } = resource;
     const userId = boundedText(attributes['user.id']);
     const values = attributesOf(attributes);
-    if (userId === null && values === undefined && sampling === undefined) return;
+    const env = boundedText(resource.attributes['deployment.environment']);
+    const release = boundedText(resource.attributes['service.version']);
+    const client = this.clientOf(attributes['user_agent.original'] ?? resource.attributes['user_agent.original']);
+    if (userId === null && values === undefined && sampling === undefined && env === null && release === null && client === null && pages.length === 0) return;
     let f = this.facts.get(sessionId);
     if (!f) this.facts.set(sessionId, (f = { sessionId }));
     if (sampling) Object.assign(f, sampling);
+    if (env !== null) f.env = env;
+    if (release !== null) f.release = release;
+    if (client !== null) f.client = client;
     if (userId !== null && (!f.user || timeMs >= f.user.timeMs)) {
       f.user = { timeMs, id: userId, email: boundedText(attributes['user.email']), name: boundedText(attributes['user.name']) };
     }
     if (values && (!f.attributes || timeMs >= f.attributes.timeMs)) f.attributes = { timeMs, values };
+    for (const page of pages) {
+      let seen = this.pages.get(sessionId);
+      if (!seen) this.pages.set(sessionId, (seen = new Map()));
+      const first = seen.get(page);
+      if (first === undefined || timeMs < first) seen.set(page, timeMs);
+    }
+  }
+
+  private clientOf(ua: unknown): ClientInfo | null {
+    if (typeof ua !== 'string') return null;
+    let client = this.clients.get(ua);
+    if (client === undefined) this.clients.set(ua, (client = parseUserAgent(ua)));
+    return client;
   }
 
   list(): SessionFacts[] | undefined {
+    for (const [sessionId, seen] of this.pages) {
+      const ordered = [...seen].sort((a, b) => a[1] - b[1]).slice(0, SESSION_FACT_LIMITS.maxPages);
+      const f = this.facts.get(sessionId)!;
+      f.pages = ordered.map(([path]) => path);
+      f.entryMs = ordered[0]![1];
+    }
     return this.facts.size === 0 ? undefined : [...this.facts.values()];
   }
 }

@@ -3,7 +3,7 @@ import { nanosToMillis, readArray, readId, readInteger, readObject, readString, 
 import type { PendingBatch, PendingRow } from './records';
 import { traceKey } from '../db/trace-key';
 import { RecordBudget } from '../ingest/limits';
-import { SessionFactsCollector } from './session-facts';
+import { SessionFactsCollector, spanPages } from './session-facts';
 import { sessionIdOf, toPlainAttributes } from './values';
 import { forEachRecord, type RecordContext } from './walk';
 
@@ -53,14 +53,15 @@ function normalizeSpan(span: JsonObject, { path, resource, resourceJson, scopeJs
   const traceId = readId(span.traceId, `${path}.traceId`, 16, false)!;
   const sessionId = sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null;
   const timeMs = nanosToMillis(startNs);
-  sessions.note(sessionId, timeMs, attributes, resource.sampling);
+  const name = readString(span.name, `${path}.name`) ?? '';
+  sessions.note(sessionId, timeMs, attributes, resource, spanPages(name, attributes));
   return {
     serviceName: resource.serviceName,
     trace_id: traceId,
     trace_key: traceKey(traceId),
     span_id: readId(span.spanId, `${path}.spanId`, 8, false)!,
     parent_span_id: readId(span.parentSpanId, `${path}.parentSpanId`, 8, true) ?? null,
-    name: readString(span.name, `${path}.name`) ?? '',
+    name,
     kind: readInteger(span.kind, `${path}.kind`, 0, 5) ?? 0,
     start_ns: startNs,
     end_ns: endNs,

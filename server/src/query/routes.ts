@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { RecipeStep } from '../../../wire/replay';
 import type { Database, TelemetryTable } from '../db/schema';
 import { traceKey } from '../db/trace-key';
@@ -21,12 +21,14 @@ import {
   RecipeRecordSchema,
   ReplayChunkRecordSchema,
   SamplingSchema,
+  SessionFacetsSchema,
   sessionsQuery,
   SessionSchema,
   SpanSchema,
   traceIdQuery,
 } from './schemas';
-import { attributeMatches, readAttributeFilters, sessionsOfUser } from './session-filters';
+import { afterCursor, encodeSessionCursor, readSessionCursor, SORT_COLUMN } from '../sessions/listing';
+import { readAttributeFilters, sessionConditions, sessionsOfUser, type SessionFilters } from './session-filters';
 
 export type Row<T extends TelemetryTable> = Selectable<Database[T]> & { app: string };
 type Filter = 'session_id' | 'trace_id' | 'name';
@@ -73,6 +75,14 @@ export const sessionJson = (s: Selectable<Database['sessions']> & { app: string 
   replay_mode: s.replay_mode,
   // PostgreSQL's driver returns double precision as a number already; SQLite's REAL likewise.
   sample_rate: s.sample_rate,
+  duration_ms: s.duration_ms,
+  env: s.env,
+  release: s.release,
+  pages: s.page_count,
+  entry_url: s.entry_url,
+  urls: s.urls === null ? [] : (parse(s.urls) as string[]),
+  errors: s.error_count,
+  device: { browser: s.browser, browser_version: s.browser_version, os: s.os, type: s.device },
 });
 
 export const LISTINGS = {
@@ -258,10 +268,25 @@ const appsRoute = createRoute({ ...query, path: '/apps', summary: "Apps of the k
 const sessionsRoute = createRoute({
   ...query,
   path: '/sessions',
-  summary: 'Sessions with counts per signal, their time range, user, attributes and sampling',
-  description: `${LISTED} A session is in range when its activity overlaps [from, to).`,
+  summary: 'Sessions with their time range, duration, user, attributes, pages, errors, device, counts per signal and sampling',
+  description:
+    "Confined to the key's project; newest last activity first unless `sort` and `order` say otherwise. Unknown query parameters are rejected. " +
+    'A session is in range when its activity overlaps [from, to). Every filter given must hold.',
   request: { query: sessionsQuery },
   responses: { 200: jsonAnswer('A page', pageOf(SessionSchema)), ...errors(400, 401, 403) },
+});
+
+const FACETS_LIMIT = 100;
+
+const facetsRoute = createRoute({
+  ...query,
+  path: '/sessions/facets',
+  summary: "Values the sessions listing's filters can take: environments, releases, browsers and apps",
+  description:
+    `Distinct values among the key's project's sessions whose activity overlaps [from, to) (all sessions without them), alphabetical, at most ${FACETS_LIMIT} each. ` +
+    'Sessions that sent no environment, release or user agent add nothing.',
+  request: { query: z.strictObject(rangeQuery) },
+  responses: { 200: jsonAnswer('The values', SessionFacetsSchema), ...errors(400, 401, 403) },
 });
 
 const samplingRoute = createRoute({
@@ -286,30 +311,44 @@ export function queryRoutes(services: Services) {
   });
 
   app.openapi(sessionsRoute, async (c) => {
-    const params = c.req.valid('query');
+    const { app: appName, sort, order, limit, cursor: rawCursor, ...params } = c.req.valid('query');
     const { projectId } = c.get('caller');
-    const { limit, from, to, user_id: userId } = params;
-    const cursor = readCursor(c, 'string');
+    const column = SORT_COLUMN[sort];
+    const cursor = readSessionCursor(rawCursor, sort, order);
     const attributes = readAttributeFilters(c);
-    const appId = await appIdFilter(services, projectId, params.app);
+    const filters: SessionFilters = { ...params, appId: await appIdFilter(services, projectId, appName) };
     let q = services.db
       .selectFrom('sessions as s')
       .innerJoin('apps', 'apps.id', 's.app_id')
       .selectAll('s')
       .select('apps.name as app')
       .where('s.project_id', '=', projectId);
-    if (appId) q = q.where('s.app_id', '=', appId);
-    if (userId !== undefined) q = q.where('s.user_id', '=', userId);
-    for (const filter of attributes) q = q.where(attributeMatches(services.dialect, filter));
-    // A session is in range when its activity overlaps [from, to).
-    if (from !== undefined) q = q.where('s.last_ms', '>=', from);
-    if (to !== undefined) q = q.where('s.first_ms', '<', to);
-    if (cursor) {
-      const k = String(cursor.k);
-      q = q.where((eb) => eb.or([eb('s.last_ms', '<', cursor.t), eb.and([eb('s.last_ms', '=', cursor.t), eb('s.session_id', '<', k)])]));
-    }
-    const rows = await q.orderBy('s.last_ms', 'desc').orderBy('s.session_id', 'desc').limit(limit + 1).execute();
-    return c.json(keysetPage(rows, limit, sessionJson, (s) => ({ t: s.last_ms, k: s.session_id })), 200);
+    for (const condition of sessionConditions(services.dialect, filters, attributes)) q = q.where(condition);
+    if (cursor) q = q.where(afterCursor(column, order, cursor));
+    const rows = await q.orderBy(`s.${column}`, order).orderBy('s.session_id', order).limit(limit + 1).execute();
+    const kept = rows.slice(0, limit);
+    const last = kept[kept.length - 1];
+    const next = rows.length > limit && last ? encodeSessionCursor(sort, order, last[column], last.session_id) : null;
+    return c.json({ data: kept.map(sessionJson), next_cursor: next }, 200);
+  });
+
+  app.openapi(facetsRoute, async (c) => {
+    const { app: name, from, to } = c.req.valid('query');
+    const { projectId } = c.get('caller');
+    const conditions = sessionConditions(services.dialect, { appId: await appIdFilter(services, projectId, name), from, to }, []);
+    const distinct = async (column: 'env' | 'release' | 'browser' | 'apps.name') => {
+      let q = services.db
+        .selectFrom('sessions as s')
+        .innerJoin('apps', 'apps.id', 's.app_id')
+        .select(sql<string>`${sql.ref(column === 'apps.name' ? column : `s.${column}`)}`.as('value'))
+        .where('s.project_id', '=', projectId)
+        .where(sql.ref(column === 'apps.name' ? column : `s.${column}`), 'is not', null);
+      for (const condition of conditions) q = q.where(condition);
+      const rows = await q.groupBy('value').orderBy('value').limit(FACETS_LIMIT).execute();
+      return rows.map((r) => r.value);
+    };
+    const [envs, releases, browsers, apps] = await Promise.all([distinct('env'), distinct('release'), distinct('browser'), distinct('apps.name')]);
+    return c.json({ envs, releases, browsers, apps }, 200);
   });
 
   app.openapi(samplingRoute, async (c) => {

@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { REPLAY_LIMITS } from '../../../wire/replay';
-import { cursorQuery, limitQuery, Time } from '../http/schemas';
+import { cursorQuery, intParam, limitQuery, Time } from '../http/schemas';
 import { REPLAY_MODES, SESSION_FACT_LIMITS } from '../otlp/session-facts';
-import { parseTime, TIME_FORMAT } from './params';
+import { MAX_TIME_MS, parseTime, TIME_FORMAT } from './params';
 import { ATTRIBUTE_PARAM, MAX_ATTRIBUTE_FILTERS } from './session-filters';
 
 /** Query parameters and records of the query API (docs/query-api.md). */
@@ -43,7 +43,39 @@ export const traceIdQuery = z
 export const listingQuery = (filters: Record<string, z.ZodType>, defaultLimit: number, maxLimit: number) =>
   z.strictObject({ ...rangeQuery, ...filters, user_id: userIdQuery, limit: limitQuery(defaultLimit, maxLimit), cursor: cursorQuery });
 
-const sessionsFields = { ...rangeQuery, user_id: userIdQuery, limit: limitQuery(50, 500), cursor: cursorQuery };
+/** The sessions listing's orders (sessions/listing.ts maps each to its column). */
+export const SESSION_SORTS = ['last_seen', 'first_seen', 'duration', 'errors'] as const;
+export type SessionSort = (typeof SESSION_SORTS)[number];
+
+/** An exact-match filter on a session fact the facets list. */
+const factFilter = (description: string) => z.string().min(1).max(SESSION_FACT_LIMITS.maxUserChars).optional().openapi({ description });
+
+const durationBound = (description: string) => intParam(0, MAX_TIME_MS).optional().openapi({ description });
+
+const sessionsFields = {
+  ...rangeQuery,
+  user_id: userIdQuery,
+  env: factFilter('Only sessions whose environment (`deployment.environment`) is this one'),
+  release: factFilter('Only sessions whose release (`service.version`) is this one'),
+  browser: factFilter('Only sessions in this browser: Chrome, Firefox, Safari, Edge, Opera, Samsung Internet or Other (see /sessions/facets)'),
+  url: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .openapi({ description: 'Only sessions that visited a page whose path contains this text (ASCII letters case-insensitive); query strings are not kept' }),
+  has_errors: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({ type: 'string', enum: ['true', 'false'], description: 'true: sessions with at least one error log record; false: sessions without' }),
+  min_duration_ms: durationBound('Only sessions lasting at least this long (last_seen - first_seen), ms'),
+  max_duration_ms: durationBound('Only sessions lasting at most this long, ms'),
+  sort: z.enum(SESSION_SORTS).default('last_seen').openapi({ description: 'Order: last activity (default), start, duration or error count; ties by session id' }),
+  order: z.enum(['desc', 'asc']).default('desc').openapi({ description: 'desc (default): newest, longest, most errors first' }),
+  limit: limitQuery(50, 500),
+  cursor: cursorQuery.openapi({ description: '`next_cursor` of the previous page of the same sort and order' }),
+};
 
 /**
  * The session listing's query: a listing's, plus `attr.<key>=<value>` filters, checked by readAttributeFilters. OpenAPI
@@ -85,8 +117,34 @@ export const SessionSchema = z
       .openapi({ description: `The latest custom attributes (session.attributes.*): at most ${SESSION_FACT_LIMITS.maxAttributes}; {} when none` }),
     replay_mode: z.string().nullable().openapi({ enum: [...REPLAY_MODES, null], description: 'svc.replay.mode of the session; null when not sent' }),
     sample_rate: z.number().nullable().openapi({ description: 'svc.sample_rate of the session; null when not sent' }),
+    duration_ms: z.number().int().openapi({ description: 'last_seen - first_seen' }),
+    env: z.string().nullable().openapi({ description: 'deployment.environment of the latest batch that sent one; null when none did' }),
+    release: z.string().nullable().openapi({ description: 'service.version (the release) of the latest batch that sent one; null when none did' }),
+    pages: z.number().int().openapi({ description: 'Distinct page paths seen (length of urls)' }),
+    entry_url: z.string().nullable().openapi({ description: 'Path of the earliest page record (page load, interaction, Web Vitals point); null when none' }),
+    urls: z
+      .array(z.string())
+      .openapi({ description: `Distinct page paths (no query or fragment) in the order first received, at most ${SESSION_FACT_LIMITS.maxPages}` }),
+    errors: z.number().int().openapi({ description: 'Error log records: severity ERROR and above, or with exception.type' }),
+    device: z
+      .object({
+        browser: z.string().nullable().openapi({ description: 'Chrome, Firefox, Safari, Edge, Opera, Samsung Internet or Other' }),
+        browser_version: z.string().nullable().openapi({ description: 'Major version' }),
+        os: z.string().nullable().openapi({ enum: ['Windows', 'macOS', 'Linux', 'Android', 'iOS', 'ChromeOS', 'Other', null] }),
+        type: z.string().nullable().openapi({ enum: ['desktop', 'mobile', 'tablet', null] }),
+      })
+      .openapi({ description: 'From user_agent.original; nulls when the session sent none' }),
   })
   .openapi('Session');
+
+export const SessionFacetsSchema = z
+  .object({
+    envs: z.array(z.string()),
+    releases: z.array(z.string()),
+    browsers: z.array(z.string()),
+    apps: z.array(z.string()),
+  })
+  .openapi('SessionFacets', { description: 'Distinct values among the sessions in range, alphabetical, at most 100 each' });
 
 const common = { id: z.number().int(), app: z.string(), session_id: z.string().nullable(), received_at: Time };
 const json = z.unknown();

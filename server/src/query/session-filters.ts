@@ -60,3 +60,48 @@ export function attributeMatches(dialect: DialectName, filter: AttributeFilter):
 export function sessionsOfUser(db: Kysely<Database>, projectId: string, userId: string) {
   return db.selectFrom('sessions').select('session_id').where('project_id', '=', projectId).where('user_id', '=', userId);
 }
+
+/** The listing's filters on session facts, as the query schema read them (attributes and app are resolved apart). */
+export interface SessionFilters {
+  appId?: string;
+  user_id?: string;
+  from?: number;
+  to?: number;
+  env?: string;
+  release?: string;
+  browser?: string;
+  url?: string;
+  has_errors?: boolean;
+  min_duration_ms?: number;
+  max_duration_ms?: number;
+}
+
+/**
+ * `url=<text>`: a page path containing the text, as a LIKE on the stored JSON array of paths. The text is matched as
+ * JSON encodes it (a `"` in a path is stored as `\"`), with LIKE's own characters escaped; both sides lower-cased.
+ * Paths are percent-encoded ASCII as URLs give them, so lower() means the same in SQLite and PostgreSQL here.
+ */
+function urlPattern(text: string): string {
+  const encoded = JSON.stringify(text.toLowerCase()).slice(1, -1);
+  return `%${encoded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The conditions of every filter given, on `sessions as s`; a session is in range when its activity overlaps [from, to). */
+export function sessionConditions(dialect: DialectName, f: SessionFilters, attributes: readonly AttributeFilter[]): RawBuilder<SqlBool>[] {
+  const conditions: RawBuilder<SqlBool>[] = attributes.map((filter) => attributeMatches(dialect, filter));
+  const equal = (column: string, value: string | undefined) => {
+    if (value !== undefined) conditions.push(sql<SqlBool>`${sql.ref(`s.${column}`)} = ${value}`);
+  };
+  equal('app_id', f.appId);
+  equal('user_id', f.user_id);
+  equal('env', f.env);
+  equal('release', f.release);
+  equal('browser', f.browser);
+  if (f.from !== undefined) conditions.push(sql<SqlBool>`s.last_ms >= ${f.from}`);
+  if (f.to !== undefined) conditions.push(sql<SqlBool>`s.first_ms < ${f.to}`);
+  if (f.url !== undefined) conditions.push(sql<SqlBool>`lower(s.urls) like ${urlPattern(f.url)} escape '\\'`);
+  if (f.has_errors !== undefined) conditions.push(f.has_errors ? sql<SqlBool>`s.error_count > 0` : sql<SqlBool>`s.error_count = 0`);
+  if (f.min_duration_ms !== undefined) conditions.push(sql<SqlBool>`s.duration_ms >= ${f.min_duration_ms}`);
+  if (f.max_duration_ms !== undefined) conditions.push(sql<SqlBool>`s.duration_ms <= ${f.max_duration_ms}`);
+  return conditions;
+}
