@@ -125,8 +125,10 @@ const CASES: Record<string, Case> = {
 
   // Query API.
   'get /control-plane/apps': { valid: () => ({}), invalid: null },
+  'get /control-plane/me': { valid: () => ({}), invalid: null },
   'get /control-plane/sessions': { valid: () => ({ query: { limit: '5', 'attr.tier': 'gold' } }), invalid: () => ({ query: { limit: '0' }, field: 'limit' }) },
   'get /control-plane/sessions/sampling': { valid: () => ({ query: { from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { from: 'yesterday' }, field: 'from' }) },
+  'get /control-plane/sessions/facets': { valid: () => ({ query: { app: 'web-app', from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { sort: 'errors' }, field: 'sort' }) },
   'get /control-plane/spans': { valid: () => ({ query: { session_id: SESSION } }), invalid: () => ({ query: { trace_id: 'xyz' }, field: 'trace_id' }) },
   'get /control-plane/logs': { valid: () => ({ query: { app: 'web-app' } }), invalid: () => unknownQuery('severity') },
   'get /control-plane/metrics': { valid: () => ({ query: { name: 'x' } }), invalid: () => ({ query: { limit: '1001' }, field: 'limit' }) },
@@ -239,11 +241,20 @@ const CASES: Record<string, Case> = {
   },
   'get /control-plane/notifications/channels': { valid: () => ({}), invalid: null },
   'get /control-plane/notifications/channels/{id}': { valid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}` }), invalid: null },
+  'patch /control-plane/notifications/channels/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}`, body: { name: 'hook 2', config: { url: `${ctx.receiver.url}/hook2` } } }),
+    invalid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}`, body: { config: { url: 'ftp://example.com/hook' } }, field: 'config.url' }),
+  },
   'post /control-plane/notifications/rules': {
     valid: (ctx) => json({ name: 'all high', conditions: { severity: ['high'] }, channels: [ctx.ids.channel] }),
     invalid: (ctx) => ({ body: { name: 'all', channels: [ctx.ids.channel], delay_seconds: 1e9 }, field: 'delay_seconds' }),
   },
   'get /control-plane/notifications/rules': { valid: () => ({}), invalid: null },
+  'patch /control-plane/notifications/rules/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/notifications/rules/${ctx.ids.rule}`, body: { delay_seconds: 60 } }),
+    invalid: (ctx) => ({ path: `/control-plane/notifications/rules/${ctx.ids.rule}`, body: { delay_seconds: -1 }, field: 'delay_seconds' }),
+  },
+  'put /control-plane/notifications/rules/order': { valid: (ctx) => json({ ids: [ctx.ids.rule] }), invalid: () => ({ body: { ids: ['rule_unknown'] }, field: 'ids' }) },
   'delete /control-plane/notifications/rules/{id}': { valid: (ctx) => ({ path: `/control-plane/notifications/rules/${ctx.ids.rule}` }), invalid: null },
   'get /control-plane/notifications/deliveries': { valid: (ctx) => ({ query: { channel_id: ctx.ids.channel! } }), invalid: () => ({ query: { limit: '500' }, field: 'limit' }) },
   'post /control-plane/notifications/{channelId}/test': { valid: (ctx) => ({ path: `/control-plane/notifications/${ctx.ids.channel}/test` }), invalid: null },
