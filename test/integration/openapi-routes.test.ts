@@ -129,7 +129,6 @@ const CASES: Record<string, Case> = {
   'get /control-plane/sessions': { valid: () => ({ query: { limit: '5', 'attr.tier': 'gold' } }), invalid: () => ({ query: { limit: '0' }, field: 'limit' }) },
   'get /control-plane/sessions/sampling': { valid: () => ({ query: { from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { from: 'yesterday' }, field: 'from' }) },
   'get /control-plane/sessions/facets': { valid: () => ({ query: { app: 'web-app', from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { sort: 'errors' }, field: 'sort' }) },
-  'get /control-plane/sessions/facets': { valid: () => ({ query: { app: 'web-app', from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { sort: 'errors' }, field: 'sort' }) },
   'get /control-plane/spans': { valid: () => ({ query: { session_id: SESSION } }), invalid: () => ({ query: { trace_id: 'xyz' }, field: 'trace_id' }) },
   'get /control-plane/logs': { valid: () => ({ query: { app: 'web-app' } }), invalid: () => unknownQuery('severity') },
   'get /control-plane/metrics': { valid: () => ({ query: { name: 'x' } }), invalid: () => ({ query: { limit: '1001' }, field: 'limit' }) },
