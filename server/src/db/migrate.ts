@@ -13,6 +13,7 @@ import { issueAnalysesMigration } from './migrations/0013-issue-analyses';
 import { repositoriesMigration } from './migrations/0014-repositories';
 import { sessionIdentityMigration } from './migrations/0015-session-identity';
 import { sessionConsoleMigration } from './migrations/0016-session-console';
+import { vitalsIndexMigration } from './migrations/0017-vitals-index';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -30,6 +31,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0014-repositories': repositoriesMigration(),
     '0015-session-identity': sessionIdentityMigration(),
     '0016-session-console': sessionConsoleMigration(),
+    '0017-vitals-index': vitalsIndexMigration(),
   };
 }
 

@@ -1,0 +1,200 @@
+import { createRoute } from '@hono/zod-openapi';
+import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import type { DialectName } from '../db/connect';
+import type { Database } from '../db/schema';
+import { traceKey } from '../db/trace-key';
+import type { Services } from '../http/env';
+import { ApiError } from '../http/errors';
+import { CONTROL_SECURITY, createRouter, errors } from '../http/openapi';
+import { pageOf } from '../http/schemas';
+import { iso, keysetPage, readCursor } from './params';
+import { appIdFilter, LISTINGS, type Row } from './routes';
+import { TRACE_SUMMARY_EXAMPLE, TraceSchema, traceParams, tracesQuery, TraceSummarySchema } from './traces-schemas';
+
+/** Without `from`, a search looks this far back (unless it names a trace or a session, which an index finds anyway). */
+export const DEFAULT_TRACE_WINDOW_MS = 24 * 3_600_000;
+/** Most spans the trace detail returns. */
+export const MAX_TRACE_SPANS = 2000;
+
+const STATUS_ERROR = 2;
+
+/** The resource's `service.name` of span `s`: each database reads into the JSON text its own way. */
+function serviceOf(dialect: DialectName): RawBuilder<string | null> {
+  return dialect === 'postgres' ? sql`(s.resource::jsonb -> 'attributes' ->> 'service.name')` : sql`json_extract(s.resource, '$.attributes."service.name"')`;
+}
+
+/** `%`, `_` and the escape character itself match literally in a LIKE pattern after this. */
+const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Some span of the group satisfies `condition`. */
+const anySpan = (condition: RawBuilder<unknown>) => sql<SqlBool>`max(case when ${condition} then 1 else 0 end) = 1`;
+
+/** The nanosecond span of a trace; the *_ns columns hold decimal text, and both databases cast it to a 64-bit integer. */
+const DURATION_NS = sql<number>`max(cast(s.end_ns as bigint)) - min(cast(s.start_ns as bigint))`;
+
+interface Window {
+  projectId: string;
+  from: number | undefined;
+  to: number | undefined;
+}
+
+/** The spans a search reads: the project's, in the window. */
+function spansIn(db: Kysely<Database>, w: Window) {
+  let q = db.selectFrom('spans as s').where('s.project_id', '=', w.projectId);
+  if (w.from !== undefined) q = q.where('s.time_ms', '>=', w.from);
+  if (w.to !== undefined) q = q.where('s.time_ms', '<', w.to);
+  return q;
+}
+
+interface TraceRef {
+  trace_id: string;
+}
+
+/** Root span and services of the page's traces, read by their trace index in the same window as the search. */
+async function rootsAndServices(services: Services, w: Window, traces: readonly TraceRef[]) {
+  const ids = traces.map((t) => t.trace_id);
+  if (ids.length === 0) return { roots: new Map<string, { name: string; service: string | null; span_id: string }>(), names: new Map<string, string[]>() };
+  const service = serviceOf(services.dialect);
+  const ofPage = spansIn(services.db, w)
+    .where('s.trace_key', 'in', [...new Set(ids.map(traceKey))])
+    .where('s.trace_id', 'in', ids);
+  // The root: the earliest span whose parent is not stored (none given, or never received), else the earliest.
+  const orphan = sql<SqlBool>`s.parent_span_id is null or not exists (select 1 from spans p where p.trace_key = s.trace_key and p.span_id = s.parent_span_id and p.trace_id = s.trace_id and p.project_id = s.project_id)`;
+  const ranked = ofPage.select([
+    's.trace_id',
+    's.span_id',
+    's.name',
+    service.as('service'),
+    sql<number>`row_number() over (partition by s.trace_id order by case when ${orphan} then 0 else 1 end, s.time_ms, s.id)`.as('rank'),
+  ]);
+  const [rootRows, serviceRows] = await Promise.all([
+    services.db.selectFrom(ranked.as('r')).selectAll('r').where('r.rank', '=', 1).execute(),
+    ofPage.select(['s.trace_id', service.as('service')]).distinct().execute(),
+  ]);
+  const roots = new Map(rootRows.map((r) => [r.trace_id, { name: r.name, service: r.service, span_id: r.span_id }]));
+  const names = new Map<string, string[]>();
+  for (const r of serviceRows) {
+    if (r.service === null) continue;
+    names.set(r.trace_id, [...(names.get(r.trace_id) ?? []), r.service]);
+  }
+  for (const list of names.values()) list.sort();
+  return { roots, names };
+}
+
+const query = { tags: ['query'], security: CONTROL_SECURITY, method: 'get' as const };
+
+const tracesRoute = createRoute({
+  ...query,
+  path: '/',
+  summary: 'Traces: one item per trace, newest first, with its root span, duration, span and error counts and services',
+  description:
+    "Confined to the key's project. A trace's figures are those of its spans in the window [from, to); without `from` the window is the last " +
+    `${DEFAULT_TRACE_WINDOW_MS / 3_600_000} hours, unless \`trace_id\` or \`session_id\` is given. Ordered by start (newest first), then trace id; ` +
+    'filters on spans (`app`, `service`, `name`, `session_id`) keep a trace when any of its spans matches. Unknown query parameters are rejected.',
+  request: { query: tracesQuery },
+  responses: {
+    200: { description: 'A page', content: { 'application/json': { schema: pageOf(TraceSummarySchema), example: { data: [TRACE_SUMMARY_EXAMPLE], next_cursor: null } } } },
+    ...errors(400, 401, 403),
+  },
+});
+
+const traceRoute = createRoute({
+  ...query,
+  path: '/{trace_id}',
+  summary: 'Every span of one trace, by start time, for its waterfall',
+  description: `Spans as the span listing returns them (with attributes, events and links), at most ${MAX_TRACE_SPANS}; 404 when the project has none of this trace.`,
+  request: { params: traceParams },
+  responses: {
+    200: { description: 'The trace', content: { 'application/json': { schema: TraceSchema, example: { trace_id: TRACE_SUMMARY_EXAMPLE.trace_id, spans: [], truncated: false } } } },
+    ...errors(400, 401, 403, 404),
+  },
+});
+
+const startNs = (r: { start_ns: string }) => BigInt(r.start_ns);
+
+/** Trace search and trace detail, confined to the key's project; mounted at /traces behind the query API's key check. */
+export function traceRoutes(services: Services) {
+  const app = createRouter();
+
+  app.openapi(tracesRoute, async (c) => {
+    const p = c.req.valid('query');
+    const { projectId } = c.get('caller');
+    const cursor = readCursor(c, 'string');
+    const pinned = p.trace_id !== undefined || p.session_id !== undefined;
+    const appId = await appIdFilter(services, projectId, p.app);
+    const w: Window = {
+      projectId,
+      from: p.from ?? (pinned ? undefined : services.clock.now() - DEFAULT_TRACE_WINDOW_MS),
+      to: p.to,
+    };
+    let q = spansIn(services.db, w)
+      .select([
+        's.trace_id',
+        sql<number>`min(s.time_ms)`.as('start_ms'),
+        DURATION_NS.as('duration_ns'),
+        sql<number>`count(*)`.as('span_count'),
+        sql<number>`sum(case when s.status_code = ${STATUS_ERROR} then 1 else 0 end)`.as('error_count'),
+        sql<string | null>`min(s.session_id)`.as('session_id'),
+      ])
+      .groupBy(['s.trace_key', 's.trace_id']);
+    if (p.trace_id !== undefined) q = q.where('s.trace_key', '=', traceKey(p.trace_id)).where('s.trace_id', '=', p.trace_id);
+    if (p.session_id !== undefined) {
+      // Whole traces, not just the session's spans: the traces one of whose spans is the session's (its index finds them).
+      const ofSession = services.db.selectFrom('spans').select(['trace_key', 'trace_id']).where('project_id', '=', projectId).where('session_id', '=', p.session_id).$asTuple('trace_key', 'trace_id');
+      q = q.where(({ eb, refTuple }) => eb(refTuple('s.trace_key', 's.trace_id'), 'in', ofSession));
+    }
+    const having: Array<Expression<SqlBool>> = [];
+    if (appId !== undefined) having.push(anySpan(sql`s.app_id = ${appId}`));
+    if (p.service !== undefined) having.push(anySpan(sql`${serviceOf(services.dialect)} = ${p.service}`));
+    if (p.name !== undefined) having.push(anySpan(sql`s.name ${sql.raw(services.dialect === 'postgres' ? 'ilike' : 'like')} ${likeContains(p.name)} escape '\\'`));
+    if (p.status !== undefined) having.push(sql<SqlBool>`max(s.status_code) = ${{ error: STATUS_ERROR, ok: 1, unset: 0 }[p.status]}`);
+    if (p.min_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} >= ${Math.ceil(p.min_duration_ms * 1e6)}`);
+    if (p.max_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} <= ${Math.floor(p.max_duration_ms * 1e6)}`);
+    if (cursor) {
+      const k = String(cursor.k);
+      having.push(sql<SqlBool>`(min(s.time_ms) < ${cursor.t} or (min(s.time_ms) = ${cursor.t} and s.trace_id < ${k}))`);
+    }
+    if (having.length > 0) q = q.having(({ and }) => and(having));
+    const rows = await q.orderBy('start_ms', 'desc').orderBy('s.trace_id', 'desc').limit(p.limit + 1).execute();
+    const { roots, names } = await rootsAndServices(services, w, rows.slice(0, p.limit));
+    const page = keysetPage(
+      rows,
+      p.limit,
+      (r) => ({
+        trace_id: r.trace_id,
+        root: roots.get(r.trace_id) ?? null,
+        start: iso(Number(r.start_ms)),
+        duration_ms: Number(r.duration_ns) / 1e6,
+        span_count: Number(r.span_count),
+        error_count: Number(r.error_count),
+        services: names.get(r.trace_id) ?? [],
+        session_id: r.session_id,
+      }),
+      (r) => ({ t: Number(r.start_ms), k: r.trace_id }),
+    );
+    return c.json(page, 200);
+  });
+
+  app.openapi(traceRoute, async (c) => {
+    const { trace_id: traceId } = c.req.valid('param');
+    const { projectId } = c.get('caller');
+    const rows = (await services.db
+      .selectFrom('spans as s')
+      .innerJoin('apps', 'apps.id', 's.app_id')
+      .selectAll('s')
+      .select('apps.name as app')
+      .where('s.project_id', '=', projectId)
+      .where('s.trace_key', '=', traceKey(traceId))
+      .where('s.trace_id', '=', traceId)
+      .orderBy('s.time_ms')
+      .orderBy('s.id')
+      .limit(MAX_TRACE_SPANS + 1)
+      .execute()) as Array<Row<'spans'>>;
+    if (rows.length === 0) throw new ApiError(404, 'not_found', `no trace "${traceId}" in this project`);
+    const spans = rows.slice(0, MAX_TRACE_SPANS);
+    // time_ms is whole milliseconds: the nanosecond start orders spans within one millisecond (the sort is stable).
+    spans.sort((a, b) => (startNs(a) < startNs(b) ? -1 : startNs(a) > startNs(b) ? 1 : 0));
+    return c.json({ trace_id: traceId, spans: spans.map(LISTINGS.spans.toJson), truncated: rows.length > MAX_TRACE_SPANS }, 200);
+  });
+  return app;
+}

@@ -1,0 +1,84 @@
+import { z } from '@hono/zod-openapi';
+import { cursorQuery, limitQuery, Time } from '../http/schemas';
+import { rangeQuery, SpanSchema, traceIdQuery } from './schemas';
+
+/** Query parameters and answers of the trace search and the trace detail (docs/api.md, "Traces"). */
+
+/** Longest text a `service`, `name` or `session_id` filter may be: far above real values, far below the URL limit. */
+export const MAX_FILTER_CHARS = 512;
+/** Largest duration bound, ms: a year. */
+export const MAX_DURATION_MS = 365 * 24 * 3_600_000;
+
+const filterText = (description: string, example: string) => z.string().min(1).max(MAX_FILTER_CHARS).optional().openapi({ description, example });
+
+const durationBound = (description: string, example: string) => {
+  const error = `must be a number of milliseconds from 0 to ${MAX_DURATION_MS}`;
+  return z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, { error })
+    .transform(Number)
+    .pipe(z.number().max(MAX_DURATION_MS, { error }))
+    .optional()
+    .openapi({ type: 'string', description, example });
+};
+
+export const TRACE_STATUSES = ['error', 'ok', 'unset'] as const;
+
+export const tracesQuery = z.strictObject({
+  ...rangeQuery,
+  service: filterText("Traces with a span whose resource `service.name` is this, as sent (an app's name or alias)", 'checkout-api'),
+  name: filterText('Traces with a span whose name contains this, case-insensitively', 'GET /products'),
+  trace_id: traceIdQuery,
+  session_id: filterText('Traces with a span of this session', 'a1b2c3d4e5f60718'),
+  status: z
+    .enum(TRACE_STATUSES)
+    .optional()
+    .openapi({ description: 'error: a span has status code 2 (ERROR); ok: none has, and one has code 1 (OK); unset: every span has code 0', example: 'error' }),
+  min_duration_ms: durationBound('Traces lasting at least this long (last span end − first span start)', '500'),
+  max_duration_ms: durationBound('Traces lasting at most this long', '10000'),
+  limit: limitQuery(50, 200),
+  cursor: cursorQuery,
+});
+
+export const TraceSummarySchema = z
+  .object({
+    trace_id: z.string(),
+    root: z
+      .object({ name: z.string(), service: z.string().nullable(), span_id: z.string() })
+      .nullable()
+      .openapi({ description: "The trace's root: its earliest span whose parent is not stored (none, or not received); else its earliest span" }),
+    start: Time.openapi({ description: 'Start of the earliest span' }),
+    duration_ms: z.number().openapi({ description: 'Latest span end − earliest span start' }),
+    span_count: z.number().int(),
+    error_count: z.number().int().openapi({ description: 'Spans with status code 2 (ERROR)' }),
+    services: z.array(z.string()).openapi({ description: 'Resource `service.name` of its spans, sorted' }),
+    session_id: z.string().nullable().openapi({ description: "The session of its spans (the smallest id when they name several); null when none names one" }),
+  })
+  .openapi('TraceSummary');
+
+export const TRACE_SUMMARY_EXAMPLE: z.input<typeof TraceSummarySchema> = {
+  trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+  root: { name: 'GET /products/:id', service: 'web-app', span_id: '00f067aa0ba902b7' },
+  start: '2026-01-01T12:00:00.000Z',
+  duration_ms: 412.5,
+  span_count: 7,
+  error_count: 1,
+  services: ['checkout-api', 'web-app'],
+  session_id: 'a1b2c3d4e5f60718',
+};
+
+export const traceParams = z.object({
+  trace_id: z
+    .string()
+    .regex(/^[0-9a-fA-F]{32}$/, { message: 'trace_id must be 32 hex characters' })
+    .transform((v) => v.toLowerCase())
+    .openapi({ type: 'string', example: '4bf92f3577b34da6a3ce929d0e0e4736' }),
+});
+
+export const TraceSchema = z
+  .object({
+    trace_id: z.string(),
+    spans: z.array(SpanSchema).openapi({ description: 'Every span of the trace in the project, by start time (at most the first 2000)' }),
+    truncated: z.boolean().openapi({ description: 'True when the trace has more spans than were returned' }),
+  })
+  .openapi('Trace');
