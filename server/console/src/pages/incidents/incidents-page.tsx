@@ -40,7 +40,7 @@ const FIELDS: FilterField[] = [
 /** `/incidents`: newest first, filters and page in the URL; a row opens `/incident/<id>`. */
 export default function IncidentsPage() {
   const [params] = useUrlState();
-  const { data, error, loading } = useApi<Page<Incident>>('/incidents', pick(params, ['status', 'severity', 'env', 'service', 'cursor']));
+  const { data, error, loading } = useApi<Page<Incident>>('/incidents', pick(params, ['status', 'severity', 'env', 'service', 'cursor', 'limit']));
   return (
     <>
       <PageHeader title="Incidents" />

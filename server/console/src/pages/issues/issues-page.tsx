@@ -54,7 +54,7 @@ export default function IssuesPage() {
     { name: 'env', label: 'Environment', kind: 'text' },
     { name: 'release', label: 'Release', kind: 'text' },
   ];
-  const { data, error, loading } = useApi<Page<Issue>>('/issues', { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor']), sort, from, to });
+  const { data, error, loading } = useApi<Page<Issue>>('/issues', { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']), sort, from, to });
   return (
     <>
       <PageHeader title="Issues">

@@ -1,0 +1,141 @@
+import { expect, test, type Page } from '@playwright/test';
+import { CART_ERROR, errorLog } from '../../support/error-logs';
+import { controlGet, startCliServer, type CliServer } from '../../support/svc-server';
+import { expectAccessible, screenshot, signIn } from './support';
+
+/**
+ * The console's Incidents list and incident page against `svc-server start`: incidents opened through the API (as
+ * external detectors do) and one the detector opens from five errors of a group (with its evidence and sessions).
+ * Filters and page in the URL; Acknowledge and Resolve from the page update it; a read key sees no action (and the
+ * server refuses anyway); a hostile title stays text.
+ */
+
+const ENV = 'incidents-e2e';
+const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+
+let server: CliServer;
+let detectedId = '';
+
+async function call(method: string, path: string, body: unknown, key = server.controlKey): Promise<Response> {
+  return fetch(`${server.url}/control-plane${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+async function openIncident(title: string, severity: string, services: string[]): Promise<void> {
+  const res = await call('POST', '/incidents', { title, severity, env: 'production', services, root_cause_summary: `Summary of ${title}` });
+  expect(res.status, await res.text()).toBe(201);
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(90_000);
+  server = await startCliServer();
+  const now = Date.now();
+  for (let i = 0; i < 5; i++) {
+    const res = await fetch(`${server.url}/otlp/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey },
+      body: JSON.stringify(errorLog({ sessionId: `sess-incident-${i}`, env: ENV, atMs: now - 5_000 + i })),
+    });
+    expect(res.status).toBe(200);
+  }
+  // The detector runs every 10 s.
+  await expect
+    .poll(async () => (await controlGet<{ data: Array<{ id: string; env: string }> }>(server, '/incidents')).body.data.find((i) => i.env === ENV)?.id ?? '', {
+      timeout: 30_000,
+      intervals: [500, 1000],
+    })
+    .not.toBe('');
+  detectedId = (await controlGet<{ data: Array<{ id: string; env: string }> }>(server, '/incidents')).body.data.find((i) => i.env === ENV)!.id;
+  // Opened after it, so newest first they come before it.
+  await openIncident('Search is slow for everyone', 'medium', ['search-api']);
+  await openIncident(HOSTILE, 'low', ['frontend']);
+  await openIncident('Checkout fails for every user', 'critical', ['checkout', 'payments']);
+});
+test.afterAll(async () => {
+  await server?.close();
+});
+
+const rows = (page: Page) => page.locator('table.data-table tbody tr');
+
+test('the list: newest first, filters in the URL (reload keeps them), keyset pages, hostile title stays text', async ({ page }, testInfo) => {
+  await signIn(page, server, { path: '/incidents' });
+  await expect(page.getByRole('heading', { level: 1, name: 'Incidents' })).toBeVisible();
+  await expect(rows(page)).toHaveCount(4);
+  await expect(rows(page).nth(0)).toContainText('Checkout fails for every user');
+  await expect(rows(page).nth(0)).toContainText('critical');
+  await expect(rows(page).nth(0)).toContainText('checkout, payments');
+  await expect(rows(page).nth(1)).toContainText(HOSTILE);
+  await expect(page.locator('table.data-table img')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+  await expect(rows(page).nth(3)).toContainText(CART_ERROR);
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'incidents');
+
+  await page.getByRole('combobox', { name: 'Severity' }).selectOption('critical');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(/severity=critical/);
+  await expect(rows(page)).toHaveCount(1);
+  await page.reload();
+  await expect(page.getByRole('combobox', { name: 'Severity' })).toHaveValue('critical');
+  await expect(rows(page)).toHaveCount(1);
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await page.getByRole('textbox', { name: 'Environment' }).fill(ENV);
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).first()).toContainText(CART_ERROR);
+
+  await page.goto(`${server.url}/incidents?limit=3`);
+  await expect(rows(page)).toHaveCount(3);
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await expect(page).toHaveURL(/cursor=/);
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).first()).toContainText(CART_ERROR);
+  await page.reload();
+  await expect(rows(page)).toHaveCount(1);
+});
+
+test('keyboard to the detected incident: evidence, sessions, timeline; acknowledge and resolve update the page and the list', async ({ page }, testInfo) => {
+  await signIn(page, server, { path: `/incidents?env=${ENV}` });
+  const link = rows(page).first().getByRole('link');
+  for (let i = 0; i < 40 && !(await link.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  await expect(link).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/incident/${detectedId}$`));
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(CART_ERROR);
+  const evidence = page.getByRole('region', { name: 'Evidence' });
+  await expect(evidence).toContainText(`TypeError: ${CART_ERROR}`);
+  await expect(evidence).toContainText('renderCart');
+  await expect(page.getByRole('link', { name: 'sess-incident-0' })).toHaveAttribute('href', '/session/sess-incident-0');
+  await expect(page.getByRole('link', { name: 'its stack, source lines and breadcrumbs' })).toHaveAttribute('href', /^\/issue\/[0-9a-f]{16}$/);
+  const timeline = page.getByRole('list', { name: 'Timeline' });
+  await expect(timeline.locator('li.done')).toHaveCount(1);
+  await expectAccessible(page);
+
+  await page.getByRole('button', { name: 'Acknowledge' }).click();
+  await expect(page.locator('.status-line')).toContainText('acknowledged');
+  await expect(page.getByRole('button', { name: 'Acknowledge' })).toHaveCount(0);
+  await expect(timeline.locator('li', { hasText: 'Acknowledged' })).toContainText('by key:');
+  await screenshot(page, testInfo, 'incident');
+
+  await page.getByRole('button', { name: 'Resolve' }).click();
+  await expect(page.locator('.status-line')).toContainText('resolved');
+  await expect(page.getByRole('button', { name: 'Resolve' })).toHaveCount(0);
+  await expect(timeline.locator('li.done')).toHaveCount(3);
+
+  await page.goto(`${server.url}/incidents?status=resolved`);
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).first()).toContainText(CART_ERROR);
+});
+
+test('a read key sees an incident and no action; the server refuses the action anyway', async ({ page }) => {
+  const readKey = /svc_read_\S+/.exec(await server.admin('keys', 'create', '--scope', 'read', '--name', 'incidents-reader'))![0];
+  const { body } = await controlGet<{ data: Array<{ id: string; title: string }> }>(server, '/incidents?severity=low');
+  const hostile = body.data[0]!;
+  await signIn(page, server, { key: readKey, path: `/incident/${hostile.id}` });
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(HOSTILE);
+  await expect(page.locator('img')).toHaveCount(0);
+  await expect(page.getByText('Read-only key: acknowledging and resolving need a control key.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Acknowledge' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Resolve' })).toHaveCount(0);
+  expect((await call('POST', `/incidents/${hostile.id}/acknowledge`, {}, readKey)).status).toBe(403);
+  expect((await controlGet<{ status: string }>(server, `/incidents/${hostile.id}`)).body.status).toBe('detected');
+});

@@ -1,0 +1,165 @@
+import { expect, test, type Page } from '@playwright/test';
+import { chromeStack, errorLog } from '../../support/error-logs';
+import { buildShop, type ShopBuild } from '../../support/shop-build';
+import { controlGet, startCliServer, type CliServer } from '../../support/svc-server';
+import { expectAccessible, screenshot, signIn } from './support';
+
+/**
+ * The console's Issues list and issue page against `svc-server start`: errors arrive as the SDK sends them (OTLP logs),
+ * one from a minified build whose source map is uploaded, so the page shows the original frame and source line. Filters,
+ * order and page live in the URL; a status change shows in the list's filter; the heuristic analysis runs from the page;
+ * a read key sees no change control (and the server refuses anyway); hostile messages stay text.
+ */
+
+const ENV = 'console-e2e';
+const RELEASE = '3.1.0';
+const SESSION = 'sess-console-issue-1';
+const THROW_LINE = 'const price = item.product!.price;';
+const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+const DECLINED = 'Payment declined by provider';
+
+let server: CliServer;
+let shop: ShopBuild;
+let shopMessage: string;
+const ids: Record<'shop' | 'declined' | 'hostile', string> = { shop: '', declined: '', hostile: '' };
+
+async function call(method: string, path: string, body: unknown, key = server.controlKey): Promise<Response> {
+  return fetch(`${server.url}/control-plane${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+async function ingestError(input: Parameters<typeof errorLog>[0]): Promise<void> {
+  const res = await fetch(`${server.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey }, body: JSON.stringify(errorLog(input)) });
+  expect(res.status, await res.clone().text()).toBe(200);
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(90_000);
+  [server, shop] = await Promise.all([startCliServer(), buildShop(false)]);
+  shopMessage = shop.stack.split('\n')[0]!.replace(/^TypeError: /, '');
+  const maps = await call('POST', '/sourcemaps', { release: RELEASE, maps: [{ map: shop.map, url: shop.url.replace('https://shop.example.com', '~') }] });
+  expect(maps.ok, await maps.text()).toBe(true);
+  // In time order, so "last seen" lists them hostile, declined, shop; by events: shop (3), declined (2), hostile (1).
+  const now = Date.now();
+  for (let i = 0; i < 3; i++) await ingestError({ message: shopMessage, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: ENV, atMs: now - 60_000 + i });
+  for (let i = 0; i < 2; i++) await ingestError({ message: DECLINED, stack: chromeStack(DECLINED), sessionId: `sess-declined-${i}`, release: RELEASE, env: ENV, atMs: now - 30_000 + i });
+  await ingestError({ message: HOSTILE, stack: chromeStack(HOSTILE), sessionId: 'sess-hostile', release: RELEASE, env: ENV, atMs: now - 10_000 });
+  // The detector groups errors every 10 s.
+  await expect
+    .poll(async () => (await controlGet(server, `/issues?env=${ENV}`)).body.data.length, { timeout: 30_000, intervals: [500, 1000] })
+    .toBe(3);
+  const { body } = await controlGet<{ data: Array<{ id: string; message: string }> }>(server, `/issues?env=${ENV}`);
+  for (const issue of body.data) ids[issue.message === HOSTILE ? 'hostile' : issue.message === DECLINED ? 'declined' : 'shop'] = issue.id;
+});
+test.afterAll(async () => {
+  await server?.close();
+});
+
+const titles = (page: Page) => page.locator('table.data-table tbody tr td:first-child');
+
+test('the list: rows, search and filters in the URL (reload keeps them), sort, keyset pages, hostile text stays text', async ({ page }, testInfo) => {
+  await signIn(page, server, { path: '/issues' });
+  await expect(page.getByRole('heading', { level: 1, name: 'Issues' })).toBeVisible();
+  await expect(titles(page)).toHaveCount(3);
+  // Newest first by default.
+  await expect(titles(page).nth(0)).toContainText(HOSTILE);
+  await expect(page.locator('table.data-table img')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+  const shopRow = page.locator('tbody tr', { hasText: shopMessage });
+  await expect(shopRow).toContainText('lineTotal');
+  await expect(shopRow.locator('td.numeric').first()).toHaveText('3');
+  await expect(shopRow).toContainText('unresolved');
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'issues');
+
+  await page.getByRole('searchbox', { name: 'Search' }).fill('payment');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(/[?&]q=payment/);
+  await expect(titles(page)).toHaveCount(1);
+  await expect(titles(page).first()).toContainText(DECLINED);
+  await page.reload();
+  await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue('payment');
+  await expect(titles(page)).toHaveCount(1);
+  await page.getByRole('button', { name: 'Clear' }).click();
+  await expect(titles(page)).toHaveCount(3);
+
+  await page.getByRole('button', { name: 'Events' }).click();
+  await expect(page).toHaveURL(/sort=events/);
+  await expect(page.getByRole('columnheader', { name: 'Events' })).toHaveAttribute('aria-sort', 'descending');
+  await expect(titles(page).nth(0)).toContainText(shopMessage);
+  await expect(titles(page).nth(1)).toContainText(DECLINED);
+  await expect(titles(page).nth(2)).toContainText(HOSTILE);
+
+  // Two a page: the second page holds the one left, and a link to it shows the same.
+  await page.goto(`${server.url}/issues?sort=events&limit=2`);
+  await expect(titles(page)).toHaveCount(2);
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await expect(page).toHaveURL(/cursor=/);
+  await expect(titles(page)).toHaveCount(1);
+  await expect(titles(page).first()).toContainText(HOSTILE);
+  await page.reload();
+  await expect(titles(page)).toHaveCount(1);
+  await page.getByRole('button', { name: 'First page' }).click();
+  await expect(titles(page)).toHaveCount(2);
+});
+
+test('keyboard: Tab reaches a row, Enter opens the issue; the page shows the original frame, source line, sessions', async ({ page }, testInfo) => {
+  await signIn(page, server, { path: `/issues?env=${ENV}&sort=events` });
+  await expect(titles(page)).toHaveCount(3);
+  const first = titles(page).first().getByRole('link');
+  for (let i = 0; i < 40 && !(await first.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  await expect(first).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/issue/${ids.shop}$`));
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`TypeError: ${shopMessage}`);
+  const top = page.locator('.frame').first();
+  await expect(top.locator('.fn')).toHaveText('lineTotal');
+  await expect(top.locator('.where').first()).toHaveText(/^src\/cart\/total\.ts:2:\d+$/);
+  await expect(top.locator('mark')).toContainText(THROW_LINE);
+  await expect(top).toContainText(`minified: `);
+  await expect(page.getByRole('link', { name: SESSION })).toHaveAttribute('href', `/session/${SESSION}`);
+  await expect(page.locator('dl.facts')).toContainText(RELEASE);
+  // No repository is connected: no pull request button, and the page says why.
+  await expect(page.getByRole('button', { name: 'Open pull request' })).toHaveCount(0);
+  await expect(page.getByText('No GitHub repository is connected')).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'issue');
+});
+
+test('status: resolve from the page, the list filter shows it, reopen; the heuristic analysis runs from the page', async ({ page }) => {
+  await signIn(page, server, { path: `/issue/${ids.declined}` });
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`TypeError: ${DECLINED}`);
+  await page.getByRole('button', { name: 'Resolve', exact: true }).click();
+  await expect(page.locator('.status-line .badge')).toHaveText('resolved');
+  await expect(page.getByRole('button', { name: 'Reopen' })).toBeVisible();
+  await expect(page.locator('dl.facts')).toContainText('key:');
+
+  await page.goto(`${server.url}/issues?status=resolved`);
+  await expect(titles(page)).toHaveCount(1);
+  await expect(titles(page).first()).toContainText(DECLINED);
+  await titles(page).first().getByRole('link').click();
+  await page.getByRole('button', { name: 'Reopen' }).click();
+  await expect(page.locator('.status-line .badge')).toHaveText('unresolved');
+
+  await expect(page.getByText('No analysis yet.')).toBeVisible();
+  await page.getByRole('button', { name: 'Analyse', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Root cause' })).toBeVisible({ timeout: 15_000 });
+  await expect(page.locator('#analysis-heading + .badge')).toHaveText('heuristic');
+  await expect(page.getByRole('button', { name: 'Analyse again' })).toBeEnabled();
+  const stored = await controlGet<{ state: string; mode: string }>(server, `/issues/${ids.declined}/analysis`);
+  expect(stored.body).toMatchObject({ state: 'done', mode: 'heuristic' });
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'Root cause' })).toBeVisible();
+});
+
+test('a read key sees the issue and no change control; the server refuses the change anyway', async ({ page }) => {
+  const readKey = /svc_read_\S+/.exec(await server.admin('keys', 'create', '--scope', 'read', '--name', 'issues-reader'))![0];
+  await signIn(page, server, { key: readKey, path: `/issue/${ids.hostile}` });
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`TypeError: ${HOSTILE}`);
+  await expect(page.locator('img')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+  await expect(page.getByText('Read-only key: status changes need a control key.')).toBeVisible();
+  for (const name of ['Resolve', 'Ignore', 'Reopen', 'Analyse', 'Open pull request']) await expect(page.getByRole('button', { name, exact: true })).toHaveCount(0);
+  const refused = await call('PATCH', `/issues/${ids.hostile}`, { status: 'resolved' }, readKey);
+  expect(refused.status).toBe(403);
+  expect((await controlGet<{ status: string }>(server, `/issues/${ids.hostile}`)).body.status).toBe('unresolved');
+});
