@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
-import { api, onSignedOut } from './api/client';
-import type { Me } from './api/types';
+import { onSignedOut } from './api/client';
+import { fetchMe, type Me } from './api/types';
 import { forgetKey, readKey } from './auth/key-store';
 import { MeContext } from './auth/me-context';
 import { SignIn } from './auth/sign-in';
@@ -57,7 +57,7 @@ export function App() {
   const [, navigate] = useLocation();
   useEffect(() => {
     if (!checking) return;
-    api.get<Me>('/me').then(
+    fetchMe().then(
       (m) => setMe(m),
       () => setNotice('Your key was refused; sign in again.'),
     ).finally(() => setChecking(false));

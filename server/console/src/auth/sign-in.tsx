@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { apiFetch, ApiError, buildUrl } from '../api/client';
-import type { Me } from '../api/types';
+import { ApiError } from '../api/client';
+import { fetchMe, type Me } from '../api/types';
 import { storeKey } from './key-store';
 
 /**
@@ -21,7 +21,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: Me) => void; n
     setBusy(true);
     setError(null);
     try {
-      const me = await apiFetch<Me>('GET', buildUrl('/me'), { key });
+      const me = await fetchMe(key);
       storeKey(key);
       onSignedIn(me);
     } catch (e) {
