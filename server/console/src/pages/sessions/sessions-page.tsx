@@ -1,6 +1,135 @@
+import type { Page } from '../../api/client';
+import { useApi } from '../../api/use-api';
+import { DataTable, type Column } from '../../ui/data-table';
+import { FilterBar, type FilterField } from '../../ui/filter-bar';
+import { formatAgo, formatDuration, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
+import { Badge, LoadState } from '../../ui/status';
+import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
+import { useUrlState } from '../../ui/url-state';
+import { parseAttribute, sessionsQuery } from './session-query';
+import type { SessionFacets, SessionItem } from './types';
+import './sessions.css';
 
-/** Placeholder until the page is built (issue 20). */
-export default function Page() {
-  return <PageHeader title="sessions-page" />;
+/** A select's options from facet values, keeping the URL's value even when the facets no longer list it. */
+function options(values: readonly string[] | undefined, current: string | null) {
+  const all = new Set(values ?? []);
+  if (current) all.add(current);
+  return [...all].map((v) => ({ value: v, label: v }));
+}
+
+function filterFields(facets: SessionFacets | undefined, params: URLSearchParams): FilterField[] {
+  return [
+    { name: 'app', label: 'App', kind: 'select', options: options(facets?.apps, params.get('app')) },
+    { name: 'env', label: 'Environment', kind: 'select', options: options(facets?.envs, params.get('env')) },
+    { name: 'release', label: 'Release', kind: 'select', options: options(facets?.releases, params.get('release')) },
+    { name: 'browser', label: 'Browser', kind: 'select', options: options(facets?.browsers, params.get('browser')) },
+    { name: 'user_id', label: 'User id', kind: 'search' },
+    { name: 'attr', label: 'Attribute (key=value)', kind: 'text', placeholder: 'plan=pro' },
+    { name: 'url', label: 'URL contains', kind: 'text', placeholder: '/checkout' },
+    {
+      name: 'has_errors',
+      label: 'Errors',
+      kind: 'select',
+      options: [
+        { value: 'true', label: 'With errors' },
+        { value: 'false', label: 'Without errors' },
+      ],
+    },
+    { name: 'min_duration_s', label: 'Min duration (s)', kind: 'number' },
+    { name: 'max_duration_s', label: 'Max duration (s)', kind: 'number' },
+  ];
+}
+
+function userCell(user: SessionItem['user']) {
+  if (!user) return <span className="hint">anonymous</span>;
+  const label = user.name ?? user.email;
+  return (
+    <>
+      <span className="mono">{user.id}</span>
+      {label && (
+        <div className="hint clip" title={label}>
+          {label}
+        </div>
+      )}
+    </>
+  );
+}
+
+function deviceCell({ device }: SessionItem) {
+  if (!device.browser && !device.os) return <span className="hint">unknown</span>;
+  return (
+    <>
+      {[device.browser, device.browser_version].filter(Boolean).join(' ')}
+      <div className="hint">{[device.os, device.type].filter(Boolean).join(' · ')}</div>
+    </>
+  );
+}
+
+const COLUMNS: ReadonlyArray<Column<SessionItem>> = [
+  { id: 'first_seen', header: 'Start', sortable: true, cell: (s) => formatTime(s.first_seen) },
+  { id: 'duration', header: 'Duration', sortable: true, numeric: true, cell: (s) => formatDuration(s.duration_ms) },
+  { id: 'user', header: 'User', cell: (s) => userCell(s.user) },
+  {
+    id: 'pages',
+    header: 'Pages',
+    numeric: true,
+    cell: (s) => (
+      <>
+        {s.pages}
+        {s.entry_url && (
+          <div className="hint clip" title={`Entry page: ${s.entry_url}`}>
+            {s.entry_url}
+          </div>
+        )}
+      </>
+    ),
+  },
+  {
+    id: 'errors',
+    header: 'Errors',
+    sortable: true,
+    numeric: true,
+    cell: (s) => <Badge tone={s.errors > 0 ? 'bad' : 'neutral'}>{s.errors === 1 ? '1 error' : `${s.errors} errors`}</Badge>,
+  },
+  { id: 'device', header: 'Device', cell: deviceCell },
+  { id: 'app', header: 'App', cell: (s) => s.app },
+  { id: 'last_seen', header: 'Last seen', sortable: true, cell: (s) => <time dateTime={s.last_seen} title={formatTime(s.last_seen)}>{formatAgo(s.last_seen)}</time> },
+];
+
+/** Sessions: who used which app, when, how long, on what device, and with how many errors; a row opens the session. */
+export default function SessionsPage() {
+  const [params] = useUrlState();
+  const range = useTimeRange();
+  const facets = useApi<SessionFacets>('/sessions/facets', { app: params.get('app') ?? undefined, from: range.from, to: range.to });
+  const attr = params.get('attr');
+  const badAttr = attr !== null && parseAttribute(attr) === null;
+  const list = useApi<Page<SessionItem>>(badAttr ? null : '/sessions', sessionsQuery(params, range));
+  return (
+    <div className="sessions-page">
+      <PageHeader title="Sessions">
+        <TimeRangePicker />
+      </PageHeader>
+      <FilterBar label="Session filters" fields={filterFields(facets.data, params)} />
+      {badAttr && (
+        <p role="alert" className="state state-error">
+          The attribute filter must be key=value, e.g. plan=pro.
+        </p>
+      )}
+      <LoadState loading={list.loading && !list.data} error={list.error} empty={list.data?.data.length === 0}>
+        No sessions match these filters.
+      </LoadState>
+      {list.data && list.data.data.length > 0 && (
+        <DataTable
+          caption="Sessions"
+          columns={COLUMNS}
+          rows={list.data.data}
+          rowKey={(s) => s.session_id}
+          rowHref={(s) => `/session/${encodeURIComponent(s.session_id)}`}
+          nextCursor={list.data.next_cursor}
+          defaultSort={{ id: 'last_seen', order: 'desc' }}
+        />
+      )}
+    </div>
+  );
 }
