@@ -1,0 +1,84 @@
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { CHANNEL_FIELDS, CHANNEL_LABELS, configFromForm, fieldText } from './channel-kinds';
+import { Field, FormError, saveError, type SaveError } from './form-error';
+import { CHANNEL_TYPES, type Channel, type ChannelType } from './types';
+
+/**
+ * Creates a channel (`POST .../channels`) or edits one (`PATCH .../channels/{id}`: name and the whole config; a secret
+ * left empty is left out, so the server keeps it). A 400 shows next to the field it names.
+ */
+export function ChannelForm({ channel, onSaved, onCancel }: { channel?: Channel; onSaved: (saved: Channel) => void; onCancel: () => void }) {
+  const [type, setType] = useState<ChannelType>(channel?.type ?? 'webhook');
+  const [error, setError] = useState<SaveError | undefined>();
+  const [saving, setSaving] = useState(false);
+  const fields = CHANNEL_FIELDS[type];
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const body = { name: String(form.get('name') ?? '').trim(), config: configFromForm(type, form) };
+    setSaving(true);
+    setError(undefined);
+    try {
+      onSaved(channel ? await api.patch<Channel>(`/notifications/channels/${channel.id}`, body) : await api.post<Channel>('/notifications/channels', { type, ...body }));
+    } catch (e) {
+      setError(saveError(e));
+    } finally {
+      setSaving(false);
+    }
+  };
+  const title = channel ? `Edit channel ${channel.name}` : 'New channel';
+  return (
+    <form className="panel notify-form" aria-label={title} onSubmit={submit} noValidate>
+      <h3>{title}</h3>
+      <div className="form-grid">
+        <Field label="Type" name="type" error={error}>
+          {(props) => (
+            <select {...props} name="type" value={type} disabled={channel !== undefined} onChange={(e) => setType(e.target.value as ChannelType)}>
+              {CHANNEL_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {CHANNEL_LABELS[t]}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Name" name="name" error={error}>
+          {(props) => <input {...props} name="name" required defaultValue={channel?.name ?? ''} />}
+        </Field>
+        {fields.map((f) => {
+          const set = channel?.secrets_set.includes(f.path);
+          const hint = f.input === 'secret' && set ? `Set. Leave empty to keep it. ${f.hint ?? ''}`.trim() : f.hint;
+          return (
+            <Field key={`${type}-${f.path}`} label={f.label} name={f.path} error={error} hint={hint}>
+              {(props) =>
+                f.input === 'checkbox' ? (
+                  <input {...props} name={f.path} type="checkbox" defaultChecked={channel ? fieldText(channel.config, f) === 'true' : false} />
+                ) : (
+                  <input
+                    {...props}
+                    name={f.path}
+                    type={f.input === 'secret' ? 'password' : f.input === 'list' ? 'text' : f.input}
+                    autoComplete={f.input === 'secret' ? 'new-password' : 'off'}
+                    required={f.required && f.input !== 'secret'}
+                    placeholder={f.input === 'secret' && set ? '•••••• (unchanged)' : f.placeholder}
+                    defaultValue={channel ? fieldText(channel.config, f) : ''}
+                  />
+                )
+              }
+            </Field>
+          );
+        })}
+      </div>
+      <FormError error={error} fields={['type', 'name', ...fields.map((f) => f.path)]} />
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={saving}>
+          {channel ? 'Save channel' : 'Create channel'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
