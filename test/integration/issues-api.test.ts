@@ -197,8 +197,8 @@ describe.each(kinds)('issues API on %s', (kind) => {
       ['3.0', 1],
     ]);
     expect(issue.sessions_sample).toEqual([
-      { session_id: 'detail-2', last_seen: new Date(now).toISOString(), replay_url: `${t.server.publicUrl}/session/detail-2` },
-      { session_id: 'detail-1', last_seen: new Date(T0 + 3 * 60 * MINUTE).toISOString(), replay_url: null },
+      { session_id: 'detail-2', user_id: null, first_seen: new Date(now).toISOString(), last_seen: new Date(now).toISOString(), replay_url: `${t.server.publicUrl}/session/detail-2` },
+      { session_id: 'detail-1', user_id: null, first_seen: new Date(T0 + 3 * 60 * MINUTE).toISOString(), last_seen: new Date(T0 + 3 * 60 * MINUTE).toISOString(), replay_url: null },
     ]);
     expect(issue.breadcrumbs.map((b) => b.kind)).toContain('navigation');
     expect(issue.breadcrumbs.some((b) => b.message.includes('cart opened'))).toBe(true);

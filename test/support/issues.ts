@@ -48,7 +48,7 @@ export interface IssueDetail extends IssueSummary {
   stack: { raw: string | null; frames: IssueFrame[] };
   counts: Array<{ start: string; count: number }>;
   releases: Array<{ release: string; events: number }>;
-  sessions_sample: Array<{ session_id: string; last_seen: string; replay_url: string | null }>;
+  sessions_sample: Array<{ session_id: string; user_id: string | null; first_seen: string; last_seen: string; replay_url: string | null }>;
   breadcrumbs: Array<{ at: string; kind: string; message: string }>;
 }
 
