@@ -113,6 +113,10 @@ describe.each(kinds)('console API on %s', (kind) => {
     expect(me.body.apps.map((a) => a.name)).toEqual([t.appName]);
 
     expect((await get<{ key: { scope: string; name: string } }>('/me', readKey)).body.key).toMatchObject({ scope: 'read', name: 'viewer' });
+    const repository = '/apps/web-app/repository';
+    expect((await call('PUT', repository, { owner: 'acme', repo: 'shop', token: 'github_pat_example' })).status).toBe(200);
+    expect((await get<{ features: Record<string, boolean> }>('/me')).body.features.github).toBe(true);
+    expect((await call('DELETE', repository)).status).toBe(204);
 
     const bad = await get<ErrorBody>('/me', 'svc_control_not-a-key');
     expect(bad.status).toBe(401);
