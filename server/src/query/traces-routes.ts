@@ -114,87 +114,84 @@ const startNs = (r: { start_ns: string }) => BigInt(r.start_ns);
 
 /** Trace search and trace detail, confined to the key's project; mounted at /traces behind the query API's key check. */
 export function traceRoutes(services: Services) {
-  const app = createRouter();
-
-  app.openapi(tracesRoute, async (c) => {
-    const p = c.req.valid('query');
-    const { projectId } = c.get('caller');
-    const cursor = readCursor(c, 'string');
-    const pinned = p.trace_id !== undefined || p.session_id !== undefined;
-    const appId = await appIdFilter(services, projectId, p.app);
-    const w: Window = {
-      projectId,
-      from: p.from ?? (pinned ? undefined : services.clock.now() - DEFAULT_TRACE_WINDOW_MS),
-      to: p.to,
-    };
-    let q = spansIn(services.db, w)
-      .select([
-        's.trace_id',
-        sql<number>`min(s.time_ms)`.as('start_ms'),
-        DURATION_NS.as('duration_ns'),
-        sql<number>`count(*)`.as('span_count'),
-        sql<number>`sum(case when s.status_code = ${STATUS_ERROR} then 1 else 0 end)`.as('error_count'),
-        sql<string | null>`min(s.session_id)`.as('session_id'),
-      ])
-      .groupBy(['s.trace_key', 's.trace_id']);
-    if (p.trace_id !== undefined) q = q.where('s.trace_key', '=', traceKey(p.trace_id)).where('s.trace_id', '=', p.trace_id);
-    if (p.session_id !== undefined) {
-      // Whole traces, not just the session's spans: the traces one of whose spans is the session's (its index finds them).
-      const ofSession = services.db.selectFrom('spans').select(['trace_key', 'trace_id']).where('project_id', '=', projectId).where('session_id', '=', p.session_id).$asTuple('trace_key', 'trace_id');
-      q = q.where(({ eb, refTuple }) => eb(refTuple('s.trace_key', 's.trace_id'), 'in', ofSession));
-    }
-    const having: Array<Expression<SqlBool>> = [];
-    if (appId !== undefined) having.push(anySpan(sql`s.app_id = ${appId}`));
-    if (p.service !== undefined) having.push(anySpan(sql`${serviceOf(services.dialect)} = ${p.service}`));
-    if (p.name !== undefined) having.push(anySpan(sql`s.name ${sql.raw(services.dialect === 'postgres' ? 'ilike' : 'like')} ${likeContains(p.name)} escape '\\'`));
-    if (p.status !== undefined) having.push(sql<SqlBool>`max(s.status_code) = ${{ error: STATUS_ERROR, ok: 1, unset: 0 }[p.status]}`);
-    if (p.min_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} >= ${Math.ceil(p.min_duration_ms * 1e6)}`);
-    if (p.max_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} <= ${Math.floor(p.max_duration_ms * 1e6)}`);
-    if (cursor) {
-      const k = String(cursor.k);
-      having.push(sql<SqlBool>`(min(s.time_ms) < ${cursor.t} or (min(s.time_ms) = ${cursor.t} and s.trace_id < ${k}))`);
-    }
-    if (having.length > 0) q = q.having(({ and }) => and(having));
-    const rows = await q.orderBy('start_ms', 'desc').orderBy('s.trace_id', 'desc').limit(p.limit + 1).execute();
-    const { roots, names } = await rootsAndServices(services, w, rows.slice(0, p.limit));
-    const page = keysetPage(
-      rows,
-      p.limit,
-      (r) => ({
-        trace_id: r.trace_id,
-        root: roots.get(r.trace_id) ?? null,
-        start: iso(Number(r.start_ms)),
-        duration_ms: Number(r.duration_ns) / 1e6,
-        span_count: Number(r.span_count),
-        error_count: Number(r.error_count),
-        services: names.get(r.trace_id) ?? [],
-        session_id: r.session_id,
-      }),
-      (r) => ({ t: Number(r.start_ms), k: r.trace_id }),
-    );
-    return c.json(page, 200);
-  });
-
-  app.openapi(traceRoute, async (c) => {
-    const { trace_id: traceId } = c.req.valid('param');
-    const { projectId } = c.get('caller');
-    const rows = (await services.db
-      .selectFrom('spans as s')
-      .innerJoin('apps', 'apps.id', 's.app_id')
-      .selectAll('s')
-      .select('apps.name as app')
-      .where('s.project_id', '=', projectId)
-      .where('s.trace_key', '=', traceKey(traceId))
-      .where('s.trace_id', '=', traceId)
-      .orderBy('s.time_ms')
-      .orderBy('s.id')
-      .limit(MAX_TRACE_SPANS + 1)
-      .execute()) as Array<Row<'spans'>>;
-    if (rows.length === 0) throw new ApiError(404, 'not_found', `no trace "${traceId}" in this project`);
-    const spans = rows.slice(0, MAX_TRACE_SPANS);
-    // time_ms is whole milliseconds: the nanosecond start orders spans within one millisecond (the sort is stable).
-    spans.sort((a, b) => (startNs(a) < startNs(b) ? -1 : startNs(a) > startNs(b) ? 1 : 0));
-    return c.json({ trace_id: traceId, spans: spans.map(LISTINGS.spans.toJson), truncated: rows.length > MAX_TRACE_SPANS }, 200);
-  });
-  return app;
+  return createRouter()
+    .openapi(tracesRoute, async (c) => {
+      const p = c.req.valid('query');
+      const { projectId } = c.get('caller');
+      const cursor = readCursor(c, 'string');
+      const pinned = p.trace_id !== undefined || p.session_id !== undefined;
+      const appId = await appIdFilter(services, projectId, p.app);
+      const w: Window = {
+        projectId,
+        from: p.from ?? (pinned ? undefined : services.clock.now() - DEFAULT_TRACE_WINDOW_MS),
+        to: p.to,
+      };
+      let q = spansIn(services.db, w)
+        .select([
+          's.trace_id',
+          sql<number>`min(s.time_ms)`.as('start_ms'),
+          DURATION_NS.as('duration_ns'),
+          sql<number>`count(*)`.as('span_count'),
+          sql<number>`sum(case when s.status_code = ${STATUS_ERROR} then 1 else 0 end)`.as('error_count'),
+          sql<string | null>`min(s.session_id)`.as('session_id'),
+        ])
+        .groupBy(['s.trace_key', 's.trace_id']);
+      if (p.trace_id !== undefined) q = q.where('s.trace_key', '=', traceKey(p.trace_id)).where('s.trace_id', '=', p.trace_id);
+      if (p.session_id !== undefined) {
+        // Whole traces, not just the session's spans: the traces one of whose spans is the session's (its index finds them).
+        const ofSession = services.db.selectFrom('spans').select(['trace_key', 'trace_id']).where('project_id', '=', projectId).where('session_id', '=', p.session_id).$asTuple('trace_key', 'trace_id');
+        q = q.where(({ eb, refTuple }) => eb(refTuple('s.trace_key', 's.trace_id'), 'in', ofSession));
+      }
+      const having: Array<Expression<SqlBool>> = [];
+      if (appId !== undefined) having.push(anySpan(sql`s.app_id = ${appId}`));
+      if (p.service !== undefined) having.push(anySpan(sql`${serviceOf(services.dialect)} = ${p.service}`));
+      if (p.name !== undefined) having.push(anySpan(sql`s.name ${sql.raw(services.dialect === 'postgres' ? 'ilike' : 'like')} ${likeContains(p.name)} escape '\\'`));
+      if (p.status !== undefined) having.push(sql<SqlBool>`max(s.status_code) = ${{ error: STATUS_ERROR, ok: 1, unset: 0 }[p.status]}`);
+      if (p.min_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} >= ${Math.ceil(p.min_duration_ms * 1e6)}`);
+      if (p.max_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} <= ${Math.floor(p.max_duration_ms * 1e6)}`);
+      if (cursor) {
+        const k = String(cursor.k);
+        having.push(sql<SqlBool>`(min(s.time_ms) < ${cursor.t} or (min(s.time_ms) = ${cursor.t} and s.trace_id < ${k}))`);
+      }
+      if (having.length > 0) q = q.having(({ and }) => and(having));
+      const rows = await q.orderBy('start_ms', 'desc').orderBy('s.trace_id', 'desc').limit(p.limit + 1).execute();
+      const { roots, names } = await rootsAndServices(services, w, rows.slice(0, p.limit));
+      const page = keysetPage(
+        rows,
+        p.limit,
+        (r) => ({
+          trace_id: r.trace_id,
+          root: roots.get(r.trace_id) ?? null,
+          start: iso(Number(r.start_ms)),
+          duration_ms: Number(r.duration_ns) / 1e6,
+          span_count: Number(r.span_count),
+          error_count: Number(r.error_count),
+          services: names.get(r.trace_id) ?? [],
+          session_id: r.session_id,
+        }),
+        (r) => ({ t: Number(r.start_ms), k: r.trace_id }),
+      );
+      return c.json(page, 200);
+    })
+    .openapi(traceRoute, async (c) => {
+      const { trace_id: traceId } = c.req.valid('param');
+      const { projectId } = c.get('caller');
+      const rows = (await services.db
+        .selectFrom('spans as s')
+        .innerJoin('apps', 'apps.id', 's.app_id')
+        .selectAll('s')
+        .select('apps.name as app')
+        .where('s.project_id', '=', projectId)
+        .where('s.trace_key', '=', traceKey(traceId))
+        .where('s.trace_id', '=', traceId)
+        .orderBy('s.time_ms')
+        .orderBy('s.id')
+        .limit(MAX_TRACE_SPANS + 1)
+        .execute()) as Array<Row<'spans'>>;
+      if (rows.length === 0) throw new ApiError(404, 'not_found', `no trace "${traceId}" in this project`);
+      const spans = rows.slice(0, MAX_TRACE_SPANS);
+      // time_ms is whole milliseconds: the nanosecond start orders spans within one millisecond (the sort is stable).
+      spans.sort((a, b) => (startNs(a) < startNs(b) ? -1 : startNs(a) > startNs(b) ? 1 : 0));
+      return c.json({ trace_id: traceId, spans: spans.map(LISTINGS.spans.toJson), truncated: rows.length > MAX_TRACE_SPANS }, 200);
+    });
 }

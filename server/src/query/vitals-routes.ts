@@ -44,9 +44,7 @@ const route = createRoute({
 
 /** Web Vitals summary, confined to the key's project; mounted at /vitals behind the query API's key check. */
 export function vitalsRoutes(services: Services) {
-  const app = createRouter();
-
-  app.openapi(route, async (c) => {
+  return createRouter().openapi(route, async (c) => {
     const p = c.req.valid('query');
     const { projectId } = c.get('caller');
     const to = p.to ?? services.clock.now();
@@ -83,5 +81,4 @@ export function vitalsRoutes(services: Services) {
       200,
     );
   });
-  return app;
 }
