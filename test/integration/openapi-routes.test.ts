@@ -11,7 +11,7 @@ import { createKey, type IssuesApi, type ProjectsApi, type RulesApi } from '../.
 import { databaseKinds } from '../support/databases';
 import { issueDetector } from '../support/detector';
 import { errorLog } from '../support/error-logs';
-import { logsBody, metricsBody, traceBody } from '../support/otlp';
+import { logsBody, metricsBody, TRACE_ID, traceBody } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { pageLoad } from '../support/rrweb';
 import { startTestServer, type TestServer } from '../support/server';
@@ -132,6 +132,10 @@ const CASES: Record<string, Case> = {
   'get /control-plane/spans': { valid: () => ({ query: { session_id: SESSION } }), invalid: () => ({ query: { trace_id: 'xyz' }, field: 'trace_id' }) },
   'get /control-plane/logs': { valid: () => ({ query: { app: 'web-app' } }), invalid: () => unknownQuery('severity') },
   'get /control-plane/metrics': { valid: () => ({ query: { name: 'x' } }), invalid: () => ({ query: { limit: '1001' }, field: 'limit' }) },
+  'get /control-plane/traces': { valid: () => ({ query: { session_id: SESSION, status: 'ok' } }), invalid: () => ({ query: { status: 'failed' }, field: 'status' }) },
+  // The trace 'post /otlp/v1/traces' stored above.
+  'get /control-plane/traces/{trace_id}': { valid: () => ({ path: `/control-plane/traces/${TRACE_ID}` }), invalid: () => ({ path: '/control-plane/traces/xyz', field: 'trace_id' }) },
+  'get /control-plane/vitals': { valid: () => ({ query: { route: '/products/:id', bucket: 'hour' } }), invalid: () => ({ query: { bucket: 'week' }, field: 'bucket' }) },
   'get /control-plane/replay/chunks': { valid: () => ({ query: { limit: '100' } }), invalid: () => ({ query: { limit: '101' }, field: 'limit' }) },
   'get /control-plane/recipes': { valid: () => ({ query: { to: String(Date.now()) } }), invalid: () => ({ query: { user_id: '' }, field: 'user_id' }) },
   'get /control-plane/sessions/{id}': { valid: () => ({ path: `/control-plane/sessions/${SESSION}` }), invalid: () => ({ path: `/control-plane/sessions/${SESSION}`, ...unknownQuery() }) },
