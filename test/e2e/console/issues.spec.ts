@@ -1,6 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
+import { createTwoFilesPatch } from 'diff';
 import { chromeStack, errorLog } from '../../support/error-logs';
-import { buildShop, type ShopBuild } from '../../support/shop-build';
+import { startFakeGithub, type FakeGithub } from '../../support/fake-github';
+import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai';
+import { TOTAL_TS, buildShop, type ShopBuild } from '../../support/shop-build';
 import { controlGet, startCliServer, type CliServer } from '../../support/svc-server';
 import { expectAccessible, screenshot, signIn } from './support';
 
@@ -23,21 +26,26 @@ let shop: ShopBuild;
 let shopMessage: string;
 const ids: Record<'shop' | 'declined' | 'hostile', string> = { shop: '', declined: '', hostile: '' };
 
-async function call(method: string, path: string, body: unknown, key = server.controlKey): Promise<Response> {
-  return fetch(`${server.url}/control-plane${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function call(method: string, path: string, body: unknown, key = server.controlKey, on: CliServer = server): Promise<Response> {
+  return fetch(`${on.url}/control-plane${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
-async function ingestError(input: Parameters<typeof errorLog>[0]): Promise<void> {
-  const res = await fetch(`${server.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey }, body: JSON.stringify(errorLog(input)) });
+async function ingestError(input: Parameters<typeof errorLog>[0], on: CliServer = server): Promise<void> {
+  const res = await fetch(`${on.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': on.ingestKey }, body: JSON.stringify(errorLog(input)) });
   expect(res.status, await res.clone().text()).toBe(200);
+}
+
+/** The shop's source map for its release, as the build uploads it. */
+async function uploadShopMap(on: CliServer): Promise<void> {
+  const maps = await call('POST', '/sourcemaps', { release: RELEASE, maps: [{ map: shop.map, url: shop.url.replace('https://shop.example.com', '~') }] }, on.controlKey, on);
+  expect(maps.ok, await maps.text()).toBe(true);
 }
 
 test.beforeAll(async () => {
   test.setTimeout(90_000);
   [server, shop] = await Promise.all([startCliServer(), buildShop(false)]);
   shopMessage = shop.stack.split('\n')[0]!.replace(/^TypeError: /, '');
-  const maps = await call('POST', '/sourcemaps', { release: RELEASE, maps: [{ map: shop.map, url: shop.url.replace('https://shop.example.com', '~') }] });
-  expect(maps.ok, await maps.text()).toBe(true);
+  await uploadShopMap(server);
   // In time order, so "last seen" lists them hostile, declined, shop; by events: shop (3), declined (2), hostile (1).
   const now = Date.now();
   for (let i = 0; i < 3; i++) await ingestError({ message: shopMessage, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: ENV, atMs: now - 60_000 + i });
@@ -162,4 +170,60 @@ test('a read key sees the issue and no change control; the server refuses the ch
   const refused = await call('PATCH', `/issues/${ids.hostile}`, { status: 'resolved' }, readKey);
   expect(refused.status).toBe(403);
   expect((await controlGet<{ status: string }>(server, `/issues/${ids.hostile}`)).body.status).toBe('unresolved');
+});
+
+test.describe('with a model and a GitHub repository configured', () => {
+  let model: FakeOpenAi;
+  let github: FakeGithub;
+  let aiServer: CliServer;
+  let issueId = '';
+
+  test.beforeAll(async () => {
+    test.setTimeout(90_000);
+    [model, github] = await Promise.all([startFakeOpenAi(), startFakeGithub({ files: { 'src/cart/total.ts': TOTAL_TS } })]);
+    aiServer = await startCliServer({ 'ai-base-url': model.baseUrl, 'ai-model': 'fix-model', 'ai-api-key': 'sk-test-not-a-secret' });
+    await uploadShopMap(aiServer);
+    await ingestError({ message: shopMessage, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: ENV, atMs: Date.now() }, aiServer);
+    await expect.poll(async () => (await controlGet(aiServer, '/issues')).body.data.length, { timeout: 30_000, intervals: [500, 1000] }).toBe(1);
+    issueId = String((await controlGet(aiServer, '/issues')).body.data[0]!.id);
+    const connected = await call('PUT', `/apps/${aiServer.appName}/repository`, { owner: github.owner, repo: github.repo, api_url: github.url, token: 'ghp_e2eTokenNotASecret0123456789abcdef' }, aiServer.controlKey, aiServer);
+    expect(connected.status, await connected.text()).toBe(200);
+  });
+  test.afterAll(async () => {
+    await aiServer?.close();
+    await github?.close();
+    await model?.close();
+  });
+
+  test('Analyse asks the model and shows what was sent; Open pull request opens one and the page links it', async ({ page }) => {
+    const fixed = TOTAL_TS.replace(THROW_LINE, 'const price = item.product?.price ?? 0;');
+    model.script({
+      content: JSON.stringify({
+        root_cause: 'lineTotal reads the price of an item that has no product.',
+        confidence: 0.9,
+        locations: [{ file: 'src/cart/total.ts', line: 2 }],
+        diff: createTwoFilesPatch('a/src/cart/total.ts', 'b/src/cart/total.ts', TOTAL_TS, fixed),
+        explanation: 'Count an item without a product as 0.',
+      }),
+    });
+    await signIn(page, aiServer, { path: `/issue/${issueId}` });
+    await expect(page.getByText('A model configured on the server analyses the issue.')).toBeVisible();
+    await expect(page.getByText('A finished analysis is needed before a pull request can be opened.')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Open pull request' })).toHaveCount(0);
+    await page.getByRole('button', { name: 'Analyse', exact: true }).click();
+    await expect(page.getByText('lineTotal reads the price of an item that has no product.')).toBeVisible({ timeout: 15_000 });
+    await expect(page.locator('#analysis-heading + .badge')).toHaveText('model fix-model');
+    await expect(page.locator('pre.diff')).toContainText('item.product?.price ?? 0');
+    await page.getByText('What was sent to the model').click();
+    await expect(page.locator('pre.sent')).toContainText('lineTotal');
+    expect(model.requests).toHaveLength(1);
+
+    await page.getByRole('button', { name: 'Open pull request' }).click();
+    const link = page.getByRole('link', { name: new RegExp(`^${github.owner}/${github.repo}#\\d+$`) });
+    await expect(link).toBeVisible({ timeout: 15_000 });
+    expect(github.pulls).toHaveLength(1);
+    await page.reload();
+    await expect(link).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Open pull request' })).toHaveCount(0);
+  });
 });

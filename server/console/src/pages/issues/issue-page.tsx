@@ -117,6 +117,8 @@ function Sessions({ sessions }: { sessions: IssueDetail['sessions_sample'] }) {
           <thead>
             <tr>
               <th scope="col">Session</th>
+              <th scope="col">User</th>
+              <th scope="col">First error</th>
               <th scope="col">Last error</th>
               <th scope="col">Replay</th>
             </tr>
@@ -127,6 +129,8 @@ function Sessions({ sessions }: { sessions: IssueDetail['sessions_sample'] }) {
                 <td>
                   <Link href={`/session/${encodeURIComponent(s.session_id)}`}>{s.session_id}</Link>
                 </td>
+                <td>{s.user_id ?? '—'}</td>
+                <td>{s.first_seen ? <time dateTime={s.first_seen}>{formatTime(s.first_seen)}</time> : '—'}</td>
                 <td>
                   <time dateTime={s.last_seen}>{formatTime(s.last_seen)}</time>
                 </td>

@@ -14,7 +14,7 @@ import { ISSUE_STATUSES, type Issue } from './types';
 import './issues.css';
 
 /** The API's orders (server/src/issues/list.ts): each largest or newest first, so there is no ascending order. */
-const SORTS = ['last_seen', 'events', 'sessions'] as const;
+const SORTS = ['last_seen', 'first_seen', 'events', 'sessions'] as const;
 
 const COLUMNS: ReadonlyArray<Column<Issue>> = [
   {
@@ -30,7 +30,7 @@ const COLUMNS: ReadonlyArray<Column<Issue>> = [
   { id: 'app', header: 'App · env', cell: (i) => `${i.app} · ${i.env}` },
   { id: 'events', header: 'Events', numeric: true, sortable: true, cell: (i) => i.events.toLocaleString() },
   { id: 'sessions', header: 'Sessions', numeric: true, sortable: true, cell: (i) => i.sessions.toLocaleString() },
-  { id: 'first_seen', header: 'First seen', cell: (i) => <time dateTime={i.first_seen.at} title={formatTime(i.first_seen.at)}>{formatAgo(i.first_seen.at)}</time> },
+  { id: 'first_seen', header: 'First seen', sortable: true, cell: (i) => <time dateTime={i.first_seen.at} title={formatTime(i.first_seen.at)}>{formatAgo(i.first_seen.at)}</time> },
   { id: 'last_seen', header: 'Last seen', sortable: true, cell: (i) => <time dateTime={i.last_seen.at} title={formatTime(i.last_seen.at)}>{formatAgo(i.last_seen.at)}</time> },
   { id: 'status', header: 'Status', cell: (i) => <IssueStatusBadge status={i.status} /> },
 ];

@@ -49,7 +49,8 @@ export interface IssueDetail extends Issue {
   stack: { raw: string | null; frames: Frame[] };
   last_event: { at: string; release: string | null; session_id: string | null } | null;
   releases: Array<{ release: string; events: number; first_seen: string; last_seen: string }>;
-  sessions_sample: Array<{ session_id: string; last_seen: string; replay_url: string | null }>;
+  /** The 10 most recently affected sessions (`user_id` and `first_seen` on servers that give them). */
+  sessions_sample: Array<{ session_id: string; user_id?: string | null; first_seen?: string; last_seen: string; replay_url: string | null }>;
   breadcrumbs: Array<{ at: string; kind: string; message: string }>;
 }
 
