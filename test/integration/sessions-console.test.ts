@@ -361,12 +361,10 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
   });
 
   it('lists the values the filters can take', async () => {
-    expect(await get('/sessions/facets')).toEqual({
-      envs: ['prod', 'staging', 'tie'],
-      releases: ['1.0.0', '1.1.0'],
-      browsers: ['Chrome', 'Edge', 'Firefox', 'Safari'],
-      apps: ['web-app'],
-    });
+    const all = { envs: ['prod', 'staging', 'tie'], releases: ['1.0.0', '1.1.0'], browsers: ['Chrome', 'Edge', 'Firefox', 'Safari'], apps: ['web-app'] };
+    expect(await get('/sessions/facets')).toEqual(all);
+    expect(await get('/sessions/facets?app=web-app')).toEqual(all);
+    expect(await get(`/sessions/facets?from=${T0 - MIN}`)).toEqual(all);
     // Only sessions whose activity overlaps the window.
     expect(await get(`/sessions/facets?app=web-app&from=${T0 + 2 * MIN}&to=${T0 + 5 * MIN}`)).toEqual({ envs: ['prod'], releases: ['1.1.0'], browsers: ['Safari'], apps: ['web-app'] });
     expect(await get(`/sessions/facets?from=${T0 + 60 * MIN}`)).toEqual({ envs: [], releases: [], browsers: [], apps: [] });

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { RecipeStep } from '../../../wire/replay';
 import type { Database, TelemetryTable } from '../db/schema';
 import { traceKey } from '../db/trace-key';
@@ -27,6 +27,7 @@ import {
   SpanSchema,
   traceIdQuery,
 } from './schemas';
+import { FACETS_LIMIT, sessionFacets } from '../sessions/facets';
 import { afterCursor, encodeSessionCursor, readSessionCursor, SORT_COLUMN } from '../sessions/listing';
 import { readAttributeFilters, sessionConditions, sessionsOfUser, type SessionFilters } from './session-filters';
 
@@ -276,8 +277,6 @@ const sessionsRoute = createRoute({
   responses: { 200: jsonAnswer('A page', pageOf(SessionSchema)), ...errors(400, 401, 403) },
 });
 
-const FACETS_LIMIT = 100;
-
 const facetsRoute = createRoute({
   ...query,
   path: '/sessions/facets',
@@ -335,20 +334,9 @@ export function queryRoutes(services: Services) {
   app.openapi(facetsRoute, async (c) => {
     const { app: name, from, to } = c.req.valid('query');
     const { projectId } = c.get('caller');
-    const conditions = sessionConditions(services.dialect, { appId: await appIdFilter(services, projectId, name), from, to }, []);
-    const distinct = async (column: 'env' | 'release' | 'browser' | 'apps.name') => {
-      let q = services.db
-        .selectFrom('sessions as s')
-        .innerJoin('apps', 'apps.id', 's.app_id')
-        .select(sql<string>`${sql.ref(column === 'apps.name' ? column : `s.${column}`)}`.as('value'))
-        .where('s.project_id', '=', projectId)
-        .where(sql.ref(column === 'apps.name' ? column : `s.${column}`), 'is not', null);
-      for (const condition of conditions) q = q.where(condition);
-      const rows = await q.groupBy('value').orderBy('value').limit(FACETS_LIMIT).execute();
-      return rows.map((r) => r.value);
-    };
-    const [envs, releases, browsers, apps] = await Promise.all([distinct('env'), distinct('release'), distinct('browser'), distinct('apps.name')]);
-    return c.json({ envs, releases, browsers, apps }, 200);
+    const appId = await appIdFilter(services, projectId, name);
+    const range = from === undefined && to === undefined ? [] : sessionConditions(services.dialect, { appId, from, to }, []);
+    return c.json(await sessionFacets(services.db, { projectId, appId, range }), 200);
   });
 
   app.openapi(samplingRoute, async (c) => {

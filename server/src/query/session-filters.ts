@@ -77,30 +77,41 @@ export interface SessionFilters {
 }
 
 /**
- * `url=<text>`: a page path containing the text, as a LIKE on the stored JSON array of paths. The text is matched as
- * JSON encodes it (a `"` in a path is stored as `\"`), with LIKE's own characters escaped; both sides lower-cased.
- * Paths are percent-encoded ASCII as URLs give them, so lower() means the same in SQLite and PostgreSQL here.
+ * `url=<text>`: a page path containing the text, as a case-insensitive LIKE on the stored JSON array of paths. The text
+ * is matched as JSON encodes it (a `"` in a path is stored as `\"`), with LIKE's own characters escaped. Paths are
+ * percent-encoded ASCII as URLs give them, so ASCII case-insensitivity (SQLite's) is all there is to ignore.
  */
 function urlPattern(text: string): string {
-  const encoded = JSON.stringify(text.toLowerCase()).slice(1, -1);
+  const encoded = JSON.stringify(text).slice(1, -1);
   return `%${encoded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
+
+/**
+ * A column a filter compares without its index on SQLite (the unary `+`). SQLite keeps no statistics, so it takes
+ * `env = 'prod'` to be selective and would read every such session through (project_id, env) and sort them all; walking
+ * the listing's sort index and skipping what does not match finds a first page after a few hundred rows instead. The
+ * user filter keeps its index (a handful of sessions), and PostgreSQL chooses by its statistics.
+ */
+const scanned = (dialect: DialectName, column: string) => (dialect === 'sqlite' ? sql`+${sql.ref(`s.${column}`)}` : sql.ref(`s.${column}`));
 
 /** The conditions of every filter given, on `sessions as s`; a session is in range when its activity overlaps [from, to). */
 export function sessionConditions(dialect: DialectName, f: SessionFilters, attributes: readonly AttributeFilter[]): RawBuilder<SqlBool>[] {
   const conditions: RawBuilder<SqlBool>[] = attributes.map((filter) => attributeMatches(dialect, filter));
   const equal = (column: string, value: string | undefined) => {
-    if (value !== undefined) conditions.push(sql<SqlBool>`${sql.ref(`s.${column}`)} = ${value}`);
+    if (value !== undefined) conditions.push(sql<SqlBool>`${scanned(dialect, column)} = ${value}`);
   };
   equal('app_id', f.appId);
-  equal('user_id', f.user_id);
   equal('env', f.env);
   equal('release', f.release);
   equal('browser', f.browser);
+  if (f.user_id !== undefined) conditions.push(sql<SqlBool>`s.user_id = ${f.user_id}`);
   if (f.from !== undefined) conditions.push(sql<SqlBool>`s.last_ms >= ${f.from}`);
   if (f.to !== undefined) conditions.push(sql<SqlBool>`s.first_ms < ${f.to}`);
-  if (f.url !== undefined) conditions.push(sql<SqlBool>`lower(s.urls) like ${urlPattern(f.url)} escape '\\'`);
-  if (f.has_errors !== undefined) conditions.push(f.has_errors ? sql<SqlBool>`s.error_count > 0` : sql<SqlBool>`s.error_count = 0`);
+  // SQLite's LIKE already ignores the case of ASCII letters; PostgreSQL's ILIKE does.
+  if (f.url !== undefined) conditions.push(sql<SqlBool>`s.urls ${sql.raw(dialect === 'postgres' ? 'ilike' : 'like')} ${urlPattern(f.url)} escape '\\'`);
+  const errors = scanned(dialect, 'error_count');
+  if (f.has_errors !== undefined) conditions.push(f.has_errors ? sql<SqlBool>`${errors} > 0` : sql<SqlBool>`${errors} = 0`);
+  // Duration bounds keep their index: "longer than half an hour" is a few sessions in thousands.
   if (f.min_duration_ms !== undefined) conditions.push(sql<SqlBool>`s.duration_ms >= ${f.min_duration_ms}`);
   if (f.max_duration_ms !== undefined) conditions.push(sql<SqlBool>`s.duration_ms <= ${f.max_duration_ms}`);
   return conditions;

@@ -8,7 +8,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
  * Sessions stored before have no environment, release, browser or pages (null; no pages); their duration and error
  * count are computed here from what is stored. The listing reads newest first by (project, last_ms, session_id), and
  * each other sort has an index of the same shape, so a first page, and every page after it, is an index range scan:
- * `sessions_project_last` grows the session id, which the keyset needs.
+ * `sessions_project_last` grows the session id, which the keyset needs. Figures: docs/benchmarks.md, bench:sessions.
  */
 export function sessionConsoleMigration(): Migration {
   return {
@@ -47,6 +47,15 @@ export function sessionConsoleMigration(): Migration {
       ];
       for (const [name, column] of sortIndexes) {
         await db.schema.createIndex(name).on('sessions').columns(['project_id', column, 'session_id']).execute();
+      }
+      // A user's sessions newest first without a sort: `?user_id=` is a handful of rows among a hundred thousand, which
+      // SQLite, without statistics, would otherwise find by walking the whole last_ms index.
+      await db.schema.dropIndex('sessions_project_user').execute();
+      await db.schema.createIndex('sessions_project_user').on('sessions').columns(['project_id', 'user_id', 'last_ms', 'session_id']).execute();
+      // The facets' distinct values, each read by skipping from one value to the next (query/session-facets.ts). These
+      // columns rarely change once a session has them, so ingest's upserts seldom touch these indexes.
+      for (const column of ['app_id', 'env', 'release', 'browser']) {
+        await db.schema.createIndex(`sessions_project_${column}`).on('sessions').columns(['project_id', column]).execute();
       }
     },
   };
