@@ -62,11 +62,14 @@ export function vitalsRoutes(services: Services) {
       .where('m.value', 'is not', null);
     if (appId !== undefined) q = q.where('m.app_id', '=', appId);
     const rows = await q.orderBy('m.time_ms', 'desc').limit(MAX_VITAL_POINTS + 1).execute();
+    // Pages repeat: each distinct path is turned into its pattern once.
+    const patterns = new Map<string, string>();
+    const patternOf = (path: string) => patterns.get(path) ?? patterns.set(path, routePattern(path)).get(path)!;
     const points: VitalPoint[] = rows.slice(0, MAX_VITAL_POINTS).map((r) => ({
       vital: VITAL_OF_METRIC.get(r.name)!,
       value: r.value!,
       timeMs: Number(r.time_ms),
-      route: typeof r.path === 'string' && r.path !== '' ? routePattern(r.path) : UNKNOWN_ROUTE,
+      route: typeof r.path === 'string' && r.path !== '' ? patternOf(r.path) : UNKNOWN_ROUTE,
     }));
     const chosen = p.route === undefined || p.route === UNKNOWN_ROUTE ? p.route : routePattern(p.route);
     return c.json(
