@@ -96,6 +96,13 @@ test('the list: rows, search and filters in the URL (reload keeps them), sort, k
   await expect(titles(page).nth(0)).toContainText(shopMessage);
   await expect(titles(page).nth(1)).toContainText(DECLINED);
   await expect(titles(page).nth(2)).toContainText(HOSTILE);
+  // The API orders only largest first: a second click keeps that order rather than claim an ascending one.
+  await page.getByRole('button', { name: 'Events' }).click();
+  await expect(page).not.toHaveURL(/order=asc/);
+  await expect(page.getByRole('columnheader', { name: 'Events' })).toHaveAttribute('aria-sort', 'descending');
+  await page.getByRole('button', { name: 'First seen' }).click();
+  await expect(page).toHaveURL(/sort=first_seen/);
+  await expect(titles(page).nth(0)).toContainText(HOSTILE);
 
   // Two a page: the second page holds the one left, and a link to it shows the same.
   await page.goto(`${server.url}/issues?sort=events&limit=2`);
