@@ -106,5 +106,10 @@ describe.each(kinds)('non-usage charges on %s', (kind) => {
       ['Unattributed', 50, 155],
       ['batch', 14, 43.4],
     ]);
+    // The usage of each day of the period so far, charges left out: March 1–10, and the 11th (today) with nothing yet.
+    expect(estimate.daily).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => ({ day: `2026-03-${String(i + 1).padStart(2, '0')}`, cost: 16.4 })),
+      { day: '2026-03-11', cost: 0 },
+    ]);
   });
 });

@@ -70,6 +70,14 @@ export async function estimate(db: Kysely<Database>, projectId: string, nowMs: n
   });
   services.sort((a, b) => b.projected - a.projected || a.service.localeCompare(b.service));
   const usage = usageRows.map((r) => ({ service: r.service ?? UNATTRIBUTED, day: r.day, cost: r.effective }));
+  // Every day of the period so far, 0 where nothing was charged: the series a chart draws and the anomalies mark.
+  const daily: DailyCost[] = [];
+  for (let day = current.start; day <= minDay(today, current.end); day = addDays(day, 1)) daily.push({ day, cost: 0 });
+  const dayIndex = new Map(daily.map((d, i) => [d.day, i]));
+  for (const r of usage) {
+    const i = dayIndex.get(r.day);
+    if (i !== undefined) daily[i]!.cost += r.cost;
+  }
   const anomalies = detectAnomalies(usage, criteria, { from: current.start, history_start: historyStart });
   return {
     period,
@@ -80,6 +88,7 @@ export async function estimate(db: Kysely<Database>, projectId: string, nowMs: n
     basis: total.projection.basis,
     trend: total.trend,
     services,
+    daily: daily.map((d) => ({ day: d.day, cost: round(d.cost) })),
     charges: chargeBreakdown(split.rows.filter(within(current))),
     anomalies,
     other_currencies: split.other_currencies,

@@ -145,6 +145,7 @@ export const Estimate = z.object({
   basis: AnyObject,
   trend: Trend,
   services: list(z.object({ service: z.string(), to_date: money, projected: money, daily_rate: money, trend: Trend })),
+  daily: list(z.object({ day: z.string(), cost: money })).openapi({ description: 'Usage cost of each day of the period up to today (0 for a day without any), as the anomaly flags judge it' }),
   charges: Charges,
   anomalies: z.object({ criteria: AnyObject, total: list(Flag), by_service: list(Flag.extend({ service: z.string() })) }),
   other_currencies: OtherCurrencies,
