@@ -18,6 +18,8 @@ let signingSecret = '';
 
 type Json = Record<string, unknown>;
 
+const HOSTILE = 'ok <img src=x onerror="window.__notifyInjected = true">';
+
 const verifies = (secret: string, headers: Record<string, string | string[] | undefined>, body: string): boolean => {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const expected = createHmac('sha256', key).update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`).digest('base64');
@@ -29,6 +31,8 @@ test.describe.configure({ mode: 'serial' });
 test.beforeAll(async () => {
   test.setTimeout(120_000);
   receiver = await startReceiver();
+  // The receiver's answer is shown in the delivery log: markup in it must stay text.
+  receiver.answer = () => ({ status: 200, body: HOSTILE });
   server = await startCliServer({ 'allow-private-targets': 'true' });
 });
 test.afterAll(async () => {
@@ -102,6 +106,17 @@ test('channels: a bad URL is shown on its field; a webhook channel is created, t
 
   await expectAccessible(page);
   await screenshot(page, testInfo, 'notifications');
+
+  // Delete asks first, in place; Cancel keeps the channel, Confirm deletes it.
+  await mailRow.getByRole('button', { name: 'Delete ops mail' }).click();
+  await page.getByRole('group', { name: 'Confirm deleting ops mail' }).getByRole('button', { name: 'Cancel' }).click();
+  await expect(mailRow).toBeVisible();
+  await mailRow.getByRole('button', { name: 'Delete ops mail' }).click();
+  await expect(page.getByRole('button', { name: 'Confirm delete' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.getByText('Channel ops mail deleted.')).toBeVisible();
+  await expect(mailRow).toHaveCount(0);
+  expect((await controlGet<{ data: Json[] }>(server, '/notifications/channels')).body.data.map((c) => c.name)).toEqual(['on-call hook']);
 });
 
 test('rules: three rules made on the page, reordered with the keyboard alone, the order saved', async ({ page }, testInfo) => {
@@ -143,9 +158,21 @@ test('rules: three rules made on the page, reordered with the keyboard alone, th
   await expect(page.getByRole('status').filter({ hasText: 'moved' })).toHaveText('everything else moved to position 1 of 3.');
   await expect(rules.getByRole('listitem')).toHaveText([/everything else/, /mail high/, /page critical/]);
 
+  // Edit keeps the rule's place: a delay of 5 minutes on the last one.
+  await page.getByRole('button', { name: 'Edit page critical' }).click();
+  const edit = page.getByRole('form', { name: 'Edit rule page critical' });
+  await expect(edit.getByRole('checkbox', { name: 'critical', exact: true })).toBeChecked();
+  await edit.getByLabel('Delay (seconds)').fill('-5');
+  await edit.getByRole('button', { name: 'Save rule' }).click();
+  await expect(edit.getByLabel('Delay (seconds)')).toHaveAttribute('aria-invalid', 'true');
+  await edit.getByLabel('Delay (seconds)').fill('300');
+  await edit.getByRole('button', { name: 'Save rule' }).click();
+  await expect(page.getByText('Rule page critical saved.')).toBeVisible();
+  await expect(rules.getByRole('listitem').last()).toContainText('after 5 min');
+
   const listed = await controlGet<{ data: Json[] }>(server, '/notifications/rules');
   expect(listed.body.data.map((r) => r.name)).toEqual(['everything else', 'mail high', 'page critical']);
-  expect(listed.body.data[2]).toMatchObject({ conditions: { severity: ['critical'], env: ['production'] }, delay_seconds: 0 });
+  expect(listed.body.data[2]).toMatchObject({ conditions: { severity: ['critical'], env: ['production'] }, delay_seconds: 300 });
 
   // The tab is in the URL: a reload shows the rules, in the saved order.
   await page.reload();
@@ -170,7 +197,9 @@ test('deliveries: the test deliveries with state, latency and response; filters 
   await expect(first).toContainText('delivered');
   await expect(first.getByRole('cell').nth(5)).toHaveText(/^\d+(\.\d)? (ms|s)$/);
   await expect(first.getByRole('cell').nth(6)).toHaveText('1');
-  await expect(first).toContainText('200 ok');
+  await expect(first).toContainText(`200 ${HOSTILE}`);
+  expect(await page.evaluate(() => (window as { __notifyInjected?: boolean }).__notifyInjected)).toBeUndefined();
+  await expect(first.locator('img')).toHaveCount(0);
 
   const filters = page.getByRole('search', { name: 'Delivery filters' });
   await filters.getByLabel('State').selectOption('failed');
