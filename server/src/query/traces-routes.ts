@@ -7,9 +7,9 @@ import type { Services } from '../http/env';
 import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors } from '../http/openapi';
 import { pageOf } from '../http/schemas';
-import { iso, keysetPage, readCursor } from './params';
+import { iso, keysetPage, readCursor, type Cursor } from './params';
 import { appIdFilter, LISTINGS, type Row } from './routes';
-import { TRACE_SUMMARY_EXAMPLE, TraceSchema, traceParams, tracesQuery, TraceSummarySchema } from './traces-schemas';
+import { TRACE_SUMMARY_EXAMPLE, TraceSchema, traceParams, tracesQuery, TraceSummarySchema, type TracesQuery } from './traces-schemas';
 
 /** Without `from`, a search looks this far back (unless it names a trace or a session, which an index finds anyway). */
 export const DEFAULT_TRACE_WINDOW_MS = 24 * 3_600_000;
@@ -81,6 +81,19 @@ async function rootsAndServices(services: Services, w: Window, traces: readonly 
   return { roots, names };
 }
 
+/** The search's conditions on a trace's spans, for its HAVING clause: the filters, then the position after the cursor. */
+function traceConditions(dialect: DialectName, p: TracesQuery, appId: string | undefined, cursor: Cursor | undefined): Array<Expression<SqlBool>> {
+  const having: Array<Expression<SqlBool>> = [];
+  if (appId !== undefined) having.push(anySpan(sql`s.app_id = ${appId}`));
+  if (p.service !== undefined) having.push(anySpan(sql`${serviceOf(dialect)} = ${p.service}`));
+  if (p.name !== undefined) having.push(anySpan(sql`s.name ${sql.raw(dialect === 'postgres' ? 'ilike' : 'like')} ${likeContains(p.name)} escape '\\'`));
+  if (p.status !== undefined) having.push(sql<SqlBool>`max(s.status_code) = ${{ error: STATUS_ERROR, ok: 1, unset: 0 }[p.status]}`);
+  if (p.min_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} >= ${Math.ceil(p.min_duration_ms * 1e6)}`);
+  if (p.max_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} <= ${Math.floor(p.max_duration_ms * 1e6)}`);
+  if (cursor) having.push(sql<SqlBool>`(min(s.time_ms) < ${cursor.t} or (min(s.time_ms) = ${cursor.t} and s.trace_id < ${String(cursor.k)}))`);
+  return having;
+}
+
 const query = { tags: ['query'], security: CONTROL_SECURITY, method: 'get' as const };
 
 const tracesRoute = createRoute({
@@ -139,20 +152,15 @@ export function traceRoutes(services: Services) {
       if (p.trace_id !== undefined) q = q.where('s.trace_key', '=', traceKey(p.trace_id)).where('s.trace_id', '=', p.trace_id);
       if (p.session_id !== undefined) {
         // Whole traces, not just the session's spans: the traces one of whose spans is the session's (its index finds them).
-        const ofSession = services.db.selectFrom('spans').select(['trace_key', 'trace_id']).where('project_id', '=', projectId).where('session_id', '=', p.session_id).$asTuple('trace_key', 'trace_id');
+        const ofSession = services.db
+          .selectFrom('spans')
+          .select(['trace_key', 'trace_id'])
+          .where('project_id', '=', projectId)
+          .where('session_id', '=', p.session_id)
+          .$asTuple('trace_key', 'trace_id');
         q = q.where(({ eb, refTuple }) => eb(refTuple('s.trace_key', 's.trace_id'), 'in', ofSession));
       }
-      const having: Array<Expression<SqlBool>> = [];
-      if (appId !== undefined) having.push(anySpan(sql`s.app_id = ${appId}`));
-      if (p.service !== undefined) having.push(anySpan(sql`${serviceOf(services.dialect)} = ${p.service}`));
-      if (p.name !== undefined) having.push(anySpan(sql`s.name ${sql.raw(services.dialect === 'postgres' ? 'ilike' : 'like')} ${likeContains(p.name)} escape '\\'`));
-      if (p.status !== undefined) having.push(sql<SqlBool>`max(s.status_code) = ${{ error: STATUS_ERROR, ok: 1, unset: 0 }[p.status]}`);
-      if (p.min_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} >= ${Math.ceil(p.min_duration_ms * 1e6)}`);
-      if (p.max_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} <= ${Math.floor(p.max_duration_ms * 1e6)}`);
-      if (cursor) {
-        const k = String(cursor.k);
-        having.push(sql<SqlBool>`(min(s.time_ms) < ${cursor.t} or (min(s.time_ms) = ${cursor.t} and s.trace_id < ${k}))`);
-      }
+      const having = traceConditions(services.dialect, p, appId, cursor);
       if (having.length > 0) q = q.having(({ and }) => and(having));
       const rows = await q.orderBy('start_ms', 'desc').orderBy('s.trace_id', 'desc').limit(p.limit + 1).execute();
       const { roots, names } = await rootsAndServices(services, w, rows.slice(0, p.limit));

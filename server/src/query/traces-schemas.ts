@@ -40,6 +40,8 @@ export const tracesQuery = z.strictObject({
   cursor: cursorQuery,
 });
 
+export type TracesQuery = z.output<typeof tracesQuery>;
+
 export const TraceSummarySchema = z
   .object({
     trace_id: z.string(),
