@@ -217,6 +217,25 @@ test('deliveries: the test deliveries with state, latency and response; filters 
   await expectAccessible(page);
 });
 
+test('deliveries: keyset pages of 50, the page in the URL', async ({ page }) => {
+  const channel = (await controlGet<{ data: Json[] }>(server, '/notifications/channels')).body.data[0]!;
+  // 50 more tests: 52 deliveries, two pages.
+  for (let i = 0; i < 50; i++) {
+    const res = await fetch(`${server.url}/control-plane/notifications/${String(channel.id)}/test`, { method: 'POST', headers: { authorization: `Bearer ${server.controlKey}` } });
+    expect(res.status).toBe(200);
+  }
+  await signIn(page, server, { path: '/notifications?tab=deliveries' });
+  const rows = page.getByRole('table', { name: 'Notification deliveries, newest first' }).getByRole('row').filter({ has: page.getByRole('cell') });
+  await expect(rows).toHaveCount(50);
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'Next page' }).click();
+  await expect(page).toHaveURL(/cursor=/);
+  await expect(rows).toHaveCount(2);
+  await page.reload();
+  await expect(rows).toHaveCount(2);
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'First page' }).click();
+  await expect(rows).toHaveCount(50);
+});
+
 test('a read key sees channels, rules and deliveries with no change control', async ({ page }) => {
   const out = await server.admin('keys', 'create', '--scope', 'read', '--name', 'viewer');
   const key = /svc_read_\S+/.exec(out)?.[0];
