@@ -155,7 +155,9 @@ export default function IncidentPage() {
       </p>
       <PageHeader title={incident.title} />
       <div className="status-line">
+        <span className="visually-hidden">Severity</span>
         <SeverityBadge severity={incident.severity} />
+        <span className="visually-hidden">Status</span>
         <IncidentStatusBadge status={incident.status} />
         <IncidentActions incident={incident} onChanged={reload} />
       </div>

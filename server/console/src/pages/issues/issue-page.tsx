@@ -191,6 +191,7 @@ export default function IssuePage() {
       </p>
       <PageHeader title={`${issue.type}: ${issue.message}`} />
       <div className="status-line">
+        <span className="visually-hidden">Status</span>
         <IssueStatusBadge status={issue.status} />
         {note && <span className="hint">{note}</span>}
         <StatusControls issue={issue} onChanged={reload} />
