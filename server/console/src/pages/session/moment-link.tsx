@@ -6,8 +6,8 @@ export function MomentLink({ sessionId, offset }: { sessionId: string; offset: n
   const href = `${location.origin}/session/${encodeURIComponent(sessionId)}?t=${Math.round(offset)}`;
   return (
     <div className="moment-link">
-      <a href={href} className="mono" aria-label="Link to this moment">
-        {href}
+      <a href={href} title={href}>
+        Link to this moment
       </a>
       <button
         type="button"

@@ -63,11 +63,24 @@ export default function SessionPage() {
   );
 }
 
+function replaySpan(events: SessionData['events']): { first: number; last: number } | undefined {
+  if (events.length < 2) return undefined;
+  let first = Infinity;
+  let last = -Infinity;
+  for (const e of events) {
+    first = Math.min(first, e.timestamp);
+    last = Math.max(last, e.timestamp);
+  }
+  return { first, last };
+}
+
 function SessionView({ id, data }: { id: string; data: SessionData }) {
   const [params, update] = useUrlState();
   const hasReplay = data.events.length >= 2;
-  const start = hasReplay ? data.events[0]!.timestamp : Date.parse(data.detail.first_seen);
-  const total = hasReplay ? data.events[data.events.length - 1]!.timestamp - start : 0;
+  // rrweb plays its events sorted by time; chunks can hold a few out of order (custom events stamped at their cause).
+  const span = useMemo(() => replaySpan(data.events), [data.events]);
+  const start = span?.first ?? Date.parse(data.detail.first_seen);
+  const total = span ? span.last - span.first : 0;
   // A paused replayer draws only the events before its time: nothing earlier than the first snapshot shows a page.
   const firstFrame = Math.max(0, (firstFrameAt(data.events) ?? start) - start);
   const requested = Number(params.get('t'));
