@@ -77,7 +77,8 @@ export function configFromForm(type: ChannelType, form: FormData): Record<string
   const config: Record<string, unknown> = {};
   for (const field of CHANNEL_FIELDS[type]) {
     if (field.input === 'checkbox') {
-      writePath(config, field.path, form.get(field.path) === 'on');
+      // Unticked is left out, so the server's default applies (e.g. TLS from the start when the port is 465).
+      if (form.get(field.path) === 'on') writePath(config, field.path, true);
       continue;
     }
     const text = String(form.get(field.path) ?? '').trim();
