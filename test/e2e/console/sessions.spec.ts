@@ -291,3 +291,12 @@ test('a row opens its session; keyboard reaches the filters, applies with Enter 
   await rowOf(page, 'sdk-user').getByRole('link').click();
   await expect(page).toHaveURL(new RegExp(`/session/${sdkSessionId}$`));
 });
+
+test('a read key sees the same list (the page only reads)', async ({ page }) => {
+  const out = await server.admin('keys', 'create', '--scope', 'read', '--name', 'sessions-e2e');
+  const key = /^svc_read_\S+$/m.exec(out)?.[0];
+  expect(key, out).toBeDefined();
+  await signIn(page, server, { key, path: '/sessions?env=production' });
+  await expect(page.getByText('read only')).toBeVisible();
+  await expect(rows(page)).toHaveCount(2);
+});
