@@ -1,6 +1,7 @@
+import { hc } from 'hono/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKey, registerApp, addAlias } from '../../server/src/index';
+import { addAlias, createKey, registerApp, type TracesApi, type VitalsApi } from '../../server/src/index';
 import { databaseKinds } from '../support/databases';
 import { str } from '../support/otlp';
 import { startTestServer, type TestServer } from '../support/server';
@@ -369,6 +370,22 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
       expect(res.body.error.message).toContain(field);
     }
     expect(await snapshot()).toBe(before);
+  });
+
+  it('serves typed clients (hc) whose answers are the declared schemas', async () => {
+    const headers = { authorization: `Bearer ${t.controlKey}` };
+    const traces = hc<TracesApi>(`${t.url}/control-plane/traces`, { headers });
+    const page = await traces.index.$get({ query: { status: 'error' } });
+    expect(page.status).toBe(200);
+    if (page.status !== 200) return;
+    const [first] = (await page.json()).data;
+    expect(first?.root?.name).toBe('GET /products');
+    const trace = await traces[':trace_id'].$get({ param: { trace_id: traceId(1) } });
+    if (trace.status !== 200) throw new Error(`trace answered ${trace.status}`);
+    expect((await trace.json()).spans.map((s) => s.name)).toEqual(['GET /products', 'db query']);
+    const vitals = await hc<VitalsApi>(`${t.url}/control-plane/vitals`, { headers }).index.$get({ query: { app: 'web-app', from: String(T0 - HOUR) } });
+    if (vitals.status !== 200) throw new Error(`vitals answered ${vitals.status}`);
+    expect((await vitals.json()).pages[0]?.p75.LCP).toBe(4000);
   });
 
   it('lets a read key view both, and no key neither', async () => {
