@@ -61,7 +61,7 @@ describe('the console on the built server', () => {
   it('answers every console address with the same page, and leaves the signed pages and unknown paths alone', async () => {
     const index = await (await fetch(`${plain.url}/`)).text();
     for (const path of CONSOLE_PATHS) {
-      const res = await fetch(`${plain.url}${path.replace(':id', 'some-id')}?filter=x`);
+      const res = await fetch(`${plain.url}${path.replace('{id}', 'some-id')}?filter=x`);
       expect(res.status, path).toBe(200);
       expect(await res.text(), path).toBe(index);
       expect(res.headers.get('content-security-policy'), path).toContain("script-src 'self'");

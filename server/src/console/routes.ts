@@ -36,11 +36,25 @@ export const CONSOLE_PAGE_HEADERS = {
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
 
 /**
- * The console's own addresses: each answers its page, whose script then shows the view the path and query name.
- * Details use singular paths (`/session/<id>`) so they never meet the signed pages at `/incidents/<id>` and
- * `/issues/<id>` that notifications link to.
+ * The console's own addresses and what each shows: each answers the console's page, whose script then shows the view
+ * the path and query name. Details use singular paths (`/session/{id}`) so they never meet the signed pages at
+ * `/incidents/{id}` and `/issues/{id}` that notifications link to.
  */
-export const CONSOLE_PATHS = ['/sessions', '/session/:id', '/issues', '/issue/:id', '/traces', '/trace/:id', '/vitals', '/incidents', '/incident/:id', '/notifications', '/cost'] as const;
+export const CONSOLE_PAGES = {
+  '/sessions': 'sessions, filtered and sorted',
+  '/session/{id}': 'one session: its replay with console, network, errors, traces and Web Vitals (`?t=<ms>` opens a moment)',
+  '/issues': 'issues',
+  '/issue/{id}': 'one issue: its stack, sessions, analysis and pull request',
+  '/traces': 'trace search',
+  '/trace/{id}': "one trace's waterfall",
+  '/vitals': 'Web Vitals per page',
+  '/incidents': 'incidents',
+  '/incident/{id}': 'one incident',
+  '/notifications': 'notification channels, rules and deliveries',
+  '/cost': 'cost of the current period',
+} as const;
+
+export const CONSOLE_PATHS = Object.keys(CONSOLE_PAGES) as Array<keyof typeof CONSOLE_PAGES>;
 
 const tags = ['console'];
 const assetRoute = createRoute({
@@ -51,6 +65,15 @@ const assetRoute = createRoute({
   request: { params: z.object({ file: z.string().openapi({ example: 'index-0EyXHl7I.js' }) }) },
   responses: { 200: { description: 'JavaScript, CSS or a source map', content: { 'text/javascript': { schema: z.string() }, 'text/css': { schema: z.string() } } }, ...errors(404) },
 });
+const pageRoute = (path: keyof typeof CONSOLE_PAGES) =>
+  createRoute({
+    method: 'get',
+    path,
+    tags,
+    summary: `Console: ${CONSOLE_PAGES[path]} (HTML; the page asks the control plane for data with the key it is given)`,
+    ...(path.includes('{id}') ? { request: { params: z.object({ id: z.string().openapi({ example: 'a1b2c3' }) }) } } : {}),
+    responses: { 200: { description: 'The console page, with a Content-Security-Policy header', content: { 'text/html': { schema: z.string() } } } },
+  });
 const viewerRedirect = (path: '/viewer' | '/viewer/') =>
   createRoute({
     method: 'get',
@@ -75,7 +98,7 @@ export function consolePage(c: Context) {
 export function consoleRoutes() {
   const app = createRouter();
   app.use('/console/*', compress());
-  for (const path of CONSOLE_PATHS) app.get(path, consolePage);
+  for (const path of CONSOLE_PATHS) app.openapi(pageRoute(path), consolePage);
   return app
     .openapi(viewerRedirect('/viewer'), (c) => c.redirect('/', 302))
     .openapi(viewerRedirect('/viewer/'), (c) => c.redirect('/', 302))

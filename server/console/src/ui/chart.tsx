@@ -39,7 +39,10 @@ export function Chart({ title, x, series, height = 220, guides = [], marks = [],
     const opts: uPlot.Options = {
       width: Math.max(el.clientWidth, 200),
       height,
-      legend: { show: true },
+      // One series needs no legend (the title names it); several do.
+      legend: { show: series.length > 1 },
+      // From zero, and high enough that every threshold guide is drawn even when the values stay below it.
+      scales: { y: { range: (_u, _min, max) => [0, Math.max(max, ...guides.map((g) => g.value)) * 1.1 || 1] } },
       cursor: { drag: { x: false, y: false } },
       axes: [{}, { label: yLabel }],
       series: [

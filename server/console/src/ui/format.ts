@@ -18,9 +18,11 @@ export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(s < 10 ? 1 : 0)} s`;
-  const min = Math.floor(s / 60);
-  if (min < 60) return `${min} min ${Math.round(s % 60)} s`;
+  if (s < 59.5) return `${s.toFixed(s < 9.95 ? 1 : 0)} s`;
+  // Whole seconds first, so 119.99 s reads "2 min 0 s", never "1 min 60 s".
+  const total = Math.round(s);
+  const min = Math.floor(total / 60);
+  if (min < 60) return `${min} min ${total % 60} s`;
   return `${Math.floor(min / 60)} h ${min % 60} min`;
 }
 
