@@ -32,6 +32,7 @@ function appHtml(t: CliServer): string {
 <button id="next" type="button">Go to cart</button>
 <p id="result">Not paid yet</p>
 <script>window.parent.__recordedScriptRan = true;</script>
+<img alt="" src="/missing.png" onerror="window.parent.__recordedHandlerRan = true">
 <script>
 function chargeCard() { return new Error('card declined'); }
 document.getElementById('pay').addEventListener('click', async () => {
@@ -217,9 +218,9 @@ test('plays the recorded session: address bar, markers, panes that seek and foll
   // Nothing recorded ran here: not the recorded page's scripts, not the hostile log body.
   const ran = await page.evaluate(() => {
     const w = window as unknown as Record<string, unknown>;
-    return [w.__recordedScriptRan, w.__injected];
+    return [w.__recordedScriptRan, w.__recordedHandlerRan, w.__injected];
   });
-  expect(ran).toEqual([undefined, undefined]);
+  expect(ran).toEqual([undefined, undefined, undefined]);
   expect(urls.filter((u) => u.includes(server.controlKey))).toEqual([]);
   // The replay iframe holds the recorded app's DOM, not the console's: its accessibility is the app's business.
   await tab(page, 'Console').click();

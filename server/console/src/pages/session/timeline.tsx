@@ -14,6 +14,22 @@ export interface Marker {
 const GLYPH: Record<MarkerKind, string> = { click: '●', rage: '✸', error: '!', navigation: '→' };
 const KIND_NAME: Record<MarkerKind, string> = { click: 'Click', rage: 'Rage click', error: 'Error', navigation: 'Navigation' };
 
+/** Markers closer than this (percent of the timeline) go on separate lanes, so none hides another. */
+const MIN_GAP_PCT = 3;
+const MAX_LANES = 3;
+const LANE_PX = 24;
+
+/** Each marker's lane: the first lane whose last marker is far enough to its left (markers come sorted by time). */
+function laneOf(positions: readonly number[]): number[] {
+  const lastOnLane: number[] = [];
+  return positions.map((p) => {
+    let lane = lastOnLane.findIndex((last) => p - last >= MIN_GAP_PCT);
+    if (lane === -1) lane = lastOnLane.length < MAX_LANES ? lastOnLane.length : MAX_LANES - 1;
+    lastOnLane[lane] = p;
+    return lane;
+  });
+}
+
 /**
  * The replay's timeline: a slider for the playback position and, above it, a marker for each click, rage click,
  * error and navigation. A marker is a button that seeks to its moment.
@@ -31,12 +47,14 @@ export function Timeline({
   markers: readonly Marker[];
   onSeek: (offset: number) => void;
 }) {
-  const place = (at: number) => `${Math.min(100, Math.max(0, ((at - start) / Math.max(1, total)) * 100))}%`;
+  const position = (at: number) => Math.min(100, Math.max(0, ((at - start) / Math.max(1, total)) * 100));
+  const lanes = laneOf(markers.map((m) => position(m.at)));
+  const laneCount = Math.max(1, ...lanes.map((l) => l + 1));
   return (
-    <div className="timeline">
-      <ul className="markers" aria-label="Timeline markers">
-        {markers.map((m) => (
-          <li key={m.key} style={{ left: place(m.at) }}>
+    <div className="timeline" style={{ paddingTop: `${laneCount * LANE_PX + 2}px` }}>
+      <ul className="markers" aria-label="Timeline markers" style={{ height: `${laneCount * LANE_PX}px` }}>
+        {markers.map((m, i) => (
+          <li key={m.key} style={{ left: `${position(m.at)}%`, top: `${lanes[i]! * LANE_PX}px` }}>
             <button
               type="button"
               className={`marker marker-${m.kind}`}
