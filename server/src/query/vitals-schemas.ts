@@ -22,6 +22,13 @@ export const vitalsQuery = z.strictObject({
 const vitalObject = <T extends z.ZodType>(schema: T) => z.object(perVital(() => schema));
 const RatingSchema = z.enum(['good', 'needs_improvement', 'poor']);
 
+/** Samples, p75 and rating of each vital over a set of points. */
+const Figures = z.object({
+  samples: z.number().int().openapi({ description: 'Vital points, all vitals together' }),
+  p75: vitalObject(z.number().nullable()),
+  rating: vitalObject(RatingSchema.nullable()),
+});
+
 export const VitalsSchema = z
   .object({
     window: z.object({ from: Time, to: Time }),
@@ -35,12 +42,11 @@ export const VitalsSchema = z
       .array(
         z.object({
           route: z.string().openapi({ description: 'Route pattern of `url.path` (ids as `:id`); (unknown) for points without one' }),
-          samples: z.number().int().openapi({ description: 'Vital points of the page, all vitals together' }),
-          p75: vitalObject(z.number().nullable()),
-          rating: vitalObject(RatingSchema.nullable()),
+          ...Figures.shape,
         }),
       )
       .openapi({ description: 'Pages by samples, most first, at most 100' }),
+    overall: Figures.openapi({ description: 'The whole window: of `route` when given, else of every page' }),
     series: vitalObject(z.array(z.object({ t: Time.openapi({ description: 'Bucket start' }), p75: z.number(), samples: z.number().int() }))).openapi({
       description: 'p75 per bucket, oldest first; buckets without points are left out',
     }),
@@ -64,6 +70,11 @@ export const VITALS_EXAMPLE: z.input<typeof VitalsSchema> = {
       rating: { LCP: 'good', INP: 'good', CLS: 'good', FCP: 'good', TTFB: 'good' },
     },
   ],
+  overall: {
+    samples: 123,
+    p75: { LCP: 2100, INP: 180, CLS: 0.05, FCP: 1200, TTFB: 650 },
+    rating: { LCP: 'good', INP: 'good', CLS: 'good', FCP: 'good', TTFB: 'good' },
+  },
   series: perVital((n) => (n === 'LCP' ? [{ t: '2026-01-01T00:00:00.000Z', p75: 2000, samples: 12 }] : [])),
   distribution: perVital((n) => (n === 'LCP' ? { good: 10, needs_improvement: 3, poor: 1 } : { good: 0, needs_improvement: 0, poor: 0 })),
 };

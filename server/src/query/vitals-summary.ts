@@ -78,11 +78,11 @@ function push<K, V>(lists: Map<K, V[]>, key: K, item: V): void {
   else lists.set(key, [item]);
 }
 
-function page(route: string, points: readonly VitalPoint[]) {
+/** Sample count, p75 and rating of each vital over `points`. */
+function figures(points: readonly VitalPoint[]) {
   const values = valuesByVital(points);
   const percentiles = perVital((n) => p75(values[n]));
   return {
-    route,
     samples: points.length,
     p75: percentiles,
     rating: perVital((n) => {
@@ -113,8 +113,9 @@ function distribution(points: readonly VitalPoint[]) {
 }
 
 /**
- * Pages (every route, most samples first, at most {@link MAX_PAGES}) from all points; the series (buckets with points
- * only, oldest first) and the distribution from the points of `route` when given, else all.
+ * Pages (every route, most samples first, at most {@link MAX_PAGES}) from all points; the figures over the whole
+ * window, the series (buckets with points only, oldest first) and the distribution from the points of `route` when
+ * given, else all.
  */
 export function summarizeVitals(points: readonly VitalPoint[], bucket: Bucket, route: string | undefined) {
   const byRoute = new Map<string, VitalPoint[]>();
@@ -122,7 +123,7 @@ export function summarizeVitals(points: readonly VitalPoint[], bucket: Bucket, r
   const pages = [...byRoute.entries()]
     .sort(([ra, a], [rb, b]) => b.length - a.length || (ra < rb ? -1 : ra > rb ? 1 : 0))
     .slice(0, MAX_PAGES)
-    .map(([r, ps]) => page(r, ps));
+    .map(([r, ps]) => ({ route: r, ...figures(ps) }));
   const chosen = route === undefined ? points : (byRoute.get(route) ?? []);
-  return { pages, series: series(chosen, bucket), distribution: distribution(chosen) };
+  return { pages, overall: figures(chosen), series: series(chosen, bucket), distribution: distribution(chosen) };
 }

@@ -22,19 +22,21 @@ export interface DataTableProps<T> {
   /** Highlighted row (e.g. the one playback is at). */
   activeKey?: string;
   nextCursor?: string | null;
-  /** The URL parameters holding the sort; `sort` and `order` by default. */
+  /** The sort when the URL names none. */
   defaultSort?: { id: string; order: 'asc' | 'desc' };
+  /** The API sorts largest or newest first only: a header click picks the column, never an ascending order. */
+  descendingOnly?: boolean;
 }
 
 /**
  * A list the way every console page shows one: sortable headers and keyset paging whose state is in the URL
  * (`sort`, `order`, `cursor`), a caption for screen readers, and rows that are links.
  */
-export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKey, nextCursor, defaultSort }: DataTableProps<T>) {
+export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKey, nextCursor, defaultSort, descendingOnly = false }: DataTableProps<T>) {
   const [params, update] = useUrlState();
   const sort = params.get('sort') ?? defaultSort?.id;
-  const order = (params.get('order') ?? defaultSort?.order ?? 'desc') as 'asc' | 'desc';
-  const setSort = (id: string) => update({ sort: id, order: sort === id && order === 'desc' ? 'asc' : 'desc' });
+  const order = descendingOnly ? 'desc' : ((params.get('order') ?? defaultSort?.order ?? 'desc') as 'asc' | 'desc');
+  const setSort = (id: string) => update({ sort: id, order: descendingOnly ? null : sort === id && order === 'desc' ? 'asc' : 'desc' });
   return (
     <div className="table-wrap">
       <table className="data-table">

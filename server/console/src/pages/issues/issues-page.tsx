@@ -1,4 +1,3 @@
-import { useEffect } from 'react';
 import type { Page } from '../../api/client';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
@@ -38,13 +37,8 @@ const COLUMNS: ReadonlyArray<Column<Issue>> = [
 /** `/issues`: errors grouped by fingerprint; filters, order and page in the URL; a row opens `/issue/<id>`. */
 export default function IssuesPage() {
   const me = useMe();
-  const [params, update] = useUrlState();
+  const [params] = useUrlState();
   const { from, to } = useTimeRange();
-  // Only descending orders exist: a second click on a header (which asks for ascending) is taken back.
-  const order = params.get('order');
-  useEffect(() => {
-    if (order === 'asc') update({ order: null, cursor: params.get('cursor') }, { replace: true });
-  }, [order, update, params]);
   const sortParam = params.get('sort');
   const sort = SORTS.find((s) => s === sortParam);
   const fields: FilterField[] = [
@@ -73,6 +67,7 @@ export default function IssuesPage() {
           rowHref={(i) => `/issue/${encodeURIComponent(i.id)}`}
           nextCursor={data.next_cursor}
           defaultSort={{ id: 'last_seen', order: 'desc' }}
+          descendingOnly
         />
       )}
     </>

@@ -1,17 +1,12 @@
+import type { InferResponseType } from 'hono/client';
+import type { tracesClient } from '../../api/typed';
 import type { SpanJson } from '../../ui/waterfall';
 
-/** The trace search's item and the trace detail (server/src/query/traces-schemas.ts: TraceSummary, Trace). */
-
-export interface TraceSummary {
-  trace_id: string;
-  root: { name: string; service: string | null; span_id: string } | null;
-  start: string;
-  duration_ms: number;
-  span_count: number;
-  error_count: number;
-  services: string[];
-  session_id: string | null;
-}
+/**
+ * The trace search's item as the server's schema declares it (server/src/query/traces-schemas.ts), through the typed
+ * client: a renamed field breaks this build.
+ */
+export type TraceSummary = InferResponseType<ReturnType<typeof tracesClient>['index']['$get'], 200>['data'][number];
 
 /** A span of the detail also carries its resource (`{attributes: {...}}`), where `service.name` is. */
 export type TraceSpan = SpanJson & { resource?: unknown };

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { Chart } from '../../ui/chart';
 import { formatTime } from '../../ui/format';
 import type { Rating, Vitals, VitalName } from './types';
-import { formatVital, rate, RATING_LABELS, RatingBadge, VITAL_TITLES } from './vital-format';
+import { formatVital, RATING_LABELS, RatingBadge, VITAL_TITLES } from '../../ui/web-vitals';
 
 const RATINGS: readonly Rating[] = ['good', 'needs_improvement', 'poor'];
 const COLORS = { line: '#0b5cad', good: '#0a7a3b', poor: '#c0262d' };
@@ -33,13 +33,15 @@ function Distribution({ counts }: { counts: Record<Rating, number> }) {
 }
 
 /**
- * One vital: its p75 in the latest bucket with the rating, p75 over time against the good and poor thresholds (the
+ * One vital: its p75 over the window with the rating, p75 over time against the good and poor thresholds (the
  * same numbers as a table for screen readers), and how the samples split between the ratings.
  */
 export function VitalPanel({ name, vitals }: { name: VitalName; vitals: Vitals }) {
   const threshold = vitals.thresholds[name];
   const points = vitals.series[name];
-  const latest = points[points.length - 1];
+  const p75 = vitals.overall.p75[name];
+  const split = vitals.distribution[name];
+  const samples = split.good + split.needs_improvement + split.poor;
   const chart = useMemo(() => {
     // The window's ends as empty points, so the time axis spans the window even with one bucket.
     const ts = points.map((p) => Date.parse(p.t) / 1000);
@@ -62,10 +64,12 @@ export function VitalPanel({ name, vitals }: { name: VitalName; vitals: Vitals }
       </h2>
       <div className="vital-headline">
         <span className="vital-value" data-testid={`p75-${name}`}>
-          {formatVital(threshold.unit, latest?.p75)}
+          {formatVital(threshold.unit, p75)}
         </span>
-        <RatingBadge rating={latest ? rate(threshold, latest.p75) : null} />
-        <span className="hint">p75, latest {vitals.bucket}</span>
+        <RatingBadge rating={vitals.overall.rating[name]} />
+        <span className="hint">
+          p75 of {samples} {samples === 1 ? 'sample' : 'samples'} in the window
+        </span>
       </div>
       <p className="hint">
         Good ≤ {formatVital(threshold.unit, threshold.good)}, poor &gt; {formatVital(threshold.unit, threshold.poor)}

@@ -9,7 +9,7 @@ import { LoadState } from '../../ui/status';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
 import { useUrlState } from '../../ui/url-state';
 import { VITAL_NAMES, type Vitals, type VitalsPageRow } from './types';
-import { formatVital, RatingBadge } from './vital-format';
+import { formatVital, RatingBadge } from '../../ui/web-vitals';
 import { VitalPanel } from './vital-panel';
 import './vitals.css';
 

@@ -1,5 +1,10 @@
-import { Badge } from '../../ui/status';
-import type { Rating, VitalName } from './types';
+import type { Rating, VitalName } from '../pages/vitals/types';
+import { Badge } from './status';
+
+/**
+ * What the console shows of a Web Vital wherever it appears (the Web Vitals page, a session's Vitals pane): its name,
+ * its value in its unit and its rating as a badge.
+ */
 
 export const VITAL_TITLES: Record<VitalName, string> = {
   LCP: 'Largest Contentful Paint',
@@ -25,7 +30,18 @@ export function RatingBadge({ rating }: { rating: Rating | null }) {
   return <Badge tone={RATING_TONES[rating]}>{RATING_LABELS[rating]}</Badge>;
 }
 
-/** web.dev's rule the server rates by: good up to `good`, poor above `poor` (for a value the server sent unrated). */
+/**
+ * The SDK's metric names, each with its vital and web.dev's thresholds: good up to `good`, poor above `poor`, needs
+ * improvement between (the Web Vitals summary rates by the same; a session's points come unrated).
+ */
+export const VITAL_METRICS: Record<string, { vital: VitalName; unit: string; good: number; poor: number }> = {
+  web_vital_lcp_ms: { vital: 'LCP', unit: 'ms', good: 2500, poor: 4000 },
+  web_vital_inp_ms: { vital: 'INP', unit: 'ms', good: 200, poor: 500 },
+  web_vital_cls: { vital: 'CLS', unit: '', good: 0.1, poor: 0.25 },
+  web_vital_fcp_ms: { vital: 'FCP', unit: 'ms', good: 1800, poor: 3000 },
+  web_vital_ttfb_ms: { vital: 'TTFB', unit: 'ms', good: 800, poor: 1800 },
+};
+
 export function rate(threshold: { good: number; poor: number }, value: number): Rating {
   return value <= threshold.good ? 'good' : value > threshold.poor ? 'poor' : 'needs_improvement';
 }
