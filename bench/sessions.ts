@@ -64,7 +64,8 @@ const pick = <T>(random: () => number, weighted: ReadonlyArray<readonly [T, numb
 const ENVS = [['prod', 70], ['staging', 25], ['dev', 5]] as const;
 const RELEASES = Array.from({ length: 12 }, (_, i) => [`2027.${i + 1}.0`, i + 1] as const);
 /** browser, os, device, share. */
-const CLIENTS = [
+/** Browser, major version, OS and device type, with how often each is drawn. */
+const CLIENTS: ReadonlyArray<readonly [readonly [browser: string, version: string | null, os: string, device: string], number]> = [
   [['Chrome', '124', 'Windows', 'desktop'], 35],
   [['Chrome', '124', 'macOS', 'desktop'], 10],
   [['Chrome', '124', 'Android', 'mobile'], 20],
@@ -73,7 +74,7 @@ const CLIENTS = [
   [['Firefox', '126', 'Linux', 'desktop'], 5],
   [['Edge', '124', 'Windows', 'desktop'], 8],
   [['Other', null, 'Other', 'desktop'], 2],
-] as const;
+];
 const PATHS = [
   '/', '/cart', '/checkout', '/checkout/payment', '/checkout/done', '/search', '/account', '/account/orders', '/login', '/signup',
   ...Array.from({ length: 30 }, (_, i) => `/products/${1000 + i}`),
@@ -244,7 +245,7 @@ async function main(): Promise<void> {
   // The built server (`npm run bench:sessions` builds it first), loaded from the working directory, the repository root.
   const dist = pathToFileURL(join(process.cwd(), args['server-dist'], 'index.js')).href;
   const { startServer } = (await import(dist)) as typeof ServerModule;
-  const results = [];
+  const results: Array<Awaited<ReturnType<typeof measureDatabase>>> = [];
   for (const kind of DATABASES) results.push(await measureDatabase(kind, startServer));
   rmSync(work, { recursive: true, force: true });
 

@@ -41,6 +41,7 @@ interface Vitals {
   truncated: boolean;
   thresholds: Record<Vital, { good: number; poor: number; unit: string }>;
   pages: Array<{ route: string; samples: number; p75: Record<Vital, number | null>; rating: Record<Vital, string | null> }>;
+  overall: { samples: number; p75: Record<Vital, number | null>; rating: Record<Vital, string | null> };
   series: Record<Vital, Array<{ t: string; p75: number; samples: number }>>;
   distribution: Record<Vital, { good: number; needs_improvement: number; poor: number }>;
 }
@@ -307,6 +308,12 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
         rating: { LCP: null, INP: null, CLS: null, FCP: null, TTFB: 'good' },
       },
     ]);
+    // The whole window over every page: LCP and CLS as /products/:id alone has them; INP 200 201 → 201; TTFB 800.
+    expect(v.overall).toEqual({
+      samples: 11,
+      p75: { LCP: 4000, INP: 201, CLS: 0.26, FCP: null, TTFB: 800 },
+      rating: { LCP: 'needs_improvement', INP: 'needs_improvement', CLS: 'poor', FCP: null, TTFB: 'good' },
+    });
     // Hour 9: 1000 2500 3000 → rank 3 → 3000; hour 10: 4000 5000 → rank 2 → 5000.
     expect(v.series.LCP).toEqual([
       { t: new Date(h9).toISOString(), p75: 3000, samples: 3 },
@@ -328,6 +335,9 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
     expect(products.route).toBe('/products/:id');
     expect(products.pages.map((p) => p.route)).toEqual(['/products/:id', '/checkout', '(unknown)']);
     expect(products.series.LCP).toEqual([{ t: new Date(Date.UTC(2027, 2, 1)).toISOString(), p75: 4000, samples: 5 }]);
+    // The window's figures follow the route too.
+    const { route: _route, ...productFigures } = products.pages[0]!;
+    expect(products.overall).toEqual(productFigures);
     expect(products.series.INP).toEqual([]);
     expect(products.distribution.INP).toEqual({ good: 0, needs_improvement: 0, poor: 0 });
     expect((await ok<Vitals>('/vitals?route=(unknown)')).distribution.TTFB).toEqual({ good: 1, needs_improvement: 0, poor: 0 });
