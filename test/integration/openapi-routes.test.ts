@@ -6,6 +6,7 @@ import { hc } from 'hono/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../server/src/clock';
+import { CONSOLE_PATHS } from '../../server/src/console/routes';
 import { incidentLinks, issuePageUrl } from '../../server/src/incidents/links';
 import { createKey, type IssuesApi, type ProjectsApi, type RulesApi } from '../../server/src/index';
 import { databaseKinds } from '../support/databases';
@@ -95,6 +96,10 @@ const CASES: Record<string, Case> = {
   'get /healthz': { valid: () => noKey({}), invalid: null },
   'get /openapi.json': { valid: () => noKey({}), invalid: null },
   'get /docs/api': { valid: () => noKey({}), invalid: null },
+  // The console's pages: any id is a well-formed id (the page asks the API, which answers 404 for an unknown one).
+  ...Object.fromEntries(
+    CONSOLE_PATHS.map((path): [string, Case] => [`get ${path}`, { valid: () => noKey({ path: path.replace('{id}', 'some-id') }), invalid: null }]),
+  ),
   'get /docs/api/{file}': { valid: () => noKey({ path: '/docs/api/start.js' }), invalid: () => ({ ...noKey({ path: '/docs/api/other.js' }), field: 'file' }) },
   'get /viewer': { valid: () => noKey({}), ok: [302], invalid: null },
   'get /viewer/': { valid: () => noKey({}), ok: [302], invalid: null },

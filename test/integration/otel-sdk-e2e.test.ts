@@ -600,6 +600,16 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
         attributes: {},
         replay_mode: null,
         sample_rate: null,
+        // The resource's environment (the current semantic convention's name) and version; its one ERROR log; no page
+        // loads and no user agent from Node.js.
+        duration_ms: Math.max(...times) - Math.min(...times),
+        env: 'e2e',
+        release: '4.2.0',
+        errors: 1,
+        pages: 0,
+        entry_url: null,
+        urls: [],
+        device: { browser: null, browser_version: null, os: null, type: null },
       });
     });
   });

@@ -129,7 +129,8 @@ export class SessionFactsCollector {
     const { sampling } = resource;
     const userId = boundedText(attributes['user.id']);
     const values = attributesOf(attributes);
-    const env = boundedText(resource.attributes['deployment.environment']);
+    // The current semantic convention's name first, then the older one the svc SDK sends (as issues read it).
+    const env = boundedText(resource.attributes['deployment.environment.name']) ?? boundedText(resource.attributes['deployment.environment']);
     const release = boundedText(resource.attributes['service.version']);
     const client = this.clientOf(attributes['user_agent.original'] ?? resource.attributes['user_agent.original']);
     if (userId === null && values === undefined && sampling === undefined && env === null && release === null && client === null && pages.length === 0) return;

@@ -118,7 +118,7 @@ export const SessionSchema = z
     replay_mode: z.string().nullable().openapi({ enum: [...REPLAY_MODES, null], description: 'svc.replay.mode of the session; null when not sent' }),
     sample_rate: z.number().nullable().openapi({ description: 'svc.sample_rate of the session; null when not sent' }),
     duration_ms: z.number().int().openapi({ description: 'last_seen - first_seen' }),
-    env: z.string().nullable().openapi({ description: 'deployment.environment of the latest batch that sent one; null when none did' }),
+    env: z.string().nullable().openapi({ description: 'deployment.environment.name (or deployment.environment) of the latest batch that sent one; null when none did' }),
     release: z.string().nullable().openapi({ description: 'service.version (the release) of the latest batch that sent one; null when none did' }),
     pages: z.number().int().openapi({ description: 'Distinct page paths seen (length of urls)' }),
     entry_url: z.string().nullable().openapi({ description: 'Path of the earliest page record (page load, interaction, Web Vitals point); null when none' }),
