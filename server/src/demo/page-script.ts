@@ -13,6 +13,7 @@ export const DEMO_PAGE_SCRIPT = String.raw`
   function refreshSession() {
     const id = sdk()?.sessionId;
     document.getElementById('session-id').textContent = id || 'none: the SDK is not running';
+    if (id) document.getElementById('console-session').href = '/session/' + encodeURIComponent(id);
     for (const link of document.querySelectorAll('a[data-query]')) {
       const url = new URL(link.dataset.query);
       if (id) url.searchParams.set('session_id', id);

@@ -105,7 +105,9 @@ ${group('Page', [button('push', 'history.pushState'), button('hash', 'Hash chang
 <pre id="result" role="status" aria-live="polite">Click a button.</pre>
 
 <h2>See the data</h2>
-<p>The SDK sends every few seconds, and when the page is hidden. Read it back with the query API, sending the control
+<p>The SDK sends every few seconds, and when the page is hidden. Watch this session's replay with its console, network,
+errors, traces and Web Vitals in the console: <a id="console-session" href="/sessions">this session in the console</a>
+(it asks for the control key once per tab). Or read it back with the query API, sending the control
 key printed by <code>npm start</code> as <code>Authorization: Bearer &lt;control key&gt;</code>, for example with the
 command below the links (a plain link sends no key, so it answers 401):</p>
 <ul>
