@@ -18,7 +18,7 @@ export type Query = Record<string, string | number | boolean | undefined | null 
 type Listener = () => void;
 const signedOutListeners = new Set<Listener>();
 
-/** Called when the server refuses the key (401): the console returns to sign-in. */
+/** Called when the server refuses the key (unknown, revoked, expired): the console returns to sign-in. */
 export function onSignedOut(listener: Listener): () => void {
   signedOutListeners.add(listener);
   return () => signedOutListeners.delete(listener);
@@ -63,7 +63,10 @@ export async function apiFetch<T>(method: string, url: string, options: { body?:
   });
   if (!res.ok) {
     const error = await readError(res);
-    if (res.status === 401 && options.key === undefined) {
+    // 401: no such key. 403 on a read: the key itself is refused (revoked or expired), since any project key may read;
+    // a 403 on a change is a read key's refusal, which leaves the tab signed in.
+    const keyRefused = res.status === 401 || (res.status === 403 && method === 'GET');
+    if (keyRefused && options.key === undefined) {
       forgetKey();
       for (const listener of signedOutListeners) listener();
     }
