@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'react';
-import { ApiError, api } from '../../api/client';
+import { api } from '../../api/client';
 import { canWrite } from '../../api/types';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
 import { formatDuration, formatTime } from '../../ui/format';
 import { Badge, LoadState } from '../../ui/status';
+import { ActionError, useAction } from '../../ui/use-action';
 import type { Analysis, PullRequest } from './types';
 
 /** How often a queued or running analysis is asked about again. */
@@ -68,20 +69,8 @@ function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Ana
   const path = `/issues/${encodeURIComponent(issueId)}/pull-request`;
   const recorded = useApi<PullRequest>(path);
   const [opened, setOpened] = useState<PullRequest>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { run: open, busy, error } = useAction(async () => setOpened(await api.post<PullRequest>(path)));
   const pr = opened ?? recorded.data;
-  const open = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      setOpened(await api.post<PullRequest>(path));
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
   const canOpen = me.features.github && canWrite(me) && analysis?.state === 'done';
   return (
     <div className="pull-request">
@@ -106,11 +95,7 @@ function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Ana
           {busy ? 'Opening…' : 'Open pull request'}
         </button>
       )}
-      {error && (
-        <p role="alert" className="state-error">
-          {error}
-        </p>
-      )}
+      <ActionError error={error} />
     </div>
   );
 }
@@ -119,20 +104,10 @@ function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Ana
 export function AnalysisPanel({ issueId }: { issueId: string }) {
   const me = useMe();
   const { analysis, error, loading, reload } = useAnalysis(issueId);
-  const [busy, setBusy] = useState(false);
-  const [startError, setStartError] = useState<string>();
-  const start = async () => {
-    setBusy(true);
-    setStartError(undefined);
-    try {
-      await api.post<Analysis>(`/issues/${encodeURIComponent(issueId)}/analysis`);
-      reload();
-    } catch (e) {
-      setStartError(e instanceof ApiError ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { run: start, busy, error: startError } = useAction(async () => {
+    await api.post<Analysis>(`/issues/${encodeURIComponent(issueId)}/analysis`);
+    reload();
+  });
   return (
     <section className="panel" aria-labelledby="analysis-heading">
       <div className="panel-head">
@@ -149,11 +124,7 @@ export function AnalysisPanel({ issueId }: { issueId: string }) {
         {!canWrite(me) && ' Read-only key: starting an analysis needs a control key.'}
       </p>
       <LoadState loading={loading} error={error} />
-      {startError && (
-        <p role="alert" className="state-error">
-          {startError}
-        </p>
-      )}
+      <ActionError error={startError} />
       {!loading && !analysis && !error && <p>No analysis yet.</p>}
       {analysis && (
         <>

@@ -1,7 +1,7 @@
-import { useState } from 'react';
-import { ApiError, api } from '../../api/client';
+import { api } from '../../api/client';
 import { canWrite } from '../../api/types';
 import { useMe } from '../../auth/me-context';
+import { ActionError, useAction } from '../../ui/use-action';
 import type { Issue } from './types';
 
 type Change = { status: 'unresolved' | 'resolved' | 'ignored'; in_next_release?: boolean };
@@ -22,21 +22,11 @@ function movesFrom(status: Issue['status']): Array<{ label: string; change: Chan
 /** Resolve / ignore / reopen with `PATCH /issues/{id}`; a read key sees why there are no buttons. */
 export function StatusControls({ issue, onChanged }: { issue: Issue; onChanged: () => void }) {
   const me = useMe();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { run: apply, busy, error } = useAction(async (change: Change) => {
+    await api.patch(`/issues/${encodeURIComponent(issue.id)}`, change);
+    onChanged();
+  });
   if (!canWrite(me)) return <p className="hint">Read-only key: status changes need a control key.</p>;
-  const apply = async (change: Change) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api.patch(`/issues/${encodeURIComponent(issue.id)}`, change);
-      onChanged();
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <div className="status-controls" role="group" aria-label="Change the status">
       {movesFrom(issue.status).map((m) => (
@@ -44,11 +34,7 @@ export function StatusControls({ issue, onChanged }: { issue: Issue; onChanged: 
           {m.label}
         </button>
       ))}
-      {error && (
-        <span role="alert" className="state-error">
-          {error}
-        </span>
-      )}
+      <ActionError error={error} as="span" />
     </div>
   );
 }

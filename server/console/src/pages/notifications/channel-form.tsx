@@ -1,7 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api } from '../../api/client';
 import { CHANNEL_FIELDS, CHANNEL_LABELS, configFromForm, fieldText } from './channel-kinds';
-import { Field, FormError, saveError, type SaveError } from './form-error';
+import { useAction } from '../../ui/use-action';
+import { EditForm, Field } from './form-error';
 import { CHANNEL_TYPES, type Channel, type ChannelType } from './types';
 
 /**
@@ -10,27 +11,22 @@ import { CHANNEL_TYPES, type Channel, type ChannelType } from './types';
  */
 export function ChannelForm({ channel, onSaved, onCancel }: { channel?: Channel; onSaved: (saved: Channel) => void; onCancel: () => void }) {
   const [type, setType] = useState<ChannelType>(channel?.type ?? 'webhook');
-  const [error, setError] = useState<SaveError | undefined>();
-  const [saving, setSaving] = useState(false);
   const fields = CHANNEL_FIELDS[type];
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const save = useAction(async (form: FormData) => {
     const body = { name: String(form.get('name') ?? '').trim(), config: configFromForm(type, form) };
-    setSaving(true);
-    setError(undefined);
-    try {
-      onSaved(channel ? await api.patch<Channel>(`/notifications/channels/${channel.id}`, body) : await api.post<Channel>('/notifications/channels', { type, ...body }));
-    } catch (e) {
-      setError(saveError(e));
-    } finally {
-      setSaving(false);
-    }
-  };
-  const title = channel ? `Edit channel ${channel.name}` : 'New channel';
+    onSaved(channel ? await api.patch<Channel>(`/notifications/channels/${channel.id}`, body) : await api.post<Channel>('/notifications/channels', { type, ...body }));
+  });
+  const error = save.error;
   return (
-    <form className="panel notify-form" aria-label={title} onSubmit={submit} noValidate>
-      <h3>{title}</h3>
+    <EditForm
+      title={channel ? `Edit channel ${channel.name}` : 'New channel'}
+      submitLabel={channel ? 'Save channel' : 'Create channel'}
+      saving={save.busy}
+      error={error}
+      fields={['type', 'name', ...fields.map((f) => f.path)]}
+      onSubmit={(form) => void save.run(form)}
+      onCancel={onCancel}
+    >
       <div className="form-grid">
         <Field label="Type" name="type" error={error}>
           {(props) => (
@@ -70,15 +66,6 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: Channel;
           );
         })}
       </div>
-      <FormError error={error} fields={['type', 'name', ...fields.map((f) => f.path)]} />
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={saving}>
-          {channel ? 'Save channel' : 'Create channel'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }

@@ -5,7 +5,8 @@ import { formatDuration, formatTime } from '../../ui/format';
 import { LoadState } from '../../ui/status';
 import { CHANNEL_LABELS, configSummary } from './channel-kinds';
 import { ChannelForm } from './channel-form';
-import { ConfirmDelete, saveError, type SaveError } from './form-error';
+import { ActionError, failureOf, useAction, type ActionFailure } from '../../ui/use-action';
+import { ConfirmDelete } from './form-error';
 import { DeliveryState } from './delivery-state';
 import type { Channel, Delivery } from './types';
 
@@ -17,9 +18,8 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
   const [editing, setEditing] = useState<Editing>(null);
   const [notice, setNotice] = useState<string | undefined>();
   const [secretOnce, setSecretOnce] = useState<{ name: string; secret: string } | undefined>();
-  const [tests, setTests] = useState<Record<string, Delivery | SaveError | 'sending'>>({});
+  const [tests, setTests] = useState<Record<string, Delivery | ActionFailure | 'sending'>>({});
   const [asking, setAsking] = useState<string | null>(null);
-  const [failure, setFailure] = useState<SaveError | undefined>();
 
   const saved = (channel: Channel) => {
     setNotice(`Channel ${channel.name} ${editing?.mode === 'edit' ? 'saved' : 'created'}.`);
@@ -27,23 +27,18 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
     setEditing(null);
     channels.reload();
   };
-  const remove = async (channel: Channel) => {
-    setAsking(null);
-    try {
-      await api.delete(`/notifications/channels/${channel.id}`);
-      setNotice(`Channel ${channel.name} deleted.`);
-      channels.reload();
-    } catch (e) {
-      setFailure(saveError(e));
-    }
-  };
+  const remove = useAction(async (channel: Channel) => {
+    await api.delete(`/notifications/channels/${channel.id}`);
+    setNotice(`Channel ${channel.name} deleted.`);
+    channels.reload();
+  });
   const sendTest = async (channel: Channel) => {
     setTests((t) => ({ ...t, [channel.id]: 'sending' }));
     try {
       const delivery = await api.post<Delivery>(`/notifications/${channel.id}/test`);
       setTests((t) => ({ ...t, [channel.id]: delivery }));
     } catch (e) {
-      setTests((t) => ({ ...t, [channel.id]: saveError(e) }));
+      setTests((t) => ({ ...t, [channel.id]: failureOf(e) }));
     }
   };
 
@@ -69,11 +64,7 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
           <code className="mono">{secretOnce.secret}</code>
         </div>
       )}
-      {failure && (
-        <p role="alert" className="state state-error">
-          {failure.message}
-        </p>
-      )}
+      <ActionError error={remove.error} className="state state-error" />
       {editing && <ChannelForm key={editing.mode === 'edit' ? editing.channel.id : 'new'} channel={editing.mode === 'edit' ? editing.channel : undefined} onSaved={saved} onCancel={() => setEditing(null)} />}
       <LoadState loading={channels.loading && !channels.data} error={channels.error} empty={channels.data !== undefined && rows.length === 0}>
         No channels yet.{writable ? ' Create one to be notified of incidents.' : ''}
@@ -111,7 +102,10 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
                           <button type="button" onClick={() => setEditing({ mode: 'edit', channel: c })} aria-label={`Edit ${c.name}`}>
                             Edit
                           </button>
-                          <ConfirmDelete what={c.name} asking={asking === c.id} setAsking={(a) => setAsking(a ? c.id : null)} onConfirm={() => void remove(c)} />
+                          <ConfirmDelete what={c.name} asking={asking === c.id} setAsking={(a) => setAsking(a ? c.id : null)} onConfirm={() => {
+                              setAsking(null);
+                              void remove.run(c);
+                            }} />
                         </div>
                         {test && <TestResult result={test} name={c.name} />}
                       </td>
@@ -128,7 +122,7 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
 }
 
 /** What "Send test" got back: the delivery after its first attempt (state, response status, latency) or the refusal. */
-function TestResult({ result, name }: { result: Delivery | SaveError | 'sending'; name: string }) {
+function TestResult({ result, name }: { result: Delivery | ActionFailure | 'sending'; name: string }) {
   if (result === 'sending') return <p role="status" className="test-result">Sending a test to {name}…</p>;
   if (!('state' in result)) return <p role="alert" className="test-result state-error">Test not sent: {result.message}</p>;
   return (

@@ -1,5 +1,5 @@
-import { useId, type ReactNode } from 'react';
-import { ApiError } from '../../api/client';
+import { useId, type FormEvent, type ReactNode } from 'react';
+import type { ActionFailure } from '../../ui/use-action';
 
 /**
  * The form field a 400 names: `config.smtp.port` → `smtp.port`, `config.to[2]` → `to`, `channels[0]` → `channels`,
@@ -13,21 +13,24 @@ export function formField(field: string | undefined): string | undefined {
     .replace(/\.\d+(?=\.|$)/g, '');
 }
 
-/** The error of a save: its message for the field it names, or for the whole form. */
-export interface SaveError {
-  field?: string;
-  message: string;
-}
+/** The message of `error` when it names the form field `name`. */
+const messageFor = (error: ActionFailure | undefined, name: string) => (error && formField(error.field) === name ? error.message : undefined);
 
-export function saveError(error: unknown): SaveError {
-  if (error instanceof ApiError) return { field: formField(error.field), message: error.message };
-  return { message: String(error) };
+/** The server's refusal next to the field (or group of choices) it names, announced; linked by `id` when given. */
+export function FieldError({ error, name, id }: { error?: ActionFailure; name: string; id?: string }) {
+  const own = messageFor(error, name);
+  if (!own) return null;
+  return (
+    <span id={id} className="field-error" role="alert">
+      {own}
+    </span>
+  );
 }
 
 /** A labelled input with its hint and, when the server refused it, the error next to it (linked for screen readers). */
-export function Field({ label, name, error, hint, children }: { label: string; name: string; error?: SaveError; hint?: string; children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => ReactNode }) {
+export function Field({ label, name, error, hint, children }: { label: string; name: string; error?: ActionFailure; hint?: string; children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => ReactNode }) {
   const id = useId();
-  const own = error?.field === name ? error.message : undefined;
+  const own = messageFor(error, name);
   const describedBy = [hint ? `${id}-hint` : '', own ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div className={`field${own ? ' field-invalid' : ''}`}>
@@ -38,22 +41,39 @@ export function Field({ label, name, error, hint, children }: { label: string; n
           {hint}
         </span>
       )}
-      {own && (
-        <span id={`${id}-error`} className="field-error" role="alert">
-          {own}
-        </span>
-      )}
+      <FieldError error={error} name={name} id={`${id}-error`} />
     </div>
   );
 }
 
-/** The error of a save no field of the form shows. */
-export function FormError({ error, fields }: { error?: SaveError; fields: readonly string[] }) {
-  if (!error || (error.field && fields.includes(error.field))) return null;
+/**
+ * A create/edit form of this page: its title, the fields, the error of a save no field shows (`fields` are those that
+ * show their own), and the submit and Cancel buttons. `onSubmit` gets the form's data.
+ */
+export function EditForm({ title, submitLabel, saving, error, fields, onSubmit, onCancel, children }: { title: string; submitLabel: string; saving: boolean; error?: ActionFailure; fields: readonly string[]; onSubmit: (form: FormData) => void; onCancel: () => void; children: ReactNode }) {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    onSubmit(new FormData(event.currentTarget));
+  };
+  const shown = error?.field !== undefined && fields.includes(formField(error.field)!);
   return (
-    <p role="alert" className="state state-error">
-      {error.message}
-    </p>
+    <form className="panel notify-form" aria-label={title} onSubmit={submit} noValidate>
+      <h3>{title}</h3>
+      {children}
+      {error && !shown && (
+        <p role="alert" className="state state-error">
+          {error.message}
+        </p>
+      )}
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={saving}>
+          {submitLabel}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 

@@ -1,6 +1,6 @@
-import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
-import { Field, FormError, saveError, type SaveError } from './form-error';
+import { useAction } from '../../ui/use-action';
+import { EditForm, Field, FieldError, formField } from './form-error';
 import { SEVERITIES, type Channel, type Rule } from './types';
 
 const list = (text: FormDataEntryValue | null) =>
@@ -10,11 +10,7 @@ const list = (text: FormDataEntryValue | null) =>
 
 /** Creates a rule (`POST .../rules`, evaluated after the others) or edits one (`PATCH .../rules/{id}`, its place stays). */
 export function RuleForm({ rule, channels, onSaved, onCancel }: { rule?: Rule; channels: readonly Channel[]; onSaved: (rule: Rule) => void; onCancel: () => void }) {
-  const [error, setError] = useState<SaveError | undefined>();
-  const [saving, setSaving] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const save = useAction(async (form: FormData) => {
     const severity = form.getAll('severity').map(String);
     const env = list(form.get('env'));
     const services = list(form.get('services'));
@@ -25,21 +21,19 @@ export function RuleForm({ rule, channels, onSaved, onCancel }: { rule?: Rule; c
       channels: form.getAll('channels').map(String),
       delay_seconds: delay === '' ? 0 : Number(delay),
     };
-    setSaving(true);
-    setError(undefined);
-    try {
-      onSaved(rule ? await api.patch<Rule>(`/notifications/rules/${rule.id}`, body) : await api.post<Rule>('/notifications/rules', body));
-    } catch (e) {
-      setError(saveError(e));
-    } finally {
-      setSaving(false);
-    }
-  };
-  const title = rule ? `Edit rule ${rule.name}` : 'New rule';
-  const own = (name: string) => (error?.field === name ? error.message : undefined);
+    onSaved(rule ? await api.patch<Rule>(`/notifications/rules/${rule.id}`, body) : await api.post<Rule>('/notifications/rules', body));
+  });
+  const error = save.error;
   return (
-    <form className="panel notify-form" aria-label={title} onSubmit={submit} noValidate>
-      <h3>{title}</h3>
+    <EditForm
+      title={rule ? `Edit rule ${rule.name}` : 'New rule'}
+      submitLabel={rule ? 'Save rule' : 'Create rule'}
+      saving={save.busy}
+      error={error}
+      fields={['name', 'conditions.env', 'conditions.services', 'delay_seconds', 'conditions.severity', 'channels']}
+      onSubmit={(form) => void save.run(form)}
+      onCancel={onCancel}
+    >
       <div className="form-grid">
         <Field label="Name" name="name" error={error}>
           {(props) => <input {...props} name="name" required defaultValue={rule?.name ?? ''} />}
@@ -54,18 +48,14 @@ export function RuleForm({ rule, channels, onSaved, onCancel }: { rule?: Rule; c
           {(props) => <input {...props} name="delay_seconds" type="number" min={0} inputMode="numeric" defaultValue={rule?.delay_seconds ?? 0} />}
         </Field>
       </div>
-      <fieldset className="choice-group" aria-invalid={own('conditions.severity') ? true : undefined}>
+      <fieldset className="choice-group" aria-invalid={error && formField(error.field) === 'conditions.severity' ? true : undefined}>
         <legend>Severities (none = any)</legend>
         {SEVERITIES.map((s) => (
           <label key={s}>
             <input type="checkbox" name="severity" value={s} defaultChecked={rule?.conditions.severity?.includes(s) ?? false} /> {s}
           </label>
         ))}
-        {own('conditions.severity') && (
-          <span className="field-error" role="alert">
-            {own('conditions.severity')}
-          </span>
-        )}
+        <FieldError error={error} name="conditions.severity" />
       </fieldset>
       <fieldset className="choice-group">
         <legend>Channels</legend>
@@ -75,21 +65,8 @@ export function RuleForm({ rule, channels, onSaved, onCancel }: { rule?: Rule; c
             <input type="checkbox" name="channels" value={c.id} defaultChecked={rule?.channels.includes(c.id) ?? false} /> {c.name}
           </label>
         ))}
-        {own('channels') && (
-          <span className="field-error" role="alert">
-            {own('channels')}
-          </span>
-        )}
+        <FieldError error={error} name="channels" />
       </fieldset>
-      <FormError error={error} fields={['name', 'conditions.env', 'conditions.services', 'delay_seconds', 'conditions.severity', 'channels']} />
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={saving}>
-          {rule ? 'Save rule' : 'Create rule'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }

@@ -3,7 +3,8 @@ import { api } from '../../api/client';
 import { useApi } from '../../api/use-api';
 import { formatDuration } from '../../ui/format';
 import { LoadState } from '../../ui/status';
-import { ConfirmDelete, saveError, type SaveError } from './form-error';
+import { ActionError, useAction } from '../../ui/use-action';
+import { ConfirmDelete } from './form-error';
 import { RuleForm } from './rule-form';
 import type { Channel, Rule } from './types';
 
@@ -28,9 +29,7 @@ export function RulesSection({ writable }: { writable: boolean }) {
   const [order, setOrder] = useState<Rule[] | undefined>();
   const [editing, setEditing] = useState<Editing>(null);
   const [announce, setAnnounce] = useState('');
-  const [failure, setFailure] = useState<SaveError | undefined>();
   const [asking, setAsking] = useState<string | null>(null);
-  const [moving, setMoving] = useState(false);
   const focusAfter = useRef<{ id: string; dir: 'up' | 'down' } | null>(null);
   const list = useRef<HTMLOListElement>(null);
 
@@ -45,37 +44,27 @@ export function RulesSection({ writable }: { writable: boolean }) {
   }, [order]);
 
   const channelName = new Map((channels.data?.data ?? []).map((c) => [c.id, c.name]));
-  const move = async (index: number, dir: 'up' | 'down') => {
-    if (!order || moving) return;
+  const reorder = useAction(async (next: Rule[], rule: Rule, dir: 'up' | 'down') => {
+    const saved = await api.put<{ data: Rule[] }>('/notifications/rules/order', { ids: next.map((r) => r.id) });
+    focusAfter.current = { id: rule.id, dir };
+    setOrder(saved.data);
+    const position = saved.data.findIndex((r) => r.id === rule.id) + 1;
+    setAnnounce(`${rule.name} moved to position ${position} of ${saved.data.length}.`);
+  });
+  const move = (index: number, dir: 'up' | 'down') => {
+    if (!order || reorder.busy) return;
     const to = dir === 'up' ? index - 1 : index + 1;
     if (to < 0 || to >= order.length) return;
     const next = [...order];
     const [rule] = next.splice(index, 1);
     next.splice(to, 0, rule!);
-    setMoving(true);
-    setFailure(undefined);
-    try {
-      const saved = await api.put<{ data: Rule[] }>('/notifications/rules/order', { ids: next.map((r) => r.id) });
-      focusAfter.current = { id: rule!.id, dir };
-      setOrder(saved.data);
-      const position = saved.data.findIndex((r) => r.id === rule!.id) + 1;
-      setAnnounce(`${rule!.name} moved to position ${position} of ${saved.data.length}.`);
-    } catch (e) {
-      setFailure(saveError(e));
-    } finally {
-      setMoving(false);
-    }
+    void reorder.run(next, rule!, dir);
   };
-  const remove = async (rule: Rule) => {
-    setAsking(null);
-    try {
-      await api.delete(`/notifications/rules/${rule.id}`);
-      setAnnounce(`Rule ${rule.name} deleted.`);
-      rules.reload();
-    } catch (e) {
-      setFailure(saveError(e));
-    }
-  };
+  const remove = useAction(async (rule: Rule) => {
+    await api.delete(`/notifications/rules/${rule.id}`);
+    setAnnounce(`Rule ${rule.name} deleted.`);
+    rules.reload();
+  });
   const saved = (rule: Rule) => {
     setAnnounce(`Rule ${rule.name} ${editing?.mode === 'edit' ? 'saved' : 'created'}.`);
     setEditing(null);
@@ -96,11 +85,7 @@ export function RulesSection({ writable }: { writable: boolean }) {
       <p role="status" aria-live="polite" className="notice">
         {announce}
       </p>
-      {failure && (
-        <p role="alert" className="state state-error">
-          {failure.message}
-        </p>
-      )}
+      <ActionError error={reorder.error ?? remove.error} className="state state-error" />
       {editing && (
         <RuleForm
           key={editing.mode === 'edit' ? editing.rule.id : 'new'}
@@ -129,16 +114,19 @@ export function RulesSection({ writable }: { writable: boolean }) {
               </div>
               {writable && (
                 <div className="row-actions">
-                  <button type="button" data-move={`${rule.id}:up`} disabled={i === 0} onClick={() => void move(i, 'up')} aria-label={`Move ${rule.name} up`}>
+                  <button type="button" data-move={`${rule.id}:up`} disabled={i === 0} onClick={() => move(i, 'up')} aria-label={`Move ${rule.name} up`}>
                     ↑ Up
                   </button>
-                  <button type="button" data-move={`${rule.id}:down`} disabled={i === order.length - 1} onClick={() => void move(i, 'down')} aria-label={`Move ${rule.name} down`}>
+                  <button type="button" data-move={`${rule.id}:down`} disabled={i === order.length - 1} onClick={() => move(i, 'down')} aria-label={`Move ${rule.name} down`}>
                     ↓ Down
                   </button>
                   <button type="button" onClick={() => setEditing({ mode: 'edit', rule })} aria-label={`Edit ${rule.name}`}>
                     Edit
                   </button>
-                  <ConfirmDelete what={rule.name} asking={asking === rule.id} setAsking={(a) => setAsking(a ? rule.id : null)} onConfirm={() => void remove(rule)} />
+                  <ConfirmDelete what={rule.name} asking={asking === rule.id} setAsking={(a) => setAsking(a ? rule.id : null)} onConfirm={() => {
+                      setAsking(null);
+                      void remove.run(rule);
+                    }} />
                 </div>
               )}
             </li>

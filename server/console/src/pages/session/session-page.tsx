@@ -3,6 +3,7 @@ import { useParams } from 'wouter';
 import { ApiError } from '../../api/client';
 import { PageHeader } from '../../ui/layout';
 import { LoadState } from '../../ui/status';
+import { Tabs } from '../../ui/tabs';
 import { useUrlState } from '../../ui/url-state';
 import { Waterfall } from '../../ui/waterfall';
 import { ConsolePane } from './console-pane';
@@ -18,13 +19,11 @@ import { NetworkPane } from './network-pane';
 import { ReplayPlayer, type PlaybackState, type PlayerControl } from './player';
 import { firstFrameAt, pageVisits, urlAt } from './replay-events';
 import { ReplayGaps } from './replay-gaps';
-import { Tabs } from './tabs';
 import { Timeline } from './timeline';
 import { UrlBar } from './url-bar';
 import { VitalsPane } from './vitals-pane';
 import './session.css';
 
-const PANES = ['console', 'network', 'errors', 'traces', 'vitals'] as const;
 
 function useSessionData(id: string) {
   const [state, setState] = useState<{ data?: SessionData; error?: ApiError }>({});
@@ -75,7 +74,7 @@ function replaySpan(events: SessionData['events']): { first: number; last: numbe
 }
 
 function SessionView({ id, data }: { id: string; data: SessionData }) {
-  const [params, update] = useUrlState();
+  const [params] = useUrlState();
   const hasReplay = data.events.length >= 2;
   // rrweb plays its events sorted by time; chunks can hold a few out of order (custom events stamped at their cause).
   const span = useMemo(() => replaySpan(data.events), [data.events]);
@@ -113,7 +112,6 @@ function SessionView({ id, data }: { id: string; data: SessionData }) {
   const markers = useMemo(() => markersOf(data.events, visits, errors), [data.events, visits, errors]);
   const now = hasReplay ? start + playback.offset : undefined;
   const timing = { start, now, onSeek: (item: { at: number }) => seek(item.at - start) };
-  const pane = (PANES as readonly string[]).includes(params.get('pane') ?? '') ? params.get('pane')! : 'console';
 
   return (
     <>
@@ -158,8 +156,9 @@ function SessionView({ id, data }: { id: string; data: SessionData }) {
       <section className="panel" aria-label="Session records">
         <Tabs
           label="Session records"
-          selected={pane}
-          onSelect={(p) => update({ pane: p === 'console' ? null : p }, { replace: true })}
+          param="pane"
+          replace
+          className="session-tabs"
           tabs={[
             { id: 'console', label: 'Console', count: data.logs.rows.length, panel: () => <ConsolePane logs={data.logs.rows} capped={data.logs.capped} {...timing} /> },
             { id: 'network', label: 'Network', count: data.recipes.rows.length, panel: () => <NetworkPane recipes={data.recipes.rows} {...timing} /> },
