@@ -28,6 +28,7 @@ import { serveOpenApi } from './api-document';
 import { meRoutes } from './projects/me-routes';
 import { projectRoutes } from './projects/routes';
 import { queryRoutes } from './query/routes';
+import { logFramesRoutes } from './query/log-frames-routes';
 import { traceRoutes } from './query/traces-routes';
 import { vitalsRoutes } from './query/vitals-routes';
 import { sessionRoutes } from './replay/routes';
@@ -85,7 +86,7 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   app.route('/', ingestRoutes(services, options.corsOrigins));
   // Sessions, incidents, notifications and integrations sit behind the query API's control-key check.
   const controlPlane = createRouter().route('/', queryRoutes(services)).route('/sessions', sessionRoutes(services));
-  controlPlane.route('/traces', traceRoutes(services)).route('/vitals', vitalsRoutes(services));
+  controlPlane.route('/traces', traceRoutes(services)).route('/vitals', vitalsRoutes(services)).route('/', logFramesRoutes(services));
   const { notify } = options;
   if (notify) {
     controlPlane

@@ -312,4 +312,26 @@ describe.each(kinds)('issues API on %s', (kind) => {
     });
     expect(incident!.root_cause_summary).toContain(`at ${mapped.top_frame!}, 5 times in 5 minutes across 2 sessions. The line: \`const price = item.product!.price;\`.`);
   });
+
+  it("symbolicates any one error log's stack (GET /logs/{id}/frames), as a session's Errors pane shows it", async () => {
+    // The maps of the test before: session maps-1's error came from the first build, mapped by debug ID.
+    const logs = await get<{ data: Array<{ id: number; severity_number: number }> }>('/logs?session_id=maps-1');
+    const errorLogId = logs.body.data.find((l) => l.severity_number >= 17)!.id;
+    const frames = await get<{ log_id: number; raw: string; frames: Array<{ in_app: boolean; original: { file: string; line: number; function: string | null } | null }> }>(
+      `/logs/${errorLogId}/frames`,
+    );
+    expect(frames.status, JSON.stringify(frames.body)).toBe(200);
+    expect(frames.body.log_id).toBe(errorLogId);
+    expect(frames.body.raw).toContain('main');
+    expect(frames.body.frames.find((f) => f.in_app)!.original).toMatchObject({ file: 'src/cart/total.ts', line: 2, function: 'lineTotal' });
+
+    // Not an error with a stack, not of this project, or no such record: 404; not an id: 400 naming it.
+    await ingest('/otlp/v1/logs', errorLog({ env: 'maps', message: 'only a warning', atMs: now, sessionId: 'maps-warn' }, 13));
+    const warning = await get<{ data: Array<{ id: number }> }>('/logs?session_id=maps-warn');
+    expect(warning.body.data).toHaveLength(1);
+    for (const id of [warning.body.data[0]!.id, 2 ** 31 - 1]) expect((await get(`/logs/${id}/frames`)).status, String(id)).toBe(404);
+    const bad = await get<{ error: { details: { field: string } } }>('/logs/abc/frames');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.field).toBe('id');
+  });
 });

@@ -138,6 +138,16 @@ const CASES: Record<string, Case> = {
   'get /control-plane/logs': { valid: () => ({ query: { app: 'web-app' } }), invalid: () => unknownQuery('severity') },
   'get /control-plane/metrics': { valid: () => ({ query: { name: 'x' } }), invalid: () => ({ query: { limit: '1001' }, field: 'limit' }) },
   'get /control-plane/traces': { valid: () => ({ query: { session_id: SESSION, status: 'ok' } }), invalid: () => ({ query: { status: 'failed' }, field: 'status' }) },
+  'get /control-plane/logs/{id}/frames': {
+    // The error log of the issue, stored before the cases.
+    prepare: async (ctx) => {
+      const res = await send(ctx, 'get /', { path: '/control-plane/logs', query: { session_id: SESSION } });
+      const logs = (JSON.parse(res.body) as { data: Array<{ id: number; severity_number: number }> }).data;
+      ctx.ids.errorLog = String(logs.find((l) => l.severity_number >= 17)!.id);
+    },
+    valid: (ctx) => ({ path: `/control-plane/logs/${ctx.ids.errorLog}/frames` }),
+    invalid: () => ({ path: '/control-plane/logs/abc/frames', field: 'id' }),
+  },
   // The trace 'post /otlp/v1/traces' stored above.
   'get /control-plane/traces/{trace_id}': { valid: () => ({ path: `/control-plane/traces/${TRACE_ID}` }), invalid: () => ({ path: '/control-plane/traces/xyz', field: 'trace_id' }) },
   'get /control-plane/vitals': { valid: () => ({ query: { route: '/products/:id', bucket: 'hour' } }), invalid: () => ({ query: { bucket: 'week' }, field: 'bucket' }) },

@@ -33,7 +33,7 @@ export const IssueSchema = z
   })
   .openapi('Issue');
 
-const Frame = z.object({
+export const Frame = z.object({
   function: z.string(),
   url: z.string(),
   line: z.number().int(),
