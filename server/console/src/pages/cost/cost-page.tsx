@@ -10,7 +10,7 @@ import { ChargesTable } from './charges';
 import { DailyTrend } from './daily-trend';
 import { RecommendationsTable } from './recommendations';
 import { ServiceBars } from './service-bars';
-import type { ByService, Estimate, Provider, Recommendations, Summary } from './types';
+import type { ByService, Estimate, FreshnessStatus, Provider, Recommendations, Summary } from './types';
 import './cost.css';
 
 const FRESHNESS_TONE = { fresh: 'good', stale: 'warn', no_data: 'neutral' } as const;
@@ -83,7 +83,7 @@ function Kpis({ summary, estimate, currency }: { summary: Summary; estimate?: Es
       <div className="kpi">
         <div className="label">Data</div>
         <div className="value">
-          <Badge tone={FRESHNESS_TONE[summary.data.status]}>{summary.data.status.replace('_', ' ')}</Badge>
+          <Badge tone={FRESHNESS_TONE[summary.data.status as FreshnessStatus]}>{summary.data.status.replace('_', ' ')}</Badge>
         </div>
         <div className="hint" title={summary.data.message}>
           {last ? `synced ${formatAgo(last.last_success_at)} from ${last.name ?? last.provider}` : 'not synced yet'}

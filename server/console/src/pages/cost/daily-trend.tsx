@@ -12,7 +12,7 @@ export function DailyTrend({ estimate, currency }: { estimate: Estimate; currenc
   const x = useMemo(() => estimate.daily.map((d) => seconds(d.day)), [estimate]);
   const series = useMemo(() => [{ label: `Usage (${currency})`, values: estimate.daily.map((d) => d.cost), color: '#0b5cad' }], [estimate, currency]);
   const marks = useMemo(() => estimate.anomalies.total.map((a) => seconds(a.day)), [estimate]);
-  const flags = [...estimate.anomalies.total, ...estimate.anomalies.by_service];
+  const flags: Array<Estimate['anomalies']['by_service'][number] | (Estimate['anomalies']['total'][number] & { service?: undefined })> = [...estimate.anomalies.total, ...estimate.anomalies.by_service];
   return (
     <section aria-labelledby="trend-heading" className="panel">
       <h2 id="trend-heading">Daily usage</h2>

@@ -1,57 +1,23 @@
-/** What the notification routes answer (server/src/notify/schemas.ts). */
+import type { z } from 'zod';
+import type { ChannelType } from '../../../../src/notify/kinds/types';
+import type * as schemas from '../../../../src/notify/schemas';
 
-export const CHANNEL_TYPES = ['webhook', 'chat', 'teams', 'email', 'sms', 'voice'] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
+/**
+ * What the notification routes answer, as the server's schemas (server/src/notify/schemas.ts) declare them, imported as
+ * types only, so a renamed field breaks this build.
+ */
 
-export interface Channel {
-  id: string;
-  type: ChannelType;
-  name: string;
-  config: Record<string, unknown>;
-  /** Secret config fields holding a value (`secret`, `smtp.password`), never their values. */
-  secrets_set: string[];
-  created_at: string;
-  /** Webhook creation only, when the server made the signing secret: shown once. */
-  signing_secret?: string;
-}
+export type { ChannelType };
+/** The channel kinds in the order the form offers them. */
+export const CHANNEL_TYPES = ['webhook', 'chat', 'teams', 'email', 'sms', 'voice'] as const satisfies readonly ChannelType[];
 
-export interface RuleConditions {
-  severity?: string[];
-  env?: string[];
-  services?: string[];
-}
+/** A channel; `signing_secret` only in the answer that created a webhook whose secret the server made (shown once). */
+export type Channel = z.output<typeof schemas.Channel> & { signing_secret?: string };
+export type Rule = z.output<typeof schemas.Rule>;
+export type Delivery = z.output<typeof schemas.Delivery>;
 
-export interface Rule {
-  id: string;
-  name: string;
-  position: number;
-  conditions: RuleConditions;
-  channels: string[];
-  delay_seconds: number;
-  created_at: string;
-}
-
-export const DELIVERY_STATES = ['scheduled', 'sent', 'delivered', 'failed', 'retrying', 'cancelled'] as const;
-
-export interface Delivery {
-  id: string;
-  channel_id: string;
-  channel_type: string;
-  incident_id: string | null;
-  issue_id: string | null;
-  event: string;
-  trigger: string;
-  rule_id: string | null;
-  state: string;
-  attempt: number;
-  next_attempt_at: string | null;
-  latency_ms: number | null;
-  response: { status: number | null; body: string | null } | null;
-  error_class: string | null;
-  error_message: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
+/** The delivery log's state filter. */
+export const DELIVERY_STATES = ['scheduled', 'sent', 'delivered', 'failed', 'retrying', 'cancelled'] as const satisfies ReadonlyArray<(typeof schemas.DELIVERY_STATES)[number]>;
 
 /** Incident severities and the one issue events carry (`warning`), as rules may name them. */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info', 'warning'] as const;

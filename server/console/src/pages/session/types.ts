@@ -1,21 +1,17 @@
-/** The control plane's answers this page reads (server/src/query/schemas.ts, server/src/replay/routes.ts). */
+import type { z } from 'zod';
+import type { LogRecordSchema, MetricPointSchema, RecipeRecordSchema } from '../../../../src/query/schemas';
+import type { ReplayGap } from '../../../../src/replay/chunk-order';
+import type { SessionItem } from '../sessions/types';
 
-export interface SessionDetail {
-  session_id: string;
-  app: string;
-  first_seen: string;
-  last_seen: string;
-  duration_ms?: number;
-  counts: { spans: number; logs: number; metric_points: number; replay_chunks: number; recipes: number };
-  user: { id: string; email?: string; name?: string } | null;
-  attributes: Record<string, unknown>;
-  env?: string | null;
-  release?: string | null;
-  pages?: number;
-  errors?: number;
-  device?: { browser: string | null; browser_version: string | null; os: string | null; type: string | null };
+/**
+ * The control plane's answers this page reads: the server's schemas (server/src/query/schemas.ts) and types
+ * (server/src/replay/), imported as types only, so a renamed field breaks this build.
+ */
+
+/** `GET /sessions/{id}` (server/src/replay/routes.ts): the listing's session with its replays, ordered by start. */
+export type SessionDetail = SessionItem & {
   replays: Array<{ replay_id: string; start_time: string; end_time: string; chunk_count: number; event_count: number; first_url: string | null }>;
-}
+};
 
 /** An rrweb event as stored; `data` is read defensively since the recording's page produced it. */
 export interface ReplayEvent {
@@ -24,11 +20,7 @@ export interface ReplayEvent {
   data?: unknown;
 }
 
-export interface ReplayGap {
-  replay_id: string;
-  missing_seq: number[];
-  missing_count: number;
-}
+export type { ReplayGap };
 
 export interface ReplayPage {
   events: ReplayEvent[];
@@ -36,41 +28,12 @@ export interface ReplayPage {
   next_cursor: string | null;
 }
 
-export interface LogRow {
-  id: number;
-  time: string;
-  severity_number: number;
-  severity_text: string | null;
-  body: unknown;
-  trace_id: string | null;
-  attributes: Record<string, unknown>;
-}
+/** The schema types a record's `attributes` as any JSON; the server always sends an object. */
+type WithAttributes<T> = Omit<T, 'attributes'> & { attributes: Record<string, unknown> };
 
-export interface RecipeRow {
-  id: number;
-  ts: number;
-  method: string;
-  url: string;
-  requestHeaders: Record<string, string>;
-  requestBody?: string | null;
-  requestBodyTruncated?: boolean;
-  status: number;
-  responseHeaders: Record<string, string>;
-  responseBody?: string | null;
-  responseBodyTruncated?: boolean;
-  durationMs: number;
-  traceparent?: string | null;
-  error?: string | null;
-}
-
-export interface MetricRow {
-  id: number;
-  name: string;
-  unit: string | null;
-  time: string;
-  value: number | null;
-  attributes: Record<string, unknown>;
-}
+export type LogRow = WithAttributes<z.output<typeof LogRecordSchema>>;
+export type RecipeRow = z.output<typeof RecipeRecordSchema>;
+export type MetricRow = WithAttributes<z.output<typeof MetricPointSchema>>;
 
 /** Something on the session's timeline: `at` is epoch ms. */
 export interface Timed {
