@@ -1,10 +1,10 @@
 import type { Page } from '../../api/client';
 import { useApi } from '../../api/use-api';
-import { DataTable, type Column } from '../../ui/data-table';
+import type { Column } from '../../ui/data-table';
 import { FilterBar, type FilterField } from '../../ui/filter-bar';
 import { formatAgo, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
-import { LoadState } from '../../ui/status';
+import { PagedTable } from '../../ui/paged-table';
 import { pick, useUrlState } from '../../ui/url-state';
 import { IncidentStatusBadge, SeverityBadge } from './badges';
 import { INCIDENT_STATUSES, SEVERITIES, type Incident } from './types';
@@ -40,24 +40,19 @@ const FIELDS: FilterField[] = [
 /** `/incidents`: newest first, filters and page in the URL; a row opens `/incident/<id>`. */
 export default function IncidentsPage() {
   const [params] = useUrlState();
-  const { data, error, loading } = useApi<Page<Incident>>('/incidents', pick(params, ['status', 'severity', 'env', 'service', 'cursor', 'limit']));
+  const list = useApi<Page<Incident>>('/incidents', pick(params, ['status', 'severity', 'env', 'service', 'cursor', 'limit']));
   return (
     <>
       <PageHeader title="Incidents" />
       <FilterBar label="Incident filters" fields={FIELDS} />
-      <LoadState loading={loading && !data} error={error} empty={data?.data.length === 0}>
-        No incident matches these filters.
-      </LoadState>
-      {data && data.data.length > 0 && (
-        <DataTable
-          caption="Incidents, newest first"
-          columns={COLUMNS}
-          rows={data.data}
-          rowKey={(i) => i.id}
-          rowHref={(i) => `/incident/${encodeURIComponent(i.id)}`}
-          nextCursor={data.next_cursor}
-        />
-      )}
+      <PagedTable
+        list={list}
+        empty="No incident matches these filters."
+        caption="Incidents, newest first"
+        columns={COLUMNS}
+        rowKey={(i) => i.id}
+        rowHref={(i) => `/incident/${encodeURIComponent(i.id)}`}
+      />
     </>
   );
 }

@@ -1,11 +1,11 @@
 import type { Page } from '../../api/client';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
-import { DataTable, type Column } from '../../ui/data-table';
+import type { Column } from '../../ui/data-table';
 import { FilterBar, type FilterField } from '../../ui/filter-bar';
 import { formatAgo, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
-import { LoadState } from '../../ui/status';
+import { PagedTable } from '../../ui/paged-table';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
 import { pick, useUrlState } from '../../ui/url-state';
 import { IssueStatusBadge } from './status-badge';
@@ -48,28 +48,23 @@ export default function IssuesPage() {
     { name: 'env', label: 'Environment', kind: 'text' },
     { name: 'release', label: 'Release', kind: 'text' },
   ];
-  const { data, error, loading } = useApi<Page<Issue>>('/issues', { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']), sort, from, to });
+  const list = useApi<Page<Issue>>('/issues', { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']), sort, from, to });
   return (
     <>
       <PageHeader title="Issues">
         <TimeRangePicker />
       </PageHeader>
       <FilterBar label="Issue filters" fields={fields} />
-      <LoadState loading={loading && !data} error={error} empty={data?.data.length === 0}>
-        No issue matches these filters.
-      </LoadState>
-      {data && data.data.length > 0 && (
-        <DataTable
-          caption="Issues"
-          columns={COLUMNS}
-          rows={data.data}
-          rowKey={(i) => i.id}
-          rowHref={(i) => `/issue/${encodeURIComponent(i.id)}`}
-          nextCursor={data.next_cursor}
-          defaultSort={{ id: 'last_seen', order: 'desc' }}
-          descendingOnly
-        />
-      )}
+      <PagedTable
+        list={list}
+        empty="No issue matches these filters."
+        caption="Issues"
+        columns={COLUMNS}
+        rowKey={(i) => i.id}
+        rowHref={(i) => `/issue/${encodeURIComponent(i.id)}`}
+        defaultSort={{ id: 'last_seen', order: 'desc' }}
+        descendingOnly
+      />
     </>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { api } from '../../api/client';
 import { CHANNEL_FIELDS, CHANNEL_LABELS, configFromForm, fieldText } from './channel-kinds';
 import { useAction } from '../../ui/use-action';
-import { EditForm, Field } from './form-error';
+import { EditForm, Field } from './form-parts';
 import { CHANNEL_TYPES, type Channel, type ChannelType } from './types';
 
 /**

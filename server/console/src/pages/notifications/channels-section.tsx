@@ -6,7 +6,7 @@ import { LoadState } from '../../ui/status';
 import { CHANNEL_LABELS, configSummary } from './channel-kinds';
 import { ChannelForm } from './channel-form';
 import { ActionError, failureOf, useAction, type ActionFailure } from '../../ui/use-action';
-import { ConfirmDelete } from './form-error';
+import { ConfirmDelete, SectionHead } from './form-parts';
 import { DeliveryState } from './delivery-state';
 import type { Channel, Delivery } from './types';
 
@@ -28,6 +28,7 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
     channels.reload();
   };
   const remove = useAction(async (channel: Channel) => {
+    setAsking(null);
     await api.delete(`/notifications/channels/${channel.id}`);
     setNotice(`Channel ${channel.name} deleted.`);
     channels.reload();
@@ -45,14 +46,7 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
   const rows = channels.data?.data ?? [];
   return (
     <section aria-labelledby="channels-heading">
-      <div className="section-head">
-        <h2 id="channels-heading">Channels</h2>
-        {writable && editing === null && (
-          <button type="button" className="primary" onClick={() => setEditing({ mode: 'new' })}>
-            New channel
-          </button>
-        )}
-      </div>
+      <SectionHead id="channels-heading" title="Channels" newLabel="New channel" onNew={writable && editing === null ? () => setEditing({ mode: 'new' }) : undefined} />
       <p role="status" className="notice">
         {notice}
       </p>
@@ -102,10 +96,7 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
                           <button type="button" onClick={() => setEditing({ mode: 'edit', channel: c })} aria-label={`Edit ${c.name}`}>
                             Edit
                           </button>
-                          <ConfirmDelete what={c.name} asking={asking === c.id} setAsking={(a) => setAsking(a ? c.id : null)} onConfirm={() => {
-                              setAsking(null);
-                              void remove.run(c);
-                            }} />
+                          <ConfirmDelete what={c.name} asking={asking === c.id} setAsking={(a) => setAsking(a ? c.id : null)} onConfirm={() => void remove.run(c)} />
                         </div>
                         {test && <TestResult result={test} name={c.name} />}
                       </td>

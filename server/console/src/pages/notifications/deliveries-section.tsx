@@ -1,10 +1,10 @@
 import { Link } from 'wouter';
 import type { Page } from '../../api/client';
 import { useApi } from '../../api/use-api';
-import { DataTable, type Column } from '../../ui/data-table';
+import type { Column } from '../../ui/data-table';
 import { FilterBar } from '../../ui/filter-bar';
 import { formatDuration, formatTime } from '../../ui/format';
-import { LoadState } from '../../ui/status';
+import { PagedTable } from '../../ui/paged-table';
 import { pick, useUrlState } from '../../ui/url-state';
 import { DeliveryState } from './delivery-state';
 import { DELIVERY_STATES, type Channel, type Delivery } from './types';
@@ -59,12 +59,7 @@ export function DeliveriesSection() {
         ]}
         />
       )}
-      <LoadState loading={deliveries.loading && !deliveries.data} error={deliveries.error} empty={deliveries.data?.data.length === 0}>
-        No deliveries match.
-      </LoadState>
-      {deliveries.data && deliveries.data.data.length > 0 && (
-        <DataTable caption="Notification deliveries, newest first" columns={columns} rows={deliveries.data.data} rowKey={(d) => d.id} nextCursor={deliveries.data.next_cursor} />
-      )}
+      <PagedTable list={deliveries} empty="No deliveries match." caption="Notification deliveries, newest first" columns={columns} rowKey={(d) => d.id} />
     </section>
   );
 }

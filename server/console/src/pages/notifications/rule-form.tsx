@@ -1,6 +1,6 @@
 import { api } from '../../api/client';
 import { useAction } from '../../ui/use-action';
-import { EditForm, Field, FieldError, formField } from './form-error';
+import { EditForm, Field, FieldError, formField } from './form-parts';
 import { SEVERITIES, type Channel, type Rule } from './types';
 
 const list = (text: FormDataEntryValue | null) =>

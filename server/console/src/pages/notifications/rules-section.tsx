@@ -4,7 +4,7 @@ import { useApi } from '../../api/use-api';
 import { formatDuration } from '../../ui/format';
 import { LoadState } from '../../ui/status';
 import { ActionError, useAction } from '../../ui/use-action';
-import { ConfirmDelete } from './form-error';
+import { ConfirmDelete, SectionHead } from './form-parts';
 import { RuleForm } from './rule-form';
 import type { Channel, Rule } from './types';
 
@@ -61,6 +61,7 @@ export function RulesSection({ writable }: { writable: boolean }) {
     void reorder.run(next, rule!, dir);
   };
   const remove = useAction(async (rule: Rule) => {
+    setAsking(null);
     await api.delete(`/notifications/rules/${rule.id}`);
     setAnnounce(`Rule ${rule.name} deleted.`);
     rules.reload();
@@ -73,14 +74,7 @@ export function RulesSection({ writable }: { writable: boolean }) {
 
   return (
     <section aria-labelledby="rules-heading">
-      <div className="section-head">
-        <h2 id="rules-heading">Rules</h2>
-        {writable && editing === null && (
-          <button type="button" className="primary" onClick={() => setEditing({ mode: 'new' })}>
-            New rule
-          </button>
-        )}
-      </div>
+      <SectionHead id="rules-heading" title="Rules" newLabel="New rule" onNew={writable && editing === null ? () => setEditing({ mode: 'new' }) : undefined} />
       <p className="hint">Rules are evaluated top to bottom; every rule that matches an incident sends to its channels.</p>
       <p role="status" aria-live="polite" className="notice">
         {announce}
@@ -123,10 +117,7 @@ export function RulesSection({ writable }: { writable: boolean }) {
                   <button type="button" onClick={() => setEditing({ mode: 'edit', rule })} aria-label={`Edit ${rule.name}`}>
                     Edit
                   </button>
-                  <ConfirmDelete what={rule.name} asking={asking === rule.id} setAsking={(a) => setAsking(a ? rule.id : null)} onConfirm={() => {
-                      setAsking(null);
-                      void remove.run(rule);
-                    }} />
+                  <ConfirmDelete what={rule.name} asking={asking === rule.id} setAsking={(a) => setAsking(a ? rule.id : null)} onConfirm={() => void remove.run(rule)} />
                 </div>
               )}
             </li>

@@ -1,10 +1,11 @@
 import type { Page } from '../../api/client';
 import { useApi } from '../../api/use-api';
-import { DataTable, type Column } from '../../ui/data-table';
+import type { Column } from '../../ui/data-table';
 import { FilterBar, type FilterField } from '../../ui/filter-bar';
 import { formatAgo, formatDuration, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
-import { Badge, LoadState } from '../../ui/status';
+import { PagedTable } from '../../ui/paged-table';
+import { Badge } from '../../ui/status';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
 import { useUrlState } from '../../ui/url-state';
 import { parseAttribute, sessionsQuery } from './session-query';
@@ -116,20 +117,15 @@ export default function SessionsPage() {
           The attribute filter must be key=value, e.g. plan=pro.
         </p>
       )}
-      <LoadState loading={list.loading && !list.data} error={list.error} empty={list.data?.data.length === 0}>
-        No sessions match these filters.
-      </LoadState>
-      {list.data && list.data.data.length > 0 && (
-        <DataTable
-          caption="Sessions"
-          columns={COLUMNS}
-          rows={list.data.data}
-          rowKey={(s) => s.session_id}
-          rowHref={(s) => `/session/${encodeURIComponent(s.session_id)}`}
-          nextCursor={list.data.next_cursor}
-          defaultSort={{ id: 'last_seen', order: 'desc' }}
-        />
-      )}
+      <PagedTable
+        list={list}
+        empty="No sessions match these filters."
+        caption="Sessions"
+        columns={COLUMNS}
+        rowKey={(s) => s.session_id}
+        rowHref={(s) => `/session/${encodeURIComponent(s.session_id)}`}
+        defaultSort={{ id: 'last_seen', order: 'desc' }}
+      />
     </div>
   );
 }

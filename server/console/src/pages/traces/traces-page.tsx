@@ -1,10 +1,11 @@
 import type { Page } from '../../api/client';
 import { useApi } from '../../api/use-api';
-import { DataTable, type Column } from '../../ui/data-table';
+import type { Column } from '../../ui/data-table';
 import { FilterBar, type FilterField } from '../../ui/filter-bar';
 import { formatDuration, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
-import { Badge, LoadState } from '../../ui/status';
+import { PagedTable } from '../../ui/paged-table';
+import { Badge } from '../../ui/status';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
 import { pick, useUrlState } from '../../ui/url-state';
 import type { TraceSummary } from './types';
@@ -68,27 +69,15 @@ export default function TracesPage() {
   const query = pick(params, PASSED);
   // A trace id is looked up whatever its age.
   const bounds = query.trace_id ? {} : { from: range.from, to: range.to };
-  const { data, error, loading } = useApi<Page<TraceSummary>>('/traces', { ...query, ...bounds });
-  const longest = Math.max(0, ...(data?.data.map((t) => t.duration_ms) ?? []));
+  const list = useApi<Page<TraceSummary>>('/traces', { ...query, ...bounds });
+  const longest = Math.max(0, ...(list.data?.data.map((t) => t.duration_ms) ?? []));
   return (
     <div className="traces-page">
       <PageHeader title="Traces">
         <TimeRangePicker fallback={DEFAULT_RANGE} />
       </PageHeader>
       <FilterBar label="Trace filters" fields={FIELDS} />
-      <LoadState loading={loading && !data} error={error} empty={data?.data.length === 0}>
-        No traces match these filters.
-      </LoadState>
-      {data && data.data.length > 0 && (
-        <DataTable
-          caption="Traces"
-          columns={columns(longest)}
-          rows={data.data}
-          rowKey={(t) => t.trace_id}
-          rowHref={(t) => `/trace/${t.trace_id}`}
-          nextCursor={data.next_cursor}
-        />
-      )}
+      <PagedTable list={list} empty="No traces match these filters." caption="Traces" columns={columns(longest)} rowKey={(t) => t.trace_id} rowHref={(t) => `/trace/${t.trace_id}`} />
     </div>
   );
 }

@@ -1,6 +1,9 @@
 import { useId, type FormEvent, type ReactNode } from 'react';
 import type { ActionFailure } from '../../ui/use-action';
 
+/* The pieces the notification sections edit with: fields showing the server's errors, the form, the section head,
+   a delete that asks first. */
+
 /**
  * The form field a 400 names: `config.smtp.port` → `smtp.port`, `config.to[2]` → `to`, `channels[0]` → `channels`,
  * `conditions.severity.1` → `conditions.severity`. Anything else stays as the server wrote it (shown above the form).
@@ -96,5 +99,19 @@ export function ConfirmDelete({ what, onConfirm, asking, setAsking }: { what: st
         Cancel
       </button>
     </span>
+  );
+}
+
+/** A section's heading and, when `onNew` is given (a key that may change things, no form open), its "New …" button. */
+export function SectionHead({ id, title, newLabel, onNew }: { id: string; title: string; newLabel: string; onNew?: () => void }) {
+  return (
+    <div className="section-head">
+      <h2 id={id}>{title}</h2>
+      {onNew && (
+        <button type="button" className="primary" onClick={onNew}>
+          {newLabel}
+        </button>
+      )}
+    </div>
   );
 }
