@@ -86,6 +86,29 @@ describe.each(kinds)('console API on %s', (kind) => {
     return seen;
   };
 
+  /** Ids by (value, id) descending: the order of a sorted listing, whose ties are broken by id in the same direction. */
+  const descending = (items: Array<{ id: string; value: number }>) =>
+    [...items].sort((a, b) => b.value - a.value || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map((i) => i.id);
+  /** `path` (with a query) sorted by `sort` both ways: in one page, and one row a page without gaps or repeats. */
+  const expectSorted = async (path: string, sort: string, desc: string[]) => {
+    for (const order of ['desc', 'asc'] as const) {
+      const want = order === 'desc' ? desc : [...desc].reverse();
+      const whole = (await get<Page<{ id: string }>>(`${path}&sort=${sort}&order=${order}&limit=200`)).body.data.map((d) => d.id);
+      expect([sort, order, whole]).toEqual([sort, order, want]);
+      expect([sort, order, await allPages(`${path}&sort=${sort}&order=${order}`)]).toEqual([sort, order, want]);
+    }
+  };
+  /** A cursor of `path` under `sort` descending, given to each of `others` (another sort or order): a 400 naming cursor. */
+  const expectForeignCursorRefused = async (path: string, sort: string, others: string[]) => {
+    const { next_cursor: cursor } = (await get<Page<unknown>>(`${path}&sort=${sort}&limit=1`)).body;
+    expect(cursor).not.toBeNull();
+    for (const other of others) {
+      const res = await get<ErrorBody>(`${path}&${other}&limit=1&cursor=${cursor}`);
+      expect([other, res.status, res.body.error?.details?.field]).toEqual([other, 400, 'cursor']);
+      expect(res.body.error.message).toContain(`${sort} desc`);
+    }
+  };
+
   beforeAll(async () => {
     receiver = await startReceiver();
     t = await startTestServer(kind, { detection: false, allowPrivateTargets: true, secretKey: 'c'.repeat(40), outbox: { pollMs: 60_000 } });
@@ -231,6 +254,56 @@ describe.each(kinds)('console API on %s', (kind) => {
     expect(await allPages(`/notifications/deliveries?channel_id=${channel.id}`)).toEqual([second.id, first.id]);
     expect((await get<Page<unknown>>(`/notifications/deliveries?incident_id=inc_none`)).body.data).toEqual([]);
     expect((await get<ErrorBody>('/notifications/deliveries?state=lost')).body.error.details?.field).toBe('state');
+  });
+
+  it('the delivery log sorted by creation or latency, both ways, a delivery not attempted yet below any latency', async () => {
+    const channel = await webhook('sorted');
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await call<{ id: string }>('POST', `/notifications/${channel.id}/test`)).body.id);
+    // Fixed times and latencies, with ties on both and fractions the API rounds: (created_ms, latency_ms).
+    const figures: Array<[number, number | null]> = [
+      [1_000, 12.25],
+      [1_000, null],
+      [2_000, 12.75],
+      [3_000, 12.25],
+    ];
+    for (const [i, [createdMs, latencyMs]] of figures.entries()) {
+      await t.server.database.db.updateTable('deliveries').set({ created_ms: createdMs, latency_ms: latencyMs }).where('id', '=', ids[i]!).execute();
+    }
+    const path = `/notifications/deliveries?channel_id=${channel.id}`;
+    await expectSorted(path, 'created', descending(ids.map((id, i) => ({ id, value: figures[i]![0] }))));
+    await expectSorted(path, 'latency', descending(ids.map((id, i) => ({ id, value: figures[i]![1] ?? -1 }))));
+    expect((await get<Page<{ id: string; latency_ms: number | null }>>(`${path}&sort=latency`)).body.data.map((d) => d.latency_ms)).toEqual([13, 12, 12, null]);
+    await expectForeignCursorRefused(path, 'latency', ['sort=created', 'sort=latency&order=asc', 'order=desc']);
+    expect((await get<ErrorBody>(`${path}&sort=state`)).body.error.details?.field).toBe('sort');
+  });
+
+  it('incidents sorted by detection, severity (critical first) or last change, both ways', async () => {
+    const specs: Array<{ severity: string; detected: number; updated: number }> = [
+      { severity: 'critical', detected: 1_000, updated: 5_000 },
+      { severity: 'low', detected: 2_000, updated: 5_000 },
+      { severity: 'high', detected: 2_000, updated: 3_000 },
+      { severity: 'low', detected: 3_000, updated: 4_000 },
+      { severity: 'info', detected: 1_000, updated: 6_000 },
+      { severity: 'medium', detected: 3_000, updated: 3_000 },
+    ];
+    const ids: string[] = [];
+    for (const spec of specs) {
+      const { id } = (await call<{ id: string }>('POST', '/incidents', { title: 'sorted', severity: spec.severity, env: 'sorted-x' })).body;
+      await t.server.database.db.updateTable('incidents').set({ detected_ms: spec.detected, updated_ms: spec.updated }).where('id', '=', id).execute();
+      ids.push(id);
+    }
+    const rank: Record<string, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 1 };
+    const path = '/incidents?env=sorted-x';
+    await expectSorted(path, 'detected', descending(ids.map((id, i) => ({ id, value: specs[i]!.detected }))));
+    await expectSorted(path, 'updated', descending(ids.map((id, i) => ({ id, value: specs[i]!.updated }))));
+    await expectSorted(path, 'severity', descending(ids.map((id, i) => ({ id, value: rank[specs[i]!.severity]! }))));
+    const bySeverity = (await get<Page<{ severity: string }>>(`${path}&sort=severity`)).body.data.map((d) => d.severity);
+    expect(bySeverity).toEqual(['critical', 'high', 'medium', 'low', 'low', 'info']);
+    await expectForeignCursorRefused(path, 'severity', ['sort=updated', 'sort=severity&order=asc', '']);
+    await expectForeignCursorRefused(path, 'updated', ['sort=detected']);
+    expect((await get<ErrorBody>(`${path}&order=newest`)).body.error.details?.field).toBe('order');
   });
 
   it('incidents: env and service filters, keyset paging, and the detail with the issue it grew from', async () => {

@@ -259,6 +259,45 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
     expect(second.next_cursor).toBeNull();
   });
 
+  it('sorts by start, duration, span count and error count, both ways, paging through ties without gaps or repeats', async () => {
+    // Descending; ties by trace id, descending too. Durations: 3 3000 ms, 1 100.5, 8 to 4 their number, 2 5 (tying 5).
+    const expected: Record<string, number[]> = {
+      start: [8, 7, 6, 5, 4, 3, 2, 1],
+      duration: [3, 1, 8, 7, 6, 5, 2, 4],
+      spans: [3, 1, 8, 7, 6, 5, 4, 2],
+      errors: [1, 8, 7, 6, 5, 4, 3, 2],
+    };
+    for (const [sort, desc] of Object.entries(expected)) {
+      for (const order of ['desc', 'asc'] as const) {
+        const want = (order === 'desc' ? desc : [...desc].reverse()).map(traceId);
+        expect([sort, order, await traceIds(`sort=${sort}&order=${order}`)]).toEqual([sort, order, want]);
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page: Page<TraceItem> = await ok<Page<TraceItem>>(`/traces?sort=${sort}&order=${order}&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+          seen.push(...page.data.map((d) => d.trace_id));
+          cursor = page.next_cursor;
+        } while (cursor !== null);
+        expect([sort, order, seen]).toEqual([sort, order, want]);
+      }
+    }
+    // Filters apply under any sort.
+    expect(await traceIds('sort=duration&status=unset&order=asc')).toEqual([4, 5, 6, 7, 8, 3].map(traceId));
+  });
+
+  it('refuses a cursor made under another sort or order with a 400 naming cursor', async () => {
+    const { next_cursor: byDuration } = await ok<Page<TraceItem>>('/traces?sort=duration&limit=2');
+    expect(byDuration).not.toBeNull();
+    for (const query of ['sort=spans', 'sort=duration&order=asc', '']) {
+      const res = await get<ErrorBody>(`/traces?${query}&limit=2&cursor=${byDuration}`);
+      expect([query, res.status, res.body.error?.details?.field]).toEqual([query, 400, 'cursor']);
+      expect(res.body.error.message).toMatch(/duration desc/);
+    }
+    // The default order's cursor is read by the default order, whether named or not.
+    const { next_cursor: byStart } = await ok<Page<TraceItem>>('/traces?limit=2');
+    expect((await ok<Page<TraceItem>>(`/traces?sort=start&order=desc&limit=2&cursor=${byStart}`)).data.map((d) => d.trace_id)).toEqual([6, 5].map(traceId));
+  });
+
   it('returns every span of a trace by start, as the span listing returns them', async () => {
     const trace = await ok<{ trace_id: string; spans: Array<{ span_id: string; parent_span_id: string | null; events: unknown }>; truncated: boolean }>(
       `/traces/${traceId(1).toUpperCase()}`,
@@ -362,6 +401,8 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
       ['/traces?limit=201', 'limit'],
       ['/traces?limit=0', 'limit'],
       ['/traces?cursor=nonsense', 'cursor'],
+      ['/traces?sort=name', 'sort'],
+      ['/traces?order=up', 'order'],
       ['/traces?app=nope', 'app'],
       [`/traces?service=${'x'.repeat(513)}`, 'service'],
       ['/traces?from=yesterday', 'from'],

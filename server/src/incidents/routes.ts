@@ -6,8 +6,9 @@ import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, optionalJ
 import { cursorQuery, idParams, limitQuery, pageOf, strings, text } from '../http/schemas';
 import type { NotifyServices } from '../notify/services';
 import { issueOfIncident } from '../issues/find';
-import { keysetPage, readCursor } from '../query/params';
-import { Incident } from './schemas';
+import { orderQuery, readSortedCursor, sortedPage, type KeysetSort } from '../query/keyset';
+import { Incident, INCIDENT_SORTS } from './schemas';
+import { incidentPosition } from './store';
 import { INCIDENT_STATUSES, SEVERITIES } from './types';
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `no incident ${id} in this project`);
@@ -18,15 +19,20 @@ const listRoute = createRoute({
   ...control,
   method: 'get',
   path: '/',
-  summary: 'Incidents, newest first',
+  summary: 'Incidents, newest first unless `sort` and `order` say otherwise',
   request: {
     query: z.strictObject({
       status: z.enum(INCIDENT_STATUSES).optional(),
       severity: z.enum(SEVERITIES).optional(),
       env: z.string().max(100).optional().openapi({ description: 'Only incidents of this environment' }),
       service: z.string().max(200).optional().openapi({ description: 'Only incidents whose services include this one (ignoring case)' }),
+      sort: z
+        .enum(INCIDENT_SORTS)
+        .default('detected')
+        .openapi({ description: 'Order: detection time (default), severity (critical, high, medium, low, info) or last change (`updated_at`); ties by id' }),
+      order: orderQuery('desc (default): newest, most severe, most recently changed first'),
       limit: limitQuery(PAGE.default, PAGE.max),
-      cursor: cursorQuery,
+      cursor: cursorQuery.openapi({ description: '`next_cursor` of the previous page of the same sort and order' }),
     }),
   },
   responses: { 200: jsonAnswer('A page', pageOf(Incident)), ...errors(400, 401, 403) },
@@ -84,18 +90,19 @@ const moveRoute = (action: 'acknowledge' | 'resolve') =>
   });
 
 /**
- * `/control-plane/incidents`: list (newest first, filters `status`, `severity`, `env`, `service`), get, create (for external
+ * `/control-plane/incidents`: list (newest first or by `sort`, filters `status`, `severity`, `env`, `service`), get, create (for external
  * detectors), acknowledge and resolve.
  */
 export function incidentRoutes(services: NotifyServices) {
   const { incidents } = services;
   const app = createRouter()
     .openapi(listRoute, async (c) => {
-      const { limit, cursor: _cursor, ...filter } = c.req.valid('query');
-      const cursor = readCursor(c, 'string');
-      const before = cursor && { t: cursor.t, k: String(cursor.k) };
-      const rows = await incidents.list(c.get('caller').projectId, { ...filter, limit: limit + 1, before });
-      return c.json(keysetPage(rows, limit, (incident) => incident, (incident) => ({ t: Date.parse(incident.detected_at), k: incident.id })), 200);
+      const { limit, cursor, sort, order, ...filter } = c.req.valid('query');
+      // Cursors from before the listing could be sorted were by detection, newest first.
+      const ks: KeysetSort = { sort, order, value: 'integer', defaultSort: 'detected' };
+      const after = readSortedCursor(cursor, ks);
+      const rows = await incidents.list(c.get('caller').projectId, { ...filter, limit: limit + 1, sort, order, after });
+      return c.json(sortedPage(rows, limit, ks, (incident) => incident, (incident) => incidentPosition(sort, incident)), 200);
     })
     .openapi(getRoute, async (c) => {
       const { id } = c.req.valid('param');

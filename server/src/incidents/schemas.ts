@@ -2,6 +2,10 @@ import { z } from '@hono/zod-openapi';
 import { AnyObject, Time, TimeOrNull } from '../http/schemas';
 import { INCIDENT_STATUSES, SEVERITIES } from './types';
 
+/** The incident listing's orders: when detected, how severe (SEVERITIES' order), when last changed. */
+export const INCIDENT_SORTS = ['detected', 'severity', 'updated'] as const;
+export type IncidentSort = (typeof INCIDENT_SORTS)[number];
+
 /** An incident as the API shows it (docs/incidents.md). */
 export const Incident = z
   .object({

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
+import { afterPosition, type Position, type SortOrder } from '../query/keyset';
+import type { IncidentSort } from './schemas';
 import { SEVERITIES, type CostImpactOf, type IncidentCommands, type IncidentEventKind, type IncidentEvidence, type IncidentOpening, type IncidentView, type Severity } from './types';
 
 type IncidentRow = Selectable<Database['incidents']>;
@@ -32,7 +34,7 @@ export interface IncidentStoreDeps {
 
 export interface IncidentStore extends IncidentCommands {
   get(projectId: string, id: string): Promise<IncidentView | undefined>;
-  /** Newest first, at most `filter.limit`, after `filter.before`. */
+  /** In `filter.sort` and `filter.order`, at most `filter.limit`, after `filter.after`. */
   list(projectId: string, filter: IncidentFilter): Promise<IncidentView[]>;
 }
 
@@ -42,8 +44,30 @@ export interface IncidentFilter {
   env?: string;
   /** Incidents whose services include this one (ignoring case). */
   service?: string;
+  sort: IncidentSort;
+  order: SortOrder;
   limit: number;
-  before?: { t: number; k: string };
+  after?: Position;
+}
+
+/** A severity's rank: the most urgent (first in SEVERITIES) highest, so that descending order puts it first. */
+const severityRank = (severity: Severity) => SEVERITIES.length - SEVERITIES.indexOf(severity);
+
+/** The value each order sorts by, in SQL (ties by id). */
+const SORT_VALUE: Record<IncidentSort, RawBuilder<number>> = {
+  detected: sql<number>`detected_ms`,
+  updated: sql<number>`updated_ms`,
+  // Ranks are literals: PostgreSQL would type parameters in a CASE as text.
+  severity: sql<number>`case severity ${sql.join(
+    SEVERITIES.map((s) => sql`when ${s} then ${sql.lit(severityRank(s))}`),
+    sql` `,
+  )} else 0 end`,
+};
+
+/** The same value of an incident as the API shows it: where the page after it starts. */
+export function incidentPosition(sort: IncidentSort, incident: IncidentView): Position {
+  const t = { detected: () => Date.parse(incident.detected_at), updated: () => Date.parse(incident.updated_at), severity: () => severityRank(incident.severity) }[sort]();
+  return { t, k: incident.id };
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -215,11 +239,9 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
         const element = `%${JSON.stringify(filter.service.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
         query = query.where(sql<boolean>`lower(services) like ${element} escape '\\'`);
       }
-      if (filter.before) {
-        const { t, k } = filter.before;
-        query = query.where((eb) => eb.or([eb('detected_ms', '<', t), eb.and([eb('detected_ms', '=', t), eb('id', '<', k)])]));
-      }
-      const rows = await query.orderBy('detected_ms', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+      const value = SORT_VALUE[filter.sort];
+      if (filter.after) query = query.where(afterPosition({ order: filter.order, value: 'integer' }, value, sql.ref('id'), filter.after));
+      const rows = await query.orderBy(value, filter.order).orderBy('id', filter.order).limit(filter.limit).execute();
       return rows.map(view);
     },
   };

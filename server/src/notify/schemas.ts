@@ -26,6 +26,9 @@ export const Rule = z
   })
   .openapi('Rule');
 
+/** The delivery log's orders: when created, latency of the last attempt. */
+export const DELIVERY_SORTS = ['created', 'latency'] as const;
+
 /** The states of a delivery (SPEC 2.7), as the outbox writes them. */
 export const DELIVERY_STATES = ['scheduled', 'sent', 'delivered', 'failed', 'retrying', 'cancelled'] as const;
 

@@ -7,9 +7,10 @@ import type { Services } from '../http/env';
 import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors } from '../http/openapi';
 import { pageOf } from '../http/schemas';
-import { iso, keysetPage, readCursor, type Cursor } from './params';
+import { afterPosition, readSortedCursor, sortedPage, type KeysetSort, type Position } from './keyset';
+import { iso } from './params';
 import { appIdFilter, LISTINGS, type Row } from './routes';
-import { TRACE_SUMMARY_EXAMPLE, TraceSchema, traceParams, tracesQuery, TraceSummarySchema, type TracesQuery } from './traces-schemas';
+import { TRACE_SUMMARY_EXAMPLE, TraceSchema, traceParams, tracesQuery, TraceSummarySchema, type TraceSort, type TracesQuery } from './traces-schemas';
 
 /** Without `from`, a search looks this far back (unless it names a trace or a session, which an index finds anyway). */
 export const DEFAULT_TRACE_WINDOW_MS = 24 * 3_600_000;
@@ -31,6 +32,16 @@ const anySpan = (condition: RawBuilder<unknown>) => sql<SqlBool>`max(case when $
 
 /** The nanosecond span of a trace; the *_ns columns hold decimal text, and both databases cast it to a 64-bit integer. */
 const DURATION_NS = sql<number>`max(cast(s.end_ns as bigint)) - min(cast(s.start_ns as bigint))`;
+const START_MS = sql<number>`min(s.time_ms)`;
+const ERROR_SPANS = sql<number>`sum(case when s.status_code = ${STATUS_ERROR} then 1 else 0 end)`;
+
+/** The aggregate each order sorts a trace by; all are integers (a duration in nanoseconds may pass 2^53). */
+const SORT_VALUE: Record<TraceSort, RawBuilder<number>> = {
+  start: START_MS,
+  duration: DURATION_NS,
+  spans: sql<number>`count(*)`,
+  errors: ERROR_SPANS,
+};
 
 interface Window {
   projectId: string;
@@ -82,7 +93,7 @@ async function rootsAndServices(services: Services, w: Window, traces: readonly 
 }
 
 /** The search's conditions on a trace's spans, for its HAVING clause: the filters, then the position after the cursor. */
-function traceConditions(dialect: DialectName, p: TracesQuery, appId: string | undefined, cursor: Cursor | undefined): Array<Expression<SqlBool>> {
+function traceConditions(dialect: DialectName, p: TracesQuery, appId: string | undefined, ks: KeysetSort, cursor: Position | undefined): Array<Expression<SqlBool>> {
   const having: Array<Expression<SqlBool>> = [];
   if (appId !== undefined) having.push(anySpan(sql`s.app_id = ${appId}`));
   if (p.service !== undefined) having.push(anySpan(sql`${serviceOf(dialect)} = ${p.service}`));
@@ -90,7 +101,7 @@ function traceConditions(dialect: DialectName, p: TracesQuery, appId: string | u
   if (p.status !== undefined) having.push(sql<SqlBool>`max(s.status_code) = ${{ error: STATUS_ERROR, ok: 1, unset: 0 }[p.status]}`);
   if (p.min_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} >= ${Math.ceil(p.min_duration_ms * 1e6)}`);
   if (p.max_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} <= ${Math.floor(p.max_duration_ms * 1e6)}`);
-  if (cursor) having.push(sql<SqlBool>`(min(s.time_ms) < ${cursor.t} or (min(s.time_ms) = ${cursor.t} and s.trace_id < ${String(cursor.k)}))`);
+  if (cursor) having.push(afterPosition(ks, SORT_VALUE[p.sort], sql.ref('s.trace_id'), cursor));
   return having;
 }
 
@@ -99,10 +110,10 @@ const query = { tags: ['query'], security: CONTROL_SECURITY, method: 'get' as co
 const tracesRoute = createRoute({
   ...query,
   path: '/',
-  summary: 'Traces: one item per trace, newest first, with its root span, duration, span and error counts and services',
+  summary: 'Traces: one item per trace, newest first unless `sort` and `order` say otherwise, with its root span, duration, span and error counts and services',
   description:
     "Confined to the key's project. A trace's figures are those of its spans in the window [from, to); without `from` the window is the last " +
-    `${DEFAULT_TRACE_WINDOW_MS / 3_600_000} hours, unless \`trace_id\` or \`session_id\` is given. Ordered by start (newest first), then trace id; ` +
+    `${DEFAULT_TRACE_WINDOW_MS / 3_600_000} hours, unless \`trace_id\` or \`session_id\` is given. Ordered by start (newest first) unless \`sort\` and \`order\` say otherwise, then trace id; ` +
     'filters on spans (`app`, `service`, `name`, `session_id`) keep a trace when any of its spans matches. Unknown query parameters are rejected.',
   request: { query: tracesQuery },
   responses: {
@@ -131,7 +142,9 @@ export function traceRoutes(services: Services) {
     .openapi(tracesRoute, async (c) => {
       const p = c.req.valid('query');
       const { projectId } = c.get('caller');
-      const cursor = readCursor(c, 'string');
+      // Cursors from before the search could be sorted were by start, newest first.
+      const ks: KeysetSort = { sort: p.sort, order: p.order, value: 'integer', defaultSort: 'start' };
+      const cursor = readSortedCursor(p.cursor, ks);
       const pinned = p.trace_id !== undefined || p.session_id !== undefined;
       const appId = await appIdFilter(services, projectId, p.app);
       const w: Window = {
@@ -142,11 +155,13 @@ export function traceRoutes(services: Services) {
       let q = spansIn(services.db, w)
         .select([
           's.trace_id',
-          sql<number>`min(s.time_ms)`.as('start_ms'),
+          START_MS.as('start_ms'),
           DURATION_NS.as('duration_ns'),
           sql<number>`count(*)`.as('span_count'),
-          sql<number>`sum(case when s.status_code = ${STATUS_ERROR} then 1 else 0 end)`.as('error_count'),
+          ERROR_SPANS.as('error_count'),
           sql<string | null>`min(s.session_id)`.as('session_id'),
+          // Exact as text: the drivers read a 64-bit integer into a double.
+          sql<string>`cast(${SORT_VALUE[p.sort]} as text)`.as('sort_value'),
         ])
         .groupBy(['s.trace_key', 's.trace_id']);
       if (p.trace_id !== undefined) q = q.where('s.trace_key', '=', traceKey(p.trace_id)).where('s.trace_id', '=', p.trace_id);
@@ -160,13 +175,14 @@ export function traceRoutes(services: Services) {
           .$asTuple('trace_key', 'trace_id');
         q = q.where(({ eb, refTuple }) => eb(refTuple('s.trace_key', 's.trace_id'), 'in', ofSession));
       }
-      const having = traceConditions(services.dialect, p, appId, cursor);
+      const having = traceConditions(services.dialect, p, appId, ks, cursor);
       if (having.length > 0) q = q.having(({ and }) => and(having));
-      const rows = await q.orderBy('start_ms', 'desc').orderBy('s.trace_id', 'desc').limit(p.limit + 1).execute();
+      const rows = await q.orderBy(SORT_VALUE[p.sort], p.order).orderBy('s.trace_id', p.order).limit(p.limit + 1).execute();
       const { roots, names } = await rootsAndServices(services, w, rows.slice(0, p.limit));
-      const page = keysetPage(
+      const page = sortedPage(
         rows,
         p.limit,
+        ks,
         (r) => ({
           trace_id: r.trace_id,
           root: roots.get(r.trace_id) ?? null,
@@ -177,7 +193,7 @@ export function traceRoutes(services: Services) {
           services: names.get(r.trace_id) ?? [],
           session_id: r.session_id,
         }),
-        (r) => ({ t: Number(r.start_ms), k: r.trace_id }),
+        (r) => ({ t: r.sort_value, k: r.trace_id }),
       );
       return c.json(page, 200);
     })

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { cursorQuery, limitQuery, Time } from '../http/schemas';
+import { orderQuery } from './keyset';
 import { rangeQuery, SpanSchema, traceIdQuery } from './schemas';
 
 /** Query parameters and answers of the trace search and the trace detail (docs/api.md, "Traces"). */
@@ -24,6 +25,10 @@ const durationBound = (description: string, example: string) => {
 
 export const TRACE_STATUSES = ['error', 'ok', 'unset'] as const;
 
+/** The trace search's orders (traces-routes.ts maps each to its aggregate). */
+export const TRACE_SORTS = ['start', 'duration', 'spans', 'errors'] as const;
+export type TraceSort = (typeof TRACE_SORTS)[number];
+
 export const tracesQuery = z.strictObject({
   ...rangeQuery,
   service: filterText("Traces with a span whose resource `service.name` is this, as sent (an app's name or alias)", 'checkout-api'),
@@ -36,8 +41,10 @@ export const tracesQuery = z.strictObject({
     .openapi({ description: 'error: a span has status code 2 (ERROR); ok: none has, and one has code 1 (OK); unset: every span has code 0', example: 'error' }),
   min_duration_ms: durationBound('Traces lasting at least this long (last span end − first span start)', '500'),
   max_duration_ms: durationBound('Traces lasting at most this long', '10000'),
+  sort: z.enum(TRACE_SORTS).default('start').openapi({ description: 'Order: start (default), duration, span count or error span count; ties by trace id' }),
+  order: orderQuery('desc (default): newest, longest, most spans, most errors first'),
   limit: limitQuery(50, 200),
-  cursor: cursorQuery,
+  cursor: cursorQuery.openapi({ description: '`next_cursor` of the previous page of the same sort and order' }),
 });
 
 export type TracesQuery = z.output<typeof tracesQuery>;

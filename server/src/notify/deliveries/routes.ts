@@ -1,12 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { sql } from 'kysely';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../../http/openapi';
 import { cursorQuery, limitQuery, pageOf } from '../../http/schemas';
-import { keysetPage, readCursor } from '../../query/params';
+import { afterPosition, orderQuery, readSortedCursor, sortedPage, type KeysetSort } from '../../query/keyset';
 import { loadChannel } from '../channels/routes';
 import type { ChannelType } from '../kinds/types';
 import { newDeliveryId, scheduledDelivery } from '../outbox/schedule';
 import { deliveryJson } from '../outbox/worker';
-import { Delivery, DELIVERY_STATES } from '../schemas';
+import { Delivery, DELIVERY_SORTS, DELIVERY_STATES } from '../schemas';
 import type { NotifyServices } from '../services';
 import { testNotice } from './notice';
 
@@ -18,19 +19,30 @@ const TEST_MARGIN_MS = 5_000;
 
 const control = { tags: ['notifications'], security: CONTROL_SECURITY };
 
+/**
+ * What each order sorts by (ties by id). A delivery not attempted yet has no latency: it counts as -1, below every
+ * latency, so that both databases put it in the same place (last when descending).
+ */
+const SORT_VALUE = { created: sql<number>`created_ms`, latency: sql<number>`coalesce(latency_ms, -1)` } as const;
+
 const listRoute = createRoute({
   ...control,
   method: 'get',
   path: '/deliveries',
-  summary: 'The delivery log, newest first',
+  summary: 'The delivery log, newest first unless `sort` and `order` say otherwise',
   description: 'Each delivery with its state, attempts, latency of the last attempt and the start of the last answer (status, body).',
   request: {
     query: z.strictObject({
       channel_id: z.string().optional().openapi({ description: 'Only this channel\'s deliveries' }),
       incident_id: z.string().optional().openapi({ description: "Only this incident's deliveries" }),
       state: z.enum(DELIVERY_STATES).optional().openapi({ description: 'Only deliveries in this state' }),
+      sort: z
+        .enum(DELIVERY_SORTS)
+        .default('created')
+        .openapi({ description: 'Order: creation (default) or latency of the last attempt, where a delivery not attempted yet comes below any latency; ties by id' }),
+      order: orderQuery('desc (default): newest, slowest first'),
       limit: limitQuery(DELIVERY_PAGE.default, DELIVERY_PAGE.max),
-      cursor: cursorQuery,
+      cursor: cursorQuery.openapi({ description: '`next_cursor` of the previous page of the same sort and order' }),
     }),
   },
   responses: { 200: jsonAnswer('A page', pageOf(Delivery)), ...errors(400, 401, 403) },
@@ -49,17 +61,18 @@ const testRoute = createRoute({
 export function deliveryRoutes(services: NotifyServices) {
   return createRouter()
     .openapi(listRoute, async (c) => {
-      const { limit, channel_id: channelId, incident_id: incidentId, state } = c.req.valid('query');
-      const cursor = readCursor(c, 'string');
+      const { limit, channel_id: channelId, incident_id: incidentId, state, sort, order, cursor: rawCursor } = c.req.valid('query');
+      // Latencies are fractional milliseconds; cursors from before the log could be sorted were by creation, newest first.
+      const ks: KeysetSort = { sort, order, value: sort === 'latency' ? 'number' : 'integer', defaultSort: 'created' };
+      const cursor = readSortedCursor(rawCursor, ks);
       let query = services.db.selectFrom('deliveries').selectAll().where('project_id', '=', c.get('caller').projectId);
       if (channelId) query = query.where('channel_id', '=', channelId);
       if (incidentId) query = query.where('incident_id', '=', incidentId);
       if (state) query = query.where('state', '=', state);
-      if (cursor) {
-        query = query.where((eb) => eb.or([eb('created_ms', '<', cursor.t), eb.and([eb('created_ms', '=', cursor.t), eb('id', '<', String(cursor.k))])]));
-      }
-      const rows = await query.orderBy('created_ms', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-      return c.json(keysetPage(rows, limit, deliveryJson, (d) => ({ t: d.created_ms, k: d.id })), 200);
+      if (cursor) query = query.where(afterPosition(ks, SORT_VALUE[sort], sql.ref('id'), cursor));
+      const rows = await query.orderBy(SORT_VALUE[sort], order).orderBy('id', order).limit(limit + 1).execute();
+      const position = (d: (typeof rows)[number]) => ({ t: sort === 'latency' ? (d.latency_ms ?? -1) : d.created_ms, k: d.id });
+      return c.json(sortedPage(rows, limit, ks, deliveryJson, position), 200);
     })
     .openapi(testRoute, async (c) => {
       const { projectId } = c.get('caller');
