@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { onListKeyDown } from './data-table';
 import { formatDuration } from './format';
+import { KeyValues } from './key-values';
 import './waterfall.css';
 
 /** A span as the control plane lists it (`GET /control-plane/spans`, server/src/query/schemas.ts Span). */
@@ -93,21 +94,7 @@ function SpanDetail({ row }: { row: Row }) {
         <dd className="mono">{span.span_id}</dd>
       </dl>
       <h5>Attributes</h5>
-      {attributes.length === 0 ? (
-        <p className="hint">None.</p>
-      ) : (
-        <table className="kv">
-          <caption className="visually-hidden">Attributes of {span.name}</caption>
-          <tbody>
-            {attributes.map(([k, v]) => (
-              <tr key={k}>
-                <th scope="row">{k}</th>
-                <td>{v}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <KeyValues caption={`Attributes of ${span.name}`} entries={attributes} none="None." />
       <h5>Events</h5>
       {events.length === 0 ? (
         <p className="hint">None.</p>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { formatDuration } from '../../ui/format';
+import { KeyValues } from '../../ui/key-values';
 import { Badge } from '../../ui/status';
 import { formatOffset } from './offset';
 import type { PaneProps } from './pane-props';
@@ -23,21 +24,7 @@ function Headers({ title, headers }: { title: string; headers: Record<string, st
   return (
     <>
       <h4>{title}</h4>
-      {entries.length === 0 ? (
-        <p className="hint">None recorded.</p>
-      ) : (
-        <table className="kv">
-          <caption className="visually-hidden">{title}</caption>
-          <tbody>
-            {entries.map(([name, value]) => (
-              <tr key={name}>
-                <th scope="row">{name}</th>
-                <td>{value}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <KeyValues caption={title} entries={entries} none="None recorded." />
     </>
   );
 }
