@@ -91,6 +91,18 @@ test('the list: newest first, filters in the URL (reload keeps them), keyset pag
   await expect(rows(page)).toHaveCount(1);
 });
 
+test('a sortable header orders the list by it: severity, most severe first, then reversed', async ({ page }) => {
+  await signIn(page, server, { path: '/incidents?env=production' });
+  const titles = page.locator('table.data-table tbody .incident-title');
+  await expect(titles).toHaveText(['Checkout fails for every user', HOSTILE, 'Search is slow for everyone']);
+  const severity = page.getByRole('button', { name: 'Severity' });
+  await severity.click();
+  await expect(page).toHaveURL(/sort=severity&order=desc/);
+  await expect(titles).toHaveText(['Checkout fails for every user', 'Search is slow for everyone', HOSTILE]);
+  await severity.click();
+  await expect(titles).toHaveText([HOSTILE, 'Search is slow for everyone', 'Checkout fails for every user']);
+});
+
 test('keyboard to the detected incident: evidence, sessions, timeline; acknowledge and resolve update the page and the list', async ({ page }, testInfo) => {
   await signIn(page, server, { path: `/incidents?env=${ENV}` });
   const link = rows(page).first().getByRole('link');

@@ -188,7 +188,7 @@ test('deliveries: the test deliveries with state, latency and response; filters 
   await page.keyboard.press('ArrowRight');
   await expect(page.getByRole('tab', { name: 'Deliveries' })).toBeFocused();
   await expect(page).toHaveURL(/tab=deliveries/);
-  const table = page.getByRole('table', { name: 'Notification deliveries, newest first' });
+  const table = page.getByRole('table', { name: 'Notification deliveries' });
   const rows = table.getByRole('row').filter({ has: page.getByRole('cell') });
   await expect(rows).toHaveCount(2);
   const first = rows.first();
@@ -225,7 +225,7 @@ test('deliveries: keyset pages of 50, the page in the URL', async ({ page }) => 
     expect(res.status).toBe(200);
   }
   await signIn(page, server, { path: '/notifications?tab=deliveries' });
-  const rows = page.getByRole('table', { name: 'Notification deliveries, newest first' }).getByRole('row').filter({ has: page.getByRole('cell') });
+  const rows = page.getByRole('table', { name: 'Notification deliveries' }).getByRole('row').filter({ has: page.getByRole('cell') });
   await expect(rows).toHaveCount(50);
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'Next page' }).click();
   await expect(page).toHaveURL(/cursor=/);
@@ -233,6 +233,29 @@ test('deliveries: keyset pages of 50, the page in the URL', async ({ page }) => 
   await page.reload();
   await expect(rows).toHaveCount(2);
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'First page' }).click();
+  await expect(rows).toHaveCount(50);
+});
+
+test('deliveries: the Latency header sorts by latency, slowest first, then fastest first', async ({ page }) => {
+  await signIn(page, server, { path: '/notifications?tab=deliveries' });
+  const table = page.getByRole('table', { name: 'Notification deliveries' });
+  const rows = table.getByRole('row').filter({ has: page.getByRole('cell') });
+  await expect(rows).toHaveCount(50);
+  /** The latency column of the page, in ms, as shown. */
+  const latencies = async () =>
+    (await rows.locator('td:nth-child(6)').allTextContents()).map((text) => {
+      const [value, unit] = text.split(' ');
+      return Number(value) * (unit === 's' ? 1000 : 1);
+    });
+  const sorted = (values: number[], order: 1 | -1) => values.every((v, i) => i === 0 || (v - values[i - 1]!) * order >= 0);
+  await table.getByRole('button', { name: 'Latency' }).click();
+  await expect(page).toHaveURL(/sort=latency&order=desc/);
+  await expect(table.getByRole('columnheader', { name: 'Latency' })).toHaveAttribute('aria-sort', 'descending');
+  // The rows shown change when the new page arrives.
+  await expect.poll(async () => sorted(await latencies(), -1)).toBe(true);
+  await table.getByRole('button', { name: 'Latency' }).click();
+  await expect(page).toHaveURL(/sort=latency&order=asc/);
+  await expect.poll(async () => sorted(await latencies(), 1)).toBe(true);
   await expect(rows).toHaveCount(50);
 });
 

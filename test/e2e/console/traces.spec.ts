@@ -170,6 +170,21 @@ test('keyset paging with a small limit', async ({ page }) => {
   await expect(roots(page)).toHaveText(['GET /home', 'GET /products']);
 });
 
+test('a sortable header orders the list by it, a second click reverses it; the sort is in the URL', async ({ page }) => {
+  await signIn(page, server, { path: '/traces' });
+  await expect(roots(page)).toHaveText(['GET /home', 'GET /products', 'GET /checkout']);
+  const duration = table(page).getByRole('button', { name: 'Duration' });
+  await duration.click();
+  await expect(page).toHaveURL(/sort=duration&order=desc/);
+  await expect(roots(page)).toHaveText(['GET /checkout', 'GET /home', 'GET /products']);
+  await expect(table(page).getByRole('columnheader', { name: 'Duration' })).toHaveAttribute('aria-sort', 'descending');
+  await duration.click();
+  await expect(roots(page)).toHaveText(['GET /products', 'GET /home', 'GET /checkout']);
+  await page.reload();
+  await expect(table(page).getByRole('columnheader', { name: 'Duration' })).toHaveAttribute('aria-sort', 'ascending');
+  await expect(roots(page)).toHaveText(['GET /products', 'GET /home', 'GET /checkout']);
+});
+
 test('a trace: facts, session link, nested waterfall, the error span’s attributes and events as text; keyboard', async ({ page }, testInfo) => {
   await signIn(page, server, { path: '/traces' });
   // Keyboard: Tab from the time range reaches the first filter; Enter in it applies; Enter on a row opens the trace.

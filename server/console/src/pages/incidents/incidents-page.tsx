@@ -21,13 +21,14 @@ const when = (at: string | null, by?: string | null) =>
 
 const COLUMNS: ReadonlyArray<Column<Incident>> = [
   { id: 'title', header: 'Incident', cell: (i) => <span className="incident-title">{i.title}</span> },
-  { id: 'severity', header: 'Severity', cell: (i) => <SeverityBadge severity={i.severity} /> },
+  { id: 'severity', header: 'Severity', sortable: true, cell: (i) => <SeverityBadge severity={i.severity} /> },
   { id: 'status', header: 'Status', cell: (i) => <IncidentStatusBadge status={i.status} /> },
   { id: 'services', header: 'Services', cell: (i) => i.services.join(', ') || '—' },
   { id: 'env', header: 'Env', cell: (i) => i.env },
-  { id: 'detected', header: 'Detected', cell: (i) => when(i.detected_at) },
+  { id: 'detected', header: 'Detected', sortable: true, cell: (i) => when(i.detected_at) },
   { id: 'acknowledged', header: 'Acknowledged', cell: (i) => when(i.acknowledged_at, i.acknowledged_by) },
   { id: 'resolved', header: 'Resolved', cell: (i) => when(i.resolved_at, i.resolved_by) },
+  { id: 'updated', header: 'Updated', sortable: true, cell: (i) => when(i.updated_at) },
 ];
 
 const FIELDS: FilterField[] = [
@@ -37,10 +38,10 @@ const FIELDS: FilterField[] = [
   { name: 'service', label: 'Service', kind: 'text' },
 ];
 
-/** `/incidents`: newest first, filters and page in the URL; a row opens `/incident/<id>`. */
+/** `/incidents`: newest first unless a column sorts them, filters, sort and page in the URL; a row opens `/incident/<id>`. */
 export default function IncidentsPage() {
   const [params] = useUrlState();
-  const list = useApi<Page<Incident>>('/incidents', pick(params, ['status', 'severity', 'env', 'service', 'cursor', 'limit']));
+  const list = useApi<Page<Incident>>('/incidents', pick(params, ['status', 'severity', 'env', 'service', 'sort', 'order', 'cursor', 'limit']));
   return (
     <>
       <PageHeader title="Incidents" />
@@ -48,10 +49,11 @@ export default function IncidentsPage() {
       <PagedTable
         list={list}
         empty="No incident matches these filters."
-        caption="Incidents, newest first"
+        caption="Incidents"
         columns={COLUMNS}
         rowKey={(i) => i.id}
         rowHref={(i) => `/incident/${encodeURIComponent(i.id)}`}
+        defaultSort={{ id: 'detected', order: 'desc' }}
       />
     </>
   );

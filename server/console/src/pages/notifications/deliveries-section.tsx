@@ -12,14 +12,14 @@ import { DELIVERY_STATES, type Channel, type Delivery } from './types';
 /** How much of the receiver's answer the table shows; the rest is in the API. */
 const EXCERPT = 120;
 
-/** The delivery log, newest first: filters (channel, state) and the keyset page in the URL. */
+/** The delivery log, newest first unless a column sorts it: filters (channel, state), sort and the keyset page in the URL. */
 export function DeliveriesSection() {
   const [params] = useUrlState();
   const channels = useApi<{ data: Channel[] }>('/notifications/channels');
-  const deliveries = useApi<Page<Delivery>>('/notifications/deliveries', { ...pick(params, ['channel_id', 'state', 'cursor']), limit: 50 });
+  const deliveries = useApi<Page<Delivery>>('/notifications/deliveries', { ...pick(params, ['channel_id', 'state', 'sort', 'order', 'cursor']), limit: 50 });
   const names = new Map((channels.data?.data ?? []).map((c) => [c.id, c.name]));
   const columns: Column<Delivery>[] = [
-    { id: 'time', header: 'Time', cell: (d) => formatTime(d.created_at) },
+    { id: 'created', header: 'Time', sortable: true, cell: (d) => formatTime(d.created_at) },
     { id: 'channel', header: 'Channel', cell: (d) => `${names.get(d.channel_id) ?? d.channel_id} (${d.channel_type})` },
     {
       id: 'incident',
@@ -29,7 +29,7 @@ export function DeliveriesSection() {
     },
     { id: 'event', header: 'Event', cell: (d) => d.event },
     { id: 'state', header: 'State', cell: (d) => <DeliveryState state={d.state} /> },
-    { id: 'latency', header: 'Latency', numeric: true, cell: (d) => formatDuration(d.latency_ms) },
+    { id: 'latency', header: 'Latency', sortable: true, numeric: true, cell: (d) => formatDuration(d.latency_ms) },
     { id: 'attempts', header: 'Attempts', numeric: true, cell: (d) => d.attempt },
     {
       id: 'response',
@@ -59,7 +59,14 @@ export function DeliveriesSection() {
         ]}
         />
       )}
-      <PagedTable list={deliveries} empty="No deliveries match." caption="Notification deliveries, newest first" columns={columns} rowKey={(d) => d.id} />
+      <PagedTable
+        list={deliveries}
+        empty="No deliveries match."
+        caption="Notification deliveries"
+        columns={columns}
+        rowKey={(d) => d.id}
+        defaultSort={{ id: 'created', order: 'desc' }}
+      />
     </section>
   );
 }

@@ -13,7 +13,7 @@ import './traces.css';
 
 /** The API's own default window when no `from` is given. */
 const DEFAULT_RANGE = '24h';
-const PASSED = ['trace_id', 'service', 'name', 'status', 'min_duration_ms', 'max_duration_ms', 'limit', 'cursor'] as const;
+const PASSED = ['trace_id', 'service', 'name', 'status', 'min_duration_ms', 'max_duration_ms', 'sort', 'order', 'limit', 'cursor'] as const;
 
 const FIELDS: FilterField[] = [
   { name: 'trace_id', label: 'Trace id', kind: 'search', placeholder: '32 hex characters' },
@@ -37,10 +37,11 @@ function columns(longest: number): ReadonlyArray<Column<TraceSummary>> {
   return [
     { id: 'root', header: 'Root span', cell: (t) => t.root?.name ?? <span className="hint">(no root span)</span> },
     { id: 'services', header: 'Services', cell: (t) => t.services.join(', ') || <span className="hint">—</span> },
-    { id: 'start', header: 'Start', cell: (t) => formatTime(t.start) },
+    { id: 'start', header: 'Start', sortable: true, cell: (t) => formatTime(t.start) },
     {
       id: 'duration',
       header: 'Duration',
+      sortable: true,
       numeric: true,
       cell: (t) => (
         <span className="duration-cell">
@@ -52,17 +53,18 @@ function columns(longest: number): ReadonlyArray<Column<TraceSummary>> {
         </span>
       ),
     },
-    { id: 'spans', header: 'Spans', numeric: true, cell: (t) => t.span_count },
+    { id: 'spans', header: 'Spans', sortable: true, numeric: true, cell: (t) => t.span_count },
     {
       id: 'errors',
       header: 'Errors',
+      sortable: true,
       numeric: true,
       cell: (t) => <Badge tone={t.error_count > 0 ? 'bad' : 'neutral'}>{t.error_count === 1 ? '1 error' : `${t.error_count} errors`}</Badge>,
     },
   ];
 }
 
-/** Traces: newest first, each with its root span, services, duration, span and error counts; a row opens the trace. */
+/** Traces: newest first unless a column sorts them, with root span, services, duration, span and error counts; a row opens the trace. */
 export default function TracesPage() {
   const [params] = useUrlState();
   const range = useTimeRange(DEFAULT_RANGE);
@@ -77,7 +79,15 @@ export default function TracesPage() {
         <TimeRangePicker fallback={DEFAULT_RANGE} />
       </PageHeader>
       <FilterBar label="Trace filters" fields={FIELDS} />
-      <PagedTable list={list} empty="No traces match these filters." caption="Traces" columns={columns(longest)} rowKey={(t) => t.trace_id} rowHref={(t) => `/trace/${t.trace_id}`} />
+      <PagedTable
+        list={list}
+        empty="No traces match these filters."
+        caption="Traces"
+        columns={columns(longest)}
+        rowKey={(t) => t.trace_id}
+        rowHref={(t) => `/trace/${t.trace_id}`}
+        defaultSort={{ id: 'start', order: 'desc' }}
+      />
     </div>
   );
 }
