@@ -139,6 +139,18 @@ test('keyboard: Tab reaches a row, Enter opens the issue; the page shows the ori
   await expect(page.getByText('No GitHub repository is connected')).toBeVisible();
   await expectAccessible(page);
   await screenshot(page, testInfo, 'issue');
+
+  // The affected session's Errors pane shows each of its errors with the same original frames and source line.
+  await page.getByRole('link', { name: SESSION }).click();
+  await expect(page).toHaveURL(new RegExp(`/session/${SESSION}$`));
+  await page.getByRole('tab', { name: /Errors/ }).click();
+  const errors = page.getByRole('list', { name: 'Errors' }).getByRole('button');
+  await expect(errors).toHaveCount(3);
+  await errors.last().click();
+  const frame = page.getByRole('list', { name: 'Frames in the app' }).locator('.frame').first();
+  await expect(frame.locator('.fn')).toHaveText('lineTotal');
+  await expect(frame.locator('.where').first()).toHaveText(/^src\/cart\/total\.ts:2:\d+$/);
+  await expect(frame.locator('mark')).toContainText(THROW_LINE);
 });
 
 test('status: resolve from the page, the list filter shows it, reopen; the heuristic analysis runs from the page', async ({ page }) => {

@@ -154,8 +154,9 @@ test('plays the recorded session: address bar, markers, panes that seek and foll
   const errorRow = page.getByRole('list', { name: 'Errors' }).getByRole('button', { name: /payment failed/ });
   await expect(errorRow).toHaveCount(1);
   await expect(errorRow).toContainText(HOSTILE);
-  await expect(page.getByRole('list', { name: 'Stack frames' })).toContainText('chargeCard');
-  await expect(page.getByRole('list', { name: 'Stack frames' })).toContainText(`${app.origin}/:`);
+  await errorRow.click();
+  await expect(page.getByRole('list', { name: 'Frames in the app' })).toContainText('chargeCard');
+  await expect(page.getByRole('list', { name: 'Frames in the app' })).toContainText(`${app.origin}/:`);
   await expect(page.locator('.tab-panel img')).toHaveCount(0);
 
   // A row seeks: the clock moves to the row's time, the replayed page shows the change, the row is current.

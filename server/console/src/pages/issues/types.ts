@@ -17,8 +17,6 @@ type WithStatus<T> = Omit<T, 'status'> & { status: IssueStatus };
 export type Issue = WithStatus<z.output<typeof IssueSchema>>;
 export type IssueDetail = WithStatus<z.output<typeof IssueDetailSchema>>;
 export type Seen = Issue['first_seen'];
-export type Frame = IssueDetail['stack']['frames'][number];
-export type OriginalFrame = NonNullable<Frame['original']>;
 export type Analysis = z.output<typeof AnalysisSchema>;
 
 /** `GET`/`POST /issues/{id}/pull-request` (server/src/github/routes.ts, whose schema is the route's own). */

@@ -1,61 +1,48 @@
-import { useEffect, useMemo, useState } from 'react';
-import { Badge } from '../../ui/status';
+import { useMemo } from 'react';
+import { useApi } from '../../api/use-api';
+import { Stack } from '../../ui/stack';
+import { Badge, LoadState } from '../../ui/status';
 import { bodyText, isError, logTime } from './logs';
 import type { PaneProps } from './pane-props';
 import { SeekList } from './seek-list';
-import { parseStack, symbolicatedStacks, type ShownFrame } from './stack';
 import type { LogRow } from './types';
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
-function Frames({ frames, symbolicated }: { frames: readonly ShownFrame[]; symbolicated: boolean }) {
-  if (frames.length === 0) return <p className="hint">No stack trace was recorded for this error.</p>;
-  return (
-    <>
-      <p className="hint">{symbolicated ? 'Stack, symbolicated with the uploaded source maps:' : 'Stack as recorded (no source map applied):'}</p>
-      <ol className="frames" aria-label="Stack frames">
-        {frames.map((f, i) => (
-          <li key={i}>
-            <span className="fn">{f.original?.function ?? f.function}</span>{' '}
-            <span className="mono">{f.original?.location ?? f.location}</span>
-            {f.original && <span className="hint mono"> (ran at {f.location})</span>}
-          </li>
-        ))}
-      </ol>
-    </>
-  );
+/** `GET /control-plane/logs/{id}/frames` (server/src/query/log-frames-routes.ts). */
+type LogFrames = Parameters<typeof Stack>[0]['stack'];
+
+/**
+ * One error's stack as the server symbolicates it with the project's source maps (original file, line, function and
+ * the source lines around), asked for when the row is opened.
+ */
+function ErrorStack({ logId, hasStack }: { logId: number; hasStack: boolean }) {
+  const { data, error, loading } = useApi<LogFrames>(hasStack ? `/logs/${logId}/frames` : null);
+  if (!hasStack) return <p className="hint">No stack trace was recorded for this error.</p>;
+  if (!data) return <LoadState loading={loading} error={error} />;
+  return <Stack stack={data} />;
 }
 
-/** The session's errors: message, type and stack frames (symbolicated where the issues API has them). */
-export function ErrorsPane({ sessionId, logs, ...timing }: PaneProps & { sessionId: string; logs: readonly LogRow[] }) {
+/** The session's errors: message, type and, opened, the stack with original frames where a source map covers them. */
+export function ErrorsPane({ logs, ...timing }: PaneProps & { logs: readonly LogRow[] }) {
   const items = useMemo(
     () =>
       logs.filter(isError).map((log) => ({
         key: String(log.id),
+        id: log.id,
         at: logTime(log),
         message: bodyText(log.body),
         type: text(log.attributes['exception.type']) ?? log.severity_text ?? 'ERROR',
-        stack: text(log.attributes['exception.stacktrace']),
+        hasStack: text(log.attributes['exception.stacktrace']) !== undefined,
       })),
     [logs],
   );
-  const [symbolicated, setSymbolicated] = useState<Map<string, ShownFrame[]>>(new Map());
-  useEffect(() => {
-    const withStacks = items.flatMap((e) => (e.stack ? [{ type: e.type, stack: e.stack }] : []));
-    if (withStacks.length === 0) return;
-    const controller = new AbortController();
-    const since = Math.min(...items.map((e) => e.at));
-    symbolicatedStacks(sessionId, withStacks, since, controller.signal).then(setSymbolicated, () => {
-      // Without the issues API's frames the raw ones are shown, which is what a failure leaves anyway.
-    });
-    return () => controller.abort();
-  }, [items, sessionId]);
-
   return (
     <SeekList
       label="Errors"
       items={items}
       {...timing}
+      expandable
       empty="No errors in this session."
       row={(e) => (
         <>
@@ -63,10 +50,7 @@ export function ErrorsPane({ sessionId, logs, ...timing }: PaneProps & { session
           <span className="row-text">{e.message}</span>
         </>
       )}
-      detail={(e) => {
-        const mapped = e.stack ? symbolicated.get(e.stack) : undefined;
-        return <Frames frames={mapped ?? (e.stack ? parseStack(e.stack) : [])} symbolicated={mapped !== undefined} />;
-      }}
+      detail={(e) => <ErrorStack logId={e.id} hasStack={e.hasStack} />}
     />
   );
 }

@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { formatDuration } from '../../ui/format';
 import { KeyValues } from '../../ui/key-values';
 import { Badge } from '../../ui/status';
@@ -76,20 +75,14 @@ function RequestDetail({ step, start }: { step: RecipeRow; start: number }) {
 }
 
 /** The session's requests from its recipes; a row seeks and opens the request's detail. */
-export function NetworkPane({ recipes, onSeek, ...timing }: PaneProps & { recipes: readonly RecipeRow[] }) {
-  const [open, setOpen] = useState<string | undefined>();
+export function NetworkPane({ recipes, ...timing }: PaneProps & { recipes: readonly RecipeRow[] }) {
   const items = recipes.map((step) => ({ key: String(step.id), at: step.ts, step }));
   return (
     <SeekList
       label="Network requests"
       items={items}
       {...timing}
-      onSeek={(item) => {
-        setOpen((current) => (current === item.key ? undefined : item.key));
-        onSeek(item);
-      }}
       expandable
-      expandedKey={open}
       empty="No requests were recorded in this session."
       row={({ step }) => (
         <>

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { onListKeyDown } from '../../ui/data-table';
 import { formatOffset, lastAtOrBefore } from './offset';
 
@@ -22,7 +22,6 @@ export function SeekList<T extends SeekItem>({
   row,
   detail,
   expandable = false,
-  expandedKey,
   empty,
 }: {
   label: string;
@@ -34,11 +33,11 @@ export function SeekList<T extends SeekItem>({
   onSeek: (item: T) => void;
   row: (item: T) => ReactNode;
   detail?: (item: T) => ReactNode;
-  /** Rows toggle their detail (aria-expanded); otherwise the detail always shows. */
+  /** Selecting a row also opens its detail, and selecting it again closes it (aria-expanded); else details always show. */
   expandable?: boolean;
-  expandedKey?: string;
   empty: string;
 }) {
+  const [expandedKey, setExpandedKey] = useState<string | undefined>();
   if (items.length === 0) return <p className="state">{empty}</p>;
   const current = now === undefined ? -1 : lastAtOrBefore(items, now);
   return (
@@ -54,7 +53,10 @@ export function SeekList<T extends SeekItem>({
               data-offset-ms={Math.round(item.at - start)}
               aria-current={index === current ? 'time' : undefined}
               aria-expanded={expandable ? open : undefined}
-              onClick={() => onSeek(item)}
+              onClick={() => {
+                if (expandable) setExpandedKey((key) => (key === item.key ? undefined : item.key));
+                onSeek(item);
+              }}
             >
               <span className="offset">{formatOffset(item.at - start)}</span>
               {row(item)}

@@ -162,7 +162,7 @@ function SessionView({ id, data }: { id: string; data: SessionData }) {
           tabs={[
             { id: 'console', label: 'Console', count: data.logs.rows.length, panel: () => <ConsolePane logs={data.logs.rows} capped={data.logs.capped} {...timing} /> },
             { id: 'network', label: 'Network', count: data.recipes.rows.length, panel: () => <NetworkPane recipes={data.recipes.rows} {...timing} /> },
-            { id: 'errors', label: 'Errors', count: errors.length, panel: () => <ErrorsPane sessionId={id} logs={data.logs.rows} {...timing} /> },
+            { id: 'errors', label: 'Errors', count: errors.length, panel: () => <ErrorsPane logs={data.logs.rows} {...timing} /> },
             {
               id: 'traces',
               label: 'Traces',

@@ -1,4 +1,10 @@
-import type { Frame, IssueDetail, OriginalFrame } from './types';
+import type { z } from 'zod';
+import type { Frame as FrameSchema } from '../../../src/issues/schemas';
+import './stack.css';
+
+/** A frame as the server symbolicates it (an issue's newest error, or any error log: the same schema). */
+type Frame = z.output<typeof FrameSchema>;
+type OriginalFrame = NonNullable<Frame['original']>;
 
 /** The original lines around a frame, numbered, the frame's own line marked (a `<mark>`, and "error line" for readers). */
 function SourceContext({ original }: { original: OriginalFrame }) {
@@ -63,9 +69,9 @@ function runsOf(frames: Frame[]): Frame[][] {
   return runs;
 }
 
-/** The newest error's stack, symbolicated by the server, innermost frame first; the raw text folded below. */
-export function Stack({ stack }: { stack: IssueDetail['stack'] }) {
-  if (stack.raw === null) return <p className="hint">The newest error came without a stack.</p>;
+/** A stack symbolicated by the server, innermost frame first, frames outside the app folded; the raw text below. */
+export function Stack({ stack }: { stack: { raw: string | null; frames: Frame[] } }) {
+  if (stack.raw === null) return <p className="hint">This error came without a stack.</p>;
   let offset = 0;
   return (
     <>
