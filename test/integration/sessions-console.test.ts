@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../support/databases';
 import { resourceAttrs, str, TRACE_ID } from '../support/otlp';
-import { controlGet, startTestServer, type TestServer } from '../support/server';
+import { controlGet, expectBadRequests, startTestServer, type TestServer } from '../support/server';
 
 /**
  * What the console's sessions page reads (docs/api.md, "Sessions for the console"), on the real server over HTTP, on
@@ -148,7 +148,6 @@ interface SessionItem {
   counts: Record<string, number>;
 }
 type SessionPage = { data: SessionItem[]; next_cursor: string | null };
-type ErrorBody = { error: { code: string; message: string; details?: { field: string } } };
 
 const SORTS = ['last_seen', 'first_seen', 'duration', 'errors'] as const;
 const sortValue: Record<(typeof SORTS)[number], (s: SessionItem) => number> = {
@@ -395,12 +394,7 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
       ['/sessions/facets?app=nope', 'app'],
       ['/sessions/facets?env=prod', 'env'],
     ];
-    for (const [path, field] of cases) {
-      const res = await controlGet<ErrorBody>(t, path);
-      expect(res.status, path).toBe(400);
-      expect(res.body.error.code, path).toBe('invalid_request');
-      expect(res.body.error.details?.field, path).toBe(field);
-    }
+    await expectBadRequests(t, cases);
     expect(await get<SessionPage>('/sessions?limit=500')).toEqual(before);
     expect(await get('/sessions/facets')).toEqual(facets);
     expect((await fetch(`${t.url}/control-plane/sessions/facets`)).status).toBe(401);

@@ -5,7 +5,7 @@ import { issueDetector } from '../support/detector';
 import { chromeStack } from '../support/error-logs';
 import type { IssuePage } from '../support/issues';
 import { str, TRACE_ID } from '../support/otlp';
-import { controlGet, startTestServer, type TestServer } from '../support/server';
+import { controlGet, expectBadRequests, startTestServer, type TestServer } from '../support/server';
 
 /**
  * The server side of user identity and sampling (docs/query-api.md, "Users, attributes and sampling"), on the real
@@ -126,7 +126,6 @@ interface SessionItem {
   counts: Record<string, number>;
 }
 type SessionPage = { data: SessionItem[]; next_cursor: string | null };
-type ErrorBody = { error: { code: string; message: string; details?: { field: string } } };
 
 describe.each(kinds)('session identity and sampling on %s', (kind) => {
   let t: TestServer;
@@ -285,12 +284,7 @@ describe.each(kinds)('session identity and sampling on %s', (kind) => {
       ['/sessions/sampling?from=yesterday', 'from'],
       ['/sessions/sampling?app=nope', 'app'],
     ];
-    for (const [path, field] of cases) {
-      const res = await controlGet<ErrorBody>(t, path);
-      expect(res.status, path).toBe(400);
-      expect(res.body.error.code, path).toBe('invalid_request');
-      expect(res.body.error.details?.field, path).toBe(field);
-    }
+    await expectBadRequests(t, cases);
     expect(await get<SessionPage>('/sessions?limit=500')).toEqual(before);
     expect(await get('/sessions/sampling')).toEqual(sampling);
     // The sampling figures need the control key like every control-plane route.

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { startServer, type RunningServer, type StartOptions } from '../../server/src/index';
 import { createTempDatabase, type DatabaseKind } from './databases';
 
@@ -38,4 +39,12 @@ export async function controlGet<T = { data: Record<string, unknown>[]; next_cur
 ): Promise<{ status: number; body: T }> {
   const res = await fetch(`${t.url}/control-plane${path}`, { headers: { authorization: `Bearer ${t.controlKey}` } });
   return { status: res.status, body: (await res.json()) as T };
+}
+
+/** Each control-plane GET of `cases` (`[path, field]`) is a 400 `invalid_request` naming that field. */
+export async function expectBadRequests(t: TestServer, cases: ReadonlyArray<readonly [path: string, field: string]>): Promise<void> {
+  for (const [path, field] of cases) {
+    const res = await controlGet<{ error: { code: string; details?: { field?: string } } }>(t, path);
+    expect([path, res.status, res.body.error.code, res.body.error.details?.field]).toEqual([path, 400, 'invalid_request', field]);
+  }
 }
