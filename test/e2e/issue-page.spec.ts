@@ -208,7 +208,7 @@ test('an issue.regressed link opens the issue page: original stack and source, b
     await folded.locator('summary').click();
     await expect(page.getByRole('table').first()).toContainText('console.info: applying coupon SAVE10');
     await expect(page.getByRole('table').first()).toContainText('Apply coupon');
-    await expect(page.getByRole('link', { name: SESSION })).toHaveAttribute('href', `${server.url}/viewer/#session=${SESSION}`);
+    await expect(page.getByRole('link', { name: SESSION })).toHaveAttribute('href', `${server.url}/session/${SESSION}`);
     expect(await page.evaluate(() => getComputedStyle(document.body).fontFamily)).toContain('system-ui');
     await page.screenshot({ path: testInfo.outputPath('issue-page.png'), fullPage: true });
   });

@@ -1,7 +1,7 @@
 /**
  * The session-replay half of the example scenario (issue 4): the recording of a session arrives in sequence and
  * decompresses, carries the navigation, network and custom events, its recipes match the requests the page made, it
- * plays in the reference server's viewer page, and, for one example, its exported Playwright spec runs green against
+ * plays in the reference server's console, and, for one example, its exported Playwright spec runs green against
  * the app with the network served from the recipes.
  */
 import { expect, type BrowserContext } from '@playwright/test';
@@ -103,15 +103,15 @@ export async function checkRecording(ingest: TestServer, expected: ReplayExpecta
   }
 }
 
-/** Opens the reference server's viewer on the session and checks that the recorded DOM renders in the player. */
-export async function checkViewer(context: BrowserContext, ingest: TestServer, sessionId: string): Promise<void> {
-  const viewer = await context.newPage();
+/** Opens the session in the reference server's console (signed in by a `#key=` link) and checks that the recorded DOM renders in the player. */
+export async function checkConsoleReplay(context: BrowserContext, ingest: TestServer, sessionId: string): Promise<void> {
+  const tab = await context.newPage();
   try {
-    await viewer.goto(`${ingest.url}/viewer/#key=${encodeURIComponent(ingest.controlKey)}&session=${sessionId}`);
-    const replayed = viewer.frameLocator('iframe').first();
-    await expect(replayed.getByRole('heading', { name: /^Shop/ }), 'the recorded page renders in the viewer').toBeVisible({ timeout: 15_000 });
+    await tab.goto(`${ingest.url}/session/${encodeURIComponent(sessionId)}#key=${encodeURIComponent(ingest.controlKey)}`);
+    const replayed = tab.frameLocator('iframe').first();
+    await expect(replayed.getByRole('heading', { name: /^Shop/ }), 'the recorded page renders in the console').toBeVisible({ timeout: 15_000 });
   } finally {
-    await viewer.close();
+    await tab.close();
   }
 }
 

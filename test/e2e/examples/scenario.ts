@@ -9,7 +9,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { formatTimings, prepareExample, type Example, type Mode, type SdkSettings } from '../../support/examples';
 import { startCliServer, controlGet, type TestServer } from '../../support/svc-server';
 import { expectReadableTopFrame, throwFromSecondModule, waitForCouponIssue, type CouponsModule } from './readable-errors';
-import { checkExportedSpecRuns, checkRecording, checkViewer } from './replay-checks';
+import { checkConsoleReplay, checkExportedSpecRuns, checkRecording } from './replay-checks';
 
 type Attributes = Record<string, unknown>;
 interface Row {
@@ -320,9 +320,9 @@ export async function runShopScenario(page: Page, origin: string, ingest: TestSe
     expect(clickSpanIds, `one click, one interaction span: ${JSON.stringify(clicks.map(summary))}`).toHaveLength(1);
   });
 
-  await test.step('the session replay arrived in sequence, with its events and recipes, and plays in the viewer', async () => {
+  await test.step('the session replay arrived in sequence, with its events and recipes, and plays in the console', async () => {
     await checkRecording(ingest, { origin, sessionId, fetchTraceId: fetchTrace.traceId, xhrTraceId: xhrTrace.traceId });
-    await checkViewer(page.context(), ingest, sessionId);
+    await checkConsoleReplay(page.context(), ingest, sessionId);
   });
 
   if (expected.exportReplayIn === mode) {
