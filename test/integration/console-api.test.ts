@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../server/src/clock';
-import { createDetector } from '../../server/src/incidents/detect/detector';
 import { createKey } from '../../server/src/index';
-import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
 import { databaseKinds } from '../support/databases';
+import { issueDetector } from '../support/detector';
 import { errorLog } from '../support/error-logs';
 import { str } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -325,15 +324,7 @@ describe.each(kinds)('console API on %s', (kind) => {
 
     // A detected incident: its issue is the group it grew from.
     await sendErrors([{ sessionId: 'inc-s1' }]);
-    const detector = createDetector({
-      db: t.server.database.db,
-      clock: systemClock,
-      commands: t.server.notify.incidents,
-      publicUrl: t.server.publicUrl,
-      box: t.server.notify.box,
-      symbolicator: createSymbolicator({ db: t.server.database.db }),
-      options: { threshold: 1 },
-    });
+    const detector = issueDetector(t, systemClock, { threshold: 1 });
     await detector.runOnce();
     const detected = (await get<Page<{ id: string; source: string }>>('/incidents?limit=200')).body.data.find((i) => i.source === 'detector')!;
     const issues = (await get<Page<{ id: string }>>('/issues')).body.data;
@@ -359,15 +350,7 @@ describe.each(kinds)('console API on %s', (kind) => {
       { sessionId: 'new-2', message: 'new failure', atMs: now - 20_000 },
       { sessionId: 'old-2', message: 'old failure', atMs: now - 10_000 },
     ]);
-    await createDetector({
-      db: t.server.database.db,
-      clock: systemClock,
-      commands: t.server.notify.incidents,
-      publicUrl: t.server.publicUrl,
-      box: t.server.notify.box,
-      symbolicator: createSymbolicator({ db: t.server.database.db }),
-      options: { threshold: 100 },
-    }).runOnce();
+    await issueDetector(t, systemClock, { threshold: 100 }).runOnce();
     type Issue = { id: string; message: string };
     const order = async (sort: string) => (await get<Page<Issue>>(`/issues?q=failure&sort=${sort}`)).body.data.map((i) => i.message);
     expect(await order('first_seen')).toEqual(['new failure', 'old failure']);

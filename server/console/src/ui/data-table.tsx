@@ -84,7 +84,7 @@ export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKe
 }
 
 /** Keyset paging: first page, and the next one by the cursor the server gave. Back returns to the page before. */
-export function Pager({ nextCursor }: { nextCursor: string | null }) {
+function Pager({ nextCursor }: { nextCursor: string | null }) {
   const [params, update] = useUrlState();
   const onFirst = params.has('cursor');
   if (!onFirst && !nextCursor) return null;

@@ -26,13 +26,6 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${Math.floor(min / 60)} h ${min % 60} min`;
 }
 
-export function formatBytes(n: number | null | undefined): string {
-  if (n === null || n === undefined) return '—';
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
-}
-
 const money = new Map<string, Intl.NumberFormat>();
 export function formatMoney(amount: number | null | undefined, currency = 'USD'): string {
   if (amount === null || amount === undefined) return '—';
