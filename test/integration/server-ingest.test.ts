@@ -132,6 +132,19 @@ describe.each(kinds)('ingest on %s', (kind) => {
       expect(await spanCount()).toBe(before);
     });
 
+    it('refuses a metric name longer than OpenTelemetry allows (255 characters), storing nothing of the batch', async () => {
+      const points = async () => (await t.server.database.db.selectFrom('metric_points').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+      const named = (name: string) => {
+        const body = metricsBody('web-app', 'sess-long-name') as { resourceMetrics: { scopeMetrics: { metrics: { name: string }[] }[] }[] };
+        body.resourceMetrics[0]!.scopeMetrics[0]!.metrics[1]!.name = name;
+        return JSON.stringify(body);
+      };
+      const before = Number(await points());
+      await expectError(await post('/otlp/v1/metrics', named('m'.repeat(256))), 400, 'invalid_request', 'resourceMetrics[0].scopeMetrics[0].metrics[1].name');
+      expect(Number(await points())).toBe(before);
+      expect((await post('/otlp/v1/metrics', named('m'.repeat(255)))).status).toBe(200);
+    });
+
     it('refuses bodies over the limit on the wire and after decompression (413)', async () => {
       const big = JSON.stringify({ resourceSpans: [], pad: 'x'.repeat(70 * 1024) });
       await expectError(await post('/otlp/v1/traces', big), 413, 'payload_too_large', 'SVC_BODY_LIMIT');

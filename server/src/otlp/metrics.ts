@@ -28,6 +28,9 @@ const DATA_KINDS: ReadonlyArray<[key: string, type: MetricType]> = [
 
 const METRICS = { message: 'ExportMetricsServiceRequest', resources: 'resourceMetrics', scopes: 'scopeMetrics', records: 'metrics' };
 
+/** Longest metric name accepted: the OpenTelemetry API's limit for instrument names. */
+const MAX_METRIC_NAME = 255;
+
 /** Validates an OTLP/JSON ExportMetricsServiceRequest and flattens it into one row per data point. */
 export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
   const rows: PendingRow<'metric_points'>[] = [];
@@ -36,6 +39,9 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
   forEachRecord(body, METRICS, (metric, { path, resource, resourceJson, scopeJson }) => {
     const name = readString(metric.name, `${path}.name`);
     if (!name) throw badRequest(`${path}.name is required`, { field: `${path}.name` });
+    // OpenTelemetry's limit for instrument names; names are indexed (by project, name and time), and PostgreSQL's index
+    // rows cannot hold an unbounded text.
+    if (name.length > MAX_METRIC_NAME) throw badRequest(`${path}.name is longer than ${MAX_METRIC_NAME} characters`, { field: `${path}.name` });
     const present = DATA_KINDS.filter(([key]) => metric[key] !== undefined && metric[key] !== null);
     if (present.length !== 1) {
       throw badRequest(`${path} must have exactly one of ${DATA_KINDS.map(([k]) => k).join(', ')}`, { field: path });
