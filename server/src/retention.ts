@@ -36,7 +36,17 @@ export async function applyRetention(db: Kysely<Database>, clock: Clock, days: n
 async function pruneIssueFacts(db: Kysely<Database>, cutoffMs: number): Promise<Record<string, number>> {
   const sessions = await db.deleteFrom('issue_sessions').where('last_ms', '<', cutoffMs).executeTakeFirst();
   const hours = await db.deleteFrom('issue_hours').where('hour_ms', '<', cutoffMs - HOUR_MS).executeTakeFirst();
-  return { issue_sessions: Number(sessions.numDeletedRows), issue_hours: Number(hours.numDeletedRows) };
+  // The sessions, runs and tests of test traffic (incidents/detect/test-sightings.ts); the issue's test counts stay.
+  const testSessions = await db.deleteFrom('issue_test_sessions').where('seen_ms', '<', cutoffMs).executeTakeFirst();
+  const testRuns = await db.deleteFrom('issue_test_runs').where('last_ms', '<', cutoffMs).executeTakeFirst();
+  const tests = await db.deleteFrom('issue_tests').where('last_ms', '<', cutoffMs).executeTakeFirst();
+  return {
+    issue_sessions: Number(sessions.numDeletedRows),
+    issue_hours: Number(hours.numDeletedRows),
+    issue_test_sessions: Number(testSessions.numDeletedRows),
+    issue_test_runs: Number(testRuns.numDeletedRows),
+    issue_tests: Number(tests.numDeletedRows),
+  };
 }
 
 /** Runs retention now and then every `intervalMs`; errors are logged, never thrown. Returns a stop function. */

@@ -141,7 +141,14 @@ describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
     expect(content).toContain(`test('issue ${issueOf(LOYALTY_ERROR).id}: TypeError: Cannot read properties of undefined (reading \\'total\\') does not happen'`);
   });
 
-  it('type-checks under strict TypeScript against @playwright/test', () => {
+  it("runs with @svc/playwright's fixture, annotated svc-issue with the issue's id so the reporter links its runs to the issue", () => {
+    const { content } = made!;
+    expect(content).toContain("import { test, expect } from '@svc/playwright';");
+    expect(content).not.toContain("import { test, expect, type Page } from '@playwright/test';");
+    expect(content).toContain(`  test.info().annotations.push({ type: 'svc-issue', description: '${issueOf(LOYALTY_ERROR).id}' });`);
+  });
+
+  it('type-checks under strict TypeScript against @playwright/test and @svc/playwright', () => {
     expect(specTypeErrors(made!.content)).toEqual([]);
   });
 

@@ -41,10 +41,24 @@ export interface IssueSummary {
   status_by: string | null;
   in_next_release: boolean;
   resolved_release: string | null;
+  /** Production figures (`events` and `sessions` repeat them) and those of test runs (env `test`). */
+  seen_in: { production: { events: number; sessions: number }; tests: { events: number; sessions: number; run_count: number } };
+  caught_in_tests: boolean;
+}
+
+/** A run of an issue's reproduction test: a test attempt annotated `svc-issue` with the issue's id. */
+export interface Reproduction {
+  run_id: string;
+  branch: string | null;
+  commit: string | null;
+  status: string;
+  at: string;
 }
 
 /** `GET /control-plane/issues/{id}`. */
 export interface IssueDetail extends IssueSummary {
+  seen_in: IssueSummary['seen_in'] & { tests: { runs: string[]; tests: Array<{ test_id: string; title: string | null }> } };
+  reproductions: Reproduction[];
   stack: { raw: string | null; frames: IssueFrame[] };
   counts: Array<{ start: string; count: number }>;
   releases: Array<{ release: string; events: number }>;

@@ -1,7 +1,8 @@
 /**
  * Type-checks a Playwright spec the server generated (a session export, an issue's reproduction test) under strict
- * TypeScript, as a project that runs it would: written outside the repository, resolving `@playwright/test` and the
- * Node types where such a project has them.
+ * TypeScript, as a project that runs it would: written outside the repository, resolving `@playwright/test`,
+ * `@svc/playwright` (a reproduction test's fixture, from its workspace's source) and the Node types where such a project
+ * has them.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ export function specTypeErrors(spec: string): string[] {
       skipLibCheck: true,
       types: ['node'],
       typeRoots: [join(ROOT, 'node_modules/@types')],
-      paths: { '@playwright/test': [join(ROOT, 'node_modules/@playwright/test')] },
+      paths: { '@playwright/test': [join(ROOT, 'node_modules/@playwright/test')], '@svc/playwright': [join(ROOT, 'playwright/src/index.ts')] },
     });
     return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   } finally {

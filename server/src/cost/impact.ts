@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
+import { TEST_ENV } from '../incidents/detect/error-records';
 import type { IncidentView } from '../incidents/types';
 import { costRows, splitCurrency } from './queries/costs';
 import { isUsage } from './reports/breakdown';
@@ -32,8 +33,8 @@ const round = (value: number, digits = 4) => Math.round(value * 10 ** digits) / 
  * Cost impact of an incident (SPEC 1: "when the affected service has cost data"). The hourly cost of each affected
  * service is its effective usage cost over the {@link IMPACT_WINDOW_DAYS} complete UTC days before detection, divided by the
  * hours of the days that had cost data; where the mapping assigns an env, only the incident's env counts, otherwise
- * the service's whole cost. Service names compare case-insensitively with the attributed `service` of mapping rules.
- * Null when no affected service has cost in the window.
+ * the service's cost in every env but `test` (the infrastructure of test runs). Service names compare
+ * case-insensitively with the attributed `service` of mapping rules. Null when no affected service has cost in the window.
  */
 export function costImpactOf(db: Kysely<Database>, clock: Clock) {
   return async (projectId: string, incident: IncidentView): Promise<CostImpact | null> => {
@@ -48,7 +49,8 @@ export function costImpactOf(db: Kysely<Database>, clock: Clock) {
     const split = splitCurrency(rows);
     if (split.currency === null) return null;
     const services = incident.services.flatMap((name) => {
-      const own = split.rows.filter((r) => r.service!.toLowerCase() === name.toLowerCase());
+      // Test infrastructure (env `test`) is not what an incident puts at stake, unless the incident is itself in it.
+      const own = split.rows.filter((r) => r.service!.toLowerCase() === name.toLowerCase() && (r.env !== TEST_ENV || incident.env === TEST_ENV));
       const inEnv = own.filter((r) => r.env === incident.env);
       const chosen = inEnv.length > 0 ? inEnv : own;
       if (chosen.length === 0) return [];

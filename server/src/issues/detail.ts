@@ -7,6 +7,7 @@ import type { SymbolicatedFrame, Symbolicator } from '../sourcemaps/types';
 import { breadcrumbsBefore } from './breadcrumbs';
 import { newestSessionsOf } from './find';
 import { frameJson, issueJson, type IssueRow } from './json';
+import { reproductionsOf, seenInDetail } from './test-runs';
 
 const HOUR_MS = 3_600_000;
 /** Hours of counts in the detail: the two weeks up to the issue's last error. */
@@ -68,6 +69,8 @@ export async function issueDetail(sources: DetailSources, row: IssueRow) {
   const frames = await stackOf(sources.symbolicator, row.project_id, last);
   return {
     ...issueJson(row),
+    seen_in: await seenInDetail(sources.db, row),
+    reproductions: await reproductionsOf(sources.db, row),
     stack: { raw: last?.stacktrace ?? null, frames: frames.map(frameJson) },
     last_event: last && { at: iso(last.time_ms), release: last.release, session_id: last.session_id },
     counts: await countsOf(sources.db, row),

@@ -14,6 +14,7 @@ export function issueJson(r: IssueRow) {
     message: r.sample_message,
     app: r.app,
     env: r.env,
+    // Production figures: test traffic is counted apart, in `seen_in.tests`.
     events: Number(r.total_count),
     sessions: Number(r.session_count),
     first_seen: { at: iso(r.first_seen_ms), release: r.first_release },
@@ -24,6 +25,16 @@ export function issueJson(r: IssueRow) {
     in_next_release: r.in_next_release === 1,
     resolved_release: r.resolved_release,
     incident_id: r.incident_id,
+    seen_in: seenIn(r),
+    caught_in_tests: r.caught_in_tests === 1,
+  };
+}
+
+/** Where an issue was seen: production (every env but `test`) and test runs, each with its own counts. */
+export function seenIn(r: IssueRow) {
+  return {
+    production: { events: Number(r.total_count), sessions: Number(r.session_count) },
+    tests: { events: Number(r.test_count), sessions: Number(r.test_session_count), run_count: Number(r.test_run_count) },
   };
 }
 

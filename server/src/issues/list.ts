@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
+import { TEST_ENV } from '../incidents/detect/error-records';
 import type { IssueStatus } from '../incidents/detect/tables';
 import type { Cursor } from '../query/params';
 import type { IssueRow } from './json';
@@ -8,9 +9,16 @@ import type { IssueRow } from './json';
 export const ISSUE_SORTS = { last_seen: 'last_seen_ms', first_seen: 'first_seen_ms', events: 'total_count', sessions: 'session_count' } as const;
 export type IssueSort = keyof typeof ISSUE_SORTS;
 
+/** Where the listed issues were seen: production (every env but `test`), test runs, or either. */
+export const SEEN_IN = ['production', 'tests', 'any'] as const;
+export type SeenIn = (typeof SEEN_IN)[number];
+
 export interface IssueFilter {
   appId?: string;
+  /** `test` (TEST_ENV) asks for the issues seen in test runs, whose groups are in the production environment. */
   env?: string;
+  /** Production unless `env` is `test`. */
+  seenIn?: SeenIn;
   /** Issues seen in this release (at any time). */
   release?: string;
   status?: IssueStatus;
@@ -42,7 +50,12 @@ export async function listIssues(
     .select('apps.name as app')
     .where('g.project_id', '=', projectId);
   if (filter.appId !== undefined) q = q.where('g.app_id', '=', filter.appId);
-  if (filter.env !== undefined) q = q.where('g.env', '=', filter.env);
+  const tests = filter.env === TEST_ENV;
+  if (filter.env !== undefined && !tests) q = q.where('g.env', '=', filter.env);
+  // Test traffic is counted apart (incidents/detect/test-sightings.ts): an issue seen only in tests has no production errors.
+  const seenIn = filter.seenIn ?? (tests ? 'tests' : 'production');
+  if (seenIn === 'production') q = q.where('g.total_count', '>', 0);
+  if (seenIn === 'tests' || tests) q = q.where('g.test_count', '>', 0);
   if (filter.status !== undefined) q = q.where('g.status', '=', filter.status);
   if (filter.from !== undefined) q = q.where('g.last_seen_ms', '>=', filter.from);
   if (filter.to !== undefined) q = q.where('g.last_seen_ms', '<', filter.to);

@@ -1,5 +1,6 @@
 import { escapeHtml, link, rows } from '../incidents/dashboard';
 import type { issueDetail } from './detail';
+import { reproductionText, seenInText } from './test-wording';
 
 /** An issue as its detail reads it (docs/issues.md, "The detail"). */
 export type IssueDetail = Awaited<ReturnType<typeof issueDetail>>;
@@ -70,6 +71,15 @@ function releasesHtml(releases: IssueDetail['releases']): string {
   return `<h2>Releases</h2><table><tr><th>Release</th><th>Events</th><th>First seen</th><th>Last seen</th></tr>${rows(releases.map((r) => [code(r.release), String(r.events), when(r.first_seen), when(r.last_seen)]))}</table>`;
 }
 
+/** The console's page of a test run: the same server serves it. */
+const runLink = (runId: string) => `/test-run/${encodeURIComponent(runId)}`;
+
+/** Runs of the AI fix's reproduction test that named this issue, newest first, each linked to its run. */
+function reproductionsHtml(reproductions: IssueDetail['reproductions']): string {
+  if (reproductions.length === 0) return '';
+  return `<h2>Reproduction test</h2><ul>${reproductions.map((r) => `<li>${link(runLink(r.run_id), reproductionText(r))}, ${when(r.at)}</li>`).join('')}</ul>`;
+}
+
 /** What the status means for the reader, beyond its name. */
 function statusNote(issue: IssueDetail): string {
   if (issue.status === 'regressed') return ' — it was resolved and occurred again';
@@ -86,8 +96,9 @@ export function issuePage(issue: IssueDetail, links: { incident: string | null }
 <h1>${escapeHtml(issueTitle(issue))}</h1>
 <dl><dt>App</dt><dd>${escapeHtml(issue.app)}</dd><dt>Environment</dt><dd>${escapeHtml(issue.env)}</dd>
 <dt>Events</dt><dd>${issue.events}</dd><dt>Sessions</dt><dd>${issue.sessions}</dd>
+<dt>Seen in</dt><dd>${escapeHtml(seenInText(issue.seen_in))}${issue.caught_in_tests ? ' — caught in tests' : ''}</dd>
 <dt>First seen</dt><dd>${seen(issue.first_seen)}</dd><dt>Last seen</dt><dd>${seen(issue.last_seen)}</dd>
 ${links.incident ? `<dt>Incident</dt><dd>${link(links.incident, 'the incident this issue opened')}</dd>` : ''}
 <dt>Issue</dt><dd>${code(issue.id)}</dd></dl>
-${stackHtml(issue.stack)}${breadcrumbsHtml(issue.breadcrumbs)}${sessionsHtml(issue.sessions_sample)}${releasesHtml(issue.releases)}`;
+${reproductionsHtml(issue.reproductions)}${stackHtml(issue.stack)}${breadcrumbsHtml(issue.breadcrumbs)}${sessionsHtml(issue.sessions_sample)}${releasesHtml(issue.releases)}`;
 }

@@ -55,11 +55,11 @@ export function issueRoutes(services: Services) {
 
   return createRouter()
     .openapi(listRoute, async (c) => {
-      const { app, sort, limit, user_id: userId, cursor: _cursor, ...filter } = c.req.valid('query');
+      const { app, sort, limit, user_id: userId, seen_in: seenIn, cursor: _cursor, ...filter } = c.req.valid('query');
       const { projectId } = c.get('caller');
       const appId = app === undefined || app === '' ? undefined : (await resolveServiceNames(db, projectId, [app])).get(app)?.id;
       if (app && appId === undefined) throw badRequest(`app "${app}" is neither an app name nor an alias in this project`, { field: 'app' });
-      const rows = await listIssues(db, projectId, { ...filter, appId, userId }, { sort, limit, cursor: readCursor(c, 'string') });
+      const rows = await listIssues(db, projectId, { ...filter, appId, userId, seenIn }, { sort, limit, cursor: readCursor(c, 'string') });
       const column = ISSUE_SORTS[sort];
       return c.json(keysetPage(rows, limit, issueJson, (r) => ({ t: Number(r[column]), k: r.fingerprint })), 200);
     })

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { cursorQuery, limitQuery, Time, TimeOrNull } from '../http/schemas';
 import { ISSUE_STATUSES } from '../incidents/detect/tables';
 import { rangeQuery, userIdQuery } from '../query/schemas';
-import { ISSUE_SORTS } from './list';
+import { ISSUE_SORTS, SEEN_IN } from './list';
 import { SETTABLE_STATUSES } from './status';
 
 /** Requests and answers of `/control-plane/issues` (docs/issues.md). */
@@ -11,6 +11,13 @@ import { SETTABLE_STATUSES } from './status';
 const MAX_TEXT = 200;
 const text = (description: string) => z.string().max(MAX_TEXT).optional().openapi({ description });
 const seen = z.object({ at: Time, release: z.string().nullable() });
+const counted = { events: z.number().int(), sessions: z.number().int() };
+const SeenInSchema = z
+  .object({
+    production: z.object(counted).openapi({ description: 'Errors and sessions of every environment but `test`' }),
+    tests: z.object({ ...counted, run_count: z.number().int().openapi({ description: 'Test runs it was seen in' }) }).openapi({ description: 'Errors and sessions of test runs (env `test`)' }),
+  })
+  .openapi({ description: 'Where the issue was seen; `events` and `sessions` are the production figures' });
 
 export const IssueSchema = z
   .object({
@@ -20,8 +27,8 @@ export const IssueSchema = z
     message: z.string().openapi({ description: "One occurrence's message, personal and secret data masked" }),
     app: z.string(),
     env: z.string(),
-    events: z.number().int(),
-    sessions: z.number().int().openapi({ description: 'Distinct sessions ever affected' }),
+    events: z.number().int().openapi({ description: 'Errors ever counted in production (test runs are in `seen_in.tests`)' }),
+    sessions: z.number().int().openapi({ description: 'Distinct production sessions ever affected' }),
     first_seen: seen,
     last_seen: seen,
     top_frame: z.string().nullable(),
@@ -30,6 +37,8 @@ export const IssueSchema = z
     in_next_release: z.boolean(),
     resolved_release: z.string().nullable(),
     incident_id: z.string().nullable(),
+    seen_in: SeenInSchema,
+    caught_in_tests: z.boolean().openapi({ description: 'Its first error came from a test run' }),
   })
   .openapi('Issue');
 
@@ -52,6 +61,23 @@ export const Frame = z.object({
 });
 
 export const IssueDetailSchema = IssueSchema.extend({
+  seen_in: SeenInSchema.extend({
+    tests: SeenInSchema.shape.tests.extend({
+      runs: z.array(z.string()).openapi({ description: 'Ids of the newest runs it was seen in, at most 20' }),
+      tests: z.array(z.object({ test_id: z.string(), title: z.string().nullable() })).openapi({ description: 'The tests it was seen in, most recent first, at most 20' }),
+    }),
+  }),
+  reproductions: z
+    .array(
+      z.object({
+        run_id: z.string(),
+        branch: z.string().nullable(),
+        commit: z.string().nullable(),
+        status: z.string().openapi({ enum: ['passed', 'failed', 'timedOut', 'skipped', 'interrupted'] }),
+        at: Time.openapi({ description: 'When the attempt started' }),
+      }),
+    )
+    .openapi({ description: "Test attempts annotated `svc-issue` with this issue's id (the AI fix's reproduction test), newest first, at most 20" }),
   stack: z.object({ raw: z.string().nullable(), frames: z.array(Frame) }),
   last_event: z.object({ at: Time, release: z.string().nullable(), session_id: z.string().nullable() }).nullable(),
   counts: z.array(z.object({ start: Time, count: z.number().int() })).openapi({ description: 'Errors per hour (hours with errors), the 14 days up to the last one' }),
@@ -79,7 +105,11 @@ export const IssueDetailSchema = IssueSchema.extend({
 
 export const IssuesQuery = z.strictObject({
   app: rangeQuery.app,
-  env: text('Environment'),
+  env: text('Environment; `test` lists the issues seen in test runs (as `seen_in=tests`)'),
+  seen_in: z
+    .enum(SEEN_IN)
+    .optional()
+    .openapi({ description: 'Issues seen in production (the default, unless `env=test`), in test runs, or anywhere' }),
   release: text('Issues seen in this release'),
   status: z.enum(ISSUE_STATUSES).optional(),
   q: text('Text in the type or message, case-insensitive'),

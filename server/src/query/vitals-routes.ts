@@ -3,6 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { DialectName } from '../db/connect';
 import type { Services } from '../http/env';
 import { badRequest } from '../http/errors';
+import { DEFAULT_ENV, TEST_ENV } from '../incidents/detect/error-records';
 import { CONTROL_SECURITY, createRouter, errors } from '../http/openapi';
 import { iso } from './params';
 import { routePattern } from './route-pattern';
@@ -25,6 +26,16 @@ function pathOf(dialect: DialectName): RawBuilder<unknown> {
   return dialect === 'postgres' ? sql`(m.attributes::jsonb ->> 'url.path')` : sql`json_extract(m.attributes, '$."url.path"')`;
 }
 
+/**
+ * The point's environment as detection reads it (incidents/detect/error-records.ts, resourceFacts): each database reads
+ * the resource's JSON text its own way. Evaluated on the points the name-and-time index reads, so no index of its own.
+ */
+function envOf(dialect: DialectName): RawBuilder<string> {
+  const attribute = (name: string) =>
+    dialect === 'postgres' ? sql`nullif(m.resource::jsonb -> 'attributes' ->> ${name}, '')` : sql`nullif(json_extract(m.resource, ${`$.attributes."${name}"`}), '')`;
+  return sql<string>`coalesce(${attribute('deployment.environment.name')}, ${attribute('deployment.environment')}, ${DEFAULT_ENV})`;
+}
+
 const route = createRoute({
   tags: ['query'],
   security: CONTROL_SECURITY,
@@ -34,6 +45,7 @@ const route = createRoute({
   description:
     "From the SDK's vital points (web_vital_lcp_ms, web_vital_inp_ms, web_vital_cls, web_vital_fcp_ms, web_vital_ttfb_ms) of the key's project in [from, to): " +
     `by default the ${DEFAULT_VITALS_WINDOW_MS / BUCKET_MS.day} days before now. Pages are the route patterns of the points' \`url.path\` (id-like segments as \`:id\`). ` +
+    `Test traffic (env \`${TEST_ENV}\`, from \`@svc/playwright\` runs) is left out unless \`env\` asks for it. ` +
     `p75 is the nearest-rank 75th percentile of the values read: at most the newest ${MAX_VITAL_POINTS} points (\`truncated\` says when there were more).`,
   request: { query: vitalsQuery },
   responses: {
@@ -61,6 +73,8 @@ export function vitalsRoutes(services: Services) {
       .where('m.time_ms', '<', to)
       .where('m.value', 'is not', null);
     if (appId !== undefined) q = q.where('m.app_id', '=', appId);
+    // Test runs measure the app on CI machines: their vitals say nothing of what users get (docs/api.md, "Web Vitals").
+    q = p.env === undefined ? q.where(envOf(services.dialect), '<>', TEST_ENV) : q.where(envOf(services.dialect), '=', p.env);
     const rows = await q.orderBy('m.time_ms', 'desc').limit(MAX_VITAL_POINTS + 1).execute();
     // Pages repeat: each distinct path is turned into its pattern once.
     const patterns = new Map<string, string>();

@@ -13,6 +13,12 @@ export const vitalsQuery = z.strictObject({
     .max(2048)
     .optional()
     .openapi({ description: 'The series and distribution of this page only: a route pattern from `pages` (a path is turned into its pattern)', example: '/products/:id' }),
+  env: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ description: 'Only points of this environment (`deployment.environment.name`); without it, every environment but `test` (test runs)', example: 'production' }),
   bucket: z
     .enum(['hour', 'day'])
     .optional()

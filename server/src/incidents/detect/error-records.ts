@@ -8,6 +8,17 @@ export const ERROR_SEVERITY = 17;
 /** Environment of telemetry whose resource names none. */
 export const DEFAULT_ENV = 'production';
 
+/** The environment of test traffic: `@svc/playwright` runs set it (docs/playwright.md), and it stays out of production. */
+export const TEST_ENV = 'test';
+
+/** Which test produced an error of test traffic: the `test.*` resource attributes the SDK copies from the fixture. */
+export interface TestSighting {
+  runId: string | null;
+  testId: string | null;
+  /** The title path joined with ` > `. */
+  title: string | null;
+}
+
 /** One error, from an error log record or a span's `exception` event. */
 export interface ErrorOccurrence {
   projectId: string;
@@ -22,6 +33,8 @@ export interface ErrorOccurrence {
   raw: RawError;
   /** Script URL → debug ID, from `svc.exception.debug_ids`: which maps symbolicate the stack. */
   debugIds: ReadonlyMap<string, string>;
+  /** Set when the error is test traffic (env {@link TEST_ENV}): it is counted apart and never opens an incident. */
+  test: TestSighting | null;
 }
 
 export interface ErrorLogRow {
@@ -49,14 +62,34 @@ type Json = Record<string, unknown>;
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** Environment and release of a stored resource (`{"attributes": {...}}`). */
-export function resourceFacts(resourceJson: string): { env: string; release: string | null } {
+/**
+ * Longest run or test id kept (the reporter's run ids have at most 128 characters, Playwright's test ids far fewer): an
+ * id is part of a primary key, and a hostile one of megabytes would fail the counting transaction on every retry.
+ */
+const MAX_TEST_KEY = 256;
+/** Longest test title kept; a longer one is cut. */
+const MAX_TEST_TITLE = 1024;
+const key = (v: unknown): string | null => {
+  const s = text(v);
+  return s !== undefined && s.length <= MAX_TEST_KEY ? s : null;
+};
+
+/** Environment and release of a stored resource (`{"attributes": {...}}`), and the test behind it when it is test traffic. */
+export function resourceFacts(resourceJson: string): { env: string; release: string | null; test: TestSighting | null } {
   const attrs = ((JSON.parse(resourceJson) as { attributes?: Json }).attributes ?? {}) as Json;
+  const env = text(attrs['deployment.environment.name']) ?? text(attrs['deployment.environment']) ?? DEFAULT_ENV;
   return {
-    env: text(attrs['deployment.environment.name']) ?? text(attrs['deployment.environment']) ?? DEFAULT_ENV,
+    env,
     release: text(attrs['service.version']) ?? null,
+    test: env === TEST_ENV ? { runId: key(attrs['test.run.id']), testId: key(attrs['test.id']), title: text(attrs['test.title'])?.slice(0, MAX_TEST_TITLE) ?? null } : null,
   };
 }
+
+/**
+ * The environment an error is grouped in: test traffic joins the production issue of the same bug, so that an issue
+ * can say it was seen in production, in tests, or both (docs/issues.md, "Test traffic").
+ */
+export const groupingEnv = (o: Pick<ErrorOccurrence, 'env' | 'test'>): string => (o.test ? DEFAULT_ENV : o.env);
 
 function rawError(attributes: Json, fallbackMessage: string): RawError {
   return {

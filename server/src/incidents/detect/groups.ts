@@ -2,10 +2,11 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import type { SecretBox } from '../../secrets/secret-box';
 import { addToBuckets, type Buckets } from './buckets';
-import type { ErrorOccurrence } from './error-records';
+import { groupingEnv, type ErrorOccurrence } from './error-records';
 import { errorSignature, fingerprint, type ErrorSignature } from './fingerprint';
 import { recordIssueFacts } from './issue-facts';
 import { regressIfResolved } from './regression';
+import { recordTestSightings } from './test-sightings';
 import type { StackFrames } from './stack-frames';
 import type { DetectionTables, LastEvent } from './tables';
 
@@ -42,7 +43,7 @@ function tally(occurrences: ErrorOccurrence[], frames: StackFrames): Tally[] {
   const groups = new Map<string, Tally>();
   for (const occurrence of occurrences) {
     const signature = errorSignature(occurrence.raw, frames.of(occurrence) ?? undefined);
-    const key = fingerprint(occurrence.appId, occurrence.env, signature);
+    const key = fingerprint(occurrence.appId, groupingEnv(occurrence), signature);
     const mapKey = `${occurrence.projectId}\n${key}`;
     const group = groups.get(mapKey);
     if (group) group.occurrences.push(occurrence);
@@ -65,54 +66,72 @@ function lastEventOf(o: ErrorOccurrence): LastEvent {
  * issues that occur again. Runs in the transaction that holds the read cursors, so no two processes count the same
  * rows or update a group's counts at once; it never writes the incident columns, which the detector sets outside that
  * transaction, nor a status other than `resolved` → `regressed`.
+ *
+ * Test traffic is counted apart (test-sightings.ts): it joins its group, but never its production counts, windows,
+ * sessions or regressions, so it never opens an incident nor notifies. Only groups with production errors are
+ * answered as touched: the detector has nothing to evaluate in the others.
  */
 export async function recordErrors(trx: DetectionTrx, occurrences: ErrorOccurrence[], context: RecordContext): Promise<GroupRef[]> {
-  const tallies = tally(occurrences, context.frames);
-  for (const t of tallies) {
-    const existing = await upsertGroup(trx, t, context);
-    await recordSessions(trx, t.ref, t.occurrences);
-    await recordIssueFacts(trx, t.ref, t.occurrences);
-    if (existing) await regressIfResolved(trx, existing, t.occurrences, context);
+  const touched: GroupRef[] = [];
+  for (const t of tally(occurrences, context.frames)) {
+    const production = t.occurrences.filter((o) => o.test === null);
+    const tests = t.occurrences.filter((o) => o.test !== null);
+    const existing = await upsertGroup(trx, t, production, context);
+    if (tests.length > 0) await recordTestSightings(trx, t.ref, tests);
+    if (production.length === 0) continue;
+    await recordSessions(trx, t.ref, production);
+    await recordIssueFacts(trx, t.ref, production);
+    if (existing) await regressIfResolved(trx, existing, production, context);
+    touched.push(t.ref);
   }
-  return tallies.map((t) => t.ref);
+  return touched;
 }
 
-/** Adds a tally to its group, creating the group on its first error; answers the group as it was before. */
-async function upsertGroup(trx: DetectionTrx, { ref, first, signature, occurrences: list }: Tally, { windowMs, now }: RecordContext): Promise<GroupRow | undefined> {
+/**
+ * Adds a tally's production errors to its group, creating the group on its first error (of either kind); answers the
+ * group as it was before. A group seen only in tests so far has no production figures yet: its first production errors
+ * set them instead of merging with the tests' times, and a group created by a test error says `caught_in_tests`.
+ */
+async function upsertGroup(trx: DetectionTrx, { ref, first, signature, occurrences: all }: Tally, production: ErrorOccurrence[], { windowMs, now }: RecordContext): Promise<GroupRow | undefined> {
   const existing = await trx
     .selectFrom('detection_groups')
     .selectAll()
     .where('project_id', '=', ref.projectId)
     .where('fingerprint', '=', ref.fingerprint)
     .executeTakeFirst();
+  if (existing && production.length === 0) return existing;
+  const prior = existing && Number(existing.total_count) > 0 ? existing : undefined;
+  // A new group seen only in tests takes its times and newest event from them, with no production count.
+  const list = production.length > 0 ? production : all;
   const received = list.map((o) => o.receivedMs);
   const seen = list.map((o) => o.timeMs);
   const previous: Buckets = existing ? (JSON.parse(existing.buckets) as Buckets) : [];
   const newest = newestOf(list);
   const counts = {
-    last_seen_ms: Math.max(existing?.last_seen_ms ?? -Infinity, maxOf(seen)),
-    last_received_ms: Math.max(existing?.last_received_ms ?? -Infinity, maxOf(received)),
-    total_count: (existing?.total_count ?? 0) + list.length,
-    buckets: JSON.stringify(addToBuckets(previous, received, windowMs, now)),
+    last_seen_ms: Math.max(prior?.last_seen_ms ?? -Infinity, maxOf(seen)),
+    last_received_ms: Math.max(prior?.last_received_ms ?? -Infinity, maxOf(received)),
+    total_count: (existing?.total_count ?? 0) + production.length,
+    buckets: JSON.stringify(addToBuckets(previous, production.map((o) => o.receivedMs), windowMs, now)),
     // A late batch of older errors leaves the newest one in place.
-    ...(existing && newest.timeMs < existing.last_seen_ms ? {} : { last_release: newest.release, last_event: JSON.stringify(lastEventOf(newest)) }),
+    ...(prior && newest.timeMs < prior.last_seen_ms ? {} : { last_release: newest.release, last_event: JSON.stringify(lastEventOf(newest)) }),
   };
   if (existing) {
     await trx
       .updateTable('detection_groups')
-      .set({ ...counts, first_seen_ms: Math.min(existing.first_seen_ms, minOf(seen)) })
+      .set({ ...counts, first_seen_ms: Math.min(prior?.first_seen_ms ?? Infinity, minOf(seen)), ...(prior ? {} : { first_release: list[0]!.release }) })
       .where('project_id', '=', ref.projectId)
       .where('fingerprint', '=', ref.fingerprint)
       .execute();
     return existing;
   }
+  const firstTest = minOf(all.filter((o) => o.test !== null).map((o) => o.timeMs).concat(Infinity));
   await trx
     .insertInto('detection_groups')
     .values({
       project_id: ref.projectId,
       fingerprint: ref.fingerprint,
       app_id: first.appId,
-      env: first.env,
+      env: groupingEnv(first),
       error_type: signature.type,
       message: signature.message,
       sample_message: signature.sampleMessage,
@@ -120,7 +139,7 @@ async function upsertGroup(trx: DetectionTrx, { ref, first, signature, occurrenc
       top_file: signature.frame?.file ?? null,
       top_source: signature.frame?.source ? JSON.stringify(signature.frame.source) : null,
       first_seen_ms: minOf(seen),
-      first_release: first.release,
+      first_release: list[0]!.release,
       incident_id: null,
       incident_base_total: 0,
       incident_open_count: 0,
@@ -128,6 +147,10 @@ async function upsertGroup(trx: DetectionTrx, { ref, first, signature, occurrenc
       status: 'unresolved',
       in_next_release: 0,
       session_count: 0,
+      test_count: 0,
+      test_session_count: 0,
+      test_run_count: 0,
+      caught_in_tests: firstTest < minOf(production.map((o) => o.timeMs).concat(Infinity)) ? 1 : 0,
       ...counts,
     })
     .execute();

@@ -10,9 +10,10 @@ const ROWS_PER_INSERT = 500;
 const keep = (op: '<' | '>') => (table: string, column: string) =>
   sql.raw<number>(`case when excluded.${column} ${op} ${table}.${column} then excluded.${column} else ${table}.${column} end`);
 const lower = keep('<');
-const higher = keep('>');
+export const higher = keep('>');
 
-function chunks<T>(rows: T[]): T[][] {
+/** Rows in inserts of at most {@link ROWS_PER_INSERT}. */
+export function chunks<T>(rows: T[]): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) out.push(rows.slice(i, i + ROWS_PER_INSERT));
   return out;

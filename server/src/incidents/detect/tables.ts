@@ -1,6 +1,6 @@
 /**
- * Table types of the incident detector and the issues it keeps (migrations 0003-detection, 0006-detection-gaps and
- * 0011-issues), merged into db/schema.ts's `Database`. An issue is a `detection_groups` row (docs/issues.md).
+ * Table types of the incident detector and the issues it keeps (migrations 0003-detection, 0006-detection-gaps,
+ * 0011-issues and 0019-test-traffic), merged into db/schema.ts's `Database`. An issue is a `detection_groups` row (docs/issues.md).
  */
 export interface DetectionTables {
   /** How far the detector has read `logs` and `spans`, shared by every server process. */
@@ -59,6 +59,16 @@ export interface DetectionTables {
     session_count: number;
     /** JSON {@link LastEvent}: what the issue detail symbolicates when it is read. */
     last_event: string | null;
+    /**
+     * Errors of test traffic (env `test`) ever counted; `total_count`, `session_count`, `buckets` and the issue tables
+     * above count production only. For a group seen only in tests, the times and `last_event` are the tests'.
+     */
+    test_count: number;
+    /** Distinct test sessions (`issue_test_sessions`) and test runs (`issue_test_runs`) ever affected. */
+    test_session_count: number;
+    test_run_count: number;
+    /** 1 when the group's first error came from a test run. */
+    caught_in_tests: number;
   };
   /** Sessions that hit a group, by last time of receipt: affected-session counts and samples. */
   detection_sessions: {
@@ -73,6 +83,12 @@ export interface DetectionTables {
   issue_releases: { project_id: string; fingerprint: string; release: string; first_seen_ms: number; last_seen_ms: number; count: number };
   /** Every session an issue hit, by the reporter's times; unlike `detection_sessions` never forgotten when the detection window moves on. */
   issue_sessions: { project_id: string; fingerprint: string; session_id: string; first_ms: number; last_ms: number };
+  /** Sessions of test traffic an issue hit, for `test_session_count`; `seen_ms` (reporter's clock) is when retention drops them. */
+  issue_test_sessions: { project_id: string; fingerprint: string; session_id: string; seen_ms: number };
+  /** Test runs (`test.run.id`) an issue was seen in, by the reporter's time of their last error of it. */
+  issue_test_runs: { project_id: string; fingerprint: string; run_id: string; last_ms: number };
+  /** Tests (Playwright's `test.id`) an issue was seen in, with their title path joined by ` > `. */
+  issue_tests: { project_id: string; fingerprint: string; test_id: string; title: string | null; last_ms: number };
 }
 
 export type DetectionSource = 'logs' | 'spans';

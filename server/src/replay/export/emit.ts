@@ -42,6 +42,12 @@ const LIMITS = [
   'not replayed: keys pressed outside fields, hover, scrolling, drag and drop, file uploads, iframes, canvas, WebSocket.',
 ];
 
+/**
+ * A reproduction test runs with the `@svc/playwright` fixture, so that its runs report to the issue; a plain export
+ * (the replay's "Export as Playwright test") needs nothing but Playwright.
+ */
+const FIXTURE_IMPORTS = ["import { test, expect } from '@svc/playwright';", "import type { Page } from '@playwright/test';"];
+
 /** The runnable Playwright spec, TypeScript, one statement per line. */
 export function emitSpec(source: SpecSource): string {
   const { sessionId, app, origin, baseUrl, recordedAt } = source;
@@ -57,7 +63,7 @@ export function emitSpec(source: SpecSource): string {
     '// Limits of a test made from a recording:',
     ...LIMITS.map((limit) => `// - ${limit}`),
     '',
-    "import { test, expect, type Page } from '@playwright/test';",
+    ...(reproduces ? FIXTURE_IMPORTS : ["import { test, expect, type Page } from '@playwright/test';"]),
     '',
     '/** Where the app under test runs: SVC_REPLAY_BASE_URL, else where it was recorded. */',
     `const baseURL = process.env.SVC_REPLAY_BASE_URL ?? ${quote(baseUrl)};`,
@@ -86,8 +92,11 @@ function reproductionHeader(error: ReproducedError): string[] {
   return [
     `// Reproduction test of issue ${commentText(error.issueId)}: the user's steps up to the error, then it fails if the page throws`,
     `// ${commentText(error.headline)} again (docs/ai-fixes.md, "The reproduction test"). It fails before the fix, passes after.`,
+    "// It runs with @svc/playwright's fixture and is annotated svc-issue: run through its reporter (docs/playwright.md), each",
+    '// run of it is listed on the issue, and the errors it catches are counted there as test traffic, never as production.',
   ];
 }
+
 
 /** The steps, then a wait for the issue's error: the test fails as soon as the page throws it, passes once none came. */
 function reproductionTest(error: ReproducedError, steps: readonly Step[]): string[] {
@@ -98,6 +107,8 @@ function reproductionTest(error: ReproducedError, steps: readonly Step[]): strin
     `const ERROR_WAIT_MS = ${error.waitMs};`,
     '',
     `test(${quote(`issue ${error.issueId}: ${error.headline} does not happen`)}, async ({ page }) => {`,
+    '  // The reporter links each result of this test to the issue (its reproductions).',
+    `  test.info().annotations.push({ type: 'svc-issue', description: ${quote(error.issueId)} });`,
     '  const issueError = new Promise<Error>((resolve) => {',
     '    page.on(\'pageerror\', (error) => {',
     '      if (error.name === ISSUE_ERROR.name && ISSUE_ERROR.message.test(error.message)) resolve(error);',

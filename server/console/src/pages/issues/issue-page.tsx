@@ -7,6 +7,7 @@ import { LoadState } from '../../ui/status';
 import { AnalysisPanel } from './analysis-panel';
 import { IssueStatusBadge } from './status-badge';
 import { StatusControls } from './status-controls';
+import { reproductionText, seenInText } from '../../../../src/issues/test-wording';
 import type { IssueDetail, Seen } from './types';
 import './issues.css';
 
@@ -42,6 +43,11 @@ function Facts({ issue }: { issue: IssueDetail }) {
       <dd>{issue.events.toLocaleString()}</dd>
       <dt>Sessions</dt>
       <dd>{issue.sessions.toLocaleString()}</dd>
+      <dt>Seen in</dt>
+      <dd>
+        {seenInText(issue.seen_in)}
+        {issue.caught_in_tests && <span className="hint"> — caught in tests</span>}
+      </dd>
       <dt>First seen</dt>
       <dd>
         <SeenAt seen={issue.first_seen} />
@@ -144,6 +150,23 @@ function Sessions({ sessions }: { sessions: IssueDetail['sessions_sample'] }) {
   );
 }
 
+/** Runs of the AI fix's reproduction test (attempts annotated `svc-issue` with this issue), each linked to its run. */
+function Reproductions({ reproductions }: { reproductions: IssueDetail['reproductions'] }) {
+  if (reproductions.length === 0) return null;
+  return (
+    <section className="panel" aria-labelledby="reproductions-heading">
+      <h2 id="reproductions-heading">Reproduction test</h2>
+      <ul>
+        {reproductions.map((r) => (
+          <li key={`${r.run_id} ${r.at}`}>
+            <Link href={`/test-run/${encodeURIComponent(r.run_id)}`}>{reproductionText(r)}</Link>, <time dateTime={r.at}>{formatTime(r.at)}</time>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function Releases({ releases }: { releases: IssueDetail['releases'] }) {
   if (releases.length === 0) return null;
   return (
@@ -203,6 +226,7 @@ export default function IssuePage() {
         </section>
         <AnalysisPanel issueId={issue.id} />
       </div>
+      <Reproductions reproductions={issue.reproductions} />
       <section className="panel" aria-labelledby="stack-heading">
         <h2 id="stack-heading">Stack</h2>
         <Stack stack={issue.stack} />
