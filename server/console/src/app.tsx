@@ -21,6 +21,10 @@ const IncidentsPage = page(() => import('./pages/incidents/incidents-page'));
 const IncidentPage = page(() => import('./pages/incidents/incident-page'));
 const NotificationsPage = page(() => import('./pages/notifications/notifications-page'));
 const CostPage = page(() => import('./pages/cost/cost-page'));
+const TestRunsPage = page(() => import('./pages/test-runs/test-runs-page'));
+const TestRunPage = page(() => import('./pages/test-runs/test-run-page'));
+const FlakyTestsPage = page(() => import('./pages/test-runs/flaky-tests-page'));
+const TestPage = page(() => import('./pages/test-runs/test-page'));
 
 function Routes() {
   return (
@@ -40,6 +44,10 @@ function Routes() {
         <Route path="/incident/:id" component={IncidentPage} />
         <Route path="/notifications" component={NotificationsPage} />
         <Route path="/cost" component={CostPage} />
+        <Route path="/test-runs" component={TestRunsPage} />
+        <Route path="/test-run/:id" component={TestRunPage} />
+        <Route path="/tests/flaky" component={FlakyTestsPage} />
+        <Route path="/test/:id" component={TestPage} />
         <Route>
           <h1>Not found</h1>
           <p>No console page at this address.</p>

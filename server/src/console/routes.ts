@@ -52,6 +52,10 @@ export const CONSOLE_PAGES = {
   '/incident/{id}': 'one incident',
   '/notifications': 'notification channels, rules and deliveries',
   '/cost': 'cost of the current period',
+  '/test-runs': 'Playwright test runs, filtered by branch, commit, status and time',
+  '/test-run/{id}': 'one test run: its tests, failed first, with errors, original stacks and links to their sessions',
+  '/tests/flaky': 'flaky tests: flip rate and last flips over the last N runs',
+  '/test/{id}': "one test's history over runs (`{id}` is its test key)",
 } as const;
 
 export const CONSOLE_PATHS = Object.keys(CONSOLE_PAGES) as Array<keyof typeof CONSOLE_PAGES>;

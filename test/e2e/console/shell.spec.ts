@@ -73,7 +73,7 @@ test('signed in: the key stays in the tab and only in the Authorization header; 
   await page.keyboard.press('Enter');
   await expect(page.locator('main')).toBeFocused();
   // Each navigation link is reached by Tab and opens its page, marked as the current one.
-  for (const [name, path] of [['Issues', '/issues'], ['Traces', '/traces'], ['Web Vitals', '/vitals'], ['Incidents', '/incidents'], ['Notifications', '/notifications'], ['Cost', '/cost'], ['Sessions', '/sessions']] as const) {
+  for (const [name, path] of [['Issues', '/issues'], ['Traces', '/traces'], ['Web Vitals', '/vitals'], ['Incidents', '/incidents'], ['Notifications', '/notifications'], ['Cost', '/cost'], ['Test runs', '/test-runs'], ['Sessions', '/sessions']] as const) {
     const link = page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name });
     await link.focus();
     await page.keyboard.press('Enter');

@@ -1,4 +1,4 @@
-import type { KeyboardEvent, ReactNode } from 'react';
+import { Fragment, type KeyboardEvent, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { useUrlState } from './url-state';
 
@@ -21,6 +21,8 @@ export interface DataTableProps<T> {
   rowHref?: (row: T) => string;
   /** Highlighted row (e.g. the one playback is at). */
   activeKey?: string;
+  /** What the active row opens, shown in a full-width row under it; its link then says whether it is expanded. */
+  detail?: (row: T) => ReactNode;
   nextCursor?: string | null;
   /** The sort when the URL names none. */
   defaultSort?: { id: string; order: 'asc' | 'desc' };
@@ -32,7 +34,7 @@ export interface DataTableProps<T> {
  * A list the way every console page shows one: sortable headers and keyset paging whose state is in the URL
  * (`sort`, `order`, `cursor`), a caption for screen readers, and rows that are links.
  */
-export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKey, nextCursor, defaultSort, descendingOnly = false }: DataTableProps<T>) {
+export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKey, detail, nextCursor, defaultSort, descendingOnly = false }: DataTableProps<T>) {
   const [params, update] = useUrlState();
   const sort = params.get('sort') ?? defaultSort?.id;
   const order = descendingOnly ? 'desc' : ((params.get('order') ?? defaultSort?.order ?? 'desc') as 'asc' | 'desc');
@@ -66,14 +68,28 @@ export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKe
           {rows.map((row) => {
             const key = rowKey(row);
             const href = rowHref?.(row);
+            const active = key === activeKey;
             return (
-              <tr key={key} className={key === activeKey ? 'active' : undefined} aria-current={key === activeKey ? 'true' : undefined}>
-                {columns.map((col, i) => (
-                  <td key={col.id} className={col.numeric ? 'numeric' : undefined}>
-                    {i === 0 && href ? <Link href={href}>{col.cell(row)}</Link> : col.cell(row)}
-                  </td>
-                ))}
-              </tr>
+              <Fragment key={key}>
+                <tr className={active ? 'active' : undefined} aria-current={active ? 'true' : undefined}>
+                  {columns.map((col, i) => (
+                    <td key={col.id} className={col.numeric ? 'numeric' : undefined}>
+                      {i === 0 && href ? (
+                        <Link href={href} aria-expanded={detail ? active : undefined}>
+                          {col.cell(row)}
+                        </Link>
+                      ) : (
+                        col.cell(row)
+                      )}
+                    </td>
+                  ))}
+                </tr>
+                {active && detail && (
+                  <tr className="detail-row">
+                    <td colSpan={columns.length}>{detail(row)}</td>
+                  </tr>
+                )}
+              </Fragment>
             );
           })}
         </tbody>

@@ -10,6 +10,7 @@ const NAV = [
   { href: '/incidents', label: 'Incidents', match: ['/incidents', '/incident/'] },
   { href: '/notifications', label: 'Notifications', match: ['/notifications'] },
   { href: '/cost', label: 'Cost', match: ['/cost'] },
+  { href: '/test-runs', label: 'Test runs', match: ['/test-runs', '/test-run/', '/tests/', '/test/'] },
 ] as const;
 
 /** The frame of every signed-in page: skip link, header with the project and key scope, navigation, main region. */

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { Frame as FrameSchema } from '../../../src/issues/schemas';
+import { useApi } from '../api/use-api';
+import { LoadState } from './status';
 import './stack.css';
 
 /** A frame as the server symbolicates it (an issue's newest error, or any error log: the same schema). */
@@ -104,4 +106,15 @@ export function Stack({ stack }: { stack: { raw: string | null; frames: Frame[] 
       </details>
     </>
   );
+}
+
+/**
+ * One error log's stack as the server symbolicates it with the project's source maps (`GET /control-plane/logs/{id}/
+ * frames`, server/src/query/log-frames-routes.ts), asked for when it is shown.
+ */
+export function LogErrorStack({ logId, hasStack }: { logId: number; hasStack: boolean }) {
+  const { data, error, loading } = useApi<Parameters<typeof Stack>[0]['stack']>(hasStack ? `/logs/${logId}/frames` : null);
+  if (!hasStack) return <p className="hint">No stack trace was recorded for this error.</p>;
+  if (!data) return <LoadState loading={loading} error={error} />;
+  return <Stack stack={data} />;
 }

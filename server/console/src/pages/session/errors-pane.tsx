@@ -1,27 +1,12 @@
 import { useMemo } from 'react';
-import { useApi } from '../../api/use-api';
-import { Stack } from '../../ui/stack';
-import { Badge, LoadState } from '../../ui/status';
+import { LogErrorStack } from '../../ui/stack';
+import { Badge } from '../../ui/status';
 import { bodyText, isError, logTime } from './logs';
 import type { PaneProps } from './pane-props';
 import { SeekList } from './seek-list';
 import type { LogRow } from './types';
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-
-/** `GET /control-plane/logs/{id}/frames` (server/src/query/log-frames-routes.ts). */
-type LogFrames = Parameters<typeof Stack>[0]['stack'];
-
-/**
- * One error's stack as the server symbolicates it with the project's source maps (original file, line, function and
- * the source lines around), asked for when the row is opened.
- */
-function ErrorStack({ logId, hasStack }: { logId: number; hasStack: boolean }) {
-  const { data, error, loading } = useApi<LogFrames>(hasStack ? `/logs/${logId}/frames` : null);
-  if (!hasStack) return <p className="hint">No stack trace was recorded for this error.</p>;
-  if (!data) return <LoadState loading={loading} error={error} />;
-  return <Stack stack={data} />;
-}
 
 /** The session's errors: message, type and, opened, the stack with original frames where a source map covers them. */
 export function ErrorsPane({ logs, ...timing }: PaneProps & { logs: readonly LogRow[] }) {
@@ -50,7 +35,7 @@ export function ErrorsPane({ logs, ...timing }: PaneProps & { logs: readonly Log
           <span className="row-text">{e.message}</span>
         </>
       )}
-      detail={(e) => <ErrorStack logId={e.id} hasStack={e.hasStack} />}
+      detail={(e) => <LogErrorStack logId={e.id} hasStack={e.hasStack} />}
     />
   );
 }
