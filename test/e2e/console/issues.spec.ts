@@ -134,6 +134,7 @@ test('keyboard: Tab reaches a row, Enter opens the issue; the page shows the ori
   await expect(top).toContainText(`minified: `);
   await expect(page.getByRole('link', { name: SESSION })).toHaveAttribute('href', `/session/${SESSION}`);
   await expect(page.locator('dl.facts')).toContainText(RELEASE);
+  await expect(page.locator('dl.facts dt', { hasText: 'Seen in' }).locator('+ dd')).toHaveText('production');
   // No repository is connected: no pull request button, and the page says why.
   await expect(page.getByRole('button', { name: 'Open pull request' })).toHaveCount(0);
   await expect(page.getByText('No GitHub repository is connected')).toBeVisible();
