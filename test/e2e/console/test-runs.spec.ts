@@ -248,6 +248,8 @@ test('a run: facts and totals, failed first; the failed test opens its error, or
   await retry.getByRole('link', { name: 'Network' }).click();
   await expect(page).toHaveURL(new RegExp(`/session/${SESSION}\\?pane=network&t=\\d+$`));
   await expect(page.getByRole('tab', { name: /Network/ })).toHaveAttribute('aria-selected', 'true');
+  // The session says which test it recorded, and leads back to the run.
+  await expect(page.locator('dl.session-facts')).toContainText(`Testshop > cart > checks out (retry 1) in run ${RUNS.latest.run_id}`);
   await page.goBack();
   await detail.getByRole('link', { name: 'History of this test' }).click();
   await expect(page).toHaveURL(/\/test\/[0-9a-f]{16}$/);

@@ -1,3 +1,4 @@
+import { Link } from 'wouter';
 import { formatDuration, formatTime } from '../../ui/format';
 import type { SessionDetail } from './types';
 
@@ -25,6 +26,15 @@ export function SessionFacts({ detail }: { detail: SessionDetail }) {
       <dd>{formatTime(detail.first_seen)}</dd>
       <dt>Duration</dt>
       <dd>{formatDuration(duration)}</dd>
+      {detail.test && (
+        <>
+          <dt>Test</dt>
+          <dd>
+            {detail.test.title ?? detail.test.test_id ?? 'a test'}
+            {detail.test.retry ? ` (retry ${detail.test.retry})` : ''} in run <Link href={`/test-run/${encodeURIComponent(detail.test.run_id)}`}>{detail.test.run_id}</Link>
+          </dd>
+        </>
+      )}
       <dt>Counts</dt>
       <dd>
         {detail.errors ?? 0} errors · {c.logs} logs · {c.recipes} requests · {c.spans} spans · {detail.pages ?? 0} pages · {c.replay_chunks} replay chunks
