@@ -1,0 +1,84 @@
+import type { BrowserContext, PlaywrightTestArgs, PlaywrightTestOptions, PlaywrightWorkerArgs, PlaywrightWorkerOptions, TestInfo, TestType } from '@playwright/test';
+import { resolveOptions, type SvcOptions } from './config';
+import { handoffScript, testHandoff } from './handoff';
+import { loadInjectScript } from './inject';
+import { LINK_ANNOTATION } from './links';
+import { ContextPages } from './pages';
+import { ensureRunId } from './run-id';
+import { Svc } from './svc';
+
+/** The fixtures `withSvc` adds: `svc` (the option in playwright.config's `use`, the {@link Svc} reader in a test). */
+export interface SvcFixtures {
+  svc: Svc;
+}
+
+/** What `use` accepts for svc in playwright.config: `defineConfig<SvcTestOptions>({ use: { svc: {...} } })`. */
+export interface SvcTestOptions {
+  svc: SvcOptions;
+}
+
+
+/** Never lets svc fail or slow down a test beyond its own bound: svc being down is not the app's failure. */
+async function quietly<T>(work: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await work();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Before the test: the handoff, and the SDK itself when `inject` asks for it (after the handoff, so it sees it). */
+async function prepare(context: BrowserContext, options: SvcOptions, testInfo: TestInfo): Promise<{ svc: Svc; pages: ContextPages }> {
+  const resolved = resolveOptions(options);
+  const handoff = testHandoff(testInfo, ensureRunId());
+  await context.addInitScript({ content: handoffScript(handoff) });
+  if (resolved.inject !== false) await context.addInitScript({ content: await loadInjectScript(resolved) });
+  const pages = new ContextPages(context, resolved.flushTimeoutMs);
+  return { svc: new Svc(resolved, { runId: handoff.runId, testId: handoff.testId, retry: handoff.retry }, pages), pages };
+}
+
+/** After the test: every open page flushed, and a failed test annotated with the replay at its failure. */
+async function finish(svc: Svc, testInfo: TestInfo, endedAt: number): Promise<void> {
+  await quietly(() => svc.flush());
+  if (testInfo.status === testInfo.expectedStatus) return;
+  const links = (await quietly(() => svc.failureLinks(endedAt))) ?? [];
+  for (const description of links) testInfo.annotations.push({ type: LINK_ANNOTATION, description });
+}
+
+type Args = PlaywrightTestArgs & PlaywrightTestOptions;
+type WorkerArgs = PlaywrightWorkerArgs & PlaywrightWorkerOptions;
+
+/**
+ * `base` with svc: each test's pages get the test's context (and the SDK with `inject`), their SDKs are flushed when
+ * it ends, and the `svc` fixture reads what they sent. `svc` is set in playwright.config's `use` (it is an option
+ * there); `test.use({ svc })` in a test file would replace the reader, so it is refused.
+ */
+export function withSvc<T extends Args, W extends WorkerArgs>(base: TestType<T, W>): TestType<Omit<T, 'svc'> & SvcFixtures, W> {
+  // Two registrations of one name: the option (which `use` in the config overrides), then the reader built on it.
+  const options = (base as unknown as TestType<Args, WorkerArgs>).extend<SvcTestOptions & { _svcAuto: void }>({
+    svc: [{}, { option: true }],
+    // Auto, so every test gets the handoff and the flush, whether or not it asks for `svc`.
+    _svcAuto: [
+      async ({ svc }, use) => {
+        if (!(svc instanceof Svc)) {
+          throw new Error('svc: the `svc` option is set in playwright.config (`use: { svc: {...} }`) or with SVC_* variables; `test.use({ svc })` in a test file replaces the fixture');
+        }
+        await use();
+      },
+      { auto: true },
+    ],
+  });
+  // The reader's own `svc` parameter is the option's value: a fixture that overrides itself receives the one before.
+  const reader = options.extend({
+    svc: async ({ svc: given, context }: { svc: SvcOptions; context: BrowserContext }, use: (svc: Svc) => Promise<void>, testInfo: TestInfo) => {
+      const { svc, pages } = await prepare(context, given, testInfo);
+      try {
+        await use(svc);
+        await finish(svc, testInfo, Date.now());
+      } finally {
+        pages.dispose();
+      }
+    },
+  } as never);
+  return reader as unknown as TestType<Omit<T, 'svc'> & SvcFixtures, W>;
+}

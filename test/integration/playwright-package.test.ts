@@ -1,0 +1,181 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureSdkBuilt, ROOT } from '../support/build-sdk';
+import { childEnv } from '../support/child-env';
+import { serveLocally, type LocalServer } from '../support/local-server';
+import { controlGet, startCliServer, type CliServer } from '../support/svc-server';
+
+/**
+ * @svc/playwright as a user runs it: a nested Playwright (test/fixtures/playwright-suite) with the fixture and the
+ * reporter against the built `svc-server start`, in Chromium. The shop project has a passing test, a test failing on
+ * an app error, and a flaky one (fails on its first try, retries: 1); the inject project is an app without the SDK.
+ */
+const PACKAGE = join(ROOT, 'playwright');
+const SUITE_CONFIG = join(ROOT, 'test/fixtures/playwright-suite/playwright.config.ts');
+const PLAYWRIGHT_CLI = join(ROOT, 'node_modules/@playwright/test/cli.js');
+
+const newest = (path: string): number =>
+  statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((e) => newest(join(path, e)))) : statSync(path).mtimeMs;
+
+/** Builds the package (tsup) unless dist/ is newer than its sources: `npm test` has built it already. */
+function ensurePackageBuilt(): void {
+  const built = (() => {
+    try {
+      return Math.min(statSync(join(PACKAGE, 'dist/index.js')).mtimeMs, statSync(join(PACKAGE, 'dist/reporter.js')).mtimeMs);
+    } catch {
+      return 0;
+    }
+  })();
+  if (built > Math.max(newest(join(PACKAGE, 'src')), newest(join(PACKAGE, 'package.json')), newest(join(PACKAGE, 'tsup.config.ts')))) return;
+  const build = spawnSync('npm', ['run', 'build'], { cwd: PACKAGE, encoding: 'utf8', env: childEnv() });
+  if (build.status !== 0) throw new Error(`@svc/playwright build failed:\n${build.stdout}\n${build.stderr}`);
+}
+
+/** The app, with a real bug: a coupon without its percentage. `app.js` is served unminified, so frames name it. */
+const APP_JS = `function applyCoupon(cart) {
+  return cart.total * (1 - cart.coupon.percent / 100);
+}
+document.getElementById('ok').onclick = () => {
+  document.getElementById('out').textContent = 'ok';
+};
+document.getElementById('buy').onclick = () => {
+  document.getElementById('out').textContent = String(applyCoupon({ total: 10 }));
+};
+`;
+
+const body = '<button id="ok">Ok</button><button id="buy">Buy</button><p id="out"></p>';
+const html = (sdk: string) => `<!doctype html><html><head><title>shop</title></head><body>${body}${sdk}<script src="/app.js"></script></body></html>`;
+
+/** The shop's origin: `/` with the SDK's script tag, `/plain` without, the app and the built script-tag files. */
+function serveShop(svc: Pick<CliServer, 'url' | 'ingestKey'>): Promise<LocalServer> {
+  // Read now, once: a rebuild of dist/ meanwhile (rollup empties it first) must not reach the pages.
+  const sdk = readFileSync(join(ROOT, 'dist/cdn/svc.min.js'));
+  const recorder = readFileSync(join(ROOT, 'dist/cdn/svc-recorder.min.js'));
+  const files: Record<string, () => string | Buffer> = {
+    '/': () => html(`<script src="/svc.min.js" data-api-key="${svc.ingestKey}" data-ingest-url="${svc.url}"></script>`),
+    '/plain': () => html(''),
+    '/app.js': () => APP_JS,
+    '/svc.min.js': () => sdk,
+    '/svc-recorder.min.js': () => recorder,
+  };
+  return serveLocally((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const file = files[path];
+    if (!file) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(file());
+  });
+}
+
+interface JsonReport {
+  suites: Array<{ specs: Array<{ title: string; tests: Array<{ projectName: string; status: string; annotations: Array<{ type: string; description?: string }>; results: Array<{ status: string; errors: Array<{ message?: string }>; annotations?: Array<{ type: string; description?: string }> }> }> }> }>;
+}
+
+interface NestedRun {
+  code: number | null;
+  output: string;
+  /** `project > title` → Playwright's outcome (expected, unexpected, flaky). */
+  outcomes: Record<string, string>;
+  report: JsonReport;
+}
+
+/** Runs the suite to its end with these variables; what it printed, its exit code and its JSON report. */
+async function runSuite(env: Record<string, string>, args: string[] = []): Promise<NestedRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pw-suite-'));
+  const resultsFile = join(dir, 'results.json');
+  try {
+    const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', '-c', SUITE_CONFIG, ...args], {
+      cwd: ROOT,
+      env: childEnv({ ...env, RESULTS_FILE: resultsFile, OUTPUT_DIR: join(dir, 'out'), CI: '' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const report = JSON.parse(readFileSync(resultsFile, 'utf8')) as JsonReport;
+    const outcomes: Record<string, string> = {};
+    for (const suite of report.suites) for (const spec of suite.specs) for (const t of spec.tests) outcomes[`${t.projectName} > ${spec.title}`] = t.status;
+    return { code, output, outcomes, report };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const SHOP_OUTCOMES = {
+  'shop > checkout works': 'expected',
+  'shop > buying with a coupon': 'unexpected',
+  'shop > flaky: fails on its first try': 'flaky',
+};
+
+const testOf = (report: JsonReport, title: string) => report.suites.flatMap((s) => s.specs).find((s) => s.title === title)!.tests[0]!;
+
+describe('@svc/playwright in a nested Playwright run', () => {
+  let svc: CliServer;
+  let shop: LocalServer;
+  beforeAll(async () => {
+    await ensureSdkBuilt();
+    ensurePackageBuilt();
+    svc = await startCliServer();
+    shop = await serveShop(svc);
+  }, 120_000);
+  afterAll(async () => {
+    await shop?.close();
+    await svc?.close();
+  });
+
+  it('reports the run (passed, failed, flaky), links the failed test to its session, and toHaveNoErrors shows the frame and the replay', async () => {
+    const runId = `pw-${randomBytes(4).toString('hex')}`;
+    const run = await runSuite({ SVC_URL: svc.url, SVC_INGEST_KEY: svc.ingestKey, SVC_CONTROL_KEY: svc.controlKey, SVC_RUN_ID: runId, PAGE_URL: shop.origin });
+    expect(run.outcomes, run.output).toEqual({ ...SHOP_OUTCOMES, 'inject > the injected SDK reports the page and its error': 'expected' });
+    expect(run.code).toBe(1);
+    expect(run.output).not.toMatch(/svc: .*(unreachable|answered|gave up)/);
+
+    // The matcher's message: the error, its frame in app.js (function, file, line) and the replay at that moment.
+    const failed = testOf(run.report, 'buying with a coupon');
+    const message = failed.results[0]!.errors.map((e) => e.message ?? '').join('\n').replace(/\u001b\[[0-9;]*m/g, '');
+    expect(message).toMatch(/1 error captured by svc in this test/);
+    expect(message).toMatch(/TypeError: Cannot read properties of undefined \(reading 'percent'\)/);
+    expect(message).toMatch(new RegExp(`at applyCoupon \\(${shop.origin}/app.js:2:\\d+\\)`));
+    const replay = new RegExp(`replay: ${svc.url}/session/([\\w-]+)\\?t=(\\d+)`).exec(message);
+    expect(replay, message).not.toBeNull();
+
+    // Through the API: the run's counts, and the failed attempt with its session and the fixture's console link.
+    const { status, body } = await controlGet<any>(svc, `/test-runs/${runId}`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ run_id: runId, status: 'failed', counts: { passed: 2, failed: 1, flaky: 1, skipped: 0, total: 4 } });
+    const buying = body.tests.find((t: any) => t.title_path.at(-1) === 'buying with a coupon');
+    expect(buying).toMatchObject({ outcome: 'unexpected', status: 'failed', file: 'shop.spec.ts', project: 'shop' });
+    const attempt = buying.attempts[0];
+    expect(attempt.sessions).toContain(replay![1]);
+    expect(attempt.annotations).toContainEqual({ type: 'svc', description: expect.stringMatching(new RegExp(`^${svc.url}/session/${replay![1]}\\?t=\\d+$`)) });
+    const flaky = body.tests.find((t: any) => t.title_path.at(-1) === 'flaky: fails on its first try');
+    expect(flaky).toMatchObject({ outcome: 'flaky', retries: 1 });
+
+    // Each attempt's session carries its test and retry, in env `test`.
+    const sessions = await controlGet<any>(svc, `/sessions?test_run=${runId}&test_id=${buying.test_id}`);
+    const byRetry = sessions.body.data.map((s: any) => [s.test?.retry, s.env, s.session_id]).sort();
+    expect(byRetry).toEqual([[0, 'test', replay![1]], [1, 'test', buying.attempts[1].sessions[0]]]);
+  }, 120_000);
+
+  it('with svc down, the suite ends with the same outcomes and exactly one warning', async () => {
+    const closed = await serveLocally(() => undefined);
+    await closed.close();
+    const down = await serveShop({ url: closed.origin, ingestKey: svc.ingestKey });
+    try {
+      const run = await runSuite(
+        { SVC_URL: closed.origin, SVC_INGEST_KEY: svc.ingestKey, SVC_CONTROL_KEY: svc.controlKey, SVC_RUN_ID: `pw-down-${randomBytes(4).toString('hex')}`, PAGE_URL: down.origin },
+        ['--project', 'shop'],
+      );
+      expect(run.outcomes, run.output).toEqual(SHOP_OUTCOMES);
+      expect(run.code).toBe(1);
+      expect(run.output.match(/^svc: .*$/gm), run.output).toEqual([expect.stringMatching(/is unreachable .*ECONNREFUSED/)]);
+    } finally {
+      await down.close();
+    }
+  }, 120_000);
+});
