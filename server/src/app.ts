@@ -33,6 +33,7 @@ import { traceRoutes } from './query/traces-routes';
 import { vitalsRoutes } from './query/vitals-routes';
 import { sessionRoutes } from './replay/routes';
 import { sourcemapRoutes } from './sourcemaps/routes';
+import { testRunRoutes } from './test-runs/routes';
 
 export interface AppOptions {
   corsOrigins: '*' | readonly string[];
@@ -108,6 +109,8 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
   controlPlane.route('/me', meRoutes(services, { aiAnalysis: options.ai !== undefined, demo: options.demo !== undefined }));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
+  // Playwright runs: the reporter writes with a control key, the console reads with either key.
+  controlPlane.route('/', testRunRoutes(services));
   controlPlane.route('/issues', issueRoutes(services));
   controlPlane.route('/issues', analysisRoutes(services, options.ai));
   // Before the control plane, whose control-key check would otherwise turn admin keys away first.

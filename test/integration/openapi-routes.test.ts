@@ -9,6 +9,7 @@ import { systemClock } from '../../server/src/clock';
 import { CONSOLE_PATHS } from '../../server/src/console/routes';
 import { incidentLinks, issuePageUrl } from '../../server/src/incidents/links';
 import { createKey, type IssuesApi, type ProjectsApi, type RulesApi } from '../../server/src/index';
+import { testKey } from '../../server/src/test-runs/store';
 import { databaseKinds } from '../support/databases';
 import { issueDetector } from '../support/detector';
 import { errorLog } from '../support/error-logs';
@@ -88,6 +89,18 @@ const recipes = {
   sessionId: SESSION,
   replayId: 'replay-1',
   steps: [{ ts: Date.now() - 900, method: 'GET', url: 'https://shop.example.com/api/cart', requestHeaders: {}, status: 200, responseHeaders: {}, durationMs: 12 }],
+};
+const testResult = {
+  test_id: 'abc-1',
+  file: 'tests/a.spec.ts',
+  line: 3,
+  title_path: ['a', 'works'],
+  project: 'chromium',
+  retry: 0,
+  status: 'passed',
+  expected_status: 'passed',
+  duration_ms: 120,
+  started_at: new Date().toISOString(),
 };
 const sourceMap = { version: 3, sources: ['src/app.ts'], names: [], mappings: 'AAAA', debugId: DEBUG_ID };
 
@@ -334,6 +347,27 @@ const CASES: Record<string, Case> = {
   'post /control-plane/sourcemaps': { valid: () => json({ maps: [{ map: sourceMap }] }), invalid: () => ({ body: { maps: [{ map: { version: 2 } }] }, field: 'maps[0].map' }) },
   'get /control-plane/sourcemaps': { valid: () => ({ query: { release: '1.0.0' } }), invalid: () => ({ query: { limit: '0' }, field: 'limit' }) },
   'delete /control-plane/sourcemaps/{debug_id}': { valid: () => ({ path: `/control-plane/sourcemaps/${DEBUG_ID}` }), invalid: () => ({ path: '/control-plane/sourcemaps/not-a-uuid', field: 'debug_id' }) },
+
+  // Test runs: made, given a result, finished, then read.
+  'put /control-plane/test-runs/{run_id}': {
+    valid: () => ({ path: '/control-plane/test-runs/run-1', body: { started_at: new Date().toISOString(), branch: 'main', commit: 'abc123' } }),
+    invalid: () => ({ path: '/control-plane/test-runs/run-1', body: { started_at: 'today' }, field: 'started_at' }),
+  },
+  'post /control-plane/test-runs/{run_id}/results': {
+    valid: () => ({ path: '/control-plane/test-runs/run-1/results', body: { results: [testResult] } }),
+    invalid: () => ({ path: '/control-plane/test-runs/run-1/results', body: { results: [{ ...testResult, tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }] }, field: 'results[0].tags' }),
+  },
+  'post /control-plane/test-runs/{run_id}/finish': {
+    valid: () => ({ path: '/control-plane/test-runs/run-1/finish', body: { status: 'passed', duration_ms: 1200 } }),
+    invalid: () => ({ path: '/control-plane/test-runs/run-1/finish', body: { status: 'green', duration_ms: 1200 }, field: 'status' }),
+  },
+  'get /control-plane/test-runs': { valid: () => ({ query: { branch: 'main', status: 'passed' } }), invalid: () => ({ query: { status: 'green' }, field: 'status' }) },
+  'get /control-plane/test-runs/{run_id}': { valid: () => ({ path: '/control-plane/test-runs/run-1' }), invalid: () => ({ path: '/control-plane/test-runs/run%201', field: 'run_id' }) },
+  'get /control-plane/tests/flaky': { valid: () => ({ query: { runs: '10' } }), invalid: () => ({ query: { runs: '0' }, field: 'runs' }) },
+  'get /control-plane/tests/{test_key}': {
+    valid: () => ({ path: `/control-plane/tests/${testKey(testResult.file, testResult.title_path, testResult.project)}` }),
+    invalid: () => ({ path: '/control-plane/tests/not-a-key', field: 'test_key' }),
+  },
 };
 
 /** The documented operations, as `method /path/{param}`. */

@@ -14,6 +14,7 @@ import { repositoriesMigration } from './migrations/0014-repositories';
 import { sessionIdentityMigration } from './migrations/0015-session-identity';
 import { sessionConsoleMigration } from './migrations/0016-session-console';
 import { vitalsIndexMigration } from './migrations/0017-vitals-index';
+import { testRunsMigration } from './migrations/0018-test-runs';
 import { testTrafficMigration } from './migrations/0019-test-traffic';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
@@ -33,6 +34,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0015-session-identity': sessionIdentityMigration(),
     '0016-session-console': sessionConsoleMigration(),
     '0017-vitals-index': vitalsIndexMigration(),
+    '0018-test-runs': testRunsMigration(),
     '0019-test-traffic': testTrafficMigration(),
   };
 }

@@ -1,13 +1,14 @@
 import type { Generated } from 'kysely';
 import type { CostTables } from '../cost/tables';
 import type { DetectionTables } from '../incidents/detect/tables';
+import type { TestRunTables } from '../test-runs/tables';
 
 /**
  * Table types for Kysely. Times are Unix epoch milliseconds (`*_ms`, integers that fit a JS number) for filtering and
  * ordering; OTLP nanosecond timestamps are kept verbatim as decimal strings (`*_ns`) so nothing is rounded.
  * JSON columns are text in both dialects: they are written and read whole, never queried into.
  */
-export interface Database extends DetectionTables, CostTables {
+export interface Database extends DetectionTables, CostTables, TestRunTables {
   tenants: { id: string; name: string; created_ms: number };
   projects: { id: string; tenant_id: string; name: string; created_ms: number };
   apps: { id: string; project_id: string; name: string; created_ms: number };
@@ -162,6 +163,12 @@ export interface Database extends DetectionTables, CostTables {
     /** The path of the earliest page record, and that record's time. */
     entry_url: string | null;
     entry_ms: number | null;
+    /** The Playwright test the session was recorded in (`test.run.id`, `test.id`, `test.retry`, `test.title`, `test.file`). */
+    test_run_id: string | null;
+    test_id: string | null;
+    test_retry: number | null;
+    test_title: string | null;
+    test_file: string | null;
   };
   incidents: {
     id: string;

@@ -79,6 +79,7 @@ type FactColumns = Pick<
   Database['sessions'],
   | 'user_id' | 'user_email' | 'user_name' | 'user_ms' | 'attributes' | 'attributes_ms' | 'replay_mode' | 'sample_rate'
   | 'env' | 'release' | 'browser' | 'browser_version' | 'os' | 'device' | 'urls' | 'page_count' | 'entry_url' | 'entry_ms'
+  | 'test_run_id' | 'test_id' | 'test_retry' | 'test_title' | 'test_file'
 >;
 
 /** A session's facts as columns; null where the batch said nothing (the upsert then keeps what is stored). */
@@ -103,6 +104,11 @@ function factColumns(f: SessionFacts | undefined): FactColumns {
     page_count: pages?.length ?? 0,
     entry_url: pages?.[0] ?? null,
     entry_ms: pages ? (f?.entryMs ?? null) : null,
+    test_run_id: f?.test?.runId ?? null,
+    test_id: f?.test?.testId ?? null,
+    test_retry: f?.test?.retry ?? null,
+    test_title: f?.test?.title ?? null,
+    test_file: f?.test?.file ?? null,
   };
 }
 
@@ -117,8 +123,12 @@ const latest = (column: string, time: string) =>
 const earliest = (column: string, time: string) =>
   `case when excluded.${time} < coalesce(sessions.${time}, excluded.${time} + 1) then excluded.${column} else sessions.${column} end`;
 
-/** `excluded.<column>` when the batch named a browser, else the stored value: the client's columns change together. */
-const client = (column: string) => `case when excluded.browser is null then sessions.${column} else excluded.${column} end`;
+/** `excluded.<column>` when the batch named `key`, else the stored value: the columns of one fact change together. */
+const together = (key: string, column: string) => `case when excluded.${key} is null then sessions.${column} else excluded.${column} end`;
+/** The client's columns change together (a batch that names a browser names them all). */
+const client = (column: string) => together('browser', column);
+/** So do the test's: a batch that names a test run names the whole test. */
+const test = (column: string) => together('test_run_id', column);
 
 /**
  * The stored page paths followed by the batch's new ones, at most {@link SESSION_FACT_LIMITS}.maxPages, as a JSON
@@ -145,7 +155,7 @@ function mergedUrls(dialect: DialectName): string {
  * The ON CONFLICT values of the fact columns. The latest user wins, by the time of the record that named it, so a
  * record sent late (a retry, a persisted batch) does not undo a newer sign-in; a batch that names no user keeps the
  * stored one. Attributes likewise, as a whole. Sampling, environment, release and browser: the latest batch that
- * carries them. Pages: the union, in the order first seen, bounded; the entry page is the earliest record's.
+ * carries them; the test likewise, as a whole. Pages: the union, in the order first seen, bounded; the entry page is the earliest record's.
  * Both databases evaluate every SET expression on the row as it was, so no expression sees another's new value.
  */
 export function sessionFactsUpdate(dialect: DialectName): Record<keyof FactColumns, string> {
@@ -170,6 +180,11 @@ export function sessionFactsUpdate(dialect: DialectName): Record<keyof FactColum
     page_count: `case when excluded.urls is null then sessions.page_count else ${length} end`,
     entry_url: earliest('entry_url', 'entry_ms'),
     entry_ms: earliest('entry_ms', 'entry_ms'),
+    test_run_id: test('test_run_id'),
+    test_id: test('test_id'),
+    test_retry: test('test_retry'),
+    test_title: test('test_title'),
+    test_file: test('test_file'),
   };
 }
 

@@ -33,6 +33,17 @@ export interface SessionFacts {
   pages?: string[];
   /** Time of the record that showed `pages[0]`, the batch's entry page. */
   entryMs?: number;
+  /** The Playwright test the session was recorded in (@svc/playwright's `test.*` resource attributes). */
+  test?: SessionTest;
+}
+
+/** A session's test: run id, Playwright testId and retry, with the test's title path (joined ' > ') and file when sent. */
+export interface SessionTest {
+  runId: string;
+  testId: string;
+  retry: number | null;
+  title: string | null;
+  file: string | null;
 }
 
 /** The sampling decision a resource carries (`svc.sample_rate`, `svc.replay.mode`); malformed values are ignored. */
@@ -51,6 +62,24 @@ export function samplingOf(resource: PlainAttributes): Sampling | undefined {
 }
 
 const boundedText = (v: unknown): string | null => (typeof v === 'string' && v !== '' && v.length <= SESSION_FACT_LIMITS.maxUserChars ? v : null);
+
+/** Longest test title or file a session keeps; the test's own record (test-runs) has the whole of them. */
+const MAX_TEST_TEXT = 1024;
+const testText = (v: unknown): string | null => (typeof v === 'string' && v !== '' && v.length <= MAX_TEST_TEXT ? v : null);
+
+/** `test.retry` as the SDK sends it (an int, which OTLP/JSON may carry as decimal text); null when absent or malformed. */
+function retryOf(v: unknown): number | null {
+  const n = typeof v === 'string' && /^\d{1,4}$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 1000 ? n : null;
+}
+
+/** The test a resource names: `test.run.id` and `test.id` both required (bounded like user ids); undefined otherwise. */
+export function testOf(resource: PlainAttributes): SessionTest | undefined {
+  const runId = boundedText(resource['test.run.id']);
+  const testId = boundedText(resource['test.id']);
+  if (runId === null || testId === null) return undefined;
+  return { runId, testId, retry: retryOf(resource['test.retry']), title: testText(resource['test.title']), file: testText(resource['test.file']) };
+}
 
 /** A page's path, without query or fragment (they can carry personal data); null when it is not one or is too long. */
 function boundedPath(path: string): string | null {
@@ -126,20 +155,22 @@ export class SessionFactsCollector {
    */
   note(sessionId: string | null, timeMs: number, attributes: PlainAttributes, resource: ResourceInfo, pages: readonly string[] = []): void {
     if (sessionId === null) return;
-    const { sampling } = resource;
+    const { sampling, test } = resource;
     const userId = boundedText(attributes['user.id']);
     const values = attributesOf(attributes);
     // The current semantic convention's name first, then the older one the svc SDK sends (as issues read it).
     const env = boundedText(resource.attributes['deployment.environment.name']) ?? boundedText(resource.attributes['deployment.environment']);
     const release = boundedText(resource.attributes['service.version']);
     const client = this.clientOf(attributes['user_agent.original'] ?? resource.attributes['user_agent.original']);
-    if (userId === null && values === undefined && sampling === undefined && env === null && release === null && client === null && pages.length === 0) return;
+    const nothing = userId === null && values === undefined && sampling === undefined && env === null && release === null && client === null;
+    if (nothing && pages.length === 0 && test === undefined) return;
     let f = this.facts.get(sessionId);
     if (!f) this.facts.set(sessionId, (f = { sessionId }));
     if (sampling) Object.assign(f, sampling);
     if (env !== null) f.env = env;
     if (release !== null) f.release = release;
     if (client !== null) f.client = client;
+    if (test) f.test = test;
     if (userId !== null && (!f.user || timeMs >= f.user.timeMs)) {
       f.user = { timeMs, id: userId, email: boundedText(attributes['user.email']), name: boundedText(attributes['user.name']) };
     }

@@ -2,7 +2,7 @@ import { REPLAY_LIMITS } from '../../../wire/replay';
 import { badRequest } from '../http/errors';
 import { INGEST_LIMITS, limitExceeded } from '../ingest/limits';
 import { isObject, readArray, readDouble, readInt64, readObject, readString, type JsonObject } from '../json/read';
-import { samplingOf, type Sampling } from './session-facts';
+import { samplingOf, testOf, type Sampling, type SessionTest } from './session-facts';
 
 /** Plain JSON form of an OTLP AnyValue, as the query API returns it. */
 export type PlainValue = string | number | boolean | null | PlainValue[] | { [key: string]: PlainValue };
@@ -83,6 +83,8 @@ export interface ResourceInfo {
   sessionId: string | undefined;
   /** The SDK's sampling decision for the session, read once per resource. */
   sampling: Sampling | undefined;
+  /** The Playwright test the records come from (`test.*`), read once per resource. */
+  test: SessionTest | undefined;
 }
 
 /** The resource of one ResourceSpans/ResourceLogs/ResourceMetrics; `service.name` is required to find the app. */
@@ -98,7 +100,7 @@ export function readResource(container: JsonObject, path: string): ResourceInfo 
       field: `${path}.resource.attributes`,
     });
   }
-  return { attributes, serviceName, sessionId: sessionIdOf(attributes, `${path}.resource.attributes`), sampling: samplingOf(attributes) };
+  return { attributes, serviceName, sessionId: sessionIdOf(attributes, `${path}.resource.attributes`), sampling: samplingOf(attributes), test: testOf(attributes) };
 }
 
 export interface ScopeInfo {

@@ -84,6 +84,7 @@ export const sessionJson = (s: Selectable<Database['sessions']> & { app: string 
   urls: s.urls === null ? [] : (parse(s.urls) as string[]),
   errors: s.error_count,
   device: { browser: s.browser, browser_version: s.browser_version, os: s.os, type: s.device },
+  test: s.test_run_id === null ? null : { run_id: s.test_run_id, test_id: s.test_id, retry: s.test_retry, title: s.test_title, file: s.test_file },
 });
 
 export const LISTINGS = {

@@ -58,6 +58,8 @@ const sessionsFields = {
   env: factFilter('Only sessions whose environment (`deployment.environment`) is this one'),
   release: factFilter('Only sessions whose release (`service.version`) is this one'),
   browser: factFilter('Only sessions in this browser: Chrome, Firefox, Safari, Edge, Opera, Samsung Internet or Other (see /sessions/facets)'),
+  test_run: factFilter('Only sessions recorded in this test run (`test.run.id`, the run_id of /test-runs)'),
+  test_id: factFilter("Only sessions recorded in this test (`test.id`, Playwright's testId)"),
   url: z
     .string()
     .min(1)
@@ -134,6 +136,16 @@ export const SessionSchema = z
         type: z.string().nullable().openapi({ enum: ['desktop', 'mobile', 'tablet', null] }),
       })
       .openapi({ description: 'From user_agent.original; nulls when the session sent none' }),
+    test: z
+      .object({
+        run_id: z.string().openapi({ description: 'test.run.id: the run (GET /control-plane/test-runs/{run_id})' }),
+        test_id: z.string().nullable().openapi({ description: "test.id: Playwright's testId" }),
+        retry: z.number().int().nullable().openapi({ description: 'test.retry: the attempt (0 for the first try)' }),
+        title: z.string().nullable().openapi({ description: "test.title: the title path joined with ' > '; null when not sent or over 1,024 characters" }),
+        file: z.string().nullable().openapi({ description: 'test.file: relative to the Playwright rootDir; null when not sent or over 1,024 characters' }),
+      })
+      .nullable()
+      .openapi({ description: 'The Playwright test the session was recorded in (@svc/playwright), from its test.* resource attributes; null for other sessions' }),
   })
   .openapi('Session');
 

@@ -70,6 +70,8 @@ export interface SessionFilters {
   env?: string;
   release?: string;
   browser?: string;
+  test_run?: string;
+  test_id?: string;
   url?: string;
   has_errors?: boolean;
   min_duration_ms?: number;
@@ -105,6 +107,9 @@ export function sessionConditions(dialect: DialectName, f: SessionFilters, attri
   equal('release', f.release);
   equal('browser', f.browser);
   if (f.user_id !== undefined) conditions.push(sql<SqlBool>`s.user_id = ${f.user_id}`);
+  // A run's sessions are a few among all: sessions_project_test finds them.
+  if (f.test_run !== undefined) conditions.push(sql<SqlBool>`s.test_run_id = ${f.test_run}`);
+  if (f.test_id !== undefined) conditions.push(sql<SqlBool>`s.test_id = ${f.test_id}`);
   if (f.from !== undefined) conditions.push(sql<SqlBool>`s.last_ms >= ${f.from}`);
   if (f.to !== undefined) conditions.push(sql<SqlBool>`s.first_ms < ${f.to}`);
   // SQLite's LIKE already ignores the case of ASCII letters; PostgreSQL's ILIKE does.
