@@ -12,6 +12,8 @@
  * browser, and `import.meta.env` is undefined in Node and in our CJS/IIFE builds (see rollup.config.mjs).
  */
 
+import { readTestContext } from '../sdk/test-context';
+
 /** `import.meta` as Vite shapes it. Kept local: augmenting the global `ImportMeta` would clash with `vite/client`. */
 interface ViteImportMeta {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -55,7 +57,7 @@ export interface EnvConfig {
   readonly serviceName: string;
   /** `SVC_APP_ID`. */
   readonly appId: string | undefined;
-  /** `SVC_ENV`, else `NODE_ENV`, else `production`. */
+  /** `SVC_ENV`, else `test` in a Playwright test under @svc/playwright, else `NODE_ENV`, else `production`. */
   readonly env: string;
   /** `SVC_INGEST_URL`, passed to the `ingestUrl` option (validated there). */
   readonly ingestUrl: string | undefined;
@@ -157,11 +159,12 @@ export function mergeEnvValues(sources: readonly EnvValues[], nodeEnv: string | 
 
 /**
  * Reads the SDK settings from build-time environment variables: `SVC_API_KEY`, `SVC_SERVICE_NAME` (default
- * `web-app`), `SVC_APP_ID`, `SVC_ENV` (default `NODE_ENV`, else `production`), `SVC_INGEST_URL`,
+ * `web-app`), `SVC_APP_ID`, `SVC_ENV` (default `test` on a page under @svc/playwright, whose test must not count as
+ * the build's environment; else `NODE_ENV`, else `production`), `SVC_INGEST_URL`,
  * `SVC_SERVICE_VERSION` and `SVC_DEBUG` (`true` or `1` turns `debug` on), each under the
  * `VITE_`, `NEXT_PUBLIC_` or `REACT_APP_` prefix (first found wins, in that order). Never throws.
  */
 export function readEnvConfig(): EnvConfig {
-  const nodeEnv = NODE_ENV_READS.map(attempt).find((value) => value !== undefined);
+  const nodeEnv = readTestContext() ? 'test' : NODE_ENV_READS.map(attempt).find((value) => value !== undefined);
   return mergeEnvValues([readSource(VITE), readSource(NEXT), readSource(CRA)], nodeEnv);
 }

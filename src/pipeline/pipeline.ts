@@ -99,6 +99,16 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   const urlOf = (signal: Signal) => options.ingestUrl(INGEST_PATHS[signal]);
 
+  /** Requests answered so far, outside the unload path: with a 2xx, and otherwise (refused, failed, timed out). */
+  const answers: [sent: number, failed: number] = [0, 0];
+
+  /** One compressed request with the keepalive flag (within its budget), counted in `answers`. */
+  async function post(url: string, body: string, bytes: number): Promise<SendResult> {
+    const result = await postBody(transport!, url, body, bytes, true, true);
+    answers[result.verdict === 'delivered' ? 0 : 1]++;
+    return result;
+  }
+
   /** One counter point per reason whose count the server has not had yet. */
   function dropReports(): MetricItem[] {
     const dropped = queue.dropped;
@@ -210,14 +220,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const signal = SIGNALS.find((s) => INGEST_PATHS[s] === request.path);
     if (!transport || !signal || stoppedSignals.has(signal)) return true;
     const url = urlOf(signal);
-    const result = await postBody(transport, url, request.body, utf8Length(request.body), true, true);
+    const result = await post(url, request.body, utf8Length(request.body));
     if (result.verdict === 'refused') refused(url, signal, 0, result);
     return result.verdict !== 'retry';
   }
 
   /** Sends one signal's records as requests of at most ~60 KB, in turn; stops at the first retryable failure. */
   async function sendSignal<S extends Signal>(
-    sender: Transport,
     signal: S,
     items: ItemOf[S][],
   ): Promise<Extract<SendResult, { verdict: 'retry' }> | undefined> {
@@ -229,7 +238,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const chunks = chunksOf(signal, items);
     for (let i = 0; i < chunks.length; i++) {
       const chunk = chunks[i]!;
-      const result = await postBody(sender, url, chunk.body, chunk.bytes, true, true);
+      const result = await post(url, chunk.body, chunk.bytes);
       if (result.verdict === 'retry') {
         if (persistence && failures + 1 >= PERSIST_AFTER_FAILURES) persist(signal, chunks.slice(i));
         else settle(url, chunks.slice(i).flatMap((c) => c.items), result);
@@ -245,7 +254,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (!transport || (!force && clock.now() < pausedUntil)) return;
     const batch = takeBatch();
     if (!batch) return;
-    const retries = await Promise.all(SIGNALS.map((signal) => sendSignal(transport, signal, batch[signal])));
+    const retries = await Promise.all(SIGNALS.map((signal) => sendSignal(signal, batch[signal])));
     // One flush is one step of the backoff, however many of its requests failed.
     failures = retries.some((r) => r !== undefined) ? failures + 1 : 0;
   }
@@ -330,7 +339,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     for (let attempt = 1; attempt <= POST_JSON_ATTEMPTS; attempt++) {
       const wait = pausedUntil - clock.now();
       if (wait > 0 && !stopped) await sleep(wait);
-      const result = await postBody(transport, url, body, bytes, true, true);
+      const result = await post(url, body, bytes);
       if (result.verdict === 'delivered') return true;
       if (result.verdict === 'refused') {
         refused(url, undefined, 0, result);
@@ -353,7 +362,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (stoppedSignals.has(SIGNAL_OF[item.kind])) countLost('refused', 1);
       else queue.push(item);
     },
-    flush: () => flush(),
+    flush,
     flushForUnload() {
       try {
         flushForUnload();
@@ -376,5 +385,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     get dropped() {
       return queue.dropped;
     },
+    answers,
   };
 }

@@ -40,10 +40,11 @@ export interface Pipeline {
   /** Queues one record; when the queue is full the oldest record is dropped and counted. Never throws. */
   enqueue(item: TelemetryItem): void;
   /**
-   * Sends everything queued now (unless a retry wait is running: then it resolves at once and the timer sends later);
-   * resolves when those requests have settled (delivered, refused, or re-queued for retry). Never rejects.
+   * Sends everything queued now (unless a retry wait is running and not `force`: then it resolves at once and the
+   * timer sends later); resolves when those requests have settled (delivered, refused, or re-queued for retry), each
+   * within `requestTimeoutMs`. Never rejects.
    */
-  flush(): Promise<void>;
+  flush(force?: boolean): Promise<void>;
   /**
    * Page hidden or unloading: starts sending everything queued at once with `fetch(keepalive)` inside the 64 KiB
    * budget, splitting into requests of at most ~60 KB, falling back to `sendBeacon`. Synchronous on purpose: the page
@@ -62,4 +63,9 @@ export interface Pipeline {
   shutdown(): Promise<void>;
   /** Records dropped because the queue was full, since start. */
   readonly dropped: number;
+  /**
+   * Requests answered since start (OTLP, replay chunks and recipes; not those of the unload path, whose answers a
+   * closing page may never see): `[with a 2xx, otherwise]`. A retried request counts once per attempt.
+   */
+  readonly answers: readonly [sent: number, failed: number];
 }

@@ -3,6 +3,7 @@ import type { BrowserSDKConfig, ResolvedConfig, User } from '../config/types';
 import type { TelemetryItem } from '../pipeline/items';
 import { onPageHidden } from '../pipeline/page-lifecycle';
 import { createPipeline } from '../pipeline/pipeline';
+import type { Pipeline } from '../pipeline/types';
 import { startReplayTimeline } from '../replay/timeline';
 import { sessionSampling } from '../session/sampling';
 import { createSessionTracker } from '../session/session';
@@ -24,7 +25,8 @@ import { createNoopSDK } from './noop';
 import { captureOriginals } from './originals';
 import { patchMethod } from './patch';
 import { createTeardown, type TeardownList } from './teardown';
-import type { BrowserSDK, CallContext, LogLevel } from './types';
+import { readTestContext, testOwner, underTest } from './test-context';
+import type { Attributes, BrowserSDK, CallContext, LogLevel } from './types';
 
 /** Where the running instance lives: one per page, even when two copies of the SDK are bundled. */
 const INSTANCE = Symbol.for('svc.browser.sdk');
@@ -34,7 +36,13 @@ interface Running {
   readonly config: ResolvedConfig;
 }
 
-type InstanceSlot = { [INSTANCE]?: Running };
+/** What @svc/playwright's fixture calls at the end of a test (docs/sdk.md "Under @svc/playwright"). */
+interface TestHandle {
+  readonly sessionId: string;
+  flush(): Promise<{ sent: number; failed: number }>;
+}
+
+type InstanceSlot = { [INSTANCE]?: Running; __SVC_TEST_SDK__?: TestHandle };
 const slot = globalThis as InstanceSlot;
 
 /** The running SDK instance, if `initBrowserSDK` (or the `/auto`, `/react` or script-tag entry) started one. */
@@ -59,6 +67,7 @@ export function initBrowserSDK(config: BrowserSDKConfig): BrowserSDK {
   if (typeof window === 'undefined' || typeof document === 'undefined') return createNoopSDK();
   const originals = captureOriginals();
   const warnings: string[] = [];
+  const test = readTestContext();
   const resolved = resolveConfig(config, (message) => warnings.push(message));
   const debug = createDebugLog(resolved.debug, originals.console);
   for (const warning of warnings) debug.warn(warning);
@@ -67,8 +76,9 @@ export function initBrowserSDK(config: BrowserSDKConfig): BrowserSDK {
     return createNoopSDK();
   }
   try {
-    const sdk = start(resolved, originals, debug);
-    slot[INSTANCE] = { sdk, config: resolved };
+    const running = test ? underTest(resolved) : resolved;
+    const sdk = start(running, test, originals, debug);
+    slot[INSTANCE] = { sdk, config: running };
     return sdk;
   } catch (error) {
     debug.error('the SDK could not start', error);
@@ -76,10 +86,15 @@ export function initBrowserSDK(config: BrowserSDKConfig): BrowserSDK {
   }
 }
 
-function start(config: ResolvedConfig, originals: SdkCore['originals'], debug: SdkCore['debug']): BrowserSDK {
+function start(
+  config: ResolvedConfig,
+  test: Attributes | undefined,
+  originals: SdkCore['originals'],
+  debug: SdkCore['debug'],
+): BrowserSDK {
   const teardown = createTeardown(debug);
   try {
-    return wire(config, originals, debug, teardown);
+    return wire(config, test, originals, debug, teardown);
   } catch (error) {
     // A start that failed halfway must not leave half of its patches and listeners in the app.
     teardown.run();
@@ -89,11 +104,12 @@ function start(config: ResolvedConfig, originals: SdkCore['originals'], debug: S
 
 function wire(
   config: ResolvedConfig,
+  test: Attributes | undefined,
   originals: SdkCore['originals'],
   debug: SdkCore['debug'],
   teardown: TeardownList,
 ): BrowserSDK {
-  const session = createSessionTracker(config.replay.sessionStorageKey);
+  const session = createSessionTracker(config.replay.sessionStorageKey, undefined, undefined, test && testOwner(test));
   const urls = ingestUrls(config.ingestUrl, globalThis.location?.origin);
   const sampling = (sessionId: string) => sessionSampling(sessionId, config);
   const identity = createIdentity(config.sendUserPii, debug);
@@ -106,7 +122,7 @@ function wire(
       'telemetry.sdk.language': 'webjs',
       ...(typeof navigator === 'undefined' ? {} : { 'user_agent.original': navigator.userAgent }),
     },
-    sessionResource: (sessionId) => ({ 'svc.sample_rate': config.sampleRate, 'svc.replay.mode': sampling(sessionId).replay }),
+    sessionResource: (sessionId) => ({ 'svc.sample_rate': config.sampleRate, 'svc.replay.mode': sampling(sessionId).replay, ...test }),
     fetch: originals.fetch,
     sendBeacon: typeof navigator?.sendBeacon === 'function' ? navigator.sendBeacon.bind(navigator) : undefined,
     ingestUrl: urls.url,
@@ -157,6 +173,8 @@ function wire(
     replay.flushForUnload();
   });
 
+  if (test) exposeToTest(teardown, session, pipeline, replay);
+
   let stopping: Promise<void> | undefined;
   const guard =
     <A extends unknown[]>(name: string, fn: (...args: A) => void) =>
@@ -205,4 +223,23 @@ function wire(
     },
   };
   return sdk;
+}
+
+/**
+ * `globalThis.__SVC_TEST_SDK__` for a page under test, until shutdown. Its `flush` sends everything queued (records,
+ * replay chunks, recipe steps) and resolves once each of those requests has its answer, a 2xx meaning the server
+ * committed the rows, with the requests answered meanwhile; it never rejects.
+ */
+function exposeToTest(teardown: TeardownList, session: SdkCore['session'], pipeline: Pipeline, replay: SdkCore['replay']): void {
+  slot.__SVC_TEST_SDK__ = {
+    get sessionId() {
+      return session.id();
+    },
+    async flush() {
+      const [sent, failed] = pipeline.answers;
+      await Promise.all([pipeline.flush(true), replay.flush()]);
+      return { sent: pipeline.answers[0] - sent, failed: pipeline.answers[1] - failed };
+    },
+  };
+  teardown.add(() => delete slot.__SVC_TEST_SDK__);
 }

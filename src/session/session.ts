@@ -19,10 +19,18 @@ interface SessionState {
 
 /**
  * The id itself is stored under `key` (what `replay.sessionStorageKey` promises); start and last-activity times live
- * beside it under `${key}.times`. Tabs of one origin share the storage, hence the session, as users expect.
+ * beside it under `${key}.times`. Tabs of one origin share the storage, hence the session, as users expect. With an
+ * `owner` (a test attempt, see sdk/test-context.ts), written under `${key}.test`, a stored session of another owner
+ * is not taken up: a test that starts from another test's saved storage state gets a session of its own.
  */
-export function createSessionTracker(key: string, now: () => number = Date.now, store: KeyValueStore = openStore()): SessionTracker {
+export function createSessionTracker(
+  key: string,
+  now: () => number = Date.now,
+  store: KeyValueStore = openStore(),
+  owner?: string,
+): SessionTracker {
   const timesKey = `${key}.times`;
+  const ownerKey = `${key}.test`;
   const listeners = new Set<(sessionId: string) => void>();
   let persistedMs = -Infinity;
 
@@ -37,12 +45,14 @@ export function createSessionTracker(key: string, now: () => number = Date.now, 
     if (id === null || !/^[\w-]{1,128}$/.test(id) || !Number.isFinite(startedMs) || !Number.isFinite(lastActiveMs)) {
       return undefined;
     }
+    if (owner !== undefined && store.get(ownerKey) !== owner) return undefined;
     return { id, startedMs, lastActiveMs };
   };
 
   const persist = (state: SessionState, at: number): void => {
     store.set(key, state.id);
     store.set(timesKey, `${state.startedMs}.${state.lastActiveMs}`);
+    if (owner !== undefined) store.set(ownerKey, owner);
     persistedMs = at;
   };
 

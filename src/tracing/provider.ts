@@ -1,5 +1,5 @@
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
-import { WebTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-web';
+import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-web';
 import type { SdkCore } from '../sdk/core';
 import { SDK_NAME, SDK_VERSION } from '../version';
 import { traceDocumentLoad } from './document-load';
@@ -36,7 +36,9 @@ export function startTracing(core: SdkCore): Tracer {
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
   };
-  const provider = new WebTracerProvider({ spanProcessors: [processor] });
+  // BasicTracerProvider, not WebTracerProvider: the web one only adds `register()`, whose default W3C trace-context
+  // and baggage propagators (and their code) we never use, since we register our own globals below.
+  const provider = new BasicTracerProvider({ spanProcessors: [processor] });
   const tracer = (name: string): Tracer => provider.getTracer(name, SDK_VERSION);
 
   const contextManager = new InteractionContextManager();

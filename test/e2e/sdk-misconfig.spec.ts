@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { INGEST_PATHS } from '../../wire/paths';
-import { ROOT } from '../support/build-sdk';
 import { startIngestProxy, type IngestProxy } from '../support/ingest-proxy';
 import { expect, test } from './fixtures';
+import { autoApp } from './support/auto-app';
 import { sdkPageForFile } from './support/sdk-page';
 
 /**
@@ -111,26 +110,6 @@ test('an unknown app: one warning naming "svc-server apps create <app>", and log
     await proxy.close();
   }
 });
-
-/**
- * `/auto` bundled as an application bundler bundles it (esbuild, from the built ESM entry, Vite's variables defined
- * the way Vite inlines them), so the warnings come from the real zero-config start.
- */
-async function autoApp(env: Record<string, string>): Promise<string> {
-  const { build } = await import('esbuild');
-  const define = Object.fromEntries(Object.entries(env).map(([name, value]) => [`import.meta.env.${name}`, JSON.stringify(value)]));
-  const result = await build({
-    stdin: { contents: "import '@svc/browser/auto';", resolveDir: ROOT, loader: 'js' },
-    alias: { '@svc/browser/auto': join(ROOT, 'dist/esm/auto.js') },
-    bundle: true,
-    format: 'iife',
-    minify: true,
-    write: false,
-    define,
-    logLevel: 'silent',
-  });
-  return result.outputFiles[0]!.text;
-}
 
 /** The `[svc]` warnings a page running `script` prints, once it has printed `[svc] done` (an event after the start). */
 async function autoWarnings(page: Page, script: string): Promise<string[]> {
