@@ -65,7 +65,8 @@ export function withSvc<T extends Args, W extends WorkerArgs>(base: TestType<T, 
         }
         await use();
       },
-      { auto: true },
+      // Boxed: kept out of the report's steps (Playwright >= 1.46; older ones ignore it).
+      { auto: true, box: true },
     ],
   });
   // The reader's own `svc` parameter is the option's value: a fixture that overrides itself receives the one before.
