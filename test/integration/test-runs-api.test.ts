@@ -300,7 +300,7 @@ describe.each(kinds)('test runs API on %s', (kind) => {
       ['POST', '/test-runs/gh-100-1/results', { results: Array.from({ length: 501 }, (_, i) => result(tests.pass, i % 100, 'passed', T0)) }, 'results'],
       ['POST', '/test-runs/gh-100-1/results', { results: [] }, 'results'],
       ['POST', '/test-runs/gh-100-1/results', bad({ title_path: ['x'.repeat(1025)] }), 'results[1].title_path[0]'],
-      ['POST', '/test-runs/gh-100-1/results', bad({ title_path: ['a'.repeat(600), 'b'.repeat(600)] }), 'results[1].title_path'],
+      ['POST', '/test-runs/gh-100-1/results', bad({ title_path: Array.from({ length: 33 }, () => 'describe') }), 'results[1].title_path'],
       ['POST', '/test-runs/gh-100-1/results', bad({ error: { ...failed.error, stack: 's'.repeat(16 * 1024 + 1) } }), 'results[1].error.stack'],
       ['POST', '/test-runs/gh-100-1/results', bad({ error: { message: 'm'.repeat(4 * 1024 + 1) } }), 'results[1].error.message'],
       ['POST', '/test-runs/gh-100-1/results', bad({ annotations: Array.from({ length: 51 }, () => ({ type: 'a' })) }), 'results[1].annotations'],

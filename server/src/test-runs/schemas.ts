@@ -73,28 +73,27 @@ const ErrorInput = z.strictObject({
   location: z.strictObject({ file: name(L.fileChars), line: z.number().int().min(0).max(10_000_000), column: z.number().int().min(0).max(10_000_000) }).optional(),
 });
 
-export const ResultInput = z
-  .strictObject({
-    test_id: name(),
-    file: name(L.fileChars),
-    line: z.number().int().min(0).max(10_000_000),
-    title_path: z.array(z.string().max(L.titleChars)).min(1).max(L.titlePathItems),
-    // Playwright's project name; '' when the config has no projects.
-    project: z.string().max(L.nameChars),
-    retry: z.number().int().min(0).max(L.maxRetry),
-    status: z.enum(TEST_STATUSES),
-    expected_status: z.enum(TEST_STATUSES),
-    duration_ms: durationMs,
-    started_at: isoTime,
-    error: ErrorInput.optional(),
-    annotations: z.array(z.strictObject({ type: name(), description: z.string().max(L.annotationDescriptionChars).optional() })).max(L.annotations).default([]),
-    tags: z.array(name()).max(L.tags).default([]),
-    attachments: z.array(name(L.fileChars)).max(L.attachments).default([]),
-  })
-  .refine((r) => r.title_path.join(' > ').length <= L.titleChars, {
-    error: `joined with " > " must be at most ${L.titleChars} characters`,
-    path: ['title_path'],
-  });
+export const ResultInput = z.strictObject({
+  test_id: name(),
+  file: name(L.fileChars),
+  line: z.number().int().min(0).max(10_000_000),
+  title_path: z.array(z.string().max(L.titleChars)).min(1).max(L.titlePathItems),
+  // Playwright's project name; '' when the config has no projects.
+  project: z.string().max(L.nameChars),
+  retry: z.number().int().min(0).max(L.maxRetry),
+  status: z.enum(TEST_STATUSES),
+  expected_status: z.enum(TEST_STATUSES),
+  duration_ms: durationMs,
+  started_at: isoTime,
+  error: ErrorInput.optional(),
+  // Items as Playwright gives them, bounded: an odd (even empty) name does not cost the whole batch.
+  annotations: z
+    .array(z.strictObject({ type: z.string().max(L.nameChars), description: z.string().max(L.annotationDescriptionChars).optional() }))
+    .max(L.annotations)
+    .default([]),
+  tags: z.array(z.string().max(L.nameChars)).max(L.tags).default([]),
+  attachments: z.array(z.string().max(L.fileChars)).max(L.attachments).default([]),
+});
 export type ResultIn = z.output<typeof ResultInput>;
 
 export const ResultsBody = z.strictObject({ results: z.array(ResultInput).min(1).max(L.resultsPerRequest) });
