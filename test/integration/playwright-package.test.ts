@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { transformSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSdkBuilt, ROOT } from '../support/build-sdk';
 import { childEnv } from '../support/child-env';
@@ -35,17 +36,38 @@ function ensurePackageBuilt(): void {
   if (build.status !== 0) throw new Error(`@svc/playwright build failed:\n${build.stdout}\n${build.stderr}`);
 }
 
-/** The app, with a real bug: a coupon without its percentage. `app.js` is served unminified, so frames name it. */
-const APP_JS = `function applyCoupon(cart) {
-  return cart.total * (1 - cart.coupon.percent / 100);
+/**
+ * The app, with a real bug (a cart without its coupon), written in TypeScript and served compiled (esbuild) as
+ * `app.js`; its source map is uploaded for release RELEASE, so stacks name src/cart.ts.
+ */
+const CART_TS = `interface Cart {
+  total: number;
+  coupon?: { percent: number };
 }
-document.getElementById('ok').onclick = () => {
-  document.getElementById('out').textContent = 'ok';
+
+function applyCoupon(cart: Cart): number {
+  return cart.total * (1 - cart.coupon!.percent / 100);
+}
+
+document.getElementById('ok')!.onclick = () => {
+  document.getElementById('out')!.textContent = 'ok';
 };
-document.getElementById('buy').onclick = () => {
-  document.getElementById('out').textContent = String(applyCoupon({ total: 10 }));
+document.getElementById('buy')!.onclick = () => {
+  document.getElementById('out')!.textContent = String(applyCoupon({ total: 10 }));
 };
 `;
+const RELEASE = 'shop@1.0.0';
+const APP = transformSync(CART_TS, { loader: 'ts', sourcemap: 'external', sourcefile: 'src/cart.ts' });
+
+/** Uploads app.js's map for RELEASE (matched by release and URL, any origin). */
+async function uploadMap(svc: CliServer): Promise<void> {
+  const res = await fetch(`${svc.url}/control-plane/sourcemaps`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.controlKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ release: RELEASE, maps: [{ map: APP.map, url: '~/app.js' }] }),
+  });
+  if (res.status !== 201) throw new Error(`source map upload answered ${res.status}: ${await res.text()}`);
+}
 
 const body = '<button id="ok">Ok</button><button id="buy">Buy</button><p id="out"></p>';
 const html = (sdk: string) => `<!doctype html><html><head><title>shop</title></head><body>${body}${sdk}<script src="/app.js"></script></body></html>`;
@@ -56,9 +78,9 @@ function serveShop(svc: Pick<CliServer, 'url' | 'ingestKey'>): Promise<LocalServ
   const sdk = readFileSync(join(ROOT, 'dist/cdn/svc.min.js'));
   const recorder = readFileSync(join(ROOT, 'dist/cdn/svc-recorder.min.js'));
   const files: Record<string, () => string | Buffer> = {
-    '/': () => html(`<script src="/svc.min.js" data-api-key="${svc.ingestKey}" data-ingest-url="${svc.url}"></script>`),
+    '/': () => html(`<script src="/svc.min.js" data-api-key="${svc.ingestKey}" data-ingest-url="${svc.url}" data-service-version="${RELEASE}"></script>`),
     '/plain': () => html(''),
-    '/app.js': () => APP_JS,
+    '/app.js': () => APP.code,
     '/svc.min.js': () => sdk,
     '/svc-recorder.min.js': () => recorder,
   };
@@ -121,6 +143,7 @@ describe('@svc/playwright in a nested Playwright run', () => {
     await ensureSdkBuilt();
     ensurePackageBuilt();
     svc = await startCliServer();
+    await uploadMap(svc);
     shop = await serveShop(svc);
   }, 120_000);
   afterAll(async () => {
@@ -135,12 +158,12 @@ describe('@svc/playwright in a nested Playwright run', () => {
     expect(run.code).toBe(1);
     expect(run.output).not.toMatch(/svc: .*(unreachable|answered|gave up)/);
 
-    // The matcher's message: the error, its frame in app.js (function, file, line) and the replay at that moment.
+    // The matcher's message: the error, its original frame (function, file, line) and the replay at that moment.
     const failed = testOf(run.report, 'buying with a coupon');
     const message = failed.results[0]!.errors.map((e) => e.message ?? '').join('\n').replace(/\u001b\[[0-9;]*m/g, '');
     expect(message).toMatch(/1 error captured by svc in this test/);
     expect(message).toMatch(/TypeError: Cannot read properties of undefined \(reading 'percent'\)/);
-    expect(message).toMatch(new RegExp(`at applyCoupon \\(${shop.origin}/app.js:2:\\d+\\)`));
+    expect(message).toMatch(/at applyCoupon \(src\/cart\.ts:7:\d+\)/);
     const replay = new RegExp(`replay: ${svc.url}/session/([\\w-]+)\\?t=(\\d+)`).exec(message);
     expect(replay, message).not.toBeNull();
 
