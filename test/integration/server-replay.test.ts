@@ -148,6 +148,8 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
       urls: [],
       errors: 0,
       device: { browser: null, browser_version: null, os: null, type: null },
+      // Nor the Playwright test it was recorded in (test-runs-api.test.ts).
+      test: null,
       replays: [
         { replay_id: 'r-early', start_time: new Date(T0).toISOString(), end_time: new Date(T0 + 31).toISOString(), chunk_count: 3, event_count: 8, first_url: 'http://shop.test/cart' },
         { replay_id: 'r-late', start_time: new Date(T0 + 1000).toISOString(), end_time: new Date(T0 + 1011).toISOString(), chunk_count: 2, event_count: 4, first_url: 'http://shop.test/done' },

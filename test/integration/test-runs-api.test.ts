@@ -84,7 +84,7 @@ interface RunDetail extends Run {
   }[];
 }
 interface Page<T> {
-  items: T[];
+  data: T[];
   next_cursor: string | null;
 }
 interface ErrorBody {
@@ -251,7 +251,7 @@ describe.each(kinds)('test runs API on %s', (kind) => {
       await post(id, [result(tests.pass, 0, 'passed', startMs + 1), result(tests.fail, 0, status, startMs + 2)]);
       await ok('POST', `/test-runs/${id}/finish`, { status, duration_ms: 1000 });
     }
-    const ids = async (query: string) => (await ok<Page<Run>>('GET', `/test-runs?${query}`)).items.map((r) => r.run_id);
+    const ids = async (query: string) => (await ok<Page<Run>>('GET', `/test-runs?${query}`)).data.map((r) => r.run_id);
     expect(await ids('')).toEqual(['gh-102-1', 'gh-101-1', 'gh-100-1', 'raced', 'sharded']);
     expect(await ids('branch=main')).toEqual(['gh-102-1', 'gh-101-1', 'gh-100-1']);
     expect(await ids('commit=c1')).toEqual(['gh-101-1', 'gh-100-1']);
@@ -262,7 +262,7 @@ describe.each(kinds)('test runs API on %s', (kind) => {
     let cursor: string | null = '';
     while (cursor !== null) {
       const page: Page<Run> = await ok('GET', `/test-runs?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
-      pages.push(page.items.map((r) => r.run_id));
+      pages.push(page.data.map((r) => r.run_id));
       cursor = page.next_cursor;
     }
     expect(pages).toEqual([['gh-102-1'], ['gh-101-1'], ['gh-100-1'], ['raced'], ['sharded']]);
@@ -272,15 +272,15 @@ describe.each(kinds)('test runs API on %s', (kind) => {
     type History = Page<Item> & { test: { title: string; title_path: string[]; file: string } };
     const first: History = await ok('GET', `/tests/${key}?limit=2`);
     expect(first.test).toMatchObject({ title: 'shop > pays', title_path: ['shop', 'pays'], file: SPEC, project: 'chromium', test_id: 'id-fail' });
-    expect(first.items.map((i) => [i.run_id, i.outcome, i.commit])).toEqual([['gh-102-1', 'unexpected', 'c2'], ['gh-101-1', 'expected', 'c1']]);
+    expect(first.data.map((i) => [i.run_id, i.outcome, i.commit])).toEqual([['gh-102-1', 'unexpected', 'c2'], ['gh-101-1', 'expected', 'c1']]);
     const second: History = await ok('GET', `/tests/${key}?limit=2&cursor=${first.next_cursor}`);
-    expect([second.items.map((i) => [i.run_id, i.outcome, i.retries]), second.next_cursor]).toEqual([[['gh-100-1', 'unexpected', 1]], null]);
+    expect([second.data.map((i) => [i.run_id, i.outcome, i.retries]), second.next_cursor]).toEqual([[['gh-100-1', 'unexpected', 1]], null]);
   });
 
   it('lists flaky tests: passed on retry, or passed and failed at the same commit, over the newest N runs', async () => {
     type Flip = { run_id: string; commit: string; outcome: string };
-    type Flaky = { items: { title: string; runs: number; flaky_runs: number; flips: number; flip_rate: number; last_flips: Flip[] }[] };
-    const { items } = await ok<Flaky>('GET', '/tests/flaky');
+    type Flaky = { data: { title: string; runs: number; flaky_runs: number; flips: number; flip_rate: number; last_flips: Flip[] }[] };
+    const { data: items } = await ok<Flaky>('GET', '/tests/flaky');
     expect(items.map((i) => [i.title, i.runs, i.flaky_runs, i.flips, i.flip_rate])).toEqual([
       ['shop > adds to cart', 2, 2, 2, 1],
       // Failed at c1, passed at c1, failed at c2: two flips in three runs.
@@ -288,8 +288,8 @@ describe.each(kinds)('test runs API on %s', (kind) => {
     ]);
     expect(items[1]!.last_flips.map((f) => [f.run_id, f.commit, f.outcome])).toEqual([['gh-102-1', 'c2', 'unexpected'], ['gh-101-1', 'c1', 'expected']]);
     // The newest two runs only: c1 failed nowhere in them, and the flaky run is older.
-    expect((await ok<Flaky>('GET', '/tests/flaky?runs=2')).items).toEqual([]);
-    expect((await ok<Flaky>('GET', '/tests/flaky?branch=feature')).items).toEqual([]);
+    expect((await ok<Flaky>('GET', '/tests/flaky?runs=2')).data).toEqual([]);
+    expect((await ok<Flaky>('GET', '/tests/flaky?branch=feature')).data).toEqual([]);
   });
 
   it('refuses a request over a limit with a 400 naming the field, and stores nothing of it', async () => {

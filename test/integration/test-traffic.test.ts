@@ -30,6 +30,8 @@ interface Sighting {
   /** Test run and test of a test-traffic error; production without. */
   run?: string;
   test?: { id: string; title: string };
+  /** The env the app named; a test's records are test traffic whatever it is. Default `test` with a run, else `production`. */
+  env?: string;
 }
 
 describe.each(kinds)('test traffic on %s', (kind) => {
@@ -56,7 +58,7 @@ describe.each(kinds)('test traffic on %s', (kind) => {
   /** One error log per sighting, at the clock's time: in env `test` with the fixture's `test.*` attributes when it names a run. */
   const sendErrors = async (sightings: Sighting[]) => {
     for (const s of sightings) {
-      const body = errorLog({ message: s.message, sessionId: s.sessionId, env: s.run ? 'test' : 'production', atMs: now });
+      const body = errorLog({ message: s.message, sessionId: s.sessionId, env: s.env ?? (s.run ? 'test' : 'production'), atMs: now });
       if (s.run) body.resourceLogs[0]!.resource.attributes.push(str('test.run.id', s.run), str('test.id', s.test!.id), str('test.title', s.test!.title));
       await ingest('/otlp/v1/logs', body);
     }
@@ -95,11 +97,13 @@ describe.each(kinds)('test traffic on %s', (kind) => {
       { sessionId: 's-t2', run: 'run-1', test: CART },
       { sessionId: 's-t2', run: 'run-1', test: CART },
       { message: ONLY_IN_TESTS, sessionId: 's-t2', run: 'run-1', test: { id: 'pay-1', title: 'checkout > pays' } },
+      // An app that names its env keeps it under the fixture: its test's records are test traffic all the same.
+      { message: ONLY_IN_TESTS, sessionId: 's-t2', run: 'run-1', test: { id: 'pay-1', title: 'checkout > pays' }, env: 'production' },
       // A run id no reporter sends, as big as ingest takes: counted, without its run (an index key cannot hold it).
       { message: ONLY_IN_TESTS, sessionId: 's-t2', run: randomBytes(30_000).toString('hex'), test: { id: 'pay-1', title: 'checkout > pays' } },
     ]);
     const tests = await detector.runOnce();
-    expect(tests).toMatchObject({ errors: 6, opened: [] });
+    expect(tests).toMatchObject({ errors: 7, opened: [] });
     expect(await notices()).toEqual([]);
     expect((await call<{ data: unknown[] }>('GET', '/incidents')).data).toEqual([]);
 
@@ -155,7 +159,7 @@ describe.each(kinds)('test traffic on %s', (kind) => {
       events: 0,
       sessions: 0,
       caught_in_tests: true,
-      seen_in: { production: { events: 0, sessions: 0 }, tests: { events: 2, sessions: 1, run_count: 1 } },
+      seen_in: { production: { events: 0, sessions: 0 }, tests: { events: 3, sessions: 1, run_count: 1 } },
     });
     expect(await issues('seen_in=any')).toHaveLength(3);
     await expectBadRequests(t, [['/issues?seen_in=ci', 'seen_in']]);
@@ -166,7 +170,9 @@ describe.each(kinds)('test traffic on %s', (kind) => {
       resource: { attributes: [str('service.name', 'web-app'), str('deployment.environment.name', env)] },
       scopeMetrics: [{ scope: { name: '@svc/browser' }, metrics: [{ name: 'web_vital_lcp_ms', unit: 'ms', gauge: { dataPoints: [{ timeUnixNano: `${now}000000`, asDouble: value, attributes: [str('url.path', '/cart')] }] } }] }],
     });
-    await ingest('/otlp/v1/metrics', { resourceMetrics: [point(1200, 'production'), point(9000, 'test'), point(9100, 'test')] });
+    const underTest = point(9100, 'production');
+    underTest.resource.attributes.push(str('test.run.id', 'run-1'));
+    await ingest('/otlp/v1/metrics', { resourceMetrics: [point(1200, 'production'), point(9000, 'test'), underTest] });
     type Vitals = { overall: { samples: number; p75: { LCP: number | null } } };
     const window = `from=${now - MINUTE}&to=${now + MINUTE}`;
     expect((await call<Vitals>('GET', `/vitals?${window}`)).overall).toMatchObject({ samples: 1, p75: { LCP: 1200 } });

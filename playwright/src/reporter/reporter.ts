@@ -25,6 +25,24 @@ export interface SvcReporterOptions {
 }
 
 const MAX_BATCH = 500;
+/** Bytes of results per request: under the server's 1 MiB control-plane body limit, with room for the envelope. */
+const MAX_BATCH_BYTES = 768 * 1024;
+
+/**
+ * Takes the next request's results off the front of `queue`: at most `count`, and no more than `bytes` of JSON (at
+ * least one result, which the server's own field limits keep far below it), so a batch of long stacks is never
+ * refused whole for its size.
+ */
+export function takeBatch<T>(queue: T[], count: number, bytes = MAX_BATCH_BYTES): T[] {
+  let taken = 0;
+  let size = 0;
+  while (taken < Math.min(count, queue.length)) {
+    size += Buffer.byteLength(JSON.stringify(queue[taken])) + 1;
+    if (taken > 0 && size > bytes) break;
+    taken++;
+  }
+  return queue.splice(0, taken);
+}
 
 /** Whichever settles first: `work`, or `ms` elapsing (false). */
 function within(work: Promise<unknown>, ms: number): Promise<boolean> {
@@ -107,7 +125,7 @@ export default class SvcReporter implements Reporter {
     await this.started;
     const size = Math.min(Math.max(1, this.options.batchSize ?? MAX_BATCH), MAX_BATCH);
     while (this.queue.length > 0 && this.uploader) {
-      const batch = this.queue.splice(0, size);
+      const batch = takeBatch(this.queue, size);
       await this.uploader.send('POST', this.path('/results'), { results: batch });
     }
   }

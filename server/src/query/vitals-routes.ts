@@ -33,7 +33,7 @@ function pathOf(dialect: DialectName): RawBuilder<unknown> {
 function envOf(dialect: DialectName): RawBuilder<string> {
   const attribute = (name: string) =>
     dialect === 'postgres' ? sql`nullif(m.resource::jsonb -> 'attributes' ->> ${name}, '')` : sql`nullif(json_extract(m.resource, ${`$.attributes."${name}"`}), '')`;
-  return sql<string>`coalesce(${attribute('deployment.environment.name')}, ${attribute('deployment.environment')}, ${DEFAULT_ENV})`;
+  return sql<string>`case when ${attribute('test.run.id')} is not null then ${TEST_ENV} else coalesce(${attribute('deployment.environment.name')}, ${attribute('deployment.environment')}, ${DEFAULT_ENV}) end`;
 }
 
 const route = createRoute({

@@ -154,7 +154,7 @@ export function testRunRoutes(services: Services) {
       const { limit, cursor, ...filter } = c.req.valid('query');
       const rows = await listRuns(services.db, c.get('caller').projectId, filter, readSortedCursor(cursor, RUNS_SORT), limit + 1);
       const { data, next_cursor } = sortedPage(rows, limit, RUNS_SORT, runJson, (r) => ({ t: r.started_ms, k: r.run_id }));
-      return c.json({ items: data, next_cursor }, 200);
+      return c.json({ data, next_cursor }, 200);
     })
     .openapi(getRoute, async (c) => {
       const { run_id: runId } = c.req.valid('param');
@@ -164,7 +164,7 @@ export function testRunRoutes(services: Services) {
       return c.json({ ...runJson(run), tests: await runTests(services.db, projectId, runId) }, 200);
     })
     .openapi(flakyRoute, async (c) => {
-      return c.json({ items: await flakyTests(services.db, services.dialect, c.get('caller').projectId, c.req.valid('query')) }, 200);
+      return c.json({ data: await flakyTests(services.db, services.dialect, c.get('caller').projectId, c.req.valid('query')) }, 200);
     })
     .openapi(historyRoute, async (c) => {
       const { test_key: key } = c.req.valid('param');
@@ -174,6 +174,6 @@ export function testRunRoutes(services: Services) {
       if (!test) throw new ApiError(404, 'not_found', `no test ${key} in this project`);
       const rows = await testHistory(services.db, projectId, key, readSortedCursor(cursor, RUNS_SORT), limit + 1);
       const { data, next_cursor } = sortedPage(rows, limit, RUNS_SORT, historyJson, (r) => ({ t: r.run_started_ms, k: r.run_id }));
-      return c.json({ test, items: data, next_cursor }, 200);
+      return c.json({ test, data, next_cursor }, 200);
     });
 }

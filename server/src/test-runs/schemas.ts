@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { cursorQuery, intParam, limitQuery, Time, TimeOrNull } from '../http/schemas';
+import { cursorQuery, intParam, limitQuery, pageOf, Time, TimeOrNull } from '../http/schemas';
 import { MAX_TIME_MS } from '../query/params';
 import { rangeQuery } from '../query/schemas';
 
@@ -183,7 +183,7 @@ export const RunDetailSchema = RunSchema.extend({
 export const HistorySchema = z
   .object({
     test: z.object({ ...TestFields, first_seen: Time, last_seen: Time }),
-    items: z.array(
+    data: z.array(
       z.object({
         run_id: z.string(),
         started_at: Time.openapi({ description: "The run's start" }),
@@ -202,7 +202,7 @@ export const HistorySchema = z
 
 export const FlakySchema = z
   .object({
-    items: z.array(
+    data: z.array(
       z.object({
         test_key: z.string(),
         title: z.string(),
@@ -220,7 +220,7 @@ export const FlakySchema = z
   })
   .openapi('FlakyTests');
 
-export const RunListSchema = z.object({ items: z.array(RunSchema), next_cursor: z.string().nullable() });
+export const RunListSchema = pageOf(RunSchema);
 export const StoredSchema = z.object({
   stored: z.number().int().openapi({ description: 'Attempts stored by this request' }),
   duplicates: z.number().int().openapi({ description: 'Attempts already stored (a re-sent result), left as they were' }),

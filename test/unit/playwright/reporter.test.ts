@@ -1,6 +1,6 @@
 import type { FullConfig, FullResult, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import SvcReporter from '../../../playwright/src/reporter/reporter';
+import SvcReporter, { takeBatch } from '../../../playwright/src/reporter/reporter';
 import { serveLocally, type LocalServer } from '../../support/local-server';
 
 const ROOT = '/repo';
@@ -162,5 +162,16 @@ describe('@svc/playwright reporter', () => {
     await run(reporter, [[testCase(0), result(0)]]);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]![0]).toMatch(/needs SVC_URL and SVC_CONTROL_KEY/);
+  });
+
+  it('cuts a batch by size as well as by count, so results with long stacks stay under the server body limit', () => {
+    const stack = 'x'.repeat(16_000);
+    const queue = Array.from({ length: 500 }, (_, i) => ({ test_id: `t${i}`, error: { message: 'boom', stack } }));
+    const batches: (typeof queue)[] = [];
+    while (queue.length > 0) batches.push(takeBatch(queue, 500));
+    expect(batches.length).toBeGreaterThan(1);
+    for (const batch of batches) expect(Buffer.byteLength(JSON.stringify({ results: batch }))).toBeLessThan(1024 * 1024);
+    expect(batches.flat().map((r) => r.test_id)).toEqual(Array.from({ length: 500 }, (_, i) => `t${i}`));
+    expect(takeBatch([{ huge: 'y'.repeat(2_000_000) }], 500)).toHaveLength(1);
   });
 });

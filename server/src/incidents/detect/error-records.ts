@@ -74,10 +74,12 @@ const key = (v: unknown): string | null => {
   return s !== undefined && s.length <= MAX_TEST_KEY ? s : null;
 };
 
-/** Environment and release of a stored resource (`{"attributes": {...}}`), and the test behind it when it is test traffic. */
+/** Environment (`test` for a test's records) and release of a stored resource (`{"attributes": {...}}`), and the test behind it when it is test traffic. */
 export function resourceFacts(resourceJson: string): { env: string; release: string | null; test: TestSighting | null } {
   const attrs = ((JSON.parse(resourceJson) as { attributes?: Json }).attributes ?? {}) as Json;
-  const env = text(attrs['deployment.environment.name']) ?? text(attrs['deployment.environment']) ?? DEFAULT_ENV;
+  // A record of a Playwright test is test traffic even when the app named another environment: the SDK keeps an env the
+  // app set (docs/sdk.md, "Under @svc/playwright"), but what a test run produced must never count as production.
+  const env = text(attrs['test.run.id']) ? TEST_ENV : (text(attrs['deployment.environment.name']) ?? text(attrs['deployment.environment']) ?? DEFAULT_ENV);
   return {
     env,
     release: text(attrs['service.version']) ?? null,

@@ -6,7 +6,7 @@ import { formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
 import { PagedTable } from '../../ui/paged-table';
 import { pick, useUrlState } from '../../ui/url-state';
-import { asPage, Commit, OutcomeBadge, TestTitle } from './parts';
+import { Commit, OutcomeBadge, onePage, TestTitle } from './parts';
 import type { FlakyList, FlakyTest } from './types';
 import './test-runs.css';
 
@@ -55,7 +55,7 @@ export default function FlakyTestsPage() {
       </PageHeader>
       <FilterBar label="Flaky test filters" fields={FIELDS} />
       <PagedTable
-        list={asPage(list)}
+        list={onePage(list)}
         empty="No test flipped between passing and failing in these runs."
         caption="Flaky tests, most flips first"
         columns={COLUMNS}

@@ -1,7 +1,7 @@
 import type { ApiState } from '../../api/use-api';
 import type { Page } from '../../api/client';
 import { Badge } from '../../ui/status';
-import type { AttemptStatus, Items, Outcome, Run, RunStatus } from './types';
+import type { AttemptStatus, Outcome, Run, RunStatus } from './types';
 
 const RUN_TONE = { running: 'info', passed: 'good', failed: 'bad', interrupted: 'warn', timedout: 'bad' } as const;
 const OUTCOME = {
@@ -65,8 +65,8 @@ export function pathParam(raw: string): string {
   }
 }
 
-/** The test listings answer `{ items, next_cursor }`; the console's tables page `{ data, next_cursor }`. */
-export function asPage<T>(state: ApiState<Items<T>>): ApiState<Page<T>> {
+/** The flaky list answers one page (`{ data }`); the console's tables page `{ data, next_cursor }`. */
+export function onePage<T>(state: ApiState<{ data: T[] }>): ApiState<Page<T>> {
   const { data, ...rest } = state;
-  return { ...rest, data: data && { data: data.items, next_cursor: data.next_cursor ?? null } };
+  return { ...rest, data: data && { data: data.data, next_cursor: null } };
 }

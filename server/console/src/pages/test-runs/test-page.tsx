@@ -6,7 +6,7 @@ import { PageHeader } from '../../ui/layout';
 import { PagedTable } from '../../ui/paged-table';
 import { LoadState } from '../../ui/status';
 import { pick, useUrlState } from '../../ui/url-state';
-import { asPage, Commit, OutcomeBadge } from './parts';
+import { Commit, OutcomeBadge } from './parts';
 import type { HistoryItem, Outcome, TestHistory } from './types';
 import './test-runs.css';
 
@@ -80,16 +80,16 @@ export default function TestPage() {
             </dd>
           </dl>
           <h2>History</h2>
-          {history.data.items.length > 0 && (
+          {history.data.data.length > 0 && (
             <div className="strip-line">
-              <OutcomeStrip items={history.data.items} />
+              <OutcomeStrip items={history.data.data} />
               <span className="hint" aria-hidden="true">
                 oldest on the left
               </span>
             </div>
           )}
           <PagedTable
-            list={asPage(history)}
+            list={history}
             empty="This test has no result yet."
             caption="Runs of this test, newest first"
             columns={COLUMNS}

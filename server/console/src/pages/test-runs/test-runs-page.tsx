@@ -7,7 +7,7 @@ import { PageHeader } from '../../ui/layout';
 import { PagedTable } from '../../ui/paged-table';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
 import { pick, useUrlState } from '../../ui/url-state';
-import { asPage, CiLink, Commit, RunStatusBadge } from './parts';
+import { CiLink, Commit, RunStatusBadge } from './parts';
 import { RUN_STATUS_CHOICES, type Run, type RunList } from './types';
 import './test-runs.css';
 
@@ -46,7 +46,7 @@ export default function TestRunsPage() {
       </PageHeader>
       <FilterBar label="Test run filters" fields={FIELDS} />
       <PagedTable
-        list={asPage(list)}
+        list={list}
         empty="No test run matches these filters. Runs appear when a Playwright suite reports with @svc/playwright (docs/playwright.md)."
         caption="Test runs"
         columns={COLUMNS}

@@ -14,18 +14,13 @@ export type AttemptStatus = (typeof TEST_STATUSES)[number];
 export const RUN_STATUS_CHOICES = ['running', 'passed', 'failed', 'interrupted', 'timedout'] as const satisfies readonly RunStatus[];
 
 export type RunList = z.output<typeof RunListSchema>;
-export type Run = RunList['items'][number];
+export type Run = RunList['data'][number];
 export type RunDetail = z.output<typeof RunDetailSchema>;
 export type RunTest = RunDetail['tests'][number];
 export type Attempt = RunTest['attempts'][number];
 export type TestError = NonNullable<RunTest['error']>;
 export type TestHistory = z.output<typeof HistorySchema>;
-export type HistoryItem = TestHistory['items'][number];
+export type HistoryItem = TestHistory['data'][number];
 export type FlakyList = z.output<typeof FlakySchema>;
-export type FlakyTest = FlakyList['items'][number];
+export type FlakyTest = FlakyList['data'][number];
 
-/** The test listings answer `{ items, next_cursor }` (the flaky list has no further page). */
-export interface Items<T> {
-  items: T[];
-  next_cursor?: string | null;
-}
