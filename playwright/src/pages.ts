@@ -54,6 +54,25 @@ export async function bounded<T>(work: Promise<T>, ms: number): Promise<T | unde
 /** Grace on top of the page's own bound, for the evaluation's round trip. */
 const ROUND_TRIP_MS = 1_000;
 
+/** The wait for a flush once svc was found unreachable in this worker: the SDK keeps retrying on its own meanwhile. */
+const DOWN_FLUSH_MS = 500;
+
+/**
+ * Whether the last flush in this worker (one process) found svc unreachable: it ran out of time, or none of its
+ * requests was taken. Then each later test waits {@link DOWN_FLUSH_MS} at most, not flushTimeoutMs, so a suite run
+ * while svc is down is not slowed by seconds per test; the first flush that gets through lifts it.
+ */
+let svcDown = false;
+
+/** Notes what a flush says about svc's reachability (see {@link svcDown}). */
+export function noteReachability(outcome: Pick<FlushOutcome, 'sent' | 'failed' | 'timedOut'>): void {
+  if (outcome.timedOut || (outcome.sent === 0 && (outcome.failed ?? 0) > 0)) svcDown = true;
+  else if ((outcome.sent ?? 0) > 0) svcDown = false;
+}
+
+/** How long a flush may take now: flushTimeoutMs, or {@link DOWN_FLUSH_MS} while svc is found unreachable. */
+export const flushBound = (flushTimeoutMs: number): number => (svcDown ? Math.min(flushTimeoutMs, DOWN_FLUSH_MS) : flushTimeoutMs);
+
 /**
  * The pages of one test's context and the SDK sessions they ran. A session id is noted at each page load, so a page
  * closed during the test still has its session read afterwards (what it queued is only what the SDK's own page-hide
@@ -100,7 +119,9 @@ export class ContextPages {
   }
 
   private async flushPage(page: Page): Promise<FlushOutcome | null | undefined> {
-    const outcome = await bounded(page.evaluate(flushInPage, this.flushTimeoutMs), this.flushTimeoutMs + ROUND_TRIP_MS);
+    const ms = flushBound(this.flushTimeoutMs);
+    const outcome = await bounded(page.evaluate(flushInPage, ms), ms + ROUND_TRIP_MS);
+    if (outcome) noteReachability(outcome);
     if (outcome?.timedOut) this.stalled.add(page);
     return outcome;
   }

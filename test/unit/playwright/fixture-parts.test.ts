@@ -4,6 +4,7 @@ import { handoffScript, relativeFile } from '../../../playwright/src/handoff';
 import { injectScript } from '../../../playwright/src/inject';
 import type { LogRecord, SessionRecord } from '../../../playwright/src/records';
 import { errorMessage, isError } from '../../../playwright/src/records';
+import { flushBound, noteReachability } from '../../../playwright/src/pages';
 import { errorLink, formatFrame } from '../../../playwright/src/report';
 
 const log = (over: Partial<LogRecord>): LogRecord => ({ id: 1, session_id: 's1', time: '2026-01-01T00:00:02.500Z', severity_number: 9, severity_text: 'INFO', body: 'hello', attributes: {}, ...over });
@@ -64,5 +65,20 @@ describe('@svc/playwright fixture parts', () => {
     expect(errorLink('http://svc', log({}), sessions)).toBe('http://svc/session/s1?t=2500');
     expect(errorLink('http://svc', log({ session_id: 's2' }), sessions)).toBe('http://svc/session/s2');
     expect(errorLink('http://svc', log({ session_id: null }), sessions)).toBeUndefined();
+  });
+
+  it('flush bound: flushTimeoutMs while svc answers, a short wait once a flush found it unreachable, until one gets through', () => {
+    expect(flushBound(5000)).toBe(5000);
+    noteReachability({ timedOut: true });
+    expect(flushBound(5000)).toBe(500);
+    noteReachability({ sent: 0, failed: 0 });
+    expect(flushBound(5000)).toBe(500);
+    noteReachability({ sent: 2, failed: 0 });
+    expect(flushBound(5000)).toBe(5000);
+    noteReachability({ sent: 0, failed: 3 });
+    expect(flushBound(200)).toBe(200);
+    expect(flushBound(5000)).toBe(500);
+    noteReachability({ sent: 1, failed: 1 });
+    expect(flushBound(5000)).toBe(5000);
   });
 });
