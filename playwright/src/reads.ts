@@ -1,5 +1,5 @@
 import type { ApiClient } from './api';
-import { isError, VITAL_METRICS, type LogRecord, type MetricPointRecord, type SessionRecord, type SpanRecord } from './records';
+import { isError, VITAL_METRICS, type LogRecord, type MetricPointRecord, type SessionDetail, type SessionRecord, type SpanRecord } from './records';
 
 /** Which test's data to read: its run, Playwright testId and attempt. */
 export interface TestKey {
@@ -36,6 +36,21 @@ export class TestReads {
     const ids = await this.sessionIds();
     const pages = await Promise.all(ids.map((id) => this.api.all<T>(path, { session_id: id })));
     return pages.flat().sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+  }
+
+  /**
+   * When each session's replay starts, the moment the console's session page counts `?t=` from (the first replay's
+   * start, else the session's first record); sessions the server does not know are left out.
+   */
+  async replayStarts(ids: Iterable<string>): Promise<Map<string, number>> {
+    const starts = new Map<string, number>();
+    await Promise.all(
+      [...new Set(ids)].map(async (id) => {
+        const detail = await this.api.get<SessionDetail>(`/sessions/${encodeURIComponent(id)}`).catch(() => undefined);
+        if (detail) starts.set(id, Date.parse(detail.replays[0]?.start_time ?? detail.first_seen));
+      }),
+    );
+    return starts;
   }
 
   logs = (): Promise<LogRecord[]> => this.perSession<LogRecord>('/logs');

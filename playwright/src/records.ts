@@ -10,6 +10,11 @@ export interface SessionRecord {
   [field: string]: unknown;
 }
 
+/** `GET /control-plane/sessions/{id}`: a session with its replays, in the order they started. */
+export interface SessionDetail extends SessionRecord {
+  replays: { replay_id: string; start_time: string }[];
+}
+
 export interface LogRecord {
   id: number;
   session_id: string | null;

@@ -1,6 +1,6 @@
 import type { ApiClient } from './api';
 import { sessionLink } from './links';
-import { errorMessage, type FrameRecord, type LogRecord, type SessionRecord } from './records';
+import { errorMessage, type FrameRecord, type LogRecord } from './records';
 
 /** Frames a report shows per error; the console has them all. */
 const MAX_FRAMES = 8;
@@ -24,19 +24,22 @@ async function stackOf(api: ApiClient, log: LogRecord): Promise<string[]> {
   }
 }
 
-/** Where the console opens the replay of `log`'s session: at the error, counted from the session's first record. */
-export function errorLink(url: string, log: LogRecord, sessions: readonly SessionRecord[]): string | undefined {
+/**
+ * Where the console opens the replay of `log`'s session: at the error, counted as the session page counts `?t=`, from
+ * the start of the session's replay (`starts`, see TestReads.replayStarts).
+ */
+export function errorLink(url: string, log: LogRecord, starts: ReadonlyMap<string, number>): string | undefined {
   if (!log.session_id) return undefined;
-  const session = sessions.find((s) => s.session_id === log.session_id);
-  const offset = session ? Date.parse(log.time) - Date.parse(session.first_seen) : undefined;
+  const start = starts.get(log.session_id);
+  const offset = start === undefined ? undefined : Date.parse(log.time) - start;
   return sessionLink(url, log.session_id, offset !== undefined && Number.isFinite(offset) ? offset : undefined);
 }
 
 /** Each error as a numbered block: its message, symbolicated frames and the replay link at that moment. */
-export async function describeErrors(api: ApiClient, url: string, errors: readonly LogRecord[], sessions: readonly SessionRecord[]): Promise<string> {
+export async function describeErrors(api: ApiClient, url: string, errors: readonly LogRecord[], starts: ReadonlyMap<string, number>): Promise<string> {
   const blocks = await Promise.all(
     errors.map(async (log, i) => {
-      const link = errorLink(url, log, sessions);
+      const link = errorLink(url, log, starts);
       const lines = [`${i + 1}. ${errorMessage(log)}`, ...(await stackOf(api, log)).map((l) => `     ${l}`)];
       if (link) lines.push(`   replay: ${link}`);
       return lines.join('\n');

@@ -61,7 +61,8 @@ export class Svc {
   async describeErrors(errors: readonly LogRecord[]): Promise<string> {
     const { url, apiKey } = this.options;
     if (!url || !apiKey) return errors.map((e, i) => `${i + 1}. ${JSON.stringify(e.body)}`).join('\n');
-    return describeErrors(apiClient(url, apiKey), url, errors, await this.reads().sessions());
+    const starts = await this.reads().replayStarts(errors.flatMap((e) => (e.session_id ? [e.session_id] : [])));
+    return describeErrors(apiClient(url, apiKey), url, errors, starts);
   }
 
   /**
@@ -74,11 +75,12 @@ export class Svc {
     if (!apiKey) return this.sessionIds().map((id) => sessionLink(url, id));
     const reads = this.reads();
     const [sessions, errors] = await Promise.all([reads.sessions(), reads.errors()]);
+    const ids = [...new Set([...sessions.map((s) => s.session_id), ...this.sessionIds()])];
+    const starts = await reads.replayStarts(ids);
     const first = errors[0];
-    const firstLink = first && errorLink(url, first, sessions);
+    const firstLink = first && errorLink(url, first, starts);
     if (firstLink) return [firstLink];
-    const starts = new Map(sessions.map((s) => [s.session_id, Date.parse(s.first_seen)]));
-    return [...new Set([...sessions.map((s) => s.session_id), ...this.sessionIds()])].map((id) => {
+    return ids.map((id) => {
       const start = starts.get(id);
       return sessionLink(url, id, start === undefined ? undefined : endedAt - start);
     });

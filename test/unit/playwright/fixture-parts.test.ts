@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../../playwright/src/config';
 import { handoffScript, relativeFile } from '../../../playwright/src/handoff';
 import { injectScript } from '../../../playwright/src/inject';
-import type { LogRecord, SessionRecord } from '../../../playwright/src/records';
+import type { LogRecord } from '../../../playwright/src/records';
 import { errorMessage, isError } from '../../../playwright/src/records';
 import { flushBound, noteReachability } from '../../../playwright/src/pages';
 import { errorLink, formatFrame } from '../../../playwright/src/report';
@@ -60,11 +60,11 @@ describe('@svc/playwright fixture parts', () => {
     expect(formatFrame({ ...frame, original: { file: 'src/cart.ts', line: 42, column: 13, function: 'applyCoupon' } })).toBe('at applyCoupon (src/cart.ts:42:13)');
   });
 
-  it('replay link: at the error, in ms from the session start', () => {
-    const sessions = [{ session_id: 's1', first_seen: '2026-01-01T00:00:00.000Z' } as SessionRecord];
-    expect(errorLink('http://svc', log({}), sessions)).toBe('http://svc/session/s1?t=2500');
-    expect(errorLink('http://svc', log({ session_id: 's2' }), sessions)).toBe('http://svc/session/s2');
-    expect(errorLink('http://svc', log({ session_id: null }), sessions)).toBeUndefined();
+  it('replay link: at the error, in ms from the start of the replay', () => {
+    const starts = new Map([['s1', Date.parse('2026-01-01T00:00:00.000Z')]]);
+    expect(errorLink('http://svc', log({}), starts)).toBe('http://svc/session/s1?t=2500');
+    expect(errorLink('http://svc', log({ session_id: 's2' }), starts)).toBe('http://svc/session/s2');
+    expect(errorLink('http://svc', log({ session_id: null }), starts)).toBeUndefined();
   });
 
   it('flush bound: flushTimeoutMs while svc answers, a short wait once a flush found it unreachable, until one gets through', () => {
