@@ -251,6 +251,12 @@ test('a run: facts and totals, failed first; the failed test opens its error, or
   // The session says which test it recorded, and leads back to the run.
   await expect(page.locator('dl.session-facts')).toContainText(`Testshop > cart > checks out (retry 1) in run ${RUNS.latest.run_id}`);
   await page.goBack();
+  // The sessions page filtered by the run lists the session its tests recorded.
+  await page.getByRole('link', { name: 'Sessions of this run' }).click();
+  await expect(page).toHaveURL(new RegExp(`/sessions\\?test_run=${RUNS.latest.run_id}$`));
+  await expect(page.getByLabel('Test run')).toHaveValue(RUNS.latest.run_id);
+  await expect(page.locator(`a[href="/session/${SESSION}"]`).first()).toBeVisible();
+  await page.goBack();
   await detail.getByRole('link', { name: 'History of this test' }).click();
   await expect(page).toHaveURL(/\/test\/[0-9a-f]{16}$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('shop > cart > checks out');

@@ -26,6 +26,7 @@ function filterFields(facets: SessionFacets | undefined, params: URLSearchParams
     { name: 'release', label: 'Release', kind: 'select', options: options(facets?.releases, params.get('release')) },
     { name: 'browser', label: 'Browser', kind: 'select', options: options(facets?.browsers, params.get('browser')) },
     { name: 'user_id', label: 'User id', kind: 'search' },
+    { name: 'test_run', label: 'Test run', kind: 'search' },
     { name: 'attr', label: 'Attribute (key=value)', kind: 'text', placeholder: 'plan=pro' },
     { name: 'url', label: 'URL contains', kind: 'text', placeholder: '/checkout' },
     {

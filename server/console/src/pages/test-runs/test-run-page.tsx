@@ -84,7 +84,7 @@ export default function TestRunPage() {
   return (
     <div className="test-run-page">
       <PageHeader title={`Test run ${id}`}>
-        <Link href="/test-runs">All test runs</Link>
+        <Link href="/test-runs">All test runs</Link> <Link href={`/sessions?test_run=${encodeURIComponent(id)}`}>Sessions of this run</Link>
       </PageHeader>
       {error?.status === 404 ? (
         <p role="alert" className="state state-error">
