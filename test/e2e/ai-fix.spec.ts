@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { createTwoFilesPatch } from 'diff';
 import { EXAMPLES, copyExample, formatTimings, prepareExample, viteReactIn, type RunningApp, type SdkSettings, type Timed } from '../support/examples';
-import { startFakeGithub, type FakeGithub } from '../support/fake-github';
+import { startFakeGithub, type FakeGithub, type FakePull } from '../support/fake-github';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai';
 import type { IssueDetail, IssueSummary } from '../support/issues';
+import { ensurePackageBuilt } from '../support/playwright-package';
 import { controlGet, type TestServer } from '../support/svc-server';
+import { signIn } from './console/support';
 import { startIngest } from './examples/scenario';
 import { runGeneratedSpec } from './support/run-spec';
 
@@ -17,6 +19,8 @@ import { runGeneratedSpec } from './support/run-spec';
  * pull request is opened by the production octokit against a local server speaking GitHub's REST wire format. Its
  * files are the patched source and the reproduction test, which then runs with Playwright against the app: it fails on
  * the buggy build and passes on a build of the patched source. Both builds are copies of the example (copyExample).
+ * Issue 28's loop: each run of the reproduction test goes through `@svc/playwright/reporter` as GitHub Actions would
+ * run it (on the default branch at the release, on the pull request's branch at its head), and the issue lists both.
  */
 
 const LOYALTY_ERROR = "Cannot read properties of undefined (reading 'total')";
@@ -49,6 +53,8 @@ const timings: Timed[] = [];
 test.beforeAll(async () => {
   // A cold install of the example, on two shared cores.
   test.setTimeout(600_000);
+  // The reproduction test imports @svc/playwright, and its runs load the reporter: both from playwright/dist.
+  ensurePackageBuilt();
   model = await startFakeOpenAi();
   ingest = await startIngest({ 'ai-base-url': model.baseUrl, 'ai-model': 'fix-model', 'ai-api-key': 'sk-test-not-a-secret' });
   timings.push(...(await prepareExample(EXAMPLES['vite-react'])));
@@ -117,9 +123,29 @@ async function waitForIssue(sessionId: string): Promise<IssueDetail> {
   return (await controlGet<IssueDetail>(ingest, `/issues/${issue!.id}`)).body;
 }
 
-const runReproduction = (name: string, spec: string, origin: string) => runGeneratedSpec(`ai-fix/${name}`, 'repro.spec.ts', spec, origin);
+/** The variables GitHub Actions sets in workflow run `runId` (first attempt) of a push to `branch` at `commit`. */
+function githubPush(branch: string, commit: string, runId: string): Record<string, string> {
+  return {
+    GITHUB_ACTIONS: 'true',
+    GITHUB_REPOSITORY: `${github.owner}/${github.repo}`,
+    GITHUB_EVENT_NAME: 'push',
+    GITHUB_REF: `refs/heads/${branch}`,
+    GITHUB_REF_NAME: branch,
+    GITHUB_SHA: commit,
+    GITHUB_RUN_ID: runId,
+    GITHUB_RUN_ATTEMPT: '1',
+  };
+}
 
-test('a recorded bug gets an analysis, a pull request with the fix and its reproduction test, which fails before the fix and passes after', async ({ page }) => {
+/** A workflow run id, unique to this spec's run; the reporter's run id is `<it>-<attempt>`. */
+const workflowRun = () => String(1_000_000_000 + Math.floor(Math.random() * 1_000_000_000));
+
+/** Runs the reproduction test against `origin`, reported to the spec's server as the CI job `ci` describes. */
+const runReproduction = (name: string, spec: string, origin: string, ci: Record<string, string>) =>
+  runGeneratedSpec(`ai-fix/${name}`, 'repro.spec.ts', spec, origin, { url: ingest.url, controlKey: ingest.controlKey, ci });
+
+
+test('a recorded bug gets an analysis, a pull request with the fix and its reproduction test, which fails before the fix and passes after, both runs listed on the issue', async ({ page }) => {
   test.setTimeout(600_000);
   const release = github.branch(github.defaultBranch)!;
   const buggySource = readFileSync(join(buggy.dir, APP_SOURCE), 'utf8');
@@ -128,7 +154,10 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
   let issue: IssueDetail;
   let files: Record<string, string> = {};
   let reproduction = '';
+  let pull: FakePull;
   let buggyApp: RunningApp | undefined;
+  const buggyRun = workflowRun();
+  const fixedRun = workflowRun();
 
   try {
     await test.step('the repository is connected, and the build of its head commit records the bug in Chromium', async () => {
@@ -167,8 +196,8 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
       const opened = await control<PullRequest>('POST', `/issues/${issue.id}/pull-request`);
       expect(opened.status, JSON.stringify(opened.body)).toBe(201);
       expect(github.pulls).toHaveLength(1);
-      const pull = github.pulls[0]!;
-      expect(pull).toMatchObject({ number: opened.body.number, base: github.defaultBranch, state: 'open' });
+      pull = github.pulls[0]!;
+      expect(pull).toMatchObject({ number: opened.body.number, head: `svc/fix-${issue.id}`, base: github.defaultBranch, state: 'open' });
       expect(pull.body).toContain(issue.id);
       expect(github.branch(github.defaultBranch), 'the default branch is untouched').toBe(release);
       files = github.files(pull.head);
@@ -178,8 +207,8 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
       expect(reproduction).toContain("getByRole('button', { name: 'Show loyalty points', exact: true }).click();");
     });
 
-    await test.step('the reproduction test fails on the buggy build, on the issue’s error', async () => {
-      const run = await runReproduction(`${issue.id}-buggy`, reproduction, buggyApp!.origin);
+    await test.step('the reproduction test fails on the buggy build, on the issue’s error, run as CI runs the default branch', async () => {
+      const run = await runReproduction(`${issue.id}-buggy`, reproduction, buggyApp!.origin, githubPush(github.defaultBranch, release, buggyRun));
       expect(run.status, run.output.slice(-4000)).not.toBe(0);
       expect(run.output).toContain(`TypeError: ${LOYALTY_ERROR}`);
       expect(run.output).toContain('1 failed');
@@ -188,16 +217,49 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
     await buggyApp?.stop();
   }
 
-  await test.step('with the pull request’s source, rebuilt, it passes', async () => {
+  await test.step('with the pull request’s source, rebuilt, it passes, run as CI runs the pull request’s branch', async () => {
     patched = copyExample(EXAMPLES['vite-react']);
     writeFileSync(join(patched.dir, APP_SOURCE), files[APP_SOURCE]!);
     const fixedApp = await buildAndServe(patched.dir, `${release.slice(0, 12)}-fixed`);
     try {
-      const run = await runReproduction(`${issue.id}-fixed`, reproduction, fixedApp.origin);
+      const run = await runReproduction(`${issue.id}-fixed`, reproduction, fixedApp.origin, githubPush(pull.head, pull.headSha, fixedRun));
       expect(run.status, run.output.slice(-4000)).toBe(0);
       expect(run.output).toContain('1 passed');
     } finally {
       await fixedApp.stop();
     }
+  });
+
+  await test.step('the issue lists both runs: failed on the release, passed on the fix branch at its commit', async () => {
+    const fixed = { run_id: `${fixedRun}-1`, branch: pull.head, commit: pull.headSha, status: 'passed' };
+    const buggy = { run_id: `${buggyRun}-1`, branch: github.defaultBranch, commit: release, status: 'failed' };
+    const detail = await controlGet<IssueDetail>(ingest, `/issues/${issue.id}`);
+    expect(detail.status).toBe(200);
+    // Newest first. No wait: the reporter delivered each run before its `playwright test` exited.
+    expect(detail.body.reproductions).toEqual([
+      { ...fixed, at: expect.any(String) },
+      { ...buggy, at: expect.any(String) },
+    ]);
+    for (const [{ run_id, branch, commit, status }, workflow] of [[fixed, fixedRun], [buggy, buggyRun]] as const) {
+      const run = await controlGet<unknown>(ingest, `/test-runs/${encodeURIComponent(run_id)}`);
+      expect(run.body, `run ${run_id}`).toMatchObject({
+        run_id,
+        status,
+        branch,
+        commit,
+        ci: { provider: 'github', job_url: `https://github.com/${github.owner}/${github.repo}/actions/runs/${workflow}` },
+      });
+    }
+  });
+
+  await test.step('the console’s issue page shows both, each linked to its run', async () => {
+    await signIn(page, ingest, { path: `/issue/${issue.id}` });
+    const section = page.getByRole('region', { name: 'Reproduction test' });
+    const lines: Array<[text: string, runId: string]> = [
+      [`reproduction test passed on branch ${pull.head} at ${pull.headSha.slice(0, 7)}`, `${fixedRun}-1`],
+      [`reproduction test failed on ${release.slice(0, 7)}`, `${buggyRun}-1`],
+    ];
+    await expect(section.getByRole('link')).toHaveText(lines.map(([text]) => text));
+    for (const [text, runId] of lines) await expect(section.getByRole('link', { name: text })).toHaveAttribute('href', `/test-run/${runId}`);
   });
 });

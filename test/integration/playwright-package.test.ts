@@ -1,6 +1,6 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { transformSync } from 'esbuild';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSdkBuilt, ROOT } from '../support/build-sdk';
 import { childEnv } from '../support/child-env';
 import { serveLocally, type LocalServer } from '../support/local-server';
+import { ensurePackageBuilt } from '../support/playwright-package';
 import { controlGet, startCliServer, type CliServer } from '../support/svc-server';
 
 /**
@@ -15,26 +16,8 @@ import { controlGet, startCliServer, type CliServer } from '../support/svc-serve
  * reporter against the built `svc-server start`, in Chromium. The shop project has a passing test, a test failing on
  * an app error, and a flaky one (fails on its first try, retries: 1); the inject project is an app without the SDK.
  */
-const PACKAGE = join(ROOT, 'playwright');
 const SUITE_CONFIG = join(ROOT, 'test/fixtures/playwright-suite/playwright.config.ts');
 const PLAYWRIGHT_CLI = join(ROOT, 'node_modules/@playwright/test/cli.js');
-
-const newest = (path: string): number =>
-  statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((e) => newest(join(path, e)))) : statSync(path).mtimeMs;
-
-/** Builds the package (tsup) unless dist/ is newer than its sources: `npm test` has built it already. */
-function ensurePackageBuilt(): void {
-  const built = (() => {
-    try {
-      return Math.min(statSync(join(PACKAGE, 'dist/index.js')).mtimeMs, statSync(join(PACKAGE, 'dist/reporter.js')).mtimeMs);
-    } catch {
-      return 0;
-    }
-  })();
-  if (built > Math.max(newest(join(PACKAGE, 'src')), newest(join(PACKAGE, 'package.json')), newest(join(PACKAGE, 'tsup.config.ts')))) return;
-  const build = spawnSync('npm', ['run', 'build'], { cwd: PACKAGE, encoding: 'utf8', env: childEnv() });
-  if (build.status !== 0) throw new Error(`@svc/playwright build failed:\n${build.stdout}\n${build.stderr}`);
-}
 
 /**
  * The app, with a real bug (a cart without its coupon), written in TypeScript and served compiled (esbuild) as

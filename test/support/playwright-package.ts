@@ -1,0 +1,45 @@
+/**
+ * `@svc/playwright` (playwright/) as the tests use it: through the workspace link node_modules/@svc/playwright, which
+ * resolves to playwright/dist. A nested Playwright run (the package's own suite, the AI fix's reproduction test)
+ * needs that build to be the current sources.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './build-sdk';
+import { childEnv } from './child-env';
+import { withLockSync } from './lock';
+
+export const PACKAGE = join(ROOT, 'playwright');
+
+/** A build takes seconds; a lock older than this belongs to a crashed run. */
+const STALE_LOCK_MS = 120_000;
+
+const newest = (path: string): number =>
+  statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((e) => newest(join(path, e)))) : statSync(path).mtimeMs;
+
+/** True when dist/ holds the fixture and the reporter, both newer than every source of the package. */
+function isPackageFresh(): boolean {
+  let built: number;
+  try {
+    built = Math.min(statSync(join(PACKAGE, 'dist/index.js')).mtimeMs, statSync(join(PACKAGE, 'dist/reporter.js')).mtimeMs);
+  } catch {
+    return false;
+  }
+  return built > Math.max(newest(join(PACKAGE, 'src')), newest(join(PACKAGE, 'package.json')), newest(join(PACKAGE, 'tsup.config.ts')));
+}
+
+/**
+ * Builds the package (tsup) unless dist/ is newer than its sources: `npm test` has built it already. Serialised with
+ * a lock, since tsup empties dist/ first and test files of both runners (Vitest, Playwright) may ask at once; the
+ * examples' packing of the package (test/support/examples.ts) takes the same lock. It waits synchronously: not to be
+ * called while this process holds that lock.
+ */
+export function ensurePackageBuilt(): void {
+  if (isPackageFresh()) return;
+  withLockSync('playwright-package-build', STALE_LOCK_MS, () => {
+    if (isPackageFresh()) return;
+    const build = spawnSync('npm', ['run', 'build'], { cwd: PACKAGE, encoding: 'utf8', env: childEnv() });
+    if (build.status !== 0) throw new Error(`@svc/playwright build failed:\n${build.stdout}\n${build.stderr}`);
+  });
+}
