@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /** What the CI service says about the build: every field is optional, as no provider sets them all. */
 export interface CiInfo {
@@ -23,6 +24,21 @@ function read(env: Env, ...names: string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * The pull request's head commit on a `pull_request` event, from the event's payload (GITHUB_EVENT_PATH): there
+ * GITHUB_SHA is the temporary merge commit, which no branch holds and no issue's release names.
+ */
+function pullRequestHead(env: Env): string | undefined {
+  const path = read(env, 'GITHUB_EVENT_PATH');
+  if (!path || !read(env, 'GITHUB_EVENT_NAME')?.startsWith('pull_request')) return undefined;
+  try {
+    const sha = (JSON.parse(readFileSync(path, 'utf8')) as { pull_request?: { head?: { sha?: unknown } } }).pull_request?.head?.sha;
+    return typeof sha === 'string' && sha !== '' ? sha : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function github(env: Env): CiInfo {
   const server = read(env, 'GITHUB_SERVER_URL') ?? 'https://github.com';
   const repository = read(env, 'GITHUB_REPOSITORY');
@@ -30,7 +46,7 @@ function github(env: Env): CiInfo {
   const attempt = read(env, 'GITHUB_RUN_ATTEMPT') ?? '1';
   return {
     provider: 'github',
-    commit: read(env, 'GITHUB_SHA'),
+    commit: pullRequestHead(env) ?? read(env, 'GITHUB_SHA'),
     // GITHUB_HEAD_REF is the pull request's branch; GITHUB_REF_NAME there would be `<number>/merge`.
     branch: read(env, 'GITHUB_HEAD_REF', 'GITHUB_REF_NAME'),
     jobUrl: repository && runId ? `${server}/${repository}/actions/runs/${runId}` : undefined,

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ciFromEnv } from '../../../playwright/src/ci';
 import { ensureRunId, runIdFromEnv } from '../../../playwright/src/run-id';
@@ -64,6 +67,21 @@ describe('CI variables', () => {
       expect(runIdFromEnv(p.env)).toBe(p.runId);
     });
   }
+
+  it("GitHub pull_request: the pull request's head commit from the event payload, not the merge commit GITHUB_SHA names", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-gh-event-'));
+    try {
+      const event = join(dir, 'event.json');
+      writeFileSync(event, JSON.stringify({ pull_request: { head: { sha: 'head1234' } } }));
+      const env = { GITHUB_ACTIONS: 'true', GITHUB_SHA: 'merge999', GITHUB_HEAD_REF: 'svc/fix-7', GITHUB_EVENT_PATH: event };
+      expect(ciFromEnv({ ...env, GITHUB_EVENT_NAME: 'pull_request' }).commit).toBe('head1234');
+      expect(ciFromEnv({ ...env, GITHUB_EVENT_NAME: 'push' }).commit).toBe('merge999');
+      writeFileSync(event, '{ not json');
+      expect(ciFromEnv({ ...env, GITHUB_EVENT_NAME: 'pull_request' }).commit).toBe('merge999');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('finds no provider (and no run id) outside CI; SVC_RUN_ID wins over any build id', () => {
     expect(ciFromEnv({ CI: 'true', GIT_COMMIT: 'x' })).toEqual({});
