@@ -15,6 +15,8 @@ import { controlGet, startCliServer, type CliServer } from '../support/svc-serve
  * @svc/playwright as a user runs it: a nested Playwright (test/fixtures/playwright-suite) with the fixture and the
  * reporter against the built `svc-server start`, in Chromium. The shop project has a passing test, a test failing on
  * an app error, and a flaky one (fails on its first try, retries: 1); the inject project is an app without the SDK.
+ * What the Vite example's suite proves (test/e2e/examples/vite-react-playwright.spec.ts: the run's counts, the
+ * matcher's symbolicated message, svc stopped) is not repeated here.
  */
 const SUITE_CONFIG = join(ROOT, 'test/fixtures/playwright-suite/playwright.config.ts');
 const PLAYWRIGHT_CLI = join(ROOT, 'node_modules/@playwright/test/cli.js');
@@ -117,8 +119,6 @@ const SHOP_OUTCOMES = {
   'shop > flaky: fails on its first try': 'flaky',
 };
 
-const testOf = (report: JsonReport, title: string) => report.suites.flatMap((s) => s.specs).find((s) => s.title === title)!.tests[0]!;
-
 describe('@svc/playwright in a nested Playwright run', () => {
   let svc: CliServer;
   let shop: LocalServer;
@@ -134,54 +134,26 @@ describe('@svc/playwright in a nested Playwright run', () => {
     await svc?.close();
   });
 
-  it('reports the run (passed, failed, flaky), links the failed test to its session, and toHaveNoErrors shows the frame and the replay', async () => {
+  it('reports each attempt with its session (test and retry, env `test`) and the failure annotation; the inject project reports the page', async () => {
     const runId = `pw-${randomBytes(4).toString('hex')}`;
     const run = await runSuite({ SVC_URL: svc.url, SVC_INGEST_KEY: svc.ingestKey, SVC_CONTROL_KEY: svc.controlKey, SVC_RUN_ID: runId, PAGE_URL: shop.origin });
     expect(run.outcomes, run.output).toEqual({ ...SHOP_OUTCOMES, 'inject > the injected SDK reports the page and its error': 'expected' });
     expect(run.code).toBe(1);
     expect(run.output).not.toMatch(/svc: .*(unreachable|answered|gave up)/);
+    // toHaveNoErrors' message, the run's counts and the suite with svc stopped are proven on the Vite example
+    // (test/e2e/examples/vite-react-playwright.spec.ts).
 
-    // The matcher's message: the error, its original frame (function, file, line) and the replay at that moment.
-    const failed = testOf(run.report, 'buying with a coupon');
-    const message = failed.results[0]!.errors.map((e) => e.message ?? '').join('\n').replace(/\u001b\[[0-9;]*m/g, '');
-    expect(message).toMatch(/1 error captured by svc in this test/);
-    expect(message).toMatch(/TypeError: Cannot read properties of undefined \(reading 'percent'\)/);
-    expect(message).toMatch(/at applyCoupon \(src\/cart\.ts:7:\d+\)/);
-    const replay = new RegExp(`replay: ${svc.url}/session/([\\w-]+)\\?t=(\\d+)`).exec(message);
-    expect(replay, message).not.toBeNull();
-
-    // Through the API: the run's counts, and the failed attempt with its session and the fixture's console link.
+    // The failed attempt with its session and the fixture's console link.
     const { status, body } = await controlGet<any>(svc, `/test-runs/${runId}`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ run_id: runId, status: 'failed', counts: { passed: 2, failed: 1, flaky: 1, skipped: 0, total: 4 } });
     const buying = body.tests.find((t: any) => t.title_path.at(-1) === 'buying with a coupon');
     expect(buying).toMatchObject({ outcome: 'unexpected', status: 'failed', file: 'shop.spec.ts', project: 'shop' });
-    const attempt = buying.attempts[0];
-    expect(attempt.sessions).toContain(replay![1]);
-    expect(attempt.annotations).toContainEqual({ type: 'svc', description: expect.stringMatching(new RegExp(`^${svc.url}/session/${replay![1]}\\?t=\\d+$`)) });
-    const flaky = body.tests.find((t: any) => t.title_path.at(-1) === 'flaky: fails on its first try');
-    expect(flaky).toMatchObject({ outcome: 'flaky', retries: 1 });
+    const [first, second] = buying.attempts.map((a: any) => a.sessions[0]);
+    expect(buying.attempts[0].annotations).toContainEqual({ type: 'svc', description: expect.stringMatching(new RegExp(`^${svc.url}/session/${first}\\?t=\\d+$`)) });
 
     // Each attempt's session carries its test and retry, in env `test`.
     const sessions = await controlGet<any>(svc, `/sessions?test_run=${runId}&test_id=${buying.test_id}`);
     const byRetry = sessions.body.data.map((s: any) => [s.test?.retry, s.env, s.session_id]).sort();
-    expect(byRetry).toEqual([[0, 'test', replay![1]], [1, 'test', buying.attempts[1].sessions[0]]]);
-  }, 120_000);
-
-  it('with svc down, the suite ends with the same outcomes and exactly one warning', async () => {
-    const closed = await serveLocally(() => undefined);
-    await closed.close();
-    const down = await serveShop({ url: closed.origin, ingestKey: svc.ingestKey });
-    try {
-      const run = await runSuite(
-        { SVC_URL: closed.origin, SVC_INGEST_KEY: svc.ingestKey, SVC_CONTROL_KEY: svc.controlKey, SVC_RUN_ID: `pw-down-${randomBytes(4).toString('hex')}`, PAGE_URL: down.origin },
-        ['--project', 'shop'],
-      );
-      expect(run.outcomes, run.output).toEqual(SHOP_OUTCOMES);
-      expect(run.code).toBe(1);
-      expect(run.output.match(/^svc: .*$/gm), run.output).toEqual([expect.stringMatching(/is unreachable .*ECONNREFUSED/)]);
-    } finally {
-      await down.close();
-    }
+    expect(byRetry).toEqual([[0, 'test', first], [1, 'test', second]]);
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 /**
  * The example apps of examples/ as the end-to-end specs drive them, doing what a user does: pack the SDK
- * (`npm pack` at the repository root) and the build plugin `@svc/build` (`npm pack -w bundler-plugin`), the tarballs
+ * (`npm pack` at the repository root), the build plugin `@svc/build` (`npm pack -w bundler-plugin`) and
+ * `@svc/playwright` (`npm pack -w playwright`, for the Vite example's Playwright suite), the tarballs
  * the examples' package.json point at, `npm install` the example, build it with the SDK settings in the framework's
  * environment variables and upload its source maps (the plugin during the build, or `svc-server sourcemaps upload`
  * after it), serve it (production build or dev server) on a free port, and stop it.
@@ -28,6 +29,11 @@ const BUILD_PLUGIN_DIR = join(ROOT, 'bundler-plugin');
 
 /** The packed `@svc/build`, which the Vite and Next.js examples' package.json point at. */
 export const BUILD_PLUGIN_TARBALL = tarballOf(packageAt(BUILD_PLUGIN_DIR));
+
+const PLAYWRIGHT_DIR = join(ROOT, 'playwright');
+
+/** The packed `@svc/playwright`, which the Vite example's Playwright suite installs. */
+export const PLAYWRIGHT_TARBALL = tarballOf(packageAt(PLAYWRIGHT_DIR));
 
 /** Written into an example's node_modules after a successful install; names the tarballs and package.json it matches. */
 const INSTALL_STAMP = join('node_modules', '.svc-example-install');
@@ -117,31 +123,42 @@ export async function packSdk(): Promise<string> {
 const newestUnder = (dir: string): number =>
   Math.max(0, ...(existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }) : []).map((file) => statSync(join(dir, file)).mtimeMs));
 
-/** True when bundler-plugin/dist is older than one of its inputs, or missing. */
-function buildPluginStale(): boolean {
-  const dist = join(BUILD_PLUGIN_DIR, 'dist');
-  const inputs = ['package.json', 'tsup.config.ts', 'tsconfig.json'].map((file) => statSync(join(BUILD_PLUGIN_DIR, file), { throwIfNoEntry: false })?.mtimeMs ?? 0);
+/** True when a tsup workspace's dist/ (bundler-plugin/, playwright/) is older than one of its inputs, or missing. */
+function workspaceStale(dir: string): boolean {
+  const dist = join(dir, 'dist');
+  const inputs = ['package.json', 'tsup.config.ts', 'tsconfig.json'].map((file) => statSync(join(dir, file), { throwIfNoEntry: false })?.mtimeMs ?? 0);
   const oldestOutput = existsSync(dist) ? Math.min(...readdirSync(dist).map((file) => statSync(join(dist, file)).mtimeMs)) : 0;
-  return oldestOutput < Math.max(newestUnder(join(BUILD_PLUGIN_DIR, 'src')), ...inputs);
+  return oldestOutput < Math.max(newestUnder(join(dir, 'src')), ...inputs);
 }
 
 /**
- * Builds `@svc/build` (tsup, what its `prepack` runs) when its dist/ is stale, and packs it to
- * {@link BUILD_PLUGIN_TARBALL}. Packed on every call (a second or two): an unchanged package packs to the same bytes,
- * which leave the tarball and the installs stamped with it as they are.
+ * Builds a tsup workspace (what its `prepack` runs) when its dist/ is stale, and packs it to `tarball`. Packed on every
+ * call (a second or two): an unchanged package packs to the same bytes, which leave the tarball and the installs
+ * stamped with it as they are.
  */
-export async function packBuildPlugin(): Promise<string> {
-  await withLock('build-plugin-pack', 120_000, async () => {
-    if (buildPluginStale()) await runCommand(ROOT, 'npm', ['run', 'build', '-w', BUILD_PLUGIN_DIR, '--silent'], childEnv(), 120_000);
-    await packInto(BUILD_PLUGIN_TARBALL, ['-w', BUILD_PLUGIN_DIR]);
+async function packWorkspace(dir: string, tarball: string, lock: string): Promise<string> {
+  await withLock(lock, 120_000, async () => {
+    if (workspaceStale(dir)) await runCommand(ROOT, 'npm', ['run', 'build', '-w', dir, '--silent'], childEnv(), 120_000);
+    await packInto(tarball, ['-w', dir]);
   });
-  return BUILD_PLUGIN_TARBALL;
+  return tarball;
 }
+
+/** Builds `@svc/build` when stale and packs it to {@link BUILD_PLUGIN_TARBALL} (see `packWorkspace`). */
+export const packBuildPlugin = (): Promise<string> => packWorkspace(BUILD_PLUGIN_DIR, BUILD_PLUGIN_TARBALL, 'build-plugin-pack');
+
+/**
+ * Builds `@svc/playwright` when stale and packs it to {@link PLAYWRIGHT_TARBALL} (see `packWorkspace`). Under the lock
+ * the nested-suite tests build the package with (`playwright-package-build`): tsup empties dist/ first, so a pack
+ * must not run during a build.
+ */
+export const packPlaywright = (): Promise<string> => packWorkspace(PLAYWRIGHT_DIR, PLAYWRIGHT_TARBALL, 'playwright-package-build');
 
 /** The tarballs packed here, and what packs each. */
 const PACKED = [
   { tarball: SDK_TARBALL, pack: packSdk },
   { tarball: BUILD_PLUGIN_TARBALL, pack: packBuildPlugin },
+  { tarball: PLAYWRIGHT_TARBALL, pack: packPlaywright },
 ];
 
 /** Those of {@link PACKED} an example's package.json points at (`file:../../….tgz`). */
@@ -439,7 +456,7 @@ export function copyExample(example: Example): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Packs the SDK (and the build plugin, for the examples using it) and installs the example; returns what each step took. */
+/** Packs the SDK (and the build plugin and `@svc/playwright`, for the examples using them) and installs the example; returns what each step took. */
 export async function prepareExample(example: Example): Promise<Timed[]> {
   const pack = await timed('pack', () => Promise.all(packedFor(example.dir).map((packed) => packed.pack())));
   return [pack, await installExample(example.dir)];
