@@ -24,6 +24,15 @@ interface Point {
   outcome: string;
 }
 
+/** Runs of every branch started since `since` (the runs' index, at most 10 times the largest window counted). */
+async function runsSince(db: Kysely<Database>, projectId: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom((eb) => eb.selectFrom('test_runs').select('run_id').where('project_id', '=', projectId).where('started_ms', '>=', since).limit(5000).as('r'))
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** The newest `runs` runs (of the branch): their commits by id, and the start of the oldest, which bounds every index range below. */
 async function windowOf(db: Kysely<Database>, projectId: string, o: FlakyOptions) {
   let q = db.selectFrom('test_runs').select(['run_id', 'started_ms', 'commit_sha']).where('project_id', '=', projectId);
@@ -63,6 +72,39 @@ async function resultsIn(w: Window, of: { outcomes?: readonly string[]; keys?: r
 }
 
 /**
+ * The results of these tests in these runs of the window, looked up by the results' primary key (project, run, test):
+ * runs × tests lookups, where {@link resultsIn} would walk each test's results over every run since the window's start
+ * (of every branch).
+ */
+async function resultsOf(w: Window, runIds: readonly string[], keys: readonly string[], outcomes?: readonly string[]): Promise<Point[]> {
+  const points: Point[] = [];
+  // Bounded IN lists: at most MAX_CANDIDATES names of each per statement.
+  for (let r = 0; r < runIds.length; r += MAX_CANDIDATES) {
+    for (let k = 0; k < keys.length; k += MAX_CANDIDATES) {
+      const [runs, tests] = [runIds.slice(r, r + MAX_CANDIDATES), keys.slice(k, k + MAX_CANDIDATES)];
+      const rows =
+        w.dialect === 'sqlite'
+          ? // SQLite, without statistics, would walk test_results_history by test_key over every run: the primary key's
+            // index (test_results_pk, which SQLite names sqlite_autoindex_test_results_1) is named.
+            (
+              await sql<Point>`select test_key, run_id, run_started_ms, commit_sha, outcome from test_results indexed by sqlite_autoindex_test_results_1
+                where project_id = ${w.projectId} and run_id in (${sql.join(runs)}) and test_key in (${sql.join(tests)})`.execute(w.db)
+            ).rows
+          : await w.db
+              .selectFrom('test_results')
+              .select(['test_key', 'run_id', 'run_started_ms', 'commit_sha', 'outcome'])
+              .where('project_id', '=', w.projectId)
+              .where('run_id', 'in', runs)
+              .where('test_key', 'in', tests)
+              .execute();
+      // The outcome is checked here, not in SQL, so that no planner takes the outcome index instead.
+      points.push(...rows.filter((p) => !outcomes || outcomes.includes(p.outcome)));
+    }
+  }
+  return points.sort((a, b) => (a.test_key < b.test_key ? -1 : a.test_key > b.test_key ? 1 : a.run_started_ms - b.run_started_ms || (a.run_id < b.run_id ? -1 : 1)));
+}
+
+/**
  * The tests to describe: flaky in some run of the window, or failed at a commit where they also passed. Only the
  * window's failed and flaky results are read, then the passes of the tests that only failed, so a build that broke
  * every test costs one small read, not every test's history.
@@ -73,10 +115,11 @@ async function flakyKeys(w: Window): Promise<string[]> {
   const failedAt = new Set(bad.filter((r) => !keys.has(r.test_key) && r.commit_sha !== null).map((r) => `${r.test_key}\n${r.commit_sha}`));
   const onlyFailed = [...new Set([...failedAt].map((k) => k.split('\n')[0]!))];
   const commits = [...new Set([...failedAt].map((k) => k.split('\n')[1]!))];
-  for (let i = 0; i < onlyFailed.length; i += MAX_CANDIDATES) {
-    for (const p of await resultsIn(w, { outcomes: ['expected'], keys: onlyFailed.slice(i, i + MAX_CANDIDATES), commits })) {
-      if (failedAt.has(`${p.test_key}\n${p.commit_sha}`)) keys.add(p.test_key);
-    }
+  // The passes at those commits can only be in the window's runs of those commits (a few per commit): looked up by
+  // the primary key, not each test's results walked over the whole window.
+  const runsAt = [...w.commits].filter(([, commit]) => commit !== null && commits.includes(commit)).map(([runId]) => runId);
+  if (onlyFailed.length > 0 && runsAt.length > 0) {
+    for (const p of await resultsOf(w, runsAt, onlyFailed, ['expected'])) if (failedAt.has(`${p.test_key}\n${p.commit_sha}`)) keys.add(p.test_key);
   }
   return [...keys];
 }
@@ -118,8 +161,11 @@ export async function flakyTests(db: Kysely<Database>, dialect: DialectName, pro
   const w: Window = { db, dialect, projectId, since, commits, branch: o.branch };
   const keys = (await flakyKeys(w)).slice(0, MAX_CANDIDATES);
   if (keys.length === 0) return [];
+  // A branch's window is sparse when other branches ran meanwhile: then its runs are looked up by the primary key,
+  // rather than every test's results since the window's start walked and other branches' dropped.
+  const sparse = o.branch !== undefined && (await runsSince(db, projectId, since)) > 2 * commits.size;
   const [rows, cases] = await Promise.all([
-    resultsIn(w, { keys }),
+    sparse ? resultsOf(w, [...commits.keys()], keys) : resultsIn(w, { keys }),
     db.selectFrom('test_cases').select(['test_key', 'title', 'file', 'project']).where('project_id', '=', projectId).where('test_key', 'in', keys).execute(),
   ]);
   const points = new Map<string, Point[]>();
