@@ -276,12 +276,13 @@ describe('the package as published', () => {
 
 describe('the release: the commit SHA of the build by default, for the maps and for the SDK', () => {
   /**
-   * An app whose page reads its release with the SDK's own reader (src/config/env.ts, compiled as it ships), in `dir`.
+   * An app whose page reads its release with the SDK's own reader (src/config/env.ts and what it imports, bundled as
+   * it ships), in `dir`.
    * Its bundle runs in a bare context, as in a page: `svcRelease` is what the SDK would send as `service.version`.
    */
   function releaseApp(dir: string): string {
     mkdirSync(join(dir, 'src'), { recursive: true });
-    const reader = esbuild.transformSync(readFileSync(join(ROOT, 'src/config/env.ts'), 'utf8'), { loader: 'ts', format: 'esm' }).code;
+    const reader = esbuild.buildSync({ entryPoints: [join(ROOT, 'src/config/env.ts')], bundle: true, format: 'esm', write: false }).outputFiles[0]!.text;
     writeFileSync(join(dir, 'src/sdk-env.js'), reader);
     writeFileSync(join(dir, 'src/main.js'), `import { readEnvConfig } from './sdk-env.js';\nglobalThis.svcRelease = readEnvConfig().serviceVersion;\n`);
     return join(dir, 'src/main.js');

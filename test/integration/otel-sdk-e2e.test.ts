@@ -600,6 +600,8 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
         attributes: {},
         replay_mode: null,
         sample_rate: null,
+        // Nor a Playwright test (test.* resource attributes, from @svc/playwright).
+        test: null,
         // The resource's environment (the current semantic convention's name) and version; its one ERROR log; no page
         // loads and no user agent from Node.js.
         duration_ms: Math.max(...times) - Math.min(...times),
