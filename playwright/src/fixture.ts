@@ -4,6 +4,7 @@ import { handoffScript, testHandoff } from './handoff';
 import { loadInjectScript } from './inject';
 import { LINK_ANNOTATION } from './links';
 import { ContextPages } from './pages';
+import { probeOnce } from './reachability';
 import { ensureRunId } from './run-id';
 import { Svc } from './svc';
 
@@ -33,7 +34,7 @@ async function prepare(context: BrowserContext, options: SvcOptions, testInfo: T
   const handoff = testHandoff(testInfo, ensureRunId());
   await context.addInitScript({ content: handoffScript(handoff) });
   if (resolved.inject !== false) await context.addInitScript({ content: await loadInjectScript(resolved) });
-  const pages = new ContextPages(context, resolved.flushTimeoutMs);
+  const pages = new ContextPages(context, resolved.flushTimeoutMs, probeOnce(resolved.url));
   return { svc: new Svc(resolved, { runId: handoff.runId, testId: handoff.testId, retry: handoff.retry }, pages), pages };
 }
 

@@ -1,4 +1,5 @@
 import type { BrowserContext, Page } from '@playwright/test';
+import { flushBound, noteReachability } from './reachability';
 
 /** What the SDK exposes to tests when it runs under the fixture (contract with src/, `__SVC_TEST_SDK__`). */
 interface TestSdk {
@@ -54,24 +55,6 @@ export async function bounded<T>(work: Promise<T>, ms: number): Promise<T | unde
 /** Grace on top of the page's own bound, for the evaluation's round trip. */
 const ROUND_TRIP_MS = 1_000;
 
-/** The wait for a flush once svc was found unreachable in this worker: the SDK keeps retrying on its own meanwhile. */
-const DOWN_FLUSH_MS = 500;
-
-/**
- * Whether the last flush in this worker (one process) found svc unreachable: it ran out of time, or none of its
- * requests was taken. Then each later test waits {@link DOWN_FLUSH_MS} at most, not flushTimeoutMs, so a suite run
- * while svc is down is not slowed by seconds per test; the first flush that gets through lifts it.
- */
-let svcDown = false;
-
-/** Notes what a flush says about svc's reachability (see {@link svcDown}). */
-export function noteReachability(outcome: Pick<FlushOutcome, 'sent' | 'failed' | 'timedOut'>): void {
-  if (outcome.timedOut || (outcome.sent === 0 && (outcome.failed ?? 0) > 0)) svcDown = true;
-  else if ((outcome.sent ?? 0) > 0) svcDown = false;
-}
-
-/** How long a flush may take now: flushTimeoutMs, or {@link DOWN_FLUSH_MS} while svc is found unreachable. */
-export const flushBound = (flushTimeoutMs: number): number => (svcDown ? Math.min(flushTimeoutMs, DOWN_FLUSH_MS) : flushTimeoutMs);
 
 /**
  * The pages of one test's context and the SDK sessions they ran. A session id is noted at each page load, so a page
@@ -87,6 +70,8 @@ export class ContextPages {
   constructor(
     private readonly context: BrowserContext,
     private readonly flushTimeoutMs: number,
+    /** The worker's reachability probe (see reachability.ts), settled before the first flush is bounded. */
+    private readonly probe: Promise<void> = Promise.resolve(),
   ) {
     context.on('page', this.onPage);
     for (const page of context.pages()) this.watch(page);
@@ -111,6 +96,7 @@ export class ContextPages {
    * and so are pages that ran out of time before in this test.
    */
   async flush(): Promise<FlushOutcome[]> {
+    await this.probe;
     const open = this.context.pages().filter((page) => !page.isClosed() && !this.stalled.has(page));
     const outcomes = await Promise.all(open.map((page) => this.flushPage(page)));
     const flushed = outcomes.filter((o): o is FlushOutcome => o !== undefined && o !== null);

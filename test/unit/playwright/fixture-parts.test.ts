@@ -1,10 +1,11 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../../playwright/src/config';
 import { handoffScript, relativeFile } from '../../../playwright/src/handoff';
 import { injectScript } from '../../../playwright/src/inject';
 import type { LogRecord } from '../../../playwright/src/records';
 import { errorMessage, isError } from '../../../playwright/src/records';
-import { flushBound, noteReachability } from '../../../playwright/src/pages';
+import { flushBound, noteReachability, probeOnce } from '../../../playwright/src/reachability';
 import { errorLink, formatFrame } from '../../../playwright/src/report';
 
 const log = (over: Partial<LogRecord>): LogRecord => ({ id: 1, session_id: 's1', time: '2026-01-01T00:00:02.500Z', severity_number: 9, severity_text: 'INFO', body: 'hello', attributes: {}, ...over });
@@ -80,5 +81,23 @@ describe('@svc/playwright fixture parts', () => {
     expect(flushBound(5000)).toBe(500);
     noteReachability({ sent: 1, failed: 1 });
     expect(flushBound(5000)).toBe(5000);
+  });
+
+  it("probe: once per worker, a refused health check marks svc unreachable before the first test's flush", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    noteReachability({ sent: 1, failed: 0 });
+    await probeOnce(undefined);
+    expect(flushBound(5000)).toBe(5000);
+    await probeOnce(`http://127.0.0.1:${closed}`);
+    expect(flushBound(5000)).toBe(500);
+    noteReachability({ sent: 1, failed: 0 });
+    await probeOnce(`http://127.0.0.1:${closed}`);
+    expect(flushBound(5000), 'probed once only').toBe(5000);
   });
 });
