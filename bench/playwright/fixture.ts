@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureSdkBuilt } from '../../test/support/build-sdk';
 import { childEnv } from '../../test/support/child-env';
-import { serveLocally, type LocalServer } from '../../test/support/local-server';
+import { serveFiles, type LocalServer } from '../../test/support/local-server';
 import type { TestServer } from '../../test/support/svc-server';
 import { median } from './stats';
 
@@ -23,14 +23,7 @@ export function servePage(svc: Pick<TestServer, 'url' | 'ingestKey'>): Promise<L
     '<!doctype html><html><head><title>bench</title></head><body><p id="out"></p>' +
     `<script src="/svc.min.js" data-api-key="${svc.ingestKey}" data-ingest-url="${svc.url}" data-service-version="bench@1.0.0"></script>` +
     "<script>document.getElementById('out').textContent = 'ready';</script></body></html>";
-  const files: Record<string, () => string | Buffer> = { '/': () => page, '/svc.min.js': () => sdk, '/svc-recorder.min.js': () => recorder };
-  return serveLocally((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const file = files[path];
-    if (!file) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(file());
-  });
+  return serveFiles({ '/': () => page, '/svc.min.js': () => sdk, '/svc-recorder.min.js': () => recorder });
 }
 
 interface JsonSuite {

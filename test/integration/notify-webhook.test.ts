@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../support/databases';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { controlGet, startTestServer, type TestServer } from '../support/server';
+import { controlCall, controlGet, startTestServer, type TestServer } from '../support/server';
 
 /**
  * Incidents to webhook deliveries through the real server over HTTP, on SQLite and PostgreSQL: channel validation and
@@ -34,14 +34,7 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
   let now = Date.UTC(2026, 10, 21, 12, 0, 0);
   const clock = { now: () => now };
 
-  const call = async <T>(method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${t.url}/control-plane${path}`, {
-      method,
-      headers: { authorization: `Bearer ${t.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (res.status === 204 ? null : await res.json()) as T };
-  };
+  const call = <T>(method: string, path: string, body?: unknown) => controlCall<T>(t, method, path, body);
   const post = <T = Record<string, unknown>>(path: string, body?: unknown) => call<T>('POST', path, body);
   const webhook = async (name = 'ops hook', secret?: string) =>
     (await post<{ id: string; signing_secret?: string }>('/notifications/channels', { type: 'webhook', name, config: { url: `${receiver.url}/hook/${name.replace(/\W/g, '-')}`, ...(secret ? { secret } : {}) } })).body;

@@ -7,7 +7,7 @@ import { transformSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSdkBuilt, ROOT } from '../support/build-sdk';
 import { childEnv } from '../support/child-env';
-import { serveLocally, type LocalServer } from '../support/local-server';
+import { serveFiles, type LocalServer } from '../support/local-server';
 import { ensurePackageBuilt } from '../support/playwright-package';
 import { controlGet, startCliServer, type CliServer } from '../support/svc-server';
 
@@ -69,13 +69,7 @@ function serveShop(svc: Pick<CliServer, 'url' | 'ingestKey'>): Promise<LocalServ
     '/svc.min.js': () => sdk,
     '/svc-recorder.min.js': () => recorder,
   };
-  return serveLocally((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const file = files[path];
-    if (!file) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(file());
-  });
+  return serveFiles(files);
 }
 
 interface JsonReport {

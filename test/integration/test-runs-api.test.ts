@@ -4,7 +4,7 @@ import { createKey } from '../../server/src/index';
 import { testKey } from '../../server/src/test-runs/store';
 import { databaseKinds } from '../support/databases';
 import { resourceAttrs, str, TRACE_ID } from '../support/otlp';
-import { startTestServer, type TestServer } from '../support/server';
+import { controlCall, startTestServer, type TestServer } from '../support/server';
 
 /**
  * Test runs as @svc/playwright's reporter sends them (docs/api.md, "Test runs"), on the real server over HTTP, on
@@ -101,14 +101,7 @@ describe.each(kinds)('test runs API on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const call = async <T>(method: string, path: string, body?: unknown, key = t.controlKey) => {
-    const res = await fetch(`${t.url}/control-plane${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as T };
-  };
+  const call = <T>(method: string, path: string, body?: unknown, key = t.controlKey) => controlCall<T>(t, method, path, body, key);
   const ok = async <T>(method: string, path: string, body?: unknown, status = 200) => {
     const res = await call<T>(method, path, body);
     expect(res.status, JSON.stringify(res.body)).toBe(status);

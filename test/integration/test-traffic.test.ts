@@ -8,7 +8,7 @@ import { CART_ERROR, errorLog } from '../support/error-logs';
 import type { IssueDetail, IssuePage } from '../support/issues';
 import { str } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { expectBadRequests, startTestServer, type TestServer } from '../support/server';
+import { controlCall, expectBadRequests, startTestServer, type TestServer } from '../support/server';
 
 /**
  * Test traffic (env `test`, what `@svc/playwright` runs send) kept out of production, on the real server over HTTP, on
@@ -42,12 +42,7 @@ describe.each(kinds)('test traffic on %s', (kind) => {
   const clock = { now: () => now };
 
   const call = async <T>(method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${t.url}/control-plane${path}`, {
-      method,
-      headers: { authorization: `Bearer ${t.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = { status: res.status, body: (await res.json()) as T };
+    const answer = await controlCall<T>(t, method, path, body);
     expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
     return answer.body;
   };

@@ -29,3 +29,14 @@ export async function serveLocally(handler: http.RequestListener): Promise<Local
       }),
   };
 }
+
+/** Serves `files` by path (each read when asked), JavaScript as such and the rest as HTML, uncached; 404 otherwise. */
+export function serveFiles(files: Record<string, () => string | Buffer>): Promise<LocalServer> {
+  return serveLocally((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const file = files[path];
+    if (!file) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(file());
+  });
+}

@@ -4,24 +4,27 @@ import { fileURLToPath } from 'node:url';
 
 const LOCKS = fileURLToPath(new URL('../../.tmp/', import.meta.url));
 
+/** One try at taking the lock directory `lock`; a lock older than `staleMs` is broken first. */
+function tryLock(lock: string, staleMs: number): boolean {
+  mkdirSync(LOCKS, { recursive: true });
+  try {
+    mkdirSync(lock);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > staleMs) rmSync(lock, { recursive: true, force: true });
+    return false;
+  }
+}
+
 /**
  * Runs `fn` while holding a lock directory under .tmp/, so that parallel test files do not build or pack over each
  * other. A lock older than `staleMs` belongs to a crashed run and is broken.
  */
 export async function withLock<T>(name: string, staleMs: number, fn: () => Promise<T>): Promise<T> {
   const lock = join(LOCKS, `${name}.lock`);
-  mkdirSync(LOCKS, { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > staleMs) rmSync(lock, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
+  while (!tryLock(lock, staleMs)) await new Promise((resolve) => setTimeout(resolve, 250));
   try {
     return await fn();
   } finally {
@@ -36,19 +39,8 @@ export async function withLock<T>(name: string, staleMs: number, fn: () => Promi
  */
 export function withLockSync<T>(name: string, staleMs: number, fn: () => T): T {
   const lock = join(LOCKS, `${name}.lock`);
-  mkdirSync(LOCKS, { recursive: true });
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > staleMs) rmSync(lock, { recursive: true, force: true });
-      Atomics.wait(pause, 0, 0, 250);
-    }
-  }
+  while (!tryLock(lock, staleMs)) Atomics.wait(pause, 0, 0, 250);
   try {
     return fn();
   } finally {

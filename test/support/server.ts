@@ -41,6 +41,16 @@ export async function controlGet<T = { data: Record<string, unknown>[]; next_cur
   return { status: res.status, body: (await res.json()) as T };
 }
 
+/** A control-plane request with a JSON body when given, as `key` (the control key by default); a 204 answers null. */
+export async function controlCall<T>(t: TestServer, method: string, path: string, body?: unknown, key = t.controlKey): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${t.url}/control-plane${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (res.status === 204 ? null : await res.json()) as T };
+}
+
 /** Each control-plane GET of `cases` (`[path, field]`) is a 400 `invalid_request` naming that field. */
 export async function expectBadRequests(t: TestServer, cases: ReadonlyArray<readonly [path: string, field: string]>): Promise<void> {
   for (const [path, field] of cases) {
