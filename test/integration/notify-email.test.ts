@@ -115,6 +115,7 @@ describe('email delivery over SMTP', () => {
     expect(mail.text).toContain(`Open the dashboard: https://svc.example/incidents/inc_7\nAcknowledge: ${ACK_URL}\nResolve: ${RESOLVE_URL}`);
 
     const html = mail.html as string;
+    expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
     expect(html).toContain('Checkout &lt;b&gt;fails&lt;/b&gt; &amp; &quot;cart&quot; is empty');
     expect(html).not.toContain('<b>fails</b>');
     expect(html).toContain('at &lt;CartSummary&gt; in cart.tsx:42');

@@ -80,7 +80,8 @@ function htmlReport(notice: Notice, facts: Labelled, links: Labelled): string {
   );
   return [
     '<!doctype html>',
-    `<html><head><meta charset="utf-8"><title>${html(noticeHeadline(notice))}</title></head>`,
+    // The report's words are English: lang tells screen readers and translators so.
+    `<html lang="en"><head><meta charset="utf-8"><title>${html(noticeHeadline(notice))}</title></head>`,
     '<body style="margin:0;padding:24px;font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#111827">',
     notice.test ? `<p style="padding:8px 12px;background:#fef3c7">${html(TEST_NOTE)}</p>` : '',
     `<p style="margin:0"><span style="display:inline-block;padding:2px 8px;border-radius:4px;background:${colour};color:#ffffff;font-weight:bold">${html(payload.severity.toUpperCase())}</span></p>`,
