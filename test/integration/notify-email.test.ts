@@ -162,8 +162,10 @@ describe('email delivery over SMTP', () => {
 
   it('refuses a mail server on a private address unless private targets are allowed', async () => {
     const guarded = createEmailKind({ allowPrivateTargets: false });
-    expect(await send(channel(['oncall@example.com'], { host: 'localhost' }), { emailKind: guarded })).toMatchObject({ state: 'failed', errorClass: 'ssrf_blocked' });
-    expect(await send(channel(['oncall@example.com']), { emailKind: guarded })).toMatchObject({ state: 'failed', errorClass: 'ssrf_blocked' });
+    // The message says how a local set-up allows it.
+    const refused = { state: 'failed', errorClass: 'ssrf_blocked', message: expect.stringContaining('SVC_ALLOW_PRIVATE_TARGETS=true (or --allow-private-targets true)') };
+    expect(await send(channel(['oncall@example.com'], { host: 'localhost' }), { emailKind: guarded })).toMatchObject(refused);
+    expect(await send(channel(['oncall@example.com']), { emailKind: guarded })).toMatchObject(refused);
     expect(smtp.inbox).toHaveLength(0);
   });
 });

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { databaseKinds } from '../support/databases';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { controlCall, controlGet, startTestServer, type TestServer } from '../support/server';
@@ -247,21 +248,56 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
 });
 
 describe('webhook safety', () => {
-  it('refuses loopback targets at connect time unless private targets are allowed', async () => {
+  const HINT = /SVC_ALLOW_PRIVATE_TARGETS=true \(or --allow-private-targets true\)/;
+
+  it('refuses a loopback or private target when the channel is saved, saying how to allow it, unless private targets are allowed', async () => {
     const receiver = await startReceiver();
     const t = await startTestServer('sqlite', { secretKey: 'k'.repeat(40) });
     try {
-      const res = await fetch(`${t.url}/control-plane/notifications/channels`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t.controlKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'webhook', name: 'internal', config: { url: receiver.url } }),
-      });
-      const channel = (await res.json()) as { id: string };
-      const test = await fetch(`${t.url}/control-plane/notifications/${channel.id}/test`, { method: 'POST', headers: { authorization: `Bearer ${t.controlKey}` } });
-      expect(await test.json()).toMatchObject({ state: 'failed', error_class: 'ssrf_blocked' });
+      const save = (type: string, config: Record<string, unknown>) => controlCall<ErrorBody>(t, 'POST', '/notifications/channels', { type, name: 'internal', config });
+      const port = new URL(receiver.url).port;
+      for (const [url, host] of [
+        [receiver.url, '127.0.0.1'],
+        [`http://localhost:${port}/hook`, 'localhost'],
+        ['http://[::1]/hook', '[::1]'],
+        ['https://10.1.2.3/hook', '10.1.2.3'],
+      ]) {
+        const refused = await save('webhook', { url });
+        expect([url, refused.status, refused.body.error.details?.field]).toEqual([url, 400, 'config.url']);
+        expect(refused.body.error.message).toContain(`config.url: ${host} is a private or reserved address`);
+        expect(refused.body.error.message).toMatch(HINT);
+      }
+      const teams = await save('teams', { webhook_url: `http://localhost:${port}/teams` });
+      expect([teams.status, teams.body.error.details?.field]).toEqual([400, 'config.webhook_url']);
+      const email = await save('email', { to: ['ops@example.com'], from: 'svc@example.com', smtp: { host: '192.168.1.20' } });
+      expect([email.status, email.body.error.details?.field]).toEqual([400, 'config.smtp.host']);
+      expect(email.body.error.message).toMatch(HINT);
+      // A public name is saved: its addresses are checked when connecting.
+      expect((await save('webhook', { url: 'https://ops.example.com/hook' })).status).toBe(201);
       expect(receiver.received).toHaveLength(0);
     } finally {
       await t.close();
+      await receiver.close();
+    }
+    const allowed = await startTestServer('sqlite', { secretKey: 'k'.repeat(40), allowPrivateTargets: true });
+    try {
+      const saved = await controlCall(allowed, 'POST', '/notifications/channels', { type: 'webhook', name: 'local', config: { url: 'http://localhost:9/hook' } });
+      expect(saved.status).toBe(201);
+    } finally {
+      await allowed.close();
+    }
+  });
+
+  it('refuses loopback targets at connect time too (a name DNS resolves to loopback), saying how to allow them', async () => {
+    const receiver = await startReceiver();
+    try {
+      const http = createGuardedHttp({ allowPrivateTargets: false });
+      const init = { method: 'POST', body: '{}', timeoutMs: 5_000 } as const;
+      const byName = receiver.url.replace('127.0.0.1', 'localhost');
+      await expect(http.request(byName, init)).rejects.toMatchObject({ errorClass: 'ssrf_blocked', message: expect.stringMatching(HINT) });
+      await expect(http.request(receiver.url, init)).rejects.toMatchObject({ errorClass: 'ssrf_blocked', message: expect.stringMatching(HINT) });
+      expect(receiver.received).toHaveLength(0);
+    } finally {
       await receiver.close();
     }
   });

@@ -17,4 +17,6 @@ export interface NotifyServices {
   incidents: IncidentStore;
   outbox: Outbox;
   publicUrl: () => string;
+  /** `--allow-private-targets`: channels may name loopback and private addresses. */
+  allowPrivateTargets: boolean;
 }

@@ -32,7 +32,8 @@ export function startNotifications(database: DatabaseHandle, clock: Clock, publi
   const { box } = options;
   const links = () => incidentLinks(box, publicUrl(), clock.now());
   const integrations = integrationStore(db, box, clock);
-  const kinds = channelKinds({ allowPrivateTargets: options.allowPrivateTargets ?? false });
+  const allowPrivateTargets = options.allowPrivateTargets ?? false;
+  const kinds = channelKinds({ allowPrivateTargets });
   // The outbox is started below; incident events only need to wake it once it exists.
   let wake = (): void => undefined;
   const incidents = createIncidentStore({
@@ -49,7 +50,7 @@ export function startNotifications(database: DatabaseHandle, clock: Clock, publi
       dialect: database.dialect,
       clock,
       box,
-      http: createGuardedHttp({ allowPrivateTargets: options.allowPrivateTargets ?? false }),
+      http: createGuardedHttp({ allowPrivateTargets }),
       kinds,
       integrations,
       noticeFor: (delivery) => incidentNotice(incidents, links(), delivery, (projectId, incident) => analysisLink(db, projectId, incident)),
@@ -58,5 +59,5 @@ export function startNotifications(database: DatabaseHandle, clock: Clock, publi
     options.outbox,
   );
   wake = () => outbox.wake();
-  return { db, clock, box, kinds, integrations, incidents, outbox, publicUrl };
+  return { db, clock, box, kinds, integrations, incidents, outbox, publicUrl, allowPrivateTargets };
 }

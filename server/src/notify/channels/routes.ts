@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Selectable } from 'kysely';
 import type { Database } from '../../db/schema';
-import { ApiError } from '../../http/errors';
+import { ApiError, badRequest } from '../../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
 import { AnyObject, idParams, listOf, text } from '../../http/schemas';
+import { isKnownPrivateHost, PRIVATE_TARGETS_HINT } from '../http/ssrf';
 import { CHANNEL_TYPES, type ChannelType } from '../kinds/types';
 import { Channel } from '../schemas';
 import type { NotifyServices } from '../services';
@@ -36,10 +37,17 @@ function channelJson(services: NotifyServices, row: ChannelRow) {
 
 /**
  * A channel's config checked by its kind, on creation and on every edit: the columns to store (the secrets sealed), and
- * the signing secret when the server made one.
+ * the signing secret when the server made one. A target this server would refuse to connect to is refused here, so
+ * the mistake shows when the channel is saved, not at its first notification.
  */
 async function parseConfig(services: NotifyServices, projectId: string, type: ChannelType, config: Record<string, unknown>) {
-  const parsed = await services.kinds[type].parse(config, { integrations: services.integrations.of(projectId) });
+  const kind = services.kinds[type];
+  const parsed = await kind.parse(config, { integrations: services.integrations.of(projectId) });
+  if (!services.allowPrivateTargets) {
+    for (const { field, host } of kind.targets?.(parsed.config, parsed.secrets) ?? []) {
+      if (isKnownPrivateHost(host)) throw badRequest(`${field}: ${host} is a private or reserved address; ${PRIVATE_TARGETS_HINT}`, { field });
+    }
+  }
   const secrets = parsed.secrets as { secret?: string; generated?: boolean };
   return {
     columns: { config: JSON.stringify(parsed.config), secrets: services.box.seal(parsed.secrets) },
@@ -57,6 +65,9 @@ const createChannelRoute = createRoute({
   method: 'post',
   path: '/',
   summary: 'Create a channel',
+  description:
+    'A target on a loopback or private address known without DNS (an IP literal, `localhost`) is refused with 400 naming the field, unless the server ' +
+    'runs with `--allow-private-targets true` (`SVC_ALLOW_PRIVATE_TARGETS`); names are checked on the addresses DNS gives when connecting.',
   middleware: [readControlJson],
   request: {
     body: jsonBody(

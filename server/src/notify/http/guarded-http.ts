@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isBlockedAddress } from './ssrf';
+import { isBlockedAddress, PRIVATE_TARGETS_HINT } from './ssrf';
 
 /** Why a request got no HTTP answer; the delivery log's `error_class`. */
 export type HttpFailureClass = 'invalid_url' | 'ssrf_blocked' | 'dns' | 'connect' | 'tls' | 'timeout' | 'network';
@@ -59,7 +59,7 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       if (error) return callback(error, '', 0);
       const usable = addresses.filter((a) => allowed(a.address));
       if (usable.length === 0) {
-        return callback(new HttpFailure('ssrf_blocked', `${hostname} resolves only to private or reserved addresses`), '', 0);
+        return callback(new HttpFailure('ssrf_blocked', `${hostname} resolves only to private or reserved addresses: ${PRIVATE_TARGETS_HINT}`), '', 0);
       }
       if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
       callback(null, usable[0]!.address, usable[0]!.family);
@@ -80,7 +80,7 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
         }
         const literal = target.hostname.replace(/^\[|\]$/g, '');
         if (isIP(literal) !== 0 && !allowed(literal)) {
-          return reject(new HttpFailure('ssrf_blocked', `${literal} is a private or reserved address`));
+          return reject(new HttpFailure('ssrf_blocked', `${literal} is a private or reserved address: ${PRIVATE_TARGETS_HINT}`));
         }
         const started = performance.now();
         const client = target.protocol === 'https:' ? https : http;

@@ -44,3 +44,17 @@ export function isBlockedAddress(address: string): boolean {
   if (family === 0) return true;
   return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
+
+/** Said with every refusal of a private target, when a channel is saved and when a notification is sent: the way out. */
+export const PRIVATE_TARGETS_HINT =
+  'notifications reach only public addresses unless the server runs with SVC_ALLOW_PRIVATE_TARGETS=true (or --allow-private-targets true), for local development';
+
+/**
+ * True for a host refused without asking DNS: an IP literal in a refused range, or a `localhost` name (always loopback,
+ * RFC 6761). Other names are checked on the addresses DNS gives when connecting.
+ */
+export function isKnownPrivateHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (isIP(bare) !== 0) return isBlockedAddress(bare);
+  return bare === 'localhost' || bare.endsWith('.localhost');
+}

@@ -170,6 +170,19 @@ export interface ChannelKind<C = unknown, S = unknown> {
   publicConfig(config: C): Record<string, unknown>;
   send(context: SendContext<C, S>): Promise<SendOutcome>;
   readonly retry: RetryPolicy;
+  /**
+   * The hosts the channel connects to, each with the config field that named it: a private one (loopback, RFC 1918, …)
+   * is refused when the channel is saved unless the server allows private targets, rather than at its first send.
+   * Left out by kinds that reach only their provider's API.
+   */
+  targets?(config: C, secrets: S): ChannelTarget[];
+}
+
+export interface ChannelTarget {
+  /** e.g. `config.url` */
+  field: string;
+  /** A URL's hostname or a mail server's host. */
+  host: string;
 }
 
 export interface ParseContext {

@@ -36,6 +36,8 @@ export const webhookKind: ChannelKind<WebhookConfig, WebhookSecrets> = {
 
   publicConfig: (config) => ({ url: config.url }),
 
+  targets: (config) => [{ field: 'config.url', host: new URL(config.url).hostname }],
+
   async send({ config, secrets, notice, deliveryId, http, clock }) {
     const body = JSON.stringify(notice.payload);
     const headers = {

@@ -52,6 +52,8 @@ export const chatKind: ChannelKind<ChatConfig, ChatSecrets> = {
 
   publicConfig: (config) => ({ channel: config.channel, webhook_host: config.webhook_host }),
 
+  targets: (_config, secrets) => (secrets.webhook_url ? [{ field: 'config.webhook_url', host: new URL(secrets.webhook_url).hostname }] : []),
+
   async send(context) {
     let account: ChatAppAccount | undefined;
     try {

@@ -29,6 +29,8 @@ export function createEmailKind(options: EmailKindOptions): ChannelKind<EmailCon
 
     publicConfig: (config) => ({ to: [...config.to], from: config.from, smtp: { ...config.smtp } }),
 
+    targets: (config) => [{ field: 'config.smtp.host', host: config.smtp.host }],
+
     async send(context) {
       const { config, notice } = context;
       const report = renderEmailReport(notice);

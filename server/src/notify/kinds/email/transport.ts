@@ -4,7 +4,7 @@ import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { isBlockedAddress } from '../../http/ssrf';
+import { isBlockedAddress, PRIVATE_TARGETS_HINT } from '../../http/ssrf';
 import type { SmtpSettings } from './config';
 import { MAX_STORED_BODY } from '../outcome';
 import type { SendOutcome } from '../types';
@@ -55,7 +55,7 @@ export async function sendBySmtp(send: SmtpSend): Promise<SendOutcome> {
 async function resolveTarget(host: string, allowPrivate: boolean, timeoutMs: number): Promise<{ address: string } | SendOutcome> {
   const allowed = (address: string) => allowPrivate || !isBlockedAddress(address);
   if (isIP(host) !== 0) {
-    return allowed(host) ? { address: host } : { state: 'failed', errorClass: 'ssrf_blocked', message: `${host} is a private or reserved address` };
+    return allowed(host) ? { address: host } : { state: 'failed', errorClass: 'ssrf_blocked', message: `${host} is a private or reserved address: ${PRIVATE_TARGETS_HINT}` };
   }
   let addresses: string[];
   try {
@@ -64,7 +64,7 @@ async function resolveTarget(host: string, allowPrivate: boolean, timeoutMs: num
     return { state: 'retry', errorClass: 'dns', message: `${host}: ${error instanceof Error ? error.message : String(error)}` };
   }
   const usable = addresses.find(allowed);
-  return usable ? { address: usable } : { state: 'failed', errorClass: 'ssrf_blocked', message: `${host} resolves only to private or reserved addresses` };
+  return usable ? { address: usable } : { state: 'failed', errorClass: 'ssrf_blocked', message: `${host} resolves only to private or reserved addresses: ${PRIVATE_TARGETS_HINT}` };
 }
 
 function acceptedOutcome(info: SMTPTransport.SentMessageInfo): SendOutcome {

@@ -34,6 +34,8 @@ export const teamsKind: ChannelKind<TeamsConfig, TeamsSecrets> = {
 
   publicConfig: (config) => ({ webhook_host: config.webhook_host }),
 
+  targets: (_config, secrets) => [{ field: 'config.webhook_url', host: new URL(secrets.webhook_url).hostname }],
+
   async send(context) {
     const answer = await postJson(context.http, context.secrets.webhook_url, teamsMessage(context.notice));
     if (!isAnswer(answer)) return answer;
