@@ -17,6 +17,7 @@ export const DEFAULT_CONFIG: ConfigDefaults = Object.freeze({
   ignoreErrors: Object.freeze([]),
   denyUrls: Object.freeze([]),
   allowUrls: Object.freeze([]),
+  issuesFrom: Object.freeze([]),
   persistence: true,
   replay: Object.freeze({
     enabled: true,

@@ -444,6 +444,9 @@ export function resolveConfig(
     ignoreErrors: readPatterns(root, 'ignoreErrors', DEFAULT_CONFIG.ignoreErrors),
     denyUrls: readPatterns(root, 'denyUrls', DEFAULT_CONFIG.denyUrls),
     allowUrls: readPatterns(root, 'allowUrls', DEFAULT_CONFIG.allowUrls),
+    issuesFrom: readList(root, 'issuesFrom', DEFAULT_CONFIG.issuesFrom, '"console" or "requests"', (entry) =>
+      entry === 'console' || entry === 'requests' ? entry : undefined,
+    ),
     persistence: readBoolean(root, 'persistence', DEFAULT_CONFIG.persistence),
   });
 }

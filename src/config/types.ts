@@ -120,6 +120,9 @@ export type BeforeSend = (item: BeforeSendItem) => BeforeSendItem | null;
 /** A string (matched as a substring) or a RegExp. */
 export type Pattern = string | RegExp;
 
+/** Error logs that are not exceptions but may become issues: `console.error` output, failed requests. */
+export type IssueSource = 'console' | 'requests';
+
 /**
  * Options of a manual setup. Only `apiKey` and `serviceName` are required; every other option has a default.
  * Invalid values never throw: they are replaced by their default and reported as a warning (printed when `debug`).
@@ -180,6 +183,13 @@ export interface BrowserSDKConfig {
   denyUrls?: ReadonlyArray<Pattern>;
   /** When not empty, only errors thrown by scripts whose URL matches are kept. Default `[]`. */
   allowUrls?: ReadonlyArray<Pattern>;
+  /**
+   * Besides exceptions, which error logs become issues on the server: `'console'` (`console.error` output) and
+   * `'requests'` (fetches that got no answer or a 5xx). Default `[]`: they are logs and breadcrumbs only, so one
+   * mistake makes one issue (the exception), not one more for the failed request and one for the app's message about
+   * it. Those chosen are sent with `svc.issue: true` (docs/sdk.md, docs/issues.md "What becomes an issue").
+   */
+  issuesFrom?: ReadonlyArray<IssueSource>;
   /**
    * Keep telemetry that cannot be sent (ingest unreachable or failing, or over the keepalive quota at page leave) in
    * IndexedDB (at most 2 MB or 500 batches, oldest dropped and counted) and send it on the next page load of the same
@@ -259,6 +269,7 @@ export interface ResolvedConfig {
   readonly ignoreErrors: ReadonlyArray<Pattern>;
   readonly denyUrls: ReadonlyArray<Pattern>;
   readonly allowUrls: ReadonlyArray<Pattern>;
+  readonly issuesFrom: ReadonlyArray<IssueSource>;
   readonly persistence: boolean;
 }
 

@@ -12,6 +12,7 @@ import { startErrors } from '../signals/errors';
 import { createLogger } from '../signals/logs';
 import { createMetricRecorder } from '../signals/metrics';
 import { startNavigation } from '../signals/navigation';
+import { createRouteHistory } from '../signals/routes';
 import { startVitals } from '../signals/vitals';
 import { createTracedFetch } from '../tracing/fetch';
 import { startTracing } from '../tracing/provider';
@@ -163,8 +164,9 @@ function wire(
   if (tracedFetch !== undefined && config.instrumentGlobalFetch) patchMethod(teardown, globalThis, 'fetch', () => tracedFetch);
   startErrors(core, logger);
   startConsole(core, logger);
-  startVitals(core, metric);
-  startNavigation(core);
+  const routes = createRouteHistory();
+  startVitals(core, metric, routes);
+  startNavigation(core, routes);
   // Bubble phase on window (page-lifecycle.ts): web-vitals' capture-phase listeners queue the final CLS and INP first.
   // Telemetry before replay: both share the browser's 64 KiB keepalive quota, and a page that closes with more
   // queued than that keeps what was handed over first.

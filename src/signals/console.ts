@@ -13,8 +13,10 @@ const CAPTURED_CONSOLE_METHODS = ['debug', 'info', 'warn', 'error'] as const sat
 /** `log.source` of forwarded console output. */
 const CONSOLE_SOURCE = 'console';
 
-function consoleAttributes(args: readonly unknown[]): Attributes {
+function consoleAttributes(args: readonly unknown[], issue: boolean): Attributes {
   const attributes: Attributes = { 'log.source': CONSOLE_SOURCE };
+  // Console output is a log and a breadcrumb; an issue only when the app asks (`issuesFrom`).
+  if (issue) attributes['svc.issue'] = true;
   // `console.error('save failed', error)`: the error is searchable like a captured exception.
   const error = args.find(isErrorLike);
   return error === undefined ? attributes : { ...attributes, ...exceptionAttributes(describeException(error)) };
@@ -37,7 +39,8 @@ export function startConsole(core: SdkCore, logger: Logger): void {
       function (this: unknown, ...args: unknown[]): void {
         if (!isInternal()) {
           runGuarded(core, `console.${level} capture`, () => {
-            logger.log(level, formatConsoleArguments(args, MAX_BODY_LENGTH), undefined, consoleAttributes(args));
+            const issue = level === 'error' && core.config.issuesFrom.includes('console');
+            logger.log(level, formatConsoleArguments(args, MAX_BODY_LENGTH), undefined, consoleAttributes(args, issue));
           });
         }
         return original.apply(this, args);

@@ -2,6 +2,7 @@ import type { SdkCore } from '../sdk/core';
 import { patchMethod } from '../sdk/patch';
 import { sanitizePageUrl } from '../replay/page-url';
 import { runGuarded } from './internal';
+import type { RouteHistory } from './routes';
 
 /** What changed the URL. */
 export type NavigationTrigger = 'pushState' | 'replaceState' | 'popstate' | 'hashchange';
@@ -19,8 +20,9 @@ export interface NavigationEventPayload {
 const TITLE_WAIT_MS = 250;
 
 /**
- * Records each URL change as a `navigation` replay event `{ url, title, trigger }`: `history.pushState` and
- * `replaceState` (patched, restored at shutdown) and the `popstate` and `hashchange` events.
+ * Records each URL change as a `navigation` replay event `{ url, title, trigger }`, and in `routes` (where Web Vitals
+ * find the route they were measured on): `history.pushState` and `replaceState` (patched, restored at shutdown) and the
+ * `popstate` and `hashchange` events.
  *
  * - An event is recorded only when the URL differs from the last one recorded: a `replaceState` that only updates
  *   the state object is no navigation, and a fragment change, which fires `popstate` and then `hashchange`, is
@@ -30,7 +32,7 @@ const TITLE_WAIT_MS = 250;
  *   or after 250 ms when no frame comes. If the URL changes again before that, the pending event is recorded at once
  *   with the title of that moment; at shutdown too.
  */
-export function startNavigation(core: SdkCore): void {
+export function startNavigation(core: SdkCore, routes: RouteHistory): void {
   if (typeof window === 'undefined' || typeof history === 'undefined' || typeof document === 'undefined') return;
   let lastUrl = location.href;
   let pending: { url: string; trigger: NavigationTrigger } | undefined;
@@ -64,6 +66,7 @@ export function startNavigation(core: SdkCore): void {
       const url = location.href;
       if (url === lastUrl) return;
       lastUrl = url;
+      routes.changed();
       recordPending();
       pending = { url, trigger };
       if (typeof requestAnimationFrame === 'function') {

@@ -4,6 +4,7 @@ import type { Attributes } from '../sdk/types';
 import { describeNode, isDomNode } from './element';
 import { runGuarded } from './internal';
 import type { MetricRecorder } from './metrics';
+import type { RouteHistory } from './routes';
 
 type Subscribe = (report: (metric: MetricType) => void, options: ReportOpts) => void;
 
@@ -18,6 +19,12 @@ const WEB_VITALS: ReadonlyArray<{ readonly subscribe: Subscribe; readonly name: 
 
 const describe = (node: unknown): string | undefined => (isDomNode(node) ? describeNode(node) : undefined);
 
+const largestShift = (entries: readonly LayoutShift[]): LayoutShift | undefined => {
+  let largest: LayoutShift | undefined;
+  for (const entry of entries) if (largest === undefined || entry.value > largest.value) largest = entry;
+  return largest;
+};
+
 /**
  * The element a vital is about, read from the metric's own entries rather than web-vitals' attribution build
  * (which costs 2.5 KB min+gzip more): the LCP element, the first element moved by the largest layout shift, and the
@@ -27,11 +34,8 @@ function targetOf(metric: MetricType): string | undefined {
   switch (metric.name) {
     case 'LCP':
       return describe(metric.entries[metric.entries.length - 1]?.element);
-    case 'CLS': {
-      let largest: LayoutShift | undefined;
-      for (const entry of metric.entries) if (largest === undefined || entry.value > largest.value) largest = entry;
-      return describe(largest?.sources.find((source) => source.node !== null)?.node);
-    }
+    case 'CLS':
+      return describe(largestShift(metric.entries)?.sources.find((source) => source.node !== null)?.node);
     case 'INP': {
       const entry = metric.entries[0];
       if (entry === undefined) return undefined;
@@ -42,15 +46,25 @@ function targetOf(metric: MetricType): string | undefined {
   }
 }
 
-function vitalAttributes(metric: MetricType): Attributes {
+/**
+ * The path of the page a vital was measured on: FCP, LCP and TTFB belong to the page load, INP to the route the
+ * slowest interaction happened on, CLS to the route of its largest shift (the page load's when there was none). The
+ * path is read from when the entry happened, not from when web-vitals reported it: LCP is reported at the first
+ * input, whose handler may already have routed elsewhere.
+ */
+function pathOf(metric: MetricType, routes: RouteHistory): string {
+  const entry = metric.name === 'INP' ? metric.entries[0] : metric.name === 'CLS' ? largestShift(metric.entries) : undefined;
+  return entry === undefined ? routes.loadPath : routes.at(entry.startTime);
+}
+
+function vitalAttributes(metric: MetricType, routes: RouteHistory): Attributes {
   const attributes: Attributes = {
     'web_vital.rating': metric.rating,
     'web_vital.navigation_type': metric.navigationType,
     'web_vital.id': metric.id,
     'web_vital.delta': metric.delta,
-    // The page the vital is about, for per-route figures: the path only, as query strings and fragments can carry
-    // personal data.
-    'url.path': location.pathname,
+    // For per-route figures: the path only, as query strings and fragments can carry personal data.
+    'url.path': pathOf(metric, routes),
   };
   const target = targetOf(metric);
   if (target !== undefined) attributes['web_vital.target'] = target;
@@ -59,13 +73,14 @@ function vitalAttributes(metric: MetricType): Attributes {
 
 /**
  * Records FCP, LCP, CLS, INP and TTFB through web-vitals when `vitals.enabled`, each as a metric point with the
- * name and unit of {@link WEB_VITALS}, once per final value (or on every change with `vitals.reportAllChanges`).
+ * name and unit of {@link WEB_VITALS}, once per final value (or on every change with `vitals.reportAllChanges`), each
+ * with the path of the page it was measured on (`url.path`, {@link pathOf}).
  *
  * web-vitals offers no way to unsubscribe, so at shutdown its callbacks are turned into no-ops. CLS and INP are
  * finalised by web-vitals in a capture-phase `visibilitychange` listener on `window`, which runs before the SDK's
  * page-hidden flush as long as that flush listens on `document` or in the bubbling phase.
  */
-export function startVitals(core: SdkCore, record: MetricRecorder): void {
+export function startVitals(core: SdkCore, record: MetricRecorder, routes: RouteHistory): void {
   if (!core.config.vitals.enabled || typeof window === 'undefined') return;
   let running = true;
   core.teardown.add(() => {
@@ -76,7 +91,7 @@ export function startVitals(core: SdkCore, record: MetricRecorder): void {
     runGuarded(core, `Web Vitals (${name})`, () =>
       subscribe((metric) => {
         if (!running) return;
-        runGuarded(core, `Web Vitals (${name})`, () => record(name, metric.value, unit, undefined, vitalAttributes(metric)));
+        runGuarded(core, `Web Vitals (${name})`, () => record(name, metric.value, unit, undefined, vitalAttributes(metric, routes)));
       }, options),
     );
   }

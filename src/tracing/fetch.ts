@@ -109,7 +109,7 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
         };
         // Cloned now, before the app reads its response; read off the clone without holding the app up.
         const responseBody = bodies && response !== undefined ? streamBody(response) : undefined;
-        finish(span, spanContext, log, exchange);
+        finish(span, spanContext, log, exchange, core.config.issuesFrom.includes('requests'));
         recordExchange(core, exchange, requestBody, responseBody);
       } catch (failure) {
         core.debug.error('could not record a fetch request', failure);
@@ -129,13 +129,17 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
   return traced as typeof fetch;
 }
 
-/** Ends the request's span and writes its outcome log inside the span's context, so the log carries its trace. */
-function finish(span: Span, spanContext: ReturnType<typeof context.active>, log: OutcomeLog, exchange: Exchange): void {
+/**
+ * Ends the request's span and writes its outcome log inside the span's context, so the log carries its trace. A failed
+ * request's log is an issue on the server only when the app asks for it (`issuesFrom: ['requests']`).
+ */
+function finish(span: Span, spanContext: ReturnType<typeof context.active>, log: OutcomeLog, exchange: Exchange, issues: boolean): void {
   const { status, method, url, error } = exchange;
   const durationMs = endRequestSpan(span, exchange);
 
   const outcome = error !== undefined ? `failed: ${error}` : `→ ${status}`;
   const attributes: Attributes = { 'http.method': method, 'http.url': url, 'http.status_code': status, 'http.duration_ms': durationMs };
   if (error !== undefined) attributes['error.message'] = error;
+  if (issues && outcomeLevel(exchange) === 'error') attributes['svc.issue'] = true;
   context.with(spanContext, () => log(outcomeLevel(exchange), `${method} ${url} ${outcome} (${Math.round(durationMs)} ms)`, attributes));
 }

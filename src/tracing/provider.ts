@@ -1,6 +1,7 @@
 import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
-import { BasicTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-web';
+import { BasicTracerProvider, SamplingDecision, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace-web';
 import type { SdkCore } from '../sdk/core';
+import { sessionSampling } from '../session/sampling';
 import { SDK_NAME, SDK_VERSION } from '../version';
 import { traceDocumentLoad } from './document-load';
 import { InteractionContextManager, traceInteractions } from './interactions';
@@ -36,9 +37,17 @@ export function startTracing(core: SdkCore): Tracer {
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
   };
+  // A session outside `sampleRate` sends nothing: its spans are not recorded, and the traceparent it sends says so
+  // (flags 00), so that a backend sampling on the parent's flag does not keep half of a trace the browser never sends.
+  const sampler: Sampler = {
+    shouldSample: () => ({
+      decision: sessionSampling(core.session.id(), core.config).sampled ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
+    }),
+    toString: () => 'SvcSessionSampler',
+  };
   // BasicTracerProvider, not WebTracerProvider: the web one only adds `register()`, whose default W3C trace-context
   // and baggage propagators (and their code) we never use, since we register our own globals below.
-  const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+  const provider = new BasicTracerProvider({ sampler, spanProcessors: [processor] });
   const tracer = (name: string): Tracer => provider.getTracer(name, SDK_VERSION);
 
   const contextManager = new InteractionContextManager();

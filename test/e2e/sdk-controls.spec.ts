@@ -73,6 +73,19 @@ test.describe('session sampling', () => {
     expect(paths(requests)).toEqual([]);
   });
 
+  test("the traceparent a request carries follows the session's decision: flags 00 outside sampleRate, 01 inside", async ({ page, ingest }) => {
+    const sentBy = async (tab: Page, sessionId: string) => {
+      await continueSession(tab, sessionId);
+      await openSdkPage(tab, origin, ingest, { sampleRate: 0.5 });
+      const request = tab.waitForRequest((r) => r.url().endsWith('/api/traced'));
+      await tab.evaluate(() => fetch('/api/traced').then((res) => res.text()));
+      return (await request).headers()['traceparent'];
+    };
+    // A backend that samples on the parent's flag keeps no half of a trace the browser never sends.
+    expect(await sentBy(page, OUTSIDE)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(await sentBy(await page.context().newPage(), INSIDE)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  });
+
   test('a session inside sampleRate sends every signal, and its decision travels as resource attributes', async ({ page, ingest }) => {
     await continueSession(page, INSIDE);
     const requests = ingestRequests(page, ingest);

@@ -125,16 +125,19 @@ test.describe('browser SDK signals through the reference server', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  test('Web Vitals: FCP, TTFB and LCP while the page is open; CLS and INP once it is hidden', async ({ page, ingest }) => {
+  test('Web Vitals: FCP, TTFB and LCP while the page is open; CLS and INP once it is hidden; each on the route it was measured on', async ({ page, ingest }) => {
     const { sessionId, pageErrors } = await openPage(page, ingest);
     const vitals = (count: number) => waitForVitals(ingest, sessionId, count);
 
+    // A single-page app routes on the client: the layout shifts and the slow click happen on /cart.
+    await page.evaluate(() => history.pushState({}, '', '/cart'));
     await shiftLayoutRecorded(page);
-    // The first input finalises LCP.
+    // The first input finalises LCP: it is reported on /cart, but was measured on the page load's route.
     await page.click('#slow');
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const open = await vitals(3);
     expect(open.map((m) => m.name).sort()).toEqual(['web_vital_fcp_ms', 'web_vital_lcp_ms', 'web_vital_ttfb_ms']);
+    await page.evaluate(() => history.pushState({}, '', '/done'));
 
     // Leaving hides the page for good: CLS and INP are final now and leave with the unload flush.
     await page.goto(`${origin.origin}/elsewhere`);
@@ -156,12 +159,18 @@ test.describe('browser SDK signals through the reference server', () => {
         'web_vital.id': expect.stringMatching(/^v\d+-/),
         // Each vital is reported once, when final: its delta is all of it.
         'web_vital.delta': metric.value,
-        // Every vital is about the page it was measured on, even those sent while leaving for /elsewhere.
-        'url.path': '/',
         'session.id': sessionId,
       });
       expect(metric.value).toBeGreaterThanOrEqual(0);
     }
+    // Each vital is about the page it was measured on, whatever the route when it was sent (/done, leaving for /elsewhere).
+    expect(Object.fromEntries(all.map((m) => [m.name, m.attributes['url.path']]))).toEqual({
+      web_vital_fcp_ms: '/',
+      web_vital_lcp_ms: '/',
+      web_vital_ttfb_ms: '/',
+      web_vital_cls: '/cart',
+      web_vital_inp_ms: '/cart',
+    });
     expect(byName.get('web_vital_cls')!.value).toBeGreaterThan(0);
     expect(byName.get('web_vital_inp_ms')!.value).toBeGreaterThanOrEqual(100);
     expect(byName.get('web_vital_inp_ms')!.attributes['web_vital.target']).toBe('button#slow.primary');

@@ -295,6 +295,49 @@ test('a failed fetch rejects as before, ends its span in error, and logs an erro
   expect(errors).toEqual([]);
 });
 
+test('one mistake, one issue: failed requests and console errors are logs, marked as issues only with issuesFrom; the click whose handler threw counts the error on its trace', async ({ page, ingest }) => {
+  type LogRow = { body: unknown; severity_number: number; trace_id: string | null; attributes: Record<string, unknown> };
+  /** A 500 and a network failure, each reported by the app on the console, a plain console.error, then a click that throws. */
+  const mistake = async (errorLogs: number, options?: Record<string, unknown>) => {
+    await open(page, ingest, options);
+    const sessionId = await page.evaluate(async () => {
+      const res = await fetch('/api/echo/items/42?status=500');
+      console.error('saving the cart failed:', res.status);
+      await fetch('http://127.0.0.1:9/unreachable').catch((error: unknown) => console.error('network down', error));
+      console.error('a plain message');
+      document.getElementById('buy')!.addEventListener('click', () => {
+        throw new TypeError("Cannot read properties of undefined (reading 'price')");
+      });
+      return (window as any).sdk.sessionId as string;
+    });
+    await page.click('#buy');
+    let logs: LogRow[] = [];
+    await expect
+      .poll(async () => {
+        logs = (await controlGet<{ data: LogRow[] }>(ingest, `/logs?session_id=${sessionId}&limit=1000`)).body.data.filter((l) => l.severity_number >= 17);
+        return logs.length;
+      })
+      .toBeGreaterThanOrEqual(errorLogs);
+    return logs;
+  };
+  const marked = (logs: LogRow[]) => logs.filter((l) => l.attributes['svc.issue'] === true).map((l) => String(l.body).split('\n')[0] ?? '').sort();
+
+  const logs = await mistake(6);
+  expect(marked(logs), 'by default, none of them asks to be an issue').toEqual([]);
+  const thrown = logs.find((l) => l.attributes['exception.type'] === 'TypeError' && l.attributes['log.source'] === 'onerror')!;
+  expect(thrown.trace_id, 'the error joins the trace of the click that threw it').toEqual(expect.stringMatching(/^[0-9a-f]{32}$/));
+  await spans(ingest, `trace_id=${thrown.trace_id}&name=click`, 1);
+  const traces = (await controlGet<{ data: Array<{ error_count: number }> }>(ingest, `/traces?trace_id=${thrown.trace_id}`)).body.data;
+  expect(traces.map((t) => t.error_count), 'the exception counts as the trace’s error').toEqual([1]);
+
+  // The same session again, now asking for console errors and failed requests as issues: those five say so.
+  const optedIn = marked(await mistake(12, { issuesFrom: ['console', 'requests'] }));
+  expect(optedIn).toHaveLength(5);
+  for (const start of [/^GET \S+\/api\/echo\/items\/42\S* → 500 /, /^GET http:\/\/127\.0\.0\.1:9\/unreachable failed: TypeError: Failed to fetch/, /^a plain message$/, /^network down TypeError: Failed to fetch/, /^saving the cart failed: 500$/]) {
+    expect(optedIn.some((body) => start.test(body)), String(start)).toBe(true);
+  }
+});
+
 test('instrumentFetch() traces without patching the global fetch when instrumentGlobalFetch is false', async ({ page, ingest }) => {
   await open(page, ingest, { instrumentGlobalFetch: false });
   const patched = await page.evaluate(async () => {

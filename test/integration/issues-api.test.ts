@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds } from '../support/databases';
 import { issueDetector } from '../support/detector';
 import type { IssueDetail, IssuePage, IssueSummary } from '../support/issues';
-import { CART_ERROR, chromeStack, errorLog, type ErrorInput } from '../support/error-logs';
+import { CART_ERROR, chromeStack, errorLog, resource, type ErrorInput } from '../support/error-logs';
 import { detectionIncidentStore } from '../support/incident-store';
 import { str } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -263,6 +263,63 @@ describe.each(kinds)('issues API on %s', (kind) => {
     expect(await only(`env=${env}`)).toMatchObject({ status: 'ignored', events: 6 });
     expect((await patch(id, { status: 'unresolved' })).body).toMatchObject({ status: 'unresolved' });
     await receiver.close();
+  });
+
+  it('one mistake, one issue: failed requests and console errors are logs unless marked svc.issue; marked requests are titled by their route pattern', async () => {
+    const env = 'one-mistake';
+    /** The SDK's records of one mistake: a 500 and a network failure (outcome logs), the app's console errors about them. */
+    const records = (issue: boolean) => {
+      const mark = issue ? [{ key: 'svc.issue', value: { boolValue: true } }] : [];
+      const record = (body: string, attributes: Array<ReturnType<typeof str>>) => ({ timeUnixNano: `${now}000000`, severityNumber: 17, severityText: 'ERROR', body: { stringValue: body }, attributes: [...attributes, ...mark] });
+      const request = (url: string, status: number, failure?: string) => [
+        str('http.method', 'GET'),
+        str('http.url', url),
+        { key: 'http.status_code', value: { intValue: String(status) } },
+        { key: 'http.duration_ms', value: { doubleValue: 87.4 } },
+        ...(failure ? [str('error.message', failure)] : []),
+      ];
+      const consoleError = (message?: string) => [str('log.source', 'console'), ...(message ? [str('exception.type', 'TypeError'), str('exception.message', message), str('exception.stacktrace', chromeStack(message))] : [])];
+      return [
+        record(`GET https://shop.example.com/api/items/${issue ? 42 : 7} → 500 (87 ms)`, request(`https://shop.example.com/api/items/${issue ? 42 : 7}?x=1`, 500)),
+        record('GET https://shop.example.com/api/cart failed: TypeError: Failed to fetch (3 ms)', request('https://shop.example.com/api/cart', 0, 'TypeError: Failed to fetch')),
+        record('saving the cart failed: 500', consoleError()),
+        record('network down TypeError: Failed to fetch', consoleError('Failed to fetch')),
+      ];
+    };
+    const body = (issue: boolean) => ({ resourceLogs: [{ resource: resource({ env, sessionId: 'mistake-1' }), scopeLogs: [{ scope: { name: '@svc/browser' }, logRecords: records(issue) }] }] });
+    await ingest('/otlp/v1/logs', body(false));
+    // The exception the mistake threw is the one issue.
+    await sendError({ env, sessionId: 'mistake-1', message: "Cannot read properties of undefined (reading 'price')" });
+    await detect();
+    expect((await list(`env=${env}`)).data.map((i) => `${i.type}: ${i.message}`)).toEqual(["TypeError: Cannot read properties of undefined (reading 'price')"]);
+
+    // Marked by an app that asks for them (issuesFrom): issues, the requests grouped and titled by method, route and outcome.
+    await ingest('/otlp/v1/logs', body(true));
+    await detect();
+    const titles = (await list(`env=${env}`)).data.map((i) => `${i.type}: ${i.message}`).sort();
+    expect(titles).toEqual([
+      'Error: saving the cart failed: 500',
+      'RequestError: GET /api/cart failed: TypeError: Failed to fetch',
+      'RequestError: GET /api/items/:id → 500',
+      "TypeError: Cannot read properties of undefined (reading 'price')",
+      'TypeError: Failed to fetch',
+    ]);
+  });
+
+  it('silences an ignored issue: its burst is counted but opens no incident, until it is no longer ignored', async () => {
+    const env = 'ignored';
+    await sendError({ env, message: 'Omega overflowed' });
+    await detect();
+    const { id } = await only(`env=${env}`);
+    expect((await patch(id, { status: 'ignored' })).status).toBe(200);
+    for (let i = 0; i < 6; i++) await sendError({ env, message: 'Omega overflowed' });
+    expect((await detect()).opened).toEqual([]);
+    expect(await only(`env=${env}`)).toMatchObject({ status: 'ignored', events: 7, incident_id: null });
+    expect((await patch(id, { status: 'unresolved' })).status).toBe(200);
+    await sendError({ env, message: 'Omega overflowed' });
+    const { opened } = await detect();
+    expect(opened).toHaveLength(1);
+    expect(await only(`env=${env}`)).toMatchObject({ incident_id: opened[0] });
   });
 
   it('groups errors of two minified builds on their original frame once the maps are uploaded, and symbolicates an older error when read', async () => {

@@ -448,4 +448,33 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
       expect(res.status).toBe(401);
     }
   });
+
+  it("counts the exceptions recorded in a trace as its errors: a click whose handler threw, a span's exception event", async () => {
+    // Three days back, out of the default window of the listings above: read by its trace id only.
+    const at = T0 - 3 * DAY;
+    const click = { traceId: traceId(9), spanId: spanId(9, 1), name: 'click', kind: 1, startTimeUnixNano: nanos(at), endTimeUnixNano: nanos(at + 130), status: { code: 0 } };
+    const recorded = {
+      ...click,
+      spanId: spanId(9, 2),
+      parentSpanId: click.spanId,
+      name: 'render cart',
+      events: [{ name: 'exception', timeUnixNano: nanos(at + 5), attributes: [str('exception.type', 'RangeError'), str('exception.message', 'bad index')] }],
+    };
+    await post('/otlp/v1/traces', { resourceSpans: [{ resource: { attributes: [str('service.name', 'web-app')] }, scopeSpans: [{ scope: { name: '@svc/test' }, spans: [click, recorded] }] }] });
+    const thrown = [str('exception.type', 'TypeError'), str('exception.message', "Cannot read properties of undefined (reading 'price')"), str('log.source', 'onerror')];
+    const log = (body: string, attributes: ReturnType<typeof str>[]) => ({ timeUnixNano: nanos(at + 4), severityNumber: 17, body: { stringValue: body }, traceId: click.traceId, spanId: click.spanId, attributes });
+    await post('/otlp/v1/logs', {
+      resourceLogs: [
+        {
+          resource: { attributes: [str('service.name', 'web-app')] },
+          // The error the click's handler threw, and a console error that is no exception: the first counts, not the second.
+          scopeLogs: [{ scope: { name: '@svc/browser' }, logRecords: [log("TypeError: Cannot read properties of undefined (reading 'price')", thrown), log('saving failed', [str('log.source', 'console')])] }],
+        },
+      ],
+    });
+    const [listed] = (await ok<Page<TraceItem>>(`/traces?trace_id=${traceId(9)}`)).data;
+    expect(listed).toMatchObject({ span_count: 2, error_count: 2 });
+    expect((await ok<{ error_count: number }>(`/traces/${traceId(9)}`)).error_count).toBe(2);
+    expect((await ok<{ error_count: number }>(`/traces/${traceId(2)}`)).error_count).toBe(0);
+  });
 });

@@ -33,15 +33,22 @@ const anySpan = (condition: RawBuilder<unknown>) => sql<SqlBool>`max(case when $
 /** The nanosecond span of a trace; the *_ns columns hold decimal text, and both databases cast it to a 64-bit integer. */
 const DURATION_NS = sql<number>`max(cast(s.end_ns as bigint)) - min(cast(s.start_ns as bigint))`;
 const START_MS = sql<number>`min(s.time_ms)`;
-const ERROR_SPANS = sql<number>`sum(case when s.status_code = ${STATUS_ERROR} then 1 else 0 end)`;
+/** Marks the JSON text of a span's events when one of them is an exception (OpenTelemetry's `recordException`). */
+const EXCEPTION_EVENT = '%"name":"exception"%';
+/** Marks the JSON text of a log record's attributes when it records an exception. */
+const EXCEPTION_LOG = '%"exception.type"%';
+
+/**
+ * The errors of a trace: its spans that failed or recorded an exception, and the exception log records written in it
+ * (a click whose handler threw: its span ends fine, the error log carries its trace). A span and a log of one failure
+ * count once each.
+ */
+const errorCount = (projectId: string) =>
+  sql<number>`sum(case when s.status_code = ${STATUS_ERROR} or s.events like ${EXCEPTION_EVENT} then 1 else 0 end) + (select count(*) from logs l where l.trace_key = s.trace_key and l.trace_id = s.trace_id and l.project_id = ${projectId} and l.attributes like ${EXCEPTION_LOG})`;
 
 /** The aggregate each order sorts a trace by; all are integers (a duration in nanoseconds may pass 2^53). */
-const SORT_VALUE: Record<TraceSort, RawBuilder<number>> = {
-  start: START_MS,
-  duration: DURATION_NS,
-  spans: sql<number>`count(*)`,
-  errors: ERROR_SPANS,
-};
+const sortValue = (sort: TraceSort, projectId: string): RawBuilder<number> =>
+  ({ start: START_MS, duration: DURATION_NS, spans: sql<number>`count(*)`, errors: errorCount(projectId) })[sort];
 
 interface Window {
   projectId: string;
@@ -93,7 +100,7 @@ async function rootsAndServices(services: Services, w: Window, traces: readonly 
 }
 
 /** The search's conditions on a trace's spans, for its HAVING clause: the filters, then the position after the cursor. */
-function traceConditions(dialect: DialectName, p: TracesQuery, appId: string | undefined, ks: KeysetSort, cursor: Position | undefined): Array<Expression<SqlBool>> {
+function traceConditions(dialect: DialectName, p: TracesQuery, projectId: string, appId: string | undefined, ks: KeysetSort, cursor: Position | undefined): Array<Expression<SqlBool>> {
   const having: Array<Expression<SqlBool>> = [];
   if (appId !== undefined) having.push(anySpan(sql`s.app_id = ${appId}`));
   if (p.service !== undefined) having.push(anySpan(sql`${serviceOf(dialect)} = ${p.service}`));
@@ -101,7 +108,7 @@ function traceConditions(dialect: DialectName, p: TracesQuery, appId: string | u
   if (p.status !== undefined) having.push(sql<SqlBool>`max(s.status_code) = ${{ error: STATUS_ERROR, ok: 1, unset: 0 }[p.status]}`);
   if (p.min_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} >= ${Math.ceil(p.min_duration_ms * 1e6)}`);
   if (p.max_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} <= ${Math.floor(p.max_duration_ms * 1e6)}`);
-  if (cursor) having.push(afterPosition(ks, SORT_VALUE[p.sort], sql.ref('s.trace_id'), cursor));
+  if (cursor) having.push(afterPosition(ks, sortValue(p.sort, projectId), sql.ref('s.trace_id'), cursor));
   return having;
 }
 
@@ -129,7 +136,7 @@ const traceRoute = createRoute({
   description: `Spans as the span listing returns them (with attributes, events and links), at most ${MAX_TRACE_SPANS}; 404 when the project has none of this trace.`,
   request: { params: traceParams },
   responses: {
-    200: { description: 'The trace', content: { 'application/json': { schema: TraceSchema, example: { trace_id: TRACE_SUMMARY_EXAMPLE.trace_id, spans: [], truncated: false } } } },
+    200: { description: 'The trace', content: { 'application/json': { schema: TraceSchema, example: { trace_id: TRACE_SUMMARY_EXAMPLE.trace_id, error_count: 0, spans: [], truncated: false } } } },
     ...errors(400, 401, 403, 404),
   },
 });
@@ -158,10 +165,10 @@ export function traceRoutes(services: Services) {
           START_MS.as('start_ms'),
           DURATION_NS.as('duration_ns'),
           sql<number>`count(*)`.as('span_count'),
-          ERROR_SPANS.as('error_count'),
+          errorCount(projectId).as('error_count'),
           sql<string | null>`min(s.session_id)`.as('session_id'),
           // Exact as text: the drivers read a 64-bit integer into a double.
-          sql<string>`cast(${SORT_VALUE[p.sort]} as text)`.as('sort_value'),
+          sql<string>`cast(${sortValue(p.sort, projectId)} as text)`.as('sort_value'),
         ])
         .groupBy(['s.trace_key', 's.trace_id']);
       if (p.trace_id !== undefined) q = q.where('s.trace_key', '=', traceKey(p.trace_id)).where('s.trace_id', '=', p.trace_id);
@@ -175,9 +182,9 @@ export function traceRoutes(services: Services) {
           .$asTuple('trace_key', 'trace_id');
         q = q.where(({ eb, refTuple }) => eb(refTuple('s.trace_key', 's.trace_id'), 'in', ofSession));
       }
-      const having = traceConditions(services.dialect, p, appId, ks, cursor);
+      const having = traceConditions(services.dialect, p, projectId, appId, ks, cursor);
       if (having.length > 0) q = q.having(({ and }) => and(having));
-      const rows = await q.orderBy(SORT_VALUE[p.sort], p.order).orderBy('s.trace_id', p.order).limit(p.limit + 1).execute();
+      const rows = await q.orderBy(sortValue(p.sort, projectId), p.order).orderBy('s.trace_id', p.order).limit(p.limit + 1).execute();
       const { roots, names } = await rootsAndServices(services, w, rows.slice(0, p.limit));
       const page = sortedPage(
         rows,
@@ -216,6 +223,15 @@ export function traceRoutes(services: Services) {
       const spans = rows.slice(0, MAX_TRACE_SPANS);
       // time_ms is whole milliseconds: the nanosecond start orders spans within one millisecond (the sort is stable).
       spans.sort((a, b) => (startNs(a) < startNs(b) ? -1 : startNs(a) > startNs(b) ? 1 : 0));
-      return c.json({ trace_id: traceId, spans: spans.map(LISTINGS.spans.toJson), truncated: rows.length > MAX_TRACE_SPANS }, 200);
+      const { n: exceptionLogs } = await services.db
+        .selectFrom('logs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('project_id', '=', projectId)
+        .where('trace_key', '=', traceKey(traceId))
+        .where('trace_id', '=', traceId)
+        .where('attributes', 'like', EXCEPTION_LOG)
+        .executeTakeFirstOrThrow();
+      const failedSpans = rows.filter((r) => r.status_code === STATUS_ERROR || r.events.includes(EXCEPTION_EVENT.slice(1, -1))).length;
+      return c.json({ trace_id: traceId, error_count: failedSpans + Number(exceptionLogs), spans: spans.map(LISTINGS.spans.toJson), truncated: rows.length > MAX_TRACE_SPANS }, 200);
     });
 }

@@ -49,6 +49,9 @@ export const tracesQuery = z.strictObject({
 
 export type TracesQuery = z.output<typeof tracesQuery>;
 
+/** What a trace's `error_count` counts. */
+const ERROR_COUNT = 'Errors: spans with status code 2 (ERROR) or an `exception` event, and log records of the trace that record an exception (`exception.type`)';
+
 export const TraceSummarySchema = z
   .object({
     trace_id: z.string(),
@@ -59,7 +62,7 @@ export const TraceSummarySchema = z
     start: Time.openapi({ description: 'Start of the earliest span' }),
     duration_ms: z.number().openapi({ description: 'Latest span end − earliest span start' }),
     span_count: z.number().int(),
-    error_count: z.number().int().openapi({ description: 'Spans with status code 2 (ERROR)' }),
+    error_count: z.number().int().openapi({ description: ERROR_COUNT }),
     services: z.array(z.string()).openapi({ description: 'Resource `service.name` of its spans, sorted' }),
     session_id: z.string().nullable().openapi({ description: "The session of its spans (the smallest id when they name several); null when none names one" }),
   })
@@ -87,6 +90,7 @@ export const traceParams = z.object({
 export const TraceSchema = z
   .object({
     trace_id: z.string(),
+    error_count: z.number().int().openapi({ description: ERROR_COUNT }),
     spans: z.array(SpanSchema).openapi({ description: 'Every span of the trace in the project, by start time (at most the first 2000)' }),
     truncated: z.boolean().openapi({ description: 'True when the trace has more spans than were returned' }),
   })

@@ -1,7 +1,7 @@
 import type { SecretBox } from '../../secrets/secret-box';
 import type { Symbolicator } from '../../sourcemaps/types';
 import { lockCursor, readBatch, saveCursor } from './cursor';
-import { ERROR_SEVERITY, errorOfLog, errorsOfSpan, type ErrorOccurrence } from './error-records';
+import { ERROR_SEVERITY, errorsOfSpan, issueErrorOfLog, type ErrorOccurrence } from './error-records';
 import { recordErrors, type DetectionDb, type DetectionTrx, type GroupRef, type RecordContext } from './groups';
 import { idIn, inRuns } from './id-ranges';
 import { stackFrames } from './stack-frames';
@@ -17,7 +17,7 @@ export interface ConsumedBatch {
   more: boolean;
 }
 
-/** Error logs among the rows with these ids. */
+/** Error logs among the rows with these ids that form issues. */
 const errorLogs = (trx: DetectionTrx, ids: number[]) =>
   inRuns(ids, async (runs) =>
     (
@@ -28,7 +28,7 @@ const errorLogs = (trx: DetectionTrx, ids: number[]) =>
         .where('severity_number', '>=', ERROR_SEVERITY)
         .orderBy('id')
         .execute()
-    ).map(errorOfLog),
+    ).flatMap((row) => issueErrorOfLog(row) ?? []),
   );
 
 /** Exception events of the spans with these ids. */

@@ -89,6 +89,8 @@ export function createDetector(deps: DetectorDeps): Detector {
   }
 
   async function maybeOpen(group: GroupRow, now: number, report: DetectionReport): Promise<void> {
+    // Ignoring an issue silences it (docs/issues.md, "Statuses"): its errors are counted, its bursts page no one.
+    if (group.status === 'ignored') return;
     // Errors counted before the last incident ended belong to it.
     const windowCount = Math.min(windowCountOf(group, now), group.total_count - group.reset_total);
     if (windowCount < options.threshold) return;
@@ -132,7 +134,7 @@ export function createDetector(deps: DetectorDeps): Detector {
       return;
     }
     if (!touched) return;
-    const reason = incident.status === 'detected' ? escalationReason(group, incident, now) : undefined;
+    const reason = incident.status === 'detected' && group.status !== 'ignored' ? escalationReason(group, incident, now) : undefined;
     if (reason !== undefined) {
       const moved = await commands.escalate(group.project_id, incident.id, reason);
       if (moved?.status === 'escalated') report.escalated.push(incident.id);

@@ -1,4 +1,5 @@
 import { nanosToMillis } from '../../json/read';
+import { routePattern } from '../../query/route-pattern';
 import { parseDebugIds } from '../../sourcemaps/debug-ids';
 import type { RawError } from './fingerprint';
 
@@ -112,7 +113,47 @@ const DEBUG_IDS = 'svc.exception.debug_ids';
 
 /** The error of an error log record (the caller selects records at {@link ERROR_SEVERITY} or above). */
 export function errorOfLog(row: ErrorLogRow): ErrorOccurrence {
+  return occurrenceOfLog(row, JSON.parse(row.attributes) as Json);
+}
+
+/** Set by the SDK on a console error or failed request the app wants as an issue (its `issuesFrom` option). */
+const ISSUE_MARK = 'svc.issue';
+
+/**
+ * The error of an error log record when it forms an issue (docs/issues.md, "What becomes an issue"), else undefined:
+ * issues group exceptions. A record of an exception (`exception.type` or `exception.stacktrace`, as OpenTelemetry's
+ * exception conventions and the SDK's captures write them) does, unless it is console output; an error log without an
+ * exception (a failed request's outcome, `console.error('…')`, a backend's `logger.error('…')`) is a log and a
+ * breadcrumb. The SDK marks the console errors and failed requests an app wants as issues with `svc.issue: true`.
+ */
+export function issueErrorOfLog(row: ErrorLogRow): ErrorOccurrence | undefined {
   const attributes = JSON.parse(row.attributes) as Json;
+  const exception = text(attributes['exception.type']) !== undefined || text(attributes['exception.stacktrace']) !== undefined;
+  const wanted = attributes[ISSUE_MARK] === true || (exception && attributes['log.source'] !== 'console');
+  return wanted ? occurrenceOfLog(row, attributes) : undefined;
+}
+
+/**
+ * A failed request's outcome log as an error: `GET /api/items/:id → 500`, or `GET /api/items/:id failed: TypeError:
+ * Failed to fetch` without an answer. The route pattern of its path, not the URL and duration its log body carries:
+ * those differ on every request, and a title of `<url>` and a number names nothing.
+ */
+function requestError(attributes: Json): RawError | undefined {
+  const method = text(attributes['http.method']);
+  const url = text(attributes['http.url']);
+  if (method === undefined || url === undefined || text(attributes['exception.type']) !== undefined) return undefined;
+  let path = url;
+  try {
+    path = new URL(url, 'http://relative.invalid').pathname;
+  } catch {
+    // Not a URL: its pattern is made of it as it is.
+  }
+  const failure = text(attributes['error.message']);
+  const outcome = failure === undefined ? `→ ${String(attributes['http.status_code'])}` : `failed: ${failure}`;
+  return { type: 'RequestError', message: `${method} ${routePattern(path)} ${outcome}`, stacktrace: undefined };
+}
+
+function occurrenceOfLog(row: ErrorLogRow, attributes: Json): ErrorOccurrence {
   return {
     projectId: row.project_id,
     appId: row.app_id,
@@ -120,7 +161,7 @@ export function errorOfLog(row: ErrorLogRow): ErrorOccurrence {
     sessionId: row.session_id,
     timeMs: row.time_ms,
     receivedMs: row.received_ms,
-    raw: rawError(attributes, bodyText(row.body)),
+    raw: requestError(attributes) ?? rawError(attributes, bodyText(row.body)),
     debugIds: parseDebugIds(attributes[DEBUG_IDS]),
   };
 }

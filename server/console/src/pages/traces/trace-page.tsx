@@ -7,7 +7,6 @@ import { Waterfall } from '../../ui/waterfall';
 import type { Trace, TraceSpan } from './types';
 import './traces.css';
 
-const STATUS_ERROR = 2;
 const nanosToMs = (nanos: string) => Number(nanos) / 1e6;
 
 /** The resource's `service.name` of a span, when it sent one. */
@@ -24,7 +23,6 @@ function facts(spans: readonly TraceSpan[]) {
     start,
     duration: end - start,
     services: [...new Set(spans.map(serviceOf).filter((s): s is string => s !== null))].sort(),
-    errors: spans.filter((s) => s.status.code === STATUS_ERROR).length,
     sessions: [...new Set(spans.map((s) => s.session_id).filter((s): s is string => s !== null))].sort(),
   };
 }
@@ -33,7 +31,7 @@ function facts(spans: readonly TraceSpan[]) {
 export default function TracePage() {
   const { id = '' } = useParams<{ id: string }>();
   const { data, error, loading } = useApi<Trace>(`/traces/${encodeURIComponent(id)}`);
-  const f = data && data.spans.length > 0 ? facts(data.spans) : undefined;
+  const f = data && data.spans.length > 0 ? { ...facts(data.spans), errors: data.error_count } : undefined;
   return (
     <div className="trace-page">
       <PageHeader title={`Trace ${id}`}>

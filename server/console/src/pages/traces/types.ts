@@ -13,6 +13,8 @@ export type TraceSpan = SpanJson & { resource?: unknown };
 
 export interface Trace {
   trace_id: string;
+  /** Failed spans, spans with an exception event and exception log records of the trace. */
+  error_count: number;
   spans: TraceSpan[];
   truncated: boolean;
 }
