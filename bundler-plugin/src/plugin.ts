@@ -49,10 +49,10 @@ function resolveOptions(options: SvcBuildOptions, env: NodeJS.ProcessEnv, mapsOu
 }
 
 /**
- * Processes what a build wrote: `files` are paths relative to the output directory `dir`, as the bundler lists them;
- * `options.release` is the build's resolved release.
+ * Processes what a build wrote: `files` are paths relative to the output directory `dir` (as the bundler lists them) or
+ * absolute; `options.release` is the build's resolved release.
  */
-async function processBuild(options: SvcBuildOptions, dir: string, files: readonly string[], mapsOurs = false): Promise<void> {
+export async function processBuild(options: SvcBuildOptions, dir: string, files: readonly string[], mapsOurs = false): Promise<void> {
   const resolved = resolveOptions(options, process.env, mapsOurs);
   const js = files.filter((f) => JS_FILE.test(f)).map((f) => resolve(dir, f));
   const result = await processOutput(dir, js, resolved);

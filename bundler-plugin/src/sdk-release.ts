@@ -38,9 +38,9 @@ function defines(definitions: Definitions, name: string): boolean {
 }
 
 /**
- * webpack (and so Next.js): a DefinePlugin for the SDK's variables, unless the app set one of them, in the environment
- * (Next.js and Create React App inline those, `.env` files included) or in a DefinePlugin of its own. Setting one counts
- * for both, since the SDK takes the first variable that has a value.
+ * webpack: a DefinePlugin for the SDK's variables, unless the app set one of them, in the environment (Next.js and
+ * Create React App inline those, `.env` files included) or in a DefinePlugin of its own (Next's, which holds the `env`
+ * withSvc sets, included). Setting one counts for both, since the SDK takes the first variable that has a value.
  */
 export function defineWebpackRelease(compiler: Compiler, release: string | undefined): void {
   if (release === undefined) return;
@@ -51,6 +51,16 @@ export function defineWebpackRelease(compiler: Compiler, release: string | undef
   });
   if (PROCESS_ENV_VARIABLES.some((name) => setIn(process.env, name) || appDefinitions.some((d) => defines(d, name)))) return;
   new compiler.webpack.DefinePlugin(processEnvDefines(release)).apply(compiler);
+}
+
+/**
+ * Next.js (webpack and Turbopack alike): the config's `env` with the SDK's variable added, which Next inlines as
+ * `process.env.<name>` in every compilation; unchanged when the app set either variable in the environment (Next has
+ * loaded its `.env` files by the time it calls the config) or in `env` itself.
+ */
+export function nextReleaseEnv(env: Record<string, string | undefined> | undefined, release: string | undefined): Record<string, string | undefined> | undefined {
+  if (release === undefined || PROCESS_ENV_VARIABLES.some((name) => setIn(process.env, name) || env?.[name] !== undefined)) return env;
+  return { ...env, [PROCESS_ENV_VARIABLES[0]]: release };
 }
 
 /** esbuild: the webpack-style variables in `define`, under the same rule as webpack's. */

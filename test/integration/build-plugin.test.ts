@@ -16,7 +16,7 @@ import webpack, { type Configuration } from 'webpack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { debugIdSnippet } from '../../bundler-plugin/src/core/inject';
 import { svcEsbuildPlugin } from '../../bundler-plugin/src/esbuild';
-import { TURBOPACK_ADVICE, withSvc, type NextConfigLike, type WebpackConfigLike } from '../../bundler-plugin/src/next';
+import { withSvc, type NextConfigLike, type WebpackConfigLike } from '../../bundler-plugin/src/next';
 import type { SvcBuildOptions } from '../../bundler-plugin/src/plugin';
 import { svcRollupPlugin } from '../../bundler-plugin/src/rollup';
 import { svcVitePlugin } from '../../bundler-plugin/src/vite';
@@ -201,16 +201,59 @@ describe('withSvc for Next.js', () => {
     return config.webpack!(webpackConfig, context);
   };
 
-  it('fails a Turbopack build with the advice to build with --webpack, and leaves next dev alone', async () => {
+  /** Runs `work` as `next build` runs the config with Turbopack (the default since Next.js 16): TURBOPACK set. */
+  async function underTurbopack<T>(work: () => T | Promise<T>): Promise<T> {
     const saved = process.env.TURBOPACK;
     process.env.TURBOPACK = 'auto';
     try {
-      const config = withSvc({ reactStrictMode: true }, { upload: false });
-      await expect(config('phase-production-build', { defaultConfig: {} })).rejects.toThrow(TURBOPACK_ADVICE);
-      expect(await config('phase-development-server', { defaultConfig: {} })).toEqual({ reactStrictMode: true });
+      return await work();
     } finally {
       if (saved === undefined) delete process.env.TURBOPACK;
       else process.env.TURBOPACK = saved;
+    }
+  }
+
+  it("with Turbopack: after the app's own runAfterProductionCompile, debug IDs in .next/static only, maps uploaded under /_next/ and deleted (a stray one too), the release in env", async () => {
+    const project = await server.newProject();
+    const hooked: string[] = [];
+    const userConfig = { env: { OTHER: '1' }, compiler: { runAfterProductionCompile: async ({ distDir }: { distDir: string }) => void hooked.push(distDir) } };
+    const wrapped = withSvc(userConfig, { url: project.url, authToken: project.controlKey, release: 'shop@5' });
+    const config = await underTurbopack(() => wrapped('phase-production-build', { defaultConfig: {} }));
+    expect(config).toMatchObject({ productionBrowserSourceMaps: true, env: { OTHER: '1', NEXT_PUBLIC_SVC_SERVICE_VERSION: 'shop@5' } });
+    expect(config.webpack).toBeUndefined();
+    expect(await underTurbopack(() => wrapped('phase-development-server', { defaultConfig: {} }))).toBe(userConfig);
+
+    // What Turbopack leaves in .next/: browser chunks and their maps under static/, a map no file names, server code.
+    const distDir = join(work, 'turbopack/.next');
+    await runWebpack({ mode: 'production', entry, devtool: 'source-map', output: { path: distDir, filename: 'static/chunks/[name].js', chunkFilename: 'static/chunks/[id].js' } });
+    writeFileSync(join(distDir, 'static/chunks/polyfill.js.map'), '{"version":3,"sources":[],"names":[],"mappings":""}');
+    mkdirSync(join(distDir, 'server'));
+    writeFileSync(join(distDir, 'server/page.js'), 'module.exports = 1;\n');
+    await config.compiler!.runAfterProductionCompile!({ projectDir: work, distDir });
+
+    expect(hooked).toEqual([distDir]);
+    const ids = debugIds(join(distDir, 'static'));
+    expect(Object.keys(ids).length).toBeGreaterThan(1);
+    expect(filesIn(distDir).filter((f) => f.endsWith('.map'))).toEqual([]);
+    expect(readFileSync(join(distDir, 'server/page.js'), 'utf8')).toBe('module.exports = 1;\n');
+    const stored = await storedMaps(project);
+    expect(stored.map((s) => [s.url, s.debug_id]).sort()).toEqual(Object.entries(ids).map(([f, id]) => [`~/_next/static/${f}`, id]).sort());
+    expect(new Set(stored.map((s) => s.release))).toEqual(new Set(['shop@5']));
+  });
+
+  it('fails a Turbopack build on a Next.js without the runAfterProductionCompile hook, saying what to do', async () => {
+    const app = join(work, 'next-15.3');
+    mkdirSync(join(app, 'node_modules/next'), { recursive: true });
+    writeFileSync(join(app, 'node_modules/next/package.json'), '{"name":"next","version":"15.3.2"}');
+    const cwd = process.cwd();
+    process.chdir(app);
+    try {
+      const config = withSvc({}, { upload: false });
+      await expect(underTurbopack(() => config('phase-production-build', { defaultConfig: {} }))).rejects.toThrow(
+        /Next\.js 15\.3\.2 has no `compiler\.runAfterProductionCompile` hook .* upgrade Next\.js, or build with webpack: `next build --webpack`/,
+      );
+    } finally {
+      process.chdir(cwd);
     }
   });
 

@@ -359,16 +359,24 @@ export function viteReactIn(dir: string): Example {
   };
 }
 
-function next(): Example {
-  const dir = join(EXAMPLES_DIR, 'next');
+/** How a Next.js build bundles: Turbopack (`npm run build`, i.e. `next build`, Next's default) or `next build --webpack`. */
+export type NextBundler = 'turbopack' | 'webpack';
+
+/** The Next.js example, or a copy of it in `dir` (test/e2e/examples/next.spec.ts builds one with each bundler at once). */
+export function nextIn(dir: string, bundler: NextBundler = 'turbopack'): Example {
   // No internet on the test machines: Next.js must not try to send its usage telemetry.
   const env = (settings: SdkSettings) => ({ ...prefixed('NEXT_PUBLIC_', settings), NEXT_TELEMETRY_DISABLED: '1' });
   return {
     name: 'next',
     dir,
     modes: ['production', 'development'],
-    // `next build --webpack`: withSvc in next.config.ts adds the plugin, which uploads the maps.
-    build: (settings, upload) => timed('build', () => npmRun(dir, 'build', { ...env(settings), ...uploadEnv(upload) })),
+    // withSvc in next.config.ts gives the browser chunks their debug IDs and uploads the maps, with either bundler.
+    build: (settings, upload) =>
+      timed('build', () => {
+        const vars = { ...env(settings), ...uploadEnv(upload) };
+        if (bundler === 'turbopack') return npmRun(dir, 'build', vars);
+        return runCommand(dir, bin(dir, 'next'), ['build', '--webpack'], childEnv(vars), BUILD_TIMEOUT_MS);
+      }),
     async start(mode, settings) {
       const port = await freePort();
       return startServerProcess({
@@ -440,7 +448,7 @@ function cdn(): Example {
   };
 }
 
-export const EXAMPLES = { 'vite-react': viteReactIn(join(EXAMPLES_DIR, 'vite-react')), next: next(), cra: cra(), cdn: cdn() } as const;
+export const EXAMPLES = { 'vite-react': viteReactIn(join(EXAMPLES_DIR, 'vite-react')), next: nextIn(join(EXAMPLES_DIR, 'next')), cra: cra(), cdn: cdn() } as const;
 
 /** What an example's directory holds besides its sources. */
 const NOT_SOURCES = new Set(['node_modules', 'dist', 'build', '.next']);

@@ -7,6 +7,7 @@ import { migrateToLatest } from '../../server/src/db/migrate';
 import { ByteLru } from '../../server/src/sourcemaps/byte-lru';
 import { parseDebugIds } from '../../server/src/sourcemaps/debug-ids';
 import { enclosingFunction, functionScopes } from '../../server/src/sourcemaps/enclosing-function';
+import { cleanSourcePath } from '../../server/src/sourcemaps/parsed-map';
 import { storeMaps } from '../../server/src/sourcemaps/store';
 import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
 import type { ExceptionFacts } from '../../server/src/sourcemaps/types';
@@ -298,6 +299,16 @@ describe('enclosing function scanner', () => {
     for (const src of ['function (', '`unterminated ${', '"unterminated', '/* open', '}}}) => {', 'a = /[/']) {
       expect(() => functionScopes(src)).not.toThrow();
     }
+  });
+});
+
+describe('cleanSourcePath', () => {
+  it("reads webpack's and Turbopack's source names as paths from the project (Turbopack's: from its root)", () => {
+    expect(cleanSourcePath('webpack://_N_E/./app/coupons.ts')).toBe('app/coupons.ts');
+    expect(cleanSourcePath('turbopack:///[project]/app/coupons.ts')).toBe('app/coupons.ts');
+    expect(cleanSourcePath('turbopack:///[project]/apps/web/node_modules/next/dist/client/index.js')).toBe('apps/web/node_modules/next/dist/client/index.js');
+    expect(cleanSourcePath('turbopack:///[turbopack]/browser/runtime/base/runtime-base.ts')).toBe('[turbopack]/browser/runtime/base/runtime-base.ts');
+    expect(cleanSourcePath('../../src/cart.ts')).toBe('src/cart.ts');
   });
 });
 

@@ -123,8 +123,13 @@ function clip(text: string, column: number): string {
 
 /**
  * A source path as people read it: bundler schemes and the `../` that lead out of the output directory removed
- * (`webpack://shop/./src/cart.ts` and `../../src/cart.ts` both read `src/cart.ts`).
+ * (`webpack://shop/./src/cart.ts`, `turbopack:///[project]/src/cart.ts` and `../../src/cart.ts` all read
+ * `src/cart.ts`). Turbopack names files from its root, the repository's in a monorepo (`apps/web/src/cart.ts`); its
+ * own runtime keeps its `[turbopack]/` prefix.
  */
 export function cleanSourcePath(source: string): string {
-  return source.replace(/^webpack:\/\/[^/]*\//, '').replace(/^(?:\.\.?\/)+/, '');
+  return source
+    .replace(/^webpack:\/\/[^/]*\//, '')
+    .replace(/^turbopack:\/\/\/(?:\[project\]\/)?/, '')
+    .replace(/^(?:\.\.?\/)+/, '');
 }

@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { formatTimings, prepareExample, type Example, type Mode, type SdkSettings } from '../../support/examples';
-import { startCliServer, controlGet, type TestServer } from '../../support/svc-server';
-import { expectReadableTopFrame, throwFromSecondModule, waitForCouponIssue, type CouponsModule } from './readable-errors';
+import { copyExample, formatTimings, prepareExample, type Example, type Mode, type SdkSettings } from '../../support/examples';
+import { startCliServer, controlGet, type CliServer, type TestServer } from '../../support/svc-server';
+import { expectReadableTopFrame, throwFromSecondModule, waitForCouponIssue, type CouponsModule, type Issue } from './readable-errors';
 import { checkConsoleReplay, checkExportedSpecRuns, checkRecording } from './replay-checks';
 
 type Attributes = Record<string, unknown>;
@@ -44,7 +44,7 @@ export const ALIAS = 'shop-frontend';
  * A reference server for one spec file (`svc-server start`, test/support/svc-server.ts, with `flags`), with
  * {@link ALIAS} registered as a user registers it: `svc-server apps alias add web-app shop-frontend`.
  */
-export async function startIngest(flags: Record<string, string> = {}): Promise<TestServer> {
+export async function startIngest(flags: Record<string, string> = {}): Promise<CliServer> {
   const ingest = await startCliServer(flags);
   try {
     await ingest.admin('apps', 'alias', 'add', ingest.appName, ALIAS);
@@ -352,6 +352,25 @@ export async function runShopScenario(page: Page, origin: string, ingest: TestSe
 /** Packing, installing and building one example, on two shared cores with a cold npm cache. */
 const SETUP_TIMEOUT_MS = 600_000;
 
+/** Another production build of an example, made alongside its own in a copy of its sources (so both can build at once). */
+export interface ExampleVariant {
+  /** What this build does differently, e.g. `webpack`: in its test's title and the timings. */
+  label: string;
+  /** The example as this variant builds it in `dir`, a copy sharing the example's node_modules. */
+  in(dir: string): Example;
+  /** The coupons module, as this build's source maps name it. */
+  coupons: CouponsModule;
+}
+
+/** A production build whose coupon error has been read back at its source. */
+export interface CheckedBuild {
+  /** Where it was built. */
+  dir: string;
+  /** The project its maps were uploaded to and its events sent to. */
+  project: TestServer;
+  issue: Issue;
+}
+
 /** How one spec configures its example and what it then expects to read back. */
 export interface ExampleSpec {
   /** Settings beyond the ingest URL and key; those left unset exercise the SDK's defaults. */
@@ -361,20 +380,39 @@ export interface ExampleSpec {
   timeoutMs: number;
   /** The example's module with the nested function that throws. */
   coupons: CouponsModule;
+  /**
+   * Further production builds, each in a copy built alongside the example's own, sending to a project of its own (its
+   * error is an issue of its own; the app is the project's `web-app`), each with the readable-error test.
+   */
+  variants?: readonly ExampleVariant[];
+  /** What else each production build must show once its error reads at its source (e.g. its output's debug IDs). */
+  checkBuild?: (build: CheckedBuild) => Promise<void>;
+}
+
+/** One production build of a spec: the example's own, or a variant's. */
+interface Build {
+  label: string | undefined;
+  example: Example;
+  project: TestServer;
+  settings: SdkSettings;
+  coupons: CouponsModule;
 }
 
 /**
  * Declares the tests of one example: a reference server, the install and the production build (uploading its source
- * maps) in `beforeAll`, then one test per mode that serves the app and runs {@link runShopScenario}, and one that
- * throws from the second module of the production build and reads the issue back at the original source. Production
- * runs end by closing the tab, development runs by navigating away. Each step's duration is printed.
+ * maps), with the builds of its variants at the same time, in `beforeAll`; then one test per mode that serves the app
+ * and runs {@link runShopScenario}, and one per production build that throws from the second module and reads the
+ * issue back at the original source. Production runs end by closing the tab, development runs by navigating away.
+ * Each step's duration is printed.
  */
 export function describeExample(example: Example, spec: ExampleSpec): void {
   test.describe(`example ${example.name}`, () => {
     // Not serial: after a failure Playwright starts a fresh worker (and rebuilds), but the other mode still runs.
     test.describe.configure({ timeout: spec.timeoutMs });
-    let ingest: TestServer;
+    let ingest: CliServer;
     let settings: SdkSettings;
+    let builds: Build[] = [];
+    const copies: { remove(): void }[] = [];
 
     test.beforeAll(async () => {
       // A cold `npm install` of CRA alone takes two minutes; the commands themselves have their own time limits.
@@ -382,10 +420,22 @@ export function describeExample(example: Example, spec: ExampleSpec): void {
       ingest = await startIngest();
       settings = { ingestUrl: ingest.url, apiKey: ingest.ingestKey, ...spec.configure };
       const timings = await prepareExample(example);
-      timings.push(await example.build(settings, { serverUrl: ingest.url, controlKey: ingest.controlKey }));
+      const variants = await Promise.all(
+        (spec.variants ?? []).map(async (variant): Promise<Build> => {
+          const copy = copyExample(example);
+          copies.push(copy);
+          const project = await ingest.newProject();
+          const variantSettings = { ingestUrl: ingest.url, apiKey: project.ingestKey, env: spec.configure.env };
+          return { label: variant.label, example: variant.in(copy.dir), project, settings: variantSettings, coupons: variant.coupons };
+        }),
+      );
+      builds = [{ label: undefined, example, project: ingest, settings, coupons: spec.coupons }, ...variants];
+      const built = await Promise.all(builds.map((b) => b.example.build(b.settings, { serverUrl: ingest.url, controlKey: b.project.controlKey })));
+      timings.push(...built.map((t, i) => ({ ...t, step: builds[i]!.label ? `${t.step} (${builds[i]!.label})` : t.step })));
       console.log(formatTimings(example.name, timings));
     });
     test.afterAll(async () => {
+      for (const copy of copies) copy.remove();
       await ingest?.close();
     });
 
@@ -409,18 +459,23 @@ export function describeExample(example: Example, spec: ExampleSpec): void {
       });
     }
 
-    test('production: an error thrown in a second module is an issue that reads at its original source line', async ({ page }) => {
-      const app = await example.start('production', settings);
-      try {
-        await throwFromSecondModule(page, app.origin);
-        const issue = await waitForCouponIssue(ingest, 'the coupon error stored as an issue', () => true);
-        expectReadableTopFrame(issue, example.dir, spec.coupons);
-      } catch (error) {
-        await test.info().attach(`${example.name} server output`, { body: app.output(), contentType: 'text/plain' });
-        throw error;
-      } finally {
-        await app.stop();
-      }
-    });
+    for (const [index, label] of [undefined, ...(spec.variants ?? []).map((v) => v.label)].entries()) {
+      const production = label ? `production (${label})` : 'production';
+      test(`${production}: an error thrown in a second module is an issue that reads at its original source line`, async ({ page }) => {
+        const build = builds[index]!;
+        const app = await build.example.start('production', build.settings);
+        try {
+          await throwFromSecondModule(page, app.origin);
+          const issue = await waitForCouponIssue(build.project, 'the coupon error stored as an issue', () => true);
+          expectReadableTopFrame(issue, build.example.dir, build.coupons);
+          await spec.checkBuild?.({ dir: build.example.dir, project: build.project, issue });
+        } catch (error) {
+          await test.info().attach(`${example.name} ${production} server output`, { body: app.output(), contentType: 'text/plain' });
+          throw error;
+        } finally {
+          await app.stop();
+        }
+      });
+    }
   });
 }
