@@ -40,12 +40,15 @@ async function pruneIssueFacts(db: Kysely<Database>, cutoffMs: number): Promise<
   const testSessions = await db.deleteFrom('issue_test_sessions').where('seen_ms', '<', cutoffMs).executeTakeFirst();
   const testRuns = await db.deleteFrom('issue_test_runs').where('last_ms', '<', cutoffMs).executeTakeFirst();
   const tests = await db.deleteFrom('issue_tests').where('last_ms', '<', cutoffMs).executeTakeFirst();
+  // Users, routes and browsers not seen since: a user id is personal data, kept no longer than the errors it came with.
+  const facets = await db.deleteFrom('issue_facets').where('last_ms', '<', cutoffMs).executeTakeFirst();
   return {
     issue_sessions: Number(sessions.numDeletedRows),
     issue_hours: Number(hours.numDeletedRows),
     issue_test_sessions: Number(testSessions.numDeletedRows),
     issue_test_runs: Number(testRuns.numDeletedRows),
     issue_tests: Number(tests.numDeletedRows),
+    issue_facets: Number(facets.numDeletedRows),
   };
 }
 

@@ -75,7 +75,9 @@ export function createLogger(core: SdkCore): Logger {
           captured.add(error);
         }
         const info = describeException(error);
-        record('error', exceptionBody(info), context, 'captureException()', { ...extraAttributes, ...exceptionAttributes(info) });
+        // The page it happened on (path only: a query can hold personal data), which the breakdown counts by route.
+        const page: Attributes = typeof location === 'undefined' ? {} : { 'url.path': location.pathname };
+        record('error', exceptionBody(info), context, 'captureException()', { ...page, ...extraAttributes, ...exceptionAttributes(info) });
       });
     },
   };

@@ -1,5 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../server/src/clock';
+import { createKey } from '../../server/src/index';
+import { trendQuery } from '../../server/src/issues/trend';
 import { databaseKinds } from '../support/databases';
 import { issueDetector } from '../support/detector';
 import type { IssueDetail, IssuePage, IssueSummary } from '../support/issues';
@@ -19,6 +23,10 @@ import { buildShop } from '../support/shop-build';
 const kinds = await databaseKinds();
 
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const CHROME_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const FIREFOX_MAC = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:128.0) Gecko/20100101 Firefox/128.0';
 const T0 = Date.UTC(2027, 0, 4, 9, 0, 0);
 
 type ErrorBody = { error: { code: string; message: string; details?: { field: string } } };
@@ -54,6 +62,16 @@ describe.each(kinds)('issues API on %s', (kind) => {
     }
     await ingest('/otlp/v1/logs', body);
   };
+  /** An error as the SDK sends it from a browser: its user agent on the resource, the page and the user on the record. */
+  const sendBrowserError = async (e: Omit<ErrorInput, 'atMs'>, from: { ua?: string; path?: string; user?: string }) => {
+    const body = errorLog({ ...e, atMs: now });
+    const { resource, scopeLogs } = body.resourceLogs[0]!;
+    if (from.ua) resource.attributes.push(str('user_agent.original', from.ua));
+    const record = scopeLogs[0]!.logRecords[0]!;
+    if (from.path) record.attributes.push(str('url.path', from.path));
+    if (from.user) record.attributes.push(str('user.id', from.user));
+    await ingest('/otlp/v1/logs', body);
+  };
   const detect = () => issueDetector(t, clock).runOnce();
   const list = async (query: string) => {
     const res = await get(`/issues?${query}`);
@@ -69,6 +87,11 @@ describe.each(kinds)('issues API on %s', (kind) => {
     const res = await get<IssueDetail>(`/issues/${id}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
+  };
+  const bad400 = async (res: Promise<{ status: number; body: unknown }>, field: string) => {
+    const { status, body } = await res;
+    expect(status, JSON.stringify(body)).toBe(400);
+    expect((body as ErrorBody).error.details?.field).toBe(field);
   };
   const appId = async () => (await t.server.database.db.selectFrom('apps').select('id').where('name', '=', 'web-app').executeTakeFirstOrThrow()).id;
 
@@ -390,5 +413,113 @@ describe.each(kinds)('issues API on %s', (kind) => {
     const bad = await get<{ error: { details: { field: string } } }>('/logs/abc/frames');
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.field).toBe('id');
+  });
+
+  it('trends over 24 hours and 14 days on the list and the detail, a breakdown by browser, system, release, route and user', async () => {
+    const env = 'depth';
+    // On the hour, two days after the tests before: the buckets below are whole hours and days back from it.
+    now = T0 + 40 * DAY;
+    const at = async (agoMs: number, send: () => Promise<void>) => {
+      const saved = now;
+      now = saved - agoMs;
+      await send();
+      now = saved;
+    };
+    const error = { env, message: 'Zeta zapped' };
+    for (let i = 0; i < 3; i++) {
+      await at(2 * DAY, () => sendBrowserError({ ...error, sessionId: 'depth-1', release: '5.0' }, { ua: CHROME_WINDOWS, path: `/products/${1000 + i}`, user: 'u-1' }));
+    }
+    for (let i = 0; i < 2; i++) await at(3 * HOUR, () => sendBrowserError({ ...error, sessionId: 'depth-2', release: '5.1' }, { ua: FIREFOX_MAC, path: '/cart', user: 'u-2' }));
+    await sendBrowserError({ ...error, sessionId: 'depth-3', release: '5.1' }, {});
+    // Another issue of the same page: its hours are not this one's.
+    await sendBrowserError({ env, message: 'Eta erred', sessionId: 'depth-4' }, {});
+    await detect();
+
+    const zeta = (await list(`env=${env}&q=zeta`)).data[0]!;
+    const hourly = new Array<number>(24).fill(0);
+    hourly[20] = 2;
+    hourly[23] = 1;
+    expect(zeta.trend).toEqual({ period: '24h', start: new Date(now + HOUR - DAY).toISOString(), bucket_ms: HOUR, counts: hourly });
+    const daily = new Array<number>(14).fill(0);
+    daily[11] = 3;
+    daily[13] = 3;
+    const days = { period: '14d', start: new Date(now + HOUR - 14 * DAY).toISOString(), bucket_ms: DAY, counts: daily };
+    expect((await list(`env=${env}&q=zeta&trend=14d`)).data[0]!.trend).toEqual(days);
+    const eta = (await list(`env=${env}&q=erred`)).data[0]!;
+    expect(eta.trend.counts.reduce((a, b) => a + b)).toBe(1);
+
+    const issue = await detail(zeta.id);
+    expect(issue.trend).toEqual({ hours: zeta.trend, days });
+    expect(issue.breakdown).toEqual({
+      browser: { top: [{ value: 'Chrome 131', count: 3 }, { value: 'Firefox 128', count: 2 }, { value: null, count: 1 }], distinct: 2, distinct_capped: false, total: 6 },
+      os: { top: [{ value: 'Windows', count: 3 }, { value: 'macOS', count: 2 }, { value: null, count: 1 }], distinct: 2, distinct_capped: false, total: 6 },
+      release: { top: [{ value: '5.1', count: 3 }, { value: '5.0', count: 3 }], distinct: 2, distinct_capped: false, total: 6 },
+      // Ids in paths are folded into the route pattern, as Web Vitals fold them.
+      route: { top: [{ value: '/products/:id', count: 3 }, { value: '/cart', count: 2 }, { value: null, count: 1 }], distinct: 2, distinct_capped: false, total: 6 },
+      user: { top: [{ value: 'u-1', count: 3 }, { value: 'u-2', count: 2 }, { value: null, count: 1 }], distinct: 2, distinct_capped: false, total: 6 },
+    });
+    await bad400(get('/issues?trend=7d'), 'trend');
+
+    // The trend reads issue_hours by its primary key, never the whole table, on both databases.
+    const db = t.server.database.db;
+    const query = trendQuery(db, t.projectId, [zeta.id, eta.id], now - 14 * DAY, DAY).compile();
+    const explain = kind === 'postgres' ? 'explain' : 'explain query plan';
+    const plan = await db.transaction().execute(async (trx) => {
+      // PostgreSQL prefers a sequential scan of a table this small: the plan must still be able to use the key.
+      if (kind === 'postgres') await sql`set local enable_seqscan = off`.execute(trx);
+      const { rows } = await trx.executeQuery({ ...query, sql: `${explain} ${query.sql}` });
+      return rows.map((r) => Object.values(r as Record<string, unknown>).join(' ')).join('\n');
+    });
+    expect(plan).toMatch(kind === 'postgres' ? /Index (Only )?Scan using issue_hours_pk/ : /SEARCH issue_hours USING (PRIMARY KEY|INDEX sqlite_autoindex_issue_hours_1)/);
+    expect(plan).not.toMatch(/Seq Scan|SCAN issue_hours/);
+  });
+
+  it('changes the status of several issues at once, each recorded as one change is; an unknown id changes nothing', async () => {
+    const env = 'bulk';
+    now += MINUTE;
+    for (const message of ['Theta thrown', 'Iota invalid', 'Kappa killed']) await sendError({ env, message, sessionId: `bulk-${message}` });
+    await detect();
+    const byMessage = new Map((await list(`env=${env}`)).data.map((i) => [i.message, i.id]));
+    const [theta, iota, kappa] = ['Theta thrown', 'Iota invalid', 'Kappa killed'].map((m) => byMessage.get(m)!);
+    const bulk = (body: unknown, key = t.controlKey) =>
+      fetch(`${t.url}/control-plane/issues`, { method: 'PATCH', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+    now += MINUTE;
+    const res = await bulk({ ids: [iota, theta], status: 'ignored' });
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as { data: IssueSummary[] };
+    expect(data.map((i) => [i.id, i.status])).toEqual([
+      [iota, 'ignored'],
+      [theta, 'ignored'],
+    ]);
+    // As PATCH /issues/{id} records one: when and which key.
+    const single = await patch(kappa!, { status: 'resolved' });
+    for (const changed of [...data, single.body]) expect(changed).toMatchObject({ status_changed_at: new Date(now).toISOString(), status_by: expect.stringMatching(/^key:/) });
+    expect(data[0]!.status_by).toBe(single.body.status_by);
+
+    const resolved = await bulk({ ids: [iota, theta], status: 'resolved', in_next_release: true });
+    expect(((await resolved.json()) as { data: IssueSummary[] }).data.map((i) => [i.status, i.in_next_release])).toEqual([
+      ['resolved', true],
+      ['resolved', true],
+    ]);
+
+    // An id of no issue of this project: 404 naming it, and the others are not changed either.
+    const before = (await list(`env=${env}`)).data;
+    const unknown = await bulk({ ids: [theta, '0123456789abcdef'], status: 'unresolved' });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as ErrorBody).error).toMatchObject({ code: 'not_found', message: expect.stringContaining('0123456789abcdef'), details: { field: 'ids[1]' } });
+    for (const [body, field] of [
+      [{ ids: [], status: 'ignored' }, 'ids'],
+      [{ ids: [theta, theta], status: 'ignored' }, 'ids'],
+      [{ ids: new Array(101).fill(theta), status: 'ignored' }, 'ids'],
+      [{ ids: [theta], status: 'regressed' }, 'status'],
+      [{ ids: [theta], status: 'ignored', in_next_release: true }, 'in_next_release'],
+      [{ status: 'ignored' }, 'ids'],
+    ] as const) {
+      await bad400(bulk(body).then(async (r) => ({ status: r.status, body: await r.json() })), field);
+    }
+    const readKey = (await createKey(t.server.database.db, systemClock, { projectId: t.projectId, scope: 'read', name: 'bulk-viewer' })).key;
+    expect((await bulk({ ids: [theta], status: 'unresolved' }, readKey)).status).toBe(403);
+    expect((await list(`env=${env}`)).data).toEqual(before);
   });
 });

@@ -46,6 +46,25 @@ export interface IssueSummary {
   caught_in_tests: boolean;
 }
 
+/** Errors per bucket over the last 24 hours (by hour) or 14 days (by day), oldest first. */
+export interface IssueTrend {
+  period: '24h' | '14d';
+  start: string;
+  bucket_ms: number;
+  counts: number[];
+}
+
+/** A row of the listing: the issue and its trend over the period `trend` asked for. */
+export type IssueListItem = IssueSummary & { trend: IssueTrend };
+
+/** One facet of an issue's breakdown. */
+export interface FacetBreakdown {
+  top: Array<{ value: string | null; count: number }>;
+  distinct: number;
+  distinct_capped: boolean;
+  total: number;
+}
+
 /** A run of an issue's reproduction test: a test attempt annotated `svc-issue` with the issue's id. */
 export interface Reproduction {
   run_id: string;
@@ -64,6 +83,8 @@ export interface IssueDetail extends IssueSummary {
   releases: Array<{ release: string; events: number }>;
   sessions_sample: Array<{ session_id: string; user_id: string | null; first_seen: string; last_seen: string; replay_url: string | null }>;
   breadcrumbs: Array<{ at: string; kind: string; message: string }>;
+  trend: { hours: IssueTrend; days: IssueTrend };
+  breakdown: Record<'browser' | 'os' | 'release' | 'route' | 'user', FacetBreakdown>;
 }
 
-export type IssuePage = { data: IssueSummary[]; next_cursor: string | null };
+export type IssuePage = { data: IssueListItem[]; next_cursor: string | null };

@@ -4,16 +4,17 @@ import { sessionsWithReplay } from '../incidents/detect/evidence';
 import type { IncidentView } from '../incidents/types';
 import type { IssueRow } from './json';
 
+const issuesOf = (db: Kysely<Database>, projectId: string) =>
+  db.selectFrom('detection_groups as g').innerJoin('apps', 'apps.id', 'g.app_id').selectAll('g').select('apps.name as app').where('g.project_id', '=', projectId);
+
 /** One issue of a project with its app's name; undefined when the project has no issue with that id. */
 export function findIssueRow(db: Kysely<Database>, projectId: string, id: string): Promise<IssueRow | undefined> {
-  return db
-    .selectFrom('detection_groups as g')
-    .innerJoin('apps', 'apps.id', 'g.app_id')
-    .selectAll('g')
-    .select('apps.name as app')
-    .where('g.project_id', '=', projectId)
-    .where('g.fingerprint', '=', id)
-    .executeTakeFirst();
+  return issuesOf(db, projectId).where('g.fingerprint', '=', id).executeTakeFirst();
+}
+
+/** The issues of a project among these ids (those it has), in no particular order. */
+export function findIssueRows(db: Kysely<Database>, projectId: string, ids: readonly string[]): Promise<IssueRow[]> {
+  return issuesOf(db, projectId).where('g.fingerprint', 'in', ids).execute();
 }
 
 /** The issue a detected incident grew from (incidents are keyed by their issue's fingerprint), while it exists. */

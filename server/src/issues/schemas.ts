@@ -1,9 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import { cursorQuery, limitQuery, Time, TimeOrNull } from '../http/schemas';
 import { ISSUE_STATUSES } from '../incidents/detect/tables';
+import { BREAKDOWN_DISTINCT_CAP, BREAKDOWN_TOP } from './breakdown';
 import { rangeQuery, userIdQuery } from '../query/schemas';
 import { ISSUE_SORTS, SEEN_IN } from './list';
 import { SETTABLE_STATUSES } from './status';
+import { TREND_PERIODS } from './trend';
 
 /** Requests and answers of `/control-plane/issues` (docs/issues.md). */
 
@@ -41,6 +43,32 @@ export const IssueSchema = z
     caught_in_tests: z.boolean().openapi({ description: 'Its first error came from a test run' }),
   })
   .openapi('Issue');
+
+const TrendSchema = z
+  .object({
+    period: z.enum(Object.keys(TREND_PERIODS) as [keyof typeof TREND_PERIODS]),
+    start: Time.openapi({ description: 'Start of the first bucket; the last bucket holds the current hour' }),
+    bucket_ms: z.number().int().openapi({ description: 'Length of a bucket: an hour (24h) or a day (14d)' }),
+    counts: z.array(z.number().int()).openapi({ description: 'Production errors per bucket, oldest first (24 hours or 14 days)' }),
+  })
+  .openapi('IssueTrend');
+
+export const IssueListItemSchema = IssueSchema.extend({ trend: TrendSchema.openapi({ description: 'Errors over the period `trend` asks for' }) }).openapi('IssueListItem');
+
+const FacetSchema = z.object({
+  top: z
+    .array(z.object({ value: z.string().nullable().openapi({ description: 'null: errors that did not say' }), count: z.number().int() }))
+    .openapi({ description: `The ${BREAKDOWN_TOP} largest values` }),
+  distinct: z.number().int().openapi({ description: `Distinct known values (for \`user\`: the users affected), at most ${BREAKDOWN_DISTINCT_CAP}` }),
+  distinct_capped: z.boolean().openapi({ description: 'More distinct values exist than `distinct`' }),
+  total: z.number().int().openapi({ description: "Errors counted under those values: a value's share is count / total" }),
+});
+
+const BreakdownSchema = z
+  .object({ browser: FacetSchema, os: FacetSchema, release: FacetSchema, route: FacetSchema, user: FacetSchema })
+  .openapi('IssueBreakdown', {
+    description: 'Production errors by browser and major version, operating system, release, route pattern of the page and user (`user.id`); values unseen for the retention period are dropped',
+  });
 
 export const Frame = z.object({
   function: z.string(),
@@ -93,6 +121,8 @@ export const IssueDetailSchema = IssueSchema.extend({
       }),
     )
     .openapi({ description: 'The 10 most recently affected sessions; `sessions` is how many there were in all' }),
+  trend: z.object({ hours: TrendSchema, days: TrendSchema }).openapi({ description: 'Errors per hour over the last 24 hours and per day over the last 14 days' }),
+  breakdown: BreakdownSchema,
   breadcrumbs: z.array(
     z.object({
       at: Time,
@@ -117,13 +147,36 @@ export const IssuesQuery = z.strictObject({
   to: rangeQuery.to.openapi({ description: 'Last seen before: epoch ms or ISO 8601' }),
   user_id: userIdQuery.openapi({ description: 'Issues that affected a session whose latest user (`user.id`) is this one' }),
   sort: z.enum(Object.keys(ISSUE_SORTS) as [keyof typeof ISSUE_SORTS]).default('last_seen').openapi({ description: 'Order' }),
+  trend: z
+    .enum(Object.keys(TREND_PERIODS) as [keyof typeof TREND_PERIODS])
+    .default('24h')
+    .openapi({ description: "Each issue's `trend`: errors per hour over the last 24 hours, or per day over the last 14 days" }),
   limit: limitQuery(50, 200),
   cursor: cursorQuery,
 });
 
-export const StatusChange = z
+const statusFields = {
+  status: z.enum(SETTABLE_STATUSES),
+  in_next_release: z.boolean().default(false).openapi({ description: 'With `resolved` only: errors of the release current now do not regress it' }),
+};
+const nextReleaseWhenResolved: [(b: { status: string; in_next_release: boolean }) => boolean, { message: string; path: string[] }] = [
+  (b) => !b.in_next_release || b.status === 'resolved',
+  { message: 'in_next_release applies only to status resolved', path: ['in_next_release'] },
+];
+
+export const StatusChange = z.strictObject(statusFields).refine(...nextReleaseWhenResolved);
+
+/** Most issues one bulk change names. */
+export const MAX_BULK_ISSUES = 100;
+
+export const BulkStatusChange = z
   .strictObject({
-    status: z.enum(SETTABLE_STATUSES),
-    in_next_release: z.boolean().default(false).openapi({ description: 'With `resolved` only: errors of the release current now do not regress it' }),
+    ids: z
+      .array(z.string().min(1).max(64))
+      .min(1)
+      .max(MAX_BULK_ISSUES)
+      .refine((ids) => new Set(ids).size === ids.length, { message: 'ids must not repeat an issue' })
+      .openapi({ description: `The issues to change, 1 to ${MAX_BULK_ISSUES}` }),
+    ...statusFields,
   })
-  .refine((b) => !b.in_next_release || b.status === 'resolved', { message: 'in_next_release applies only to status resolved', path: ['in_next_release'] });
+  .refine(...nextReleaseWhenResolved);

@@ -61,7 +61,8 @@ export function samplingOf(resource: PlainAttributes): Sampling | undefined {
   return sampling.sampleRate === undefined && sampling.replayMode === undefined ? undefined : sampling;
 }
 
-const boundedText = (v: unknown): string | null => (typeof v === 'string' && v !== '' && v.length <= SESSION_FACT_LIMITS.maxUserChars ? v : null);
+/** A user id, name or e-mail as a session keeps it: non-empty text of bounded length, else null. */
+export const boundedText = (v: unknown): string | null => (typeof v === 'string' && v !== '' && v.length <= SESSION_FACT_LIMITS.maxUserChars ? v : null);
 
 /** Longest test title or file a session keeps; the test's own record (test-runs) has the whole of them. */
 const MAX_TEST_TEXT = 1024;
@@ -82,14 +83,14 @@ export function testOf(resource: PlainAttributes): SessionTest | undefined {
 }
 
 /** A page's path, without query or fragment (they can carry personal data); null when it is not one or is too long. */
-function boundedPath(path: string): string | null {
+export function boundedPath(path: string): string | null {
   const end = path.search(/[?#]/);
   const bare = end === -1 ? path : path.slice(0, end);
   return bare.startsWith('/') && bare.length <= SESSION_FACT_LIMITS.maxPathChars ? bare : null;
 }
 
 /** The path of an absolute http(s) URL, as the URL parser normalizes it (percent-encoded). */
-function pathOfUrl(url: unknown): string | null {
+export function pathOfUrl(url: unknown): string | null {
   if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return null;
   try {
     return boundedPath(new URL(url).pathname);

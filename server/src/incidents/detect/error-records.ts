@@ -1,6 +1,7 @@
 import { nanosToMillis } from '../../json/read';
 import { routePattern } from '../../query/route-pattern';
 import { parseDebugIds } from '../../sourcemaps/debug-ids';
+import { errorFacets, type ErrorFacets } from './error-facets';
 import type { RawError } from './fingerprint';
 
 /** Log records at or above this OTLP severity number (ERROR 17–20, FATAL 21–24) are errors. */
@@ -27,6 +28,8 @@ export interface ErrorOccurrence {
   env: string;
   release: string | null;
   sessionId: string | null;
+  /** The trace it was recorded in: a log record's, or the span's that holds the exception event. */
+  traceId: string | null;
   /** When it happened (the reporter's clock). */
   timeMs: number;
   /** When the server stored it: detection windows use the server's clock. */
@@ -36,6 +39,8 @@ export interface ErrorOccurrence {
   debugIds: ReadonlyMap<string, string>;
   /** Set when the error is test traffic (env {@link TEST_ENV}): it is counted apart and never opens an incident. */
   test: TestSighting | null;
+  /** Browser, system, page and user: what the issue's breakdown counts it under. */
+  facets: ErrorFacets;
 }
 
 export interface ErrorLogRow {
@@ -44,6 +49,7 @@ export interface ErrorLogRow {
   time_ms: number;
   received_ms: number;
   session_id: string | null;
+  trace_id: string | null;
   body: string;
   attributes: string;
   resource: string;
@@ -55,11 +61,15 @@ export interface ExceptionSpanRow {
   time_ms: number;
   received_ms: number;
   session_id: string | null;
+  trace_id: string;
   events: string;
+  attributes: string;
   resource: string;
 }
 
 type Json = Record<string, unknown>;
+
+const resourceAttributes = (resourceJson: string): Json => ((JSON.parse(resourceJson) as { attributes?: Json }).attributes ?? {}) as Json;
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -77,7 +87,7 @@ const key = (v: unknown): string | null => {
 
 /** Environment (`test` for a test's records) and release of a stored resource (`{"attributes": {...}}`), and the test behind it when it is test traffic. */
 export function resourceFacts(resourceJson: string): { env: string; release: string | null; test: TestSighting | null } {
-  const attrs = ((JSON.parse(resourceJson) as { attributes?: Json }).attributes ?? {}) as Json;
+  const attrs = resourceAttributes(resourceJson);
   // A record of a Playwright test is test traffic even when the app named another environment: the SDK keeps an env the
   // app set (docs/sdk.md, "Under @svc/playwright"), but what a test run produced must never count as production.
   const env = text(attrs['test.run.id']) ? TEST_ENV : (text(attrs['deployment.environment.name']) ?? text(attrs['deployment.environment']) ?? DEFAULT_ENV);
@@ -159,10 +169,12 @@ function occurrenceOfLog(row: ErrorLogRow, attributes: Json): ErrorOccurrence {
     appId: row.app_id,
     ...resourceFacts(row.resource),
     sessionId: row.session_id,
+    traceId: row.trace_id,
     timeMs: row.time_ms,
     receivedMs: row.received_ms,
     raw: requestError(attributes) ?? rawError(attributes, bodyText(row.body)),
     debugIds: parseDebugIds(attributes[DEBUG_IDS]),
+    facets: errorFacets(attributes, resourceAttributes(row.resource)),
   };
 }
 
@@ -170,6 +182,8 @@ function occurrenceOfLog(row: ErrorLogRow, attributes: Json): ErrorOccurrence {
 export function errorsOfSpan(row: ExceptionSpanRow): ErrorOccurrence[] {
   const events = JSON.parse(row.events) as Array<{ name: string; timeUnixNano: string; attributes: Json }>;
   const facts = resourceFacts(row.resource);
+  // An exception event names no page or user of its own: the span's do.
+  const facets = errorFacets(JSON.parse(row.attributes) as Json, resourceAttributes(row.resource));
   return events
     .filter((e) => e.name === 'exception')
     .map((e) => ({
@@ -177,9 +191,11 @@ export function errorsOfSpan(row: ExceptionSpanRow): ErrorOccurrence[] {
       appId: row.app_id,
       ...facts,
       sessionId: row.session_id,
+      traceId: row.trace_id,
       timeMs: e.timeUnixNano === '0' ? row.time_ms : nanosToMillis(e.timeUnixNano),
       receivedMs: row.received_ms,
       raw: rawError(e.attributes, ''),
       debugIds: parseDebugIds(e.attributes[DEBUG_IDS]),
+      facets,
     }));
 }

@@ -89,9 +89,18 @@ export interface DetectionTables {
   issue_test_runs: { project_id: string; fingerprint: string; run_id: string; last_ms: number };
   /** Tests (Playwright's `test.id`) an issue was seen in, with their title path joined by ` > `. */
   issue_tests: { project_id: string; fingerprint: string; test_id: string; title: string | null; last_ms: number };
+  /**
+   * Production errors of an issue per browser, system, release, route and user (migration 0022); `value` is '' where
+   * the error did not say; `last_ms` (reporter's clock) is when retention drops the value.
+   */
+  issue_facets: { project_id: string; fingerprint: string; facet: IssueFacet; value: string; count: number; last_ms: number };
 }
 
 export type DetectionSource = 'logs' | 'spans';
+
+/** What an issue's breakdown counts its errors by. */
+export const ISSUE_FACETS = ['browser', 'os', 'release', 'route', 'user'] as const;
+export type IssueFacet = (typeof ISSUE_FACETS)[number];
 
 export const ISSUE_STATUSES = ['unresolved', 'resolved', 'ignored', 'regressed'] as const;
 export type IssueStatus = (typeof ISSUE_STATUSES)[number];
@@ -113,4 +122,6 @@ export interface LastEvent {
   release: string | null;
   time_ms: number;
   session_id: string | null;
+  /** Its trace (absent from events stored before it was kept). */
+  trace_id?: string | null;
 }
