@@ -76,7 +76,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (first !== undefined && ADMIN_GROUPS.includes(first)) return runAdminCommand(argv, process.env, (l) => console.log(l));
+  if (first !== undefined && ADMIN_GROUPS.includes(first)) {
+    return runAdminCommand(argv, process.env, process.cwd(), (l) => console.log(l), (l) => console.error(l));
+  }
   if (first === 'sourcemaps') return runSourcemapsCommand(rest, process.env, (l) => console.log(l));
   if (needsMemoryRelaunch()) return relaunchWithMemorySettings();
   await start(first === 'start' ? rest : argv);

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_AI_TIMEOUT_MS, type AiSettings } from './ai/settings';
 import { DEFAULT_DATABASE_URL } from './db/connect';
+import { nearestDatabase } from './db/location';
 import { checkDemoSdk } from './demo/sdk-file';
 
 /** Server settings. Each comes from a flag, else its `SVC_*` environment variable, else the default. */
@@ -39,7 +40,7 @@ export const CONFIG_DEFAULTS = {
 export const CONFIG_OPTIONS = [
   ['host', 'SVC_HOST', `interface to listen on (default ${CONFIG_DEFAULTS.host}; 0.0.0.0 for all)`],
   ['port', 'SVC_PORT', `port (default ${CONFIG_DEFAULTS.port}, the OTLP/HTTP port)`],
-  ['database-url', 'SVC_DATABASE_URL', `SQLite file, :memory:, or postgres:// URL (default ${CONFIG_DEFAULTS.databaseUrl})`],
+  ['database-url', 'SVC_DATABASE_URL', `SQLite file, :memory:, or postgres:// URL (default: the nearest .svc-data/svc.db here or in a folder above, else ${CONFIG_DEFAULTS.databaseUrl})`],
   ['public-url', 'SVC_PUBLIC_URL', 'base URL for links (default http://<host>:<port>)'],
   ['cors-origins', 'SVC_CORS_ORIGINS', 'comma-separated browser origins allowed to send telemetry, or * (default *)'],
   ['body-limit', 'SVC_BODY_LIMIT', 'largest request body after decompression: bytes, or with kb/mb suffix (default 10mb)'],
@@ -85,8 +86,11 @@ function readAi(get: Getter): AiSettings | undefined {
   return { baseUrl: baseUrl.replace(/\/+$/, ''), model, timeoutMs, ...(apiKey ? { apiKey } : {}) };
 }
 
-/** Builds the configuration from flags (`--port 4318`) over environment variables over defaults. */
-export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ServerConfig {
+/**
+ * Builds the configuration from flags (`--port 4318`) over environment variables over defaults; the default database is
+ * the nearest one to `cwd` (db/location.ts), as the administration commands find it.
+ */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd = process.cwd()): ServerConfig {
   const { values } = parseArgs({
     args: [...argv],
     options: Object.fromEntries(CONFIG_OPTIONS.map(([flag]) => [flag, { type: 'string' as const }])),
@@ -103,7 +107,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Ser
   const [, host = CONFIG_DEFAULTS.host] = get('host');
   const [portName, portRaw] = get('port');
   const port = portRaw === undefined ? CONFIG_DEFAULTS.port : parseInteger(portName, portRaw, 0, 65535);
-  const [, databaseUrl = CONFIG_DEFAULTS.databaseUrl] = get('database-url');
+  const [, databaseUrl = nearestDatabase(cwd).url] = get('database-url');
   const [corsName, corsRaw = CONFIG_DEFAULTS.corsOrigins] = get('cors-origins');
   const corsOrigins = corsRaw.trim() === '*' ? '*' : corsRaw.split(',').map((o) => o.trim()).filter(Boolean);
   if (corsOrigins !== '*') {

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,14 +15,14 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
 const databaseUrl = join(dir, 'data', 'svc.db');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(args: string[], env: Record<string, string> = {}) {
-  const res = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env } });
+function run(args: string[], env: Record<string, string> = {}, cwd = ROOT) {
+  const res = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env } });
   return { code: res.status, out: res.stdout, err: res.stderr };
 }
 
 /** Starts `svc-server start` and resolves with its banner once it is listening. */
-function start(env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [CLI, 'start', '--port', '0'], { env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env } });
+function start(env: Record<string, string> = {}, cwd = ROOT) {
+  const child = spawn(process.execPath, [CLI, 'start', '--port', '0'], { cwd, env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env } });
   let out = '';
   const banner = new Promise<string>((ok, fail) => {
     child.stdout.on('data', (d: Buffer) => {
@@ -203,6 +203,83 @@ describe('svc-server CLI', () => {
     const res = run(['--help']);
     for (const name of ['SVC_HOST', 'SVC_PORT', 'SVC_DATABASE_URL', 'SVC_PUBLIC_URL', 'SVC_CORS_ORIGINS', 'SVC_BODY_LIMIT', 'SVC_RETENTION_DAYS']) {
       expect(res.out).toContain(name);
+    }
+  });
+});
+
+describe("the server's database, found as the server finds it", () => {
+  // A checkout of its own, where `npm start` (svc-server start at its root, no database named) made .svc-data/.
+  const checkout = realpathSync(mkdtempSync(join(dir, 'checkout-')));
+  const below = join(checkout, 'server');
+  mkdirSync(below);
+  // An empty SVC_DATABASE_URL counts as unset, for start and the commands alike.
+  const unnamed = { SVC_DATABASE_URL: '' };
+  const dataDb = join(checkout, '.svc-data', 'svc.db');
+  let ingestKey = '';
+
+  it('start with no database named makes ./.svc-data/svc.db; started from a folder below, it uses that one', async () => {
+    const first = start(unnamed, checkout);
+    try {
+      const banner = await first.banner;
+      expect(banner).toContain('database:     ./.svc-data/svc.db (sqlite');
+      ingestKey = field(banner, 'ingest key')!;
+    } finally {
+      await first.stop();
+    }
+    const again = start(unnamed, below);
+    try {
+      const banner = await again.banner;
+      expect(banner).toContain(`database:     ${dataDb} (sqlite`);
+      expect(field(banner, 'ingest key')).toBe(ingestKey);
+    } finally {
+      await again.stop();
+    }
+    expect(existsSync(join(below, '.svc-data'))).toBe(false);
+  });
+
+  it('commands run in a folder below use it too, and say on stderr which database they use', () => {
+    const list = run(['keys', 'list'], unnamed, below);
+    expect(list.code, list.err).toBe(0);
+    expect(list.err).toBe(`database: ${dataDb} (sqlite; the nearest .svc-data to ${below})\n`);
+    const listed = /(svc_ingest_\S+)… {2}default ingest key/.exec(list.out)?.[1];
+    expect(listed && ingestKey.startsWith(listed), list.out).toBe(true);
+    const created = run(['apps', 'create', 'checkout'], unnamed, below);
+    expect(created.code, created.err).toBe(0);
+    expect(run(['apps', 'list'], { SVC_DATABASE_URL: dataDb }).out).toContain('checkout  project=');
+    expect(run(['keys', 'list'], { SVC_DATABASE_URL: dataDb }).err).toBe(`database: ${dataDb} (sqlite; SVC_DATABASE_URL)\n`);
+    expect(existsSync(join(below, '.svc-data'))).toBe(false);
+  });
+
+  it('never makes a database: none found, a missing file named, or one no server started on is an error that says how to name the right one', () => {
+    const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'svc-cli-elsewhere-')));
+    try {
+      const none = run(['keys', 'list'], unnamed, elsewhere);
+      expect(none.code).toBe(2);
+      expect(none.err).toContain(`no database at ${join(elsewhere, '.svc-data', 'svc.db')} (there is no .svc-data/svc.db in ${elsewhere} or a folder above it)`);
+      expect(none.err).toContain('Start the server first (`npm start` in the svc checkout, or `svc-server start`), or, if the server runs on another database, name that with --database-url or SVC_DATABASE_URL');
+      expect(existsSync(join(elsewhere, '.svc-data'))).toBe(false);
+
+      const missing = join(elsewhere, 'gone', 'svc.db');
+      for (const [args, env] of [
+        [['apps', 'create', 'x', '--database-url', missing], unnamed],
+        [['keys', 'create', '--scope', 'ingest'], { SVC_DATABASE_URL: missing }],
+        [['projects', 'create', 'shop'], { SVC_DATABASE_URL: missing }],
+      ] as const) {
+        const res = run([...args], env, elsewhere);
+        expect([args, res.code]).toEqual([args, 2]);
+        expect(res.err).toContain(`no database at ${missing} (${'SVC_DATABASE_URL' in env && env.SVC_DATABASE_URL ? 'SVC_DATABASE_URL' : '--database-url'})`);
+      }
+      expect(existsSync(join(elsewhere, 'gone'))).toBe(false);
+
+      // A file no server has started on (here: empty) is not the server's database.
+      const empty = join(elsewhere, 'empty.db');
+      writeFileSync(empty, '');
+      const notStarted = run(['keys', 'list'], { SVC_DATABASE_URL: empty }, elsewhere);
+      expect(notStarted.code).toBe(2);
+      expect(notStarted.err).toContain(`${empty} holds no svc data: no server has started on it`);
+      expect(readFileSync(empty, 'utf8')).toBe('');
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 });

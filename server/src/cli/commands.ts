@@ -1,14 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { systemClock } from '../clock';
-import { CONFIG_DEFAULTS } from '../config';
-import { openDatabase } from '../db/connect';
-import { migrateToLatest } from '../db/migrate';
 import type { Database, KeyScope } from '../db/schema';
 import { ApiError } from '../http/errors';
 import { addAlias, listApps, registerApp, removeAlias } from '../tenancy/apps';
 import { createKey, KEY_SCOPES, listKeys, revokeKey } from '../tenancy/keys';
 import { createProvisionedProject, listProjects } from '../tenancy/projects';
+import { openServerDatabase } from './database';
 import { projectOf, tenantOf, UsageError } from './resolve';
 
 export const ADMIN_USAGE = `Administration (works on the database directly; the server may be running):
@@ -22,7 +20,9 @@ export const ADMIN_USAGE = `Administration (works on the database directly; the 
   svc-server apps list [--project ID|NAME]
   svc-server apps alias add APP ALIAS [--project ID|NAME]
   svc-server apps alias remove APP ALIAS [--project ID|NAME]
-Each takes --database-url (or SVC_DATABASE_URL). --project and --tenant may be left out when the database has one.
+Each works on the server's database: --database-url, else SVC_DATABASE_URL, else the nearest .svc-data/svc.db in this
+folder or one above it (where \`npm start\` keeps it); it says which on stderr, and never makes one.
+--project and --tenant may be left out when the database has one.
 An admin key is tenant-wide: it manages projects over HTTP (/control-plane/projects), and reads no telemetry.`;
 
 /** The first word of every administration command. */
@@ -129,8 +129,11 @@ const COMMANDS: Record<string, (context: Context) => Promise<void>> = {
   },
 };
 
-/** Runs `projects …`, `keys …` or `apps …`. Returns the process exit code. */
-export async function runAdminCommand(argv: readonly string[], env: NodeJS.ProcessEnv, out: Out): Promise<number> {
+/**
+ * Runs `projects …`, `keys …` or `apps …` in `cwd` (where the database is looked for). Prints results on `out`, the
+ * database used on `note`. Returns the process exit code.
+ */
+export async function runAdminCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string, out: Out, note: Out): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -149,9 +152,8 @@ export async function runAdminCommand(argv: readonly string[], env: NodeJS.Proce
   const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   // Checked before the database is opened, so a typo creates no database file.
   if (!run) throw new UsageError(`unknown command "${command}"\n${ADMIN_USAGE}`);
-  const handle = openDatabase(values['database-url'] ?? (env.SVC_DATABASE_URL || CONFIG_DEFAULTS.databaseUrl));
+  const handle = await openServerDatabase(values['database-url'], env, cwd, note);
   try {
-    await migrateToLatest(handle);
     await run({ db: handle.db, values, rest, out });
     return 0;
   } catch (err) {

@@ -26,18 +26,28 @@ export const DEFAULT_DATABASE_URL = './.svc-data/svc.db';
 
 const INT8_OID = 20;
 
+/** The SQLite file (or `:memory:`) a database URL names; null for a PostgreSQL URL. */
+export function sqlitePathOf(url: string): string | null {
+  return /^postgres(ql)?:\/\//i.test(url) ? null : url.replace(/^(sqlite|file):(\/\/)?/i, '');
+}
+
+export interface OpenOptions {
+  /** Makes a missing SQLite file (and its folder). Default true; false opens only an existing one. */
+  create?: boolean;
+}
+
 /**
  * Opens the database a URL names: `postgres://` or `postgresql://` selects PostgreSQL; anything else is a SQLite file
  * path (optionally `sqlite:` or `file:` prefixed) or `:memory:`.
  */
-export function openDatabase(url: string = DEFAULT_DATABASE_URL): DatabaseHandle {
-  if (/^postgres(ql)?:\/\//i.test(url)) return openPostgres(url);
-  return openSqlite(url.replace(/^(sqlite|file):(\/\/)?/i, ''));
+export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOptions = {}): DatabaseHandle {
+  const path = sqlitePathOf(url);
+  return path === null ? openPostgres(url) : openSqlite(path, options.create ?? true);
 }
 
-function openSqlite(path: string): DatabaseHandle {
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const sqlite = configureSqlite(new SQLite(path));
+function openSqlite(path: string, create: boolean): DatabaseHandle {
+  if (path !== ':memory:' && create) mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = configureSqlite(new SQLite(path, { fileMustExist: !create }));
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', sqlite, displayUrl: path, close: () => db.destroy() };
 }
