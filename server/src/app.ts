@@ -30,6 +30,7 @@ import { projectRoutes } from './projects/routes';
 import { queryRoutes } from './query/routes';
 import { logFramesRoutes } from './query/log-frames-routes';
 import { traceRoutes } from './query/traces-routes';
+import { searchRoutes } from './search/routes';
 import { vitalsRoutes } from './query/vitals-routes';
 import { sessionRoutes } from './replay/routes';
 import { sourcemapRoutes } from './sourcemaps/routes';
@@ -108,6 +109,7 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   }
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
   controlPlane.route('/me', meRoutes(services, { aiAnalysis: options.ai !== undefined, demo: options.demo !== undefined }));
+  controlPlane.route('/search', searchRoutes(services));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
   // Playwright runs: the reporter writes with a control key, the console reads with either key.
   controlPlane.route('/', testRunRoutes(services));

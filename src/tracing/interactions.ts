@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { getElementXPath, StackContextManager } from '@opentelemetry/sdk-trace-web';
 import type { SdkCore } from '../sdk/core';
+import { targetName } from './target-name';
 
 /** Events that start an interaction span. */
 const INTERACTION_EVENTS = ['click', 'submit'];
@@ -36,7 +37,8 @@ export class InteractionContextManager extends StackContextManager {
 
 /**
  * One span per click or submit on an enabled HTML element, as OpenTelemetry's user-interaction instrumentation
- * names it (the event type) with its attributes (`event_type`, `target_element`, `target_xpath`, `url.full`),
+ * names it (the event type) with its attributes (`event_type`, `target_element`, `target_xpath`, `url.full`) and
+ * `target.name`, the name a person reads on what was clicked (target-name.ts),
  * started by a capture listener on window, so before the app's listeners. It ends at the end of the task that
  * dispatched the event; when the page's URL changed by then (a client-side route), it is named
  * `Navigation: <path>`, as the instrumentation names it. The instrumentation wraps every listener and makes a span
@@ -47,8 +49,15 @@ export function traceInteractions(core: SdkCore, tracer: Tracer, manager: Intera
   const start = (event: Event): void => {
     const { target, type } = event;
     if (!(target instanceof HTMLElement) || target.hasAttribute('disabled')) return;
+    const name = targetName(target, core.config.replay.maskTextClass);
     const span = tracer.startSpan(type, {
-      attributes: { event_type: type, target_element: target.tagName, target_xpath: getElementXPath(target, true), 'url.full': location.href },
+      attributes: {
+        event_type: type,
+        target_element: target.tagName,
+        target_xpath: getElementXPath(target, true),
+        'url.full': location.href,
+        ...(name === undefined ? {} : { 'target.name': name }),
+      },
     });
     manager.interaction = { event, context: trace.setSpan(manager.active(), span), outer: manager.interaction };
     const before = where();

@@ -119,7 +119,7 @@ describe.each(kinds)('console API on %s', (kind) => {
     await receiver.close();
   });
 
-  it('GET /me tells who the key is; a bad key gets the 401, an admin key a 403', async () => {
+  it('GET /me tells who the key is; a bad key gets the 401, an ingest key a 403 saying what it is, an admin key its projects', async () => {
     const me = await get<{
       project: { id: string; name: string };
       tenant: { id: string; name: string };
@@ -144,9 +144,15 @@ describe.each(kinds)('console API on %s', (kind) => {
     expect(bad.status).toBe(401);
     expect(bad.body.error.code).toBe('unauthorized');
     expect(bad.headers.get('www-authenticate')).toContain('Bearer');
-    const admin = await get<ErrorBody>('/me', adminKey);
-    expect(admin.status).toBe(403);
-    expect(admin.body.error.message).toMatch(/read key.*an admin key only manages projects/);
+    const ingest = await get<ErrorBody & { error: { details: { key_scope?: string } } }>('/me', t.ingestKey);
+    expect(ingest.status).toBe(403);
+    expect(ingest.body.error.message).toMatch(/^this is an ingest key: it only sends telemetry; send a control key/);
+    expect(ingest.body.error.details).toEqual({ key_scope: 'ingest' });
+    const admin = await get<{ key: { scope: string }; project: { id: string }; projects: Array<{ id: string }> }>('/me', adminKey);
+    expect(admin.status).toBe(200);
+    expect(admin.body).toMatchObject({ key: { scope: 'admin' }, project: { id: t.projectId } });
+    expect(admin.body.projects.map((p) => p.id)).toContain(t.projectId);
+    expect((await get<{ projects: Array<{ id: string }> }>('/me')).body.projects).toEqual([{ id: t.projectId, name: 'default' }]);
   });
 
   it('PATCH a channel: name and config validated as on creation, secrets kept unless given and never shown', async () => {
@@ -286,6 +292,8 @@ describe.each(kinds)('console API on %s', (kind) => {
       { severity: 'low', detected: 3_000, updated: 4_000 },
       { severity: 'info', detected: 1_000, updated: 6_000 },
       { severity: 'medium', detected: 3_000, updated: 3_000 },
+      // The severity issue events have and rules offer: an external detector may open an incident with it too.
+      { severity: 'warning', detected: 2_500, updated: 2_000 },
     ];
     const ids: string[] = [];
     for (const spec of specs) {
@@ -293,13 +301,14 @@ describe.each(kinds)('console API on %s', (kind) => {
       await t.server.database.db.updateTable('incidents').set({ detected_ms: spec.detected, updated_ms: spec.updated }).where('id', '=', id).execute();
       ids.push(id);
     }
-    const rank: Record<string, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 1 };
+    const rank: Record<string, number> = { critical: 6, high: 5, medium: 4, low: 3, warning: 2, info: 1 };
     const path = '/incidents?env=sorted-x';
     await expectSorted(path, 'detected', descending(ids.map((id, i) => ({ id, value: specs[i]!.detected }))));
     await expectSorted(path, 'updated', descending(ids.map((id, i) => ({ id, value: specs[i]!.updated }))));
     await expectSorted(path, 'severity', descending(ids.map((id, i) => ({ id, value: rank[specs[i]!.severity]! }))));
     const bySeverity = (await get<Page<{ severity: string }>>(`${path}&sort=severity`)).body.data.map((d) => d.severity);
-    expect(bySeverity).toEqual(['critical', 'high', 'medium', 'low', 'low', 'info']);
+    expect(bySeverity).toEqual(['critical', 'high', 'medium', 'low', 'low', 'warning', 'info']);
+    expect((await get<Page<{ id: string }>>(`${path}&severity=warning`)).body.data.map((d) => d.id)).toEqual([ids[6]]);
     await expectForeignCursorRefused(path, 'severity', ['sort=updated', 'sort=severity&order=asc', '']);
     await expectForeignCursorRefused(path, 'updated', ['sort=detected']);
     expect((await get<ErrorBody>(`${path}&order=newest`)).body.error.details?.field).toBe('order');
@@ -364,6 +373,55 @@ describe.each(kinds)('console API on %s', (kind) => {
       ['new-2', null],
       ['new-1', 'u-ann'],
     ]);
+  });
+
+  it("GET /issues/facets: the issue filters' environments and releases, the most recently seen release first", async () => {
+    const body = errorLog({ sessionId: 'facets-1', message: 'facets failure', release: '1.5.0', env: 'production', atMs: Date.now() - 500 });
+    const sent = await fetch(`${t.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+    expect(sent.status).toBe(200);
+    await issueDetector(t, systemClock, { threshold: 100 }).runOnce();
+    expect((await get('/issues/facets')).body).toEqual({ envs: ['production', 'staging'], releases: ['1.5.0', '1.4.2'] });
+    expect((await get('/issues/facets', readKey)).status).toBe(200);
+  });
+
+  it('search: a session, trace, issue or incident id, or a user id, finds that object of the key\'s project only', async () => {
+    // The sessions and issues of the test before: session new-1 of user u-ann, the issue "new failure".
+    const [issue] = (await get<Page<{ id: string }>>('/issues?q=new%20failure')).body.data;
+    const incident = (await call<{ id: string }>('POST', '/incidents', { title: 'search finds me', severity: 'low' })).body;
+    const traceId = 'ab'.repeat(16);
+    const span = { traceId, spanId: 'cd'.repeat(8), name: 'click', kind: 1, startTimeUnixNano: `${Date.now() - 5000}000000`, endTimeUnixNano: `${Date.now() - 4900}000000` };
+    const attributes = [str('event_type', 'click'), str('target_element', 'BUTTON'), str('target.name', 'Pay')];
+    const traces = { resourceSpans: [{ resource: { attributes: [str('service.name', 'web-app')] }, scopeSpans: [{ scope: { name: '@svc/test' }, spans: [{ ...span, attributes }] }] }] };
+    const sent = await fetch(`${t.url}/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(traces) });
+    expect(sent.status).toBe(200);
+
+    type Match = { kind: string; id: string; title: string; at: string | null };
+    const search = async (q: string, key?: string) => {
+      const res = await get<{ data: Match[] }>(`/search?q=${encodeURIComponent(q)}`, key);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.data;
+    };
+    expect(await search('new-1')).toEqual([{ kind: 'session', id: 'new-1', title: 'Session of user u-ann', at: expect.any(String) }]);
+    expect(await search(' u-ann ')).toEqual([{ kind: 'user', id: 'u-ann', title: 'User u-ann: 1 session', at: expect.any(String) }]);
+    // Hex ids in any case, as someone may paste them.
+    expect(await search(issue!.id.toUpperCase())).toEqual([{ kind: 'issue', id: issue!.id, title: expect.stringContaining('new failure'), at: expect.any(String) }]);
+    expect(await search(incident.id)).toEqual([{ kind: 'incident', id: incident.id, title: 'Incident: search finds me', at: expect.any(String) }]);
+    expect(await search(traceId.toUpperCase())).toEqual([{ kind: 'trace', id: traceId, title: 'Trace: click on Pay', at: expect.any(String) }]);
+    expect(await search('nothing-like-this')).toEqual([]);
+    expect(await search('new-1', readKey)).toHaveLength(1);
+    // Another project's key finds none of this project's objects.
+    const other = (await call<{ control_key: { key: string } }>('POST', '/projects', { name: 'search-elsewhere' }, adminKey)).body;
+    for (const q of ['new-1', 'u-ann', issue!.id, incident.id, traceId]) expect(await search(q, other.control_key.key), q).toEqual([]);
+
+    for (const [query, field] of [
+      ['', 'q'],
+      ['q=%20', 'q'],
+      [`q=${'x'.repeat(257)}`, 'q'],
+      ['q=a&kind=session', 'kind'],
+    ]) {
+      const res = await get<ErrorBody>(`/search?${query}`);
+      expect([query, res.status, res.body.error.details?.field]).toEqual([query, 400, field]);
+    }
   });
 
   it('a read key views every console endpoint and changes nothing', async () => {

@@ -144,6 +144,8 @@ const CASES: Record<string, Case> = {
   // Query API.
   'get /control-plane/apps': { valid: () => ({}), invalid: null },
   'get /control-plane/me': { valid: () => ({}), invalid: null },
+  'get /control-plane/setup': { valid: () => ({}), invalid: null },
+  'get /control-plane/ingest/health': { valid: () => ({ query: { from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { from: 'yesterday' }, field: 'from' }) },
   'get /control-plane/sessions': { valid: () => ({ query: { limit: '5', 'attr.tier': 'gold' } }), invalid: () => ({ query: { limit: '0' }, field: 'limit' }) },
   'get /control-plane/sessions/sampling': { valid: () => ({ query: { from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { from: 'yesterday' }, field: 'from' }) },
   'get /control-plane/sessions/facets': { valid: () => ({ query: { app: 'web-app', from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { sort: 'errors' }, field: 'sort' }) },
@@ -181,8 +183,14 @@ const CASES: Record<string, Case> = {
   },
 
   // Issues, their analyses and pull requests (the issue comes from the detector, in beforeAll).
+  'get /control-plane/search': { valid: () => ({ query: { q: SESSION } }), invalid: () => ({ query: { q: ' ' }, field: 'q' }) },
   'get /control-plane/issues': { valid: () => ({ query: { sort: 'events', status: 'unresolved' } }), invalid: () => ({ query: { sort: 'newest' }, field: 'sort' }) },
   'get /control-plane/issues/{id}': { valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}` }), invalid: null },
+  'get /control-plane/issues/facets': { valid: () => ({}), invalid: null },
+  'patch /control-plane/issues': {
+    valid: (ctx) => ({ body: { ids: [ctx.ids.issue], status: 'unresolved' } }),
+    invalid: (ctx) => ({ body: { ids: [ctx.ids.issue, ctx.ids.issue], status: 'ignored' }, field: 'ids' }),
+  },
   'patch /control-plane/issues/{id}': {
     valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}`, body: { status: 'unresolved' } }),
     invalid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}`, body: { status: 'ignored', in_next_release: true }, field: 'in_next_release' }),
@@ -206,8 +214,8 @@ const CASES: Record<string, Case> = {
     invalid: null,
   },
   'get /control-plane/issues/{id}/pull-request': {
+    // None opened (see the case above): null.
     valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}/pull-request` }),
-    ok: [404], // none opened: see the case above
     invalid: null,
   },
   'get /issues/{id}': {

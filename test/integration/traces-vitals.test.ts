@@ -21,7 +21,7 @@ const DAY = 24 * HOUR;
 type ErrorBody = { error: { code: string; message: string; details?: { field?: string } } };
 interface TraceItem {
   trace_id: string;
-  root: { name: string; service: string | null; span_id: string } | null;
+  root: { name: string; label: string; service: string | null; span_id: string } | null;
   start: string;
   duration_ms: number;
   span_count: number;
@@ -197,7 +197,7 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
     const byId = new Map(page.data.map((d) => [d.trace_id, d]));
     expect(byId.get(traceId(1))).toEqual({
       trace_id: traceId(1),
-      root: { name: 'GET /products', service: 'web-app', span_id: spanId(1, 1) },
+      root: { name: 'GET /products', label: 'GET /products', service: 'web-app', span_id: spanId(1, 1) },
       start: new Date(T0).toISOString(),
       duration_ms: 100.5,
       span_count: 2,
@@ -476,5 +476,34 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
     expect(listed).toMatchObject({ span_count: 2, error_count: 2 });
     expect((await ok<{ error_count: number }>(`/traces/${traceId(9)}`)).error_count).toBe(2);
     expect((await ok<{ error_count: number }>(`/traces/${traceId(2)}`)).error_count).toBe(0);
+  });
+
+  it('names each trace by what started it: a page load, a click on a named element, a click that changed the route, a request', async () => {
+    const at = T0 - 4 * DAY;
+    const roots: Array<[name: string, attributes: ReturnType<typeof str>[], label: string]> = [
+      ['documentLoad', [str('url.full', 'https://shop.example.com/checkout?step=2')], 'load /checkout'],
+      ['click', [str('event_type', 'click'), str('target_element', 'BUTTON'), str('target.name', 'Pay')], 'click on Pay'],
+      ['Navigation: /cart', [str('event_type', 'click'), str('target_element', 'A'), str('target.name', 'Cart')], 'click on Cart → /cart'],
+      // An element without a name the SDK could read (a field, masked text): its tag.
+      ['submit', [str('event_type', 'submit'), str('target_element', 'FORM')], 'submit on form'],
+      ['browser.fetch GET', [str('http.request.method', 'GET'), str('url.full', 'https://shop.example.com/api/cart?id=7')], 'GET /api/cart'],
+      ['reconcile stock', [], 'reconcile stock'],
+    ];
+    const spans = roots.map(([name, attributes], i) => ({
+      traceId: traceId(20 + i),
+      spanId: spanId(20 + i, 1),
+      name,
+      kind: 1,
+      startTimeUnixNano: nanos(at + i),
+      endTimeUnixNano: nanos(at + i + 50),
+      attributes,
+      status: { code: 0 },
+    }));
+    await post('/otlp/v1/traces', { resourceSpans: [{ resource: { attributes: [str('service.name', 'web-app')] }, scopeSpans: [{ scope: { name: '@svc/test' }, spans }] }] });
+    for (const [i, [name, , label]] of roots.entries()) {
+      const [listed] = (await ok<Page<TraceItem>>(`/traces?trace_id=${traceId(20 + i)}`)).data;
+      expect(listed!.root, name).toMatchObject({ name, label });
+      expect((await ok<{ label: string }>(`/traces/${traceId(20 + i)}`)).label, name).toBe(label);
+    }
   });
 });

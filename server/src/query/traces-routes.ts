@@ -10,6 +10,7 @@ import { pageOf } from '../http/schemas';
 import { afterPosition, readSortedCursor, sortedPage, type KeysetSort, type Position } from './keyset';
 import { iso } from './params';
 import { appIdFilter, LISTINGS, type Row } from './routes';
+import { rootSpanOf, traceLabel } from './trace-label';
 import { TRACE_SUMMARY_EXAMPLE, TraceSchema, traceParams, tracesQuery, TraceSummarySchema, type TraceSort, type TracesQuery } from './traces-schemas';
 
 /** Without `from`, a search looks this far back (unless it names a trace or a session, which an index finds anyway). */
@@ -71,7 +72,7 @@ interface TraceRef {
 /** Root span and services of the page's traces, read by their trace index in the same window as the search. */
 async function rootsAndServices(services: Services, w: Window, traces: readonly TraceRef[]) {
   const ids = traces.map((t) => t.trace_id);
-  if (ids.length === 0) return { roots: new Map<string, { name: string; service: string | null; span_id: string }>(), names: new Map<string, string[]>() };
+  if (ids.length === 0) return { roots: new Map<string, { name: string; label: string; service: string | null; span_id: string }>(), names: new Map<string, string[]>() };
   const service = serviceOf(services.dialect);
   const ofPage = spansIn(services.db, w)
     .where('s.trace_key', 'in', [...new Set(ids.map(traceKey))])
@@ -82,6 +83,7 @@ async function rootsAndServices(services: Services, w: Window, traces: readonly 
     's.trace_id',
     's.span_id',
     's.name',
+    's.attributes',
     service.as('service'),
     sql<number>`row_number() over (partition by s.trace_id order by case when ${orphan} then 0 else 1 end, s.time_ms, s.id)`.as('rank'),
   ]);
@@ -89,7 +91,7 @@ async function rootsAndServices(services: Services, w: Window, traces: readonly 
     services.db.selectFrom(ranked.as('r')).selectAll('r').where('r.rank', '=', 1).execute(),
     ofPage.select(['s.trace_id', service.as('service')]).distinct().execute(),
   ]);
-  const roots = new Map(rootRows.map((r) => [r.trace_id, { name: r.name, service: r.service, span_id: r.span_id }]));
+  const roots = new Map(rootRows.map((r) => [r.trace_id, { name: r.name, label: traceLabel(r.name, JSON.parse(r.attributes)), service: r.service, span_id: r.span_id }]));
   const names = new Map<string, string[]>();
   for (const r of serviceRows) {
     if (r.service === null) continue;
@@ -136,7 +138,7 @@ const traceRoute = createRoute({
   description: `Spans as the span listing returns them (with attributes, events and links), at most ${MAX_TRACE_SPANS}; 404 when the project has none of this trace.`,
   request: { params: traceParams },
   responses: {
-    200: { description: 'The trace', content: { 'application/json': { schema: TraceSchema, example: { trace_id: TRACE_SUMMARY_EXAMPLE.trace_id, error_count: 0, spans: [], truncated: false } } } },
+    200: { description: 'The trace', content: { 'application/json': { schema: TraceSchema, example: { trace_id: TRACE_SUMMARY_EXAMPLE.trace_id, label: 'click on Add to cart', error_count: 0, spans: [], truncated: false } } } },
     ...errors(400, 401, 403, 404),
   },
 });
@@ -221,8 +223,6 @@ export function traceRoutes(services: Services) {
         .execute()) as Array<Row<'spans'>>;
       if (rows.length === 0) throw new ApiError(404, 'not_found', `no trace "${traceId}" in this project`);
       const spans = rows.slice(0, MAX_TRACE_SPANS);
-      // time_ms is whole milliseconds: the nanosecond start orders spans within one millisecond (the sort is stable).
-      spans.sort((a, b) => (startNs(a) < startNs(b) ? -1 : startNs(a) > startNs(b) ? 1 : 0));
       const { n: exceptionLogs } = await services.db
         .selectFrom('logs')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -232,6 +232,10 @@ export function traceRoutes(services: Services) {
         .where('attributes', 'like', EXCEPTION_LOG)
         .executeTakeFirstOrThrow();
       const failedSpans = rows.filter((r) => r.status_code === STATUS_ERROR || r.events.includes(EXCEPTION_EVENT.slice(1, -1))).length;
-      return c.json({ trace_id: traceId, error_count: failedSpans + Number(exceptionLogs), spans: spans.map(LISTINGS.spans.toJson), truncated: rows.length > MAX_TRACE_SPANS }, 200);
+      // time_ms is whole milliseconds: the nanosecond start orders spans within one millisecond (the sort is stable).
+      spans.sort((a, b) => (startNs(a) < startNs(b) ? -1 : startNs(a) > startNs(b) ? 1 : 0));
+      const json = spans.map(LISTINGS.spans.toJson);
+      const root = rootSpanOf(json);
+      return c.json({ trace_id: traceId, label: traceLabel(root.name, root.attributes), error_count: failedSpans + Number(exceptionLogs), spans: json, truncated: rows.length > MAX_TRACE_SPANS }, 200);
     });
 }

@@ -56,7 +56,12 @@ export const TraceSummarySchema = z
   .object({
     trace_id: z.string(),
     root: z
-      .object({ name: z.string(), service: z.string().nullable(), span_id: z.string() })
+      .object({
+        name: z.string(),
+        label: z.string().openapi({ description: 'What started the trace, in words: `load /checkout`, `click on Pay`, `click on Cart → /cart`, `GET /api/cart`; else the name' }),
+        service: z.string().nullable(),
+        span_id: z.string(),
+      })
       .nullable()
       .openapi({ description: "The trace's root: its earliest span whose parent is not stored (none, or not received); else its earliest span" }),
     start: Time.openapi({ description: 'Start of the earliest span' }),
@@ -70,7 +75,7 @@ export const TraceSummarySchema = z
 
 export const TRACE_SUMMARY_EXAMPLE: z.input<typeof TraceSummarySchema> = {
   trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
-  root: { name: 'GET /products/:id', service: 'web-app', span_id: '00f067aa0ba902b7' },
+  root: { name: 'click', label: 'click on Add to cart', service: 'web-app', span_id: '00f067aa0ba902b7' },
   start: '2026-01-01T12:00:00.000Z',
   duration_ms: 412.5,
   span_count: 7,
@@ -90,6 +95,7 @@ export const traceParams = z.object({
 export const TraceSchema = z
   .object({
     trace_id: z.string(),
+    label: z.string().openapi({ description: "What started the trace, in words, from its root span (as the search's `root.label`)" }),
     error_count: z.number().int().openapi({ description: ERROR_COUNT }),
     spans: z.array(SpanSchema).openapi({ description: 'Every span of the trace in the project, by start time (at most the first 2000)' }),
     truncated: z.boolean().openapi({ description: 'True when the trace has more spans than were returned' }),
