@@ -108,6 +108,8 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     await sendErrors(1, { sessionId: 'sess-2' });
     now += 20_000;
     await sendErrors(1, { sessionId: 'sess-3' });
+    // A request that failed in an affected session after its error did not cause it.
+    await post('/otlp/v1/traces', spanBody({ traceId: 'e'.repeat(32), name: 'HTTP GET', atMs: now + 10_000, sessionId: 'sess-3', statusCode: 2, attributes: [url('/api/later')] }));
     // An exception recorded on a span counts like an error log.
     await post('/otlp/v1/traces', spanBody({ traceId: 'd'.repeat(32), name: 'checkout', atMs: now, sessionId: 'sess-4', exception: { message: CART_ERROR, stack: chromeStack(CART_ERROR) } }));
     const belowThreshold = await detector().runOnce();
@@ -137,6 +139,7 @@ describe.each(kinds)('incident detection on %s', (kind) => {
       error_count: 5,
       first_seen_release: '1.4.2',
       first_seen_at: new Date(T0).toISOString(),
+      burst_started_at: new Date(T0).toISOString(),
       affected_sessions: 5,
     });
     // Sessions with a replay come first in the sample.
@@ -147,7 +150,8 @@ describe.each(kinds)('incident detection on %s', (kind) => {
       { trace_id: 'a'.repeat(32), span_id: 'a'.repeat(16), name: 'HTTP GET', url: 'https://shop.example.com/api/prices', status: null, at: new Date(T0 - 3000).toISOString(), replay_url: null },
     ]);
     expect(incident!.root_cause_summary).toBe(
-      `TypeError: ${CART_ERROR} at renderCart (checkout.js:42), 5 times in 5 minutes across 5 sessions. ` +
+      // From the first error's time to the last's, as the errors say: not the detection window.
+      `TypeError: ${CART_ERROR} at renderCart (checkout.js:42), 5 times in 40 seconds across 5 sessions. ` +
         'First seen in release 1.4.2. ' +
         '2 failing requests correlate: POST /api/cart → 502 (trace 4bf9…). ' +
         `Replay of an affected session: ${viewer}sess-1.`,
@@ -172,13 +176,37 @@ describe.each(kinds)('incident detection on %s', (kind) => {
 
   it('counts each error once and opens one incident when detectors run at once', async () => {
     const message = 'Concurrent burst 42';
+    // Another user's failing request at the same moment is not this error's cause.
+    await post('/otlp/v1/traces', spanBody({ traceId: 'f'.repeat(32), name: 'HTTP GET', atMs: now - 1000, sessionId: 'sess-other', statusCode: 2, attributes: [str('url.full', 'https://shop.example.com/nothing-here')] }));
     await sendErrors(6, { message, sessionId: 'sess-c' });
     const reports = await Promise.all([detector().runOnce(), detector().runOnce(), detector().runOnce()]);
     expect(reports.flatMap((r) => r.opened)).toHaveLength(1);
     expect(reports.reduce((n, r) => n + r.errors, 0)).toBe(6);
     const [incident] = await openIncidents();
     // Six errors from one session: one user stuck, not an outage.
-    expect(incident).toMatchObject({ severity: 'medium', evidence: { error_count: 6, affected_sessions: 1 } });
+    expect(incident).toMatchObject({ severity: 'medium', evidence: { error_count: 6, affected_sessions: 1, failing_requests: [] } });
+    expect(incident!.root_cause_summary).toBe(
+      'TypeError: Concurrent burst 42 at renderCart (checkout.js:42), 6 times within a second across 1 session. First seen in release 1.4.2. No failing request preceded it in its sessions or trace.',
+    );
+    now += 31 * MINUTE;
+    await detector().runOnce();
+  });
+
+  it("correlates a backend error with the failing request of its own trace, before it; not with another trace's", async () => {
+    const traceId = '1'.repeat(32);
+    const stack = chromeStack('Stock service said no');
+    const upstream = (id: string, atMs: number) => {
+      const body = spanBody({ traceId: id, name: 'HTTP POST', atMs, statusCode: 2, attributes: [str('url.full', 'https://stock.internal/reserve'), int('http.status_code', 503)] });
+      body.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.spanId = 'abcdef0123456789';
+      return body;
+    };
+    await post('/otlp/v1/traces', upstream('2'.repeat(32), now - 500));
+    await post('/otlp/v1/traces', { resourceSpans: [...upstream(traceId, now - 100).resourceSpans, ...spanBody({ traceId, name: 'checkout', atMs: now, exception: { message: 'Stock service said no', stack } }).resourceSpans] });
+    for (let i = 0; i < 4; i++) await post('/otlp/v1/traces', spanBody({ traceId: `9${i}`.padEnd(32, '0'), name: 'checkout', atMs: now - 200, exception: { message: 'Stock service said no', stack } }));
+    const [id] = (await detector().runOnce()).opened;
+    const incident = await store.get(t.projectId, id!);
+    expect(incident!.evidence!.failing_requests.map((r) => r.trace_id)).toEqual([traceId]);
+    expect(incident!.root_cause_summary).toContain('1 failing request correlates: POST /reserve → 503 (trace 1111…).');
     now += 31 * MINUTE;
     await detector().runOnce();
   });
@@ -196,7 +224,7 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     expect(growing).toMatchObject({ escalated: [id], updated: [id] });
     const escalated = await store.get(t.projectId, id);
     expect(escalated).toMatchObject({ status: 'escalated', escalated_at: new Date(now).toISOString(), evidence: { error_count: 11 } });
-    expect(escalated!.root_cause_summary).toMatch(/^TypeError: Checkout total is NaN at renderCart \(checkout\.js:42\), 11 times in 6 minutes\./);
+    expect(escalated!.root_cause_summary).toMatch(/^TypeError: Checkout total is NaN at renderCart \(checkout\.js:42\), 11 times in 60 seconds\./);
 
     now += MINUTE;
     await sendErrors(20, { message });

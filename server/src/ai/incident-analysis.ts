@@ -24,8 +24,11 @@ export async function analysisLink(db: Kysely<Database>, projectId: string, inci
   return (await incidentAnalysis(db, projectId, incident)) ? `${incident.dashboard_url}#analysis` : null;
 }
 
-/** The incident page's section (`#analysis`): the root cause and fix suggested, a heuristic one marked as such. */
-export function analysisSection(analysis: IncidentAnalysis | null): string {
+/**
+ * The incident page's section (`#analysis`): the root cause and fix suggested, a heuristic one marked as such. A root
+ * cause that is the incident's own summary (the heuristic's, without a model) is not printed a second time.
+ */
+export function analysisSection(analysis: IncidentAnalysis | null, summary: string): string {
   const heading = '<h2 id="analysis">Root-cause analysis</h2>';
   if (!analysis) return `${heading}<p>Not analysed yet: <code>POST /control-plane/issues/{id}/analysis</code> (docs/ai-fixes.md).</p>`;
   const r = analysis.result;
@@ -36,5 +39,6 @@ export function analysisSection(analysis: IncidentAnalysis | null): string {
   const source = analysis.mode === 'heuristic' ? 'Heuristic summary (no model configured)' : `Model ${analysis.model ?? ''}, confidence ${Math.round(r.confidence * 100)}%`;
   const where = r.locations.map((l) => `${l.file}:${l.line}`).join(', ');
   const diff = r.diff === null ? '' : `<h3>Suggested fix${r.diff_applies ? '' : ' (does not apply to the sources: text only)'}</h3><pre>${escapeHtml(r.diff)}</pre>`;
-  return `${heading}<p><em>${escapeHtml(source)}</em></p><p>${escapeHtml(r.root_cause)}</p>${where ? `<p>Where: ${escapeHtml(where)}</p>` : ''}<p>${escapeHtml(r.explanation)}</p>${diff}`;
+  const rootCause = r.root_cause === summary ? 'The root cause above.' : r.root_cause;
+  return `${heading}<p><em>${escapeHtml(source)}</em></p><p>${escapeHtml(rootCause)}</p>${where ? `<p>Where: ${escapeHtml(where)}</p>` : ''}<p>${escapeHtml(r.explanation)}</p>${diff}`;
 }

@@ -15,7 +15,7 @@ export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 
 /** Headers of every keyless page: no script, never cached, and no referrer carrying a signed query elsewhere. */
 export const PAGE_HEADERS = { 'content-security-policy': PAGE_CSP, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
 
-const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1b1f24}
+const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1b1f24;overflow-wrap:break-word}
 h1{font-size:1.4rem;margin:.2rem 0 1rem;overflow-wrap:anywhere}h2{font-size:1.15rem;margin:1.6rem 0 .5rem}.sev{display:inline-block;padding:.1rem .5rem;border-radius:.3rem;color:#fff;font-weight:600;text-transform:uppercase;font-size:.8rem}
 .critical,.regressed{background:#b3261e}.high,.unresolved{background:#d9480f}.medium{background:#b08800}.low{background:#1864ab}.info,.ignored{background:#495057}.resolved{background:#1a7f37}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dt{color:#57606a}dd{margin:0;overflow-wrap:anywhere}table{border-collapse:collapse;width:100%}

@@ -86,7 +86,7 @@ export function incidentPages(services: NotifyServices) {
     if (!incident) return html(c, 404, 'No such incident', '<h1>This incident no longer exists</h1>');
     const l = links();
     const issue = await issueUrl(check.projectId, incident);
-    const analysis = analysisSection(await incidentAnalysis(services.db, check.projectId, incident));
+    const analysis = analysisSection(await incidentAnalysis(services.db, check.projectId, incident), incident.root_cause_summary);
     return html(c, 200, incident.title, incidentPage(incident, { acknowledge: l.acknowledgeUrl(check.projectId, id), resolve: l.resolveUrl(check.projectId, id), issue }) + analysis);
   });
 

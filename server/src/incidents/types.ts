@@ -30,10 +30,15 @@ export interface IncidentEvidence {
   first_seen_release: string | null;
   first_seen_at: string;
   last_seen_at: string;
+  /** The reporter's time of the first error counted for this incident: the burst ran from it to `last_seen_at`. */
+  burst_started_at?: string;
   affected_sessions: number;
   /** Up to 10 sample session ids, with a replay link when the session has a replay. */
   sessions: Array<{ session_id: string; replay_url: string | null }>;
-  /** Failing requests correlated in time: spans with HTTP status ≥ 500 or a network error. Up to 10. */
+  /**
+   * Failing requests that preceded the errors in their sessions or the newest error's trace: spans with HTTP status ≥
+   * 500 or a network error. Up to 10.
+   */
   failing_requests: Array<{ trace_id: string; span_id: string; name: string; url: string | null; status: number | null; at: string; replay_url: string | null }>;
 }
 

@@ -33,7 +33,7 @@ export function logFramesRoutes(services: Services) {
     const { projectId } = c.get('caller');
     const row = await services.db
       .selectFrom('logs')
-      .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'body', 'attributes', 'resource', 'severity_number'])
+      .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'trace_id', 'body', 'attributes', 'resource', 'severity_number'])
       .where('project_id', '=', projectId)
       .where('id', '=', id)
       .executeTakeFirst();

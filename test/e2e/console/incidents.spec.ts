@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
-import { CART_ERROR, errorLog } from '../../support/error-logs';
+import { CART_ERROR, errorLog, resource } from '../../support/error-logs';
+import { str } from '../../support/otlp';
 import { controlGet, startCliServer, type CliServer } from '../../support/svc-server';
 import { expectAccessible, screenshot, signIn } from './support';
 
@@ -12,6 +13,9 @@ import { expectAccessible, screenshot, signIn } from './support';
 
 const ENV = 'incidents-e2e';
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
+/** A request of the first session, failed before its error: its path, one unbroken 240-character run, must wrap inside its cards. */
+const LONG_PATH = `/api/carts/${'a1b2c3d4'.repeat(30)}/recalculate`;
+const LONG_URL = `https://shop.example.com${LONG_PATH}`;
 
 let server: CliServer;
 let detectedId = '';
@@ -29,6 +33,22 @@ test.beforeAll(async () => {
   test.setTimeout(90_000);
   server = await startCliServer();
   const now = Date.now();
+  const failed = {
+    traceId: 'c0ffee'.padEnd(32, '0'),
+    spanId: 'c0ffee'.padEnd(16, '0'),
+    name: 'browser.fetch GET',
+    kind: 3,
+    startTimeUnixNano: `${now - 6_000}000000`,
+    endTimeUnixNano: `${now - 5_900}000000`,
+    attributes: [str('http.url', LONG_URL), { key: 'http.status_code', value: { intValue: 503 } }],
+    status: { code: 2 },
+  };
+  const span = await fetch(`${server.url}/otlp/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey },
+    body: JSON.stringify({ resourceSpans: [{ resource: resource({ env: ENV, sessionId: 'sess-incident-0' }), scopeSpans: [{ scope: { name: '@svc/browser' }, spans: [failed] }] }] }),
+  });
+  expect(span.status, await span.text()).toBe(200);
   for (let i = 0; i < 5; i++) {
     const body = JSON.stringify(errorLog({ sessionId: `sess-incident-${i}`, env: ENV, atMs: now - 5_000 + i }));
     const send = () => fetch(`${server.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey }, body });
@@ -68,6 +88,8 @@ test('the list: newest first, filters in the URL (reload keeps them), keyset pag
   await expectAccessible(page);
   await screenshot(page, testInfo, 'incidents');
 
+  // The severities rules offer, `warning` (issue events) among them.
+  await expect(page.getByRole('combobox', { name: 'Severity' }).locator('option')).toHaveText(['Any', 'critical', 'high', 'medium', 'low', 'warning', 'info']);
   await page.getByRole('combobox', { name: 'Severity' }).selectOption('critical');
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page).toHaveURL(/severity=critical/);
@@ -115,10 +137,39 @@ test('keyboard to the detected incident: evidence, sessions, timeline; acknowled
   await expect(evidence).toContainText(`TypeError: ${CART_ERROR}`);
   await expect(evidence).toContainText('renderCart');
   await expect(page.getByRole('link', { name: 'sess-incident-0' })).toHaveAttribute('href', '/session/sess-incident-0');
+  // The failing request that preceded the error in its session, its long URL wrapped inside the cards.
+  await expect(evidence.getByRole('cell', { name: LONG_URL })).toBeVisible();
+  const overflowing = (panelSelector = '.incident-page .panel') =>
+    page.locator(panelSelector).evaluateAll((panels) =>
+      panels.flatMap((panel) => {
+        const edge = panel.getBoundingClientRect().right;
+        // An element past the card's edge, or text past its element's (a scrolling box may hold more than it shows).
+        const out = (el: Element) =>
+          el.getBoundingClientRect().right > edge + 1 || (!/auto|scroll/.test(getComputedStyle(el).overflowX) && el.clientWidth > 1 && el.scrollWidth > el.clientWidth + 1);
+        return [panel, ...panel.querySelectorAll('*')].filter(out).map((el) => `${el.tagName} ${el.textContent?.slice(0, 40)}`);
+      }),
+    );
+  expect(await overflowing()).toEqual([]);
+  await page.setViewportSize({ width: 700, height: 844 });
+  expect(await overflowing(), 'at a narrow window').toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth), 'no sideways scroll at a narrow window').toBeLessThanOrEqual(700);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  // Without a model, the analysis is the summary again: the page says it once.
+  const issueId = (await controlGet<{ issue_id: string }>(server, `/incidents/${detectedId}`)).body.issue_id;
+  expect((await call('POST', `/issues/${issueId}/analysis`, {})).status).toBe(202);
+  await expect.poll(async () => (await controlGet<{ state: string } | null>(server, `/issues/${issueId}/analysis`)).body?.state).toBe('done');
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1 })).toContainText(CART_ERROR);
+  const summary = (await controlGet<{ root_cause_summary: string }>(server, `/incidents/${detectedId}`)).body.root_cause_summary;
+  expect(summary).toContain(`1 failing request correlates: GET ${LONG_PATH} → 503`);
+  await expect(page.getByText(summary, { exact: true })).toHaveCount(1);
   // The issue it grew from, and back.
   await page.getByRole('link', { name: 'its stack, source lines and breadcrumbs' }).click();
   await expect(page).toHaveURL(/\/issue\/[0-9a-f]{16}$/);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(`TypeError: ${CART_ERROR}`);
+  // The analysis (the summary, with its long path) stays inside its card too.
+  await expect(page.getByText(summary, { exact: true })).toBeVisible();
+  expect(await overflowing('.issue-page .panel')).toEqual([]);
   await page.getByRole('link', { name: 'the incident this issue opened' }).click();
   await expect(page).toHaveURL(new RegExp(`/incident/${detectedId}$`));
   const timeline = page.getByRole('list', { name: 'Timeline' });

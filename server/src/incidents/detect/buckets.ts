@@ -1,5 +1,16 @@
-/** Error counts over time, `[bucket start ms, errors]`, oldest first: a group's recent rate in a few numbers. */
-export type Buckets = Array<[number, number]>;
+/**
+ * Error counts over time, `[bucket start ms, errors, first event ms]`, oldest first: a group's recent rate in a few
+ * numbers. Buckets are by time of receipt (the server's clock: a wrong browser clock cannot hide or fake a burst); the
+ * first event time is the reporter's, where a summary says a burst began (it ends at the group's last error). Buckets
+ * stored before event times were kept have only the first two.
+ */
+export type Buckets = Array<[start: number, errors: number, firstMs?: number]>;
+
+/** One counted error's two times. */
+export interface ErrorTimes {
+  receivedMs: number;
+  timeMs: number;
+}
 
 /** Buckets per window: counts at the window's edge are off by at most a tenth of it. */
 const BUCKETS_PER_WINDOW = 10;
@@ -8,19 +19,30 @@ export function bucketWidth(windowMs: number): number {
   return Math.max(1000, Math.round(windowMs / BUCKETS_PER_WINDOW));
 }
 
-/** `buckets` with `times` added, keeping only the buckets that can still overlap a window ending at or after `now`. */
-export function addToBuckets(buckets: Buckets, times: number[], windowMs: number, now: number): Buckets {
+const min = (a: number | undefined, b: number) => (a === undefined ? b : Math.min(a, b));
+
+/** `buckets` with `errors` added, keeping only the buckets that can still overlap a window ending at or after `now`. */
+export function addToBuckets(buckets: Buckets, errors: readonly ErrorTimes[], windowMs: number, now: number): Buckets {
   const width = bucketWidth(windowMs);
-  const counts = new Map(buckets);
-  for (const t of times) {
-    const start = t - (t % width);
-    counts.set(start, (counts.get(start) ?? 0) + 1);
+  const byStart = new Map(buckets.map((b) => [b[0], b]));
+  for (const { receivedMs, timeMs } of errors) {
+    const start = receivedMs - (receivedMs % width);
+    const [, n = 0, first] = byStart.get(start) ?? [];
+    byStart.set(start, [start, n + 1, min(first, timeMs)]);
   }
-  return [...counts].filter(([start]) => start + width > now - windowMs).sort((a, b) => a[0] - b[0]);
+  return [...byStart.values()].filter(([start]) => start + width > now - windowMs).sort((a, b) => a[0] - b[0]);
 }
+
+const inWindow = (windowMs: number, now: number) => (b: Buckets[number]) => b[0] + bucketWidth(windowMs) > now - windowMs && b[0] <= now;
 
 /** Errors in the window ending at `now`, counting every bucket that overlaps it. */
 export function countInWindow(buckets: Buckets, windowMs: number, now: number): number {
-  const width = bucketWidth(windowMs);
-  return buckets.reduce((sum, [start, n]) => (start + width > now - windowMs && start <= now ? sum + n : sum), 0);
+  return buckets.filter(inWindow(windowMs, now)).reduce((sum, [, n]) => sum + n, 0);
+}
+
+/** The reporter's time of the first error counted in the window ending at `now`; undefined when no bucket knows it. */
+export function firstEventInWindow(buckets: Buckets, windowMs: number, now: number): number | undefined {
+  let first: number | undefined;
+  for (const [, , firstMs] of buckets.filter(inWindow(windowMs, now))) if (firstMs !== undefined) first = min(first, firstMs);
+  return first;
 }

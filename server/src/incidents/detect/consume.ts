@@ -23,7 +23,7 @@ const errorLogs = (trx: DetectionTrx, ids: number[]) =>
     (
       await trx
         .selectFrom('logs')
-        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'body', 'attributes', 'resource'])
+        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'trace_id', 'body', 'attributes', 'resource'])
         .where(idIn(runs))
         .where('severity_number', '>=', ERROR_SEVERITY)
         .orderBy('id')
@@ -37,7 +37,7 @@ const spanErrors = (trx: DetectionTrx, ids: number[]) =>
     (
       await trx
         .selectFrom('spans')
-        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'events', 'attributes', 'resource'])
+        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'trace_id', 'events', 'attributes', 'resource'])
         .where(idIn(runs))
         // Most spans have no exception event; errorsOfSpan looks at the events of those that may.
         .where('events', 'like', '%"name":"exception"%')

@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema';
 import type { SecretBox } from '../../secrets/secret-box';
 import type { Symbolicator } from '../../sourcemaps/types';
 import type { IncidentCommands, IncidentView } from '../types';
-import { countInWindow, type Buckets } from './buckets';
+import { countInWindow, firstEventInWindow, type Buckets } from './buckets';
 import { consumeBatch } from './consume';
 import { gatherEvidence, type EvidenceSources } from './evidence';
 import { forgetSessions, type DetectionDb, type GroupRef, type GroupRow } from './groups';
@@ -94,7 +94,9 @@ export function createDetector(deps: DetectorDeps): Detector {
     // Errors counted before the last incident ended belong to it.
     const windowCount = Math.min(windowCountOf(group, now), group.total_count - group.reset_total);
     if (windowCount < options.threshold) return;
-    const { evidence, failingTotal } = await gatherEvidence(sources, group, windowCount, now - options.windowMs);
+    // Buckets kept before event times were: the burst is taken to fill the window.
+    const startedMs = firstEventInWindow(JSON.parse(group.buckets) as Buckets, options.windowMs, now) ?? group.last_seen_ms - options.windowMs;
+    const { evidence, failingTotal } = await gatherEvidence(sources, group, { errorCount: windowCount, startedMs, sessionsSinceMs: now - options.windowMs });
     const headline = headlineOf(group);
     const { id, created } = await commands.open({
       projectId: group.project_id,
@@ -102,7 +104,7 @@ export function createDetector(deps: DetectorDeps): Detector {
       severity: severityOf(windowCount, evidence.affected_sessions, options),
       env: group.env,
       services: [await appName(group.app_id)],
-      rootCauseSummary: rootCauseSummary(headline, evidence, options.windowMs, failingTotal),
+      rootCauseSummary: rootCauseSummary(headline, evidence, failingTotal),
       fingerprint: group.fingerprint,
       evidence,
     });
@@ -140,8 +142,11 @@ export function createDetector(deps: DetectorDeps): Detector {
       if (moved?.status === 'escalated') report.escalated.push(incident.id);
     }
     const episodeStart = Date.parse(incident.detected_at) - options.windowMs;
-    const { evidence, failingTotal } = await gatherEvidence(sources, group, group.total_count - group.incident_base_total, episodeStart);
-    await commands.update(group.project_id, incident.id, evidence, rootCauseSummary(headlineOf(group), evidence, now - episodeStart, failingTotal));
+    // The burst began where it did at detection (incidents opened before that was kept: with their window).
+    const started = incident.evidence?.burst_started_at;
+    const burst = { errorCount: group.total_count - group.incident_base_total, startedMs: started === undefined ? episodeStart : Date.parse(started), sessionsSinceMs: episodeStart };
+    const { evidence, failingTotal } = await gatherEvidence(sources, group, burst);
+    await commands.update(group.project_id, incident.id, evidence, rootCauseSummary(headlineOf(group), evidence, failingTotal));
     report.updated.push(incident.id);
   }
 

@@ -28,6 +28,8 @@ export interface ErrorOccurrence {
   env: string;
   release: string | null;
   sessionId: string | null;
+  /** The trace it was recorded in: a log record's, or the span's that holds the exception event. */
+  traceId: string | null;
   /** When it happened (the reporter's clock). */
   timeMs: number;
   /** When the server stored it: detection windows use the server's clock. */
@@ -47,6 +49,7 @@ export interface ErrorLogRow {
   time_ms: number;
   received_ms: number;
   session_id: string | null;
+  trace_id: string | null;
   body: string;
   attributes: string;
   resource: string;
@@ -58,6 +61,7 @@ export interface ExceptionSpanRow {
   time_ms: number;
   received_ms: number;
   session_id: string | null;
+  trace_id: string;
   events: string;
   attributes: string;
   resource: string;
@@ -165,6 +169,7 @@ function occurrenceOfLog(row: ErrorLogRow, attributes: Json): ErrorOccurrence {
     appId: row.app_id,
     ...resourceFacts(row.resource),
     sessionId: row.session_id,
+    traceId: row.trace_id,
     timeMs: row.time_ms,
     receivedMs: row.received_ms,
     raw: requestError(attributes) ?? rawError(attributes, bodyText(row.body)),
@@ -186,6 +191,7 @@ export function errorsOfSpan(row: ExceptionSpanRow): ErrorOccurrence[] {
       appId: row.app_id,
       ...facts,
       sessionId: row.session_id,
+      traceId: row.trace_id,
       timeMs: e.timeUnixNano === '0' ? row.time_ms : nanosToMillis(e.timeUnixNano),
       receivedMs: row.received_ms,
       raw: rawError(e.attributes, ''),

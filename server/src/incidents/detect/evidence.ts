@@ -1,7 +1,10 @@
+import { sql, type SqlBool } from 'kysely';
+import { traceKey } from '../../db/trace-key';
 import type { IncidentEvidence } from '../types';
 import { resourceFacts } from './error-records';
 import type { DetectionDb, GroupRow } from './groups';
-import type { FrameSource } from './tables';
+import type { BurstEvidence } from './root-cause';
+import type { FrameSource, LastEvent } from './tables';
 
 /** Sessions and failing requests listed in an incident's evidence. */
 const SAMPLE_SIZE = 10;
@@ -17,7 +20,7 @@ export interface EvidenceSources {
 }
 
 export interface GatheredEvidence {
-  evidence: IncidentEvidence;
+  evidence: BurstEvidence;
   /** Failing requests found, of which the evidence lists up to ten. */
   failingTotal: number;
 }
@@ -44,12 +47,19 @@ export function failingOutcome(attributes: Record<string, unknown>, statusCode: 
   return undefined;
 }
 
+/** What the evidence counts: the errors of the burst, its first error's time (the reporter's), and since when (the server's) its sessions count. */
+export interface Burst {
+  errorCount: number;
+  startedMs: number;
+  sessionsSinceMs: number;
+}
+
 /**
- * Evidence of a group's incident: the group's error, its count, the sessions it hit since `sessionsSinceMs` (time of
- * receipt) with replay links, and the requests that failed in the project and environment during the window before the
- * group's latest error.
+ * Evidence of a group's incident: the group's error, its count and when the burst began, the sessions it hit since
+ * `sessionsSinceMs` (time of receipt) with replay links, and the requests that failed before the group's errors in
+ * their sessions or trace (failingRequests).
  */
-export async function gatherEvidence(sources: EvidenceSources, group: GroupRow, errorCount: number, sessionsSinceMs: number): Promise<GatheredEvidence> {
+export async function gatherEvidence(sources: EvidenceSources, group: GroupRow, { errorCount, startedMs, sessionsSinceMs }: Burst): Promise<GatheredEvidence> {
   const { db } = sources;
   const sessionsOfGroup = db
     .selectFrom('detection_sessions')
@@ -75,6 +85,7 @@ export async function gatherEvidence(sources: EvidenceSources, group: GroupRow, 
       first_seen_release: group.first_release,
       first_seen_at: iso(group.first_seen_ms),
       last_seen_at: iso(group.last_seen_ms),
+      burst_started_at: iso(startedMs),
       affected_sessions: Number(n),
       sessions: sample.map((session_id) => ({ session_id, replay_url: link(session_id) })),
       failing_requests: failing.slice(0, SAMPLE_SIZE).map(({ sessionId, ...request }) => ({ ...request, replay_url: link(sessionId) })),
@@ -95,24 +106,37 @@ export async function sessionsWithReplay(db: DetectionDb, projectId: string, ses
   return new Set(rows.map((r) => r.session_id));
 }
 
-/** Failing request spans of the group's project and environment in the window before its latest error, newest first. */
+/**
+ * Failing request spans that may have caused the group's errors, newest first: in the window before its latest error,
+ * of its environment, and either in a session it hit, before that session's last error of it, or in the trace of its
+ * newest error, before that error. A request that failed elsewhere in the project at the same time is another user's
+ * problem, not this error's cause.
+ */
 async function failingRequests(sources: EvidenceSources, group: GroupRow): Promise<Array<Omit<FailingRequest, 'replay_url'> & { sessionId: string | null }>> {
+  const last = group.last_event === null ? null : (JSON.parse(group.last_event) as LastEvent);
+  const traceId = last?.trace_id ?? null;
+  const beforeItsError = sql<SqlBool>`exists (select 1 from issue_sessions i where i.project_id = s.project_id and i.fingerprint = ${group.fingerprint} and i.session_id = s.session_id and s.time_ms <= i.last_ms)`;
   const rows = await sources.db
-    .selectFrom('spans')
-    .select(['trace_id', 'span_id', 'name', 'time_ms', 'status_code', 'attributes', 'resource', 'session_id'])
-    .where('project_id', '=', group.project_id)
-    .where('time_ms', '>=', group.last_seen_ms - sources.windowMs)
-    .where('time_ms', '<=', group.last_seen_ms)
+    .selectFrom('spans as s')
+    .select(['s.trace_id', 's.span_id', 's.name', 's.time_ms', 's.status_code', 's.attributes', 's.resource', 's.session_id'])
+    .where('s.project_id', '=', group.project_id)
+    .where('s.time_ms', '>=', group.last_seen_ms - sources.windowMs)
+    .where('s.time_ms', '<=', group.last_seen_ms)
+    .where((eb) =>
+      traceId === null || last === null
+        ? beforeItsError
+        : eb.or([beforeItsError, eb.and([eb('s.trace_key', '=', traceKey(traceId)), eb('s.trace_id', '=', traceId), eb('s.time_ms', '<=', last.time_ms)])]),
+    )
     // A coarse filter on the JSON text; failingOutcome decides.
     .where((eb) =>
       eb.or([
-        eb('status_code', '=', 2),
-        eb('attributes', 'like', '%status_code":5%'),
-        eb('attributes', 'like', '%status_code":"5%'),
-        eb('attributes', 'like', '%status_code":0%'),
+        eb('s.status_code', '=', 2),
+        eb('s.attributes', 'like', '%status_code":5%'),
+        eb('s.attributes', 'like', '%status_code":"5%'),
+        eb('s.attributes', 'like', '%status_code":0%'),
       ]),
     )
-    .orderBy('time_ms', 'desc')
+    .orderBy('s.time_ms', 'desc')
     .limit(FAILING_SCAN)
     .execute();
   return rows.flatMap((row) => {

@@ -59,7 +59,7 @@ const newestOf = (list: ErrorOccurrence[]) => list.reduce((a, b) => (b.timeMs >=
 
 /** The raw facts of an error, kept so that reading the issue symbolicates it with the maps known then. */
 function lastEventOf(o: ErrorOccurrence): LastEvent {
-  return { stacktrace: o.raw.stacktrace ?? null, debug_ids: Object.fromEntries(o.debugIds), release: o.release, time_ms: o.timeMs, session_id: o.sessionId };
+  return { stacktrace: o.raw.stacktrace ?? null, debug_ids: Object.fromEntries(o.debugIds), release: o.release, time_ms: o.timeMs, session_id: o.sessionId, trace_id: o.traceId };
 }
 
 /**
@@ -113,7 +113,7 @@ async function upsertGroup(trx: DetectionTrx, { ref, first, signature, occurrenc
     last_seen_ms: Math.max(prior?.last_seen_ms ?? -Infinity, maxOf(seen)),
     last_received_ms: Math.max(prior?.last_received_ms ?? -Infinity, maxOf(received)),
     total_count: (existing?.total_count ?? 0) + production.length,
-    buckets: JSON.stringify(addToBuckets(previous, production.map((o) => o.receivedMs), windowMs, now)),
+    buckets: JSON.stringify(addToBuckets(previous, production, windowMs, now)),
     // A late batch of older errors leaves the newest one in place.
     ...(prior && newest.timeMs < prior.last_seen_ms ? {} : { last_release: newest.release, last_event: JSON.stringify(lastEventOf(newest)) }),
   };

@@ -35,9 +35,10 @@ export function describeDuration(ms: number): string {
   return plural(Math.round(minutes / 60), 'hour');
 }
 
-const METHOD = /^(?:HTTP )?(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)\b/i;
+/** The method in a request span's name: `HTTP POST`, `POST`, the SDK's `browser.fetch POST`. */
+const METHOD = /(?:^|\s)(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)\b/i;
 
-/** `POST /api/cart` from a span named `HTTP POST` or `POST` and its URL; the span name when it has no URL. */
+/** `POST /api/cart` from a span named `HTTP POST`, `POST` or `browser.fetch POST` and its URL; the span name when it has no URL. */
 export function requestLabel(request: { name: string; url: string | null }): string {
   let path: string | null = null;
   if (request.url !== null) {
@@ -62,15 +63,24 @@ export function quoteSourceLine(source: FrameSource | undefined): string | undef
   return `The line: \`${code.length <= MAX_QUOTE_LENGTH ? code : `${code.slice(0, MAX_QUOTE_LENGTH - 1)}…`}\`.`;
 }
 
+/** Evidence the detector gathered now: it knows when the burst began. */
+export type BurstEvidence = IncidentEvidence & { burst_started_at: string };
+
+/** How long the counted errors took, from the reporter's times of the burst's first and last errors: `in 37 seconds`, `within a second`. */
+function burstDuration(evidence: BurstEvidence): string {
+  const ms = Date.parse(evidence.last_seen_at) - Date.parse(evidence.burst_started_at);
+  return ms < 1000 ? 'within a second' : `in ${describeDuration(ms)}`;
+}
+
 /**
  * Two to five plain sentences from the evidence: what fails where (with the source line when a map had it) and how
- * often, since which release, which failing requests go with it, and where to watch it happen. `periodMs` is how long
- * the counted errors took.
+ * often (counted from the errors' own times), since which release, which failing requests preceded it in its sessions
+ * or trace (or that none did), and where to watch it happen.
  */
-export function rootCauseSummary(error: ErrorHeadline, evidence: IncidentEvidence, periodMs: number, failingTotal: number): string {
+export function rootCauseSummary(error: ErrorHeadline, evidence: BurstEvidence, failingTotal: number): string {
   const where = evidence.top_frame ? ` at ${evidence.top_frame}` : '';
   const across = evidence.affected_sessions > 0 ? ` across ${plural(evidence.affected_sessions, 'session')}` : '';
-  const sentences = [`${headline(error)}${where}, ${plural(evidence.error_count, 'time')} in ${describeDuration(periodMs)}${across}.`];
+  const sentences = [`${headline(error)}${where}, ${plural(evidence.error_count, 'time')} ${burstDuration(evidence)}${across}.`];
   const quote = quoteSourceLine(evidence.top_frame_source);
   if (quote) sentences.push(quote);
   sentences.push(
@@ -81,6 +91,8 @@ export function rootCauseSummary(error: ErrorHeadline, evidence: IncidentEvidenc
     const outcome = request.status === null ? 'network error' : String(request.status);
     const verb = failingTotal === 1 ? 'correlates' : 'correlate';
     sentences.push(`${plural(failingTotal, 'failing request')} ${verb}: ${requestLabel(request)} → ${outcome} (trace ${request.trace_id.slice(0, 4)}…).`);
+  } else {
+    sentences.push('No failing request preceded it in its sessions or trace.');
   }
   const replay = evidence.sessions.find((s) => s.replay_url !== null) ?? evidence.failing_requests.find((r) => r.replay_url !== null);
   if (replay) sentences.push(`Replay of an affected session: ${replay.replay_url}.`);

@@ -122,4 +122,6 @@ export interface LastEvent {
   release: string | null;
   time_ms: number;
   session_id: string | null;
+  /** Its trace (absent from events stored before it was kept). */
+  trace_id?: string | null;
 }

@@ -147,7 +147,8 @@ export default function IncidentPage() {
   const { id = '' } = useParams<{ id: string }>();
   const { data: incident, error, loading, reload } = useApi<IncidentDetail>(`/incidents/${encodeURIComponent(id)}`);
   if (!incident) return <LoadState loading={loading} error={error} />;
-  const analysis = incident.analysis?.result;
+  // Without a model, the analysis is this summary again (the heuristic takes the incident's own): say it once.
+  const analysis = incident.analysis?.result?.root_cause === incident.root_cause_summary ? undefined : incident.analysis?.result;
   return (
     <article className="incident-page">
       <p className="back">
