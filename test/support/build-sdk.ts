@@ -6,69 +6,21 @@
  * the others wait for it and then find dist/ fresh.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BUILDS, ROOT, staleness } from '../../build/stale';
 import { withLock } from './lock';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { ROOT };
 
 /** Files that `npm pack` must ship for the exports map to work; checked for freshness. */
-export const REQUIRED_OUTPUTS = [
-  'dist/esm/index.js',
-  'dist/esm/auto.js',
-  'dist/esm/react.js',
-  'dist/esm/replay/recorder.js',
-  'dist/cjs/index.cjs',
-  'dist/cjs/auto.cjs',
-  'dist/cjs/react.cjs',
-  'dist/types/index.d.ts',
-  'dist/types/index.d.cts',
-  'dist/types/auto.d.ts',
-  'dist/types/auto.d.cts',
-  'dist/types/react.d.ts',
-  'dist/types/react.d.cts',
-  'dist/cdn/svc.min.js',
-  'dist/cdn/svc.min.js.map',
-  'dist/cdn/svc-recorder.min.js',
-  'dist/cdn/svc-recorder.min.js.map',
-] as const;
+export const REQUIRED_OUTPUTS = BUILDS.sdk.outputs;
 
-const INPUT_DIRS = ['src', 'wire'];
-const INPUT_FILES = ['rollup.config.mjs', 'package.json', 'tsconfig.json', 'tsconfig.base.json'];
 /** A lock older than this belongs to a crashed run; a real build takes well under a minute. */
 const STALE_LOCK_MS = 180_000;
 
-function newestMtime(path: string): number {
-  let stats;
-  try {
-    stats = statSync(path);
-  } catch {
-    return 0;
-  }
-  if (!stats.isDirectory()) return stats.mtimeMs;
-  let newest = 0;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
-  return newest;
-}
-
-/** True when every required output exists and none is older than the newest input. */
-export function isDistFresh(): boolean {
-  const newestInput = Math.max(
-    ...INPUT_DIRS.map((dir) => newestMtime(join(ROOT, dir))),
-    ...INPUT_FILES.map((file) => newestMtime(join(ROOT, file))),
-  );
-  for (const output of REQUIRED_OUTPUTS) {
-    let mtime: number;
-    try {
-      mtime = statSync(join(ROOT, output)).mtimeMs;
-    } catch {
-      return false;
-    }
-    if (mtime < newestInput) return false;
-  }
-  return true;
-}
+/** True when every required output exists and none is older than an input (build/stale.ts). */
+export const isDistFresh = (): boolean => staleness('sdk') === null;
 
 function rollupBin(): string {
   const pkgPath = join(ROOT, 'node_modules', 'rollup', 'package.json');

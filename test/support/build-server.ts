@@ -1,14 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { buildIfStale } from '../../build/stale';
 
 /**
- * Vitest global setup: builds the server and the operator once (esbuild, about a second each) before any suite, so the
- * suites that run what users run — the `svc-server` and `svc-zero` bins, the writer thread, the Node.js agent — test
- * the build, and no two suites rebuild dist/ at once.
+ * Vitest global setup: builds the server and the operator (esbuild, a second or two each) before any suite when they
+ * are stale (build/stale.ts), so the suites that run what users run — the `svc-server` and `svc-zero` bins, the writer
+ * thread, the Node.js agent — test a build of the current sources, and no two suites rebuild dist/ at once. After
+ * `npm test`'s own build nothing is rebuilt, so dist/ is never emptied under a suite still reading it.
  */
 export default function buildPackages(): void {
-  for (const workspace of ['server', 'operator']) {
-    const build = spawnSync('npm', ['run', 'build'], { cwd: resolve(__dirname, '../..', workspace), encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`${workspace} build failed:\n${build.stdout}\n${build.stderr}`);
+  for (const name of ['server', 'operator'] as const) {
+    const build = buildIfStale(name, 'pipe');
+    if (build && build.status !== 0) throw new Error(`${name} build failed (${build.reason}):\n${build.output}`);
   }
 }

@@ -8,9 +8,10 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { basename, join, relative } from 'node:path';
+import { staleness } from '../../build/stale';
 import { REQUIRED_OUTPUTS, ROOT, ensureSdkBuilt } from './build-sdk';
 import { childEnv } from './child-env';
 import { withLock } from './lock';
@@ -119,40 +120,28 @@ export async function packSdk(): Promise<string> {
   });
 }
 
-/** Newest modification time of the files under `dir` (0 when it does not exist). */
-const newestUnder = (dir: string): number =>
-  Math.max(0, ...(existsSync(dir) ? readdirSync(dir, { recursive: true, encoding: 'utf8' }) : []).map((file) => statSync(join(dir, file)).mtimeMs));
-
-/** True when a tsup workspace's dist/ (bundler-plugin/, playwright/) is older than one of its inputs, or missing. */
-function workspaceStale(dir: string): boolean {
-  const dist = join(dir, 'dist');
-  const inputs = ['package.json', 'tsup.config.ts', 'tsconfig.json'].map((file) => statSync(join(dir, file), { throwIfNoEntry: false })?.mtimeMs ?? 0);
-  const oldestOutput = existsSync(dist) ? Math.min(...readdirSync(dist).map((file) => statSync(join(dist, file)).mtimeMs)) : 0;
-  return oldestOutput < Math.max(newestUnder(join(dir, 'src')), ...inputs);
-}
-
 /**
- * Builds a tsup workspace (what its `prepack` runs) when its dist/ is stale, and packs it to `tarball`. Packed on every
- * call (a second or two): an unchanged package packs to the same bytes, which leave the tarball and the installs
- * stamped with it as they are.
+ * Builds a tsup workspace (what its `prepack` runs) when it is stale (build/stale.ts), and packs it to `tarball`. Packed
+ * on every call (a second or two): an unchanged package packs to the same bytes, which leave the tarball and the
+ * installs stamped with it as they are.
  */
-async function packWorkspace(dir: string, tarball: string, lock: string): Promise<string> {
+async function packWorkspace(name: 'bundler-plugin' | 'playwright', tarball: string, lock: string): Promise<string> {
   await withLock(lock, 120_000, async () => {
-    if (workspaceStale(dir)) await runCommand(ROOT, 'npm', ['run', 'build', '-w', dir, '--silent'], childEnv(), 120_000);
-    await packInto(tarball, ['-w', dir]);
+    if (staleness(name) !== null) await runCommand(ROOT, 'npm', ['run', 'build', '-w', name, '--silent'], childEnv(), 120_000);
+    await packInto(tarball, ['-w', name]);
   });
   return tarball;
 }
 
 /** Builds `@svc/build` when stale and packs it to {@link BUILD_PLUGIN_TARBALL} (see `packWorkspace`). */
-export const packBuildPlugin = (): Promise<string> => packWorkspace(BUILD_PLUGIN_DIR, BUILD_PLUGIN_TARBALL, 'build-plugin-pack');
+export const packBuildPlugin = (): Promise<string> => packWorkspace('bundler-plugin', BUILD_PLUGIN_TARBALL, 'build-plugin-pack');
 
 /**
  * Builds `@svc/playwright` when stale and packs it to {@link PLAYWRIGHT_TARBALL} (see `packWorkspace`). Under the lock
  * the nested-suite tests build the package with (`playwright-package-build`): tsup empties dist/ first, so a pack
  * must not run during a build.
  */
-export const packPlaywright = (): Promise<string> => packWorkspace(PLAYWRIGHT_DIR, PLAYWRIGHT_TARBALL, 'playwright-package-build');
+export const packPlaywright = (): Promise<string> => packWorkspace('playwright', PLAYWRIGHT_TARBALL, 'playwright-package-build');
 
 /** The tarballs packed here, and what packs each. */
 const PACKED = [

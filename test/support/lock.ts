@@ -47,3 +47,15 @@ export function withLockSync<T>(name: string, staleMs: number, fn: () => T): T {
     rmSync(lock, { recursive: true, force: true });
   }
 }
+
+/**
+ * The locks under which the test helpers build and pack the packages (build-sdk.ts, examples.ts, playwright-package.ts,
+ * build-plugin.test.ts): a command that packs or publishes them, whose `prepack` may build, holds them all.
+ */
+const PACKAGE_LOCKS = ['sdk-build', 'sdk-pack', 'bundler-plugin-build', 'build-plugin-pack', 'playwright-package-build'];
+
+/** Runs `fn` holding every lock of {@link PACKAGE_LOCKS}, taken in one order (no two holders wait for each other). */
+export async function withPackageLocks<T>(fn: () => Promise<T>, names: readonly string[] = PACKAGE_LOCKS): Promise<T> {
+  const [first, ...rest] = names;
+  return first === undefined ? fn() : withLock(first, 180_000, () => withPackageLocks(fn, rest));
+}

@@ -4,8 +4,8 @@
  * needs that build to be the current sources.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { staleness } from '../../build/stale';
 import { ROOT } from './build-sdk';
 import { childEnv } from './child-env';
 import { withLockSync } from './lock';
@@ -15,19 +15,8 @@ export const PACKAGE = join(ROOT, 'playwright');
 /** A build takes seconds; a lock older than this belongs to a crashed run. */
 const STALE_LOCK_MS = 120_000;
 
-const newest = (path: string): number =>
-  statSync(path).isDirectory() ? Math.max(0, ...readdirSync(path).map((e) => newest(join(path, e)))) : statSync(path).mtimeMs;
-
-/** True when dist/ holds the fixture and the reporter, both newer than every source of the package. */
-function isPackageFresh(): boolean {
-  let built: number;
-  try {
-    built = Math.min(statSync(join(PACKAGE, 'dist/index.js')).mtimeMs, statSync(join(PACKAGE, 'dist/reporter.js')).mtimeMs);
-  } catch {
-    return false;
-  }
-  return built > Math.max(newest(join(PACKAGE, 'src')), newest(join(PACKAGE, 'package.json')), newest(join(PACKAGE, 'tsup.config.ts')));
-}
+/** True when dist/ holds the fixture and the reporter, newer than every source of the package (build/stale.ts). */
+const isPackageFresh = (): boolean => staleness('playwright') === null;
 
 /**
  * Builds the package (tsup) unless dist/ is newer than its sources: `npm test` has built it already. Serialised with
