@@ -14,7 +14,9 @@ import { createRouter, registerSecuritySchemes } from './http/openapi';
 import { incidentPages } from './incidents/pages';
 import { chatIntegrationRoutes } from './integrations/chat/routes';
 import { incidentRoutes } from './incidents/routes';
+import { ingestHealthRoutes } from './ingest/health-routes';
 import { ingestRoutes } from './ingest/routes';
+import { issueFacetRoutes } from './issues/facets-routes';
 import { issuePages } from './issues/pages';
 import { issueRoutes } from './issues/routes';
 import { landingRoutes } from './landing/routes';
@@ -27,6 +29,7 @@ import type { NotifyServices } from './notify/services';
 import { serveOpenApi } from './api-document';
 import { meRoutes } from './projects/me-routes';
 import { projectRoutes } from './projects/routes';
+import { setupRoutes } from './projects/setup-routes';
 import { queryRoutes } from './query/routes';
 import { logFramesRoutes } from './query/log-frames-routes';
 import { traceRoutes } from './query/traces-routes';
@@ -109,10 +112,13 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   }
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
   controlPlane.route('/me', meRoutes(services, { aiAnalysis: options.ai !== undefined, demo: options.demo !== undefined }));
-  controlPlane.route('/search', searchRoutes(services));
+  controlPlane.route('/setup', setupRoutes(services)).route('/ingest/health', ingestHealthRoutes(services));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
+  controlPlane.route('/search', searchRoutes(services));
   // Playwright runs: the reporter writes with a control key, the console reads with either key.
   controlPlane.route('/', testRunRoutes(services));
+  // Before the issue routes, whose `/{id}` would take `facets` for an id.
+  controlPlane.route('/issues/facets', issueFacetRoutes(services));
   controlPlane.route('/issues', issueRoutes(services));
   controlPlane.route('/issues', analysisRoutes(services, options.ai));
   // Before the control plane, whose control-key check would otherwise turn admin keys away first.

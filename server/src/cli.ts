@@ -2,6 +2,7 @@
 import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
 import { ADMIN_GROUPS, ADMIN_USAGE, runAdminCommand } from './cli/commands';
 import { UsageError } from './cli/resolve';
+import { consoleLink } from './cli/console-link';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
 import { runSourcemapsCommand, SOURCEMAPS_USAGE } from './cli/sourcemaps';
 import { systemClock } from './clock';
@@ -38,8 +39,7 @@ async function start(argv: string[]): Promise<void> {
     `  database:     ${database.displayUrl} (${server.ingestWriter})`,
   ];
   if (server.demoUrl) lines.push(`  demo:         ${server.demoUrl}  (a page using the browser SDK against this server)`);
-  // The key rides in the fragment, which the browser never sends; the page moves it to sessionStorage.
-  const consoleUrl = `${server.publicUrl}/${keys ? `#key=${encodeURIComponent(keys.controlKey)}` : ''}`;
+  const consoleUrl = keys ? consoleLink(server.publicUrl, keys.controlKey) : `${server.publicUrl}/`;
   lines.push(`  console:      ${consoleUrl}  (sessions and replays, issues, traces, Web Vitals, incidents, notifications, cost)`);
   if (keys) {
     lines.push(`  app:          ${keys.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME)`);

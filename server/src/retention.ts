@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock';
 import { TELEMETRY_TABLES, type Database } from './db/schema';
+import { refusalDb } from './ingest/refusals/tables';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -24,6 +25,9 @@ export async function applyRetention(db: Kysely<Database>, clock: Clock, days: n
   }
   const res = await db.deleteFrom('sessions').where('last_received_ms', '<', cutoffMs).executeTakeFirst();
   deleted.sessions = Number(res.numDeletedRows);
+  // Refusal counts go with the telemetry of their time: their examples name origins and user agents.
+  const refusals = await refusalDb(db).deleteFrom('ingest_refusals').where('hour_ms', '<', cutoffMs - HOUR_MS).executeTakeFirst();
+  deleted.ingest_refusals = Number(refusals.numDeletedRows);
   Object.assign(deleted, await pruneIssueFacts(db, cutoffMs));
   return { cutoffMs, deleted };
 }

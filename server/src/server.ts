@@ -11,6 +11,7 @@ import { migrateToLatest } from './db/migrate';
 import type { DemoKeys } from './demo/routes';
 import { checkDemoSdk } from './demo/sdk-file';
 import type { Services } from './http/env';
+import { createRefusalCounter } from './ingest/refusals/counter';
 import { openTelemetryWriter, type TelemetryWriter } from './ingest/writer';
 import { createDetector } from './incidents/detect/detector';
 import type { DetectionOptions } from './incidents/detect/thresholds';
@@ -81,6 +82,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       publicUrl: options.publicUrl ?? '',
       log,
       symbolicator: createSymbolicator({ db: database.db }),
+      refusals: createRefusalCounter(database.db, log),
     };
     const box = createSecretBox(options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined));
     cost = startCost(database, clock, box, log, options.cost);
@@ -132,8 +134,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
           // Keep-alive sockets would hold close() open until they time out.
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
         });
-        // Requests still waiting for their commit get it before the database closes.
+        // Requests still waiting for their commit get it before the database closes, and so do the refusals counted.
         await services.writer.close();
+        await services.refusals.stop();
         await checkpointer?.stop();
         await database.close();
       },

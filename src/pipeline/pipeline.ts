@@ -1,4 +1,5 @@
 import { INGEST_PATHS } from '../../wire/paths';
+import { DROPPED_ITEMS_METRIC } from '../../wire/self-telemetry';
 import type { Leftover } from '../replay/leftovers';
 import { warnOnce } from '../sdk/debug';
 import { captureOriginals } from '../sdk/originals';
@@ -15,11 +16,8 @@ import type { Pipeline, PipelineOptions } from './types';
 import { handOver, type UnloadRoute } from './unload';
 import { utf8Length } from './utf8';
 
-/**
- * The SDK's own counter of records lost, one series per `reason` (`queue_full`, `refused`, `outbox_full`,
- * `persist_failed`), sent with the next batch after a drop.
- */
-export const DROPPED_ITEMS_METRIC = 'svc.sdk.dropped_items';
+/** The SDK's own counter of records lost (wire/self-telemetry.ts), sent with the next batch after a drop. */
+export { DROPPED_ITEMS_METRIC };
 
 /** Attempts of one `postJson` body (it is not on the queue, so its retries are capped). */
 const POST_JSON_ATTEMPTS = 4;

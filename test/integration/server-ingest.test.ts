@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAlias, createKey, revokeKey } from '../../server/src/index';
+import { addAlias, createKey, createProject, registerApp, revokeKey } from '../../server/src/index';
+import { refusalDb } from '../../server/src/ingest/refusals/tables';
 import { databaseKinds } from '../support/databases';
 import { logsBody, metricsBody, str, traceBody, TRACE_ID } from '../support/otlp';
 import { controlGet, startTestServer, type TestServer } from '../support/server';
@@ -9,8 +10,9 @@ const kinds = await databaseKinds();
 
 describe.each(kinds)('ingest on %s', (kind) => {
   let t: TestServer;
+  const logged: string[] = [];
   beforeAll(async () => {
-    t = await startTestServer(kind, { bodyLimit: 64 * 1024 });
+    t = await startTestServer(kind, { bodyLimit: 64 * 1024, log: (line) => logged.push(line) });
   });
   afterAll(() => t?.close());
 
@@ -210,6 +212,112 @@ describe.each(kinds)('ingest on %s', (kind) => {
       expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
     });
   });
+
+  describe('ingest health', () => {
+    type Refusal = { reason: string; status: number; count: number; last_at: string; example: Record<string, unknown> & { key: Record<string, unknown> } };
+    type Health = { refusals: Refusal[]; unattributed: Refusal[] | null; sdk_drops: Array<{ app: string; reason: string; count: number; sessions: number }> };
+    const health = async (key: string, project?: string) => {
+      const res = await fetch(`${t.url}/control-plane/ingest/health`, { headers: { authorization: `Bearer ${key}`, ...(project ? { 'x-svc-project': project } : {}) } });
+      expect(res.status).toBe(200);
+      return (await res.json()) as Health;
+    };
+    /** The SDK's drop counter as it sends it: cumulative since the page started, one series per reason. */
+    const dropPoint = (sessionId: string, reason: string, value: number, atMs: number, startMs: number) => ({
+      resource: { attributes: [str('service.name', 'shop'), str('session.id', sessionId)] },
+      scopeMetrics: [
+        {
+          scope: { name: '@svc/browser' },
+          metrics: [
+            {
+              name: 'svc.sdk.dropped_items',
+              unit: '{item}',
+              sum: {
+                aggregationTemporality: 2,
+                isMonotonic: true,
+                dataPoints: [{ startTimeUnixNano: `${startMs}000000`, timeUnixNano: `${atMs}000000`, asInt: String(value), attributes: [str('reason', reason)] }],
+              },
+            },
+          ],
+        },
+      ],
+    });
+
+    it('counts refused requests per project and reason with the last example (never the key), beside the drops the SDK reported; logs them rate-limited', async () => {
+      const db = t.server.database.db;
+      const clock = { now: () => Date.now() };
+      const projectId = await createProject(db, clock, (await db.selectFrom('projects').select('tenant_id').executeTakeFirstOrThrow()).tenant_id, `health-${kind}`);
+      await registerApp(db, clock, projectId, 'shop');
+      const ingest = (await createKey(db, clock, { projectId, scope: 'ingest', name: 'storefront' })).key;
+      const control = (await createKey(db, clock, { projectId, scope: 'control' })).key;
+      const read = (await createKey(db, clock, { projectId, scope: 'read' })).key;
+      const admin = (await createKey(db, clock, { projectId, scope: 'admin' })).key;
+      const revoked = await createKey(db, clock, { projectId, scope: 'ingest', name: 'old build' });
+      await revokeKey(db, clock, revoked.id);
+      const send = (path: string, body: BodyInit, headers: Record<string, string>) =>
+        fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://shop.example', ...headers }, body });
+      const logs = JSON.stringify(logsBody('nope'));
+      const loggedBefore = logged.length;
+
+      for (let i = 0; i < 3; i++) expect((await send('/otlp/v1/logs', logs, { 'x-api-key': ingest })).status).toBe(422);
+      expect((await send('/otlp/v1/logs', logs, { 'x-api-key': ingest, 'content-type': 'text/xml' })).status).toBe(415);
+      expect((await send('/otlp/v1/logs', 'x'.repeat(70 * 1024), { 'x-api-key': ingest })).status).toBe(413);
+      expect((await send('/otlp/v1/logs', logs, { 'x-api-key': revoked.key })).status).toBe(403);
+      expect((await send('/otlp/v1/logs', logs, { 'x-api-key': control })).status).toBe(403);
+      expect((await send('/otlp/v1/trace', logs, { 'x-api-key': ingest })).status).toBe(404);
+      expect((await send('/otlp/v1/logs', logs, { 'x-api-key': 'svc_ingest_not-a-key-of-this-server' })).status).toBe(401);
+      expect((await send('/otlp/v1/logs', logs, {})).status).toBe(401);
+      // Accepted requests are not refusals; the SDK's drop counters: two pages of one reason, one of another.
+      const now = Date.now();
+      const drops = { resourceMetrics: [dropPoint('s1', 'queue_full', 5, now - 3000, now - 9000), dropPoint('s1', 'queue_full', 8, now - 2000, now - 9000), dropPoint('s2', 'queue_full', 3, now - 2000, now - 5000), dropPoint('s2', 'refused', 2, now - 1000, now - 5000)] };
+      expect((await send('/otlp/v1/metrics', JSON.stringify(drops), { 'x-api-key': ingest })).status).toBe(200);
+
+      const seen = await health(read);
+      expect(seen.unattributed).toBeNull();
+      const byReason = Object.fromEntries(seen.refusals.map((r) => [r.reason, r]));
+      expect(Object.keys(byReason).sort()).toEqual(['key_revoked', 'key_wrong_scope', 'not_found', 'payload_too_large', 'unknown_service', 'unsupported_media_type']);
+      expect(seen.refusals[0]).toMatchObject({ reason: 'unknown_service', status: 422, count: 3 });
+      expect(byReason.unknown_service!.example).toMatchObject({
+        status: 422,
+        code: 'unknown_service',
+        method: 'POST',
+        path: '/otlp/v1/logs',
+        origin: 'https://shop.example',
+        content_type: 'application/json',
+        key: { state: 'valid', name: 'storefront', scope: 'ingest' },
+      });
+      expect(byReason.unknown_service!.example.message).toContain('"nope"');
+      expect(byReason.key_revoked).toMatchObject({ status: 403, count: 1, example: { key: { state: 'revoked', id: revoked.id, name: 'old build' } } });
+      expect(byReason.key_wrong_scope!.example.key).toMatchObject({ state: 'wrong_scope', scope: 'control' });
+      expect(byReason.not_found).toMatchObject({ status: 404, example: { path: '/otlp/v1/trace', key: { state: 'unchecked', scope: 'ingest' } } });
+      expect(byReason.payload_too_large!.status).toBe(413);
+      expect(seen.sdk_drops).toEqual([
+        { app: 'shop', reason: 'queue_full', count: 11, sessions: 2 },
+        { app: 'shop', reason: 'refused', count: 2, sessions: 1 },
+      ]);
+
+      // An admin key also sees what no project's key sent: the unknown key (by its scope marker) and the missing one.
+      const forAdmin = await health(admin, projectId);
+      const unattributed = Object.fromEntries(forAdmin.unattributed!.map((r) => [r.reason, r]));
+      expect(unattributed.key_unknown!.example.key).toEqual({ state: 'unknown', marker: 'svc_ingest_' });
+      expect(unattributed.key_missing!.example.key).toEqual({ state: 'missing' });
+      // Another project's keys see none of it.
+      expect(JSON.stringify(await health(t.controlKey))).not.toContain('storefront');
+
+      // One row per project, hour and reason; no key anywhere in what was kept or logged.
+      const stored = JSON.stringify(await refusalDb(db).selectFrom('ingest_refusals').selectAll().execute());
+      const ours = logged.slice(loggedBefore).filter((l) => l.startsWith('ingest refused'));
+      for (const secret of [ingest, control, revoked.key, 'svc_ingest_not-a-key-of-this-server']) {
+        expect(stored).not.toContain(secret);
+        expect(ours.join('\n')).not.toContain(secret);
+      }
+      // Three refusals of one reason in a minute are one line; each of the project's six reasons has its line.
+      const project = ours.filter((l) => l.includes(`for project ${projectId}`));
+      expect(project.filter((l) => l.includes('unknown_service'))).toEqual([
+        expect.stringMatching(`^ingest refused POST /otlp/v1/logs with 422 unknown_service for project ${projectId} from origin https://shop.example`),
+      ]);
+      expect(project).toHaveLength(6);
+    });
+  });
 });
 
 describe.each(kinds)('CORS allow-list on %s', (kind) => {
@@ -240,6 +348,14 @@ describe.each(kinds)('CORS allow-list on %s', (kind) => {
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('origin_not_allowed');
     expect((await controlGet(t, '/spans?session_id=sess-origin')).body.data).toHaveLength(0);
+    // Refused before its key was checked, yet counted under the key's project; the beacon's query (the key) is not kept.
+    const health = (await controlGet<{ refusals: Array<{ reason: string; example: Record<string, unknown> }> }>(t, '/ingest/health')).body;
+    expect(health.refusals.find((r) => r.reason === 'origin_not_allowed')?.example).toMatchObject({
+      path: '/otlp/v1/traces',
+      origin: 'https://evil.example',
+      key: { state: 'unchecked', scope: 'ingest' },
+    });
+    expect(JSON.stringify(health)).not.toContain(t.ingestKey);
     // Listed origins, and agents that send no Origin at all, are accepted.
     expect((await beacon('https://allowed.example')).status).toBe(200);
     expect((await beacon()).status).toBe(200);

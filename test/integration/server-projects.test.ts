@@ -98,12 +98,6 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it('an admin key manages projects but reads no telemetry', async () => {
-    const res = await call('GET', '/control-plane/spans', adminKey);
-    expect(res.status).toBe(403);
-    expect((res.body as ErrorBody).error.message).toContain('send a control key');
-  });
-
   it('creates a project with its app and keys; the keys of each project see only its own data', async () => {
     const created = await call('POST', '/control-plane/projects', adminKey, { name: 'shop' });
     expect(created.status).toBe(201);
@@ -239,5 +233,68 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
     const res = await call('GET', '/control-plane/projects', revoked!);
     expect(res.status).toBe(403);
     expect((res.body as ErrorBody).error.message).toBe('API key has been revoked');
+  });
+
+  it('an admin key acts on the project X-Svc-Project names, in its tenant only, and /me lists the projects it may switch to', async () => {
+    const inProject = async (method: string, path: string, key: string, project?: string, body?: unknown) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(project ? { 'x-svc-project': project } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const names = (body: Record<string, unknown>) => (body.data as Array<{ name: string }>).map((d) => d.name).sort();
+    const [first, shop] = await projects();
+    const shopIngest = ((await call('POST', `/control-plane/projects/${shop!.id}/keys`, adminKey, { scope: 'ingest' })).body as NewKey).key;
+    expect((await send(shopIngest, 'admin-sees-shop')).status).toBe(200);
+
+    // No header: the tenant's oldest project; the header: the project it names.
+    expect(names((await inProject('GET', '/control-plane/spans', adminKey)).body)).toEqual(await spanNames(controlKey));
+    expect(names((await inProject('GET', '/control-plane/spans', adminKey, shop!.id)).body)).toContain('admin-sees-shop');
+    expect(names((await inProject('GET', '/control-plane/spans', adminKey, first!.id)).body)).not.toContain('admin-sees-shop');
+    const me = (await inProject('GET', '/control-plane/me', adminKey, shop!.id)).body;
+    expect(me).toMatchObject({ project: { id: shop!.id, name: 'shop' }, tenant: { name: 'default' }, key: { scope: 'admin' } });
+    expect((me.projects as Project[]).map((p) => p.name)).toEqual((await projects()).map((p) => p.name));
+    // It changes what a control key may, in the project named.
+    const channel = { type: 'webhook', name: 'from-admin', config: { url: 'https://hooks.example.com/admin' } };
+    expect((await inProject('POST', '/control-plane/notifications/channels', adminKey, shop!.id, channel)).status).toBe(201);
+    expect(names(await inProject('GET', '/control-plane/notifications/channels', adminKey, shop!.id).then((r) => r.body))).toEqual(['from-admin']);
+    expect(names((await call('GET', '/control-plane/notifications/channels', controlKey)).body as Record<string, unknown>)).not.toContain('from-admin');
+
+    // Another tenant's project, or none, is a 404 naming the header; a project key may name only its own project.
+    const handle = openDatabase(database.url);
+    const elsewhere = await handle.db.selectFrom('projects').select('id').where('name', '=', 'elsewhere').executeTakeFirstOrThrow().finally(() => handle.close());
+    for (const project of [elsewhere.id, 'no-such-project']) {
+      const res = await inProject('GET', '/control-plane/spans', adminKey, project);
+      expect(res.status).toBe(404);
+      expect((res.body as unknown as ErrorBody).error.details).toEqual({ field: 'X-Svc-Project' });
+    }
+    expect((await inProject('GET', '/control-plane/spans', controlKey, shop!.id)).status).toBe(403);
+    expect((await inProject('GET', '/control-plane/spans', controlKey, first!.id)).status).toBe(200);
+  });
+
+  it("GET /setup: the project's ingest key to a read key too (never a control key), its apps, and its first data once it arrives", async () => {
+    const created = (await call('POST', '/control-plane/projects', adminKey, { name: 'setup-demo' })).body as Project & { ingest_key: NewKey; control_key: NewKey };
+    const readKey = ((await call('POST', `/control-plane/projects/${created.id}/keys`, adminKey, { scope: 'read' })).body as NewKey).key;
+    type Setup = { project: Project; ingest_url: string; ingest_keys: Array<{ key: string | null; name: string; display_prefix: string }>; apps: unknown; first_data: unknown };
+    const setup = async () => {
+      const res = await call('GET', '/control-plane/setup', readKey);
+      expect(res.status).toBe(200);
+      return res.body as Setup;
+    };
+    const empty = await setup();
+    expect(empty).toMatchObject({ project: { id: created.id, name: 'setup-demo' }, ingest_url: server.url, apps: [{ name: 'web-app', aliases: [] }], first_data: null });
+    expect(empty.ingest_keys).toEqual([{ id: created.ingest_key.id, name: 'default ingest key', display_prefix: created.ingest_key.key.slice(0, 17), key: created.ingest_key.key, created_at: expect.any(String), expires_at: null }]);
+    expect(JSON.stringify(empty)).not.toContain(created.control_key.key);
+    expect(JSON.stringify(empty)).not.toContain(readKey);
+
+    const first = await fetch(`${server.url}/otlp/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': created.ingest_key.key },
+      body: JSON.stringify(traceBody([{ name: 'first', sessionId: 'the-first-session' }])),
+    });
+    expect(first.status).toBe(200);
+    expect((await setup()).first_data).toEqual({ received_at: expect.any(String), session: { session_id: 'the-first-session', app: 'web-app' } });
   });
 });

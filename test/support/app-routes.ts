@@ -3,7 +3,7 @@ import { createApp, type AppOptions } from '../../server/src/app';
 
 /** The app with inert services: routes are only listed, never called. Incidents, notifications and cost are mounted too. */
 function inertApp(options: Pick<AppOptions, 'demo'>) {
-  const services = { db: {} as never, dialect: 'sqlite' as const, writer: {} as never, clock: { now: Date.now }, bodyLimit: 1024, publicUrl: '', log: () => undefined, symbolicator: {} as never };
+  const services = { db: {} as never, dialect: 'sqlite' as const, writer: {} as never, clock: { now: Date.now }, bodyLimit: 1024, publicUrl: '', log: () => undefined, symbolicator: {} as never, refusals: {} as never };
   const notify = { clock: { now: Date.now }, publicUrl: () => '' } as unknown as AppOptions['notify'];
   const cost = { clock: { now: Date.now } } as unknown as AppOptions['cost'];
   return createApp(services, { corsOrigins: '*', notify, cost, ...options });

@@ -2,9 +2,9 @@ import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { onSignedOut } from './api/client';
 import { fetchMe, type Me } from './api/types';
-import { forgetKey, readKey } from './auth/key-store';
+import { forgetKey, readKey, storeProject, watchKeyFragment } from './auth/key-store';
 import { MeContext } from './auth/me-context';
-import { SignIn } from './auth/sign-in';
+import { refusalMessage, SignIn } from './auth/sign-in';
 import { Layout } from './ui/layout';
 import { LoadState } from './ui/status';
 
@@ -25,6 +25,8 @@ const TestRunsPage = page(() => import('./pages/test-runs/test-runs-page'));
 const TestRunPage = page(() => import('./pages/test-runs/test-run-page'));
 const FlakyTestsPage = page(() => import('./pages/test-runs/flaky-tests-page'));
 const TestPage = page(() => import('./pages/test-runs/test-page'));
+const IngestHealthPage = page(() => import('./pages/ingest-health/ingest-health-page'));
+const SetupPage = page(() => import('./pages/setup/setup-page'));
 
 function Routes() {
   return (
@@ -48,6 +50,8 @@ function Routes() {
         <Route path="/test-run/:id" component={TestRunPage} />
         <Route path="/tests/flaky" component={FlakyTestsPage} />
         <Route path="/test/:id" component={TestPage} />
+        <Route path="/ingest-health" component={IngestHealthPage} />
+        <Route path="/setup" component={SetupPage} />
         <Route>
           <h1>Not found</h1>
           <p>No console page at this address.</p>
@@ -67,9 +71,14 @@ export function App() {
     if (!checking) return;
     fetchMe().then(
       (m) => setMe(m),
-      () => setNotice('Your key was refused; sign in again.'),
+      (e: unknown) => {
+        setMe(null);
+        setNotice(`${refusalMessage(e)} Sign in again.`);
+      },
     ).finally(() => setChecking(false));
   }, [checking]);
+  // A console link pasted into this tab: sign in with its key as a page load would.
+  useEffect(() => watchKeyFragment(() => setChecking(true)), []);
   useEffect(
     () =>
       onSignedOut(() => {
@@ -86,9 +95,15 @@ export function App() {
     setNotice('Signed out.');
     navigate('/');
   };
+  // An admin key's project switcher: every page asks again for the chosen project, from its list of sessions.
+  const switchProject = (id: string) => {
+    storeProject(id);
+    navigate('/sessions');
+    setChecking(true);
+  };
   return (
     <MeContext.Provider value={me}>
-      <Layout me={me} onSignOut={signOut}>
+      <Layout me={me} onSignOut={signOut} onSwitchProject={switchProject}>
         <Routes />
       </Layout>
     </MeContext.Provider>

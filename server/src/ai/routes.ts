@@ -1,9 +1,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
-import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
 import { idParams } from '../http/schemas';
-import { findIssueRow } from '../issues/find';
+import { requireIssueRow } from '../issues/find';
 import { latestAnalysis } from './analyses';
 import { createAnalyzer } from './analyze';
 import { Analysis } from './schemas';
@@ -21,8 +20,8 @@ const startRoute = createRoute({
 const latestRoute = createRoute({
   ...common,
   method: 'get',
-  summary: "The issue's latest analysis: state, result, what was sent, token usage",
-  responses: { 200: jsonAnswer('The analysis', Analysis), ...errors(400, 401, 403, 404) },
+  summary: "The issue's latest analysis: state, result, what was sent, token usage; null when none was asked for yet",
+  responses: { 200: jsonAnswer('The analysis, or null when the issue has none yet (POST to this address starts one)', Analysis.nullable()), ...errors(400, 401, 403, 404) },
 });
 
 /** `/control-plane/issues/{id}/analysis`: ask for a root-cause analysis and read the latest (docs/ai-fixes.md). */
@@ -33,15 +32,16 @@ export function analysisRoutes(services: Services, ai: AiSettings | undefined) {
     .openapi(startRoute, async (c) => {
       const { projectId, key } = c.get('caller');
       const { id } = c.req.valid('param');
-      const row = await findIssueRow(db, projectId, id);
-      if (!row) throw new ApiError(404, 'not_found', `no issue ${id} in this project`);
+      const row = await requireIssueRow(db, projectId, id);
       const { view } = await analyzer.request(row, `key:${key.name}`);
       return c.json(view, 202);
     })
     .openapi(latestRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const view = await latestAnalysis(db, c.get('caller').projectId, id);
-      if (!view) throw new ApiError(404, 'not_found', `issue ${id} has no analysis in this project; POST to this address to start one`);
-      return c.json(view, 200);
+      const { projectId } = c.get('caller');
+      const view = await latestAnalysis(db, projectId, id);
+      // None yet is an answer, not an error: null, once the issue is known to exist.
+      if (!view) await requireIssueRow(db, projectId, id);
+      return c.json(view ?? null, 200);
     });
 }

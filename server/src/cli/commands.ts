@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors';
 import { addAlias, listApps, registerApp, removeAlias } from '../tenancy/apps';
 import { createKey, KEY_SCOPES, listKeys, revokeKey } from '../tenancy/keys';
 import { createProvisionedProject, listProjects } from '../tenancy/projects';
+import { consoleLink, expectedPublicUrl } from './console-link';
 import { openServerDatabase } from './database';
 import { projectOf, tenantOf, UsageError } from './resolve';
 
@@ -23,7 +24,8 @@ export const ADMIN_USAGE = `Administration (works on the database directly; the 
 Each works on the server's database: --database-url, else SVC_DATABASE_URL, else the nearest .svc-data/svc.db in this
 folder or one above it (where \`npm start\` keeps it); it says which on stderr, and never makes one.
 --project and --tenant may be left out when the database has one.
-An admin key is tenant-wide: it manages projects over HTTP (/control-plane/projects), and reads no telemetry.`;
+An admin key is tenant-wide: it manages projects over HTTP (/control-plane/projects) and signs in to the console, where
+it switches between the tenant's projects.`;
 
 /** The first word of every administration command. */
 export const ADMIN_GROUPS: readonly string[] = ['projects', 'keys', 'apps'];
@@ -36,6 +38,8 @@ interface Context {
   /** The words after the command, e.g. the app name of `apps create NAME`. */
   rest: string[];
   out: Out;
+  /** The server's address, for the links commands print. */
+  publicUrl: string;
 }
 
 const clock = systemClock;
@@ -79,7 +83,7 @@ async function listKeysCommand({ db, values, out }: Context): Promise<void> {
   if (keys.length === 0) out('no keys');
 }
 
-async function createProjectCommand({ db, values, rest, out }: Context): Promise<void> {
+async function createProjectCommand({ db, values, rest, out, publicUrl }: Context): Promise<void> {
   const [name] = rest;
   if (name === undefined) throw new UsageError('projects create needs the project name');
   const tenant = await tenantOf(db, values.tenant);
@@ -90,7 +94,8 @@ async function createProjectCommand({ db, values, rest, out }: Context): Promise
   out(`  app:          ${created.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME --project ${id})`);
   out(`  ingest key:   ${created.ingestKey.key}`);
   out(`  control key:  ${created.controlKey.key}`);
-  out('Store the keys now: only their hashes are kept.');
+  out(`  console:      ${consoleLink(publicUrl, created.controlKey.key)}  (signed in to this project; it shows how to send the first event)`);
+  out('Store the control key now: only its hash is kept (the console shows the ingest key again).');
 }
 
 async function listProjectsCommand({ db, values, out }: Context): Promise<void> {
@@ -154,7 +159,7 @@ export async function runAdminCommand(argv: readonly string[], env: NodeJS.Proce
   if (!run) throw new UsageError(`unknown command "${command}"\n${ADMIN_USAGE}`);
   const handle = await openServerDatabase(values['database-url'], env, cwd, note);
   try {
-    await run({ db: handle.db, values, rest, out });
+    await run({ db: handle.db, values, rest, out, publicUrl: expectedPublicUrl(env) });
     return 0;
   } catch (err) {
     if (err instanceof ApiError) throw new UsageError(err.message);

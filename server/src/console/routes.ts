@@ -56,6 +56,8 @@ export const CONSOLE_PAGES = {
   '/test-run/{id}': 'one test run: its tests, failed first, with errors, original stacks and links to their sessions',
   '/tests/flaky': 'flaky tests: flip rate and last flips over the last N runs',
   '/test/{id}': "one test's history over runs (`{id}` is its test key)",
+  '/ingest-health': 'ingest requests the server refused, per reason with the last example, beside what the SDK reported it dropped',
+  '/setup': "how to send the project's first event: its ingest key, app names and snippets, and whether data has arrived",
 } as const;
 
 export const CONSOLE_PATHS = Object.keys(CONSOLE_PAGES) as Array<keyof typeof CONSOLE_PAGES>;

@@ -16,6 +16,7 @@ import { sessionConsoleMigration } from './migrations/0016-session-console';
 import { vitalsIndexMigration } from './migrations/0017-vitals-index';
 import { testRunsMigration } from './migrations/0018-test-runs';
 import { testTrafficMigration } from './migrations/0019-test-traffic';
+import { ingestSetupHealthMigration } from './migrations/0020-ingest-setup-health';
 import { issueBreakdownMigration } from './migrations/0022-issue-breakdown';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
@@ -37,6 +38,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0017-vitals-index': vitalsIndexMigration(),
     '0018-test-runs': testRunsMigration(),
     '0019-test-traffic': testTrafficMigration(),
+    '0020-ingest-setup-health': ingestSetupHealthMigration(),
     '0022-issue-breakdown': issueBreakdownMigration(),
   };
 }

@@ -25,6 +25,8 @@ export interface Database extends DetectionTables, CostTables, TestRunTables {
     created_ms: number;
     expires_ms: number | null;
     revoked_ms: number | null;
+    /** The key itself, for ingest keys only (public: every page that sends telemetry carries it); null otherwise. */
+    key_text: string | null;
   };
   spans: {
     id: Generated<number>;

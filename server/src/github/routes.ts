@@ -9,7 +9,7 @@ import { incidentLinks, issuePageUrl } from '../incidents/links';
 import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
 import { idParams, Time } from '../http/schemas';
-import { findIssueRow } from '../issues/find';
+import { requireIssueRow } from '../issues/find';
 import type { IssueRow } from '../issues/json';
 import { iso } from '../query/params';
 import type { SecretBox } from '../secrets/secret-box';
@@ -126,8 +126,8 @@ const openRoute = createRoute({
 const recordedRoute = createRoute({
   ...pullRequest,
   method: 'get',
-  summary: "The pull request last opened (or found open) for the issue, as recorded; its state is GitHub's",
-  responses: { 200: jsonAnswer('Recorded', z.object({ ...pullRequestFields, recorded_at: Time })), ...errors(400, 401, 403, 404) },
+  summary: "The pull request last opened (or found open) for the issue, as recorded (its state is GitHub's); null when none was opened",
+  responses: { 200: jsonAnswer('Recorded, or null when none was opened for the issue', z.object({ ...pullRequestFields, recorded_at: Time }).nullable()), ...errors(400, 401, 403, 404) },
 });
 
 /**
@@ -170,8 +170,7 @@ export function githubRoutes(services: GithubServices) {
   app.openapi(openRoute, async (c) => {
     const { projectId } = c.get('caller');
     const { id } = c.req.valid('param');
-    const row = await findIssueRow(db, projectId, id);
-    if (!row) throw new ApiError(404, 'not_found', `no issue ${id} in this project`);
+    const row = await requireIssueRow(db, projectId, id);
     const connection = await connected(row.app_id, row.app);
     const { analysis, result, diff } = await fixOf(db, row);
     const test = await reproductionTest(db, { projectId, issueId: id });
@@ -201,8 +200,13 @@ export function githubRoutes(services: GithubServices) {
 
   app.openapi(recordedRoute, async (c) => {
     const { id } = c.req.valid('param');
-    const pr = await store.pullRequest(c.get('caller').projectId, id);
-    if (!pr) throw new ApiError(404, 'not_found', `no pull request was opened for issue ${id}`);
+    const { projectId } = c.get('caller');
+    const pr = await store.pullRequest(projectId, id);
+    // None opened yet is an answer, not an error: null, once the issue is known to exist.
+    if (!pr) {
+      await requireIssueRow(db, projectId, id);
+      return c.json(null, 200);
+    }
     return c.json({ ...pullRequestJson(pr), recorded_at: iso(pr.atMs) }, 200);
   });
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
+import type { RefusalCounter } from '../ingest/refusals/counter';
 import type { TelemetryWriter } from '../ingest/writer';
 import type { Symbolicator } from '../sourcemaps/types';
 import type { KeyInfo } from '../tenancy/keys';
@@ -27,6 +28,14 @@ export interface Services {
   log: (line: string) => void;
   /** Original positions of error stacks, from the project's uploaded source maps. */
   symbolicator: Symbolicator;
+  /** Refused ingest requests, counted per project and reason (docs/ingest.md, "Ingest health"). */
+  refusals: RefusalCounter;
 }
 
-export type AppEnv = { Variables: { caller: Caller } };
+/** Why a presented key was refused, and the key when it exists (revoked, expired, of another scope). */
+export interface KeyRefusal {
+  reason: 'missing' | 'unknown' | 'revoked' | 'expired' | 'wrong_scope';
+  key?: KeyInfo;
+}
+
+export type AppEnv = { Variables: { caller: Caller; keyRefusal: KeyRefusal } };

@@ -1,7 +1,11 @@
 import type { CostImpact } from '../cost/impact';
 
-/** Incident severities, most urgent first (the order rules and listings use). */
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+/**
+ * Incident severities, most urgent first (the order rules and listings use). Detection opens critical, high and medium;
+ * `warning` is also what issue events (a regression) carry, so a rule's severities and the incident filter are one list;
+ * external detectors may open any of them (Alertmanager's `warning` maps as is).
+ */
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'warning', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
 /** detected → escalated → acknowledged → resolved; docs/incidents.md has the moves between them. */

@@ -14,6 +14,8 @@ import { decodeOtlpProtobuf, encodeOtlpProtobufResponse, ProtobufDecodeError, Pr
 import type { PendingBatch } from '../otlp/records';
 import { normalizeTraces } from '../otlp/traces';
 import { INGEST_LIMITS, limitExceeded } from './limits';
+import { refusalLogger } from './refusals/log';
+import { observeRefusals } from './refusals/observe';
 import { normalizeRecipes, normalizeReplayChunk } from './replay';
 import { otlpRoute, RecipeBatchSchema, RECIPES_EXAMPLE, REPLAY_CHUNK_EXAMPLE, replayRoute, ReplayChunkSchema } from './schemas';
 import { storeBatch } from './store';
@@ -51,9 +53,15 @@ async function decodeBody(c: Context, services: Services, accepted: readonly Bod
 export function ingestRoutes(services: Services, corsOrigins: '*' | readonly string[]) {
   const app = createRouter();
   const auth = ingestAuth(services);
+  const logRefusal = refusalLogger(services.log);
+  // Outermost, so it sees every refusal, the key check's and the origin guard's included.
+  const refusals = observeRefusals(services, (refusal) => {
+    services.refusals.record(refusal);
+    logRefusal(refusal);
+  });
   // Whole prefixes, not just the five paths, so a mistyped endpoint's 404 is readable by the page rather than looking
   // like a network error (which the SDK would retry).
-  for (const prefix of ['/otlp/*', '/ingest/*']) app.use(prefix, ingestCors(corsOrigins), ingestOriginGuard(corsOrigins));
+  for (const prefix of ['/otlp/*', '/ingest/*']) app.use(prefix, refusals, ingestCors(corsOrigins), ingestOriginGuard(corsOrigins));
 
   for (const [signal, { path, normalize }] of Object.entries(OTLP) as [OtlpSignal, (typeof OTLP)[OtlpSignal]][]) {
     documentedRoute(app, otlpRoute(signal, path), async (c) => {

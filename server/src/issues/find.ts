@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
+import { ApiError } from '../http/errors';
 import { sessionsWithReplay } from '../incidents/detect/evidence';
 import type { IncidentView } from '../incidents/types';
 import type { IssueRow } from './json';
@@ -10,6 +11,13 @@ const issuesOf = (db: Kysely<Database>, projectId: string) =>
 /** One issue of a project with its app's name; undefined when the project has no issue with that id. */
 export function findIssueRow(db: Kysely<Database>, projectId: string, id: string): Promise<IssueRow | undefined> {
   return issuesOf(db, projectId).where('g.fingerprint', '=', id).executeTakeFirst();
+}
+
+/** The issue, or the 404 of an id that is no issue of the project. */
+export async function requireIssueRow(db: Kysely<Database>, projectId: string, id: string): Promise<IssueRow> {
+  const row = await findIssueRow(db, projectId, id);
+  if (!row) throw new ApiError(404, 'not_found', `no issue ${id} in this project`);
+  return row;
 }
 
 /** The issues of a project among these ids (those it has), in no particular order. */

@@ -5,6 +5,7 @@ import { Time, TimeOrNull } from '../http/schemas';
 import { iso } from '../query/params';
 import { repositoryDb } from '../github/tables';
 import { listApps } from '../tenancy/apps';
+import { listProjects } from '../tenancy/projects';
 
 /** What the server offers beyond the core, as `createApp` was given it; the console shows or hides pages by it. */
 export interface ServerFeatures {
@@ -23,8 +24,9 @@ const Me = z
     key: z.object({
       id: z.string(),
       name: z.string(),
-      // An admin key is refused before this route (it manages projects only): a project key is one of these.
-      scope: z.enum(['control', 'read']).openapi({ description: '`read` views everything and changes nothing' }),
+      scope: z
+        .enum(['control', 'read', 'admin'])
+        .openapi({ description: '`read` views everything and changes nothing; `admin` acts as a control key on any project of its tenant (X-Svc-Project)' }),
       created_at: Time,
       expires_at: TimeOrNull,
     }),
@@ -34,6 +36,7 @@ const Me = z
       demo: z.boolean().openapi({ description: 'The SDK demo page is served at /demo/' }),
     }),
     apps: z.array(Named),
+    projects: z.array(Named).openapi({ description: "The projects the key may act on: an admin key's tenant's, oldest first; a project key's own" }),
   })
   .openapi('Me');
 
@@ -43,20 +46,23 @@ const meRoute = createRoute({
   method: 'get',
   path: '/',
   summary: 'Who the key is: its project, tenant, scope and apps, and what this server offers',
-  description: 'What a console signs in with: a bad key gets the 401 every control-plane route answers. An admin key is refused (403): it manages projects only.',
+  description:
+    'What a console signs in with: a bad key gets the 401 every control-plane route answers, an ingest key a 403 saying it is one. ' +
+    'An admin key answers for the project `X-Svc-Project` names, else its tenant\'s oldest, and lists the projects it may switch to.',
   responses: { 200: jsonAnswer('The key and its project', Me), ...errors(401, 403) },
 });
 
-/** `GET /control-plane/me`, behind the control plane's key check (a control or a read key). */
+/** `GET /control-plane/me`, behind the control plane's key check (a control, read or admin key). */
 export function meRoutes(services: Services, features: ServerFeatures) {
   const { db } = services;
   return createRouter().openapi(meRoute, async (c) => {
     const { projectId, tenantId, key } = c.get('caller');
-    const [project, tenant, apps, repository] = await Promise.all([
+    const [project, tenant, apps, repository, projects] = await Promise.all([
       db.selectFrom('projects').select(['id', 'name']).where('id', '=', projectId).executeTakeFirstOrThrow(),
       db.selectFrom('tenants').select(['id', 'name']).where('id', '=', tenantId).executeTakeFirstOrThrow(),
       listApps(db, projectId),
       repositoryDb(db).selectFrom('repositories').select('app_id').where('project_id', '=', projectId).limit(1).executeTakeFirst(),
+      key.scope === 'admin' ? listProjects(db, tenantId) : null,
     ]);
     return c.json(
       {
@@ -65,12 +71,13 @@ export function meRoutes(services: Services, features: ServerFeatures) {
         key: {
           id: key.id,
           name: key.name,
-          scope: key.scope === 'read' ? ('read' as const) : ('control' as const),
+          scope: key.scope === 'read' || key.scope === 'admin' ? key.scope : ('control' as const),
           created_at: iso(key.createdMs),
           expires_at: key.expiresMs === null ? null : iso(key.expiresMs),
         },
         features: { ai_analysis: features.aiAnalysis, github: repository !== undefined, demo: features.demo },
         apps: apps.map((a) => ({ id: a.id, name: a.name })),
+        projects: projects ? projects.map((p) => ({ id: p.id, name: p.name })) : [project],
       },
       200,
     );

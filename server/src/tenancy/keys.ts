@@ -49,6 +49,8 @@ export async function createKey(
     created_ms: clock.now(),
     expires_ms: input.expiresMs ?? null,
     revoked_ms: null,
+    // Ingest keys are public (shipped in every page that sends telemetry), so the console may show them again.
+    key_text: input.scope === 'ingest' ? key : null,
   };
   await db.insertInto('api_keys').values(row).execute();
   return { ...toInfo(row), key };
@@ -72,7 +74,8 @@ export async function revokeKey(db: Kysely<Database>, clock: Clock, id: string):
 
 export type KeyCheck =
   | { ok: true; key: KeyInfo; tenantId: string }
-  | { ok: false; reason: 'missing' | 'unknown' | 'revoked' | 'expired' | 'wrong_scope' };
+  /** `key`: the refused key when it exists (revoked, expired, or of another scope). */
+  | { ok: false; reason: 'missing' | 'unknown' | 'revoked' | 'expired' | 'wrong_scope'; key?: KeyInfo };
 
 /** Resolves a presented key for a surface that takes keys of the `scopes` given. */
 export async function checkKey(
@@ -90,10 +93,11 @@ export async function checkKey(
     .where('api_keys.hash', '=', hashKey(presented))
     .executeTakeFirst();
   if (!row) return { ok: false, reason: 'unknown' };
-  if (row.revoked_ms !== null) return { ok: false, reason: 'revoked' };
-  if (row.expires_ms !== null && row.expires_ms <= clock.now()) return { ok: false, reason: 'expired' };
-  if (!scopes.includes(row.scope)) return { ok: false, reason: 'wrong_scope' };
-  return { ok: true, key: toInfo(row), tenantId: row.tenant_id };
+  const key = toInfo(row);
+  if (row.revoked_ms !== null) return { ok: false, reason: 'revoked', key };
+  if (row.expires_ms !== null && row.expires_ms <= clock.now()) return { ok: false, reason: 'expired', key };
+  if (!scopes.includes(row.scope)) return { ok: false, reason: 'wrong_scope', key };
+  return { ok: true, key, tenantId: row.tenant_id };
 }
 
 function toInfo(row: Database['api_keys']): KeyInfo {
@@ -107,4 +111,24 @@ function toInfo(row: Database['api_keys']): KeyInfo {
     expiresMs: row.expires_ms,
     revokedMs: row.revoked_ms,
   };
+}
+
+/** A key as presented, whatever its state (revoked, expired, any scope); undefined for no such key. */
+export async function findKey(db: Kysely<Database>, presented: string): Promise<KeyInfo | undefined> {
+  const row = await db.selectFrom('api_keys').selectAll().where('hash', '=', hashKey(presented)).executeTakeFirst();
+  return row && toInfo(row);
+}
+
+/** The ingest keys of a project that still work, with their text when it was kept (keys made before migration 0020 have none). */
+export async function activeIngestKeys(db: Kysely<Database>, clock: Clock, projectId: string): Promise<Array<KeyInfo & { key: string | null }>> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('scope', '=', 'ingest')
+    .where('revoked_ms', 'is', null)
+    .where((eb) => eb.or([eb('expires_ms', 'is', null), eb('expires_ms', '>', clock.now())]))
+    .orderBy('created_ms')
+    .execute();
+  return rows.map((r) => ({ ...toInfo(r), key: r.key_text }));
 }

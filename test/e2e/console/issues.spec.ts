@@ -90,6 +90,14 @@ test('the list: rows, search and filters in the URL (reload keeps them), sort, k
   await expect(titles(page)).toHaveCount(1);
   await page.getByRole('button', { name: 'Clear' }).click();
   await expect(titles(page)).toHaveCount(3);
+  // Environment and release are menus of the values the issues have, as on the sessions page.
+  const filters = page.getByRole('search', { name: 'Issue filters' });
+  await expect(filters.getByRole('combobox', { name: 'Release' }).locator('option')).toHaveText(['Any', RELEASE]);
+  await filters.getByRole('combobox', { name: 'Environment' }).selectOption(ENV);
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(new RegExp(`[?&]env=${ENV}`));
+  await expect(titles(page)).toHaveCount(3);
+  await page.getByRole('button', { name: 'Clear' }).click();
 
   await page.getByRole('button', { name: 'Events' }).click();
   await expect(page).toHaveURL(/sort=events/);

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { str, traceBody } from '../../support/otlp';
 import { startCliServer, type CliServer } from '../../support/svc-server';
 import { expectAccessible, recordRequestUrls, screenshot, signIn } from './support';
 
@@ -127,4 +128,120 @@ test('a key revoked while signed in returns the tab to sign-in with a notice', a
   await expect(page.getByRole('status')).toContainText('sign in again');
   await expect(page.getByLabel('Control or read key')).toBeVisible();
   expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+});
+
+test('a console link pasted into a tab already on the console signs in with its key and leaves the address bar', async ({ page }) => {
+  const urls = recordRequestUrls(page);
+  const paste = (key: string) => page.evaluate((href) => void (location.href = href), `${t.url}/#key=${encodeURIComponent(key)}`);
+  // On the sign-in page: the fragment changes, the page does not load again.
+  await page.goto(`${t.url}/`);
+  await expect(page.getByLabel('Control or read key')).toBeVisible();
+  await paste(t.controlKey);
+  await expect(page.getByRole('navigation', { name: 'Console' })).toBeVisible();
+  await expect(page).toHaveURL(`${t.url}/sessions`);
+
+  // Signed in with a read key, a control key's link switches the tab to it.
+  const readKey = /svc_read_[\w-]+/.exec(await t.admin('keys', 'create', '--scope', 'read'))![0];
+  await page.evaluate(() => sessionStorage.clear());
+  await signIn(page, t, { key: readKey });
+  await expect(page.getByText('read only', { exact: true })).toBeVisible();
+  await paste(t.controlKey);
+  await expect(page.getByText('read only', { exact: true })).toHaveCount(0);
+  expect(page.url()).not.toContain('key=');
+  expect(await page.evaluate(() => history.length)).toBeGreaterThan(0);
+  expect(urls.filter((u) => u.includes(t.controlKey) || u.includes(readKey))).toEqual([]);
+});
+
+test('an ingest key at sign-in is named for what it is', async ({ page }) => {
+  await page.goto(`${t.url}/`);
+  await page.getByLabel('Control or read key').fill(t.ingestKey);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('alert')).toHaveText('This is an ingest key: it only sends telemetry. Use a read or control key.');
+  expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+});
+
+test('projects create prints a console link; the empty project shows its set-up, waits, and links its first session when it arrives', async ({ page, context }, testInfo) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const out = await t.admin('projects', 'create', 'storefront');
+  const printed = /ingest key:\s+(\S+)/.exec(out)![1]!;
+  const link = /console:\s+(\S+)/.exec(out)![1]!;
+  // The CLI does not ask the server where it listens: the default address, unless SVC_PUBLIC_URL says otherwise.
+  expect(link).toMatch(/^http:\/\/127\.0\.0\.1:4318\/#key=svc_control_/);
+  await page.goto(link.replace('http://127.0.0.1:4318', t.url));
+  await expect(page.getByRole('heading', { name: 'Send the first event to storefront' })).toBeVisible();
+  expect(page.url()).not.toContain('key=');
+  await expect(page.getByRole('status').filter({ hasText: 'Waiting for the first event' })).toBeVisible();
+  const shown = (await page.locator('code.ingest-key').textContent())!;
+  expect(shown).toBe(printed);
+  const npm = page.getByRole('region', { name: 'npm: initBrowserSDK' });
+  await expect(npm).toContainText(`apiKey: '${printed}'`);
+  await expect(npm).toContainText("serviceName: 'web-app'");
+  await expect(npm).toContainText(`ingestUrl: '${t.url}'`);
+  await expect(page.getByRole('region', { name: 'Script tag' })).toContainText(`data-api-key="${printed}"`);
+  await expect(page.getByRole('region', { name: 'Build plugin: readable stacks' })).toContainText("import svc from '@svc/build/vite'");
+  expect(await page.content()).not.toMatch(/svc_control_/);
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'setup');
+
+  // Keyboard: the copy buttons are reachable and copy their snippet.
+  const copy = page.getByRole('button', { name: 'Copy: npm: initBrowserSDK' });
+  await copy.focus();
+  await page.keyboard.press('Enter');
+  await expect(copy).toHaveText('Copied');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(printed);
+
+  // The key the page shows works: the first event arrives and the waiting state turns into a link to its session.
+  const sent = await fetch(`${t.url}/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': shown }, body: JSON.stringify(traceBody([{ sessionId: 'storefront-first' }])) });
+  expect(sent.status).toBe(200);
+  const first = page.getByRole('link', { name: 'Open the first session (web-app)' }).first();
+  await expect(first).toBeVisible();
+  await expect(page.locator('table.data-table tbody tr')).toHaveCount(1);
+  await first.focus();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(`${t.url}/session/storefront-first`);
+});
+
+test('an admin key switches the console between its projects; the Ingest health page shows refusals and SDK drops', async ({ page }, testInfo) => {
+  const project = await t.newProject();
+  const adminKey = /svc_admin_[\w-]+/.exec(await t.admin('keys', 'create', '--scope', 'admin', '--name', 'switcher'))![0];
+  const post = (path: string, key: string, body: unknown) =>
+    fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  // Refused: an app name the project does not have (three times), a control key at ingest; a key of no project.
+  for (let i = 0; i < 3; i++) expect((await post('/otlp/v1/traces', project.ingestKey, traceBody([{ serviceName: 'chekout' }]))).status).toBe(422);
+  expect((await post('/otlp/v1/traces', project.controlKey, traceBody())).status).toBe(403);
+  expect((await post('/otlp/v1/traces', 'svc_ingest_from-another-server', traceBody())).status).toBe(401);
+  // The SDK's own report of what it dropped.
+  const now = Date.now();
+  const dropped = { resourceMetrics: [{ resource: { attributes: [str('service.name', 'web-app'), str('session.id', 'dropping')] }, scopeMetrics: [{ scope: { name: '@svc/browser' }, metrics: [{ name: 'svc.sdk.dropped_items', unit: '{item}', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: [{ startTimeUnixNano: `${now - 5000}000000`, timeUnixNano: `${now}000000`, asInt: '40', attributes: [str('reason', 'queue_full')] }] } }] }] }] };
+  expect((await post('/otlp/v1/metrics', project.ingestKey, dropped)).status).toBe(200);
+
+  const projectHeaders: string[] = [];
+  page.on('request', (r) => r.url().includes('/control-plane/') && projectHeaders.push(r.headers()['x-svc-project'] ?? ''));
+  await signIn(page, t, { key: adminKey });
+  await expect(page.getByText('admin', { exact: true })).toBeVisible();
+  const switcher = page.getByRole('combobox', { name: 'Project' });
+  await expect(switcher.locator('option:checked')).toHaveText('default');
+  const name = (await fetch(`${t.url}/control-plane/me`, { headers: { authorization: `Bearer ${project.controlKey}` } }).then((r) => r.json()) as { project: { id: string; name: string } }).project;
+  // Keyboard: the switcher is a native select in the header.
+  await switcher.focus();
+  await switcher.selectOption({ label: name.name });
+  await expect(page).toHaveURL(`${t.url}/sessions`);
+  await expect(switcher).toHaveValue(name.id);
+  // The project's own sessions: the one that reported drops.
+  await expect(page.locator('table.data-table tbody tr')).toHaveCount(1);
+  expect(projectHeaders.at(-1)).toBe(name.id);
+
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Ingest health' }).click();
+  const refused = page.getByRole('table', { name: 'Refused ingest requests', exact: true });
+  await expect(refused.locator('tbody tr').first()).toContainText('unknown_service');
+  await expect(refused.locator('tbody tr').first()).toContainText('"chekout"');
+  await expect(refused.locator('tbody tr').first().locator('td.numeric')).toHaveText('3');
+  await expect(refused).toContainText('key_wrong_scope');
+  await expect(page.getByRole('table', { name: 'Records the SDK dropped' })).toContainText('queue_full');
+  await expect(page.getByRole('table', { name: 'Records the SDK dropped' }).locator('td.numeric').first()).toHaveText('40');
+  // An admin key also sees what came with no project's key.
+  await expect(page.getByRole('table', { name: 'Refused ingest requests with no project' })).toContainText('unknown svc_ingest_… key');
+  expect(await page.content()).not.toContain('from-another-server');
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'ingest-health');
 });

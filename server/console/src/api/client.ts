@@ -1,4 +1,4 @@
-import { forgetKey, readKey } from '../auth/key-store';
+import { forgetKey, readKey, readProject } from '../auth/key-store';
 
 /** The control plane's one error shape: `{"error": {"code", "message", "details": {"field"}}}`. */
 export class ApiError extends Error {
@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly field?: string,
+    /** The error's other details, e.g. `key_scope` of a key refused for its scope. */
+    readonly details: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
   }
@@ -37,9 +39,9 @@ function buildUrl(path: string, query: Query = {}): string {
 
 async function readError(res: Response): Promise<ApiError> {
   try {
-    const body = (await res.json()) as { error?: { code?: string; message?: string; details?: { field?: string } } };
+    const body = (await res.json()) as { error?: { code?: string; message?: string; details?: { field?: string } & Record<string, unknown> } };
     const e = body.error ?? {};
-    return new ApiError(res.status, e.code ?? 'http_error', e.message ?? `${res.status} ${res.statusText}`, e.details?.field);
+    return new ApiError(res.status, e.code ?? 'http_error', e.message ?? `${res.status} ${res.statusText}`, e.details?.field, e.details);
   } catch {
     return new ApiError(res.status, 'http_error', `${res.status} ${res.statusText}`);
   }
@@ -52,6 +54,9 @@ export async function apiFetch<T>(method: string, url: string, options: { body?:
   const key = options.key ?? readKey();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
+  // An admin key acts on the project the switcher chose; a key being checked at sign-in on its default one.
+  const project = options.key === undefined ? readProject() : null;
+  if (project) headers['x-svc-project'] = project;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(url, {
     method,

@@ -3,8 +3,17 @@ import { ApiError } from '../api/client';
 import { fetchMe, type Me } from '../api/types';
 import { storeKey } from './key-store';
 
+/** Why a key was refused, in words a person can act on: an ingest key is the likely mistake (it sits beside the snippet). */
+export function refusalMessage(e: unknown): string {
+  if (e instanceof ApiError && e.status === 403 && e.details.key_scope === 'ingest') {
+    return 'This is an ingest key: it only sends telemetry. Use a read or control key.';
+  }
+  if (e instanceof ApiError && (e.status === 401 || e.status === 403)) return 'This key was refused: it is unknown, revoked, expired or not a control-plane key.';
+  return `Could not sign in: ${(e as Error).message}`;
+}
+
 /**
- * Sign-in with a control or read key. The key is checked against `/control-plane/me` before it is kept, and kept
+ * Sign-in with a control, read or admin key. The key is checked against `/control-plane/me` before it is kept, and kept
  * only in this tab. Nothing else is asked: the key alone names the project.
  */
 export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: Me) => void; notice?: string }) {
@@ -25,7 +34,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: Me) => void; n
       storeKey(key);
       onSignedIn(me);
     } catch (e) {
-      setError(e instanceof ApiError && (e.status === 401 || e.status === 403) ? 'This key was refused: it is unknown, revoked, expired or not a control-plane key.' : `Could not sign in: ${(e as Error).message}`);
+      setError(refusalMessage(e));
     } finally {
       setBusy(false);
     }
@@ -43,7 +52,8 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: Me) => void; n
         <label htmlFor={`${id}-key`}>Control or read key</label>
         <input id={`${id}-key`} name="key" type="password" autoComplete="off" spellCheck={false} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} />
         <p id={`${id}-help`} className="hint">
-          Kept in this tab only and sent only in the Authorization header. A key that only looks: <code>svc-server keys create --scope read</code>.
+          Kept in this tab only and sent only in the Authorization header. A key that only looks: <code>svc-server keys create --scope read</code>; an
+          admin key switches between its projects.
         </p>
         {error && (
           <p id={`${id}-error`} role="alert" className="state state-error">

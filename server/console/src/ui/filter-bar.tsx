@@ -6,6 +6,13 @@ export type FilterField =
   | { name: string; label: string; kind: 'select'; options: ReadonlyArray<{ value: string; label: string }> }
   | { name: string; label: string; kind: 'checkbox' };
 
+/** A select's options from facet values, keeping the URL's value even when the facets no longer list it. */
+export function selectOptions(values: readonly string[] | undefined, current: string | null) {
+  const all = new Set(values ?? []);
+  if (current) all.add(current);
+  return [...all].map((v) => ({ value: v, label: v }));
+}
+
 /**
  * A list's filters as a form whose values are the URL's: applying writes them to the query (the list reloads from
  * it), so a filtered view is a link. Clearing removes every field of this bar and nothing else.

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Me } from '../api/types';
 
@@ -11,10 +11,36 @@ const NAV = [
   { href: '/notifications', label: 'Notifications', match: ['/notifications'] },
   { href: '/cost', label: 'Cost', match: ['/cost'] },
   { href: '/test-runs', label: 'Test runs', match: ['/test-runs', '/test-run/', '/tests/', '/test/'] },
+  { href: '/ingest-health', label: 'Ingest health', match: ['/ingest-health'] },
+  { href: '/setup', label: 'Set up', match: ['/setup'] },
 ] as const;
 
+/** The project's name, or for an admin key a menu of its tenant's projects that switches the console to another. */
+function ProjectName({ me, onSwitch }: { me: Me; onSwitch: (id: string) => void }) {
+  const id = useId();
+  if (me.key.scope !== 'admin') {
+    return (
+      <span className="project" title={`project ${me.project.id}`}>
+        {me.project.name}
+      </span>
+    );
+  }
+  return (
+    <span className="project project-switcher">
+      <label htmlFor={id}>Project</label>
+      <select id={id} value={me.project.id} onChange={(e) => onSwitch(e.currentTarget.value)}>
+        {me.projects.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
+
 /** The frame of every signed-in page: skip link, header with the project and key scope, navigation, main region. */
-export function Layout({ me, onSignOut, children }: { me: Me; onSignOut: () => void; children: ReactNode }) {
+export function Layout({ me, onSignOut, onSwitchProject, children }: { me: Me; onSignOut: () => void; onSwitchProject: (id: string) => void; children: ReactNode }) {
   const [path] = useLocation();
   return (
     <div className="shell">
@@ -25,10 +51,9 @@ export function Layout({ me, onSignOut, children }: { me: Me; onSignOut: () => v
         <Link href="/sessions" className="brand">
           svc
         </Link>
-        <span className="project" title={`project ${me.project.id}`}>
-          {me.project.name}
-        </span>
+        <ProjectName me={me} onSwitch={onSwitchProject} />
         {me.key.scope === 'read' && <span className="badge badge-info">read only</span>}
+        {me.key.scope === 'admin' && <span className="badge badge-info">admin</span>}
         <span className="spacer" />
         <a href="/docs/api">API</a>
         <button type="button" onClick={onSignOut}>

@@ -44,8 +44,8 @@ export interface IncidentNotice {
 /** Events about an issue (a group of errors, docs/notifications.md): a resolved issue that occurred again. */
 export type IssueEventKind = 'issue.regressed';
 
-/** The severity an issue event is matched and shown with; rules may name it in `conditions.severity`. */
-export const ISSUE_SEVERITY = 'warning';
+/** The severity an issue event is matched and shown with; rules may name it in `conditions.severity`. One of SEVERITIES. */
+export const ISSUE_SEVERITY = 'warning' satisfies Severity;
 
 /** The webhook payload of an issue event: SPEC 2.6's fields, with `issue_id` where an incident has `incident_id`. */
 export interface IssuePayload {

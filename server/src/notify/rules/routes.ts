@@ -6,7 +6,6 @@ import { ApiError, badRequest } from '../../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
 import { idParams, listOf, strings, text } from '../../http/schemas';
 import { SEVERITIES } from '../../incidents/types';
-import { ISSUE_SEVERITY } from '../kinds/types';
 import { Rule } from '../schemas';
 import type { NotifyServices } from '../services';
 import type { RuleConditions } from './match';
@@ -15,8 +14,6 @@ type RuleRow = Selectable<Database['notification_rules']>;
 
 /** A week: an escalation step later than that is a mistake, not a policy. */
 const MAX_DELAY_SECONDS = 7 * 24 * 3600;
-/** An incident's severities, and the one issue events have (a rule may be for regressions alone). */
-const RULE_SEVERITIES = [...SEVERITIES, ISSUE_SEVERITY] as const;
 
 const ruleJson = (row: RuleRow) => ({
   id: row.id,
@@ -40,7 +37,8 @@ async function lastPosition(services: NotifyServices, projectId: string): Promis
 const control = { tags: ['notifications'], security: CONTROL_SECURITY };
 
 const Conditions = z.strictObject({
-  severity: z.array(z.enum(RULE_SEVERITIES)).optional(),
+  // The incident severities include `warning`, the one issue events have (a rule may be for regressions alone).
+  severity: z.array(z.enum(SEVERITIES)).optional(),
   env: strings.optional(),
   services: strings.optional(),
 });

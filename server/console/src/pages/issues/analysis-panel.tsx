@@ -13,17 +13,16 @@ const POLL_MS = 1_000;
 
 const unfinished = (a: Analysis | undefined) => a?.state === 'queued' || a?.state === 'running';
 
-/** The latest analysis of the issue (none is a 404), asked again while it is under way. */
+/** The latest analysis of the issue (null when none was asked for), asked again while it is under way. */
 function useAnalysis(issueId: string) {
-  const state = useApi<Analysis>(`/issues/${encodeURIComponent(issueId)}/analysis`);
+  const state = useApi<Analysis | null>(`/issues/${encodeURIComponent(issueId)}/analysis`);
   const { data, reload } = state;
   useEffect(() => {
-    if (!unfinished(data)) return;
+    if (!unfinished(data ?? undefined)) return;
     const timer = setTimeout(reload, POLL_MS);
     return () => clearTimeout(timer);
   }, [data, reload]);
-  const none = state.error?.status === 404;
-  return { analysis: none ? undefined : state.data, error: none ? undefined : state.error, loading: state.loading && !state.data, reload };
+  return { analysis: data ?? undefined, error: state.error, loading: state.loading && data === undefined, reload };
 }
 
 function AnalysisResultView({ analysis }: { analysis: Analysis }) {
@@ -67,7 +66,7 @@ function AnalysisResultView({ analysis }: { analysis: Analysis }) {
 function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Analysis | undefined }) {
   const me = useMe();
   const path = `/issues/${encodeURIComponent(issueId)}/pull-request`;
-  const recorded = useApi<PullRequest>(path);
+  const recorded = useApi<PullRequest | null>(path);
   const [opened, setOpened] = useState<PullRequest>();
   const { run: open, busy, error } = useAction(async () => setOpened(await api.post<PullRequest>(path)));
   const pr = opened ?? recorded.data;
@@ -89,7 +88,7 @@ function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Ana
       ) : !canOpen ? (
         <p className="hint">A finished analysis is needed before a pull request can be opened.</p>
       ) : null}
-      {recorded.error && recorded.error.status !== 404 && <LoadState loading={false} error={recorded.error} />}
+      {recorded.error && <LoadState loading={false} error={recorded.error} />}
       {!pr && canOpen && (
         <button type="button" disabled={busy} onClick={() => void open()}>
           {busy ? 'Opening…' : 'Open pull request'}

@@ -2,7 +2,7 @@ import type { Page } from '../../api/client';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
 import type { Column } from '../../ui/data-table';
-import { FilterBar, type FilterField } from '../../ui/filter-bar';
+import { FilterBar, selectOptions, type FilterField } from '../../ui/filter-bar';
 import { formatAgo, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
 import { PagedTable } from '../../ui/paged-table';
@@ -41,12 +41,13 @@ export default function IssuesPage() {
   const { from, to } = useTimeRange();
   const sortParam = params.get('sort');
   const sort = SORTS.find((s) => s === sortParam);
+  const facets = useApi<{ envs: string[]; releases: string[] }>('/issues/facets');
   const fields: FilterField[] = [
     { name: 'q', label: 'Search', kind: 'search', placeholder: 'Type or message' },
     { name: 'status', label: 'Status', kind: 'select', options: ISSUE_STATUSES.map((s) => ({ value: s, label: s })) },
     { name: 'app', label: 'App', kind: 'select', options: me.apps.map((a) => ({ value: a.name, label: a.name })) },
-    { name: 'env', label: 'Environment', kind: 'text' },
-    { name: 'release', label: 'Release', kind: 'text' },
+    { name: 'env', label: 'Environment', kind: 'select', options: selectOptions(facets.data?.envs, params.get('env')) },
+    { name: 'release', label: 'Release', kind: 'select', options: selectOptions(facets.data?.releases, params.get('release')) },
   ];
   const list = useApi<Page<Issue>>('/issues', { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']), sort, from, to });
   return (

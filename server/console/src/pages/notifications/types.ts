@@ -19,5 +19,5 @@ export type Delivery = z.output<typeof schemas.Delivery>;
 /** The delivery log's state filter. */
 export const DELIVERY_STATES = ['scheduled', 'sent', 'delivered', 'failed', 'retrying', 'cancelled'] as const satisfies ReadonlyArray<(typeof schemas.DELIVERY_STATES)[number]>;
 
-/** Incident severities and the one issue events carry (`warning`), as rules may name them. */
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info', 'warning'] as const;
+/** Incident severities, `warning` among them (the one issue events carry), as rules may name them. */
+export { SEVERITIES } from '../incidents/types';

@@ -1,30 +1,27 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Page } from '../../api/client';
 import { useApi } from '../../api/use-api';
 import type { Column } from '../../ui/data-table';
-import { FilterBar, type FilterField } from '../../ui/filter-bar';
+import { FilterBar, selectOptions, type FilterField } from '../../ui/filter-bar';
 import { formatAgo, formatDuration, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
 import { PagedTable } from '../../ui/paged-table';
-import { Badge } from '../../ui/status';
+import { Badge, LoadState } from '../../ui/status';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
 import { useUrlState } from '../../ui/url-state';
+import { FirstDataNotice, SetupPanel } from '../setup/setup-panel';
+import type { FirstData } from '../setup/types';
+import { useSetup } from '../setup/use-setup';
 import { parseAttribute, sessionsQuery } from './session-query';
 import type { SessionFacets, SessionItem } from './types';
 import './sessions.css';
 
-/** A select's options from facet values, keeping the URL's value even when the facets no longer list it. */
-function options(values: readonly string[] | undefined, current: string | null) {
-  const all = new Set(values ?? []);
-  if (current) all.add(current);
-  return [...all].map((v) => ({ value: v, label: v }));
-}
-
 function filterFields(facets: SessionFacets | undefined, params: URLSearchParams): FilterField[] {
   return [
-    { name: 'app', label: 'App', kind: 'select', options: options(facets?.apps, params.get('app')) },
-    { name: 'env', label: 'Environment', kind: 'select', options: options(facets?.envs, params.get('env')) },
-    { name: 'release', label: 'Release', kind: 'select', options: options(facets?.releases, params.get('release')) },
-    { name: 'browser', label: 'Browser', kind: 'select', options: options(facets?.browsers, params.get('browser')) },
+    { name: 'app', label: 'App', kind: 'select', options: selectOptions(facets?.apps, params.get('app')) },
+    { name: 'env', label: 'Environment', kind: 'select', options: selectOptions(facets?.envs, params.get('env')) },
+    { name: 'release', label: 'Release', kind: 'select', options: selectOptions(facets?.releases, params.get('release')) },
+    { name: 'browser', label: 'Browser', kind: 'select', options: selectOptions(facets?.browsers, params.get('browser')) },
     { name: 'user_id', label: 'User id', kind: 'search' },
     { name: 'test_run', label: 'Test run', kind: 'search' },
     { name: 'attr', label: 'Attribute (key=value)', kind: 'text', placeholder: 'plan=pro' },
@@ -99,6 +96,27 @@ const COLUMNS: ReadonlyArray<Column<SessionItem>> = [
   { id: 'last_seen', header: 'Last seen', sortable: true, cell: (s) => <time dateTime={s.last_seen} title={formatTime(s.last_seen)}>{formatAgo(s.last_seen)}</time> },
 ];
 
+/**
+ * No session in the list: a project that never received anything gets its set-up, watched until the first event
+ * arrives (then `onArrived`); one that has data gets the plain "nothing matches".
+ */
+function NoSessions({ onArrived }: { onArrived: (first: FirstData) => void }) {
+  const setup = useSetup();
+  const waited = useRef(false);
+  const first = setup.data?.first_data;
+  if (setup.data && first === null) waited.current = true;
+  useEffect(() => {
+    if (first && waited.current) onArrived(first);
+  }, [first, onArrived]);
+  if (!setup.data) return <LoadState loading={setup.loading} error={setup.error} />;
+  if (waited.current) return <SetupPanel setup={setup.data} />;
+  return (
+    <p role="status" className="state">
+      No sessions match these filters.
+    </p>
+  );
+}
+
 /** Sessions: who used which app, when, how long, on what device, and with how many errors; a row opens the session. */
 export default function SessionsPage() {
   const [params] = useUrlState();
@@ -107,6 +125,12 @@ export default function SessionsPage() {
   const attr = params.get('attr');
   const badAttr = attr !== null && parseAttribute(attr) === null;
   const list = useApi<Page<SessionItem>>(badAttr ? null : '/sessions', sessionsQuery(params, range));
+  const [arrived, setArrived] = useState<FirstData>();
+  const { reload } = list;
+  const onArrived = useCallback((first: FirstData) => {
+    setArrived(first);
+    reload();
+  }, [reload]);
   return (
     <div className="sessions-page">
       <PageHeader title="Sessions">
@@ -118,15 +142,20 @@ export default function SessionsPage() {
           The attribute filter must be key=value, e.g. plan=pro.
         </p>
       )}
-      <PagedTable
-        list={list}
-        empty="No sessions match these filters."
-        caption="Sessions"
-        columns={COLUMNS}
-        rowKey={(s) => s.session_id}
-        rowHref={(s) => `/session/${encodeURIComponent(s.session_id)}`}
-        defaultSort={{ id: 'last_seen', order: 'desc' }}
-      />
+      {arrived && <FirstDataNotice first={arrived} />}
+      {list.data?.data.length === 0 ? (
+        <NoSessions onArrived={onArrived} />
+      ) : (
+        <PagedTable
+          list={list}
+          empty={null}
+          caption="Sessions"
+          columns={COLUMNS}
+          rowKey={(s) => s.session_id}
+          rowHref={(s) => `/session/${encodeURIComponent(s.session_id)}`}
+          defaultSort={{ id: 'last_seen', order: 'desc' }}
+        />
+      )}
     </div>
   );
 }
