@@ -19,7 +19,7 @@ export interface Stage {
 export const STAGES: readonly Stage[] = [
   { name: 'typecheck', command: ['npm', 'run', 'typecheck', '--silent'], what: 'tsc on the SDK, server, console, operator, build plugin and Playwright package', about: '1 to 2 min' },
   { name: 'lint', command: ['npm', 'run', 'lint', '--silent'], what: 'ESLint on the whole repository', about: '1 min' },
-  { name: 'build', command: ['npm', 'run', 'build', '--silent'], what: 'SDK (rollup), server and console, operator, build plugin, Playwright package', about: '1 to 2 min' },
+  { name: 'build', command: ['npm', 'run', 'build', '--silent'], what: 'SDK (rollup), server and console, operator, build plugin, Playwright package', about: '1 min' },
   { name: 'vitest', command: ['vitest', 'run'], what: 'unit and integration tests (Vitest), on SQLite and PostgreSQL', about: '8 to 10 min' },
   { name: 'playwright', command: ['playwright', 'test'], what: 'end-to-end tests in Chromium (Playwright), the example apps included', about: '10 to 12 min' },
 ];
