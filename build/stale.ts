@@ -111,19 +111,19 @@ function newestFile(path: string): { path: string; mtimeMs: number } | undefined
 
 /**
  * Why `name` must be built ("server/dist/cli.js is missing", "server/src/app.ts is newer than server/dist/cli.js"), or
- * null when every output exists and none is older than the newest input.
+ * null when every output exists and none is older than the newest input. `root`: the checkout (another one in tests).
  */
-export function staleness(name: BuildName): string | null {
+export function staleness(name: BuildName, root = ROOT): string | null {
   const build: Build = BUILDS[name];
   let newestInput: { path: string; mtimeMs: number } | undefined;
   for (const input of build.inputs) {
-    const candidate = newestFile(join(ROOT, input));
+    const candidate = newestFile(join(root, input));
     if (candidate && (!newestInput || candidate.mtimeMs > newestInput.mtimeMs)) newestInput = candidate;
   }
   for (const output of build.outputs) {
-    const mtimeMs = statSync(join(ROOT, output), { throwIfNoEntry: false })?.mtimeMs;
+    const mtimeMs = statSync(join(root, output), { throwIfNoEntry: false })?.mtimeMs;
     if (mtimeMs === undefined) return `${output} is missing`;
-    if (newestInput && mtimeMs < newestInput.mtimeMs) return `${relative(ROOT, newestInput.path)} is newer than ${output}`;
+    if (newestInput && mtimeMs < newestInput.mtimeMs) return `${relative(root, newestInput.path)} is newer than ${output}`;
   }
   return null;
 }
