@@ -12,7 +12,7 @@ export { SvcUnreachable } from './api';
 export { Svc } from './svc';
 export type { SvcOptions } from './config';
 export { svcMatchers, type NoErrorsOptions } from './matchers';
-export type { FlushOutcome } from './pages';
+export type { FlushOutcome } from './deliver';
 export type { TestHandoff } from './handoff';
 export type { FrameRecord, LogRecord, MetricPointRecord, SessionRecord, SpanRecord } from './records';
 

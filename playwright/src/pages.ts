@@ -1,35 +1,10 @@
 import type { BrowserContext, Page } from '@playwright/test';
+import { deliver, type FlushOutcome } from './deliver';
 import { flushBound, noteReachability } from './reachability';
-
-/** What the SDK exposes to tests when it runs under the fixture (contract with src/, `__SVC_TEST_SDK__`). */
-interface TestSdk {
-  sessionId: string;
-  flush(): Promise<{ sent: number; failed: number }>;
-}
-
-/** One page's flush: its session and how its requests went, or `timedOut` when the SDK did not settle in time. */
-export interface FlushOutcome {
-  sessionId: string;
-  sent?: number;
-  failed?: number;
-  timedOut?: true;
-}
-
-/**
- * Runs in the page: the SDK's flush, bounded by `ms` in the page too, so the evaluation settles even when a request
- * hangs. Resolves with null on a page without the SDK. Self-contained: Playwright sends its source to the page.
- */
-function flushInPage(ms: number): Promise<FlushOutcome | null> | null {
-  const sdk = (globalThis as { __SVC_TEST_SDK__?: TestSdk }).__SVC_TEST_SDK__;
-  if (!sdk || typeof sdk.flush !== 'function') return null;
-  const sessionId = sdk.sessionId;
-  const timedOut = new Promise<FlushOutcome>((resolve) => setTimeout(() => resolve({ sessionId, timedOut: true }), ms));
-  return Promise.race([sdk.flush().then((r) => ({ sessionId, sent: r.sent, failed: r.failed })), timedOut]);
-}
 
 /** The page's session id when its SDK has started. */
 function sessionInPage(): string | undefined {
-  const id = (globalThis as { __SVC_TEST_SDK__?: TestSdk }).__SVC_TEST_SDK__?.sessionId;
+  const id = (globalThis as { __SVC_TEST_SDK__?: { sessionId?: unknown } }).__SVC_TEST_SDK__?.sessionId;
   return typeof id === 'string' ? id : undefined;
 }
 
@@ -106,7 +81,7 @@ export class ContextPages {
 
   private async flushPage(page: Page): Promise<FlushOutcome | null | undefined> {
     const ms = flushBound(this.flushTimeoutMs);
-    const outcome = await bounded(page.evaluate(flushInPage, ms), ms + ROUND_TRIP_MS);
+    const outcome = await bounded(deliver(page, ms), ms + ROUND_TRIP_MS);
     if (outcome) noteReachability(outcome);
     if (outcome?.timedOut) this.stalled.add(page);
     return outcome;

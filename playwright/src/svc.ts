@@ -1,7 +1,8 @@
 import { apiClient } from './api';
 import type { ResolvedOptions } from './config';
 import { sessionLink } from './links';
-import type { ContextPages, FlushOutcome } from './pages';
+import type { FlushOutcome } from './deliver';
+import type { ContextPages } from './pages';
 import { TestReads, type TestKey } from './reads';
 import type { LogRecord, MetricPointRecord, SessionRecord, SpanRecord } from './records';
 import { describeErrors, errorLink } from './report';

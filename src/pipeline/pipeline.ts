@@ -322,6 +322,24 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
   }
 
+  /** Every waiting record as request bodies, done with for the page (see Pipeline.drain). */
+  function drain(): Array<[string, string]> {
+    const batch = takeBatch();
+    const requests: Array<[string, string]> = [];
+    if (!batch) return requests;
+    for (const signal of SIGNALS) {
+      // As sendSignal does: a stopped signal's records are lost, counted.
+      if (stoppedSignals.has(signal)) countLost('refused', book(batch[signal]));
+      else {
+        for (const chunk of chunksOf(signal, batch[signal])) {
+          requests.push([INGEST_PATHS[signal], chunk.body]);
+          book(chunk.items);
+        }
+      }
+    }
+    return requests;
+  }
+
   async function sleep(ms: number): Promise<void> {
     await new Promise<void>((resolve) => clock.setTimeout(resolve, ms));
   }
@@ -361,6 +379,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       else queue.push(item);
     },
     flush,
+    drain,
     flushForUnload() {
       try {
         flushForUnload();

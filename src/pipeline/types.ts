@@ -46,6 +46,11 @@ export interface Pipeline {
    */
   flush(force?: boolean): Promise<void>;
   /**
+   * Under @svc/playwright: takes every waiting record (and the drop reports due) as `[path, body]` requests of at most
+   * ~60 KB, uncompressed, for the fixture to post. The page is done with them: they are not sent from here again.
+   */
+  drain(): Array<[path: string, body: string]>;
+  /**
    * Page hidden or unloading: starts sending everything queued at once with `fetch(keepalive)` inside the 64 KiB
    * budget, splitting into requests of at most ~60 KB, falling back to `sendBeacon`. Synchronous on purpose: the page
    * may be frozen right after the event handler returns. Records that could not be handed over stay queued and go as

@@ -23,6 +23,12 @@ export interface ReplayTimeline extends ReplaySink {
   flushForUnload(): void;
   stop(): Promise<void>;
   /**
+   * Under @svc/playwright: everything buffered as `[path, body]` requests (the events as JSON, not compressed), the
+   * chunks numbered as if sent now, for the fixture to post. The page is done with them. Only a session recorded in
+   * full has anything to give, as only it sends as it goes.
+   */
+  drain(): Array<[path: string, body: string]>;
+  /**
    * An error was captured. A session in on-error mode (`replay.onErrorSampleRate`) sends the replay it kept in memory
    * and records in full from then on, for the rest of the session.
    */
@@ -351,6 +357,14 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
         });
       });
     },
+    drain() {
+      if (mode !== 'full') return [];
+      recording?.flushDomChanges();
+      return [
+        ...events.takeAll().map((c): [string, string] => [INGEST_PATHS.replayChunk, chunkBody(serviceName, c.replay, c.replay.nextSeq++, c.timestamps, eventsJson(c.items))]),
+        ...steps.takeAll().map((b): [string, string] => [INGEST_PATHS.replayRecipes, recipesBody(serviceName, b.replay, b.items)]),
+      ];
+    },
     errorCaptured() {
       if (mode !== 'on_error' || stopped) return;
       mode = 'full';
@@ -383,6 +397,7 @@ function disabledTimeline(): ReplayTimeline {
     recipe: nothing,
     flush: () => Promise.resolve(),
     flushForUnload: nothing,
+    drain: () => [],
     errorCaptured: nothing,
     stop: () => Promise.resolve(),
   };

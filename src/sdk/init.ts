@@ -4,7 +4,7 @@ import type { TelemetryItem } from '../pipeline/items';
 import { onPageHidden } from '../pipeline/page-lifecycle';
 import { createPipeline } from '../pipeline/pipeline';
 import type { Pipeline } from '../pipeline/types';
-import { startReplayTimeline } from '../replay/timeline';
+import { startReplayTimeline, type ReplayTimeline } from '../replay/timeline';
 import { sessionSampling } from '../session/sampling';
 import { createSessionTracker } from '../session/session';
 import { startConsole } from '../signals/console';
@@ -37,10 +37,18 @@ interface Running {
   readonly config: ResolvedConfig;
 }
 
+/** Requests answered during a wait: with a 2xx, and otherwise. */
+interface Answered {
+  sent: number;
+  failed: number;
+}
+
 /** What @svc/playwright's fixture calls at the end of a test (docs/sdk.md "Under @svc/playwright"). */
 interface TestHandle {
   readonly sessionId: string;
-  flush(): Promise<{ sent: number; failed: number }>;
+  flush(): Promise<Answered>;
+  drain(): { apiKey: string; base: string; requests: Array<[path: string, body: string]>; settled: Promise<Answered> };
+  send(path: string, body: string): Promise<boolean>;
 }
 
 type InstanceSlot = { [INSTANCE]?: Running; __SVC_TEST_SDK__?: TestHandle };
@@ -175,7 +183,7 @@ function wire(
     replay.flushForUnload();
   });
 
-  if (test) exposeToTest(teardown, session, pipeline, replay);
+  if (test) exposeToTest(teardown, core, pipeline, replay);
 
   let stopping: Promise<void> | undefined;
   const guard =
@@ -228,20 +236,35 @@ function wire(
 }
 
 /**
- * `globalThis.__SVC_TEST_SDK__` for a page under test, until shutdown. Its `flush` sends everything queued (records,
- * replay chunks, recipe steps) and resolves once each of those requests has its answer, a 2xx meaning the server
- * committed the rows, with the requests answered meanwhile; it never rejects.
+ * `globalThis.__SVC_TEST_SDK__` for a page under test, until shutdown; none of it rejects or throws.
+ * - `flush()` sends everything queued (records, replay chunks, recipe steps) and resolves once each of those requests
+ *   has its answer, a 2xx meaning the server committed the rows, with the requests answered meanwhile.
+ * - `drain()` hands the fixture everything queued as requests to post itself (from Node.js, with none of the page's
+ *   costs: CORS preflights, a new connection per browser context, compression in the page), taken out of the SDK so
+ *   nothing is sent twice; `settled` resolves once the requests already under way have their answers.
+ * - `send()` posts one of them the page's own way (retries, warnings), for those the fixture could not deliver.
  */
-function exposeToTest(teardown: TeardownList, session: SdkCore['session'], pipeline: Pipeline, replay: SdkCore['replay']): void {
+function exposeToTest(teardown: TeardownList, core: SdkCore, pipeline: Pipeline, replay: ReplayTimeline): void {
+  const answered = async (work: Promise<unknown>): Promise<Answered> => {
+    const [sent, failed] = pipeline.answers;
+    await work;
+    return { sent: pipeline.answers[0] - sent, failed: pipeline.answers[1] - failed };
+  };
+  // After a drain, this finds nothing left to send: it waits for what is under way.
+  const flush = () => answered(Promise.all([pipeline.flush(true), replay.flush()]));
   slot.__SVC_TEST_SDK__ = {
     get sessionId() {
-      return session.id();
+      return core.session.id();
     },
-    async flush() {
-      const [sent, failed] = pipeline.answers;
-      await Promise.all([pipeline.flush(true), replay.flush()]);
-      return { sent: pipeline.answers[0] - sent, failed: pipeline.answers[1] - failed };
-    },
+    flush,
+    drain: () => ({
+      apiKey: core.config.apiKey!,
+      // Where the requests would have gone: each path is appended to it.
+      base: core.ingestUrl(''),
+      requests: [...pipeline.drain(), ...replay.drain()],
+      settled: flush(),
+    }),
+    send: (path, body) => pipeline.postJson(path, body),
   };
   teardown.add(() => delete slot.__SVC_TEST_SDK__);
 }

@@ -1,5 +1,7 @@
 import type { Page } from '@playwright/test';
+import { deliver } from '../../playwright/src/deliver';
 import { ensureSdkBuilt } from '../support/build-sdk';
+import { freePort } from '../support/examples';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
 import { controlGet, type TestServer } from '../support/svc-server';
 import { expect, test } from './fixtures';
@@ -9,7 +11,8 @@ import { autoApp } from './support/auto-app';
  * The SDK on a page under @svc/playwright: the fixture's init script sets `window.__SVC_TEST__` before any page code
  * runs, and the SDK, with no change to the app, tags every request with the test, runs in environment `test` unless
  * the app set one, sends the session whatever its sampling, and exposes `__SVC_TEST_SDK__.flush()`, which resolves
- * once the server has acknowledged (committed) everything: the reads below follow it with no polling.
+ * once the server has acknowledged (committed) everything: the reads below follow it with no polling. The fixture's
+ * own delivery (playwright/src/deliver.ts) takes what the page queued with `drain()` and posts it from Node.js.
  */
 
 type Resource = { attributes: Record<string, unknown> };
@@ -131,4 +134,73 @@ test('a hostile __SVC_TEST__ (wrong types, huge strings, a throwing getter) neit
   // shutdown() resolved once ingest acknowledged: the record is stored.
   const [row] = await storedLogs(ingest);
   expect(Object.keys(row!.resource.attributes).filter((key) => key.startsWith('test.') || key.startsWith('deployment.'))).toEqual([]);
+});
+
+/** Requests the page itself posts to `base` (its ingest), in order. */
+function ingestPosts(page: Page, base: string): string[] {
+  const posts: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url().startsWith(base)) posts.push(new URL(request.url()).pathname);
+  });
+  return posts;
+}
+
+/** Logs a line and a replay event in the page (the script-tag SDK of scriptTagPage, as `window.sdk`). */
+const logAndMark = (page: Page, message: string) =>
+  page.evaluate((m) => {
+    const sdk = (window as unknown as { sdk: { log(l: string, m: string): void; captureReplayEvent(t: string): void } }).sdk;
+    sdk.log('info', m);
+    sdk.captureReplayEvent('checkpoint');
+  }, message);
+
+// Neither the pipeline's nor the replay's timer sends during these tests: only what they call does.
+const QUIET = { flushIntervalMs: 60_000, replay: { flushIntervalMs: 60_000 } };
+
+test('the fixture delivers what the page queued from Node.js: stored once, and never sent by the page', async ({ page, ingest }) => {
+  const posts = ingestPosts(page, ingest.url);
+  await open(page, CONTEXT, scriptTagPage(ingest, QUIET));
+  await logAndMark(page, 'delivered from node');
+  const outcome = await deliver(page, 5_000);
+  expect(outcome).toMatchObject({ sent: expect.any(Number), failed: 0 });
+  expect(outcome!.timedOut).toBeUndefined();
+
+  const logs = await storedLogs(ingest);
+  expect(logs.map((row) => row.body)).toEqual(['delivered from node']);
+  expect(logs[0]!.resource.attributes).toMatchObject(TEST_ATTRIBUTES);
+  const chunks = await controlGet<{ data: Array<{ seq: number }> }>(ingest, `/replay/chunks?session_id=${outcome!.sessionId}&limit=10`);
+  expect(chunks.body.data.map((c) => c.seq)).toEqual([0]);
+
+  // The page forgot what it handed over: its own flush and a second delivery find nothing to send.
+  expect(await flush(page)).toEqual({ sent: 0, failed: 0 });
+  expect(await deliver(page, 5_000)).toEqual({ sessionId: outcome!.sessionId, sent: 0, failed: 0 });
+  expect(await storedLogs(ingest)).toHaveLength(1);
+  expect(posts).toEqual([]);
+});
+
+test('what Node.js cannot deliver goes back to the page, which sends it its own way', async ({ page, ingest }) => {
+  // An ingest address only the browser resolves (as with a remote browser, a proxy or host-resolver-rules).
+  const browserOnly = 'http://svc-ingest.invalid';
+  await page.context().route(`${browserOnly}/**`, (route) => route.continue({ url: route.request().url().replace(browserOnly, ingest.url) }));
+  const posts = ingestPosts(page, browserOnly);
+  await open(page, CONTEXT, scriptTagPage({ ...ingest, url: browserOnly }, QUIET));
+  await logAndMark(page, 'sent by the page');
+  const outcome = await deliver(page, 5_000);
+  expect(outcome).toMatchObject({ sent: posts.length, failed: 0 });
+  // Each request once, from the page: its load's span and metrics too.
+  expect(posts).toEqual(expect.arrayContaining(['/ingest/replay/chunk', '/otlp/v1/logs']));
+  expect(new Set(posts).size).toBe(posts.length);
+  expect((await storedLogs(ingest)).map((row) => row.body)).toEqual(['sent by the page']);
+});
+
+test('with svc down, a delivery ends within its bound and says nothing got through', async ({ page, ingest }) => {
+  // Nothing listens on it.
+  const closed = await freePort();
+  await open(page, CONTEXT, scriptTagPage({ ...ingest, url: `http://127.0.0.1:${closed}` }, QUIET));
+  await logAndMark(page, 'never stored');
+  const started = Date.now();
+  const outcome = await deliver(page, 500);
+  expect(Date.now() - started).toBeLessThan(1_500);
+  // The page's own retries usually outlast the bound; in any case nothing was delivered.
+  expect(outcome).toMatchObject({ sent: 0 });
+  expect(outcome!.timedOut || outcome!.failed! > 0).toBe(true);
 });

@@ -12,7 +12,7 @@ import type { KeyValueStore } from '../../src/session/storage';
 /**
  * A page under @svc/playwright (`globalThis.__SVC_TEST__`): the `test.*` attributes, hostile input, the environment
  * and sampling a test forces, a session per test attempt, and the pipeline's answered-request counts behind
- * `__SVC_TEST_SDK__.flush()` (the page side of it runs in test/e2e/sdk-test-context.spec.ts).
+ * `__SVC_TEST_SDK__.flush()` and `drain()` (the page side of them runs in test/e2e/sdk-test-context.spec.ts).
  */
 
 const slot = globalThis as { __SVC_TEST__?: unknown };
@@ -149,11 +149,11 @@ describe('a session per test attempt', () => {
   });
 });
 
-describe('pipeline answers and forced flush', () => {
-  it('counts answered requests, and a forced flush sends during a retry wait', async () => {
-    const statuses = [200, 503, 200];
-    const fetch = vi.fn(async () => new Response('{}', { status: statuses.shift() ?? 200 }));
-    // Timers never fire: only the flushes below send.
+describe('pipeline answers, forced flush and drain', () => {
+  const log = (body: string) => ({ kind: 'log', timeMs: 1, level: 'info', body, sessionId: 's', attributes: {} }) as const;
+  /** A pipeline whose timers never fire (only the flushes a test calls send), answering `statuses` in turn, then 200. */
+  function pipelineAnswering(statuses: number[]) {
+    const fetch = vi.fn(async (_url: string, _init: RequestInit) => new Response('{}', { status: statuses.shift() ?? 200 }));
     const clock: PipelineClock = { now: () => 1_000_000, setTimeout: () => 0, clearTimeout: () => undefined, random: () => 0.5 };
     const pipeline = createPipeline({
       config: { apiKey: 'k', serviceName: 's', appId: undefined, env: undefined, serviceVersion: undefined, flushIntervalMs: 1000, maxQueueSize: 10, requestTimeoutMs: 1000 },
@@ -164,10 +164,14 @@ describe('pipeline answers and forced flush', () => {
       debug: { warn: () => undefined, error: () => undefined },
       clock,
     });
-    const log = { kind: 'log', timeMs: 1, level: 'info', body: 'hello', sessionId: 's', attributes: {} } as const;
+    return { pipeline, fetch };
+  }
+
+  it('counts answered requests, and a forced flush sends during a retry wait', async () => {
+    const { pipeline, fetch } = pipelineAnswering([200, 503, 200]);
     expect(await pipeline.postJson('/ingest/v1/replay/chunk', '{}')).toBe(true);
     expect(pipeline.answers).toEqual([1, 0]);
-    pipeline.enqueue(log);
+    pipeline.enqueue(log('hello'));
     await pipeline.flush();
     expect(pipeline.answers).toEqual([1, 1]);
     // The 503 started a retry wait: an ordinary flush leaves the record queued, a forced one sends it.
@@ -176,5 +180,19 @@ describe('pipeline answers and forced flush', () => {
     await pipeline.flush(true);
     expect(pipeline.answers).toEqual([2, 1]);
     await pipeline.shutdown();
+  });
+
+  it('drain hands over every waiting record as one body per signal, which the page never sends itself', async () => {
+    const { pipeline, fetch } = pipelineAnswering([]);
+    pipeline.enqueue(log('one'));
+    pipeline.enqueue(log('two'));
+    pipeline.enqueue({ kind: 'metric', name: 'm', value: 1, unit: '', timeMs: 1, sessionId: 's', attributes: {} });
+    const requests = pipeline.drain();
+    expect(requests.map(([path]) => path)).toEqual(['/otlp/v1/logs', '/otlp/v1/metrics']);
+    const logs = JSON.parse(requests[0]![1]) as { resourceLogs: Array<{ scopeLogs: Array<{ logRecords: Array<{ body: { stringValue: string } }> }> }> };
+    expect(logs.resourceLogs[0]!.scopeLogs[0]!.logRecords.map((r) => r.body.stringValue)).toEqual(['one', 'two']);
+    expect(pipeline.drain(), 'taken once').toEqual([]);
+    await pipeline.shutdown();
+    expect(fetch, 'nothing left for the page to send').not.toHaveBeenCalled();
   });
 });
