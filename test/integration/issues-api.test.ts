@@ -278,6 +278,11 @@ describe.each(kinds)('issues API on %s', (kind) => {
     for (const payload of regressions) {
       expect(payload).toMatchObject({ issue_id: id, severity: 'warning', env, services: ['web-app'], dashboard_url: expect.stringMatching(new RegExp(`^${t.server.publicUrl}/issues/${id}\\?p=[^&]+&exp=\\d+&sig=[\\w-]+$`)) });
     }
+    // Its page says why the frames read as minified: the app's files without a map, and the command that uploads them.
+    const issuePage = await (await fetch(regressions[0]!.dashboard_url as string)).text();
+    expect(issuePage).toContain('No source map covers these files of the app');
+    for (const file of ['https://shop.example.com/assets/checkout.3f9a1c2b.js', 'https://shop.example.com/assets/app-DiwrgTda.js']) expect(issuePage).toContain(`<li><code>${file}</code></li>`);
+    expect(issuePage).toContain(`<pre><code>npx svc-server sourcemaps upload path/to/build --release 5.1 --url ${t.server.publicUrl} --control-key &lt;control key&gt;</code></pre>`);
 
     expect((await patch(id, { status: 'ignored' })).body).toMatchObject({ status: 'ignored', in_next_release: false, resolved_release: null });
     now += MINUTE;
@@ -345,52 +350,62 @@ describe.each(kinds)('issues API on %s', (kind) => {
     expect(await only(`env=${env}`)).toMatchObject({ incident_id: opened[0] });
   });
 
-  it('groups errors of two minified builds on their original frame once the maps are uploaded, and symbolicates an older error when read', async () => {
+  it("says which of the app's files had no map and how to upload it; the map arriving merges the issue into the original frame's, once", async () => {
     const env = 'maps';
+    const message = "Cannot read properties of undefined (reading 'price')";
     const [one, two] = [await buildShop(false), await buildShop(true)];
     // Different builds: new hash, and the throwing function minified under another name.
     const topFrame = (stack: string) => /at (\S+) \((\S+)\)/.exec(stack)!.slice(1);
     expect(topFrame(one.stack)).not.toEqual(topFrame(two.stack));
     const debugId = randomUUID();
 
-    // Before any map: grouped as sent.
-    await sendError({ env, message: "Cannot read properties of undefined (reading 'price')", stack: one.stack, release: '7.0' }, [`${debugId} ${one.url}`]);
-    await detect();
+    // Before any map: five errors of the first build in three sessions, grouped on the minified frame, and an incident.
+    for (const sessionId of ['maps-0', 'maps-0', 'maps-1', 'maps-1', 'maps-2']) await sendError({ env, message, stack: one.stack, release: '7.0', sessionId }, [`${debugId} ${one.url}`]);
+    const { opened } = await detect();
+    expect(opened).toHaveLength(1);
     const unmapped = await only(`env=${env}`);
-    expect(unmapped.top_frame).toMatch(/^\w \(main\.js:1\)$/);
+    expect(unmapped).toMatchObject({ events: 5, sessions: 3, incident_id: opened[0], top_frame: expect.stringMatching(/^\w \(main\.js:1\)$/) });
+    expect((await detail(unmapped.id)).stack.missing_maps).toEqual({
+      files: [{ url: one.url, debug_id: debugId }],
+      release: '7.0',
+      upload_command: `npx svc-server sourcemaps upload path/to/build --release 7.0 --url ${t.server.publicUrl} --control-key <control key>`,
+    });
 
-    // One map by debug ID, the other by release and URL.
+    // Its map arrives, by two uploads at once: the issue moves into the issue of the original frame, once.
     const upload = async (release: string | undefined, map: Record<string, unknown>) => {
-      const res = await call('POST', '/sourcemaps', { ...(release ? { release } : {}), maps: [map] });
+      const res = await call<{ regrouped: Array<{ from: string; into: string }> }>('POST', '/sourcemaps', { ...(release ? { release } : {}), maps: [map] });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.regrouped;
     };
-    await upload(undefined, { map: one.map, debug_id: debugId });
-    await upload('7.1', { map: two.map, url: two.url.replace('https://shop.example.com', '~') });
-
+    const regrouped = (await Promise.all([upload(undefined, { map: one.map, debug_id: debugId }), upload(undefined, { map: one.map, debug_id: debugId })])).flat();
+    const parts = [await appId(), env, 'TypeError', message, 'lineTotal@src/cart/total.ts'];
+    const mappedId = createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
+    expect(regrouped).toEqual([{ from: unmapped.id, into: mappedId }]);
+    const mapped = await only(`env=${env}`);
+    expect(mapped).toMatchObject({ id: mappedId, events: 5, sessions: 3, first_seen: unmapped.first_seen, incident_id: opened[0], top_frame: expect.stringMatching(/^lineTotal \(src\/cart\/total\.ts:2:\d+\)$/) });
+    // The old id answers as the merged issue: links sent before keep working.
     const read = await detail(unmapped.id);
+    expect(read).toMatchObject({ id: mappedId, merged_from: [{ id: unmapped.id }], stack: { missing_maps: null }, releases: [{ release: '7.0', events: 5 }] });
     const top = read.stack.frames.find((f) => f.in_app)!;
     expect(top).toMatchObject({ url: one.url, debug_id: debugId, original: { file: 'src/cart/total.ts', line: 2, function: 'lineTotal' } });
     expect(top.original!.context!.lines[2 - top.original!.context!.start_line]).toBe('  const price = item.product!.price;');
+    expect(await upload(undefined, { map: one.map, debug_id: debugId }), 'uploaded again: nothing left to merge').toEqual([]);
 
+    // The second build's map, by release and URL; the next errors of both builds join the issue and its incident.
+    await upload('7.1', { map: two.map, url: two.url.replace('https://shop.example.com', '~') });
     now += MINUTE;
-    await sendError({ env, message: "Cannot read properties of undefined (reading 'price')", stack: one.stack, release: '7.0', sessionId: 'maps-1' }, [`${debugId} ${one.url}`]);
-    await sendError({ env, message: "Cannot read properties of undefined (reading 'price')", stack: two.stack, release: '7.1', sessionId: 'maps-2' });
-    await detect();
-    const mapped = (await list(`env=${env}`)).data.find((i) => i.id !== unmapped.id)!;
-    expect(mapped).toMatchObject({ events: 2, sessions: 2, top_frame: expect.stringMatching(/^lineTotal \(src\/cart\/total\.ts:2:\d+\)$/) });
-    const parts = [await appId(), env, 'TypeError', "Cannot read properties of undefined (reading 'price')", 'lineTotal@src/cart/total.ts'];
-    expect(mapped.id).toBe(createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16));
+    await sendError({ env, message, stack: one.stack, release: '7.0', sessionId: 'maps-3' }, [`${debugId} ${one.url}`]);
+    await sendError({ env, message, stack: two.stack, release: '7.1', sessionId: 'maps-4' });
+    expect((await detect()).opened).toEqual([]);
+    expect(await only(`env=${env}`)).toMatchObject({ id: mappedId, events: 7, sessions: 5 });
 
-    // Its incident names the original function, file and line, and quotes the line.
-    for (let i = 0; i < 3; i++) await sendError({ env, message: "Cannot read properties of undefined (reading 'price')", stack: two.stack, release: '7.1' });
-    const { opened } = await detect();
-    expect(opened).toHaveLength(1);
+    // Its incident moved with it: it names the original function, file and line, and quotes the line.
     const incident = await detectionIncidentStore(t, clock).get(t.projectId, opened[0]!);
     expect(incident).toMatchObject({
-      title: "TypeError: Cannot read properties of undefined (reading 'price') in src/cart/total.ts",
-      evidence: { fingerprint: mapped.id, top_frame: mapped.top_frame, top_frame_source: { file: 'src/cart/total.ts', function: 'lineTotal', line: 2, code: '  const price = item.product!.price;' } },
+      title: `TypeError: ${message} in src/cart/total.ts`,
+      evidence: { fingerprint: mappedId, error_count: 7, top_frame: mapped.top_frame, top_frame_source: { file: 'src/cart/total.ts', function: 'lineTotal', line: 2, code: '  const price = item.product!.price;' } },
     });
-    expect(incident!.root_cause_summary).toContain(`at ${mapped.top_frame!}, 5 times in 5 minutes across 2 sessions. The line: \`const price = item.product!.price;\`.`);
+    expect(incident!.root_cause_summary).toContain(`at ${mapped.top_frame!}, 7 times in 60 seconds across 5 sessions. The line: \`const price = item.product!.price;\`.`);
   });
 
   it("symbolicates any one error log's stack (GET /logs/{id}/frames), as a session's Errors pane shows it", async () => {

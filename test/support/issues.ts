@@ -78,7 +78,14 @@ export interface Reproduction {
 export interface IssueDetail extends IssueSummary {
   seen_in: IssueSummary['seen_in'] & { tests: { runs: string[]; tests: Array<{ test_id: string; title: string | null }> } };
   reproductions: Reproduction[];
-  stack: { raw: string | null; frames: IssueFrame[] };
+  stack: {
+    raw: string | null;
+    frames: IssueFrame[];
+    /** The app's files without a map and the CLI line that uploads theirs; null when every in-app frame has its map. */
+    missing_maps: { files: Array<{ url: string; debug_id: string | null }>; release: string | null; upload_command: string } | null;
+  };
+  /** Issues merged into this one once a map placed their frame. */
+  merged_from: Array<{ id: string; at: string }>;
   counts: Array<{ start: string; count: number }>;
   releases: Array<{ release: string; events: number }>;
   sessions_sample: Array<{ session_id: string; user_id: string | null; first_seen: string; last_seen: string; replay_url: string | null }>;

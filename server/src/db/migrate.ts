@@ -17,6 +17,7 @@ import { vitalsIndexMigration } from './migrations/0017-vitals-index';
 import { testRunsMigration } from './migrations/0018-test-runs';
 import { testTrafficMigration } from './migrations/0019-test-traffic';
 import { ingestSetupHealthMigration } from './migrations/0020-ingest-setup-health';
+import { issueMergesMigration } from './migrations/0021-issue-merges';
 import { issueBreakdownMigration } from './migrations/0022-issue-breakdown';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
@@ -39,6 +40,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0018-test-runs': testRunsMigration(),
     '0019-test-traffic': testTrafficMigration(),
     '0020-ingest-setup-health': ingestSetupHealthMigration(),
+    '0021-issue-merges': issueMergesMigration(),
     '0022-issue-breakdown': issueBreakdownMigration(),
   };
 }
@@ -46,7 +48,9 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
 /** Applies every pending migration; throws with the failing migration's name if one fails. */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(handle) };
-  const { error, results } = await new Migrator({ db: handle.db, provider }).migrateToLatest();
+  // Numbers are handed out to changes made side by side, which land in any order: a database that ran a later one
+  // still runs an earlier one that came after it (each migration depends only on those before its own number).
+  const { error, results } = await new Migrator({ db: handle.db, provider, allowUnorderedMigrations: true }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);

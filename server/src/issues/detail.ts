@@ -3,6 +3,7 @@ import type { Database } from '../db/schema';
 import { replayUrl } from '../incidents/detect/evidence';
 import type { LastEvent } from '../incidents/detect/tables';
 import { iso } from '../query/params';
+import { missingMaps } from '../sourcemaps/missing';
 import type { SymbolicatedFrame, Symbolicator } from '../sourcemaps/types';
 import { breadcrumbsBefore } from './breadcrumbs';
 import { newestSessionsOf } from './find';
@@ -63,6 +64,18 @@ async function sessionsOf(sources: DetailSources, row: IssueRow) {
   }));
 }
 
+/** The issues merged into this one (issues/merge.ts), newest first. */
+async function mergedInto(db: Kysely<Database>, row: IssueRow) {
+  const rows = await db
+    .selectFrom('issue_merges')
+    .select(['from_fingerprint', 'merged_ms'])
+    .where('project_id', '=', row.project_id)
+    .where('into_fingerprint', '=', row.fingerprint)
+    .orderBy('merged_ms', 'desc')
+    .execute();
+  return rows.map((r) => ({ id: r.from_fingerprint, at: iso(Number(r.merged_ms)) }));
+}
+
 /** An issue with everything its page shows (docs/issues.md, "The detail"). */
 export async function issueDetail(sources: DetailSources, row: IssueRow) {
   const last = row.last_event === null ? null : (JSON.parse(row.last_event) as LastEvent);
@@ -71,7 +84,8 @@ export async function issueDetail(sources: DetailSources, row: IssueRow) {
     ...issueJson(row),
     seen_in: await seenInDetail(sources.db, row),
     reproductions: await reproductionsOf(sources.db, row),
-    stack: { raw: last?.stacktrace ?? null, frames: frames.map(frameJson) },
+    stack: { raw: last?.stacktrace ?? null, frames: frames.map(frameJson), missing_maps: missingMaps(frames, last?.release ?? null, sources.publicUrl) },
+    merged_from: await mergedInto(sources.db, row),
     last_event: last && { at: iso(last.time_ms), release: last.release, session_id: last.session_id },
     counts: await countsOf(sources.db, row),
     releases: await releasesOf(sources.db, row),

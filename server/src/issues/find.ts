@@ -8,9 +8,15 @@ import type { IssueRow } from './json';
 const issuesOf = (db: Kysely<Database>, projectId: string) =>
   db.selectFrom('detection_groups as g').innerJoin('apps', 'apps.id', 'g.app_id').selectAll('g').select('apps.name as app').where('g.project_id', '=', projectId);
 
-/** One issue of a project with its app's name; undefined when the project has no issue with that id. */
-export function findIssueRow(db: Kysely<Database>, projectId: string, id: string): Promise<IssueRow | undefined> {
-  return issuesOf(db, projectId).where('g.fingerprint', '=', id).executeTakeFirst();
+/**
+ * One issue of a project with its app's name; undefined when the project has no issue with that id. An id merged into
+ * another issue (issues/merge.ts) answers as that one: links and pages made before the merge keep working.
+ */
+export async function findIssueRow(db: Kysely<Database>, projectId: string, id: string): Promise<IssueRow | undefined> {
+  const row = await issuesOf(db, projectId).where('g.fingerprint', '=', id).executeTakeFirst();
+  if (row) return row;
+  const merge = await db.selectFrom('issue_merges').select('into_fingerprint').where('project_id', '=', projectId).where('from_fingerprint', '=', id).executeTakeFirst();
+  return merge && issuesOf(db, projectId).where('g.fingerprint', '=', merge.into_fingerprint).executeTakeFirst();
 }
 
 /** The issue, or the 404 of an id that is no issue of the project. */

@@ -50,10 +50,18 @@ function framesHtml(frames: Frame[]): string {
     .join('');
 }
 
+/** Why the frames read as minified: the app's files without a map, and the command that uploads theirs. */
+function missingMapsHtml(missing: IssueDetail['stack']['missing_maps']): string {
+  if (missing === null) return '';
+  const files = `<ul>${missing.files.map((f) => `<li>${code(f.url)}${f.debug_id ? ` (debug ID ${code(f.debug_id)})` : ''}</li>`).join('')}</ul>`;
+  const release = missing.release === null ? '<p>The error names no release: name one with the SDK\'s <code>serviceVersion</code> (the build plugin does), and the same with <code>--release</code>.</p>' : '';
+  return `<div class="missing-maps"><p><strong>No source map covers ${missing.files.length === 1 ? 'this file' : 'these files'} of the app</strong>, so the frames read as minified:</p>${files}<p>Upload the maps of that build from its output folder (the one served at the site's root); the issue's errors then move to the issue of the original code:</p><pre><code>${escapeHtml(missing.upload_command)}</code></pre>${release}</div>`;
+}
+
 function stackHtml(stack: IssueDetail['stack']): string {
   if (stack.raw === null) return '<h2>Stack</h2><p>The newest error came without a stack.</p>';
   const raw = `<details><summary>The stack as the browser sent it</summary><pre><code>${escapeHtml(stack.raw)}</code></pre></details>`;
-  return `<h2>Stack</h2>${stack.frames.length ? framesHtml(stack.frames) : '<p>No frame of the stack could be read.</p>'}${raw}`;
+  return `<h2>Stack</h2>${missingMapsHtml(stack.missing_maps)}${stack.frames.length ? framesHtml(stack.frames) : '<p>No frame of the stack could be read.</p>'}${raw}`;
 }
 
 function breadcrumbsHtml(crumbs: IssueDetail['breadcrumbs']): string {

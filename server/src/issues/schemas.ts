@@ -88,6 +88,18 @@ export const Frame = z.object({
     .nullable(),
 });
 
+export const MissingMapsSchema = z
+  .object({
+    files: z.array(z.object({ url: z.string(), debug_id: z.string().nullable() })).openapi({ description: "The app's scripts of the stack that no uploaded map covers, in stack order" }),
+    release: z.string().nullable().openapi({ description: "The error's release (`service.version`), which maps without a debug ID are found by" }),
+    upload_command: z.string().openapi({
+      description: "The CLI line that uploads their maps, run on the build's output folder (the one served at the site's root)",
+      example: 'npx svc-server sourcemaps upload path/to/build --release 7.1 --url https://svc.example.com --control-key <control key>',
+    }),
+  })
+  .nullable()
+  .openapi({ description: 'Null when every in-app frame has its map (docs/source-maps.md, "When a map is missing")' });
+
 export const IssueDetailSchema = IssueSchema.extend({
   seen_in: SeenInSchema.extend({
     tests: SeenInSchema.shape.tests.extend({
@@ -106,7 +118,10 @@ export const IssueDetailSchema = IssueSchema.extend({
       }),
     )
     .openapi({ description: "Test attempts annotated `svc-issue` with this issue's id (the AI fix's reproduction test), newest first, at most 20" }),
-  stack: z.object({ raw: z.string().nullable(), frames: z.array(Frame) }),
+  stack: z.object({ raw: z.string().nullable(), frames: z.array(Frame), missing_maps: MissingMapsSchema }),
+  merged_from: z
+    .array(z.object({ id: z.string(), at: Time }))
+    .openapi({ description: 'Issues merged into this one once a map placed their frame (their ids answer as this issue), newest first' }),
   last_event: z.object({ at: Time, release: z.string().nullable(), session_id: z.string().nullable() }).nullable(),
   counts: z.array(z.object({ start: Time, count: z.number().int() })).openapi({ description: 'Errors per hour (hours with errors), the 14 days up to the last one' }),
   releases: z.array(z.object({ release: z.string(), events: z.number().int(), first_seen: Time, last_seen: Time })),

@@ -4,13 +4,15 @@ import type { Services } from '../http/env';
 import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
 import { frameJson } from '../issues/json';
-import { Frame } from '../issues/schemas';
+import { Frame, MissingMapsSchema } from '../issues/schemas';
+import { missingMaps } from '../sourcemaps/missing';
 
 const LogFrames = z
   .object({
     log_id: z.number().int(),
     raw: z.string().openapi({ description: 'The stack as the browser sent it (`exception.stacktrace`)' }),
     frames: z.array(Frame).openapi({ description: "The error's own frames, each with its original position and source lines when a map matches" }),
+    missing_maps: MissingMapsSchema,
   })
   .openapi('LogFrames');
 
@@ -41,6 +43,6 @@ export function logFramesRoutes(services: Services) {
     const stacktrace = error?.raw.stacktrace;
     if (!error || !stacktrace) throw new ApiError(404, 'not_found', `no error log ${id} with a stack in this project`);
     const frames = await services.symbolicator.symbolicate({ projectId, stacktrace, debugIds: error.debugIds, release: error.release });
-    return c.json({ log_id: id, raw: stacktrace, frames: frames.map(frameJson) }, 200);
+    return c.json({ log_id: id, raw: stacktrace, frames: frames.map(frameJson), missing_maps: missingMaps(frames, error.release, services.publicUrl) }, 200);
   });
 }

@@ -5,6 +5,7 @@ import type { AppEnv, Services } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, documentedRoute, errors, jsonAnswer } from '../http/openapi';
 import { cursorQuery, limitQuery, pageOf, Time } from '../http/schemas';
+import { regroupMapped } from '../issues/merge';
 import { iso, keysetPage, readCursor } from '../query/params';
 import { normalizeDebugId } from './debug-ids';
 import { deleteByDebugId, listMaps, storeMaps, type StoredMap } from './store';
@@ -34,7 +35,8 @@ const uploadRoute = createRoute({
     `Each map at most ${MAX_MAP_BYTES} bytes and each request at most ${MAX_UPLOAD_BYTES} bytes, after decompression (413). ` +
     'Refused with 400 and nothing stored: not JSON, not a version 3 map (`invalid_sourcemap`), a malformed debug ID ' +
     "(`invalid_debug_id`), a file whose `//# debugId=` differs from its map's (`debug_id_mismatch`), a map with neither a " +
-    'debug ID nor a release and URL. Uploading a debug ID again replaces its map.',
+    'debug ID nor a release and URL. Uploading a debug ID again replaces its map. Issues that formed without these maps, ' +
+    "whose newest error they now place, are merged into the issue of the original frame (`regrouped`; docs/issues.md, \"Maps that arrive late\").",
   request: {
     body: {
       required: true,
@@ -54,7 +56,16 @@ const uploadRoute = createRoute({
       },
     },
   },
-  responses: { 201: jsonAnswer('Stored', z.object({ stored: z.array(StoredMapSchema) })), ...errors(400, 401, 403, 413, 415) },
+  responses: {
+    201: jsonAnswer(
+      'Stored',
+      z.object({
+        stored: z.array(StoredMapSchema),
+        regrouped: z.array(z.object({ from: z.string(), into: z.string() })).openapi({ description: 'Issues merged into the issue of their original frame: ids `from` → `into`' }),
+      }),
+    ),
+    ...errors(400, 401, 403, 413, 415),
+  },
 });
 
 const listRoute = createRoute({
@@ -86,8 +97,10 @@ export function sourcemapRoutes(services: Services) {
   documentedRoute(app, uploadRoute, async (c) => {
     // Every map is checked before any is stored: one bad part refuses the whole upload.
     const maps = (await uploadEntries(c)).map(toNewMap);
-    const stored = await storeMaps(services.db, services.clock, c.get('caller').projectId, maps);
-    return c.json({ stored: stored.map(({ debugId, release, url, bytes }) => ({ debug_id: debugId, release, url, bytes })) }, 201);
+    const { projectId } = c.get('caller');
+    const stored = await storeMaps(services.db, services.clock, projectId, maps);
+    const regrouped = await regroupMapped(services, projectId, stored);
+    return c.json({ stored: stored.map(({ debugId, release, url, bytes }) => ({ debug_id: debugId, release, url, bytes })), regrouped }, 201);
   });
   return app
     .openapi(listRoute, async (c) => {

@@ -162,6 +162,16 @@ test('keyboard: Tab reaches a row, Enter opens the issue; the page shows the ori
   await expect(frame.locator('mark')).toContainText(THROW_LINE);
 });
 
+test("an issue of a build whose maps were not uploaded names the app's files without a map and the command that uploads them", async ({ page }, testInfo) => {
+  await signIn(page, server, { path: `/issue/${ids.declined}` });
+  const note = page.getByRole('note', { name: 'Source maps missing' });
+  // The app's two scripts of the stack, not the SDK's.
+  await expect(note.getByRole('listitem')).toHaveText(['https://shop.example.com/assets/checkout.3f9a1c2b.js', 'https://shop.example.com/assets/app-DiwrgTda.js']);
+  await expect(note.locator('pre')).toHaveText(`npx svc-server sourcemaps upload path/to/build --release ${RELEASE} --url ${server.url} --control-key <control key>`);
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'issue-without-maps');
+});
+
 test('status: resolve from the page, the list filter shows it, reopen; the heuristic analysis runs from the page', async ({ page }) => {
   await signIn(page, server, { path: `/issue/${ids.declined}` });
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(`TypeError: ${DECLINED}`);

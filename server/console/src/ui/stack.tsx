@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Frame as FrameSchema } from '../../../src/issues/schemas';
+import type { Frame as FrameSchema, MissingMapsSchema } from '../../../src/issues/schemas';
 import { useApi } from '../api/use-api';
 import { LoadState } from './status';
 import './stack.css';
@@ -7,6 +7,7 @@ import './stack.css';
 /** A frame as the server symbolicates it (an issue's newest error, or any error log: the same schema). */
 type Frame = z.output<typeof FrameSchema>;
 type OriginalFrame = NonNullable<Frame['original']>;
+type MissingMaps = z.output<typeof MissingMapsSchema>;
 
 /** The original lines around a frame, numbered, the frame's own line marked (a `<mark>`, and "error line" for readers). */
 function SourceContext({ original }: { original: OriginalFrame }) {
@@ -71,12 +72,41 @@ function runsOf(frames: Frame[]): Frame[][] {
   return runs;
 }
 
+/** Why frames read as minified: the app's files no uploaded map covers, and the CLI line that uploads their maps. */
+function MissingMapsNote({ missing }: { missing: NonNullable<MissingMaps> }) {
+  return (
+    <div className="missing-maps" role="note" aria-label="Source maps missing">
+      <p>
+        <strong>No source map covers {missing.files.length === 1 ? 'this file' : 'these files'} of the app</strong>, so the frames read as minified:
+      </p>
+      <ul>
+        {missing.files.map((f) => (
+          <li key={f.url}>
+            <code>{f.url}</code>
+            {f.debug_id && <span className="hint"> debug ID {f.debug_id}</span>}
+          </li>
+        ))}
+      </ul>
+      <p>Upload the maps of that build from its output folder (the one served at the site&apos;s root); this issue&apos;s errors then move to the issue of the original code:</p>
+      <pre className="upload-command">
+        <code>{missing.upload_command}</code>
+      </pre>
+      {missing.release === null && (
+        <p className="hint">
+          The error names no release: name one with the SDK&apos;s <code>serviceVersion</code> (the build plugin does), and the same with <code>--release</code>.
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** A stack symbolicated by the server, innermost frame first, frames outside the app folded; the raw text below. */
-export function Stack({ stack }: { stack: { raw: string | null; frames: Frame[] } }) {
+export function Stack({ stack }: { stack: { raw: string | null; frames: Frame[]; missing_maps?: MissingMaps } }) {
   if (stack.raw === null) return <p className="hint">This error came without a stack.</p>;
   let offset = 0;
   return (
     <>
+      {stack.missing_maps && <MissingMapsNote missing={stack.missing_maps} />}
       {stack.frames.length === 0 && <p className="hint">No frame of the stack could be read.</p>}
       {runsOf(stack.frames).map((run) => {
         const key = offset;

@@ -33,6 +33,17 @@ export function addToBuckets(buckets: Buckets, errors: readonly ErrorTimes[], wi
   return [...byStart.values()].filter(([start]) => start + width > now - windowMs).sort((a, b) => a[0] - b[0]);
 }
 
+/** Two groups' buckets as one group's (an issue merged into another: issues/merge.ts). */
+export function addBuckets(a: Buckets, b: Buckets): Buckets {
+  const byStart = new Map(a.map((bucket) => [bucket[0], bucket]));
+  for (const [start, n, firstMs] of b) {
+    const [, m = 0, first] = byStart.get(start) ?? [];
+    const earliest = first === undefined ? firstMs : firstMs === undefined ? first : Math.min(first, firstMs);
+    byStart.set(start, earliest === undefined ? [start, m + n] : [start, m + n, earliest]);
+  }
+  return [...byStart.values()].sort((x, y) => x[0] - y[0]);
+}
+
 const inWindow = (windowMs: number, now: number) => (b: Buckets[number]) => b[0] + bucketWidth(windowMs) > now - windowMs && b[0] <= now;
 
 /** Errors in the window ending at `now`, counting every bucket that overlaps it. */

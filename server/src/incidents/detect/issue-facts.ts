@@ -9,7 +9,7 @@ const ROWS_PER_INSERT = 500;
 /** An upsert's new value of `table.column`: the inserted one when `op` holds against the stored one (`least` and `greatest` are PostgreSQL's only). */
 const keep = (op: '<' | '>') => (table: string, column: string) =>
   sql.raw<number>(`case when excluded.${column} ${op} ${table}.${column} then excluded.${column} else ${table}.${column} end`);
-const lower = keep('<');
+export const lower = keep('<');
 export const higher = keep('>');
 
 /** Rows in inserts of at most {@link ROWS_PER_INSERT}. */

@@ -87,6 +87,8 @@ export interface DetectionTables {
   issue_test_sessions: { project_id: string; fingerprint: string; session_id: string; seen_ms: number };
   /** Test runs (`test.run.id`) an issue was seen in, by the reporter's time of their last error of it. */
   issue_test_runs: { project_id: string; fingerprint: string; run_id: string; last_ms: number };
+  /** Issues merged into another once a source map placed their frame (issues/merge.ts): the old id answers as the new. */
+  issue_merges: { project_id: string; from_fingerprint: string; into_fingerprint: string; merged_ms: number };
   /** Tests (Playwright's `test.id`) an issue was seen in, with their title path joined by ` > `. */
   issue_tests: { project_id: string; fingerprint: string; test_id: string; title: string | null; last_ms: number };
   /**
