@@ -306,11 +306,13 @@ describe('svc-server projects', () => {
       await first.stop();
     }
 
-    const created = cli(['projects', 'create', 'shop']);
+    // The console link of the new project, to the address the server is reached at (SVC_PUBLIC_URL).
+    const created = run(['projects', 'create', 'shop'], { SVC_DATABASE_URL: projectsDb, SVC_PUBLIC_URL: 'https://svc.example.test/' });
     expect(created.code, created.err).toBe(0);
     const projectId = keyOf(created.out, 'project id')!;
     const b = { ingestKey: keyOf(created.out, 'ingest key')!, controlKey: keyOf(created.out, 'control key')! };
     expect(created.out).toContain('app:          web-app');
+    expect(created.out).toContain(`console:      https://svc.example.test/#key=${encodeURIComponent(b.controlKey)}  (signed in to this project`);
     expect(b.ingestKey).toMatch(/^svc_ingest_/);
     expect(b.controlKey).toMatch(/^svc_control_/);
     expect(cli(['projects', 'list']).out).toMatch(new RegExp(`${projectId}  shop  created `));

@@ -49,7 +49,7 @@ const Refusal = z
   })
   .openapi('IngestRefusal');
 
-const Health = z
+export const Health = z
   .object({
     window: z.object({ from: Time, to: Time }),
     refusals: z.array(Refusal).openapi({ description: "Ingest requests of the project's keys that the server refused, per reason, most frequent first" }),

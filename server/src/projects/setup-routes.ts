@@ -22,7 +22,7 @@ const IngestKey = z
   })
   .openapi('SetupIngestKey');
 
-const Setup = z
+export const Setup = z
   .object({
     project: z.object({ id: z.string(), name: z.string() }),
     ingest_url: z.string().openapi({ description: "The server's public address, where the SDK sends to", example: 'http://127.0.0.1:4318' }),

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema';
-import { refusalDb, type RefusalExample } from './tables';
+import { refusalDb, type RefusalExample, type RefusalTables } from './tables';
 
 const HOUR_MS = 3_600_000;
 /** How often counts kept in memory are written: refusals cost ingest no database write of their own. */
@@ -15,15 +15,8 @@ export interface Refusal {
   example: RefusalExample;
 }
 
-interface Pending {
-  project_id: string;
-  hour_ms: number;
-  reason: string;
-  status: number;
-  count: number;
-  last_ms: number;
-  example: string;
-}
+/** A row as it will be added to `ingest_refusals`. */
+type Pending = RefusalTables['ingest_refusals'];
 
 export interface RefusalCounter {
   /** Counts a refusal in memory; written at the next flush. */

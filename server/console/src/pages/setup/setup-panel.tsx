@@ -105,8 +105,8 @@ export function SetupPanel({ setup }: { setup: Setup }) {
         <Snippet title="Build plugin: readable stacks" text={text.build} />
       </div>
       <p className="hint">
-        Until the packages are on the npm registry, install them from an svc checkout (README: <code>npm pack</code>, then install the tarball). Every option:{' '}
-        <a href="/docs/api">API reference</a>, and the SDK&apos;s docs (docs/sdk.md). Refused requests show under <Link href="/ingest-health">Ingest health</Link>.
+        Every option of the SDK: docs/sdk.md in the svc checkout; the server&apos;s API: <a href="/docs/api">API reference</a>. Requests the server refuses (a wrong key,
+        an app name it does not know) show under <Link href="/ingest-health">Ingest health</Link>.
       </p>
     </section>
   );

@@ -5,10 +5,14 @@ export interface SnippetValues {
   ingestUrl: string;
 }
 
-/** The four ways to add the SDK (docs/sdk.md, "Set-up") and the build plugin line, as text to copy. */
+/**
+ * The ways to add the SDK (docs/sdk.md, "Set-up") and the build plugin line, as text to copy. The packages are not on
+ * the npm registry yet: they install from tarballs packed in an svc checkout, as the README says.
+ */
 export function snippets({ key, app, ingestUrl }: SnippetValues) {
   return {
-    npm: `npm install @svc/browser
+    npm: `# not on the npm registry yet: \`npm pack\` in an svc checkout, then in your app
+npm install <checkout>/svc-browser-0.1.0.tgz
 
 // at application start, before any user interaction
 import { initBrowserSDK } from '@svc/browser';
@@ -25,10 +29,14 @@ VITE_SVC_INGEST_URL=${ingestUrl}
 
 // the app's entry module
 import '@svc/browser/auto';`,
-    script: `<script src="https://unpkg.com/@svc/browser/dist/cdn/svc.min.js"
+    script: `<!-- svc.min.js and svc-recorder.min.js from the packed SDK's dist/cdn/, served by your site -->
+<script src="/svc.min.js"
         data-api-key="${key}" data-service-name="${app}"
         data-ingest-url="${ingestUrl}"></script>`,
-    build: `// vite.config.ts: on \`vite build\`, debug IDs and source-map upload (npm install --save-dev @svc/build)
+    build: `# \`npm pack -w bundler-plugin\` in an svc checkout, then in your app
+npm install --save-dev <checkout>/svc-build-0.1.0.tgz
+
+// vite.config.ts: on \`vite build\`, debug IDs and source-map upload
 import { defineConfig } from 'vite';
 import svc from '@svc/build/vite';
 

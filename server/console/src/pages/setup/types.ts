@@ -1,13 +1,6 @@
-/** `GET /control-plane/setup` (server/src/projects/setup-routes.ts). */
-export interface Setup {
-  project: { id: string; name: string };
-  ingest_url: string;
-  ingest_keys: Array<{ id: string; name: string; display_prefix: string; key: string | null; created_at: string; expires_at: string | null }>;
-  apps: Array<{ name: string; aliases: string[] }>;
-  first_data: FirstData | null;
-}
+import type { z } from 'zod';
+import type { Setup as SetupSchema } from '../../../../src/projects/setup-routes';
 
-export interface FirstData {
-  received_at: string;
-  session: { session_id: string; app: string } | null;
-}
+/** `GET /control-plane/setup` as the server's schema declares it (imported as a type only). */
+export type Setup = z.output<typeof SetupSchema>;
+export type FirstData = NonNullable<Setup['first_data']>;
