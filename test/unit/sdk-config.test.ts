@@ -44,6 +44,7 @@ const SPEC_DEFAULTS = {
   ignoreErrors: [],
   denyUrls: [],
   allowUrls: [],
+  issuesFrom: [],
   persistence: true,
   replay: {
     enabled: true,
@@ -119,6 +120,7 @@ describe('resolveConfig defaults', () => {
       ignoreErrors: ['ResizeObserver loop', /^ChunkLoadError/],
       denyUrls: [/\/vendor\//],
       allowUrls: ['https://shop.example.com/assets/'],
+      issuesFrom: ['console', 'requests'],
       persistence: false,
       replay: {
         enabled: false,
@@ -167,6 +169,12 @@ describe('resolveConfig defaults', () => {
       'Option "denyUrls[1]" must be a non-empty string or a RegExp, got 42; ignoring it.',
       'Option "denyUrls[2]" must be a non-empty string or a RegExp, got ""; ignoring it.',
     ]);
+  });
+
+  it('keeps the known sources of issuesFrom and names each other one by its index', () => {
+    const { config, warnings } = resolveWithWarnings(withOption('issuesFrom', ['requests', 'network']));
+    expect(config.issuesFrom).toEqual(['requests']);
+    expect(warnings).toEqual(['Option "issuesFrom[1]" must be "console" or "requests", got "network"; ignoring it.']);
   });
 
   it('accepts false for replay.sampling.mousemove', () => {
