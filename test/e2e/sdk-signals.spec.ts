@@ -58,6 +58,8 @@ test.describe('browser SDK signals through the reference server', () => {
       attributes: { orderId: 'o-1', 'exception.type': 'TypeError', 'exception.message': 'manual exception' },
     });
     expect(String(manual!.attributes['exception.stacktrace'])).toMatch(/^TypeError: manual exception\n\s+at /);
+    // The page it happened on, which an issue's breakdown counts by route.
+    expect(manual!.attributes['url.path']).toBe(new URL(page.url()).pathname);
     expect(byBody.get('Error: a plain string error')).toMatchObject({ severity_text: 'ERROR', attributes: { 'exception.type': 'Error' } });
 
     expect(byBody.get('console debug line')).toMatchObject({ severity_text: 'DEBUG', attributes: { 'log.source': 'console' } });

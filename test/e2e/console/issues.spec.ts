@@ -1,6 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { createTwoFilesPatch } from 'diff';
 import { chromeStack, errorLog } from '../../support/error-logs';
+import { str } from '../../support/otlp';
 import { startFakeGithub, type FakeGithub } from '../../support/fake-github';
 import { startFakeOpenAi, type FakeOpenAi } from '../../support/fake-openai';
 import { TOTAL_TS, buildShop, type ShopBuild } from '../../support/shop-build';
@@ -30,9 +31,27 @@ async function call(method: string, path: string, body: unknown, key = server.co
   return fetch(`${on.url}/control-plane${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
+const UA = {
+  chromeWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  firefoxMac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:128.0) Gecko/20100101 Firefox/128.0',
+};
+
+/** Where an error came from, as the SDK says it: the browser (resource), the page and the user (record). */
+interface ErrorSource {
+  ua: string;
+  path: string;
+  user: string;
+}
+
 /** One error log as the SDK sends it, sent again after a 503 (storage busy: nothing kept) as exporters do. */
-async function ingestError(input: Parameters<typeof errorLog>[0], on: CliServer = server): Promise<void> {
-  const send = () => fetch(`${on.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': on.ingestKey }, body: JSON.stringify(errorLog(input)) });
+async function ingestError(input: Parameters<typeof errorLog>[0], on: CliServer = server, from?: ErrorSource): Promise<void> {
+  const body = errorLog(input);
+  if (from) {
+    const [logs] = body.resourceLogs;
+    logs!.resource.attributes.push(str('user_agent.original', from.ua));
+    logs!.scopeLogs[0]!.logRecords[0]!.attributes.push(str('url.path', from.path), str('user.id', from.user));
+  }
+  const send = () => fetch(`${on.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': on.ingestKey }, body: JSON.stringify(body) });
   await expect.poll(async () => (await send()).status, { message: 'the error log was accepted', intervals: [250, 500, 1000] }).toBe(200);
 }
 
@@ -49,7 +68,12 @@ test.beforeAll(async () => {
   await uploadShopMap(server);
   // In time order, so "last seen" lists them hostile, declined, shop; by events: shop (3), declined (2), hostile (1).
   const now = Date.now();
-  for (let i = 0; i < 3; i++) await ingestError({ message: shopMessage, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: ENV, atMs: now - 60_000 + i });
+  const shopSources: ErrorSource[] = [
+    { ua: UA.chromeWindows, path: '/cart/42', user: 'u-ann' },
+    { ua: UA.chromeWindows, path: '/cart/7', user: 'u-ann' },
+    { ua: UA.firefoxMac, path: '/checkout', user: 'u-bob' },
+  ];
+  for (const [i, from] of shopSources.entries()) await ingestError({ message: shopMessage, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: ENV, atMs: now - 60_000 + i }, server, from);
   for (let i = 0; i < 2; i++) await ingestError({ message: DECLINED, stack: chromeStack(DECLINED), sessionId: `sess-declined-${i}`, release: RELEASE, env: ENV, atMs: now - 30_000 + i });
   await ingestError({ message: HOSTILE, stack: chromeStack(HOSTILE), sessionId: 'sess-hostile', release: RELEASE, env: ENV, atMs: now - 10_000 });
   // The detector groups errors every 10 s.
@@ -63,7 +87,8 @@ test.afterAll(async () => {
   await server?.close();
 });
 
-const titles = (page: Page) => page.locator('table.data-table tbody tr td:first-child');
+/** The title cell of each row (the one with the link; a control key's rows start with a checkbox). */
+const titles = (page: Page) => page.locator('table.data-table tbody tr td:has(> a)');
 
 test('the list: rows, search and filters in the URL (reload keeps them), sort, keyset pages, hostile text stays text', async ({ page }, testInfo) => {
   await signIn(page, server, { path: '/issues' });
@@ -209,6 +234,64 @@ test('a read key sees the issue and no change control; the server refuses the ch
   const refused = await call('PATCH', `/issues/${ids.hostile}`, { status: 'resolved' }, readKey);
   expect(refused.status).toBe(403);
   expect((await controlGet<{ status: string }>(server, `/issues/${ids.hostile}`)).body.status).toBe('unresolved');
+});
+
+test('trends on the list and the issue; its breakdown by browser, system, release, page and user; bulk status changes; times in the reader\'s zone', async ({ page, browser }, testInfo) => {
+  await signIn(page, server, { path: `/issues?env=${ENV}&sort=events` });
+  const row = (message: string) => page.locator('tbody tr', { hasText: message });
+  await expect(row(shopMessage).getByRole('img', { name: '3 errors in the last 24 hours, at most 3 in an hour' })).toBeVisible();
+  await expect(row(DECLINED).getByRole('img', { name: '2 errors in the last 24 hours, at most 2 in an hour' })).toBeVisible();
+  await page.getByRole('group', { name: 'Trend', exact: true }).getByRole('button', { name: '14 days' }).click();
+  await expect(page).toHaveURL(/[?&]trend=14d/);
+  await expect(row(shopMessage).getByRole('img', { name: '3 errors in the last 14 days, at most 3 in a day' })).toBeVisible();
+
+  // Two issues picked by keyboard (Space on each checkbox), ignored at once; each change is recorded as a single one is.
+  const bulk = page.getByRole('group', { name: 'Change the selected issues' });
+  await expect(bulk.getByRole('button', { name: 'Ignore' })).toBeDisabled();
+  for (const message of [shopMessage, DECLINED]) {
+    await row(message).getByRole('checkbox').focus();
+    await page.keyboard.press('Space');
+  }
+  await expect(bulk).toContainText('2 selected');
+  await bulk.getByRole('button', { name: 'Ignore' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(bulk.getByRole('status')).toHaveText('2 issues ignored.');
+  await expect(row(shopMessage)).toContainText('ignored');
+  await expect(row(DECLINED)).toContainText('ignored');
+  await expect(row(HOSTILE)).toContainText('unresolved');
+  for (const id of [ids.shop, ids.declined]) expect((await controlGet<{ status: string; status_by: string }>(server, `/issues/${id}`)).body).toMatchObject({ status: 'ignored', status_by: expect.stringMatching(/^key:/) });
+  await expectAccessible(page);
+
+  // The whole page reopened from its header checkbox.
+  await page.getByRole('checkbox', { name: 'Select every row of this page' }).check();
+  await expect(bulk).toContainText('3 selected');
+  await bulk.getByRole('button', { name: 'Reopen' }).click();
+  await expect(bulk.getByRole('status')).toHaveText('3 issues reopened.');
+  await expect(page.locator('tbody tr', { hasText: 'ignored' })).toHaveCount(0);
+
+  // The issue: both trends, and its errors by browser, system, release, page (route pattern) and user.
+  await page.goto(`${server.url}/issue/${ids.shop}`);
+  await expect(page.getByRole('img', { name: '3 errors in the last 24 hours, at most 3 in an hour' })).toBeVisible();
+  await expect(page.getByRole('img', { name: '3 errors in the last 14 days, at most 3 in a day' })).toBeVisible();
+  const breakdown = page.getByRole('region', { name: 'Breakdown' });
+  await expect(breakdown).toContainText('2 users affected');
+  const facet = (name: string) => breakdown.getByRole('list', { name: `Errors by ${name}` }).getByRole('listitem');
+  await expect(facet('browser')).toHaveText([/^Chrome 131\s*2 \(67 %\)$/, /^Firefox 128\s*1 \(33 %\)$/]);
+  await expect(facet('operating system')).toHaveText([/^Windows/, /^macOS/]);
+  await expect(facet('release')).toHaveText([new RegExp(`^${RELEASE.replaceAll('.', '\\.')}\\s*3 \\(100 %\\)$`)]);
+  await expect(facet('page')).toHaveText([/^\/cart\/:id\s*2/, /^\/checkout\s*1/]);
+  await expect(facet('user')).toHaveText([/^u-ann\s*2/, /^u-bob\s*1/]);
+  await expectAccessible(page);
+
+  // Every time says its zone: here the browser's, India's.
+  const india = await browser.newContext({ timezoneId: 'Asia/Kolkata' });
+  const there = await india.newPage();
+  await signIn(there, server, { path: `/issue/${ids.shop}` });
+  // (Chromium's ICU names the zone by its older name, Asia/Calcutta.)
+  await expect(there.getByRole('banner')).toContainText(/Times: Asia\/(Kolkata|Calcutta) \(GMT\+5:30\)/);
+  await expect(there.locator('dl.facts dt', { hasText: 'First seen' }).locator('+ dd')).toContainText('GMT+5:30');
+  await screenshot(there, testInfo, 'issue');
+  await india.close();
 });
 
 test.describe('with a model and a GitHub repository configured', () => {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type ConsoleMessage, type Page } from '@playwright/test';
 import { ensureSdkBuilt } from '../../support/build-sdk';
 import { logsBody } from '../../support/otlp';
+import { click, el, pageLoad, txt } from '../../support/rrweb';
 import { startSdkPage, type SdkPageServer } from '../../support/sdk-page';
 import { controlGet, startCliServer, type CliServer } from '../../support/svc-server';
 import { expectAccessible, recordRequestUrls, screenshot, signIn } from './support';
@@ -226,8 +227,88 @@ test('plays the recorded session: address bar, markers, panes that seek and foll
   // The replay iframe holds the recorded app's DOM, not the console's: its accessibility is the app's business.
   await tab(page, 'Console').click();
   await expectAccessible(page, ['.replay-frame iframe']);
-  await screenshot(page, testInfo, 'session');
   expect(problems).toEqual([]);
+});
+
+test('the player: replay and controls on one 1280x800 screen, the recorded page filling the frame, markers on the scrubber, full screen; traces named by what started them', async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openSession(page);
+  const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
+  // One screen: the frame and every control under it end inside the window, nothing scrolled.
+  const controls = await box('.controls');
+  expect(controls.y + controls.height).toBeLessThanOrEqual(800);
+  expect(await page.evaluate(() => window.scrollY)).toBe(0);
+
+  // The frame has the recorded viewport's shape, and the recorded page, scaled, fills it.
+  const { body } = await controlGet<ReplayAnswer>(server, `/sessions/${sessionId}/replay?limit=200`);
+  const viewport = body.events.find((e) => e.type === 4)!.data as unknown as { width: number; height: number };
+  const player = await box('.rr-player');
+  expect(Math.abs(player.width / player.height - viewport.width / viewport.height)).toBeLessThan(0.02);
+  const page0 = await box('.replayer-wrapper');
+  expect(Math.abs(page0.width - player.width)).toBeLessThanOrEqual(2);
+  expect(Math.abs(page0.height - player.height)).toBeLessThanOrEqual(2);
+
+  // Markers sit on the scrubber at their moments: each centred over its time on the rail, the first on the rail itself.
+  const rail = await box('.scrub-rail');
+  const total = await page.locator('.scrubber').evaluate((el) => Number((el as HTMLInputElement).max));
+  const markers = page.locator('.marker');
+  const at = async (i: number) => {
+    const name = (await markers.nth(i).getAttribute('aria-label')) ?? '';
+    const m = /at \+(\d+):(\d+\.\d)/.exec(name)!;
+    return Number(m[1]) * 60_000 + Number(m[2]) * 1000;
+  };
+  expect(await markers.count()).toBeGreaterThanOrEqual(4);
+  // The names give times in tenths of a second: a marker may be up to 50 ms off the time read back.
+  const slack = 2 + (rail.width * 50) / total;
+  for (let i = 0; i < (await markers.count()); i++) {
+    const b = (await markers.nth(i).boundingBox())!;
+    expect(Math.abs(b.x + b.width / 2 - (rail.x + (rail.width * (await at(i))) / total)), `marker ${i}`).toBeLessThanOrEqual(slack);
+  }
+  const first = (await markers.first().boundingBox())!;
+  expect(first.y + first.height / 2).toBeGreaterThanOrEqual(rail.y - 1);
+  expect(first.y + first.height / 2).toBeLessThanOrEqual(rail.y + rail.height + 1);
+  await screenshot(page, testInfo, 'session');
+
+  // Full screen: the replay and its controls take the screen, the frame grows; leaving it restores the page.
+  await page.getByRole('button', { name: 'Full screen' }).click();
+  await expect.poll(() => page.evaluate(() => document.fullscreenElement?.className)).toBe('replay-stage');
+  await expect(page.getByRole('button', { name: 'Exit full screen' })).toBeVisible();
+  await expect.poll(async () => (await box('.rr-player')).height).toBeGreaterThan(player.height + 100);
+  const full = await box('.controls');
+  expect(full.y + full.height).toBeLessThanOrEqual(800);
+  await page.getByRole('button', { name: 'Exit full screen' }).click();
+  await expect.poll(() => page.evaluate(() => document.fullscreenElement)).toBeNull();
+  await expect.poll(async () => Math.round((await box('.rr-player')).height)).toBe(Math.round(player.height));
+
+  // The session's traces, listed by what started them: the page load, the clicks by their buttons' names.
+  await page.goto(`${server.url}/traces`);
+  const started = page.getByRole('table', { name: 'Traces' });
+  // A link's name is the label, then the root span's own name when it differs.
+  const link = (label: string) => started.getByRole('link', { name: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}( span .*)?$`) });
+  for (const label of ['load /', 'click on Pay', 'click on Go to cart → /cart']) await expect(link(label), label).toHaveCount(1);
+  await expect(link('click on Apply coupon')).toHaveCount(3);
+});
+
+test('inactive stretches of a replay are shaded on the scrubber', async ({ page }) => {
+  // A page clicked at 1 s, then nothing for 30 s, then clicked twice: one inactive stretch, from 1 s to 31 s.
+  const idle = randomBytes(16).toString('hex');
+  const t0 = Date.now() - 60_000;
+  const events = [...pageLoad('https://shop.example.com/idle', t0, el(4, 'button', { id: 'go' }, txt(5, 'Go'))), click(4, t0 + 1_000), click(4, t0 + 31_000), click(4, t0 + 32_000)];
+  const res = await fetch(`${server.url}/ingest/replay/chunk`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey },
+    body: JSON.stringify({ serviceName: server.appName, sessionId: idle, replayId: 'idle-replay', seq: 0, startTs: t0, endTs: t0 + 32_000, eventCount: events.length, encoding: 'json', data: JSON.stringify(events) }),
+  });
+  expect(res.status).toBe(200);
+  await signIn(page, server, { path: `/session/${idle}` });
+  const shaded = page.locator('.scrub-inactive');
+  await expect(shaded).toHaveCount(1);
+  const rail = (await page.locator('.scrub-rail').boundingBox())!;
+  const stretch = (await shaded.boundingBox())!;
+  expect(Math.abs(stretch.x - rail.x - (rail.width * 1_000) / 32_000)).toBeLessThanOrEqual(2);
+  expect(Math.abs(stretch.width - (rail.width * 30_000) / 32_000)).toBeLessThanOrEqual(2);
+  await expect(page.locator('.timeline')).toContainText('Inactive: +0:01.0 to +0:31.0.');
+  await expectAccessible(page, ['.replay-frame iframe']);
 });
 
 test('a link to a moment opens the replay there, also from an old viewer link', async ({ page }) => {

@@ -300,3 +300,33 @@ test('a read key sees the same list (the page only reads)', async ({ page }) => 
   await expect(page.getByText('read only')).toBeVisible();
   await expect(rows(page)).toHaveCount(2);
 });
+
+test('the header search finds a session or a user by id and opens it; an unknown id is said so', async ({ page }) => {
+  await signIn(page, server, { path: '/sessions' });
+  const search = page.getByRole('search', { name: 'Find by id' });
+  const box = search.getByRole('searchbox');
+  // Keyboard: the box is the first control after the project's name; Enter searches.
+  await page.getByRole('link', { name: 'svc', exact: true }).focus();
+  for (let i = 0; i < 6 && !(await box.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  await expect(box).toBeFocused();
+  const carol = SESSIONS[2]!;
+  await page.keyboard.type(carol.id);
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/session/${carol.id}$`));
+  await expect(page.locator('.session-facts')).toContainText('carol');
+
+  // A user id lists that user's sessions.
+  await box.fill('alice');
+  await box.press('Enter');
+  await expect(page).toHaveURL(/\/sessions\?user_id=alice$/);
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).first()).toContainText('alice@example.com');
+
+  await box.fill('nobody-has-this-id');
+  await box.press('Enter');
+  const none = search.getByText('Nothing in this project has the id “nobody-has-this-id”.');
+  await expect(none).toBeVisible();
+  await expectAccessible(page);
+  await page.keyboard.press('Escape');
+  await expect(none).toHaveCount(0);
+});

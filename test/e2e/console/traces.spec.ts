@@ -213,6 +213,8 @@ test('a trace: facts, session link, nested waterfall, the error span’s attribu
   await expect(spans.nth(1)).toContainText('POST /api/pay');
   await expect(spans.nth(1)).toContainText('error');
   await expect(spans.nth(2)).toContainText('SELECT orders');
+  // Each span says the service that sent it.
+  await expect(spans.locator('.waterfall-service')).toHaveText([server.appName, 'checkout-api', 'checkout-api']);
   const indent = (i: number) => spans.nth(i).locator('.waterfall-name').evaluate((el) => parseFloat(getComputedStyle(el).paddingLeft));
   expect(await indent(1)).toBeGreaterThan(await indent(0));
   expect(await indent(2)).toBeGreaterThan(await indent(1));

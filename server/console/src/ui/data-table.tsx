@@ -28,13 +28,39 @@ export interface DataTableProps<T> {
   defaultSort?: { id: string; order: 'asc' | 'desc' };
   /** The API sorts largest or newest first only: a header click picks the column, never an ascending order. */
   descendingOnly?: boolean;
+  /** Rows a person can pick, a checkbox each and one for the whole page: what a bulk action acts on. */
+  selection?: Selection<T>;
+}
+
+export interface Selection<T> {
+  selected: ReadonlySet<string>;
+  onChange: (next: Set<string>) => void;
+  /** How a row's checkbox is named to screen readers: "Select <label>". */
+  label: (row: T) => string;
+}
+
+/** The checkbox of the whole page: checked when every row is, mixed when some are. */
+function SelectPage<T>({ rows, rowKey, selection }: { rows: readonly T[]; rowKey: (row: T) => string; selection: Selection<T> }) {
+  const keys = rows.map(rowKey);
+  const count = keys.filter((k) => selection.selected.has(k)).length;
+  return (
+    <input
+      type="checkbox"
+      aria-label="Select every row of this page"
+      checked={count > 0 && count === keys.length}
+      ref={(el) => {
+        if (el) el.indeterminate = count > 0 && count < keys.length;
+      }}
+      onChange={(e) => selection.onChange(new Set(e.currentTarget.checked ? keys : []))}
+    />
+  );
 }
 
 /**
  * A list the way every console page shows one: sortable headers and keyset paging whose state is in the URL
  * (`sort`, `order`, `cursor`), a caption for screen readers, and rows that are links.
  */
-export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKey, detail, nextCursor, defaultSort, descendingOnly = false }: DataTableProps<T>) {
+export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKey, detail, nextCursor, defaultSort, descendingOnly = false, selection }: DataTableProps<T>) {
   const [params, update] = useUrlState();
   const sort = params.get('sort') ?? defaultSort?.id;
   const order = descendingOnly ? 'desc' : ((params.get('order') ?? defaultSort?.order ?? 'desc') as 'asc' | 'desc');
@@ -45,6 +71,11 @@ export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKe
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
+            {selection && (
+              <th scope="col" className="select-cell">
+                <SelectPage rows={rows} rowKey={rowKey} selection={selection} />
+              </th>
+            )}
             {columns.map((col) => (
               <th
                 key={col.id}
@@ -72,6 +103,21 @@ export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKe
             return (
               <Fragment key={key}>
                 <tr className={active ? 'active' : undefined} aria-current={active ? 'true' : undefined}>
+                  {selection && (
+                    <td className="select-cell">
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${selection.label(row)}`}
+                        checked={selection.selected.has(key)}
+                        onChange={(e) => {
+                          const next = new Set(selection.selected);
+                          if (e.currentTarget.checked) next.add(key);
+                          else next.delete(key);
+                          selection.onChange(next);
+                        }}
+                      />
+                    </td>
+                  )}
                   {columns.map((col, i) => (
                     <td key={col.id} className={col.numeric ? 'numeric' : undefined}>
                       {i === 0 && href ? (
@@ -86,7 +132,7 @@ export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKe
                 </tr>
                 {active && detail && (
                   <tr className="detail-row">
-                    <td colSpan={columns.length}>{detail(row)}</td>
+                    <td colSpan={columns.length + (selection ? 1 : 0)}>{detail(row)}</td>
                   </tr>
                 )}
               </Fragment>

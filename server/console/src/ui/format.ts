@@ -1,7 +1,19 @@
 /** Formatting shared by every page: one way to show a time, a duration, a size. */
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-const shortTime = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+/**
+ * Every time carries its zone ("14:05:09 GMT+2", "Jan 5, 2027, 9:00:00 AM UTC"): the console shows the browser's own
+ * zone, which the person reading a time cannot otherwise tell from the server's or a colleague's.
+ */
+const dateTime = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', second: '2-digit', timeZoneName: 'short' });
+const shortTime = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', timeZoneName: 'short' });
+const dayHour = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' });
+
+/** The browser's time zone, as the header states it: its IANA name and short name (`Europe/Paris (GMT+1)`). */
+export function timeZoneLabel(at = new Date()): string {
+  const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const short = shortTime.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value;
+  return short && short !== name ? `${name} (${short})` : name;
+}
 
 export function formatTime(iso: string | number | null | undefined): string {
   if (iso === null || iso === undefined) return '—';
@@ -11,6 +23,11 @@ export function formatTime(iso: string | number | null | undefined): string {
 
 export function formatClock(iso: string | number): string {
   return shortTime.format(new Date(iso));
+}
+
+/** The start of a chart's bucket: "Jan 5, 9:00 AM GMT+1" (minutes too: some zones are half an hour off UTC's hours). */
+export function formatHour(iso: string | number): string {
+  return dayHour.format(new Date(iso));
 }
 
 /** 850 ms, 4.2 s, 3 min 20 s, 2 h 5 min. */

@@ -1,6 +1,8 @@
 import { useId, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Me } from '../api/types';
+import { timeZoneLabel } from './format';
+import { GlobalSearch } from './global-search';
 
 const NAV = [
   { href: '/sessions', label: 'Sessions', match: ['/sessions', '/session/'] },
@@ -55,6 +57,10 @@ export function Layout({ me, onSignOut, onSwitchProject, children }: { me: Me; o
         {me.key.scope === 'read' && <span className="badge badge-info">read only</span>}
         {me.key.scope === 'admin' && <span className="badge badge-info">admin</span>}
         <span className="spacer" />
+        <GlobalSearch />
+        <span className="time-zone" title="Every time in the console is in this zone">
+          Times: {timeZoneLabel()}
+        </span>
         <a href="/docs/api">API</a>
         <button type="button" onClick={onSignOut}>
           Sign out

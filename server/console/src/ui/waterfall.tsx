@@ -21,6 +21,26 @@ export interface SpanJson {
   status: { code: number; message: string | null };
   attributes: unknown;
   events: unknown;
+  /** `{attributes: {...}}`, where `service.name` is. */
+  resource?: unknown;
+}
+
+/** The resource's `service.name` of a span, when it sent one. */
+export function serviceOf(span: SpanJson): string | null {
+  const resource = span.resource as { attributes?: Record<string, unknown> } | null | undefined;
+  const name = resource?.attributes?.['service.name'];
+  return typeof name === 'string' ? name : null;
+}
+
+/** Bar colours for services, told apart by their name beside each row too (never by colour alone). */
+const SERVICE_COLOURS = ['#3b82c4', '#7c4dbd', '#0f8a7e', '#b0621d', '#5b6b80', '#a6427a'];
+
+/** The same colour for a service wherever it appears, however many services a trace has. */
+function colourOf(service: string | null): string {
+  if (service === null) return SERVICE_COLOURS[4]!;
+  let hash = 0;
+  for (const c of service) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+  return SERVICE_COLOURS[hash % SERVICE_COLOURS.length]!;
 }
 
 interface Row {
@@ -86,6 +106,8 @@ function SpanDetail({ row }: { row: Row }) {
         <dd>{formatDuration(row.end - row.start)}</dd>
         <dt>Status</dt>
         <dd>{span.status.code === STATUS_ERROR ? `error${span.status.message ? `: ${span.status.message}` : ''}` : span.status.code === 1 ? 'ok' : 'unset'}</dd>
+        <dt>Service</dt>
+        <dd>{serviceOf(span) ?? '—'}</dd>
         <dt>Kind</dt>
         <dd>{KINDS[span.kind] ?? span.kind}</dd>
         <dt>Trace</dt>
@@ -149,6 +171,7 @@ export function Waterfall({ spans, activeTimeMs, onSelectTime }: { spans: SpanJs
         {rows.map((row) => {
           const running = activeTimeMs !== undefined && activeTimeMs >= row.start && activeTimeMs <= row.end;
           const error = row.span.status.code === STATUS_ERROR;
+          const service = serviceOf(row.span);
           return (
             <li key={`${row.span.trace_id}/${row.span.span_id}`}>
               <button
@@ -166,11 +189,15 @@ export function Waterfall({ spans, activeTimeMs, onSelectTime }: { spans: SpanJs
                   {row.span.name}
                   {error && <span className="badge badge-bad">error</span>}
                 </span>
+                <span className="waterfall-service" title={service ?? 'no service.name'}>
+                  <span className="swatch" style={{ background: colourOf(service) }} aria-hidden="true" />
+                  {service ?? '—'}
+                </span>
                 <span className="waterfall-duration">{formatDuration(row.end - row.start)}</span>
                 <span className="waterfall-track">
                   <span
                     className={`waterfall-bar${error ? ' error' : ''}`}
-                    style={{ left: pct(row.start), width: `max(2px, ${(((row.end - row.start) / span) * 100).toFixed(3)}%)` }}
+                    style={{ left: pct(row.start), width: `max(2px, ${(((row.end - row.start) / span) * 100).toFixed(3)}%)`, ...(error ? {} : { background: colourOf(service) }) }}
                   />
                   {inWindow && <span className="waterfall-cursor" style={{ left: pct(activeTimeMs) }} />}
                 </span>

@@ -5,6 +5,7 @@ import { PageHeader } from '../../ui/layout';
 import { Stack } from '../../ui/stack';
 import { LoadState } from '../../ui/status';
 import { AnalysisPanel } from './analysis-panel';
+import { IssueBreakdownPanel, IssueTrends } from './issue-depth';
 import { IssueStatusBadge } from './status-badge';
 import { StatusControls } from './status-controls';
 import { reproductionText, seenInText } from '../../../../src/issues/test-wording';
@@ -226,6 +227,8 @@ export default function IssuePage() {
         </section>
         <AnalysisPanel issueId={issue.id} />
       </div>
+      <IssueTrends trend={issue.trend} />
+      <IssueBreakdownPanel breakdown={issue.breakdown} />
       <Reproductions reproductions={issue.reproductions} />
       <section className="panel" aria-labelledby="stack-heading">
         <h2 id="stack-heading">Stack</h2>

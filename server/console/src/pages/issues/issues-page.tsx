@@ -1,4 +1,6 @@
+import { useEffect, useState } from 'react';
 import type { Page } from '../../api/client';
+import { canWrite } from '../../api/types';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
 import type { Column } from '../../ui/data-table';
@@ -8,14 +10,16 @@ import { PageHeader } from '../../ui/layout';
 import { PagedTable } from '../../ui/paged-table';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
 import { pick, useUrlState } from '../../ui/url-state';
+import { BulkStatus } from './bulk-status';
 import { IssueStatusBadge } from './status-badge';
-import { ISSUE_STATUSES, type Issue } from './types';
+import { TrendBars, TrendPeriodToggle, useTrendPeriod } from './trend-bars';
+import { ISSUE_STATUSES, type IssueListItem } from './types';
 import './issues.css';
 
 /** The API's orders (server/src/issues/list.ts): each largest or newest first, so there is no ascending order. */
 const SORTS = ['last_seen', 'first_seen', 'events', 'sessions'] as const;
 
-const COLUMNS: ReadonlyArray<Column<Issue>> = [
+const COLUMNS: ReadonlyArray<Column<IssueListItem>> = [
   {
     id: 'title',
     header: 'Issue',
@@ -25,6 +29,7 @@ const COLUMNS: ReadonlyArray<Column<Issue>> = [
       </span>
     ),
   },
+  { id: 'trend', header: 'Trend', cell: (i) => <TrendBars trend={i.trend} /> },
   { id: 'culprit', header: 'Culprit', cell: (i) => <code className="culprit">{i.top_frame ?? '—'}</code> },
   { id: 'app', header: 'App · env', cell: (i) => `${i.app} · ${i.env}` },
   { id: 'events', header: 'Events', numeric: true, sortable: true, cell: (i) => i.events.toLocaleString() },
@@ -49,19 +54,26 @@ export default function IssuesPage() {
     { name: 'env', label: 'Environment', kind: 'select', options: selectOptions(facets.data?.envs, params.get('env')) },
     { name: 'release', label: 'Release', kind: 'select', options: selectOptions(facets.data?.releases, params.get('release')) },
   ];
-  const list = useApi<Page<Issue>>('/issues', { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']), sort, from, to });
+  const trend = useTrendPeriod();
+  const list = useApi<Page<IssueListItem>>('/issues', { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']), sort, from, to, trend });
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  // Another page or filter: what was picked is no longer on screen.
+  useEffect(() => setSelected(new Set()), [params.toString()]);
   return (
     <>
       <PageHeader title="Issues">
+        <TrendPeriodToggle />
         <TimeRangePicker />
       </PageHeader>
       <FilterBar label="Issue filters" fields={fields} />
+      {canWrite(me) && <BulkStatus selected={selected} onDone={() => (list.reload(), setSelected(new Set()))} onClear={() => setSelected(new Set())} />}
       <PagedTable
         list={list}
         empty="No issue matches these filters."
         caption="Issues"
         columns={COLUMNS}
         rowKey={(i) => i.id}
+        selection={canWrite(me) ? { selected, onChange: setSelected, label: (i) => `${i.type}: ${i.message}` } : undefined}
         rowHref={(i) => `/issue/${encodeURIComponent(i.id)}`}
         defaultSort={{ id: 'last_seen', order: 'desc' }}
         descendingOnly

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Analysis as AnalysisSchema } from '../../../../src/ai/schemas';
 import type { IssueStatus } from '../../../../src/incidents/detect/tables';
-import type { IssueDetailSchema, IssueSchema } from '../../../../src/issues/schemas';
+import type { IssueDetailSchema, IssueListItemSchema, IssueSchema } from '../../../../src/issues/schemas';
 
 /**
  * The answers of `/control-plane/issues` the issue pages read: the server's schemas (server/src/issues/schemas.ts,
@@ -16,6 +16,10 @@ export const ISSUE_STATUSES = ['unresolved', 'regressed', 'resolved', 'ignored']
 type WithStatus<T> = Omit<T, 'status'> & { status: IssueStatus };
 export type Issue = WithStatus<z.output<typeof IssueSchema>>;
 export type IssueDetail = WithStatus<z.output<typeof IssueDetailSchema>>;
+/** A row of the listing: the issue with its trend over the period asked for. */
+export type IssueListItem = WithStatus<z.output<typeof IssueListItemSchema>>;
+export type IssueTrend = IssueListItem['trend'];
+export type IssueBreakdown = IssueDetail['breakdown'];
 export type Seen = Issue['first_seen'];
 export type Analysis = z.output<typeof AnalysisSchema>;
 

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { INACTIVITY_MS, recordedViewport } from './replay-events';
 import type { ReplayEvent } from './types';
 
 /** The part of rrweb's Replayer the page drives (rrweb-player's own controller is not shown; ours replaces it). */
@@ -38,10 +39,40 @@ export interface PlaybackState {
 /** While playing, the position is reported at most this often: rows and markers need no finer, React renders less. */
 const REPORT_MS = 100;
 
-/** The replay frame's size: the column's width, 16:9, no taller than most of the window. */
-function frameSize(host: HTMLElement): { width: number; height: number } {
-  const width = Math.max(320, host.clientWidth);
-  return { width, height: Math.round(Math.min((width * 9) / 16, window.innerHeight * 0.6)) };
+/** Below this the recorded page is too small to read: the page scrolls instead. */
+const MIN_HEIGHT = 220;
+/** Space kept under the frame when nothing measures it yet (timeline and controls). */
+const BELOW_FALLBACK = 140;
+
+interface Size {
+  width: number;
+  height: number;
+}
+
+/** The replay's stage: the frame with its address bar, timeline and controls (what full screen shows). */
+const stageOf = (host: HTMLElement): HTMLElement => host.closest<HTMLElement>('.replay-stage') ?? host.parentElement ?? host;
+
+/** An element's width inside its padding. */
+function innerWidth(el: HTMLElement): number {
+  const style = getComputedStyle(el);
+  return el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+}
+
+/**
+ * The frame's size: the recorded viewport's shape (so the replay fills it, scaled to fit), as wide as the stage allows
+ * and short enough that the frame and what the stage holds under it (the timeline and controls) end within the window,
+ * from where the frame starts on the page (on the screen, in full screen).
+ */
+function frameSize(host: HTMLElement, recorded: Size | undefined): Size {
+  const aspect = recorded ? recorded.width / recorded.height : 16 / 9;
+  const stage = stageOf(host);
+  const last = stage.lastElementChild;
+  const frameBottom = host.getBoundingClientRect().bottom;
+  const below = last && last !== host ? Math.max(0, last.getBoundingClientRect().bottom - frameBottom) + 16 : BELOW_FALLBACK;
+  const top = host.getBoundingClientRect().top + (document.fullscreenElement ? 0 : window.scrollY);
+  const height = Math.max(MIN_HEIGHT, window.innerHeight - top - below);
+  const width = Math.min(Math.max(320, innerWidth(stage)), height * aspect);
+  return { width: Math.round(width), height: Math.round(width / aspect) };
 }
 
 /**
@@ -70,13 +101,27 @@ export function ReplayPlayer({
     let frame = 0;
     let cancelled = false;
     let observer: ResizeObserver | undefined;
+    let relayout = 0;
+    let removeListeners = () => {};
+    const recorded = recordedViewport(events);
     void (async () => {
       try {
         const [module] = await Promise.all([import('rrweb-player'), import('rrweb-player/dist/style.css')]);
         if (cancelled) return;
+        // maxScale 0: a page recorded on a smaller screen is scaled up to fill the frame too; the threshold is stated
+        // so that the timeline shades exactly the stretches "Skip inactivity" skips.
         player = new module.default({
           target,
-          props: { events: events as never, ...frameSize(target), autoPlay: false, showController: false, mouseTail: false, skipInactive: false },
+          props: {
+            events: events as never,
+            ...frameSize(target, recorded),
+            maxScale: 0,
+            inactivePeriodThreshold: INACTIVITY_MS,
+            autoPlay: false,
+            showController: false,
+            mouseTail: false,
+            skipInactive: false,
+          },
         }) as unknown as PlayerComponent;
       } catch (error) {
         setFailure(error instanceof Error ? error.message : String(error));
@@ -115,19 +160,33 @@ export function ReplayPlayer({
         },
         setSkipInactive: (on) => replayer.setConfig({ skipInactive: on }),
       });
-      // Only a new column width resizes the frame (the frame's own height change comes back here too).
-      let width = target.clientWidth;
-      observer = new ResizeObserver(() => {
-        if (target.clientWidth === width) return;
-        width = target.clientWidth;
-        player?.$set(frameSize(target));
-        player?.triggerResize();
-      });
-      observer.observe(target);
+      // A new stage width, window height or full screen resizes the frame, once both rrweb-player's own full screen
+      // handler and the window's resize have run (the frame's own size change comes back here and changes nothing).
+      let size = frameSize(target, recorded);
+      const resize = () => {
+        cancelAnimationFrame(relayout);
+        relayout = requestAnimationFrame(() => {
+          const next = frameSize(target, recorded);
+          if (next.width === size.width && next.height === size.height) return;
+          size = next;
+          player?.$set({ ...next });
+          player?.triggerResize();
+        });
+      };
+      observer = new ResizeObserver(resize);
+      observer.observe(stageOf(target));
+      window.addEventListener('resize', resize);
+      document.addEventListener('fullscreenchange', resize);
+      removeListeners = () => {
+        window.removeEventListener('resize', resize);
+        document.removeEventListener('fullscreenchange', resize);
+      };
     })();
     return () => {
       cancelled = true;
       cancelAnimationFrame(frame);
+      cancelAnimationFrame(relayout);
+      removeListeners();
       observer?.disconnect();
       player?.$destroy();
     };

@@ -104,3 +104,41 @@ export function firstFrameAt(events: readonly ReplayEvent[]): number | undefined
   const snapshot = events.find((e) => e.type === EventType.FullSnapshot);
   return snapshot && snapshot.timestamp + 1;
 }
+
+/** rrweb's incremental sources that a person causes: mouse moves and clicks, scrolls, resizes and typing (rrweb's own rule). */
+const MOUSE_MOVE = 1;
+const INPUT = 5;
+const isUserInteraction = (event: ReplayEvent): boolean => {
+  const source = record(event.data)?.source;
+  return event.type === EventType.IncrementalSnapshot && typeof source === 'number' && source >= MOUSE_MOVE && source <= INPUT;
+};
+
+/** Stretches without interaction longer than this are inactive: rrweb's own threshold, so what is shaded is what "Skip inactivity" skips. */
+export const INACTIVITY_MS = 10_000;
+
+/**
+ * The inactive stretches of a replay, `[from, to]` in epoch ms, as rrweb-player finds them: from an interaction (or the
+ * start) to the next interaction more than INACTIVITY_MS later. Chunks may hold events out of order: times are sorted.
+ */
+export function inactivePeriods(events: readonly ReplayEvent[], thresholdMs = INACTIVITY_MS): Array<[number, number]> {
+  if (events.length === 0) return [];
+  const interactions = events.filter(isUserInteraction).map((e) => e.timestamp).sort((a, b) => a - b);
+  const periods: Array<[number, number]> = [];
+  let last = events.reduce((min, e) => Math.min(min, e.timestamp), Infinity);
+  for (const at of interactions) {
+    if (at - last > thresholdMs) periods.push([last, at]);
+    last = at;
+  }
+  return periods;
+}
+
+/** The recorded page's viewport (the first Meta event's), whose shape the player takes. */
+export function recordedViewport(events: readonly ReplayEvent[]): { width: number; height: number } | undefined {
+  for (const event of events) {
+    const data = record(event.data);
+    if (event.type === EventType.Meta && typeof data?.width === 'number' && typeof data.height === 'number' && data.width > 0 && data.height > 0) {
+      return { width: data.width, height: data.height };
+    }
+  }
+  return undefined;
+}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useParams } from 'wouter';
 import { ApiError } from '../../api/client';
 import { PageHeader } from '../../ui/layout';
@@ -11,13 +11,14 @@ import { Controls } from './controls';
 import { ErrorsPane } from './errors-pane';
 import { ExportButton } from './export-button';
 import { SessionFacts } from './facts';
+import { useFullscreen } from './fullscreen';
 import { loadSession, type SessionData } from './load';
 import { isError } from './logs';
 import { markersOf } from './markers';
 import { MomentLink } from './moment-link';
 import { NetworkPane } from './network-pane';
 import { ReplayPlayer, type PlaybackState, type PlayerControl } from './player';
-import { firstFrameAt, pageVisits, urlAt } from './replay-events';
+import { firstFrameAt, inactivePeriods, pageVisits, urlAt } from './replay-events';
 import { ReplayGaps } from './replay-gaps';
 import { Timeline } from './timeline';
 import { UrlBar } from './url-bar';
@@ -110,6 +111,9 @@ function SessionView({ id, data }: { id: string; data: SessionData }) {
   const visits = useMemo(() => pageVisits(data.events), [data.events]);
   const errors = useMemo(() => data.logs.rows.filter(isError), [data.logs.rows]);
   const markers = useMemo(() => markersOf(data.events, visits, errors), [data.events, visits, errors]);
+  const inactive = useMemo(() => inactivePeriods(data.events), [data.events]);
+  const stage = useRef<HTMLDivElement>(null);
+  const screen = useFullscreen(stage);
   const now = hasReplay ? start + playback.offset : undefined;
   const timing = { start, now, onSeek: (item: { at: number }) => seek(item.at - start) };
 
@@ -122,16 +126,20 @@ function SessionView({ id, data }: { id: string; data: SessionData }) {
         <h2 id="replay-heading">Replay</h2>
         <ReplayGaps gaps={data.gaps} />
         {hasReplay ? (
-          <>
-            <UrlBar url={urlAt(visits, start + playback.offset)} />
-            <ReplayPlayer events={data.events} onReady={onReady} onPlayback={setPlayback} />
-            <Timeline start={start} total={total} offset={playback.offset} markers={markers} onSeek={seek} />
+          <div className="replay-stage" ref={stage}>
+            <div className="replay-window">
+              <UrlBar url={urlAt(visits, start + playback.offset)} />
+              <ReplayPlayer events={data.events} onReady={onReady} onPlayback={setPlayback} />
+            </div>
+            <Timeline start={start} total={total} offset={playback.offset} markers={markers} inactive={inactive} onSeek={seek} />
             <Controls
               playing={playback.playing}
               offset={playback.offset}
               total={total}
               speed={speed}
               skipInactive={skipInactive}
+              fullscreen={screen.fullscreen}
+              onFullscreen={screen.supported ? screen.toggle : undefined}
               onPlay={() => control?.play()}
               onPause={() => control?.pause()}
               onSpeed={(s) => {
@@ -142,9 +150,10 @@ function SessionView({ id, data }: { id: string; data: SessionData }) {
                 setSkipInactive(on);
                 control?.setSkipInactive(on);
               }}
-            />
-            <MomentLink sessionId={id} offset={playback.offset} />
-          </>
+            >
+              <MomentLink sessionId={id} offset={playback.offset} />
+            </Controls>
+          </div>
         ) : (
           <p className="state" role="status">
             {data.events.length === 0

@@ -3,20 +3,13 @@ import { useApi } from '../../api/use-api';
 import { formatDuration, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
 import { Badge, LoadState } from '../../ui/status';
-import { Waterfall } from '../../ui/waterfall';
-import type { Trace, TraceSpan } from './types';
+import { serviceOf, Waterfall, type SpanJson } from '../../ui/waterfall';
+import type { Trace } from './types';
 import './traces.css';
 
 const nanosToMs = (nanos: string) => Number(nanos) / 1e6;
 
-/** The resource's `service.name` of a span, when it sent one. */
-function serviceOf(span: TraceSpan): string | null {
-  const resource = span.resource as { attributes?: Record<string, unknown> } | null | undefined;
-  const name = resource?.attributes?.['service.name'];
-  return typeof name === 'string' ? name : null;
-}
-
-function facts(spans: readonly TraceSpan[]) {
+function facts(spans: readonly SpanJson[]) {
   const start = Math.min(...spans.map((s) => nanosToMs(s.start_time_unix_nano)));
   const end = Math.max(...spans.map((s) => nanosToMs(s.end_time_unix_nano)));
   return {
@@ -34,9 +27,10 @@ export default function TracePage() {
   const f = data && data.spans.length > 0 ? { ...facts(data.spans), errors: data.error_count } : undefined;
   return (
     <div className="trace-page">
-      <PageHeader title={`Trace ${id}`}>
+      <PageHeader title={data ? `Trace: ${data.label}` : 'Trace'}>
         <Link href="/traces">All traces</Link>
       </PageHeader>
+      <p className="hint mono trace-id">{id}</p>
       <LoadState loading={loading} error={error} />
       {data && f && (
         <>

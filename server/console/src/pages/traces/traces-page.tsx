@@ -35,7 +35,19 @@ const FIELDS: FilterField[] = [
 
 function columns(longest: number): ReadonlyArray<Column<TraceSummary>> {
   return [
-    { id: 'root', header: 'Root span', cell: (t) => t.root?.name ?? <span className="hint">(no root span)</span> },
+    {
+      id: 'root',
+      header: 'Started by',
+      cell: (t) =>
+        t.root ? (
+          <span className="root-label">
+            {t.root.label}
+            {t.root.label !== t.root.name && <span className="hint">span {t.root.name}</span>}
+          </span>
+        ) : (
+          <span className="hint">(no root span)</span>
+        ),
+    },
     { id: 'services', header: 'Services', cell: (t) => t.services.join(', ') || <span className="hint">—</span> },
     { id: 'start', header: 'Start', sortable: true, cell: (t) => formatTime(t.start) },
     {

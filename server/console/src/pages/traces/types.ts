@@ -8,13 +8,12 @@ import type { SpanJson } from '../../ui/waterfall';
  */
 export type TraceSummary = InferResponseType<ReturnType<typeof tracesClient>['index']['$get'], 200>['data'][number];
 
-/** A span of the detail also carries its resource (`{attributes: {...}}`), where `service.name` is. */
-export type TraceSpan = SpanJson & { resource?: unknown };
-
 export interface Trace {
   trace_id: string;
+  /** What started it, in words (`click on Pay`), from its root span. */
+  label: string;
   /** Failed spans, spans with an exception event and exception log records of the trace. */
   error_count: number;
-  spans: TraceSpan[];
+  spans: SpanJson[];
   truncated: boolean;
 }
