@@ -190,20 +190,29 @@ test('document load and click interactions become spans: one per click, with the
   expect(fetchSpan!.parent_span_id).toBe(clicks[0]!.span_id);
 });
 
-test('a click that changes the route is named after the new path; a submit makes its own span', async ({ page, ingest }) => {
+test('a click that changes the route is named after the new path; a submit makes its own span; each names what it was on', async ({ page, ingest }) => {
   await open(page, ingest);
   await page.evaluate(() => {
     document.getElementById('buy')!.addEventListener('click', () => history.pushState({}, '', '/checkout'));
     const form = document.body.appendChild(document.createElement('form'));
     form.id = 'order';
+    form.setAttribute('data-svc-name', 'Place order');
     form.addEventListener('submit', (event) => event.preventDefault());
+    // Text the replay masks is not sent as a name either.
+    const masked = document.body.appendChild(document.createElement('div'));
+    masked.className = 'ob-mask';
+    masked.innerHTML = '<button id="card" type="button">Card 4242 4242 4242 4242</button>';
   });
   await page.click('#buy');
   await page.evaluate(() => (document.getElementById('order') as HTMLFormElement).requestSubmit());
+  await page.click('#card');
   const [navigation] = await spans(ingest, `name=${encodeURIComponent('Navigation: /checkout')}`, 1);
-  expect(navigation!.attributes).toMatchObject({ event_type: 'click', 'url.full': `${app.origin}/` });
+  expect(navigation!.attributes).toMatchObject({ event_type: 'click', 'url.full': `${app.origin}/`, 'target.name': 'Buy' });
   const [submit] = await spans(ingest, 'name=submit', 1);
-  expect(submit!.attributes).toMatchObject({ event_type: 'submit', target_element: 'FORM' });
+  expect(submit!.attributes).toMatchObject({ event_type: 'submit', target_element: 'FORM', 'target.name': 'Place order' });
+  const [card] = await spans(ingest, 'name=click', 1);
+  expect(card!.attributes).toMatchObject({ event_type: 'click', target_element: 'BUTTON' });
+  expect(card!.attributes['target.name']).toBeUndefined();
 });
 
 test('XHR: headers to the page origin and listed origins only, one span per request inside the click that sent it', async ({ page, ingest }) => {
