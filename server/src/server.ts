@@ -23,6 +23,7 @@ import { secretKeyFor } from './secrets/key-file';
 import { createSymbolicator } from './sourcemaps/symbolicate';
 import { createSecretBox } from './secrets/secret-box';
 import { bootstrapIfEmpty, type Bootstrap } from './tenancy/bootstrap';
+import { keepConnectionsLonger } from './http/keep-alive';
 
 export interface StartOptions extends Partial<ServerConfig> {
   clock?: Clock;
@@ -98,6 +99,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const host = options.host ?? '127.0.0.1';
     const server: ServerType = await new Promise((resolve, reject) => {
       const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4318 }, () => resolve(s));
+      keepConnectionsLonger(s);
       s.once('error', reject);
     });
     const port = (server.address() as AddressInfo).port;

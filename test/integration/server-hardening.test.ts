@@ -275,6 +275,20 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
     });
   });
 
+  it('keeps an idle connection 65 s, longer than a load balancer\'s usual 60 s, so a reused connection is not closed under a request', async () => {
+    const agent = new Agent({ keepAlive: true });
+    const header = await new Promise<string | undefined>((resolve, reject) => {
+      request(`${server.url}/healthz`, { agent }, (res) => {
+        res.resume();
+        resolve(res.headers['keep-alive']);
+      })
+        .on('error', reject)
+        .end();
+    });
+    agent.destroy();
+    expect(header).toBe('timeout=65');
+  });
+
   describe('nosniff (item 7)', () => {
     it('is on every answer: JSON, errors, not found, ingest, preflight and pages', async () => {
       const answers = [
