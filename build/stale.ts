@@ -134,6 +134,7 @@ export function staleness(name: BuildName, root = ROOT): string | null {
  */
 export function buildIfStale(
   name: BuildName,
+  /** `inherit`: the build's output goes to this process's stderr (stdout may be a tool's answer: `npm pack --json`). */
   stdio: 'inherit' | 'pipe',
   starting: (reason: string) => void = () => undefined,
 ): { reason: string; status: number | null; output: string } | null {
@@ -141,6 +142,6 @@ export function buildIfStale(
   if (reason === null) return null;
   starting(reason);
   const [command, ...args] = BUILDS[name].command;
-  const run = spawnSync(command!, args, { cwd: ROOT, stdio: stdio === 'inherit' ? 'inherit' : 'pipe', encoding: 'utf8' });
+  const run = spawnSync(command!, args, { cwd: ROOT, stdio: stdio === 'inherit' ? ['inherit', process.stderr, 'inherit'] : 'pipe', encoding: 'utf8' });
   return { reason, status: run.status, output: `${run.stdout ?? ''}${run.stderr ?? ''}` };
 }
