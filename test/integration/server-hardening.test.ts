@@ -280,7 +280,7 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
     const header = await new Promise<string | undefined>((resolve, reject) => {
       request(`${server.url}/healthz`, { agent }, (res) => {
         res.resume();
-        resolve(res.headers['keep-alive']);
+        resolve(res.headers['keep-alive']?.toString());
       })
         .on('error', reject)
         .end();
