@@ -66,6 +66,8 @@ test('p75 and ratings of every vital as seeded; distributions in text; charts wi
   await expect(legend).toContainText('Poor 29 % (2)');
   // The default window (7 days) is bucketed by day.
   await expect(panel(page, 'LCP').getByRole('img', { name: 'LCP p75 per day' })).toBeVisible();
+  // The chart's times are the browser's (its axis reads "Time, UTC" here), as every time the console shows.
+  await expect(panel(page, 'LCP').getByRole('img', { name: 'LCP p75 per day' })).toHaveAttribute('aria-description', 'Times in UTC');
   await panel(page, 'LCP').getByText('LCP p75 per day as a table').click();
   await expect(panel(page, 'LCP').getByRole('table', { name: 'LCP p75 per day' }).locator('tbody tr')).toHaveCount(1);
   await expect(panel(page, 'LCP').getByRole('table', { name: 'LCP p75 per day' })).toContainText('4500 ms');

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { formatHour, timeZoneLabel } from './format';
 
 export interface ChartSeries {
   label: string;
@@ -44,9 +45,10 @@ export function Chart({ title, x, series, height = 220, guides = [], marks = [],
       // From zero, and high enough that every threshold guide is drawn even when the values stay below it.
       scales: { y: { range: (_u, _min, max) => [0, Math.max(max, ...guides.map((g) => g.value)) * 1.1 || 1] } },
       cursor: { drag: { x: false, y: false } },
-      axes: [{}, { label: yLabel }],
+      // uPlot draws the browser's local time: the axis and the legend's time name the zone, as every time does.
+      axes: [{ label: `Time, ${timeZoneLabel()}`, labelSize: 20 }, { label: yLabel }],
       series: [
-        {},
+        { value: (_u: uPlot, seconds: number | null) => (seconds === null ? '—' : formatHour(seconds * 1000)) },
         ...series.map((s, i) => ({
           label: s.label,
           stroke: s.color,
@@ -82,5 +84,5 @@ export function Chart({ title, x, series, height = 220, guides = [], marks = [],
       plot.destroy();
     };
   }, [x, series, height, guides, marks, yLabel]);
-  return <div ref={box} className="chart" role="img" aria-label={title} />;
+  return <div ref={box} className="chart" role="img" aria-label={title} aria-description={`Times in ${timeZoneLabel()}`} />;
 }
