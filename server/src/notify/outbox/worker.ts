@@ -269,7 +269,9 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
         const started = await tick();
         await Promise.all(running);
         total += started;
-        if (started === 0) return total;
+        // A background tick (a finished attempt wakes one) may have claimed the rest while ours found nothing, its
+        // attempts not yet in `running` when we waited: done only when no tick runs and nothing is under way.
+        if (started === 0 && ticking === undefined && running.size === 0) return total;
       }
     },
     async stop() {
