@@ -76,32 +76,51 @@ async function post(url: string, body: string, apiKey: string, signal: AbortSign
   }
 }
 
+/** Ingest bases this process has delivered to: what a page hands over for them need not wait for its fallback. */
+const reached = new Set<string>();
+
+/** What one page handed over, and its delivery. */
+export interface HandedOver {
+  sessionId: string;
+  /**
+   * The delivery will not need the page: nothing was handed over, or this process has delivered to that ingest
+   * before, so the page may close before `deliver()` settles.
+   */
+  detached: boolean;
+  deliver(): Promise<FlushOutcome>;
+}
+
 /**
- * Delivers what one page's SDK queued and waits for the server's answers, within `ms`: the page hands its queue
- * over (`__SVC_TEST_SDK__.drain()`) and forgets it, this process posts it all at once, and what it could not deliver
- * (a refusal, a server it cannot reach that the browser can) goes back to the page to send. Resolves with null on a
- * page without the SDK; rejects when the page closed or navigated meanwhile.
+ * Takes what one page's SDK queued (`__SVC_TEST_SDK__.drain()`): the page forgets it and waits, within `ms`, for the
+ * requests it already had under way. Resolves with null on a page without the SDK; rejects when the page closed or
+ * navigated meanwhile. `deliver()` then posts it all at once from this process and waits for the server's answers,
+ * within the same `ms`; what could not be delivered (a refusal, a server this process cannot reach that the browser
+ * can) goes back to the page to send, if it is still open.
  */
-export async function deliver(page: Page, ms: number): Promise<FlushOutcome | null> {
+export async function handOver(page: Page, ms: number): Promise<HandedOver | null> {
   const deadline = Date.now() + ms;
   const handed = await page.evaluate(drainInPage, ms);
   if (!handed) return null;
   const { sessionId, requests = [], apiKey = '', base = '' } = handed;
-  const outcome: FlushOutcome & Answered = { sessionId, sent: handed.sent ?? 0, failed: handed.failed ?? 0, ...(handed.timedOut && { timedOut: true }) };
-  const signal = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
-  const results = await Promise.all(requests.map(([path, body]) => post(base + path, body, apiKey, signal)));
-  outcome.sent += results.filter((r) => r === 'sent').length;
-  if (results.includes('timedOut')) outcome.timedOut = true;
-  const back = requests.filter((_, i) => results[i] === 'undelivered');
-  if (back.length > 0) {
-    const answered = await page
-      .evaluate(sendInPage, { requests: back, ms: Math.max(0, deadline - Date.now()) })
-      .catch(() => ({ sent: 0, failed: back.length })); // the page closed or navigated meanwhile
-    if ('timedOut' in answered) outcome.timedOut = true;
-    else {
-      outcome.sent += answered.sent;
-      outcome.failed += answered.failed;
+  const deliver = async (): Promise<FlushOutcome> => {
+    const outcome: FlushOutcome & Answered = { sessionId, sent: handed.sent ?? 0, failed: handed.failed ?? 0, ...(handed.timedOut && { timedOut: true }) };
+    const signal = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
+    const results = await Promise.all(requests.map(([path, body]) => post(base + path, body, apiKey, signal)));
+    if (results.includes('sent')) reached.add(base);
+    outcome.sent += results.filter((r) => r === 'sent').length;
+    if (results.includes('timedOut')) outcome.timedOut = true;
+    const back = requests.filter((_, i) => results[i] === 'undelivered');
+    if (back.length > 0) {
+      const answered = await page
+        .evaluate(sendInPage, { requests: back, ms: Math.max(0, deadline - Date.now()) })
+        .catch(() => ({ sent: 0, failed: back.length })); // the page closed or navigated meanwhile
+      if ('timedOut' in answered) outcome.timedOut = true;
+      else {
+        outcome.sent += answered.sent;
+        outcome.failed += answered.failed;
+      }
     }
-  }
-  return outcome;
+    return outcome;
+  };
+  return { sessionId, detached: requests.length === 0 || reached.has(base), deliver };
 }

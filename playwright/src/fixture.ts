@@ -38,10 +38,18 @@ async function prepare(context: BrowserContext, options: SvcOptions, testInfo: T
   return { svc: new Svc(resolved, { runId: handoff.runId, testId: handoff.testId, retry: handoff.retry }, pages), pages };
 }
 
-/** After the test: every open page flushed, and a failed test annotated with the replay at its failure. */
-async function finish(svc: Svc, testInfo: TestInfo, endedAt: number): Promise<void> {
-  await quietly(() => svc.flush());
-  if (testInfo.status === testInfo.expectedStatus) return;
+/**
+ * After the test: every open page's queue handed over and delivered, and a failed test annotated with the replay at
+ * its failure. The deliveries of a passed test that no longer need their page go to `acks`, awaited once its context
+ * has closed (see withSvc), so the server's answers come while the context closes; the others are awaited here.
+ */
+async function finish(svc: Svc, pages: ContextPages, acks: Promise<unknown>[], testInfo: TestInfo, endedAt: number): Promise<void> {
+  const passed = testInfo.status === testInfo.expectedStatus;
+  const deliveries = (await quietly(() => pages.handOver())) ?? [];
+  const later = passed ? deliveries.filter((d) => d.detached) : [];
+  acks.push(...later.map((d) => d.deliver()));
+  await Promise.all(deliveries.filter((d) => !later.includes(d)).map((d) => d.deliver()));
+  if (passed) return;
   const links = (await quietly(() => svc.failureLinks(endedAt))) ?? [];
   for (const description of links) testInfo.annotations.push({ type: LINK_ANNOTATION, description });
 }
@@ -56,8 +64,20 @@ type WorkerArgs = PlaywrightWorkerArgs & PlaywrightWorkerOptions;
  */
 export function withSvc<T extends Args, W extends WorkerArgs>(base: TestType<T, W>): TestType<Omit<T, 'svc'> & SvcFixtures, W> {
   // Two registrations of one name: the option (which `use` in the config overrides), then the reader built on it.
-  const options = (base as unknown as TestType<Args, WorkerArgs>).extend<SvcTestOptions & { _svcAuto: void }>({
+  const options = (base as unknown as TestType<Args, WorkerArgs>).extend<SvcTestOptions & { _svcAcks: Promise<unknown>[]; _svcAuto: void }>({
     svc: [{}, { option: true }],
+    // The server's answers to a test's last deliveries. Auto, depending on nothing and listed before the fixtures that
+    // create the context: set up before it, so torn down after it closed. The test ends once they have come.
+    _svcAcks: [
+      // Playwright requires an object pattern as a fixture's first parameter, even an empty one.
+      // eslint-disable-next-line no-empty-pattern
+      async ({}, use) => {
+        const acks: Promise<unknown>[] = [];
+        await use(acks);
+        await Promise.all(acks);
+      },
+      { auto: true, box: true },
+    ],
     // Auto, so every test gets the handoff and the flush, whether or not it asks for `svc`.
     _svcAuto: [
       async ({ svc }, use) => {
@@ -72,11 +92,15 @@ export function withSvc<T extends Args, W extends WorkerArgs>(base: TestType<T, 
   });
   // The reader's own `svc` parameter is the option's value: a fixture that overrides itself receives the one before.
   const reader = options.extend({
-    svc: async ({ svc: given, context }: { svc: SvcOptions; context: BrowserContext }, use: (svc: Svc) => Promise<void>, testInfo: TestInfo) => {
+    svc: async (
+      { svc: given, context, _svcAcks }: { svc: SvcOptions; context: BrowserContext; _svcAcks: Promise<unknown>[] },
+      use: (svc: Svc) => Promise<void>,
+      testInfo: TestInfo,
+    ) => {
       const { svc, pages } = await prepare(context, given, testInfo);
       try {
         await use(svc);
-        await finish(svc, testInfo, Date.now());
+        await finish(svc, pages, _svcAcks, testInfo, Date.now());
       } finally {
         pages.dispose();
       }

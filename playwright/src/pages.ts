@@ -1,5 +1,5 @@
 import type { BrowserContext, Page } from '@playwright/test';
-import { deliver, type FlushOutcome } from './deliver';
+import { handOver, type FlushOutcome } from './deliver';
 import { flushBound, noteReachability } from './reachability';
 
 /** The page's session id when its SDK has started. */
@@ -29,6 +29,12 @@ export async function bounded<T>(work: Promise<T>, ms: number): Promise<T | unde
 
 /** Grace on top of the page's own bound, for the evaluation's round trip. */
 const ROUND_TRIP_MS = 1_000;
+
+/** One page's hand-over: its delivery (never rejects), and whether that still needs the page (see HandedOver). */
+export interface Delivery {
+  detached: boolean;
+  deliver(): Promise<FlushOutcome | undefined>;
+}
 
 
 /**
@@ -67,24 +73,39 @@ export class ContextPages {
   }
 
   /**
-   * Flushes every open page's SDK at once, each bounded by flushTimeoutMs; closed and navigating pages are skipped,
-   * and so are pages that ran out of time before in this test.
+   * Takes what every open page's SDK queued, at once, each within flushTimeoutMs (closed and navigating pages are
+   * skipped, and so are pages that ran out of time before in this test). Each delivery, started by the caller, ends
+   * within the same bound.
    */
-  async flush(): Promise<FlushOutcome[]> {
+  async handOver(): Promise<Delivery[]> {
     await this.probe;
     const open = this.context.pages().filter((page) => !page.isClosed() && !this.stalled.has(page));
-    const outcomes = await Promise.all(open.map((page) => this.flushPage(page)));
-    const flushed = outcomes.filter((o): o is FlushOutcome => o !== undefined && o !== null);
-    for (const o of flushed) this.seen.add(o.sessionId);
-    return flushed;
+    const handed = await Promise.all(open.map((page) => this.handOverPage(page)));
+    return handed.filter((d): d is Delivery => d !== undefined);
   }
 
-  private async flushPage(page: Page): Promise<FlushOutcome | null | undefined> {
+  /** Delivers what every open page's SDK queued and waits for the server's answers. */
+  async flush(): Promise<FlushOutcome[]> {
+    const outcomes = await Promise.all((await this.handOver()).map((d) => d.deliver()));
+    return outcomes.filter((o): o is FlushOutcome => o !== undefined);
+  }
+
+  private async handOverPage(page: Page): Promise<Delivery | undefined> {
     const ms = flushBound(this.flushTimeoutMs);
-    const outcome = await bounded(deliver(page, ms), ms + ROUND_TRIP_MS);
-    if (outcome) noteReachability(outcome);
-    if (outcome?.timedOut) this.stalled.add(page);
-    return outcome;
+    const deadline = Date.now() + ms + ROUND_TRIP_MS;
+    // Undefined: no SDK, the page closed or navigated, or it did not answer in time.
+    const handed = (await bounded(handOver(page, ms), ms + ROUND_TRIP_MS)) ?? undefined;
+    if (!handed) return undefined;
+    this.seen.add(handed.sessionId);
+    return {
+      detached: handed.detached,
+      deliver: async () => {
+        const outcome = await bounded(handed.deliver(), deadline - Date.now());
+        if (outcome) noteReachability(outcome);
+        if (outcome?.timedOut) this.stalled.add(page);
+        return outcome;
+      },
+    };
   }
 
   dispose(): void {

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { deliver } from '../../playwright/src/deliver';
+import { handOver } from '../../playwright/src/deliver';
 import { ensureSdkBuilt } from '../support/build-sdk';
 import { freePort } from '../support/examples';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
@@ -136,6 +136,12 @@ test('a hostile __SVC_TEST__ (wrong types, huge strings, a throwing getter) neit
   expect(Object.keys(row!.resource.attributes).filter((key) => key.startsWith('test.') || key.startsWith('deployment.'))).toEqual([]);
 });
 
+/** The fixture's delivery of one page (playwright/src/deliver.ts): its hand-over, then its posts from Node.js. */
+async function deliver(page: Page, ms: number) {
+  const handed = await handOver(page, ms);
+  return handed && handed.deliver();
+}
+
 /** Requests the page itself posts to `base` (its ingest), in order. */
 function ingestPosts(page: Page, base: string): string[] {
   const posts: string[] = [];
@@ -173,7 +179,15 @@ test('the fixture delivers what the page queued from Node.js: stored once, and n
   // The page forgot what it handed over: its own flush and a second delivery find nothing to send.
   expect(await flush(page)).toEqual({ sent: 0, failed: 0 });
   expect(await deliver(page, 5_000)).toEqual({ sessionId: outcome!.sessionId, sent: 0, failed: 0 });
-  expect(await storedLogs(ingest)).toHaveLength(1);
+
+  // This process has delivered to that ingest: what the page hands over next is delivered even once it has closed
+  // (the fixture lets a passed test's context close meanwhile).
+  await logAndMark(page, 'delivered after the page closed');
+  const last = await handOver(page, 5_000);
+  expect(last!.detached).toBe(true);
+  await page.close();
+  expect(await last!.deliver()).toMatchObject({ sent: expect.any(Number), failed: 0 });
+  expect((await storedLogs(ingest)).map((row) => row.body).sort()).toEqual(['delivered after the page closed', 'delivered from node']);
   expect(posts).toEqual([]);
 });
 
@@ -184,7 +198,9 @@ test('what Node.js cannot deliver goes back to the page, which sends it its own 
   const posts = ingestPosts(page, browserOnly);
   await open(page, CONTEXT, scriptTagPage({ ...ingest, url: browserOnly }, QUIET));
   await logAndMark(page, 'sent by the page');
-  const outcome = await deliver(page, 5_000);
+  const handed = await handOver(page, 5_000);
+  expect(handed!.detached, 'the page may be needed').toBe(false);
+  const outcome = await handed!.deliver();
   expect(outcome).toMatchObject({ sent: posts.length, failed: 0 });
   // Each request once, from the page: its load's span and metrics too.
   expect(posts).toEqual(expect.arrayContaining(['/ingest/replay/chunk', '/otlp/v1/logs']));

@@ -149,5 +149,11 @@ describe('@svc/playwright in a nested Playwright run', () => {
     const sessions = await controlGet<any>(svc, `/sessions?test_run=${runId}&test_id=${buying.test_id}`);
     const byRetry = sessions.body.data.map((s: any) => [s.test?.retry, s.env, s.session_id]).sort();
     expect(byRetry).toEqual([[0, 'test', first], [1, 'test', second]]);
+
+    // What a passing test's page queued last, handed over as it ended, was stored by the time the run was; once.
+    const checkout = body.tests.find((t: any) => t.title_path.at(-1) === 'checkout works');
+    const [session] = checkout.attempts[0].sessions;
+    const logs = await controlGet<any>(svc, `/logs?session_id=${session}&limit=100`);
+    expect(logs.body.data.map((l: any) => l.body).filter((b: unknown) => b === 'thanks for your order')).toHaveLength(1);
   }, 120_000);
 });
