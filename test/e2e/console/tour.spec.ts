@@ -24,7 +24,11 @@ test.beforeAll(async ({ browser }) => {
   const pool = sessionPool(300);
   for (let i = 0; i < 300; i += 50) {
     const body = freshBody(multiSessionTemplate(i + 1, pool.slice(i, i + 50), 10));
-    const res = await fetch(`${t.url}/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: new Uint8Array(body.bytes) });
+    const res = await fetch(`${t.url}/otlp/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
+      body: new Uint8Array(body.bytes),
+    });
     expect(res.status).toBe(200);
   }
 
@@ -34,13 +38,31 @@ test.beforeAll(async ({ browser }) => {
   await expect(page.locator('#session-id')).not.toHaveText(/…|none/);
   demoSession = (await page.locator('#session-id').textContent())!;
   // The demo page links its session's page in the console.
-  await expect(page.getByRole('link', { name: 'this session in the console' })).toHaveAttribute('href', `/session/${encodeURIComponent(demoSession)}`);
+  await expect(page.getByRole('link', { name: 'this session in the console' })).toHaveAttribute(
+    'href',
+    `/session/${encodeURIComponent(demoSession)}`,
+  );
   for (const button of await page.locator('button[data-action]').all()) await button.click();
-  await page.evaluate(() => (window as unknown as { Svc: { getSDK(): { shutdown(): Promise<void> } } }).Svc.getSDK().shutdown());
+  await page.evaluate(() =>
+    (window as unknown as { Svc: { getSDK(): { shutdown(): Promise<void> } } }).Svc.getSDK().shutdown(),
+  );
   await page.close();
   await expect
-    .poll(async () => (await controlGet<{ counts: { logs: number; spans: number } }>(t, `/sessions/${encodeURIComponent(demoSession)}`)).body.counts?.logs ?? 0, { timeout: 20_000 })
+    .poll(
+      async () =>
+        (
+          await controlGet<{ counts: { logs: number; spans: number } }>(
+            t,
+            `/sessions/${encodeURIComponent(demoSession)}`,
+          )
+        ).body.counts?.logs ?? 0,
+      { timeout: 20_000 },
+    )
     .toBeGreaterThan(3);
+  // Issues are grouped by the detector's tick, after ingest: the issues list is only full once it has run.
+  await expect
+    .poll(async () => (await controlGet<{ data: unknown[] }>(t, '/issues')).body.data?.length ?? 0, { timeout: 30_000 })
+    .toBeGreaterThan(0);
 });
 test.afterAll(async () => {
   await t?.close();
@@ -55,7 +77,9 @@ async function visit(page: Page, path: string, heading: RegExp | string): Promis
   await expectAccessible(page, ['iframe']);
 }
 
-test('every page opens on the filled server without an error, a refused request or an axe finding', async ({ page }) => {
+test('every page opens on the filled server without an error, a refused request or an axe finding', async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -63,7 +87,12 @@ test('every page opens on the filled server without an error, a refused request 
     const text = m.text();
     // Chromium reports the replay sandbox at work (the recorded page's scripts are blocked: the guarantee), and every
     // answer of 400 or more, which the response listener below judges.
-    if (m.type() !== 'error' || text.includes("the 'allow-scripts' permission is not set") || text.startsWith('Failed to load resource')) return;
+    if (
+      m.type() !== 'error' ||
+      text.includes("the 'allow-scripts' permission is not set") ||
+      text.startsWith('Failed to load resource')
+    )
+      return;
     problems.push(`console: ${text}`);
   });
   page.on('response', (r) => {
