@@ -8,7 +8,7 @@ import { demoRoutes, type DemoOptions } from './demo/routes';
 import { apiReferenceRoutes } from './docs/routes';
 import { githubRoutes } from './github/routes';
 import type { AppEnv, Services } from './http/env';
-import { ApiError, databaseInputError, errorResponse } from './http/errors';
+import { ApiError, databaseInputError, errorResponse, refusalOf } from './http/errors';
 import { noSniff, refuseNul } from './http/middleware';
 import { createRouter, registerSecuritySchemes } from './http/openapi';
 import { incidentPages } from './incidents/pages';
@@ -56,7 +56,9 @@ const healthRoute = createRoute({
   path: '/healthz',
   tags: ['service'],
   summary: 'Liveness and database reachability',
-  responses: { 200: { description: 'ok', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } } },
+  responses: {
+    200: { description: 'ok', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } },
+  },
 });
 
 /**
@@ -68,15 +70,24 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   registerSecuritySchemes(app);
 
   app.onError((err, c) => {
-    if (err instanceof ApiError) return errorResponse(c, err);
-    if (err instanceof HTTPException) return errorResponse(c, new ApiError(err.status as 400, 'http_error', err.message || 'request failed'));
+    const refusal = refusalOf(err);
+    if (refusal) return errorResponse(c, refusal);
+    if (err instanceof HTTPException)
+      return errorResponse(c, new ApiError(err.status as 400, 'http_error', err.message || 'request failed'));
     const refused = databaseInputError(err);
     if (refused) {
-      services.log(`a value reached the database unchecked on ${c.req.method} ${c.req.path} (answered 400): ${(err as Error).message}`);
+      services.log(
+        `a value reached the database unchecked on ${c.req.method} ${c.req.path} (answered 400): ${(err as Error).message}`,
+      );
       return errorResponse(c, refused);
     }
-    services.log(`internal error on ${c.req.method} ${c.req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return errorResponse(c, new ApiError(500, 'internal', 'internal server error; nothing from this request was stored'));
+    services.log(
+      `internal error on ${c.req.method} ${c.req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
+    return errorResponse(
+      c,
+      new ApiError(500, 'internal', 'internal server error; nothing from this request was stored'),
+    );
   });
   app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', `no endpoint ${c.req.method} ${c.req.path}`)));
   // Registered before every route, so they wrap each of them (noSniff also the answers of onError and notFound).
@@ -91,7 +102,10 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   app.route('/', ingestRoutes(services, options.corsOrigins));
   // Sessions, incidents, notifications and integrations sit behind the query API's control-key check.
   const controlPlane = createRouter().route('/', queryRoutes(services)).route('/sessions', sessionRoutes(services));
-  controlPlane.route('/traces', traceRoutes(services)).route('/vitals', vitalsRoutes(services)).route('/', logFramesRoutes(services));
+  controlPlane
+    .route('/traces', traceRoutes(services))
+    .route('/vitals', vitalsRoutes(services))
+    .route('/', logFramesRoutes(services));
   const { notify } = options;
   if (notify) {
     controlPlane
@@ -101,17 +115,33 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
       .route('/notifications', deliveryRoutes(notify))
       .route('/integrations', integrationRoutes(notify))
       // Repositories and fix pull requests: their GitHub credentials are sealed with the notifications' secret box.
-      .route('/', githubRoutes({ db: services.db, box: notify.box, clock: notify.clock, publicUrl: notify.publicUrl, log: services.log }));
+      .route(
+        '/',
+        githubRoutes({
+          db: services.db,
+          box: notify.box,
+          clock: notify.clock,
+          publicUrl: notify.publicUrl,
+          log: services.log,
+        }),
+      );
     // Keyless: notification links carry their own signature, the chat app signs its requests.
     app.route('/', incidentPages(notify));
     app.route('/', issuePages(services, notify.box));
     app.route(
       '/integrations/chat',
-      chatIntegrationRoutes({ commands: notify.incidents, integrations: (projectId) => notify.integrations.of(projectId), clock: notify.clock }),
+      chatIntegrationRoutes({
+        commands: notify.incidents,
+        integrations: (projectId) => notify.integrations.of(projectId),
+        clock: notify.clock,
+      }),
     );
   }
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
-  controlPlane.route('/me', meRoutes(services, { aiAnalysis: options.ai !== undefined, demo: options.demo !== undefined }));
+  controlPlane.route(
+    '/me',
+    meRoutes(services, { aiAnalysis: options.ai !== undefined, demo: options.demo !== undefined }),
+  );
   controlPlane.route('/setup', setupRoutes(services)).route('/ingest/health', ingestHealthRoutes(services));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
   controlPlane.route('/search', searchRoutes(services));

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { DomainError, type DomainErrorKind } from '../shared/domain-errors';
 
 /** The one error body every 4xx and 5xx answer carries: `{"error": {"code", "message", "details"?}}`. */
 export interface ErrorBody {
@@ -20,7 +21,36 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: unknown) => new ApiError(400, 'invalid_request', message, details);
+export const badRequest = (message: string, details?: unknown) =>
+  new ApiError(400, 'invalid_request', message, details);
+
+/** The HTTP status of each kind of domain refusal: the one place domain code meets HTTP. */
+const DOMAIN_STATUS: Record<DomainErrorKind, ContentfulStatusCode> = {
+  not_found: 404,
+  invalid: 400,
+  too_large: 413,
+  unsupported: 415,
+  conflict: 409,
+  forbidden: 403,
+  upstream: 502,
+  upstream_busy: 503,
+  upstream_timeout: 504,
+  busy: 429,
+};
+
+/** A domain error as the answer it becomes (`Retry-After` where it says when to retry). */
+export function fromDomainError(err: DomainError): ApiError {
+  const headers =
+    err.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(Math.ceil(err.retryAfterSeconds)) };
+  return new ApiError(DOMAIN_STATUS[err.kind], err.code, err.message, err.details, headers);
+}
+
+/** Any thrown value that is a refusal (an ApiError or a DomainError) as its answer; undefined for anything else. */
+export function refusalOf(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (err instanceof DomainError) return fromDomainError(err);
+  return undefined;
+}
 
 export function errorResponse(c: Context, err: ApiError): Response {
   const body: ErrorBody = { error: { code: err.code, message: err.message } };

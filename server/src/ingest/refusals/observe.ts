@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { API_KEY_HEADER, API_KEY_QUERY_PARAM } from '../../../../wire/paths';
-import { ApiError } from '../../http/errors';
+import { refusalOf } from '../../http/errors';
 import type { AppEnv, Caller, KeyRefusal, Services } from '../../http/env';
 import { findKey, type KeyInfo } from '../../tenancy/keys';
 import type { Refusal } from './counter';
@@ -11,7 +11,8 @@ const MAX_TEXT = 300;
 /** Scope markers of svc keys: an unknown key starting with one is a kind of key this server does not (or no longer) have. */
 const KEY_MARKERS = ['svc_ingest_', 'svc_control_', 'svc_read_', 'svc_admin_'];
 
-const clip = (text: string | undefined): string | null => (text === undefined ? null : text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
+const clip = (text: string | undefined): string | null =>
+  text === undefined ? null : text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
 const described = (key: KeyInfo) => ({ id: key.id, name: key.name, scope: key.scope });
 
 /**
@@ -24,7 +25,7 @@ export function observeRefusals(services: Services, note: (refusal: Refusal) => 
     await next();
     const { status } = c.res;
     if (status < 400 || status >= 500 || c.req.method === 'OPTIONS') return;
-    const error = c.error instanceof ApiError ? c.error : undefined;
+    const error = refusalOf(c.error);
     const code = error?.code ?? (status === 404 ? 'not_found' : `http_${status}`);
     const refused = c.get('keyRefusal') as KeyRefusal | undefined;
     const key = await keyOf(services, c, c.get('caller') as Caller | undefined, refused);
@@ -40,9 +41,18 @@ export function observeRefusals(services: Services, note: (refusal: Refusal) => 
 }
 
 /** The request's key as an example may name it, and its project; never the key itself. */
-async function keyOf(services: Services, c: Context<AppEnv>, caller: Caller | undefined, refused: KeyRefusal | undefined): Promise<{ project?: string; described: RefusalKey }> {
+async function keyOf(
+  services: Services,
+  c: Context<AppEnv>,
+  caller: Caller | undefined,
+  refused: KeyRefusal | undefined,
+): Promise<{ project?: string; described: RefusalKey }> {
   if (caller) return { project: caller.projectId, described: { state: 'valid', ...described(caller.key) } };
-  if (refused?.key) return { project: refused.key.projectId, described: { state: refused.reason as 'revoked' | 'expired' | 'wrong_scope', ...described(refused.key) } };
+  if (refused?.key)
+    return {
+      project: refused.key.projectId,
+      described: { state: refused.reason as 'revoked' | 'expired' | 'wrong_scope', ...described(refused.key) },
+    };
   const presented = c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined;
   if (!presented) return { described: { state: 'missing' } };
   // Refused before the key check (which would have set `refused`), or by it as unknown: look it up once.
@@ -51,7 +61,10 @@ async function keyOf(services: Services, c: Context<AppEnv>, caller: Caller | un
   return { described: { state: 'unknown', marker: KEY_MARKERS.find((m) => presented.startsWith(m)) ?? null } };
 }
 
-function exampleOf(c: Context<AppEnv>, answer: { atMs: number; status: number; code: string; message: string; key: RefusalKey }): RefusalExample {
+function exampleOf(
+  c: Context<AppEnv>,
+  answer: { atMs: number; status: number; code: string; message: string; key: RefusalKey },
+): RefusalExample {
   const declared = c.req.header('content-length');
   const length = Number(declared);
   return {
