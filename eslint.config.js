@@ -4,7 +4,18 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   // examples/ are separate apps, each checked by its own toolchain when the e2e suite builds it (Vite and Next.js
   // type-check, CRA lints with CI=true); their build output (.next/, build/) is not ours to lint.
-  { ignores: ['examples/**', '**/dist/**', '**/node_modules/**', 'coverage/**', 'test-results/**', 'playwright-report/**', '.svc-data/**', '.tmp/**'] },
+  {
+    ignores: [
+      'examples/**',
+      '**/dist/**',
+      '**/node_modules/**',
+      'coverage/**',
+      'test-results/**',
+      'playwright-report/**',
+      '.svc-data/**',
+      '.tmp/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

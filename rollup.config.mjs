@@ -105,7 +105,8 @@ function cleanDist() {
   return {
     name: 'clean-dist',
     buildStart() {
-      for (const dir of ['dist/esm', 'dist/cjs', 'dist/types', 'dist/cdn']) rmSync(dir, { recursive: true, force: true });
+      for (const dir of ['dist/esm', 'dist/cjs', 'dist/types', 'dist/cdn'])
+        rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -121,7 +122,8 @@ function oneFilePerModule(extension) {
     preserveModules: true,
     preserveModulesRoot: 'src',
     // The vendored rrweb would otherwise land in dist/*/node_modules/, a folder npm leaves out of the package.
-    entryFileNames: (chunk) => (chunk.name.includes('node_modules/') ? `vendor/rrweb-record.${extension}` : `[name].${extension}`),
+    entryFileNames: (chunk) =>
+      chunk.name.includes('node_modules/') ? `vendor/rrweb-record.${extension}` : `[name].${extension}`,
   };
 }
 
@@ -169,7 +171,9 @@ const modules = {
  * output would inline it, so the build fails when a swap is missed.
  */
 function cdnRecorderLoader() {
-  const originals = ['load-recorder', 'load-bodies'].map((name) => fileURLToPath(new URL(`./src/replay/${name}.ts`, import.meta.url)));
+  const originals = ['load-recorder', 'load-bodies'].map((name) =>
+    fileURLToPath(new URL(`./src/replay/${name}.ts`, import.meta.url)),
+  );
   const replacement = fileURLToPath(new URL('./src/cdn/load-recorder.ts', import.meta.url));
   const swapped = new Set();
   return {
@@ -183,7 +187,8 @@ function cdnRecorderLoader() {
     },
     buildEnd(error) {
       const missed = originals.filter((original) => !swapped.has(original));
-      if (!error && missed.length > 0) this.error(`${missed.join(', ')} not imported; the CDN recorder loader was not swapped in`);
+      if (!error && missed.length > 0)
+        this.error(`${missed.join(', ')} not imported; the CDN recorder loader was not swapped in`);
     },
   };
 }
@@ -192,7 +197,14 @@ function cdnRecorderLoader() {
 function scriptBuild({ input, file, banner, extraPlugins = [], ...output }) {
   return {
     input,
-    plugins: [...extraPlugins, nodeResolve({ browser: true }), commonjs(), compileTypeScript(), sdkVersion(), importMetaEnvOutsideEsm()],
+    plugins: [
+      ...extraPlugins,
+      nodeResolve({ browser: true }),
+      commonjs(),
+      compileTypeScript(),
+      sdkVersion(),
+      importMetaEnvOutsideEsm(),
+    ],
     onwarn,
     output: {
       file,
@@ -232,7 +244,8 @@ function replayWorkerFile() {
     generateBundle() {
       const source = readFileSync(new URL('./src/replay/compression-worker.ts', import.meta.url), 'utf8');
       const literal = /export const WORKER_SOURCE =\s*((?:'[^'\\]*'\s*\+?\s*)+);/.exec(source);
-      if (!literal) this.error('WORKER_SOURCE (single-quoted literals joined by +) not found in src/replay/compression-worker.ts');
+      if (!literal)
+        this.error('WORKER_SOURCE (single-quoted literals joined by +) not found in src/replay/compression-worker.ts');
       const text = [...literal[1].matchAll(/'([^'\\]*)'/g)].map((match) => match[1]).join('');
       this.emitFile({ type: 'asset', fileName: 'svc-replay-worker.js', source: text });
     },

@@ -55,7 +55,12 @@ const SERVER_NOW = new Date('2026-11-30T12:00:00Z');
 const BUCKET = 'acme-billing';
 const PREFIX = 'cur/';
 const AWS_CONFIG = { role_arn: 'arn:aws:iam::111122223333:role/svc-cost-read', cur_bucket: BUCKET, cur_prefix: PREFIX };
-const REPORT_PATHS = ['/cost/summary', '/cost/by-service', '/cost/estimate?period=monthly', '/cost/recommendations'] as const;
+const REPORT_PATHS = [
+  '/cost/summary',
+  '/cost/by-service',
+  '/cost/estimate?period=monthly',
+  '/cost/recommendations',
+] as const;
 /** Rule lists that attribute differently (tags first, or a name prefix overriding them), alternated by the mapping phase. */
 const RULES: [MappingRule[], MappingRule[]] = [
   [
@@ -94,7 +99,8 @@ const WARMUP = count('warmup', args.warmup, 0);
 const MAPPINGS = count('mappings', args.mappings, 1);
 const DIST = args.dist === undefined ? join(ROOT, 'server', 'dist') : resolve(args.dist);
 const DATABASES = args.databases.split(',').map((name) => name.trim()) as DatabaseKind[];
-for (const name of DATABASES) if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
+for (const name of DATABASES)
+  if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
 
 /** Generous for a server anywhere near the target; far beyond it is a hang. */
 const WATCHDOG_MS = (180 + (ROWS / 1e6) * 120 + DATABASES.length * (120 + (ROWS / 1e6) * 300)) * 1000;
@@ -113,7 +119,14 @@ async function openDatabase(kind: DatabaseKind): Promise<TempDatabase> {
 async function measureDatabase(kind: DatabaseKind, s3: LocalS3, sts: FakeSts): Promise<DatabaseFigures> {
   const database = await openDatabase(kind);
   databases.add(database);
-  const server = await startCostServer(ROOT, { dist: DIST, databaseUrl: database.url, s3: s3.endpoint, sts: sts.url, now: SERVER_NOW, work });
+  const server = await startCostServer(ROOT, {
+    dist: DIST,
+    databaseUrl: database.url,
+    s3: s3.endpoint,
+    sts: sts.url,
+    now: SERVER_NOW,
+    work,
+  });
   const firstRequest = s3.requests.length;
   const profiles: { title: string; dir: string }[] = [];
   /** Runs `phase`, under the server's CPU profiler with `--profile`. */
@@ -130,14 +143,20 @@ async function measureDatabase(kind: DatabaseKind, s3: LocalS3, sts: FakeSts): P
   try {
     const bench: Bench = { server, control: costControl(server.url, server.controlKey) };
     log(`${kind}: first sync of ${fmt(ROWS)} line items...`);
-    const { providerId, result: sync } = await phase('first sync', () => measureSync(bench, { providerId: null, config: AWS_CONFIG, rows: ROWS }));
-    log(`${kind}: ${fmt(sync.lineItems / sync.seconds)} rows/s; mappings (${MAPPINGS} saves) and report latency (${WARMUP} + ${REQUESTS} requests per endpoint)...`);
+    const { providerId, result: sync } = await phase('first sync', () =>
+      measureSync(bench, { providerId: null, config: AWS_CONFIG, rows: ROWS }),
+    );
+    log(
+      `${kind}: ${fmt(sync.lineItems / sync.seconds)} rows/s; mappings (${MAPPINGS} saves) and report latency (${WARMUP} + ${REQUESTS} requests per endpoint)...`,
+    );
     const { mappings, queries } = await phase('mappings and reports', async () => ({
       mappings: await measureMappings(bench, RULES, MAPPINGS),
       queries: await measureQueries(bench, REPORT_PATHS, { requests: REQUESTS, warmup: WARMUP }),
     }));
     log(`${kind}: re-sync...`);
-    const { result: resync } = await phase('re-sync', () => measureSync(bench, { providerId, config: AWS_CONFIG, rows: ROWS }));
+    const { result: resync } = await phase('re-sync', () =>
+      measureSync(bench, { providerId, config: AWS_CONFIG, rows: ROWS }),
+    );
     const requests = s3.requests.slice(firstRequest);
     return {
       database: kind === 'sqlite' ? 'SQLite (file, WAL)' : 'PostgreSQL',
@@ -145,13 +164,17 @@ async function measureDatabase(kind: DatabaseKind, s3: LocalS3, sts: FakeSts): P
       resync,
       mappings,
       queries,
-      s3Requests: { total: requests.length, writes: requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length },
+      s3Requests: {
+        total: requests.length,
+        writes: requests.filter((r) => r.method !== 'GET' && r.method !== 'HEAD').length,
+      },
     };
   } finally {
     await server.stop();
     // The server's own code (its source, or the bundle's chunks wherever --dist puts them) and the database drivers.
     const inclusive = /server\/(src|dist)\/|\/chunk-\w+\.js$|node_modules\/(kysely|better-sqlite3|pg)\//;
-    for (const { title, dir } of profiles) console.log(`\n${cpuProfileTables({ dir, root: ROOT, title, inclusive })}\n`);
+    for (const { title, dir } of profiles)
+      console.log(`\n${cpuProfileTables({ dir, root: ROOT, title, inclusive })}\n`);
     await database.drop();
     databases.delete(database);
   }
@@ -162,10 +185,16 @@ async function main(): Promise<void> {
   const sts = await startFakeSts();
   try {
     await s3.createBucket(BUCKET);
-    log(`generating and uploading ${fmt(ROWS)} line items (${fmt(resourcesFor({ period: PERIOD, rows: ROWS }))} resources)...`);
+    log(
+      `generating and uploading ${fmt(ROWS)} line items (${fmt(resourcesFor({ period: PERIOD, rows: ROWS }))} resources)...`,
+    );
     const started = performance.now();
     const target = { s3: s3.admin, bucket: BUCKET, prefix: PREFIX };
-    const { assemblies } = await putLegacyCur(target, { name: 'hourly', period: PERIOD, assemblies: [[monthOfLineItems({ period: PERIOD, rows: ROWS })]] });
+    const { assemblies } = await putLegacyCur(target, {
+      name: 'hourly',
+      period: PERIOD,
+      assemblies: [[monthOfLineItems({ period: PERIOD, rows: ROWS })]],
+    });
     const key = assemblies[0]!.keys[0]!;
     const { ContentLength: gzipBytes = 0 } = await s3.admin.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
     log(`uploaded ${key} (${fmt(gzipBytes / 2 ** 20, 1)} MiB) in ${fmt((performance.now() - started) / 1000, 1)} s`);
@@ -189,7 +218,11 @@ async function main(): Promise<void> {
     );
     console.log(`### Baselines\n\n${baselineTable(baselines)}\n`);
     for (const f of figures) console.log(`${databaseTable(f, baselines[0]!)}\n`);
-    console.log(verdicts(figures).map((line) => `- ${line}`).join('\n'));
+    console.log(
+      verdicts(figures)
+        .map((line) => `- ${line}`)
+        .join('\n'),
+    );
   } finally {
     await sts.close();
     await s3.close();

@@ -25,7 +25,11 @@ export interface ProfileReport {
 export function cpuProfileTables({ dir, root, title, inclusive: selected }: ProfileReport): string {
   const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) return `(no CPU profile was written to ${dir})`;
-  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+  };
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

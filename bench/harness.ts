@@ -31,7 +31,12 @@ export function prng(seed: number): () => number {
  * Runs a benchmark's `main` under a watchdog: a run that hangs gives up after `watchdogMs`, and on either failure the
  * throwaway databases in `databases` are dropped (not forever) before the process exits non-zero.
  */
-export function runBench(name: string, main: () => Promise<void>, databases: ReadonlySet<TempDatabase>, watchdogMs: number): void {
+export function runBench(
+  name: string,
+  main: () => Promise<void>,
+  databases: ReadonlySet<TempDatabase>,
+  watchdogMs: number,
+): void {
   const dropAll = () => Promise.allSettled([...databases].map((d) => d.drop()));
   const watchdog = setTimeout(() => {
     console.error(`${name} did not finish within ${Math.round(watchdogMs / 1000)} s; giving up`);
@@ -56,7 +61,16 @@ export function runBench(name: string, main: () => Promise<void>, databases: Rea
  * (~45 MB) to the very memory the benchmark measures.
  */
 export async function plainNodeScript(source: string, outfile: string): Promise<string> {
-  await build({ entryPoints: [source], bundle: true, packages: 'external', format: 'esm', platform: 'node', target: 'node20', outfile, logLevel: 'warning' });
+  await build({
+    entryPoints: [source],
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+  });
   return outfile;
 }
 

@@ -34,8 +34,21 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 const USER_AGENT =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-const API_PATHS = ['/api/cart', '/api/products?page=2', '/api/user/profile', '/api/checkout', '/api/search?q=shoes', '/api/recommendations'];
-const ASSETS = ['/assets/index-4f2a1c.js', '/assets/vendor-91bd0e.js', '/assets/index-77aa12.css', '/img/hero-1280.webp', '/fonts/inter.woff2'];
+const API_PATHS = [
+  '/api/cart',
+  '/api/products?page=2',
+  '/api/user/profile',
+  '/api/checkout',
+  '/api/search?q=shoes',
+  '/api/recommendations',
+];
+const ASSETS = [
+  '/assets/index-4f2a1c.js',
+  '/assets/vendor-91bd0e.js',
+  '/assets/index-77aa12.css',
+  '/img/hero-1280.webp',
+  '/fonts/inter.woff2',
+];
 
 type Random = () => number;
 const pick = <T>(rnd: Random, xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
@@ -65,7 +78,11 @@ function rootSpan(rnd: Random, t: Trace): unknown {
       'session.id': str(t.sessionId),
       'browser.page.visibility': str('visible'),
       ...(t.isLoad
-        ? { 'document.title': str('Example Shop'), 'navigation.type': str('navigate'), 'http.response.body.size': int(48213) }
+        ? {
+            'document.title': str('Example Shop'),
+            'navigation.type': str('navigate'),
+            'http.response.body.size': int(48213),
+          }
         : { event_type: str('click'), target_element: str('BUTTON'), target_xpath: str('//*[@id="add-to-cart"]') }),
       'screen.width': int(1440),
       'screen.height': int(900),
@@ -109,7 +126,10 @@ function childSpan(rnd: Random, t: Trace, index: number): unknown {
       'http.response.cached': bool(rnd() < 0.2),
       'session.id': str(t.sessionId),
     }),
-    events: ['fetchStart', 'responseStart', 'responseEnd'].map((name, i) => ({ timeUnixNano: (start + (dur * BigInt(i)) / 2n).toString(), name })),
+    events: ['fetchStart', 'responseStart', 'responseEnd'].map((name, i) => ({
+      timeUnixNano: (start + (dur * BigInt(i)) / 2n).toString(),
+      name,
+    })),
     status: status >= 500 ? { code: 2, message: `HTTP ${status}` } : {},
   };
 }
@@ -157,9 +177,11 @@ const TRACE_ID_KEY = Buffer.from('"traceId":"');
 function template(resources: unknown[], spans: number): BodyTemplate {
   const json = Buffer.from(JSON.stringify({ resourceSpans: resources }));
   const traceIdAt: number[] = [];
-  for (let at = json.indexOf(TRACE_ID_KEY); at >= 0; at = json.indexOf(TRACE_ID_KEY, at + 1)) traceIdAt.push(at + TRACE_ID_KEY.length);
+  for (let at = json.indexOf(TRACE_ID_KEY); at >= 0; at = json.indexOf(TRACE_ID_KEY, at + 1))
+    traceIdAt.push(at + TRACE_ID_KEY.length);
   // Only spans carry a traceId: one more or fewer would leave some span's id unstamped, or stamp something else.
-  if (traceIdAt.length !== spans) throw new Error(`expected ${spans} trace ids in the template, found ${traceIdAt.length}`);
+  if (traceIdAt.length !== spans)
+    throw new Error(`expected ${spans} trace ids in the template, found ${traceIdAt.length}`);
   return { json, traceIdAt, spans };
 }
 
@@ -184,7 +206,10 @@ export function multiSessionTemplate(seed: number, sessions: readonly string[], 
 export function pickSessions(seed: number, pool: readonly string[], count: number): string[] {
   const rnd = prng(seed);
   const left = [...pool];
-  return Array.from({ length: Math.min(count, left.length) }, () => left.splice(Math.floor(rnd() * left.length), 1)[0]!);
+  return Array.from(
+    { length: Math.min(count, left.length) },
+    () => left.splice(Math.floor(rnd() * left.length), 1)[0]!,
+  );
 }
 
 /** A pool of `count` random session ids. */

@@ -72,7 +72,10 @@ export async function withChild<T>(
 function readyMessage(name: string, proc: ChildProcess): Promise<Omit<IngestChild, 'name' | 'stop'>> {
   const lines = createInterface({ input: proc.stdout! });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within ${START_TIMEOUT_MS / 1000} s`)),
+      START_TIMEOUT_MS,
+    );
     const onExit = (code: number | null) => reject(new Error(`${name} exited with ${code} before listening`));
     proc.once('exit', onExit);
     lines.on('line', (line) => {

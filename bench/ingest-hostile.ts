@@ -46,7 +46,8 @@ interface HostileBody {
 
 /** An OTLP/JSON logs request of one `web-app` resource whose log records are the `records` text, padded to `padTo` bytes. */
 function logsJson(records: string, padTo = 0): Buffer {
-  const head = '{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"web-app"}}]},"scopeLogs":[{"logRecords":[';
+  const head =
+    '{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"web-app"}}]},"scopeLogs":[{"logRecords":[';
   const text = `${head}${records}]}]}]}`;
   // Trailing whitespace is valid JSON: the body is exactly the size asked for.
   return Buffer.from(text.padEnd(padTo, ' '));
@@ -77,7 +78,8 @@ const field = (fieldNumber: number, ...content: Buffer[]) => {
 };
 
 /** OTLP KeyValue { key = 1; value = 2: AnyValue { string_value = 1 } }. */
-const keyValue = (key: string, value: string) => Buffer.concat([field(1, Buffer.from(key)), field(2, field(1, Buffer.from(value)))]);
+const keyValue = (key: string, value: string) =>
+  Buffer.concat([field(1, Buffer.from(key)), field(2, field(1, Buffer.from(value)))]);
 
 /** ExportLogsServiceRequest { resource_logs = 1 { resource = 1 { attributes = 1 }?, scope_logs = 2 { log_records = 2 } } }. */
 function protobufLogs(records: Buffer, withResource = true): Buffer {
@@ -112,8 +114,11 @@ function largestAcceptedLogs(): Buffer {
   const { records, attributes } = largestAcceptedShape();
   const build = (valueBytes: number) => {
     const value = 'v'.repeat(valueBytes);
-    const shared = Buffer.concat(Array.from({ length: attributes - 1 }, (_, i) => field(6, keyValue(`attr.${String(i).padStart(2, '0')}`, value))));
-    const record = (i: number) => field(2, field(6, keyValue('log.record.uid', i.toString(16).padStart(32, '0'))), shared);
+    const shared = Buffer.concat(
+      Array.from({ length: attributes - 1 }, (_, i) => field(6, keyValue(`attr.${String(i).padStart(2, '0')}`, value))),
+    );
+    const record = (i: number) =>
+      field(2, field(6, keyValue('log.record.uid', i.toString(16).padStart(32, '0'))), shared);
     return protobufLogs(Buffer.concat(Array.from({ length: records }, (_, i) => record(i))));
   };
   // All records have the same length: each value byte adds `records × (attributes - 1)` bytes to the body.
@@ -139,7 +144,8 @@ function replayChunkAtLimits(): Buffer {
   const perEvent = Math.floor(REPLAY_LIMITS.maxChunkBytes / events) - 1; // each event but the last is followed by a comma
   const text = perEvent - event(0, 0).length - 1;
   const payload = `[${Array.from({ length: events }, (_, i) => event(i, text)).join(',')}]`;
-  if (payload.length > REPLAY_LIMITS.maxChunkBytes) throw new Error(`replay payload of ${payload.length} bytes is over the limit`);
+  if (payload.length > REPLAY_LIMITS.maxChunkBytes)
+    throw new Error(`replay payload of ${payload.length} bytes is over the limit`);
   const chunk = {
     serviceName: 'web-app',
     sessionId: 'hostile-replay',
@@ -167,7 +173,11 @@ const LARGEST = largestAcceptedShape();
 const BODIES: HostileBody[] = [
   { label: '(a) 500,000 empty log records, JSON', expected: 413, build: () => logs(logsJson(emptyObjects(500_000))) },
   { label: '(b) empty JSON objects, 10 MiB', expected: 413, build: () => logs(emptyRecordsFilling(BODY_LIMIT)) },
-  { label: '(c) empty LogRecords, protobuf, 10 MiB', expected: 413, build: () => logs(emptyProtobufRecordsFilling(BODY_LIMIT), PROTOBUF) },
+  {
+    label: '(c) empty LogRecords, protobuf, 10 MiB',
+    expected: 413,
+    build: () => logs(emptyProtobufRecordsFilling(BODY_LIMIT), PROTOBUF),
+  },
   {
     label: `(d) largest accepted: ${fmt(LARGEST.records)} records × ${LARGEST.attributes} attributes, protobuf`,
     expected: 200,
@@ -204,14 +214,23 @@ function errorOf(text: string): string {
 }
 
 /** Runs `use` on a fresh server on a fresh SQLite file, so what it measures belongs to `use` alone. */
-const withFreshServer = <T>(launch: LaunchChild, work: string, name: string, use: (server: IngestChild) => Promise<T>) =>
-  withChild(launch, name, ['svc', join(work, `${name}.db`)], use);
+const withFreshServer = <T>(
+  launch: LaunchChild,
+  work: string,
+  name: string,
+  use: (server: IngestChild) => Promise<T>,
+) => withChild(launch, name, ['svc', join(work, `${name}.db`)], use);
 
 /** Sends `hostile` alone to a fresh server and reads the server's peak RSS after it. */
 function measureBody(launch: LaunchChild, work: string, hostile: HostileBody, index: number): Promise<HostileRow> {
   const request = hostile.build();
-  if (request.body.length > BODY_LIMIT) throw new Error(`${hostile.label}: ${request.body.length} bytes, over the body limit`);
-  const sent: Request = { ...request, body: gzipSync(request.body), headers: { ...request.headers, 'content-encoding': 'gzip' } };
+  if (request.body.length > BODY_LIMIT)
+    throw new Error(`${hostile.label}: ${request.body.length} bytes, over the body limit`);
+  const sent: Request = {
+    ...request,
+    body: gzipSync(request.body),
+    headers: { ...request.headers, 'content-encoding': 'gzip' },
+  };
   return withFreshServer(launch, work, `hostile-${index}`, async (server) => {
     const agent = new http.Agent({ keepAlive: false });
     const rssBefore = processMemoryMiB(server.pid).rss;
@@ -233,7 +252,8 @@ function measureBody(launch: LaunchChild, work: string, hostile: HostileBody, in
   });
 }
 
-const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${fmt(bytes / 1024 / 1024, 1)} MiB` : `${fmt(bytes / 1024, 1)} KiB`);
+const size = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${fmt(bytes / 1024 / 1024, 1)} MiB` : `${fmt(bytes / 1024, 1)} KiB`;
 
 /** Sends each hostile body in turn, each to its own fresh server, prints the table; false when a target is missed. */
 export async function measureHostileBodies(launch: LaunchChild, work: string): Promise<boolean> {
@@ -247,18 +267,31 @@ export async function measureHostileBodies(launch: LaunchChild, work: string): P
   console.log(`## Phase 3: hostile bodies, one request per fresh server (target: peak RSS < ${TARGET_PEAK_MIB} MiB)\n`);
   console.log('| body | sent (gzip) | decompressed | status | answer | ms | RSS before MiB | peak RSS MiB | target |');
   console.log('|---|---:|---:|---:|---|---:|---:|---:|---|');
-  console.log(`| idle server (baseline, ${IDLE_MS / 1000} s after start) | – | – | – | – | – | ${fmt(idle.rss)} | ${fmt(idle.peak)} | – |`);
+  console.log(
+    `| idle server (baseline, ${IDLE_MS / 1000} s after start) | – | – | – | – | – | ${fmt(idle.rss)} | ${fmt(idle.peak)} | – |`,
+  );
   let ok = true;
   for (const r of rows) {
     const met = r.peak < TARGET_PEAK_MIB;
     const expected = r.status === r.expected;
     ok &&= met && expected;
     const status = expected ? String(r.status) : `**${r.status}** (expected ${r.expected})`;
-    const cells = [r.label, size(r.sentBytes), size(r.decompressedBytes), status, r.answer || '–', fmt(r.ms), fmt(r.rssBefore), fmt(r.peak)];
+    const cells = [
+      r.label,
+      size(r.sentBytes),
+      size(r.decompressedBytes),
+      status,
+      r.answer || '–',
+      fmt(r.ms),
+      fmt(r.rssBefore),
+      fmt(r.peak),
+    ];
     console.log(`| ${cells.join(' | ')} | ${met ? 'met' : 'MISSED'} |`);
   }
   const worst = Math.max(...rows.map((r) => r.peak));
   const verdict = worst < TARGET_PEAK_MIB ? 'met' : 'MISSED';
-  console.log(`\nHighest peak RSS of a single request: **${fmt(worst)} MiB** (target < ${TARGET_PEAK_MIB} MiB: ${verdict})\n`);
+  console.log(
+    `\nHighest peak RSS of a single request: **${fmt(worst)} MiB** (target < ${TARGET_PEAK_MIB} MiB: ${verdict})\n`,
+  );
   return ok;
 }

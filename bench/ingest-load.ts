@@ -41,7 +41,13 @@ export function send(agent: http.Agent, target: Target, { path, body, headers = 
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), endMs: performance.now() }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            endMs: performance.now(),
+          }),
+        );
         res.on('error', failed);
       },
     );
@@ -51,7 +57,8 @@ export function send(agent: http.Agent, target: Target, { path, body, headers = 
   });
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
 
 export interface LoadResult {
   /** Requests answered 200 inside the measured window. */
@@ -109,7 +116,8 @@ class Tally {
 }
 
 const cpuOf = (targets: readonly Target[]) => targets.reduce((sum, t) => sum + cpuSecondsOf(t.pid), 0);
-const postSpans = (agent: http.Agent, target: Target, body: Body) => send(agent, target, { path: TRACES_PATH, body: body.bytes });
+const postSpans = (agent: http.Agent, target: Target, body: Body) =>
+  send(agent, target, { path: TRACES_PATH, body: body.bytes });
 
 export interface ClosedLoopOptions {
   connections: number;
@@ -122,7 +130,11 @@ export interface ClosedLoopOptions {
  * targets in turn (round-robin, as a load balancer spreads requests over replicas), for warm-up + duration. Only
  * requests sent after the warm-up and answered within the window count towards throughput and latency.
  */
-export async function closedLoop(targets: readonly Target[], nextBody: () => Body, options: ClosedLoopOptions): Promise<LoadResult> {
+export async function closedLoop(
+  targets: readonly Target[],
+  nextBody: () => Body,
+  options: ClosedLoopOptions,
+): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const windowStart = performance.now() + options.warmupMs;
   const windowEnd = windowStart + options.durationMs;
@@ -146,7 +158,12 @@ export async function closedLoop(targets: readonly Target[], nextBody: () => Bod
 }
 
 /** Open loop: one request every 1/rate s regardless of answers, for `durationMs`; latency from each request's scheduled time. */
-export async function openLoop(target: Target, nextBody: () => Body, rate: number, durationMs: number): Promise<LoadResult> {
+export async function openLoop(
+  target: Target,
+  nextBody: () => Body,
+  rate: number,
+  durationMs: number,
+): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
   const interval = 1000 / rate;
   const count = Math.max(1, Math.floor((durationMs / 1000) * rate));
@@ -161,7 +178,11 @@ export async function openLoop(target: Target, nextBody: () => Body, rate: numbe
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     const body = nextBody();
     offeredSpans += body.spans;
-    pending.push(postSpans(agent, target, body).then(({ status, endMs }) => tally.record(status, body.spans, endMs - scheduled, true)));
+    pending.push(
+      postSpans(agent, target, body).then(({ status, endMs }) =>
+        tally.record(status, body.spans, endMs - scheduled, true),
+      ),
+    );
   }
   await Promise.all(pending);
   const seconds = (performance.now() - start) / 1000;
@@ -173,4 +194,6 @@ export async function openLoop(target: Target, nextBody: () => Body, rate: numbe
 
 /** A number for a markdown table; `–` when there is none. */
 export const fmt = (n: number, digits = 0) =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–';
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '–';

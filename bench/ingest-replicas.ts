@@ -6,7 +6,14 @@
  */
 import pg from 'pg';
 import { createTempDatabase, POSTGRES_ADMIN_URL, type TempDatabase } from '../test/support/databases';
-import { bodySource, multiSessionTemplate, pickSessions, sessionPool, type Body, type BodyTemplate } from './ingest-bodies';
+import {
+  bodySource,
+  multiSessionTemplate,
+  pickSessions,
+  sessionPool,
+  type Body,
+  type BodyTemplate,
+} from './ingest-bodies';
 import { withChild, type LaunchChild } from './ingest-child';
 import { closedLoop, fmt, type ClosedLoopOptions, type LoadResult } from './ingest-load';
 
@@ -19,7 +26,9 @@ const SPANS_PER_SESSION = 25;
  */
 function collectorTemplates(count: number): BodyTemplate[] {
   const pool = sessionPool(count);
-  return Array.from({ length: count }, (_, i) => multiSessionTemplate(i + 1, pickSessions(10_000 + i, pool, SESSIONS_PER_BATCH), SPANS_PER_SESSION));
+  return Array.from({ length: count }, (_, i) =>
+    multiSessionTemplate(i + 1, pickSessions(10_000 + i, pool, SESSIONS_PER_BATCH), SPANS_PER_SESSION),
+  );
 }
 
 /** A fresh PostgreSQL database, or undefined (with a notice) when the server cannot be reached. */
@@ -27,7 +36,9 @@ async function throwawayDatabase(): Promise<TempDatabase | undefined> {
   try {
     return await createTempDatabase('postgres');
   } catch (error) {
-    console.log(`NOTICE: PostgreSQL not reachable at ${POSTGRES_ADMIN_URL} (${(error as Error).message}): phase 4 (replicas) skipped\n`);
+    console.log(
+      `NOTICE: PostgreSQL not reachable at ${POSTGRES_ADMIN_URL} (${(error as Error).message}): phase 4 (replicas) skipped\n`,
+    );
     return undefined;
   }
 }
@@ -42,12 +53,19 @@ interface ReplicaRuns {
  * One replica under load, then two: the second starts on the database the first bootstrapped, so it prints no key and
  * is sent the first one's.
  */
-async function runReplicas(launch: LaunchChild, databaseUrl: string, nextBody: () => Body, options: ClosedLoopOptions): Promise<ReplicaRuns> {
+async function runReplicas(
+  launch: LaunchChild,
+  databaseUrl: string,
+  nextBody: () => Body,
+  options: ClosedLoopOptions,
+): Promise<ReplicaRuns> {
   const args = ['svc', databaseUrl];
   return withChild(launch, 'replica-1', args, async (first) => {
     if (!first.ingestKey) throw new Error('the first replica did not bootstrap the empty database');
     const one = await closedLoop([first], nextBody, options);
-    const two = await withChild(launch, 'replica-2', args, (second) => closedLoop([first, { ...second, ingestKey: first.ingestKey }], nextBody, options));
+    const two = await withChild(launch, 'replica-2', args, (second) =>
+      closedLoop([first, { ...second, ingestKey: first.ingestKey }], nextBody, options),
+    );
     return { one, two, writer: first.writer };
   });
 }
@@ -67,12 +85,22 @@ async function countStored(databaseUrl: string): Promise<{ spans: number; sessio
 }
 
 /** Runs the phase and prints its table; false when an answer was not 200 or a count disagrees. */
-export async function measureReplicas(launch: LaunchChild, databases: Set<TempDatabase>, batches: number, options: ClosedLoopOptions): Promise<boolean> {
+export async function measureReplicas(
+  launch: LaunchChild,
+  databases: Set<TempDatabase>,
+  batches: number,
+  options: ClosedLoopOptions,
+): Promise<boolean> {
   const database = await throwawayDatabase();
   if (!database) return true;
   databases.add(database);
   try {
-    const { one, two, writer } = await runReplicas(launch, database.url, bodySource(collectorTemplates(batches)), options);
+    const { one, two, writer } = await runReplicas(
+      launch,
+      database.url,
+      bodySource(collectorTemplates(batches)),
+      options,
+    );
     const stored = await countStored(database.url);
     const acknowledged = one.acknowledgedSpans + two.acknowledgedSpans;
 
@@ -83,7 +111,16 @@ export async function measureReplicas(launch: LaunchChild, databases: Set<TempDa
     console.log('| replicas | requests/s | spans/s | p50 ms | p99 ms | server CPU | errors | of which 5xx |');
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const [n, r] of [[1, one] as const, [2, two] as const]) {
-      const cells = [n, fmt(r.rps, 1), fmt(r.spansPerSecond), fmt(r.p50, 1), fmt(r.p99, 1), `${fmt(r.cpuPercent)} %`, r.errors, r.serverErrors];
+      const cells = [
+        n,
+        fmt(r.rps, 1),
+        fmt(r.spansPerSecond),
+        fmt(r.p50, 1),
+        fmt(r.p99, 1),
+        `${fmt(r.cpuPercent)} %`,
+        r.errors,
+        r.serverErrors,
+      ];
       console.log(`| ${cells.join(' | ')} |`);
     }
     const allStored = stored.spans === acknowledged;

@@ -43,8 +43,19 @@ async function startReferenceServer(): Promise<() => Promise<void>> {
   if (!databaseUrl) throw new Error('usage: ingest-server svc <sqlite-file | postgres-url>');
   const dist = pathToFileURL(join(process.cwd(), 'server', 'dist', 'index.js')).href;
   const { startServer } = (await import(dist)) as typeof ServerModule;
-  const server = await startServer({ port: 0, host: '127.0.0.1', databaseUrl, secretKey: SECRET_KEY, log: () => undefined });
-  announce({ url: server.url, pid: process.pid, writer: server.ingestWriter, ingestKey: server.bootstrap?.ingestKey.key });
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl,
+    secretKey: SECRET_KEY,
+    log: () => undefined,
+  });
+  announce({
+    url: server.url,
+    pid: process.pid,
+    writer: server.ingestWriter,
+    ingestKey: server.bootstrap?.ingestKey.key,
+  });
   return () => server.close();
 }
 
@@ -58,7 +69,9 @@ async function startCeiling(): Promise<() => Promise<void>> {
         JSON.parse(Buffer.concat(chunks).toString('utf8'));
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"partialSuccess":{}}');
       } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"code":"invalid_request","message":"bad JSON"}}');
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end('{"error":{"code":"invalid_request","message":"bad JSON"}}');
       }
     });
   });

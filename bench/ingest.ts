@@ -65,7 +65,8 @@ for (const [k, v] of Object.entries({ DURATION_MS, WARMUP_MS, CONNECTIONS, BATCH
   if (!Number.isFinite(v) || v < 0 || (k !== 'WARMUP_MS' && v === 0)) throw new Error(`invalid --${k.toLowerCase()}`);
 }
 const SELECTED = new Set(args.phases.split(',').map((p) => p.trim()));
-for (const p of SELECTED) if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase "${p}" (known: ${PHASES.join(', ')})`);
+for (const p of SELECTED)
+  if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase "${p}" (known: ${PHASES.join(', ')})`);
 const LOAD: ClosedLoopOptions = { connections: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
 
 /** Generous for a run anywhere near normal: five loaded windows, an open loop, a dozen server starts; beyond it is a hang. */
@@ -84,9 +85,17 @@ interface ThroughputRuns {
 }
 
 /** Phase 1 against the ceiling and the reference server on `dbPath`, then phase 2 against the reference server. */
-async function runThroughput(launch: LaunchChild, nextBody: () => Body, dbPath: string, profileDir: string): Promise<ThroughputRuns> {
+async function runThroughput(
+  launch: LaunchChild,
+  nextBody: () => Body,
+  dbPath: string,
+  profileDir: string,
+): Promise<ThroughputRuns> {
   const peakOf = (child: IngestChild) => processMemoryMiB(child.pid).peak;
-  const ceiling = await withChild(launch, 'ceiling', ['ceiling'], async (c) => ({ ceiling: await closedLoop([c], nextBody, LOAD), ceilingRss: peakOf(c) }));
+  const ceiling = await withChild(launch, 'ceiling', ['ceiling'], async (c) => ({
+    ceiling: await closedLoop([c], nextBody, LOAD),
+    ceilingRss: peakOf(c),
+  }));
   const profileArgs = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   return withChild(
     launch,
@@ -116,7 +125,9 @@ function storedSpans(dbPath: string): number {
 async function measureThroughput(launch: LaunchChild, work: string): Promise<boolean> {
   const templates = Array.from({ length: BATCHES }, (_, i) => singleSessionTemplate(i + 1, SPANS_PER_BATCH));
   const avgKiB = templates.reduce((n, t) => n + t.json.length, 0) / templates.length / 1024;
-  console.log(`Load: ${BATCHES} ${SPANS_PER_BATCH}-span OTLP/JSON batches (avg ${fmt(avgKiB, 1)} KiB), fresh trace ids in every request\n`);
+  console.log(
+    `Load: ${BATCHES} ${SPANS_PER_BATCH}-span OTLP/JSON batches (avg ${fmt(avgKiB, 1)} KiB), fresh trace ids in every request\n`,
+  );
   const dbPath = join(work, 'svc.db');
   const profileDir = join(work, 'profile');
   const r = await runThroughput(launch, bodySource(templates), dbPath, profileDir);
@@ -133,14 +144,20 @@ async function measureThroughput(launch: LaunchChild, work: string): Promise<boo
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   console.log(row('ceiling: node:http + JSON.parse', r.ceiling, r.ceilingRss));
   console.log(row(svcName, r.svc, r.svcRss));
-  console.log(`\nsvc / ceiling spans/s: **${fmt(ratio * 100, 1)} %** (target ≥ 60 %: ${ratio >= 0.6 ? 'met' : 'MISSED'})\n`);
+  console.log(
+    `\nsvc / ceiling spans/s: **${fmt(ratio * 100, 1)} %** (target ≥ 60 %: ${ratio >= 0.6 ? 'met' : 'MISSED'})\n`,
+  );
 
   console.log(`## Phase 2: svc at half its maximum rate (open loop, ${fmt(r.svc.rps / 2, 1)} requests/s)\n`);
   console.log('| server | offered requests/s | spans/s | p50 ms | p99 ms | peak RSS MiB | server CPU | errors |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   console.log(row(svcName, r.open, r.openRss));
-  console.log(`\np99 at half the maximum rate: **${fmt(r.open.p99, 1)} ms** (target < 50 ms: ${r.open.p99 < 50 ? 'met' : 'MISSED'})\n`);
-  console.log(`Stored spans: ${fmt(stored)} of ${fmt(acknowledged)} acknowledged ${stored === acknowledged ? '(all present, none more)' : '(MISMATCH)'}\n`);
+  console.log(
+    `\np99 at half the maximum rate: **${fmt(r.open.p99, 1)} ms** (target < 50 ms: ${r.open.p99 < 50 ? 'met' : 'MISSED'})\n`,
+  );
+  console.log(
+    `Stored spans: ${fmt(stored)} of ${fmt(acknowledged)} acknowledged ${stored === acknowledged ? '(all present, none more)' : '(MISMATCH)'}\n`,
+  );
   if (args.profile) {
     const inclusive = /server\/src\/|kysely\/dist\/esm\/dialect\/sqlite\/|node_modules\/better-sqlite3\//;
     console.log(`${cpuProfileTables({ dir: profileDir, root: ROOT, title: 'ingest', inclusive })}\n`);
@@ -156,7 +173,9 @@ async function main(): Promise<void> {
       `# Ingest benchmark: ${CONNECTIONS} connections, ${WARMUP_MS / 1000} s warm-up + ${DURATION_MS / 1000} s per loaded phase, ` +
         `phases: ${[...SELECTED].join(', ')}\n`,
     );
-    console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}\n`);
+    console.log(
+      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}\n`,
+    );
     let ok = true;
     if (SELECTED.has('throughput')) ok = (await measureThroughput(launch, work)) && ok;
     if (SELECTED.has('hostile')) ok = (await measureHostileBodies(launch, work)) && ok;

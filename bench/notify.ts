@@ -58,12 +58,15 @@ const DURATION_MS = count('duration-s', args['duration-s'], 1) * 1000;
 const WARMUP_MS = count('warmup-s', args['warmup-s'], 0) * 1000;
 const CONCURRENCY = count('concurrency', args.concurrency, 1);
 const BACKLOG = count('backlog', args.backlog, 0);
-const OUTBOX_CONCURRENCY = args['outbox-concurrency'] === undefined ? undefined : count('outbox-concurrency', args['outbox-concurrency'], 1);
+const OUTBOX_CONCURRENCY =
+  args['outbox-concurrency'] === undefined ? undefined : count('outbox-concurrency', args['outbox-concurrency'], 1);
 const DATABASES = args.databases.split(',').map((name) => name.trim()) as DatabaseKind[];
-for (const name of DATABASES) if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
+for (const name of DATABASES)
+  if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
 
 /** Generous for a server that meets the targets (≥ 10,000 deliveries/min); far beyond it is a hang. */
-const WATCHDOG_MS = (60 + DATABASES.length * (60 + INCIDENTS * 0.5 + (WARMUP_MS + 2 * DURATION_MS) / 1000 + BACKLOG * 0.05 + 120)) * 1000;
+const WATCHDOG_MS =
+  (60 + DATABASES.length * (60 + INCIDENTS * 0.5 + (WARMUP_MS + 2 * DURATION_MS) / 1000 + BACKLOG * 0.05 + 120)) * 1000;
 
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-notify-'));
 /** What must be undone even when the watchdog ends the run: throwaway PostgreSQL databases. */
@@ -85,18 +88,32 @@ async function measureDatabase(kind: DatabaseKind, receiver: Receiver): Promise<
   });
   try {
     const control = controlPlane(server.url, server.controlKey);
-    const bench: Bench = { server, control, receiver, channelId: await control.webhookChannel('bench receiver', receiver.url) };
+    const bench: Bench = {
+      server,
+      control,
+      receiver,
+      channelId: await control.webhookChannel('bench receiver', receiver.url),
+    };
     console.error(`${kind}: latency, ${INCIDENTS} incidents one at a time...`);
     const { result: latency, ruleId } = await measureLatency(bench, INCIDENTS);
-    console.error(`${kind}: sustained pipeline, ${CONCURRENCY} clients, ${WARMUP_MS / 1000} s + ${DURATION_MS / 1000} s...`);
-    const pipeline = await measurePipeline(bench, { concurrency: CONCURRENCY, warmupMs: WARMUP_MS, durationMs: DURATION_MS });
+    console.error(
+      `${kind}: sustained pipeline, ${CONCURRENCY} clients, ${WARMUP_MS / 1000} s + ${DURATION_MS / 1000} s...`,
+    );
+    const pipeline = await measurePipeline(bench, {
+      concurrency: CONCURRENCY,
+      warmupMs: WARMUP_MS,
+      durationMs: DURATION_MS,
+    });
     await control.deleteRule(ruleId);
     if (BACKLOG > 0) console.error(`${kind}: backlog drain, ${fmt(BACKLOG)} deliveries...`);
     const drain = BACKLOG > 0 ? await measureDrain(bench, { backlog: BACKLOG, concurrency: CONCURRENCY }) : undefined;
     return { database: kind === 'sqlite' ? 'SQLite (file, WAL)' : 'PostgreSQL', latency, pipeline, drain };
   } finally {
     await server.stop();
-    if (args.profile) console.log(`\n${cpuProfileTables({ dir: profileDir, root: ROOT, title: kind, inclusive: /server\/(src|dist)\/|node_modules\/(kysely|better-sqlite3|pg)\// })}\n`);
+    if (args.profile)
+      console.log(
+        `\n${cpuProfileTables({ dir: profileDir, root: ROOT, title: kind, inclusive: /server\/(src|dist)\/|node_modules\/(kysely|better-sqlite3|pg)\// })}\n`,
+      );
     await database.drop();
     databases.delete(database);
   }
@@ -108,7 +125,10 @@ async function main(): Promise<void> {
     const figures: DatabaseFigures[] = [];
     for (const kind of DATABASES) figures.push(await measureDatabase(kind, receiver));
     console.error('receiver baseline...');
-    const receiverPerMinute = await measureReceiver(receiver, { concurrency: OUTBOX_CONCURRENCY ?? SERVER_OUTBOX_CONCURRENCY, durationMs: 5_000 });
+    const receiverPerMinute = await measureReceiver(receiver, {
+      concurrency: OUTBOX_CONCURRENCY ?? SERVER_OUTBOX_CONCURRENCY,
+      durationMs: 5_000,
+    });
 
     console.log(`\n## bench:notify, ${new Date().toISOString().slice(0, 10)}\n`);
     const flags = process.argv.slice(2).join(' ');

@@ -58,14 +58,18 @@ const RUNS = count('runs', args.runs, 1);
 const SESSION_SECONDS = count('session-seconds', args['session-seconds'], 0);
 const SESSION_RUNS = count('session-runs', args['session-runs'], 1);
 const SELECTED = args.variants.split(',').map((name) => name.trim()) as Variant[];
-for (const name of SELECTED) if (!VARIANTS.includes(name)) throw new Error(`unknown variant "${name}" (known: ${VARIANTS.join(', ')})`);
+for (const name of SELECTED)
+  if (!VARIANTS.includes(name)) throw new Error(`unknown variant "${name}" (known: ${VARIANTS.join(', ')})`);
 if (!SELECTED.includes('none')) SELECTED.unshift('none');
 
 const SDK_VARIANTS = SELECTED.filter((name) => name !== 'none');
 
 /** A run takes about 20 s, a session its length plus about 10 s; far beyond that is a hang, and the benchmark must stop. */
 const WATCHDOG_MS =
-  (120 + (RUNS + 2) * SELECTED.length * 60 + (SESSION_SECONDS > 0 ? SESSION_RUNS * SDK_VARIANTS.length * (SESSION_SECONDS * 2 + 60) : 0)) * 1000;
+  (120 +
+    (RUNS + 2) * SELECTED.length * 60 +
+    (SESSION_SECONDS > 0 ? SESSION_RUNS * SDK_VARIANTS.length * (SESSION_SECONDS * 2 + 60) : 0)) *
+  1000;
 
 async function buildAll(minify: boolean): Promise<Map<Variant, VariantBuild>> {
   const builds = new Map<Variant, VariantBuild>();
@@ -77,14 +81,16 @@ async function buildAll(minify: boolean): Promise<Map<Variant, VariantBuild>> {
 function schedule(): Array<{ variant: Variant; repetition: number }> {
   const plan: Array<{ variant: Variant; repetition: number }> = [];
   for (let repetition = 0; repetition < RUNS; repetition++) {
-    for (let i = 0; i < SELECTED.length; i++) plan.push({ variant: SELECTED[(i + repetition) % SELECTED.length]!, repetition });
+    for (let i = 0; i < SELECTED.length; i++)
+      plan.push({ variant: SELECTED[(i + repetition) % SELECTED.length]!, repetition });
   }
   return plan;
 }
 
 async function measureAll(browser: Browser, servers: { app: AppServer; sink: Sink }): Promise<RunResult[]> {
   let run = 0;
-  for (const variant of SELECTED) await measureRun(browser, servers, { variant, run: ++run, repetition: -1, profile: false });
+  for (const variant of SELECTED)
+    await measureRun(browser, servers, { variant, run: ++run, repetition: -1, profile: false });
   const results: RunResult[] = [];
   for (const { variant, repetition } of schedule()) {
     const result = await measureRun(browser, servers, { variant, run: ++run, repetition, profile: false });
@@ -100,7 +106,11 @@ async function measureAll(browser: Browser, servers: { app: AppServer; sink: Sin
 }
 
 /** The recorded sessions: each SDK in turn, `SESSION_RUNS` times. */
-async function recordSessions(browser: Browser, servers: { app: AppServer; sink: Sink }, firstRun: number): Promise<SessionResult[]> {
+async function recordSessions(
+  browser: Browser,
+  servers: { app: AppServer; sink: Sink },
+  firstRun: number,
+): Promise<SessionResult[]> {
   const sessions: SessionResult[] = [];
   let run = firstRun;
   for (let repetition = 0; repetition < SESSION_RUNS; repetition++) {
@@ -108,7 +118,9 @@ async function recordSessions(browser: Browser, servers: { app: AppServer; sink:
       const session = await recordSession(browser, servers, { variant, run: ++run, seconds: SESSION_SECONDS });
       sessions.push(session);
       const sent = session.telemetry.reduce((sum, request) => sum + request.body.length, 0);
-      console.error(`  session ${repetition + 1}/${SESSION_RUNS} ${variant}: ${session.seconds.toFixed(0)} s, ${session.telemetry.length} requests / ${sent} B sent`);
+      console.error(
+        `  session ${repetition + 1}/${SESSION_RUNS} ${variant}: ${session.seconds.toFixed(0)} s, ${session.telemetry.length} requests / ${sent} B sent`,
+      );
     }
   }
   return sessions;
@@ -139,9 +151,12 @@ async function main(): Promise<void> {
   const app = await startAppServer(builds, sink.origin);
   const browser = await chromium.launch(browserLaunchOptions());
   try {
-    console.error(`Chromium ${browser.version()}; ${RUNS} repetitions of ${SELECTED.join(', ')} (plus one warm-up run each)`);
+    console.error(
+      `Chromium ${browser.version()}; ${RUNS} repetitions of ${SELECTED.join(', ')} (plus one warm-up run each)`,
+    );
     const results = await measureAll(browser, { app, sink });
-    if (SESSION_SECONDS > 0) console.error(`recording a ${SESSION_SECONDS} s session per SDK, ${SESSION_RUNS} time(s)...`);
+    if (SESSION_SECONDS > 0)
+      console.error(`recording a ${SESSION_SECONDS} s session per SDK, ${SESSION_RUNS} time(s)...`);
     // Run numbers after the measured runs' (which use 1 … (RUNS + 1) × variants), so the sink keeps them apart.
     const sessions = SESSION_SECONDS > 0 ? await recordSessions(browser, { app, sink }, 1_000) : [];
     const profiles = profileBuilds ? await profileSdks(browser, sink, profileBuilds) : [];
@@ -157,7 +172,9 @@ async function main(): Promise<void> {
     console.log(figuresTable(figures));
     console.log(`\n${verdict(figures)}\n`);
     if (sessions.length > 0) {
-      console.log(`Recorded sessions (${SESSION_SECONDS} s of use at a person's pace, then ${SETTLE_MS / 1000} s idle; bytes as on the wire):\n`);
+      console.log(
+        `Recorded sessions (${SESSION_SECONDS} s of use at a person's pace, then ${SETTLE_MS / 1000} s idle; bytes as on the wire):\n`,
+      );
       console.log(`${sessionTable(sessions)}\n`);
     }
     for (const f of figures.filter((f) => f.variant !== 'none')) console.log(`${bytesTable(f)}\n`);

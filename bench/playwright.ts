@@ -65,9 +65,12 @@ const RUNS = int('runs', 500);
 const TESTS = int('tests', 20);
 const REQUESTS = int('requests', 5);
 const DATABASES = args.databases.split(',').map((name) => name.trim()) as DatabaseKind[];
-for (const name of DATABASES) if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
+for (const name of DATABASES)
+  if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
 const PARTS = new Set(args.parts.split(',').map((p) => p.trim()));
-for (const p of PARTS) if (!['fixture', 'reporter', 'history'].includes(p)) throw new Error(`unknown part "${p}" (known: fixture, reporter, history)`);
+for (const p of PARTS)
+  if (!['fixture', 'reporter', 'history'].includes(p))
+    throw new Error(`unknown part "${p}" (known: fixture, reporter, history)`);
 
 const FIXTURE_TARGET_MS = 30;
 const REPORTER_TARGET_S = 10;
@@ -75,7 +78,10 @@ const READ_TARGET_MS = 50;
 
 const databases = new Set<TempDatabase>();
 const log = (m: string) => console.error(m);
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' / ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
 
 async function main(): Promise<void> {
   const loadBefore = load();
@@ -94,7 +100,9 @@ async function main(): Promise<void> {
       if (PARTS.has('reporter')) {
         log(`reporter: ${RESULTS} results`);
         reporter = await measureReporter(await svc.newProject(), RESULTS);
-        log(`reporter: ${reporter.seconds.toFixed(2)} s; counts ${JSON.stringify(reporter.counts)} (fed ${JSON.stringify(reporter.expected)})`);
+        log(
+          `reporter: ${reporter.seconds.toFixed(2)} s; counts ${JSON.stringify(reporter.counts)} (fed ${JSON.stringify(reporter.expected)})`,
+        );
         loads.push(`after the upload ${load()}`);
       }
     } finally {
@@ -127,12 +135,20 @@ async function main(): Promise<void> {
   if (fixture) {
     const ok = fixture.addedMedian <= FIXTURE_TARGET_MS;
     if (!ok) missed.push(`fixture: ${fmt(fixture.addedMedian)} ms added per test`);
-    console.log(`### Fixture overhead (${fixture.tests} trivial tests, ${fixture.repetitions} alternating repetitions of each, 1 worker)\n`);
+    console.log(
+      `### Fixture overhead (${fixture.tests} trivial tests, ${fixture.repetitions} alternating repetitions of each, 1 worker)\n`,
+    );
     console.log('| | plain `test` | `@svc/playwright` (+ reporter) | added |');
     console.log('| --- | --- | --- | --- |');
-    console.log(`| median test duration (ms) | ${fmt(fixture.plainMedian)} | ${fmt(fixture.svcMedian)} | ${fmt(fixture.svcMedian - fixture.plainMedian)} |`);
-    console.log(`| median over tests of the added time (ms) | | | **${fmt(fixture.addedMedian)}** (without the first test: ${fmt(fixture.addedMedianWarm)}) |`);
-    console.log(`| whole \`playwright test\` run, median (s) | ${(fixture.plainWall / 1000).toFixed(1)} | ${(fixture.svcWall / 1000).toFixed(1)} | ${((fixture.svcWall - fixture.plainWall) / 1000).toFixed(1)} |`);
+    console.log(
+      `| median test duration (ms) | ${fmt(fixture.plainMedian)} | ${fmt(fixture.svcMedian)} | ${fmt(fixture.svcMedian - fixture.plainMedian)} |`,
+    );
+    console.log(
+      `| median over tests of the added time (ms) | | | **${fmt(fixture.addedMedian)}** (without the first test: ${fmt(fixture.addedMedianWarm)}) |`,
+    );
+    console.log(
+      `| whole \`playwright test\` run, median (s) | ${(fixture.plainWall / 1000).toFixed(1)} | ${(fixture.svcWall / 1000).toFixed(1)} | ${((fixture.svcWall - fixture.plainWall) / 1000).toFixed(1)} |`,
+    );
     console.log(`\nTarget ≤ ${FIXTURE_TARGET_MS} ms added per test (median): ${ok ? 'met' : 'MISSED'}.\n`);
   }
   if (reporter) {
@@ -141,12 +157,17 @@ async function main(): Promise<void> {
     console.log(`### Reporter upload\n`);
     console.log('| results (tests) | first onTestEnd → onEnd resolved (s) | run counts read back | as fed |');
     console.log('| --- | --- | --- | --- |');
-    const c = (x: ReporterFigures['counts']) => `${x.passed} passed, ${x.failed} failed, ${x.flaky} flaky, ${x.skipped} skipped, ${x.total} total`;
-    console.log(`| ${reporter.results.toLocaleString('en')} (${reporter.tests.toLocaleString('en')}) | **${reporter.seconds.toFixed(2)}** | ${c(reporter.counts)} (${reporter.status}) | ${reporter.countsMatch ? 'yes' : 'NO'} |`);
+    const c = (x: ReporterFigures['counts']) =>
+      `${x.passed} passed, ${x.failed} failed, ${x.flaky} flaky, ${x.skipped} skipped, ${x.total} total`;
+    console.log(
+      `| ${reporter.results.toLocaleString('en')} (${reporter.tests.toLocaleString('en')}) | **${reporter.seconds.toFixed(2)}** | ${c(reporter.counts)} (${reporter.status}) | ${reporter.countsMatch ? 'yes' : 'NO'} |`,
+    );
     console.log(`\nTarget ≤ ${REPORTER_TARGET_S} s with the counts right: ${ok ? 'met' : 'MISSED'}.\n`);
   }
   if (history.length > 0) {
-    console.log(`### History and flaky list (${RUNS.toLocaleString('en')} runs × ${TESTS} tests, ${REQUESTS} requests per view)\n`);
+    console.log(
+      `### History and flaky list (${RUNS.toLocaleString('en')} runs × ${TESTS} tests, ${REQUESTS} requests per view)\n`,
+    );
     const name = (k: DatabaseKind) => (k === 'sqlite' ? 'SQLite' : 'PostgreSQL');
     console.log(`| View | ${history.map((h) => `${name(h.kind)} median / p95 (ms)`).join(' | ')} | Rows |`);
     console.log(`|${' --- |'.repeat(history.length + 2)}`);
@@ -157,9 +178,15 @@ async function main(): Promise<void> {
     console.log(
       `\nLoading: ${history.map((h) => `${name(h.kind)} ${h.fillSeconds.toFixed(0)} s, ${h.results.toLocaleString('en')} results and ${h.attempts.toLocaleString('en')} attempts, database ${h.sizeMiB.toFixed(0)} MiB`).join('; ')}.`,
     );
-    const slow = history.flatMap((h) => h.figures.filter((f) => f.target && f.p95 > READ_TARGET_MS).map((f) => `${name(h.kind)}: ${f.view} (p95 ${fmt(f.p95)} ms)`));
+    const slow = history.flatMap((h) =>
+      h.figures
+        .filter((f) => f.target && f.p95 > READ_TARGET_MS)
+        .map((f) => `${name(h.kind)}: ${f.view} (p95 ${fmt(f.p95)} ms)`),
+    );
     missed.push(...slow);
-    console.log(`\nTarget ≤ ${READ_TARGET_MS} ms p95 for history and the flaky list: ${slow.length === 0 ? 'met' : `MISSED (${slow.join('; ')})`}.`);
+    console.log(
+      `\nTarget ≤ ${READ_TARGET_MS} ms p95 for history and the flaky list: ${slow.length === 0 ? 'met' : `MISSED (${slow.join('; ')})`}.`,
+    );
   }
   if (missed.length > 0) {
     console.log(`\nMissed: ${missed.join('; ')}`);

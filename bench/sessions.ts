@@ -46,7 +46,8 @@ const REQUESTS = Number(args.requests);
 if (!Number.isInteger(SESSIONS) || SESSIONS < 1000) throw new Error('--sessions must be an integer ≥ 1000');
 if (!Number.isInteger(REQUESTS) || REQUESTS < 5) throw new Error('--requests must be an integer ≥ 5');
 const DATABASES = args.databases.split(',').map((name) => name.trim()) as DatabaseKind[];
-for (const name of DATABASES) if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
+for (const name of DATABASES)
+  if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
 
 const TARGET_MS = 200;
 const DAY = 86_400_000;
@@ -61,11 +62,17 @@ const pick = <T>(random: () => number, weighted: ReadonlyArray<readonly [T, numb
   return weighted[weighted.length - 1]![0];
 };
 
-const ENVS = [['prod', 70], ['staging', 25], ['dev', 5]] as const;
+const ENVS = [
+  ['prod', 70],
+  ['staging', 25],
+  ['dev', 5],
+] as const;
 const RELEASES = Array.from({ length: 12 }, (_, i) => [`2027.${i + 1}.0`, i + 1] as const);
 /** browser, os, device, share. */
 /** Browser, major version, OS and device type, with how often each is drawn. */
-const CLIENTS: ReadonlyArray<readonly [readonly [browser: string, version: string | null, os: string, device: string], number]> = [
+const CLIENTS: ReadonlyArray<
+  readonly [readonly [browser: string, version: string | null, os: string, device: string], number]
+> = [
   [['Chrome', '124', 'Windows', 'desktop'], 35],
   [['Chrome', '124', 'macOS', 'desktop'], 10],
   [['Chrome', '124', 'Android', 'mobile'], 20],
@@ -76,14 +83,28 @@ const CLIENTS: ReadonlyArray<readonly [readonly [browser: string, version: strin
   [['Other', null, 'Other', 'desktop'], 2],
 ];
 const PATHS = [
-  '/', '/cart', '/checkout', '/checkout/payment', '/checkout/done', '/search', '/account', '/account/orders', '/login', '/signup',
+  '/',
+  '/cart',
+  '/checkout',
+  '/checkout/payment',
+  '/checkout/done',
+  '/search',
+  '/account',
+  '/account/orders',
+  '/login',
+  '/signup',
   ...Array.from({ length: 30 }, (_, i) => `/products/${1000 + i}`),
 ];
 /** A page one session in about ten thousand visits: the `url` filter's worst case short of no match at all. */
 const RARE_PATH = '/promo/rare-landing-page';
 
 /** One stored session, as ingest would have folded it. */
-function sessionRow(random: () => number, projectId: string, appId: string, i: number): Insertable<Database['sessions']> {
+function sessionRow(
+  random: () => number,
+  projectId: string,
+  appId: string,
+  i: number,
+): Insertable<Database['sessions']> {
   const last = NOW - Math.floor(random() * 30 * DAY);
   // Mostly short visits, a long tail up to about two hours.
   const duration = Math.min(Math.floor(-Math.log(1 - random()) * 4 * 60_000), 2 * 3_600_000);
@@ -111,7 +132,13 @@ function sessionRow(random: () => number, projectId: string, appId: string, i: n
     user_email: null,
     user_name: null,
     user_ms: user === null ? null : last - duration,
-    attributes: JSON.stringify({ plan: pick(random, [['free', 70], ['pro', 25], ['enterprise', 5]] as const) }),
+    attributes: JSON.stringify({
+      plan: pick(random, [
+        ['free', 70],
+        ['pro', 25],
+        ['enterprise', 5],
+      ] as const),
+    }),
     attributes_ms: last - duration,
     replay_mode: 'full',
     sample_rate: 1,
@@ -133,7 +160,9 @@ async function fill(db: Kysely<Database>, projectId: string, appId: string): Pro
   const random = prng(20);
   await db.transaction().execute(async (tx) => {
     for (let i = 0; i < SESSIONS; i += INSERT_BATCH) {
-      const rows = Array.from({ length: Math.min(INSERT_BATCH, SESSIONS - i) }, (_, j) => sessionRow(random, projectId, appId, i + j));
+      const rows = Array.from({ length: Math.min(INSERT_BATCH, SESSIONS - i) }, (_, j) =>
+        sessionRow(random, projectId, appId, i + j),
+      );
       await tx.insertInto('sessions').values(rows).execute();
     }
   });
@@ -163,7 +192,10 @@ const VIEWS: View[] = [
   { name: `url=rare (≈${Math.round(SESSIONS / 10_000)} matches)`, path: '/sessions?limit=50&url=rare-landing' },
   { name: 'user_id=user-42', path: '/sessions?limit=50&user_id=user-42' },
   { name: 'attr.plan=enterprise', path: '/sessions?limit=50&attr.plan=enterprise' },
-  { name: 'env+release+browser+has_errors, sort=duration', path: '/sessions?limit=50&env=prod&release=2027.12.0&browser=Chrome&has_errors=true&sort=duration' },
+  {
+    name: 'env+release+browser+has_errors, sort=duration',
+    path: '/sessions?limit=50&env=prod&release=2027.12.0&browser=Chrome&has_errors=true&sort=duration',
+  },
   { name: 'facets (all time)', path: '/sessions/facets' },
   { name: 'facets (last 24 h)', path: `/sessions/facets?from=${NOW - DAY}` },
 ];
@@ -175,7 +207,8 @@ interface Figures {
   rows: number;
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
 /** `Server-Timing: total;dur=12.3` when the server sends it, else undefined. */
 function serverTiming(res: Response): number | undefined {
@@ -217,14 +250,31 @@ const databases = new Set<TempDatabase>();
 
 type StartServer = typeof ServerModule.startServer;
 
-async function measureDatabase(kind: DatabaseKind, startServer: StartServer): Promise<{ kind: DatabaseKind; fillSeconds: number; figures: Figures[] }> {
-  const database: TempDatabase = kind === 'sqlite' ? { url: join(work, 'svc.db'), drop: async () => undefined } : await createTempDatabase('postgres');
+async function measureDatabase(
+  kind: DatabaseKind,
+  startServer: StartServer,
+): Promise<{ kind: DatabaseKind; fillSeconds: number; figures: Figures[] }> {
+  const database: TempDatabase =
+    kind === 'sqlite'
+      ? { url: join(work, 'svc.db'), drop: async () => undefined }
+      : await createTempDatabase('postgres');
   databases.add(database);
-  const server = await startServer({ port: 0, host: '127.0.0.1', databaseUrl: database.url, secretKey: 'bench-sessions-secret-key-0123456789abcdef', log: () => undefined, detection: false });
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: database.url,
+    secretKey: 'bench-sessions-secret-key-0123456789abcdef',
+    log: () => undefined,
+    detection: false,
+  });
   try {
     const boot = server.bootstrap!;
     const { db } = server.database;
-    const app = await db.selectFrom('apps').select('id').where('project_id', '=', boot.projectId).executeTakeFirstOrThrow();
+    const app = await db
+      .selectFrom('apps')
+      .select('id')
+      .where('project_id', '=', boot.projectId)
+      .executeTakeFirstOrThrow();
     console.error(`${kind}: inserting ${SESSIONS.toLocaleString('en')} sessions...`);
     const started = performance.now();
     await fill(db, boot.projectId, app.id);
@@ -232,7 +282,8 @@ async function measureDatabase(kind: DatabaseKind, startServer: StartServer): Pr
     const fillSeconds = (performance.now() - started) / 1000;
     console.error(`${kind}: ${fillSeconds.toFixed(1)} s; measuring ${VIEWS.length} views × ${REQUESTS} requests...`);
     const figures = await measure(server.url, boot.controlKey.key);
-    for (const f of figures) console.error(`${kind}: ${f.view}: median ${f.median.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, ${f.rows} rows`);
+    for (const f of figures)
+      console.error(`${kind}: ${f.view}: median ${f.median.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, ${f.rows} rows`);
     return { kind, fillSeconds, figures };
   } finally {
     await server.close();
@@ -266,7 +317,9 @@ async function main(): Promise<void> {
     console.log(`| ${view.name} | ${cells.join(' | ')} | ${results[0]!.figures[i]!.rows} |`);
   });
   console.log(`\nFilling: ${results.map((r) => `${r.kind} ${r.fillSeconds.toFixed(1)} s`).join(', ')}.`);
-  const missed = results.flatMap((r) => r.figures.filter((f) => f.p95 >= TARGET_MS).map((f) => `${r.kind}: ${f.view} (p95 ${fmt(f.p95)} ms)`));
+  const missed = results.flatMap((r) =>
+    r.figures.filter((f) => f.p95 >= TARGET_MS).map((f) => `${r.kind}: ${f.view} (p95 ${fmt(f.p95)} ms)`),
+  );
   if (missed.length > 0) {
     console.log(`\nMissed the target: ${missed.join('; ')}`);
     process.exitCode = 1;

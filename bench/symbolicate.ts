@@ -43,7 +43,9 @@ import type { ExceptionFacts } from '../server/src/sourcemaps/types';
 import { createProject, createTenant } from '../server/src/tenancy/apps';
 import { buildBundle, pickPositions, v8Stack, type Position } from './symbolicate/bundle';
 
-const { values: args } = parseArgs({ options: { 'duration-s': { type: 'string', default: '5' }, 'cold-runs': { type: 'string', default: '10' } } });
+const { values: args } = parseArgs({
+  options: { 'duration-s': { type: 'string', default: '5' }, 'cold-runs': { type: 'string', default: '10' } },
+});
 const DURATION_MS = Number(args['duration-s']) * 1000;
 const COLD_RUNS = Number(args['cold-runs']);
 const URL = 'https://shop.example/assets/index-Dk3x9Qa1.js';
@@ -80,10 +82,15 @@ async function warmLoop(fn: () => unknown): Promise<{ p50: number; p99: number; 
   const times: number[] = [];
   const start = performance.now();
   while (performance.now() - start < DURATION_MS) times.push(await timed(fn));
-  return { p50: quantile(times, 0.5), p99: quantile(times, 0.99), perSecond: times.length / ((performance.now() - start) / 1000) };
+  return {
+    p50: quantile(times, 0.5),
+    p99: quantile(times, 0.99),
+    perSecond: times.length / ((performance.now() - start) / 1000),
+  };
 }
 
-const traceLookups = (map: TraceMap, positions: readonly Position[]) => positions.map((p) => originalPositionFor(map, { line: p.line, column: p.column - 1 }));
+const traceLookups = (map: TraceMap, positions: readonly Position[]) =>
+  positions.map((p) => originalPositionFor(map, { line: p.line, column: p.column - 1 }));
 const sourceMapLookups = (consumer: SourceMapConsumer, positions: readonly Position[]) =>
   positions.map((p) => consumer.originalPositionFor({ line: p.line, column: p.column - 1 }));
 
@@ -91,7 +98,11 @@ const sourceMapLookups = (consumer: SourceMapConsumer, positions: readonly Posit
  * Heap a parsed map holds once its frames were looked up (mappings decoded, their sources loaded from the database,
  * indexed and scanned), against the symbolicator's estimate (ParsedMap.bytes) that its cache counts.
  */
-async function heapOfParsedMap(db: DatabaseHandle['db'], mapId: string, positions: readonly Position[]): Promise<{ measured: number; estimated: number }> {
+async function heapOfParsedMap(
+  db: DatabaseHandle['db'],
+  mapId: string,
+  positions: readonly Position[],
+): Promise<{ measured: number; estimated: number }> {
   const index = (await readMapIndex(db, mapId))!;
   gc();
   const before = process.memoryUsage().heapUsed;
@@ -116,8 +127,15 @@ async function main(): Promise<void> {
   const database = openDatabase(join(dir, 'svc.db'));
   try {
     await migrateToLatest(database);
-    const projectId = await createProject(database.db, systemClock, await createTenant(database.db, systemClock, 'bench'), 'bench');
-    await storeMaps(database.db, systemClock, projectId, [{ debugId: DEBUG_ID, release: null, url: null, text: bundle.map }]);
+    const projectId = await createProject(
+      database.db,
+      systemClock,
+      await createTenant(database.db, systemClock, 'bench'),
+      'bench',
+    );
+    await storeMaps(database.db, systemClock, projectId, [
+      { debugId: DEBUG_ID, release: null, url: null, text: bundle.map },
+    ]);
     const facts: ExceptionFacts = { projectId, stacktrace: stack, debugIds: new Map([[URL, DEBUG_ID]]), release: null };
 
     const coldTrace = await coldRuns(() => traceLookups(new TraceMap(bundle.map), positions.slice(0, 1)));
@@ -138,11 +156,27 @@ async function main(): Promise<void> {
     const consumer = await new SourceMapConsumer(bundle.map);
     const warmSourceMap = await warmLoop(() => sourceMapLookups(consumer, positions));
     consumer.destroy();
-    const mapId = (await database.db.selectFrom('sourcemaps').select('id').where('debug_id', '=', DEBUG_ID).executeTakeFirstOrThrow()).id;
+    const mapId = (
+      await database.db.selectFrom('sourcemaps').select('id').where('debug_id', '=', DEBUG_ID).executeTakeFirstOrThrow()
+    ).id;
     const heap = await heapOfParsedMap(database.db, mapId, positions);
     const stored = await storedBytes(database.db);
 
-    report({ bundle, buildMs, mapBytes, stored, gunzipMs, coldTrace, coldSourceMap, coldSvc, warmSvc, warmTrace, warmSourceMap, heap, frames });
+    report({
+      bundle,
+      buildMs,
+      mapBytes,
+      stored,
+      gunzipMs,
+      coldTrace,
+      coldSourceMap,
+      coldSvc,
+      warmSvc,
+      warmTrace,
+      warmSourceMap,
+      heap,
+      frames,
+    });
     const missed = warmSvc.p99 >= TARGET_WARM_P99_MS || coldSvc.median >= TARGET_COLD_MS;
     if (missed) process.exitCode = 1;
   } finally {
@@ -154,7 +188,10 @@ async function main(): Promise<void> {
 async function storedBytes(db: DatabaseHandle['db']): Promise<{ mappings: number; sources: number }> {
   const maps = await db.selectFrom('sourcemaps').select('mappings_gzip').execute();
   const sources = await db.selectFrom('sourcemap_sources').select('content_gzip').execute();
-  return { mappings: maps.reduce((n, r) => n + r.mappings_gzip.length, 0), sources: sources.reduce((n, r) => n + r.content_gzip.length, 0) };
+  return {
+    mappings: maps.reduce((n, r) => n + r.mappings_gzip.length, 0),
+    sources: sources.reduce((n, r) => n + r.content_gzip.length, 0),
+  };
 }
 
 type Cold = { median: number; max: number };
@@ -186,10 +223,14 @@ function report(r: {
       `gunzip of the whole map in one piece ${ms(r.gunzipMs)} ms); built in ${(r.buildMs / 1000).toFixed(1)} s; ` +
       `${COLD_RUNS} cold runs, ${DURATION_MS / 1000} s warm per row\n`,
   );
-  console.log('| consumer | cold: parse + first lookup, median (max) ms | warm 20-frame stack p50 ms | p99 ms | events/s |');
+  console.log(
+    '| consumer | cold: parse + first lookup, median (max) ms | warm 20-frame stack p50 ms | p99 ms | events/s |',
+  );
   console.log('|---|---:|---:|---:|---:|');
   const row = (name: string, cold: Cold, warm: Warm) =>
-    console.log(`| ${name} | ${ms(cold.median)} (${ms(cold.max)}) | ${ms(warm.p50)} | ${ms(warm.p99)} | ${Math.round(warm.perSecond).toLocaleString('en-US')} |`);
+    console.log(
+      `| ${name} | ${ms(cold.median)} (${ms(cold.max)}) | ${ms(warm.p50)} | ${ms(warm.p99)} | ${Math.round(warm.perSecond).toLocaleString('en-US')} |`,
+    );
   row('svc symbolicator (trace-mapping; SQLite read + gunzip, enclosing function, context)', r.coldSvc, r.warmSvc);
   row('@jridgewell/trace-mapping alone (20 × originalPositionFor)', r.coldTrace, r.warmTrace);
   row('source-map 0.8 alone, baseline (20 × originalPositionFor)', r.coldSourceMap, r.warmSourceMap);
@@ -197,10 +238,14 @@ function report(r: {
     `\nTargets (svc symbolicator): warm p99 < ${TARGET_WARM_P99_MS} ms: ${verdict(r.warmSvc.p99 < TARGET_WARM_P99_MS)}; ` +
       `cold < ${TARGET_COLD_MS} ms: ${verdict(r.coldSvc.median < TARGET_COLD_MS)}.`,
   );
-  console.log(`Heap held by the parsed map after the stack (mappings decoded, its frames' sources loaded): ${mb(r.heap.measured)} MB; the cache counts it as ${mb(r.heap.estimated)} MB.`);
+  console.log(
+    `Heap held by the parsed map after the stack (mappings decoded, its frames' sources loaded): ${mb(r.heap.measured)} MB; the cache counts it as ${mb(r.heap.estimated)} MB.`,
+  );
   const app = r.frames.find((f) => f.inApp)!;
   const original = app.original!;
-  console.log(`First in-app frame: ${app.url}:${app.line}:${app.column} -> ${original.function ?? '?'} (${original.file}:${original.line}:${original.column})`);
+  console.log(
+    `First in-app frame: ${app.url}:${app.line}:${app.column} -> ${original.function ?? '?'} (${original.file}:${original.line}:${original.column})`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -69,14 +69,26 @@ const UID_SLOT = 'UID-SLOT-0000';
 
 const settings = TEST_SETTINGS;
 const namespaces: Record<string, V1Namespace> = {
-  shop: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', labels: { 'kubernetes.io/metadata.name': 'shop' } } },
-  plain: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'plain', labels: { 'kubernetes.io/metadata.name': 'plain' } } },
+  shop: {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'shop', labels: { 'kubernetes.io/metadata.name': 'shop' } },
+  },
+  plain: {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'plain', labels: { 'kubernetes.io/metadata.name': 'plain' } },
+  },
 };
 const instrumentation: SvcInstrumentation = {
   apiVersion: 'svc.io/v1alpha1',
   kind: 'SvcInstrumentation',
   metadata: { name: 'default', namespace: 'shop', generation: 3 },
-  spec: { ingestUrl: 'https://ingest.svc.example.com', apiKeySecretRef: { name: 'svc-zero-api-key' }, env: 'production' },
+  spec: {
+    ingestUrl: 'https://ingest.svc.example.com',
+    apiKeySecretRef: { name: 'svc-zero-api-key' },
+    env: 'production',
+  },
 };
 const lookup = {
   namespace: async (name: string) => namespaces[name],
@@ -87,12 +99,38 @@ const lookup = {
 // Bodies.
 
 const RUNTIMES = [
-  { image: 'node:20-alpine', command: ['node', 'dist/server.js'], env: { NODE_ENV: 'production' }, options: ['NODE_OPTIONS', '--max-old-space-size=384'] },
-  { image: 'eclipse-temurin:21-jre', command: ['java', '-jar', '/app/app.jar'], env: { JAVA_OPTS: '-Xmx512m' }, options: ['JAVA_TOOL_OPTIONS', '-XX:+UseG1GC'] },
-  { image: 'python:3.12-slim', command: ['gunicorn', '-b', '0.0.0.0:8000', 'app:app'], env: { PYTHONUNBUFFERED: '1' }, options: ['PYTHONPATH', '/app/lib'] },
+  {
+    image: 'node:20-alpine',
+    command: ['node', 'dist/server.js'],
+    env: { NODE_ENV: 'production' },
+    options: ['NODE_OPTIONS', '--max-old-space-size=384'],
+  },
+  {
+    image: 'eclipse-temurin:21-jre',
+    command: ['java', '-jar', '/app/app.jar'],
+    env: { JAVA_OPTS: '-Xmx512m' },
+    options: ['JAVA_TOOL_OPTIONS', '-XX:+UseG1GC'],
+  },
+  {
+    image: 'python:3.12-slim',
+    command: ['gunicorn', '-b', '0.0.0.0:8000', 'app:app'],
+    env: { PYTHONUNBUFFERED: '1' },
+    options: ['PYTHONPATH', '/app/lib'],
+  },
   { image: 'golang:1.23', command: ['/app/server'], env: { GOMAXPROCS: '2' }, options: ['GODEBUG', 'madvdontneed=1'] },
 ] as const;
-const WORDS = ['checkout', 'cart', 'payments', 'catalog', 'search', 'orders', 'users', 'inventory', 'shipping', 'reviews'];
+const WORDS = [
+  'checkout',
+  'cart',
+  'payments',
+  'catalog',
+  'search',
+  'orders',
+  'users',
+  'inventory',
+  'shipping',
+  'reviews',
+];
 
 function token(random: () => number, length: number): string {
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -104,7 +142,10 @@ function deploymentPod(i: number, random: () => number): { pod: V1Pod; namespace
   const name = `${WORDS[i % WORDS.length]}-${i}`;
   const hash = token(random, 10);
   const namespace = random() < 0.15 ? 'plain' : 'shop';
-  const env: { name: string; value: string }[] = Object.entries(runtime.env).map(([key, value]) => ({ name: key, value }));
+  const env: { name: string; value: string }[] = Object.entries(runtime.env).map(([key, value]) => ({
+    name: key,
+    value,
+  }));
   if (random() < 0.5) env.push({ name: runtime.options[0], value: runtime.options[1] });
   const app: V1Container = {
     name: WORDS[i % WORDS.length]!,
@@ -113,7 +154,13 @@ function deploymentPod(i: number, random: () => number): { pod: V1Pod; namespace
     ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
     env,
     resources: { limits: { memory: '512Mi' }, requests: { cpu: '250m', memory: '256Mi' } },
-    readinessProbe: { httpGet: { path: '/ready', port: 8080, scheme: 'HTTP' }, periodSeconds: 5, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 3 },
+    readinessProbe: {
+      httpGet: { path: '/ready', port: 8080, scheme: 'HTTP' },
+      periodSeconds: 5,
+      timeoutSeconds: 1,
+      successThreshold: 1,
+      failureThreshold: 3,
+    },
   };
   const containers: V1Container[] = [app];
   if (random() < 0.33) {
@@ -122,7 +169,14 @@ function deploymentPod(i: number, random: () => number): { pod: V1Pod; namespace
       image: 'docker.io/istio/proxyv2:1.24.0',
       args: ['proxy', 'sidecar', '--domain', `${namespace}.svc.cluster.local`],
       resources: { limits: { cpu: '2', memory: '1Gi' }, requests: { cpu: '100m', memory: '128Mi' } },
-      securityContext: { runAsUser: 1337, runAsGroup: 1337, runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+      securityContext: {
+        runAsUser: 1337,
+        runAsGroup: 1337,
+        runAsNonRoot: true,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+      },
     });
   }
   const pod: V1Pod = {
@@ -132,7 +186,16 @@ function deploymentPod(i: number, random: () => number): { pod: V1Pod; namespace
       generateName: `${name}-${hash}-`,
       namespace,
       labels: { app: name, 'pod-template-hash': hash },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-${hash}`, uid: randomUUID(), controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: `${name}-${hash}`,
+          uid: randomUUID(),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
       managedFields: [
         {
           manager: 'kube-controller-manager',
@@ -141,8 +204,21 @@ function deploymentPod(i: number, random: () => number): { pod: V1Pod; namespace
           time: new Date('2026-11-21T10:00:00Z'),
           fieldsType: 'FieldsV1',
           fieldsV1: {
-            'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} }, 'f:ownerReferences': {} },
-            'f:spec': { 'f:containers': Object.fromEntries(containers.map((c) => [`k:{"name":"${c.name}"}`, { '.': {}, 'f:image': {}, 'f:name': {}, 'f:resources': {} }])), 'f:dnsPolicy': {}, 'f:restartPolicy': {} },
+            'f:metadata': {
+              'f:generateName': {},
+              'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} },
+              'f:ownerReferences': {},
+            },
+            'f:spec': {
+              'f:containers': Object.fromEntries(
+                containers.map((c) => [
+                  `k:{"name":"${c.name}"}`,
+                  { '.': {}, 'f:image': {}, 'f:name': {}, 'f:resources': {} },
+                ]),
+              ),
+              'f:dnsPolicy': {},
+              'f:restartPolicy': {},
+            },
           } as unknown as object,
         },
       ],
@@ -165,7 +241,11 @@ function reviewTemplate(pod: V1Pod, namespace: string): { head: string; tail: st
       requestResource: { group: '', version: 'v1', resource: 'pods' },
       namespace,
       operation: 'CREATE',
-      userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller', uid: '8f1c6a2e-0b7d-4c55-a0a4-6f2f4d1b9c3e', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] },
+      userInfo: {
+        username: 'system:serviceaccount:kube-system:replicaset-controller',
+        uid: '8f1c6a2e-0b7d-4c55-a0a4-6f2f4d1b9c3e',
+        groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'],
+      },
       object: pod,
       oldObject: null,
       dryRun: false,
@@ -192,16 +272,30 @@ type ToParent = { ready: { port: number; ca: string } } | { sample: ServerSample
 async function serve(role: ServerRole): Promise<void> {
   const now = Date.now();
   const ca = await createCa({ now, validityMs: 24 * 3600_000, commonName: `${WEBHOOK_SERVICE}-ca` });
-  const pair = await issueServingCertificate({ ca, now, validityMs: 3600_000, dnsNames: serviceDnsNames(WEBHOOK_SERVICE, SYSTEM_NAMESPACE) });
+  const pair = await issueServingCertificate({
+    ca,
+    now,
+    validityMs: 3600_000,
+    dnsNames: serviceDnsNames(WEBHOOK_SERVICE, SYSTEM_NAMESPACE),
+  });
   let port: number;
   if (role === 'webhook') {
     const logger = createLogger();
-    const server = await startWebhookServer({ port: 0, host: '127.0.0.1', tls: fixedTlsSource({ key: pair.keyPem, cert: pair.certPem, ca: ca.certPem }), lookup, settings, log: logger.log });
+    const server = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      tls: fixedTlsSource({ key: pair.keyPem, cert: pair.certPem, ca: ca.certPem }),
+      lookup,
+      settings,
+      log: logger.log,
+    });
     port = server.port;
   } else {
     // The same answer for every request: a typical instrumented pod's patch, so the bytes on the wire compare.
     const { pod } = deploymentPod(0, prng(1));
-    const fixed = JSON.stringify(allowResponse(randomUUID(), mutatePod({ pod, namespace: namespaces.shop!, instrumentation, settings }).patch));
+    const fixed = JSON.stringify(
+      allowResponse(randomUUID(), mutatePod({ pod, namespace: namespaces.shop!, instrumentation, settings }).patch),
+    );
     const server = createServer({ key: pair.keyPem, cert: pair.certPem, minVersion: 'TLSv1.2' }, (req, res) => {
       req.resume();
       req.on('end', () => {
@@ -228,7 +322,14 @@ async function serve(role: ServerRole): Promise<void> {
   loopDelay.enable();
   process.on('message', (message) => {
     if (message !== 'sample') return;
-    send({ sample: { cpu: process.cpuUsage(), gcMs, gcMaxMs, loopDelayMaxMs: Math.max(0, loopDelay.max / 1e6 - LOOP_SAMPLING_MS) } });
+    send({
+      sample: {
+        cpu: process.cpuUsage(),
+        gcMs,
+        gcMaxMs,
+        loopDelayMaxMs: Math.max(0, loopDelay.max / 1e6 - LOOP_SAMPLING_MS),
+      },
+    });
     gcMs = 0;
     gcMaxMs = 0;
     loopDelay.reset();
@@ -250,7 +351,10 @@ interface Child {
 }
 
 function startChild(role: ServerRole): Promise<Child> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve', role], { execArgv: process.execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--serve', role], {
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the ${role} server exited (${code}) before it was ready`)));
     child.on('message', (message: ToParent) => {
@@ -292,11 +396,18 @@ interface Step {
   serverCpuPerRequestMs: number;
 }
 
-const quantile = (sorted: Float64Array, q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+const quantile = (sorted: Float64Array, q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
 /** Sends `rate` requests per second for `durationMs`, each due at its own moment whatever the answers do. */
-async function drive(child: Child, agent: Agent, bodies: { head: string; tail: string }[], rate: number, durationMs: number): Promise<Step> {
+async function drive(
+  child: Child,
+  agent: Agent,
+  bodies: { head: string; tail: string }[],
+  rate: number,
+  durationMs: number,
+): Promise<Step> {
   const total = Math.max(1, Math.round((rate * durationMs) / 1000));
   const interval = 1000 / rate;
   const latencies = new Float64Array(total).fill(Number.NaN);
@@ -318,7 +429,14 @@ async function drive(child: Child, agent: Agent, bodies: { head: string; tail: s
       const body = bodies[i % bodies.length]!;
       const payload = body.head + uid + body.tail;
       const req = request(
-        { agent, host: '127.0.0.1', port: child.port, method: 'POST', path: `${WEBHOOK_PATH}?timeout=10s`, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        {
+          agent,
+          host: '127.0.0.1',
+          port: child.port,
+          method: 'POST',
+          path: `${WEBHOOK_PATH}?timeout=10s`,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -327,7 +445,10 @@ async function drive(child: Child, agent: Agent, bodies: { head: string; tail: s
             latencies[i] = lastEnd - due;
             const text = Buffer.concat(chunks).toString('utf8');
             // The baseline answers one fixed uid; the webhook must echo each request's.
-            const answered = res.statusCode === 200 && text.includes('"allowed":true') && (child.role === 'baseline' || text.includes(uid));
+            const answered =
+              res.statusCode === 200 &&
+              text.includes('"allowed":true') &&
+              (child.role === 'baseline' || text.includes(uid));
             if (!answered) failed++;
             if (text.includes('"patch":')) patched++;
             finish();
@@ -384,14 +505,26 @@ interface Target {
 async function target(role: ServerRole, connections: number): Promise<Target> {
   const child = await startChild(role);
   // The API server pools HTTP/1.1 connections to a webhook; `connections` bounds ours the same way.
-  return { child, agent: new Agent({ keepAlive: true, maxSockets: connections, ca: child.ca, servername: SERVICE_HOST }), steps: [] };
+  return {
+    child,
+    agent: new Agent({ keepAlive: true, maxSockets: connections, ca: child.ca, servername: SERVICE_HOST }),
+    steps: [],
+  };
 }
 
-async function step(t: Target, bodies: { head: string; tail: string }[], rate: number, durationMs: number, warmupMs: number): Promise<Step> {
+async function step(
+  t: Target,
+  bodies: { head: string; tail: string }[],
+  rate: number,
+  durationMs: number,
+  warmupMs: number,
+): Promise<Step> {
   if (warmupMs > 0) await drive(t.child, t.agent, bodies, rate, warmupMs);
   const measured = await drive(t.child, t.agent, bodies, rate, durationMs);
   t.steps.push(measured);
-  console.error(`${t.child.role}: ${rate}/s → p50 ${fmt(measured.p50)} ms, p99 ${fmt(measured.p99)} ms, ${Math.round(measured.achieved)}/s, server CPU ${pct(measured.serverCpu)}`);
+  console.error(
+    `${t.child.role}: ${rate}/s → p50 ${fmt(measured.p50)} ms, p99 ${fmt(measured.p99)} ms, ${Math.round(measured.achieved)}/s, server CPU ${pct(measured.serverCpu)}`,
+  );
   return measured;
 }
 
@@ -399,7 +532,13 @@ async function step(t: Target, bodies: { head: string; tail: string }[], rate: n
  * Both servers run side by side (an idle one costs nothing) and each rate is measured on the baseline, then on the
  * webhook, so a busy spell of a shared machine hits both alike. The steps end at the webhook's knee.
  */
-async function measure(bodies: { head: string; tail: string }[], rates: number[], durationMs: number, warmupMs: number, connections: number): Promise<{ baseline: Step[]; webhook: Step[] }> {
+async function measure(
+  bodies: { head: string; tail: string }[],
+  rates: number[],
+  durationMs: number,
+  warmupMs: number,
+  connections: number,
+): Promise<{ baseline: Step[]; webhook: Step[] }> {
   const baseline = await target('baseline', connections);
   const webhook = await target('webhook', connections);
   try {
@@ -440,37 +579,54 @@ async function main(): Promise<void> {
     return reviewTemplate(pod, namespace);
   });
   const sizes = bodies.map((b) => b.head.length + b.tail.length + 36).sort((a, b) => a - b);
-  const load = loadavg().map((l) => l.toFixed(1)).join(' / ');
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
 
   const { baseline, webhook } = await measure(bodies, rates, durationMs, warmupMs, connections);
 
   const at = (steps: Step[], rate: number) => steps.find((s) => s.rate === rate);
   const target = at(webhook, TARGET_RATE);
   const base = at(baseline, TARGET_RATE);
-  const met = target !== undefined && target.p99 < TARGET_P99_MS && target.failed === 0 && target.achieved >= TARGET_RATE * 0.95;
+  const met =
+    target !== undefined && target.p99 < TARGET_P99_MS && target.failed === 0 && target.achieved >= TARGET_RATE * 0.95;
   const lastGood = (steps: Step[]) => [...steps].reverse().find((s) => !isKnee(s));
 
-  console.log(`\n\`npm run bench:webhook -- --rates ${rates.join(',')} --duration-s ${durationMs / 1000} --warmup-s ${warmupMs / 1000} --connections ${connections}\`, ${new Date().toISOString().slice(0, 10)},`);
-  console.log(`${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average at start ${load}; AdmissionReview bodies ${sizes[0]}–${sizes[sizes.length - 1]} bytes (median ${sizes[Math.floor(sizes.length / 2)]}).\n`);
+  console.log(
+    `\n\`npm run bench:webhook -- --rates ${rates.join(',')} --duration-s ${durationMs / 1000} --warmup-s ${warmupMs / 1000} --connections ${connections}\`, ${new Date().toISOString().slice(0, 10)},`,
+  );
+  console.log(
+    `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average at start ${load}; AdmissionReview bodies ${sizes[0]}–${sizes[sizes.length - 1]} bytes (median ${sizes[Math.floor(sizes.length / 2)]}).\n`,
+  );
   console.log('**svc-zero webhook** (`startWebhookServer`, one JSON log line per decision):\n');
   console.log(table(webhook, true));
   console.log('\n**Baseline**: bare `node:https` server answering a fixed AdmissionReview (same TLS, same bodies):\n');
   console.log(table(baseline, false));
   console.log('');
   // p99 differences are mostly the machine's noise; the median and the CPU per review show the decision's own cost.
-  if (target && base) console.log(`Cost of the decision at ${TARGET_RATE} req/s: p50 ${fmt(target.p50)} ms against ${fmt(base.p50)} ms for the baseline; server CPU ${target.serverCpuPerRequestMs.toFixed(3)} ms per review against ${base.serverCpuPerRequestMs.toFixed(3)} ms.`);
+  if (target && base)
+    console.log(
+      `Cost of the decision at ${TARGET_RATE} req/s: p50 ${fmt(target.p50)} ms against ${fmt(base.p50)} ms for the baseline; server CPU ${target.serverCpuPerRequestMs.toFixed(3)} ms per review against ${base.serverCpuPerRequestMs.toFixed(3)} ms.`,
+    );
   const good = lastGood(webhook);
   const knee = webhook.find(isKnee);
-  console.log(`Highest rate within the target: ${good ? `${good.rate} req/s` : 'none'}${knee ? `; knee at ${knee.rate} req/s (p99 ${fmt(knee.p99)} ms, ${Math.round(knee.achieved)} req/s achieved)` : ' (no knee up to the highest rate asked)'}.`);
-  console.log(`Target p99 < ${TARGET_P99_MS} ms at ${TARGET_RATE} req/s: ${target ? `p99 ${fmt(target.p99)} ms, ${met ? 'met' : 'MISSED'}` : `not measured (add ${TARGET_RATE} to --rates)`}.`);
+  console.log(
+    `Highest rate within the target: ${good ? `${good.rate} req/s` : 'none'}${knee ? `; knee at ${knee.rate} req/s (p99 ${fmt(knee.p99)} ms, ${Math.round(knee.achieved)} req/s achieved)` : ' (no knee up to the highest rate asked)'}.`,
+  );
+  console.log(
+    `Target p99 < ${TARGET_P99_MS} ms at ${TARGET_RATE} req/s: ${target ? `p99 ${fmt(target.p99)} ms, ${met ? 'met' : 'MISSED'}` : `not measured (add ${TARGET_RATE} to --rates)`}.`,
+  );
   if (!met) process.exitCode = 1;
 }
 
 if (args.serve !== undefined) {
-  if (args.serve !== 'webhook' && args.serve !== 'baseline') throw new Error(`--serve takes webhook or baseline, not ${args.serve}`);
+  if (args.serve !== 'webhook' && args.serve !== 'baseline')
+    throw new Error(`--serve takes webhook or baseline, not ${args.serve}`);
   void serve(args.serve);
 } else {
   const rateCount = args.rates.split(',').length;
-  const watchdogMs = (60 + 2 * rateCount * (count('duration-s', args['duration-s'], 1) + count('warmup-s', args['warmup-s'], 0) + 30)) * 1000;
+  const watchdogMs =
+    (60 + 2 * rateCount * (count('duration-s', args['duration-s'], 1) + count('warmup-s', args['warmup-s'], 0) + 30)) *
+    1000;
   runBench('bench:webhook', main, new Set(), watchdogMs);
 }

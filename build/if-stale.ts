@@ -9,7 +9,9 @@ import { BUILDS, buildIfStale, isBuildName } from './stale';
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !isBuildName(name));
 if (names.length === 0 || unknown.length > 0) {
-  console.error(`usage: tsx build/if-stale.ts ${Object.keys(BUILDS).join('|')} …${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+  console.error(
+    `usage: tsx build/if-stale.ts ${Object.keys(BUILDS).join('|')} …${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+  );
   process.exit(2);
 }
 for (const name of names.filter(isBuildName)) {
@@ -20,7 +22,9 @@ for (const name of names.filter(isBuildName)) {
     continue;
   }
   if (result.status !== 0) {
-    console.error(`${name}: build failed (${BUILDS[name].command.join(' ')} exited with ${result.status ?? 'a signal'})`);
+    console.error(
+      `${name}: build failed (${BUILDS[name].command.join(' ')} exited with ${result.status ?? 'a signal'})`,
+    );
     process.exit(result.status || 1);
   }
   console.error(`${name}: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);

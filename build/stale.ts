@@ -21,23 +21,35 @@ export interface Build {
 
 /** Every path a package.json field names (`exports`, `bin`, …), in a string or any nesting of objects and arrays. */
 export const pathsIn = (value: unknown): string[] =>
-  typeof value === 'string' ? [value] : typeof value === 'object' && value !== null ? Object.values(value).flatMap(pathsIn) : [];
+  typeof value === 'string'
+    ? [value]
+    : typeof value === 'object' && value !== null
+      ? Object.values(value).flatMap(pathsIn)
+      : [];
 
 /** The files a package's `exports` map points at, its own package.json aside (`./dist/vite.js`, …). */
 export const exportedFiles = (exports: Record<string, unknown> | undefined): string[] => [
-  ...new Set(Object.entries(exports ?? {}).filter(([entry]) => entry !== './package.json').flatMap(([, target]) => pathsIn(target))),
+  ...new Set(
+    Object.entries(exports ?? {})
+      .filter(([entry]) => entry !== './package.json')
+      .flatMap(([, target]) => pathsIn(target)),
+  ),
 ];
 
 /** Every file an `exports` map points at, for a package whose outputs are its entry points. */
 function exportTargets(dir: string): string[] {
-  const { exports } = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+  const { exports } = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as {
+    exports: Record<string, unknown>;
+  };
   return exportedFiles(exports).map((target) => join(dir, target));
 }
 
 /** A tsup workspace (bundler-plugin/, playwright/): its sources and config in, its entry points out. */
 const tsupWorkspace = (dir: string): Build => ({
   command: ['npm', 'run', 'build', '-w', dir, '--silent'],
-  inputs: ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', '../tsconfig.base.json'].map((input) => join(dir, input)),
+  inputs: ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', '../tsconfig.base.json'].map((input) =>
+    join(dir, input),
+  ),
   outputs: exportTargets(dir),
 });
 
@@ -45,7 +57,15 @@ export const BUILDS = {
   /** The browser SDK (rollup): the files `npm pack` ships for the exports map, the CDN scripts and their maps. */
   sdk: {
     command: ['npm', 'run', 'build:sdk', '--silent'],
-    inputs: ['src', 'wire', 'build/rrweb-trim.mjs', 'rollup.config.mjs', 'package.json', 'tsconfig.json', 'tsconfig.base.json'],
+    inputs: [
+      'src',
+      'wire',
+      'build/rrweb-trim.mjs',
+      'rollup.config.mjs',
+      'package.json',
+      'tsconfig.json',
+      'tsconfig.base.json',
+    ],
     outputs: [
       'dist/esm/index.js',
       'dist/esm/auto.js',
@@ -80,12 +100,23 @@ export const BUILDS = {
       'wire',
       'bundler-plugin/src/core',
     ],
-    outputs: ['server/dist/cli.js', 'server/dist/index.js', 'server/dist/sqlite-writer-thread.js', 'server/dist/console/index.html'],
+    outputs: [
+      'server/dist/cli.js',
+      'server/dist/index.js',
+      'server/dist/sqlite-writer-thread.js',
+      'server/dist/console/index.html',
+    ],
   },
   /** The cluster operator: CLI, controller and the Node.js agent's preload (tsup). */
   operator: {
     command: ['npm', 'run', 'build', '-w', '@svc/zero', '--silent'],
-    inputs: ['operator/src', 'operator/agents', 'operator/package.json', 'operator/tsup.config.ts', 'operator/tsconfig.json'],
+    inputs: [
+      'operator/src',
+      'operator/agents',
+      'operator/package.json',
+      'operator/tsup.config.ts',
+      'operator/tsconfig.json',
+    ],
     outputs: ['operator/dist/cli.js', 'operator/dist/main.js', 'operator/dist/agents/node/register.cjs'],
   },
   'bundler-plugin': tsupWorkspace('bundler-plugin'),
@@ -123,7 +154,8 @@ export function staleness(name: BuildName, root = ROOT): string | null {
   for (const output of build.outputs) {
     const mtimeMs = statSync(join(root, output), { throwIfNoEntry: false })?.mtimeMs;
     if (mtimeMs === undefined) return `${output} is missing`;
-    if (newestInput && mtimeMs < newestInput.mtimeMs) return `${relative(root, newestInput.path)} is newer than ${output}`;
+    if (newestInput && mtimeMs < newestInput.mtimeMs)
+      return `${relative(root, newestInput.path)} is newer than ${output}`;
   }
   return null;
 }
@@ -142,6 +174,10 @@ export function buildIfStale(
   if (reason === null) return null;
   starting(reason);
   const [command, ...args] = BUILDS[name].command;
-  const run = spawnSync(command!, args, { cwd: ROOT, stdio: stdio === 'inherit' ? ['inherit', process.stderr, 'inherit'] : 'pipe', encoding: 'utf8' });
+  const run = spawnSync(command!, args, {
+    cwd: ROOT,
+    stdio: stdio === 'inherit' ? ['inherit', process.stderr, 'inherit'] : 'pipe',
+    encoding: 'utf8',
+  });
   return { reason, status: run.status, output: `${run.stdout ?? ''}${run.stderr ?? ''}` };
 }

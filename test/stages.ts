@@ -17,14 +17,40 @@ export interface Stage {
 }
 
 export const STAGES: readonly Stage[] = [
-  { name: 'typecheck', command: ['npm', 'run', 'typecheck', '--silent'], what: 'tsc on the SDK, server, console, operator, build plugin and Playwright package', about: '1 to 2 min' },
-  { name: 'lint', command: ['npm', 'run', 'lint', '--silent'], what: 'ESLint on the whole repository', about: '1 min' },
-  { name: 'build', command: ['npm', 'run', 'build', '--silent'], what: 'SDK (rollup), server and console, operator, build plugin, Playwright package', about: '1 min' },
-  { name: 'vitest', command: ['vitest', 'run'], what: 'unit and integration tests (Vitest), on SQLite and PostgreSQL', about: '8 to 10 min' },
-  { name: 'playwright', command: ['playwright', 'test'], what: 'end-to-end tests in Chromium (Playwright), the example apps included', about: '10 to 12 min' },
+  {
+    name: 'typecheck',
+    command: ['npm', 'run', 'typecheck', '--silent'],
+    what: 'tsc on the SDK, server, console, operator, build plugin and Playwright package',
+    about: '1 to 2 min',
+  },
+  {
+    name: 'lint',
+    command: ['npm', 'run', 'lint', '--silent'],
+    what: 'ESLint and Prettier (formatting, 120 columns) on the whole repository',
+    about: '1 min',
+  },
+  {
+    name: 'build',
+    command: ['npm', 'run', 'build', '--silent'],
+    what: 'SDK (rollup), server and console, operator, build plugin, Playwright package',
+    about: '1 min',
+  },
+  {
+    name: 'vitest',
+    command: ['vitest', 'run'],
+    what: 'unit and integration tests (Vitest), on SQLite and PostgreSQL',
+    about: '8 to 10 min',
+  },
+  {
+    name: 'playwright',
+    command: ['playwright', 'test'],
+    what: 'end-to-end tests in Chromium (Playwright), the example apps included',
+    about: '10 to 12 min',
+  },
 ];
 
-const seconds = (ms: number) => (ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
+const seconds = (ms: number) =>
+  ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
 
 /** Runs `command` with this process's terminal (colours and live output as when run by hand); resolves its exit status. */
 function run(command: readonly string[]): Promise<number> {
@@ -39,16 +65,23 @@ function run(command: readonly string[]): Promise<number> {
 }
 
 /** Runs the stages in order, announcing each; stops at the first that fails. Resolves the exit status for the run. */
-export async function runStages(stages: readonly Stage[], write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<number> {
+export async function runStages(
+  stages: readonly Stage[],
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<number> {
   const took: string[] = [];
   const started = Date.now();
   for (const [index, stage] of stages.entries()) {
-    write(`\n==> npm test ${index + 1}/${stages.length}: ${stage.name} (about ${stage.about}): ${stage.what}\n    ${stage.command.join(' ')}`);
+    write(
+      `\n==> npm test ${index + 1}/${stages.length}: ${stage.name} (about ${stage.about}): ${stage.what}\n    ${stage.command.join(' ')}`,
+    );
     const stageStarted = Date.now();
     const status = await run(stage.command);
     took.push(`${stage.name} ${seconds(Date.now() - stageStarted)}`);
     if (status !== 0) {
-      write(`\n==> npm test: ${stage.name} failed (exit status ${status}) after ${seconds(Date.now() - stageStarted)}; later stages not run`);
+      write(
+        `\n==> npm test: ${stage.name} failed (exit status ${status}) after ${seconds(Date.now() - stageStarted)}; later stages not run`,
+      );
       return status;
     }
   }

@@ -30,10 +30,11 @@ export const REPLAY_LIMITS = {
  * as a `data` payload ({@link ReplayChunkData}: the SDK's worker sends base64 gzip, its fallback and page-leave path
  * inline events).
  */
-export type ReplayChunk = ReplayChunkFields & (ReplayChunkEvents | ReplayChunkData) & {
-  /** `delta` when the events' node ids are delta-encoded ({@link undoIdDeltas}). */
-  ids?: 'delta';
-};
+export type ReplayChunk = ReplayChunkFields &
+  (ReplayChunkEvents | ReplayChunkData) & {
+    /** `delta` when the events' node ids are delta-encoded ({@link undoIdDeltas}). */
+    ids?: 'delta';
+  };
 
 /** What every chunk says of itself. */
 export interface ReplayChunkFields {

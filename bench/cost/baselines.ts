@@ -36,7 +36,11 @@ export interface ReportObject {
  * - readCsvReport: the server's whole reader (only the CUR columns kept, each row mapped to a line item), the part of
  *   a sync before aggregation and the database.
  */
-export async function measureBaselines(object: ReportObject, rows: number, log: (line: string) => void): Promise<BaselineResult[]> {
+export async function measureBaselines(
+  object: ReportObject,
+  rows: number,
+  log: (line: string) => void,
+): Promise<BaselineResult[]> {
   const results: BaselineResult[] = [];
   const run = async (name: string, read: (body: AsyncIterable<Buffer>) => Promise<number>) => {
     log(`baseline: ${name}...`);
@@ -62,24 +66,27 @@ export async function measureBaselines(object: ReportObject, rows: number, log: 
   });
   // csv-parse takes about a minute for a million CUR rows: it stops after CSV_PARSE_ROWS, a steady-state sample.
   const sample = Math.min(CSV_PARSE_ROWS, rows);
-  await run(`csv-parse 7, every field${sample < rows ? ` (first ${sample.toLocaleString('en-US')} rows)` : ''}`, async (body) => {
-    let records = 0;
-    await pipeline(
-      body,
-      parse(),
-      new Writable({
-        objectMode: true,
-        highWaterMark: 1024,
-        write(_record, _encoding, done) {
-          records += 1;
-          done(records > sample ? ENOUGH : null);
-        },
-      }),
-    ).catch((error: unknown) => {
-      if (error !== ENOUGH) throw error;
-    });
-    return records - 1; // the header
-  });
+  await run(
+    `csv-parse 7, every field${sample < rows ? ` (first ${sample.toLocaleString('en-US')} rows)` : ''}`,
+    async (body) => {
+      let records = 0;
+      await pipeline(
+        body,
+        parse(),
+        new Writable({
+          objectMode: true,
+          highWaterMark: 1024,
+          write(_record, _encoding, done) {
+            records += 1;
+            done(records > sample ? ENOUGH : null);
+          },
+        }),
+      ).catch((error: unknown) => {
+        if (error !== ENOUGH) throw error;
+      });
+      return records - 1; // the header
+    },
+  );
   await run('readers/csv.ts parseCsv, every field', async (body) => {
     let rows = 0;
     for await (const records of parseCsv(body, (header) => header.map((_, i) => i))) rows += records.length;

@@ -50,7 +50,16 @@ export async function startCostServer(root: string, options: CostServerOptions):
   const source = join(root, 'bench', 'cost', 'server.ts');
   // Bundled (its few local helpers inlined; packages and the server's dist stay imports), so it runs under plain node.
   const script = join(options.work, 'cost-server.mjs');
-  await build({ entryPoints: [source], bundle: true, packages: 'external', format: 'esm', platform: 'node', target: 'node20', outfile: script, logLevel: 'warning' });
+  await build({
+    entryPoints: [source],
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outfile: script,
+    logLevel: 'warning',
+  });
   const childOptions = {
     dist: pathToFileURL(join(options.dist, 'index.js')).href,
     databaseUrl: options.databaseUrl,
@@ -58,22 +67,28 @@ export async function startCostServer(root: string, options: CostServerOptions):
     sts: options.sts,
     now: options.now.toISOString(),
   };
-  const proc = spawn(process.execPath, [...serverChildNodeArgs(), ...(options.nodeArgs ?? []), script, JSON.stringify(childOptions)], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'inherit'],
-    // The base credentials the server signs AssumeRole with (the local STS accepts any); the SDK's notice that it will
-    // want Node 22 from 2027 said once per process is noise here.
-    env: serverChildEnv({
-      AWS_ACCESS_KEY_ID: 'AKIDBENCHBASECREDS',
-      AWS_SECRET_ACCESS_KEY: 'bench-base-secret',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    }),
-  });
+  const proc = spawn(
+    process.execPath,
+    [...serverChildNodeArgs(), ...(options.nodeArgs ?? []), script, JSON.stringify(childOptions)],
+    {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      // The base credentials the server signs AssumeRole with (the local STS accepts any); the SDK's notice that it will
+      // want Node 22 from 2027 said once per process is noise here.
+      env: serverChildEnv({
+        AWS_ACCESS_KEY_ID: 'AKIDBENCHBASECREDS',
+        AWS_SECRET_ACCESS_KEY: 'bench-base-secret',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      }),
+    },
+  );
   const messages = messagesOf(proc);
-  const ready = await messages.next<{ url: string; pid: number; controlKey: string }>(START_TIMEOUT_MS).catch((error: unknown) => {
-    proc.kill('SIGKILL');
-    throw error;
-  });
+  const ready = await messages
+    .next<{ url: string; pid: number; controlKey: string }>(START_TIMEOUT_MS)
+    .catch((error: unknown) => {
+      proc.kill('SIGKILL');
+      throw error;
+    });
   const command = async (line: string) => {
     const answered = messages.next<{ error?: string }>(COMMAND_TIMEOUT_MS);
     proc.stdin!.write(`${line}\n`);
@@ -112,7 +127,10 @@ function messagesOf(proc: ChildProcess): { next<T>(timeoutMs: number): Promise<T
       if (queued.length > 0) return Promise.resolve(queued.shift() as T);
       return new Promise<T>((resolve, reject) => {
         const onExit = (code: number | null) => done(new Error(`the server exited with ${code}`));
-        const timer = setTimeout(() => done(new Error(`the server did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
+        const timer = setTimeout(
+          () => done(new Error(`the server did not answer within ${timeoutMs / 1000} s`)),
+          timeoutMs,
+        );
         function done(error: Error | undefined, message?: unknown) {
           clearTimeout(timer);
           proc.off('exit', onExit);
@@ -132,4 +150,3 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
   return { rss: kib('VmRSS'), peak: kib('VmHWM') };
 }
-

@@ -37,7 +37,10 @@ export function costControl(serverUrl: string, controlKey: string): CostControl 
     const started = performance.now();
     const res = await fetch(`${serverUrl}/control-plane${path}`, {
       method,
-      headers: { authorization: `Bearer ${controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${controlKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -45,10 +48,12 @@ export function costControl(serverUrl: string, controlKey: string): CostControl 
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return { body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>, ms };
   };
-  const syncStatus = async (id: string) => (await call('GET', `/cost/providers/${id}/sync`)).body as unknown as SyncStatus;
+  const syncStatus = async (id: string) =>
+    (await call('GET', `/cost/providers/${id}/sync`)).body as unknown as SyncStatus;
   return {
     call,
-    connectAws: async (config) => (await call('POST', '/cost/providers', { provider: 'aws', name: 'bench account', config })).body.id as string,
+    connectAws: async (config) =>
+      (await call('POST', '/cost/providers', { provider: 'aws', name: 'bench account', config })).body.id as string,
     syncStatus,
     triggerSync: async (id) => void (await call('POST', `/cost/providers/${id}/sync`)),
     async awaitSync(id, after, timeoutMs) {
@@ -58,7 +63,8 @@ export function costControl(serverUrl: string, controlKey: string): CostControl 
         const settled = status.state === 'scheduled' || status.state === 'retrying';
         const done = settled && status.last_run !== null && status.last_run.finished_at !== after;
         if (done) return status;
-        if (Date.now() > deadline) throw new Error(`the sync of ${id} did not finish within ${timeoutMs / 1000} s (state ${status.state})`);
+        if (Date.now() > deadline)
+          throw new Error(`the sync of ${id} did not finish within ${timeoutMs / 1000} s (state ${status.state})`);
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     },

@@ -23,11 +23,46 @@ const REGIONS = ['us-east-1', 'us-west-2', 'eu-west-1'];
 const ENVS = ['production', 'production', 'staging', 'dev'];
 const TEAMS = ['payments', 'search', 'growth', 'platform', 'data', 'mobile', 'identity', 'ops'];
 const SERVICES = [
-  'checkout', 'cart', 'catalog', 'search', 'recommendations', 'payments', 'fraud', 'ledger', 'invoices', 'shipping',
-  'inventory', 'pricing', 'promotions', 'reviews', 'notifications', 'email', 'sms', 'auth', 'accounts', 'profile',
-  'sessions', 'gateway', 'edge', 'media', 'thumbnails', 'uploads', 'exports', 'reports', 'analytics', 'etl',
-  'warehouse', 'ml-serving', 'ml-training', 'feature-store', 'scheduler', 'queue-workers', 'webhooks', 'audit',
-  'support', 'admin',
+  'checkout',
+  'cart',
+  'catalog',
+  'search',
+  'recommendations',
+  'payments',
+  'fraud',
+  'ledger',
+  'invoices',
+  'shipping',
+  'inventory',
+  'pricing',
+  'promotions',
+  'reviews',
+  'notifications',
+  'email',
+  'sms',
+  'auth',
+  'accounts',
+  'profile',
+  'sessions',
+  'gateway',
+  'edge',
+  'media',
+  'thumbnails',
+  'uploads',
+  'exports',
+  'reports',
+  'analytics',
+  'etl',
+  'warehouse',
+  'ml-serving',
+  'ml-training',
+  'feature-store',
+  'scheduler',
+  'queue-workers',
+  'webhooks',
+  'audit',
+  'support',
+  'admin',
 ];
 /** The service whose cost triples on SPIKE_DAY. */
 const SPIKE_SERVICE = 'etl';
@@ -53,7 +88,6 @@ interface Resource {
   diurnal: boolean;
 }
 
-
 function pick<T>(random: () => number, values: readonly T[]): T {
   return values[Math.floor(random() * values.length)]!;
 }
@@ -66,7 +100,9 @@ function makeResource(index: number, random: () => number): Resource {
   const accountId = ACCOUNTS[index % ACCOUNTS.length]!;
   const region = pick(random, REGIONS);
   const tagged = random() >= 0.125;
-  const tags = tagged ? { service, env, team: pick(random, TEAMS), owner: `${pick(random, TEAMS)}@example.com` } : undefined;
+  const tags = tagged
+    ? { service, env, team: pick(random, TEAMS), owner: `${pick(random, TEAMS)}@example.com` }
+    : undefined;
   const hex = (index + 0x10000).toString(16).padStart(8, '0');
   const name = tagged ? `${service}-${env}-${index}` : null;
   const base = { accountId, region, tags, resourceName: name };
@@ -74,7 +110,14 @@ function makeResource(index: number, random: () => number): Resource {
   if (kind < 0.4) {
     const [size, price] = pick(random, EC2_TYPES);
     const commitment = random();
-    const type = commitment < 0.7 ? 'Usage' : commitment < 0.85 ? 'DiscountedUsage' : commitment < 0.95 ? 'SavingsPlanCoveredUsage' : 'Usage';
+    const type =
+      commitment < 0.7
+        ? 'Usage'
+        : commitment < 0.85
+          ? 'DiscountedUsage'
+          : commitment < 0.95
+            ? 'SavingsPlanCoveredUsage'
+            : 'Usage';
     const spot = commitment >= 0.95;
     return {
       service,
@@ -92,22 +135,94 @@ function makeResource(index: number, random: () => number): Resource {
       },
     };
   }
-  const flat = (hourly: number, item: Partial<SampleLineItem> & Pick<SampleLineItem, 'productCode' | 'resourceId'>, diurnal = false): Resource => ({
+  const flat = (
+    hourly: number,
+    item: Partial<SampleLineItem> & Pick<SampleLineItem, 'productCode' | 'resourceId'>,
+    diurnal = false,
+  ): Resource => ({
     service,
     hourly,
     effectiveShare: 1,
     diurnal,
     item: { ...base, type: 'Usage', ...item },
   });
-  if (kind < 0.6) return flat(0.0109, { productCode: 'AmazonEC2', productFamily: 'Storage', resourceId: `vol-0${hex}${hex}`, usageType: 'EBS:VolumeUsage.gp3' });
-  if (kind < 0.68) return flat(pick(random, [0.017, 0.068, 0.171, 0.342]), { productCode: 'AmazonRDS', productFamily: 'Database Instance', resourceId: `arn:aws:rds:${region}:${accountId}:db:${service}-${index}`, usageType: 'InstanceUsage:db.m5.large' });
-  if (kind < 0.76) return flat(0.0031, { productCode: 'AmazonS3', productFamily: 'Storage', resourceId: `${service}-${env}-assets-${index}`, usageType: 'TimedStorage-ByteHrs' }, true);
-  if (kind < 0.84) return flat(0.0021, { productCode: 'AWSLambda', productFamily: 'Serverless', resourceId: `arn:aws:lambda:${region}:${accountId}:function:${service}-${index}`, usageType: 'Lambda-GB-Second' }, true);
-  if (kind < 0.89) return flat(0.0052, { productCode: 'AmazonDynamoDB', productFamily: 'Amazon DynamoDB PayPerRequest Throughput', resourceId: `arn:aws:dynamodb:${region}:${accountId}:table/${service}-${index}`, usageType: 'PayPerRequestThroughput' }, true);
-  if (kind < 0.94) return flat(0.0225, { productCode: 'AWSELB', productFamily: 'Load Balancer-Application', resourceId: `arn:aws:elasticloadbalancing:${region}:${accountId}:loadbalancer/app/${service}/${hex}`, usageType: 'LoadBalancerUsage' });
-  if (kind < 0.97) return flat(0.0014, { productCode: 'AmazonCloudWatch', productFamily: 'Metric', resourceId: `arn:aws:logs:${region}:${accountId}:log-group:/${service}/${index}`, usageType: 'CW:MetricMonitorUsage' }, true);
+  if (kind < 0.6)
+    return flat(0.0109, {
+      productCode: 'AmazonEC2',
+      productFamily: 'Storage',
+      resourceId: `vol-0${hex}${hex}`,
+      usageType: 'EBS:VolumeUsage.gp3',
+    });
+  if (kind < 0.68)
+    return flat(pick(random, [0.017, 0.068, 0.171, 0.342]), {
+      productCode: 'AmazonRDS',
+      productFamily: 'Database Instance',
+      resourceId: `arn:aws:rds:${region}:${accountId}:db:${service}-${index}`,
+      usageType: 'InstanceUsage:db.m5.large',
+    });
+  if (kind < 0.76)
+    return flat(
+      0.0031,
+      {
+        productCode: 'AmazonS3',
+        productFamily: 'Storage',
+        resourceId: `${service}-${env}-assets-${index}`,
+        usageType: 'TimedStorage-ByteHrs',
+      },
+      true,
+    );
+  if (kind < 0.84)
+    return flat(
+      0.0021,
+      {
+        productCode: 'AWSLambda',
+        productFamily: 'Serverless',
+        resourceId: `arn:aws:lambda:${region}:${accountId}:function:${service}-${index}`,
+        usageType: 'Lambda-GB-Second',
+      },
+      true,
+    );
+  if (kind < 0.89)
+    return flat(
+      0.0052,
+      {
+        productCode: 'AmazonDynamoDB',
+        productFamily: 'Amazon DynamoDB PayPerRequest Throughput',
+        resourceId: `arn:aws:dynamodb:${region}:${accountId}:table/${service}-${index}`,
+        usageType: 'PayPerRequestThroughput',
+      },
+      true,
+    );
+  if (kind < 0.94)
+    return flat(0.0225, {
+      productCode: 'AWSELB',
+      productFamily: 'Load Balancer-Application',
+      resourceId: `arn:aws:elasticloadbalancing:${region}:${accountId}:loadbalancer/app/${service}/${hex}`,
+      usageType: 'LoadBalancerUsage',
+    });
+  if (kind < 0.97)
+    return flat(
+      0.0014,
+      {
+        productCode: 'AmazonCloudWatch',
+        productFamily: 'Metric',
+        resourceId: `arn:aws:logs:${region}:${accountId}:log-group:/${service}/${index}`,
+        usageType: 'CW:MetricMonitorUsage',
+      },
+      true,
+    );
   // Data transfer out of a region: billed to the account, without a resource.
-  return flat(0.009, { productCode: 'AWSDataTransfer', productFamily: 'Data Transfer', resourceId: null, resourceName: null, usageType: `${region.toUpperCase()}-DataTransfer-Out-Bytes` }, true);
+  return flat(
+    0.009,
+    {
+      productCode: 'AWSDataTransfer',
+      productFamily: 'Data Transfer',
+      resourceId: null,
+      resourceName: null,
+      usageType: `${region.toUpperCase()}-DataTransfer-Out-Bytes`,
+    },
+    true,
+  );
 }
 
 function daysIn(period: string): string[] {
@@ -135,7 +250,13 @@ export function* monthOfLineItems(shape: MonthShape): Generator<SampleLineItem> 
         if (left-- <= 0) return;
         const usage = r.diurnal ? load * (0.8 + 0.4 * random()) : 1;
         const cost = round(r.hourly * usage * (spike && r.service === SPIKE_SERVICE ? 3 : 1));
-        yield { ...r.item, day, hour, unblendedCost: cost, effectiveCost: r.effectiveShare === 1 ? cost : round(cost * r.effectiveShare) };
+        yield {
+          ...r.item,
+          day,
+          hour,
+          unblendedCost: cost,
+          effectiveCost: r.effectiveShare === 1 ? cost : round(cost * r.effectiveShare),
+        };
       }
     }
   }

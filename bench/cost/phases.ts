@@ -27,9 +27,13 @@ const syncTimeoutMs = (rows: number) => 120_000 + rows * 1;
  * Runs one sync and waits for it: `providerId` null connects the account (its first sync starts at once), else the
  * connection's sync is triggered again. A run that did not succeed, or read another number of line items, is an error.
  */
-export async function measureSync(bench: Bench, target: { providerId: string | null; config: Record<string, string>; rows: number }): Promise<{ providerId: string; result: SyncResult }> {
+export async function measureSync(
+  bench: Bench,
+  target: { providerId: string | null; config: Record<string, string>; rows: number },
+): Promise<{ providerId: string; result: SyncResult }> {
   const { server, control } = bench;
-  const previous = target.providerId === null ? null : ((await control.syncStatus(target.providerId)).last_run?.finished_at ?? null);
+  const previous =
+    target.providerId === null ? null : ((await control.syncStatus(target.providerId)).last_run?.finished_at ?? null);
   const rssBefore = server.memory().rss;
   server.resetPeak();
   const cpuBefore = server.cpuSeconds();
@@ -43,7 +47,14 @@ export async function measureSync(bench: Bench, target: { providerId: string | n
   const seconds = (Date.parse(run.finished_at) - Date.parse(run.started_at)) / 1000;
   return {
     providerId,
-    result: { lineItems: run.line_items!, periods: run.periods ?? [], seconds, rssBefore, peakRss: peak, cpuCores: cpu / seconds },
+    result: {
+      lineItems: run.line_items!,
+      periods: run.periods ?? [],
+      seconds,
+      rssBefore,
+      peakRss: peak,
+      cpuCores: cpu / seconds,
+    },
   };
 }
 
@@ -61,7 +72,11 @@ export interface QueryResult {
 }
 
 /** The report endpoints, each answered `warmup` times unmeasured and then `requests` times one after another. */
-export async function measureQueries(bench: Bench, paths: readonly string[], options: { requests: number; warmup: number }): Promise<QueryResult[]> {
+export async function measureQueries(
+  bench: Bench,
+  paths: readonly string[],
+  options: { requests: number; warmup: number },
+): Promise<QueryResult[]> {
   const results: QueryResult[] = [];
   for (const path of paths) {
     for (let i = 0; i < options.warmup; i++) await bench.control.call('GET', path);
@@ -81,7 +96,11 @@ export interface MappingResult {
  * `POST /control-plane/cost/mappings` `times` times, alternating two rule lists that attribute differently, so each
  * save really re-attributes every stored resource. Leaves the first list in force.
  */
-export async function measureMappings(bench: Bench, lists: readonly [MappingRule[], MappingRule[]], times: number): Promise<MappingResult> {
+export async function measureMappings(
+  bench: Bench,
+  lists: readonly [MappingRule[], MappingRule[]],
+  times: number,
+): Promise<MappingResult> {
   const ms: number[] = [];
   let resources = 0;
   for (let i = 0; i < times; i++) {

@@ -19,7 +19,9 @@ export const TARGETS = { rowsPerSecond: 200_000, peakRssBytes: 300_000_000 } as 
 const MIB = 2 ** 20;
 
 export const fmt = (n: number, digits = 0) =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–';
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '–';
 const mib = (bytes: number) => `${fmt(bytes / MIB)} MiB`;
 const verdict = (met: boolean) => (met ? 'PASS' : '**FAIL**');
 
@@ -28,14 +30,22 @@ const percentile = (values: number[], p: number) => {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
 };
 const ms = (n: number) => `${fmt(n, n < 100 ? 1 : 0)} ms`;
-const spread = (values: number[]) => `p50 ${ms(percentile(values, 0.5))} · p95 ${ms(percentile(values, 0.95))} · max ${ms(Math.max(...values))}`;
+const spread = (values: number[]) =>
+  `p50 ${ms(percentile(values, 0.5))} · p95 ${ms(percentile(values, 0.95))} · max ${ms(Math.max(...values))}`;
 
 export const rowsPerSecond = (s: SyncResult) => s.lineItems / s.seconds;
 
 /** The baselines, measured once in the benchmark process. */
 export function baselineTable(results: BaselineResult[]): string {
-  const rows = results.map((r) => `| ${r.name} | ${fmt(r.rows / r.seconds)} | ${fmt(r.bytes / MIB / r.seconds)} MiB/s | ${fmt(r.seconds, 1)} s |`);
-  return ['| the same report object, read in the benchmark process | rows/s | decompressed bytes/s | time |', '|---|---:|---:|---:|', ...rows].join('\n');
+  const rows = results.map(
+    (r) =>
+      `| ${r.name} | ${fmt(r.rows / r.seconds)} | ${fmt(r.bytes / MIB / r.seconds)} MiB/s | ${fmt(r.seconds, 1)} s |`,
+  );
+  return [
+    '| the same report object, read in the benchmark process | rows/s | decompressed bytes/s | time |',
+    '|---|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
 }
 
 /**
@@ -60,11 +70,25 @@ export function databaseTable(f: DatabaseFigures, floor: BaselineResult): string
   const rows: string[][] = [
     ...sync('first sync (empty database)', f.sync),
     ...sync('re-sync of the month (replaces the stored period)', f.resync),
-    [`\`POST /cost/mappings\` (re-attributes ${fmt(f.mappings.resources)} resources; ${f.mappings.ms.length} saves)`, spread(f.mappings.ms), ''],
+    [
+      `\`POST /cost/mappings\` (re-attributes ${fmt(f.mappings.resources)} resources; ${f.mappings.ms.length} saves)`,
+      spread(f.mappings.ms),
+      '',
+    ],
     ...f.queries.map((q) => [`\`GET ${q.path}\` (${q.ms.length} requests)`, spread(q.ms), '']),
-    ['S3 requests by the server (of which not GET/HEAD)', `${fmt(f.s3Requests.total)} (${f.s3Requests.writes})`, '0 writes'],
+    [
+      'S3 requests by the server (of which not GET/HEAD)',
+      `${fmt(f.s3Requests.total)} (${f.s3Requests.writes})`,
+      '0 writes',
+    ],
   ];
-  return [`### ${f.database}`, '', '| measure | result | target |', '|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [
+    `### ${f.database}`,
+    '',
+    '| measure | result | target |',
+    '|---|---|---|',
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }
 
 /** PASS or FAIL per target and database, for the last line of the output. */

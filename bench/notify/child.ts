@@ -19,12 +19,30 @@ export interface ServerChild {
 const START_TIMEOUT_MS = 60_000;
 
 /** Starts the server child on `databaseUrl`; `nodeArgs` go to node (e.g. `--cpu-prof`). */
-export async function startServerChild(root: string, databaseUrl: string, options: { outboxConcurrency?: number; nodeArgs?: string[] }): Promise<ServerChild> {
-  const args = [...(options.nodeArgs ?? []), '--import', 'tsx', join(root, 'bench', 'notify', 'server.ts'), databaseUrl];
+export async function startServerChild(
+  root: string,
+  databaseUrl: string,
+  options: { outboxConcurrency?: number; nodeArgs?: string[] },
+): Promise<ServerChild> {
+  const args = [
+    ...(options.nodeArgs ?? []),
+    '--import',
+    'tsx',
+    join(root, 'bench', 'notify', 'server.ts'),
+    databaseUrl,
+  ];
   if (options.outboxConcurrency !== undefined) args.push(String(options.outboxConcurrency));
-  const proc = spawn(process.execPath, [...serverChildNodeArgs(), ...args], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'], env: serverChildEnv() });
+  const proc = spawn(process.execPath, [...serverChildNodeArgs(), ...args], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: serverChildEnv(),
+  });
   const lines = createInterface({ input: proc.stdout! });
-  const ready = await firstMessage<{ url: string; pid: number; controlKey: string }>(proc, lines, START_TIMEOUT_MS).catch((error: unknown) => {
+  const ready = await firstMessage<{ url: string; pid: number; controlKey: string }>(
+    proc,
+    lines,
+    START_TIMEOUT_MS,
+  ).catch((error: unknown) => {
     proc.kill('SIGKILL');
     throw error;
   });
@@ -52,7 +70,10 @@ function firstMessage<T>(proc: ChildProcess, lines: Interface, timeoutMs: number
         process.stderr.write(`[server] ${line}\n`);
       }
     };
-    const timer = setTimeout(() => done(new Error(`the server did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    const timer = setTimeout(
+      () => done(new Error(`the server did not answer within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
     function done(error: Error | undefined, message?: T) {
       clearTimeout(timer);
       lines.off('line', onLine);

@@ -13,7 +13,10 @@ export function controlPlane(serverUrl: string, controlKey: string): ControlPlan
   const call = async (method: string, path: string, body?: unknown): Promise<{ id: string }> => {
     const res = await fetch(`${serverUrl}/control-plane${path}`, {
       method,
-      headers: { authorization: `Bearer ${controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${controlKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -21,8 +24,10 @@ export function controlPlane(serverUrl: string, controlKey: string): ControlPlan
     return (text === '' ? {} : JSON.parse(text)) as { id: string };
   };
   return {
-    webhookChannel: async (name, url) => (await call('POST', '/notifications/channels', { type: 'webhook', name, config: { url } })).id,
-    rule: async (name, channelIds, delaySeconds) => (await call('POST', '/notifications/rules', { name, channels: channelIds, delay_seconds: delaySeconds })).id,
+    webhookChannel: async (name, url) =>
+      (await call('POST', '/notifications/channels', { type: 'webhook', name, config: { url } })).id,
+    rule: async (name, channelIds, delaySeconds) =>
+      (await call('POST', '/notifications/rules', { name, channels: channelIds, delay_seconds: delaySeconds })).id,
     deleteRule: async (id) => void (await call('DELETE', `/notifications/rules/${id}`)),
     openIncident: async (sequence) =>
       (
@@ -31,7 +36,8 @@ export function controlPlane(serverUrl: string, controlKey: string): ControlPlan
           severity: 'critical',
           env: 'production',
           services: ['shop-web', 'cart-api'],
-          root_cause_summary: "TypeError: Cannot read properties of undefined (reading 'items') at renderCart (cart.js:42:17), since release 1.4.2",
+          root_cause_summary:
+            "TypeError: Cannot read properties of undefined (reading 'items') at renderCart (cart.js:42:17), since release 1.4.2",
         })
       ).id,
   };

@@ -45,7 +45,11 @@ const ARRIVAL_TIMEOUT_MS = 30_000;
 const LATENCY_WARMUP = 5;
 
 /** Runs `job` on `concurrency` workers, each taking the next sequence number, while `more()` says so. */
-async function runWorkers(concurrency: number, more: (sequence: number) => boolean, job: (sequence: number) => Promise<void>): Promise<void> {
+async function runWorkers(
+  concurrency: number,
+  more: (sequence: number) => boolean,
+  job: (sequence: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (more(next)) await job(next++);
@@ -57,7 +61,10 @@ async function runWorkers(concurrency: number, more: (sequence: number) => boole
  * Incidents one at a time under a rule with `delay_seconds: 0`: each waits for its webhook before the next is opened,
  * so every figure is an idle server's answer. Leaves the rule in place for the pipeline phase; returns its id.
  */
-export async function measureLatency(bench: Bench, incidents: number): Promise<{ result: LatencyResult; ruleId: string }> {
+export async function measureLatency(
+  bench: Bench,
+  incidents: number,
+): Promise<{ result: LatencyResult; ruleId: string }> {
   const { control, receiver } = bench;
   const ruleId = await control.rule('page at once', [bench.channelId], 0);
   const result: LatencyResult = { deliveryMs: [], postMs: [] };
@@ -78,7 +85,10 @@ export async function measureLatency(bench: Bench, incidents: number): Promise<{
  * them at the same time on the same server: deliveries per minute are the webhooks that arrived inside the measured
  * window. Then waits until every incident's webhook has arrived.
  */
-export async function measurePipeline(bench: Bench, options: { concurrency: number; warmupMs: number; durationMs: number }): Promise<PipelineResult> {
+export async function measurePipeline(
+  bench: Bench,
+  options: { concurrency: number; warmupMs: number; durationMs: number },
+): Promise<PipelineResult> {
   const { control, receiver, server } = bench;
   receiver.reset();
   const windowStart = performance.now() + options.warmupMs;
@@ -107,7 +117,9 @@ export async function measurePipeline(bench: Bench, options: { concurrency: numb
   const delivered = receiver.arrivals.filter((a) => a.atMs >= windowStart && a.atMs < windowEnd).length;
   await receiver.waitForCount(created, 60_000 + created * 20);
   cpuTimers.forEach(clearTimeout);
-  const deliveryMs = await Promise.all([...openedAt].map(async ([id, started]) => (await receiver.arrivalOf(id, ARRIVAL_TIMEOUT_MS)) - started));
+  const deliveryMs = await Promise.all(
+    [...openedAt].map(async ([id, started]) => (await receiver.arrivalOf(id, ARRIVAL_TIMEOUT_MS)) - started),
+  );
   const minutes = options.durationMs / 60_000;
   return {
     seconds: options.durationMs / 1000,
@@ -133,10 +145,14 @@ export const DRAIN_FANOUT = 4;
  * the backlog of `backlog` deliveries builds; then the server's clock jumps an hour ahead and the whole backlog is due
  * at once. The rate is the backlog over the time from the jump to the last arrival.
  */
-export async function measureDrain(bench: Bench, options: { backlog: number; concurrency: number }): Promise<DrainResult> {
+export async function measureDrain(
+  bench: Bench,
+  options: { backlog: number; concurrency: number },
+): Promise<DrainResult> {
   const { control, receiver, server } = bench;
   const channels = [bench.channelId];
-  for (let i = 2; i <= DRAIN_FANOUT; i++) channels.push(await control.webhookChannel(`bench receiver ${i}`, `${receiver.url}/${i}`));
+  for (let i = 2; i <= DRAIN_FANOUT; i++)
+    channels.push(await control.webhookChannel(`bench receiver ${i}`, `${receiver.url}/${i}`));
   const ruleId = await control.rule('escalate after an hour', channels, HOLD_SECONDS);
   const incidents = Math.ceil(options.backlog / DRAIN_FANOUT);
   receiver.reset();
@@ -171,7 +187,10 @@ export async function measureDrain(bench: Bench, options: { backlog: number; con
  * body by `concurrency` senders, each on a new connection per request as the server's client does, for `durationMs`.
  * Sender and receiver share this process's event loop, so this is a lower bound on what the receiver can take.
  */
-export async function measureReceiver(receiver: Receiver, options: { concurrency: number; durationMs: number }): Promise<number> {
+export async function measureReceiver(
+  receiver: Receiver,
+  options: { concurrency: number; durationMs: number },
+): Promise<number> {
   const sample = receiver.last;
   if (!sample) throw new Error('no webhook has arrived yet to replay');
   const { hostname, port, pathname } = new URL(receiver.url);
@@ -180,10 +199,13 @@ export async function measureReceiver(receiver: Receiver, options: { concurrency
   const headers = { ...sent, 'content-length': String(sample.body.length) };
   const send = () =>
     new Promise<void>((resolve, reject) => {
-      const req = http.request({ host: hostname, port, path: pathname, method: 'POST', headers, agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
+      const req = http.request(
+        { host: hostname, port, path: pathname, method: 'POST', headers, agent: false },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
       req.on('error', reject);
       req.end(sample.body);
     });

@@ -20,7 +20,9 @@ const percentile = (values: number[], p: number) => {
 const max = (values: number[]) => values.reduce((m, v) => Math.max(m, v), -Infinity);
 
 export const fmt = (n: number, digits = 0) =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–';
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '–';
 const ms = (n: number) => `${fmt(n, n < 100 ? 1 : 0)} ms`;
 const spread = (values: number[]) =>
   `p50 ${ms(percentile(values, 0.5))} · p90 ${ms(percentile(values, 0.9))} · p99 ${ms(percentile(values, 0.99))} · max ${ms(max(values))}`;
@@ -32,9 +34,17 @@ export function databaseTable(figures: DatabaseFigures, receiverPerMinute: numbe
   const latencyP99 = percentile(latency.deliveryMs, 0.99);
   const best = Math.max(pipeline.deliveriesPerMinute, drain?.deliveriesPerMinute ?? 0);
   const rows: Array<[string, string, string]> = [
-    [`incident → first delivery attempt, \`delay_seconds\` 0 (${latency.deliveryMs.length} incidents, one at a time)`, spread(latency.deliveryMs), `p99 < 1 s: ${verdict(latencyP99 < TARGETS.latencyP99Ms)}`],
+    [
+      `incident → first delivery attempt, \`delay_seconds\` 0 (${latency.deliveryMs.length} incidents, one at a time)`,
+      spread(latency.deliveryMs),
+      `p99 < 1 s: ${verdict(latencyP99 < TARGETS.latencyP99Ms)}`,
+    ],
     ['… of which `POST /control-plane/incidents` answered', spread(latency.postMs), ''],
-    [`… deliveries slower than ${fmt(SLOW_MS)} ms`, `${latency.deliveryMs.filter((v) => v > SLOW_MS).length} of ${latency.deliveryMs.length}`, ''],
+    [
+      `… deliveries slower than ${fmt(SLOW_MS)} ms`,
+      `${latency.deliveryMs.filter((v) => v > SLOW_MS).length} of ${latency.deliveryMs.length}`,
+      '',
+    ],
     [
       `sustained: incidents opened by ${concurrency} clients and delivered at the same time (${fmt(pipeline.seconds)} s window)`,
       `**${fmt(pipeline.deliveriesPerMinute)} deliveries/min** (${fmt(pipeline.incidentsPerMinute)} incidents/min opened; ${fmt(pipeline.backlogAtEnd)} undelivered at the end)`,
@@ -54,11 +64,21 @@ export function databaseTable(figures: DatabaseFigures, receiverPerMinute: numbe
     );
   }
   rows.push(
-    ['receiver baseline: the same webhook replayed straight from the benchmark', `${fmt(receiverPerMinute)} requests/min`, ''],
+    [
+      'receiver baseline: the same webhook replayed straight from the benchmark',
+      `${fmt(receiverPerMinute)} requests/min`,
+      '',
+    ],
     ["server's share of the receiver's capacity used", `${fmt((best / receiverPerMinute) * 100)} %`, ''],
     ['duplicate `webhook-id`s at the receiver', String(pipeline.duplicates + (drain?.duplicates ?? 0)), '0'],
   );
-  return [`### ${figures.database}`, '', '| measure | result | target |', '|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [
+    `### ${figures.database}`,
+    '',
+    '| measure | result | target |',
+    '|---|---|---|',
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }
 
 /** True when every database met both targets and nothing was sent twice. */

@@ -13,7 +13,15 @@ import type { Rolldown } from 'vite';
  * on request); `svc-baseline`, svc's page on another build of the SDK (`--baseline-dist`), to compare a change with
  * the build before it in the same runs.
  */
-export const VARIANTS = ['none', 'svc', 'sentry', 'datadog', 'svc-no-replay', 'sentry-no-replay', 'svc-baseline'] as const;
+export const VARIANTS = [
+  'none',
+  'svc',
+  'sentry',
+  'datadog',
+  'svc-no-replay',
+  'sentry-no-replay',
+  'svc-baseline',
+] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** What `npm run bench:overhead` runs without `--variants`. */
@@ -38,7 +46,13 @@ export interface Comparison {
 export const COMPARISONS: readonly Comparison[] = [
   { ours: 'svc', theirs: 'sentry', peer: 'Sentry', issue: 4, targets: { time: 0.5, bytes: 0.5, heap: 0.5 } },
   { ours: 'svc', theirs: 'datadog', peer: 'Datadog', issue: 16, targets: { time: 0.5, bytes: 0.5, heap: 1 } },
-  { ours: 'svc-no-replay', theirs: 'sentry-no-replay', peer: 'Sentry', issue: 3, targets: { time: 0.5, bytes: 0.5, heap: Infinity } },
+  {
+    ours: 'svc-no-replay',
+    theirs: 'sentry-no-replay',
+    peer: 'Sentry',
+    issue: 3,
+    targets: { time: 0.5, bytes: 0.5, heap: Infinity },
+  },
 ];
 
 /** One emitted JavaScript file, with its gzip (level 9) encoding, which is what the bench server sends. */
@@ -60,9 +74,15 @@ const PAGE_DIR = join(import.meta.dirname, 'page');
  * Builds one variant; `root` is the repository root (for `dist/esm`), `baselineDist` the `dist` directory
  * `svc-baseline` uses (a copy of an earlier build).
  */
-export async function buildVariant(root: string, variant: Variant, minify: boolean, baselineDist?: string): Promise<VariantBuild> {
+export async function buildVariant(
+  root: string,
+  variant: Variant,
+  minify: boolean,
+  baselineDist?: string,
+): Promise<VariantBuild> {
   const baseline = variant === 'svc-baseline';
-  if (baseline && baselineDist === undefined) throw new Error('the svc-baseline variant needs --baseline-dist <dist directory>');
+  if (baseline && baselineDist === undefined)
+    throw new Error('the svc-baseline variant needs --baseline-dist <dist directory>');
   const dist = baseline ? baselineDist! : join(root, 'dist');
   const { build } = await import('vite');
   const result = await build({

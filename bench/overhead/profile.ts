@@ -98,13 +98,19 @@ export function summarizeProfile(profile: CpuProfile, build: VariantBuild): Prof
     if (!node || node.callFrame.functionName === '(idle)') result = undefined;
     else if (node.callFrame.functionName === '(garbage collector)') result = named('(garbage collection)');
     else if (node.callFrame.functionName === '(program)') result = named('(browser: style, layout, paint, input)');
-    else if (node.callFrame.url && node.callFrame.functionName === '' && node.callFrame.lineNumber === 0 && node.callFrame.columnNumber === 0) {
+    else if (
+      node.callFrame.url &&
+      node.callFrame.functionName === '' &&
+      node.callFrame.lineNumber === 0 &&
+      node.callFrame.columnNumber === 0
+    ) {
       // The script's own top level: evaluating every module of the bundle, not the first module's code.
       result = named('(bundle evaluation, top level)');
     } else if (node.callFrame.url) {
       const file = node.callFrame.url.replace(/^https?:\/\/[^/]+\/r\/\d+\/[a-z-]+\//, '').replace(/[?#].*$/, '');
       const origin = modulesByLine.get(file)?.[node.callFrame.lineNumber];
-      const module = origin === undefined ? '(other scripts)' : origin.path.startsWith('(') ? origin.path : moduleName(origin.path);
+      const module =
+        origin === undefined ? '(other scripts)' : origin.path.startsWith('(') ? origin.path : moduleName(origin.path);
       result = { module, fn: `${node.callFrame.functionName || '(anonymous)'} (${module}:~${origin?.line ?? 0})` };
     } else {
       result = named(`(native) ${node.callFrame.functionName || 'anonymous'}`);
@@ -129,7 +135,13 @@ export function summarizeProfile(profile: CpuProfile, build: VariantBuild): Prof
     modules.set(charged.module, (modules.get(charged.module) ?? 0) + ms);
     const owner = ownerOf(charged.module);
     owners.set(owner, (owners.get(owner) ?? 0) + ms);
-    if (owner !== 'workload app' && !owner.startsWith('(')) sdkFunctions.set(charged.fn, (sdkFunctions.get(charged.fn) ?? 0) + ms);
+    if (owner !== 'workload app' && !owner.startsWith('('))
+      sdkFunctions.set(charged.fn, (sdkFunctions.get(charged.fn) ?? 0) + ms);
   });
-  return { busyMs, modules: sortedEntries(modules), owners: sortedEntries(owners), sdkFunctions: sortedEntries(sdkFunctions) };
+  return {
+    busyMs,
+    modules: sortedEntries(modules),
+    owners: sortedEntries(owners),
+    sdkFunctions: sortedEntries(sdkFunctions),
+  };
 }

@@ -93,7 +93,9 @@ export function figuresTable(figures: readonly VariantFigures[]): string {
   const rows = figures.map((f) =>
     [
       f.variant,
-      f.variant === 'none' ? '—' : `${signed(f.addedTaskMs, ms)} (${ms(f.addedTaskRange[0])} … ${ms(f.addedTaskRange[1])})`,
+      f.variant === 'none'
+        ? '—'
+        : `${signed(f.addedTaskMs, ms)} (${ms(f.addedTaskRange[0])} … ${ms(f.addedTaskRange[1])})`,
       f.variant === 'none' ? '—' : signed(f.addedScriptMs, ms),
       `${ms(f.totalTaskMs)} (${ms(f.loadTaskMs)} + ${ms(f.workTaskMs)})`,
       ms(f.totalScriptMs),
@@ -111,7 +113,14 @@ export function figuresTable(figures: readonly VariantFigures[]): string {
 }
 
 /** One comparison line: ours against theirs, and the ratio against the target when it can be resolved. */
-function targetLine(what: string, peer: string, ours: number, theirs: number, target: number, format: (v: number) => string): string {
+function targetLine(
+  what: string,
+  peer: string,
+  ours: number,
+  theirs: number,
+  target: number,
+  format: (v: number) => string,
+): string {
   const head = `- ${what}: svc ${format(ours)}, ${peer} ${format(theirs)}`;
   // A baseline difference at or below zero means the runs were too noisy to resolve the peer's cost: no ratio.
   if (!(theirs > 0)) return `${head}: not resolved (${peer}'s figure is within the noise; run more repetitions)`;
@@ -131,8 +140,22 @@ export function verdict(figures: readonly VariantFigures[]): string {
     return [
       [
         `${ours} against ${theirs} (issue ${issue}'s targets):`,
-        targetLine('added main-thread time', peer, svc.addedTaskMs, other.addedTaskMs, targets.time, (v) => `${ms(v)} ms`),
-        targetLine('added script time', peer, svc.addedScriptMs, other.addedScriptMs, targets.time, (v) => `${ms(v)} ms`),
+        targetLine(
+          'added main-thread time',
+          peer,
+          svc.addedTaskMs,
+          other.addedTaskMs,
+          targets.time,
+          (v) => `${ms(v)} ms`,
+        ),
+        targetLine(
+          'added script time',
+          peer,
+          svc.addedScriptMs,
+          other.addedScriptMs,
+          targets.time,
+          (v) => `${ms(v)} ms`,
+        ),
         targetLine('bytes sent', peer, svc.sentBytes, other.sentBytes, targets.bytes, (v) => `${kb(v)} KB`),
         targetLine('added JS heap', peer, svc.addedHeapBytes, other.addedHeapBytes, targets.heap, (v) => `${mb(v)} MB`),
       ].join('\n'),
@@ -145,8 +168,11 @@ export function verdict(figures: readonly VariantFigures[]): string {
 export function sessionTable(sessions: readonly SessionResult[]): string {
   const variants = [...new Set(sessions.map((session) => session.variant))];
   const rows = variants.map((variant) => {
-    const runs = sessions.filter((session) => session.variant === variant).map((session) => ({ session, sent: summarizeTelemetry(session.telemetry) }));
-    const perMinute = (bytes: (sent: TelemetrySummary) => number) => median(runs.map((r) => bytes(r.sent) / (r.session.seconds / 60)));
+    const runs = sessions
+      .filter((session) => session.variant === variant)
+      .map((session) => ({ session, sent: summarizeTelemetry(session.telemetry) }));
+    const perMinute = (bytes: (sent: TelemetrySummary) => number) =>
+      median(runs.map((r) => bytes(r.sent) / (r.session.seconds / 60)));
     return [
       variant,
       String(runs.length),
@@ -182,7 +208,9 @@ export function bytesTable(figures: VariantFigures, topAttributes = 10): string 
       '',
       '| attribute | occurrences | KB | share |',
       '|---|---:|---:|---:|',
-      ...t.attributes.slice(0, topAttributes).map((c) => `| ${c.name} | ${c.count} | ${kb(c.bytes)} | ${share(c.bytes)} |`),
+      ...t.attributes
+        .slice(0, topAttributes)
+        .map((c) => `| ${c.name} | ${c.count} | ${kb(c.bytes)} | ${share(c.bytes)} |`),
     );
   }
   return lines.join('\n');

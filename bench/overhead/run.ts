@@ -83,7 +83,10 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
  * Clicks a control of the workload page (see bench/overhead/page/app.ts), runs `meanwhile` (more input while the
  * page works on the click), then waits until the page is idle.
  */
-export type ClickControl = (target: keyof BenchTargets, options?: { moveSteps?: number; meanwhile?: () => Promise<void> }) => Promise<void>;
+export type ClickControl = (
+  target: keyof BenchTargets,
+  options?: { moveSteps?: number; meanwhile?: () => Promise<void> },
+) => Promise<void>;
 
 /**
  * Real input for the workload page through the DevTools protocol. `moveSteps` > 1 moves the mouse there in that
@@ -96,7 +99,10 @@ export async function controlsOf(page: Page): Promise<ClickControl> {
     if (moveSteps > 1) await page.mouse.move(x, y, { steps: moveSteps });
     await page.mouse.click(x, y);
     await meanwhile?.();
-    await withTimeout(page.evaluate(() => window.bench!.idle()), 'the page');
+    await withTimeout(
+      page.evaluate(() => window.bench!.idle()),
+      'the page',
+    );
   };
 }
 
@@ -148,7 +154,12 @@ export interface VariantPage {
 }
 
 /** Opens a fresh browser context for one run of a variant (the page is not navigated yet). */
-export async function openVariant(browser: Browser, app: AppServer, variant: Variant, run: number): Promise<VariantPage> {
+export async function openVariant(
+  browser: Browser,
+  app: AppServer,
+  variant: Variant,
+  run: number,
+): Promise<VariantPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   const url = `${app.origin}/r/${run}/${variant}/`;
@@ -165,7 +176,11 @@ export interface RunOptions {
 }
 
 /** Runs the workload once in a new browser context and returns what it measured. */
-export async function measureRun(browser: Browser, servers: { app: AppServer; sink: Sink }, options: RunOptions): Promise<RunResult> {
+export async function measureRun(
+  browser: Browser,
+  servers: { app: AppServer; sink: Sink },
+  options: RunOptions,
+): Promise<RunResult> {
   const { variant, run, repetition, profile } = options;
   const { context, page, url, done } = await openVariant(browser, servers.app, variant, run);
   try {

@@ -51,7 +51,10 @@ function page(variant: Variant, entry: string, sinkOrigin: string): string {
 }
 
 /** Serves every variant's build (telling the page where the sink is) and the page's API. */
-export async function startAppServer(builds: ReadonlyMap<Variant, VariantBuild>, sinkOrigin: string): Promise<AppServer> {
+export async function startAppServer(
+  builds: ReadonlyMap<Variant, VariantBuild>,
+  sinkOrigin: string,
+): Promise<AppServer> {
   const scriptBytes = new Map<number, number>();
   const local = await serveLocally((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -85,7 +88,11 @@ export async function startAppServer(builds: ReadonlyMap<Variant, VariantBuild>,
     if (file) {
       const run = Number(match[1]);
       scriptBytes.set(run, (scriptBytes.get(run) ?? 0) + file.gzip.length);
-      res.writeHead(200, { 'content-type': 'text/javascript', 'content-encoding': 'gzip', 'cache-control': 'no-store' });
+      res.writeHead(200, {
+        'content-type': 'text/javascript',
+        'content-encoding': 'gzip',
+        'cache-control': 'no-store',
+      });
       res.end(file.gzip);
       return;
     }

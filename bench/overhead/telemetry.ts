@@ -79,13 +79,18 @@ function logCategory(record: Json): string {
 
 /** Counts the bytes of each attribute of an OTLP record or resource. */
 function tallyAttributes(record: Json | undefined, attributes: Tally): void {
-  for (const entry of (record?.attributes as Json[] | undefined) ?? []) attributes.add(String(entry.key), jsonBytes(entry));
+  for (const entry of (record?.attributes as Json[] | undefined) ?? [])
+    attributes.add(String(entry.key), jsonBytes(entry));
 }
 
 /** Splits one OTLP/JSON body into records; returns the bytes attributed to them. */
 function otlp(path: string, body: Json, tally: Tally, attributes: Tally): number {
   let counted = 0;
-  for (const resource of [...(body.resourceSpans ?? []), ...(body.resourceLogs ?? []), ...(body.resourceMetrics ?? [])] as Json[]) {
+  for (const resource of [
+    ...(body.resourceSpans ?? []),
+    ...(body.resourceLogs ?? []),
+    ...(body.resourceMetrics ?? []),
+  ] as Json[]) {
     tallyAttributes(resource.resource, attributes);
   }
   const add = (name: string, record: Json): number => {
@@ -95,15 +100,18 @@ function otlp(path: string, body: Json, tally: Tally, attributes: Tally): number
   };
   if (path.endsWith('/traces')) {
     for (const resource of body.resourceSpans ?? []) {
-      for (const scope of resource.scopeSpans ?? []) for (const span of scope.spans ?? []) counted += add(`span: ${String(span.name)}`, span);
+      for (const scope of resource.scopeSpans ?? [])
+        for (const span of scope.spans ?? []) counted += add(`span: ${String(span.name)}`, span);
     }
   } else if (path.endsWith('/logs')) {
     for (const resource of body.resourceLogs ?? []) {
-      for (const scope of resource.scopeLogs ?? []) for (const record of scope.logRecords ?? []) counted += add(logCategory(record), record);
+      for (const scope of resource.scopeLogs ?? [])
+        for (const record of scope.logRecords ?? []) counted += add(logCategory(record), record);
     }
   } else if (path.endsWith('/metrics')) {
     for (const resource of body.resourceMetrics ?? []) {
-      for (const scope of resource.scopeMetrics ?? []) for (const metric of scope.metrics ?? []) counted += add(`metric: ${String(metric.name)}`, metric);
+      for (const scope of resource.scopeMetrics ?? [])
+        for (const metric of scope.metrics ?? []) counted += add(`metric: ${String(metric.name)}`, metric);
     }
   }
   return counted;
@@ -123,7 +131,10 @@ function envelope(body: Buffer, tally: Tally): number {
     const end = next < 0 ? body.length : Math.min(next, body.length);
     const itemBytes = Math.min(end + 1, body.length) - offset;
     const type = header.type ?? 'unknown';
-    const payload = type === 'transaction' || type === 'span' ? (JSON.parse(body.subarray(start, end).toString('utf8')) as Json) : undefined;
+    const payload =
+      type === 'transaction' || type === 'span'
+        ? (JSON.parse(body.subarray(start, end).toString('utf8')) as Json)
+        : undefined;
     if (type === 'transaction' && payload) {
       // A transaction carries its child spans: split them out, the rest is the transaction itself.
       const spans = (payload.spans as Json[] | undefined) ?? [];
@@ -132,7 +143,8 @@ function envelope(body: Buffer, tally: Tally): number {
       counted += addRecord(tally, `transaction: ${String(payload.contexts?.trace?.op ?? 'unknown')}`, payload);
     } else if (type === 'span' && Array.isArray(payload?.items)) {
       // Streamed spans (span v2 items, Sentry 10+): one item holds many spans.
-      for (const span of payload.items as Json[]) counted += addRecord(tally, `span: ${String(span.attributes?.['sentry.op']?.value)}`, span);
+      for (const span of payload.items as Json[])
+        counted += addRecord(tally, `span: ${String(span.attributes?.['sentry.op']?.value)}`, span);
     } else {
       counted += itemBytes;
       tally.add(type, itemBytes);
@@ -199,5 +211,13 @@ export function summarizeTelemetry(requests: readonly SinkRequest[]): TelemetryS
       tally.add(`other: ${path.replace(/^\/r\/\d+/, '')}`, decoded.length);
     }
   }
-  return { requests: requests.length, bytes, replayBytes, decodedBytes, encodings: [...encodings], categories: tally.sorted(), attributes: attributes.sorted() };
+  return {
+    requests: requests.length,
+    bytes,
+    replayBytes,
+    decodedBytes,
+    encodings: [...encodings],
+    categories: tally.sorted(),
+    attributes: attributes.sorted(),
+  };
 }

@@ -53,14 +53,26 @@ function collect(suite: JsonSuite, into: Map<string, number>, failed: { n: numbe
 }
 
 /** One run of the suite's `mode` project to its end. */
-export async function runSuite(mode: Mode, pageUrl: string, svc: Pick<TestServer, 'url' | 'controlKey'>): Promise<SuiteRun> {
+export async function runSuite(
+  mode: Mode,
+  pageUrl: string,
+  svc: Pick<TestServer, 'url' | 'controlKey'>,
+): Promise<SuiteRun> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-pw-'));
   const resultsFile = join(dir, 'results.json');
   try {
     const started = performance.now();
     const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'test', '-c', SUITE_CONFIG, '--project', mode], {
       cwd: ROOT,
-      env: childEnv({ PAGE_URL: pageUrl, SVC_URL: svc.url, SVC_CONTROL_KEY: svc.controlKey, RESULTS_FILE: resultsFile, OUTPUT_DIR: join(dir, 'out'), BENCH_MODE: mode, CI: '' }),
+      env: childEnv({
+        PAGE_URL: pageUrl,
+        SVC_URL: svc.url,
+        SVC_CONTROL_KEY: svc.controlKey,
+        RESULTS_FILE: resultsFile,
+        OUTPUT_DIR: join(dir, 'out'),
+        BENCH_MODE: mode,
+        CI: '',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -72,7 +84,8 @@ export async function runSuite(mode: Mode, pageUrl: string, svc: Pick<TestServer
     const durations = new Map<string, number>();
     const failed = { n: 0 };
     for (const s of report.suites) collect(s, durations, failed);
-    if (code !== 0 || failed.n > 0 || durations.size === 0) throw new Error(`the ${mode} suite failed (exit ${code}, ${failed.n} failed):\n${output}`);
+    if (code !== 0 || failed.n > 0 || durations.size === 0)
+      throw new Error(`the ${mode} suite failed (exit ${code}, ${failed.n} failed):\n${output}`);
     return { mode, durations, wallMs, failed: failed.n };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -93,7 +106,11 @@ export interface FixtureFigures {
 }
 
 /** `repetitions` runs of each, alternating (plain, svc, plain, svc, ...), after one warm-up of each. */
-export async function measureFixture(svc: Pick<TestServer, 'url' | 'controlKey' | 'ingestKey'>, repetitions: number, log: (m: string) => void): Promise<FixtureFigures> {
+export async function measureFixture(
+  svc: Pick<TestServer, 'url' | 'controlKey' | 'ingestKey'>,
+  repetitions: number,
+  log: (m: string) => void,
+): Promise<FixtureFigures> {
   // As the integration tests do: builds dist/ (under their lock) when missing or older than the sources.
   await ensureSdkBuilt();
   const page = await servePage(svc);
@@ -106,7 +123,9 @@ export async function measureFixture(svc: Pick<TestServer, 'url' | 'controlKey' 
       for (const mode of r % 2 === 0 ? (['plain', 'svc'] as const) : (['svc', 'plain'] as const)) {
         const run = await runSuite(mode, page.origin, svc);
         runs[mode].push(run);
-        log(`fixture: repetition ${r + 1} ${mode}: median ${median([...run.durations.values()]).toFixed(1)} ms per test, ${(run.wallMs / 1000).toFixed(1)} s in all`);
+        log(
+          `fixture: repetition ${r + 1} ${mode}: median ${median([...run.durations.values()]).toFixed(1)} ms per test, ${(run.wallMs / 1000).toFixed(1)} s in all`,
+        );
       }
     }
     const titles = [...runs.plain[0]!.durations.keys()];

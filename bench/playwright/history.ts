@@ -57,8 +57,13 @@ const sha = (text: string) => createHash('sha1').update(text).digest('hex');
 
 const ERROR = (t: TestPlan) =>
   JSON.stringify({
-    message: "expect(locator).toHaveText(expected)\n\nLocator: locator('#total')\nExpected string: \"42.00\"\nReceived string: \"41.99\"",
-    stack: `Error: expect(locator).toHaveText(expected)\n    at ${t.file}:${t.line + 4}:21\n` + Array.from({ length: 8 }, (_, i) => `    at node_modules/playwright/lib/worker/workerMain.js:${300 + i}:7`).join('\n'),
+    message:
+      'expect(locator).toHaveText(expected)\n\nLocator: locator(\'#total\')\nExpected string: "42.00"\nReceived string: "41.99"',
+    stack:
+      `Error: expect(locator).toHaveText(expected)\n    at ${t.file}:${t.line + 4}:21\n` +
+      Array.from({ length: 8 }, (_, i) => `    at node_modules/playwright/lib/worker/workerMain.js:${300 + i}:7`).join(
+        '\n',
+      ),
     location: { file: t.file, line: t.line + 4, column: 21 },
   });
 
@@ -91,7 +96,13 @@ function runRows(random: () => number, projectId: string, tests: readonly TestPl
     const testId = `${sha(t.key).slice(0, 8)}-${sha(`${t.key}x`).slice(0, 12)}`;
     const fails = (broken && random() < 0.2) || random() < t.failRate;
     const flaky = !fails && random() < t.flakyRate;
-    const statuses: TestStatus[] = t.skipped ? ['skipped'] : fails ? ['failed', 'failed'] : flaky ? ['failed', 'passed'] : ['passed'];
+    const statuses: TestStatus[] = t.skipped
+      ? ['skipped']
+      : fails
+        ? ['failed', 'failed']
+        : flaky
+          ? ['failed', 'passed']
+          : ['passed'];
     const facts: AttemptFacts[] = statuses.map((status, retry) => {
       const durationMs = status === 'skipped' ? 0 : 300 + Math.floor(random() * 4000);
       const error = status === 'failed' ? ERROR(t) : null;
@@ -141,20 +152,40 @@ function runRows(random: () => number, projectId: string, tests: readonly TestPl
       created_ms: started,
       updated_ms: started + duration,
     },
-    shard: { project_id: projectId, run_id: runId, shard: 0, status, duration_ms: duration, finished_ms: started + duration },
+    shard: {
+      project_id: projectId,
+      run_id: runId,
+      shard: 0,
+      status,
+      duration_ms: duration,
+      finished_ms: started + duration,
+    },
     attempts,
     results,
   };
 }
 
-async function insertAll<T extends keyof Database>(db: Kysely<Database>, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_BATCH) await db.insertInto(table).values(rows.slice(i, i + INSERT_BATCH) as never).execute();
+async function insertAll<T extends keyof Database>(
+  db: Kysely<Database>,
+  table: T,
+  rows: Insertable<Database[T]>[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_BATCH)
+    await db
+      .insertInto(table)
+      .values(rows.slice(i, i + INSERT_BATCH) as never)
+      .execute();
 }
 
 /** Fills the database through the server's connection, one transaction, a few runs per round. */
-export async function fill(db: Kysely<Database>, projectId: string, scale: Scale, tests: readonly TestPlan[]): Promise<void> {
+export async function fill(
+  db: Kysely<Database>,
+  projectId: string,
+  scale: Scale,
+  tests: readonly TestPlan[],
+): Promise<void> {
   const random = prng(18);
-  const perRound = Math.max(1, Math.floor(2 * INSERT_BATCH / scale.tests));
+  const perRound = Math.max(1, Math.floor((2 * INSERT_BATCH) / scale.tests));
   await db.transaction().execute(async (tx) => {
     await insertAll(
       tx,
@@ -173,11 +204,29 @@ export async function fill(db: Kysely<Database>, projectId: string, scale: Scale
       })),
     );
     for (let i = 0; i < scale.runs; i += perRound) {
-      const batch = Array.from({ length: Math.min(perRound, scale.runs - i) }, (_, j) => runRows(random, projectId, tests, i + j, scale.runs));
-      await insertAll(tx, 'test_runs', batch.map((b) => b.run));
-      await insertAll(tx, 'test_run_shards', batch.map((b) => b.shard));
-      await insertAll(tx, 'test_attempts', batch.flatMap((b) => b.attempts));
-      await insertAll(tx, 'test_results', batch.flatMap((b) => b.results));
+      const batch = Array.from({ length: Math.min(perRound, scale.runs - i) }, (_, j) =>
+        runRows(random, projectId, tests, i + j, scale.runs),
+      );
+      await insertAll(
+        tx,
+        'test_runs',
+        batch.map((b) => b.run),
+      );
+      await insertAll(
+        tx,
+        'test_run_shards',
+        batch.map((b) => b.shard),
+      );
+      await insertAll(
+        tx,
+        'test_attempts',
+        batch.flatMap((b) => b.attempts),
+      );
+      await insertAll(
+        tx,
+        'test_results',
+        batch.flatMap((b) => b.results),
+      );
       if ((i / perRound) % 500 === 0) console.error(`  ${i.toLocaleString('en')} runs`);
     }
   });
@@ -208,14 +257,22 @@ export interface DatabaseFigures {
 }
 
 /** The views, with cursors of later pages read from the server first. */
-async function views(get: (path: string) => Promise<{ body: { next_cursor?: string | null; data?: unknown } }>, runs: number, flakyKey: string, stableKey: string, failedRun: string): Promise<View[]> {
+async function views(
+  get: (path: string) => Promise<{ body: { next_cursor?: string | null; data?: unknown } }>,
+  runs: number,
+  flakyKey: string,
+  stableKey: string,
+  failedRun: string,
+): Promise<View[]> {
   /** A later page: page `wanted`, or the last but one of a smaller store. */
   const page = (wanted: number, perPage: number) => Math.max(2, Math.min(wanted, Math.floor(runs / perPage) - 1));
   const [h, h200, r] = [page(50, 50), page(20, 200), page(100, 50)];
   const later = async (path: string, pages: number) => {
     let cursor: string | null | undefined;
     for (let p = 0; p < pages; p++) {
-      cursor = (await get(`${path}${cursor ? `${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` : ''}`)).body.next_cursor;
+      cursor = (
+        await get(`${path}${cursor ? `${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` : ''}`)
+      ).body.next_cursor;
       if (!cursor) throw new Error(`${path} has fewer than ${pages + 1} pages`);
     }
     return `${path}${path.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor!)}`;
@@ -224,7 +281,11 @@ async function views(get: (path: string) => Promise<{ body: { next_cursor?: stri
     { name: 'test history, first page (flaky test)', target: true, path: `/tests/${flakyKey}` },
     { name: 'test history, first page (stable test)', target: true, path: `/tests/${stableKey}` },
     { name: `test history, page ${h} (cursor)`, target: true, path: await later(`/tests/${flakyKey}`, h - 1) },
-    { name: `test history, limit=200, page ${h200}`, target: true, path: await later(`/tests/${stableKey}?limit=200`, h200 - 1) },
+    {
+      name: `test history, limit=200, page ${h200}`,
+      target: true,
+      path: await later(`/tests/${stableKey}?limit=200`, h200 - 1),
+    },
     { name: 'flaky list (runs=50, default)', target: true, path: '/tests/flaky' },
     { name: 'flaky list runs=200', target: true, path: '/tests/flaky?runs=200' },
     { name: 'flaky list runs=500 (the maximum)', target: false, path: '/tests/flaky?runs=500' },
@@ -244,7 +305,14 @@ function serverTiming(res: Response): number | undefined {
   return dur === undefined ? undefined : Number(dur);
 }
 
-async function measure(url: string, controlKey: string, runs: number, requests: number, keys: { flaky: string; stable: string }, failedRun: string): Promise<ViewFigures[]> {
+async function measure(
+  url: string,
+  controlKey: string,
+  runs: number,
+  requests: number,
+  keys: { flaky: string; stable: string },
+  failedRun: string,
+): Promise<ViewFigures[]> {
   const headers = { authorization: `Bearer ${controlKey}` };
   const get = async (path: string) => {
     const started = performance.now();
@@ -266,7 +334,13 @@ async function measure(url: string, controlKey: string, runs: number, requests: 
       rows[i] = Array.isArray(body.data) ? body.data.length : (body.tests?.length ?? 0);
     }
   }
-  return list.map((v, i) => ({ view: v.name, target: v.target, median: quantile(times[i]!, 0.5), p95: quantile(times[i]!, 0.95), rows: rows[i]! }));
+  return list.map((v, i) => ({
+    view: v.name,
+    target: v.target,
+    median: quantile(times[i]!, 0.5),
+    p95: quantile(times[i]!, 0.95),
+    rows: rows[i]!,
+  }));
 }
 
 type StartServer = typeof ServerModule.startServer;
@@ -280,9 +354,19 @@ export async function measureHistory(
   work: string,
   databases: Set<TempDatabase>,
 ): Promise<DatabaseFigures> {
-  const database: TempDatabase = kind === 'sqlite' ? { url: join(work, 'svc.db'), drop: async () => undefined } : await createTempDatabase('postgres');
+  const database: TempDatabase =
+    kind === 'sqlite'
+      ? { url: join(work, 'svc.db'), drop: async () => undefined }
+      : await createTempDatabase('postgres');
   databases.add(database);
-  const server = await startServer({ port: 0, host: '127.0.0.1', databaseUrl: database.url, secretKey: 'bench-playwright-secret-key-0123456789abcdef', log: () => undefined, detection: false });
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: database.url,
+    secretKey: 'bench-playwright-secret-key-0123456789abcdef',
+    log: () => undefined,
+    detection: false,
+  });
   try {
     const boot = server.bootstrap!;
     const { db } = server.database;
@@ -290,13 +374,18 @@ export async function measureHistory(
     console.error(`${kind}: inserting ${scale.runs.toLocaleString('en')} runs × ${scale.tests} tests...`);
     const started = performance.now();
     await fill(db, boot.projectId, scale, tests);
-    if (kind === 'postgres') await sql`analyze test_runs, test_results, test_attempts, test_cases, test_run_shards`.execute(db);
+    if (kind === 'postgres')
+      await sql`analyze test_runs, test_results, test_attempts, test_cases, test_run_shards`.execute(db);
     const fillSeconds = (performance.now() - started) / 1000;
-    const [{ results }] = (await sql<{ results: number }>`select count(*) as results from test_results`.execute(db)).rows as [{ results: number }];
-    const [{ attempts }] = (await sql<{ attempts: number }>`select count(*) as attempts from test_attempts`.execute(db)).rows as [{ attempts: number }];
+    const [{ results }] = (await sql<{ results: number }>`select count(*) as results from test_results`.execute(db))
+      .rows as [{ results: number }];
+    const [{ attempts }] = (await sql<{ attempts: number }>`select count(*) as attempts from test_attempts`.execute(db))
+      .rows as [{ attempts: number }];
     let sizeMiB: number;
     if (kind === 'postgres') {
-      const [{ n }] = (await sql<{ n: string }>`select pg_database_size(current_database()) as n`.execute(db)).rows as [{ n: string }];
+      const [{ n }] = (await sql<{ n: string }>`select pg_database_size(current_database()) as n`.execute(db)).rows as [
+        { n: string },
+      ];
       sizeMiB = Number(n) / 2 ** 20;
     } else {
       await sql`pragma wal_checkpoint(truncate)`.execute(db);
@@ -305,9 +394,24 @@ export async function measureHistory(
     console.error(`${kind}: ${fillSeconds.toFixed(1)} s, ${sizeMiB.toFixed(0)} MiB; measuring...`);
     const flaky = tests.find((t) => t.flakyRate > 0.1) ?? tests.find((t) => t.flakyRate > 0)!;
     const stable = tests.find((t) => t.flakyRate === 0 && t.failRate === 0 && !t.skipped)!;
-    const failedRun = await db.selectFrom('test_runs').select('run_id').where('project_id', '=', boot.projectId).where('failed', '>', 0).orderBy('started_ms', 'desc').limit(1).executeTakeFirstOrThrow();
-    const figures = await measure(server.url, boot.controlKey.key, scale.runs, requests, { flaky: flaky.key, stable: stable.key }, failedRun.run_id);
-    for (const f of figures) console.error(`${kind}: ${f.view}: median ${f.median.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, ${f.rows} rows`);
+    const failedRun = await db
+      .selectFrom('test_runs')
+      .select('run_id')
+      .where('project_id', '=', boot.projectId)
+      .where('failed', '>', 0)
+      .orderBy('started_ms', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const figures = await measure(
+      server.url,
+      boot.controlKey.key,
+      scale.runs,
+      requests,
+      { flaky: flaky.key, stable: stable.key },
+      failedRun.run_id,
+    );
+    for (const f of figures)
+      console.error(`${kind}: ${f.view}: median ${f.median.toFixed(1)} ms, p95 ${f.p95.toFixed(1)} ms, ${f.rows} rows`);
     return { kind, fillSeconds, sizeMiB, results: Number(results), attempts: Number(attempts), figures };
   } finally {
     await server.close();

@@ -11,7 +11,8 @@ const FILES = Array.from({ length: 60 }, (_, i) => join(ROOT_DIR, 'e2e', `area-$
 /** A stack as Playwright prints a failed expect: the assertion's message, then frames in the spec and Playwright. */
 function stackOf(file: string, line: number, message: string): string {
   const frames = [`    at ${file}:${line}:21`, `    at ${file}:${line - 6}:5`];
-  for (let i = 0; i < 8; i++) frames.push(`    at /ci/app/node_modules/playwright/lib/worker/workerMain.js:${300 + i * 17}:${7 + i}`);
+  for (let i = 0; i < 8; i++)
+    frames.push(`    at /ci/app/node_modules/playwright/lib/worker/workerMain.js:${300 + i * 17}:${7 + i}`);
   return `Error: ${message}\n${frames.join('\n')}`;
 }
 
@@ -34,7 +35,7 @@ function plan(count: number): { planned: Planned[]; expected: typeof expected } 
   let results = 0;
   for (let i = 0; results < count; i++) {
     const file = FILES[i % FILES.length]!;
-    const line = 10 + (Math.floor(i / FILES.length) * 9) % 900;
+    const line = 10 + ((Math.floor(i / FILES.length) * 9) % 900);
     const describe = `area ${i % 12} › feature ${i % FILES.length}`;
     const title = `does thing ${i} with a realistic, moderately long title`;
     const roll = random();
@@ -55,7 +56,9 @@ function plan(count: number): { planned: Planned[]; expected: typeof expected } 
     for (let retry = 0; retry < tries; retry++) {
       const fails = kind === 'failed' || (kind === 'flaky' && retry === 0);
       const message = `\u001b[31mexpect(locator).toHaveText(expected)\u001b[39m\n\nLocator: locator('#total')\nExpected string: "42.00"\nReceived string: "41.99"\nTimeout: 5000ms`;
-      const error = fails ? { message, stack: stackOf(file, line + 4, message), location: { file, line: line + 4, column: 21 } } : undefined;
+      const error = fails
+        ? { message, stack: stackOf(file, line + 4, message), location: { file, line: line + 4, column: 21 } }
+        : undefined;
       attempts.push({
         retry,
         status: kind === 'skipped' ? 'skipped' : fails ? (random() < 0.2 ? 'timedOut' : 'failed') : 'passed',
@@ -63,7 +66,12 @@ function plan(count: number): { planned: Planned[]; expected: typeof expected } 
         startTime: new Date(started + results * 1000),
         error,
         errors: error ? [error] : [],
-        attachments: fails ? [{ name: 'screenshot', contentType: 'image/png', path: '/ci/app/test-results/x.png' }, { name: 'trace', contentType: 'application/zip' }] : [],
+        attachments: fails
+          ? [
+              { name: 'screenshot', contentType: 'image/png', path: '/ci/app/test-results/x.png' },
+              { name: 'trace', contentType: 'application/zip' },
+            ]
+          : [],
         annotations: [],
         steps: [],
         stdout: [],
@@ -91,16 +99,29 @@ export interface ReporterFigures {
 }
 
 /** The reporter class fed `count` results, all ended as fast as the loop can; the run's counts read back over the API. */
-export async function measureReporter(svc: Pick<TestServer, 'url' | 'controlKey'>, count: number): Promise<ReporterFigures> {
+export async function measureReporter(
+  svc: Pick<TestServer, 'url' | 'controlKey'>,
+  count: number,
+): Promise<ReporterFigures> {
   const { planned, expected: want } = plan(count);
   const runId = `bench-reporter-${randomUUID()}`;
   const previous = process.env.SVC_RUN_ID;
   process.env.SVC_RUN_ID = runId;
   const warnings: string[] = [];
-  const reporter = new SvcReporter({ url: svc.url, apiKey: svc.controlKey, maxWaitMs: 120_000, warn: (m) => warnings.push(m) });
+  const reporter = new SvcReporter({
+    url: svc.url,
+    apiKey: svc.controlKey,
+    maxWaitMs: 120_000,
+    warn: (m) => warnings.push(m),
+  });
   if (previous === undefined) delete process.env.SVC_RUN_ID;
   else process.env.SVC_RUN_ID = previous;
-  const config = { rootDir: ROOT_DIR, projects: [{ name: 'chromium', use: {} }], shard: null, workers: 2 } as unknown as FullConfig;
+  const config = {
+    rootDir: ROOT_DIR,
+    projects: [{ name: 'chromium', use: {} }],
+    shard: null,
+    workers: 2,
+  } as unknown as FullConfig;
   reporter.onBegin(config, {} as Suite);
   // The reporter prints its run's link to stdout at the end: keep stdout for the Markdown.
   const log = console.log;
@@ -116,15 +137,29 @@ export async function measureReporter(svc: Pick<TestServer, 'url' | 'controlKey'
         if (++n % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    await reporter.onEnd({ status: want.failed > 0 ? 'failed' : 'passed', duration: 600_000, startTime: new Date() } as FullResult);
+    await reporter.onEnd({
+      status: want.failed > 0 ? 'failed' : 'passed',
+      duration: 600_000,
+      startTime: new Date(),
+    } as FullResult);
   } finally {
     console.log = log;
   }
   const seconds = (performance.now() - started) / 1000;
   if (warnings.length > 0) throw new Error(`the reporter warned: ${warnings.join('; ')}`);
-  const res = await fetch(`${svc.url}/control-plane/test-runs/${encodeURIComponent(runId)}`, { headers: { authorization: `Bearer ${svc.controlKey}` } });
+  const res = await fetch(`${svc.url}/control-plane/test-runs/${encodeURIComponent(runId)}`, {
+    headers: { authorization: `Bearer ${svc.controlKey}` },
+  });
   const run = (await res.json()) as { status: string; counts: typeof expected };
   if (res.status !== 200) throw new Error(`GET the run: ${res.status} ${JSON.stringify(run)}`);
   const countsMatch = (Object.keys(want) as Array<keyof typeof want>).every((k) => run.counts[k] === want[k]);
-  return { results: count, tests: planned.length, seconds, expected: want, counts: run.counts, status: run.status, countsMatch };
+  return {
+    results: count,
+    tests: planned.length,
+    seconds,
+    expected: want,
+    counts: run.counts,
+    status: run.status,
+    countsMatch,
+  };
 }

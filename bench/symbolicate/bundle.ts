@@ -43,7 +43,14 @@ export interface Bundle {
 /** Builds the bundle as a production build does: esbuild, minified, one file, an external map with sourcesContent. */
 export async function buildBundle(root: string): Promise<Bundle> {
   const result = await build({
-    stdin: { contents: [`export * as app from '${APP_ENTRY}';`, ...PACKAGES.map((p, i) => `export * as m${i} from '${p}';`)].join('\n'), resolveDir: root, loader: 'js' },
+    stdin: {
+      contents: [
+        `export * as app from '${APP_ENTRY}';`,
+        ...PACKAGES.map((p, i) => `export * as m${i} from '${p}';`),
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'js',
+    },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -82,10 +89,16 @@ export function pickPositions(map: string, app: number, dependencies: number): P
   );
   const random = prng(15);
   const pick = (from: Position[]) => from[Math.floor(random() * from.length)]!;
-  return [...Array.from({ length: app }, () => pick(ours)), ...Array.from({ length: dependencies }, () => pick(theirs))].sort(() => random() - 0.5);
+  return [
+    ...Array.from({ length: app }, () => pick(ours)),
+    ...Array.from({ length: dependencies }, () => pick(theirs)),
+  ].sort(() => random() - 0.5);
 }
 
 /** A V8 stack of those positions in the script at `url`, as the SDK sends `exception.stacktrace`. */
 export function v8Stack(url: string, positions: readonly Position[]): string {
-  return ['TypeError: Cannot read properties of undefined', ...positions.map((p, i) => `    at f${i} (${url}:${p.line}:${p.column})`)].join('\n');
+  return [
+    'TypeError: Cannot read properties of undefined',
+    ...positions.map((p, i) => `    at f${i} (${url}:${p.line}:${p.column})`),
+  ].join('\n');
 }

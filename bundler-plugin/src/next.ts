@@ -43,7 +43,10 @@ export interface NextWebpackContext {
   isServer: boolean;
 }
 /** Next's function form of a config; `C` is the app's own config type (Next's `NextConfig`, or an object literal). */
-export type NextConfigFunction<C extends object = NextConfigLike> = (phase: string, context: { defaultConfig: NextConfigLike }) => C | Promise<C>;
+export type NextConfigFunction<C extends object = NextConfigLike> = (
+  phase: string,
+  context: { defaultConfig: NextConfigLike },
+) => C | Promise<C>;
 
 /** The phase of `next build` (next/constants PHASE_PRODUCTION_BUILD). */
 const PHASE_PRODUCTION_BUILD = 'phase-production-build';

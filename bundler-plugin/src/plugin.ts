@@ -34,14 +34,18 @@ const PREFIX = '[@svc/build]';
 function resolveOptions(options: SvcBuildOptions, env: NodeJS.ProcessEnv, mapsOurs = false): ProcessOptions {
   const upload = options.upload ?? true;
   if (!upload) {
-    if (options.deleteMapsAfterUpload) throw new Error(`${PREFIX} deleteMapsAfterUpload needs upload: maps deleted without an upload are lost`);
+    if (options.deleteMapsAfterUpload)
+      throw new Error(`${PREFIX} deleteMapsAfterUpload needs upload: maps deleted without an upload are lost`);
     return { upload: null };
   }
   const url = options.url ?? env.SVC_URL;
   const controlKey = options.authToken ?? env.SVC_CONTROL_KEY;
   const skip = 'or set `upload: false` to inject debug IDs only';
   if (!url) throw new Error(`${PREFIX} no server to upload source maps to: set the \`url\` option or SVC_URL, ${skip}`);
-  if (!controlKey) throw new Error(`${PREFIX} no control key to upload source maps with: set the \`authToken\` option or SVC_CONTROL_KEY, ${skip}`);
+  if (!controlKey)
+    throw new Error(
+      `${PREFIX} no control key to upload source maps with: set the \`authToken\` option or SVC_CONTROL_KEY, ${skip}`,
+    );
   return {
     upload: { url, controlKey, release: options.release, urlPrefix: options.urlPrefix },
     deleteMapsAfterUpload: options.deleteMapsAfterUpload ?? mapsOurs,
@@ -52,7 +56,12 @@ function resolveOptions(options: SvcBuildOptions, env: NodeJS.ProcessEnv, mapsOu
  * Processes what a build wrote: `files` are paths relative to the output directory `dir` (as the bundler lists them) or
  * absolute; `options.release` is the build's resolved release.
  */
-export async function processBuild(options: SvcBuildOptions, dir: string, files: readonly string[], mapsOurs = false): Promise<void> {
+export async function processBuild(
+  options: SvcBuildOptions,
+  dir: string,
+  files: readonly string[],
+  mapsOurs = false,
+): Promise<void> {
   const resolved = resolveOptions(options, process.env, mapsOurs);
   const js = files.filter((f) => JS_FILE.test(f)).map((f) => resolve(dir, f));
   const result = await processOutput(dir, js, resolved);
@@ -69,7 +78,11 @@ function webpackHook(options: SvcBuildOptions): NonNullable<UnpluginOptions['web
     defineWebpackRelease(compiler, release);
     compiler.hooks.afterEmit.tapPromise('@svc/build', async (compilation) => {
       const dir = compilation.outputOptions.path ?? compiler.outputPath;
-      await processBuild({ ...options, release }, dir, compilation.getAssets().map((asset) => asset.name));
+      await processBuild(
+        { ...options, release },
+        dir,
+        compilation.getAssets().map((asset) => asset.name),
+      );
     });
   };
 }
@@ -84,7 +97,8 @@ function esbuildHook(options: SvcBuildOptions): NonNullable<UnpluginOptions['esb
     initial.metafile = true;
     build.onEnd(async (result) => {
       if (result.errors.length > 0 || !result.metafile) return;
-      if (initial.write === false) throw new Error(`${PREFIX} needs esbuild's \`write: true\`: it processes the files once they are on disk`);
+      if (initial.write === false)
+        throw new Error(`${PREFIX} needs esbuild's \`write: true\`: it processes the files once they are on disk`);
       const outdir = initial.outdir ?? (initial.outfile ? dirname(initial.outfile) : undefined);
       if (outdir === undefined) throw new Error(`${PREFIX} needs esbuild's \`outdir\` or \`outfile\``);
       const dir = resolve(cwd, outdir);
@@ -122,7 +136,12 @@ export const svcBuild = createUnplugin<SvcBuildOptions | undefined>((options = {
       async writeBundle(output, bundle) {
         // A server-side rendering build runs in Node.js, not in the pages the SDK watches.
         if (this.environment?.config.consumer === 'server') return;
-        await processBuild({ ...options, release: viteRelease }, output.dir ?? dirname(output.file ?? '.'), Object.keys(bundle), mapsOurs);
+        await processBuild(
+          { ...options, release: viteRelease },
+          output.dir ?? dirname(output.file ?? '.'),
+          Object.keys(bundle),
+          mapsOurs,
+        );
       },
     },
     webpack: webpackHook(options),

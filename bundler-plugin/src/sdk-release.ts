@@ -13,13 +13,19 @@ const PROCESS_ENV_VARIABLES = ['NEXT_PUBLIC_SVC_SERVICE_VERSION', 'REACT_APP_SVC
 const setIn = (env: NodeJS.ProcessEnv, name: string) => Boolean(env[name]?.trim());
 
 /** `process.env.<variable>` of every webpack-style variable, as `define` entries. */
-const processEnvDefines = (release: string) => Object.fromEntries(PROCESS_ENV_VARIABLES.map((name) => [`process.env.${name}`, JSON.stringify(release)]));
+const processEnvDefines = (release: string) =>
+  Object.fromEntries(PROCESS_ENV_VARIABLES.map((name) => [`process.env.${name}`, JSON.stringify(release)]));
 
 /**
  * Vite's `define` of the SDK's variable, unless the app gave it a value: in the environment or a `.env` file of `mode`
  * (what Vite itself would inline), or in its own `define`.
  */
-export async function viteReleaseDefine(config: UserConfig, root: string, mode: string, release: string | undefined): Promise<Record<string, string>> {
+export async function viteReleaseDefine(
+  config: UserConfig,
+  root: string,
+  mode: string,
+  release: string | undefined,
+): Promise<Record<string, string>> {
   const expression = `import.meta.env.${VITE_VARIABLE}`;
   if (release === undefined || config.define?.[expression] !== undefined) return {};
   // Loaded here, not at the top: this module also serves builds by webpack, Rollup and esbuild, which may lack Vite.
@@ -34,7 +40,10 @@ type Definitions = Record<string, unknown>;
 /** Whether a webpack DefinePlugin's definitions give `process.env.<name>` a value, directly or in a `process.env` object (Create React App's way). */
 function defines(definitions: Definitions, name: string): boolean {
   const processEnv = definitions['process.env'];
-  return definitions[`process.env.${name}`] !== undefined || (typeof processEnv === 'object' && processEnv !== null && name in processEnv);
+  return (
+    definitions[`process.env.${name}`] !== undefined ||
+    (typeof processEnv === 'object' && processEnv !== null && name in processEnv)
+  );
 }
 
 /**
@@ -49,7 +58,8 @@ export function defineWebpackRelease(compiler: Compiler, release: string | undef
     const definitions: unknown = (plugin as { definitions?: unknown } | null)?.definitions;
     return typeof definitions === 'object' && definitions !== null ? [definitions as Definitions] : [];
   });
-  if (PROCESS_ENV_VARIABLES.some((name) => setIn(process.env, name) || appDefinitions.some((d) => defines(d, name)))) return;
+  if (PROCESS_ENV_VARIABLES.some((name) => setIn(process.env, name) || appDefinitions.some((d) => defines(d, name))))
+    return;
   new compiler.webpack.DefinePlugin(processEnvDefines(release)).apply(compiler);
 }
 
@@ -58,8 +68,15 @@ export function defineWebpackRelease(compiler: Compiler, release: string | undef
  * `process.env.<name>` in every compilation; unchanged when the app set either variable in the environment (Next has
  * loaded its `.env` files by the time it calls the config) or in `env` itself.
  */
-export function nextReleaseEnv(env: Record<string, string | undefined> | undefined, release: string | undefined): Record<string, string | undefined> | undefined {
-  if (release === undefined || PROCESS_ENV_VARIABLES.some((name) => setIn(process.env, name) || env?.[name] !== undefined)) return env;
+export function nextReleaseEnv(
+  env: Record<string, string | undefined> | undefined,
+  release: string | undefined,
+): Record<string, string | undefined> | undefined {
+  if (
+    release === undefined ||
+    PROCESS_ENV_VARIABLES.some((name) => setIn(process.env, name) || env?.[name] !== undefined)
+  )
+    return env;
   return { ...env, [PROCESS_ENV_VARIABLES[0]]: release };
 }
 
@@ -67,6 +84,7 @@ export function nextReleaseEnv(env: Record<string, string | undefined> | undefin
 export function defineEsbuildRelease(options: BuildOptions, release: string | undefined): void {
   if (release === undefined) return;
   const define = options.define ?? {};
-  if (PROCESS_ENV_VARIABLES.some((name) => setIn(process.env, name) || define[`process.env.${name}`] !== undefined)) return;
+  if (PROCESS_ENV_VARIABLES.some((name) => setIn(process.env, name) || define[`process.env.${name}`] !== undefined))
+    return;
   options.define = { ...define, ...processEnvDefines(release) };
 }

@@ -31,7 +31,8 @@ const RESERVED = new Set(['time', 'level', 'msg']);
 
 /** Errors become their message (and name when it says more); fields never make a line unserializable. */
 function plain(value: unknown): unknown {
-  if (value instanceof Error) return value.name && value.name !== 'Error' ? `${value.name}: ${value.message}` : value.message;
+  if (value instanceof Error)
+    return value.name && value.name !== 'Error' ? `${value.name}: ${value.message}` : value.message;
   if (typeof value === 'bigint') return value.toString();
   return value;
 }
@@ -39,7 +40,8 @@ function plain(value: unknown): unknown {
 function serialize(time: Date, level: LogLevel, msg: string, fields: LogFields): string {
   const line: LogFields = { time: time.toISOString(), level, msg };
   // A field named like the envelope keeps its value under a prefixed key instead of overwriting the envelope.
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) line[RESERVED.has(key) ? `field.${key}` : key] = plain(value);
+  for (const [key, value] of Object.entries(fields))
+    if (value !== undefined) line[RESERVED.has(key) ? `field.${key}` : key] = plain(value);
   try {
     return JSON.stringify(line, (_key, value: unknown) => plain(value));
   } catch {

@@ -65,6 +65,9 @@ export const POD_SECURITY_ENFORCE_LABEL = 'pod-security.kubernetes.io/enforce';
 export const AGENT_IMAGE_DIR = '/autoinstrumentation';
 export const NODE_AGENT_ENTRY = `${AGENT_MOUNT_PATH}/node/register.cjs`;
 /** The OpenTelemetry Java agent, then a tiny agent that prints the start line once the first one is loaded. */
-export const JAVA_AGENT_JARS = [`${AGENT_MOUNT_PATH}/java/opentelemetry-javaagent.jar`, `${AGENT_MOUNT_PATH}/java/svc-zero-banner.jar`] as const;
+export const JAVA_AGENT_JARS = [
+  `${AGENT_MOUNT_PATH}/java/opentelemetry-javaagent.jar`,
+  `${AGENT_MOUNT_PATH}/java/svc-zero-banner.jar`,
+] as const;
 /** bootstrap/ holds our sitecustomize.py (start line, then the OpenTelemetry distro's initialize()); the packages sit beside it. */
 export const PYTHON_AGENT_PATHS = [`${AGENT_MOUNT_PATH}/python/bootstrap`, `${AGENT_MOUNT_PATH}/python`] as const;

@@ -34,14 +34,28 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const env = readOperatorEnv(options.env, DEFAULT_VALUES);
   const level = parseLogLevel(env.logLevel);
   const logger = options.logger ?? createLogger({ level: level ?? 'info' });
-  if (level === undefined) logger.warn(`log level "${env.logLevel}" is not one of debug, info, warn, error; using info`);
+  if (level === undefined)
+    logger.warn(`log level "${env.logLevel}" is not one of debug, info, warn, error; using info`);
   const { kubeConfig, source } = locateKubeConfig({ kubeconfig: options.kubeconfig, env: options.env });
-  const settings: OperatorSettings = { version: ZERO_VERSION, images: env.images, ebpfMemoryLimit: env.ebpfMemoryLimit, defaultIngestUrl: env.ingestUrl };
-  logger.info(`svc-zero operator ${ZERO_VERSION} starting`, { kubeconfig: source, webhookPort: env.webhookPort, pod: env.podName });
+  const settings: OperatorSettings = {
+    version: ZERO_VERSION,
+    images: env.images,
+    ebpfMemoryLimit: env.ebpfMemoryLimit,
+    defaultIngestUrl: env.ingestUrl,
+  };
+  logger.info(`svc-zero operator ${ZERO_VERSION} starting`, {
+    kubeconfig: source,
+    webhookPort: env.webhookPort,
+    pod: env.podName,
+  });
 
   // Certificates first: the webhook cannot serve without them, and a failure here (RBAC, a missing Secret) is fatal
   // and said plainly rather than leaving a pod that is Running but never called.
-  const certificates = await startCertificateManager({ kubeConfig, log: logger.child({ component: 'certificates' }).log, namespace: env.podNamespace ?? SYSTEM_NAMESPACE });
+  const certificates = await startCertificateManager({
+    kubeConfig,
+    log: logger.child({ component: 'certificates' }).log,
+    namespace: env.podNamespace ?? SYSTEM_NAMESPACE,
+  });
   const controller = await startController({ kubeConfig, log: logger, settings });
   let webhook: WebhookServer;
   try {

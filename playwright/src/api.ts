@@ -17,12 +17,16 @@ const MAX_PAGES = 10;
 export function apiClient(url: string, apiKey: string, timeoutMs = 10_000): ApiClient {
   async function get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
     const target = new URL(`${url}/control-plane${path}`);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) target.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) target.searchParams.set(name, String(value));
     const what = `svc: GET ${target.pathname}${target.search}`;
     let res: Response;
     let text: string;
     try {
-      res = await fetch(target, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
+      res = await fetch(target, {
+        headers: { authorization: `Bearer ${apiKey}` },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       text = await res.text();
     } catch (error) {
       throw new SvcUnreachable(`${what} failed: ${(error as Error).message}`);
@@ -39,7 +43,11 @@ export function apiClient(url: string, apiKey: string, timeoutMs = 10_000): ApiC
       const items: T[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_PAGES; page++) {
-        const answer = await get<{ data: T[]; next_cursor: string | null }>(path, { ...query, limit: pageSize, cursor });
+        const answer = await get<{ data: T[]; next_cursor: string | null }>(path, {
+          ...query,
+          limit: pageSize,
+          cursor,
+        });
         items.push(...answer.data);
         if (!answer.next_cursor) break;
         cursor = answer.next_cursor;

@@ -32,7 +32,8 @@ function pullRequestHead(env: Env): string | undefined {
   const path = read(env, 'GITHUB_EVENT_PATH');
   if (!path || !read(env, 'GITHUB_EVENT_NAME')?.startsWith('pull_request')) return undefined;
   try {
-    const sha = (JSON.parse(readFileSync(path, 'utf8')) as { pull_request?: { head?: { sha?: unknown } } }).pull_request?.head?.sha;
+    const sha = (JSON.parse(readFileSync(path, 'utf8')) as { pull_request?: { head?: { sha?: unknown } } }).pull_request
+      ?.head?.sha;
     return typeof sha === 'string' && sha !== '' ? sha : undefined;
   } catch {
     return undefined;
@@ -106,7 +107,11 @@ export function ciFromEnv(env: Env): CiInfo {
 /** `git rev-parse` in the current directory; undefined outside a checkout or without git. */
 function git(...args: string[]): string | undefined {
   try {
-    const out = execFileSync('git', ['rev-parse', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5_000 }).trim();
+    const out = execFileSync('git', ['rev-parse', ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 5_000,
+    }).trim();
     return out && out !== 'HEAD' ? out : undefined;
   } catch {
     return undefined;

@@ -45,7 +45,8 @@ export function resolveOptions(options: SvcOptions | undefined, env: Env = proce
     ingestKey: blank(o.ingestKey ?? env.SVC_INGEST_KEY),
     apiKey: blank(o.apiKey ?? env.SVC_READ_KEY ?? env.SVC_CONTROL_KEY),
     inject: o.inject ?? false,
-    flushTimeoutMs: typeof timeout === 'number' && Number.isFinite(timeout) && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS,
+    flushTimeoutMs:
+      typeof timeout === 'number' && Number.isFinite(timeout) && timeout >= 0 ? timeout : DEFAULT_FLUSH_TIMEOUT_MS,
     serviceName: blank(o.serviceName) ?? 'web-app',
   };
 }

@@ -29,7 +29,8 @@ interface TestSdk {
 }
 
 /** What the page gave: its session, the requests it handed over, and the answers to those it had under way. */
-type Handed = Omit<FlushOutcome, 'sent' | 'failed'> & Partial<Answered> & { apiKey?: string; base?: string; requests?: Drained[] };
+type Handed = Omit<FlushOutcome, 'sent' | 'failed'> &
+  Partial<Answered> & { apiKey?: string; base?: string; requests?: Drained[] };
 
 /**
  * Runs in the page: takes what its SDK queued, and waits (at most `ms`) for the requests the SDK already had under
@@ -42,15 +43,26 @@ function drainInPage(ms: number): Promise<Handed> | null {
   const sessionId = sdk.sessionId;
   const taken = typeof sdk.drain === 'function' ? sdk.drain() : { settled: sdk.flush() };
   const timedOut = new Promise<{ timedOut: true }>((resolve) => setTimeout(() => resolve({ timedOut: true }), ms));
-  return Promise.race([taken.settled, timedOut]).then((answered) => ({ ...taken, settled: undefined, sessionId, ...answered }));
+  return Promise.race([taken.settled, timedOut]).then((answered) => ({
+    ...taken,
+    settled: undefined,
+    sessionId,
+    ...answered,
+  }));
 }
 
 /** Runs in the page: the SDK posts these requests its own way (retries, warnings), waiting at most `ms`. */
 function sendInPage({ requests, ms }: { requests: Drained[]; ms: number }): Promise<Answered | { timedOut: true }> {
   const sdk = (globalThis as { __SVC_TEST_SDK__?: TestSdk }).__SVC_TEST_SDK__;
   const sends = requests.map(([path, body]) => sdk?.send?.(path, body) ?? Promise.resolve(false));
-  const answered = Promise.all(sends).then((ok) => ({ sent: ok.filter(Boolean).length, failed: ok.filter((o) => !o).length }));
-  return Promise.race([answered, new Promise<{ timedOut: true }>((resolve) => setTimeout(() => resolve({ timedOut: true }), ms))]);
+  const answered = Promise.all(sends).then((ok) => ({
+    sent: ok.filter(Boolean).length,
+    failed: ok.filter((o) => !o).length,
+  }));
+  return Promise.race([
+    answered,
+    new Promise<{ timedOut: true }>((resolve) => setTimeout(() => resolve({ timedOut: true }), ms)),
+  ]);
 }
 
 const gzipped = promisify(gzip);
@@ -60,7 +72,12 @@ const gzipped = promisify(gzip);
  * when the server refused it or could not be reached (so it was not stored: the page may send it); `timedOut` when no
  * answer came in time (it may have been stored: not sent again, as ingest stores a record sent twice twice).
  */
-async function post(url: string, body: string, apiKey: string, signal: AbortSignal): Promise<'sent' | 'undelivered' | 'timedOut'> {
+async function post(
+  url: string,
+  body: string,
+  apiKey: string,
+  signal: AbortSignal,
+): Promise<'sent' | 'undelivered' | 'timedOut'> {
   try {
     const res = await fetch(url, {
       method: 'POST',
@@ -103,7 +120,12 @@ export async function handOver(page: Page, ms: number): Promise<HandedOver | nul
   if (!handed) return null;
   const { sessionId, requests = [], apiKey = '', base = '' } = handed;
   const deliver = async (): Promise<FlushOutcome> => {
-    const outcome: FlushOutcome & Answered = { sessionId, sent: handed.sent ?? 0, failed: handed.failed ?? 0, ...(handed.timedOut && { timedOut: true }) };
+    const outcome: FlushOutcome & Answered = {
+      sessionId,
+      sent: handed.sent ?? 0,
+      failed: handed.failed ?? 0,
+      ...(handed.timedOut && { timedOut: true }),
+    };
     const signal = AbortSignal.timeout(Math.max(0, deadline - Date.now()));
     const results = await Promise.all(requests.map(([path, body]) => post(base + path, body, apiKey, signal)));
     if (results.includes('sent')) reached.add(base);

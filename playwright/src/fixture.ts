@@ -1,4 +1,12 @@
-import type { BrowserContext, PlaywrightTestArgs, PlaywrightTestOptions, PlaywrightWorkerArgs, PlaywrightWorkerOptions, TestInfo, TestType } from '@playwright/test';
+import type {
+  BrowserContext,
+  PlaywrightTestArgs,
+  PlaywrightTestOptions,
+  PlaywrightWorkerArgs,
+  PlaywrightWorkerOptions,
+  TestInfo,
+  TestType,
+} from '@playwright/test';
 import { resolveOptions, type SvcOptions } from './config';
 import { handoffScript, testHandoff } from './handoff';
 import { loadInjectScript } from './inject';
@@ -18,7 +26,6 @@ export interface SvcTestOptions {
   svc: SvcOptions;
 }
 
-
 /** Never lets svc fail or slow down a test beyond its own bound: svc being down is not the app's failure. */
 async function quietly<T>(work: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -29,13 +36,20 @@ async function quietly<T>(work: () => Promise<T>): Promise<T | undefined> {
 }
 
 /** Before the test: the handoff, and the SDK itself when `inject` asks for it (after the handoff, so it sees it). */
-async function prepare(context: BrowserContext, options: SvcOptions, testInfo: TestInfo): Promise<{ svc: Svc; pages: ContextPages }> {
+async function prepare(
+  context: BrowserContext,
+  options: SvcOptions,
+  testInfo: TestInfo,
+): Promise<{ svc: Svc; pages: ContextPages }> {
   const resolved = resolveOptions(options);
   const handoff = testHandoff(testInfo, ensureRunId());
   await context.addInitScript({ content: handoffScript(handoff) });
   if (resolved.inject !== false) await context.addInitScript({ content: await loadInjectScript(resolved) });
   const pages = new ContextPages(context, resolved.flushTimeoutMs, probeOnce(resolved.url));
-  return { svc: new Svc(resolved, { runId: handoff.runId, testId: handoff.testId, retry: handoff.retry }, pages), pages };
+  return {
+    svc: new Svc(resolved, { runId: handoff.runId, testId: handoff.testId, retry: handoff.retry }, pages),
+    pages,
+  };
 }
 
 /**
@@ -43,7 +57,13 @@ async function prepare(context: BrowserContext, options: SvcOptions, testInfo: T
  * its failure. The deliveries of a passed test that no longer need their page go to `acks`, awaited once its context
  * has closed (see withSvc), so the server's answers come while the context closes; the others are awaited here.
  */
-async function finish(svc: Svc, pages: ContextPages, acks: Promise<unknown>[], testInfo: TestInfo, endedAt: number): Promise<void> {
+async function finish(
+  svc: Svc,
+  pages: ContextPages,
+  acks: Promise<unknown>[],
+  testInfo: TestInfo,
+  endedAt: number,
+): Promise<void> {
   const passed = testInfo.status === testInfo.expectedStatus;
   const deliveries = (await quietly(() => pages.handOver())) ?? [];
   const later = passed ? deliveries.filter((d) => d.detached) : [];
@@ -62,9 +82,13 @@ type WorkerArgs = PlaywrightWorkerArgs & PlaywrightWorkerOptions;
  * it ends, and the `svc` fixture reads what they sent. `svc` is set in playwright.config's `use` (it is an option
  * there); `test.use({ svc })` in a test file would replace the reader, so it is refused.
  */
-export function withSvc<T extends Args, W extends WorkerArgs>(base: TestType<T, W>): TestType<Omit<T, 'svc'> & SvcFixtures, W> {
+export function withSvc<T extends Args, W extends WorkerArgs>(
+  base: TestType<T, W>,
+): TestType<Omit<T, 'svc'> & SvcFixtures, W> {
   // Two registrations of one name: the option (which `use` in the config overrides), then the reader built on it.
-  const options = (base as unknown as TestType<Args, WorkerArgs>).extend<SvcTestOptions & { _svcAcks: Promise<unknown>[]; _svcAuto: void }>({
+  const options = (base as unknown as TestType<Args, WorkerArgs>).extend<
+    SvcTestOptions & { _svcAcks: Promise<unknown>[]; _svcAuto: void }
+  >({
     svc: [{}, { option: true }],
     // The server's answers to a test's last deliveries. Auto, depending on nothing and listed before the fixtures that
     // create the context: set up before it, so torn down after it closed. The test ends once they have come.
@@ -82,7 +106,9 @@ export function withSvc<T extends Args, W extends WorkerArgs>(base: TestType<T, 
     _svcAuto: [
       async ({ svc }, use) => {
         if (!(svc instanceof Svc)) {
-          throw new Error('svc: the `svc` option is set in playwright.config (`use: { svc: {...} }`) or with SVC_* variables; `test.use({ svc })` in a test file replaces the fixture');
+          throw new Error(
+            'svc: the `svc` option is set in playwright.config (`use: { svc: {...} }`) or with SVC_* variables; `test.use({ svc })` in a test file replaces the fixture',
+          );
         }
         await use();
       },

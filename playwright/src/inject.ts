@@ -12,7 +12,9 @@ async function installedFiles(): Promise<[sdk: string, recorder: string]> {
   try {
     cdn = join(dirname(createRequire(import.meta.url).resolve('@svc/browser/package.json')), 'dist', 'cdn');
   } catch {
-    throw new Error('svc: `inject: true` adds the script-tag SDK of @svc/browser, which is not installed: npm install -D @svc/browser, or give inject the address of an svc.min.js');
+    throw new Error(
+      'svc: `inject: true` adds the script-tag SDK of @svc/browser, which is not installed: npm install -D @svc/browser, or give inject the address of an svc.min.js',
+    );
   }
   return Promise.all([readFile(join(cdn, SDK_FILE), 'utf8'), readFile(join(cdn, RECORDER_FILE), 'utf8')]);
 }
@@ -34,8 +36,15 @@ async function downloadedFiles(url: string): Promise<[sdk: string, recorder: str
  * has to find its address), then `Svc.init` with the ingest key and URL. Top frame only, as an app's iframes are not
  * the app; http(s) documents only, as a page's first about:blank would start a session of its own. The handoff (`__SVC_TEST__`) is set by an earlier init script, so the SDK sees it at init.
  */
-export function injectScript(sdk: string, recorder: string, o: Pick<ResolvedOptions, 'url' | 'ingestKey' | 'serviceName'>): string {
-  const config = JSON.stringify({ apiKey: o.ingestKey, ingestUrl: o.url, serviceName: o.serviceName }).replace(/</g, '\\u003c');
+export function injectScript(
+  sdk: string,
+  recorder: string,
+  o: Pick<ResolvedOptions, 'url' | 'ingestKey' | 'serviceName'>,
+): string {
+  const config = JSON.stringify({ apiKey: o.ingestKey, ingestUrl: o.url, serviceName: o.serviceName }).replace(
+    /</g,
+    '\\u003c',
+  );
   // Line breaks around the files: each may end in a `//# sourceMappingURL` comment.
   return `if (window.top === window && /^https?:$/.test(location.protocol) && !window.Svc) {\n${sdk}\n;\n${recorder}\n;\nSvc.init(${config});\n}`;
 }
@@ -45,7 +54,11 @@ let cached: { key: string; script: Promise<string> } | undefined;
 /** The inject script for these options, read (or downloaded) once per worker process. */
 export function loadInjectScript(o: ResolvedOptions): Promise<string> {
   if (!o.url || !o.ingestKey) {
-    return Promise.reject(new Error('svc: `inject` needs the server URL and an ingest key: set use.svc.url and use.svc.ingestKey, or SVC_URL and SVC_INGEST_KEY'));
+    return Promise.reject(
+      new Error(
+        'svc: `inject` needs the server URL and an ingest key: set use.svc.url and use.svc.ingestKey, or SVC_URL and SVC_INGEST_KEY',
+      ),
+    );
   }
   const key = JSON.stringify([o.inject, o.url, o.ingestKey, o.serviceName]);
   if (cached?.key !== key) {

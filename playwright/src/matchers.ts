@@ -30,7 +30,11 @@ async function toHaveNoErrors(this: ExpectMatcherState, received: unknown, optio
     if (!(error instanceof SvcUnreachable)) throw error;
     // svc down is not the app's failure: the check is skipped, and the report says so.
     test.info().annotations.push({ type: LINK_ANNOTATION, description: `errors not checked: ${error.message}` });
-    return { pass: !this.isNot, name, message: () => `${name}: svc unreachable, errors not checked (${error.message})` };
+    return {
+      pass: !this.isNot,
+      name,
+      message: () => `${name}: svc unreachable, errors not checked (${error.message})`,
+    };
   }
   const errors = captured.filter((e) => !allowed(e, options.allow ?? []));
   const pass = errors.length === 0;
@@ -38,7 +42,8 @@ async function toHaveNoErrors(this: ExpectMatcherState, received: unknown, optio
   const hint = this.utils.matcherHint(name, 'svc', '', { isNot: this.isNot });
   const message = pass
     ? () => `${hint}\n\nExpected errors, but svc captured none in this test.`
-    : () => `${hint}\n\n${errors.length} error${errors.length === 1 ? '' : 's'} captured by svc in this test:\n\n${details}`;
+    : () =>
+        `${hint}\n\n${errors.length} error${errors.length === 1 ? '' : 's'} captured by svc in this test:\n\n${details}`;
   return { pass, name, message, expected: 0, actual: errors.length };
 }
 

@@ -36,7 +36,6 @@ export interface Delivery {
   deliver(): Promise<FlushOutcome | undefined>;
 }
 
-
 /**
  * The pages of one test's context and the SDK sessions they ran. A session id is noted at each page load, so a page
  * closed during the test still has its session read afterwards (what it queued is only what the SDK's own page-hide

@@ -39,4 +39,5 @@ export function probeOnce(url: string | undefined): Promise<void> {
 }
 
 /** How long a flush may take now: flushTimeoutMs, or {@link DOWN_FLUSH_MS} while svc is found unreachable. */
-export const flushBound = (flushTimeoutMs: number): number => (svcDown ? Math.min(flushTimeoutMs, DOWN_FLUSH_MS) : flushTimeoutMs);
+export const flushBound = (flushTimeoutMs: number): number =>
+  svcDown ? Math.min(flushTimeoutMs, DOWN_FLUSH_MS) : flushTimeoutMs;

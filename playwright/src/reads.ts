@@ -1,5 +1,13 @@
 import type { ApiClient } from './api';
-import { isError, VITAL_METRICS, type LogRecord, type MetricPointRecord, type SessionDetail, type SessionRecord, type SpanRecord } from './records';
+import {
+  isError,
+  VITAL_METRICS,
+  type LogRecord,
+  type MetricPointRecord,
+  type SessionDetail,
+  type SessionRecord,
+  type SpanRecord,
+} from './records';
 
 /** Which test's data to read: its run, Playwright testId and attempt. */
 export interface TestKey {

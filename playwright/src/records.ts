@@ -62,7 +62,13 @@ export interface FrameRecord {
 export const ERROR_SEVERITY = 17;
 
 /** The Web Vitals metric names the SDK records (src/signals/vitals.ts). */
-export const VITAL_METRICS = new Set(['web_vital_lcp_ms', 'web_vital_inp_ms', 'web_vital_cls', 'web_vital_fcp_ms', 'web_vital_ttfb_ms']);
+export const VITAL_METRICS = new Set([
+  'web_vital_lcp_ms',
+  'web_vital_inp_ms',
+  'web_vital_cls',
+  'web_vital_fcp_ms',
+  'web_vital_ttfb_ms',
+]);
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -73,6 +79,7 @@ export const isError = (log: LogRecord): boolean =>
 /** `TypeError: x is undefined` from the exception attributes, else the body as text. */
 export function errorMessage(log: LogRecord): string {
   const type = text(log.attributes['exception.type']);
-  const message = text(log.attributes['exception.message']) ?? (typeof log.body === 'string' ? log.body : JSON.stringify(log.body));
+  const message =
+    text(log.attributes['exception.message']) ?? (typeof log.body === 'string' ? log.body : JSON.stringify(log.body));
   return type && !message.startsWith(type) ? `${type}: ${message}` : message;
 }

@@ -9,7 +9,9 @@ const MAX_FRAMES = 8;
 export function formatFrame(f: FrameRecord): string {
   const o = f.original;
   const fn = o?.function ?? f.function ?? '<anonymous>';
-  const place = o ? `${o.file}:${o.line}${o.column === null ? '' : `:${o.column}`}` : `${f.url ?? '?'}:${f.line ?? '?'}:${f.column ?? '?'}`;
+  const place = o
+    ? `${o.file}:${o.line}${o.column === null ? '' : `:${o.column}`}`
+    : `${f.url ?? '?'}:${f.line ?? '?'}:${f.column ?? '?'}`;
   return `at ${fn} (${place})`;
 }
 
@@ -20,7 +22,12 @@ async function stackOf(api: ApiClient, log: LogRecord): Promise<string[]> {
     return frames.slice(0, MAX_FRAMES).map(formatFrame);
   } catch {
     const raw = log.attributes['exception.stacktrace'];
-    return typeof raw === 'string' ? raw.split('\n').slice(1, MAX_FRAMES + 1).map((l) => l.trim()) : [];
+    return typeof raw === 'string'
+      ? raw
+          .split('\n')
+          .slice(1, MAX_FRAMES + 1)
+          .map((l) => l.trim())
+      : [];
   }
 }
 
@@ -36,7 +43,12 @@ export function errorLink(url: string, log: LogRecord, starts: ReadonlyMap<strin
 }
 
 /** Each error as a numbered block: its message, symbolicated frames and the replay link at that moment. */
-export async function describeErrors(api: ApiClient, url: string, errors: readonly LogRecord[], starts: ReadonlyMap<string, number>): Promise<string> {
+export async function describeErrors(
+  api: ApiClient,
+  url: string,
+  errors: readonly LogRecord[],
+  starts: ReadonlyMap<string, number>,
+): Promise<string> {
   const blocks = await Promise.all(
     errors.map(async (log, i) => {
       const link = errorLink(url, log, starts);

@@ -36,7 +36,9 @@ export class Svc {
   private reads(): TestReads {
     const { url, apiKey } = this.options;
     if (!url || !apiKey) {
-      throw new Error('svc: reading what a test sent needs the server URL and a read or control key: set use.svc.url and use.svc.apiKey, or SVC_URL and SVC_READ_KEY (or SVC_CONTROL_KEY)');
+      throw new Error(
+        'svc: reading what a test sent needs the server URL and a read or control key: set use.svc.url and use.svc.apiKey, or SVC_URL and SVC_READ_KEY (or SVC_CONTROL_KEY)',
+      );
     }
     return new TestReads(apiClient(url, apiKey), this.key, () => this.pages.sessionIds());
   }

@@ -21,7 +21,12 @@ const documentRoute = createRoute({
   path: '/openapi.json',
   tags: ['service'],
   summary: 'This document: OpenAPI 3.1, generated from the schemas the routes validate with',
-  responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.object({ openapi: z.literal('3.1.0') }).passthrough() } } } },
+  responses: {
+    200: {
+      description: 'OpenAPI 3.1',
+      content: { 'application/json': { schema: z.object({ openapi: z.literal('3.1.0') }).passthrough() } },
+    },
+  },
 });
 
 /** `GET /openapi.json`, registered after every other route; built once, on the first request. */
@@ -29,7 +34,8 @@ export function serveOpenApi(app: OpenAPIHono<AppEnv>, services: Pick<Services, 
   // The public URL is known only once the server listens, so the document is built on the first request.
   let built: { url: string; document: Document } | undefined;
   app.openapi(documentRoute, (c) => {
-    if (built?.url !== services.publicUrl) built = { url: services.publicUrl, document: openApiDocument(app, services.publicUrl) };
+    if (built?.url !== services.publicUrl)
+      built = { url: services.publicUrl, document: openApiDocument(app, services.publicUrl) };
     return c.json(built.document as never, 200);
   });
 }

@@ -26,7 +26,11 @@ async function start(argv: string[]): Promise<void> {
   const server = await startServer({ ...config, demoKeys: () => keys });
   const { database } = server;
   keys = server.bootstrap
-    ? { ingestKey: server.bootstrap.ingestKey.key, controlKey: server.bootstrap.controlKey.key, appName: server.bootstrap.appName }
+    ? {
+        ingestKey: server.bootstrap.ingestKey.key,
+        controlKey: server.bootstrap.controlKey.key,
+        appName: server.bootstrap.appName,
+      }
     : null;
   if (keys) rememberKeys(database, keys);
   else keys = await recallKeys(database, database.db, systemClock);
@@ -38,14 +42,20 @@ async function start(argv: string[]): Promise<void> {
     `  API:          ${server.publicUrl}/docs/api  (reference; the document: /openapi.json)`,
     `  database:     ${database.displayUrl} (${server.ingestWriter})`,
   ];
-  if (server.demoUrl) lines.push(`  demo:         ${server.demoUrl}  (a page using the browser SDK against this server)`);
+  if (server.demoUrl)
+    lines.push(`  demo:         ${server.demoUrl}  (a page using the browser SDK against this server)`);
   const consoleUrl = keys ? consoleLink(server.publicUrl, keys.controlKey) : `${server.publicUrl}/`;
-  lines.push(`  console:      ${consoleUrl}  (sessions and replays, issues, traces, Web Vitals, incidents, notifications, cost)`);
+  lines.push(
+    `  console:      ${consoleUrl}  (sessions and replays, issues, traces, Web Vitals, incidents, notifications, cost)`,
+  );
   if (keys) {
-    lines.push(`  app:          ${keys.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME)`);
+    lines.push(
+      `  app:          ${keys.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME)`,
+    );
     lines.push(`  ingest key:   ${keys.ingestKey}`);
     lines.push(`  control key:  ${keys.controlKey}`);
-    if (!server.bootstrap) lines.push('  (keys created on first start; list or add keys with: svc-server keys list|create)');
+    if (!server.bootstrap)
+      lines.push('  (keys created on first start; list or add keys with: svc-server keys list|create)');
     else if (database.dialect === 'postgres') lines.push('  (shown once: only their hashes are stored)');
   } else {
     lines.push('  keys:         see `svc-server keys list`; create one with `svc-server keys create --scope ingest`');
@@ -77,7 +87,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first !== undefined && ADMIN_GROUPS.includes(first)) {
-    return runAdminCommand(argv, process.env, process.cwd(), (l) => console.log(l), (l) => console.error(l));
+    return runAdminCommand(
+      argv,
+      process.env,
+      process.cwd(),
+      (l) => console.log(l),
+      (l) => console.error(l),
+    );
   }
   if (first === 'sourcemaps') return runSourcemapsCommand(rest, process.env, (l) => console.log(l));
   if (needsMemoryRelaunch()) return relaunchWithMemorySettings();
@@ -90,7 +106,11 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err: unknown) => {
-    if (err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      err instanceof UsageError ||
+      err instanceof ConfigError ||
+      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
       console.error(`svc-server: ${(err as Error).message}`);
       process.exit(2);
     }

@@ -40,15 +40,43 @@ export const CONFIG_DEFAULTS = {
 export const CONFIG_OPTIONS = [
   ['host', 'SVC_HOST', `interface to listen on (default ${CONFIG_DEFAULTS.host}; 0.0.0.0 for all)`],
   ['port', 'SVC_PORT', `port (default ${CONFIG_DEFAULTS.port}, the OTLP/HTTP port)`],
-  ['database-url', 'SVC_DATABASE_URL', `SQLite file, :memory:, or postgres:// URL (default: the nearest .svc-data/svc.db here or in a folder above, else ${CONFIG_DEFAULTS.databaseUrl})`],
+  [
+    'database-url',
+    'SVC_DATABASE_URL',
+    `SQLite file, :memory:, or postgres:// URL (default: the nearest .svc-data/svc.db here or in a folder above, else ${CONFIG_DEFAULTS.databaseUrl})`,
+  ],
   ['public-url', 'SVC_PUBLIC_URL', 'base URL for links (default http://<host>:<port>)'],
   ['cors-origins', 'SVC_CORS_ORIGINS', 'comma-separated browser origins allowed to send telemetry, or * (default *)'],
-  ['body-limit', 'SVC_BODY_LIMIT', 'largest request body after decompression: bytes, or with kb/mb suffix (default 10mb)'],
-  ['retention-days', 'SVC_RETENTION_DAYS', `days telemetry is kept, 0 for ever (default ${CONFIG_DEFAULTS.retentionDays})`],
-  ['demo-sdk', 'SVC_DEMO_SDK', 'built SDK script (dist/cdn/svc.min.js): serves the SDK demo page at /demo/ (default off)'],
-  ['secret-key', 'SVC_SECRET_KEY', 'key (32+ characters) sealing channel secrets and signing links; processes sharing a database need the same (default: secret.key beside the database)'],
-  ['allow-private-targets', 'SVC_ALLOW_PRIVATE_TARGETS', 'true lets notifications reach loopback and private addresses, for local development (default false)'],
-  ['ai-base-url', 'SVC_AI_BASE_URL', 'OpenAI-compatible API root for issue analyses, e.g. https://api.openai.com/v1 (default off: heuristic analyses)'],
+  [
+    'body-limit',
+    'SVC_BODY_LIMIT',
+    'largest request body after decompression: bytes, or with kb/mb suffix (default 10mb)',
+  ],
+  [
+    'retention-days',
+    'SVC_RETENTION_DAYS',
+    `days telemetry is kept, 0 for ever (default ${CONFIG_DEFAULTS.retentionDays})`,
+  ],
+  [
+    'demo-sdk',
+    'SVC_DEMO_SDK',
+    'built SDK script (dist/cdn/svc.min.js): serves the SDK demo page at /demo/ (default off)',
+  ],
+  [
+    'secret-key',
+    'SVC_SECRET_KEY',
+    'key (32+ characters) sealing channel secrets and signing links; processes sharing a database need the same (default: secret.key beside the database)',
+  ],
+  [
+    'allow-private-targets',
+    'SVC_ALLOW_PRIVATE_TARGETS',
+    'true lets notifications reach loopback and private addresses, for local development (default false)',
+  ],
+  [
+    'ai-base-url',
+    'SVC_AI_BASE_URL',
+    'OpenAI-compatible API root for issue analyses, e.g. https://api.openai.com/v1 (default off: heuristic analyses)',
+  ],
   ['ai-api-key', 'SVC_AI_API_KEY', 'API key sent to SVC_AI_BASE_URL (default none: local servers such as Ollama)'],
   ['ai-model', 'SVC_AI_MODEL', 'model (Azure OpenAI: deployment) issue analyses ask; required with SVC_AI_BASE_URL'],
   ['ai-timeout', 'SVC_AI_TIMEOUT', `seconds one model call may take (default ${DEFAULT_AI_TIMEOUT_MS / 1000})`],
@@ -67,7 +95,8 @@ function parseSize(name: string, raw: string): number {
 
 function parseInteger(name: string, raw: string, min: number, max: number): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+  if (!/^\d+$/.test(raw.trim()) || n < min || n > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
   return n;
 }
 
@@ -80,9 +109,13 @@ function readAi(get: Getter): AiSettings | undefined {
   const [, apiKey] = get('ai-api-key');
   const [timeoutName, timeoutRaw] = get('ai-timeout');
   if (baseUrl === undefined && model === undefined) return undefined;
-  if (baseUrl === undefined || model === undefined) throw new ConfigError(`${baseUrl === undefined ? modelName : urlName} needs ${baseUrl === undefined ? 'SVC_AI_BASE_URL' : 'SVC_AI_MODEL'} too`);
+  if (baseUrl === undefined || model === undefined)
+    throw new ConfigError(
+      `${baseUrl === undefined ? modelName : urlName} needs ${baseUrl === undefined ? 'SVC_AI_BASE_URL' : 'SVC_AI_MODEL'} too`,
+    );
   if (!/^https?:\/\/\S+$/.test(baseUrl)) throw new ConfigError(`${urlName} must be an http(s) URL (got "${baseUrl}")`);
-  const timeoutMs = timeoutRaw === undefined ? DEFAULT_AI_TIMEOUT_MS : parseInteger(timeoutName, timeoutRaw, 1, 3600) * 1000;
+  const timeoutMs =
+    timeoutRaw === undefined ? DEFAULT_AI_TIMEOUT_MS : parseInteger(timeoutName, timeoutRaw, 1, 3600) * 1000;
   return { baseUrl: baseUrl.replace(/\/+$/, ''), model, timeoutMs, ...(apiKey ? { apiKey } : {}) };
 }
 
@@ -109,23 +142,33 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
   const port = portRaw === undefined ? CONFIG_DEFAULTS.port : parseInteger(portName, portRaw, 0, 65535);
   const [, databaseUrl = nearestDatabase(cwd).url] = get('database-url');
   const [corsName, corsRaw = CONFIG_DEFAULTS.corsOrigins] = get('cors-origins');
-  const corsOrigins = corsRaw.trim() === '*' ? '*' : corsRaw.split(',').map((o) => o.trim()).filter(Boolean);
+  const corsOrigins =
+    corsRaw.trim() === '*'
+      ? '*'
+      : corsRaw
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean);
   if (corsOrigins !== '*') {
     for (const o of corsOrigins) {
-      if (!/^https?:\/\/[^/\s]+$/.test(o)) throw new ConfigError(`${corsName}: "${o}" is not an origin like https://app.example.com`);
+      if (!/^https?:\/\/[^/\s]+$/.test(o))
+        throw new ConfigError(`${corsName}: "${o}" is not an origin like https://app.example.com`);
     }
   }
   const [bodyName, bodyRaw] = get('body-limit');
   const [retName, retRaw] = get('retention-days');
   const [pubName, pub] = get('public-url');
-  if (pub !== undefined && !/^https?:\/\/\S+$/.test(pub)) throw new ConfigError(`${pubName} must be an http(s) URL (got "${pub}")`);
+  if (pub !== undefined && !/^https?:\/\/\S+$/.test(pub))
+    throw new ConfigError(`${pubName} must be an http(s) URL (got "${pub}")`);
   const [demoName, demoRaw] = get('demo-sdk');
   const demo = demoRaw === undefined ? undefined : checkDemoSdk(demoRaw);
   if (demo && 'problem' in demo) throw new ConfigError(`${demoName}: ${demo.problem}`);
   const [keyName, secretKey] = get('secret-key');
-  if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError(`${keyName} must be at least 32 characters`);
+  if (secretKey !== undefined && secretKey.length < 32)
+    throw new ConfigError(`${keyName} must be at least 32 characters`);
   const [privateName, privateRaw] = get('allow-private-targets');
-  if (privateRaw !== undefined && privateRaw !== 'true' && privateRaw !== 'false') throw new ConfigError(`${privateName} must be true or false (got "${privateRaw}")`);
+  if (privateRaw !== undefined && privateRaw !== 'true' && privateRaw !== 'false')
+    throw new ConfigError(`${privateName} must be true or false (got "${privateRaw}")`);
   const ai = readAi(get);
   return {
     host,

@@ -26,7 +26,10 @@ export async function applyRetention(db: Kysely<Database>, clock: Clock, days: n
   const res = await db.deleteFrom('sessions').where('last_received_ms', '<', cutoffMs).executeTakeFirst();
   deleted.sessions = Number(res.numDeletedRows);
   // Refusal counts go with the telemetry of their time: their examples name origins and user agents.
-  const refusals = await refusalDb(db).deleteFrom('ingest_refusals').where('hour_ms', '<', cutoffMs - HOUR_MS).executeTakeFirst();
+  const refusals = await refusalDb(db)
+    .deleteFrom('ingest_refusals')
+    .where('hour_ms', '<', cutoffMs - HOUR_MS)
+    .executeTakeFirst();
   deleted.ingest_refusals = Number(refusals.numDeletedRows);
   Object.assign(deleted, await pruneIssueFacts(db, cutoffMs));
   return { cutoffMs, deleted };
@@ -39,7 +42,10 @@ export async function applyRetention(db: Kysely<Database>, clock: Clock, days: n
  */
 async function pruneIssueFacts(db: Kysely<Database>, cutoffMs: number): Promise<Record<string, number>> {
   const sessions = await db.deleteFrom('issue_sessions').where('last_ms', '<', cutoffMs).executeTakeFirst();
-  const hours = await db.deleteFrom('issue_hours').where('hour_ms', '<', cutoffMs - HOUR_MS).executeTakeFirst();
+  const hours = await db
+    .deleteFrom('issue_hours')
+    .where('hour_ms', '<', cutoffMs - HOUR_MS)
+    .executeTakeFirst();
   // The sessions, runs and tests of test traffic (incidents/detect/test-sightings.ts); the issue's test counts stay.
   const testSessions = await db.deleteFrom('issue_test_sessions').where('seen_ms', '<', cutoffMs).executeTakeFirst();
   const testRuns = await db.deleteFrom('issue_test_runs').where('last_ms', '<', cutoffMs).executeTakeFirst();

@@ -85,7 +85,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       symbolicator: createSymbolicator({ db: database.db }),
       refusals: createRefusalCounter(database.db, log),
     };
-    const box = createSecretBox(options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined));
+    const box = createSecretBox(
+      options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined),
+    );
     cost = startCost(database, clock, box, log, options.cost);
     notify = startNotifications(database, clock, () => services.publicUrl, log, {
       box,
@@ -109,9 +111,22 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const stopDetection =
       options.detection === false
         ? async () => undefined
-        : scheduleDetection(createDetector({ db: database.db, clock, commands: notify.incidents, publicUrl: services.publicUrl, box, symbolicator: services.symbolicator, options: options.detection }), log);
-    const checkpointer = database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
-    const stopRetention = retentionDays > 0 ? scheduleRetention(database.db, clock, retentionDays, log) : () => undefined;
+        : scheduleDetection(
+            createDetector({
+              db: database.db,
+              clock,
+              commands: notify.incidents,
+              publicUrl: services.publicUrl,
+              box,
+              symbolicator: services.symbolicator,
+              options: options.detection,
+            }),
+            log,
+          );
+    const checkpointer =
+      database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
+    const stopRetention =
+      retentionDays > 0 ? scheduleRetention(database.db, clock, retentionDays, log) : () => undefined;
     return {
       url,
       port,

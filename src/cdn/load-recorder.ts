@@ -20,7 +20,8 @@ export const RECORDER_FILE = 'svc-recorder.min.js';
  * The `<script>` element running `svc.min.js`. `document.currentScript` is only set while a classic script is first
  * evaluated, so it is captured now, as this module is evaluated, not when replay starts.
  */
-const ownScript: HTMLOrSVGScriptElement | null = (typeof document === 'undefined' ? null : document.currentScript) ?? null;
+const ownScript: HTMLOrSVGScriptElement | null =
+  (typeof document === 'undefined' ? null : document.currentScript) ?? null;
 
 /** SVG `<script>` elements have `href`, not `src`, and no `crossOrigin`. */
 function isHtmlScript(script: HTMLOrSVGScriptElement | null): script is HTMLScriptElement {
@@ -59,7 +60,9 @@ function injectRecorderScript(): Promise<RecorderFile> {
   const url = recorderUrl();
   if (url === undefined) {
     return Promise.reject(
-      new Error(`the session recorder's address is unknown: give the svc.min.js script tag data-recorder-src="…/${RECORDER_FILE}"`),
+      new Error(
+        `the session recorder's address is unknown: give the svc.min.js script tag data-recorder-src="…/${RECORDER_FILE}"`,
+      ),
     );
   }
   return new Promise((resolve, reject) => {
@@ -78,7 +81,11 @@ function injectRecorderScript(): Promise<RecorderFile> {
     };
     script.onerror = () => {
       script.remove();
-      reject(new Error(`could not load the session recorder from ${url} (not found, or blocked by the page's Content-Security-Policy)`));
+      reject(
+        new Error(
+          `could not load the session recorder from ${url} (not found, or blocked by the page's Content-Security-Policy)`,
+        ),
+      );
     };
     (document.head ?? document.documentElement).appendChild(script);
   });
@@ -87,7 +94,9 @@ function injectRecorderScript(): Promise<RecorderFile> {
 const slot: LoadSlot<RecorderFile> = {};
 
 /** Same contract as the bundler loader (the type says so): shared while pending, retried after a failure. */
-export const loadRecorder: typeof bundlerLoadRecorder = () => sharedLoad(slot, injectRecorderScript).then((file) => file.startRecording);
+export const loadRecorder: typeof bundlerLoadRecorder = () =>
+  sharedLoad(slot, injectRecorderScript).then((file) => file.startRecording);
 
 /** The recipe body module, from the same file (the CDN build resolves replay/load-bodies.ts's import here). */
-export const loadBodies: typeof bundlerLoadBodies = () => sharedLoad(slot, injectRecorderScript).then((file) => file.bodies);
+export const loadBodies: typeof bundlerLoadBodies = () =>
+  sharedLoad(slot, injectRecorderScript).then((file) => file.bodies);

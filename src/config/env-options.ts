@@ -26,10 +26,16 @@ const spellings = (name: string): string => `VITE_SVC_${name}, NEXT_PUBLIC_SVC_$
 export function envWarnings(env: EnvConfig): Array<[string, string]> {
   const warnings: Array<[string, string]> = [];
   if (env.apiKey === undefined) {
-    warnings.push(['env-key', `no API key: set ${spellings('API_KEY')} to an ingest key ("svc-server keys create --scope ingest"); nothing is sent until then.`]);
+    warnings.push([
+      'env-key',
+      `no API key: set ${spellings('API_KEY')} to an ingest key ("svc-server keys create --scope ingest"); nothing is sent until then.`,
+    ]);
   }
   if (env.ingestUrl === undefined) {
-    warnings.push(['env-url', `no ingest URL: set ${spellings('INGEST_URL')} to the address of svc-server (or to "/" when it serves this origin); telemetry goes to this page's origin until then.`]);
+    warnings.push([
+      'env-url',
+      `no ingest URL: set ${spellings('INGEST_URL')} to the address of svc-server (or to "/" when it serves this origin); telemetry goes to this page's origin until then.`,
+    ]);
   }
   return warnings;
 }

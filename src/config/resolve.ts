@@ -206,7 +206,9 @@ function readOptionalString(section: Section, key: string): string | undefined {
   const result = read(section, key);
   if (!result.ok || result.value === undefined) return undefined;
   if (isNonBlankString(result.value)) return result.value;
-  section.warn(`Option "${optionName(section, key)}" must be a non-empty string, got ${describe(result.value)}; ignoring it.`);
+  section.warn(
+    `Option "${optionName(section, key)}" must be a non-empty string, got ${describe(result.value)}; ignoring it.`,
+  );
   return undefined;
 }
 
@@ -214,7 +216,8 @@ function readRequiredString(section: Section, key: string): string | undefined {
   const result = read(section, key);
   if (!result.ok) return undefined;
   if (isNonBlankString(result.value)) return result.value;
-  const problem = result.value === undefined ? 'is missing' : `must be a non-empty string, got ${describe(result.value)}`;
+  const problem =
+    result.value === undefined ? 'is missing' : `must be a non-empty string, got ${describe(result.value)}`;
   section.warn(
     `Option "${optionName(section, key)}" ${problem}; it is required and has no default, so no telemetry can be sent.`,
   );
@@ -228,7 +231,13 @@ function readString(
   expected: string,
   accept: (value: string) => boolean,
 ): string {
-  return readOption(section, key, fallback, expected, (value): value is string => typeof value === 'string' && accept(value));
+  return readOption(
+    section,
+    key,
+    fallback,
+    expected,
+    (value): value is string => typeof value === 'string' && accept(value),
+  );
 }
 
 function readChoice<T extends string>(section: Section, key: string, fallback: T, choices: readonly T[]): T {
@@ -239,7 +248,13 @@ function readChoice<T extends string>(section: Section, key: string, fallback: T
 /** `true`/`false` switch mouse movement on or off; a number is rrweb's sampling interval in ms. */
 function readMousemove(section: Section, fallback: boolean | number): boolean | number {
   const expected = `true, false or ${INTERVAL_MS.expected}`;
-  return readOption(section, 'mousemove', fallback, expected, (value) => isBoolean(value) || satisfies(value, INTERVAL_MS));
+  return readOption(
+    section,
+    'mousemove',
+    fallback,
+    expected,
+    (value) => isBoolean(value) || satisfies(value, INTERVAL_MS),
+  );
 }
 
 /**
@@ -270,7 +285,7 @@ function readIngestUrl(section: Section, fallback: string): string {
   invalid(
     section,
     'ingestUrl',
-    "'' (same origin), a path such as \"/svc\" or an absolute http(s) URL without query or fragment",
+    '\'\' (same origin), a path such as "/svc" or an absolute http(s) URL without query or fragment',
     result.value,
     fallback,
   );
@@ -303,7 +318,9 @@ function resolveReplay(root: Section): ResolvedReplayConfig {
       'a non-empty string',
       (value) => value.trim() !== '',
     ),
-    blockClass: readString(section, 'blockClass', defaults.blockClass, className, (value) => CSS_CLASS_NAME.test(value)),
+    blockClass: readString(section, 'blockClass', defaults.blockClass, className, (value) =>
+      CSS_CLASS_NAME.test(value),
+    ),
     maskTextClass: readString(section, 'maskTextClass', defaults.maskTextClass, className, (value) =>
       CSS_CLASS_NAME.test(value),
     ),
@@ -330,7 +347,12 @@ function resolveVitals(root: Section): ResolvedVitalsConfig {
 function toOrigin(value: string): string | undefined {
   try {
     const url = new URL(value);
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    if (
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.pathname !== '/' ||
+      url.search !== '' ||
+      url.hash !== ''
+    ) {
       return undefined;
     }
     return url.origin;
@@ -360,7 +382,10 @@ function readList<T>(
   result.value.forEach((entry: unknown, index) => {
     const converted = convert(entry);
     if (converted !== undefined) list.push(converted);
-    else section.warn(`Option "${optionName(section, key)}[${index}]" must be ${expectedEntry}, got ${describe(entry)}; ignoring it.`);
+    else
+      section.warn(
+        `Option "${optionName(section, key)}[${index}]" must be ${expectedEntry}, got ${describe(entry)}; ignoring it.`,
+      );
   });
   return Object.freeze(list);
 }
@@ -374,8 +399,12 @@ function readPatterns(section: Section, key: string, fallback: readonly Pattern[
 
 /** Origins of `propagation.origins`: an origin string is normalised (`https://api.example.com`), a RegExp kept. */
 function readOrigins(section: Section, fallback: readonly Pattern[]): readonly Pattern[] {
-  return readList(section, 'origins', fallback, 'an http(s) origin such as "https://api.example.com" or a RegExp', (entry) =>
-    entry instanceof RegExp ? entry : typeof entry === 'string' ? toOrigin(entry) : undefined,
+  return readList(
+    section,
+    'origins',
+    fallback,
+    'an http(s) origin such as "https://api.example.com" or a RegExp',
+    (entry) => (entry instanceof RegExp ? entry : typeof entry === 'string' ? toOrigin(entry) : undefined),
   );
 }
 

@@ -107,9 +107,7 @@ export interface User {
 }
 
 /** An error (an exception log record), a log record or a span, as `beforeSend` sees it. */
-export type BeforeSendItem =
-  | (Omit<LogItem, 'kind'> & { readonly kind: 'error' | 'log' })
-  | SpanItem;
+export type BeforeSendItem = (Omit<LogItem, 'kind'> & { readonly kind: 'error' | 'log' }) | SpanItem;
 
 /**
  * Called with each error, log record and span before it is queued: return the item (changed or not) to send it, or

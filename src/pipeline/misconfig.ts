@@ -18,7 +18,8 @@ function serverError(detail: string): ServerError {
   }
 }
 
-const NEW_KEY = 'make one with "svc-server keys create --scope ingest" (or "svc-server projects create NAME") and pass it as apiKey';
+const NEW_KEY =
+  'make one with "svc-server keys create --scope ingest" (or "svc-server projects create NAME") and pass it as apiKey';
 
 /** `[kind, message]` of the warning for a refusal of `url` with `status`, or undefined when it says nothing of setup. */
 export function misconfiguration(status: number, detail: string, url: string): [string, string] | undefined {
@@ -26,9 +27,12 @@ export function misconfiguration(status: number, detail: string, url: string): [
   const said = `${url} answered HTTP ${status}${error.code ? ` ${error.code}` : ''}${error.message ? `: ${error.message}` : ''}.`;
   if (status === 401) return ['401', `${said} The ingest key is missing or unknown: ${NEW_KEY}.`];
   if (status === 403) return ['403', `${said} The key is revoked, expired or not an ingest key: ${NEW_KEY}.`];
-  if (status === 404) return ['404', `${said} ingestUrl must be the base address of svc-server (the SDK appends /otlp/v1/…).`];
+  if (status === 404)
+    return ['404', `${said} ingestUrl must be the base address of svc-server (the SDK appends /otlp/v1/…).`];
   if (status !== 422) return undefined;
   const apps = error.code === 'unknown_service' && error.details?.rejected;
-  const fix = apps ? `Create the app with ${apps.map((app) => `"svc-server apps create ${app}"`).join(', ')}, or set appId/serviceName to an existing app.` : 'Fix what the server names.';
+  const fix = apps
+    ? `Create the app with ${apps.map((app) => `"svc-server apps create ${app}"`).join(', ')}, or set appId/serviceName to an existing app.`
+    : 'Fix what the server names.';
   return [`422 ${error.code ?? ''}`, `${said} ${fix}`];
 }

@@ -51,7 +51,11 @@ function groupBy<T>(values: readonly T[], keyOf: (value: T) => string): T[][] {
 export type SessionResource = (sessionId: string) => Readonly<Attributes>;
 
 /** The resource of one session: the service attributes, the session's own, then `session.id`. */
-function resourceOf(service: Readonly<Record<string, string>>, sessionId: string, perSession?: SessionResource): Resource {
+function resourceOf(
+  service: Readonly<Record<string, string>>,
+  sessionId: string,
+  perSession?: SessionResource,
+): Resource {
   return { attributes: toKeyValues({ ...service, ...(perSession && perSession(sessionId)), 'session.id': sessionId }) };
 }
 
@@ -80,7 +84,11 @@ function span(item: SpanItem): Span {
     startTimeUnixNano: unixNano(item.startMs),
     endTimeUnixNano: unixNano(Math.max(item.endMs, item.startMs)),
     attributes: toKeyValues(item.attributes),
-    events: item.events.map((e) => ({ timeUnixNano: unixNano(e.timeMs), name: e.name, attributes: toKeyValues(e.attributes) })),
+    events: item.events.map((e) => ({
+      timeUnixNano: unixNano(e.timeMs),
+      name: e.name,
+      attributes: toKeyValues(e.attributes),
+    })),
     status: item.statusMessage ? { code: item.statusCode, message: item.statusMessage } : { code: item.statusCode },
   };
   if (item.parentSpanId) out.parentSpanId = item.parentSpanId;
@@ -150,7 +158,9 @@ export function encodeMetrics(
       scopeMetrics: [
         {
           scope: SDK_SCOPE,
-          metrics: groupBy(group, (i) => `${i.name}\n${i.unit}\n${i.sumSinceMs === undefined ? 'gauge' : 'sum'}`).map(metric),
+          metrics: groupBy(group, (i) => `${i.name}\n${i.unit}\n${i.sumSinceMs === undefined ? 'gauge' : 'sum'}`).map(
+            metric,
+          ),
         },
       ],
     })),

@@ -64,7 +64,8 @@ const allRows = (store: IDBObjectStore): Promise<Row[]> => promised(store.getAll
 /** Adds requests, then drops the oldest while over {@link OUTBOX_LIMITS}; resolves the records dropped. */
 export function addToOutbox(requests: readonly OutboxRequest[]): Promise<number> {
   return transact(async (store) => {
-    for (const { path, body, count } of requests) store.add({ path, body, count, bytes: utf8Length(body), claimedUntil: 0 });
+    for (const { path, body, count } of requests)
+      store.add({ path, body, count, bytes: utf8Length(body), claimedUntil: 0 });
     const rows = await allRows(store);
     let bytes = rows.reduce((sum, row) => sum + row.bytes, 0);
     let dropped = 0;
@@ -106,7 +107,9 @@ export async function drainOutbox(
   send: (request: Leftover) => Promise<boolean>,
 ): Promise<{ dropped: number; empty: boolean }> {
   const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
-  const { rows, dropped } = await (locks ? locks.request('svc-outbox', () => moveAndClaim(leftovers)) : moveAndClaim(leftovers));
+  const { rows, dropped } = await (locks
+    ? locks.request('svc-outbox', () => moveAndClaim(leftovers))
+    : moveAndClaim(leftovers));
   let sent = 0;
   while (sent < rows.length && (await send(rows[sent]!))) {
     const id = rows[sent++]!.id!;

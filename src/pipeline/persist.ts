@@ -24,7 +24,10 @@ export interface Persistence {
  * counts records lost for room (`outbox_full`) or because the outbox cannot be used (`persist_failed`). The outbox
  * code is imported on first use; its calls run one after another.
  */
-export function createPersistence(send: (request: Leftover) => Promise<boolean>, onDrop: (reason: string, count: number) => void): Persistence {
+export function createPersistence(
+  send: (request: Leftover) => Promise<boolean>,
+  onDrop: (reason: string, count: number) => void,
+): Persistence {
   const storage = localStorageIfAvailable();
   const leftovers = createLeftoverStore(storage, 'svc.otlp.');
   const mark = (on: boolean): void => {
@@ -51,10 +54,13 @@ export function createPersistence(send: (request: Leftover) => Promise<boolean>,
     forget: (key) => leftovers.remove(key),
     store(requests) {
       mark(true);
-      run(async (outbox) => {
-        const dropped = await outbox.addToOutbox(requests);
-        if (dropped > 0) onDrop('outbox_full', dropped);
-      }, requests.reduce((sum, request) => sum + request.count, 0));
+      run(
+        async (outbox) => {
+          const dropped = await outbox.addToOutbox(requests);
+          if (dropped > 0) onDrop('outbox_full', dropped);
+        },
+        requests.reduce((sum, request) => sum + request.count, 0),
+      );
     },
     drain() {
       let marked: string | null = null;

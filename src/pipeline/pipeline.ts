@@ -62,7 +62,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   const transport: Transport | undefined =
     config.apiKey && config.serviceName && options.fetch
-      ? { fetch: options.fetch, apiKey: config.apiKey, timeoutMs: config.requestTimeoutMs, budget: new KeepaliveBudget(), clock }
+      ? {
+          fetch: options.fetch,
+          apiKey: config.apiKey,
+          timeoutMs: config.requestTimeoutMs,
+          budget: new KeepaliveBudget(),
+          clock,
+        }
       : undefined;
   const service = serviceAttributes(options, config.serviceName ?? '');
   const route: UnloadRoute | undefined = transport && { transport, sendBeacon: options.sendBeacon };
@@ -111,7 +117,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   function dropReports(): MetricItem[] {
     const dropped = queue.dropped;
     if (dropped > droppedWarned) {
-      debug.warn(`queue full (maxQueueSize ${config.maxQueueSize}): ${dropped - droppedWarned} oldest records dropped, ${dropped} since start`);
+      debug.warn(
+        `queue full (maxQueueSize ${config.maxQueueSize}): ${dropped - droppedWarned} oldest records dropped, ${dropped} since start`,
+      );
       droppedWarned = dropped;
     }
     if (dropped > 0) lost.queue_full = dropped;
@@ -144,7 +152,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   function chunksOf<S extends Signal>(signal: S, items: ItemOf[S][]): Chunk<ItemOf[S]>[] {
-    return splitIntoChunks(items, (part) => ENCODE_BODY[signal](part, service, options.sessionResource), MAX_REQUEST_BYTES);
+    return splitIntoChunks(
+      items,
+      (part) => ENCODE_BODY[signal](part, service, options.sessionResource),
+      MAX_REQUEST_BYTES,
+    );
   }
 
   function backoff(url: string, result: Extract<SendResult, { verdict: 'retry' }>, failuresSoFar: number): void {
@@ -208,7 +220,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   /** The retry budget is spent: the requests go to the outbox, and their records leave the queue. */
   function persist(signal: Signal, chunks: readonly Chunk<TelemetryItem>[]): void {
-    persistence!.store(chunks.map((chunk) => ({ path: INGEST_PATHS[signal], body: chunk.body, count: chunk.items.length })));
+    persistence!.store(
+      chunks.map((chunk) => ({ path: INGEST_PATHS[signal], body: chunk.body, count: chunk.items.length })),
+    );
     drainDue = true;
     for (const chunk of chunks) book(chunk.items);
   }
@@ -239,7 +253,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       const result = await post(url, chunk.body, chunk.bytes);
       if (result.verdict === 'retry') {
         if (persistence && failures + 1 >= PERSIST_AFTER_FAILURES) persist(signal, chunks.slice(i));
-        else settle(url, chunks.slice(i).flatMap((c) => c.items), result);
+        else
+          settle(
+            url,
+            chunks.slice(i).flatMap((c) => c.items),
+            result,
+          );
         backoff(url, result, failures + 1);
         return result;
       }

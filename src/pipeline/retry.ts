@@ -47,7 +47,12 @@ export function parseRetryAfter(header: string | null | undefined, nowMs: number
  * `Retry-After` when it sent one, else full jitter under `min(maxDelayMs, baseDelayMs * 2^(failures-1))`.
  * `random` returns a number in [0, 1), like `Math.random`.
  */
-export function retryDelay(failures: number, retryAfterMs: number | undefined, random: () => number, policy: RetryPolicy): number {
+export function retryDelay(
+  failures: number,
+  retryAfterMs: number | undefined,
+  random: () => number,
+  policy: RetryPolicy,
+): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxRetryAfterMs);
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, failures - 1));
   return Math.floor(random() * ceiling);

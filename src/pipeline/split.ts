@@ -14,7 +14,11 @@ export interface Chunk<T> {
  * too big is split again, so typical input is encoded about twice. A single record larger than `maxBytes` becomes a
  * chunk of its own.
  */
-export function splitIntoChunks<T>(items: readonly T[], encode: (items: readonly T[]) => string, maxBytes: number): Chunk<T>[] {
+export function splitIntoChunks<T>(
+  items: readonly T[],
+  encode: (items: readonly T[]) => string,
+  maxBytes: number,
+): Chunk<T>[] {
   if (items.length === 0) return [];
   const body = encode(items);
   const bytes = utf8Length(body);

@@ -54,7 +54,11 @@ async function request(t: Transport, url: string, body: Body, keepalive: boolean
     // Read to the end even on success: Chromium frees a keepalive request's quota only once its response body has
     // been consumed (cancelling the body is not enough), and the budget is released when this returns.
     const text = await response.text().catch(() => '');
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), detail: response.ok ? '' : text.slice(0, 300) };
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      detail: response.ok ? '' : text.slice(0, 300),
+    };
   } finally {
     if (timer !== undefined) t.clock.clearTimeout(timer);
   }

@@ -10,7 +10,14 @@ export interface PipelineOptions {
   /** Without `persistence` (as in tests under Node), nothing is persisted: failing records stay queued. */
   readonly config: Pick<
     ResolvedConfig,
-    'apiKey' | 'serviceName' | 'appId' | 'env' | 'serviceVersion' | 'flushIntervalMs' | 'maxQueueSize' | 'requestTimeoutMs'
+    | 'apiKey'
+    | 'serviceName'
+    | 'appId'
+    | 'env'
+    | 'serviceVersion'
+    | 'flushIntervalMs'
+    | 'maxQueueSize'
+    | 'requestTimeoutMs'
   > &
     Partial<Pick<ResolvedConfig, 'persistence'>>;
   /**

@@ -32,7 +32,8 @@ export function beaconUrl(url: string, apiKey: string): string {
  */
 export function handOver(route: UnloadRoute, url: string, body: string, bytes: number): HandOver {
   const { transport, sendBeacon } = route;
-  if (bytes <= transport.budget.available) return { via: 'keepalive', result: postBody(transport, url, body, bytes, true) };
+  if (bytes <= transport.budget.available)
+    return { via: 'keepalive', result: postBody(transport, url, body, bytes, true) };
   try {
     if (sendBeacon?.(beaconUrl(url, transport.apiKey), body)) return { via: 'beacon' };
   } catch {

@@ -117,7 +117,11 @@ export function looksRandom(token: string): boolean {
 }
 
 const redactToken = (token: string): string =>
-  JWT.test(token) || KEY_PREFIX.test(token) || looksRandom(token) ? REDACTED : token.includes('@') ? token.replace(EMAIL, REDACTED) : token;
+  JWT.test(token) || KEY_PREFIX.test(token) || looksRandom(token)
+    ? REDACTED
+    : token.includes('@')
+      ? token.replace(EMAIL, REDACTED)
+      : token;
 
 /** Phone-shaped matches with 9 to 15 digits become `[REDACTED]`. */
 const redactPhones = (text: string): string =>
@@ -153,7 +157,9 @@ export function redactJsonValue(value: unknown): unknown {
   if (typeof value === 'string') return redactBodyText(value);
   if (typeof value === 'number') return redactCardNumbers(String(value)) === String(value) ? value : REDACTED;
   if (value === null || typeof value !== 'object') return value;
-  const entries = Object.entries(value).map(([key, child]) => [key, looksSensitive(key) ? REDACTED : redactJsonValue(child)] as const);
+  const entries = Object.entries(value).map(
+    ([key, child]) => [key, looksSensitive(key) ? REDACTED : redactJsonValue(child)] as const,
+  );
   if (entries.every(([key, child]) => child === (value as Record<string, unknown>)[key])) return value;
   return Array.isArray(value) ? entries.map(([, child]) => child) : Object.fromEntries(entries);
 }

@@ -95,7 +95,15 @@ export class ChunkBuffer {
       if (kind === 'dom') return full;
       if (kind === 'snapshot') this.awaitingSnapshot = false;
     }
-    const chunk = (this.open ??= { replay, items: [], timestamps: [], bytes: 0, hasSnapshot: false, hasDom: false, endsWithSnapshot: false });
+    const chunk = (this.open ??= {
+      replay,
+      items: [],
+      timestamps: [],
+      bytes: 0,
+      hasSnapshot: false,
+      hasDom: false,
+      endsWithSnapshot: false,
+    });
     chunk.items.push(json);
     chunk.timestamps.push(timestamp);
     chunk.bytes += bytes;

@@ -25,7 +25,15 @@ export function chunkBody(
     if (ts < startTs) startTs = ts;
     if (ts > endTs) endTs = ts;
   }
-  const fields: ReplayChunkFields = { serviceName, sessionId: replay.sessionId, replayId: replay.replayId, seq, startTs, endTs, eventCount: timestamps.length };
+  const fields: ReplayChunkFields = {
+    serviceName,
+    sessionId: replay.sessionId,
+    replayId: replay.replayId,
+    seq,
+    startTs,
+    endTs,
+    eventCount: timestamps.length,
+  };
   return `${JSON.stringify(fields).slice(0, -1)},${worker ? `"ids":"delta","encoding":"gzip","data":"${events}"` : `"events":${events}`}}`;
 }
 

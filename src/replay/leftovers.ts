@@ -28,7 +28,11 @@ export interface LeftoverStore {
 }
 
 /** `storage` is undefined where local storage is missing or blocked: then nothing is kept and nothing fails. */
-export function createLeftoverStore(storage: LeftoverStorage | undefined, prefix: string, limit = LEFTOVER_LIMIT_CHARS): LeftoverStore {
+export function createLeftoverStore(
+  storage: LeftoverStorage | undefined,
+  prefix: string,
+  limit = LEFTOVER_LIMIT_CHARS,
+): LeftoverStore {
   let counter = 0;
   const guarded = <T>(fallback: T, run: () => T): T => {
     if (storage === undefined) return fallback;
@@ -83,7 +87,9 @@ export function createLeftoverStore(storage: LeftoverStorage | undefined, prefix
 function parseLeftover(text: string | null): Leftover | undefined {
   if (text === null) return undefined;
   const value = JSON.parse(text) as Partial<Leftover> | null;
-  return typeof value?.path === 'string' && typeof value.body === 'string' ? { path: value.path, body: value.body } : undefined;
+  return typeof value?.path === 'string' && typeof value.body === 'string'
+    ? { path: value.path, body: value.body }
+    : undefined;
 }
 
 /** `localStorage`, or undefined where it is missing or merely reading it throws (sandboxed frames, blocked storage). */

@@ -34,7 +34,13 @@ const MAX_DESCRIPTION_CHARS = 200;
 /** True when a field's value must never be recorded, whatever `maskAllInputs` and the classes say. */
 export function isSensitiveField(field: FieldFacts): boolean {
   if (SENSITIVE_TYPES.has(field.type) || field.insideMaskedText) return true;
-  if (field.autocomplete.toLowerCase().split(/\s+/).some((token) => SENSITIVE_AUTOCOMPLETE.test(token))) return true;
+  if (
+    field.autocomplete
+      .toLowerCase()
+      .split(/\s+/)
+      .some((token) => SENSITIVE_AUTOCOMPLETE.test(token))
+  )
+    return true;
   return (
     looksSensitive(field.name) ||
     looksSensitive(field.id) ||
@@ -78,5 +84,7 @@ export function fieldFacts(element: Element, maskTextClass: string): FieldFacts 
 }
 
 function cssEscape(name: string): string {
-  return typeof CSS !== 'undefined' && typeof CSS.escape === 'function' ? CSS.escape(name) : name.replace(/[^\w-]/g, '\\$&');
+  return typeof CSS !== 'undefined' && typeof CSS.escape === 'function'
+    ? CSS.escape(name)
+    : name.replace(/[^\w-]/g, '\\$&');
 }

@@ -5,7 +5,14 @@ import { looksSensitive, REDACTED } from './sensitive';
 /** Headers that carry credentials, by exact name, redacted whatever `looksSensitive` decides about their names. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
 /** Response headers worth keeping to replay a request; the rest is noise or infrastructure detail (never cookies). */
-const KEPT_RESPONSE_HEADERS = new Set(['content-type', 'content-length', 'location', 'cache-control', 'etag', 'retry-after']);
+const KEPT_RESPONSE_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'location',
+  'cache-control',
+  'etag',
+  'retry-after',
+]);
 
 /** A W3C traceparent; anything else an app put under the header name is not one the server can link to a trace. */
 const TRACEPARENT = /^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/;

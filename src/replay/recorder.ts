@@ -4,7 +4,14 @@ import { openDomChangeWindow, RELEASE_TAG, type DomChangeWindow } from './dom-ch
 import { sanitizePageUrl } from './page-url';
 import { fieldFacts, isSensitiveField, maskText, recordableValue } from './privacy';
 import { maskSerializedFields, type SerializedNode } from './snapshot-fields';
-import type { EmitRecordedEvent, RecordedEvent, RecorderOptions, Recording, RecordingStoppedHandler, StartRecording } from './types';
+import type {
+  EmitRecordedEvent,
+  RecordedEvent,
+  RecorderOptions,
+  Recording,
+  RecordingStoppedHandler,
+  StartRecording,
+} from './types';
 
 /**
  * Caps of the recorder (docs/sdk-replay.md, "Caps", says why these values and what happens when one is hit).
@@ -99,7 +106,11 @@ class PageRecording implements Recording {
         maskInputOptions: EVERY_FIELD,
         maskInputFn: mask,
         maskTextFn: maskText,
-        sampling: { mousemove: options.sampling.mousemove, scroll: options.sampling.scroll, input: options.sampling.input },
+        sampling: {
+          mousemove: options.sampling.mousemove,
+          scroll: options.sampling.scroll,
+          input: options.sampling.input,
+        },
         // Scripts, comments and <head> metadata do not change what a replay shows; leaving them out keeps snapshots small.
         slimDOMOptions: 'all',
       });
@@ -149,7 +160,11 @@ class PageRecording implements Recording {
     }
   }
 
-  private stopWith(reason: 'dom_too_large' | 'mutation_limit' | 'recorder_unavailable', measured?: number, limit?: number): void {
+  private stopWith(
+    reason: 'dom_too_large' | 'mutation_limit' | 'recorder_unavailable',
+    measured?: number,
+    limit?: number,
+  ): void {
     if (this.stopped) return;
     this.stop();
     this.onStopped?.(measured === undefined ? { reason } : { reason, measured, limit });
@@ -186,7 +201,11 @@ class PageRecording implements Recording {
       maskSerializedFields((event.data as { node: SerializedNode }).node, this.isMaskedNode);
     } else if (event.type === INCREMENTAL_SNAPSHOT && (event.data as MutationData).source === MUTATION) {
       const data = event.data as MutationData;
-      const changes = (data.adds?.length ?? 0) + (data.removes?.length ?? 0) + (data.texts?.length ?? 0) + (data.attributes?.length ?? 0);
+      const changes =
+        (data.adds?.length ?? 0) +
+        (data.removes?.length ?? 0) +
+        (data.texts?.length ?? 0) +
+        (data.attributes?.length ?? 0);
       if (changes > RECORDER_LIMITS.maxMutationsPerBatch) {
         // The batch is not kept: what was recorded up to here still plays back consistently.
         this.stopWith('mutation_limit', changes, RECORDER_LIMITS.maxMutationsPerBatch);
@@ -196,12 +215,16 @@ class PageRecording implements Recording {
       // Held changes play back when they happened, not when the window released them; but never before an event
       // already recorded (mouse positions emitted while they were held): playback follows the recorded order.
       const changedAt = this.domChanges?.lastChangeAt();
-      if (changedAt !== undefined && changedAt < event.timestamp) event = { ...event, timestamp: Math.max(changedAt, this.lastEventMs) };
+      if (changedAt !== undefined && changedAt < event.timestamp)
+        event = { ...event, timestamp: Math.max(changedAt, this.lastEventMs) };
     }
     this.lastEventMs = event.timestamp;
     this.emit(event);
     // rrweb's own checkoutEveryNms would snapshot without the DOM size check; checking here keeps it in one place.
-    if (event.type === INCREMENTAL_SNAPSHOT && event.timestamp - this.lastSnapshotMs > RECORDER_LIMITS.checkoutIntervalMs) {
+    if (
+      event.type === INCREMENTAL_SNAPSHOT &&
+      event.timestamp - this.lastSnapshotMs > RECORDER_LIMITS.checkoutIntervalMs
+    ) {
       this.takeFullSnapshot();
     }
   }

@@ -7,7 +7,22 @@
 export { MASK, REDACTED } from '../../wire/replay';
 
 /** Whole words that name a secret on their own: `otp`, `pin`, `cvv`... (too short to search for inside words). */
-const SENSITIVE_WORDS = new Set(['otp', 'totp', 'mfa', 'pin', 'cvc', 'cvv', 'csc', 'pan', 'ssn', 'pwd', 'auth', 'authorization', 'bearer', 'iban']);
+const SENSITIVE_WORDS = new Set([
+  'otp',
+  'totp',
+  'mfa',
+  'pin',
+  'cvc',
+  'cvv',
+  'csc',
+  'pan',
+  'ssn',
+  'pwd',
+  'auth',
+  'authorization',
+  'bearer',
+  'iban',
+]);
 
 /** Fragments that name a secret wherever they appear in the name once separators are removed (`api_key` → `apikey`). */
 const SENSITIVE_FRAGMENTS =
@@ -20,6 +35,9 @@ const SENSITIVE_FRAGMENTS =
  */
 export function looksSensitive(name: string | null | undefined): boolean {
   if (typeof name !== 'string' || name === '') return false;
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/);
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
   return words.some((word) => SENSITIVE_WORDS.has(word)) || SENSITIVE_FRAGMENTS.test(words.join(''));
 }

@@ -151,11 +151,20 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     try {
       // The worker's base64 gzip (node ids delta-encoded), or the events as they are, which the transport gzips.
       const events = await encode?.(chunk.items);
-      const body = chunkBody(serviceName, chunk.replay, flight.seq, chunk.timestamps, events ?? eventsJson(chunk.items), events !== undefined);
+      const body = chunkBody(
+        serviceName,
+        chunk.replay,
+        flight.seq,
+        chunk.timestamps,
+        events ?? eventsJson(chunk.items),
+        events !== undefined,
+      );
       const delivered = await pipeline.postJson(INGEST_PATHS.replayChunk, body);
       if (delivered && flight.savedKey !== undefined) leftovers.remove(flight.savedKey);
       if (!delivered) {
-        debug.warn(`replay chunk ${flight.seq} of replay ${chunk.replay.replayId} was not delivered; ingest reports the gap`);
+        debug.warn(
+          `replay chunk ${flight.seq} of replay ${chunk.replay.replayId} was not delivered; ingest reports the gap`,
+        );
         // What follows the lost chunk may depend on it: recording goes on from a new full snapshot.
         if (chunk.replay === replay) requestSnapshot();
       }
@@ -165,8 +174,12 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
   };
 
   const sendSteps = async (batch: PendingChunk): Promise<void> => {
-    const delivered = await pipeline.postJson(INGEST_PATHS.replayRecipes, recipesBody(serviceName, batch.replay, batch.items));
-    if (!delivered) debug.warn(`${batch.items.length} recipe steps of replay ${batch.replay.replayId} were not delivered`);
+    const delivered = await pipeline.postJson(
+      INGEST_PATHS.replayRecipes,
+      recipesBody(serviceName, batch.replay, batch.items),
+    );
+    if (!delivered)
+      debug.warn(`${batch.items.length} recipe steps of replay ${batch.replay.replayId} were not delivered`);
   };
 
   /** Runs `task` after every request already queued: one request at a time, in order. Never rejects. */
@@ -177,10 +190,12 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
 
   // Only a session recorded in full sends as it goes; on-error mode keeps everything until an error.
   const sendPending = (): Promise<void> =>
-    mode !== 'full' ? sending : afterSending(async () => {
-      for (let chunk = events.next(); chunk !== undefined; chunk = events.next()) await sendChunk(chunk);
-      for (let batch = steps.next(); batch !== undefined; batch = steps.next()) await sendSteps(batch);
-    });
+    mode !== 'full'
+      ? sending
+      : afterSending(async () => {
+          for (let chunk = events.next(); chunk !== undefined; chunk = events.next()) await sendChunk(chunk);
+          for (let batch = steps.next(); batch !== undefined; batch = steps.next()) await sendSteps(batch);
+        });
 
   const flush = (): Promise<void> => {
     recording?.flushDomChanges();
@@ -212,7 +227,11 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
   const recordingStopped = (detail: RecordingStopped): void => {
     stopRecorder();
     debug.warn(`session replay stopped recording this page (${detail.reason}); the other signals go on`);
-    recordEvent({ type: RRWEB_CUSTOM_EVENT, timestamp: Date.now(), data: { tag: REPLAY_EVENT_TAGS.recordingStopped, payload: detail } });
+    recordEvent({
+      type: RRWEB_CUSTOM_EVENT,
+      timestamp: Date.now(),
+      data: { tag: REPLAY_EVENT_TAGS.recordingStopped, payload: detail },
+    });
   };
 
   function recordEvent(event: RecordedEvent): void {
@@ -221,7 +240,9 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     const tooLarge = add(events, event, event.timestamp, kind);
     if (tooLarge === undefined) return;
     if (kind === 'custom') {
-      debug.warn(`a replay event of ${tooLarge} bytes is over the ${REPLAY_LIMITS.maxEventBytes}-byte limit; it is dropped`);
+      debug.warn(
+        `a replay event of ${tooLarge} bytes is over the ${REPLAY_LIMITS.maxEventBytes}-byte limit; it is dropped`,
+      );
     } else {
       // Leaving out one recorded event would break playback of everything after it.
       recordingStopped({ reason: 'event_too_large', measured: tooLarge, limit: REPLAY_LIMITS.maxEventBytes });
@@ -269,7 +290,13 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     // The chunk being posted now goes out with an ordinary request, which may not outlive the page: keep a copy.
     const flight = inFlight?.savedKey === undefined ? inFlight : undefined;
     if (flight !== undefined) {
-      const body = chunkBody(serviceName, flight.chunk.replay, flight.seq, flight.chunk.timestamps, eventsJson(flight.chunk.items));
+      const body = chunkBody(
+        serviceName,
+        flight.chunk.replay,
+        flight.seq,
+        flight.chunk.timestamps,
+        eventsJson(flight.chunk.items),
+      );
       requests.push({ path: INGEST_PATHS.replayChunk, body });
     }
     for (const chunk of events.takeAll()) {
@@ -333,7 +360,10 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     recipe(step) {
       if (stopped || mode === 'off') return;
       const tooLarge = add(steps, step, step.ts, 'custom');
-      if (tooLarge !== undefined) debug.warn(`a recipe step of ${tooLarge} bytes is over the ${REPLAY_LIMITS.maxEventBytes}-byte limit; it is dropped`);
+      if (tooLarge !== undefined)
+        debug.warn(
+          `a recipe step of ${tooLarge} bytes is over the ${REPLAY_LIMITS.maxEventBytes}-byte limit; it is dropped`,
+        );
     },
     flush,
     flushForUnload() {
@@ -361,8 +391,15 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
       if (mode !== 'full') return [];
       recording?.flushDomChanges();
       return [
-        ...events.takeAll().map((c): [string, string] => [INGEST_PATHS.replayChunk, chunkBody(serviceName, c.replay, c.replay.nextSeq++, c.timestamps, eventsJson(c.items))]),
-        ...steps.takeAll().map((b): [string, string] => [INGEST_PATHS.replayRecipes, recipesBody(serviceName, b.replay, b.items)]),
+        ...events
+          .takeAll()
+          .map((c): [string, string] => [
+            INGEST_PATHS.replayChunk,
+            chunkBody(serviceName, c.replay, c.replay.nextSeq++, c.timestamps, eventsJson(c.items)),
+          ]),
+        ...steps
+          .takeAll()
+          .map((b): [string, string] => [INGEST_PATHS.replayRecipes, recipesBody(serviceName, b.replay, b.items)]),
       ];
     },
     errorCaptured() {

@@ -2,7 +2,10 @@ import type { ResolvedReplayConfig } from '../config/types';
 import type { EncodeChunkEvents } from './compression-worker';
 
 /** The replay options the recorder needs; the rest of `replay.*` concerns buffering and sending. */
-export type RecorderOptions = Pick<ResolvedReplayConfig, 'blockClass' | 'maskTextClass' | 'maskAllInputs' | 'sampling' | 'workerUrl'>;
+export type RecorderOptions = Pick<
+  ResolvedReplayConfig,
+  'blockClass' | 'maskTextClass' | 'maskAllInputs' | 'sampling' | 'workerUrl'
+>;
 
 /**
  * One recorded rrweb event. Declared here instead of re-exporting rrweb's `eventWithTime` so that the published
@@ -22,8 +25,7 @@ export type EmitRecordedEvent = (event: RecordedEvent) => void;
  * event. `measured` and `limit` say which cap was hit and by how much (docs/sdk-replay.md, "Caps").
  */
 export interface RecordingStopped {
-  readonly reason:
-    /** The document had more elements than the recorder snapshots (`measured` elements). */
+  readonly reason: /** The document had more elements than the recorder snapshots (`measured` elements). */
     | 'dom_too_large'
     /** One batch of DOM changes was larger than the recorder processes (`measured` changes). */
     | 'mutation_limit'
@@ -64,4 +66,8 @@ export interface Recording {
  * Starts recording the current document (once it has been parsed). Never throws: when recording cannot start or has
  * to stop on its own, `onStopped` is told why.
  */
-export type StartRecording = (options: RecorderOptions, emit: EmitRecordedEvent, onStopped?: RecordingStoppedHandler) => Recording;
+export type StartRecording = (
+  options: RecorderOptions,
+  emit: EmitRecordedEvent,
+  onStopped?: RecordingStoppedHandler,
+) => Recording;

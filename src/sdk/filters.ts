@@ -6,7 +6,6 @@ import type { DebugLog } from './core';
 /** Scripts of browser extensions: their errors are not the app's, and no app can fix them (Sentry drops them too). */
 const EXTENSION_URL = /^(chrome|moz|safari(-web)?)-extension:\/\//;
 
-
 const matches = (patterns: readonly Pattern[], text: string): boolean =>
   patterns.some((pattern) => (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)));
 
@@ -37,7 +36,8 @@ export function createItemFilter(
   const unwanted = (item: TelemetryItem): boolean => {
     const { attributes } = item;
     if (item.kind !== 'log' || attributes['exception.type'] === undefined) return false;
-    if (matches(ignoreErrors, `${String(attributes['exception.type'])}: ${String(attributes['exception.message'])}`)) return true;
+    if (matches(ignoreErrors, `${String(attributes['exception.type'])}: ${String(attributes['exception.message'])}`))
+      return true;
     const url = thrownFrom(attributes);
     if (url === undefined) return false;
     return EXTENSION_URL.test(url) || matches(denyUrls, url) || (allowUrls.length > 0 && !matches(allowUrls, url));

@@ -18,7 +18,8 @@ export const NO_IDENTITY: Readonly<Attributes> = Object.freeze({});
 /** Prefix of the custom attributes, so the server can index them on the session without guessing which keys they are. */
 const SESSION_ATTRIBUTE = 'session.attributes.';
 
-const isText = (value: unknown): value is string | number => (typeof value === 'string' && value !== '') || typeof value === 'number';
+const isText = (value: unknown): value is string | number =>
+  (typeof value === 'string' && value !== '') || typeof value === 'number';
 
 /**
  * User identity and session attributes (`setUser`, `clearUser`, `setAttributes`). Only `user.id` is sent unless
@@ -37,7 +38,9 @@ export function createIdentity(sendUserPii: boolean, debug: DebugLog): Identity 
       return current;
     },
     setUser(given) {
-      const { id, email, username } = (typeof given === 'object' && given !== null ? given : {}) as Partial<Record<keyof User, unknown>>;
+      const { id, email, username } = (typeof given === 'object' && given !== null ? given : {}) as Partial<
+        Record<keyof User, unknown>
+      >;
       if (!isText(id)) {
         debug.warn('setUser needs an object with a non-empty string id, e.g. setUser({ id: "42" }); ignored.');
         return;

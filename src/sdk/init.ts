@@ -131,7 +131,11 @@ function wire(
       'telemetry.sdk.language': 'webjs',
       ...(typeof navigator === 'undefined' ? {} : { 'user_agent.original': navigator.userAgent }),
     },
-    sessionResource: (sessionId) => ({ 'svc.sample_rate': config.sampleRate, 'svc.replay.mode': sampling(sessionId).replay, ...test }),
+    sessionResource: (sessionId) => ({
+      'svc.sample_rate': config.sampleRate,
+      'svc.replay.mode': sampling(sessionId).replay,
+      ...test,
+    }),
     fetch: originals.fetch,
     sendBeacon: typeof navigator?.sendBeacon === 'function' ? navigator.sendBeacon.bind(navigator) : undefined,
     ingestUrl: urls.url,
@@ -142,7 +146,9 @@ function wire(
   const enqueue = (item: TelemetryItem): void => {
     if (!sampling(item.sessionId).sampled) return;
     const extra = identity.attributes;
-    const kept = filter(extra === NO_IDENTITY ? item : ({ ...item, attributes: { ...extra, ...item.attributes } } as TelemetryItem));
+    const kept = filter(
+      extra === NO_IDENTITY ? item : ({ ...item, attributes: { ...extra, ...item.attributes } } as TelemetryItem),
+    );
     if (kept === undefined) return;
     pipeline.enqueue(kept);
     if (kept.kind === 'log' && kept.attributes['exception.type'] !== undefined) replay.errorCaptured();
@@ -169,7 +175,8 @@ function wire(
       : createTracedFetch(core, tracer, baseFetch, (level, message, attributes) =>
           logger.log(level, message, undefined, attributes),
         );
-  if (tracedFetch !== undefined && config.instrumentGlobalFetch) patchMethod(teardown, globalThis, 'fetch', () => tracedFetch);
+  if (tracedFetch !== undefined && config.instrumentGlobalFetch)
+    patchMethod(teardown, globalThis, 'fetch', () => tracedFetch);
   startErrors(core, logger);
   startConsole(core, logger);
   const routes = createRouteHistory();
@@ -203,7 +210,9 @@ function wire(
     captureException: guard('captureException', (error: unknown, context?: CallContext) =>
       logger.captureException(error, context),
     ),
-    captureError: guard('captureError', (error: unknown, context?: CallContext) => logger.captureException(error, context)),
+    captureError: guard('captureError', (error: unknown, context?: CallContext) =>
+      logger.captureException(error, context),
+    ),
     metric: guard('metric', (name: string, value: number, unit?: string, context?: CallContext) =>
       metric(name, value, unit, context),
     ),

@@ -15,7 +15,8 @@ const KEYS = ['runId', 'testId', 'file', 'project', 'commit', 'branch', 'line', 
 /** The attribute names of the first keys that are not named after their key: `test.run.id`, `test.id`. */
 const NAMES = ['run.id', 'id'];
 
-const isText = (value: unknown): value is string => typeof value === 'string' && value !== '' && value.length <= MAX_CHARS;
+const isText = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && value.length <= MAX_CHARS;
 
 /**
  * The `test.*` resource attributes of the page's test, or `undefined` outside a test. `__SVC_TEST__` comes from the
@@ -56,4 +57,5 @@ export const underTest = (config: ResolvedConfig): ResolvedConfig => ({
 });
 
 /** Tells one test attempt's stored session from another's (a reused storageState carries it from test to test). */
-export const testOwner = (test: Attributes): string => String([test['test.run.id'], test['test.id'], test['test.retry']]);
+export const testOwner = (test: Attributes): string =>
+  String([test['test.run.id'], test['test.id'], test['test.retry']]);

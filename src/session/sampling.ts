@@ -22,7 +22,10 @@ const share = (sessionId: string, part: number): number =>
  * in full (`replay.sampleRate`) or, failing that, buffered and sent on an error (`replay.onErrorSampleRate`). Each
  * decision reads its own digits of the id, so the rates are independent.
  */
-export function sessionSampling(sessionId: string, config: Pick<ResolvedConfig, 'sampleRate' | 'replay'>): SessionSampling {
+export function sessionSampling(
+  sessionId: string,
+  config: Pick<ResolvedConfig, 'sampleRate' | 'replay'>,
+): SessionSampling {
   const { replay } = config;
   const sampled = share(sessionId, 0) < config.sampleRate;
   let mode: ReplayMode = 'off';

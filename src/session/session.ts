@@ -35,7 +35,9 @@ export function createSessionTracker(
   let persistedMs = -Infinity;
 
   const expired = (state: SessionState, at: number): boolean =>
-    at - state.lastActiveMs >= SESSION_INACTIVITY_MS || at - state.startedMs >= SESSION_MAX_AGE_MS || at < state.startedMs;
+    at - state.lastActiveMs >= SESSION_INACTIVITY_MS ||
+    at - state.startedMs >= SESSION_MAX_AGE_MS ||
+    at < state.startedMs;
 
   const read = (): SessionState | undefined => {
     const id = store.get(key);

@@ -60,7 +60,12 @@ export function toAttributes(map: object): ConvertedAttributes {
     const value = toAttributeValue(raw);
     if (value === undefined) continue;
     // defineProperty, not assignment: a key named `__proto__` stays an attribute instead of replacing the prototype.
-    Object.defineProperty(attributes, truncate(key, MAX_KEY_LENGTH), { value, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(attributes, truncate(key, MAX_KEY_LENGTH), {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     kept++;
   }
   return { attributes, dropped };

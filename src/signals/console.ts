@@ -35,16 +35,25 @@ export function startConsole(core: SdkCore, logger: Logger): void {
   const target = globalThis.console;
   if (typeof target !== 'object' || target === null) return;
   for (const level of CAPTURED_CONSOLE_METHODS) {
-    patchMethod(core.teardown, target, level, (original) =>
-      function (this: unknown, ...args: unknown[]): void {
-        if (!isInternal()) {
-          runGuarded(core, `console.${level} capture`, () => {
-            const issue = level === 'error' && core.config.issuesFrom.includes('console');
-            logger.log(level, formatConsoleArguments(args, MAX_BODY_LENGTH), undefined, consoleAttributes(args, issue));
-          });
-        }
-        return original.apply(this, args);
-      },
+    patchMethod(
+      core.teardown,
+      target,
+      level,
+      (original) =>
+        function (this: unknown, ...args: unknown[]): void {
+          if (!isInternal()) {
+            runGuarded(core, `console.${level} capture`, () => {
+              const issue = level === 'error' && core.config.issuesFrom.includes('console');
+              logger.log(
+                level,
+                formatConsoleArguments(args, MAX_BODY_LENGTH),
+                undefined,
+                consoleAttributes(args, issue),
+              );
+            });
+          }
+          return original.apply(this, args);
+        },
     );
   }
 }

@@ -21,12 +21,15 @@ export function readCallContext(core: SdkCore, context: unknown, method: string)
   if (typeof context === 'object' && context !== null) {
     const { sessionId: givenSession, attrs } = context as { sessionId?: unknown; attrs?: unknown };
     if (typeof givenSession === 'string' && givenSession !== '') sessionId = givenSession;
-    else if (givenSession !== undefined) core.debug.warn(`${method}: context.sessionId must be a non-empty string; the current session is used.`);
+    else if (givenSession !== undefined)
+      core.debug.warn(`${method}: context.sessionId must be a non-empty string; the current session is used.`);
     if (typeof attrs === 'object' && attrs !== null && !Array.isArray(attrs)) {
       const converted = toAttributes(attrs);
       attributes = converted.attributes;
       if (converted.dropped > 0) {
-        core.debug.warn(`${method}: ${converted.dropped} attribute(s) of context.attrs dropped (empty names, or more than ${MAX_ATTRIBUTES}).`);
+        core.debug.warn(
+          `${method}: ${converted.dropped} attribute(s) of context.attrs dropped (empty names, or more than ${MAX_ATTRIBUTES}).`,
+        );
       }
     } else if (attrs !== undefined && attrs !== null) {
       core.debug.warn(`${method}: context.attrs must be an object of key-value pairs; ignored.`);

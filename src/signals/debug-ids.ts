@@ -31,7 +31,8 @@ export function debugIds(stack: string): string[] | undefined {
   for (const registry of [scope._svcDebugIds, scope._sentryDebugIds]) {
     for (const key in registry) {
       let url = keyUrls.get(key);
-      if (url === undefined) keyUrls.set(key, (url = (FRAME_URL.exec(key.replace(NOT_FIRST_FRAME, '')) || [])[1] || ''));
+      if (url === undefined)
+        keyUrls.set(key, (url = (FRAME_URL.exec(key.replace(NOT_FIRST_FRAME, '')) || [])[1] || ''));
       // A frame shows its URL followed by `:line`, so `url:` finds it without parsing the exception's own frames.
       if (url && stack.includes(`${url}:`)) entries.add(`${registry[key]} ${url}`);
     }

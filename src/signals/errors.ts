@@ -35,6 +35,8 @@ export function startErrors(core: SdkCore, logger: Logger): void {
 
   core.teardown.listen(window, 'unhandledrejection', (event) => {
     if (isInternal()) return;
-    logger.captureException((event as PromiseRejectionEvent).reason, undefined, { 'log.source': ERROR_SOURCES.rejection });
+    logger.captureException((event as PromiseRejectionEvent).reason, undefined, {
+      'log.source': ERROR_SOURCES.rejection,
+    });
   });
 }

@@ -42,7 +42,13 @@ function activeSpanContext(): SpanContext | undefined {
 export function createLogger(core: SdkCore): Logger {
   const captured = new WeakSet<object>();
 
-  const record = (level: LogLevel, body: string, context: unknown, method: string, extra: Attributes | undefined): void => {
+  const record = (
+    level: LogLevel,
+    body: string,
+    context: unknown,
+    method: string,
+    extra: Attributes | undefined,
+  ): void => {
     const { sessionId, attributes } = readCallContext(core, context, method);
     const spanContext = activeSpanContext();
     core.enqueue({
@@ -63,7 +69,10 @@ export function createLogger(core: SdkCore): Logger {
       runGuarded(core, 'log()', () => {
         let checkedLevel: LogLevel = 'info';
         if (typeof level === 'string' && LEVELS.has(level)) checkedLevel = level;
-        else core.debug.warn(`log(): unknown level ${describeArgument(level)}; use ${[...LEVELS].join(', ')}. Logged as info.`);
+        else
+          core.debug.warn(
+            `log(): unknown level ${describeArgument(level)}; use ${[...LEVELS].join(', ')}. Logged as info.`,
+          );
         const body = typeof message === 'string' ? message : renderValue(message, MAX_BODY_LENGTH);
         record(checkedLevel, body, context, 'log()', extraAttributes);
       });
@@ -77,7 +86,11 @@ export function createLogger(core: SdkCore): Logger {
         const info = describeException(error);
         // The page it happened on (path only: a query can hold personal data), which the issue's breakdown counts by route.
         const page: Attributes = typeof location === 'undefined' ? {} : { 'url.path': location.pathname };
-        record('error', exceptionBody(info), context, 'captureException()', { ...page, ...extraAttributes, ...exceptionAttributes(info) });
+        record('error', exceptionBody(info), context, 'captureException()', {
+          ...page,
+          ...extraAttributes,
+          ...exceptionAttributes(info),
+        });
       });
     },
   };

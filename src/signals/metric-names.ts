@@ -12,10 +12,28 @@ const NAME_PATTERN = /^[a-z][a-z0-9]*(?:[._][a-z0-9]+)*$/;
 
 /** UCUM units in common use in OpenTelemetry semantic conventions. */
 const KNOWN_UNITS: ReadonlySet<string> = new Set([
-  '1', '%',
-  'ns', 'us', 'ms', 's', 'min', 'h', 'd',
-  'bit', 'By', 'kBy', 'MBy', 'GBy', 'KiBy', 'MiBy', 'GiBy',
-  'Hz', 'Cel', 'm', 'W', 'J',
+  '1',
+  '%',
+  'ns',
+  'us',
+  'ms',
+  's',
+  'min',
+  'h',
+  'd',
+  'bit',
+  'By',
+  'kBy',
+  'MBy',
+  'GBy',
+  'KiBy',
+  'MiBy',
+  'GiBy',
+  'Hz',
+  'Cel',
+  'm',
+  'W',
+  'J',
 ]);
 
 /** UCUM annotations count things: `{request}`, `{error}`, `{dom_node}`. */
@@ -55,12 +73,15 @@ export function metricNameProblems(name: string, unit: string): string[] {
   if (!NAME_PATTERN.test(name)) {
     problems.push('should be lower-case words of letters and digits joined by "." or "_", starting with a letter');
   }
-  if (!isKnownUnit(unit)) problems.push(`has unit "${unit}", which is not a known UCUM unit (ms, s, By, 1, %, {count}…)`);
+  if (!isKnownUnit(unit))
+    problems.push(`has unit "${unit}", which is not a known UCUM unit (ms, s, By, 1, %, {count}…)`);
   const words = name.split(/[._]/);
   const last = words.length > 1 ? words[words.length - 1] : undefined;
   const suffix = UNIT_SUFFIXES.find(([word]) => word === last);
   if (suffix !== undefined && suffix[1] !== unit) {
-    problems.push(`ends in "${suffix[0]}" but its unit is ${unit === '' ? 'missing' : `"${unit}"`}; use "${suffix[1]}"`);
+    problems.push(
+      `ends in "${suffix[0]}" but its unit is ${unit === '' ? 'missing' : `"${unit}"`}; use "${suffix[1]}"`,
+    );
   }
   return problems;
 }

@@ -45,13 +45,17 @@ export function createMetricRecorder(core: SdkCore): MetricRecorder {
         return;
       }
       if (typeof value !== 'number' || !Number.isFinite(value)) {
-        core.debug.warn(`metric("${name}"): the value must be a finite number, got ${describeArgument(value)}; dropped.`);
+        core.debug.warn(
+          `metric("${name}"): the value must be a finite number, got ${describeArgument(value)}; dropped.`,
+        );
         return;
       }
       let checkedUnit = '';
       if (typeof unit === 'string') checkedUnit = truncate(unit, MAX_UNIT_LENGTH);
       else if (unit !== undefined && unit !== null) {
-        core.debug.warn(`metric("${name}"): the unit must be a string such as "ms", got ${describeArgument(unit)}; recorded without a unit.`);
+        core.debug.warn(
+          `metric("${name}"): the unit must be a string such as "ms", got ${describeArgument(unit)}; recorded without a unit.`,
+        );
       }
       if (validate) checkName(name, checkedUnit);
       const { sessionId, attributes } = readCallContext(core, context, 'metric()');

@@ -56,7 +56,11 @@ export function startNavigation(core: SdkCore, routes: RouteHistory): void {
     pending = undefined;
     if (navigation === undefined) return;
     runGuarded(core, 'navigation capture', () => {
-      const payload: NavigationEventPayload = { url: sanitizePageUrl(navigation.url), title: document.title, trigger: navigation.trigger };
+      const payload: NavigationEventPayload = {
+        url: sanitizePageUrl(navigation.url),
+        title: document.title,
+        trigger: navigation.trigger,
+      };
       core.replay.event('navigation', payload);
     });
   };
@@ -80,11 +84,15 @@ export function startNavigation(core: SdkCore, routes: RouteHistory): void {
   };
 
   for (const method of ['pushState', 'replaceState'] as const) {
-    patchMethod(core.teardown, history, method, (original) =>
-      function (this: History, ...args: Parameters<History['pushState']>): void {
-        original.apply(this, args);
-        changed(method);
-      },
+    patchMethod(
+      core.teardown,
+      history,
+      method,
+      (original) =>
+        function (this: History, ...args: Parameters<History['pushState']>): void {
+          original.apply(this, args);
+          changed(method);
+        },
     );
   }
   core.teardown.listen(window, 'popstate', () => changed('popstate'));

@@ -48,7 +48,13 @@ class Output {
 type Walk = (out: Output, value: unknown, depth: number, ancestors: object[]) => void;
 
 /** Writes `items` between `open` and `close`, separated by commas, at most {@link MAX_ENTRIES} of them. */
-function writeList<T>(out: Output, open: string, close: string, items: Iterable<T>, writeItem: (item: T) => void): void {
+function writeList<T>(
+  out: Output,
+  open: string,
+  close: string,
+  items: Iterable<T>,
+  writeItem: (item: T) => void,
+): void {
   out.push(open);
   let count = 0;
   for (const item of items) {

@@ -17,7 +17,8 @@ const MAX_CHANGES = 100;
 
 /** The path of the document's navigation entry, else (no Navigation Timing) the path now. */
 function documentPath(): string {
-  const entry = typeof performance.getEntriesByType === 'function' ? performance.getEntriesByType('navigation')[0] : undefined;
+  const entry =
+    typeof performance.getEntriesByType === 'function' ? performance.getEntriesByType('navigation')[0] : undefined;
   try {
     return entry ? new URL(entry.name).pathname : location.pathname;
   } catch {

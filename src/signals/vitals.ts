@@ -53,7 +53,8 @@ function targetOf(metric: MetricType): string | undefined {
  * input, whose handler may already have routed elsewhere.
  */
 function pathOf(metric: MetricType, routes: RouteHistory): string {
-  const entry = metric.name === 'INP' ? metric.entries[0] : metric.name === 'CLS' ? largestShift(metric.entries) : undefined;
+  const entry =
+    metric.name === 'INP' ? metric.entries[0] : metric.name === 'CLS' ? largestShift(metric.entries) : undefined;
   return entry === undefined ? routes.loadPath : routes.at(entry.startTime);
 }
 
@@ -91,7 +92,9 @@ export function startVitals(core: SdkCore, record: MetricRecorder, routes: Route
     runGuarded(core, `Web Vitals (${name})`, () =>
       subscribe((metric) => {
         if (!running) return;
-        runGuarded(core, `Web Vitals (${name})`, () => record(name, metric.value, unit, undefined, vitalAttributes(metric, routes)));
+        runGuarded(core, `Web Vitals (${name})`, () =>
+          record(name, metric.value, unit, undefined, vitalAttributes(metric, routes)),
+        );
       }, options),
     );
   }

@@ -13,7 +13,10 @@ const NETWORK_EVENTS = words(
 const PAGE_EVENTS = words(
   'fetchStart unloadEventStart unloadEventEnd domInteractive domContentLoadedEventStart domContentLoadedEventEnd domComplete loadEventStart loadEventEnd',
 );
-const PAINT_EVENTS: Record<string, string> = { 'first-paint': 'firstPaint', 'first-contentful-paint': 'firstContentfulPaint' };
+const PAINT_EVENTS: Record<string, string> = {
+  'first-paint': 'firstPaint',
+  'first-contentful-paint': 'firstContentfulPaint',
+};
 
 /** Adds an event per mark that is a number; zeros (a mark that did not happen) only when `zeros`. */
 function addEvents(span: Span, names: string[], timing: Timing, zeros: boolean): void {
@@ -30,7 +33,8 @@ function fetchSpan(tracer: Tracer, name: string, timing: Timing, url: string, pa
   addEvents(span, NETWORK_EVENTS, timing, timing.startTime === 0);
   const { encodedBodySize: encoded, decodedBodySize: decoded } = timing;
   if (encoded !== undefined) span.setAttribute('http.response_content_length', encoded);
-  if (decoded !== undefined && decoded !== encoded) span.setAttribute('http.response_content_length_uncompressed', decoded);
+  if (decoded !== undefined && decoded !== encoded)
+    span.setAttribute('http.response_content_length_uncompressed', decoded);
   span.end(timing.responseEnd);
 }
 

@@ -115,16 +115,18 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
         core.debug.error('could not record a fetch request', failure);
       }
     };
-    return context.with(spanContext, () => base(input, sendInit)).then(
-      (response) => {
-        settle(response, undefined);
-        return response;
-      },
-      (error: unknown) => {
-        settle(undefined, error);
-        throw error;
-      },
-    );
+    return context
+      .with(spanContext, () => base(input, sendInit))
+      .then(
+        (response) => {
+          settle(response, undefined);
+          return response;
+        },
+        (error: unknown) => {
+          settle(undefined, error);
+          throw error;
+        },
+      );
   };
   return traced as typeof fetch;
 }
@@ -133,13 +135,26 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
  * Ends the request's span and writes its outcome log inside the span's context, so the log carries its trace. A failed
  * request's log is an issue on the server only when the app asks for it (`issuesFrom: ['requests']`).
  */
-function finish(span: Span, spanContext: ReturnType<typeof context.active>, log: OutcomeLog, exchange: Exchange, issues: boolean): void {
+function finish(
+  span: Span,
+  spanContext: ReturnType<typeof context.active>,
+  log: OutcomeLog,
+  exchange: Exchange,
+  issues: boolean,
+): void {
   const { status, method, url, error } = exchange;
   const durationMs = endRequestSpan(span, exchange);
 
   const outcome = error !== undefined ? `failed: ${error}` : `→ ${status}`;
-  const attributes: Attributes = { 'http.method': method, 'http.url': url, 'http.status_code': status, 'http.duration_ms': durationMs };
+  const attributes: Attributes = {
+    'http.method': method,
+    'http.url': url,
+    'http.status_code': status,
+    'http.duration_ms': durationMs,
+  };
   if (error !== undefined) attributes['error.message'] = error;
   if (issues && outcomeLevel(exchange) === 'error') attributes['svc.issue'] = true;
-  context.with(spanContext, () => log(outcomeLevel(exchange), `${method} ${url} ${outcome} (${Math.round(durationMs)} ms)`, attributes));
+  context.with(spanContext, () =>
+    log(outcomeLevel(exchange), `${method} ${url} ${outcome} (${Math.round(durationMs)} ms)`, attributes),
+  );
 }

@@ -10,10 +10,12 @@ import type { Attributes } from '../sdk/types';
  * A failed request, in SPEC terms: no response at all (an error instead), or a server error. Client errors (4xx) are
  * outcomes, and so is an opaque (`no-cors`) response, whose status reads 0.
  */
-export const failed = (exchange: Pick<Exchange, 'status' | 'error'>): boolean => exchange.error !== undefined || exchange.status >= 500;
+export const failed = (exchange: Pick<Exchange, 'status' | 'error'>): boolean =>
+  exchange.error !== undefined || exchange.status >= 500;
 
 /** True when the replay keeps recipe steps, so bodies are worth reading at all. */
-export const recordsRecipes = (core: SdkCore): boolean => core.config.replay.enabled && core.config.replay.captureNetworkRecipes;
+export const recordsRecipes = (core: SdkCore): boolean =>
+  core.config.replay.enabled && core.config.replay.captureNetworkRecipes;
 
 /** A string is an origin or a URL prefix, ending where a path segment, query or fragment does; a RegExp sees the URL. */
 function listed(href: string, pattern: Pattern): boolean {
@@ -43,7 +45,12 @@ export function recordsBodies(core: SdkCore, url: URL): boolean {
  * bodies read (sources given only when {@link recordsBodies}). A body that could not be read leaves the step without
  * it; if the module cannot be loaded, the step is recorded without bodies or request headers.
  */
-export function recordExchange(core: SdkCore, exchange: Exchange, requestBody?: BodySource, responseBody?: BodySource): void {
+export function recordExchange(
+  core: SdkCore,
+  exchange: Exchange,
+  requestBody?: BodySource,
+  responseBody?: BodySource,
+): void {
   const { method, url, status, traceId, error } = exchange;
   const durationMs = Math.round(exchange.durationMs * 1000) / 1000;
   const event = { method, url, status, durationMs, traceId, ...(error === undefined ? {} : { error }) };
@@ -59,7 +66,10 @@ export function recordExchange(core: SdkCore, exchange: Exchange, requestBody?: 
         );
       },
       (failure: unknown) => {
-        core.debug.error('could not load the body module; recording a recipe step without bodies or request headers', failure);
+        core.debug.error(
+          'could not load the body module; recording a recipe step without bodies or request headers',
+          failure,
+        );
         return toRecipeStep(exchange, { request: undefined, response: undefined });
       },
     )
@@ -75,7 +85,8 @@ export function endRequestSpan(span: Span, exchange: Exchange, attributes?: Attr
   const { status, error } = exchange;
   const durationMs = Math.round(exchange.durationMs * 1000) / 1000;
   span.setAttributes({ ...attributes, 'http.status_code': status, 'http.duration_ms': durationMs });
-  if (error !== undefined || status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: error ?? `HTTP ${status}` });
+  if (error !== undefined || status >= 400)
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error ?? `HTTP ${status}` });
   span.end();
   return durationMs;
 }

@@ -1,4 +1,10 @@
-import { isSpanContextValid, trace, type Context, type TextMapPropagator, type TextMapSetter } from '@opentelemetry/api';
+import {
+  isSpanContextValid,
+  trace,
+  type Context,
+  type TextMapPropagator,
+  type TextMapSetter,
+} from '@opentelemetry/api';
 
 /**
  * Injects the W3C trace context under a configurable header name (`propagation.headerName`, `traceparent` by
@@ -6,7 +12,11 @@ import { isSpanContextValid, trace, type Context, type TextMapPropagator, type T
  * header name, so this small one replaces it; both the fetch wrapper and the XHR instrumentation go through it.
  * The browser is always the first hop, so `extract` does nothing.
  */
-export function createPropagator(headerName: string, sessionHeaderName: string, sessionId: () => string): TextMapPropagator {
+export function createPropagator(
+  headerName: string,
+  sessionHeaderName: string,
+  sessionId: () => string,
+): TextMapPropagator {
   return {
     inject(context: Context, carrier: unknown, setter: TextMapSetter) {
       const spanContext = trace.getSpanContext(context);

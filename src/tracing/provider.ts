@@ -41,7 +41,9 @@ export function startTracing(core: SdkCore): Tracer {
   // (flags 00), so that a backend sampling on the parent's flag does not keep half of a trace the browser never sends.
   const sampler: Sampler = {
     shouldSample: () => ({
-      decision: sessionSampling(core.session.id(), core.config).sampled ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
+      decision: sessionSampling(core.session.id(), core.config).sampled
+        ? SamplingDecision.RECORD_AND_SAMPLED
+        : SamplingDecision.NOT_RECORD,
     }),
     toString: () => 'SvcSessionSampler',
   };

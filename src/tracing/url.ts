@@ -12,12 +12,17 @@ export function resolveUrl(target: string, base: string | undefined): URL | unde
 
 /** The URL as telemetry may carry it: no `user:password@`, pre-signed URL signatures replaced. */
 export function sanitizeUrl(url: URL): string {
-  if (url.username === '' && url.password === '' && !SENSITIVE_QUERY_PARAMETERS.some((name) => url.searchParams.has(name))) {
+  if (
+    url.username === '' &&
+    url.password === '' &&
+    !SENSITIVE_QUERY_PARAMETERS.some((name) => url.searchParams.has(name))
+  ) {
     return url.href;
   }
   const copy = new URL(url.href);
   copy.username = '';
   copy.password = '';
-  for (const name of SENSITIVE_QUERY_PARAMETERS) if (copy.searchParams.has(name)) copy.searchParams.set(name, 'REDACTED');
+  for (const name of SENSITIVE_QUERY_PARAMETERS)
+    if (copy.searchParams.has(name)) copy.searchParams.set(name, 'REDACTED');
   return copy.href;
 }

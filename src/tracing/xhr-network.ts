@@ -20,7 +20,11 @@ interface XhrRequest {
 }
 
 /** The error each end event other than `load` reports, worded like fetch's rejections. */
-const END_ERRORS: Record<string, string> = { error: 'TypeError: network error', timeout: 'TimeoutError: timeout', abort: 'AbortError: aborted' };
+const END_ERRORS: Record<string, string> = {
+  error: 'TypeError: network error',
+  timeout: 'TimeoutError: timeout',
+  abort: 'AbortError: aborted',
+};
 const END_EVENTS = ['load', ...Object.keys(END_ERRORS)];
 
 const now = (): number => performance.timeOrigin + performance.now();
@@ -53,7 +57,9 @@ export function traceXhr(core: SdkCore, tracer: Tracer): void {
   if (prototype === undefined) return;
   const { propagation: options, replay } = core.config;
   const requests = new WeakMap<XMLHttpRequest, XhrRequest>();
-  const watched = options.enabled ? [options.headerName, options.sessionHeaderName].map((name) => name.toLowerCase()) : [];
+  const watched = options.enabled
+    ? [options.headerName, options.sessionHeaderName].map((name) => name.toLowerCase())
+    : [];
 
   const guard = (fn: () => void): void => {
     try {
@@ -63,60 +69,72 @@ export function traceXhr(core: SdkCore, tracer: Tracer): void {
     }
   };
 
-  patchMethod(core.teardown, prototype, 'open', (original) =>
-    function (this: XMLHttpRequest, ...args: unknown[]) {
-      requests.delete(this);
-      const result: unknown = Reflect.apply(original, this, args);
-      guard(() => {
-        const url = resolveUrl(String(args[1]), globalThis.location?.href);
-        if (url === undefined || core.isIngestUrl(url.href)) return;
-        const method = String(args[0]).toUpperCase();
-        const fullUrl = sanitizeUrl(url);
-        const span = tracer.startSpan(method, {
-          kind: SpanKind.CLIENT,
-          attributes: {
-            'http.request.method': method,
-            'url.full': fullUrl,
-            'server.address': url.hostname,
-            'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
-            'http.method': method,
-            'http.url': fullUrl,
-            replay_id: core.replay.replayId,
-          },
+  patchMethod(
+    core.teardown,
+    prototype,
+    'open',
+    (original) =>
+      function (this: XMLHttpRequest, ...args: unknown[]) {
+        requests.delete(this);
+        const result: unknown = Reflect.apply(original, this, args);
+        guard(() => {
+          const url = resolveUrl(String(args[1]), globalThis.location?.href);
+          if (url === undefined || core.isIngestUrl(url.href)) return;
+          const method = String(args[0]).toUpperCase();
+          const fullUrl = sanitizeUrl(url);
+          const span = tracer.startSpan(method, {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              'http.request.method': method,
+              'url.full': fullUrl,
+              'server.address': url.hostname,
+              'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+              'http.method': method,
+              'http.url': fullUrl,
+              replay_id: core.replay.replayId,
+            },
+          });
+          span.addEvent('open');
+          requests.set(this, { method, url, fullUrl, headers: new Map(), span });
         });
-        span.addEvent('open');
-        requests.set(this, { method, url, fullUrl, headers: new Map(), span });
-      });
-      return result;
-    } as XMLHttpRequest['open'],
+        return result;
+      } as XMLHttpRequest['open'],
   );
 
-  patchMethod(core.teardown, prototype, 'setRequestHeader', (original) =>
-    function (this: XMLHttpRequest, name: string, value: string) {
-      const headers = requests.get(this)?.headers;
-      const lower = String(name).toLowerCase();
-      const previous = headers?.get(lower);
-      if (previous !== undefined && watched.includes(lower)) return;
-      original.call(this, name, value);
-      headers?.set(lower, previous === undefined ? String(value) : `${previous}, ${String(value)}`);
-    },
+  patchMethod(
+    core.teardown,
+    prototype,
+    'setRequestHeader',
+    (original) =>
+      function (this: XMLHttpRequest, name: string, value: string) {
+        const headers = requests.get(this)?.headers;
+        const lower = String(name).toLowerCase();
+        const previous = headers?.get(lower);
+        if (previous !== undefined && watched.includes(lower)) return;
+        original.call(this, name, value);
+        headers?.set(lower, previous === undefined ? String(value) : `${previous}, ${String(value)}`);
+      },
   );
 
-  patchMethod(core.teardown, prototype, 'send', (original) =>
-    function (this: XMLHttpRequest, ...args: unknown[]) {
-      const request = requests.get(this);
-      let abandon: ((error: unknown) => void) | undefined;
-      if (request !== undefined) guard(() => (abandon = follow(this, request, args[0])));
-      // Headers are set by now; a second send() without open() throws, and must not touch the request in flight.
-      requests.delete(this);
-      try {
-        return Reflect.apply(original, this, args) as void;
-      } catch (error) {
-        // Not sent (a wrong state), or a synchronous request that failed: it ends here, without replay events.
-        abandon?.(error);
-        throw error;
-      }
-    },
+  patchMethod(
+    core.teardown,
+    prototype,
+    'send',
+    (original) =>
+      function (this: XMLHttpRequest, ...args: unknown[]) {
+        const request = requests.get(this);
+        let abandon: ((error: unknown) => void) | undefined;
+        if (request !== undefined) guard(() => (abandon = follow(this, request, args[0])));
+        // Headers are set by now; a second send() without open() throws, and must not touch the request in flight.
+        requests.delete(this);
+        try {
+          return Reflect.apply(original, this, args) as void;
+        } catch (error) {
+          // Not sent (a wrong state), or a synchronous request that failed: it ends here, without replay events.
+          abandon?.(error);
+          throw error;
+        }
+      },
   );
 
   /** Adds the headers and listens for the end of one sent request; returns what ends it when send() throws. */
@@ -178,13 +196,12 @@ export function traceXhr(core: SdkCore, tracer: Tracer): void {
     // Read off the request now (the app may reuse it with open() from its own loadend listener), redacted later.
     const response =
       bodies && outcome === 'load'
-        ? { response: xhr.response as unknown, responseType: xhr.responseType, contentType: xhr.getResponseHeader('content-type') }
+        ? {
+            response: xhr.response as unknown,
+            responseType: xhr.responseType,
+            contentType: xhr.getResponseHeader('content-type'),
+          }
         : undefined;
-    recordExchange(
-      core,
-      exchange,
-      bodies ? valueBody(body) : undefined,
-      response && xhrResponseBody(response),
-    );
+    recordExchange(core, exchange, bodies ? valueBody(body) : undefined, response && xhrResponseBody(response));
   }
 }

@@ -2,7 +2,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { createTwoFilesPatch } from 'diff';
-import { EXAMPLES, copyExample, formatTimings, prepareExample, viteReactIn, type RunningApp, type SdkSettings, type Timed } from '../support/examples';
+import {
+  EXAMPLES,
+  copyExample,
+  formatTimings,
+  prepareExample,
+  viteReactIn,
+  type RunningApp,
+  type SdkSettings,
+  type Timed,
+} from '../support/examples';
 import { startFakeGithub, type FakeGithub, type FakePull } from '../support/fake-github';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai';
 import type { IssueDetail, IssueSummary } from '../support/issues';
@@ -28,7 +37,17 @@ const APP_SOURCE = 'src/App.tsx';
 const BUGGY_LINE = 'setPoints(loyalty.points.total);';
 const FIXED_LINE = 'setPoints(loyalty.points?.total ?? 0);';
 /** The example's files the repository holds, as the source map names them. */
-const REPOSITORY_FILES = [APP_SOURCE, 'src/coupons.ts', 'src/main.tsx', 'index.html', 'package.json', 'vite.config.ts', 'echo-api.ts', 'loyalty-api.ts', 'tsconfig.json'];
+const REPOSITORY_FILES = [
+  APP_SOURCE,
+  'src/coupons.ts',
+  'src/main.tsx',
+  'index.html',
+  'package.json',
+  'vite.config.ts',
+  'echo-api.ts',
+  'loyalty-api.ts',
+  'tsconfig.json',
+];
 
 interface Analysis {
   state: 'queued' | 'running' | 'done' | 'failed';
@@ -56,10 +75,16 @@ test.beforeAll(async () => {
   // The reproduction test imports @svc/playwright, and its runs load the reporter: both from playwright/dist.
   ensurePackageBuilt();
   model = await startFakeOpenAi();
-  ingest = await startIngest({ 'ai-base-url': model.baseUrl, 'ai-model': 'fix-model', 'ai-api-key': 'sk-test-not-a-secret' });
+  ingest = await startIngest({
+    'ai-base-url': model.baseUrl,
+    'ai-model': 'fix-model',
+    'ai-api-key': 'sk-test-not-a-secret',
+  });
   timings.push(...(await prepareExample(EXAMPLES['vite-react'])));
   buggy = copyExample(EXAMPLES['vite-react']);
-  github = await startFakeGithub({ files: Object.fromEntries(REPOSITORY_FILES.map((file) => [file, readFileSync(join(buggy.dir, file), 'utf8')])) });
+  github = await startFakeGithub({
+    files: Object.fromEntries(REPOSITORY_FILES.map((file) => [file, readFileSync(join(buggy.dir, file), 'utf8')])),
+  });
 });
 
 test.afterAll(async () => {
@@ -74,7 +99,10 @@ test.afterAll(async () => {
 async function control<T>(method: 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const res = await fetch(`${ingest.url}/control-plane${path}`, {
     method,
-    headers: { authorization: `Bearer ${ingest.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${ingest.controlKey}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as T };
@@ -96,9 +124,13 @@ async function hitTheBug(page: Page, origin: string): Promise<string> {
   await expect(page.getByTestId('session')).toHaveText(/\S/);
   const sessionId = (await page.getByTestId('session').textContent())!.trim();
   await page.getByRole('button', { name: 'Show loyalty points' }).click();
-  await expect.poll(() => pageErrors, { message: 'the loyalty error reached the page' }).toContain(`TypeError: ${LOYALTY_ERROR}`);
+  await expect
+    .poll(() => pageErrors, { message: 'the loyalty error reached the page' })
+    .toContain(`TypeError: ${LOYALTY_ERROR}`);
   await page.evaluate(async () => {
-    const slot = (globalThis as Record<symbol, { sdk?: { flushReplay(): Promise<void> } } | undefined>)[Symbol.for('svc.browser.sdk')];
+    const slot = (globalThis as Record<symbol, { sdk?: { flushReplay(): Promise<void> } } | undefined>)[
+      Symbol.for('svc.browser.sdk')
+    ];
     await slot?.sdk?.flushReplay();
   });
   return sessionId;
@@ -110,12 +142,23 @@ async function waitForIssue(sessionId: string): Promise<IssueDetail> {
   await expect
     .poll(
       async () => {
-        issue = (await controlGet<{ data: IssueSummary[] }>(ingest, '/issues')).body.data.find((i) => i.message === LOYALTY_ERROR);
+        issue = (await controlGet<{ data: IssueSummary[] }>(ingest, '/issues')).body.data.find(
+          (i) => i.message === LOYALTY_ERROR,
+        );
         if (!issue) return 'no issue yet';
-        const replay = await controlGet<{ events: Array<{ type: number; data: { source?: number; type?: number } }> }>(ingest, `/sessions/${sessionId}/replay?limit=200`);
-        if (!replay.body.events.some((e) => e.type === 3 && e.data.source === 2 && e.data.type === 2)) return 'no click in the replay yet';
-        const recipes = await controlGet<{ data: Array<{ url: string; status: number }> }>(ingest, `/sessions/${sessionId}/recipes`);
-        return recipes.body.data.some((r) => r.url.endsWith('/api/loyalty') && r.status === 500) ? 'ready' : 'no recipe of /api/loyalty yet';
+        const replay = await controlGet<{ events: Array<{ type: number; data: { source?: number; type?: number } }> }>(
+          ingest,
+          `/sessions/${sessionId}/replay?limit=200`,
+        );
+        if (!replay.body.events.some((e) => e.type === 3 && e.data.source === 2 && e.data.type === 2))
+          return 'no click in the replay yet';
+        const recipes = await controlGet<{ data: Array<{ url: string; status: number }> }>(
+          ingest,
+          `/sessions/${sessionId}/recipes`,
+        );
+        return recipes.body.data.some((r) => r.url.endsWith('/api/loyalty') && r.status === 500)
+          ? 'ready'
+          : 'no recipe of /api/loyalty yet';
       },
       { message: 'the issue, and the session’s replay and recipes', timeout: 45_000, intervals: [500, 1000] },
     )
@@ -142,10 +185,15 @@ const workflowRun = () => String(1_000_000_000 + Math.floor(Math.random() * 1_00
 
 /** Runs the reproduction test against `origin`, reported to the spec's server as the CI job `ci` describes. */
 const runReproduction = (name: string, spec: string, origin: string, ci: Record<string, string>) =>
-  runGeneratedSpec(`ai-fix/${name}`, 'repro.spec.ts', spec, origin, { url: ingest.url, controlKey: ingest.controlKey, ci });
+  runGeneratedSpec(`ai-fix/${name}`, 'repro.spec.ts', spec, origin, {
+    url: ingest.url,
+    controlKey: ingest.controlKey,
+    ci,
+  });
 
-
-test('a recorded bug gets an analysis, a pull request with the fix and its reproduction test, which fails before the fix and passes after, both runs listed on the issue', async ({ page }) => {
+test('a recorded bug gets an analysis, a pull request with the fix and its reproduction test, which fails before the fix and passes after, both runs listed on the issue', async ({
+  page,
+}) => {
   test.setTimeout(600_000);
   const release = github.branch(github.defaultBranch)!;
   const buggySource = readFileSync(join(buggy.dir, APP_SOURCE), 'utf8');
@@ -161,7 +209,12 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
 
   try {
     await test.step('the repository is connected, and the build of its head commit records the bug in Chromium', async () => {
-      const connected = await control('PUT', `/apps/${ingest.appName}/repository`, { owner: github.owner, repo: github.repo, api_url: github.url, token: 'ghp_e2eTokenNotASecret0123456789abcdef' });
+      const connected = await control('PUT', `/apps/${ingest.appName}/repository`, {
+        owner: github.owner,
+        repo: github.repo,
+        api_url: github.url,
+        token: 'ghp_e2eTokenNotASecret0123456789abcdef',
+      });
       expect(connected.status, JSON.stringify(connected.body)).toBe(200);
       buggyApp = await buildAndServe(buggy.dir, release);
       const sessionId = await hitTheBug(page, buggyApp.origin);
@@ -175,7 +228,8 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
       const line = buggySource.split('\n').findIndex((l) => l.includes(BUGGY_LINE)) + 1;
       model.script({
         content: JSON.stringify({
-          root_cause: 'The loyalty button reads points.total from the answer of /api/loyalty, which has no points when it fails (500).',
+          root_cause:
+            'The loyalty button reads points.total from the answer of /api/loyalty, which has no points when it fails (500).',
           confidence: 0.9,
           locations: [{ file: APP_SOURCE, line }],
           diff,
@@ -186,7 +240,10 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
       expect(asked.status, JSON.stringify(asked.body)).toBe(202);
       let analysis: Analysis | undefined;
       await expect
-        .poll(async () => (analysis = (await controlGet<Analysis>(ingest, `/issues/${issue.id}/analysis`)).body).state, { message: 'the analysis finished', timeout: 30_000 })
+        .poll(
+          async () => (analysis = (await controlGet<Analysis>(ingest, `/issues/${issue.id}/analysis`)).body).state,
+          { message: 'the analysis finished', timeout: 30_000 },
+        )
         .toBe('done');
       expect(analysis, JSON.stringify(analysis)).toMatchObject({ mode: 'model', result: { diff_applies: true } });
       expect(model.requests, 'one request to the model').toHaveLength(1);
@@ -197,18 +254,30 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
       expect(opened.status, JSON.stringify(opened.body)).toBe(201);
       expect(github.pulls).toHaveLength(1);
       pull = github.pulls[0]!;
-      expect(pull).toMatchObject({ number: opened.body.number, head: `svc/fix-${issue.id}`, base: github.defaultBranch, state: 'open' });
+      expect(pull).toMatchObject({
+        number: opened.body.number,
+        head: `svc/fix-${issue.id}`,
+        base: github.defaultBranch,
+        state: 'open',
+      });
       expect(pull.body).toContain(issue.id);
       expect(github.branch(github.defaultBranch), 'the default branch is untouched').toBe(release);
       files = github.files(pull.head);
       expect(files[APP_SOURCE], 'the patched source').toBe(fixedSource);
       reproduction = files[`tests/svc/repro-${issue.id}.spec.ts`] ?? '';
-      expect(reproduction, `the reproduction test among ${Object.keys(files).join(', ')}`).toContain(`issue ${issue.id}`);
+      expect(reproduction, `the reproduction test among ${Object.keys(files).join(', ')}`).toContain(
+        `issue ${issue.id}`,
+      );
       expect(reproduction).toContain("getByRole('button', { name: 'Show loyalty points', exact: true }).click();");
     });
 
     await test.step('the reproduction test fails on the buggy build, on the issue’s error, run as CI runs the default branch', async () => {
-      const run = await runReproduction(`${issue.id}-buggy`, reproduction, buggyApp!.origin, githubPush(github.defaultBranch, release, buggyRun));
+      const run = await runReproduction(
+        `${issue.id}-buggy`,
+        reproduction,
+        buggyApp!.origin,
+        githubPush(github.defaultBranch, release, buggyRun),
+      );
       expect(run.status, run.output.slice(-4000)).not.toBe(0);
       expect(run.output).toContain(`TypeError: ${LOYALTY_ERROR}`);
       expect(run.output).toContain('1 failed');
@@ -222,7 +291,12 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
     writeFileSync(join(patched.dir, APP_SOURCE), files[APP_SOURCE]!);
     const fixedApp = await buildAndServe(patched.dir, `${release.slice(0, 12)}-fixed`);
     try {
-      const run = await runReproduction(`${issue.id}-fixed`, reproduction, fixedApp.origin, githubPush(pull.head, pull.headSha, fixedRun));
+      const run = await runReproduction(
+        `${issue.id}-fixed`,
+        reproduction,
+        fixedApp.origin,
+        githubPush(pull.head, pull.headSha, fixedRun),
+      );
       expect(run.status, run.output.slice(-4000)).toBe(0);
       expect(run.output).toContain('1 passed');
     } finally {
@@ -240,14 +314,20 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
       { ...fixed, at: expect.any(String) },
       { ...buggy, at: expect.any(String) },
     ]);
-    for (const [{ run_id, branch, commit, status }, workflow] of [[fixed, fixedRun], [buggy, buggyRun]] as const) {
+    for (const [{ run_id, branch, commit, status }, workflow] of [
+      [fixed, fixedRun],
+      [buggy, buggyRun],
+    ] as const) {
       const run = await controlGet<unknown>(ingest, `/test-runs/${encodeURIComponent(run_id)}`);
       expect(run.body, `run ${run_id}`).toMatchObject({
         run_id,
         status,
         branch,
         commit,
-        ci: { provider: 'github', job_url: `https://github.com/${github.owner}/${github.repo}/actions/runs/${workflow}` },
+        ci: {
+          provider: 'github',
+          job_url: `https://github.com/${github.owner}/${github.repo}/actions/runs/${workflow}`,
+        },
       });
     }
   });
@@ -260,6 +340,7 @@ test('a recorded bug gets an analysis, a pull request with the fix and its repro
       [`reproduction test failed on ${release.slice(0, 7)}`, `${buggyRun}-1`],
     ];
     await expect(section.getByRole('link')).toHaveText(lines.map(([text]) => text));
-    for (const [text, runId] of lines) await expect(section.getByRole('link', { name: text })).toHaveAttribute('href', `/test-run/${runId}`);
+    for (const [text, runId] of lines)
+      await expect(section.getByRole('link', { name: text })).toHaveAttribute('href', `/test-run/${runId}`);
   });
 });

@@ -18,7 +18,9 @@ test.describe('browser resolution', () => {
     const { source, launchOptions } = resolveBrowser(machine([DEBIAN_CHROMIUM]));
     expect(source).toBe('debian');
     expect(launchOptions.executablePath).toBe(DEBIAN_CHROMIUM);
-    expect(launchOptions.args).toEqual(expect.arrayContaining(['--no-sandbox', '--disable-background-networking', '--disable-component-update']));
+    expect(launchOptions.args).toEqual(
+      expect.arrayContaining(['--no-sandbox', '--disable-background-networking', '--disable-component-update']),
+    );
   });
 
   test('SVC_CHROMIUM overrides both, and must exist', () => {
@@ -27,7 +29,9 @@ test.describe('browser resolution', () => {
       executablePath: '/opt/chrome/chrome',
       args: SYSTEM_CHROMIUM_ARGS,
     });
-    expect(() => resolveBrowser(machine([BUNDLED, DEBIAN_CHROMIUM], env))).toThrow(/SVC_CHROMIUM is set to "\/opt\/chrome\/chrome", but no file exists/);
+    expect(() => resolveBrowser(machine([BUNDLED, DEBIAN_CHROMIUM], env))).toThrow(
+      /SVC_CHROMIUM is set to "\/opt\/chrome\/chrome", but no file exists/,
+    );
   });
 
   test('no browser at all: the error says how to get one', () => {

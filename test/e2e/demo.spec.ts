@@ -37,7 +37,8 @@ async function click(page: Page, name: string, outcome: string | RegExp): Promis
 }
 
 /** The headers the echo endpoint received, as the page prints them under its status line. */
-const echoed = (text: string) => JSON.parse(text.slice(text.indexOf('\n') + 1)) as { traceparent: string; 'x-svc-session-id': string };
+const echoed = (text: string) =>
+  JSON.parse(text.slice(text.indexOf('\n') + 1)) as { traceparent: string; 'x-svc-session-id': string };
 
 /** Polls a query API list until `ready` holds for its rows (the SDK sends every two seconds). */
 async function rowsOf<R extends Row>(path: string, ready: (rows: R[]) => boolean, what: string): Promise<R[]> {
@@ -111,19 +112,35 @@ test('every button of the demo page produces its telemetry, under the session id
     `logs ${expectedBodies.join(', ')} stored for session ${sessionId}`,
   );
   for (const row of logs) expect(row).toMatchObject({ session_id: sessionId, app: 'web-app' });
-  expect(byBody(logs, 'demo: custom log from the demo page')).toMatchObject({ severity_text: 'INFO', attributes: { 'demo.button': 'log' } });
-  expect(byBody(logs, 'demo: console.warn from the demo page')).toMatchObject({ severity_text: 'WARN', attributes: { 'log.source': 'console' } });
-  expect(byBody(logs, 'demo: console.error from the demo page')).toMatchObject({ severity_text: 'ERROR', attributes: { 'log.source': 'console' } });
+  expect(byBody(logs, 'demo: custom log from the demo page')).toMatchObject({
+    severity_text: 'INFO',
+    attributes: { 'demo.button': 'log' },
+  });
+  expect(byBody(logs, 'demo: console.warn from the demo page')).toMatchObject({
+    severity_text: 'WARN',
+    attributes: { 'log.source': 'console' },
+  });
+  expect(byBody(logs, 'demo: console.error from the demo page')).toMatchObject({
+    severity_text: 'ERROR',
+    attributes: { 'log.source': 'console' },
+  });
   const uncaught = byBody(logs, 'Error: demo: uncaught error from the demo page')!;
   expect(uncaught).toMatchObject({
     severity_text: 'ERROR',
-    attributes: { 'log.source': 'onerror', 'exception.type': 'Error', 'exception.message': 'demo: uncaught error from the demo page' },
+    attributes: {
+      'log.source': 'onerror',
+      'exception.type': 'Error',
+      'exception.message': 'demo: uncaught error from the demo page',
+    },
   });
   expect(uncaught.attributes['code.file.path']).toBe(`${t.url}/demo/`);
   expect(uncaught.attributes['exception.stacktrace']).toEqual(expect.stringContaining('/demo/'));
   expect(byBody(logs, 'Error: demo: unhandled rejection from the demo page')).toMatchObject({
     severity_text: 'ERROR',
-    attributes: { 'log.source': 'unhandledrejection', 'exception.message': 'demo: unhandled rejection from the demo page' },
+    attributes: {
+      'log.source': 'unhandledrejection',
+      'exception.message': 'demo: unhandled rejection from the demo page',
+    },
   });
   // The failed fetch's outcome log is an error with no status.
   const networkError = logs.find((r) => r.severity_text === 'ERROR' && r.attributes['http.status_code'] === 0);
@@ -135,7 +152,8 @@ test('every button of the demo page produces its telemetry, under the session id
     'three browser.fetch GET spans',
   );
   const byStatus = (status: number) => spans.filter((s) => s.attributes['http.status_code'] === status);
-  for (const status of [200, 500, 0]) expect(byStatus(status), `browser.fetch GET span with http.status_code ${status}`).toHaveLength(1);
+  for (const status of [200, 500, 0])
+    expect(byStatus(status), `browser.fetch GET span with http.status_code ${status}`).toHaveLength(1);
   const okSpan = byStatus(200)[0]!;
   expect(okSpan.trace_id, 'the stored span is the trace whose traceparent reached the echo endpoint').toBe(okTraceId);
   expect(okSpan.attributes).toMatchObject({ 'http.method': 'GET', 'http.url': `${t.url}/demo/api/echo` });
@@ -146,20 +164,30 @@ test('every button of the demo page produces its telemetry, under the session id
   const xhrSpans = await rowsOf<SpanRow>(`/spans?trace_id=${xhrTraceId}`, (rows) => rows.length > 0, 'the XHR span');
   expect(xhrSpans[0]!.session_id).toBe(sessionId);
 
-  const metrics = await rowsOf<MetricRow>(`/metrics?session_id=${session}&name=demo.button_clicks`, (rows) => rows.length > 0, 'the custom metric');
+  const metrics = await rowsOf<MetricRow>(
+    `/metrics?session_id=${session}&name=demo.button_clicks`,
+    (rows) => rows.length > 0,
+    'the custom metric',
+  );
   expect(metrics[0]).toMatchObject({ value: 1, unit: '{click}', session_id: sessionId });
 
   // Every query API link on the page answers once the control key is sent, as the page says.
-  const links = await page.locator('main ul a').evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
+  const links = await page
+    .locator('main ul a')
+    .evaluateAll((anchors) => anchors.map((a) => (a as HTMLAnchorElement).href));
   expect(links.length).toBeGreaterThan(0);
   for (const link of links) {
     expect(link.startsWith(`${t.url}/control-plane/`), link).toBe(true);
     const res = await fetch(link, { headers: { authorization: `Bearer ${t.controlKey}` } });
     expect(res.status, link).toBe(200);
-    if (link.includes('/logs?')) expect(((await res.json()) as { data: LogRow[] }).data.length, link).toBeGreaterThan(0);
+    if (link.includes('/logs?'))
+      expect(((await res.json()) as { data: LogRow[] }).data.length, link).toBeGreaterThan(0);
   }
   await expect(page.locator('#curl')).toContainText(`Authorization: Bearer <control key>`);
 
-  expect(pageErrors).toEqual(['demo: uncaught error from the demo page', 'demo: unhandled rejection from the demo page']);
+  expect(pageErrors).toEqual([
+    'demo: uncaught error from the demo page',
+    'demo: unhandled rejection from the demo page',
+  ]);
   expect(sdkErrors, 'the SDK reported no error of its own').toEqual([]);
 });

@@ -42,7 +42,8 @@ export interface ObservedRequest {
   responseHeaders?: Record<string, string>;
 }
 
-const lower = (headers: object) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
+const lower = (headers: object) =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
 
 /**
  * Records what Chromium puts on the wire for the page, preflights included. Playwright's own `page.on('request')`
@@ -125,7 +126,12 @@ export function otlpTrace(opts: { traceId: string; name: string; sessionId?: str
   };
 }
 
-export type SpanRow = Record<string, unknown> & { app: string; name: string; trace_id: string; session_id: string | null };
+export type SpanRow = Record<string, unknown> & {
+  app: string;
+  name: string;
+  trace_id: string;
+  session_id: string | null;
+};
 
 /** Spans of one trace, read back through the control-plane query API with the control key. */
 export async function spansOfTrace(t: TestServer, traceId: string): Promise<SpanRow[]> {
@@ -154,7 +160,10 @@ export async function waitForSpans(t: TestServer, traceId: string, count = 1): P
  * writer thread; test/support/svc-server.ts). Test-scoped `ingest`: a fresh project on that server (its own keys and
  * `web-app`, so a test reads back only what it sent), and network log. A failing test gets the server's output.
  */
-export const test = base.extend<{ ingest: TestServer; network: NetworkLog }, { pageOrigin: PageOrigin; svcServer: CliServer }>({
+export const test = base.extend<
+  { ingest: TestServer; network: NetworkLog },
+  { pageOrigin: PageOrigin; svcServer: CliServer }
+>({
   pageOrigin: [
     // Playwright requires an object pattern as a fixture's first parameter, even an empty one.
     // eslint-disable-next-line no-empty-pattern
@@ -180,7 +189,10 @@ export const test = base.extend<{ ingest: TestServer; network: NetworkLog }, { p
     await use(project);
     await project.close();
     if (testInfo.status !== testInfo.expectedStatus) {
-      await testInfo.attach('svc-server output', { body: svcServer.output().slice(printed), contentType: 'text/plain' });
+      await testInfo.attach('svc-server output', {
+        body: svcServer.output().slice(printed),
+        contentType: 'text/plain',
+      });
     }
   },
   network: async ({ page }, use) => {

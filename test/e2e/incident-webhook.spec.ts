@@ -20,10 +20,28 @@ import { controlGet, startCliServer, type TestServer } from '../support/svc-serv
 const ERROR_MESSAGE = 'Checkout button exploded';
 const THROWS = 5;
 const ENV = 'staging';
-const SPEC_2_6_KEYS = ['dashboard_url', 'env', 'event', 'incident_id', 'root_cause_summary', 'services', 'severity', 'title'];
+const SPEC_2_6_KEYS = [
+  'dashboard_url',
+  'env',
+  'event',
+  'incident_id',
+  'root_cause_summary',
+  'services',
+  'severity',
+  'title',
+];
 
 type LogRow = { attributes: Record<string, unknown> };
-type Payload = { event: string; incident_id: string; severity: string; title: string; services: string[]; env: string; root_cause_summary: string; dashboard_url: string };
+type Payload = {
+  event: string;
+  incident_id: string;
+  severity: string;
+  title: string;
+  services: string[];
+  env: string;
+  root_cause_summary: string;
+  dashboard_url: string;
+};
 type Incident = {
   id: string;
   status: string;
@@ -31,7 +49,13 @@ type Incident = {
   title: string;
   source: string;
   acknowledged_by: string | null;
-  evidence: { error_type: string; message: string; error_count: number; affected_sessions: number; sessions: Array<{ session_id: string }> } | null;
+  evidence: {
+    error_type: string;
+    message: string;
+    error_count: number;
+    affected_sessions: number;
+    sessions: Array<{ session_id: string }>;
+  } | null;
 };
 
 /**
@@ -49,7 +73,13 @@ async function startCdnExample(ingest: TestServer): Promise<RunningApp> {
       cwd: EXAMPLES.cdn.dir,
       command: process.execPath,
       args: ['server.js'],
-      env: childEnv({ SVC_API_KEY: ingest.ingestKey, SVC_INGEST_URL: ingest.url, SVC_ENV: ENV, PORT: String(port), NODE_PATH: modules }),
+      env: childEnv({
+        SVC_API_KEY: ingest.ingestKey,
+        SVC_INGEST_URL: ingest.url,
+        SVC_ENV: ENV,
+        PORT: String(port),
+        NODE_PATH: modules,
+      }),
       port,
       readyPaths: ['/', '/svc.min.js'],
       timeoutMs: 30_000,
@@ -101,7 +131,11 @@ const eventOf = (request: Received) => (JSON.parse(request.body) as Payload).eve
 /** Waits for the receiver to get `event`, once; the detector runs every 10 s, so the first one may take that long. */
 async function webhookOf(event: string, timeout: number): Promise<{ request: Received; payload: Payload }> {
   await expect
-    .poll(() => receiver.received.map(eventOf), { message: `the receiver got ${event}`, timeout, intervals: [250, 500, 1000] })
+    .poll(() => receiver.received.map(eventOf), {
+      message: `the receiver got ${event}`,
+      timeout,
+      intervals: [250, 500, 1000],
+    })
     .toContain(event);
   const requests = receiver.received.filter((r) => eventOf(r) === event);
   expect(requests, `one ${event} request`).toHaveLength(1);
@@ -110,7 +144,8 @@ async function webhookOf(event: string, timeout: number): Promise<{ request: Rec
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The signed incident page of the server (`?p=…&exp=…&sig=…`). */
-const dashboardLink = (incidentId: string) => expect.stringMatching(new RegExp(`^${escapeRegExp(`${ingest.url}/incidents/${incidentId}?p=`)}`));
+const dashboardLink = (incidentId: string) =>
+  expect.stringMatching(new RegExp(`^${escapeRegExp(`${ingest.url}/incidents/${incidentId}?p=`)}`));
 
 /** Standard Webhooks: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` under the base64-decoded `whsec_` secret. */
 function expectSigned(request: Received, secret: string): void {
@@ -119,7 +154,9 @@ function expectSigned(request: Received, secret: string): void {
   expect(id, 'webhook-id').toEqual(expect.stringMatching(/\S/));
   expect(Math.abs(Number(timestamp) - Date.now() / 1000), 'webhook-timestamp is now, in seconds').toBeLessThan(60);
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const signature = createHmac('sha256', key).update(`${String(id)}.${String(timestamp)}.${request.body}`).digest('base64');
+  const signature = createHmac('sha256', key)
+    .update(`${String(id)}.${String(timestamp)}.${request.body}`)
+    .digest('base64');
   expect(request.headers['webhook-signature']).toBe(`v1,${signature}`);
   expect(request.headers['content-type']).toBe('application/json');
 }
@@ -132,11 +169,15 @@ async function throwInTheShop(page: Page, times: number): Promise<string> {
   await expect(page.getByRole('heading', { name: /^Shop/ })).toBeVisible();
   await expect(page.getByTestId('session')).toHaveText(/\S/);
   for (let i = 0; i < times; i++) await page.getByRole('button', { name: 'Throw' }).click();
-  await expect.poll(() => pageErrors, { message: 'the uncaught errors reached the page' }).toEqual(Array<string>(times).fill(ERROR_MESSAGE));
+  await expect
+    .poll(() => pageErrors, { message: 'the uncaught errors reached the page' })
+    .toEqual(Array<string>(times).fill(ERROR_MESSAGE));
   return (await page.getByTestId('session').textContent())!.trim();
 }
 
-test('an example app throwing one error five times opens an incident, the webhook gets SPEC 2.6, and its dashboard link acknowledges it', async ({ page }) => {
+test('an example app throwing one error five times opens an incident, the webhook gets SPEC 2.6, and its dashboard link acknowledges it', async ({
+  page,
+}) => {
   test.setTimeout(60_000);
   let secret = '';
   let sessionId = '';
@@ -164,8 +205,13 @@ test('an example app throwing one error five times opens an incident, the webhoo
     await expect
       .poll(
         async () => {
-          const logs = await controlGet<{ data: LogRow[] }>(ingest, `/logs?session_id=${encodeURIComponent(sessionId)}&limit=100`);
-          return logs.body.data.filter((r) => r.attributes['exception.message'] === ERROR_MESSAGE && r.attributes['log.source'] === 'onerror').length;
+          const logs = await controlGet<{ data: LogRow[] }>(
+            ingest,
+            `/logs?session_id=${encodeURIComponent(sessionId)}&limit=100`,
+          );
+          return logs.body.data.filter(
+            (r) => r.attributes['exception.message'] === ERROR_MESSAGE && r.attributes['log.source'] === 'onerror',
+          ).length;
         },
         { message: 'the uncaught errors stored as error logs', timeout: 10_000, intervals: [250, 500, 1000] },
       )
@@ -193,8 +239,19 @@ test('an example app throwing one error five times opens an incident, the webhoo
     expect(payload.root_cause_summary).toContain(`${THROWS} times`);
 
     const stored = await incident(payload.incident_id);
-    expect(stored).toMatchObject({ status: 'detected', source: 'detector', severity: payload.severity, title: payload.title });
-    expect(stored.evidence).toMatchObject({ error_type: 'Error', message: ERROR_MESSAGE, error_count: THROWS, affected_sessions: 1, sessions: [{ session_id: sessionId }] });
+    expect(stored).toMatchObject({
+      status: 'detected',
+      source: 'detector',
+      severity: payload.severity,
+      title: payload.title,
+    });
+    expect(stored.evidence).toMatchObject({
+      error_type: 'Error',
+      message: ERROR_MESSAGE,
+      error_count: THROWS,
+      affected_sessions: 1,
+      sessions: [{ session_id: sessionId }],
+    });
   });
 
   await test.step('the dashboard URL opens the incident with the error and its evidence', async () => {
@@ -215,7 +272,11 @@ test('an example app throwing one error five times opens an incident, the webhoo
     const { request, payload } = await webhookOf('incident.acknowledged', 10_000);
     expectSigned(request, secret);
     // The same incident; its dashboard link is signed anew for each notice (a fresh expiry).
-    expect(payload).toEqual({ ...created, event: 'incident.acknowledged', dashboard_url: dashboardLink(created.incident_id) });
+    expect(payload).toEqual({
+      ...created,
+      event: 'incident.acknowledged',
+      dashboard_url: dashboardLink(created.incident_id),
+    });
     expect(receiver.received, 'one notification per event').toHaveLength(2);
 
     await page.goto(created.dashboard_url);

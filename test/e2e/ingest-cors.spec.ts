@@ -11,28 +11,49 @@ import { startCliServer } from '../support/svc-server';
 type PageResult = { ok: true; status: number; body: unknown } | { ok: false; name: string; message: string };
 
 /** `fetch` POST from inside the page; a network/CORS failure comes back as the error the page saw. */
-function postFromPage(page: Page, url: string, init: { headers: Record<string, string>; body: string; keepalive?: boolean }): Promise<PageResult> {
-  return page.evaluate(async ({ url, init }) => {
-    try {
-      const res = await fetch(url, { method: 'POST', headers: init.headers, body: init.body, keepalive: init.keepalive ?? false });
-      const text = await res.text();
-      let body: unknown = text;
+function postFromPage(
+  page: Page,
+  url: string,
+  init: { headers: Record<string, string>; body: string; keepalive?: boolean },
+): Promise<PageResult> {
+  return page.evaluate(
+    async ({ url, init }) => {
       try {
-        body = JSON.parse(text);
-      } catch {
-        /* not JSON: keep the text */
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: init.headers,
+          body: init.body,
+          keepalive: init.keepalive ?? false,
+        });
+        const text = await res.text();
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* not JSON: keep the text */
+        }
+        return { ok: true as const, status: res.status, body };
+      } catch (err) {
+        return { ok: false as const, name: (err as Error).name, message: (err as Error).message };
       }
-      return { ok: true as const, status: res.status, body };
-    } catch (err) {
-      return { ok: false as const, name: (err as Error).name, message: (err as Error).message };
-    }
-  }, { url, init });
+    },
+    { url, init },
+  );
 }
 
-const headerList = (value: string | undefined) => (value ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+const headerList = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
 
 test.describe('ingest from a cross-origin page in Chromium', () => {
-  test('fetch with X-API-Key and JSON is preflighted, accepted, and readable through the query API', async ({ page, ingest, pageOrigin, network }) => {
+  test('fetch with X-API-Key and JSON is preflighted, accepted, and readable through the query API', async ({
+    page,
+    ingest,
+    pageOrigin,
+    network,
+  }) => {
     expect(new URL(ingest.url).origin, 'the page is cross-origin to ingest').not.toBe(pageOrigin.origin);
     await page.goto(pageOrigin.origin);
     const url = `${ingest.url}/otlp/v1/traces`;
@@ -45,7 +66,10 @@ test.describe('ingest from a cross-origin page in Chromium', () => {
       'x-svc-session-id': sessionId,
     };
 
-    const first = await postFromPage(page, url, { headers, body: JSON.stringify(otlpTrace({ traceId, name: 'GET /first', sessionId })) });
+    const first = await postFromPage(page, url, {
+      headers,
+      body: JSON.stringify(otlpTrace({ traceId, name: 'GET /first', sessionId })),
+    });
     expect(first).toEqual({ ok: true, status: 200, body: { partialSuccess: {} } });
 
     // The browser really sent a preflight, and the server's answer is what lets every SDK header through.
@@ -62,7 +86,14 @@ test.describe('ingest from a cross-origin page in Chromium', () => {
     expect(answer['access-control-allow-origin']).toBe(pageOrigin.origin);
     expect(answer['access-control-max-age']).toBe('7200');
     expect(headerList(answer['access-control-allow-headers'])).toEqual(
-      expect.arrayContaining(['content-type', 'content-encoding', 'x-api-key', 'traceparent', 'tracestate', 'x-svc-session-id']),
+      expect.arrayContaining([
+        'content-type',
+        'content-encoding',
+        'x-api-key',
+        'traceparent',
+        'tracestate',
+        'x-svc-session-id',
+      ]),
     );
     expect(headerList(answer['access-control-allow-methods'])).toContain('post');
 
@@ -71,7 +102,10 @@ test.describe('ingest from a cross-origin page in Chromium', () => {
     expect(post?.responseHeaders?.['access-control-allow-origin']).toBe(pageOrigin.origin);
 
     // Max-Age is honoured: the next request to the same URL goes without a new preflight.
-    const second = await postFromPage(page, url, { headers, body: JSON.stringify(otlpTrace({ traceId, name: 'GET /second', sessionId })) });
+    const second = await postFromPage(page, url, {
+      headers,
+      body: JSON.stringify(otlpTrace({ traceId, name: 'GET /second', sessionId })),
+    });
     expect(second).toMatchObject({ ok: true, status: 200 });
     expect(network.preflightsTo(url)).toHaveLength(1);
 
@@ -82,7 +116,11 @@ test.describe('ingest from a cross-origin page in Chromium', () => {
     }
   });
 
-  test('fetch with keepalive is accepted, including when sent from pagehide as the page goes away', async ({ page, ingest, pageOrigin }) => {
+  test('fetch with keepalive is accepted, including when sent from pagehide as the page goes away', async ({
+    page,
+    ingest,
+    pageOrigin,
+  }) => {
     await page.goto(pageOrigin.origin);
     const url = `${ingest.url}/otlp/v1/traces`;
     const headers = { 'content-type': 'application/json', 'x-api-key': ingest.ingestKey };
@@ -111,14 +149,19 @@ test.describe('ingest from a cross-origin page in Chromium', () => {
     expect(stored[0]).toMatchObject({ app: 'web-app', name: 'keepalive on pagehide' });
   });
 
-  test('sendBeacon with a text/plain JSON string and ?api_key= is accepted and stored', async ({ page, ingest, pageOrigin, network }) => {
+  test('sendBeacon with a text/plain JSON string and ?api_key= is accepted and stored', async ({
+    page,
+    ingest,
+    pageOrigin,
+    network,
+  }) => {
     await page.goto(pageOrigin.origin);
     const url = `${ingest.url}/otlp/v1/traces?api_key=${encodeURIComponent(ingest.ingestKey)}`;
     const traceId = hex(16);
-    const queued = await page.evaluate(
-      ({ url, body }) => navigator.sendBeacon(url, body),
-      { url, body: JSON.stringify(otlpTrace({ traceId, name: 'beacon', sessionId: 'beacon-session' })) },
-    );
+    const queued = await page.evaluate(({ url, body }) => navigator.sendBeacon(url, body), {
+      url,
+      body: JSON.stringify(otlpTrace({ traceId, name: 'beacon', sessionId: 'beacon-session' })),
+    });
     expect(queued, 'sendBeacon queued the request').toBe(true);
 
     const stored = await waitForSpans(ingest, traceId);
@@ -127,25 +170,47 @@ test.describe('ingest from a cross-origin page in Chromium', () => {
     expect(network.preflightsTo(url)).toHaveLength(0);
   });
 
-  test('error answers carry CORS headers, so the page can read the status and the JSON error body', async ({ page, ingest, pageOrigin, network }) => {
+  test('error answers carry CORS headers, so the page can read the status and the JSON error body', async ({
+    page,
+    ingest,
+    pageOrigin,
+    network,
+  }) => {
     await page.goto(pageOrigin.origin);
     const url = `${ingest.url}/otlp/v1/traces`;
     const traceId = hex(16);
     const body = JSON.stringify(otlpTrace({ traceId, name: 'must not be stored' }));
 
-    const badKey = await postFromPage(page, url, { headers: { 'content-type': 'application/json', 'x-api-key': 'svc_ingest_not-a-real-key' }, body });
-    expect(badKey).toEqual({ ok: true, status: 401, body: { error: { code: 'unauthorized', message: expect.stringMatching(/API key/) } } });
+    const badKey = await postFromPage(page, url, {
+      headers: { 'content-type': 'application/json', 'x-api-key': 'svc_ingest_not-a-real-key' },
+      body,
+    });
+    expect(badKey).toEqual({
+      ok: true,
+      status: 401,
+      body: { error: { code: 'unauthorized', message: expect.stringMatching(/API key/) } },
+    });
     const [rejected] = network.requestsTo(url);
     expect(rejected?.status).toBe(401);
     expect(rejected?.responseHeaders?.['access-control-allow-origin']).toBe(pageOrigin.origin);
 
     const noKey = await postFromPage(page, url, { headers: { 'content-type': 'application/json' }, body });
-    expect(noKey).toEqual({ ok: true, status: 401, body: { error: { code: 'unauthorized', message: expect.stringMatching(/missing API key/) } } });
+    expect(noKey).toEqual({
+      ok: true,
+      status: 401,
+      body: { error: { code: 'unauthorized', message: expect.stringMatching(/missing API key/) } },
+    });
 
-    const badJson = await postFromPage(page, url, { headers: { 'content-type': 'application/json', 'x-api-key': ingest.ingestKey }, body: '{"resourceSpans": [' });
+    const badJson = await postFromPage(page, url, {
+      headers: { 'content-type': 'application/json', 'x-api-key': ingest.ingestKey },
+      body: '{"resourceSpans": [',
+    });
     expect(badJson).toMatchObject({ ok: true, status: 400, body: { error: { code: 'invalid_request' } } });
 
-    const badType = await postFromPage(page, url, { headers: { 'content-type': 'application/xml', 'x-api-key': ingest.ingestKey }, body });
+    const badType = await postFromPage(page, url, {
+      headers: { 'content-type': 'application/xml', 'x-api-key': ingest.ingestKey },
+      body,
+    });
     expect(badType).toMatchObject({ ok: true, status: 415, body: { error: { code: 'unsupported_media_type' } } });
 
     expect(await spansOfTrace(ingest, traceId)).toEqual([]);
@@ -153,7 +218,10 @@ test.describe('ingest from a cross-origin page in Chromium', () => {
 });
 
 test.describe('ingest restricted to other origins', () => {
-  test('a page on an origin not in corsOrigins is blocked by CORS and nothing is stored', async ({ page, pageOrigin }) => {
+  test('a page on an origin not in corsOrigins is blocked by CORS and nothing is stored', async ({
+    page,
+    pageOrigin,
+  }) => {
     const restricted = await startCliServer({ 'cors-origins': 'http://some-other-origin' });
     try {
       const network = await NetworkLog.attach(page);

@@ -60,21 +60,43 @@ async function buildShop(): Promise<Bundle> {
   try {
     await mkdir(join(dir, 'src/cart'), { recursive: true });
     await mkdir(join(dir, 'node_modules/sum-by'), { recursive: true });
-    await writeFile(join(dir, 'node_modules/sum-by/package.json'), JSON.stringify({ name: 'sum-by', version: '1.0.0', module: 'index.js' }));
+    await writeFile(
+      join(dir, 'node_modules/sum-by/package.json'),
+      JSON.stringify({ name: 'sum-by', version: '1.0.0', module: 'index.js' }),
+    );
     await writeFile(join(dir, 'node_modules/sum-by/index.js'), SUM_BY_JS);
     await writeFile(join(dir, 'src/cart/total.ts'), TOTAL_TS);
     await writeFile(
       join(dir, 'src/main.ts'),
       `import { cartTotal } from './cart/total';\ntry {\n  cartTotal({ items: [{ product: { price: 3 }, qty: 2 }, { qty: 1 }] });\n} catch (e) {\n  (globalThis as { error?: Error }).error = e as Error;\n}\n`,
     );
-    const out = await build({ absWorkingDir: dir, entryPoints: ['src/main.ts'], bundle: true, minify: true, sourcemap: 'external', write: false, outdir: 'dist/assets', entryNames: '[name]-[hash]', format: 'iife', logLevel: 'silent' });
+    const out = await build({
+      absWorkingDir: dir,
+      entryPoints: ['src/main.ts'],
+      bundle: true,
+      minify: true,
+      sourcemap: 'external',
+      write: false,
+      outdir: 'dist/assets',
+      entryNames: '[name]-[hash]',
+      format: 'iife',
+      logLevel: 'silent',
+    });
     const js = out.outputFiles.find((f) => f.path.endsWith('.js'))!;
     const url = `https://shop.example.com/assets/${js.path.slice(js.path.lastIndexOf('/') + 1)}`;
     const context: { error?: Error } = {};
     runInNewContext(js.text, context, { filename: url });
     // The bundle's frames; those below them are this spec's.
-    const stack = context.error!.stack!.split('\n').filter((line, i) => i === 0 || line.includes(url)).join('\n');
-    return { url, map: out.outputFiles.find((f) => f.path.endsWith('.map'))!.text, stack, message: context.error!.message };
+    const stack = context
+      .error!.stack!.split('\n')
+      .filter((line, i) => i === 0 || line.includes(url))
+      .join('\n');
+    return {
+      url,
+      map: out.outputFiles.find((f) => f.path.endsWith('.map'))!.text,
+      stack,
+      message: context.error!.message,
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -86,7 +108,11 @@ let shop: Bundle;
 
 test.beforeAll(async () => {
   // The secret key is the spec's, so it can sign a link that has expired.
-  [server, receiver, shop] = await Promise.all([startCliServer({ 'allow-private-targets': 'true', 'secret-key': SECRET_KEY }), startReceiver(), buildShop()]);
+  [server, receiver, shop] = await Promise.all([
+    startCliServer({ 'allow-private-targets': 'true', 'secret-key': SECRET_KEY }),
+    startReceiver(),
+    buildShop(),
+  ]);
 });
 test.afterAll(async () => {
   await receiver?.close();
@@ -105,11 +131,26 @@ async function control<T>(method: string, path: string, body: unknown): Promise<
 }
 
 async function ingest(path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey },
+    body: JSON.stringify(body),
+  });
   expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
 }
 
-const sendError = () => ingest('/otlp/v1/logs', errorLog({ message: shop.message, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: ENV, atMs: Date.now() }));
+const sendError = () =>
+  ingest(
+    '/otlp/v1/logs',
+    errorLog({
+      message: shop.message,
+      stack: shop.stack,
+      sessionId: SESSION,
+      release: RELEASE,
+      env: ENV,
+      atMs: Date.now(),
+    }),
+  );
 
 /** What the session did just before: the page, a click on "Apply coupon" (its replay) and a console line. */
 async function sendWhatLedUpToIt(): Promise<void> {
@@ -121,17 +162,68 @@ async function sendWhatLedUpToIt(): Promise<void> {
       timestamp: at + 1,
       data: {
         initialOffset: { top: 0, left: 0 },
-        node: { type: 0, id: 1, childNodes: [{ type: 2, id: 2, tagName: 'html', attributes: {}, childNodes: [{ type: 2, id: 3, tagName: 'body', attributes: {}, childNodes: [{ type: 2, id: 4, tagName: 'button', attributes: { id: 'coupon' }, childNodes: [{ type: 3, id: 5, textContent: 'Apply coupon' }] }] }] }] },
+        node: {
+          type: 0,
+          id: 1,
+          childNodes: [
+            {
+              type: 2,
+              id: 2,
+              tagName: 'html',
+              attributes: {},
+              childNodes: [
+                {
+                  type: 2,
+                  id: 3,
+                  tagName: 'body',
+                  attributes: {},
+                  childNodes: [
+                    {
+                      type: 2,
+                      id: 4,
+                      tagName: 'button',
+                      attributes: { id: 'coupon' },
+                      childNodes: [{ type: 3, id: 5, textContent: 'Apply coupon' }],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
       },
     },
     { type: 3, timestamp: at + 1_000, data: { source: 2, type: 2, id: 4, x: 5, y: 5 } },
   ];
-  await ingest('/ingest/replay/chunk', { serviceName: 'web-app', sessionId: SESSION, replayId: 'replay-1', seq: 0, startTs: at, endTs: at + 1_000, eventCount: events.length, encoding: 'json', data: JSON.stringify(events) });
+  await ingest('/ingest/replay/chunk', {
+    serviceName: 'web-app',
+    sessionId: SESSION,
+    replayId: 'replay-1',
+    seq: 0,
+    startTs: at,
+    endTs: at + 1_000,
+    eventCount: events.length,
+    encoding: 'json',
+    data: JSON.stringify(events),
+  });
   await ingest('/otlp/v1/logs', {
     resourceLogs: [
       {
         resource: resource({ sessionId: SESSION, release: RELEASE, env: ENV }),
-        scopeLogs: [{ scope: { name: '@svc/browser' }, logRecords: [{ timeUnixNano: `${at + 1_500}000000`, severityNumber: 9, severityText: 'INFO', body: { stringValue: 'applying coupon SAVE10' }, attributes: [str('log.source', 'console')] }] }],
+        scopeLogs: [
+          {
+            scope: { name: '@svc/browser' },
+            logRecords: [
+              {
+                timeUnixNano: `${at + 1_500}000000`,
+                severityNumber: 9,
+                severityText: 'INFO',
+                body: { stringValue: 'applying coupon SAVE10' },
+                attributes: [str('log.source', 'console')],
+              },
+            ],
+          },
+        ],
       },
     ],
   });
@@ -141,7 +233,13 @@ type Payload = { event: string; issue_id?: string; incident_id?: string; dashboa
 /** The payload of the receiver's one `event` request; the detector runs every 10 s, so it may take that long. */
 async function webhookOf(event: string): Promise<Payload> {
   const payloads = () => receiver.received.map((r) => JSON.parse(r.body) as Payload).filter((p) => p.event === event);
-  await expect.poll(() => payloads().length, { message: `the receiver got ${event}`, timeout: 25_000, intervals: [250, 500, 1000] }).toBe(1);
+  await expect
+    .poll(() => payloads().length, {
+      message: `the receiver got ${event}`,
+      timeout: 25_000,
+      intervals: [250, 500, 1000],
+    })
+    .toBe(1);
   return payloads()[0]!;
 }
 
@@ -155,23 +253,41 @@ async function expectRefused(page: Page, url: string, heading: string): Promise<
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(heading);
 }
 
-test('an issue.regressed link opens the issue page: original stack and source, breadcrumbs, sessions; keyboard, axe, phone width; bad links refused', async ({ page }, testInfo) => {
+test('an issue.regressed link opens the issue page: original stack and source, breadcrumbs, sessions; keyboard, axe, phone width; bad links refused', async ({
+  page,
+}, testInfo) => {
   test.setTimeout(120_000);
   let issueId = '';
   let incident: Payload;
   let regressed: Payload;
 
   await test.step('a webhook channel with a rule for the environment, and the build’s source map', async () => {
-    const channel = await control<{ id: string }>('POST', '/notifications/channels', { type: 'webhook', name: 'issues hook', config: { url: `${receiver.url}/hook` } });
-    await control('POST', '/notifications/rules', { name: 'issue page', conditions: { env: [ENV] }, channels: [channel.id], delay_seconds: 0 });
-    await control('POST', '/sourcemaps', { release: RELEASE, maps: [{ map: shop.map, url: shop.url.replace('https://shop.example.com', '~') }] });
+    const channel = await control<{ id: string }>('POST', '/notifications/channels', {
+      type: 'webhook',
+      name: 'issues hook',
+      config: { url: `${receiver.url}/hook` },
+    });
+    await control('POST', '/notifications/rules', {
+      name: 'issue page',
+      conditions: { env: [ENV] },
+      channels: [channel.id],
+      delay_seconds: 0,
+    });
+    await control('POST', '/sourcemaps', {
+      release: RELEASE,
+      maps: [{ map: shop.map, url: shop.url.replace('https://shop.example.com', '~') }],
+    });
   });
 
   await test.step('five errors make an issue and open an incident; resolved, it occurs again and regresses', async () => {
     for (let i = 0; i < 5; i++) await sendError();
     incident = await webhookOf('incident.created');
     await expect
-      .poll(async () => (await controlGet<{ data: Array<{ id: string }> }>(server, `/issues?env=${ENV}`)).body.data.map((i) => i.id), { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await controlGet<{ data: Array<{ id: string }> }>(server, `/issues?env=${ENV}`)).body.data.map((i) => i.id),
+        { timeout: 10_000 },
+      )
       .toHaveLength(1);
     issueId = (await controlGet<{ data: Array<{ id: string }> }>(server, `/issues?env=${ENV}`)).body.data[0]!.id;
     await control('PATCH', `/issues/${issueId}`, { status: 'resolved' });
@@ -179,7 +295,9 @@ test('an issue.regressed link opens the issue page: original stack and source, b
     await sendError();
     regressed = await webhookOf('issue.regressed');
     expect(regressed.issue_id).toBe(issueId);
-    expect(regressed.dashboard_url).toMatch(new RegExp(`^${server.url}/issues/${issueId}\\?p=[^&]+&exp=\\d+&sig=[\\w-]+$`));
+    expect(regressed.dashboard_url).toMatch(
+      new RegExp(`^${server.url}/issues/${issueId}\\?p=[^&]+&exp=\\d+&sig=[\\w-]+$`),
+    );
   });
 
   const consoleErrors: string[] = [];
@@ -216,8 +334,15 @@ test('an issue.regressed link opens the issue page: original stack and source, b
   await test.step('Tab reaches every link and disclosure in reading order, with a visible focus; axe finds nothing', async () => {
     // From the top, as a reader arriving from the link starts.
     await page.goto(regressed.dashboard_url);
-    const focusable = await page.locator('a[href], summary').evaluateAll((els) => els.map((el) => el.textContent ?? ''));
-    expect(focusable).toEqual(['the incident this issue opened', '1 frame not in the app', 'The stack as the browser sent it', SESSION]);
+    const focusable = await page
+      .locator('a[href], summary')
+      .evaluateAll((els) => els.map((el) => el.textContent ?? ''));
+    expect(focusable).toEqual([
+      'the incident this issue opened',
+      '1 frame not in the app',
+      'The stack as the browser sent it',
+      SESSION,
+    ]);
     for (const text of focusable) {
       await page.keyboard.press('Tab');
       const focused = page.locator(':focus');
@@ -225,7 +350,9 @@ test('an issue.regressed link opens the issue page: original stack and source, b
       expect(await focused.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe('solid');
     }
     const axe = await new AxeBuilder({ page }).analyze();
-    expect(axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
+    expect(
+      axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+    ).toEqual([]);
   });
 
   await test.step('at phone width nothing scrolls sideways and the throwing line fits the screen', async () => {
@@ -261,13 +388,29 @@ test('an issue.regressed link opens the issue page: original stack and source, b
   await test.step('an altered, an expired and an incident link get the 403 page', async () => {
     const url = regressed.dashboard_url;
     const sig = new URL(url).searchParams.get('sig')!;
-    await expectRefused(page, url.replace(`sig=${sig}`, `sig=${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}`), 'This link is not valid');
-    await expectRefused(page, url.replace(/exp=\d+/, (m) => `${m}1`), 'This link is not valid');
+    await expectRefused(
+      page,
+      url.replace(`sig=${sig}`, `sig=${sig.startsWith('A') ? 'B' : 'A'}${sig.slice(1)}`),
+      'This link is not valid',
+    );
+    await expectRefused(
+      page,
+      url.replace(/exp=\d+/, (m) => `${m}1`),
+      'This link is not valid',
+    );
     const projectId = new URL(url).searchParams.get('p')!;
-    const expired = signedLink(createSecretBox(SECRET_KEY), server.url, Date.now() - 31 * DAY, projectId, { kind: 'issue', id: issueId, action: 'view' });
+    const expired = signedLink(createSecretBox(SECRET_KEY), server.url, Date.now() - 31 * DAY, projectId, {
+      kind: 'issue',
+      id: issueId,
+      action: 'view',
+    });
     await expectRefused(page, expired, 'This link is out of date');
     // The incident link's signature, on the issue page of the incident's own id and of the issue's.
-    await expectRefused(page, withQuery(`${server.url}/issues/${incident.incident_id!}`, queryOf(incident.dashboard_url)), 'This link is not valid');
+    await expectRefused(
+      page,
+      withQuery(`${server.url}/issues/${incident.incident_id!}`, queryOf(incident.dashboard_url)),
+      'This link is not valid',
+    );
     await expectRefused(page, withQuery(url, queryOf(incident.dashboard_url)), 'This link is not valid');
     await page.screenshot({ path: testInfo.outputPath('issue-page-refused.png') });
   });

@@ -25,7 +25,11 @@ test.beforeAll(async () => {
   await ensureSdkBuilt();
   app = await startSdkPage();
   api = await serveLocally((req, res) => {
-    const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET, POST' };
+    const cors = {
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': '*',
+      'access-control-allow-methods': 'GET, POST',
+    };
     if (req.method === 'OPTIONS') {
       res.writeHead(204, cors).end();
       return;
@@ -44,7 +48,12 @@ test.afterAll(async () => {
 
 /** Opens a page whose SDK has `replay` (a JavaScript object literal, so it can hold RegExps). */
 async function open(page: Page, ingest: TestServer, replay: string): Promise<string[]> {
-  const config = JSON.stringify({ apiKey: ingest.ingestKey, serviceName: 'web-app', ingestUrl: ingest.url, flushIntervalMs: 100 });
+  const config = JSON.stringify({
+    apiKey: ingest.ingestKey,
+    serviceName: 'web-app',
+    ingestUrl: ingest.url,
+    flushIntervalMs: 100,
+  });
   app.setHtml(`<!doctype html><html><head><title>bodies</title><script src="/svc.min.js"></script>
 <script>window.sdk = Svc.initBrowserSDK(Object.assign(${config}, { replay: Object.assign({ flushIntervalMs: 200 }, ${replay}) }));</script>
 </head><body><p>bodies</p></body></html>`);
@@ -81,7 +90,13 @@ test('values are redacted from JSON, form and text bodies, whatever their key', 
         await fetch('/api/echo?kind=json', {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-client-note': `by ${v.EMAIL}` },
-          body: JSON.stringify({ contact: v.EMAIL, profile: { id: 42, jwt: v.JWT }, memo: `paid with ${v.VISA}`, phone: v.PHONE, year: 2024 }),
+          body: JSON.stringify({
+            contact: v.EMAIL,
+            profile: { id: 42, jwt: v.JWT },
+            memo: `paid with ${v.VISA}`,
+            phone: v.PHONE,
+            year: 2024,
+          }),
         })
       ).text();
       await new Promise<void>((resolve) => {
@@ -92,7 +107,9 @@ test('values are redacted from JSON, form and text bodies, whatever their key', 
         xhr.send(new URLSearchParams({ name: 'Ann', contact: v.EMAIL, tel: v.PHONE, qty: '3' }).toString());
       });
       const text = `GET /account HTTP/1.1\nAuthorization: Bearer ${v.RANDOM_TOKEN}\nX-Key: ${v.STRIPE_KEY}\nOrder 12345 for ${v.EMAIL}`;
-      await (await fetch('/api/echo?kind=text', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: text })).text();
+      await (
+        await fetch('/api/echo?kind=text', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: text })
+      ).text();
     },
     { EMAIL, JWT, VISA, PHONE, STRIPE_KEY, RANDOM_TOKEN },
   );
@@ -100,10 +117,17 @@ test('values are redacted from JSON, form and text bodies, whatever their key', 
   expect(errors).toEqual([]);
 
   const stored = JSON.stringify([...steps.values()]);
-  for (const secret of [EMAIL, JWT, VISA, PHONE, STRIPE_KEY, RANDOM_TOKEN, encodeURIComponent(EMAIL)]) expect(stored).not.toContain(secret);
+  for (const secret of [EMAIL, JWT, VISA, PHONE, STRIPE_KEY, RANDOM_TOKEN, encodeURIComponent(EMAIL)])
+    expect(stored).not.toContain(secret);
 
   const json = steps.get(`${app.origin}/api/echo?kind=json`)!;
-  expect(JSON.parse(json.requestBody), 'valid JSON, same keys, values redacted').toEqual({ contact: R, profile: { id: 42, jwt: R }, memo: `paid with ${R}`, phone: R, year: 2024 });
+  expect(JSON.parse(json.requestBody), 'valid JSON, same keys, values redacted').toEqual({
+    contact: R,
+    profile: { id: 42, jwt: R },
+    memo: `paid with ${R}`,
+    phone: R,
+    year: 2024,
+  });
   expect(json.requestHeaders['x-client-note'], 'header values too').toBe(`by ${R}`);
 
   const form = steps.get(`${app.origin}/api/echo?kind=form`)!;
@@ -116,7 +140,13 @@ test('values are redacted from JSON, form and text bodies, whatever their key', 
 test("networkBodies: 'none' keeps no body, and the rest of the step", async ({ page, ingest }) => {
   const errors = await open(page, ingest, "{ networkBodies: 'none' }");
   await page.evaluate(async (email) => {
-    await (await fetch('/api/echo?kind=none', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ note: 'plain' }) })).text();
+    await (
+      await fetch('/api/echo?kind=none', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ note: 'plain' }),
+      })
+    ).text();
     await new Promise<void>((resolve) => {
       const xhr = new XMLHttpRequest();
       xhr.open('POST', '/api/echo?kind=none-xhr');
@@ -128,7 +158,11 @@ test("networkBodies: 'none' keeps no body, and the rest of the step", async ({ p
   expect(errors).toEqual([]);
   for (const url of [`${app.origin}/api/echo?kind=none`, `${app.origin}/api/echo?kind=none-xhr`]) {
     const step = steps.get(url)!;
-    expect(step).toMatchObject({ method: 'POST', status: 200, responseHeaders: { 'content-type': 'application/json' } });
+    expect(step).toMatchObject({
+      method: 'POST',
+      status: 200,
+      responseHeaders: { 'content-type': 'application/json' },
+    });
     expect(step.requestHeaders, 'headers still recorded').toHaveProperty('traceparent');
     // The server stores an absent body as null.
     for (const key of ['requestBody', 'responseBody']) expect(step[key] ?? null, `${url} ${key}`).toBeNull();
@@ -136,9 +170,14 @@ test("networkBodies: 'none' keeps no body, and the rest of the step", async ({ p
 });
 
 test('a cross-origin body is recorded only when its URL is listed in networkBodyUrls', async ({ page, ingest }) => {
-  const errors = await open(page, ingest, `{ networkBodyUrls: [${JSON.stringify(`${api.origin}/listed`)}, /\\/by-regexp$/] }`);
+  const errors = await open(
+    page,
+    ingest,
+    `{ networkBodyUrls: [${JSON.stringify(`${api.origin}/listed`)}, /\\/by-regexp$/] }`,
+  );
   await page.evaluate(async (origin) => {
-    const post = async (url: string) => (await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'note=hello' })).text();
+    const post = async (url: string) =>
+      (await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'note=hello' })).text();
     await post(`${origin}/listed/a`);
     await post(`${origin}/listedness`);
     await post(`${origin}/other`);
@@ -154,7 +193,10 @@ test('a cross-origin body is recorded only when its URL is listed in networkBody
   expect(errors).toEqual([]);
 
   for (const path of ['/listed/a', '/by-regexp']) {
-    expect(steps.get(`${api.origin}${path}`), path).toMatchObject({ requestBody: 'note=hello', responseBody: `{"owner":"${R}","ok":true}` });
+    expect(steps.get(`${api.origin}${path}`), path).toMatchObject({
+      requestBody: 'note=hello',
+      responseBody: `{"owner":"${R}","ok":true}`,
+    });
   }
   for (const path of ['/listedness', '/other', '/xhr']) {
     const step = steps.get(`${api.origin}${path}`)!;

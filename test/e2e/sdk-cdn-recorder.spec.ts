@@ -69,7 +69,8 @@ async function recordedChunks(page: Page, ingest: TestServer): Promise<ChunkRow[
     .poll(
       async () => {
         await page.evaluate(() => Svc.getSDK()!.flushReplay());
-        chunks = (await controlGet<{ data: ChunkRow[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`)).body.data;
+        chunks = (await controlGet<{ data: ChunkRow[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`))
+          .body.data;
         return chunks.some((chunk) => chunk.events.some((event) => event.type === RRWEB_FULL_SNAPSHOT));
       },
       { message: 'a chunk with a full snapshot stored', timeout: 15_000 },
@@ -85,20 +86,30 @@ async function recordedChunks(page: Page, ingest: TestServer): Promise<ChunkRow[
 async function logArrives(page: Page, ingest: TestServer, body: string): Promise<void> {
   await page.evaluate((text) => Svc.getSDK()!.log('info', text), body);
   await expect
-    .poll(async () => (await controlGet<{ data: LogRow[] }>(ingest, '/logs?limit=100')).body.data.some((row) => row.body === body), {
-      message: `log "${body}" stored`,
-      timeout: 15_000,
-    })
+    .poll(
+      async () =>
+        (await controlGet<{ data: LogRow[] }>(ingest, '/logs?limit=100')).body.data.some((row) => row.body === body),
+      {
+        message: `log "${body}" stored`,
+        timeout: 15_000,
+      },
+    )
     .toBe(true);
 }
 
-test('svc.min.js injects svc-recorder.min.js from beside itself once replay starts, and its chunks arrive', async ({ page, ingest }) => {
+test('svc.min.js injects svc-recorder.min.js from beside itself once replay starts, and its chunks arrive', async ({
+  page,
+  ingest,
+}) => {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
   const initiators = new Map<string, { type: string; urls: string[] }>();
   cdp.on('Network.requestWillBeSent', (event) => {
     const frames = event.initiator.stack?.callFrames ?? [];
-    initiators.set(new URL(event.request.url).pathname, { type: event.initiator.type, urls: frames.map((frame) => frame.url) });
+    initiators.set(new URL(event.request.url).pathname, {
+      type: event.initiator.type,
+      urls: frames.map((frame) => frame.url),
+    });
   });
   const opened = await open(page, scriptTagPage(ingest));
 
@@ -118,7 +129,10 @@ test('svc.min.js injects svc-recorder.min.js from beside itself once replay star
   expect(opened.pageErrors).toEqual([]);
 });
 
-test('Svc.init() in code finds the recorder beside svc.min.js too, with the CSP nonce of svc.min.js', async ({ page, ingest }) => {
+test('Svc.init() in code finds the recorder beside svc.min.js too, with the CSP nonce of svc.min.js', async ({
+  page,
+  ingest,
+}) => {
   const nonce = 'cdn-recorder-test';
   const config = { apiKey: ingest.ingestKey, serviceName: 'web-app', ingestUrl: ingest.url, debug: true };
   const opened = await open(
@@ -145,9 +159,15 @@ test('with data-replay="false" the recorder is never requested', async ({ page, 
 
 for (const [why, policy] of [
   ['is not found', ''],
-  ["is blocked by the page's Content-Security-Policy", `<meta http-equiv="Content-Security-Policy" content="script-src 'self'">`],
+  [
+    "is blocked by the page's Content-Security-Policy",
+    `<meta http-equiv="Content-Security-Policy" content="script-src 'self'">`,
+  ],
 ] as const) {
-  test(`a recorder that ${why} is reported in debug output and every other signal keeps working`, async ({ page, ingest }) => {
+  test(`a recorder that ${why} is reported in debug output and every other signal keeps working`, async ({
+    page,
+    ingest,
+  }) => {
     // On the ingest server's origin: a real 404 there, and not 'self' for the policy.
     const missing = `${ingest.url}/missing/svc-recorder.min.js`;
     const opened = await open(page, policy + scriptTagPage(ingest, `data-recorder-src="${missing}"`));

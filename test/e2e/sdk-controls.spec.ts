@@ -37,7 +37,8 @@ function ingestRequests(page: Page, ingest: TestServer): Request[] {
   return seen;
 }
 
-const paths = (requests: readonly Request[]) => [...new Set(requests.map((request) => new URL(request.url()).pathname))].sort();
+const paths = (requests: readonly Request[]) =>
+  [...new Set(requests.map((request) => new URL(request.url()).pathname))].sort();
 
 /** Logs, throws and records a metric, then shuts the SDK down (sending everything queued). */
 async function activityThenShutdown(page: Page): Promise<void> {
@@ -73,7 +74,10 @@ test.describe('session sampling', () => {
     expect(paths(requests)).toEqual([]);
   });
 
-  test("the traceparent a request carries follows the session's decision: flags 00 outside sampleRate, 01 inside", async ({ page, ingest }) => {
+  test("the traceparent a request carries follows the session's decision: flags 00 outside sampleRate, 01 inside", async ({
+    page,
+    ingest,
+  }) => {
     const sentBy = async (tab: Page, sessionId: string) => {
       await continueSession(tab, sessionId);
       await openSdkPage(tab, origin, ingest, { sampleRate: 0.5 });
@@ -86,7 +90,10 @@ test.describe('session sampling', () => {
     expect(await sentBy(await page.context().newPage(), INSIDE)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
   });
 
-  test('a session inside sampleRate sends every signal, and its decision travels as resource attributes', async ({ page, ingest }) => {
+  test('a session inside sampleRate sends every signal, and its decision travels as resource attributes', async ({
+    page,
+    ingest,
+  }) => {
     await continueSession(page, INSIDE);
     const requests = ingestRequests(page, ingest);
     const { sessionId } = await openSdkPage(page, origin, ingest, { sampleRate: 0.5 });
@@ -95,9 +102,14 @@ test.describe('session sampling', () => {
     expect(paths(requests)).toEqual(['/ingest/replay/chunk', '/otlp/v1/logs', '/otlp/v1/metrics', '/otlp/v1/traces']);
     const logs = requests.find((request) => request.url().endsWith('/otlp/v1/logs'))!;
     const body = logs.postDataBuffer()!;
-    const json = JSON.parse((logs.headers()['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8')) as unknown;
-    const resource = (json as { resourceLogs: Array<{ resource: { attributes: Array<{ key: string; value: Record<string, unknown> }> } }> })
-      .resourceLogs[0]!.resource.attributes;
+    const json = JSON.parse(
+      (logs.headers()['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8'),
+    ) as unknown;
+    const resource = (
+      json as {
+        resourceLogs: Array<{ resource: { attributes: Array<{ key: string; value: Record<string, unknown> }> } }>;
+      }
+    ).resourceLogs[0]!.resource.attributes;
     expect(resource).toEqual(
       expect.arrayContaining([
         { key: 'svc.sample_rate', value: { doubleValue: 0.5 } },
@@ -124,7 +136,10 @@ test.describe('replay on error', () => {
     expect(paths(requests)).toEqual(['/otlp/v1/logs', '/otlp/v1/metrics', '/otlp/v1/traces']);
   });
 
-  test('an error sends the replay recorded before it, from a full snapshot, then recording goes on', async ({ page, ingest }) => {
+  test('an error sends the replay recorded before it, from a full snapshot, then recording goes on', async ({
+    page,
+    ingest,
+  }) => {
     await continueSession(page, INSIDE);
     const { sessionId } = await openSdkPage(page, origin, ingest, ON_ERROR);
     await page.evaluate(() => {
@@ -142,7 +157,10 @@ test.describe('replay on error', () => {
     await expect
       .poll(
         async () => {
-          const replay = await controlGet<{ events: Array<{ type: number }> }>(ingest, `/sessions/${sessionId}/replay?limit=200`);
+          const replay = await controlGet<{ events: Array<{ type: number }> }>(
+            ingest,
+            `/sessions/${sessionId}/replay?limit=200`,
+          );
           events = replay.body.events ?? [];
           return JSON.stringify(events).includes('After the error');
         },
@@ -155,7 +173,10 @@ test.describe('replay on error', () => {
 });
 
 test.describe('identity', () => {
-  test('setUser and setAttributes go on every record; the session is found by user id and attribute', async ({ page, ingest }) => {
+  test('setUser and setAttributes go on every record; the session is found by user id and attribute', async ({
+    page,
+    ingest,
+  }) => {
     const { sessionId } = await openSdkPage(page, origin, ingest);
     await page.evaluate(() => {
       window.sdk.setUser({ id: 'u-42', email: 'ada@example.com', username: 'ada' });
@@ -163,16 +184,26 @@ test.describe('identity', () => {
       window.sdk.log('info', 'signed in');
     });
     const [log] = await waitForLogs(ingest, sessionId, 1, (row) => row.body === 'signed in');
-    expect(log!.attributes).toMatchObject({ 'user.id': 'u-42', 'session.attributes.plan': 'pro', 'session.attributes.seats': 5 });
+    expect(log!.attributes).toMatchObject({
+      'user.id': 'u-42',
+      'session.attributes.plan': 'pro',
+      'session.attributes.seats': 5,
+    });
     // Only the id by default: e-mail and name are personal data.
     expect(Object.keys(log!.attributes)).not.toContain('user.email');
     expect(Object.keys(log!.attributes)).not.toContain('user.name');
 
     await expect
-      .poll(async () => (await controlGet<{ data: Array<{ session_id: string }> }>(ingest, '/sessions?user_id=u-42')).body.data.map((s) => s.session_id), {
-        message: 'the session found by user id',
-        timeout: 15_000,
-      })
+      .poll(
+        async () =>
+          (await controlGet<{ data: Array<{ session_id: string }> }>(ingest, '/sessions?user_id=u-42')).body.data.map(
+            (s) => s.session_id,
+          ),
+        {
+          message: 'the session found by user id',
+          timeout: 15_000,
+        },
+      )
       .toEqual([sessionId]);
     const byAttribute = await controlGet<{ data: Array<{ session_id: string }> }>(ingest, '/sessions?attr.plan=pro');
     expect(byAttribute.body.data.map((s) => s.session_id)).toEqual([sessionId]);
@@ -193,7 +224,11 @@ test.describe('identity', () => {
       window.sdk.log('info', 'hello');
     });
     const [log] = await waitForLogs(ingest, sessionId, 1, (row) => row.body === 'hello');
-    expect(log!.attributes).toMatchObject({ 'user.id': 'u-7', 'user.email': 'grace@example.com', 'user.name': 'grace' });
+    expect(log!.attributes).toMatchObject({
+      'user.id': 'u-7',
+      'user.email': 'grace@example.com',
+      'user.name': 'grace',
+    });
   });
 });
 
@@ -216,9 +251,13 @@ test.describe('filters and beforeSend', () => {
     return (await rows<LogRow>(ingest, `/logs?session_id=${sessionId}&limit=1000`)).reverse();
   }
 
-  const errorBodies = (logs: readonly LogRow[]) => logs.filter((log) => log.severity_text === 'ERROR').map((log) => String(log.body));
+  const errorBodies = (logs: readonly LogRow[]) =>
+    logs.filter((log) => log.severity_text === 'ERROR').map((log) => String(log.body));
 
-  test('errors of browser extensions are dropped by default; denyUrls and allowUrls filter by the script that threw', async ({ page, ingest }) => {
+  test('errors of browser extensions are dropped by default; denyUrls and allowUrls filter by the script that threw', async ({
+    page,
+    ingest,
+  }) => {
     await page.addInitScript(() => {
       window.svcTestOptions = { denyUrls: [/\/ads\//], allowUrls: ['https://shop.example/', location.origin] };
     });
@@ -235,7 +274,10 @@ test.describe('filters and beforeSend', () => {
     expect(errorBodies(logs)).toEqual(['Error: thrown by https://shop.example/assets/main.js', 'Error: the last one']);
   });
 
-  test('ignoreErrors drops by type and message; beforeSend drops, edits and sees errors as kind "error"', async ({ page, ingest }) => {
+  test('ignoreErrors drops by type and message; beforeSend drops, edits and sees errors as kind "error"', async ({
+    page,
+    ingest,
+  }) => {
     await page.addInitScript(() => {
       window.svcTestOptions = {
         ignoreErrors: ['ResizeObserver loop', /^ChunkLoadError: /],
@@ -260,6 +302,8 @@ test.describe('filters and beforeSend', () => {
     const logs = await logsUpTo(ingest, sessionId, 'signal');
     expect(logs.map((log) => String(log.body))).not.toContain('noise');
     const errors = logs.filter((log) => log.severity_text === 'ERROR');
-    expect(errors.map((log) => [log.body, log.attributes['exception.message']])).toEqual([['TypeError: kept', 'edited by beforeSend']]);
+    expect(errors.map((log) => [log.body, log.attributes['exception.message']])).toEqual([
+      ['TypeError: kept', 'edited by beforeSend'],
+    ]);
   });
 });

@@ -90,9 +90,9 @@ test('every capture path sends the debug IDs of both scripts in the stack', asyn
   const scripts = await injectedScripts();
   const { sessionId } = await openShop(page, ingest, scripts);
   const expected = scripts.map((script) => `${script.debugId} ${origin.origin}${script.path}`);
-  expect(await page.evaluate(() => Object.values((globalThis as { _svcDebugIds?: object })._svcDebugIds ?? {}))).toEqual(
-    scripts.map((script) => script.debugId),
-  );
+  expect(
+    await page.evaluate(() => Object.values((globalThis as { _svcDebugIds?: object })._svcDebugIds ?? {})),
+  ).toEqual(scripts.map((script) => script.debugId));
 
   await page.evaluate(() => {
     type Shop = typeof window & { checkout(cart: object): string };
@@ -124,7 +124,9 @@ test('every capture path sends the debug IDs of both scripts in the stack', asyn
 test('an error whose stack has no injected script carries no debug IDs', async ({ page, ingest }) => {
   const { sessionId } = await openShop(page, ingest, await injectedScripts());
   // app.js, the signals page's own script, was not injected.
-  await page.evaluate(() => (window as typeof window & { throwUncaught(message: string): void }).throwUncaught('from app.js'));
+  await page.evaluate(() =>
+    (window as typeof window & { throwUncaught(message: string): void }).throwUncaught('from app.js'),
+  );
   const [log] = await waitForLogs(ingest, sessionId, 1, (row) => row.body === 'TypeError: from app.js');
   expect(String(log!.attributes['exception.stacktrace'])).toContain('/app.js:');
   expect(Object.keys(log!.attributes)).not.toContain('svc.exception.debug_ids');

@@ -1,6 +1,11 @@
 import { gunzipSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
-import type { ExportLogsServiceRequest, ExportMetricsServiceRequest, ExportTraceServiceRequest, KeyValue } from '../../wire/otlp-json';
+import type {
+  ExportLogsServiceRequest,
+  ExportMetricsServiceRequest,
+  ExportTraceServiceRequest,
+  KeyValue,
+} from '../../wire/otlp-json';
 import { INGEST_PATHS } from '../../wire/paths';
 import { startIngestProxy, type IngestProxy, type ProxiedRequest } from '../support/ingest-proxy';
 import { controlGet, type TestServer } from '../support/svc-server';
@@ -106,14 +111,20 @@ interface OpenedPage {
  * status of 429 (Too Many Requests)`. Those are the browser reporting the fault we inject, not errors in the page:
  * only they are tolerated, and only at the OTLP URLs of the proxy.
  */
-const BROWSER_REQUEST_FAILURE = /^Failed to load resource: (net::ERR_[A-Z_]+|the server responded with a status of \d{3} \([A-Za-z ]+\))$/;
+const BROWSER_REQUEST_FAILURE =
+  /^Failed to load resource: (net::ERR_[A-Z_]+|the server responded with a status of \d{3} \([A-Za-z ]+\))$/;
 
 function isIngestNetworkLine(text: string, locationUrl: string, proxy: IngestProxy): boolean {
   const otlpUrls = Object.values(INGEST_PATHS).map((path) => proxy.url + path);
   return otlpUrls.includes(locationUrl) && BROWSER_REQUEST_FAILURE.test(text);
 }
 
-async function openPage(page: Page, ingest: TestServer, proxy: IngestProxy, options: PageOptions = {}): Promise<OpenedPage> {
+async function openPage(
+  page: Page,
+  ingest: TestServer,
+  proxy: IngestProxy,
+  options: PageOptions = {},
+): Promise<OpenedPage> {
   const opened: OpenedPage = { sessionId: '', pageErrors: [], consoleErrors: [], sdkWarnings: [] };
   page.on('pageerror', (error) => opened.pageErrors.push(error.message));
   page.on('console', (message) => {
@@ -133,7 +144,10 @@ async function openPage(page: Page, ingest: TestServer, proxy: IngestProxy, opti
 async function waitForQuiet(proxy: IngestProxy): Promise<void> {
   await expect
     .poll(
-      () => proxy.posts().some((p) => p.status === 200) && proxy.pending() === 0 && performance.now() - proxy.lastActivity() >= 5 * FLUSH_MS,
+      () =>
+        proxy.posts().some((p) => p.status === 200) &&
+        proxy.pending() === 0 &&
+        performance.now() - proxy.lastActivity() >= 5 * FLUSH_MS,
       { message: 'start-up telemetry delivered and ingest quiet', timeout: 10_000, intervals: [50] },
     )
     .toBe(true);
@@ -151,7 +165,9 @@ async function stored(ingest: TestServer, kind: 'logs' | 'spans' | 'metrics', se
 async function storedSeqs(ingest: TestServer, sessionId: string): Promise<number[]> {
   const rows = await stored(ingest, 'logs', sessionId);
   return rows
-    .flatMap((r) => (typeof r.attributes[SEQ] === 'number' && r.attributes[SEQ] !== MARKER_SEQ ? [r.attributes[SEQ]] : []))
+    .flatMap((r) =>
+      typeof r.attributes[SEQ] === 'number' && r.attributes[SEQ] !== MARKER_SEQ ? [r.attributes[SEQ]] : [],
+    )
     .sort((a, b) => a - b);
 }
 
@@ -165,7 +181,9 @@ function intAttribute(attributes: KeyValue[], key: string): number | undefined {
 /** `test.seq` of the log records in an OTLP/JSON logs body, in order. */
 function seqsInBody(body: string): number[] {
   const request = JSON.parse(body) as ExportLogsServiceRequest;
-  return request.resourceLogs.flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords.flatMap((l) => intAttribute(l.attributes, SEQ) ?? [])));
+  return request.resourceLogs.flatMap((r) =>
+    r.scopeLogs.flatMap((s) => s.logRecords.flatMap((l) => intAttribute(l.attributes, SEQ) ?? [])),
+  );
 }
 
 /**
@@ -175,11 +193,15 @@ function seqsInBody(body: string): number[] {
 function recordKeys(path: string, body: string): string[] {
   if (path === INGEST_PATHS.logs) {
     const request = JSON.parse(body) as ExportLogsServiceRequest;
-    return request.resourceLogs.flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords.map((l) => `log ${l.timeUnixNano} ${JSON.stringify(l.body)}`)));
+    return request.resourceLogs.flatMap((r) =>
+      r.scopeLogs.flatMap((s) => s.logRecords.map((l) => `log ${l.timeUnixNano} ${JSON.stringify(l.body)}`)),
+    );
   }
   if (path === INGEST_PATHS.traces) {
     const request = JSON.parse(body) as ExportTraceServiceRequest;
-    return request.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans.map((span) => `span ${span.spanId}`)));
+    return request.resourceSpans.flatMap((r) =>
+      r.scopeSpans.flatMap((s) => s.spans.map((span) => `span ${span.spanId}`)),
+    );
   }
   const request = JSON.parse(body) as ExportMetricsServiceRequest;
   return request.resourceMetrics.flatMap((r) =>
@@ -200,9 +222,15 @@ function recordKeys(path: string, body: string): string[] {
 async function settle(page: Page, ingest: TestServer, proxy: IngestProxy, sessionId: string): Promise<void> {
   await logRecords(page, MARKER_SEQ, 1);
   await expect
-    .poll(async () => (await stored(ingest, 'logs', sessionId)).some((r) => r.attributes[SEQ] === MARKER_SEQ), { message: 'the marker stored', timeout: RECOVERY_TIMEOUT_MS })
+    .poll(async () => (await stored(ingest, 'logs', sessionId)).some((r) => r.attributes[SEQ] === MARKER_SEQ), {
+      message: 'the marker stored',
+      timeout: RECOVERY_TIMEOUT_MS,
+    })
     .toBe(true);
-  const unanswered = () => proxy.seen.filter((r) => r.method === 'POST' && r.handling !== 'held' && r.answeredAt === undefined && r.abandonedAt === undefined);
+  const unanswered = () =>
+    proxy.seen.filter(
+      (r) => r.method === 'POST' && r.handling !== 'held' && r.answeredAt === undefined && r.abandonedAt === undefined,
+    );
   await expect.poll(() => unanswered().length, { message: 'every request to ingest answered' }).toBe(0);
 }
 
@@ -212,7 +240,10 @@ function expectHealthyPage(opened: OpenedPage): void {
 }
 
 test.describe('ingest down', () => {
-  test('the app keeps working, the queue keeps the newest maxQueueSize records and counts the rest, which arrive after recovery', async ({ page, ingest }) => {
+  test('the app keeps working, the queue keeps the newest maxQueueSize records and counts the rest, which arrive after recovery', async ({
+    page,
+    ingest,
+  }) => {
     const proxy = await startIngestProxy(ingest.url);
     try {
       const opened = await openPage(page, ingest, proxy, { maxQueueSize: 50, probe: true, persistence: false });
@@ -238,7 +269,10 @@ test.describe('ingest down', () => {
         const { headers } = (await res.json()) as { headers: Record<string, string> };
         return { status: res.status, session: headers['x-svc-session-id'] };
       });
-      expect(echo, 'the request went through, still carrying the session header').toEqual({ status: 200, session: sessionId });
+      expect(echo, 'the request went through, still carrying the session header').toEqual({
+        status: 200,
+        session: sessionId,
+      });
       const appDoneAt = await page.evaluate(() => performance.now());
 
       // Wait for a flush that started after the app's records were made and has failed: it carried every record
@@ -257,9 +291,12 @@ test.describe('ingest down', () => {
       const attempted: Array<{ path: string; body: string | null; gzip: number[] | null }> = await page.evaluate(
         () => (window as any).ingestProbe.calls,
       );
-      const text = (call: (typeof attempted)[number]) => call.body ?? gunzipSync(Buffer.from(call.gzip ?? [])).toString();
+      const text = (call: (typeof attempted)[number]) =>
+        call.body ?? gunzipSync(Buffer.from(call.gzip ?? [])).toString();
       const held = new Set(attempted.flatMap((c) => recordKeys(c.path, text(c))));
-      expect(held.size, "the app's records were held: at least its fetch span and outcome log").toBeGreaterThanOrEqual(2);
+      expect(held.size, "the app's records were held: at least its fetch span and outcome log").toBeGreaterThanOrEqual(
+        2,
+      );
 
       // 500 records in one task, started when nothing is on the wire: the queue then holds exactly the newest 50,
       // and everything older (the app's records and the first 450) is dropped and counted.
@@ -280,8 +317,12 @@ test.describe('ingest down', () => {
       proxy.setFault(undefined);
       await expect.poll(() => storedSeqs(ingest, sessionId), { timeout: RECOVERY_TIMEOUT_MS }).toEqual(range(450, 500));
       const dropReports = async () =>
-        (await stored(ingest, 'metrics', sessionId)).filter((m) => m.name === DROPPED_METRIC).map((m) => ({ value: m.value, attributes: m.attributes }));
-      await expect.poll(dropReports, { timeout: 10_000 }).toEqual([{ value: expectedDropped, attributes: expect.objectContaining({ reason: 'queue_full' }) }]);
+        (await stored(ingest, 'metrics', sessionId))
+          .filter((m) => m.name === DROPPED_METRIC)
+          .map((m) => ({ value: m.value, attributes: m.attributes }));
+      await expect
+        .poll(dropReports, { timeout: 10_000 })
+        .toEqual([{ value: expectedDropped, attributes: expect.objectContaining({ reason: 'queue_full' }) }]);
 
       // Nothing else arrives: not the dropped records, not a second copy of anything.
       await settle(page, ingest, proxy, sessionId);
@@ -289,7 +330,10 @@ test.describe('ingest down', () => {
       expect((await stored(ingest, 'logs', sessionId)).length, 'the 50 records and the marker').toBe(before.logs + 51);
       expect((await stored(ingest, 'spans', sessionId)).length).toBe(before.spans);
       expect((await stored(ingest, 'metrics', sessionId)).length).toBe(before.metrics + 1);
-      expect(opened.sdkWarnings.some((w) => w.includes('queue full (maxQueueSize 50)')), 'the drop was reported in debug mode').toBe(true);
+      expect(
+        opened.sdkWarnings.some((w) => w.includes('queue full (maxQueueSize 50)')),
+        'the drop was reported in debug mode',
+      ).toBe(true);
       expectHealthyPage(opened);
     } finally {
       await proxy.close();
@@ -330,7 +374,13 @@ test.describe('ingest down', () => {
 });
 
 /** Sends `count` records once ingest has been quiet, and returns the POSTs that follow, once the records arrived. */
-async function postsAfterQuiet(proxy: IngestProxy, page: Page, ingest: TestServer, sessionId: string, count: number): Promise<ProxiedRequest[]> {
+async function postsAfterQuiet(
+  proxy: IngestProxy,
+  page: Page,
+  ingest: TestServer,
+  sessionId: string,
+  count: number,
+): Promise<ProxiedRequest[]> {
   const from = proxy.seen.length;
   await logRecords(page, 0, count);
   await expect.poll(() => storedSeqs(ingest, sessionId), { timeout: RECOVERY_TIMEOUT_MS }).toEqual(range(0, count));
@@ -338,7 +388,13 @@ async function postsAfterQuiet(proxy: IngestProxy, page: Page, ingest: TestServe
 }
 
 /** Once nothing more can come (settle), the records are stored exactly once each, and the page is healthy. */
-async function expectExactlyOnce(page: Page, ingest: TestServer, opened: OpenedPage, proxy: IngestProxy, count: number): Promise<void> {
+async function expectExactlyOnce(
+  page: Page,
+  ingest: TestServer,
+  opened: OpenedPage,
+  proxy: IngestProxy,
+  count: number,
+): Promise<void> {
   await settle(page, ingest, proxy, opened.sessionId);
   expect(await storedSeqs(ingest, opened.sessionId), 'each record stored once').toEqual(range(0, count));
   for (const forwarded of proxy.posts().filter((p) => p.handling === 'forwarded')) {
@@ -349,7 +405,10 @@ async function expectExactlyOnce(page: Page, ingest: TestServer, opened: OpenedP
   expectHealthyPage(opened);
 }
 
-test('ingest slow: requests held past requestTimeoutMs are aborted and retried; after recovery every record arrives exactly once', async ({ page, ingest }) => {
+test('ingest slow: requests held past requestTimeoutMs are aborted and retried; after recovery every record arrives exactly once', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const opened = await openPage(page, ingest, proxy);
@@ -359,14 +418,18 @@ test('ingest slow: requests held past requestTimeoutMs are aborted and retried; 
     const posts = await postsAfterQuiet(proxy, page, ingest, opened.sessionId, 20);
 
     expect(posts.map((p) => p.handling)).toEqual(['held', 'held', 'forwarded']);
-    for (const post of posts) expect(seqsInBody(post.body), 'each attempt carried the same records').toEqual(range(0, 20));
+    for (const post of posts)
+      expect(seqsInBody(post.body), 'each attempt carried the same records').toEqual(range(0, 20));
     for (const held of posts.slice(0, 2)) expect(held.answeredAt, 'a held request is never answered').toBeUndefined();
     // The SDK gave up on each held request when its timeout fired, and only then retried. (The proxy cannot see the
     // abort itself: Chromium keeps an aborted keepalive request open on the network, it only rejects the page's
     // promise.) Lower bounds: each retry left at least the timeout after the previous attempt arrived.
-    const timedOut = opened.sdkWarnings.filter((w) => w.startsWith(`[svc] sending to ${proxy.url}${INGEST_PATHS.logs} failed (timed out)`));
+    const timedOut = opened.sdkWarnings.filter((w) =>
+      w.startsWith(`[svc] sending to ${proxy.url}${INGEST_PATHS.logs} failed (timed out)`),
+    );
     expect(timedOut).toHaveLength(2);
-    for (let i = 1; i < posts.length; i++) expect(posts[i]!.receivedAt - posts[i - 1]!.receivedAt).toBeGreaterThanOrEqual(0.9 * TIMEOUT_MS);
+    for (let i = 1; i < posts.length; i++)
+      expect(posts[i]!.receivedAt - posts[i - 1]!.receivedAt).toBeGreaterThanOrEqual(0.9 * TIMEOUT_MS);
     await expectExactlyOnce(page, ingest, opened, proxy, 20);
   } finally {
     await proxy.close();
@@ -386,7 +449,10 @@ function uidsInBody(body: string): string[] {
   );
 }
 
-test('answer lost after ingest stored the records: the SDK sends them again, and each record is stored once', async ({ page, ingest }) => {
+test('answer lost after ingest stored the records: the SDK sends them again, and each record is stored once', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const opened = await openPage(page, ingest, proxy);
@@ -396,7 +462,9 @@ test('answer lost after ingest stored the records: the SDK sends them again, and
     const from = proxy.seen.length;
     await logRecords(page, 0, 10);
     const posts = () => proxy.seen.slice(from).filter((r) => r.method === 'POST' && r.path === INGEST_PATHS.logs);
-    await expect.poll(() => posts().map((p) => `${p.handling} ${p.status}`), { timeout: RECOVERY_TIMEOUT_MS }).toEqual(['lost 200', 'forwarded 200']);
+    await expect
+      .poll(() => posts().map((p) => `${p.handling} ${p.status}`), { timeout: RECOVERY_TIMEOUT_MS })
+      .toEqual(['lost 200', 'forwarded 200']);
 
     const [lost, retry] = posts() as [ProxiedRequest, ProxiedRequest];
     expect(seqsInBody(retry.body), 'the same records, sent again').toEqual(range(0, 10));
@@ -410,12 +478,23 @@ test('answer lost after ingest stored the records: the SDK sends them again, and
   }
 });
 
-test('ingest answering 429 with Retry-After: 2: the next attempt waits at least that long, then the records arrive', async ({ page, ingest }) => {
+test('ingest answering 429 with Retry-After: 2: the next attempt waits at least that long, then the records arrive', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const opened = await openPage(page, ingest, proxy);
     await waitForQuiet(proxy);
-    proxy.setFault({ kind: 'status', status: 429, headers: { 'retry-after': '2', 'content-type': 'application/json' }, body: '{"error":"rate limited"}' }, 1);
+    proxy.setFault(
+      {
+        kind: 'status',
+        status: 429,
+        headers: { 'retry-after': '2', 'content-type': 'application/json' },
+        body: '{"error":"rate limited"}',
+      },
+      1,
+    );
     const posts = await postsAfterQuiet(proxy, page, ingest, opened.sessionId, 10);
 
     expect(posts.map((p) => p.status)).toEqual([429, 200]);
@@ -436,13 +515,18 @@ test('ingest answering 500: the records are retried with backoff, then arrive', 
   try {
     const opened = await openPage(page, ingest, proxy);
     await waitForQuiet(proxy);
-    proxy.setFault({ kind: 'status', status: 500, headers: { 'content-type': 'application/json' }, body: '{"error":"internal"}' }, 2);
+    proxy.setFault(
+      { kind: 'status', status: 500, headers: { 'content-type': 'application/json' }, body: '{"error":"internal"}' },
+      2,
+    );
     const posts = await postsAfterQuiet(proxy, page, ingest, opened.sessionId, 10);
 
     expect(posts.map((p) => p.status)).toEqual([500, 500, 200]);
-    for (const post of posts) expect(seqsInBody(post.body), 'each attempt carried the same records').toEqual(range(0, 10));
+    for (const post of posts)
+      expect(seqsInBody(post.body), 'each attempt carried the same records').toEqual(range(0, 10));
     // Backoff: never sooner than the next timer tick after a failure.
-    for (let i = 1; i < posts.length; i++) expect(posts[i]!.receivedAt - posts[i - 1]!.answeredAt!).toBeGreaterThanOrEqual(0.9 * FLUSH_MS);
+    for (let i = 1; i < posts.length; i++)
+      expect(posts[i]!.receivedAt - posts[i - 1]!.answeredAt!).toBeGreaterThanOrEqual(0.9 * FLUSH_MS);
     expect(opened.sdkWarnings.filter((w) => w.includes('failed (HTTP 500)'))).toHaveLength(2);
     await expectExactlyOnce(page, ingest, opened, proxy, 10);
   } finally {
@@ -450,26 +534,41 @@ test('ingest answering 500: the records are retried with backoff, then arrive', 
   }
 });
 
-test('ingest answering 400: the batch is dropped with a debug warning naming the status, never retried', async ({ page, ingest }) => {
+test('ingest answering 400: the batch is dropped with a debug warning naming the status, never retried', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const opened = await openPage(page, ingest, proxy);
     await waitForQuiet(proxy);
-    proxy.setFault({ kind: 'status', status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"bad batch"}' }, 1);
+    proxy.setFault(
+      { kind: 'status', status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"bad batch"}' },
+      1,
+    );
     const from = proxy.seen.length;
     await logRecords(page, 0, 5);
     const refusal = `[svc] ${proxy.url}${INGEST_PATHS.logs} refused 5 records with HTTP 400; they are dropped.`;
-    await expect.poll(() => opened.sdkWarnings.filter((w) => w.startsWith(refusal)).length, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(() => opened.sdkWarnings.filter((w) => w.startsWith(refusal)).length, { timeout: 10_000 })
+      .toBe(1);
     expect(opened.sdkWarnings.find((w) => w.startsWith(refusal))).toContain('bad batch');
 
     // Later records still go; had the refused ones been put back, they would have gone first, with or before these.
     await logRecords(page, 5, 5);
-    await expect.poll(() => storedSeqs(ingest, opened.sessionId), { timeout: RECOVERY_TIMEOUT_MS }).toEqual(range(5, 10));
+    await expect
+      .poll(() => storedSeqs(ingest, opened.sessionId), { timeout: RECOVERY_TIMEOUT_MS })
+      .toEqual(range(5, 10));
     await settle(page, ingest, proxy, opened.sessionId);
     expect(await storedSeqs(ingest, opened.sessionId)).toEqual(range(5, 10));
     const posts = proxy.seen.slice(from).filter((r) => r.method === 'POST');
-    const carrying = (seq: number) => posts.filter((p) => p.path === INGEST_PATHS.logs && seqsInBody(p.body).includes(seq));
-    for (const seq of range(0, 5)) expect(carrying(seq).map((p) => p.status), `record ${seq} sent once, refused`).toEqual([400]);
+    const carrying = (seq: number) =>
+      posts.filter((p) => p.path === INGEST_PATHS.logs && seqsInBody(p.body).includes(seq));
+    for (const seq of range(0, 5))
+      expect(
+        carrying(seq).map((p) => p.status),
+        `record ${seq} sent once, refused`,
+      ).toEqual([400]);
     expectHealthyPage(opened);
   } finally {
     await proxy.close();

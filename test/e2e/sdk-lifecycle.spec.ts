@@ -20,7 +20,14 @@ test.afterAll(() => app.close());
 
 /** A page whose `prelude` runs before the SDK starts, so it can break the environment first. */
 function pageHtml(ingest: TestServer, options: Record<string, unknown> = {}, prelude = ''): string {
-  const config = { apiKey: ingest.ingestKey, serviceName: 'web-app', ingestUrl: ingest.url, flushIntervalMs: 60_000, debug: true, ...options };
+  const config = {
+    apiKey: ingest.ingestKey,
+    serviceName: 'web-app',
+    ingestUrl: ingest.url,
+    flushIntervalMs: 60_000,
+    debug: true,
+    ...options,
+  };
   return `<!doctype html><title>lifecycle</title><script>${prelude}</script><script src="/svc.min.js"></script>
 <script>window.sdk = Svc.initBrowserSDK(${JSON.stringify(config)});</script>`;
 }
@@ -50,13 +57,18 @@ async function logs(ingest: TestServer, count: number): Promise<LogRow[]> {
 
 test('a second initBrowserSDK returns the running instance and warns', async ({ page, ingest }) => {
   const { svcLines } = await open(page, pageHtml(ingest));
-  const same = await page.evaluate(() => Svc.initBrowserSDK({ apiKey: 'other', serviceName: 'other' }) === (window as any).sdk);
+  const same = await page.evaluate(
+    () => Svc.initBrowserSDK({ apiKey: 'other', serviceName: 'other' }) === (window as any).sdk,
+  );
   expect(same).toBe(true);
   expect(await page.evaluate(() => Svc.getSDK() === (window as any).sdk)).toBe(true);
   await expect.poll(() => svcLines.some((line) => line.includes('initBrowserSDK was called again'))).toBe(true);
 });
 
-test('shutdown sends what is queued, restores the console, and later calls are harmless no-ops', async ({ page, ingest }) => {
+test('shutdown sends what is queued, restores the console, and later calls are harmless no-ops', async ({
+  page,
+  ingest,
+}) => {
   const { errors } = await open(page, pageHtml(ingest));
   const after = await page.evaluate(async () => {
     const sdk = (window as any).sdk;
@@ -66,7 +78,10 @@ test('shutdown sends what is queued, restores the console, and later calls are h
     sdk.metric('after_shutdown', 1);
     sdk.captureException(new Error('after shutdown'));
     console.info('console after shutdown');
-    return { consoleRestored: console.info.toString().includes('[native code]'), sameShutdown: sdk.shutdown() instanceof Promise };
+    return {
+      consoleRestored: console.info.toString().includes('[native code]'),
+      sameShutdown: sdk.shutdown() instanceof Promise,
+    };
   });
   expect(after).toEqual({ consoleRestored: true, sameShutdown: true });
   const rows = await logs(ingest, 1);
@@ -74,9 +89,15 @@ test('shutdown sends what is queued, restores the console, and later calls are h
   expect(errors).toEqual([]);
 });
 
-test('the session id lives in local storage under replay.sessionStorageKey and survives a reload', async ({ page, ingest }) => {
+test('the session id lives in local storage under replay.sessionStorageKey and survives a reload', async ({
+  page,
+  ingest,
+}) => {
   await open(page, pageHtml(ingest, { replay: { sessionStorageKey: 'shop_session' } }));
-  const first = await page.evaluate(() => ({ id: (window as any).sdk.sessionId as string, stored: localStorage.getItem('shop_session') }));
+  const first = await page.evaluate(() => ({
+    id: (window as any).sdk.sessionId as string,
+    stored: localStorage.getItem('shop_session'),
+  }));
   expect(first.id).toMatch(/^[0-9a-f]{32}$/);
   expect(first.stored).toBe(first.id);
   await page.reload();
@@ -88,7 +109,8 @@ test('the session id lives in local storage under replay.sessionStorageKey and s
 });
 
 test('blocked local storage falls back to a session in memory', async ({ page, ingest }) => {
-  const blockStorage = "Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('blocked', 'SecurityError'); } });";
+  const blockStorage =
+    "Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('blocked', 'SecurityError'); } });";
   const { errors } = await open(page, pageHtml(ingest, {}, blockStorage));
   const id = await page.evaluate(async () => {
     const sdk = (window as any).sdk;
@@ -103,7 +125,10 @@ test('blocked local storage falls back to a session in memory', async ({ page, i
 });
 
 test('nothing the app passes makes the SDK throw, and invalid options warn and fall back', async ({ page, ingest }) => {
-  const { errors, svcLines } = await open(page, pageHtml(ingest, { flushIntervalMs: -1, replay: { maxChunkBytes: 'big' } }));
+  const { errors, svcLines } = await open(
+    page,
+    pageHtml(ingest, { flushIntervalMs: -1, replay: { maxChunkBytes: 'big' } }),
+  );
   const thrown = await page.evaluate(async () => {
     const sdk = (window as any).sdk;
     const attempts: Array<() => unknown> = [
@@ -112,7 +137,14 @@ test('nothing the app passes makes the SDK throw, and invalid options warn and f
       () => sdk.metric('', Number.NaN),
       () => sdk.metric('cart_items', 'three'),
       () => sdk.captureException(undefined),
-      () => sdk.captureException({ cyclic: (() => { const o: any = {}; o.self = o; return o; })() }),
+      () =>
+        sdk.captureException({
+          cyclic: (() => {
+            const o: any = {};
+            o.self = o;
+            return o;
+          })(),
+        }),
       () => sdk.captureReplayEvent(42, Symbol('x')),
       () => sdk.log('info', 'still fine', { attrs: { fn: () => 1, big: 10n, nested: { a: [1, { b: 2 }] } } }),
     ];
@@ -137,7 +169,10 @@ test('nothing the app passes makes the SDK throw, and invalid options warn and f
 
 test('without an API key the SDK stays off and says why in debug mode', async ({ page, ingest }) => {
   const { errors, svcLines } = await open(page, pageHtml(ingest, { apiKey: '' }));
-  const state = await page.evaluate(() => ({ running: Svc.getSDK() !== undefined, native: fetch.toString().includes('[native code]') }));
+  const state = await page.evaluate(() => ({
+    running: Svc.getSDK() !== undefined,
+    native: fetch.toString().includes('[native code]'),
+  }));
   expect(state).toEqual({ running: false, native: true });
   expect(svcLines.some((line) => line.includes('"apiKey"'))).toBe(true);
   expect(errors).toEqual([]);
@@ -150,7 +185,9 @@ test('the SDK never traces or records its own requests', async ({ page, ingest }
   await page.evaluate(() => (window as any).sdk.log('info', 'two'));
   await logs(ingest, 2);
   await page.evaluate(() => (window as any).sdk.shutdown());
-  const spans = (await controlGet<{ data: Array<{ attributes: Record<string, unknown> }> }>(ingest, '/spans?limit=1000')).body.data;
+  const spans = (
+    await controlGet<{ data: Array<{ attributes: Record<string, unknown> }> }>(ingest, '/spans?limit=1000')
+  ).body.data;
   const urls = spans.map((span) => String(span.attributes['http.url'] ?? span.attributes['url.full'] ?? ''));
   expect(urls.filter((url) => url.startsWith(ingest.url))).toEqual([]);
   const rows = (await controlGet<{ data: LogRow[] }>(ingest, '/logs?limit=1000')).body.data;

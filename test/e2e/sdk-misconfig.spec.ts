@@ -45,11 +45,16 @@ const log = (page: Page, body: string) => page.evaluate((text) => (window as any
 
 /** Waits for the first answer of ingest to the logs path (the SDK's start-up spans go to traces on their own). */
 async function firstLogsAnswer(proxy: IngestProxy, path: string): Promise<number> {
-  await expect.poll(() => proxy.posts(path).some((p) => p.status !== undefined), { message: `an answer to ${path}` }).toBe(true);
+  await expect
+    .poll(() => proxy.posts(path).some((p) => p.status !== undefined), { message: `an answer to ${path}` })
+    .toBe(true);
   return proxy.posts(path)[0]!.status!;
 }
 
-test('a wrong key: one warning naming "svc-server keys create", and logs stop after their first 401', async ({ page, ingest }) => {
+test('a wrong key: one warning naming "svc-server keys create", and logs stop after their first 401', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const warnings = await openPage(page, proxy, { apiKey: 'not-a-key' });
@@ -61,7 +66,11 @@ test('a wrong key: one warning naming "svc-server keys create", and logs stop af
     expect(proxy.posts(INGEST_PATHS.logs)).toHaveLength(1);
     // Traces (start-up spans) were refused too: still one warning for the one problem.
     expect(proxy.posts(INGEST_PATHS.traces).every((p) => p.status === 401)).toBe(true);
-    expect(warnings).toEqual([expect.stringMatching(/HTTP 401 unauthorized: API key is not recognised\. .*svc-server keys create --scope ingest/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /HTTP 401 unauthorized: API key is not recognised\. .*svc-server keys create --scope ingest/,
+      ),
+    ]);
   } finally {
     await proxy.close();
   }
@@ -76,7 +85,11 @@ test('a control key as ingest key: one warning for the 403, and logs stop', asyn
     await log(page, 'second');
     await page.evaluate(() => (window as any).sdk.shutdown());
     expect(proxy.posts(INGEST_PATHS.logs)).toHaveLength(1);
-    expect(warnings).toEqual([expect.stringMatching(/HTTP 403 forbidden: .*revoked, expired or not an ingest key: .*svc-server keys create --scope ingest/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /HTTP 403 forbidden: .*revoked, expired or not an ingest key: .*svc-server keys create --scope ingest/,
+      ),
+    ]);
   } finally {
     await proxy.close();
   }
@@ -90,13 +103,18 @@ test('an ingestUrl that is not the base of svc-server: one warning for the 404',
     await log(page, 'first');
     expect(await firstLogsAnswer(proxy, `/otlp${INGEST_PATHS.logs}`)).toBe(404);
     await page.evaluate(() => (window as any).sdk.shutdown());
-    expect(warnings).toEqual([expect.stringMatching(/HTTP 404 not_found: .*ingestUrl must be the base address of svc-server/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/HTTP 404 not_found: .*ingestUrl must be the base address of svc-server/),
+    ]);
   } finally {
     await proxy.close();
   }
 });
 
-test('an unknown app: one warning naming "svc-server apps create <app>", and logs stop after the 422', async ({ page, ingest }) => {
+test('an unknown app: one warning naming "svc-server apps create <app>", and logs stop after the 422', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const warnings = await openPage(page, proxy, { apiKey: ingest.ingestKey, serviceName: 'shop-frontend' });
@@ -105,7 +123,9 @@ test('an unknown app: one warning naming "svc-server apps create <app>", and log
     await log(page, 'second');
     await page.evaluate(() => (window as any).sdk.shutdown());
     expect(proxy.posts(INGEST_PATHS.logs)).toHaveLength(1);
-    expect(warnings).toEqual([expect.stringMatching(/HTTP 422 unknown_service: .*"svc-server apps create shop-frontend"/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/HTTP 422 unknown_service: .*"svc-server apps create shop-frontend"/),
+    ]);
   } finally {
     await proxy.close();
   }
@@ -118,21 +138,33 @@ async function autoWarnings(page: Page, script: string): Promise<string[]> {
     if (message.type() === 'warning' && message.text().startsWith('[svc] ')) warnings.push(message.text());
   });
   app.setScript('/app.js', script);
-  app.setHtml('<!doctype html><title>auto</title><script src="/app.js"></script><script>console.warn("[svc] done")</script>');
+  app.setHtml(
+    '<!doctype html><title>auto</title><script src="/app.js"></script><script>console.warn("[svc] done")</script>',
+  );
   await page.goto(`${app.origin}/`);
   await expect.poll(() => warnings.includes('[svc] done')).toBe(true);
   return warnings.filter((warning) => warning !== '[svc] done');
 }
 
-test('/auto without a key or an ingest URL: one warning each, naming the variables, even without debug', async ({ page }) => {
+test('/auto without a key or an ingest URL: one warning each, naming the variables, even without debug', async ({
+  page,
+}) => {
   const warnings = await autoWarnings(page, await autoApp({}));
   expect(warnings).toEqual([
-    expect.stringMatching(/no API key: set VITE_SVC_API_KEY, NEXT_PUBLIC_SVC_API_KEY or REACT_APP_SVC_API_KEY .*svc-server keys create/),
-    expect.stringMatching(/no ingest URL: set VITE_SVC_INGEST_URL, NEXT_PUBLIC_SVC_INGEST_URL or REACT_APP_SVC_INGEST_URL/),
+    expect.stringMatching(
+      /no API key: set VITE_SVC_API_KEY, NEXT_PUBLIC_SVC_API_KEY or REACT_APP_SVC_API_KEY .*svc-server keys create/,
+    ),
+    expect.stringMatching(
+      /no ingest URL: set VITE_SVC_INGEST_URL, NEXT_PUBLIC_SVC_INGEST_URL or REACT_APP_SVC_INGEST_URL/,
+    ),
   ]);
 });
 
 test('/auto with its key and ingest URL prints nothing', async ({ page, ingest }) => {
-  const script = await autoApp({ VITE_SVC_API_KEY: ingest.ingestKey, VITE_SVC_INGEST_URL: ingest.url, VITE_SVC_SERVICE_NAME: ingest.appName });
+  const script = await autoApp({
+    VITE_SVC_API_KEY: ingest.ingestKey,
+    VITE_SVC_INGEST_URL: ingest.url,
+    VITE_SVC_SERVICE_NAME: ingest.appName,
+  });
   expect(await autoWarnings(page, script)).toEqual([]);
 });

@@ -36,7 +36,12 @@ function sdkHtml(proxy: IngestProxy, ingest: TestServer, flushIntervalMs = 100):
 
 const PLAIN_HTML = '<!doctype html><title>plain</title><p>no SDK here</p>';
 
-async function openSdkPage(page: Page, proxy: IngestProxy, ingest: TestServer, flushIntervalMs?: number): Promise<string> {
+async function openSdkPage(
+  page: Page,
+  proxy: IngestProxy,
+  ingest: TestServer,
+  flushIntervalMs?: number,
+): Promise<string> {
   app.setHtml(sdkHtml(proxy, ingest, flushIntervalMs));
   await page.goto(`${app.origin}/`);
   return page.evaluate(() => (window as any).sdk.sessionId as string);
@@ -105,7 +110,9 @@ const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
 async function outboxSeqs(page: Page): Promise<number[]> {
-  return sorted((await outboxRows(page)).filter((r) => r.path === INGEST_PATHS.logs).flatMap((r) => seqsInBody(r.body)));
+  return sorted(
+    (await outboxRows(page)).filter((r) => r.path === INGEST_PATHS.logs).flatMap((r) => seqsInBody(r.body)),
+  );
 }
 
 type Row = Record<string, unknown> & { attributes: Record<string, unknown> };
@@ -118,16 +125,25 @@ async function stored(ingest: TestServer, kind: 'logs' | 'metrics', sessionId: s
 
 /** `test.seq` of every stored log of the session, duplicates kept. */
 async function storedSeqs(ingest: TestServer, sessionId: string): Promise<number[]> {
-  return sorted((await stored(ingest, 'logs', sessionId)).flatMap((r) => (typeof r.attributes[SEQ] === 'number' ? [r.attributes[SEQ]] : [])));
+  return sorted(
+    (await stored(ingest, 'logs', sessionId)).flatMap((r) =>
+      typeof r.attributes[SEQ] === 'number' ? [r.attributes[SEQ]] : [],
+    ),
+  );
 }
 
-test('ingest down: spent retries go to IndexedDB; after a reload with ingest back, each record is stored once and the outbox is empty', async ({ page, ingest }) => {
+test('ingest down: spent retries go to IndexedDB; after a reload with ingest back, each record is stored once and the outbox is empty', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const sessionId = await openSdkPage(page, proxy, ingest);
     proxy.setFault({ kind: 'down' });
     await logRecords(page, 0, 20);
-    await expect.poll(() => outboxSeqs(page), { message: 'the records in the outbox', timeout: PERSIST_TIMEOUT_MS }).toEqual(range(0, 20));
+    await expect
+      .poll(() => outboxSeqs(page), { message: 'the records in the outbox', timeout: PERSIST_TIMEOUT_MS })
+      .toEqual(range(0, 20));
     expect(await storedSeqs(ingest, sessionId)).toEqual([]);
 
     proxy.setFault(undefined);
@@ -141,7 +157,10 @@ test('ingest down: spent retries go to IndexedDB; after a reload with ingest bac
   }
 });
 
-test('over the keepalive quota at page leave: what the browser did not take is kept and delivered by the next load', async ({ page, ingest }) => {
+test('over the keepalive quota at page leave: what the browser did not take is kept and delivered by the next load', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     // Nothing is sent before the page is left: 200 records of ~1 KB are four ~60 KB requests, over the 64 KiB quota.
@@ -149,7 +168,9 @@ test('over the keepalive quota at page leave: what the browser did not take is k
     await logRecords(page, 0, 200, 1000);
     app.setHtml(PLAIN_HTML);
     await page.goto(`${app.origin}/plain`);
-    const kept = (await keptInStorage(page)).filter((r) => r.path === INGEST_PATHS.logs).flatMap((r) => seqsInBody(r.body));
+    const kept = (await keptInStorage(page))
+      .filter((r) => r.path === INGEST_PATHS.logs)
+      .flatMap((r) => seqsInBody(r.body));
     expect(kept.length, 'records kept by the closing page').toBeGreaterThan(0);
     // pagehide, then visibilitychange: each flushes, but a record is kept once.
     expect(new Set(kept).size, 'no record kept twice').toBe(kept.length);
@@ -165,15 +186,26 @@ test('over the keepalive quota at page leave: what the browser did not take is k
   }
 });
 
-test('a full outbox drops its oldest requests and counts their records in svc.sdk.dropped_items (reason outbox_full)', async ({ page, ingest }) => {
+test('a full outbox drops its oldest requests and counts their records in svc.sdk.dropped_items (reason outbox_full)', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const sessionId = await openSdkPage(page, proxy, ingest);
     // An old request of 7 records that fills the 2 MB bound on its own (its size is what the outbox counts).
-    const oldId = await putRow(page, { path: INGEST_PATHS.logs, body: '{}', count: 7, bytes: 1_999_990, claimedUntil: 0 });
+    const oldId = await putRow(page, {
+      path: INGEST_PATHS.logs,
+      body: '{}',
+      count: 7,
+      bytes: 1_999_990,
+      claimedUntil: 0,
+    });
     proxy.setFault({ kind: 'down' });
     await logRecords(page, 0, 5);
-    await expect.poll(() => outboxSeqs(page), { message: 'the new records in the outbox', timeout: PERSIST_TIMEOUT_MS }).toEqual(range(0, 5));
+    await expect
+      .poll(() => outboxSeqs(page), { message: 'the new records in the outbox', timeout: PERSIST_TIMEOUT_MS })
+      .toEqual(range(0, 5));
     expect((await outboxRows(page)).map((r) => r.id)).not.toContain(oldId);
 
     // Back up: the next delivery drains the outbox, and the counter goes out with a later batch.
@@ -202,8 +234,25 @@ test('two tabs starting at once: each kept request is sent by one of them only',
       const body = JSON.stringify({
         resourceLogs: [
           {
-            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'web-app' } }, { key: 'session.id', value: { stringValue: sessionId } }] },
-            scopeLogs: [{ scope: { name: 'e2e' }, logRecords: [{ timeUnixNano: `${Date.now()}000000`, severityNumber: 9, body: { stringValue: `kept ${i}` }, attributes: [{ key: SEQ, value: { intValue: String(i) } }] }] }],
+            resource: {
+              attributes: [
+                { key: 'service.name', value: { stringValue: 'web-app' } },
+                { key: 'session.id', value: { stringValue: sessionId } },
+              ],
+            },
+            scopeLogs: [
+              {
+                scope: { name: 'e2e' },
+                logRecords: [
+                  {
+                    timeUnixNano: `${Date.now()}000000`,
+                    severityNumber: 9,
+                    body: { stringValue: `kept ${i}` },
+                    attributes: [{ key: SEQ, value: { intValue: String(i) } }],
+                  },
+                ],
+              },
+            ],
           },
         ],
       });
@@ -222,7 +271,10 @@ test('two tabs starting at once: each kept request is sent by one of them only',
   }
 });
 
-test('without IndexedDB (blocked or private mode) nothing breaks: records that cannot be kept are counted (reason persist_failed)', async ({ page, ingest }) => {
+test('without IndexedDB (blocked or private mode) nothing breaks: records that cannot be kept are counted (reason persist_failed)', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const errors: string[] = [];
@@ -232,13 +284,17 @@ test('without IndexedDB (blocked or private mode) nothing breaks: records that c
     proxy.setFault({ kind: 'down' });
     await logRecords(page, 0, 3);
     // The marker is set when the pipeline hands requests to the outbox, which then fails to open.
-    await expect.poll(() => page.evaluate(() => localStorage.getItem('svc.outbox')), { timeout: PERSIST_TIMEOUT_MS }).toBe('1');
+    await expect
+      .poll(() => page.evaluate(() => localStorage.getItem('svc.outbox')), { timeout: PERSIST_TIMEOUT_MS })
+      .toBe('1');
     proxy.setFault(undefined);
     const lost = async () =>
       (await stored(ingest, 'metrics', sessionId))
         .filter((m) => m.name === 'svc.sdk.dropped_items' && m.attributes.reason === 'persist_failed')
         .map((m) => m.value as number);
-    await expect.poll(async () => Math.max(0, ...(await lost())), { message: 'the loss counted' }).toBeGreaterThanOrEqual(3);
+    await expect
+      .poll(async () => Math.max(0, ...(await lost())), { message: 'the loss counted' })
+      .toBeGreaterThanOrEqual(3);
     expect(await storedSeqs(ingest, sessionId)).toEqual([]);
     expect(errors).toEqual([]);
   } finally {

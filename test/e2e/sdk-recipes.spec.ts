@@ -71,7 +71,13 @@ test.beforeAll(async () => {
         res.writeHead(200, { ...headers, 'content-type': 'image/png', 'content-length': String(PNG_BYTES) });
         res.end(Buffer.alloc(PNG_BYTES));
       } else if (path === '/profile') {
-        res.writeHead(200, { ...headers, 'content-type': 'application/json', etag: '"v1"', 'x-internal': 'node-7', 'set-cookie': 'sid=abc' });
+        res.writeHead(200, {
+          ...headers,
+          'content-type': 'application/json',
+          etag: '"v1"',
+          'x-internal': 'node-7',
+          'set-cookie': 'sid=abc',
+        });
         res.end(JSON.stringify({ name: 'Ann', session_token: secrets.responseToken, card: CARD_2 }));
       } else {
         res.writeHead(201, { ...headers, 'content-type': 'application/json' });
@@ -134,15 +140,23 @@ async function recipes(page: Page, ingest: TestServer, sessionId: string, count:
 type Custom = { tag?: string; payload?: Record<string, any> };
 
 /** The session's SDK timeline events (rrweb custom events) once `ready` accepts them. */
-async function timeline(page: Page, ingest: TestServer, sessionId: string, ready: (events: Custom[]) => boolean): Promise<Custom[]> {
+async function timeline(
+  page: Page,
+  ingest: TestServer,
+  sessionId: string,
+  ready: (events: Custom[]) => boolean,
+): Promise<Custom[]> {
   type Chunk = { events: Array<{ type: number; data?: Custom }> };
   let events: Custom[] = [];
   await expect
     .poll(
       async () => {
         await page.evaluate(() => (window as any).sdk.flushReplay());
-        const chunks = (await controlGet<{ data: Chunk[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`)).body.data;
-        events = chunks.flatMap((chunk) => chunk.events).flatMap((event) => (event.type === 5 && event.data ? [event.data] : []));
+        const chunks = (await controlGet<{ data: Chunk[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`))
+          .body.data;
+        events = chunks
+          .flatMap((chunk) => chunk.events)
+          .flatMap((event) => (event.type === 5 && event.data ? [event.data] : []));
         return ready(events);
       },
       { message: 'replay events stored', timeout: 15_000 },
@@ -153,7 +167,10 @@ async function timeline(page: Page, ingest: TestServer, sessionId: string, ready
 
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/;
 
-test('fetch and XHR become recipe steps with credentials redacted from headers and bodies', async ({ page, ingest }) => {
+test('fetch and XHR become recipe steps with credentials redacted from headers and bodies', async ({
+  page,
+  ingest,
+}) => {
   const errors = await open(page, ingest);
   await page.evaluate(
     async ({ s, apiOrigin, card }) => {
@@ -175,7 +192,12 @@ test('fetch and XHR become recipe steps with credentials redacted from headers a
           cookie: `sid=${s.cookie}`,
           'x-request-note': 'public-note',
         },
-        body: JSON.stringify({ user: 'alice', password: s.bodyPassword, items: [{ api_token: s.bodyToken, sku: 'A-1' }], payment: { number: card } }),
+        body: JSON.stringify({
+          user: 'alice',
+          password: s.bodyPassword,
+          items: [{ api_token: s.bodyToken, sku: 'A-1' }],
+          payment: { number: card },
+        }),
       });
       await json.json();
       await xhr(
@@ -205,8 +227,10 @@ test('fetch and XHR become recipe steps with credentials redacted from headers a
   expect(errors).toEqual([]);
 
   const stored = JSON.stringify(steps);
-  for (const [name, secret] of Object.entries(secrets)) expect(stored.includes(secret), `secret "${name}" stored`).toBe(false);
-  for (const card of [CARD, CARD.replace(/ /g, ''), encodeURIComponent(CARD), CARD_2]) expect(stored).not.toContain(card);
+  for (const [name, secret] of Object.entries(secrets))
+    expect(stored.includes(secret), `secret "${name}" stored`).toBe(false);
+  for (const card of [CARD, CARD.replace(/ /g, ''), encodeURIComponent(CARD), CARD_2])
+    expect(stored).not.toContain(card);
 
   const step = (url: string) => {
     const found = steps.find((candidate) => candidate.url === url);
@@ -225,26 +249,56 @@ test('fetch and XHR become recipe steps with credentials redacted from headers a
     'content-type': 'application/json',
     traceparent: json.traceparent,
   });
-  expect(JSON.parse(json.requestBody)).toEqual({ user: 'alice', password: R, items: [{ api_token: R, sku: 'A-1' }], payment: { number: R } });
+  expect(JSON.parse(json.requestBody)).toEqual({
+    user: 'alice',
+    password: R,
+    items: [{ api_token: R, sku: 'A-1' }],
+    payment: { number: R },
+  });
   expect(json.requestBodyTruncated).toBe(false);
   // The echo's answer repeats the request headers: redacted by their JSON keys.
-  expect(JSON.parse(json.responseBody).headers).toMatchObject({ authorization: R, 'x-api-key': R, 'x-session-token': R, 'x-request-note': 'public-note' });
+  expect(JSON.parse(json.responseBody).headers).toMatchObject({
+    authorization: R,
+    'x-api-key': R,
+    'x-session-token': R,
+    'x-request-note': 'public-note',
+  });
   expect(json.responseHeaders).toEqual({ 'content-type': 'application/json' });
 
   const form = step(`${app.origin}/api/echo?kind=form`);
   expect(form).toMatchObject({ method: 'POST', status: 200, traceparent: expect.stringMatching(TRACEPARENT) });
-  expect(form.requestHeaders).toMatchObject({ 'x-session-token': R, cookie: R, 'content-type': 'application/x-www-form-urlencoded', traceparent: form.traceparent });
-  expect(form.requestBody).toBe(`username=bob&password=${R}&memo=${encodeURIComponent(`paid with ${R}`)}&note=visible-note`);
-  expect(app.echoed.find((headers) => headers['x-session-token'] === secrets.xhrSessionToken)!['traceparent'], 'the traceparent the XHR sent').toBe(form.traceparent);
+  expect(form.requestHeaders).toMatchObject({
+    'x-session-token': R,
+    cookie: R,
+    'content-type': 'application/x-www-form-urlencoded',
+    traceparent: form.traceparent,
+  });
+  expect(form.requestBody).toBe(
+    `username=bob&password=${R}&memo=${encodeURIComponent(`paid with ${R}`)}&note=visible-note`,
+  );
+  expect(
+    app.echoed.find((headers) => headers['x-session-token'] === secrets.xhrSessionToken)!['traceparent'],
+    'the traceparent the XHR sent',
+  ).toBe(form.traceparent);
 
   const multipart = step(`${app.origin}/api/echo?kind=multipart`);
-  expect(multipart.requestBody, 'text fields, and files named').toBe(`name=Ann&password=${R}&avatar=%5Bfile+77+bytes%5D`);
+  expect(multipart.requestBody, 'text fields, and files named').toBe(
+    `name=Ann&password=${R}&avatar=%5Bfile+77+bytes%5D`,
+  );
 
   const upload = step(`${api.origin}/upload`);
-  expect(upload).toMatchObject({ status: 201, requestBody: '[binary 1234 bytes]', requestBodyTruncated: false, responseBody: '{"ok":true}' });
+  expect(upload).toMatchObject({
+    status: 201,
+    requestBody: '[binary 1234 bytes]',
+    requestBodyTruncated: false,
+    responseBody: '{"ok":true}',
+  });
   expect(upload.traceparent, 'a configured origin receives the traceparent').toMatch(TRACEPARENT);
 
-  expect(step(`${api.origin}/png`)).toMatchObject({ responseBody: `[binary ${PNG_BYTES} bytes]`, responseHeaders: { 'content-type': 'image/png', 'content-length': String(PNG_BYTES) } });
+  expect(step(`${api.origin}/png`)).toMatchObject({
+    responseBody: `[binary ${PNG_BYTES} bytes]`,
+    responseHeaders: { 'content-type': 'image/png', 'content-length': String(PNG_BYTES) },
+  });
 
   const big = step(`${api.origin}/big`);
   expect(big.responseBodyTruncated).toBe(true);
@@ -256,10 +310,16 @@ test('fetch and XHR become recipe steps with credentials redacted from headers a
   const profile = step(`${api.origin}/profile`);
   expect(profile).toMatchObject({ method: 'GET', status: 200, traceparent: expect.stringMatching(TRACEPARENT) });
   expect(JSON.parse(profile.responseBody)).toEqual({ name: 'Ann', session_token: R, card: R });
-  expect(profile.responseHeaders, 'selected response headers; never set-cookie').toEqual({ 'content-type': 'application/json', etag: '"v1"' });
+  expect(profile.responseHeaders, 'selected response headers; never set-cookie').toEqual({
+    'content-type': 'application/json',
+    etag: '"v1"',
+  });
 });
 
-test('each XHR adds network replay events, a failed one network_error too (not an aborted one); shutdown stops it', async ({ page, ingest }) => {
+test('each XHR adds network replay events, a failed one network_error too (not an aborted one); shutdown stops it', async ({
+  page,
+  ingest,
+}) => {
   const errors = await open(page, ingest);
   const outcomes = await page.evaluate(async () => {
     const send = (url: string, abort = false) =>
@@ -285,25 +345,53 @@ test('each XHR adds network replay events, a failed one network_error too (not a
   });
   expect(outcomes, 'the app sees its XHRs end as without the SDK').toEqual([200, 503, 404, 0, 0, 200]);
   const sessionId = await sessionIdOf(page);
-  const events = await timeline(page, ingest, sessionId, (all) => all.filter((event) => event.tag === 'network').length >= 6);
+  const events = await timeline(
+    page,
+    ingest,
+    sessionId,
+    (all) => all.filter((event) => event.tag === 'network').length >= 6,
+  );
 
   const network = events.filter((event) => event.tag === 'network').map((event) => event.payload!);
   const byUrl = (url: string) => network.find((payload) => payload.url === url)!;
   const ok = byUrl(`${app.origin}/api/echo?xhr=ok`);
-  expect(ok).toEqual({ method: 'GET', url: `${app.origin}/api/echo?xhr=ok`, status: 200, durationMs: expect.any(Number), traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
-  expect(String(app.echoed[0]!['traceparent']).split('-')[1], 'the trace of the XHR span, whose traceparent was sent').toBe(ok.traceId);
+  expect(ok).toEqual({
+    method: 'GET',
+    url: `${app.origin}/api/echo?xhr=ok`,
+    status: 200,
+    durationMs: expect.any(Number),
+    traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+  });
+  expect(
+    String(app.echoed[0]!['traceparent']).split('-')[1],
+    'the trace of the XHR span, whose traceparent was sent',
+  ).toBe(ok.traceId);
   expect(byUrl(`${app.origin}/api/echo?xhr=server&status=503`)).toMatchObject({ status: 503 });
   expect(byUrl(`${app.origin}/api/echo?xhr=client&status=404`)).toMatchObject({ status: 404 });
-  expect(byUrl('http://127.0.0.1:9/unreachable')).toMatchObject({ status: 0, error: expect.stringContaining('network error') });
-  expect(byUrl(`${app.origin}/api/echo?xhr=aborted`)).toMatchObject({ status: 0, error: expect.stringContaining('AbortError') });
+  expect(byUrl('http://127.0.0.1:9/unreachable')).toMatchObject({
+    status: 0,
+    error: expect.stringContaining('network error'),
+  });
+  expect(byUrl(`${app.origin}/api/echo?xhr=aborted`)).toMatchObject({
+    status: 0,
+    error: expect.stringContaining('AbortError'),
+  });
   expect(byUrl(`${app.origin}/api/echo?xhr=sync`)).toMatchObject({ status: 200 });
 
   const failures = events.filter((event) => event.tag === 'network_error').map((event) => event.payload!.url as string);
-  expect(failures.sort()).toEqual([`${app.origin}/api/echo?xhr=server&status=503`, 'http://127.0.0.1:9/unreachable'].sort());
+  expect(failures.sort()).toEqual(
+    [`${app.origin}/api/echo?xhr=server&status=503`, 'http://127.0.0.1:9/unreachable'].sort(),
+  );
 
   const steps = await recipes(page, ingest, sessionId, 6);
-  expect(steps.find((step) => step.url === 'http://127.0.0.1:9/unreachable')).toMatchObject({ status: 0, error: expect.stringContaining('network error') });
-  expect(steps.find((step) => step.url.endsWith('xhr=server&status=503'))).toMatchObject({ status: 503, responseHeaders: { 'content-type': 'application/json' } });
+  expect(steps.find((step) => step.url === 'http://127.0.0.1:9/unreachable')).toMatchObject({
+    status: 0,
+    error: expect.stringContaining('network error'),
+  });
+  expect(steps.find((step) => step.url.endsWith('xhr=server&status=503'))).toMatchObject({
+    status: 503,
+    responseHeaders: { 'content-type': 'application/json' },
+  });
 
   // One XHR object used twice: the second request gets its own traceparent (the duplicate-header guard is per request).
   app.echoed.length = 0;
@@ -330,7 +418,8 @@ test('each XHR adds network replay events, a failed one network_error too (not a
       request.onloadend = () => resolve(request.status);
       request.send();
     });
-    const native = (method: 'open' | 'send' | 'setRequestHeader') => XMLHttpRequest.prototype[method].toString().includes('[native code]');
+    const native = (method: 'open' | 'send' | 'setRequestHeader') =>
+      XMLHttpRequest.prototype[method].toString().includes('[native code]');
     return { status, native: native('open') && native('send') && native('setRequestHeader') };
   });
   expect(after).toEqual({ status: 200, native: true });

@@ -119,7 +119,10 @@ function receivedText(proxy: IngestProxy): string {
     if (request.method !== 'POST' || !request.path.startsWith('/ingest/replay/chunk')) continue;
     const chunk = JSON.parse(request.body) as { encoding: string; data?: string };
     // Events sent inline are in the body already.
-    if (chunk.data !== undefined) parts.push(chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data);
+    if (chunk.data !== undefined)
+      parts.push(
+        chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data,
+      );
   }
   return parts.join('\n');
 }
@@ -132,14 +135,18 @@ function recipeStepsWithResponse(proxy: IngestProxy): string[] {
     if (Array.isArray(value)) return value.forEach(visit);
     if (typeof value !== 'object' || value === null) return;
     const step = value as { url?: unknown; responseBody?: unknown };
-    if (typeof step.url === 'string' && typeof step.responseBody === 'string') paths.push(new URL(step.url).pathname + new URL(step.url).search);
+    if (typeof step.url === 'string' && typeof step.responseBody === 'string')
+      paths.push(new URL(step.url).pathname + new URL(step.url).search);
     Object.values(value).forEach(visit);
   };
   for (const request of proxy.posts('/ingest/replay/recipes')) visit(JSON.parse(request.body));
   return paths;
 }
 
-test('no secret typed, held or sent by the page reaches ingest in any encoding; public text does', async ({ page, ingest }) => {
+test('no secret typed, held or sent by the page reaches ingest in any encoding; public text does', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     const pageErrors: string[] = [];
@@ -169,8 +176,19 @@ test('no secret typed, held or sent by the page reaches ingest in any encoding; 
       async ({ s, note }) => {
         const response = await fetch('/api/echo?kind=json', {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${s.authorization}`, 'x-api-key': s.xApiKey, 'x-session-token': s.sessionTokenHeader },
-          body: JSON.stringify({ user: 'alice', password: s.bodyPassword, payment: { card_number: s.bodyCard }, nested: [{ api_token: s.bodyToken }], note }),
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${s.authorization}`,
+            'x-api-key': s.xApiKey,
+            'x-session-token': s.sessionTokenHeader,
+          },
+          body: JSON.stringify({
+            user: 'alice',
+            password: s.bodyPassword,
+            payment: { card_number: s.bodyCard },
+            nested: [{ api_token: s.bodyToken }],
+            note,
+          }),
         });
         await response.text();
         await new Promise<void>((resolve) => {

@@ -43,7 +43,14 @@ interface SerializedNode {
 }
 
 function pageHtml(ingest: TestServer, replay: Record<string, unknown>, body: string): string {
-  const config = { apiKey: ingest.ingestKey, serviceName: 'web-app', ingestUrl: ingest.url, flushIntervalMs: 60_000, debug: true, replay };
+  const config = {
+    apiKey: ingest.ingestKey,
+    serviceName: 'web-app',
+    ingestUrl: ingest.url,
+    flushIntervalMs: 60_000,
+    debug: true,
+    replay,
+  };
   return `<!doctype html><html><head><title>recording</title></head><body>${body}
 <script src="/svc.min.js"></script>
 <script>window.sdk = Svc.initBrowserSDK(${JSON.stringify(config)});</script></body></html>`;
@@ -65,20 +72,27 @@ async function recordingStarted(page: Page): Promise<void> {
     .poll(() =>
       page.evaluate(
         () =>
-          ((globalThis as { [key: symbol]: Map<string, unknown> | undefined })[Symbol.for('@svc/browser/recorders')]?.size ?? 0) === 1 &&
-          document.querySelector('script[src*="svc-recorder"]') === null,
+          ((globalThis as { [key: symbol]: Map<string, unknown> | undefined })[Symbol.for('@svc/browser/recorders')]
+            ?.size ?? 0) === 1 && document.querySelector('script[src*="svc-recorder"]') === null,
       ),
     )
     .toBe(true);
 }
 
 /** Every chunk stored for the session, in (replay, seq) order, once `until` holds for them. */
-async function storedChunks(ingest: TestServer, sessionId: string, until: (chunks: StoredChunk[]) => boolean): Promise<StoredChunk[]> {
+async function storedChunks(
+  ingest: TestServer,
+  sessionId: string,
+  until: (chunks: StoredChunk[]) => boolean,
+): Promise<StoredChunk[]> {
   let chunks: StoredChunk[] = [];
   await expect
     .poll(
       async () => {
-        const res = await controlGet<{ data: StoredChunk[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`);
+        const res = await controlGet<{ data: StoredChunk[] }>(
+          ingest,
+          `/replay/chunks?session_id=${sessionId}&limit=100`,
+        );
         chunks = res.body.data.sort((a, b) => a.replay_id.localeCompare(b.replay_id) || a.seq - b.seq);
         return until(chunks);
       },
@@ -109,7 +123,8 @@ function nodesById(events: RrwebEvent[]): Map<number, SerializedNode> {
   };
   for (const event of events) {
     if (event.type === 2) visit(event.data.node as SerializedNode);
-    if (event.type === 3 && event.data.source === 0) for (const add of event.data.adds as Array<{ node: SerializedNode }>) visit(add.node);
+    if (event.type === 3 && event.data.source === 0)
+      for (const add of event.data.adds as Array<{ node: SerializedNode }>) visit(add.node);
   }
   return nodes;
 }
@@ -126,10 +141,16 @@ function recordedValues(events: RrwebEvent[], elementId: string): string[] {
   }
   for (const event of events) {
     if (event.type !== 3) continue;
-    const data = event.data as { source: number; id?: number; text?: string; attributes?: Array<{ id: number; attributes: Record<string, unknown> }> };
+    const data = event.data as {
+      source: number;
+      id?: number;
+      text?: string;
+      attributes?: Array<{ id: number; attributes: Record<string, unknown> }>;
+    };
     if (data.source === 5 && ids.has(data.id!)) values.push(data.text ?? '');
     if (data.source === 0) {
-      for (const change of data.attributes ?? []) if (ids.has(change.id) && typeof change.attributes.value === 'string') values.push(change.attributes.value);
+      for (const change of data.attributes ?? [])
+        if (ids.has(change.id) && typeof change.attributes.value === 'string') values.push(change.attributes.value);
     }
   }
   return values;
@@ -191,8 +212,15 @@ test.describe('privacy before serialization', () => {
   document.getElementById('prefilled-notes').value = '';
 </script>`;
 
-  test('sensitive fields of every kind are recorded as MASK only; typed public text, and nothing of ob-block, reaches the chunks', async ({ page, ingest }) => {
-    const errors = await open(page, pageHtml(ingest, { maskAllInputs: false, sampling: { input: 'all' } }, body), `/checkout?token=${held.urlToken}&step=2`);
+  test('sensitive fields of every kind are recorded as MASK only; typed public text, and nothing of ob-block, reaches the chunks', async ({
+    page,
+    ingest,
+  }) => {
+    const errors = await open(
+      page,
+      pageHtml(ingest, { maskAllInputs: false, sampling: { input: 'all' } }, body),
+      `/checkout?token=${held.urlToken}&step=2`,
+    );
     await recordingStarted(page);
 
     for (const [id, value] of Object.entries(typed)) await page.locator(`#${id}`).pressSequentially(value);
@@ -210,18 +238,22 @@ test.describe('privacy before serialization', () => {
       await sdk.flushReplay();
       return sdk.sessionId;
     });
-    const chunks = await storedChunks(ingest, sessionId, (stored) => JSON.stringify(stored).includes(visible.attributeCity));
+    const chunks = await storedChunks(ingest, sessionId, (stored) =>
+      JSON.stringify(stored).includes(visible.attributeCity),
+    );
     expect(errors).toEqual([]);
     const events = allEvents(chunks);
     const text = JSON.stringify(events);
 
-    for (const [name, secret] of Object.entries({ ...typed, ...held })) expect(text.includes(secret), `"${name}" reached a chunk`).toBe(false);
+    for (const [name, secret] of Object.entries({ ...typed, ...held }))
+      expect(text.includes(secret), `"${name}" reached a chunk`).toBe(false);
     for (const id of [...Object.keys(typed), 'card-type']) {
       const values = recordedValues(events, id);
       expect(values, `values recorded for #${id}`).toContain(MASK);
       expect(new Set(values), `values recorded for #${id}`).toEqual(new Set([MASK]));
     }
-    for (const id of ['hidden', 'prefilled-pw', 'prefilled-notes']) expect(new Set(recordedValues(events, id)), `#${id}`).toEqual(new Set([MASK]));
+    for (const id of ['hidden', 'prefilled-pw', 'prefilled-notes'])
+      expect(new Set(recordedValues(events, id)), `#${id}`).toEqual(new Set([MASK]));
     expect(recordedValues(events, 'pw')).toContain(MASK);
 
     const cityValues = recordedValues(events, 'city');
@@ -255,12 +287,19 @@ test.describe('privacy before serialization', () => {
 });
 
 test.describe('chunks', () => {
-  test('a flush while chunks are being sent keeps seqs contiguous and in order; every event arrives once', async ({ page, ingest }) => {
+  test('a flush while chunks are being sent keeps seqs contiguous and in order; every event arrives once', async ({
+    page,
+    ingest,
+  }) => {
     await open(page, pageHtml(ingest, { maxChunkBytes: 4_000, flushIntervalMs: 100 }, '<p>chunks</p>'));
     await recordingStarted(page);
     const count = 60;
     const sessionId = await page.evaluate(async (n) => {
-      const sdk = (window as unknown as { sdk: { sessionId: string; captureReplayEvent(t: string, p: unknown): void; flushReplay(): Promise<void> } }).sdk;
+      const sdk = (
+        window as unknown as {
+          sdk: { sessionId: string; captureReplayEvent(t: string, p: unknown): void; flushReplay(): Promise<void> };
+        }
+      ).sdk;
       for (let i = 0; i < n; i++) {
         // About 300 bytes each: a chunk fills every dozen, while the timer also flushes.
         sdk.captureReplayEvent(`marker-${i}`, { pad: 'x'.repeat(250) });
@@ -270,10 +309,16 @@ test.describe('chunks', () => {
       await sdk.flushReplay();
       return sdk.sessionId;
     }, count);
-    const chunks = await storedChunks(ingest, sessionId, (stored) => customTags(stored).filter((tag) => tag.startsWith('marker-')).length >= count);
+    const chunks = await storedChunks(
+      ingest,
+      sessionId,
+      (stored) => customTags(stored).filter((tag) => tag.startsWith('marker-')).length >= count,
+    );
     expectContiguous(chunks);
     expect(chunks.length).toBeGreaterThan(3);
-    expect(customTags(chunks).filter((tag) => tag.startsWith('marker-'))).toEqual(Array.from({ length: count }, (_, i) => `marker-${i}`));
+    expect(customTags(chunks).filter((tag) => tag.startsWith('marker-'))).toEqual(
+      Array.from({ length: count }, (_, i) => `marker-${i}`),
+    );
     for (const chunk of chunks) expect(chunk.events).toHaveLength(chunk.event_count);
   });
 });
@@ -283,7 +328,8 @@ test.describe('unload', () => {
     await open(page, pageHtml(ingest, {}, '<p>closing</p>'));
     await recordingStarted(page);
     const sessionId = await page.evaluate(() => {
-      const sdk = (window as unknown as { sdk: { sessionId: string; captureReplayEvent(t: string, p: unknown): void } }).sdk;
+      const sdk = (window as unknown as { sdk: { sessionId: string; captureReplayEvent(t: string, p: unknown): void } })
+        .sdk;
       sdk.captureReplayEvent('before-close', { ok: true });
       return sdk.sessionId;
     });
@@ -293,7 +339,10 @@ test.describe('unload', () => {
     expect(allEvents(chunks).some((event) => event.type === 2)).toBe(true);
   });
 
-  test('what a closing page could not hand over within the keepalive quota is sent by the next page load', async ({ context, ingest }) => {
+  test('what a closing page could not hand over within the keepalive quota is sent by the next page load', async ({
+    context,
+    ingest,
+  }) => {
     // Answers held back: the closing page's requests stay in flight (and stored) while it closes, so the quota they take
     // is not freed for the page's next hide event to hand over more. With fast answers a lingering close could send it
     // all, and the next load would have nothing to send.
@@ -301,11 +350,20 @@ test.describe('unload', () => {
     try {
       const first = await context.newPage();
       // No timer flush: on a slow machine the 5 s default could send the whole buffer by plain fetch before the close.
-      await open(first, pageHtml({ ...ingest, url: proxy.url }, { maxChunkBytes: 1_000_000, flushIntervalMs: 600_000 }, '<p>big buffer</p>'));
+      await open(
+        first,
+        pageHtml(
+          { ...ingest, url: proxy.url },
+          { maxChunkBytes: 1_000_000, flushIntervalMs: 600_000 },
+          '<p>big buffer</p>',
+        ),
+      );
       await recordingStarted(first);
       const count = 40;
       const sessionId = await first.evaluate((n) => {
-        const sdk = (window as unknown as { sdk: { sessionId: string; captureReplayEvent(t: string, p: unknown): void } }).sdk;
+        const sdk = (
+          window as unknown as { sdk: { sessionId: string; captureReplayEvent(t: string, p: unknown): void } }
+        ).sdk;
         // 40 × 8 KB: five times the 64 KiB the browser lets a closing page send.
         for (let i = 0; i < n; i++) sdk.captureReplayEvent(`big-${i}`, { pad: `${i}`.padEnd(8_000, '.') });
         return sdk.sessionId;
@@ -322,7 +380,9 @@ test.describe('unload', () => {
       expect(bigTags(chunks)).toEqual(Array.from({ length: count }, (_, i) => `big-${i}`));
       expectContiguous(chunks);
       // Each copy goes once its request has been answered.
-      await expect.poll(() => second.evaluate(() => Object.keys(localStorage).filter((key) => key.includes('.replay.')))).toEqual([]);
+      await expect
+        .poll(() => second.evaluate(() => Object.keys(localStorage).filter((key) => key.includes('.replay.'))))
+        .toEqual([]);
     } finally {
       await proxy.close();
     }
@@ -344,7 +404,10 @@ test.describe('memory', () => {
 test.describe('DOM changes', () => {
   type Sdk = { sessionId: string; flushReplay(): Promise<void> };
 
-  test('nodes added and removed within the coalescing window are never serialized; nodes that stay are, stamped when they changed', async ({ page, ingest }) => {
+  test('nodes added and removed within the coalescing window are never serialized; nodes that stay are, stamped when they changed', async ({
+    page,
+    ingest,
+  }) => {
     const kept = `kept-${hex(6)}`;
     await open(page, pageHtml(ingest, {}, '<ul id="list"></ul>'));
     await recordingStarted(page);
@@ -375,7 +438,9 @@ test.describe('DOM changes', () => {
     const events = allEvents(chunks);
     const timestamps = events.map((event) => event.timestamp);
     expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
-    const added = events.find((event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data).includes(kept));
+    const added = events.find(
+      (event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data).includes(kept),
+    );
     const whileHeld = events.find((event) => event.type === 5 && event.data.tag === 'while-held');
     expect(added!.timestamp).toBeGreaterThanOrEqual(changedFrom);
     expect(added!.timestamp).toBeLessThan(whileHeld!.timestamp);
@@ -394,13 +459,16 @@ test.describe('DOM changes', () => {
       await sdk.flushReplay();
       return sdk.sessionId;
     });
-    const clicked = (events: RrwebEvent[]) => events.filter((event) => event.type === 3 && event.data.source === 2 && event.data.type === 2);
+    const clicked = (events: RrwebEvent[]) =>
+      events.filter((event) => event.type === 3 && event.data.source === 2 && event.data.type === 2);
     const chunks = await storedChunks(ingest, sessionId, (stored) => clicked(allEvents(stored)).length > 0);
     const events = allEvents(chunks);
     const fresh = [...nodesById(events).values()].find((node) => node.attributes?.id === 'fresh');
     expect(fresh, '#fresh serialized').toBeDefined();
     expect(clicked(events).map((event) => event.data.id)).toEqual([fresh!.id]);
-    const addedAt = events.findIndex((event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data).includes('"fresh"'));
+    const addedAt = events.findIndex(
+      (event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data).includes('"fresh"'),
+    );
     expect(addedAt).toBeGreaterThanOrEqual(0);
     expect(addedAt).toBeLessThan(events.indexOf(clicked(events)[0]!));
   });

@@ -33,7 +33,13 @@ const NONCE = 'r3play';
 
 /** The page: a list the test fills, the SDK started from its script tag, and the given policy (if any). */
 function pageHtml(ingest: TestServer, csp: string | undefined, replay: Record<string, unknown> = {}): string {
-  const config = { apiKey: ingest.ingestKey, serviceName: 'web-app', ingestUrl: ingest.url, debug: true, replay: { flushIntervalMs: 60_000, ...replay } };
+  const config = {
+    apiKey: ingest.ingestKey,
+    serviceName: 'web-app',
+    ingestUrl: ingest.url,
+    debug: true,
+    replay: { flushIntervalMs: 60_000, ...replay },
+  };
   const policy = csp === undefined ? '' : `<meta http-equiv="Content-Security-Policy" content="${csp}">`;
   return `<!doctype html><html><head><title>worker</title>${policy}</head><body><ul id="list"></ul>
 <script src="/svc.min.js" nonce="${NONCE}"></script>
@@ -49,7 +55,11 @@ function pageHtml(ingest: TestServer, csp: string | undefined, replay: Record<st
 async function recordRounds(page: Page): Promise<{ sessionId: string; expected: string[] }> {
   const texts = [1, 2, 3].map((round) => `round-${round}-${hex(6)}`);
   const sessionId = await page.evaluate(async (rounds) => {
-    const sdk = (window as unknown as { sdk: { sessionId: string; flushReplay(): Promise<void>; captureReplayEvent(t: string, p: unknown): void } }).sdk;
+    const sdk = (
+      window as unknown as {
+        sdk: { sessionId: string; flushReplay(): Promise<void>; captureReplayEvent(t: string, p: unknown): void };
+      }
+    ).sdk;
     for (const text of rounds) {
       document.getElementById('list')!.insertAdjacentHTML('beforeend', `<li>${text}</li>`);
       sdk.captureReplayEvent('round', { text });
@@ -66,7 +76,10 @@ async function storedChunks(ingest: TestServer, sessionId: string, expected: str
   await expect
     .poll(
       async () => {
-        const res = await controlGet<{ data: StoredChunk[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`);
+        const res = await controlGet<{ data: StoredChunk[] }>(
+          ingest,
+          `/replay/chunks?session_id=${sessionId}&limit=100`,
+        );
         chunks = res.body.data.sort((a, b) => a.seq - b.seq);
         const text = JSON.stringify(chunks);
         return expected.every((item) => text.includes(item));
@@ -84,8 +97,12 @@ function expectEverything(chunks: StoredChunk[], expected: string[]): void {
   const events = chunks.flatMap((chunk) => chunk.events);
   expect(events.filter((event) => event.type === 2)).toHaveLength(1);
   for (const text of expected) {
-    const added = events.filter((event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data.adds).includes(text));
-    const round = events.filter((event) => event.type === 5 && event.data.tag === 'round' && JSON.stringify(event.data.payload).includes(text));
+    const added = events.filter(
+      (event) => event.type === 3 && event.data.source === 0 && JSON.stringify(event.data.adds).includes(text),
+    );
+    const round = events.filter(
+      (event) => event.type === 5 && event.data.tag === 'round' && JSON.stringify(event.data.payload).includes(text),
+    );
     expect([added.length, round.length], text).toEqual([1, 1]);
   }
 }
@@ -102,14 +119,20 @@ test('by default the chunks are compressed on a worker started from a blob: URL'
   expect(errors).toEqual([]);
 });
 
-test('a Content-Security-Policy that forbids blob: workers: no worker, the page compresses, nothing is lost', async ({ page, ingest }) => {
+test('a Content-Security-Policy that forbids blob: workers: no worker, the page compresses, nothing is lost', async ({
+  page,
+  ingest,
+}) => {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('worker', (worker) => errors.push(`unexpected worker ${worker.url()}`));
   app.setHtml(pageHtml(ingest, `script-src 'self' 'nonce-${NONCE}'; worker-src 'self'`));
   // Chromium reports the refusal on the console: the policy did refuse the worker, so the chunks below were
   // compressed by the page's fallback.
-  const refused = page.waitForEvent('console', (message) => /Content Security Policy/i.test(message.text()) && message.text().includes('blob:'));
+  const refused = page.waitForEvent(
+    'console',
+    (message) => /Content Security Policy/i.test(message.text()) && message.text().includes('blob:'),
+  );
   await page.goto(app.origin);
   await refused;
   const { sessionId, expected } = await recordRounds(page);
@@ -117,10 +140,15 @@ test('a Content-Security-Policy that forbids blob: workers: no worker, the page 
   expect(errors).toEqual([]);
 });
 
-test('under that policy, replay.workerUrl on the page origin runs the shipped svc-replay-worker.js', async ({ page, ingest }) => {
+test('under that policy, replay.workerUrl on the page origin runs the shipped svc-replay-worker.js', async ({
+  page,
+  ingest,
+}) => {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  app.setHtml(pageHtml(ingest, `script-src 'self' 'nonce-${NONCE}'; worker-src 'self'`, { workerUrl: '/svc-replay-worker.js' }));
+  app.setHtml(
+    pageHtml(ingest, `script-src 'self' 'nonce-${NONCE}'; worker-src 'self'`, { workerUrl: '/svc-replay-worker.js' }),
+  );
   const worker = page.waitForEvent('worker');
   await page.goto(app.origin);
   expect((await worker).url()).toBe(`${app.origin}/svc-replay-worker.js`);

@@ -68,7 +68,11 @@ test.describe('logs', () => {
       });
       sdk.log('warn', 'other session', { sessionId: 'other-session' });
       // An app's own span, made through the OpenTelemetry API global in which the SDK registered its tracer provider.
-      type Api = { trace: { getTracer(name: string): { startActiveSpan(name: string, work: (span: { end(): void }) => void): void } } };
+      type Api = {
+        trace: {
+          getTracer(name: string): { startActiveSpan(name: string, work: (span: { end(): void }) => void): void };
+        };
+      };
       const api = (globalThis as unknown as Record<symbol, Api>)[Symbol.for('opentelemetry.js.api.1')]!;
       api.trace.getTracer('app').startActiveSpan('app work', (span) => {
         sdk.log('info', 'in a span');
@@ -78,9 +82,19 @@ test.describe('logs', () => {
 
     const all = await waitForLogs(ingest, sessionId, 7);
     const byBody = new Map(all.map((l) => [String(l.body), l]));
-    for (const [level, text] of [['debug', 'DEBUG'], ['info', 'INFO'], ['warn', 'WARN'], ['error', 'ERROR'], ['fatal', 'FATAL']]) {
+    for (const [level, text] of [
+      ['debug', 'DEBUG'],
+      ['info', 'INFO'],
+      ['warn', 'WARN'],
+      ['error', 'ERROR'],
+      ['fatal', 'FATAL'],
+    ]) {
       const log = byBody.get(`${level} message`);
-      expect(log, `${level} message`).toMatchObject({ severity_text: text, session_id: sessionId, attributes: { 'session.id': sessionId } });
+      expect(log, `${level} message`).toMatchObject({
+        severity_text: text,
+        session_id: sessionId,
+        attributes: { 'session.id': sessionId },
+      });
       expect(log!.trace_id).toBeNull();
     }
 
@@ -101,7 +115,11 @@ test.describe('logs', () => {
     expect(String(attributes.big).endsWith('…')).toBe(true);
 
     const [other] = await waitForLogs(ingest, 'other-session', 1);
-    expect(other).toMatchObject({ body: 'other session', session_id: 'other-session', attributes: { 'session.id': 'other-session' } });
+    expect(other).toMatchObject({
+      body: 'other session',
+      session_id: 'other-session',
+      attributes: { 'session.id': 'other-session' },
+    });
 
     // The log joined the app's trace: the span the server stored has its trace and span ids.
     const inSpan = byBody.get('in a span')!;
@@ -110,7 +128,10 @@ test.describe('logs', () => {
     expect(spans[0]).toMatchObject({ name: 'app work', span_id: inSpan.span_id });
   });
 
-  test('bad input never throws: unknown level logged as info with a debug warning, other messages rendered', async ({ page, ingest }) => {
+  test('bad input never throws: unknown level logged as info with a debug warning, other messages rendered', async ({
+    page,
+    ingest,
+  }) => {
     const { consoleLines, pageErrors, sessionId } = await openPage(page, ingest);
     await page.evaluate(() => {
       const log = window.sdk.log as (level: unknown, message: unknown, context?: unknown) => void;
@@ -145,7 +166,10 @@ test.describe('logs', () => {
 });
 
 test.describe('SDK failures', () => {
-  test('a failing SDK never throws into the app, and its own error reports are neither forwarded nor captured', async ({ page, ingest }) => {
+  test('a failing SDK never throws into the app, and its own error reports are neither forwarded nor captured', async ({
+    page,
+    ingest,
+  }) => {
     const { consoleLines, pageErrors, sessionId } = await openPage(page, ingest);
     const thrown = await page.evaluate(() => {
       // Any failure inside the SDK will do: every record reads the clock, so a throwing clock fails each call below
@@ -235,7 +259,10 @@ test.describe('captureException', () => {
 });
 
 test.describe('uncaught errors and unhandled rejections', () => {
-  test('logged at error with file, line and column, or with the rejection reason; resource errors ignored', async ({ page, ingest }) => {
+  test('logged at error with file, line and column, or with the rejection reason; resource errors ignored', async ({
+    page,
+    ingest,
+  }) => {
     const { pageErrors, sessionId } = await openPage(page, ingest);
     await page.evaluate(() => {
       const { sdk } = window;
@@ -254,7 +281,9 @@ test.describe('uncaught errors and unhandled rejections', () => {
         throw seen;
       }, 0);
     });
-    const all = (await logsUpTo(ingest, sessionId, 'after the image error')).filter((l) => l.body !== 'after the image error');
+    const all = (await logsUpTo(ingest, sessionId, 'after the image error')).filter(
+      (l) => l.body !== 'after the image error',
+    );
     expect(all).toHaveLength(4);
     const byBody = new Map(all.map((l) => [String(l.body), l]));
 
@@ -284,12 +313,20 @@ test.describe('uncaught errors and unhandled rejections', () => {
     // The image really failed (the marker came from its error event) and was not logged.
     expect(await page.evaluate(() => (document.querySelector('img') as HTMLImageElement).complete)).toBe(true);
     // Playwright reports unhandled rejections as page errors too (a plain object by its class name).
-    expect(pageErrors.sort()).toEqual(['Object', 'captured, then thrown', 'rejected with an error', 'uncaught from app.js']);
+    expect(pageErrors.sort()).toEqual([
+      'Object',
+      'captured, then thrown',
+      'rejected with an error',
+      'uncaught from app.js',
+    ]);
   });
 });
 
 test.describe('console', () => {
-  test('debug/info/warn/error forwarded at their level as the console shows them; the console still prints', async ({ page, ingest }) => {
+  test('debug/info/warn/error forwarded at their level as the console shows them; the console still prints', async ({
+    page,
+    ingest,
+  }) => {
     const { consoleLines, sessionId } = await openPage(page, ingest);
     const printedBefore = consoleLines.length;
     await page.evaluate(() => {
@@ -302,7 +339,8 @@ test.describe('console', () => {
       window.sdk.log('info', 'marker');
     });
     const all = (await logsUpTo(ingest, sessionId, 'marker')).filter((l) => l.body !== 'marker');
-    const starting = (start: string | RegExp) => all.find((l) => (typeof start === 'string' ? String(l.body).startsWith(start) : start.test(String(l.body))));
+    const starting = (start: string | RegExp) =>
+      all.find((l) => (typeof start === 'string' ? String(l.body).startsWith(start) : start.test(String(l.body))));
     expect(all).toHaveLength(5);
     for (const log of all) expect(log.attributes['log.source']).toBe('console');
     expect(starting('debug x=42% tail')).toMatchObject({ severity_text: 'DEBUG', body: 'debug x=42% tail' });
@@ -327,7 +365,10 @@ test.describe('console', () => {
     ]);
   });
 
-  test('same arguments and this reach the console; output made while recording is not forwarded again', async ({ page, ingest }) => {
+  test('same arguments and this reach the console; output made while recording is not forwarded again', async ({
+    page,
+    ingest,
+  }) => {
     // A console wrapper installed by the app before the SDK: it sees what the SDK passes on.
     await page.addInitScript(() => {
       const seen: unknown[] = [];
@@ -375,9 +416,17 @@ test.describe('console', () => {
     expect(consoleLines.map((l) => l.text)).toContain('inner, printed while the SDK reads the argument');
   });
 
-  test('shutdown restores the console, unless something patched it later: then ours only passes calls on', async ({ page, ingest }) => {
+  test('shutdown restores the console, unless something patched it later: then ours only passes calls on', async ({
+    page,
+    ingest,
+  }) => {
     await page.addInitScript(() => {
-      (window as unknown as { before: Partial<Console> }).before = { debug: console.debug, info: console.info, warn: console.warn, error: console.error };
+      (window as unknown as { before: Partial<Console> }).before = {
+        debug: console.debug,
+        info: console.info,
+        warn: console.warn,
+        error: console.error,
+      };
     });
     const { consoleLines, sessionId } = await openPage(page, ingest);
     const result = await page.evaluate(async () => {
@@ -405,15 +454,26 @@ test.describe('console', () => {
     expect(result).toEqual({ patchedBySdk: true, restored: true, laterKept: true, laterCalls: 1 });
     // shutdown() resolved after its last flush, so what it recorded is all it ever sends.
     expect(bodies(await waitForLogs(ingest, sessionId, 1))).toEqual(['before shutdown']);
-    expect(consoleLines.map((l) => l.text)).toEqual(expect.arrayContaining(['after shutdown', 'after shutdown, through the later wrapper']));
+    expect(consoleLines.map((l) => l.text)).toEqual(
+      expect.arrayContaining(['after shutdown', 'after shutdown, through the later wrapper']),
+    );
   });
 });
 
 test.describe('metrics', () => {
-  const point = (m: MetricRow) => ({ name: m.name, value: m.value, unit: m.unit, attributes: m.attributes, sessionId: m.session_id });
+  const point = (m: MetricRow) => ({
+    name: m.name,
+    value: m.value,
+    unit: m.unit,
+    attributes: m.attributes,
+    sessionId: m.session_id,
+  });
   const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
-  test('values recorded with unit, attributes and session; invalid points dropped with a warning', async ({ page, ingest }) => {
+  test('values recorded with unit, attributes and session; invalid points dropped with a warning', async ({
+    page,
+    ingest,
+  }) => {
     const { consoleLines, sessionId } = await openPage(page, ingest);
     await page.evaluate(() => {
       const metric = window.sdk.metric as (...args: unknown[]) => void;
@@ -430,7 +490,13 @@ test.describe('metrics', () => {
     const stored = (await waitForMetrics(ingest, sessionId, 4)).filter((m) => m.name !== 'marker');
     expect(stored.map(point).sort(byName)).toEqual(
       [
-        { name: 'checkout.duration', value: 12.5, unit: 'ms', attributes: { step: 'pay', 'session.id': sessionId }, sessionId },
+        {
+          name: 'checkout.duration',
+          value: 12.5,
+          unit: 'ms',
+          attributes: { step: 'pay', 'session.id': sessionId },
+          sessionId,
+        },
         // The server stores "no unit" as null.
         { name: 'cart_items', value: 3, unit: null, attributes: { 'session.id': sessionId }, sessionId },
         { name: 'unit_not_text', value: 1, unit: null, attributes: { 'session.id': sessionId }, sessionId },
@@ -448,7 +514,10 @@ test.describe('metrics', () => {
     expect(consoleLines.some((l) => l.text.includes('lower-case'))).toBe(false);
   });
 
-  test('validateSemanticMetrics warns once per non-canonical name, and records the points anyway', async ({ page, ingest }) => {
+  test('validateSemanticMetrics warns once per non-canonical name, and records the points anyway', async ({
+    page,
+    ingest,
+  }) => {
     const { consoleLines, sessionId } = await openPage(page, ingest, { validateSemanticMetrics: true });
     await page.evaluate(() => {
       const { metric } = window.sdk;
@@ -501,7 +570,9 @@ test.describe('Web Vitals', () => {
     });
     await page.goto(`${origin.origin}/elsewhere`);
     await waitForMetricNamed(ingest, sessionId, 'page_hidden');
-    return (await rows<MetricRow>(ingest, `/metrics?session_id=${sessionId}&limit=1000`)).filter((m) => m.name.startsWith('web_vital_'));
+    return (await rows<MetricRow>(ingest, `/metrics?session_id=${sessionId}&limit=1000`)).filter((m) =>
+      m.name.startsWith('web_vital_'),
+    );
   }
 
   test('nothing with vitals.enabled false, and nothing after shutdown', async ({ page, ingest }) => {
@@ -533,7 +604,10 @@ test.describe('Web Vitals', () => {
 });
 
 test.describe('navigation', () => {
-  test('pushState, replaceState, popstate and hashchange become replay events with the URL and the new title', async ({ page, ingest }) => {
+  test('pushState, replaceState, popstate and hashchange become replay events with the URL and the new title', async ({
+    page,
+    ingest,
+  }) => {
     const { sessionId } = await openPage(page, ingest);
     await page.evaluate(() => {
       history.pushState({}, '', '/products/42');
@@ -574,12 +648,16 @@ test.describe('navigation', () => {
     expect(await page.evaluate(() => document.title)).not.toBe(SIGNALS_PAGE_TITLE);
   });
 
-  test('shutdown removes the history patch and records the pending navigation; later changes are not recorded', async ({ page, ingest }) => {
+  test('shutdown removes the history patch and records the pending navigation; later changes are not recorded', async ({
+    page,
+    ingest,
+  }) => {
     const { sessionId } = await openPage(page, ingest);
     const result = await page.evaluate(async () => {
       // The navigation signal's wrappers: nothing else patches history.
       const patched = { push: history.pushState, replace: history.replaceState };
-      const wasPatched = patched.push !== History.prototype.pushState && patched.replace !== History.prototype.replaceState;
+      const wasPatched =
+        patched.push !== History.prototype.pushState && patched.replace !== History.prototype.replaceState;
       history.pushState({}, '', '/pending');
       // The title of /pending is not read yet (it waits for a frame): shutdown records the navigation as it is.
       await window.sdk.shutdown();
@@ -587,7 +665,8 @@ test.describe('navigation', () => {
       location.hash = '#after';
       return {
         wasPatched,
-        native: history.pushState === History.prototype.pushState && history.replaceState === History.prototype.replaceState,
+        native:
+          history.pushState === History.prototype.pushState && history.replaceState === History.prototype.replaceState,
       };
     });
     expect(result).toEqual({ wasPatched: true, native: true });

@@ -25,11 +25,15 @@ const origin = sdkOriginForFile();
 const openPage = (page: Page, ingest: TestServer): Promise<Observed> => openSdkPage(page, origin, ingest);
 
 test.describe('browser SDK signals through the reference server', () => {
-  test('manual logs at five levels, exceptions, metrics, console output, uncaught errors and rejections arrive', async ({ page, ingest }) => {
+  test('manual logs at five levels, exceptions, metrics, console output, uncaught errors and rejections arrive', async ({
+    page,
+    ingest,
+  }) => {
     const { consoleLines, pageErrors, sessionId } = await openPage(page, ingest);
     await page.evaluate(() => {
       const { sdk } = window;
-      for (const level of ['debug', 'info', 'warn', 'error', 'fatal'] as const) sdk.log(level, `manual ${level}`, { attrs: { step: level } });
+      for (const level of ['debug', 'info', 'warn', 'error', 'fatal'] as const)
+        sdk.log(level, `manual ${level}`, { attrs: { step: level } });
       sdk.captureException(new TypeError('manual exception'), { attrs: { orderId: 'o-1' } });
       sdk.captureError('a plain string error');
       sdk.metric('checkout.duration', 12.5, 'ms', { attrs: { step: 'pay' } });
@@ -46,10 +50,20 @@ test.describe('browser SDK signals through the reference server', () => {
 
     const logs = await waitForLogs(ingest, sessionId, 14);
     const byBody = new Map(logs.map((log) => [String(log.body), log]));
-    for (const log of logs) expect(log).toMatchObject({ app: 'web-app', session_id: sessionId, attributes: { 'session.id': sessionId } });
+    for (const log of logs)
+      expect(log).toMatchObject({ app: 'web-app', session_id: sessionId, attributes: { 'session.id': sessionId } });
 
-    for (const [level, text] of [['debug', 'DEBUG'], ['info', 'INFO'], ['warn', 'WARN'], ['error', 'ERROR'], ['fatal', 'FATAL']]) {
-      expect(byBody.get(`manual ${level}`), `manual ${level}`).toMatchObject({ severity_text: text, attributes: { step: level } });
+    for (const [level, text] of [
+      ['debug', 'DEBUG'],
+      ['info', 'INFO'],
+      ['warn', 'WARN'],
+      ['error', 'ERROR'],
+      ['fatal', 'FATAL'],
+    ]) {
+      expect(byBody.get(`manual ${level}`), `manual ${level}`).toMatchObject({
+        severity_text: text,
+        attributes: { step: level },
+      });
     }
     expect(byBody.get('unknown level')).toMatchObject({ severity_text: 'INFO' });
     const manual = byBody.get('TypeError: manual exception');
@@ -60,13 +74,28 @@ test.describe('browser SDK signals through the reference server', () => {
     expect(String(manual!.attributes['exception.stacktrace'])).toMatch(/^TypeError: manual exception\n\s+at /);
     // The page it happened on, which an issue's breakdown counts by route.
     expect(manual!.attributes['url.path']).toBe(new URL(page.url()).pathname);
-    expect(byBody.get('Error: a plain string error')).toMatchObject({ severity_text: 'ERROR', attributes: { 'exception.type': 'Error' } });
+    expect(byBody.get('Error: a plain string error')).toMatchObject({
+      severity_text: 'ERROR',
+      attributes: { 'exception.type': 'Error' },
+    });
 
-    expect(byBody.get('console debug line')).toMatchObject({ severity_text: 'DEBUG', attributes: { 'log.source': 'console' } });
-    expect(byBody.get('console info {"cart":[1,2]}')).toMatchObject({ severity_text: 'INFO', attributes: { 'log.source': 'console' } });
-    expect(byBody.get('console warn')).toMatchObject({ severity_text: 'WARN', attributes: { 'log.source': 'console' } });
+    expect(byBody.get('console debug line')).toMatchObject({
+      severity_text: 'DEBUG',
+      attributes: { 'log.source': 'console' },
+    });
+    expect(byBody.get('console info {"cart":[1,2]}')).toMatchObject({
+      severity_text: 'INFO',
+      attributes: { 'log.source': 'console' },
+    });
+    expect(byBody.get('console warn')).toMatchObject({
+      severity_text: 'WARN',
+      attributes: { 'log.source': 'console' },
+    });
     const consoleError = logs.find((log) => String(log.body).startsWith('console error Error: inside console.error\n'));
-    expect(consoleError).toMatchObject({ severity_text: 'ERROR', attributes: { 'log.source': 'console', 'exception.message': 'inside console.error' } });
+    expect(consoleError).toMatchObject({
+      severity_text: 'ERROR',
+      attributes: { 'log.source': 'console', 'exception.message': 'inside console.error' },
+    });
     expect(logs.some((log) => String(log.body).includes('console.log is not forwarded'))).toBe(false);
 
     expect(byBody.get('TypeError: uncaught from app.js')).toMatchObject({
@@ -81,15 +110,30 @@ test.describe('browser SDK signals through the reference server', () => {
     });
     expect(byBody.get('RangeError: rejected promise')).toMatchObject({
       severity_text: 'ERROR',
-      attributes: { 'log.source': 'unhandledrejection', 'exception.type': 'RangeError', 'exception.message': 'rejected promise' },
+      attributes: {
+        'log.source': 'unhandledrejection',
+        'exception.type': 'RangeError',
+        'exception.message': 'rejected promise',
+      },
     });
 
     // The SDK's own debug output was printed, and never came back as a log.
-    expect(consoleLines.some((line) => line.type === 'warning' && line.text.startsWith('[svc] log(): unknown level "loud"'))).toBe(true);
+    expect(
+      consoleLines.some((line) => line.type === 'warning' && line.text.startsWith('[svc] log(): unknown level "loud"')),
+    ).toBe(true);
     expect(logs.some((log) => String(log.body).includes('[svc]'))).toBe(false);
     // The original console still printed every call.
-    for (const [type, start] of [['debug', 'console debug'], ['info', 'console info'], ['warning', 'console warn'], ['error', 'console error'], ['log', 'console.log']]) {
-      expect(consoleLines.some((line) => line.type === type && line.text.startsWith(start!)), `console.${type} printed`).toBe(true);
+    for (const [type, start] of [
+      ['debug', 'console debug'],
+      ['info', 'console info'],
+      ['warning', 'console warn'],
+      ['error', 'console error'],
+      ['log', 'console.log'],
+    ]) {
+      expect(
+        consoleLines.some((line) => line.type === type && line.text.startsWith(start!)),
+        `console.${type} printed`,
+      ).toBe(true);
     }
     // Playwright lists unhandled rejections as page errors too.
     expect(pageErrors.sort()).toEqual(['rejected promise', 'uncaught from app.js']);
@@ -127,7 +171,10 @@ test.describe('browser SDK signals through the reference server', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  test('Web Vitals: FCP, TTFB and LCP while the page is open; CLS and INP once it is hidden; each on the route it was measured on', async ({ page, ingest }) => {
+  test('Web Vitals: FCP, TTFB and LCP while the page is open; CLS and INP once it is hidden; each on the route it was measured on', async ({
+    page,
+    ingest,
+  }) => {
     const { sessionId, pageErrors } = await openPage(page, ingest);
     const vitals = (count: number) => waitForVitals(ingest, sessionId, count);
 
@@ -145,7 +192,13 @@ test.describe('browser SDK signals through the reference server', () => {
     await page.goto(`${origin.origin}/elsewhere`);
     const all = await vitals(5);
     const byName = new Map(all.map((m) => [m.name, m]));
-    expect([...byName.keys()].sort()).toEqual(['web_vital_cls', 'web_vital_fcp_ms', 'web_vital_inp_ms', 'web_vital_lcp_ms', 'web_vital_ttfb_ms']);
+    expect([...byName.keys()].sort()).toEqual([
+      'web_vital_cls',
+      'web_vital_fcp_ms',
+      'web_vital_inp_ms',
+      'web_vital_lcp_ms',
+      'web_vital_ttfb_ms',
+    ]);
     expect(all).toHaveLength(5);
     expect(Object.fromEntries(all.map((m) => [m.name, m.unit]))).toEqual({
       web_vital_fcp_ms: 'ms',
@@ -177,7 +230,9 @@ test.describe('browser SDK signals through the reference server', () => {
     expect(byName.get('web_vital_inp_ms')!.value).toBeGreaterThanOrEqual(100);
     expect(byName.get('web_vital_inp_ms')!.attributes['web_vital.target']).toBe('button#slow.primary');
     expect(byName.get('web_vital_cls')!.attributes['web_vital.target']).toMatch(/shifting|button/);
-    expect(byName.get('web_vital_lcp_ms')!.attributes['web_vital.target']).toMatch(/^(body>p\.intro\.lead|h1#headline|div#shifting>p)$/);
+    expect(byName.get('web_vital_lcp_ms')!.attributes['web_vital.target']).toMatch(
+      /^(body>p\.intro\.lead|h1#headline|div#shifting>p)$/,
+    );
     expect(pageErrors).toEqual([]);
   });
 });

@@ -65,12 +65,21 @@ async function open(page: Page, context: unknown, html: string): Promise<string[
 
 /** The script-tag SDK started with `options` over the test project's key and ingest URL. */
 function scriptTagPage(ingest: TestServer, options: Record<string, unknown>, after = ''): string {
-  const config = { apiKey: ingest.ingestKey, serviceName: ingest.appName, ingestUrl: ingest.url, flushIntervalMs: 60_000, ...options };
+  const config = {
+    apiKey: ingest.ingestKey,
+    serviceName: ingest.appName,
+    ingestUrl: ingest.url,
+    flushIntervalMs: 60_000,
+    ...options,
+  };
   return `<!doctype html><title>under test</title><script src="/svc.min.js"></script>
 <script>window.sdk = Svc.initBrowserSDK(${JSON.stringify(config)});</script>${after}`;
 }
 
-const flush = (page: Page) => page.evaluate(() => (window as unknown as { __SVC_TEST_SDK__: { flush(): Promise<FlushResult> } }).__SVC_TEST_SDK__.flush());
+const flush = (page: Page) =>
+  page.evaluate(() =>
+    (window as unknown as { __SVC_TEST_SDK__: { flush(): Promise<FlushResult> } }).__SVC_TEST_SDK__.flush(),
+  );
 
 async function storedLogs(ingest: TestServer): Promise<LogRow[]> {
   const res = await controlGet<{ data: LogRow[] }>(ingest, '/logs?limit=100');
@@ -78,12 +87,22 @@ async function storedLogs(ingest: TestServer): Promise<LogRow[]> {
   return res.body.data;
 }
 
-test('the script tag, sampled out by the app: every record carries the test, env test, the replay stored once flush resolves', async ({ page, ingest }) => {
+test('the script tag, sampled out by the app: every record carries the test, env test, the replay stored once flush resolves', async ({
+  page,
+  ingest,
+}) => {
   // sampleRate 0 would send nothing at all outside a test.
-  const html = scriptTagPage(ingest, { sampleRate: 0, replay: { sampleRate: 0 } }, '<script>throw new Error("app bug under test")</script>');
+  const html = scriptTagPage(
+    ingest,
+    { sampleRate: 0, replay: { sampleRate: 0 } },
+    '<script>throw new Error("app bug under test")</script>',
+  );
   const errors = await open(page, CONTEXT, html);
   const { result, sessionId } = await page.evaluate(async () => {
-    const w = window as unknown as { sdk: { log(l: string, m: string): void; captureReplayEvent(t: string): void }; __SVC_TEST_SDK__: { sessionId: string; flush(): Promise<FlushResult> } };
+    const w = window as unknown as {
+      sdk: { log(l: string, m: string): void; captureReplayEvent(t: string): void };
+      __SVC_TEST_SDK__: { sessionId: string; flush(): Promise<FlushResult> };
+    };
     w.sdk.log('info', 'checkout clicked');
     w.sdk.captureReplayEvent('checkpoint');
     return { result: await w.__SVC_TEST_SDK__.flush(), sessionId: w.__SVC_TEST_SDK__.sessionId };
@@ -96,34 +115,55 @@ test('the script tag, sampled out by the app: every record carries the test, env
   expect(logs.map((row) => row.body).sort()).toEqual(['Error: app bug under test', 'checkout clicked']);
   for (const row of logs) {
     expect(row.session_id).toBe(sessionId);
-    expect(row.resource.attributes).toMatchObject({ ...TEST_ATTRIBUTES, 'deployment.environment': 'test', 'svc.replay.mode': 'full' });
+    expect(row.resource.attributes).toMatchObject({
+      ...TEST_ATTRIBUTES,
+      'deployment.environment': 'test',
+      'svc.replay.mode': 'full',
+    });
   }
   const chunks = await controlGet<{ data: unknown[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=10`);
   expect(chunks.body.data.length).toBeGreaterThanOrEqual(1);
 
   // shutdown() takes the handle away.
-  expect(await page.evaluate(async () => {
-    await (window as unknown as { sdk: { shutdown(): Promise<void> } }).sdk.shutdown();
-    return '__SVC_TEST_SDK__' in window;
-  })).toBe(false);
+  expect(
+    await page.evaluate(async () => {
+      await (window as unknown as { sdk: { shutdown(): Promise<void> } }).sdk.shutdown();
+      return '__SVC_TEST_SDK__' in window;
+    }),
+  ).toBe(false);
 });
 
-test('/auto with SVC_ENV set keeps the app\'s environment and still carries the test', async ({ page, ingest }) => {
-  const env = { VITE_SVC_API_KEY: ingest.ingestKey, VITE_SVC_INGEST_URL: ingest.url, VITE_SVC_SERVICE_NAME: ingest.appName, VITE_SVC_ENV: 'staging' };
+test("/auto with SVC_ENV set keeps the app's environment and still carries the test", async ({ page, ingest }) => {
+  const env = {
+    VITE_SVC_API_KEY: ingest.ingestKey,
+    VITE_SVC_INGEST_URL: ingest.url,
+    VITE_SVC_SERVICE_NAME: ingest.appName,
+    VITE_SVC_ENV: 'staging',
+  };
   app.setScript('/app.js', await autoApp(env));
-  await open(page, CONTEXT, '<!doctype html><title>auto under test</title><script src="/app.js"></script><script>console.warn("stock low")</script>');
+  await open(
+    page,
+    CONTEXT,
+    '<!doctype html><title>auto under test</title><script src="/app.js"></script><script>console.warn("stock low")</script>',
+  );
   expect((await flush(page)).failed).toBe(0);
   const [row] = await storedLogs(ingest);
   expect(row!.body).toBe('stock low');
   expect(row!.resource.attributes).toMatchObject({ ...TEST_ATTRIBUTES, 'deployment.environment': 'staging' });
 });
 
-test('a hostile __SVC_TEST__ (wrong types, huge strings, a throwing getter) neither breaks the page nor tags anything', async ({ page, ingest }) => {
+test('a hostile __SVC_TEST__ (wrong types, huge strings, a throwing getter) neither breaks the page nor tags anything', async ({
+  page,
+  ingest,
+}) => {
   const hostile = `{ runId: 'run-x', testId: 'id-x', file: 7, line: 'twelve', title: 'x'.repeat(1e6), titlePath: 5,
     get project() { throw new Error('hostile getter'); } }`;
   const errors = await open(page, hostile, scriptTagPage(ingest, {}));
   const state = await page.evaluate(async () => {
-    const w = window as unknown as { sdk: { log(l: string, m: string): void; shutdown(): Promise<void> }; Svc: { getSDK(): unknown } };
+    const w = window as unknown as {
+      sdk: { log(l: string, m: string): void; shutdown(): Promise<void> };
+      Svc: { getSDK(): unknown };
+    };
     const running = w.Svc.getSDK() === w.sdk;
     w.sdk.log('info', 'still working');
     await w.sdk.shutdown();
@@ -133,7 +173,9 @@ test('a hostile __SVC_TEST__ (wrong types, huge strings, a throwing getter) neit
   expect(state).toEqual({ running: true, handle: false });
   // shutdown() resolved once ingest acknowledged: the record is stored.
   const [row] = await storedLogs(ingest);
-  expect(Object.keys(row!.resource.attributes).filter((key) => key.startsWith('test.') || key.startsWith('deployment.'))).toEqual([]);
+  expect(
+    Object.keys(row!.resource.attributes).filter((key) => key.startsWith('test.') || key.startsWith('deployment.')),
+  ).toEqual([]);
 });
 
 /** The fixture's delivery of one page (playwright/src/deliver.ts): its hand-over, then its posts from Node.js. */
@@ -154,7 +196,8 @@ function ingestPosts(page: Page, base: string): string[] {
 /** Logs a line and a replay event in the page (the script-tag SDK of scriptTagPage, as `window.sdk`). */
 const logAndMark = (page: Page, message: string) =>
   page.evaluate((m) => {
-    const sdk = (window as unknown as { sdk: { log(l: string, m: string): void; captureReplayEvent(t: string): void } }).sdk;
+    const sdk = (window as unknown as { sdk: { log(l: string, m: string): void; captureReplayEvent(t: string): void } })
+      .sdk;
     sdk.log('info', m);
     sdk.captureReplayEvent('checkpoint');
   }, message);
@@ -162,7 +205,10 @@ const logAndMark = (page: Page, message: string) =>
 // Neither the pipeline's nor the replay's timer sends during these tests: only what they call does.
 const QUIET = { flushIntervalMs: 60_000, replay: { flushIntervalMs: 60_000 } };
 
-test('the fixture delivers what the page queued from Node.js: stored once, and never sent by the page', async ({ page, ingest }) => {
+test('the fixture delivers what the page queued from Node.js: stored once, and never sent by the page', async ({
+  page,
+  ingest,
+}) => {
   const posts = ingestPosts(page, ingest.url);
   await open(page, CONTEXT, scriptTagPage(ingest, QUIET));
   await logAndMark(page, 'delivered from node');
@@ -173,7 +219,10 @@ test('the fixture delivers what the page queued from Node.js: stored once, and n
   const logs = await storedLogs(ingest);
   expect(logs.map((row) => row.body)).toEqual(['delivered from node']);
   expect(logs[0]!.resource.attributes).toMatchObject(TEST_ATTRIBUTES);
-  const chunks = await controlGet<{ data: Array<{ seq: number }> }>(ingest, `/replay/chunks?session_id=${outcome!.sessionId}&limit=10`);
+  const chunks = await controlGet<{ data: Array<{ seq: number }> }>(
+    ingest,
+    `/replay/chunks?session_id=${outcome!.sessionId}&limit=10`,
+  );
   expect(chunks.body.data.map((c) => c.seq)).toEqual([0]);
 
   // The page forgot what it handed over: its own flush and a second delivery find nothing to send.
@@ -187,14 +236,21 @@ test('the fixture delivers what the page queued from Node.js: stored once, and n
   expect(last!.detached).toBe(true);
   await page.close();
   expect(await last!.deliver()).toMatchObject({ sent: expect.any(Number), failed: 0 });
-  expect((await storedLogs(ingest)).map((row) => row.body).sort()).toEqual(['delivered after the page closed', 'delivered from node']);
+  expect((await storedLogs(ingest)).map((row) => row.body).sort()).toEqual([
+    'delivered after the page closed',
+    'delivered from node',
+  ]);
   expect(posts).toEqual([]);
 });
 
 test('what Node.js cannot deliver goes back to the page, which sends it its own way', async ({ page, ingest }) => {
   // An ingest address only the browser resolves (as with a remote browser, a proxy or host-resolver-rules).
   const browserOnly = 'http://svc-ingest.invalid';
-  await page.context().route(`${browserOnly}/**`, (route) => route.continue({ url: route.request().url().replace(browserOnly, ingest.url) }));
+  await page
+    .context()
+    .route(`${browserOnly}/**`, (route) =>
+      route.continue({ url: route.request().url().replace(browserOnly, ingest.url) }),
+    );
   const posts = ingestPosts(page, browserOnly);
   await open(page, CONTEXT, scriptTagPage({ ...ingest, url: browserOnly }, QUIET));
   await logAndMark(page, 'sent by the page');

@@ -43,7 +43,14 @@ test.beforeEach(() => {
 });
 
 function pageHtml(ingest: TestServer, options: Record<string, unknown> = {}): string {
-  const config = { apiKey: ingest.ingestKey, serviceName: 'web-app', ingestUrl: ingest.url, flushIntervalMs: 100, debug: true, ...options };
+  const config = {
+    apiKey: ingest.ingestKey,
+    serviceName: 'web-app',
+    ingestUrl: ingest.url,
+    flushIntervalMs: 100,
+    debug: true,
+    ...options,
+  };
   return `<!doctype html><html><head><title>traced</title><script src="/svc.min.js"></script>
 <script>window.sdk = Svc.initBrowserSDK(${JSON.stringify(config)});</script></head>
 <body><button id="buy" type="button">Buy</button></body></html>`;
@@ -60,17 +67,23 @@ async function open(page: Page, ingest: TestServer, options?: Record<string, unk
 async function spans(ingest: TestServer, query: string, count: number): Promise<Row[]> {
   let rows: Row[] = [];
   await expect
-    .poll(async () => {
-      rows = (await controlGet<{ data: Row[] }>(ingest, `/spans?${query}`)).body.data;
-      return rows.length;
-    }, { message: `spans ${query}`, timeout: 10_000 })
+    .poll(
+      async () => {
+        rows = (await controlGet<{ data: Row[] }>(ingest, `/spans?${query}`)).body.data;
+        return rows.length;
+      },
+      { message: `spans ${query}`, timeout: 10_000 },
+    )
     .toBeGreaterThanOrEqual(count);
   return rows;
 }
 
 const traceparentOf = (headers: Record<string, unknown>) => String(headers['traceparent'] ?? '');
 
-test('a same-origin fetch makes a browser.fetch span, carries traceparent and the session id, and logs its outcome', async ({ page, ingest }) => {
+test('a same-origin fetch makes a browser.fetch span, carries traceparent and the session id, and logs its outcome', async ({
+  page,
+  ingest,
+}) => {
   const errors = await open(page, ingest);
   const { status, sessionId } = await page.evaluate(async () => {
     const res = await fetch('/api/echo?status=200');
@@ -124,8 +137,13 @@ test('headers never go to other origins unless configured, and are never duplica
   await spans(ingest, `name=${encodeURIComponent('browser.fetch GET')}`, 2);
 });
 
-test('configured origins and a custom header name receive the headers; XHR follows the same rules', async ({ page, ingest }) => {
-  await open(page, ingest, { propagation: { origins: [thirdParty.origin], headerName: 'x-trace', sessionHeaderName: 'x-session' } });
+test('configured origins and a custom header name receive the headers; XHR follows the same rules', async ({
+  page,
+  ingest,
+}) => {
+  await open(page, ingest, {
+    propagation: { origins: [thirdParty.origin], headerName: 'x-trace', sessionHeaderName: 'x-session' },
+  });
   const sessionId = await page.evaluate(async (other) => {
     await fetch(`${other}/api/echo`);
     await new Promise<void>((resolve) => {
@@ -156,7 +174,10 @@ test('configured origins and a custom header name receive the headers; XHR follo
   expect(xhrSpan!.session_id).toBe(sessionId);
 });
 
-test('document load and click interactions become spans: one per click, with the requests it caused inside', async ({ page, ingest }) => {
+test('document load and click interactions become spans: one per click, with the requests it caused inside', async ({
+  page,
+  ingest,
+}) => {
   await open(page, ingest);
   // Three listeners see the click, as in a React app (root capture and bubble listeners): OpenTelemetry would make
   // three nested click spans; the SDK sends one, and the fetch from the last listener hangs under it.
@@ -169,7 +190,9 @@ test('document load and click interactions become spans: one per click, with the
   const [load] = await spans(ingest, 'name=documentLoad', 1);
   expect(load!.attributes['url.full'] ?? load!.attributes['http.url']).toBe(`${app.origin}/`);
   expect(load!.attributes['user_agent.original']).toEqual(expect.any(String));
-  expect(load!.events.map((event) => event.name)).toEqual(expect.arrayContaining(['fetchStart', 'domInteractive', 'loadEventEnd']));
+  expect(load!.events.map((event) => event.name)).toEqual(
+    expect.arrayContaining(['fetchStart', 'domInteractive', 'loadEventEnd']),
+  );
   expect(load!.scope.name).toBe('@opentelemetry/instrumentation-document-load');
   // The page itself and each resource loaded before `load` (the SDK's script): children with their network marks.
   const [documentFetch] = await spans(ingest, 'name=documentFetch', 1);
@@ -184,13 +207,20 @@ test('document load and click interactions become spans: one per click, with the
   const [fetchSpan] = await spans(ingest, `name=${encodeURIComponent('browser.fetch GET')}`, 1);
   const clicks = (await controlGet<{ data: Row[] }>(ingest, `/spans?name=click`)).body.data;
   expect(clicks).toHaveLength(1);
-  expect(clicks[0]!.attributes).toMatchObject({ event_type: 'click', target_element: 'BUTTON', target_xpath: '//*[@id="buy"]' });
+  expect(clicks[0]!.attributes).toMatchObject({
+    event_type: 'click',
+    target_element: 'BUTTON',
+    target_xpath: '//*[@id="buy"]',
+  });
   expect(clicks[0]!.scope.name).toBe('@opentelemetry/instrumentation-user-interaction');
   expect(fetchSpan!.trace_id).toBe(clicks[0]!.trace_id);
   expect(fetchSpan!.parent_span_id).toBe(clicks[0]!.span_id);
 });
 
-test('a click that changes the route is named after the new path; a submit makes its own span; each names what it was on', async ({ page, ingest }) => {
+test('a click that changes the route is named after the new path; a submit makes its own span; each names what it was on', async ({
+  page,
+  ingest,
+}) => {
   await open(page, ingest);
   await page.evaluate(() => {
     document.getElementById('buy')!.addEventListener('click', () => history.pushState({}, '', '/checkout'));
@@ -207,15 +237,26 @@ test('a click that changes the route is named after the new path; a submit makes
   await page.evaluate(() => (document.getElementById('order') as HTMLFormElement).requestSubmit());
   await page.click('#card');
   const [navigation] = await spans(ingest, `name=${encodeURIComponent('Navigation: /checkout')}`, 1);
-  expect(navigation!.attributes).toMatchObject({ event_type: 'click', 'url.full': `${app.origin}/`, 'target.name': 'Buy' });
+  expect(navigation!.attributes).toMatchObject({
+    event_type: 'click',
+    'url.full': `${app.origin}/`,
+    'target.name': 'Buy',
+  });
   const [submit] = await spans(ingest, 'name=submit', 1);
-  expect(submit!.attributes).toMatchObject({ event_type: 'submit', target_element: 'FORM', 'target.name': 'Place order' });
+  expect(submit!.attributes).toMatchObject({
+    event_type: 'submit',
+    target_element: 'FORM',
+    'target.name': 'Place order',
+  });
   const [card] = await spans(ingest, 'name=click', 1);
   expect(card!.attributes).toMatchObject({ event_type: 'click', target_element: 'BUTTON' });
   expect(card!.attributes['target.name']).toBeUndefined();
 });
 
-test('XHR: headers to the page origin and listed origins only, one span per request inside the click that sent it', async ({ page, ingest }) => {
+test('XHR: headers to the page origin and listed origins only, one span per request inside the click that sent it', async ({
+  page,
+  ingest,
+}) => {
   await open(page, ingest, { propagation: { origins: [thirdParty.origin] } });
   await page.evaluate(
     ({ listed, unlisted, ingestUrl }) => {
@@ -229,7 +270,10 @@ test('XHR: headers to the page origin and listed origins only, one span per requ
       // The SDK's own ingest URLs are never traced, whichever API requests them.
       void send(`${ingestUrl}/otlp/v1/traces`);
       document.getElementById('buy')!.addEventListener('click', () => {
-        (window as any).sent = Promise.all([send(`${listed}/api/echo?to=listed`), send(`${unlisted}/api/echo?to=unlisted`)]);
+        (window as any).sent = Promise.all([
+          send(`${listed}/api/echo?to=listed`),
+          send(`${unlisted}/api/echo?to=unlisted`),
+        ]);
       });
     },
     { listed: thirdParty.origin, unlisted: stranger.origin, ingestUrl: ingest.url },
@@ -276,7 +320,11 @@ test('a failed XHR ends its span in error', async ({ page, ingest }) => {
       }),
   );
   const [span] = await spans(ingest, 'name=POST', 1);
-  expect(span!.attributes).toMatchObject({ 'http.status_code': 0, 'error.type': 'error', 'url.full': 'http://127.0.0.1:9/unreachable' });
+  expect(span!.attributes).toMatchObject({
+    'http.status_code': 0,
+    'error.type': 'error',
+    'url.full': 'http://127.0.0.1:9/unreachable',
+  });
   expect((span!.status as { code: number }).code).toBe(2);
   expect(span!.events.map((event) => event.name)).toEqual(['open', 'send', 'error']);
 });
@@ -297,15 +345,24 @@ test('a failed fetch rejects as before, ends its span in error, and logs an erro
   expect((span!.status as { code: number }).code).toBe(2);
   await expect
     .poll(async () => {
-      const logs = (await controlGet<{ data: Array<Record<string, any>> }>(ingest, `/logs?trace_id=${span!.trace_id}`)).body.data;
+      const logs = (await controlGet<{ data: Array<Record<string, any>> }>(ingest, `/logs?trace_id=${span!.trace_id}`))
+        .body.data;
       return logs.map((log) => log.severity_text);
     })
     .toEqual(['ERROR']);
   expect(errors).toEqual([]);
 });
 
-test('one mistake, one issue: failed requests and console errors are logs, marked as issues only with issuesFrom; the click whose handler threw counts the error on its trace', async ({ page, ingest }) => {
-  type LogRow = { body: unknown; severity_number: number; trace_id: string | null; attributes: Record<string, unknown> };
+test('one mistake, one issue: failed requests and console errors are logs, marked as issues only with issuesFrom; the click whose handler threw counts the error on its trace', async ({
+  page,
+  ingest,
+}) => {
+  type LogRow = {
+    body: unknown;
+    severity_number: number;
+    trace_id: string | null;
+    attributes: Record<string, unknown>;
+  };
   /** A 500 and a network failure, each reported by the app on the console, a plain console.error, then a click that throws. */
   const mistake = async (errorLogs: number, options?: Record<string, unknown>) => {
     await open(page, ingest, options);
@@ -323,31 +380,58 @@ test('one mistake, one issue: failed requests and console errors are logs, marke
     let logs: LogRow[] = [];
     await expect
       .poll(async () => {
-        logs = (await controlGet<{ data: LogRow[] }>(ingest, `/logs?session_id=${sessionId}&limit=1000`)).body.data.filter((l) => l.severity_number >= 17);
+        logs = (
+          await controlGet<{ data: LogRow[] }>(ingest, `/logs?session_id=${sessionId}&limit=1000`)
+        ).body.data.filter((l) => l.severity_number >= 17);
         return logs.length;
       })
       .toBeGreaterThanOrEqual(errorLogs);
     return logs;
   };
-  const marked = (logs: LogRow[]) => logs.filter((l) => l.attributes['svc.issue'] === true).map((l) => String(l.body).split('\n')[0] ?? '').sort();
+  const marked = (logs: LogRow[]) =>
+    logs
+      .filter((l) => l.attributes['svc.issue'] === true)
+      .map((l) => String(l.body).split('\n')[0] ?? '')
+      .sort();
 
   const logs = await mistake(6);
   expect(marked(logs), 'by default, none of them asks to be an issue').toEqual([]);
-  const thrown = logs.find((l) => l.attributes['exception.type'] === 'TypeError' && l.attributes['log.source'] === 'onerror')!;
-  expect(thrown.trace_id, 'the error joins the trace of the click that threw it').toEqual(expect.stringMatching(/^[0-9a-f]{32}$/));
+  const thrown = logs.find(
+    (l) => l.attributes['exception.type'] === 'TypeError' && l.attributes['log.source'] === 'onerror',
+  )!;
+  expect(thrown.trace_id, 'the error joins the trace of the click that threw it').toEqual(
+    expect.stringMatching(/^[0-9a-f]{32}$/),
+  );
   await spans(ingest, `trace_id=${thrown.trace_id}&name=click`, 1);
-  const traces = (await controlGet<{ data: Array<{ error_count: number }> }>(ingest, `/traces?trace_id=${thrown.trace_id}`)).body.data;
-  expect(traces.map((t) => t.error_count), 'the exception counts as the trace’s error').toEqual([1]);
+  const traces = (
+    await controlGet<{ data: Array<{ error_count: number }> }>(ingest, `/traces?trace_id=${thrown.trace_id}`)
+  ).body.data;
+  expect(
+    traces.map((t) => t.error_count),
+    'the exception counts as the trace’s error',
+  ).toEqual([1]);
 
   // The same session again, now asking for console errors and failed requests as issues: those five say so.
   const optedIn = marked(await mistake(12, { issuesFrom: ['console', 'requests'] }));
   expect(optedIn).toHaveLength(5);
-  for (const start of [/^GET \S+\/api\/echo\/items\/42\S* → 500 /, /^GET http:\/\/127\.0\.0\.1:9\/unreachable failed: TypeError: Failed to fetch/, /^a plain message$/, /^network down TypeError: Failed to fetch/, /^saving the cart failed: 500$/]) {
-    expect(optedIn.some((body) => start.test(body)), String(start)).toBe(true);
+  for (const start of [
+    /^GET \S+\/api\/echo\/items\/42\S* → 500 /,
+    /^GET http:\/\/127\.0\.0\.1:9\/unreachable failed: TypeError: Failed to fetch/,
+    /^a plain message$/,
+    /^network down TypeError: Failed to fetch/,
+    /^saving the cart failed: 500$/,
+  ]) {
+    expect(
+      optedIn.some((body) => start.test(body)),
+      String(start),
+    ).toBe(true);
   }
 });
 
-test('instrumentFetch() traces without patching the global fetch when instrumentGlobalFetch is false', async ({ page, ingest }) => {
+test('instrumentFetch() traces without patching the global fetch when instrumentGlobalFetch is false', async ({
+  page,
+  ingest,
+}) => {
   await open(page, ingest, { instrumentGlobalFetch: false });
   const patched = await page.evaluate(async () => {
     await fetch('/api/echo?via=global');
@@ -360,7 +444,8 @@ test('instrumentFetch() traces without patching the global fetch when instrument
   expect(app.echoed[1]!['traceparent']).toMatch(/^00-/);
   const rows = await spans(ingest, `name=${encodeURIComponent('browser.fetch POST')}`, 1);
   expect(rows[0]!.attributes['http.url']).toBe(`${app.origin}/api/echo?via=wrapper`);
-  const gets = (await controlGet<{ data: Row[] }>(ingest, `/spans?name=${encodeURIComponent('browser.fetch GET')}`)).body.data;
+  const gets = (await controlGet<{ data: Row[] }>(ingest, `/spans?name=${encodeURIComponent('browser.fetch GET')}`))
+    .body.data;
   expect(gets).toEqual([]);
 });
 
@@ -370,7 +455,14 @@ test('shutdown removes the fetch and XHR patches and the SDK sends nothing more'
     await (window as any).sdk.shutdown();
     const native = (fn: unknown) => String(fn).includes('[native code]');
     const xhr = XMLHttpRequest.prototype;
-    return [fetch, xhr.open, xhr.send, xhr.setRequestHeader, EventTarget.prototype.addEventListener, history.pushState].map(native);
+    return [
+      fetch,
+      xhr.open,
+      xhr.send,
+      xhr.setRequestHeader,
+      EventTarget.prototype.addEventListener,
+      history.pushState,
+    ].map(native);
   });
   expect(nativeAfter).toEqual([true, true, true, true, true, true]);
   await page.evaluate(async () => {
@@ -386,7 +478,10 @@ test('shutdown removes the fetch and XHR patches and the SDK sends nothing more'
   for (const headers of app.echoed) expect(headers['traceparent']).toBeUndefined();
 });
 
-test('each fetch adds a network replay event and a recipe step; a failed one a network_error event too', async ({ page, ingest }) => {
+test('each fetch adds a network replay event and a recipe step; a failed one a network_error event too', async ({
+  page,
+  ingest,
+}) => {
   await open(page, ingest);
   const sessionId = await page.evaluate(async () => {
     await fetch('/api/echo?status=200', { headers: { authorization: 'Bearer secret-token' } });
@@ -398,8 +493,11 @@ test('each fetch adds a network replay event and a recipe step; a failed one a n
   let events: Array<{ tag?: string; payload?: Record<string, unknown> }> = [];
   await expect
     .poll(async () => {
-      const chunks = (await controlGet<{ data: Chunk[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`)).body.data;
-      events = chunks.flatMap((chunk) => chunk.events).flatMap((event) => (event.type === 5 && event.data ? [event.data] : []));
+      const chunks = (await controlGet<{ data: Chunk[] }>(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`))
+        .body.data;
+      events = chunks
+        .flatMap((chunk) => chunk.events)
+        .flatMap((event) => (event.type === 5 && event.data ? [event.data] : []));
       return events.filter((event) => event.tag === 'network' || event.tag === 'network_error').length;
     })
     .toBe(3);
@@ -416,7 +514,8 @@ test('each fetch adds a network replay event and a recipe step; a failed one a n
   let steps: Array<Record<string, any>> = [];
   await expect
     .poll(async () => {
-      steps = (await controlGet<{ data: Array<Record<string, any>> }>(ingest, `/recipes?session_id=${sessionId}`)).body.data;
+      steps = (await controlGet<{ data: Array<Record<string, any>> }>(ingest, `/recipes?session_id=${sessionId}`)).body
+        .data;
       return steps.length;
     })
     .toBe(2);

@@ -88,7 +88,8 @@ async function openPipelinePage(page: Page, origin: string, proxyUrl: string, in
   await page.evaluate(([url, key]) => (window as any).svcUnload.start(url, key), [proxyUrl, ingest.ingestKey] as const);
 }
 
-const enqueue = (page: Page, items: TelemetryItem[]) => page.evaluate((list) => (window as any).svcUnload.enqueue(list), items);
+const enqueue = (page: Page, items: TelemetryItem[]) =>
+  page.evaluate((list) => (window as any).svcUnload.enqueue(list), items);
 
 /** Bodies of the stored logs of a session (the query API pages newest first; 1000 is plenty here). */
 async function storedLogBodies(ingest: TestServer, sessionId: string): Promise<string[]> {
@@ -97,7 +98,11 @@ async function storedLogBodies(ingest: TestServer, sessionId: string): Promise<s
 }
 
 test.describe('telemetry queued when the page goes away', () => {
-  test('closing the page sends what is queued by keepalive fetch, including a value recorded on the final visibilitychange', async ({ page, ingest, pageOrigin }) => {
+  test('closing the page sends what is queued by keepalive fetch, including a value recorded on the final visibilitychange', async ({
+    page,
+    ingest,
+    pageOrigin,
+  }) => {
     const proxy = await startIngestProxy(ingest.url);
     try {
       await openPipelinePage(page, pageOrigin.origin, proxy.url, ingest);
@@ -126,7 +131,15 @@ test.describe('telemetry queued when the page goes away', () => {
             'visibilitychange',
             () => {
               if (document.visibilityState !== 'hidden') return;
-              const cls: MetricItem = { kind: 'metric', name: 'CLS', value: 0.12, unit: '1', timeMs: now, sessionId, attributes: { 'session.id': sessionId } };
+              const cls: MetricItem = {
+                kind: 'metric',
+                name: 'CLS',
+                value: 0.12,
+                unit: '1',
+                timeMs: now,
+                sessionId,
+                attributes: { 'session.id': sessionId },
+              };
               (window as any).svcUnload.enqueue([cls]);
             },
             true,
@@ -138,23 +151,40 @@ test.describe('telemetry queued when the page goes away', () => {
       await page.close({ runBeforeUnload: true });
 
       await expect.poll(async () => (await storedLogBodies(ingest, sessionId)).length, { timeout: 15_000 }).toBe(60);
-      await expect.poll(async () => (await controlGet(ingest, `/spans?trace_id=${traceId}`)).body.data.length, { timeout: 10_000 }).toBe(1);
       await expect
-        .poll(async () => (await controlGet(ingest, `/metrics?session_id=${sessionId}&name=CLS`)).body.data.map((m) => m.value), { timeout: 10_000 })
+        .poll(async () => (await controlGet(ingest, `/spans?trace_id=${traceId}`)).body.data.length, {
+          timeout: 10_000,
+        })
+        .toBe(1);
+      await expect
+        .poll(
+          async () =>
+            (await controlGet(ingest, `/metrics?session_id=${sessionId}&name=CLS`)).body.data.map((m) => m.value),
+          { timeout: 10_000 },
+        )
         .toEqual([0.12]);
       const bodies = await storedLogBodies(ingest, sessionId);
       expect(new Set(bodies).size).toBe(60);
 
       for (const post of proxy.posts()) {
         expect(post.bytes).toBeLessThanOrEqual(60_000);
-        expect(post, 'a fetch with the key header, not a beacon').toMatchObject({ apiKeyHeader: true, beacon: false, contentType: 'application/json', status: 200 });
+        expect(post, 'a fetch with the key header, not a beacon').toMatchObject({
+          apiKeyHeader: true,
+          beacon: false,
+          contentType: 'application/json',
+          status: 200,
+        });
       }
     } finally {
       await proxy.close();
     }
   });
 
-  test('more than the 64 KiB keepalive budget: ~60 KB requests in waves within the budget, every record delivered once', async ({ page, ingest, pageOrigin }) => {
+  test('more than the 64 KiB keepalive budget: ~60 KB requests in waves within the budget, every record delivered once', async ({
+    page,
+    ingest,
+    pageOrigin,
+  }) => {
     // Answers are held back so that requests are still in flight when the next ones are due.
     const proxy = await startIngestProxy(ingest.url, { answerDelayMs: 150 });
     try {
@@ -176,12 +206,16 @@ test.describe('telemetry queued when the page goes away', () => {
       await prompted;
 
       await expect.poll(async () => (await storedLogBodies(ingest, sessionId)).length, { timeout: 20_000 }).toBe(400);
-      const indexes = (await storedLogBodies(ingest, sessionId)).map((b) => Number(b.split(' ')[0]!.slice('unload-'.length)));
+      const indexes = (await storedLogBodies(ingest, sessionId)).map((b) =>
+        Number(b.split(' ')[0]!.slice('unload-'.length)),
+      );
       expect(indexes.sort((a, b) => a - b)).toEqual(items.map((_, i) => i));
       expect(page.isClosed()).toBe(false);
 
       // The proxy holds each answer back 150 ms after ingest stored the request: the last answers may still be due.
-      await expect.poll(() => proxy.posts().every((post) => post.status !== undefined), { message: 'every request answered' }).toBe(true);
+      await expect
+        .poll(() => proxy.posts().every((post) => post.status !== undefined), { message: 'every request answered' })
+        .toBe(true);
       const posts = proxy.posts();
       expect(posts.length, 'the ~250 KB of logs went as several requests').toBeGreaterThanOrEqual(4);
       for (const post of posts) {
@@ -193,7 +227,9 @@ test.describe('telemetry queued when the page goes away', () => {
       // Once the budget was spent, the beacon fallback was tried for the next request, with the key in the URL.
       // Chromium counts beacons against the same 64 KiB quota, so here it declines them while the keepalive requests
       // are in flight, and the records wait for the budget instead of being lost.
-      const beacons: { url: string; bytes: number; queued: boolean }[] = await page.evaluate(() => (window as any).svcUnload.beacons());
+      const beacons: { url: string; bytes: number; queued: boolean }[] = await page.evaluate(() =>
+        (window as any).svcUnload.beacons(),
+      );
       expect(beacons.length).toBeGreaterThan(0);
       for (const b of beacons) {
         expect(b.url).toContain(`api_key=${encodeURIComponent(ingest.ingestKey)}`);

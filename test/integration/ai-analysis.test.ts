@@ -39,7 +39,13 @@ const FIX = `--- a/src/cart/total.ts
 `;
 const STALE_FIX = FIX.replace('const price = item.product!.price;', 'const price = item.product.cost;');
 const answer = (diff: string | null) =>
-  JSON.stringify({ root_cause: 'An item without a product reaches lineTotal', confidence: 0.8, locations: [{ file: 'src/cart/total.ts', line: 2 }], diff, explanation: 'Guard the missing product.' });
+  JSON.stringify({
+    root_cause: 'An item without a product reaches lineTotal',
+    confidence: 0.8,
+    locations: [{ file: 'src/cart/total.ts', line: 2 }],
+    diff,
+    explanation: 'Guard the missing product.',
+  });
 
 type ErrorBody = { error: { code: string; message: string } };
 
@@ -53,21 +59,36 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
   const send = async <T = AnalysisView>(t: TestServer, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${t.url}/control-plane${path}`, {
       method,
-      headers: { authorization: `Bearer ${t.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${t.controlKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as T };
   };
   const call = <T = AnalysisView>(t: TestServer, method: string, path: string) => send<T>(t, method, path);
   const ingest = async (t: TestServer, path: string, body: unknown) => {
-    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
+      body: JSON.stringify(body),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
   };
 
   /** A server (with `ai` when given) holding one issue: the shop's error in session `s-1`, its map uploaded, breadcrumbs before it. */
   async function serverWithIssue(ai?: AiSettings): Promise<{ t: TestServer; issueId: string }> {
     const log = (line: string) => void logLines.push(line);
-    const t = await startTestServer(kind, { clock, log, detection: false, allowPrivateTargets: true, secretKey: 'k'.repeat(40), outbox: { pollMs: 60_000 }, ...(ai ? { ai } : {}) });
+    const t = await startTestServer(kind, {
+      clock,
+      log,
+      detection: false,
+      allowPrivateTargets: true,
+      secretKey: 'k'.repeat(40),
+      outbox: { pollMs: 60_000 },
+      ...(ai ? { ai } : {}),
+    });
     servers.push(t);
     const debugId = randomUUID();
     const upload = await fetch(`${t.url}/control-plane/sourcemaps`, {
@@ -84,16 +105,30 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     info.resourceLogs[0]!.resource.attributes.push(str('user_agent.original', 'Mozilla/5.0 Chrome/131.0'));
     await ingest(t, '/otlp/v1/logs', info);
     // The session's requests: one failed (its query carries the token), one did not.
-    const step = (url: string, status: number, ts: number) => ({ ts, method: 'GET', url, requestHeaders: {}, status, responseHeaders: {}, durationMs: 12 });
+    const step = (url: string, status: number, ts: number) => ({
+      ts,
+      method: 'GET',
+      url,
+      requestHeaders: {},
+      status,
+      responseHeaders: {},
+      durationMs: 12,
+    });
     await ingest(t, '/ingest/replay/recipes', {
       serviceName: 'web-app',
       sessionId: 's-1',
       replayId: 'r-1',
-      steps: [step(`https://api.shop.example.com/api/cart?token=${USER_TOKEN}`, 500, T0 - 1500), step('https://api.shop.example.com/api/user', 200, T0 - 1000)],
+      steps: [
+        step(`https://api.shop.example.com/api/cart?token=${USER_TOKEN}`, 500, T0 - 1500),
+        step('https://api.shop.example.com/api/user', 200, T0 - 1000),
+      ],
     });
     const error = errorLog({ sessionId: 's-1', release: '7.0', message: MESSAGE, stack: shop.stack, atMs: T0 });
     error.resourceLogs[0]!.resource.attributes.push(str('user_agent.original', 'Mozilla/5.0 Chrome/131.0'));
-    error.resourceLogs[0]!.scopeLogs[0]!.logRecords[0]!.attributes.push({ key: 'svc.exception.debug_ids', value: { arrayValue: { values: [{ stringValue: `${debugId} ${shop.url}` }] } } } as ReturnType<typeof str>);
+    error.resourceLogs[0]!.scopeLogs[0]!.logRecords[0]!.attributes.push({
+      key: 'svc.exception.debug_ids',
+      value: { arrayValue: { values: [{ stringValue: `${debugId} ${shop.url}` }] } },
+    } as ReturnType<typeof str>);
     await ingest(t, '/otlp/v1/logs', error);
     await issueDetector(t, clock).runOnce();
     const list = await call<{ data: Array<{ id: string }> }>(t, 'GET', '/issues');
@@ -132,7 +167,9 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     // The in-app frames a map covered, top first: the throw, its callers in the module, the entry point.
     expect(new Set(done.result!.locations.map((l) => l.file))).toEqual(new Set(['src/cart/total.ts', 'src/main.ts']));
     expect(done.result!.locations[0]).toEqual({ file: 'src/cart/total.ts', line: 2 });
-    expect(done.result!.root_cause).toMatch(/^TypeError: Cannot read properties of undefined \(reading 'price'\) at lineTotal \(src\/cart\/total\.ts:2:\d+\)\. The line: `const price = item\.product!\.price;`\./);
+    expect(done.result!.root_cause).toMatch(
+      /^TypeError: Cannot read properties of undefined \(reading 'price'\) at lineTotal \(src\/cart\/total\.ts:2:\d+\)\. The line: `const price = item\.product!\.price;`\./,
+    );
     expect(done.result!.explanation).toMatch(/^Heuristic summary: no model is configured/);
   });
 
@@ -142,10 +179,25 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     fake.script({ content: answer(FIX), usage: { prompt_tokens: 1234, completion_tokens: 56 } });
     expect((await call(t, 'POST', `/issues/${issueId}/analysis`)).status).toBe(202);
     const done = await settled(t, issueId);
-    expect(done).toMatchObject({ state: 'done', mode: 'model', model: 'gpt-test', error: null, usage: { prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 } });
-    expect(done.result).toEqual({ root_cause: 'An item without a product reaches lineTotal', confidence: 0.8, locations: [{ file: 'src/cart/total.ts', line: 2 }], diff: FIX, diff_applies: true, explanation: 'Guard the missing product.' });
+    expect(done).toMatchObject({
+      state: 'done',
+      mode: 'model',
+      model: 'gpt-test',
+      error: null,
+      usage: { prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 },
+    });
+    expect(done.result).toEqual({
+      root_cause: 'An item without a product reaches lineTotal',
+      confidence: 0.8,
+      locations: [{ file: 'src/cart/total.ts', line: 2 }],
+      diff: FIX,
+      diff_applies: true,
+      explanation: 'Guard the missing product.',
+    });
     expect(applyPatch(TOTAL_TS, FIX)).toContain('if (!item.product) return 0;');
-    expect(logLines).toContainEqual(expect.stringMatching(/^ai: gpt-test answered in \d+ ms, 1234 prompt \+ 56 completion tokens$/));
+    expect(logLines).toContainEqual(
+      expect.stringMatching(/^ai: gpt-test answered in \d+ ms, 1234 prompt \+ 56 completion tokens$/),
+    );
 
     const request = fake.requests[before]!;
     expect(request.headers.authorization).toBe(`Bearer ${API_KEY}`);
@@ -154,19 +206,31 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     // What the API shows as sent is exactly the user message.
     expect(request.body.messages[1]!.content).toBe(JSON.stringify(done.sent));
     const sent = done.sent!;
-    expect(sent).toMatchObject({ release: '7.0', env: 'staging', browser: 'Mozilla/5.0 Chrome/131.0', issue: { id: issueId, type: 'TypeError', app: 'web-app' } });
-    expect(sent.stack.find((f) => f.in_app)).toMatchObject({ file: 'src/cart/total.ts', line: 2, function: 'lineTotal' });
+    expect(sent).toMatchObject({
+      release: '7.0',
+      env: 'staging',
+      browser: 'Mozilla/5.0 Chrome/131.0',
+      issue: { id: issueId, type: 'TypeError', app: 'web-app' },
+    });
+    expect(sent.stack.find((f) => f.in_app)).toMatchObject({
+      file: 'src/cart/total.ts',
+      line: 2,
+      function: 'lineTotal',
+    });
     expect(sent.sources.map((f) => f.path)).toEqual(['src/cart/total.ts', 'src/main.ts']);
     expect(sent.sources[0]!.content).toBe(TOTAL_TS);
     expect(sent.breadcrumbs.some((b) => b.message.includes('checkout for <email> with <token>'))).toBe(true);
-    expect(sent.failing_requests).toEqual([{ at: new Date(T0 - 1500).toISOString(), method: 'GET', path: '/api/cart', status: 500 }]);
+    expect(sent.failing_requests).toEqual([
+      { at: new Date(T0 - 1500).toISOString(), method: 'GET', path: '/api/cart', status: 500 },
+    ]);
   });
 
-  it('sends no key or secret: not the API key, the user\'s token or e-mail address, nor the server\'s keys', async () => {
+  it("sends no key or secret: not the API key, the user's token or e-mail address, nor the server's keys", async () => {
     const { t } = model;
     const wire = JSON.stringify(fake.requests.map((r) => r.body));
     expect(wire.length).toBeGreaterThan(0);
-    for (const secret of [API_KEY, USER_TOKEN, USER_EMAIL, t.ingestKey, t.controlKey]) expect(wire).not.toContain(secret);
+    for (const secret of [API_KEY, USER_TOKEN, USER_EMAIL, t.ingestKey, t.controlKey])
+      expect(wire).not.toContain(secret);
   });
 
   it('keeps a diff that does not apply as text, marked not applicable', async () => {
@@ -175,7 +239,11 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     await call(t, 'POST', `/issues/${issueId}/analysis`);
     const done = await settled(t, issueId);
     expect(done.state).toBe('done');
-    expect(done.result).toMatchObject({ diff: STALE_FIX, diff_applies: false, root_cause: 'An item without a product reaches lineTotal' });
+    expect(done.result).toMatchObject({
+      diff: STALE_FIX,
+      diff_applies: false,
+      root_cause: 'An item without a product reaches lineTotal',
+    });
   });
 
   it('fails clearly on invalid model output, a 429 with Retry-After and a 5xx; nothing of a result is kept', async () => {
@@ -187,16 +255,30 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
       return done;
     };
     fake.script({ content: 'The bug is in lineTotal, I think.' });
-    expect((await failure()).error).toEqual({ code: 'model_invalid_output', message: 'the model did not answer with JSON', retry_after_s: null });
-    fake.script({ content: JSON.stringify({ root_cause: 'x', confidence: 7, locations: [], diff: null, explanation: '' }) });
-    expect((await failure()).error).toMatchObject({ code: 'model_invalid_output', message: expect.stringContaining('confidence') });
+    expect((await failure()).error).toEqual({
+      code: 'model_invalid_output',
+      message: 'the model did not answer with JSON',
+      retry_after_s: null,
+    });
+    fake.script({
+      content: JSON.stringify({ root_cause: 'x', confidence: 7, locations: [], diff: null, explanation: '' }),
+    });
+    expect((await failure()).error).toMatchObject({
+      code: 'model_invalid_output',
+      message: expect.stringContaining('confidence'),
+    });
     fake.script({ status: 429, headers: { 'retry-after': '30' } });
     const limited = await failure();
     expect(limited.error).toMatchObject({ code: 'model_rate_limited', retry_after_s: 30 });
     expect(limited.sent).not.toBeNull();
     fake.script({ status: 503 });
-    expect((await failure()).error).toMatchObject({ code: 'model_unavailable', message: 'the model endpoint answered 503' });
-    expect(logLines).toContainEqual(expect.stringMatching(/^ai: gpt-test failed after \d+ ms \(model_rate_limited\): /));
+    expect((await failure()).error).toMatchObject({
+      code: 'model_unavailable',
+      message: 'the model endpoint answered 503',
+    });
+    expect(logLines).toContainEqual(
+      expect.stringMatching(/^ai: gpt-test failed after \d+ ms \(model_rate_limited\): /),
+    );
   });
 
   it('runs one analysis however often it is asked while it runs', async () => {
@@ -207,11 +289,22 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     fake.script({ until: held, then: { content: answer(FIX) } });
     const first = await call(t, 'POST', `/issues/${issueId}/analysis`);
     await fake.received(before + 1);
-    const again = await Promise.all([call(t, 'POST', `/issues/${issueId}/analysis`), call(t, 'POST', `/issues/${issueId}/analysis`)]);
+    const again = await Promise.all([
+      call(t, 'POST', `/issues/${issueId}/analysis`),
+      call(t, 'POST', `/issues/${issueId}/analysis`),
+    ]);
     for (const res of again) expect(res).toMatchObject({ status: 202, body: { id: first.body.id, state: 'running' } });
-    expect((await call(t, 'GET', `/issues/${issueId}/analysis`)).body).toMatchObject({ id: first.body.id, state: 'running', result: null });
+    expect((await call(t, 'GET', `/issues/${issueId}/analysis`)).body).toMatchObject({
+      id: first.body.id,
+      state: 'running',
+      result: null,
+    });
     release();
-    expect(await settled(t, issueId)).toMatchObject({ id: first.body.id, state: 'done', result: { diff_applies: true } });
+    expect(await settled(t, issueId)).toMatchObject({
+      id: first.body.id,
+      state: 'done',
+      result: { diff_applies: true },
+    });
     expect(fake.requests.length).toBe(before + 1);
   });
 
@@ -224,7 +317,15 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
         { type: 'webhook', name: 'hook', config: { url: `${receiver.url}/webhook` } },
         { type: 'teams', name: 'teams', config: { webhook_url: `${receiver.url}/teams` } },
         { type: 'chat', name: 'chat', config: { channel: '#ops', webhook_url: `${receiver.url}/chat` } },
-        { type: 'email', name: 'mail', config: { to: ['oncall@example.com'], from: 'svc@example.com', smtp: { host: '127.0.0.1', port: mail.port, secure: false } } },
+        {
+          type: 'email',
+          name: 'mail',
+          config: {
+            to: ['oncall@example.com'],
+            from: 'svc@example.com',
+            smtp: { host: '127.0.0.1', port: mail.port, secure: false },
+          },
+        },
       ];
       const ids: string[] = [];
       for (const channel of channels) {
@@ -235,24 +336,68 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
       expect((await send(t, 'POST', '/notifications/rules', { name: 'all', channels: ids })).status).toBe(201);
 
       const at = new Date(T0).toISOString();
-      const evidence = { fingerprint: issueId, error_type: 'TypeError', message: MESSAGE, top_frame: null, error_count: 1, first_seen_release: '7.0', first_seen_at: at, last_seen_at: at, affected_sessions: 1, sessions: [], failing_requests: [] };
-      const opened = await t.server.notify.incidents.open({ projectId: t.projectId, title: 'Cart broken', severity: 'high', env: 'staging', services: ['web-app'], rootCauseSummary: 'x', fingerprint: issueId, evidence });
-      const detail = await call<{ dashboard_url: string; analysis: Record<string, unknown> }>(t, 'GET', `/incidents/${opened.id}`);
+      const evidence = {
+        fingerprint: issueId,
+        error_type: 'TypeError',
+        message: MESSAGE,
+        top_frame: null,
+        error_count: 1,
+        first_seen_release: '7.0',
+        first_seen_at: at,
+        last_seen_at: at,
+        affected_sessions: 1,
+        sessions: [],
+        failing_requests: [],
+      };
+      const opened = await t.server.notify.incidents.open({
+        projectId: t.projectId,
+        title: 'Cart broken',
+        severity: 'high',
+        env: 'staging',
+        services: ['web-app'],
+        rootCauseSummary: 'x',
+        fingerprint: issueId,
+        evidence,
+      });
+      const detail = await call<{ dashboard_url: string; analysis: Record<string, unknown> }>(
+        t,
+        'GET',
+        `/incidents/${opened.id}`,
+      );
       const latest = (await call(t, 'GET', `/issues/${issueId}/analysis`)).body;
       expect(detail.body.analysis).toEqual({ ...latest, sent: undefined, usage: undefined });
       expect(detail.body.analysis).not.toHaveProperty('sent');
       const page = await (await fetch(detail.body.dashboard_url)).text();
-      expect(page).toContain('<h2 id="analysis">Root-cause analysis</h2><p><em>Model gpt-test, confidence 80%</em></p><p>An item without a product reaches lineTotal</p>');
+      expect(page).toContain(
+        '<h2 id="analysis">Root-cause analysis</h2><p><em>Model gpt-test, confidence 80%</em></p><p>An item without a product reaches lineTotal</p>',
+      );
       expect(page).toContain('+  if (!item.product) return 0;');
 
       await t.server.notify.outbox.drain();
       const analysisUrl = `${detail.body.dashboard_url}#analysis`;
       const bodyOf = (path: string) => receiver.received.find((r) => r.path === path)!.body;
-      expect(Object.keys(JSON.parse(bodyOf('/webhook')) as object).sort()).toEqual(['dashboard_url', 'env', 'event', 'incident_id', 'root_cause_summary', 'services', 'severity', 'title']);
+      expect(Object.keys(JSON.parse(bodyOf('/webhook')) as object).sort()).toEqual([
+        'dashboard_url',
+        'env',
+        'event',
+        'incident_id',
+        'root_cause_summary',
+        'services',
+        'severity',
+        'title',
+      ]);
       expect(bodyOf('/webhook')).not.toContain('#analysis');
-      const teams = JSON.parse(bodyOf('/teams')) as { attachments: Array<{ content: { actions: Array<{ title: string; url: string }> } }> };
-      expect(teams.attachments[0]!.content.actions).toContainEqual({ type: 'Action.OpenUrl', title: 'Open the root-cause analysis', url: analysisUrl });
-      expect(bodyOf('/chat')).toContain(JSON.stringify(`<${analysisUrl.replaceAll('&', '&amp;')}|Root-cause analysis>`).slice(1, -1));
+      const teams = JSON.parse(bodyOf('/teams')) as {
+        attachments: Array<{ content: { actions: Array<{ title: string; url: string }> } }>;
+      };
+      expect(teams.attachments[0]!.content.actions).toContainEqual({
+        type: 'Action.OpenUrl',
+        title: 'Open the root-cause analysis',
+        url: analysisUrl,
+      });
+      expect(bodyOf('/chat')).toContain(
+        JSON.stringify(`<${analysisUrl.replaceAll('&', '&amp;')}|Root-cause analysis>`).slice(1, -1),
+      );
       const [message] = await until('the e-mail', 10_000, async () => (mail.inbox.length > 0 ? mail.inbox : undefined));
       expect(message!.mail.text).toContain(`Root-cause analysis: ${analysisUrl}`);
     } finally {
@@ -265,7 +410,11 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
     const { t, issueId } = await serverWithIssue({ baseUrl: fake.baseUrl, model: 'gpt-test', timeoutMs: 300 });
     fake.script({ until: new Promise(() => undefined), then: { content: answer(FIX) } });
     await call(t, 'POST', `/issues/${issueId}/analysis`);
-    expect((await settled(t, issueId)).error).toEqual({ code: 'model_timeout', message: 'the model did not answer in time', retry_after_s: null });
+    expect((await settled(t, issueId)).error).toEqual({
+      code: 'model_timeout',
+      message: 'the model did not answer in time',
+      retry_after_s: null,
+    });
   });
 
   it('answers 404 for an unknown issue, changing nothing', async () => {

@@ -30,7 +30,10 @@ const T = 1_750_000_000_000;
 const LOYALTY_ERROR = "Cannot read properties of undefined (reading 'total')";
 
 /** The shop: a button that fetches the loyalty points, and one that goes to the about page. */
-const SHOP = [el(4, 'button', {}, txt(5, 'Show loyalty points')), el(6, 'button', { 'data-testid': 'about' }, txt(7, 'About'))];
+const SHOP = [
+  el(4, 'button', {}, txt(5, 'Show loyalty points')),
+  el(6, 'button', { 'data-testid': 'about' }, txt(7, 'About')),
+];
 
 const recipe = (ts: number, path: string, status: number, body: string): RecipeStep => ({
   ts,
@@ -60,12 +63,24 @@ interface Session {
 /** The session the test must come from: a click fetches the points (a 500), the error follows; then more clicks. */
 const loyalty: Session = {
   id: 's-loyalty',
-  chunks: [pageLoad('http://shop.test/account?tab=points', T - 5_000, ...SHOP), [click(5, T - 1_000)], [click(7, T + 500), click(5, T + 900)]],
-  recipes: [recipe(T - 990, '/api/loyalty', 500, '{"error":"loyalty service unavailable"}'), recipe(T + 910, '/api/loyalty', 500, '{"error":"still down"}')],
+  chunks: [
+    pageLoad('http://shop.test/account?tab=points', T - 5_000, ...SHOP),
+    [click(5, T - 1_000)],
+    [click(7, T + 500), click(5, T + 900)],
+  ],
+  recipes: [
+    recipe(T - 990, '/api/loyalty', 500, '{"error":"loyalty service unavailable"}'),
+    recipe(T + 910, '/api/loyalty', 500, '{"error":"still down"}'),
+  ],
   errors: [errorLog('s-loyalty', LOYALTY_ERROR, T), errorLog('s-loyalty', LOYALTY_ERROR, T + 950)],
 };
 /** Hit later, but without a replay: it cannot be replayed. */
-const unrecorded: Session = { id: 's-unrecorded', chunks: [], recipes: [], errors: [errorLog('s-unrecorded', LOYALTY_ERROR, T + 60_000)] };
+const unrecorded: Session = {
+  id: 's-unrecorded',
+  chunks: [],
+  recipes: [],
+  errors: [errorLog('s-unrecorded', LOYALTY_ERROR, T + 60_000)],
+};
 /** Hit earlier, with a replay: an older session than s-loyalty. */
 const older: Session = {
   id: 's-older',
@@ -74,7 +89,12 @@ const older: Session = {
   errors: [errorLog('s-older', LOYALTY_ERROR, T - 118_000)],
 };
 /** Another issue, whose only session has no replay. */
-const other: Session = { id: 's-other', chunks: [], recipes: [], errors: [errorLog('s-other', 'points is not iterable', T)] };
+const other: Session = {
+  id: 's-other',
+  chunks: [],
+  recipes: [],
+  errors: [errorLog('s-other', 'points is not iterable', T)],
+};
 
 describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
   let t: TestServer;
@@ -83,7 +103,11 @@ describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
   let made: ReproductionTest | null;
 
   async function post(path: string, body: string): Promise<void> {
-    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey }, body });
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey },
+      body,
+    });
     expect(res.status, `POST ${path}: ${await res.clone().text()}`).toBe(200);
   }
 
@@ -91,10 +115,27 @@ describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
     for (const [seq, events] of session.chunks.entries()) {
       const payload = eventsJson(events.map((e) => JSON.stringify(e)));
       const at = events.map((e) => e.timestamp);
-      await post(INGEST_PATHS.replayChunk, chunkBody('web-app', { sessionId: session.id, replayId: `r-${session.id}`, nextSeq: seq + 1 }, seq, at, payload));
+      await post(
+        INGEST_PATHS.replayChunk,
+        chunkBody(
+          'web-app',
+          { sessionId: session.id, replayId: `r-${session.id}`, nextSeq: seq + 1 },
+          seq,
+          at,
+          payload,
+        ),
+      );
     }
     if (session.recipes.length > 0) {
-      await post(INGEST_PATHS.replayRecipes, JSON.stringify({ serviceName: 'web-app', sessionId: session.id, replayId: `r-${session.id}`, steps: session.recipes }));
+      await post(
+        INGEST_PATHS.replayRecipes,
+        JSON.stringify({
+          serviceName: 'web-app',
+          sessionId: session.id,
+          replayId: `r-${session.id}`,
+          steps: session.recipes,
+        }),
+      );
     }
     await post(INGEST_PATHS.logs, ENCODE_BODY.logs(session.errors, { 'service.name': 'web-app' }));
   }
@@ -120,32 +161,43 @@ describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
 
   it('replays the steps before the error and none after it', () => {
     const steps = made!.content.split('\n').filter((line) => /^ {2}await page\.(goto|getBy|locator)/.test(line));
-    expect(steps).toEqual(["  await page.goto('/account?tab=points');", "  await page.getByRole('button', { name: 'Show loyalty points', exact: true }).click();"]);
+    expect(steps).toEqual([
+      "  await page.goto('/account?tab=points');",
+      "  await page.getByRole('button', { name: 'Show loyalty points', exact: true }).click();",
+    ]);
     expect(made!.content).not.toContain("getByTestId('about')");
   });
 
   it('serves the recorded responses, the failed request among them', () => {
     expect(made!.content).toContain(`'GET /api/loyalty': [`);
-    expect(made!.content).toContain(`{ status: 500, headers: { 'content-type': 'application/json' }, body: '{"error":"loyalty service unavailable"}' },`);
+    expect(made!.content).toContain(
+      `{ status: 500, headers: { 'content-type': 'application/json' }, body: '{"error":"loyalty service unavailable"}' },`,
+    );
   });
 
-  it('fails when the page throws the issue\'s error, waiting as long as it took to come plus a margin', () => {
+  it("fails when the page throws the issue's error, waiting as long as it took to come plus a margin", () => {
     const { content } = made!;
     expect(content).toContain("page.on('pageerror', (error) => {");
-    const declared = /^const ISSUE_ERROR = \{ name: 'TypeError', message: new RegExp\(('(?:[^'\\]|\\.)*')\) \};$/m.exec(content);
-    expect(declared, 'the issue\'s error declared').not.toBeNull();
+    const declared = /^const ISSUE_ERROR = \{ name: 'TypeError', message: new RegExp\(('(?:[^'\\]|\\.)*')\) \};$/m.exec(
+      content,
+    );
+    expect(declared, "the issue's error declared").not.toBeNull();
     const pattern = new RegExp(runInNewContext(declared![1]!) as string);
     expect(pattern.test(LOYALTY_ERROR)).toBe(true);
     expect(pattern.test("Cannot read properties of undefined (reading 'points')")).toBe(false);
     expect(content).toContain('const ERROR_WAIT_MS = 6000;');
-    expect(content).toContain(`test('issue ${issueOf(LOYALTY_ERROR).id}: TypeError: Cannot read properties of undefined (reading \\'total\\') does not happen'`);
+    expect(content).toContain(
+      `test('issue ${issueOf(LOYALTY_ERROR).id}: TypeError: Cannot read properties of undefined (reading \\'total\\') does not happen'`,
+    );
   });
 
   it("runs with @svc/playwright's fixture, annotated svc-issue with the issue's id so the reporter links its runs to the issue", () => {
     const { content } = made!;
     expect(content).toContain("import { test, expect } from '@svc/playwright';");
     expect(content).not.toContain("import { test, expect, type Page } from '@playwright/test';");
-    expect(content).toContain(`  test.info().annotations.push({ type: 'svc-issue', description: '${issueOf(LOYALTY_ERROR).id}' });`);
+    expect(content).toContain(
+      `  test.info().annotations.push({ type: 'svc-issue', description: '${issueOf(LOYALTY_ERROR).id}' });`,
+    );
   });
 
   it('type-checks under strict TypeScript against @playwright/test and @svc/playwright', () => {
@@ -154,7 +206,9 @@ describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
 
   it('is null for an issue none of whose sessions has a replay, and for an unknown issue or another project', async () => {
     const db = t.server.database.db;
-    expect(await reproductionTest(db, { projectId: t.projectId, issueId: issueOf('points is not iterable').id })).toBeNull();
+    expect(
+      await reproductionTest(db, { projectId: t.projectId, issueId: issueOf('points is not iterable').id }),
+    ).toBeNull();
     expect(await reproductionTest(db, { projectId: t.projectId, issueId: 'ffffffffffffffff' })).toBeNull();
     expect(await reproductionTest(db, { projectId: 'another-project', issueId: issueOf(LOYALTY_ERROR).id })).toBeNull();
   });
@@ -165,8 +219,18 @@ describe('the message pattern of an issue', () => {
 
   it('matches every occurrence of the bug, whatever its numbers, ids, quoted values and addresses', () => {
     expect(matches(LOYALTY_ERROR, LOYALTY_ERROR)).toBe(true);
-    expect(matches('Order 1234 of user 0xdeadbeef failed at https://shop.test/a?b=1', 'Order 99 of user 0xbeef failed at http://x.test/')).toBe(true);
-    expect(matches('Unknown coupon "SPRING-24" for 9f1c2d3e-aaaa-4bbb-8ccc-0123456789ab', "Unknown coupon 'X' for 00000000-0000-4000-8000-000000000000")).toBe(true);
+    expect(
+      matches(
+        'Order 1234 of user 0xdeadbeef failed at https://shop.test/a?b=1',
+        'Order 99 of user 0xbeef failed at http://x.test/',
+      ),
+    ).toBe(true);
+    expect(
+      matches(
+        'Unknown coupon "SPRING-24" for 9f1c2d3e-aaaa-4bbb-8ccc-0123456789ab',
+        "Unknown coupon 'X' for 00000000-0000-4000-8000-000000000000",
+      ),
+    ).toBe(true);
     expect(matches('a  b\tc', 'a b c')).toBe(true);
   });
 

@@ -30,8 +30,14 @@ const ROOT = join(__dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'svc-build-plugin-'));
 const app = join(work, 'app');
 mkdirSync(join(app, 'src'), { recursive: true });
-writeFileSync(join(app, 'src/main.js'), `export async function start() {\n  const { checkout } = await import('./cart.js');\n  return checkout([1, 2]);\n}\nstart();\n`);
-writeFileSync(join(app, 'src/cart.js'), `function total(items) {\n  if (items.length > 1) throw new Error('cart total failed');\n  return items[0];\n}\nexport function checkout(items) {\n  return total(items);\n}\n`);
+writeFileSync(
+  join(app, 'src/main.js'),
+  `export async function start() {\n  const { checkout } = await import('./cart.js');\n  return checkout([1, 2]);\n}\nstart();\n`,
+);
+writeFileSync(
+  join(app, 'src/cart.js'),
+  `function total(items) {\n  if (items.length > 1) throw new Error('cart total failed');\n  return items[0];\n}\nexport function checkout(items) {\n  return total(items);\n}\n`,
+);
 const entry = join(app, 'src/main.js');
 
 let server: CliServer;
@@ -60,7 +66,14 @@ const BUILDERS: Record<string, Builder> = {
     await bundle.write({ dir: outDir, format: 'es', sourcemap: true });
     await bundle.close();
   },
-  webpack: (outDir, options) => runWebpack({ mode: 'production', entry, devtool: 'source-map', output: { path: outDir }, plugins: [svcWebpackPlugin(options)] }),
+  webpack: (outDir, options) =>
+    runWebpack({
+      mode: 'production',
+      entry,
+      devtool: 'source-map',
+      output: { path: outDir },
+      plugins: [svcWebpackPlugin(options)],
+    }),
   esbuild: async (outDir, options) => {
     await esbuild.build({
       entryPoints: [entry],
@@ -103,7 +116,10 @@ function debugIds(dir: string): Record<string, string> {
     expect(id, `${file} has no //# debugId=`).toBeDefined();
     expect(text).toContain(debugIdSnippet(id!));
     if (existsSync(join(dir, `${file}.map`))) {
-      expect((JSON.parse(readFileSync(join(dir, `${file}.map`), 'utf8')) as { debugId?: string }).debugId, `${file}.map`).toBe(id);
+      expect(
+        (JSON.parse(readFileSync(join(dir, `${file}.map`), 'utf8')) as { debugId?: string }).debugId,
+        `${file}.map`,
+      ).toBe(id);
     }
     ids[file] = id!;
   }
@@ -111,7 +127,10 @@ function debugIds(dir: string): Record<string, string> {
 }
 
 async function storedMaps(project: TestServer): Promise<{ debug_id: string; url: string; release: string | null }[]> {
-  const res = await controlGet<{ data: { debug_id: string; url: string; release: string | null }[] }>(project, '/sourcemaps?limit=1000');
+  const res = await controlGet<{ data: { debug_id: string; url: string; release: string | null }[] }>(
+    project,
+    '/sourcemaps?limit=1000',
+  );
   expect(res.status).toBe(200);
   return res.body.data;
 }
@@ -123,7 +142,12 @@ describe.each(Object.keys(BUILDERS))('%s through the plugin', (name) => {
   beforeAll(async () => {
     project = await server.newProject();
   });
-  const upload = (more: SvcBuildOptions = {}): SvcBuildOptions => ({ url: project.url, authToken: project.controlKey, release: `${name}@1`, ...more });
+  const upload = (more: SvcBuildOptions = {}): SvcBuildOptions => ({
+    url: project.url,
+    authToken: project.controlKey,
+    release: `${name}@1`,
+    ...more,
+  });
 
   it('gives every emitted file and its map one debug ID, and uploads the maps', async () => {
     await build(out('first'), upload());
@@ -132,7 +156,11 @@ describe.each(Object.keys(BUILDERS))('%s through the plugin', (name) => {
     expect(filesIn(out('first')).filter((f) => f.endsWith('.js.map'))).toHaveLength(Object.keys(ids).length);
     const stored = await storedMaps(project);
     expect(stored.map((s) => s.debug_id).sort()).toEqual(Object.values(ids).sort());
-    expect(stored.map((s) => s.url).sort()).toEqual(Object.keys(ids).map((f) => `~/${f}`).sort());
+    expect(stored.map((s) => s.url).sort()).toEqual(
+      Object.keys(ids)
+        .map((f) => `~/${f}`)
+        .sort(),
+    );
     expect(new Set(stored.map((s) => s.release))).toEqual(new Set([`${name}@1`]));
   });
 
@@ -144,14 +172,17 @@ describe.each(Object.keys(BUILDERS))('%s through the plugin', (name) => {
   it('deletes the maps and their sourceMappingURL comments after the upload when asked', async () => {
     await build(out('private'), upload({ deleteMapsAfterUpload: true, release: `${name}@2` }));
     expect(filesIn(out('private')).filter((f) => f.endsWith('.map'))).toEqual([]);
-    for (const file of jsFilesIn(out('private'))) expect(readFileSync(join(out('private'), file), 'utf8')).not.toContain('sourceMappingURL');
+    for (const file of jsFilesIn(out('private')))
+      expect(readFileSync(join(out('private'), file), 'utf8')).not.toContain('sourceMappingURL');
     const ids = Object.values(debugIds(out('private')));
     const stored = await storedMaps(project);
     for (const id of ids) expect(stored.find((s) => s.debug_id === id)?.release).toBe(`${name}@2`);
   });
 
   it("fails the build with the server's answer when the key is refused", async () => {
-    await expect(build(out('refused'), upload({ authToken: project.ingestKey }))).rejects.toThrow(/svc refused the source maps .*: 40[13] /);
+    await expect(build(out('refused'), upload({ authToken: project.ingestKey }))).rejects.toThrow(
+      /svc refused the source maps .*: 40[13] /,
+    );
   });
 });
 
@@ -170,12 +201,22 @@ describe('Vite', () => {
     expect(filesIn(outDir).filter((f) => f.endsWith('.map'))).toEqual([]);
     const stored = await storedMaps(project);
     expect(stored.map((s) => s.debug_id).sort()).toEqual(Object.values(ids).sort());
-    expect(stored.map((s) => s.url).sort()).toEqual(Object.keys(ids).map((f) => `~/static/${f}`).sort());
+    expect(stored.map((s) => s.url).sort()).toEqual(
+      Object.keys(ids)
+        .map((f) => `~/static/${f}`)
+        .sort(),
+    );
   });
 
   it('leaves a server-side rendering build alone', async () => {
     const outDir = join(work, 'vite-ssr');
-    await viteBuild({ root: app, configFile: false, logLevel: 'silent', build: { outDir, ssr: entry, sourcemap: true }, plugins: [svcVitePlugin({ upload: false })] });
+    await viteBuild({
+      root: app,
+      configFile: false,
+      logLevel: 'silent',
+      build: { outDir, ssr: entry, sourcemap: true },
+      plugins: [svcVitePlugin({ upload: false })],
+    });
     const files = jsFilesIn(outDir);
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) expect(readFileSync(join(outDir, file), 'utf8')).not.toContain('debugId');
@@ -185,7 +226,9 @@ describe('Vite', () => {
     const saved = process.env.SVC_CONTROL_KEY;
     delete process.env.SVC_CONTROL_KEY;
     try {
-      await expect(BUILDERS.vite!(join(work, 'vite-nokey'), { url: server.url })).rejects.toThrow('set the `authToken` option or SVC_CONTROL_KEY, or set `upload: false`');
+      await expect(BUILDERS.vite!(join(work, 'vite-nokey'), { url: server.url })).rejects.toThrow(
+        'set the `authToken` option or SVC_CONTROL_KEY, or set `upload: false`',
+      );
     } finally {
       if (saved !== undefined) process.env.SVC_CONTROL_KEY = saved;
     }
@@ -216,17 +259,31 @@ describe('withSvc for Next.js', () => {
   it("with Turbopack: after the app's own runAfterProductionCompile, debug IDs in .next/static only, maps uploaded under /_next/ and deleted (a stray one too), the release in env", async () => {
     const project = await server.newProject();
     const hooked: string[] = [];
-    const userConfig = { env: { OTHER: '1' }, compiler: { runAfterProductionCompile: async ({ distDir }: { distDir: string }) => void hooked.push(distDir) } };
+    const userConfig = {
+      env: { OTHER: '1' },
+      compiler: { runAfterProductionCompile: async ({ distDir }: { distDir: string }) => void hooked.push(distDir) },
+    };
     const wrapped = withSvc(userConfig, { url: project.url, authToken: project.controlKey, release: 'shop@5' });
     const config = await underTurbopack(() => wrapped('phase-production-build', { defaultConfig: {} }));
-    expect(config).toMatchObject({ productionBrowserSourceMaps: true, env: { OTHER: '1', NEXT_PUBLIC_SVC_SERVICE_VERSION: 'shop@5' } });
+    expect(config).toMatchObject({
+      productionBrowserSourceMaps: true,
+      env: { OTHER: '1', NEXT_PUBLIC_SVC_SERVICE_VERSION: 'shop@5' },
+    });
     expect(config.webpack).toBeUndefined();
     expect(await underTurbopack(() => wrapped('phase-development-server', { defaultConfig: {} }))).toBe(userConfig);
 
     // What Turbopack leaves in .next/: browser chunks and their maps under static/, a map no file names, server code.
     const distDir = join(work, 'turbopack/.next');
-    await runWebpack({ mode: 'production', entry, devtool: 'source-map', output: { path: distDir, filename: 'static/chunks/[name].js', chunkFilename: 'static/chunks/[id].js' } });
-    writeFileSync(join(distDir, 'static/chunks/polyfill.js.map'), '{"version":3,"sources":[],"names":[],"mappings":""}');
+    await runWebpack({
+      mode: 'production',
+      entry,
+      devtool: 'source-map',
+      output: { path: distDir, filename: 'static/chunks/[name].js', chunkFilename: 'static/chunks/[id].js' },
+    });
+    writeFileSync(
+      join(distDir, 'static/chunks/polyfill.js.map'),
+      '{"version":3,"sources":[],"names":[],"mappings":""}',
+    );
     mkdirSync(join(distDir, 'server'));
     writeFileSync(join(distDir, 'server/page.js'), 'module.exports = 1;\n');
     await config.compiler!.runAfterProductionCompile!({ projectDir: work, distDir });
@@ -237,7 +294,11 @@ describe('withSvc for Next.js', () => {
     expect(filesIn(distDir).filter((f) => f.endsWith('.map'))).toEqual([]);
     expect(readFileSync(join(distDir, 'server/page.js'), 'utf8')).toBe('module.exports = 1;\n');
     const stored = await storedMaps(project);
-    expect(stored.map((s) => [s.url, s.debug_id]).sort()).toEqual(Object.entries(ids).map(([f, id]) => [`~/_next/static/${f}`, id]).sort());
+    expect(stored.map((s) => [s.url, s.debug_id]).sort()).toEqual(
+      Object.entries(ids)
+        .map(([f, id]) => [`~/_next/static/${f}`, id])
+        .sort(),
+    );
     expect(new Set(stored.map((s) => s.release))).toEqual(new Set(['shop@5']));
   });
 
@@ -259,7 +320,14 @@ describe('withSvc for Next.js', () => {
 
   it("skips Next.js's server compilers when the webpack plugin is added by hand", async () => {
     const path = join(work, 'next-server');
-    await runWebpack({ name: 'server', mode: 'production', entry, devtool: 'source-map', output: { path }, plugins: [svcWebpackPlugin({ upload: false })] });
+    await runWebpack({
+      name: 'server',
+      mode: 'production',
+      entry,
+      devtool: 'source-map',
+      output: { path },
+      plugins: [svcWebpackPlugin({ upload: false })],
+    });
     expect(jsFilesIn(path).length).toBeGreaterThan(0);
     for (const file of jsFilesIn(path)) expect(readFileSync(join(path, file), 'utf8')).not.toContain('debugId');
   });
@@ -268,7 +336,9 @@ describe('withSvc for Next.js', () => {
     const project = await server.newProject();
     const seen: boolean[] = [];
     const config = await withSvc(
-      (_phase) => ({ webpack: (c: WebpackConfigLike, { isServer }: { isServer: boolean }) => (seen.push(isServer), c) }),
+      (_phase) => ({
+        webpack: (c: WebpackConfigLike, { isServer }: { isServer: boolean }) => (seen.push(isServer), c),
+      }),
       { url: project.url, authToken: project.controlKey },
     )('phase-production-build', { defaultConfig: {} });
     expect(config.productionBrowserSourceMaps).toBe(true);
@@ -280,39 +350,79 @@ describe('withSvc for Next.js', () => {
     expect(client.plugins).toHaveLength(1);
 
     // Next's client compilation writes to .next/ with chunks under static/: here the output is .next's stand-in.
-    await runWebpack({ ...(client as Configuration), devtool: 'source-map', output: { path: join(work, 'next'), filename: 'static/chunks/[name].js', chunkFilename: 'static/chunks/[id].js' } });
+    await runWebpack({
+      ...(client as Configuration),
+      devtool: 'source-map',
+      output: { path: join(work, 'next'), filename: 'static/chunks/[name].js', chunkFilename: 'static/chunks/[id].js' },
+    });
     const ids = debugIds(join(work, 'next'));
     expect(filesIn(join(work, 'next')).filter((f) => f.endsWith('.map'))).toEqual([]);
     const stored = await storedMaps(project);
-    expect(stored.map((s) => s.url).sort()).toEqual(Object.keys(ids).map((f) => `~/_next/${f}`).sort());
+    expect(stored.map((s) => s.url).sort()).toEqual(
+      Object.keys(ids)
+        .map((f) => `~/_next/${f}`)
+        .sort(),
+    );
   });
 });
 
 describe('the package as published', () => {
   it('packs its built entry points, which load as ES modules and CommonJS, and the esbuild one injects', async () => {
     await withLock('bundler-plugin-build', 120_000, async () => {
-      const built = spawnSync('npm', ['run', 'build', '-w', 'bundler-plugin'], { cwd: ROOT, encoding: 'utf8', env: childEnv() });
+      const built = spawnSync('npm', ['run', 'build', '-w', 'bundler-plugin'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: childEnv(),
+      });
       expect(built.status, built.stdout + built.stderr).toBe(0);
     });
-    const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '-w', 'bundler-plugin'], { cwd: ROOT, encoding: 'utf8', env: childEnv() });
+    const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '-w', 'bundler-plugin'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: childEnv(),
+    });
     expect(packed.status, packed.stderr).toBe(0);
     const [{ files }] = JSON.parse(packed.stdout) as [{ files: { path: string }[] }];
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'bundler-plugin/package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    const targets = (v: unknown): string[] => (typeof v === 'string' ? [v] : typeof v === 'object' && v ? Object.values(v).flatMap(targets) : []);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'bundler-plugin/package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    const targets = (v: unknown): string[] =>
+      typeof v === 'string' ? [v] : typeof v === 'object' && v ? Object.values(v).flatMap(targets) : [];
     const paths = files.map((f) => f.path);
     for (const target of targets(pkg.exports)) expect(paths).toContain(target.replace(/^\.\//, ''));
 
     const requireFromRoot = createRequire(join(ROOT, 'package.json'));
-    const names = { vite: 'svcVitePlugin', rollup: 'svcRollupPlugin', webpack: 'svcWebpackPlugin', esbuild: 'svcEsbuildPlugin', next: 'withSvc' };
+    const names = {
+      vite: 'svcVitePlugin',
+      rollup: 'svcRollupPlugin',
+      webpack: 'svcWebpackPlugin',
+      esbuild: 'svcEsbuildPlugin',
+      next: 'withSvc',
+    };
     for (const [entryName, exported] of Object.entries(names)) {
-      const esm = (await import(pathToFileURL(join(ROOT, `bundler-plugin/dist/${entryName}.js`)).href)) as Record<string, unknown>;
+      const esm = (await import(pathToFileURL(join(ROOT, `bundler-plugin/dist/${entryName}.js`)).href)) as Record<
+        string,
+        unknown
+      >;
       expect(typeof esm[exported], entryName).toBe('function');
       expect(esm.default).toBe(esm[exported]);
-      expect(typeof (requireFromRoot(`@svc/build/${entryName}`) as Record<string, unknown>)[exported], `require @svc/build/${entryName}`).toBe('function');
+      expect(
+        typeof (requireFromRoot(`@svc/build/${entryName}`) as Record<string, unknown>)[exported],
+        `require @svc/build/${entryName}`,
+      ).toBe('function');
     }
-    const { svcEsbuildPlugin: fromDist } = (await import(pathToFileURL(join(ROOT, 'bundler-plugin/dist/esbuild.js')).href)) as { svcEsbuildPlugin: typeof svcEsbuildPlugin };
+    const { svcEsbuildPlugin: fromDist } = (await import(
+      pathToFileURL(join(ROOT, 'bundler-plugin/dist/esbuild.js')).href
+    )) as { svcEsbuildPlugin: typeof svcEsbuildPlugin };
     const outdir = join(work, 'dist-esbuild');
-    await esbuild.build({ entryPoints: [entry], bundle: true, outdir, sourcemap: true, logLevel: 'silent', plugins: [fromDist({ upload: false })] });
+    await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      outdir,
+      sourcemap: true,
+      logLevel: 'silent',
+      plugins: [fromDist({ upload: false })],
+    });
     expect(Object.keys(debugIds(outdir))).toEqual(['main.js']);
   });
 });
@@ -325,9 +435,17 @@ describe('the release: the commit SHA of the build by default, for the maps and 
    */
   function releaseApp(dir: string): string {
     mkdirSync(join(dir, 'src'), { recursive: true });
-    const reader = esbuild.buildSync({ entryPoints: [join(ROOT, 'src/config/env.ts')], bundle: true, format: 'esm', write: false }).outputFiles[0]!.text;
+    const reader = esbuild.buildSync({
+      entryPoints: [join(ROOT, 'src/config/env.ts')],
+      bundle: true,
+      format: 'esm',
+      write: false,
+    }).outputFiles[0]!.text;
     writeFileSync(join(dir, 'src/sdk-env.js'), reader);
-    writeFileSync(join(dir, 'src/main.js'), `import { readEnvConfig } from './sdk-env.js';\nglobalThis.svcRelease = readEnvConfig().serviceVersion;\n`);
+    writeFileSync(
+      join(dir, 'src/main.js'),
+      `import { readEnvConfig } from './sdk-env.js';\nglobalThis.svcRelease = readEnvConfig().serviceVersion;\n`,
+    );
     return join(dir, 'src/main.js');
   }
   const repo = join(work, 'release-repo');
@@ -336,17 +454,47 @@ describe('the release: the commit SHA of the build by default, for the maps and 
   const plain = join(work, 'release-plain');
   const plainEntry = releaseApp(plain);
 
-  type RootBuilder = (root: string, main: string, outDir: string, options: SvcBuildOptions, define?: Record<string, string>) => Promise<void>;
+  type RootBuilder = (
+    root: string,
+    main: string,
+    outDir: string,
+    options: SvcBuildOptions,
+    define?: Record<string, string>,
+  ) => Promise<void>;
   const ROOT_BUILDERS: Record<'vite' | 'webpack' | 'esbuild', RootBuilder> = {
     vite: async (root, main, outDir, options, define) => {
-      await viteBuild({ root, configFile: false, logLevel: 'silent', define, build: { outDir, emptyOutDir: true, sourcemap: true, rollupOptions: { input: main } }, plugins: [svcVitePlugin(options)] });
+      await viteBuild({
+        root,
+        configFile: false,
+        logLevel: 'silent',
+        define,
+        build: { outDir, emptyOutDir: true, sourcemap: true, rollupOptions: { input: main } },
+        plugins: [svcVitePlugin(options)],
+      });
     },
     webpack: (root, main, outDir, options, define) => {
       const plugins = [...(define ? [new webpack.DefinePlugin(define)] : []), svcWebpackPlugin(options)];
-      return runWebpack({ context: root, mode: 'production', entry: main, devtool: 'source-map', output: { path: outDir }, plugins });
+      return runWebpack({
+        context: root,
+        mode: 'production',
+        entry: main,
+        devtool: 'source-map',
+        output: { path: outDir },
+        plugins,
+      });
     },
     esbuild: async (root, main, outDir, options, define) => {
-      await esbuild.build({ absWorkingDir: root, entryPoints: [main], bundle: true, minify: true, sourcemap: true, outdir: outDir, logLevel: 'silent', define, plugins: [svcEsbuildPlugin(options)] });
+      await esbuild.build({
+        absWorkingDir: root,
+        entryPoints: [main],
+        bundle: true,
+        minify: true,
+        sourcemap: true,
+        outdir: outDir,
+        logLevel: 'silent',
+        define,
+        plugins: [svcEsbuildPlugin(options)],
+      });
     },
   };
 
@@ -407,7 +555,8 @@ describe('the release: the commit SHA of the build by default, for the maps and 
     });
 
     it("never overrides the app's own define of the SDK's variable", async () => {
-      const key = name === 'vite' ? 'import.meta.env.VITE_SVC_SERVICE_VERSION' : 'process.env.REACT_APP_SVC_SERVICE_VERSION';
+      const key =
+        name === 'vite' ? 'import.meta.env.VITE_SVC_SERVICE_VERSION' : 'process.env.REACT_APP_SVC_SERVICE_VERSION';
       await build(repo, repoEntry, out('app-define'), uploadTo, { [key]: JSON.stringify('app@1') });
       expect(releaseInBundle(out('app-define'))).toBe('app@1');
       expect(await releasesOf(out('app-define'))).toEqual([sha]);
@@ -421,17 +570,28 @@ describe('the release: the commit SHA of the build by default, for the maps and 
   });
 
   it("never overrides the SDK's variable set in the environment: Vite inlines it (a .env file too), webpack defines nothing", async () => {
-    await withEnv({ VITE_SVC_SERVICE_VERSION: 'app@2' }, () => ROOT_BUILDERS.vite(repo, repoEntry, join(work, 'release/vite-env'), uploadTo));
+    await withEnv({ VITE_SVC_SERVICE_VERSION: 'app@2' }, () =>
+      ROOT_BUILDERS.vite(repo, repoEntry, join(work, 'release/vite-env'), uploadTo),
+    );
     expect(releaseInBundle(join(work, 'release/vite-env'))).toBe('app@2');
 
     const envDir = join(work, 'release-env');
     mkdirSync(envDir);
     writeFileSync(join(envDir, '.env.production'), 'VITE_SVC_SERVICE_VERSION=app@3\n');
-    await viteBuild({ root: repo, envDir, configFile: false, logLevel: 'silent', build: { outDir: join(work, 'release/vite-dotenv'), rollupOptions: { input: repoEntry } }, plugins: [svcVitePlugin(uploadTo)] });
+    await viteBuild({
+      root: repo,
+      envDir,
+      configFile: false,
+      logLevel: 'silent',
+      build: { outDir: join(work, 'release/vite-dotenv'), rollupOptions: { input: repoEntry } },
+      plugins: [svcVitePlugin(uploadTo)],
+    });
     expect(releaseInBundle(join(work, 'release/vite-dotenv'))).toBe('app@3');
 
     // Next.js and Create React App inline the variable themselves; plain webpack does not, so the page reads none.
-    await withEnv({ NEXT_PUBLIC_SVC_SERVICE_VERSION: 'app@4' }, () => ROOT_BUILDERS.webpack(repo, repoEntry, join(work, 'release/webpack-env'), uploadTo));
+    await withEnv({ NEXT_PUBLIC_SVC_SERVICE_VERSION: 'app@4' }, () =>
+      ROOT_BUILDERS.webpack(repo, repoEntry, join(work, 'release/webpack-env'), uploadTo),
+    );
     expect(releaseInBundle(join(work, 'release/webpack-env'))).toBeUndefined();
     expect(await releasesOf(join(work, 'release/webpack-env'))).toEqual([sha]);
   });

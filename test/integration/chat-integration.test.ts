@@ -39,14 +39,19 @@ class MapIncidents implements IncidentCommands {
   async acknowledge(projectId: string, id: string, by: string) {
     const incident = this.find(projectId, id);
     if (incident && (incident.status === 'detected' || incident.status === 'escalated')) {
-      Object.assign(incident, { status: 'acknowledged', acknowledged_by: by, acknowledged_at: new Date(T0).toISOString() });
+      Object.assign(incident, {
+        status: 'acknowledged',
+        acknowledged_by: by,
+        acknowledged_at: new Date(T0).toISOString(),
+      });
     }
     return incident;
   }
 
   async resolve(projectId: string, id: string, by: string) {
     const incident = this.find(projectId, id);
-    if (incident && incident.status !== 'resolved') Object.assign(incident, { status: 'resolved', resolved_by: by, resolved_at: new Date(T0).toISOString() });
+    if (incident && incident.status !== 'resolved')
+      Object.assign(incident, { status: 'resolved', resolved_by: by, resolved_at: new Date(T0).toISOString() });
     return incident;
   }
 
@@ -91,11 +96,20 @@ beforeEach(() => {
 });
 
 /** Posts a form the way the chat app does: signed with the signing secret over `v0:<timestamp>:<body>`. */
-function post(path: string, fields: Record<string, string>, options: { secret?: string; sentAt?: number; signature?: string | null } = {}) {
+function post(
+  path: string,
+  fields: Record<string, string>,
+  options: { secret?: string; sentAt?: number; signature?: string | null } = {},
+) {
   const body = new URLSearchParams(fields).toString();
   const timestamp = String(Math.floor((options.sentAt ?? T0) / 1000));
-  const signature = `v0=${createHmac('sha256', options.secret ?? SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`;
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp };
+  const signature = `v0=${createHmac('sha256', options.secret ?? SIGNING_SECRET)
+    .update(`v0:${timestamp}:${body}`)
+    .digest('hex')}`;
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    'x-slack-request-timestamp': timestamp,
+  };
   if (options.signature !== null) headers['x-slack-signature'] = options.signature ?? signature;
   return app.request(path, { method: 'POST', headers, body });
 }
@@ -111,7 +125,13 @@ const click = (actionId: string, value: string, extra: Record<string, unknown> =
   }),
 });
 
-const command = (text: string) => ({ command: '/svc', text, user_name: 'bob', team_id: 'T0001', response_url: 'https://hooks.slack.com/commands/1' });
+const command = (text: string) => ({
+  command: '/svc',
+  text,
+  user_name: 'bob',
+  team_id: 'T0001',
+  response_url: 'https://hooks.slack.com/commands/1',
+});
 
 describe('chat app interactions', () => {
   it('acknowledges from the card’s button, as chat:<user>, and tells only the clicker', async () => {
@@ -127,9 +147,18 @@ describe('chat app interactions', () => {
 
   it('resolves, and a second click changes nothing', async () => {
     await post('/proj_1/interactions', click('incident_resolve', 'inc_1'));
-    const again = await post('/proj_1/interactions', click('incident_acknowledge', 'inc_1', { user: { id: 'U2', username: 'carol' } }));
-    expect((await again.json()).text).toBe('<https://svc.example/incidents/inc_1|Slow search> is resolved (by chat:alice).');
-    expect(store.incidents.get('inc_1')).toMatchObject({ status: 'resolved', resolved_by: 'chat:alice', acknowledged_by: null });
+    const again = await post(
+      '/proj_1/interactions',
+      click('incident_acknowledge', 'inc_1', { user: { id: 'U2', username: 'carol' } }),
+    );
+    expect((await again.json()).text).toBe(
+      '<https://svc.example/incidents/inc_1|Slow search> is resolved (by chat:alice).',
+    );
+    expect(store.incidents.get('inc_1')).toMatchObject({
+      status: 'resolved',
+      resolved_by: 'chat:alice',
+      acknowledged_by: null,
+    });
   });
 
   it('answers the dashboard link button with an empty 200, and unknown actions or incidents with a clear text', async () => {
@@ -140,22 +169,39 @@ describe('chat app interactions', () => {
     expect((await unknown.json()).text).toBe('Unknown action "snooze": nothing was changed.');
     const missing = await post('/proj_1/interactions', click('incident_resolve', 'inc_404'));
     expect((await missing.json()).text).toBe('Incident inc_404 was not found in this project.');
-    const shortcut = await post('/proj_1/interactions', { payload: JSON.stringify({ type: 'shortcut', team: { id: 'T0001' } }) });
-    expect(await shortcut.json()).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('not supported') });
+    const shortcut = await post('/proj_1/interactions', {
+      payload: JSON.stringify({ type: 'shortcut', team: { id: 'T0001' } }),
+    });
+    expect(await shortcut.json()).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining('not supported'),
+    });
     expect(store.incidents.get('inc_2')!.status).toBe('detected');
   });
 
   it('rejects a wrong, missing or stale signature with 401 and changes nothing', async () => {
     const forged = await post('/proj_1/interactions', click('incident_resolve', 'inc_2'), { secret: 'another-secret' });
     expect(forged.status).toBe(401);
-    expect(await forged.json()).toMatchObject({ error: { code: 'unauthorized', message: expect.stringContaining('X-Slack-Signature') } });
-    expect((await post('/proj_1/interactions', click('incident_resolve', 'inc_2'), { signature: null })).status).toBe(401);
-    expect((await post('/proj_1/interactions', click('incident_resolve', 'inc_2'), { signature: 'v0=abc' })).status).toBe(401);
+    expect(await forged.json()).toMatchObject({
+      error: { code: 'unauthorized', message: expect.stringContaining('X-Slack-Signature') },
+    });
+    expect((await post('/proj_1/interactions', click('incident_resolve', 'inc_2'), { signature: null })).status).toBe(
+      401,
+    );
+    expect(
+      (await post('/proj_1/interactions', click('incident_resolve', 'inc_2'), { signature: 'v0=abc' })).status,
+    ).toBe(401);
     // Correctly signed, but six minutes old (or early): a replay.
-    expect((await post('/proj_1/interactions', click('incident_resolve', 'inc_2'), { sentAt: T0 - 6 * 60_000 })).status).toBe(401);
-    expect((await post('/proj_1/interactions', click('incident_resolve', 'inc_2'), { sentAt: T0 + 6 * 60_000 })).status).toBe(401);
+    expect(
+      (await post('/proj_1/interactions', click('incident_resolve', 'inc_2'), { sentAt: T0 - 6 * 60_000 })).status,
+    ).toBe(401);
+    expect(
+      (await post('/proj_1/interactions', click('incident_resolve', 'inc_2'), { sentAt: T0 + 6 * 60_000 })).status,
+    ).toBe(401);
     // Four minutes is within Slack's window.
-    expect((await post('/proj_1/interactions', click('incident_resolve', 'inc_1'), { sentAt: T0 - 4 * 60_000 })).status).toBe(200);
+    expect(
+      (await post('/proj_1/interactions', click('incident_resolve', 'inc_1'), { sentAt: T0 - 4 * 60_000 })).status,
+    ).toBe(200);
     expect(store.incidents.get('inc_2')!.status).toBe('detected');
   });
 
@@ -167,7 +213,11 @@ describe('chat app interactions', () => {
     const tampered = body.replace('inc_2', 'inc_1');
     const res = await app.request('/proj_1/interactions', {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': timestamp,
+        'x-slack-signature': signature,
+      },
       body: tampered,
     });
     expect(res.status).toBe(401);
@@ -214,10 +264,15 @@ describe('/svc slash command', () => {
   });
 
   it('explains itself on help and on an unknown subcommand', async () => {
-    expect((await (await post('/proj_1/commands', command(''))).json()).text).toBe('`/svc status` lists the open incidents of this project, most severe first.');
+    expect((await (await post('/proj_1/commands', command(''))).json()).text).toBe(
+      '`/svc status` lists the open incidents of this project, most severe first.',
+    );
     const unknown = await post('/proj_1/commands', command('page everyone'));
     expect(unknown.status).toBe(200);
-    expect(await unknown.json()).toMatchObject({ response_type: 'ephemeral', text: 'Unknown command `/svc page`. Try `/svc status`.' });
+    expect(await unknown.json()).toMatchObject({
+      response_type: 'ephemeral',
+      text: 'Unknown command `/svc page`. Try `/svc status`.',
+    });
   });
 
   it('needs a valid signature too', async () => {

@@ -64,6 +64,7 @@ describe('console build', () => {
     const html = readFileSync(join(out, 'index.html'), 'utf8');
     const scripts = html.match(/<script\b[^>]*>[\s\S]*?<\/script>/g) ?? [];
     expect(scripts.length).toBeGreaterThan(0);
-    for (const script of scripts) expect(script).toMatch(/^<script type="module" crossorigin src="\/console\/assets\/[^"]+\.js"><\/script>$/);
+    for (const script of scripts)
+      expect(script).toMatch(/^<script type="module" crossorigin src="\/console\/assets\/[^"]+\.js"><\/script>$/);
   });
 });

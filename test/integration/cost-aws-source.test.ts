@@ -45,18 +45,45 @@ const MARCH: SampleLineItem[] = [
     unblendedCost: 2.5,
     tags: { team: 'data' },
   },
-  { day: '2024-03-02', resourceId: null, productCode: 'AmazonEC2', region: null, accountId: '444455556666', type: 'Tax', unblendedCost: 0.75 },
+  {
+    day: '2024-03-02',
+    resourceId: null,
+    productCode: 'AmazonEC2',
+    region: null,
+    accountId: '444455556666',
+    type: 'Tax',
+    unblendedCost: 0.75,
+  },
 ];
 
 /** What a reader must make of MARCH whatever the format: the columns every format carries, hand-written. */
 const EXPECTED = [
-  { start: DAY(1), billed: 1.25, effective: 1.25, resourceId: 'i-0a1b2c3d4e5f60718', region: 'us-east-1', charge: 'Usage', team: 'payments' },
+  {
+    start: DAY(1),
+    billed: 1.25,
+    effective: 1.25,
+    resourceId: 'i-0a1b2c3d4e5f60718',
+    region: 'us-east-1',
+    charge: 'Usage',
+    team: 'payments',
+  },
   { start: DAY(2), billed: 0.75, effective: 0.75, resourceId: null, region: null, charge: 'Tax', team: undefined },
-  { start: DAY(2), billed: 2.5, effective: 2.5, resourceId: 'arn:aws:s3:::svc-assets', region: 'eu-west-1', charge: 'Usage', team: 'data' },
+  {
+    start: DAY(2),
+    billed: 2.5,
+    effective: 2.5,
+    resourceId: 'arn:aws:s3:::svc-assets',
+    region: 'eu-west-1',
+    charge: 'Usage',
+    team: 'data',
+  },
 ];
 
 /** An earlier delivery of the same period, with other costs: reading it too (or instead) shows in every total. */
-const STALE: SampleLineItem[] = [{ ...MARCH[0]!, unblendedCost: 100 }, { ...MARCH[1]!, unblendedCost: 200 }];
+const STALE: SampleLineItem[] = [
+  { ...MARCH[0]!, unblendedCost: 100 },
+  { ...MARCH[1]!, unblendedCost: 200 },
+];
 
 function summary(items: CostLineItem[]) {
   return items
@@ -87,11 +114,17 @@ describe('AWS billing source (STS + S3)', () => {
 
   /** Every line item the source yields for `period`; whatever happens, it must have sent S3 only GETs and HEADs. */
   const read = async (target: ExportTarget, period = PERIOD, extra: Record<string, unknown> = {}) => {
-    const { config, secrets } = awsProvider.parse({ role_arn: ROLE, cur_bucket: target.bucket, cur_prefix: target.prefix, ...extra });
+    const { config, secrets } = awsProvider.parse({
+      role_arn: ROLE,
+      cur_bucket: target.bucket,
+      cur_prefix: target.prefix,
+      ...extra,
+    });
     const from = s3.requests.length;
     try {
       const items: CostLineItem[] = [];
-      for await (const batch of awsProvider.source(config, secrets, env()).read(period, new AbortController().signal)) items.push(...batch);
+      for await (const batch of awsProvider.source(config, secrets, env()).read(period, new AbortController().signal))
+        items.push(...batch);
       return items;
     } finally {
       expect(s3.requests.slice(from).filter((r) => r.method !== 'GET' && r.method !== 'HEAD')).toEqual([]);
@@ -100,7 +133,12 @@ describe('AWS billing source (STS + S3)', () => {
 
   /** The keys GetObject fetched (whole or ranged) since `from` requests ago. */
   const fetched = (bucketName: string, from: number) =>
-    new Set(s3.requests.slice(from).filter((r) => r.method === 'GET' && !('list-type' in r.query)).map((r) => r.path.slice(bucketName.length + 2)));
+    new Set(
+      s3.requests
+        .slice(from)
+        .filter((r) => r.method === 'GET' && !('list-type' in r.query))
+        .map((r) => r.path.slice(bucketName.length + 2)),
+    );
 
   beforeAll(async () => {
     // The SDK's default chain finds these base credentials first (and never probes instance metadata).
@@ -141,7 +179,9 @@ describe('AWS billing source (STS + S3)', () => {
       const dataGets = requests.filter((r) => r.method === 'GET' && r.path.endsWith(keys[0]!));
       expect(dataGets.length).toBeGreaterThan(0);
       expect(dataGets.every((r) => r.range !== null && /^bytes=\d+-\d+$/.test(r.range))).toBe(true);
-      expect([...fetched(target.bucket, from)].filter((k) => /cost_and_usage_data_status|crawler-cfn|create-table/.test(k))).toEqual([]);
+      expect(
+        [...fetched(target.bucket, from)].filter((k) => /cost_and_usage_data_status|crawler-cfn|create-table/.test(k)),
+      ).toEqual([]);
     });
 
     for (const format of ['cur2', 'focus'] as const) {
@@ -171,7 +211,14 @@ describe('AWS billing source (STS + S3)', () => {
 
     it('Data Export delivered as new versions without metadata: the newest delivery only', async () => {
       const target = await bucket('');
-      const common = { name: 'focus-export', period: PERIOD, format: 'focus' as const, encoding: 'csv-gzip' as const, delivery: 'create-new' as const, manifest: false };
+      const common = {
+        name: 'focus-export',
+        period: PERIOD,
+        format: 'focus' as const,
+        encoding: 'csv-gzip' as const,
+        delivery: 'create-new' as const,
+        manifest: false,
+      };
       const old = await putDataExport(target, { ...common, files: [STALE], at: new Date('2024-03-02T06:00:00Z') });
       // A millisecond apart at least, so the newest is newest by S3's LastModified too.
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -188,7 +235,10 @@ describe('AWS billing source (STS + S3)', () => {
     it('a period without data yields nothing', async () => {
       const target = await bucket();
       await putLegacyCur(target, { name: 'hourly-cur', period: PERIOD, assemblies: [[MARCH]] });
-      await putDataExport({ ...target, prefix: 'exports/' }, { name: 'cur2', period: PERIOD, format: 'cur2', encoding: 'parquet', files: [MARCH] });
+      await putDataExport(
+        { ...target, prefix: 'exports/' },
+        { name: 'cur2', period: PERIOD, format: 'cur2', encoding: 'parquet', files: [MARCH] },
+      );
 
       expect(await read(target, '2024-02')).toEqual([]);
       expect(await read({ ...target, prefix: 'exports/' }, '2024-04')).toEqual([]);
@@ -198,14 +248,28 @@ describe('AWS billing source (STS + S3)', () => {
     it('several reports under one prefix: the one with data for the period, an error naming them when several have', async () => {
       const target = await bucket();
       await putLegacyCur(target, { name: 'legacy-cur', period: PERIOD, assemblies: [[MARCH]] });
-      await putDataExport(target, { name: 'cur2-export', period: '2024-04', format: 'cur2', encoding: 'csv-gzip', files: [STALE.map((r) => ({ ...r, day: '2024-04-01' }))] });
+      await putDataExport(target, {
+        name: 'cur2-export',
+        period: '2024-04',
+        format: 'cur2',
+        encoding: 'csv-gzip',
+        files: [STALE.map((r) => ({ ...r, day: '2024-04-01' }))],
+      });
       // An unrelated folder in a shared bucket is not a report.
-      await s3.admin.send(new PutObjectCommand({ Bucket: target.bucket, Key: 'billing/invoices/2024-03.pdf', Body: 'pdf' }));
+      await s3.admin.send(
+        new PutObjectCommand({ Bucket: target.bucket, Key: 'billing/invoices/2024-03.pdf', Body: 'pdf' }),
+      );
 
       expect(summary(await read(target))).toEqual(EXPECTED);
       expect((await read(target, '2024-04')).map((i) => i.billedCost).sort((a, b) => a - b)).toEqual([100, 200]);
 
-      await putDataExport(target, { name: 'cur2-export', period: PERIOD, format: 'cur2', encoding: 'csv-gzip', files: [MARCH] });
+      await putDataExport(target, {
+        name: 'cur2-export',
+        period: PERIOD,
+        format: 'cur2',
+        encoding: 'csv-gzip',
+        files: [MARCH],
+      });
       await expect(read(target)).rejects.toThrow(
         `s3://${target.bucket}/billing/ holds 2 reports with data for ${PERIOD}: billing/cur2-export/ (Data Export), billing/legacy-cur/ (legacy CUR). Set config.cur_prefix to the folder of the one to read.`,
       );
@@ -217,13 +281,25 @@ describe('AWS billing source (STS + S3)', () => {
   describe('access', () => {
     it('assumes the configured role with the external id, signed by the base credentials, once for a whole read', async () => {
       const target = await bucket();
-      await putDataExport(target, { name: 'cur2', period: PERIOD, format: 'cur2', encoding: 'parquet', files: [MARCH] });
+      await putDataExport(target, {
+        name: 'cur2',
+        period: PERIOD,
+        format: 'cur2',
+        encoding: 'parquet',
+        files: [MARCH],
+      });
       const calls = sts.calls.length;
       const from = s3.requests.length;
 
       expect(summary(await read(target, PERIOD, { external_id: 'svc-tenant-7f3a' }))).toEqual(EXPECTED);
       expect(sts.calls.slice(calls)).toEqual([
-        { roleArn: ROLE, roleSessionName: 'svc-cost-sync', durationSeconds: 3600, externalId: 'svc-tenant-7f3a', signedBy: 'AKIABASECREDENTIALS1' },
+        {
+          roleArn: ROLE,
+          roleSessionName: 'svc-cost-sync',
+          durationSeconds: 3600,
+          externalId: 'svc-tenant-7f3a',
+          signedBy: 'AKIABASECREDENTIALS1',
+        },
       ]);
       // Listing, manifest, HEAD and ranged GETs: all signed with the one session (s3rver knows only its key id).
       expect(s3.requests.length - from).toBeGreaterThan(4);
@@ -231,7 +307,13 @@ describe('AWS billing source (STS + S3)', () => {
 
     it('renews a session about to expire before signing the next request with it', async () => {
       const target = await bucket();
-      await putDataExport(target, { name: 'cur2', period: PERIOD, format: 'cur2', encoding: 'csv-gzip', files: [MARCH] });
+      await putDataExport(target, {
+        name: 'cur2',
+        period: PERIOD,
+        format: 'cur2',
+        encoding: 'csv-gzip',
+        files: [MARCH],
+      });
       sts.sessionMs = 2 * 60_000;
       const calls = sts.calls.length;
       const from = s3.requests.length;
@@ -254,7 +336,9 @@ describe('AWS billing source (STS + S3)', () => {
         () => null,
         (err: Error) => err,
       );
-      expect(error?.message).toMatch(/^could not assume config\.role_arn with STS \(AccessDenied: User: arn:aws:iam::111122223333:user\/svc-server is not authorized to perform: sts:AssumeRole on resource: config\.role_arn\): the role's trust policy must allow/);
+      expect(error?.message).toMatch(
+        /^could not assume config\.role_arn with STS \(AccessDenied: User: arn:aws:iam::111122223333:user\/svc-server is not authorized to perform: sts:AssumeRole on resource: config\.role_arn\): the role's trust policy must allow/,
+      );
       expect(error?.message).not.toContain(denied);
       expect(s3.requests.slice(from)).toEqual([]);
     });
@@ -296,7 +380,11 @@ describe('AWS billing source (STS + S3)', () => {
         config: { cur_bucket: 'acme-billing', cur_prefix: 'cur/reports/', region: 'us-east-1' },
         secrets: { role_arn: ROLE, external_id: 'ext-id:42' },
       });
-      expect(awsProvider.publicConfig(parsed.config)).toEqual({ cur_bucket: 'acme-billing', cur_prefix: 'cur/reports/', region: 'us-east-1' });
+      expect(awsProvider.publicConfig(parsed.config)).toEqual({
+        cur_bucket: 'acme-billing',
+        cur_prefix: 'cur/reports/',
+        region: 'us-east-1',
+      });
       expect(JSON.stringify(awsProvider.publicConfig(parsed.config))).not.toMatch(/arn:|ext-id/);
 
       expect(awsProvider.parse({ ...valid, cur_prefix: '' }).config.cur_prefix).toBe('');
@@ -318,7 +406,11 @@ describe('AWS billing source (STS + S3)', () => {
         [{ ...valid, role_arn: 'arn:aws:iam::123456789012:user/alice' }, 'config.role_arn', /must be an IAM role ARN/],
         [{ ...valid, role_arn: 'arn:aws:iam::12345:role/cost' }, 'config.role_arn', /must be an IAM role ARN/],
         [{ ...valid, role_arn: 'arn:aws:s3:::acme-billing' }, 'config.role_arn', /must be an IAM role ARN/],
-        [{ ...valid, role_arn: `arn:aws:iam::123456789012:role/${'r'.repeat(65)}` }, 'config.role_arn', /must be an IAM role ARN/],
+        [
+          { ...valid, role_arn: `arn:aws:iam::123456789012:role/${'r'.repeat(65)}` },
+          'config.role_arn',
+          /must be an IAM role ARN/,
+        ],
         [{ role_arn: ROLE, cur_prefix: 'cur/' }, 'config.cur_bucket', /config\.cur_bucket is required/],
         [{ role_arn: ROLE, cur_bucket: 'acme-billing' }, 'config.cur_prefix', /config\.cur_prefix is required \(""/],
         [{ ...valid, cur_bucket: 'Acme_Billing' }, 'config.cur_bucket', /lowercase letters, digits, dots and hyphens/],
@@ -332,14 +424,20 @@ describe('AWS billing source (STS + S3)', () => {
         [{ ...valid, external_id: 'x' }, 'config.external_id', /2 to 1224 characters/],
         [{ ...valid, external_id: 'has space' }, 'config.external_id', /2 to 1224 characters/],
         [{ ...valid, region: 'Virginia' }, 'config.region', /AWS region code/],
-        [{ ...valid, access_key_id: 'AKIA...' }, 'config.access_key_id', /config\.access_key_id is not a known AWS field/],
+        [
+          { ...valid, access_key_id: 'AKIA...' },
+          'config.access_key_id',
+          /config\.access_key_id is not a known AWS field/,
+        ],
       ];
       for (const [raw, field, message] of cases) {
         const got = rejection(raw);
         expect(got, JSON.stringify(raw)).toMatchObject({ status: 400, details: { field } });
         expect(got?.message).toMatch(message);
       }
-      expect(rejection({ ...valid, bucket: 'x', prefix: 'y' })?.message).toMatch(/^config\.bucket, config\.prefix are not known AWS fields/);
+      expect(rejection({ ...valid, bucket: 'x', prefix: 'y' })?.message).toMatch(
+        /^config\.bucket, config\.prefix are not known AWS fields/,
+      );
     });
   });
 });

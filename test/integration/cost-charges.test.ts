@@ -20,16 +20,47 @@ import { databaseKinds } from '../support/databases';
 const kinds = await databaseKinds();
 const NOW = Date.UTC(2026, 2, 11, 12, 0, 0);
 const ACCOUNT = '111122223333';
-const ec2 = { productCode: 'AmazonEC2', productFamily: 'Compute Instance', region: 'us-east-1', accountId: ACCOUNT } as const;
+const ec2 = {
+  productCode: 'AmazonEC2',
+  productFamily: 'Compute Instance',
+  region: 'us-east-1',
+  accountId: ACCOUNT,
+} as const;
 const account = { resourceId: null, productCode: 'AmazonEC2', region: null, accountId: ACCOUNT } as const;
 const checkout = { service: 'checkout' };
 
 const MARCH: SampleLineItem[] = [
-  ...daily('2026-03-01', '2026-03-10', { ...ec2, resourceId: 'i-web', type: 'Usage', unblendedCost: 10, tags: checkout }),
-  ...daily('2026-03-01', '2026-03-10', { ...ec2, resourceId: 'i-web', type: 'EdpDiscount', unblendedCost: -1, tags: checkout }),
+  ...daily('2026-03-01', '2026-03-10', {
+    ...ec2,
+    resourceId: 'i-web',
+    type: 'Usage',
+    unblendedCost: 10,
+    tags: checkout,
+  }),
+  ...daily('2026-03-01', '2026-03-10', {
+    ...ec2,
+    resourceId: 'i-web',
+    type: 'EdpDiscount',
+    unblendedCost: -1,
+    tags: checkout,
+  }),
   ...daily('2026-03-01', '2026-03-10', { ...ec2, resourceId: 'i-legacy', type: 'Usage', unblendedCost: 5 }),
-  ...daily('2026-03-01', '2026-03-10', { ...ec2, resourceId: 'i-sp', type: 'SavingsPlanCoveredUsage', unblendedCost: 2, effectiveCost: 1.4, tags: { service: 'batch' } }),
-  ...daily('2026-03-01', '2026-03-10', { ...ec2, resourceId: 'i-sp', type: 'SavingsPlanNegation', unblendedCost: -2, effectiveCost: 0, tags: { service: 'batch' } }),
+  ...daily('2026-03-01', '2026-03-10', {
+    ...ec2,
+    resourceId: 'i-sp',
+    type: 'SavingsPlanCoveredUsage',
+    unblendedCost: 2,
+    effectiveCost: 1.4,
+    tags: { service: 'batch' },
+  }),
+  ...daily('2026-03-01', '2026-03-10', {
+    ...ec2,
+    resourceId: 'i-sp',
+    type: 'SavingsPlanNegation',
+    unblendedCost: -2,
+    effectiveCost: 0,
+    tags: { service: 'batch' },
+  }),
   { ...account, day: '2026-03-01', type: 'Tax', unblendedCost: 12 },
   { ...account, day: '2026-03-01', type: 'Credit', unblendedCost: -20 },
   { ...account, day: '2026-03-05', type: 'Refund', unblendedCost: -4 },
@@ -65,7 +96,9 @@ describe.each(kinds)('non-usage charges on %s', (kind) => {
   beforeAll(async () => {
     server = await startAwsCostServer(kind, { clock: { now: () => NOW }, periods: { '2026-03': MARCH } });
     await server.connect();
-    const mapped = await server.api.call('POST', '/cost/mappings', { rules: [{ match: { tag: 'service', pattern: '*' }, attribute_to: 'service' }] });
+    const mapped = await server.api.call('POST', '/cost/mappings', {
+      rules: [{ match: { tag: 'service', pattern: '*' }, attribute_to: 'service' }],
+    });
     expect(mapped.status).toBe(200);
   });
   afterAll(() => server?.close());
@@ -88,10 +121,28 @@ describe.each(kinds)('non-usage charges on %s', (kind) => {
       total: 174,
       usage_total: 164,
       services: [
-        { service: 'checkout', cost: 100, billed_cost: 100, share: 0.609756, envs: [{ env: 'Unattributed', cost: 100, billed_cost: 100 }] },
-        { service: 'Unattributed', cost: 50, billed_cost: 50, share: 0.304878, envs: [{ env: 'Unattributed', cost: 50, billed_cost: 50 }] },
+        {
+          service: 'checkout',
+          cost: 100,
+          billed_cost: 100,
+          share: 0.609756,
+          envs: [{ env: 'Unattributed', cost: 100, billed_cost: 100 }],
+        },
+        {
+          service: 'Unattributed',
+          cost: 50,
+          billed_cost: 50,
+          share: 0.304878,
+          envs: [{ env: 'Unattributed', cost: 50, billed_cost: 50 }],
+        },
         // Billed at on-demand rates; the negation that cancels that is a charge.
-        { service: 'batch', cost: 14, billed_cost: 20, share: 0.085366, envs: [{ env: 'Unattributed', cost: 14, billed_cost: 20 }] },
+        {
+          service: 'batch',
+          cost: 14,
+          billed_cost: 20,
+          share: 0.085366,
+          envs: [{ env: 'Unattributed', cost: 14, billed_cost: 20 }],
+        },
       ],
       charges: CHARGES,
     });

@@ -26,7 +26,8 @@ type Row = Record<string, string>;
 const rows = parse(readFileSync(FIXTURE), { columns: true, skip_empty_lines: true }) as Row[];
 const money = (value: string) => (value === 'NULL' || value === '' ? 0 : Number(value));
 const sum = (of: readonly Row[], column: string) => of.reduce((s, r) => s + money(r[column]!), 0);
-const tagsOf = (row: Row): Record<string, string> => (row.Tags === 'NULL' || row.Tags === '' ? {} : (JSON.parse(row.Tags!) as Record<string, string>));
+const tagsOf = (row: Row): Record<string, string> =>
+  row.Tags === 'NULL' || row.Tags === '' ? {} : (JSON.parse(row.Tags!) as Record<string, string>);
 /** The application tag names the service; a row without one is Unattributed (one rule below). */
 const serviceOf = (row: Row) => tagsOf(row).application || 'Unattributed';
 /** Usage rows are the services'; the sample's Credit and Adjustment rows are charges of their own. */
@@ -65,12 +66,22 @@ describe.each(kinds)('the FOCUS 1.0 sample through an AWS export on %s', (kind) 
     );
     // Early October: the sync reads September (closed less than 14 days ago) and October (empty so far).
     const clock = { now: () => Date.UTC(2024, 9, 5, 9, 0, 0) };
-    t = await startTestServer(kind, { clock, detection: false, cost: { endpoints: { s3: s3.endpoint, sts: sts.url }, sync: { pollMs: 3_600_000 } } });
-    const created = await post('/cost/providers', { provider: 'aws', config: { role_arn: ROLE, cur_bucket: 'finops-exports', cur_prefix: 'exports/' } });
+    t = await startTestServer(kind, {
+      clock,
+      detection: false,
+      cost: { endpoints: { s3: s3.endpoint, sts: sts.url }, sync: { pollMs: 3_600_000 } },
+    });
+    const created = await post('/cost/providers', {
+      provider: 'aws',
+      config: { role_arn: ROLE, cur_bucket: 'finops-exports', cur_prefix: 'exports/' },
+    });
     expect(created.status).toBe(201);
     await t.server.cost.sync.runDue();
     const sync = await get(`/cost/providers/${created.body.id as string}/sync`);
-    expect(sync.body).toMatchObject({ state: 'scheduled', last_run: { status: 'succeeded', line_items: rows.length, periods: ['2024-09', '2024-10'] } });
+    expect(sync.body).toMatchObject({
+      state: 'scheduled',
+      last_run: { status: 'succeeded', line_items: rows.length, periods: ['2024-09', '2024-10'] },
+    });
   });
 
   afterAll(async () => {
@@ -91,14 +102,23 @@ describe.each(kinds)('the FOCUS 1.0 sample through an AWS export on %s', (kind) 
   });
 
   it('reports the Credit and Adjustment rows apart, by charge type, not as Unattributed', async () => {
-    const charges = (await get('/cost/summary?period=2024-09')).body.charges as { cost: number; by_type: { charge_type: string; charge_category: string; cost: number }[] };
+    const charges = (await get('/cost/summary?period=2024-09')).body.charges as {
+      cost: number;
+      by_type: { charge_type: string; charge_category: string; cost: number }[];
+    };
     expect(charges.cost).toBeCloseTo(sum(chargeRows, 'EffectiveCost'), 6);
     const categories = [...new Set(chargeRows.map((row) => row.ChargeCategory!))].sort();
     expect(categories).toEqual(['Adjustment', 'Credit']);
     expect(charges.by_type.map((t) => t.charge_type).sort()).toEqual(categories);
     for (const type of charges.by_type) {
       expect(type.charge_category).toBe(type.charge_type);
-      expect(type.cost, type.charge_type).toBeCloseTo(sum(chargeRows.filter((row) => row.ChargeCategory === type.charge_type), 'EffectiveCost'), 6);
+      expect(type.cost, type.charge_type).toBeCloseTo(
+        sum(
+          chargeRows.filter((row) => row.ChargeCategory === type.charge_type),
+          'EffectiveCost',
+        ),
+        6,
+      );
     }
   });
 
@@ -111,7 +131,8 @@ describe.each(kinds)('the FOCUS 1.0 sample through an AWS export on %s', (kind) 
     });
     expect(mapped.status).toBe(200);
     const expected = new Map<string, number>();
-    for (const row of usageRows) expected.set(serviceOf(row), (expected.get(serviceOf(row)) ?? 0) + money(row.EffectiveCost!));
+    for (const row of usageRows)
+      expected.set(serviceOf(row), (expected.get(serviceOf(row)) ?? 0) + money(row.EffectiveCost!));
 
     const report = await get('/cost/by-service?period=2024-09');
     const services = report.body.services as { service: string; cost: number; envs: { env: string; cost: number }[] }[];

@@ -12,7 +12,14 @@ const NOW = Date.UTC(2026, 2, 11, 12, 0, 0);
 const HOUR = 3_600_000;
 const ISO_NOW = new Date(NOW).toISOString();
 const REPORTS = ['/cost/summary', '/cost/by-service', '/cost/estimate?period=monthly', '/cost/recommendations'];
-const MARCH = daily('2026-03-01', '2026-03-10', { resourceId: 'i-web', productCode: 'AmazonEC2', region: 'us-east-1', accountId: '111122223333', type: 'Usage', unblendedCost: 10 });
+const MARCH = daily('2026-03-01', '2026-03-10', {
+  resourceId: 'i-web',
+  productCode: 'AmazonEC2',
+  region: 'us-east-1',
+  accountId: '111122223333',
+  type: 'Usage',
+  unblendedCost: 10,
+});
 
 describe.each(kinds)('data freshness in every report on %s', (kind) => {
   let server: AwsCostServer;
@@ -33,14 +40,22 @@ describe.each(kinds)('data freshness in every report on %s', (kind) => {
   afterAll(() => server?.close());
 
   it('says there is no data when no provider is connected', async () => {
-    expect(await dataOfReports()).toEqual({ status: 'no_data', message: 'No cost provider is connected: there is no cost data.', stale_after_hours: 36, providers: [] });
+    expect(await dataOfReports()).toEqual({
+      status: 'no_data',
+      message: 'No cost provider is connected: there is no cost data.',
+      stale_after_hours: 36,
+      providers: [],
+    });
   });
 
   it('says no sync ever succeeded, with the error and when it happened, when the cloud cannot be reached', async () => {
     server.sts.denied.add(COST_ROLE);
     providerId = await server.connect();
     const data = await dataOfReports();
-    expect(data).toMatchObject({ status: 'no_data', message: 'No sync has succeeded yet, so there is no cost data: see providers[].last_error.' });
+    expect(data).toMatchObject({
+      status: 'no_data',
+      message: 'No sync has succeeded yet, so there is no cost data: see providers[].last_error.',
+    });
     expect(data.providers).toEqual([
       {
         id: providerId,
@@ -48,13 +63,19 @@ describe.each(kinds)('data freshness in every report on %s', (kind) => {
         name: null,
         status: 'no_data',
         last_success_at: null,
-        last_error: { message: expect.stringMatching(/could not assume config\.role_arn with STS \(AccessDenied/), at: ISO_NOW },
+        last_error: {
+          message: expect.stringMatching(/could not assume config\.role_arn with STS \(AccessDenied/),
+          at: ISO_NOW,
+        },
         consecutive_failures: 1,
         next_sync_at: new Date(NOW + 5 * 60_000).toISOString(),
       },
     ]);
     // The zeros of the estimate are explained by `data`, not a month that cost nothing.
-    expect((await server.api.get('/cost/estimate?period=monthly')).body).toMatchObject({ currency: null, projected: 0 });
+    expect((await server.api.get('/cost/estimate?period=monthly')).body).toMatchObject({
+      currency: null,
+      projected: 0,
+    });
   });
 
   it('is fresh once a sync succeeds, and stale when the last success is more than 36 hours old', async () => {
@@ -67,7 +88,16 @@ describe.each(kinds)('data freshness in every report on %s', (kind) => {
       message: 'Every connection synced in the last 36 hours.',
       stale_after_hours: 36,
       providers: [
-        { id: providerId, provider: 'aws', name: null, status: 'fresh', last_success_at: ISO_NOW, last_error: null, consecutive_failures: 0, next_sync_at: new Date(NOW + 24 * HOUR).toISOString() },
+        {
+          id: providerId,
+          provider: 'aws',
+          name: null,
+          status: 'fresh',
+          last_success_at: ISO_NOW,
+          last_error: null,
+          consecutive_failures: 0,
+          next_sync_at: new Date(NOW + 24 * HOUR).toISOString(),
+        },
       ],
     });
     expect((await server.api.get('/cost/summary')).body).toMatchObject({ currency: 'USD', period_total: 100 });

@@ -8,7 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv } from '../support/child-env';
 import { fakeAzure, type CostRecord, type FakeAzure } from '../support/cost/fake-azure';
-import { DETAILED_EXPORT_SCHEMA, fakeBigQuery, type FakeBigQuery, type ServiceAccountKeyFile } from '../support/cost/fake-bigquery';
+import {
+  DETAILED_EXPORT_SCHEMA,
+  fakeBigQuery,
+  type FakeBigQuery,
+  type ServiceAccountKeyFile,
+} from '../support/cost/fake-bigquery';
 import { controlPlane as baseControlPlane } from '../support/cost/aws-server';
 import type { ServerChildOptions } from '../support/cost/server-child';
 import { createTempDatabase, databaseKinds, type TempDatabase } from '../support/databases';
@@ -37,7 +42,12 @@ const DUE_NOW = new Date(NOW).toISOString();
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 /** The `data` of a report while every connection synced at NOW. */
-const fresh = (providers: Json[]) => ({ status: 'fresh', message: 'Every connection synced in the last 36 hours.', stale_after_hours: 36, providers });
+const fresh = (providers: Json[]) => ({
+  status: 'fresh',
+  message: 'Every connection synced in the last 36 hours.',
+  stale_after_hours: 36,
+  providers,
+});
 const freshProvider = (id: string, provider: string, name: string | null) => ({
   id,
   provider,
@@ -82,7 +92,8 @@ function controlPlane(server: { url: string; controlKey: string }) {
     for (;;) {
       const status = (await call('GET', `/cost/providers/${id}/sync`)).body as unknown as SyncStatus;
       if (status.state !== 'due' && status.state !== 'running') return status;
-      if (Date.now() > deadline) throw new Error(`the sync of ${id} did not finish within ${SYNC_WAIT_MS / 1000} s: ${JSON.stringify(status)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the sync of ${id} did not finish within ${SYNC_WAIT_MS / 1000} s: ${JSON.stringify(status)}`);
       await sleep(100);
     }
   };
@@ -114,8 +125,14 @@ const PROJECT = 'svc-billing-reader';
 const DATASET = 'billing_export';
 const TABLE = 'gcp_billing_export_resource_v1_0A1B2C_3D4E5F_6A7B8C';
 const READER = 'cost-reader@svc-billing-reader.iam.gserviceaccount.com';
-const CHECKOUT_VM = { name: 'checkout-vm-1', global_name: '//compute.googleapis.com/projects/shop-prod/zones/us-central1-a/instances/4711' };
-const BATCH_VM = { name: 'batch-vm-1', global_name: '//compute.googleapis.com/projects/shop-prod/zones/us-central1-a/instances/4712' };
+const CHECKOUT_VM = {
+  name: 'checkout-vm-1',
+  global_name: '//compute.googleapis.com/projects/shop-prod/zones/us-central1-a/instances/4711',
+};
+const BATCH_VM = {
+  name: 'batch-vm-1',
+  global_name: '//compute.googleapis.com/projects/shop-prod/zones/us-central1-a/instances/4712',
+};
 const BUCKET = { name: 'shop-assets', global_name: '//storage.googleapis.com/projects/_/buckets/shop-assets' };
 
 interface GcpRow {
@@ -139,14 +156,31 @@ function gcpRow(r: GcpRow): Record<string, unknown> {
     sku: { id: 'CP-COMPUTEENGINE-VMIMAGE', description: `${r.service} SKU` },
     usage_start_time: new Date(start).toISOString(),
     usage_end_time: new Date(start + 3_600_000).toISOString(),
-    project: { id: 'shop-prod', number: '918273645', name: 'Shop production', labels: [], ancestry_numbers: '/1/918273645/' },
+    project: {
+      id: 'shop-prod',
+      number: '918273645',
+      name: 'Shop production',
+      labels: [],
+      ancestry_numbers: '/1/918273645/',
+    },
     labels: Object.entries(r.labels ?? {}).map(([key, value]) => ({ key, value })),
-    location: { location: 'us-central1', country: 'US', region: r.costType === 'tax' ? null : 'us-central1', zone: null },
+    location: {
+      location: 'us-central1',
+      country: 'US',
+      region: r.costType === 'tax' ? null : 'us-central1',
+      zone: null,
+    },
     export_time: new Date(start + 5 * 3_600_000).toISOString(),
     cost: r.cost,
     currency: 'USD',
     currency_conversion_rate: 1,
-    credits: (r.credits ?? []).map((c, i) => ({ name: `credit ${i}`, amount: c.amount, full_name: null, id: `c${i}`, type: c.type })),
+    credits: (r.credits ?? []).map((c, i) => ({
+      name: `credit ${i}`,
+      amount: c.amount,
+      full_name: null,
+      id: `c${i}`,
+      type: c.type,
+    })),
     invoice: { month: r.invoice },
     cost_type: r.costType ?? 'regular',
     ...(r.resource ? { resource: r.resource } : {}),
@@ -165,12 +199,40 @@ const sustainedUse = [{ amount: -1.5, type: 'SUSTAINED_USAGE_DISCOUNT' }];
  *   are 26; the credits (−3 sustained use, −2 committed use) and the tax are charges of their own.
  */
 const GCP_EXPORT = [
-  gcpRow({ start: '2024-04-15T00:00:00Z', invoice: '202404', service: 'Compute Engine', cost: 30, labels: checkoutLabels, resource: CHECKOUT_VM }),
-  gcpRow({ start: '2024-05-01T00:00:00Z', invoice: '202405', service: 'Compute Engine', cost: 10, credits: sustainedUse, labels: checkoutLabels, resource: CHECKOUT_VM }),
-  gcpRow({ start: '2024-05-10T00:00:00Z', invoice: '202405', service: 'Compute Engine', cost: 10, credits: sustainedUse, labels: checkoutLabels, resource: CHECKOUT_VM }),
   gcpRow({
-    start: '2024-05-02T00:00:00Z', invoice: '202405', service: 'Compute Engine', cost: 6,
-    credits: [{ amount: -2, type: 'COMMITTED_USAGE_DISCOUNT' }], labels: { service: 'batch', env: 'staging' }, resource: BATCH_VM,
+    start: '2024-04-15T00:00:00Z',
+    invoice: '202404',
+    service: 'Compute Engine',
+    cost: 30,
+    labels: checkoutLabels,
+    resource: CHECKOUT_VM,
+  }),
+  gcpRow({
+    start: '2024-05-01T00:00:00Z',
+    invoice: '202405',
+    service: 'Compute Engine',
+    cost: 10,
+    credits: sustainedUse,
+    labels: checkoutLabels,
+    resource: CHECKOUT_VM,
+  }),
+  gcpRow({
+    start: '2024-05-10T00:00:00Z',
+    invoice: '202405',
+    service: 'Compute Engine',
+    cost: 10,
+    credits: sustainedUse,
+    labels: checkoutLabels,
+    resource: CHECKOUT_VM,
+  }),
+  gcpRow({
+    start: '2024-05-02T00:00:00Z',
+    invoice: '202405',
+    service: 'Compute Engine',
+    cost: 6,
+    credits: [{ amount: -2, type: 'COMMITTED_USAGE_DISCOUNT' }],
+    labels: { service: 'batch', env: 'staging' },
+    resource: BATCH_VM,
   }),
   gcpRow({ start: '2024-04-30T23:00:00Z', invoice: '202405', service: 'Cloud Storage', cost: 2.5, resource: BUCKET }),
   gcpRow({ start: '2024-05-15T00:00:00Z', invoice: '202405', service: 'Cloud Storage', cost: 1.2, costType: 'tax' }),
@@ -215,14 +277,22 @@ const AZURE_COSTS: CostRecord[] = [
   azureRecord({ date: '2024-05-01', actual: 1, amortized: 1 }),
   azureRecord({ date: '2024-05-10', actual: 4, amortized: 4 }),
   azureRecord({
-    date: '2024-05-01', resourceId: `${RG}/providers/microsoft.compute/virtualmachines/orders-db`, pricingModel: 'Reservation',
-    actual: 0, amortized: 2.5, tags: { service: 'orders', env: 'production' },
+    date: '2024-05-01',
+    resourceId: `${RG}/providers/microsoft.compute/virtualmachines/orders-db`,
+    pricingModel: 'Reservation',
+    actual: 0,
+    amortized: 2.5,
+    tags: { service: 'orders', env: 'production' },
   }),
   azureRecord({ date: '2024-05-01', ...reservation, chargeType: 'Purchase', actual: 73, amortized: null }),
   azureRecord({ date: '2024-05-02', ...reservation, chargeType: 'UnusedReservation', actual: null, amortized: 0.3 }),
   azureRecord({
-    date: '2024-05-02', resourceId: `${RG}/providers/microsoft.storage/storageaccounts/shopassets`, serviceName: 'Storage',
-    actual: 0.25, amortized: 0.25, tags: { team: 'web' },
+    date: '2024-05-02',
+    resourceId: `${RG}/providers/microsoft.storage/storageaccounts/shopassets`,
+    serviceName: 'Storage',
+    actual: 0.25,
+    amortized: 0.25,
+    tags: { team: 'web' },
   }),
 ];
 
@@ -240,7 +310,11 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
       bigquery = await fakeBigQuery();
       key = bigquery.serviceAccount(READER);
       bigquery.addTable(`${PROJECT}.${DATASET}.${TABLE}`, { schema: DETAILED_EXPORT_SCHEMA, rows: GCP_EXPORT });
-      t = await startTestServer(kind, { clock: { now: () => NOW }, detection: false, cost: { endpoints: { bigquery: bigquery.origin } } });
+      t = await startTestServer(kind, {
+        clock: { now: () => NOW },
+        detection: false,
+        cost: { endpoints: { bigquery: bigquery.origin } },
+      });
       api = controlPlane(t);
     });
 
@@ -261,7 +335,15 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
       expect(created.body).toMatchObject({
         provider: 'gcp',
         name: 'billing account',
-        config: { project_id: PROJECT, dataset_project_id: PROJECT, dataset: DATASET, table: TABLE, location: null, export_type: 'detailed', auth: 'service_account_key' },
+        config: {
+          project_id: PROJECT,
+          dataset_project_id: PROJECT,
+          dataset: DATASET,
+          table: TABLE,
+          location: null,
+          export_type: 'detailed',
+          auth: 'service_account_key',
+        },
       });
 
       expect(await api.waitForSync(providerId)).toEqual({
@@ -270,7 +352,14 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         last_success_at: DUE_NOW,
         consecutive_failures: 0,
         // April's one row and May's five, and a line item for each of May's three credits.
-        last_run: { started_at: DUE_NOW, finished_at: DUE_NOW, status: 'succeeded', line_items: 9, periods: ['2024-04', '2024-05'], error: null },
+        last_run: {
+          started_at: DUE_NOW,
+          finished_at: DUE_NOW,
+          status: 'succeeded',
+          line_items: 9,
+          periods: ['2024-04', '2024-05'],
+          error: null,
+        },
       });
       // One parameterized query job (jobs.query, a SELECT) per invoice month, signed with the key (the local BigQuery
       // refuses anything else), each month's rows in its first page: no call that creates or changes anything.
@@ -310,10 +399,24 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         unattributed: { cost: 2.5, share: 0.087719 },
         charges,
         other_currencies: [],
-        providers: [{ id: providerId, provider: 'gcp', name: 'billing account', last_successful_sync_at: DUE_NOW, last_sync_status: 'succeeded', last_sync_error: null }],
+        providers: [
+          {
+            id: providerId,
+            provider: 'gcp',
+            name: 'billing account',
+            last_successful_sync_at: DUE_NOW,
+            last_sync_status: 'succeeded',
+            last_sync_error: null,
+          },
+        ],
         data: fresh([freshProvider(providerId, 'gcp', 'billing account')]),
       });
-      expect((await api.get('/cost/summary?period=2024-04')).body).toMatchObject({ period: '2024-04', period_total: 30, billed_total: 30, attributed: { cost: 30, share: 1 } });
+      expect((await api.get('/cost/summary?period=2024-04')).body).toMatchObject({
+        period: '2024-04',
+        period_total: 30,
+        billed_total: 30,
+        attributed: { cost: 30, share: 1 },
+      });
 
       const byService = await api.get('/cost/by-service');
       expect(byService.body).toEqual({
@@ -322,9 +425,27 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         total: 24.7,
         usage_total: 28.5,
         services: [
-          { service: 'checkout', cost: 20, billed_cost: 20, share: 0.701754, envs: [{ env: 'production', cost: 20, billed_cost: 20 }] },
-          { service: 'batch', cost: 6, billed_cost: 6, share: 0.210526, envs: [{ env: 'staging', cost: 6, billed_cost: 6 }] },
-          { service: 'Unattributed', cost: 2.5, billed_cost: 2.5, share: 0.087719, envs: [{ env: 'Unattributed', cost: 2.5, billed_cost: 2.5 }] },
+          {
+            service: 'checkout',
+            cost: 20,
+            billed_cost: 20,
+            share: 0.701754,
+            envs: [{ env: 'production', cost: 20, billed_cost: 20 }],
+          },
+          {
+            service: 'batch',
+            cost: 6,
+            billed_cost: 6,
+            share: 0.210526,
+            envs: [{ env: 'staging', cost: 6, billed_cost: 6 }],
+          },
+          {
+            service: 'Unattributed',
+            cost: 2.5,
+            billed_cost: 2.5,
+            share: 0.087719,
+            envs: [{ env: 'Unattributed', cost: 2.5, billed_cost: 2.5 }],
+          },
         ],
         charges,
         other_currencies: [],
@@ -346,15 +467,28 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
           last_run: { status: 'failed', line_items: null, periods: null },
         });
         expect(failed.last_run!.error).toMatch(
-          new RegExp(`^BigQuery query of ${PROJECT}\\.${DATASET}\\.${TABLE} failed: Access Denied: .*roles/bigquery\\.jobUser on project ${PROJECT} and roles/bigquery\\.dataViewer on the dataset`),
+          new RegExp(
+            `^BigQuery query of ${PROJECT}\\.${DATASET}\\.${TABLE} failed: Access Denied: .*roles/bigquery\\.jobUser on project ${PROJECT} and roles/bigquery\\.dataViewer on the dataset`,
+          ),
         );
         // The data is still the day's (fresh), and the error shows beside it in every report.
         const data = fresh([
-          { ...freshProvider(providerId, 'gcp', 'billing account'), last_error: { message: failed.last_run!.error, at: DUE_NOW }, consecutive_failures: 1, next_sync_at: failed.next_run_at },
+          {
+            ...freshProvider(providerId, 'gcp', 'billing account'),
+            last_error: { message: failed.last_run!.error, at: DUE_NOW },
+            consecutive_failures: 1,
+            next_sync_at: failed.next_run_at,
+          },
         ]);
         expect((await api.get('/cost/summary')).body).toEqual({
           ...summary,
-          providers: [expect.objectContaining({ last_successful_sync_at: DUE_NOW, last_sync_status: 'failed', last_sync_error: failed.last_run!.error })],
+          providers: [
+            expect.objectContaining({
+              last_successful_sync_at: DUE_NOW,
+              last_sync_status: 'failed',
+              last_sync_error: failed.last_run!.error,
+            }),
+          ],
           data,
         });
         expect((await api.get('/cost/by-service')).body).toEqual({ ...byService, data });
@@ -363,7 +497,11 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
       }
 
       // Access restored: May (the only month a later sync reads) again, the same totals as before (idempotent).
-      expect(await api.syncNow(providerId)).toMatchObject({ state: 'scheduled', consecutive_failures: 0, last_run: { status: 'succeeded', line_items: 8, periods: ['2024-05'], error: null } });
+      expect(await api.syncNow(providerId)).toMatchObject({
+        state: 'scheduled',
+        consecutive_failures: 0,
+        last_run: { status: 'succeeded', line_items: 8, periods: ['2024-05'], error: null },
+      });
       expect((await api.get('/cost/summary')).body).toEqual(summary);
       expect((await api.get('/cost/by-service')).body).toEqual(byService);
     });
@@ -371,20 +509,44 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
     it('names a missing export table in the sync status of a new connection, and reports nothing from it', async () => {
       const summary = (await api.get('/cost/summary')).body;
       const missing = 'gcp_billing_export_resource_v1_000000_000000_000000';
-      const created = await api.call('POST', '/cost/providers', { provider: 'gcp', config: { project_id: PROJECT, dataset: DATASET, table: missing, credentials: key } });
+      const created = await api.call('POST', '/cost/providers', {
+        provider: 'gcp',
+        config: { project_id: PROJECT, dataset: DATASET, table: missing, credentials: key },
+      });
       expect(created.status).toBe(201);
       const id = created.body.id as string;
       const status = await api.waitForSync(id);
-      expect(status).toMatchObject({ state: 'retrying', last_success_at: null, consecutive_failures: 1, last_run: { status: 'failed' } });
-      expect(status.last_run!.error).toMatch(new RegExp(`^BigQuery query of ${PROJECT}\\.${DATASET}\\.${missing} failed: Not found: Table`));
+      expect(status).toMatchObject({
+        state: 'retrying',
+        last_success_at: null,
+        consecutive_failures: 1,
+        last_run: { status: 'failed' },
+      });
+      expect(status.last_run!.error).toMatch(
+        new RegExp(`^BigQuery query of ${PROJECT}\\.${DATASET}\\.${missing} failed: Not found: Table`),
+      );
 
       const after = (await api.get('/cost/summary')).body;
       // Both connections were made at the same (fixed) time: the lists are in id order then.
       const byId = (list: unknown) => [...(list as { id: string }[])].sort((a, b) => a.id.localeCompare(b.id));
       const summaryData = summary.data as { providers: Json[] };
-      expect({ ...after, providers: byId(after.providers), data: { ...(after.data as Json), providers: byId((after.data as Json).providers) } }).toEqual({
+      expect({
+        ...after,
+        providers: byId(after.providers),
+        data: { ...(after.data as Json), providers: byId((after.data as Json).providers) },
+      }).toEqual({
         ...summary,
-        providers: byId([...(summary.providers as Json[]), { id, provider: 'gcp', name: null, last_successful_sync_at: null, last_sync_status: 'failed', last_sync_error: status.last_run!.error }]),
+        providers: byId([
+          ...(summary.providers as Json[]),
+          {
+            id,
+            provider: 'gcp',
+            name: null,
+            last_successful_sync_at: null,
+            last_sync_status: 'failed',
+            last_sync_error: status.last_run!.error,
+          },
+        ]),
         // One of the two connections has no data: the report is incomplete.
         data: {
           status: 'stale',
@@ -392,7 +554,16 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
           stale_after_hours: 36,
           providers: byId([
             ...summaryData.providers,
-            { id, provider: 'gcp', name: null, status: 'no_data', last_success_at: null, last_error: { message: status.last_run!.error, at: DUE_NOW }, consecutive_failures: 1, next_sync_at: status.next_run_at },
+            {
+              id,
+              provider: 'gcp',
+              name: null,
+              status: 'no_data',
+              last_success_at: null,
+              last_error: { message: status.last_run!.error, at: DUE_NOW },
+              consecutive_failures: 1,
+              next_sync_at: status.next_run_at,
+            },
           ]),
         },
       });
@@ -418,7 +589,11 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
       writeFileSync(join(caDir, 'ca.pem'), azure.ca);
       database = await createTempDatabase(kind);
       child = await startServerChild(
-        { databaseUrl: database.url, nowMs: NOW, endpoints: { azureManagement: azure.management, azureAuthorityHost: azure.authority } },
+        {
+          databaseUrl: database.url,
+          nowMs: NOW,
+          endpoints: { azureManagement: azure.management, azureAuthorityHost: azure.authority },
+        },
         { NODE_EXTRA_CA_CERTS: join(caDir, 'ca.pem') },
       );
       api = controlPlane(child);
@@ -448,14 +623,27 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         last_success_at: DUE_NOW,
         consecutive_failures: 0,
         // April's one group; May's five AmortizedCost groups and the purchase, which only ActualCost has.
-        last_run: { started_at: DUE_NOW, finished_at: DUE_NOW, status: 'succeeded', line_items: 7, periods: ['2024-04', '2024-05'], error: null },
+        last_run: {
+          started_at: DUE_NOW,
+          finished_at: DUE_NOW,
+          status: 'succeeded',
+          line_items: 7,
+          periods: ['2024-04', '2024-05'],
+          error: null,
+        },
       });
       // One token for the run (the app's client credentials, for Resource Manager), then only the Query API: billed and
       // amortized cost of each month.
-      expect(azure.tokenRequests).toEqual([{ tenant: TENANT, grantType: 'client_credentials', clientId: CLIENT, scope: `${azure.management}/.default` }]);
+      expect(azure.tokenRequests).toEqual([
+        { tenant: TENANT, grantType: 'client_credentials', clientId: CLIENT, scope: `${azure.management}/.default` },
+      ]);
       const query = `POST ${SCOPE}/providers/Microsoft.CostManagement/query`;
       expect(azure.managementRequests.map((r) => `${r.method} ${r.path}`)).toEqual([query, query, query, query]);
-      expect(azure.managementRequests.map((r) => r.body as { type: string; timePeriod: { from: string } }).map((q) => [q.type, q.timePeriod.from])).toEqual([
+      expect(
+        azure.managementRequests
+          .map((r) => r.body as { type: string; timePeriod: { from: string } })
+          .map((q) => [q.type, q.timePeriod.from]),
+      ).toEqual([
         ['ActualCost', '2024-04-01T00:00:00Z'],
         ['AmortizedCost', '2024-04-01T00:00:00Z'],
         ['ActualCost', '2024-05-01T00:00:00Z'],
@@ -491,10 +679,24 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         unattributed: { cost: 0.25, share: 0.023256 },
         charges,
         other_currencies: [],
-        providers: [{ id: providerId, provider: 'azure', name: 'shop subscription', last_successful_sync_at: DUE_NOW, last_sync_status: 'succeeded', last_sync_error: null }],
+        providers: [
+          {
+            id: providerId,
+            provider: 'azure',
+            name: 'shop subscription',
+            last_successful_sync_at: DUE_NOW,
+            last_sync_status: 'succeeded',
+            last_sync_error: null,
+          },
+        ],
         data: fresh([freshProvider(providerId, 'azure', 'shop subscription')]),
       });
-      expect((await api.get('/cost/summary?period=2024-04')).body).toMatchObject({ period: '2024-04', period_total: 50, billed_total: 50, attributed: { cost: 50, share: 1 } });
+      expect((await api.get('/cost/summary?period=2024-04')).body).toMatchObject({
+        period: '2024-04',
+        period_total: 50,
+        billed_total: 50,
+        attributed: { cost: 50, share: 1 },
+      });
 
       const byService = await api.get('/cost/by-service');
       expect(byService.body).toEqual({
@@ -503,9 +705,27 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         total: 11.05,
         usage_total: 10.75,
         services: [
-          { service: 'checkout', cost: 8, billed_cost: 8, share: 0.744186, envs: [{ env: 'production', cost: 8, billed_cost: 8 }] },
-          { service: 'orders', cost: 2.5, billed_cost: 0, share: 0.232558, envs: [{ env: 'production', cost: 2.5, billed_cost: 0 }] },
-          { service: 'Unattributed', cost: 0.25, billed_cost: 0.25, share: 0.023256, envs: [{ env: 'Unattributed', cost: 0.25, billed_cost: 0.25 }] },
+          {
+            service: 'checkout',
+            cost: 8,
+            billed_cost: 8,
+            share: 0.744186,
+            envs: [{ env: 'production', cost: 8, billed_cost: 8 }],
+          },
+          {
+            service: 'orders',
+            cost: 2.5,
+            billed_cost: 0,
+            share: 0.232558,
+            envs: [{ env: 'production', cost: 2.5, billed_cost: 0 }],
+          },
+          {
+            service: 'Unattributed',
+            cost: 0.25,
+            billed_cost: 0.25,
+            share: 0.023256,
+            envs: [{ env: 'Unattributed', cost: 0.25, billed_cost: 0.25 }],
+          },
         ],
         charges,
         other_currencies: [],
@@ -529,11 +749,22 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
         expect(failed.last_run!.error).toMatch(/AADSTS7000215: Invalid client secret/);
         expect(failed.last_run!.error).not.toContain(SECRET);
         const data = fresh([
-          { ...freshProvider(providerId, 'azure', 'shop subscription'), last_error: { message: failed.last_run!.error, at: DUE_NOW }, consecutive_failures: 1, next_sync_at: failed.next_run_at },
+          {
+            ...freshProvider(providerId, 'azure', 'shop subscription'),
+            last_error: { message: failed.last_run!.error, at: DUE_NOW },
+            consecutive_failures: 1,
+            next_sync_at: failed.next_run_at,
+          },
         ]);
         expect((await api.get('/cost/summary')).body).toEqual({
           ...summary,
-          providers: [expect.objectContaining({ last_successful_sync_at: DUE_NOW, last_sync_status: 'failed', last_sync_error: failed.last_run!.error })],
+          providers: [
+            expect.objectContaining({
+              last_successful_sync_at: DUE_NOW,
+              last_sync_status: 'failed',
+              last_sync_error: failed.last_run!.error,
+            }),
+          ],
           data,
         });
         expect((await api.get('/cost/by-service')).body).toEqual({ ...byService, data });
@@ -542,7 +773,11 @@ describe.each(kinds)('GCP and Azure cost through the server on %s', (kind) => {
       }
 
       // The stored secret is valid again: May (the only month a later sync reads) again, the same totals (idempotent).
-      expect(await api.syncNow(providerId)).toMatchObject({ state: 'scheduled', consecutive_failures: 0, last_run: { status: 'succeeded', line_items: 6, periods: ['2024-05'], error: null } });
+      expect(await api.syncNow(providerId)).toMatchObject({
+        state: 'scheduled',
+        consecutive_failures: 0,
+        last_run: { status: 'succeeded', line_items: 6, periods: ['2024-05'], error: null },
+      });
       expect((await api.get('/cost/summary')).body).toEqual(summary);
       expect((await api.get('/cost/by-service')).body).toEqual(byService);
     });
@@ -561,7 +796,11 @@ const CHILD_START_MS = 60_000;
 
 /** Starts test/support/cost/server-child.ts with `env` added, and resolves once it listens. */
 async function startServerChild(options: ServerChildOptions, env: Record<string, string>): Promise<ServerChild> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', SERVER_CHILD, JSON.stringify(options)], { cwd: ROOT, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', SERVER_CHILD, JSON.stringify(options)], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let log = '';
   proc.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
@@ -574,7 +813,10 @@ async function startServerChild(options: ServerChildOptions, env: Record<string,
   };
   try {
     const ready = await new Promise<{ url: string; controlKey: string }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the server child did not listen within ${CHILD_START_MS / 1000} s:\n${log}`)), CHILD_START_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`the server child did not listen within ${CHILD_START_MS / 1000} s:\n${log}`)),
+        CHILD_START_MS,
+      );
       createInterface({ input: proc.stdout }).once('line', (line) => {
         clearTimeout(timer);
         resolve(JSON.parse(line) as { url: string; controlKey: string });

@@ -44,16 +44,33 @@ function exportRow(r: Row): Record<string, unknown> {
     sku: { id: 'CP-COMPUTEENGINE-VMIMAGE', description: r.sku },
     usage_start_time: new Date(start).toISOString(),
     usage_end_time: new Date(start + (r.hours ?? 1) * 3_600_000).toISOString(),
-    project: { id: 'shop-prod', number: '918273645', name: 'Shop production', labels: pairs(r.projectLabels), ancestry_numbers: '/1/918273645/' },
+    project: {
+      id: 'shop-prod',
+      number: '918273645',
+      name: 'Shop production',
+      labels: pairs(r.projectLabels),
+      ancestry_numbers: '/1/918273645/',
+    },
     labels: pairs(r.labels),
     system_labels: [{ key: 'compute.googleapis.com/machine_spec', value: 'n2-standard-4' }],
-    location: { location: 'us-central1', country: 'US', region: r.region === undefined ? 'us-central1' : r.region, zone: 'us-central1-a' },
+    location: {
+      location: 'us-central1',
+      country: 'US',
+      region: r.region === undefined ? 'us-central1' : r.region,
+      zone: 'us-central1-a',
+    },
     export_time: new Date(start + 5 * 3_600_000).toISOString(),
     cost: r.cost,
     currency: 'USD',
     currency_conversion_rate: 1,
     usage: { amount: 3600, unit: 'seconds', amount_in_pricing_units: 1, pricing_unit: 'hour' },
-    credits: (r.credits ?? []).map((c, i) => ({ name: `credit ${i}`, amount: c.amount, full_name: null, id: `c${i}`, type: c.type })),
+    credits: (r.credits ?? []).map((c, i) => ({
+      name: `credit ${i}`,
+      amount: c.amount,
+      full_name: null,
+      id: `c${i}`,
+      type: c.type,
+    })),
     invoice: { month: r.invoice ?? '202405' },
     cost_type: r.costType ?? 'regular',
     adjustment_info: null,
@@ -61,7 +78,10 @@ function exportRow(r: Row): Record<string, unknown> {
   };
 }
 
-const VM = { name: 'checkout-vm-1', global_name: '//compute.googleapis.com/projects/shop-prod/zones/us-central1-a/instances/4711' };
+const VM = {
+  name: 'checkout-vm-1',
+  global_name: '//compute.googleapis.com/projects/shop-prod/zones/us-central1-a/instances/4711',
+};
 const BUCKET = { name: 'shop-assets', global_name: '//storage.googleapis.com/projects/_/buckets/shop-assets' };
 
 const MAY_ROWS: Row[] = [
@@ -84,18 +104,58 @@ const MAY_ROWS: Row[] = [
     labels: { team: 'payments' },
     resource: VM,
   },
-  { start: '2024-05-02T00:00:00Z', service: 'Compute Engine', sku: 'Spot Preemptible N2 Instance Core running in Americas', cost: 0.8, resource: VM },
+  {
+    start: '2024-05-02T00:00:00Z',
+    service: 'Compute Engine',
+    sku: 'Spot Preemptible N2 Instance Core running in Americas',
+    cost: 0.8,
+    resource: VM,
+  },
   // Usage in the last hour of April (UTC) that Cloud Billing invoices in May (its invoice months are Pacific time).
-  { start: '2024-04-30T23:00:00Z', partition: '2024-05-01', service: 'Cloud Storage', sku: 'Standard Storage US Multi-region', cost: 2, resource: BUCKET },
-  { start: '2024-05-03T00:00:00Z', service: 'Cloud Storage', sku: 'Standard Storage US Multi-region', cost: 0.1, resource: BUCKET, hours: 24 },
+  {
+    start: '2024-04-30T23:00:00Z',
+    partition: '2024-05-01',
+    service: 'Cloud Storage',
+    sku: 'Standard Storage US Multi-region',
+    cost: 2,
+    resource: BUCKET,
+  },
+  {
+    start: '2024-05-03T00:00:00Z',
+    service: 'Cloud Storage',
+    sku: 'Standard Storage US Multi-region',
+    cost: 0.1,
+    resource: BUCKET,
+    hours: 24,
+  },
   { start: '2024-05-31T00:00:00Z', service: 'Cloud Storage', sku: 'Tax', cost: 1.2, costType: 'tax', region: null },
 ];
 
-const APRIL_ROW: Row = { start: '2024-04-20T00:00:00Z', invoice: '202404', service: 'Compute Engine', sku: 'N2 Instance Core running in Americas', cost: 99, resource: VM };
+const APRIL_ROW: Row = {
+  start: '2024-04-20T00:00:00Z',
+  invoice: '202404',
+  service: 'Compute Engine',
+  sku: 'N2 Instance Core running in Americas',
+  cost: 99,
+  resource: VM,
+};
 
-const hour = (iso: string, hours = 1) => ({ chargePeriodStartMs: Date.parse(iso), chargePeriodEndMs: Date.parse(iso) + hours * 3_600_000 });
-const vm = { resourceId: VM.global_name, resourceName: VM.name, serviceName: 'Compute Engine', serviceCategory: 'Compute' };
-const bucket = { resourceId: BUCKET.global_name, resourceName: BUCKET.name, serviceName: 'Cloud Storage', serviceCategory: 'Storage' };
+const hour = (iso: string, hours = 1) => ({
+  chargePeriodStartMs: Date.parse(iso),
+  chargePeriodEndMs: Date.parse(iso) + hours * 3_600_000,
+});
+const vm = {
+  resourceId: VM.global_name,
+  resourceName: VM.name,
+  serviceName: 'Compute Engine',
+  serviceCategory: 'Compute',
+};
+const bucket = {
+  resourceId: BUCKET.global_name,
+  resourceName: BUCKET.name,
+  serviceName: 'Cloud Storage',
+  serviceCategory: 'Storage',
+};
 const common = { billingPeriod: '2024-05', currency: 'USD', region: 'us-central1', accountId: 'shop-prod' };
 
 /**
@@ -104,28 +164,97 @@ const common = { billingPeriod: '2024-05', currency: 'USD', region: 'us-central1
  */
 const EXPECTED_MAY: CostLineItem[] = [
   {
-    ...hour('2024-05-01T00:00:00Z'), ...common, ...vm, billedCost: 10, effectiveCost: 10,
-    chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Standard',
+    ...hour('2024-05-01T00:00:00Z'),
+    ...common,
+    ...vm,
+    billedCost: 10,
+    effectiveCost: 10,
+    chargeCategory: 'Usage',
+    chargeType: 'Usage',
+    pricingCategory: 'Standard',
     // The resource's own labels win over the project's labels of the same key.
     tags: { team: 'payments', 'cost-center': 'cc-7', env: 'prod' },
   },
   {
-    ...hour('2024-05-01T00:00:00Z'), ...common, ...vm, billedCost: 0, effectiveCost: -1.5,
-    chargeCategory: 'Credit', chargeType: 'SUSTAINED_USAGE_DISCOUNT', pricingCategory: null,
+    ...hour('2024-05-01T00:00:00Z'),
+    ...common,
+    ...vm,
+    billedCost: 0,
+    effectiveCost: -1.5,
+    chargeCategory: 'Credit',
+    chargeType: 'SUSTAINED_USAGE_DISCOUNT',
+    pricingCategory: null,
     tags: { team: 'payments', 'cost-center': 'cc-7', env: 'prod' },
   },
-  { ...hour('2024-05-01T01:00:00Z'), ...common, ...vm, billedCost: 4, effectiveCost: 4, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Committed', tags: { team: 'payments' } },
   {
-    ...hour('2024-05-01T01:00:00Z'), ...common, ...vm, billedCost: 0, effectiveCost: -4,
-    chargeCategory: 'Credit', chargeType: 'COMMITTED_USAGE_DISCOUNT', pricingCategory: null, tags: { team: 'payments' },
+    ...hour('2024-05-01T01:00:00Z'),
+    ...common,
+    ...vm,
+    billedCost: 4,
+    effectiveCost: 4,
+    chargeCategory: 'Usage',
+    chargeType: 'Usage',
+    pricingCategory: 'Committed',
+    tags: { team: 'payments' },
   },
-  { ...hour('2024-05-02T00:00:00Z'), ...common, ...vm, billedCost: 0.8, effectiveCost: 0.8, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Dynamic', tags: {} },
-  { ...hour('2024-04-30T23:00:00Z'), ...common, ...bucket, billedCost: 2, effectiveCost: 2, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Standard', tags: {} },
-  { ...hour('2024-05-03T00:00:00Z', 24), ...common, ...bucket, billedCost: 0.1, effectiveCost: 0.1, chargeCategory: 'Usage', chargeType: 'Usage', pricingCategory: 'Standard', tags: {} },
   {
-    ...hour('2024-05-31T00:00:00Z'), ...common, region: null, resourceId: null, resourceName: null,
-    serviceName: 'Cloud Storage', serviceCategory: 'Storage', billedCost: 1.2, effectiveCost: 1.2,
-    chargeCategory: 'Tax', chargeType: 'tax', pricingCategory: null, tags: {},
+    ...hour('2024-05-01T01:00:00Z'),
+    ...common,
+    ...vm,
+    billedCost: 0,
+    effectiveCost: -4,
+    chargeCategory: 'Credit',
+    chargeType: 'COMMITTED_USAGE_DISCOUNT',
+    pricingCategory: null,
+    tags: { team: 'payments' },
+  },
+  {
+    ...hour('2024-05-02T00:00:00Z'),
+    ...common,
+    ...vm,
+    billedCost: 0.8,
+    effectiveCost: 0.8,
+    chargeCategory: 'Usage',
+    chargeType: 'Usage',
+    pricingCategory: 'Dynamic',
+    tags: {},
+  },
+  {
+    ...hour('2024-04-30T23:00:00Z'),
+    ...common,
+    ...bucket,
+    billedCost: 2,
+    effectiveCost: 2,
+    chargeCategory: 'Usage',
+    chargeType: 'Usage',
+    pricingCategory: 'Standard',
+    tags: {},
+  },
+  {
+    ...hour('2024-05-03T00:00:00Z', 24),
+    ...common,
+    ...bucket,
+    billedCost: 0.1,
+    effectiveCost: 0.1,
+    chargeCategory: 'Usage',
+    chargeType: 'Usage',
+    pricingCategory: 'Standard',
+    tags: {},
+  },
+  {
+    ...hour('2024-05-31T00:00:00Z'),
+    ...common,
+    region: null,
+    resourceId: null,
+    resourceName: null,
+    serviceName: 'Cloud Storage',
+    serviceCategory: 'Storage',
+    billedCost: 1.2,
+    effectiveCost: 1.2,
+    chargeCategory: 'Tax',
+    chargeType: 'tax',
+    pricingCategory: null,
+    tags: {},
   },
 ];
 
@@ -146,9 +275,11 @@ describe('gcp config', () => {
     expect(rejection(null).field).toBe('config');
     expect(rejection({ ...valid, bucket: 'x' }).field).toBe('config.bucket');
     expect(rejection({ ...valid, project_id: undefined }).field).toBe('config.project_id');
-    for (const project_id of ['Shop', 'ab', 'my_project', 'project-', 'a'.repeat(31)]) expect(rejection({ ...valid, project_id }).field).toBe('config.project_id');
+    for (const project_id of ['Shop', 'ab', 'my_project', 'project-', 'a'.repeat(31)])
+      expect(rejection({ ...valid, project_id }).field).toBe('config.project_id');
     expect(rejection({ ...valid, dataset_project_id: 'X' }).field).toBe('config.dataset_project_id');
-    for (const dataset of ['', 'billing-export', 'a.b', 7]) expect(rejection({ ...valid, dataset }).field).toBe('config.dataset');
+    for (const dataset of ['', 'billing-export', 'a.b', 7])
+      expect(rejection({ ...valid, dataset }).field).toBe('config.dataset');
     for (const table of ['a`b', 'x y', 'a.b']) expect(rejection({ ...valid, table }).field).toBe('config.table');
     expect(rejection({ ...valid, location: 'moon' }).field).toBe('config.location');
     expect(rejection({ ...valid, export_type: 'focus' }).field).toBe('config.export_type');
@@ -157,16 +288,35 @@ describe('gcp config', () => {
   });
 
   it('accepts a service account key as JSON or text, and rejects other credentials', () => {
-    const key = { type: 'service_account', client_email: READER, private_key: keyPem(), private_key_id: 'abc', project_id: PROJECT };
+    const key = {
+      type: 'service_account',
+      client_email: READER,
+      private_key: keyPem(),
+      private_key_id: 'abc',
+      project_id: PROJECT,
+    };
     const parsed = gcpProvider.parse({ ...valid, credentials: JSON.stringify(key) });
-    expect(parsed.secrets.credentials).toEqual({ client_email: READER, private_key: key.private_key, private_key_id: 'abc' });
+    expect(parsed.secrets.credentials).toEqual({
+      client_email: READER,
+      private_key: key.private_key,
+      private_key_id: 'abc',
+    });
     expect(rejection({ ...valid, credentials: 'not json' }).field).toBe('config.credentials');
-    expect(rejection({ ...valid, credentials: { ...key, type: 'authorized_user' } }).field).toBe('config.credentials.type');
-    expect(rejection({ ...valid, credentials: { ...key, client_email: 'nobody' } }).field).toBe('config.credentials.client_email');
-    expect(rejection({ ...valid, credentials: { ...key, private_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' } }).field).toBe(
-      'config.credentials.private_key',
+    expect(rejection({ ...valid, credentials: { ...key, type: 'authorized_user' } }).field).toBe(
+      'config.credentials.type',
     );
-    expect(rejection({ ...valid, credentials: { ...key, universe_domain: 'example.com' } }).field).toBe('config.credentials.universe_domain');
+    expect(rejection({ ...valid, credentials: { ...key, client_email: 'nobody' } }).field).toBe(
+      'config.credentials.client_email',
+    );
+    expect(
+      rejection({
+        ...valid,
+        credentials: { ...key, private_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----' },
+      }).field,
+    ).toBe('config.credentials.private_key');
+    expect(rejection({ ...valid, credentials: { ...key, universe_domain: 'example.com' } }).field).toBe(
+      'config.credentials.universe_domain',
+    );
   });
 
   it('shows where the export is and how it is read, never the key', () => {
@@ -183,7 +333,11 @@ describe('gcp config', () => {
       auth: 'service_account_key',
     });
     expect(JSON.stringify(shown)).not.toContain('cost-reader');
-    expect(gcpProvider.parse({ ...valid, table: STANDARD }).config).toMatchObject({ export_type: 'standard', auth: 'application_default', location: null });
+    expect(gcpProvider.parse({ ...valid, table: STANDARD }).config).toMatchObject({
+      export_type: 'standard',
+      auth: 'application_default',
+      location: null,
+    });
   });
 });
 
@@ -195,12 +349,18 @@ describe('gcp source against a BigQuery server', () => {
   beforeAll(async () => {
     bigquery = await fakeBigQuery();
     key = bigquery.serviceAccount(READER);
-    bigquery.addTable(`${PROJECT}.${DATASET}.${DETAILED}`, { schema: DETAILED_EXPORT_SCHEMA, rows: [APRIL_ROW, ...MAY_ROWS].map(exportRow) });
+    bigquery.addTable(`${PROJECT}.${DATASET}.${DETAILED}`, {
+      schema: DETAILED_EXPORT_SCHEMA,
+      rows: [APRIL_ROW, ...MAY_ROWS].map(exportRow),
+    });
     bigquery.addTable(`${PROJECT}.${DATASET}.${STANDARD}`, {
       schema: STANDARD_EXPORT_SCHEMA,
       rows: [APRIL_ROW, ...MAY_ROWS].map((r) => exportRow({ ...r, resource: undefined })),
     });
-    bigquery.addTable(`${PROJECT}.${DATASET}.billing_copy`, { schema: STANDARD_EXPORT_SCHEMA, rows: MAY_ROWS.map((r) => exportRow({ ...r, resource: undefined })) });
+    bigquery.addTable(`${PROJECT}.${DATASET}.billing_copy`, {
+      schema: STANDARD_EXPORT_SCHEMA,
+      rows: MAY_ROWS.map((r) => exportRow({ ...r, resource: undefined })),
+    });
   });
   afterAll(() => bigquery.close());
   beforeEach(() => {
@@ -213,8 +373,17 @@ describe('gcp source against a BigQuery server', () => {
   });
 
   function source(config: Record<string, unknown>, credentials: unknown = key) {
-    const parsed = gcpProvider.parse({ project_id: PROJECT, dataset: DATASET, table: DETAILED, ...config, credentials });
-    return gcpProvider.source(parsed.config, parsed.secrets, { endpoints: { bigquery: bigquery.origin }, log: (l) => log.push(l) });
+    const parsed = gcpProvider.parse({
+      project_id: PROJECT,
+      dataset: DATASET,
+      table: DETAILED,
+      ...config,
+      credentials,
+    });
+    return gcpProvider.source(parsed.config, parsed.secrets, {
+      endpoints: { bigquery: bigquery.origin },
+      log: (l) => log.push(l),
+    });
   }
 
   async function read(config: Record<string, unknown> = {}, period = '2024-05') {
@@ -233,7 +402,11 @@ describe('gcp source against a BigQuery server', () => {
 
     expect(bigquery.queries).toHaveLength(1);
     const [query] = bigquery.queries;
-    expect(query!.query).toMatch(new RegExp(`^SELECT .+ FROM \`${PROJECT}\\.${DATASET}\\.${DETAILED}\` WHERE invoice\\.month = @invoice_month AND _PARTITIONTIME >= @partition_from$`));
+    expect(query!.query).toMatch(
+      new RegExp(
+        `^SELECT .+ FROM \`${PROJECT}\\.${DATASET}\\.${DETAILED}\` WHERE invoice\\.month = @invoice_month AND _PARTITIONTIME >= @partition_from$`,
+      ),
+    );
     expect(query!.query).toContain('resource.global_name AS resource_global_name');
     expect(query!.params.invoice_month).toBe('202405');
     // Partitions from the day before the month: none of the months before it are scanned.
@@ -282,7 +455,10 @@ describe('gcp source against a BigQuery server', () => {
   it('signs its requests with the key: an unknown key is refused', async () => {
     await read();
     const [header, payload] = bigquery.requests[0]!.authorization!.replace('Bearer ', '').split('.');
-    expect(JSON.parse(Buffer.from(header!, 'base64url').toString())).toMatchObject({ alg: 'RS256', kid: key.private_key_id });
+    expect(JSON.parse(Buffer.from(header!, 'base64url').toString())).toMatchObject({
+      alg: 'RS256',
+      kid: key.private_key_id,
+    });
     expect(JSON.parse(Buffer.from(payload!, 'base64url').toString())).toMatchObject({
       iss: READER,
       sub: READER,
@@ -291,12 +467,16 @@ describe('gcp source against a BigQuery server', () => {
 
     const stranger = { ...key, client_email: 'stranger@elsewhere.iam.gserviceaccount.com' };
     const failure = readAll(source({}, stranger));
-    await expect(failure).rejects.toThrow(/BigQuery query of svc-billing-reader\.billing_export\.gcp_billing_export_resource_v1_\S+ failed: .*invalid authentication credentials.*check config\.credentials/);
+    await expect(failure).rejects.toThrow(
+      /BigQuery query of svc-billing-reader\.billing_export\.gcp_billing_export_resource_v1_\S+ failed: .*invalid authentication credentials.*check config\.credentials/,
+    );
   });
 
   it('says which roles are missing when the account may not read the table', async () => {
     bigquery.denied.add(READER);
-    await expect(readAll(source({}))).rejects.toThrow(/Access Denied: Table .*roles\/bigquery\.jobUser on project svc-billing-reader and roles\/bigquery\.dataViewer on the dataset/);
+    await expect(readAll(source({}))).rejects.toThrow(
+      /Access Denied: Table .*roles\/bigquery\.jobUser on project svc-billing-reader and roles\/bigquery\.dataViewer on the dataset/,
+    );
   });
 
   it('names the table that does not exist', async () => {
@@ -322,12 +502,16 @@ describe('gcp source against a BigQuery server', () => {
   });
 });
 
-async function readAll(source: { read(period: string, signal: AbortSignal): AsyncIterable<CostLineItem[]> }): Promise<void> {
+async function readAll(source: {
+  read(period: string, signal: AbortSignal): AsyncIterable<CostLineItem[]>;
+}): Promise<void> {
   for await (const _ of source.read('2024-05', new AbortController().signal)) {
     // drain
   }
 }
 
 function keyPem(): string {
-  return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  return generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
 }

@@ -19,7 +19,13 @@ import { traceBody } from '../support/otlp';
 const kinds = await databaseKinds();
 const NOW = Date.UTC(2026, 3, 1, 12, 0, 0);
 const HOUR = 3_600_000;
-const ec2 = { productCode: 'AmazonEC2', productFamily: 'Compute Instance', region: 'us-east-1', accountId: '111122223333', type: 'Usage' } as const;
+const ec2 = {
+  productCode: 'AmazonEC2',
+  productFamily: 'Compute Instance',
+  region: 'us-east-1',
+  accountId: '111122223333',
+  type: 'Usage',
+} as const;
 const march = (item: Parameters<typeof daily>[2]) => daily('2026-03-01', '2026-03-31', item);
 
 const MARCH = [
@@ -34,7 +40,11 @@ describe.each(kinds)('overlapping recommendations on %s', (kind) => {
   let server: AwsCostServer;
 
   const ingest = async (path: string, body: unknown) => {
-    const res = await fetch(`${server.t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.t.ingestKey }, body: JSON.stringify(body) });
+    const res = await fetch(`${server.t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': server.t.ingestKey },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(200);
   };
   /** An hourly CPU sample for 8 days before the clock, never above 12 %. */
@@ -49,7 +59,12 @@ describe.each(kinds)('overlapping recommendations on %s', (kind) => {
               {
                 name: 'container.cpu.utilization',
                 unit: '1',
-                gauge: { dataPoints: Array.from({ length: 8 * 24 }, (_, i) => ({ timeUnixNano: `${(NOW - 9 * 24 * HOUR + i * HOUR) * 1_000_000}`, asDouble: 0.05 + (i % 8) / 100 })) },
+                gauge: {
+                  dataPoints: Array.from({ length: 8 * 24 }, (_, i) => ({
+                    timeUnixNano: `${(NOW - 9 * 24 * HOUR + i * HOUR) * 1_000_000}`,
+                    asDouble: 0.05 + (i % 8) / 100,
+                  })),
+                },
               },
             ],
           },
@@ -61,10 +76,18 @@ describe.each(kinds)('overlapping recommendations on %s', (kind) => {
   beforeAll(async () => {
     const clock = { now: () => NOW };
     server = await startAwsCostServer(kind, { clock, periods: { '2026-03': MARCH } });
-    for (const name of ['quiet', 'api']) await registerApp(server.t.server.database.db, clock, server.t.projectId, name);
+    for (const name of ['quiet', 'api'])
+      await registerApp(server.t.server.database.db, clock, server.t.projectId, name);
     await server.connect();
-    expect((await server.api.call('POST', '/cost/mappings', { rules: [{ match: { tag: 'service', pattern: '*' }, attribute_to: 'service' }] })).status).toBe(200);
-    const spans = (service: string, count: number) => traceBody(Array.from({ length: count }, (_, i) => ({ serviceName: service, startMs: NOW - 30 * HOUR + i })));
+    expect(
+      (
+        await server.api.call('POST', '/cost/mappings', {
+          rules: [{ match: { tag: 'service', pattern: '*' }, attribute_to: 'service' }],
+        })
+      ).status,
+    ).toBe(200);
+    const spans = (service: string, count: number) =>
+      traceBody(Array.from({ length: count }, (_, i) => ({ serviceName: service, startMs: NOW - 30 * HOUR + i })));
     await ingest('/otlp/v1/traces', spans('quiet', 3));
     await ingest('/otlp/v1/traces', spans('api', 600));
     for (const service of ['quiet', 'api']) await ingest('/otlp/v1/metrics', lowCpu(service));
@@ -75,7 +98,13 @@ describe.each(kinds)('overlapping recommendations on %s', (kind) => {
     const res = await server.api.get('/cost/recommendations');
     expect(res.status).toBe(200);
     const list = res.body.recommendations as (Json & { target: Json; evidence: Json })[];
-    expect(list.map((r) => [r.kind, r.target.type === 'service' ? r.target.service : r.target.resource_id, r.estimated_monthly_saving])).toEqual([
+    expect(
+      list.map((r) => [
+        r.kind,
+        r.target.type === 'service' ? r.target.service : r.target.resource_id,
+        r.estimated_monthly_saving,
+      ]),
+    ).toEqual([
       ['overprovisioned_service', 'api', 900],
       ['idle_resource', 'i-quiet', 720],
       ['reserved_instance', 'i-db', 120],

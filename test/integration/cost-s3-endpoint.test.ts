@@ -10,7 +10,14 @@ import { databaseKinds } from '../support/databases';
  */
 const kinds = await databaseKinds();
 const NOW = Date.UTC(2026, 2, 11, 12, 0, 0);
-const MARCH = daily('2026-03-01', '2026-03-10', { resourceId: 'i-web', productCode: 'AmazonEC2', region: 'us-east-1', accountId: '111122223333', type: 'Usage', unblendedCost: 10 });
+const MARCH = daily('2026-03-01', '2026-03-10', {
+  resourceId: 'i-web',
+  productCode: 'AmazonEC2',
+  region: 'us-east-1',
+  accountId: '111122223333',
+  type: 'Usage',
+  unblendedCost: 10,
+});
 
 describe.each(kinds)('an S3 endpoint by host name from AWS_ENDPOINT_URL_S3 on %s', (kind) => {
   let server: AwsCostServer;
@@ -36,7 +43,10 @@ describe.each(kinds)('an S3 endpoint by host name from AWS_ENDPOINT_URL_S3 on %s
   it('syncs the bucket path-style and reports its cost', async () => {
     const id = await server.connect();
     const status = await server.api.get(`/cost/providers/${id}/sync`);
-    expect(status.body, JSON.stringify(status.body)).toMatchObject({ state: 'scheduled', last_run: { status: 'succeeded', error: null } });
+    expect(status.body, JSON.stringify(status.body)).toMatchObject({
+      state: 'scheduled',
+      last_run: { status: 'succeeded', error: null },
+    });
     expect((await server.api.get('/cost/summary')).body).toMatchObject({ currency: 'USD', period_total: 100 });
     // Every request named the bucket in its path.
     expect(server.s3.requests.length).toBeGreaterThan(0);

@@ -28,10 +28,14 @@ async function gate(target: string) {
   const firstArrival = new Promise<void>((resolve) => (arrived = resolve));
   const server: Server = createServer((req, res) => {
     const forward = () => {
-      const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const upstream = request(
+        new URL(req.url ?? '/', target),
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.destroy());
       req.pipe(upstream);
     };
@@ -72,7 +76,16 @@ describe.each(kinds)('cost sync durability on %s', (kind) => {
       type: 'Usage' as const,
       unblendedCost: 24,
     });
-    await putDataExport({ s3: s3.admin, bucket: 'shared-billing', prefix: '' }, { name: 'daily', period: '2026-11', format: 'cur2', encoding: 'csv-gzip', files: [Array.from({ length: 20 }, (_, i) => day(i + 1))] });
+    await putDataExport(
+      { s3: s3.admin, bucket: 'shared-billing', prefix: '' },
+      {
+        name: 'daily',
+        period: '2026-11',
+        format: 'cur2',
+        encoding: 'csv-gzip',
+        files: [Array.from({ length: 20 }, (_, i) => day(i + 1))],
+      },
+    );
   });
 
   afterAll(async () => {
@@ -95,15 +108,23 @@ describe.each(kinds)('cost sync durability on %s', (kind) => {
     const res = await fetch(`${server.url}/control-plane/cost/providers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${server.bootstrap!.controlKey.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ provider: 'aws', config: { role_arn: ROLE, cur_bucket: 'shared-billing', cur_prefix: '' } }),
+      body: JSON.stringify({
+        provider: 'aws',
+        config: { role_arn: ROLE, cur_bucket: 'shared-billing', cur_prefix: '' },
+      }),
     });
     expect(res.status).toBe(201);
     return ((await res.json()) as { id: string }).id;
   };
 
   const syncOf = async (server: RunningServer, controlKey: string, id: string) => {
-    const res = await fetch(`${server.url}/control-plane/cost/providers/${id}/sync`, { headers: { authorization: `Bearer ${controlKey}` } });
-    return (await res.json()) as { state: string; last_run: { status: string; line_items: number; error: string | null } | null };
+    const res = await fetch(`${server.url}/control-plane/cost/providers/${id}/sync`, {
+      headers: { authorization: `Bearer ${controlKey}` },
+    });
+    return (await res.json()) as {
+      state: string;
+      last_run: { status: string; line_items: number; error: string | null } | null;
+    };
   };
 
   it('runs a due sync once when two servers share the database', async () => {
@@ -118,7 +139,10 @@ describe.each(kinds)('cost sync durability on %s', (kind) => {
       // The connection's first sync was due at once, and the servers may already have been woken for it.
       expect(ran[0] + ran[1]).toBeLessThanOrEqual(1);
       expect(sts.calls.length - calls).toBe(1);
-      expect(await syncOf(second, controlKey, id)).toMatchObject({ state: 'scheduled', last_run: { status: 'succeeded', line_items: 20 } });
+      expect(await syncOf(second, controlKey, id)).toMatchObject({
+        state: 'scheduled',
+        last_run: { status: 'succeeded', line_items: 20 },
+      });
     } finally {
       await second.close();
       await first.close();
@@ -146,7 +170,10 @@ describe.each(kinds)('cost sync durability on %s', (kind) => {
     const second = await start(database.url);
     try {
       await second.cost.sync.runDue();
-      expect(await syncOf(second, controlKey, id)).toMatchObject({ state: 'scheduled', last_run: { status: 'succeeded', line_items: 20 } });
+      expect(await syncOf(second, controlKey, id)).toMatchObject({
+        state: 'scheduled',
+        last_run: { status: 'succeeded', line_items: 20 },
+      });
     } finally {
       await second.close();
       await database.drop();
@@ -162,7 +189,10 @@ describe.each(kinds)('cost sync durability on %s', (kind) => {
     await first.close();
     const second = await start(database.url, sts.url, 'another-secret-key-0123456789abcdef012345');
     try {
-      await fetch(`${second.url}/control-plane/cost/providers/${id}/sync`, { method: 'POST', headers: { authorization: `Bearer ${controlKey}` } });
+      await fetch(`${second.url}/control-plane/cost/providers/${id}/sync`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${controlKey}` },
+      });
       await second.cost.sync.runDue();
       const sync = await syncOf(second, controlKey, id);
       expect(sync.state).toBe('retrying');

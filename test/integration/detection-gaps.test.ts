@@ -33,16 +33,31 @@ describe.each(kinds)('incident detection past id gaps on %s', (kind) => {
   let store: IncidentStore;
 
   const post = async (body: unknown) => {
-    const res = await fetch(`${t.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+    const res = await fetch(`${t.url}/otlp/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
+      body: JSON.stringify(body),
+    });
     expect(res.status, await res.text()).toBe(200);
   };
   const sendErrors = async (count: number, e: Omit<ErrorInput, 'atMs'>) => {
     for (let i = 0; i < count; i++) await post(errorLog({ ...e, atMs: now }));
   };
   const detector = (options: Partial<DetectionOptions> = {}): Detector =>
-    createDetector({ db: t.server.database.db, clock, commands: store, publicUrl: t.server.publicUrl, box: t.server.notify.box, options });
+    createDetector({
+      db: t.server.database.db,
+      clock,
+      commands: store,
+      publicUrl: t.server.publicUrl,
+      box: t.server.notify.box,
+      options,
+    });
   const logsCursor = async () => {
-    const row = await t.server.database.db.selectFrom('detection_cursors').select('pending').where('source', '=', 'logs').executeTakeFirstOrThrow();
+    const row = await t.server.database.db
+      .selectFrom('detection_cursors')
+      .select('pending')
+      .where('source', '=', 'logs')
+      .executeTakeFirstOrThrow();
     return JSON.parse(row.pending) as { gaps: unknown[]; marks: unknown[] };
   };
 
@@ -57,7 +72,10 @@ describe.each(kinds)('incident detection past id gaps on %s', (kind) => {
     if (kind === 'postgres') {
       await sql`select nextval(pg_get_serial_sequence('logs', 'id'))`.execute(db);
     } else {
-      const { id } = await db.selectFrom('logs').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow();
+      const { id } = await db
+        .selectFrom('logs')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirstOrThrow();
       await post(errorLog({ atMs: now, message: 'Cart updated' }, INFO));
       await db.deleteFrom('logs').where('id', '=', Number(id)).execute();
     }
@@ -69,47 +87,60 @@ describe.each(kinds)('incident detection past id gaps on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  it.runIf(kind === 'postgres')('counts the errors after a dozen unsettled gaps at once, and an error committing late inside a gap exactly once', async () => {
-    const message = 'Late commit among gaps';
-    const appId = (await t.server.database.db.selectFrom('apps').select('id').where('project_id', '=', t.projectId).executeTakeFirstOrThrow()).id;
-    const late = new pg.Client({ connectionString: t.server.database.displayUrl });
-    await late.connect();
-    try {
-      // An ingest transaction that took its id first and commits after everything below.
-      await late.query('begin');
-      await late.query(
-        `insert into logs (project_id, app_id, time_ms, received_ms, time_ns, observed_ns, severity_number, body, attributes, resource, scope)
+  it.runIf(kind === 'postgres')(
+    'counts the errors after a dozen unsettled gaps at once, and an error committing late inside a gap exactly once',
+    async () => {
+      const message = 'Late commit among gaps';
+      const appId = (
+        await t.server.database.db
+          .selectFrom('apps')
+          .select('id')
+          .where('project_id', '=', t.projectId)
+          .executeTakeFirstOrThrow()
+      ).id;
+      const late = new pg.Client({ connectionString: t.server.database.displayUrl });
+      await late.connect();
+      try {
+        // An ingest transaction that took its id first and commits after everything below.
+        await late.query('begin');
+        await late.query(
+          `insert into logs (project_id, app_id, time_ms, received_ms, time_ns, observed_ns, severity_number, body, attributes, resource, scope)
          values ($1, $2, $3, $3, $4, '0', 17, $5, $6, $7, '{}')`,
-        [
-          t.projectId,
-          appId,
-          now,
-          `${now}000000`,
-          JSON.stringify(`TypeError: ${message}`),
-          JSON.stringify({ 'exception.type': 'TypeError', 'exception.message': message, 'exception.stacktrace': chromeStack(message) }),
-          JSON.stringify({ attributes: { 'service.name': 'web-app', 'deployment.environment.name': 'staging' } }),
-        ],
-      );
-      for (let i = 0; i < 12; i++) await rowThenGap();
-      await sendErrors(4, { message });
-      // No time passes: nothing has settled, yet the four errors after the thirteen gaps are counted.
-      expect(await detector().runOnce()).toMatchObject({ errors: 4, opened: [] });
-      expect((await logsCursor()).gaps).toHaveLength(13);
-      await late.query('commit');
-    } finally {
-      await late.end();
-    }
-    const report = await detector().runOnce();
-    expect(report).toMatchObject({ errors: 1 });
-    expect(report.opened).toHaveLength(1);
-    expect(await store.get(t.projectId, report.opened[0]!)).toMatchObject({ evidence: { error_count: 5 } });
-    expect(await detector().runOnce()).toMatchObject({ errors: 0, opened: [] });
-    now += SETTLE;
-    expect(await detector().runOnce()).toMatchObject({ errors: 0, opened: [] });
-    expect(await logsCursor()).toEqual({ gaps: [], marks: [] });
-    now += 31 * 60_000;
-    expect((await detector().runOnce()).resolved).toEqual(report.opened);
-  });
+          [
+            t.projectId,
+            appId,
+            now,
+            `${now}000000`,
+            JSON.stringify(`TypeError: ${message}`),
+            JSON.stringify({
+              'exception.type': 'TypeError',
+              'exception.message': message,
+              'exception.stacktrace': chromeStack(message),
+            }),
+            JSON.stringify({ attributes: { 'service.name': 'web-app', 'deployment.environment.name': 'staging' } }),
+          ],
+        );
+        for (let i = 0; i < 12; i++) await rowThenGap();
+        await sendErrors(4, { message });
+        // No time passes: nothing has settled, yet the four errors after the thirteen gaps are counted.
+        expect(await detector().runOnce()).toMatchObject({ errors: 4, opened: [] });
+        expect((await logsCursor()).gaps).toHaveLength(13);
+        await late.query('commit');
+      } finally {
+        await late.end();
+      }
+      const report = await detector().runOnce();
+      expect(report).toMatchObject({ errors: 1 });
+      expect(report.opened).toHaveLength(1);
+      expect(await store.get(t.projectId, report.opened[0]!)).toMatchObject({ evidence: { error_count: 5 } });
+      expect(await detector().runOnce()).toMatchObject({ errors: 0, opened: [] });
+      now += SETTLE;
+      expect(await detector().runOnce()).toMatchObject({ errors: 0, opened: [] });
+      expect(await logsCursor()).toEqual({ gaps: [], marks: [] });
+      now += 31 * 60_000;
+      expect((await detector().runOnce()).resolved).toEqual(report.opened);
+    },
+  );
 
   it('past more open gaps than it keeps, opens the incident after one gap wait, not one per gap', async () => {
     const message = 'Burst behind many gaps';
@@ -130,93 +161,115 @@ describe.each(kinds)('incident detection past id gaps on %s', (kind) => {
   });
 });
 
-describe.runIf(kinds.includes('postgres'))('incident detection with two svc-server processes on one PostgreSQL database', () => {
-  const SECRET_KEY = 'detection-gaps-test-secret-key-0123456789';
-  const processes: ServerProcess[] = [];
-  const cleanups: Array<() => Promise<void>> = [];
-  // Processes first, so nothing writes to a dropped database.
-  afterAll(async () => {
-    await Promise.all(processes.map((p) => p.kill()));
-    for (const cleanup of cleanups.reverse()) await cleanup();
-  });
+describe.runIf(kinds.includes('postgres'))(
+  'incident detection with two svc-server processes on one PostgreSQL database',
+  () => {
+    const SECRET_KEY = 'detection-gaps-test-secret-key-0123456789';
+    const processes: ServerProcess[] = [];
+    const cleanups: Array<() => Promise<void>> = [];
+    // Processes first, so nothing writes to a dropped database.
+    afterAll(async () => {
+      await Promise.all(processes.map((p) => p.kill()));
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    });
 
-  // Startup, a kill and at most the bound below.
-  it('opens an incident within one detection interval plus one gap wait after a dozen gaps and a replica killed mid-ingest', { timeout: 120_000 }, async () => {
-    const database = await createLastingDatabase('postgres');
-    cleanups.push(() => database.drop());
-    const start = async () => {
-      const started = await startServerProcess({ 'database-url': database.url, 'secret-key': SECRET_KEY });
-      processes.push(started);
-      return started;
-    };
-    const doomed = await start();
-    const survivor = await start();
-    const ingestKey = /ingest key:\s+(\S+)/.exec(doomed.output())![1]!;
-    const controlKey = doomed.controlKey!;
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    cleanups.push(() => client.end());
-    const ingest = (to: ServerProcess, body: unknown) =>
-      fetch(`${to.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ingestKey }, body: JSON.stringify(body) });
-    const send = async (to: ServerProcess, e: ErrorInput, severity?: number) => {
-      const res = await ingest(to, errorLog(e, severity));
-      expect(res.status, await res.text()).toBe(200);
-    };
+    // Startup, a kill and at most the bound below.
+    it(
+      'opens an incident within one detection interval plus one gap wait after a dozen gaps and a replica killed mid-ingest',
+      { timeout: 120_000 },
+      async () => {
+        const database = await createLastingDatabase('postgres');
+        cleanups.push(() => database.drop());
+        const start = async () => {
+          const started = await startServerProcess({ 'database-url': database.url, 'secret-key': SECRET_KEY });
+          processes.push(started);
+          return started;
+        };
+        const doomed = await start();
+        const survivor = await start();
+        const ingestKey = /ingest key:\s+(\S+)/.exec(doomed.output())![1]!;
+        const controlKey = doomed.controlKey!;
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        cleanups.push(() => client.end());
+        const ingest = (to: ServerProcess, body: unknown) =>
+          fetch(`${to.url}/otlp/v1/logs`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-key': ingestKey },
+            body: JSON.stringify(body),
+          });
+        const send = async (to: ServerProcess, e: ErrorInput, severity?: number) => {
+          const res = await ingest(to, errorLog(e, severity));
+          expect(res.status, await res.text()).toBe(200);
+        };
 
-    // A dozen gaps between real rows: ids taken and never committed, as rolled-back ingest transactions leave them.
-    for (let i = 0; i < 12; i++) {
-      await send(survivor, { atMs: Date.now(), message: `Cart updated ${i}` }, INFO);
-      await client.query(`select nextval(pg_get_serial_sequence('logs', 'id'))`);
-    }
+        // A dozen gaps between real rows: ids taken and never committed, as rolled-back ingest transactions leave them.
+        for (let i = 0; i < 12; i++) {
+          await send(survivor, { atMs: Date.now(), message: `Cart updated ${i}` }, INFO);
+          await client.query(`select nextval(pg_get_serial_sequence('logs', 'id'))`);
+        }
 
-    // Ingest in flight when a replica dies: eight requests, each of which has inserted its log row and waits for the
-    // session row this test holds locked (the writer counts the session after the rows, in the same transaction).
-    const held = 'held-session';
-    await send(doomed, { atMs: Date.now(), message: 'Session started', sessionId: held }, INFO);
-    const lock = new pg.Client({ connectionString: database.url });
-    await lock.connect();
-    await lock.query('begin');
-    await lock.query('select 1 from sessions where session_id = $1 for update', [held]);
-    const inFlight = Array.from({ length: 8 }, (_, i) =>
-      ingest(doomed, errorLog({ atMs: Date.now(), message: `Checkout step ${i} failed`, sessionId: held })).then(
-        () => 'answered',
-        () => 'cut off',
-      ),
+        // Ingest in flight when a replica dies: eight requests, each of which has inserted its log row and waits for the
+        // session row this test holds locked (the writer counts the session after the rows, in the same transaction).
+        const held = 'held-session';
+        await send(doomed, { atMs: Date.now(), message: 'Session started', sessionId: held }, INFO);
+        const lock = new pg.Client({ connectionString: database.url });
+        await lock.connect();
+        await lock.query('begin');
+        await lock.query('select 1 from sessions where session_id = $1 for update', [held]);
+        const inFlight = Array.from({ length: 8 }, (_, i) =>
+          ingest(doomed, errorLog({ atMs: Date.now(), message: `Checkout step ${i} failed`, sessionId: held })).then(
+            () => 'answered',
+            () => 'cut off',
+          ),
+        );
+        const waiting = await until(
+          'eight ingest transactions of the doomed process to wait for the session row',
+          30_000,
+          async () => {
+            const { rows } = await client.query<{ pid: number }>(
+              `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into "sessions"%'`,
+            );
+            return rows.length >= 8 ? rows.map((r) => r.pid) : undefined;
+          },
+        );
+        await doomed.kill();
+        await lock.query('rollback');
+        await lock.end();
+        expect(await Promise.all(inFlight)).toEqual(Array(8).fill('cut off'));
+        // Their client is gone: each rolls back once it has the row, leaving the ids it took as gaps.
+        await until("the killed process's transactions to end", 30_000, async () => {
+          const { rows } = await client.query<{ n: number }>(
+            'select count(*)::int as n from pg_stat_activity where pid = any($1)',
+            [waiting],
+          );
+          return rows[0]!.n === 0 ? true : undefined;
+        });
+
+        const message = 'Payment form crashed';
+        for (let i = 0; i < 5; i++) await send(survivor, { atMs: Date.now(), message, sessionId: `buyer-${i}` });
+        const sentAt = Date.now();
+        const { rows } = await client.query<{ gaps: number }>(
+          `select count(*) filter (where step > 1)::int as gaps from (select id - lag(id) over (order by id) as step from logs) s`,
+        );
+        expect(rows[0]!.gaps, 'id gaps before the burst').toBeGreaterThanOrEqual(13);
+
+        // The survivor's detector runs every DETECTION_INTERVAL_MS; a gap may hold rows back for at most one holeSettleMs.
+        const bound = DETECTION_INTERVAL_MS + SETTLE;
+        const headers = { authorization: `Bearer ${controlKey}` };
+        const incident = await until('the incident', bound, async () => {
+          const list = (await (await fetch(`${survivor.url}/control-plane/incidents`, { headers })).json()) as {
+            data: IncidentView[];
+          };
+          return list.data.find((i) => i.title.includes(message));
+        });
+        expect(Date.now() - sentAt).toBeLessThanOrEqual(bound);
+        const detail = (await (
+          await fetch(`${survivor.url}/control-plane/incidents/${incident.id}`, { headers })
+        ).json()) as IncidentView;
+        // Exactly the five: none counted twice, none of the killed process's rows.
+        expect(detail.evidence).toMatchObject({ error_count: 5 });
+      },
     );
-    const waiting = await until('eight ingest transactions of the doomed process to wait for the session row', 30_000, async () => {
-      const { rows } = await client.query<{ pid: number }>(
-        `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into "sessions"%'`,
-      );
-      return rows.length >= 8 ? rows.map((r) => r.pid) : undefined;
-    });
-    await doomed.kill();
-    await lock.query('rollback');
-    await lock.end();
-    expect(await Promise.all(inFlight)).toEqual(Array(8).fill('cut off'));
-    // Their client is gone: each rolls back once it has the row, leaving the ids it took as gaps.
-    await until("the killed process's transactions to end", 30_000, async () => {
-      const { rows } = await client.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where pid = any($1)', [waiting]);
-      return rows[0]!.n === 0 ? true : undefined;
-    });
-
-    const message = 'Payment form crashed';
-    for (let i = 0; i < 5; i++) await send(survivor, { atMs: Date.now(), message, sessionId: `buyer-${i}` });
-    const sentAt = Date.now();
-    const { rows } = await client.query<{ gaps: number }>(
-      `select count(*) filter (where step > 1)::int as gaps from (select id - lag(id) over (order by id) as step from logs) s`,
-    );
-    expect(rows[0]!.gaps, 'id gaps before the burst').toBeGreaterThanOrEqual(13);
-
-    // The survivor's detector runs every DETECTION_INTERVAL_MS; a gap may hold rows back for at most one holeSettleMs.
-    const bound = DETECTION_INTERVAL_MS + SETTLE;
-    const headers = { authorization: `Bearer ${controlKey}` };
-    const incident = await until('the incident', bound, async () => {
-      const list = (await (await fetch(`${survivor.url}/control-plane/incidents`, { headers })).json()) as { data: IncidentView[] };
-      return list.data.find((i) => i.title.includes(message));
-    });
-    expect(Date.now() - sentAt).toBeLessThanOrEqual(bound);
-    const detail = (await (await fetch(`${survivor.url}/control-plane/incidents/${incident.id}`, { headers })).json()) as IncidentView;
-    // Exactly the five: none counted twice, none of the killed process's rows.
-    expect(detail.evidence).toMatchObject({ error_count: 5 });
-  });
-});
+  },
+);

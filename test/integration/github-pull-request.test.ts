@@ -32,7 +32,11 @@ const TOKEN = 'ghp_fakeTokenForTheTests0123456789abcdef';
 /** A GitHub App, its key pair made here: GitHub hands out PKCS#1 PEM keys; the fake verifies the JWTs with the public half. */
 const APP_ID = 123456;
 const INSTALLATION_ID = 7890;
-const APP_KEY = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const APP_KEY = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 const PRICE_ERROR = "Cannot read properties of undefined (reading 'price')";
 const QTY_ERROR = "Cannot read properties of undefined (reading 'qty')";
 const STOCK_ERROR = 'stock is not a function';
@@ -72,15 +76,32 @@ const RESULT: AnalysisResult = {
 };
 
 /** The shop page and a click on its button, the second before the error. */
-const REPLAY: RrwebEvent[][] = [pageLoad('http://shop.test/cart', T - 5_000, el(4, 'button', {}, txt(5, 'Checkout'))), [click(4, T - 1_000)]];
+const REPLAY: RrwebEvent[][] = [
+  pageLoad('http://shop.test/cart', T - 5_000, el(4, 'button', {}, txt(5, 'Checkout'))),
+  [click(4, T - 1_000)],
+];
 
 function errorLog(sessionId: string, message: string): LogItem {
   const info = describeException(new TypeError(message));
-  return { kind: 'log', timeMs: T, level: 'error', body: exceptionBody(info), sessionId, attributes: { ...exceptionAttributes(info), 'session.id': sessionId } };
+  return {
+    kind: 'log',
+    timeMs: T,
+    level: 'error',
+    body: exceptionBody(info),
+    sessionId,
+    attributes: { ...exceptionAttributes(info), 'session.id': sessionId },
+  };
 }
 
 type ErrorBody = { error: { code: string; message: string; details?: { field?: string } } };
-type PullRequestAnswer = { repository: string; number: number; url: string; branch: string; commit_sha: string; created: boolean };
+type PullRequestAnswer = {
+  repository: string;
+  number: number;
+  url: string;
+  branch: string;
+  commit_sha: string;
+  created: boolean;
+};
 
 describe.each(kinds)('fix pull requests on %s', (kind) => {
   let t: TestServer;
@@ -93,21 +114,38 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
   const call = async <T>(method: string, path: string, body?: unknown) => {
     const res = await fetch(`${t.url}/control-plane${path}`, {
       method,
-      headers: { authorization: `Bearer ${t.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${t.controlKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, headers: res.headers, body: (res.status === 204 ? undefined : await res.json()) as T };
   };
-  const connect = (body: Record<string, unknown>) => call<ErrorBody & Record<string, unknown>>('PUT', '/apps/web-app/repository', body);
-  const openPullRequest = (message: string) => call<PullRequestAnswer & ErrorBody>('POST', `/issues/${issueIds.get(message)!}/pull-request`);
+  const connect = (body: Record<string, unknown>) =>
+    call<ErrorBody & Record<string, unknown>>('PUT', '/apps/web-app/repository', body);
+  const openPullRequest = (message: string) =>
+    call<PullRequestAnswer & ErrorBody>('POST', `/issues/${issueIds.get(message)!}/pull-request`);
   const ingest = async (path: string, body: string) => {
-    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey }, body });
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey },
+      body,
+    });
     expect(res.status, await res.clone().text()).toBe(200);
   };
   const analysed = async (message: string, diff: string) => {
     const db = t.server.database.db;
     const issueId = issueIds.get(message)!;
-    const { view } = await queueAnalysis(db, { projectId: t.projectId, issueId, mode: 'model', model: 'test-model', requestedBy: 'key:test', nowMs: T, staleBeforeMs: 0 });
+    const { view } = await queueAnalysis(db, {
+      projectId: t.projectId,
+      issueId,
+      mode: 'model',
+      model: 'test-model',
+      requestedBy: 'key:test',
+      nowMs: T,
+      staleBeforeMs: 0,
+    });
     await finishAnalysis(db, view.id, { state: 'done', result: { ...RESULT, diff }, sent: null, usage: null }, T + 1);
   };
   /** Lines the server logged. */
@@ -117,18 +155,47 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
 
   beforeAll(async () => {
     const app = { id: APP_ID, publicKey: APP_KEY.publicKey, installations: [INSTALLATION_ID] };
-    github = await startFakeGithub({ files: { 'web/src/cart/total.ts': TOTAL_TS, 'README.md': '# Shop\n' }, tokens: [TOKEN], app });
+    github = await startFakeGithub({
+      files: { 'web/src/cart/total.ts': TOTAL_TS, 'README.md': '# Shop\n' },
+      tokens: [TOKEN],
+      app,
+    });
     releaseSha = github.branch('main')!;
     // A later commit on the default branch that leaves the patched file alone: the fix branch starts from it.
     headSha = github.push({ 'README.md': '# Shop\n\nNow with coupons.\n' });
 
-    t = await startTestServer(kind, { clock, detection: false, secretKey: 's'.repeat(40), log: (line) => serverLog.push(line) });
+    t = await startTestServer(kind, {
+      clock,
+      detection: false,
+      secretKey: 's'.repeat(40),
+      log: (line) => serverLog.push(line),
+    });
     const service = { 'service.name': 'web-app', 'service.version': releaseSha };
     for (const [seq, events] of REPLAY.entries()) {
       const payload = eventsJson(events.map((e) => JSON.stringify(e)));
-      await ingest(INGEST_PATHS.replayChunk, chunkBody('web-app', { sessionId: 's-cart', replayId: 'r-cart', nextSeq: seq + 1 }, seq, events.map((e) => e.timestamp), payload));
+      await ingest(
+        INGEST_PATHS.replayChunk,
+        chunkBody(
+          'web-app',
+          { sessionId: 's-cart', replayId: 'r-cart', nextSeq: seq + 1 },
+          seq,
+          events.map((e) => e.timestamp),
+          payload,
+        ),
+      );
     }
-    await ingest(INGEST_PATHS.logs, ENCODE_BODY.logs([errorLog('s-cart', PRICE_ERROR), errorLog('s-qty', QTY_ERROR), errorLog('s-stock', STOCK_ERROR), errorLog('s-coupon', COUPON_ERROR)], service));
+    await ingest(
+      INGEST_PATHS.logs,
+      ENCODE_BODY.logs(
+        [
+          errorLog('s-cart', PRICE_ERROR),
+          errorLog('s-qty', QTY_ERROR),
+          errorLog('s-stock', STOCK_ERROR),
+          errorLog('s-coupon', COUPON_ERROR),
+        ],
+        service,
+      ),
+    );
     await issueDetector(t, clock).runOnce();
     const { body } = await call<IssuePage>('GET', '/issues');
     for (const issue of body.data) issueIds.set(issue.message, issue.id);
@@ -152,17 +219,32 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     await bad({ owner: 'acme', repo: 'shop', token: TOKEN, directory: '../web' }, 'directory');
     await bad({ owner: 'acme', repo: 'shop', token: TOKEN, branch: 'main' }, 'branch');
     await bad({ owner: 'acme', repo: 'shop', token: TOKEN, app_id: 1 }, 'app_id');
-    const app = { owner: 'acme', repo: 'shop', app_id: APP_ID, installation_id: INSTALLATION_ID, private_key: APP_KEY.privateKey };
+    const app = {
+      owner: 'acme',
+      repo: 'shop',
+      app_id: APP_ID,
+      installation_id: INSTALLATION_ID,
+      private_key: APP_KEY.privateKey,
+    };
     await bad({ ...app, app_id: 0 }, 'app_id');
     await bad({ ...app, installation_id: '7890' }, 'installation_id');
     await bad({ ...app, private_key: undefined }, 'private_key');
-    await bad({ ...app, private_key: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----' }, 'private_key');
+    await bad(
+      { ...app, private_key: '-----BEGIN RSA PRIVATE KEY-----\nx\n-----END RSA PRIVATE KEY-----' },
+      'private_key',
+    );
     await bad({ ...app, private_key: APP_KEY.publicKey }, 'private_key');
-    const ecKey = generateKeyPairSync('ec', { namedCurve: 'P-256', privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+    const ecKey = generateKeyPairSync('ec', {
+      namedCurve: 'P-256',
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    }).privateKey;
     await bad({ ...app, private_key: ecKey }, 'private_key');
     expect((await connect({ ...app, private_key: ecKey })).body.error.message).toContain('PEM RSA private key');
     expect((await call('GET', '/apps/web-app/repository')).status).toBe(404);
-    expect((await call('PUT', '/apps/no-such-app/repository', { owner: 'acme', repo: 'shop', token: TOKEN })).status).toBe(404);
+    expect(
+      (await call('PUT', '/apps/no-such-app/repository', { owner: 'acme', repo: 'shop', token: TOKEN })).status,
+    ).toBe(404);
   });
 
   it('answers 409 for an issue whose app has no repository', async () => {
@@ -174,13 +256,30 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
   });
 
   it('connects a repository with its token sealed: not stored in clear, never returned', async () => {
-    const put = await connect({ owner: 'acme', repo: 'shop', token: TOKEN, api_url: `${github.url}/`, directory: 'web' });
+    const put = await connect({
+      owner: 'acme',
+      repo: 'shop',
+      token: TOKEN,
+      api_url: `${github.url}/`,
+      directory: 'web',
+    });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
-    const expected = { app: 'web-app', owner: 'acme', repo: 'shop', api_url: github.url, directory: 'web', auth: 'token' };
+    const expected = {
+      app: 'web-app',
+      owner: 'acme',
+      repo: 'shop',
+      api_url: github.url,
+      directory: 'web',
+      auth: 'token',
+    };
     expect(put.body).toEqual(expected);
     const got = await call<Record<string, unknown>>('GET', '/apps/web-app/repository');
     expect(got.body).toEqual(expected);
-    const rows = await t.server.database.db.withTables<{ repositories: { secrets: string } }>().selectFrom('repositories').select('secrets').execute();
+    const rows = await t.server.database.db
+      .withTables<{ repositories: { secrets: string } }>()
+      .selectFrom('repositories')
+      .select('secrets')
+      .execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.secrets).toMatch(/^v1\./);
     expect(rows[0]!.secrets).not.toContain(TOKEN);
@@ -192,27 +291,50 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     const res = await openPullRequest(PRICE_ERROR);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const branch = `svc/fix-${issueId}`;
-    const opened = { repository: 'acme/shop', number: 1, url: `${github.url}/acme/shop/pull/1`, branch, commit_sha: github.branch(branch) };
+    const opened = {
+      repository: 'acme/shop',
+      number: 1,
+      url: `${github.url}/acme/shop/pull/1`,
+      branch,
+      commit_sha: github.branch(branch),
+    };
     expect(res.body).toEqual({ ...opened, created: true });
-    expect((await call('GET', `/issues/${issueId}/pull-request`)).body).toEqual({ ...opened, recorded_at: new Date(clock.now()).toISOString() });
+    expect((await call('GET', `/issues/${issueId}/pull-request`)).body).toEqual({
+      ...opened,
+      recorded_at: new Date(clock.now()).toISOString(),
+    });
 
     const test = (await reproductionTest(t.server.database.db, { projectId: t.projectId, issueId }))!;
     expect(test.sessionId).toBe('s-cart');
     const commit = github.commit(res.body.commit_sha);
     expect(commit.parents).toEqual([headSha]);
-    expect(github.files(branch)).toEqual({ 'web/src/cart/total.ts': FIXED_TS, 'README.md': '# Shop\n\nNow with coupons.\n', [`web/${test.path}`]: test.content });
+    expect(github.files(branch)).toEqual({
+      'web/src/cart/total.ts': FIXED_TS,
+      'README.md': '# Shop\n\nNow with coupons.\n',
+      [`web/${test.path}`]: test.content,
+    });
     // The default branch is where it was; nothing but the new branch was written.
     expect(github.branch('main')).toBe(headSha);
-    expect(writes().filter((r) => r.path.includes('/git/refs')).map((r) => r.body?.ref)).toEqual([`refs/heads/${branch}`]);
+    expect(
+      writes()
+        .filter((r) => r.path.includes('/git/refs'))
+        .map((r) => r.body?.ref),
+    ).toEqual([`refs/heads/${branch}`]);
     expect(github.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
     // Every GitHub call is in the server log with its answer and duration.
-    expect(serverLog.filter((line) => line.startsWith('github acme/shop: ')).length).toBeGreaterThanOrEqual(github.requests.length);
-    expect(serverLog).toContainEqual(expect.stringMatching(/^github acme\/shop: POST \/repos\/\{owner\}\/\{repo\}\/pulls answered 201 in \d+ ms$/));
+    expect(serverLog.filter((line) => line.startsWith('github acme/shop: ')).length).toBeGreaterThanOrEqual(
+      github.requests.length,
+    );
+    expect(serverLog).toContainEqual(
+      expect.stringMatching(/^github acme\/shop: POST \/repos\/\{owner\}\/\{repo\}\/pulls answered 201 in \d+ ms$/),
+    );
 
     const pull = github.pulls[0]!;
     expect(pull).toMatchObject({ title: `Fix TypeError: ${PRICE_ERROR}`, head: branch, base: 'main', state: 'open' });
     expect(pull.body).toContain('lineTotal reads the price of an item without a product.');
-    expect(pull.body).toMatch(new RegExp(`\\[Issue\\]\\(${t.server.publicUrl}/issues/${issueId}\\?p=[^&]+&exp=\\d+&sig=[\\w-]+\\)`));
+    expect(pull.body).toMatch(
+      new RegExp(`\\[Issue\\]\\(${t.server.publicUrl}/issues/${issueId}\\?p=[^&]+&exp=\\d+&sig=[\\w-]+\\)`),
+    );
     expect(pull.body).toContain(`[Replay](${t.server.publicUrl}/session/s-cart)`);
     expect(pull.body).toContain(`[Evidence](${t.server.publicUrl}/control-plane/issues/${issueId}/analysis)`);
     expect(pull.body).toContain('Incident: none');
@@ -239,7 +361,10 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     expect(writes()).toHaveLength(before);
     expect(github.branch(`svc/fix-${issueIds.get(QTY_ERROR)!}`)).toBeUndefined();
     // None opened is an answer (null); an id that is no issue is the 404.
-    expect(await call('GET', `/issues/${issueIds.get(QTY_ERROR)!}/pull-request`)).toMatchObject({ status: 200, body: null });
+    expect(await call('GET', `/issues/${issueIds.get(QTY_ERROR)!}/pull-request`)).toMatchObject({
+      status: 200,
+      body: null,
+    });
     expect((await call('GET', '/issues/0123456789abcdef/pull-request')).status).toBe(404);
   });
 
@@ -250,7 +375,9 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     const refused = await openPullRequest(STOCK_ERROR);
     expect(refused.status).toBe(502);
     expect(refused.body.error).toMatchObject({ code: 'github_refused' });
-    expect(github.requests.some((r) => r.method === 'DELETE' && r.path.endsWith(`/git/refs/heads/${branch}`))).toBe(true);
+    expect(github.requests.some((r) => r.method === 'DELETE' && r.path.endsWith(`/git/refs/heads/${branch}`))).toBe(
+      true,
+    );
     expect(github.branch(branch)).toBeUndefined();
     expect(github.pulls).toHaveLength(1);
 
@@ -270,31 +397,57 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(github.commit(res.body.commit_sha).parents).toEqual([releaseSha]);
     expect(github.files(res.body.branch)).toEqual({ 'web/src/cart/total.ts': FIXED_TS, 'README.md': '# Shop\n' });
-    expect(github.pulls.at(-1)!.body).toContain(`Branched from the release's commit ${releaseSha.slice(0, 12)}, not from \`main\`: \`main\` has changed \`web/src/cart/total.ts\` since.`);
+    expect(github.pulls.at(-1)!.body).toContain(
+      `Branched from the release's commit ${releaseSha.slice(0, 12)}, not from \`main\`: \`main\` has changed \`web/src/cart/total.ts\` since.`,
+    );
     expect(github.branch('main')).toBe(head);
   });
 
   it('answers 503 with Retry-After when GitHub rate-limits, with a 429 or a 403', async () => {
-    github.inject('GET', /\/pulls$/, { answer: { status: 429, headers: { 'retry-after': '30' }, body: { message: 'API rate limit exceeded' } } });
+    github.inject('GET', /\/pulls$/, {
+      answer: { status: 429, headers: { 'retry-after': '30' }, body: { message: 'API rate limit exceeded' } },
+    });
     const limited = await openPullRequest(PRICE_ERROR);
     expect(limited.status).toBe(503);
     expect(limited.headers.get('retry-after')).toBe('30');
     expect(limited.body.error.code).toBe('github_rate_limited');
 
     const reset = Math.floor(Date.now() / 1000) + 120;
-    github.inject('GET', /\/pulls$/, { answer: { status: 403, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }, body: { message: 'API rate limit exceeded' } } });
+    github.inject('GET', /\/pulls$/, {
+      answer: {
+        status: 403,
+        headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) },
+        body: { message: 'API rate limit exceeded' },
+      },
+    });
     const exhausted = await openPullRequest(PRICE_ERROR);
     expect(exhausted.status).toBe(503);
     expect(Number(exhausted.headers.get('retry-after'))).toBeGreaterThan(100);
   });
 
   it('answers 504 when GitHub does not answer in time, before writing anything', async () => {
-    const connection = { owner: 'acme', repo: 'shop', apiUrl: github.url, directory: 'web', auth: { kind: 'token' as const, secrets: { token: TOKEN } } };
+    const connection = {
+      owner: 'acme',
+      repo: 'shop',
+      apiUrl: github.url,
+      directory: 'web',
+      auth: { kind: 'token' as const, secrets: { token: TOKEN } },
+    };
     const target = { octokit: githubClient(connection, () => undefined, 200), owner: 'acme', repo: 'shop' };
     github.inject('GET', /\/pulls$/, { delayMs: 5_000 });
     const before = writes().length;
-    const fix = { issue: { id: 'slow', type: 'TypeError', message: 'slow', app: 'web-app' }, diff: FIX, release: null, test: null, mode: 'model' as const, result: RESULT, links: { issue: '', incident: null, replay: null, evidence: '' } };
-    const failure = await openFixPullRequest(target, connection, fix, () => undefined).catch((err: unknown) => githubFailure(err, 'testing', Date.now(), 200));
+    const fix = {
+      issue: { id: 'slow', type: 'TypeError', message: 'slow', app: 'web-app' },
+      diff: FIX,
+      release: null,
+      test: null,
+      mode: 'model' as const,
+      result: RESULT,
+      links: { issue: '', incident: null, replay: null, evidence: '' },
+    };
+    const failure = await openFixPullRequest(target, connection, fix, () => undefined).catch((err: unknown) =>
+      githubFailure(err, 'testing', Date.now(), 200),
+    );
     expect(failure).toMatchObject({ status: 504, code: 'github_timeout' });
     expect(writes()).toHaveLength(before);
   });
@@ -306,7 +459,10 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
   });
 
   it('answers 502 github_unauthorized when GitHub does not know the token', async () => {
-    expect((await connect({ owner: 'acme', repo: 'shop', token: 'ghp_revokedToken', api_url: github.url, directory: 'web' })).status).toBe(200);
+    expect(
+      (await connect({ owner: 'acme', repo: 'shop', token: 'ghp_revokedToken', api_url: github.url, directory: 'web' }))
+        .status,
+    ).toBe(200);
     const before = writes().length;
     const refused = await openPullRequest(PRICE_ERROR);
     expect(refused.status).toBe(502);
@@ -315,7 +471,15 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
   });
 
   describe('as a GitHub App installation', () => {
-    const appConnection = (installationId: number) => ({ owner: 'acme', repo: 'shop', api_url: github.url, directory: 'web', app_id: APP_ID, installation_id: installationId, private_key: APP_KEY.privateKey });
+    const appConnection = (installationId: number) => ({
+      owner: 'acme',
+      repo: 'shop',
+      api_url: github.url,
+      directory: 'web',
+      app_id: APP_ID,
+      installation_id: installationId,
+      private_key: APP_KEY.privateKey,
+    });
     const repositoryWrites = () => writes().filter((r) => r.path.startsWith('/repos/'));
     const keyBody = APP_KEY.privateKey.split('\n')[1]!;
 
@@ -325,31 +489,55 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
       const before = repositoryWrites().length;
       const refused = await openPullRequest(QTY_ERROR);
       expect(refused.status).toBe(502);
-      expect(refused.body.error).toMatchObject({ code: 'github_app_auth_failed', details: { github_status: 404, installation_id: 404_404 } });
+      expect(refused.body.error).toMatchObject({
+        code: 'github_app_auth_failed',
+        details: { github_status: 404, installation_id: 404_404 },
+      });
       expect(refused.body.error.message).toContain('installation 404404');
       expect(github.requests.at(-1)!.path).toBe('/app/installations/404404/access_tokens');
       expect(repositoryWrites()).toHaveLength(before);
       expect(github.branch(`svc/fix-${issueIds.get(QTY_ERROR)!}`)).toBeUndefined();
-      expect(await call('GET', `/issues/${issueIds.get(QTY_ERROR)!}/pull-request`)).toMatchObject({ status: 200, body: null });
+      expect(await call('GET', `/issues/${issueIds.get(QTY_ERROR)!}/pull-request`)).toMatchObject({
+        status: 200,
+        body: null,
+      });
     });
 
-    it('answers 502 github_app_auth_failed when the private key is not the App\'s: GitHub refuses its JWT', async () => {
-      const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+    it("answers 502 github_app_auth_failed when the private key is not the App's: GitHub refuses its JWT", async () => {
+      const otherKey = generateKeyPairSync('rsa', {
+        modulusLength: 2048,
+        privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+        publicKeyEncoding: { type: 'spki', format: 'pem' },
+      }).privateKey;
       expect((await connect({ ...appConnection(INSTALLATION_ID), private_key: otherKey })).status).toBe(200);
       const minted = github.installationTokens.length;
       const refused = await openPullRequest(QTY_ERROR);
       expect(refused.status).toBe(502);
-      expect(refused.body.error).toMatchObject({ code: 'github_app_auth_failed', details: { github_status: 401, installation_id: INSTALLATION_ID } });
+      expect(refused.body.error).toMatchObject({
+        code: 'github_app_auth_failed',
+        details: { github_status: 401, installation_id: INSTALLATION_ID },
+      });
       expect(github.installationTokens).toHaveLength(minted);
     });
 
     it('connects with the private key sealed: not stored in clear, never returned', async () => {
       const put = await connect(appConnection(INSTALLATION_ID));
       expect(put.status, JSON.stringify(put.body)).toBe(200);
-      const expected = { app: 'web-app', owner: 'acme', repo: 'shop', api_url: github.url, directory: 'web', auth: 'app' };
+      const expected = {
+        app: 'web-app',
+        owner: 'acme',
+        repo: 'shop',
+        api_url: github.url,
+        directory: 'web',
+        auth: 'app',
+      };
       expect(put.body).toEqual(expected);
       expect((await call('GET', '/apps/web-app/repository')).body).toEqual(expected);
-      const rows = await t.server.database.db.withTables<{ repositories: { secrets: string } }>().selectFrom('repositories').selectAll().execute();
+      const rows = await t.server.database.db
+        .withTables<{ repositories: { secrets: string } }>()
+        .selectFrom('repositories')
+        .selectAll()
+        .execute();
       expect(rows).toHaveLength(1);
       expect(rows[0]!.secrets).toMatch(/^v1\./);
       expect(JSON.stringify(rows)).not.toContain('PRIVATE KEY');

@@ -49,7 +49,11 @@ function spanBody(s: SpanInput) {
                       {
                         timeUnixNano: `${s.atMs + 10}000000`,
                         name: 'exception',
-                        attributes: [str('exception.type', 'TypeError'), str('exception.message', s.exception.message), str('exception.stacktrace', s.exception.stack)],
+                        attributes: [
+                          str('exception.type', 'TypeError'),
+                          str('exception.message', s.exception.message),
+                          str('exception.stacktrace', s.exception.stack),
+                        ],
                       },
                     ]
                   : [],
@@ -64,8 +68,20 @@ function spanBody(s: SpanInput) {
 }
 
 const replayChunk = (sessionId: string, atMs: number) => {
-  const events = [{ type: 4, timestamp: atMs, data: { href: 'https://shop.example.com/cart', width: 1280, height: 720 } }];
-  return { serviceName: 'web-app', sessionId, replayId: `replay-${sessionId}`, seq: 0, startTs: atMs, endTs: atMs, eventCount: 1, encoding: 'json', data: JSON.stringify(events) };
+  const events = [
+    { type: 4, timestamp: atMs, data: { href: 'https://shop.example.com/cart', width: 1280, height: 720 } },
+  ];
+  return {
+    serviceName: 'web-app',
+    sessionId,
+    replayId: `replay-${sessionId}`,
+    seq: 0,
+    startTs: atMs,
+    endTs: atMs,
+    eventCount: 1,
+    encoding: 'json',
+    data: JSON.stringify(events),
+  };
 };
 
 describe.each(kinds)('incident detection on %s', (kind) => {
@@ -75,14 +91,25 @@ describe.each(kinds)('incident detection on %s', (kind) => {
   let store: IncidentStore;
 
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
+      body: JSON.stringify(body),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
   };
   const sendErrors = async (count: number, e: Omit<ErrorInput, 'atMs'>) => {
     for (let i = 0; i < count; i++) await post('/otlp/v1/logs', errorLog({ ...e, atMs: now }));
   };
   const detector = (options: Partial<DetectionOptions> = {}): Detector =>
-    createDetector({ db: t.server.database.db, clock, commands: store, publicUrl: t.server.publicUrl, box: t.server.notify.box, options });
+    createDetector({
+      db: t.server.database.db,
+      clock,
+      commands: store,
+      publicUrl: t.server.publicUrl,
+      box: t.server.notify.box,
+      options,
+    });
   const openIncidents = async () => store.listOpen(t.projectId);
 
   beforeAll(async () => {
@@ -96,10 +123,47 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     await post('/ingest/replay/chunk', replayChunk('sess-1', now));
     const failing = '4bf92f3577b34da6a3ce929d0e0e4736';
     const url = (path: string) => str('url.full', `https://shop.example.com${path}`);
-    await post('/otlp/v1/traces', spanBody({ traceId: failing, name: 'HTTP POST', atMs: now - 2000, sessionId: 'sess-1', statusCode: 2, attributes: [url('/api/cart'), int('http.status_code', 502)] }));
-    await post('/otlp/v1/traces', spanBody({ traceId: 'a'.repeat(32), name: 'HTTP GET', atMs: now - 3000, sessionId: 'sess-2', statusCode: 2, attributes: [url('/api/prices')] }));
-    await post('/otlp/v1/traces', spanBody({ traceId: 'b'.repeat(32), name: 'HTTP GET', atMs: now - 2500, attributes: [url('/api/user'), int('http.response.status_code', 404)], statusCode: 2 }));
-    await post('/otlp/v1/traces', spanBody({ traceId: 'c'.repeat(32), name: 'HTTP GET', atMs: now - 2400, attributes: [url('/api/menu'), int('http.response.status_code', 200)] }));
+    await post(
+      '/otlp/v1/traces',
+      spanBody({
+        traceId: failing,
+        name: 'HTTP POST',
+        atMs: now - 2000,
+        sessionId: 'sess-1',
+        statusCode: 2,
+        attributes: [url('/api/cart'), int('http.status_code', 502)],
+      }),
+    );
+    await post(
+      '/otlp/v1/traces',
+      spanBody({
+        traceId: 'a'.repeat(32),
+        name: 'HTTP GET',
+        atMs: now - 3000,
+        sessionId: 'sess-2',
+        statusCode: 2,
+        attributes: [url('/api/prices')],
+      }),
+    );
+    await post(
+      '/otlp/v1/traces',
+      spanBody({
+        traceId: 'b'.repeat(32),
+        name: 'HTTP GET',
+        atMs: now - 2500,
+        attributes: [url('/api/user'), int('http.response.status_code', 404)],
+        statusCode: 2,
+      }),
+    );
+    await post(
+      '/otlp/v1/traces',
+      spanBody({
+        traceId: 'c'.repeat(32),
+        name: 'HTTP GET',
+        atMs: now - 2400,
+        attributes: [url('/api/menu'), int('http.response.status_code', 200)],
+      }),
+    );
     // Neither a warning nor another environment's errors count.
     await post('/otlp/v1/logs', errorLog({ atMs: now, sessionId: 'sess-9' }, 13));
     await sendErrors(2, { sessionId: 'sess-9', env: 'production' });
@@ -109,9 +173,28 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     now += 20_000;
     await sendErrors(1, { sessionId: 'sess-3' });
     // A request that failed in an affected session after its error did not cause it.
-    await post('/otlp/v1/traces', spanBody({ traceId: 'e'.repeat(32), name: 'HTTP GET', atMs: now + 10_000, sessionId: 'sess-3', statusCode: 2, attributes: [url('/api/later')] }));
+    await post(
+      '/otlp/v1/traces',
+      spanBody({
+        traceId: 'e'.repeat(32),
+        name: 'HTTP GET',
+        atMs: now + 10_000,
+        sessionId: 'sess-3',
+        statusCode: 2,
+        attributes: [url('/api/later')],
+      }),
+    );
     // An exception recorded on a span counts like an error log.
-    await post('/otlp/v1/traces', spanBody({ traceId: 'd'.repeat(32), name: 'checkout', atMs: now, sessionId: 'sess-4', exception: { message: CART_ERROR, stack: chromeStack(CART_ERROR) } }));
+    await post(
+      '/otlp/v1/traces',
+      spanBody({
+        traceId: 'd'.repeat(32),
+        name: 'checkout',
+        atMs: now,
+        sessionId: 'sess-4',
+        exception: { message: CART_ERROR, stack: chromeStack(CART_ERROR) },
+      }),
+    );
     const belowThreshold = await detector().runOnce();
     expect(belowThreshold).toMatchObject({ errors: 6, opened: [] });
     expect(await openIncidents()).toEqual([]);
@@ -146,8 +229,24 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     expect(incident!.evidence!.sessions[0]).toEqual({ session_id: 'sess-1', replay_url: `${viewer}sess-1` });
     expect(incident!.evidence!.sessions.slice(1).map((s) => s.replay_url)).toEqual([null, null, null, null]);
     expect(incident!.evidence!.failing_requests).toEqual([
-      { trace_id: failing, span_id: failing.slice(0, 16), name: 'HTTP POST', url: 'https://shop.example.com/api/cart', status: 502, at: new Date(T0 - 2000).toISOString(), replay_url: `${viewer}sess-1` },
-      { trace_id: 'a'.repeat(32), span_id: 'a'.repeat(16), name: 'HTTP GET', url: 'https://shop.example.com/api/prices', status: null, at: new Date(T0 - 3000).toISOString(), replay_url: null },
+      {
+        trace_id: failing,
+        span_id: failing.slice(0, 16),
+        name: 'HTTP POST',
+        url: 'https://shop.example.com/api/cart',
+        status: 502,
+        at: new Date(T0 - 2000).toISOString(),
+        replay_url: `${viewer}sess-1`,
+      },
+      {
+        trace_id: 'a'.repeat(32),
+        span_id: 'a'.repeat(16),
+        name: 'HTTP GET',
+        url: 'https://shop.example.com/api/prices',
+        status: null,
+        at: new Date(T0 - 3000).toISOString(),
+        replay_url: null,
+      },
     ]);
     expect(incident!.root_cause_summary).toBe(
       // From the first error's time to the last's, as the errors say: not the detection window.
@@ -177,14 +276,27 @@ describe.each(kinds)('incident detection on %s', (kind) => {
   it('counts each error once and opens one incident when detectors run at once', async () => {
     const message = 'Concurrent burst 42';
     // Another user's failing request at the same moment is not this error's cause.
-    await post('/otlp/v1/traces', spanBody({ traceId: 'f'.repeat(32), name: 'HTTP GET', atMs: now - 1000, sessionId: 'sess-other', statusCode: 2, attributes: [str('url.full', 'https://shop.example.com/nothing-here')] }));
+    await post(
+      '/otlp/v1/traces',
+      spanBody({
+        traceId: 'f'.repeat(32),
+        name: 'HTTP GET',
+        atMs: now - 1000,
+        sessionId: 'sess-other',
+        statusCode: 2,
+        attributes: [str('url.full', 'https://shop.example.com/nothing-here')],
+      }),
+    );
     await sendErrors(6, { message, sessionId: 'sess-c' });
     const reports = await Promise.all([detector().runOnce(), detector().runOnce(), detector().runOnce()]);
     expect(reports.flatMap((r) => r.opened)).toHaveLength(1);
     expect(reports.reduce((n, r) => n + r.errors, 0)).toBe(6);
     const [incident] = await openIncidents();
     // Six errors from one session: one user stuck, not an outage.
-    expect(incident).toMatchObject({ severity: 'medium', evidence: { error_count: 6, affected_sessions: 1, failing_requests: [] } });
+    expect(incident).toMatchObject({
+      severity: 'medium',
+      evidence: { error_count: 6, affected_sessions: 1, failing_requests: [] },
+    });
     expect(incident!.root_cause_summary).toBe(
       'TypeError: Concurrent burst 42 at renderCart (checkout.js:42), 6 times within a second across 1 session. First seen in release 1.4.2. No failing request preceded it in its sessions or trace.',
     );
@@ -196,13 +308,34 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     const traceId = '1'.repeat(32);
     const stack = chromeStack('Stock service said no');
     const upstream = (id: string, atMs: number) => {
-      const body = spanBody({ traceId: id, name: 'HTTP POST', atMs, statusCode: 2, attributes: [str('url.full', 'https://stock.internal/reserve'), int('http.status_code', 503)] });
+      const body = spanBody({
+        traceId: id,
+        name: 'HTTP POST',
+        atMs,
+        statusCode: 2,
+        attributes: [str('url.full', 'https://stock.internal/reserve'), int('http.status_code', 503)],
+      });
       body.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.spanId = 'abcdef0123456789';
       return body;
     };
     await post('/otlp/v1/traces', upstream('2'.repeat(32), now - 500));
-    await post('/otlp/v1/traces', { resourceSpans: [...upstream(traceId, now - 100).resourceSpans, ...spanBody({ traceId, name: 'checkout', atMs: now, exception: { message: 'Stock service said no', stack } }).resourceSpans] });
-    for (let i = 0; i < 4; i++) await post('/otlp/v1/traces', spanBody({ traceId: `9${i}`.padEnd(32, '0'), name: 'checkout', atMs: now - 200, exception: { message: 'Stock service said no', stack } }));
+    await post('/otlp/v1/traces', {
+      resourceSpans: [
+        ...upstream(traceId, now - 100).resourceSpans,
+        ...spanBody({ traceId, name: 'checkout', atMs: now, exception: { message: 'Stock service said no', stack } })
+          .resourceSpans,
+      ],
+    });
+    for (let i = 0; i < 4; i++)
+      await post(
+        '/otlp/v1/traces',
+        spanBody({
+          traceId: `9${i}`.padEnd(32, '0'),
+          name: 'checkout',
+          atMs: now - 200,
+          exception: { message: 'Stock service said no', stack },
+        }),
+      );
     const [id] = (await detector().runOnce()).opened;
     const incident = await store.get(t.projectId, id!);
     expect(incident!.evidence!.failing_requests.map((r) => r.trace_id)).toEqual([traceId]);
@@ -223,8 +356,14 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     const growing = await detector().runOnce();
     expect(growing).toMatchObject({ escalated: [id], updated: [id] });
     const escalated = await store.get(t.projectId, id);
-    expect(escalated).toMatchObject({ status: 'escalated', escalated_at: new Date(now).toISOString(), evidence: { error_count: 11 } });
-    expect(escalated!.root_cause_summary).toMatch(/^TypeError: Checkout total is NaN at renderCart \(checkout\.js:42\), 11 times in 60 seconds\./);
+    expect(escalated).toMatchObject({
+      status: 'escalated',
+      escalated_at: new Date(now).toISOString(),
+      evidence: { error_count: 11 },
+    });
+    expect(escalated!.root_cause_summary).toMatch(
+      /^TypeError: Checkout total is NaN at renderCart \(checkout\.js:42\), 11 times in 60 seconds\./,
+    );
 
     now += MINUTE;
     await sendErrors(20, { message });
@@ -237,7 +376,11 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     expect((await detector().runOnce()).resolved).toEqual([]);
     now += MINUTE;
     expect((await detector().runOnce()).resolved).toEqual([id]);
-    expect(await store.get(t.projectId, id)).toMatchObject({ status: 'resolved', resolved_by: 'detector', resolved_at: new Date(now).toISOString() });
+    expect(await store.get(t.projectId, id)).toMatchObject({
+      status: 'resolved',
+      resolved_by: 'detector',
+      resolved_at: new Date(now).toISOString(),
+    });
 
     now += MINUTE;
     await sendErrors(5, { message });
@@ -283,9 +426,14 @@ describe.each(kinds)('incident detection on %s', (kind) => {
   it('keeps detecting after retention deleted every row (SQLite then reuses row ids)', async () => {
     const { db } = t.server.database;
     const issueFacts = async () => ({
-      sessions: (await db.selectFrom('issue_sessions').select('session_id').where('project_id', '=', t.projectId).execute()).length,
-      hours: (await db.selectFrom('issue_hours').select('hour_ms').where('project_id', '=', t.projectId).execute()).length,
-      issues: (await db.selectFrom('detection_groups').select('fingerprint').where('project_id', '=', t.projectId).execute()).length,
+      sessions: (
+        await db.selectFrom('issue_sessions').select('session_id').where('project_id', '=', t.projectId).execute()
+      ).length,
+      hours: (await db.selectFrom('issue_hours').select('hour_ms').where('project_id', '=', t.projectId).execute())
+        .length,
+      issues: (
+        await db.selectFrom('detection_groups').select('fingerprint').where('project_id', '=', t.projectId).execute()
+      ).length,
     });
     const before = await issueFacts();
     expect(before.sessions).toBeGreaterThan(0);

@@ -82,7 +82,8 @@ function toProtoObject(v: unknown, key = ''): unknown {
   if (HEX_ID_KEYS.has(key) && typeof v === 'string') return Buffer.from(v, 'hex');
   if (typeof v === 'string') return v.replace(LONE_SURROGATE, '\ufffd');
   if (Array.isArray(v)) return v.map((x) => toProtoObject(x));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toProtoObject(x, k)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toProtoObject(x, k)]));
   return v;
 }
 
@@ -118,7 +119,8 @@ const idArb = (bytes: 8 | 16) =>
   });
 
 /** A uint64 in OTLP/JSON: a decimal string, or a number when it is a safe integer. */
-const u64 = (n: bigint, asNumber: boolean): string | number => (asNumber && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString());
+const u64 = (n: bigint, asNumber: boolean): string | number =>
+  asNumber && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
 
 const nanosArb = fc.oneof(
   { weight: 5, arbitrary: fc.bigInt({ min: 1_600_000_000_000_000_000n, max: 1_900_000_000_000_000_000n }) },
@@ -132,10 +134,7 @@ const timeRangeArb = fc
     return { start: u64(start, a), end: u64(end, b) };
   });
 
-const int64Arb = fc.oneof(
-  fc.maxSafeInteger(),
-  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String),
-);
+const int64Arb = fc.oneof(fc.maxSafeInteger(), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String));
 const doubleArb = fc.oneof(
   { weight: 5, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
   { weight: 1, arbitrary: fc.constantFrom('NaN', 'Infinity', '-Infinity', -0, 5e-324, 1.7976931348623157e308) },
@@ -153,7 +152,9 @@ function anyValueArb(kind: DatabaseKind): fc.Arbitrary<Record<string, unknown>> 
       doubleArb.map((d) => ({ doubleValue: d })),
       fc.uint8Array({ maxLength: 12 }).map((b) => ({ bytesValue: Buffer.from(b).toString('base64') })),
       fc.array(tie('value'), { maxLength: 3 }).map((values) => ({ arrayValue: { values } })),
-      fc.array(fc.record({ key: text.map((k) => k || 'k'), value: tie('value') }), { maxLength: 3 }).map((values) => ({ kvlistValue: { values } })),
+      fc
+        .array(fc.record({ key: text.map((k) => k || 'k'), value: tie('value') }), { maxLength: 3 })
+        .map((values) => ({ kvlistValue: { values } })),
     ),
   })).value;
 }
@@ -196,9 +197,22 @@ function spanArb(kind: DatabaseKind) {
       kind: fc.integer({ min: 0, max: 5 }),
       time: timeRangeArb,
       attributes: attributesArb(kind),
-      events: fc.array(fc.record({ timeUnixNano: nanosArb.map((n) => n.toString()), name: text, attributes: attributesArb(kind, 2) }), { maxLength: 2 }),
-      links: fc.array(fc.record({ traceId: idArb(16), spanId: idArb(8), traceState: fc.constantFrom('', 'a=b', 'vendor=x,y=z'), attributes: attributesArb(kind, 2) }), { maxLength: 2 }),
-      status: fc.option(fc.record({ code: fc.integer({ min: 0, max: 2 }), message: text }, { requiredKeys: [] }), { nil: undefined }),
+      events: fc.array(
+        fc.record({ timeUnixNano: nanosArb.map((n) => n.toString()), name: text, attributes: attributesArb(kind, 2) }),
+        { maxLength: 2 },
+      ),
+      links: fc.array(
+        fc.record({
+          traceId: idArb(16),
+          spanId: idArb(8),
+          traceState: fc.constantFrom('', 'a=b', 'vendor=x,y=z'),
+          attributes: attributesArb(kind, 2),
+        }),
+        { maxLength: 2 },
+      ),
+      status: fc.option(fc.record({ code: fc.integer({ min: 0, max: 2 }), message: text }, { requiredKeys: [] }), {
+        nil: undefined,
+      }),
       droppedAttributesCount: fc.option(fc.nat(1000), { nil: undefined }),
       flags: fc.option(fc.nat(511), { nil: undefined }),
     })
@@ -234,30 +248,77 @@ function metricArb(kind: DatabaseKind) {
   const attrs = attributesArb(kind, 2).map((a) => [...a, tagAttr()]);
   const pointTimes = timeRangeArb.map((t) => ({ startTimeUnixNano: t.start, timeUnixNano: t.end }));
   const numberPoint = fc
-    .tuple(pointTimes, attrs, fc.oneof(int64Arb.map((v) => ({ asInt: v })), doubleArb.map((v) => ({ asDouble: v })), fc.constant({})))
+    .tuple(
+      pointTimes,
+      attrs,
+      fc.oneof(
+        int64Arb.map((v) => ({ asInt: v })),
+        doubleArb.map((v) => ({ asDouble: v })),
+        fc.constant({}),
+      ),
+    )
     .map(([t, attributes, v]) => ({ ...t, attributes, ...v }));
   const counts = fc.array(fc.bigInt({ min: 0n, max: MAX_U64 }).map(String), { maxLength: 5 });
   const histogramPoint = fc
-    .record({ t: pointTimes, attributes: attrs, count: fc.bigInt({ min: 0n, max: MAX_U64 }).map(String), sum: doubleArb, bucketCounts: counts, explicitBounds: fc.array(doubleArb, { maxLength: 4 }), min: doubleArb, max: doubleArb })
+    .record({
+      t: pointTimes,
+      attributes: attrs,
+      count: fc.bigInt({ min: 0n, max: MAX_U64 }).map(String),
+      sum: doubleArb,
+      bucketCounts: counts,
+      explicitBounds: fc.array(doubleArb, { maxLength: 4 }),
+      min: doubleArb,
+      max: doubleArb,
+    })
     .map(({ t, ...p }) => ({ ...t, ...p }));
   const buckets = fc.record({ offset: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), bucketCounts: counts });
   const expPoint = fc
-    .record({ t: pointTimes, attributes: attrs, count: fc.nat().map(String), sum: doubleArb, scale: fc.integer({ min: -20, max: 20 }), zeroCount: fc.nat().map(String), zeroThreshold: doubleArb, positive: buckets, negative: buckets })
+    .record({
+      t: pointTimes,
+      attributes: attrs,
+      count: fc.nat().map(String),
+      sum: doubleArb,
+      scale: fc.integer({ min: -20, max: 20 }),
+      zeroCount: fc.nat().map(String),
+      zeroThreshold: doubleArb,
+      positive: buckets,
+      negative: buckets,
+    })
     .map(({ t, ...p }) => ({ ...t, ...p }));
   const summaryPoint = fc
-    .record({ t: pointTimes, attributes: attrs, count: fc.nat().map(String), sum: doubleArb, quantileValues: fc.array(fc.record({ quantile: fc.double({ min: 0, max: 1, noNaN: true }), value: doubleArb }), { maxLength: 3 }) })
+    .record({
+      t: pointTimes,
+      attributes: attrs,
+      count: fc.nat().map(String),
+      sum: doubleArb,
+      quantileValues: fc.array(fc.record({ quantile: fc.double({ min: 0, max: 1, noNaN: true }), value: doubleArb }), {
+        maxLength: 3,
+      }),
+    })
     .map(({ t, ...p }) => ({ ...t, ...p }));
   const points = <T>(a: fc.Arbitrary<T>) => fc.array(a, { maxLength: 3 });
   const temporality = fc.integer({ min: 0, max: 2 });
   const data = fc.oneof(
     points(numberPoint).map((dataPoints) => ({ gauge: { dataPoints } })),
-    fc.record({ dataPoints: points(numberPoint), aggregationTemporality: temporality, isMonotonic: fc.boolean() }).map((sum) => ({ sum })),
-    fc.record({ dataPoints: points(histogramPoint), aggregationTemporality: temporality }).map((histogram) => ({ histogram })),
-    fc.record({ dataPoints: points(expPoint), aggregationTemporality: temporality }).map((exponentialHistogram) => ({ exponentialHistogram })),
+    fc
+      .record({ dataPoints: points(numberPoint), aggregationTemporality: temporality, isMonotonic: fc.boolean() })
+      .map((sum) => ({ sum })),
+    fc
+      .record({ dataPoints: points(histogramPoint), aggregationTemporality: temporality })
+      .map((histogram) => ({ histogram })),
+    fc
+      .record({ dataPoints: points(expPoint), aggregationTemporality: temporality })
+      .map((exponentialHistogram) => ({ exponentialHistogram })),
     points(summaryPoint).map((dataPoints) => ({ summary: { dataPoints } })),
   );
   return fc
-    .tuple(fc.record({ name: nonEmptyText(kind), description: textArb(kind), unit: textArb(kind, 6) }, { requiredKeys: ['name'] }), data)
+    .tuple(
+      fc.record(
+        { name: nonEmptyText(kind), description: textArb(kind), unit: textArb(kind, 6) },
+        { requiredKeys: ['name'] },
+      ),
+      data,
+    )
     .map(([m, d]) => ({ ...m, ...d }));
 }
 
@@ -269,9 +330,15 @@ function otlpBodyArb(kind: DatabaseKind, signal: Signal): fc.Arbitrary<Record<st
       : signal === 'logs'
         ? (['resourceLogs', 'scopeLogs', 'logRecords', logRecordArb(kind)] as const)
         : (['resourceMetrics', 'scopeMetrics', 'metrics', metricArb(kind)] as const);
-  const scoped = fc.record({ scope: scopeArb(kind), records: fc.array(rec as fc.Arbitrary<unknown>, { maxLength: 3 }) }, { requiredKeys: ['records'] });
+  const scoped = fc.record(
+    { scope: scopeArb(kind), records: fc.array(rec as fc.Arbitrary<unknown>, { maxLength: 3 }) },
+    { requiredKeys: ['records'] },
+  );
   return fc
-    .array(fc.record({ resource: resourceArb(kind), scoped: fc.array(scoped, { minLength: 1, maxLength: 2 }) }), { minLength: 1, maxLength: 2 })
+    .array(fc.record({ resource: resourceArb(kind), scoped: fc.array(scoped, { minLength: 1, maxLength: 2 }) }), {
+      minLength: 1,
+      maxLength: 2,
+    })
     .map((resources) => ({
       [resKey]: resources.map((r) => ({
         resource: r.resource,
@@ -286,7 +353,10 @@ function chunkArb(kind: DatabaseKind) {
   return fc
     .record({
       seq: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-      startTs: fc.oneof(fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }), fc.integer({ min: 0, max: MAX_TS })),
+      startTs: fc.oneof(
+        fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+        fc.integer({ min: 0, max: MAX_TS }),
+      ),
       span: fc.nat(3_600_000),
       events: fc.array(jsonObjectArb, { minLength: 1, maxLength: 5 }),
       gzip: fc.boolean(),
@@ -324,12 +394,17 @@ function recipesArb(kind: DatabaseKind) {
       responseBody: fc.option(text, { nil: null }),
       responseBodyTruncated: fc.boolean(),
       durationMs: fc.double({ min: 0, max: 1e9, noNaN: true }),
-      traceparent: fc.option(fc.tuple(idArb(16), idArb(8)).map(([t, s]) => `00-${t.toLowerCase()}-${s.toLowerCase()}-01`), { nil: null }),
+      traceparent: fc.option(
+        fc.tuple(idArb(16), idArb(8)).map(([t, s]) => `00-${t.toLowerCase()}-${s.toLowerCase()}-01`),
+        { nil: null },
+      ),
       error: fc.option(text, { nil: null }),
     },
     { requiredKeys: ['ts', 'method', 'url', 'status', 'durationMs'] },
   );
-  return fc.array(step, { minLength: 1, maxLength: 4 }).map((steps) => ({ serviceName: 'web-app', sessionId: TAG, replayId: TAG, steps }));
+  return fc
+    .array(step, { minLength: 1, maxLength: 4 })
+    .map((steps) => ({ serviceName: 'web-app', sessionId: TAG, replayId: TAG, steps }));
 }
 
 function validBodyArb(kind: DatabaseKind, endpoint: Endpoint): fc.Arbitrary<Record<string, unknown>> {
@@ -340,7 +415,17 @@ function validBodyArb(kind: DatabaseKind, endpoint: Endpoint): fc.Arbitrary<Reco
 
 // ------------------------------------------------------------------------------------------------ mutations
 
-const MUTATIONS = ['delete', 'random', 'swap', 'bad-id', 'bad-number', 'deep', 'huge-string', 'two-values', 'bad-service'] as const;
+const MUTATIONS = [
+  'delete',
+  'random',
+  'swap',
+  'bad-id',
+  'bad-number',
+  'deep',
+  'huge-string',
+  'two-values',
+  'bad-service',
+] as const;
 type Mutation = { op: (typeof MUTATIONS)[number]; at: number; pick: number; payload: unknown };
 
 const mutationArb: fc.Arbitrary<Mutation> = fc.record({
@@ -351,8 +436,32 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.record({
 });
 
 const BAD_NUMBERS: unknown[] = [
-  -1, 1.5, -0.5, 1e308, -1e308, 2 ** 53 + 2, 2 ** 64, '18446744073709551616', '-1', '1e3', '0x10', 'NaN', '', ' 12', '12 ',
-  1e20, '9223372036854775808', '-9223372036854775809', true, [1], { n: 1 }, 25, 6, 3, -2147483649, 2147483648,
+  -1,
+  1.5,
+  -0.5,
+  1e308,
+  -1e308,
+  2 ** 53 + 2,
+  2 ** 64,
+  '18446744073709551616',
+  '-1',
+  '1e3',
+  '0x10',
+  'NaN',
+  '',
+  ' 12',
+  '12 ',
+  1e20,
+  '9223372036854775808',
+  '-9223372036854775809',
+  true,
+  [1],
+  { n: 1 },
+  25,
+  6,
+  3,
+  -2147483649,
+  2147483648,
 ];
 
 type Json = unknown;
@@ -362,7 +471,8 @@ function allPaths(v: Json, at: PathStep[] = [], out: PathStep[][] = []): PathSte
   out.push(at);
   if (out.length > 5000) return out;
   if (Array.isArray(v)) v.forEach((x, i) => allPaths(x, [...at, i], out));
-  else if (v && typeof v === 'object') for (const k of Object.keys(v)) allPaths((v as Record<string, Json>)[k], [...at, k], out);
+  else if (v && typeof v === 'object')
+    for (const k of Object.keys(v)) allPaths((v as Record<string, Json>)[k], [...at, k], out);
   return out;
 }
 
@@ -440,7 +550,11 @@ function mutate(root: Json, m: Mutation): Json {
     case 'two-values':
       // An AnyValue (or anything) with a second oneof member.
       if (current && typeof current === 'object' && !Array.isArray(current)) {
-        setOwn(current as Record<string, Json>, ['stringValue', 'intValue', 'boolValue', 'asInt', 'asDouble', 'gauge', 'sum'][m.pick % 7]!, 1);
+        setOwn(
+          current as Record<string, Json>,
+          ['stringValue', 'intValue', 'boolValue', 'asInt', 'asDouble', 'gauge', 'sum'][m.pick % 7]!,
+          1,
+        );
         return root;
       }
       next = { stringValue: 'a', intValue: 1 };
@@ -490,8 +604,22 @@ function withTag(v: Json, tag: string): Json {
   return v;
 }
 
-const JSON_TYPES = ['application/json', 'text/plain', 'application/json; charset=utf-8', 'TEXT/PLAIN;charset=UTF-8', 'Application/JSON'];
-const WRONG_TYPES = ['application/xml', 'multipart/form-data; boundary=x', 'application/octet-stream', 'text/html', 'application/jsonx', 'json', ''];
+const JSON_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/json; charset=utf-8',
+  'TEXT/PLAIN;charset=UTF-8',
+  'Application/JSON',
+];
+const WRONG_TYPES = [
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  'text/html',
+  'application/jsonx',
+  'json',
+  '',
+];
 type Compression = 'identity' | 'gzip' | 'deflate';
 
 function compress(bytes: Uint8Array, c: Compression): { body: Uint8Array; headers: Record<string, string> } {
@@ -501,7 +629,12 @@ function compress(bytes: Uint8Array, c: Compression): { body: Uint8Array; header
 }
 
 const jsonBytes = (v: Json) =>
-  Buffer.from((JSON.stringify(v) ?? 'null').replace(DEEP_MARKER, (_, depth: string, style: string) => deepJsonText(Number(depth), Number(style))), 'utf8');
+  Buffer.from(
+    (JSON.stringify(v) ?? 'null').replace(DEEP_MARKER, (_, depth: string, style: string) =>
+      deepJsonText(Number(depth), Number(style)),
+    ),
+    'utf8',
+  );
 const compressionArb = fc.constantFrom<Compression>('identity', 'identity', 'gzip', 'deflate');
 
 function validPlanArb(kind: DatabaseKind): fc.Arbitrary<Plan> {
@@ -564,7 +697,13 @@ function hostilePlanArb(kind: DatabaseKind): fc.Arbitrary<Plan> {
   const endpointArb = fc.constantFrom(...ENDPOINTS);
   const signalArb = fc.constantFrom(...SIGNALS);
   const bytesArb = fc.uint8Array({ maxLength: 2048 });
-  const plan = (label: string, endpoint: Endpoint, expect: Expectation, build: Plan['build'], auth?: Plan['auth']): Plan => ({
+  const plan = (
+    label: string,
+    endpoint: Endpoint,
+    expect: Expectation,
+    build: Plan['build'],
+    auth?: Plan['auth'],
+  ): Plan => ({
     label,
     endpoint,
     expect,
@@ -574,9 +713,11 @@ function hostilePlanArb(kind: DatabaseKind): fc.Arbitrary<Plan> {
 
   return fc.oneof(
     // Any JSON value at all.
-    fc.tuple(endpointArb, fc.jsonValue({ maxDepth: 4 }), fc.constantFrom(...JSON_TYPES)).map(([e, v, ct]) =>
-      plan(`random JSON to ${e}`, e, 'reject', () => ({ body: jsonBytes(v), headers: { 'content-type': ct } })),
-    ),
+    fc
+      .tuple(endpointArb, fc.jsonValue({ maxDepth: 4 }), fc.constantFrom(...JSON_TYPES))
+      .map(([e, v, ct]) =>
+        plan(`random JSON to ${e}`, e, 'reject', () => ({ body: jsonBytes(v), headers: { 'content-type': ct } })),
+      ),
     // Random bytes as JSON, and as protobuf (OTLP) or as protobuf where only JSON is accepted (replay).
     fc.tuple(endpointArb, bytesArb, fc.boolean()).map(([e, b, proto]) =>
       plan(`random bytes (${proto ? 'protobuf' : 'json'}) to ${e}`, e, 'reject', () => ({
@@ -585,34 +726,58 @@ function hostilePlanArb(kind: DatabaseKind): fc.Arbitrary<Plan> {
       })),
     ),
     // Random protobuf-shaped bytes: valid framing with random field numbers and wire types.
-    fc.tuple(signalArb, fc.array(fc.tuple(fc.integer({ min: 1, max: 20 }), fc.constantFrom(0, 1, 2, 5), bytesArb), { maxLength: 6 })).map(([s, fields]) =>
-      plan(`random protobuf fields to ${s}`, s, 'reject', () => {
-        const w = protobuf.Writer.create();
-        for (const [n, wire, b] of fields) {
-          w.uint32((n << 3) | wire);
-          if (wire === 0) w.uint64(b.length * 7919);
-          else if (wire === 1) w.fixed64(b.length);
-          else if (wire === 5) w.fixed32(b.length);
-          else w.bytes(b);
-        }
-        return { body: w.finish(), headers: { 'content-type': 'application/x-protobuf' } };
-      }),
-    ),
-    // A valid body with a content type the endpoint does not accept.
-    fc.tuple(endpointArb.chain((e) => fc.tuple(fc.constant(e), validBodyArb(kind, e))), fc.constantFrom(...WRONG_TYPES)).map(([[e, body], ct]) =>
-      plan(`valid ${e} as "${ct}"`, e, 'reject', (tag) => ({ body: jsonBytes(withTag(body, tag)), headers: ct ? { 'content-type': ct } : ({} as Record<string, string>) })),
-    ),
-    // JSON declared as protobuf, and protobuf declared as JSON.
-    fc.tuple(signalArb.chain((s) => fc.tuple(fc.constant(s), otlpBodyArb(kind, s))), fc.boolean()).map(([[s, body], jsonAsProto]) =>
-      plan(`${s} ${jsonAsProto ? 'JSON as protobuf' : 'protobuf as JSON'}`, s, 'reject', (tag) =>
-        jsonAsProto
-          ? { body: jsonBytes(withTag(body, tag)), headers: { 'content-type': 'application/x-protobuf' } }
-          : { body: encodeProtobuf(s, withTag(body, tag)), headers: { 'content-type': 'application/json' } },
+    fc
+      .tuple(
+        signalArb,
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 20 }), fc.constantFrom(0, 1, 2, 5), bytesArb), { maxLength: 6 }),
+      )
+      .map(([s, fields]) =>
+        plan(`random protobuf fields to ${s}`, s, 'reject', () => {
+          const w = protobuf.Writer.create();
+          for (const [n, wire, b] of fields) {
+            w.uint32((n << 3) | wire);
+            if (wire === 0) w.uint64(b.length * 7919);
+            else if (wire === 1) w.fixed64(b.length);
+            else if (wire === 5) w.fixed32(b.length);
+            else w.bytes(b);
+          }
+          return { body: w.finish(), headers: { 'content-type': 'application/x-protobuf' } };
+        }),
       ),
-    ),
+    // A valid body with a content type the endpoint does not accept.
+    fc
+      .tuple(
+        endpointArb.chain((e) => fc.tuple(fc.constant(e), validBodyArb(kind, e))),
+        fc.constantFrom(...WRONG_TYPES),
+      )
+      .map(([[e, body], ct]) =>
+        plan(`valid ${e} as "${ct}"`, e, 'reject', (tag) => ({
+          body: jsonBytes(withTag(body, tag)),
+          headers: ct ? { 'content-type': ct } : ({} as Record<string, string>),
+        })),
+      ),
+    // JSON declared as protobuf, and protobuf declared as JSON.
+    fc
+      .tuple(
+        signalArb.chain((s) => fc.tuple(fc.constant(s), otlpBodyArb(kind, s))),
+        fc.boolean(),
+      )
+      .map(([[s, body], jsonAsProto]) =>
+        plan(`${s} ${jsonAsProto ? 'JSON as protobuf' : 'protobuf as JSON'}`, s, 'reject', (tag) =>
+          jsonAsProto
+            ? { body: jsonBytes(withTag(body, tag)), headers: { 'content-type': 'application/x-protobuf' } }
+            : { body: encodeProtobuf(s, withTag(body, tag)), headers: { 'content-type': 'application/json' } },
+        ),
+      ),
     // Valid protobuf with bytes flipped, cut or inserted: may still decode; must never break the server.
     fc
-      .tuple(signalArb.chain((s) => fc.tuple(fc.constant(s), otlpBodyArb(kind, s))), fc.array(fc.tuple(fc.constantFrom('flip', 'cut', 'insert'), fc.nat(), fc.nat(255)), { minLength: 1, maxLength: 4 }))
+      .tuple(
+        signalArb.chain((s) => fc.tuple(fc.constant(s), otlpBodyArb(kind, s))),
+        fc.array(fc.tuple(fc.constantFrom('flip', 'cut', 'insert'), fc.nat(), fc.nat(255)), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+      )
       .map(([[s, body], edits]) =>
         plan(`${s} protobuf with bytes edited [${edits.map((x) => x[0]).join(', ')}]`, s, 'any', (tag) => {
           let b = Buffer.from(encodeProtobuf(s, withTag(body, tag)));
@@ -647,30 +812,49 @@ function hostilePlanArb(kind: DatabaseKind): fc.Arbitrary<Plan> {
             case 'not-gzip':
               return { body: raw, headers: { ...headers, 'content-encoding': n % 2 ? 'gzip' : 'deflate' } };
             case 'unknown-encoding':
-              return { body: gz, headers: { ...headers, 'content-encoding': ['br', 'compress', 'zstd', 'gzip, gzip', 'x-gzip'][n % 5]! } };
+              return {
+                body: gz,
+                headers: { ...headers, 'content-encoding': ['br', 'compress', 'zstd', 'gzip, gzip', 'x-gzip'][n % 5]! },
+              };
             case 'bomb':
               gzipBomb ??= gzipSync(Buffer.alloc(11 * 1024 * 1024, 0x20));
               return { body: gzipBomb, headers };
             default: {
               const flipped = Buffer.from(gz);
               const i = n % flipped.length;
-              flipped[i] = flipped[i]! ^ (1 << n % 8);
+              flipped[i] = flipped[i]! ^ (1 << (n % 8));
               return { body: flipped, headers };
             }
           }
         }),
       ),
     // A valid body to the wrong endpoint.
-    fc.tuple(endpointArb.chain((e) => fc.tuple(fc.constant(e), validBodyArb(kind, e))), endpointArb).map(([[from, body], to]) =>
-      plan(`valid ${from} body posted to ${to}`, to, from === to ? 'ok' : 'reject', (tag) => ({
-        body: jsonBytes(withTag(body, tag)),
-        headers: { 'content-type': 'application/json' },
-      })),
-    ),
+    fc
+      .tuple(
+        endpointArb.chain((e) => fc.tuple(fc.constant(e), validBodyArb(kind, e))),
+        endpointArb,
+      )
+      .map(([[from, body], to]) =>
+        plan(`valid ${from} body posted to ${to}`, to, from === to ? 'ok' : 'reject', (tag) => ({
+          body: jsonBytes(withTag(body, tag)),
+          headers: { 'content-type': 'application/json' },
+        })),
+      ),
     // A valid body with a wrong or missing key.
-    fc.tuple(endpointArb.chain((e) => fc.tuple(fc.constant(e), validBodyArb(kind, e))), fc.constantFrom<'wrong' | 'none'>('wrong', 'none')).map(([[e, body], auth]) =>
-      plan(`valid ${e} with ${auth} key`, e, 'reject', (tag) => ({ body: jsonBytes(withTag(body, tag)), headers: { 'content-type': 'application/json' } }), auth),
-    ),
+    fc
+      .tuple(
+        endpointArb.chain((e) => fc.tuple(fc.constant(e), validBodyArb(kind, e))),
+        fc.constantFrom<'wrong' | 'none'>('wrong', 'none'),
+      )
+      .map(([[e, body], auth]) =>
+        plan(
+          `valid ${e} with ${auth} key`,
+          e,
+          'reject',
+          (tag) => ({ body: jsonBytes(withTag(body, tag)), headers: { 'content-type': 'application/json' } }),
+          auth,
+        ),
+      ),
   );
 }
 
@@ -706,13 +890,18 @@ function collectStrings(root: unknown, into: Set<string>) {
 }
 
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const METRIC_DATA_KEYS = ['gauge', 'sum', 'histogram', 'exponentialHistogram', 'summary'];
 
 /** Rows an accepted OTLP request carries: records per scope per resource; for metrics, data points. */
 function countOtlpRows(signal: Signal, body: unknown): number {
   const [r, s, rec] =
-    signal === 'traces' ? ['resourceSpans', 'scopeSpans', 'spans'] : signal === 'logs' ? ['resourceLogs', 'scopeLogs', 'logRecords'] : ['resourceMetrics', 'scopeMetrics', 'metrics'];
+    signal === 'traces'
+      ? ['resourceSpans', 'scopeSpans', 'spans']
+      : signal === 'logs'
+        ? ['resourceLogs', 'scopeLogs', 'logRecords']
+        : ['resourceMetrics', 'scopeMetrics', 'metrics'];
   let n = 0;
   for (const res of arr(obj(body)[r!])) {
     for (const scope of arr(obj(res)[s!])) {
@@ -747,8 +936,11 @@ function expectErrorShape(status: number, contentType: string | null, text: stri
   expect(Object.keys(body), `${label}: error body keys`).toEqual(['error']);
   const error = body.error as Record<string, unknown>;
   expect(typeof error.code === 'string' && error.code.length > 0, `${label}: error.code in ${text}`).toBe(true);
-  expect(typeof error.message === 'string' && error.message.length > 0, `${label}: error.message in ${text}`).toBe(true);
-  for (const k of Object.keys(error)) expect(['code', 'message', 'details'], `${label}: unexpected error.${k}`).toContain(k);
+  expect(typeof error.message === 'string' && error.message.length > 0, `${label}: error.message in ${text}`).toBe(
+    true,
+  );
+  for (const k of Object.keys(error))
+    expect(['code', 'message', 'details'], `${label}: unexpected error.${k}`).toContain(k);
 }
 
 let tagCounter = 0;
@@ -823,7 +1015,9 @@ function tagOf(row: StoredRow): string | undefined {
     const v = attrs?.['fuzz.tag'];
     return typeof v === 'string' && v.startsWith('fz') ? v : undefined;
   };
-  const ids = [row.session_id, row.replay_id].filter((v): v is string => typeof v === 'string' && /^fz[0-9a-z]+x[0-9a-f]{8}$/.test(v));
+  const ids = [row.session_id, row.replay_id].filter(
+    (v): v is string => typeof v === 'string' && /^fz[0-9a-z]+x[0-9a-f]{8}$/.test(v),
+  );
   return fromJson(row.attributes, false) ?? fromJson(row.resource, true) ?? ids[0];
 }
 
@@ -841,7 +1035,10 @@ async function storedRows(t: TestServer): Promise<Record<Table, StoredRow[]>> {
 async function countRows(t: TestServer): Promise<Record<Table, number>> {
   const out = {} as Record<Table, number>;
   for (const table of TABLES) {
-    const r = await t.server.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+    const r = await t.server.database.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
     out[table] = Number(r.n);
   }
   return out;
@@ -849,7 +1046,9 @@ async function countRows(t: TestServer): Promise<Record<Table, number>> {
 
 // ------------------------------------------------------------------------------------------------ the suite
 
-const resourceOf = (extra: unknown[] = []) => ({ attributes: [kv('service.name', { stringValue: 'web-app' }), ...extra] });
+const resourceOf = (extra: unknown[] = []) => ({
+  attributes: [kv('service.name', { stringValue: 'web-app' }), ...extra],
+});
 const fixedSpan = (o: object) => ({
   traceId: '0af7651916cd43dd8448eb211c80319c',
   spanId: 'b7ad6b7169203331',
@@ -884,8 +1083,16 @@ describe.each(kinds)('ingest fuzzing (%s)', (kind) => {
       { numRuns: runs, interruptAfterTimeLimit: 100_000, markInterruptAsFailure: true },
     );
 
-  it('accepts every valid generated body (JSON, protobuf, gzip/deflate, header or query key)', phase(validPlanArb(kind), RUNS.valid), 120_000);
-  it('answers mutated bodies with 200 or a 4xx in the one error shape, never a 5xx', phase(mutatedPlanArb(kind), RUNS.mutated), 180_000);
+  it(
+    'accepts every valid generated body (JSON, protobuf, gzip/deflate, header or query key)',
+    phase(validPlanArb(kind), RUNS.valid),
+    120_000,
+  );
+  it(
+    'answers mutated bodies with 200 or a 4xx in the one error shape, never a 5xx',
+    phase(mutatedPlanArb(kind), RUNS.mutated),
+    180_000,
+  );
   it(
     'rejects hostile input (random JSON/bytes/protobuf, wrong types, broken gzip, bad keys) with a 4xx',
     phase(hostilePlanArb(kind), RUNS.hostile),
@@ -910,8 +1117,14 @@ describe.each(kinds)('ingest fuzzing (%s)', (kind) => {
     expect(ledger.requests, 'requests sent to this database kind').toBeGreaterThanOrEqual(1000);
     // The run exercised both outcomes on every endpoint.
     for (const e of ENDPOINTS) {
-      expect(ledger.sent.some((s) => s.endpoint === e && s.status === 200), `${e}: some 2xx`).toBe(true);
-      expect(ledger.sent.some((s) => s.endpoint === e && s.status >= 400), `${e}: some 4xx`).toBe(true);
+      expect(
+        ledger.sent.some((s) => s.endpoint === e && s.status === 200),
+        `${e}: some 2xx`,
+      ).toBe(true);
+      expect(
+        ledger.sent.some((s) => s.endpoint === e && s.status >= 400),
+        `${e}: some 4xx`,
+      ).toBe(true);
     }
 
     const health = await fetch(`${t.url}/healthz`);
@@ -920,7 +1133,9 @@ describe.each(kinds)('ingest fuzzing (%s)', (kind) => {
 
     const after = await countRows(t);
     for (const table of TABLES) {
-      expect(after[table] - before[table], `${table}: rows stored = rows carried by 2xx requests`).toBe(ledger.expectedRows[table]);
+      expect(after[table] - before[table], `${table}: rows stored = rows carried by 2xx requests`).toBe(
+        ledger.expectedRows[table],
+      );
     }
 
     const rows = await storedRows(t);
@@ -931,7 +1146,10 @@ describe.each(kinds)('ingest fuzzing (%s)', (kind) => {
         const tag = tagOf(row);
         if (tag === undefined) continue; // a mutation removed every tag; still counted in the totals above
         const sent = byTag.get(tag);
-        expect(ledger.ackedStrings.has(tag), `${table} row with tag ${tag} from "${sent?.label}" answered ${sent?.status}`).toBe(true);
+        expect(
+          ledger.ackedStrings.has(tag),
+          `${table} row with tag ${tag} from "${sent?.label}" answered ${sent?.status}`,
+        ).toBe(true);
         perTag.set(tag, (perTag.get(tag) ?? 0) + 1);
       }
     }
@@ -962,14 +1180,63 @@ describe.each(kinds)('ingest fuzzing (%s)', (kind) => {
   // plain-text fields on both databases alike (JSON-encoded attributes escape it and keep it).
   it('a U+0000 character in a stored text field is refused with a 4xx on every database', async () => {
     const cases: [Endpoint, unknown][] = [
-      ['traces', { resourceSpans: [{ resource: resourceOf(), scopeSpans: [{ spans: [fixedSpan({ name: 'a\u0000b' })] }] }] }],
-      ['traces', { resourceSpans: [{ resource: resourceOf([kv('session.id', { stringValue: 's\u0000' })]), scopeSpans: [{ spans: [fixedSpan({})] }] }] }],
-      ['logs', { resourceLogs: [{ resource: resourceOf(), scopeLogs: [{ logRecords: [{ severityText: 'E\u0000' }] }] }] }],
-      ['logs', { resourceLogs: [{ resource: { attributes: [kv('service.name', { stringValue: 'web\u0000app' })] }, scopeLogs: [{ logRecords: [{}] }] }] }],
-      ['recipes', { serviceName: 'web-app', sessionId: 's', replayId: 'r\u0000', steps: [{ ts: 1, method: 'GET', url: 'http://a/', status: 200, durationMs: 1, requestHeaders: {}, responseHeaders: {} }] }],
+      [
+        'traces',
+        { resourceSpans: [{ resource: resourceOf(), scopeSpans: [{ spans: [fixedSpan({ name: 'a\u0000b' })] }] }] },
+      ],
+      [
+        'traces',
+        {
+          resourceSpans: [
+            {
+              resource: resourceOf([kv('session.id', { stringValue: 's\u0000' })]),
+              scopeSpans: [{ spans: [fixedSpan({})] }],
+            },
+          ],
+        },
+      ],
+      [
+        'logs',
+        { resourceLogs: [{ resource: resourceOf(), scopeLogs: [{ logRecords: [{ severityText: 'E\u0000' }] }] }] },
+      ],
+      [
+        'logs',
+        {
+          resourceLogs: [
+            {
+              resource: { attributes: [kv('service.name', { stringValue: 'web\u0000app' })] },
+              scopeLogs: [{ logRecords: [{}] }],
+            },
+          ],
+        },
+      ],
+      [
+        'recipes',
+        {
+          serviceName: 'web-app',
+          sessionId: 's',
+          replayId: 'r\u0000',
+          steps: [
+            {
+              ts: 1,
+              method: 'GET',
+              url: 'http://a/',
+              status: 200,
+              durationMs: 1,
+              requestHeaders: {},
+              responseHeaders: {},
+            },
+          ],
+        },
+      ],
     ];
     for (const [endpoint, body] of cases) {
-      await send(t, new Ledger(), { label: `U+0000 in ${endpoint}`, endpoint, expect: 'reject', build: () => ({ body: jsonBytes(body), headers: { 'content-type': 'application/json' } }) });
+      await send(t, new Ledger(), {
+        label: `U+0000 in ${endpoint}`,
+        endpoint,
+        expect: 'reject',
+        build: () => ({ body: jsonBytes(body), headers: { 'content-type': 'application/json' } }),
+      });
     }
   });
 
@@ -980,9 +1247,28 @@ describe.each(kinds)('ingest fuzzing (%s)', (kind) => {
     for (const endpoint of ['traces', 'logs'] as const) {
       const body =
         endpoint === 'traces'
-          ? { resourceSpans: [{ resource: resourceOf([kv('session.id', { stringValue: sessionId })]), scopeSpans: [{ spans: [fixedSpan({})] }] }] }
-          : { resourceLogs: [{ resource: resourceOf([kv('session.id', { stringValue: sessionId })]), scopeLogs: [{ logRecords: [{}] }] }] };
-      await send(t, new Ledger(), { label: `3000-character session.id in ${endpoint}`, endpoint, expect: 'reject', build: () => ({ body: jsonBytes(body), headers: { 'content-type': 'application/json' } }) });
+          ? {
+              resourceSpans: [
+                {
+                  resource: resourceOf([kv('session.id', { stringValue: sessionId })]),
+                  scopeSpans: [{ spans: [fixedSpan({})] }],
+                },
+              ],
+            }
+          : {
+              resourceLogs: [
+                {
+                  resource: resourceOf([kv('session.id', { stringValue: sessionId })]),
+                  scopeLogs: [{ logRecords: [{}] }],
+                },
+              ],
+            };
+      await send(t, new Ledger(), {
+        label: `3000-character session.id in ${endpoint}`,
+        endpoint,
+        expect: 'reject',
+        build: () => ({ body: jsonBytes(body), headers: { 'content-type': 'application/json' } }),
+      });
     }
   });
 });

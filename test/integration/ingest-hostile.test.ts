@@ -23,7 +23,10 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
 
   beforeAll(async () => {
     database = await createLastingDatabase(kind);
-    server = await startServerProcess({ 'database-url': database.url, 'secret-key': 'hostile-ingest-test-secret-0123456789' });
+    server = await startServerProcess({
+      'database-url': database.url,
+      'secret-key': 'hostile-ingest-test-secret-0123456789',
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -38,7 +41,9 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
     });
   const postJson = (path: string, body: unknown) => post(path, JSON.stringify(body));
   const control = async <T>(path: string): Promise<T> => {
-    const res = await fetch(`${server.url}/control-plane${path}`, { headers: { authorization: `Bearer ${server.controlKey}` } });
+    const res = await fetch(`${server.url}/control-plane${path}`, {
+      headers: { authorization: `Bearer ${server.controlKey}` },
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     return (await res.json()) as T;
   };
@@ -81,7 +86,10 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
     it('takes exactly the record limit, and refuses one more', async () => {
       const session = `edge-${kind}`;
       expect((await postJson('/otlp/v1/logs', manyLogs(session, INGEST_LIMITS.maxRecords))).status).toBe(200);
-      await expectLimit(await postJson('/otlp/v1/logs', manyLogs(`${session}-over`, INGEST_LIMITS.maxRecords + 1)), 'maxRecords');
+      await expectLimit(
+        await postJson('/otlp/v1/logs', manyLogs(`${session}-over`, INGEST_LIMITS.maxRecords + 1)),
+        'maxRecords',
+      );
       expect((await sessionCounts(session)).logs).toBe(INGEST_LIMITS.maxRecords);
     });
 
@@ -97,24 +105,46 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
       for (let i = 0; i < records.length; i += 2) records[i] = 0x12;
       const scope = Buffer.concat([Buffer.from([0x12]), varint(records.length), records]);
       const resource = Buffer.concat([Buffer.from([0x0a]), varint(scope.length), scope]);
-      const res = await post('/otlp/v1/logs', gzipSync(resource), { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' });
+      const res = await post('/otlp/v1/logs', gzipSync(resource), {
+        'content-type': 'application/x-protobuf',
+        'content-encoding': 'gzip',
+      });
       await expectLimit(res, 'maxStructures');
     });
 
     it('refuses too many attributes, too long an array and too long a value, naming the field', async () => {
       const tooMany = Array.from({ length: INGEST_LIMITS.maxAttributes + 1 }, (_, i) => str(`k${i}`, 'v'));
-      let body = await expectLimit(await postJson('/otlp/v1/logs', manyLogs('attrs', 1, () => ({ attributes: tooMany }))), 'maxAttributes');
+      let body = await expectLimit(
+        await postJson(
+          '/otlp/v1/logs',
+          manyLogs('attrs', 1, () => ({ attributes: tooMany })),
+        ),
+        'maxAttributes',
+      );
       expect(body.error.details?.field).toBe('resourceLogs[0].scopeLogs[0].logRecords[0].attributes');
 
-      const longArray = { arrayValue: { values: Array.from({ length: INGEST_LIMITS.maxArrayValues + 1 }, () => ({ intValue: 1 })) } };
+      const longArray = {
+        arrayValue: { values: Array.from({ length: INGEST_LIMITS.maxArrayValues + 1 }, () => ({ intValue: 1 })) },
+      };
       body = await expectLimit(
-        await postJson('/otlp/v1/logs', manyLogs('array', 1, () => ({ attributes: [{ key: 'list', value: longArray }] }))),
+        await postJson(
+          '/otlp/v1/logs',
+          manyLogs('array', 1, () => ({ attributes: [{ key: 'list', value: longArray }] })),
+        ),
         'maxArrayValues',
       );
-      expect(body.error.details?.field).toBe('resourceLogs[0].scopeLogs[0].logRecords[0].attributes[0].value.arrayValue.values');
+      expect(body.error.details?.field).toBe(
+        'resourceLogs[0].scopeLogs[0].logRecords[0].attributes[0].value.arrayValue.values',
+      );
 
       const long = 'é'.repeat(INGEST_LIMITS.maxValueBytes / 2 + 1); // within the limit in characters, over it in UTF-8 bytes
-      body = await expectLimit(await postJson('/otlp/v1/logs', manyLogs('value', 1, () => ({ body: { stringValue: long } }))), 'maxValueBytes');
+      body = await expectLimit(
+        await postJson(
+          '/otlp/v1/logs',
+          manyLogs('value', 1, () => ({ body: { stringValue: long } })),
+        ),
+        'maxValueBytes',
+      );
       expect(body.error.details?.field).toBe('resourceLogs[0].scopeLogs[0].logRecords[0].body.stringValue');
       for (const session of ['attrs', 'array', 'value']) expect(await listed('logs', session)).toBe(0);
     });
@@ -153,11 +183,21 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
 
     describe('replay chunks with their events inline, gzipped, as the SDK sends them', () => {
       const GZIP = { 'content-encoding': 'gzip' };
-      const fields = (sessionId: string) => ({ serviceName: 'web-app', sessionId, replayId: 'r1', seq: 0, startTs: 1, endTs: 2, eventCount: 1 });
+      const fields = (sessionId: string) => ({
+        serviceName: 'web-app',
+        sessionId,
+        replayId: 'r1',
+        seq: 0,
+        startTs: 1,
+        endTs: 2,
+        eventCount: 1,
+      });
       const EVENT = { type: 3, timestamp: 1, data: { source: 1 } };
       /** Replay chunks stored for a session; 0 when nothing of it was stored (a 404). */
       const replayChunks = async (sessionId: string) => {
-        const res = await fetch(`${server.url}/control-plane/sessions/${sessionId}`, { headers: { authorization: `Bearer ${server.controlKey}` } });
+        const res = await fetch(`${server.url}/control-plane/sessions/${sessionId}`, {
+          headers: { authorization: `Bearer ${server.controlKey}` },
+        });
         if (res.status === 404) return 0;
         return ((await res.json()) as { counts: { replay_chunks: number } }).counts.replay_chunks;
       };
@@ -171,33 +211,91 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
       it('refuses a gzip bomb with 413 before parsing it, and stores nothing', async () => {
         // 64 MB of spaces inside the events array: about 64 KB on the wire.
         const head = JSON.stringify(fields('inline-bomb')).slice(0, -1);
-        const bomb = gzipSync(Buffer.concat([Buffer.from(`${head},"events":[`), Buffer.alloc(64 * 1024 * 1024, ' '), Buffer.from(`${JSON.stringify(EVENT)}]}`)]));
+        const bomb = gzipSync(
+          Buffer.concat([
+            Buffer.from(`${head},"events":[`),
+            Buffer.alloc(64 * 1024 * 1024, ' '),
+            Buffer.from(`${JSON.stringify(EVENT)}]}`),
+          ]),
+        );
         await expectError(await post('/ingest/replay/chunk', bomb, GZIP), 413, 'payload_too_large');
         expect(await replayChunks('inline-bomb')).toBe(0);
       });
 
       it('refuses events over the chunk size once their ids are restored', async () => {
         const big = { ...EVENT, data: { source: 1, text: 'x'.repeat(5_000_000) } };
-        await expectError(await post('/ingest/replay/chunk', gzipSync(JSON.stringify({ ...fields('inline-big'), events: [big] })), GZIP), 400, 'invalid_request', 'events');
+        await expectError(
+          await post(
+            '/ingest/replay/chunk',
+            gzipSync(JSON.stringify({ ...fields('inline-big'), events: [big] })),
+            GZIP,
+          ),
+          400,
+          'invalid_request',
+          'events',
+        );
         expect(await replayChunks('inline-big')).toBe(0);
       });
 
       it('refuses a truncated body, a count the events do not match, an event limit, an unknown ids and a wrong type', async () => {
         const gz = gzipSync(JSON.stringify({ ...fields('inline-bad'), events: [EVENT] }));
-        await expectError(await post('/ingest/replay/chunk', gz.subarray(0, gz.length - 6), GZIP), 400, 'invalid_request', 'Content-Encoding');
-        await expectError(await post('/ingest/replay/chunk', gzipSync(JSON.stringify({ ...fields('inline-bad'), events: [EVENT] }).slice(0, -20)), GZIP), 400, 'invalid_request');
-        await expectError(await postJson('/ingest/replay/chunk', { ...fields('inline-bad'), eventCount: 2, events: [EVENT] }), 400, 'invalid_request', 'eventCount');
-        await expectLimit(await postJson('/ingest/replay/chunk', { ...fields('inline-bad'), eventCount: INGEST_LIMITS.maxChunkEvents + 1, events: [EVENT] }), 'maxChunkEvents');
-        await expectError(await postJson('/ingest/replay/chunk', { ...fields('inline-bad'), ids: 'base64', events: [EVENT] }), 400, 'invalid_request', 'ids');
-        await expectError(await post('/ingest/replay/chunk', gz, { ...GZIP, 'content-type': 'application/octet-stream' }), 415, 'unsupported_media_type');
+        await expectError(
+          await post('/ingest/replay/chunk', gz.subarray(0, gz.length - 6), GZIP),
+          400,
+          'invalid_request',
+          'Content-Encoding',
+        );
+        await expectError(
+          await post(
+            '/ingest/replay/chunk',
+            gzipSync(JSON.stringify({ ...fields('inline-bad'), events: [EVENT] }).slice(0, -20)),
+            GZIP,
+          ),
+          400,
+          'invalid_request',
+        );
+        await expectError(
+          await postJson('/ingest/replay/chunk', { ...fields('inline-bad'), eventCount: 2, events: [EVENT] }),
+          400,
+          'invalid_request',
+          'eventCount',
+        );
+        await expectLimit(
+          await postJson('/ingest/replay/chunk', {
+            ...fields('inline-bad'),
+            eventCount: INGEST_LIMITS.maxChunkEvents + 1,
+            events: [EVENT],
+          }),
+          'maxChunkEvents',
+        );
+        await expectError(
+          await postJson('/ingest/replay/chunk', { ...fields('inline-bad'), ids: 'base64', events: [EVENT] }),
+          400,
+          'invalid_request',
+          'ids',
+        );
+        await expectError(
+          await post('/ingest/replay/chunk', gz, { ...GZIP, 'content-type': 'application/octet-stream' }),
+          415,
+          'unsupported_media_type',
+        );
         expect(await replayChunks('inline-bad')).toBe(0);
       });
 
       it('stores a retried chunk once', async () => {
-        const gz = gzipSync(JSON.stringify({ ...fields('inline-retry'), ids: 'delta', events: [{ ...EVENT, data: { source: 2, id: 4 } }] }));
+        const gz = gzipSync(
+          JSON.stringify({
+            ...fields('inline-retry'),
+            ids: 'delta',
+            events: [{ ...EVENT, data: { source: 2, id: 4 } }],
+          }),
+        );
         const answers = [];
         for (let i = 0; i < 2; i++) answers.push(await (await post('/ingest/replay/chunk', gz, GZIP)).json());
-        expect(answers).toEqual([{ accepted: 1, duplicates: 0 }, { accepted: 0, duplicates: 1 }]);
+        expect(answers).toEqual([
+          { accepted: 1, duplicates: 0 },
+          { accepted: 0, duplicates: 1 },
+        ]);
         expect(await replayChunks('inline-retry')).toBe(1);
       });
     });
@@ -218,7 +316,10 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
     it('stores a log record carrying log.record.uid once, and one without it each time', async () => {
       const session = `retry-logs-${kind}`;
       const uid = randomBytes(16).toString('hex');
-      const withUid = manyLogs(session, 1, () => ({ body: { stringValue: 'once' }, attributes: [str('log.record.uid', uid)] }));
+      const withUid = manyLogs(session, 1, () => ({
+        body: { stringValue: 'once' },
+        attributes: [str('log.record.uid', uid)],
+      }));
       for (let i = 0; i < 3; i++) expect((await postJson('/otlp/v1/logs', withUid)).status).toBe(200);
       expect(await listed('logs', session)).toBe(1);
 
@@ -233,7 +334,13 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
       const session = `identity-${kind}`;
       const spanId = randomBytes(8).toString('hex');
       const otherTrace = randomBytes(16).toString('hex');
-      const res = await postJson('/otlp/v1/traces', traceBody([{ sessionId: session, spanId }, { sessionId: session, spanId, traceId: otherTrace }]));
+      const res = await postJson(
+        '/otlp/v1/traces',
+        traceBody([
+          { sessionId: session, spanId },
+          { sessionId: session, spanId, traceId: otherTrace },
+        ]),
+      );
       expect(res.status).toBe(200);
       expect(await listed('spans', session)).toBe(2);
     });

@@ -62,7 +62,9 @@ describe.skipIf(!onPostgres)('ingest through two replicas on PostgreSQL (built s
       body: JSON.stringify(body),
     });
   const sessionLogs = async (session: string) => {
-    const res = await fetch(`${replicas[0]!.url}/control-plane/sessions/${session}`, { headers: { authorization: `Bearer ${controlKey}` } });
+    const res = await fetch(`${replicas[0]!.url}/control-plane/sessions/${session}`, {
+      headers: { authorization: `Bearer ${controlKey}` },
+    });
     expect(res.status).toBe(200);
     return ((await res.json()) as { counts: { logs: number } }).counts.logs;
   };

@@ -22,14 +22,22 @@ const kinds = await databaseKinds();
 /** The error's time: breadcrumbs come from the 30 s before it, both ends included. */
 const T = 1_750_000_000_000;
 const SERVICE = { 'service.name': 'web-app' };
-const mouseMove = (at: number): RrwebEvent => ({ type: 3, timestamp: at, data: { source: 1, positions: [{ x: 1, y: 1, id: 3, timeOffset: 0 }] } });
+const mouseMove = (at: number): RrwebEvent => ({
+  type: 3,
+  timestamp: at,
+  data: { source: 1, positions: [{ x: 1, y: 1, id: 3, timeOffset: 0 }] },
+});
 const addNode = (parentId: number, node: DomNode, at: number): RrwebEvent => ({
   type: 3,
   timestamp: at,
   data: { source: 0, adds: [{ parentId, nextId: null, node }], removes: [], texts: [], attributes: [] },
 });
 /** The SDK's timeline event for a URL change (src/signals/navigation.ts). */
-const navigation = (url: string, title: string, at: number): RrwebEvent => ({ type: 5, timestamp: at, data: { tag: 'navigation', payload: { url, title, trigger: 'pushState' } } });
+const navigation = (url: string, title: string, at: number): RrwebEvent => ({
+  type: 5,
+  timestamp: at,
+  data: { tag: 'navigation', payload: { url, title, trigger: 'pushState' } },
+});
 
 /** The shop page: a button, a button whose text the recorder masked, and an icon button named by its aria-label. */
 const SHOP_PAGE = [
@@ -60,7 +68,15 @@ function errorLog(sessionId: string, error: Error, timeMs: number): LogItem {
 }
 
 /** A `browser.fetch` span as src/tracing/fetch.ts ends it. */
-function fetchSpan(sessionId: string, method: string, url: string, status: number, startMs: number, durationMs: number, error?: string): SpanItem {
+function fetchSpan(
+  sessionId: string,
+  method: string,
+  url: string,
+  status: number,
+  startMs: number,
+  durationMs: number,
+  error?: string,
+): SpanItem {
   return {
     kind: 'span',
     traceId: randomHex(32),
@@ -70,7 +86,14 @@ function fetchSpan(sessionId: string, method: string, url: string, status: numbe
     startMs,
     endMs: startMs + durationMs,
     sessionId,
-    attributes: { 'http.method': method, 'http.url': url, replay_id: 'r-shop', 'http.status_code': status, 'http.duration_ms': durationMs, 'session.id': sessionId },
+    attributes: {
+      'http.method': method,
+      'http.url': url,
+      replay_id: 'r-shop',
+      'http.status_code': status,
+      'http.duration_ms': durationMs,
+      'session.id': sessionId,
+    },
     events: [],
     statusCode: error !== undefined || status >= 400 ? 2 : 0,
     statusMessage: error ?? (status >= 400 ? `HTTP ${status}` : undefined),
@@ -81,8 +104,18 @@ function fetchSpan(sessionId: string, method: string, url: string, status: numbe
 /** An XHR span as the SDK records it (src/tracing/xhr-network.ts): the semantic-convention names plus the SDK's. */
 function xhrSpan(sessionId: string, url: string, status: number, startMs: number, durationMs: number): SpanItem {
   const base = fetchSpan(sessionId, 'GET', url, status, startMs, durationMs);
-  const attributes = { 'http.request.method': 'GET', 'url.full': url, 'http.response.status_code': status, ...base.attributes };
-  return { ...base, name: 'GET', attributes, scope: { name: '@opentelemetry/instrumentation-xml-http-request', version: '0.57.0' } };
+  const attributes = {
+    'http.request.method': 'GET',
+    'url.full': url,
+    'http.response.status_code': status,
+    ...base.attributes,
+  };
+  return {
+    ...base,
+    name: 'GET',
+    attributes,
+    scope: { name: '@opentelemetry/instrumentation-xml-http-request', version: '0.57.0' },
+  };
 }
 
 let hexCounter = 0;
@@ -99,10 +132,31 @@ function shopSession(): Sent {
     chunks: [
       { replayId: 'r-shop', events: pageLoad('http://shop.test/products?page=2', T - 240_000, ...SHOP_PAGE) },
       { replayId: 'r-shop', events: [mouseMove(T - 120_000)] },
-      { replayId: 'r-shop', events: [addNode(3, el(20, 'button', { 'data-testid': 'checkout' }, txt(21, 'Checkout')), T - 40_000), click(5, T - 39_000)] },
-      { replayId: 'r-shop', events: [click(5, T - 30_001), click(5, T - 30_000), click(20, T - 28_000), navigation('http://shop.test/checkout', 'Checkout', T - 25_000)] },
+      {
+        replayId: 'r-shop',
+        events: [
+          addNode(3, el(20, 'button', { 'data-testid': 'checkout' }, txt(21, 'Checkout')), T - 40_000),
+          click(5, T - 39_000),
+        ],
+      },
+      {
+        replayId: 'r-shop',
+        events: [
+          click(5, T - 30_001),
+          click(5, T - 30_000),
+          click(20, T - 28_000),
+          navigation('http://shop.test/checkout', 'Checkout', T - 25_000),
+        ],
+      },
       { replayId: 'r-shop', events: [click(7, T - 10_000), click(10, T - 5_000)] },
-      { replayId: 'r-reload', events: [...pageLoad('http://shop.test/checkout?step=2', T - 3_000, el(4, 'button', { id: 'retry' }, txt(5, 'Retry'))), click(4, T), click(4, T + 1)] },
+      {
+        replayId: 'r-reload',
+        events: [
+          ...pageLoad('http://shop.test/checkout?step=2', T - 3_000, el(4, 'button', { id: 'retry' }, txt(5, 'Retry'))),
+          click(4, T),
+          click(4, T + 1),
+        ],
+      },
     ],
     logs: [
       consoleLog(s, 'info', 'too early', T - 45_000),
@@ -110,13 +164,21 @@ function shopSession(): Sent {
       consoleLog(s, 'warn', 'stock low for sku 42\nsecond line', T - 20_000),
       { ...consoleLog(s, 'info', 'cart opened', T - 15_000), attributes: { 'session.id': s } },
       // The outcome log src/tracing/fetch.ts writes beside the span: the span is the breadcrumb.
-      { ...consoleLog(s, 'error', 'POST http://shop.test/api/cart → 500 (120 ms)', T - 11_880), attributes: { 'http.method': 'POST', 'http.url': 'http://shop.test/api/cart', 'session.id': s } },
+      {
+        ...consoleLog(s, 'error', 'POST http://shop.test/api/cart → 500 (120 ms)', T - 11_880),
+        attributes: { 'http.method': 'POST', 'http.url': 'http://shop.test/api/cart', 'session.id': s },
+      },
       errorLog(s, new TypeError("Cannot read properties of undefined (reading 'total')"), T),
       consoleLog(s, 'error', 'after the error', T + 1),
     ],
     spans: [
       fetchSpan(s, 'GET', 'http://shop.test/api/too-early', 200, T - 30_001, 4),
-      { ...fetchSpan(s, 'POST', 'http://shop.test/ui', 0, T - 30_000, 1), name: 'click', spanKind: 1, attributes: { event_type: 'click', target_element: 'BUTTON', 'session.id': s } },
+      {
+        ...fetchSpan(s, 'POST', 'http://shop.test/ui', 0, T - 30_000, 1),
+        name: 'click',
+        spanKind: 1,
+        attributes: { event_type: 'click', target_element: 'BUTTON', 'session.id': s },
+      },
       fetchSpan(s, 'POST', 'http://shop.test/api/cart', 500, T - 12_000, 120.4),
       xhrSpan(s, 'https://api.other.test/v1/rates?currency=EUR', 200, T - 8_000, 35),
       fetchSpan(s, 'GET', 'http://shop.test/api/stock', 0, T - 6_000, 3, 'TypeError: Failed to fetch'),
@@ -147,11 +209,25 @@ const staleSession = (): Sent => ({
 
 describe.each(kinds)('breadcrumbs of an error on %s', (kind) => {
   let t: TestServer;
-  const crumbs = (sessionId: string | null, atMs = T, windowMs?: number, projectId = t.projectId): Promise<Breadcrumb[]> =>
-    breadcrumbsBefore(t.server.database.db, { projectId, sessionId, atMs, ...(windowMs !== undefined && { windowMs }) });
+  const crumbs = (
+    sessionId: string | null,
+    atMs = T,
+    windowMs?: number,
+    projectId = t.projectId,
+  ): Promise<Breadcrumb[]> =>
+    breadcrumbsBefore(t.server.database.db, {
+      projectId,
+      sessionId,
+      atMs,
+      ...(windowMs !== undefined && { windowMs }),
+    });
 
   async function post(path: string, body: string): Promise<void> {
-    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey }, body });
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey },
+      body,
+    });
     expect(res.status, `POST ${path}: ${await res.clone().text()}`).toBe(200);
   }
 
@@ -161,7 +237,16 @@ describe.each(kinds)('breadcrumbs of an error on %s', (kind) => {
       const seq = seqs.get(replayId) ?? 0;
       seqs.set(replayId, seq + 1);
       const payload = eventsJson(events.map((e) => JSON.stringify(e)));
-      await post(INGEST_PATHS.replayChunk, chunkBody('web-app', { sessionId, replayId, nextSeq: seq + 1 }, seq, events.map((e) => e.timestamp), payload));
+      await post(
+        INGEST_PATHS.replayChunk,
+        chunkBody(
+          'web-app',
+          { sessionId, replayId, nextSeq: seq + 1 },
+          seq,
+          events.map((e) => e.timestamp),
+          payload,
+        ),
+      );
     }
     if (logs.length > 0) await post(INGEST_PATHS.logs, ENCODE_BODY.logs(logs, SERVICE));
     if (spans.length > 0) await post(INGEST_PATHS.traces, ENCODE_BODY.traces(spans, SERVICE));
@@ -197,9 +282,18 @@ describe.each(kinds)('breadcrumbs of an error on %s', (kind) => {
   it('keeps the facts behind each message as data', async () => {
     const list = await crumbs('s-shop');
     const byMessage = (start: string) => list.find((c) => c.message.startsWith(start))?.data;
-    expect(byMessage('navigated')).toEqual({ url: 'http://shop.test/checkout', title: 'Checkout', trigger: 'pushState' });
+    expect(byMessage('navigated')).toEqual({
+      url: 'http://shop.test/checkout',
+      title: 'Checkout',
+      trigger: 'pushState',
+    });
     expect(byMessage('loaded')).toEqual({ url: 'http://shop.test/checkout?step=2', trigger: 'load' });
-    expect(byMessage('POST')).toMatchObject({ method: 'POST', url: 'http://shop.test/api/cart', status: 500, duration_ms: 120.4 });
+    expect(byMessage('POST')).toMatchObject({
+      method: 'POST',
+      url: 'http://shop.test/api/cart',
+      status: 500,
+      duration_ms: 120.4,
+    });
     expect(byMessage('click on <button id="pay">')).toEqual({ node_id: 7, element: '<button id="pay">' });
     expect(byMessage('TypeError')).toEqual({ level: 'error', type: 'TypeError' });
     expect(JSON.stringify(list)).not.toContain(MASK);
@@ -218,8 +312,18 @@ describe.each(kinds)('breadcrumbs of an error on %s', (kind) => {
   it('keeps the 100 newest when more happened', async () => {
     const list = await crumbs('s-busy');
     expect(list).toHaveLength(100);
-    expect(list[0]).toEqual({ at: iso(T - 4_950), kind: 'click', message: 'click on <button id="add"> "Add to cart"', data: { node_id: 5, element: '<button id="add"> "Add to cart"' } });
-    expect(list[1]).toEqual({ at: iso(T - 4_900), kind: 'console', message: 'console.info: line 100', data: { level: 'info' } });
+    expect(list[0]).toEqual({
+      at: iso(T - 4_950),
+      kind: 'click',
+      message: 'click on <button id="add"> "Add to cart"',
+      data: { node_id: 5, element: '<button id="add"> "Add to cart"' },
+    });
+    expect(list[1]).toEqual({
+      at: iso(T - 4_900),
+      kind: 'console',
+      message: 'console.info: line 100',
+      data: { level: 'info' },
+    });
     expect(list[99]!.message).toBe('console.info: line 149');
     expect(list.filter((c) => c.kind === 'click')).toHaveLength(50);
   });

@@ -4,7 +4,13 @@ import { ApiError } from '../../server/src/http/errors';
 import type { IncidentStatus } from '../../server/src/incidents/types';
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { chatKind, type ChatConfig, type ChatSecrets } from '../../server/src/notify/kinds/chat/kind';
-import type { Integration, Integrations, IncidentNotice, SendContext, ThreadRef } from '../../server/src/notify/kinds/types';
+import type {
+  Integration,
+  Integrations,
+  IncidentNotice,
+  SendContext,
+  ThreadRef,
+} from '../../server/src/notify/kinds/types';
 import { serveLocally, type LocalServer } from '../support/local-server';
 import { incidentNotice } from '../support/notice';
 
@@ -44,12 +50,17 @@ async function receiver(): Promise<Receiver> {
   return self;
 }
 
-function notice(event: IncidentNotice['payload']['event'], status: IncidentStatus, overrides: Partial<IncidentNotice> = {}): IncidentNotice {
+function notice(
+  event: IncidentNotice['payload']['event'],
+  status: IncidentStatus,
+  overrides: Partial<IncidentNotice> = {},
+): IncidentNotice {
   return incidentNotice({
     payload: {
       event,
       title: 'Checkout fails with <TypeError> & retries',
-      root_cause_summary: 'TypeError: cannot read "total" of undefined at cart.ts:88, first seen in 2.4.1; 57 sessions affected.',
+      root_cause_summary:
+        'TypeError: cannot read "total" of undefined at cart.ts:88, first seen in 2.4.1; 57 sessions affected.',
     },
     status,
     ...overrides,
@@ -57,7 +68,9 @@ function notice(event: IncidentNotice['payload']['event'], status: IncidentStatu
 }
 
 const noIntegrations: Integrations = { get: async () => undefined };
-const withChatApp = (integration: Integration): Integrations => ({ get: async (kind) => (kind === 'chat_app' ? integration : undefined) });
+const withChatApp = (integration: Integration): Integrations => ({
+  get: async (kind) => (kind === 'chat_app' ? integration : undefined),
+});
 
 /** The per (channel, incident) memory the outbox keeps; here, one variable. */
 function memoryThread(): ThreadRef & { value: string | undefined } {
@@ -90,17 +103,27 @@ function context(
   };
 }
 
-async function parseError(config: unknown, integrations = noIntegrations): Promise<{ status: number; field: unknown; message: string }> {
+async function parseError(
+  config: unknown,
+  integrations = noIntegrations,
+): Promise<{ status: number; field: unknown; message: string }> {
   try {
     await chatKind.parse(config, { integrations });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return { status: error.status, field: (error.details as { field?: unknown } | undefined)?.field, message: error.message };
+    return {
+      status: error.status,
+      field: (error.details as { field?: unknown } | undefined)?.field,
+      message: error.message,
+    };
   }
   throw new Error('parse accepted the config');
 }
 
-const header = { type: 'header', text: { type: 'plain_text', text: '🔴 CRITICAL · Checkout fails with <TypeError> & retries' } };
+const header = {
+  type: 'header',
+  text: { type: 'plain_text', text: '🔴 CRITICAL · Checkout fails with <TypeError> & retries' },
+};
 const facts = (status: string) => ({
   type: 'section',
   text: { type: 'mrkdwn', text: expect.any(String) },
@@ -113,9 +136,17 @@ const facts = (status: string) => ({
 });
 const rootCause = {
   type: 'section',
-  text: { type: 'mrkdwn', text: '*Root cause*\nTypeError: cannot read "total" of undefined at cart.ts:88, first seen in 2.4.1; 57 sessions affected.' },
+  text: {
+    type: 'mrkdwn',
+    text: '*Root cause*\nTypeError: cannot read "total" of undefined at cart.ts:88, first seen in 2.4.1; 57 sessions affected.',
+  },
 };
-const dashboardButton = { type: 'button', action_id: 'incident_open_dashboard', text: { type: 'plain_text', text: 'Open dashboard' }, url: 'https://svc.example/incidents/inc_42' };
+const dashboardButton = {
+  type: 'button',
+  action_id: 'incident_open_dashboard',
+  text: { type: 'plain_text', text: 'Open dashboard' },
+  url: 'https://svc.example/incidents/inc_42',
+};
 
 describe('chat channel config', () => {
   it('requires a #room, naming config.channel', async () => {
@@ -136,10 +167,21 @@ describe('chat channel config', () => {
   });
 
   it('refuses webhook URLs that are not http(s) and settings it does not know', async () => {
-    for (const webhook_url of ['hooks.slack.com/services/x', 'ftp://hooks.slack.com/x', '', 7, 'https://user:pw@hooks.slack.com/x']) {
-      expect(await parseError({ webhook_url, channel: '#incidents' })).toMatchObject({ status: 400, field: 'config.webhook_url' });
+    for (const webhook_url of [
+      'hooks.slack.com/services/x',
+      'ftp://hooks.slack.com/x',
+      '',
+      7,
+      'https://user:pw@hooks.slack.com/x',
+    ]) {
+      expect(await parseError({ webhook_url, channel: '#incidents' })).toMatchObject({
+        status: 400,
+        field: 'config.webhook_url',
+      });
     }
-    expect(await parseError({ webhook_url: 'https://hooks.slack.com/x', channel: '#incidents', bot_token: 'xoxb' })).toMatchObject({
+    expect(
+      await parseError({ webhook_url: 'https://hooks.slack.com/x', channel: '#incidents', bot_token: 'xoxb' }),
+    ).toMatchObject({
       status: 400,
       field: 'config.bot_token',
     });
@@ -189,8 +231,19 @@ describe('chat kind through an incoming webhook', () => {
           type: 'actions',
           block_id: 'incident_actions',
           elements: [
-            { type: 'button', action_id: 'incident_acknowledge', text: { type: 'plain_text', text: 'Acknowledge' }, url: 'https://svc.example/a/inc_42?sig=ack', style: 'primary' },
-            { type: 'button', action_id: 'incident_resolve', text: { type: 'plain_text', text: 'Resolve' }, url: 'https://svc.example/r/inc_42?sig=res' },
+            {
+              type: 'button',
+              action_id: 'incident_acknowledge',
+              text: { type: 'plain_text', text: 'Acknowledge' },
+              url: 'https://svc.example/a/inc_42?sig=ack',
+              style: 'primary',
+            },
+            {
+              type: 'button',
+              action_id: 'incident_resolve',
+              text: { type: 'plain_text', text: 'Resolve' },
+              url: 'https://svc.example/r/inc_42?sig=res',
+            },
             dashboardButton,
           ],
         },
@@ -210,32 +263,42 @@ describe('chat kind through an incoming webhook', () => {
 
   it('fails for good on Slack’s 4xx answers (no_service, invalid_payload)', async () => {
     hook.answer = () => ({ status: 404, body: 'no_service' });
-    expect(await chatKind.send(context(config, { webhook_url: url }, notice('incident.created', 'detected')))).toMatchObject({
+    expect(
+      await chatKind.send(context(config, { webhook_url: url }, notice('incident.created', 'detected'))),
+    ).toMatchObject({
       state: 'failed',
       status: 404,
       body: 'no_service',
       errorClass: 'http_404',
     });
     hook.answer = () => ({ status: 400, body: 'invalid_payload' });
-    expect(await chatKind.send(context(config, { webhook_url: url }, notice('incident.created', 'detected')))).toMatchObject({ state: 'failed', status: 400 });
+    expect(
+      await chatKind.send(context(config, { webhook_url: url }, notice('incident.created', 'detected'))),
+    ).toMatchObject({ state: 'failed', status: 400 });
   });
 
   it('retries a rate limit after Retry-After, and a server error', async () => {
     hook.answer = () => ({ status: 429, body: 'rate_limited', headers: { 'retry-after': '7' } });
-    expect(await chatKind.send(context(config, { webhook_url: url }, notice('incident.created', 'detected')))).toMatchObject({
+    expect(
+      await chatKind.send(context(config, { webhook_url: url }, notice('incident.created', 'detected'))),
+    ).toMatchObject({
       state: 'retry',
       status: 429,
       errorClass: 'http_429',
       retryAfterMs: 7000,
     });
     hook.answer = () => ({ status: 503, body: 'unavailable' });
-    expect(await chatKind.send(context(config, { webhook_url: url }, notice('incident.created', 'detected')))).toMatchObject({ state: 'retry', errorClass: 'http_5xx' });
+    expect(
+      await chatKind.send(context(config, { webhook_url: url }, notice('incident.created', 'detected'))),
+    ).toMatchObject({ state: 'retry', errorClass: 'http_5xx' });
   });
 
   it('retries when nothing listens', async () => {
     const gone = await serveLocally(() => undefined);
     await gone.close();
-    const outcome = await chatKind.send(context(config, { webhook_url: `${gone.origin}/services/x` }, notice('incident.created', 'detected')));
+    const outcome = await chatKind.send(
+      context(config, { webhook_url: `${gone.origin}/services/x` }, notice('incident.created', 'detected')),
+    );
     expect(outcome).toMatchObject({ state: 'retry', errorClass: 'connect' });
   });
 });
@@ -246,37 +309,65 @@ describe('chat kind through the chat app (Web API)', () => {
   let nextTs: number;
   beforeAll(async () => {
     api = await receiver();
-    integrations = withChatApp({ config: { api_base_url: `${api.origin}/api/` }, secrets: { bot_token: 'xoxb-test-token', signing_secret: 'unused' } });
+    integrations = withChatApp({
+      config: { api_base_url: `${api.origin}/api/` },
+      secrets: { bot_token: 'xoxb-test-token', signing_secret: 'unused' },
+    });
   });
   afterAll(() => api.close());
   beforeEach(() => {
     api.received.length = 0;
     nextTs = 1;
     // Slack's answers: the channel id (not the #name) and the message's timestamp.
-    api.answer = () => ({ status: 200, body: JSON.stringify({ ok: true, channel: 'C0INCIDENTS', ts: `1714564800.00000${nextTs++}` }), headers: { 'content-type': 'application/json' } });
+    api.answer = () => ({
+      status: 200,
+      body: JSON.stringify({ ok: true, channel: 'C0INCIDENTS', ts: `1714564800.00000${nextTs++}` }),
+      headers: { 'content-type': 'application/json' },
+    });
   });
   const config: ChatConfig = { channel: '#incidents', webhook_host: null };
   const secrets: ChatSecrets = { webhook_url: null };
   const interactiveButtons = [
-    { type: 'button', action_id: 'incident_acknowledge', text: { type: 'plain_text', text: 'Acknowledge' }, value: 'inc_42', style: 'primary' },
+    {
+      type: 'button',
+      action_id: 'incident_acknowledge',
+      text: { type: 'plain_text', text: 'Acknowledge' },
+      value: 'inc_42',
+      style: 'primary',
+    },
     { type: 'button', action_id: 'incident_resolve', text: { type: 'plain_text', text: 'Resolve' }, value: 'inc_42' },
     dashboardButton,
   ];
 
   it('posts the card with buttons, then edits it and replies in its thread for each later event', async () => {
     const thread = memoryThread();
-    const first = await chatKind.send(context(config, secrets, notice('incident.created', 'detected'), { thread, integrations }));
+    const first = await chatKind.send(
+      context(config, secrets, notice('incident.created', 'detected'), { thread, integrations }),
+    );
     expect(first).toMatchObject({ state: 'delivered', status: 200, providerRef: '1714564800.000001' });
     expect(api.received.map((r) => r.path)).toEqual(['/api/chat.postMessage']);
     const post = api.received[0]!;
     expect(post.headers.authorization).toBe('Bearer xoxb-test-token');
     expect(post.json).toMatchObject({ channel: '#incidents', unfurl_links: false });
-    expect(post.json.blocks[3]).toEqual({ type: 'actions', block_id: 'incident_actions', elements: interactiveButtons });
+    expect(post.json.blocks[3]).toEqual({
+      type: 'actions',
+      block_id: 'incident_actions',
+      elements: interactiveButtons,
+    });
     expect(post.json.thread_ts).toBeUndefined();
 
-    const second = await chatKind.send(context(config, secrets, notice('incident.acknowledged', 'acknowledged', { actor: 'chat:<alice>' }), { thread, integrations }));
+    const second = await chatKind.send(
+      context(config, secrets, notice('incident.acknowledged', 'acknowledged', { actor: 'chat:<alice>' }), {
+        thread,
+        integrations,
+      }),
+    );
     expect(second).toMatchObject({ state: 'delivered', providerRef: '1714564800.000003' });
-    expect(api.received.map((r) => r.path)).toEqual(['/api/chat.postMessage', '/api/chat.update', '/api/chat.postMessage']);
+    expect(api.received.map((r) => r.path)).toEqual([
+      '/api/chat.postMessage',
+      '/api/chat.update',
+      '/api/chat.postMessage',
+    ]);
     const [, update, reply] = api.received;
     expect(update!.json).toMatchObject({ channel: 'C0INCIDENTS', ts: '1714564800.000001' });
     expect(update!.json.blocks[1].fields[0].text).toBe('*Status*\nAcknowledged');
@@ -296,12 +387,22 @@ describe('chat kind through the chat app (Web API)', () => {
   });
 
   it('maps Web API refusals: rate limits retry after Retry-After, a missing channel or bad token fail', async () => {
-    const send = () => chatKind.send(context(config, secrets, notice('incident.created', 'detected'), { integrations }));
-    api.answer = () => ({ status: 429, body: JSON.stringify({ ok: false, error: 'ratelimited' }), headers: { 'retry-after': '3' } });
+    const send = () =>
+      chatKind.send(context(config, secrets, notice('incident.created', 'detected'), { integrations }));
+    api.answer = () => ({
+      status: 429,
+      body: JSON.stringify({ ok: false, error: 'ratelimited' }),
+      headers: { 'retry-after': '3' },
+    });
     expect(await send()).toMatchObject({ state: 'retry', status: 429, retryAfterMs: 3000 });
     for (const error of ['channel_not_found', 'not_in_channel', 'invalid_auth']) {
       api.answer = () => ({ status: 200, body: JSON.stringify({ ok: false, error }) });
-      expect(await send()).toMatchObject({ state: 'failed', status: 200, errorClass: error, body: JSON.stringify({ ok: false, error }) });
+      expect(await send()).toMatchObject({
+        state: 'failed',
+        status: 200,
+        errorClass: error,
+        body: JSON.stringify({ ok: false, error }),
+      });
     }
     api.answer = () => ({ status: 200, body: JSON.stringify({ ok: false, error: 'internal_error' }) });
     expect(await send()).toMatchObject({ state: 'retry', errorClass: 'internal_error' });
@@ -320,16 +421,27 @@ describe('chat kind through the chat app (Web API)', () => {
       path.endsWith('chat.update')
         ? { status: 200, body: JSON.stringify({ ok: false, error: 'message_not_found' }) }
         : { status: 200, body: JSON.stringify({ ok: true, channel: 'C0INCIDENTS', ts: '1714564900.000001' }) };
-    const outcome = await chatKind.send(context(config, secrets, notice('incident.escalated', 'escalated'), { thread, integrations }));
+    const outcome = await chatKind.send(
+      context(config, secrets, notice('incident.escalated', 'escalated'), { thread, integrations }),
+    );
     expect(outcome).toMatchObject({ state: 'delivered', providerRef: '1714564900.000001' });
-    expect(api.received.at(-1)!.json).toMatchObject({ thread_ts: '1714564000.000009', text: expect.stringContaining('*Incident escalated*') });
+    expect(api.received.at(-1)!.json).toMatchObject({
+      thread_ts: '1714564000.000009',
+      text: expect.stringContaining('*Incident escalated*'),
+    });
   });
 
   it('posts no reply when editing the card hit a rate limit: the retry edits again, then replies once', async () => {
     const thread = memoryThread();
     thread.value = JSON.stringify({ channel: 'C0INCIDENTS', ts: '1714564000.000009' });
-    api.answer = () => ({ status: 429, body: JSON.stringify({ ok: false, error: 'ratelimited' }), headers: { 'retry-after': '1' } });
-    expect(await chatKind.send(context(config, secrets, notice('incident.resolved', 'resolved'), { thread, integrations }))).toMatchObject({
+    api.answer = () => ({
+      status: 429,
+      body: JSON.stringify({ ok: false, error: 'ratelimited' }),
+      headers: { 'retry-after': '1' },
+    });
+    expect(
+      await chatKind.send(context(config, secrets, notice('incident.resolved', 'resolved'), { thread, integrations })),
+    ).toMatchObject({
       state: 'retry',
       retryAfterMs: 1000,
     });
@@ -337,9 +449,16 @@ describe('chat kind through the chat app (Web API)', () => {
   });
 
   it('uses the app even when a webhook URL is set, and fails clearly when neither is available any more', async () => {
-    const both = await chatKind.send(context(config, { webhook_url: `${api.origin}/services/x` }, notice('incident.created', 'detected'), { integrations }));
+    const both = await chatKind.send(
+      context(config, { webhook_url: `${api.origin}/services/x` }, notice('incident.created', 'detected'), {
+        integrations,
+      }),
+    );
     expect(both.state).toBe('delivered');
     expect(api.received.map((r) => r.path)).toEqual(['/api/chat.postMessage']);
-    expect(await chatKind.send(context(config, secrets, notice('incident.created', 'detected')))).toMatchObject({ state: 'failed', errorClass: 'not_configured' });
+    expect(await chatKind.send(context(config, secrets, notice('incident.created', 'detected')))).toMatchObject({
+      state: 'failed',
+      errorClass: 'not_configured',
+    });
   });
 });

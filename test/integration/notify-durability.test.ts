@@ -47,7 +47,11 @@ afterAll(async () => {
 });
 
 async function startProcess(databaseUrl: string): Promise<ServerProcess> {
-  const started = await startServerProcess({ 'database-url': databaseUrl, 'secret-key': SECRET_KEY, 'allow-private-targets': 'true' });
+  const started = await startServerProcess({
+    'database-url': databaseUrl,
+    'secret-key': SECRET_KEY,
+    'allow-private-targets': 'true',
+  });
   processes.push(started);
   return started;
 }
@@ -59,7 +63,10 @@ async function startTimedReceiver(answer: (path: string, earlier: Arrival[]) => 
   const arrivals: Arrival[] = [];
   const load = { open: 0, peak: 0 };
   receiver.answer = (request) => {
-    const reply = answer(request.path, arrivals.filter((a) => a.path === request.path));
+    const reply = answer(
+      request.path,
+      arrivals.filter((a) => a.path === request.path),
+    );
     arrivals.push({ ...request, atMs: Date.now(), webhookId: String(request.headers['webhook-id']) });
     load.peak = Math.max(load.peak, ++load.open);
     setTimeout(() => load.open--, reply.delayMs ?? 0);
@@ -73,7 +80,10 @@ function controlPlane(processUrl: string, controlKey: string) {
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${processUrl}/control-plane${path}`, {
       method,
-      headers: { authorization: `Bearer ${controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${controlKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -93,7 +103,10 @@ function controlPlane(processUrl: string, controlKey: string) {
       const all: Delivery[] = [];
       let cursor: string | null = null;
       do {
-        const page: { data: Delivery[]; next_cursor: string | null } = await call('GET', `/notifications/deliveries?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+        const page: { data: Delivery[]; next_cursor: string | null } = await call(
+          'GET',
+          `/notifications/deliveries?limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         all.push(...page.data);
         cursor = page.next_cursor;
       } while (cursor);
@@ -102,7 +115,11 @@ function controlPlane(processUrl: string, controlKey: string) {
   };
 }
 
-const workerErrors = (p: ServerProcess) => p.output().split('\n').filter((line) => /notification worker:|failed to record|taken over/.test(line));
+const workerErrors = (p: ServerProcess) =>
+  p
+    .output()
+    .split('\n')
+    .filter((line) => /notification worker:|failed to record|taken over/.test(line));
 
 describe('deliveries pending or retrying when the server is SIGKILLed', () => {
   // Both databases at once: each test spends most of its minute waiting for the retry.
@@ -113,11 +130,22 @@ describe('deliveries pending or retrying when the server is SIGKILLed', () => {
       const database = await createLastingDatabase(kind);
       cleanups.push(() => database.drop());
       // The paging channel's receiver is down for its first attempt, so at the kill that delivery waits for its retry.
-      const receiver = await startTimedReceiver((path, earlier) => (path === '/hook/page' && earlier.length === 0 ? { status: 503, body: 'restarting' } : { status: 200, body: 'ok' }));
+      const receiver = await startTimedReceiver((path, earlier) =>
+        path === '/hook/page' && earlier.length === 0
+          ? { status: 503, body: 'restarting' }
+          : { status: 200, body: 'ok' },
+      );
       const first = await startProcess(database.url);
       const controlKey = first.controlKey!;
       let api = controlPlane(first.url, controlKey);
-      const channel = async (name: string) => (await api.post('/notifications/channels', { type: 'webhook', name, config: { url: `${receiver.url}/hook/${name}` } })).id;
+      const channel = async (name: string) =>
+        (
+          await api.post('/notifications/channels', {
+            type: 'webhook',
+            name,
+            config: { url: `${receiver.url}/hook/${name}` },
+          })
+        ).id;
       const page = await channel('page');
       const step1 = await channel('step1');
       const step2 = await channel('step2');
@@ -125,9 +153,21 @@ describe('deliveries pending or retrying when the server is SIGKILLed', () => {
       // Steps far enough apart that the kill comes well before the first is due and the restart well before the second
       // is; both still come before the page's retry, a minute after its first attempt, so the test takes no longer.
       await api.post('/notifications/rules', { name: 'page at once', channels: [page] });
-      await api.post('/notifications/rules', { name: 'escalate after 10 s', channels: [step1], delay_seconds: STEP1_MS / 1000 });
-      await api.post('/notifications/rules', { name: 'escalate after 30 s', channels: [step2], delay_seconds: STEP2_MS / 1000 });
-      const incident = await api.post<{ id: string; detected_at: string }>('/incidents', { title: 'Checkout fails', severity: 'critical', services: ['shop-web'] });
+      await api.post('/notifications/rules', {
+        name: 'escalate after 10 s',
+        channels: [step1],
+        delay_seconds: STEP1_MS / 1000,
+      });
+      await api.post('/notifications/rules', {
+        name: 'escalate after 30 s',
+        channels: [step2],
+        delay_seconds: STEP2_MS / 1000,
+      });
+      const incident = await api.post<{ id: string; detected_at: string }>('/incidents', {
+        title: 'Checkout fails',
+        severity: 'critical',
+        services: ['shop-web'],
+      });
       const detectedMs = Date.parse(incident.detected_at);
 
       const byChannel = async () => new Map((await api.deliveries()).map((d) => [d.channel_id, d]));
@@ -135,14 +175,31 @@ describe('deliveries pending or retrying when the server is SIGKILLed', () => {
         const log = await byChannel();
         return log.get(page)?.state === 'retrying' ? log : undefined;
       });
-      expect(before.get(step1)).toMatchObject({ state: 'scheduled', attempt: 0, next_attempt_at: new Date(detectedMs + STEP1_MS).toISOString() });
-      expect(before.get(step2)).toMatchObject({ state: 'scheduled', attempt: 0, next_attempt_at: new Date(detectedMs + STEP2_MS).toISOString() });
-      expect(before.get(page)).toMatchObject({ state: 'retrying', attempt: 1, response: { status: 503, body: 'restarting' } });
+      expect(before.get(step1)).toMatchObject({
+        state: 'scheduled',
+        attempt: 0,
+        next_attempt_at: new Date(detectedMs + STEP1_MS).toISOString(),
+      });
+      expect(before.get(step2)).toMatchObject({
+        state: 'scheduled',
+        attempt: 0,
+        next_attempt_at: new Date(detectedMs + STEP2_MS).toISOString(),
+      });
+      expect(before.get(page)).toMatchObject({
+        state: 'retrying',
+        attempt: 1,
+        response: { status: 503, body: 'restarting' },
+      });
       const retryMs = Date.parse(before.get(page)!.next_attempt_at!);
-      expect(retryMs - receiver.arrivals.find((a) => a.path === '/hook/page')!.atMs).toBeGreaterThanOrEqual(FIRST_RETRY_MS);
+      expect(retryMs - receiver.arrivals.find((a) => a.path === '/hook/page')!.atMs).toBeGreaterThanOrEqual(
+        FIRST_RETRY_MS,
+      );
 
       await first.kill();
-      expect(receiver.arrivals.map((a) => a.path), 'killed before the first escalation step was sent').toEqual(['/hook/page']);
+      expect(
+        receiver.arrivals.map((a) => a.path),
+        'killed before the first escalation step was sent',
+      ).toEqual(['/hook/page']);
       // Still down when the first step falls due (a lower bound: it is overdue at the restart). The second falls due after.
       await sleep(Math.max(0, detectedMs + STEP1_MS + 1_000 - Date.now()));
       // Taken before the start: the outbox may send before the banner is read.
@@ -164,8 +221,14 @@ describe('deliveries pending or retrying when the server is SIGKILLed', () => {
       expect(receiver.arrivals.at(-1)?.webhookId, 'the marker came last').toBe(sent.id);
 
       // Counted by webhook-id: one request per escalation step; the page's failed attempt and its retry, nothing else.
-      const arrivalsOf = (channelId: string) => receiver.arrivals.filter((a) => a.webhookId === after.get(channelId)!.id).map((a) => a.atMs);
-      expect([arrivalsOf(page).length, arrivalsOf(step1).length, arrivalsOf(step2).length, receiver.arrivals.length]).toEqual([2, 1, 1, 5]);
+      const arrivalsOf = (channelId: string) =>
+        receiver.arrivals.filter((a) => a.webhookId === after.get(channelId)!.id).map((a) => a.atMs);
+      expect([
+        arrivalsOf(page).length,
+        arrivalsOf(step1).length,
+        arrivalsOf(step2).length,
+        receiver.arrivals.length,
+      ]).toEqual([2, 1, 1, 5]);
       // Each is sent no sooner than its time, and in the order they fell due: the step overdue at the restart is sent
       // by the restarted process before the step that fell due later, which comes before the page's retry.
       const [step1At] = arrivalsOf(step1);
@@ -189,61 +252,87 @@ describe('deliveries pending or retrying when the server is SIGKILLed', () => {
 });
 
 describe.runIf(kinds.includes('postgres'))('two server processes on one PostgreSQL database', () => {
-  it('share a backlog left by a SIGKILLed process: each delivery is sent once, on time, and both processes send', { timeout: 90_000 }, async () => {
-    const INCIDENTS = 200;
-    /** The outbox of one process holds at most this many attempts open at once (its default concurrency). */
-    const PER_PROCESS = 32;
-    /** Long enough to create every incident before the first delivery falls due. */
-    const DELAY_MS = 10_000;
-    const database = await createTempDatabase('postgres');
-    cleanups.push(() => database.drop());
-    // Slow answers keep each process's attempts open, so the backlog stays for both to take; their spread (0.2 to 1 s)
-    // ends attempts at many moments, and each end makes its process claim more: the two claim at once again and again.
-    let answered = 0;
-    const receiver = await startTimedReceiver(() => ({ status: 200, body: 'ok', delayMs: 200 + ((answered++ * 337) % 800) }));
-    const first = await startProcess(database.url);
-    const controlKey = first.controlKey!;
-    const api = controlPlane(first.url, controlKey);
-    const hook = await api.post('/notifications/channels', { type: 'webhook', name: 'on call', config: { url: `${receiver.url}/hook/on-call` } });
-    await api.post('/notifications/rules', { name: 'after 10 s', channels: [hook.id], delay_seconds: DELAY_MS / 1000 });
-    const marker = await api.post('/notifications/channels', { type: 'webhook', name: 'marker', config: { url: `${receiver.url}/hook/marker` } });
-    const dueMs = new Map<string, number>();
-    const createSome = async (lane: number) => {
-      for (let i = lane; i < INCIDENTS; i += 8) {
-        const incident = await api.post<{ id: string; detected_at: string }>('/incidents', { title: `Checkout fails #${i}`, severity: 'high', services: ['shop-web'] });
-        dueMs.set(incident.id, Date.parse(incident.detected_at) + DELAY_MS);
+  it(
+    'share a backlog left by a SIGKILLed process: each delivery is sent once, on time, and both processes send',
+    { timeout: 90_000 },
+    async () => {
+      const INCIDENTS = 200;
+      /** The outbox of one process holds at most this many attempts open at once (its default concurrency). */
+      const PER_PROCESS = 32;
+      /** Long enough to create every incident before the first delivery falls due. */
+      const DELAY_MS = 10_000;
+      const database = await createTempDatabase('postgres');
+      cleanups.push(() => database.drop());
+      // Slow answers keep each process's attempts open, so the backlog stays for both to take; their spread (0.2 to 1 s)
+      // ends attempts at many moments, and each end makes its process claim more: the two claim at once again and again.
+      let answered = 0;
+      const receiver = await startTimedReceiver(() => ({
+        status: 200,
+        body: 'ok',
+        delayMs: 200 + ((answered++ * 337) % 800),
+      }));
+      const first = await startProcess(database.url);
+      const controlKey = first.controlKey!;
+      const api = controlPlane(first.url, controlKey);
+      const hook = await api.post('/notifications/channels', {
+        type: 'webhook',
+        name: 'on call',
+        config: { url: `${receiver.url}/hook/on-call` },
+      });
+      await api.post('/notifications/rules', {
+        name: 'after 10 s',
+        channels: [hook.id],
+        delay_seconds: DELAY_MS / 1000,
+      });
+      const marker = await api.post('/notifications/channels', {
+        type: 'webhook',
+        name: 'marker',
+        config: { url: `${receiver.url}/hook/marker` },
+      });
+      const dueMs = new Map<string, number>();
+      const createSome = async (lane: number) => {
+        for (let i = lane; i < INCIDENTS; i += 8) {
+          const incident = await api.post<{ id: string; detected_at: string }>('/incidents', {
+            title: `Checkout fails #${i}`,
+            severity: 'high',
+            services: ['shop-web'],
+          });
+          dueMs.set(incident.id, Date.parse(incident.detected_at) + DELAY_MS);
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, (_, lane) => createSome(lane)));
+      await first.kill();
+      expect(receiver.arrivals, 'killed before any delivery was due').toEqual([]);
+
+      // Back once all are due, as two processes starting together: the whole backlog is there for both to claim.
+      await sleep(Math.max(0, Math.max(...dueMs.values()) - Date.now()));
+      const [a, b] = await Promise.all([startProcess(database.url), startProcess(database.url)]);
+      const log = await until(`${INCIDENTS} deliveries to complete`, 60_000, async () => {
+        const deliveries = await controlPlane(b.url, controlKey).deliveries();
+        return deliveries.length === INCIDENTS && deliveries.every((d) => d.state === 'delivered')
+          ? deliveries
+          : undefined;
+      });
+      // Nothing more is sent: a marker through each process is claimed after anything else that was due, and arrives last.
+      for (const server of [a, b]) {
+        const sent = await controlPlane(server.url, controlKey).marker(marker.id);
+        expect(sent).toMatchObject({ state: 'delivered', attempt: 1 });
+        expect(receiver.arrivals.at(-1)?.webhookId, 'the marker came last').toBe(sent.id);
       }
-    };
-    await Promise.all(Array.from({ length: 8 }, (_, lane) => createSome(lane)));
-    await first.kill();
-    expect(receiver.arrivals, 'killed before any delivery was due').toEqual([]);
+      const markers = receiver.arrivals.splice(INCIDENTS);
+      expect(markers.map((r) => r.path)).toEqual(['/hook/marker', '/hook/marker']);
 
-    // Back once all are due, as two processes starting together: the whole backlog is there for both to claim.
-    await sleep(Math.max(0, Math.max(...dueMs.values()) - Date.now()));
-    const [a, b] = await Promise.all([startProcess(database.url), startProcess(database.url)]);
-    const log = await until(`${INCIDENTS} deliveries to complete`, 60_000, async () => {
-      const deliveries = await controlPlane(b.url, controlKey).deliveries();
-      return deliveries.length === INCIDENTS && deliveries.every((d) => d.state === 'delivered') ? deliveries : undefined;
-    });
-    // Nothing more is sent: a marker through each process is claimed after anything else that was due, and arrives last.
-    for (const server of [a, b]) {
-      const sent = await controlPlane(server.url, controlKey).marker(marker.id);
-      expect(sent).toMatchObject({ state: 'delivered', attempt: 1 });
-      expect(receiver.arrivals.at(-1)?.webhookId, 'the marker came last').toBe(sent.id);
-    }
-    const markers = receiver.arrivals.splice(INCIDENTS);
-    expect(markers.map((r) => r.path)).toEqual(['/hook/marker', '/hook/marker']);
-
-    expect(new Set(log.map((d) => d.incident_id))).toEqual(new Set(dueMs.keys()));
-    expect(log.filter((d) => d.attempt !== 1)).toEqual([]);
-    expect(receiver.arrivals).toHaveLength(INCIDENTS);
-    expect(new Set(receiver.arrivals.map((r) => r.webhookId))).toEqual(new Set(log.map((d) => d.id)));
-    const incidentOf = new Map(log.map((d) => [d.id, d.incident_id!]));
-    expect(receiver.arrivals.filter((r) => r.atMs < dueMs.get(incidentOf.get(r.webhookId)!)!)).toEqual([]);
-    // Each process holds at most its own limit of attempts open; more than one process's limit at once means both sent.
-    expect(receiver.load.peak, 'requests open at once').toBeGreaterThan(PER_PROCESS);
-    expect(receiver.load.peak, 'requests open at once').toBeLessThanOrEqual(2 * PER_PROCESS);
-    expect([...workerErrors(first), ...workerErrors(a), ...workerErrors(b)]).toEqual([]);
-    await Promise.all([a.stop(), b.stop()]);
-  });
+      expect(new Set(log.map((d) => d.incident_id))).toEqual(new Set(dueMs.keys()));
+      expect(log.filter((d) => d.attempt !== 1)).toEqual([]);
+      expect(receiver.arrivals).toHaveLength(INCIDENTS);
+      expect(new Set(receiver.arrivals.map((r) => r.webhookId))).toEqual(new Set(log.map((d) => d.id)));
+      const incidentOf = new Map(log.map((d) => [d.id, d.incident_id!]));
+      expect(receiver.arrivals.filter((r) => r.atMs < dueMs.get(incidentOf.get(r.webhookId)!)!)).toEqual([]);
+      // Each process holds at most its own limit of attempts open; more than one process's limit at once means both sent.
+      expect(receiver.load.peak, 'requests open at once').toBeGreaterThan(PER_PROCESS);
+      expect(receiver.load.peak, 'requests open at once').toBeLessThanOrEqual(2 * PER_PROCESS);
+      expect([...workerErrors(first), ...workerErrors(a), ...workerErrors(b)]).toEqual([]);
+      await Promise.all([a.stop(), b.stop()]);
+    },
+  );
 });

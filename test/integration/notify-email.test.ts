@@ -11,7 +11,7 @@ const PASSWORD = 'smtp-secret-0bb2';
 const ACK_URL = 'https://svc.example/n/ack?incident=inc_7&sig=a1b2';
 const RESOLVE_URL = 'https://svc.example/n/resolve?incident=inc_7&sig=c3d4';
 const TITLE = 'Checkout <b>fails</b> & "cart" is empty';
-const CAUSE = 'TypeError: Cannot read properties of undefined (reading \'id\')\n  at <CartSummary> in cart.tsx:42';
+const CAUSE = "TypeError: Cannot read properties of undefined (reading 'id')\n  at <CartSummary> in cart.tsx:42";
 
 const clock: Clock = { now: () => 1_700_000_000_000 };
 const kind = createEmailKind({ allowPrivateTargets: true });
@@ -29,9 +29,19 @@ beforeEach(() => {
   smtp.logins.length = 0;
 });
 
-function notice(event: IncidentNotice['payload']['event'] = 'incident.created', status: IncidentNotice['status'] = 'detected'): IncidentNotice {
+function notice(
+  event: IncidentNotice['payload']['event'] = 'incident.created',
+  status: IncidentNotice['status'] = 'detected',
+): IncidentNotice {
   return incidentNotice({
-    payload: { event, incident_id: 'inc_7', title: TITLE, services: ['checkout', 'cart'], root_cause_summary: CAUSE, dashboard_url: 'https://svc.example/incidents/inc_7' },
+    payload: {
+      event,
+      incident_id: 'inc_7',
+      title: TITLE,
+      services: ['checkout', 'cart'],
+      root_cause_summary: CAUSE,
+      dashboard_url: 'https://svc.example/incidents/inc_7',
+    },
     status,
     detected_at: '2023-11-14T22:13:20.000Z',
     acknowledge_url: ACK_URL,
@@ -40,10 +50,17 @@ function notice(event: IncidentNotice['payload']['event'] = 'incident.created', 
 }
 
 function channel(to: string[], smtpChanges: Record<string, unknown> = {}) {
-  return { to, from: 'alerts@svc.example', smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'alerts', password: PASSWORD, ...smtpChanges } };
+  return {
+    to,
+    from: 'alerts@svc.example',
+    smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'alerts', password: PASSWORD, ...smtpChanges },
+  };
 }
 
-async function send(input: ReturnType<typeof channel>, options: { notice?: IncidentNotice; emailKind?: typeof kind } = {}) {
+async function send(
+  input: ReturnType<typeof channel>,
+  options: { notice?: IncidentNotice; emailKind?: typeof kind } = {},
+) {
   const { config, secrets } = await kind.parse(input, { integrations: { get: async () => undefined } });
   const context: SendContext<EmailConfig, EmailSecrets> = {
     config,
@@ -66,14 +83,27 @@ describe('email config', () => {
     const { config, secrets } = await parse(channel(['oncall@example.com']));
     expect(secrets).toEqual({ smtp_password: PASSWORD });
     const shown = kind.publicConfig(config);
-    expect(shown).toEqual({ to: ['oncall@example.com'], from: 'alerts@svc.example', smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'alerts', require_tls: false } });
+    expect(shown).toEqual({
+      to: ['oncall@example.com'],
+      from: 'alerts@svc.example',
+      smtp: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'alerts', require_tls: false },
+    });
     expect(JSON.stringify(shown)).not.toContain(PASSWORD);
   });
 
   it('defaults to port 587 with STARTTLS, and to TLS from the start on 465', async () => {
     const base = { to: ['oncall@example.com'], from: 'alerts@svc.example' };
-    expect((await parse({ ...base, smtp: { host: 'SMTP.Example.com' } })).config.smtp).toEqual({ host: 'smtp.example.com', port: 587, secure: false, user: null, require_tls: false });
-    expect((await parse({ ...base, smtp: { host: 'smtp.example.com', port: 465 } })).config.smtp).toMatchObject({ port: 465, secure: true });
+    expect((await parse({ ...base, smtp: { host: 'SMTP.Example.com' } })).config.smtp).toEqual({
+      host: 'smtp.example.com',
+      port: 587,
+      secure: false,
+      user: null,
+      require_tls: false,
+    });
+    expect((await parse({ ...base, smtp: { host: 'smtp.example.com', port: 465 } })).config.smtp).toMatchObject({
+      port: 465,
+      secure: true,
+    });
   });
 
   it.each([
@@ -90,7 +120,12 @@ describe('email config', () => {
     [{ smtp: { host: 'smtp.example.com', user: 'alerts' } }, 'config.smtp.password'],
     [{ smtp: { host: 'smtp.example.com', password: PASSWORD } }, 'config.smtp.user'],
   ])('refuses %j with a 400 naming %s', async (change, field) => {
-    const config = { to: ['oncall@example.com'], from: 'alerts@svc.example', smtp: { host: 'smtp.example.com' }, ...change };
+    const config = {
+      to: ['oncall@example.com'],
+      from: 'alerts@svc.example',
+      smtp: { host: 'smtp.example.com' },
+      ...change,
+    };
     await expect(parse(config)).rejects.toMatchObject({ status: 400, details: { field } });
   });
 });
@@ -110,9 +145,13 @@ describe('email delivery over SMTP', () => {
     expect(mail.headers.get('auto-submitted')).toBe('auto-generated');
 
     expect(mail.text).toContain(TITLE);
-    expect(mail.text).toContain('Severity:    critical\nStatus:      detected\nServices:    checkout, cart\nEnvironment: production');
+    expect(mail.text).toContain(
+      'Severity:    critical\nStatus:      detected\nServices:    checkout, cart\nEnvironment: production',
+    );
     expect(mail.text).toContain(`Root cause\n${CAUSE}\n`);
-    expect(mail.text).toContain(`Open the dashboard: https://svc.example/incidents/inc_7\nAcknowledge: ${ACK_URL}\nResolve: ${RESOLVE_URL}`);
+    expect(mail.text).toContain(
+      `Open the dashboard: https://svc.example/incidents/inc_7\nAcknowledge: ${ACK_URL}\nResolve: ${RESOLVE_URL}`,
+    );
 
     const html = mail.html as string;
     expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
@@ -150,21 +189,35 @@ describe('email delivery over SMTP', () => {
 
   it('fails naming the refused recipient when the others got the mail, instead of sending it to them twice', async () => {
     const outcome = await send(channel(['oncall@example.com', 'nobody@example.com']));
-    expect(outcome).toMatchObject({ state: 'failed', status: 550, errorClass: 'smtp_5xx', message: '1 of 2 recipients accepted; refused: nobody@example.com' });
+    expect(outcome).toMatchObject({
+      state: 'failed',
+      status: 550,
+      errorClass: 'smtp_5xx',
+      message: '1 of 2 recipients accepted; refused: nobody@example.com',
+    });
     expect(smtp.inbox.map((entry) => entry.recipients)).toEqual([['oncall@example.com']]);
   });
 
   it('retries when the server cannot be reached', async () => {
     const closed = await startMailbox();
     await closed.close();
-    expect(await send(channel(['oncall@example.com'], { port: closed.port }))).toMatchObject({ state: 'retry', errorClass: 'connect' });
+    expect(await send(channel(['oncall@example.com'], { port: closed.port }))).toMatchObject({
+      state: 'retry',
+      errorClass: 'connect',
+    });
   });
 
   it('refuses a mail server on a private address unless private targets are allowed', async () => {
     const guarded = createEmailKind({ allowPrivateTargets: false });
     // The message says how a local set-up allows it.
-    const refused = { state: 'failed', errorClass: 'ssrf_blocked', message: expect.stringContaining('SVC_ALLOW_PRIVATE_TARGETS=true (or --allow-private-targets true)') };
-    expect(await send(channel(['oncall@example.com'], { host: 'localhost' }), { emailKind: guarded })).toMatchObject(refused);
+    const refused = {
+      state: 'failed',
+      errorClass: 'ssrf_blocked',
+      message: expect.stringContaining('SVC_ALLOW_PRIVATE_TARGETS=true (or --allow-private-targets true)'),
+    };
+    expect(await send(channel(['oncall@example.com'], { host: 'localhost' }), { emailKind: guarded })).toMatchObject(
+      refused,
+    );
     expect(await send(channel(['oncall@example.com']), { emailKind: guarded })).toMatchObject(refused);
     expect(smtp.inbox).toHaveLength(0);
   });

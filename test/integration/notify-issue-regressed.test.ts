@@ -16,7 +16,11 @@ import { controlGet, startTestServer, type TestServer } from '../support/server'
 const kinds = await databaseKinds();
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 const ISSUE_ID = '3f2a9c41d07be815';
-const TWILIO_ANSWER = { status: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sid: `SM${'0'.repeat(32)}`, status: 'queued' }) };
+const TWILIO_ANSWER = {
+  status: 201,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ sid: `SM${'0'.repeat(32)}`, status: 'queued' }),
+};
 
 interface Delivery {
   id: string;
@@ -41,7 +45,10 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
   const call = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
     const res = await fetch(`${t.url}/control-plane${path}`, {
       method,
-      headers: { authorization: `Bearer ${t.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${t.controlKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (res.status === 204 ? null : await res.json()) as T };
@@ -53,10 +60,16 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
   };
   const webhook = (name: string) => channel('webhook', name, { url: `${receiver.url}/hook/${name}`, secret: SECRET });
   const rule = async (channels: string[], conditions: Record<string, string[]> = {}, delaySeconds = 0) => {
-    const created = await call('POST', '/notifications/rules', { name: 'r', conditions, channels, delay_seconds: delaySeconds });
+    const created = await call('POST', '/notifications/rules', {
+      name: 'r',
+      conditions,
+      channels,
+      delay_seconds: delaySeconds,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
   };
-  const deliveries = async (channelId: string) => (await controlGet<{ data: Delivery[] }>(t, `/notifications/deliveries?channel_id=${channelId}`)).body.data;
+  const deliveries = async (channelId: string) =>
+    (await controlGet<{ data: Delivery[] }>(t, `/notifications/deliveries?channel_id=${channelId}`)).body.data;
   const drain = () => t.server.notify.outbox.drain();
   const received = (path: string) => receiver.received.filter((request) => request.path.startsWith(path));
 
@@ -68,16 +81,24 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
     env: 'production',
     services: ['web-app'],
     title: "TypeError: Cannot read properties of undefined (reading 'total')",
-    summary: 'TypeError in cartTotal (src/cart/total.ts:42:17): `return cart.total.amount;`. Resolved in 1.4.0, seen again in 1.5.0.',
+    summary:
+      'TypeError in cartTotal (src/cart/total.ts:42:17): `return cart.total.amount;`. Resolved in 1.4.0, seen again in 1.5.0.',
     url: `https://svc.example/issues/${ISSUE_ID}`,
     ...changes,
   });
   /** As the issues code does: in a transaction of its own on the server's database. */
-  const regress = (changes: Partial<IssueEvent> = {}) => t.server.database.db.transaction().execute((trx) => scheduleIssueDeliveries(trx, event(changes)));
+  const regress = (changes: Partial<IssueEvent> = {}) =>
+    t.server.database.db.transaction().execute((trx) => scheduleIssueDeliveries(trx, event(changes)));
 
   beforeAll(async () => {
     smtp = await startMailbox();
-    t = await startTestServer(kind, { clock, allowPrivateTargets: true, secretKey: 'k'.repeat(40), outbox: { pollMs: 60_000 }, detection: false });
+    t = await startTestServer(kind, {
+      clock,
+      allowPrivateTargets: true,
+      secretKey: 'k'.repeat(40),
+      outbox: { pollMs: 60_000 },
+      detection: false,
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -86,7 +107,8 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
   beforeEach(async () => {
     receiver = await startReceiver();
     smtp.inbox.length = 0;
-    for (const { id } of (await controlGet<{ data: Array<{ id: string }> }>(t, '/notifications/rules')).body.data) await call('DELETE', `/notifications/rules/${id}`);
+    for (const { id } of (await controlGet<{ data: Array<{ id: string }> }>(t, '/notifications/rules')).body.data)
+      await call('DELETE', `/notifications/rules/${id}`);
   });
   afterEach(async () => {
     await receiver.close();
@@ -105,15 +127,33 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
     expect(request!.path).toBe('/hook/regressions');
     const e = event();
     expect(request!.body).toBe(
-      JSON.stringify({ event: 'issue.regressed', issue_id: ISSUE_ID, severity: 'warning', title: e.title, services: ['web-app'], env: 'production', root_cause_summary: e.summary, dashboard_url: e.url }),
+      JSON.stringify({
+        event: 'issue.regressed',
+        issue_id: ISSUE_ID,
+        severity: 'warning',
+        title: e.title,
+        services: ['web-app'],
+        env: 'production',
+        root_cause_summary: e.summary,
+        dashboard_url: e.url,
+      }),
     );
     const id = request!.headers['webhook-id'] as string;
     const timestamp = request!.headers['webhook-timestamp'] as string;
     const key = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
-    expect(request!.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${request!.body}`).digest('base64')}`);
+    expect(request!.headers['webhook-signature']).toBe(
+      `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${request!.body}`).digest('base64')}`,
+    );
 
     const [delivery] = await deliveries(hook);
-    expect(delivery).toMatchObject({ id, state: 'delivered', trigger: 'issue', event: 'issue.regressed', incident_id: null, issue_id: ISSUE_ID });
+    expect(delivery).toMatchObject({
+      id,
+      state: 'delivered',
+      trigger: 'issue',
+      event: 'issue.regressed',
+      incident_id: null,
+      issue_id: ISSUE_ID,
+    });
     expect(delivery!.rule_id).toMatch(/^rule_/);
     expect(await deliveries(critical)).toEqual([]);
   });
@@ -168,7 +208,11 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
   });
 
   it('e-mails it over SMTP: a warning headline, the facts, and a link to the issue instead of acknowledge and resolve', async () => {
-    const email = await channel('email', 'on-call mail', { to: ['oncall@example.com'], from: 'alerts@svc.example', smtp: { host: '127.0.0.1', port: smtp.port, secure: false } });
+    const email = await channel('email', 'on-call mail', {
+      to: ['oncall@example.com'],
+      from: 'alerts@svc.example',
+      smtp: { host: '127.0.0.1', port: smtp.port, secure: false },
+    });
     await rule([email], { severity: ['warning'] });
     await regress();
     expect(await drain()).toBe(1);
@@ -190,7 +234,13 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
 
   it('reaches chat, Teams, SMS and voice with a link to the issue and no acknowledge or resolve action', async () => {
     receiver.answer = (request) => (request.path.includes('/Accounts/') ? TWILIO_ANSWER : { status: 200, body: '1' });
-    const telephony = await call('PUT', '/integrations/telephony', { provider: 'twilio', account_sid: `AC${'1'.repeat(32)}`, auth_token: 'token', from: '+15550100000', api_base_url: receiver.url });
+    const telephony = await call('PUT', '/integrations/telephony', {
+      provider: 'twilio',
+      account_sid: `AC${'1'.repeat(32)}`,
+      auth_token: 'token',
+      from: '+15550100000',
+      api_base_url: receiver.url,
+    });
     expect(telephony.status, JSON.stringify(telephony.body)).toBe(200);
     const chat = await channel('chat', 'ops room', { channel: '#ops', webhook_url: `${receiver.url}/chat` });
     const teams = await channel('teams', 'ops team', { webhook_url: `${receiver.url}/teams` });
@@ -202,17 +252,25 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
     const e = event();
 
     const [chatPost] = received('/chat');
-    const card = JSON.parse(chatPost!.body) as { text: string; blocks: Array<{ type: string; elements?: Array<{ action_id?: string; url?: string; text: { text: string } }> }> };
+    const card = JSON.parse(chatPost!.body) as {
+      text: string;
+      blocks: Array<{ type: string; elements?: Array<{ action_id?: string; url?: string; text: { text: string } }> }>;
+    };
     const buttons = card.blocks.find((block) => block.type === 'actions')!.elements!;
     expect(buttons.map((button) => [button.text.text, button.url])).toEqual([['Open issue', e.url]]);
     expect(chatPost!.body).toContain(`Issue ${ISSUE_ID}`);
     expect(card.text).toContain('Resolved issue occurred again');
 
     const [teamsPost] = received('/teams');
-    const adaptive = (JSON.parse(teamsPost!.body) as { attachments: Array<{ content: { actions: Array<{ title: string; url: string }> } }> }).attachments[0]!.content;
+    const adaptive = (
+      JSON.parse(teamsPost!.body) as {
+        attachments: Array<{ content: { actions: Array<{ title: string; url: string }> } }>;
+      }
+    ).attachments[0]!.content;
     expect(adaptive.actions).toEqual([{ type: 'Action.OpenUrl', title: 'Open issue', url: e.url }]);
 
-    const form = (path: string) => new URLSearchParams(received('/2010-04-01/').find((request) => request.path.endsWith(path))!.body);
+    const form = (path: string) =>
+      new URLSearchParams(received('/2010-04-01/').find((request) => request.path.endsWith(path))!.body);
     const text = form('/Messages.json').get('Body')!;
     expect(text.split('\n')[0]).toBe(`[WARNING] Regressed: ${e.title}`);
     expect(text.endsWith(`\nIssue: ${e.url}`)).toBe(true);
@@ -221,12 +279,17 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
     expect(twiml).toContain('A resolved issue occurred again: TypeError');
     expect(twiml).not.toContain('<Gather');
 
-    for (const id of [chat, teams, sms, voice]) expect((await deliveries(id))[0]).toMatchObject({ trigger: 'issue', issue_id: ISSUE_ID });
+    for (const id of [chat, teams, sms, voice])
+      expect((await deliveries(id))[0]).toMatchObject({ trigger: 'issue', issue_id: ISSUE_ID });
   });
 
   it('accepts warning as a rule severity and still refuses an unknown one', async () => {
     const hook = await webhook('severities');
-    const refused = await call<ErrorBody>('POST', '/notifications/rules', { name: 'r', conditions: { severity: ['warning', 'urgent'] }, channels: [hook] });
+    const refused = await call<ErrorBody>('POST', '/notifications/rules', {
+      name: 'r',
+      conditions: { severity: ['warning', 'urgent'] },
+      channels: [hook],
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.details?.field).toBe('conditions.severity[1]');
     await rule([hook], { severity: ['warning'] });

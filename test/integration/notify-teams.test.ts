@@ -54,11 +54,15 @@ describe('teams channel config', () => {
     for (const webhook_url of [undefined, '', 'not a url', 'ftp://example.webhook.office.com/x']) {
       expect(await parseError({ webhook_url })).toEqual({ status: 400, field: 'config.webhook_url' });
     }
-    expect(await parseError({ webhook_url: 'https://example.webhook.office.com/x', channel: '#x' })).toEqual({ status: 400, field: 'config.channel' });
+    expect(await parseError({ webhook_url: 'https://example.webhook.office.com/x', channel: '#x' })).toEqual({
+      status: 400,
+      field: 'config.channel',
+    });
   });
 
   it('accepts incoming-webhook and Workflows URLs and never shows more than the host', async () => {
-    const workflows = 'https://prod-12.westeurope.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=SECRETSIG';
+    const workflows =
+      'https://prod-12.westeurope.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=SECRETSIG';
     const parsed = await teamsKind.parse({ webhook_url: workflows }, { integrations: noIntegrations });
     expect(parsed.secrets.webhook_url).toBe(workflows.replace(':443', ''));
     const shown = JSON.stringify(teamsKind.publicConfig(parsed.config));
@@ -105,7 +109,14 @@ describe('teams kind', () => {
             version: '1.4',
             msteams: { width: 'Full' },
             body: [
-              { type: 'TextBlock', text: '🟠 HIGH · Checkout fails', wrap: true, size: 'Large', weight: 'Bolder', color: 'Attention' },
+              {
+                type: 'TextBlock',
+                text: '🟠 HIGH · Checkout fails',
+                wrap: true,
+                size: 'Large',
+                weight: 'Bolder',
+                color: 'Attention',
+              },
               { type: 'TextBlock', text: 'Incident detected', wrap: true, isSubtle: true, spacing: 'None' },
               {
                 type: 'FactSet',
@@ -118,7 +129,11 @@ describe('teams kind', () => {
                 ],
               },
               { type: 'TextBlock', text: 'Root cause', wrap: true, weight: 'Bolder' },
-              { type: 'TextBlock', text: 'TypeError: cannot read "total" of undefined at cart.ts:88; 57 sessions affected.', wrap: true },
+              {
+                type: 'TextBlock',
+                text: 'TypeError: cannot read "total" of undefined at cart.ts:88; 57 sessions affected.',
+                wrap: true,
+              },
               { type: 'TextBlock', text: 'Incident inc_42', wrap: true, isSubtle: true, size: 'Small' },
             ],
             actions: [
@@ -171,7 +186,10 @@ describe('teams kind', () => {
   });
 
   it('reads the real status from a connector’s 200 that says delivery failed', async () => {
-    hook.answer = { status: 200, body: 'Webhook message delivery failed with error: Microsoft Teams endpoint returned HTTP error 429 with ContextId tcid=0' };
+    hook.answer = {
+      status: 200,
+      body: 'Webhook message delivery failed with error: Microsoft Teams endpoint returned HTTP error 429 with ContextId tcid=0',
+    };
     expect(await send(notice('detected'))).toMatchObject({ state: 'retry', status: 429 });
   });
 });

@@ -2,10 +2,20 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../server/src/clock';
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { smsKind, SMS_MAX_CHARACTERS } from '../../server/src/notify/kinds/telephony/sms';
-import { parseTelephonyIntegration, type TelephonyConfig, type TelephonySecrets } from '../../server/src/notify/kinds/telephony/account';
+import {
+  parseTelephonyIntegration,
+  type TelephonyConfig,
+  type TelephonySecrets,
+} from '../../server/src/notify/kinds/telephony/account';
 import type { NoSecrets, PhoneRecipients } from '../../server/src/notify/kinds/telephony/channel';
 import { countWords, SPEECH_MAX_WORDS, TWIML_MAX_CHARACTERS } from '../../server/src/notify/kinds/telephony/speech';
-import type { ChannelKind, IncidentNotice, Integrations, SendContext, ThreadRef } from '../../server/src/notify/kinds/types';
+import type {
+  ChannelKind,
+  IncidentNotice,
+  Integrations,
+  SendContext,
+  ThreadRef,
+} from '../../server/src/notify/kinds/types';
 import { voiceKind } from '../../server/src/notify/kinds/telephony/voice';
 import { serveLocally, type LocalServer } from '../support/local-server';
 import { incidentNotice } from '../support/notice';
@@ -45,7 +55,13 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-      received.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, contentType: req.headers['content-type'], form });
+      received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        authorization: req.headers.authorization,
+        contentType: req.headers['content-type'],
+        form,
+      });
       const expected = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
       const resource = /\/(Messages|Calls)\.json$/.exec(req.url ?? '')?.[1];
       const answer: TwilioAnswer =
@@ -53,7 +69,11 @@ beforeAll(async () => {
           ? { status: 401, body: { code: 20003, message: 'Authenticate', status: 401 } }
           : (scripted.get(form.To ?? '')?.shift() ?? {
               status: 201,
-              body: { sid: `${resource === 'Calls' ? 'CA' : 'SM'}${String(received.length).padStart(32, '0')}`, status: 'queued', to: form.To },
+              body: {
+                sid: `${resource === 'Calls' ? 'CA' : 'SM'}${String(received.length).padStart(32, '0')}`,
+                status: 'queued',
+                to: form.To,
+              },
             });
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
       res.end(JSON.stringify(answer.body));
@@ -67,7 +87,13 @@ beforeEach(() => {
 });
 
 function account(overrides: Record<string, unknown> = {}): Integrations {
-  const stored = parseTelephonyIntegration({ account_sid: ACCOUNT_SID, auth_token: AUTH_TOKEN, from: FROM, api_base_url: twilio.origin, ...overrides });
+  const stored = parseTelephonyIntegration({
+    account_sid: ACCOUNT_SID,
+    auth_token: AUTH_TOKEN,
+    from: FROM,
+    api_base_url: twilio.origin,
+    ...overrides,
+  });
   return { get: async (kind) => (kind === 'telephony' ? stored : undefined) };
 }
 const noAccount: Integrations = { get: async () => undefined };
@@ -77,7 +103,10 @@ function memory(): ThreadRef {
   return { get: async () => value, set: async (next) => void (value = next) };
 }
 
-function notice(overrides: Partial<IncidentNotice['payload']> = {}, status: IncidentNotice['status'] = 'detected'): IncidentNotice {
+function notice(
+  overrides: Partial<IncidentNotice['payload']> = {},
+  status: IncidentNotice['status'] = 'detected',
+): IncidentNotice {
   return incidentNotice({
     payload: {
       title: 'Checkout fails for card payments',
@@ -114,7 +143,13 @@ async function send(
 
 /** The `<Say>` texts of a TwiML document, unescaped, and the Gather's action. */
 function readTwiml(twiml: string) {
-  const unescape = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  const unescape = (text: string) =>
+    text
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, '&');
   return {
     said: [...twiml.matchAll(/<Say>([^<]*)<\/Say>/g)].map((match) => unescape(match[1]!)),
     action: /<Gather [^>]*action="([^"]*)"/.exec(twiml)?.[1],
@@ -123,8 +158,19 @@ function readTwiml(twiml: string) {
 
 describe('telephony integration', () => {
   it('keeps the auth token apart from what the API shows, with the default API address', () => {
-    const { config, secrets } = parseTelephonyIntegration({ provider: 'twilio', account_sid: ACCOUNT_SID, auth_token: AUTH_TOKEN, from: FROM });
-    expect(config).toEqual<TelephonyConfig>({ provider: 'twilio', account_sid: ACCOUNT_SID, from: FROM, messaging_service_sid: null, api_base_url: 'https://api.twilio.com' });
+    const { config, secrets } = parseTelephonyIntegration({
+      provider: 'twilio',
+      account_sid: ACCOUNT_SID,
+      auth_token: AUTH_TOKEN,
+      from: FROM,
+    });
+    expect(config).toEqual<TelephonyConfig>({
+      provider: 'twilio',
+      account_sid: ACCOUNT_SID,
+      from: FROM,
+      messaging_service_sid: null,
+      api_base_url: 'https://api.twilio.com',
+    });
     expect(secrets).toEqual<TelephonySecrets>({ auth_token: AUTH_TOKEN });
     expect(JSON.stringify(config)).not.toContain(AUTH_TOKEN);
   });
@@ -141,7 +187,9 @@ describe('telephony integration', () => {
     [{ api_base_url: 'https://user:pw@api.twilio.com' }, 'api_base_url'],
   ])('refuses %j with a 400 naming %s', (change, field) => {
     const input = { account_sid: ACCOUNT_SID, auth_token: AUTH_TOKEN, from: FROM, ...change };
-    expect(() => parseTelephonyIntegration(input)).toThrow(expect.objectContaining({ status: 400, details: { field } }));
+    expect(() => parseTelephonyIntegration(input)).toThrow(
+      expect.objectContaining({ status: 400, details: { field } }),
+    );
   });
 });
 
@@ -158,8 +206,15 @@ describe('sms and voice config', () => {
 
   it('refuses calls from an account that only has a messaging service, which can still send SMS', async () => {
     const integrations = account({ from: undefined, messaging_service_sid: SERVICE_SID });
-    await expect(voiceKind.parse({ to: [FROM] }, { integrations })).rejects.toMatchObject({ status: 400, details: { field: 'config' }, message: expect.stringContaining('"from" number') });
-    await expect(smsKind.parse({ to: [FROM] }, { integrations })).resolves.toEqual({ config: { to: [FROM] }, secrets: {} });
+    await expect(voiceKind.parse({ to: [FROM] }, { integrations })).rejects.toMatchObject({
+      status: 400,
+      details: { field: 'config' },
+      message: expect.stringContaining('"from" number'),
+    });
+    await expect(smsKind.parse({ to: [FROM] }, { integrations })).resolves.toEqual({
+      config: { to: [FROM] },
+      secrets: {},
+    });
   });
 
   it.each([
@@ -171,11 +226,17 @@ describe('sms and voice config', () => {
     [{ to: ['+14155550100', 42] }, 'config.to[1]'],
     [{ to: ['+14155550100', '+1 415 555 0100'] }, 'config.to[1]'],
   ])('refuses %j with a 400 naming %s', async (config, field) => {
-    await expect(smsKind.parse(config, { integrations: account() })).rejects.toMatchObject({ status: 400, details: { field } });
+    await expect(smsKind.parse(config, { integrations: account() })).rejects.toMatchObject({
+      status: 400,
+      details: { field },
+    });
   });
 
   it('writes numbers the E.164 way and shows only them', async () => {
-    const { config } = await smsKind.parse({ to: ['+1 (415) 555-0100', '+44.20.7946.0958'] }, { integrations: account() });
+    const { config } = await smsKind.parse(
+      { to: ['+1 (415) 555-0100', '+44.20.7946.0958'] },
+      { integrations: account() },
+    );
     expect(smsKind.publicConfig(config)).toEqual({ to: ['+14155550100', '+442079460958'] });
     expect(JSON.stringify(smsKind.publicConfig(config))).not.toContain(AUTH_TOKEN);
   });
@@ -231,21 +292,38 @@ describe('sms delivery through the Twilio REST API', () => {
   });
 
   it('fails as provider_<code> when Twilio refuses a number, after the other numbers got their SMS', async () => {
-    scripted.set('+15005550001', [{ status: 400, body: { code: 21211, message: "The 'To' number +15005550001 is not a valid phone number.", status: 400 } }]);
+    scripted.set('+15005550001', [
+      {
+        status: 400,
+        body: { code: 21211, message: "The 'To' number +15005550001 is not a valid phone number.", status: 400 },
+      },
+    ]);
     const outcome = await send(smsKind, ['+14155550100', '+15005550001']);
 
     expect(received.map((request) => request.form.To).sort()).toEqual(['+14155550100', '+15005550001']);
     expect(outcome).toMatchObject({ state: 'failed', status: 400, errorClass: 'provider_21211' });
-    expect(outcome.state === 'failed' && outcome.message).toBe("1 of 2 accepted; +15005550001 refused: The 'To' number +15005550001 is not a valid phone number.");
+    expect(outcome.state === 'failed' && outcome.message).toBe(
+      "1 of 2 accepted; +15005550001 refused: The 'To' number +15005550001 is not a valid phone number.",
+    );
   });
 
   it('fails with bad credentials, which no retry fixes', async () => {
     const integrations = account({ auth_token: 'wrong' });
-    expect(await send(smsKind, ['+14155550100'], { integrations })).toMatchObject({ state: 'failed', status: 401, errorClass: 'provider_20003' });
+    expect(await send(smsKind, ['+14155550100'], { integrations })).toMatchObject({
+      state: 'failed',
+      status: 401,
+      errorClass: 'provider_20003',
+    });
   });
 
   it('retries only the numbers not yet accepted, honouring Retry-After, so nobody gets the SMS twice', async () => {
-    scripted.set('+14155550101', [{ status: 429, body: { code: 20429, message: 'Too Many Requests', status: 429 }, headers: { 'retry-after': '30' } }]);
+    scripted.set('+14155550101', [
+      {
+        status: 429,
+        body: { code: 20429, message: 'Too Many Requests', status: 429 },
+        headers: { 'retry-after': '30' },
+      },
+    ]);
     scripted.set('+14155550102', [{ status: 503, body: { message: 'Service Unavailable' } }]);
     const thread = memory();
     const numbers = ['+14155550100', '+14155550101', '+14155550102'];
@@ -256,14 +334,29 @@ describe('sms delivery through the Twilio REST API', () => {
     expect(received).toHaveLength(3);
 
     const second = await send(smsKind, numbers, { thread, attempt: 2 });
-    expect(received.slice(3).map((request) => request.form.To).sort()).toEqual(['+14155550101', '+14155550102']);
+    expect(
+      received
+        .slice(3)
+        .map((request) => request.form.To)
+        .sort(),
+    ).toEqual(['+14155550101', '+14155550102']);
     expect(second).toMatchObject({ state: 'sent', status: 201 });
     expect(second.state === 'sent' && second.providerRef?.split(' ')).toHaveLength(3);
   });
 
   it('fails without a request when the telephony account was disconnected after the channel was created', async () => {
     const { config } = await smsKind.parse({ to: ['+14155550100'] }, { integrations: account() });
-    const outcome = await smsKind.send({ config, secrets: {}, notice: notice(), deliveryId: 'dlv_2', attempt: 1, http, clock, thread: memory(), integrations: noAccount });
+    const outcome = await smsKind.send({
+      config,
+      secrets: {},
+      notice: notice(),
+      deliveryId: 'dlv_2',
+      attempt: 1,
+      http,
+      clock,
+      thread: memory(),
+      integrations: noAccount,
+    });
     expect(outcome).toMatchObject({ state: 'failed', errorClass: 'telephony_not_connected' });
     expect(received).toHaveLength(0);
   });
@@ -272,11 +365,24 @@ describe('sms delivery through the Twilio REST API', () => {
     const closed = await serveLocally(() => undefined);
     await closed.close();
     const unreachable = account({ api_base_url: closed.origin });
-    expect(await send(smsKind, ['+14155550100'], { integrations: unreachable })).toMatchObject({ state: 'retry', errorClass: 'connect' });
+    expect(await send(smsKind, ['+14155550100'], { integrations: unreachable })).toMatchObject({
+      state: 'retry',
+      errorClass: 'connect',
+    });
 
     const { config } = await smsKind.parse({ to: ['+14155550100'] }, { integrations: account() });
     const guarded = createGuardedHttp({ allowPrivateTargets: false });
-    const outcome = await smsKind.send({ config, secrets: {}, notice: notice(), deliveryId: 'dlv_3', attempt: 1, http: guarded, clock, thread: memory(), integrations: account() });
+    const outcome = await smsKind.send({
+      config,
+      secrets: {},
+      notice: notice(),
+      deliveryId: 'dlv_3',
+      attempt: 1,
+      http: guarded,
+      clock,
+      thread: memory(),
+      integrations: account(),
+    });
     expect(outcome).toMatchObject({ state: 'failed', errorClass: 'ssrf_blocked' });
     expect(received).toHaveLength(0);
   });
@@ -287,9 +393,14 @@ describe('voice delivery through the Twilio REST API', () => {
     const outcome = await send(voiceKind, ['+14155550100']);
 
     expect(received).toHaveLength(1);
-    expect(received[0]).toMatchObject({ path: `/2010-04-01/Accounts/${ACCOUNT_SID}/Calls.json`, form: { To: '+14155550100', From: FROM } });
+    expect(received[0]).toMatchObject({
+      path: `/2010-04-01/Accounts/${ACCOUNT_SID}/Calls.json`,
+      form: { To: '+14155550100', From: FROM },
+    });
     const twiml = received[0]!.form.Twiml!;
-    expect(twiml).toMatch(/^<Response><Gather numDigits="1" action="[^"]+" method="POST"><Say>[^<]+<\/Say><\/Gather><Say>[^<]+<\/Say><\/Response>$/);
+    expect(twiml).toMatch(
+      /^<Response><Gather numDigits="1" action="[^"]+" method="POST"><Say>[^<]+<\/Say><\/Gather><Say>[^<]+<\/Say><\/Response>$/,
+    );
     const { said, action } = readTwiml(twiml);
     expect(action).toBe(ACK_URL.replace(/&/g, '&amp;'));
     expect(said[0]).toBe(
@@ -301,9 +412,12 @@ describe('voice delivery through the Twilio REST API', () => {
   });
 
   it('keeps a complex incident within a minute of speech and 4,000 characters, pointing to the dashboard', async () => {
-    const sentence = (i: number) => `Step ${i}: the <PaymentForm> & "CardField" components call /api/orders/${'x'.repeat(30)} with user_id=undefined.`;
+    const sentence = (i: number) =>
+      `Step ${i}: the <PaymentForm> & "CardField" components call /api/orders/${'x'.repeat(30)} with user_id=undefined.`;
     const cause = Array.from({ length: 120 }, (_, i) => sentence(i)).join(' ');
-    await send(voiceKind, ['+14155550100'], { notice: notice({ root_cause_summary: cause, services: ['checkout', 'payments', 'cart', 'search', 'auth'] }) });
+    await send(voiceKind, ['+14155550100'], {
+      notice: notice({ root_cause_summary: cause, services: ['checkout', 'payments', 'cart', 'search', 'auth'] }),
+    });
 
     const twiml = received[0]!.form.Twiml!;
     expect(twiml.length).toBeLessThan(TWIML_MAX_CHARACTERS);
@@ -319,7 +433,9 @@ describe('voice delivery through the Twilio REST API', () => {
   it('stays under 4,000 characters when the words themselves are long', async () => {
     // Apostrophes are spoken (can't) and grow sixfold when escaped: 150 such words would be far over the cap.
     const cause = Array.from({ length: 200 }, () => `${"'".repeat(38)}ok`).join(' ');
-    await send(voiceKind, ['+14155550100'], { notice: notice({ root_cause_summary: cause, title: `Über & ${'ä'.repeat(30)}` }) });
+    await send(voiceKind, ['+14155550100'], {
+      notice: notice({ root_cause_summary: cause, title: `Über & ${'ä'.repeat(30)}` }),
+    });
     const twiml = received[0]!.form.Twiml!;
     expect(twiml.length).toBeLessThan(TWIML_MAX_CHARACTERS);
     expect(twiml).toContain('More details are on the dashboard.');
@@ -329,7 +445,9 @@ describe('voice delivery through the Twilio REST API', () => {
     await send(voiceKind, ['+14155550100'], { notice: notice({ event: 'incident.resolved' }, 'resolved') });
     const twiml = received[0]!.form.Twiml!;
     expect(twiml).not.toContain('<Gather');
-    expect(readTwiml(twiml).said).toEqual([expect.stringContaining('Resolved critical incident: Checkout fails for card payments.')]);
+    expect(readTwiml(twiml).said).toEqual([
+      expect.stringContaining('Resolved critical incident: Checkout fails for card payments.'),
+    ]);
     expect(twiml).not.toContain('Press 1');
   });
 });

@@ -38,15 +38,40 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
   const call = <T>(method: string, path: string, body?: unknown) => controlCall<T>(t, method, path, body);
   const post = <T = Record<string, unknown>>(path: string, body?: unknown) => call<T>('POST', path, body);
   const webhook = async (name = 'ops hook', secret?: string) =>
-    (await post<{ id: string; signing_secret?: string }>('/notifications/channels', { type: 'webhook', name, config: { url: `${receiver.url}/hook/${name.replace(/\W/g, '-')}`, ...(secret ? { secret } : {}) } })).body;
+    (
+      await post<{ id: string; signing_secret?: string }>('/notifications/channels', {
+        type: 'webhook',
+        name,
+        config: { url: `${receiver.url}/hook/${name.replace(/\W/g, '-')}`, ...(secret ? { secret } : {}) },
+      })
+    ).body;
   const deliveries = async (channelId?: string) =>
-    (await controlGet<{ data: Delivery[]; next_cursor: string | null }>(t, `/notifications/deliveries${channelId ? `?channel_id=${channelId}` : ''}`)).body.data;
+    (
+      await controlGet<{ data: Delivery[]; next_cursor: string | null }>(
+        t,
+        `/notifications/deliveries${channelId ? `?channel_id=${channelId}` : ''}`,
+      )
+    ).body.data;
   const drain = () => t.server.notify.outbox.drain();
   const openIncident = async (over: Record<string, unknown> = {}) =>
-    (await post<{ id: string; dashboard_url: string }>('/incidents', { title: 'Checkout fails', severity: 'critical', env: 'production', services: ['shop-web'], root_cause_summary: 'TypeError in cart.js', ...over })).body;
+    (
+      await post<{ id: string; dashboard_url: string }>('/incidents', {
+        title: 'Checkout fails',
+        severity: 'critical',
+        env: 'production',
+        services: ['shop-web'],
+        root_cause_summary: 'TypeError in cart.js',
+        ...over,
+      })
+    ).body;
 
   beforeAll(async () => {
-    t = await startTestServer(kind, { clock, allowPrivateTargets: true, secretKey: 'k'.repeat(40), outbox: { pollMs: 60_000 } });
+    t = await startTestServer(kind, {
+      clock,
+      allowPrivateTargets: true,
+      secretKey: 'k'.repeat(40),
+      outbox: { pollMs: 60_000 },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -54,7 +79,8 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
   beforeEach(async () => {
     receiver = await startReceiver();
     // Each test starts with no rules.
-    for (const rule of (await controlGet<{ data: Array<{ id: string }> }>(t, '/notifications/rules')).body.data) await call('DELETE', `/notifications/rules/${rule.id}`);
+    for (const rule of (await controlGet<{ data: Array<{ id: string }> }>(t, '/notifications/rules')).body.data)
+      await call('DELETE', `/notifications/rules/${rule.id}`);
   });
   afterEach(async () => {
     await receiver.close();
@@ -75,7 +101,11 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
     const before = (await controlGet<{ data: unknown[] }>(t, '/notifications/channels')).body.data.length;
 
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    const own = await post('/notifications/channels', { type: 'webhook', name: 'own secret', config: { url: receiver.url, secret } });
+    const own = await post('/notifications/channels', {
+      type: 'webhook',
+      name: 'own secret',
+      config: { url: receiver.url, secret },
+    });
     expect(own.status).toBe(201);
     expect(JSON.stringify(own.body)).not.toContain(secret.slice(6, 20));
     const made = await webhook('generated');
@@ -111,24 +141,64 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
     expect((await controlGet<{ data: unknown[] }>(t, '/incidents?limit=200')).body.data).toHaveLength(incidentsBefore);
     expect((await controlGet<ErrorBody>(t, '/incidents?status=open')).body.error.details?.field).toBe('status');
 
-    await bad('/integrations/chat-app', { bot_token: 'not-a-bot-token', signing_secret: 'a'.repeat(32) }, 'bot_token', 'PUT');
-    await bad('/integrations/telephony', { provider: 'twilio', account_sid: 'AC123', auth_token: 't', from: '+15550100000' }, 'account_sid', 'PUT');
+    await bad(
+      '/integrations/chat-app',
+      { bot_token: 'not-a-bot-token', signing_secret: 'a'.repeat(32) },
+      'bot_token',
+      'PUT',
+    );
+    await bad(
+      '/integrations/telephony',
+      { provider: 'twilio', account_sid: 'AC123', auth_token: 't', from: '+15550100000' },
+      'account_sid',
+      'PUT',
+    );
     expect((await controlGet(t, '/integrations/telephony')).status).toBe(404);
-    const text = await fetch(`${t.url}/control-plane/incidents`, { method: 'POST', headers: { authorization: `Bearer ${t.controlKey}`, 'content-type': 'text/plain' }, body: '{}' });
+    const text = await fetch(`${t.url}/control-plane/incidents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.controlKey}`, 'content-type': 'text/plain' },
+      body: '{}',
+    });
     expect(text.status).toBe(415);
   });
 
   it('posts exactly the SPEC 2.6 payload with verifiable Standard Webhooks headers, and the dashboard link opens the incident', async () => {
     const channel = await webhook('exact');
-    expect((await post('/notifications/rules', { name: 'critical now', conditions: { severity: ['critical'] }, channels: [channel.id], delay_seconds: 0 })).status).toBe(201);
+    expect(
+      (
+        await post('/notifications/rules', {
+          name: 'critical now',
+          conditions: { severity: ['critical'] },
+          channels: [channel.id],
+          delay_seconds: 0,
+        })
+      ).status,
+    ).toBe(201);
     const incident = await openIncident();
     await drain();
 
     expect(receiver.received).toHaveLength(1);
     const [request] = receiver.received;
     const payload = JSON.parse(request!.body) as Record<string, unknown>;
-    expect(Object.keys(payload).sort()).toEqual(['dashboard_url', 'env', 'event', 'incident_id', 'root_cause_summary', 'services', 'severity', 'title']);
-    expect(payload).toMatchObject({ event: 'incident.created', incident_id: incident.id, severity: 'critical', title: 'Checkout fails', services: ['shop-web'], env: 'production', root_cause_summary: 'TypeError in cart.js' });
+    expect(Object.keys(payload).sort()).toEqual([
+      'dashboard_url',
+      'env',
+      'event',
+      'incident_id',
+      'root_cause_summary',
+      'services',
+      'severity',
+      'title',
+    ]);
+    expect(payload).toMatchObject({
+      event: 'incident.created',
+      incident_id: incident.id,
+      severity: 'critical',
+      title: 'Checkout fails',
+      services: ['shop-web'],
+      env: 'production',
+      root_cause_summary: 'TypeError in cart.js',
+    });
 
     // Standard Webhooks: HMAC-SHA256 over "id.timestamp.body" with the base64-decoded secret.
     const id = request!.headers['webhook-id'] as string;
@@ -145,7 +215,14 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
     expect(tampered.status).toBe(403);
 
     const [delivery] = await deliveries(channel.id);
-    expect(delivery).toMatchObject({ state: 'delivered', attempt: 1, trigger: 'incident', event: 'incident.created', incident_id: incident.id, response: { status: 200, body: 'ok' } });
+    expect(delivery).toMatchObject({
+      state: 'delivered',
+      attempt: 1,
+      trigger: 'incident',
+      event: 'incident.created',
+      incident_id: incident.id,
+      response: { status: 200, body: 'ok' },
+    });
     expect(delivery!.latency_ms).toBeGreaterThanOrEqual(0);
   });
 
@@ -171,7 +248,12 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
       [15 * MINUTE, 'http_5xx'],
     ]);
     const [final] = await deliveries(channel.id);
-    expect(final).toMatchObject({ state: 'failed', attempt: 4, next_attempt_at: null, response: { status: 503, body: 'down for maintenance' } });
+    expect(final).toMatchObject({
+      state: 'failed',
+      attempt: 4,
+      next_attempt_at: null,
+      response: { status: 503, body: 'down for maintenance' },
+    });
     expect(receiver.received).toHaveLength(4);
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
   });
@@ -191,15 +273,38 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
   it('fires every matching rule, reaches a channel two rules name once, and acknowledging cancels the later steps', async () => {
     const first = await webhook('first responder');
     const second = await webhook('escalation');
-    await post('/notifications/rules', { name: 'page now', conditions: { severity: ['critical'], env: ['production'] }, channels: [first.id], delay_seconds: 0 });
-    await post('/notifications/rules', { name: 'also now', conditions: { services: ['shop-web'] }, channels: [first.id], delay_seconds: 0 });
-    await post('/notifications/rules', { name: 'escalate after 5 min', conditions: { severity: ['critical'] }, channels: [second.id], delay_seconds: 300 });
-    await post('/notifications/rules', { name: 'staging only', conditions: { env: ['staging'] }, channels: [second.id], delay_seconds: 0 });
+    await post('/notifications/rules', {
+      name: 'page now',
+      conditions: { severity: ['critical'], env: ['production'] },
+      channels: [first.id],
+      delay_seconds: 0,
+    });
+    await post('/notifications/rules', {
+      name: 'also now',
+      conditions: { services: ['shop-web'] },
+      channels: [first.id],
+      delay_seconds: 0,
+    });
+    await post('/notifications/rules', {
+      name: 'escalate after 5 min',
+      conditions: { severity: ['critical'] },
+      channels: [second.id],
+      delay_seconds: 300,
+    });
+    await post('/notifications/rules', {
+      name: 'staging only',
+      conditions: { env: ['staging'] },
+      channels: [second.id],
+      delay_seconds: 0,
+    });
     const incident = await openIncident();
     await drain();
     expect(receiver.received.map((r) => r.path)).toEqual(['/hook/first-responder']);
 
-    expect((await post(`/incidents/${incident.id}/acknowledge`, { by: 'alice' })).body).toMatchObject({ status: 'acknowledged', acknowledged_by: 'alice' });
+    expect((await post(`/incidents/${incident.id}/acknowledge`, { by: 'alice' })).body).toMatchObject({
+      status: 'acknowledged',
+      acknowledged_by: 'alice',
+    });
     await drain();
     now += 300_000;
     await drain();
@@ -219,7 +324,13 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
     const channel = await webhook('tested');
     const res = await post<Delivery>(`/notifications/${channel.id}/test`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ channel_id: channel.id, trigger: 'test', state: 'delivered', attempt: 1, response: { status: 200, body: 'ok' } });
+    expect(res.body).toMatchObject({
+      channel_id: channel.id,
+      trigger: 'test',
+      state: 'delivered',
+      attempt: 1,
+      response: { status: 200, body: 'ok' },
+    });
     const payload = JSON.parse(receiver.received[0]!.body) as { title: string; dashboard_url: string };
     expect(payload.title).toBe('Test notification from svc');
     expect(await (await fetch(payload.dashboard_url)).text()).toContain('test notification');
@@ -229,16 +340,28 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
   it('pages the delivery log with a cursor and refuses a limit over 200', async () => {
     const channel = await webhook('paged');
     for (let i = 0; i < 3; i++) await post(`/notifications/${channel.id}/test`);
-    const first = await controlGet<{ data: Delivery[]; next_cursor: string }>(t, `/notifications/deliveries?channel_id=${channel.id}&limit=2`);
+    const first = await controlGet<{ data: Delivery[]; next_cursor: string }>(
+      t,
+      `/notifications/deliveries?channel_id=${channel.id}&limit=2`,
+    );
     expect(first.body.data).toHaveLength(2);
-    const second = await controlGet<{ data: Delivery[]; next_cursor: string | null }>(t, `/notifications/deliveries?channel_id=${channel.id}&limit=2&cursor=${first.body.next_cursor}`);
+    const second = await controlGet<{ data: Delivery[]; next_cursor: string | null }>(
+      t,
+      `/notifications/deliveries?channel_id=${channel.id}&limit=2&cursor=${first.body.next_cursor}`,
+    );
     expect(second.body.data).toHaveLength(1);
     expect(second.body.next_cursor).toBeNull();
     expect(new Set([...first.body.data, ...second.body.data].map((d) => d.id)).size).toBe(3);
     // Incidents page the same way, newest first.
     for (let i = 0; i < 2; i++) await openIncident({ title: `paged ${i}`, severity: 'info' });
-    const one = await controlGet<{ data: Array<{ id: string; detected_at: string }>; next_cursor: string }>(t, '/incidents?severity=info&limit=1');
-    const two = await controlGet<{ data: Array<{ id: string; detected_at: string }> }>(t, `/incidents?severity=info&limit=1&cursor=${one.body.next_cursor}`);
+    const one = await controlGet<{ data: Array<{ id: string; detected_at: string }>; next_cursor: string }>(
+      t,
+      '/incidents?severity=info&limit=1',
+    );
+    const two = await controlGet<{ data: Array<{ id: string; detected_at: string }> }>(
+      t,
+      `/incidents?severity=info&limit=1&cursor=${one.body.next_cursor}`,
+    );
     expect(two.body.data[0]!.id).not.toBe(one.body.data[0]!.id);
     expect(Date.parse(two.body.data[0]!.detected_at)).toBeLessThanOrEqual(Date.parse(one.body.data[0]!.detected_at));
     const tooMany = await controlGet<ErrorBody>(t, '/notifications/deliveries?limit=201');
@@ -254,7 +377,8 @@ describe('webhook safety', () => {
     const receiver = await startReceiver();
     const t = await startTestServer('sqlite', { secretKey: 'k'.repeat(40) });
     try {
-      const save = (type: string, config: Record<string, unknown>) => controlCall<ErrorBody>(t, 'POST', '/notifications/channels', { type, name: 'internal', config });
+      const save = (type: string, config: Record<string, unknown>) =>
+        controlCall<ErrorBody>(t, 'POST', '/notifications/channels', { type, name: 'internal', config });
       const port = new URL(receiver.url).port;
       for (const [url, host] of [
         [receiver.url, '127.0.0.1'],
@@ -269,7 +393,11 @@ describe('webhook safety', () => {
       }
       const teams = await save('teams', { webhook_url: `http://localhost:${port}/teams` });
       expect([teams.status, teams.body.error.details?.field]).toEqual([400, 'config.webhook_url']);
-      const email = await save('email', { to: ['ops@example.com'], from: 'svc@example.com', smtp: { host: '192.168.1.20' } });
+      const email = await save('email', {
+        to: ['ops@example.com'],
+        from: 'svc@example.com',
+        smtp: { host: '192.168.1.20' },
+      });
       expect([email.status, email.body.error.details?.field]).toEqual([400, 'config.smtp.host']);
       expect(email.body.error.message).toMatch(HINT);
       // A public name is saved: its addresses are checked when connecting.
@@ -281,7 +409,11 @@ describe('webhook safety', () => {
     }
     const allowed = await startTestServer('sqlite', { secretKey: 'k'.repeat(40), allowPrivateTargets: true });
     try {
-      const saved = await controlCall(allowed, 'POST', '/notifications/channels', { type: 'webhook', name: 'local', config: { url: 'http://localhost:9/hook' } });
+      const saved = await controlCall(allowed, 'POST', '/notifications/channels', {
+        type: 'webhook',
+        name: 'local',
+        config: { url: 'http://localhost:9/hook' },
+      });
       expect(saved.status).toBe(201);
     } finally {
       await allowed.close();
@@ -294,8 +426,14 @@ describe('webhook safety', () => {
       const http = createGuardedHttp({ allowPrivateTargets: false });
       const init = { method: 'POST', body: '{}', timeoutMs: 5_000 } as const;
       const byName = receiver.url.replace('127.0.0.1', 'localhost');
-      await expect(http.request(byName, init)).rejects.toMatchObject({ errorClass: 'ssrf_blocked', message: expect.stringMatching(HINT) });
-      await expect(http.request(receiver.url, init)).rejects.toMatchObject({ errorClass: 'ssrf_blocked', message: expect.stringMatching(HINT) });
+      await expect(http.request(byName, init)).rejects.toMatchObject({
+        errorClass: 'ssrf_blocked',
+        message: expect.stringMatching(HINT),
+      });
+      await expect(http.request(receiver.url, init)).rejects.toMatchObject({
+        errorClass: 'ssrf_blocked',
+        message: expect.stringMatching(HINT),
+      });
       expect(receiver.received).toHaveLength(0);
     } finally {
       await receiver.close();
@@ -313,7 +451,10 @@ describe('webhook safety', () => {
         body: JSON.stringify({ type: 'webhook', name: 'slow', config: { url: receiver.url } }),
       });
       const channel = (await res.json()) as { id: string };
-      const test = await fetch(`${t.url}/control-plane/notifications/${channel.id}/test`, { method: 'POST', headers: { authorization: `Bearer ${t.controlKey}` } });
+      const test = await fetch(`${t.url}/control-plane/notifications/${channel.id}/test`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.controlKey}` },
+      });
       const delivery = (await test.json()) as Delivery;
       expect(delivery).toMatchObject({ state: 'failed', error_class: 'timeout', next_attempt_at: null });
       expect(delivery.latency_ms).toBeGreaterThanOrEqual(10_000);

@@ -20,7 +20,10 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
   const call = async <T>(method: string, path: string, body?: unknown) => {
     const res = await fetch(`${t.url}/control-plane${path}`, {
       method,
-      headers: { authorization: `Bearer ${t.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${t.controlKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     expect(res.status, `${method} ${path}`).toBeLessThan(300);
@@ -33,7 +36,11 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
     const signature = `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex')}`;
     return fetch(`${t.url}/integrations/chat/${t.projectId}/${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': timestamp,
+        'x-slack-signature': signature,
+      },
       body,
     });
   };
@@ -41,14 +48,40 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
   beforeAll(async () => {
     provider = await startReceiver();
     provider.answer = (request) => {
-      if (request.path.endsWith('/chat.postMessage')) return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: true, channel: 'C0OPS', ts: `17000000${provider.received.length}.0001` }) };
-      if (request.path.endsWith('/chat.update')) return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: true }) };
-      if (request.path.endsWith('/Calls.json')) return { status: 201, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sid: `CA${'0'.repeat(32)}`, status: 'queued' }) };
+      if (request.path.endsWith('/chat.postMessage'))
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ok: true, channel: 'C0OPS', ts: `17000000${provider.received.length}.0001` }),
+        };
+      if (request.path.endsWith('/chat.update'))
+        return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ok: true }) };
+      if (request.path.endsWith('/Calls.json'))
+        return {
+          status: 201,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ sid: `CA${'0'.repeat(32)}`, status: 'queued' }),
+        };
       return { status: 404, body: 'unknown' };
     };
-    t = await startTestServer(kind, { allowPrivateTargets: true, secretKey: 'k'.repeat(40), outbox: { pollMs: 60_000 }, detection: false });
-    await call('PUT', '/integrations/chat-app', { bot_token: 'xoxb-1-2-abc', signing_secret: SIGNING_SECRET, api_base_url: `${provider.url}/api` });
-    await call('PUT', '/integrations/telephony', { provider: 'twilio', account_sid: `AC${'1'.repeat(32)}`, auth_token: 'token-of-the-account', from: '+15550100000', api_base_url: provider.url });
+    t = await startTestServer(kind, {
+      allowPrivateTargets: true,
+      secretKey: 'k'.repeat(40),
+      outbox: { pollMs: 60_000 },
+      detection: false,
+    });
+    await call('PUT', '/integrations/chat-app', {
+      bot_token: 'xoxb-1-2-abc',
+      signing_secret: SIGNING_SECRET,
+      api_base_url: `${provider.url}/api`,
+    });
+    await call('PUT', '/integrations/telephony', {
+      provider: 'twilio',
+      account_sid: `AC${'1'.repeat(32)}`,
+      auth_token: 'token-of-the-account',
+      from: '+15550100000',
+      api_base_url: provider.url,
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -57,10 +90,23 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
 
   it('a signed button click acknowledges; the card is edited and the thread replied to; /svc status lists what is open', async () => {
     provider.received.length = 0;
-    const channel = await call<{ id: string; config: Record<string, unknown> }>('POST', '/notifications/channels', { type: 'chat', name: 'ops room', config: { channel: '#ops' } });
+    const channel = await call<{ id: string; config: Record<string, unknown> }>('POST', '/notifications/channels', {
+      type: 'chat',
+      name: 'ops room',
+      config: { channel: '#ops' },
+    });
     expect(JSON.stringify(channel)).not.toContain('xoxb');
-    await call('POST', '/notifications/rules', { name: 'chat', conditions: { env: ['production'] }, channels: [channel.id] });
-    const incident = await call<{ id: string; title: string }>('POST', '/incidents', { title: 'Payments fail', severity: 'high', env: 'production', services: ['pay'] });
+    await call('POST', '/notifications/rules', {
+      name: 'chat',
+      conditions: { env: ['production'] },
+      channels: [channel.id],
+    });
+    const incident = await call<{ id: string; title: string }>('POST', '/incidents', {
+      title: 'Payments fail',
+      severity: 'high',
+      env: 'production',
+      services: ['pay'],
+    });
     await drain();
     const [posted] = provider.received;
     expect(posted!.path).toBe('/api/chat.postMessage');
@@ -72,24 +118,46 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
     expect(JSON.stringify(await status.json())).toContain('Payments fail');
 
     const click = await signed('interactions', {
-      payload: JSON.stringify({ type: 'block_actions', user: { id: 'U1', username: 'alice' }, actions: [{ action_id: 'incident_acknowledge', value: incident.id }] }),
+      payload: JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'U1', username: 'alice' },
+        actions: [{ action_id: 'incident_acknowledge', value: incident.id }],
+      }),
     });
     expect(click.status).toBe(200);
-    expect((await controlGet<{ status: string; acknowledged_by: string }>(t, `/incidents/${incident.id}`)).body).toMatchObject({ status: 'acknowledged', acknowledged_by: 'chat:alice' });
+    expect(
+      (await controlGet<{ status: string; acknowledged_by: string }>(t, `/incidents/${incident.id}`)).body,
+    ).toMatchObject({ status: 'acknowledged', acknowledged_by: 'chat:alice' });
 
     await drain();
-    const later = provider.received.slice(1).map((r) => [r.path, JSON.parse(r.body) as Record<string, unknown>] as const);
+    const later = provider.received
+      .slice(1)
+      .map((r) => [r.path, JSON.parse(r.body) as Record<string, unknown>] as const);
     expect(later.map(([path]) => path)).toEqual(['/api/chat.update', '/api/chat.postMessage']);
     // The first post was answered with ts 170000001.0001 (the provider numbers its answers): the card it made is
     // edited, and the reply goes into its thread.
     expect(later[0]![1]).toMatchObject({ channel: 'C0OPS', ts: '170000001.0001' });
-    expect(later[1]![1]).toMatchObject({ channel: 'C0OPS', thread_ts: '170000001.0001', text: expect.stringContaining('by chat:alice') });
+    expect(later[1]![1]).toMatchObject({
+      channel: 'C0OPS',
+      thread_ts: '170000001.0001',
+      text: expect.stringContaining('by chat:alice'),
+    });
 
     // A forged click changes nothing.
     const forged = await fetch(`${t.url}/integrations/chat/${t.projectId}/interactions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)), 'x-slack-signature': 'v0=00' },
-      body: new URLSearchParams({ payload: JSON.stringify({ type: 'block_actions', user: { username: 'mallory' }, actions: [{ action_id: 'incident_resolve', value: incident.id }] }) }).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': String(Math.floor(Date.now() / 1000)),
+        'x-slack-signature': 'v0=00',
+      },
+      body: new URLSearchParams({
+        payload: JSON.stringify({
+          type: 'block_actions',
+          user: { username: 'mallory' },
+          actions: [{ action_id: 'incident_resolve', value: incident.id }],
+        }),
+      }).toString(),
     });
     expect(forged.status).toBe(401);
     expect((await controlGet<{ status: string }>(t, `/incidents/${incident.id}`)).body.status).toBe('acknowledged');
@@ -97,12 +165,22 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
 
   it('paces chat messages to one channel at one per second instead of drawing rate limits', async () => {
     provider.received.length = 0;
-    const channel = await call<{ id: string }>('POST', '/notifications/channels', { type: 'chat', name: 'busy room', config: { channel: '#busy', webhook_url: `${provider.url}/hooks/busy` } });
-    await call('POST', '/notifications/rules', { name: 'busy', conditions: { services: ['busy'] }, channels: [channel.id] });
-    for (let i = 0; i < 3; i++) await call('POST', '/incidents', { title: `Burst ${i}`, severity: 'low', env: 'production', services: ['busy'] });
+    const channel = await call<{ id: string }>('POST', '/notifications/channels', {
+      type: 'chat',
+      name: 'busy room',
+      config: { channel: '#busy', webhook_url: `${provider.url}/hooks/busy` },
+    });
+    await call('POST', '/notifications/rules', {
+      name: 'busy',
+      conditions: { services: ['busy'] },
+      channels: [channel.id],
+    });
+    for (let i = 0; i < 3; i++)
+      await call('POST', '/incidents', { title: `Burst ${i}`, severity: 'low', env: 'production', services: ['busy'] });
     await drain();
     // The chat app is connected, so the channel posts through the Web API; three messages, a second apart.
-    const toBusy = (r: { path: string; body: string }) => r.path.endsWith('/chat.postMessage') && (JSON.parse(r.body) as { channel: string }).channel === '#busy';
+    const toBusy = (r: { path: string; body: string }) =>
+      r.path.endsWith('/chat.postMessage') && (JSON.parse(r.body) as { channel: string }).channel === '#busy';
     const times = provider.received.filter(toBusy).map((r) => r.at);
     expect(times).toHaveLength(3);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
@@ -111,9 +189,21 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
 
   it('a voice call asks for a keypress; pressing 1 on the signed acknowledge link acknowledges', async () => {
     provider.received.length = 0;
-    const channel = await call<{ id: string }>('POST', '/notifications/channels', { type: 'voice', name: 'on-call phone', config: { to: ['+15550111111'] } });
-    await call('POST', '/notifications/rules', { name: 'call', conditions: { severity: ['critical'] }, channels: [channel.id] });
-    const incident = await call<{ id: string }>('POST', '/incidents', { title: 'Site down', severity: 'critical', env: 'staging' });
+    const channel = await call<{ id: string }>('POST', '/notifications/channels', {
+      type: 'voice',
+      name: 'on-call phone',
+      config: { to: ['+15550111111'] },
+    });
+    await call('POST', '/notifications/rules', {
+      name: 'call',
+      conditions: { severity: ['critical'] },
+      channels: [channel.id],
+    });
+    const incident = await call<{ id: string }>('POST', '/incidents', {
+      title: 'Site down',
+      severity: 'critical',
+      env: 'staging',
+    });
     await drain();
     const callRequest = provider.received.find((r) => r.path.endsWith('/Calls.json'));
     expect(callRequest).toBeDefined();
@@ -121,13 +211,23 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
     const action = /<Gather[^>]*action="([^"]+)"/.exec(twiml)![1]!.replace(/&amp;/g, '&');
     expect(action).toContain(`/incidents/${incident.id}/acknowledge?`);
 
-    const other = await fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'Digits=2&CallSid=CA1' });
+    const other = await fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'Digits=2&CallSid=CA1',
+    });
     expect(await other.text()).toContain('No action taken');
     expect((await controlGet<{ status: string }>(t, `/incidents/${incident.id}`)).body.status).toBe('detected');
 
-    const pressed = await fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'Digits=1&CallSid=CA1' });
+    const pressed = await fetch(action, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'Digits=1&CallSid=CA1',
+    });
     expect(pressed.headers.get('content-type')).toContain('text/xml');
     expect(await pressed.text()).toContain('<Say>Incident acknowledged. Goodbye.</Say>');
-    expect((await controlGet<{ status: string; acknowledged_by: string }>(t, `/incidents/${incident.id}`)).body).toMatchObject({ status: 'acknowledged', acknowledged_by: 'voice' });
+    expect(
+      (await controlGet<{ status: string; acknowledged_by: string }>(t, `/incidents/${incident.id}`)).body,
+    ).toMatchObject({ status: 'acknowledged', acknowledged_by: 'voice' });
   });
 });

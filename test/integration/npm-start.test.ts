@@ -38,14 +38,19 @@ describe('npm start', () => {
   });
 
   it('builds nothing when nothing changed: it says the SDK and the server are up to date (the README test starts it)', async () => {
-    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(scripts.start).toBe('tsx build/if-stale.ts sdk server && npm run serve --silent');
     expect(scripts.serve).toBe('node server/dist/cli.js start --demo-sdk dist/cdn/svc.min.js');
     // The server is built by the global setup (test/support/build-server.ts), the SDK here, both only when stale.
     await ensureSdkBuilt();
     const outputs = [...BUILDS.sdk.outputs, ...BUILDS.server.outputs].map((output) => join(ROOT, output));
     const before = outputs.map((output) => statSync(output).mtimeMs);
-    const run = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['build/if-stale.ts', 'sdk', 'server'], { cwd: ROOT, encoding: 'utf8' });
+    const run = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), ['build/if-stale.ts', 'sdk', 'server'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toBe('sdk: up to date\nserver: up to date\n');
     expect(run.stdout, 'stdout is left to the command that runs it (npm pack --json)').toBe('');

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('the generated OpenAPI document', () => {
-  it('is valid OpenAPI 3.1 (checked against the specification\'s schema)', async () => {
+  it("is valid OpenAPI 3.1 (checked against the specification's schema)", async () => {
     const res = await fetch(`${t.url}/openapi.json`);
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { openapi: string; servers: { url: string }[] };
@@ -21,13 +21,23 @@ describe('the generated OpenAPI document', () => {
   });
 
   it('is checked by a validator that does refuse a broken document', async () => {
-    const broken = { openapi: '3.1.0', info: { title: 'no version' }, paths: { '/x': { get: { responses: { 200: { content: 'none' } } } } } };
+    const broken = {
+      openapi: '3.1.0',
+      info: { title: 'no version' },
+      paths: { '/x': { get: { responses: { 200: { content: 'none' } } } } },
+    };
     expect((await validate(broken as never)).valid).toBe(false);
   });
 
   it('describes every 400 with the one error shape and an example', async () => {
     const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown; example?: unknown }> }> }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          { responses: Record<string, { content?: Record<string, { schema: unknown; example?: unknown }> }> }
+        >
+      >;
     };
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
@@ -43,17 +53,21 @@ describe('examples', () => {
   it('come with every request body (binary uploads aside) and every JSON error answer', async () => {
     type Content = Record<string, { schema: { format?: string }; example?: unknown }>;
     type Operation = { requestBody?: { content: Content }; responses: Record<string, { content?: Content }> };
-    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+    };
     const missing: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
-          if (media.schema.format !== 'binary' && media.example === undefined) missing.push(`${method} ${path} body ${type}`);
+          if (media.schema.format !== 'binary' && media.example === undefined)
+            missing.push(`${method} ${path} body ${type}`);
         }
         for (const [status, answer] of Object.entries(op.responses)) {
           // JSON errors carry the one error shape with an example; the keyless pages answer with an HTML page.
           const json = answer.content?.['application/json'];
-          if (Number(status) >= 400 && (answer.content === undefined || (json && json.example === undefined))) missing.push(`${method} ${path} ${status}`);
+          if (Number(status) >= 400 && (answer.content === undefined || (json && json.example === undefined)))
+            missing.push(`${method} ${path} ${status}`);
         }
       }
     }
@@ -68,7 +82,9 @@ describe('the API reference at /docs/api', () => {
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     const html = await res.text();
     // data: URLs (the empty icon) load nothing.
-    const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((url) => !url.startsWith('data:'));
+    const urls = [...html.matchAll(/(?:src|href)="([^"]+)"/g)]
+      .map((m) => m[1]!)
+      .filter((url) => !url.startsWith('data:'));
     expect(urls.length).toBeGreaterThan(1);
     for (const url of urls) {
       expect(url.startsWith('/docs/api/'), url).toBe(true);

@@ -30,7 +30,8 @@ const SIGNING_SECRET = 'a'.repeat(32);
 const DEBUG_ID = '6a8f1e2c-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
 const SESSION = 'openapi-session-1';
 const demoDir = mkdtempSync(join(tmpdir(), 'svc-openapi-demo-'));
-for (const name of ['svc.min.js', 'svc.min.js.map', 'svc-recorder.min.js', 'svc-recorder.min.js.map']) writeFileSync(join(demoDir, name), '{}');
+for (const name of ['svc.min.js', 'svc.min.js.map', 'svc-recorder.min.js', 'svc-recorder.min.js.map'])
+  writeFileSync(join(demoDir, name), '{}');
 
 /** What the cases need: the server, its keys and objects made for the valid requests. */
 interface Ctx {
@@ -67,7 +68,11 @@ const signed = (url: string) => Object.fromEntries(new URL(url).searchParams);
 const withSignature = (form: string): Req => {
   const ts = String(Math.floor(Date.now() / 1000));
   const signature = `v0=${createHmac('sha256', SIGNING_SECRET).update(`v0:${ts}:${form}`).digest('hex')}`;
-  return { raw: { type: 'application/x-www-form-urlencoded', text: form }, headers: { 'x-slack-request-timestamp': ts, 'x-slack-signature': signature }, key: 'none' };
+  return {
+    raw: { type: 'application/x-www-form-urlencoded', text: form },
+    headers: { 'x-slack-request-timestamp': ts, 'x-slack-signature': signature },
+    key: 'none',
+  };
 };
 const links = (ctx: Ctx) => incidentLinks(ctx.t.server.notify.box, ctx.t.server.publicUrl, Date.now());
 const noKey = (req: Req): Req => ({ ...req, key: 'none' });
@@ -88,7 +93,17 @@ const recipes = {
   serviceName: 'web-app',
   sessionId: SESSION,
   replayId: 'replay-1',
-  steps: [{ ts: Date.now() - 900, method: 'GET', url: 'https://shop.example.com/api/cart', requestHeaders: {}, status: 200, responseHeaders: {}, durationMs: 12 }],
+  steps: [
+    {
+      ts: Date.now() - 900,
+      method: 'GET',
+      url: 'https://shop.example.com/api/cart',
+      requestHeaders: {},
+      status: 200,
+      responseHeaders: {},
+      durationMs: 12,
+    },
+  ],
 };
 const testResult = {
   test_id: 'abc-1',
@@ -111,9 +126,15 @@ const CASES: Record<string, Case> = {
   'get /docs/api': { valid: () => noKey({}), invalid: null },
   // The console's pages: any id is a well-formed id (the page asks the API, which answers 404 for an unknown one).
   ...Object.fromEntries(
-    CONSOLE_PATHS.map((path): [string, Case] => [`get ${path}`, { valid: () => noKey({ path: path.replace('{id}', 'some-id') }), invalid: null }]),
+    CONSOLE_PATHS.map((path): [string, Case] => [
+      `get ${path}`,
+      { valid: () => noKey({ path: path.replace('{id}', 'some-id') }), invalid: null },
+    ]),
   ),
-  'get /docs/api/{file}': { valid: () => noKey({ path: '/docs/api/start.js' }), invalid: () => ({ ...noKey({ path: '/docs/api/other.js' }), field: 'file' }) },
+  'get /docs/api/{file}': {
+    valid: () => noKey({ path: '/docs/api/start.js' }),
+    invalid: () => ({ ...noKey({ path: '/docs/api/other.js' }), field: 'file' }),
+  },
   'get /viewer': { valid: () => noKey({}), ok: [302], invalid: null },
   'get /viewer/': { valid: () => noKey({}), ok: [302], invalid: null },
   'get /console/assets/{file}': {
@@ -131,28 +152,70 @@ const CASES: Record<string, Case> = {
   'get /demo/svc.min.js.map': { valid: () => noKey({}), invalid: null },
   'get /demo/svc-recorder.min.js': { valid: () => noKey({}), invalid: null },
   'get /demo/svc-recorder.min.js.map': { valid: () => noKey({}), invalid: null },
-  'get /demo/api/echo': { valid: () => noKey({ query: { status: '201' } }), invalid: () => ({ ...noKey({ query: { status: 'abc' } }), field: 'status' }) },
-  'post /demo/api/echo': { valid: () => noKey({ query: { delay: '0' }, body: {} }), invalid: () => ({ ...noKey({ query: { delay: '-1' }, body: {} }), field: 'delay' }) },
+  'get /demo/api/echo': {
+    valid: () => noKey({ query: { status: '201' } }),
+    invalid: () => ({ ...noKey({ query: { status: 'abc' } }), field: 'status' }),
+  },
+  'post /demo/api/echo': {
+    valid: () => noKey({ query: { delay: '0' }, body: {} }),
+    invalid: () => ({ ...noKey({ query: { delay: '-1' }, body: {} }), field: 'delay' }),
+  },
 
   // Ingest: their own readers, the same error shape.
-  'post /otlp/v1/traces': { valid: () => ({ body: traceBody([{ sessionId: SESSION }]), key: 'ingest' }), invalid: () => ({ body: { resourceSpans: 'x' }, key: 'ingest', field: 'resourceSpans' }) },
-  'post /otlp/v1/logs': { valid: () => ({ body: logsBody('web-app', SESSION), key: 'ingest' }), invalid: () => ({ body: { resourceLogs: 'x' }, key: 'ingest', field: 'resourceLogs' }) },
-  'post /otlp/v1/metrics': { valid: () => ({ body: metricsBody('web-app', SESSION), key: 'ingest' }), invalid: () => ({ body: { resourceMetrics: 'x' }, key: 'ingest', field: 'resourceMetrics' }) },
-  'post /ingest/replay/chunk': { valid: () => ({ body: chunk(0), key: 'ingest' }), invalid: () => ({ body: { ...chunk(1), seq: -1 }, key: 'ingest', field: 'seq' }) },
-  'post /ingest/replay/recipes': { valid: () => ({ body: recipes, key: 'ingest' }), invalid: () => ({ body: { ...recipes, steps: [] }, key: 'ingest', field: 'steps' }) },
+  'post /otlp/v1/traces': {
+    valid: () => ({ body: traceBody([{ sessionId: SESSION }]), key: 'ingest' }),
+    invalid: () => ({ body: { resourceSpans: 'x' }, key: 'ingest', field: 'resourceSpans' }),
+  },
+  'post /otlp/v1/logs': {
+    valid: () => ({ body: logsBody('web-app', SESSION), key: 'ingest' }),
+    invalid: () => ({ body: { resourceLogs: 'x' }, key: 'ingest', field: 'resourceLogs' }),
+  },
+  'post /otlp/v1/metrics': {
+    valid: () => ({ body: metricsBody('web-app', SESSION), key: 'ingest' }),
+    invalid: () => ({ body: { resourceMetrics: 'x' }, key: 'ingest', field: 'resourceMetrics' }),
+  },
+  'post /ingest/replay/chunk': {
+    valid: () => ({ body: chunk(0), key: 'ingest' }),
+    invalid: () => ({ body: { ...chunk(1), seq: -1 }, key: 'ingest', field: 'seq' }),
+  },
+  'post /ingest/replay/recipes': {
+    valid: () => ({ body: recipes, key: 'ingest' }),
+    invalid: () => ({ body: { ...recipes, steps: [] }, key: 'ingest', field: 'steps' }),
+  },
 
   // Query API.
   'get /control-plane/apps': { valid: () => ({}), invalid: null },
   'get /control-plane/me': { valid: () => ({}), invalid: null },
   'get /control-plane/setup': { valid: () => ({}), invalid: null },
-  'get /control-plane/ingest/health': { valid: () => ({ query: { from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { from: 'yesterday' }, field: 'from' }) },
-  'get /control-plane/sessions': { valid: () => ({ query: { limit: '5', 'attr.tier': 'gold' } }), invalid: () => ({ query: { limit: '0' }, field: 'limit' }) },
-  'get /control-plane/sessions/sampling': { valid: () => ({ query: { from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { from: 'yesterday' }, field: 'from' }) },
-  'get /control-plane/sessions/facets': { valid: () => ({ query: { app: 'web-app', from: '2020-01-01T00:00:00Z' } }), invalid: () => ({ query: { sort: 'errors' }, field: 'sort' }) },
-  'get /control-plane/spans': { valid: () => ({ query: { session_id: SESSION } }), invalid: () => ({ query: { trace_id: 'xyz' }, field: 'trace_id' }) },
+  'get /control-plane/ingest/health': {
+    valid: () => ({ query: { from: '2020-01-01T00:00:00Z' } }),
+    invalid: () => ({ query: { from: 'yesterday' }, field: 'from' }),
+  },
+  'get /control-plane/sessions': {
+    valid: () => ({ query: { limit: '5', 'attr.tier': 'gold' } }),
+    invalid: () => ({ query: { limit: '0' }, field: 'limit' }),
+  },
+  'get /control-plane/sessions/sampling': {
+    valid: () => ({ query: { from: '2020-01-01T00:00:00Z' } }),
+    invalid: () => ({ query: { from: 'yesterday' }, field: 'from' }),
+  },
+  'get /control-plane/sessions/facets': {
+    valid: () => ({ query: { app: 'web-app', from: '2020-01-01T00:00:00Z' } }),
+    invalid: () => ({ query: { sort: 'errors' }, field: 'sort' }),
+  },
+  'get /control-plane/spans': {
+    valid: () => ({ query: { session_id: SESSION } }),
+    invalid: () => ({ query: { trace_id: 'xyz' }, field: 'trace_id' }),
+  },
   'get /control-plane/logs': { valid: () => ({ query: { app: 'web-app' } }), invalid: () => unknownQuery('severity') },
-  'get /control-plane/metrics': { valid: () => ({ query: { name: 'x' } }), invalid: () => ({ query: { limit: '1001' }, field: 'limit' }) },
-  'get /control-plane/traces': { valid: () => ({ query: { session_id: SESSION, status: 'ok' } }), invalid: () => ({ query: { status: 'failed' }, field: 'status' }) },
+  'get /control-plane/metrics': {
+    valid: () => ({ query: { name: 'x' } }),
+    invalid: () => ({ query: { limit: '1001' }, field: 'limit' }),
+  },
+  'get /control-plane/traces': {
+    valid: () => ({ query: { session_id: SESSION, status: 'ok' } }),
+    invalid: () => ({ query: { status: 'failed' }, field: 'status' }),
+  },
   'get /control-plane/logs/{id}/frames': {
     // The error log of the issue, stored before the cases.
     prepare: async (ctx) => {
@@ -164,28 +227,63 @@ const CASES: Record<string, Case> = {
     invalid: () => ({ path: '/control-plane/logs/abc/frames', field: 'id' }),
   },
   // The trace 'post /otlp/v1/traces' stored above.
-  'get /control-plane/traces/{trace_id}': { valid: () => ({ path: `/control-plane/traces/${TRACE_ID}` }), invalid: () => ({ path: '/control-plane/traces/xyz', field: 'trace_id' }) },
-  'get /control-plane/vitals': { valid: () => ({ query: { route: '/products/:id', bucket: 'hour' } }), invalid: () => ({ query: { bucket: 'week' }, field: 'bucket' }) },
-  'get /control-plane/replay/chunks': { valid: () => ({ query: { limit: '100' } }), invalid: () => ({ query: { limit: '101' }, field: 'limit' }) },
-  'get /control-plane/recipes': { valid: () => ({ query: { to: String(Date.now()) } }), invalid: () => ({ query: { user_id: '' }, field: 'user_id' }) },
-  'get /control-plane/sessions/{id}': { valid: () => ({ path: `/control-plane/sessions/${SESSION}` }), invalid: () => ({ path: `/control-plane/sessions/${SESSION}`, ...unknownQuery() }) },
+  'get /control-plane/traces/{trace_id}': {
+    valid: () => ({ path: `/control-plane/traces/${TRACE_ID}` }),
+    invalid: () => ({ path: '/control-plane/traces/xyz', field: 'trace_id' }),
+  },
+  'get /control-plane/vitals': {
+    valid: () => ({ query: { route: '/products/:id', bucket: 'hour' } }),
+    invalid: () => ({ query: { bucket: 'week' }, field: 'bucket' }),
+  },
+  'get /control-plane/replay/chunks': {
+    valid: () => ({ query: { limit: '100' } }),
+    invalid: () => ({ query: { limit: '101' }, field: 'limit' }),
+  },
+  'get /control-plane/recipes': {
+    valid: () => ({ query: { to: String(Date.now()) } }),
+    invalid: () => ({ query: { user_id: '' }, field: 'user_id' }),
+  },
+  'get /control-plane/sessions/{id}': {
+    valid: () => ({ path: `/control-plane/sessions/${SESSION}` }),
+    invalid: () => ({ path: `/control-plane/sessions/${SESSION}`, ...unknownQuery() }),
+  },
   'get /control-plane/sessions/{id}/replay': {
     valid: () => ({ path: `/control-plane/sessions/${SESSION}/replay` }),
-    invalid: () => ({ path: `/control-plane/sessions/${SESSION}/replay`, query: { cursor: 'not-a-cursor' }, field: 'cursor' }),
+    invalid: () => ({
+      path: `/control-plane/sessions/${SESSION}/replay`,
+      query: { cursor: 'not-a-cursor' },
+      field: 'cursor',
+    }),
   },
   'get /control-plane/sessions/{id}/recipes': {
     valid: () => ({ path: `/control-plane/sessions/${SESSION}/recipes`, query: { limit: '1000' } }),
     invalid: () => ({ path: `/control-plane/sessions/${SESSION}/recipes`, query: { limit: 'many' }, field: 'limit' }),
   },
   'get /control-plane/sessions/{id}/playwright': {
-    valid: () => ({ path: `/control-plane/sessions/${SESSION}/playwright`, query: { base_url: 'http://localhost:3000' } }),
-    invalid: () => ({ path: `/control-plane/sessions/${SESSION}/playwright`, query: { base_url: 'http://localhost:3000/app' }, field: 'base_url' }),
+    valid: () => ({
+      path: `/control-plane/sessions/${SESSION}/playwright`,
+      query: { base_url: 'http://localhost:3000' },
+    }),
+    invalid: () => ({
+      path: `/control-plane/sessions/${SESSION}/playwright`,
+      query: { base_url: 'http://localhost:3000/app' },
+      field: 'base_url',
+    }),
   },
 
   // Issues, their analyses and pull requests (the issue comes from the detector, in beforeAll).
-  'get /control-plane/search': { valid: () => ({ query: { q: SESSION } }), invalid: () => ({ query: { q: ' ' }, field: 'q' }) },
-  'get /control-plane/issues': { valid: () => ({ query: { sort: 'events', status: 'unresolved' } }), invalid: () => ({ query: { sort: 'newest' }, field: 'sort' }) },
-  'get /control-plane/issues/{id}': { valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}` }), invalid: null },
+  'get /control-plane/search': {
+    valid: () => ({ query: { q: SESSION } }),
+    invalid: () => ({ query: { q: ' ' }, field: 'q' }),
+  },
+  'get /control-plane/issues': {
+    valid: () => ({ query: { sort: 'events', status: 'unresolved' } }),
+    invalid: () => ({ query: { sort: 'newest' }, field: 'sort' }),
+  },
+  'get /control-plane/issues/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}` }),
+    invalid: null,
+  },
   'get /control-plane/issues/facets': { valid: () => ({}), invalid: null },
   'patch /control-plane/issues': {
     valid: (ctx) => ({ body: { ids: [ctx.ids.issue], status: 'unresolved' } }),
@@ -193,9 +291,16 @@ const CASES: Record<string, Case> = {
   },
   'patch /control-plane/issues/{id}': {
     valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}`, body: { status: 'unresolved' } }),
-    invalid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}`, body: { status: 'ignored', in_next_release: true }, field: 'in_next_release' }),
+    invalid: (ctx) => ({
+      path: `/control-plane/issues/${ctx.ids.issue}`,
+      body: { status: 'ignored', in_next_release: true },
+      field: 'in_next_release',
+    }),
   },
-  'post /control-plane/issues/{id}/analysis': { valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}/analysis` }), invalid: null },
+  'post /control-plane/issues/{id}/analysis': {
+    valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}/analysis` }),
+    invalid: null,
+  },
   'get /control-plane/issues/{id}/analysis': {
     // The analysis runs in the background: wait until it is done, so that it writes nothing during the cases after.
     prepare: async (ctx) => {
@@ -219,17 +324,38 @@ const CASES: Record<string, Case> = {
     invalid: null,
   },
   'get /issues/{id}': {
-    valid: (ctx) => noKey({ path: `/issues/${ctx.ids.issue}`, query: signed(issuePageUrl(ctx.t.server.notify.box, ctx.t.server.publicUrl, Date.now(), ctx.t.projectId, ctx.ids.issue!)) }),
-    invalid: (ctx) => ({ ...noKey({ path: `/issues/${ctx.ids.issue}`, query: { p: ctx.t.projectId, exp: '1', sig: 'x' } }), field: 'sig' }),
+    valid: (ctx) =>
+      noKey({
+        path: `/issues/${ctx.ids.issue}`,
+        query: signed(
+          issuePageUrl(ctx.t.server.notify.box, ctx.t.server.publicUrl, Date.now(), ctx.t.projectId, ctx.ids.issue!),
+        ),
+      }),
+    invalid: (ctx) => ({
+      ...noKey({ path: `/issues/${ctx.ids.issue}`, query: { p: ctx.t.projectId, exp: '1', sig: 'x' } }),
+      field: 'sig',
+    }),
     invalidStatus: 403,
   },
 
   // Projects and keys (admin key).
   'get /control-plane/projects': { valid: () => ({ key: 'admin' }), invalid: null },
-  'post /control-plane/projects': { valid: () => ({ key: 'admin', body: { name: 'second' } }), invalid: () => ({ key: 'admin', body: { name: ' padded' }, field: 'name' }) },
+  'post /control-plane/projects': {
+    valid: () => ({ key: 'admin', body: { name: 'second' } }),
+    invalid: () => ({ key: 'admin', body: { name: ' padded' }, field: 'name' }),
+  },
   'post /control-plane/projects/{id}/keys': {
-    valid: (ctx) => ({ key: 'admin', path: `/control-plane/projects/${ctx.t.projectId}/keys`, body: { scope: 'control', name: 'ci' } }),
-    invalid: (ctx) => ({ key: 'admin', path: `/control-plane/projects/${ctx.t.projectId}/keys`, body: { scope: 'admin' }, field: 'scope' }),
+    valid: (ctx) => ({
+      key: 'admin',
+      path: `/control-plane/projects/${ctx.t.projectId}/keys`,
+      body: { scope: 'control', name: 'ci' },
+    }),
+    invalid: (ctx) => ({
+      key: 'admin',
+      path: `/control-plane/projects/${ctx.t.projectId}/keys`,
+      body: { scope: 'admin' },
+      field: 'scope',
+    }),
   },
 
   // Incidents and their signed pages.
@@ -237,40 +363,95 @@ const CASES: Record<string, Case> = {
     valid: () => json({ title: 'Checkout down', severity: 'high', services: ['web-app'] }),
     invalid: () => ({ body: { title: 'Checkout down', severity: 'urgent' }, field: 'severity' }),
   },
-  'get /control-plane/incidents': { valid: () => ({ query: { status: 'detected', limit: '200' } }), invalid: () => ({ query: { severity: 'urgent' }, field: 'severity' }) },
-  'get /control-plane/incidents/{id}': { valid: (ctx) => ({ path: `/control-plane/incidents/${ctx.ids.incident}` }), invalid: null },
+  'get /control-plane/incidents': {
+    valid: () => ({ query: { status: 'detected', limit: '200' } }),
+    invalid: () => ({ query: { severity: 'urgent' }, field: 'severity' }),
+  },
+  'get /control-plane/incidents/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/incidents/${ctx.ids.incident}` }),
+    invalid: null,
+  },
   'post /control-plane/incidents/{id}/acknowledge': {
     valid: (ctx) => ({ path: `/control-plane/incidents/${ctx.ids.incident}/acknowledge` }),
-    invalid: (ctx) => ({ path: `/control-plane/incidents/${ctx.ids.incident}/acknowledge`, body: { by: '' }, field: 'by' }),
+    invalid: (ctx) => ({
+      path: `/control-plane/incidents/${ctx.ids.incident}/acknowledge`,
+      body: { by: '' },
+      field: 'by',
+    }),
   },
   'post /control-plane/incidents/{id}/resolve': {
     valid: (ctx) => ({ path: `/control-plane/incidents/${ctx.ids.incident}/resolve`, body: { by: 'alice' } }),
-    invalid: (ctx) => ({ path: `/control-plane/incidents/${ctx.ids.incident}/resolve`, body: { who: 'alice' }, field: 'who' }),
+    invalid: (ctx) => ({
+      path: `/control-plane/incidents/${ctx.ids.incident}/resolve`,
+      body: { who: 'alice' },
+      field: 'who',
+    }),
   },
   'get /incidents/test': { valid: () => noKey({}), invalid: null },
   'get /incidents/{id}': {
-    valid: (ctx) => noKey({ path: `/incidents/${ctx.ids.incident}`, query: signed(links(ctx).dashboardUrl(ctx.t.projectId, ctx.ids.incident!)) }),
-    invalid: (ctx) => ({ ...noKey({ path: `/incidents/${ctx.ids.incident}`, query: { p: ctx.t.projectId } }), field: 'sig' }),
+    valid: (ctx) =>
+      noKey({
+        path: `/incidents/${ctx.ids.incident}`,
+        query: signed(links(ctx).dashboardUrl(ctx.t.projectId, ctx.ids.incident!)),
+      }),
+    invalid: (ctx) => ({
+      ...noKey({ path: `/incidents/${ctx.ids.incident}`, query: { p: ctx.t.projectId } }),
+      field: 'sig',
+    }),
     invalidStatus: 403,
   },
   'get /incidents/{id}/acknowledge': {
-    valid: (ctx) => noKey({ path: `/incidents/${ctx.ids.incident}/acknowledge`, query: signed(links(ctx).acknowledgeUrl(ctx.t.projectId, ctx.ids.incident!)) }),
-    invalid: (ctx) => ({ ...noKey({ path: `/incidents/${ctx.ids.incident}/acknowledge`, query: signed(links(ctx).resolveUrl(ctx.t.projectId, ctx.ids.incident!)) }), field: 'sig' }),
+    valid: (ctx) =>
+      noKey({
+        path: `/incidents/${ctx.ids.incident}/acknowledge`,
+        query: signed(links(ctx).acknowledgeUrl(ctx.t.projectId, ctx.ids.incident!)),
+      }),
+    invalid: (ctx) => ({
+      ...noKey({
+        path: `/incidents/${ctx.ids.incident}/acknowledge`,
+        query: signed(links(ctx).resolveUrl(ctx.t.projectId, ctx.ids.incident!)),
+      }),
+      field: 'sig',
+    }),
     invalidStatus: 403,
   },
   'post /incidents/{id}/acknowledge': {
-    valid: (ctx) => noKey({ path: `/incidents/${ctx.ids.incident}/acknowledge`, query: signed(links(ctx).acknowledgeUrl(ctx.t.projectId, ctx.ids.incident!)) }),
-    invalid: (ctx) => ({ ...noKey({ path: `/incidents/${ctx.ids.incident}/acknowledge`, query: { p: ctx.t.projectId, exp: '1', sig: 'x' } }), field: 'sig' }),
+    valid: (ctx) =>
+      noKey({
+        path: `/incidents/${ctx.ids.incident}/acknowledge`,
+        query: signed(links(ctx).acknowledgeUrl(ctx.t.projectId, ctx.ids.incident!)),
+      }),
+    invalid: (ctx) => ({
+      ...noKey({
+        path: `/incidents/${ctx.ids.incident}/acknowledge`,
+        query: { p: ctx.t.projectId, exp: '1', sig: 'x' },
+      }),
+      field: 'sig',
+    }),
     invalidStatus: 403,
   },
   'get /incidents/{id}/resolve': {
-    valid: (ctx) => noKey({ path: `/incidents/${ctx.ids.incident}/resolve`, query: signed(links(ctx).resolveUrl(ctx.t.projectId, ctx.ids.incident!)) }),
+    valid: (ctx) =>
+      noKey({
+        path: `/incidents/${ctx.ids.incident}/resolve`,
+        query: signed(links(ctx).resolveUrl(ctx.t.projectId, ctx.ids.incident!)),
+      }),
     invalid: (ctx) => ({ ...noKey({ path: `/incidents/${ctx.ids.incident}/resolve`, query: {} }), field: 'sig' }),
     invalidStatus: 403,
   },
   'post /incidents/{id}/resolve': {
-    valid: (ctx) => noKey({ path: `/incidents/${ctx.ids.incident}/resolve`, query: signed(links(ctx).resolveUrl(ctx.t.projectId, ctx.ids.incident!)) }),
-    invalid: (ctx) => ({ ...noKey({ path: `/incidents/${ctx.ids.incident}/resolve`, query: signed(links(ctx).acknowledgeUrl(ctx.t.projectId, ctx.ids.incident!)) }), field: 'sig' }),
+    valid: (ctx) =>
+      noKey({
+        path: `/incidents/${ctx.ids.incident}/resolve`,
+        query: signed(links(ctx).resolveUrl(ctx.t.projectId, ctx.ids.incident!)),
+      }),
+    invalid: (ctx) => ({
+      ...noKey({
+        path: `/incidents/${ctx.ids.incident}/resolve`,
+        query: signed(links(ctx).acknowledgeUrl(ctx.t.projectId, ctx.ids.incident!)),
+      }),
+      field: 'sig',
+    }),
     invalidStatus: 403,
   },
 
@@ -280,25 +461,57 @@ const CASES: Record<string, Case> = {
     invalid: () => ({ body: { type: 'pager', name: 'hook', config: {} }, field: 'type' }),
   },
   'get /control-plane/notifications/channels': { valid: () => ({}), invalid: null },
-  'get /control-plane/notifications/channels/{id}': { valid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}` }), invalid: null },
+  'get /control-plane/notifications/channels/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}` }),
+    invalid: null,
+  },
   'patch /control-plane/notifications/channels/{id}': {
-    valid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}`, body: { name: 'hook 2', config: { url: `${ctx.receiver.url}/hook2` } } }),
-    invalid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}`, body: { config: { url: 'ftp://example.com/hook' } }, field: 'config.url' }),
+    valid: (ctx) => ({
+      path: `/control-plane/notifications/channels/${ctx.ids.channel}`,
+      body: { name: 'hook 2', config: { url: `${ctx.receiver.url}/hook2` } },
+    }),
+    invalid: (ctx) => ({
+      path: `/control-plane/notifications/channels/${ctx.ids.channel}`,
+      body: { config: { url: 'ftp://example.com/hook' } },
+      field: 'config.url',
+    }),
   },
   'post /control-plane/notifications/rules': {
     valid: (ctx) => json({ name: 'all high', conditions: { severity: ['high'] }, channels: [ctx.ids.channel] }),
-    invalid: (ctx) => ({ body: { name: 'all', channels: [ctx.ids.channel], delay_seconds: 1e9 }, field: 'delay_seconds' }),
+    invalid: (ctx) => ({
+      body: { name: 'all', channels: [ctx.ids.channel], delay_seconds: 1e9 },
+      field: 'delay_seconds',
+    }),
   },
   'get /control-plane/notifications/rules': { valid: () => ({}), invalid: null },
   'patch /control-plane/notifications/rules/{id}': {
     valid: (ctx) => ({ path: `/control-plane/notifications/rules/${ctx.ids.rule}`, body: { delay_seconds: 60 } }),
-    invalid: (ctx) => ({ path: `/control-plane/notifications/rules/${ctx.ids.rule}`, body: { delay_seconds: -1 }, field: 'delay_seconds' }),
+    invalid: (ctx) => ({
+      path: `/control-plane/notifications/rules/${ctx.ids.rule}`,
+      body: { delay_seconds: -1 },
+      field: 'delay_seconds',
+    }),
   },
-  'put /control-plane/notifications/rules/order': { valid: (ctx) => json({ ids: [ctx.ids.rule] }), invalid: () => ({ body: { ids: ['rule_unknown'] }, field: 'ids' }) },
-  'delete /control-plane/notifications/rules/{id}': { valid: (ctx) => ({ path: `/control-plane/notifications/rules/${ctx.ids.rule}` }), invalid: null },
-  'get /control-plane/notifications/deliveries': { valid: (ctx) => ({ query: { channel_id: ctx.ids.channel! } }), invalid: () => ({ query: { limit: '500' }, field: 'limit' }) },
-  'post /control-plane/notifications/{channelId}/test': { valid: (ctx) => ({ path: `/control-plane/notifications/${ctx.ids.channel}/test` }), invalid: null },
-  'delete /control-plane/notifications/channels/{id}': { valid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}` }), invalid: null },
+  'put /control-plane/notifications/rules/order': {
+    valid: (ctx) => json({ ids: [ctx.ids.rule] }),
+    invalid: () => ({ body: { ids: ['rule_unknown'] }, field: 'ids' }),
+  },
+  'delete /control-plane/notifications/rules/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/notifications/rules/${ctx.ids.rule}` }),
+    invalid: null,
+  },
+  'get /control-plane/notifications/deliveries': {
+    valid: (ctx) => ({ query: { channel_id: ctx.ids.channel! } }),
+    invalid: () => ({ query: { limit: '500' }, field: 'limit' }),
+  },
+  'post /control-plane/notifications/{channelId}/test': {
+    valid: (ctx) => ({ path: `/control-plane/notifications/${ctx.ids.channel}/test` }),
+    invalid: null,
+  },
+  'delete /control-plane/notifications/channels/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}` }),
+    invalid: null,
+  },
   'put /control-plane/integrations/chat-app': {
     valid: () => json({ bot_token: 'xoxb-1-2-abc', signing_secret: SIGNING_SECRET }),
     invalid: () => ({ body: { bot_token: 'xoxp-1', signing_secret: SIGNING_SECRET }, field: 'bot_token' }),
@@ -307,73 +520,155 @@ const CASES: Record<string, Case> = {
     valid: () => json({ account_sid: `AC${'1'.repeat(32)}`, auth_token: 'token', from: '+15550100000' }),
     invalid: () => ({ body: { account_sid: 'AC1', auth_token: 'token', from: '+15550100000' }, field: 'account_sid' }),
   },
-  'get /control-plane/integrations/{kind}': { valid: () => ({ path: '/control-plane/integrations/chat-app' }), invalid: () => ({ path: '/control-plane/integrations/pager', field: 'kind' }) },
+  'get /control-plane/integrations/{kind}': {
+    valid: () => ({ path: '/control-plane/integrations/chat-app' }),
+    invalid: () => ({ path: '/control-plane/integrations/pager', field: 'kind' }),
+  },
   'post /integrations/chat/{projectId}/interactions': {
-    valid: (ctx) => ({ path: `/integrations/chat/${ctx.t.projectId}/interactions`, ...withSignature(`payload=${encodeURIComponent(JSON.stringify({ type: 'view_closed' }))}`) }),
-    invalid: (ctx) => ({ path: `/integrations/chat/${ctx.t.projectId}/interactions`, ...withSignature('text=status'), field: 'payload' }),
+    valid: (ctx) => ({
+      path: `/integrations/chat/${ctx.t.projectId}/interactions`,
+      ...withSignature(`payload=${encodeURIComponent(JSON.stringify({ type: 'view_closed' }))}`),
+    }),
+    invalid: (ctx) => ({
+      path: `/integrations/chat/${ctx.t.projectId}/interactions`,
+      ...withSignature('text=status'),
+      field: 'payload',
+    }),
   },
   'post /integrations/chat/{projectId}/commands': {
-    valid: (ctx) => ({ path: `/integrations/chat/${ctx.t.projectId}/commands`, ...withSignature('command=%2Fsvc&text=status') }),
+    valid: (ctx) => ({
+      path: `/integrations/chat/${ctx.t.projectId}/commands`,
+      ...withSignature('command=%2Fsvc&text=status'),
+    }),
     // Every form is a command; the signature is what can be wrong, and it is a 401 (the chat app's own check).
     invalid: null,
   },
-  'delete /control-plane/integrations/{kind}': { valid: () => ({ path: '/control-plane/integrations/telephony' }), invalid: () => ({ path: '/control-plane/integrations/fax', field: 'kind' }) },
+  'delete /control-plane/integrations/{kind}': {
+    valid: () => ({ path: '/control-plane/integrations/telephony' }),
+    invalid: () => ({ path: '/control-plane/integrations/fax', field: 'kind' }),
+  },
 
   // Repositories (GitHub).
   'put /control-plane/apps/{app}/repository': {
-    valid: () => ({ path: '/control-plane/apps/web-app/repository', body: { owner: 'acme', repo: 'shop', token: 'github_pat_example' } }),
-    invalid: () => ({ path: '/control-plane/apps/web-app/repository', body: { owner: 'acme', repo: 'shop', app_id: 0 }, field: 'app_id' }),
+    valid: () => ({
+      path: '/control-plane/apps/web-app/repository',
+      body: { owner: 'acme', repo: 'shop', token: 'github_pat_example' },
+    }),
+    invalid: () => ({
+      path: '/control-plane/apps/web-app/repository',
+      body: { owner: 'acme', repo: 'shop', app_id: 0 },
+      field: 'app_id',
+    }),
   },
-  'get /control-plane/apps/{app}/repository': { valid: () => ({ path: '/control-plane/apps/web-app/repository' }), invalid: null },
-  'delete /control-plane/apps/{app}/repository': { valid: () => ({ path: '/control-plane/apps/web-app/repository' }), invalid: null },
+  'get /control-plane/apps/{app}/repository': {
+    valid: () => ({ path: '/control-plane/apps/web-app/repository' }),
+    invalid: null,
+  },
+  'delete /control-plane/apps/{app}/repository': {
+    valid: () => ({ path: '/control-plane/apps/web-app/repository' }),
+    invalid: null,
+  },
 
   // Cost.
   'post /control-plane/cost/providers': {
-    valid: () => json({ provider: 'aws', config: { role_arn: 'arn:aws:iam::123456789012:role/svc-cost', cur_bucket: 'billing-1', cur_prefix: 'cur/' } }),
+    valid: () =>
+      json({
+        provider: 'aws',
+        config: { role_arn: 'arn:aws:iam::123456789012:role/svc-cost', cur_bucket: 'billing-1', cur_prefix: 'cur/' },
+      }),
     invalid: () => ({ body: { provider: 'oracle', config: {} }, field: 'provider' }),
   },
   'get /control-plane/cost/providers': { valid: () => ({}), invalid: null },
-  'get /control-plane/cost/providers/{id}': { valid: (ctx) => ({ path: `/control-plane/cost/providers/${ctx.ids.provider}` }), invalid: null },
-  'get /control-plane/cost/providers/{id}/sync': { valid: (ctx) => ({ path: `/control-plane/cost/providers/${ctx.ids.provider}/sync` }), invalid: null },
+  'get /control-plane/cost/providers/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/cost/providers/${ctx.ids.provider}` }),
+    invalid: null,
+  },
+  'get /control-plane/cost/providers/{id}/sync': {
+    valid: (ctx) => ({ path: `/control-plane/cost/providers/${ctx.ids.provider}/sync` }),
+    invalid: null,
+  },
   'post /control-plane/cost/providers/{id}/sync': {
     valid: (ctx) => ({ path: `/control-plane/cost/providers/${ctx.ids.provider}/sync` }),
     ok: [202, 409], // 409 while the first sync runs
     invalid: null,
   },
-  'delete /control-plane/cost/providers/{id}': { valid: (ctx) => ({ path: `/control-plane/cost/providers/${ctx.ids.provider}` }), invalid: null },
+  'delete /control-plane/cost/providers/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/cost/providers/${ctx.ids.provider}` }),
+    invalid: null,
+  },
   'post /control-plane/cost/mappings': {
     valid: () => json({ rules: [{ match: { tag: 'app', pattern: 'shop-*' }, attribute_to: 'service' }] }),
     invalid: () => ({ body: { rules: [{ match: { tag: 'app' }, attribute_to: 'service' }] }, field: 'rules[0].match' }),
   },
   'get /control-plane/cost/mappings': { valid: () => ({}), invalid: null },
-  'get /control-plane/cost/summary': { valid: () => ({ query: { period: '2026-01' } }), invalid: () => ({ query: { period: '2026-13' }, field: 'period' }) },
+  'get /control-plane/cost/summary': {
+    valid: () => ({ query: { period: '2026-01' } }),
+    invalid: () => ({ query: { period: '2026-13' }, field: 'period' }),
+  },
   'get /control-plane/cost/by-service': { valid: () => ({}), invalid: () => unknownQuery('month') },
-  'get /control-plane/cost/estimate': { valid: () => ({ query: { period: 'weekly', trailing_days: '7' } }), invalid: () => ({ query: { threshold_pct: '-5' }, field: 'threshold_pct' }) },
-  'get /control-plane/cost/recommendations': { valid: () => ({ query: { lookback_days: '30' } }), invalid: () => ({ query: { lookback_days: '365' }, field: 'lookback_days' }) },
+  'get /control-plane/cost/estimate': {
+    valid: () => ({ query: { period: 'weekly', trailing_days: '7' } }),
+    invalid: () => ({ query: { threshold_pct: '-5' }, field: 'threshold_pct' }),
+  },
+  'get /control-plane/cost/recommendations': {
+    valid: () => ({ query: { lookback_days: '30' } }),
+    invalid: () => ({ query: { lookback_days: '365' }, field: 'lookback_days' }),
+  },
 
   // Source maps.
-  'post /control-plane/sourcemaps': { valid: () => json({ maps: [{ map: sourceMap }] }), invalid: () => ({ body: { maps: [{ map: { version: 2 } }] }, field: 'maps[0].map' }) },
-  'get /control-plane/sourcemaps': { valid: () => ({ query: { release: '1.0.0' } }), invalid: () => ({ query: { limit: '0' }, field: 'limit' }) },
-  'delete /control-plane/sourcemaps/{debug_id}': { valid: () => ({ path: `/control-plane/sourcemaps/${DEBUG_ID}` }), invalid: () => ({ path: '/control-plane/sourcemaps/not-a-uuid', field: 'debug_id' }) },
+  'post /control-plane/sourcemaps': {
+    valid: () => json({ maps: [{ map: sourceMap }] }),
+    invalid: () => ({ body: { maps: [{ map: { version: 2 } }] }, field: 'maps[0].map' }),
+  },
+  'get /control-plane/sourcemaps': {
+    valid: () => ({ query: { release: '1.0.0' } }),
+    invalid: () => ({ query: { limit: '0' }, field: 'limit' }),
+  },
+  'delete /control-plane/sourcemaps/{debug_id}': {
+    valid: () => ({ path: `/control-plane/sourcemaps/${DEBUG_ID}` }),
+    invalid: () => ({ path: '/control-plane/sourcemaps/not-a-uuid', field: 'debug_id' }),
+  },
 
   // Test runs: made, given a result, finished, then read.
   'put /control-plane/test-runs/{run_id}': {
-    valid: () => ({ path: '/control-plane/test-runs/run-1', body: { started_at: new Date().toISOString(), branch: 'main', commit: 'abc123' } }),
+    valid: () => ({
+      path: '/control-plane/test-runs/run-1',
+      body: { started_at: new Date().toISOString(), branch: 'main', commit: 'abc123' },
+    }),
     invalid: () => ({ path: '/control-plane/test-runs/run-1', body: { started_at: 'today' }, field: 'started_at' }),
   },
   'post /control-plane/test-runs/{run_id}/results': {
     valid: () => ({ path: '/control-plane/test-runs/run-1/results', body: { results: [testResult] } }),
-    invalid: () => ({ path: '/control-plane/test-runs/run-1/results', body: { results: [{ ...testResult, tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }] }, field: 'results[0].tags' }),
+    invalid: () => ({
+      path: '/control-plane/test-runs/run-1/results',
+      body: { results: [{ ...testResult, tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }] },
+      field: 'results[0].tags',
+    }),
   },
   'post /control-plane/test-runs/{run_id}/finish': {
     valid: () => ({ path: '/control-plane/test-runs/run-1/finish', body: { status: 'passed', duration_ms: 1200 } }),
-    invalid: () => ({ path: '/control-plane/test-runs/run-1/finish', body: { status: 'green', duration_ms: 1200 }, field: 'status' }),
+    invalid: () => ({
+      path: '/control-plane/test-runs/run-1/finish',
+      body: { status: 'green', duration_ms: 1200 },
+      field: 'status',
+    }),
   },
-  'get /control-plane/test-runs': { valid: () => ({ query: { branch: 'main', status: 'passed' } }), invalid: () => ({ query: { status: 'green' }, field: 'status' }) },
-  'get /control-plane/test-runs/{run_id}': { valid: () => ({ path: '/control-plane/test-runs/run-1' }), invalid: () => ({ path: '/control-plane/test-runs/run%201', field: 'run_id' }) },
-  'get /control-plane/tests/flaky': { valid: () => ({ query: { runs: '10' } }), invalid: () => ({ query: { runs: '0' }, field: 'runs' }) },
+  'get /control-plane/test-runs': {
+    valid: () => ({ query: { branch: 'main', status: 'passed' } }),
+    invalid: () => ({ query: { status: 'green' }, field: 'status' }),
+  },
+  'get /control-plane/test-runs/{run_id}': {
+    valid: () => ({ path: '/control-plane/test-runs/run-1' }),
+    invalid: () => ({ path: '/control-plane/test-runs/run%201', field: 'run_id' }),
+  },
+  'get /control-plane/tests/flaky': {
+    valid: () => ({ query: { runs: '10' } }),
+    invalid: () => ({ query: { runs: '0' }, field: 'runs' }),
+  },
   'get /control-plane/tests/{test_key}': {
-    valid: () => ({ path: `/control-plane/tests/${testKey(testResult.file, testResult.title_path, testResult.project)}` }),
+    valid: () => ({
+      path: `/control-plane/tests/${testKey(testResult.file, testResult.title_path, testResult.project)}`,
+    }),
     invalid: () => ({ path: '/control-plane/tests/not-a-key', field: 'test_key' }),
   },
 };
@@ -387,9 +682,14 @@ async function documented(url: string): Promise<string[]> {
 /** Every row of every table but those background workers write on their own schedule: what a request could change. */
 async function snapshot(t: TestServer): Promise<string> {
   const { db } = t.server.database;
-  const tables = (await db.introspection.getTables()).map((table) => table.name).filter((name) => !['cost_syncs', 'deliveries', 'kysely_migration', 'kysely_migration_lock'].includes(name));
+  const tables = (await db.introspection.getTables())
+    .map((table) => table.name)
+    .filter((name) => !['cost_syncs', 'deliveries', 'kysely_migration', 'kysely_migration_lock'].includes(name));
   const rows: Record<string, unknown[]> = {};
-  for (const table of tables.sort()) rows[table] = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows.map((r) => JSON.stringify(r)).sort();
+  for (const table of tables.sort())
+    rows[table] = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows
+      .map((r) => JSON.stringify(r))
+      .sort();
   return JSON.stringify(rows);
 }
 
@@ -414,7 +714,12 @@ describe.each(kinds)('every documented route, one valid and one invalid request,
 
   beforeAll(async () => {
     ctx.receiver = await startReceiver();
-    ctx.t = await startTestServer(kind, { detection: false, allowPrivateTargets: true, secretKey: 'k'.repeat(40), demoSdk: join(demoDir, 'svc.min.js') });
+    ctx.t = await startTestServer(kind, {
+      detection: false,
+      allowPrivateTargets: true,
+      secretKey: 'k'.repeat(40),
+      demoSdk: join(demoDir, 'svc.min.js'),
+    });
     const { t } = ctx;
     ctx.adminKey = (await createKey(t.server.database.db, systemClock, { projectId: t.projectId, scope: 'admin' })).key;
     // An issue: an error log the detector groups.
@@ -445,7 +750,9 @@ describe.each(kinds)('every documented route, one valid and one invalid request,
         const expected = c.invalidStatus ?? 400;
         expect(res.status, `${route} invalid: ${res.body}`).toBe(expected);
         if (expected === 400) {
-          const error = (JSON.parse(res.body) as { error: { code: string; message: string; details?: { field?: string } } }).error;
+          const error = (
+            JSON.parse(res.body) as { error: { code: string; message: string; details?: { field?: string } } }
+          ).error;
           expect(error.details?.field, `${route}: ${res.body}`).toBe(field);
           expect(error.message, route).toContain(field.split(/[.[]/)[0]);
         }
@@ -454,7 +761,10 @@ describe.each(kinds)('every documented route, one valid and one invalid request,
       await c.prepare?.(ctx);
       const res = await send(ctx, route, c.valid(ctx));
       const ok = c.ok ?? [];
-      expect(res.status >= 200 && res.status < 300 ? 'success' : ok.includes(res.status) ? 'expected' : res.status, `${route} valid: ${res.body.slice(0, 300)}`).not.toBeTypeOf('number');
+      expect(
+        res.status >= 200 && res.status < 300 ? 'success' : ok.includes(res.status) ? 'expected' : res.status,
+        `${route} valid: ${res.body.slice(0, 300)}`,
+      ).not.toBeTypeOf('number');
       remember(ctx, route, res.body);
       checked.push(route);
     }
@@ -491,5 +801,6 @@ function remember(ctx: Ctx, route: string, body: string): void {
   if (route === 'post /control-plane/notifications/channels') ctx.ids.channel = id();
   if (route === 'post /control-plane/notifications/rules') ctx.ids.rule = id();
   if (route === 'post /control-plane/cost/providers') ctx.ids.provider = id();
-  if (route === 'get /control-plane/issues') ctx.ids.issue = (JSON.parse(body) as { data: { id: string }[] }).data[0]!.id;
+  if (route === 'get /control-plane/issues')
+    ctx.ids.issue = (JSON.parse(body) as { data: { id: string }[] }).data[0]!.id;
 }

@@ -23,12 +23,20 @@ import {
 import { SeverityNumber, type AnyValue } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
-import { AggregationTemporalityPreference, OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import {
+  AggregationTemporalityPreference,
+  OTLPMetricExporter as JsonMetricExporter,
+} from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { LoggerProvider, SimpleLogRecordProcessor, type LogRecordExporter, type ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import {
+  LoggerProvider,
+  SimpleLogRecordProcessor,
+  type LogRecordExporter,
+  type ReadableLogRecord,
+} from '@opentelemetry/sdk-logs';
 import {
   AggregationTemporality,
   DataPointType,
@@ -38,7 +46,12 @@ import {
   type PushMetricExporter,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAlias } from '../../server/src/tenancy/apps';
 import { databaseKinds } from '../support/databases';
@@ -63,7 +76,12 @@ class SyncContextManager implements ContextManager {
   active(): Context {
     return this.stack[this.stack.length - 1] ?? ROOT_CONTEXT;
   }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A) {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ) {
     this.stack.push(ctx);
     try {
       return fn.call(thisArg, ...args);
@@ -171,10 +189,16 @@ const METRIC_TYPE: Record<DataPointType, string> = {
   [DataPointType.EXPONENTIAL_HISTOGRAM]: 'exponential_histogram',
 };
 
-const sameAttributes = (a: unknown, b: Record<string, unknown>) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+const sameAttributes = (a: unknown, b: Record<string, unknown>) =>
+  JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, x]) => [k, sortKeys(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .sort(([x], [y]) => (x < y ? -1 : 1))
+        .map(([k, x]) => [k, sortKeys(x)]),
+    );
   return v;
 }
 
@@ -228,7 +252,12 @@ const FLAVORS: Flavor[] = [
     traceExporter: (url, headers) => new ProtoTraceExporter({ url, headers, compression: GZIP }),
     logExporter: (url, headers) => new ProtoLogExporter({ url, headers, compression: GZIP }),
     metricExporter: (url, headers) =>
-      new ProtoMetricExporter({ url, headers, compression: GZIP, temporalityPreference: AggregationTemporalityPreference.DELTA }),
+      new ProtoMetricExporter({
+        url,
+        headers,
+        compression: GZIP,
+        temporalityPreference: AggregationTemporalityPreference.DELTA,
+      }),
   },
 ];
 
@@ -257,8 +286,14 @@ async function runSdk(t: TestServer, flavor: Flavor): Promise<Run> {
   const logs = recordingLogExporter(flavor.logExporter(`${t.url}/otlp/v1/logs`, headers));
   const metrics = recordingMetricExporter(flavor.metricExporter(`${t.url}/otlp/v1/metrics`, headers));
 
-  const tracerProvider = new BasicTracerProvider({ resource, spanProcessors: [new SimpleSpanProcessor(spans.exporter)] });
-  const loggerProvider = new LoggerProvider({ resource, processors: [new SimpleLogRecordProcessor({ exporter: logs.exporter })] });
+  const tracerProvider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [new SimpleSpanProcessor(spans.exporter)],
+  });
+  const loggerProvider = new LoggerProvider({
+    resource,
+    processors: [new SimpleLogRecordProcessor({ exporter: logs.exporter })],
+  });
   const reader = new PeriodicExportingMetricReader({ exporter: metrics.exporter, exportIntervalMillis: 3_600_000 });
   const meterProvider = new MeterProvider({ resource, readers: [reader] });
 
@@ -296,9 +331,18 @@ async function runSdk(t: TestServer, flavor: Flavor): Promise<Run> {
       (parent) => {
         const child = tracer.startSpan('SELECT orders', {
           kind: SpanKind.CLIENT,
-          attributes: { 'db.system.name': 'postgresql', 'db.query.text': 'select * from orders where id = $1', 'db.rows': 0 },
+          attributes: {
+            'db.system.name': 'postgresql',
+            'db.query.text': 'select * from orders where id = $1',
+            'db.rows': 0,
+          },
         });
-        child.addEvent('db.retry', { 'retry.attempt': 2, 'retry.delay_ms': 12.5, 'retry.final': false, 'retry.errors': ['ECONNRESET', 'ETIMEDOUT'] });
+        child.addEvent('db.retry', {
+          'retry.attempt': 2,
+          'retry.delay_ms': 12.5,
+          'retry.final': false,
+          'retry.errors': ['ECONNRESET', 'ETIMEDOUT'],
+        });
         child.addEvent('db.gave_up');
         child.setStatus({ code: SpanStatusCode.ERROR, message: 'connection reset by peer' });
         child.end();
@@ -311,7 +355,13 @@ async function runSdk(t: TestServer, flavor: Flavor): Promise<Run> {
           severityText: 'ERROR',
           body: 'checkout failed: connection reset by peer',
           eventName: 'checkout.failed',
-          attributes: { 'http.route': '/api/checkout', 'retry.count': 2, 'error.fatal': false, ratio: 0.25, 'error.codes': ['E1', 'E2'] },
+          attributes: {
+            'http.route': '/api/checkout',
+            'retry.count': 2,
+            'error.fatal': false,
+            ratio: 0.25,
+            'error.codes': ['E1', 'E2'],
+          },
         });
         parent.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream database error' });
         parent.end();
@@ -328,7 +378,11 @@ async function runSdk(t: TestServer, flavor: Flavor): Promise<Run> {
     attributes: { component: 'cart' },
   });
 
-  const requests = meter.createCounter('http.server.requests', { unit: '{request}', description: 'Requests served', valueType: ValueType.INT });
+  const requests = meter.createCounter('http.server.requests', {
+    unit: '{request}',
+    description: 'Requests served',
+    valueType: ValueType.INT,
+  });
   requests.add(5, { 'http.route': '/a' });
   requests.add(3, { 'http.route': '/a' });
   requests.add(2, { 'http.route': '/b', 'http.request.method': 'GET' });
@@ -415,7 +469,11 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
           duration_ms: expect.closeTo(Number(BigInt(endNs) - BigInt(startNs)) / 1e6, 6),
           status: { code: sdk.status.code, message: sdk.status.message ?? null },
           attributes: plainAttributes(sdk.attributes),
-          events: sdk.events.map((e) => ({ timeUnixNano: nanos(e.time), name: e.name, attributes: plainAttributes(e.attributes) })),
+          events: sdk.events.map((e) => ({
+            timeUnixNano: nanos(e.time),
+            name: e.name,
+            attributes: plainAttributes(e.attributes),
+          })),
           links: sdk.links.map((l) => ({
             traceId: l.context.traceId,
             spanId: l.context.spanId,
@@ -430,9 +488,18 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
       // Spot checks that the reference itself carries what the test claims to cover.
       const parent = rows.find((r) => r.span_id === parentSdk.spanContext().spanId)!;
       expect(parent.kind).toBe(2); // SPAN_KIND_SERVER
-      expect(parent.attributes).toMatchObject({ 'http.response.status_code': 500, 'server.duration_ratio': 0.375, 'user.is_guest': true });
+      expect(parent.attributes).toMatchObject({
+        'http.response.status_code': 500,
+        'server.duration_ratio': 0.375,
+        'user.is_guest': true,
+      });
       expect(parent.links).toEqual([
-        { traceId: run.linked.traceId, spanId: run.linked.spanId, traceState: 'vendor=abc,other=x-1', attributes: { 'link.reason': 'retry-of', 'link.attempt': 1 } },
+        {
+          traceId: run.linked.traceId,
+          spanId: run.linked.spanId,
+          traceState: 'vendor=abc,other=x-1',
+          attributes: { 'link.reason': 'retry-of', 'link.attempt': 1 },
+        },
       ]);
       expect((parent.resource as { attributes: Row }).attributes['service.name']).toBe(flavor.serviceName);
       const child = rows.find((r) => r.span_id === childSdk.spanContext().spanId)!;
@@ -450,7 +517,9 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
       expect(rows).toHaveLength(run.logs.sent.length);
       const parentSdk = run.spans.sent.find((s) => s.name === 'POST /api/checkout')!;
       for (const sdk of run.logs.sent) {
-        const matching = rows.filter((r) => r.time_unix_nano === nanos(sdk.hrTime) && r.severity_number === sdk.severityNumber);
+        const matching = rows.filter(
+          (r) => r.time_unix_nano === nanos(sdk.hrTime) && r.severity_number === sdk.severityNumber,
+        );
         expect(matching, `log "${String(sdk.severityText)}" stored once`).toHaveLength(1);
         expect(matching[0]).toEqual({
           id: expect.any(Number),
@@ -487,8 +556,8 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
 
     it('metric points read back field for field: values, units, buckets, monotonicity, temporality', async () => {
       const rows = await listAll(t, '/metrics', `session_id=${run.sessionId}`);
-      const sdkMetrics: { metric: MetricData; scope: { name: string; version?: string } }[] = run.metrics.sent.flatMap((rm) =>
-        rm.scopeMetrics.flatMap((sm) => sm.metrics.map((metric) => ({ metric, scope: sm.scope }))),
+      const sdkMetrics: { metric: MetricData; scope: { name: string; version?: string } }[] = run.metrics.sent.flatMap(
+        (rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.map((metric) => ({ metric, scope: sm.scope }))),
       );
       const resource = run.metrics.sent[0]!.resource;
       const expectedPoints = sdkMetrics.reduce((n, m) => n + m.metric.dataPoints.length, 0);
@@ -497,7 +566,9 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
 
       for (const { metric, scope } of sdkMetrics) {
         for (const point of metric.dataPoints) {
-          const matching = rows.filter((r) => r.name === metric.descriptor.name && sameAttributes(r.attributes, plainAttributes(point.attributes)));
+          const matching = rows.filter(
+            (r) => r.name === metric.descriptor.name && sameAttributes(r.attributes, plainAttributes(point.attributes)),
+          );
           expect(matching, `${metric.descriptor.name} ${JSON.stringify(point.attributes)} stored once`).toHaveLength(1);
           const row = matching[0]!;
           let value: unknown;
@@ -505,7 +576,11 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
           switch (metric.dataPointType) {
             case DataPointType.SUM:
               value = point.value;
-              data = { aggregationTemporality: otlpTemporality(metric.aggregationTemporality), isMonotonic: metric.isMonotonic, value: point.value };
+              data = {
+                aggregationTemporality: otlpTemporality(metric.aggregationTemporality),
+                isMonotonic: metric.isMonotonic,
+                value: point.value,
+              };
               break;
             case DataPointType.GAUGE:
               value = point.value;
@@ -567,7 +642,11 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
         data: { count: '5', bucketCounts: ['1', '2', '1', '1'], explicitBounds: [10, 100, 500], min: 7, max: 900.25 },
       });
       expect(byName('queue.depth')).toMatchObject({ type: 'gauge', value: 17.5, data: { value: 17.5 } });
-      expect(byName('sessions.active')).toMatchObject({ type: 'sum', value: -2, data: { isMonotonic: false, aggregationTemporality: 2, value: -2 } });
+      expect(byName('sessions.active')).toMatchObject({
+        type: 'sum',
+        value: -2,
+        data: { isMonotonic: false, aggregationTemporality: 2, value: -2 },
+      });
     });
 
     it('the session summary counts exactly what was sent', async () => {
@@ -587,7 +666,9 @@ describe.each(kinds)('OpenTelemetry JS SDK → OTLP exporters → server → que
       const times = [
         ...run.spans.sent.map((s) => nanos(s.startTime)),
         ...run.logs.sent.map((l) => nanos(l.hrTime)),
-        ...run.metrics.sent.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => sm.metrics.flatMap((m) => m.dataPoints.map((p) => nanos(p.endTime))))),
+        ...run.metrics.sent.flatMap((rm) =>
+          rm.scopeMetrics.flatMap((sm) => sm.metrics.flatMap((m) => m.dataPoints.map((p) => nanos(p.endTime)))),
+        ),
       ].map((ns) => Number(BigInt(ns) / 1_000_000n));
       expect(session[0]).toEqual({
         session_id: run.sessionId,

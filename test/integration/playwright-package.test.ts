@@ -55,7 +55,8 @@ async function uploadMap(svc: CliServer): Promise<void> {
 }
 
 const body = '<button id="ok">Ok</button><button id="buy">Buy</button><p id="out"></p>';
-const html = (sdk: string) => `<!doctype html><html><head><title>shop</title></head><body>${body}${sdk}<script src="/app.js"></script></body></html>`;
+const html = (sdk: string) =>
+  `<!doctype html><html><head><title>shop</title></head><body>${body}${sdk}<script src="/app.js"></script></body></html>`;
 
 /** The shop's origin: `/` with the SDK's script tag, `/plain` without, the app and the built script-tag files. */
 function serveShop(svc: Pick<CliServer, 'url' | 'ingestKey'>): Promise<LocalServer> {
@@ -63,7 +64,10 @@ function serveShop(svc: Pick<CliServer, 'url' | 'ingestKey'>): Promise<LocalServ
   const sdk = readFileSync(join(ROOT, 'dist/cdn/svc.min.js'));
   const recorder = readFileSync(join(ROOT, 'dist/cdn/svc-recorder.min.js'));
   const files: Record<string, () => string | Buffer> = {
-    '/': () => html(`<script src="/svc.min.js" data-api-key="${svc.ingestKey}" data-ingest-url="${svc.url}" data-service-version="${RELEASE}"></script>`),
+    '/': () =>
+      html(
+        `<script src="/svc.min.js" data-api-key="${svc.ingestKey}" data-ingest-url="${svc.url}" data-service-version="${RELEASE}"></script>`,
+      ),
     '/plain': () => html(''),
     '/app.js': () => APP.code,
     '/svc.min.js': () => sdk,
@@ -73,7 +77,21 @@ function serveShop(svc: Pick<CliServer, 'url' | 'ingestKey'>): Promise<LocalServ
 }
 
 interface JsonReport {
-  suites: Array<{ specs: Array<{ title: string; tests: Array<{ projectName: string; status: string; annotations: Array<{ type: string; description?: string }>; results: Array<{ status: string; errors: Array<{ message?: string }>; annotations?: Array<{ type: string; description?: string }> }> }> }> }>;
+  suites: Array<{
+    specs: Array<{
+      title: string;
+      tests: Array<{
+        projectName: string;
+        status: string;
+        annotations: Array<{ type: string; description?: string }>;
+        results: Array<{
+          status: string;
+          errors: Array<{ message?: string }>;
+          annotations?: Array<{ type: string; description?: string }>;
+        }>;
+      }>;
+    }>;
+  }>;
 }
 
 interface NestedRun {
@@ -100,7 +118,9 @@ async function runSuite(env: Record<string, string>, args: string[] = []): Promi
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     const report = JSON.parse(readFileSync(resultsFile, 'utf8')) as JsonReport;
     const outcomes: Record<string, string> = {};
-    for (const suite of report.suites) for (const spec of suite.specs) for (const t of spec.tests) outcomes[`${t.projectName} > ${spec.title}`] = t.status;
+    for (const suite of report.suites)
+      for (const spec of suite.specs)
+        for (const t of spec.tests) outcomes[`${t.projectName} > ${spec.title}`] = t.status;
     return { code, output, outcomes, report };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -130,8 +150,17 @@ describe('@svc/playwright in a nested Playwright run', () => {
 
   it('reports each attempt with its session (test and retry, env `test`) and the failure annotation; the inject project reports the page', async () => {
     const runId = `pw-${randomBytes(4).toString('hex')}`;
-    const run = await runSuite({ SVC_URL: svc.url, SVC_INGEST_KEY: svc.ingestKey, SVC_CONTROL_KEY: svc.controlKey, SVC_RUN_ID: runId, PAGE_URL: shop.origin });
-    expect(run.outcomes, run.output).toEqual({ ...SHOP_OUTCOMES, 'inject > the injected SDK reports the page and its error': 'expected' });
+    const run = await runSuite({
+      SVC_URL: svc.url,
+      SVC_INGEST_KEY: svc.ingestKey,
+      SVC_CONTROL_KEY: svc.controlKey,
+      SVC_RUN_ID: runId,
+      PAGE_URL: shop.origin,
+    });
+    expect(run.outcomes, run.output).toEqual({
+      ...SHOP_OUTCOMES,
+      'inject > the injected SDK reports the page and its error': 'expected',
+    });
     expect(run.code).toBe(1);
     expect(run.output).not.toMatch(/svc: .*(unreachable|answered|gave up)/);
     // toHaveNoErrors' message, the run's counts and the suite with svc stopped are proven on the Vite example
@@ -143,17 +172,25 @@ describe('@svc/playwright in a nested Playwright run', () => {
     const buying = body.tests.find((t: any) => t.title_path.at(-1) === 'buying with a coupon');
     expect(buying).toMatchObject({ outcome: 'unexpected', status: 'failed', file: 'shop.spec.ts', project: 'shop' });
     const [first, second] = buying.attempts.map((a: any) => a.sessions[0]);
-    expect(buying.attempts[0].annotations).toContainEqual({ type: 'svc', description: expect.stringMatching(new RegExp(`^${svc.url}/session/${first}\\?t=\\d+$`)) });
+    expect(buying.attempts[0].annotations).toContainEqual({
+      type: 'svc',
+      description: expect.stringMatching(new RegExp(`^${svc.url}/session/${first}\\?t=\\d+$`)),
+    });
 
     // Each attempt's session carries its test and retry, in env `test`.
     const sessions = await controlGet<any>(svc, `/sessions?test_run=${runId}&test_id=${buying.test_id}`);
     const byRetry = sessions.body.data.map((s: any) => [s.test?.retry, s.env, s.session_id]).sort();
-    expect(byRetry).toEqual([[0, 'test', first], [1, 'test', second]]);
+    expect(byRetry).toEqual([
+      [0, 'test', first],
+      [1, 'test', second],
+    ]);
 
     // What a passing test's page queued last, handed over as it ended, was stored by the time the run was; once.
     const checkout = body.tests.find((t: any) => t.title_path.at(-1) === 'checkout works');
     const [session] = checkout.attempts[0].sessions;
     const logs = await controlGet<any>(svc, `/logs?session_id=${session}&limit=100`);
-    expect(logs.body.data.map((l: any) => l.body).filter((b: unknown) => b === 'thanks for your order')).toHaveLength(1);
+    expect(logs.body.data.map((l: any) => l.body).filter((b: unknown) => b === 'thanks for your order')).toHaveLength(
+      1,
+    );
   }, 120_000);
 });

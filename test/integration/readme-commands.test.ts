@@ -32,7 +32,10 @@ const COMMAND_TIMEOUT_MS = 240_000;
 const work = mkdtempSync(join(tmpdir(), 'svc-readme-'));
 const app = join(work, 'my-app');
 mkdirSync(app);
-writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', version: '1.0.0', private: true, scripts: { build: 'node build.mjs' } }, null, 2));
+writeFileSync(
+  join(app, 'package.json'),
+  JSON.stringify({ name: 'my-app', version: '1.0.0', private: true, scripts: { build: 'node build.mjs' } }, null, 2),
+);
 // A build that writes what a bundler writes: a minified script naming its source map, and the map.
 writeFileSync(
   join(app, 'build.mjs'),
@@ -94,25 +97,42 @@ const PLACEHOLDERS: Record<string, () => string> = {
 /** The command with what the reader fills in filled in; an unknown placeholder fails the test, naming it. */
 function filledIn(command: string): string {
   let filled = server ? command.replaceAll('http://127.0.0.1:4318', server.url) : command;
-  for (const [placeholder, value] of Object.entries(PLACEHOLDERS)) if (filled.includes(placeholder)) filled = filled.replaceAll(placeholder, value());
+  for (const [placeholder, value] of Object.entries(PLACEHOLDERS))
+    if (filled.includes(placeholder)) filled = filled.replaceAll(placeholder, value());
   const unknown = /<[a-z][a-z ]*>/.exec(filled);
-  if (unknown) throw new Error(`\`${command}\` has a placeholder this test does not know, ${unknown[0]}: add it to PLACEHOLDERS`);
+  if (unknown)
+    throw new Error(`\`${command}\` has a placeholder this test does not know, ${unknown[0]}: add it to PLACEHOLDERS`);
   return filled;
 }
 
 /** `… && npm start`: the server, started as the reader starts it, once its banner is printed and every address in it answers. */
 async function startReadmeServer(command: string): Promise<Server> {
   const port = await freePort();
-  const started = await startServerProcess({ cwd: ROOT, command: 'bash', args: ['-c', command], env: { ...env, SVC_PORT: String(port) }, port, readyPaths: ['/healthz'], timeoutMs: COMMAND_TIMEOUT_MS });
+  const started = await startServerProcess({
+    cwd: ROOT,
+    command: 'bash',
+    args: ['-c', command],
+    env: { ...env, SVC_PORT: String(port) },
+    port,
+    readyPaths: ['/healthz'],
+    timeoutMs: COMMAND_TIMEOUT_MS,
+  });
   try {
-    const banner = await until('the banner of npm start', 10_000, async () => (/control key:\s+\S+\n/.test(started.output()) ? started.output() : undefined));
+    const banner = await until('the banner of npm start', 10_000, async () =>
+      /control key:\s+\S+\n/.test(started.output()) ? started.output() : undefined,
+    );
     const field = (label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
     for (const label of ['API', 'demo', 'console']) {
       const address = field(label);
       expect(address, `${label}: in the banner\n${banner}`).toBeDefined();
       expect((await fetch(address!)).status, `${label}: ${address}`).toBe(200);
     }
-    return { ...started, url: field('ingest URL')!, ingestKey: field('ingest key')!, controlKey: field('control key')! };
+    return {
+      ...started,
+      url: field('ingest URL')!,
+      ingestKey: field('ingest key')!,
+      controlKey: field('control key')!,
+    };
   } catch (error) {
     await started.stop();
     throw error;
@@ -130,7 +150,9 @@ async function runBlock(block: ShellBlock): Promise<void> {
       }
       const here = `${(await shell.run('pwd', 5_000)).output.trim()}\n${command}`;
       if (passed.has(here)) continue;
-      const result = await (/\bnpm pack\b/.test(command) ? withPackageLocks(() => shell.run(command, COMMAND_TIMEOUT_MS)) : shell.run(command, COMMAND_TIMEOUT_MS));
+      const result = await (/\bnpm pack\b/.test(command)
+        ? withPackageLocks(() => shell.run(command, COMMAND_TIMEOUT_MS))
+        : shell.run(command, COMMAND_TIMEOUT_MS));
       printed.push(result.output);
       expect(result.status, `${block.doc}:${block.line}: ${written}\n${result.output}`).toBe(0);
       passed.add(here);
@@ -146,7 +168,11 @@ const title = (block: ShellBlock) => `${block.doc}:${block.line}: ${commandsOf(b
 describe('the shell blocks of the README and the getting-started pages', () => {
   it('leaves out only the blocks that cannot run here, each saying why', () => {
     // By the block's first command's first two words.
-    expect(blocks.filter((block) => block.notRun).map((block) => [block.doc, commandsOf(block.code)[0]?.split(/\s+/).slice(0, 2).join(' ')])).toEqual([
+    expect(
+      blocks
+        .filter((block) => block.notRun)
+        .map((block) => [block.doc, commandsOf(block.code)[0]?.split(/\s+/).slice(0, 2).join(' ')]),
+    ).toEqual([
       ['README.md', 'npm test'],
       ['README.md', 'npx svc-zero'],
     ]);
@@ -161,16 +187,25 @@ describe('the shell blocks of the README and the getting-started pages', () => {
   }
 
   it('left the app with the packages installed from their tarballs, the SDK importable, and its source maps uploaded and deleted', async () => {
-    const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as Record<'dependencies' | 'devDependencies', Record<string, string>>;
+    const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as Record<
+      'dependencies' | 'devDependencies',
+      Record<string, string>
+    >;
     // npm writes the tarball's path relative to the app.
     const tarball = (spec: string | undefined) => spec && resolve(app, spec.replace(/^file:/, ''));
     expect(tarball(pkg.dependencies['@svc/browser'])).toBe(join(CHECKOUT, 'svc-browser-0.1.0.tgz'));
     expect(tarball(pkg.devDependencies['@svc/build'])).toBe(join(CHECKOUT, 'svc-build-0.1.0.tgz'));
     expect(tarball(pkg.devDependencies['@svc/playwright'])).toBe(join(CHECKOUT, 'svc-playwright-0.1.0.tgz'));
-    const imported = execFileSync(process.execPath, ['--input-type=module', '-e', "const sdk = await import('@svc/browser'); console.log(typeof sdk.initBrowserSDK)"], { cwd: app, encoding: 'utf8' });
+    const imported = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', "const sdk = await import('@svc/browser'); console.log(typeof sdk.initBrowserSDK)"],
+      { cwd: app, encoding: 'utf8' },
+    );
     expect(imported.trim()).toBe('function');
     expect(readdirSync(join(app, 'build/static/js'))).toEqual(['main.js']);
-    const maps = await fetch(`${running().url}/control-plane/sourcemaps`, { headers: { authorization: `Bearer ${running().controlKey}` } });
+    const maps = await fetch(`${running().url}/control-plane/sourcemaps`, {
+      headers: { authorization: `Bearer ${running().controlKey}` },
+    });
     expect(JSON.stringify(await maps.json())).toContain('main.js');
   });
 });

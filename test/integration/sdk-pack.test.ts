@@ -60,7 +60,12 @@ const EXPECTED_EXPORTS: Record<(typeof ENTRIES)[number], string[]> = {
  */
 const SIDE_EFFECT_FREE = ENTRIES.filter((entry) => entry !== '@svc/browser/auto');
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = childEnv()): SpawnSyncReturns<string> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = childEnv(),
+): SpawnSyncReturns<string> {
   const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 120_000 });
   if (result.error) throw result.error;
   return result;
@@ -268,16 +273,22 @@ describe('installed tarball, Node', () => {
     ['ESM import()', 'check-auto.mjs', 'dist/esm/auto.js'],
     ['CJS require', 'check-auto.cjs', 'dist/cjs/auto.cjs'],
   ])('%s of /auto reads the environment and starts nothing in Node', (_label, script, file) => {
-    const result = nodeJson<{ keys: string[]; file: string; started: boolean; env: Record<string, string> }>([script], env);
+    const result = nodeJson<{ keys: string[]; file: string; started: boolean; env: Record<string, string> }>(
+      [script],
+      env,
+    );
     expect(result.keys).toEqual(EXPECTED_EXPORTS['@svc/browser/auto']);
     expect(result.file).toContain(`/node_modules/@svc/browser/${file}`);
     expect(result.started).toBe(false);
     expect(result.env).toEqual({ apiKey: 'next-key', serviceName: 'cra-app', env: 'staging' });
   });
 
-  it.each(['check-recorder.mjs', 'check-recorder.cjs'])('%s: loadRecorder() resolves the recorder and its dependency', (script) => {
-    expect(nodeJson<{ start: string; same: boolean }>([script])).toEqual({ start: 'function', same: true });
-  });
+  it.each(['check-recorder.mjs', 'check-recorder.cjs'])(
+    '%s: loadRecorder() resolves the recorder and its dependency',
+    (script) => {
+      expect(nodeJson<{ start: string; same: boolean }>([script])).toEqual({ start: 'function', same: true });
+    },
+  );
 });
 
 describe('installed tarball, TypeScript', () => {
@@ -293,7 +304,14 @@ describe('installed tarball, TypeScript', () => {
       join(consumer, project),
       JSON.stringify({
         // DOM: the SDK's API speaks browser types (`instrumentFetch()` returns a `fetch`), as every browser project has.
-        compilerOptions: { ...resolution, strict: true, noEmit: true, skipLibCheck: false, types: [], lib: ['ES2022', 'DOM'] },
+        compilerOptions: {
+          ...resolution,
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+          lib: ['ES2022', 'DOM'],
+        },
         files,
       }),
     );
@@ -308,7 +326,10 @@ describe('installed tarball, TypeScript', () => {
 describe('installed tarball, Vite production build', () => {
   it('inlines VITE_SVC_* variables into the ESM build and keeps the recorder a lazy chunk', async () => {
     const app = join(work, 'consumer');
-    writeFileSync(join(app, '.env'), 'VITE_SVC_API_KEY=vite-key-123\nVITE_SVC_SERVICE_NAME=shop-web\nVITE_SVC_ENV=preview\n');
+    writeFileSync(
+      join(app, '.env'),
+      'VITE_SVC_API_KEY=vite-key-123\nVITE_SVC_SERVICE_NAME=shop-web\nVITE_SVC_ENV=preview\n',
+    );
     writeFileSync(
       join(app, 'main.js'),
       "import { readEnvConfig, loadRecorder } from '@svc/browser/auto';\n" +
@@ -322,7 +343,13 @@ describe('installed tarball, Vite production build', () => {
       envDir: app,
       mode: 'production',
       logLevel: 'silent',
-      build: { outDir, emptyOutDir: true, minify: false, modulePreload: false, rollupOptions: { input: join(app, 'main.js') } },
+      build: {
+        outDir,
+        emptyOutDir: true,
+        minify: false,
+        modulePreload: false,
+        rollupOptions: { input: join(app, 'main.js') },
+      },
     });
     const assets = readdirSync(join(outDir, 'assets'));
     const main = assets.find((file) => file.startsWith('main-'));
@@ -355,9 +382,11 @@ describe('installed tarball, Vite production build', () => {
 const BUDGETS = { initial: 40_000, everything: 62_000, recorder: 30_000 };
 
 const APPS: Record<(typeof ENTRIES)[number], string> = {
-  '@svc/browser': "import { initBrowserSDK } from '@svc/browser';\ninitBrowserSDK({ apiKey: 'k', serviceName: 'web-app' });\n",
+  '@svc/browser':
+    "import { initBrowserSDK } from '@svc/browser';\ninitBrowserSDK({ apiKey: 'k', serviceName: 'web-app' });\n",
   '@svc/browser/auto': "import '@svc/browser/auto';\n",
-  '@svc/browser/react': "import { initSvc, SvcErrorBoundary } from '@svc/browser/react';\ninitSvc();\nglobalThis.boundary = SvcErrorBoundary;\n",
+  '@svc/browser/react':
+    "import { initSvc, SvcErrorBoundary } from '@svc/browser/react';\ninitSvc();\nglobalThis.boundary = SvcErrorBoundary;\n",
 };
 
 const gzipBytes = (code: string | Uint8Array): number => gzipSync(code, { level: 9 }).length;
@@ -389,14 +418,21 @@ async function bundleApp(entry: (typeof ENTRIES)[number]) {
   });
   if (!('output' in result)) throw new Error('expected a single Vite build output');
   const chunks = result.output.filter((output): output is Rolldown.OutputChunk => output.type === 'chunk');
-  const initial = staticClosure(chunks, chunks.filter((chunk) => chunk.isEntry));
-  const recorder = chunks.filter((chunk) => chunk.facadeModuleId?.endsWith('/@svc/browser/dist/esm/replay/recorder.js'));
+  const initial = staticClosure(
+    chunks,
+    chunks.filter((chunk) => chunk.isEntry),
+  );
+  const recorder = chunks.filter((chunk) =>
+    chunk.facadeModuleId?.endsWith('/@svc/browser/dist/esm/replay/recorder.js'),
+  );
   const onReplay = new Set([...staticClosure(chunks, recorder)].filter((name) => !initial.has(name)));
   const sum = (select: (chunk: Rolldown.OutputChunk) => boolean) =>
     chunks.filter(select).reduce((total, chunk) => total + gzipBytes(chunk.code), 0);
   for (const chunk of chunks) {
     const when = initial.has(chunk.fileName) ? 'initial' : onReplay.has(chunk.fileName) ? 'on replay' : 'after start';
-    console.log(`${entry} app, ${chunk.fileName}: ${when}, ${Buffer.byteLength(chunk.code)} B minified, ${gzipBytes(chunk.code)} B gzip`);
+    console.log(
+      `${entry} app, ${chunk.fileName}: ${when}, ${Buffer.byteLength(chunk.code)} B minified, ${gzipBytes(chunk.code)} B gzip`,
+    );
   }
   const modules = chunks.filter((chunk) => initial.has(chunk.fileName)).flatMap((chunk) => chunk.moduleIds);
   return {
@@ -409,23 +445,37 @@ async function bundleApp(entry: (typeof ENTRIES)[number]) {
 }
 
 describe('installed tarball, size budgets', () => {
-  it.each(ENTRIES)('%s in a Vite app: initial load, recorder and everything within budget', async (entry) => {
-    const size = await bundleApp(entry);
-    console.log(`${entry} app: ${size.initial} B initial, ${size.onReplay} B on replay, ${size.everything} B everything (budgets ${JSON.stringify(BUDGETS)})`);
-    expect(size.recorderChunks, 'the recorder must be a chunk of its own, loaded through import()').toBe(1);
-    expect(size.initialModules.filter((id) => /rrweb|\/replay\/recorder\.js/.test(id)), 'rrweb loaded initially').toEqual([]);
-    // The call must pull the signals in; a build where tree-shaking dropped them would pass the budget for nothing.
-    for (const signal of ['/node_modules/@opentelemetry/sdk-trace-web/', '/node_modules/web-vitals/']) {
-      expect(size.initialModules.some((id) => id.includes(signal)), `${signal} in the initial chunks`).toBe(true);
-    }
-    expect(size.initial).toBeLessThanOrEqual(BUDGETS.initial);
-    expect(size.onReplay).toBeLessThanOrEqual(BUDGETS.recorder);
-    expect(size.everything).toBeLessThanOrEqual(BUDGETS.everything);
-  }, 120_000);
+  it.each(ENTRIES)(
+    '%s in a Vite app: initial load, recorder and everything within budget',
+    async (entry) => {
+      const size = await bundleApp(entry);
+      console.log(
+        `${entry} app: ${size.initial} B initial, ${size.onReplay} B on replay, ${size.everything} B everything (budgets ${JSON.stringify(BUDGETS)})`,
+      );
+      expect(size.recorderChunks, 'the recorder must be a chunk of its own, loaded through import()').toBe(1);
+      expect(
+        size.initialModules.filter((id) => /rrweb|\/replay\/recorder\.js/.test(id)),
+        'rrweb loaded initially',
+      ).toEqual([]);
+      // The call must pull the signals in; a build where tree-shaking dropped them would pass the budget for nothing.
+      for (const signal of ['/node_modules/@opentelemetry/sdk-trace-web/', '/node_modules/web-vitals/']) {
+        expect(
+          size.initialModules.some((id) => id.includes(signal)),
+          `${signal} in the initial chunks`,
+        ).toBe(true);
+      }
+      expect(size.initial).toBeLessThanOrEqual(BUDGETS.initial);
+      expect(size.onReplay).toBeLessThanOrEqual(BUDGETS.recorder);
+      expect(size.everything).toBeLessThanOrEqual(BUDGETS.everything);
+    },
+    120_000,
+  );
 
   it('the script tag: svc.min.js, svc-recorder.min.js and both within budget', () => {
     const cdn = join(consumer, 'node_modules', '@svc', 'browser', 'dist', 'cdn');
-    const [core, recorder] = ['svc.min.js', 'svc-recorder.min.js'].map((name) => gzipBytes(readFileSync(join(cdn, name))));
+    const [core, recorder] = ['svc.min.js', 'svc-recorder.min.js'].map((name) =>
+      gzipBytes(readFileSync(join(cdn, name))),
+    );
     console.log(`dist/cdn: svc.min.js ${core} B, svc-recorder.min.js ${recorder} B, both ${core! + recorder!} B gzip`);
     expect(core).toBeLessThanOrEqual(BUDGETS.initial);
     expect(recorder).toBeLessThanOrEqual(BUDGETS.recorder);
@@ -436,20 +486,32 @@ describe('installed tarball, size budgets', () => {
 describe('ESM build layout', () => {
   const esm = join(ROOT, 'dist', 'esm');
 
-  it.each(['index.js', 'auto.js', 'react.js'])('%s loads rrweb only through a dynamic import of its own chunk', (entry) => {
-    const graph = esmGraph(esm, entry);
-    expect(graph.eager).not.toContain('vendor/rrweb-record.js');
-    expect(graph.eager).not.toContain('replay/recorder.js');
-    // Besides the recorder, only code needed after start is loaded on demand: recipe bodies, the outbox, the warnings.
-    expect(graph.lazy.sort()).toEqual(['pipeline/misconfig.js', 'pipeline/outbox.js', 'replay/bodies.js', 'replay/recorder.js']);
-  });
+  it.each(['index.js', 'auto.js', 'react.js'])(
+    '%s loads rrweb only through a dynamic import of its own chunk',
+    (entry) => {
+      const graph = esmGraph(esm, entry);
+      expect(graph.eager).not.toContain('vendor/rrweb-record.js');
+      expect(graph.eager).not.toContain('replay/recorder.js');
+      // Besides the recorder, only code needed after start is loaded on demand: recipe bodies, the outbox, the warnings.
+      expect(graph.lazy.sort()).toEqual([
+        'pipeline/misconfig.js',
+        'pipeline/outbox.js',
+        'replay/bodies.js',
+        'replay/recorder.js',
+      ]);
+    },
+  );
 
   it('bundles the trimmed rrweb into the recorder chunk instead of depending on @rrweb/record', () => {
     const graph = esmGraph(esm, 'replay/recorder.js');
     expect(graph.eagerPackages).toEqual([]);
     expect(graph.eager).toContain('vendor/rrweb-record.js');
-    expect(readFileSync(join(esm, 'vendor', 'rrweb-record.js'), 'utf8')).toMatch(/^\/\*! rrweb, trimmed \| MIT License/);
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(readFileSync(join(esm, 'vendor', 'rrweb-record.js'), 'utf8')).toMatch(
+      /^\/\*! rrweb, trimmed \| MIT License/,
+    );
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(pkg.dependencies)).not.toContain('@rrweb/record');
   });
 });
@@ -460,7 +522,14 @@ describe('CDN build', () => {
 
   it('defines only the global Svc in a browser-like context, and takes the recorder from svc-recorder.min.js', async () => {
     const code = readFileSync(file, 'utf8');
-    const window: Record<string, unknown> = { URL, console, performance, TextEncoder, document: {}, navigator: { userAgent: 'vm' } };
+    const window: Record<string, unknown> = {
+      URL,
+      console,
+      performance,
+      TextEncoder,
+      document: {},
+      navigator: { userAgent: 'vm' },
+    };
     window.window = window;
     window.self = window;
     const before = new Set(Object.keys(window));
@@ -494,7 +563,9 @@ describe('CDN build', () => {
     // `rr_mediaState` is an attribute name only rrweb's snapshot code writes.
     expect(readFileSync(file, 'utf8')).not.toMatch(/rrweb|rr_mediaState/);
     expect(readFileSync(recorderFile, 'utf8')).toContain('rr_mediaState');
-    expect(readFileSync(recorderFile, 'utf8')).toMatch(/^\/\*! @svc\/browser v[^ ]+ \| [^|]+ \| includes rrweb \(MIT\), trimmed \*\//);
+    expect(readFileSync(recorderFile, 'utf8')).toMatch(
+      /^\/\*! @svc\/browser v[^ ]+ \| [^|]+ \| includes rrweb \(MIT\), trimmed \*\//,
+    );
   });
 
   it.each([
@@ -514,7 +585,9 @@ describe('npm pack --dry-run', () => {
     const files = parsePack(npm(['pack', '--dry-run', '--json'], ROOT)).files.map((file) => file.path);
     const allowedOutsideDist = /^(package\.json|README(\.md)?|LICEN[CS]E(\.md|\.txt)?)$/i;
     expect(files.filter((path) => !path.startsWith('dist/') && !allowedOutsideDist.test(path))).toEqual([]);
-    expect(files.filter((path) => /(^|\/)(test|tests|__tests__|src)\/|\.(test|spec)\.[cm]?[jt]s$/.test(path))).toEqual([]);
+    expect(files.filter((path) => /(^|\/)(test|tests|__tests__|src)\/|\.(test|spec)\.[cm]?[jt]s$/.test(path))).toEqual(
+      [],
+    );
     expect(files.filter((path) => path.endsWith('.map') && !path.startsWith('dist/'))).toEqual([]);
     expect(files.filter((path) => /\.tsbuildinfo$/.test(path))).toEqual([]);
 

@@ -33,7 +33,12 @@ function fastClock(): PipelineClock {
   };
 }
 
-const hex = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 256).toString(16).padStart(2, '0')).join('');
+const hex = (n: number) =>
+  Array.from({ length: n }, () =>
+    Math.floor(Math.random() * 256)
+      .toString(16)
+      .padStart(2, '0'),
+  ).join('');
 const NOW = Date.now();
 
 const log = (sessionId: string, body: string, extra: Partial<LogItem> = {}): LogItem => ({
@@ -75,7 +80,11 @@ function makePipeline(base: string, apiKey: string, overrides: Overrides = {}): 
       requestTimeoutMs: 5000,
       ...config,
     },
-    resource: { 'telemetry.sdk.name': SDK_NAME, 'telemetry.sdk.version': SDK_VERSION, 'telemetry.sdk.language': 'webjs' },
+    resource: {
+      'telemetry.sdk.name': SDK_NAME,
+      'telemetry.sdk.version': SDK_VERSION,
+      'telemetry.sdk.language': 'webjs',
+    },
     fetch: (input, init) => {
       fetches.push(String(input));
       return fetch(input, init);
@@ -102,7 +111,17 @@ describe('pipeline against the reference server', () => {
     const spanId = hex(8);
     const [s1, s2] = [`sess-${hex(4)}`, `sess-${hex(4)}`];
     const levels = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
-    levels.forEach((level, i) => pipeline.enqueue(log(s1, `${level} body`, { level, timeMs: NOW + i, traceId, spanId, attributes: { 'session.id': s1, n: i, ratio: 0.5, tags: ['a', 'b'] } })));
+    levels.forEach((level, i) =>
+      pipeline.enqueue(
+        log(s1, `${level} body`, {
+          level,
+          timeMs: NOW + i,
+          traceId,
+          spanId,
+          attributes: { 'session.id': s1, n: i, ratio: 0.5, tags: ['a', 'b'] },
+        }),
+      ),
+    );
     const span: SpanItem = {
       kind: 'span',
       traceId,
@@ -120,11 +139,23 @@ describe('pipeline against the reference server', () => {
       scope: { name: '@svc/browser', version: SDK_VERSION },
     };
     pipeline.enqueue(span);
-    const lcp: MetricItem = { kind: 'metric', name: 'LCP', value: 1234.5, unit: 'ms', timeMs: NOW, sessionId: s2, attributes: { 'session.id': s2, rating: 'good' } };
+    const lcp: MetricItem = {
+      kind: 'metric',
+      name: 'LCP',
+      value: 1234.5,
+      unit: 'ms',
+      timeMs: NOW,
+      sessionId: s2,
+      attributes: { 'session.id': s2, rating: 'good' },
+    };
     pipeline.enqueue(lcp);
     await pipeline.flush();
 
-    expect(fetches.map((u) => new URL(u).pathname).sort()).toEqual(['/otlp/v1/logs', '/otlp/v1/metrics', '/otlp/v1/traces']);
+    expect(fetches.map((u) => new URL(u).pathname).sort()).toEqual([
+      '/otlp/v1/logs',
+      '/otlp/v1/metrics',
+      '/otlp/v1/traces',
+    ]);
 
     const logs = (await controlGet(t, `/logs?session_id=${s1}`)).body.data;
     expect(logs.map((l) => [l.severity_number, l.severity_text, l.body])).toEqual([
@@ -174,7 +205,14 @@ describe('pipeline against the reference server', () => {
 
     const metrics = (await controlGet(t, `/metrics?session_id=${s2}`)).body.data;
     expect(metrics).toHaveLength(1);
-    expect(metrics[0]).toMatchObject({ name: 'LCP', unit: 'ms', type: 'gauge', value: 1234.5, attributes: { rating: 'good' }, resource: { attributes: { 'session.id': s2 } } });
+    expect(metrics[0]).toMatchObject({
+      name: 'LCP',
+      unit: 'ms',
+      type: 'gauge',
+      value: 1234.5,
+      attributes: { rating: 'good' },
+      resource: { attributes: { 'session.id': s2 } },
+    });
   });
 
   it('splits a batch over ~60 KB into several requests and every record arrives once', async () => {
@@ -183,7 +221,9 @@ describe('pipeline against the reference server', () => {
     for (let i = 0; i < 400; i++) pipeline.enqueue(log(session, `record ${i} ${'x'.repeat(400)}`));
     await pipeline.flush();
     expect(fetches.length).toBeGreaterThan(2);
-    const bodies = (await controlGet(t, `/logs?session_id=${session}&limit=1000`)).body.data.map((l) => (l.body as string).split(' ')[1]);
+    const bodies = (await controlGet(t, `/logs?session_id=${session}&limit=1000`)).body.data.map(
+      (l) => (l.body as string).split(' ')[1],
+    );
     expect(bodies.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 400 }, (_, i) => i));
   });
 
@@ -193,24 +233,50 @@ describe('pipeline against the reference server', () => {
     for (let i = 0; i < 8; i++) pipeline.enqueue(log(session, `r${i}`));
     expect(pipeline.dropped).toBe(3);
     await pipeline.flush();
-    expect((await controlGet(t, `/logs?session_id=${session}`)).body.data.map((l) => l.body)).toEqual(['r7', 'r6', 'r5', 'r4', 'r3']);
+    expect((await controlGet(t, `/logs?session_id=${session}`)).body.data.map((l) => l.body)).toEqual([
+      'r7',
+      'r6',
+      'r5',
+      'r4',
+      'r3',
+    ]);
     const dropped = (await controlGet(t, `/metrics?session_id=${session}&name=${DROPPED_ITEMS_METRIC}`)).body.data;
     expect(dropped).toHaveLength(1);
-    expect(dropped[0]).toMatchObject({ type: 'sum', value: 3, unit: '{item}', attributes: { reason: 'queue_full' }, data: { aggregationTemporality: 2, isMonotonic: true } });
+    expect(dropped[0]).toMatchObject({
+      type: 'sum',
+      value: 3,
+      unit: '{item}',
+      attributes: { reason: 'queue_full' },
+      data: { aggregationTemporality: 2, isMonotonic: true },
+    });
     expect(warnings.some((w) => w.includes('queue full') && w.includes('3'))).toBe(true);
     // Reported once: the next flush with nothing new sends no second point.
     pipeline.enqueue(log(session, 'later'));
     await pipeline.flush();
-    expect((await controlGet(t, `/metrics?session_id=${session}&name=${DROPPED_ITEMS_METRIC}`)).body.data).toHaveLength(1);
+    expect((await controlGet(t, `/metrics?session_id=${session}&name=${DROPPED_ITEMS_METRIC}`)).body.data).toHaveLength(
+      1,
+    );
   });
 
   it('posts non-OTLP JSON (a replay chunk) with the same key', async () => {
     const { pipeline } = makePipeline(t.url, t.ingestKey);
     const session = `sess-${hex(4)}`;
     const events = [{ type: 4, timestamp: NOW, data: { href: 'http://x/', width: 1, height: 1 } }];
-    const chunk = { serviceName: 'web-app', sessionId: session, replayId: 'r1', seq: 0, startTs: NOW, endTs: NOW, eventCount: 1, encoding: 'json', data: JSON.stringify(events) };
+    const chunk = {
+      serviceName: 'web-app',
+      sessionId: session,
+      replayId: 'r1',
+      seq: 0,
+      startTs: NOW,
+      endTs: NOW,
+      eventCount: 1,
+      encoding: 'json',
+      data: JSON.stringify(events),
+    };
     expect(await pipeline.postJson('/ingest/replay/chunk', JSON.stringify(chunk))).toBe(true);
-    expect((await controlGet(t, `/replay/chunks?session_id=${session}`)).body.data).toMatchObject([{ replay_id: 'r1', seq: 0, events }]);
+    expect((await controlGet(t, `/replay/chunks?session_id=${session}`)).body.data).toMatchObject([
+      { replay_id: 'r1', seq: 0, events },
+    ]);
     expect(await pipeline.postJson('/ingest/replay/chunk', JSON.stringify({ ...chunk, seq: -1 }))).toBe(false);
   });
 
@@ -236,7 +302,9 @@ describe('pipeline against the reference server', () => {
     }
     await Promise.all(pending);
     await expect
-      .poll(async () => (await controlGet(t, `/logs?session_id=${session}&limit=1000`)).body.data.length, { timeout: 10_000 })
+      .poll(async () => (await controlGet(t, `/logs?session_id=${session}&limit=1000`)).body.data.length, {
+        timeout: 10_000,
+      })
       .toBe(500);
   });
 
@@ -283,8 +351,12 @@ async function faultServer(clock: PipelineClock, script: (n: number, now: number
     maxConcurrent = Math.max(maxConcurrent, concurrent);
     void requestText(req).then((body) => {
       const n = seen.length;
-      const parsed = JSON.parse(body) as { resourceLogs?: { scopeLogs: { logRecords: { body: { stringValue: string } }[] }[] }[] };
-      const bodies = (parsed.resourceLogs ?? []).flatMap((r) => r.scopeLogs.flatMap((s) => s.logRecords.map((l) => l.body.stringValue)));
+      const parsed = JSON.parse(body) as {
+        resourceLogs?: { scopeLogs: { logRecords: { body: { stringValue: string } }[] }[] }[];
+      };
+      const bodies = (parsed.resourceLogs ?? []).flatMap((r) =>
+        r.scopeLogs.flatMap((s) => s.logRecords.map((l) => l.body.stringValue)),
+      );
       seen.push({ path: req.url ?? '', at: clock.now(), bodies });
       const reply = script(n, clock.now());
       if (reply === 'hang') return;
@@ -317,7 +389,11 @@ describe('pipeline against failing ingest', () => {
     await Promise.all(servers.splice(0).map((s) => s.close()));
   });
 
-  async function setup(script: (n: number, now: number) => Reply, config: Partial<PipelineOptions['config']> = {}, retryPolicy = DEFAULT_RETRY_POLICY) {
+  async function setup(
+    script: (n: number, now: number) => Reply,
+    config: Partial<PipelineOptions['config']> = {},
+    retryPolicy = DEFAULT_RETRY_POLICY,
+  ) {
     const clock = fastClock();
     const server = await faultServer(clock, script);
     servers.push(server);
@@ -332,7 +408,11 @@ describe('pipeline against failing ingest', () => {
 
   it('waits as long as Retry-After says, in seconds or as an HTTP date, then delivers', async () => {
     const { server, pipeline } = await setup((n, now) =>
-      n === 0 ? { status: 429, headers: { 'retry-after': '30' } } : n === 1 ? { status: 503, headers: { 'retry-after': new Date(now + 45_000).toUTCString() } } : ok,
+      n === 0
+        ? { status: 429, headers: { 'retry-after': '30' } }
+        : n === 1
+          ? { status: 503, headers: { 'retry-after': new Date(now + 45_000).toUTCString() } }
+          : ok,
     );
     pipeline.enqueue(log('s', 'a'));
     await pipeline.flush();
@@ -347,7 +427,11 @@ describe('pipeline against failing ingest', () => {
   it('retries 500 and 408 with backoff, sending the same records once per attempt, and keeps order with newer ones', async () => {
     // Jitter is pinned to half the ceiling and the ceiling to 60 s: each wait is 30 s.
     const policy = { baseDelayMs: 60_000, maxDelayMs: 60_000, maxRetryAfterMs: 300_000 };
-    const { server, pipeline, warnings } = await setup((n) => (n === 0 ? { status: 500 } : n === 1 ? { status: 408 } : ok), {}, policy);
+    const { server, pipeline, warnings } = await setup(
+      (n) => (n === 0 ? { status: 500 } : n === 1 ? { status: 408 } : ok),
+      {},
+      policy,
+    );
     pipeline.enqueue(log('s', 'a'));
     pipeline.enqueue(log('s', 'b'));
     await pipeline.flush();
@@ -356,7 +440,11 @@ describe('pipeline against failing ingest', () => {
     await pipeline.flush();
     expect(server.seen).toHaveLength(1);
     await expect.poll(() => server.seen.length, { timeout: 10_000 }).toBe(3);
-    expect(server.seen.map((s) => s.bodies)).toEqual([['a', 'b'], ['a', 'b', 'c'], ['a', 'b', 'c']]);
+    expect(server.seen.map((s) => s.bodies)).toEqual([
+      ['a', 'b'],
+      ['a', 'b', 'c'],
+      ['a', 'b', 'c'],
+    ]);
     expect(warnings.filter((w) => w.includes('retrying'))).toHaveLength(2);
     expect(warnings[0]).toMatch(/HTTP 500/);
     expect(server.seen[1]!.at - server.seen[0]!.at).toBeGreaterThanOrEqual(30_000);
@@ -369,7 +457,9 @@ describe('pipeline against failing ingest', () => {
     await pipeline.flush();
     await pipeline.flush();
     expect(server.seen.map((s) => s.path)).toEqual(['/otlp/v1/logs', '/otlp/v1/metrics']);
-    expect(warnings.filter((w) => w.includes('/logs'))).toEqual([expect.stringMatching(new RegExp(`${server.url}/otlp/v1/logs refused 1 records with HTTP 400`))]);
+    expect(warnings.filter((w) => w.includes('/logs'))).toEqual([
+      expect.stringMatching(new RegExp(`${server.url}/otlp/v1/logs refused 1 records with HTTP 400`)),
+    ]);
   });
 
   it('does not send when nothing is queued', async () => {
@@ -418,7 +508,9 @@ describe('pipeline against failing ingest', () => {
     for (let i = 0; i < 50; i++) pipeline.enqueue(log('s', `r${i}`));
     expect(pipeline.dropped).toBe(40);
     await pipeline.flush();
-    await expect.poll(() => warnings.filter((w) => w.includes('retrying')).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => warnings.filter((w) => w.includes('retrying')).length, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
     expect(warnings.some((w) => /ECONNREFUSED|fetch failed/.test(w))).toBe(true);
 
     // Ingest comes back on the same port.
@@ -430,10 +522,14 @@ describe('pipeline against failing ingest', () => {
       });
     });
     await new Promise<void>((resolve) => back.listen(port, '127.0.0.1', resolve));
-    servers.push({ close: () => new Promise<void>((resolve) => (back.closeAllConnections(), back.close(() => resolve()))) });
+    servers.push({
+      close: () => new Promise<void>((resolve) => (back.closeAllConnections(), back.close(() => resolve()))),
+    });
 
     await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(2);
-    const logBodies = seen.filter((s) => s.path === '/otlp/v1/logs').flatMap((s) => s.body.resourceLogs[0].scopeLogs[0].logRecords.map((l: any) => l.body.stringValue));
+    const logBodies = seen
+      .filter((s) => s.path === '/otlp/v1/logs')
+      .flatMap((s) => s.body.resourceLogs[0].scopeLogs[0].logRecords.map((l: any) => l.body.stringValue));
     expect(logBodies).toEqual(Array.from({ length: 10 }, (_, i) => `r${40 + i}`));
     const metric = seen.find((s) => s.path === '/otlp/v1/metrics')!.body.resourceMetrics[0].scopeMetrics[0].metrics[0];
     expect(metric).toMatchObject({ name: DROPPED_ITEMS_METRIC, sum: { dataPoints: [{ asInt: '40' }] } });

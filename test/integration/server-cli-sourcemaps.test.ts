@@ -18,12 +18,24 @@ const work = mkdtempSync(join(tmpdir(), 'svc-cli-sourcemaps-'));
 const src = join(work, 'src');
 mkdirSync(src);
 writeFileSync(join(src, 'index.js'), `import('./cart.js').then((m) => m.checkout([1, 2]));\n`);
-writeFileSync(join(src, 'cart.js'), `function total(items) {\n  throw new Error('cart total failed ' + items.length);\n}\nexport function checkout(items) {\n  return total(items);\n}\n`);
+writeFileSync(
+  join(src, 'cart.js'),
+  `function total(items) {\n  throw new Error('cart total failed ' + items.length);\n}\nexport function checkout(items) {\n  return total(items);\n}\n`,
+);
 
 /** A fresh build output: static/js/ with two chunks and their maps, plus a file with no JavaScript in it. */
 function buildOutput(name: string): string {
   const out = join(work, name);
-  buildSync({ entryPoints: [join(src, 'index.js')], bundle: true, splitting: true, format: 'esm', minify: true, sourcemap: true, outdir: join(out, 'static/js'), logLevel: 'silent' });
+  buildSync({
+    entryPoints: [join(src, 'index.js')],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    minify: true,
+    sourcemap: true,
+    outdir: join(out, 'static/js'),
+    logLevel: 'silent',
+  });
   writeFileSync(join(out, 'index.html'), '<script type="module" src="/static/js/index.js"></script>');
   return out;
 }
@@ -43,7 +55,10 @@ const execFileAsync = promisify(execFile);
  */
 async function cli(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [SERVER_CLI, 'sourcemaps', ...args], { encoding: 'utf8', env: childEnv(env) });
+    const { stdout, stderr } = await execFileAsync(process.execPath, [SERVER_CLI, 'sourcemaps', ...args], {
+      encoding: 'utf8',
+      env: childEnv(env),
+    });
     return { code: 0, out: stdout, err: stderr };
   } catch (error) {
     const failed = error as ExecFileException & { stdout: string; stderr: string };
@@ -63,7 +78,10 @@ afterAll(async () => {
 });
 
 const stored = async (release: string) => {
-  const res = await controlGet<{ data: { debug_id: string; url: string; release: string | null }[] }>(project, `/sourcemaps?release=${release}`);
+  const res = await controlGet<{ data: { debug_id: string; url: string; release: string | null }[] }>(
+    project,
+    `/sourcemaps?release=${release}`,
+  );
   expect(res.status).toBe(200);
   return res.body.data;
 };
@@ -91,17 +109,35 @@ describe('svc-server sourcemaps', () => {
 
   it('upload injects, uploads the maps with the release and URL prefix, and the server lists them', async () => {
     const dir = buildOutput('upload');
-    const res = await cli(['upload', dir, '--release', 'shop@1.4.0', '--url-prefix', '~/app', '--url', project.url, '--control-key', project.controlKey]);
+    const res = await cli([
+      'upload',
+      dir,
+      '--release',
+      'shop@1.4.0',
+      '--url-prefix',
+      '~/app',
+      '--url',
+      project.url,
+      '--control-key',
+      project.controlKey,
+    ]);
     expect(res.code, res.err).toBe(0);
     expect(res.out).toContain('2 maps uploaded');
     const maps = await stored('shop@1.4.0');
-    expect(maps.map((m) => [m.debug_id, m.url]).sort()).toEqual(jsFiles(dir).map((f) => [idOf(dir, f), `~/app/${f}`]).sort());
+    expect(maps.map((m) => [m.debug_id, m.url]).sort()).toEqual(
+      jsFiles(dir)
+        .map((f) => [idOf(dir, f), `~/app/${f}`])
+        .sort(),
+    );
     expect(mapFiles(dir)).toHaveLength(2);
   });
 
   it('takes the server and key from SVC_URL and SVC_CONTROL_KEY, and --delete-after-upload leaves no map and no sourceMappingURL', async () => {
     const dir = buildOutput('private');
-    const res = await cli(['upload', dir, '--release', 'shop@1.5.0', '--delete-after-upload'], { SVC_URL: project.url, SVC_CONTROL_KEY: project.controlKey });
+    const res = await cli(['upload', dir, '--release', 'shop@1.5.0', '--delete-after-upload'], {
+      SVC_URL: project.url,
+      SVC_CONTROL_KEY: project.controlKey,
+    });
     expect(res.code, res.err).toBe(0);
     expect(res.out).toContain('2 maps deleted');
     expect(mapFiles(dir)).toEqual([]);
@@ -111,14 +147,29 @@ describe('svc-server sourcemaps', () => {
 
   it("exits 1 with the server's answer when it refuses the key, and keeps the maps", async () => {
     const dir = buildOutput('refused');
-    const res = await cli(['upload', dir, '--delete-after-upload', '--url', project.url, '--control-key', project.ingestKey]);
+    const res = await cli([
+      'upload',
+      dir,
+      '--delete-after-upload',
+      '--url',
+      project.url,
+      '--control-key',
+      project.ingestKey,
+    ]);
     expect(res.code).toBe(1);
     expect(res.err).toMatch(/^svc-server: svc refused the source maps \(static\/js\/.*\): 40[13] \w+: /);
     expect(mapFiles(dir)).toHaveLength(2);
   });
 
   it('exits 1 naming the server when it cannot be reached', async () => {
-    const res = await cli(['upload', buildOutput('unreachable'), '--url', 'http://127.0.0.1:9', '--control-key', project.controlKey]);
+    const res = await cli([
+      'upload',
+      buildOutput('unreachable'),
+      '--url',
+      'http://127.0.0.1:9',
+      '--control-key',
+      project.controlKey,
+    ]);
     expect(res.code).toBe(1);
     expect(res.err).toContain('svc-server: could not reach svc at http://127.0.0.1:9/control-plane/sourcemaps');
   });
@@ -126,8 +177,18 @@ describe('svc-server sourcemaps', () => {
   it('exits 2 on usage mistakes, and 1 on a directory without JavaScript', async () => {
     const dir = buildOutput('mistakes');
     const cases: [string[], Record<string, string>, number, string][] = [
-      [['upload', dir, '--url', project.url], {}, 2, 'sourcemaps upload needs a control key: --control-key KEY (or SVC_CONTROL_KEY)'],
-      [['upload', dir], { SVC_CONTROL_KEY: project.controlKey }, 2, 'sourcemaps upload needs the server: --url URL (or SVC_URL)'],
+      [
+        ['upload', dir, '--url', project.url],
+        {},
+        2,
+        'sourcemaps upload needs a control key: --control-key KEY (or SVC_CONTROL_KEY)',
+      ],
+      [
+        ['upload', dir],
+        { SVC_CONTROL_KEY: project.controlKey },
+        2,
+        'sourcemaps upload needs the server: --url URL (or SVC_URL)',
+      ],
       [['inject', dir, '--release', 'x'], {}, 2, '--release is an option of sourcemaps upload, not inject'],
       [['inject', join(work, 'missing')], {}, 2, `${join(work, 'missing')} is not a directory`],
       [['inject'], {}, 2, 'usage: sourcemaps inject DIR | sourcemaps upload DIR [options]'],
@@ -181,7 +242,10 @@ describe('svc-server sourcemaps upload: the release', () => {
 
     const outside = buildOutput('no-checkout');
     expect((await upload(outside)).code).toBe(0);
-    const all = await controlGet<{ data: { debug_id: string; release: string | null }[] }>(project, '/sourcemaps?limit=1000');
+    const all = await controlGet<{ data: { debug_id: string; release: string | null }[] }>(
+      project,
+      '/sourcemaps?limit=1000',
+    );
     for (const id of idsOf(outside)) expect(all.body.data.find((m) => m.debug_id === id)?.release).toBeNull();
   });
 });

@@ -1,6 +1,17 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { accessSync, constants, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,13 +27,20 @@ const databaseUrl = join(dir, 'data', 'svc.db');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[], env: Record<string, string> = {}, cwd = ROOT) {
-  const res = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env } });
+  const res = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env },
+  });
   return { code: res.status, out: res.stdout, err: res.stderr };
 }
 
 /** Starts `svc-server start` and resolves with its banner once it is listening. */
 function start(env: Record<string, string> = {}, cwd = ROOT) {
-  const child = spawn(process.execPath, [CLI, 'start', '--port', '0'], { cwd, env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env } });
+  const child = spawn(process.execPath, [CLI, 'start', '--port', '0'], {
+    cwd,
+    env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env },
+  });
   let out = '';
   const banner = new Promise<string>((ok, fail) => {
     child.stdout.on('data', (d: Buffer) => {
@@ -31,7 +49,10 @@ function start(env: Record<string, string> = {}, cwd = ROOT) {
     });
     child.once('exit', (code) => fail(new Error(`exited ${code}: ${out}`)));
   });
-  const stop = () => new Promise<void>((ok) => (child.exitCode !== null ? ok() : (child.once('exit', () => ok()), child.kill('SIGTERM'))));
+  const stop = () =>
+    new Promise<void>((ok) =>
+      child.exitCode !== null ? ok() : (child.once('exit', () => ok()), child.kill('SIGTERM')),
+    );
   return { banner, stop, child };
 }
 
@@ -95,7 +116,11 @@ describe('svc-server CLI', () => {
 
     // A missing link must fail here, not fetch whatever the registry has under that name.
     const npx = (args: string[]) =>
-      spawnSync('npx', args, { cwd: ROOT, encoding: 'utf8', env: childEnv({ SVC_DATABASE_URL: databaseUrl, npm_config_yes: 'false', npm_config_offline: 'true' }) });
+      spawnSync('npx', args, {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: childEnv({ SVC_DATABASE_URL: databaseUrl, npm_config_yes: 'false', npm_config_offline: 'true' }),
+      });
     const help = npx(['svc-server', '--help']);
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toContain('Usage: svc-server');
@@ -132,12 +157,20 @@ describe('svc-server CLI', () => {
 
   it.each([
     [['keys', 'create', '--scope', 'owner'], {}, '--scope must be one of ingest, control, read, admin'],
-    [['keys', 'create', '--scope', 'ingest', '--name', ' padded'], {}, 'key name must not have leading or trailing spaces'],
+    [
+      ['keys', 'create', '--scope', 'ingest', '--name', ' padded'],
+      {},
+      'key name must not have leading or trailing spaces',
+    ],
     [['keys', 'create', '--scope', 'ingest', '--project', 'nope'], {}, 'no project with id or name "nope"'],
     [['keys', 'create', '--scope', 'admin', '--project', 'default'], {}, 'an admin key is tenant-wide: pass --tenant'],
     [['projects', 'create'], {}, 'projects create needs the project name'],
     [['projects', 'create', 'default'], {}, 'a project named "default" already exists'],
-    [['projects', 'create', 'a\u0007b'], {}, 'project name must not have leading or trailing spaces or control characters'],
+    [
+      ['projects', 'create', 'a\u0007b'],
+      {},
+      'project name must not have leading or trailing spaces or control characters',
+    ],
     [['projects', 'create', 'x'.repeat(129)], {}, 'project name must be at most 128 characters'],
     [['projects', 'rename'], {}, 'unknown command "projects rename"'],
     [['keys', 'revoke', 'nope'], {}, 'no key with id nope'],
@@ -169,39 +202,53 @@ describe('svc-server CLI', () => {
     }
   });
 
-  it.runIf(needsMemoryRelaunch({}))('on glibc, start runs the server in a child with MALLOC_ARENA_MAX=2 and a 4 MiB semi-space; the launcher passes signals on, and its death stops the server', async () => {
-    const launch = async () => {
-      const server = start();
-      const banner = await server.banner;
-      const launcher = server.child.pid!;
-      const [childPid] = readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8').trim().split(/\s+/).map(Number);
-      const environ = readFileSync(`/proc/${childPid}/environ`, 'utf8').split('\0');
-      const cmdline = readFileSync(`/proc/${childPid}/cmdline`, 'utf8').split('\0');
-      return { server, banner, launcher, childPid: childPid!, environ, cmdline };
-    };
-    const gone = async (pid: number) => {
-      for (let i = 0; i < 100 && existsSync(`/proc/${pid}`); i++) await new Promise((done) => setTimeout(done, 100));
-      return !existsSync(`/proc/${pid}`);
-    };
+  it.runIf(needsMemoryRelaunch({}))(
+    'on glibc, start runs the server in a child with MALLOC_ARENA_MAX=2 and a 4 MiB semi-space; the launcher passes signals on, and its death stops the server',
+    async () => {
+      const launch = async () => {
+        const server = start();
+        const banner = await server.banner;
+        const launcher = server.child.pid!;
+        const [childPid] = readFileSync(`/proc/${launcher}/task/${launcher}/children`, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .map(Number);
+        const environ = readFileSync(`/proc/${childPid}/environ`, 'utf8').split('\0');
+        const cmdline = readFileSync(`/proc/${childPid}/cmdline`, 'utf8').split('\0');
+        return { server, banner, launcher, childPid: childPid!, environ, cmdline };
+      };
+      const gone = async (pid: number) => {
+        for (let i = 0; i < 100 && existsSync(`/proc/${pid}`); i++) await new Promise((done) => setTimeout(done, 100));
+        return !existsSync(`/proc/${pid}`);
+      };
 
-    const first = await launch();
-    expect(first.environ).toContain('MALLOC_ARENA_MAX=2');
-    expect(first.cmdline).toContain('--max-semi-space-size=4');
-    expect((await fetch(`${/listening on (\S+)/.exec(first.banner)![1]}/healthz`)).status).toBe(200);
-    const exit = new Promise<number | null>((done) => first.server.child.once('exit', (code) => done(code)));
-    first.server.child.kill('SIGTERM');
-    expect(await exit).toBe(0);
-    expect(await gone(first.childPid)).toBe(true);
+      const first = await launch();
+      expect(first.environ).toContain('MALLOC_ARENA_MAX=2');
+      expect(first.cmdline).toContain('--max-semi-space-size=4');
+      expect((await fetch(`${/listening on (\S+)/.exec(first.banner)![1]}/healthz`)).status).toBe(200);
+      const exit = new Promise<number | null>((done) => first.server.child.once('exit', (code) => done(code)));
+      first.server.child.kill('SIGTERM');
+      expect(await exit).toBe(0);
+      expect(await gone(first.childPid)).toBe(true);
 
-    // Killed without a chance to pass anything on: the server notices its launcher is gone and stops.
-    const second = await launch();
-    second.server.child.kill('SIGKILL');
-    expect(await gone(second.childPid)).toBe(true);
-  });
+      // Killed without a chance to pass anything on: the server notices its launcher is gone and stops.
+      const second = await launch();
+      second.server.child.kill('SIGKILL');
+      expect(await gone(second.childPid)).toBe(true);
+    },
+  );
 
   it('prints usage with every option and its environment variable', () => {
     const res = run(['--help']);
-    for (const name of ['SVC_HOST', 'SVC_PORT', 'SVC_DATABASE_URL', 'SVC_PUBLIC_URL', 'SVC_CORS_ORIGINS', 'SVC_BODY_LIMIT', 'SVC_RETENTION_DAYS']) {
+    for (const name of [
+      'SVC_HOST',
+      'SVC_PORT',
+      'SVC_DATABASE_URL',
+      'SVC_PUBLIC_URL',
+      'SVC_CORS_ORIGINS',
+      'SVC_BODY_LIMIT',
+      'SVC_RETENTION_DAYS',
+    ]) {
       expect(res.out).toContain(name);
     }
   });
@@ -246,7 +293,9 @@ describe("the server's database, found as the server finds it", () => {
     const created = run(['apps', 'create', 'checkout'], unnamed, below);
     expect(created.code, created.err).toBe(0);
     expect(run(['apps', 'list'], { SVC_DATABASE_URL: dataDb }).out).toContain('checkout  project=');
-    expect(run(['keys', 'list'], { SVC_DATABASE_URL: dataDb }).err).toBe(`database: ${dataDb} (sqlite; SVC_DATABASE_URL)\n`);
+    expect(run(['keys', 'list'], { SVC_DATABASE_URL: dataDb }).err).toBe(
+      `database: ${dataDb} (sqlite; SVC_DATABASE_URL)\n`,
+    );
     expect(existsSync(join(below, '.svc-data'))).toBe(false);
   });
 
@@ -255,8 +304,12 @@ describe("the server's database, found as the server finds it", () => {
     try {
       const none = run(['keys', 'list'], unnamed, elsewhere);
       expect(none.code).toBe(2);
-      expect(none.err).toContain(`no database at ${join(elsewhere, '.svc-data', 'svc.db')} (there is no .svc-data/svc.db in ${elsewhere} or a folder above it)`);
-      expect(none.err).toContain('Start the server first (`npm start` in the svc checkout, or `svc-server start`), or, if the server runs on another database, name that with --database-url or SVC_DATABASE_URL');
+      expect(none.err).toContain(
+        `no database at ${join(elsewhere, '.svc-data', 'svc.db')} (there is no .svc-data/svc.db in ${elsewhere} or a folder above it)`,
+      );
+      expect(none.err).toContain(
+        'Start the server first (`npm start` in the svc checkout, or `svc-server start`), or, if the server runs on another database, name that with --database-url or SVC_DATABASE_URL',
+      );
       expect(existsSync(join(elsewhere, '.svc-data'))).toBe(false);
 
       const missing = join(elsewhere, 'gone', 'svc.db');
@@ -267,7 +320,9 @@ describe("the server's database, found as the server finds it", () => {
       ] as const) {
         const res = run([...args], env, elsewhere);
         expect([args, res.code]).toEqual([args, 2]);
-        expect(res.err).toContain(`no database at ${missing} (${'SVC_DATABASE_URL' in env && env.SVC_DATABASE_URL ? 'SVC_DATABASE_URL' : '--database-url'})`);
+        expect(res.err).toContain(
+          `no database at ${missing} (${'SVC_DATABASE_URL' in env && env.SVC_DATABASE_URL ? 'SVC_DATABASE_URL' : '--database-url'})`,
+        );
       }
       expect(existsSync(join(elsewhere, 'gone'))).toBe(false);
 
@@ -289,30 +344,43 @@ describe('svc-server projects', () => {
   const cli = (args: string[]) => run(args, { SVC_DATABASE_URL: projectsDb });
   const keyOf = (out: string, label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(out)?.[1];
   const send = (url: string, ingestKey: string, name: string) =>
-    fetch(`${url}/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ingestKey }, body: JSON.stringify(traceBody([{ name }])) });
+    fetch(`${url}/otlp/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ingestKey },
+      body: JSON.stringify(traceBody([{ name }])),
+    });
   const spanNames = async (url: string, controlKey: string) => {
     const res = await fetch(`${url}/control-plane/spans`, { headers: { authorization: `Bearer ${controlKey}` } });
     expect(res.status).toBe(200);
     return ((await res.json()) as { data: { name: string }[] }).data.map((s) => s.name).sort();
   };
 
-  it('creates a second project with its app and keys; each project\'s keys see only its own data', async () => {
+  it("creates a second project with its app and keys; each project's keys see only its own data", async () => {
     const first = start({ SVC_DATABASE_URL: projectsDb });
     let a: { url: string; ingestKey: string; controlKey: string };
     try {
       const banner = await first.banner;
-      a = { url: field(banner, 'ingest URL')!, ingestKey: field(banner, 'ingest key')!, controlKey: field(banner, 'control key')! };
+      a = {
+        url: field(banner, 'ingest URL')!,
+        ingestKey: field(banner, 'ingest key')!,
+        controlKey: field(banner, 'control key')!,
+      };
     } finally {
       await first.stop();
     }
 
     // The console link of the new project, to the address the server is reached at (SVC_PUBLIC_URL).
-    const created = run(['projects', 'create', 'shop'], { SVC_DATABASE_URL: projectsDb, SVC_PUBLIC_URL: 'https://svc.example.test/' });
+    const created = run(['projects', 'create', 'shop'], {
+      SVC_DATABASE_URL: projectsDb,
+      SVC_PUBLIC_URL: 'https://svc.example.test/',
+    });
     expect(created.code, created.err).toBe(0);
     const projectId = keyOf(created.out, 'project id')!;
     const b = { ingestKey: keyOf(created.out, 'ingest key')!, controlKey: keyOf(created.out, 'control key')! };
     expect(created.out).toContain('app:          web-app');
-    expect(created.out).toContain(`console:      https://svc.example.test/#key=${encodeURIComponent(b.controlKey)}  (signed in to this project`);
+    expect(created.out).toContain(
+      `console:      https://svc.example.test/#key=${encodeURIComponent(b.controlKey)}  (signed in to this project`,
+    );
     expect(b.ingestKey).toMatch(/^svc_ingest_/);
     expect(b.controlKey).toMatch(/^svc_control_/);
     expect(cli(['projects', 'list']).out).toMatch(new RegExp(`${projectId}  shop  created `));

@@ -14,7 +14,13 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 // What a browser sends when a person types the server's address.
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 
-const directives = (csp: string) => Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+const directives = (csp: string) =>
+  Object.fromEntries(
+    csp
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name!, values]),
+  );
 const assetUrls = (html: string) => [...html.matchAll(/(?:href|src)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]!);
 
 describe('the console on the built server', () => {
@@ -67,7 +73,8 @@ describe('the console on the built server', () => {
       expect(res.headers.get('content-security-policy'), path).toContain("script-src 'self'");
     }
     // The signed pages notifications link to keep their addresses (unsigned: refused, not the console).
-    for (const path of ['/incidents/abc', '/issues/abc']) expect(await (await fetch(`${plain.url}${path}`)).text(), path).not.toBe(index);
+    for (const path of ['/incidents/abc', '/issues/abc'])
+      expect(await (await fetch(`${plain.url}${path}`)).text(), path).not.toBe(index);
     const res = await fetch(`${plain.url}/nope`);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: { code: 'not_found', message: 'no endpoint GET /nope' } });
@@ -88,7 +95,7 @@ describe('the console on the built server', () => {
     expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
-  it('redirects the old viewer addresses to the console, whose script keeps the link\'s fragment', async () => {
+  it("redirects the old viewer addresses to the console, whose script keeps the link's fragment", async () => {
     for (const path of ['/viewer', '/viewer/']) {
       const res = await fetch(`${plain.url}${path}`, { redirect: 'manual' });
       expect(res.status, path).toBe(302);
@@ -116,7 +123,9 @@ describe('the console on the built server', () => {
       });
     }
     // A client that says nothing, or anything, gets the page.
-    expect((await fetch(`${plain.url}/`, { headers: { accept: '*/*' } })).headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await fetch(`${plain.url}/`, { headers: { accept: '*/*' } })).headers.get('content-type')).toMatch(
+      /^text\/html/,
+    );
   });
 
   it('gives no data away: the control plane behind it still wants a key', async () => {

@@ -19,7 +19,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const text = async (url: string, init?: RequestInit) => {
   const res = await fetch(url, init);
-  return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text(), headers: res.headers };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    body: await res.text(),
+    headers: res.headers,
+  };
 };
 
 describe('demo page (server started with demoSdk)', () => {
@@ -39,12 +44,27 @@ describe('demo page (server started with demoSdk)', () => {
     // Query API links point at this server; the control key is never in the page.
     expect(page.body).toContain(`${t.url}/control-plane/logs?app=${t.appName}`);
     expect(page.body).not.toContain(t.controlKey);
-    for (const action of ['fetch-ok', 'fetch-500', 'fetch-fail', 'xhr', 'console-info', 'console-warn', 'console-error', 'throw', 'reject', 'log', 'metric', 'push', 'hash', 'shift']) {
+    for (const action of [
+      'fetch-ok',
+      'fetch-500',
+      'fetch-fail',
+      'xhr',
+      'console-info',
+      'console-warn',
+      'console-error',
+      'throw',
+      'reject',
+      'log',
+      'metric',
+      'push',
+      'hash',
+      'shift',
+    ]) {
       expect(page.body).toContain(`data-action="${action}"`);
     }
   });
 
-  it('redirects /demo to /demo/ so the page\'s relative links resolve', async () => {
+  it("redirects /demo to /demo/ so the page's relative links resolve", async () => {
     const res = await fetch(`${t.url}/demo`, { redirect: 'manual' });
     expect(res.status).toBe(302);
     expect(new URL(res.headers.get('location')!, t.url).pathname).toBe('/demo/');
@@ -69,7 +89,11 @@ describe('demo page (server started with demoSdk)', () => {
     expect(failed.status).toBe(500);
     expect(((await failed.json()) as { headers: Record<string, string> }).headers.traceparent).toBe(traceparent);
 
-    const posted = await fetch(`${t.url}/demo/api/echo`, { method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } });
+    const posted = await fetch(`${t.url}/demo/api/echo`, {
+      method: 'POST',
+      body: 'hello',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(await posted.json()).toMatchObject({ method: 'POST', bodyBytes: 5 });
   });
 
@@ -159,9 +183,9 @@ describe('demo page off, or misconfigured', () => {
   });
 
   it('refuses to start with a missing SDK file, naming it and how to build it', async () => {
-    await expect(startServer({ port: 0, databaseUrl: ':memory:', log: () => undefined, demoSdk: missing })).rejects.toThrow(
-      `no file at ${missing}; build it with \`npm run build:sdk\``,
-    );
+    await expect(
+      startServer({ port: 0, databaseUrl: ':memory:', log: () => undefined, demoSdk: missing }),
+    ).rejects.toThrow(`no file at ${missing}; build it with \`npm run build:sdk\``);
     expect(() => loadConfig(['--demo-sdk', missing], {})).toThrow(`--demo-sdk: no file at ${missing}`);
     expect(() => loadConfig([], { SVC_DEMO_SDK: dir })).toThrow(`SVC_DEMO_SDK: ${dir} is not a file`);
     expect(loadConfig([], { SVC_DEMO_SDK: sdkPath }).demoSdk).toBe(sdkPath);
@@ -216,7 +240,9 @@ describe('svc-server start --demo-sdk', () => {
       const page = await text(demoUrl!);
       expect(page.body).toContain(`data-api-key="${ingestKey}"`);
     } finally {
-      await new Promise<void>((ok) => (child.exitCode !== null ? ok() : (child.once('exit', () => ok()), child.kill('SIGTERM'))));
+      await new Promise<void>((ok) =>
+        child.exitCode !== null ? ok() : (child.once('exit', () => ok()), child.kill('SIGTERM')),
+      );
     }
   });
 

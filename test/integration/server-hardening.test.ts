@@ -24,7 +24,11 @@ const nested = (pairs: number): string => '{"c":['.repeat(pairs) + ']}'.repeat(p
 const deepEvents = (pairs: number, at = T0): string => `[{"type":3,"timestamp":${at},"data":${nested(pairs)}}]`;
 const pageLoad = (at: number) => [
   { type: 4, timestamp: at, data: { href: 'http://shop.test/', width: 800, height: 600 } },
-  { type: 2, timestamp: at + 1, data: { node: { type: 0, id: 1, childNodes: [] }, initialOffset: { top: 0, left: 0 } } },
+  {
+    type: 2,
+    timestamp: at + 1,
+    data: { node: { type: 0, id: 1, childNodes: [] }, initialOffset: { top: 0, left: 0 } },
+  },
 ];
 const cursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -37,7 +41,13 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
   beforeAll(async () => {
     const database = await createLastingDatabase(kind);
     drop = database.drop;
-    server = await startServer({ port: 0, databaseUrl: database.url, bodyLimit: BODY_LIMIT, secretKey: 'hardening-test-secret-0123456789abcdef', log: () => undefined });
+    server = await startServer({
+      port: 0,
+      databaseUrl: database.url,
+      bodyLimit: BODY_LIMIT,
+      secretKey: 'hardening-test-secret-0123456789abcdef',
+      log: () => undefined,
+    });
     ingestKey = server.bootstrap!.ingestKey.key;
     controlKey = server.bootstrap!.controlKey.key;
   });
@@ -47,11 +57,18 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
   });
 
   const ingest = (path: string, body: unknown) =>
-    fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ingestKey }, body: JSON.stringify(body) });
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ingestKey },
+      body: JSON.stringify(body),
+    });
   const control = (path: string, init: { method?: string; body?: unknown } = {}) =>
     fetch(`${server.url}/control-plane${path}`, {
       method: init.method ?? 'GET',
-      headers: { authorization: `Bearer ${controlKey}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${controlKey}`,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     });
   const expectRefused = async (res: Response, field: string, what: string) => {
@@ -78,7 +95,11 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
       // The events array (1), the event (2), its data (3), then two levels per pair: 2 + 2 × 255 = 512.
       expect((await ingest('/ingest/replay/chunk', chunk('deep-ok', 0, deepEvents(255)))).status).toBe(200);
       for (const pairs of [256, 2500]) {
-        const error = await expectRefused(await ingest('/ingest/replay/chunk', chunk('deep-refused', 0, deepEvents(pairs))), 'data[0].data.c[0]…', `${pairs} pairs`);
+        const error = await expectRefused(
+          await ingest('/ingest/replay/chunk', chunk('deep-refused', 0, deepEvents(pairs))),
+          'data[0].data.c[0]…',
+          `${pairs} pairs`,
+        );
         expect(error.message).toContain('512 levels');
         expect(error.details?.limit).toBe(512);
       }
@@ -91,10 +112,23 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
       expect((await ingest('/ingest/replay/chunk', chunk('stored-deep', 0, JSON.stringify(events)))).status).toBe(200);
       // As a server without the ingest check stored it: 5,000 levels, far past what JSON.stringify can serialise.
       const { db } = server.database;
-      const first = await db.selectFrom('replay_chunks').selectAll().where('session_id', '=', 'stored-deep').executeTakeFirstOrThrow();
+      const first = await db
+        .selectFrom('replay_chunks')
+        .selectAll()
+        .where('session_id', '=', 'stored-deep')
+        .executeTakeFirstOrThrow();
       await db
         .insertInto('replay_chunks')
-        .values({ ...first, id: undefined, seq: 1, time_ms: T0 + 10, end_ms: T0 + 10, event_count: 1, encoding: 'gzip', data: gzipSync(deepEvents(2500, T0 + 10)) })
+        .values({
+          ...first,
+          id: undefined,
+          seq: 1,
+          time_ms: T0 + 10,
+          end_ms: T0 + 10,
+          event_count: 1,
+          encoding: 'gzip',
+          data: gzipSync(deepEvents(2500, T0 + 10)),
+        })
         .execute();
 
       const listing = await control('/replay/chunks?session_id=stored-deep');
@@ -117,7 +151,9 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
       ]);
       const detail = await control('/sessions/stored-deep');
       expect(detail.status).toBe(200);
-      expect(((await detail.json()) as { replays: Array<{ first_url: string }> }).replays[0]!.first_url).toBe('http://shop.test/');
+      expect(((await detail.json()) as { replays: Array<{ first_url: string }> }).replays[0]!.first_url).toBe(
+        'http://shop.test/',
+      );
       expect((await control('/sessions/stored-deep/playwright')).status).toBe(200);
     });
   });
@@ -147,12 +183,19 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
       await expectRefused(await control('/incidents/in%00cident'), 'id', 'incident id');
       await expectRefused(await control('/notifications/channels/ch%00'), 'id', 'channel id');
       await expectRefused(await control('/sessions/s%00/replay'), 'id', 'session id');
-      await expectRefused(await control('/sessions?cursor=' + cursor({ t: T0, k: 'sess\u0000' })), 'cursor', 'a cursor holding it');
+      await expectRefused(
+        await control('/sessions?cursor=' + cursor({ t: T0, k: 'sess\u0000' })),
+        'cursor',
+        'a cursor holding it',
+      );
     });
 
     it.runIf(kind === 'postgres')('that reaches PostgreSQL unchecked is a 400, not a 500', async () => {
       // Outside the control plane: the chat app's route looks its project up before anything else reads the request.
-      const res = await fetch(`${server.url}/integrations/chat/proj%00ect/commands`, { method: 'POST', body: 'text=help' });
+      const res = await fetch(`${server.url}/integrations/chat/proj%00ect/commands`, {
+        method: 'POST',
+        body: 'text=help',
+      });
       expect(res.status).toBe(400);
     });
   });
@@ -166,7 +209,11 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
       }
       expect((await control('/spans?from=8640000000000000')).status).toBe(200);
       // The cost parameters go through the same check.
-      await expectRefused(await control('/cost/estimate?trailing_days=99999999999999999999'), 'trailing_days', 'trailing_days');
+      await expectRefused(
+        await control('/cost/estimate?trailing_days=99999999999999999999'),
+        'trailing_days',
+        'trailing_days',
+      );
       await expectRefused(await control('/cost/recommendations?lookback_days=1e400'), 'lookback_days', 'lookback_days');
     });
 
@@ -181,7 +228,11 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
         ['/notifications/deliveries', { t: T0, k: 1e300 }],
         ['/sessions/s/recipes', { t: T0, k: 'x' }],
       ] as const) {
-        await expectRefused(await control(`${path}?cursor=${cursor(forged)}`), 'cursor', `${path} ${JSON.stringify(forged)}`);
+        await expectRefused(
+          await control(`${path}?cursor=${cursor(forged)}`),
+          'cursor',
+          `${path} ${JSON.stringify(forged)}`,
+        );
       }
     });
 
@@ -189,7 +240,11 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
       const { databaseInputError } = await import('../../server/src/http/errors');
       const { sql } = await import('kysely');
       const { db } = server.database;
-      for (const query of [sql`select ${'99999999999999999999'}::int8`, sql`select ${'1.5'}::int8`, sql`select ${'a\u0000'}::text`]) {
+      for (const query of [
+        sql`select ${'99999999999999999999'}::int8`,
+        sql`select ${'1.5'}::int8`,
+        sql`select ${'a\u0000'}::text`,
+      ]) {
         const failure = await query.execute(db).then(
           () => undefined,
           (err: unknown) => err,
@@ -207,38 +262,44 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
      */
     function send(path: string, headers: Record<string, string>, size: number, declare = true, write = size) {
       const agent = new Agent({ keepAlive: true });
-      return new Promise<{ status?: number; body: string; headers: Record<string, unknown>; errors: string[] }>((resolve) => {
-        const errors: string[] = [];
-        let answer: { status?: number; body: string; headers: Record<string, unknown> } = { body: '', headers: {} };
-        const req = request(`${server.url}${path}`, {
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/json', ...headers, ...(declare ? { 'content-length': String(size) } : {}) },
-        });
-        req.on('error', (err: NodeJS.ErrnoException) => errors.push(err.code ?? err.message));
-        req.on('response', (res) => {
-          res.setEncoding('utf8');
-          res.on('data', (text: string) => (answer.body += text));
-          res.on('end', () => (answer = { ...answer, status: res.statusCode, headers: res.headers }));
-        });
-        req.on('close', () => {
-          agent.destroy();
-          resolve({ ...answer, errors });
-        });
-        const piece = Buffer.alloc(64 * 1024, 0x20);
-        let sent = 0;
-        const pump = (): void => {
-          while (sent < write) {
-            sent += piece.length;
-            if (!req.write(piece)) {
-              req.once('drain', pump);
-              return;
+      return new Promise<{ status?: number; body: string; headers: Record<string, unknown>; errors: string[] }>(
+        (resolve) => {
+          const errors: string[] = [];
+          let answer: { status?: number; body: string; headers: Record<string, unknown> } = { body: '', headers: {} };
+          const req = request(`${server.url}${path}`, {
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              ...headers,
+              ...(declare ? { 'content-length': String(size) } : {}),
+            },
+          });
+          req.on('error', (err: NodeJS.ErrnoException) => errors.push(err.code ?? err.message));
+          req.on('response', (res) => {
+            res.setEncoding('utf8');
+            res.on('data', (text: string) => (answer.body += text));
+            res.on('end', () => (answer = { ...answer, status: res.statusCode, headers: res.headers }));
+          });
+          req.on('close', () => {
+            agent.destroy();
+            resolve({ ...answer, errors });
+          });
+          const piece = Buffer.alloc(64 * 1024, 0x20);
+          let sent = 0;
+          const pump = (): void => {
+            while (sent < write) {
+              sent += piece.length;
+              if (!req.write(piece)) {
+                req.once('drain', pump);
+                return;
+              }
             }
-          }
-          if (write === size) req.end();
-        };
-        pump();
-      });
+            if (write === size) req.end();
+          };
+          pump();
+        },
+      );
     }
     const ingestHeaders = () => ({ 'x-api-key': ingestKey });
     const controlHeaders = () => ({ authorization: `Bearer ${controlKey}` });
@@ -275,7 +336,7 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
     });
   });
 
-  it('keeps an idle connection 65 s, longer than a load balancer\'s usual 60 s, so a reused connection is not closed under a request', async () => {
+  it("keeps an idle connection 65 s, longer than a load balancer's usual 60 s, so a reused connection is not closed under a request", async () => {
     const agent = new Agent({ keepAlive: true });
     const header = await new Promise<string | undefined>((resolve, reject) => {
       request(`${server.url}/healthz`, { agent }, (res) => {
@@ -300,7 +361,11 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
         await ingest('/otlp/v1/traces', {}),
         await fetch(`${server.url}/otlp/v1/traces`, {
           method: 'OPTIONS',
-          headers: { origin: 'http://app.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+          headers: {
+            origin: 'http://app.test',
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type,x-api-key',
+          },
         }),
         await fetch(`${server.url}/`),
         await fetch(`${server.url}/viewer/`, { redirect: 'manual' }),

@@ -32,7 +32,10 @@ describe.each(kinds)('ingest on %s', (kind) => {
   };
 
   const spanCount = async () => {
-    const rows = await t.server.database.db.selectFrom('spans').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rows = await t.server.database.db
+      .selectFrom('spans')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(rows.n);
   };
 
@@ -59,7 +62,12 @@ describe.each(kinds)('ingest on %s', (kind) => {
       scope: { name: '@svc/test', version: '1.0.0' },
     });
     const logs = await controlGet(t, '/logs?session_id=sess-a');
-    expect(logs.body.data[0]).toMatchObject({ body: 'hello', severity_number: 17, severity_text: 'ERROR', trace_id: TRACE_ID });
+    expect(logs.body.data[0]).toMatchObject({
+      body: 'hello',
+      severity_number: 17,
+      severity_text: 'ERROR',
+      trace_id: TRACE_ID,
+    });
     const metrics = await controlGet(t, '/metrics?session_id=sess-a');
     expect(metrics.body.data.map((m) => [m.name, m.type, m.value])).toEqual(
       expect.arrayContaining([
@@ -86,7 +94,12 @@ describe.each(kinds)('ingest on %s', (kind) => {
 
   describe('authentication', () => {
     it('answers 401 for a missing or unknown key', async () => {
-      await expectError(await fetch(`${t.url}/otlp/v1/traces`, { method: 'POST', body: '{}' }), 401, 'unauthorized', 'X-API-Key');
+      await expectError(
+        await fetch(`${t.url}/otlp/v1/traces`, { method: 'POST', body: '{}' }),
+        401,
+        'unauthorized',
+        'X-API-Key',
+      );
       await expectError(await post('/otlp/v1/traces', '{}', { 'x-api-key': 'svc_ingest_nope' }), 401, 'unauthorized');
     });
 
@@ -95,7 +108,11 @@ describe.each(kinds)('ingest on %s', (kind) => {
       const clock = { now: () => Date.now() };
       const revoked = await createKey(db, clock, { projectId: t.projectId, scope: 'ingest' });
       await revokeKey(db, clock, revoked.id);
-      const expired = await createKey(db, clock, { projectId: t.projectId, scope: 'ingest', expiresMs: Date.now() - 1 });
+      const expired = await createKey(db, clock, {
+        projectId: t.projectId,
+        scope: 'ingest',
+        expiresMs: Date.now() - 1,
+      });
       const body = JSON.stringify(traceBody());
       await expectError(await post('/otlp/v1/traces', body, { 'x-api-key': revoked.key }), 403, 'forbidden', 'revoked');
       await expectError(await post('/otlp/v1/traces', body, { 'x-api-key': expired.key }), 403, 'forbidden', 'expired');
@@ -112,12 +129,60 @@ describe.each(kinds)('ingest on %s', (kind) => {
     it.each([
       ['the empty object on traces', '/otlp/v1/traces', '{}', {}, 400, 'invalid_request', 'resourceSpans'],
       ['malformed JSON', '/otlp/v1/logs', '{"resourceLogs": [', {}, 400, 'invalid_request', 'not valid JSON'],
-      ['a wrong type', '/otlp/v1/metrics', '{"resourceMetrics": {}}', {}, 400, 'invalid_request', 'resourceMetrics must be an array'],
-      ['an unknown content type', '/otlp/v1/traces', '{}', { 'content-type': 'application/xml' }, 415, 'unsupported_media_type', 'application/xml'],
-      ['an unknown content encoding', '/otlp/v1/traces', '{}', { 'content-encoding': 'br' }, 415, 'unsupported_encoding', 'br'],
-      ['bad gzip', '/otlp/v1/traces', 'not gzip at all', { 'content-encoding': 'gzip' }, 400, 'invalid_request', 'gzip'],
-      ['protobuf on the replay endpoint', '/ingest/replay/chunk', 'x', { 'content-type': 'application/x-protobuf' }, 415, 'unsupported_media_type', 'application/json'],
-      ['garbage protobuf', '/otlp/v1/traces', '\u0008\u00ff\u00ff', { 'content-type': 'application/x-protobuf' }, 400, 'invalid_request', 'protobuf'],
+      [
+        'a wrong type',
+        '/otlp/v1/metrics',
+        '{"resourceMetrics": {}}',
+        {},
+        400,
+        'invalid_request',
+        'resourceMetrics must be an array',
+      ],
+      [
+        'an unknown content type',
+        '/otlp/v1/traces',
+        '{}',
+        { 'content-type': 'application/xml' },
+        415,
+        'unsupported_media_type',
+        'application/xml',
+      ],
+      [
+        'an unknown content encoding',
+        '/otlp/v1/traces',
+        '{}',
+        { 'content-encoding': 'br' },
+        415,
+        'unsupported_encoding',
+        'br',
+      ],
+      [
+        'bad gzip',
+        '/otlp/v1/traces',
+        'not gzip at all',
+        { 'content-encoding': 'gzip' },
+        400,
+        'invalid_request',
+        'gzip',
+      ],
+      [
+        'protobuf on the replay endpoint',
+        '/ingest/replay/chunk',
+        'x',
+        { 'content-type': 'application/x-protobuf' },
+        415,
+        'unsupported_media_type',
+        'application/json',
+      ],
+      [
+        'garbage protobuf',
+        '/otlp/v1/traces',
+        '\u0008\u00ff\u00ff',
+        { 'content-type': 'application/x-protobuf' },
+        400,
+        'invalid_request',
+        'protobuf',
+      ],
     ])('%s', async (_name, path, body, headers, status, code, message) => {
       const before = await spanCount();
       await expectError(await post(path, body, headers as Record<string, string>), status, code, message);
@@ -126,7 +191,8 @@ describe.each(kinds)('ingest on %s', (kind) => {
 
     it('names the offending field deep inside the payload', async () => {
       const body = traceBody([{}, {}]);
-      const spans = (body.resourceSpans as { scopeSpans: { spans: { traceId: string }[] }[] }[])[1]!.scopeSpans[0]!.spans;
+      const spans = (body.resourceSpans as { scopeSpans: { spans: { traceId: string }[] }[] }[])[1]!.scopeSpans[0]!
+        .spans;
       spans[0]!.traceId = 'abc';
       const before = await spanCount();
       const res = await post('/otlp/v1/traces', JSON.stringify(body));
@@ -135,14 +201,27 @@ describe.each(kinds)('ingest on %s', (kind) => {
     });
 
     it('refuses a metric name longer than OpenTelemetry allows (255 characters), storing nothing of the batch', async () => {
-      const points = async () => (await t.server.database.db.selectFrom('metric_points').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+      const points = async () =>
+        (
+          await t.server.database.db
+            .selectFrom('metric_points')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n;
       const named = (name: string) => {
-        const body = metricsBody('web-app', 'sess-long-name') as { resourceMetrics: { scopeMetrics: { metrics: { name: string }[] }[] }[] };
+        const body = metricsBody('web-app', 'sess-long-name') as {
+          resourceMetrics: { scopeMetrics: { metrics: { name: string }[] }[] }[];
+        };
         body.resourceMetrics[0]!.scopeMetrics[0]!.metrics[1]!.name = name;
         return JSON.stringify(body);
       };
       const before = Number(await points());
-      await expectError(await post('/otlp/v1/metrics', named('m'.repeat(256))), 400, 'invalid_request', 'resourceMetrics[0].scopeMetrics[0].metrics[1].name');
+      await expectError(
+        await post('/otlp/v1/metrics', named('m'.repeat(256))),
+        400,
+        'invalid_request',
+        'resourceMetrics[0].scopeMetrics[0].metrics[1].name',
+      );
       expect(Number(await points())).toBe(before);
       expect((await post('/otlp/v1/metrics', named('m'.repeat(255)))).status).toBe(200);
     });
@@ -159,7 +238,10 @@ describe.each(kinds)('ingest on %s', (kind) => {
   describe('service.name', () => {
     it('stores an alias under the canonical app name', async () => {
       await addAlias(t.server.database.db, { now: () => Date.now() }, t.projectId, 'web-app', 'storefront');
-      const res = await post('/otlp/v1/traces', JSON.stringify(traceBody([{ serviceName: 'storefront', sessionId: 'sess-alias' }])));
+      const res = await post(
+        '/otlp/v1/traces',
+        JSON.stringify(traceBody([{ serviceName: 'storefront', sessionId: 'sess-alias' }])),
+      );
       expect(res.status).toBe(200);
       const spans = await controlGet(t, '/spans?session_id=sess-alias');
       expect(spans.body.data[0]).toMatchObject({ app: 'web-app' });
@@ -169,7 +251,10 @@ describe.each(kinds)('ingest on %s', (kind) => {
 
     it('rejects a payload naming an unknown app with 422 and stores none of it', async () => {
       const before = await spanCount();
-      const body = traceBody([{ serviceName: 'web-app', sessionId: 'sess-mixed' }, { serviceName: 'intruder', sessionId: 'sess-mixed' }]);
+      const body = traceBody([
+        { serviceName: 'web-app', sessionId: 'sess-mixed' },
+        { serviceName: 'intruder', sessionId: 'sess-mixed' },
+      ]);
       await expectError(await post('/otlp/v1/traces', JSON.stringify(body)), 422, 'unknown_service', '"intruder"');
       expect(await spanCount()).toBe(before);
       expect((await controlGet(t, '/sessions')).body.data.some((s) => s.session_id === 'sess-mixed')).toBe(false);
@@ -196,28 +281,49 @@ describe.each(kinds)('ingest on %s', (kind) => {
       expect(res.headers.get('access-control-allow-credentials')).toBe('true');
       expect(res.headers.get('access-control-max-age')).toBe('7200');
       const allowed = res.headers.get('access-control-allow-headers')!.toLowerCase();
-      for (const h of ['content-type', 'x-api-key', 'traceparent', 'x-svc-session-id', 'content-encoding']) expect(allowed).toContain(h);
+      for (const h of ['content-type', 'x-api-key', 'traceparent', 'x-svc-session-id', 'content-encoding'])
+        expect(allowed).toContain(h);
     });
 
     it('answers a mistyped ingest path with a readable 404, CORS headers included', async () => {
-      const res = await fetch(`${t.url}/otlp/v1/trace`, { method: 'POST', headers: { origin: 'https://shop.example.com' }, body: '{}' });
+      const res = await fetch(`${t.url}/otlp/v1/trace`, {
+        method: 'POST',
+        headers: { origin: 'https://shop.example.com' },
+        body: '{}',
+      });
       expect(res.status).toBe(404);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
     });
 
     it('puts CORS headers on error answers too, so the page can read them', async () => {
-      const res = await fetch(`${t.url}/otlp/v1/traces`, { method: 'POST', headers: { origin: 'https://shop.example.com' }, body: '{}' });
+      const res = await fetch(`${t.url}/otlp/v1/traces`, {
+        method: 'POST',
+        headers: { origin: 'https://shop.example.com' },
+        body: '{}',
+      });
       expect(res.status).toBe(401);
       expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example.com');
     });
   });
 
   describe('ingest health', () => {
-    type Refusal = { reason: string; status: number; count: number; last_at: string; example: Record<string, unknown> & { key: Record<string, unknown> } };
-    type Health = { refusals: Refusal[]; unattributed: Refusal[] | null; sdk_drops: Array<{ app: string; reason: string; count: number; sessions: number }> };
+    type Refusal = {
+      reason: string;
+      status: number;
+      count: number;
+      last_at: string;
+      example: Record<string, unknown> & { key: Record<string, unknown> };
+    };
+    type Health = {
+      refusals: Refusal[];
+      unattributed: Refusal[] | null;
+      sdk_drops: Array<{ app: string; reason: string; count: number; sessions: number }>;
+    };
     const health = async (key: string, project?: string) => {
-      const res = await fetch(`${t.url}/control-plane/ingest/health`, { headers: { authorization: `Bearer ${key}`, ...(project ? { 'x-svc-project': project } : {}) } });
+      const res = await fetch(`${t.url}/control-plane/ingest/health`, {
+        headers: { authorization: `Bearer ${key}`, ...(project ? { 'x-svc-project': project } : {}) },
+      });
       expect(res.status).toBe(200);
       return (await res.json()) as Health;
     };
@@ -234,7 +340,14 @@ describe.each(kinds)('ingest on %s', (kind) => {
               sum: {
                 aggregationTemporality: 2,
                 isMonotonic: true,
-                dataPoints: [{ startTimeUnixNano: `${startMs}000000`, timeUnixNano: `${atMs}000000`, asInt: String(value), attributes: [str('reason', reason)] }],
+                dataPoints: [
+                  {
+                    startTimeUnixNano: `${startMs}000000`,
+                    timeUnixNano: `${atMs}000000`,
+                    asInt: String(value),
+                    attributes: [str('reason', reason)],
+                  },
+                ],
               },
             },
           ],
@@ -245,7 +358,12 @@ describe.each(kinds)('ingest on %s', (kind) => {
     it('counts refused requests per project and reason with the last example (never the key), beside the drops the SDK reported; logs them rate-limited', async () => {
       const db = t.server.database.db;
       const clock = { now: () => Date.now() };
-      const projectId = await createProject(db, clock, (await db.selectFrom('projects').select('tenant_id').executeTakeFirstOrThrow()).tenant_id, `health-${kind}`);
+      const projectId = await createProject(
+        db,
+        clock,
+        (await db.selectFrom('projects').select('tenant_id').executeTakeFirstOrThrow()).tenant_id,
+        `health-${kind}`,
+      );
       await registerApp(db, clock, projectId, 'shop');
       const ingest = (await createKey(db, clock, { projectId, scope: 'ingest', name: 'storefront' })).key;
       const control = (await createKey(db, clock, { projectId, scope: 'control' })).key;
@@ -254,7 +372,11 @@ describe.each(kinds)('ingest on %s', (kind) => {
       const revoked = await createKey(db, clock, { projectId, scope: 'ingest', name: 'old build' });
       await revokeKey(db, clock, revoked.id);
       const send = (path: string, body: BodyInit, headers: Record<string, string>) =>
-        fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://shop.example', ...headers }, body });
+        fetch(`${t.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: 'https://shop.example', ...headers },
+          body,
+        });
       const logs = JSON.stringify(logsBody('nope'));
       const loggedBefore = logged.length;
 
@@ -264,17 +386,33 @@ describe.each(kinds)('ingest on %s', (kind) => {
       expect((await send('/otlp/v1/logs', logs, { 'x-api-key': revoked.key })).status).toBe(403);
       expect((await send('/otlp/v1/logs', logs, { 'x-api-key': control })).status).toBe(403);
       expect((await send('/otlp/v1/trace', logs, { 'x-api-key': ingest })).status).toBe(404);
-      expect((await send('/otlp/v1/logs', logs, { 'x-api-key': 'svc_ingest_not-a-key-of-this-server' })).status).toBe(401);
+      expect((await send('/otlp/v1/logs', logs, { 'x-api-key': 'svc_ingest_not-a-key-of-this-server' })).status).toBe(
+        401,
+      );
       expect((await send('/otlp/v1/logs', logs, {})).status).toBe(401);
       // Accepted requests are not refusals; the SDK's drop counters: two pages of one reason, one of another.
       const now = Date.now();
-      const drops = { resourceMetrics: [dropPoint('s1', 'queue_full', 5, now - 3000, now - 9000), dropPoint('s1', 'queue_full', 8, now - 2000, now - 9000), dropPoint('s2', 'queue_full', 3, now - 2000, now - 5000), dropPoint('s2', 'refused', 2, now - 1000, now - 5000)] };
+      const drops = {
+        resourceMetrics: [
+          dropPoint('s1', 'queue_full', 5, now - 3000, now - 9000),
+          dropPoint('s1', 'queue_full', 8, now - 2000, now - 9000),
+          dropPoint('s2', 'queue_full', 3, now - 2000, now - 5000),
+          dropPoint('s2', 'refused', 2, now - 1000, now - 5000),
+        ],
+      };
       expect((await send('/otlp/v1/metrics', JSON.stringify(drops), { 'x-api-key': ingest })).status).toBe(200);
 
       const seen = await health(read);
       expect(seen.unattributed).toBeNull();
       const byReason = Object.fromEntries(seen.refusals.map((r) => [r.reason, r]));
-      expect(Object.keys(byReason).sort()).toEqual(['key_revoked', 'key_wrong_scope', 'not_found', 'payload_too_large', 'unknown_service', 'unsupported_media_type']);
+      expect(Object.keys(byReason).sort()).toEqual([
+        'key_revoked',
+        'key_wrong_scope',
+        'not_found',
+        'payload_too_large',
+        'unknown_service',
+        'unsupported_media_type',
+      ]);
       expect(seen.refusals[0]).toMatchObject({ reason: 'unknown_service', status: 422, count: 3 });
       expect(byReason.unknown_service!.example).toMatchObject({
         status: 422,
@@ -286,9 +424,16 @@ describe.each(kinds)('ingest on %s', (kind) => {
         key: { state: 'valid', name: 'storefront', scope: 'ingest' },
       });
       expect(byReason.unknown_service!.example.message).toContain('"nope"');
-      expect(byReason.key_revoked).toMatchObject({ status: 403, count: 1, example: { key: { state: 'revoked', id: revoked.id, name: 'old build' } } });
+      expect(byReason.key_revoked).toMatchObject({
+        status: 403,
+        count: 1,
+        example: { key: { state: 'revoked', id: revoked.id, name: 'old build' } },
+      });
       expect(byReason.key_wrong_scope!.example.key).toMatchObject({ state: 'wrong_scope', scope: 'control' });
-      expect(byReason.not_found).toMatchObject({ status: 404, example: { path: '/otlp/v1/trace', key: { state: 'unchecked', scope: 'ingest' } } });
+      expect(byReason.not_found).toMatchObject({
+        status: 404,
+        example: { path: '/otlp/v1/trace', key: { state: 'unchecked', scope: 'ingest' } },
+      });
       expect(byReason.payload_too_large!.status).toBe(413);
       expect(seen.sdk_drops).toEqual([
         { app: 'shop', reason: 'queue_full', count: 11, sessions: 2 },
@@ -313,7 +458,9 @@ describe.each(kinds)('ingest on %s', (kind) => {
       // Three refusals of one reason in a minute are one line; each of the project's six reasons has its line.
       const project = ours.filter((l) => l.includes(`for project ${projectId}`));
       expect(project.filter((l) => l.includes('unknown_service'))).toEqual([
-        expect.stringMatching(`^ingest refused POST /otlp/v1/logs with 422 unknown_service for project ${projectId} from origin https://shop.example`),
+        expect.stringMatching(
+          `^ingest refused POST /otlp/v1/logs with 422 unknown_service for project ${projectId} from origin https://shop.example`,
+        ),
       ]);
       expect(project).toHaveLength(6);
     });
@@ -333,7 +480,9 @@ describe.each(kinds)('CORS allow-list on %s', (kind) => {
         method: 'OPTIONS',
         headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key' },
       });
-    expect((await preflight('https://allowed.example')).headers.get('access-control-allow-origin')).toBe('https://allowed.example');
+    expect((await preflight('https://allowed.example')).headers.get('access-control-allow-origin')).toBe(
+      'https://allowed.example',
+    );
     expect((await preflight('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -349,7 +498,9 @@ describe.each(kinds)('CORS allow-list on %s', (kind) => {
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('origin_not_allowed');
     expect((await controlGet(t, '/spans?session_id=sess-origin')).body.data).toHaveLength(0);
     // Refused before its key was checked, yet counted under the key's project; the beacon's query (the key) is not kept.
-    const health = (await controlGet<{ refusals: Array<{ reason: string; example: Record<string, unknown> }> }>(t, '/ingest/health')).body;
+    const health = (
+      await controlGet<{ refusals: Array<{ reason: string; example: Record<string, unknown> }> }>(t, '/ingest/health')
+    ).body;
     expect(health.refusals.find((r) => r.reason === 'origin_not_allowed')?.example).toMatchObject({
       path: '/otlp/v1/traces',
       origin: 'https://evil.example',

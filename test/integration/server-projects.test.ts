@@ -37,21 +37,38 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
 
   /** The CLI on the server's database, as an operator on its host runs it. */
   const cli = (...args: string[]) => {
-    const res = spawnSync(process.execPath, [CLI, ...args, '--database-url', database.url], { encoding: 'utf8', env: childEnv() });
+    const res = spawnSync(process.execPath, [CLI, ...args, '--database-url', database.url], {
+      encoding: 'utf8',
+      env: childEnv(),
+    });
     expect(res.status, res.stderr).toBe(0);
     return res.stdout;
   };
-  const call = async (method: string, path: string, key: string | undefined, body?: unknown, contentType = 'application/json') => {
+  const call = async (
+    method: string,
+    path: string,
+    key: string | undefined,
+    body?: unknown,
+    contentType = 'application/json',
+  ) => {
     const res = await fetch(`${server.url}${path}`, {
       method,
-      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(body === undefined ? {} : { 'content-type': contentType }) },
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': contentType }),
+      },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
   };
-  const projects = async (key = adminKey) => ((await call('GET', '/control-plane/projects', key)).body as { data: Project[] }).data;
+  const projects = async (key = adminKey) =>
+    ((await call('GET', '/control-plane/projects', key)).body as { data: Project[] }).data;
   const send = (key: string, name: string) =>
-    fetch(`${server.url}/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(traceBody([{ name }])) });
+    fetch(`${server.url}/otlp/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify(traceBody([{ name }])),
+    });
   const spanNames = async (key: string) => {
     const res = await call('GET', '/control-plane/spans', key);
     expect(res.status).toBe(200);
@@ -61,7 +78,10 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
   const snapshot = async () => {
     const handle = openDatabase(database.url);
     try {
-      return { keys: (await listKeys(handle.db)).length, projects: (await handle.db.selectFrom('projects').select('id').execute()).length };
+      return {
+        keys: (await listKeys(handle.db)).length,
+        projects: (await handle.db.selectFrom('projects').select('id').execute()).length,
+      };
     } finally {
       await handle.close();
     }
@@ -92,7 +112,9 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
         const res = await call(method, path, key, body);
         expect(res.status, `${method} ${path}`).toBe(403);
         expect((res.body as ErrorBody).error.code).toBe('forbidden');
-        expect((res.body as ErrorBody).error.message).toContain('admin key (made with: svc-server keys create --scope admin)');
+        expect((res.body as ErrorBody).error.message).toContain(
+          'admin key (made with: svc-server keys create --scope admin)',
+        );
       }
     }
     expect(await snapshot()).toEqual(before);
@@ -102,7 +124,12 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
     const created = await call('POST', '/control-plane/projects', adminKey, { name: 'shop' });
     expect(created.status).toBe(201);
     const b = created.body as Project & { app: string; ingest_key: NewKey; control_key: NewKey };
-    expect(b).toMatchObject({ name: 'shop', app: 'web-app', ingest_key: { scope: 'ingest', project_id: b.id }, control_key: { scope: 'control', project_id: b.id } });
+    expect(b).toMatchObject({
+      name: 'shop',
+      app: 'web-app',
+      ingest_key: { scope: 'ingest', project_id: b.id },
+      control_key: { scope: 'control', project_id: b.id },
+    });
     expect(b.ingest_key.key).toMatch(/^svc_ingest_/);
     expect(b.control_key.key).toMatch(/^svc_control_/);
     expect((await projects()).map((p) => p.name)).toEqual(['default', 'shop']);
@@ -113,7 +140,10 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
     expect(await spanNames(b.control_key.key)).toEqual(['from-b']);
 
     // More keys for the new project: they act on it, and on it only.
-    const moreControl = await call('POST', `/control-plane/projects/${b.id}/keys`, adminKey, { scope: 'control', name: 'ci' });
+    const moreControl = await call('POST', `/control-plane/projects/${b.id}/keys`, adminKey, {
+      scope: 'control',
+      name: 'ci',
+    });
     expect(moreControl.status).toBe(201);
     expect(moreControl.body).toMatchObject({ project_id: b.id, scope: 'control', name: 'ci', expires_at: null });
     const moreIngest = await call('POST', `/control-plane/projects/${b.id}/keys`, adminKey, { scope: 'ingest' });
@@ -125,11 +155,16 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
 
   it('a read key views everything its project has and changes nothing; the CLI makes one too', async () => {
     expect((await send(ingestKey, 'seen-by-read')).status).toBe(200);
-    const created = await call('POST', `/control-plane/projects/${(await projects())[0]!.id}/keys`, adminKey, { scope: 'read', name: 'viewer' });
+    const created = await call('POST', `/control-plane/projects/${(await projects())[0]!.id}/keys`, adminKey, {
+      scope: 'read',
+      name: 'viewer',
+    });
     expect(created.status).toBe(201);
     const readKey = (created.body as NewKey).key;
     expect(readKey).toMatch(/^svc_read_/);
-    expect(cli('keys', 'create', '--scope', 'read', '--name', 'from-cli', '--project', 'default')).toMatch(/svc_read_\S+/);
+    expect(cli('keys', 'create', '--scope', 'read', '--name', 'from-cli', '--project', 'default')).toMatch(
+      /svc_read_\S+/,
+    );
     expect(await spanNames(readKey)).toContain('seen-by-read');
 
     const channels = async () => (await call('GET', '/control-plane/notifications/channels', readKey)).body;
@@ -142,7 +177,9 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
     ] as const) {
       const res = await call(method, path, readKey, body);
       expect(res.status, `${method} ${path}`).toBe(403);
-      expect((res.body as ErrorBody).error.message).toContain(`a read key can only view (GET); ${method} needs a control key`);
+      expect((res.body as ErrorBody).error.message).toContain(
+        `a read key can only view (GET); ${method} needs a control key`,
+      );
     }
     expect({ ...(await snapshot()), channels: await channels() }).toEqual(before);
     // Project management stays an admin key's.
@@ -171,7 +208,9 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
 
   it('refuses a body that is not a JSON object', async () => {
     const before = await snapshot();
-    expect((await call('POST', '/control-plane/projects', adminKey, 'name=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+    expect(
+      (await call('POST', '/control-plane/projects', adminKey, 'name=x', 'application/x-www-form-urlencoded')).status,
+    ).toBe(415);
     expect((await call('POST', '/control-plane/projects', adminKey, '{"name":')).status).toBe(400);
     expect((await call('POST', '/control-plane/projects', adminKey, ['shop'])).status).toBe(400);
     expect(await snapshot()).toEqual(before);
@@ -199,7 +238,9 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
   });
 
   it('gives one name to one project when clients race for it', async () => {
-    const results = await Promise.all(Array.from({ length: 6 }, () => call('POST', '/control-plane/projects', adminKey, { name: 'raced' })));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => call('POST', '/control-plane/projects', adminKey, { name: 'raced' })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
     expect((await projects()).filter((p) => p.name === 'raced')).toHaveLength(1);
   });
@@ -239,32 +280,57 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
     const inProject = async (method: string, path: string, key: string, project?: string, body?: unknown) => {
       const res = await fetch(`${server.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${key}`, ...(project ? { 'x-svc-project': project } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(project ? { 'x-svc-project': project } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     const names = (body: Record<string, unknown>) => (body.data as Array<{ name: string }>).map((d) => d.name).sort();
     const [first, shop] = await projects();
-    const shopIngest = ((await call('POST', `/control-plane/projects/${shop!.id}/keys`, adminKey, { scope: 'ingest' })).body as NewKey).key;
+    const shopIngest = (
+      (await call('POST', `/control-plane/projects/${shop!.id}/keys`, adminKey, { scope: 'ingest' })).body as NewKey
+    ).key;
     expect((await send(shopIngest, 'admin-sees-shop')).status).toBe(200);
 
     // No header: the tenant's oldest project; the header: the project it names.
     expect(names((await inProject('GET', '/control-plane/spans', adminKey)).body)).toEqual(await spanNames(controlKey));
-    expect(names((await inProject('GET', '/control-plane/spans', adminKey, shop!.id)).body)).toContain('admin-sees-shop');
-    expect(names((await inProject('GET', '/control-plane/spans', adminKey, first!.id)).body)).not.toContain('admin-sees-shop');
+    expect(names((await inProject('GET', '/control-plane/spans', adminKey, shop!.id)).body)).toContain(
+      'admin-sees-shop',
+    );
+    expect(names((await inProject('GET', '/control-plane/spans', adminKey, first!.id)).body)).not.toContain(
+      'admin-sees-shop',
+    );
     const me = (await inProject('GET', '/control-plane/me', adminKey, shop!.id)).body;
-    expect(me).toMatchObject({ project: { id: shop!.id, name: 'shop' }, tenant: { name: 'default' }, key: { scope: 'admin' } });
+    expect(me).toMatchObject({
+      project: { id: shop!.id, name: 'shop' },
+      tenant: { name: 'default' },
+      key: { scope: 'admin' },
+    });
     expect((me.projects as Project[]).map((p) => p.name)).toEqual((await projects()).map((p) => p.name));
     // It changes what a control key may, in the project named.
     const channel = { type: 'webhook', name: 'from-admin', config: { url: 'https://hooks.example.com/admin' } };
-    expect((await inProject('POST', '/control-plane/notifications/channels', adminKey, shop!.id, channel)).status).toBe(201);
-    expect(names(await inProject('GET', '/control-plane/notifications/channels', adminKey, shop!.id).then((r) => r.body))).toEqual(['from-admin']);
-    expect(names((await call('GET', '/control-plane/notifications/channels', controlKey)).body as Record<string, unknown>)).not.toContain('from-admin');
+    expect((await inProject('POST', '/control-plane/notifications/channels', adminKey, shop!.id, channel)).status).toBe(
+      201,
+    );
+    expect(
+      names(await inProject('GET', '/control-plane/notifications/channels', adminKey, shop!.id).then((r) => r.body)),
+    ).toEqual(['from-admin']);
+    expect(
+      names((await call('GET', '/control-plane/notifications/channels', controlKey)).body as Record<string, unknown>),
+    ).not.toContain('from-admin');
 
     // Another tenant's project, or none, is a 404 naming the header; a project key may name only its own project.
     const handle = openDatabase(database.url);
-    const elsewhere = await handle.db.selectFrom('projects').select('id').where('name', '=', 'elsewhere').executeTakeFirstOrThrow().finally(() => handle.close());
+    const elsewhere = await handle.db
+      .selectFrom('projects')
+      .select('id')
+      .where('name', '=', 'elsewhere')
+      .executeTakeFirstOrThrow()
+      .finally(() => handle.close());
     for (const project of [elsewhere.id, 'no-such-project']) {
       const res = await inProject('GET', '/control-plane/spans', adminKey, project);
       expect(res.status).toBe(404);
@@ -275,17 +341,40 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
   });
 
   it("GET /setup: the project's ingest key to a read key too (never a control key), its apps, and its first data once it arrives", async () => {
-    const created = (await call('POST', '/control-plane/projects', adminKey, { name: 'setup-demo' })).body as Project & { ingest_key: NewKey; control_key: NewKey };
-    const readKey = ((await call('POST', `/control-plane/projects/${created.id}/keys`, adminKey, { scope: 'read' })).body as NewKey).key;
-    type Setup = { project: Project; ingest_url: string; ingest_keys: Array<{ key: string | null; name: string; display_prefix: string }>; apps: unknown; first_data: unknown };
+    const created = (await call('POST', '/control-plane/projects', adminKey, { name: 'setup-demo' }))
+      .body as Project & { ingest_key: NewKey; control_key: NewKey };
+    const readKey = (
+      (await call('POST', `/control-plane/projects/${created.id}/keys`, adminKey, { scope: 'read' })).body as NewKey
+    ).key;
+    type Setup = {
+      project: Project;
+      ingest_url: string;
+      ingest_keys: Array<{ key: string | null; name: string; display_prefix: string }>;
+      apps: unknown;
+      first_data: unknown;
+    };
     const setup = async () => {
       const res = await call('GET', '/control-plane/setup', readKey);
       expect(res.status).toBe(200);
       return res.body as Setup;
     };
     const empty = await setup();
-    expect(empty).toMatchObject({ project: { id: created.id, name: 'setup-demo' }, ingest_url: server.url, apps: [{ name: 'web-app', aliases: [] }], first_data: null });
-    expect(empty.ingest_keys).toEqual([{ id: created.ingest_key.id, name: 'default ingest key', display_prefix: created.ingest_key.key.slice(0, 17), key: created.ingest_key.key, created_at: expect.any(String), expires_at: null }]);
+    expect(empty).toMatchObject({
+      project: { id: created.id, name: 'setup-demo' },
+      ingest_url: server.url,
+      apps: [{ name: 'web-app', aliases: [] }],
+      first_data: null,
+    });
+    expect(empty.ingest_keys).toEqual([
+      {
+        id: created.ingest_key.id,
+        name: 'default ingest key',
+        display_prefix: created.ingest_key.key.slice(0, 17),
+        key: created.ingest_key.key,
+        created_at: expect.any(String),
+        expires_at: null,
+      },
+    ]);
     expect(JSON.stringify(empty)).not.toContain(created.control_key.key);
     expect(JSON.stringify(empty)).not.toContain(readKey);
 
@@ -295,6 +384,9 @@ describe.each(kinds)('project management over HTTP, %s', (kind) => {
       body: JSON.stringify(traceBody([{ name: 'first', sessionId: 'the-first-session' }])),
     });
     expect(first.status).toBe(200);
-    expect((await setup()).first_data).toEqual({ received_at: expect.any(String), session: { session_id: 'the-first-session', app: 'web-app' } });
+    expect((await setup()).first_data).toEqual({
+      received_at: expect.any(String),
+      session: { session_id: 'the-first-session', app: 'web-app' },
+    });
   });
 });

@@ -9,7 +9,11 @@ import { controlGet, startTestServer, type TestServer } from '../support/server'
 const kinds = await databaseKinds();
 
 const events = (n: number, from = 1_700_000_000_000) =>
-  Array.from({ length: n }, (_, i) => ({ type: 3, timestamp: from + i, data: { source: 1, positions: [{ x: i, y: i }] } }));
+  Array.from({ length: n }, (_, i) => ({
+    type: 3,
+    timestamp: from + i,
+    data: { source: 1, positions: [{ x: i, y: i }] },
+  }));
 
 function chunk(seq: number, sessionId = 'sess-replay', encoding: 'gzip' | 'json' = 'gzip') {
   const ev = events(3, 1_700_000_000_000 + seq * 10);
@@ -43,7 +47,11 @@ const recipeStep = (i: number) => ({
 describe.each(kinds)('query API and replay on %s', (kind) => {
   let t: TestServer;
   const post = (path: string, body: unknown, key = t.ingestKey) =>
-    fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+    fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     t = await startTestServer(kind);
@@ -63,7 +71,9 @@ describe.each(kinds)('query API and replay on %s', (kind) => {
     expect(body.data.map((c) => c.seq)).toEqual([1, 0]);
     expect(body.data[1]).toMatchObject({ replay_id: 'replay-1', event_count: 3, encoding: 'gzip', events: events(3) });
     const sessions = await controlGet(t, '/sessions');
-    expect(sessions.body.data.find((s) => s.session_id === 'sess-replay')).toMatchObject({ counts: { replay_chunks: 2 } });
+    expect(sessions.body.data.find((s) => s.session_id === 'sess-replay')).toMatchObject({
+      counts: { replay_chunks: 2 },
+    });
   });
 
   it.each([
@@ -83,7 +93,12 @@ describe.each(kinds)('query API and replay on %s', (kind) => {
   });
 
   it('stores recipe steps and finds them by trace id', async () => {
-    const res = await post('/ingest/replay/recipes', { serviceName: 'web-app', sessionId: 'sess-recipe', replayId: 'replay-1', steps: [recipeStep(0), recipeStep(1)] });
+    const res = await post('/ingest/replay/recipes', {
+      serviceName: 'web-app',
+      sessionId: 'sess-recipe',
+      replayId: 'replay-1',
+      steps: [recipeStep(0), recipeStep(1)],
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ accepted: 2, duplicates: 0 });
     const { body } = await controlGet(t, `/recipes?trace_id=${'AB'.repeat(16)}`);
@@ -106,27 +121,42 @@ describe.each(kinds)('query API and replay on %s', (kind) => {
     ['a non-string header', { steps: [{ ...recipeStep(0), requestHeaders: { a: 1 } }] }, 'steps[0].requestHeaders.a'],
     ['an oversized body', { steps: [{ ...recipeStep(0), responseBody: 'x'.repeat(70_000) }] }, 'steps[0].responseBody'],
   ])('rejects recipes with %s', async (_name, change, field) => {
-    const res = await post('/ingest/replay/recipes', { serviceName: 'web-app', sessionId: 'sess-bad-recipe', replayId: 'r', ...change });
+    const res = await post('/ingest/replay/recipes', {
+      serviceName: 'web-app',
+      sessionId: 'sess-bad-recipe',
+      replayId: 'r',
+      ...change,
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { details: { field: string } } }).error.details.field).toBe(field);
     expect((await controlGet(t, '/recipes?session_id=sess-bad-recipe')).body.data).toHaveLength(0);
   });
 
   it('pages newest first with a cursor and filters by time, session and trace', async () => {
-    const spans = Array.from({ length: 7 }, (_, i) => ({ sessionId: 'sess-page', spanId: `${(i + 100).toString(16).padStart(16, '0')}`, startMs: 1_800_000_000_000 + i }));
+    const spans = Array.from({ length: 7 }, (_, i) => ({
+      sessionId: 'sess-page',
+      spanId: `${(i + 100).toString(16).padStart(16, '0')}`,
+      startMs: 1_800_000_000_000 + i,
+    }));
     expect((await post('/otlp/v1/traces', traceBody(spans))).status).toBe(200);
     const seen: string[] = [];
     let cursor: string | null = '';
     let pages = 0;
     while (cursor !== null) {
-      const res: { body: { data: Record<string, unknown>[]; next_cursor: string | null } } = await controlGet(t, `/spans?session_id=sess-page&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: { body: { data: Record<string, unknown>[]; next_cursor: string | null } } = await controlGet(
+        t,
+        `/spans?session_id=sess-page&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       seen.push(...res.body.data.map((s) => s.name as string));
       cursor = res.body.next_cursor;
       pages += 1;
     }
     expect(pages).toBe(3);
     expect(seen).toEqual(['span-6', 'span-5', 'span-4', 'span-3', 'span-2', 'span-1', 'span-0']);
-    const windowed = await controlGet(t, `/spans?session_id=sess-page&from=${1_800_000_000_002}&to=${new Date(1_800_000_000_004).toISOString()}`);
+    const windowed = await controlGet(
+      t,
+      `/spans?session_id=sess-page&from=${1_800_000_000_002}&to=${new Date(1_800_000_000_004).toISOString()}`,
+    );
     expect(windowed.body.data.map((s) => s.name)).toEqual(['span-3', 'span-2']);
   });
 
@@ -148,15 +178,19 @@ describe.each(kinds)('query API and replay on %s', (kind) => {
     }
   });
 
-  it('never shows one project another project\'s data', async () => {
+  it("never shows one project another project's data", async () => {
     const db = t.server.database.db;
     const clock = { now: () => Date.now() };
-    const tenantId = (await db.selectFrom('projects').select('tenant_id').where('id', '=', t.projectId).executeTakeFirstOrThrow()).tenant_id;
+    const tenantId = (
+      await db.selectFrom('projects').select('tenant_id').where('id', '=', t.projectId).executeTakeFirstOrThrow()
+    ).tenant_id;
     const other = await createProject(db, clock, tenantId, 'other');
     await registerApp(db, clock, other, 'web-app');
     const ingest = await createKey(db, clock, { projectId: other, scope: 'ingest' });
     const control = await createKey(db, clock, { projectId: other, scope: 'control' });
-    expect((await post('/otlp/v1/logs', logsBody('web-app', 'sess-other', 'other project'), ingest.key)).status).toBe(200);
+    expect((await post('/otlp/v1/logs', logsBody('web-app', 'sess-other', 'other project'), ingest.key)).status).toBe(
+      200,
+    );
 
     const otherView = { ...t, controlKey: control.key };
     const mine = await controlGet(t, '/logs?limit=1000');

@@ -33,17 +33,48 @@ const pageLoad = (href: string, at: number): Event[] => [
             id: 2,
             tagName: 'html',
             attributes: {},
-            childNodes: [{ type: 2, id: 3, tagName: 'body', attributes: {}, childNodes: [{ type: 2, id: 4, tagName: 'button', attributes: {}, childNodes: [{ type: 3, id: 5, textContent: 'Order' }] }] }],
+            childNodes: [
+              {
+                type: 2,
+                id: 3,
+                tagName: 'body',
+                attributes: {},
+                childNodes: [
+                  {
+                    type: 2,
+                    id: 4,
+                    tagName: 'button',
+                    attributes: {},
+                    childNodes: [{ type: 3, id: 5, textContent: 'Order' }],
+                  },
+                ],
+              },
+            ],
           },
         ],
       },
     },
   },
 ];
-const moves = (n: number, at: number): Event[] => Array.from({ length: n }, (_, i) => ({ type: 3, timestamp: at + i, data: { source: 1, positions: [{ x: i, y: i, id: 4, timeOffset: 0 }] } }));
-const clickOn = (id: number, at: number): Event => ({ type: 3, timestamp: at, data: { source: 2, type: 2, id, x: 5, y: 5 } });
+const moves = (n: number, at: number): Event[] =>
+  Array.from({ length: n }, (_, i) => ({
+    type: 3,
+    timestamp: at + i,
+    data: { source: 1, positions: [{ x: i, y: i, id: 4, timeOffset: 0 }] },
+  }));
+const clickOn = (id: number, at: number): Event => ({
+  type: 3,
+  timestamp: at,
+  data: { source: 2, type: 2, id, x: 5, y: 5 },
+});
 
-function chunk(sessionId: string, replayId: string, seq: number, events: Event[], encoding: 'gzip' | 'json' = 'gzip'): DataChunk {
+function chunk(
+  sessionId: string,
+  replayId: string,
+  seq: number,
+  events: Event[],
+  encoding: 'gzip' | 'json' = 'gzip',
+): DataChunk {
   const json = JSON.stringify(events);
   return {
     serviceName: 'web-app',
@@ -63,15 +94,31 @@ const listItems = (firstId: number, count: number) =>
   Array.from({ length: count }, (_, i) => ({
     parentId: 3,
     nextId: i === 0 ? null : firstId + 2 * (i - 1),
-    node: { type: 2, id: firstId + 2 * i, tagName: 'li', attributes: { 'data-id': String(i) }, childNodes: [{ type: 3, id: firstId + 2 * i + 1, textContent: `Item ${i}` }] },
+    node: {
+      type: 2,
+      id: firstId + 2 * i,
+      tagName: 'li',
+      attributes: { 'data-id': String(i) },
+      childNodes: [{ type: 3, id: firstId + 2 * i + 1, textContent: `Item ${i}` }],
+    },
   }));
 
 /** What the SDK's worker makes of these events (src/replay/compression-worker.ts, run as a worker runs it). */
 const workerData = (events: Event[]): Promise<string> =>
   new Promise((resolve) => {
-    const scope: Record<string, unknown> = { Blob, Response, CompressionStream, Uint8Array, String, btoa, postMessage: ({ d }: { d: string }) => resolve(d) };
+    const scope: Record<string, unknown> = {
+      Blob,
+      Response,
+      CompressionStream,
+      Uint8Array,
+      String,
+      btoa,
+      postMessage: ({ d }: { d: string }) => resolve(d),
+    };
     runInNewContext(WORKER_SOURCE, scope);
-    (scope.onmessage as (event: { data: unknown }) => void)({ data: { i: 0, e: events.map((event) => JSON.stringify(event)) } });
+    (scope.onmessage as (event: { data: unknown }) => void)({
+      data: { i: 0, e: events.map((event) => JSON.stringify(event)) },
+    });
   });
 
 const recipeStep = (ts: number, path: string, body: string): RecipeStep => ({
@@ -94,7 +141,10 @@ const early = [
   chunk('sess-a', 'r-early', 1, moves(3, T0 + 10), 'json'),
   chunk('sess-a', 'r-early', 3, moves(2, T0 + 30)),
 ];
-const late = [chunk('sess-a', 'r-late', 0, pageLoad('http://shop.test/done', T0 + 1000), 'json'), chunk('sess-a', 'r-late', 1, moves(2, T0 + 1010))];
+const late = [
+  chunk('sess-a', 'r-late', 0, pageLoad('http://shop.test/done', T0 + 1000), 'json'),
+  chunk('sess-a', 'r-late', 1, moves(2, T0 + 1010)),
+];
 const decoded = (c: DataChunk): Event[] =>
   JSON.parse(c.encoding === 'gzip' ? gunzipSync(Buffer.from(c.data, 'base64')).toString('utf8') : c.data) as Event[];
 
@@ -107,21 +157,36 @@ interface ReplayPage {
 }
 type ErrorBody = { error: { code: string; details?: { field: string } } };
 
-describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s', (kind) => {
+describe.each(kinds)("one session's replay, recipes and Playwright export on %s", (kind) => {
   let t: TestServer;
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
+      body: JSON.stringify(body),
+    });
     expect(res.status, `POST ${path}`).toBe(200);
     return (await res.json()) as { accepted: number; duplicates: number };
   };
-  const getText = (path: string, key = t.controlKey) => fetch(`${t.url}/control-plane${path}`, { headers: { authorization: `Bearer ${key}` } });
+  const getText = (path: string, key = t.controlKey) =>
+    fetch(`${t.url}/control-plane${path}`, { headers: { authorization: `Bearer ${key}` } });
 
   beforeAll(async () => {
     t = await startTestServer(kind);
     for (const c of [late[1]!, late[0]!, early[2]!, early[0]!, early[1]!]) await post('/ingest/replay/chunk', c);
     expect(await post('/ingest/replay/chunk', early[1]!)).toEqual({ accepted: 0, duplicates: 1 });
-    await post('/ingest/replay/recipes', { serviceName: 'web-app', sessionId: 'sess-a', replayId: 'r-early', steps: [recipeStep(T0 + 6, '/api/cart', '[1]'), recipeStep(T0 + 2, '/api/user', '{}')] });
-    await post('/ingest/replay/recipes', { serviceName: 'web-app', sessionId: 'sess-a', replayId: 'r-late', steps: [recipeStep(T0 + 1005, '/api/cart', '[2]')] });
+    await post('/ingest/replay/recipes', {
+      serviceName: 'web-app',
+      sessionId: 'sess-a',
+      replayId: 'r-early',
+      steps: [recipeStep(T0 + 6, '/api/cart', '[1]'), recipeStep(T0 + 2, '/api/user', '{}')],
+    });
+    await post('/ingest/replay/recipes', {
+      serviceName: 'web-app',
+      sessionId: 'sess-a',
+      replayId: 'r-late',
+      steps: [recipeStep(T0 + 1005, '/api/cart', '[2]')],
+    });
   });
   afterAll(() => t?.close());
 
@@ -151,8 +216,22 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
       // Nor the Playwright test it was recorded in (test-runs-api.test.ts).
       test: null,
       replays: [
-        { replay_id: 'r-early', start_time: new Date(T0).toISOString(), end_time: new Date(T0 + 31).toISOString(), chunk_count: 3, event_count: 8, first_url: 'http://shop.test/cart' },
-        { replay_id: 'r-late', start_time: new Date(T0 + 1000).toISOString(), end_time: new Date(T0 + 1011).toISOString(), chunk_count: 2, event_count: 4, first_url: 'http://shop.test/done' },
+        {
+          replay_id: 'r-early',
+          start_time: new Date(T0).toISOString(),
+          end_time: new Date(T0 + 31).toISOString(),
+          chunk_count: 3,
+          event_count: 8,
+          first_url: 'http://shop.test/cart',
+        },
+        {
+          replay_id: 'r-late',
+          start_time: new Date(T0 + 1000).toISOString(),
+          end_time: new Date(T0 + 1011).toISOString(),
+          chunk_count: 2,
+          event_count: 4,
+          first_url: 'http://shop.test/done',
+        },
       ],
     });
   });
@@ -162,8 +241,20 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
     expect(status).toBe(200);
     const inOrder = [...early, ...late];
     expect(body.events).toEqual(inOrder.flatMap(decoded));
-    expect(body.chunks.map((c) => `${c.replay_id}/${c.seq}`)).toEqual(['r-early/0', 'r-early/1', 'r-early/3', 'r-late/0', 'r-late/1']);
-    expect(body.chunks[0]).toEqual({ replay_id: 'r-early', seq: 0, start_time: new Date(T0).toISOString(), end_time: new Date(T0 + 5).toISOString(), event_count: 3 });
+    expect(body.chunks.map((c) => `${c.replay_id}/${c.seq}`)).toEqual([
+      'r-early/0',
+      'r-early/1',
+      'r-early/3',
+      'r-late/0',
+      'r-late/1',
+    ]);
+    expect(body.chunks[0]).toEqual({
+      replay_id: 'r-early',
+      seq: 0,
+      start_time: new Date(T0).toISOString(),
+      end_time: new Date(T0 + 5).toISOString(),
+      event_count: 3,
+    });
     expect(body.gaps).toEqual([{ replay_id: 'r-early', missing_seq: [2], missing_count: 1 }]);
     expect(body.next_cursor).toBeNull();
   });
@@ -174,7 +265,10 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
     const sizes: number[] = [];
     let cursor: string | null = '';
     while (cursor !== null) {
-      const res: { body: ReplayPage } = await controlGet<ReplayPage>(t, `/sessions/sess-a/replay?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: { body: ReplayPage } = await controlGet<ReplayPage>(
+        t,
+        `/sessions/sess-a/replay?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       events.push(...res.body.events);
       sizes.push(res.body.chunks.length);
       expect(res.body.gaps).toEqual(whole.gaps);
@@ -184,7 +278,7 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
     expect(events).toEqual(whole.events);
   });
 
-  it('lists a replay\'s missing seqs up to a cap, and counts them all', async () => {
+  it("lists a replay's missing seqs up to a cap, and counts them all", async () => {
     await post('/ingest/replay/chunk', chunk('sess-gap', 'r', 5000, moves(1, T0)));
     const { body } = await controlGet<ReplayPage>(t, '/sessions/sess-gap/replay');
     expect(body.gaps).toHaveLength(1);
@@ -200,7 +294,13 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
       ['http://shop.test/api/cart', 'r-early', '[1]'],
       ['http://shop.test/api/cart', 'r-late', '[2]'],
     ]);
-    expect(all.body.data[0]).toMatchObject({ method: 'GET', status: 200, session_id: 'sess-a', trace_id: null, requestHeaders: { authorization: '[REDACTED]' } });
+    expect(all.body.data[0]).toMatchObject({
+      method: 'GET',
+      status: 200,
+      session_id: 'sess-a',
+      trace_id: null,
+      requestHeaders: { authorization: '[REDACTED]' },
+    });
     const first = await controlGet(t, '/sessions/sess-a/recipes?limit=2');
     expect(first.body.data).toHaveLength(2);
     const second = await controlGet(t, `/sessions/sess-a/recipes?limit=2&cursor=${first.body.next_cursor}`);
@@ -223,7 +323,9 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
         '});',
       ].join('\n'),
     );
-    expect(spec).toContain("  'GET /api/cart': [\n    { status: 200, headers: { 'content-type': 'application/json' }, body: '[1]' },\n    { status: 200, headers: { 'content-type': 'application/json' }, body: '[2]' },\n  ],");
+    expect(spec).toContain(
+      "  'GET /api/cart': [\n    { status: 200, headers: { 'content-type': 'application/json' }, body: '[1]' },\n    { status: 200, headers: { 'content-type': 'application/json' }, body: '[2]' },\n  ],",
+    );
     const elsewhere = await (await getText('/sessions/sess-a/playwright?base_url=http://localhost:4000/')).text();
     expect(elsewhere).toContain("const baseURL = process.env.SVC_REPLAY_BASE_URL ?? 'http://localhost:4000';");
   });
@@ -259,12 +361,17 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
   it('answers 404 for an unknown session, and for a session of another project', async () => {
     const db = t.server.database.db;
     const clock = { now: () => Date.now() };
-    const tenantId = (await db.selectFrom('projects').select('tenant_id').where('id', '=', t.projectId).executeTakeFirstOrThrow()).tenant_id;
+    const tenantId = (
+      await db.selectFrom('projects').select('tenant_id').where('id', '=', t.projectId).executeTakeFirstOrThrow()
+    ).tenant_id;
     const other = await createProject(db, clock, tenantId, 'other');
     await registerApp(db, clock, other, 'web-app');
     const otherView = { ...t, controlKey: (await createKey(db, clock, { projectId: other, scope: 'control' })).key };
     for (const suffix of ['', '/replay', '/recipes', '/playwright']) {
-      for (const [view, id] of [[t, 'nope'], [otherView, 'sess-a']] as const) {
+      for (const [view, id] of [
+        [t, 'nope'],
+        [otherView, 'sess-a'],
+      ] as const) {
         const res = await controlGet<ErrorBody>(view, `/sessions/${id}${suffix}`);
         expect(res.status, `${id}${suffix}`).toBe(404);
         expect(res.body.error.code).toBe('not_found');
@@ -275,7 +382,11 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
   it('takes chunks as the SDK sends them (ids delta-encoded, base64 gzip, or inline), a retry once, and plays them back as recorded', async () => {
     const recorded = [
       ...pageLoad('http://shop.test/list', T0 + 5000),
-      { type: 3, timestamp: T0 + 5002, data: { source: 0, texts: [], attributes: [], removes: [{ parentId: 3, id: 4 }], adds: listItems(6, 40) } },
+      {
+        type: 3,
+        timestamp: T0 + 5002,
+        data: { source: 0, texts: [], attributes: [], removes: [{ parentId: 3, id: 4 }], adds: listItems(6, 40) },
+      },
       clickOn(7, T0 + 5003),
       { type: 5, timestamp: T0 + 5004, data: { tag: 'network', payload: { id: 12, url: 'http://shop.test/api' } } },
     ];
@@ -287,7 +398,10 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
       chunkBody('web-app', identity, 1, at.slice(3), JSON.stringify(recorded.slice(3))),
     ];
     for (const body of bodies) {
-      for (const expected of [{ accepted: 1, duplicates: 0 }, { accepted: 0, duplicates: 1 }]) {
+      for (const expected of [
+        { accepted: 1, duplicates: 0 },
+        { accepted: 0, duplicates: 1 },
+      ]) {
         const res = await fetch(`${t.url}/ingest/replay/chunk`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': t.ingestKey },
@@ -306,7 +420,15 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
   });
 
   it('refuses a chunk with both events and data, an unknown ids, or events that are not event objects', async () => {
-    const fields = { serviceName: 'web-app', sessionId: 'sess-bad', replayId: 'r1', seq: 0, startTs: T0, endTs: T0, eventCount: 1 };
+    const fields = {
+      serviceName: 'web-app',
+      sessionId: 'sess-bad',
+      replayId: 'r1',
+      seq: 0,
+      startTs: T0,
+      endTs: T0,
+      eventCount: 1,
+    };
     for (const [body, field] of [
       [{ ...fields, events: [{ type: 3 }], encoding: 'json', data: '[{}]' }, 'events'],
       [{ ...fields, events: [{ type: 3 }], ids: 'rle' }, 'ids'],
@@ -314,7 +436,11 @@ describe.each(kinds)('one session\'s replay, recipes and Playwright export on %s
       [{ ...fields, events: {} }, 'events'],
       [{ ...fields, events: [{ type: 3 }, { type: 3 }] }, 'eventCount'],
     ] as const) {
-      const res = await fetch(`${t.url}/ingest/replay/chunk`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+      const res = await fetch(`${t.url}/ingest/replay/chunk`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
+        body: JSON.stringify(body),
+      });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(((await res.json()) as ErrorBody).error.details?.field).toBe(field);
     }

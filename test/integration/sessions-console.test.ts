@@ -17,10 +17,13 @@ const SEC = 1000;
 const MIN = 60 * SEC;
 
 const UA = {
-  chromeWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+  chromeWindows:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
   firefoxLinux: 'Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0',
-  safariIphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
-  edgeMac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.51',
+  safariIphone:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+  edgeMac:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.2478.51',
 };
 
 type Attr = ReturnType<typeof str>;
@@ -118,7 +121,15 @@ const vital = (s: Client, atMs: number, path: string) => ({
             {
               name: 'web_vital_lcp_ms',
               unit: 'ms',
-              gauge: { dataPoints: [{ timeUnixNano: `${atMs}000000`, asDouble: 1800, attributes: [str('session.id', s.sessionId), str('url.path', path)] }] },
+              gauge: {
+                dataPoints: [
+                  {
+                    timeUnixNano: `${atMs}000000`,
+                    asDouble: 1800,
+                    attributes: [str('session.id', s.sessionId), str('url.path', path)],
+                  },
+                ],
+              },
             },
           ],
         },
@@ -166,7 +177,11 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
   afterAll(() => t?.close());
 
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
+      body: JSON.stringify(body),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
   };
   const get = async <T>(path: string) => {
@@ -174,7 +189,8 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
-  const ids = async (query: string) => (await get<SessionPage>(`/sessions?limit=500&${query}`)).data.map((s) => s.session_id).sort();
+  const ids = async (query: string) =>
+    (await get<SessionPage>(`/sessions?limit=500&${query}`)).data.map((s) => s.session_id).sort();
   const session = (id: string) => get<SessionItem>(`/sessions/${id}`);
 
   const A: Client = { sessionId: 'con-a', env: 'prod', release: '1.0.0', ua: UA.chromeWindows };
@@ -184,25 +200,42 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
   const D: Client = { sessionId: 'con-d' };
 
   it('folds environment, release, device, pages, errors and duration into each session from its records', async () => {
-    await post('/otlp/v1/traces', spans(A, [
-      { atMs: T0, name: 'documentLoad', url: 'https://shop.example.com/?utm=mail#top' },
-      // A request's url.full is not a page.
-      { atMs: T0 + 10 * SEC, name: 'HTTP GET', url: 'https://api.example.com/items' },
-      { atMs: T0 + MIN, name: 'click', url: 'https://shop.example.com/cart?step=1', interaction: true },
-    ]));
-    await post('/otlp/v1/logs', logs(A, [
-      { atMs: T0 + 20 * SEC, severity: 17, exception: true, uid: 'a-1' },
-      // console.error: ERROR without an exception.
-      { atMs: T0 + 30 * SEC, severity: 17, uid: 'a-2' },
-      { atMs: T0 + 40 * SEC, severity: 9, uid: 'a-3' },
-    ]));
+    await post(
+      '/otlp/v1/traces',
+      spans(A, [
+        { atMs: T0, name: 'documentLoad', url: 'https://shop.example.com/?utm=mail#top' },
+        // A request's url.full is not a page.
+        { atMs: T0 + 10 * SEC, name: 'HTTP GET', url: 'https://api.example.com/items' },
+        { atMs: T0 + MIN, name: 'click', url: 'https://shop.example.com/cart?step=1', interaction: true },
+      ]),
+    );
+    await post(
+      '/otlp/v1/logs',
+      logs(A, [
+        { atMs: T0 + 20 * SEC, severity: 17, exception: true, uid: 'a-1' },
+        // console.error: ERROR without an exception.
+        { atMs: T0 + 30 * SEC, severity: 17, uid: 'a-2' },
+        { atMs: T0 + 40 * SEC, severity: 9, uid: 'a-3' },
+      ]),
+    );
     await post('/otlp/v1/metrics', vital(B, T0 + 5 * SEC, '/checkout'));
-    await post('/otlp/v1/traces', spans(B, [{ atMs: T0 + 15 * SEC, name: 'documentLoad', url: 'https://shop.example.com/checkout' }]));
-    await post('/otlp/v1/traces', spans(C, [
-      { atMs: T0 + 2 * MIN, name: 'documentLoad', url: 'https://shop.example.com/products/42' },
-      // A client-side route change: the page it went to counts too.
-      { atMs: T0 + 4 * MIN, name: 'Navigation: /products/43?ref=x', url: 'https://shop.example.com/products/42', interaction: true },
-    ]));
+    await post(
+      '/otlp/v1/traces',
+      spans(B, [{ atMs: T0 + 15 * SEC, name: 'documentLoad', url: 'https://shop.example.com/checkout' }]),
+    );
+    await post(
+      '/otlp/v1/traces',
+      spans(C, [
+        { atMs: T0 + 2 * MIN, name: 'documentLoad', url: 'https://shop.example.com/products/42' },
+        // A client-side route change: the page it went to counts too.
+        {
+          atMs: T0 + 4 * MIN,
+          name: 'Navigation: /products/43?ref=x',
+          url: 'https://shop.example.com/products/42',
+          interaction: true,
+        },
+      ]),
+    );
     // An exception logged below ERROR still counts as an error.
     await post('/otlp/v1/logs', logs(C, [{ atMs: T0 + 3 * MIN, severity: 13, exception: true, uid: 'c-1' }]));
     await post('/otlp/v1/traces', spans(D, [{ atMs: T0 + 10 * MIN, name: 'work' }]));
@@ -253,15 +286,21 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
 
   it('keeps pages across batches in the order first seen, bounded, with the earliest page as the entry', async () => {
     const E: Client = { sessionId: 'con-e', env: 'prod', release: '1.0.0', ua: UA.edgeMac };
-    await post('/otlp/v1/traces', spans(E, [
-      { atMs: T0 + 30 * SEC, name: 'click', url: 'https://shop.example.com/b', interaction: true },
-      { atMs: T0 + 20 * SEC, name: 'documentLoad', url: 'https://shop.example.com/a' },
-    ]));
+    await post(
+      '/otlp/v1/traces',
+      spans(E, [
+        { atMs: T0 + 30 * SEC, name: 'click', url: 'https://shop.example.com/b', interaction: true },
+        { atMs: T0 + 20 * SEC, name: 'documentLoad', url: 'https://shop.example.com/a' },
+      ]),
+    );
     // A later batch repeats a page and adds one; a batch sent late (persisted on a previous page) shows an earlier one.
-    await post('/otlp/v1/traces', spans(E, [
-      { atMs: T0 + 40 * SEC, name: 'click', url: 'https://shop.example.com/b', interaction: true },
-      { atMs: T0 + 50 * SEC, name: 'click', url: 'https://shop.example.com/c', interaction: true },
-    ]));
+    await post(
+      '/otlp/v1/traces',
+      spans(E, [
+        { atMs: T0 + 40 * SEC, name: 'click', url: 'https://shop.example.com/b', interaction: true },
+        { atMs: T0 + 50 * SEC, name: 'click', url: 'https://shop.example.com/c', interaction: true },
+      ]),
+    );
     await post('/otlp/v1/metrics', vital(E, T0 + 10 * SEC, '/landing'));
     expect(await session('con-e')).toMatchObject({
       urls: ['/a', '/b', '/c', '/landing'],
@@ -272,9 +311,26 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
 
     // At most 50 pages: the first seen are kept.
     const F: Client = { sessionId: 'con-f' };
-    const page = (i: number) => ({ atMs: T0 + i * SEC, name: 'click', url: `https://shop.example.com/p${i}`, interaction: true });
-    await post('/otlp/v1/traces', spans(F, Array.from({ length: 30 }, (_, i) => page(i))));
-    await post('/otlp/v1/traces', spans(F, Array.from({ length: 30 }, (_, i) => page(i + 30))));
+    const page = (i: number) => ({
+      atMs: T0 + i * SEC,
+      name: 'click',
+      url: `https://shop.example.com/p${i}`,
+      interaction: true,
+    });
+    await post(
+      '/otlp/v1/traces',
+      spans(
+        F,
+        Array.from({ length: 30 }, (_, i) => page(i)),
+      ),
+    );
+    await post(
+      '/otlp/v1/traces',
+      spans(
+        F,
+        Array.from({ length: 30 }, (_, i) => page(i + 30)),
+      ),
+    );
     const f = await session('con-f');
     expect(f.pages).toBe(50);
     expect(f.urls).toEqual(Array.from({ length: 50 }, (_, i) => `/p${i}`));
@@ -289,10 +345,13 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
     await post('/otlp/v1/logs', batch);
     await post('/otlp/v1/logs', batch);
     // A batch with one record already stored and one new.
-    await post('/otlp/v1/logs', logs(G, [
-      { atMs: T0 + 2 * SEC, severity: 21, uid: 'g-2' },
-      { atMs: T0 + 3 * SEC, severity: 18, uid: 'g-3' },
-    ]));
+    await post(
+      '/otlp/v1/logs',
+      logs(G, [
+        { atMs: T0 + 2 * SEC, severity: 21, uid: 'g-2' },
+        { atMs: T0 + 3 * SEC, severity: 18, uid: 'g-3' },
+      ]),
+    );
     expect(await session('con-g')).toMatchObject({ errors: 3, counts: { logs: 3 } });
   });
 
@@ -336,15 +395,24 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
         const key = sortValue[sort];
         const sign = order === 'desc' ? -1 : 1;
         const expected = [...all]
-          .sort((a, b) => sign * (key(a) - key(b)) || sign * (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0))
+          .sort(
+            (a, b) =>
+              sign * (key(a) - key(b)) ||
+              sign * (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0),
+          )
           .map((s) => s.session_id);
         const query = sort === 'last_seen' && order === 'desc' ? '' : `sort=${sort}&order=${order}&`;
-        expect((await get<SessionPage>(`/sessions?${query}limit=500`)).data.map((s) => s.session_id), `${sort} ${order}`).toEqual(expected);
+        expect(
+          (await get<SessionPage>(`/sessions?${query}limit=500`)).data.map((s) => s.session_id),
+          `${sort} ${order}`,
+        ).toEqual(expected);
 
         const paged: string[] = [];
         let cursor: string | null = null;
         do {
-          const page: SessionPage = await get<SessionPage>(`/sessions?${query}limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+          const page: SessionPage = await get<SessionPage>(
+            `/sessions?${query}limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+          );
           expect(page.data.length).toBeLessThanOrEqual(3);
           paged.push(...page.data.map((s) => s.session_id));
           cursor = page.next_cursor;
@@ -355,18 +423,41 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
     // Paging with a filter keeps to it.
     const first = await get<SessionPage>('/sessions?env=tie&sort=errors&limit=4');
     const second = await get<SessionPage>(`/sessions?env=tie&sort=errors&limit=4&cursor=${first.next_cursor}`);
-    expect([...first.data, ...second.data].map((s) => s.session_id)).toEqual(['con-tie-6', 'con-tie-4', 'con-tie-2', 'con-tie-0', 'con-tie-5', 'con-tie-3', 'con-tie-1']);
+    expect([...first.data, ...second.data].map((s) => s.session_id)).toEqual([
+      'con-tie-6',
+      'con-tie-4',
+      'con-tie-2',
+      'con-tie-0',
+      'con-tie-5',
+      'con-tie-3',
+      'con-tie-1',
+    ]);
     expect(second.next_cursor).toBeNull();
   });
 
   it('lists the values the filters can take', async () => {
-    const all = { envs: ['prod', 'staging', 'tie'], releases: ['1.0.0', '1.1.0'], browsers: ['Chrome', 'Edge', 'Firefox', 'Safari'], apps: ['web-app'] };
+    const all = {
+      envs: ['prod', 'staging', 'tie'],
+      releases: ['1.0.0', '1.1.0'],
+      browsers: ['Chrome', 'Edge', 'Firefox', 'Safari'],
+      apps: ['web-app'],
+    };
     expect(await get('/sessions/facets')).toEqual(all);
     expect(await get('/sessions/facets?app=web-app')).toEqual(all);
     expect(await get(`/sessions/facets?from=${T0 - MIN}`)).toEqual(all);
     // Only sessions whose activity overlaps the window.
-    expect(await get(`/sessions/facets?app=web-app&from=${T0 + 2 * MIN}&to=${T0 + 5 * MIN}`)).toEqual({ envs: ['prod'], releases: ['1.1.0'], browsers: ['Safari'], apps: ['web-app'] });
-    expect(await get(`/sessions/facets?from=${T0 + 60 * MIN}`)).toEqual({ envs: [], releases: [], browsers: [], apps: [] });
+    expect(await get(`/sessions/facets?app=web-app&from=${T0 + 2 * MIN}&to=${T0 + 5 * MIN}`)).toEqual({
+      envs: ['prod'],
+      releases: ['1.1.0'],
+      browsers: ['Safari'],
+      apps: ['web-app'],
+    });
+    expect(await get(`/sessions/facets?from=${T0 + 60 * MIN}`)).toEqual({
+      envs: [],
+      releases: [],
+      browsers: [],
+      apps: [],
+    });
   });
 
   it('refuses bad parameters with a 400 naming the field, and changes nothing', async () => {

@@ -22,7 +22,17 @@ const HOUR = 3_600_000;
 type Attr = ReturnType<typeof str>;
 type Value = string | number | boolean;
 const attr = (key: string, v: Value): Attr =>
-  ({ key, value: typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: v } : { doubleValue: v } }) as Attr;
+  ({
+    key,
+    value:
+      typeof v === 'string'
+        ? { stringValue: v }
+        : typeof v === 'boolean'
+          ? { boolValue: v }
+          : Number.isInteger(v)
+            ? { intValue: v }
+            : { doubleValue: v },
+  }) as Attr;
 
 interface SessionInput {
   sessionId: string;
@@ -70,7 +80,11 @@ const logs = (s: SessionInput, records: RecordInput[]) => ({
             attributes: [
               ...recordAttrs(s, r),
               ...(r.severity === 17
-                ? [str('exception.type', 'TypeError'), str('exception.message', r.message!), str('exception.stacktrace', chromeStack(r.message!))]
+                ? [
+                    str('exception.type', 'TypeError'),
+                    str('exception.message', r.message!),
+                    str('exception.stacktrace', chromeStack(r.message!)),
+                  ]
                 : []),
             ],
           })),
@@ -110,7 +124,15 @@ const metrics = (s: SessionInput, r: RecordInput) => ({
       scopeMetrics: [
         {
           scope: { name: '@svc/browser' },
-          metrics: [{ name: 'web_vital_lcp_ms', unit: 'ms', gauge: { dataPoints: [{ timeUnixNano: `${r.atMs}000000`, asDouble: 1200, attributes: recordAttrs(s, r) }] } }],
+          metrics: [
+            {
+              name: 'web_vital_lcp_ms',
+              unit: 'ms',
+              gauge: {
+                dataPoints: [{ timeUnixNano: `${r.atMs}000000`, asDouble: 1200, attributes: recordAttrs(s, r) }],
+              },
+            },
+          ],
         },
       ],
     },
@@ -137,7 +159,11 @@ describe.each(kinds)('session identity and sampling on %s', (kind) => {
   afterAll(() => t?.close());
 
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
+      body: JSON.stringify(body),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     return (await res.json()) as unknown;
   };
@@ -146,7 +172,8 @@ describe.each(kinds)('session identity and sampling on %s', (kind) => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
-  const sessionIds = async (query: string) => (await get<SessionPage>(`/sessions?${query}`)).data.map((s) => s.session_id).sort();
+  const sessionIds = async (query: string) =>
+    (await get<SessionPage>(`/sessions?${query}`)).data.map((s) => s.session_id).sort();
   const session = (id: string) => get<SessionItem>(`/sessions/${id}`);
 
   const A: SessionInput = { sessionId: 'sess-a', rate: 0.1, mode: 'full' };
@@ -155,18 +182,32 @@ describe.each(kinds)('session identity and sampling on %s', (kind) => {
 
   it('indexes the user, the custom attributes, the replay mode and the sample rate of each session from its records', async () => {
     const alice = { id: 'u-alice', email: 'alice@example.com', name: 'Alice' };
-    await post('/otlp/v1/logs', logs(A, [{ atMs: T0, user: alice, attributes: { plan: 'pro', tier: 3, beta: true, ratio: 0.5 } }]));
+    await post(
+      '/otlp/v1/logs',
+      logs(A, [{ atMs: T0, user: alice, attributes: { plan: 'pro', tier: 3, beta: true, ratio: 0.5 } }]),
+    );
     await post('/otlp/v1/traces', spans(B, [{ atMs: T0 + 1000, user: { id: 'u-bob' }, attributes: { plan: 'free' } }]));
     await post('/otlp/v1/metrics', metrics(C, { atMs: T0 + 2000 }));
 
     const a = await session('sess-a');
-    expect(a).toMatchObject({ user: alice, attributes: { plan: 'pro', tier: 3, beta: true, ratio: 0.5 }, replay_mode: 'full', sample_rate: 0.1 });
+    expect(a).toMatchObject({
+      user: alice,
+      attributes: { plan: 'pro', tier: 3, beta: true, ratio: 0.5 },
+      replay_mode: 'full',
+      sample_rate: 0.1,
+    });
     expect((await session('sess-b')).user).toEqual({ id: 'u-bob' });
     expect(await session('sess-c')).toMatchObject({ user: null, attributes: {}, replay_mode: 'off', sample_rate: 0.5 });
 
     // The listing's items carry the same fields, and filter on them.
     const [listed] = (await get<SessionPage>('/sessions?user_id=u-alice')).data;
-    expect(listed).toMatchObject({ session_id: 'sess-a', user: alice, attributes: { plan: 'pro', tier: 3, beta: true }, replay_mode: 'full', sample_rate: 0.1 });
+    expect(listed).toMatchObject({
+      session_id: 'sess-a',
+      user: alice,
+      attributes: { plan: 'pro', tier: 3, beta: true },
+      replay_mode: 'full',
+      sample_rate: 0.1,
+    });
     expect(await sessionIds('user_id=u-bob')).toEqual(['sess-b']);
     expect(await sessionIds('user_id=u-nobody')).toEqual([]);
     expect(await sessionIds('attr.plan=pro')).toEqual(['sess-a']);
@@ -189,8 +230,14 @@ describe.each(kinds)('session identity and sampling on %s', (kind) => {
     expect(spanRows.data.map((r) => r.session_id)).toEqual(['sess-b']);
     expect((await get<{ data: unknown[] }>('/metrics?user_id=u-alice')).data).toEqual([]);
 
-    await post('/otlp/v1/logs', logs(A, [{ atMs: T0 + 3000, user: { id: 'u-alice' }, severity: 17, message: 'alice broke the cart' }]));
-    await post('/otlp/v1/logs', logs(B, [{ atMs: T0 + 4000, user: { id: 'u-bob' }, severity: 17, message: 'bob broke the checkout' }]));
+    await post(
+      '/otlp/v1/logs',
+      logs(A, [{ atMs: T0 + 3000, user: { id: 'u-alice' }, severity: 17, message: 'alice broke the cart' }]),
+    );
+    await post(
+      '/otlp/v1/logs',
+      logs(B, [{ atMs: T0 + 4000, user: { id: 'u-bob' }, severity: 17, message: 'bob broke the checkout' }]),
+    );
     await issueDetector(t, clock).runOnce();
     const messages = async (query: string) => (await get<IssuePage>(`/issues?${query}`)).data.map((i) => i.message);
     expect(await messages('user_id=u-alice')).toEqual(['alice broke the cart']);
@@ -202,24 +249,44 @@ describe.each(kinds)('session identity and sampling on %s', (kind) => {
     const D: SessionInput = { sessionId: 'sess-d', rate: 1, mode: 'full' };
     await post('/otlp/v1/logs', logs(D, [{ atMs: T0 + 100, user: { id: 'u-anon' }, attributes: { plan: 'trial' } }]));
     // The user signs in mid-session: the newer record wins.
-    await post('/otlp/v1/logs', logs(D, [{ atMs: T0 + 300, user: { id: 'u-dana', email: 'dana@example.com' }, attributes: { plan: 'pro' } }]));
+    await post(
+      '/otlp/v1/logs',
+      logs(D, [{ atMs: T0 + 300, user: { id: 'u-dana', email: 'dana@example.com' }, attributes: { plan: 'pro' } }]),
+    );
     // A batch sent late (a retry, a record persisted on a previous page) does not undo it.
-    await post('/otlp/v1/traces', spans(D, [{ atMs: T0 + 200, user: { id: 'u-anon' }, attributes: { plan: 'trial' } }]));
+    await post(
+      '/otlp/v1/traces',
+      spans(D, [{ atMs: T0 + 200, user: { id: 'u-anon' }, attributes: { plan: 'trial' } }]),
+    );
     // Records without a user or attributes (after clearUser) keep them.
     await post('/otlp/v1/logs', logs(D, [{ atMs: T0 + 400 }]));
-    expect(await session('sess-d')).toMatchObject({ user: { id: 'u-dana', email: 'dana@example.com' }, attributes: { plan: 'pro' } });
+    expect(await session('sess-d')).toMatchObject({
+      user: { id: 'u-dana', email: 'dana@example.com' },
+      attributes: { plan: 'pro' },
+    });
     expect(await sessionIds('user_id=u-anon')).toEqual([]);
     expect(await sessionIds('user_id=u-dana')).toEqual(['sess-d']);
 
     // Within one batch, the latest record wins too.
     const E: SessionInput = { sessionId: 'sess-e' };
-    await post('/otlp/v1/logs', logs(E, [{ atMs: T0 + 900, user: { id: 'u-late' } }, { atMs: T0 + 500, user: { id: 'u-early' } }]));
+    await post(
+      '/otlp/v1/logs',
+      logs(E, [
+        { atMs: T0 + 900, user: { id: 'u-late' } },
+        { atMs: T0 + 500, user: { id: 'u-early' } },
+      ]),
+    );
     expect((await session('sess-e')).user).toEqual({ id: 'u-late' });
 
     // At most 32 attributes with keys of up to 64 safe characters and values of up to 256: the rest is ignored.
     const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${String(i).padStart(2, '0')}`, i]));
     const F: SessionInput = { sessionId: 'sess-f' };
-    await post('/otlp/v1/logs', logs(F, [{ atMs: T0, user: { id: 'x'.repeat(257) }, attributes: { 'bad key': 'v', long: 'v'.repeat(257), ...many } }]));
+    await post(
+      '/otlp/v1/logs',
+      logs(F, [
+        { atMs: T0, user: { id: 'x'.repeat(257) }, attributes: { 'bad key': 'v', long: 'v'.repeat(257), ...many } },
+      ]),
+    );
     const f = await session('sess-f');
     expect(f.user).toBeNull();
     expect(Object.keys(f.attributes)).toHaveLength(32);
@@ -231,7 +298,9 @@ describe.each(kinds)('session identity and sampling on %s', (kind) => {
     const T1 = T0 + 24 * HOUR;
     const window = `from=${T1}&to=${T1 + HOUR}`;
     const sessions: SessionInput[] = [
-      ...['full', 'full', 'full', 'on_error', 'on_error', 'on_error', 'on_error', 'on_error', 'off', 'off'].map((mode, i) => ({ sessionId: `samp-${i}`, rate: 0.1, mode })),
+      ...['full', 'full', 'full', 'on_error', 'on_error', 'on_error', 'on_error', 'on_error', 'off', 'off'].map(
+        (mode, i) => ({ sessionId: `samp-${i}`, rate: 0.1, mode }),
+      ),
       { sessionId: 'samp-half', rate: 0.5, mode: 'off' },
       // Another OTLP sender: no sampling attributes, counted as unsampled with an unknown replay mode.
       { sessionId: 'samp-plain' },
@@ -241,7 +310,17 @@ describe.each(kinds)('session identity and sampling on %s', (kind) => {
     // Two of the on-error sessions had an error, so their buffered replay was sent.
     for (const sessionId of ['samp-3', 'samp-4']) {
       const events = [{ type: 4, timestamp: T1, data: { href: 'https://shop.example.com/', width: 800, height: 600 } }];
-      const chunk = { serviceName: 'web-app', sessionId, replayId: `r-${sessionId}`, seq: 0, startTs: T1, endTs: T1, eventCount: 1, encoding: 'json', data: JSON.stringify(events) };
+      const chunk = {
+        serviceName: 'web-app',
+        sessionId,
+        replayId: `r-${sessionId}`,
+        seq: 0,
+        startTs: T1,
+        endTs: T1,
+        eventCount: 1,
+        encoding: 'json',
+        data: JSON.stringify(events),
+      };
       await post('/ingest/replay/chunk', chunk);
     }
 
@@ -261,7 +340,13 @@ describe.each(kinds)('session identity and sampling on %s', (kind) => {
     expect(await get(`/sessions/sampling?${window}`)).toEqual(expected);
 
     const empty = await get(`/sessions/sampling?from=${T1 + 2 * HOUR}&to=${T1 + 3 * HOUR}`);
-    expect(empty).toEqual({ sessions_received: 0, sessions_estimated: 0, sampled_share: null, replay_modes: { full: 0, on_error: 0, off: 0, unknown: 0 }, replays_kept_on_error: 0 });
+    expect(empty).toEqual({
+      sessions_received: 0,
+      sessions_estimated: 0,
+      sampled_share: null,
+      replay_modes: { full: 0, on_error: 0, off: 0, unknown: 0 },
+      replays_kept_on_error: 0,
+    });
   });
 
   it('refuses bad parameters with a 400 naming the field, and changes nothing', async () => {

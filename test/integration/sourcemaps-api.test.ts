@@ -29,7 +29,8 @@ const sourceMap = (extra: Record<string, unknown> = {}) => ({
   mappings: 'AAAA,aAAa',
   ...extra,
 });
-const minified = (id: string | null, mapName = 'index-abc.js.map') => `console.log(1);\n${id ? `//# debugId=${id}\n` : ''}//# sourceMappingURL=${mapName}\n`;
+const minified = (id: string | null, mapName = 'index-abc.js.map') =>
+  `console.log(1);\n${id ? `//# debugId=${id}\n` : ''}//# sourceMappingURL=${mapName}\n`;
 
 describe.each(kinds)('source map API, %s', (kind) => {
   let database: TempDatabase;
@@ -38,10 +39,15 @@ describe.each(kinds)('source map API, %s', (kind) => {
   let ingestKey: string;
 
   const upload = async (body: BodyInit, headers: Record<string, string> = {}, key = controlKey) => {
-    const res = await fetch(`${server.url}/control-plane/sourcemaps`, { method: 'POST', headers: { authorization: `Bearer ${key}`, ...headers }, body });
+    const res = await fetch(`${server.url}/control-plane/sourcemaps`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      body,
+    });
     return { status: res.status, body: (await res.json()) as unknown };
   };
-  const uploadJson = (body: unknown, key?: string) => upload(JSON.stringify(body), { 'content-type': 'application/json' }, key);
+  const uploadJson = (body: unknown, key?: string) =>
+    upload(JSON.stringify(body), { 'content-type': 'application/json' }, key);
   const form = (parts: Array<[string, string] | [string, string, string]>) => {
     const data = new FormData();
     for (const [name, value, filename] of parts) {
@@ -51,13 +57,24 @@ describe.each(kinds)('source map API, %s', (kind) => {
     return data;
   };
   const list = async (query = '') => {
-    const res = await fetch(`${server.url}/control-plane/sourcemaps${query}`, { headers: { authorization: `Bearer ${controlKey}` } });
+    const res = await fetch(`${server.url}/control-plane/sourcemaps${query}`, {
+      headers: { authorization: `Bearer ${controlKey}` },
+    });
     expect(res.status).toBe(200);
     return (await res.json()) as { data: Listed[]; next_cursor: string | null };
   };
-  const remove = (id: string) => fetch(`${server.url}/control-plane/sourcemaps/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${controlKey}` } });
+  const remove = (id: string) =>
+    fetch(`${server.url}/control-plane/sourcemaps/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${controlKey}` },
+    });
   /** A refused upload answers `status` with `code` naming `field`, and leaves the stored maps as they were. */
-  const refused = async (attempt: Promise<{ status: number; body: unknown }>, status: number, code: string, field?: string) => {
+  const refused = async (
+    attempt: Promise<{ status: number; body: unknown }>,
+    status: number,
+    code: string,
+    field?: string,
+  ) => {
     const before = await list();
     const res = await attempt;
     expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -80,13 +97,24 @@ describe.each(kinds)('source map API, %s', (kind) => {
 
   it('stores a JSON upload by debug ID and by release and URL, and replaces a map uploaded again', async () => {
     const text = JSON.stringify(sourceMap({ debugId: ID_A.toUpperCase() }));
-    const first = await uploadJson({ release: 'shop@1.0.0', maps: [{ map: text, url: '~/assets/a.js' }, { map: sourceMap(), url: 'https://cdn.example/b.js' }] });
+    const first = await uploadJson({
+      release: 'shop@1.0.0',
+      maps: [
+        { map: text, url: '~/assets/a.js' },
+        { map: sourceMap(), url: 'https://cdn.example/b.js' },
+      ],
+    });
     expect(first).toEqual({
       status: 201,
       body: {
         stored: [
           { debug_id: ID_A, release: 'shop@1.0.0', url: '~/assets/a.js', bytes: Buffer.byteLength(text) },
-          { debug_id: null, release: 'shop@1.0.0', url: 'https://cdn.example/b.js', bytes: JSON.stringify(sourceMap()).length },
+          {
+            debug_id: null,
+            release: 'shop@1.0.0',
+            url: 'https://cdn.example/b.js',
+            bytes: JSON.stringify(sourceMap()).length,
+          },
         ],
         // No issue of the project formed without these maps (issues-api.test.ts merges one).
         regrouped: [],
@@ -107,7 +135,9 @@ describe.each(kinds)('source map API, %s', (kind) => {
 
   it('keeps one map when the same debug ID is uploaded by several requests at once', async () => {
     const id = '3d4e5f6a-7b8c-4d9e-8f0a-2b3c4d5e6f70';
-    const answers = await Promise.all(Array.from({ length: 6 }, () => uploadJson({ maps: [{ map: sourceMap({ debugId: id }) }] })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => uploadJson({ maps: [{ map: sourceMap({ debugId: id }) }] })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201));
     expect((await list()).data.filter((m) => m.debug_id === id)).toHaveLength(1);
     expect((await remove(id)).status).toBe(204);
@@ -139,25 +169,81 @@ describe.each(kinds)('source map API, %s', (kind) => {
     await refused(uploadJson({ maps: [good] }, ingestKey), 403, 'forbidden');
     await refused(upload('{"maps": [', { 'content-type': 'application/json' }), 400, 'invalid_request');
     await refused(upload('x', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type', 'Content-Type');
-    await refused(uploadJson({ maps: [good, { map: '{not json', debug_id: ID_A }] }), 400, 'invalid_sourcemap', 'maps[1].map');
-    await refused(uploadJson({ maps: [{ map: sourceMap({ version: 2, debugId: ID_A }) }] }), 400, 'invalid_sourcemap', 'maps[0].map');
-    await refused(uploadJson({ maps: [{ map: sourceMap({ mappings: 42, debugId: ID_A }) }] }), 400, 'invalid_sourcemap', 'maps[0].map');
-    await refused(uploadJson({ maps: [{ map: { version: 3, sections: [{ offset: { line: 0, column: 0 }, url: 'x.map' }], debugId: ID_A } }] }), 400, 'invalid_sourcemap');
-    await refused(uploadJson({ maps: [{ map: sourceMap({ debugId: 'not-a-uuid' }) }] }), 400, 'invalid_debug_id', 'maps[0].map');
-    await refused(uploadJson({ maps: [{ map: sourceMap({ debugId: ID_A }), debug_id: ID_B }] }), 400, 'debug_id_mismatch', 'maps[0].map debug_id');
-    await refused(uploadJson({ maps: [{ map: sourceMap({ debugId: ID_A }), code: minified(ID_B) }] }), 400, 'debug_id_mismatch', 'maps[0].code');
-    await refused(uploadJson({ release: '1.0', maps: [good, { map: sourceMap() }] }), 400, 'invalid_request', 'maps[1].map');
+    await refused(
+      uploadJson({ maps: [good, { map: '{not json', debug_id: ID_A }] }),
+      400,
+      'invalid_sourcemap',
+      'maps[1].map',
+    );
+    await refused(
+      uploadJson({ maps: [{ map: sourceMap({ version: 2, debugId: ID_A }) }] }),
+      400,
+      'invalid_sourcemap',
+      'maps[0].map',
+    );
+    await refused(
+      uploadJson({ maps: [{ map: sourceMap({ mappings: 42, debugId: ID_A }) }] }),
+      400,
+      'invalid_sourcemap',
+      'maps[0].map',
+    );
+    await refused(
+      uploadJson({
+        maps: [{ map: { version: 3, sections: [{ offset: { line: 0, column: 0 }, url: 'x.map' }], debugId: ID_A } }],
+      }),
+      400,
+      'invalid_sourcemap',
+    );
+    await refused(
+      uploadJson({ maps: [{ map: sourceMap({ debugId: 'not-a-uuid' }) }] }),
+      400,
+      'invalid_debug_id',
+      'maps[0].map',
+    );
+    await refused(
+      uploadJson({ maps: [{ map: sourceMap({ debugId: ID_A }), debug_id: ID_B }] }),
+      400,
+      'debug_id_mismatch',
+      'maps[0].map debug_id',
+    );
+    await refused(
+      uploadJson({ maps: [{ map: sourceMap({ debugId: ID_A }), code: minified(ID_B) }] }),
+      400,
+      'debug_id_mismatch',
+      'maps[0].code',
+    );
+    await refused(
+      uploadJson({ release: '1.0', maps: [good, { map: sourceMap() }] }),
+      400,
+      'invalid_request',
+      'maps[1].map',
+    );
     await refused(uploadJson({ maps: [{ map: sourceMap(), url: '~/a.js' }] }), 400, 'invalid_request', 'maps[0].map');
     await refused(
-      upload(form([['file', JSON.stringify(sourceMap({ debugId: ID_A })), 'a.js.map'], ['file', minified(ID_B, 'a.js.map'), 'a.js']])),
+      upload(
+        form([
+          ['file', JSON.stringify(sourceMap({ debugId: ID_A })), 'a.js.map'],
+          ['file', minified(ID_B, 'a.js.map'), 'a.js'],
+        ]),
+      ),
       400,
       'debug_id_mismatch',
       'file[a.js]',
     );
     await refused(upload(form([['file', 'not json', 'a.js.map']])), 400, 'invalid_sourcemap', 'file[a.js.map]');
-    await refused(upload(form([['file', JSON.stringify(sourceMap()), 'a.js.map']])), 400, 'invalid_request', 'file[a.js.map]');
+    await refused(
+      upload(form([['file', JSON.stringify(sourceMap()), 'a.js.map']])),
+      400,
+      'invalid_request',
+      'file[a.js.map]',
+    );
     await refused(upload(form([['file', 'body {}', 'a.css']])), 400, 'invalid_request', 'file[a.css]');
-    await refused(upload(form([['file', JSON.stringify(sourceMap({ debugId: ID_A }))]])), 400, 'invalid_request', 'file');
+    await refused(
+      upload(form([['file', JSON.stringify(sourceMap({ debugId: ID_A }))]])),
+      400,
+      'invalid_request',
+      'file',
+    );
     await refused(upload(form([['release', '1.0']])), 400, 'invalid_request', 'file');
   });
 
@@ -166,7 +252,11 @@ describe.each(kinds)('source map API, %s', (kind) => {
     await refused(upload(form([['file', huge, 'big.js.map']])), 413, 'payload_too_large', 'file[big.js.map]');
     await refused(uploadJson({ maps: [{ map: huge }] }), 413, 'payload_too_large', 'maps[0].map');
     const bomb = gzipSync(Buffer.alloc(65 * 1024 * 1024, ' '));
-    await refused(upload(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' }), 413, 'payload_too_large');
+    await refused(
+      upload(bomb, { 'content-type': 'application/json', 'content-encoding': 'gzip' }),
+      413,
+      'payload_too_large',
+    );
   });
 
   it('lists page by page and deletes by debug ID', async () => {

@@ -26,11 +26,13 @@ describe('SQLite group commit', () => {
   afterEach(() => handle.close());
 
   /** Stores a one-span trace request named `name` in session `session`. */
-  const storeSpan = (name: string, session = 'sess-1') => storeBatch(ctx, projectId, normalizeTraces(traceBody([{ name, sessionId: session }])));
-  const spanNames = () =>
-    handle.sqlite!.prepare('select name from spans order by name').pluck().all() as string[];
+  const storeSpan = (name: string, session = 'sess-1') =>
+    storeBatch(ctx, projectId, normalizeTraces(traceBody([{ name, sessionId: session }])));
+  const spanNames = () => handle.sqlite!.prepare('select name from spans order by name').pluck().all() as string[];
   const spanCount = (session: string) =>
-    handle.sqlite!.prepare('select span_count from sessions where session_id = ?').pluck().get(session) as number | undefined;
+    handle.sqlite!.prepare('select span_count from sessions where session_id = ?').pluck().get(session) as
+      | number
+      | undefined;
 
   it('acknowledges concurrent requests after one commit, each with its own result, and stores them all', async () => {
     const writes = ['a', 'b', 'c'].map((name) => storeSpan(name));
@@ -42,8 +44,14 @@ describe('SQLite group commit', () => {
   });
 
   it('fails only the request whose rows fail, inside a group that otherwise commits', async () => {
-    handle.sqlite!.exec(`create trigger refuse before insert on spans when new.name = 'bad' begin select raise(abort, 'refused'); end`);
-    const [ok1, bad, ok2] = await Promise.allSettled([storeSpan('ok-1'), storeSpan('bad', 'sess-bad'), storeSpan('ok-2')]);
+    handle.sqlite!.exec(
+      `create trigger refuse before insert on spans when new.name = 'bad' begin select raise(abort, 'refused'); end`,
+    );
+    const [ok1, bad, ok2] = await Promise.allSettled([
+      storeSpan('ok-1'),
+      storeSpan('bad', 'sess-bad'),
+      storeSpan('ok-2'),
+    ]);
     expect(ok1.status).toBe('fulfilled');
     expect(ok2.status).toBe('fulfilled');
     expect(bad).toMatchObject({ status: 'rejected', reason: { message: 'refused' } });
@@ -55,7 +63,9 @@ describe('SQLite group commit', () => {
 
   it('fails every request in the group, and stores none of them, when the transaction itself fails', async () => {
     await storeSpan('before');
-    handle.sqlite!.exec(`create trigger doom before insert on spans when new.name = 'doom' begin select raise(rollback, 'doomed'); end`);
+    handle.sqlite!.exec(
+      `create trigger doom before insert on spans when new.name = 'doom' begin select raise(rollback, 'doomed'); end`,
+    );
     const results = await Promise.allSettled([storeSpan('first'), storeSpan('doom'), storeSpan('last')]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(spanNames()).toEqual(['before']);
@@ -77,12 +87,16 @@ describe('SQLite group commit', () => {
       encoding: 'json',
       data: JSON.stringify([{ type: 4, timestamp: 1_700_000_000_000, data: {} }]),
     };
-    const results = await Promise.all([0, 1].map(async () => storeBatch(ctx, projectId, await normalizeReplayChunk(chunk))));
+    const results = await Promise.all(
+      [0, 1].map(async () => storeBatch(ctx, projectId, await normalizeReplayChunk(chunk))),
+    );
     expect(results).toEqual([
       { stored: 1, duplicates: 0 },
       { stored: 0, duplicates: 1 },
     ]);
-    expect(handle.sqlite!.prepare('select replay_chunk_count from sessions where session_id = ?').pluck().get('sess-r')).toBe(1);
+    expect(
+      handle.sqlite!.prepare('select replay_chunk_count from sessions where session_id = ?').pluck().get('sess-r'),
+    ).toBe(1);
   });
 
   it('waits for a Kysely transaction on the same connection instead of writing inside it', async () => {
@@ -126,7 +140,15 @@ describe.each(await databaseKinds())('concurrent ingest requests on %s', (kind) 
       fetch(`${t.url}/otlp/v1/traces`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
-        body: JSON.stringify(traceBody([0, 1, 2].map((j) => ({ sessionId: `sess-${i % 4}`, name: `r${i}-s${j}`, spanId: `${i + 1}`.padStart(8, '0') + `${j + 1}`.padStart(8, '0') })))),
+        body: JSON.stringify(
+          traceBody(
+            [0, 1, 2].map((j) => ({
+              sessionId: `sess-${i % 4}`,
+              name: `r${i}-s${j}`,
+              spanId: `${i + 1}`.padStart(8, '0') + `${j + 1}`.padStart(8, '0'),
+            })),
+          ),
+        ),
       }),
     );
     const statuses = await Promise.all(requests.map(async (r) => (await r).status));

@@ -21,13 +21,20 @@ describe('SQLite ingest on the writer thread', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': key },
         body: JSON.stringify(
-          traceBody(Array.from({ length: 5 }, (_, j) => ({ sessionId: `sess-${i % 4}`, spanId: (i * 10 + j + 1).toString(16).padStart(16, '0') }))),
+          traceBody(
+            Array.from({ length: 5 }, (_, j) => ({
+              sessionId: `sess-${i % 4}`,
+              spanId: (i * 10 + j + 1).toString(16).padStart(16, '0'),
+            })),
+          ),
         ),
       });
     const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => post(i).then((r) => r.status)));
     expect(statuses).toEqual(Array(40).fill(200));
     // Acknowledged means committed: readable at once through the server's own connection.
-    const res = await fetch(`${server.url}/control-plane/sessions`, { headers: { authorization: `Bearer ${server.bootstrap!.controlKey.key}` } });
+    const res = await fetch(`${server.url}/control-plane/sessions`, {
+      headers: { authorization: `Bearer ${server.bootstrap!.controlKey.key}` },
+    });
     const sessions = ((await res.json()) as { data: { counts: { spans: number } }[] }).data;
     expect(sessions.map((s) => s.counts.spans).sort()).toEqual([50, 50, 50, 50]);
 
@@ -35,7 +42,10 @@ describe('SQLite ingest on the writer thread', () => {
     await server.close();
 
     const reopened = openDatabase(databaseUrl);
-    const { n } = await reopened.db.selectFrom('spans').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const { n } = await reopened.db
+      .selectFrom('spans')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(n)).toBe(205);
     await reopened.close();
   });
@@ -58,12 +68,20 @@ describe('when the writer thread dies', () => {
     const logs: string[] = [];
     // From the TypeScript sources the thread's module does not exist beside this one, so the thread fails at start:
     // the same path a thread crash takes.
-    const writer = sqliteThreadWriter(join(dir, 'unused.db'), () => sqliteWriter(handle.db, handle.sqlite!), (l) => logs.push(l));
+    const writer = sqliteThreadWriter(
+      join(dir, 'unused.db'),
+      () => sqliteWriter(handle.db, handle.sqlite!),
+      (l) => logs.push(l),
+    );
     const ctx = { db: handle.db, writer, clock, log: (l: string) => logs.push(l) };
     const store = (name: string) => storeBatch(ctx, projectId, normalizeTraces(traceBody([{ name, sessionId: 's' }])));
 
     // Nothing was acknowledged: a 503 the client sends again, and the cause in the server's log.
-    await expect(store('lost-with-the-thread')).rejects.toMatchObject({ status: 503, code: 'storage_unavailable', headers: { 'Retry-After': '2' } });
+    await expect(store('lost-with-the-thread')).rejects.toMatchObject({
+      status: 503,
+      code: 'storage_unavailable',
+      headers: { 'Retry-After': '2' },
+    });
     expect(logs.filter((l) => l.includes('writer thread stopped'))).toHaveLength(2);
     expect(logs.filter((l) => l.startsWith('ingest writer thread stopped'))).toHaveLength(1);
     expect(writer.kind).toBe('sqlite, main thread');

@@ -40,16 +40,23 @@ interface Vitals {
   route: string | null;
   truncated: boolean;
   thresholds: Record<Vital, { good: number; poor: number; unit: string }>;
-  pages: Array<{ route: string; samples: number; p75: Record<Vital, number | null>; rating: Record<Vital, string | null> }>;
+  pages: Array<{
+    route: string;
+    samples: number;
+    p75: Record<Vital, number | null>;
+    rating: Record<Vital, string | null>;
+  }>;
   overall: { samples: number; p75: Record<Vital, number | null>; rating: Record<Vital, string | null> };
   series: Record<Vital, Array<{ t: string; p75: number; samples: number }>>;
   distribution: Record<Vital, { good: number; needs_improvement: number; poor: number }>;
 }
 
 const traceId = (n: number) => `${n.toString(16).padStart(4, '0')}${'ab'.repeat(14)}`;
-const spanId = (trace: number, n: number) => `${trace.toString(16).padStart(4, '0')}${n.toString(16).padStart(12, '0')}`;
+const spanId = (trace: number, n: number) =>
+  `${trace.toString(16).padStart(4, '0')}${n.toString(16).padStart(12, '0')}`;
 /** Nanoseconds since the epoch, as OTLP/JSON writes them, from milliseconds with a fraction. */
-const nanos = (ms: number) => (BigInt(Math.floor(ms)) * 1_000_000n + BigInt(Math.round((ms % 1) * 1_000_000))).toString();
+const nanos = (ms: number) =>
+  (BigInt(Math.floor(ms)) * 1_000_000n + BigInt(Math.round((ms % 1) * 1_000_000))).toString();
 
 interface SpanSpec {
   trace: number;
@@ -65,7 +72,12 @@ interface SpanSpec {
 
 const spansBody = (specs: SpanSpec[]) => ({
   resourceSpans: specs.map((s) => ({
-    resource: { attributes: [str('service.name', s.service ?? 'web-app'), ...(s.sessionId ? [str('session.id', s.sessionId)] : [])] },
+    resource: {
+      attributes: [
+        str('service.name', s.service ?? 'web-app'),
+        ...(s.sessionId ? [str('session.id', s.sessionId)] : []),
+      ],
+    },
     scopeSpans: [
       {
         scope: { name: '@svc/test' },
@@ -109,7 +121,10 @@ const metricsBody = (points: PointSpec[]) => ({
                 {
                   timeUnixNano: nanos(p.atMs),
                   asDouble: p.value,
-                  attributes: [str('web_vital.rating', 'good'), ...(p.path === undefined ? [] : [str('url.path', p.path)])],
+                  attributes: [
+                    str('web_vital.rating', 'good'),
+                    ...(p.path === undefined ? [] : [str('url.path', p.path)]),
+                  ],
                 },
               ],
             },
@@ -127,11 +142,23 @@ const metricsBody = (points: PointSpec[]) => ({
  */
 const TRACES: SpanSpec[] = [
   { trace: 1, span: 1, name: 'GET /products', startMs: T0, endMs: T0 + 100.5, sessionId: 's-1', status: 1 },
-  { trace: 1, span: 2, parent: 1, name: 'db query', service: 'api', startMs: T0 + 10, endMs: T0 + 60, status: 2, sessionId: 's-1' },
+  {
+    trace: 1,
+    span: 2,
+    parent: 1,
+    name: 'db query',
+    service: 'api',
+    startMs: T0 + 10,
+    endMs: T0 + 60,
+    status: 2,
+    sessionId: 's-1',
+  },
   { trace: 2, span: 1, name: 'click checkout', startMs: T0 + 1000, endMs: T0 + 1005, status: 1, sessionId: 's-2' },
   { trace: 3, span: 2, parent: 1, name: 'POST /orders', service: 'api-v2', startMs: T0 + 2000, endMs: T0 + 5000 },
   { trace: 3, span: 3, parent: 2, name: 'validate_100%', service: 'api-v2', startMs: T0 + 2001, endMs: T0 + 2002 },
-  ...[4, 5, 6, 7, 8].map((n): SpanSpec => ({ trace: n, span: 1, name: `tick ${n}`, startMs: T0 + 10_000, endMs: T0 + 10_000 + n })),
+  ...[4, 5, 6, 7, 8].map(
+    (n): SpanSpec => ({ trace: n, span: 1, name: `tick ${n}`, startMs: T0 + 10_000, endMs: T0 + 10_000 + n }),
+  ),
 ];
 
 const h9 = T0;
@@ -173,7 +200,11 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
     return res.body;
   };
   const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey }, body: JSON.stringify(body) });
+    const res = await fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.ingestKey },
+      body: JSON.stringify(body),
+    });
     expect(res.status, await res.text()).toBe(200);
   };
   const traceIds = async (query: string) => (await ok<Page<TraceItem>>(`/traces?${query}`)).data.map((d) => d.trace_id);
@@ -274,7 +305,9 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
         const seen: string[] = [];
         let cursor: string | null = null;
         do {
-          const page: Page<TraceItem> = await ok<Page<TraceItem>>(`/traces?sort=${sort}&order=${order}&limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+          const page: Page<TraceItem> = await ok<Page<TraceItem>>(
+            `/traces?sort=${sort}&order=${order}&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+          );
           seen.push(...page.data.map((d) => d.trace_id));
           cursor = page.next_cursor;
         } while (cursor !== null);
@@ -295,13 +328,19 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
     }
     // The default order's cursor is read by the default order, whether named or not.
     const { next_cursor: byStart } = await ok<Page<TraceItem>>('/traces?limit=2');
-    expect((await ok<Page<TraceItem>>(`/traces?sort=start&order=desc&limit=2&cursor=${byStart}`)).data.map((d) => d.trace_id)).toEqual([6, 5].map(traceId));
+    expect(
+      (await ok<Page<TraceItem>>(`/traces?sort=start&order=desc&limit=2&cursor=${byStart}`)).data.map(
+        (d) => d.trace_id,
+      ),
+    ).toEqual([6, 5].map(traceId));
   });
 
   it('returns every span of a trace by start, as the span listing returns them', async () => {
-    const trace = await ok<{ trace_id: string; spans: Array<{ span_id: string; parent_span_id: string | null; events: unknown }>; truncated: boolean }>(
-      `/traces/${traceId(1).toUpperCase()}`,
-    );
+    const trace = await ok<{
+      trace_id: string;
+      spans: Array<{ span_id: string; parent_span_id: string | null; events: unknown }>;
+      truncated: boolean;
+    }>(`/traces/${traceId(1).toUpperCase()}`);
     expect(trace.trace_id).toBe(traceId(1));
     expect(trace.truncated).toBe(false);
     expect(trace.spans.map((s) => [s.span_id, s.parent_span_id])).toEqual([
@@ -324,7 +363,12 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
       FCP: { good: 1800, poor: 3000, unit: 'ms' },
       TTFB: { good: 800, poor: 1800, unit: 'ms' },
     });
-    expect(v).toMatchObject({ bucket: 'hour', route: null, truncated: false, window: { from: new Date(T0 - HOUR).toISOString(), to: new Date(T0 + 3 * HOUR).toISOString() } });
+    expect(v).toMatchObject({
+      bucket: 'hour',
+      route: null,
+      truncated: false,
+      window: { from: new Date(T0 - HOUR).toISOString(), to: new Date(T0 + 3 * HOUR).toISOString() },
+    });
     // LCP of /products/:id sorted: 1000 2500 3000 4000 5000; rank ceil(0.75 × 5) = 4 → 4000, needs improvement (not above 4000).
     // CLS: 0.1 0.25 0.26, rank 3 → 0.26, poor. INP of /checkout: 200 201, rank 2 → 201.
     expect(v.pages).toEqual([
@@ -370,7 +414,9 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
   });
 
   it('narrows the series and distribution to a route, given as a pattern or a path; buckets by day; defaults to the last 7 days', async () => {
-    const products = await ok<Vitals>(`/vitals?app=web-app&route=/products/7&bucket=day&from=${T0 - HOUR}&to=${T0 + 3 * HOUR}`);
+    const products = await ok<Vitals>(
+      `/vitals?app=web-app&route=/products/7&bucket=day&from=${T0 - HOUR}&to=${T0 + 3 * HOUR}`,
+    );
     expect(products.route).toBe('/products/:id');
     expect(products.pages.map((p) => p.route)).toEqual(['/products/:id', '/checkout', '(unknown)']);
     expect(products.series.LCP).toEqual([{ t: new Date(Date.UTC(2027, 2, 1)).toISOString(), p75: 4000, samples: 5 }]);
@@ -379,11 +425,18 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
     expect(products.overall).toEqual(productFigures);
     expect(products.series.INP).toEqual([]);
     expect(products.distribution.INP).toEqual({ good: 0, needs_improvement: 0, poor: 0 });
-    expect((await ok<Vitals>('/vitals?route=(unknown)')).distribution.TTFB).toEqual({ good: 1, needs_improvement: 0, poor: 0 });
+    expect((await ok<Vitals>('/vitals?route=(unknown)')).distribution.TTFB).toEqual({
+      good: 1,
+      needs_improvement: 0,
+      poor: 0,
+    });
 
     // The last 7 days before the clock, bucketed by day: /old (10 days back) is out, the other app's /admin in.
     const all = await ok<Vitals>('/vitals');
-    expect(all.window).toEqual({ from: new Date(clock.now() - 7 * DAY).toISOString(), to: new Date(clock.now()).toISOString() });
+    expect(all.window).toEqual({
+      from: new Date(clock.now() - 7 * DAY).toISOString(),
+      to: new Date(clock.now()).toISOString(),
+    });
     expect(all.bucket).toBe('day');
     expect(all.pages.map((p) => p.route).sort()).toEqual(['(unknown)', '/admin', '/checkout', '/products/:id']);
     expect((await ok<Vitals>(`/vitals?from=${T0 - 11 * DAY}`)).pages.map((p) => p.route)).toContain('/old');
@@ -391,7 +444,14 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
 
   it('refuses bad parameters with a 400 naming the field, changing nothing', async () => {
     const snapshot = async () =>
-      JSON.stringify(await Promise.all(['spans', 'metric_points', 'api_keys'].map(async (table) => (await sql`select * from ${sql.table(table)} order by 1`.execute(t.server.database.db)).rows)));
+      JSON.stringify(
+        await Promise.all(
+          ['spans', 'metric_points', 'api_keys'].map(
+            async (table) =>
+              (await sql`select * from ${sql.table(table)} order by 1`.execute(t.server.database.db)).rows,
+          ),
+        ),
+      );
     const before = await snapshot();
     const cases: Array<[string, string]> = [
       ['/traces?trace_id=xyz', 'trace_id'],
@@ -434,7 +494,9 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
     const trace = await traces[':trace_id'].$get({ param: { trace_id: traceId(1) } });
     if (trace.status !== 200) throw new Error(`trace answered ${trace.status}`);
     expect((await trace.json()).spans.map((s) => s.name)).toEqual(['GET /products', 'db query']);
-    const vitals = await hc<VitalsApi>(`${t.url}/control-plane/vitals`, { headers }).index.$get({ query: { app: 'web-app', from: String(T0 - HOUR) } });
+    const vitals = await hc<VitalsApi>(`${t.url}/control-plane/vitals`, { headers }).index.$get({
+      query: { app: 'web-app', from: String(T0 - HOUR) },
+    });
     if (vitals.status !== 200) throw new Error(`vitals answered ${vitals.status}`);
     expect((await vitals.json()).pages[0]?.p75.LCP).toBe(4000);
   });
@@ -452,23 +514,63 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
   it("counts the exceptions recorded in a trace as its errors: a click whose handler threw, a span's exception event", async () => {
     // Three days back, out of the default window of the listings above: read by its trace id only.
     const at = T0 - 3 * DAY;
-    const click = { traceId: traceId(9), spanId: spanId(9, 1), name: 'click', kind: 1, startTimeUnixNano: nanos(at), endTimeUnixNano: nanos(at + 130), status: { code: 0 } };
+    const click = {
+      traceId: traceId(9),
+      spanId: spanId(9, 1),
+      name: 'click',
+      kind: 1,
+      startTimeUnixNano: nanos(at),
+      endTimeUnixNano: nanos(at + 130),
+      status: { code: 0 },
+    };
     const recorded = {
       ...click,
       spanId: spanId(9, 2),
       parentSpanId: click.spanId,
       name: 'render cart',
-      events: [{ name: 'exception', timeUnixNano: nanos(at + 5), attributes: [str('exception.type', 'RangeError'), str('exception.message', 'bad index')] }],
+      events: [
+        {
+          name: 'exception',
+          timeUnixNano: nanos(at + 5),
+          attributes: [str('exception.type', 'RangeError'), str('exception.message', 'bad index')],
+        },
+      ],
     };
-    await post('/otlp/v1/traces', { resourceSpans: [{ resource: { attributes: [str('service.name', 'web-app')] }, scopeSpans: [{ scope: { name: '@svc/test' }, spans: [click, recorded] }] }] });
-    const thrown = [str('exception.type', 'TypeError'), str('exception.message', "Cannot read properties of undefined (reading 'price')"), str('log.source', 'onerror')];
-    const log = (body: string, attributes: ReturnType<typeof str>[]) => ({ timeUnixNano: nanos(at + 4), severityNumber: 17, body: { stringValue: body }, traceId: click.traceId, spanId: click.spanId, attributes });
+    await post('/otlp/v1/traces', {
+      resourceSpans: [
+        {
+          resource: { attributes: [str('service.name', 'web-app')] },
+          scopeSpans: [{ scope: { name: '@svc/test' }, spans: [click, recorded] }],
+        },
+      ],
+    });
+    const thrown = [
+      str('exception.type', 'TypeError'),
+      str('exception.message', "Cannot read properties of undefined (reading 'price')"),
+      str('log.source', 'onerror'),
+    ];
+    const log = (body: string, attributes: ReturnType<typeof str>[]) => ({
+      timeUnixNano: nanos(at + 4),
+      severityNumber: 17,
+      body: { stringValue: body },
+      traceId: click.traceId,
+      spanId: click.spanId,
+      attributes,
+    });
     await post('/otlp/v1/logs', {
       resourceLogs: [
         {
           resource: { attributes: [str('service.name', 'web-app')] },
           // The error the click's handler threw, and a console error that is no exception: the first counts, not the second.
-          scopeLogs: [{ scope: { name: '@svc/browser' }, logRecords: [log("TypeError: Cannot read properties of undefined (reading 'price')", thrown), log('saving failed', [str('log.source', 'console')])] }],
+          scopeLogs: [
+            {
+              scope: { name: '@svc/browser' },
+              logRecords: [
+                log("TypeError: Cannot read properties of undefined (reading 'price')", thrown),
+                log('saving failed', [str('log.source', 'console')]),
+              ],
+            },
+          ],
         },
       ],
     });
@@ -482,11 +584,23 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
     const at = T0 - 4 * DAY;
     const roots: Array<[name: string, attributes: ReturnType<typeof str>[], label: string]> = [
       ['documentLoad', [str('url.full', 'https://shop.example.com/checkout?step=2')], 'load /checkout'],
-      ['click', [str('event_type', 'click'), str('target_element', 'BUTTON'), str('target.name', 'Pay')], 'click on Pay'],
-      ['Navigation: /cart', [str('event_type', 'click'), str('target_element', 'A'), str('target.name', 'Cart')], 'click on Cart → /cart'],
+      [
+        'click',
+        [str('event_type', 'click'), str('target_element', 'BUTTON'), str('target.name', 'Pay')],
+        'click on Pay',
+      ],
+      [
+        'Navigation: /cart',
+        [str('event_type', 'click'), str('target_element', 'A'), str('target.name', 'Cart')],
+        'click on Cart → /cart',
+      ],
       // An element without a name the SDK could read (a field, masked text): its tag.
       ['submit', [str('event_type', 'submit'), str('target_element', 'FORM')], 'submit on form'],
-      ['browser.fetch GET', [str('http.request.method', 'GET'), str('url.full', 'https://shop.example.com/api/cart?id=7')], 'GET /api/cart'],
+      [
+        'browser.fetch GET',
+        [str('http.request.method', 'GET'), str('url.full', 'https://shop.example.com/api/cart?id=7')],
+        'GET /api/cart',
+      ],
       ['reconcile stock', [], 'reconcile stock'],
     ];
     const spans = roots.map(([name, attributes], i) => ({
@@ -499,7 +613,14 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
       attributes,
       status: { code: 0 },
     }));
-    await post('/otlp/v1/traces', { resourceSpans: [{ resource: { attributes: [str('service.name', 'web-app')] }, scopeSpans: [{ scope: { name: '@svc/test' }, spans }] }] });
+    await post('/otlp/v1/traces', {
+      resourceSpans: [
+        {
+          resource: { attributes: [str('service.name', 'web-app')] },
+          scopeSpans: [{ scope: { name: '@svc/test' }, spans }],
+        },
+      ],
+    });
     for (const [i, [name, , label]] of roots.entries()) {
       const [listed] = (await ok<Page<TraceItem>>(`/traces?trace_id=${traceId(20 + i)}`)).data;
       expect(listed!.root, name).toMatchObject({ name, label });

@@ -58,12 +58,14 @@ export function resolveBrowser(probe: Partial<BrowserProbe> = {}): BrowserResolu
   const { env, exists, playwrightExecutable } = { ...SYSTEM_PROBE, ...probe };
   const override = env.SVC_CHROMIUM?.trim();
   if (override) {
-    if (!exists(override)) throw new Error(`SVC_CHROMIUM is set to "${override}", but no file exists there.\n${HOW_TO_INSTALL}`);
+    if (!exists(override))
+      throw new Error(`SVC_CHROMIUM is set to "${override}", but no file exists there.\n${HOW_TO_INSTALL}`);
     return { source: 'SVC_CHROMIUM', launchOptions: { executablePath: override, args: SYSTEM_CHROMIUM_ARGS } };
   }
   const bundled = playwrightExecutable();
   if (bundled && exists(bundled)) return { source: 'playwright', launchOptions: {} };
-  if (exists(DEBIAN_CHROMIUM)) return { source: 'debian', launchOptions: { executablePath: DEBIAN_CHROMIUM, args: SYSTEM_CHROMIUM_ARGS } };
+  if (exists(DEBIAN_CHROMIUM))
+    return { source: 'debian', launchOptions: { executablePath: DEBIAN_CHROMIUM, args: SYSTEM_CHROMIUM_ARGS } };
   throw new Error(HOW_TO_INSTALL);
 }
 

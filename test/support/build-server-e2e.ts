@@ -10,6 +10,8 @@ import { buildIfStale, staleness } from '../../build/stale';
 export default function buildServerForE2e(): void {
   const build = buildIfStale('server', 'pipe');
   if (build && (build.status !== 0 || staleness('server') !== null)) {
-    throw new Error(`The end-to-end suites run the built server, and \`npm run build -w @svc/server\` failed:\n${build.output}`);
+    throw new Error(
+      `The end-to-end suites run the built server, and \`npm run build -w @svc/server\` failed:\n${build.output}`,
+    );
   }
 }

@@ -9,7 +9,12 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (key === 'NODE_ENV' || /^(VITE_|NEXT_PUBLIC_|REACT_APP_)?SVC_/.test(key)) continue;
-    if (/^npm_(config_(workspaces?|include_workspace_root|prefix|local_prefix|global|dry_run|json)$|lifecycle_|package_)/i.test(key)) continue;
+    if (
+      /^npm_(config_(workspaces?|include_workspace_root|prefix|local_prefix|global|dry_run|json)$|lifecycle_|package_)/i.test(
+        key,
+      )
+    )
+      continue;
     env[key] = value;
   }
   return { ...env, ...extra };

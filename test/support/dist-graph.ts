@@ -31,8 +31,10 @@ export function esmGraph(distDir: string, entry: string): EsmGraph {
     if (eager.includes(file)) return;
     eager.push(file);
     const code = readFileSync(join(distDir, file), 'utf8');
-    for (const specifier of matches(STATIC_IMPORT, code)) visit(relative(distDir, join(dirname(join(distDir, file)), specifier)));
-    for (const specifier of matches(DYNAMIC_IMPORT, code)) lazy.add(relative(distDir, join(dirname(join(distDir, file)), specifier)));
+    for (const specifier of matches(STATIC_IMPORT, code))
+      visit(relative(distDir, join(dirname(join(distDir, file)), specifier)));
+    for (const specifier of matches(DYNAMIC_IMPORT, code))
+      lazy.add(relative(distDir, join(dirname(join(distDir, file)), specifier)));
     for (const specifier of matches(BARE_STATIC_IMPORT, code)) packages.add(specifier);
   };
   visit(entry);

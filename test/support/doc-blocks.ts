@@ -30,7 +30,10 @@ export function shellBlocks(doc: string): ShellBlock[] {
     let end = i + 1;
     while (end < lines.length && !/^\s*```\s*$/.test(lines[end]!)) end++;
     if (['sh', 'bash', 'shell'].includes(lang!)) {
-      const code = lines.slice(i + 1, end).map((line) => line.slice(indent!.length)).join('\n');
+      const code = lines
+        .slice(i + 1, end)
+        .map((line) => line.slice(indent!.length))
+        .join('\n');
       const notRun = NOT_RUN.exec(lines[end + 1] ?? '')?.[1];
       blocks.push({ doc, line: i + 1, code, ...(notRun ? { notRun } : {}) });
     }

@@ -8,7 +8,18 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { basename, join, relative } from 'node:path';
 import { staleness } from '../../build/stale';
@@ -18,10 +29,12 @@ import { withLock } from './lock';
 
 export const EXAMPLES_DIR = join(ROOT, 'examples');
 
-const packageAt = (dir: string) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string };
+const packageAt = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; version: string };
 
 /** The file `npm pack` names a package's tarball, at the repository root: `@svc/browser` 0.1.0 → svc-browser-0.1.0.tgz. */
-const tarballOf = ({ name, version }: { name: string; version: string }) => join(ROOT, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
+const tarballOf = ({ name, version }: { name: string; version: string }) =>
+  join(ROOT, `${name.replace(/^@/, '').replace('/', '-')}-${version}.tgz`);
 
 /** Where `npm pack` at the repository root writes the SDK, and where every example's package.json points. */
 export const SDK_TARBALL = tarballOf(packageAt(ROOT));
@@ -41,7 +54,6 @@ const INSTALL_STAMP = join('node_modules', '.svc-example-install');
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-
 /** Output of a finished command, for error messages: the end of it, where the reason usually is. */
 const tail = (text: string, lines = 60) => text.split('\n').slice(-lines).join('\n');
 
@@ -49,7 +61,13 @@ const tail = (text: string, lines = 60) => text.split('\n').slice(-lines).join('
  * Runs a command to completion (in its own process group, all of which a timeout kills); resolves its standard
  * output, rejects with its output when it fails or outlives `timeoutMs`.
  */
-export function runCommand(cwd: string, command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<string> {
+export function runCommand(
+  cwd: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
@@ -61,7 +79,9 @@ export function runCommand(cwd: string, command: string, args: string[], env: No
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const timer = setTimeout(() => {
       killGroup(child.pid, 'SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) did not finish within ${timeoutMs} ms:\n${tail(output)}`));
+      reject(
+        new Error(`${command} ${args.join(' ')} (in ${cwd}) did not finish within ${timeoutMs} ms:\n${tail(output)}`),
+      );
     }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -70,7 +90,8 @@ export function runCommand(cwd: string, command: string, args: string[], env: No
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(stdout);
-      else reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${code ?? signal}:\n${tail(output)}`));
+      else
+        reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${code ?? signal}:\n${tail(output)}`));
     });
   });
 }
@@ -127,21 +148,24 @@ export async function packSdk(): Promise<string> {
  */
 async function packWorkspace(name: 'bundler-plugin' | 'playwright', tarball: string, lock: string): Promise<string> {
   await withLock(lock, 120_000, async () => {
-    if (staleness(name) !== null) await runCommand(ROOT, 'npm', ['run', 'build', '-w', name, '--silent'], childEnv(), 120_000);
+    if (staleness(name) !== null)
+      await runCommand(ROOT, 'npm', ['run', 'build', '-w', name, '--silent'], childEnv(), 120_000);
     await packInto(tarball, ['-w', name]);
   });
   return tarball;
 }
 
 /** Builds `@svc/build` when stale and packs it to {@link BUILD_PLUGIN_TARBALL} (see `packWorkspace`). */
-export const packBuildPlugin = (): Promise<string> => packWorkspace('bundler-plugin', BUILD_PLUGIN_TARBALL, 'build-plugin-pack');
+export const packBuildPlugin = (): Promise<string> =>
+  packWorkspace('bundler-plugin', BUILD_PLUGIN_TARBALL, 'build-plugin-pack');
 
 /**
  * Builds `@svc/playwright` when stale and packs it to {@link PLAYWRIGHT_TARBALL} (see `packWorkspace`). Under the lock
  * the nested-suite tests build the package with (`playwright-package-build`): tsup empties dist/ first, so a pack
  * must not run during a build.
  */
-export const packPlaywright = (): Promise<string> => packWorkspace('playwright', PLAYWRIGHT_TARBALL, 'playwright-package-build');
+export const packPlaywright = (): Promise<string> =>
+  packWorkspace('playwright', PLAYWRIGHT_TARBALL, 'playwright-package-build');
 
 /** The tarballs packed here, and what packs each. */
 const PACKED = [
@@ -152,7 +176,10 @@ const PACKED = [
 
 /** Those of {@link PACKED} an example's package.json points at (`file:../../….tgz`). */
 function packedFor(dir: string): typeof PACKED {
-  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<'dependencies' | 'devDependencies', Record<string, string> | undefined>;
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<
+    'dependencies' | 'devDependencies',
+    Record<string, string> | undefined
+  >;
   const specs = new Set(Object.values({ ...pkg.dependencies, ...pkg.devDependencies }));
   return PACKED.filter(({ tarball }) => specs.has(`file:${relative(dir, tarball)}`));
 }
@@ -177,9 +204,17 @@ export async function installExample(dir: string): Promise<Timed> {
   const stampPath = join(dir, INSTALL_STAMP);
   // Locked: two spec files use the Vite example, and two installs in one directory break each other.
   return withLock(`install-${basename(dir)}`, 600_000, async () => {
-    if (existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp) return { step: 'install', ms: Date.now() - started, skipped: true };
+    if (existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp)
+      return { step: 'install', ms: Date.now() - started, skipped: true };
     // --prefer-offline: package metadata already in the npm cache is not revalidated (CRA alone has ~850 packages).
-    const args = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...tarballs.map((tarball) => relative(dir, tarball))];
+    const args = [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--loglevel=error',
+      ...tarballs.map((tarball) => relative(dir, tarball)),
+    ];
     await runCommand(dir, 'npm', args, childEnv(), 600_000);
     writeFileSync(stampPath, stamp);
     return { step: 'install', ms: Date.now() - started };
@@ -222,7 +257,12 @@ export async function startServerProcess(opts: {
   timeoutMs: number;
 }): Promise<RunningApp> {
   const origin = `http://127.0.0.1:${opts.port}`;
-  const child = spawn(opts.command, opts.args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(opts.command, opts.args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -241,7 +281,8 @@ export async function startServerProcess(opts: {
   const deadline = Date.now() + opts.timeoutMs;
   for (const path of opts.readyPaths) {
     for (;;) {
-      if (exitedEarly) throw new Error(`${opts.command} ${opts.args.join(' ')} exited before serving ${origin}:\n${tail(output)}`);
+      if (exitedEarly)
+        throw new Error(`${opts.command} ${opts.args.join(' ')} exited before serving ${origin}:\n${tail(output)}`);
       try {
         const res = await fetch(origin + path, { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
         await res.arrayBuffer();
@@ -328,8 +369,11 @@ export function viteReactIn(dir: string): Example {
     modes: ['production', 'development'],
     // The plugin in vite.config.ts uploads the maps.
     build: (settings, upload) => {
-      const release: Record<string, string> = settings.release === undefined ? {} : { VITE_SVC_SERVICE_VERSION: settings.release };
-      return timed('build', () => npmRun(dir, 'build', { ...prefixed('VITE_', settings), ...release, ...uploadEnv(upload) }));
+      const release: Record<string, string> =
+        settings.release === undefined ? {} : { VITE_SVC_SERVICE_VERSION: settings.release };
+      return timed('build', () =>
+        npmRun(dir, 'build', { ...prefixed('VITE_', settings), ...release, ...uploadEnv(upload) }),
+      );
     },
     async start(mode, settings) {
       const port = await freePort();
@@ -437,7 +481,12 @@ function cdn(): Example {
   };
 }
 
-export const EXAMPLES = { 'vite-react': viteReactIn(join(EXAMPLES_DIR, 'vite-react')), next: nextIn(join(EXAMPLES_DIR, 'next')), cra: cra(), cdn: cdn() } as const;
+export const EXAMPLES = {
+  'vite-react': viteReactIn(join(EXAMPLES_DIR, 'vite-react')),
+  next: nextIn(join(EXAMPLES_DIR, 'next')),
+  cra: cra(),
+  cdn: cdn(),
+} as const;
 
 /** What an example's directory holds besides its sources. */
 const NOT_SOURCES = new Set(['node_modules', 'dist', 'build', '.next']);

@@ -92,7 +92,8 @@ export interface FakeGithub {
   close(): Promise<void>;
 }
 
-const gitHash = (kind: string, content: Buffer): string => createHash('sha1').update(`${kind} ${content.length}\0`).update(content).digest('hex');
+const gitHash = (kind: string, content: Buffer): string =>
+  createHash('sha1').update(`${kind} ${content.length}\0`).update(content).digest('hex');
 
 class Objects {
   readonly blobs = new Map<string, Buffer>();
@@ -146,19 +147,33 @@ function readBody(req: IncomingMessage): Promise<Record<string, unknown> | undef
 const unauthorized = (message = 'Bad credentials') => new HttpFailure(401, message);
 
 /** GitHub's rule for an App's JWT: RS256, signed with the App's key, issued by its id, expiring within 10 minutes. */
-function verifyAppJwt(authorization: string | undefined, app: FakeGithubApp, nowS: number): { jwt: string; claims: AppJwtClaims } {
+function verifyAppJwt(
+  authorization: string | undefined,
+  app: FakeGithubApp,
+  nowS: number,
+): { jwt: string; claims: AppJwtClaims } {
   const jwt = authorization?.match(/^bearer (\S+)$/i)?.[1];
   const parts = jwt?.split('.') ?? [];
   if (jwt === undefined || parts.length !== 3) throw unauthorized('A JSON web token could not be decoded');
   const [header, payload, signature] = parts as [string, string, string];
-  const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
-  if (decode(header).alg !== 'RS256' || !verify('sha256', Buffer.from(`${header}.${payload}`), app.publicKey, Buffer.from(signature, 'base64url'))) {
+  const decode = (part: string) =>
+    JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+  if (
+    decode(header).alg !== 'RS256' ||
+    !verify('sha256', Buffer.from(`${header}.${payload}`), app.publicKey, Buffer.from(signature, 'base64url'))
+  ) {
     throw unauthorized('A JSON web token could not be decoded');
   }
   const claims = decode(payload) as unknown as AppJwtClaims;
   if (String(claims.iss) !== String(app.id)) throw unauthorized("'Issuer' claim ('iss') must be the App's id");
-  if (!Number.isInteger(claims.iat) || claims.iat > nowS + 60) throw unauthorized("'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued");
-  if (!Number.isInteger(claims.exp) || claims.exp <= nowS) throw unauthorized("'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires");
+  if (!Number.isInteger(claims.iat) || claims.iat > nowS + 60)
+    throw unauthorized(
+      "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued",
+    );
+  if (!Number.isInteger(claims.exp) || claims.exp <= nowS)
+    throw unauthorized(
+      "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires",
+    );
   if (claims.exp > nowS + 600) throw unauthorized("'Expiration time' claim ('exp') is too far in the future");
   return { jwt, claims };
 }
@@ -167,7 +182,14 @@ function verifyAppJwt(authorization: string | undefined, app: FakeGithubApp, now
  * `tokens`: the personal tokens the repository accepts (omitted: any personal token); installation tokens (`ghs_…`) are
  * accepted only when `app` minted them and until they expire.
  */
-export async function startFakeGithub(options: { owner?: string; repo?: string; defaultBranch?: string; files: Record<string, string>; tokens?: string[]; app?: FakeGithubApp }): Promise<FakeGithub> {
+export async function startFakeGithub(options: {
+  owner?: string;
+  repo?: string;
+  defaultBranch?: string;
+  files: Record<string, string>;
+  tokens?: string[];
+  app?: FakeGithubApp;
+}): Promise<FakeGithub> {
   const owner = options.owner ?? 'acme';
   const repo = options.repo ?? 'shop';
   const defaultBranch = options.defaultBranch ?? 'main';
@@ -201,7 +223,13 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
   };
   const commitJson = (sha: string) => {
     const c = objects.commits.get(sha)!;
-    return { sha, url: `${url}/repos/${owner}/${repo}/git/commits/${sha}`, message: c.message, tree: { sha: c.tree }, parents: c.parents.map((p) => ({ sha: p })) };
+    return {
+      sha,
+      url: `${url}/repos/${owner}/${repo}/git/commits/${sha}`,
+      message: c.message,
+      tree: { sha: c.tree },
+      parents: c.parents.map((p) => ({ sha: p })),
+    };
   };
   const refJson = (name: string) => ({ ref: `refs/${name}`, object: { type: 'commit', sha: refs.get(name)! } });
   const pullJson = (p: FakePull) => ({
@@ -215,73 +243,150 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
   });
 
   const routes: Array<[string, RegExp, (m: RegExpMatchArray, r: GithubRequest) => [number, unknown]]> = [
-    ['GET', /^$/, () => [200, { name: repo, full_name: `${owner}/${repo}`, default_branch: defaultBranch, private: true }]],
-    ['GET', /^\/commits\/(.+)$/, ([, ref]) => {
-      const sha = resolve(ref!);
-      if (!sha) throw new HttpFailure(422, `No commit found for SHA: ${ref}`);
-      return [200, { sha, commit: { message: objects.commits.get(sha)!.message, tree: { sha: objects.commits.get(sha)!.tree } } }];
-    }],
-    ['GET', /^\/contents\/(.+)$/, ([, path], r) => {
-      const sha = resolve(r.query.get('ref') ?? defaultBranch);
-      const blob = sha && treeOf(sha).get(path!);
-      if (!blob) throw notFound();
-      return [200, { type: 'file', encoding: 'base64', path, name: path!.split('/').pop(), sha: blob, size: objects.blobs.get(blob)!.length, content: objects.blobs.get(blob)!.toString('base64') }];
-    }],
-    ['GET', /^\/git\/ref\/(.+)$/, ([, name]) => {
-      if (!refs.has(name!)) throw notFound();
-      return [200, refJson(name!)];
-    }],
-    ['POST', /^\/git\/refs$/, (_m, r) => {
-      const name = String(r.body?.ref ?? '').replace(/^refs\//, '');
-      const sha = String(r.body?.sha ?? '');
-      if (refs.has(name)) throw new HttpFailure(422, 'Reference already exists');
-      if (!objects.commits.has(sha)) throw new HttpFailure(422, 'Object does not exist');
-      refs.set(name, sha);
-      return [201, refJson(name)];
-    }],
-    ['DELETE', /^\/git\/refs\/(.+)$/, ([, name]) => {
-      if (!refs.delete(name!)) throw new HttpFailure(422, 'Reference does not exist');
-      return [204, undefined];
-    }],
-    ['GET', /^\/git\/commits\/([0-9a-f]{40})$/, ([, sha]) => {
-      if (!objects.commits.has(sha!)) throw notFound();
-      return [200, commitJson(sha!)];
-    }],
-    ['POST', /^\/git\/commits$/, (_m, r) => {
-      const parents = (r.body?.parents as string[] | undefined) ?? [];
-      const tree = String(r.body?.tree ?? '');
-      if (!objects.trees.has(tree) || parents.some((p) => !objects.commits.has(p))) throw new HttpFailure(422, 'Tree or parent does not exist');
-      return [201, commitJson(objects.commit({ tree, parents, message: String(r.body?.message ?? '') }))];
-    }],
-    ['POST', /^\/git\/trees$/, (_m, r) => {
-      const base = r.body?.base_tree === undefined ? new Map<string, string>() : objects.trees.get(String(r.body.base_tree));
-      if (!base) throw new HttpFailure(422, 'base_tree does not exist');
-      const entries = new Map(base);
-      for (const e of (r.body?.tree as Array<{ path: string; sha: string | null }> | undefined) ?? []) {
-        if (e.sha === null) entries.delete(e.path);
-        else if (!objects.blobs.has(e.sha)) throw new HttpFailure(422, `blob ${e.sha} does not exist`);
-        else entries.set(e.path, e.sha);
-      }
-      return [201, { sha: objects.tree(entries) }];
-    }],
-    ['POST', /^\/git\/blobs$/, (_m, r) => {
-      const encoding = r.body?.encoding === 'base64' ? 'base64' : 'utf8';
-      return [201, { sha: objects.blob(Buffer.from(String(r.body?.content ?? ''), encoding)) }];
-    }],
-    ['GET', /^\/pulls$/, (_m, r) => {
-      const head = r.query.get('head');
-      const state = r.query.get('state') ?? 'open';
-      const found = pulls.filter((p) => (state === 'all' || p.state === state) && (!head || `${owner}:${p.head}` === head));
-      return [200, found.map(pullJson)];
-    }],
-    ['POST', /^\/pulls$/, (_m, r) => {
-      const head = String(r.body?.head ?? '');
-      const headSha = refs.get(`heads/${head}`);
-      if (!headSha) throw new HttpFailure(422, 'Validation Failed: head does not exist');
-      const pull: FakePull = { number: pulls.length + 1, title: String(r.body?.title), body: String(r.body?.body ?? ''), head, headSha, base: String(r.body?.base), state: 'open' };
-      pulls.push(pull);
-      return [201, pullJson(pull)];
-    }],
+    [
+      'GET',
+      /^$/,
+      () => [200, { name: repo, full_name: `${owner}/${repo}`, default_branch: defaultBranch, private: true }],
+    ],
+    [
+      'GET',
+      /^\/commits\/(.+)$/,
+      ([, ref]) => {
+        const sha = resolve(ref!);
+        if (!sha) throw new HttpFailure(422, `No commit found for SHA: ${ref}`);
+        return [
+          200,
+          {
+            sha,
+            commit: { message: objects.commits.get(sha)!.message, tree: { sha: objects.commits.get(sha)!.tree } },
+          },
+        ];
+      },
+    ],
+    [
+      'GET',
+      /^\/contents\/(.+)$/,
+      ([, path], r) => {
+        const sha = resolve(r.query.get('ref') ?? defaultBranch);
+        const blob = sha && treeOf(sha).get(path!);
+        if (!blob) throw notFound();
+        return [
+          200,
+          {
+            type: 'file',
+            encoding: 'base64',
+            path,
+            name: path!.split('/').pop(),
+            sha: blob,
+            size: objects.blobs.get(blob)!.length,
+            content: objects.blobs.get(blob)!.toString('base64'),
+          },
+        ];
+      },
+    ],
+    [
+      'GET',
+      /^\/git\/ref\/(.+)$/,
+      ([, name]) => {
+        if (!refs.has(name!)) throw notFound();
+        return [200, refJson(name!)];
+      },
+    ],
+    [
+      'POST',
+      /^\/git\/refs$/,
+      (_m, r) => {
+        const name = String(r.body?.ref ?? '').replace(/^refs\//, '');
+        const sha = String(r.body?.sha ?? '');
+        if (refs.has(name)) throw new HttpFailure(422, 'Reference already exists');
+        if (!objects.commits.has(sha)) throw new HttpFailure(422, 'Object does not exist');
+        refs.set(name, sha);
+        return [201, refJson(name)];
+      },
+    ],
+    [
+      'DELETE',
+      /^\/git\/refs\/(.+)$/,
+      ([, name]) => {
+        if (!refs.delete(name!)) throw new HttpFailure(422, 'Reference does not exist');
+        return [204, undefined];
+      },
+    ],
+    [
+      'GET',
+      /^\/git\/commits\/([0-9a-f]{40})$/,
+      ([, sha]) => {
+        if (!objects.commits.has(sha!)) throw notFound();
+        return [200, commitJson(sha!)];
+      },
+    ],
+    [
+      'POST',
+      /^\/git\/commits$/,
+      (_m, r) => {
+        const parents = (r.body?.parents as string[] | undefined) ?? [];
+        const tree = String(r.body?.tree ?? '');
+        if (!objects.trees.has(tree) || parents.some((p) => !objects.commits.has(p)))
+          throw new HttpFailure(422, 'Tree or parent does not exist');
+        return [201, commitJson(objects.commit({ tree, parents, message: String(r.body?.message ?? '') }))];
+      },
+    ],
+    [
+      'POST',
+      /^\/git\/trees$/,
+      (_m, r) => {
+        const base =
+          r.body?.base_tree === undefined ? new Map<string, string>() : objects.trees.get(String(r.body.base_tree));
+        if (!base) throw new HttpFailure(422, 'base_tree does not exist');
+        const entries = new Map(base);
+        for (const e of (r.body?.tree as Array<{ path: string; sha: string | null }> | undefined) ?? []) {
+          if (e.sha === null) entries.delete(e.path);
+          else if (!objects.blobs.has(e.sha)) throw new HttpFailure(422, `blob ${e.sha} does not exist`);
+          else entries.set(e.path, e.sha);
+        }
+        return [201, { sha: objects.tree(entries) }];
+      },
+    ],
+    [
+      'POST',
+      /^\/git\/blobs$/,
+      (_m, r) => {
+        const encoding = r.body?.encoding === 'base64' ? 'base64' : 'utf8';
+        return [201, { sha: objects.blob(Buffer.from(String(r.body?.content ?? ''), encoding)) }];
+      },
+    ],
+    [
+      'GET',
+      /^\/pulls$/,
+      (_m, r) => {
+        const head = r.query.get('head');
+        const state = r.query.get('state') ?? 'open';
+        const found = pulls.filter(
+          (p) => (state === 'all' || p.state === state) && (!head || `${owner}:${p.head}` === head),
+        );
+        return [200, found.map(pullJson)];
+      },
+    ],
+    [
+      'POST',
+      /^\/pulls$/,
+      (_m, r) => {
+        const head = String(r.body?.head ?? '');
+        const headSha = refs.get(`heads/${head}`);
+        if (!headSha) throw new HttpFailure(422, 'Validation Failed: head does not exist');
+        const pull: FakePull = {
+          number: pulls.length + 1,
+          title: String(r.body?.title),
+          body: String(r.body?.body ?? ''),
+          head,
+          headSha,
+          base: String(r.body?.base),
+          state: 'open',
+        };
+        pulls.push(pull);
+        return [201, pullJson(pull)];
+      },
+    ],
   ];
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -300,19 +405,30 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
     expiries.set(token, expiresAt);
     installationTokens.push({ installationId, token, jwt, claims });
     const permissions = { contents: 'write', metadata: 'read', pull_requests: 'write' };
-    return [201, { token, expires_at: new Date(expiresAt).toISOString().replace(/\.\d+Z$/, 'Z'), permissions, repository_selection: 'selected' }];
+    return [
+      201,
+      {
+        token,
+        expires_at: new Date(expiresAt).toISOString().replace(/\.\d+Z$/, 'Z'),
+        permissions,
+        repository_selection: 'selected',
+      },
+    ];
   };
 
   /** A private repository: unseen without credentials (404), refused with ones GitHub does not know (401). */
   const authorize = (authorization: string | undefined) => {
     const token = authorization?.match(/^(?:token|bearer) (\S+)$/i)?.[1];
     if (token === undefined) throw notFound();
-    const known = token.startsWith('ghs_') ? (expiries.get(token) ?? 0) > Date.now() : (options.tokens?.includes(token) ?? true);
+    const known = token.startsWith('ghs_')
+      ? (expiries.get(token) ?? 0) > Date.now()
+      : (options.tokens?.includes(token) ?? true);
     if (!known) throw unauthorized();
   };
 
   const route = (request: GithubRequest): [number, unknown] => {
-    const installation = request.method === 'POST' ? request.path.match(/^\/app\/installations\/(\d+)\/access_tokens$/) : null;
+    const installation =
+      request.method === 'POST' ? request.path.match(/^\/app\/installations\/(\d+)\/access_tokens$/) : null;
     if (installation) return mintToken(Number(installation[1]), request);
     const prefix = `/repos/${owner}/${repo}`;
     if (!request.path.startsWith(prefix)) throw notFound();
@@ -328,12 +444,19 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
   const answer = (request: GithubRequest, res: ServerResponse) => {
     const injection = injections.find((i) => i.times > 0 && i.method === request.method && i.path.test(request.path));
     const reply = () => {
-      if (injection?.answer) return send(res, injection.answer.status, injection.answer.body ?? { message: 'injected failure' }, injection.answer.headers);
+      if (injection?.answer)
+        return send(
+          res,
+          injection.answer.status,
+          injection.answer.body ?? { message: 'injected failure' },
+          injection.answer.headers,
+        );
       try {
         const [status, body] = route(request);
         return send(res, status, body);
       } catch (err) {
-        if (err instanceof HttpFailure) return send(res, err.status, { message: err.message, documentation_url: 'https://docs.github.com/rest' });
+        if (err instanceof HttpFailure)
+          return send(res, err.status, { message: err.message, documentation_url: 'https://docs.github.com/rest' });
         throw err;
       }
     };
@@ -345,7 +468,13 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
   const server = createServer((req, res) => {
     void readBody(req).then((body) => {
       const parsed = new URL(req.url ?? '/', 'http://fake');
-      const request: GithubRequest = { method: req.method ?? '', path: decodeURIComponent(parsed.pathname), query: parsed.searchParams, body, authorization: req.headers.authorization };
+      const request: GithubRequest = {
+        method: req.method ?? '',
+        path: decodeURIComponent(parsed.pathname),
+        query: parsed.searchParams,
+        body,
+        authorization: req.headers.authorization,
+      };
       requests.push(request);
       answer(request, res);
     });
@@ -365,7 +494,9 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
     files(ref) {
       const sha = resolve(ref);
       if (!sha) throw new Error(`no commit ${ref}`);
-      return Object.fromEntries([...treeOf(sha)].map(([path, blob]) => [path, objects.blobs.get(blob)!.toString('utf8')]));
+      return Object.fromEntries(
+        [...treeOf(sha)].map(([path, blob]) => [path, objects.blobs.get(blob)!.toString('utf8')]),
+      );
     },
     commit: (sha) => objects.commits.get(sha)!,
     push(files, message = 'A change') {
@@ -374,7 +505,13 @@ export async function startFakeGithub(options: { owner?: string; repo?: string; 
       return sha;
     },
     inject(method, path, injection) {
-      injections.push({ method, path, answer: injection.answer, delayMs: injection.delayMs, times: injection.times ?? 1 });
+      injections.push({
+        method,
+        path,
+        answer: injection.answer,
+        delayMs: injection.delayMs,
+        times: injection.times ?? 1,
+      });
     },
     close: () =>
       new Promise<void>((done) => {

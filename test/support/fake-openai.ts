@@ -12,7 +12,12 @@ export type FakeReply =
 
 export interface ChatRequest {
   headers: IncomingMessage['headers'];
-  body: { model: string; messages: Array<{ role: string; content: string }>; response_format?: { type: string }; [key: string]: unknown };
+  body: {
+    model: string;
+    messages: Array<{ role: string; content: string }>;
+    response_format?: { type: string };
+    [key: string]: unknown;
+  };
 }
 
 export interface FakeOpenAi {
@@ -54,7 +59,14 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: reply.content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: reply.content, refusal: null },
+            finish_reason: 'stop',
+            logprobs: null,
+          },
+        ],
         usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
       }),
     );
@@ -65,7 +77,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no ${req.method} ${req.url}` } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: `no ${req.method} ${req.url}` } }));
         return;
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest['body'];
@@ -80,7 +94,8 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     script: (...replies) => void queue.push(...replies),
-    received: (n) => (requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
+    received: (n) =>
+      requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve })),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -6,6 +6,17 @@ export function commitAll(dir: string): string {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: childEnv() }).trim();
   git('init', '--quiet');
   git('add', '.');
-  git('-c', 'user.name=svc test', '-c', 'user.email=test@svc.invalid', '-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'the build');
+  git(
+    '-c',
+    'user.name=svc test',
+    '-c',
+    'user.email=test@svc.invalid',
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '--quiet',
+    '-m',
+    'the build',
+  );
   return git('rev-parse', 'HEAD');
 }

@@ -28,7 +28,12 @@ export type IngestFault =
   | { readonly kind: 'down' }
   | { readonly kind: 'slow' }
   | { readonly kind: 'lost' }
-  | { readonly kind: 'status'; readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly body?: string };
+  | {
+      readonly kind: 'status';
+      readonly status: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly body?: string;
+    };
 
 /** One request as the proxy saw it. Times are `performance.now()` milliseconds of the test process. */
 export interface ProxiedRequest {
@@ -75,7 +80,14 @@ export interface IngestProxy {
 }
 
 /** Request headers passed upstream: what ingest and its CORS handling read. */
-const FORWARDED_REQUEST_HEADERS = ['content-type', 'content-encoding', 'x-api-key', 'origin', 'access-control-request-method', 'access-control-request-headers'];
+const FORWARDED_REQUEST_HEADERS = [
+  'content-type',
+  'content-encoding',
+  'x-api-key',
+  'origin',
+  'access-control-request-method',
+  'access-control-request-headers',
+];
 /** Answer headers that describe the proxy's own connection or encoding, not the upstream answer. */
 const HOP_HEADERS = ['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'];
 
@@ -125,13 +137,24 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
     return current;
   }
 
-  async function forward(req: http.IncomingMessage, url: URL, body: Buffer, res: http.ServerResponse, entry: ProxiedRequest, lose = false) {
+  async function forward(
+    req: http.IncomingMessage,
+    url: URL,
+    body: Buffer,
+    res: http.ServerResponse,
+    entry: ProxiedRequest,
+    lose = false,
+  ) {
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const upstream = await fetch(url, { method: req.method, headers, body: req.method === 'POST' ? new Uint8Array(body) : undefined });
+    const upstream = await fetch(url, {
+      method: req.method,
+      headers,
+      body: req.method === 'POST' ? new Uint8Array(body) : undefined,
+    });
     const answer = Buffer.from(await upstream.arrayBuffer());
     const answerHeaders: Record<string, string> = {};
     upstream.headers.forEach((value, name) => {
@@ -163,7 +186,14 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
       bytes: body.length,
       body: (req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8'),
       receivedAt: performance.now(),
-      handling: postFault === undefined ? 'forwarded' : postFault.kind === 'slow' ? 'held' : postFault.kind === 'lost' ? 'lost' : 'answered',
+      handling:
+        postFault === undefined
+          ? 'forwarded'
+          : postFault.kind === 'slow'
+            ? 'held'
+            : postFault.kind === 'lost'
+              ? 'lost'
+              : 'answered',
     };
     seen.push(entry);
     touch();
@@ -175,7 +205,9 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
 
     if (postFault?.kind === 'status') {
       entry.status = postFault.status;
-      res.writeHead(postFault.status, { ...corsHeaders(req.headers.origin), ...postFault.headers }).end(postFault.body ?? '');
+      res
+        .writeHead(postFault.status, { ...corsHeaders(req.headers.origin), ...postFault.headers })
+        .end(postFault.body ?? '');
     } else if (postFault === undefined || postFault.kind === 'lost') {
       forward(req, url, body, res, entry, postFault !== undefined).catch(() => res.destroy());
     }

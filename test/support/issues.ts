@@ -42,7 +42,10 @@ export interface IssueSummary {
   in_next_release: boolean;
   resolved_release: string | null;
   /** Production figures (`events` and `sessions` repeat them) and those of test runs (env `test`). */
-  seen_in: { production: { events: number; sessions: number }; tests: { events: number; sessions: number; run_count: number } };
+  seen_in: {
+    production: { events: number; sessions: number };
+    tests: { events: number; sessions: number; run_count: number };
+  };
   caught_in_tests: boolean;
 }
 
@@ -76,19 +79,31 @@ export interface Reproduction {
 
 /** `GET /control-plane/issues/{id}`. */
 export interface IssueDetail extends IssueSummary {
-  seen_in: IssueSummary['seen_in'] & { tests: { runs: string[]; tests: Array<{ test_id: string; title: string | null }> } };
+  seen_in: IssueSummary['seen_in'] & {
+    tests: { runs: string[]; tests: Array<{ test_id: string; title: string | null }> };
+  };
   reproductions: Reproduction[];
   stack: {
     raw: string | null;
     frames: IssueFrame[];
     /** The app's files without a map and the CLI line that uploads theirs; null when every in-app frame has its map. */
-    missing_maps: { files: Array<{ url: string; debug_id: string | null }>; release: string | null; upload_command: string } | null;
+    missing_maps: {
+      files: Array<{ url: string; debug_id: string | null }>;
+      release: string | null;
+      upload_command: string;
+    } | null;
   };
   /** Issues merged into this one once a map placed their frame. */
   merged_from: Array<{ id: string; at: string }>;
   counts: Array<{ start: string; count: number }>;
   releases: Array<{ release: string; events: number }>;
-  sessions_sample: Array<{ session_id: string; user_id: string | null; first_seen: string; last_seen: string; replay_url: string | null }>;
+  sessions_sample: Array<{
+    session_id: string;
+    user_id: string | null;
+    first_seen: string;
+    last_seen: string;
+    replay_url: string | null;
+  }>;
   breadcrumbs: Array<{ at: string; kind: string; message: string }>;
   trend: { hours: IssueTrend; days: IssueTrend };
   breakdown: Record<'browser' | 'os' | 'release' | 'route' | 'user', FacetBreakdown>;

@@ -36,7 +36,10 @@ export function serveFiles(files: Record<string, () => string | Buffer>): Promis
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const file = files[path];
     if (!file) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': path.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.writeHead(200, {
+      'content-type': path.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+    });
     res.end(file());
   });
 }

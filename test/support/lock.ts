@@ -32,7 +32,6 @@ export async function withLock<T>(name: string, staleMs: number, fn: () => Promi
   }
 }
 
-
 /**
  * {@link withLock} for a synchronous `fn`, waiting synchronously: for helpers called where nothing can be awaited.
  * It blocks the calling thread while another process holds the lock.
@@ -52,7 +51,13 @@ export function withLockSync<T>(name: string, staleMs: number, fn: () => T): T {
  * The locks under which the test helpers build and pack the packages (build-sdk.ts, examples.ts, playwright-package.ts,
  * build-plugin.test.ts): a command that packs or publishes them, whose `prepack` may build, holds them all.
  */
-const PACKAGE_LOCKS = ['sdk-build', 'sdk-pack', 'bundler-plugin-build', 'build-plugin-pack', 'playwright-package-build'];
+const PACKAGE_LOCKS = [
+  'sdk-build',
+  'sdk-pack',
+  'bundler-plugin-build',
+  'build-plugin-pack',
+  'playwright-package-build',
+];
 
 /** Runs `fn` holding every lock of {@link PACKAGE_LOCKS}, taken in one order (no two holders wait for each other). */
 export async function withPackageLocks<T>(fn: () => Promise<T>, names: readonly string[] = PACKAGE_LOCKS): Promise<T> {

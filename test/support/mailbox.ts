@@ -36,7 +36,12 @@ export async function startMailbox({ refused = {} }: { refused?: Record<string, 
     },
     onRcptTo(address, _session, callback) {
       const code = refused[address.address];
-      if (code) return callback(Object.assign(new Error(code >= 500 ? 'Mailbox unavailable' : 'Greylisted, try again later'), { responseCode: code }));
+      if (code)
+        return callback(
+          Object.assign(new Error(code >= 500 ? 'Mailbox unavailable' : 'Greylisted, try again later'), {
+            responseCode: code,
+          }),
+        );
       callback();
     },
     onData(stream, session, callback) {
@@ -50,5 +55,10 @@ export async function startMailbox({ refused = {} }: { refused?: Record<string, 
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
-  return { port: (smtp.server.address() as AddressInfo).port, inbox, logins, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
+  return {
+    port: (smtp.server.address() as AddressInfo).port,
+    inbox,
+    logins,
+    close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
+  };
 }

@@ -30,12 +30,23 @@ export interface Receiver {
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const receiver: Receiver = { url: '', received: [], answer: () => ({ status: 200, body: 'ok' }), close: async () => undefined };
+  const receiver: Receiver = {
+    url: '',
+    received: [],
+    answer: () => ({ status: 200, body: 'ok' }),
+    close: async () => undefined,
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        at: Date.now(),
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       receiver.received.push(request);
       const answer = receiver.answer(request);
       const reply = () => {

@@ -40,12 +40,25 @@ export interface ServerProcessOptions {
  * Starts `node server/dist/cli.js start` on a random port with `flags` (e.g. `{ 'database-url': …, 'secret-key': … }`)
  * and resolves once its banner is printed, i.e. it listens. Rejects with its output if it exits first.
  */
-export function startServerProcess(flags: Record<string, string>, timeoutMs = 20_000, options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const args = [SERVER_CLI, 'start', '--port', '0', ...Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, value])];
+export function startServerProcess(
+  flags: Record<string, string>,
+  timeoutMs = 20_000,
+  options: ServerProcessOptions = {},
+): Promise<ServerProcess> {
+  const args = [
+    SERVER_CLI,
+    'start',
+    '--port',
+    '0',
+    ...Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, value]),
+  ];
   // Unless `relaunch` is asked for, MALLOC_ARENA_MAX is set, so `svc-server start` does not relaunch itself
   // (server/src/runtime/memory-relaunch.ts): this child is the server, so kill() crashes the server itself rather than
   // its launcher.
-  const child = spawn(process.execPath, args, { env: childEnv(options.relaunch ? {} : { ...MEMORY_ENV }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: childEnv(options.relaunch ? {} : { ...MEMORY_ENV }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const signal = async (name: NodeJS.Signals) => {

@@ -42,7 +42,13 @@ export async function controlGet<T = { data: Record<string, unknown>[]; next_cur
 }
 
 /** A control-plane request with a JSON body when given, as `key` (the control key by default); a 204 answers null. */
-export async function controlCall<T>(t: TestServer, method: string, path: string, body?: unknown, key = t.controlKey): Promise<{ status: number; body: T }> {
+export async function controlCall<T>(
+  t: TestServer,
+  method: string,
+  path: string,
+  body?: unknown,
+  key = t.controlKey,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(`${t.url}/control-plane${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
@@ -52,9 +58,17 @@ export async function controlCall<T>(t: TestServer, method: string, path: string
 }
 
 /** Each control-plane GET of `cases` (`[path, field]`) is a 400 `invalid_request` naming that field. */
-export async function expectBadRequests(t: TestServer, cases: ReadonlyArray<readonly [path: string, field: string]>): Promise<void> {
+export async function expectBadRequests(
+  t: TestServer,
+  cases: ReadonlyArray<readonly [path: string, field: string]>,
+): Promise<void> {
   for (const [path, field] of cases) {
     const res = await controlGet<{ error: { code: string; details?: { field?: string } } }>(t, path);
-    expect([path, res.status, res.body.error.code, res.body.error.details?.field]).toEqual([path, 400, 'invalid_request', field]);
+    expect([path, res.status, res.body.error.code, res.body.error.details?.field]).toEqual([
+      path,
+      400,
+      'invalid_request',
+      field,
+    ]);
   }
 }

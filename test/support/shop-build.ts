@@ -37,18 +37,34 @@ export async function buildShop(withPricing: boolean): Promise<ShopBuild> {
   try {
     await mkdir(join(dir, 'src/cart'), { recursive: true });
     await writeFile(join(dir, 'src/cart/total.ts'), (withPricing ? PRICING_TS : '') + TOTAL_TS);
-    const pricing = withPricing ? 'import { coupon, tax } from "./cart/total";\nconsole.log(coupon("a"), coupon("b"), tax(1), tax(2), tax(3));\n' : '';
+    const pricing = withPricing
+      ? 'import { coupon, tax } from "./cart/total";\nconsole.log(coupon("a"), coupon("b"), tax(1), tax(2), tax(3));\n'
+      : '';
     await writeFile(
       join(dir, 'src/main.ts'),
       `import { cartTotal } from './cart/total';\n${pricing}try {\n  cartTotal({ items: [{ qty: 1 }] });\n} catch (e) {\n  (globalThis as { stack?: string }).stack = (e as Error).stack;\n}\n`,
     );
-    const out = await build({ absWorkingDir: dir, entryPoints: ['src/main.ts'], bundle: true, minify: true, sourcemap: 'external', write: false, outdir: 'dist/assets', entryNames: '[name]-[hash]', format: 'iife', logLevel: 'silent' });
+    const out = await build({
+      absWorkingDir: dir,
+      entryPoints: ['src/main.ts'],
+      bundle: true,
+      minify: true,
+      sourcemap: 'external',
+      write: false,
+      outdir: 'dist/assets',
+      entryNames: '[name]-[hash]',
+      format: 'iife',
+      logLevel: 'silent',
+    });
     const js = out.outputFiles.find((f) => f.path.endsWith('.js'))!;
     const url = `https://shop.example.com/assets/${js.path.slice(js.path.lastIndexOf('/') + 1)}`;
     const page: { stack?: string } = {};
     runInNewContext(js.text, page, { filename: url });
     // The frames of the bundle; those below it are the caller's.
-    const stack = page.stack!.split('\n').filter((line, i) => i === 0 || line.includes(url) || line.includes('<anonymous>')).join('\n');
+    const stack = page
+      .stack!.split('\n')
+      .filter((line, i) => i === 0 || line.includes(url) || line.includes('<anonymous>'))
+      .join('\n');
     return { url, code: js.text, map: out.outputFiles.find((f) => f.path.endsWith('.map'))!.text, stack };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -27,7 +27,10 @@ export function specTypeErrors(spec: string): string[] {
       skipLibCheck: true,
       types: ['node'],
       typeRoots: [join(ROOT, 'node_modules/@types')],
-      paths: { '@playwright/test': [join(ROOT, 'node_modules/@playwright/test')], '@svc/playwright': [join(ROOT, 'playwright/src/index.ts')] },
+      paths: {
+        '@playwright/test': [join(ROOT, 'node_modules/@playwright/test')],
+        '@svc/playwright': [join(ROOT, 'playwright/src/index.ts')],
+      },
     });
     return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   } finally {

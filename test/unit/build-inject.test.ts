@@ -31,11 +31,18 @@ describe('injectFile', () => {
     const original = `${code}//# sourceMappingURL=app.js.map\n`;
     const dir = fixture({ 'app.js': original, 'app.js.map': MAP });
     const result = await injectFile(join(dir, 'app.js'));
-    expect(result).toEqual({ file: join(dir, 'app.js'), map: join(dir, 'app.js.map'), debugId: debugIdFor(original), injected: true });
+    expect(result).toEqual({
+      file: join(dir, 'app.js'),
+      map: join(dir, 'app.js.map'),
+      debugId: debugIdFor(original),
+      injected: true,
+    });
     expect(result.debugId).toMatch(DEBUG_ID_PATTERN);
     expect(result.debugId[14]).toBe('4');
     expect('89ab').toContain(result.debugId[19]);
-    expect(read(dir, 'app.js')).toBe(`${code}${debugIdSnippet(result.debugId)}\n//# debugId=${result.debugId}\n//# sourceMappingURL=app.js.map\n`);
+    expect(read(dir, 'app.js')).toBe(
+      `${code}${debugIdSnippet(result.debugId)}\n//# debugId=${result.debugId}\n//# sourceMappingURL=app.js.map\n`,
+    );
     expect(mapOf(dir, 'app.js.map')).toEqual({ ...JSON.parse(MAP), debugId: result.debugId });
   });
 
@@ -48,7 +55,9 @@ describe('injectFile', () => {
     const dir = fixture({ 'plain.js': 'console.log(1);\n' });
     const result = await injectFile(join(dir, 'plain.js'));
     expect(result.map).toBeNull();
-    expect(read(dir, 'plain.js')).toMatch(new RegExp(`^console\\.log\\(1\\);\\n;!function.*\\n//# debugId=${result.debugId}\\n$`));
+    expect(read(dir, 'plain.js')).toMatch(
+      new RegExp(`^console\\.log\\(1\\);\\n;!function.*\\n//# debugId=${result.debugId}\\n$`),
+    );
   });
 
   it('finds a hidden map (no sourceMappingURL comment) beside the file as <file>.map', async () => {
@@ -72,7 +81,12 @@ describe('injectFile', () => {
   it("keeps the id of a file Sentry's tools injected, and the map's debug_id", async () => {
     const sentry = `a();\n!function(){try{var e="undefined"!=typeof window?window:{},n=(new e.Error).stack;n&&(e._sentryDebugIds=e._sentryDebugIds||{},e._sentryDebugIds[n]="${SENTRY_ID}")}catch(e){}}();\n//# debugId=${SENTRY_ID}\n//# sourceMappingURL=s.js.map\n`;
     const sentryMap = JSON.stringify({ ...JSON.parse(MAP), debug_id: SENTRY_ID });
-    const dir = fixture({ 's.js': sentry, 's.js.map': sentryMap, 'bare.js': sentry.replaceAll('s.js.map', 'bare.js.map'), 'bare.js.map': MAP });
+    const dir = fixture({
+      's.js': sentry,
+      's.js.map': sentryMap,
+      'bare.js': sentry.replaceAll('s.js.map', 'bare.js.map'),
+      'bare.js.map': MAP,
+    });
     expect(await injectFile(join(dir, 's.js'))).toMatchObject({ debugId: SENTRY_ID, injected: false });
     expect(read(dir, 's.js')).toBe(sentry);
     expect(read(dir, 's.js.map')).toBe(sentryMap);
@@ -82,7 +96,10 @@ describe('injectFile', () => {
   });
 
   it("replaces a map's stale id when the file has none", async () => {
-    const dir = fixture({ 'stale.js': 'z();\n', 'stale.js.map': JSON.stringify({ ...JSON.parse(MAP), debugId: SENTRY_ID, debug_id: SENTRY_ID }) });
+    const dir = fixture({
+      'stale.js': 'z();\n',
+      'stale.js.map': JSON.stringify({ ...JSON.parse(MAP), debugId: SENTRY_ID, debug_id: SENTRY_ID }),
+    });
     const { debugId } = await injectFile(join(dir, 'stale.js'));
     expect(mapOf(dir, 'stale.js.map')).toMatchObject({ debugId, debug_id: debugId });
   });
@@ -91,14 +108,18 @@ describe('injectFile', () => {
     const dir = fixture({ 'crlf.js': 'a();\r\nb();\r\n//# sourceMappingURL=crlf.js.map\r\n', 'crlf.js.map': MAP });
     const { debugId } = await injectFile(join(dir, 'crlf.js'));
     const text = read(dir, 'crlf.js');
-    expect(text).toBe(`a();\r\nb();\r\n${debugIdSnippet(debugId)}\r\n//# debugId=${debugId}\r\n//# sourceMappingURL=crlf.js.map\r\n`);
+    expect(text).toBe(
+      `a();\r\nb();\r\n${debugIdSnippet(debugId)}\r\n//# debugId=${debugId}\r\n//# sourceMappingURL=crlf.js.map\r\n`,
+    );
     expect(text.replaceAll('\r\n', '')).not.toContain('\n');
   });
 
   it('puts the snippet on a line of its own when the file ends without a newline, even after a line comment', async () => {
     const dir = fixture({ 'end.js': 'globalThis.ran = true // no newline' });
     const { debugId } = await injectFile(join(dir, 'end.js'));
-    expect(read(dir, 'end.js')).toBe(`globalThis.ran = true // no newline\n${debugIdSnippet(debugId)}\n//# debugId=${debugId}\n`);
+    expect(read(dir, 'end.js')).toBe(
+      `globalThis.ran = true // no newline\n${debugIdSnippet(debugId)}\n//# debugId=${debugId}\n`,
+    );
   });
 
   it('runs: the snippet records its stack against its id in _svcDebugIds, and the code still runs', async () => {
@@ -114,13 +135,19 @@ describe('injectFile', () => {
 
   it('refuses a map that is not JSON, naming it', async () => {
     const dir = fixture({ 'bad.js': 'q();\n//# sourceMappingURL=bad.js.map\n', 'bad.js.map': '{not json' });
-    await expect(injectFile(join(dir, 'bad.js'))).rejects.toThrow(`${join(dir, 'bad.js.map')} is not a JSON source map`);
+    await expect(injectFile(join(dir, 'bad.js'))).rejects.toThrow(
+      `${join(dir, 'bad.js.map')} is not a JSON source map`,
+    );
   });
 });
 
 describe('removeMaps', () => {
   it('deletes the map and the sourceMappingURL comment, and keeps the debug ID', async () => {
-    const dir = fixture({ 'gone.js': 'w();\n//# sourceMappingURL=gone.js.map\n', 'gone.js.map': MAP, 'keep.js': 'k();\n' });
+    const dir = fixture({
+      'gone.js': 'w();\n//# sourceMappingURL=gone.js.map\n',
+      'gone.js.map': MAP,
+      'keep.js': 'k();\n',
+    });
     const files = [await injectFile(join(dir, 'gone.js')), await injectFile(join(dir, 'keep.js'))];
     expect(await removeMaps(files)).toEqual([join(dir, 'gone.js.map')]);
     expect(existsSync(join(dir, 'gone.js.map'))).toBe(false);

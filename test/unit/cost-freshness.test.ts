@@ -21,20 +21,42 @@ describe('data freshness', () => {
   it('is stale after a daily sync and 12 hours of retries, and never before', () => {
     expect(STALE_AFTER_MS).toBe(36 * HOUR);
     expect(dataFreshness([connection('a', { last_success_ms: NOW - 36 * HOUR })], NOW).status).toBe('fresh');
-    expect(dataFreshness([connection('a', { last_success_ms: NOW - 36 * HOUR - 1 })], NOW)).toMatchObject({ status: 'stale', providers: [{ status: 'stale' }] });
+    expect(dataFreshness([connection('a', { last_success_ms: NOW - 36 * HOUR - 1 })], NOW)).toMatchObject({
+      status: 'stale',
+      providers: [{ status: 'stale' }],
+    });
   });
 
   it('judges the age of the last success, and shows the last run error beside it', () => {
-    const failedAfter = connection('a', { last_success_ms: NOW - 20 * HOUR, last_status: 'failed', last_error: 'access denied', last_finished_ms: NOW - HOUR, failures: 2 });
+    const failedAfter = connection('a', {
+      last_success_ms: NOW - 20 * HOUR,
+      last_status: 'failed',
+      last_error: 'access denied',
+      last_finished_ms: NOW - HOUR,
+      failures: 2,
+    });
     expect(dataFreshness([failedAfter], NOW)).toMatchObject({
       status: 'fresh',
-      providers: [{ status: 'fresh', last_error: { message: 'access denied', at: new Date(NOW - HOUR).toISOString() }, consecutive_failures: 2 }],
+      providers: [
+        {
+          status: 'fresh',
+          last_error: { message: 'access denied', at: new Date(NOW - HOUR).toISOString() },
+          consecutive_failures: 2,
+        },
+      ],
     });
   });
 
   it('has no data until one connection synced; one connection without data makes the whole stale', () => {
     const neverRan = connection('b', { last_success_ms: null, last_status: null, last_finished_ms: null });
-    expect(dataFreshness([neverRan], NOW)).toMatchObject({ status: 'no_data', message: 'The first sync has not finished yet: there is no cost data so far.', providers: [{ last_error: null }] });
-    expect(dataFreshness([connection('a'), neverRan], NOW)).toMatchObject({ status: 'stale', providers: [{ status: 'fresh' }, { status: 'no_data' }] });
+    expect(dataFreshness([neverRan], NOW)).toMatchObject({
+      status: 'no_data',
+      message: 'The first sync has not finished yet: there is no cost data so far.',
+      providers: [{ last_error: null }],
+    });
+    expect(dataFreshness([connection('a'), neverRan], NOW)).toMatchObject({
+      status: 'stale',
+      providers: [{ status: 'fresh' }, { status: 'no_data' }],
+    });
   });
 });

@@ -34,24 +34,33 @@ describe('mapping rules: validation (SPEC 2.2)', () => {
   });
 
   it('trims a fixed service name', () => {
-    expect(parseMappingRules({ rules: [{ match: { resource_name_prefix: 'db-' }, attribute_to_service: '  billing  ' }] })).toEqual([
-      { match: { resource_name_prefix: 'db-' }, attribute_to_service: 'billing' },
-    ]);
+    expect(
+      parseMappingRules({ rules: [{ match: { resource_name_prefix: 'db-' }, attribute_to_service: '  billing  ' }] }),
+    ).toEqual([{ match: { resource_name_prefix: 'db-' }, attribute_to_service: 'billing' }]);
   });
 
   it('names the match of the rule when the match has neither or both shapes', () => {
-    const expected = { message: 'rules[3].match must have either tag and pattern, or resource_name_prefix', field: 'rules[3].match' };
+    const expected = {
+      message: 'rules[3].match must have either tag and pattern, or resource_name_prefix',
+      field: 'rules[3].match',
+    };
     expect(rejection(at3({ match: { tag: 'team' }, attribute_to: 'service' }))).toEqual(expected);
     expect(rejection(at3({ match: { pattern: '*' }, attribute_to: 'service' }))).toEqual(expected);
     expect(rejection(at3({ match: {}, attribute_to: 'service' }))).toEqual(expected);
     expect(rejection(at3({ match: 'team', attribute_to: 'service' }))).toEqual(expected);
     expect(rejection(at3({ attribute_to: 'service' }))).toEqual(expected);
-    expect(rejection(at3({ match: { tag: 'a', pattern: 'b', resource_name_prefix: 'c' }, attribute_to_service: 'x' }))).toEqual(expected);
+    expect(
+      rejection(at3({ match: { tag: 'a', pattern: 'b', resource_name_prefix: 'c' }, attribute_to_service: 'x' })),
+    ).toEqual(expected);
   });
 
   it('names unknown keys in a match, a rule and the body', () => {
-    expect(rejection(at3({ match: { tag: 'a', pattern: 'b', regex: 'x' }, attribute_to: 'env' }))).toMatchObject({ field: 'rules[3].match.regex' });
-    expect(rejection(at3({ match: { tag: 'a', pattern: 'b' }, attribute_to: 'env', priority: 1 }))).toMatchObject({ field: 'rules[3].priority' });
+    expect(rejection(at3({ match: { tag: 'a', pattern: 'b', regex: 'x' }, attribute_to: 'env' }))).toMatchObject({
+      field: 'rules[3].match.regex',
+    });
+    expect(rejection(at3({ match: { tag: 'a', pattern: 'b' }, attribute_to: 'env', priority: 1 }))).toMatchObject({
+      field: 'rules[3].priority',
+    });
     expect(rejection({ rules: [], mode: 'replace' })).toMatchObject({ field: 'mode' });
   });
 
@@ -60,7 +69,9 @@ describe('mapping rules: validation (SPEC 2.2)', () => {
       message: 'rules[3].match.tag must be a non-empty string',
       field: 'rules[3].match.tag',
     });
-    expect(rejection(at3({ match: { tag: 'env', pattern: 7 }, attribute_to: 'env' }))).toMatchObject({ field: 'rules[3].match.pattern' });
+    expect(rejection(at3({ match: { tag: 'env', pattern: 7 }, attribute_to: 'env' }))).toMatchObject({
+      field: 'rules[3].match.pattern',
+    });
     expect(rejection(at3({ match: { resource_name_prefix: '' }, attribute_to_service: 'x' }))).toMatchObject({
       field: 'rules[3].match.resource_name_prefix',
     });
@@ -70,7 +81,9 @@ describe('mapping rules: validation (SPEC 2.2)', () => {
   });
 
   it('requires exactly one of attribute_to and attribute_to_service', () => {
-    expect(rejection(at3({ match: { tag: 'a', pattern: '*' }, attribute_to: 'service', attribute_to_service: 'x' }))).toEqual({
+    expect(
+      rejection(at3({ match: { tag: 'a', pattern: '*' }, attribute_to: 'service', attribute_to_service: 'x' })),
+    ).toEqual({
       message: 'rules[3] must have either attribute_to or attribute_to_service, not both',
       field: 'rules[3]',
     });
@@ -99,7 +112,10 @@ describe('mapping rules: validation (SPEC 2.2)', () => {
         field: 'rules[3].attribute_to_service',
       });
     }
-    expect(parseMappingRules(service('x'.repeat(200)))[3]).toEqual({ match: { resource_name_prefix: 'db-' }, attribute_to_service: 'x'.repeat(200) });
+    expect(parseMappingRules(service('x'.repeat(200)))[3]).toEqual({
+      match: { resource_name_prefix: 'db-' },
+      attribute_to_service: 'x'.repeat(200),
+    });
     expect(rejection(service('Unattributed'))).toMatchObject({ field: 'rules[3].attribute_to_service' });
   });
 
@@ -108,7 +124,10 @@ describe('mapping rules: validation (SPEC 2.2)', () => {
     expect(rejection({})).toEqual({ message: 'rules is required: an array of mapping rules', field: 'rules' });
     expect(rejection({ rules: ok })).toMatchObject({ field: 'rules' });
     expect(parseMappingRules({ rules: Array(MAX_RULES).fill(ok) })).toHaveLength(500);
-    expect(rejection({ rules: Array(501).fill(ok) })).toEqual({ message: 'rules must hold at most 500 rules', field: 'rules' });
+    expect(rejection({ rules: Array(501).fill(ok) })).toEqual({
+      message: 'rules must hold at most 500 rules',
+      field: 'rules',
+    });
     expect(rejection(at3(null))).toMatchObject({ field: 'rules[3]' });
   });
 });
@@ -159,7 +178,11 @@ describe('tag value patterns', () => {
 });
 
 describe('attribution: rules in order, first match wins per dimension', () => {
-  const resource = (tags: Record<string, string>, name: string | null = null, id: string | null = null): AttributableResource => ({ name, id, tags });
+  const resource = (
+    tags: Record<string, string>,
+    name: string | null = null,
+    id: string | null = null,
+  ): AttributableResource => ({ name, id, tags });
   const rules = parseMappingRules({
     rules: [
       { match: { resource_name_prefix: 'shared-db' }, attribute_to_service: 'platform' },
@@ -186,8 +209,16 @@ describe('attribution: rules in order, first match wins per dimension', () => {
   });
 
   it('leaves a dimension null when no rule matches it (reports: Unattributed)', () => {
-    expect(attribute(resource({ team: 'data' }, 'etl-box'), rules)).toEqual({ service: null, env: null, ruleIndex: {} });
-    expect(attribute(resource({ env: 'prod-eu' }), rules)).toEqual({ service: null, env: 'prod-eu', ruleIndex: { env: 3 } });
+    expect(attribute(resource({ team: 'data' }, 'etl-box'), rules)).toEqual({
+      service: null,
+      env: null,
+      ruleIndex: {},
+    });
+    expect(attribute(resource({ env: 'prod-eu' }), rules)).toEqual({
+      service: null,
+      env: 'prod-eu',
+      ruleIndex: { env: 3 },
+    });
   });
 
   it('matches a name prefix against the name, or the id when there is no name', () => {
@@ -201,12 +232,16 @@ describe('attribution: rules in order, first match wins per dimension', () => {
   it('needs the tag key present: a missing tag does not match *', () => {
     expect(attribute(resource({ servicename: 'cart' }), rules).service).toBeNull();
     expect(attribute(resource({ 'user:service': 'cart' }), rules).service).toBeNull();
-    const constructorRule = parseMappingRules({ rules: [{ match: { tag: 'constructor', pattern: '*' }, attribute_to_service: 'x' }] });
+    const constructorRule = parseMappingRules({
+      rules: [{ match: { tag: 'constructor', pattern: '*' }, attribute_to_service: 'x' }],
+    });
     expect(attribute(resource({}), constructorRule).service).toBeNull();
   });
 
   it('finds a tag key as AWS spells it in Parquet CURs and CUR 2.0: lowercased, other characters as _', () => {
-    const costCenter = parseMappingRules({ rules: [{ match: { tag: 'Cost Center', pattern: '*' }, attribute_to: 'service' }] });
+    const costCenter = parseMappingRules({
+      rules: [{ match: { tag: 'Cost Center', pattern: '*' }, attribute_to: 'service' }],
+    });
     expect(attribute(resource({ 'Cost Center': 'billing' }), costCenter).service).toBe('billing');
     expect(attribute(resource({ cost_center: 'billing' }), costCenter).service).toBe('billing');
     expect(attribute(resource({ Service: 'cart' }), rules).service).toBe('cart');
@@ -222,7 +257,11 @@ describe('attribution: rules in order, first match wins per dimension', () => {
         { match: { tag: 'service', pattern: '*' }, attribute_to_service: 'tagged-without-value' },
       ],
     });
-    expect(attribute(resource({ service: '' }), fallback)).toEqual({ service: 'tagged-without-value', env: null, ruleIndex: { service: 1 } });
+    expect(attribute(resource({ service: '' }), fallback)).toEqual({
+      service: 'tagged-without-value',
+      env: null,
+      ruleIndex: { service: 1 },
+    });
   });
 
   it('gives the same answer each time a rule list is reused', () => {

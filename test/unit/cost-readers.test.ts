@@ -20,9 +20,13 @@ import { csvReport, parquetReport, writeCsvReport, type SampleLineItem } from '.
 
 const FOCUS_SAMPLE = resolve(__dirname, '../../../shared/fixtures/cost/focus-1.0-sample.csv');
 
-async function csvRecords(chunks: (string | Uint8Array)[], select?: (header: readonly string[]) => readonly number[]): Promise<string[][]> {
+async function csvRecords(
+  chunks: (string | Uint8Array)[],
+  select?: (header: readonly string[]) => readonly number[],
+): Promise<string[][]> {
   const out: string[][] = [];
-  for await (const records of parseCsv(Readable.from(chunks), select ?? ((header) => header.map((_, i) => i)))) out.push(...records);
+  for await (const records of parseCsv(Readable.from(chunks), select ?? ((header) => header.map((_, i) => i))))
+    out.push(...records);
   return out;
 }
 
@@ -112,12 +116,17 @@ describe('timestamps', () => {
     expect(parseTimestamp(text)).toBe(ms);
   });
 
-  it.each(['', '2023-02-29', '2024-13-01', '2024-03-05T24:00:00Z', '2024-03-05T03:00:00Zulu', '05/03/2024', 'yesterday'])(
-    'refuses %j',
-    (text) => {
-      expect(parseTimestamp(text)).toBeNaN();
-    },
-  );
+  it.each([
+    '',
+    '2023-02-29',
+    '2024-13-01',
+    '2024-03-05T24:00:00Z',
+    '2024-03-05T03:00:00Zulu',
+    '05/03/2024',
+    'yesterday',
+  ])('refuses %j', (text) => {
+    expect(parseTimestamp(text)).toBeNaN();
+  });
 });
 
 describe('export formats round-trip', () => {
@@ -159,10 +168,23 @@ describe('export formats round-trip', () => {
       pricingTerm: 'Spot',
       unblendedCost: 0.012,
     },
-    { day: '2024-03-01', resourceId: null, productCode: 'AmazonS3', region: null, accountId: ACCOUNT, type: 'Tax', unblendedCost: 3.2 },
+    {
+      day: '2024-03-01',
+      resourceId: null,
+      productCode: 'AmazonS3',
+      region: null,
+      accountId: ACCOUNT,
+      type: 'Tax',
+      unblendedCost: 3.2,
+    },
   ];
 
-  const ec2 = { serviceName: 'Amazon Elastic Compute Cloud', serviceCategory: 'Compute', currency: 'USD', billingPeriod: '2024-03' };
+  const ec2 = {
+    serviceName: 'Amazon Elastic Compute Cloud',
+    serviceCategory: 'Compute',
+    currency: 'USD',
+    billingPeriod: '2024-03',
+  };
   /**
    * AWS writes tag keys lower-cased in Parquet and in CUR 2.0's map (`Name` → `name`); CSV CUR and FOCUS keep them. The
    * charge type is AWS's line item type in CURs, the charge category in FOCUS.
@@ -266,7 +288,8 @@ describe('export formats round-trip', () => {
     const gzip = createGzip();
     const written = writeCsvReport('cur', rows, gzip);
     const batches: number[][] = [];
-    for await (const batch of readCsvReport(gzip.pipe(createGunzip()), { batchSize: 2 })) batches.push(batch.map((item) => item.billedCost));
+    for await (const batch of readCsvReport(gzip.pipe(createGunzip()), { batchSize: 2 }))
+      batches.push(batch.map((item) => item.billedCost));
     await written;
     expect(batches).toEqual([[0.0416, 0.0416], [0.0416, 0.0416], [0.0416]]);
   });
@@ -306,12 +329,36 @@ describe('AWS amortization (effective cost)', () => {
     ['Fee', `AmazonEC2,1000,,,${ARN},,,,,`, 1000, 0, 'Purchase', 'Committed', 'Fee'],
     // A support plan's fee is told apart from other fees, as Cost Explorer's "Support fee" is.
     ['Fee', 'AWSSupportBusiness,29,,,,,,,,', 29, 29, 'Purchase', null, 'Support'],
-    ['SavingsPlanCoveredUsage', 'AmazonEC2,0.1,OnDemand,,,,,0.07,,', 0.1, 0.07, 'Usage', 'Committed', 'SavingsPlanCoveredUsage'],
+    [
+      'SavingsPlanCoveredUsage',
+      'AmazonEC2,0.1,OnDemand,,,,,0.07,,',
+      0.1,
+      0.07,
+      'Usage',
+      'Committed',
+      'SavingsPlanCoveredUsage',
+    ],
     // It cancels the covered usage's on-demand charge: a reduction of the bill, not usage.
     ['SavingsPlanNegation', 'AmazonEC2,-0.1,,,,,,,,', -0.1, 0, 'Credit', 'Committed', 'SavingsPlanNegation'],
     // Unused commitment: 2.00 committed for the hour, 1.40 used.
-    ['SavingsPlanRecurringFee', 'ComputeSavingsPlans,2,,,,,,,2,1.4', 2, 0.6, 'Purchase', 'Committed', 'SavingsPlanRecurringFee'],
-    ['SavingsPlanUpfrontFee', 'ComputeSavingsPlans,8760,,,,,,,,', 8760, 0, 'Purchase', 'Committed', 'SavingsPlanUpfrontFee'],
+    [
+      'SavingsPlanRecurringFee',
+      'ComputeSavingsPlans,2,,,,,,,2,1.4',
+      2,
+      0.6,
+      'Purchase',
+      'Committed',
+      'SavingsPlanRecurringFee',
+    ],
+    [
+      'SavingsPlanUpfrontFee',
+      'ComputeSavingsPlans,8760,,,,,,,,',
+      8760,
+      0,
+      'Purchase',
+      'Committed',
+      'SavingsPlanUpfrontFee',
+    ],
     ['Tax', 'AmazonEC2,5.5,,,,,,,,', 5.5, 5.5, 'Tax', null, 'Tax'],
     ['Credit', 'AmazonEC2,-20,,,,,,,,', -20, -20, 'Credit', null, 'Credit'],
     ['Refund', 'AmazonEC2,-3,,,,,,,,', -3, -3, 'Adjustment', null, 'Refund'],
@@ -321,7 +368,9 @@ describe('AWS amortization (effective cost)', () => {
   ];
 
   it.each(cases)('%s: %s', async (type, rest, billed, effective, chargeCategory, pricingCategory, chargeType) => {
-    const period = ['Fee', 'RIFee', 'Tax', 'Credit', 'Refund', 'SavingsPlanUpfrontFee', 'SomeFutureType'].includes(type) ? M : H;
+    const period = ['Fee', 'RIFee', 'Tax', 'Credit', 'Refund', 'SavingsPlanUpfrontFee', 'SomeFutureType'].includes(type)
+      ? M
+      : H;
     const [item] = await readCsvText(`${header}\n${P},${period},${type},${rest}\n`);
     expect(item!.billedCost).toBe(billed);
     expect(item!.effectiveCost).toBeCloseTo(effective, 12);
@@ -391,13 +440,21 @@ describe('report errors', () => {
   });
 
   it.each([
-    [`${P},${H},Usage,AmazonEC2,"1,5"`, 'lineItem/UnblendedCost', 'data row 2, column lineItem/UnblendedCost: "1,5" is not a number'],
+    [
+      `${P},${H},Usage,AmazonEC2,"1,5"`,
+      'lineItem/UnblendedCost',
+      'data row 2, column lineItem/UnblendedCost: "1,5" is not a number',
+    ],
     [
       `${P},2024-03-05 10h,2024-03-05T11:00:00Z,Usage,AmazonEC2,1`,
       'lineItem/UsageStartDate',
       'data row 2, column lineItem/UsageStartDate: "2024-03-05 10h" is not a date-time',
     ],
-    [`,${H},Usage,AmazonEC2,1`, 'bill/BillingPeriodStartDate', 'data row 2, column bill/BillingPeriodStartDate: is empty'],
+    [
+      `,${H},Usage,AmazonEC2,1`,
+      'bill/BillingPeriodStartDate',
+      'data row 2, column bill/BillingPeriodStartDate: is empty',
+    ],
   ])('fails a malformed row, naming row and column: %s', async (row, column, message) => {
     const error = await readCsvText(`${header}\n${P},${H},Usage,AmazonEC2,1\n${row}\n`).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ReportRowError);
@@ -405,10 +462,18 @@ describe('report errors', () => {
   });
 
   it('names the columns a header lacks for the closest format', async () => {
-    const error = await readCsvText('BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ServiceName\n1,2,3,4,5\n').catch((e: unknown) => e);
+    const error = await readCsvText(
+      'BilledCost,ChargePeriodStart,ChargePeriodEnd,BillingCurrency,ServiceName\n1,2,3,4,5\n',
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReportFormatError);
-    expect((error as ReportFormatError).missingColumns).toEqual(['EffectiveCost', 'BillingPeriodStart', 'ChargeCategory']);
-    expect((error as Error).message).toContain('closest is FOCUS 1.0, which lacks EffectiveCost, BillingPeriodStart, ChargeCategory');
+    expect((error as ReportFormatError).missingColumns).toEqual([
+      'EffectiveCost',
+      'BillingPeriodStart',
+      'ChargeCategory',
+    ]);
+    expect((error as Error).message).toContain(
+      'closest is FOCUS 1.0, which lacks EffectiveCost, BillingPeriodStart, ChargeCategory',
+    );
   });
 
   it('names the columns missing for the format asked for', async () => {
@@ -421,13 +486,15 @@ describe('report errors', () => {
 describe('FOCUS 1.0 sample data (FinOps Foundation)', () => {
   // Totals computed independently: csv-parse and plain sums over the raw columns.
   const raw: Record<string, string>[] = parse(readFileSync(FOCUS_SAMPLE), { columns: true, bom: true });
-  const sum = (rows: Record<string, string>[], column: string) => rows.reduce((total, row) => total + Number(row[column]), 0);
+  const sum = (rows: Record<string, string>[], column: string) =>
+    rows.reduce((total, row) => total + Number(row[column]), 0);
   const groups = (column: string) => [...new Set(raw.map((row) => row[column]!))];
 
   it('reads every row, with billed and effective totals overall, per charge category and per service', async () => {
     const read = await items(readCsvReport(Readable.from(readFileSync(FOCUS_SAMPLE)), { batchSize: 100 }));
     expect(read).toHaveLength(raw.length);
-    const total = (list: CostLineItem[], key: 'billedCost' | 'effectiveCost') => list.reduce((t, item) => t + item[key], 0);
+    const total = (list: CostLineItem[], key: 'billedCost' | 'effectiveCost') =>
+      list.reduce((t, item) => t + item[key], 0);
     expect(total(read, 'billedCost')).toBeCloseTo(sum(raw, 'BilledCost'), 9);
     expect(total(read, 'effectiveCost')).toBeCloseTo(sum(raw, 'EffectiveCost'), 9);
     expect(groups('ChargeCategory').sort()).toEqual(['Adjustment', 'Credit', 'Usage']);
@@ -447,7 +514,9 @@ describe('FOCUS 1.0 sample data (FinOps Foundation)', () => {
     // NULL cells are null, not the text "NULL"; tags are the JSON objects.
     const nullNames = raw.filter((row) => row.ResourceName === 'NULL' || row.ResourceName === '');
     expect(read.filter((item) => item.resourceName === null)).toHaveLength(nullNames.length);
-    expect(read.filter((item) => item.tags.application !== undefined)).toHaveLength(raw.filter((row) => row.Tags!.includes('"application"')).length);
+    expect(read.filter((item) => item.tags.application !== undefined)).toHaveLength(
+      raw.filter((row) => row.Tags!.includes('"application"')).length,
+    );
   });
 
   it('maps a row as it reads in the file', async () => {
@@ -460,7 +529,8 @@ describe('FOCUS 1.0 sample data (FinOps Foundation)', () => {
       billedCost: 0.0000160599,
       effectiveCost: 0,
       currency: 'USD',
-      resourceId: 'arn:ats:emastilmoalfamanling:us-test-2:586597448978:moalfamanler/app/tungsten-lonbmuenle-amf/l365455f461l4e4a',
+      resourceId:
+        'arn:ats:emastilmoalfamanling:us-test-2:586597448978:moalfamanler/app/tungsten-lonbmuenle-amf/l365455f461l4e4a',
       resourceName: null,
       serviceName: 'Elastic Load Balancing',
       serviceCategory: 'Networking',

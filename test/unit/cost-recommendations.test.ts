@@ -2,13 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { addDays, type DailyCost } from '../../server/src/cost/reports/days';
 import { idleResources, type ResourceComputeCost } from '../../server/src/cost/reports/recommendations/idle';
 import { resolveOverlaps } from '../../server/src/cost/reports/recommendations/overlaps';
-import { overprovisionedServices, type ServiceUtilization } from '../../server/src/cost/reports/recommendations/overprovisioned';
+import {
+  overprovisionedServices,
+  type ServiceUtilization,
+} from '../../server/src/cost/reports/recommendations/overprovisioned';
 import { RECOMMENDATION_NOTE, recommendationList } from '../../server/src/cost/reports/recommendations/recommendation';
-import { reservedInstanceOpportunities, type OnDemandCompute } from '../../server/src/cost/reports/recommendations/reserved';
+import {
+  reservedInstanceOpportunities,
+  type OnDemandCompute,
+} from '../../server/src/cost/reports/recommendations/reserved';
 
-const series = (start: string, costs: number[]): DailyCost[] => costs.map((cost, i) => ({ day: addDays(start, i), cost }));
+const series = (start: string, costs: number[]): DailyCost[] =>
+  costs.map((cost, i) => ({ day: addDays(start, i), cost }));
 const p95s = (start: string, values: number[]) => values.map((p95, i) => ({ day: addDays(start, i), p95 }));
-const ids = (list: { target: { type: string } & Record<string, unknown> }[]) => list.map((r) => r.target.resource_id ?? r.target.service);
+const ids = (list: { target: { type: string } & Record<string, unknown> }[]) =>
+  list.map((r) => r.target.resource_id ?? r.target.service);
 
 describe('idle resources', () => {
   const resource = (id: string, service: string | null, compute_cost: number): ResourceComputeCost => ({
@@ -101,7 +109,10 @@ describe('overprovisioned services', () => {
       estimated_monthly_saving: 300,
       currency: 'EUR',
     });
-    expect(found[1]).toMatchObject({ estimated_monthly_saving: 100, evidence: { cpu: null, memory: { days: 7, max_daily_p95: 0.1 } } });
+    expect(found[1]).toMatchObject({
+      estimated_monthly_saving: 100,
+      evidence: { cpu: null, memory: { days: 7, max_daily_p95: 0.1 } },
+    });
   });
 });
 
@@ -119,7 +130,11 @@ describe('reserved-instance opportunities', () => {
     const found = reservedInstanceOpportunities([
       resource('i-steady', series('2024-03-01', Array(30).fill(10))),
       // 27 of 30 days, the other three without rows or at 0.
-      resource('i-27-days', [...series('2024-03-01', Array(26).fill(10)), { day: '2024-03-29', cost: 10 }, { day: '2024-03-30', cost: 0 }]),
+      resource('i-27-days', [
+        ...series('2024-03-01', Array(26).fill(10)),
+        { day: '2024-03-29', cost: 10 },
+        { day: '2024-03-30', cost: 0 },
+      ]),
       resource('i-26-days', series('2024-03-01', Array(26).fill(10))),
       // 8 and 12: mean 10, standard deviation 2, CV 0.2. 7 and 13: CV 0.3.
       resource('i-wobbly', series('2024-03-01', alternating(8, 12, 30))),
@@ -143,15 +158,23 @@ describe('reserved-instance opportunities', () => {
       estimated_monthly_saving: 90,
       currency: 'USD',
     });
-    expect(found[1]).toMatchObject({ estimated_monthly_saving: 81, evidence: { days_with_usage: 27, coverage: 0.9, on_demand_cost: 270 } });
+    expect(found[1]).toMatchObject({
+      estimated_monthly_saving: 81,
+      evidence: { days_with_usage: 27, coverage: 0.9, on_demand_cost: 270 },
+    });
     expect(found[2]!.evidence.cv).toBeCloseTo(0.2, 12);
   });
 
   it('takes another discount and thresholds', () => {
     const daily = series('2024-03-01', alternating(7, 13, 30));
-    const [found] = reservedInstanceOpportunities([resource('i-spiky', daily)], { max_cv: 0.3, commitment_discount: 0.4 });
+    const [found] = reservedInstanceOpportunities([resource('i-spiky', daily)], {
+      max_cv: 0.3,
+      commitment_discount: 0.4,
+    });
     expect(found!.estimated_monthly_saving).toBeCloseTo(120, 10);
-    expect(reservedInstanceOpportunities([resource('i-spiky', daily)], { max_cv: 0.3, min_coverage: 1.01 })).toEqual([]);
+    expect(reservedInstanceOpportunities([resource('i-spiky', daily)], { max_cv: 0.3, min_coverage: 1.01 })).toEqual(
+      [],
+    );
   });
 });
 
@@ -162,7 +185,13 @@ describe('recommendation list', () => {
       new Map([['reports', 0]]),
     );
     const reserved = reservedInstanceOpportunities([
-      { resource_id: 'i-2', resource_name: null, service: 'api', currency: 'USD', daily: series('2024-03-01', Array(30).fill(10)) },
+      {
+        resource_id: 'i-2',
+        resource_name: null,
+        service: 'api',
+        currency: 'USD',
+        daily: series('2024-03-01', Array(30).fill(10)),
+      },
     ]);
     const list = recommendationList([...idle, ...reserved]);
     expect(list.note).toBe(RECOMMENDATION_NOTE);
@@ -183,19 +212,38 @@ describe('overlapping recommendations', () => {
     { resource_id: 'i-b', resource_name: null, service: 'api', compute_cost: 300, currency: 'USD' },
     { resource_id: 'i-db', resource_name: null, service: null, compute_cost: 300, currency: 'USD' },
   ];
-  const steady = (id: string, service: string | null, cost = 10): OnDemandCompute => ({ resource_id: id, resource_name: null, service, currency: 'USD', daily: series('2024-03-01', Array(30).fill(cost)) });
+  const steady = (id: string, service: string | null, cost = 10): OnDemandCompute => ({
+    resource_id: id,
+    resource_name: null,
+    service,
+    currency: 'USD',
+    daily: series('2024-03-01', Array(30).fill(cost)),
+  });
   const lowCpu = { metric: 'container.cpu.utilization', days: p95s('2024-03-01', Array(10).fill(0.05)) };
   const candidates = (options: { commitment_discount?: number } = {}) => ({
-    idle: idleResources(resources, new Map([['quiet', 0], ['api', 3000]])),
+    idle: idleResources(
+      resources,
+      new Map([
+        ['quiet', 0],
+        ['api', 3000],
+      ]),
+    ),
     overprovisioned: overprovisionedServices([
       { service: 'quiet', compute_cost: 300, currency: 'USD', cpu: lowCpu },
       { service: 'api', compute_cost: 600, currency: 'USD', cpu: lowCpu },
     ]),
-    reserved: reservedInstanceOpportunities([steady('i-idle', 'quiet'), steady('i-a', 'api'), steady('i-b', 'api'), steady('i-db', null)], options),
+    reserved: reservedInstanceOpportunities(
+      [steady('i-idle', 'quiet'), steady('i-a', 'api'), steady('i-b', 'api'), steady('i-db', null)],
+      options,
+    ),
     resources,
   });
   const summary = (list: ReturnType<typeof resolveOverlaps>) =>
-    list.map((r) => [r.kind, r.target.type === 'service' ? r.target.service : r.target.resource_id, r.estimated_monthly_saving]);
+    list.map((r) => [
+      r.kind,
+      r.target.type === 'service' ? r.target.service : r.target.resource_id,
+      r.estimated_monthly_saving,
+    ]);
 
   it('keeps one recommendation per resource: idle over everything, a rightsizing over the reservations it beats', () => {
     const found = candidates();
@@ -209,7 +257,12 @@ describe('overlapping recommendations', () => {
       ['overprovisioned_service', 'api', 300],
       ['reserved_instance', 'i-db', 90],
     ]);
-    expect(resolved[1]!.evidence).toMatchObject({ compute_cost: 600, monthly_compute_cost: 600, resources: ['i-a', 'i-b'], left_out: [] });
+    expect(resolved[1]!.evidence).toMatchObject({
+      compute_cost: 600,
+      monthly_compute_cost: 600,
+      resources: ['i-a', 'i-b'],
+      left_out: [],
+    });
     expect(recommendationList(resolved).total_estimated_monthly_saving).toBe(690);
   });
 
@@ -228,18 +281,31 @@ describe('overlapping recommendations', () => {
 
   it('takes out of a rightsizing the instances another recommendation counts, and keeps the rest', () => {
     const found = candidates();
-    const resolved = resolveOverlaps({ ...found, reserved: reservedInstanceOpportunities([steady('i-a', 'api')], { commitment_discount: 0.6 }) });
+    const resolved = resolveOverlaps({
+      ...found,
+      reserved: reservedInstanceOpportunities([steady('i-a', 'api')], { commitment_discount: 0.6 }),
+    });
     expect(summary(resolved)).toEqual([
       ['idle_resource', 'i-idle', 300],
       ['overprovisioned_service', 'api', 150],
       ['reserved_instance', 'i-a', 180],
     ]);
-    expect(resolved[1]!.evidence).toMatchObject({ compute_cost: 300, resources: ['i-b'], left_out: [{ resource_id: 'i-a', kind: 'reserved_instance' }] });
+    expect(resolved[1]!.evidence).toMatchObject({
+      compute_cost: 300,
+      resources: ['i-b'],
+      left_out: [{ resource_id: 'i-a', kind: 'reserved_instance' }],
+    });
   });
 
   it('never claims more than a resource costs net of its credits', () => {
     // i-db ran 10 a day on demand, but credits on it leave 50 over the 30 days.
-    const resolved = resolveOverlaps({ ...candidates(), resources: resources.map((r) => (r.resource_id === 'i-db' ? { ...r, compute_cost: 50 } : r)) });
-    expect(resolved.find((r) => r.kind === 'reserved_instance')).toMatchObject({ target: { resource_id: 'i-db' }, estimated_monthly_saving: 50 });
+    const resolved = resolveOverlaps({
+      ...candidates(),
+      resources: resources.map((r) => (r.resource_id === 'i-db' ? { ...r, compute_cost: 50 } : r)),
+    });
+    expect(resolved.find((r) => r.kind === 'reserved_instance')).toMatchObject({
+      target: { resource_id: 'i-db' },
+      estimated_monthly_saving: 50,
+    });
   });
 });

@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/src/http/errors';
-import { ANOMALY_DEFAULTS, detectAnomalies, flagAnomalies, parseAnomalyCriteria } from '../../server/src/cost/reports/anomalies';
+import {
+  ANOMALY_DEFAULTS,
+  detectAnomalies,
+  flagAnomalies,
+  parseAnomalyCriteria,
+} from '../../server/src/cost/reports/anomalies';
 import { usageBurnRate } from '../../server/src/cost/reports/burn-rate';
 import { addDays, type DailyCost, dayNumber, monthRange, previousMonth } from '../../server/src/cost/reports/days';
 import { projectPeriod } from '../../server/src/cost/reports/projection';
 import { periodTrend } from '../../server/src/cost/reports/trend';
 
 /** Consecutive days from `start`, one cost each. */
-const series = (start: string, costs: number[]): DailyCost[] => costs.map((cost, i) => ({ day: addDays(start, i), cost }));
+const series = (start: string, costs: number[]): DailyCost[] =>
+  costs.map((cost, i) => ({ day: addDays(start, i), cost }));
 const repeat = (cost: number, n: number): number[] => Array<number>(n).fill(cost);
 
 describe('UTC days and calendar months', () => {
@@ -31,7 +37,12 @@ describe('UTC days and calendar months', () => {
 describe('usage burn rate: median of the last 7 complete days', () => {
   it('ignores one spike day and one dip day', () => {
     const usage = series('2024-03-04', [100, 1000, 100, 100, 100, 5, 100]);
-    expect(usageBurnRate(usage, '2024-03-10')).toEqual({ method: 'median_daily_usage', daily_rate: 100, window_days: 7, days: usage });
+    expect(usageBurnRate(usage, '2024-03-10')).toEqual({
+      method: 'median_daily_usage',
+      daily_rate: 100,
+      window_days: 7,
+      days: usage,
+    });
   });
 
   it('takes fewer days when the history is shorter, the mean of the middle two for an even count', () => {
@@ -48,7 +59,12 @@ describe('usage burn rate: median of the last 7 complete days', () => {
   });
 
   it('is 0 with no complete day', () => {
-    expect(usageBurnRate([], '2024-03-10')).toEqual({ method: 'median_daily_usage', daily_rate: 0, window_days: 7, days: [] });
+    expect(usageBurnRate([], '2024-03-10')).toEqual({
+      method: 'median_daily_usage',
+      daily_rate: 0,
+      window_days: 7,
+      days: [],
+    });
     expect(usageBurnRate(series('2024-03-11', [50]), '2024-03-10').days).toEqual([]);
   });
 });
@@ -72,7 +88,15 @@ describe('projection to the end of the period', () => {
       remaining_days: 21,
       partial_usage_excluded: 30,
     });
-    expect(p.basis.rate_days.map((d) => d.day)).toEqual(['2024-03-04', '2024-03-05', '2024-03-06', '2024-03-07', '2024-03-08', '2024-03-09', '2024-03-10']);
+    expect(p.basis.rate_days.map((d) => d.day)).toEqual([
+      '2024-03-04',
+      '2024-03-05',
+      '2024-03-06',
+      '2024-03-07',
+      '2024-03-08',
+      '2024-03-09',
+      '2024-03-10',
+    ]);
   });
 
   it('early in a month takes the rate from the last days of the previous one', () => {
@@ -85,34 +109,59 @@ describe('projection to the end of the period', () => {
   });
 
   it('projects February to its 28th or 29th', () => {
-    const feb23 = projectPeriod({ range: monthRange('2023-02'), usage: series('2023-02-01', repeat(10, 14)), non_usage_to_date: 0, today: '2023-02-15' });
+    const feb23 = projectPeriod({
+      range: monthRange('2023-02'),
+      usage: series('2023-02-01', repeat(10, 14)),
+      non_usage_to_date: 0,
+      today: '2023-02-15',
+    });
     expect(feb23.projected).toBe(280);
     expect(feb23.basis.remaining_days).toBe(14);
-    const feb24 = projectPeriod({ range: monthRange('2024-02'), usage: series('2024-02-01', repeat(10, 14)), non_usage_to_date: 0, today: '2024-02-15' });
+    const feb24 = projectPeriod({
+      range: monthRange('2024-02'),
+      usage: series('2024-02-01', repeat(10, 14)),
+      non_usage_to_date: 0,
+      today: '2024-02-15',
+    });
     expect(feb24.projected).toBe(290);
   });
 
-  it('counts a lagging export\'s last day at the rate when told it is not complete', () => {
+  it("counts a lagging export's last day at the rate when told it is not complete", () => {
     const usage = series('2024-03-01', [...repeat(100, 9), 40]);
-    const p = projectPeriod({ range: march, usage, non_usage_to_date: 0, today: '2024-03-11', complete_through: '2024-03-09' });
+    const p = projectPeriod({
+      range: march,
+      usage,
+      non_usage_to_date: 0,
+      today: '2024-03-11',
+      complete_through: '2024-03-09',
+    });
     // 9 × 100 + 100 × 22 days (10th..31st); the 40 of the 10th is partial.
     expect(p.projected).toBe(3100);
     expect(p.basis).toMatchObject({ complete_days: 9, remaining_days: 22, partial_usage_excluded: 40 });
     // A complete_through of today or later is capped at yesterday: today is never complete.
-    expect(projectPeriod({ range: march, usage, non_usage_to_date: 0, today: '2024-03-11', complete_through: '2024-03-20' }).basis.complete_through).toBe(
-      '2024-03-10',
-    );
+    expect(
+      projectPeriod({ range: march, usage, non_usage_to_date: 0, today: '2024-03-11', complete_through: '2024-03-20' })
+        .basis.complete_through,
+    ).toBe('2024-03-10');
   });
 
   it('with no history projects only the charges posted', () => {
     const p = projectPeriod({ range: march, usage: [], non_usage_to_date: 120, today: '2024-03-01' });
-    expect(p).toMatchObject({ projected: 120, usage_to_date: 0, basis: { daily_rate: 0, complete_days: 0, remaining_days: 31, rate_days: [] } });
+    expect(p).toMatchObject({
+      projected: 120,
+      usage_to_date: 0,
+      basis: { daily_rate: 0, complete_days: 0, remaining_days: 31, rate_days: [] },
+    });
   });
 
   it('projects a closed period to its actual cost', () => {
     const usage = series('2024-03-01', repeat(10, 31));
     const p = projectPeriod({ range: march, usage, non_usage_to_date: -5, today: '2024-04-05' });
-    expect(p).toMatchObject({ projected: 305, usage_to_date: 310, basis: { remaining_days: 0, complete_days: 31, partial_usage_excluded: 0 } });
+    expect(p).toMatchObject({
+      projected: 305,
+      usage_to_date: 310,
+      basis: { remaining_days: 0, complete_days: 31, partial_usage_excluded: 0 },
+    });
   });
 });
 
@@ -135,14 +184,25 @@ describe('trend versus the same days of the previous period', () => {
 
   it('clamps to a shorter previous month', () => {
     const t = periodTrend({ current: march, previous: feb, daily, complete_through: '2024-03-31' });
-    expect(t).toMatchObject({ days: 31, current: 372, previous: 290, change: 82, previous_range: { start: '2024-02-01', end: '2024-02-29' } });
+    expect(t).toMatchObject({
+      days: 31,
+      current: 372,
+      previous: 290,
+      change: 82,
+      previous_range: { start: '2024-02-01', end: '2024-02-29' },
+    });
     expect(t.change_pct).toBeCloseTo((82 / 290) * 100, 10);
     // complete_through past the period's end still compares whole periods.
     expect(periodTrend({ current: march, previous: feb, daily, complete_through: '2024-04-03' }).days).toBe(31);
   });
 
   it('has no percentage against a previous period without cost, and nothing before the first complete day', () => {
-    const t = periodTrend({ current: march, previous: feb, daily: series('2024-03-01', [5, 5]), complete_through: '2024-03-02' });
+    const t = periodTrend({
+      current: march,
+      previous: feb,
+      daily: series('2024-03-01', [5, 5]),
+      complete_through: '2024-03-02',
+    });
     expect(t).toMatchObject({ current: 10, previous: 0, change: 10, change_pct: null });
     expect(periodTrend({ current: march, previous: feb, daily, complete_through: '2024-02-29' })).toEqual({
       days: 0,
@@ -159,7 +219,10 @@ describe('trend versus the same days of the previous period', () => {
     const t = periodTrend({
       current: march,
       previous: feb,
-      daily: [{ day: '2024-02-01', cost: -50 }, { day: '2024-03-01', cost: 50 }],
+      daily: [
+        { day: '2024-02-01', cost: -50 },
+        { day: '2024-03-01', cost: 50 },
+      ],
       complete_through: '2024-03-01',
     });
     expect(t).toMatchObject({ change: 100, change_pct: 200 });
@@ -170,7 +233,9 @@ describe('anomaly flags', () => {
   it('flags a day more than 50 % and at least 10 above the mean of the 14 days before it', () => {
     const costs = [...repeat(100, 20), 160, 149];
     // 03-21: baseline 100 → excess 60 (60 %). 03-22: baseline (13 × 100 + 160) / 14 = 104.29; 149 is under 156.43.
-    expect(flagAnomalies(series('2024-03-01', costs))).toEqual([{ day: '2024-03-21', cost: 160, baseline: 100, excess: 60, excess_pct: 60 }]);
+    expect(flagAnomalies(series('2024-03-01', costs))).toEqual([
+      { day: '2024-03-21', cost: 160, baseline: 100, excess: 60, excess_pct: 60 },
+    ]);
   });
 
   it('needs strictly more than the percentage and at least the floor', () => {
@@ -190,9 +255,9 @@ describe('anomaly flags', () => {
   });
 
   it('counts missing days in the history as 0 and has no percentage over a 0 baseline', () => {
-    expect(flagAnomalies([{ day: '2024-03-10', cost: 50 }], ANOMALY_DEFAULTS, { history_start: '2024-03-01' })).toEqual([
-      { day: '2024-03-10', cost: 50, baseline: 0, excess: 50, excess_pct: null },
-    ]);
+    expect(flagAnomalies([{ day: '2024-03-10', cost: 50 }], ANOMALY_DEFAULTS, { history_start: '2024-03-01' })).toEqual(
+      [{ day: '2024-03-10', cost: 50, baseline: 0, excess: 50, excess_pct: null }],
+    );
     // Without a history start the series starts on its first day: nothing to judge against.
     expect(flagAnomalies([{ day: '2024-03-10', cost: 50 }])).toEqual([]);
   });
@@ -203,7 +268,9 @@ describe('anomaly flags', () => {
       { day: '2024-03-11', cost: 130, baseline: 100, excess: 30, excess_pct: 30 },
       // 03-16: baseline (130 + 6 × 100) / 7 = 104.29, excess 20.71 (19.9 %): under 20 %.
     ]);
-    expect(flagAnomalies(data, { trailing_days: 7, threshold_pct: 20, min_amount: 5 }, { from: '2024-03-12' })).toEqual([]);
+    expect(flagAnomalies(data, { trailing_days: 7, threshold_pct: 20, min_amount: 5 }, { from: '2024-03-12' })).toEqual(
+      [],
+    );
   });
 
   it('judges each service and the total; a new service waits for its own history', () => {
@@ -215,7 +282,9 @@ describe('anomaly flags', () => {
     const result = detectAnomalies(rows);
     expect(result.criteria).toEqual({ trailing_days: 14, threshold_pct: 50, min_amount: 10, min_history_days: 7 });
     // search 03-20: 45 against 20 (125 %, +25). batch on 03-18 has no history of its own.
-    expect(result.by_service).toEqual([{ service: 'search', day: '2024-03-20', cost: 45, baseline: 20, excess: 25, excess_pct: 125 }]);
+    expect(result.by_service).toEqual([
+      { service: 'search', day: '2024-03-20', cost: 45, baseline: 20, excess: 25, excess_pct: 125 },
+    ]);
     // The total on 03-18: 70 + 400 = 470 against 70.
     expect(result.total).toHaveLength(1);
     expect(result.total[0]).toMatchObject({ day: '2024-03-18', cost: 470, baseline: 70, excess: 400 });
@@ -224,7 +293,11 @@ describe('anomaly flags', () => {
 
   it('reads the criteria from query parameters, naming a bad one', () => {
     expect(parseAnomalyCriteria({})).toEqual(ANOMALY_DEFAULTS);
-    expect(parseAnomalyCriteria({ trailing_days: '21', threshold_pct: '25.5', min_amount: '0' })).toEqual({ trailing_days: 21, threshold_pct: 25.5, min_amount: 0 });
+    expect(parseAnomalyCriteria({ trailing_days: '21', threshold_pct: '25.5', min_amount: '0' })).toEqual({
+      trailing_days: 21,
+      threshold_pct: 25.5,
+      min_amount: 0,
+    });
     const bad = (query: Record<string, string>) => {
       try {
         parseAnomalyCriteria(query);
@@ -234,9 +307,15 @@ describe('anomaly flags', () => {
       }
       throw new Error('expected a 400');
     };
-    expect(bad({ trailing_days: '6' })).toEqual(['trailing_days must be an integer from 7 to 90 (got "6")', 'trailing_days']);
+    expect(bad({ trailing_days: '6' })).toEqual([
+      'trailing_days must be an integer from 7 to 90 (got "6")',
+      'trailing_days',
+    ]);
     expect(bad({ trailing_days: '7.5' })[1]).toBe('trailing_days');
-    expect(bad({ threshold_pct: '-1' })).toEqual(['threshold_pct must be a number from 0 to 10000 (got "-1")', 'threshold_pct']);
+    expect(bad({ threshold_pct: '-1' })).toEqual([
+      'threshold_pct must be a number from 0 to 10000 (got "-1")',
+      'threshold_pct',
+    ]);
     expect(bad({ min_amount: '' })[1]).toBe('min_amount');
     expect(bad({ min_amount: 'ten' })[1]).toBe('min_amount');
   });

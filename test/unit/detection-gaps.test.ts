@@ -30,7 +30,10 @@ class Detector {
 
   /** One detection run at `now`: batches until none is full, like detector.ts's runOnce. Returns the ids counted. */
   run(rows: readonly Row[], now: number): number[] {
-    const visible = rows.filter((r) => r.commitAt <= now).map((r) => r.id).sort((a, b) => a - b);
+    const visible = rows
+      .filter((r) => r.commitAt <= now)
+      .map((r) => r.id)
+      .sort((a, b) => a - b);
     const counted: number[] = [];
     for (let more = true; more; ) {
       const { gaps, lastId } = this.state;
@@ -39,11 +42,18 @@ class Detector {
       let i = 0;
       for (const gap of gaps) {
         while (i < visible.length && visible[i]! < gap.from) i++;
-        while (i < visible.length && visible[i]! <= gap.to && inGaps.length < this.batchSize) inGaps.push(visible[i++]!);
+        while (i < visible.length && visible[i]! <= gap.to && inGaps.length < this.batchSize)
+          inGaps.push(visible[i++]!);
       }
       const firstAfter = visible.findIndex((id) => id > lastId);
       const after = firstAfter < 0 ? [] : visible.slice(firstAfter, firstAfter + this.batchSize);
-      const scan = { inGaps, gapsFull: inGaps.length === this.batchSize, after, afterFull: after.length === this.batchSize, maxId: visible.at(-1) ?? 0 };
+      const scan = {
+        inGaps,
+        gapsFull: inGaps.length === this.batchSize,
+        after,
+        afterFull: after.length === this.batchSize,
+        maxId: visible.at(-1) ?? 0,
+      };
       const step = advance(this.state, scan, now, this.limits);
       this.state = step.next;
       counted.push(...step.counted);
@@ -183,7 +193,14 @@ describe('detection cursor over id gaps', () => {
           const size = next() < 0.1 ? 1 + Math.floor(next() * 60) : 1 + Math.floor(next() * 4);
           const fate = next();
           // Most commit within 3 s; some take longer; a few outlive the gap wait, roll back, or conflict (burn ids).
-          const commitAt = fate < 0.7 ? at + Math.floor(next() * 3000) : fate < 0.85 ? at + Math.floor(next() * 25_000) : fate < 0.9 ? at + 35_000 : Infinity;
+          const commitAt =
+            fate < 0.7
+              ? at + Math.floor(next() * 3000)
+              : fate < 0.85
+                ? at + Math.floor(next() * 25_000)
+                : fate < 0.9
+                  ? at + 35_000
+                  : Infinity;
           for (let k = 0; k < size; k++) rows.push({ id: ++id, commitAt, takenAt: at });
         }
         if (s % (INTERVAL / 1000) === 0) detector.run(rows, at);
@@ -192,37 +209,43 @@ describe('detection cursor over id gaps', () => {
       return rows;
     }
 
-    it.each([1, 2, 3, 4, 5])('counts every row once and at most one detection interval after it commits, while the gaps fit (seed %i)', (seed) => {
-      const detector = new Detector({ holeSettleMs: SETTLE, maxGaps: 100_000, maxMarks: 64 }, 7);
-      const rows = simulate(detector, seed);
-      for (const row of rows) {
-        const times = detector.counts.get(row.id) ?? 0;
-        if (row.commitAt === Infinity) expect(times, `id ${row.id} never committed`).toBe(0);
-        else if (row.commitAt - row.takenAt < SETTLE) {
-          expect(times, `id ${row.id}`).toBe(1);
-          expect(detector.countedAt.get(row.id)! - row.commitAt, `id ${row.id}`).toBeLessThanOrEqual(INTERVAL);
-        } else expect(times).toBeLessThanOrEqual(1);
-      }
-    });
+    it.each([1, 2, 3, 4, 5])(
+      'counts every row once and at most one detection interval after it commits, while the gaps fit (seed %i)',
+      (seed) => {
+        const detector = new Detector({ holeSettleMs: SETTLE, maxGaps: 100_000, maxMarks: 64 }, 7);
+        const rows = simulate(detector, seed);
+        for (const row of rows) {
+          const times = detector.counts.get(row.id) ?? 0;
+          if (row.commitAt === Infinity) expect(times, `id ${row.id} never committed`).toBe(0);
+          else if (row.commitAt - row.takenAt < SETTLE) {
+            expect(times, `id ${row.id}`).toBe(1);
+            expect(detector.countedAt.get(row.id)! - row.commitAt, `id ${row.id}`).toBeLessThanOrEqual(INTERVAL);
+          } else expect(times).toBeLessThanOrEqual(1);
+        }
+      },
+    );
 
-    it.each([1, 2, 3, 4, 5])('with more gaps than it keeps: once, and within one interval plus one gap wait (seed %i)', (seed) => {
-      const detector = new Detector({ holeSettleMs: SETTLE, maxGaps: 3, maxMarks: 64 }, 7);
-      const rows = simulate(detector, seed);
-      expect(detector.state.marks.length).toBe(0);
-      let waited = 0;
-      for (const row of rows) {
-        const times = detector.counts.get(row.id) ?? 0;
-        if (row.commitAt === Infinity) expect(times).toBe(0);
-        else if (row.commitAt - row.takenAt < SETTLE) {
-          expect(times, `id ${row.id}`).toBe(1);
-          const latency = detector.countedAt.get(row.id)! - row.commitAt;
-          expect(latency, `id ${row.id}`).toBeLessThanOrEqual(INTERVAL + SETTLE);
-          if (latency > INTERVAL) waited++;
-        } else expect(times).toBeLessThanOrEqual(1);
-      }
-      // The bound was reached: these runs did hold rows back.
-      expect(waited).toBeGreaterThan(0);
-    });
+    it.each([1, 2, 3, 4, 5])(
+      'with more gaps than it keeps: once, and within one interval plus one gap wait (seed %i)',
+      (seed) => {
+        const detector = new Detector({ holeSettleMs: SETTLE, maxGaps: 3, maxMarks: 64 }, 7);
+        const rows = simulate(detector, seed);
+        expect(detector.state.marks.length).toBe(0);
+        let waited = 0;
+        for (const row of rows) {
+          const times = detector.counts.get(row.id) ?? 0;
+          if (row.commitAt === Infinity) expect(times).toBe(0);
+          else if (row.commitAt - row.takenAt < SETTLE) {
+            expect(times, `id ${row.id}`).toBe(1);
+            const latency = detector.countedAt.get(row.id)! - row.commitAt;
+            expect(latency, `id ${row.id}`).toBeLessThanOrEqual(INTERVAL + SETTLE);
+            if (latency > INTERVAL) waited++;
+          } else expect(times).toBeLessThanOrEqual(1);
+        }
+        // The bound was reached: these runs did hold rows back.
+        expect(waited).toBeGreaterThan(0);
+      },
+    );
 
     it.each([1, 2, 3])('merging marks past their limit loses no row and counts none twice (seed %i)', (seed) => {
       const detector = new Detector({ holeSettleMs: SETTLE, maxGaps: 2, maxMarks: 1 }, 5);

@@ -44,7 +44,12 @@ describe('stack traces', () => {
 
   it('takes the first frame of the app, past the SDK and browser extensions', () => {
     for (const stack of [CHROME, FIREFOX, SAFARI]) {
-      expect(topInAppFrame(stack)).toMatchObject({ fn: 'renderCart', file: 'checkout.js', line: 42, label: 'renderCart (checkout.js:42)' });
+      expect(topInAppFrame(stack)).toMatchObject({
+        fn: 'renderCart',
+        file: 'checkout.js',
+        line: 42,
+        label: 'renderCart (checkout.js:42)',
+      });
     }
   });
 
@@ -56,7 +61,9 @@ describe('stack traces', () => {
   it('keeps file names stable across deploys: no query, fragment, directories or content hash', () => {
     expect(stableFileName('https://shop.example.com/assets/checkout.3f9a1c2b.js?v=12#x')).toBe('checkout.js');
     expect(stableFileName('https://shop.example.com/assets/index-DiwrgTda.js')).toBe('index.js');
-    expect(stableFileName('https://shop.example.com/_next/static/chunks/main-app.5b4a9c0e7f1d2a3b.js')).toBe('main-app.js');
+    expect(stableFileName('https://shop.example.com/_next/static/chunks/main-app.5b4a9c0e7f1d2a3b.js')).toBe(
+      'main-app.js',
+    );
     expect(stableFileName('https://shop.example.com/js/checkout-summary.js')).toBe('checkout-summary.js');
   });
 });
@@ -72,8 +79,12 @@ describe('message normalisation', () => {
   });
 
   it('keeps the quoted identifiers browsers put in messages', () => {
-    expect(normalizeMessage("Cannot read properties of undefined (reading 'id')")).toBe("Cannot read properties of undefined (reading 'id')");
-    expect(normalizeMessage("undefined is not an object (evaluating 'cart.items.length')")).toBe("undefined is not an object (evaluating 'cart.items.length')");
+    expect(normalizeMessage("Cannot read properties of undefined (reading 'id')")).toBe(
+      "Cannot read properties of undefined (reading 'id')",
+    );
+    expect(normalizeMessage("undefined is not an object (evaluating 'cart.items.length')")).toBe(
+      "undefined is not an object (evaluating 'cart.items.length')",
+    );
   });
 
   it('trims, collapses whitespace and caps long messages', () => {
@@ -84,12 +95,17 @@ describe('message normalisation', () => {
   });
 
   it('masks only personal and secret data for titles', () => {
-    expect(redactMessage('Order 12345 for jane.doe@example.com at https://api.example.com/x')).toBe('Order 12345 for <email> at <url>');
+    expect(redactMessage('Order 12345 for jane.doe@example.com at https://api.example.com/x')).toBe(
+      'Order 12345 for <email> at <url>',
+    );
   });
 
   it('reads the error type heading a message', () => {
     expect(splitTypePrefix('TypeError: x is undefined')).toEqual({ type: 'TypeError', message: 'x is undefined' });
-    expect(splitTypePrefix('Uncaught (in promise) AbortError: aborted')).toEqual({ type: 'AbortError', message: 'aborted' });
+    expect(splitTypePrefix('Uncaught (in promise) AbortError: aborted')).toEqual({
+      type: 'AbortError',
+      message: 'aborted',
+    });
     expect(splitTypePrefix('Checkout: something odd').type).toBeUndefined();
   });
 });
@@ -99,20 +115,30 @@ describe('fingerprints', () => {
 
   it('takes the type from exception.type, else the message, else Error', () => {
     expect(errorSignature(raw('x is undefined', undefined, 'TypeError')).type).toBe('TypeError');
-    expect(errorSignature(raw('RangeError: Invalid array length'))).toMatchObject({ type: 'RangeError', message: 'Invalid array length' });
+    expect(errorSignature(raw('RangeError: Invalid array length'))).toMatchObject({
+      type: 'RangeError',
+      message: 'Invalid array length',
+    });
     expect(errorSignature(raw('checkout failed')).type).toBe('Error');
     // The SDK's log body repeats the type in front of the message; the two forms are one error.
-    expect(key(raw('TypeError: x is undefined', CHROME, 'TypeError'))).toBe(key(raw('x is undefined', CHROME, 'TypeError')));
+    expect(key(raw('TypeError: x is undefined', CHROME, 'TypeError'))).toBe(
+      key(raw('x is undefined', CHROME, 'TypeError')),
+    );
   });
 
   it('is short, stable, and the same for every occurrence of one bug', () => {
     const first = key(raw('Failed to load cart 1234 for user 8c1e9f77-3b2a-4c6e-9d1f-0a2b3c4d5e6f', CHROME, 'Error'));
     expect(first).toMatch(/^[0-9a-f]{16}$/);
-    expect(key(raw('Failed to load cart 99 for user 0b7d4c21-8e3f-4a9b-b2c1-d4e5f6a7b8c9', CHROME, 'Error'))).toBe(first);
+    expect(key(raw('Failed to load cart 99 for user 0b7d4c21-8e3f-4a9b-b2c1-d4e5f6a7b8c9', CHROME, 'Error'))).toBe(
+      first,
+    );
   });
 
   it('survives a redeploy that changes content hashes, queries and line numbers', () => {
-    const redeployed = CHROME.replaceAll('checkout.3f9a1c2b.js:42:17', 'checkout.a7b8c9d0.js:57:3').replaceAll('?v=7', '?v=8');
+    const redeployed = CHROME.replaceAll('checkout.3f9a1c2b.js:42:17', 'checkout.a7b8c9d0.js:57:3').replaceAll(
+      '?v=7',
+      '?v=8',
+    );
     expect(key(raw('boom', redeployed, 'TypeError'))).toBe(key(raw('boom', CHROME, 'TypeError')));
   });
 
@@ -121,7 +147,13 @@ describe('fingerprints', () => {
     const others = [
       key(raw("Cannot read properties of undefined (reading 'id')", CHROME, 'RangeError')),
       key(raw("Cannot read properties of undefined (reading 'name')", CHROME, 'TypeError')),
-      key(raw("Cannot read properties of undefined (reading 'id')", CHROME.replace('renderCart', 'renderTotals'), 'TypeError')),
+      key(
+        raw(
+          "Cannot read properties of undefined (reading 'id')",
+          CHROME.replace('renderCart', 'renderTotals'),
+          'TypeError',
+        ),
+      ),
       key(raw("Cannot read properties of undefined (reading 'id')", CHROME, 'TypeError'), 'app_2'),
       key(raw("Cannot read properties of undefined (reading 'id')", CHROME, 'TypeError'), 'app_1', 'staging'),
     ];

@@ -275,16 +275,16 @@ function buildSpans() {
       kind: SpanKind.SERVER,
       startTime: [1_700_000_000, 123_456_789],
       attributes: {
-        'str': 'hello',
+        str: 'hello',
         'str.empty': '', // oneof member with a default value: must survive
-        'int': 42,
+        int: 42,
         'int.zero': 0,
         'int.negative': -7,
         'int.min_safe': Number.MIN_SAFE_INTEGER,
         'int.2^53+2': 2 ** 53 + 2, // beyond 2^53: exact as a double, exact as int64
         'int.2^62': 2 ** 62,
         'int.-2^63': -(2 ** 63),
-        'double': 3.25,
+        double: 3.25,
         'double.negative': -0.5,
         'double.tiny': 5e-324,
         'bool.true': true,
@@ -332,7 +332,8 @@ function buildSpans() {
 
   // Other kinds, the default scope, UNSET status, a second resource.
   const other = providerA.getTracer('other-lib');
-  for (const kind of [SpanKind.INTERNAL, SpanKind.PRODUCER, SpanKind.CONSUMER]) other.startSpan(`kind-${kind}`, { kind }).end();
+  for (const kind of [SpanKind.INTERNAL, SpanKind.PRODUCER, SpanKind.CONSUMER])
+    other.startSpan(`kind-${kind}`, { kind }).end();
   providerB.getTracer('payments-lib', '0.0.1').startSpan('charge').end();
 
   return exporter.getFinishedSpans();
@@ -366,7 +367,7 @@ function buildLogs() {
     severityText: 'INFO',
     timestamp: [1_700_000_000, 1],
     observedTimestamp: [1_700_000_000, 2],
-    attributes: { 'user.id': 'u-1', 'attempt': 2, 'bytes': new Uint8Array([0, 1, 2, 250, 255]) },
+    attributes: { 'user.id': 'u-1', attempt: 2, bytes: new Uint8Array([0, 1, 2, 250, 255]) },
     context: spanContext,
   });
   emit(logger, {
@@ -414,7 +415,11 @@ async function buildMetrics(temporality: AggregationTemporality): Promise<Resour
   });
   const meter = provider.getMeter('metrics-lib', '3.0.0', { schemaUrl: 'https://opentelemetry.io/schemas/1.30.0' });
 
-  const requests = meter.createCounter('http.requests', { description: 'Requests', unit: '{request}', valueType: ValueType.INT });
+  const requests = meter.createCounter('http.requests', {
+    description: 'Requests',
+    unit: '{request}',
+    valueType: ValueType.INT,
+  });
   requests.add(3, { route: '/a', code: 200 });
   requests.add(2 ** 53 + 2, { route: '/big' }); // asInt beyond 2^53
   requests.add(0, { route: '/zero' }); // asInt 0: oneof member, must be kept
@@ -437,7 +442,10 @@ async function buildMetrics(temporality: AggregationTemporality): Promise<Resour
     .createObservableGauge('queue.depth', { valueType: ValueType.INT })
     .addCallback((result) => result.observe(17, { queue: 'q1' }));
 
-  const latency = meter.createHistogram('latency', { unit: 'ms', advice: { explicitBucketBoundaries: [0, 5, 10, 100] } });
+  const latency = meter.createHistogram('latency', {
+    unit: 'ms',
+    advice: { explicitBucketBoundaries: [0, 5, 10, 100] },
+  });
   for (const v of [0, 1, 4, 7, 50, 500, 0.25]) latency.record(v, { route: '/a' });
   latency.record(0, { route: '/only-zero' }); // sum 0, min 0, max 0: explicit-presence zeros
 
@@ -505,7 +513,12 @@ describe('decodeOtlpProtobuf matches the OTLP/JSON serializer of @opentelemetry/
       arrayValue: { values: [{ stringValue: 'x' }, {}, { stringValue: 'z' }] },
     });
     expect(root.links).toHaveLength(2);
-    expect(root.links[0]).toMatchObject({ traceId: LINKED_TRACE_ID, spanId: LINKED_SPAN_ID, traceState: 'k=v', flags: 0x300 });
+    expect(root.links[0]).toMatchObject({
+      traceId: LINKED_TRACE_ID,
+      spanId: LINKED_SPAN_ID,
+      traceState: 'k=v',
+      flags: 0x300,
+    });
     expect(root.links[0].attributes).toHaveLength(2);
     expect(root.links[1]).toStrictEqual({ traceId: LINKED_TRACE_ID, spanId: '1111111111111111', flags: 0x101 });
     const child = scopeSpans.spans.find((s: any) => s.name === 'SELECT cart');
@@ -579,8 +592,16 @@ describe('decodeOtlpProtobuf matches the OTLP/JSON serializer of @opentelemetry/
       expect(inflight.sum).not.toHaveProperty('isMonotonic'); // false: omitted
       expect(inflight.sum.dataPoints.map((p: any) => p.asInt).sort()).toEqual(['-1099511627776', '-4']);
 
-      expect(byName('bytes.out').sum.dataPoints.map((p: any) => p.asDouble).sort()).toEqual([0, 12.5]);
-      expect(byName('room.temperature').gauge.dataPoints.map((p: any) => p.asDouble).sort()).toEqual([-3.25, 0, 21.5]);
+      expect(
+        byName('bytes.out')
+          .sum.dataPoints.map((p: any) => p.asDouble)
+          .sort(),
+      ).toEqual([0, 12.5]);
+      expect(
+        byName('room.temperature')
+          .gauge.dataPoints.map((p: any) => p.asDouble)
+          .sort(),
+      ).toEqual([-3.25, 0, 21.5]);
       expect(byName('queue.depth').gauge.dataPoints[0].asInt).toBe('17');
 
       const hist = byName('latency').histogram;
@@ -616,12 +637,25 @@ describe('protojson semantics on hand-built messages', () => {
     // ExportLogsServiceRequest{ resource_logs { scope_logs { log_records { body = <AnyValue> } } } }
     const av = writer();
     build(av);
-    const rec = writer().uint32((5 << 3) | 2).bytes(av.finish()).finish();
-    const sl = writer().uint32((2 << 3) | 2).bytes(rec).finish();
-    const rl = writer().uint32((2 << 3) | 2).bytes(sl).finish();
-    return writer().uint32((1 << 3) | 2).bytes(rl).finish();
+    const rec = writer()
+      .uint32((5 << 3) | 2)
+      .bytes(av.finish())
+      .finish();
+    const sl = writer()
+      .uint32((2 << 3) | 2)
+      .bytes(rec)
+      .finish();
+    const rl = writer()
+      .uint32((2 << 3) | 2)
+      .bytes(sl)
+      .finish();
+    return writer()
+      .uint32((1 << 3) | 2)
+      .bytes(rl)
+      .finish();
   };
-  const bodyOf = (bytes: Uint8Array) => (decodeOtlpProtobuf('logs', bytes) as any).resourceLogs[0].scopeLogs[0].logRecords[0].body;
+  const bodyOf = (bytes: Uint8Array) =>
+    (decodeOtlpProtobuf('logs', bytes) as any).resourceLogs[0].scopeLogs[0].logRecords[0].body;
 
   it('keeps oneof members that hold default values and emits 64-bit ints as exact strings', () => {
     expect(bodyOf(anyValue((w) => w.uint32((3 << 3) | 0).int64(0)))).toStrictEqual({ intValue: '0' });
@@ -639,51 +673,105 @@ describe('protojson semantics on hand-built messages', () => {
   it('writes non-finite doubles as protojson strings', () => {
     expect(bodyOf(anyValue((w) => w.uint32((4 << 3) | 1).double(Number.NaN)))).toStrictEqual({ doubleValue: 'NaN' });
     expect(bodyOf(anyValue((w) => w.uint32((4 << 3) | 1).double(Infinity)))).toStrictEqual({ doubleValue: 'Infinity' });
-    expect(bodyOf(anyValue((w) => w.uint32((4 << 3) | 1).double(-Infinity)))).toStrictEqual({ doubleValue: '-Infinity' });
+    expect(bodyOf(anyValue((w) => w.uint32((4 << 3) | 1).double(-Infinity)))).toStrictEqual({
+      doubleValue: '-Infinity',
+    });
   });
 
   it('last oneof member wins; singular scalars are last-one-wins; singular messages merge', () => {
-    const both = anyValue((w) => w.uint32((1 << 3) | 2).string('s').uint32((3 << 3) | 0).int64(5));
+    const both = anyValue((w) =>
+      w
+        .uint32((1 << 3) | 2)
+        .string('s')
+        .uint32((3 << 3) | 0)
+        .int64(5),
+    );
     expect(bodyOf(both)).toStrictEqual({ intValue: '5' });
 
-    const scopeA = writer().uint32((1 << 3) | 2).string('a').uint32((2 << 3) | 2).string('1.0').finish();
-    const scopeB = writer().uint32((1 << 3) | 2).string('b').finish();
-    const scopeZero = writer().uint32((2 << 3) | 2).string('').finish(); // explicit default resets
-    const ss = writer()
-      .uint32((1 << 3) | 2).bytes(scopeA)
-      .uint32((1 << 3) | 2).bytes(scopeB)
-      .uint32((1 << 3) | 2).bytes(scopeZero)
+    const scopeA = writer()
+      .uint32((1 << 3) | 2)
+      .string('a')
+      .uint32((2 << 3) | 2)
+      .string('1.0')
       .finish();
-    const rs = writer().uint32((2 << 3) | 2).bytes(ss).finish();
-    const req = writer().uint32((1 << 3) | 2).bytes(rs).finish();
-    expect(decodeOtlpProtobuf('traces', req)).toStrictEqual({ resourceSpans: [{ scopeSpans: [{ scope: { name: 'b' } }] }] });
+    const scopeB = writer()
+      .uint32((1 << 3) | 2)
+      .string('b')
+      .finish();
+    const scopeZero = writer()
+      .uint32((2 << 3) | 2)
+      .string('')
+      .finish(); // explicit default resets
+    const ss = writer()
+      .uint32((1 << 3) | 2)
+      .bytes(scopeA)
+      .uint32((1 << 3) | 2)
+      .bytes(scopeB)
+      .uint32((1 << 3) | 2)
+      .bytes(scopeZero)
+      .finish();
+    const rs = writer()
+      .uint32((2 << 3) | 2)
+      .bytes(ss)
+      .finish();
+    const req = writer()
+      .uint32((1 << 3) | 2)
+      .bytes(rs)
+      .finish();
+    expect(decodeOtlpProtobuf('traces', req)).toStrictEqual({
+      resourceSpans: [{ scopeSpans: [{ scope: { name: 'b' } }] }],
+    });
   });
 
   it('omits explicitly encoded implicit-presence defaults but keeps present sub-messages', () => {
     const span = writer()
-      .uint32((5 << 3) | 2).string('') // name ""
-      .uint32((6 << 3) | 0).uint32(0) // kind 0
-      .uint32((7 << 3) | 1).fixed64(0) // start 0
-      .uint32((10 << 3) | 0).uint32(0) // dropped 0
-      .uint32((1 << 3) | 2).bytes(new Uint8Array()) // trace_id empty
-      .uint32((15 << 3) | 2).bytes(new Uint8Array()) // status {}
+      .uint32((5 << 3) | 2)
+      .string('') // name ""
+      .uint32((6 << 3) | 0)
+      .uint32(0) // kind 0
+      .uint32((7 << 3) | 1)
+      .fixed64(0) // start 0
+      .uint32((10 << 3) | 0)
+      .uint32(0) // dropped 0
+      .uint32((1 << 3) | 2)
+      .bytes(new Uint8Array()) // trace_id empty
+      .uint32((15 << 3) | 2)
+      .bytes(new Uint8Array()) // status {}
       .finish();
-    const ss = writer().uint32((2 << 3) | 2).bytes(span).finish();
-    const rs = writer().uint32((2 << 3) | 2).bytes(ss).finish();
-    const req = writer().uint32((1 << 3) | 2).bytes(rs).finish();
-    expect(decodeOtlpProtobuf('traces', req)).toStrictEqual({ resourceSpans: [{ scopeSpans: [{ spans: [{ status: {} }] }] }] });
+    const ss = writer()
+      .uint32((2 << 3) | 2)
+      .bytes(span)
+      .finish();
+    const rs = writer()
+      .uint32((2 << 3) | 2)
+      .bytes(ss)
+      .finish();
+    const req = writer()
+      .uint32((1 << 3) | 2)
+      .bytes(rs)
+      .finish();
+    expect(decodeOtlpProtobuf('traces', req)).toStrictEqual({
+      resourceSpans: [{ scopeSpans: [{ spans: [{ status: {} }] }] }],
+    });
   });
 
   it('accepts packed and unpacked repeated scalars, and sint32 / sfixed64 / fixed32 edge values', () => {
     const root = getOtlpRoot();
     const Hdp = root.lookupType(`${PKG}.HistogramDataPoint`);
-    const packed = Hdp.encode(Hdp.fromObject({ bucket_counts: [1, 0, '18446744073709551615'], explicit_bounds: [0.5, -1] })).finish();
+    const packed = Hdp.encode(
+      Hdp.fromObject({ bucket_counts: [1, 0, '18446744073709551615'], explicit_bounds: [0.5, -1] }),
+    ).finish();
     const unpacked = writer()
-      .uint32((6 << 3) | 1).fixed64(1)
-      .uint32((6 << 3) | 1).fixed64(0)
-      .uint32((6 << 3) | 1).fixed64('18446744073709551615')
-      .uint32((7 << 3) | 1).double(0.5)
-      .uint32((7 << 3) | 1).double(-1)
+      .uint32((6 << 3) | 1)
+      .fixed64(1)
+      .uint32((6 << 3) | 1)
+      .fixed64(0)
+      .uint32((6 << 3) | 1)
+      .fixed64('18446744073709551615')
+      .uint32((7 << 3) | 1)
+      .double(0.5)
+      .uint32((7 << 3) | 1)
+      .double(-1)
       .finish();
     const expected = { bucketCounts: ['1', '0', '18446744073709551615'], explicitBounds: [0.5, -1] };
     expect(decodeOtlpMessage(`${PKG}.HistogramDataPoint`, packed)).toStrictEqual(expected);
@@ -691,7 +779,13 @@ describe('protojson semantics on hand-built messages', () => {
 
     const Ehdp = root.lookupType(`${PKG}.ExponentialHistogramDataPoint`);
     const exp = Ehdp.encode(
-      Ehdp.fromObject({ scale: -3, positive: { offset: -2147483648, bucket_counts: [0, 7] }, negative: {}, sum: 0, flags: 1 }),
+      Ehdp.fromObject({
+        scale: -3,
+        positive: { offset: -2147483648, bucket_counts: [0, 7] },
+        negative: {},
+        sum: 0,
+        flags: 1,
+      }),
     ).finish();
     expect(decodeOtlpMessage(`${PKG}.ExponentialHistogramDataPoint`, exp)).toStrictEqual({
       scale: -3,
@@ -729,7 +823,10 @@ describe('protojson semantics on hand-built messages', () => {
                           time_unix_nano: '18446744073709551615',
                           count: '3',
                           sum: 0,
-                          quantile_values: [{ quantile: 0.5, value: 1.5 }, { quantile: 0, value: 0 }],
+                          quantile_values: [
+                            { quantile: 0.5, value: 1.5 },
+                            { quantile: 0, value: 0 },
+                          ],
                           flags: 1,
                         },
                       ],
@@ -742,7 +839,13 @@ describe('protojson semantics on hand-built messages', () => {
                         {
                           as_int: '-9223372036854775808',
                           exemplars: [
-                            { time_unix_nano: '5', as_double: 0, trace_id: traceId, span_id: spanId, filtered_attributes: [{ key: 'f', value: { double_value: 2.5 } }] },
+                            {
+                              time_unix_nano: '5',
+                              as_double: 0,
+                              trace_id: traceId,
+                              span_id: spanId,
+                              filtered_attributes: [{ key: 'f', value: { double_value: 2.5 } }],
+                            },
                             { as_int: 0 },
                           ],
                         },
@@ -812,7 +915,8 @@ describe('protojson semantics on hand-built messages', () => {
   });
 
   it('every scalar kind agrees with protobufjs ProtoJSON (property test on a scratch schema)', () => {
-    const scratch = protobuf.parse(`
+    const scratch = protobuf.parse(
+      `
       syntax = "proto3";
       message Scalars {
         double d = 1; float f = 2; int32 i32 = 3; int64 i64 = 4; uint32 u32 = 5; uint64 u64 = 6;
@@ -820,7 +924,9 @@ describe('protojson semantics on hand-built messages', () => {
         sfixed64 sf64 = 12; bool b = 13; string s = 14; bytes raw = 15;
         repeated sint64 rs64 = 16; repeated int32 ri32 = 17; repeated double rd = 18; repeated string rs = 19;
         oneof choice { uint64 c_u64 = 20; string c_s = 21; }
-      }`, { keepCase: true }).root;
+      }`,
+      { keepCase: true },
+    ).root;
     const Scalars = scratch.lookupType('Scalars');
     const i64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map(String);
     const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map(String);
@@ -868,20 +974,40 @@ describe('protojson semantics on hand-built messages', () => {
 
   it('skips unknown fields of every wire type, including (deprecated) groups', () => {
     const span = writer()
-      .uint32((5 << 3) | 2).string('named')
-      .uint32((100 << 3) | 0).uint64('18446744073709551615')
-      .uint32((101 << 3) | 1).fixed64(1)
-      .uint32((102 << 3) | 2).bytes(new Uint8Array([1, 2, 3]))
-      .uint32((103 << 3) | 5).fixed32(1)
+      .uint32((5 << 3) | 2)
+      .string('named')
+      .uint32((100 << 3) | 0)
+      .uint64('18446744073709551615')
+      .uint32((101 << 3) | 1)
+      .fixed64(1)
+      .uint32((102 << 3) | 2)
+      .bytes(new Uint8Array([1, 2, 3]))
+      .uint32((103 << 3) | 5)
+      .fixed32(1)
       .uint32((104 << 3) | 3) // start group 104
-      .uint32((1 << 3) | 0).uint32(1)
-      .uint32((2 << 3) | 3).uint32((2 << 3) | 4) // nested empty group 2
+      .uint32((1 << 3) | 0)
+      .uint32(1)
+      .uint32((2 << 3) | 3)
+      .uint32((2 << 3) | 4) // nested empty group 2
       .uint32((104 << 3) | 4) // end group 104
       .finish();
-    const ss = writer().uint32((2 << 3) | 2).bytes(span).finish();
-    const rs = writer().uint32((2 << 3) | 2).bytes(ss).uint32((1000 << 3) | 2).string('reserved 1000').finish();
-    const req = writer().uint32((1 << 3) | 2).bytes(rs).finish();
-    expect(decodeOtlpProtobuf('traces', req)).toStrictEqual({ resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'named' }] }] }] });
+    const ss = writer()
+      .uint32((2 << 3) | 2)
+      .bytes(span)
+      .finish();
+    const rs = writer()
+      .uint32((2 << 3) | 2)
+      .bytes(ss)
+      .uint32((1000 << 3) | 2)
+      .string('reserved 1000')
+      .finish();
+    const req = writer()
+      .uint32((1 << 3) | 2)
+      .bytes(rs)
+      .finish();
+    expect(decodeOtlpProtobuf('traces', req)).toStrictEqual({
+      resourceSpans: [{ scopeSpans: [{ spans: [{ name: 'named' }] }] }],
+    });
   });
 
   it('accepts an ArrayBuffer and a Buffer view with a non-zero offset', () => {
@@ -932,7 +1058,11 @@ describe('malformed input always raises ProtobufDecodeError', () => {
     expect(err.message).toContain('Span.name');
     // Span.start_time_unix_nano (fixed64) sent as fixed32; AnyValue.int_value sent as fixed64.
     expectDecodeError('traces', [0x0a, 9, 0x12, 7, 0x12, 5, 0x3d, 1, 0, 0, 0], /wrong wire type 5 for field 7/);
-    expectDecodeError('logs', [0x0a, 15, 0x12, 13, 0x12, 11, 0x2a, 9, 0x19, 1, 0, 0, 0, 0, 0, 0, 0], /wrong wire type 1 for field 3/);
+    expectDecodeError(
+      'logs',
+      [0x0a, 15, 0x12, 13, 0x12, 11, 0x2a, 9, 0x19, 1, 0, 0, 0, 0, 0, 0, 0],
+      /wrong wire type 1 for field 3/,
+    );
   });
 
   it('rejects lengths that overrun the input or the enclosing message, without allocating them', () => {
@@ -965,14 +1095,30 @@ describe('malformed input always raises ProtobufDecodeError', () => {
     for (let i = 0; i < depth; i++) {
       const payload = lengths[i] as number;
       const arrayValueLen = 1 + varintSize(payload) + payload;
-      body.uint32((5 << 3) | 2).uint32(arrayValueLen).uint32((1 << 3) | 2).uint32(payload);
+      body
+        .uint32((5 << 3) | 2)
+        .uint32(arrayValueLen)
+        .uint32((1 << 3) | 2)
+        .uint32(payload);
     }
     const inner = body.finish();
     expect(inner.length).toBe(len);
-    const rec = protobuf.Writer.create().uint32((5 << 3) | 2).bytes(inner).finish();
-    const sl = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(rec).finish();
-    const rl = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(sl).finish();
-    const req = protobuf.Writer.create().uint32((1 << 3) | 2).bytes(rl).finish();
+    const rec = protobuf.Writer.create()
+      .uint32((5 << 3) | 2)
+      .bytes(inner)
+      .finish();
+    const sl = protobuf.Writer.create()
+      .uint32((2 << 3) | 2)
+      .bytes(rec)
+      .finish();
+    const rl = protobuf.Writer.create()
+      .uint32((2 << 3) | 2)
+      .bytes(sl)
+      .finish();
+    const req = protobuf.Writer.create()
+      .uint32((1 << 3) | 2)
+      .bytes(rl)
+      .finish();
     // Quickly, counted in bytes rather than milliseconds: decoding stops where level 101 begins, a few bytes per level
     // into the body, instead of walking (or recursing through) all of its levels first.
     const err = expectDecodeError('logs', req, /nesting deeper than 100/);
@@ -980,7 +1126,11 @@ describe('malformed input always raises ProtobufDecodeError', () => {
     expect(err.offset!).toBeLessThan(req.length - inner.length + 101 * 12);
 
     // Nested unknown groups are depth-limited too.
-    const groups = [...Array<number>(10_000).fill(0x9b).flatMap((b) => [b, 0x06])]; // field 99 start-group (2-byte tag)
+    const groups = [
+      ...Array<number>(10_000)
+        .fill(0x9b)
+        .flatMap((b) => [b, 0x06]),
+    ]; // field 99 start-group (2-byte tag)
     expectDecodeError('traces', groups, /nesting deeper than 100|truncated/);
   });
 
@@ -997,12 +1147,19 @@ describe('malformed input always raises ProtobufDecodeError', () => {
     const samples: Array<[OtlpSignal, Uint8Array]> = [
       ['traces', protobufOf(ProtobufTraceSerializer.serializeRequest(buildSpans()))],
       ['logs', protobufOf(ProtobufLogsSerializer.serializeRequest(buildLogs()))],
-      ['metrics', protobufOf(ProtobufMetricsSerializer.serializeRequest(await buildMetrics(AggregationTemporality.CUMULATIVE)))],
+      [
+        'metrics',
+        protobufOf(ProtobufMetricsSerializer.serializeRequest(await buildMetrics(AggregationTemporality.CUMULATIVE))),
+      ],
     ];
     const mutation = fc.record({
       sample: fc.nat({ max: samples.length - 1 }),
       edits: fc.array(
-        fc.record({ at: fc.nat(), kind: fc.constantFrom('flip', 'set', 'delete', 'insert'), byte: fc.nat({ max: 255 }) }),
+        fc.record({
+          at: fc.nat(),
+          kind: fc.constantFrom('flip', 'set', 'delete', 'insert'),
+          byte: fc.nat({ max: 255 }),
+        }),
         { minLength: 1, maxLength: 6 },
       ),
       truncateTo: fc.option(fc.nat(), { nil: undefined }),
@@ -1018,7 +1175,9 @@ describe('malformed input always raises ProtobufDecodeError', () => {
           else if (kind === 'delete') bytes.splice(i, 1);
           else bytes.splice(i, 0, byte);
         }
-        const mutated = Uint8Array.from(truncateTo === undefined ? bytes : bytes.slice(0, truncateTo % (bytes.length + 1)));
+        const mutated = Uint8Array.from(
+          truncateTo === undefined ? bytes : bytes.slice(0, truncateTo % (bytes.length + 1)),
+        );
         decodesOrRejectsCleanly(signal, mutated);
       }),
       { numRuns: 2000 },
@@ -1068,7 +1227,12 @@ describe('encodeOtlpProtobufResponse', () => {
       expect(decodeOtlpMessage(OTLP_MESSAGES[signal].response, bytes)).toStrictEqual({
         partialSuccess: { errorMessage: 'heads up' },
       });
-      expect(decodeOtlpMessage(OTLP_MESSAGES[signal].response, encodeOtlpProtobufResponse(signal, { rejected: 0, errorMessage: '' }))).toStrictEqual({
+      expect(
+        decodeOtlpMessage(
+          OTLP_MESSAGES[signal].response,
+          encodeOtlpProtobufResponse(signal, { rejected: 0, errorMessage: '' }),
+        ),
+      ).toStrictEqual({
         partialSuccess: {},
       });
     });

@@ -12,7 +12,12 @@ const SOURCE = { Mutation: 0, MouseInteraction: 2, Input: 5 } as const;
 const CLICK = 2;
 
 type Node = Record<string, unknown>;
-const el = (id: number, tagName: string, attributes: Record<string, string | true> = {}, childNodes: Node[] = []): Node => ({
+const el = (
+  id: number,
+  tagName: string,
+  attributes: Record<string, string | true> = {},
+  childNodes: Node[] = [],
+): Node => ({
   type: 2,
   id,
   tagName,
@@ -23,17 +28,24 @@ const text = (id: number, textContent: string): Node => ({ type: 3, id, textCont
 const page = (...body: Node[]): Node => ({
   type: 0,
   id: 1,
-  childNodes: [{ type: 1, id: 2, name: 'html', publicId: '', systemId: '' }, el(3, 'html', {}, [el(4, 'head'), el(5, 'body', {}, body)])],
+  childNodes: [
+    { type: 1, id: 2, name: 'html', publicId: '', systemId: '' },
+    el(3, 'html', {}, [el(4, 'head'), el(5, 'body', {}, body)]),
+  ],
 });
 
 let clock = 1_700_000_000_000;
 const event = (type: number, data: Record<string, unknown>) => ({ type, timestamp: (clock += 100), data });
 const meta = (href: string) => event(EVENT.Meta, { href, width: 1280, height: 720 });
 const snapshot = (node: Node) => event(EVENT.FullSnapshot, { node, initialOffset: { top: 0, left: 0 } });
-const click = (id: number) => event(EVENT.Incremental, { source: SOURCE.MouseInteraction, type: CLICK, id, x: 1, y: 1 });
-const input = (id: number, value: string, isChecked = false) => event(EVENT.Incremental, { source: SOURCE.Input, id, text: value, isChecked });
-const mutation = (data: Record<string, unknown>) => event(EVENT.Incremental, { source: SOURCE.Mutation, texts: [], attributes: [], removes: [], adds: [], ...data });
-const navigation = (url: string, trigger = 'pushState') => event(EVENT.Custom, { tag: 'navigation', payload: { url, title: 'Shop', trigger } });
+const click = (id: number) =>
+  event(EVENT.Incremental, { source: SOURCE.MouseInteraction, type: CLICK, id, x: 1, y: 1 });
+const input = (id: number, value: string, isChecked = false) =>
+  event(EVENT.Incremental, { source: SOURCE.Input, id, text: value, isChecked });
+const mutation = (data: Record<string, unknown>) =>
+  event(EVENT.Incremental, { source: SOURCE.Mutation, texts: [], attributes: [], removes: [], adds: [], ...data });
+const navigation = (url: string, trigger = 'pushState') =>
+  event(EVENT.Custom, { tag: 'navigation', payload: { url, title: 'Shop', trigger } });
 
 const MASK = '********';
 
@@ -46,9 +58,15 @@ const cartPage = page(
     el(15, 'input', { id: 'email', type: 'email', value: '' }),
     el(16, 'input', { name: 'card-holder', type: 'text', value: MASK }),
     el(17, 'input', { name: 'terms', type: 'checkbox' }),
-    el(18, 'select', { name: 'size' }, [el(40, 'option', { value: 'S' }, [text(41, 'S')]), el(42, 'option', { value: 'M' }, [text(43, 'M')])]),
+    el(18, 'select', { name: 'size' }, [
+      el(40, 'option', { value: 'S' }, [text(41, 'S')]),
+      el(42, 'option', { value: 'M' }, [text(43, 'M')]),
+    ]),
     el(19, 'a', { href: '/about' }, [text(20, 'About')]),
-    el(21, 'div', { class: 'list' }, [el(22, 'button', {}, [text(26, 'Remove')]), el(23, 'button', {}, [text(27, 'Remove')])]),
+    el(21, 'div', { class: 'list' }, [
+      el(22, 'button', {}, [text(26, 'Remove')]),
+      el(23, 'button', {}, [text(27, 'Remove')]),
+    ]),
     el(24, 'input', { name: 'qty', type: 'number' }),
     el(25, 'button', { class: 'ob-mask' }, [text(28, MASK)]),
     el(29, 'label', {}, [text(31, 'Terms')]),
@@ -78,14 +96,19 @@ function recordedSession(): PlaywrightExport {
     navigation('http://shop.test/done?x=1', 'replaceState'),
     navigation('http://shop.test/done?x=2'),
     click(28), // masked button text: no name to find it by
-    mutation({ attributes: [{ id: 22, attributes: { 'data-testid': 'remove-first' } }], removes: [{ parentId: 6, id: 9 }] }),
+    mutation({
+      attributes: [{ id: 22, attributes: { 'data-testid': 'remove-first' } }],
+      removes: [{ parentId: 6, id: 9 }],
+    }),
     click(22),
     click(999), // blocked or never recorded
     click(20),
   ]);
   exporter.addChunk('replay-2', [
     meta('http://shop.test/about'),
-    snapshot(page(el(6, 'main', {}, [el(7, 'button', { id: 'back' }, [text(8, 'Back')]), el(9, 'p', {}, [text(10, 'x')])]))),
+    snapshot(
+      page(el(6, 'main', {}, [el(7, 'button', { id: 'back' }, [text(8, 'Back')]), el(9, 'p', {}, [text(10, 'x')])])),
+    ),
     click(8),
     navigation('http://shop.test/about#team', 'hashchange'),
   ]);
@@ -106,12 +129,25 @@ const step = (over: Partial<RecipeStep>): RecipeStep => ({
 });
 
 const recipes: RecipeStep[] = [
-  step({ responseBody: '[1]', responseHeaders: { 'content-type': 'application/json', 'content-length': '3', 'x-session-token': '[REDACTED]' } }),
+  step({
+    responseBody: '[1]',
+    responseHeaders: { 'content-type': 'application/json', 'content-length': '3', 'x-session-token': '[REDACTED]' },
+  }),
   step({ responseBody: "[1,2,'it''s']" }),
   step({ method: 'POST', url: 'https://api.other.test/orders#frag', status: 201, responseBody: '{"id":7}' }),
-  step({ url: 'http://shop.test/api/down', status: 0, responseHeaders: {}, responseBody: null, error: 'Failed to fetch' }),
+  step({
+    url: 'http://shop.test/api/down',
+    status: 0,
+    responseHeaders: {},
+    responseBody: null,
+    error: 'Failed to fetch',
+  }),
   step({ url: 'http://shop.test/api/big', responseBodyTruncated: true }),
-  step({ url: 'http://shop.test/api/image', responseHeaders: { 'content-type': 'image/png' }, responseBody: '[binary 2048 bytes]' }),
+  step({
+    url: 'http://shop.test/api/image',
+    responseHeaders: { 'content-type': 'image/png' },
+    responseBody: '[binary 2048 bytes]',
+  }),
   step({ method: 'DELETE', url: 'http://shop.test/api/items/1', status: 204, responseHeaders: {}, responseBody: null }),
 ];
 
@@ -155,7 +191,12 @@ describe('Playwright export', () => {
 
   it('notes a navigation no replayed click caused instead of checking it', () => {
     const exporter = new PlaywrightExport();
-    exporter.addChunk('r', [meta('http://shop.test/'), snapshot(cartPage), input(15, 'x'), navigation('http://shop.test/?q=x', 'replaceState')]);
+    exporter.addChunk('r', [
+      meta('http://shop.test/'),
+      snapshot(cartPage),
+      input(15, 'x'),
+      navigation('http://shop.test/?q=x', 'replaceState'),
+    ]);
     expect(testBody(exporter.finish({ sessionId: 's', app: 'a' }, [])!)).toContain(
       '// the page moved to /?q=x (replaceState) without a replayed click: not checked',
     );
@@ -185,17 +226,26 @@ describe('Playwright export', () => {
         '// - GET /api/image: the response body is not text, so it was not recorded',
       ].join('\n'),
     );
-    expect(spec).toContain("if (request.resourceType() !== 'fetch' && request.resourceType() !== 'xhr') return route.fallback();");
+    expect(spec).toContain(
+      "if (request.resourceType() !== 'fetch' && request.resourceType() !== 'xhr') return route.fallback();",
+    );
     expect(spec).not.toContain('REDACTED');
   });
 
   it('runs against the recorded origin, the base_url given, or SVC_REPLAY_BASE_URL, and says where it came from', () => {
     const recorded = recordedSession().finish({ sessionId: 'abc123', app: 'web-app' }, [])!;
     expect(recorded).toContain("const baseURL = process.env.SVC_REPLAY_BASE_URL ?? 'http://shop.test';");
-    expect(recorded).toMatch(/^\/\/ Playwright test exported by svc from session abc123 of app "web-app", recorded on http:\/\/shop\.test at 2023-/);
-    expect(recorded).toContain('// - masked input values are typed as "********": the recording never held the real text;');
+    expect(recorded).toMatch(
+      /^\/\/ Playwright test exported by svc from session abc123 of app "web-app", recorded on http:\/\/shop\.test at 2023-/,
+    );
+    expect(recorded).toContain(
+      '// - masked input values are typed as "********": the recording never held the real text;',
+    );
     expect(recorded).toContain("import { test, expect, type Page } from '@playwright/test';");
-    const moved = recordedSession().finish({ sessionId: 'abc123', app: 'web-app', baseUrl: 'http://localhost:4000' }, [])!;
+    const moved = recordedSession().finish(
+      { sessionId: 'abc123', app: 'web-app', baseUrl: 'http://localhost:4000' },
+      [],
+    )!;
     expect(moved).toContain("const baseURL = process.env.SVC_REPLAY_BASE_URL ?? 'http://localhost:4000';");
   });
 

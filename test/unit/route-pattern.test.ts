@@ -19,7 +19,15 @@ describe('routePattern', () => {
   });
 
   it('keeps words, slugs and short codes', () => {
-    for (const path of ['/checkout/shipping', '/blog/how-to-brew-coffee', '/v2/items', '/docs/h1b2', '/cafe', '/settings/MyProfile', '/products/:id']) {
+    for (const path of [
+      '/checkout/shipping',
+      '/blog/how-to-brew-coffee',
+      '/v2/items',
+      '/docs/h1b2',
+      '/cafe',
+      '/settings/MyProfile',
+      '/products/:id',
+    ]) {
       expect(routePattern(path), path).toBe(path);
     }
   });

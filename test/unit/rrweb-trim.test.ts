@@ -7,13 +7,25 @@ import { trimRrwebSource } from '../../build/rrweb-trim.mjs';
 // What the SDK's builds bundle instead of @rrweb/record as published (build/rrweb-trim.mjs). That the trimmed recorder
 // still records, masks and replays is what every replay end-to-end test checks, since they all run the built files.
 const trim = trimRrwebSource as (code: string) => { toString(): string };
-const published = readFileSync(createRequire(import.meta.url).resolve('@rrweb/record').replace(/record\.c?js$/, 'record.js'), 'utf8');
+const published = readFileSync(
+  createRequire(import.meta.url)
+    .resolve('@rrweb/record')
+    .replace(/record\.c?js$/, 'record.js'),
+  'utf8',
+);
 
 describe('rrweb trim', () => {
   const trimmed = trim(published).toString();
 
   it('leaves out the canvas worker, the cross-origin iframe relay, fonts and hooks', () => {
-    for (const gone of ['const jsContent', 'new Worker(', 'transformCrossOriginEvent', 'initCanvasFPSObserver', 'win.FontFace', 'is2DCanvasBlank(n)']) {
+    for (const gone of [
+      'const jsContent',
+      'new Worker(',
+      'transformCrossOriginEvent',
+      'initCanvasFPSObserver',
+      'win.FontFace',
+      'is2DCanvasBlank(n)',
+    ]) {
       expect(published, `${gone} in the published rrweb`).toContain(gone);
       expect(trimmed, `${gone} in the trimmed rrweb`).not.toContain(gone);
     }
@@ -21,7 +33,13 @@ describe('rrweb trim', () => {
   });
 
   it('keeps what the recorder calls and the name-to-number half of the enums', () => {
-    for (const kept of ['record.freezePage = ', 'record.addCustomEvent = ', 'record.takeFullSnapshot = ', 'class MutationBuffer', 'EventType2["Meta"] = 4;']) {
+    for (const kept of [
+      'record.freezePage = ',
+      'record.addCustomEvent = ',
+      'record.takeFullSnapshot = ',
+      'class MutationBuffer',
+      'EventType2["Meta"] = 4;',
+    ]) {
       expect(trimmed).toContain(kept);
     }
     expect(trimmed).not.toContain('] = "Meta"');
@@ -42,12 +60,17 @@ describe('rrweb trim', () => {
     expect(trimmed).toContain('mutationBuffer.observer = observer;');
     expect(trimmed).toContain('if (!n.isConnected && !this.mirror.hasNode(n)) return;');
     expect(trimmed).toContain('const nodeId = this.mirror.getId(n);\n            if (nodeId < 0) return;');
-    expect(trimmed).toContain('e.data.source === IncrementalSource.Mutation || e.data.source === IncrementalSource.MouseMove');
-    for (const gone of ['DEPARTED_MIRROR_ACCESS_WARNING', 'RRDomException', 'NodeList.prototype.forEach = ']) expect(trimmed).not.toContain(gone);
+    expect(trimmed).toContain(
+      'e.data.source === IncrementalSource.Mutation || e.data.source === IncrementalSource.MouseMove',
+    );
+    for (const gone of ['DEPARTED_MIRROR_ACCESS_WARNING', 'RRDomException', 'NodeList.prototype.forEach = '])
+      expect(trimmed).not.toContain(gone);
   });
 
   it('fails loudly when rrweb no longer has a piece it cuts (an upgrade)', () => {
-    expect(() => trim(published.replace('class StylesheetManager {', 'class StyleSheetManager {'))).toThrow(/class StylesheetManager \{.*upgraded/);
+    expect(() => trim(published.replace('class StylesheetManager {', 'class StyleSheetManager {'))).toThrow(
+      /class StylesheetManager \{.*upgraded/,
+    );
     expect(() => trim(`${published}\nfunction mergeHooks(o, hooks) {}`)).toThrow(/exactly one "function mergeHooks/);
   });
 });

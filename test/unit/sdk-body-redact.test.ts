@@ -46,9 +46,15 @@ describe('redactValues: what stays', () => {
     ['a Luhn-invalid 16-digit number', 'ref 4111 1111 1111 1112'],
     ['dates and times', 'due 2024-11-26, 26.11.2024, 01-02-2024 10:30, 11/26/2024'],
     ['a UUID', 'id 123e4567-e89b-12d3-a456-426614174000'],
-    ['a SHA-256 hash and a trace id', 'sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 trace 0af7651916cd43dd8448eb211c80319c'],
+    [
+      'a SHA-256 hash and a trace id',
+      'sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 trace 0af7651916cd43dd8448eb211c80319c',
+    ],
     ['a traceparent', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'],
-    ['long identifiers', 'getUserProfileSettingsForAccount2024 order_2024_11_26_processing_summary_v2 customerSupportTicketEscalationPolicyV2'],
+    [
+      'long identifiers',
+      'getUserProfileSettingsForAccount2024 order_2024_11_26_processing_summary_v2 customerSupportTicketEscalationPolicyV2',
+    ],
     ['long words', 'internationalization_and_localization_settings'],
     ['an API path', '/api/v2/organizations/1234/projects/5678/issues?page=2'],
     ['a sentence about bearers', 'Bearer authentication uses a Basic plan'],
@@ -72,10 +78,26 @@ describe('looksRandom', () => {
 
 describe('redactBodyText: values in every body shape', () => {
   it('redacts JSON string values by value and keeps the document valid with the same keys', () => {
-    const body = JSON.stringify({ contact: 'ann@example.com', note: `call +1 (555) 123-4567`, auth: { jwt: JWT }, card: VISA, items: [{ id: 42, sku: 'AB-12' }], price: 12.5 });
+    const body = JSON.stringify({
+      contact: 'ann@example.com',
+      note: `call +1 (555) 123-4567`,
+      auth: { jwt: JWT },
+      card: VISA,
+      items: [{ id: 42, sku: 'AB-12' }],
+      price: 12.5,
+    });
     const redacted = JSON.parse(redactBodyText(body)) as Record<string, unknown>;
-    expect(redacted).toEqual({ contact: R, note: `call ${R}`, auth: R, card: R, items: [{ id: 42, sku: 'AB-12' }], price: 12.5 });
-    expect(JSON.parse(redactBodyText(JSON.stringify({ list: [`x ${STRIPE_KEY}`, 'ok'] })))).toEqual({ list: [`x ${R}`, 'ok'] });
+    expect(redacted).toEqual({
+      contact: R,
+      note: `call ${R}`,
+      auth: R,
+      card: R,
+      items: [{ id: 42, sku: 'AB-12' }],
+      price: 12.5,
+    });
+    expect(JSON.parse(redactBodyText(JSON.stringify({ list: [`x ${STRIPE_KEY}`, 'ok'] })))).toEqual({
+      list: [`x ${R}`, 'ok'],
+    });
   });
 
   it('leaves a JSON body without secrets byte for byte as it was', () => {
@@ -94,7 +116,9 @@ describe('redactBodyText: values in every body shape', () => {
   });
 
   it('redacts text bodies', () => {
-    expect(redactBodyText(`GET /me\nAuthorization: Bearer ${RANDOM_TOKEN}\nFrom: ann@example.com`)).toBe(`GET /me\nAuthorization: Bearer ${R}\nFrom: ${R}`);
+    expect(redactBodyText(`GET /me\nAuthorization: Bearer ${RANDOM_TOKEN}\nFrom: ann@example.com`)).toBe(
+      `GET /me\nAuthorization: Bearer ${R}\nFrom: ${R}`,
+    );
   });
 });
 

@@ -282,7 +282,13 @@ describe('resolveConfig invalid values', () => {
   it('keeps the valid entries of propagation.origins, normalised to origins, and names each invalid one', () => {
     const pattern = /partner/;
     const { config, warnings } = resolveWithWarnings(
-      withOption('propagation.origins', ['https://API.example.com/', 'ftp://files.example', pattern, 'https://x.example/path', 7]),
+      withOption('propagation.origins', [
+        'https://API.example.com/',
+        'ftp://files.example',
+        pattern,
+        'https://x.example/path',
+        7,
+      ]),
     );
     expect(config.propagation.origins).toEqual(['https://api.example.com', pattern]);
     expect(warnings).toHaveLength(3);
@@ -412,7 +418,13 @@ describe('mergeEnvValues precedence', () => {
   it('takes each variable from the first prefix that sets it: VITE_, then NEXT_PUBLIC_, then REACT_APP_', () => {
     const vite = { apiKey: 'vite-key' };
     const next = { apiKey: 'next-key', serviceName: 'next-app', env: 'next-env' };
-    const cra = { apiKey: 'cra-key', serviceName: 'cra-app', appId: 'cra-id', ingestUrl: 'https://cra.example.com', serviceVersion: '2.4.1' };
+    const cra = {
+      apiKey: 'cra-key',
+      serviceName: 'cra-app',
+      appId: 'cra-id',
+      ingestUrl: 'https://cra.example.com',
+      serviceVersion: '2.4.1',
+    };
     expect(mergeEnvValues([vite, next, cra], 'development')).toEqual({
       apiKey: 'vite-key',
       serviceName: 'next-app',

@@ -30,7 +30,10 @@ describe('session sampling', () => {
     const id = randomHexId();
     const resolved = config({ sampleRate: 0.5 });
     expect(sessionSampling(id, resolved)).toEqual(sessionSampling(id, resolved));
-    expect(sessionSampling('0'.repeat(32), config({ replay: { enabled: false } }))).toEqual({ sampled: true, replay: 'off' });
+    expect(sessionSampling('0'.repeat(32), config({ replay: { enabled: false } }))).toEqual({
+      sampled: true,
+      replay: 'off',
+    });
     expect(sessionSampling('f'.repeat(32), config({ sampleRate: 1 }))).toEqual({ sampled: true, replay: 'full' });
   });
 });
@@ -47,10 +50,16 @@ const error = (stack: string, extra: Record<string, string> = {}): LogItem => ({
 describe('item filter', () => {
   it('reads the script that threw from V8, Firefox and Safari stacks, or from the error event', () => {
     const filter = createItemFilter(config({ denyUrls: ['https://ads.example/'] }), debug);
-    expect(filter(error('TypeError: boom\n    at show (https://ads.example/a.js:1:2)\n    at https://shop.example/m.js:3:4'))).toBeUndefined();
+    expect(
+      filter(
+        error('TypeError: boom\n    at show (https://ads.example/a.js:1:2)\n    at https://shop.example/m.js:3:4'),
+      ),
+    ).toBeUndefined();
     expect(filter(error('show@https://ads.example/a.js:1:2\n@https://shop.example/m.js:3:4'))).toBeUndefined();
     expect(filter(error('no frames', { 'code.file.path': 'https://ads.example/b.js' }))).toBeUndefined();
-    expect(filter(error('TypeError: boom\n    at https://shop.example/m.js:3:4\n    at https://ads.example/a.js:1:2'))).toBeDefined();
+    expect(
+      filter(error('TypeError: boom\n    at https://shop.example/m.js:3:4\n    at https://ads.example/a.js:1:2')),
+    ).toBeDefined();
   });
 
   it('keeps an error whose stack names no script, even with allowUrls', () => {
@@ -62,7 +71,15 @@ describe('item filter', () => {
     const beforeSend = vi.fn((): never => {
       throw new Error('hook bug');
     });
-    const metric: TelemetryItem = { kind: 'metric', timeMs: 1, name: 'm', value: 1, unit: '', sessionId: 's', attributes: {} };
+    const metric: TelemetryItem = {
+      kind: 'metric',
+      timeMs: 1,
+      name: 'm',
+      value: 1,
+      unit: '',
+      sessionId: 's',
+      attributes: {},
+    };
     const throwing = createItemFilter(config({ beforeSend }), debug);
     expect(throwing(metric)).toBe(metric);
     expect(beforeSend).not.toHaveBeenCalled();
@@ -91,6 +108,8 @@ describe('identity', () => {
     const identity = createIdentity(true, debug);
     identity.setUser({ email: 'a@b.c' } as never);
     expect(identity.attributes).toEqual({});
-    expect(debug.warn).toHaveBeenCalledWith(expect.stringContaining('setUser needs an object with a non-empty string id'));
+    expect(debug.warn).toHaveBeenCalledWith(
+      expect.stringContaining('setUser needs an object with a non-empty string id'),
+    );
   });
 });

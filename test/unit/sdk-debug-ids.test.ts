@@ -38,15 +38,24 @@ describe('debugIds', () => {
   });
 
   it('maps Firefox and Safari registry keys and finds them in Firefox and Safari stacks', () => {
-    scope._svcDebugIds = { [firefoxSnippetStack(VENDOR)]: VENDOR_ID, [`@${APP}:2:71\nglobal code@${APP}:2:190`]: APP_ID };
-    expect(debugIds(`applyCoupon@${APP}:1:1042\nonClick/<@${VENDOR}:1:553\n`)).toEqual([`${VENDOR_ID} ${VENDOR}`, `${APP_ID} ${APP}`]);
+    scope._svcDebugIds = {
+      [firefoxSnippetStack(VENDOR)]: VENDOR_ID,
+      [`@${APP}:2:71\nglobal code@${APP}:2:190`]: APP_ID,
+    };
+    expect(debugIds(`applyCoupon@${APP}:1:1042\nonClick/<@${VENDOR}:1:553\n`)).toEqual([
+      `${VENDOR_ID} ${VENDOR}`,
+      `${APP_ID} ${APP}`,
+    ]);
     expect(debugIds(`applyCoupon@${APP}:1:1042\nglobal code@${APP}:1:9`)).toEqual([`${APP_ID} ${APP}`]);
   });
 
   it("reads Sentry's registry too, so files built with Sentry's tools count", () => {
     scope._sentryDebugIds = { [v8SnippetStack(VENDOR)]: VENDOR_ID };
     scope._svcDebugIds = { [v8SnippetStack(APP)]: APP_ID };
-    expect(debugIds(`Error: x\n    at f (${APP}:1:1)\n    at g (${VENDOR}:1:2)`)).toEqual([`${APP_ID} ${APP}`, `${VENDOR_ID} ${VENDOR}`]);
+    expect(debugIds(`Error: x\n    at f (${APP}:1:1)\n    at g (${VENDOR}:1:2)`)).toEqual([
+      `${APP_ID} ${APP}`,
+      `${VENDOR_ID} ${VENDOR}`,
+    ]);
   });
 
   it('gives one entry per file of the stack, however many of its frames it has, and none for files not in it', () => {
@@ -72,7 +81,11 @@ describe('debugIds', () => {
     expect(debugIds(stack)).toBeUndefined();
     scope._svcDebugIds = {};
     expect(debugIds(stack)).toBeUndefined();
-    scope._svcDebugIds = { Error: APP_ID, 'Error\n    at <anonymous>:1:1': APP_ID, 'Error\n    at eval (eval at f (native))': APP_ID };
+    scope._svcDebugIds = {
+      Error: APP_ID,
+      'Error\n    at <anonymous>:1:1': APP_ID,
+      'Error\n    at eval (eval at f (native))': APP_ID,
+    };
     expect(debugIds(stack)).toBeUndefined();
   });
 
@@ -86,7 +99,8 @@ describe('debugIds', () => {
 
   it('does bounded work for a huge registry: one key listing per exception, values read only for files in the stack', () => {
     const keys: Registry = {};
-    for (let file = 0; file < 50_000; file++) keys[v8SnippetStack(`https://shop.example.com/assets/chunk-${file}.js`)] = VENDOR_ID;
+    for (let file = 0; file < 50_000; file++)
+      keys[v8SnippetStack(`https://shop.example.com/assets/chunk-${file}.js`)] = VENDOR_ID;
     keys[v8SnippetStack(APP)] = APP_ID;
     const reads = { listings: 0, values: 0 };
     scope._svcDebugIds = new Proxy(keys, {
@@ -120,6 +134,8 @@ describe('svc.exception.debug_ids on exceptions', () => {
     const error = new Error('elsewhere');
     error.stack = `Error: elsewhere\n    at f (${VENDOR}:1:1)`;
     expect(exceptionAttributes(describeException(error))).not.toHaveProperty(['svc.exception.debug_ids']);
-    expect(exceptionAttributes(describeException(`failed at ${APP}:1:1`))).not.toHaveProperty(['svc.exception.debug_ids']);
+    expect(exceptionAttributes(describeException(`failed at ${APP}:1:1`))).not.toHaveProperty([
+      'svc.exception.debug_ids',
+    ]);
   });
 });

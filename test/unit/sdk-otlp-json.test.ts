@@ -7,7 +7,12 @@ import { ENCODE_BODY, encodeLogs, encodeMetrics, encodeSpans, partition } from '
 import { toAnyValue, unixNano } from '../../src/pipeline/otlp-values';
 import { SDK_NAME, SDK_VERSION } from '../../src/version';
 
-const SERVICE = { 'service.name': 'web-app', 'service.version': '1.2.3', 'deployment.environment': 'staging', 'telemetry.sdk.name': SDK_NAME };
+const SERVICE = {
+  'service.name': 'web-app',
+  'service.version': '1.2.3',
+  'deployment.environment': 'staging',
+  'telemetry.sdk.name': SDK_NAME,
+};
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN = '00f067aa0ba902b7';
 const T0 = 1_700_000_000_123.456;
@@ -22,7 +27,13 @@ const log = (level: LogItem['level'], sessionId = 's1', extra: Partial<LogItem> 
   ...extra,
 });
 
-const metric = (name: string, value: number, unit: string, sessionId = 's1', extra: Partial<MetricItem> = {}): MetricItem => ({
+const metric = (
+  name: string,
+  value: number,
+  unit: string,
+  sessionId = 's1',
+  extra: Partial<MetricItem> = {},
+): MetricItem => ({
   kind: 'metric',
   timeMs: T0,
   name,
@@ -85,14 +96,19 @@ describe('OTLP/JSON export requests', () => {
       { key: 'telemetry.sdk.name', value: { stringValue: SDK_NAME } },
       { key: 'session.id', value: { stringValue: 's1' } },
     ]);
-    expect(first!.scopeLogs).toEqual([{ scope: { name: SDK_NAME, version: SDK_VERSION }, logRecords: expect.any(Array) }]);
+    expect(first!.scopeLogs).toEqual([
+      { scope: { name: SDK_NAME, version: SDK_VERSION }, logRecords: expect.any(Array) },
+    ]);
     expect(first!.scopeLogs[0]!.logRecords.map((r) => r.severityText)).toEqual(['INFO', 'WARN']);
     expect(second!.scopeLogs[0]!.logRecords.map((r) => r.body)).toEqual([{ stringValue: 'error message' }]);
   });
 
   it('maps the five levels to OTLP severity numbers and keeps trace context', () => {
     const levels = ['debug', 'info', 'warn', 'error', 'fatal'] as const;
-    const records = encodeLogs(levels.map((l) => log(l, 's1', { traceId: TRACE, spanId: SPAN })), SERVICE).resourceLogs[0]!.scopeLogs[0]!.logRecords;
+    const records = encodeLogs(
+      levels.map((l) => log(l, 's1', { traceId: TRACE, spanId: SPAN })),
+      SERVICE,
+    ).resourceLogs[0]!.scopeLogs[0]!.logRecords;
     expect(records.map((r) => [r.severityNumber, r.severityText])).toEqual([
       [5, 'DEBUG'],
       [9, 'INFO'],
@@ -101,16 +117,26 @@ describe('OTLP/JSON export requests', () => {
       [21, 'FATAL'],
     ]);
     expect(records[0]).toMatchObject({ traceId: TRACE, spanId: SPAN, timeUnixNano: '1700000000123456000' });
-    expect(encodeLogs([log('info')], SERVICE).resourceLogs[0]!.scopeLogs[0]!.logRecords[0]).not.toHaveProperty('traceId');
+    expect(encodeLogs([log('info')], SERVICE).resourceLogs[0]!.scopeLogs[0]!.logRecords[0]).not.toHaveProperty(
+      'traceId',
+    );
   });
 
   it('encodes spans with ids, kind, nanosecond times, attributes, events and status, grouped by scope', () => {
     const items = [
-      span({ parentSpanId: 'a'.repeat(16), statusCode: 2, statusMessage: 'HTTP 500', events: [{ name: 'retry', timeMs: T0 + 1, attributes: { attempt: 2 } }] }),
+      span({
+        parentSpanId: 'a'.repeat(16),
+        statusCode: 2,
+        statusMessage: 'HTTP 500',
+        events: [{ name: 'retry', timeMs: T0 + 1, attributes: { attempt: 2 } }],
+      }),
       span({ spanId: 'b'.repeat(16), scope: { name: 'document-load' } }),
     ];
     const [resource] = encodeSpans(items, SERVICE).resourceSpans;
-    expect(resource!.scopeSpans.map((s) => s.scope)).toEqual([{ name: '@svc/browser/fetch', version: '1.0.0' }, { name: 'document-load' }]);
+    expect(resource!.scopeSpans.map((s) => s.scope)).toEqual([
+      { name: '@svc/browser/fetch', version: '1.0.0' },
+      { name: 'document-load' },
+    ]);
     expect(resource!.scopeSpans[0]!.spans[0]).toEqual({
       traceId: TRACE,
       spanId: SPAN,
@@ -123,7 +149,13 @@ describe('OTLP/JSON export requests', () => {
         { key: 'http.method', value: { stringValue: 'GET' } },
         { key: 'http.status_code', value: { intValue: '200' } },
       ],
-      events: [{ timeUnixNano: '1700000000124456000', name: 'retry', attributes: [{ key: 'attempt', value: { intValue: '2' } }] }],
+      events: [
+        {
+          timeUnixNano: '1700000000124456000',
+          name: 'retry',
+          attributes: [{ key: 'attempt', value: { intValue: '2' } }],
+        },
+      ],
       status: { code: 2, message: 'HTTP 500' },
     });
     expect(resource!.scopeSpans[1]!.spans[0]!.status).toEqual({ code: 0 });
@@ -134,7 +166,10 @@ describe('OTLP/JSON export requests', () => {
       metric('LCP', 1234.5, 'ms'),
       metric('LCP', 900, 'ms'),
       metric('CLS', 0.02, '1'),
-      metric('svc.sdk.dropped_items', 3, '{item}', 's1', { sumSinceMs: T0 - 1000, attributes: { reason: 'queue_full' } }),
+      metric('svc.sdk.dropped_items', 3, '{item}', 's1', {
+        sumSinceMs: T0 - 1000,
+        attributes: { reason: 'queue_full' },
+      }),
     ];
     const metrics = encodeMetrics(items, SERVICE).resourceMetrics[0]!.scopeMetrics[0]!.metrics;
     expect(metrics.map((m) => [m.name, m.unit])).toEqual([
@@ -171,14 +206,30 @@ describe('OTLP/JSON export requests', () => {
   });
 
   it('produces bodies the reference server accepts, field for field', () => {
-    const batch = partition([log('fatal', 's9', { traceId: TRACE, spanId: SPAN }), span({ sessionId: 's9' }), metric('INP', 48, 'ms', 's9')]);
+    const batch = partition([
+      log('fatal', 's9', { traceId: TRACE, spanId: SPAN }),
+      span({ sessionId: 's9' }),
+      metric('INP', 48, 'ms', 's9'),
+    ]);
     const logs = normalizeLogs(JSON.parse(ENCODE_BODY.logs(batch.logs, SERVICE)), 0).rows;
     expect(logs).toMatchObject([
-      { serviceName: 'web-app', session_id: 's9', severity_number: 21, severity_text: 'FATAL', trace_id: TRACE, span_id: SPAN, time_ns: '1700000000123456000' },
+      {
+        serviceName: 'web-app',
+        session_id: 's9',
+        severity_number: 21,
+        severity_text: 'FATAL',
+        trace_id: TRACE,
+        span_id: SPAN,
+        time_ns: '1700000000123456000',
+      },
     ]);
     const spans = normalizeTraces(JSON.parse(ENCODE_BODY.traces(batch.traces, SERVICE))).rows;
-    expect(spans).toMatchObject([{ serviceName: 'web-app', session_id: 's9', trace_id: TRACE, span_id: SPAN, kind: 3, duration_ms: 12.5 }]);
+    expect(spans).toMatchObject([
+      { serviceName: 'web-app', session_id: 's9', trace_id: TRACE, span_id: SPAN, kind: 3, duration_ms: 12.5 },
+    ]);
     const points = normalizeMetrics(JSON.parse(ENCODE_BODY.metrics(batch.metrics, SERVICE))).rows;
-    expect(points).toMatchObject([{ serviceName: 'web-app', session_id: 's9', name: 'INP', unit: 'ms', type: 'gauge', value: 48 }]);
+    expect(points).toMatchObject([
+      { serviceName: 'web-app', session_id: 's9', name: 'INP', unit: 'ms', type: 'gauge', value: 48 },
+    ]);
   });
 });

@@ -59,7 +59,12 @@ describe('BoundedQueue', () => {
   it('never holds more than its capacity, and accounts for every record pushed', () => {
     type Op = { op: 'push' } | { op: 'take' } | { op: 'settle' } | { op: 'requeue' };
     const ops = fc.array(
-      fc.oneof(fc.constant<Op>({ op: 'push' }), fc.constant<Op>({ op: 'take' }), fc.constant<Op>({ op: 'settle' }), fc.constant<Op>({ op: 'requeue' })),
+      fc.oneof(
+        fc.constant<Op>({ op: 'push' }),
+        fc.constant<Op>({ op: 'take' }),
+        fc.constant<Op>({ op: 'settle' }),
+        fc.constant<Op>({ op: 'requeue' }),
+      ),
       { maxLength: 200 },
     );
     fc.assert(
@@ -99,14 +104,17 @@ describe('splitIntoChunks', () => {
 
   it('splits at record boundaries into bodies within the limit, keeping every record once and in order', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 300 }), { minLength: 1, maxLength: 300 }), (items) => {
-        const chunks = splitIntoChunks(items, encode, 2000);
-        expect(chunks.flatMap((c) => c.items)).toEqual(items);
-        for (const c of chunks) {
-          expect(c.bytes).toBe(Buffer.byteLength(c.body));
-          if (c.items.length > 1) expect(c.bytes).toBeLessThanOrEqual(2000);
-        }
-      }),
+      fc.property(
+        fc.array(fc.string({ unit: 'grapheme', maxLength: 300 }), { minLength: 1, maxLength: 300 }),
+        (items) => {
+          const chunks = splitIntoChunks(items, encode, 2000);
+          expect(chunks.flatMap((c) => c.items)).toEqual(items);
+          for (const c of chunks) {
+            expect(c.bytes).toBe(Buffer.byteLength(c.body));
+            if (c.items.length > 1) expect(c.bytes).toBeLessThanOrEqual(2000);
+          }
+        },
+      ),
     );
   });
 
@@ -125,9 +133,11 @@ describe('splitIntoChunks', () => {
 
 describe('utf8Length', () => {
   it('equals the UTF-8 byte length, lone surrogates included', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => {
-      expect(utf8Length(s)).toBe(Buffer.byteLength(s, "utf8"));
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        expect(utf8Length(s)).toBe(Buffer.byteLength(s, 'utf8'));
+      }),
+    );
     expect(utf8Length('é€😀')).toBe(2 + 3 + 4);
   });
 });
@@ -151,7 +161,9 @@ describe('retry policy', () => {
   it('waits a full-jitter delay under a doubling ceiling, or what the server asked for', () => {
     const p = DEFAULT_RETRY_POLICY;
     const max = () => 0.999999;
-    expect([1, 2, 3, 4, 5, 6, 10].map((n) => retryDelay(n, undefined, max, p))).toEqual([999, 1999, 3999, 7999, 15999, 29999, 29999]);
+    expect([1, 2, 3, 4, 5, 6, 10].map((n) => retryDelay(n, undefined, max, p))).toEqual([
+      999, 1999, 3999, 7999, 15999, 29999, 29999,
+    ]);
     expect(retryDelay(3, undefined, () => 0, p)).toBe(0);
     expect(retryDelay(1, 12_000, max, p)).toBe(12_000);
     expect(retryDelay(1, 86_400_000, max, p)).toBe(p.maxRetryAfterMs);
@@ -169,7 +181,9 @@ describe('keepalive budget and the unload hand-over', () => {
   });
 
   it('puts the key in the api_key query parameter of beacon URLs', () => {
-    expect(beaconUrl('https://i.example/otlp/v1/logs', 'k+/=')).toBe('https://i.example/otlp/v1/logs?api_key=k%2B%2F%3D');
+    expect(beaconUrl('https://i.example/otlp/v1/logs', 'k+/=')).toBe(
+      'https://i.example/otlp/v1/logs?api_key=k%2B%2F%3D',
+    );
     expect(beaconUrl('https://i.example/x?a=1', 'k')).toBe('https://i.example/x?a=1&api_key=k');
   });
 
@@ -187,7 +201,10 @@ describe('keepalive budget and the unload hand-over', () => {
       budget: new KeepaliveBudget(),
       clock: SYSTEM_CLOCK,
     };
-    const route = { transport, sendBeacon: (url: string, body: BodyInit) => (beacons.push({ url, body }), beaconAnswer) };
+    const route = {
+      transport,
+      sendBeacon: (url: string, body: BodyInit) => (beacons.push({ url, body }), beaconAnswer),
+    };
     const first = handOver(route, 'http://i/otlp/v1/logs', 'a'.repeat(10), 60_000);
     expect(first.via).toBe('keepalive');
     expect(fetches).toEqual([{ url: 'http://i/otlp/v1/logs', keepalive: true }]);

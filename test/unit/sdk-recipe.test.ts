@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { REPLAY_LIMITS } from '../../wire/replay';
 import { redactBodyText, redactCardNumbers, redactJsonValue, redactValues } from '../../src/replay/body-redact';
-import { BODY_READ_CAP, isTextual, recordBodyValue, recordStreamBody, recordText, recordXhrResponse } from '../../src/replay/body-read';
+import {
+  BODY_READ_CAP,
+  isTextual,
+  recordBodyValue,
+  recordStreamBody,
+  recordText,
+  recordXhrResponse,
+} from '../../src/replay/body-read';
 import { redactRequestHeaders, selectResponseHeaders, toRecipeStep, type Exchange } from '../../src/replay/recipe';
 
 /**
@@ -113,12 +120,18 @@ describe('recordText', () => {
 describe('recordBodyValue', () => {
   it('records strings, URLSearchParams and FormData text fields, redacted', () => {
     expect(recordBodyValue('{"token":"t","a":1}')).toEqual({ body: `{"token":"${R}","a":1}`, truncated: false });
-    expect(recordBodyValue(new URLSearchParams({ q: 'shoes', secret: 's' }))).toEqual({ body: `q=shoes&secret=${R}`, truncated: false });
+    expect(recordBodyValue(new URLSearchParams({ q: 'shoes', secret: 's' }))).toEqual({
+      body: `q=shoes&secret=${R}`,
+      truncated: false,
+    });
     const form = new FormData();
     form.append('name', 'Ann');
     form.append('password', 'pw');
     form.append('avatar', new Blob(['12345']), 'a.png');
-    expect(recordBodyValue(form)).toEqual({ body: `name=Ann&password=${R}&avatar=%5Bfile+5+bytes%5D`, truncated: false });
+    expect(recordBodyValue(form)).toEqual({
+      body: `name=Ann&password=${R}&avatar=%5Bfile+5+bytes%5D`,
+      truncated: false,
+    });
   });
 
   it('names binary bodies, streams and other objects by a placeholder without reading them', () => {
@@ -134,10 +147,25 @@ describe('recordBodyValue', () => {
 
 describe('isTextual', () => {
   it('accepts JSON, text, XML, forms and JavaScript; refuses event streams, binary and unknown types', () => {
-    for (const type of ['application/json', 'application/problem+json; charset=utf-8', 'text/html', 'text/plain;charset=UTF-8', 'application/xml', 'image/svg+xml', 'application/x-www-form-urlencoded', 'application/javascript']) {
+    for (const type of [
+      'application/json',
+      'application/problem+json; charset=utf-8',
+      'text/html',
+      'text/plain;charset=UTF-8',
+      'application/xml',
+      'image/svg+xml',
+      'application/x-www-form-urlencoded',
+      'application/javascript',
+    ]) {
       expect(isTextual(type), type).toBe(true);
     }
-    for (const type of ['text/event-stream', 'application/octet-stream', 'image/png', 'multipart/form-data; boundary=x', null]) {
+    for (const type of [
+      'text/event-stream',
+      'application/octet-stream',
+      'image/png',
+      'multipart/form-data; boundary=x',
+      null,
+    ]) {
       expect(isTextual(type), String(type)).toBe(false);
     }
   });
@@ -145,13 +173,20 @@ describe('isTextual', () => {
 
 describe('recordStreamBody (given a clone, as body-source.ts takes it)', () => {
   it('reads a textual response off a clone and redacts it; the original is still the app’s to read', async () => {
-    const response = new Response(JSON.stringify({ session_token: 'abc', items: [1] }), { headers: { 'content-type': 'application/json' } });
-    expect(await recordStreamBody(response.clone())).toEqual({ body: `{"session_token":"${R}","items":[1]}`, truncated: false });
+    const response = new Response(JSON.stringify({ session_token: 'abc', items: [1] }), {
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(await recordStreamBody(response.clone())).toEqual({
+      body: `{"session_token":"${R}","items":[1]}`,
+      truncated: false,
+    });
     expect(await response.json()).toEqual({ session_token: 'abc', items: [1] });
   });
 
   it('names binary and event-stream responses by a placeholder', async () => {
-    const png = new Response(new Uint8Array(123), { headers: { 'content-type': 'image/png', 'content-length': '123' } });
+    const png = new Response(new Uint8Array(123), {
+      headers: { 'content-type': 'image/png', 'content-length': '123' },
+    });
     expect(await recordStreamBody(png.clone())).toEqual({ body: '[binary 123 bytes]', truncated: false });
     expect((await png.arrayBuffer()).byteLength).toBe(123);
     const events = new Response('data: 1\n\n', { headers: { 'content-type': 'text/event-stream' } });
@@ -160,7 +195,9 @@ describe('recordStreamBody (given a clone, as body-source.ts takes it)', () => {
   });
 
   it('gives up on a textual body larger than the read cap, announced or streamed, and leaves the original whole', async () => {
-    const announced = new Response('x', { headers: { 'content-type': 'text/plain', 'content-length': String(BODY_READ_CAP + 1) } });
+    const announced = new Response('x', {
+      headers: { 'content-type': 'text/plain', 'content-length': String(BODY_READ_CAP + 1) },
+    });
     expect(await recordStreamBody(announced.clone())).toEqual({ body: null, truncated: true });
 
     const chunk = new Uint8Array(64 * 1024).fill(120);
@@ -190,10 +227,21 @@ describe('recordStreamBody (given a clone, as body-source.ts takes it)', () => {
 
 describe('recordXhrResponse', () => {
   it('records text of textual types and parsed JSON, and names the rest', () => {
-    expect(recordXhrResponse({ response: '{"otp":"1"}', responseType: '', contentType: 'application/json' })).toEqual({ body: `{"otp":"${R}"}`, truncated: false });
-    expect(recordXhrResponse({ response: { pin: 1, ok: true }, responseType: 'json', contentType: null })).toEqual({ body: `{"pin":"${R}","ok":true}`, truncated: false });
-    expect(recordXhrResponse({ response: 'GIF89a', responseType: 'text', contentType: 'image/gif' })).toEqual({ body: '[binary]', truncated: false });
-    expect(recordXhrResponse({ response: new ArrayBuffer(4), responseType: 'arraybuffer', contentType: 'application/json' })).toEqual({ body: '[binary 4 bytes]', truncated: false });
+    expect(recordXhrResponse({ response: '{"otp":"1"}', responseType: '', contentType: 'application/json' })).toEqual({
+      body: `{"otp":"${R}"}`,
+      truncated: false,
+    });
+    expect(recordXhrResponse({ response: { pin: 1, ok: true }, responseType: 'json', contentType: null })).toEqual({
+      body: `{"pin":"${R}","ok":true}`,
+      truncated: false,
+    });
+    expect(recordXhrResponse({ response: 'GIF89a', responseType: 'text', contentType: 'image/gif' })).toEqual({
+      body: '[binary]',
+      truncated: false,
+    });
+    expect(
+      recordXhrResponse({ response: new ArrayBuffer(4), responseType: 'arraybuffer', contentType: 'application/json' }),
+    ).toEqual({ body: '[binary 4 bytes]', truncated: false });
     expect(recordXhrResponse({ response: '', responseType: '', contentType: 'text/plain' })).toBeUndefined();
   });
 });
@@ -218,7 +266,15 @@ describe('recipe headers and steps', () => {
       'x-csrf-token': R,
       'x-session-token': R,
     });
-    expect(redactRequestHeaders([['Cookie', 'sid=1'], ['X-Note', `card ${VISA}`]], redactValues)).toEqual({ cookie: R, 'x-note': `card ${R}` });
+    expect(
+      redactRequestHeaders(
+        [
+          ['Cookie', 'sid=1'],
+          ['X-Note', `card ${VISA}`],
+        ],
+        redactValues,
+      ),
+    ).toEqual({ cookie: R, 'x-note': `card ${R}` });
   });
 
   it('keeps only the response headers a replay needs, never cookies', () => {
@@ -246,7 +302,13 @@ describe('recipe headers and steps', () => {
       error: undefined,
       aborted: false,
     };
-    expect(toRecipeStep(exchange, { request: { body: 'a', truncated: false }, response: { body: null, truncated: true } }, redactValues)).toEqual({
+    expect(
+      toRecipeStep(
+        exchange,
+        { request: { body: 'a', truncated: false }, response: { body: null, truncated: true } },
+        redactValues,
+      ),
+    ).toEqual({
       ts: 1000,
       method: 'POST',
       url: 'http://example.test/a',
@@ -264,6 +326,9 @@ describe('recipe headers and steps', () => {
     const bare = toRecipeStep(exchange, { request: undefined, response: undefined }, redactValues);
     expect(Object.keys(bare)).not.toContain('requestBody');
     expect(Object.keys(bare)).not.toContain('responseBody');
-    expect(toRecipeStep(exchange, { request: undefined, response: undefined }).requestHeaders, 'without the body module, no header values').toEqual({});
+    expect(
+      toRecipeStep(exchange, { request: undefined, response: undefined }).requestHeaders,
+      'without the body module, no header values',
+    ).toEqual({});
   });
 });

@@ -9,7 +9,12 @@ import type { RecordedEvent, RecordingStopped } from '../../src/replay/types';
 // recorder does with the events rrweb emits, and when it stops on its own. Recording itself, and every privacy rule
 // on real form fields, is covered by the browser end-to-end suite (test/e2e/sdk-replay-recording.spec.ts).
 vi.mock('@rrweb/record', () => ({
-  record: Object.assign(vi.fn(), { takeFullSnapshot: vi.fn(), freezePage: vi.fn(), addCustomEvent: vi.fn(), mirror: { getNode: vi.fn() } }),
+  record: Object.assign(vi.fn(), {
+    takeFullSnapshot: vi.fn(),
+    freezePage: vi.fn(),
+    addCustomEvent: vi.fn(),
+    mirror: { getNode: vi.fn() },
+  }),
 }));
 
 const config = resolveConfig({
@@ -54,7 +59,11 @@ async function startRecorder() {
   vi.mocked(record).mockReturnValue(stopRrweb);
   const emitted: RecordedEvent[] = [];
   const stops: RecordingStopped[] = [];
-  const recording = (await loadRecorder())(config.replay, (event) => emitted.push(event), (detail) => stops.push(detail));
+  const recording = (await loadRecorder())(
+    config.replay,
+    (event) => emitted.push(event),
+    (detail) => stops.push(detail),
+  );
   const rrweb = vi.mocked(record).mock.calls[0]?.[0] as RrwebOptions | undefined;
   return { recording, emitted, stops, stopRrweb, rrweb };
 }
@@ -87,18 +96,40 @@ describe('the recorder', () => {
 
   it('sanitizes the page address of Meta events', async () => {
     const { rrweb, emitted } = await startRecorder();
-    rrweb!.emit({ type: 4, timestamp: 1, data: { href: 'https://u:p@shop.test/reset?token=abc123&lang=en#access_token=xyz', width: 1, height: 1 } });
-    expect(emitted[0]?.data).toEqual({ href: 'https://shop.test/reset?token=REDACTED&lang=en#access_token=REDACTED', width: 1, height: 1 });
+    rrweb!.emit({
+      type: 4,
+      timestamp: 1,
+      data: { href: 'https://u:p@shop.test/reset?token=abc123&lang=en#access_token=xyz', width: 1, height: 1 },
+    });
+    expect(emitted[0]?.data).toEqual({
+      href: 'https://shop.test/reset?token=REDACTED&lang=en#access_token=REDACTED',
+      width: 1,
+      height: 1,
+    });
   });
 
   it(`stops, without passing the batch on, when one mutation batch has over ${RECORDER_LIMITS.maxMutationsPerBatch} changes`, async () => {
     const { rrweb, emitted, stops, stopRrweb } = await startRecorder();
-    const adds = Array.from({ length: RECORDER_LIMITS.maxMutationsPerBatch }, (_, id) => ({ parentId: 1, nextId: null, node: { type: 3, id, textContent: 'x' } }));
+    const adds = Array.from({ length: RECORDER_LIMITS.maxMutationsPerBatch }, (_, id) => ({
+      parentId: 1,
+      nextId: null,
+      node: { type: 3, id, textContent: 'x' },
+    }));
     rrweb!.emit({ type: 3, timestamp: 2, data: { source: 0, adds, removes: [], texts: [], attributes: [] } });
     expect(emitted).toHaveLength(1);
-    rrweb!.emit({ type: 3, timestamp: 3, data: { source: 0, adds, removes: [{ parentId: 1, id: 9 }], texts: [], attributes: [] } });
+    rrweb!.emit({
+      type: 3,
+      timestamp: 3,
+      data: { source: 0, adds, removes: [{ parentId: 1, id: 9 }], texts: [], attributes: [] },
+    });
     expect(emitted).toHaveLength(1);
-    expect(stops).toEqual([{ reason: 'mutation_limit', measured: RECORDER_LIMITS.maxMutationsPerBatch + 1, limit: RECORDER_LIMITS.maxMutationsPerBatch }]);
+    expect(stops).toEqual([
+      {
+        reason: 'mutation_limit',
+        measured: RECORDER_LIMITS.maxMutationsPerBatch + 1,
+        limit: RECORDER_LIMITS.maxMutationsPerBatch,
+      },
+    ]);
     expect(stopRrweb).toHaveBeenCalledTimes(1);
     rrweb!.emit({ type: 3, timestamp: 4, data: { source: 1, positions: [] } });
     expect(emitted).toHaveLength(1);
@@ -108,12 +139,18 @@ describe('the recorder', () => {
     stubDocument(RECORDER_LIMITS.maxDomElements + 1);
     const { stops } = await startRecorder();
     expect(record).not.toHaveBeenCalled();
-    expect(stops).toEqual([{ reason: 'dom_too_large', measured: RECORDER_LIMITS.maxDomElements + 1, limit: RECORDER_LIMITS.maxDomElements }]);
+    expect(stops).toEqual([
+      { reason: 'dom_too_large', measured: RECORDER_LIMITS.maxDomElements + 1, limit: RECORDER_LIMITS.maxDomElements },
+    ]);
   });
 
   it('takes a new full snapshot once the last one is older than the checkout interval, unless the DOM grew too large', async () => {
     const { rrweb, recording } = await startRecorder();
-    rrweb!.emit({ type: 2, timestamp: 1_000, data: { node: { type: 0, id: 1, childNodes: [] }, initialOffset: { top: 0, left: 0 } } });
+    rrweb!.emit({
+      type: 2,
+      timestamp: 1_000,
+      data: { node: { type: 0, id: 1, childNodes: [] }, initialOffset: { top: 0, left: 0 } },
+    });
     rrweb!.emit({ type: 3, timestamp: 1_000 + RECORDER_LIMITS.checkoutIntervalMs, data: { source: 1, positions: [] } });
     expect(record.takeFullSnapshot).not.toHaveBeenCalled();
     rrweb!.emit({ type: 3, timestamp: 1_001 + RECORDER_LIMITS.checkoutIntervalMs, data: { source: 1, positions: [] } });
@@ -132,13 +169,21 @@ describe('the recorder', () => {
       // While the change is held, rrweb emits a batch of mouse positions (it does not resume rrweb) ...
       rrweb!.emit({ type: 3, timestamp: 10_040, data: { source: 1, positions: [] } });
       // ... and a mutation released later, stamped by rrweb at its release.
-      rrweb!.emit({ type: 3, timestamp: 10_100, data: { source: 0, adds: [], removes: [], texts: [], attributes: [] } });
+      rrweb!.emit({
+        type: 3,
+        timestamp: 10_100,
+        data: { source: 0, adds: [], removes: [], texts: [], attributes: [] },
+      });
       expect(emitted.map((e) => e.timestamp)).toEqual([10_040, 10_040]);
 
       // With nothing recorded in between, a released change is stamped when it happened.
       vi.setSystemTime(20_000);
       domChanged();
-      rrweb!.emit({ type: 3, timestamp: 20_100, data: { source: 0, adds: [], removes: [], texts: [], attributes: [] } });
+      rrweb!.emit({
+        type: 3,
+        timestamp: 20_100,
+        data: { source: 0, adds: [], removes: [], texts: [], attributes: [] },
+      });
       expect(emitted.at(-1)!.timestamp).toBe(20_000);
     } finally {
       vi.useRealTimers();
@@ -158,7 +203,11 @@ describe('the recorder', () => {
   it('reports recorder_unavailable when rrweb could not start', async () => {
     const stops: RecordingStopped[] = [];
     vi.mocked(record).mockReturnValue(undefined);
-    (await loadRecorder())(config.replay, () => {}, (detail) => stops.push(detail));
+    (await loadRecorder())(
+      config.replay,
+      () => {},
+      (detail) => stops.push(detail),
+    );
     expect(stops).toEqual([{ reason: 'recorder_unavailable' }]);
   });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkBuffer, type Dropped, type ItemKind, type PendingChunk, type ReplayIdentity } from '../../src/replay/chunk-buffer';
+import {
+  ChunkBuffer,
+  type Dropped,
+  type ItemKind,
+  type PendingChunk,
+  type ReplayIdentity,
+} from '../../src/replay/chunk-buffer';
 
 /** The replay buffer's budget rules (here 200 bytes of sealed chunks), item by item. */
 
@@ -7,7 +13,13 @@ const replay: ReplayIdentity = { sessionId: 's', replayId: 'r', nextSeq: 0 };
 
 function buffer(playback: boolean) {
   const drops: Dropped[] = [];
-  const chunks = new ChunkBuffer({ maxChunkBytes: 100, maxChunkItems: Infinity, budgetBytes: 200, playback, onDrop: (dropped) => drops.push(dropped) });
+  const chunks = new ChunkBuffer({
+    maxChunkBytes: 100,
+    maxChunkItems: Infinity,
+    budgetBytes: 200,
+    playback,
+    onDrop: (dropped) => drops.push(dropped),
+  });
   let ts = 0;
   const add = (name: string, bytes: number, kind: ItemKind = 'dom') => chunks.add(replay, name, bytes, ts++, kind);
   const names = (list: PendingChunk[]) => list.map((chunk) => chunk.items.join(''));

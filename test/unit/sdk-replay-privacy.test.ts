@@ -9,29 +9,49 @@ import { maskSerializedFields, type SerializedNode } from '../../src/replay/snap
  * in Chromium by test/e2e/sdk-replay-recording.spec.ts.
  */
 
-const plain: FieldFacts = { type: 'text', name: 'city', id: 'city', autocomplete: '', descriptions: ['City'], insideMaskedText: false };
+const plain: FieldFacts = {
+  type: 'text',
+  name: 'city',
+  id: 'city',
+  autocomplete: '',
+  descriptions: ['City'],
+  insideMaskedText: false,
+};
 const field = (facts: Partial<FieldFacts>): FieldFacts => ({ ...plain, ...facts });
 
 describe('isSensitiveField', () => {
   it('leaves an ordinary field alone', () => {
     expect(isSensitiveField(plain)).toBe(false);
-    expect(isSensitiveField(field({ type: 'search', name: 'q', id: '', descriptions: ['Search products'] }))).toBe(false);
+    expect(isSensitiveField(field({ type: 'search', name: 'q', id: '', descriptions: ['Search products'] }))).toBe(
+      false,
+    );
   });
 
   it.each(['password', 'email', 'tel', 'hidden'])('always redacts type=%s', (type) => {
     expect(isSensitiveField(field({ type }))).toBe(true);
   });
 
-  it.each(['cc-number', 'cc-csc', 'cc-exp-month', 'cc-name', 'current-password', 'new-password', 'one-time-code', 'email', 'tel-national', 'section-pay billing cc-number'])(
-    'redacts autocomplete="%s"',
+  it.each([
+    'cc-number',
+    'cc-csc',
+    'cc-exp-month',
+    'cc-name',
+    'current-password',
+    'new-password',
+    'one-time-code',
+    'email',
+    'tel-national',
+    'section-pay billing cc-number',
+  ])('redacts autocomplete="%s"', (autocomplete) => {
+    expect(isSensitiveField(field({ autocomplete }))).toBe(true);
+  });
+
+  it.each(['name', 'street-address', 'off', 'on', 'postal-code', 'username'])(
+    'does not redact on autocomplete="%s" alone',
     (autocomplete) => {
-      expect(isSensitiveField(field({ autocomplete }))).toBe(true);
+      expect(isSensitiveField(field({ autocomplete }))).toBe(false);
     },
   );
-
-  it.each(['name', 'street-address', 'off', 'on', 'postal-code', 'username'])('does not redact on autocomplete="%s" alone', (autocomplete) => {
-    expect(isSensitiveField(field({ autocomplete }))).toBe(false);
-  });
 
   it.each([
     ['name', { name: 'api_key' }],
@@ -78,11 +98,29 @@ describe('maskSerializedFields', () => {
         tagName: 'form',
         attributes: {},
         childNodes: [
-          { type: 2, id: 3, tagName: 'input', attributes: { type: 'password', value: 'default-secret' }, childNodes: [] },
-          { type: 2, id: 4, tagName: 'textarea', attributes: {}, childNodes: [{ type: 3, id: 5, textContent: 'default text' }] },
+          {
+            type: 2,
+            id: 3,
+            tagName: 'input',
+            attributes: { type: 'password', value: 'default-secret' },
+            childNodes: [],
+          },
+          {
+            type: 2,
+            id: 4,
+            tagName: 'textarea',
+            attributes: {},
+            childNodes: [{ type: 3, id: 5, textContent: 'default text' }],
+          },
           { type: 2, id: 6, tagName: 'input', attributes: { value: 'public' }, childNodes: [] },
           { type: 2, id: 7, tagName: 'input', attributes: { value: '' }, childNodes: [] },
-          { type: 2, id: 8, tagName: 'p', attributes: { value: 'not a field' }, childNodes: [{ type: 3, id: 9, textContent: 'text' }] },
+          {
+            type: 2,
+            id: 8,
+            tagName: 'p',
+            attributes: { value: 'not a field' },
+            childNodes: [{ type: 3, id: 9, textContent: 'text' }],
+          },
           { type: 2, id: 10, tagName: 'input', attributes: { type: 'Submit', value: 'Pay now' } },
           { type: 2, id: 11, tagName: 'input', attributes: { type: 'checkbox', value: 'newsletter' } },
         ],
@@ -126,9 +164,9 @@ describe('sanitizePageUrl', () => {
   });
 
   it('removes user info, pre-signed signatures and credential parameters in the query and the fragment', () => {
-    expect(sanitizePageUrl('https://bob:hunter2@shop.test/a?Signature=s1&password=p1&api_key=k1&x=1#id_token=t1&state=ok')).toBe(
-      'https://shop.test/a?Signature=REDACTED&password=REDACTED&api_key=REDACTED&x=1#id_token=REDACTED&state=ok',
-    );
+    expect(
+      sanitizePageUrl('https://bob:hunter2@shop.test/a?Signature=s1&password=p1&api_key=k1&x=1#id_token=t1&state=ok'),
+    ).toBe('https://shop.test/a?Signature=REDACTED&password=REDACTED&api_key=REDACTED&x=1#id_token=REDACTED&state=ok');
   });
 
   it('leaves a plain fragment alone', () => {

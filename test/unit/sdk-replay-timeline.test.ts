@@ -1,7 +1,16 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { INGEST_PATHS } from '../../wire/paths';
-import { REPLAY_EVENT_TAGS, REPLAY_LIMITS, undoIdDeltas, type RecipeBatch, type RecipeStep, type ReplayChunk, type ReplayChunkData, type ReplayChunkFields } from '../../wire/replay';
+import {
+  REPLAY_EVENT_TAGS,
+  REPLAY_LIMITS,
+  undoIdDeltas,
+  type RecipeBatch,
+  type RecipeStep,
+  type ReplayChunk,
+  type ReplayChunkData,
+  type ReplayChunkFields,
+} from '../../wire/replay';
 import { resolveConfig } from '../../src/config/resolve';
 import type { ReplayOptions } from '../../src/config/types';
 import { MAX_REQUEST_BYTES } from '../../src/pipeline/keepalive-budget';
@@ -126,18 +135,24 @@ function fakeRecorder(encode?: EncodeChunkEvents) {
     };
   };
   /** An incremental (mouse move) event of about `size` bytes. */
-  const move = (size = 100) => state.emit?.({ type: 3, timestamp: state.clock++, data: { source: 1, pad: 'x'.repeat(size) } });
+  const move = (size = 100) =>
+    state.emit?.({ type: 3, timestamp: state.clock++, data: { source: 1, pad: 'x'.repeat(size) } });
   return { state, load: () => Promise.resolve(start), move };
 }
 
 /** A chunk as sent: its fields, `events` when they came inline (else the payload's encoding), its events. */
-type SentChunk = ReplayChunkFields & { ids?: 'delta'; encoding: 'events' | ReplayChunkData['encoding']; events: RecordedEvent[] };
+type SentChunk = ReplayChunkFields & {
+  ids?: 'delta';
+  encoding: 'events' | ReplayChunkData['encoding'];
+  events: RecordedEvent[];
+};
 
 function chunkOf({ body }: Pick<Post, 'body'>): SentChunk {
   const chunk = JSON.parse(body) as ReplayChunk;
-  const events = (
-    chunk.events ?? JSON.parse(chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data)
-  ) as RecordedEvent[];
+  const events = (chunk.events ??
+    JSON.parse(
+      chunk.encoding === 'gzip' ? gunzipSync(Buffer.from(chunk.data, 'base64')).toString('utf8') : chunk.data,
+    )) as RecordedEvent[];
   if (chunk.ids === 'delta') undoIdDeltas(events);
   return { ...chunk, encoding: chunk.encoding ?? 'events', events };
 }
@@ -167,9 +182,22 @@ function start(
 ) {
   const pipeline = fakePipeline();
   const recorder = fakeRecorder(encode);
-  const config = resolveConfig({ apiKey: 'k', serviceName: 'shop-web', sampleRate, replay: { flushIntervalMs: 60_000, ...replay } });
+  const config = resolveConfig({
+    apiKey: 'k',
+    serviceName: 'shop-web',
+    sampleRate,
+    replay: { flushIntervalMs: 60_000, ...replay },
+  });
   const sampling = (id: string) => sessionSampling(id, config);
-  const timeline = startReplayTimeline({ config, session, pipeline, debug, sampling, loadRecorder: recorder.load, storage });
+  const timeline = startReplayTimeline({
+    config,
+    session,
+    pipeline,
+    debug,
+    sampling,
+    loadRecorder: recorder.load,
+    storage,
+  });
   running = { timeline, pipeline };
   return { pipeline, recorder, timeline };
 }
@@ -208,7 +236,12 @@ describe('replay chunks', () => {
     expect(chunks.map((chunk) => chunk.seq)).toEqual([0, 1]);
     expect(chunks.map((chunk) => chunk.eventCount)).toEqual([3, 2]);
     for (const chunk of chunks) {
-      expect(chunk).toMatchObject({ serviceName: 'shop-web', sessionId: 'a'.repeat(32), replayId: running!.timeline.replayId, encoding: 'events' });
+      expect(chunk).toMatchObject({
+        serviceName: 'shop-web',
+        sessionId: 'a'.repeat(32),
+        replayId: running!.timeline.replayId,
+        encoding: 'events',
+      });
       const events = decodeEvents(chunk);
       expect(chunk.startTs).toBe(events[0]!.timestamp);
       expect(chunk.endTs).toBe(events.at(-1)!.timestamp);
@@ -355,7 +388,11 @@ describe('bounds', () => {
     expect(events.map((event) => event.type)).toEqual([4, 2, 5]);
     expect(events[2]!.data).toEqual({
       tag: REPLAY_EVENT_TAGS.recordingStopped,
-      payload: { reason: 'event_too_large', measured: utf8Length(JSON.stringify(huge)), limit: REPLAY_LIMITS.maxEventBytes },
+      payload: {
+        reason: 'event_too_large',
+        measured: utf8Length(JSON.stringify(huge)),
+        limit: REPLAY_LIMITS.maxEventBytes,
+      },
     });
     expect(debug.warn).toHaveBeenCalledWith(expect.stringContaining('event_too_large'));
   });
@@ -366,7 +403,10 @@ describe('bounds', () => {
     recorder.state.onStopped!({ reason: 'mutation_limit', measured: 10_001, limit: 10_000 });
     await timeline.flush();
     const events = decodeEvents(chunksOf(pipeline.posts)[0]!);
-    expect(events.at(-1)!.data).toEqual({ tag: REPLAY_EVENT_TAGS.recordingStopped, payload: { reason: 'mutation_limit', measured: 10_001, limit: 10_000 } });
+    expect(events.at(-1)!.data).toEqual({
+      tag: REPLAY_EVENT_TAGS.recordingStopped,
+      payload: { reason: 'mutation_limit', measured: 10_001, limit: 10_000 },
+    });
   });
 
   it('drops a timeline event over the limit, and one that cannot be serialized, without stopping the recording', async () => {
@@ -377,7 +417,9 @@ describe('bounds', () => {
     timeline.event('kept', { ok: true });
     await timeline.flush();
     expect(recorder.state.stops).toBe(0);
-    const tags = decodeEvents(chunksOf(pipeline.posts)[0]!).flatMap((event) => (event.type === 5 ? [(event.data as { tag: string }).tag] : []));
+    const tags = decodeEvents(chunksOf(pipeline.posts)[0]!).flatMap((event) =>
+      event.type === 5 ? [(event.data as { tag: string }).tag] : [],
+    );
     expect(tags).toEqual(['kept']);
   });
 
@@ -413,7 +455,9 @@ describe('recipes', () => {
     const { pipeline, timeline } = start({});
     for (let i = 0; i < REPLAY_LIMITS.maxRecipeSteps + 3; i++) timeline.recipe(step(i));
     await timeline.flush();
-    const batches = pipeline.posts.filter((post) => post.path === INGEST_PATHS.replayRecipes).map((post) => JSON.parse(post.body) as RecipeBatch);
+    const batches = pipeline.posts
+      .filter((post) => post.path === INGEST_PATHS.replayRecipes)
+      .map((post) => JSON.parse(post.body) as RecipeBatch);
     expect(batches.map((batch) => batch.steps.length)).toEqual([REPLAY_LIMITS.maxRecipeSteps, 3]);
     expect(batches[1]).toEqual({
       serviceName: 'shop-web',
@@ -426,10 +470,17 @@ describe('recipes', () => {
 
 describe('sampling', () => {
   const marks = (posts: readonly Post[]): string[] =>
-    chunksOf(posts).flatMap((chunk) => decodeEvents(chunk).map((event) => (event.type === 4 ? 'snapshot' : String((event.data as { pad?: string }).pad ?? event.type))));
+    chunksOf(posts).flatMap((chunk) =>
+      decodeEvents(chunk).map((event) =>
+        event.type === 4 ? 'snapshot' : String((event.data as { pad?: string }).pad ?? event.type),
+      ),
+    );
 
   it('records nothing and sends nothing for a session outside sampleRate or outside both replay rates', async () => {
-    for (const [replay, sampleRate] of [[{}, 0], [{ sampleRate: 0, onErrorSampleRate: 0 }, 1]] as const) {
+    for (const [replay, sampleRate] of [
+      [{}, 0],
+      [{ sampleRate: 0, onErrorSampleRate: 0 }, 1],
+    ] as const) {
       const { pipeline, recorder, timeline } = start(replay, memoryStorage(), undefined, sampleRate);
       timeline.event('custom', { n: 1 });
       timeline.errorCaptured();
@@ -457,7 +508,8 @@ describe('sampling', () => {
     it('sends the last one to two minutes on an error, from a full snapshot, then records in full', async () => {
       const { pipeline, recorder, timeline } = start({ sampleRate: 0, onErrorSampleRate: 1 });
       await recorderStarted(recorder);
-      const mark = (pad: string) => recorder.state.emit?.({ type: 3, timestamp: recorder.state.clock++, data: { source: 1, pad } });
+      const mark = (pad: string) =>
+        recorder.state.emit?.({ type: 3, timestamp: recorder.state.clock++, data: { source: 1, pad } });
       mark('before the kept window');
       vi.advanceTimersByTime(60_000);
       mark('first window');
@@ -496,7 +548,15 @@ describe('session rotation', () => {
 });
 
 describe('unload', () => {
-  const step: RecipeStep = { ts: 1, method: 'GET', url: 'https://shop.test/', requestHeaders: {}, status: 200, responseHeaders: {}, durationMs: 1 };
+  const step: RecipeStep = {
+    ts: 1,
+    method: 'GET',
+    url: 'https://shop.test/',
+    requestHeaders: {},
+    status: 200,
+    responseHeaders: {},
+    durationMs: 1,
+  };
 
   it('hands over requests of at most ~60 KB with contiguous seqs, keeping a copy of each until it is delivered', async () => {
     const storage = memoryStorage();
@@ -545,7 +605,10 @@ describe('unload', () => {
     await next.timeline.flush();
     const bodies = next.pipeline.posts.map((post) => post.body);
     expect(bodies.slice(0, leftBehind.length)).toEqual(leftBehind);
-    expect(chunksOf(next.pipeline.posts.slice(leftBehind.length))[0]).toMatchObject({ replayId: next.timeline.replayId, seq: 0 });
+    expect(chunksOf(next.pipeline.posts.slice(leftBehind.length))[0]).toMatchObject({
+      replayId: next.timeline.replayId,
+      seq: 0,
+    });
     expect(storage.map.size).toBe(0);
   });
 
@@ -558,7 +621,9 @@ describe('unload', () => {
     await pipeline.postsMade(1);
     recorder.move();
     timeline.flushForUnload();
-    const saved = [...storage.map.values()].map((value) => chunkOf({ body: (JSON.parse(value) as { body: string }).body }));
+    const saved = [...storage.map.values()].map((value) =>
+      chunkOf({ body: (JSON.parse(value) as { body: string }).body }),
+    );
     expect(saved.map((chunk) => chunk.seq)).toEqual([0, 1]);
     expect(decodeEvents(saved[0]!).map((event) => event.type)).toEqual([4, 2]);
     // Delivered after all: its copy goes.

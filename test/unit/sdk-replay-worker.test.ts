@@ -8,11 +8,24 @@ import { undoIdDeltas } from '../../wire/replay';
 // the page side's hand-over and fallback against a stand-in `Worker`. That Chromium starts it from a blob: URL, and
 // falls back when a Content-Security-Policy forbids that, is test/e2e/sdk-replay-worker.spec.ts.
 
-const EVENTS = ['{"type":4,"timestamp":1,"data":{"href":"https://shop.test/"}}', '{"type":3,"timestamp":2,"data":{"source":1,"text":"é ✓ 😀"}}'];
+const EVENTS = [
+  '{"type":4,"timestamp":1,"data":{"href":"https://shop.test/"}}',
+  '{"type":3,"timestamp":2,"data":{"source":1,"text":"é ✓ 😀"}}',
+];
 
 /** rrweb events with node ids: a full snapshot, added nodes, an input and the SDK's own event (left as it is). */
 const WITH_IDS = [
-  { type: 2, timestamp: 3, data: { node: { type: 0, id: 1, childNodes: [{ type: 2, tagName: 'li', attributes: { id: 'x' }, childNodes: [], id: 2 }] } } },
+  {
+    type: 2,
+    timestamp: 3,
+    data: {
+      node: {
+        type: 0,
+        id: 1,
+        childNodes: [{ type: 2, tagName: 'li', attributes: { id: 'x' }, childNodes: [], id: 2 }],
+      },
+    },
+  },
   {
     type: 3,
     timestamp: 4,
@@ -30,12 +43,21 @@ const WITH_IDS = [
   { type: 5, timestamp: 6, data: { tag: 'network', payload: { id: 42 } } },
 ];
 
-const unpack = (data: string): unknown[] => JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as unknown[];
+const unpack = (data: string): unknown[] =>
+  JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as unknown[];
 
 /** Runs WORKER_SOURCE in a fresh context with the globals a worker has, and sends it one message. */
 function runWorkerProgram(message: unknown): Promise<{ i: number; d?: string }> {
   return new Promise((resolve) => {
-    const scope: Record<string, unknown> = { Blob, Response, CompressionStream, Uint8Array, String, btoa, postMessage: resolve };
+    const scope: Record<string, unknown> = {
+      Blob,
+      Response,
+      CompressionStream,
+      Uint8Array,
+      String,
+      btoa,
+      postMessage: resolve,
+    };
     runInNewContext(WORKER_SOURCE, scope);
     (scope.onmessage as (event: { data: unknown }) => void)({ data: message });
   });

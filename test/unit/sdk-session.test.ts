@@ -91,7 +91,9 @@ describe('session tracker', () => {
 describe('ingest URLs', () => {
   it('resolves same-origin, path-prefix and absolute bases', () => {
     expect(ingestUrls('', 'https://shop.example').url('/otlp/v1/logs')).toBe('https://shop.example/otlp/v1/logs');
-    expect(ingestUrls('/svc', 'https://shop.example').url('/otlp/v1/logs')).toBe('https://shop.example/svc/otlp/v1/logs');
+    expect(ingestUrls('/svc', 'https://shop.example').url('/otlp/v1/logs')).toBe(
+      'https://shop.example/svc/otlp/v1/logs',
+    );
     const absolute = ingestUrls('https://ingest.example', 'https://shop.example');
     expect(absolute.url('/ingest/replay/chunk')).toBe('https://ingest.example/ingest/replay/chunk');
     expect(absolute.isIngestUrl('https://ingest.example/otlp/v1/traces')).toBe(true);
@@ -112,7 +114,8 @@ describe('propagation targets', () => {
 
   it('tests RegExps against the full URL, global flag or not', () => {
     const targets = [/^https:\/\/[a-z]+\.partner\.example\/api\//g];
-    for (let i = 0; i < 3; i++) expect(shouldPropagate(new URL('https://eu.partner.example/api/x'), page, targets)).toBe(true);
+    for (let i = 0; i < 3; i++)
+      expect(shouldPropagate(new URL('https://eu.partner.example/api/x'), page, targets)).toBe(true);
     expect(shouldPropagate(new URL('https://eu.partner.example/static/x'), page, targets)).toBe(false);
   });
 });

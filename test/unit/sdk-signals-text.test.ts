@@ -14,11 +14,21 @@ import { renderValue, truncate } from '../../src/signals/render';
 describe('renderValue', () => {
   it('shows strings as they are and other values as compact JSON with readable placeholders', () => {
     expect(renderValue('plain "text"', 100)).toBe('plain "text"');
-    expect(renderValue({ a: 1, b: [true, null, 'x'], c: { d: undefined } }, 100)).toBe('{"a":1,"b":[true,null,"x"],"c":{"d":undefined}}');
+    expect(renderValue({ a: 1, b: [true, null, 'x'], c: { d: undefined } }, 100)).toBe(
+      '{"a":1,"b":[true,null,"x"],"c":{"d":undefined}}',
+    );
     expect(renderValue([NaN, -Infinity, 12n, Symbol('s'), function named() {}, () => 1], 100)).toBe(
       '[NaN,-Infinity,12n,Symbol(s),[Function named],[Function (anonymous)]]',
     );
-    expect(renderValue(new Map<unknown, unknown>([['k', 1], [2, { v: 2 }]]), 100)).toBe('Map(2) {"k" => 1,2 => {"v":2}}');
+    expect(
+      renderValue(
+        new Map<unknown, unknown>([
+          ['k', 1],
+          [2, { v: 2 }],
+        ]),
+        100,
+      ),
+    ).toBe('Map(2) {"k" => 1,2 => {"v":2}}');
     expect(renderValue(new Set(['a', 1]), 100)).toBe('Set(2) ["a",1]');
     expect(renderValue({ at: new Date(0), re: /x+/g, bytes: new Uint8Array(3) }, 100)).toBe(
       '{"at":"1970-01-01T00:00:00.000Z","re":/x+/g,"bytes":Uint8Array(3)}',
@@ -34,7 +44,9 @@ describe('renderValue', () => {
     const cyclic: Record<string, unknown> = { shared, again: shared };
     cyclic.self = cyclic;
     expect(renderValue(cyclic, 200)).toBe('{"shared":{"s":1},"again":{"s":1},"self":[Circular]}');
-    expect(renderValue({ a: { b: { c: { d: { e: { f: 1 } } } } } }, 200)).toBe('{"a":{"b":{"c":{"d":{"e":[Object]}}}}}');
+    expect(renderValue({ a: { b: { c: { d: { e: { f: 1 } } } } } }, 200)).toBe(
+      '{"a":{"b":{"c":{"d":{"e":[Object]}}}}}',
+    );
     const many = Array.from({ length: 150 }, (_, i) => i);
     expect(renderValue(many, 10_000)).toBe(`[${many.slice(0, 100).join(',')},…]`);
   });
@@ -68,7 +80,14 @@ describe('renderValue', () => {
       },
     };
     expect(renderValue(getter, 100)).toBe('{"broken":"[unreadable]"}');
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('no keys'); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('no keys');
+        },
+      },
+    );
     expect(renderValue(hostile, 100)).toBe('[unserializable]');
   });
 });
@@ -83,7 +102,9 @@ describe('truncate', () => {
 
 describe('formatConsoleArguments', () => {
   it('expands format directives like the console and appends the other arguments', () => {
-    expect(formatConsoleArguments(['%s is %d years, %i%%, %f', 'Ada', 36.6, '7.9', '1.5', 'extra'], 200)).toBe('Ada is 36 years, 7%, 1.5 extra');
+    expect(formatConsoleArguments(['%s is %d years, %i%%, %f', 'Ada', 36.6, '7.9', '1.5', 'extra'], 200)).toBe(
+      'Ada is 36 years, 7%, 1.5 extra',
+    );
     expect(formatConsoleArguments(['%cred%c plain', 'color:red', '', { o: 1 }], 200)).toBe('red plain {"o":1}');
     expect(formatConsoleArguments(['%o and %O and %j', { a: 1 }, [2], 'q'], 200)).toBe('{"a":1} and [2] and q');
     expect(formatConsoleArguments(['missing %s and %d'], 200)).toBe('missing %s and %d');

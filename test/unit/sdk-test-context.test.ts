@@ -57,7 +57,15 @@ describe('readTestContext', () => {
 
   it('is undefined outside a test, and without a string run id and test id', () => {
     expect(readTestContext()).toBeUndefined();
-    for (const value of [null, 'run-1', 42, [], { runId: 'run-1' }, { runId: 7, testId: 'a' }, { runId: '', testId: 'a' }]) {
+    for (const value of [
+      null,
+      'run-1',
+      42,
+      [],
+      { runId: 'run-1' },
+      { runId: 7, testId: 'a' },
+      { runId: '', testId: 'a' },
+    ]) {
       given(value);
       expect(readTestContext()).toBeUndefined();
     }
@@ -95,9 +103,23 @@ describe('readTestContext', () => {
       },
     });
     expect(readTestContext()).toBeUndefined();
-    given(new Proxy({}, { get: () => { throw new Error('hostile'); } }));
+    given(
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('hostile');
+          },
+        },
+      ),
+    );
     expect(readTestContext()).toBeUndefined();
-    Object.defineProperty(slot, '__SVC_TEST__', { configurable: true, get: () => { throw new Error('hostile'); } });
+    Object.defineProperty(slot, '__SVC_TEST__', {
+      configurable: true,
+      get: () => {
+        throw new Error('hostile');
+      },
+    });
     expect(readTestContext()).toBeUndefined();
   });
 });
@@ -115,7 +137,10 @@ describe('a page under test', () => {
     const id = 'f'.repeat(32);
     expect(sessionSampling(id, config(rates))).toEqual({ sampled: false, replay: 'off' });
     expect(sessionSampling(id, underTest(config(rates)))).toEqual({ sampled: true, replay: 'full' });
-    expect(sessionSampling(id, underTest(config({ ...rates, replay: { enabled: false } })))).toEqual({ sampled: true, replay: 'off' });
+    expect(sessionSampling(id, underTest(config({ ...rates, replay: { enabled: false } })))).toEqual({
+      sampled: true,
+      replay: 'off',
+    });
   });
 
   it('takes env test in the zero-config entries unless SVC_ENV is set (NODE_ENV does not count)', () => {
@@ -150,13 +175,30 @@ describe('a session per test attempt', () => {
 });
 
 describe('pipeline answers, forced flush and drain', () => {
-  const log = (body: string) => ({ kind: 'log', timeMs: 1, level: 'info', body, sessionId: 's', attributes: {} }) as const;
+  const log = (body: string) =>
+    ({ kind: 'log', timeMs: 1, level: 'info', body, sessionId: 's', attributes: {} }) as const;
   /** A pipeline whose timers never fire (only the flushes a test calls send), answering `statuses` in turn, then 200. */
   function pipelineAnswering(statuses: number[]) {
-    const fetch = vi.fn(async (_url: string, _init: RequestInit) => new Response('{}', { status: statuses.shift() ?? 200 }));
-    const clock: PipelineClock = { now: () => 1_000_000, setTimeout: () => 0, clearTimeout: () => undefined, random: () => 0.5 };
+    const fetch = vi.fn(
+      async (_url: string, _init: RequestInit) => new Response('{}', { status: statuses.shift() ?? 200 }),
+    );
+    const clock: PipelineClock = {
+      now: () => 1_000_000,
+      setTimeout: () => 0,
+      clearTimeout: () => undefined,
+      random: () => 0.5,
+    };
     const pipeline = createPipeline({
-      config: { apiKey: 'k', serviceName: 's', appId: undefined, env: undefined, serviceVersion: undefined, flushIntervalMs: 1000, maxQueueSize: 10, requestTimeoutMs: 1000 },
+      config: {
+        apiKey: 'k',
+        serviceName: 's',
+        appId: undefined,
+        env: undefined,
+        serviceVersion: undefined,
+        flushIntervalMs: 1000,
+        maxQueueSize: 10,
+        requestTimeoutMs: 1000,
+      },
       resource: {},
       fetch: fetch as unknown as typeof globalThis.fetch,
       sendBeacon: undefined,
@@ -189,7 +231,9 @@ describe('pipeline answers, forced flush and drain', () => {
     pipeline.enqueue({ kind: 'metric', name: 'm', value: 1, unit: '', timeMs: 1, sessionId: 's', attributes: {} });
     const requests = pipeline.drain();
     expect(requests.map(([path]) => path)).toEqual(['/otlp/v1/logs', '/otlp/v1/metrics']);
-    const logs = JSON.parse(requests[0]![1]) as { resourceLogs: Array<{ scopeLogs: Array<{ logRecords: Array<{ body: { stringValue: string } }> }> }> };
+    const logs = JSON.parse(requests[0]![1]) as {
+      resourceLogs: Array<{ scopeLogs: Array<{ logRecords: Array<{ body: { stringValue: string } }> }> }>;
+    };
     expect(logs.resourceLogs[0]!.scopeLogs[0]!.logRecords.map((r) => r.body.stringValue)).toEqual(['one', 'two']);
     expect(pipeline.drain(), 'taken once').toEqual([]);
     await pipeline.shutdown();

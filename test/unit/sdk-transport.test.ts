@@ -29,7 +29,9 @@ describe('transport keepalive budget', () => {
   it('gives the bytes of a settled keepalive request back', async () => {
     const budget = new KeepaliveBudget();
     const network = fakeNetwork(() => 'ok');
-    expect(await postBody(transport(network.fetch, budget), 'http://ingest/otlp/v1/logs', '{}', 40_000, true)).toEqual({ verdict: 'delivered' });
+    expect(await postBody(transport(network.fetch, budget), 'http://ingest/otlp/v1/logs', '{}', 40_000, true)).toEqual({
+      verdict: 'delivered',
+    });
     expect(network.calls).toEqual([true]);
     expect(budget.available).toBe(64 * 1024);
   });

@@ -33,14 +33,29 @@ describe('server configuration', () => {
       bodyLimit: 2 * 1024 * 1024,
       retentionDays: 7,
     });
-    expect(loadConfig(['--port', '1234', '--body-limit', '512kb'], env)).toMatchObject({ port: 1234, bodyLimit: 512 * 1024 });
+    expect(loadConfig(['--port', '1234', '--body-limit', '512kb'], env)).toMatchObject({
+      port: 1234,
+      bodyLimit: 512 * 1024,
+    });
   });
 
   it('reads the model of issue analyses: a base URL and a model together, a key and a timeout', () => {
     expect(loadConfig([], {}).ai).toBeUndefined();
-    const env = { SVC_AI_BASE_URL: 'https://api.openai.com/v1/', SVC_AI_MODEL: 'gpt-4.1-mini', SVC_AI_API_KEY: 'sk-x', SVC_AI_TIMEOUT: '30' };
-    expect(loadConfig([], env).ai).toEqual({ baseUrl: 'https://api.openai.com/v1', model: 'gpt-4.1-mini', apiKey: 'sk-x', timeoutMs: 30_000 });
-    expect(loadConfig(['--ai-base-url', 'http://127.0.0.1:11434/v1', '--ai-model', 'qwen2.5-coder:14b'], {}).ai).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5-coder:14b', timeoutMs: 120_000 });
+    const env = {
+      SVC_AI_BASE_URL: 'https://api.openai.com/v1/',
+      SVC_AI_MODEL: 'gpt-4.1-mini',
+      SVC_AI_API_KEY: 'sk-x',
+      SVC_AI_TIMEOUT: '30',
+    };
+    expect(loadConfig([], env).ai).toEqual({
+      baseUrl: 'https://api.openai.com/v1',
+      model: 'gpt-4.1-mini',
+      apiKey: 'sk-x',
+      timeoutMs: 30_000,
+    });
+    expect(
+      loadConfig(['--ai-base-url', 'http://127.0.0.1:11434/v1', '--ai-model', 'qwen2.5-coder:14b'], {}).ai,
+    ).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5-coder:14b', timeoutMs: 120_000 });
   });
 
   it.each([
@@ -52,7 +67,10 @@ describe('server configuration', () => {
     [{ SVC_AI_BASE_URL: 'http://127.0.0.1:11434/v1' }, 'SVC_AI_BASE_URL needs SVC_AI_MODEL too'],
     [{ SVC_AI_MODEL: 'gpt-4.1' }, 'SVC_AI_MODEL needs SVC_AI_BASE_URL too'],
     [{ SVC_AI_BASE_URL: 'localhost:11434', SVC_AI_MODEL: 'm' }, 'SVC_AI_BASE_URL must be an http(s) URL'],
-    [{ SVC_AI_BASE_URL: 'http://h/v1', SVC_AI_MODEL: 'm', SVC_AI_TIMEOUT: '0' }, 'SVC_AI_TIMEOUT must be an integer from 1 to 3600'],
+    [
+      { SVC_AI_BASE_URL: 'http://h/v1', SVC_AI_MODEL: 'm', SVC_AI_TIMEOUT: '0' },
+      'SVC_AI_TIMEOUT must be an integer from 1 to 3600',
+    ],
   ])('refuses %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig([], env)).toThrow(ConfigError);
     expect(() => loadConfig([], env)).toThrow(message);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { incidentLinks, issuePageUrl, verifyLink, type LinkQuery, type LinkTarget } from '../../server/src/incidents/links';
+import {
+  incidentLinks,
+  issuePageUrl,
+  verifyLink,
+  type LinkQuery,
+  type LinkTarget,
+} from '../../server/src/incidents/links';
 import { createSecretBox } from '../../server/src/secrets/secret-box';
 
 /**
@@ -25,13 +31,22 @@ describe('signed links', () => {
     const links = incidentLinks(box, PUBLIC, NOW);
     const cases = [
       { url: links.dashboardUrl(PROJECT, ID), path: `/incidents/${ID}`, action: 'view', lifetime: 30 * DAY },
-      { url: links.acknowledgeUrl(PROJECT, ID), path: `/incidents/${ID}/acknowledge`, action: 'acknowledge', lifetime: 7 * DAY },
+      {
+        url: links.acknowledgeUrl(PROJECT, ID),
+        path: `/incidents/${ID}/acknowledge`,
+        action: 'acknowledge',
+        lifetime: 7 * DAY,
+      },
       { url: links.resolveUrl(PROJECT, ID), path: `/incidents/${ID}/resolve`, action: 'resolve', lifetime: 7 * DAY },
     ];
     for (const c of cases) {
       const { path, query } = parse(c.url);
       expect(path).toBe(c.path);
-      expect(query).toEqual({ p: PROJECT, exp: String(NOW + c.lifetime), sig: box.sign(`${c.action}.${PROJECT}.${ID}.${NOW + c.lifetime}`) });
+      expect(query).toEqual({
+        p: PROJECT,
+        exp: String(NOW + c.lifetime),
+        sig: box.sign(`${c.action}.${PROJECT}.${ID}.${NOW + c.lifetime}`),
+      });
     }
   });
 
@@ -47,9 +62,18 @@ describe('signed links', () => {
   it('never open one kind of page with a link made for another, even for the same id', () => {
     const incidentView = parse(incidentLinks(box, PUBLIC, NOW).dashboardUrl(PROJECT, ID)).query;
     const issueView = parse(issuePageUrl(box, PUBLIC, NOW, PROJECT, ID)).query;
-    expect(verifyLink(box, NOW, { kind: 'issue', id: ID, action: 'view' }, incidentView)).toEqual({ ok: false, reason: 'invalid' });
-    expect(verifyLink(box, NOW, { kind: 'incident', id: ID, action: 'view' }, issueView)).toEqual({ ok: false, reason: 'invalid' });
-    expect(verifyLink(box, NOW, { kind: 'incident', id: ID, action: 'view' }, incidentView)).toEqual({ ok: true, projectId: PROJECT });
+    expect(verifyLink(box, NOW, { kind: 'issue', id: ID, action: 'view' }, incidentView)).toEqual({
+      ok: false,
+      reason: 'invalid',
+    });
+    expect(verifyLink(box, NOW, { kind: 'incident', id: ID, action: 'view' }, issueView)).toEqual({
+      ok: false,
+      reason: 'invalid',
+    });
+    expect(verifyLink(box, NOW, { kind: 'incident', id: ID, action: 'view' }, incidentView)).toEqual({
+      ok: true,
+      projectId: PROJECT,
+    });
   });
 
   it('refuse a link whose project, id, expiry or signature was changed, or that was signed with another key', () => {
@@ -60,7 +84,9 @@ describe('signed links', () => {
     expect(verifyLink(box, NOW, issue('fedcba9876543210'), query)).toEqual(refused);
     expect(verifyLink(box, NOW, issue(ID), { ...query, exp: String(Number(query.exp) + DAY) })).toEqual(refused);
     const sig = query.sig!;
-    expect(verifyLink(box, NOW, issue(ID), { ...query, sig: (sig.startsWith('A') ? 'B' : 'A') + sig.slice(1) })).toEqual(refused);
+    expect(
+      verifyLink(box, NOW, issue(ID), { ...query, sig: (sig.startsWith('A') ? 'B' : 'A') + sig.slice(1) }),
+    ).toEqual(refused);
     expect(verifyLink(createSecretBox('t'.repeat(40)), NOW, issue(ID), query)).toEqual(refused);
     expect(verifyLink(box, NOW, issue(ID), { p: PROJECT, exp: 'soon', sig: query.sig })).toEqual(refused);
     expect(verifyLink(box, NOW, issue(ID), {})).toEqual(refused);

@@ -38,7 +38,7 @@ const SOURCES: Record<string, string> = {
     '  const label = "function decoy() {"; // function alsoDecoy() {',
     '  const applyDiscount = (price: number): number => {',
     '    if (price < 0) {',
-    "      throw new Error(`negative price ${price} in ${label}`);",
+    '      throw new Error(`negative price ${price} in ${label}`);',
     '    }',
     '    return price * 0.9;',
     '  };',
@@ -71,8 +71,15 @@ async function bundle(): Promise<{ code: string; map: string }> {
       {
         name: 'virtual',
         setup(b) {
-          b.onResolve({ filter: /^\./ }, (args) => ({ path: new URL(`${args.path}.ts`, `file://${args.resolveDir}/`).pathname, namespace: 'file' }));
-          b.onLoad({ filter: /.*/ }, (args) => ({ contents: SOURCES[args.path.replace('/app/', '')], loader: 'ts', resolveDir: args.path.replace(/\/[^/]*$/, '') }));
+          b.onResolve({ filter: /^\./ }, (args) => ({
+            path: new URL(`${args.path}.ts`, `file://${args.resolveDir}/`).pathname,
+            namespace: 'file',
+          }));
+          b.onLoad({ filter: /.*/ }, (args) => ({
+            contents: SOURCES[args.path.replace('/app/', '')],
+            loader: 'ts',
+            resolveDir: args.path.replace(/\/[^/]*$/, ''),
+          }));
         },
       },
     ],
@@ -88,8 +95,8 @@ function stackOf(code: string): string {
   try {
     context.app!.run([10, -1]);
   } catch (err) {
-    return (err as Error).stack!
-      .split('\n')
+    return (err as Error)
+      .stack!.split('\n')
       .filter((line, i) => i === 0 || line.includes(BUNDLE_URL) || line.includes('(<anonymous>)'))
       .join('\n');
   }
@@ -132,12 +139,22 @@ describe('symbolication of a real esbuild bundle', () => {
     expect(before.every((f) => f.original === null)).toBe(true);
     expect(before.filter((f) => f.url === BUNDLE_URL).every((f) => f.debugId === DEBUG_ID && f.inApp)).toBe(true);
 
-    await storeMaps(database.db, systemClock, projectId, [{ debugId: DEBUG_ID, release: null, url: null, text: built.map }]);
+    await storeMaps(database.db, systemClock, projectId, [
+      { debugId: DEBUG_ID, release: null, url: null, text: built.map },
+    ]);
     const frames = await symbolicator.symbolicate(facts());
     const [top, ...rest] = frames.map((f) => f.original);
     const thrown = positionOf('src/cart/total.ts', 'new Error(');
-    expect(top).toMatchObject({ file: 'src/cart/total.ts', line: thrown.line, column: thrown.column, function: 'applyDiscount' });
-    expect(top!.context).toEqual({ startLine: thrown.line - 5, lines: SOURCES['src/cart/total.ts']!.split('\n').slice(thrown.line - 6, thrown.line + 5) });
+    expect(top).toMatchObject({
+      file: 'src/cart/total.ts',
+      line: thrown.line,
+      column: thrown.column,
+      function: 'applyDiscount',
+    });
+    expect(top!.context).toEqual({
+      startLine: thrown.line - 5,
+      lines: SOURCES['src/cart/total.ts']!.split('\n').slice(thrown.line - 6, thrown.line + 5),
+    });
     expect(top!.context!.lines[5]).toContain('throw new Error(');
     // The anonymous forEach callback belongs to computeTotal; then the method and the entry function.
     expect(rest.map((o) => o && `${o.function}@${o.file}:${o.line}`)).toEqual(
@@ -151,20 +168,35 @@ describe('symbolication of a real esbuild bundle', () => {
   });
 
   it('falls back to the release and URL for a map without a debug ID (stored as ~/path, any origin)', async () => {
-    await storeMaps(database.db, systemClock, projectId, [{ debugId: null, release: '1.4.0', url: '~/assets/app-3f9a1c2b.js', text: built.map }]);
+    await storeMaps(database.db, systemClock, projectId, [
+      { debugId: null, release: '1.4.0', url: '~/assets/app-3f9a1c2b.js', text: built.map },
+    ]);
     const symbolicator = createSymbolicator({ db: database.db });
     const stagingUrl = BUNDLE_URL.replace('https://shop.example/', 'https://staging.shop.example/');
     const other = stack.replaceAll(BUNDLE_URL, stagingUrl);
     const [top] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: new Map(), release: '1.4.0' }));
     expect(top!.original).toMatchObject({ file: 'src/cart/total.ts', function: 'applyDiscount' });
-    const [unknownRelease] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: new Map(), release: '1.3.9' }));
+    const [unknownRelease] = await symbolicator.symbolicate(
+      facts({ stacktrace: other, debugIds: new Map(), release: '1.3.9' }),
+    );
     expect(unknownRelease!.original).toBeNull();
     // A file whose debug ID has no map: a map without ID under its release and URL serves; one under another ID does not.
     const unknownId = new Map([[stagingUrl, 'eeeeeeee-0b4d-4e5f-8a6b-7c8d9e0f1a2b']]);
-    const [withoutId] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: unknownId, release: '1.4.0' }));
+    const [withoutId] = await symbolicator.symbolicate(
+      facts({ stacktrace: other, debugIds: unknownId, release: '1.4.0' }),
+    );
     expect(withoutId!.original).toMatchObject({ file: 'src/cart/total.ts' });
-    await storeMaps(database.db, systemClock, projectId, [{ debugId: 'ffffffff-0b4d-4e5f-8a6b-7c8d9e0f1a2b', release: '2.0.0', url: '~/assets/app-3f9a1c2b.js', text: built.map }]);
-    const [otherBuild] = await symbolicator.symbolicate(facts({ stacktrace: other, debugIds: unknownId, release: '2.0.0' }));
+    await storeMaps(database.db, systemClock, projectId, [
+      {
+        debugId: 'ffffffff-0b4d-4e5f-8a6b-7c8d9e0f1a2b',
+        release: '2.0.0',
+        url: '~/assets/app-3f9a1c2b.js',
+        text: built.map,
+      },
+    ]);
+    const [otherBuild] = await symbolicator.symbolicate(
+      facts({ stacktrace: other, debugIds: unknownId, release: '2.0.0' }),
+    );
     expect(otherBuild!.original).toBeNull();
   });
 
@@ -176,35 +208,64 @@ describe('symbolication of a real esbuild bundle', () => {
       facts({ stacktrace: `${stack}\n    at https://cdn.example/other.js:1:5`, debugIds: new Map([[BUNDLE_URL, id]]) }),
     );
     expect(frames[0]).toMatchObject({ inApp: false, original: { file: 'node_modules/cart/total.ts' } });
-    expect(frames[frames.length - 1]).toMatchObject({ url: 'https://cdn.example/other.js', inApp: true, original: null });
+    expect(frames[frames.length - 1]).toMatchObject({
+      url: 'https://cdn.example/other.js',
+      inApp: true,
+      original: null,
+    });
   });
 
   it('reads index maps (sections) like plain ones', async () => {
     const id = '3a4b5c6d-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
-    const indexMap = { version: 3, sections: [{ offset: { line: 0, column: 0 }, map: JSON.parse(built.map) as unknown }] };
-    await storeMaps(database.db, systemClock, projectId, [{ debugId: id, release: null, url: null, text: JSON.stringify(indexMap) }]);
-    const [top] = await createSymbolicator({ db: database.db }).symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, id]]) }));
+    const indexMap = {
+      version: 3,
+      sections: [{ offset: { line: 0, column: 0 }, map: JSON.parse(built.map) as unknown }],
+    };
+    await storeMaps(database.db, systemClock, projectId, [
+      { debugId: id, release: null, url: null, text: JSON.stringify(indexMap) },
+    ]);
+    const [top] = await createSymbolicator({ db: database.db }).symbolicate(
+      facts({ debugIds: new Map([[BUNDLE_URL, id]]) }),
+    );
     const thrown = positionOf('src/cart/total.ts', 'new Error(');
-    expect(top!.original).toMatchObject({ file: 'src/cart/total.ts', line: thrown.line, column: thrown.column, function: 'applyDiscount' });
+    expect(top!.original).toMatchObject({
+      file: 'src/cart/total.ts',
+      line: thrown.line,
+      column: thrown.column,
+      function: 'applyDiscount',
+    });
   });
 
   it('answers concurrent requests for one map alike, and never throws for a map it cannot read', async () => {
     const id = '1f2e3d4c-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
     await storeMaps(database.db, systemClock, projectId, [{ debugId: id, release: null, url: null, text: built.map }]);
     const symbolicator = createSymbolicator({ db: database.db, cacheBytes: 1 });
-    const [a, b] = await Promise.all([1, 2].map(() => symbolicator.symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, id]]) }))));
+    const [a, b] = await Promise.all(
+      [1, 2].map(() => symbolicator.symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, id]]) }))),
+    );
     expect(a).toEqual(b);
     expect(a![0]!.original).not.toBeNull();
     const broken = 'aaaaaaaa-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
-    await storeMaps(database.db, systemClock, projectId, [{ debugId: broken, release: null, url: null, text: built.map }]);
+    await storeMaps(database.db, systemClock, projectId, [
+      { debugId: broken, release: null, url: null, text: built.map },
+    ]);
     // A damaged row: what a failing disk or a bad restore leaves behind.
-    await database.db.updateTable('sourcemaps').set({ mappings_gzip: new Uint8Array([1, 2, 3]) }).where('debug_id', '=', broken).execute();
+    await database.db
+      .updateTable('sourcemaps')
+      .set({ mappings_gzip: new Uint8Array([1, 2, 3]) })
+      .where('debug_id', '=', broken)
+      .execute();
     const frames = await symbolicator.symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, broken]]) }));
     expect(frames.every((f) => f.original === null)).toBe(true);
   });
 
   it("names a top-level frame by no function, not by the map's name at its call (the callee's)", async () => {
-    const source = ['function checkStock(count: number): void {', '  if (count < 1) throw new Error("out of stock");', '}', 'checkStock(0);'].join('\n');
+    const source = [
+      'function checkStock(count: number): void {',
+      '  if (count < 1) throw new Error("out of stock");',
+      '}',
+      'checkStock(0);',
+    ].join('\n');
     const result = await build({
       stdin: { contents: source, sourcefile: 'src/boot.ts', loader: 'ts' },
       minify: true,
@@ -225,8 +286,12 @@ describe('symbolication of a real esbuild bundle', () => {
       stacktrace = (err as Error).stack!;
     }
     const id = '2a3b4c5d-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
-    await storeMaps(database.db, systemClock, projectId, [{ debugId: id, release: null, url: null, text: output('boot.js.map') }]);
-    const frames = await createSymbolicator({ db: database.db }).symbolicate(facts({ stacktrace, debugIds: new Map([[BUNDLE_URL, id]]) }));
+    await storeMaps(database.db, systemClock, projectId, [
+      { debugId: id, release: null, url: null, text: output('boot.js.map') },
+    ]);
+    const frames = await createSymbolicator({ db: database.db }).symbolicate(
+      facts({ stacktrace, debugIds: new Map([[BUNDLE_URL, id]]) }),
+    );
     // The thrower, then the top-level call (then the bundle's IIFE wrapper).
     expect(frames.slice(0, 2).map((f) => f.original && [f.original.function, f.original.line])).toEqual([
       ['checkStock', 2],
@@ -283,7 +348,8 @@ describe('enclosing function scanner', () => {
       '}',
       'const after = () => { HERE_AFTER };',
     ].join('\n');
-    for (const marker of ['HERE_BLOCK', 'HERE_TRY', 'HERE_CATCH', 'HERE_CALLBACK', 'HERE_DIVISION']) expect(nameAt(src, marker)).toBe('outer');
+    for (const marker of ['HERE_BLOCK', 'HERE_TRY', 'HERE_CATCH', 'HERE_CALLBACK', 'HERE_DIVISION'])
+      expect(nameAt(src, marker)).toBe('outer');
     expect(nameAt(src, 'HERE_AFTER')).toBe('after');
     expect(functionScopes(src).map((s) => s.name)).toEqual(['outer', 'after']);
   });
@@ -306,8 +372,12 @@ describe('cleanSourcePath', () => {
   it("reads webpack's and Turbopack's source names as paths from the project (Turbopack's: from its root)", () => {
     expect(cleanSourcePath('webpack://_N_E/./app/coupons.ts')).toBe('app/coupons.ts');
     expect(cleanSourcePath('turbopack:///[project]/app/coupons.ts')).toBe('app/coupons.ts');
-    expect(cleanSourcePath('turbopack:///[project]/apps/web/node_modules/next/dist/client/index.js')).toBe('apps/web/node_modules/next/dist/client/index.js');
-    expect(cleanSourcePath('turbopack:///[turbopack]/browser/runtime/base/runtime-base.ts')).toBe('[turbopack]/browser/runtime/base/runtime-base.ts');
+    expect(cleanSourcePath('turbopack:///[project]/apps/web/node_modules/next/dist/client/index.js')).toBe(
+      'apps/web/node_modules/next/dist/client/index.js',
+    );
+    expect(cleanSourcePath('turbopack:///[turbopack]/browser/runtime/base/runtime-base.ts')).toBe(
+      '[turbopack]/browser/runtime/base/runtime-base.ts',
+    );
     expect(cleanSourcePath('../../src/cart.ts')).toBe('src/cart.ts');
   });
 });

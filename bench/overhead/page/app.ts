@@ -13,7 +13,10 @@
  */
 
 /** Where the driver should click, in CSS pixels of the viewport. */
-export type BenchTargets = Record<'load' | 'save' | 'churn' | 'live' | 'next' | 'name' | 'email', { x: number; y: number }>;
+export type BenchTargets = Record<
+  'load' | 'save' | 'churn' | 'live' | 'next' | 'name' | 'email',
+  { x: number; y: number }
+>;
 
 /** What the page exposes to the driver as `window.bench`. */
 export interface BenchPage {
@@ -75,7 +78,11 @@ const LIVE_ROWS = 50;
 const LIVE_EVERY_MS = 5;
 const LIVE_MS = 500;
 
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string>, text = ''): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string>,
+  text = '',
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
   if (text) node.textContent = text;
@@ -167,7 +174,11 @@ export function startApp(): void {
     saves += 1;
     const body = JSON.stringify({ attempt: saves, name: fields.name.value, email: fields.email.value });
     void track(async () => {
-      const response = await fetch('/api/save', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const response = await fetch('/api/save', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       if (response.ok) {
         const { id } = (await response.json()) as { id: number };
         console.log('saved', id);

@@ -10,7 +10,13 @@ import { datadogRum } from '@datadog/browser-rum';
 import { datadogProxy, startApp } from './app';
 
 const proxy = datadogProxy();
-const common = { clientToken: 'pubbench', site: 'datadoghq.com', service: 'web-app', proxy, sessionSampleRate: 100 } as const;
+const common = {
+  clientToken: 'pubbench',
+  site: 'datadoghq.com',
+  service: 'web-app',
+  proxy,
+  sessionSampleRate: 100,
+} as const;
 
 datadogRum.init({
   ...common,

@@ -78,7 +78,8 @@ async function readMap(path: string): Promise<RawMap> {
   } catch (error) {
     throw new Error(`${path} is not a JSON source map: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${path} is not a JSON source map object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error(`${path} is not a JSON source map object`);
   return parsed as RawMap;
 }
 

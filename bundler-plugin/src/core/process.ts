@@ -21,7 +21,11 @@ export interface ProcessResult {
  * debug IDs into `files` (absolute paths of JavaScript files under `dir`) and their maps, then the upload, then the
  * maps' removal.
  */
-export async function processOutput(dir: string, files: readonly string[], options: ProcessOptions): Promise<ProcessResult> {
+export async function processOutput(
+  dir: string,
+  files: readonly string[],
+  options: ProcessOptions,
+): Promise<ProcessResult> {
   const injected: InjectedFile[] = [];
   // One file at a time: a build can emit thousands, and each step is a read and a write.
   for (const file of files) injected.push(await injectFile(file));

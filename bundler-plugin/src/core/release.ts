@@ -11,7 +11,12 @@ const nonBlank = (value: string | undefined) => (value?.trim() ? value.trim() : 
  */
 export function commitAt(dir: string): string | undefined {
   try {
-    const out = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 });
+    const out = execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 10_000,
+    });
     const sha = out.trim();
     return COMMIT_SHA.test(sha) ? sha : undefined;
   } catch {

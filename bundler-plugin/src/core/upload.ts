@@ -36,12 +36,22 @@ interface Part {
   type: string;
 }
 
-const part = async (dir: string, path: string, type: string): Promise<Part> => ({ name: toUploadPath(dir, path), path, size: (await stat(path)).size, type });
+const part = async (dir: string, path: string, type: string): Promise<Part> => ({
+  name: toUploadPath(dir, path),
+  path,
+  size: (await stat(path)).size,
+  type,
+});
 
 /** Each file that has a map, as the parts of one request: the JavaScript file and its map. */
 async function pairsOf(dir: string, files: readonly InjectedFile[]): Promise<Part[][]> {
   const withMaps = files.filter((f): f is InjectedFile & { map: string } => f.map !== null);
-  return Promise.all(withMaps.map(async (f) => [await part(dir, f.file, 'application/javascript'), await part(dir, f.map, 'application/json')]));
+  return Promise.all(
+    withMaps.map(async (f) => [
+      await part(dir, f.file, 'application/javascript'),
+      await part(dir, f.map, 'application/json'),
+    ]),
+  );
 }
 
 /** Groups pairs into requests of at most `limit` bytes of files each (one oversized pair alone). */
@@ -67,7 +77,8 @@ function batches(pairs: Part[][], limit: number): Part[][] {
 function describeAnswer(status: number, body: string): string {
   try {
     const { error } = JSON.parse(body) as { error?: { code?: string; message?: string; details?: { field?: string } } };
-    if (error?.code) return `${status} ${error.code}: ${error.message ?? ''}${error.details?.field ? ` (field ${error.details.field})` : ''}`;
+    if (error?.code)
+      return `${status} ${error.code}: ${error.message ?? ''}${error.details?.field ? ` (field ${error.details.field})` : ''}`;
   } catch {
     // not JSON: quoted below as it came
   }
@@ -82,13 +93,18 @@ async function send(endpoint: string, parts: Part[], options: UploadOptions): Pr
   const names = parts.map((p) => p.name).join(', ');
   let res: Response;
   try {
-    res = await fetch(endpoint, { method: 'POST', headers: { authorization: `Bearer ${options.controlKey}` }, body: form });
+    res = await fetch(endpoint, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${options.controlKey}` },
+      body: form,
+    });
   } catch (error) {
     const cause = (error as Error & { cause?: Error }).cause?.message ?? (error as Error).message;
     throw new Error(`could not reach svc at ${endpoint}: ${cause}`);
   }
   const body = await res.text();
-  if (res.status !== 201) throw new Error(`svc refused the source maps (${names}): ${describeAnswer(res.status, body)}`);
+  if (res.status !== 201)
+    throw new Error(`svc refused the source maps (${names}): ${describeAnswer(res.status, body)}`);
   return (JSON.parse(body) as { stored: StoredMap[] }).stored;
 }
 
@@ -97,7 +113,11 @@ async function send(endpoint: string, parts: Part[], options: UploadOptions): Pr
  * the build wrote them, to `POST /control-plane/sourcemaps`. Resolves with everything the server stored; rejects with
  * the server's answer when it refuses a request (the requests before it stay stored).
  */
-export async function uploadSourceMaps(dir: string, files: readonly InjectedFile[], options: UploadOptions): Promise<StoredMap[]> {
+export async function uploadSourceMaps(
+  dir: string,
+  files: readonly InjectedFile[],
+  options: UploadOptions,
+): Promise<StoredMap[]> {
   const endpoint = `${options.url.replace(/\/+$/, '')}/control-plane/sourcemaps`;
   const stored: StoredMap[] = [];
   for (const parts of batches(await pairsOf(dir, files), options.maxRequestBytes ?? MAX_REQUEST_BYTES)) {

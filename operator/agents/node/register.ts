@@ -37,7 +37,8 @@ const NOISY_INSTRUMENTATIONS = [
  * spawn the real application, which loads the agent itself. Matched on the main script's file name, as launched
  * through a bin link (`/usr/local/bin/npm`) or directly (`npm-cli.js`, `.yarn/releases/yarn-4.5.0.cjs`, `pnpm.cjs`).
  */
-const PACKAGE_MANAGER_SCRIPT = /^(?:npm|npx|npm-cli\.js|npx-cli\.js|yarn|yarnpkg|pnpm|pnpx|corepack)$|^(?:yarn|pnpm|corepack)(?:-[\w.-]+)?\.c?js$/;
+const PACKAGE_MANAGER_SCRIPT =
+  /^(?:npm|npx|npm-cli\.js|npx-cli\.js|yarn|yarnpkg|pnpm|pnpx|corepack)$|^(?:yarn|pnpm|corepack)(?:-[\w.-]+)?\.c?js$/;
 
 type Signal = 'traces' | 'metrics' | 'logs';
 
@@ -104,18 +105,34 @@ function serviceNameOf(env: NodeJS.ProcessEnv, attributes: Map<string, string>, 
 }
 
 function environmentOf(env: NodeJS.ProcessEnv, attributes: Map<string, string>): string {
-  return env.SVC_ENV?.trim() || attributes.get('deployment.environment.name') || attributes.get('deployment.environment') || 'unknown';
+  return (
+    env.SVC_ENV?.trim() ||
+    attributes.get('deployment.environment.name') ||
+    attributes.get('deployment.environment') ||
+    'unknown'
+  );
 }
 
 /** Why this process should not be instrumented, or undefined when it should. */
-function reasonToStayOut(env: NodeJS.ProcessEnv, script: string | undefined): { reason: string; quiet: boolean } | undefined {
+function reasonToStayOut(
+  env: NodeJS.ProcessEnv,
+  script: string | undefined,
+): { reason: string; quiet: boolean } | undefined {
   // Preload modules run again in every worker thread; the SDK of the main thread is the process's one.
   if (!isMainThread) return { reason: 'worker thread', quiet: true };
   if (script === undefined) return { reason: 'no application script (node -e, -p, REPL or stdin)', quiet: true };
   if (PACKAGE_MANAGER_SCRIPT.test(basename(script))) return { reason: 'package manager', quiet: true };
   if (/^true$/i.test(env.OTEL_SDK_DISABLED?.trim() ?? '')) return { reason: 'OTEL_SDK_DISABLED is true', quiet: false };
-  if (!env.SVC_INGEST_URL?.trim()) return { reason: 'SVC_INGEST_URL is not set (no SvcInstrumentation ingest URL reached this container)', quiet: false };
-  if (!env.SVC_API_KEY?.trim()) return { reason: 'SVC_API_KEY is not set (the ingest key Secret was not mounted into this container)', quiet: false };
+  if (!env.SVC_INGEST_URL?.trim())
+    return {
+      reason: 'SVC_INGEST_URL is not set (no SvcInstrumentation ingest URL reached this container)',
+      quiet: false,
+    };
+  if (!env.SVC_API_KEY?.trim())
+    return {
+      reason: 'SVC_API_KEY is not set (the ingest key Secret was not mounted into this container)',
+      quiet: false,
+    };
   return undefined;
 }
 
@@ -128,7 +145,8 @@ function ingestBase(raw: string): string {
   } catch {
     throw new Error(`SVC_INGEST_URL is not a valid URL: ${JSON.stringify(raw)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`SVC_INGEST_URL must be an http(s) URL, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`SVC_INGEST_URL must be an http(s) URL, not ${url.protocol}`);
   return base;
 }
 
@@ -142,7 +160,10 @@ function reportFailures<E extends { export: (items: never, done: (result: core.E
   url: string,
   success: core.ExportResultCode,
 ): E {
-  const original = exporter.export.bind(exporter) as (items: unknown, done: (result: core.ExportResult) => void) => void;
+  const original = exporter.export.bind(exporter) as (
+    items: unknown,
+    done: (result: core.ExportResult) => void,
+  ) => void;
   let failing = false;
   const wrapped = (items: unknown, done: (result: core.ExportResult) => void) =>
     original(items, (result) => {
@@ -203,7 +224,11 @@ function createSdk(otel: OpenTelemetry, base: string, apiKey: string, service: s
         exportTimeoutMillis: Math.min(EXPORT_TIMEOUT_MS, metricInterval),
       }),
     ],
-    logRecordProcessors: [new sdk.logs.BatchLogRecordProcessor({ exporter: watched(new otel.logExporter.OTLPLogExporter(options('logs')), 'logs') })],
+    logRecordProcessors: [
+      new sdk.logs.BatchLogRecordProcessor({
+        exporter: watched(new otel.logExporter.OTLPLogExporter(options('logs')), 'logs'),
+      }),
+    ],
     instrumentations: [otel.auto.getNodeAutoInstrumentations(instrumentationConfig(process.env))],
   });
 }
@@ -211,7 +236,13 @@ function createSdk(otel: OpenTelemetry, base: string, apiKey: string, service: s
 function raceTimeout(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([work.then(() => undefined, () => undefined), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    timeout,
+  ]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -61,7 +61,9 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Read
       }
       if (size > limits.drainBytes) tooLarge(false);
     });
-    req.on('end', () => (scanner ? tooLarge(true) : settle({ kind: 'complete', body: Buffer.concat(chunks, size).toString('utf8') })));
+    req.on('end', () =>
+      scanner ? tooLarge(true) : settle({ kind: 'complete', body: Buffer.concat(chunks, size).toString('utf8') }),
+    );
     // 'close' without 'end' (or an 'error') means the client aborted; after 'end' it changes nothing.
     req.on('error', () => settle({ kind: 'gone' }));
     req.on('close', () => settle({ kind: 'gone' }));

@@ -30,7 +30,11 @@ export interface Skipped {
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** Answers one AdmissionReview body; never throws. */
-export async function admit(body: string, context: AdmissionContext, skipped?: Skipped): Promise<AdmissionReviewResponse> {
+export async function admit(
+  body: string,
+  context: AdmissionContext,
+  skipped?: Skipped,
+): Promise<AdmissionReviewResponse> {
   const started = performance.now();
   let decision: Decision;
   try {
@@ -39,9 +43,17 @@ export async function admit(body: string, context: AdmissionContext, skipped?: S
     // Only a bug gets here (decide handles every expected failure); the pod is still not blocked.
     const decoded = decodeReview(body);
     const uid = decoded.ok ? decoded.request.uid : decoded.uid;
-    decision = { review: allowResponse(uid), level: 'error', msg: 'admission failed; pod allowed unchanged', fields: { uid, injected: false, reason: message(error) } };
+    decision = {
+      review: allowResponse(uid),
+      level: 'error',
+      msg: 'admission failed; pod allowed unchanged',
+      fields: { uid, injected: false, reason: message(error) },
+    };
   }
-  context.log(decision.level, decision.msg, { ...decision.fields, durationMs: Math.round((performance.now() - started) * 100) / 100 });
+  context.log(decision.level, decision.msg, {
+    ...decision.fields,
+    durationMs: Math.round((performance.now() - started) * 100) / 100,
+  });
   return decision.review;
 }
 
@@ -55,11 +67,21 @@ interface Decision {
 async function decide(body: string, context: AdmissionContext, skipped: Skipped | undefined): Promise<Decision> {
   if (skipped !== undefined) {
     const uid = skipped.uid ?? '';
-    return { review: allowResponse(uid), level: 'warn', msg: 'admission request not understood; pod allowed unchanged', fields: { uid, reason: skipped.reason } };
+    return {
+      review: allowResponse(uid),
+      level: 'warn',
+      msg: 'admission request not understood; pod allowed unchanged',
+      fields: { uid, reason: skipped.reason },
+    };
   }
   const decoded = decodeReview(body);
   if (!decoded.ok) {
-    return { review: allowResponse(decoded.uid), level: 'warn', msg: 'admission request not understood; pod allowed unchanged', fields: { uid: decoded.uid, reason: decoded.reason } };
+    return {
+      review: allowResponse(decoded.uid),
+      level: 'warn',
+      msg: 'admission request not understood; pod allowed unchanged',
+      fields: { uid: decoded.uid, reason: decoded.reason },
+    };
   }
   const { uid, namespace, pod, dryRun } = decoded.request;
   // A dry run (kubectl --dry-run=server) is mutated like any pod (sideEffects None); the log says it was one.
@@ -76,19 +98,35 @@ async function decide(body: string, context: AdmissionContext, skipped: Skipped 
     return {
       review: allowResponse(uid),
       level: timedOut ? 'warn' : 'error',
-      msg: timedOut ? 'namespace lookup missed its deadline; pod allowed unchanged' : 'namespace lookup failed; pod allowed unchanged',
-      fields: { ...base, injected: false, reason: timedOut ? `lookup deadline ${deadlineMs} ms exceeded` : message(error) },
+      msg: timedOut
+        ? 'namespace lookup missed its deadline; pod allowed unchanged'
+        : 'namespace lookup failed; pod allowed unchanged',
+      fields: {
+        ...base,
+        injected: false,
+        reason: timedOut ? `lookup deadline ${deadlineMs} ms exceeded` : message(error),
+      },
     };
   }
   if (namespaceObject === undefined) {
-    return { review: allowResponse(uid), level: 'warn', msg: 'pod not instrumented', fields: { ...base, injected: false, reason: `namespace ${namespace} not found` } };
+    return {
+      review: allowResponse(uid),
+      level: 'warn',
+      msg: 'pod not instrumented',
+      fields: { ...base, injected: false, reason: `namespace ${namespace} not found` },
+    };
   }
 
   let result;
   try {
     result = mutatePod({ pod, namespace: namespaceObject, instrumentation, settings: context.settings });
   } catch (error) {
-    return { review: allowResponse(uid), level: 'error', msg: 'mutation failed; pod allowed unchanged', fields: { ...base, injected: false, reason: message(error) } };
+    return {
+      review: allowResponse(uid),
+      level: 'error',
+      msg: 'mutation failed; pod allowed unchanged',
+      fields: { ...base, injected: false, reason: message(error) },
+    };
   }
   const { decision, patch } = result;
   const fields = {
@@ -107,5 +145,10 @@ async function decide(body: string, context: AdmissionContext, skipped: Skipped 
   };
   // Warnings reach whoever created the pod (kubectl prints them), e.g. a NODE_OPTIONS from a Secret left as it was.
   const warnings = decision.injected ? decision.warnings.map((warning) => `svc-zero: ${warning}`) : undefined;
-  return { review: allowResponse(uid, patch, warnings), level: 'info', msg: decision.injected ? 'pod instrumented' : 'pod not instrumented', fields };
+  return {
+    review: allowResponse(uid, patch, warnings),
+    level: 'info',
+    msg: decision.injected ? 'pod instrumented' : 'pod not instrumented',
+    fields,
+  };
 }

@@ -24,7 +24,8 @@ export interface AdmissionReviewResponse {
   response: { uid: string; allowed: true; patchType?: 'JSONPatch'; patch?: string; warnings?: string[] };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The request's uid if it can be read at all, so even a rejected review is answered with the uid it came with. */
 function uidOf(review: unknown): string {
@@ -42,26 +43,47 @@ export function decodeReview(body: string): DecodedReview {
   const uid = uidOf(review);
   if (!isObject(review)) return { ok: false, uid, reason: 'body is not a JSON object' };
   if (review.apiVersion !== ADMISSION_API_VERSION || review.kind !== ADMISSION_KIND) {
-    return { ok: false, uid, reason: `not an ${ADMISSION_API_VERSION} ${ADMISSION_KIND} (apiVersion ${JSON.stringify(review.apiVersion)}, kind ${JSON.stringify(review.kind)})` };
+    return {
+      ok: false,
+      uid,
+      reason: `not an ${ADMISSION_API_VERSION} ${ADMISSION_KIND} (apiVersion ${JSON.stringify(review.apiVersion)}, kind ${JSON.stringify(review.kind)})`,
+    };
   }
   const request = review.request;
   if (!isObject(request)) return { ok: false, uid, reason: 'AdmissionReview has no request' };
   if (uid === '') return { ok: false, uid, reason: 'request has no uid' };
   const kind = isObject(request.kind) ? request.kind : {};
   const resource = isObject(request.resource) ? request.resource : {};
-  if (kind.group !== '' || kind.version !== 'v1' || kind.kind !== 'Pod' || resource.resource !== 'pods' || (request.subResource ?? '') !== '') {
-    return { ok: false, uid, reason: `not a pod (kind ${JSON.stringify(kind)}, resource ${JSON.stringify(resource)}, subResource ${JSON.stringify(request.subResource ?? '')})` };
+  if (
+    kind.group !== '' ||
+    kind.version !== 'v1' ||
+    kind.kind !== 'Pod' ||
+    resource.resource !== 'pods' ||
+    (request.subResource ?? '') !== ''
+  ) {
+    return {
+      ok: false,
+      uid,
+      reason: `not a pod (kind ${JSON.stringify(kind)}, resource ${JSON.stringify(resource)}, subResource ${JSON.stringify(request.subResource ?? '')})`,
+    };
   }
-  if (request.operation !== 'CREATE') return { ok: false, uid, reason: `operation ${JSON.stringify(request.operation)} is not CREATE` };
+  if (request.operation !== 'CREATE')
+    return { ok: false, uid, reason: `operation ${JSON.stringify(request.operation)} is not CREATE` };
   const pod = request.object;
   if (!isObject(pod)) return { ok: false, uid, reason: 'request has no object' };
-  if (!isObject(pod.spec) || !Array.isArray(pod.spec.containers) || (pod.metadata !== undefined && !isObject(pod.metadata))) {
+  if (
+    !isObject(pod.spec) ||
+    !Array.isArray(pod.spec.containers) ||
+    (pod.metadata !== undefined && !isObject(pod.metadata))
+  ) {
     return { ok: false, uid, reason: 'object is not a pod (no spec.containers)' };
   }
   // Pods made by controllers arrive without metadata.namespace; the request names it.
   const metadata = isObject(pod.metadata) ? pod.metadata : {};
-  const namespace = typeof request.namespace === 'string' && request.namespace !== '' ? request.namespace : metadata.namespace;
-  if (typeof namespace !== 'string' || namespace === '') return { ok: false, uid, reason: 'request names no namespace' };
+  const namespace =
+    typeof request.namespace === 'string' && request.namespace !== '' ? request.namespace : metadata.namespace;
+  if (typeof namespace !== 'string' || namespace === '')
+    return { ok: false, uid, reason: 'request names no namespace' };
   return { ok: true, request: { uid, namespace, pod: pod as V1Pod, dryRun: request.dryRun === true } };
 }
 

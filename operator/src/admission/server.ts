@@ -51,7 +51,11 @@ function secureContext(material: TlsMaterial): SecureContextOptions {
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: string, close = false): void {
-  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), ...(close ? { connection: 'close' } : {}) });
+  res.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+    ...(close ? { connection: 'close' } : {}),
+  });
   res.end(body);
 }
 
@@ -81,13 +85,16 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     }
     if (!isJson(req.headers['content-type'])) {
       req.resume();
-      void answer(res, '', { reason: `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not application/json` });
+      void answer(res, '', {
+        reason: `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not application/json`,
+      });
       return;
     }
     void readBody(req, limits).then((read) => {
       if (read.kind === 'complete') return answer(res, read.body);
       // A body that could not be drained in time leaves the connection mid-request: close it after the answer.
-      if (read.kind === 'tooLarge') return answer(res, '', { reason: `body larger than ${maxBodyBytes} bytes`, uid: read.uid }, !read.drained);
+      if (read.kind === 'tooLarge')
+        return answer(res, '', { reason: `body larger than ${maxBodyBytes} bytes`, uid: read.uid }, !read.drained);
       // A client that went away mid-body gets no answer; there is nobody to send it to.
       return undefined;
     });
@@ -98,7 +105,10 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     if (path === WEBHOOK_PATH) return mutate(req, res);
     req.resume();
     if (path === '/healthz') return send(res, 200, 'text/plain', 'ok\n');
-    if (path === '/readyz') return (options.isReady?.() ?? true) ? send(res, 200, 'text/plain', 'ok\n') : send(res, 503, 'text/plain', 'not ready\n');
+    if (path === '/readyz')
+      return (options.isReady?.() ?? true)
+        ? send(res, 200, 'text/plain', 'ok\n')
+        : send(res, 503, 'text/plain', 'not ready\n');
     send(res, 404, 'text/plain', 'not found\n');
   });
   // kube-apiserver keeps webhook connections idle for up to 90 s (client-go's IdleConnTimeout); staying open longer

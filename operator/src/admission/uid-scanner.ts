@@ -100,7 +100,9 @@ export class UidScanner {
       this.containers[this.depth - 1] = kind;
       this.keys[this.depth - 1] = undefined;
     }
-    if (this.depth === 2) this.inRequest = kind === 'object' && valuePosition && this.containers[0] === 'object' && this.keys[0] === 'request';
+    if (this.depth === 2)
+      this.inRequest =
+        kind === 'object' && valuePosition && this.containers[0] === 'object' && this.keys[0] === 'request';
     this.expectKey = kind === 'object';
   }
 

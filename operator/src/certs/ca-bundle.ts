@@ -14,7 +14,11 @@ export type CaBundleSync =
  * of each webhook's name makes a concurrent reordering of the list fail (422) instead of patching the wrong entry;
  * the next check then starts over from a fresh read.
  */
-export async function syncCaBundle(api: AdmissionregistrationV1Api, name: string, bundlePem: string): Promise<CaBundleSync> {
+export async function syncCaBundle(
+  api: AdmissionregistrationV1Api,
+  name: string,
+  bundlePem: string,
+): Promise<CaBundleSync> {
   const wanted = Buffer.from(bundlePem, 'utf8').toString('base64');
   let configuration;
   try {

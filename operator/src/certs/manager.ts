@@ -48,7 +48,12 @@ export interface CertificateManager extends TlsSource {
 
 /** The names the API server may use for the webhook Service: `<svc>.<ns>.svc` is what it dials. */
 export function serviceDnsNames(service: string, namespace: string): string[] {
-  return [`${service}.${namespace}.svc`, `${service}.${namespace}.svc.cluster.local`, `${service}.${namespace}`, service];
+  return [
+    `${service}.${namespace}.svc`,
+    `${service}.${namespace}.svc.cluster.local`,
+    `${service}.${namespace}`,
+    service,
+  ];
 }
 
 /** Starts the manager; resolves once a valid certificate is in place (and in the Secret), rejects with why it is not. */
@@ -62,7 +67,12 @@ export async function startCertificateManager(options: CertificateManagerOptions
   const core = options.kubeConfig.makeApiClient(CoreV1Api);
   const admission = options.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const policy: CertificatePolicy = {
-    dnsNames: [...new Set([...serviceDnsNames(options.serviceName ?? WEBHOOK_SERVICE, namespace), ...(options.extraDnsNames ?? [])])],
+    dnsNames: [
+      ...new Set([
+        ...serviceDnsNames(options.serviceName ?? WEBHOOK_SERVICE, namespace),
+        ...(options.extraDnsNames ?? []),
+      ]),
+    ],
     caCommonName: `${options.serviceName ?? WEBHOOK_SERVICE}-ca`,
     caValidityMs: options.caValidityMs ?? 5 * 365 * DAY_MS,
     servingValidityMs: options.servingValidityMs ?? 365 * DAY_MS,
@@ -96,7 +106,9 @@ export async function startCertificateManager(options: CertificateManagerOptions
       } catch (error) {
         // 409: another replica created or updated the Secret since we read it; read again and adopt its certificates.
         if (error instanceof ApiException && error.code === 409 && attempt < 5) continue;
-        throw new Error(describeApiError(error, `${stored.secret ? 'updating' : 'creating'} Secret ${secretRef}`), { cause: error });
+        throw new Error(describeApiError(error, `${stored.secret ? 'updating' : 'creating'} Secret ${secretRef}`), {
+          cause: error,
+        });
       }
       log('info', stored.secret ? 'webhook certificates updated' : 'webhook certificates created', {
         secret: secretRef,
@@ -113,7 +125,10 @@ export async function startCertificateManager(options: CertificateManagerOptions
     try {
       const result = await syncCaBundle(admission, configurationName, bundlePem(m));
       if (result.outcome === 'patched') {
-        log('info', `caBundle of MutatingWebhookConfiguration ${configurationName} updated`, { webhooks: result.webhooks, trustedCas: m.caCertificates.length });
+        log('info', `caBundle of MutatingWebhookConfiguration ${configurationName} updated`, {
+          webhooks: result.webhooks,
+          trustedCas: m.caCertificates.length,
+        });
       }
       if (result.outcome === 'missing') {
         problem = `MutatingWebhookConfiguration ${configurationName} not found: the API server will not call the webhook until it is installed (svc-zero install); its caBundle is set once it exists`;
@@ -122,7 +137,8 @@ export async function startCertificateManager(options: CertificateManagerOptions
       problem = describeApiError(error, `updating the caBundle of MutatingWebhookConfiguration ${configurationName}`);
     }
     if (problem !== undefined && problem !== lastProblem) log('warn', problem);
-    if (problem === undefined && lastProblem !== undefined) log('info', `caBundle of MutatingWebhookConfiguration ${configurationName} is current again`);
+    if (problem === undefined && lastProblem !== undefined)
+      log('info', `caBundle of MutatingWebhookConfiguration ${configurationName} is current again`);
     lastProblem = problem;
   }
 
@@ -132,14 +148,17 @@ export async function startCertificateManager(options: CertificateManagerOptions
     material = next;
     // The API server must trust the new CA before the server presents a certificate signed by it.
     await syncBundle(next);
-    const changed = previous === undefined || previous.serving.pem !== next.serving.pem || bundlePem(previous) !== bundlePem(next);
+    const changed =
+      previous === undefined || previous.serving.pem !== next.serving.pem || bundlePem(previous) !== bundlePem(next);
     if (previous !== undefined && changed) {
       const tls = toTls(next);
       for (const listener of listeners) {
         try {
           listener(tls);
         } catch (error) {
-          log('error', 'a listener failed to take the new webhook certificate', { error: error instanceof Error ? error.message : String(error) });
+          log('error', 'a listener failed to take the new webhook certificate', {
+            error: error instanceof Error ? error.message : String(error),
+          });
         }
       }
     }
@@ -164,7 +183,11 @@ export async function startCertificateManager(options: CertificateManagerOptions
       } catch (error) {
         // The current certificate stays in use; it was valid at the last check and renewal starts well before expiry.
         const reason = error instanceof Error ? error.message : String(error);
-        if (reason !== lastFailure) log('error', 'webhook certificate check failed; retrying', { error: reason, retryInMs: Math.min(checkIntervalMs, 10_000) });
+        if (reason !== lastFailure)
+          log('error', 'webhook certificate check failed; retrying', {
+            error: reason,
+            retryInMs: Math.min(checkIntervalMs, 10_000),
+          });
         lastFailure = reason;
         schedule(Math.min(checkIntervalMs, 10_000));
         throw error;

@@ -4,7 +4,15 @@
  * bundle and keeps the old one there until it expires (as kyverno's renewer does), so a serving certificate the old
  * CA signed — still presented by this or another replica — stays trusted through the overlap.
  */
-import { createCa, issueServingCertificate, isSigningKey, keyMatches, parseCertificates, signedBy, type CertificateInfo } from './x509.js';
+import {
+  createCa,
+  issueServingCertificate,
+  isSigningKey,
+  keyMatches,
+  parseCertificates,
+  signedBy,
+  type CertificateInfo,
+} from './x509.js';
 
 export interface CertificatePolicy {
   /** Names the serving certificate must carry, the first being its CN. */
@@ -54,7 +62,11 @@ export function nextChangeAt(material: CertificateMaterial): number {
   return Math.min(...times);
 }
 
-export async function planCertificates(stored: StoredCertificates, now: number, policy: CertificatePolicy): Promise<PlanResult> {
+export async function planCertificates(
+  stored: StoredCertificates,
+  now: number,
+  policy: CertificatePolicy,
+): Promise<PlanResult> {
   const changes: string[] = [];
   const parsedCas = parseCertificates(stored.caBundlePem ?? '');
   const caCertificates: CertificateInfo[] = [];
@@ -62,13 +74,18 @@ export async function planCertificates(stored: StoredCertificates, now: number, 
     if (!ca.isCa || ca.notAfter <= now || caCertificates.some((kept) => kept.pem === ca.pem)) continue;
     caCertificates.push(ca);
   }
-  if (caCertificates.length < parsedCas.length) changes.push('dropped expired or unusable CA certificates from the bundle');
+  if (caCertificates.length < parsedCas.length)
+    changes.push('dropped expired or unusable CA certificates from the bundle');
 
   let caKeyPem = stored.caKeyPem ?? '';
   const signing = caCertificates.at(-1);
   const signingUsable = signing !== undefined && isSigningKey(caKeyPem) && keyMatches(signing.pem, caKeyPem);
   if (!signingUsable || now >= renewalPoint(signing)) {
-    changes.push(signingUsable ? 'CA renewed: less than a third of its lifetime left' : 'new CA: none stored, or its key is missing or does not match');
+    changes.push(
+      signingUsable
+        ? 'CA renewed: less than a third of its lifetime left'
+        : 'new CA: none stored, or its key is missing or does not match',
+    );
     const ca = await createCa({ now, validityMs: policy.caValidityMs, commonName: policy.caCommonName });
     const [info] = parseCertificates(ca.certPem);
     if (!info) throw new Error('the generated CA certificate does not parse');
@@ -83,14 +100,24 @@ export async function planCertificates(stored: StoredCertificates, now: number, 
   }
   changes.push(`serving certificate ${stale ?? 'unreadable'}`);
   const signer = caCertificates.at(-1)!;
-  const pair = await issueServingCertificate({ ca: { certPem: signer.pem, keyPem: caKeyPem }, now, validityMs: policy.servingValidityMs, dnsNames: policy.dnsNames });
+  const pair = await issueServingCertificate({
+    ca: { certPem: signer.pem, keyPem: caKeyPem },
+    now,
+    validityMs: policy.servingValidityMs,
+    dnsNames: policy.dnsNames,
+  });
   const [serving] = parseCertificates(pair.certPem);
   if (!serving) throw new Error('the generated serving certificate does not parse');
   return { material: { caCertificates, caKeyPem, serving, keyPem: pair.keyPem }, changes };
 }
 
 /** Why the stored serving certificate cannot stay, or undefined when it can. */
-function servingProblem(stored: StoredCertificates, trusted: CertificateInfo[], now: number, policy: CertificatePolicy): string | undefined {
+function servingProblem(
+  stored: StoredCertificates,
+  trusted: CertificateInfo[],
+  now: number,
+  policy: CertificatePolicy,
+): string | undefined {
   const [serving] = parseCertificates(stored.certPem ?? '');
   if (!serving) return 'missing';
   if (!keyMatches(serving.pem, stored.keyPem ?? '')) return 'replaced: its key is missing or does not match';

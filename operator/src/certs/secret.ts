@@ -15,7 +15,8 @@ export interface StoredSecret {
   certificates: StoredCertificates;
 }
 
-const decode = (value: string | undefined): string | undefined => (value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8'));
+const decode = (value: string | undefined): string | undefined =>
+  value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
 const encode = (value: string): string => Buffer.from(value, 'utf8').toString('base64');
 
 export async function readCertificateSecret(api: CoreV1Api, namespace: string, name: string): Promise<StoredSecret> {
@@ -29,7 +30,12 @@ export async function readCertificateSecret(api: CoreV1Api, namespace: string, n
   const data = secret.data ?? {};
   return {
     secret,
-    certificates: { certPem: decode(data[KEYS.cert]), keyPem: decode(data[KEYS.key]), caBundlePem: decode(data[KEYS.caBundle]), caKeyPem: decode(data[KEYS.caKey]) },
+    certificates: {
+      certPem: decode(data[KEYS.cert]),
+      keyPem: decode(data[KEYS.key]),
+      caBundlePem: decode(data[KEYS.caBundle]),
+      caKeyPem: decode(data[KEYS.caKey]),
+    },
   };
 }
 
@@ -49,7 +55,13 @@ export function secretHolds(stored: StoredSecret, material: CertificateMaterial)
  * Creates the Secret, or replaces it at the resourceVersion it was read at: a 409 (another replica wrote first) reaches
  * the caller, which reads again and adopts what the other one wrote when it is valid.
  */
-export async function writeCertificateSecret(api: CoreV1Api, namespace: string, name: string, stored: StoredSecret, material: CertificateMaterial): Promise<void> {
+export async function writeCertificateSecret(
+  api: CoreV1Api,
+  namespace: string,
+  name: string,
+  stored: StoredSecret,
+  material: CertificateMaterial,
+): Promise<void> {
   const data = {
     ...stored.secret?.data,
     [KEYS.cert]: encode(material.serving.pem),
@@ -60,7 +72,13 @@ export async function writeCertificateSecret(api: CoreV1Api, namespace: string, 
   if (stored.secret === undefined) {
     await api.createNamespacedSecret({
       namespace,
-      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, labels: labels('webhook') }, type: 'kubernetes.io/tls', data },
+      body: {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name, namespace, labels: labels('webhook') },
+        type: 'kubernetes.io/tls',
+        data,
+      },
     });
     return;
   }

@@ -11,7 +11,9 @@ import { X509Certificate as OpenSslCertificate, createPrivateKey, webcrypto } fr
 x509.cryptoProvider.set(webcrypto as unknown as ReturnType<typeof x509.cryptoProvider.get>);
 
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-type PeculiarKey = Parameters<typeof x509.X509CertificateGenerator.create>[0] extends { signingKey: infer K } ? K : never;
+type PeculiarKey = Parameters<typeof x509.X509CertificateGenerator.create>[0] extends { signingKey: infer K }
+  ? K
+  : never;
 type PeculiarKeyPair = { publicKey: PeculiarKey; privateKey: PeculiarKey };
 
 /**
@@ -71,11 +73,22 @@ export async function createCa(options: { now: number; validityMs: number; commo
  * A serving certificate for `dnsNames` (the first is also the subject's CN) signed by `ca`. It never outlives its CA,
  * so a client that trusts the CA can verify it for as long as it is valid.
  */
-export async function issueServingCertificate(options: { ca: KeyPair; now: number; validityMs: number; dnsNames: readonly string[] }): Promise<KeyPair> {
+export async function issueServingCertificate(options: {
+  ca: KeyPair;
+  now: number;
+  validityMs: number;
+  dnsNames: readonly string[];
+}): Promise<KeyPair> {
   const [commonName] = options.dnsNames;
   if (commonName === undefined) throw new Error('a serving certificate needs at least one DNS name');
   const ca = new x509.X509Certificate(options.ca.certPem);
-  const caKey = (await webcrypto.subtle.importKey('pkcs8', x509.PemConverter.decodeFirst(options.ca.keyPem), ALGORITHM, false, ['sign'])) as unknown as PeculiarKey;
+  const caKey = (await webcrypto.subtle.importKey(
+    'pkcs8',
+    x509.PemConverter.decodeFirst(options.ca.keyPem),
+    ALGORITHM,
+    false,
+    ['sign'],
+  )) as unknown as PeculiarKey;
   const keys = await newKeyPair();
   const certificate = await x509.X509CertificateGenerator.create({
     subject: [{ CN: [commonName] }],

@@ -30,7 +30,11 @@ type Json = Record<string, unknown>;
  *   webhook failing TLS until the operator's next check);
  * - the webhook TLS Secret is only ever created: its content is the operator's.
  */
-export async function applyObject(rest: RestClient, desired: KubernetesObject, options: { dryRun: boolean }): Promise<ApplyOutcome> {
+export async function applyObject(
+  rest: RestClient,
+  desired: KubernetesObject,
+  options: { dryRun: boolean },
+): Promise<ApplyOutcome> {
   const { path } = resourcePath(refOf(desired));
   for (let attempt = 1; ; attempt++) {
     let live: Json | undefined;
@@ -58,7 +62,11 @@ export async function applyObject(rest: RestClient, desired: KubernetesObject, o
 /** Whether `live` has every field of `desired` with the same value (arrays element by element, same length). */
 export function contains(live: unknown, desired: unknown): boolean {
   if (Array.isArray(desired)) {
-    return Array.isArray(live) && live.length === desired.length && desired.every((item, index) => contains(live[index], item));
+    return (
+      Array.isArray(live) &&
+      live.length === desired.length &&
+      desired.every((item, index) => contains(live[index], item))
+    );
   }
   if (typeof desired === 'object' && desired !== null) {
     if (typeof live !== 'object' || live === null || Array.isArray(live)) return false;
@@ -81,15 +89,22 @@ function merged(live: Json, desired: Json): Json {
   };
   if (desired.kind === 'Service') {
     const liveSpec = (live.spec ?? {}) as Json;
-    const keep = Object.fromEntries(['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy'].filter((key) => key in liveSpec).map((key) => [key, liveSpec[key]]));
+    const keep = Object.fromEntries(
+      ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']
+        .filter((key) => key in liveSpec)
+        .map((key) => [key, liveSpec[key]]),
+    );
     result.spec = { ...keep, ...(desired.spec as Json) };
   }
   if (desired.kind === 'MutatingWebhookConfiguration') {
     const liveWebhooks = (live.webhooks ?? []) as Json[];
     result.webhooks = ((desired.webhooks ?? []) as Json[]).map((webhook) => {
-      const caBundle = ((liveWebhooks.find((candidate) => candidate.name === webhook.name)?.clientConfig ?? {}) as Json).caBundle;
+      const caBundle = ((liveWebhooks.find((candidate) => candidate.name === webhook.name)?.clientConfig ?? {}) as Json)
+        .caBundle;
       const clientConfig = webhook.clientConfig as Json;
-      return caBundle === undefined || clientConfig.caBundle !== undefined ? webhook : { ...webhook, clientConfig: { ...clientConfig, caBundle } };
+      return caBundle === undefined || clientConfig.caBundle !== undefined
+        ? webhook
+        : { ...webhook, clientConfig: { ...clientConfig, caBundle } };
     });
   }
   return result;

@@ -31,7 +31,8 @@ export class Flags {
   /** A required string; `fallback` (an environment variable) is used when the flag is absent. */
   required(name: string, what: string, fallback?: string): string {
     const value = this.string(name) ?? fallback;
-    if (value === undefined || value.trim() === '') throw new UsageError(`missing --${name}=<${what}> (see svc-zero ${this.command} --help)`);
+    if (value === undefined || value.trim() === '')
+      throw new UsageError(`missing --${name}=<${what}> (see svc-zero ${this.command} --help)`);
     return value;
   }
 
@@ -65,16 +66,25 @@ export function commandOf(argv: readonly string[]): { command: string | undefine
 /** Strict parsing: unknown flags, stray arguments and missing values are usage errors naming the flag. */
 export function parseFlags(command: string, argv: readonly string[], options: OptionSpecs): Flags {
   try {
-    const { values } = parseArgs({ args: [...argv], options: { ...GLOBAL_OPTIONS, ...options }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args: [...argv],
+      options: { ...GLOBAL_OPTIONS, ...options },
+      strict: true,
+      allowPositionals: false,
+    });
     return new Flags(values, command);
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
     if (!code.startsWith('ERR_PARSE_ARGS')) throw error;
     const message = (error as Error).message;
     const unknown = /Unknown option '([^']+)'/.exec(message);
-    if (unknown) throw new UsageError(`unknown option ${unknown[1]} for svc-zero ${command} (see svc-zero ${command} --help)`);
+    if (unknown)
+      throw new UsageError(`unknown option ${unknown[1]} for svc-zero ${command} (see svc-zero ${command} --help)`);
     const positional = /Unexpected argument '([^']+)'/.exec(message);
-    if (positional) throw new UsageError(`unexpected argument "${positional[1]}" for svc-zero ${command} (flags take the form --name=value)`);
+    if (positional)
+      throw new UsageError(
+        `unexpected argument "${positional[1]}" for svc-zero ${command} (flags take the form --name=value)`,
+      );
     throw new UsageError(`${message.split('.')[0]} (see svc-zero ${command} --help)`);
   }
 }

@@ -63,7 +63,13 @@ export function connect(flags: Flags, io: CliIo): Cluster {
   };
 }
 
-const GERUND: Record<Action['verb'], string> = { get: 'reading', list: 'listing', create: 'creating', update: 'updating', delete: 'deleting' };
+const GERUND: Record<Action['verb'], string> = {
+  get: 'reading',
+  list: 'listing',
+  create: 'creating',
+  update: 'updating',
+  delete: 'deleting',
+};
 
 /** "creating secrets/svc-zero-api-key in namespace shop", the phrase describeApiError puts after "while". */
 export function actionPhrase(action: Action): string {
@@ -73,7 +79,8 @@ export function actionPhrase(action: Action): string {
 function explain(error: unknown, action: Action, where: string): string {
   const sentence = describeApiError(error, actionPhrase(action));
   const status = apiStatusOf(error);
-  if (status?.code === 403) return `${sentence}\n${rbacHint(action, /User "([^"]+)"/.exec(status.message ?? '')?.[1] ?? '<you>')}`;
+  if (status?.code === 403)
+    return `${sentence}\n${rbacHint(action, /User "([^"]+)"/.exec(status.message ?? '')?.[1] ?? '<you>')}`;
   // Network failures and rejected credentials: say which cluster, since the fix is usually --context or a login.
   if (status === undefined || status.code === 401) return `${sentence} [${where}]`;
   return sentence;

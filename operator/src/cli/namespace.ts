@@ -7,7 +7,8 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** A namespace name as Kubernetes accepts it (RFC 1123 label), else a usage error. */
 export function namespaceName(value: string): string {
-  if (value.length > 63 || !DNS_LABEL.test(value)) throw new UsageError(`"${value}" is not a namespace name (lowercase letters, digits and '-', at most 63)`);
+  if (value.length > 63 || !DNS_LABEL.test(value))
+    throw new UsageError(`"${value}" is not a namespace name (lowercase letters, digits and '-', at most 63)`);
   return value;
 }
 
@@ -26,5 +27,7 @@ export async function requireNamespace(cluster: Cluster, name: string): Promise<
 }
 
 export function unknownNamespace(name: string, cluster: Cluster): CliError {
-  return new CliError(`namespace "${name}" does not exist in ${cluster.where}; check the name (kubectl get namespaces) or --context`);
+  return new CliError(
+    `namespace "${name}" does not exist in ${cluster.where}; check the name (kubectl get namespaces) or --context`,
+  );
 }

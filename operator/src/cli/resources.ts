@@ -16,7 +16,10 @@ const PLURALS: Record<string, { plural: string; namespaced: boolean }> = {
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': { plural: 'clusterrolebindings', namespaced: false },
   'rbac.authorization.k8s.io/v1/Role': { plural: 'roles', namespaced: true },
   'rbac.authorization.k8s.io/v1/RoleBinding': { plural: 'rolebindings', namespaced: true },
-  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': { plural: 'mutatingwebhookconfigurations', namespaced: false },
+  'admissionregistration.k8s.io/v1/MutatingWebhookConfiguration': {
+    plural: 'mutatingwebhookconfigurations',
+    namespaced: false,
+  },
   [`${CRD_API_VERSION}/${CRD_KIND}`]: { plural: CRD_PLURAL, namespaced: true },
 };
 
@@ -45,9 +48,18 @@ export function resourcePath(ref: ObjectRef): ResourcePath {
   if (type.namespaced && !namespace && ref.name) throw new Error(`${ref.kind} ${ref.name} needs a namespace`);
   const scope = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
   const name = ref.name ? `/${encodeURIComponent(ref.name)}` : '';
-  return { path: `${root}${scope}/${type.plural}${name}`, resource: group ? `${type.plural}.${group}` : type.plural, namespace };
+  return {
+    path: `${root}${scope}/${type.plural}${name}`,
+    resource: group ? `${type.plural}.${group}` : type.plural,
+    namespace,
+  };
 }
 
 export function refOf(object: KubernetesObject): ObjectRef {
-  return { apiVersion: object.apiVersion ?? '', kind: object.kind ?? '', namespace: object.metadata?.namespace, name: object.metadata?.name };
+  return {
+    apiVersion: object.apiVersion ?? '',
+    kind: object.kind ?? '',
+    namespace: object.metadata?.namespace,
+    name: object.metadata?.name,
+  };
 }

@@ -73,23 +73,36 @@ export class RestClient {
   }
 }
 
-function exchange(url: URL, options: RequestOptions, payload: string | undefined): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+function exchange(
+  url: URL,
+  options: RequestOptions,
+  payload: string | undefined,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
     const req = send(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer from ${url.origin} within ${TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' })));
+    req.on('timeout', () =>
+      req.destroy(
+        Object.assign(new Error(`no answer from ${url.origin} within ${TIMEOUT_MS / 1000} s`), { code: 'ETIMEDOUT' }),
+      ),
+    );
     req.on('error', reject);
     req.end(payload);
   });
 }
 
-const withDryRun = (path: string, dryRun: boolean | undefined) => (dryRun ? `${path}${path.includes('?') ? '&' : '?'}dryRun=All` : path);
+const withDryRun = (path: string, dryRun: boolean | undefined) =>
+  dryRun ? `${path}${path.includes('?') ? '&' : '?'}dryRun=All` : path;
 
 function flatten(headers: IncomingHttpHeaders): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([key, value]) => [key, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
+  );
 }

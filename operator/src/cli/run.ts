@@ -54,7 +54,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return 2;
     }
     const command = COMMANDS.find((candidate) => candidate.name === name);
-    if (!command) throw new UsageError(`unknown command "${name}"; commands: ${COMMANDS.map((candidate) => candidate.name).join(', ')} (svc-zero --help)`);
+    if (!command)
+      throw new UsageError(
+        `unknown command "${name}"; commands: ${COMMANDS.map((candidate) => candidate.name).join(', ')} (svc-zero --help)`,
+      );
     const flags = parseFlags(command.name, rest, command.options);
     if (flags.boolean('help')) {
       io.out(command.usage);

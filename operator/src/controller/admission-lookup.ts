@@ -37,10 +37,14 @@ export function cachedLookup(sources: LookupSources): AdmissionLookup {
     },
 
     async instrumentation(namespace, signal) {
-      if (instrumentations.synced && seen(namespace)) return chooseInstrumentation(instrumentations.cache.list(namespace));
+      if (instrumentations.synced && seen(namespace))
+        return chooseInstrumentation(instrumentations.cache.list(namespace));
       signal.throwIfAborted();
       try {
-        const list = (await custom.listNamespacedCustomObject({ group: CRD_GROUP, version: CRD_VERSION, namespace, plural: CRD_PLURAL }, withSignal(signal))) as {
+        const list = (await custom.listNamespacedCustomObject(
+          { group: CRD_GROUP, version: CRD_VERSION, namespace, plural: CRD_PLURAL },
+          withSignal(signal),
+        )) as {
           items?: SvcInstrumentation[];
         };
         return chooseInstrumentation(list.items ?? []);

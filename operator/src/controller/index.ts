@@ -67,26 +67,61 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const crd = { group: CRD_GROUP, version: CRD_VERSION, plural: CRD_PLURAL };
   const writeStatus = async (namespace: string, name: string, status: Record<string, unknown>) => {
     try {
-      await custom.patchNamespacedCustomObjectStatus({ ...crd, namespace, name, body: { status } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await custom.patchNamespacedCustomObjectStatus(
+        { ...crd, namespace, name, body: { status } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
     } catch (error) {
       // Deleted since the cache saw it: nothing to report on.
       if (apiStatusOf(error)?.code === 404) return;
-      throw new Error(describeApiError(error, `updating the status of SvcInstrumentation ${name} in namespace ${namespace}`), { cause: error });
+      throw new Error(
+        describeApiError(error, `updating the status of SvcInstrumentation ${name} in namespace ${namespace}`),
+        { cause: error },
+      );
     }
   };
 
-  const queue = new NamespaceQueue({ reconcile: (namespace) => reconciler.reconcile(namespace), debounceMs: options.debounceMs ?? 100, retry, log });
+  const queue = new NamespaceQueue({
+    reconcile: (namespace) => reconciler.reconcile(namespace),
+    debounceMs: options.debounceMs ?? 100,
+    retry,
+    log,
+  });
   const touchNamespaceOf = (object: KubernetesObject) => {
     const namespace = object.metadata?.namespace;
     if (namespace) queue.add(namespace);
   };
-  const watch = <T extends KubernetesObject>(name: string, path: string, list: () => Promise<KubernetesListObject<T>>, onChange: (object: T) => void): Watched<T> =>
-    watchResource<T>({ kubeConfig, name, path, list, onChange, log, retry });
+  const watch = <T extends KubernetesObject>(
+    name: string,
+    path: string,
+    list: () => Promise<KubernetesListObject<T>>,
+    onChange: (object: T) => void,
+  ): Watched<T> => watchResource<T>({ kubeConfig, name, path, list, onChange, log, retry });
 
-  const namespaces = watch<V1Namespace>('namespaces', '/api/v1/namespaces', () => core.listNamespace(), (object) => queue.add(object.metadata?.name ?? ''));
-  const deployments = watch<V1Deployment>('deployments', '/apis/apps/v1/deployments', () => apps.listDeploymentForAllNamespaces(), touchNamespaceOf);
-  const statefulSets = watch<V1StatefulSet>('statefulsets', '/apis/apps/v1/statefulsets', () => apps.listStatefulSetForAllNamespaces(), touchNamespaceOf);
-  const daemonSets = watch<V1DaemonSet>('daemonsets', '/apis/apps/v1/daemonsets', () => apps.listDaemonSetForAllNamespaces(), touchNamespaceOf);
+  const namespaces = watch<V1Namespace>(
+    'namespaces',
+    '/api/v1/namespaces',
+    () => core.listNamespace(),
+    (object) => queue.add(object.metadata?.name ?? ''),
+  );
+  const deployments = watch<V1Deployment>(
+    'deployments',
+    '/apis/apps/v1/deployments',
+    () => apps.listDeploymentForAllNamespaces(),
+    touchNamespaceOf,
+  );
+  const statefulSets = watch<V1StatefulSet>(
+    'statefulsets',
+    '/apis/apps/v1/statefulsets',
+    () => apps.listStatefulSetForAllNamespaces(),
+    touchNamespaceOf,
+  );
+  const daemonSets = watch<V1DaemonSet>(
+    'daemonsets',
+    '/apis/apps/v1/daemonsets',
+    () => apps.listDaemonSetForAllNamespaces(),
+    touchNamespaceOf,
+  );
   const pods = watch<V1Pod>('pods', '/api/v1/pods', () => core.listPodForAllNamespaces(), touchNamespaceOf);
   const instrumentations = watch<Instrumentation>(
     `${CRD_PLURAL}.${CRD_GROUP}`,
@@ -111,7 +146,8 @@ export async function startController(options: ControllerOptions): Promise<Contr
     writeStatus,
   });
 
-  const instrumentedNamespaces = () => new Set(instrumentations.cache.list().map((item) => item.metadata?.namespace ?? ''));
+  const instrumentedNamespaces = () =>
+    new Set(instrumentations.cache.list().map((item) => item.metadata?.namespace ?? ''));
   // Reconciling before every cache has listed would write statuses from half the picture.
   const synced = Promise.all(all.map((watched) => watched.ready)).then(async () => {
     for (const namespace of instrumentedNamespaces()) queue.add(namespace);

@@ -3,7 +3,14 @@
  * again by itself) plus what it leaves to its user — restarting after any other error (connection refused, 403, the
  * CRD not installed yet) with capped exponential backoff, and telling when the first list has arrived.
  */
-import { makeInformer, type Informer, type KubeConfig, type KubernetesListObject, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
+import {
+  makeInformer,
+  type Informer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type ObjectCache,
+} from '@kubernetes/client-node';
 import { describeApiError } from '../kube/errors.js';
 import type { Logger } from '../log.js';
 

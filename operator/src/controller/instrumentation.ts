@@ -15,6 +15,8 @@ export function chooseInstrumentation(candidates: readonly SvcInstrumentation[])
   return [...candidates].sort((a, b) => {
     const aDefault = a.metadata.name === DEFAULT_INSTRUMENTATION_NAME ? 0 : 1;
     const bDefault = b.metadata.name === DEFAULT_INSTRUMENTATION_NAME ? 0 : 1;
-    return aDefault - bDefault || created(a) - created(b) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+    return (
+      aDefault - bDefault || created(a) - created(b) || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '')
+    );
   })[0];
 }

@@ -89,7 +89,11 @@ export class NamespaceQueue {
     const attempt = (this.attempts.get(namespace) ?? 0) + 1;
     this.attempts.set(namespace, attempt);
     const delay = Math.min(this.options.retry.initialMs * 2 ** (attempt - 1), this.options.retry.maxMs);
-    this.options.log.warn(`reconciling namespace ${namespace} failed; retrying in ${delay} ms`, { namespace, error, attempt });
+    this.options.log.warn(`reconciling namespace ${namespace} failed; retrying in ${delay} ms`, {
+      namespace,
+      error,
+      attempt,
+    });
     const timer = setTimeout(() => {
       this.retries.delete(timer);
       this.add(namespace);

@@ -4,11 +4,24 @@
  * carry; logs discovery and detection results when they change; writes the SvcInstrumentation status through the
  * status subresource only when it changed.
  */
-import type { ObjectCache, V1DaemonSet, V1Deployment, V1Namespace, V1Pod, V1PodTemplateSpec, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  ObjectCache,
+  V1DaemonSet,
+  V1Deployment,
+  V1Namespace,
+  V1Pod,
+  V1PodTemplateSpec,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 import { workloadOf } from '../detect/index.js';
 import type { Logger } from '../log.js';
 import { configFingerprint, mutatePod, stableJson, type MutationDecision } from '../mutate/index.js';
-import type { OperatorSettings, SvcInstrumentation, SvcInstrumentationStatus, WorkloadStatus } from '../resource/types.js';
+import type {
+  OperatorSettings,
+  SvcInstrumentation,
+  SvcInstrumentationStatus,
+  WorkloadStatus,
+} from '../resource/types.js';
 import { chooseInstrumentation } from './instrumentation.js';
 import { duplicateStatus, namespaceStatus } from './namespace-status.js';
 import { workloadStatus, type WorkloadKind } from './workload-status.js';
@@ -63,7 +76,8 @@ function templatePod(namespace: string, workload: Workload): V1Pod {
 }
 
 /** Pods that count for a workload's state: not finished and not on their way out. */
-const live = (pod: V1Pod) => pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed' && !pod.metadata?.deletionTimestamp;
+const live = (pod: V1Pod) =>
+  pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed' && !pod.metadata?.deletionTimestamp;
 
 const key = (...parts: string[]) => parts.join('/');
 
@@ -92,10 +106,26 @@ export class Reconciler {
     this.logResults(namespace, governing, results);
 
     const now = this.options.clock();
-    await this.write(governing, namespaceStatus({ generation: governing.metadata.generation ?? 0, workloads: results, previous: governing.status, now }));
+    await this.write(
+      governing,
+      namespaceStatus({
+        generation: governing.metadata.generation ?? 0,
+        workloads: results,
+        previous: governing.status,
+        now,
+      }),
+    );
     for (const other of instrumentations) {
       if (other === governing) continue;
-      await this.write(other, duplicateStatus({ generation: other.metadata.generation ?? 0, governing: governing.metadata.name ?? '', previous: other.status, now }));
+      await this.write(
+        other,
+        duplicateStatus({
+          generation: other.metadata.generation ?? 0,
+          governing: governing.metadata.name ?? '',
+          previous: other.status,
+          now,
+        }),
+      );
     }
   }
 
@@ -119,8 +149,17 @@ export class Reconciler {
       decision = mutatePod({ pod, namespace, instrumentation, settings }).decision;
     } catch (error) {
       // mutatePod throws only on a programmer error; one workload must not stop the namespace's status.
-      log.error(`evaluating ${workload.kind} ${name}/${workload.name} failed`, { namespace: name, workload: workload.name, error });
-      decision = { injected: false, reason: `internal error: ${(error as Error).message}`, workload: workload.name, warnings: [] };
+      log.error(`evaluating ${workload.kind} ${name}/${workload.name} failed`, {
+        namespace: name,
+        workload: workload.name,
+        error,
+      });
+      decision = {
+        injected: false,
+        reason: `internal error: ${(error as Error).message}`,
+        workload: workload.name,
+        warnings: [],
+      };
     }
     const pods = this.options.caches.pods.list(name).filter((candidate) => {
       if (!live(candidate)) return false;
@@ -143,7 +182,11 @@ export class Reconciler {
   private logResults(namespace: string, instrumentation: SvcInstrumentation, results: readonly WorkloadStatus[]): void {
     const { log } = this.options;
     if (this.discovered.get(namespace) !== results.length) {
-      log.info(`discovered ${results.length} workloads in namespace ${namespace}`, { namespace, instrumentation: instrumentation.metadata.name, workloads: results.length });
+      log.info(`discovered ${results.length} workloads in namespace ${namespace}`, {
+        namespace,
+        instrumentation: instrumentation.metadata.name,
+        workloads: results.length,
+      });
       this.discovered.set(namespace, results.length);
     }
     const current = new Set<string>();
@@ -154,24 +197,29 @@ export class Reconciler {
       if (this.reported.get(id) === signature) continue;
       this.reported.set(id, signature);
       const { kind, name, lang, framework, strategy, confidence, source, state, reason } = result;
-      log.info(`${kind} ${namespace}/${name}: lang=${lang} framework=${framework} strategy=${strategy} confidence=${confidence} (${state})`, {
-        namespace,
-        kind,
-        workload: name,
-        lang,
-        framework,
-        strategy,
-        confidence,
-        source,
-        state,
-        reason,
-      });
+      log.info(
+        `${kind} ${namespace}/${name}: lang=${lang} framework=${framework} strategy=${strategy} confidence=${confidence} (${state})`,
+        {
+          namespace,
+          kind,
+          workload: name,
+          lang,
+          framework,
+          strategy,
+          confidence,
+          source,
+          state,
+          reason,
+        },
+      );
     }
-    for (const id of this.reported.keys()) if (id.startsWith(`${namespace}/`) && !current.has(id)) this.reported.delete(id);
+    for (const id of this.reported.keys())
+      if (id.startsWith(`${namespace}/`) && !current.has(id)) this.reported.delete(id);
   }
 
   private forget(namespace: string): void {
-    if (this.discovered.delete(namespace)) this.options.log.info(`namespace ${namespace} is no longer instrumented (no SvcInstrumentation)`, { namespace });
+    if (this.discovered.delete(namespace))
+      this.options.log.info(`namespace ${namespace} is no longer instrumented (no SvcInstrumentation)`, { namespace });
     for (const id of this.reported.keys()) if (id.startsWith(`${namespace}/`)) this.reported.delete(id);
     for (const id of this.written.keys()) if (id.startsWith(`${namespace}/`)) this.written.delete(id);
   }
@@ -192,7 +240,10 @@ export class Reconciler {
     const cleared = Object.fromEntries(Object.keys(instrumentation.status ?? {}).map((field) => [field, null]));
     await this.options.writeStatus(namespace, name, { ...cleared, ...desired });
     this.written.set(id, { status: wanted, resourceVersion: instrumentation.metadata.resourceVersion });
-    this.options.log.debug(`status of SvcInstrumentation ${namespace}/${name} updated`, { namespace, instrumentation: name, counts: desired.counts });
+    this.options.log.debug(`status of SvcInstrumentation ${namespace}/${name} updated`, {
+      namespace,
+      instrumentation: name,
+      counts: desired.counts,
+    });
   }
 }
-

@@ -50,24 +50,37 @@ export function agentFailure(pod: V1Pod): string | undefined {
   for (const status of ours) {
     if (!status) continue;
     const waiting = status.state?.waiting;
-    if (waiting?.reason && STUCK.has(waiting.reason)) return `${status.name} ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`;
-    const terminated = status.state?.terminated ?? (status.name === EBPF_CONTAINER ? status.lastState?.terminated : undefined);
+    if (waiting?.reason && STUCK.has(waiting.reason))
+      return `${status.name} ${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`;
+    const terminated =
+      status.state?.terminated ?? (status.name === EBPF_CONTAINER ? status.lastState?.terminated : undefined);
     if (terminated?.reason === 'OOMKilled' && status.name === EBPF_CONTAINER) {
       return `${EBPF_CONTAINER} was killed for memory (OOMKilled); the workload may have unusually many connections: raise ebpf.resources.limits.memory`;
     }
-    if (terminated && terminated.exitCode !== 0) return `${status.name} exited with code ${terminated.exitCode}${terminated.reason ? ` (${terminated.reason})` : ''}`;
+    if (terminated && terminated.exitCode !== 0)
+      return `${status.name} exited with code ${terminated.exitCode}${terminated.reason ? ` (${terminated.reason})` : ''}`;
   }
   return undefined;
 }
 
 /** Why this pod does not carry the agent a new pod would get, or undefined when it does. */
-export function podOutdated(pod: V1Pod, decision: MutationDecision, expected: WorkloadInput['expected']): string | undefined {
+export function podOutdated(
+  pod: V1Pod,
+  decision: MutationDecision,
+  expected: WorkloadInput['expected'],
+): string | undefined {
   const annotations = pod.metadata?.annotations ?? {};
-  if (annotations[INJECTED_ANNOTATION] !== 'true') return 'runs without the agent (created before the instrumentation, or while the webhook was unreachable)';
+  if (annotations[INJECTED_ANNOTATION] !== 'true')
+    return 'runs without the agent (created before the instrumentation, or while the webhook was unreachable)';
   const record = parseDetection(annotations[DETECTION_ANNOTATION] ?? '');
-  if (record.version !== expected.version) return `was injected by svc-zero ${record.version ?? '(unknown version)'}, not ${expected.version}`;
+  if (record.version !== expected.version)
+    return `was injected by svc-zero ${record.version ?? '(unknown version)'}, not ${expected.version}`;
   if (record.config !== expected.config) return 'was injected under an earlier SvcInstrumentation configuration';
-  if (record.lang !== decision.lang || record.strategy !== decision.strategy || record.container !== decision.container) {
+  if (
+    record.lang !== decision.lang ||
+    record.strategy !== decision.strategy ||
+    record.container !== decision.container
+  ) {
     return `was injected as ${record.lang}/${record.strategy} in container ${record.container}; a new pod gets ${decision.lang}/${decision.strategy} in container ${decision.container}`;
   }
   return undefined;
@@ -95,11 +108,22 @@ export function workloadStatus(input: WorkloadInput): WorkloadStatus {
   const restart = `kubectl rollout restart ${kind.toLowerCase()}/${name} -n ${namespace}`;
   const failed = pods.map((pod) => ({ pod, why: agentFailure(pod) })).filter((entry) => entry.why !== undefined);
   const first = failed[0];
-  if (first) return { ...base, state: 'failed', reason: `${failed.length} of ${pods.length} pods: pod ${first.pod.metadata?.name} ${first.why}` };
-  const outdated = pods.map((pod) => ({ pod, why: podOutdated(pod, decision, input.expected) })).filter((entry) => entry.why !== undefined);
+  if (first)
+    return {
+      ...base,
+      state: 'failed',
+      reason: `${failed.length} of ${pods.length} pods: pod ${first.pod.metadata?.name} ${first.why}`,
+    };
+  const outdated = pods
+    .map((pod) => ({ pod, why: podOutdated(pod, decision, input.expected) }))
+    .filter((entry) => entry.why !== undefined);
   const stale = outdated[0];
   if (stale) {
-    return { ...base, state: 'outdated', reason: `${outdated.length} of ${pods.length} pods need a restart: pod ${stale.pod.metadata?.name} ${stale.why}; run ${restart}` };
+    return {
+      ...base,
+      state: 'outdated',
+      reason: `${outdated.length} of ${pods.length} pods need a restart: pod ${stale.pod.metadata?.name} ${stale.why}; run ${restart}`,
+    };
   }
   const reason = notes(fallback);
   return { ...base, state: 'injected', ...(reason ? { reason } : {}) };

@@ -122,7 +122,8 @@ export function commandSignal(container: V1Container): Signal | undefined {
   }
   if (!found) return undefined;
   const lang = found.lang;
-  const framework = found.framework ?? FRAMEWORK_WORDS.find((rule) => rule.lang === lang && words.some(rule.test))?.framework;
+  const framework =
+    found.framework ?? FRAMEWORK_WORDS.find((rule) => rule.lang === lang && words.some(rule.test))?.framework;
   return { lang, confidence: found.confidence, source: 'command', ...(framework ? { framework } : {}) };
 }
 

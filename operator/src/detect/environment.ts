@@ -29,13 +29,26 @@ const RULES: readonly NameRule[] = [
   { test: prefix('QUARKUS_'), lang: 'java', framework: 'quarkus' },
   { test: prefix('MICRONAUT_'), lang: 'java', framework: 'micronaut' },
   { test: exact('CATALINA_OPTS', 'CATALINA_HOME'), lang: 'java', framework: 'tomcat' },
-  { test: exact('JAVA_OPTS', 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'JAVA_HOME', 'JVM_OPTS', 'MAVEN_OPTS'), lang: 'java' },
+  {
+    test: exact(
+      'JAVA_OPTS',
+      'JAVA_TOOL_OPTIONS',
+      'JDK_JAVA_OPTIONS',
+      '_JAVA_OPTIONS',
+      'JAVA_HOME',
+      'JVM_OPTS',
+      'MAVEN_OPTS',
+    ),
+    lang: 'java',
+  },
   { test: prefix('DJANGO_'), lang: 'python', framework: 'django' },
   { test: prefix('FLASK_'), lang: 'python', framework: 'flask' },
   { test: prefix('CELERY_'), lang: 'python', framework: 'celery' },
   {
     test: (n) =>
-      ['PYTHONUNBUFFERED', 'PYTHONDONTWRITEBYTECODE', 'PYTHONPATH', 'PYTHONHASHSEED', 'GUNICORN_CMD_ARGS'].includes(n) ||
+      ['PYTHONUNBUFFERED', 'PYTHONDONTWRITEBYTECODE', 'PYTHONPATH', 'PYTHONHASHSEED', 'GUNICORN_CMD_ARGS'].includes(
+        n,
+      ) ||
       n.startsWith('UVICORN_') ||
       n.startsWith('PIP_'),
     lang: 'python',
@@ -44,7 +57,10 @@ const RULES: readonly NameRule[] = [
   { test: prefix('ASPNETCORE_'), lang: 'dotnet', framework: 'aspnetcore' },
   { test: prefix('DOTNET_'), lang: 'dotnet' },
   { test: prefix('RAILS_'), lang: 'ruby', framework: 'rails' },
-  { test: (n) => n === 'RACK_ENV' || n === 'RUBYOPT' || n.startsWith('BUNDLE_') || n.startsWith('RUBY_'), lang: 'ruby' },
+  {
+    test: (n) => n === 'RACK_ENV' || n === 'RUBYOPT' || n.startsWith('BUNDLE_') || n.startsWith('RUBY_'),
+    lang: 'ruby',
+  },
   { test: prefix('PHP_'), lang: 'php' },
 ];
 
@@ -57,7 +73,12 @@ export function environmentSignals(container: V1Container): Signal[] {
   for (const entry of container.env ?? []) {
     const rule = RULES.find((r) => r.test(entry.name));
     if (rule) {
-      signals.push({ lang: rule.lang, confidence: ENVIRONMENT_CONFIDENCE, source: 'environment', ...(rule.framework ? { framework: rule.framework } : {}) });
+      signals.push({
+        lang: rule.lang,
+        confidence: ENVIRONMENT_CONFIDENCE,
+        source: 'environment',
+        ...(rule.framework ? { framework: rule.framework } : {}),
+      });
     }
   }
   return strongestPerLanguage(signals);

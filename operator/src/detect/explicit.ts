@@ -31,13 +31,19 @@ export function explicitLanguage(
   const candidates: { value: string | undefined; source: ExplicitLanguage['source']; what: string }[] = [
     { value: literalEnvValue(container, LANGUAGE_ENV), source: 'env', what: `env ${LANGUAGE_ENV}` },
     { value: podLabels?.[LANGUAGE_LABEL], source: 'label', what: `label ${LANGUAGE_LABEL}` },
-    { value: hints && Object.hasOwn(hints, workload) ? hints[workload] : undefined, source: 'hint', what: `spec.languageHints.${workload}` },
+    {
+      value: hints && Object.hasOwn(hints, workload) ? hints[workload] : undefined,
+      source: 'hint',
+      what: `spec.languageHints.${workload}`,
+    },
   ];
   for (const { value, source, what } of candidates) {
     if (value === undefined || value.trim() === '') continue;
     const lang = normalizeLanguage(value);
     if (lang) return { found: { lang, source }, ignored };
-    ignored.push(`${what}="${value}" names no known language (nodejs, java, python, go, dotnet, ruby, php) and is ignored`);
+    ignored.push(
+      `${what}="${value}" names no known language (nodejs, java, python, go, dotnet, ruby, php) and is ignored`,
+    );
   }
   return { ignored };
 }

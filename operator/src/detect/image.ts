@@ -48,7 +48,21 @@ interface BaseRule {
 }
 
 /** Namespaces that republish the official runtime images (Docker Hub architectures, Bitnami, Chainguard, Red Hat UBI, …). */
-const PUBLISHERS = new Set(['', 'docker', 'amd64', 'arm64v8', 'arm32v7', 'bitnami', 'chainguard', 'cimg', 'circleci', 'distroless', 'ubi8', 'ubi9', 'ubi10']);
+const PUBLISHERS = new Set([
+  '',
+  'docker',
+  'amd64',
+  'arm64v8',
+  'arm32v7',
+  'bitnami',
+  'chainguard',
+  'cimg',
+  'circleci',
+  'distroless',
+  'ubi8',
+  'ubi9',
+  'ubi10',
+]);
 
 const JAVA_BASES = new Set([
   'eclipse-temurin',
@@ -65,10 +79,25 @@ const JAVA_BASES = new Set([
 
 /** Official (and widely used vendor) runtime images, by their last path component. */
 const BASE_RULES: readonly BaseRule[] = [
-  { test: (r) => /^node(js)?(-?\d+)?(-debian\d+|-minimal)?$/.test(r.name), lang: 'nodejs', confidence: BASE_CONFIDENCE, generic: true },
-  { test: (r) => /^(python|pypy)(-?\d+(\.\d+)?)?(-debian\d+|-minimal)?$/.test(r.name), lang: 'python', confidence: BASE_CONFIDENCE, generic: true },
+  {
+    test: (r) => /^node(js)?(-?\d+)?(-debian\d+|-minimal)?$/.test(r.name),
+    lang: 'nodejs',
+    confidence: BASE_CONFIDENCE,
+    generic: true,
+  },
+  {
+    test: (r) => /^(python|pypy)(-?\d+(\.\d+)?)?(-debian\d+|-minimal)?$/.test(r.name),
+    lang: 'python',
+    confidence: BASE_CONFIDENCE,
+    generic: true,
+  },
   { test: (r) => JAVA_BASES.has(r.name), lang: 'java', confidence: BASE_CONFIDENCE },
-  { test: (r) => /^(java|openjdk|jre|jdk|maven|gradle)(-?\d+)?(-debian\d+|-runtime)?$/.test(r.name), lang: 'java', confidence: BASE_CONFIDENCE, generic: true },
+  {
+    test: (r) => /^(java|openjdk|jre|jdk|maven|gradle)(-?\d+)?(-debian\d+|-runtime)?$/.test(r.name),
+    lang: 'java',
+    confidence: BASE_CONFIDENCE,
+    generic: true,
+  },
   { test: (r) => r.name === 'tomcat', lang: 'java', confidence: BASE_CONFIDENCE, framework: 'tomcat', generic: true },
   { test: (r) => r.name === 'jetty', lang: 'java', confidence: BASE_CONFIDENCE, framework: 'jetty', generic: true },
   { test: (r) => r.name === 'golang', lang: 'go', confidence: GO_BASE_CONFIDENCE, generic: true },
@@ -76,7 +105,13 @@ const BASE_RULES: readonly BaseRule[] = [
   { test: (r) => /^dotnet\/(runtime|sdk|runtime-deps)$/.test(r.path), lang: 'dotnet', confidence: BASE_CONFIDENCE },
   { test: (r) => /^ruby(-?\d+)?$/.test(r.name), lang: 'ruby', confidence: BASE_CONFIDENCE, generic: true },
   { test: (r) => /^php(-fpm)?(-?\d+)?$/.test(r.name), lang: 'php', confidence: BASE_CONFIDENCE, generic: true },
-  { test: (r) => r.name === 'wordpress', lang: 'php', confidence: BASE_CONFIDENCE, framework: 'wordpress', generic: true },
+  {
+    test: (r) => r.name === 'wordpress',
+    lang: 'php',
+    confidence: BASE_CONFIDENCE,
+    framework: 'wordpress',
+    generic: true,
+  },
 ];
 
 function publisherOf(ref: ImageReference): string {
@@ -125,7 +160,12 @@ export function imageSignal(image: string | undefined): Signal | undefined {
   const publisher = publisherOf(ref);
   const base = BASE_RULES.find((rule) => rule.test(ref) && (!rule.generic || PUBLISHERS.has(publisher)));
   if (base) {
-    return { lang: base.lang, confidence: base.confidence, source: 'image', ...(base.framework ? { framework: base.framework } : {}) };
+    return {
+      lang: base.lang,
+      confidence: base.confidence,
+      source: 'image',
+      ...(base.framework ? { framework: base.framework } : {}),
+    };
   }
   const words = ref.path.split(/[-_./]+/);
   let lang: Language | undefined;

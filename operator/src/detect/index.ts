@@ -57,16 +57,27 @@ export function detectLanguage(input: DetectionInput): Detection {
 
   const byLanguage = new Map<Language, Signal[]>();
   for (const signal of heuristics) byLanguage.set(signal.lang, [...(byLanguage.get(signal.lang) ?? []), signal]);
-  if (byLanguage.size === 0) return { lang: 'unknown', framework: 'unknown', confidence: 0, source: 'none', ...warnings };
+  if (byLanguage.size === 0)
+    return { lang: 'unknown', framework: 'unknown', confidence: 0, source: 'none', ...warnings };
 
-  const scored = [...byLanguage.entries()].map(([lang, signals]) => ({ lang, signals, combined: combine(signals.map((s) => s.confidence)) }));
+  const scored = [...byLanguage.entries()].map(([lang, signals]) => ({
+    lang,
+    signals,
+    combined: combine(signals.map((s) => s.confidence)),
+  }));
   // Highest combined confidence wins; on a tie the language with the strongest single signal (command before image).
   scored.sort((a, b) => b.combined - a.combined || strongest(b.signals).confidence - strongest(a.signals).confidence);
   const [winner, ...others] = scored;
   if (!winner) return { lang: 'unknown', framework: 'unknown', confidence: 0, source: 'none', ...warnings };
   const penalty = others.reduce((factor, other) => factor * (1 - CONFLICT_WEIGHT * other.combined), 1);
   const confidence = round(Math.min(HEURISTIC_CAP, winner.combined * penalty));
-  return { lang: winner.lang, framework: frameworkFor(winner.lang, heuristics), confidence, source: strongest(winner.signals).source, ...warnings };
+  return {
+    lang: winner.lang,
+    framework: frameworkFor(winner.lang, heuristics),
+    confidence,
+    source: strongest(winner.signals).source,
+    ...warnings,
+  };
 }
 
 /** In order of preference: command, image, environment (a framework named by the command line beats one from a name). */

@@ -20,7 +20,10 @@ export function strongestPerLanguage(signals: readonly Signal[]): Signal[] {
     const current = best.get(signal.lang);
     if (!current || signal.confidence > current.confidence) {
       // A later, stronger signal keeps an earlier framework if it has none of its own.
-      best.set(signal.lang, current?.framework && !signal.framework ? { ...signal, framework: current.framework } : signal);
+      best.set(
+        signal.lang,
+        current?.framework && !signal.framework ? { ...signal, framework: current.framework } : signal,
+      );
     } else if (!current.framework && signal.framework) {
       best.set(signal.lang, { ...current, framework: signal.framework });
     }

@@ -47,7 +47,8 @@ export function locateKubeConfig(options: KubeConfigOptions = {}): LoadedKubeCon
 
 function load(options: KubeConfigOptions, env: Record<string, string | undefined>): LoadedKubeConfig {
   if (options.kubeconfig !== undefined) {
-    if (!existsSync(options.kubeconfig)) throw new KubeConfigError(`kubeconfig ${options.kubeconfig} (from --kubeconfig) does not exist`);
+    if (!existsSync(options.kubeconfig))
+      throw new KubeConfigError(`kubeconfig ${options.kubeconfig} (from --kubeconfig) does not exist`);
     return { kubeConfig: fromFiles([options.kubeconfig]), source: `--kubeconfig ${options.kubeconfig}` };
   }
 
@@ -55,7 +56,10 @@ function load(options: KubeConfigOptions, env: Record<string, string | undefined
   if (listed.length > 0) {
     // kubectl skips missing files in KUBECONFIG; all of them missing is an error.
     const present = listed.filter((file) => existsSync(file));
-    if (present.length === 0) throw new KubeConfigError(`KUBECONFIG names ${listed.join(', ')}, but ${listed.length === 1 ? 'that file does' : 'none of those files'} not exist`);
+    if (present.length === 0)
+      throw new KubeConfigError(
+        `KUBECONFIG names ${listed.join(', ')}, but ${listed.length === 1 ? 'that file does' : 'none of those files'} not exist`,
+      );
     return { kubeConfig: fromFiles(present), source: `KUBECONFIG ${present.join(delimiter)}` };
   }
 
@@ -86,7 +90,8 @@ function load(options: KubeConfigOptions, env: Record<string, string | undefined
 function withEnv(env: Record<string, string | undefined>, run: () => void): void {
   if (env === process.env) return run();
   const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT };
-  const set = (key: string, value: string | undefined) => (value === undefined ? delete process.env[key] : (process.env[key] = value));
+  const set = (key: string, value: string | undefined) =>
+    value === undefined ? delete process.env[key] : (process.env[key] = value);
   set('KUBERNETES_SERVICE_HOST', env.KUBERNETES_SERVICE_HOST);
   set('KUBERNETES_SERVICE_PORT', env.KUBERNETES_SERVICE_PORT);
   try {
@@ -128,13 +133,21 @@ function selectContext(loaded: LoadedKubeConfig, requested: string | undefined):
   const available = kubeConfig.getContexts().map((context) => context.name);
   const list = available.length > 0 ? available.join(', ') : 'none';
   if (requested !== undefined) {
-    if (!available.includes(requested)) throw new KubeConfigError(`context "${requested}" is not in the kubeconfig (${source}); available contexts: ${list}`);
+    if (!available.includes(requested))
+      throw new KubeConfigError(
+        `context "${requested}" is not in the kubeconfig (${source}); available contexts: ${list}`,
+      );
     kubeConfig.setCurrentContext(requested);
   }
   const current = kubeConfig.getCurrentContext();
   if (!current || !kubeConfig.getContextObject(current)) {
-    throw new KubeConfigError(`the kubeconfig (${source}) has no current context${current ? ` ("${current}" is not defined)` : ''}; pass --context (available contexts: ${list})`);
+    throw new KubeConfigError(
+      `the kubeconfig (${source}) has no current context${current ? ` ("${current}" is not defined)` : ''}; pass --context (available contexts: ${list})`,
+    );
   }
   const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster?.server) throw new KubeConfigError(`context "${current}" in the kubeconfig (${source}) names a cluster that is not defined or has no server address`);
+  if (!cluster?.server)
+    throw new KubeConfigError(
+      `context "${current}" in the kubeconfig (${source}) names a cluster that is not defined or has no server address`,
+    );
 }

@@ -40,7 +40,8 @@ function parseStatus(body: unknown): Omit<ApiStatus, 'code'> {
   };
 }
 
-const FORBIDDEN = /cannot (\S+) resource "([^"]+)" in API group "([^"]*)" (?:in the namespace "([^"]+)"|at the cluster scope)/;
+const FORBIDDEN =
+  /cannot (\S+) resource "([^"]+)" in API group "([^"]*)" (?:in the namespace "([^"]+)"|at the cluster scope)/;
 const USER = /User "([^"]+)"/;
 
 /** `secrets "k" not found` → `secrets "k"`: what a NotFound Status names. */
@@ -59,7 +60,8 @@ const NETWORK: Record<string, string> = {
   EAI_AGAIN: 'the server name could not be resolved right now (DNS)',
   EHOSTUNREACH: 'the server host is unreachable',
   ENETUNREACH: 'the network is unreachable',
-  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's certificate is self-signed and not trusted by the kubeconfig's certificate-authority",
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    "the server's certificate is self-signed and not trusted by the kubeconfig's certificate-authority",
   SELF_SIGNED_CERT_IN_CHAIN: "the server's certificate is not trusted by the kubeconfig's certificate-authority",
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's certificate is not trusted by the kubeconfig's certificate-authority",
   CERT_HAS_EXPIRED: "the server's certificate has expired",
@@ -73,10 +75,15 @@ function networkProblem(error: unknown): { problem: string; url?: string } | und
   const url = /request to (\S+) failed/.exec(error.message)?.[1];
   const where = url ? { url: new URL(url).origin } : {};
   if (typeof code === 'string' && NETWORK[code]) return { problem: NETWORK[code], ...where };
-  if (error.name === 'AbortError' || (error as { type?: unknown }).type === 'aborted' || error.name === 'TimeoutError') {
+  if (
+    error.name === 'AbortError' ||
+    (error as { type?: unknown }).type === 'aborted' ||
+    error.name === 'TimeoutError'
+  ) {
     return { problem: 'no answer before the deadline (request cancelled)', ...where };
   }
-  if ((error as { type?: unknown }).type === 'request-timeout') return { problem: 'no answer before the request timeout', ...where };
+  if ((error as { type?: unknown }).type === 'request-timeout')
+    return { problem: 'no answer before the request timeout', ...where };
   return undefined;
 }
 
@@ -88,7 +95,8 @@ export function describeApiError(error: unknown, action: string): string {
   const status = apiStatusOf(error);
   if (status) return describeStatus(status, action);
   const network = networkProblem(error);
-  if (network) return `cannot reach the Kubernetes API server${network.url ? ` at ${network.url}` : ''} while ${action}: ${network.problem}`;
+  if (network)
+    return `cannot reach the Kubernetes API server${network.url ? ` at ${network.url}` : ''} while ${action}: ${network.problem}`;
   const message = error instanceof Error ? error.message : String(error);
   return `${action} failed: ${message.split('\n')[0]}`;
 }
@@ -123,7 +131,8 @@ function describeStatus(status: ApiStatus, action: string): string {
     case 429:
       return `${action} failed: the API server is rate-limiting requests (429); try again shortly`;
     default:
-      if (code >= 500) return `${action} failed: the API server had an internal error (${code}${message ? `: ${message}` : ''}); try again`;
+      if (code >= 500)
+        return `${action} failed: the API server had an internal error (${code}${message ? `: ${message}` : ''}); try again`;
       return `${action} failed: the API server answered ${code}${message ? `: ${message}` : reason ? ` (${reason})` : ''}`;
   }
 }

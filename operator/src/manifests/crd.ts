@@ -3,7 +3,6 @@ import { CRD_GROUP, CRD_KIND, CRD_PLURAL, CRD_SHORT_NAME, CRD_VERSION } from '..
 import { AGENT_LANGUAGES, LANGUAGES, STRATEGIES, WORKLOAD_KINDS, WORKLOAD_STATES } from '../resource/types.js';
 import { labels } from './labels.js';
 
-
 /**
  * An OpenAPI v3 schema as the API server reads it. Not client-node's JsonSchema: that model spells `enum` as
  * `_enum` and `x-kubernetes-*` in camelCase, and its serializer drops the wire names (so these objects never go
@@ -33,7 +32,9 @@ export interface JsonSchema {
 export interface CustomResourceDefinition extends KubernetesObject {
   metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
   spec: Omit<V1CustomResourceDefinitionSpec, 'versions'> & {
-    versions: (Omit<V1CustomResourceDefinitionSpec['versions'][number], 'schema'> & { schema: { openAPIV3Schema: JsonSchema } })[];
+    versions: (Omit<V1CustomResourceDefinitionSpec['versions'][number], 'schema'> & {
+      schema: { openAPIV3Schema: JsonSchema };
+    })[];
   };
 }
 
@@ -43,7 +44,8 @@ const integer = (description: string): JsonSchema => ({ type: 'integer', format:
 /** A resource.Quantity, spelled the way controller-gen writes it for core types (integer or string, one pattern). */
 const quantity: JsonSchema = {
   anyOf: [{ type: 'integer' }, { type: 'string' }],
-  pattern: '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
+  pattern:
+    '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$',
   'x-kubernetes-int-or-string': true,
 };
 
@@ -67,9 +69,12 @@ const spec: JsonSchema = {
   description: 'How workloads in this namespace are instrumented.',
   required: ['apiKeySecretRef'],
   properties: {
-    ingestUrl: string("Base URL of the ingest endpoints; agents send OTLP to <ingestUrl>/otlp/v1/traces|metrics|logs. Default: the operator's install value ingestUrl.", {
-      pattern: '^https?://[^\\s]+$',
-    }),
+    ingestUrl: string(
+      "Base URL of the ingest endpoints; agents send OTLP to <ingestUrl>/otlp/v1/traces|metrics|logs. Default: the operator's install value ingestUrl.",
+      {
+        pattern: '^https?://[^\\s]+$',
+      },
+    ),
     apiKeySecretRef: {
       type: 'object',
       description: 'Secret in this namespace holding the ingest key (never a literal in the spec).',
@@ -79,14 +84,18 @@ const spec: JsonSchema = {
         key: string('Key in the Secret; defaults to api-key.', { minLength: 1 }),
       },
     },
-    strategy: string('sdk: an OpenTelemetry agent inside the app. ebpf: the svc-ebpf sidecar (needs a privileged namespace).', {
-      enum: [...STRATEGIES],
-      default: 'sdk',
-    }),
+    strategy: string(
+      'sdk: an OpenTelemetry agent inside the app. ebpf: the svc-ebpf sidecar (needs a privileged namespace).',
+      {
+        enum: [...STRATEGIES],
+        default: 'sdk',
+      },
+    ),
     env: string('deployment.environment of the telemetry; defaults to the namespace name.'),
     languageHints: {
       type: 'object',
-      description: 'Workload (Deployment, StatefulSet, DaemonSet) name to language, e.g. checkout: java. Wins over detection.',
+      description:
+        'Workload (Deployment, StatefulSet, DaemonSet) name to language, e.g. checkout: java. Wins over detection.',
       additionalProperties: { type: 'string', minLength: 1 },
     },
     agents: {
@@ -130,7 +139,7 @@ const status: JsonSchema = {
     },
     counts: {
       type: 'object',
-      description: 'The namespace\'s workloads by state (see workloads[].state).',
+      description: "The namespace's workloads by state (see workloads[].state).",
       properties: {
         matching: integer('Workloads the instrumentation applies to (all but skipped).'),
         injected: integer('Workloads whose running pods all have the current agent.'),
@@ -152,7 +161,9 @@ const status: JsonSchema = {
           strategy: string('Strategy applied (after any fallback).', { enum: [...STRATEGIES] }),
           confidence: { type: 'number', minimum: 0, maximum: 1, description: 'Detection confidence, 0 to 1.' },
           source: string('The signal that decided: env, label, hint, command, image, environment or none.'),
-          state: string('injected, pending (no running pods observed), outdated, failed or skipped.', { enum: [...WORKLOAD_STATES] }),
+          state: string('injected, pending (no running pods observed), outdated, failed or skipped.', {
+            enum: [...WORKLOAD_STATES],
+          }),
           reason: string('Why the workload is pending, skipped, outdated or failed.'),
         },
       },
@@ -202,7 +213,8 @@ export function customResourceDefinition(): CustomResourceDefinition {
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              description: 'Per-namespace auto-instrumentation settings for svc-zero (SPEC 2.8). One per namespace, named default by the CLI.',
+              description:
+                'Per-namespace auto-instrumentation settings for svc-zero (SPEC 2.8). One per namespace, named default by the CLI.',
               required: ['spec'],
               properties: {
                 apiVersion: { type: 'string' },

@@ -2,7 +2,11 @@ import { ZERO_VERSION } from './values.js';
 
 /** Recommended Kubernetes labels on every object svc-zero installs, so `kubectl get all -l app.kubernetes.io/part-of=svc-zero` finds them. */
 export function labels(component: string): Record<string, string> {
-  return { ...selectorLabels(component), 'app.kubernetes.io/part-of': 'svc-zero', 'app.kubernetes.io/version': ZERO_VERSION };
+  return {
+    ...selectorLabels(component),
+    'app.kubernetes.io/part-of': 'svc-zero',
+    'app.kubernetes.io/version': ZERO_VERSION,
+  };
 }
 
 /** The stable subset used by selectors (a Deployment's selector is immutable, so it carries no version). */

@@ -56,7 +56,9 @@ export function readOperatorEnv(env: Record<string, string | undefined>, default
   };
   const port = Number(read(OPERATOR_ENV.webhookPort, String(defaults.webhook.port)));
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new Error(`${OPERATOR_ENV.webhookPort} must be a port number from 1 to 65535, got "${env[OPERATOR_ENV.webhookPort]}"`);
+    throw new Error(
+      `${OPERATOR_ENV.webhookPort} must be a port number from 1 to 65535, got "${env[OPERATOR_ENV.webhookPort]}"`,
+    );
   }
   return {
     webhookPort: port,

@@ -7,7 +7,14 @@ import type {
   V1Secret,
   V1ServiceAccount,
 } from '@kubernetes/client-node';
-import { CRD_GROUP, CRD_PLURAL, OPERATOR_NAME, SYSTEM_NAMESPACE, WEBHOOK_CONFIGURATION, WEBHOOK_TLS_SECRET } from '../markers.js';
+import {
+  CRD_GROUP,
+  CRD_PLURAL,
+  OPERATOR_NAME,
+  SYSTEM_NAMESPACE,
+  WEBHOOK_CONFIGURATION,
+  WEBHOOK_TLS_SECRET,
+} from '../markers.js';
 import { labels } from './labels.js';
 
 const READ = ['get', 'list', 'watch'];
@@ -41,7 +48,11 @@ export const NAMESPACE_RULES: V1PolicyRule[] = [
 ];
 
 export function serviceAccount(): V1ServiceAccount {
-  return { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE, labels: labels('operator') } };
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE, labels: labels('operator') },
+  };
 }
 
 export function clusterRole(): V1ClusterRole {

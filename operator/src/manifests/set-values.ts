@@ -62,7 +62,10 @@ function parseAs(example: Json, raw: string, key: string): Json {
   }
   if (Array.isArray(example)) {
     const inner = raw.startsWith('{') && raw.endsWith('}') ? raw.slice(1, -1) : raw;
-    return inner.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    return inner
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   }
   return raw;
 }
@@ -77,7 +80,9 @@ export function validateValues(values: ZeroValues): string[] {
   const { webhook } = values;
   // The operator runs as non-root with every capability dropped, so it cannot bind a privileged port.
   if (!Number.isInteger(webhook.port) || webhook.port < 1024 || webhook.port > 65535) {
-    problems.push(`webhook.port must be an integer from 1024 to 65535 (the operator runs as non-root), got ${webhook.port}`);
+    problems.push(
+      `webhook.port must be an integer from 1024 to 65535 (the operator runs as non-root), got ${webhook.port}`,
+    );
   }
   // admissionregistration.k8s.io/v1 accepts 1 to 30 seconds.
   if (!Number.isInteger(webhook.timeoutSeconds) || webhook.timeoutSeconds < 1 || webhook.timeoutSeconds > 30) {
@@ -93,7 +98,8 @@ export function validateValues(values: ZeroValues): string[] {
     ['ebpf.resources.limits.memory', values.ebpf.resources.limits.memory],
   ];
   for (const [key, quantity] of quantities) {
-    if (!QUANTITY.test(quantity)) problems.push(`${key} must be a Kubernetes quantity such as 512Mi, got "${quantity}"`);
+    if (!QUANTITY.test(quantity))
+      problems.push(`${key} must be a Kubernetes quantity such as 512Mi, got "${quantity}"`);
   }
   const images: [string, string][] = [
     ['image.repository', values.image.repository],

@@ -1,5 +1,12 @@
 import type { V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
-import { EXCLUDE_LABEL, SYSTEM_NAMESPACE, WEBHOOK_CONFIGURATION, WEBHOOK_NAME, WEBHOOK_PATH, WEBHOOK_SERVICE } from '../markers.js';
+import {
+  EXCLUDE_LABEL,
+  SYSTEM_NAMESPACE,
+  WEBHOOK_CONFIGURATION,
+  WEBHOOK_NAME,
+  WEBHOOK_PATH,
+  WEBHOOK_SERVICE,
+} from '../markers.js';
 import { labels } from './labels.js';
 import type { ZeroValues } from './values.js';
 
@@ -31,8 +38,12 @@ export function mutatingWebhookConfiguration(values: ZeroValues): V1MutatingWebh
       {
         name: WEBHOOK_NAME,
         admissionReviewVersions: ['v1'],
-        clientConfig: { service: { name: WEBHOOK_SERVICE, namespace: SYSTEM_NAMESPACE, path: WEBHOOK_PATH, port: 443 } },
-        rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' }],
+        clientConfig: {
+          service: { name: WEBHOOK_SERVICE, namespace: SYSTEM_NAMESPACE, path: WEBHOOK_PATH, port: 443 },
+        },
+        rules: [
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' },
+        ],
         failurePolicy: 'Ignore',
         sideEffects: 'None',
         timeoutSeconds: values.webhook.timeoutSeconds,
@@ -41,7 +52,11 @@ export function mutatingWebhookConfiguration(values: ZeroValues): V1MutatingWebh
         namespaceSelector: {
           matchExpressions: [
             { key: EXCLUDE_LABEL, operator: 'NotIn', values: ['true'] },
-            { key: NAMESPACE_NAME_LABEL, operator: 'NotIn', values: [SYSTEM_NAMESPACE, ...values.webhook.excludedNamespaces] },
+            {
+              key: NAMESPACE_NAME_LABEL,
+              operator: 'NotIn',
+              values: [SYSTEM_NAMESPACE, ...values.webhook.excludedNamespaces],
+            },
           ],
         },
       },

@@ -14,7 +14,8 @@ export interface AgentVariable {
 }
 
 /** Agents and APM tools that conflict with ours when loaded into the same runtime. */
-const OTHER_TRACER = /opentelemetry|dd-trace|dd-java-agent|newrelic|elastic-apm|elastic-otel|applicationinsights|appdynamics|instana|dynatrace|signalfx|splunk-otel|skywalking|pinpoint|glowroot|sentry/i;
+const OTHER_TRACER =
+  /opentelemetry|dd-trace|dd-java-agent|newrelic|elastic-apm|elastic-otel|applicationinsights|appdynamics|instana|dynatrace|signalfx|splunk-otel|skywalking|pinpoint|glowroot|sentry/i;
 
 const NODE_OPTIONS: AgentVariable = {
   name: 'NODE_OPTIONS',
@@ -26,7 +27,10 @@ const NODE_OPTIONS: AgentVariable = {
   notes(existing) {
     return preloads(existing)
       .filter((module) => module !== NODE_AGENT_ENTRY && OTHER_TRACER.test(module))
-      .map((module) => `NODE_OPTIONS already preloads ${module}: two tracers in one process conflict, if they do set annotation svc.io/exclude=true and instrument manually`);
+      .map(
+        (module) =>
+          `NODE_OPTIONS already preloads ${module}: two tracers in one process conflict, if they do set annotation svc.io/exclude=true and instrument manually`,
+      );
   },
 };
 
@@ -42,7 +46,10 @@ const JAVA_TOOL_OPTIONS: AgentVariable = {
   notes(existing) {
     return javaAgents(existing)
       .filter((jar) => !(JAVA_AGENT_JARS as readonly string[]).includes(jar) && OTHER_TRACER.test(jar))
-      .map((jar) => `JAVA_TOOL_OPTIONS already loads -javaagent:${jar}: two tracing agents in one JVM conflict, if they do set annotation svc.io/exclude=true and instrument manually`);
+      .map(
+        (jar) =>
+          `JAVA_TOOL_OPTIONS already loads -javaagent:${jar}: two tracing agents in one JVM conflict, if they do set annotation svc.io/exclude=true and instrument manually`,
+      );
   },
 };
 
@@ -60,7 +67,11 @@ const PYTHONPATH: AgentVariable = {
   },
 };
 
-const VARIABLES: Readonly<Record<AgentLanguage, AgentVariable>> = { nodejs: NODE_OPTIONS, java: JAVA_TOOL_OPTIONS, python: PYTHONPATH };
+const VARIABLES: Readonly<Record<AgentLanguage, AgentVariable>> = {
+  nodejs: NODE_OPTIONS,
+  java: JAVA_TOOL_OPTIONS,
+  python: PYTHONPATH,
+};
 
 export function agentVariable(lang: AgentLanguage): AgentVariable {
   return VARIABLES[lang];

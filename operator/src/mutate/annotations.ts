@@ -29,7 +29,8 @@ export function parseDetection(value: string): Partial<Record<(typeof FIELDS)[nu
   for (const word of value.split(/\s+/)) {
     const eq = word.indexOf('=');
     const key = word.slice(0, eq);
-    if (eq > 0 && (FIELDS as readonly string[]).includes(key)) record[key as (typeof FIELDS)[number]] = word.slice(eq + 1);
+    if (eq > 0 && (FIELDS as readonly string[]).includes(key))
+      record[key as (typeof FIELDS)[number]] = word.slice(eq + 1);
   }
   return record;
 }

@@ -33,7 +33,13 @@ interface EnvPlan {
  * JAVA_TOOL_OPTIONS, PYTHONPATH) and OTEL_RESOURCE_ATTRIBUTES, which are extended when literal and reported when
  * valueFrom (their value is unknown at admission). Kubernetes uses the last entry of a name, so that is the one read.
  */
-export function mergeAppEnv(builder: PatchBuilder, path: Segments, container: V1Container, ctx: TelemetryContext, lang: AgentLanguage): string[] {
+export function mergeAppEnv(
+  builder: PatchBuilder,
+  path: Segments,
+  container: V1Container,
+  ctx: TelemetryContext,
+  lang: AgentLanguage,
+): string[] {
   const plan = planAppEnv(container, ctx, lang);
   const env = container.env ?? [];
   for (const { index, value } of plan.updates) {
@@ -60,7 +66,9 @@ function planAppEnv(container: V1Container, ctx: TelemetryContext, lang: AgentLa
   if (lang !== 'nodejs') {
     // The Node agent reads SVC_INGEST_URL itself; the Java and Python agents are configured the standard way.
     if (effective(OTLP_ENDPOINT_ENV) >= 0) {
-      plan.warnings.push(`${OTLP_ENDPOINT_ENV} is set by the app and kept: the agent exports there, not to ${ctx.ingestUrl}`);
+      plan.warnings.push(
+        `${OTLP_ENDPOINT_ENV} is set by the app and kept: the agent exports there, not to ${ctx.ingestUrl}`,
+      );
     }
     otlpEnv().forEach(addIfAbsent);
   }
@@ -68,12 +76,19 @@ function planAppEnv(container: V1Container, ctx: TelemetryContext, lang: AgentLa
 
   const added = [...plan.appends, ...(plan.insert ? [plan.insert.entry] : [])].map((e) => e.name);
   if ((container.envFrom?.length ?? 0) > 0 && added.length > 0) {
-    plan.warnings.push(`container has envFrom: the variables svc-zero sets in env (${added.join(', ')}) take precedence over the same names from its ConfigMaps or Secrets`);
+    plan.warnings.push(
+      `container has envFrom: the variables svc-zero sets in env (${added.join(', ')}) take precedence over the same names from its ConfigMaps or Secrets`,
+    );
   }
   return plan;
 }
 
-function planResourceAttributes(plan: EnvPlan, env: readonly V1EnvVar[], effective: (name: string) => number, ctx: TelemetryContext): void {
+function planResourceAttributes(
+  plan: EnvPlan,
+  env: readonly V1EnvVar[],
+  effective: (name: string) => number,
+  ctx: TelemetryContext,
+): void {
   const ours = resourceAttributes(ctx);
   const index = effective(RESOURCE_ATTRIBUTES_ENV);
   const current = env[index];
@@ -83,7 +98,9 @@ function planResourceAttributes(plan: EnvPlan, env: readonly V1EnvVar[], effecti
     return;
   }
   if (current.valueFrom) {
-    plan.warnings.push(`${RESOURCE_ATTRIBUTES_ENV} comes from valueFrom and was left alone: telemetry lacks the k8s.* and deployment.environment.name attributes`);
+    plan.warnings.push(
+      `${RESOURCE_ATTRIBUTES_ENV} comes from valueFrom and was left alone: telemetry lacks the k8s.* and deployment.environment.name attributes`,
+    );
     return;
   }
   const existing = current.value ?? '';
@@ -98,7 +115,12 @@ function planResourceAttributes(plan: EnvPlan, env: readonly V1EnvVar[], effecti
   plan.updates.push({ index, value: `${existing}${separator}${formatAttributes(missing)}` });
 }
 
-function planAgentVariable(plan: EnvPlan, env: readonly V1EnvVar[], effective: (name: string) => number, lang: AgentLanguage): void {
+function planAgentVariable(
+  plan: EnvPlan,
+  env: readonly V1EnvVar[],
+  effective: (name: string) => number,
+  lang: AgentLanguage,
+): void {
   const variable = agentVariable(lang);
   const index = effective(variable.name);
   const current = env[index];

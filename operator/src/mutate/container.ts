@@ -85,7 +85,10 @@ export function selectAppContainer(pod: V1Pod): Selection {
     const index = containers.findIndex((c) => c.name === requested);
     const container = containers[index];
     if (!container) {
-      return { ok: false, reason: `annotation ${CONTAINER_ANNOTATION}="${requested}" names no container of this pod (containers: ${names(containers)})` };
+      return {
+        ok: false,
+        reason: `annotation ${CONTAINER_ANNOTATION}="${requested}" names no container of this pod (containers: ${names(containers)})`,
+      };
     }
     return { ok: true, index, container, via: 'annotation' };
   }

@@ -1,7 +1,16 @@
 import type { V1Container, V1EnvVar, V1Namespace, V1Pod, V1ResourceRequirements } from '@kubernetes/client-node';
 import { EBPF_CONTAINER, POD_SECURITY_ENFORCE_LABEL } from '../markers.js';
 import type { AgentSpec } from '../resource/types.js';
-import { connectionEnv, formatAttributes, otlpEnv, podNameEnv, RESOURCE_ATTRIBUTES_ENV, resourceAttributes, SERVICE_NAME_ENV, type TelemetryContext } from './telemetry-env.js';
+import {
+  connectionEnv,
+  formatAttributes,
+  otlpEnv,
+  podNameEnv,
+  RESOURCE_ATTRIBUTES_ENV,
+  resourceAttributes,
+  SERVICE_NAME_ENV,
+  type TelemetryContext,
+} from './telemetry-env.js';
 
 /**
  * Linux capabilities OpenTelemetry eBPF Instrumentation (OBI, formerly Grafana Beyla) needs as a sidecar, per its
@@ -10,7 +19,16 @@ import { connectionEnv, formatAttributes, otlpEnv, podNameEnv, RESOURCE_ATTRIBUT
  * (/proc and ELF access), NET_ADMIN (TC programs for trace-context propagation), SYS_RESOURCE (locked memory on
  * kernels before 5.11). SYS_ADMIN is deliberately not added: it only serves Go library-level context propagation.
  */
-export const EBPF_CAPABILITIES = ['BPF', 'PERFMON', 'SYS_PTRACE', 'NET_RAW', 'DAC_READ_SEARCH', 'CHECKPOINT_RESTORE', 'NET_ADMIN', 'SYS_RESOURCE'] as const;
+export const EBPF_CAPABILITIES = [
+  'BPF',
+  'PERFMON',
+  'SYS_PTRACE',
+  'NET_RAW',
+  'DAC_READ_SEARCH',
+  'CHECKPOINT_RESTORE',
+  'NET_ADMIN',
+  'SYS_RESOURCE',
+] as const;
 
 /** Below this the sidecar's request is its limit; above it, it requests this and may burst to the limit. */
 const MEMORY_REQUEST = '128Mi';
@@ -26,13 +44,17 @@ export function ebpfBlocker(namespace: V1Namespace, pod: V1Pod): string | undefi
   const name = namespace.metadata?.name ?? '';
   const level = namespace.metadata?.labels?.[POD_SECURITY_ENFORCE_LABEL];
   if (level !== undefined && level !== 'privileged') {
-    const shown = level === 'baseline' || level === 'restricted' ? `"${level}"` : `"${level}" (not a valid level, enforced as restricted)`;
+    const shown =
+      level === 'baseline' || level === 'restricted'
+        ? `"${level}"`
+        : `"${level}" (not a valid level, enforced as restricted)`;
     return (
       `namespace ${name} enforces Pod Security ${shown}, which rejects the ${EBPF_CONTAINER} sidecar's capabilities; ` +
       `label it ${POD_SECURITY_ENFORCE_LABEL}=privileged, exempt the ${EBPF_CONTAINER} container, or set strategy: sdk`
     );
   }
-  if (pod.spec?.hostPID === true) return 'pod uses hostPID, which Kubernetes does not allow together with shareProcessNamespace';
+  if (pod.spec?.hostPID === true)
+    return 'pod uses hostPID, which Kubernetes does not allow together with shareProcessNamespace';
   if (pod.spec?.shareProcessNamespace === false) {
     return `pod sets shareProcessNamespace: false; the ${EBPF_CONTAINER} sidecar must see the application's processes`;
   }
@@ -60,7 +82,9 @@ export interface SidecarOptions {
  */
 export function ebpfSidecar(ctx: TelemetryContext, options: SidecarOptions): V1Container {
   const selector: V1EnvVar =
-    options.ports.length > 0 ? { name: 'OTEL_EBPF_OPEN_PORT', value: options.ports.join(',') } : { name: 'OTEL_EBPF_AUTO_TARGET_EXE', value: '*' };
+    options.ports.length > 0
+      ? { name: 'OTEL_EBPF_OPEN_PORT', value: options.ports.join(',') }
+      : { name: 'OTEL_EBPF_AUTO_TARGET_EXE', value: '*' };
   return {
     name: EBPF_CONTAINER,
     image: options.image,

@@ -1,6 +1,15 @@
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
 import type { OperatorSettings, SvcInstrumentation } from '../resource/types.js';
-import { AGENT_MOUNT_PATH, AGENT_VOLUME, EBPF_CONTAINER, EXCLUDE_ANNOTATION, EXCLUDE_LABEL, INIT_CONTAINER, INJECTED_ANNOTATION, SYSTEM_NAMESPACE } from '../markers.js';
+import {
+  AGENT_MOUNT_PATH,
+  AGENT_VOLUME,
+  EBPF_CONTAINER,
+  EXCLUDE_ANNOTATION,
+  EXCLUDE_LABEL,
+  INIT_CONTAINER,
+  INJECTED_ANNOTATION,
+  SYSTEM_NAMESPACE,
+} from '../markers.js';
 
 const isTrue = (value: string | undefined): boolean => value?.trim().toLowerCase() === 'true';
 
@@ -46,14 +55,18 @@ export function nameConflict(pod: V1Pod, appIndex: number, strategy: 'sdk' | 'eb
  * What is wrong with an SvcInstrumentation the mutation cannot use, or undefined. The CRD schema should already
  * reject these; this keeps a hand-edited or older object from turning into an exception in the admission path.
  */
-export function instrumentationProblem(instrumentation: SvcInstrumentation, settings: OperatorSettings): string | undefined {
+export function instrumentationProblem(
+  instrumentation: SvcInstrumentation,
+  settings: OperatorSettings,
+): string | undefined {
   const where = `SvcInstrumentation ${instrumentation.metadata?.name ?? ''} in ${instrumentation.metadata?.namespace ?? 'its namespace'}`;
   const spec = instrumentation.spec as Partial<SvcInstrumentation['spec']> | undefined;
   if (!spec) return `${where} has no spec`;
   if (ingestUrlOf(spec, settings) === undefined) {
     return `${where} has no spec.ingestUrl and the operator has no default (install value ingestUrl): set one of them`;
   }
-  if (typeof spec.apiKeySecretRef?.name !== 'string' || spec.apiKeySecretRef.name === '') return `${where} has no spec.apiKeySecretRef.name`;
+  if (typeof spec.apiKeySecretRef?.name !== 'string' || spec.apiKeySecretRef.name === '')
+    return `${where} has no spec.apiKeySecretRef.name`;
   if (spec.strategy !== undefined && spec.strategy !== 'sdk' && spec.strategy !== 'ebpf') {
     return `${where} has spec.strategy "${String(spec.strategy)}"; use sdk or ebpf`;
   }

@@ -117,7 +117,9 @@ type Skip = { skip: Omit<MutationDecision, 'injected' | 'warnings'> & { warnings
 /** The rules of docs/zero-mutation.md sections 1 to 3 and the strategy choice, in order. */
 function decide({ pod, namespace, instrumentation, settings }: MutationInput): Plan | Skip {
   const workload = workloadOf(pod);
-  const skip = (reason: string, extra: Partial<MutationDecision> = {}): Skip => ({ skip: { reason, workload: workload.name, ...extra } });
+  const skip = (reason: string, extra: Partial<MutationDecision> = {}): Skip => ({
+    skip: { reason, workload: workload.name, ...extra },
+  });
 
   const excluded = exclusionReason(namespace, pod);
   if (excluded) return skip(excluded);
@@ -131,7 +133,12 @@ function decide({ pod, namespace, instrumentation, settings }: MutationInput): P
   if (!selection.ok) return skip(selection.reason);
   const { container, index } = selection;
 
-  const detection = detectLanguage({ workload: workload.name, podLabels: pod.metadata?.labels, container, hints: spec.languageHints });
+  const detection = detectLanguage({
+    workload: workload.name,
+    podLabels: pod.metadata?.labels,
+    container,
+    hints: spec.languageHints,
+  });
   const detected: Partial<MutationDecision> = {
     container: container.name,
     lang: detection.lang,
@@ -142,7 +149,8 @@ function decide({ pod, namespace, instrumentation, settings }: MutationInput): P
   };
   const minConfidence = spec.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
   const confirm = 'set label svc.io/language, env SVC_LANGUAGE or spec.languageHints';
-  if (detection.lang === 'unknown') return skip(`language of container ${container.name} not detected; ${confirm}`, detected);
+  if (detection.lang === 'unknown')
+    return skip(`language of container ${container.name} not detected; ${confirm}`, detected);
   if (detection.confidence < minConfidence) {
     return skip(
       `language of container ${container.name} detected as ${detection.lang} with confidence ${detection.confidence}, below ${minConfidence}; confirm it: ${confirm}`,
@@ -156,7 +164,10 @@ function decide({ pod, namespace, instrumentation, settings }: MutationInput): P
   const decided: Partial<MutationDecision> = { ...detected, strategy, ...(fallback ? { fallback } : {}) };
   const agentLang = strategy === 'sdk' ? asAgentLanguage(detection.lang) : undefined;
   if (strategy === 'sdk' && !agentLang) {
-    return skip(`no SDK agent for ${detection.lang}${fallback ? ` (eBPF fallback: ${fallback})` : '; use strategy ebpf'}`, decided);
+    return skip(
+      `no SDK agent for ${detection.lang}${fallback ? ` (eBPF fallback: ${fallback})` : '; use strategy ebpf'}`,
+      decided,
+    );
   }
   const conflict = nameConflict(pod, index, strategy);
   if (conflict) return skip(conflict, decided);

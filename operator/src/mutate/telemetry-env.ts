@@ -27,7 +27,10 @@ export interface TelemetryContext {
 export function connectionEnv(ctx: TelemetryContext): V1EnvVar[] {
   return [
     { name: INGEST_URL_ENV, value: ctx.ingestUrl },
-    { name: API_KEY_ENV, valueFrom: { secretKeyRef: { name: ctx.apiKeySecret.name, key: ctx.apiKeySecret.key, optional: true } } },
+    {
+      name: API_KEY_ENV,
+      valueFrom: { secretKeyRef: { name: ctx.apiKeySecret.name, key: ctx.apiKeySecret.key, optional: true } },
+    },
     { name: ENVIRONMENT_ENV, value: ctx.environment },
   ];
 }
@@ -64,7 +67,9 @@ export function resourceAttributes(ctx: TelemetryContext): [string, string][] {
 
 /** `key=value,…` with values percent-encoded as OTEL_RESOURCE_ATTRIBUTES requires (the $(VAR) reference kept as is). */
 export function formatAttributes(attributes: readonly [string, string][]): string {
-  return attributes.map(([key, value]) => `${key}=${value.startsWith('$(') ? value : encodeAttributeValue(value)}`).join(',');
+  return attributes
+    .map(([key, value]) => `${key}=${value.startsWith('$(') ? value : encodeAttributeValue(value)}`)
+    .join(',');
 }
 
 /** Keys already present in an OTEL_RESOURCE_ATTRIBUTES value. */

@@ -90,7 +90,15 @@ export interface SvcInstrumentationStatus {
 export interface SvcInstrumentation {
   apiVersion: string;
   kind: string;
-  metadata: { name?: string; namespace?: string; generation?: number; resourceVersion?: string; uid?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name?: string;
+    namespace?: string;
+    generation?: number;
+    resourceVersion?: string;
+    uid?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: SvcInstrumentationSpec;
   status?: SvcInstrumentationStatus;
 }

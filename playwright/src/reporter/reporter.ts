@@ -80,10 +80,18 @@ export default class SvcReporter implements Reporter {
     const apiKey = this.options.apiKey ?? process.env.SVC_CONTROL_KEY ?? fromConfig.apiKey;
     const warn = this.options.warn;
     if (!url || !apiKey) {
-      (warn ?? ((m: string) => console.warn(m)))('svc: the reporter needs SVC_URL and SVC_CONTROL_KEY (or its url and apiKey options); this run is not sent to svc');
+      (warn ?? ((m: string) => console.warn(m)))(
+        'svc: the reporter needs SVC_URL and SVC_CONTROL_KEY (or its url and apiKey options); this run is not sent to svc',
+      );
       return;
     }
-    this.uploader = new Uploader({ url, apiKey, retries: this.options.retries, backoffMs: this.options.backoffMs, warn });
+    this.uploader = new Uploader({
+      url,
+      apiKey,
+      retries: this.options.retries,
+      backoffMs: this.options.backoffMs,
+      warn,
+    });
     this.started = this.uploader.send('PUT', this.path(), this.runBody(config));
   }
 
@@ -94,7 +102,11 @@ export default class SvcReporter implements Reporter {
   private runBody(config: FullConfig) {
     const { commit, branch } = ciInfo();
     const { provider, jobUrl, buildId } = ciFromEnv(process.env);
-    const ci = { ...(provider && { provider }), ...(jobUrl && { job_url: jobUrl }), ...(buildId && { build_id: buildId }) };
+    const ci = {
+      ...(provider && { provider }),
+      ...(jobUrl && { job_url: jobUrl }),
+      ...(buildId && { build_id: buildId }),
+    };
     return {
       started_at: this.startedAt.toISOString(),
       ...(commit && { commit }),
@@ -137,14 +149,20 @@ export default class SvcReporter implements Reporter {
     const deliver = async () => {
       await this.started;
       while (this.pumping || this.queue.length > 0) await this.drain();
-      const finish = { status: result.status, duration_ms: Math.max(0, Math.round(result.duration)), ...(this.config?.shard && { shard: this.config.shard }) };
+      const finish = {
+        status: result.status,
+        duration_ms: Math.max(0, Math.round(result.duration)),
+        ...(this.config?.shard && { shard: this.config.shard }),
+      };
       return uploader.send('POST', this.path('/finish'), finish);
     };
     const maxWaitMs = this.options.maxWaitMs ?? 30_000;
     const done = await within(deliver(), maxWaitMs);
     if (!done) {
       uploader.stop();
-      uploader.warnOnce(`gave up delivering this run's results after ${maxWaitMs} ms; the tests' own results are not affected`);
+      uploader.warnOnce(
+        `gave up delivering this run's results after ${maxWaitMs} ms; the tests' own results are not affected`,
+      );
     } else if (uploader.delivered) {
       console.log(`svc: ${runLink(uploader.url, this.runId)}`);
     }

@@ -23,7 +23,18 @@ export interface ResultPayload {
  * The server's bounds (server/src/test-runs/schemas.ts): longer texts are cut here so that one huge stack does not
  * get a whole batch refused; lists beyond their bound are cut too.
  */
-export const LIMITS = { message: 4096, stack: 16_384, title: 1024, titlePath: 32, annotations: 50, description: 4096, tags: 50, attachments: 100, name: 256, file: 1024 } as const;
+export const LIMITS = {
+  message: 4096,
+  stack: 16_384,
+  title: 1024,
+  titlePath: 32,
+  annotations: 50,
+  description: 4096,
+  tags: 50,
+  attachments: 100,
+  name: 256,
+  file: 1024,
+} as const;
 
 const clip = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1) + '…' : text);
 
@@ -44,7 +55,13 @@ function errorOf(result: TestResult, rootDir: string): ResultPayload['error'] {
   return {
     message,
     ...(e.stack !== undefined && { stack: clip(plain(e.stack), LIMITS.stack) }),
-    ...(e.location && { location: { file: clip(relativeFile(rootDir, e.location.file), LIMITS.file), line: e.location.line, column: e.location.column } }),
+    ...(e.location && {
+      location: {
+        file: clip(relativeFile(rootDir, e.location.file), LIMITS.file),
+        line: e.location.line,
+        column: e.location.column,
+      },
+    }),
   };
 }
 

@@ -97,12 +97,16 @@ export class Uploader {
         return true;
       } catch (error) {
         if (error instanceof Refused) {
-          this.warnOnce(`${error.message} (results of this run may be missing in svc; the tests' own results are not affected)`);
+          this.warnOnce(
+            `${error.message} (results of this run may be missing in svc; the tests' own results are not affected)`,
+          );
           return false;
         }
         if (attempt >= retries) {
           this.down = true;
-          this.warnOnce(`${this.o.url} is unreachable (${describe(error)}); this run's results were not sent to svc. The tests' own results are not affected.`);
+          this.warnOnce(
+            `${this.o.url} is unreachable (${describe(error)}); this run's results were not sent to svc. The tests' own results are not affected.`,
+          );
           return false;
         }
       }

@@ -69,13 +69,15 @@ export function App() {
   const [, navigate] = useLocation();
   useEffect(() => {
     if (!checking) return;
-    fetchMe().then(
-      (m) => setMe(m),
-      (e: unknown) => {
-        setMe(null);
-        setNotice(`${refusalMessage(e)} Sign in again.`);
-      },
-    ).finally(() => setChecking(false));
+    fetchMe()
+      .then(
+        (m) => setMe(m),
+        (e: unknown) => {
+          setMe(null);
+          setNotice(`${refusalMessage(e)} Sign in again.`);
+        },
+      )
+      .finally(() => setChecking(false));
   }, [checking]);
   // A console link pasted into this tab: sign in with its key as a page load would.
   useEffect(() => watchKeyFragment(() => setChecking(true)), []);

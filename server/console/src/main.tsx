@@ -9,7 +9,11 @@ const fragment = adoptKeyFromFragment();
 const legacySession = fragment.get('session');
 if (legacySession) {
   const t = fragment.get('t');
-  history.replaceState(null, '', `/session/${encodeURIComponent(legacySession)}${t ? `?t=${encodeURIComponent(t)}` : ''}`);
+  history.replaceState(
+    null,
+    '',
+    `/session/${encodeURIComponent(legacySession)}${t ? `?t=${encodeURIComponent(t)}` : ''}`,
+  );
 }
 
 createRoot(document.getElementById('root')!).render(

@@ -99,7 +99,10 @@ function view(row: Omit<Row, 'seq'>): AnalysisView {
     mode: row.mode,
     model: row.model,
     result: parsed<AnalysisResult>(row.result),
-    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '', retry_after_s: row.retry_after_s },
+    error:
+      row.error_code === null
+        ? null
+        : { code: row.error_code, message: row.error_message ?? '', retry_after_s: row.retry_after_s },
     sent: parsed<SentEvidence>(row.sent),
     usage: parsed<ModelUsage>(row.usage),
     requested_at: iso(Number(row.created_ms)),
@@ -108,7 +111,11 @@ function view(row: Omit<Row, 'seq'>): AnalysisView {
 }
 
 /** The newest analysis of an issue, whatever its state; undefined when it was never analysed. */
-export async function latestAnalysis(db: Kysely<Database>, projectId: string, issueId: string): Promise<AnalysisView | undefined> {
+export async function latestAnalysis(
+  db: Kysely<Database>,
+  projectId: string,
+  issueId: string,
+): Promise<AnalysisView | undefined> {
   const row = await tables(db)
     .selectFrom('issue_analyses')
     .selectAll()
@@ -135,7 +142,10 @@ export interface NewAnalysis {
  * A new queued analysis, or the one already queued or running for the issue (`created: false`): a unique partial
  * index allows one under way per issue, so two requests at once also get one analysis.
  */
-export async function queueAnalysis(db: Kysely<Database>, a: NewAnalysis): Promise<{ view: AnalysisView; created: boolean }> {
+export async function queueAnalysis(
+  db: Kysely<Database>,
+  a: NewAnalysis,
+): Promise<{ view: AnalysisView; created: boolean }> {
   await failStale(db, a);
   const row: Omit<Row, 'seq'> = {
     id: `ana_${randomBytes(10).toString('hex')}`,
@@ -177,7 +187,12 @@ function underWay(db: Kysely<Database>, projectId: string, issueId: string): Pro
 async function failStale(db: Kysely<Database>, a: NewAnalysis): Promise<void> {
   await tables(db)
     .updateTable('issue_analyses')
-    .set({ state: 'failed', error_code: 'interrupted', error_message: 'the server stopped before the analysis ended; ask again', finished_ms: a.nowMs })
+    .set({
+      state: 'failed',
+      error_code: 'interrupted',
+      error_message: 'the server stopped before the analysis ended; ask again',
+      finished_ms: a.nowMs,
+    })
     .where('project_id', '=', a.projectId)
     .where('fingerprint', '=', a.issueId)
     .where('state', 'in', UNDER_WAY)
@@ -186,7 +201,12 @@ async function failStale(db: Kysely<Database>, a: NewAnalysis): Promise<void> {
 }
 
 export async function markRunning(db: Kysely<Database>, id: string): Promise<void> {
-  await tables(db).updateTable('issue_analyses').set({ state: 'running' }).where('id', '=', id).where('state', '=', 'queued').execute();
+  await tables(db)
+    .updateTable('issue_analyses')
+    .set({ state: 'running' })
+    .where('id', '=', id)
+    .where('state', '=', 'queued')
+    .execute();
 }
 
 /** The end of an analysis, written in one UPDATE: a reader sees it under way, or done (or failed) with all of it. */
@@ -194,7 +214,12 @@ export type AnalysisOutcome =
   | { state: 'done'; result: AnalysisResult; sent: SentEvidence | null; usage: ModelUsage | null }
   | { state: 'failed'; error: AnalysisError; sent: SentEvidence | null; usage: ModelUsage | null };
 
-export async function finishAnalysis(db: Kysely<Database>, id: string, outcome: AnalysisOutcome, nowMs: number): Promise<void> {
+export async function finishAnalysis(
+  db: Kysely<Database>,
+  id: string,
+  outcome: AnalysisOutcome,
+  nowMs: number,
+): Promise<void> {
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
   const error = outcome.state === 'failed' ? outcome.error : null;
   await tables(db)

@@ -4,7 +4,14 @@ import type { Database } from '../db/schema';
 import { issueDetail } from '../issues/detail';
 import type { IssueRow } from '../issues/json';
 import type { Symbolicator } from '../sourcemaps/types';
-import { finishAnalysis, markRunning, queueAnalysis, type AnalysisOutcome, type AnalysisView, type Location } from './analyses';
+import {
+  finishAnalysis,
+  markRunning,
+  queueAnalysis,
+  type AnalysisOutcome,
+  type AnalysisView,
+  type Location,
+} from './analyses';
 import { gatherEvidence } from './evidence';
 import { heuristicResult } from './heuristic';
 import { askModel } from './model';
@@ -30,7 +37,9 @@ type Detail = Awaited<ReturnType<typeof issueDetail>>;
 
 /** Files and lines of the in-app frames a map covered, top first. */
 const locationsOf = (detail: Detail): Location[] =>
-  detail.stack.frames.flatMap((f) => (f.in_app && f.original ? [{ file: f.original.file, line: f.original.line }] : []));
+  detail.stack.frames.flatMap((f) =>
+    f.in_app && f.original ? [{ file: f.original.file, line: f.original.line }] : [],
+  );
 
 /** Runs analyses (docs/ai-fixes.md): each in the background of this process, its end written in one update. */
 export function createAnalyzer(deps: AnalyzerDeps): Analyzer {
@@ -40,7 +49,8 @@ export function createAnalyzer(deps: AnalyzerDeps): Analyzer {
 
   async function outcomeOf(row: IssueRow): Promise<AnalysisOutcome> {
     const detail = await issueDetail({ db, symbolicator: deps.symbolicator, publicUrl: deps.publicUrl() }, row);
-    if (!ai) return { state: 'done', result: await heuristicResult(db, row, locationsOf(detail)), sent: null, usage: null };
+    if (!ai)
+      return { state: 'done', result: await heuristicResult(db, row, locationsOf(detail)), sent: null, usage: null };
     const { sent, sources } = await gatherEvidence(db, row, detail);
     const asked = await askModel(ai, sent, deps.log);
     if (!asked.ok) return { state: 'failed', error: asked.error, sent, usage: asked.usage };
@@ -55,8 +65,15 @@ export function createAnalyzer(deps: AnalyzerDeps): Analyzer {
       await markRunning(db, id);
       outcome = await outcomeOf(row);
     } catch (err) {
-      deps.log(`ai: analysis ${id} of issue ${row.fingerprint} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      outcome = { state: 'failed', error: { code: 'internal', message: 'the analysis failed inside the server; see its log', retry_after_s: null }, sent: null, usage: null };
+      deps.log(
+        `ai: analysis ${id} of issue ${row.fingerprint} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
+      outcome = {
+        state: 'failed',
+        error: { code: 'internal', message: 'the analysis failed inside the server; see its log', retry_after_s: null },
+        sent: null,
+        usage: null,
+      };
     }
     await finishAnalysis(db, id, outcome, deps.clock.now());
   }
@@ -74,7 +91,9 @@ export function createAnalyzer(deps: AnalyzerDeps): Analyzer {
         staleBeforeMs: now - staleAfterMs,
       });
       if (queued.created) {
-        run(queued.view.id, row).catch((err: unknown) => deps.log(`ai: could not record the end of analysis ${queued.view.id}: ${String(err)}`));
+        run(queued.view.id, row).catch((err: unknown) =>
+          deps.log(`ai: could not record the end of analysis ${queued.view.id}: ${String(err)}`),
+        );
       }
       return queued;
     },

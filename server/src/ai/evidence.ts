@@ -26,12 +26,27 @@ const REQUEST_WINDOW_MS = 5 * 60_000;
  * and the server's settings are never part of it.
  */
 export interface SentEvidence {
-  issue: { id: string; type: string; message: string; app: string; events: number; sessions: number; top_frame: string | null };
+  issue: {
+    id: string;
+    type: string;
+    message: string;
+    app: string;
+    events: number;
+    sessions: number;
+    top_frame: string | null;
+  };
   release: string | null;
   env: string;
   /** `user_agent.original` of the session's telemetry. */
   browser: string | null;
-  stack: Array<{ function: string; file: string; line: number; column: number; in_app: boolean; context: { start_line: number; lines: string[] } | null }>;
+  stack: Array<{
+    function: string;
+    file: string;
+    line: number;
+    column: number;
+    in_app: boolean;
+    context: { start_line: number; lines: string[] } | null;
+  }>;
   /** Whole original sources of the stack's in-app files (from the uploaded maps' `sourcesContent`): what a diff applies to. */
   sources: Array<{ path: string; content: string }>;
   breadcrumbs: Array<{ at: string; kind: string; message: string }>;
@@ -55,13 +70,25 @@ function safePath(url: string): string {
   return redactMessage(path);
 }
 
-export async function gatherEvidence(db: Kysely<Database>, row: IssueRow, detail: IssueDetail): Promise<GatheredEvidence> {
+export async function gatherEvidence(
+  db: Kysely<Database>,
+  row: IssueRow,
+  detail: IssueDetail,
+): Promise<GatheredEvidence> {
   const release = detail.last_event?.release ?? row.last_release;
   const inApp = detail.stack.frames.filter((f) => f.in_app && f.original);
   const all = await originalSources(db, row.project_id, release, inApp);
   const sources = new Map([...all].slice(0, MAX_SOURCES));
   const sent: SentEvidence = {
-    issue: { id: detail.id, type: detail.type, message: redactMessage(detail.message), app: detail.app, events: detail.events, sessions: detail.sessions, top_frame: detail.top_frame },
+    issue: {
+      id: detail.id,
+      type: detail.type,
+      message: redactMessage(detail.message),
+      app: detail.app,
+      events: detail.events,
+      sessions: detail.sessions,
+      top_frame: detail.top_frame,
+    },
     release,
     env: detail.env,
     browser: await browserOf(db, row.project_id, detail.last_event?.session_id ?? null),
@@ -83,8 +110,17 @@ export async function gatherEvidence(db: Kysely<Database>, row: IssueRow, detail
 /** The browser of the newest error's session, as its SDK described it. */
 async function browserOf(db: Kysely<Database>, projectId: string, sessionId: string | null): Promise<string | null> {
   if (sessionId === null) return null;
-  const log = await db.selectFrom('logs').select('resource').where('project_id', '=', projectId).where('session_id', '=', sessionId).orderBy('id', 'desc').limit(1).executeTakeFirst();
-  const agent = log ? (JSON.parse(log.resource) as { attributes?: Record<string, unknown> }).attributes?.['user_agent.original'] : undefined;
+  const log = await db
+    .selectFrom('logs')
+    .select('resource')
+    .where('project_id', '=', projectId)
+    .where('session_id', '=', sessionId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const agent = log
+    ? (JSON.parse(log.resource) as { attributes?: Record<string, unknown> }).attributes?.['user_agent.original']
+    : undefined;
   return typeof agent === 'string' ? redactMessage(agent) : null;
 }
 
@@ -92,10 +128,19 @@ async function browserOf(db: Kysely<Database>, projectId: string, sessionId: str
  * Failing requests: those of the issue's incident evidence (spans ≥ 500 or network errors around the error), and the
  * recorded requests (recipes) of the newest error's session that failed in the minutes before it.
  */
-async function failingRequests(db: Kysely<Database>, row: IssueRow, detail: IssueDetail): Promise<SentEvidence['failing_requests']> {
+async function failingRequests(
+  db: Kysely<Database>,
+  row: IssueRow,
+  detail: IssueDetail,
+): Promise<SentEvidence['failing_requests']> {
   const incident = await newestIncidentOf(db, row).select('evidence').executeTakeFirst();
   const evidence = incident?.evidence ? (JSON.parse(incident.evidence) as IncidentEvidence) : null;
-  const fromIncident = (evidence?.failing_requests ?? []).map((r) => ({ at: r.at, method: null, path: safePath(r.url ?? r.name), status: r.status }));
+  const fromIncident = (evidence?.failing_requests ?? []).map((r) => ({
+    at: r.at,
+    method: null,
+    path: safePath(r.url ?? r.name),
+    status: r.status,
+  }));
   const last = detail.last_event;
   const recipes =
     last?.session_id == null
@@ -111,6 +156,11 @@ async function failingRequests(db: Kysely<Database>, row: IssueRow, detail: Issu
           .orderBy('time_ms', 'desc')
           .limit(MAX_REQUESTS)
           .execute();
-  const fromRecipes = recipes.map((r) => ({ at: iso(Number(r.time_ms)), method: r.method, path: safePath(r.url), status: r.status === 0 ? null : r.status }));
+  const fromRecipes = recipes.map((r) => ({
+    at: iso(Number(r.time_ms)),
+    method: r.method,
+    path: safePath(r.url),
+    status: r.status === 0 ? null : r.status,
+  }));
   return [...fromRecipes, ...fromIncident].slice(0, MAX_REQUESTS);
 }

@@ -14,14 +14,31 @@ export const HEURISTIC_EXPLANATION =
  * Today's root cause without a model: the summary of the issue's newest incident when it has one (incidents/detect/
  * root-cause.ts), else the error, where it happens and the line there. Confidence 0: the heuristic does not judge.
  */
-export async function heuristicResult(db: Kysely<Database>, row: IssueRow, locations: Location[]): Promise<AnalysisResult> {
+export async function heuristicResult(
+  db: Kysely<Database>,
+  row: IssueRow,
+  locations: Location[],
+): Promise<AnalysisResult> {
   const incident = await newestIncidentOf(db, row).select('root_cause_summary').executeTakeFirst();
-  return { root_cause: incident?.root_cause_summary ?? ownSummary(row), confidence: 0, locations, diff: null, diff_applies: false, explanation: HEURISTIC_EXPLANATION };
+  return {
+    root_cause: incident?.root_cause_summary ?? ownSummary(row),
+    confidence: 0,
+    locations,
+    diff: null,
+    diff_applies: false,
+    explanation: HEURISTIC_EXPLANATION,
+  };
 }
 
 function ownSummary(row: IssueRow): string {
   const where = row.top_frame ? ` at ${row.top_frame}` : '';
   const source = row.top_source === null ? undefined : (JSON.parse(row.top_source) as FrameSource);
   const release = row.first_release ? ` First seen in release ${row.first_release}.` : '';
-  return [`${headline({ errorType: row.error_type, sampleMessage: row.sample_message })}${where}.`, quoteSourceLine(source), release.trim()].filter(Boolean).join(' ');
+  return [
+    `${headline({ errorType: row.error_type, sampleMessage: row.sample_message })}${where}.`,
+    quoteSourceLine(source),
+    release.trim(),
+  ]
+    .filter(Boolean)
+    .join(' ');
 }

@@ -24,13 +24,28 @@ export const SYSTEM_PROMPT = [
   '<path> is a source path as given; null when no fix can be made from these sources.',
 ].join(' ');
 
-export type ModelOutcome = { ok: true; answer: ModelAnswer; usage: ModelUsage } | { ok: false; error: AnalysisError; usage: ModelUsage | null };
+export type ModelOutcome =
+  | { ok: true; answer: ModelAnswer; usage: ModelUsage }
+  | { ok: false; error: AnalysisError; usage: ModelUsage | null };
 
-const fail = (code: string, message: string, retryAfterS: number | null = null): AnalysisError => ({ code, message, retry_after_s: retryAfterS });
+const fail = (code: string, message: string, retryAfterS: number | null = null): AnalysisError => ({
+  code,
+  message,
+  retry_after_s: retryAfterS,
+});
 
 /** Asks the model once (no retries: a 429 is reported with its Retry-After for the caller to decide), logging the call. */
-export async function askModel(settings: AiSettings, sent: SentEvidence, log: (line: string) => void): Promise<ModelOutcome> {
-  const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey ?? 'none', timeout: settings.timeoutMs ?? DEFAULT_AI_TIMEOUT_MS, maxRetries: 0 });
+export async function askModel(
+  settings: AiSettings,
+  sent: SentEvidence,
+  log: (line: string) => void,
+): Promise<ModelOutcome> {
+  const client = new OpenAI({
+    baseURL: settings.baseUrl,
+    apiKey: settings.apiKey ?? 'none',
+    timeout: settings.timeoutMs ?? DEFAULT_AI_TIMEOUT_MS,
+    maxRetries: 0,
+  });
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
@@ -49,7 +64,9 @@ export async function askModel(settings: AiSettings, sent: SentEvidence, log: (l
       total_tokens: completion.usage?.total_tokens ?? 0,
       duration_ms: elapsed(),
     };
-    log(`ai: ${settings.model} answered in ${usage.duration_ms} ms, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens`);
+    log(
+      `ai: ${settings.model} answered in ${usage.duration_ms} ms, ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion tokens`,
+    );
     const answer = parseAnswer(completion.choices[0]?.message.content ?? null);
     return 'code' in answer ? { ok: false, error: answer, usage } : { ok: true, answer, usage };
   } catch (err) {
@@ -70,19 +87,30 @@ function parseAnswer(content: string | null): ModelAnswer | AnalysisError {
   const answer = ModelAnswer.safeParse(json);
   if (answer.success) return answer.data;
   const issue = answer.error.issues[0]!;
-  return fail('model_invalid_output', `the model's answer is not valid: ${issue.path.join('.') || 'answer'}: ${issue.message}`);
+  return fail(
+    'model_invalid_output',
+    `the model's answer is not valid: ${issue.path.join('.') || 'answer'}: ${issue.message}`,
+  );
 }
 
 function callError(err: unknown): AnalysisError {
   if (err instanceof APIConnectionTimeoutError) return fail('model_timeout', 'the model did not answer in time');
-  if (err instanceof APIConnectionError) return fail('model_unreachable', `the model endpoint could not be reached: ${err.message}`);
+  if (err instanceof APIConnectionError)
+    return fail('model_unreachable', `the model endpoint could not be reached: ${err.message}`);
   if (err instanceof APIError) {
     if (err.status === 429) {
       const after = Number(err.headers?.get('retry-after'));
-      return fail('model_rate_limited', 'the model endpoint is rate limited; ask again after Retry-After', Number.isFinite(after) && after >= 0 ? Math.ceil(after) : null);
+      return fail(
+        'model_rate_limited',
+        'the model endpoint is rate limited; ask again after Retry-After',
+        Number.isFinite(after) && after >= 0 ? Math.ceil(after) : null,
+      );
     }
     if ((err.status ?? 0) >= 500) return fail('model_unavailable', `the model endpoint answered ${err.status}`);
-    return fail('model_refused', `the model endpoint refused the request (${err.status ?? 'no status'}): ${err.message}`);
+    return fail(
+      'model_refused',
+      `the model endpoint refused the request (${err.status ?? 'no status'}): ${err.message}`,
+    );
   }
   throw err;
 }

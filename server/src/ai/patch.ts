@@ -38,8 +38,13 @@ export function parseDiff(diff: string): Array<{ patch: StructuredPatch; from: s
   }
   const patches = parsed.filter((p) => p.hunks.length > 0);
   if (patches.length === 0) throw notApplicable('the suggested diff changes no file');
-  if (patches.length > MAX_FILES) throw notApplicable(`the suggested diff touches ${patches.length} files; at most ${MAX_FILES} are taken`);
-  return patches.map((patch) => ({ patch, from: repositoryPath(patch.oldFileName), to: repositoryPath(patch.newFileName) }));
+  if (patches.length > MAX_FILES)
+    throw notApplicable(`the suggested diff touches ${patches.length} files; at most ${MAX_FILES} are taken`);
+  return patches.map((patch) => ({
+    patch,
+    from: repositoryPath(patch.oldFileName),
+    to: repositoryPath(patch.newFileName),
+  }));
 }
 
 /**
@@ -50,7 +55,8 @@ export async function applyDiff(diff: string, read: (path: string) => Promise<st
   const files: PatchedFile[] = [];
   for (const { patch, from, to } of parseDiff(diff)) {
     const source = from === null ? '' : await read(from);
-    if (source === null) throw notApplicable(`the suggested diff changes ${from}, which the repository does not have at that revision`);
+    if (source === null)
+      throw notApplicable(`the suggested diff changes ${from}, which the repository does not have at that revision`);
     const patched = applyPatch(source, patch);
     if (patched === false) throw notApplicable(`the suggested diff does not apply to ${from ?? to} at that revision`);
     if (to === null) files.push({ path: from!, content: null });

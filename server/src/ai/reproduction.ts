@@ -28,7 +28,10 @@ const MAX_WAIT_MS = 30_000;
  * of the issue, with the network served from its recipes, asserting that the error does not happen. Null
  * when the issue does not exist or none of its sessions has a replay that started before the error.
  */
-export async function reproductionTest(db: Kysely<Database>, { projectId, issueId }: { projectId: string; issueId: string }): Promise<ReproductionTest | null> {
+export async function reproductionTest(
+  db: Kysely<Database>,
+  { projectId, issueId }: { projectId: string; issueId: string },
+): Promise<ReproductionTest | null> {
   const issue = await findIssueRow(db, projectId, issueId);
   if (!issue) return null;
   const replayed = (await newestSessionsOf(db, issue, CANDIDATES)).filter((s) => s.hasReplay);

@@ -8,26 +8,48 @@ import { createAnalyzer } from './analyze';
 import { Analysis } from './schemas';
 import type { AiSettings } from './settings';
 
-const common = { path: '/{id}/analysis', tags: ['issues'], security: CONTROL_SECURITY, request: { params: idParams('Issue id') } };
+const common = {
+  path: '/{id}/analysis',
+  tags: ['issues'],
+  security: CONTROL_SECURITY,
+  request: { params: idParams('Issue id') },
+};
 
 const startRoute = createRoute({
   ...common,
   method: 'post',
-  summary: 'Start a root-cause analysis of an issue (asynchronous); an analysis already under way is returned, not repeated',
-  responses: { 202: jsonAnswer('The analysis, queued or under way: follow it with GET', Analysis), ...errors(400, 401, 403, 404) },
+  summary:
+    'Start a root-cause analysis of an issue (asynchronous); an analysis already under way is returned, not repeated',
+  responses: {
+    202: jsonAnswer('The analysis, queued or under way: follow it with GET', Analysis),
+    ...errors(400, 401, 403, 404),
+  },
 });
 
 const latestRoute = createRoute({
   ...common,
   method: 'get',
   summary: "The issue's latest analysis: state, result, what was sent, token usage; null when none was asked for yet",
-  responses: { 200: jsonAnswer('The analysis, or null when the issue has none yet (POST to this address starts one)', Analysis.nullable()), ...errors(400, 401, 403, 404) },
+  responses: {
+    200: jsonAnswer(
+      'The analysis, or null when the issue has none yet (POST to this address starts one)',
+      Analysis.nullable(),
+    ),
+    ...errors(400, 401, 403, 404),
+  },
 });
 
 /** `/control-plane/issues/{id}/analysis`: ask for a root-cause analysis and read the latest (docs/ai-fixes.md). */
 export function analysisRoutes(services: Services, ai: AiSettings | undefined) {
   const { db } = services;
-  const analyzer = createAnalyzer({ db, symbolicator: services.symbolicator, publicUrl: () => services.publicUrl, clock: services.clock, log: services.log, ai });
+  const analyzer = createAnalyzer({
+    db,
+    symbolicator: services.symbolicator,
+    publicUrl: () => services.publicUrl,
+    clock: services.clock,
+    log: services.log,
+    ai,
+  });
   return createRouter()
     .openapi(startRoute, async (c) => {
       const { projectId, key } = c.get('caller');

@@ -20,16 +20,27 @@ export const MAX_SOURCE_CHARS = 64 * 1024;
  * `sourcesContent` of the maps that symbolicated them, found as the symbolicator finds them: by debug ID, else by
  * release and URL. Files without content in their map, or larger than {@link MAX_SOURCE_CHARS}, are left out.
  */
-export async function originalSources(db: Kysely<Database>, projectId: string, release: string | null, frames: readonly MappedFrame[]): Promise<Map<string, string>> {
+export async function originalSources(
+  db: Kysely<Database>,
+  projectId: string,
+  release: string | null,
+  frames: readonly MappedFrame[],
+): Promise<Map<string, string>> {
   const sources = new Map<string, string>();
   const indexes = new Map<string, Promise<TraceMap | null>>();
   for (const frame of frames) {
     if (!frame.original || sources.has(frame.original.file)) continue;
     const ref =
       (frame.debug_id ? await findByDebugId(db, projectId, frame.debug_id) : undefined) ??
-      (release ? await findByReleaseUrl(db, projectId, release, urlKeys(frame.url), frame.debug_id ?? undefined) : undefined);
+      (release
+        ? await findByReleaseUrl(db, projectId, release, urlKeys(frame.url), frame.debug_id ?? undefined)
+        : undefined);
     if (!ref) continue;
-    if (!indexes.has(ref.id)) indexes.set(ref.id, readMapIndex(db, ref.id).then((json) => (json === undefined ? null : new TraceMap(json))));
+    if (!indexes.has(ref.id))
+      indexes.set(
+        ref.id,
+        readMapIndex(db, ref.id).then((json) => (json === undefined ? null : new TraceMap(json))),
+      );
     const map = await indexes.get(ref.id)!;
     const idx = map?.resolvedSources.findIndex((s) => cleanSourcePath(s ?? '') === frame.original!.file) ?? -1;
     const content = idx < 0 ? null : await readSourceContent(db, ref.id, idx);

@@ -48,17 +48,20 @@ async function createKeyCommand({ db, values, out }: Context): Promise<void> {
   const scope = values.scope as KeyScope | undefined;
   if (!scope || !KEY_SCOPES.includes(scope)) throw new UsageError(`--scope must be one of ${KEY_SCOPES.join(', ')}`);
   const days = values['expires-in-days'];
-  if (days !== undefined && !/^[1-9]\d{0,4}$/.test(days)) throw new UsageError('--expires-in-days must be a whole number of days');
+  if (days !== undefined && !/^[1-9]\d{0,4}$/.test(days))
+    throw new UsageError('--expires-in-days must be a whole number of days');
   let projectId: string;
   if (scope === 'admin') {
     if (values.project !== undefined) throw new UsageError('an admin key is tenant-wide: pass --tenant, not --project');
     // The key row needs a project; any of the tenant's will do, and the oldest one lasts.
     const tenant = await tenantOf(db, values.tenant);
     const [anchor] = await listProjects(db, tenant.id);
-    if (!anchor) throw new UsageError(`tenant ${tenant.name} has no project yet: create one with svc-server projects create NAME`);
+    if (!anchor)
+      throw new UsageError(`tenant ${tenant.name} has no project yet: create one with svc-server projects create NAME`);
     projectId = anchor.id;
   } else {
-    if (values.tenant !== undefined) throw new UsageError(`a ${scope} key belongs to a project: pass --project, not --tenant`);
+    if (values.tenant !== undefined)
+      throw new UsageError(`a ${scope} key belongs to a project: pass --project, not --tenant`);
     projectId = (await projectOf(db, values.project)).id;
   }
   const key = await createKey(db, clock, {
@@ -68,7 +71,9 @@ async function createKeyCommand({ db, values, out }: Context): Promise<void> {
     expiresMs: days ? clock.now() + Number(days) * 86_400_000 : null,
   });
   const reach = scope === 'admin' ? 'tenant-wide' : `project ${projectId}`;
-  out(`created ${key.scope} key ${key.id} (${reach})${key.expiresMs ? ` (expires ${new Date(key.expiresMs).toISOString()})` : ''}`);
+  out(
+    `created ${key.scope} key ${key.id} (${reach})${key.expiresMs ? ` (expires ${new Date(key.expiresMs).toISOString()})` : ''}`,
+  );
   out(key.key);
   out('Store it now: only its hash is kept.');
 }
@@ -91,16 +96,24 @@ async function createProjectCommand({ db, values, rest, out, publicUrl }: Contex
   const { id } = created.project;
   out(`created project ${name} in tenant ${tenant.name}`);
   out(`  project id:   ${id}`);
-  out(`  app:          ${created.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME --project ${id})`);
+  out(
+    `  app:          ${created.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME --project ${id})`,
+  );
   out(`  ingest key:   ${created.ingestKey.key}`);
   out(`  control key:  ${created.controlKey.key}`);
-  out(`  console:      ${consoleLink(publicUrl, created.controlKey.key)}  (signed in to this project; it shows how to send the first event)`);
+  out(
+    `  console:      ${consoleLink(publicUrl, created.controlKey.key)}  (signed in to this project; it shows how to send the first event)`,
+  );
   out('Store the control key now: only its hash is kept (the console shows the ingest key again).');
 }
 
 async function listProjectsCommand({ db, values, out }: Context): Promise<void> {
-  const projects = await listProjects(db, values.tenant === undefined ? undefined : (await tenantOf(db, values.tenant)).id);
-  for (const p of projects) out(`${p.id}  ${p.name}  created ${new Date(p.createdMs).toISOString()}  tenant=${p.tenantId}`);
+  const projects = await listProjects(
+    db,
+    values.tenant === undefined ? undefined : (await tenantOf(db, values.tenant)).id,
+  );
+  for (const p of projects)
+    out(`${p.id}  ${p.name}  created ${new Date(p.createdMs).toISOString()}  tenant=${p.tenantId}`);
   if (projects.length === 0) out('no projects');
 }
 
@@ -126,7 +139,8 @@ const COMMANDS: Record<string, (context: Context) => Promise<void>> = {
     }
   },
   'apps alias': async ({ db, values, rest: [op, app, alias], out }) => {
-    if ((op !== 'add' && op !== 'remove') || !app || !alias) throw new UsageError('usage: apps alias add|remove APP ALIAS');
+    if ((op !== 'add' && op !== 'remove') || !app || !alias)
+      throw new UsageError('usage: apps alias add|remove APP ALIAS');
     const projectId = (await projectOf(db, values.project)).id;
     if (op === 'add') await addAlias(db, clock, projectId, app, alias);
     else await removeAlias(db, projectId, app, alias);
@@ -138,7 +152,13 @@ const COMMANDS: Record<string, (context: Context) => Promise<void>> = {
  * Runs `projects …`, `keys …` or `apps …` in `cwd` (where the database is looked for). Prints results on `out`, the
  * database used on `note`. Returns the process exit code.
  */
-export async function runAdminCommand(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string, out: Out, note: Out): Promise<number> {
+export async function runAdminCommand(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  out: Out,
+  note: Out,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,

@@ -6,7 +6,8 @@ import { locateDatabase, type DatabaseLocation } from '../db/location';
 import { migrateToLatest } from '../db/migrate';
 import { UsageError } from './resolve';
 
-const POINT_AT_IT = 'or, if the server runs on another database, name that with --database-url or SVC_DATABASE_URL (the path `svc-server start` prints after "database:").';
+const POINT_AT_IT =
+  'or, if the server runs on another database, name that with --database-url or SVC_DATABASE_URL (the path `svc-server start` prints after "database:").';
 
 /** How the database was chosen, for the line naming it and for errors. */
 function chosenBy(location: DatabaseLocation, cwd: string): string {
@@ -21,16 +22,25 @@ function chosenBy(location: DatabaseLocation, cwd: string): string {
  * makes the default one on its first start), is a usage error naming it, how it was chosen and how to name the right
  * one. `note` is told which database is used before anything else (the CLI prints it on stderr).
  */
-export async function openServerDatabase(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string, note: (line: string) => void): Promise<DatabaseHandle> {
+export async function openServerDatabase(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  note: (line: string) => void,
+): Promise<DatabaseHandle> {
   const location = locateDatabase(flag, env, cwd);
   const how = chosenBy(location, cwd);
   const file = sqlitePathOf(location.url);
   const shown = file === null || file === ':memory:' ? null : resolve(cwd, file);
   const notStarted = (name: string) =>
-    new UsageError(`${name} holds no svc data: no server has started on it (\`svc-server start\` sets it up on its first start).\nStart the server on it, ${POINT_AT_IT}`);
+    new UsageError(
+      `${name} holds no svc data: no server has started on it (\`svc-server start\` sets it up on its first start).\nStart the server on it, ${POINT_AT_IT}`,
+    );
   if (shown !== null) {
     if (!existsSync(shown)) {
-      throw new UsageError(`no database at ${shown} (${how}).\nStart the server first (\`npm start\` in the svc checkout, or \`svc-server start\`), ${POINT_AT_IT}`);
+      throw new UsageError(
+        `no database at ${shown} (${how}).\nStart the server first (\`npm start\` in the svc checkout, or \`svc-server start\`), ${POINT_AT_IT}`,
+      );
     }
     note(`database: ${shown} (sqlite; ${how})`);
     // Asked on a read-only connection: opening it for work sets it up (WAL), which would write to a stranger's file.
@@ -57,7 +67,10 @@ const TENANT_TABLE = "select 1 from sqlite_master where type = 'table' and name 
 function sqliteHasTenant(path: string): boolean {
   const sqlite = new SQLite(path, { readonly: true, fileMustExist: true });
   try {
-    return sqlite.prepare(TENANT_TABLE).get() !== undefined && sqlite.prepare('select 1 from tenants limit 1').get() !== undefined;
+    return (
+      sqlite.prepare(TENANT_TABLE).get() !== undefined &&
+      sqlite.prepare('select 1 from tenants limit 1').get() !== undefined
+    );
   } catch {
     // Not a SQLite database at all.
     return false;
@@ -69,5 +82,8 @@ function sqliteHasTenant(path: string): boolean {
 /** True when the (PostgreSQL) database holds a tenant. */
 async function hasTenant(handle: DatabaseHandle): Promise<boolean> {
   const tables = await handle.db.introspection.getTables();
-  return tables.some((table) => table.name === 'tenants') && (await handle.db.selectFrom('tenants').select('id').limit(1).executeTakeFirst()) !== undefined;
+  return (
+    tables.some((table) => table.name === 'tenants') &&
+    (await handle.db.selectFrom('tenants').select('id').limit(1).executeTakeFirst()) !== undefined
+  );
 }

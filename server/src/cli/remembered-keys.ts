@@ -30,7 +30,11 @@ export function rememberKeys(handle: DatabaseHandle, keys: Remembered): void {
 }
 
 /** The remembered keys that are still valid (not revoked or expired), or null. */
-export async function recallKeys(handle: DatabaseHandle, db: Kysely<Database>, clock: Clock): Promise<Remembered | null> {
+export async function recallKeys(
+  handle: DatabaseHandle,
+  db: Kysely<Database>,
+  clock: Clock,
+): Promise<Remembered | null> {
   const file = fileFor(handle);
   if (!file || !existsSync(file)) return null;
   try {

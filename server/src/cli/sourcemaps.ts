@@ -21,7 +21,8 @@ type Out = (line: string) => void;
 async function jsFilesIn(dir: string): Promise<string[]> {
   if (!(await stat(dir).catch(() => null))?.isDirectory()) throw new UsageError(`${dir} is not a directory`);
   const files = await findJsFiles(dir);
-  if (files.length === 0) throw new Error(`no .js, .mjs or .cjs files under ${dir}: is it the build's output directory?`);
+  if (files.length === 0)
+    throw new Error(`no .js, .mjs or .cjs files under ${dir}: is it the build's output directory?`);
   return files;
 }
 
@@ -51,8 +52,11 @@ export async function runSourcemapsCommand(argv: readonly string[], env: NodeJS.
   if ((action !== 'inject' && action !== 'upload') || target === undefined || extra.length > 0) {
     throw new UsageError(`usage: sourcemaps inject DIR | sourcemaps upload DIR [options]\n${SOURCEMAPS_USAGE}`);
   }
-  const uploadFlags = (['release', 'url-prefix', 'url', 'control-key', 'delete-after-upload'] as const).filter((f) => values[f] !== undefined);
-  if (action === 'inject' && uploadFlags.length > 0) throw new UsageError(`--${uploadFlags[0]} is an option of sourcemaps upload, not inject`);
+  const uploadFlags = (['release', 'url-prefix', 'url', 'control-key', 'delete-after-upload'] as const).filter(
+    (f) => values[f] !== undefined,
+  );
+  if (action === 'inject' && uploadFlags.length > 0)
+    throw new UsageError(`--${uploadFlags[0]} is an option of sourcemaps upload, not inject`);
   const dir = resolve(target);
   const files = await jsFilesIn(dir);
   if (action === 'inject') {
@@ -62,9 +66,20 @@ export async function runSourcemapsCommand(argv: readonly string[], env: NodeJS.
   const url = values.url ?? env.SVC_URL;
   const controlKey = values['control-key'] ?? env.SVC_CONTROL_KEY;
   if (!url) throw new UsageError('sourcemaps upload needs the server: --url URL (or SVC_URL)');
-  if (!controlKey) throw new UsageError('sourcemaps upload needs a control key: --control-key KEY (or SVC_CONTROL_KEY)');
+  if (!controlKey)
+    throw new UsageError('sourcemaps upload needs a control key: --control-key KEY (or SVC_CONTROL_KEY)');
   // The build's output lies in the checkout it was built from, wherever the command is run.
-  const upload = { url, controlKey, release: resolveRelease(values.release, env, dir), urlPrefix: values['url-prefix'] };
-  report(dir, await processOutput(dir, files, { upload, deleteMapsAfterUpload: values['delete-after-upload'] }), true, out);
+  const upload = {
+    url,
+    controlKey,
+    release: resolveRelease(values.release, env, dir),
+    urlPrefix: values['url-prefix'],
+  };
+  report(
+    dir,
+    await processOutput(dir, files, { upload, deleteMapsAfterUpload: values['delete-after-upload'] }),
+    true,
+    out,
+  );
   return 0;
 }

@@ -9,7 +9,9 @@ export interface ConsoleFile {
 }
 
 /** The console as the server serves it: its page, and its assets by file name; `missing` when it was never built. */
-export type ConsoleBuild = { built: true; html: string; assets: Map<string, ConsoleFile> } | { built: false; reason: string };
+export type ConsoleBuild =
+  | { built: true; html: string; assets: Map<string, ConsoleFile> }
+  | { built: false; reason: string };
 
 const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -42,7 +42,8 @@ const ASSET_CACHE = 'public, max-age=31536000, immutable';
  */
 export const CONSOLE_PAGES = {
   '/sessions': 'sessions, filtered and sorted',
-  '/session/{id}': 'one session: its replay with console, network, errors, traces and Web Vitals (`?t=<ms>` opens a moment)',
+  '/session/{id}':
+    'one session: its replay with console, network, errors, traces and Web Vitals (`?t=<ms>` opens a moment)',
   '/issues': 'issues',
   '/issue/{id}': 'one issue: its stack, sessions, analysis and pull request',
   '/traces': 'trace search',
@@ -56,8 +57,10 @@ export const CONSOLE_PAGES = {
   '/test-run/{id}': 'one test run: its tests, failed first, with errors, original stacks and links to their sessions',
   '/tests/flaky': 'flaky tests: flip rate and last flips over the last N runs',
   '/test/{id}': "one test's history over runs (`{id}` is its test key)",
-  '/ingest-health': 'ingest requests the server refused, per reason with the last example, beside what the SDK reported it dropped',
-  '/setup': "how to send the project's first event: its ingest key, app names and snippets, and whether data has arrived",
+  '/ingest-health':
+    'ingest requests the server refused, per reason with the last example, beside what the SDK reported it dropped',
+  '/setup':
+    "how to send the project's first event: its ingest key, app names and snippets, and whether data has arrived",
 } as const;
 
 export const CONSOLE_PATHS = Object.keys(CONSOLE_PAGES) as Array<keyof typeof CONSOLE_PAGES>;
@@ -67,9 +70,15 @@ const assetRoute = createRoute({
   method: 'get',
   path: '/console/assets/{file}',
   tags,
-  summary: "A script or stylesheet of the console; names carry a content hash and are cached for good",
+  summary: 'A script or stylesheet of the console; names carry a content hash and are cached for good',
   request: { params: z.object({ file: z.string().openapi({ example: 'index-0EyXHl7I.js' }) }) },
-  responses: { 200: { description: 'JavaScript, CSS or a source map', content: { 'text/javascript': { schema: z.string() }, 'text/css': { schema: z.string() } } }, ...errors(404) },
+  responses: {
+    200: {
+      description: 'JavaScript, CSS or a source map',
+      content: { 'text/javascript': { schema: z.string() }, 'text/css': { schema: z.string() } },
+    },
+    ...errors(404),
+  },
 });
 const pageRoute = (path: keyof typeof CONSOLE_PAGES) =>
   createRoute({
@@ -77,15 +86,23 @@ const pageRoute = (path: keyof typeof CONSOLE_PAGES) =>
     path,
     tags,
     summary: `Console: ${CONSOLE_PAGES[path]} (HTML; the page asks the control plane for data with the key it is given)`,
-    ...(path.includes('{id}') ? { request: { params: z.object({ id: z.string().openapi({ example: 'a1b2c3' }) }) } } : {}),
-    responses: { 200: { description: 'The console page, with a Content-Security-Policy header', content: { 'text/html': { schema: z.string() } } } },
+    ...(path.includes('{id}')
+      ? { request: { params: z.object({ id: z.string().openapi({ example: 'a1b2c3' }) }) } }
+      : {}),
+    responses: {
+      200: {
+        description: 'The console page, with a Content-Security-Policy header',
+        content: { 'text/html': { schema: z.string() } },
+      },
+    },
   });
 const viewerRedirect = (path: '/viewer' | '/viewer/') =>
   createRoute({
     method: 'get',
     path,
     tags,
-    summary: 'The old replay viewer address: redirects to the console, keeping the link\'s fragment (`#key=…&session=…`)',
+    summary:
+      "The old replay viewer address: redirects to the console, keeping the link's fragment (`#key=…&session=…`)",
     responses: { 302: { description: 'To /' } },
   });
 
@@ -112,7 +129,12 @@ export function consoleRoutes() {
       const { file } = c.req.valid('param');
       const build = consoleBuild();
       const asset = build.built ? build.assets.get(file) : undefined;
-      if (!asset) throw new ApiError(404, 'not_found', `no console file ${file}; reload the console for the current names`);
-      return c.body(asset.body, 200, { 'content-type': asset.contentType, 'cache-control': ASSET_CACHE, 'x-content-type-options': 'nosniff' });
+      if (!asset)
+        throw new ApiError(404, 'not_found', `no console file ${file}; reload the console for the current names`);
+      return c.body(asset.body, 200, {
+        'content-type': asset.contentType,
+        'cache-control': ASSET_CACHE,
+        'x-content-type-options': 'nosniff',
+      });
     });
 }

@@ -45,12 +45,16 @@ export function costImpactOf(db: Kysely<Database>, clock: Clock) {
     const from = dayOf(detectedMs - IMPACT_WINDOW_DAYS * DAY_MS);
     const names = new Set(incident.services.map((s) => s.toLowerCase()));
     // Usage only: a service's cost is what its resources use (reports/breakdown.ts); tax or a credit is nobody's rate.
-    const rows = (await costRows(db, projectId, { from, to })).filter((r) => isUsage(r) && r.service !== null && names.has(r.service.toLowerCase()));
+    const rows = (await costRows(db, projectId, { from, to })).filter(
+      (r) => isUsage(r) && r.service !== null && names.has(r.service.toLowerCase()),
+    );
     const split = splitCurrency(rows);
     if (split.currency === null) return null;
     const services = incident.services.flatMap((name) => {
       // Test infrastructure (env `test`) is not what an incident puts at stake, unless the incident is itself in it.
-      const own = split.rows.filter((r) => r.service!.toLowerCase() === name.toLowerCase() && (r.env !== TEST_ENV || incident.env === TEST_ENV));
+      const own = split.rows.filter(
+        (r) => r.service!.toLowerCase() === name.toLowerCase() && (r.env !== TEST_ENV || incident.env === TEST_ENV),
+      );
       const inEnv = own.filter((r) => r.env === incident.env);
       const chosen = inEnv.length > 0 ? inEnv : own;
       if (chosen.length === 0) return [];

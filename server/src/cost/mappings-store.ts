@@ -5,7 +5,11 @@ import type { MappingRule } from './mapping/rules';
 
 /** The project's attribution rules, in evaluation order (none until a mapping is posted). */
 export async function loadRules(db: Kysely<Database>, projectId: string): Promise<MappingRule[]> {
-  const row = await db.selectFrom('cost_mappings').select('rules').where('project_id', '=', projectId).executeTakeFirst();
+  const row = await db
+    .selectFrom('cost_mappings')
+    .select('rules')
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
   return row ? (JSON.parse(row.rules) as MappingRule[]) : [];
 }
 
@@ -13,7 +17,12 @@ export async function loadRules(db: Kysely<Database>, projectId: string): Promis
  * Replaces the project's rules and re-attributes every resource already stored, in one transaction: reports switch
  * from the old attribution to the new one at once. Returns how many resources were looked at.
  */
-export async function saveRules(db: Kysely<Database>, projectId: string, rules: readonly MappingRule[], nowMs: number): Promise<number> {
+export async function saveRules(
+  db: Kysely<Database>,
+  projectId: string,
+  rules: readonly MappingRule[],
+  nowMs: number,
+): Promise<number> {
   return db.transaction().execute(async (trx) => {
     await trx
       .insertInto('cost_mappings')
@@ -26,7 +35,10 @@ export async function saveRules(db: Kysely<Database>, projectId: string, rules: 
       .where('project_id', '=', projectId)
       .execute();
     for (const r of resources) {
-      const next = attribute({ id: r.resource_id, name: r.resource_name, tags: JSON.parse(r.tags) as Record<string, string> }, rules);
+      const next = attribute(
+        { id: r.resource_id, name: r.resource_name, tags: JSON.parse(r.tags) as Record<string, string> },
+        rules,
+      );
       if (next.service === r.service && next.env === r.env) continue;
       await trx
         .updateTable('cost_resources')

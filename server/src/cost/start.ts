@@ -16,11 +16,20 @@ export interface CostOptions {
 }
 
 /** Cost tracking for one server process: the provider kinds and the daily sync worker. */
-export function startCost(database: DatabaseHandle, clock: Clock, box: SecretBox, log: (line: string) => void, options: CostOptions = {}): CostServices {
+export function startCost(
+  database: DatabaseHandle,
+  clock: Clock,
+  box: SecretBox,
+  log: (line: string) => void,
+  options: CostOptions = {},
+): CostServices {
   const kinds = providerKinds();
   const endpoints = options.endpoints ?? {};
   // Read once at start: the AWS SDK's endpoint variables decide S3 addressing, and a bad setting stops the server here.
-  const env = { endpoints: { ...endpoints, s3ForcePathStyle: endpoints.s3ForcePathStyle ?? s3PathStyle(endpoints, process.env) }, log };
+  const env = {
+    endpoints: { ...endpoints, s3ForcePathStyle: endpoints.s3ForcePathStyle ?? s3PathStyle(endpoints, process.env) },
+    log,
+  };
   const sync = startCostSync({ db: database.db, dialect: database.dialect, clock, box, kinds, env, log }, options.sync);
   return { db: database.db, clock, box, kinds, sync, impactOf: costImpactOf(database.db, clock) };
 }

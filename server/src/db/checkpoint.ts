@@ -43,7 +43,11 @@ export function startCheckpointer(sqlite: SQLite.Database, log: (line: string) =
   sqlite.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path: sqlite.name, intervalMs: CHECKPOINT_INTERVAL_MS },
+    workerData: {
+      driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+      path: sqlite.name,
+      intervalMs: CHECKPOINT_INTERVAL_MS,
+    },
   });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.on('error', (err) => {

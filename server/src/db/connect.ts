@@ -59,12 +59,19 @@ function openPostgres(url: string): DatabaseHandle {
     // Millisecond times and bigserial ids are stored as int8; they stay far below 2^53, so read them as numbers.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        oid === INT8_OID
+          ? (v: string) => Number(v)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
   // An idle client dropped by the server (restart, failover, admin terminate) emits 'error' on the pool; unhandled, that
   // would crash the process. The pool discards the client and the next query opens a new connection.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', displayUrl: url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@'), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    displayUrl: url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@'),
+    close: () => db.destroy(),
+  };
 }

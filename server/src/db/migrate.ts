@@ -50,7 +50,11 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(handle) };
   // Numbers are handed out to changes made side by side, which land in any order: a database that ran a later one
   // still runs an earlier one that came after it (each migration depends only on those before its own number).
-  const { error, results } = await new Migrator({ db: handle.db, provider, allowUnorderedMigrations: true }).migrateToLatest();
+  const { error, results } = await new Migrator({
+    db: handle.db,
+    provider,
+    allowUnorderedMigrations: true,
+  }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);

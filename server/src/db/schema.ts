@@ -283,4 +283,10 @@ export type KeyScope = 'ingest' | 'control' | 'read' | 'admin';
 export type MetricType = 'gauge' | 'sum' | 'histogram' | 'exponential_histogram' | 'summary';
 /** The telemetry tables the ingest path writes and the query API and retention job read. */
 export type TelemetryTable = 'spans' | 'logs' | 'metric_points' | 'replay_chunks' | 'recipes';
-export const TELEMETRY_TABLES: readonly TelemetryTable[] = ['spans', 'logs', 'metric_points', 'replay_chunks', 'recipes'];
+export const TELEMETRY_TABLES: readonly TelemetryTable[] = [
+  'spans',
+  'logs',
+  'metric_points',
+  'replay_chunks',
+  'recipes',
+];

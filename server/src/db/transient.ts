@@ -11,10 +11,19 @@ const RETRY_NOW = new Set(['40001', '40P01']);
 /** SQLSTATE classes and codes that are the database's trouble, not the request's. */
 const TRANSIENT_CLASSES = ['08', '53', '57P'];
 const TRANSIENT_CODES = new Set([...RETRY_NOW, '55P03', '57014']);
-const TRANSIENT_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'SVC_WRITER_STOPPED']);
+const TRANSIENT_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'SVC_WRITER_STOPPED',
+]);
 const TRANSIENT_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|PROTOCOL)/;
 /** node-postgres reports a dropped connection or an exhausted pool without a code. */
-const TRANSIENT_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+const TRANSIENT_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
 
 function codeOf(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
@@ -41,7 +50,10 @@ const DEFAULT_RETRY: RetryOptions = { attempts: 5, baseDelayMs: 10 };
  * Runs `transaction` again after a deadlock or serialization failure (PostgreSQL rolled it back whole, so running it
  * again is safe), with a short random pause so the transactions that collided do not collide again.
  */
-export async function retryOnConflict<T>(transaction: () => Promise<T>, options: RetryOptions = DEFAULT_RETRY): Promise<T> {
+export async function retryOnConflict<T>(
+  transaction: () => Promise<T>,
+  options: RetryOptions = DEFAULT_RETRY,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction();

@@ -25,8 +25,13 @@ const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([204, 205, 304]);
  * `traceparent` and session headers the SDK adds to same-origin requests. `?status=` (200-599, except the bodiless 204, 205 and 304) answers with that
  * status, to demonstrate failures; `?delay=` (ms) answers late, to demonstrate slow requests.
  */
-export async function echo(c: Context, services: Services, { status, delay: delayMs }: { status: number; delay: number }): Promise<Response> {
-  if (NULL_BODY_STATUSES.has(status)) throw badRequest(`status ${status} cannot carry the echo body; use another`, { field: 'status' });
+export async function echo(
+  c: Context,
+  services: Services,
+  { status, delay: delayMs }: { status: number; delay: number },
+): Promise<Response> {
+  if (NULL_BODY_STATUSES.has(status))
+    throw badRequest(`status ${status} cannot carry the echo body; use another`, { field: 'status' });
   const body = c.req.method === 'POST' ? await readBody(c, services.bodyLimit) : undefined;
   if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   return c.json(

@@ -42,13 +42,18 @@ async function serveFile(path: string, contentType: string): Promise<Response> {
 }
 
 const tags = ['demo'];
-const get = (path: string, summary: string, responses: RouteConfig['responses']) => createRoute({ method: 'get', path, tags, summary, responses });
+const get = (path: string, summary: string, responses: RouteConfig['responses']) =>
+  createRoute({ method: 'get', path, tags, summary, responses });
 const pageRoute = createRoute({
   method: 'get',
   path: '/demo/',
   tags,
   summary: 'The SDK demo page (HTML)',
-  request: { query: z.object({ api_key: z.string().optional().openapi({ description: 'Ingest key to use instead of the one the server knows' }) }) },
+  request: {
+    query: z.object({
+      api_key: z.string().optional().openapi({ description: 'Ingest key to use instead of the one the server knows' }),
+    }),
+  },
   responses: { 200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } } },
 });
 const file = (path: string, summary: string, type: string) =>
@@ -60,12 +65,23 @@ const echoRoute = (method: 'get' | 'post') =>
     path: '/demo/api/echo',
     tags,
     summary: `Echo the request (${method.toUpperCase()}): method, path, query and every header received`,
-    description: "Same-origin target of the demo page's requests, to show the `traceparent` and session headers the SDK adds.",
+    description:
+      "Same-origin target of the demo page's requests, to show the `traceparent` and session headers the SDK adds.",
     request: { query: EchoQuery },
     responses: {
       200: {
         description: 'The echo, with the status asked for (`bodyBytes` for POST)',
-        content: { 'application/json': { schema: z.object({ method: z.string(), path: z.string(), query: z.record(z.string(), z.string()), headers: z.record(z.string(), z.string()), bodyBytes: z.number().int().optional() }) } },
+        content: {
+          'application/json': {
+            schema: z.object({
+              method: z.string(),
+              path: z.string(),
+              query: z.record(z.string(), z.string()),
+              headers: z.record(z.string(), z.string()),
+              bodyBytes: z.number().int().optional(),
+            }),
+          },
+        },
       },
       ...errors(400, 413),
     },
@@ -89,16 +105,29 @@ export function demoRoutes(services: Services, options: DemoOptions) {
     // A key in the address (ingest keys are public) lets the page work when the server knows none.
     const ingestKey = c.req.valid('query').api_key?.trim() || keys?.ingestKey;
     closedPort ??= findClosedPort();
-    const html = renderDemoPage({ ingestKey, appName: keys?.appName ?? DEFAULT_APP, publicUrl: services.publicUrl, closedPort: await closedPort });
+    const html = renderDemoPage({
+      ingestKey,
+      appName: keys?.appName ?? DEFAULT_APP,
+      publicUrl: services.publicUrl,
+      closedPort: await closedPort,
+    });
     return c.html(html, 200, { 'cache-control': 'no-store' });
   });
-  app.openapi(file('/demo/svc.min.js', 'The SDK script-tag bundle the page loads', js), () => serveFile(options.sdkPath, `${js}; charset=utf-8`));
-  app.openapi(file('/demo/svc.min.js.map', 'Its source map', map), () => serveFile(`${options.sdkPath}.map`, `${map}; charset=utf-8`));
-  app.openapi(file(`/demo/${RECORDER_FILE}`, 'The session recorder svc.min.js loads when replay starts (beside --demo-sdk)', js), () =>
-    serveFile(recorderPath, `${js}; charset=utf-8`),
+  app.openapi(file('/demo/svc.min.js', 'The SDK script-tag bundle the page loads', js), () =>
+    serveFile(options.sdkPath, `${js}; charset=utf-8`),
   );
-  app.openapi(file(`/demo/${RECORDER_FILE}.map`, 'Its source map', map), () => serveFile(`${recorderPath}.map`, `${map}; charset=utf-8`));
+  app.openapi(file('/demo/svc.min.js.map', 'Its source map', map), () =>
+    serveFile(`${options.sdkPath}.map`, `${map}; charset=utf-8`),
+  );
+  app.openapi(
+    file(`/demo/${RECORDER_FILE}`, 'The session recorder svc.min.js loads when replay starts (beside --demo-sdk)', js),
+    () => serveFile(recorderPath, `${js}; charset=utf-8`),
+  );
+  app.openapi(file(`/demo/${RECORDER_FILE}.map`, 'Its source map', map), () =>
+    serveFile(`${recorderPath}.map`, `${map}; charset=utf-8`),
+  );
   // The echo answers with whatever status the caller asked for, which no typed answer can name.
-  for (const method of ['get', 'post'] as const) app.openapi(echoRoute(method), async (c) => (await echo(c, services, c.req.valid('query'))) as never);
+  for (const method of ['get', 'post'] as const)
+    app.openapi(echoRoute(method), async (c) => (await echo(c, services, c.req.valid('query'))) as never);
   return app;
 }

@@ -75,7 +75,12 @@ const pageRoute = createRoute({
   path: PREFIX,
   tags: ['service'],
   summary: 'Interactive API reference (Swagger UI) for this document; enter the control key under Authorize',
-  responses: { 200: { description: 'HTML, with a Content-Security-Policy header', content: { 'text/html': { schema: z.string() } } } },
+  responses: {
+    200: {
+      description: 'HTML, with a Content-Security-Policy header',
+      content: { 'text/html': { schema: z.string() } },
+    },
+  },
 });
 
 const fileRoute = createRoute({
@@ -84,14 +89,23 @@ const fileRoute = createRoute({
   tags: ['service'],
   summary: 'A script or stylesheet of the API reference page',
   request: { params: z.object({ file: z.enum(['swagger-ui.css', 'swagger-ui-bundle.js', 'start.js']) }) },
-  responses: { 200: { description: 'JavaScript or CSS', content: { 'text/javascript': { schema: z.string() } } }, ...errors(400) },
+  responses: {
+    200: { description: 'JavaScript or CSS', content: { 'text/javascript': { schema: z.string() } } },
+    ...errors(400),
+  },
 });
 
 export function apiReferenceRoutes() {
   const app = createRouter();
   app.use(`${PREFIX}/*`, compress());
   return app
-    .openapi(pageRoute, (c) => c.html(PAGE, 200, { 'content-security-policy': CSP, 'cache-control': 'no-cache', 'referrer-policy': 'no-referrer' }))
+    .openapi(pageRoute, (c) =>
+      c.html(PAGE, 200, {
+        'content-security-policy': CSP,
+        'cache-control': 'no-cache',
+        'referrer-policy': 'no-referrer',
+      }),
+    )
     .openapi(fileRoute, (c) => {
       const file = assets()[c.req.valid('param').file]!;
       return c.body(file.body, 200, { 'content-type': file.type, 'cache-control': 'no-cache' });

@@ -10,9 +10,18 @@ export const GITHUB_TIMEOUT_MS = 20_000;
  * The REST client for a connected repository: with its token, or as a GitHub App installation, whose short-lived token
  * `@octokit/auth-app` mints from the App's key on the first request (against `api_url` too) and sends on the rest.
  */
-export function githubClient(connection: RepositoryConnection, log: (line: string) => void, timeoutMs = GITHUB_TIMEOUT_MS): Octokit {
+export function githubClient(
+  connection: RepositoryConnection,
+  log: (line: string) => void,
+  timeoutMs = GITHUB_TIMEOUT_MS,
+): Octokit {
   const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-  const common = { baseUrl: connection.apiUrl, userAgent: 'svc-server', request: { fetch: timedFetch }, log: silentLog };
+  const common = {
+    baseUrl: connection.apiUrl,
+    userAgent: 'svc-server',
+    request: { fetch: timedFetch },
+    log: silentLog,
+  };
   const octokit =
     connection.auth.kind === 'token'
       ? new Octokit({ ...common, auth: connection.auth.secrets.token })
@@ -47,7 +56,8 @@ function logRequests(octokit: Octokit, log: (line: string) => void): void {
 const silentLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 const isTimeout = (err: unknown): boolean =>
-  err instanceof Error && (err.name === 'TimeoutError' || (err.cause instanceof Error && err.cause.name === 'TimeoutError'));
+  err instanceof Error &&
+  (err.name === 'TimeoutError' || (err.cause instanceof Error && err.cause.name === 'TimeoutError'));
 
 /** Seconds until GitHub takes requests again: `Retry-After`, else the rate limit's reset time, else a minute. */
 function retryAfterSeconds(headers: Record<string, string | number | undefined>, nowMs: number): number {
@@ -68,30 +78,58 @@ interface HttpError extends Error {
   response?: { headers: Record<string, string | number | undefined> };
 }
 
-const isHttpError = (err: unknown): err is HttpError => err instanceof Error && err.name === 'HttpError' && typeof (err as { status?: unknown }).status === 'number';
+const isHttpError = (err: unknown): err is HttpError =>
+  err instanceof Error && err.name === 'HttpError' && typeof (err as { status?: unknown }).status === 'number';
 
 function isRateLimit(err: HttpError): boolean {
   const headers = err.response?.headers ?? {};
-  return err.status === 429 || (err.status === 403 && (headers['retry-after'] !== undefined || headers['x-ratelimit-remaining'] === '0'));
+  return (
+    err.status === 429 ||
+    (err.status === 403 && (headers['retry-after'] !== undefined || headers['x-ratelimit-remaining'] === '0'))
+  );
 }
 
 /** GitHub's failure as the API answers it: rate limits 503 with `Retry-After`, timeouts 504, refusals 502. */
 export function githubFailure(err: unknown, doing: string, nowMs: number, timeoutMs = GITHUB_TIMEOUT_MS): ApiError {
   if (err instanceof ApiError) return err;
-  if (isTimeout(err)) return new ApiError(504, 'github_timeout', `GitHub did not answer within ${timeoutMs / 1000} s while ${doing}`);
-  if (!isHttpError(err)) return new ApiError(502, 'github_unreachable', `GitHub could not be reached while ${doing}: ${err instanceof Error ? err.message : String(err)}`);
+  if (isTimeout(err))
+    return new ApiError(504, 'github_timeout', `GitHub did not answer within ${timeoutMs / 1000} s while ${doing}`);
+  if (!isHttpError(err))
+    return new ApiError(
+      502,
+      'github_unreachable',
+      `GitHub could not be reached while ${doing}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   if (isRateLimit(err)) {
     const seconds = retryAfterSeconds(err.response?.headers ?? {}, nowMs);
-    return new ApiError(503, 'github_rate_limited', `GitHub's rate limit was reached while ${doing}; retry in ${seconds} s`, undefined, { 'Retry-After': String(seconds) });
+    return new ApiError(
+      503,
+      'github_rate_limited',
+      `GitHub's rate limit was reached while ${doing}; retry in ${seconds} s`,
+      undefined,
+      { 'Retry-After': String(seconds) },
+    );
   }
   const installation = err.request?.url?.match(INSTALLATION_TOKEN_URL)?.[1];
   if (installation !== undefined && err.response !== undefined) {
-    return new ApiError(502, 'github_app_auth_failed', `GitHub refused an installation token for installation ${installation} (it answered ${err.status}) while ${doing}: check that the App is installed on the repository, its installation_id and its private_key`, { github_status: err.status, installation_id: Number(installation) });
+    return new ApiError(
+      502,
+      'github_app_auth_failed',
+      `GitHub refused an installation token for installation ${installation} (it answered ${err.status}) while ${doing}: check that the App is installed on the repository, its installation_id and its private_key`,
+      { github_status: err.status, installation_id: Number(installation) },
+    );
   }
-  if (err.status === 401) return new ApiError(502, 'github_unauthorized', `GitHub refused the repository's credentials while ${doing}: reconnect the repository with a valid token or App installation`);
+  if (err.status === 401)
+    return new ApiError(
+      502,
+      'github_unauthorized',
+      `GitHub refused the repository's credentials while ${doing}: reconnect the repository with a valid token or App installation`,
+    );
   // Octokit's answer for a request that got no response (refused connection, DNS).
   if (err.response === undefined) {
     return new ApiError(502, 'github_unreachable', `GitHub could not be reached while ${doing}: ${err.message}`);
   }
-  return new ApiError(502, 'github_refused', `GitHub answered ${err.status} while ${doing}: ${err.message}`, { github_status: err.status });
+  return new ApiError(502, 'github_refused', `GitHub answered ${err.status} while ${doing}: ${err.message}`, {
+    github_status: err.status,
+  });
 }

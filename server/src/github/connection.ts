@@ -44,14 +44,17 @@ const ALLOWED = ['owner', 'repo', 'api_url', 'directory', 'token', 'app_id', 'in
 
 function githubName(body: Record<string, unknown>, field: string): string {
   const value = requiredString(body, field, 100);
-  if (!NAME.test(value) || value === '.' || value === '..') throw badRequest(`${field} must be a GitHub ${field} name: letters, digits, "-", "_" and "."`, { field });
+  if (!NAME.test(value) || value === '.' || value === '..')
+    throw badRequest(`${field} must be a GitHub ${field} name: letters, digits, "-", "_" and "."`, { field });
   return value;
 }
 
 function apiUrl(value: unknown): string {
   if (value === undefined) return GITHUB_API_URL;
   if (typeof value !== 'string' || !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(value)) {
-    throw badRequest('api_url must be an http(s) URL: GitHub Enterprise\'s "https://<host>/api/v3"', { field: 'api_url' });
+    throw badRequest('api_url must be an http(s) URL: GitHub Enterprise\'s "https://<host>/api/v3"', {
+      field: 'api_url',
+    });
   }
   return value.replace(/\/+$/, '');
 }
@@ -59,29 +62,51 @@ function apiUrl(value: unknown): string {
 function directory(value: unknown): string {
   if (value === undefined || value === '') return '';
   const path = typeof value === 'string' ? value.replace(/^\/+|\/+$/g, '') : '';
-  if (path === '' || path.length > 500 || path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
-    throw badRequest('directory must be a folder path inside the repository, such as "apps/web"', { field: 'directory' });
+  if (
+    path === '' ||
+    path.length > 500 ||
+    path.split('/').some((part) => part === '' || part === '.' || part === '..')
+  ) {
+    throw badRequest('directory must be a folder path inside the repository, such as "apps/web"', {
+      field: 'directory',
+    });
   }
   return path;
 }
 
 function positiveId(body: Record<string, unknown>, field: string): number {
   const value = body[field];
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw badRequest(`${field} must be a positive integer`, { field });
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
+    throw badRequest(`${field} must be a positive integer`, { field });
   return value;
 }
 
 function authOf(body: Record<string, unknown>): RepositoryConnection['auth'] {
   const appFields = ['app_id', 'installation_id', 'private_key'].filter((f) => body[f] !== undefined);
-  if (body.token !== undefined && appFields.length > 0) throw badRequest('send either token or a GitHub App installation (app_id, installation_id, private_key), not both', { field: appFields[0] });
+  if (body.token !== undefined && appFields.length > 0)
+    throw badRequest(
+      'send either token or a GitHub App installation (app_id, installation_id, private_key), not both',
+      { field: appFields[0] },
+    );
   if (appFields.length === 0) return { kind: 'token', secrets: { token: requiredString(body, 'token', 1000) } };
-  return { kind: 'app', secrets: { app_id: positiveId(body, 'app_id'), installation_id: positiveId(body, 'installation_id'), private_key: rsaPrivateKey(body) } };
+  return {
+    kind: 'app',
+    secrets: {
+      app_id: positiveId(body, 'app_id'),
+      installation_id: positiveId(body, 'installation_id'),
+      private_key: rsaPrivateKey(body),
+    },
+  };
 }
 
 /** The App's private key, checked by parsing it: a key GitHub did not issue fails here, not at the first pull request. */
 function rsaPrivateKey(body: Record<string, unknown>): string {
   const pem = requiredString(body, 'private_key', 10_000);
-  const refuse = (why: string) => badRequest(`private_key must be the GitHub App's PEM RSA private key (the .pem file GitHub generates, unencrypted): ${why}`, { field: 'private_key' });
+  const refuse = (why: string) =>
+    badRequest(
+      `private_key must be the GitHub App's PEM RSA private key (the .pem file GitHub generates, unencrypted): ${why}`,
+      { field: 'private_key' },
+    );
   let type: string | undefined;
   try {
     type = createPrivateKey(pem).asymmetricKeyType;
@@ -95,6 +120,16 @@ function rsaPrivateKey(body: Record<string, unknown>): string {
 /** The body of `PUT /control-plane/apps/{app}/repository`; a 400 names the first wrong field. */
 export function parseConnection(body: Record<string, unknown>): RepositoryConnection {
   const unknown = Object.keys(body).find((key) => !ALLOWED.includes(key));
-  if (unknown !== undefined) throw badRequest(`unknown field "${unknown}"; send owner, repo, api_url?, directory? and token or app_id, installation_id, private_key`, { field: unknown });
-  return { owner: githubName(body, 'owner'), repo: githubName(body, 'repo'), apiUrl: apiUrl(body.api_url), directory: directory(body.directory), auth: authOf(body) };
+  if (unknown !== undefined)
+    throw badRequest(
+      `unknown field "${unknown}"; send owner, repo, api_url?, directory? and token or app_id, installation_id, private_key`,
+      { field: unknown },
+    );
+  return {
+    owner: githubName(body, 'owner'),
+    repo: githubName(body, 'repo'),
+    apiUrl: apiUrl(body.api_url),
+    directory: directory(body.directory),
+    auth: authOf(body),
+  };
 }

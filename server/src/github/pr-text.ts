@@ -33,7 +33,10 @@ function baseText(base: BranchBase): string {
   if (base.from === 'release') {
     return `Branched from the release's commit ${short(base.sha)}, not from \`${base.branch}\`: \`${base.branch}\` has changed ${base.changed.map((f) => `\`${f}\``).join(', ')} since. Rebase before merging.`;
   }
-  const why = base.release === null ? 'the issue names no release' : `the release "${base.release}" is not a commit of this repository`;
+  const why =
+    base.release === null
+      ? 'the issue names no release'
+      : `the release "${base.release}" is not a commit of this repository`;
   return `Branched from \`${base.branch}\` at ${short(base.sha)}: ${why}, so the patch was checked against the branch's head.`;
 }
 
@@ -45,7 +48,7 @@ function testText(test: PullRequestFacts['test']): string {
 /** The pull request's body: what svc found, the links to check it, the test, and where the branch starts. */
 export function pullRequestBody(f: PullRequestFacts): string {
   const link = (text: string, url: string | null) => (url ? `[${text}](${url})` : `${text}: none`);
-  const source = f.mode === 'model' ? 'a model' : 'svc\'s heuristic (no model is configured)';
+  const source = f.mode === 'model' ? 'a model' : "svc's heuristic (no model is configured)";
   return [
     `svc suggests this fix for the issue **${f.issue.type}: ${f.issue.message}** in \`${f.issue.app}\`, analysed by ${source} (confidence ${Math.round(f.result.confidence * 100)} %).`,
     '',

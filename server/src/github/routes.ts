@@ -30,7 +30,13 @@ export interface GithubServices {
   githubTimeoutMs?: number;
 }
 
-const pullRequestJson = (pr: PullRequestRecord) => ({ repository: `${pr.owner}/${pr.repo}`, number: pr.number, url: pr.url, branch: pr.branch, commit_sha: pr.commitSha });
+const pullRequestJson = (pr: PullRequestRecord) => ({
+  repository: `${pr.owner}/${pr.repo}`,
+  number: pr.number,
+  url: pr.url,
+  branch: pr.branch,
+  commit_sha: pr.commitSha,
+});
 
 async function appNamed(db: Kysely<Database>, projectId: string, name: string) {
   const app = (await resolveServiceNames(db, projectId, [name])).get(name);
@@ -42,10 +48,21 @@ async function appNamed(db: Kysely<Database>, projectId: string, name: string) {
 async function fixOf(db: Kysely<Database>, row: IssueRow) {
   const analysis = await latestAnalysis(db, row.project_id, row.fingerprint);
   const ask = `POST /control-plane/issues/${row.fingerprint}/analysis`;
-  if (!analysis) throw new ApiError(409, 'no_analysis', `the issue has not been analysed; ask for an analysis first (${ask})`);
-  if (analysis.state !== 'done' || !analysis.result) throw new ApiError(409, 'analysis_not_done', `the issue's latest analysis is ${analysis.state}; wait for it to be done, or ask again (${ask})`);
+  if (!analysis)
+    throw new ApiError(409, 'no_analysis', `the issue has not been analysed; ask for an analysis first (${ask})`);
+  if (analysis.state !== 'done' || !analysis.result)
+    throw new ApiError(
+      409,
+      'analysis_not_done',
+      `the issue's latest analysis is ${analysis.state}; wait for it to be done, or ask again (${ask})`,
+    );
   const { result } = analysis;
-  if (!result.diff || !result.diff_applies) throw new ApiError(409, 'no_applicable_fix', 'the latest analysis proposes no diff that applies to the sources; there is nothing to open a pull request with');
+  if (!result.diff || !result.diff_applies)
+    throw new ApiError(
+      409,
+      'no_applicable_fix',
+      'the latest analysis proposes no diff that applies to the sources; there is nothing to open a pull request with',
+    );
   return { analysis, result, diff: result.diff };
 }
 
@@ -64,15 +81,33 @@ const Connection = z
 const ConnectionInput = z.strictObject({
   owner: z.string().openapi({ example: 'acme' }),
   repo: z.string().openapi({ example: 'shop' }),
-  api_url: z.string().optional().openapi({ default: 'https://api.github.com', description: 'GitHub Enterprise: `https://<host>/api/v3`' }),
-  directory: z.string().optional().openapi({ default: '', description: "Where the app's sources (as its source maps name them) sit in the repository" }),
+  api_url: z
+    .string()
+    .optional()
+    .openapi({ default: 'https://api.github.com', description: 'GitHub Enterprise: `https://<host>/api/v3`' }),
+  directory: z
+    .string()
+    .optional()
+    .openapi({
+      default: '',
+      description: "Where the app's sources (as its source maps name them) sit in the repository",
+    }),
   token: z.string().optional().openapi({
-    description: 'A token with contents and pull requests write access; sealed, never returned. Or a GitHub App installation: app_id, installation_id and private_key',
+    description:
+      'A token with contents and pull requests write access; sealed, never returned. Or a GitHub App installation: app_id, installation_id and private_key',
     example: 'github_pat_example',
   }),
   app_id: z.number().int().positive().optional().openapi({ description: "The GitHub App's id" }),
-  installation_id: z.number().int().positive().optional().openapi({ description: "The App's installation on the repository's owner" }),
-  private_key: z.string().optional().openapi({ description: "The App's PEM RSA private key (PKCS#1 or PKCS#8, unencrypted); sealed, never returned" }),
+  installation_id: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .openapi({ description: "The App's installation on the repository's owner" }),
+  private_key: z
+    .string()
+    .optional()
+    .openapi({ description: "The App's PEM RSA private key (PKCS#1 or PKCS#8, unencrypted); sealed, never returned" }),
 });
 
 const pullRequestFields = {
@@ -82,18 +117,37 @@ const pullRequestFields = {
   branch: z.string().openapi({ description: '`svc/fix-<issue id>`' }),
   commit_sha: z.string(),
 };
-const PullRequest = z.object({ ...pullRequestFields, created: z.boolean().openapi({ description: 'false: the pull request was open already' }) });
+const PullRequest = z.object({
+  ...pullRequestFields,
+  created: z.boolean().openapi({ description: 'false: the pull request was open already' }),
+});
 
 const control = { security: CONTROL_SECURITY };
-const repository = { ...control, tags: ['github'], path: '/apps/{app}/repository', request: { params: z.object({ app: z.string().min(1).openapi({ description: 'App name or alias' }) }) } };
+const repository = {
+  ...control,
+  tags: ['github'],
+  path: '/apps/{app}/repository',
+  request: { params: z.object({ app: z.string().min(1).openapi({ description: 'App name or alias' }) }) },
+};
 
 const connectRoute = createRoute({
   ...repository,
   method: 'put',
   summary: "Connect the app's GitHub repository with a token or a GitHub App installation (secrets sealed)",
   middleware: [readControlJson],
-  request: { ...repository.request, body: jsonBody(ConnectionInput, { owner: 'acme', repo: 'shop', directory: 'apps/web', token: 'github_pat_example' }) },
-  responses: { 200: jsonAnswer('Connected; no secret in the answer', Connection), ...errors(400, 401, 403, 404, 413, 415) },
+  request: {
+    ...repository.request,
+    body: jsonBody(ConnectionInput, {
+      owner: 'acme',
+      repo: 'shop',
+      directory: 'apps/web',
+      token: 'github_pat_example',
+    }),
+  },
+  responses: {
+    200: jsonAnswer('Connected; no secret in the answer', Connection),
+    ...errors(400, 401, 403, 404, 413, 415),
+  },
 });
 const repositoryRoute = createRoute({
   ...repository,
@@ -107,7 +161,12 @@ const disconnectRoute = createRoute({
   summary: "Disconnect the app's repository",
   responses: { 204: { description: 'Disconnected' }, ...errors(400, 401, 403, 404) },
 });
-const pullRequest = { ...control, tags: ['issues'], path: '/issues/{id}/pull-request', request: { params: idParams('Issue id') } };
+const pullRequest = {
+  ...control,
+  tags: ['issues'],
+  path: '/issues/{id}/pull-request',
+  request: { params: idParams('Issue id') },
+};
 const openRoute = createRoute({
   ...pullRequest,
   method: 'post',
@@ -126,8 +185,15 @@ const openRoute = createRoute({
 const recordedRoute = createRoute({
   ...pullRequest,
   method: 'get',
-  summary: "The pull request last opened (or found open) for the issue, as recorded (its state is GitHub's); null when none was opened",
-  responses: { 200: jsonAnswer('Recorded, or null when none was opened for the issue', z.object({ ...pullRequestFields, recorded_at: Time }).nullable()), ...errors(400, 401, 403, 404) },
+  summary:
+    "The pull request last opened (or found open) for the issue, as recorded (its state is GitHub's); null when none was opened",
+  responses: {
+    200: jsonAnswer(
+      'Recorded, or null when none was opened for the issue',
+      z.object({ ...pullRequestFields, recorded_at: Time }).nullable(),
+    ),
+    ...errors(400, 401, 403, 404),
+  },
 });
 
 /**
@@ -142,7 +208,12 @@ export function githubRoutes(services: GithubServices) {
 
   const connected = async (appId: string, appName: string): Promise<RepositoryConnection> => {
     const connection = await store.connection(appId);
-    if (!connection) throw new ApiError(409, 'repository_not_connected', `the app "${appName}" has no repository; connect one with PUT /control-plane/apps/${appName}/repository`);
+    if (!connection)
+      throw new ApiError(
+        409,
+        'repository_not_connected',
+        `the app "${appName}" has no repository; connect one with PUT /control-plane/apps/${appName}/repository`,
+      );
     return connection;
   };
 
@@ -163,7 +234,8 @@ export function githubRoutes(services: GithubServices) {
 
   app.openapi(disconnectRoute, async (c) => {
     const target = await appNamed(db, c.get('caller').projectId, c.req.valid('param').app);
-    if (!(await store.disconnect(target.id))) throw new ApiError(404, 'not_found', `the app "${target.name}" has no repository connected`);
+    if (!(await store.disconnect(target.id)))
+      throw new ApiError(404, 'not_found', `the app "${target.name}" has no repository connected`);
     return c.body(null, 204);
   });
 
@@ -185,14 +257,26 @@ export function githubRoutes(services: GithubServices) {
       test,
       links: {
         issue: issuePageUrl(services.box, publicUrl, now, projectId, id),
-        incident: row.incident_id === null ? null : incidentLinks(services.box, publicUrl, now).dashboardUrl(projectId, row.incident_id),
+        incident:
+          row.incident_id === null
+            ? null
+            : incidentLinks(services.box, publicUrl, now).dashboardUrl(projectId, row.incident_id),
         replay: test ? replayUrl(publicUrl, test.sessionId) : null,
         evidence: `${publicUrl}/control-plane/issues/${id}/analysis`,
       },
     };
-    const target = { octokit: githubClient(connection, services.log, services.githubTimeoutMs), owner: connection.owner, repo: connection.repo };
+    const target = {
+      octokit: githubClient(connection, services.log, services.githubTimeoutMs),
+      owner: connection.owner,
+      repo: connection.repo,
+    };
     const pr = await openFixPullRequest(target, connection, fix, services.log).catch((err: unknown) => {
-      throw githubFailure(err, `opening the pull request in ${connection.owner}/${connection.repo}`, Date.now(), services.githubTimeoutMs);
+      throw githubFailure(
+        err,
+        `opening the pull request in ${connection.owner}/${connection.repo}`,
+        Date.now(),
+        services.githubTimeoutMs,
+      );
     });
     await store.recordPullRequest(projectId, id, pr);
     return c.json({ ...pullRequestJson(pr), created: pr.created }, pr.created ? 201 : 200);

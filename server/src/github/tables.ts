@@ -35,4 +35,5 @@ export type RepositoryTables = {
 };
 
 /** The database with this module's tables, which the rest of the server never reads. */
-export const repositoryDb = (db: Kysely<Database>): Kysely<Database & RepositoryTables> => db.withTables<RepositoryTables>();
+export const repositoryDb = (db: Kysely<Database>): Kysely<Database & RepositoryTables> =>
+  db.withTables<RepositoryTables>();

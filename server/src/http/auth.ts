@@ -15,7 +15,8 @@ const HOW: Record<KeyScope, string> = {
   ingest: `send the ingest key in the X-API-Key header (or the ${API_KEY_QUERY_PARAM} query parameter for beacons)`,
   control: 'send a control key (or a read key, to view) as "Authorization: Bearer <key>"',
   read: 'send a read or control key as "Authorization: Bearer <key>"',
-  admin: 'send a tenant-wide admin key (made with: svc-server keys create --scope admin) as "Authorization: Bearer <key>"',
+  admin:
+    'send a tenant-wide admin key (made with: svc-server keys create --scope admin) as "Authorization: Bearer <key>"',
 };
 
 function failure(scope: KeyScope, { reason, key }: Failure): ApiError {
@@ -32,9 +33,16 @@ function failure(scope: KeyScope, { reason, key }: Failure): ApiError {
     case 'wrong_scope':
       // The ingest key is the likely mistake on the control plane (it is the one printed beside the snippet): say so.
       if (keyScope === 'ingest') {
-        return new ApiError(403, 'forbidden', `this is an ingest key: it only sends telemetry; ${HOW[scope]}`, { key_scope: keyScope });
+        return new ApiError(403, 'forbidden', `this is an ingest key: it only sends telemetry; ${HOW[scope]}`, {
+          key_scope: keyScope,
+        });
       }
-      return new ApiError(403, 'forbidden', `this key cannot be used here: ${HOW[scope]}`, keyScope && { key_scope: keyScope });
+      return new ApiError(
+        403,
+        'forbidden',
+        `this key cannot be used here: ${HOW[scope]}`,
+        keyScope && { key_scope: keyScope },
+      );
   }
 }
 
@@ -77,19 +85,34 @@ async function projectActedOn(services: Services, c: Context<AppEnv>, key: KeyIn
   const named = c.req.header(PROJECT_HEADER)?.trim() || undefined;
   if (key.scope !== 'admin') {
     if (named !== undefined && named !== key.projectId) {
-      throw new ApiError(403, 'forbidden', `this key belongs to project ${key.projectId}; only an admin key chooses its project with X-Svc-Project`, { field: 'X-Svc-Project' });
+      throw new ApiError(
+        403,
+        'forbidden',
+        `this key belongs to project ${key.projectId}; only an admin key chooses its project with X-Svc-Project`,
+        { field: 'X-Svc-Project' },
+      );
     }
     return key.projectId;
   }
   if (named === undefined) return (await listProjects(services.db, tenantId))[0]?.id ?? key.projectId;
   const project = await findProject(services.db, named, tenantId);
-  if (!project) throw new ApiError(404, 'not_found', `no project ${named} in this tenant (X-Svc-Project; GET /control-plane/projects lists them)`, { field: 'X-Svc-Project' });
+  if (!project)
+    throw new ApiError(
+      404,
+      'not_found',
+      `no project ${named} in this tenant (X-Svc-Project; GET /control-plane/projects lists them)`,
+      { field: 'X-Svc-Project' },
+    );
   return project.id;
 }
 
 /** Ingest: `X-API-Key`, or `?api_key=` for `sendBeacon`, which cannot set headers. Needs an `ingest` key. */
 export const ingestAuth = (services: Services) =>
-  authenticate(services, 'ingest', (c) => c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined);
+  authenticate(
+    services,
+    'ingest',
+    (c) => c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined,
+  );
 
 const bearer = (c: Context<AppEnv>) => /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
 
@@ -97,7 +120,8 @@ const bearer = (c: Context<AppEnv>) => /^Bearer\s+(\S+)\s*$/i.exec(c.req.header(
  * Control plane: `Authorization: Bearer <key>` with a `control` key, a `read` key to view (GET) only, or an `admin` key
  * acting as a control key on a project of its tenant (`X-Svc-Project`).
  */
-export const controlAuth = (services: Services) => authenticate(services, 'control', bearer, ['control', 'read', 'admin']);
+export const controlAuth = (services: Services) =>
+  authenticate(services, 'control', bearer, ['control', 'read', 'admin']);
 
 /** Project management (`/control-plane/projects`): `Authorization: Bearer <key>` with an `admin` key. */
 export const adminAuth = (services: Services) => authenticate(services, 'admin', bearer);

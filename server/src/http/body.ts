@@ -24,10 +24,15 @@ export function bodyFormat(c: Context, accepted: readonly BodyFormat[]): BodyFor
     const allowed = Object.entries(FORMATS)
       .filter(([, f]) => accepted.includes(f))
       .map(([m]) => m);
-    throw new ApiError(415, 'unsupported_media_type', `Content-Type "${media || '(none)'}" is not accepted here; use ${allowed.join(', ')}`, {
-      field: 'Content-Type',
-      accepted: allowed,
-    });
+    throw new ApiError(
+      415,
+      'unsupported_media_type',
+      `Content-Type "${media || '(none)'}" is not accepted here; use ${allowed.join(', ')}`,
+      {
+        field: 'Content-Type',
+        accepted: allowed,
+      },
+    );
   }
   return format;
 }
@@ -63,15 +68,21 @@ export async function readBody(c: Context, limit: number, setting = CONFIGURED_L
   const encoding = (c.req.header('content-encoding') ?? 'identity').trim().toLowerCase();
   if (encoding === 'identity' || encoding === '') return raw;
   if (encoding !== 'gzip' && encoding !== 'deflate') {
-    throw new ApiError(415, 'unsupported_encoding', `Content-Encoding "${encoding}" is not supported; use gzip, deflate or identity`, {
-      field: 'Content-Encoding',
-    });
+    throw new ApiError(
+      415,
+      'unsupported_encoding',
+      `Content-Encoding "${encoding}" is not supported; use gzip, deflate or identity`,
+      {
+        field: 'Content-Encoding',
+      },
+    );
   }
   try {
     const inflateFn = encoding === 'gzip' ? gunzipAsync : inflateAsync;
     return await inflateFn(raw, { maxOutputLength: limit });
   } catch (err) {
-    if (err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit, setting);
+    if (err instanceof RangeError || (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw tooLarge(limit, setting);
     throw badRequest(`body is not valid ${encoding} data`, { field: 'Content-Encoding' });
   }
 }

@@ -4,7 +4,14 @@ import { API_KEY_HEADER } from '../../../wire/paths';
 import { ApiError } from './errors';
 
 /** Headers the browser SDK sends (and agents may): each must be allowed or the preflight fails. */
-export const INGEST_REQUEST_HEADERS = ['content-type', 'content-encoding', API_KEY_HEADER, 'traceparent', 'tracestate', 'x-svc-session-id'];
+export const INGEST_REQUEST_HEADERS = [
+  'content-type',
+  'content-encoding',
+  API_KEY_HEADER,
+  'traceparent',
+  'tracestate',
+  'x-svc-session-id',
+];
 
 /** How long browsers may cache a preflight: one per URL per two hours instead of one per request. */
 export const PREFLIGHT_MAX_AGE = 7200;
@@ -33,7 +40,12 @@ export function ingestOriginGuard(allowed: '*' | readonly string[]): MiddlewareH
   return async (c, next) => {
     const origin = c.req.header('origin');
     if (allowed !== '*' && origin !== undefined && c.req.method !== 'OPTIONS' && !allowed.includes(origin)) {
-      throw new ApiError(403, 'origin_not_allowed', `origin ${origin} is not allowed to send telemetry (SVC_CORS_ORIGINS)`, { field: 'Origin' });
+      throw new ApiError(
+        403,
+        'origin_not_allowed',
+        `origin ${origin} is not allowed to send telemetry (SVC_CORS_ORIGINS)`,
+        { field: 'Origin' },
+      );
     }
     await next();
   };

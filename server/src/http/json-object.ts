@@ -17,10 +17,13 @@ const CONTROL_LIMIT_NAME = "the control plane's fixed limit of 1 MiB; SVC_BODY_L
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new ApiError(415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json', { field: 'Content-Type' });
+    throw new ApiError(415, 'unsupported_media_type', 'send the body as JSON with Content-Type: application/json', {
+      field: 'Content-Type',
+    });
   }
   const value = parseJson(await readBody(c, CONTROL_BODY_LIMIT, CONTROL_LIMIT_NAME));
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('body must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest('body must be a JSON object');
   const withNul = findInJson(value, (v, _depth, key) => hasNul(v) || hasNul(key));
   if (withNul) {
     const field = formatJsonPath('', withNul);
@@ -34,7 +37,8 @@ const hasNul = (v: unknown): boolean => typeof v === 'string' && v.includes('\u0
 /** A required non-empty string field of at most `max` characters. */
 export function requiredString(body: Record<string, unknown>, field: string, max = 200): string {
   const value = body[field];
-  if (typeof value !== 'string' || value.trim() === '') throw badRequest(`${field} is required: a non-empty string`, { field });
+  if (typeof value !== 'string' || value.trim() === '')
+    throw badRequest(`${field} is required: a non-empty string`, { field });
   if (value.length > max) throw badRequest(`${field} must be at most ${max} characters`, { field });
   return value.trim();
 }

@@ -21,14 +21,17 @@ const NUL = '\u0000';
 export const refuseNul: MiddlewareHandler = async (c, next) => {
   const url = new URL(c.req.url);
   for (const [name, value] of url.searchParams) {
-    if (name.includes(NUL) || value.includes(NUL)) throw badRequest(`query parameter ${JSON.stringify(name)} must not contain U+0000`, { field: name });
+    if (name.includes(NUL) || value.includes(NUL))
+      throw badRequest(`query parameter ${JSON.stringify(name)} must not contain U+0000`, { field: name });
   }
   const segments = url.pathname.split('/');
   const at = segments.findIndex((segment) => decodeSegment(segment).includes(NUL));
   if (at >= 0) {
     const names = matchedRoutes(c).map((route) => /^:(\w+)/.exec(route.path.split('/')[at] ?? '')?.[1]);
     const param = names.filter((name) => name !== undefined).pop();
-    throw badRequest(`${param ? `path parameter ${param}` : 'the path'} must not contain U+0000`, { field: param ?? 'path' });
+    throw badRequest(`${param ? `path parameter ${param}` : 'the path'} must not contain U+0000`, {
+      field: param ?? 'path',
+    });
   }
   await next();
 };

@@ -17,11 +17,19 @@ type Target = 'json' | 'query' | 'param' | 'header' | 'form' | 'cookie';
 /** zod's own messages begin so; a schema's own `error`/`message` (written for people, field named) does not. */
 const ZOD_DEFAULT = /^(Invalid|Too (small|big)|Unrecognized|Expected)/;
 
-const WHERE: Record<Target, string> = { json: 'field', query: 'query parameter', param: 'path parameter', header: 'header', form: 'form field', cookie: 'cookie' };
+const WHERE: Record<Target, string> = {
+  json: 'field',
+  query: 'query parameter',
+  param: 'path parameter',
+  header: 'header',
+  form: 'form field',
+  cookie: 'cookie',
+};
 
 /** A sentence a person can act on, naming the field: "limit must be at most 1000". */
 function describe(issue: Issue, field: string, target: Target): string {
-  if (!ZOD_DEFAULT.test(issue.message)) return issue.message.startsWith(field) ? issue.message : `${field} ${issue.message}`;
+  if (!ZOD_DEFAULT.test(issue.message))
+    return issue.message.startsWith(field) ? issue.message : `${field} ${issue.message}`;
   switch (issue.code) {
     case 'unrecognized_keys':
       return `unknown ${WHERE[target]} ${field}`;
@@ -44,7 +52,8 @@ function describe(issue: Issue, field: string, target: Target): string {
   }
 }
 
-const article = (type: string) => (type === 'object' || type === 'array' || type === 'integer' ? `an ${type}` : `a ${type}`);
+const article = (type: string) =>
+  type === 'object' || type === 'array' || type === 'integer' ? `an ${type}` : `a ${type}`;
 
 function bound(origin: string, word: 'at least' | 'at most', limit: number | bigint, inclusive = true): string {
   const n = Number(limit);
@@ -102,7 +111,10 @@ export const ErrorSchema = z
     error: z.object({
       code: z.string().openapi({ example: 'invalid_request' }),
       message: z.string().openapi({ example: 'limit must be at most 1000' }),
-      details: z.object({ field: z.string().optional().openapi({ example: 'limit' }) }).passthrough().optional(),
+      details: z
+        .object({ field: z.string().optional().openapi({ example: 'limit' }) })
+        .passthrough()
+        .optional(),
     }),
   })
   .openapi('Error');
@@ -111,7 +123,7 @@ const ERROR_TEXT = {
   400: 'Invalid request: the message names the field, `details.field` is its path; nothing changed',
   401: 'Missing or unknown key',
   403: 'Key revoked, expired or of the wrong scope',
-  404: 'No such endpoint or object in the key\'s project',
+  404: "No such endpoint or object in the key's project",
   409: 'Conflicts with what exists (e.g. a name already taken); nothing changed',
   413: 'Body larger than the limit; nothing changed',
   415: 'Unsupported Content-Type or Content-Encoding',
@@ -136,11 +148,17 @@ const EXAMPLE: Record<ErrorStatus, { code: string; message: string }> = {
   504: { code: 'upstream_timeout', message: 'the provider did not answer in time' },
 };
 
-type ErrorAnswer = { description: string; content: { 'application/json': { schema: typeof ErrorSchema; example: unknown } } };
+type ErrorAnswer = {
+  description: string;
+  content: { 'application/json': { schema: typeof ErrorSchema; example: unknown } };
+};
 
 /** Error answers of a route, each the one error shape with an example. */
 export function errors<S extends ErrorStatus>(...statuses: S[]): Record<S, ErrorAnswer> {
-  const answer = (s: S): ErrorAnswer => ({ description: ERROR_TEXT[s], content: { 'application/json': { schema: ErrorSchema, example: { error: EXAMPLE[s] } } } });
+  const answer = (s: S): ErrorAnswer => ({
+    description: ERROR_TEXT[s],
+    content: { 'application/json': { schema: ErrorSchema, example: { error: EXAMPLE[s] } } },
+  });
   return Object.fromEntries(statuses.map((s) => [s, answer(s)])) as Record<S, ErrorAnswer>;
 }
 
@@ -148,7 +166,12 @@ export function errors<S extends ErrorStatus>(...statuses: S[]): Record<S, Error
  * Describes a route whose handler reads the request itself (ingest's hand-tuned readers, multipart uploads): its
  * schemas go into the document, and `handler` is registered as is, without the generated validators.
  */
-export function documentedRoute(app: OpenAPIHono<AppEnv>, route: RouteConfig, handler: Handler<AppEnv>, middleware: MiddlewareHandler<AppEnv>[] = []): void {
+export function documentedRoute(
+  app: OpenAPIHono<AppEnv>,
+  route: RouteConfig,
+  handler: Handler<AppEnv>,
+  middleware: MiddlewareHandler<AppEnv>[] = [],
+): void {
   app.openAPIRegistry.registerPath(route);
   const handlers = [...middleware, handler] as [Handler<AppEnv>];
   app.on(route.method, route.path.replaceAll(/\{(\w+)\}/g, ':$1'), ...handlers);
@@ -158,21 +181,44 @@ export function documentedRoute(app: OpenAPIHono<AppEnv>, route: RouteConfig, ha
 export const CONTROL_ERRORS = [400, 401, 403] as const satisfies readonly ErrorStatus[];
 
 /** A JSON answer. */
-export const jsonAnswer = <S extends z.ZodType>(description: string, schema: S) => ({ description, content: { 'application/json': { schema } } });
+export const jsonAnswer = <S extends z.ZodType>(description: string, schema: S) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 
 /** A JSON request body, read by `readControlJson` (put it in the route's `middleware`), with an example of its schema's type. */
-export const jsonBody = <S extends z.ZodType>(schema: S, example: z.input<S>) => ({ required: true, content: { 'application/json': { schema, example } } });
+export const jsonBody = <S extends z.ZodType>(schema: S, example: z.input<S>) => ({
+  required: true,
+  content: { 'application/json': { schema, example } },
+});
 /** A JSON body that may be left out, read by `readOptionalControlJson`. */
-export const optionalJsonBody = <S extends z.ZodType>(schema: S, example: z.input<S>) => ({ required: false, content: { 'application/json': { schema, example } } });
+export const optionalJsonBody = <S extends z.ZodType>(schema: S, example: z.input<S>) => ({
+  required: false,
+  content: { 'application/json': { schema, example } },
+});
 
 export const CONTROL_SECURITY = [{ controlKey: [] }];
 
 /** Registers the key schemes routes refer to (`security`). */
 export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
   const r = app.openAPIRegistry;
-  r.registerComponent('securitySchemes', 'ingestKey', { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Ingest-scope key' });
-  r.registerComponent('securitySchemes', 'ingestKeyQuery', { type: 'apiKey', in: 'query', name: 'api_key', description: 'Ingest-scope key, for sendBeacon' });
-  r.registerComponent('securitySchemes', 'controlKey', { type: 'http', scheme: 'bearer', description: 'Control-scope key' });
+  r.registerComponent('securitySchemes', 'ingestKey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'Ingest-scope key',
+  });
+  r.registerComponent('securitySchemes', 'ingestKeyQuery', {
+    type: 'apiKey',
+    in: 'query',
+    name: 'api_key',
+    description: 'Ingest-scope key, for sendBeacon',
+  });
+  r.registerComponent('securitySchemes', 'controlKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Control-scope key',
+  });
   r.registerComponent('securitySchemes', 'adminKey', {
     type: 'http',
     scheme: 'bearer',

@@ -17,13 +17,17 @@ export const intParam = (min: number, max: number) => {
 };
 
 /** `limit` in a query string: an integer from 1 to `max`, `fallback` when absent. */
-export const limitQuery = (fallback: number, max: number) => intParam(1, max).default(fallback).openapi({ description: 'Page size', example: Math.min(10, max) });
+export const limitQuery = (fallback: number, max: number) =>
+  intParam(1, max)
+    .default(fallback)
+    .openapi({ description: 'Page size', example: Math.min(10, max) });
 
 /** `cursor`: the `next_cursor` of the previous page, checked when decoded (query/params.ts readCursor). */
 export const cursorQuery = z.string().optional().openapi({ description: '`next_cursor` of the previous page' });
 
 /** A page of a newest-first listing. */
-export const pageOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), next_cursor: z.string().nullable() });
 
 /** A list answer without paging. */
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });

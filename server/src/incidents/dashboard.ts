@@ -7,13 +7,20 @@ export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 /** Table rows of cells that are already escaped. */
-export const rows = (items: string[][]) => items.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('');
+export const rows = (items: string[][]) =>
+  items.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('');
 
 /** Pages are plain HTML without script; forms post back to this server only. */
-export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Headers of every keyless page: no script, never cached, and no referrer carrying a signed query elsewhere. */
-export const PAGE_HEADERS = { 'content-security-policy': PAGE_CSP, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' };
+export const PAGE_HEADERS = {
+  'content-security-policy': PAGE_CSP,
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+};
 
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1b1f24;overflow-wrap:break-word}
 h1{font-size:1.4rem;margin:.2rem 0 1rem;overflow-wrap:anywhere}h2{font-size:1.15rem;margin:1.6rem 0 .5rem}.sev{display:inline-block;padding:.1rem .5rem;border-radius:.3rem;color:#fff;font-weight:600;text-transform:uppercase;font-size:.8rem}
@@ -33,19 +40,29 @@ export function page(title: string, body: string): string {
 }
 
 /** Answers with a whole page under {@link PAGE_HEADERS}. */
-export const sendPage = (c: Context, status: 200 | 403 | 404, title: string, body: string) => c.html(page(title, body), status, PAGE_HEADERS);
+export const sendPage = (c: Context, status: 200 | 403 | 404, title: string, body: string) =>
+  c.html(page(title, body), status, PAGE_HEADERS);
 
 /** The answer to a signed link that is altered, made for something else, or out of date. */
 export const refuseLink = (c: Context, reason: 'invalid' | 'expired', what: 'incident' | 'issue') =>
-  sendPage(c, 403, 'Link not valid', `<h1>This link is ${reason === 'expired' ? 'out of date' : 'not valid'}</h1><p>Open the ${what} from a newer notification, or from the control-plane API.</p>`);
+  sendPage(
+    c,
+    403,
+    'Link not valid',
+    `<h1>This link is ${reason === 'expired' ? 'out of date' : 'not valid'}</h1><p>Open the ${what} from a newer notification, or from the control-plane API.</p>`,
+  );
 
-export const link = (href: string | null, text: string) => (href ? `<a href="${escapeHtml(href)}" rel="noopener">${escapeHtml(text)}</a>` : escapeHtml(text));
+export const link = (href: string | null, text: string) =>
+  href ? `<a href="${escapeHtml(href)}" rel="noopener">${escapeHtml(text)}</a>` : escapeHtml(text);
 
 /**
  * The body of the incident page the notifications' `dashboard_url` opens. `links` are signed: the action URLs (POST
  * forms), and the page of the issue the incident grew from, when there is one.
  */
-export function incidentPage(incident: IncidentView, links: { acknowledge: string; resolve: string; issue: string | null }): string {
+export function incidentPage(
+  incident: IncidentView,
+  links: { acknowledge: string; resolve: string; issue: string | null },
+): string {
   const e = incident.evidence;
   const evidence = e
     ? `<h2>Evidence</h2><dl><dt>Error</dt><dd>${escapeHtml(`${e.error_type}: ${e.message}`)}</dd><dt>Top frame</dt><dd>${escapeHtml(e.top_frame ?? 'unknown')}</dd>

@@ -4,7 +4,9 @@ import type { SecretBox } from '../secrets/secret-box';
 export type LinkAction = 'view' | 'acknowledge' | 'resolve';
 
 /** What a signed link opens: an incident's page or action, or an issue's page (issues have no actions by link). */
-export type LinkTarget = { kind: 'incident'; id: string; action: LinkAction } | { kind: 'issue'; id: string; action: 'view' };
+export type LinkTarget =
+  | { kind: 'incident'; id: string; action: LinkAction }
+  | { kind: 'issue'; id: string; action: 'view' };
 
 /** A link's query: the project it grants, when it expires (epoch ms), and the signature. */
 export interface LinkQuery {
@@ -14,7 +16,11 @@ export interface LinkQuery {
 }
 
 /** How long links stay valid: a page link as long as a notification is worth reading, actions a week. */
-const LIFETIME_MS: Record<LinkAction, number> = { view: 30 * 24 * 3600_000, acknowledge: 7 * 24 * 3600_000, resolve: 7 * 24 * 3600_000 };
+const LIFETIME_MS: Record<LinkAction, number> = {
+  view: 30 * 24 * 3600_000,
+  acknowledge: 7 * 24 * 3600_000,
+  resolve: 7 * 24 * 3600_000,
+};
 
 /**
  * The signed text. Incident links came first and their text names no kind; it stays byte for byte as it was, so links
@@ -32,7 +38,13 @@ function pathOf(target: LinkTarget): string {
 }
 
 /** A keyless link to `target` in `projectId`: names its project, expires, and is HMAC-signed with the server's secret key. */
-export function signedLink(box: SecretBox, publicUrl: string, now: number, projectId: string, target: LinkTarget): string {
+export function signedLink(
+  box: SecretBox,
+  publicUrl: string,
+  now: number,
+  projectId: string,
+  target: LinkTarget,
+): string {
   const exp = now + LIFETIME_MS[target.action];
   return `${publicUrl}${pathOf(target)}?p=${encodeURIComponent(projectId)}&exp=${exp}&sig=${box.sign(message(projectId, target, exp))}`;
 }
@@ -42,7 +54,8 @@ export function signedLink(box: SecretBox, publicUrl: string, now: number, proje
  * key by whoever received the notification (like the signed links of Grafana OnCall or PagerDuty e-mails).
  */
 export function incidentLinks(box: SecretBox, publicUrl: string, now: number) {
-  const link = (projectId: string, id: string, action: LinkAction) => signedLink(box, publicUrl, now, projectId, { kind: 'incident', id, action });
+  const link = (projectId: string, id: string, action: LinkAction) =>
+    signedLink(box, publicUrl, now, projectId, { kind: 'incident', id, action });
   return {
     dashboardUrl: (projectId: string, incidentId: string) => link(projectId, incidentId, 'view'),
     acknowledgeUrl: (projectId: string, incidentId: string) => link(projectId, incidentId, 'acknowledge'),
@@ -51,8 +64,13 @@ export function incidentLinks(box: SecretBox, publicUrl: string, now: number) {
 }
 
 /** The keyless page of an issue, as an `issue.regressed` notification links it (docs/issues.md). */
-export const issuePageUrl = (box: SecretBox, publicUrl: string, now: number, projectId: string, issueId: string): string =>
-  signedLink(box, publicUrl, now, projectId, { kind: 'issue', id: issueId, action: 'view' });
+export const issuePageUrl = (
+  box: SecretBox,
+  publicUrl: string,
+  now: number,
+  projectId: string,
+  issueId: string,
+): string => signedLink(box, publicUrl, now, projectId, { kind: 'issue', id: issueId, action: 'view' });
 
 /** Checks a link's query against what it is meant to open; the project it grants, or why not. */
 export function verifyLink(

@@ -2,7 +2,16 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { IncidentAnalysis } from '../ai/schemas';
 import { incidentAnalysis } from '../ai/incident-analysis';
 import { ApiError } from '../http/errors';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, optionalJsonBody, readControlJson, readOptionalControlJson } from '../http/openapi';
+import {
+  CONTROL_SECURITY,
+  createRouter,
+  errors,
+  jsonAnswer,
+  jsonBody,
+  optionalJsonBody,
+  readControlJson,
+  readOptionalControlJson,
+} from '../http/openapi';
 import { cursorQuery, idParams, limitQuery, pageOf, strings, text } from '../http/schemas';
 import type { NotifyServices } from '../notify/services';
 import { issueOfIncident } from '../issues/find';
@@ -25,11 +34,18 @@ const listRoute = createRoute({
       status: z.enum(INCIDENT_STATUSES).optional(),
       severity: z.enum(SEVERITIES).optional(),
       env: z.string().max(100).optional().openapi({ description: 'Only incidents of this environment' }),
-      service: z.string().max(200).optional().openapi({ description: 'Only incidents whose services include this one (ignoring case)' }),
+      service: z
+        .string()
+        .max(200)
+        .optional()
+        .openapi({ description: 'Only incidents whose services include this one (ignoring case)' }),
       sort: z
         .enum(INCIDENT_SORTS)
         .default('detected')
-        .openapi({ description: 'Order: detection time (default), severity (critical, high, medium, low, info) or last change (`updated_at`); ties by id' }),
+        .openapi({
+          description:
+            'Order: detection time (default), severity (critical, high, medium, low, info) or last change (`updated_at`); ties by id',
+        }),
       order: orderQuery('desc (default): newest, most severe, most recently changed first'),
       limit: limitQuery(PAGE.default, PAGE.max),
       cursor: cursorQuery.openapi({ description: '`next_cursor` of the previous page of the same sort and order' }),
@@ -43,12 +59,19 @@ const getRoute = createRoute({
   method: 'get',
   path: '/{id}',
   summary: 'One incident, with the issue it grew from and the latest analysis of that issue',
-  description: 'Everything the incident page (`dashboard_url`) shows: evidence, cost impact, analysis, and the issue to open for its stack.',
+  description:
+    'Everything the incident page (`dashboard_url`) shows: evidence, cost impact, analysis, and the issue to open for its stack.',
   request: { params: idParams('Incident id') },
   responses: {
     200: jsonAnswer(
       'The incident',
-      Incident.extend({ issue_id: z.string().nullable().openapi({ description: 'The issue it grew from (GET /control-plane/issues/{id}), while it exists' }), analysis: IncidentAnalysis }),
+      Incident.extend({
+        issue_id: z
+          .string()
+          .nullable()
+          .openapi({ description: 'The issue it grew from (GET /control-plane/issues/{id}), while it exists' }),
+        analysis: IncidentAnalysis,
+      }),
     ),
     ...errors(400, 401, 403, 404),
   },
@@ -69,7 +92,13 @@ const openRoute = createRoute({
         services: strings.default([]),
         root_cause_summary: text(4000).optional(),
       }),
-      { title: 'Checkout fails for every user', severity: 'high', env: 'production', services: ['checkout'], root_cause_summary: 'Payment provider times out' },
+      {
+        title: 'Checkout fails for every user',
+        severity: 'high',
+        env: 'production',
+        services: ['checkout'],
+        root_cause_summary: 'Payment provider times out',
+      },
     ),
   },
   responses: { 201: jsonAnswer('Created', Incident), ...errors(400, 401, 403, 413, 415) },
@@ -84,7 +113,10 @@ const moveRoute = (action: 'acknowledge' | 'resolve') =>
     middleware: [readOptionalControlJson],
     request: {
       params: idParams('Incident id'),
-      body: optionalJsonBody(z.strictObject({ by: text().optional().openapi({ description: "Who; default: the key's name" }) }), { by: 'alice' }),
+      body: optionalJsonBody(
+        z.strictObject({ by: text().optional().openapi({ description: "Who; default: the key's name" }) }),
+        { by: 'alice' },
+      ),
     },
     responses: { 200: jsonAnswer('The incident', Incident), ...errors(400, 401, 403, 404, 413, 415) },
   });
@@ -102,7 +134,16 @@ export function incidentRoutes(services: NotifyServices) {
       const ks: KeysetSort = { sort, order, value: 'integer', defaultSort: 'detected' };
       const after = readSortedCursor(cursor, ks);
       const rows = await incidents.list(c.get('caller').projectId, { ...filter, limit: limit + 1, sort, order, after });
-      return c.json(sortedPage(rows, limit, ks, (incident) => incident, (incident) => incidentPosition(sort, incident)), 200);
+      return c.json(
+        sortedPage(
+          rows,
+          limit,
+          ks,
+          (incident) => incident,
+          (incident) => incidentPosition(sort, incident),
+        ),
+        200,
+      );
     })
     .openapi(getRoute, async (c) => {
       const { id } = c.req.valid('param');
@@ -110,7 +151,14 @@ export function incidentRoutes(services: NotifyServices) {
       const incident = await incidents.get(projectId, id);
       if (!incident) throw notFound(id);
       const issue = await issueOfIncident(services.db, projectId, incident);
-      return c.json({ ...incident, issue_id: issue?.fingerprint ?? null, analysis: await incidentAnalysis(services.db, projectId, incident) }, 200);
+      return c.json(
+        {
+          ...incident,
+          issue_id: issue?.fingerprint ?? null,
+          analysis: await incidentAnalysis(services.db, projectId, incident),
+        },
+        200,
+      );
     })
     .openapi(openRoute, async (c) => {
       const body = c.req.valid('json');

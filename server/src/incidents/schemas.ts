@@ -20,7 +20,9 @@ export const Incident = z
     source: z.enum(['detector', 'api']),
     fingerprint: z.string().nullable(),
     evidence: AnyObject.nullable().openapi({ description: 'docs/incidents.md, "Evidence and root-cause summary"' }),
-    cost_impact: AnyObject.nullable().openapi({ description: 'docs/cost.md: the spend of the affected services during the incident; null in listings' }),
+    cost_impact: AnyObject.nullable().openapi({
+      description: 'docs/cost.md: the spend of the affected services during the incident; null in listings',
+    }),
     detected_at: Time,
     escalated_at: TimeOrNull,
     acknowledged_at: TimeOrNull,

@@ -4,7 +4,16 @@ import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { afterPosition, type Position, type SortOrder } from '../query/keyset';
 import type { IncidentSort } from './schemas';
-import { SEVERITIES, type CostImpactOf, type IncidentCommands, type IncidentEventKind, type IncidentEvidence, type IncidentOpening, type IncidentView, type Severity } from './types';
+import {
+  SEVERITIES,
+  type CostImpactOf,
+  type IncidentCommands,
+  type IncidentEventKind,
+  type IncidentEvidence,
+  type IncidentOpening,
+  type IncidentView,
+  type Severity,
+} from './types';
 
 type IncidentRow = Selectable<Database['incidents']>;
 
@@ -66,7 +75,11 @@ const SORT_VALUE: Record<IncidentSort, RawBuilder<number>> = {
 
 /** The same value of an incident as the API shows it: where the page after it starts. */
 export function incidentPosition(sort: IncidentSort, incident: IncidentView): Position {
-  const t = { detected: () => Date.parse(incident.detected_at), updated: () => Date.parse(incident.updated_at), severity: () => severityRank(incident.severity) }[sort]();
+  const t = {
+    detected: () => Date.parse(incident.detected_at),
+    updated: () => Date.parse(incident.updated_at),
+    severity: () => severityRank(incident.severity),
+  }[sort]();
   return { t, k: incident.id };
 }
 
@@ -198,9 +211,14 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
         .execute();
     },
 
-    escalate: (projectId, id) => move(projectId, id, ['detected'], 'incident.escalated', (now) => ({ status: 'escalated', escalated_ms: now })),
+    escalate: (projectId, id) =>
+      move(projectId, id, ['detected'], 'incident.escalated', (now) => ({ status: 'escalated', escalated_ms: now })),
     acknowledge: (projectId, id, by) =>
-      move(projectId, id, ['detected', 'escalated'], 'incident.acknowledged', (now) => ({ status: 'acknowledged', acknowledged_ms: now, acknowledged_by: by })),
+      move(projectId, id, ['detected', 'escalated'], 'incident.acknowledged', (now) => ({
+        status: 'acknowledged',
+        acknowledged_ms: now,
+        acknowledged_by: by,
+      })),
     resolve: (projectId, id, by) =>
       move(projectId, id, ['detected', 'escalated', 'acknowledged'], 'incident.resolved', (now) => ({
         status: 'resolved',
@@ -210,18 +228,32 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
       })),
 
     async listOpen(projectId) {
-      const rows = await db.selectFrom('incidents').selectAll().where('project_id', '=', projectId).where('status', '!=', 'resolved').execute();
+      const rows = await db
+        .selectFrom('incidents')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('status', '!=', 'resolved')
+        .execute();
       const rank = (s: string) => SEVERITIES.indexOf(s as Severity);
       return rows.sort((a, b) => rank(a.severity) - rank(b.severity) || b.detected_ms - a.detected_ms).map(view);
     },
 
     async findOpen(projectId, fingerprint) {
-      const row = await db.selectFrom('incidents').selectAll().where('open_key', '=', `${projectId}:${fingerprint}`).executeTakeFirst();
+      const row = await db
+        .selectFrom('incidents')
+        .selectAll()
+        .where('open_key', '=', `${projectId}:${fingerprint}`)
+        .executeTakeFirst();
       return row && view(row);
     },
 
     async get(projectId, id) {
-      const row = await db.selectFrom('incidents').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('incidents')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (!row) return undefined;
       const incident = view(row);
       incident.cost_impact = await deps.costImpact(projectId, incident);
@@ -240,7 +272,10 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
         query = query.where(sql<boolean>`lower(services) like ${element} escape '\\'`);
       }
       const value = SORT_VALUE[filter.sort];
-      if (filter.after) query = query.where(afterPosition({ order: filter.order, value: 'integer' }, value, sql.ref('id'), filter.after));
+      if (filter.after)
+        query = query.where(
+          afterPosition({ order: filter.order, value: 'integer' }, value, sql.ref('id'), filter.after),
+        );
       const rows = await query.orderBy(value, filter.order).orderBy('id', filter.order).limit(filter.limit).execute();
       return rows.map(view);
     },

@@ -16,7 +16,12 @@ export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
  * What happened to an incident, as notification events name it. `incident.created` is SPEC 6's literal; the other
  * three are ours (docs/notifications.md).
  */
-export const INCIDENT_EVENTS = ['incident.created', 'incident.escalated', 'incident.acknowledged', 'incident.resolved'] as const;
+export const INCIDENT_EVENTS = [
+  'incident.created',
+  'incident.escalated',
+  'incident.acknowledged',
+  'incident.resolved',
+] as const;
 export type IncidentEventKind = (typeof INCIDENT_EVENTS)[number];
 
 /** Evidence behind a detected incident; the incident's `evidence` in the API and the source of its summary. */
@@ -43,7 +48,15 @@ export interface IncidentEvidence {
    * Failing requests that preceded the errors in their sessions or the newest error's trace: spans with HTTP status ≥
    * 500 or a network error. Up to 10.
    */
-  failing_requests: Array<{ trace_id: string; span_id: string; name: string; url: string | null; status: number | null; at: string; replay_url: string | null }>;
+  failing_requests: Array<{
+    trace_id: string;
+    span_id: string;
+    name: string;
+    url: string | null;
+    status: number | null;
+    at: string;
+    replay_url: string | null;
+  }>;
 }
 
 /** What a detector (ours, or an external one through the API) opens an incident with. */

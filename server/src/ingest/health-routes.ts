@@ -14,8 +14,14 @@ const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 
 const Key = z
   .object({
-    state: z.enum(['missing', 'unknown', 'valid', 'unchecked', 'revoked', 'expired', 'wrong_scope']).openapi({ description: '`unchecked`: refused before the key was checked (origin, path)' }),
-    marker: z.string().nullable().optional().openapi({ description: 'Unknown keys: the scope prefix the key starts with (`svc_control_`), if any' }),
+    state: z
+      .enum(['missing', 'unknown', 'valid', 'unchecked', 'revoked', 'expired', 'wrong_scope'])
+      .openapi({ description: '`unchecked`: refused before the key was checked (origin, path)' }),
+    marker: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: 'Unknown keys: the scope prefix the key starts with (`svc_control_`), if any' }),
     id: z.string().optional(),
     name: z.string().optional(),
     scope: z.string().optional(),
@@ -41,7 +47,13 @@ const Example = z
 
 const Refusal = z
   .object({
-    reason: z.string().openapi({ description: 'The error code answered, or `key_missing`, `key_unknown`, `key_revoked`, `key_expired`, `key_wrong_scope`', example: 'unknown_service' }),
+    reason: z
+      .string()
+      .openapi({
+        description:
+          'The error code answered, or `key_missing`, `key_unknown`, `key_revoked`, `key_expired`, `key_wrong_scope`',
+        example: 'unknown_service',
+      }),
     status: z.number().int().openapi({ example: 422 }),
     count: z.number().int(),
     last_at: Time,
@@ -52,14 +64,23 @@ const Refusal = z
 export const Health = z
   .object({
     window: z.object({ from: Time, to: Time }),
-    refusals: z.array(Refusal).openapi({ description: "Ingest requests of the project's keys that the server refused, per reason, most frequent first" }),
+    refusals: z
+      .array(Refusal)
+      .openapi({
+        description: "Ingest requests of the project's keys that the server refused, per reason, most frequent first",
+      }),
     unattributed: z
       .array(Refusal)
       .nullable()
-      .openapi({ description: 'Admin keys: refusals whose key named no project (missing or unknown key), server-wide; null for other keys' }),
+      .openapi({
+        description:
+          'Admin keys: refusals whose key named no project (missing or unknown key), server-wide; null for other keys',
+      }),
     sdk_drops: z
       .array(z.object({ app: z.string(), reason: z.string(), count: z.number(), sessions: z.number().int() }))
-      .openapi({ description: 'Records the browser SDK reported it dropped (`svc.sdk.dropped_items`), per app and reason' }),
+      .openapi({
+        description: 'Records the browser SDK reported it dropped (`svc.sdk.dropped_items`), per app and reason',
+      }),
   })
   .openapi('IngestHealth');
 
@@ -83,7 +104,8 @@ export function ingestHealthRoutes(services: Services) {
     const p = c.req.valid('query');
     const to = p.to ?? services.clock.now();
     const from = p.from ?? to - DEFAULT_WINDOW_MS;
-    if (from >= to) throw badRequest(`from must be before to (${iso(from)} is not before ${iso(to)})`, { field: 'from' });
+    if (from >= to)
+      throw badRequest(`from must be before to (${iso(from)} is not before ${iso(to)})`, { field: 'from' });
     await services.refusals.flush();
     const [refusals, unattributed, drops] = await Promise.all([
       refusalSummary(services.db, projectId, from, to),

@@ -27,11 +27,16 @@ export type IngestLimit = keyof typeof INGEST_LIMITS;
 /** The 413 a request over one of the limits gets; `message` names the field, this adds the limit and its value. */
 export function limitExceeded(limit: IngestLimit, message: string, field?: string): ApiError {
   const max = INGEST_LIMITS[limit];
-  return new ApiError(413, 'limit_exceeded', `${message}, over the limit of ${max.toLocaleString('en-US')} (${limit}); nothing was stored`, {
-    limit,
-    max,
-    ...(field === undefined ? {} : { field }),
-  });
+  return new ApiError(
+    413,
+    'limit_exceeded',
+    `${message}, over the limit of ${max.toLocaleString('en-US')} (${limit}); nothing was stored`,
+    {
+      limit,
+      max,
+      ...(field === undefined ? {} : { field }),
+    },
+  );
 }
 
 /** Counts the records a request turns into, refusing the request at the first record over `maxRecords`. */
@@ -41,6 +46,7 @@ export class RecordBudget {
   constructor(private readonly noun: string) {}
 
   take(path: string): void {
-    if (++this.count > INGEST_LIMITS.maxRecords) throw limitExceeded('maxRecords', `the request holds more ${this.noun} (at ${path})`, path);
+    if (++this.count > INGEST_LIMITS.maxRecords)
+      throw limitExceeded('maxRecords', `the request holds more ${this.noun} (at ${path})`, path);
   }
 }

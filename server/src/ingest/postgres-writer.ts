@@ -1,7 +1,14 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TelemetryTable } from '../db/schema';
 import { retryOnConflict } from '../db/transient';
-import { factsBySession, SESSION_COUNTER, sessionDeltas, sessionFactsUpdate, sessionRow, type SessionSource } from './sessions';
+import {
+  factsBySession,
+  SESSION_COUNTER,
+  sessionDeltas,
+  sessionFactsUpdate,
+  sessionRow,
+  type SessionSource,
+} from './sessions';
 import type { StoredRow, StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 
 /** Rows per INSERT: keeps every statement under PostgreSQL's bound-parameter limit. */
@@ -25,7 +32,10 @@ export function postgresWriter(db: Kysely<Database>): TelemetryWriter {
  * Inserts the rows, skipping any already stored (a retried span, log record or replay chunk: the unique indexes say
  * which), and adds what was stored to the session summaries.
  */
-async function writeRows(tx: Transaction<Database>, { projectId, table, rows, receivedMs, sessions }: TelemetryWrite): Promise<StoreResult> {
+async function writeRows(
+  tx: Transaction<Database>,
+  { projectId, table, rows, receivedMs, sessions }: TelemetryWrite,
+): Promise<StoreResult> {
   const stored: SessionSource[] = [];
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
     const slice = rows.slice(i, i + INSERT_BATCH);
@@ -35,7 +45,11 @@ async function writeRows(tx: Transaction<Database>, { projectId, table, rows, re
       .onConflict((oc) => oc.doNothing())
       .returning(returnedColumns(table) as never)
       .execute();
-    stored.push(...(table === 'logs' ? insertedLogs(slice, inserted as unknown as LogUid[]) : (inserted as unknown as SessionSource[])));
+    stored.push(
+      ...(table === 'logs'
+        ? insertedLogs(slice, inserted as unknown as LogUid[])
+        : (inserted as unknown as SessionSource[])),
+    );
   }
   await touchSessions(tx, { projectId, table, receivedMs, sessions }, stored);
   return { stored: stored.length, duplicates: rows.length - stored.length };
@@ -58,11 +72,15 @@ type LogUid = { record_uid: string | null };
  */
 function insertedLogs(slice: StoredRow[], returned: LogUid[]): StoredRow[] {
   const uids = new Set(returned.map((r) => r.record_uid));
-  return slice.filter((row) => row.record_uid === null || row.record_uid === undefined || uids.delete(row.record_uid as string));
+  return slice.filter(
+    (row) => row.record_uid === null || row.record_uid === undefined || uids.delete(row.record_uid as string),
+  );
 }
 
 /** The fact columns' ON CONFLICT values, PostgreSQL's JSON functions for the pages, as Kysely update values. */
-const FACTS_UPDATE = Object.fromEntries(Object.entries(sessionFactsUpdate('postgres')).map(([column, value]) => [column, sql.raw(value)]));
+const FACTS_UPDATE = Object.fromEntries(
+  Object.entries(sessionFactsUpdate('postgres')).map(([column, value]) => [column, sql.raw(value)]),
+);
 
 async function touchSessions(tx: Transaction<Database>, write: Omit<TelemetryWrite, 'rows'>, stored: SessionSource[]) {
   const { table, projectId, receivedMs } = write;

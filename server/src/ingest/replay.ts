@@ -42,16 +42,22 @@ function readChunkFields(o: JsonObject) {
   const endTs = requiredInt(o, 'endTs', 0, MAX_TS);
   if (endTs < startTs) throw badRequest('endTs must not be before startTs', { field: 'endTs' });
   const eventCount = requiredInt(o, 'eventCount', 1, Number.MAX_SAFE_INTEGER);
-  if (eventCount > INGEST_LIMITS.maxChunkEvents) throw limitExceeded('maxChunkEvents', `eventCount is ${eventCount}`, 'eventCount');
+  if (eventCount > INGEST_LIMITS.maxChunkEvents)
+    throw limitExceeded('maxChunkEvents', `eventCount is ${eventCount}`, 'eventCount');
   return { ...owner, seq, startTs, endTs, eventCount };
 }
 
 /** A 400 unless the payload (named `field`) held the `eventCount` events the chunk claims. */
 function checkEventCount(eventCount: number, events: readonly unknown[], field: string): void {
-  if (events.length !== eventCount) throw badRequest(`eventCount is ${eventCount} but ${field} holds ${events.length} events`, { field: 'eventCount' });
+  if (events.length !== eventCount)
+    throw badRequest(`eventCount is ${eventCount} but ${field} holds ${events.length} events`, { field: 'eventCount' });
 }
 
-function chunkRow(fields: ReturnType<typeof readChunkFields>, encoding: 'gzip' | 'json', stored: Buffer): PendingBatch<'replay_chunks'> {
+function chunkRow(
+  fields: ReturnType<typeof readChunkFields>,
+  encoding: 'gzip' | 'json',
+  stored: Buffer,
+): PendingBatch<'replay_chunks'> {
   const { serviceName, sessionId, replayId, seq, startTs, endTs, eventCount } = fields;
   const row: PendingRow<'replay_chunks'> = {
     serviceName,
@@ -80,11 +86,13 @@ export async function normalizeReplayChunk(body: unknown): Promise<PendingBatch<
   let events: unknown[];
   let field = 'events';
   if (o.events !== undefined) {
-    if (o.encoding !== undefined || o.data !== undefined) throw badRequest('events and encoding/data exclude each other', { field: 'events' });
+    if (o.encoding !== undefined || o.data !== undefined)
+      throw badRequest('events and encoding/data exclude each other', { field: 'events' });
     events = checkEvents(o.events, field);
   } else {
     const encoding = o.encoding;
-    if (encoding !== 'gzip' && encoding !== 'json') throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
+    if (encoding !== 'gzip' && encoding !== 'json')
+      throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
     const data = readString(o.data, 'data');
     if (!data) throw badRequest('data is required', { field: 'data' });
     const stored = encoding === 'gzip' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
@@ -111,7 +119,9 @@ export function decodeChunkEvents(encoding: 'gzip' | 'json', stored: Uint8Array)
     try {
       json = gunzipSync(stored, { maxOutputLength: REPLAY_LIMITS.maxChunkBytes });
     } catch {
-      throw badRequest(`data must be base64 gzip of at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, { field: 'data' });
+      throw badRequest(`data must be base64 gzip of at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, {
+        field: 'data',
+      });
     }
   } else {
     json = Buffer.from(stored);
@@ -120,7 +130,8 @@ export function decodeChunkEvents(encoding: 'gzip' | 'json', stored: Uint8Array)
     }
   }
   // The body's own check cannot see inside base64 gzip: the events are counted before they are parsed, like a body.
-  if (exceedsStructures(json, INGEST_LIMITS.maxStructures)) throw limitExceeded('maxStructures', 'data holds more objects and arrays', 'data');
+  if (exceedsStructures(json, INGEST_LIMITS.maxStructures))
+    throw limitExceeded('maxStructures', 'data holds more objects and arrays', 'data');
   let events: unknown;
   try {
     events = JSON.parse(json.toString('utf8'));
@@ -156,9 +167,12 @@ function cappedBody(v: unknown, path: string): string | null {
   const s = readString(v, path);
   if (s === undefined) return null;
   if (s.length > REPLAY_LIMITS.maxRecipeBodyChars) {
-    throw badRequest(`${path} must be at most ${REPLAY_LIMITS.maxRecipeBodyChars} characters (truncate and set the *Truncated flag)`, {
-      field: path,
-    });
+    throw badRequest(
+      `${path} must be at most ${REPLAY_LIMITS.maxRecipeBodyChars} characters (truncate and set the *Truncated flag)`,
+      {
+        field: path,
+      },
+    );
   }
   return s;
 }
@@ -184,7 +198,8 @@ export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
     const ts = readInteger(s.ts, `${at}.ts`, 0, MAX_TS);
     if (ts === undefined) throw badRequest(`${at}.ts is required`, { field: `${at}.ts` });
     const method = readString(s.method, `${at}.method`);
-    if (!method || !METHOD.test(method)) throw badRequest(`${at}.method must be an HTTP method token`, { field: `${at}.method` });
+    if (!method || !METHOD.test(method))
+      throw badRequest(`${at}.method must be an HTTP method token`, { field: `${at}.method` });
     const url = readString(s.url, `${at}.url`);
     if (!url || !/^https?:$/.test(safeProtocol(url))) {
       throw badRequest(`${at}.url must be an absolute http(s) URL`, { field: `${at}.url` });
@@ -197,7 +212,8 @@ export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
     }
     const traceparent = readString(s.traceparent, `${at}.traceparent`) || null;
     const traceMatch = traceparent ? TRACEPARENT.exec(traceparent) : null;
-    if (traceparent && !traceMatch) throw badRequest(`${at}.traceparent must be a W3C traceparent`, { field: `${at}.traceparent` });
+    if (traceparent && !traceMatch)
+      throw badRequest(`${at}.traceparent must be a W3C traceparent`, { field: `${at}.traceparent` });
     const step: RecipeStep = {
       ts,
       method: method.toUpperCase(),

@@ -26,7 +26,10 @@ export const ReplayChunkSchema = z
     z.object({
       ...chunkFields,
       events: z.array(z.unknown()).openapi({ description: 'The rrweb events, inline (what the SDK sends)' }),
-      ids: z.literal('delta').optional().openapi({ description: 'Node ids delta-encoded (wire/replay.ts undoIdDeltas)' }),
+      ids: z
+        .literal('delta')
+        .optional()
+        .openapi({ description: 'Node ids delta-encoded (wire/replay.ts undoIdDeltas)' }),
     }),
     z.object({
       ...chunkFields,
@@ -47,7 +50,12 @@ export const RecipeBatchSchema = z
   })
   .openapi('RecipeBatch');
 
-const resource = { attributes: [{ key: 'service.name', value: { stringValue: 'web-app' } }, { key: 'session.id', value: { stringValue: 'a1b2c3d4' } }] };
+const resource = {
+  attributes: [
+    { key: 'service.name', value: { stringValue: 'web-app' } },
+    { key: 'session.id', value: { stringValue: 'a1b2c3d4' } },
+  ],
+};
 const OTLP_EXAMPLES = {
   traces: {
     resourceSpans: [
@@ -70,15 +78,45 @@ const OTLP_EXAMPLES = {
       },
     ],
   },
-  logs: { resourceLogs: [{ resource, scopeLogs: [{ logRecords: [{ timeUnixNano: '1767225600000000000', severityNumber: 9, body: { stringValue: 'cart loaded' } }] }] }] },
+  logs: {
+    resourceLogs: [
+      {
+        resource,
+        scopeLogs: [
+          {
+            logRecords: [
+              { timeUnixNano: '1767225600000000000', severityNumber: 9, body: { stringValue: 'cart loaded' } },
+            ],
+          },
+        ],
+      },
+    ],
+  },
   metrics: {
     resourceMetrics: [
-      { resource, scopeMetrics: [{ metrics: [{ name: 'web_vitals.lcp', unit: 'ms', gauge: { dataPoints: [{ timeUnixNano: '1767225600000000000', asDouble: 1840 }] } }] }] },
+      {
+        resource,
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'web_vitals.lcp',
+                unit: 'ms',
+                gauge: { dataPoints: [{ timeUnixNano: '1767225600000000000', asDouble: 1840 }] },
+              },
+            ],
+          },
+        ],
+      },
     ],
   },
 };
 
-const OTLP_MESSAGES = { traces: 'ExportTraceServiceRequest', logs: 'ExportLogsServiceRequest', metrics: 'ExportMetricsServiceRequest' } as const;
+const OTLP_MESSAGES = {
+  traces: 'ExportTraceServiceRequest',
+  logs: 'ExportLogsServiceRequest',
+  metrics: 'ExportMetricsServiceRequest',
+} as const;
 const OTLP_ROOTS = { traces: 'resourceSpans', logs: 'resourceLogs', metrics: 'resourceMetrics' } as const;
 
 /** `POST /otlp/v1/<signal>`. */
@@ -97,7 +135,9 @@ export const otlpRoute = (signal: keyof typeof OTLP_MESSAGES, path: string) => (
       required: true,
       content: {
         'application/json': {
-          schema: z.object({ [OTLP_ROOTS[signal]]: z.array(z.record(z.string(), z.unknown())) }).openapi({ description: `OTLP/JSON ${OTLP_MESSAGES[signal]}` }),
+          schema: z
+            .object({ [OTLP_ROOTS[signal]]: z.array(z.record(z.string(), z.unknown())) })
+            .openapi({ description: `OTLP/JSON ${OTLP_MESSAGES[signal]}` }),
           example: OTLP_EXAMPLES[signal],
         },
         'application/x-protobuf': { schema: z.string().openapi({ format: 'binary' }) },
@@ -106,7 +146,8 @@ export const otlpRoute = (signal: keyof typeof OTLP_MESSAGES, path: string) => (
   },
   responses: {
     200: {
-      description: 'Accepted: an OTLP Export*ServiceResponse with an empty partialSuccess (protobuf-encoded for protobuf requests)',
+      description:
+        'Accepted: an OTLP Export*ServiceResponse with an empty partialSuccess (protobuf-encoded for protobuf requests)',
       content: {
         'application/json': { schema: z.object({ partialSuccess: z.object({}) }) },
         'application/x-protobuf': { schema: z.string().openapi({ format: 'binary' }) },
@@ -125,12 +166,27 @@ export const REPLAY_CHUNK_EXAMPLE = {
   eventCount: 2,
   events: [
     { type: 4, timestamp: 1767225600000, data: { href: 'https://shop.example.com/', width: 1280, height: 720 } },
-    { type: 2, timestamp: 1767225600001, data: { node: { type: 0, id: 1, childNodes: [] }, initialOffset: { top: 0, left: 0 } } },
+    {
+      type: 2,
+      timestamp: 1767225600001,
+      data: { node: { type: 0, id: 1, childNodes: [] }, initialOffset: { top: 0, left: 0 } },
+    },
   ],
 };
 export const RECIPES_EXAMPLE = {
   ...ids,
-  steps: [{ ts: 1767225600100, method: 'GET', url: 'https://shop.example.com/api/cart', requestHeaders: {}, status: 200, responseHeaders: { 'content-type': 'application/json' }, responseBody: '{"items":[]}', durationMs: 42 }],
+  steps: [
+    {
+      ts: 1767225600100,
+      method: 'GET',
+      url: 'https://shop.example.com/api/cart',
+      requestHeaders: {},
+      status: 200,
+      responseHeaders: { 'content-type': 'application/json' },
+      responseBody: '{"items":[]}',
+      durationMs: 42,
+    },
+  ],
 };
 
 /** `POST /ingest/replay/chunk` and `/recipes`. */
@@ -140,11 +196,15 @@ export const replayRoute = (path: string, summary: string, schema: z.ZodType, ex
   tags: ['ingest'],
   summary,
   security: INGEST_SECURITY,
-  request: { body: { required: true, content: { 'application/json': { schema, example }, 'text/plain': { schema, example } } } },
+  request: {
+    body: { required: true, content: { 'application/json': { schema, example }, 'text/plain': { schema, example } } },
+  },
   responses: {
     200: {
       description: 'Stored. `duplicates` counts chunks already stored under the same replayId and seq (a retry).',
-      content: { 'application/json': { schema: z.object({ accepted: z.number().int(), duplicates: z.number().int() }) } },
+      content: {
+        'application/json': { schema: z.object({ accepted: z.number().int(), duplicates: z.number().int() }) },
+      },
     },
     ...INGEST_ERRORS,
   },

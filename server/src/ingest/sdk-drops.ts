@@ -16,7 +16,12 @@ export interface SdkDrops {
  * each page sends a cumulative count per reason since it started, repeated until the server has it, so a page's
  * series (session, app, start time, reason) counts by its largest value, and the series are then summed per app and reason.
  */
-export async function sdkDrops(db: Kysely<Database>, projectId: string, fromMs: number, toMs: number): Promise<SdkDrops[]> {
+export async function sdkDrops(
+  db: Kysely<Database>,
+  projectId: string,
+  fromMs: number,
+  toMs: number,
+): Promise<SdkDrops[]> {
   const rows = await db
     .selectFrom('metric_points as m')
     .innerJoin('apps as a', 'a.id', 'm.app_id')
@@ -32,7 +37,9 @@ export async function sdkDrops(db: Kysely<Database>, projectId: string, fromMs: 
   for (const row of rows) {
     const reason = String((JSON.parse(row.attributes) as { reason?: unknown }).reason ?? 'unknown');
     const key = `${row.app}\u0000${reason}`;
-    const total = totals.get(key) ?? totals.set(key, { app: row.app, reason, count: 0, sessions: 0, sessionIds: new Set() }).get(key)!;
+    const total =
+      totals.get(key) ??
+      totals.set(key, { app: row.app, reason, count: 0, sessions: 0, sessionIds: new Set() }).get(key)!;
     total.count += Number(row.value ?? 0);
     total.sessionIds.add(row.session_id ?? '');
   }

@@ -43,7 +43,11 @@ const SEVERITY_ERROR = 17;
 export function isErrorLog(row: SessionSource): boolean {
   if (typeof row.severity_number === 'number' && row.severity_number >= SEVERITY_ERROR) return true;
   const { attributes } = row;
-  return typeof attributes === 'string' && attributes.includes('"exception.type"') && (JSON.parse(attributes) as Record<string, unknown>)['exception.type'] !== undefined;
+  return (
+    typeof attributes === 'string' &&
+    attributes.includes('"exception.type"') &&
+    (JSON.parse(attributes) as Record<string, unknown>)['exception.type'] !== undefined
+  );
 }
 
 /**
@@ -59,7 +63,15 @@ export function sessionDeltas(table: TelemetryTable, rows: Iterable<SessionSourc
     const end = r.end_ms ?? r.time_ms;
     const error = table === 'logs' && isErrorLog(r) ? 1 : 0;
     const d = deltas.get(r.session_id);
-    if (!d) deltas.set(r.session_id, { sessionId: r.session_id, appId: r.app_id, first: r.time_ms, last: end, count: 1, errors: error });
+    if (!d)
+      deltas.set(r.session_id, {
+        sessionId: r.session_id,
+        appId: r.app_id,
+        first: r.time_ms,
+        last: end,
+        count: 1,
+        errors: error,
+      });
     else {
       d.first = Math.min(d.first, r.time_ms);
       d.last = Math.max(d.last, end);
@@ -71,15 +83,45 @@ export function sessionDeltas(table: TelemetryTable, rows: Iterable<SessionSourc
 }
 
 /** A new summary row's counters: all zero but the one the delta feeds. */
-function sessionCounters(table: TelemetryTable, count: number): Pick<Database['sessions'], (typeof SESSION_COUNTER)[TelemetryTable]> {
-  return { span_count: 0, log_count: 0, metric_count: 0, replay_chunk_count: 0, recipe_count: 0, [SESSION_COUNTER[table]]: count };
+function sessionCounters(
+  table: TelemetryTable,
+  count: number,
+): Pick<Database['sessions'], (typeof SESSION_COUNTER)[TelemetryTable]> {
+  return {
+    span_count: 0,
+    log_count: 0,
+    metric_count: 0,
+    replay_chunk_count: 0,
+    recipe_count: 0,
+    [SESSION_COUNTER[table]]: count,
+  };
 }
 
 type FactColumns = Pick<
   Database['sessions'],
-  | 'user_id' | 'user_email' | 'user_name' | 'user_ms' | 'attributes' | 'attributes_ms' | 'replay_mode' | 'sample_rate'
-  | 'env' | 'release' | 'browser' | 'browser_version' | 'os' | 'device' | 'urls' | 'page_count' | 'entry_url' | 'entry_ms'
-  | 'test_run_id' | 'test_id' | 'test_retry' | 'test_title' | 'test_file'
+  | 'user_id'
+  | 'user_email'
+  | 'user_name'
+  | 'user_ms'
+  | 'attributes'
+  | 'attributes_ms'
+  | 'replay_mode'
+  | 'sample_rate'
+  | 'env'
+  | 'release'
+  | 'browser'
+  | 'browser_version'
+  | 'os'
+  | 'device'
+  | 'urls'
+  | 'page_count'
+  | 'entry_url'
+  | 'entry_ms'
+  | 'test_run_id'
+  | 'test_id'
+  | 'test_retry'
+  | 'test_title'
+  | 'test_file'
 >;
 
 /** A session's facts as columns; null where the batch said nothing (the upsert then keeps what is stored). */
@@ -113,7 +155,8 @@ function factColumns(f: SessionFacts | undefined): FactColumns {
 }
 
 /** The batch's facts by session id, for the writers' upserts. */
-export const factsBySession = (facts: readonly SessionFacts[] | undefined): Map<string, SessionFacts> => new Map((facts ?? []).map((f) => [f.sessionId, f]));
+export const factsBySession = (facts: readonly SessionFacts[] | undefined): Map<string, SessionFacts> =>
+  new Map((facts ?? []).map((f) => [f.sessionId, f]));
 
 /** `excluded.<column>` when the batch's record is at least as recent as the stored one (`<time>`), else the stored value. */
 const latest = (column: string, time: string) =>
@@ -124,7 +167,8 @@ const earliest = (column: string, time: string) =>
   `case when excluded.${time} < coalesce(sessions.${time}, excluded.${time} + 1) then excluded.${column} else sessions.${column} end`;
 
 /** `excluded.<column>` when the batch named `key`, else the stored value: the columns of one fact change together. */
-const together = (key: string, column: string) => `case when excluded.${key} is null then sessions.${column} else excluded.${column} end`;
+const together = (key: string, column: string) =>
+  `case when excluded.${key} is null then sessions.${column} else excluded.${column} end`;
 /** The client's columns change together (a batch that names a browser names them all). */
 const client = (column: string) => together('browser', column);
 /** So do the test's: a batch that names a test run names the whole test. */
@@ -189,7 +233,13 @@ export function sessionFactsUpdate(dialect: DialectName): Record<keyof FactColum
 }
 
 /** The sessions row a delta inserts, or adds to the existing row (each writer's upsert sums the counter column). */
-export function sessionRow(table: TelemetryTable, projectId: string, receivedMs: number, d: SessionDelta, facts?: SessionFacts): Database['sessions'] {
+export function sessionRow(
+  table: TelemetryTable,
+  projectId: string,
+  receivedMs: number,
+  d: SessionDelta,
+  facts?: SessionFacts,
+): Database['sessions'] {
   return {
     ...sessionCounters(table, d.count),
     ...factColumns(facts),

@@ -19,8 +19,20 @@ const FACTS_UPDATE = sessionFactsUpdate('sqlite');
 
 /** Every column of a sessions row, in the order the upsert names them. */
 const SESSION_COLUMNS = [
-  'project_id', 'session_id', 'app_id', 'first_ms', 'last_ms', 'duration_ms', 'span_count', 'log_count', 'metric_count', 'replay_chunk_count',
-  'recipe_count', 'error_count', 'last_received_ms', ...Object.keys(FACTS_UPDATE),
+  'project_id',
+  'session_id',
+  'app_id',
+  'first_ms',
+  'last_ms',
+  'duration_ms',
+  'span_count',
+  'log_count',
+  'metric_count',
+  'replay_chunk_count',
+  'recipe_count',
+  'error_count',
+  'last_received_ms',
+  ...Object.keys(FACTS_UPDATE),
 ];
 
 /**
@@ -52,7 +64,12 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
     const facts = factsBySession(sessions);
     const columns = SESSION_COLUMNS.map((column) => `@${column}`).join(', ');
     // Facts only ride along when the batch has some: the common statement stays as small as before.
-    const factsUpdate = facts.size > 0 ? Object.entries(FACTS_UPDATE).map(([column, value]) => `, ${column} = ${value}`).join('') : '';
+    const factsUpdate =
+      facts.size > 0
+        ? Object.entries(FACTS_UPDATE)
+            .map(([column, value]) => `, ${column} = ${value}`)
+            .join('')
+        : '';
     const upsert = statement(
       `insert into sessions (${SESSION_COLUMNS.join(', ')}) values (${columns})
        on conflict (project_id, session_id) do update set
@@ -63,7 +80,8 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
          duration_ms = max(sessions.last_ms, excluded.last_ms) - min(sessions.first_ms, excluded.first_ms),
          last_received_ms = excluded.last_received_ms${factsUpdate}`,
     );
-    for (const d of sessionDeltas(table, stored)) upsert.run(sessionRow(table, projectId, receivedMs, d, facts.get(d.sessionId)));
+    for (const d of sessionDeltas(table, stored))
+      upsert.run(sessionRow(table, projectId, receivedMs, d, facts.get(d.sessionId)));
   };
 
   // Nested in the group's transaction, better-sqlite3 runs this in a savepoint.

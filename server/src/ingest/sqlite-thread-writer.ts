@@ -4,7 +4,9 @@ import { Worker } from 'node:worker_threads';
 import type { StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 
 export type ToWriter = { type: 'write'; id: number; write: TelemetryWrite } | { type: 'close' };
-type FromWriter = { id: number; ok: true; result: StoreResult } | { id: number; ok: false; message: string; code?: unknown };
+type FromWriter =
+  | { id: number; ok: true; result: StoreResult }
+  | { id: number; ok: false; message: string; code?: unknown };
 
 /** A failure reported by the thread, with the SQLite error code it carried. */
 function writeError(message: string, code: unknown): Error {
@@ -16,7 +18,8 @@ function writeError(message: string, code: unknown): Error {
  * and the in-thread writer serves instead.
  */
 const THREAD_MODULE = new URL('./sqlite-writer-thread.js', import.meta.url);
-export const writerThreadAvailable = (): boolean => THREAD_MODULE.protocol === 'file:' && existsSync(fileURLToPath(THREAD_MODULE));
+export const writerThreadAvailable = (): boolean =>
+  THREAD_MODULE.protocol === 'file:' && existsSync(fileURLToPath(THREAD_MODULE));
 
 /**
  * SQLite ingest on a thread of its own, for file databases: inserting and committing rows is about half of the
@@ -27,7 +30,11 @@ export const writerThreadAvailable = (): boolean => THREAD_MODULE.protocol === '
  * If the thread dies, writes waiting for it fail (their requests get a 503: nothing was acknowledged) and later
  * writes go to `fallback`, the in-thread writer, so ingest carries on.
  */
-export function sqliteThreadWriter(path: string, fallback: () => TelemetryWriter, log: (line: string) => void): TelemetryWriter {
+export function sqliteThreadWriter(
+  path: string,
+  fallback: () => TelemetryWriter,
+  log: (line: string) => void,
+): TelemetryWriter {
   const worker = new Worker(THREAD_MODULE, { workerData: { path } });
   const pending = new Map<number, { resolve(r: StoreResult): void; reject(e: Error): void }>();
   let nextId = 0;
@@ -48,7 +55,8 @@ export function sqliteThreadWriter(path: string, fallback: () => TelemetryWriter
     log(`ingest writer thread stopped (${why}); writing on the main thread from now on`);
     replacement ??= fallback();
     // Nothing of these writes was committed, and the next ones go to the fallback: the client may send them again.
-    for (const p of pending.values()) p.reject(writeError(`ingest writer thread stopped: ${why}`, 'SVC_WRITER_STOPPED'));
+    for (const p of pending.values())
+      p.reject(writeError(`ingest writer thread stopped: ${why}`, 'SVC_WRITER_STOPPED'));
     pending.clear();
   };
   worker.on('error', (err) => stopped(err.message));

@@ -12,7 +12,9 @@ import type { StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 export function sqliteWriter(db: Kysely<Database>, sqlite: SQLite.Database): TelemetryWriter {
   const writeGroup = sqliteGroupWrite(sqlite);
   // Take the connection from Kysely, so the group never runs inside a transaction Kysely has open.
-  const queue = groupCommit<TelemetryWrite, StoreResult>((group) => db.connection().execute(async () => writeGroup(group)));
+  const queue = groupCommit<TelemetryWrite, StoreResult>((group) =>
+    db.connection().execute(async () => writeGroup(group)),
+  );
   return {
     kind: 'sqlite, main thread',
     write: (write) => (write.rows.length === 0 ? Promise.resolve({ stored: 0, duplicates: 0 }) : queue.submit(write)),

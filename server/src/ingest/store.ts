@@ -51,7 +51,9 @@ export async function storeBatch<T extends TelemetryTable>(
     return await ctx.writer.write({ projectId, table: batch.table, rows, receivedMs, sessions: batch.sessions });
   } catch (err) {
     if (!isTransientStorageError(err)) throw err;
-    ctx.log?.(`ingest of ${rows.length} ${batch.table} rows answered 503, storage unavailable: ${err instanceof Error ? err.message : String(err)}`);
+    ctx.log?.(
+      `ingest of ${rows.length} ${batch.table} rows answered 503, storage unavailable: ${err instanceof Error ? err.message : String(err)}`,
+    );
     throw storageUnavailable();
   }
 }
@@ -79,7 +81,10 @@ function refuseNul(batch: PendingBatch): void {
     for (const [column, value] of Object.entries(row)) {
       if (typeof value === 'string' && value.includes('\u0000')) {
         const field = column === 'serviceName' ? 'service.name' : column;
-        throw badRequest(`${field} of a ${batch.table} record contains U+0000 (NUL), which cannot be stored; nothing was stored`, { field });
+        throw badRequest(
+          `${field} of a ${batch.table} record contains U+0000 (NUL), which cannot be stored; nothing was stored`,
+          { field },
+        );
       }
     }
   }

@@ -25,7 +25,12 @@ const MAX_LOOKBACK_BYTES = 8_000_000;
  * full snapshot before the window (when that is within the look-back bounds) to the last one that starts in the
  * window, decoded, in playback order. Only those chunks are decoded; the rest of the session is read as its index.
  */
-export async function replayRuns(db: Kysely<Database>, projectId: string, sessionId: string, window: TimeWindow): Promise<DecodedChunk[][]> {
+export async function replayRuns(
+  db: Kysely<Database>,
+  projectId: string,
+  sessionId: string,
+  window: TimeWindow,
+): Promise<DecodedChunk[][]> {
   const { chunks } = orderChunks(await chunkIndex(db, projectId, sessionId));
   const runs: DecodedChunk[][] = [];
   for (const replay of byReplay(chunks)) {
@@ -46,7 +51,12 @@ function byReplay(chunks: readonly OrderedChunk[]): OrderedChunk[][] {
   return replays;
 }
 
-async function decodeRun(db: Kysely<Database>, projectId: string, replay: readonly OrderedChunk[], window: TimeWindow): Promise<DecodedChunk[]> {
+async function decodeRun(
+  db: Kysely<Database>,
+  projectId: string,
+  replay: readonly OrderedChunk[],
+  window: TimeWindow,
+): Promise<DecodedChunk[]> {
   const overlaps = (c: OrderedChunk): boolean => c.end_ms >= window.fromMs && c.time_ms <= window.toMs;
   const first = replay.findIndex(overlaps);
   if (first < 0) return [];
@@ -61,10 +71,19 @@ async function decodeRun(db: Kysely<Database>, projectId: string, replay: readon
   return run;
 }
 
-async function decode(db: Kysely<Database>, projectId: string, chunks: readonly OrderedChunk[]): Promise<DecodedChunk[]> {
-  const events = await chunkEvents(db, projectId, chunks.map((c) => c.id));
+async function decode(
+  db: Kysely<Database>,
+  projectId: string,
+  chunks: readonly OrderedChunk[],
+): Promise<DecodedChunk[]> {
+  const events = await chunkEvents(
+    db,
+    projectId,
+    chunks.map((c) => c.id),
+  );
   return chunks.map((c) => ({ seq: c.seq, events: events.get(c.id)?.events ?? [] }));
 }
 
 /** A full snapshot opens the chunk it is in (the SDK's ChunkBuffer starts a new chunk at rrweb's Meta event). */
-const holdsSnapshot = (chunk: DecodedChunk): boolean => chunk.events.some((raw) => readEvent(raw)?.type === EventType.Meta);
+const holdsSnapshot = (chunk: DecodedChunk): boolean =>
+  chunk.events.some((raw) => readEvent(raw)?.type === EventType.Meta);

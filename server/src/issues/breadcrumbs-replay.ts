@@ -3,7 +3,16 @@ import { REPLAY_EVENT_TAGS } from '../../../wire/replay';
 import type { Database } from '../db/schema';
 import { DomMirror, type MirrorNode } from '../replay/export/dom-mirror';
 import { originOf, relativeUrl } from '../replay/export/recorded-url';
-import { EventType, IncrementalSource, isId, isObject, MouseInteraction, NodeType, readEvent, type RecordedEvent } from '../replay/export/rrweb';
+import {
+  EventType,
+  IncrementalSource,
+  isId,
+  isObject,
+  MouseInteraction,
+  NodeType,
+  readEvent,
+  type RecordedEvent,
+} from '../replay/export/rrweb';
 import { describeElement, locateClick } from '../replay/export/selector';
 import type { TimedBreadcrumb, TimeWindow } from './breadcrumbs';
 import { replayRuns, type DecodedChunk } from './breadcrumbs-replay-chunks';
@@ -30,7 +39,9 @@ export async function replayBreadcrumbs(
 ): Promise<ReplayCrumbs> {
   const runs = await replayRuns(db, q.projectId, q.sessionId, q.window);
   // Describing a click searches the page's DOM: only the clicks that can be among the newest `max` are described.
-  const stamps = runs.flatMap((run) => [...moments(run)].filter((m) => crumbKind(m) && within(q.window, m.event)).map((m) => m.event.timestamp));
+  const stamps = runs.flatMap((run) =>
+    [...moments(run)].filter((m) => crumbKind(m) && within(q.window, m.event)).map((m) => m.event.timestamp),
+  );
   const cutoffMs = stamps.sort((a, b) => b - a)[q.max - 1] ?? -Infinity;
   const reader = new TimelineReader({ fromMs: Math.max(q.window.fromMs, cutoffMs), toMs: q.window.toMs });
   for (const run of runs) reader.read(run);
@@ -56,7 +67,8 @@ class TimelineReader {
   private push(moment: Moment): void {
     const { type, data, timestamp } = moment.event;
     if (type === EventType.FullSnapshot) this.mirror.load(data.node);
-    else if (type === EventType.IncrementalSnapshot && data.source === IncrementalSource.Mutation) this.mirror.applyMutation(data);
+    else if (type === EventType.IncrementalSnapshot && data.source === IncrementalSource.Mutation)
+      this.mirror.applyMutation(data);
     const url = pageUrlOf(moment.event);
     if (url !== undefined) this.pageUrl = url;
     const kind = crumbKind(moment);
@@ -67,7 +79,8 @@ class TimelineReader {
 
   private click(atMs: number, id: number): TimedBreadcrumb {
     const element = this.clickedElement(id);
-    if (element === undefined) return { atMs, kind: 'click', message: 'click on an element the recording does not hold', data: { node_id: id } };
+    if (element === undefined)
+      return { atMs, kind: 'click', message: 'click on an element the recording does not hold', data: { node_id: id } };
     const description = describeElement(element);
     return { atMs, kind: 'click', message: `click on ${description}`, data: { node_id: id, element: description } };
   }
@@ -84,7 +97,8 @@ class TimelineReader {
 function navigation(moment: Moment, url: string): TimedBreadcrumb {
   const { timestamp, data } = moment.event;
   const path = relativeUrl(url, originOf(url) ?? '');
-  if (moment.pageLoad) return { atMs: timestamp, kind: 'navigation', message: `loaded ${path}`, data: { url, trigger: 'load' } };
+  if (moment.pageLoad)
+    return { atMs: timestamp, kind: 'navigation', message: `loaded ${path}`, data: { url, trigger: 'load' } };
   const payload = data.payload as Record<string, unknown>;
   const facts = { url, title: text(payload.title), trigger: text(payload.trigger) };
   return { atMs: timestamp, kind: 'navigation', message: `navigated to ${path}`, data: facts };
@@ -107,7 +121,11 @@ function* moments(run: readonly DecodedChunk[]): Generator<Moment> {
 
 function crumbKind({ event, pageLoad }: Moment): 'click' | 'navigation' | undefined {
   const { type, data } = event;
-  if (type === EventType.IncrementalSnapshot && data.source === IncrementalSource.MouseInteraction && data.type === MouseInteraction.Click) {
+  if (
+    type === EventType.IncrementalSnapshot &&
+    data.source === IncrementalSource.MouseInteraction &&
+    data.type === MouseInteraction.Click
+  ) {
     return isId(data.id) ? 'click' : undefined;
   }
   const changedPage = pageLoad || type === EventType.Custom;
@@ -117,10 +135,12 @@ function crumbKind({ event, pageLoad }: Moment): 'click' | 'navigation' | undefi
 /** The page address an event gives: a Meta event's `href`, a navigation event's `url`. */
 function pageUrlOf({ type, data }: RecordedEvent): string | undefined {
   if (type === EventType.Meta) return typeof data.href === 'string' ? data.href : undefined;
-  if (type !== EventType.Custom || data.tag !== REPLAY_EVENT_TAGS.navigation || !isObject(data.payload)) return undefined;
+  if (type !== EventType.Custom || data.tag !== REPLAY_EVENT_TAGS.navigation || !isObject(data.payload))
+    return undefined;
   return typeof data.payload.url === 'string' ? data.payload.url : undefined;
 }
 
-const within = (window: TimeWindow, event: RecordedEvent): boolean => event.timestamp >= window.fromMs && event.timestamp <= window.toMs;
+const within = (window: TimeWindow, event: RecordedEvent): boolean =>
+  event.timestamp >= window.fromMs && event.timestamp <= window.toMs;
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);

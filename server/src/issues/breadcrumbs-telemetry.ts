@@ -81,11 +81,20 @@ function logCrumb(row: LogRow): TimedBreadcrumb[] {
   const level = levelName(row.severity_number);
   const body = oneLine(bodyText(row.body));
   const atMs = row.time_ms;
-  if (attributes['log.source'] === 'console') return [{ atMs, kind: 'console', message: `console.${level}: ${body}`, data: { level } }];
-  if (row.severity_number < ERROR_SEVERITY) return [{ atMs, kind: 'log', message: `${level}: ${body}`, data: { level } }];
+  if (attributes['log.source'] === 'console')
+    return [{ atMs, kind: 'console', message: `console.${level}: ${body}`, data: { level } }];
+  if (row.severity_number < ERROR_SEVERITY)
+    return [{ atMs, kind: 'log', message: `${level}: ${body}`, data: { level } }];
   const type = text(attributes['exception.type']);
   const message = text(attributes['exception.message']) ?? body;
-  return [{ atMs, kind: 'error', message: oneLine(type ? `${type}: ${message}` : message), data: { level, ...(type && { type }) } }];
+  return [
+    {
+      atMs,
+      kind: 'error',
+      message: oneLine(type ? `${type}: ${message}` : message),
+      data: { level, ...(type && { type }) },
+    },
+  ];
 }
 
 /** `POST /api/cart → 500 (120 ms)`, or `GET https://cdn.example/x.js failed: TypeError: Failed to fetch (3 ms)`. */

@@ -45,7 +45,10 @@ export async function breadcrumbsBefore(
   const source = { projectId: q.projectId, sessionId: q.sessionId, window, max: MAX_BREADCRUMBS };
   const replay = await replayBreadcrumbs(db, source);
   const telemetry = await telemetryBreadcrumbs(db, { ...source, pageUrl: replay.pageUrl });
-  return newestInOrder([...replay.crumbs, ...telemetry], MAX_BREADCRUMBS).map(({ atMs, ...rest }) => ({ at: iso(atMs), ...rest }));
+  return newestInOrder([...replay.crumbs, ...telemetry], MAX_BREADCRUMBS).map(({ atMs, ...rest }) => ({
+    at: iso(atMs),
+    ...rest,
+  }));
 }
 
 /** The `max` newest crumbs, oldest first; crumbs of the same millisecond keep the order their sources gave them. */

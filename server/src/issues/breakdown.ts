@@ -23,13 +23,28 @@ export interface FacetBreakdown {
  * distinct values and their total from at most BREAKDOWN_DISTINCT_CAP + 2 of them.
  */
 async function facetOf(db: Kysely<Database>, row: IssueRow, facet: IssueFacet): Promise<FacetBreakdown> {
-  const ofFacet = db.selectFrom('issue_facets').where('project_id', '=', row.project_id).where('fingerprint', '=', row.fingerprint).where('facet', '=', facet);
-  const top = await ofFacet.select(['value', 'count']).orderBy('count', 'desc').orderBy('value', 'desc').limit(BREAKDOWN_TOP).execute();
+  const ofFacet = db
+    .selectFrom('issue_facets')
+    .where('project_id', '=', row.project_id)
+    .where('fingerprint', '=', row.fingerprint)
+    .where('facet', '=', facet);
+  const top = await ofFacet
+    .select(['value', 'count'])
+    .orderBy('count', 'desc')
+    .orderBy('value', 'desc')
+    .limit(BREAKDOWN_TOP)
+    .execute();
   // The unknown value ('') is read too, for the total: one entry more than the cap.
-  const read = ofFacet.select(['value', 'count']).limit(BREAKDOWN_DISTINCT_CAP + 2).as('v');
+  const read = ofFacet
+    .select(['value', 'count'])
+    .limit(BREAKDOWN_DISTINCT_CAP + 2)
+    .as('v');
   const sums = await db
     .selectFrom(read)
-    .select((eb) => [sql<number>`sum(case when v.value = '' then 0 else 1 end)`.as('distinct'), eb.fn.sum<number>('v.count').as('total')])
+    .select((eb) => [
+      sql<number>`sum(case when v.value = '' then 0 else 1 end)`.as('distinct'),
+      eb.fn.sum<number>('v.count').as('total'),
+    ])
     .executeTakeFirstOrThrow();
   return {
     top: top.map((t) => ({ value: t.value === '' ? null : t.value, count: Number(t.count) })),

@@ -23,9 +23,18 @@ export interface DetailSources {
 }
 
 /** The newest error's stack, symbolicated now: a map uploaded after the error still applies. */
-async function stackOf(symbolicator: Symbolicator, projectId: string, last: LastEvent | null): Promise<SymbolicatedFrame[]> {
+async function stackOf(
+  symbolicator: Symbolicator,
+  projectId: string,
+  last: LastEvent | null,
+): Promise<SymbolicatedFrame[]> {
   if (!last?.stacktrace) return [];
-  return symbolicator.symbolicate({ projectId, stacktrace: last.stacktrace, debugIds: new Map(Object.entries(last.debug_ids)), release: last.release });
+  return symbolicator.symbolicate({
+    projectId,
+    stacktrace: last.stacktrace,
+    debugIds: new Map(Object.entries(last.debug_ids)),
+    release: last.release,
+  });
 }
 
 /** Errors per hour (only hours with errors) over the two weeks up to the last one, oldest first. */
@@ -49,7 +58,12 @@ async function releasesOf(db: Kysely<Database>, row: IssueRow) {
     .where('fingerprint', '=', row.fingerprint)
     .orderBy('last_seen_ms', 'desc')
     .execute();
-  return rows.map((r) => ({ release: r.release, events: Number(r.count), first_seen: iso(r.first_seen_ms), last_seen: iso(r.last_seen_ms) }));
+  return rows.map((r) => ({
+    release: r.release,
+    events: Number(r.count),
+    first_seen: iso(r.first_seen_ms),
+    last_seen: iso(r.last_seen_ms),
+  }));
 }
 
 /** The newest affected sessions, each with its replay link when it has a replay. */
@@ -84,12 +98,22 @@ export async function issueDetail(sources: DetailSources, row: IssueRow) {
     ...issueJson(row),
     seen_in: await seenInDetail(sources.db, row),
     reproductions: await reproductionsOf(sources.db, row),
-    stack: { raw: last?.stacktrace ?? null, frames: frames.map(frameJson), missing_maps: missingMaps(frames, last?.release ?? null, sources.publicUrl) },
+    stack: {
+      raw: last?.stacktrace ?? null,
+      frames: frames.map(frameJson),
+      missing_maps: missingMaps(frames, last?.release ?? null, sources.publicUrl),
+    },
     merged_from: await mergedInto(sources.db, row),
     last_event: last && { at: iso(last.time_ms), release: last.release, session_id: last.session_id },
     counts: await countsOf(sources.db, row),
     releases: await releasesOf(sources.db, row),
     sessions_sample: await sessionsOf(sources, row),
-    breadcrumbs: last ? await breadcrumbsBefore(sources.db, { projectId: row.project_id, sessionId: last.session_id, atMs: last.time_ms }) : [],
+    breadcrumbs: last
+      ? await breadcrumbsBefore(sources.db, {
+          projectId: row.project_id,
+          sessionId: last.session_id,
+          atMs: last.time_ms,
+        })
+      : [],
   };
 }

@@ -8,8 +8,12 @@ const MAX_RELEASES = 100;
 
 const Facets = z
   .object({
-    envs: z.array(z.string()).openapi({ description: `Environments issues were seen in, by name; \`${TEST_ENV}\` when test runs saw some` }),
-    releases: z.array(z.string()).openapi({ description: `Releases issues were seen in, the most recently seen first (at most ${MAX_RELEASES})` }),
+    envs: z
+      .array(z.string())
+      .openapi({ description: `Environments issues were seen in, by name; \`${TEST_ENV}\` when test runs saw some` }),
+    releases: z
+      .array(z.string())
+      .openapi({ description: `Releases issues were seen in, the most recently seen first (at most ${MAX_RELEASES})` }),
   })
   .openapi('IssueFacets');
 
@@ -28,8 +32,21 @@ export function issueFacetRoutes(services: Services) {
   return createRouter().openapi(route, async (c) => {
     const { projectId } = c.get('caller');
     const [envs, tested, releases] = await Promise.all([
-      db.selectFrom('detection_groups').select('env').distinct().where('project_id', '=', projectId).where('total_count', '>', 0).orderBy('env').execute(),
-      db.selectFrom('detection_groups').select('project_id').where('project_id', '=', projectId).where('test_count', '>', 0).limit(1).executeTakeFirst(),
+      db
+        .selectFrom('detection_groups')
+        .select('env')
+        .distinct()
+        .where('project_id', '=', projectId)
+        .where('total_count', '>', 0)
+        .orderBy('env')
+        .execute(),
+      db
+        .selectFrom('detection_groups')
+        .select('project_id')
+        .where('project_id', '=', projectId)
+        .where('test_count', '>', 0)
+        .limit(1)
+        .executeTakeFirst(),
       db
         .selectFrom('issue_releases')
         .select('release')

@@ -6,7 +6,12 @@ import type { IncidentView } from '../incidents/types';
 import type { IssueRow } from './json';
 
 const issuesOf = (db: Kysely<Database>, projectId: string) =>
-  db.selectFrom('detection_groups as g').innerJoin('apps', 'apps.id', 'g.app_id').selectAll('g').select('apps.name as app').where('g.project_id', '=', projectId);
+  db
+    .selectFrom('detection_groups as g')
+    .innerJoin('apps', 'apps.id', 'g.app_id')
+    .selectAll('g')
+    .select('apps.name as app')
+    .where('g.project_id', '=', projectId);
 
 /**
  * One issue of a project with its app's name; undefined when the project has no issue with that id. An id merged into
@@ -15,7 +20,12 @@ const issuesOf = (db: Kysely<Database>, projectId: string) =>
 export async function findIssueRow(db: Kysely<Database>, projectId: string, id: string): Promise<IssueRow | undefined> {
   const row = await issuesOf(db, projectId).where('g.fingerprint', '=', id).executeTakeFirst();
   if (row) return row;
-  const merge = await db.selectFrom('issue_merges').select('into_fingerprint').where('project_id', '=', projectId).where('from_fingerprint', '=', id).executeTakeFirst();
+  const merge = await db
+    .selectFrom('issue_merges')
+    .select('into_fingerprint')
+    .where('project_id', '=', projectId)
+    .where('from_fingerprint', '=', id)
+    .executeTakeFirst();
   return merge && issuesOf(db, projectId).where('g.fingerprint', '=', merge.into_fingerprint).executeTakeFirst();
 }
 
@@ -32,7 +42,11 @@ export function findIssueRows(db: Kysely<Database>, projectId: string, ids: read
 }
 
 /** The issue a detected incident grew from (incidents are keyed by their issue's fingerprint), while it exists. */
-export async function issueOfIncident(db: Kysely<Database>, projectId: string, incident: IncidentView): Promise<IssueRow | undefined> {
+export async function issueOfIncident(
+  db: Kysely<Database>,
+  projectId: string,
+  incident: IncidentView,
+): Promise<IssueRow | undefined> {
   const fingerprint = incident.evidence?.fingerprint;
   return fingerprint === undefined ? undefined : findIssueRow(db, projectId, fingerprint);
 }
@@ -58,18 +72,28 @@ export interface AffectedSession {
 }
 
 /** The issue's `limit` most recently affected sessions, newest first. */
-export async function newestSessionsOf(db: Kysely<Database>, issue: IssueRow, limit: number): Promise<AffectedSession[]> {
+export async function newestSessionsOf(
+  db: Kysely<Database>,
+  issue: IssueRow,
+  limit: number,
+): Promise<AffectedSession[]> {
   const rows = await db
     .selectFrom('issue_sessions as i')
     // Left: retention may have dropped the session while the issue still counts it.
-    .leftJoin('sessions as s', (join) => join.onRef('s.project_id', '=', 'i.project_id').onRef('s.session_id', '=', 'i.session_id'))
+    .leftJoin('sessions as s', (join) =>
+      join.onRef('s.project_id', '=', 'i.project_id').onRef('s.session_id', '=', 'i.session_id'),
+    )
     .select(['i.session_id', 'i.first_ms', 'i.last_ms', 's.user_id'])
     .where('i.project_id', '=', issue.project_id)
     .where('i.fingerprint', '=', issue.fingerprint)
     .orderBy('i.last_ms', 'desc')
     .limit(limit)
     .execute();
-  const withReplay = await sessionsWithReplay(db, issue.project_id, rows.map((r) => r.session_id));
+  const withReplay = await sessionsWithReplay(
+    db,
+    issue.project_id,
+    rows.map((r) => r.session_id),
+  );
   return rows.map((r) => ({
     sessionId: r.session_id,
     firstMs: Number(r.first_ms),

@@ -34,7 +34,11 @@ export function issueJson(r: IssueRow) {
 export function seenIn(r: IssueRow) {
   return {
     production: { events: Number(r.total_count), sessions: Number(r.session_count) },
-    tests: { events: Number(r.test_count), sessions: Number(r.test_session_count), run_count: Number(r.test_run_count) },
+    tests: {
+      events: Number(r.test_count),
+      sessions: Number(r.test_session_count),
+      run_count: Number(r.test_run_count),
+    },
   };
 }
 

@@ -6,7 +6,12 @@ import type { Cursor } from '../query/params';
 import type { IssueRow } from './json';
 
 /** The listing's orders, each newest or largest first, and the column behind each. */
-export const ISSUE_SORTS = { last_seen: 'last_seen_ms', first_seen: 'first_seen_ms', events: 'total_count', sessions: 'session_count' } as const;
+export const ISSUE_SORTS = {
+  last_seen: 'last_seen_ms',
+  first_seen: 'first_seen_ms',
+  events: 'total_count',
+  sessions: 'session_count',
+} as const;
 export type IssueSort = keyof typeof ISSUE_SORTS;
 
 /** Where the listed issues were seen: production (every env but `test`), test runs, or either. */
@@ -77,7 +82,9 @@ export async function listIssues(
     q = q.where('g.fingerprint', 'in', (eb) =>
       eb
         .selectFrom('sessions as s')
-        .innerJoin('issue_sessions as i', (join) => join.onRef('i.project_id', '=', 's.project_id').onRef('i.session_id', '=', 's.session_id'))
+        .innerJoin('issue_sessions as i', (join) =>
+          join.onRef('i.project_id', '=', 's.project_id').onRef('i.session_id', '=', 's.session_id'),
+        )
         .select('i.fingerprint')
         .where('s.project_id', '=', projectId)
         .where('s.user_id', '=', userId),
@@ -86,10 +93,18 @@ export async function listIssues(
   if (text !== undefined) {
     const pattern = containing(text);
     // lower() on both sides: PostgreSQL's LIKE is case-sensitive, SQLite's only outside ASCII.
-    const matches = (col: 'g.error_type' | 'g.sample_message' | 'g.message') => sql<boolean>`lower(${sql.ref(col)}) like ${pattern} escape '\\'`;
+    const matches = (col: 'g.error_type' | 'g.sample_message' | 'g.message') =>
+      sql<boolean>`lower(${sql.ref(col)}) like ${pattern} escape '\\'`;
     q = q.where((eb) => eb.or([matches('g.error_type'), matches('g.sample_message'), matches('g.message')]));
   }
   const { cursor } = page;
-  if (cursor) q = q.where((eb) => eb.or([eb(column, '<', cursor.t), eb.and([eb(column, '=', cursor.t), eb('g.fingerprint', '<', cursor.k)])]));
-  return q.orderBy(column, 'desc').orderBy('g.fingerprint', 'desc').limit(page.limit + 1).execute();
+  if (cursor)
+    q = q.where((eb) =>
+      eb.or([eb(column, '<', cursor.t), eb.and([eb(column, '=', cursor.t), eb('g.fingerprint', '<', cursor.k)])]),
+    );
+  return q
+    .orderBy(column, 'desc')
+    .orderBy('g.fingerprint', 'desc')
+    .limit(page.limit + 1)
+    .execute();
 }

@@ -37,7 +37,11 @@ export interface RegroupDeps {
  * detector's cursor locks first, so no error of either issue is counted meanwhile, and deletes the old issue as its
  * first write, so two uploads (or two processes) merge it once.
  */
-export async function regroupMapped(deps: RegroupDeps, projectId: string, maps: readonly StoredMap[]): Promise<Regrouped[]> {
+export async function regroupMapped(
+  deps: RegroupDeps,
+  projectId: string,
+  maps: readonly StoredMap[],
+): Promise<Regrouped[]> {
   const debugIds = maps.flatMap((m) => (m.debugId ? [m.debugId] : []));
   const releases = [...new Set(maps.flatMap((m) => (m.release ? [m.release] : [])))];
   const candidates = await deps.db
@@ -47,14 +51,24 @@ export async function regroupMapped(deps: RegroupDeps, projectId: string, maps: 
     .where('top_source', 'is', null)
     .where('last_event', 'is not', null)
     // A coarse filter on the newest error's JSON: its debug IDs or its release; symbolication decides.
-    .where((eb) => eb.or([...debugIds.map((id) => eb('last_event', 'like', `%${id}%`)), ...(releases.length > 0 ? [eb('last_release', 'in', releases)] : [])]))
+    .where((eb) =>
+      eb.or([
+        ...debugIds.map((id) => eb('last_event', 'like', `%${id}%`)),
+        ...(releases.length > 0 ? [eb('last_release', 'in', releases)] : []),
+      ]),
+    )
     .limit(MAX_CANDIDATES)
     .execute();
   const merged: Regrouped[] = [];
   for (const group of candidates) {
     const target = await placedFrame(deps.symbolicator, group);
     if (!target) continue;
-    const into = fingerprint(group.app_id, group.env, { type: group.error_type, message: group.message, sampleMessage: group.sample_message, frame: target });
+    const into = fingerprint(group.app_id, group.env, {
+      type: group.error_type,
+      message: group.message,
+      sampleMessage: group.sample_message,
+      frame: target,
+    });
     if (into === group.fingerprint) continue;
     if (await mergeIssue(deps, group, into, target)) merged.push({ from: group.fingerprint, into });
   }
@@ -65,7 +79,12 @@ export async function regroupMapped(deps: RegroupDeps, projectId: string, maps: 
 async function placedFrame(symbolicator: Symbolicator, group: GroupRow): Promise<TopFrame | undefined> {
   const last = JSON.parse(group.last_event!) as LastEvent;
   if (!last.stacktrace) return undefined;
-  const frames = await symbolicator.symbolicate({ projectId: group.project_id, stacktrace: last.stacktrace, debugIds: new Map(Object.entries(last.debug_ids)), release: last.release });
+  const frames = await symbolicator.symbolicate({
+    projectId: group.project_id,
+    stacktrace: last.stacktrace,
+    debugIds: new Map(Object.entries(last.debug_ids)),
+    release: last.release,
+  });
   const frame = topFrameOf(last.stacktrace, frames);
   return frame?.source ? frame : undefined;
 }
@@ -87,7 +106,13 @@ const ISSUE_TABLES: ReadonlyArray<{ table: string; key: string[]; merge: Record<
 ];
 
 /** Moves the rows of issue `from` in `table` to issue `into`, merging those whose key `into` has already. */
-async function moveRows(trx: DetectionTrx, spec: (typeof ISSUE_TABLES)[number], projectId: string, from: string, into: string): Promise<void> {
+async function moveRows(
+  trx: DetectionTrx,
+  spec: (typeof ISSUE_TABLES)[number],
+  projectId: string,
+  from: string,
+  into: string,
+): Promise<void> {
   const { table, key, merge } = spec;
   const values = Object.keys(merge);
   const columns = sql.raw([...key, ...values].join(', '));
@@ -99,9 +124,20 @@ async function moveRows(trx: DetectionTrx, spec: (typeof ISSUE_TABLES)[number], 
 }
 
 /** Rows of `table` that issues `from` and `into` both have: counted once in the merged issue. */
-async function shared(trx: DetectionTrx, table: 'issue_test_sessions' | 'issue_test_runs', column: 'session_id' | 'run_id', projectId: string, from: string, into: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)} a where a.project_id = ${projectId} and a.fingerprint = ${from}
-    and exists (select 1 from ${sql.table(table)} b where b.project_id = a.project_id and b.fingerprint = ${into} and b.${sql.raw(column)} = a.${sql.raw(column)})`.execute(trx);
+async function shared(
+  trx: DetectionTrx,
+  table: 'issue_test_sessions' | 'issue_test_runs',
+  column: 'session_id' | 'run_id',
+  projectId: string,
+  from: string,
+  into: string,
+): Promise<number> {
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*) as n from ${sql.table(table)} a where a.project_id = ${projectId} and a.fingerprint = ${from}
+    and exists (select 1 from ${sql.table(table)} b where b.project_id = a.project_id and b.fingerprint = ${into} and b.${sql.raw(column)} = a.${sql.raw(column)})`.execute(
+    trx,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -109,7 +145,12 @@ const earliest = (groups: GroupRow[]) => groups.reduce((a, b) => (b.first_seen_m
 const latest = (groups: GroupRow[]) => groups.reduce((a, b) => (b.last_seen_ms > a.last_seen_ms ? b : a));
 
 /** Merges issue `group` into issue `into` (placed on `frame`) in one transaction; false when another merge took it first. */
-async function mergeIssue({ db, clock }: RegroupDeps, group: GroupRow, into: string, frame: TopFrame): Promise<boolean> {
+async function mergeIssue(
+  { db, clock }: RegroupDeps,
+  group: GroupRow,
+  into: string,
+  frame: TopFrame,
+): Promise<boolean> {
   const projectId = group.project_id;
   return db.transaction().execute(async (trx) => {
     // Counting takes these first (consume.ts): no error of either issue is counted while the rows move.
@@ -124,14 +165,23 @@ async function mergeIssue({ db, clock }: RegroupDeps, group: GroupRow, into: str
       .returningAll()
       .executeTakeFirst();
     if (!from) return false;
-    const target = await trx.selectFrom('detection_groups').selectAll().where('project_id', '=', projectId).where('fingerprint', '=', into).executeTakeFirst();
+    const target = await trx
+      .selectFrom('detection_groups')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('fingerprint', '=', into)
+      .executeTakeFirst();
     const overlap = {
       sessions: target ? await shared(trx, 'issue_test_sessions', 'session_id', projectId, from.fingerprint, into) : 0,
       runs: target ? await shared(trx, 'issue_test_runs', 'run_id', projectId, from.fingerprint, into) : 0,
     };
     for (const spec of ISSUE_TABLES) await moveRows(trx, spec, projectId, from.fingerprint, into);
     const merged = mergedGroup(from, target, into, frame, overlap);
-    const title = incidentTitle({ errorType: merged.error_type, sampleMessage: merged.sample_message, topFile: merged.top_file });
+    const title = incidentTitle({
+      errorType: merged.error_type,
+      sampleMessage: merged.sample_message,
+      topFile: merged.top_file,
+    });
     const incidents = await mergeIncidents(trx, { from, target, into, title }, clock.now());
     const { n } = await trx
       .selectFrom('issue_sessions')
@@ -140,14 +190,27 @@ async function mergeIssue({ db, clock }: RegroupDeps, group: GroupRow, into: str
       .where('fingerprint', '=', into)
       .executeTakeFirstOrThrow();
     const row = { ...merged, ...incidents, session_count: Number(n) };
-    if (target) await trx.updateTable('detection_groups').set(row).where('project_id', '=', projectId).where('fingerprint', '=', into).execute();
+    if (target)
+      await trx
+        .updateTable('detection_groups')
+        .set(row)
+        .where('project_id', '=', projectId)
+        .where('fingerprint', '=', into)
+        .execute();
     else await trx.insertInto('detection_groups').values(row).execute();
     const now = clock.now();
-    await trx.updateTable('issue_merges').set({ into_fingerprint: into }).where('project_id', '=', projectId).where('into_fingerprint', '=', from.fingerprint).execute();
+    await trx
+      .updateTable('issue_merges')
+      .set({ into_fingerprint: into })
+      .where('project_id', '=', projectId)
+      .where('into_fingerprint', '=', from.fingerprint)
+      .execute();
     await trx
       .insertInto('issue_merges')
       .values({ project_id: projectId, from_fingerprint: from.fingerprint, into_fingerprint: into, merged_ms: now })
-      .onConflict((oc) => oc.columns(['project_id', 'from_fingerprint']).doUpdateSet({ into_fingerprint: into, merged_ms: now }))
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'from_fingerprint']).doUpdateSet({ into_fingerprint: into, merged_ms: now }),
+      )
       .execute();
     return true;
   });
@@ -157,7 +220,13 @@ async function mergeIssue({ db, clock }: RegroupDeps, group: GroupRow, into: str
  * The merged issue: the target's identity and status when it exists (else the old issue's, on the original frame), the
  * sums of both counts, and the first and last errors of both (production ones, when either has any).
  */
-function mergedGroup(from: GroupRow, target: GroupRow | undefined, into: string, frame: TopFrame, overlap: { sessions: number; runs: number }): GroupRow {
+function mergedGroup(
+  from: GroupRow,
+  target: GroupRow | undefined,
+  into: string,
+  frame: TopFrame,
+  overlap: { sessions: number; runs: number },
+): GroupRow {
   const both = target ? [from, target] : [from];
   const production = both.filter((g) => Number(g.total_count) > 0);
   const timed = production.length > 0 ? production : both;
@@ -169,7 +238,8 @@ function mergedGroup(from: GroupRow, target: GroupRow | undefined, into: string,
     top_file: frame.file,
     top_source: frame.source ? JSON.stringify(frame.source) : null,
   };
-  const total = (column: 'total_count' | 'test_count' | 'test_session_count' | 'test_run_count') => Number(from[column]) + Number(target?.[column] ?? 0);
+  const total = (column: 'total_count' | 'test_count' | 'test_session_count' | 'test_run_count') =>
+    Number(from[column]) + Number(target?.[column] ?? 0);
   return {
     ...base,
     first_seen_ms: firstOf.first_seen_ms,
@@ -201,7 +271,12 @@ interface IncidentMerge {
  * bug's incident is still open). The errors of the issue without the incident count as before it.
  */
 async function mergeIncidents(trx: DetectionTrx, { from, target, into, title }: IncidentMerge, now: number) {
-  const cols = (g: GroupRow) => ({ incident_id: g.incident_id, incident_base_total: g.incident_base_total, incident_open_count: g.incident_open_count, reset_total: g.reset_total });
+  const cols = (g: GroupRow) => ({
+    incident_id: g.incident_id,
+    incident_base_total: g.incident_base_total,
+    incident_open_count: g.incident_open_count,
+    reset_total: g.reset_total,
+  });
   if (!target) {
     if (from.incident_id !== null) await rekeyIncident(trx, from, into, title);
     return cols(from);
@@ -212,21 +287,35 @@ async function mergeIncidents(trx: DetectionTrx, { from, target, into, title }: 
   else if (from.incident_id !== null) {
     await trx
       .updateTable('incidents')
-      .set({ status: 'resolved', resolved_ms: now, resolved_by: `merged into issue ${into}`, open_key: null, updated_ms: now })
+      .set({
+        status: 'resolved',
+        resolved_ms: now,
+        resolved_by: `merged into issue ${into}`,
+        open_key: null,
+        updated_ms: now,
+      })
       .where('project_id', '=', from.project_id)
       .where('id', '=', from.incident_id)
       .where('status', '!=', 'resolved')
       .execute();
   }
   const before = Number(other.total_count);
-  return { ...cols(kept), incident_base_total: Number(kept.incident_base_total) + before, reset_total: Number(kept.reset_total) + before };
+  return {
+    ...cols(kept),
+    incident_base_total: Number(kept.incident_base_total) + before,
+    reset_total: Number(kept.reset_total) + before,
+  };
 }
 
 /** Re-keys the old issue's incident to the merged issue's id, keeping it the one open incident of that key. */
 async function rekeyIncident(trx: DetectionTrx, from: GroupRow, into: string, title: string): Promise<void> {
   await trx
     .updateTable('incidents')
-    .set((eb) => ({ fingerprint: into, title, open_key: eb.case().when('open_key', 'is', null).then(null).else(`${from.project_id}:${into}`).end() }))
+    .set((eb) => ({
+      fingerprint: into,
+      title,
+      open_key: eb.case().when('open_key', 'is', null).then(null).else(`${from.project_id}:${into}`).end(),
+    }))
     .where('project_id', '=', from.project_id)
     .where('id', '=', from.incident_id!)
     .execute();

@@ -8,10 +8,12 @@ type Frame = IssueDetail['stack']['frames'][number];
 type Original = NonNullable<Frame['original']>;
 
 /** `2026-11-26 10:45:12 UTC`, in a `<time>` that keeps the exact instant. */
-const when = (at: string) => `<time datetime="${escapeHtml(at)}">${escapeHtml(at.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC'))}</time>`;
+const when = (at: string) =>
+  `<time datetime="${escapeHtml(at)}">${escapeHtml(at.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC'))}</time>`;
 /** `10:45:12.345`: breadcrumbs are seconds apart, all on the day of the error. */
 const clock = (at: string) => `<time datetime="${escapeHtml(at)}">${escapeHtml(at.slice(11, 23))}</time>`;
-const seen = (s: { at: string; release: string | null }) => `${when(s.at)}${s.release === null ? '' : ` in release <code>${escapeHtml(s.release)}</code>`}`;
+const seen = (s: { at: string; release: string | null }) =>
+  `${when(s.at)}${s.release === null ? '' : ` in release <code>${escapeHtml(s.release)}</code>`}`;
 const code = (text: string) => `<code>${escapeHtml(text)}</code>`;
 
 /** The original lines around the frame, numbered, its own line marked; a long line wraps under its code, not its number. */
@@ -54,7 +56,10 @@ function framesHtml(frames: Frame[]): string {
 function missingMapsHtml(missing: IssueDetail['stack']['missing_maps']): string {
   if (missing === null) return '';
   const files = `<ul>${missing.files.map((f) => `<li>${code(f.url)}${f.debug_id ? ` (debug ID ${code(f.debug_id)})` : ''}</li>`).join('')}</ul>`;
-  const release = missing.release === null ? '<p>The error names no release: name one with the SDK\'s <code>serviceVersion</code> (the build plugin does), and the same with <code>--release</code>.</p>' : '';
+  const release =
+    missing.release === null
+      ? "<p>The error names no release: name one with the SDK's <code>serviceVersion</code> (the build plugin does), and the same with <code>--release</code>.</p>"
+      : '';
   return `<div class="missing-maps"><p><strong>No source map covers ${missing.files.length === 1 ? 'this file' : 'these files'} of the app</strong>, so the frames read as minified:</p>${files}<p>Upload the maps of that build from its output folder (the one served at the site's root); the issue's errors then move to the issue of the original code:</p><pre><code>${escapeHtml(missing.upload_command)}</code></pre>${release}</div>`;
 }
 
@@ -91,7 +96,8 @@ function reproductionsHtml(reproductions: IssueDetail['reproductions']): string 
 /** What the status means for the reader, beyond its name. */
 function statusNote(issue: IssueDetail): string {
   if (issue.status === 'regressed') return ' — it was resolved and occurred again';
-  if (issue.status === 'resolved' && issue.in_next_release) return ` — for the release after ${issue.resolved_release ?? 'the one then current'}`;
+  if (issue.status === 'resolved' && issue.in_next_release)
+    return ` — for the release after ${issue.resolved_release ?? 'the one then current'}`;
   return '';
 }
 

@@ -32,8 +32,14 @@ export function issuePages(services: Services, box: SecretBox) {
     if (!check.ok) return refuseLink(c, check.reason, 'issue');
     const row = await findIssueRow(services.db, check.projectId, id);
     if (!row) return sendPage(c, 404, 'No such issue', '<h1>This issue no longer exists</h1>');
-    const issue = await issueDetail({ db: services.db, symbolicator: services.symbolicator, publicUrl: services.publicUrl }, row);
-    const incident = issue.incident_id === null ? null : incidentLinks(box, services.publicUrl, now).dashboardUrl(check.projectId, issue.incident_id);
+    const issue = await issueDetail(
+      { db: services.db, symbolicator: services.symbolicator, publicUrl: services.publicUrl },
+      row,
+    );
+    const incident =
+      issue.incident_id === null
+        ? null
+        : incidentLinks(box, services.publicUrl, now).dashboardUrl(check.projectId, issue.incident_id);
     return sendPage(c, 200, issueTitle(issue), issuePage(issue, { incident }));
   });
 }

@@ -10,7 +10,15 @@ import { issueDetail } from './detail';
 import { findIssueRow, findIssueRows } from './find';
 import { issueJson, type IssueRow } from './json';
 import { ISSUE_SORTS, listIssues } from './list';
-import { BulkStatusChange, IssueDetailSchema, IssueListItemSchema, IssueSchema, IssuesQuery, MAX_BULK_ISSUES, StatusChange } from './schemas';
+import {
+  BulkStatusChange,
+  IssueDetailSchema,
+  IssueListItemSchema,
+  IssueSchema,
+  IssuesQuery,
+  MAX_BULK_ISSUES,
+  StatusChange,
+} from './schemas';
 import { changeStatus } from './status';
 import { trendsOf } from './trend';
 
@@ -21,7 +29,8 @@ const listRoute = createRoute({
   method: 'get',
   path: '/',
   summary: 'Issues: errors grouped by fingerprint',
-  description: "Confined to the key's project; largest first in the chosen order, then by id. Unknown query parameters are rejected.",
+  description:
+    "Confined to the key's project; largest first in the chosen order, then by id. Unknown query parameters are rejected.",
   request: { query: IssuesQuery },
   responses: { 200: jsonAnswer('A page', pageOf(IssueListItemSchema)), ...errors(400, 401, 403) },
 });
@@ -30,7 +39,8 @@ const getRoute = createRoute({
   ...control,
   method: 'get',
   path: '/{id}',
-  summary: "One issue: its newest error's stack symbolicated now, counts, trends, breakdown, releases, sessions, breadcrumbs",
+  summary:
+    "One issue: its newest error's stack symbolicated now, counts, trends, breakdown, releases, sessions, breadcrumbs",
   request: { params: idParams('Issue id') },
   responses: { 200: jsonAnswer('The issue', IssueDetailSchema), ...errors(400, 401, 403, 404) },
 });
@@ -41,7 +51,10 @@ const statusRoute = createRoute({
   path: '/{id}',
   summary: "Set an issue's status",
   middleware: [readControlJson],
-  request: { params: idParams('Issue id'), body: jsonBody(StatusChange, { status: 'resolved', in_next_release: true }) },
+  request: {
+    params: idParams('Issue id'),
+    body: jsonBody(StatusChange, { status: 'resolved', in_next_release: true }),
+  },
   responses: { 200: jsonAnswer('The issue', IssueSchema), ...errors(400, 401, 403, 404, 413, 415) },
 });
 
@@ -55,7 +68,10 @@ const bulkStatusRoute = createRoute({
     'in one transaction: when an id is not an issue of the project the answer is 404 naming it, and nothing changed.',
   middleware: [readControlJson],
   request: { body: jsonBody(BulkStatusChange, { ids: ['4f1c2a9be0d3a7c1', '9d2e4b6f1a3c5e70'], status: 'ignored' }) },
-  responses: { 200: jsonAnswer('The issues, in the order of `ids`', listOf(IssueSchema)), ...errors(400, 401, 403, 404, 413, 415) },
+  responses: {
+    200: jsonAnswer('The issues, in the order of `ids`', listOf(IssueSchema)),
+    ...errors(400, 401, 403, 404, 413, 415),
+  },
 });
 
 /** `/control-plane/issues`: errors grouped by fingerprint, listed, read and given a status (docs/issues.md). */
@@ -70,22 +86,50 @@ export function issueRoutes(services: Services) {
 
   return createRouter()
     .openapi(listRoute, async (c) => {
-      const { app, sort, limit, trend, user_id: userId, seen_in: seenIn, cursor: _cursor, ...filter } = c.req.valid('query');
+      const {
+        app,
+        sort,
+        limit,
+        trend,
+        user_id: userId,
+        seen_in: seenIn,
+        cursor: _cursor,
+        ...filter
+      } = c.req.valid('query');
       const { projectId } = c.get('caller');
-      const appId = app === undefined || app === '' ? undefined : (await resolveServiceNames(db, projectId, [app])).get(app)?.id;
-      if (app && appId === undefined) throw badRequest(`app "${app}" is neither an app name nor an alias in this project`, { field: 'app' });
-      const rows = await listIssues(db, projectId, { ...filter, appId, userId, seenIn }, { sort, limit, cursor: readCursor(c, 'string') });
-      const trends = await trendsOf(db, projectId, rows.slice(0, limit).map((r) => r.fingerprint), trend, services.clock.now());
+      const appId =
+        app === undefined || app === '' ? undefined : (await resolveServiceNames(db, projectId, [app])).get(app)?.id;
+      if (app && appId === undefined)
+        throw badRequest(`app "${app}" is neither an app name nor an alias in this project`, { field: 'app' });
+      const rows = await listIssues(
+        db,
+        projectId,
+        { ...filter, appId, userId, seenIn },
+        { sort, limit, cursor: readCursor(c, 'string') },
+      );
+      const trends = await trendsOf(
+        db,
+        projectId,
+        rows.slice(0, limit).map((r) => r.fingerprint),
+        trend,
+        services.clock.now(),
+      );
       const column = ISSUE_SORTS[sort];
       const item = (r: IssueRow) => ({ ...issueJson(r), trend: trends.get(r.fingerprint)! });
-      return c.json(keysetPage(rows, limit, item, (r) => ({ t: Number(r[column]), k: r.fingerprint })), 200);
+      return c.json(
+        keysetPage(rows, limit, item, (r) => ({ t: Number(r[column]), k: r.fingerprint })),
+        200,
+      );
     })
     .openapi(bulkStatusRoute, async (c) => {
       const { ids, status, in_next_release: inNextRelease } = c.req.valid('json');
       const { projectId, key } = c.get('caller');
       const found = new Map((await findIssueRows(db, projectId, ids)).map((r) => [r.fingerprint, r]));
       const missing = ids.findIndex((id) => !found.has(id));
-      if (missing !== -1) throw new ApiError(404, 'not_found', `no issue ${ids[missing]} in this project; nothing changed`, { field: `ids[${missing}]` });
+      if (missing !== -1)
+        throw new ApiError(404, 'not_found', `no issue ${ids[missing]} in this project; nothing changed`, {
+          field: `ids[${missing}]`,
+        });
       const change = { status, inNextRelease, by: `key:${key.name}`, atMs: services.clock.now() };
       await db.transaction().execute(async (trx) => {
         for (const id of ids) await changeStatus(trx, found.get(id)!, change);
@@ -97,8 +141,16 @@ export function issueRoutes(services: Services) {
       const row = await findIssue(c.get('caller').projectId, c.req.valid('param').id);
       const detail = await issueDetail({ db, symbolicator: services.symbolicator, publicUrl: services.publicUrl }, row);
       const now = services.clock.now();
-      const trend = async (period: '24h' | '14d') => (await trendsOf(db, row.project_id, [row.fingerprint], period, now)).get(row.fingerprint)!;
-      return c.json({ ...detail, trend: { hours: await trend('24h'), days: await trend('14d') }, breakdown: await breakdownOf(db, row) }, 200);
+      const trend = async (period: '24h' | '14d') =>
+        (await trendsOf(db, row.project_id, [row.fingerprint], period, now)).get(row.fingerprint)!;
+      return c.json(
+        {
+          ...detail,
+          trend: { hours: await trend('24h'), days: await trend('14d') },
+          breakdown: await breakdownOf(db, row),
+        },
+        200,
+      );
     })
     .openapi(statusRoute, async (c) => {
       const { status, in_next_release: inNextRelease } = c.req.valid('json');

@@ -17,7 +17,9 @@ const counted = { events: z.number().int(), sessions: z.number().int() };
 const SeenInSchema = z
   .object({
     production: z.object(counted).openapi({ description: 'Errors and sessions of every environment but `test`' }),
-    tests: z.object({ ...counted, run_count: z.number().int().openapi({ description: 'Test runs it was seen in' }) }).openapi({ description: 'Errors and sessions of test runs (env `test`)' }),
+    tests: z
+      .object({ ...counted, run_count: z.number().int().openapi({ description: 'Test runs it was seen in' }) })
+      .openapi({ description: 'Errors and sessions of test runs (env `test`)' }),
   })
   .openapi({ description: 'Where the issue was seen; `events` and `sessions` are the production figures' });
 
@@ -29,7 +31,10 @@ export const IssueSchema = z
     message: z.string().openapi({ description: "One occurrence's message, personal and secret data masked" }),
     app: z.string(),
     env: z.string(),
-    events: z.number().int().openapi({ description: 'Errors ever counted in production (test runs are in `seen_in.tests`)' }),
+    events: z
+      .number()
+      .int()
+      .openapi({ description: 'Errors ever counted in production (test runs are in `seen_in.tests`)' }),
     sessions: z.number().int().openapi({ description: 'Distinct production sessions ever affected' }),
     first_seen: seen,
     last_seen: seen,
@@ -49,25 +54,43 @@ const TrendSchema = z
     period: z.enum(Object.keys(TREND_PERIODS) as [keyof typeof TREND_PERIODS]),
     start: Time.openapi({ description: 'Start of the first bucket; the last bucket holds the current hour' }),
     bucket_ms: z.number().int().openapi({ description: 'Length of a bucket: an hour (24h) or a day (14d)' }),
-    counts: z.array(z.number().int()).openapi({ description: 'Production errors per bucket, oldest first (24 hours or 14 days)' }),
+    counts: z
+      .array(z.number().int())
+      .openapi({ description: 'Production errors per bucket, oldest first (24 hours or 14 days)' }),
   })
   .openapi('IssueTrend');
 
-export const IssueListItemSchema = IssueSchema.extend({ trend: TrendSchema.openapi({ description: 'Errors over the period `trend` asks for' }) }).openapi('IssueListItem');
+export const IssueListItemSchema = IssueSchema.extend({
+  trend: TrendSchema.openapi({ description: 'Errors over the period `trend` asks for' }),
+}).openapi('IssueListItem');
 
 const FacetSchema = z.object({
   top: z
-    .array(z.object({ value: z.string().nullable().openapi({ description: 'null: errors that did not say' }), count: z.number().int() }))
+    .array(
+      z.object({
+        value: z.string().nullable().openapi({ description: 'null: errors that did not say' }),
+        count: z.number().int(),
+      }),
+    )
     .openapi({ description: `The ${BREAKDOWN_TOP} largest values` }),
-  distinct: z.number().int().openapi({ description: `Distinct known values (for \`user\`: the users affected), at most ${BREAKDOWN_DISTINCT_CAP}` }),
+  distinct: z
+    .number()
+    .int()
+    .openapi({
+      description: `Distinct known values (for \`user\`: the users affected), at most ${BREAKDOWN_DISTINCT_CAP}`,
+    }),
   distinct_capped: z.boolean().openapi({ description: 'More distinct values exist than `distinct`' }),
-  total: z.number().int().openapi({ description: "Errors counted under those values: a value's share is count / total" }),
+  total: z
+    .number()
+    .int()
+    .openapi({ description: "Errors counted under those values: a value's share is count / total" }),
 });
 
 const BreakdownSchema = z
   .object({ browser: FacetSchema, os: FacetSchema, release: FacetSchema, route: FacetSchema, user: FacetSchema })
   .openapi('IssueBreakdown', {
-    description: 'Production errors by browser and major version, operating system, release, route pattern of the page and user (`user.id`); values unseen for the retention period are dropped',
+    description:
+      'Production errors by browser and major version, operating system, release, route pattern of the page and user (`user.id`); values unseen for the retention period are dropped',
   });
 
 export const Frame = z.object({
@@ -90,11 +113,18 @@ export const Frame = z.object({
 
 export const MissingMapsSchema = z
   .object({
-    files: z.array(z.object({ url: z.string(), debug_id: z.string().nullable() })).openapi({ description: "The app's scripts of the stack that no uploaded map covers, in stack order" }),
-    release: z.string().nullable().openapi({ description: "The error's release (`service.version`), which maps without a debug ID are found by" }),
+    files: z
+      .array(z.object({ url: z.string(), debug_id: z.string().nullable() }))
+      .openapi({ description: "The app's scripts of the stack that no uploaded map covers, in stack order" }),
+    release: z
+      .string()
+      .nullable()
+      .openapi({ description: "The error's release (`service.version`), which maps without a debug ID are found by" }),
     upload_command: z.string().openapi({
-      description: "The CLI line that uploads their maps, run on the build's output folder (the one served at the site's root)",
-      example: 'npx svc-server sourcemaps upload path/to/build --release 7.1 --url https://svc.example.com --control-key <control key>',
+      description:
+        "The CLI line that uploads their maps, run on the build's output folder (the one served at the site's root)",
+      example:
+        'npx svc-server sourcemaps upload path/to/build --release 7.1 --url https://svc.example.com --control-key <control key>',
     }),
   })
   .nullable()
@@ -104,7 +134,9 @@ export const IssueDetailSchema = IssueSchema.extend({
   seen_in: SeenInSchema.extend({
     tests: SeenInSchema.shape.tests.extend({
       runs: z.array(z.string()).openapi({ description: 'Ids of the newest runs it was seen in, at most 20' }),
-      tests: z.array(z.object({ test_id: z.string(), title: z.string().nullable() })).openapi({ description: 'The tests it was seen in, most recent first, at most 20' }),
+      tests: z
+        .array(z.object({ test_id: z.string(), title: z.string().nullable() }))
+        .openapi({ description: 'The tests it was seen in, most recent first, at most 20' }),
     }),
   }),
   reproductions: z
@@ -117,26 +149,39 @@ export const IssueDetailSchema = IssueSchema.extend({
         at: Time.openapi({ description: 'When the attempt started' }),
       }),
     )
-    .openapi({ description: "Test attempts annotated `svc-issue` with this issue's id (the AI fix's reproduction test), newest first, at most 20" }),
+    .openapi({
+      description:
+        "Test attempts annotated `svc-issue` with this issue's id (the AI fix's reproduction test), newest first, at most 20",
+    }),
   stack: z.object({ raw: z.string().nullable(), frames: z.array(Frame), missing_maps: MissingMapsSchema }),
   merged_from: z
     .array(z.object({ id: z.string(), at: Time }))
-    .openapi({ description: 'Issues merged into this one once a map placed their frame (their ids answer as this issue), newest first' }),
+    .openapi({
+      description:
+        'Issues merged into this one once a map placed their frame (their ids answer as this issue), newest first',
+    }),
   last_event: z.object({ at: Time, release: z.string().nullable(), session_id: z.string().nullable() }).nullable(),
-  counts: z.array(z.object({ start: Time, count: z.number().int() })).openapi({ description: 'Errors per hour (hours with errors), the 14 days up to the last one' }),
+  counts: z
+    .array(z.object({ start: Time, count: z.number().int() }))
+    .openapi({ description: 'Errors per hour (hours with errors), the 14 days up to the last one' }),
   releases: z.array(z.object({ release: z.string(), events: z.number().int(), first_seen: Time, last_seen: Time })),
   sessions_sample: z
     .array(
       z.object({
         session_id: z.string(),
-        user_id: z.string().nullable().openapi({ description: "The session's latest user (`user.id`); null when none was named" }),
+        user_id: z
+          .string()
+          .nullable()
+          .openapi({ description: "The session's latest user (`user.id`); null when none was named" }),
         first_seen: Time.openapi({ description: "The issue's first error in the session" }),
         last_seen: Time.openapi({ description: "The issue's last error in the session" }),
         replay_url: z.string().nullable(),
       }),
     )
     .openapi({ description: 'The 10 most recently affected sessions; `sessions` is how many there were in all' }),
-  trend: z.object({ hours: TrendSchema, days: TrendSchema }).openapi({ description: 'Errors per hour over the last 24 hours and per day over the last 14 days' }),
+  trend: z
+    .object({ hours: TrendSchema, days: TrendSchema })
+    .openapi({ description: 'Errors per hour over the last 24 hours and per day over the last 14 days' }),
   breakdown: BreakdownSchema,
   breadcrumbs: z.array(
     z.object({
@@ -160,21 +205,34 @@ export const IssuesQuery = z.strictObject({
   q: text('Text in the type or message, case-insensitive'),
   from: rangeQuery.from.openapi({ description: 'Last seen at or after: epoch ms or ISO 8601' }),
   to: rangeQuery.to.openapi({ description: 'Last seen before: epoch ms or ISO 8601' }),
-  user_id: userIdQuery.openapi({ description: 'Issues that affected a session whose latest user (`user.id`) is this one' }),
-  sort: z.enum(Object.keys(ISSUE_SORTS) as [keyof typeof ISSUE_SORTS]).default('last_seen').openapi({ description: 'Order' }),
+  user_id: userIdQuery.openapi({
+    description: 'Issues that affected a session whose latest user (`user.id`) is this one',
+  }),
+  sort: z
+    .enum(Object.keys(ISSUE_SORTS) as [keyof typeof ISSUE_SORTS])
+    .default('last_seen')
+    .openapi({ description: 'Order' }),
   trend: z
     .enum(Object.keys(TREND_PERIODS) as [keyof typeof TREND_PERIODS])
     .default('24h')
-    .openapi({ description: "Each issue's `trend`: errors per hour over the last 24 hours, or per day over the last 14 days" }),
+    .openapi({
+      description: "Each issue's `trend`: errors per hour over the last 24 hours, or per day over the last 14 days",
+    }),
   limit: limitQuery(50, 200),
   cursor: cursorQuery,
 });
 
 const statusFields = {
   status: z.enum(SETTABLE_STATUSES),
-  in_next_release: z.boolean().default(false).openapi({ description: 'With `resolved` only: errors of the release current now do not regress it' }),
+  in_next_release: z
+    .boolean()
+    .default(false)
+    .openapi({ description: 'With `resolved` only: errors of the release current now do not regress it' }),
 };
-const nextReleaseWhenResolved: [(b: { status: string; in_next_release: boolean }) => boolean, { message: string; path: string[] }] = [
+const nextReleaseWhenResolved: [
+  (b: { status: string; in_next_release: boolean }) => boolean,
+  { message: string; path: string[] },
+] = [
   (b) => !b.in_next_release || b.status === 'resolved',
   { message: 'in_next_release applies only to status resolved', path: ['in_next_release'] },
 ];

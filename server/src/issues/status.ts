@@ -22,7 +22,9 @@ export interface StatusChange {
 async function currentRelease(db: Kysely<Database>, group: GroupRow): Promise<string | null> {
   const row = await db
     .selectFrom('issue_releases as r')
-    .innerJoin('detection_groups as g', (j) => j.onRef('g.project_id', '=', 'r.project_id').onRef('g.fingerprint', '=', 'r.fingerprint'))
+    .innerJoin('detection_groups as g', (j) =>
+      j.onRef('g.project_id', '=', 'r.project_id').onRef('g.fingerprint', '=', 'r.fingerprint'),
+    )
     .select('r.release')
     .where('g.project_id', '=', group.project_id)
     .where('g.app_id', '=', group.app_id)

@@ -40,12 +40,20 @@ export async function seenInDetail(db: Kysely<Database>, row: IssueRow) {
 export async function reproductionsOf(db: Kysely<Database>, row: IssueRow) {
   const rows = await db
     .selectFrom('test_attempts as a')
-    .leftJoin('test_runs as r', (join) => join.onRef('r.project_id', '=', 'a.project_id').onRef('r.run_id', '=', 'a.run_id'))
+    .leftJoin('test_runs as r', (join) =>
+      join.onRef('r.project_id', '=', 'a.project_id').onRef('r.run_id', '=', 'a.run_id'),
+    )
     .select(['a.run_id', 'a.status', 'a.started_ms', 'r.branch', 'r.commit_sha'])
     .where('a.project_id', '=', row.project_id)
     .where('a.issue_id', '=', row.fingerprint)
     .orderBy('a.started_ms', 'desc')
     .limit(LISTED)
     .execute();
-  return rows.map((r) => ({ run_id: r.run_id, branch: r.branch ?? null, commit: r.commit_sha ?? null, status: r.status, at: iso(Number(r.started_ms)) }));
+  return rows.map((r) => ({
+    run_id: r.run_id,
+    branch: r.branch ?? null,
+    commit: r.commit_sha ?? null,
+    status: r.status,
+    at: iso(Number(r.started_ms)),
+  }));
 }

@@ -34,6 +34,9 @@ export const shortCommit = (commit: string | null) => (commit === null ? 'an unk
  */
 export function reproductionText(r: Reproduction): string {
   const outcome = r.status === 'timedOut' ? 'timed out' : r.status;
-  const where = r.status === 'passed' && r.branch !== null ? `branch ${r.branch} at ${shortCommit(r.commit)}` : shortCommit(r.commit);
+  const where =
+    r.status === 'passed' && r.branch !== null
+      ? `branch ${r.branch} at ${shortCommit(r.commit)}`
+      : shortCommit(r.commit);
   return `reproduction test ${outcome} on ${where}`;
 }

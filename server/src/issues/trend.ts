@@ -6,7 +6,10 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 /** The two trends an issue shows, as Sentry's lists do: the last 24 hours by hour, the last 14 days by day. */
-export const TREND_PERIODS = { '24h': { bucketMs: HOUR_MS, buckets: 24 }, '14d': { bucketMs: DAY_MS, buckets: 14 } } as const;
+export const TREND_PERIODS = {
+  '24h': { bucketMs: HOUR_MS, buckets: 24 },
+  '14d': { bucketMs: DAY_MS, buckets: 14 },
+} as const;
 export type TrendPeriod = keyof typeof TREND_PERIODS;
 
 export interface IssueTrend {
@@ -32,7 +35,13 @@ function startOf(period: TrendPeriod, nowMs: number): number {
  * fingerprint, hour) reads each issue's hours of the period and nothing else (test/integration/issues-api.test.ts
  * checks the plan on both databases).
  */
-export function trendQuery(db: Kysely<Database>, projectId: string, fingerprints: readonly string[], startMs: number, bucketMs: number) {
+export function trendQuery(
+  db: Kysely<Database>,
+  projectId: string,
+  fingerprints: readonly string[],
+  startMs: number,
+  bucketMs: number,
+) {
   // Literals, not parameters: PostgreSQL groups by the select's expression only when the two are the same text.
   const bucket = sql<number>`(hour_ms - ${sql.lit(Math.trunc(startMs))}) / ${sql.lit(Math.trunc(bucketMs))}`;
   return db
@@ -45,11 +54,23 @@ export function trendQuery(db: Kysely<Database>, projectId: string, fingerprints
 }
 
 /** Each issue's trend over `period` ending now, with zeros for the buckets without errors. */
-export async function trendsOf(db: Kysely<Database>, projectId: string, fingerprints: readonly string[], period: TrendPeriod, nowMs: number): Promise<Map<string, IssueTrend>> {
+export async function trendsOf(
+  db: Kysely<Database>,
+  projectId: string,
+  fingerprints: readonly string[],
+  period: TrendPeriod,
+  nowMs: number,
+): Promise<Map<string, IssueTrend>> {
   const { bucketMs, buckets } = TREND_PERIODS[period];
   const startMs = startOf(period, nowMs);
   const out = new Map<string, IssueTrend>();
-  for (const fingerprint of fingerprints) out.set(fingerprint, { period, start: iso(startMs), bucket_ms: bucketMs, counts: new Array<number>(buckets).fill(0) });
+  for (const fingerprint of fingerprints)
+    out.set(fingerprint, {
+      period,
+      start: iso(startMs),
+      bucket_ms: bucketMs,
+      counts: new Array<number>(buckets).fill(0),
+    });
   if (fingerprints.length === 0) return out;
   for (const row of await trendQuery(db, projectId, fingerprints, startMs, bucketMs).execute()) {
     const bucket = Number(row.bucket);

@@ -28,7 +28,10 @@ function frameOf(container: object): Frame {
  * down to the value, the value included when it is one (the root container is at depth 1, a string in it at 1); `key`
  * is the step that reached the value (undefined for the root), so keys can be tested too.
  */
-export function findInJson(root: unknown, test: (value: unknown, depth: number, key: JsonStep | undefined) => boolean): JsonStep[] | undefined {
+export function findInJson(
+  root: unknown,
+  test: (value: unknown, depth: number, key: JsonStep | undefined) => boolean,
+): JsonStep[] | undefined {
   if (test(root, isContainer(root) ? 1 : 0, undefined)) return [];
   if (!isContainer(root)) return undefined;
   const stack: Frame[] = [frameOf(root)];
@@ -40,9 +43,12 @@ export function findInJson(root: unknown, test: (value: unknown, depth: number, 
     }
     const index = top.next++;
     const key = top.keys ? top.keys[index]! : index;
-    const value: unknown = top.keys ? (top.container as Record<string, unknown>)[key] : (top.container as unknown[])[index];
+    const value: unknown = top.keys
+      ? (top.container as Record<string, unknown>)[key]
+      : (top.container as unknown[])[index];
     const container = isContainer(value);
-    if (test(value, stack.length + (container ? 1 : 0), key)) return stack.map(({ keys, next }) => (keys ? keys[next - 1]! : next - 1));
+    if (test(value, stack.length + (container ? 1 : 0), key))
+      return stack.map(({ keys, next }) => (keys ? keys[next - 1]! : next - 1));
     if (container) stack.push(frameOf(value));
   }
   return undefined;

@@ -16,12 +16,16 @@ const landingRoute = createRoute({
   method: 'get',
   path: '/',
   tags: ['service'],
-  summary: 'The console (HTML), or for programs the server\'s links as JSON',
-  description: 'A browser gets the console (a single-page app; strict Content-Security-Policy, no inline script). With `Accept: application/json` first, the links to the console, the demo (when enabled), the API reference and the endpoints as JSON.',
+  summary: "The console (HTML), or for programs the server's links as JSON",
+  description:
+    'A browser gets the console (a single-page app; strict Content-Security-Policy, no inline script). With `Accept: application/json` first, the links to the console, the demo (when enabled), the API reference and the endpoints as JSON.',
   responses: {
     200: {
       description: 'The console page or the links',
-      content: { 'text/html': { schema: z.string() }, 'application/json': { schema: z.object({ name: z.string(), links: z.record(z.string(), z.string()) }) } },
+      content: {
+        'text/html': { schema: z.string() },
+        'application/json': { schema: z.object({ name: z.string(), links: z.record(z.string(), z.string()) }) },
+      },
     },
   },
 });

@@ -9,7 +9,13 @@ export const Channel = z
     type: z.enum(CHANNEL_TYPES),
     name: z.string(),
     config: AnyObject.openapi({ description: 'Without any secret' }),
-    secrets_set: z.array(z.string()).openapi({ description: 'The secret config fields that hold a value (`secret`, `webhook_url`, `smtp.password`), never their values', example: ['secret'] }),
+    secrets_set: z
+      .array(z.string())
+      .openapi({
+        description:
+          'The secret config fields that hold a value (`secret`, `webhook_url`, `smtp.password`), never their values',
+        example: ['secret'],
+      }),
     created_at: Time,
   })
   .openapi('Channel');
@@ -19,7 +25,11 @@ export const Rule = z
     id: z.string(),
     name: z.string(),
     position: z.number().int(),
-    conditions: z.object({ severity: z.array(z.string()).optional(), env: z.array(z.string()).optional(), services: z.array(z.string()).optional() }),
+    conditions: z.object({
+      severity: z.array(z.string()).optional(),
+      env: z.array(z.string()).optional(),
+      services: z.array(z.string()).optional(),
+    }),
     channels: z.array(z.string()),
     delay_seconds: z.number().int(),
     created_at: Time,
@@ -38,7 +48,10 @@ export const Delivery = z
     channel_id: z.string(),
     channel_type: z.string(),
     incident_id: z.string().nullable(),
-    issue_id: z.string().nullable().openapi({ description: 'Set for `issue.regressed` deliveries, which have no incident' }),
+    issue_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Set for `issue.regressed` deliveries, which have no incident' }),
     event: z.string(),
     // Stored as text: the enum documents the values the server writes.
     trigger: z.string().openapi({ enum: ['incident', 'issue', 'test'] }),

@@ -27,7 +27,13 @@ export interface NotifyOptions {
  * deliveries), and the outbox worker that sends them. `publicUrl` is asked when links are made: it is known once the
  * server listens.
  */
-export function startNotifications(database: DatabaseHandle, clock: Clock, publicUrl: () => string, log: (line: string) => void, options: NotifyOptions): NotifyServices {
+export function startNotifications(
+  database: DatabaseHandle,
+  clock: Clock,
+  publicUrl: () => string,
+  log: (line: string) => void,
+  options: NotifyOptions,
+): NotifyServices {
   const { db } = database;
   const { box } = options;
   const links = () => incidentLinks(box, publicUrl(), clock.now());
@@ -53,7 +59,8 @@ export function startNotifications(database: DatabaseHandle, clock: Clock, publi
       http: createGuardedHttp({ allowPrivateTargets }),
       kinds,
       integrations,
-      noticeFor: (delivery) => incidentNotice(incidents, links(), delivery, (projectId, incident) => analysisLink(db, projectId, incident)),
+      noticeFor: (delivery) =>
+        incidentNotice(incidents, links(), delivery, (projectId, incident) => analysisLink(db, projectId, incident)),
       log,
     },
     options.outbox,

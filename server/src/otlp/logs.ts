@@ -6,7 +6,12 @@ import { SessionFactsCollector } from './session-facts';
 import { recordUidOf, sessionIdOf, toPlainAttributes, toPlainValue } from './values';
 import { forEachRecord } from './walk';
 
-const LOGS = { message: 'ExportLogsServiceRequest', resources: 'resourceLogs', scopes: 'scopeLogs', records: 'logRecords' };
+const LOGS = {
+  message: 'ExportLogsServiceRequest',
+  resources: 'resourceLogs',
+  scopes: 'scopeLogs',
+  records: 'logRecords',
+};
 
 /** Validates an OTLP/JSON ExportLogsServiceRequest and flattens it into log rows. */
 export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'logs'> {

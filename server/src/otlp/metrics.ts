@@ -26,7 +26,12 @@ const DATA_KINDS: ReadonlyArray<[key: string, type: MetricType]> = [
   ['summary', 'summary'],
 ];
 
-const METRICS = { message: 'ExportMetricsServiceRequest', resources: 'resourceMetrics', scopes: 'scopeMetrics', records: 'metrics' };
+const METRICS = {
+  message: 'ExportMetricsServiceRequest',
+  resources: 'resourceMetrics',
+  scopes: 'scopeMetrics',
+  records: 'metrics',
+};
 
 /** Longest metric name accepted: the OpenTelemetry API's limit for instrument names. */
 const MAX_METRIC_NAME = 255;
@@ -41,7 +46,8 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
     if (!name) throw badRequest(`${path}.name is required`, { field: `${path}.name` });
     // OpenTelemetry's limit for instrument names; names are indexed (by project, name and time), and PostgreSQL's index
     // rows cannot hold an unbounded text.
-    if (name.length > MAX_METRIC_NAME) throw badRequest(`${path}.name is longer than ${MAX_METRIC_NAME} characters`, { field: `${path}.name` });
+    if (name.length > MAX_METRIC_NAME)
+      throw badRequest(`${path}.name is longer than ${MAX_METRIC_NAME} characters`, { field: `${path}.name` });
     const present = DATA_KINDS.filter(([key]) => metric[key] !== undefined && metric[key] !== null);
     if (present.length !== 1) {
       throw badRequest(`${path} must have exactly one of ${DATA_KINDS.map(([k]) => k).join(', ')}`, { field: path });
@@ -113,7 +119,11 @@ function distribution(p: JsonObject, path: string): { count: string; sum: number
 }
 
 /** The point's headline value (for number points the value, for distributions the sum) and its full detail. */
-function readPoint(type: MetricType, p: JsonObject, path: string): { value: number | string | undefined; detail: JsonObject } {
+function readPoint(
+  type: MetricType,
+  p: JsonObject,
+  path: string,
+): { value: number | string | undefined; detail: JsonObject } {
   switch (type) {
     case 'gauge':
     case 'sum': {
@@ -157,7 +167,10 @@ function readPoint(type: MetricType, p: JsonObject, path: string): { value: numb
       const quantiles = readArray(p.quantileValues, `${path}.quantileValues`).map((q, i) => {
         const at = `${path}.quantileValues[${i}]`;
         const o = readObject(q, at);
-        return { quantile: readDouble(o.quantile, `${at}.quantile`) ?? 0, value: readDouble(o.value, `${at}.value`) ?? 0 };
+        return {
+          quantile: readDouble(o.quantile, `${at}.quantile`) ?? 0,
+          value: readDouble(o.value, `${at}.value`) ?? 0,
+        };
       });
       return { value: d.sum ?? undefined, detail: { ...d, quantileValues: quantiles } };
     }

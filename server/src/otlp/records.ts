@@ -3,7 +3,10 @@ import type { Database, TelemetryTable } from '../db/schema';
 import type { SessionFacts } from './session-facts';
 
 /** A row ready to store, before the app is resolved from `serviceName` and the project and time of receipt added. */
-export type PendingRow<T extends TelemetryTable> = Omit<Insertable<Database[T]>, 'project_id' | 'app_id' | 'received_ms'> & {
+export type PendingRow<T extends TelemetryTable> = Omit<
+  Insertable<Database[T]>,
+  'project_id' | 'app_id' | 'received_ms'
+> & {
   serviceName: string;
   session_id: string | null;
   time_ms: number;

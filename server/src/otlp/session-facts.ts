@@ -12,7 +12,14 @@ export type SessionAttributeValue = string | number | boolean;
  * Bounds of what a session record indexes; anything beyond is ignored, never refused (the record itself is stored
  * whole as usual). Keys are limited to a charset every query path can name without quoting.
  */
-export const SESSION_FACT_LIMITS = { maxAttributes: 32, maxKeyChars: 64, maxValueChars: 256, maxUserChars: 256, maxPages: 50, maxPathChars: 512 } as const;
+export const SESSION_FACT_LIMITS = {
+  maxAttributes: 32,
+  maxKeyChars: 64,
+  maxValueChars: 256,
+  maxUserChars: 256,
+  maxPages: 50,
+  maxPathChars: 512,
+} as const;
 export const ATTRIBUTE_KEY = /^[A-Za-z0-9_.:-]{1,64}$/;
 const ATTRIBUTE_PREFIX = 'session.attributes.';
 
@@ -57,16 +64,19 @@ export function samplingOf(resource: PlainAttributes): Sampling | undefined {
   const mode = resource['svc.replay.mode'];
   const sampling: Sampling = {};
   if (typeof rate === 'number' && rate > 0 && rate <= 1) sampling.sampleRate = rate;
-  if (typeof mode === 'string' && (REPLAY_MODES as readonly string[]).includes(mode)) sampling.replayMode = mode as ReplayMode;
+  if (typeof mode === 'string' && (REPLAY_MODES as readonly string[]).includes(mode))
+    sampling.replayMode = mode as ReplayMode;
   return sampling.sampleRate === undefined && sampling.replayMode === undefined ? undefined : sampling;
 }
 
 /** A user id, name or e-mail as a session keeps it: non-empty text of bounded length, else null. */
-export const boundedText = (v: unknown): string | null => (typeof v === 'string' && v !== '' && v.length <= SESSION_FACT_LIMITS.maxUserChars ? v : null);
+export const boundedText = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' && v.length <= SESSION_FACT_LIMITS.maxUserChars ? v : null;
 
 /** Longest test title or file a session keeps; the test's own record (test-runs) has the whole of them. */
 const MAX_TEST_TEXT = 1024;
-const testText = (v: unknown): string | null => (typeof v === 'string' && v !== '' && v.length <= MAX_TEST_TEXT ? v : null);
+const testText = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' && v.length <= MAX_TEST_TEXT ? v : null;
 
 /** `test.retry` as the SDK sends it (an int, which OTLP/JSON may carry as decimal text); null when absent or malformed. */
 function retryOf(v: unknown): number | null {
@@ -79,7 +89,13 @@ export function testOf(resource: PlainAttributes): SessionTest | undefined {
   const runId = boundedText(resource['test.run.id']);
   const testId = boundedText(resource['test.id']);
   if (runId === null || testId === null) return undefined;
-  return { runId, testId, retry: retryOf(resource['test.retry']), title: testText(resource['test.title']), file: testText(resource['test.file']) };
+  return {
+    runId,
+    testId,
+    retry: retryOf(resource['test.retry']),
+    title: testText(resource['test.title']),
+    file: testText(resource['test.file']),
+  };
 }
 
 /** A page's path, without query or fragment (they can carry personal data); null when it is not one or is too long. */
@@ -154,16 +170,30 @@ export class SessionFactsCollector {
    * One record's contribution. `pages` are the paths the record shows the user on (see spanPages and pointPages). The user agent is the record's `user_agent.original` (OpenTelemetry's
    * document-load instrumentation puts it on its span) or else the resource's (the svc SDK's).
    */
-  note(sessionId: string | null, timeMs: number, attributes: PlainAttributes, resource: ResourceInfo, pages: readonly string[] = []): void {
+  note(
+    sessionId: string | null,
+    timeMs: number,
+    attributes: PlainAttributes,
+    resource: ResourceInfo,
+    pages: readonly string[] = [],
+  ): void {
     if (sessionId === null) return;
     const { sampling, test } = resource;
     const userId = boundedText(attributes['user.id']);
     const values = attributesOf(attributes);
     // The current semantic convention's name first, then the older one the svc SDK sends (as issues read it).
-    const env = boundedText(resource.attributes['deployment.environment.name']) ?? boundedText(resource.attributes['deployment.environment']);
+    const env =
+      boundedText(resource.attributes['deployment.environment.name']) ??
+      boundedText(resource.attributes['deployment.environment']);
     const release = boundedText(resource.attributes['service.version']);
     const client = this.clientOf(attributes['user_agent.original'] ?? resource.attributes['user_agent.original']);
-    const nothing = userId === null && values === undefined && sampling === undefined && env === null && release === null && client === null;
+    const nothing =
+      userId === null &&
+      values === undefined &&
+      sampling === undefined &&
+      env === null &&
+      release === null &&
+      client === null;
     if (nothing && pages.length === 0 && test === undefined) return;
     let f = this.facts.get(sessionId);
     if (!f) this.facts.set(sessionId, (f = { sessionId }));
@@ -173,7 +203,12 @@ export class SessionFactsCollector {
     if (client !== null) f.client = client;
     if (test) f.test = test;
     if (userId !== null && (!f.user || timeMs >= f.user.timeMs)) {
-      f.user = { timeMs, id: userId, email: boundedText(attributes['user.email']), name: boundedText(attributes['user.name']) };
+      f.user = {
+        timeMs,
+        id: userId,
+        email: boundedText(attributes['user.email']),
+        name: boundedText(attributes['user.name']),
+      };
     }
     if (values && (!f.attributes || timeMs >= f.attributes.timeMs)) f.attributes = { timeMs, values };
     for (const page of pages) {

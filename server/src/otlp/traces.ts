@@ -1,5 +1,14 @@
 import { badRequest } from '../http/errors';
-import { nanosToMillis, readArray, readId, readInteger, readObject, readString, readUint64, type JsonObject } from '../json/read';
+import {
+  nanosToMillis,
+  readArray,
+  readId,
+  readInteger,
+  readObject,
+  readString,
+  readUint64,
+  type JsonObject,
+} from '../json/read';
 import type { PendingBatch, PendingRow } from './records';
 import { traceKey } from '../db/trace-key';
 import { RecordBudget } from '../ingest/limits';
@@ -19,15 +28,26 @@ export function normalizeTraces(body: unknown): PendingBatch<'spans'> {
   return { table: 'spans', rows, sessions: sessions.list() };
 }
 
-const TRACES = { message: 'ExportTraceServiceRequest', resources: 'resourceSpans', scopes: 'scopeSpans', records: 'spans' };
+const TRACES = {
+  message: 'ExportTraceServiceRequest',
+  resources: 'resourceSpans',
+  scopes: 'scopeSpans',
+  records: 'spans',
+};
 
-function normalizeSpan(span: JsonObject, { path, resource, resourceJson, scopeJson }: RecordContext, sessions: SessionFactsCollector): PendingRow<'spans'> {
+function normalizeSpan(
+  span: JsonObject,
+  { path, resource, resourceJson, scopeJson }: RecordContext,
+  sessions: SessionFactsCollector,
+): PendingRow<'spans'> {
   const startNs = readUint64(span.startTimeUnixNano, `${path}.startTimeUnixNano`);
   const endNs = readUint64(span.endTimeUnixNano, `${path}.endTimeUnixNano`);
   // Exact: nanosecond epochs exceed 2^53, so a Number difference would be off by tens of nanoseconds.
   const durationNs = Number(BigInt(endNs) - BigInt(startNs));
   if (durationNs < 0) {
-    throw badRequest(`${path}.endTimeUnixNano must not be before startTimeUnixNano`, { field: `${path}.endTimeUnixNano` });
+    throw badRequest(`${path}.endTimeUnixNano must not be before startTimeUnixNano`, {
+      field: `${path}.endTimeUnixNano`,
+    });
   }
   const attributes = toPlainAttributes(span.attributes, `${path}.attributes`);
   const status = span.status === undefined || span.status === null ? {} : readObject(span.status, `${path}.status`);

@@ -11,7 +11,15 @@ export type PlainAttributes = Record<string, PlainValue>;
 /** Nesting deeper than this is refused: real attributes are shallow, and deep input must not exhaust the stack. */
 const MAX_DEPTH = 16;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
-const ANY_VALUE_KEYS = ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'];
+const ANY_VALUE_KEYS = [
+  'stringValue',
+  'boolValue',
+  'intValue',
+  'doubleValue',
+  'arrayValue',
+  'kvlistValue',
+  'bytesValue',
+];
 
 export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
   if (v === undefined || v === null) return null;
@@ -40,7 +48,9 @@ export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
     }
     case 'arrayValue': {
       const arr = readObject(inner, at);
-      return boundedList(readArray(arr.values, `${at}.values`), `${at}.values`, 'maxArrayValues').map((item, i) => toPlainValue(item, `${at}.values[${i}]`, depth + 1));
+      return boundedList(readArray(arr.values, `${at}.values`), `${at}.values`, 'maxArrayValues').map((item, i) =>
+        toPlainValue(item, `${at}.values[${i}]`, depth + 1),
+      );
     }
     default: {
       const kv = readObject(inner, at);
@@ -100,7 +110,13 @@ export function readResource(container: JsonObject, path: string): ResourceInfo 
       field: `${path}.resource.attributes`,
     });
   }
-  return { attributes, serviceName, sessionId: sessionIdOf(attributes, `${path}.resource.attributes`), sampling: samplingOf(attributes), test: testOf(attributes) };
+  return {
+    attributes,
+    serviceName,
+    sessionId: sessionIdOf(attributes, `${path}.resource.attributes`),
+    sampling: samplingOf(attributes),
+    test: testOf(attributes),
+  };
 }
 
 export interface ScopeInfo {
@@ -110,7 +126,8 @@ export interface ScopeInfo {
 }
 
 export function readScope(container: JsonObject, path: string): ScopeInfo {
-  const scope = container.scope === undefined || container.scope === null ? {} : readObject(container.scope, `${path}.scope`);
+  const scope =
+    container.scope === undefined || container.scope === null ? {} : readObject(container.scope, `${path}.scope`);
   return {
     name: readString(scope.name, `${path}.scope.name`) ?? '',
     version: readString(scope.version, `${path}.scope.version`) ?? '',
@@ -138,7 +155,9 @@ function boundedId(attributes: PlainAttributes, key: string, path: string): stri
   const v = attributes[key];
   if (typeof v !== 'string' || v === '') return undefined;
   if (v.length > REPLAY_LIMITS.maxIdLength) {
-    throw badRequest(`${path} "${key}" must be at most ${REPLAY_LIMITS.maxIdLength} characters`, { field: `${path}.${key}` });
+    throw badRequest(`${path} "${key}" must be at most ${REPLAY_LIMITS.maxIdLength} characters`, {
+      field: `${path}.${key}`,
+    });
   }
   return v;
 }

@@ -23,7 +23,11 @@ export interface RecordContext {
  * Walks resource → scope → record of an OTLP/JSON export request, validating the envelope, and calls `visit` for
  * every record with its resource and scope. The request's top-level list is required: `{}` is refused.
  */
-export function forEachRecord(body: unknown, envelope: Envelope, visit: (record: JsonObject, ctx: RecordContext) => void): void {
+export function forEachRecord(
+  body: unknown,
+  envelope: Envelope,
+  visit: (record: JsonObject, ctx: RecordContext) => void,
+): void {
   const root = readObject(body, 'body');
   if (root[envelope.resources] === undefined || root[envelope.resources] === null) {
     throw badRequest(`${envelope.resources} is required: an OTLP ${envelope.message} has at least one element there`, {

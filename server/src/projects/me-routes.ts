@@ -26,17 +26,32 @@ const Me = z
       name: z.string(),
       scope: z
         .enum(['control', 'read', 'admin'])
-        .openapi({ description: '`read` views everything and changes nothing; `admin` acts as a control key on any project of its tenant (X-Svc-Project)' }),
+        .openapi({
+          description:
+            '`read` views everything and changes nothing; `admin` acts as a control key on any project of its tenant (X-Svc-Project)',
+        }),
       created_at: Time,
       expires_at: TimeOrNull,
     }),
     features: z.object({
-      ai_analysis: z.boolean().openapi({ description: 'A model answers issue analyses (SVC_AI_BASE_URL is set); heuristic analyses otherwise' }),
-      github: z.boolean().openapi({ description: 'An app of the project has a GitHub repository connected: fixes can become pull requests' }),
+      ai_analysis: z
+        .boolean()
+        .openapi({
+          description: 'A model answers issue analyses (SVC_AI_BASE_URL is set); heuristic analyses otherwise',
+        }),
+      github: z
+        .boolean()
+        .openapi({
+          description: 'An app of the project has a GitHub repository connected: fixes can become pull requests',
+        }),
       demo: z.boolean().openapi({ description: 'The SDK demo page is served at /demo/' }),
     }),
     apps: z.array(Named),
-    projects: z.array(Named).openapi({ description: "The projects the key may act on: an admin key's tenant's, oldest first; a project key's own" }),
+    projects: z
+      .array(Named)
+      .openapi({
+        description: "The projects the key may act on: an admin key's tenant's, oldest first; a project key's own",
+      }),
   })
   .openapi('Me');
 
@@ -48,7 +63,7 @@ const meRoute = createRoute({
   summary: 'Who the key is: its project, tenant, scope and apps, and what this server offers',
   description:
     'What a console signs in with: a bad key gets the 401 every control-plane route answers, an ingest key a 403 saying it is one. ' +
-    'An admin key answers for the project `X-Svc-Project` names, else its tenant\'s oldest, and lists the projects it may switch to.',
+    "An admin key answers for the project `X-Svc-Project` names, else its tenant's oldest, and lists the projects it may switch to.",
   responses: { 200: jsonAnswer('The key and its project', Me), ...errors(401, 403) },
 });
 
@@ -61,7 +76,12 @@ export function meRoutes(services: Services, features: ServerFeatures) {
       db.selectFrom('projects').select(['id', 'name']).where('id', '=', projectId).executeTakeFirstOrThrow(),
       db.selectFrom('tenants').select(['id', 'name']).where('id', '=', tenantId).executeTakeFirstOrThrow(),
       listApps(db, projectId),
-      repositoryDb(db).selectFrom('repositories').select('app_id').where('project_id', '=', projectId).limit(1).executeTakeFirst(),
+      repositoryDb(db)
+        .selectFrom('repositories')
+        .select('app_id')
+        .where('project_id', '=', projectId)
+        .limit(1)
+        .executeTakeFirst(),
       key.scope === 'admin' ? listProjects(db, tenantId) : null,
     ]);
     return c.json(

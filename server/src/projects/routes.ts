@@ -55,7 +55,8 @@ const createProjectRoute = createRoute({
   method: 'post',
   path: '/',
   summary: 'Create a project with its default app and an ingest and a control key',
-  description: 'As on first start: the app `web-app` and one key of each project scope, shown once. Names are unique in the tenant (409).',
+  description:
+    'As on first start: the app `web-app` and one key of each project scope, shown once. Names are unique in the tenant (409).',
   request: { body: jsonBody(z.strictObject({ name: NameSchema }), { name: 'shop' }) },
   responses: {
     201: jsonAnswer('Created', Project.extend({ app: z.string(), ingest_key: NewKey, control_key: NewKey })),
@@ -68,7 +69,8 @@ const createKeyRoute = createRoute({
   method: 'post',
   path: '/{id}/keys',
   summary: 'Create a key for a project of the tenant',
-  description: "Admin keys are not made here but with the CLI (`svc-server keys create --scope admin`), on the server's host.",
+  description:
+    "Admin keys are not made here but with the CLI (`svc-server keys create --scope admin`), on the server's host.",
   request: {
     params: z.object({ id: z.string().openapi({ description: 'Project id' }) }),
     body: jsonBody(z.strictObject({ scope: Scope, name: NameSchema.optional() }), { scope: 'control', name: 'ci' }),
@@ -85,12 +87,19 @@ export function projectRoutes(services: Services) {
   const app = createRouter();
   app.use('*', adminAuth(services));
   const routes = app
-    .openapi(listRoute, async (c) => c.json({ data: (await listProjects(services.db, c.get('caller').tenantId)).map(projectJson) }, 200))
+    .openapi(listRoute, async (c) =>
+      c.json({ data: (await listProjects(services.db, c.get('caller').tenantId)).map(projectJson) }, 200),
+    )
     .openapi(createProjectRoute, async (c) => {
       const { name } = c.req.valid('json');
       const created = await createProvisionedProject(services.db, services.clock, c.get('caller').tenantId, name);
       return c.json(
-        { ...projectJson(created.project), app: created.appName, ingest_key: keyJson(created.ingestKey), control_key: keyJson(created.controlKey) },
+        {
+          ...projectJson(created.project),
+          app: created.appName,
+          ingest_key: keyJson(created.ingestKey),
+          control_key: keyJson(created.controlKey),
+        },
         201,
       );
     })
@@ -100,7 +109,16 @@ export function projectRoutes(services: Services) {
       // Another tenant's project is as absent as one that never existed.
       if (!project) throw new ApiError(404, 'not_found', `no project ${id} in this tenant`, { field: 'id' });
       const { scope, name } = c.req.valid('json');
-      return c.json(keyJson(await createKey(services.db, services.clock, { projectId: project.id, scope, ...(name !== undefined ? { name } : {}) })), 201);
+      return c.json(
+        keyJson(
+          await createKey(services.db, services.clock, {
+            projectId: project.id,
+            scope,
+            ...(name !== undefined ? { name } : {}),
+          }),
+        ),
+        201,
+      );
     });
   // Other paths and methods here end at the server's 404, not at the control key check mounted after these routes.
   routes.all('*', (c) => c.notFound());

@@ -16,7 +16,10 @@ const IngestKey = z
     key: z
       .string()
       .nullable()
-      .openapi({ description: 'The ingest key itself (public: every page that sends telemetry carries it); null for keys made before the server kept them' }),
+      .openapi({
+        description:
+          'The ingest key itself (public: every page that sends telemetry carries it); null for keys made before the server kept them',
+      }),
     created_at: Time,
     expires_at: TimeOrNull,
   })
@@ -25,13 +28,25 @@ const IngestKey = z
 export const Setup = z
   .object({
     project: z.object({ id: z.string(), name: z.string() }),
-    ingest_url: z.string().openapi({ description: "The server's public address, where the SDK sends to", example: 'http://127.0.0.1:4318' }),
-    ingest_keys: z.array(IngestKey).openapi({ description: 'Ingest keys of the project that still work, oldest first' }),
-    apps: z.array(z.object({ name: z.string(), aliases: z.array(z.string()) })).openapi({ description: 'The names telemetry may carry as `service.name`' }),
+    ingest_url: z
+      .string()
+      .openapi({
+        description: "The server's public address, where the SDK sends to",
+        example: 'http://127.0.0.1:4318',
+      }),
+    ingest_keys: z
+      .array(IngestKey)
+      .openapi({ description: 'Ingest keys of the project that still work, oldest first' }),
+    apps: z
+      .array(z.object({ name: z.string(), aliases: z.array(z.string()) }))
+      .openapi({ description: 'The names telemetry may carry as `service.name`' }),
     first_data: z
       .object({
         received_at: Time,
-        session: z.object({ session_id: z.string(), app: z.string() }).nullable().openapi({ description: 'The first browser session, when the data has one' }),
+        session: z
+          .object({ session_id: z.string(), app: z.string() })
+          .nullable()
+          .openapi({ description: 'The first browser session, when the data has one' }),
       })
       .nullable()
       .openapi({ description: 'null until the project has received anything: the console waits on it' }),
@@ -43,7 +58,7 @@ const route = createRoute({
   security: CONTROL_SECURITY,
   method: 'get',
   path: '/',
-  summary: "What a new project needs to receive data: its ingest keys, app names and address, and whether data arrived",
+  summary: 'What a new project needs to receive data: its ingest keys, app names and address, and whether data arrived',
   description:
     'Read and control keys see the ingest keys too: they are public by design (each page that sends telemetry carries one). ' +
     'Control, read and admin keys are never shown: only their hashes are stored.',
@@ -61,9 +76,18 @@ async function firstData(db: Kysely<Database>, projectId: string) {
     .orderBy('s.session_id')
     .limit(1)
     .executeTakeFirst();
-  if (session) return { received_at: iso(Number(session.last_received_ms)), session: { session_id: session.session_id, app: session.app } };
+  if (session)
+    return {
+      received_at: iso(Number(session.last_received_ms)),
+      session: { session_id: session.session_id, app: session.app },
+    };
   for (const table of ['spans', 'logs', 'metric_points'] as const) {
-    const row = await db.selectFrom(table).select('received_ms').where('project_id', '=', projectId).limit(1).executeTakeFirst();
+    const row = await db
+      .selectFrom(table)
+      .select('received_ms')
+      .where('project_id', '=', projectId)
+      .limit(1)
+      .executeTakeFirst();
     if (row) return { received_at: iso(Number(row.received_ms)), session: null };
   }
   return null;

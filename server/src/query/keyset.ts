@@ -72,12 +72,17 @@ export function readSortedCursor(raw: string | undefined, ks: KeysetSort): Posit
   const tag = v?.s ?? tagOf(ks.defaultSort, 'desc');
   // The sort first: another sort's value may not be of this one's kind, and the answer should say why it is refused.
   if (typeof tag === 'string' && /^\w+\.(asc|desc)$/.test(tag) && tag !== tagOf(ks.sort, ks.order)) {
-    throw badRequest(`cursor belongs to a listing sorted by ${tag.replace('.', ' ')}, not ${ks.sort} ${ks.order}: page on with the same sort and order`, {
-      field: 'cursor',
-    });
+    throw badRequest(
+      `cursor belongs to a listing sorted by ${tag.replace('.', ' ')}, not ${ks.sort} ${ks.order}: page on with the same sort and order`,
+      {
+        field: 'cursor',
+      },
+    );
   }
   if (tag !== tagOf(ks.sort, ks.order) || !validValue(t, ks.value) || typeof k !== 'string' || k.includes('\u0000')) {
-    throw badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', { field: 'cursor' });
+    throw badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', {
+      field: 'cursor',
+    });
   }
   return { t, k };
 }
@@ -87,15 +92,29 @@ export function readSortedCursor(raw: string | undefined, ks: KeysetSort): Posit
  * kind, so that PostgreSQL compares it as a number whatever the column (an integer column would refuse a bigint
  * parameter), and SQLite reads decimal text as the integer it is.
  */
-export function afterPosition(ks: Pick<KeysetSort, 'order' | 'value'>, value: Expression<unknown>, id: Expression<unknown>, p: Position): RawBuilder<SqlBool> {
+export function afterPosition(
+  ks: Pick<KeysetSort, 'order' | 'value'>,
+  value: Expression<unknown>,
+  id: Expression<unknown>,
+  p: Position,
+): RawBuilder<SqlBool> {
   const op = sql.raw(ks.order === 'desc' ? '<' : '>');
   const type = sql.raw(ks.value === 'integer' ? 'bigint' : 'double precision');
   return sql<SqlBool>`(${value}, ${id}) ${op} (cast(${p.t} as ${type}), ${p.k})`;
 }
 
 /** A page from the `limit + 1` rows a keyset query read: the first `limit` as JSON, and the cursor after the last when there are more. */
-export function sortedPage<R, J>(rows: readonly R[], limit: number, ks: KeysetSort, toJson: (row: R) => J, position: (row: R) => Position) {
+export function sortedPage<R, J>(
+  rows: readonly R[],
+  limit: number,
+  ks: KeysetSort,
+  toJson: (row: R) => J,
+  position: (row: R) => Position,
+) {
   const kept = rows.slice(0, limit);
   const last = kept[kept.length - 1];
-  return { data: kept.map(toJson), next_cursor: rows.length > limit && last ? encodeSortedCursor(ks, position(last)) : null };
+  return {
+    data: kept.map(toJson),
+    next_cursor: rows.length > limit && last ? encodeSortedCursor(ks, position(last)) : null,
+  };
 }

@@ -11,7 +11,11 @@ const LogFrames = z
   .object({
     log_id: z.number().int(),
     raw: z.string().openapi({ description: 'The stack as the browser sent it (`exception.stacktrace`)' }),
-    frames: z.array(Frame).openapi({ description: "The error's own frames, each with its original position and source lines when a map matches" }),
+    frames: z
+      .array(Frame)
+      .openapi({
+        description: "The error's own frames, each with its original position and source lines when a map matches",
+      }),
     missing_maps: MissingMapsSchema,
   })
   .openapi('LogFrames');
@@ -23,7 +27,7 @@ const route = createRoute({
   path: '/logs/{id}/frames',
   summary: "An error log's stack, symbolicated with the project's source maps",
   description:
-    'For one error log record of the key\'s project (severity ERROR or above, with `exception.stacktrace`): its frames, each mapped to the original file, line, column and function, with a few source lines around it, by debug ID or else by release and URL, as issues are. A map uploaded after the error still applies. 404 when the record is not an error with a stack.',
+    "For one error log record of the key's project (severity ERROR or above, with `exception.stacktrace`): its frames, each mapped to the original file, line, column and function, with a few source lines around it, by debug ID or else by release and URL, as issues are. A map uploaded after the error still applies. 404 when the record is not an error with a stack.",
   request: { params: z.object({ id: z.coerce.number().int().positive().openapi({ example: 42 }) }) },
   responses: { 200: jsonAnswer('The frames', LogFrames), ...errors(400, 401, 403, 404) },
 });
@@ -35,14 +39,38 @@ export function logFramesRoutes(services: Services) {
     const { projectId } = c.get('caller');
     const row = await services.db
       .selectFrom('logs')
-      .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'trace_id', 'body', 'attributes', 'resource', 'severity_number'])
+      .select([
+        'project_id',
+        'app_id',
+        'time_ms',
+        'received_ms',
+        'session_id',
+        'trace_id',
+        'body',
+        'attributes',
+        'resource',
+        'severity_number',
+      ])
       .where('project_id', '=', projectId)
       .where('id', '=', id)
       .executeTakeFirst();
     const error = row && (row.severity_number ?? 0) >= ERROR_SEVERITY ? errorOfLog(row) : undefined;
     const stacktrace = error?.raw.stacktrace;
     if (!error || !stacktrace) throw new ApiError(404, 'not_found', `no error log ${id} with a stack in this project`);
-    const frames = await services.symbolicator.symbolicate({ projectId, stacktrace, debugIds: error.debugIds, release: error.release });
-    return c.json({ log_id: id, raw: stacktrace, frames: frames.map(frameJson), missing_maps: missingMaps(frames, error.release, services.publicUrl) }, 200);
+    const frames = await services.symbolicator.symbolicate({
+      projectId,
+      stacktrace,
+      debugIds: error.debugIds,
+      release: error.release,
+    });
+    return c.json(
+      {
+        log_id: id,
+        raw: stacktrace,
+        frames: frames.map(frameJson),
+        missing_maps: missingMaps(frames, error.release, services.publicUrl),
+      },
+      200,
+    );
   });
 }

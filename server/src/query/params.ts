@@ -34,9 +34,12 @@ export function parseNumberParam(raw: string, field: string, range: NumberRange)
   const n = raw.trim() === '' ? NaN : Number(raw);
   const ok = range.integer ? Number.isSafeInteger(n) : Number.isFinite(n);
   if (!ok || n < range.min || n > range.max) {
-    throw badRequest(`${field} must be ${range.integer ? 'an integer' : 'a number'} from ${range.min} to ${range.max} (got ${JSON.stringify(raw)})`, {
-      field,
-    });
+    throw badRequest(
+      `${field} must be ${range.integer ? 'an integer' : 'a number'} from ${range.min} to ${range.max} (got ${JSON.stringify(raw)})`,
+      {
+        field,
+      },
+    );
   }
   return n;
 }
@@ -62,7 +65,9 @@ export function readCursor(c: Context, key?: 'number' | 'string'): Cursor | unde
   const timeOk = typeof t === 'number' && Number.isSafeInteger(t) && Math.abs(t) <= MAX_TIME_MS;
   const keyOk = typeof k === 'number' ? Number.isSafeInteger(k) : typeof k === 'string' && !k.includes('\u0000');
   if (timeOk && keyOk && (key === undefined || typeof k === key)) return { t, k: k as number | string };
-  throw badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', { field: 'cursor' });
+  throw badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', {
+    field: 'cursor',
+  });
 }
 
 /** A time bound as text: epoch milliseconds or an ISO 8601 date-time, within {@link MAX_TIME_MS}; undefined when neither. */
@@ -79,7 +84,12 @@ export const iso = (ms: number): string => new Date(ms).toISOString();
  * A newest-first page from the `limit + 1` rows a keyset query read: the first `limit` as JSON, and the cursor after
  * the last of them when there are more.
  */
-export function keysetPage<R, J>(rows: readonly R[], limit: number, toJson: (row: R) => J, position: (row: R) => Cursor): { data: J[]; next_cursor: string | null } {
+export function keysetPage<R, J>(
+  rows: readonly R[],
+  limit: number,
+  toJson: (row: R) => J,
+  position: (row: R) => Cursor,
+): { data: J[]; next_cursor: string | null } {
   const kept = rows.slice(0, limit);
   const last = kept[kept.length - 1];
   return { data: kept.map(toJson), next_cursor: rows.length > limit && last ? encodeCursor(position(last)) : null };

@@ -15,7 +15,13 @@ const BASE64ISH = /^(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9+_=-]{20,}$/;
 const MIXED = /^(?=.*\d)(?=.*[A-Za-z]).{8,}$/;
 
 function isId(segment: string): boolean {
-  return NUMBER.test(segment) || UUID.test(segment) || LONG_HEX.test(segment) || BASE64ISH.test(segment) || MIXED.test(segment);
+  return (
+    NUMBER.test(segment) ||
+    UUID.test(segment) ||
+    LONG_HEX.test(segment) ||
+    BASE64ISH.test(segment) ||
+    MIXED.test(segment)
+  );
 }
 
 /**

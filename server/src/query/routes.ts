@@ -53,10 +53,20 @@ const FILTERS: Record<Filter, z.ZodType> = {
 
 const parse = (json: string): unknown => JSON.parse(json);
 
-const common = (r: Row<TelemetryTable>) => ({ id: r.id, app: r.app, session_id: r.session_id, received_at: iso(r.received_ms) });
+const common = (r: Row<TelemetryTable>) => ({
+  id: r.id,
+  app: r.app,
+  session_id: r.session_id,
+  received_at: iso(r.received_ms),
+});
 
 /** A stored recipe step as the API returns it: the step as recorded, with where and when it was stored. */
-export const recipeJson = (r: Row<'recipes'>) => ({ ...common(r), replay_id: r.replay_id, trace_id: r.trace_id, ...(parse(r.step) as RecipeStep) });
+export const recipeJson = (r: Row<'recipes'>) => ({
+  ...common(r),
+  replay_id: r.replay_id,
+  trace_id: r.trace_id,
+  ...(parse(r.step) as RecipeStep),
+});
 
 /** A session summary as the API returns it. */
 export const sessionJson = (s: Selectable<Database['sessions']> & { app: string }) => ({
@@ -71,7 +81,14 @@ export const sessionJson = (s: Selectable<Database['sessions']> & { app: string 
     replay_chunks: s.replay_chunk_count,
     recipes: s.recipe_count,
   },
-  user: s.user_id === null ? null : { id: s.user_id, ...(s.user_email !== null && { email: s.user_email }), ...(s.user_name !== null && { name: s.user_name }) },
+  user:
+    s.user_id === null
+      ? null
+      : {
+          id: s.user_id,
+          ...(s.user_email !== null && { email: s.user_email }),
+          ...(s.user_name !== null && { name: s.user_name }),
+        },
   attributes: s.attributes === null ? {} : (parse(s.attributes) as Record<string, unknown>),
   replay_mode: s.replay_mode,
   // PostgreSQL's driver returns double precision as a number already; SQLite's REAL likewise.
@@ -84,7 +101,10 @@ export const sessionJson = (s: Selectable<Database['sessions']> & { app: string 
   urls: s.urls === null ? [] : (parse(s.urls) as string[]),
   errors: s.error_count,
   device: { browser: s.browser, browser_version: s.browser_version, os: s.os, type: s.device },
-  test: s.test_run_id === null ? null : { run_id: s.test_run_id, test_id: s.test_id, retry: s.test_retry, title: s.test_title, file: s.test_file },
+  test:
+    s.test_run_id === null
+      ? null
+      : { run_id: s.test_run_id, test_id: s.test_id, retry: s.test_retry, title: s.test_title, file: s.test_file },
 });
 
 export const LISTINGS = {
@@ -210,7 +230,11 @@ interface SharedColumns {
 }
 type SharedDb = Kysely<{ t: SharedColumns; apps: Database['apps'] }>;
 
-export async function appIdFilter(services: Services, projectId: string, name: string | undefined): Promise<string | undefined> {
+export async function appIdFilter(
+  services: Services,
+  projectId: string,
+  name: string | undefined,
+): Promise<string | undefined> {
   if (name === undefined || name === '') return undefined;
   const found = (await resolveServiceNames(services.db, projectId, [name])).get(name);
   if (!found) throw badRequest(`app "${name}" is neither an app name nor an alias in this project`, { field: 'app' });
@@ -218,7 +242,7 @@ export async function appIdFilter(services: Services, projectId: string, name: s
 }
 
 const query = { tags: ['query'], security: CONTROL_SECURITY, method: 'get' as const };
-const LISTED = 'Newest first, confined to the key\'s project. Unknown query parameters are rejected.';
+const LISTED = "Newest first, confined to the key's project. Unknown query parameters are rejected.";
 
 function listingRoute<T extends TelemetryTable>(listing: Listing<T>) {
   return createRoute({
@@ -226,14 +250,30 @@ function listingRoute<T extends TelemetryTable>(listing: Listing<T>) {
     path: listing.path,
     summary: listing.summary,
     description: LISTED,
-    request: { query: listingQuery(Object.fromEntries(listing.filters.map((f) => [f, FILTERS[f]])), listing.defaultLimit, listing.maxLimit) },
+    request: {
+      query: listingQuery(
+        Object.fromEntries(listing.filters.map((f) => [f, FILTERS[f]])),
+        listing.defaultLimit,
+        listing.maxLimit,
+      ),
+    },
     responses: { 200: jsonAnswer('A page', pageOf(listing.item)), ...errors(400, 401, 403) },
   });
 }
 
-function addListing<T extends TelemetryTable>(app: ReturnType<typeof createRouter>, services: Services, listing: Listing<T>): void {
+function addListing<T extends TelemetryTable>(
+  app: ReturnType<typeof createRouter>,
+  services: Services,
+  listing: Listing<T>,
+): void {
   app.openapi(listingRoute(listing), async (c) => {
-    const params = c.req.valid('query') as Record<string, unknown> & { app?: string; from?: number; to?: number; user_id?: string; limit: number };
+    const params = c.req.valid('query') as Record<string, unknown> & {
+      app?: string;
+      from?: number;
+      to?: number;
+      user_id?: string;
+      limit: number;
+    };
     const { projectId } = c.get('caller');
     const { limit, from, to, user_id: userId } = params;
     const cursor = readCursor(c, 'number');
@@ -253,24 +293,43 @@ function addListing<T extends TelemetryTable>(app: ReturnType<typeof createRoute
       const v = params[f];
       if (typeof v !== 'string' || v === '') continue;
       // trace_id arrives lower-cased and checked by its schema.
-      q = f === 'trace_id' ? q.where('r.trace_key', '=', traceKey(v)).where('r.trace_id', '=', v) : q.where(`r.${f}`, '=', v);
+      q =
+        f === 'trace_id'
+          ? q.where('r.trace_key', '=', traceKey(v)).where('r.trace_id', '=', v)
+          : q.where(`r.${f}`, '=', v);
     }
     if (cursor) {
       q = q.where((eb) =>
-        eb.or([eb('r.time_ms', '<', cursor.t), eb.and([eb('r.time_ms', '=', cursor.t), eb('r.id', '<', Number(cursor.k))])]),
+        eb.or([
+          eb('r.time_ms', '<', cursor.t),
+          eb.and([eb('r.time_ms', '=', cursor.t), eb('r.id', '<', Number(cursor.k))]),
+        ]),
       );
     }
-    const rows = (await q.orderBy('r.time_ms', 'desc').orderBy('r.id', 'desc').limit(limit + 1).execute()) as unknown as Array<Row<T> & { time_ms: number; id: number }>;
-    return c.json(keysetPage(rows, limit, listing.toJson, (r) => ({ t: r.time_ms, k: r.id })), 200);
+    const rows = (await q
+      .orderBy('r.time_ms', 'desc')
+      .orderBy('r.id', 'desc')
+      .limit(limit + 1)
+      .execute()) as unknown as Array<Row<T> & { time_ms: number; id: number }>;
+    return c.json(
+      keysetPage(rows, limit, listing.toJson, (r) => ({ t: r.time_ms, k: r.id })),
+      200,
+    );
   });
 }
 
-const appsRoute = createRoute({ ...query, path: '/apps', summary: "Apps of the key's project with their aliases", responses: { 200: jsonAnswer('Apps', listOf(AppSchema)), ...errors(401, 403) } });
+const appsRoute = createRoute({
+  ...query,
+  path: '/apps',
+  summary: "Apps of the key's project with their aliases",
+  responses: { 200: jsonAnswer('Apps', listOf(AppSchema)), ...errors(401, 403) },
+});
 
 const sessionsRoute = createRoute({
   ...query,
   path: '/sessions',
-  summary: 'Sessions with their time range, duration, user, attributes, pages, errors, device, counts per signal and sampling',
+  summary:
+    'Sessions with their time range, duration, user, attributes, pages, errors, device, counts per signal and sampling',
   description:
     "Confined to the key's project; newest last activity first unless `sort` and `order` say otherwise. Unknown query parameters are rejected. " +
     'A session is in range when its activity overlaps [from, to). Every filter given must hold.',
@@ -325,7 +384,11 @@ export function queryRoutes(services: Services) {
       .where('s.project_id', '=', projectId);
     for (const condition of sessionConditions(services.dialect, filters, attributes)) q = q.where(condition);
     if (cursor) q = q.where(afterCursor(column, order, cursor));
-    const rows = await q.orderBy(`s.${column}`, order).orderBy('s.session_id', order).limit(limit + 1).execute();
+    const rows = await q
+      .orderBy(`s.${column}`, order)
+      .orderBy('s.session_id', order)
+      .limit(limit + 1)
+      .execute();
     const kept = rows.slice(0, limit);
     const last = kept[kept.length - 1];
     const next = rows.length > limit && last ? encodeSessionCursor(sort, order, last[column], last.session_id) : null;
@@ -336,7 +399,8 @@ export function queryRoutes(services: Services) {
     const { app: name, from, to } = c.req.valid('query');
     const { projectId } = c.get('caller');
     const appId = await appIdFilter(services, projectId, name);
-    const range = from === undefined && to === undefined ? [] : sessionConditions(services.dialect, { appId, from, to }, []);
+    const range =
+      from === undefined && to === undefined ? [] : sessionConditions(services.dialect, { appId, from, to }, []);
     return c.json(await sessionFacets(services.db, { projectId, appId, range }), 200);
   });
 

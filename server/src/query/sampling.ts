@@ -25,7 +25,11 @@ export interface SamplingSummary {
  * How much of a project's traffic was sampled (GET /control-plane/sessions/sampling), from the session records: each
  * session is one row however often its batches were retried, so nothing is counted twice.
  */
-export async function samplingSummary(db: Kysely<Database>, projectId: string, scope: SamplingScope): Promise<SamplingSummary> {
+export async function samplingSummary(
+  db: Kysely<Database>,
+  projectId: string,
+  scope: SamplingScope,
+): Promise<SamplingSummary> {
   let q = db
     .selectFrom('sessions')
     .select([
@@ -46,7 +50,9 @@ export async function samplingSummary(db: Kysely<Database>, projectId: string, s
   let keptOnError = 0;
   // PostgreSQL answers count and sum of integers as text (bigint, numeric).
   for (const g of groups) {
-    const mode = (REPLAY_MODES as readonly (string | null)[]).includes(g.replay_mode) ? (g.replay_mode as ReplayMode) : 'unknown';
+    const mode = (REPLAY_MODES as readonly (string | null)[]).includes(g.replay_mode)
+      ? (g.replay_mode as ReplayMode)
+      : 'unknown';
     modes[mode] += Number(g.received);
     received += Number(g.received);
     estimated += Number(g.estimated);

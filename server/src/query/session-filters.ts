@@ -22,7 +22,10 @@ export function readAttributeFilters(c: Context): AttributeFilter[] {
     if (!param.startsWith(ATTRIBUTE_PARAM)) continue;
     const key = param.slice(ATTRIBUTE_PARAM.length);
     if (!ATTRIBUTE_KEY.test(key)) {
-      throw badRequest(`${param}: the attribute key must be 1 to ${SESSION_FACT_LIMITS.maxKeyChars} letters, digits, "_", ".", ":" or "-"`, { field: param });
+      throw badRequest(
+        `${param}: the attribute key must be 1 to ${SESSION_FACT_LIMITS.maxKeyChars} letters, digits, "_", ".", ":" or "-"`,
+        { field: param },
+      );
     }
     for (const value of values) {
       if (value === '' || value.length > SESSION_FACT_LIMITS.maxValueChars) {
@@ -32,7 +35,9 @@ export function readAttributeFilters(c: Context): AttributeFilter[] {
     }
   }
   if (filters.length > MAX_ATTRIBUTE_FILTERS) {
-    throw badRequest(`at most ${MAX_ATTRIBUTE_FILTERS} attr.<key> filters per request (got ${filters.length})`, { field: ATTRIBUTE_PARAM });
+    throw badRequest(`at most ${MAX_ATTRIBUTE_FILTERS} attr.<key> filters per request (got ${filters.length})`, {
+      field: ATTRIBUTE_PARAM,
+    });
   }
   return filters;
 }
@@ -52,13 +57,19 @@ function jsonCandidates(value: string): string[] {
  */
 export function attributeMatches(dialect: DialectName, filter: AttributeFilter): RawBuilder<SqlBool> {
   const member =
-    dialect === 'postgres' ? sql`(s.attributes::jsonb -> ${filter.key})::text` : sql`(s.attributes -> ${`$."${filter.key}"`})`;
+    dialect === 'postgres'
+      ? sql`(s.attributes::jsonb -> ${filter.key})::text`
+      : sql`(s.attributes -> ${`$."${filter.key}"`})`;
   return sql<SqlBool>`${member} in (${sql.join(jsonCandidates(filter.value))})`;
 }
 
 /** The ids of the project's sessions whose latest user is `userId` (served by sessions_project_user). */
 export function sessionsOfUser(db: Kysely<Database>, projectId: string, userId: string) {
-  return db.selectFrom('sessions').select('session_id').where('project_id', '=', projectId).where('user_id', '=', userId);
+  return db
+    .selectFrom('sessions')
+    .select('session_id')
+    .where('project_id', '=', projectId)
+    .where('user_id', '=', userId);
 }
 
 /** The listing's filters on session facts, as the query schema read them (attributes and app are resolved apart). */
@@ -94,10 +105,15 @@ function urlPattern(text: string): string {
  * the listing's sort index and skipping what does not match finds a first page after a few hundred rows instead. The
  * user filter keeps its index (a handful of sessions), and PostgreSQL chooses by its statistics.
  */
-const scanned = (dialect: DialectName, column: string) => (dialect === 'sqlite' ? sql`+${sql.ref(`s.${column}`)}` : sql.ref(`s.${column}`));
+const scanned = (dialect: DialectName, column: string) =>
+  dialect === 'sqlite' ? sql`+${sql.ref(`s.${column}`)}` : sql.ref(`s.${column}`);
 
 /** The conditions of every filter given, on `sessions as s`; a session is in range when its activity overlaps [from, to). */
-export function sessionConditions(dialect: DialectName, f: SessionFilters, attributes: readonly AttributeFilter[]): RawBuilder<SqlBool>[] {
+export function sessionConditions(
+  dialect: DialectName,
+  f: SessionFilters,
+  attributes: readonly AttributeFilter[],
+): RawBuilder<SqlBool>[] {
   const conditions: RawBuilder<SqlBool>[] = attributes.map((filter) => attributeMatches(dialect, filter));
   const equal = (column: string, value: string | undefined) => {
     if (value !== undefined) conditions.push(sql<SqlBool>`${scanned(dialect, column)} = ${value}`);
@@ -113,9 +129,13 @@ export function sessionConditions(dialect: DialectName, f: SessionFilters, attri
   if (f.from !== undefined) conditions.push(sql<SqlBool>`s.last_ms >= ${f.from}`);
   if (f.to !== undefined) conditions.push(sql<SqlBool>`s.first_ms < ${f.to}`);
   // SQLite's LIKE already ignores the case of ASCII letters; PostgreSQL's ILIKE does.
-  if (f.url !== undefined) conditions.push(sql<SqlBool>`s.urls ${sql.raw(dialect === 'postgres' ? 'ilike' : 'like')} ${urlPattern(f.url)} escape '\\'`);
+  if (f.url !== undefined)
+    conditions.push(
+      sql<SqlBool>`s.urls ${sql.raw(dialect === 'postgres' ? 'ilike' : 'like')} ${urlPattern(f.url)} escape '\\'`,
+    );
   const errors = scanned(dialect, 'error_count');
-  if (f.has_errors !== undefined) conditions.push(f.has_errors ? sql<SqlBool>`${errors} > 0` : sql<SqlBool>`${errors} = 0`);
+  if (f.has_errors !== undefined)
+    conditions.push(f.has_errors ? sql<SqlBool>`${errors} > 0` : sql<SqlBool>`${errors} = 0`);
   // Duration bounds keep their index: "longer than half an hour" is a few sessions in thousands.
   if (f.min_duration_ms !== undefined) conditions.push(sql<SqlBool>`s.duration_ms >= ${f.min_duration_ms}`);
   if (f.max_duration_ms !== undefined) conditions.push(sql<SqlBool>`s.duration_ms <= ${f.max_duration_ms}`);

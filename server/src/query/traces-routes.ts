@@ -11,7 +11,15 @@ import { afterPosition, readSortedCursor, sortedPage, type KeysetSort, type Posi
 import { iso } from './params';
 import { appIdFilter, LISTINGS, type Row } from './routes';
 import { rootSpanOf, traceLabel } from './trace-label';
-import { TRACE_SUMMARY_EXAMPLE, TraceSchema, traceParams, tracesQuery, TraceSummarySchema, type TraceSort, type TracesQuery } from './traces-schemas';
+import {
+  TRACE_SUMMARY_EXAMPLE,
+  TraceSchema,
+  traceParams,
+  tracesQuery,
+  TraceSummarySchema,
+  type TraceSort,
+  type TracesQuery,
+} from './traces-schemas';
 
 /** Without `from`, a search looks this far back (unless it names a trace or a session, which an index finds anyway). */
 export const DEFAULT_TRACE_WINDOW_MS = 24 * 3_600_000;
@@ -22,7 +30,9 @@ const STATUS_ERROR = 2;
 
 /** The resource's `service.name` of span `s`: each database reads into the JSON text its own way. */
 function serviceOf(dialect: DialectName): RawBuilder<string | null> {
-  return dialect === 'postgres' ? sql`(s.resource::jsonb -> 'attributes' ->> 'service.name')` : sql`json_extract(s.resource, '$.attributes."service.name"')`;
+  return dialect === 'postgres'
+    ? sql`(s.resource::jsonb -> 'attributes' ->> 'service.name')`
+    : sql`json_extract(s.resource, '$.attributes."service.name"')`;
 }
 
 /** `%`, `_` and the escape character itself match literally in a LIKE pattern after this. */
@@ -72,7 +82,11 @@ interface TraceRef {
 /** Root span and services of the page's traces, read by their trace index in the same window as the search. */
 async function rootsAndServices(services: Services, w: Window, traces: readonly TraceRef[]) {
   const ids = traces.map((t) => t.trace_id);
-  if (ids.length === 0) return { roots: new Map<string, { name: string; label: string; service: string | null; span_id: string }>(), names: new Map<string, string[]>() };
+  if (ids.length === 0)
+    return {
+      roots: new Map<string, { name: string; label: string; service: string | null; span_id: string }>(),
+      names: new Map<string, string[]>(),
+    };
   const service = serviceOf(services.dialect);
   const ofPage = spansIn(services.db, w)
     .where('s.trace_key', 'in', [...new Set(ids.map(traceKey))])
@@ -85,13 +99,23 @@ async function rootsAndServices(services: Services, w: Window, traces: readonly 
     's.name',
     's.attributes',
     service.as('service'),
-    sql<number>`row_number() over (partition by s.trace_id order by case when ${orphan} then 0 else 1 end, s.time_ms, s.id)`.as('rank'),
+    sql<number>`row_number() over (partition by s.trace_id order by case when ${orphan} then 0 else 1 end, s.time_ms, s.id)`.as(
+      'rank',
+    ),
   ]);
   const [rootRows, serviceRows] = await Promise.all([
     services.db.selectFrom(ranked.as('r')).selectAll('r').where('r.rank', '=', 1).execute(),
-    ofPage.select(['s.trace_id', service.as('service')]).distinct().execute(),
+    ofPage
+      .select(['s.trace_id', service.as('service')])
+      .distinct()
+      .execute(),
   ]);
-  const roots = new Map(rootRows.map((r) => [r.trace_id, { name: r.name, label: traceLabel(r.name, JSON.parse(r.attributes)), service: r.service, span_id: r.span_id }]));
+  const roots = new Map(
+    rootRows.map((r) => [
+      r.trace_id,
+      { name: r.name, label: traceLabel(r.name, JSON.parse(r.attributes)), service: r.service, span_id: r.span_id },
+    ]),
+  );
   const names = new Map<string, string[]>();
   for (const r of serviceRows) {
     if (r.service === null) continue;
@@ -102,14 +126,27 @@ async function rootsAndServices(services: Services, w: Window, traces: readonly 
 }
 
 /** The search's conditions on a trace's spans, for its HAVING clause: the filters, then the position after the cursor. */
-function traceConditions(dialect: DialectName, p: TracesQuery, projectId: string, appId: string | undefined, ks: KeysetSort, cursor: Position | undefined): Array<Expression<SqlBool>> {
+function traceConditions(
+  dialect: DialectName,
+  p: TracesQuery,
+  projectId: string,
+  appId: string | undefined,
+  ks: KeysetSort,
+  cursor: Position | undefined,
+): Array<Expression<SqlBool>> {
   const having: Array<Expression<SqlBool>> = [];
   if (appId !== undefined) having.push(anySpan(sql`s.app_id = ${appId}`));
   if (p.service !== undefined) having.push(anySpan(sql`${serviceOf(dialect)} = ${p.service}`));
-  if (p.name !== undefined) having.push(anySpan(sql`s.name ${sql.raw(dialect === 'postgres' ? 'ilike' : 'like')} ${likeContains(p.name)} escape '\\'`));
-  if (p.status !== undefined) having.push(sql<SqlBool>`max(s.status_code) = ${{ error: STATUS_ERROR, ok: 1, unset: 0 }[p.status]}`);
-  if (p.min_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} >= ${Math.ceil(p.min_duration_ms * 1e6)}`);
-  if (p.max_duration_ms !== undefined) having.push(sql<SqlBool>`${DURATION_NS} <= ${Math.floor(p.max_duration_ms * 1e6)}`);
+  if (p.name !== undefined)
+    having.push(
+      anySpan(sql`s.name ${sql.raw(dialect === 'postgres' ? 'ilike' : 'like')} ${likeContains(p.name)} escape '\\'`),
+    );
+  if (p.status !== undefined)
+    having.push(sql<SqlBool>`max(s.status_code) = ${{ error: STATUS_ERROR, ok: 1, unset: 0 }[p.status]}`);
+  if (p.min_duration_ms !== undefined)
+    having.push(sql<SqlBool>`${DURATION_NS} >= ${Math.ceil(p.min_duration_ms * 1e6)}`);
+  if (p.max_duration_ms !== undefined)
+    having.push(sql<SqlBool>`${DURATION_NS} <= ${Math.floor(p.max_duration_ms * 1e6)}`);
   if (cursor) having.push(afterPosition(ks, sortValue(p.sort, projectId), sql.ref('s.trace_id'), cursor));
   return having;
 }
@@ -119,14 +156,23 @@ const query = { tags: ['query'], security: CONTROL_SECURITY, method: 'get' as co
 const tracesRoute = createRoute({
   ...query,
   path: '/',
-  summary: 'Traces: one item per trace, newest first unless `sort` and `order` say otherwise, with its root span, duration, span and error counts and services',
+  summary:
+    'Traces: one item per trace, newest first unless `sort` and `order` say otherwise, with its root span, duration, span and error counts and services',
   description:
     "Confined to the key's project. A trace's figures are those of its spans in the window [from, to); without `from` the window is the last " +
     `${DEFAULT_TRACE_WINDOW_MS / 3_600_000} hours, unless \`trace_id\` or \`session_id\` is given. Ordered by start (newest first) unless \`sort\` and \`order\` say otherwise, then trace id; ` +
     'filters on spans (`app`, `service`, `name`, `session_id`) keep a trace when any of its spans matches. Unknown query parameters are rejected.',
   request: { query: tracesQuery },
   responses: {
-    200: { description: 'A page', content: { 'application/json': { schema: pageOf(TraceSummarySchema), example: { data: [TRACE_SUMMARY_EXAMPLE], next_cursor: null } } } },
+    200: {
+      description: 'A page',
+      content: {
+        'application/json': {
+          schema: pageOf(TraceSummarySchema),
+          example: { data: [TRACE_SUMMARY_EXAMPLE], next_cursor: null },
+        },
+      },
+    },
     ...errors(400, 401, 403),
   },
 });
@@ -138,7 +184,21 @@ const traceRoute = createRoute({
   description: `Spans as the span listing returns them (with attributes, events and links), at most ${MAX_TRACE_SPANS}; 404 when the project has none of this trace.`,
   request: { params: traceParams },
   responses: {
-    200: { description: 'The trace', content: { 'application/json': { schema: TraceSchema, example: { trace_id: TRACE_SUMMARY_EXAMPLE.trace_id, label: 'click on Add to cart', error_count: 0, spans: [], truncated: false } } } },
+    200: {
+      description: 'The trace',
+      content: {
+        'application/json': {
+          schema: TraceSchema,
+          example: {
+            trace_id: TRACE_SUMMARY_EXAMPLE.trace_id,
+            label: 'click on Add to cart',
+            error_count: 0,
+            spans: [],
+            truncated: false,
+          },
+        },
+      },
+    },
     ...errors(400, 401, 403, 404),
   },
 });
@@ -173,7 +233,8 @@ export function traceRoutes(services: Services) {
           sql<string>`cast(${sortValue(p.sort, projectId)} as text)`.as('sort_value'),
         ])
         .groupBy(['s.trace_key', 's.trace_id']);
-      if (p.trace_id !== undefined) q = q.where('s.trace_key', '=', traceKey(p.trace_id)).where('s.trace_id', '=', p.trace_id);
+      if (p.trace_id !== undefined)
+        q = q.where('s.trace_key', '=', traceKey(p.trace_id)).where('s.trace_id', '=', p.trace_id);
       if (p.session_id !== undefined) {
         // Whole traces, not just the session's spans: the traces one of whose spans is the session's (its index finds them).
         const ofSession = services.db
@@ -186,7 +247,11 @@ export function traceRoutes(services: Services) {
       }
       const having = traceConditions(services.dialect, p, projectId, appId, ks, cursor);
       if (having.length > 0) q = q.having(({ and }) => and(having));
-      const rows = await q.orderBy(sortValue(p.sort, projectId), p.order).orderBy('s.trace_id', p.order).limit(p.limit + 1).execute();
+      const rows = await q
+        .orderBy(sortValue(p.sort, projectId), p.order)
+        .orderBy('s.trace_id', p.order)
+        .limit(p.limit + 1)
+        .execute();
       const { roots, names } = await rootsAndServices(services, w, rows.slice(0, p.limit));
       const page = sortedPage(
         rows,
@@ -231,11 +296,22 @@ export function traceRoutes(services: Services) {
         .where('trace_id', '=', traceId)
         .where('attributes', 'like', EXCEPTION_LOG)
         .executeTakeFirstOrThrow();
-      const failedSpans = rows.filter((r) => r.status_code === STATUS_ERROR || r.events.includes(EXCEPTION_EVENT.slice(1, -1))).length;
+      const failedSpans = rows.filter(
+        (r) => r.status_code === STATUS_ERROR || r.events.includes(EXCEPTION_EVENT.slice(1, -1)),
+      ).length;
       // time_ms is whole milliseconds: the nanosecond start orders spans within one millisecond (the sort is stable).
       spans.sort((a, b) => (startNs(a) < startNs(b) ? -1 : startNs(a) > startNs(b) ? 1 : 0));
       const json = spans.map(LISTINGS.spans.toJson);
       const root = rootSpanOf(json);
-      return c.json({ trace_id: traceId, label: traceLabel(root.name, root.attributes), error_count: failedSpans + Number(exceptionLogs), spans: json, truncated: rows.length > MAX_TRACE_SPANS }, 200);
+      return c.json(
+        {
+          trace_id: traceId,
+          label: traceLabel(root.name, root.attributes),
+          error_count: failedSpans + Number(exceptionLogs),
+          spans: json,
+          truncated: rows.length > MAX_TRACE_SPANS,
+        },
+        200,
+      );
     });
 }

@@ -9,7 +9,15 @@ import { iso } from './params';
 import { routePattern } from './route-pattern';
 import { appIdFilter } from './routes';
 import { vitalsQuery, VITALS_EXAMPLE, VitalsSchema } from './vitals-schemas';
-import { BUCKET_MS, summarizeVitals, THRESHOLDS, UNKNOWN_ROUTE, VITAL_OF_METRIC, type Bucket, type VitalPoint } from './vitals-summary';
+import {
+  BUCKET_MS,
+  summarizeVitals,
+  THRESHOLDS,
+  UNKNOWN_ROUTE,
+  VITAL_OF_METRIC,
+  type Bucket,
+  type VitalPoint,
+} from './vitals-summary';
 
 /** Without `from`, the summary covers this much before `to` (now unless given). */
 export const DEFAULT_VITALS_WINDOW_MS = 7 * BUCKET_MS.day;
@@ -23,7 +31,9 @@ export const MAX_VITAL_POINTS = 200_000;
 
 /** The point's `url.path` attribute: each database reads into the JSON text its own way. */
 function pathOf(dialect: DialectName): RawBuilder<unknown> {
-  return dialect === 'postgres' ? sql`(m.attributes::jsonb ->> 'url.path')` : sql`json_extract(m.attributes, '$."url.path"')`;
+  return dialect === 'postgres'
+    ? sql`(m.attributes::jsonb ->> 'url.path')`
+    : sql`json_extract(m.attributes, '$."url.path"')`;
 }
 
 /**
@@ -32,7 +42,9 @@ function pathOf(dialect: DialectName): RawBuilder<unknown> {
  */
 function envOf(dialect: DialectName): RawBuilder<string> {
   const attribute = (name: string) =>
-    dialect === 'postgres' ? sql`nullif(m.resource::jsonb -> 'attributes' ->> ${name}, '')` : sql`nullif(json_extract(m.resource, ${`$.attributes."${name}"`}), '')`;
+    dialect === 'postgres'
+      ? sql`nullif(m.resource::jsonb -> 'attributes' ->> ${name}, '')`
+      : sql`nullif(json_extract(m.resource, ${`$.attributes."${name}"`}), '')`;
   return sql<string>`case when ${attribute('test.run.id')} is not null then ${TEST_ENV} else coalesce(${attribute('deployment.environment.name')}, ${attribute('deployment.environment')}, ${DEFAULT_ENV}) end`;
 }
 
@@ -49,7 +61,10 @@ const route = createRoute({
     `p75 is the nearest-rank 75th percentile of the values read: at most the newest ${MAX_VITAL_POINTS} points (\`truncated\` says when there were more).`,
   request: { query: vitalsQuery },
   responses: {
-    200: { description: 'The summary', content: { 'application/json': { schema: VitalsSchema, example: VITALS_EXAMPLE } } },
+    200: {
+      description: 'The summary',
+      content: { 'application/json': { schema: VitalsSchema, example: VITALS_EXAMPLE } },
+    },
     ...errors(400, 401, 403),
   },
 });
@@ -61,7 +76,8 @@ export function vitalsRoutes(services: Services) {
     const { projectId } = c.get('caller');
     const to = p.to ?? services.clock.now();
     const from = p.from ?? to - DEFAULT_VITALS_WINDOW_MS;
-    if (from >= to) throw badRequest(`from must be before to (${iso(from)} is not before ${iso(to)})`, { field: 'from' });
+    if (from >= to)
+      throw badRequest(`from must be before to (${iso(from)} is not before ${iso(to)})`, { field: 'from' });
     const bucket: Bucket = p.bucket ?? (to - from <= HOURLY_UP_TO_MS ? 'hour' : 'day');
     const appId = await appIdFilter(services, projectId, p.app);
     let q = services.db
@@ -74,8 +90,14 @@ export function vitalsRoutes(services: Services) {
       .where('m.value', 'is not', null);
     if (appId !== undefined) q = q.where('m.app_id', '=', appId);
     // Test runs measure the app on CI machines: their vitals say nothing of what users get (docs/api.md, "Web Vitals").
-    q = p.env === undefined ? q.where(envOf(services.dialect), '<>', TEST_ENV) : q.where(envOf(services.dialect), '=', p.env);
-    const rows = await q.orderBy('m.time_ms', 'desc').limit(MAX_VITAL_POINTS + 1).execute();
+    q =
+      p.env === undefined
+        ? q.where(envOf(services.dialect), '<>', TEST_ENV)
+        : q.where(envOf(services.dialect), '=', p.env);
+    const rows = await q
+      .orderBy('m.time_ms', 'desc')
+      .limit(MAX_VITAL_POINTS + 1)
+      .execute();
     // Pages repeat: each distinct path is turned into its pattern once.
     const patterns = new Map<string, string>();
     const patternOf = (path: string) => patterns.get(path) ?? patterns.set(path, routePattern(path)).get(path)!;

@@ -56,7 +56,8 @@ export function p75(values: number[]): number | null {
 
 export type PerVital<T> = Record<VitalName, T>;
 /** One value per vital, in {@link VITAL_NAMES} order. */
-export const perVital = <T>(make: (name: VitalName) => T): PerVital<T> => Object.fromEntries(VITAL_NAMES.map((n) => [n, make(n)])) as PerVital<T>;
+export const perVital = <T>(make: (name: VitalName) => T): PerVital<T> =>
+  Object.fromEntries(VITAL_NAMES.map((n) => [n, make(n)])) as PerVital<T>;
 
 /** The thresholds as the API states them. */
 export const THRESHOLDS = perVital((n) => {

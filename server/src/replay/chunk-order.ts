@@ -80,7 +80,9 @@ export function orderChunks(entries: readonly ChunkEntry[]): SessionChunks {
     const gap = missingSeqs(chunks.map((c) => c.seq));
     if (gap.missing_count > 0) gaps.push({ replay_id: replayId, ...gap });
   }
-  replays.sort((a, b) => a.summary.start_ms - b.summary.start_ms || compareText(a.summary.replay_id, b.summary.replay_id));
+  replays.sort(
+    (a, b) => a.summary.start_ms - b.summary.start_ms || compareText(a.summary.replay_id, b.summary.replay_id),
+  );
   return {
     chunks: replays.flatMap(({ summary, chunks }) => chunks.map((c) => ({ ...c, replayStart: summary.start_ms }))),
     replays: replays.map((r) => r.summary),
@@ -108,7 +110,11 @@ export function pageOfChunks(
   return { page, more: start + page.length < chunks.length };
 }
 
-export const positionOf = (c: OrderedChunk): ChunkPosition => ({ replayStart: c.replayStart, replayId: c.replay_id, seq: c.seq });
+export const positionOf = (c: OrderedChunk): ChunkPosition => ({
+  replayStart: c.replayStart,
+  replayId: c.replay_id,
+  seq: c.seq,
+});
 
 function comparePosition(a: ChunkPosition, b: ChunkPosition): number {
   return a.replayStart - b.replayStart || compareText(a.replayId, b.replayId) || a.seq - b.seq;

@@ -16,5 +16,8 @@ export function checkEventDepth(events: readonly unknown[], field = 'data'): voi
   const steps = findInJson(events, (_value, depth) => depth > MAX_EVENT_DEPTH);
   if (steps === undefined) return;
   const path = formatJsonPath(field, steps, SHOWN_STEPS);
-  throw badRequest(`${field} nests deeper than ${MAX_EVENT_DEPTH} levels of arrays and objects, at ${path}`, { field: path, limit: MAX_EVENT_DEPTH });
+  throw badRequest(`${field} nests deeper than ${MAX_EVENT_DEPTH} levels of arrays and objects, at ${path}`, {
+    field: path,
+    limit: MAX_EVENT_DEPTH,
+  });
 }

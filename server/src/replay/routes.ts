@@ -22,14 +22,19 @@ const BaseUrl = z
   .transform((raw, ctx) => {
     if (raw === '') return undefined;
     const origin = originOf(raw);
-    if (origin === undefined) ctx.addIssue({ code: 'custom', message: 'must be an http(s) origin such as http://localhost:3000 (the paths come from the recording)' });
+    if (origin === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an http(s) origin such as http://localhost:3000 (the paths come from the recording)',
+      });
     return origin;
   })
   .optional()
   .openapi({
     type: 'string',
     format: 'uri',
-    description: 'Origin the test runs against by default (else the recorded one); SVC_REPLAY_BASE_URL overrides it at run time',
+    description:
+      'Origin the test runs against by default (else the recorded one); SVC_REPLAY_BASE_URL overrides it at run time',
     example: 'http://localhost:3000',
   });
 
@@ -37,10 +42,12 @@ const session = {
   tags: ['query'],
   security: CONTROL_SECURITY,
   method: 'get' as const,
-  description: "Confined to the key's project: another project's session is a 404. Unknown query parameters are rejected.",
+  description:
+    "Confined to the key's project: another project's session is a 404. Unknown query parameters are rejected.",
 };
 const params = z.object({ id: z.string().min(1).openapi({ description: "Session id (the SDK's sessionId)" }) });
-const pageQuery = (defaultLimit: number, maxLimit: number) => z.strictObject({ limit: limitQuery(defaultLimit, maxLimit), cursor: cursorQuery });
+const pageQuery = (defaultLimit: number, maxLimit: number) =>
+  z.strictObject({ limit: limitQuery(defaultLimit, maxLimit), cursor: cursorQuery });
 
 const detailRoute = createRoute({
   ...session,
@@ -58,7 +65,10 @@ const detailRoute = createRoute({
             end_time: Time,
             chunk_count: z.number().int(),
             event_count: z.number().int(),
-            first_url: z.string().nullable().openapi({ description: "href of the replay's rrweb Meta event: the page it recorded" }),
+            first_url: z
+              .string()
+              .nullable()
+              .openapi({ description: "href of the replay's rrweb Meta event: the page it recorded" }),
           }),
         ),
       }),
@@ -89,7 +99,10 @@ const replayRoute = createRoute({
             start_time: Time,
             end_time: Time,
             event_count: z.number().int(),
-            unreadable: z.string().optional().openapi({ description: 'Why the stored events could not be read (they are left out)' }),
+            unreadable: z
+              .string()
+              .optional()
+              .openapi({ description: 'Why the stored events could not be read (they are left out)' }),
           }),
         ),
         gaps: z.array(
@@ -142,20 +155,26 @@ export function sessionRoutes(services: Services) {
     const session = await findSession(db, projectId, sessionId);
     const { replays } = orderChunks(await chunkIndex(db, projectId, sessionId));
     const firstUrls = new Map<number, string | null>();
-    await forEachBatch(replays.map((r) => r.first_chunk_id), async (ids) => {
-      for (const [id, stored] of await chunkEvents(db, projectId, ids)) firstUrls.set(id, pageUrl(stored.events));
-    });
-    return c.json({
-      ...sessionJson(session),
-      replays: replays.map((r) => ({
-        replay_id: r.replay_id,
-        start_time: iso(r.start_ms),
-        end_time: iso(r.end_ms),
-        chunk_count: r.chunk_count,
-        event_count: r.event_count,
-        first_url: firstUrls.get(r.first_chunk_id) ?? null,
-      })),
-    }, 200);
+    await forEachBatch(
+      replays.map((r) => r.first_chunk_id),
+      async (ids) => {
+        for (const [id, stored] of await chunkEvents(db, projectId, ids)) firstUrls.set(id, pageUrl(stored.events));
+      },
+    );
+    return c.json(
+      {
+        ...sessionJson(session),
+        replays: replays.map((r) => ({
+          replay_id: r.replay_id,
+          start_time: iso(r.start_ms),
+          end_time: iso(r.end_ms),
+          chunk_count: r.chunk_count,
+          event_count: r.event_count,
+          first_url: firstUrls.get(r.first_chunk_id) ?? null,
+        })),
+      },
+      200,
+    );
   });
 
   app.openapi(replayRoute, async (c) => {
@@ -165,25 +184,32 @@ export function sessionRoutes(services: Services) {
     await findSession(db, projectId, sessionId);
     const { chunks, gaps } = orderChunks(await chunkIndex(db, projectId, sessionId));
     const { page, more } = pageOfChunks(chunks, cursor, limit, PAGE_STORED_BYTES);
-    const events = await chunkEvents(db, projectId, page.map((chunk) => chunk.id));
+    const events = await chunkEvents(
+      db,
+      projectId,
+      page.map((chunk) => chunk.id),
+    );
     const last = page[page.length - 1];
-    return c.json({
-      session_id: sessionId,
-      events: page.flatMap((chunk) => events.get(chunk.id)?.events ?? []),
-      chunks: page.map((chunk) => {
-        const unreadable = events.get(chunk.id)?.unreadable;
-        return {
-          replay_id: chunk.replay_id,
-          seq: chunk.seq,
-          start_time: iso(chunk.time_ms),
-          end_time: iso(chunk.end_ms),
-          event_count: chunk.event_count,
-          ...(unreadable !== undefined && { unreadable }),
-        };
-      }),
-      gaps,
-      next_cursor: more && last ? chunkCursor(last) : null,
-    }, 200);
+    return c.json(
+      {
+        session_id: sessionId,
+        events: page.flatMap((chunk) => events.get(chunk.id)?.events ?? []),
+        chunks: page.map((chunk) => {
+          const unreadable = events.get(chunk.id)?.unreadable;
+          return {
+            replay_id: chunk.replay_id,
+            seq: chunk.seq,
+            start_time: iso(chunk.time_ms),
+            end_time: iso(chunk.end_ms),
+            event_count: chunk.event_count,
+            ...(unreadable !== undefined && { unreadable }),
+          };
+        }),
+        gaps,
+        next_cursor: more && last ? chunkCursor(last) : null,
+      },
+      200,
+    );
   });
 
   app.openapi(recipesRoute, async (c) => {
@@ -192,7 +218,10 @@ export function sessionRoutes(services: Services) {
     const cursor = readCursor(c, 'number');
     await findSession(db, projectId, sessionId);
     const rows = await sessionRecipes(db, projectId, sessionId, limit + 1, cursor);
-    return c.json(keysetPage(rows, limit, recipeJson, (r) => ({ t: r.time_ms, k: r.id })), 200);
+    return c.json(
+      keysetPage(rows, limit, recipeJson, (r) => ({ t: r.time_ms, k: r.id })),
+      200,
+    );
   });
 
   app.openapi(playwrightRoute, async (c) => {
@@ -202,7 +231,8 @@ export function sessionRoutes(services: Services) {
     const exporter = new PlaywrightExport();
     const steps = await feedStoredSession(db, projectId, sessionId, exporter);
     const spec = exporter.finish({ sessionId, app: session.app, ...(baseUrl && { baseUrl }) }, steps);
-    if (spec === undefined) throw new ApiError(404, 'not_found', `session "${sessionId}" has no recorded page load to export`);
+    if (spec === undefined)
+      throw new ApiError(404, 'not_found', `session "${sessionId}" has no recorded page load to export`);
     return c.text(spec, 200, {
       'content-type': 'text/plain; charset=utf-8',
       'content-disposition': `attachment; filename="session-${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}.spec.ts"`,
@@ -226,7 +256,8 @@ function pageUrl(events: readonly unknown[]): string | null {
   return null;
 }
 
-const badCursor = () => badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', { field: 'cursor' });
+const badCursor = () =>
+  badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', { field: 'cursor' });
 
 /** A replay page's cursor: the position of its last chunk (replay start time, then `seq:replay id`). */
 const chunkCursor = (chunk: OrderedChunk): string => {
@@ -250,6 +281,12 @@ function originOf(raw: string): string | undefined {
   } catch {
     return undefined;
   }
-  const bare = /^https?:$/.test(url.protocol) && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  const bare =
+    /^https?:$/.test(url.protocol) &&
+    url.pathname === '/' &&
+    !url.search &&
+    !url.hash &&
+    !url.username &&
+    !url.password;
   return bare ? url.origin : undefined;
 }

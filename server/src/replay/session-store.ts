@@ -25,14 +25,26 @@ export async function findSession(db: Db, projectId: string, sessionId: string) 
 export function chunkIndex(db: Db, projectId: string, sessionId: string): Promise<ChunkEntry[]> {
   return db
     .selectFrom('replay_chunks')
-    .select(['id', 'replay_id', 'seq', 'time_ms', 'end_ms', 'event_count', sql<number>`length(data)`.as('stored_bytes')])
+    .select([
+      'id',
+      'replay_id',
+      'seq',
+      'time_ms',
+      'end_ms',
+      'event_count',
+      sql<number>`length(data)`.as('stored_bytes'),
+    ])
     .where('project_id', '=', projectId)
     .where('session_id', '=', sessionId)
     .execute();
 }
 
 /** The decoded events of the chunks with these ids, by id (a chunk that cannot be served says so: storedEvents). */
-export async function chunkEvents(db: Db, projectId: string, ids: readonly number[]): Promise<Map<number, StoredEvents>> {
+export async function chunkEvents(
+  db: Db,
+  projectId: string,
+  ids: readonly number[],
+): Promise<Map<number, StoredEvents>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('replay_chunks')
@@ -53,7 +65,12 @@ export function sessionRecipes(db: Db, projectId: string, sessionId: string, lim
     .where('r.project_id', '=', projectId)
     .where('r.session_id', '=', sessionId);
   if (cursor) {
-    q = q.where((eb) => eb.or([eb('r.time_ms', '>', cursor.t), eb.and([eb('r.time_ms', '=', cursor.t), eb('r.id', '>', Number(cursor.k))])]));
+    q = q.where((eb) =>
+      eb.or([
+        eb('r.time_ms', '>', cursor.t),
+        eb.and([eb('r.time_ms', '=', cursor.t), eb('r.id', '>', Number(cursor.k))]),
+      ]),
+    );
   }
   q = q.orderBy('r.time_ms', 'asc').orderBy('r.id', 'asc');
   return (limit === undefined ? q : q.limit(limit)).execute();

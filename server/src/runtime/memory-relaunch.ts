@@ -23,7 +23,8 @@ export const MEMORY_EXEC_ARGV = ['--max-semi-space-size=4'] as const;
 const LAUNCHED_ENV = 'SVC_SERVER_LAUNCHED';
 
 export function needsMemoryRelaunch(env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.MALLOC_ARENA_MAX !== undefined || env[LAUNCHED_ENV] !== undefined || process.platform !== 'linux') return false;
+  if (env.MALLOC_ARENA_MAX !== undefined || env[LAUNCHED_ENV] !== undefined || process.platform !== 'linux')
+    return false;
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
   return report?.header?.glibcVersionRuntime !== undefined;
 }

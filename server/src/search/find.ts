@@ -32,7 +32,14 @@ async function session(db: Kysely<Database>, projectId: string, q: string): Prom
     .executeTakeFirst();
   if (!row) return [];
   const who = row.user_id === null ? 'anonymous' : `user ${row.user_id}`;
-  return [{ kind: 'session', id: row.session_id, title: `Session of ${who}${row.entry_url ? `, from ${row.entry_url}` : ''}`, at: iso(row.last_ms) }];
+  return [
+    {
+      kind: 'session',
+      id: row.session_id,
+      title: `Session of ${who}${row.entry_url ? `, from ${row.entry_url}` : ''}`,
+      at: iso(row.last_ms),
+    },
+  ];
 }
 
 async function trace(db: Kysely<Database>, projectId: string, q: string): Promise<SearchMatch[]> {
@@ -47,7 +54,16 @@ async function trace(db: Kysely<Database>, projectId: string, q: string): Promis
     .orderBy('time_ms')
     .limit(1)
     .executeTakeFirst();
-  return first ? [{ kind: 'trace', id, title: `Trace: ${traceLabel(first.name, JSON.parse(first.attributes))}`, at: iso(first.time_ms) }] : [];
+  return first
+    ? [
+        {
+          kind: 'trace',
+          id,
+          title: `Trace: ${traceLabel(first.name, JSON.parse(first.attributes))}`,
+          at: iso(first.time_ms),
+        },
+      ]
+    : [];
 }
 
 async function issue(db: Kysely<Database>, projectId: string, q: string): Promise<SearchMatch[]> {
@@ -58,11 +74,25 @@ async function issue(db: Kysely<Database>, projectId: string, q: string): Promis
     .where('project_id', '=', projectId)
     .where('fingerprint', '=', q.toLowerCase())
     .executeTakeFirst();
-  return row ? [{ kind: 'issue', id: row.fingerprint, title: `Issue: ${row.error_type}: ${row.sample_message}`, at: iso(row.last_seen_ms) }] : [];
+  return row
+    ? [
+        {
+          kind: 'issue',
+          id: row.fingerprint,
+          title: `Issue: ${row.error_type}: ${row.sample_message}`,
+          at: iso(row.last_seen_ms),
+        },
+      ]
+    : [];
 }
 
 async function incident(db: Kysely<Database>, projectId: string, q: string): Promise<SearchMatch[]> {
-  const row = await db.selectFrom('incidents').select(['id', 'title', 'updated_ms']).where('project_id', '=', projectId).where('id', '=', q).executeTakeFirst();
+  const row = await db
+    .selectFrom('incidents')
+    .select(['id', 'title', 'updated_ms'])
+    .where('project_id', '=', projectId)
+    .where('id', '=', q)
+    .executeTakeFirst();
   return row ? [{ kind: 'incident', id: row.id, title: `Incident: ${row.title}`, at: iso(row.updated_ms) }] : [];
 }
 
@@ -77,7 +107,12 @@ async function user(db: Kysely<Database>, projectId: string, q: string): Promise
     .limit(MAX_USER_SESSIONS + 1)
     .execute();
   if (rows.length === 0) return [];
-  const count = rows.length > MAX_USER_SESSIONS ? `${MAX_USER_SESSIONS}+ sessions` : rows.length === 1 ? '1 session' : `${rows.length} sessions`;
+  const count =
+    rows.length > MAX_USER_SESSIONS
+      ? `${MAX_USER_SESSIONS}+ sessions`
+      : rows.length === 1
+        ? '1 session'
+        : `${rows.length} sessions`;
   return [{ kind: 'user', id: q, title: `User ${q}: ${count}`, at: iso(rows[0]!.last_ms) }];
 }
 

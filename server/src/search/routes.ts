@@ -11,7 +11,10 @@ const SearchQuery = z.strictObject({
     .trim()
     .min(1)
     .max(SESSION_FACT_LIMITS.maxUserChars)
-    .openapi({ description: 'A session, trace, issue or incident id, or a user id (`setUser`), exactly as shown', example: '4bf92f3577b34da6a3ce929d0e0e4736' }),
+    .openapi({
+      description: 'A session, trace, issue or incident id, or a user id (`setUser`), exactly as shown',
+      example: '4bf92f3577b34da6a3ce929d0e0e4736',
+    }),
 });
 
 const SearchAnswer = z
@@ -19,9 +22,16 @@ const SearchAnswer = z
     data: z.array(
       z.object({
         kind: z.enum(SEARCH_KINDS),
-        id: z.string().openapi({ description: "The object's id; for `user`, the user id (`GET /control-plane/sessions?user_id=`)" }),
+        id: z
+          .string()
+          .openapi({
+            description: "The object's id; for `user`, the user id (`GET /control-plane/sessions?user_id=`)",
+          }),
         title: z.string().openapi({ description: 'A line to recognise it by' }),
-        at: Time.nullable().openapi({ description: "Its latest activity: a session's or a user's last record, a trace's start, an issue's last error, an incident's last update" }),
+        at: Time.nullable().openapi({
+          description:
+            "Its latest activity: a session's or a user's last record, a trace's start, an issue's last error, an incident's last update",
+        }),
       }),
     ),
   })
@@ -41,7 +51,21 @@ const searchRoute = createRoute({
   responses: {
     200: {
       description: 'The matches, sessions first, then traces, issues, incidents and users',
-      content: { 'application/json': { schema: SearchAnswer, example: { data: [{ kind: 'trace', id: '4bf92f3577b34da6a3ce929d0e0e4736', title: 'Trace: click on Pay', at: '2026-01-01T12:00:00.000Z' }] } } },
+      content: {
+        'application/json': {
+          schema: SearchAnswer,
+          example: {
+            data: [
+              {
+                kind: 'trace',
+                id: '4bf92f3577b34da6a3ce929d0e0e4736',
+                title: 'Trace: click on Pay',
+                at: '2026-01-01T12:00:00.000Z',
+              },
+            ],
+          },
+        },
+      },
     },
     ...errors(400, 401, 403),
   },
@@ -49,5 +73,7 @@ const searchRoute = createRoute({
 
 /** `/control-plane/search`: the console's global search box (docs/query-api.md, "Search"). */
 export function searchRoutes(services: Services) {
-  return createRouter().openapi(searchRoute, async (c) => c.json({ data: await searchIds(services.db, c.get('caller').projectId, c.req.valid('query').q) }, 200));
+  return createRouter().openapi(searchRoute, async (c) =>
+    c.json({ data: await searchIds(services.db, c.get('caller').projectId, c.req.valid('query').q) }, 200),
+  );
 }

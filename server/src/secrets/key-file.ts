@@ -10,7 +10,10 @@ import { generateSecretKey } from './secret-box';
  */
 export function secretKeyFor(databasePath: string | undefined): string {
   if (databasePath === ':memory:') return generateSecretKey();
-  const file = databasePath === undefined ? resolve('.svc-data', 'secret.key') : join(dirname(resolve(databasePath)), 'secret.key');
+  const file =
+    databasePath === undefined
+      ? resolve('.svc-data', 'secret.key')
+      : join(dirname(resolve(databasePath)), 'secret.key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dirname(file), { recursive: true });
   const key = generateSecretKey();

@@ -16,7 +16,8 @@ export interface SecretBox {
   verify(message: string, signature: string): boolean;
 }
 
-const derive = (secret: string, purpose: string): Buffer => createHash('sha256').update(`svc:${purpose}:`).update(secret).digest();
+const derive = (secret: string, purpose: string): Buffer =>
+  createHash('sha256').update(`svc:${purpose}:`).update(secret).digest();
 
 export function createSecretBox(secretKey: string): SecretBox {
   if (secretKey.length < 32) throw new Error('the secret key must be at least 32 characters');

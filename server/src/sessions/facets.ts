@@ -30,13 +30,20 @@ export interface FacetScope {
  * With one, the sessions in range are read once through the last_ms index and their value combinations gathered.
  */
 export async function sessionFacets(db: Kysely<Database>, scope: FacetScope): Promise<SessionFacets> {
-  const values = scope.range.length === 0 ? await Promise.all(COLUMNS.map((column) => skipScan(db, scope, column))) : await inRange(db, scope);
+  const values =
+    scope.range.length === 0
+      ? await Promise.all(COLUMNS.map((column) => skipScan(db, scope, column)))
+      : await inRange(db, scope);
   const [envs, releases, browsers, appIds] = values as [string[], string[], string[], string[]];
   return { envs, releases, browsers, apps: await appNames(db, appIds) };
 }
 
 /** A loose index scan: the smallest value, then the smallest above it, and so on, each an index seek. */
-async function skipScan(db: Kysely<Database>, { projectId, appId }: FacetScope, column: FacetColumn): Promise<string[]> {
+async function skipScan(
+  db: Kysely<Database>,
+  { projectId, appId }: FacetScope,
+  column: FacetColumn,
+): Promise<string[]> {
   const col = sql.ref(column);
   const app = appId === undefined ? sql`` : sql` and app_id = ${appId}`;
   const { rows } = await sql<{ value: string }>`
@@ -50,14 +57,19 @@ async function skipScan(db: Kysely<Database>, { projectId, appId }: FacetScope, 
 }
 
 async function inRange(db: Kysely<Database>, { projectId, range }: FacetScope): Promise<string[][]> {
-  let q = db.selectFrom('sessions as s').select(['s.env', 's.release', 's.browser', 's.app_id']).where('s.project_id', '=', projectId);
+  let q = db
+    .selectFrom('sessions as s')
+    .select(['s.env', 's.release', 's.browser', 's.app_id'])
+    .where('s.project_id', '=', projectId);
   for (const condition of range) q = q.where(condition);
   const rows = await q.groupBy(['s.env', 's.release', 's.browser', 's.app_id']).execute();
   return COLUMNS.map((column) => distinctSorted(rows.map((r) => r[column])));
 }
 
 const distinctSorted = (values: ReadonlyArray<string | null>): string[] =>
-  [...new Set(values.filter((v): v is string => v !== null))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, FACETS_LIMIT);
+  [...new Set(values.filter((v): v is string => v !== null))]
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, FACETS_LIMIT);
 
 async function appNames(db: Kysely<Database>, appIds: string[]): Promise<string[]> {
   if (appIds.length === 0) return [];

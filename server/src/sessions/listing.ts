@@ -19,18 +19,31 @@ export const SORT_COLUMN: Record<SessionSort, SortColumn> = {
 };
 
 /** Cursors from before sorting existed have no sort and were newest-first by last activity. */
-const keyset = (sort: SessionSort, order: SortOrder): KeysetSort => ({ sort, order, value: 'integer', defaultSort: 'last_seen' });
+const keyset = (sort: SessionSort, order: SortOrder): KeysetSort => ({
+  sort,
+  order,
+  value: 'integer',
+  defaultSort: 'last_seen',
+});
 
 export function encodeSessionCursor(sort: SessionSort, order: SortOrder, value: number, sessionId: string): string {
   return encodeSortedCursor(keyset(sort, order), { t: value, k: sessionId });
 }
 
 /** The `cursor` parameter for this sort and order (a cursor of another order is refused: it would skip or repeat rows). */
-export function readSessionCursor(raw: string | undefined, sort: SessionSort, order: SortOrder): { t: number | string; k: string } | undefined {
+export function readSessionCursor(
+  raw: string | undefined,
+  sort: SessionSort,
+  order: SortOrder,
+): { t: number | string; k: string } | undefined {
   return readSortedCursor(raw, keyset(sort, order));
 }
 
 /** Rows after the cursor in the listing's order: the (value, session id) pair beyond the cursor's. */
-export function afterCursor(column: SortColumn, order: SortOrder, cursor: { t: number | string; k: string }): RawBuilder<SqlBool> {
+export function afterCursor(
+  column: SortColumn,
+  order: SortOrder,
+  cursor: { t: number | string; k: string },
+): RawBuilder<SqlBool> {
   return afterPosition({ order, value: 'integer' }, sql.ref(`s.${column}`), sql.ref('s.session_id'), cursor);
 }

@@ -8,11 +8,54 @@ export interface FunctionScope {
 }
 
 /** Words that take a parenthesized head before a block, so `if (x) {` is no method `if`. */
-const NOT_METHODS = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'return', 'typeof', 'await', 'yield', 'new', 'in', 'of', 'do', 'else', 'void', 'delete', 'throw']);
+const NOT_METHODS = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'with',
+  'return',
+  'typeof',
+  'await',
+  'yield',
+  'new',
+  'in',
+  'of',
+  'do',
+  'else',
+  'void',
+  'delete',
+  'throw',
+]);
 /** Tokens a TypeScript return type is made of (`): Promise<Map<string, T[]>> {`). */
 const TYPE_PUNCT = new Set(['.', '<', '>', '[', ']', '|', '&', ',', '?', '(', ')', '=>']);
 /** Punctuators that continue an expression on the next line, so a line break there does not end an arrow's body. */
-const CONTINUES = new Set(['.', '?.', '?', ':', '+', '-', '*', '/', '%', '&', '|', '&&', '||', '??', '==', '===', '!=', '!==', '<', '>', ')', ']', '}']);
+const CONTINUES = new Set([
+  '.',
+  '?.',
+  '?',
+  ':',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '&',
+  '|',
+  '&&',
+  '||',
+  '??',
+  '==',
+  '===',
+  '!=',
+  '!==',
+  '<',
+  '>',
+  ')',
+  ']',
+  '}',
+]);
 const MAX_TYPE_TOKENS = 40;
 const CLOSERS = new Set([')', ']', '}']);
 
@@ -64,12 +107,14 @@ class ScopeScanner {
       if (this.arrows.length > 0) this.endArrowsAt(token, k);
       if (token.kind !== 'punct') continue;
       const v = token.value;
-      if (v === '{' || v === '(' || v === '[') this.opens.push({ index: k, name: v === '{' ? this.functionBefore(k) : null });
+      if (v === '{' || v === '(' || v === '[')
+        this.opens.push({ index: k, name: v === '{' ? this.functionBefore(k) : null });
       else if (v === '}' || v === ')' || v === ']') this.close(k);
       else if (v === '=>' && this.tokens[k + 1]?.value !== '{') this.startExpressionArrow(k);
     }
     const last = this.tokens[this.tokens.length - 1];
-    for (const arrow of this.arrows) this.scopes.push({ name: arrow.name, start: arrow.start, end: last?.end ?? arrow.start });
+    for (const arrow of this.arrows)
+      this.scopes.push({ name: arrow.name, start: arrow.start, end: last?.end ?? arrow.start });
     return this.scopes;
   }
 
@@ -77,7 +122,8 @@ class ScopeScanner {
     const open = this.opens.pop();
     if (!open) return;
     this.openerOf[k] = open.index;
-    if (open.name) this.scopes.push({ name: open.name, start: this.tokens[open.index]!.start, end: this.tokens[k]!.end });
+    if (open.name)
+      this.scopes.push({ name: open.name, start: this.tokens[open.index]!.start, end: this.tokens[k]!.end });
   }
 
   private startExpressionArrow(k: number): void {
@@ -92,7 +138,11 @@ class ScopeScanner {
       const depth = this.opens.length;
       const closesOuter = depth <= arrow.depth && token.kind === 'punct' && CLOSERS.has(token.value);
       const separates = depth === arrow.depth && token.kind === 'punct' && (token.value === ';' || token.value === ',');
-      const newLine = depth === arrow.depth && token.newline && k > arrow.bodyStart && !(token.kind === 'punct' && CONTINUES.has(token.value));
+      const newLine =
+        depth === arrow.depth &&
+        token.newline &&
+        k > arrow.bodyStart &&
+        !(token.kind === 'punct' && CONTINUES.has(token.value));
       if (!closesOuter && !separates && !newLine) return;
       this.arrows.pop();
       this.scopes.push({ name: arrow.name, start: arrow.start, end: this.tokens[k - 1]!.end });

@@ -12,11 +12,27 @@ export interface Token {
 /** Multi-character punctuators that matter (all start with `=`, `!` or `?`): `=>` must not read as `=`, nor `==` as an assignment. */
 const PUNCTUATORS = ['===', '!==', '=>', '==', '!=', '?.'];
 /** After these, `/` starts a regular expression rather than dividing. */
-const BEFORE_REGEX = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
+const BEFORE_REGEX = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+]);
 // Character codes, compared directly: a regular expression per character would make the scan several times slower.
 const isDigit = (c: number) => c >= 48 && c <= 57;
 /** Letters, `_`, `$`, `#` (private names) and anything beyond ASCII. */
-const isIdStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36 || c === 35 || c >= 128;
+const isIdStart = (c: number) =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36 || c === 35 || c >= 128;
 const isIdPart = (c: number) => isIdStart(c) || isDigit(c);
 const isWordOrDot = (c: number) => isIdPart(c) || c === 46;
 
@@ -79,7 +95,8 @@ export function tokenize(src: string): Token[] {
       i = regexEnd(src, i);
       push('regex', start);
     } else {
-      const op = (code === 61 || code === 33 || code === 63 ? PUNCTUATORS.find((p) => src.startsWith(p, i)) : undefined) ?? ch;
+      const op =
+        (code === 61 || code === 33 || code === 63 ? PUNCTUATORS.find((p) => src.startsWith(p, i)) : undefined) ?? ch;
       i += op.length;
       if (op === '{') braces.push('brace');
       else if (op === '}') braces.pop();

@@ -18,11 +18,24 @@ const shellWord = (word: string) => (/^[\w.:@%+,/=-]+$/.test(word) ? word : `'${
  * and engine frames are not the app's, and need none), with the exact `svc-server sourcemaps upload` line, for this
  * server and the error's release. Null when every in-app frame has its map.
  */
-export function missingMaps(frames: readonly SymbolicatedFrame[], release: string | null, serverUrl: string): MissingMaps | null {
+export function missingMaps(
+  frames: readonly SymbolicatedFrame[],
+  release: string | null,
+  serverUrl: string,
+): MissingMaps | null {
   const files = new Map<string, string | null>();
   for (const f of frames) if (f.inApp && f.original === null && !files.has(f.url)) files.set(f.url, f.debugId);
   if (files.size === 0) return null;
   // Without a release, a map is found only by debug ID: the placeholder says the release must be named.
-  const command = ['npx svc-server sourcemaps upload path/to/build', `--release ${release === null ? '<release>' : shellWord(release)}`, `--url ${shellWord(serverUrl)}`, '--control-key <control key>'];
-  return { files: [...files].map(([url, debug_id]) => ({ url, debug_id })), release, upload_command: command.join(' ') };
+  const command = [
+    'npx svc-server sourcemaps upload path/to/build',
+    `--release ${release === null ? '<release>' : shellWord(release)}`,
+    `--url ${shellWord(serverUrl)}`,
+    '--control-key <control key>',
+  ];
+  return {
+    files: [...files].map(([url, debug_id]) => ({ url, debug_id })),
+    release,
+    upload_command: command.join(' '),
+  };
 }

@@ -109,7 +109,9 @@ function contextAround(source: SourceIndex, line: number, column: number): Sourc
   const endLine = Math.min(source.lineStarts.length, line + CONTEXT_LINES);
   const lines: string[] = [];
   for (let n = startLine; n <= endLine; n++) {
-    const text = source.content.slice(source.lineStarts[n - 1], n < source.lineStarts.length ? source.lineStarts[n]! - 1 : undefined).replace(/\r$/, '');
+    const text = source.content
+      .slice(source.lineStarts[n - 1], n < source.lineStarts.length ? source.lineStarts[n]! - 1 : undefined)
+      .replace(/\r$/, '');
     lines.push(clip(text, column));
   }
   return { startLine, lines };

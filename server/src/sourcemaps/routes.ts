@@ -13,15 +13,36 @@ import { MAX_MAP_BYTES, MAX_UPLOAD_BYTES, toNewMap, UPLOAD_LIMIT_NAME, type Uplo
 import { entriesFromForm } from './upload-multipart';
 import { entriesFromJson } from './upload-json';
 
-const mapJson = (m: StoredMap) => ({ debug_id: m.debugId, release: m.release, url: m.url, bytes: m.bytes, uploaded_at: iso(m.uploadedMs) });
+const mapJson = (m: StoredMap) => ({
+  debug_id: m.debugId,
+  release: m.release,
+  url: m.url,
+  bytes: m.bytes,
+  uploaded_at: iso(m.uploadedMs),
+});
 
 const DebugId = z.string().openapi({ format: 'uuid', example: '6a8f1e2c-3b4d-4e5f-8a9b-0c1d2e3f4a5b' });
-const StoredMapSchema = z.object({ debug_id: DebugId.nullable(), release: z.string().nullable(), url: z.string().nullable(), bytes: z.number() });
+const StoredMapSchema = z.object({
+  debug_id: DebugId.nullable(),
+  release: z.string().nullable(),
+  url: z.string().nullable(),
+  bytes: z.number(),
+});
 const MapEntry = z.object({
-  map: z.union([z.record(z.string(), z.unknown()), z.string()]).openapi({ description: 'A version 3 source map (plain or with `sections`), or its JSON text' }),
-  debug_id: DebugId.optional().openapi({ description: "Default: the map's own `debugId` (or `debug_id`); must agree with it" }),
-  url: z.string().optional().openapi({ description: "The minified file's URL: `~/assets/x.js` (any origin) or a full URL" }),
-  code: z.string().optional().openapi({ description: 'The minified file; its `//# debugId=` comment must agree with the map' }),
+  map: z
+    .union([z.record(z.string(), z.unknown()), z.string()])
+    .openapi({ description: 'A version 3 source map (plain or with `sections`), or its JSON text' }),
+  debug_id: DebugId.optional().openapi({
+    description: "Default: the map's own `debugId` (or `debug_id`); must agree with it",
+  }),
+  url: z
+    .string()
+    .optional()
+    .openapi({ description: "The minified file's URL: `~/assets/x.js` (any origin) or a full URL" }),
+  code: z
+    .string()
+    .optional()
+    .openapi({ description: 'The minified file; its `//# debugId=` comment must agree with the map' }),
 });
 const control = { tags: ['sourcemaps'], security: CONTROL_SECURITY };
 
@@ -36,7 +57,7 @@ const uploadRoute = createRoute({
     'Refused with 400 and nothing stored: not JSON, not a version 3 map (`invalid_sourcemap`), a malformed debug ID ' +
     "(`invalid_debug_id`), a file whose `//# debugId=` differs from its map's (`debug_id_mismatch`), a map with neither a " +
     'debug ID nor a release and URL. Uploading a debug ID again replaces its map. Issues that formed without these maps, ' +
-    "whose newest error they now place, are merged into the issue of the original frame (`regrouped`; docs/issues.md, \"Maps that arrive late\").",
+    'whose newest error they now place, are merged into the issue of the original frame (`regrouped`; docs/issues.md, "Maps that arrive late").',
   request: {
     body: {
       required: true,
@@ -45,13 +66,33 @@ const uploadRoute = createRoute({
           example: { release: '1.4.2', url_prefix: '~/assets/', file: ['app.3f9a1c2b.js', 'app.3f9a1c2b.js.map'] },
           schema: z.object({
             release: z.string().optional(),
-            url_prefix: z.string().default('~/').openapi({ description: "Prepended to each file's path to make its URL" }),
-            file: z.array(z.string().openapi({ format: 'binary' })).openapi({ description: '`.map` files and their `.js`/`.mjs`/`.cjs` files; filename = the path in the build output' }),
+            url_prefix: z
+              .string()
+              .default('~/')
+              .openapi({ description: "Prepended to each file's path to make its URL" }),
+            file: z
+              .array(z.string().openapi({ format: 'binary' }))
+              .openapi({
+                description:
+                  '`.map` files and their `.js`/`.mjs`/`.cjs` files; filename = the path in the build output',
+              }),
           }),
         },
         'application/json': {
           schema: z.object({ release: z.string().optional(), maps: z.array(MapEntry) }),
-          example: { maps: [{ map: { version: 3, sources: ['src/app.ts'], names: [], mappings: 'AAAA', debugId: '6a8f1e2c-3b4d-4e5f-8a9b-0c1d2e3f4a5b' } }] },
+          example: {
+            maps: [
+              {
+                map: {
+                  version: 3,
+                  sources: ['src/app.ts'],
+                  names: [],
+                  mappings: 'AAAA',
+                  debugId: '6a8f1e2c-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+                },
+              },
+            ],
+          },
         },
       },
     },
@@ -61,7 +102,9 @@ const uploadRoute = createRoute({
       'Stored',
       z.object({
         stored: z.array(StoredMapSchema),
-        regrouped: z.array(z.object({ from: z.string(), into: z.string() })).openapi({ description: 'Issues merged into the issue of their original frame: ids `from` → `into`' }),
+        regrouped: z
+          .array(z.object({ from: z.string(), into: z.string() }))
+          .openapi({ description: 'Issues merged into the issue of their original frame: ids `from` → `into`' }),
       }),
     ),
     ...errors(400, 401, 403, 413, 415),
@@ -74,9 +117,16 @@ const listRoute = createRoute({
   path: '/',
   summary: 'Source maps of the project, newest first (never their content)',
   request: {
-    query: z.strictObject({ release: z.string().optional().openapi({ description: 'Only the maps of this release' }), limit: limitQuery(100, 1000), cursor: cursorQuery }),
+    query: z.strictObject({
+      release: z.string().optional().openapi({ description: 'Only the maps of this release' }),
+      limit: limitQuery(100, 1000),
+      cursor: cursorQuery,
+    }),
   },
-  responses: { 200: jsonAnswer('A page', pageOf(StoredMapSchema.extend({ uploaded_at: Time }))), ...errors(400, 401, 403) },
+  responses: {
+    200: jsonAnswer('A page', pageOf(StoredMapSchema.extend({ uploaded_at: Time }))),
+    ...errors(400, 401, 403),
+  },
 });
 
 const deleteRoute = createRoute({
@@ -84,7 +134,9 @@ const deleteRoute = createRoute({
   method: 'delete',
   path: '/{debug_id}',
   summary: 'Delete the source map with this debug ID',
-  request: { params: z.object({ debug_id: DebugId.refine((v) => normalizeDebugId(v) !== null, { message: 'must be a UUID' }) }) },
+  request: {
+    params: z.object({ debug_id: DebugId.refine((v) => normalizeDebugId(v) !== null, { message: 'must be a UUID' }) }),
+  },
   responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
 });
 
@@ -100,19 +152,34 @@ export function sourcemapRoutes(services: Services) {
     const { projectId } = c.get('caller');
     const stored = await storeMaps(services.db, services.clock, projectId, maps);
     const regrouped = await regroupMapped(services, projectId, stored);
-    return c.json({ stored: stored.map(({ debugId, release, url, bytes }) => ({ debug_id: debugId, release, url, bytes })), regrouped }, 201);
+    return c.json(
+      {
+        stored: stored.map(({ debugId, release, url, bytes }) => ({ debug_id: debugId, release, url, bytes })),
+        regrouped,
+      },
+      201,
+    );
   });
   return app
     .openapi(listRoute, async (c) => {
       const { limit, release } = c.req.valid('query');
       const cursor = readCursor(c, 'string');
-      const rows = await listMaps(services.db, c.get('caller').projectId, { limit, after: cursor, release: release || undefined });
-      return c.json(keysetPage(rows, limit, mapJson, (m) => ({ t: m.uploadedMs, k: m.id })), 200);
+      const rows = await listMaps(services.db, c.get('caller').projectId, {
+        limit,
+        after: cursor,
+        release: release || undefined,
+      });
+      return c.json(
+        keysetPage(rows, limit, mapJson, (m) => ({ t: m.uploadedMs, k: m.id })),
+        200,
+      );
     })
     .openapi(deleteRoute, async (c) => {
       const debugId = normalizeDebugId(c.req.valid('param').debug_id)!;
       if (!(await deleteByDebugId(services.db, c.get('caller').projectId, debugId))) {
-        throw new ApiError(404, 'not_found', `no source map with debug ID ${debugId} in this project`, { field: 'debug_id' });
+        throw new ApiError(404, 'not_found', `no source map with debug ID ${debugId} in this project`, {
+          field: 'debug_id',
+        });
       }
       return c.body(null, 204);
     });
@@ -122,7 +189,9 @@ async function uploadEntries(c: Context<AppEnv>): Promise<UploadEntry[]> {
   const type = c.req.header('content-type') ?? '';
   const media = type.split(';')[0]!.trim().toLowerCase();
   if (media !== 'application/json' && media !== 'multipart/form-data') {
-    throw new ApiError(415, 'unsupported_media_type', 'send the maps as multipart/form-data or application/json', { field: 'Content-Type' });
+    throw new ApiError(415, 'unsupported_media_type', 'send the maps as multipart/form-data or application/json', {
+      field: 'Content-Type',
+    });
   }
   const body = await readBody(c, MAX_UPLOAD_BYTES, UPLOAD_LIMIT_NAME);
   if (media === 'application/json') return entriesFromJson(parseJson(body));

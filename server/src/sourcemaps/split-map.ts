@@ -13,7 +13,11 @@ export interface SplitMap {
  */
 export function splitSources(text: string): SplitMap {
   const parsed = JSON.parse(text) as Record<string, unknown>;
-  const plain = 'sections' in parsed ? (encodedMap(new FlattenMap(parsed as never)) as unknown as Record<string, unknown>) : parsed;
+  const plain =
+    'sections' in parsed ? (encodedMap(new FlattenMap(parsed as never)) as unknown as Record<string, unknown>) : parsed;
   const { sourcesContent, debugId: _debugId, debug_id: _debugIdOld, ...index } = plain;
-  return { index: JSON.stringify(index), contents: Array.isArray(sourcesContent) ? (sourcesContent as Array<string | null>) : [] };
+  return {
+    index: JSON.stringify(index),
+    contents: Array.isArray(sourcesContent) ? (sourcesContent as Array<string | null>) : [],
+  };
 }

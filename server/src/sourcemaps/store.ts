@@ -36,16 +36,31 @@ const SOURCE_BATCH = 500;
  * Stores `maps` in one transaction, each replacing the map stored under the same key (its debug ID, else its release
  * and URL), so uploading a build again changes nothing. Splitting and compression run first, outside the transaction.
  */
-export async function storeMaps(db: Kysely<Database>, clock: Clock, projectId: string, maps: readonly NewMap[]): Promise<StoredMap[]> {
+export async function storeMaps(
+  db: Kysely<Database>,
+  clock: Clock,
+  projectId: string,
+  maps: readonly NewMap[],
+): Promise<StoredMap[]> {
   const parts = await Promise.all(maps.map((m) => compressedParts(m.text)));
   const now = clock.now();
   await db.transaction().execute(async (tx) => {
     // Uploads to one project take turns (the project's row is locked until commit, as tenancy/apps.ts does for
     // projects): two uploads of one build at once would otherwise both delete nothing and collide on insert.
-    await tx.updateTable('projects').set((eb) => ({ name: eb.ref('name') })).where('id', '=', projectId).execute();
+    await tx
+      .updateTable('projects')
+      .set((eb) => ({ name: eb.ref('name') }))
+      .where('id', '=', projectId)
+      .execute();
     for (const [i, map] of maps.entries()) await replaceMap(tx, projectId, map, parts[i]!, now);
   });
-  return maps.map((m) => ({ debugId: m.debugId, release: m.release, url: m.url, bytes: Buffer.byteLength(m.text), uploadedMs: now }));
+  return maps.map((m) => ({
+    debugId: m.debugId,
+    release: m.release,
+    url: m.url,
+    bytes: Buffer.byteLength(m.text),
+    uploadedMs: now,
+  }));
 }
 
 interface CompressedParts {
@@ -53,7 +68,13 @@ interface CompressedParts {
   sources: Array<{ idx: number; content_gzip: Uint8Array }>;
 }
 
-async function replaceMap(tx: Transaction<Database>, projectId: string, map: NewMap, parts: CompressedParts, now: number): Promise<void> {
+async function replaceMap(
+  tx: Transaction<Database>,
+  projectId: string,
+  map: NewMap,
+  parts: CompressedParts,
+  now: number,
+): Promise<void> {
   let old = tx.deleteFrom('sourcemaps').where('project_id', '=', projectId);
   old = map.debugId
     ? old.where('debug_id', '=', map.debugId)
@@ -62,23 +83,46 @@ async function replaceMap(tx: Transaction<Database>, projectId: string, map: New
   const id = randomUUID();
   await tx
     .insertInto('sourcemaps')
-    .values({ id, project_id: projectId, debug_id: map.debugId, release: map.release, url: map.url, mappings_gzip: parts.mappings, bytes: Buffer.byteLength(map.text), created_ms: now })
+    .values({
+      id,
+      project_id: projectId,
+      debug_id: map.debugId,
+      release: map.release,
+      url: map.url,
+      mappings_gzip: parts.mappings,
+      bytes: Buffer.byteLength(map.text),
+      created_ms: now,
+    })
     .execute();
   for (let from = 0; from < parts.sources.length; from += SOURCE_BATCH) {
-    await tx.insertInto('sourcemap_sources').values(parts.sources.slice(from, from + SOURCE_BATCH).map((source) => ({ map_id: id, ...source }))).execute();
+    await tx
+      .insertInto('sourcemap_sources')
+      .values(parts.sources.slice(from, from + SOURCE_BATCH).map((source) => ({ map_id: id, ...source })))
+      .execute();
   }
 }
 
 async function compressedParts(text: string): Promise<CompressedParts> {
   const { index, contents } = splitSources(text);
   const sources = await Promise.all(
-    contents.map(async (content, idx) => (typeof content === 'string' ? { idx, content_gzip: await gzipAsync(content) } : undefined)),
+    contents.map(async (content, idx) =>
+      typeof content === 'string' ? { idx, content_gzip: await gzipAsync(content) } : undefined,
+    ),
   );
   return { mappings: await gzipAsync(index), sources: sources.filter((s) => s !== undefined) };
 }
 
-export async function findByDebugId(db: Kysely<Database>, projectId: string, debugId: string): Promise<MapRef | undefined> {
-  return db.selectFrom('sourcemaps').select('id').where('project_id', '=', projectId).where('debug_id', '=', debugId).executeTakeFirst();
+export async function findByDebugId(
+  db: Kysely<Database>,
+  projectId: string,
+  debugId: string,
+): Promise<MapRef | undefined> {
+  return db
+    .selectFrom('sourcemaps')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('debug_id', '=', debugId)
+    .executeTakeFirst();
 }
 
 /**
@@ -92,7 +136,12 @@ export async function findByReleaseUrl(
   urls: readonly string[],
   debugId: string | undefined,
 ): Promise<MapRef | undefined> {
-  let q = db.selectFrom('sourcemaps').select(['id', 'url']).where('project_id', '=', projectId).where('url', 'in', urls).where('release', '=', release);
+  let q = db
+    .selectFrom('sourcemaps')
+    .select(['id', 'url'])
+    .where('project_id', '=', projectId)
+    .where('url', 'in', urls)
+    .where('release', '=', release);
   if (debugId) q = q.where('debug_id', 'is', null);
   const rows = await q.orderBy('created_ms', 'desc').execute();
   for (const url of urls) {
@@ -114,7 +163,12 @@ export async function readMapIndex(db: Kysely<Database>, id: string): Promise<st
 
 /** The content of source `idx` of a stored map, or null when the map has none for it. */
 export async function readSourceContent(db: Kysely<Database>, id: string, idx: number): Promise<string | null> {
-  const row = await db.selectFrom('sourcemap_sources').select('content_gzip').where('map_id', '=', id).where('idx', '=', idx).executeTakeFirst();
+  const row = await db
+    .selectFrom('sourcemap_sources')
+    .select('content_gzip')
+    .where('map_id', '=', id)
+    .where('idx', '=', idx)
+    .executeTakeFirst();
   return row ? gunzipSync(row.content_gzip).toString('utf8') : null;
 }
 
@@ -134,13 +188,31 @@ export async function listMaps(
     .where('project_id', '=', projectId);
   if (options.release !== undefined) q = q.where('release', '=', options.release);
   const after = options.after;
-  if (after) q = q.where((eb) => eb.or([eb('created_ms', '<', after.t), eb.and([eb('created_ms', '=', after.t), eb('id', '<', after.k)])]));
-  const rows = await q.orderBy('created_ms', 'desc').orderBy('id', 'desc').limit(options.limit + 1).execute();
-  return rows.map((r) => ({ id: r.id, debugId: r.debug_id, release: r.release, url: r.url, bytes: r.bytes, uploadedMs: r.created_ms }));
+  if (after)
+    q = q.where((eb) =>
+      eb.or([eb('created_ms', '<', after.t), eb.and([eb('created_ms', '=', after.t), eb('id', '<', after.k)])]),
+    );
+  const rows = await q
+    .orderBy('created_ms', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit + 1)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    debugId: r.debug_id,
+    release: r.release,
+    url: r.url,
+    bytes: r.bytes,
+    uploadedMs: r.created_ms,
+  }));
 }
 
 /** Deletes the project's map with this debug ID; false when there is none. */
 export async function deleteByDebugId(db: Kysely<Database>, projectId: string, debugId: string): Promise<boolean> {
-  const res = await db.deleteFrom('sourcemaps').where('project_id', '=', projectId).where('debug_id', '=', debugId).executeTakeFirst();
+  const res = await db
+    .deleteFrom('sourcemaps')
+    .where('project_id', '=', projectId)
+    .where('debug_id', '=', debugId)
+    .executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
 }

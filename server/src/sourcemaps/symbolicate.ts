@@ -64,16 +64,27 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
       const frames = parseStack(facts.stacktrace);
       const urls = [...new Set(frames.map((f) => f.url))];
       const maps = new Map(await Promise.all(urls.map(async (url) => [url, await mapFor(facts, url)] as const)));
-      const result = await Promise.all(frames.map((frame) => symbolicateFrame(frame, maps.get(frame.url)?.map ?? null, facts.debugIds.get(frame.url) ?? null)));
+      const result = await Promise.all(
+        frames.map((frame) =>
+          symbolicateFrame(frame, maps.get(frame.url)?.map ?? null, facts.debugIds.get(frame.url) ?? null),
+        ),
+      );
       // Sources loaded for these frames make their map larger: account for them, which may evict older maps.
-      for (const used of maps.values()) if (used && cache.get(used.id) === used.map) cache.set(used.id, used.map, used.map.bytes);
+      for (const used of maps.values())
+        if (used && cache.get(used.id) === used.map) cache.set(used.id, used.map, used.map.bytes);
       return result;
     },
   };
 }
 
-async function symbolicateFrame(frame: StackFrame, map: ParsedMap | null, debugId: string | null): Promise<SymbolicatedFrame> {
-  const original = map ? await map.lookup(frame.line, frame.column, frame.fn === '<anonymous>' ? null : frame.fn) : null;
+async function symbolicateFrame(
+  frame: StackFrame,
+  map: ParsedMap | null,
+  debugId: string | null,
+): Promise<SymbolicatedFrame> {
+  const original = map
+    ? await map.lookup(frame.line, frame.column, frame.fn === '<anonymous>' ? null : frame.fn)
+    : null;
   return {
     function: frame.fn,
     url: frame.url,

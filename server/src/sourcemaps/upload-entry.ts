@@ -24,7 +24,10 @@ export interface UploadEntry {
 }
 
 export const mapTooLarge = (field: string) =>
-  new ApiError(413, 'payload_too_large', `${field} exceeds the limit of ${MAX_MAP_BYTES} bytes per source map`, { field, limit: MAX_MAP_BYTES });
+  new ApiError(413, 'payload_too_large', `${field} exceeds the limit of ${MAX_MAP_BYTES} bytes per source map`, {
+    field,
+    limit: MAX_MAP_BYTES,
+  });
 
 /**
  * The map to store for an entry: checked, with the one debug ID its map, its declaration and its minified file agree
@@ -36,7 +39,9 @@ export function toNewMap(entry: UploadEntry): NewMap {
   const fromCode = entry.code ? debugIdComment(entry.code.text) : undefined;
   const codeId = fromCode === undefined ? null : normalizeDebugId(fromCode);
   if (entry.code && fromCode !== undefined && !codeId) {
-    throw new ApiError(400, 'invalid_debug_id', `${entry.code.field}: its //# debugId= comment is not a UUID`, { field: entry.code.field });
+    throw new ApiError(400, 'invalid_debug_id', `${entry.code.field}: its //# debugId= comment is not a UUID`, {
+      field: entry.code.field,
+    });
   }
   const debugId = agreedId(entry, [
     [entry.field, checked.debugId],
@@ -44,7 +49,9 @@ export function toNewMap(entry: UploadEntry): NewMap {
     [entry.code?.field ?? '', codeId],
   ]);
   if (!debugId && !(entry.release && entry.url)) {
-    throw badRequest(`${entry.field}: a map without a debug ID needs a release and a URL to be found by`, { field: entry.field });
+    throw badRequest(`${entry.field}: a map without a debug ID needs a release and a URL to be found by`, {
+      field: entry.field,
+    });
   }
   return { debugId, release: entry.release, url: entry.url, text: checked.text };
 }
@@ -53,9 +60,14 @@ function agreedId(entry: UploadEntry, claims: ReadonlyArray<readonly [string, st
   const named = claims.filter((c): c is readonly [string, string] => c[1] !== null);
   const differing = named.find(([, id]) => id !== named[0]![1]);
   if (differing) {
-    throw new ApiError(400, 'debug_id_mismatch', `${entry.field}: debug IDs differ (${named.map(([where, id]) => `${where}: ${id}`).join('; ')})`, {
-      field: differing[0],
-    });
+    throw new ApiError(
+      400,
+      'debug_id_mismatch',
+      `${entry.field}: debug IDs differ (${named.map(([where, id]) => `${where}: ${id}`).join('; ')})`,
+      {
+        field: differing[0],
+      },
+    );
   }
   return named[0]?.[1] ?? null;
 }

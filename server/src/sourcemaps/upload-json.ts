@@ -12,7 +12,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 function onlyFields(value: Json, allowed: readonly string[], where: string): void {
   const extra = Object.keys(value).find((k) => !allowed.includes(k));
-  if (extra !== undefined) throw badRequest(`unknown field ${where}${extra}: it takes ${allowed.join(', ')}`, { field: `${where}${extra}` });
+  if (extra !== undefined)
+    throw badRequest(`unknown field ${where}${extra}: it takes ${allowed.join(', ')}`, { field: `${where}${extra}` });
 }
 
 /** The entries of a JSON upload: `{"release"?, "maps": [{"map", "debug_id"?, "url"?, "code"?}]}` (docs/source-maps.md). */
@@ -28,7 +29,8 @@ export function entriesFromJson(body: unknown): UploadEntry[] {
 }
 
 function entryFromJson(item: unknown, where: string, release: string | null): UploadEntry {
-  if (!isObject(item)) throw badRequest(`${where} must be an object: {"map", "debug_id"?, "url"?, "code"?}`, { field: where });
+  if (!isObject(item))
+    throw badRequest(`${where} must be an object: {"map", "debug_id"?, "url"?, "code"?}`, { field: where });
   onlyFields(item, ['map', 'debug_id', 'url', 'code'], `${where}.`);
   const field = `${where}.map`;
   const text = mapText(item.map, field);
@@ -36,7 +38,8 @@ function entryFromJson(item: unknown, where: string, release: string | null): Up
   if (item.debug_id !== undefined && !declaredId) {
     throw new ApiError(400, 'invalid_debug_id', `${where}.debug_id must be a UUID`, { field: `${where}.debug_id` });
   }
-  if (item.code !== undefined && typeof item.code !== 'string') throw badRequest(`${where}.code must be the minified file's text`, { field: `${where}.code` });
+  if (item.code !== undefined && typeof item.code !== 'string')
+    throw badRequest(`${where}.code must be the minified file's text`, { field: `${where}.code` });
   return {
     field,
     text,
@@ -50,7 +53,8 @@ function entryFromJson(item: unknown, where: string, release: string | null): Up
 /** The map's JSON text: given as text, or as an object (written back as text, the form it is stored in). */
 function mapText(value: unknown, field: string): string {
   if (typeof value === 'string') return value;
-  if (!isObject(value)) throw new ApiError(400, 'invalid_sourcemap', `${field}: a source map is a JSON object or its JSON text`, { field });
+  if (!isObject(value))
+    throw new ApiError(400, 'invalid_sourcemap', `${field}: a source map is a JSON object or its JSON text`, { field });
   const text = JSON.stringify(value);
   if (text.length > MAX_MAP_BYTES) throw mapTooLarge(field);
   return text;

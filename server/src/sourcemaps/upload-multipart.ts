@@ -25,14 +25,23 @@ export async function entriesFromForm(form: FormData): Promise<UploadEntry[]> {
   const code: Part[] = [];
   for (const [name, value] of form.entries()) {
     if (name === 'release' && typeof value === 'string') release = optionalText(value, 'release', MAX_RELEASE);
-    else if (name === 'url_prefix' && typeof value === 'string') prefix = optionalText(value, 'url_prefix', MAX_URL_PREFIX) ?? prefix;
+    else if (name === 'url_prefix' && typeof value === 'string')
+      prefix = optionalText(value, 'url_prefix', MAX_URL_PREFIX) ?? prefix;
     else if (name === 'file' && typeof value !== 'string') {
       const part = await readPart(value);
       if (part.path.endsWith('.map')) maps.set(part.path, part);
       else if (CODE.test(part.path)) code.push(part);
-      else throw badRequest(`${part.field}: only .map files and their .js, .mjs or .cjs files are uploaded`, { field: part.field });
-    } else if (name === 'file') throw badRequest('each file part needs a filename: its path in the build output', { field: 'file' });
-    else throw badRequest(`unexpected form part "${name}": the form takes text parts release and url_prefix and file parts named file`, { field: name });
+      else
+        throw badRequest(`${part.field}: only .map files and their .js, .mjs or .cjs files are uploaded`, {
+          field: part.field,
+        });
+    } else if (name === 'file')
+      throw badRequest('each file part needs a filename: its path in the build output', { field: 'file' });
+    else
+      throw badRequest(
+        `unexpected form part "${name}": the form takes text parts release and url_prefix and file parts named file`,
+        { field: name },
+      );
   }
   if (maps.size === 0) throw badRequest('the form holds no .map file part (named file)', { field: 'file' });
   const codeOf = pairCode(maps, code);
@@ -68,7 +77,10 @@ function pairCode(maps: ReadonlyMap<string, Part>, code: readonly Part[]): Map<s
   const paired = new Map<string, Part>();
   for (const js of code) {
     const named = /^\s*\/\/[#@] sourceMappingURL=(\S+)\s*$/m.exec(js.text.slice(-4096))?.[1];
-    const candidates = [named && !/^[a-z]+:/i.test(named) ? posix.join(posix.dirname(js.path), named.split(/[?#]/)[0]!) : undefined, `${js.path}.map`];
+    const candidates = [
+      named && !/^[a-z]+:/i.test(named) ? posix.join(posix.dirname(js.path), named.split(/[?#]/)[0]!) : undefined,
+      `${js.path}.map`,
+    ];
     const mapPath = candidates.find((p) => p !== undefined && maps.has(p));
     if (mapPath) paired.set(mapPath, js);
   }

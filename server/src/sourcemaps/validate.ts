@@ -7,7 +7,8 @@ export interface CheckedMap {
   debugId: string | null;
 }
 
-const invalid = (field: string, message: string) => new ApiError(400, 'invalid_sourcemap', `${field}: ${message}`, { field });
+const invalid = (field: string, message: string) =>
+  new ApiError(400, 'invalid_sourcemap', `${field}: ${message}`, { field });
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -34,17 +35,23 @@ export function checkSourceMap(text: string, field: string): CheckedMap {
 }
 
 function checkPlainMap(map: Json, field: string): void {
-  if (map.version !== 3) throw invalid(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
-  if (typeof map.mappings !== 'string' || !MAPPINGS.test(map.mappings)) throw invalid(field, '"mappings" must be a string of base64 VLQ segments');
+  if (map.version !== 3)
+    throw invalid(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
+  if (typeof map.mappings !== 'string' || !MAPPINGS.test(map.mappings))
+    throw invalid(field, '"mappings" must be a string of base64 VLQ segments');
   if (!stringsOrNulls(map.sources)) throw invalid(field, '"sources" must be an array of strings');
-  if (map.names !== undefined && !stringsOrNulls(map.names)) throw invalid(field, '"names" must be an array of strings');
-  if (map.sourcesContent !== undefined && !stringsOrNulls(map.sourcesContent)) throw invalid(field, '"sourcesContent" must be an array of strings or nulls');
-  if (map.sourceRoot !== undefined && map.sourceRoot !== null && typeof map.sourceRoot !== 'string') throw invalid(field, '"sourceRoot" must be a string');
+  if (map.names !== undefined && !stringsOrNulls(map.names))
+    throw invalid(field, '"names" must be an array of strings');
+  if (map.sourcesContent !== undefined && !stringsOrNulls(map.sourcesContent))
+    throw invalid(field, '"sourcesContent" must be an array of strings or nulls');
+  if (map.sourceRoot !== undefined && map.sourceRoot !== null && typeof map.sourceRoot !== 'string')
+    throw invalid(field, '"sourceRoot" must be a string');
 }
 
 /** An index map: version 3 with `sections`, each `{offset: {line, column}, map}`, in order. */
 function checkSections(map: Json, field: string): void {
-  if (map.version !== 3) throw invalid(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
+  if (map.version !== 3)
+    throw invalid(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
   if (!Array.isArray(map.sections)) throw invalid(field, '"sections" must be an array');
   map.sections.forEach((section: unknown, i) => {
     const where = `${field} sections[${i}]`;
@@ -53,8 +60,10 @@ function checkSections(map: Json, field: string): void {
     if (!isObject(offset) || !Number.isSafeInteger(offset.line) || !Number.isSafeInteger(offset.column)) {
       throw invalid(where, '"offset" must be {"line", "column"} integers');
     }
-    if (section.url !== undefined) throw invalid(where, 'sections that refer to a "url" are not supported: embed the map');
-    if (!isObject(section.map) || 'sections' in section.map) throw invalid(where, '"map" must be a version 3 source map (sections do not nest)');
+    if (section.url !== undefined)
+      throw invalid(where, 'sections that refer to a "url" are not supported: embed the map');
+    if (!isObject(section.map) || 'sections' in section.map)
+      throw invalid(where, '"map" must be a version 3 source map (sections do not nest)');
     checkPlainMap(section.map, where);
   });
 }
@@ -63,6 +72,12 @@ function ownDebugId(map: Json, field: string): string | null {
   const raw = map.debugId ?? map.debug_id;
   if (raw === undefined || raw === null) return null;
   const id = normalizeDebugId(raw);
-  if (!id) throw new ApiError(400, 'invalid_debug_id', `${field}: "debugId" must be a UUID (got ${JSON.stringify(raw).slice(0, 60)})`, { field });
+  if (!id)
+    throw new ApiError(
+      400,
+      'invalid_debug_id',
+      `${field}: "debugId" must be a UUID (got ${JSON.stringify(raw).slice(0, 60)})`,
+      { field },
+    );
   return id;
 }

@@ -14,7 +14,10 @@ export interface AppInfo {
 
 export async function createTenant(db: Kysely<Database>, clock: Clock, name: string): Promise<string> {
   const id = randomUUID();
-  await db.insertInto('tenants').values({ id, name: checkName('tenant name', name), created_ms: clock.now() }).execute();
+  await db
+    .insertInto('tenants')
+    .values({ id, name: checkName('tenant name', name), created_ms: clock.now() })
+    .execute();
   return id;
 }
 
@@ -23,10 +26,24 @@ export async function createTenant(db: Kysely<Database>, clock: Clock, name: str
  * unique index to lean on, so the tenant's row is updated first: inside a transaction that serializes creations in one
  * tenant, on PostgreSQL (the row lock) and on SQLite (the write lock, taken before anything is read).
  */
-export async function createProject(db: Kysely<Database>, clock: Clock, tenantId: string, name: string): Promise<string> {
+export async function createProject(
+  db: Kysely<Database>,
+  clock: Clock,
+  tenantId: string,
+  name: string,
+): Promise<string> {
   checkName('project name', name, 'name');
-  await db.updateTable('tenants').set((eb) => ({ name: eb.ref('name') })).where('id', '=', tenantId).execute();
-  const taken = await db.selectFrom('projects').select('id').where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirst();
+  await db
+    .updateTable('tenants')
+    .set((eb) => ({ name: eb.ref('name') }))
+    .where('id', '=', tenantId)
+    .execute();
+  const taken = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('name', '=', name)
+    .executeTakeFirst();
   if (taken) throw new ApiError(409, 'name_taken', `a project named "${name}" already exists`, { field: 'name' });
   const id = randomUUID();
   await db.insertInto('projects').values({ id, tenant_id: tenantId, name, created_ms: clock.now() }).execute();
@@ -35,7 +52,12 @@ export async function createProject(db: Kysely<Database>, clock: Clock, tenantId
 
 /** Throws a 409 when `name` is already an app name or an alias in the project: a name must resolve to one app. */
 async function assertNameFree(db: Kysely<Database>, projectId: string, name: string): Promise<void> {
-  const app = await db.selectFrom('apps').select('id').where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
+  const app = await db
+    .selectFrom('apps')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('name', '=', name)
+    .executeTakeFirst();
   const alias = await db
     .selectFrom('app_aliases')
     .select('app_id')
@@ -45,7 +67,12 @@ async function assertNameFree(db: Kysely<Database>, projectId: string, name: str
   if (app || alias) throw new ApiError(409, 'name_taken', `"${name}" is already an app name or alias in this project`);
 }
 
-export async function registerApp(db: Kysely<Database>, clock: Clock, projectId: string, name: string): Promise<AppInfo> {
+export async function registerApp(
+  db: Kysely<Database>,
+  clock: Clock,
+  projectId: string,
+  name: string,
+): Promise<AppInfo> {
   checkName('app name', name);
   await assertNameFree(db, projectId, name);
   const id = randomUUID();
@@ -64,14 +91,28 @@ async function findApp(db: Kysely<Database>, projectId: string, appName: string)
   return app;
 }
 
-export async function addAlias(db: Kysely<Database>, clock: Clock, projectId: string, appName: string, alias: string): Promise<void> {
+export async function addAlias(
+  db: Kysely<Database>,
+  clock: Clock,
+  projectId: string,
+  appName: string,
+  alias: string,
+): Promise<void> {
   checkName('alias', alias);
   const app = await findApp(db, projectId, appName);
   await assertNameFree(db, projectId, alias);
-  await db.insertInto('app_aliases').values({ project_id: projectId, app_id: app.id, alias, created_ms: clock.now() }).execute();
+  await db
+    .insertInto('app_aliases')
+    .values({ project_id: projectId, app_id: app.id, alias, created_ms: clock.now() })
+    .execute();
 }
 
-export async function removeAlias(db: Kysely<Database>, projectId: string, appName: string, alias: string): Promise<void> {
+export async function removeAlias(
+  db: Kysely<Database>,
+  projectId: string,
+  appName: string,
+  alias: string,
+): Promise<void> {
   const app = await findApp(db, projectId, appName);
   const res = await db
     .deleteFrom('app_aliases')
@@ -79,7 +120,8 @@ export async function removeAlias(db: Kysely<Database>, projectId: string, appNa
     .where('app_id', '=', app.id)
     .where('alias', '=', alias)
     .executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) throw new ApiError(404, 'not_found', `"${alias}" is not an alias of "${appName}"`);
+  if (Number(res.numDeletedRows) === 0)
+    throw new ApiError(404, 'not_found', `"${alias}" is not an alias of "${appName}"`);
 }
 
 export async function listApps(db: Kysely<Database>, projectId?: string): Promise<AppInfo[]> {

@@ -14,7 +14,11 @@ export interface Bootstrap extends NewProject {
  * On an empty database, creates a default tenant, project and app and one key of each project scope; otherwise null.
  * On PostgreSQL, replicas starting together take turns on an advisory lock, so only the first one bootstraps.
  */
-export async function bootstrapIfEmpty(db: Kysely<Database>, clock: Clock, dialect: DialectName = 'sqlite'): Promise<Bootstrap | null> {
+export async function bootstrapIfEmpty(
+  db: Kysely<Database>,
+  clock: Clock,
+  dialect: DialectName = 'sqlite',
+): Promise<Bootstrap | null> {
   return db.transaction().execute(async (tx) => {
     if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('svc.bootstrap'))`.execute(tx);
     const any = await tx.selectFrom('tenants').select('id').limit(1).executeTakeFirst();

@@ -12,7 +12,12 @@ export const KEY_SCOPES: readonly KeyScope[] = ['ingest', 'control', 'read', 'ad
 export const PROJECT_KEY_SCOPES = ['ingest', 'control', 'read'] as const satisfies readonly KeyScope[];
 
 /** Key text starts with a scope marker so a leaked key is recognisable (and secret scanners can match it). */
-const SCOPE_PREFIX: Record<KeyScope, string> = { ingest: 'svc_ingest_', control: 'svc_control_', read: 'svc_read_', admin: 'svc_admin_' };
+const SCOPE_PREFIX: Record<KeyScope, string> = {
+  ingest: 'svc_ingest_',
+  control: 'svc_control_',
+  read: 'svc_read_',
+  admin: 'svc_admin_',
+};
 
 export interface KeyInfo {
   id: string;
@@ -120,7 +125,11 @@ export async function findKey(db: Kysely<Database>, presented: string): Promise<
 }
 
 /** The ingest keys of a project that still work, with their text when it was kept (keys made before migration 0020 have none). */
-export async function activeIngestKeys(db: Kysely<Database>, clock: Clock, projectId: string): Promise<Array<KeyInfo & { key: string | null }>> {
+export async function activeIngestKeys(
+  db: Kysely<Database>,
+  clock: Clock,
+  projectId: string,
+): Promise<Array<KeyInfo & { key: string | null }>> {
   const rows = await db
     .selectFrom('api_keys')
     .selectAll()

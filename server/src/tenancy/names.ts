@@ -12,7 +12,8 @@ export function checkName(label: string, value: unknown, field = label): string 
   const fail = (problem: string) => new ApiError(400, 'invalid_request', `${label} ${problem}`, { field });
   if (typeof value !== 'string' || value.length === 0) throw fail('must be a non-empty string');
   if (value.length > MAX_NAME) throw fail(`must be at most ${MAX_NAME} characters`);
-  if (value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) throw fail('must not have leading or trailing spaces or control characters');
+  if (value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value))
+    throw fail('must not have leading or trailing spaces or control characters');
   return value;
 }
 
@@ -21,5 +22,7 @@ export const NameSchema = z
   .string()
   .min(1)
   .max(MAX_NAME)
-  .refine((v) => v.trim() === v && !/[\u0000-\u001f\u007f]/.test(v), { message: 'must not have leading or trailing spaces or control characters' })
+  .refine((v) => v.trim() === v && !/[\u0000-\u001f\u007f]/.test(v), {
+    message: 'must not have leading or trailing spaces or control characters',
+  })
   .openapi({ description: 'Printable, no leading or trailing spaces' });

@@ -26,7 +26,12 @@ export interface NewProject {
  * Creates a project with its default app and an ingest and a control key, as on first start. Run it in a transaction:
  * a failure then leaves nothing behind, and the name check cannot race (see createProject).
  */
-export async function provisionProject(tx: Kysely<Database>, clock: Clock, tenantId: string, name: string): Promise<NewProject> {
+export async function provisionProject(
+  tx: Kysely<Database>,
+  clock: Clock,
+  tenantId: string,
+  name: string,
+): Promise<NewProject> {
   const projectId = await createProject(tx, clock, tenantId, name);
   await registerApp(tx, clock, projectId, DEFAULT_APP_NAME);
   const ingestKey = await createKey(tx, clock, { projectId, scope: 'ingest', name: 'default ingest key' });
@@ -36,11 +41,21 @@ export async function provisionProject(tx: Kysely<Database>, clock: Clock, tenan
 }
 
 /** `provisionProject` in a transaction of its own: what `svc-server projects create` and `POST /control-plane/projects` do. */
-export function createProvisionedProject(db: Kysely<Database>, clock: Clock, tenantId: string, name: string): Promise<NewProject> {
+export function createProvisionedProject(
+  db: Kysely<Database>,
+  clock: Clock,
+  tenantId: string,
+  name: string,
+): Promise<NewProject> {
   return db.transaction().execute((tx) => provisionProject(tx, clock, tenantId, name));
 }
 
-const toInfo = (p: Selectable<Database['projects']>): ProjectInfo => ({ id: p.id, tenantId: p.tenant_id, name: p.name, createdMs: p.created_ms });
+const toInfo = (p: Selectable<Database['projects']>): ProjectInfo => ({
+  id: p.id,
+  tenantId: p.tenant_id,
+  name: p.name,
+  createdMs: p.created_ms,
+});
 
 /** Projects, oldest first; those of one tenant when `tenantId` is given. */
 export async function listProjects(db: Kysely<Database>, tenantId?: string): Promise<ProjectInfo[]> {
@@ -50,7 +65,11 @@ export async function listProjects(db: Kysely<Database>, tenantId?: string): Pro
 }
 
 /** The project with this id; when `tenantId` is given, only if it belongs to that tenant. */
-export async function findProject(db: Kysely<Database>, id: string, tenantId?: string): Promise<ProjectInfo | undefined> {
+export async function findProject(
+  db: Kysely<Database>,
+  id: string,
+  tenantId?: string,
+): Promise<ProjectInfo | undefined> {
   let q = db.selectFrom('projects').selectAll().where('id', '=', id);
   if (tenantId) q = q.where('tenant_id', '=', tenantId);
   const row = await q.executeTakeFirst();

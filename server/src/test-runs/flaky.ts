@@ -27,7 +27,15 @@ interface Point {
 /** Runs of every branch started since `since` (the runs' index, at most 10 times the largest window counted). */
 async function runsSince(db: Kysely<Database>, projectId: string, since: number): Promise<number> {
   const row = await db
-    .selectFrom((eb) => eb.selectFrom('test_runs').select('run_id').where('project_id', '=', projectId).where('started_ms', '>=', since).limit(5000).as('r'))
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('test_runs')
+        .select('run_id')
+        .where('project_id', '=', projectId)
+        .where('started_ms', '>=', since)
+        .limit(5000)
+        .as('r'),
+    )
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
@@ -55,7 +63,10 @@ interface Window {
  * test_results_outcome, the latter from the covering test_results_history. With tests named, SQLite is kept off the
  * outcome index (the unary `+`), which it would otherwise take for the more selective, having no statistics.
  */
-async function resultsIn(w: Window, of: { outcomes?: readonly string[]; keys?: readonly string[]; commits?: readonly string[] }): Promise<Point[]> {
+async function resultsIn(
+  w: Window,
+  of: { outcomes?: readonly string[]; keys?: readonly string[]; commits?: readonly string[] },
+): Promise<Point[]> {
   let q = w.db
     .selectFrom('test_results')
     .select(['test_key', 'run_id', 'run_started_ms', 'commit_sha', 'outcome'])
@@ -76,7 +87,12 @@ async function resultsIn(w: Window, of: { outcomes?: readonly string[]; keys?: r
  * runs × tests lookups, where {@link resultsIn} would walk each test's results over every run since the window's start
  * (of every branch).
  */
-async function resultsOf(w: Window, runIds: readonly string[], keys: readonly string[], outcomes?: readonly string[]): Promise<Point[]> {
+async function resultsOf(
+  w: Window,
+  runIds: readonly string[],
+  keys: readonly string[],
+  outcomes?: readonly string[],
+): Promise<Point[]> {
   const points: Point[] = [];
   // Bounded IN lists: at most MAX_CANDIDATES names of each per statement.
   for (let r = 0; r < runIds.length; r += MAX_CANDIDATES) {
@@ -88,7 +104,9 @@ async function resultsOf(w: Window, runIds: readonly string[], keys: readonly st
             // index (test_results_pk, which SQLite names sqlite_autoindex_test_results_1) is named.
             (
               await sql<Point>`select test_key, run_id, run_started_ms, commit_sha, outcome from test_results indexed by sqlite_autoindex_test_results_1
-                where project_id = ${w.projectId} and run_id in (${sql.join(runs)}) and test_key in (${sql.join(tests)})`.execute(w.db)
+                where project_id = ${w.projectId} and run_id in (${sql.join(runs)}) and test_key in (${sql.join(tests)})`.execute(
+                w.db,
+              )
             ).rows
           : await w.db
               .selectFrom('test_results')
@@ -101,7 +119,13 @@ async function resultsOf(w: Window, runIds: readonly string[], keys: readonly st
       points.push(...rows.filter((p) => !outcomes || outcomes.includes(p.outcome)));
     }
   }
-  return points.sort((a, b) => (a.test_key < b.test_key ? -1 : a.test_key > b.test_key ? 1 : a.run_started_ms - b.run_started_ms || (a.run_id < b.run_id ? -1 : 1)));
+  return points.sort((a, b) =>
+    a.test_key < b.test_key
+      ? -1
+      : a.test_key > b.test_key
+        ? 1
+        : a.run_started_ms - b.run_started_ms || (a.run_id < b.run_id ? -1 : 1),
+  );
 }
 
 /**
@@ -112,14 +136,19 @@ async function resultsOf(w: Window, runIds: readonly string[], keys: readonly st
 async function flakyKeys(w: Window): Promise<string[]> {
   const bad = await resultsIn(w, { outcomes: ['unexpected', 'flaky'] });
   const keys = new Set(bad.filter((r) => r.outcome === 'flaky').map((r) => r.test_key));
-  const failedAt = new Set(bad.filter((r) => !keys.has(r.test_key) && r.commit_sha !== null).map((r) => `${r.test_key}\n${r.commit_sha}`));
+  const failedAt = new Set(
+    bad.filter((r) => !keys.has(r.test_key) && r.commit_sha !== null).map((r) => `${r.test_key}\n${r.commit_sha}`),
+  );
   const onlyFailed = [...new Set([...failedAt].map((k) => k.split('\n')[0]!))];
   const commits = [...new Set([...failedAt].map((k) => k.split('\n')[1]!))];
   // The passes at those commits can only be in the window's runs of those commits (a few per commit): looked up by
   // the primary key, not each test's results walked over the whole window.
-  const runsAt = [...w.commits].filter(([, commit]) => commit !== null && commits.includes(commit)).map(([runId]) => runId);
+  const runsAt = [...w.commits]
+    .filter(([, commit]) => commit !== null && commits.includes(commit))
+    .map(([runId]) => runId);
   if (onlyFailed.length > 0 && runsAt.length > 0) {
-    for (const p of await resultsOf(w, runsAt, onlyFailed, ['expected'])) if (failedAt.has(`${p.test_key}\n${p.commit_sha}`)) keys.add(p.test_key);
+    for (const p of await resultsOf(w, runsAt, onlyFailed, ['expected']))
+      if (failedAt.has(`${p.test_key}\n${p.commit_sha}`)) keys.add(p.test_key);
   }
   return [...keys];
 }
@@ -134,10 +163,14 @@ const passed = (o: string) => o === 'expected' || o === 'flaky';
 function figures(points: readonly Point[]) {
   const ran = points.filter((p) => p.outcome !== 'skipped');
   const byCommit = new Map<string, Set<boolean>>();
-  for (const p of ran) if (p.commit_sha !== null) byCommit.set(p.commit_sha, (byCommit.get(p.commit_sha) ?? new Set()).add(passed(p.outcome)));
+  for (const p of ran)
+    if (p.commit_sha !== null)
+      byCommit.set(p.commit_sha, (byCommit.get(p.commit_sha) ?? new Set()).add(passed(p.outcome)));
   const flakyRuns = ran.filter((p) => p.outcome === 'flaky').length;
   if (flakyRuns === 0 && ![...byCommit.values()].some((seen) => seen.size === 2)) return undefined;
-  const flips = ran.filter((p, i) => p.outcome === 'flaky' || (i > 0 && passed(p.outcome) !== passed(ran[i - 1]!.outcome)));
+  const flips = ran.filter(
+    (p, i) => p.outcome === 'flaky' || (i > 0 && passed(p.outcome) !== passed(ran[i - 1]!.outcome)),
+  );
   return {
     runs: ran.length,
     flaky_runs: flakyRuns,
@@ -146,7 +179,12 @@ function figures(points: readonly Point[]) {
     last_flips: flips
       .slice(-LAST_FLIPS)
       .reverse()
-      .map((p) => ({ run_id: p.run_id, commit: p.commit_sha, at: iso(p.run_started_ms), outcome: p.outcome as Outcome })),
+      .map((p) => ({
+        run_id: p.run_id,
+        commit: p.commit_sha,
+        at: iso(p.run_started_ms),
+        outcome: p.outcome as Outcome,
+      })),
   };
 }
 
@@ -166,7 +204,12 @@ export async function flakyTests(db: Kysely<Database>, dialect: DialectName, pro
   const sparse = o.branch !== undefined && (await runsSince(db, projectId, since)) > 2 * commits.size;
   const [rows, cases] = await Promise.all([
     sparse ? resultsOf(w, [...commits.keys()], keys) : resultsIn(w, { keys }),
-    db.selectFrom('test_cases').select(['test_key', 'title', 'file', 'project']).where('project_id', '=', projectId).where('test_key', 'in', keys).execute(),
+    db
+      .selectFrom('test_cases')
+      .select(['test_key', 'title', 'file', 'project'])
+      .where('project_id', '=', projectId)
+      .where('test_key', 'in', keys)
+      .execute(),
   ]);
   const points = new Map<string, Point[]>();
   for (const r of rows) appendTo(points, r.test_key, r);

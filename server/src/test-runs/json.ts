@@ -8,7 +8,8 @@ import type { RunRow } from './store';
 
 type StoredError = { message: string; stack?: string; location?: { file: string; line: number; column: number } };
 
-export const errorOf = (json: string | null): StoredError | null => (json === null ? null : (JSON.parse(json) as StoredError));
+export const errorOf = (json: string | null): StoredError | null =>
+  json === null ? null : (JSON.parse(json) as StoredError);
 
 export const runJson = (r: RunRow) => ({
   run_id: r.run_id,
@@ -24,7 +25,10 @@ export const runJson = (r: RunRow) => ({
   counts: { passed: r.passed, failed: r.failed, flaky: r.flaky, skipped: r.skipped, total: r.total },
 });
 
-type CaseRow = Pick<Selectable<Database['test_cases']>, 'test_key' | 'test_id' | 'title' | 'title_path' | 'file' | 'line' | 'project'>;
+type CaseRow = Pick<
+  Selectable<Database['test_cases']>,
+  'test_key' | 'test_id' | 'title' | 'title_path' | 'file' | 'line' | 'project'
+>;
 
 export const caseJson = (c: CaseRow) => ({
   test_key: c.test_key,
@@ -36,7 +40,10 @@ export const caseJson = (c: CaseRow) => ({
   project: c.project,
 });
 
-type ResultFields = Pick<Selectable<Database['test_results']>, 'outcome' | 'status' | 'retries' | 'duration_ms' | 'error'>;
+type ResultFields = Pick<
+  Selectable<Database['test_results']>,
+  'outcome' | 'status' | 'retries' | 'duration_ms' | 'error'
+>;
 
 export const resultJson = (r: ResultFields) => ({
   outcome: r.outcome as Outcome,

@@ -16,7 +16,12 @@ export interface AttemptFacts {
 }
 
 /** The run count each outcome feeds. */
-export const RUN_COUNT_OF = { expected: 'passed', unexpected: 'failed', flaky: 'flaky', skipped: 'skipped' } as const satisfies Record<Outcome, string>;
+export const RUN_COUNT_OF = {
+  expected: 'passed',
+  unexpected: 'failed',
+  flaky: 'flaky',
+  skipped: 'skipped',
+} as const satisfies Record<Outcome, string>;
 
 type Counts = Pick<ResultRow, 'counted' | 'skipped_count' | 'failed_count'>;
 
@@ -34,7 +39,11 @@ export function outcomeOf(c: Counts): Outcome {
 type Identity = Pick<ResultRow, 'project_id' | 'run_id' | 'test_key' | 'run_started_ms' | 'commit_sha' | 'branch'>;
 
 /** A test's result in a run with newly stored attempts added to what was stored (`old`, none for a new test). */
-export function foldAttempts(old: ResultRow | undefined, attempts: readonly AttemptFacts[], identity: Identity): ResultRow {
+export function foldAttempts(
+  old: ResultRow | undefined,
+  attempts: readonly AttemptFacts[],
+  identity: Identity,
+): ResultRow {
   const row: ResultRow = old
     ? { ...old }
     : {

@@ -36,8 +36,23 @@ export async function runTests(db: Kysely<Database>, projectId: string, runId: s
   const [results, attempts, sessions] = await Promise.all([
     db
       .selectFrom('test_results as r')
-      .innerJoin('test_cases as c', (j) => j.onRef('c.project_id', '=', 'r.project_id').onRef('c.test_key', '=', 'r.test_key'))
-      .select(['r.test_key', 'r.outcome', 'r.status', 'r.retries', 'r.duration_ms', 'r.error', 'c.test_id', 'c.title', 'c.title_path', 'c.file', 'c.line', 'c.project'])
+      .innerJoin('test_cases as c', (j) =>
+        j.onRef('c.project_id', '=', 'r.project_id').onRef('c.test_key', '=', 'r.test_key'),
+      )
+      .select([
+        'r.test_key',
+        'r.outcome',
+        'r.status',
+        'r.retries',
+        'r.duration_ms',
+        'r.error',
+        'c.test_id',
+        'c.title',
+        'c.title_path',
+        'c.file',
+        'c.line',
+        'c.project',
+      ])
       .where('r.project_id', '=', projectId)
       .where('r.run_id', '=', runId)
       .orderBy(OUTCOME_RANK)
@@ -65,15 +80,36 @@ export async function runTests(db: Kysely<Database>, projectId: string, runId: s
 
 /** A test as last described, with when it was first and last seen; undefined when the project never ran it. */
 export async function testCase(db: Kysely<Database>, projectId: string, key: string) {
-  const c = await db.selectFrom('test_cases').selectAll().where('project_id', '=', projectId).where('test_key', '=', key).executeTakeFirst();
+  const c = await db
+    .selectFrom('test_cases')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('test_key', '=', key)
+    .executeTakeFirst();
   return c && { ...caseJson(c), first_seen: iso(c.first_seen_ms), last_seen: iso(c.last_seen_ms) };
 }
 
 /** A page of a test's results over runs, newest run first (test_results_history), `limit` + 1 rows. */
-export function testHistory(db: Kysely<Database>, projectId: string, key: string, after: Position | undefined, limit: number) {
+export function testHistory(
+  db: Kysely<Database>,
+  projectId: string,
+  key: string,
+  after: Position | undefined,
+  limit: number,
+) {
   let q = db
     .selectFrom('test_results as r')
-    .select(['r.run_id', 'r.run_started_ms', 'r.commit_sha', 'r.branch', 'r.outcome', 'r.status', 'r.retries', 'r.duration_ms', 'r.error'])
+    .select([
+      'r.run_id',
+      'r.run_started_ms',
+      'r.commit_sha',
+      'r.branch',
+      'r.outcome',
+      'r.status',
+      'r.retries',
+      'r.duration_ms',
+      'r.error',
+    ])
     .where('r.project_id', '=', projectId)
     .where('r.test_key', '=', key);
   if (after) q = q.where(afterPosition(RUNS_SORT, sql.ref('r.run_started_ms'), sql.ref('r.run_id'), after));
@@ -82,4 +118,10 @@ export function testHistory(db: Kysely<Database>, projectId: string, key: string
 
 export type HistoryRow = Awaited<ReturnType<typeof testHistory>>[number];
 
-export const historyJson = (r: HistoryRow) => ({ run_id: r.run_id, started_at: iso(r.run_started_ms), commit: r.commit_sha, branch: r.branch, ...resultJson(r) });
+export const historyJson = (r: HistoryRow) => ({
+  run_id: r.run_id,
+  started_at: iso(r.run_started_ms),
+  commit: r.commit_sha,
+  branch: r.branch,
+  ...resultJson(r),
+});

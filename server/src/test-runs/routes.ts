@@ -46,7 +46,11 @@ const putRoute = createRoute({
       shard: { current: 1, total: 2 },
     }),
   },
-  responses: { 200: jsonAnswer('Updated', RunSchema), 201: jsonAnswer('Created', RunSchema), ...errors(400, 401, 403, 413, 415) },
+  responses: {
+    200: jsonAnswer('Updated', RunSchema),
+    201: jsonAnswer('Created', RunSchema),
+    ...errors(400, 401, 403, 413, 415),
+  },
 });
 
 const resultsRoute = createRoute({
@@ -57,7 +61,7 @@ const resultsRoute = createRoute({
   description:
     'Idempotent: an attempt is stored once per (run, test key, retry), where the test key is the first 16 hex digits of sha256(file, title path and ' +
     'project, one per line); a re-sent one counts as a duplicate and changes nothing. An annotation `{type: "svc-issue", description: <issue id>}` links ' +
-    'the attempt to that issue. The run\'s counts move in the same transaction. A request over a limit is refused whole with a 400 naming the field.',
+    "the attempt to that issue. The run's counts move in the same transaction. A request over a limit is refused whole with a 400 naming the field.",
   middleware: [readControlJson],
   request: {
     params: runParams,
@@ -74,7 +78,10 @@ const resultsRoute = createRoute({
           expected_status: 'passed',
           duration_ms: 1520,
           started_at: STARTED,
-          error: { message: 'expect(locator).toBeVisible() failed', location: { file: 'tests/checkout.spec.ts', line: 20, column: 5 } },
+          error: {
+            message: 'expect(locator).toBeVisible() failed',
+            location: { file: 'tests/checkout.spec.ts', line: 20, column: 5 },
+          },
         },
       ],
     }),
@@ -87,7 +94,8 @@ const finishRoute = createRoute({
   method: 'post',
   path: '/test-runs/{run_id}/finish',
   summary: 'Finish a test run, or one shard of it',
-  description: "A sharded run is finished once every shard has: its status is the worst shard's (interrupted, timedout, failed, passed), its duration the longest.",
+  description:
+    "A sharded run is finished once every shard has: its status is the worst shard's (interrupted, timedout, failed, passed), its duration the longest.",
   middleware: [readControlJson],
   request: { params: runParams, body: jsonBody(FinishBody, { status: 'failed', duration_ms: 61_000 }) },
   responses: { 200: jsonAnswer('The run', RunSchema), ...errors(400, 401, 403, 404, 413, 415) },
@@ -118,7 +126,8 @@ const flakyRoute = createRoute({
   method: 'get',
   path: '/tests/flaky',
   summary: 'Flaky tests over the newest N runs, highest flip rate first',
-  description: 'A test is flaky when it passed on retry in one of the runs, or passed in one and failed in another at the same commit.',
+  description:
+    'A test is flaky when it passed on retry in one of the runs, or passed in one and failed in another at the same commit.',
   request: { query: FlakyQuery },
   responses: { 200: jsonAnswer('The flaky tests', FlakySchema), ...errors(400, 401, 403) },
 });
@@ -127,7 +136,7 @@ const historyRoute = createRoute({
   ...control,
   method: 'get',
   path: '/tests/{test_key}',
-  summary: "A test and its results over runs, newest run first",
+  summary: 'A test and its results over runs, newest run first',
   request: { params: testKeyParams, query: HistoryQuery },
   responses: { 200: jsonAnswer('The history', HistorySchema), ...errors(400, 401, 403, 404) },
 });
@@ -137,7 +146,12 @@ export function testRunRoutes(services: Services) {
   const store = { db: services.db, dialect: services.dialect, clock: services.clock };
   return createRouter()
     .openapi(putRoute, async (c) => {
-      const { run, created } = await putRun(store, c.get('caller').projectId, c.req.valid('param').run_id, c.req.valid('json'));
+      const { run, created } = await putRun(
+        store,
+        c.get('caller').projectId,
+        c.req.valid('param').run_id,
+        c.req.valid('json'),
+      );
       return created ? c.json(runJson(run), 201) : c.json(runJson(run), 200);
     })
     .openapi(resultsRoute, async (c) => {
@@ -152,8 +166,17 @@ export function testRunRoutes(services: Services) {
     })
     .openapi(listRoute, async (c) => {
       const { limit, cursor, ...filter } = c.req.valid('query');
-      const rows = await listRuns(services.db, c.get('caller').projectId, filter, readSortedCursor(cursor, RUNS_SORT), limit + 1);
-      const { data, next_cursor } = sortedPage(rows, limit, RUNS_SORT, runJson, (r) => ({ t: r.started_ms, k: r.run_id }));
+      const rows = await listRuns(
+        services.db,
+        c.get('caller').projectId,
+        filter,
+        readSortedCursor(cursor, RUNS_SORT),
+        limit + 1,
+      );
+      const { data, next_cursor } = sortedPage(rows, limit, RUNS_SORT, runJson, (r) => ({
+        t: r.started_ms,
+        k: r.run_id,
+      }));
       return c.json({ data, next_cursor }, 200);
     })
     .openapi(getRoute, async (c) => {
@@ -164,7 +187,10 @@ export function testRunRoutes(services: Services) {
       return c.json({ ...runJson(run), tests: await runTests(services.db, projectId, runId) }, 200);
     })
     .openapi(flakyRoute, async (c) => {
-      return c.json({ data: await flakyTests(services.db, services.dialect, c.get('caller').projectId, c.req.valid('query')) }, 200);
+      return c.json(
+        { data: await flakyTests(services.db, services.dialect, c.get('caller').projectId, c.req.valid('query')) },
+        200,
+      );
     })
     .openapi(historyRoute, async (c) => {
       const { test_key: key } = c.req.valid('param');
@@ -173,7 +199,10 @@ export function testRunRoutes(services: Services) {
       const test = await testCase(services.db, projectId, key);
       if (!test) throw new ApiError(404, 'not_found', `no test ${key} in this project`);
       const rows = await testHistory(services.db, projectId, key, readSortedCursor(cursor, RUNS_SORT), limit + 1);
-      const { data, next_cursor } = sortedPage(rows, limit, RUNS_SORT, historyJson, (r) => ({ t: r.run_started_ms, k: r.run_id }));
+      const { data, next_cursor } = sortedPage(rows, limit, RUNS_SORT, historyJson, (r) => ({
+        t: r.run_started_ms,
+        k: r.run_id,
+      }));
       return c.json({ test, data, next_cursor }, 200);
     });
 }

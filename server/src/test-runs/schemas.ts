@@ -36,13 +36,19 @@ export const runParams = z.object({
   run_id: z
     .string()
     .regex(RUN_ID, { error: 'run_id must be 1 to 128 letters, digits, ".", "_", ":" or "-"' })
-    .openapi({ description: 'The run id the reporter chose (SVC_RUN_ID, the CI build, or a UUID)', example: '9876543210-1' }),
+    .openapi({
+      description: 'The run id the reporter chose (SVC_RUN_ID, the CI build, or a UUID)',
+      example: '9876543210-1',
+    }),
 });
 export const testKeyParams = z.object({
   test_key: z
     .string()
     .regex(TEST_KEY, { error: 'test_key must be 16 lowercase hex digits' })
-    .openapi({ description: 'First 16 hex digits of sha256(file + "\\n" + title_path.join("\\n") + "\\n" + project)', example: '3f2a9c0d41b7e865' }),
+    .openapi({
+      description: 'First 16 hex digits of sha256(file + "\\n" + title_path.join("\\n") + "\\n" + project)',
+      example: '3f2a9c0d41b7e865',
+    }),
 });
 
 /** An ISO 8601 date-time with an offset (`Z` or `+hh:mm`), read as epoch ms. */
@@ -51,7 +57,12 @@ const isoTime = z.iso
   .transform((raw) => Date.parse(raw))
   .openapi({ type: 'string', format: 'date-time', example: '2026-01-01T00:00:00.000Z' });
 const name = (max: number = L.nameChars) => z.string().trim().min(1).max(max);
-const durationMs = z.number().min(0).max(MAX_TIME_MS).transform(Math.round).openapi({ type: 'number', description: 'Milliseconds' });
+const durationMs = z
+  .number()
+  .min(0)
+  .max(MAX_TIME_MS)
+  .transform(Math.round)
+  .openapi({ type: 'number', description: 'Milliseconds' });
 const shard = z
   .strictObject({ current: z.number().int().min(1).max(1000), total: z.number().int().min(1).max(1000) })
   .refine((s) => s.current <= s.total, { error: 'shard.current must be at most shard.total', path: ['current'] })
@@ -61,7 +72,9 @@ export const PutRunBody = z.strictObject({
   started_at: isoTime,
   commit: name(128).optional(),
   branch: name().optional(),
-  ci: z.strictObject({ provider: name(64).optional(), job_url: name(L.urlChars).optional(), build_id: name().optional() }).optional(),
+  ci: z
+    .strictObject({ provider: name(64).optional(), job_url: name(L.urlChars).optional(), build_id: name().optional() })
+    .optional(),
   shard: shard.optional(),
   title: name(L.titleChars).optional(),
 });
@@ -70,7 +83,13 @@ export type PutRun = z.output<typeof PutRunBody>;
 const ErrorInput = z.strictObject({
   message: z.string().max(L.messageChars),
   stack: z.string().max(L.stackChars).optional(),
-  location: z.strictObject({ file: name(L.fileChars), line: z.number().int().min(0).max(10_000_000), column: z.number().int().min(0).max(10_000_000) }).optional(),
+  location: z
+    .strictObject({
+      file: name(L.fileChars),
+      line: z.number().int().min(0).max(10_000_000),
+      column: z.number().int().min(0).max(10_000_000),
+    })
+    .optional(),
 });
 
 export const ResultInput = z.strictObject({
@@ -88,7 +107,12 @@ export const ResultInput = z.strictObject({
   error: ErrorInput.optional(),
   // Items as Playwright gives them, bounded: an odd (even empty) name does not cost the whole batch.
   annotations: z
-    .array(z.strictObject({ type: z.string().max(L.nameChars), description: z.string().max(L.annotationDescriptionChars).optional() }))
+    .array(
+      z.strictObject({
+        type: z.string().max(L.nameChars),
+        description: z.string().max(L.annotationDescriptionChars).optional(),
+      }),
+    )
     .max(L.annotations)
     .default([]),
   tags: z.array(z.string().max(L.nameChars)).max(L.tags).default([]),
@@ -98,7 +122,11 @@ export type ResultIn = z.output<typeof ResultInput>;
 
 export const ResultsBody = z.strictObject({ results: z.array(ResultInput).min(1).max(L.resultsPerRequest) });
 
-export const FinishBody = z.strictObject({ status: z.enum(FINISHED_RUN_STATUSES), duration_ms: durationMs, shard: shard.optional() });
+export const FinishBody = z.strictObject({
+  status: z.enum(FINISHED_RUN_STATUSES),
+  duration_ms: durationMs,
+  shard: shard.optional(),
+});
 export type Finish = z.output<typeof FinishBody>;
 
 export const RunsQuery = z.strictObject({
@@ -115,12 +143,20 @@ export type RunsFilter = Omit<z.output<typeof RunsQuery>, 'limit' | 'cursor'>;
 export const HistoryQuery = z.strictObject({ limit: limitQuery(50, 200), cursor: cursorQuery });
 
 export const FlakyQuery = z.strictObject({
-  runs: intParam(1, 500).default(50).openapi({ description: 'How many of the newest runs (of the branch, when given) to look at' }),
+  runs: intParam(1, 500)
+    .default(50)
+    .openapi({ description: 'How many of the newest runs (of the branch, when given) to look at' }),
   branch: name().optional().openapi({ description: 'Only runs of this branch' }),
   limit: limitQuery(100, 500),
 });
 
-const Counts = z.object({ passed: z.number().int(), failed: z.number().int(), flaky: z.number().int(), skipped: z.number().int(), total: z.number().int() });
+const Counts = z.object({
+  passed: z.number().int(),
+  failed: z.number().int(),
+  flaky: z.number().int(),
+  skipped: z.number().int(),
+  total: z.number().int(),
+});
 
 export const RunSchema = z
   .object({
@@ -134,12 +170,19 @@ export const RunSchema = z
     branch: z.string().nullable(),
     ci: z.object({ provider: z.string().nullable(), job_url: z.string().nullable(), build_id: z.string().nullable() }),
     shard_total: z.number().int().nullable(),
-    counts: Counts.openapi({ description: 'Tests by outcome: passed (expected), failed (unexpected), flaky (failed, then passed on retry), skipped' }),
+    counts: Counts.openapi({
+      description:
+        'Tests by outcome: passed (expected), failed (unexpected), flaky (failed, then passed on retry), skipped',
+    }),
   })
   .openapi('TestRun');
 
 const ErrorSchema = z
-  .object({ message: z.string(), stack: z.string().optional(), location: z.object({ file: z.string(), line: z.number().int(), column: z.number().int() }).optional() })
+  .object({
+    message: z.string(),
+    stack: z.string().optional(),
+    location: z.object({ file: z.string(), line: z.number().int(), column: z.number().int() }).optional(),
+  })
   .nullable();
 
 const AttemptSchema = z.object({
@@ -151,7 +194,9 @@ const AttemptSchema = z.object({
   annotations: z.array(z.object({ type: z.string(), description: z.string().optional() })),
   tags: z.array(z.string()),
   attachments: z.array(z.string()),
-  sessions: z.array(z.string()).openapi({ description: 'Sessions recorded during this attempt (test.run.id, test.id and test.retry)' }),
+  sessions: z
+    .array(z.string())
+    .openapi({ description: 'Sessions recorded during this attempt (test.run.id, test.id and test.retry)' }),
 });
 
 const TestFields = {
@@ -170,10 +215,14 @@ export const RunDetailSchema = RunSchema.extend({
       z.object({
         ...TestFields,
         outcome: z.enum(OUTCOMES),
-        status: z.enum(TEST_STATUSES).openapi({ description: 'Status of the final attempt (the highest retry stored)' }),
+        status: z
+          .enum(TEST_STATUSES)
+          .openapi({ description: 'Status of the final attempt (the highest retry stored)' }),
         retries: z.number().int(),
         duration_ms: z.number().int().openapi({ description: 'Sum of the attempts' }),
-        error: ErrorSchema.openapi({ description: 'Error of the highest retry that had one (a flaky test keeps the error it recovered from)' }),
+        error: ErrorSchema.openapi({
+          description: 'Error of the highest retry that had one (a flaky test keeps the error it recovered from)',
+        }),
         attempts: z.array(AttemptSchema),
       }),
     )
@@ -210,7 +259,10 @@ export const FlakySchema = z
         project: z.string(),
         runs: z.number().int().openapi({ description: 'Runs in the window in which the test ran (not skipped)' }),
         flaky_runs: z.number().int().openapi({ description: 'Runs in which it failed, then passed on retry' }),
-        flips: z.number().int().openapi({ description: 'Flaky runs plus changes between passed and failed from one run to the next' }),
+        flips: z
+          .number()
+          .int()
+          .openapi({ description: 'Flaky runs plus changes between passed and failed from one run to the next' }),
         flip_rate: z.number().openapi({ description: 'flips / runs' }),
         last_flips: z
           .array(z.object({ run_id: z.string(), commit: z.string().nullable(), at: Time, outcome: z.enum(OUTCOMES) }))
@@ -223,5 +275,8 @@ export const FlakySchema = z
 export const RunListSchema = pageOf(RunSchema);
 export const StoredSchema = z.object({
   stored: z.number().int().openapi({ description: 'Attempts stored by this request' }),
-  duplicates: z.number().int().openapi({ description: 'Attempts already stored (a re-sent result), left as they were' }),
+  duplicates: z
+    .number()
+    .int()
+    .openapi({ description: 'Attempts already stored (a re-sent result), left as they were' }),
 });

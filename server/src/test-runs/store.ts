@@ -24,17 +24,33 @@ export type RunRow = Selectable<Database['test_runs']>;
 
 /** The stable key of a test across runs: first 16 hex digits of sha256(file, title path and project, one per line). */
 export function testKey(file: string, titlePath: readonly string[], project: string): string {
-  return createHash('sha256').update(`${file}\n${titlePath.join('\n')}\n${project}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${file}\n${titlePath.join('\n')}\n${project}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** Newest first by (started_ms, run_id); a history by (run_started_ms, run_id). */
 export const RUNS_SORT: KeysetSort = { sort: 'started', order: 'desc', value: 'integer', defaultSort: 'started' };
 
 /** Makes the run when it is not stored (status running); reports whether it did. */
-async function ensureRun(tx: Transaction<Database>, projectId: string, runId: string, startedMs: number, now: number): Promise<boolean> {
+async function ensureRun(
+  tx: Transaction<Database>,
+  projectId: string,
+  runId: string,
+  startedMs: number,
+  now: number,
+): Promise<boolean> {
   const inserted = await tx
     .insertInto('test_runs')
-    .values({ project_id: projectId, run_id: runId, status: 'running', started_ms: startedMs, created_ms: now, updated_ms: now })
+    .values({
+      project_id: projectId,
+      run_id: runId,
+      status: 'running',
+      started_ms: startedMs,
+      created_ms: now,
+      updated_ms: now,
+    })
     .onConflict((oc) => oc.columns(['project_id', 'run_id']).doNothing())
     .returning('run_id')
     .executeTakeFirst();
@@ -42,16 +58,29 @@ async function ensureRun(tx: Transaction<Database>, projectId: string, runId: st
 }
 
 /** The run's row, locked until the transaction ends on PostgreSQL (SQLite has one writer at a time already). */
-async function lockRun(tx: Transaction<Database>, dialect: DialectName, projectId: string, runId: string): Promise<RunRow | undefined> {
+async function lockRun(
+  tx: Transaction<Database>,
+  dialect: DialectName,
+  projectId: string,
+  runId: string,
+): Promise<RunRow | undefined> {
   const q = tx.selectFrom('test_runs').selectAll().where('project_id', '=', projectId).where('run_id', '=', runId);
   return (dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
 }
 
-type RunUpdate = UpdateObject<Database, 'test_runs'> | ((eb: ExpressionBuilder<Database, 'test_runs'>) => UpdateObject<Database, 'test_runs'>);
+type RunUpdate =
+  | UpdateObject<Database, 'test_runs'>
+  | ((eb: ExpressionBuilder<Database, 'test_runs'>) => UpdateObject<Database, 'test_runs'>);
 
 /** Updates the run's row; answers it as it is now. */
 function updateRun(tx: Transaction<Database>, projectId: string, runId: string, values: RunUpdate): Promise<RunRow> {
-  return tx.updateTable('test_runs').set(values).where('project_id', '=', projectId).where('run_id', '=', runId).returningAll().executeTakeFirstOrThrow();
+  return tx
+    .updateTable('test_runs')
+    .set(values)
+    .where('project_id', '=', projectId)
+    .where('run_id', '=', runId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /**
@@ -59,7 +88,12 @@ function updateRun(tx: Transaction<Database>, projectId: string, runId: string, 
  * before its PUT said when it started and what it built.
  */
 async function syncResults(tx: Transaction<Database>, before: RunRow, after: RunRow): Promise<void> {
-  if (before.started_ms === after.started_ms && before.commit_sha === after.commit_sha && before.branch === after.branch) return;
+  if (
+    before.started_ms === after.started_ms &&
+    before.commit_sha === after.commit_sha &&
+    before.branch === after.branch
+  )
+    return;
   await tx
     .updateTable('test_results')
     .set({ run_started_ms: after.started_ms, commit_sha: after.commit_sha, branch: after.branch })
@@ -72,7 +106,12 @@ async function syncResults(tx: Transaction<Database>, before: RunRow, after: Run
  * PUT: creates the run or merges what the request says into it (every shard PUTs the same run): the earliest start,
  * and each given field over the stored one. Answers the run and whether it was created.
  */
-export function putRun(s: TestRunDb, projectId: string, runId: string, body: PutRun): Promise<{ run: RunRow; created: boolean }> {
+export function putRun(
+  s: TestRunDb,
+  projectId: string,
+  runId: string,
+  body: PutRun,
+): Promise<{ run: RunRow; created: boolean }> {
   return s.db.transaction().execute(async (tx) => {
     const now = s.clock.now();
     const created = await ensureRun(tx, projectId, runId, body.started_at, now);
@@ -105,16 +144,34 @@ export function finishRun(s: TestRunDb, projectId: string, runId: string, body: 
     const before = await lockRun(tx, s.dialect, projectId, runId);
     if (!before) return undefined;
     const now = s.clock.now();
-    const shard = { project_id: projectId, run_id: runId, shard: body.shard?.current ?? 0, status: body.status, duration_ms: body.duration_ms, finished_ms: now };
+    const shard = {
+      project_id: projectId,
+      run_id: runId,
+      shard: body.shard?.current ?? 0,
+      status: body.status,
+      duration_ms: body.duration_ms,
+      finished_ms: now,
+    };
     await tx
       .insertInto('test_run_shards')
       .values(shard)
-      .onConflict((oc) => oc.columns(['project_id', 'run_id', 'shard']).doUpdateSet({ status: shard.status, duration_ms: shard.duration_ms, finished_ms: now }))
+      .onConflict((oc) =>
+        oc
+          .columns(['project_id', 'run_id', 'shard'])
+          .doUpdateSet({ status: shard.status, duration_ms: shard.duration_ms, finished_ms: now }),
+      )
       .execute();
-    const shards = await tx.selectFrom('test_run_shards').selectAll().where('project_id', '=', projectId).where('run_id', '=', runId).execute();
+    const shards = await tx
+      .selectFrom('test_run_shards')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('run_id', '=', runId)
+      .execute();
     const total = body.shard?.total ?? before.shard_total ?? 1;
     const done = !body.shard || shards.length >= total;
-    const worst = shards.map((r) => r.status as FinishedRunStatus).reduce((a, b) => (SEVERITY[b] > SEVERITY[a] ? b : a));
+    const worst = shards
+      .map((r) => r.status as FinishedRunStatus)
+      .reduce((a, b) => (SEVERITY[b] > SEVERITY[a] ? b : a));
     return updateRun(tx, projectId, runId, {
       status: done ? worst : 'running',
       finished_ms: done ? now : null,
@@ -136,12 +193,19 @@ function distinctAttempts(results: readonly ResultIn[]): { key: string; result: 
 }
 
 /** The `svc-issue` annotation's description: the issue this attempt reproduces. */
-const issueOf = (r: ResultIn): string | null => r.annotations.find((a) => a.type === 'svc-issue' && a.description?.trim())?.description?.trim() ?? null;
+const issueOf = (r: ResultIn): string | null =>
+  r.annotations.find((a) => a.type === 'svc-issue' && a.description?.trim())?.description?.trim() ?? null;
 
 const errorJson = (r: ResultIn): string | null => (r.error ? JSON.stringify(r.error) : null);
 
 /** Inserts the attempts not stored yet; answers those it stored. */
-async function insertAttempts(tx: Transaction<Database>, projectId: string, runId: string, items: { key: string; result: ResultIn }[], now: number) {
+async function insertAttempts(
+  tx: Transaction<Database>,
+  projectId: string,
+  runId: string,
+  items: { key: string; result: ResultIn }[],
+  now: number,
+) {
   const rows = items.map(({ key, result: r }) => ({
     project_id: projectId,
     run_id: runId,
@@ -170,7 +234,12 @@ async function insertAttempts(tx: Transaction<Database>, projectId: string, runI
 }
 
 /** Describes each test as its newest stored attempt does. */
-async function upsertCases(tx: Transaction<Database>, projectId: string, items: { key: string; result: ResultIn }[], now: number): Promise<void> {
+async function upsertCases(
+  tx: Transaction<Database>,
+  projectId: string,
+  items: { key: string; result: ResultIn }[],
+  now: number,
+): Promise<void> {
   const byKey = new Map(items.map(({ key, result: r }) => [key, r]));
   const rows = [...byKey].map(([key, r]) => ({
     project_id: projectId,
@@ -201,7 +270,11 @@ async function upsertCases(tx: Transaction<Database>, projectId: string, items: 
  * Folds newly stored attempts into their tests' results and the run's counts: each test's outcome before and after
  * (Playwright's rule over its attempts, any order), and the run's counts moved from the one to the other.
  */
-async function foldResults(tx: Transaction<Database>, run: RunRow, stored: { key: string; result: ResultIn }[]): Promise<void> {
+async function foldResults(
+  tx: Transaction<Database>,
+  run: RunRow,
+  stored: { key: string; result: ResultIn }[],
+): Promise<void> {
   const { project_id: projectId, run_id: runId } = run;
   const keys = [...new Set(stored.map((s) => s.key))].sort();
   const existing = await tx
@@ -214,13 +287,27 @@ async function foldResults(tx: Transaction<Database>, run: RunRow, stored: { key
   const before = new Map<string, ResultRow>(existing.map((r) => [r.test_key, r]));
   const attempts = new Map<string, AttemptFacts[]>();
   for (const { key, result: r } of stored) {
-    const facts = { testId: r.test_id, retry: r.retry, status: r.status, expectedStatus: r.expected_status, durationMs: r.duration_ms, error: errorJson(r) };
+    const facts = {
+      testId: r.test_id,
+      retry: r.retry,
+      status: r.status,
+      expectedStatus: r.expected_status,
+      durationMs: r.duration_ms,
+      error: errorJson(r),
+    };
     appendTo(attempts, key, facts);
   }
   const counts = { passed: 0, failed: 0, flaky: 0, skipped: 0, total: 0 };
   const rows = keys.map((key) => {
     const old = before.get(key);
-    const identity = { project_id: projectId, run_id: runId, test_key: key, run_started_ms: run.started_ms, commit_sha: run.commit_sha, branch: run.branch };
+    const identity = {
+      project_id: projectId,
+      run_id: runId,
+      test_key: key,
+      run_started_ms: run.started_ms,
+      commit_sha: run.commit_sha,
+      branch: run.branch,
+    };
     const row = foldAttempts(old, attempts.get(key)!, identity);
     if (old) counts[RUN_COUNT_OF[old.outcome as Outcome]] -= 1;
     else counts.total += 1;
@@ -259,7 +346,12 @@ async function foldResults(tx: Transaction<Database>, run: RunRow, stored: { key
  * POST results: stores each attempt once (a re-sent one is a duplicate and changes nothing), makes the run when it is
  * unknown, and folds the new attempts into their tests' results and the run's counts, all in one transaction.
  */
-export function storeResults(s: TestRunDb, projectId: string, runId: string, results: readonly ResultIn[]): Promise<{ stored: number; duplicates: number }> {
+export function storeResults(
+  s: TestRunDb,
+  projectId: string,
+  runId: string,
+  results: readonly ResultIn[],
+): Promise<{ stored: number; duplicates: number }> {
   return s.db.transaction().execute(async (tx) => {
     const now = s.clock.now();
     await ensureRun(tx, projectId, runId, Math.min(...results.map((r) => r.started_at)), now);
@@ -274,7 +366,13 @@ export function storeResults(s: TestRunDb, projectId: string, runId: string, res
 }
 
 /** A page of runs, newest first, `limit` + 1 rows (the extra one says there is a next page). */
-export function listRuns(db: Kysely<Database>, projectId: string, f: RunsFilter, after: Position | undefined, limit: number): Promise<RunRow[]> {
+export function listRuns(
+  db: Kysely<Database>,
+  projectId: string,
+  f: RunsFilter,
+  after: Position | undefined,
+  limit: number,
+): Promise<RunRow[]> {
   let q = db.selectFrom('test_runs as r').selectAll('r').where('r.project_id', '=', projectId);
   if (f.branch !== undefined) q = q.where('r.branch', '=', f.branch);
   if (f.commit !== undefined) q = q.where('r.commit_sha', '=', f.commit);
@@ -286,5 +384,10 @@ export function listRuns(db: Kysely<Database>, projectId: string, f: RunsFilter,
 }
 
 export function getRun(db: Kysely<Database>, projectId: string, runId: string): Promise<RunRow | undefined> {
-  return db.selectFrom('test_runs').selectAll().where('project_id', '=', projectId).where('run_id', '=', runId).executeTakeFirst();
+  return db
+    .selectFrom('test_runs')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('run_id', '=', runId)
+    .executeTakeFirst();
 }

@@ -1,6 +1,13 @@
 import { expect, test } from '@playwright/test';
 import { putLegacyCur } from '../../support/cost/aws-exports';
-import { COST_BUCKET, COST_ROLE, controlPlane, daily, type ControlPlane, type Json } from '../../support/cost/aws-server';
+import {
+  COST_BUCKET,
+  COST_ROLE,
+  controlPlane,
+  daily,
+  type ControlPlane,
+  type Json,
+} from '../../support/cost/aws-server';
 import { startFakeSts, type FakeSts } from '../../support/cost/fake-sts';
 import type { SampleLineItem } from '../../support/cost/report-files';
 import { startLocalS3, type LocalS3 } from '../../support/cost/s3';
@@ -26,16 +33,43 @@ const TODAY = dayOf(Date.now());
 const FIRST = dayOf(Date.now() - 45 * DAY_MS);
 const YESTERDAY = dayOf(Date.now() - DAY_MS);
 const SPIKE = dayOf(Date.now() - 3 * DAY_MS);
-const ec2 = { productCode: 'AmazonEC2', productFamily: 'Compute Instance', region: 'us-east-1', accountId: ACCOUNT, type: 'Usage' } as const;
+const ec2 = {
+  productCode: 'AmazonEC2',
+  productFamily: 'Compute Instance',
+  region: 'us-east-1',
+  accountId: ACCOUNT,
+  type: 'Usage',
+} as const;
 const account = { resourceId: null, productCode: 'AmazonEC2', region: null, accountId: ACCOUNT } as const;
 
 const ITEMS: SampleLineItem[] = [
-  ...daily(FIRST, YESTERDAY, { ...ec2, resourceId: 'i-web', resourceName: 'web-1', unblendedCost: 10, tags: { service: 'checkout' } }),
-  ...daily(FIRST, YESTERDAY, { ...ec2, resourceId: 'i-orders', resourceName: 'orders-db', unblendedCost: 6, tags: { service: 'orders' } }),
-  ...daily(FIRST, YESTERDAY, { ...ec2, resourceId: 'i-batch', unblendedCost: 2, tags: { service: 'batch' } }).map((item) =>
-    item.day === SPIKE ? { ...item, unblendedCost: 80 } : item,
+  ...daily(FIRST, YESTERDAY, {
+    ...ec2,
+    resourceId: 'i-web',
+    resourceName: 'web-1',
+    unblendedCost: 10,
+    tags: { service: 'checkout' },
+  }),
+  ...daily(FIRST, YESTERDAY, {
+    ...ec2,
+    resourceId: 'i-orders',
+    resourceName: 'orders-db',
+    unblendedCost: 6,
+    tags: { service: 'orders' },
+  }),
+  ...daily(FIRST, YESTERDAY, { ...ec2, resourceId: 'i-batch', unblendedCost: 2, tags: { service: 'batch' } }).map(
+    (item) => (item.day === SPIKE ? { ...item, unblendedCost: 80 } : item),
   ),
-  ...daily(FIRST, YESTERDAY, { productCode: 'AmazonS3', productFamily: 'Storage', region: 'us-east-1', accountId: ACCOUNT, type: 'Usage', resourceId: 'search-index', unblendedCost: 3, tags: { service: 'search' } }),
+  ...daily(FIRST, YESTERDAY, {
+    productCode: 'AmazonS3',
+    productFamily: 'Storage',
+    region: 'us-east-1',
+    accountId: ACCOUNT,
+    type: 'Usage',
+    resourceId: 'search-index',
+    unblendedCost: 3,
+    tags: { service: 'search' },
+  }),
   { ...account, day: TODAY, type: 'Tax', unblendedCost: 12 },
   { ...account, day: TODAY, type: 'Credit', unblendedCost: -20 },
   { ...account, day: TODAY, type: 'Refund', unblendedCost: -4 },
@@ -59,7 +93,11 @@ test.beforeAll(async () => {
   await s3.createBucket(COST_BUCKET);
   const periods = new Map<string, SampleLineItem[]>();
   for (const item of ITEMS) periods.set(item.day.slice(0, 7), [...(periods.get(item.day.slice(0, 7)) ?? []), item]);
-  for (const [period, rows] of periods) await putLegacyCur({ s3: s3.admin, bucket: COST_BUCKET, prefix: 'cur/' }, { name: 'hourly', period, assemblies: [[rows]] });
+  for (const [period, rows] of periods)
+    await putLegacyCur(
+      { s3: s3.admin, bucket: COST_BUCKET, prefix: 'cur/' },
+      { name: 'hourly', period, assemblies: [[rows]] },
+    );
   // The server process inherits these: where S3 and STS are, and base credentials (never instance metadata).
   const env = {
     AWS_ENDPOINT_URL_S3: s3.endpoint,
@@ -74,12 +112,27 @@ test.beforeAll(async () => {
   }
   server = await startCliServer();
   api = controlPlane(server);
-  expect((await api.call('POST', '/cost/mappings', { rules: [{ match: { tag: 'service', pattern: '*' }, attribute_to: 'service' }] })).status).toBe(200);
-  const created = await api.call('POST', '/cost/providers', { provider: 'aws', name: 'acme billing', config: { role_arn: COST_ROLE, cur_bucket: COST_BUCKET, cur_prefix: 'cur/' } });
+  expect(
+    (
+      await api.call('POST', '/cost/mappings', {
+        rules: [{ match: { tag: 'service', pattern: '*' }, attribute_to: 'service' }],
+      })
+    ).status,
+  ).toBe(200);
+  const created = await api.call('POST', '/cost/providers', {
+    provider: 'aws',
+    name: 'acme billing',
+    config: { role_arn: COST_ROLE, cur_bucket: COST_BUCKET, cur_prefix: 'cur/' },
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   // The first sync is due at once; wait for its run to be recorded.
   await expect
-    .poll(async () => ((await api.get(`/cost/providers/${String(created.body.id)}/sync`)).body.last_run as Json | null)?.status ?? null, { timeout: 60_000 })
+    .poll(
+      async () =>
+        ((await api.get(`/cost/providers/${String(created.body.id)}/sync`)).body.last_run as Json | null)?.status ??
+        null,
+      { timeout: 60_000 },
+    )
     .toBe('succeeded');
 });
 test.afterAll(async () => {
@@ -91,7 +144,9 @@ test.afterAll(async () => {
   }
 });
 
-test('the period total, per-service bars, the trend with its anomaly, the non-usage charges and the recommendations', async ({ page }, testInfo) => {
+test('the period total, per-service bars, the trend with its anomaly, the non-usage charges and the recommendations', async ({
+  page,
+}, testInfo) => {
   const summary = (await api.get('/cost/summary')).body;
   const byService = (await api.get('/cost/by-service')).body;
   const estimate = (await api.get('/cost/estimate?period=monthly')).body;
@@ -101,7 +156,9 @@ test('the period total, per-service bars, the trend with its anomaly, the non-us
   await signIn(page, server, { path: '/cost' });
   await expect(page.getByRole('heading', { level: 1, name: 'Cost' })).toBeVisible();
   const kpis = page.getByRole('group', { name: 'Cost figures' });
-  await expect(kpis.getByLabel(`Period total (${String(summary.period)})`)).toHaveText(usd.format(summary.period_total as number));
+  await expect(kpis.getByLabel(`Period total (${String(summary.period)})`)).toHaveText(
+    usd.format(summary.period_total as number),
+  );
   await expect(kpis).toContainText(usd.format(estimate.projected as number));
   await expect(kpis).toContainText('fresh');
   await expect(kpis).toContainText(/synced (just now|\d+ min ago) from acme billing/);
@@ -109,7 +166,10 @@ test('the period total, per-service bars, the trend with its anomaly, the non-us
   const bars = page.getByRole('list', { name: /Usage cost by service/ });
   const services = byService.services as Json[];
   await expect(bars.getByRole('listitem')).toHaveCount(services.length);
-  for (const s of services) await expect(bars.getByRole('listitem').filter({ hasText: String(s.service) })).toContainText(usd.format(s.cost as number));
+  for (const s of services)
+    await expect(bars.getByRole('listitem').filter({ hasText: String(s.service) })).toContainText(
+      usd.format(s.cost as number),
+    );
 
   // The anomaly: batch's spike, marked on the chart (its accessible name counts the marks) and listed in text.
   const flagged = (estimate.anomalies as { total: Json[]; by_service: Json[] }).total;
@@ -123,9 +183,12 @@ test('the period total, per-service bars, the trend with its anomaly, the non-us
   }
 
   const charges = page.getByRole('table', { name: 'Non-usage charges by charge type' });
-  for (const type of ['Support', 'Credit', 'Tax', 'Refund']) await expect(charges.getByRole('row', { name: new RegExp(`^${type} `) })).toBeVisible();
+  for (const type of ['Support', 'Credit', 'Tax', 'Refund'])
+    await expect(charges.getByRole('row', { name: new RegExp(`^${type} `) })).toBeVisible();
   await expect(charges.getByRole('row', { name: /^Credit / })).toContainText(usd.format(-20));
-  await expect(charges.getByRole('row', { name: /^Total / })).toContainText(usd.format((summary.charges as Json).cost as number));
+  await expect(charges.getByRole('row', { name: /^Total / })).toContainText(
+    usd.format((summary.charges as Json).cost as number),
+  );
 
   const recs = page.getByRole('table', { name: 'Savings recommendations, largest saving first' });
   const listed = recommendations.recommendations as Json[];
@@ -133,7 +196,9 @@ test('the period total, per-service bars, the trend with its anomaly, the non-us
   const savingCells = recs.locator('tbody tr td:last-child');
   await expect(savingCells).toHaveText(listed.map((r) => usd.format(r.estimated_monthly_saving as number)));
   await expect(recs.locator('tbody tr').first()).toContainText('web-1 (i-web) · checkout');
-  await expect(recs.getByRole('row', { name: /Total estimated saving/ })).toContainText(usd.format(recommendations.total_estimated_monthly_saving as number));
+  await expect(recs.getByRole('row', { name: /Total estimated saving/ })).toContainText(
+    usd.format(recommendations.total_estimated_monthly_saving as number),
+  );
 
   // Keyboard: "Sync now" is reachable and works from the keyboard.
   const syncNow = page.getByRole('button', { name: 'Sync now: acme billing' });

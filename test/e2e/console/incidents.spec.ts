@@ -21,11 +21,21 @@ let server: CliServer;
 let detectedId = '';
 
 async function call(method: string, path: string, body: unknown, key = server.controlKey): Promise<Response> {
-  return fetch(`${server.url}/control-plane${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${server.url}/control-plane${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 async function openIncident(title: string, severity: string, services: string[]): Promise<void> {
-  const res = await call('POST', '/incidents', { title, severity, env: 'production', services, root_cause_summary: `Summary of ${title}` });
+  const res = await call('POST', '/incidents', {
+    title,
+    severity,
+    env: 'production',
+    services,
+    root_cause_summary: `Summary of ${title}`,
+  });
   expect(res.status, await res.text()).toBe(201);
 }
 
@@ -46,23 +56,45 @@ test.beforeAll(async () => {
   const span = await fetch(`${server.url}/otlp/v1/traces`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey },
-    body: JSON.stringify({ resourceSpans: [{ resource: resource({ env: ENV, sessionId: 'sess-incident-0' }), scopeSpans: [{ scope: { name: '@svc/browser' }, spans: [failed] }] }] }),
+    body: JSON.stringify({
+      resourceSpans: [
+        {
+          resource: resource({ env: ENV, sessionId: 'sess-incident-0' }),
+          scopeSpans: [{ scope: { name: '@svc/browser' }, spans: [failed] }],
+        },
+      ],
+    }),
   });
   expect(span.status, await span.text()).toBe(200);
   for (let i = 0; i < 5; i++) {
     const body = JSON.stringify(errorLog({ sessionId: `sess-incident-${i}`, env: ENV, atMs: now - 5_000 + i }));
-    const send = () => fetch(`${server.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey }, body });
+    const send = () =>
+      fetch(`${server.url}/otlp/v1/logs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey },
+        body,
+      });
     // Sent again after a 503 (storage busy: nothing kept), as the SDK's exporter does.
-    await expect.poll(async () => (await send()).status, { message: 'the error log was accepted', intervals: [250, 500, 1000] }).toBe(200);
+    await expect
+      .poll(async () => (await send()).status, { message: 'the error log was accepted', intervals: [250, 500, 1000] })
+      .toBe(200);
   }
   // The detector runs every 10 s.
   await expect
-    .poll(async () => (await controlGet<{ data: Array<{ id: string; env: string }> }>(server, '/incidents')).body.data.find((i) => i.env === ENV)?.id ?? '', {
-      timeout: 30_000,
-      intervals: [500, 1000],
-    })
+    .poll(
+      async () =>
+        (await controlGet<{ data: Array<{ id: string; env: string }> }>(server, '/incidents')).body.data.find(
+          (i) => i.env === ENV,
+        )?.id ?? '',
+      {
+        timeout: 30_000,
+        intervals: [500, 1000],
+      },
+    )
     .not.toBe('');
-  detectedId = (await controlGet<{ data: Array<{ id: string; env: string }> }>(server, '/incidents')).body.data.find((i) => i.env === ENV)!.id;
+  detectedId = (await controlGet<{ data: Array<{ id: string; env: string }> }>(server, '/incidents')).body.data.find(
+    (i) => i.env === ENV,
+  )!.id;
   // Opened after it, so newest first they come before it.
   await openIncident('Search is slow for everyone', 'medium', ['search-api']);
   await openIncident(HOSTILE, 'low', ['frontend']);
@@ -74,7 +106,9 @@ test.afterAll(async () => {
 
 const rows = (page: Page) => page.locator('table.data-table tbody tr');
 
-test('the list: newest first, filters in the URL (reload keeps them), keyset pages, hostile title stays text', async ({ page }, testInfo) => {
+test('the list: newest first, filters in the URL (reload keeps them), keyset pages, hostile title stays text', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: '/incidents' });
   await expect(page.getByRole('heading', { level: 1, name: 'Incidents' })).toBeVisible();
   await expect(rows(page)).toHaveCount(4);
@@ -89,7 +123,15 @@ test('the list: newest first, filters in the URL (reload keeps them), keyset pag
   await screenshot(page, testInfo, 'incidents');
 
   // The severities rules offer, `warning` (issue events) among them.
-  await expect(page.getByRole('combobox', { name: 'Severity' }).locator('option')).toHaveText(['Any', 'critical', 'high', 'medium', 'low', 'warning', 'info']);
+  await expect(page.getByRole('combobox', { name: 'Severity' }).locator('option')).toHaveText([
+    'Any',
+    'critical',
+    'high',
+    'medium',
+    'low',
+    'warning',
+    'info',
+  ]);
   await page.getByRole('combobox', { name: 'Severity' }).selectOption('critical');
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect(page).toHaveURL(/severity=critical/);
@@ -125,10 +167,13 @@ test('a sortable header orders the list by it: severity, most severe first, then
   await expect(titles).toHaveText([HOSTILE, 'Search is slow for everyone', 'Checkout fails for every user']);
 });
 
-test('keyboard to the detected incident: evidence, sessions, timeline; acknowledge and resolve update the page and the list', async ({ page }, testInfo) => {
+test('keyboard to the detected incident: evidence, sessions, timeline; acknowledge and resolve update the page and the list', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: `/incidents?env=${ENV}` });
   const link = rows(page).first().getByRole('link');
-  for (let i = 0; i < 40 && !(await link.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 40 && !(await link.evaluate((el) => el === document.activeElement)); i++)
+    await page.keyboard.press('Tab');
   await expect(link).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(new RegExp(`/incident/${detectedId}$`));
@@ -145,22 +190,33 @@ test('keyboard to the detected incident: evidence, sessions, timeline; acknowled
         const edge = panel.getBoundingClientRect().right;
         // An element past the card's edge, or text past its element's (a scrolling box may hold more than it shows).
         const out = (el: Element) =>
-          el.getBoundingClientRect().right > edge + 1 || (!/auto|scroll/.test(getComputedStyle(el).overflowX) && el.clientWidth > 1 && el.scrollWidth > el.clientWidth + 1);
-        return [panel, ...panel.querySelectorAll('*')].filter(out).map((el) => `${el.tagName} ${el.textContent?.slice(0, 40)}`);
+          el.getBoundingClientRect().right > edge + 1 ||
+          (!/auto|scroll/.test(getComputedStyle(el).overflowX) &&
+            el.clientWidth > 1 &&
+            el.scrollWidth > el.clientWidth + 1);
+        return [panel, ...panel.querySelectorAll('*')]
+          .filter(out)
+          .map((el) => `${el.tagName} ${el.textContent?.slice(0, 40)}`);
       }),
     );
   expect(await overflowing()).toEqual([]);
   await page.setViewportSize({ width: 700, height: 844 });
   expect(await overflowing(), 'at a narrow window').toEqual([]);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth), 'no sideways scroll at a narrow window').toBeLessThanOrEqual(700);
+  expect(
+    await page.evaluate(() => document.documentElement.scrollWidth),
+    'no sideways scroll at a narrow window',
+  ).toBeLessThanOrEqual(700);
   await page.setViewportSize({ width: 1280, height: 800 });
   // Without a model, the analysis is the summary again: the page says it once.
   const issueId = (await controlGet<{ issue_id: string }>(server, `/incidents/${detectedId}`)).body.issue_id;
   expect((await call('POST', `/issues/${issueId}/analysis`, {})).status).toBe(202);
-  await expect.poll(async () => (await controlGet<{ state: string } | null>(server, `/issues/${issueId}/analysis`)).body?.state).toBe('done');
+  await expect
+    .poll(async () => (await controlGet<{ state: string } | null>(server, `/issues/${issueId}/analysis`)).body?.state)
+    .toBe('done');
   await page.reload();
   await expect(page.getByRole('heading', { level: 1 })).toContainText(CART_ERROR);
-  const summary = (await controlGet<{ root_cause_summary: string }>(server, `/incidents/${detectedId}`)).body.root_cause_summary;
+  const summary = (await controlGet<{ root_cause_summary: string }>(server, `/incidents/${detectedId}`)).body
+    .root_cause_summary;
   expect(summary).toContain(`1 failing request correlates: GET ${LONG_PATH} → 503`);
   await expect(page.getByText(summary, { exact: true })).toHaveCount(1);
   // The issue it grew from, and back.
@@ -193,7 +249,9 @@ test('keyboard to the detected incident: evidence, sessions, timeline; acknowled
 });
 
 test('a read key sees an incident and no action; the server refuses the action anyway', async ({ page }) => {
-  const readKey = /svc_read_\S+/.exec(await server.admin('keys', 'create', '--scope', 'read', '--name', 'incidents-reader'))![0];
+  const readKey = /svc_read_\S+/.exec(
+    await server.admin('keys', 'create', '--scope', 'read', '--name', 'incidents-reader'),
+  )![0];
   const { body } = await controlGet<{ data: Array<{ id: string; title: string }> }>(server, '/incidents?severity=low');
   const hostile = body.data[0]!;
   await signIn(page, server, { key: readKey, path: `/incident/${hostile.id}` });

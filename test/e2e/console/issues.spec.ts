@@ -27,12 +27,23 @@ let shop: ShopBuild;
 let shopMessage: string;
 const ids: Record<'shop' | 'declined' | 'hostile', string> = { shop: '', declined: '', hostile: '' };
 
-async function call(method: string, path: string, body: unknown, key = server.controlKey, on: CliServer = server): Promise<Response> {
-  return fetch(`${on.url}/control-plane${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function call(
+  method: string,
+  path: string,
+  body: unknown,
+  key = server.controlKey,
+  on: CliServer = server,
+): Promise<Response> {
+  return fetch(`${on.url}/control-plane${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 const UA = {
-  chromeWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  chromeWindows:
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   firefoxMac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:128.0) Gecko/20100101 Firefox/128.0',
 };
 
@@ -44,20 +55,37 @@ interface ErrorSource {
 }
 
 /** One error log as the SDK sends it, sent again after a 503 (storage busy: nothing kept) as exporters do. */
-async function ingestError(input: Parameters<typeof errorLog>[0], on: CliServer = server, from?: ErrorSource): Promise<void> {
+async function ingestError(
+  input: Parameters<typeof errorLog>[0],
+  on: CliServer = server,
+  from?: ErrorSource,
+): Promise<void> {
   const body = errorLog(input);
   if (from) {
     const [logs] = body.resourceLogs;
     logs!.resource.attributes.push(str('user_agent.original', from.ua));
     logs!.scopeLogs[0]!.logRecords[0]!.attributes.push(str('url.path', from.path), str('user.id', from.user));
   }
-  const send = () => fetch(`${on.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': on.ingestKey }, body: JSON.stringify(body) });
-  await expect.poll(async () => (await send()).status, { message: 'the error log was accepted', intervals: [250, 500, 1000] }).toBe(200);
+  const send = () =>
+    fetch(`${on.url}/otlp/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': on.ingestKey },
+      body: JSON.stringify(body),
+    });
+  await expect
+    .poll(async () => (await send()).status, { message: 'the error log was accepted', intervals: [250, 500, 1000] })
+    .toBe(200);
 }
 
 /** The shop's source map for its release, as the build uploads it. */
 async function uploadShopMap(on: CliServer): Promise<void> {
-  const maps = await call('POST', '/sourcemaps', { release: RELEASE, maps: [{ map: shop.map, url: shop.url.replace('https://shop.example.com', '~') }] }, on.controlKey, on);
+  const maps = await call(
+    'POST',
+    '/sourcemaps',
+    { release: RELEASE, maps: [{ map: shop.map, url: shop.url.replace('https://shop.example.com', '~') }] },
+    on.controlKey,
+    on,
+  );
   expect(maps.ok, await maps.text()).toBe(true);
 }
 
@@ -73,15 +101,46 @@ test.beforeAll(async () => {
     { ua: UA.chromeWindows, path: '/cart/7', user: 'u-ann' },
     { ua: UA.firefoxMac, path: '/checkout', user: 'u-bob' },
   ];
-  for (const [i, from] of shopSources.entries()) await ingestError({ message: shopMessage, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: ENV, atMs: now - 60_000 + i }, server, from);
-  for (let i = 0; i < 2; i++) await ingestError({ message: DECLINED, stack: chromeStack(DECLINED), sessionId: `sess-declined-${i}`, release: RELEASE, env: ENV, atMs: now - 30_000 + i });
-  await ingestError({ message: HOSTILE, stack: chromeStack(HOSTILE), sessionId: 'sess-hostile', release: RELEASE, env: ENV, atMs: now - 10_000 });
+  for (const [i, from] of shopSources.entries())
+    await ingestError(
+      {
+        message: shopMessage,
+        stack: shop.stack,
+        sessionId: SESSION,
+        release: RELEASE,
+        env: ENV,
+        atMs: now - 60_000 + i,
+      },
+      server,
+      from,
+    );
+  for (let i = 0; i < 2; i++)
+    await ingestError({
+      message: DECLINED,
+      stack: chromeStack(DECLINED),
+      sessionId: `sess-declined-${i}`,
+      release: RELEASE,
+      env: ENV,
+      atMs: now - 30_000 + i,
+    });
+  await ingestError({
+    message: HOSTILE,
+    stack: chromeStack(HOSTILE),
+    sessionId: 'sess-hostile',
+    release: RELEASE,
+    env: ENV,
+    atMs: now - 10_000,
+  });
   // The detector groups errors every 10 s.
   await expect
-    .poll(async () => (await controlGet(server, `/issues?env=${ENV}`)).body.data.length, { timeout: 30_000, intervals: [500, 1000] })
+    .poll(async () => (await controlGet(server, `/issues?env=${ENV}`)).body.data.length, {
+      timeout: 30_000,
+      intervals: [500, 1000],
+    })
     .toBe(3);
   const { body } = await controlGet<{ data: Array<{ id: string; message: string }> }>(server, `/issues?env=${ENV}`);
-  for (const issue of body.data) ids[issue.message === HOSTILE ? 'hostile' : issue.message === DECLINED ? 'declined' : 'shop'] = issue.id;
+  for (const issue of body.data)
+    ids[issue.message === HOSTILE ? 'hostile' : issue.message === DECLINED ? 'declined' : 'shop'] = issue.id;
 });
 test.afterAll(async () => {
   await server?.close();
@@ -90,7 +149,9 @@ test.afterAll(async () => {
 /** The title cell of each row (the one with the link; a control key's rows start with a checkbox). */
 const titles = (page: Page) => page.locator('table.data-table tbody tr td:has(> a)');
 
-test('the list: rows, search and filters in the URL (reload keeps them), sort, keyset pages, hostile text stays text', async ({ page }, testInfo) => {
+test('the list: rows, search and filters in the URL (reload keeps them), sort, keyset pages, hostile text stays text', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: '/issues' });
   await expect(page.getByRole('heading', { level: 1, name: 'Issues' })).toBeVisible();
   await expect(titles(page)).toHaveCount(3);
@@ -151,11 +212,14 @@ test('the list: rows, search and filters in the URL (reload keeps them), sort, k
   await expect(titles(page)).toHaveCount(2);
 });
 
-test('keyboard: Tab reaches a row, Enter opens the issue; the page shows the original frame, source line, sessions', async ({ page }, testInfo) => {
+test('keyboard: Tab reaches a row, Enter opens the issue; the page shows the original frame, source line, sessions', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: `/issues?env=${ENV}&sort=events` });
   await expect(titles(page)).toHaveCount(3);
   const first = titles(page).first().getByRole('link');
-  for (let i = 0; i < 40 && !(await first.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 40 && !(await first.evaluate((el) => el === document.activeElement)); i++)
+    await page.keyboard.press('Tab');
   await expect(first).toBeFocused();
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(new RegExp(`/issue/${ids.shop}$`));
@@ -187,17 +251,26 @@ test('keyboard: Tab reaches a row, Enter opens the issue; the page shows the ori
   await expect(frame.locator('mark')).toContainText(THROW_LINE);
 });
 
-test("an issue of a build whose maps were not uploaded names the app's files without a map and the command that uploads them", async ({ page }, testInfo) => {
+test("an issue of a build whose maps were not uploaded names the app's files without a map and the command that uploads them", async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: `/issue/${ids.declined}` });
   const note = page.getByRole('note', { name: 'Source maps missing' });
   // The app's two scripts of the stack, not the SDK's.
-  await expect(note.getByRole('listitem')).toHaveText(['https://shop.example.com/assets/checkout.3f9a1c2b.js', 'https://shop.example.com/assets/app-DiwrgTda.js']);
-  await expect(note.locator('pre')).toHaveText(`npx svc-server sourcemaps upload path/to/build --release ${RELEASE} --url ${server.url} --control-key <control key>`);
+  await expect(note.getByRole('listitem')).toHaveText([
+    'https://shop.example.com/assets/checkout.3f9a1c2b.js',
+    'https://shop.example.com/assets/app-DiwrgTda.js',
+  ]);
+  await expect(note.locator('pre')).toHaveText(
+    `npx svc-server sourcemaps upload path/to/build --release ${RELEASE} --url ${server.url} --control-key <control key>`,
+  );
   await expectAccessible(page);
   await screenshot(page, testInfo, 'issue-without-maps');
 });
 
-test('status: resolve from the page, the list filter shows it, reopen; the heuristic analysis runs from the page', async ({ page }) => {
+test('status: resolve from the page, the list filter shows it, reopen; the heuristic analysis runs from the page', async ({
+  page,
+}) => {
   await signIn(page, server, { path: `/issue/${ids.declined}` });
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(`TypeError: ${DECLINED}`);
   await page.getByRole('button', { name: 'Resolve', exact: true }).click();
@@ -224,26 +297,38 @@ test('status: resolve from the page, the list filter shows it, reopen; the heuri
 });
 
 test('a read key sees the issue and no change control; the server refuses the change anyway', async ({ page }) => {
-  const readKey = /svc_read_\S+/.exec(await server.admin('keys', 'create', '--scope', 'read', '--name', 'issues-reader'))![0];
+  const readKey = /svc_read_\S+/.exec(
+    await server.admin('keys', 'create', '--scope', 'read', '--name', 'issues-reader'),
+  )![0];
   await signIn(page, server, { key: readKey, path: `/issue/${ids.hostile}` });
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(`TypeError: ${HOSTILE}`);
   await expect(page.locator('img')).toHaveCount(0);
   expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
   await expect(page.getByText('Read-only key: status changes need a control key.')).toBeVisible();
-  for (const name of ['Resolve', 'Ignore', 'Reopen', 'Analyse', 'Open pull request']) await expect(page.getByRole('button', { name, exact: true })).toHaveCount(0);
+  for (const name of ['Resolve', 'Ignore', 'Reopen', 'Analyse', 'Open pull request'])
+    await expect(page.getByRole('button', { name, exact: true })).toHaveCount(0);
   const refused = await call('PATCH', `/issues/${ids.hostile}`, { status: 'resolved' }, readKey);
   expect(refused.status).toBe(403);
   expect((await controlGet<{ status: string }>(server, `/issues/${ids.hostile}`)).body.status).toBe('unresolved');
 });
 
-test('trends on the list and the issue; its breakdown by browser, system, release, page and user; bulk status changes; times in the reader\'s zone', async ({ page, browser }, testInfo) => {
+test("trends on the list and the issue; its breakdown by browser, system, release, page and user; bulk status changes; times in the reader's zone", async ({
+  page,
+  browser,
+}, testInfo) => {
   await signIn(page, server, { path: `/issues?env=${ENV}&sort=events` });
   const row = (message: string) => page.locator('tbody tr', { hasText: message });
-  await expect(row(shopMessage).getByRole('img', { name: '3 errors in the last 24 hours, at most 3 in an hour' })).toBeVisible();
-  await expect(row(DECLINED).getByRole('img', { name: '2 errors in the last 24 hours, at most 2 in an hour' })).toBeVisible();
+  await expect(
+    row(shopMessage).getByRole('img', { name: '3 errors in the last 24 hours, at most 3 in an hour' }),
+  ).toBeVisible();
+  await expect(
+    row(DECLINED).getByRole('img', { name: '2 errors in the last 24 hours, at most 2 in an hour' }),
+  ).toBeVisible();
   await page.getByRole('group', { name: 'Trend', exact: true }).getByRole('button', { name: '14 days' }).click();
   await expect(page).toHaveURL(/[?&]trend=14d/);
-  await expect(row(shopMessage).getByRole('img', { name: '3 errors in the last 14 days, at most 3 in a day' })).toBeVisible();
+  await expect(
+    row(shopMessage).getByRole('img', { name: '3 errors in the last 14 days, at most 3 in a day' }),
+  ).toBeVisible();
 
   // Two issues picked by keyboard (Space on each checkbox), ignored at once; each change is recorded as a single one is.
   const bulk = page.getByRole('group', { name: 'Change the selected issues' });
@@ -259,7 +344,11 @@ test('trends on the list and the issue; its breakdown by browser, system, releas
   await expect(row(shopMessage)).toContainText('ignored');
   await expect(row(DECLINED)).toContainText('ignored');
   await expect(row(HOSTILE)).toContainText('unresolved');
-  for (const id of [ids.shop, ids.declined]) expect((await controlGet<{ status: string; status_by: string }>(server, `/issues/${id}`)).body).toMatchObject({ status: 'ignored', status_by: expect.stringMatching(/^key:/) });
+  for (const id of [ids.shop, ids.declined])
+    expect((await controlGet<{ status: string; status_by: string }>(server, `/issues/${id}`)).body).toMatchObject({
+      status: 'ignored',
+      status_by: expect.stringMatching(/^key:/),
+    });
   await expectAccessible(page);
 
   // The whole page reopened from its header checkbox.
@@ -302,13 +391,34 @@ test.describe('with a model and a GitHub repository configured', () => {
 
   test.beforeAll(async () => {
     test.setTimeout(90_000);
-    [model, github] = await Promise.all([startFakeOpenAi(), startFakeGithub({ files: { 'src/cart/total.ts': TOTAL_TS } })]);
-    aiServer = await startCliServer({ 'ai-base-url': model.baseUrl, 'ai-model': 'fix-model', 'ai-api-key': 'sk-test-not-a-secret' });
+    [model, github] = await Promise.all([
+      startFakeOpenAi(),
+      startFakeGithub({ files: { 'src/cart/total.ts': TOTAL_TS } }),
+    ]);
+    aiServer = await startCliServer({
+      'ai-base-url': model.baseUrl,
+      'ai-model': 'fix-model',
+      'ai-api-key': 'sk-test-not-a-secret',
+    });
     await uploadShopMap(aiServer);
-    await ingestError({ message: shopMessage, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: ENV, atMs: Date.now() }, aiServer);
-    await expect.poll(async () => (await controlGet(aiServer, '/issues')).body.data.length, { timeout: 30_000, intervals: [500, 1000] }).toBe(1);
+    await ingestError(
+      { message: shopMessage, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: ENV, atMs: Date.now() },
+      aiServer,
+    );
+    await expect
+      .poll(async () => (await controlGet(aiServer, '/issues')).body.data.length, {
+        timeout: 30_000,
+        intervals: [500, 1000],
+      })
+      .toBe(1);
     issueId = String((await controlGet(aiServer, '/issues')).body.data[0]!.id);
-    const connected = await call('PUT', `/apps/${aiServer.appName}/repository`, { owner: github.owner, repo: github.repo, api_url: github.url, token: 'ghp_e2eTokenNotASecret0123456789abcdef' }, aiServer.controlKey, aiServer);
+    const connected = await call(
+      'PUT',
+      `/apps/${aiServer.appName}/repository`,
+      { owner: github.owner, repo: github.repo, api_url: github.url, token: 'ghp_e2eTokenNotASecret0123456789abcdef' },
+      aiServer.controlKey,
+      aiServer,
+    );
     expect(connected.status, await connected.text()).toBe(200);
   });
   test.afterAll(async () => {
@@ -317,7 +427,9 @@ test.describe('with a model and a GitHub repository configured', () => {
     await model?.close();
   });
 
-  test('Analyse asks the model and shows what was sent; Open pull request opens one and the page links it', async ({ page }) => {
+  test('Analyse asks the model and shows what was sent; Open pull request opens one and the page links it', async ({
+    page,
+  }) => {
     const fixed = TOTAL_TS.replace(THROW_LINE, 'const price = item.product?.price ?? 0;');
     model.script({
       content: JSON.stringify({
@@ -333,7 +445,9 @@ test.describe('with a model and a GitHub repository configured', () => {
     await expect(page.getByText('A finished analysis is needed before a pull request can be opened.')).toBeVisible();
     await expect(page.getByRole('button', { name: 'Open pull request' })).toHaveCount(0);
     await page.getByRole('button', { name: 'Analyse', exact: true }).click();
-    await expect(page.getByText('lineTotal reads the price of an item that has no product.')).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByText('lineTotal reads the price of an item that has no product.')).toBeVisible({
+      timeout: 15_000,
+    });
     await expect(page.locator('#analysis-heading + .badge')).toHaveText('model fix-model');
     await expect(page.locator('pre.diff')).toContainText('item.product?.price ?? 0');
     await page.getByText('What was sent to the model').click();

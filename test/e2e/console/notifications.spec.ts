@@ -22,7 +22,9 @@ const HOSTILE = 'ok <img src=x onerror="window.__notifyInjected = true">';
 
 const verifies = (secret: string, headers: Record<string, string | string[] | undefined>, body: string): boolean => {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const expected = createHmac('sha256', key).update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`).digest('base64');
+  const expected = createHmac('sha256', key)
+    .update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`)
+    .digest('base64');
   return String(headers['webhook-signature']).split(' ').includes(`v1,${expected}`);
 };
 
@@ -40,7 +42,9 @@ test.afterAll(async () => {
   await receiver?.close();
 });
 
-test('channels: a bad URL is shown on its field; a webhook channel is created, tested and edited with its secret kept', async ({ page }, testInfo) => {
+test('channels: a bad URL is shown on its field; a webhook channel is created, tested and edited with its secret kept', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: '/notifications' });
   await expect(page.getByRole('heading', { level: 1, name: 'Notifications' })).toBeVisible();
   await expect(page.getByRole('tab', { name: 'Channels' })).toHaveAttribute('aria-selected', 'true');
@@ -65,7 +69,9 @@ test('channels: a bad URL is shown on its field; a webhook channel is created, t
   await expect(row.getByRole('cell', { name: 'secret', exact: true })).toBeVisible();
 
   await row.getByRole('button', { name: 'Send test to on-call hook' }).click();
-  await expect(page.getByRole('status', { name: 'Test result for on-call hook' })).toContainText(/delivered HTTP 200 in \d/);
+  await expect(page.getByRole('status', { name: 'Test result for on-call hook' })).toContainText(
+    /delivered HTTP 200 in \d/,
+  );
   expect(receiver.received).toHaveLength(1);
   expect(receiver.received[0]).toMatchObject({ method: 'POST', path: '/hook' });
   expect(verifies(signingSecret, receiver.received[0]!.headers, receiver.received[0]!.body)).toBe(true);
@@ -80,7 +86,9 @@ test('channels: a bad URL is shown on its field; a webhook channel is created, t
   await expect(page.getByText('Channel on-call hook saved.')).toBeVisible();
   await expect(row).toContainText(`${receiver.url}/hook2`);
   const channels = await controlGet<{ data: Json[] }>(server, '/notifications/channels');
-  expect(channels.body.data).toMatchObject([{ name: 'on-call hook', config: { url: `${receiver.url}/hook2` }, secrets_set: ['secret'] }]);
+  expect(channels.body.data).toMatchObject([
+    { name: 'on-call hook', config: { url: `${receiver.url}/hook2` }, secrets_set: ['secret'] },
+  ]);
 
   await row.getByRole('button', { name: 'Send test to on-call hook' }).click();
   await expect.poll(() => receiver.received.length).toBe(2);
@@ -116,10 +124,14 @@ test('channels: a bad URL is shown on its field; a webhook channel is created, t
   await page.keyboard.press('Enter');
   await expect(page.getByText('Channel ops mail deleted.')).toBeVisible();
   await expect(mailRow).toHaveCount(0);
-  expect((await controlGet<{ data: Json[] }>(server, '/notifications/channels')).body.data.map((c) => c.name)).toEqual(['on-call hook']);
+  expect((await controlGet<{ data: Json[] }>(server, '/notifications/channels')).body.data.map((c) => c.name)).toEqual([
+    'on-call hook',
+  ]);
 });
 
-test('rules: three rules made on the page, reordered with the keyboard alone, the order saved', async ({ page }, testInfo) => {
+test('rules: three rules made on the page, reordered with the keyboard alone, the order saved', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: '/notifications?tab=rules' });
   await expect(page.getByRole('tab', { name: 'Rules' })).toHaveAttribute('aria-selected', 'true');
   for (const [name, severity] of [
@@ -142,20 +154,27 @@ test('rules: three rules made on the page, reordered with the keyboard alone, th
   // Keyboard only: Tab to the first rule's "down", Enter twice; focus follows the rule and the move is announced.
   await page.getByRole('button', { name: 'New rule' }).focus();
   const down = page.getByRole('button', { name: 'Move page critical down' });
-  for (let i = 0; i < 10 && !(await down.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 10 && !(await down.evaluate((el) => el === document.activeElement)); i++)
+    await page.keyboard.press('Tab');
   await expect(down).toBeFocused();
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('status').filter({ hasText: 'moved' })).toHaveText('page critical moved to position 2 of 3.');
+  await expect(page.getByRole('status').filter({ hasText: 'moved' })).toHaveText(
+    'page critical moved to position 2 of 3.',
+  );
   await expect(down).toBeFocused();
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('status').filter({ hasText: 'moved' })).toHaveText('page critical moved to position 3 of 3.');
+  await expect(page.getByRole('status').filter({ hasText: 'moved' })).toHaveText(
+    'page critical moved to position 3 of 3.',
+  );
   // Now last: its "down" is disabled, so focus is on its "up".
   await expect(page.getByRole('button', { name: 'Move page critical up' })).toBeFocused();
   // Back over the rule above's Delete, Edit and Move down to its Move up.
   for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+Tab');
   await expect(page.getByRole('button', { name: 'Move everything else up' })).toBeFocused();
   await page.keyboard.press('Space');
-  await expect(page.getByRole('status').filter({ hasText: 'moved' })).toHaveText('everything else moved to position 1 of 3.');
+  await expect(page.getByRole('status').filter({ hasText: 'moved' })).toHaveText(
+    'everything else moved to position 1 of 3.',
+  );
   await expect(rules.getByRole('listitem')).toHaveText([/everything else/, /mail high/, /page critical/]);
 
   // Edit keeps the rule's place: a delay of 5 minutes on the last one.
@@ -172,11 +191,18 @@ test('rules: three rules made on the page, reordered with the keyboard alone, th
 
   const listed = await controlGet<{ data: Json[] }>(server, '/notifications/rules');
   expect(listed.body.data.map((r) => r.name)).toEqual(['everything else', 'mail high', 'page critical']);
-  expect(listed.body.data[2]).toMatchObject({ conditions: { severity: ['critical'], env: ['production'] }, delay_seconds: 300 });
+  expect(listed.body.data[2]).toMatchObject({
+    conditions: { severity: ['critical'], env: ['production'] },
+    delay_seconds: 300,
+  });
 
   // The tab is in the URL: a reload shows the rules, in the saved order.
   await page.reload();
-  await expect(page.getByRole('list', { name: 'Rules in evaluation order' }).getByRole('listitem')).toHaveText([/everything else/, /mail high/, /page critical/]);
+  await expect(page.getByRole('list', { name: 'Rules in evaluation order' }).getByRole('listitem')).toHaveText([
+    /everything else/,
+    /mail high/,
+    /page critical/,
+  ]);
   await expectAccessible(page);
   await screenshot(page, testInfo, 'notifications-rules');
 });
@@ -210,7 +236,10 @@ test('deliveries: the test deliveries with state, latency and response; filters 
   await expect(page.getByRole('search', { name: 'Delivery filters' }).getByLabel('State')).toHaveValue('failed');
   await expect(page.getByText('No deliveries match.')).toBeVisible();
   await page.getByRole('search', { name: 'Delivery filters' }).getByLabel('State').selectOption('delivered');
-  await page.getByRole('search', { name: 'Delivery filters' }).getByLabel('Channel').selectOption({ label: 'on-call hook' });
+  await page
+    .getByRole('search', { name: 'Delivery filters' })
+    .getByLabel('Channel')
+    .selectOption({ label: 'on-call hook' });
   await page.getByRole('search', { name: 'Delivery filters' }).getByRole('button', { name: 'Apply' }).click();
   await expect(page).toHaveURL(/channel_id=ch_/);
   await expect(rows).toHaveCount(2);
@@ -221,11 +250,17 @@ test('deliveries: keyset pages of 50, the page in the URL', async ({ page }) => 
   const channel = (await controlGet<{ data: Json[] }>(server, '/notifications/channels')).body.data[0]!;
   // 50 more tests: 52 deliveries, two pages.
   for (let i = 0; i < 50; i++) {
-    const res = await fetch(`${server.url}/control-plane/notifications/${String(channel.id)}/test`, { method: 'POST', headers: { authorization: `Bearer ${server.controlKey}` } });
+    const res = await fetch(`${server.url}/control-plane/notifications/${String(channel.id)}/test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.controlKey}` },
+    });
     expect(res.status).toBe(200);
   }
   await signIn(page, server, { path: '/notifications?tab=deliveries' });
-  const rows = page.getByRole('table', { name: 'Notification deliveries' }).getByRole('row').filter({ has: page.getByRole('cell') });
+  const rows = page
+    .getByRole('table', { name: 'Notification deliveries' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('cell') });
   await expect(rows).toHaveCount(50);
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('button', { name: 'Next page' }).click();
   await expect(page).toHaveURL(/cursor=/);
@@ -247,7 +282,8 @@ test('deliveries: the Latency header sorts by latency, slowest first, then faste
       const [value, unit] = text.split(' ');
       return Number(value) * (unit === 's' ? 1000 : 1);
     });
-  const sorted = (values: number[], order: 1 | -1) => values.every((v, i) => i === 0 || (v - values[i - 1]!) * order >= 0);
+  const sorted = (values: number[], order: 1 | -1) =>
+    values.every((v, i) => i === 0 || (v - values[i - 1]!) * order >= 0);
   await table.getByRole('button', { name: 'Latency' }).click();
   await expect(page).toHaveURL(/sort=latency&order=desc/);
   await expect(table.getByRole('columnheader', { name: 'Latency' })).toHaveAttribute('aria-sort', 'descending');

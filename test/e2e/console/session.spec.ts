@@ -21,7 +21,13 @@ const MARKER = `Replay marker ${randomBytes(6).toString('hex')}`;
 const HOSTILE = `payment failed <img src=x onerror="window.__injected = true">`;
 
 function appHtml(t: CliServer): string {
-  const config = { apiKey: t.ingestKey, serviceName: t.appName, ingestUrl: t.url, flushIntervalMs: 200, replay: { flushIntervalMs: 500 } };
+  const config = {
+    apiKey: t.ingestKey,
+    serviceName: t.appName,
+    ingestUrl: t.url,
+    flushIntervalMs: 200,
+    replay: { flushIntervalMs: 500 },
+  };
   return `<!doctype html><html><head><title>Checkout</title><script src="/svc.min.js"></script>
 <script>window.sdk = Svc.initBrowserSDK(${JSON.stringify(config)}); console.info('checkout opened');</script></head>
 <body>
@@ -81,18 +87,27 @@ test.beforeAll(async ({ browser }) => {
   type Sdk = { sessionId: string; flushReplay(): Promise<void>; shutdown(): Promise<void> };
   sessionId = await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.sessionId);
   const stored = async () => {
-    const { body } = await controlGet<{ counts: { replay_chunks: number; logs: number; recipes: number; spans: number; metric_points: number } }>(server, `/sessions/${sessionId}`);
+    const { body } = await controlGet<{
+      counts: { replay_chunks: number; logs: number; recipes: number; spans: number; metric_points: number };
+    }>(server, `/sessions/${sessionId}`);
     const c = body.counts;
-    if (!c || c.replay_chunks === 0 || c.logs === 0 || c.recipes < 2 || c.spans === 0 || c.metric_points === 0) return false;
+    if (!c || c.replay_chunks === 0 || c.logs === 0 || c.recipes < 2 || c.spans === 0 || c.metric_points === 0)
+      return false;
     const replay = await controlGet<ReplayAnswer>(server, `/sessions/${sessionId}/replay?limit=200`);
     return replay.body.events.some((e) => e.type === 5 && e.data?.tag === 'navigation');
   };
   // Each flush sends what the timeline holds; a request's recipe is added once its response is read.
   await expect
-    .poll(async () => {
-      await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.flushReplay());
-      return stored();
-    }, { message: "the session's replay (with its navigation), logs, recipes, spans and vitals stored", timeout: 30_000 })
+    .poll(
+      async () => {
+        await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.flushReplay());
+        return stored();
+      },
+      {
+        message: "the session's replay (with its navigation), logs, recipes, spans and vitals stored",
+        timeout: 30_000,
+      },
+    )
     .toBe(true);
   await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.shutdown());
   await page.close();
@@ -109,7 +124,8 @@ function watch(page: Page): string[] {
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   page.on('console', (message: ConsoleMessage) => {
     // The recorded page's inline handlers and scripts, which the replay iframe's sandbox refuses to run.
-    const expected = /Failed to load resource|Blocked script execution in .* sandboxed and the 'allow-scripts' permission is not set/;
+    const expected =
+      /Failed to load resource|Blocked script execution in .* sandboxed and the 'allow-scripts' permission is not set/;
     if (message.type() === 'error' && !expected.test(message.text())) problems.push(`console.error: ${message.text()}`);
   });
   return problems;
@@ -130,7 +146,9 @@ async function openSession(page: Page, query = ''): Promise<void> {
   await expect(frame(page).locator('#marker')).toHaveText(MARKER);
 }
 
-test('plays the recorded session: address bar, markers, panes that seek and follow playback; hostile text stays text', async ({ page }, testInfo) => {
+test('plays the recorded session: address bar, markers, panes that seek and follow playback; hostile text stays text', async ({
+  page,
+}, testInfo) => {
   const problems = watch(page);
   const urls = recordRequestUrls(page);
   await openSession(page);
@@ -230,7 +248,9 @@ test('plays the recorded session: address bar, markers, panes that seek and foll
   expect(problems).toEqual([]);
 });
 
-test('the player: replay and controls on one 1280x800 screen, the recorded page filling the frame, markers on the scrubber, full screen; traces named by what started them', async ({ page }, testInfo) => {
+test('the player: replay and controls on one 1280x800 screen, the recorded page filling the frame, markers on the scrubber, full screen; traces named by what started them', async ({
+  page,
+}, testInfo) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await openSession(page);
   const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
@@ -262,7 +282,10 @@ test('the player: replay and controls on one 1280x800 screen, the recorded page 
   const slack = 2 + (rail.width * 50) / total;
   for (let i = 0; i < (await markers.count()); i++) {
     const b = (await markers.nth(i).boundingBox())!;
-    expect(Math.abs(b.x + b.width / 2 - (rail.x + (rail.width * (await at(i))) / total)), `marker ${i}`).toBeLessThanOrEqual(slack);
+    expect(
+      Math.abs(b.x + b.width / 2 - (rail.x + (rail.width * (await at(i))) / total)),
+      `marker ${i}`,
+    ).toBeLessThanOrEqual(slack);
   }
   const first = (await markers.first().boundingBox())!;
   expect(first.y + first.height / 2).toBeGreaterThanOrEqual(rail.y - 1);
@@ -284,8 +307,10 @@ test('the player: replay and controls on one 1280x800 screen, the recorded page 
   await page.goto(`${server.url}/traces`);
   const started = page.getByRole('table', { name: 'Traces' });
   // A link's name is the label, then the root span's own name when it differs.
-  const link = (label: string) => started.getByRole('link', { name: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}( span .*)?$`) });
-  for (const label of ['load /', 'click on Pay', 'click on Go to cart → /cart']) await expect(link(label), label).toHaveCount(1);
+  const link = (label: string) =>
+    started.getByRole('link', { name: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}( span .*)?$`) });
+  for (const label of ['load /', 'click on Pay', 'click on Go to cart → /cart'])
+    await expect(link(label), label).toHaveCount(1);
   await expect(link('click on Apply coupon')).toHaveCount(3);
 });
 
@@ -293,11 +318,26 @@ test('inactive stretches of a replay are shaded on the scrubber', async ({ page 
   // A page clicked at 1 s, then nothing for 30 s, then clicked twice: one inactive stretch, from 1 s to 31 s.
   const idle = randomBytes(16).toString('hex');
   const t0 = Date.now() - 60_000;
-  const events = [...pageLoad('https://shop.example.com/idle', t0, el(4, 'button', { id: 'go' }, txt(5, 'Go'))), click(4, t0 + 1_000), click(4, t0 + 31_000), click(4, t0 + 32_000)];
+  const events = [
+    ...pageLoad('https://shop.example.com/idle', t0, el(4, 'button', { id: 'go' }, txt(5, 'Go'))),
+    click(4, t0 + 1_000),
+    click(4, t0 + 31_000),
+    click(4, t0 + 32_000),
+  ];
   const res = await fetch(`${server.url}/ingest/replay/chunk`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey },
-    body: JSON.stringify({ serviceName: server.appName, sessionId: idle, replayId: 'idle-replay', seq: 0, startTs: t0, endTs: t0 + 32_000, eventCount: events.length, encoding: 'json', data: JSON.stringify(events) }),
+    body: JSON.stringify({
+      serviceName: server.appName,
+      sessionId: idle,
+      replayId: 'idle-replay',
+      seq: 0,
+      startTs: t0,
+      endTs: t0 + 32_000,
+      eventCount: events.length,
+      encoding: 'json',
+      data: JSON.stringify(events),
+    }),
   });
   expect(res.status).toBe(200);
   await signIn(page, server, { path: `/session/${idle}` });
@@ -332,7 +372,8 @@ test('a link to a moment opens the replay there, also from an old viewer link', 
 test('keyboard: Tab reaches the controls, arrow keys move through the tabs, Enter on a row seeks', async ({ page }) => {
   await openSession(page);
   const play = page.getByRole('button', { name: 'Play', exact: true });
-  for (let i = 0; i < 60 && !(await play.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 60 && !(await play.evaluate((el) => el === document.activeElement)); i++)
+    await page.keyboard.press('Tab');
   await expect(play).toBeFocused();
   await page.keyboard.press('Tab');
   await expect(page.getByRole('group', { name: 'Speed' }).getByRole('button', { name: '1×' })).toBeFocused();
@@ -355,7 +396,10 @@ test('keyboard: Tab reaches the controls, arrow keys move through the tabs, Ente
 test('downloads the session as a Playwright test, fetched with the key in a header', async ({ page }) => {
   const urls = recordRequestUrls(page);
   await openSession(page);
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Playwright test' }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download Playwright test' }).click(),
+  ]);
   expect(download.suggestedFilename()).toBe(`session-${sessionId}.spec.ts`);
   const spec = readFileSync((await download.path())!, 'utf8');
   expect(spec).toContain('@playwright/test');

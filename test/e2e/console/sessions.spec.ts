@@ -13,9 +13,11 @@ import { ingest, nanos, otlpAttributes, waitForItems, type Attributes } from './
  */
 
 const UA = {
-  chromeMac: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+  chromeMac:
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
   firefoxWindows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0',
-  safariIphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1',
+  safariIphone:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1',
 };
 /** A user name that would run script if the page parsed it as HTML. */
 const HOSTILE_NAME = 'Mallory <img src=x onerror="window.__sessionsInjected = true">';
@@ -36,15 +38,56 @@ interface SeededSession {
 
 const suffix = randomBytes(3).toString('hex');
 const SESSIONS: SeededSession[] = [
-  { id: `alice-${suffix}`, user: { id: 'alice', email: 'alice@example.com' }, plan: 'pro', env: 'production', release: '1.4.0', ua: UA.chromeMac, pages: ['/home', '/checkout'], durationS: 120, errors: 2, startedAgoMin: 30 },
-  { id: `bob-${suffix}`, user: { id: 'bob', name: HOSTILE_NAME }, plan: 'free', env: 'staging', release: '1.3.0', ua: UA.firefoxWindows, pages: ['/home'], durationS: 30, errors: 0, startedAgoMin: 20 },
-  { id: `carol-${suffix}`, user: { id: 'carol' }, plan: 'pro', env: 'production', release: '1.4.0', ua: UA.safariIphone, pages: ['/products/42', '/cart'], durationS: 600, errors: 1, startedAgoMin: 40 },
+  {
+    id: `alice-${suffix}`,
+    user: { id: 'alice', email: 'alice@example.com' },
+    plan: 'pro',
+    env: 'production',
+    release: '1.4.0',
+    ua: UA.chromeMac,
+    pages: ['/home', '/checkout'],
+    durationS: 120,
+    errors: 2,
+    startedAgoMin: 30,
+  },
+  {
+    id: `bob-${suffix}`,
+    user: { id: 'bob', name: HOSTILE_NAME },
+    plan: 'free',
+    env: 'staging',
+    release: '1.3.0',
+    ua: UA.firefoxWindows,
+    pages: ['/home'],
+    durationS: 30,
+    errors: 0,
+    startedAgoMin: 20,
+  },
+  {
+    id: `carol-${suffix}`,
+    user: { id: 'carol' },
+    plan: 'pro',
+    env: 'production',
+    release: '1.4.0',
+    ua: UA.safariIphone,
+    pages: ['/products/42', '/cart'],
+    durationS: 600,
+    errors: 1,
+    startedAgoMin: 40,
+  },
 ];
 
 /** A session as the SDK sends one: a page load and interactions on its pages, ending `durationS` after it started, and its error logs. */
 async function seedSession(server: CliServer, s: SeededSession): Promise<void> {
   const start = Date.now() - s.startedAgoMin * 60_000;
-  const resource = { attributes: otlpAttributes({ 'service.name': server.appName, 'session.id': s.id, 'deployment.environment': s.env, 'service.version': s.release, 'user_agent.original': s.ua }) };
+  const resource = {
+    attributes: otlpAttributes({
+      'service.name': server.appName,
+      'session.id': s.id,
+      'deployment.environment': s.env,
+      'service.version': s.release,
+      'user_agent.original': s.ua,
+    }),
+  };
   const identity: Attributes = { 'user.id': s.user.id, 'session.attributes.plan': s.plan };
   if (s.user.email) identity['user.email'] = s.user.email;
   if (s.user.name) identity['user.name'] = s.user.name;
@@ -62,11 +105,18 @@ async function seedSession(server: CliServer, s: SeededSession): Promise<void> {
   const [entry, ...rest] = s.pages;
   const spans = [
     span('documentLoad', start, { 'url.full': `https://shop.example${entry}` }),
-    ...rest.map((path, i) => span(`Navigation: ${path}`, start + (i + 1) * 1000, { event_type: 'click', 'url.full': `https://shop.example${path}` })),
+    ...rest.map((path, i) =>
+      span(`Navigation: ${path}`, start + (i + 1) * 1000, {
+        event_type: 'click',
+        'url.full': `https://shop.example${path}`,
+      }),
+    ),
     // A session's last activity is its latest record's time (a span's start).
     span('heartbeat', start + s.durationS * 1000, {}),
   ];
-  await ingest(server, 'traces', { resourceSpans: [{ resource, scopeSpans: [{ scope: { name: '@svc/test' }, spans }] }] });
+  await ingest(server, 'traces', {
+    resourceSpans: [{ resource, scopeSpans: [{ scope: { name: '@svc/test' }, spans }] }],
+  });
   if (s.errors === 0) return;
   const logRecords = Array.from({ length: s.errors }, (_, i) => ({
     timeUnixNano: nanos(start + 2000 + i),
@@ -75,12 +125,21 @@ async function seedSession(server: CliServer, s: SeededSession): Promise<void> {
     body: { stringValue: `payment failed ${i}` },
     attributes: otlpAttributes({ ...identity, 'exception.type': 'TypeError' }),
   }));
-  await ingest(server, 'logs', { resourceLogs: [{ resource, scopeLogs: [{ scope: { name: '@svc/test' }, logRecords }] }] });
+  await ingest(server, 'logs', {
+    resourceLogs: [{ resource, scopeLogs: [{ scope: { name: '@svc/test' }, logRecords }] }],
+  });
 }
 
 /** The real SDK (script-tag build) in Chromium: a page with a user and an attribute that logs an error, then shuts down. */
 async function recordSdkSession(server: CliServer, app: SdkPageServer, page: Page): Promise<string> {
-  const config = { apiKey: server.ingestKey, serviceName: server.appName, ingestUrl: server.url, env: 'sdk-test', serviceVersion: '2.0.0', flushIntervalMs: 200 };
+  const config = {
+    apiKey: server.ingestKey,
+    serviceName: server.appName,
+    ingestUrl: server.url,
+    env: 'sdk-test',
+    serviceVersion: '2.0.0',
+    flushIntervalMs: 200,
+  };
   app.setHtml(`<!doctype html><html><head><title>Shop</title><script src="/svc.min.js"></script>
 <script>window.sdk = Svc.initBrowserSDK(${JSON.stringify(config)}); window.sdk.setUser({ id: 'sdk-user' }); window.sdk.setAttributes({ plan: 'team' });</script></head>
 <body><h1>Shop</h1><button id="buy" type="button">Buy</button>
@@ -91,10 +150,16 @@ async function recordSdkSession(server: CliServer, app: SdkPageServer, page: Pag
   const sessionId = await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.sessionId);
   await page.evaluate(() => (window as unknown as { sdk: Sdk }).sdk.shutdown());
   await expect
-    .poll(async () => {
-      const { body } = await controlGet<{ data: Array<{ user: { id: string } | null; errors: number }> }>(server, `/sessions?user_id=sdk-user`);
-      return body.data.length === 1 && body.data[0]!.errors >= 1;
-    }, { message: 'the SDK session stored with its user and error', timeout: 20_000 })
+    .poll(
+      async () => {
+        const { body } = await controlGet<{ data: Array<{ user: { id: string } | null; errors: number }> }>(
+          server,
+          `/sessions?user_id=sdk-user`,
+        );
+        return body.data.length === 1 && body.data[0]!.errors >= 1;
+      },
+      { message: 'the SDK session stored with its user and error', timeout: 20_000 },
+    )
     .toBe(true);
   return sessionId;
 }
@@ -124,7 +189,9 @@ const table = (page: Page) => page.getByRole('table', { name: 'Sessions' });
 const rows = (page: Page) => table(page).locator('tbody tr');
 const rowOf = (page: Page, sessionUser: string) => rows(page).filter({ hasText: sessionUser });
 
-test('lists seeded and SDK sessions with duration, user, pages, errors and device; telemetry stays text', async ({ page }, testInfo) => {
+test('lists seeded and SDK sessions with duration, user, pages, errors and device; telemetry stays text', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: '/sessions' });
   await expect(page.getByRole('heading', { level: 1, name: 'Sessions' })).toBeVisible();
   await expect(rows(page)).toHaveCount(4);
@@ -144,7 +211,9 @@ test('lists seeded and SDK sessions with duration, user, pages, errors and devic
   await expect(bob).toContainText('0 errors');
   await expect(bob).toContainText('Firefox 121');
   await expect(table(page).locator('img')).toHaveCount(0);
-  expect(await page.evaluate(() => (window as unknown as { __sessionsInjected?: boolean }).__sessionsInjected)).toBeUndefined();
+  expect(
+    await page.evaluate(() => (window as unknown as { __sessionsInjected?: boolean }).__sessionsInjected),
+  ).toBeUndefined();
 
   // The real SDK's session: Chromium (with the user agent Playwright's desktop Chrome profile gives it), its user and error.
   const sdk = rowOf(page, 'sdk-user');
@@ -157,7 +226,9 @@ test('lists seeded and SDK sessions with duration, user, pages, errors and devic
   await screenshot(page, testInfo, 'sessions');
 });
 
-test('filters narrow the list and live in the URL: environment, release, browser, attribute, URL, errors, duration, user', async ({ page }) => {
+test('filters narrow the list and live in the URL: environment, release, browser, attribute, URL, errors, duration, user', async ({
+  page,
+}) => {
   await signIn(page, server, { path: '/sessions' });
   await expect(rows(page)).toHaveCount(4);
   const filters = page.getByRole('search', { name: 'Session filters' });
@@ -262,7 +333,9 @@ test('keyset paging with a small limit walks every session once', async ({ page 
   await expect(rows(page).first()).toContainText('carol');
 });
 
-test('a row opens its session; keyboard reaches the filters, applies with Enter and tabs through the rows', async ({ page }) => {
+test('a row opens its session; keyboard reaches the filters, applies with Enter and tabs through the rows', async ({
+  page,
+}) => {
   await signIn(page, server, { path: '/sessions' });
   await expect(rows(page)).toHaveCount(4);
   // Keyboard: from the time range through the filters; Enter in a field applies the form.
@@ -307,7 +380,8 @@ test('the header search finds a session or a user by id and opens it; an unknown
   const box = search.getByRole('searchbox');
   // Keyboard: the box is the first control after the project's name; Enter searches.
   await page.getByRole('link', { name: 'svc', exact: true }).focus();
-  for (let i = 0; i < 6 && !(await box.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 6 && !(await box.evaluate((el) => el === document.activeElement)); i++)
+    await page.keyboard.press('Tab');
   await expect(box).toBeFocused();
   const carol = SESSIONS[2]!;
   await page.keyboard.type(carol.id);

@@ -18,7 +18,10 @@ test.afterAll(async () => {
   await t?.close();
 });
 
-test('the sign-in page: strict CSP without inline script, links that lead somewhere, keyboard sign-in, axe', async ({ page, request }, testInfo) => {
+test('the sign-in page: strict CSP without inline script, links that lead somewhere, keyboard sign-in, axe', async ({
+  page,
+  request,
+}, testInfo) => {
   const problems: string[] = [];
   // The refused key below is answered 401, which Chromium reports as a failed resource: expected, not a problem.
   page.on('console', (m) => m.type() === 'error' && !m.text().includes('status of 401') && problems.push(m.text()));
@@ -30,7 +33,9 @@ test('the sign-in page: strict CSP without inline script, links that lead somewh
   const html = await res.text();
   expect(html.match(/<script\b[^>]*>/g)?.every((tag) => / src="\/console\/assets\/[^"]+\.js"/.test(tag))).toBe(true);
   // Programs asking for JSON still get the server's links.
-  const index = (await (await request.get(`${t.url}/`, { headers: { accept: 'application/json' } })).json()) as { links: Record<string, string> };
+  const index = (await (await request.get(`${t.url}/`, { headers: { accept: 'application/json' } })).json()) as {
+    links: Record<string, string>;
+  };
   expect(index.links.console).toBe(`${t.url}/`);
 
   await page.goto(`${t.url}/`);
@@ -57,7 +62,10 @@ test('the sign-in page: strict CSP without inline script, links that lead somewh
   expect(problems).toEqual([]);
 });
 
-test('signed in: the key stays in the tab and only in the Authorization header; navigation by keyboard; sign out', async ({ page, browser }) => {
+test('signed in: the key stays in the tab and only in the Authorization header; navigation by keyboard; sign out', async ({
+  page,
+  browser,
+}) => {
   const urls = recordRequestUrls(page);
   const authorized: string[] = [];
   page.on('request', (r) => {
@@ -74,7 +82,16 @@ test('signed in: the key stays in the tab and only in the Authorization header; 
   await page.keyboard.press('Enter');
   await expect(page.locator('main')).toBeFocused();
   // Each navigation link is reached by Tab and opens its page, marked as the current one.
-  for (const [name, path] of [['Issues', '/issues'], ['Traces', '/traces'], ['Web Vitals', '/vitals'], ['Incidents', '/incidents'], ['Notifications', '/notifications'], ['Cost', '/cost'], ['Test runs', '/test-runs'], ['Sessions', '/sessions']] as const) {
+  for (const [name, path] of [
+    ['Issues', '/issues'],
+    ['Traces', '/traces'],
+    ['Web Vitals', '/vitals'],
+    ['Incidents', '/incidents'],
+    ['Notifications', '/notifications'],
+    ['Cost', '/cost'],
+    ['Test runs', '/test-runs'],
+    ['Sessions', '/sessions'],
+  ] as const) {
     const link = page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name });
     await link.focus();
     await page.keyboard.press('Enter');
@@ -97,7 +114,9 @@ test('signed in: the key stays in the tab and only in the Authorization header; 
   expect(urls.filter((u) => u.includes(t.controlKey))).toEqual([]);
 });
 
-test('the link svc-server start prints and old viewer links sign in from the fragment, which leaves the address bar', async ({ page }) => {
+test('the link svc-server start prints and old viewer links sign in from the fragment, which leaves the address bar', async ({
+  page,
+}) => {
   const urls = recordRequestUrls(page);
   expect(t.output()).toContain(`console:      ${t.url}/#key=${t.controlKey}`);
   await page.goto(`${t.url}/#key=${t.controlKey}`);
@@ -130,9 +149,12 @@ test('a key revoked while signed in returns the tab to sign-in with a notice', a
   expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
 });
 
-test('a console link pasted into a tab already on the console signs in with its key and leaves the address bar', async ({ page }) => {
+test('a console link pasted into a tab already on the console signs in with its key and leaves the address bar', async ({
+  page,
+}) => {
   const urls = recordRequestUrls(page);
-  const paste = (key: string) => page.evaluate((href) => void (location.href = href), `${t.url}/#key=${encodeURIComponent(key)}`);
+  const paste = (key: string) =>
+    page.evaluate((href) => void (location.href = href), `${t.url}/#key=${encodeURIComponent(key)}`);
   // On the sign-in page: the fragment changes, the page does not load again.
   await page.goto(`${t.url}/`);
   await expect(page.getByLabel('Control or read key')).toBeVisible();
@@ -156,11 +178,16 @@ test('an ingest key at sign-in is named for what it is', async ({ page }) => {
   await page.goto(`${t.url}/`);
   await page.getByLabel('Control or read key').fill(t.ingestKey);
   await page.keyboard.press('Enter');
-  await expect(page.getByRole('alert')).toHaveText('This is an ingest key: it only sends telemetry. Use a read or control key.');
+  await expect(page.getByRole('alert')).toHaveText(
+    'This is an ingest key: it only sends telemetry. Use a read or control key.',
+  );
   expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
 });
 
-test('projects create prints a console link; the empty project shows its set-up, waits, and links its first session when it arrives', async ({ page, context }, testInfo) => {
+test('projects create prints a console link; the empty project shows its set-up, waits, and links its first session when it arrives', async ({
+  page,
+  context,
+}, testInfo) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const out = await t.admin('projects', 'create', 'storefront');
   const printed = /ingest key:\s+(\S+)/.exec(out)![1]!;
@@ -178,7 +205,9 @@ test('projects create prints a console link; the empty project shows its set-up,
   await expect(npm).toContainText("serviceName: 'web-app'");
   await expect(npm).toContainText(`ingestUrl: '${t.url}'`);
   await expect(page.getByRole('region', { name: 'Script tag' })).toContainText(`data-api-key="${printed}"`);
-  await expect(page.getByRole('region', { name: 'Build plugin: readable stacks' })).toContainText("import svc from '@svc/build/vite'");
+  await expect(page.getByRole('region', { name: 'Build plugin: readable stacks' })).toContainText(
+    "import svc from '@svc/build/vite'",
+  );
   expect(await page.content()).not.toMatch(/svc_control_/);
   await expectAccessible(page);
   await screenshot(page, testInfo, 'setup');
@@ -191,7 +220,11 @@ test('projects create prints a console link; the empty project shows its set-up,
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(printed);
 
   // The key the page shows works: the first event arrives and the waiting state turns into a link to its session.
-  const sent = await fetch(`${t.url}/otlp/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': shown }, body: JSON.stringify(traceBody([{ sessionId: 'storefront-first' }])) });
+  const sent = await fetch(`${t.url}/otlp/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': shown },
+    body: JSON.stringify(traceBody([{ sessionId: 'storefront-first' }])),
+  });
   expect(sent.status).toBe(200);
   const first = page.getByRole('link', { name: 'Open the first session (web-app)' }).first();
   await expect(first).toBeVisible();
@@ -201,27 +234,74 @@ test('projects create prints a console link; the empty project shows its set-up,
   await expect(page).toHaveURL(`${t.url}/session/storefront-first`);
 });
 
-test('an admin key switches the console between its projects; the Ingest health page shows refusals and SDK drops', async ({ page }, testInfo) => {
+test('an admin key switches the console between its projects; the Ingest health page shows refusals and SDK drops', async ({
+  page,
+}, testInfo) => {
   const project = await t.newProject();
-  const adminKey = /svc_admin_[\w-]+/.exec(await t.admin('keys', 'create', '--scope', 'admin', '--name', 'switcher'))![0];
+  const adminKey = /svc_admin_[\w-]+/.exec(
+    await t.admin('keys', 'create', '--scope', 'admin', '--name', 'switcher'),
+  )![0];
   const post = (path: string, key: string, body: unknown) =>
-    fetch(`${t.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+    fetch(`${t.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify(body),
+    });
   // Refused: an app name the project does not have (three times), a control key at ingest; a key of no project.
-  for (let i = 0; i < 3; i++) expect((await post('/otlp/v1/traces', project.ingestKey, traceBody([{ serviceName: 'chekout' }]))).status).toBe(422);
+  for (let i = 0; i < 3; i++)
+    expect((await post('/otlp/v1/traces', project.ingestKey, traceBody([{ serviceName: 'chekout' }]))).status).toBe(
+      422,
+    );
   expect((await post('/otlp/v1/traces', project.controlKey, traceBody())).status).toBe(403);
   expect((await post('/otlp/v1/traces', 'svc_ingest_from-another-server', traceBody())).status).toBe(401);
   // The SDK's own report of what it dropped.
   const now = Date.now();
-  const dropped = { resourceMetrics: [{ resource: { attributes: [str('service.name', 'web-app'), str('session.id', 'dropping')] }, scopeMetrics: [{ scope: { name: '@svc/browser' }, metrics: [{ name: 'svc.sdk.dropped_items', unit: '{item}', sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: [{ startTimeUnixNano: `${now - 5000}000000`, timeUnixNano: `${now}000000`, asInt: '40', attributes: [str('reason', 'queue_full')] }] } }] }] }] };
+  const dropped = {
+    resourceMetrics: [
+      {
+        resource: { attributes: [str('service.name', 'web-app'), str('session.id', 'dropping')] },
+        scopeMetrics: [
+          {
+            scope: { name: '@svc/browser' },
+            metrics: [
+              {
+                name: 'svc.sdk.dropped_items',
+                unit: '{item}',
+                sum: {
+                  aggregationTemporality: 2,
+                  isMonotonic: true,
+                  dataPoints: [
+                    {
+                      startTimeUnixNano: `${now - 5000}000000`,
+                      timeUnixNano: `${now}000000`,
+                      asInt: '40',
+                      attributes: [str('reason', 'queue_full')],
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
   expect((await post('/otlp/v1/metrics', project.ingestKey, dropped)).status).toBe(200);
 
   const projectHeaders: string[] = [];
-  page.on('request', (r) => r.url().includes('/control-plane/') && projectHeaders.push(r.headers()['x-svc-project'] ?? ''));
+  page.on(
+    'request',
+    (r) => r.url().includes('/control-plane/') && projectHeaders.push(r.headers()['x-svc-project'] ?? ''),
+  );
   await signIn(page, t, { key: adminKey });
   await expect(page.getByText('admin', { exact: true })).toBeVisible();
   const switcher = page.getByRole('combobox', { name: 'Project' });
   await expect(switcher.locator('option:checked')).toHaveText('default');
-  const name = (await fetch(`${t.url}/control-plane/me`, { headers: { authorization: `Bearer ${project.controlKey}` } }).then((r) => r.json()) as { project: { id: string; name: string } }).project;
+  const name = (
+    (await fetch(`${t.url}/control-plane/me`, { headers: { authorization: `Bearer ${project.controlKey}` } }).then(
+      (r) => r.json(),
+    )) as { project: { id: string; name: string } }
+  ).project;
   // Keyboard: the switcher is a native select in the header.
   await switcher.focus();
   await switcher.selectOption({ label: name.name });
@@ -238,9 +318,13 @@ test('an admin key switches the console between its projects; the Ingest health 
   await expect(refused.locator('tbody tr').first().locator('td.numeric')).toHaveText('3');
   await expect(refused).toContainText('key_wrong_scope');
   await expect(page.getByRole('table', { name: 'Records the SDK dropped' })).toContainText('queue_full');
-  await expect(page.getByRole('table', { name: 'Records the SDK dropped' }).locator('td.numeric').first()).toHaveText('40');
+  await expect(page.getByRole('table', { name: 'Records the SDK dropped' }).locator('td.numeric').first()).toHaveText(
+    '40',
+  );
   // An admin key also sees what came with no project's key.
-  await expect(page.getByRole('table', { name: 'Refused ingest requests with no project' })).toContainText('unknown svc_ingest_… key');
+  await expect(page.getByRole('table', { name: 'Refused ingest requests with no project' })).toContainText(
+    'unknown svc_ingest_… key',
+  );
   expect(await page.content()).not.toContain('from-another-server');
   await expectAccessible(page);
   await screenshot(page, testInfo, 'ingest-health');

@@ -11,7 +11,11 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  * Signs in to the console the way a person does: the server's address, the key typed into the form. Resolves once
  * the signed-in frame (its navigation) is shown; `path` then opens a console address in the same tab.
  */
-export async function signIn(page: Page, server: Pick<TestServer, 'url' | 'controlKey'>, options: { key?: string; path?: string } = {}): Promise<void> {
+export async function signIn(
+  page: Page,
+  server: Pick<TestServer, 'url' | 'controlKey'>,
+  options: { key?: string; path?: string } = {},
+): Promise<void> {
   await page.goto(`${server.url}/`);
   await page.getByLabel('Control or read key').fill(options.key ?? server.controlKey);
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -12,7 +12,14 @@ export type Attributes = Record<string, Value>;
 export function otlpAttributes(attributes: Attributes): Array<{ key: string; value: Record<string, unknown> }> {
   return Object.entries(attributes).map(([key, v]) => ({
     key,
-    value: typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: v } : { doubleValue: v },
+    value:
+      typeof v === 'string'
+        ? { stringValue: v }
+        : typeof v === 'boolean'
+          ? { boolValue: v }
+          : Number.isInteger(v)
+            ? { intValue: v }
+            : { doubleValue: v },
   }));
 }
 
@@ -20,7 +27,11 @@ export function otlpAttributes(attributes: Attributes): Array<{ key: string; val
 export const nanos = (ms: number) => `${BigInt(Math.round(ms)) * 1_000_000n}`;
 
 /** POSTs one OTLP/JSON body to `/otlp/v1/<signal>` and fails unless ingest accepted all of it. */
-export async function ingest(server: Pick<TestServer, 'url' | 'ingestKey'>, signal: 'traces' | 'logs' | 'metrics', body: unknown): Promise<void> {
+export async function ingest(
+  server: Pick<TestServer, 'url' | 'ingestKey'>,
+  signal: 'traces' | 'logs' | 'metrics',
+  body: unknown,
+): Promise<void> {
   const res = await fetch(`${server.url}/otlp/v1/${signal}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey },
@@ -32,8 +43,15 @@ export async function ingest(server: Pick<TestServer, 'url' | 'ingestKey'>, sign
 }
 
 /** Waits until the control plane's listing at `path` holds at least `count` items (ingest stores asynchronously). */
-export async function waitForItems(server: Pick<TestServer, 'url' | 'controlKey'>, path: string, count: number): Promise<void> {
+export async function waitForItems(
+  server: Pick<TestServer, 'url' | 'controlKey'>,
+  path: string,
+  count: number,
+): Promise<void> {
   await expect
-    .poll(async () => (await controlGet(server, path)).body.data?.length ?? 0, { message: `${path} lists ${count} items`, timeout: 15_000 })
+    .poll(async () => (await controlGet(server, path)).body.data?.length ?? 0, {
+      message: `${path} lists ${count} items`,
+      timeout: 15_000,
+    })
     .toBeGreaterThanOrEqual(count);
 }

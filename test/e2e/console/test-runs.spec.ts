@@ -36,7 +36,11 @@ let shop: ShopBuild;
 let readKey = '';
 
 async function call(method: string, path: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/control-plane${path}`, { method, headers: { authorization: `Bearer ${server.controlKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${server.url}/control-plane${path}`, {
+    method,
+    headers: { authorization: `Bearer ${server.controlKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 async function expectOk(res: Promise<Response>): Promise<void> {
@@ -65,27 +69,63 @@ function result(run: keyof typeof RUNS, name: TestName, a: Attempt, offsetMs: nu
     duration_ms: 1_200 + 300 * a.retry,
     started_at: new Date(Date.now() - RUNS[run].agoMs + offsetMs).toISOString(),
     ...(a.error && {
-      error: { message: a.error, stack: `Error: ${a.error}\n    at ${FILE}:${t.line + 4}:7`, location: { file: FILE, line: t.line + 4, column: 7 } },
+      error: {
+        message: a.error,
+        stack: `Error: ${a.error}\n    at ${FILE}:${t.line + 4}:7`,
+        location: { file: FILE, line: t.line + 4, column: 7 },
+      },
     }),
     tags: ['@shop'],
   };
 }
 
-async function seedRun(run: keyof typeof RUNS, results: Array<[TestName, Attempt]>, status: 'passed' | 'failed'): Promise<void> {
+async function seedRun(
+  run: keyof typeof RUNS,
+  results: Array<[TestName, Attempt]>,
+  status: 'passed' | 'failed',
+): Promise<void> {
   const r = RUNS[run];
-  const ci = { provider: 'github', job_url: `https://github.com/acme/shop/actions/runs/${r.run_id.split(/[-:]/)[1]}`, build_id: r.run_id };
-  await expectOk(call('PUT', `/test-runs/${r.run_id}`, { started_at: new Date(Date.now() - r.agoMs).toISOString(), commit: r.commit, branch: r.branch, ci, shard: { current: 1, total: 2 } }));
-  await expectOk(call('POST', `/test-runs/${r.run_id}/results`, { results: results.map(([name, a], i) => result(run, name, a, i * 2_000)) }));
-  await expectOk(call('POST', `/test-runs/${r.run_id}/finish`, { status, duration_ms: 95_000 + results.length * 1_000 }));
+  const ci = {
+    provider: 'github',
+    job_url: `https://github.com/acme/shop/actions/runs/${r.run_id.split(/[-:]/)[1]}`,
+    build_id: r.run_id,
+  };
+  await expectOk(
+    call('PUT', `/test-runs/${r.run_id}`, {
+      started_at: new Date(Date.now() - r.agoMs).toISOString(),
+      commit: r.commit,
+      branch: r.branch,
+      ci,
+      shard: { current: 1, total: 2 },
+    }),
+  );
+  await expectOk(
+    call('POST', `/test-runs/${r.run_id}/results`, {
+      results: results.map(([name, a], i) => result(run, name, a, i * 2_000)),
+    }),
+  );
+  await expectOk(
+    call('POST', `/test-runs/${r.run_id}/finish`, { status, duration_ms: 95_000 + results.length * 1_000 }),
+  );
 }
 
 /** The checkout's second attempt in the latest run: its browser session logged the shop's error, as the SDK does in a test. */
 async function seedBrowserError(): Promise<void> {
-  const maps = await call('POST', '/sourcemaps', { release: RELEASE, maps: [{ map: shop.map, url: shop.url.replace('https://shop.example.com', '~') }] });
+  const maps = await call('POST', '/sourcemaps', {
+    release: RELEASE,
+    maps: [{ map: shop.map, url: shop.url.replace('https://shop.example.com', '~') }],
+  });
   expect(maps.ok, await maps.text()).toBe(true);
   const message = shop.stack.split('\n')[0]!.replace(/^TypeError: /, '');
   const attemptStart = Date.now() - RUNS.latest.agoMs + 3 * 2_000;
-  const body = errorLog({ message, stack: shop.stack, sessionId: SESSION, release: RELEASE, env: 'test', atMs: attemptStart + 800 });
+  const body = errorLog({
+    message,
+    stack: shop.stack,
+    sessionId: SESSION,
+    release: RELEASE,
+    env: 'test',
+    atMs: attemptStart + 800,
+  });
   body.resourceLogs[0]!.resource.attributes.push(
     str('test.run.id', RUNS.latest.run_id),
     str('test.id', TESTS.checkout.test_id),
@@ -94,10 +134,20 @@ async function seedBrowserError(): Promise<void> {
     str('test.project', 'chromium'),
     str('test.retry', '1'),
   );
-  const send = () => fetch(`${server.url}/otlp/v1/logs`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey }, body: JSON.stringify(body) });
-  await expect.poll(async () => (await send()).status, { message: 'the error log was accepted', intervals: [250, 500, 1000] }).toBe(200);
+  const send = () =>
+    fetch(`${server.url}/otlp/v1/logs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': server.ingestKey },
+      body: JSON.stringify(body),
+    });
   await expect
-    .poll(async () => (await controlGet(server, `/sessions?test_run=${RUNS.latest.run_id}`)).body.data?.length ?? 0, { message: 'the session is tied to the run', timeout: 15_000 })
+    .poll(async () => (await send()).status, { message: 'the error log was accepted', intervals: [250, 500, 1000] })
+    .toBe(200);
+  await expect
+    .poll(async () => (await controlGet(server, `/sessions?test_run=${RUNS.latest.run_id}`)).body.data?.length ?? 0, {
+      message: 'the session is tied to the run',
+      timeout: 15_000,
+    })
     .toBe(1);
 }
 
@@ -105,7 +155,15 @@ test.beforeAll(async () => {
   test.setTimeout(120_000);
   [server, shop] = await Promise.all([startCliServer(), buildShop(false)]);
   readKey = /svc_read_\S+/.exec(await server.admin('keys', 'create', '--scope', 'read', '--name', 'tests-reader'))![0];
-  await seedRun('first', [['login', { retry: 0, status: 'passed' }], ['cart', { retry: 0, status: 'passed' }], ['checkout', { retry: 0, status: 'passed' }]], 'passed');
+  await seedRun(
+    'first',
+    [
+      ['login', { retry: 0, status: 'passed' }],
+      ['cart', { retry: 0, status: 'passed' }],
+      ['checkout', { retry: 0, status: 'passed' }],
+    ],
+    'passed',
+  );
   await seedRun(
     'second',
     [
@@ -137,7 +195,9 @@ test.afterAll(async () => {
 const table = (page: Page, name: string | RegExp) => page.getByRole('table', { name });
 const rows = (page: Page, name: string | RegExp) => table(page, name).locator('tbody tr:not(.detail-row)');
 
-test('test runs: newest first with counts, filters in the URL, keyboard from the skip link to a run', async ({ page }, testInfo) => {
+test('test runs: newest first with counts, filters in the URL, keyboard from the skip link to a run', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: '/test-runs' });
   await expect(page.getByRole('heading', { level: 1, name: 'Test runs' })).toBeVisible();
   const runs = rows(page, 'Test runs');
@@ -151,7 +211,10 @@ test('test runs: newest first with counts, filters in the URL, keyboard from the
   await expect(cells(0).nth(5)).toHaveText('1');
   await expect(cells(0).nth(6)).toHaveText('1');
   await expect(cells(0).nth(7)).toHaveText('1');
-  await expect(cells(0).getByRole('link', { name: /github gh-103-1/ })).toHaveAttribute('href', 'https://github.com/acme/shop/actions/runs/103');
+  await expect(cells(0).getByRole('link', { name: /github gh-103-1/ })).toHaveAttribute(
+    'href',
+    'https://github.com/acme/shop/actions/runs/103',
+  );
   await expect(cells(1).nth(3)).toHaveText('passed');
   await expect(cells(1).nth(6)).toHaveText('1');
   await expect(cells(2).nth(2)).toHaveText('a1a1a1a');
@@ -197,7 +260,9 @@ test('test runs: newest first with counts, filters in the URL, keyboard from the
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(`Test run ${RUNS.second.run_id}`);
 });
 
-test('a run: facts and totals, failed first; the failed test opens its error, original stack and session links', async ({ page }, testInfo) => {
+test('a run: facts and totals, failed first; the failed test opens its error, original stack and session links', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: `/test-run/${RUNS.latest.run_id}` });
   const facts = page.locator('dl.run-facts');
   await expect(facts).toContainText('Statusfailed');
@@ -239,7 +304,10 @@ test('a run: facts and totals, failed first; the failed test opens its error, or
   await expect(detail.getByRole('region', { name: 'Attempt 1' })).toContainText('No browser session was recorded');
   const replay = retry.getByRole('link', { name: 'Replay at the failure' });
   await expect(replay).toHaveAttribute('href', new RegExp(`^/session/${SESSION}\\?t=\\d+$`));
-  await expect(retry.getByRole('link', { name: 'Network' })).toHaveAttribute('href', new RegExp(`^/session/${SESSION}\\?pane=network&t=\\d+$`));
+  await expect(retry.getByRole('link', { name: 'Network' })).toHaveAttribute(
+    'href',
+    new RegExp(`^/session/${SESSION}\\?pane=network&t=\\d+$`),
+  );
   await expect(retry.getByRole('link', { name: 'Console' })).toHaveAttribute('href', /pane=console/);
   await expect(retry.getByRole('link', { name: 'Traces' })).toHaveAttribute('href', /pane=traces/);
   await expectAccessible(page);
@@ -249,7 +317,9 @@ test('a run: facts and totals, failed first; the failed test opens its error, or
   await expect(page).toHaveURL(new RegExp(`/session/${SESSION}\\?pane=network&t=\\d+$`));
   await expect(page.getByRole('tab', { name: /Network/ })).toHaveAttribute('aria-selected', 'true');
   // The session says which test it recorded, and leads back to the run.
-  await expect(page.locator('dl.session-facts')).toContainText(`Testshop > cart > checks out (retry 1) in run ${RUNS.latest.run_id}`);
+  await expect(page.locator('dl.session-facts')).toContainText(
+    `Testshop > cart > checks out (retry 1) in run ${RUNS.latest.run_id}`,
+  );
   await page.goBack();
   // The sessions page filtered by the run lists the session its tests recorded.
   await page.getByRole('link', { name: 'Sessions of this run' }).click();
@@ -262,14 +332,19 @@ test('a run: facts and totals, failed first; the failed test opens its error, or
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('shop > cart > checks out');
 });
 
-test('flaky tests and a test’s history, with a read key: flip rate, last flips, filters, the pass/fail strip', async ({ page }, testInfo) => {
+test('flaky tests and a test’s history, with a read key: flip rate, last flips, filters, the pass/fail strip', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { key: readKey, path: '/tests/flaky' });
   await expect(page.getByRole('heading', { level: 1, name: 'Flaky tests' })).toBeVisible();
   const flaky = rows(page, 'Flaky tests, most flips first');
   await expect(flaky).toHaveCount(1);
   await expect(flaky.first()).toContainText('adds a book');
   await expect(flaky.first().getByRole('cell').nth(3)).toHaveText('2 / 3');
-  const flips = flaky.first().getByRole('list', { name: /Last flips/ }).getByRole('link');
+  const flips = flaky
+    .first()
+    .getByRole('list', { name: /Last flips/ })
+    .getByRole('link');
   await expect(flips).toHaveCount(2);
   await expect(flips.first()).toHaveAttribute('href', new RegExp(`^/test-run/${RUNS.latest.run_id}\\?test=`));
   await expectAccessible(page);

@@ -36,10 +36,18 @@ const TRACES = {
 const ROOT = hex(8);
 const PAY = hex(8);
 
-async function seedTrace(server: CliServer, traceId: string, startedAgoMs: number, spans: SpanSeed[], sessionId?: string): Promise<void> {
+async function seedTrace(
+  server: CliServer,
+  traceId: string,
+  startedAgoMs: number,
+  spans: SpanSeed[],
+  sessionId?: string,
+): Promise<void> {
   const t0 = Date.now() - startedAgoMs;
   const resourceSpans = spans.map((s) => ({
-    resource: { attributes: otlpAttributes({ 'service.name': s.service, ...(sessionId ? { 'session.id': sessionId } : {}) }) },
+    resource: {
+      attributes: otlpAttributes({ 'service.name': s.service, ...(sessionId ? { 'session.id': sessionId } : {}) }),
+    },
     scopeSpans: [
       {
         scope: { name: '@svc/test' },
@@ -53,7 +61,11 @@ async function seedTrace(server: CliServer, traceId: string, startedAgoMs: numbe
             startTimeUnixNano: nanos(t0 + s.start),
             endTimeUnixNano: nanos(t0 + s.end),
             attributes: otlpAttributes(s.attributes ?? {}),
-            events: (s.events ?? []).map((e) => ({ name: e.name, timeUnixNano: nanos(t0 + e.at), attributes: otlpAttributes(e.attributes) })),
+            events: (s.events ?? []).map((e) => ({
+              name: e.name,
+              timeUnixNano: nanos(t0 + e.at),
+              attributes: otlpAttributes(e.attributes),
+            })),
             status: s.status ?? { code: 0 },
           },
         ],
@@ -85,13 +97,21 @@ test.beforeAll(async () => {
         end: 350,
         status: { code: 2, message: 'payment failed' },
         attributes: { 'http.status_code': 502, 'payment.provider': 'stripe' },
-        events: [{ name: 'exception', at: 300, attributes: { 'exception.type': 'PaymentError', 'exception.message': HOSTILE } }],
+        events: [
+          {
+            name: 'exception',
+            at: 300,
+            attributes: { 'exception.type': 'PaymentError', 'exception.message': HOSTILE },
+          },
+        ],
       },
       { service: 'checkout-api', name: 'SELECT orders', parent: PAY, start: 100, end: 150, status: { code: 1 } },
     ],
     SESSION,
   );
-  await seedTrace(server, TRACES.products.id, TRACES.products.startedAgoMs, [{ service: web, name: 'GET /products', start: 0, end: 50, status: { code: 1 } }]);
+  await seedTrace(server, TRACES.products.id, TRACES.products.startedAgoMs, [
+    { service: web, name: 'GET /products', start: 0, end: 50, status: { code: 1 } },
+  ]);
   const home = hex(8);
   await seedTrace(server, TRACES.home.id, TRACES.home.startedAgoMs, [
     { service: web, name: 'GET /home', id: home, start: 0, end: 120 },
@@ -122,7 +142,9 @@ test('lists traces newest first with root span, services, duration, spans and er
   await screenshot(page, testInfo, 'traces');
 });
 
-test('filters narrow the list and survive a reload: status, service, span name, duration, trace id', async ({ page }) => {
+test('filters narrow the list and survive a reload: status, service, span name, duration, trace id', async ({
+  page,
+}) => {
   await signIn(page, server, { path: '/traces' });
   await expect(rows(page)).toHaveCount(3);
   const filters = page.getByRole('search', { name: 'Trace filters' });
@@ -170,7 +192,9 @@ test('keyset paging with a small limit', async ({ page }) => {
   await expect(roots(page)).toHaveText(['GET /home', 'GET /products']);
 });
 
-test('a sortable header orders the list by it, a second click reverses it; the sort is in the URL', async ({ page }) => {
+test('a sortable header orders the list by it, a second click reverses it; the sort is in the URL', async ({
+  page,
+}) => {
   await signIn(page, server, { path: '/traces' });
   await expect(roots(page)).toHaveText(['GET /home', 'GET /products', 'GET /checkout']);
   const duration = table(page).getByRole('button', { name: 'Duration' });
@@ -185,7 +209,9 @@ test('a sortable header orders the list by it, a second click reverses it; the s
   await expect(roots(page)).toHaveText(['GET /products', 'GET /home', 'GET /checkout']);
 });
 
-test('a trace: facts, session link, nested waterfall, the error span’s attributes and events as text; keyboard', async ({ page }, testInfo) => {
+test('a trace: facts, session link, nested waterfall, the error span’s attributes and events as text; keyboard', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: '/traces' });
   // Keyboard: Tab from the time range reaches the first filter; Enter in it applies; Enter on a row opens the trace.
   await page.getByLabel('Time range').focus();
@@ -215,7 +241,11 @@ test('a trace: facts, session link, nested waterfall, the error span’s attribu
   await expect(spans.nth(2)).toContainText('SELECT orders');
   // Each span says the service that sent it.
   await expect(spans.locator('.waterfall-service')).toHaveText([server.appName, 'checkout-api', 'checkout-api']);
-  const indent = (i: number) => spans.nth(i).locator('.waterfall-name').evaluate((el) => parseFloat(getComputedStyle(el).paddingLeft));
+  const indent = (i: number) =>
+    spans
+      .nth(i)
+      .locator('.waterfall-name')
+      .evaluate((el) => parseFloat(getComputedStyle(el).paddingLeft));
   expect(await indent(1)).toBeGreaterThan(await indent(0));
   expect(await indent(2)).toBeGreaterThan(await indent(1));
 
@@ -232,7 +262,9 @@ test('a trace: facts, session link, nested waterfall, the error span’s attribu
   await expect(detail).toContainText('exception.type=PaymentError');
   await expect(detail).toContainText(HOSTILE);
   await expect(page.locator('main img')).toHaveCount(0);
-  expect(await page.evaluate(() => (window as unknown as { __traceInjected?: boolean }).__traceInjected)).toBeUndefined();
+  expect(
+    await page.evaluate(() => (window as unknown as { __traceInjected?: boolean }).__traceInjected),
+  ).toBeUndefined();
 
   await expectAccessible(page);
   await screenshot(page, testInfo, 'trace');

@@ -9,7 +9,13 @@ import { ingest, nanos, otlpAttributes } from './telemetry-seed';
  * sorting and selecting a route through the URL, keyboard use, accessibility and the docs picture.
  */
 
-const METRIC = { LCP: 'web_vital_lcp_ms', INP: 'web_vital_inp_ms', CLS: 'web_vital_cls', FCP: 'web_vital_fcp_ms', TTFB: 'web_vital_ttfb_ms' } as const;
+const METRIC = {
+  LCP: 'web_vital_lcp_ms',
+  INP: 'web_vital_inp_ms',
+  CLS: 'web_vital_cls',
+  FCP: 'web_vital_fcp_ms',
+  TTFB: 'web_vital_ttfb_ms',
+} as const;
 type Vital = keyof typeof METRIC;
 
 /** Values per page path and vital. /products/1 and /products/2 are one route, /products/:id. */
@@ -31,11 +37,19 @@ test.beforeAll(async () => {
     Object.entries(vitals).map(([vital, values]) => ({
       name: METRIC[vital as Vital],
       unit: vital === 'CLS' ? '1' : 'ms',
-      gauge: { dataPoints: values.map((v) => ({ timeUnixNano: at, asDouble: v, attributes: otlpAttributes({ 'url.path': path }) })) },
+      gauge: {
+        dataPoints: values.map((v) => ({
+          timeUnixNano: at,
+          asDouble: v,
+          attributes: otlpAttributes({ 'url.path': path }),
+        })),
+      },
     })),
   );
   const resource = { attributes: otlpAttributes({ 'service.name': server.appName, 'session.id': 'vitals-session' }) };
-  await ingest(server, 'metrics', { resourceMetrics: [{ resource, scopeMetrics: [{ scope: { name: '@svc/test' }, metrics }] }] });
+  await ingest(server, 'metrics', {
+    resourceMetrics: [{ resource, scopeMetrics: [{ scope: { name: '@svc/test' }, metrics }] }],
+  });
 });
 
 test.afterAll(async () => {
@@ -44,9 +58,14 @@ test.afterAll(async () => {
 
 const panel = (page: Page, vital: Vital) => page.getByRole('region', { name: new RegExp(`^${vital} `) });
 const pagesTable = (page: Page) => page.getByRole('table', { name: 'Pages by Web Vitals p75' });
-const pageRow = (page: Page, route: string) => pagesTable(page).locator('tbody tr').filter({ has: page.getByRole('link', { name: route, exact: true }) });
+const pageRow = (page: Page, route: string) =>
+  pagesTable(page)
+    .locator('tbody tr')
+    .filter({ has: page.getByRole('link', { name: route, exact: true }) });
 
-test('p75 and ratings of every vital as seeded; distributions in text; charts with their data as tables', async ({ page }, testInfo) => {
+test('p75 and ratings of every vital as seeded; distributions in text; charts with their data as tables', async ({
+  page,
+}, testInfo) => {
   await signIn(page, server, { path: '/vitals' });
   await expect(page.getByRole('heading', { level: 1, name: 'Web Vitals' })).toBeVisible();
   // All pages: LCP 1000 2000 2400 2500 2600 4500 5000 → p75 (6th of 7) 4500, poor; INP 50 100 150 300 600 → 300.
@@ -67,7 +86,10 @@ test('p75 and ratings of every vital as seeded; distributions in text; charts wi
   // The default window (7 days) is bucketed by day.
   await expect(panel(page, 'LCP').getByRole('img', { name: 'LCP p75 per day' })).toBeVisible();
   // The chart's times are the browser's (its axis reads "Time, UTC" here), as every time the console shows.
-  await expect(panel(page, 'LCP').getByRole('img', { name: 'LCP p75 per day' })).toHaveAttribute('aria-description', 'Times in UTC');
+  await expect(panel(page, 'LCP').getByRole('img', { name: 'LCP p75 per day' })).toHaveAttribute(
+    'aria-description',
+    'Times in UTC',
+  );
   await panel(page, 'LCP').getByText('LCP p75 per day as a table').click();
   await expect(panel(page, 'LCP').getByRole('table', { name: 'LCP p75 per day' }).locator('tbody tr')).toHaveCount(1);
   await expect(panel(page, 'LCP').getByRole('table', { name: 'LCP p75 per day' })).toContainText('4500 ms');

@@ -7,7 +7,9 @@ import { ROOT } from '../../support/build-sdk';
  */
 export async function autoApp(env: Record<string, string>): Promise<string> {
   const { build } = await import('esbuild');
-  const define = Object.fromEntries(Object.entries(env).map(([name, value]) => [`import.meta.env.${name}`, JSON.stringify(value)]));
+  const define = Object.fromEntries(
+    Object.entries(env).map(([name, value]) => [`import.meta.env.${name}`, JSON.stringify(value)]),
+  );
   const result = await build({
     stdin: { contents: "import '@svc/browser/auto';", resolveDir: ROOT, loader: 'js' },
     alias: { '@svc/browser/auto': join(ROOT, 'dist/esm/auto.js') },

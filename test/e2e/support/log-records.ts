@@ -13,7 +13,9 @@ export async function logRecords(page: Page, from: number, count: number, size =
     ({ from, count, size, seq }) => {
       const sdk = (window as unknown as { sdk: { log(level: string, message: string, context: object): void } }).sdk;
       for (let i = from; i < from + count; i++) {
-        const padding = Array.from({ length: Math.ceil(size / 8) }, (_, k) => (i * 1e4 + k).toString(16).padStart(8, '0')).join('');
+        const padding = Array.from({ length: Math.ceil(size / 8) }, (_, k) =>
+          (i * 1e4 + k).toString(16).padStart(8, '0'),
+        ).join('');
         sdk.log('info', `record ${i} ${padding}`, { attrs: { [seq]: i } });
       }
     },

@@ -42,11 +42,25 @@ function specEnv(origin: string, svc: SvcReport | undefined): NodeJS.ProcessEnv 
  * Writes `spec` as `test-results/<folder>/<fileName>` with a one-worker config, runs it, and attaches its output; with
  * `svc`, through `@svc/playwright/reporter` too.
  */
-export async function runGeneratedSpec(folder: string, fileName: string, spec: string, origin: string, svc?: SvcReport): Promise<SpecRun> {
+export async function runGeneratedSpec(
+  folder: string,
+  fileName: string,
+  spec: string,
+  origin: string,
+  svc?: SvcReport,
+): Promise<SpecRun> {
   const dir = join(ROOT, 'test-results', folder);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, fileName), spec);
-  const config = { testDir: '.', outputDir: 'results', timeout: 60_000, retries: 0, workers: 1, reporter: [['list'], ...(svc ? [['@svc/playwright/reporter']] : [])], use: { launchOptions: browserLaunchOptions() } };
+  const config = {
+    testDir: '.',
+    outputDir: 'results',
+    timeout: 60_000,
+    retries: 0,
+    workers: 1,
+    reporter: [['list'], ...(svc ? [['@svc/playwright/reporter']] : [])],
+    use: { launchOptions: browserLaunchOptions() },
+  };
   writeFileSync(join(dir, 'playwright.config.mjs'), `export default ${JSON.stringify(config)};\n`);
   await test.info().attach(`generated ${fileName}`, { body: spec, contentType: 'text/plain' });
   // Asynchronous: the reference server answering the replayed app's telemetry may run in this process.

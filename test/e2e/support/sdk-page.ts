@@ -108,7 +108,11 @@ export async function startSdkOrigin(): Promise<StaticOrigin> {
   );
 }
 
-export type Row = Record<string, unknown> & { attributes: Record<string, unknown>; session_id: string | null; app: string };
+export type Row = Record<string, unknown> & {
+  attributes: Record<string, unknown>;
+  session_id: string | null;
+  app: string;
+};
 export type LogRow = Row & {
   body: unknown;
   severity_text: string;
@@ -150,11 +154,18 @@ export const waitForLogs = (ingest: TestServer, sessionId: string, count: number
 
 /** The stored metrics of a session other than Web Vitals, oldest first, once `count` of them are there. */
 export const waitForMetrics = (ingest: TestServer, sessionId: string, count: number) =>
-  waitForRows<MetricRow>(ingest, `/metrics?session_id=${sessionId}&limit=1000`, count, (m) => !m.name.startsWith('web_vital_'));
+  waitForRows<MetricRow>(
+    ingest,
+    `/metrics?session_id=${sessionId}&limit=1000`,
+    count,
+    (m) => !m.name.startsWith('web_vital_'),
+  );
 
 /** The stored Web Vitals of a session, once `count` of them are there. */
 export const waitForVitals = (ingest: TestServer, sessionId: string, count: number) =>
-  waitForRows<MetricRow>(ingest, `/metrics?session_id=${sessionId}&limit=1000`, count, (m) => m.name.startsWith('web_vital_'));
+  waitForRows<MetricRow>(ingest, `/metrics?session_id=${sessionId}&limit=1000`, count, (m) =>
+    m.name.startsWith('web_vital_'),
+  );
 
 export interface NavigationPayload {
   url: string;
@@ -163,9 +174,16 @@ export interface NavigationPayload {
 }
 
 /** Sends the buffered replay events, then waits until the session's stored timeline has `count` navigation events. */
-export async function waitForNavigations(page: Page, ingest: TestServer, sessionId: string, count: number): Promise<NavigationPayload[]> {
+export async function waitForNavigations(
+  page: Page,
+  ingest: TestServer,
+  sessionId: string,
+  count: number,
+): Promise<NavigationPayload[]> {
   // Titles are read after the next frame: wait for two before sending what the timeline buffered.
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)))));
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 0)))),
+  );
   await page.evaluate(() => window.sdk.flushReplay());
   type Chunk = { events: Array<{ type: number; data?: { tag?: string; payload?: NavigationPayload } }> };
   let navigations: NavigationPayload[] = [];
@@ -222,7 +240,12 @@ export async function openSdkPage(
   const pageErrors: string[] = [];
   page.on('console', (message) => consoleLines.push({ type: message.type(), text: message.text() }));
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  const query = new URLSearchParams({ key: ingest.ingestKey, ingest: ingest.url, app: ingest.appName, options: JSON.stringify(options) });
+  const query = new URLSearchParams({
+    key: ingest.ingestKey,
+    ingest: ingest.url,
+    app: ingest.appName,
+    options: JSON.stringify(options),
+  });
   await page.goto(`${origin.origin}${path}?${query.toString()}`);
   const sessionId = await page.evaluate(() => window.sdk.sessionId);
   expect(sessionId).toMatch(/^[0-9a-f]{32}$/);

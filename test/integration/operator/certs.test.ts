@@ -12,11 +12,22 @@ import { connect, type PeerCertificate } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import type { KubernetesObject, V1MutatingWebhookConfiguration, V1Secret } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startCertificateManager, type CertificateManager, type CertificateManagerOptions } from '../../../operator/src/certs/manager';
+import {
+  startCertificateManager,
+  type CertificateManager,
+  type CertificateManagerOptions,
+} from '../../../operator/src/certs/manager';
 import type { Clock } from '../../../operator/src/certs/clock';
 import type { LogLevel } from '../../../operator/src/log';
 import { startWebhookServer, type WebhookServer } from '../../../operator/src/admission/server';
-import { SYSTEM_NAMESPACE, WEBHOOK_CONFIGURATION, WEBHOOK_NAME, WEBHOOK_PATH, WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from '../../../operator/src/markers';
+import {
+  SYSTEM_NAMESPACE,
+  WEBHOOK_CONFIGURATION,
+  WEBHOOK_NAME,
+  WEBHOOK_PATH,
+  WEBHOOK_SERVICE,
+  WEBHOOK_TLS_SECRET,
+} from '../../../operator/src/markers';
 import { startFakeKube, type FakeKube } from '../../support/operator/fake-kube';
 
 const MINUTE = 60_000;
@@ -66,7 +77,10 @@ function webhookConfiguration(caBundle?: string): KubernetesObject {
     sideEffects: 'None',
     failurePolicy: 'Ignore',
     timeoutSeconds: 10,
-    clientConfig: { service: { name: WEBHOOK_SERVICE, namespace: SYSTEM_NAMESPACE, path: WEBHOOK_PATH, port: 443 }, ...(caBundle ? { caBundle } : {}) },
+    clientConfig: {
+      service: { name: WEBHOOK_SERVICE, namespace: SYSTEM_NAMESPACE, path: WEBHOOK_PATH, port: 443 },
+      ...(caBundle ? { caBundle } : {}),
+    },
     rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], scope: 'Namespaced' }],
   });
   return {
@@ -81,14 +95,25 @@ function webhookConfiguration(caBundle?: string): KubernetesObject {
 const secret = () => fake.get('v1', 'Secret', SYSTEM_NAMESPACE, WEBHOOK_TLS_SECRET) as V1Secret | undefined;
 const secretPem = (key: string) => Buffer.from(secret()?.data?.[key] ?? '', 'base64').toString('utf8');
 const caBundles = () =>
-  ((fake.get('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, WEBHOOK_CONFIGURATION) as V1MutatingWebhookConfiguration).webhooks ?? []).map((w) =>
-    Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8'),
-  );
+  (
+    (
+      fake.get(
+        'admissionregistration.k8s.io/v1',
+        'MutatingWebhookConfiguration',
+        undefined,
+        WEBHOOK_CONFIGURATION,
+      ) as V1MutatingWebhookConfiguration
+    ).webhooks ?? []
+  ).map((w) => Buffer.from(w.clientConfig.caBundle ?? '', 'base64').toString('utf8'));
 const pemCount = (pem: string) => (pem.match(/-----BEGIN CERTIFICATE-----/g) ?? []).length;
 const writes = (resource: string) => fake.requests.filter((r) => r.method !== 'GET' && r.path.includes(`/${resource}`));
 
 async function manager(options: Partial<CertificateManagerOptions> = {}): Promise<CertificateManager> {
-  const started = await startCertificateManager({ kubeConfig: fake.kubeConfig(), log: (level, msg, fields = {}) => logs.push({ level, msg, fields }), ...options });
+  const started = await startCertificateManager({
+    kubeConfig: fake.kubeConfig(),
+    log: (level, msg, fields = {}) => logs.push({ level, msg, fields }),
+    ...options,
+  });
   running.push(started);
   return started;
 }
@@ -156,14 +181,22 @@ describe('webhook certificate manager', () => {
     const serving = new X509Certificate(secretPem('tls.crt'));
     const ca = new X509Certificate(secretPem('ca.crt'));
     expect(serving.subjectAltName?.split(', ').sort()).toEqual(
-      ['svc-zero-webhook', 'svc-zero-webhook.svc-system', 'svc-zero-webhook.svc-system.svc', 'svc-zero-webhook.svc-system.svc.cluster.local'].map((n) => `DNS:${n}`),
+      [
+        'svc-zero-webhook',
+        'svc-zero-webhook.svc-system',
+        'svc-zero-webhook.svc-system.svc',
+        'svc-zero-webhook.svc-system.svc.cluster.local',
+      ].map((n) => `DNS:${n}`),
     );
     expect(serving.checkIssued(ca) && serving.verify(ca.publicKey)).toBe(true);
     expect(ca.ca).toBe(true);
     expect(serving.ca).toBe(false);
 
     expect(caBundles()).toEqual([secretPem('ca.crt'), secretPem('ca.crt')]);
-    expect(logs.map((l) => l.msg)).toEqual(['webhook certificates created', `caBundle of MutatingWebhookConfiguration ${WEBHOOK_CONFIGURATION} updated`]);
+    expect(logs.map((l) => l.msg)).toEqual([
+      'webhook certificates created',
+      `caBundle of MutatingWebhookConfiguration ${WEBHOOK_CONFIGURATION} updated`,
+    ]);
 
     // The server made from it is reachable by the Service name with the caBundle as the only trust.
     const server = await webhookServer(certs);
@@ -200,7 +233,9 @@ describe('webhook certificate manager', () => {
     const renewed = await changed;
     expect(renewed.cert).not.toBe(first);
     expect(secretPem('tls.crt')).toBe(renewed.cert);
-    expect(logs.some((l) => l.msg === 'webhook certificates updated' && String(l.fields.changes).includes('renewed'))).toBe(true);
+    expect(
+      logs.some((l) => l.msg === 'webhook certificates updated' && String(l.fields.changes).includes('renewed')),
+    ).toBe(true);
 
     // Same CA, so the caBundle stays valid as it is and is not rewritten; the server switched in place.
     expect(caBundles()).toEqual([bundle, bundle]);
@@ -247,10 +282,17 @@ describe('webhook certificate manager', () => {
     const clock = new ManualClock(Date.now());
     await manager({ clock, checkIntervalMs: 30_000 });
     const bundle = secretPem('ca.crt');
-    const configuration = fake.get('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, WEBHOOK_CONFIGURATION) as V1MutatingWebhookConfiguration;
+    const configuration = fake.get(
+      'admissionregistration.k8s.io/v1',
+      'MutatingWebhookConfiguration',
+      undefined,
+      WEBHOOK_CONFIGURATION,
+    ) as V1MutatingWebhookConfiguration;
     // A re-applied manifest without the caBundle on one webhook, a stale one on the other.
     configuration.webhooks![0]!.clientConfig.caBundle = undefined;
-    configuration.webhooks![1]!.clientConfig.caBundle = Buffer.from('-----BEGIN CERTIFICATE-----\nstale\n-----END CERTIFICATE-----\n').toString('base64');
+    configuration.webhooks![1]!.clientConfig.caBundle = Buffer.from(
+      '-----BEGIN CERTIFICATE-----\nstale\n-----END CERTIFICATE-----\n',
+    ).toString('base64');
     fake.put(configuration as KubernetesObject);
 
     clock.advanceBy(30_000);
@@ -261,10 +303,16 @@ describe('webhook certificate manager', () => {
     fake.remove('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, WEBHOOK_CONFIGURATION);
     const clock = new ManualClock(Date.now());
     await manager({ clock });
-    expect(logs.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual([expect.stringContaining(`MutatingWebhookConfiguration ${WEBHOOK_CONFIGURATION} not found`)]);
+    expect(logs.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual([
+      expect.stringContaining(`MutatingWebhookConfiguration ${WEBHOOK_CONFIGURATION} not found`),
+    ]);
     // Logged once, not at every check.
     clock.advanceBy(60_000);
-    await vi.waitFor(() => expect(fake.requests.filter((r) => r.path.endsWith(`/mutatingwebhookconfigurations/${WEBHOOK_CONFIGURATION}`))).toHaveLength(2));
+    await vi.waitFor(() =>
+      expect(
+        fake.requests.filter((r) => r.path.endsWith(`/mutatingwebhookconfigurations/${WEBHOOK_CONFIGURATION}`)),
+      ).toHaveLength(2),
+    );
     expect(logs.filter((l) => l.level === 'warn')).toHaveLength(1);
 
     fake.put(webhookConfiguration());
@@ -278,11 +326,19 @@ describe('webhook certificate manager', () => {
     const ca = secretPem('ca.crt');
     const stored = secret()!;
     // The serving certificate replaced by garbage, the Secret otherwise intact.
-    fake.put({ ...stored, data: { ...stored.data, 'tls.crt': Buffer.from('not a certificate').toString('base64') } } as KubernetesObject);
+    fake.put({
+      ...stored,
+      data: { ...stored.data, 'tls.crt': Buffer.from('not a certificate').toString('base64') },
+    } as KubernetesObject);
     const repaired = await manager();
     expect(repaired.current().ca).toBe(ca);
     expect(new X509Certificate(secretPem('tls.crt')).verify(new X509Certificate(ca).publicKey)).toBe(true);
-    expect(logs.some((l) => l.msg === 'webhook certificates updated' && String(l.fields.changes).includes('serving certificate missing'))).toBe(true);
+    expect(
+      logs.some(
+        (l) =>
+          l.msg === 'webhook certificates updated' && String(l.fields.changes).includes('serving certificate missing'),
+      ),
+    ).toBe(true);
   });
 
   it('replaces a CA whose key is lost, keeping the old CA trusted while it is valid', async () => {
@@ -315,9 +371,13 @@ describe('webhook certificate manager', () => {
     fake.forbid({ verb: 'get', resource: 'secrets', namespace: SYSTEM_NAMESPACE });
     clock.advanceBy(60_000);
     await vi.waitFor(() => expect(logs.filter((l) => l.level === 'error')).toHaveLength(1));
-    expect(logs.find((l) => l.level === 'error')).toMatchObject({ msg: 'webhook certificate check failed; retrying', fields: { error: expect.stringContaining('missing permission: cannot get secrets') } });
+    expect(logs.find((l) => l.level === 'error')).toMatchObject({
+      msg: 'webhook certificate check failed; retrying',
+      fields: { error: expect.stringContaining('missing permission: cannot get secrets') },
+    });
     // Retried sooner than the regular interval, without repeating the same error.
-    const reads = () => fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/secrets/${WEBHOOK_TLS_SECRET}`)).length;
+    const reads = () =>
+      fake.requests.filter((r) => r.method === 'GET' && r.path.endsWith(`/secrets/${WEBHOOK_TLS_SECRET}`)).length;
     const readsBefore = reads();
     clock.advanceBy(10_000);
     // Queued behind the retry the clock just started, so both have run when it settles.

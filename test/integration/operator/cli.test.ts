@@ -11,7 +11,13 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { renderManifests } from '../../../operator/src/manifests/index.js';
 import { run, type CliIo } from '../../../operator/src/cli/run.js';
-import { API_KEY_SECRET, CRD_API_VERSION, CRD_KIND, WEBHOOK_CONFIGURATION, WEBHOOK_TLS_SECRET } from '../../../operator/src/markers.js';
+import {
+  API_KEY_SECRET,
+  CRD_API_VERSION,
+  CRD_KIND,
+  WEBHOOK_CONFIGURATION,
+  WEBHOOK_TLS_SECRET,
+} from '../../../operator/src/markers.js';
 import { startFakeKube, type FakeKube } from '../../support/operator/fake-kube.js';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -44,8 +50,14 @@ async function cli(args: string[], env: Record<string, string | undefined> = {})
 let emptyHome: string;
 let fake: FakeKube;
 const kube = () => `--kubeconfig=${fake.kubeconfigPath}`;
-const secret = (namespace = 'shop') => fake.get('v1', 'Secret', namespace, API_KEY_SECRET) as (KubernetesObject & { data?: Record<string, string>; type?: string }) | undefined;
-const oti = (namespace = 'shop') => fake.get(CRD_API_VERSION, CRD_KIND, namespace, 'default') as (KubernetesObject & { spec: Record<string, any>; status?: unknown }) | undefined;
+const secret = (namespace = 'shop') =>
+  fake.get('v1', 'Secret', namespace, API_KEY_SECRET) as
+    | (KubernetesObject & { data?: Record<string, string>; type?: string })
+    | undefined;
+const oti = (namespace = 'shop') =>
+  fake.get(CRD_API_VERSION, CRD_KIND, namespace, 'default') as
+    | (KubernetesObject & { spec: Record<string, any>; status?: unknown })
+    | undefined;
 const writes = () => fake.requests.filter((request) => !['GET'].includes(request.method));
 const namespace = (name: string) => fake.put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
@@ -62,14 +74,28 @@ describe('svc-zero instrument / uninstrument', () => {
   afterEach(() => fake.close());
 
   it('creates the Secret and the oti "default" with the right fields, and never prints the key', async () => {
-    const result = await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, `--ingest-url=${INGEST}`, '--env=production', '--language-hint=checkout=java', '--language-hint=web=node', kube()]);
+    const result = await cli([
+      'instrument',
+      '--namespace=shop',
+      `--api-key=${KEY}`,
+      `--ingest-url=${INGEST}`,
+      '--env=production',
+      '--language-hint=checkout=java',
+      '--language-hint=web=node',
+      kube(),
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/secret\/svc-zero-api-key\s+created/);
-    expect(result.stdout).toMatch(/svcinstrumentation\/default\s+created\s+ingest https:\/\/ingest.example.com, strategy sdk, env production/);
+    expect(result.stdout).toMatch(
+      /svcinstrumentation\/default\s+created\s+ingest https:\/\/ingest.example.com, strategy sdk, env production/,
+    );
     expect(result.stdout).toContain('kubectl -n shop rollout restart deployment,statefulset,daemonset');
     expect(result.stdout + result.stderr).not.toContain(KEY);
 
-    expect(secret()).toMatchObject({ type: 'Opaque', metadata: { labels: { 'app.kubernetes.io/managed-by': 'svc-zero' } } });
+    expect(secret()).toMatchObject({
+      type: 'Opaque',
+      metadata: { labels: { 'app.kubernetes.io/managed-by': 'svc-zero' } },
+    });
     expect(Buffer.from(secret()!.data!['api-key']!, 'base64').toString()).toBe(KEY);
     expect(oti()?.spec).toEqual({
       ingestUrl: INGEST,
@@ -80,7 +106,14 @@ describe('svc-zero instrument / uninstrument', () => {
   });
 
   it('is idempotent: the same command again reports unchanged and writes nothing', async () => {
-    const args = ['instrument', '--namespace=shop', `--api-key=${KEY}`, `--ingest-url=${INGEST}`, '--strategy=ebpf', kube()];
+    const args = [
+      'instrument',
+      '--namespace=shop',
+      `--api-key=${KEY}`,
+      `--ingest-url=${INGEST}`,
+      '--strategy=ebpf',
+      kube(),
+    ];
     expect((await cli(args)).code).toBe(0);
     const versions = [secret()?.metadata?.resourceVersion, oti()?.metadata?.resourceVersion];
     fake.requests.length = 0;
@@ -95,7 +128,15 @@ describe('svc-zero instrument / uninstrument', () => {
   });
 
   it('a new key updates only the Secret; flags not given keep their values', async () => {
-    await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, `--ingest-url=${INGEST}`, '--strategy=ebpf', '--language-hint=checkout=java', kube()]);
+    await cli([
+      'instrument',
+      '--namespace=shop',
+      `--api-key=${KEY}`,
+      `--ingest-url=${INGEST}`,
+      '--strategy=ebpf',
+      '--language-hint=checkout=java',
+      kube(),
+    ]);
     const otiVersion = oti()?.metadata?.resourceVersion;
 
     const rotated = await cli(['instrument', '--namespace=shop', `--api-key=${OTHER_KEY}`, kube()]);
@@ -106,12 +147,22 @@ describe('svc-zero instrument / uninstrument', () => {
     expect(Buffer.from(secret()!.data!['api-key']!, 'base64').toString()).toBe(OTHER_KEY);
     expect(oti()?.metadata?.resourceVersion).toBe(otiVersion);
 
-    const hinted = await cli(['instrument', '--namespace=shop', `--api-key=${OTHER_KEY}`, '--language-hint=worker=python', kube()]);
+    const hinted = await cli([
+      'instrument',
+      '--namespace=shop',
+      `--api-key=${OTHER_KEY}`,
+      '--language-hint=worker=python',
+      kube(),
+    ]);
     expect(hinted.stdout).toMatch(/svcinstrumentation\/default\s+updated .*\(changed: languageHints\)/);
-    expect(oti()?.spec).toMatchObject({ strategy: 'ebpf', ingestUrl: INGEST, languageHints: { checkout: 'java', worker: 'python' } });
+    expect(oti()?.spec).toMatchObject({
+      strategy: 'ebpf',
+      ingestUrl: INGEST,
+      languageHints: { checkout: 'java', worker: 'python' },
+    });
   });
 
-  it('exactly SPEC 2.8\'s command: without an ingest URL the oti leaves it to the operator\'s install value; SVC_INGEST_URL fills it', async () => {
+  it("exactly SPEC 2.8's command: without an ingest URL the oti leaves it to the operator's install value; SVC_INGEST_URL fills it", async () => {
     const bare = await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, kube()]);
     expect(bare.code, bare.stderr).toBe(0);
     expect(bare.stdout).toMatch(/svcinstrumentation\/default\s+created\s+ingest the operator's default, strategy sdk/);
@@ -120,7 +171,9 @@ describe('svc-zero instrument / uninstrument', () => {
     expect(status.stdout).toContain('(operator default)');
     await cli(['uninstrument', '--namespace=shop', kube()]);
 
-    const badEnv = await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, kube()], { SVC_INGEST_URL: 'ingest.example.com' });
+    const badEnv = await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, kube()], {
+      SVC_INGEST_URL: 'ingest.example.com',
+    });
     expect(badEnv.code).toBe(2);
     expect(badEnv.stderr).toContain('SVC_INGEST_URL must be an http(s) URL');
 
@@ -148,10 +201,19 @@ describe('svc-zero instrument / uninstrument', () => {
     const cases: [string[], RegExp][] = [
       [['instrument', `--api-key=${KEY}`], /missing --namespace=<namespace>/],
       [['instrument', '--namespace=shop'], /missing --api-key=<API_KEY>/],
-      [['instrument', '--namespace=shop', `--api-key=${KEY}`, '--strategy=magic'], /--strategy must be sdk or ebpf, got "magic"/],
+      [
+        ['instrument', '--namespace=shop', `--api-key=${KEY}`, '--strategy=magic'],
+        /--strategy must be sdk or ebpf, got "magic"/,
+      ],
       [['instrument', '--namespace=Shop!', `--api-key=${KEY}`], /"Shop!" is not a namespace name/],
-      [['instrument', '--namespace=shop', `--api-key=${KEY}`, '--language-hint=checkout=cobol'], /unknown language "cobol"/],
-      [['instrument', '--namespace=shop', `--api-key=${KEY}`, '--ingest-url=ftp://x'], /--ingest-url must be an http\(s\) URL/],
+      [
+        ['instrument', '--namespace=shop', `--api-key=${KEY}`, '--language-hint=checkout=cobol'],
+        /unknown language "cobol"/,
+      ],
+      [
+        ['instrument', '--namespace=shop', `--api-key=${KEY}`, '--ingest-url=ftp://x'],
+        /--ingest-url must be an http\(s\) URL/,
+      ],
       [['instrument', '--namespace=shop', '--api-key=two words'], /whitespace or control characters/],
       [['instrument', '--namespace=shop', '--frobnicate'], /unknown option --frobnicate for svc-zero instrument/],
       [['status', '--output=yaml'], /--output must be table or json/],
@@ -200,7 +262,9 @@ describe('svc-zero: clear errors', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('missing permission: cannot create secrets in namespace shop');
     expect(result.stderr).toContain('kubectl -n shop create role svc-zero-user --verb=get,create --resource=secrets');
-    expect(result.stderr).toContain('kubectl -n shop create rolebinding svc-zero-user --role=svc-zero-user --user=fake-kube-user');
+    expect(result.stderr).toContain(
+      'kubectl -n shop create rolebinding svc-zero-user --role=svc-zero-user --user=fake-kube-user',
+    );
     expect(result.stderr).not.toContain(KEY);
     expect(oti()).toBeUndefined();
   });
@@ -251,18 +315,63 @@ describe('svc-zero status', () => {
 
   it('lists instrumented namespaces and per-workload detection and state; --output=json for scripts', async () => {
     await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, `--ingest-url=${INGEST}`, kube()]);
-    await cli(['instrument', '--namespace=billing', `--api-key=${KEY}`, `--ingest-url=${INGEST}`, '--strategy=ebpf', kube()]);
+    await cli([
+      'instrument',
+      '--namespace=billing',
+      `--api-key=${KEY}`,
+      `--ingest-url=${INGEST}`,
+      '--strategy=ebpf',
+      kube(),
+    ]);
     const shop = oti('shop')!;
     fake.put({
       ...shop,
       status: {
         observedGeneration: 1,
-        conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: '2 workloads', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 1 }],
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'Reconciled',
+            message: '2 workloads',
+            lastTransitionTime: '2025-01-01T00:00:00Z',
+            observedGeneration: 1,
+          },
+        ],
         counts: { matching: 3, injected: 1, pending: 1, outdated: 1, failed: 0 },
         workloads: [
-          { kind: 'Deployment', name: 'checkout', lang: 'java', framework: 'spring-boot', strategy: 'sdk', confidence: 1, source: 'hint', state: 'injected' },
-          { kind: 'StatefulSet', name: 'queue', lang: 'python', framework: 'celery', strategy: 'sdk', confidence: 0.9, source: 'command', state: 'pending', reason: 'no running pods observed' },
-          { kind: 'Deployment', name: 'web', lang: 'nodejs', framework: 'express', strategy: 'sdk', confidence: 0.86, source: 'command', state: 'outdated', reason: 'pods started before the oti' },
+          {
+            kind: 'Deployment',
+            name: 'checkout',
+            lang: 'java',
+            framework: 'spring-boot',
+            strategy: 'sdk',
+            confidence: 1,
+            source: 'hint',
+            state: 'injected',
+          },
+          {
+            kind: 'StatefulSet',
+            name: 'queue',
+            lang: 'python',
+            framework: 'celery',
+            strategy: 'sdk',
+            confidence: 0.9,
+            source: 'command',
+            state: 'pending',
+            reason: 'no running pods observed',
+          },
+          {
+            kind: 'Deployment',
+            name: 'web',
+            lang: 'nodejs',
+            framework: 'express',
+            strategy: 'sdk',
+            confidence: 0.86,
+            source: 'command',
+            state: 'outdated',
+            reason: 'pods started before the oti',
+          },
         ],
       },
     } as KubernetesObject);
@@ -270,13 +379,19 @@ describe('svc-zero status', () => {
     const table = await cli(['status', kube()]);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.split('\n');
-    expect(lines[0]).toMatch(/^NAMESPACE\s+OTI\s+STRATEGY\s+READY\s+MATCHING\s+INJECTED\s+PENDING\s+OUTDATED\s+FAILED\s+INGEST$/);
+    expect(lines[0]).toMatch(
+      /^NAMESPACE\s+OTI\s+STRATEGY\s+READY\s+MATCHING\s+INJECTED\s+PENDING\s+OUTDATED\s+FAILED\s+INGEST$/,
+    );
     expect(lines[1]).toMatch(/^billing\s+default\s+ebpf\s+Unknown\s+-\s+-\s+-\s+-\s+-\s+https:\/\/ingest.example.com$/);
     expect(lines[2]).toMatch(/^shop\s+default\s+sdk\s+True\s+3\s+1\s+1\s+1\s+0\s+https:\/\/ingest.example.com$/);
     expect(table.stdout).toMatch(/NAMESPACE\s+WORKLOAD\s+LANG\s+FRAMEWORK\s+STRATEGY\s+CONFIDENCE\s+STATE\s+REASON/);
     expect(table.stdout).toMatch(/shop\s+deployment\/checkout\s+java\s+spring-boot\s+sdk\s+1.00\s+injected/);
-    expect(table.stdout).toMatch(/shop\s+deployment\/web\s+nodejs\s+express\s+sdk\s+0.86\s+outdated\s+pods started before the oti/);
-    expect(table.stdout).toMatch(/shop\s+statefulset\/queue\s+python\s+celery\s+sdk\s+0.90\s+pending\s+no running pods observed/);
+    expect(table.stdout).toMatch(
+      /shop\s+deployment\/web\s+nodejs\s+express\s+sdk\s+0.86\s+outdated\s+pods started before the oti/,
+    );
+    expect(table.stdout).toMatch(
+      /shop\s+statefulset\/queue\s+python\s+celery\s+sdk\s+0.90\s+pending\s+no running pods observed/,
+    );
     expect(table.stdout).toContain('The operator has not reported on billing yet');
     expect(table.stdout).toContain('Outdated workloads run pods without the current agent');
 
@@ -284,8 +399,21 @@ describe('svc-zero status', () => {
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.stdout);
     expect(parsed).toHaveLength(1);
-    expect(parsed[0]).toMatchObject({ namespace: 'shop', name: 'default', strategy: 'sdk', ready: 'True', counts: { matching: 3, injected: 1, pending: 1, outdated: 1, failed: 0 } });
-    expect(parsed[0].workloads.map((w: { name: string; lang: string; confidence: number; state: string }) => [w.name, w.lang, w.confidence, w.state])).toEqual([
+    expect(parsed[0]).toMatchObject({
+      namespace: 'shop',
+      name: 'default',
+      strategy: 'sdk',
+      ready: 'True',
+      counts: { matching: 3, injected: 1, pending: 1, outdated: 1, failed: 0 },
+    });
+    expect(
+      parsed[0].workloads.map((w: { name: string; lang: string; confidence: number; state: string }) => [
+        w.name,
+        w.lang,
+        w.confidence,
+        w.state,
+      ]),
+    ).toEqual([
       ['checkout', 'java', 1, 'injected'],
       ['queue', 'python', 0.9, 'pending'],
       ['web', 'nodejs', 0.86, 'outdated'],
@@ -308,7 +436,8 @@ describe('svc-zero install', () => {
   });
   afterEach(() => fake.close());
 
-  const stored = (object: KubernetesObject) => fake.get(object.apiVersion!, object.kind!, object.metadata?.namespace, object.metadata!.name!) as any;
+  const stored = (object: KubernetesObject) =>
+    fake.get(object.apiVersion!, object.kind!, object.metadata?.namespace, object.metadata!.name!) as any;
 
   it('--render prints the manifests (what operator/deploy/manifests/svc-zero.yaml holds) without a cluster', async () => {
     const result = await cli(['install', '--render', '--set', 'ebpf.resources.limits.memory=1Gi']);
@@ -335,10 +464,19 @@ describe('svc-zero install', () => {
     // The CRD arrived whole: enums and int-or-string markers included (a typed client would have dropped them).
     const schema = stored(objects[1]!).spec.versions[0].schema.openAPIV3Schema;
     expect(schema.properties.spec.properties.strategy.enum).toEqual(['sdk', 'ebpf']);
-    expect(schema.properties.spec.properties.agents.properties.java.properties.resources.properties.limits.additionalProperties['x-kubernetes-int-or-string']).toBe(true);
+    expect(
+      schema.properties.spec.properties.agents.properties.java.properties.resources.properties.limits
+        .additionalProperties['x-kubernetes-int-or-string'],
+    ).toBe(true);
 
     namespace('shop');
-    const instrument = await cli(['instrument', '--namespace=shop', `--api-key=${KEY}`, `--ingest-url=${INGEST}`, kube()]);
+    const instrument = await cli([
+      'instrument',
+      '--namespace=shop',
+      `--api-key=${KEY}`,
+      `--ingest-url=${INGEST}`,
+      kube(),
+    ]);
     expect(instrument.code, instrument.stderr).toBe(0);
   });
 
@@ -347,7 +485,12 @@ describe('svc-zero install', () => {
     // What the operator does at start: fill the TLS Secret and patch the caBundle.
     const tls = fake.get('v1', 'Secret', 'svc-system', WEBHOOK_TLS_SECRET) as any;
     fake.put({ ...tls, data: { 'tls.crt': 'Y2VydA==', 'tls.key': 'a2V5', 'ca.crt': 'Y2E=' } });
-    const webhook = fake.get('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, WEBHOOK_CONFIGURATION) as any;
+    const webhook = fake.get(
+      'admissionregistration.k8s.io/v1',
+      'MutatingWebhookConfiguration',
+      undefined,
+      WEBHOOK_CONFIGURATION,
+    ) as any;
     webhook.webhooks[0].clientConfig.caBundle = 'Q0EtQlVORExF';
     fake.put(webhook);
     fake.requests.length = 0;
@@ -357,16 +500,29 @@ describe('svc-zero install', () => {
     expect(again.stdout).not.toMatch(/created|updated/);
     expect(writes()).toEqual([]);
 
-    const upgrade = await cli(['install', '--set', 'webhook.timeoutSeconds=5', '--set', 'ebpf.resources.limits.memory=1Gi', kube()]);
+    const upgrade = await cli([
+      'install',
+      '--set',
+      'webhook.timeoutSeconds=5',
+      '--set',
+      'ebpf.resources.limits.memory=1Gi',
+      kube(),
+    ]);
     expect(upgrade.code, upgrade.stderr).toBe(0);
     expect(upgrade.stdout).toMatch(/mutatingwebhookconfiguration\/svc-zero\s+updated/);
     expect(upgrade.stdout).toMatch(/deployment\/svc-zero-operator\s+updated/);
     expect(upgrade.stdout).toMatch(/customresourcedefinition\/svcinstrumentations.svc.io\s+unchanged/);
-    const after = fake.get('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, WEBHOOK_CONFIGURATION) as any;
+    const after = fake.get(
+      'admissionregistration.k8s.io/v1',
+      'MutatingWebhookConfiguration',
+      undefined,
+      WEBHOOK_CONFIGURATION,
+    ) as any;
     expect(after.webhooks[0].timeoutSeconds).toBe(5);
     expect(after.webhooks[0].clientConfig.caBundle).toBe('Q0EtQlVORExF');
     expect((fake.get('v1', 'Secret', 'svc-system', WEBHOOK_TLS_SECRET) as any).data['tls.crt']).toBe('Y2VydA==');
-    const env = (fake.get('apps/v1', 'Deployment', 'svc-system', 'svc-zero-operator') as any).spec.template.spec.containers[0].env;
+    const env = (fake.get('apps/v1', 'Deployment', 'svc-system', 'svc-zero-operator') as any).spec.template.spec
+      .containers[0].env;
     expect(env).toContainEqual({ name: 'SVC_ZERO_EBPF_MEMORY_LIMIT', value: '1Gi' });
   });
 
@@ -374,7 +530,9 @@ describe('svc-zero install', () => {
     const dry = await cli(['install', '--dry-run', kube()]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/customresourcedefinition\/svcinstrumentations.svc.io\s+created \(dry run\)/);
-    expect(dry.stdout).toMatch(/deployment\/svc-zero-operator\s+created \(dry run; not validated before namespace svc-system exists\)/);
+    expect(dry.stdout).toMatch(
+      /deployment\/svc-zero-operator\s+created \(dry run; not validated before namespace svc-system exists\)/,
+    );
     expect(fake.list('apps/v1', 'Deployment')).toEqual([]);
     expect(fake.list('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toEqual([]);
 
@@ -384,7 +542,16 @@ describe('svc-zero install', () => {
     expect(timedOut.stderr).toContain('kubectl -n svc-system describe deployment/svc-zero-operator');
 
     const deployment = fake.get('apps/v1', 'Deployment', 'svc-system', 'svc-zero-operator') as any;
-    fake.put({ ...deployment, status: { observedGeneration: deployment.metadata.generation ?? 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1, readyReplicas: 1 } });
+    fake.put({
+      ...deployment,
+      status: {
+        observedGeneration: deployment.metadata.generation ?? 1,
+        replicas: 1,
+        updatedReplicas: 1,
+        availableReplicas: 1,
+        readyReplicas: 1,
+      },
+    });
     const ready = await cli(['install', '--wait', '--timeout=5', kube()]);
     expect(ready.code, ready.stderr).toBe(0);
     expect(ready.stdout).toContain('svc-zero-operator is available in svc-system.');
@@ -394,7 +561,9 @@ describe('svc-zero install', () => {
     fake.forbid({ verb: 'create', resource: 'customresourcedefinitions.apiextensions.k8s.io' });
     const result = await cli(['install', kube()]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('missing permission: cannot create customresourcedefinitions.apiextensions.k8s.io at cluster scope');
+    expect(result.stderr).toContain(
+      'missing permission: cannot create customresourcedefinitions.apiextensions.k8s.io at cluster scope',
+    );
     expect(result.stderr).toContain('it needs cluster-admin rights');
   });
 });
@@ -416,9 +585,14 @@ describe('the built svc-zero bin', () => {
   // Asynchronous: the fake API server runs in this process and must keep answering while the bin runs.
   const bin = (args: string[]) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
-      execFile(process.execPath, [CLI_BIN, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: join(dir, 'home') }, timeout: 20_000 }, (error, stdout, stderr) => {
-        done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        [CLI_BIN, ...args],
+        { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: join(dir, 'home') }, timeout: 20_000 },
+        (error, stdout, stderr) => {
+          done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+        },
+      );
     });
 
   it('runs as a process: exit codes 0, 1 and 2, output on stdout, errors on stderr', async () => {
@@ -436,7 +610,13 @@ describe('the built svc-zero bin', () => {
     expect(version.status).toBe(0);
     expect(version.stdout.trim()).toMatch(/^svc-zero \d+\.\d+\.\d+$/);
 
-    const instrument = await bin(['instrument', '--namespace=shop', `--api-key=${KEY}`, `--ingest-url=${INGEST}`, `--kubeconfig=${fake.kubeconfigPath}`]);
+    const instrument = await bin([
+      'instrument',
+      '--namespace=shop',
+      `--api-key=${KEY}`,
+      `--ingest-url=${INGEST}`,
+      `--kubeconfig=${fake.kubeconfigPath}`,
+    ]);
     expect(instrument.status, instrument.stderr).toBe(0);
     expect(instrument.stdout).toMatch(/svcinstrumentation\/default\s+created/);
     expect(oti()).toBeDefined();

@@ -3,20 +3,39 @@
  * SvcInstrumentation status it writes (and when it does not), how it survives dropped and expired watches, and the
  * webhook lookups it answers before and after its caches sync.
  */
-import { CoreV1Api, CustomObjectsApi, type KubernetesObject, type V1Container, type V1ContainerStatus, type V1Namespace, type V1Pod } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubernetesObject,
+  type V1Container,
+  type V1ContainerStatus,
+  type V1Namespace,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startController, type Controller, type ControllerOptions } from '../../../operator/src/controller/index.js';
 import { createLogger } from '../../../operator/src/log.js';
 import { mutatePod } from '../../../operator/src/mutate/index.js';
-import type { OperatorSettings, SvcInstrumentation, SvcInstrumentationSpec, SvcInstrumentationStatus, WorkloadStatus } from '../../../operator/src/resource/types.js';
+import type {
+  OperatorSettings,
+  SvcInstrumentation,
+  SvcInstrumentationSpec,
+  SvcInstrumentationStatus,
+  WorkloadStatus,
+} from '../../../operator/src/resource/types.js';
 import { pruned, validateCustomResource } from '../../support/operator/crd-schema.js';
 import { startFakeKube, svcInstrumentationCrd, type FakeKube } from '../../support/operator/fake-kube.js';
 import { until as pollUntil } from '../../support/until.js';
 
 const settings: OperatorSettings = {
   version: '0.1.0',
-  images: { nodejs: 'svc/agent-nodejs:0.1.0', java: 'svc/agent-java:0.1.0', python: 'svc/agent-python:0.1.0', ebpf: 'svc/ebpf:0.1.0' },
+  images: {
+    nodejs: 'svc/agent-nodejs:0.1.0',
+    java: 'svc/agent-java:0.1.0',
+    python: 'svc/agent-python:0.1.0',
+    ebpf: 'svc/ebpf:0.1.0',
+  },
   ebpfMemoryLimit: '512Mi',
 };
 
@@ -77,13 +96,23 @@ function instrumentation(ns: string, spec: Partial<SvcInstrumentationSpec> = {},
 
 type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
 
-function workload(ns: string, kind: WorkloadKind, name: string, containers: V1Container[], annotations: Record<string, string> = {}): KubernetesObject {
+function workload(
+  ns: string,
+  kind: WorkloadKind,
+  name: string,
+  containers: V1Container[],
+  annotations: Record<string, string> = {},
+): KubernetesObject {
   const labels = { app: name };
   return fake.put({
     apiVersion: 'apps/v1',
     kind,
     metadata: { name, namespace: ns },
-    spec: { selector: { matchLabels: labels }, ...(kind === 'StatefulSet' ? { serviceName: name } : {}), template: { metadata: { labels, annotations }, spec: { containers } } },
+    spec: {
+      selector: { matchLabels: labels },
+      ...(kind === 'StatefulSet' ? { serviceName: name } : {}),
+      template: { metadata: { labels, annotations }, spec: { containers } },
+    },
   } as KubernetesObject);
 }
 
@@ -92,16 +121,37 @@ const java: V1Container = { name: 'app', image: 'eclipse-temurin:21-jre', comman
 const python: V1Container = { name: 'app', image: 'python:3.12-slim', command: ['gunicorn', 'app:app'] };
 const redis: V1Container = { name: 'redis', image: 'redis:7' };
 
-const running = (name: string): V1ContainerStatus => ({ name, image: '', imageID: '', ready: true, restartCount: 0, state: { running: { startedAt: new Date() } } });
+const running = (name: string): V1ContainerStatus => ({
+  name,
+  image: '',
+  imageID: '',
+  ready: true,
+  restartCount: 0,
+  state: { running: { startedAt: new Date() } },
+});
 
 /**
  * A pod of the workload as its controller would create it; with `inject`, as the webhook would have admitted it
  * (mutatePod's patch applied), so its markers are exactly what the mutation writes.
  */
-function pod(ns: string, owner: KubernetesObject, suffix: string, options: { inject?: boolean; status?: V1Pod['status'] } = {}): V1Pod {
+function pod(
+  ns: string,
+  owner: KubernetesObject,
+  suffix: string,
+  options: { inject?: boolean; status?: V1Pod['status'] } = {},
+): V1Pod {
   const kind = owner.kind as WorkloadKind;
   const name = owner.metadata?.name ?? '';
-  const template = (owner as { spec: { template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: V1Pod['spec'] } } }).spec.template;
+  const template = (
+    owner as {
+      spec: {
+        template: {
+          metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+          spec: V1Pod['spec'];
+        };
+      };
+    }
+  ).spec.template;
   const hash = '5d8f7c9b6';
   const ownerReference =
     kind === 'Deployment'
@@ -121,12 +171,20 @@ function pod(ns: string, owner: KubernetesObject, suffix: string, options: { inj
   };
   if (options.inject) {
     const current = fake.get('svc.io/v1alpha1', 'SvcInstrumentation', ns, 'default') as unknown as SvcInstrumentation;
-    const { patch, decision } = mutatePod({ pod: created, namespace: fake.get('v1', 'Namespace', undefined, ns) as V1Namespace, instrumentation: current, settings });
+    const { patch, decision } = mutatePod({
+      pod: created,
+      namespace: fake.get('v1', 'Namespace', undefined, ns) as V1Namespace,
+      instrumentation: current,
+      settings,
+    });
     if (!decision.injected) throw new Error(`test setup: ${name} would not be injected: ${decision.reason}`);
     created = fastJsonPatch.applyPatch(created, patch as Operation[], true, false).newDocument;
   }
   const containers = created.spec?.containers ?? [];
-  created.status = options.status ?? { phase: 'Running', containerStatuses: containers.map((container) => running(container.name)) };
+  created.status = options.status ?? {
+    phase: 'Running',
+    containerStatuses: containers.map((container) => running(container.name)),
+  };
   return fake.put(created) as V1Pod;
 }
 
@@ -134,14 +192,20 @@ function pod(ns: string, owner: KubernetesObject, suffix: string, options: { inj
 // Reading results
 
 function statusOf(ns: string, name = 'default'): SvcInstrumentationStatus | undefined {
-  return (fake.get('svc.io/v1alpha1', 'SvcInstrumentation', ns, name) as unknown as SvcInstrumentation | undefined)?.status;
+  return (fake.get('svc.io/v1alpha1', 'SvcInstrumentation', ns, name) as unknown as SvcInstrumentation | undefined)
+    ?.status;
 }
 
 function workloadIn(ns: string, name: string): WorkloadStatus | undefined {
   return statusOf(ns)?.workloads?.find((entry) => entry.name === name);
 }
 
-const statusWrites = (ns: string) => fake.requests.filter((request) => request.method === 'PATCH' && request.path === `/apis/svc.io/v1alpha1/namespaces/${ns}/svcinstrumentations/default/status`).length;
+const statusWrites = (ns: string) =>
+  fake.requests.filter(
+    (request) =>
+      request.method === 'PATCH' &&
+      request.path === `/apis/svc.io/v1alpha1/namespaces/${ns}/svcinstrumentations/default/status`,
+  ).length;
 
 const detectionLines = (ns: string) => lines.filter((line) => line.namespace === ns && typeof line.lang === 'string');
 
@@ -182,8 +246,16 @@ describe('svc-zero controller', () => {
     const detections = detectionLines('shop');
     expect(detections).toHaveLength(5);
     const web = detections.find((line) => line.workload === 'web');
-    expect(web).toMatchObject({ kind: 'Deployment', lang: 'nodejs', strategy: 'sdk', source: 'command', state: 'injected' });
-    expect(web?.msg).toMatch(/^Deployment shop\/web: lang=nodejs framework=\S+ strategy=sdk confidence=0\.\d+ \(injected\)$/);
+    expect(web).toMatchObject({
+      kind: 'Deployment',
+      lang: 'nodejs',
+      strategy: 'sdk',
+      source: 'command',
+      state: 'injected',
+    });
+    expect(web?.msg).toMatch(
+      /^Deployment shop\/web: lang=nodejs framework=\S+ strategy=sdk confidence=0\.\d+ \(injected\)$/,
+    );
     for (const line of detections) {
       expect(typeof line.framework).toBe('string');
       expect(line.confidence).toBeGreaterThanOrEqual(0);
@@ -204,13 +276,28 @@ describe('svc-zero controller', () => {
         observedGeneration: 1,
       },
     ]);
-    expect(workloadIn('shop', 'web')).toMatchObject({ kind: 'Deployment', lang: 'nodejs', strategy: 'sdk', source: 'command', state: 'injected' });
+    expect(workloadIn('shop', 'web')).toMatchObject({
+      kind: 'Deployment',
+      lang: 'nodejs',
+      strategy: 'sdk',
+      source: 'command',
+      state: 'injected',
+    });
     expect(workloadIn('shop', 'api')).toMatchObject({ lang: 'java', state: 'outdated' });
     expect(workloadIn('shop', 'api')?.reason).toContain('kubectl rollout restart deployment/api -n shop');
     expect(workloadIn('shop', 'worker')).toMatchObject({ kind: 'StatefulSet', lang: 'python', state: 'failed' });
     expect(workloadIn('shop', 'worker')?.reason).toContain('svc-agent-init ImagePullBackOff');
-    expect(workloadIn('shop', 'cache')).toMatchObject({ lang: 'unknown', confidence: 0, source: 'none', state: 'skipped' });
-    expect(workloadIn('shop', 'collector')).toMatchObject({ kind: 'DaemonSet', state: 'skipped', reason: 'pod is annotated svc.io/exclude=true' });
+    expect(workloadIn('shop', 'cache')).toMatchObject({
+      lang: 'unknown',
+      confidence: 0,
+      source: 'none',
+      state: 'skipped',
+    });
+    expect(workloadIn('shop', 'collector')).toMatchObject({
+      kind: 'DaemonSet',
+      state: 'skipped',
+      reason: 'pod is annotated svc.io/exclude=true',
+    });
     expect(statusOf('shop')?.workloads?.map((entry) => `${entry.kind}/${entry.name}`)).toEqual([
       'DaemonSet/collector',
       'Deployment/api',
@@ -226,9 +313,18 @@ describe('svc-zero controller', () => {
     const web = workload('shop', 'Deployment', 'web', [node]);
     await (await start()).synced();
 
-    expect(workloadIn('shop', 'web')).toMatchObject({ lang: 'nodejs', strategy: 'sdk', state: 'pending', reason: 'no running pods observed' });
+    expect(workloadIn('shop', 'web')).toMatchObject({
+      lang: 'nodejs',
+      strategy: 'sdk',
+      state: 'pending',
+      reason: 'no running pods observed',
+    });
     expect(statusOf('shop')?.counts).toEqual({ matching: 1, injected: 0, pending: 1, outdated: 0, failed: 0 });
-    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({ status: 'True', reason: 'NoRunningPods', message: '1 matching workload, no running pods observed' });
+    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({
+      status: 'True',
+      reason: 'NoRunningPods',
+      message: '1 matching workload, no running pods observed',
+    });
     expect(detectionLines('shop').map((line) => line.state)).toEqual(['pending']);
     // What the operator wrote is what the real CRD stores: the state is in its enum, no field is pruned.
     const stored = fake.get('svc.io/v1alpha1', 'SvcInstrumentation', 'shop', 'default');
@@ -239,7 +335,11 @@ describe('svc-zero controller', () => {
     await until(() => workloadIn('shop', 'web')?.state === 'injected', 'web to become injected');
     expect(workloadIn('shop', 'web')?.reason).toBeUndefined();
     expect(statusOf('shop')?.counts).toEqual({ matching: 1, injected: 1, pending: 0, outdated: 0, failed: 0 });
-    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({ status: 'True', reason: 'Instrumented', message: '1 of 1 matching workloads instrumented' });
+    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({
+      status: 'True',
+      reason: 'Instrumented',
+      message: '1 of 1 matching workloads instrumented',
+    });
     expect(detectionLines('shop').map((line) => line.state)).toEqual(['pending', 'injected']);
   });
 
@@ -247,7 +347,9 @@ describe('svc-zero controller', () => {
     seedShop();
     // Every reconcile of an instrumented namespace reads the clock once: counting the reads counts the reconciles.
     let reconciles = 0;
-    await (await start({ resyncIntervalMs: 100, clock: () => (reconciles++, new Date('2025-06-01T12:00:00Z')) })).synced();
+    await (
+      await start({ resyncIntervalMs: 100, clock: () => (reconciles++, new Date('2025-06-01T12:00:00Z')) })
+    ).synced();
     const writes = statusWrites('shop');
     const logged = lines.length;
     expect(writes).toBe(1);
@@ -255,7 +357,10 @@ describe('svc-zero controller', () => {
     // An irrelevant change (a pod label) and several resyncs (reconciles seen, not waited for): nothing to write, nothing to log.
     const web = fake.get('apps/v1', 'Deployment', 'shop', 'web') as KubernetesObject;
     const existing = fake.get('v1', 'Pod', 'shop', 'web-5d8f7c9b6-a1') as V1Pod;
-    fake.put({ ...existing, metadata: { ...existing.metadata, labels: { ...existing.metadata?.labels, touched: 'yes' } } } as V1Pod);
+    fake.put({
+      ...existing,
+      metadata: { ...existing.metadata, labels: { ...existing.metadata?.labels, touched: 'yes' } },
+    } as V1Pod);
     const seen = reconciles;
     await until(() => reconciles >= seen + 3, 'three more reconciles');
     await controller?.idle();
@@ -268,7 +373,11 @@ describe('svc-zero controller', () => {
     await until(() => workloadIn('shop', 'web')?.state === 'outdated', 'web to become outdated');
     await controller?.idle();
     expect(statusWrites('shop')).toBe(writes + 1);
-    expect(detectionLines('shop').filter((line) => line.workload === 'web').map((line) => line.state)).toEqual(['injected', 'outdated']);
+    expect(
+      detectionLines('shop')
+        .filter((line) => line.workload === 'web')
+        .map((line) => line.state),
+    ).toEqual(['injected', 'outdated']);
   });
 
   it('follows new workloads, pods getting the agent, recovered pods, and SvcInstrumentation changes (observedGeneration)', async () => {
@@ -281,19 +390,41 @@ describe('svc-zero controller', () => {
       .makeApiClient((await import('@kubernetes/client-node')).AppsV1Api)
       .createNamespacedDeployment({
         namespace: 'shop',
-        body: { metadata: { name: 'checkout' }, spec: { selector: { matchLabels: { app: 'checkout' } }, template: { metadata: { labels: { app: 'checkout' } }, spec: { containers: [java] } } } },
+        body: {
+          metadata: { name: 'checkout' },
+          spec: {
+            selector: { matchLabels: { app: 'checkout' } },
+            template: { metadata: { labels: { app: 'checkout' } }, spec: { containers: [java] } },
+          },
+        },
       });
     await until(() => workloadIn('shop', 'checkout'), 'checkout in the status');
     expect(lines.some((line) => line.msg === 'discovered 6 workloads in namespace shop')).toBe(true);
-    expect(workloadIn('shop', 'checkout')).toMatchObject({ lang: 'java', state: 'pending', reason: 'no running pods observed' });
+    expect(workloadIn('shop', 'checkout')).toMatchObject({
+      lang: 'java',
+      state: 'pending',
+      reason: 'no running pods observed',
+    });
 
     // api's old pod is replaced by one the webhook injected; worker's init container recovers.
     const api = fake.get('apps/v1', 'Deployment', 'shop', 'api') as KubernetesObject;
     fake.remove('v1', 'Pod', 'shop', 'api-5d8f7c9b6-c3');
     pod('shop', api, 'd4', { inject: true });
     const worker = fake.get('v1', 'Pod', 'shop', 'worker-0') as V1Pod;
-    fake.put({ ...worker, status: { phase: 'Running', initContainerStatuses: [{ ...worker.status!.initContainerStatuses![0]!, state: { terminated: { exitCode: 0, reason: 'Completed' } } }], containerStatuses: [running('app')] } } as V1Pod);
-    await until(() => statusOf('shop')?.counts?.injected === 3 && statusOf('shop'), 'every matching workload with pods injected');
+    fake.put({
+      ...worker,
+      status: {
+        phase: 'Running',
+        initContainerStatuses: [
+          { ...worker.status!.initContainerStatuses![0]!, state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+        ],
+        containerStatuses: [running('app')],
+      },
+    } as V1Pod);
+    await until(
+      () => statusOf('shop')?.counts?.injected === 3 && statusOf('shop'),
+      'every matching workload with pods injected',
+    );
     expect(statusOf('shop')?.counts).toEqual({ matching: 4, injected: 3, pending: 1, outdated: 0, failed: 0 });
     expect(statusOf('shop')?.conditions?.[0]).toMatchObject({
       status: 'True',
@@ -303,27 +434,52 @@ describe('svc-zero controller', () => {
     });
 
     // The SvcInstrumentation's spec changes (new ingest URL): generation 2, every injected pod is outdated.
-    const current = fake.get('svc.io/v1alpha1', 'SvcInstrumentation', 'shop', 'default') as unknown as SvcInstrumentation;
-    fake.put({ ...current, spec: { ...current.spec, ingestUrl: 'https://ingest-eu.example.com' } } as unknown as KubernetesObject);
+    const current = fake.get(
+      'svc.io/v1alpha1',
+      'SvcInstrumentation',
+      'shop',
+      'default',
+    ) as unknown as SvcInstrumentation;
+    fake.put({
+      ...current,
+      spec: { ...current.spec, ingestUrl: 'https://ingest-eu.example.com' },
+    } as unknown as KubernetesObject);
     await until(() => statusOf('shop')?.observedGeneration === 2, 'observedGeneration 2');
-    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'RestartNeeded', observedGeneration: 2 });
+    expect(statusOf('shop')?.conditions?.[0]).toMatchObject({
+      status: 'False',
+      reason: 'RestartNeeded',
+      observedGeneration: 2,
+    });
     expect(workloadIn('shop', 'web')).toMatchObject({ state: 'outdated' });
     expect(workloadIn('shop', 'web')?.reason).toContain('earlier SvcInstrumentation configuration');
 
     // Deleted: the namespace is no longer instrumented; re-created: discovered again, generation 1.
     fake.remove('svc.io/v1alpha1', 'SvcInstrumentation', 'shop', 'default');
-    await until(() => lines.find((line) => line.msg === 'namespace shop is no longer instrumented (no SvcInstrumentation)'), 'the removal line');
+    await until(
+      () => lines.find((line) => line.msg === 'namespace shop is no longer instrumented (no SvcInstrumentation)'),
+      'the removal line',
+    );
     const before = lines.length;
     instrumentation('shop', { languageHints: { cache: 'nodejs' } });
-    await until(() => statusOf('shop')?.observedGeneration === 1 && workloadIn('shop', 'cache')?.source === 'hint', 'the new instrumentation status');
+    await until(
+      () => statusOf('shop')?.observedGeneration === 1 && workloadIn('shop', 'cache')?.source === 'hint',
+      'the new instrumentation status',
+    );
     expect(lines.slice(before).some((line) => line.msg === 'discovered 6 workloads in namespace shop')).toBe(true);
-    expect(workloadIn('shop', 'cache')).toMatchObject({ lang: 'nodejs', confidence: 1, source: 'hint', state: 'pending' });
+    expect(workloadIn('shop', 'cache')).toMatchObject({
+      lang: 'nodejs',
+      confidence: 1,
+      source: 'hint',
+      state: 'pending',
+    });
   });
 
   it('reports the eBPF strategy, its Pod Security fallback to sdk, and an OOM-killed sidecar', async () => {
     namespace('edge');
     instrumentation('edge', { strategy: 'ebpf' });
-    const gateway = workload('edge', 'Deployment', 'gateway', [{ name: 'app', image: 'golang:1.22', command: ['/bin/gateway'] }]);
+    const gateway = workload('edge', 'Deployment', 'gateway', [
+      { name: 'app', image: 'golang:1.22', command: ['/bin/gateway'] },
+    ]);
     const sidecar: V1ContainerStatus = {
       name: 'svc-ebpf',
       image: 'svc/ebpf:0.1.0',
@@ -333,7 +489,10 @@ describe('svc-zero controller', () => {
       state: { running: { startedAt: new Date() } },
       lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
     };
-    pod('edge', gateway, 'e5', { inject: true, status: { phase: 'Running', containerStatuses: [running('app'), sidecar] } });
+    pod('edge', gateway, 'e5', {
+      inject: true,
+      status: { phase: 'Running', containerStatuses: [running('app'), sidecar] },
+    });
     namespace('secure', { 'pod-security.kubernetes.io/enforce': 'restricted' });
     instrumentation('secure', { strategy: 'ebpf' });
     workload('secure', 'Deployment', 'shop-ui', [node]);
@@ -342,7 +501,9 @@ describe('svc-zero controller', () => {
     expect(workloadIn('edge', 'gateway')).toMatchObject({ lang: 'go', strategy: 'ebpf', state: 'failed' });
     expect(workloadIn('edge', 'gateway')?.reason).toContain('raise ebpf.resources.limits.memory');
     expect(workloadIn('secure', 'shop-ui')).toMatchObject({ lang: 'nodejs', strategy: 'sdk', state: 'pending' });
-    expect(workloadIn('secure', 'shop-ui')?.reason).toMatch(/^no running pods observed; strategy ebpf fell back to sdk: /);
+    expect(workloadIn('secure', 'shop-ui')?.reason).toMatch(
+      /^no running pods observed; strategy ebpf fell back to sdk: /,
+    );
     expect(detectionLines('secure')[0]).toMatchObject({ strategy: 'sdk' });
   });
 
@@ -350,7 +511,10 @@ describe('svc-zero controller', () => {
     seedShop();
     await (await start()).synced();
     const web = fake.get('apps/v1', 'Deployment', 'shop', 'web') as KubernetesObject;
-    const lists = () => fake.requests.filter((request) => request.method === 'GET' && request.path === '/api/v1/pods' && !request.query.includes('watch')).length;
+    const lists = () =>
+      fake.requests.filter(
+        (request) => request.method === 'GET' && request.path === '/api/v1/pods' && !request.query.includes('watch'),
+      ).length;
     await until(() => fake.watches().length === 6, 'six watches');
 
     fake.dropWatches();
@@ -382,9 +546,16 @@ describe('svc-zero controller', () => {
     namespace('shop');
     const started = await start();
     // The same failure again, twice, is logged at debug level: no second warning came before those retries.
-    const crdFailures = () => lines.filter((line) => line.resource === 'svcinstrumentations.svc.io' && (line.level === 'warn' || line.level === 'debug'));
+    const crdFailures = () =>
+      lines.filter(
+        (line) => line.resource === 'svcinstrumentations.svc.io' && (line.level === 'warn' || line.level === 'debug'),
+      );
     await until(() => crdFailures().length >= 3, 'two retries after the warning');
-    expect(crdFailures().map((line) => line.level).slice(0, 3)).toEqual(['warn', 'debug', 'debug']);
+    expect(
+      crdFailures()
+        .map((line) => line.level)
+        .slice(0, 3),
+    ).toEqual(['warn', 'debug', 'debug']);
     const warnings = lines.filter((line) => line.level === 'warn');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]?.msg).toContain('CustomResourceDefinition');
@@ -403,7 +574,11 @@ describe('svc-zero controller', () => {
     instrumentation('shop');
     namespace('slow');
     // Hold every list: the caches cannot sync.
-    fake.delay(2500, (method, path) => method === 'GET' && ['/api/v1/namespaces', '/apis/svc.io/v1alpha1/svcinstrumentations'].includes(path));
+    fake.delay(
+      2500,
+      (method, path) =>
+        method === 'GET' && ['/api/v1/namespaces', '/apis/svc.io/v1alpha1/svcinstrumentations'].includes(path),
+    );
     const started = await start();
 
     const found = await started.lookup.namespace('shop', AbortSignal.timeout(1000));
@@ -426,7 +601,9 @@ describe('svc-zero controller', () => {
       .readNamespace({ name: 'reference' })
       .catch(() => undefined)
       .finally(() => (referenceAnswered = true));
-    await expect(started.lookup.namespace('slow', AbortSignal.timeout(150))).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(started.lookup.namespace('slow', AbortSignal.timeout(150))).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(referenceAnswered, 'the reference request was still held').toBe(false);
     await reference;
     await expect(started.lookup.instrumentation('shop', AbortSignal.abort())).rejects.toThrow();
@@ -435,7 +612,9 @@ describe('svc-zero controller', () => {
     await started.synced();
     const requests = fake.requests.length;
     expect((await started.lookup.namespace('shop', AbortSignal.timeout(1000)))?.metadata?.name).toBe('shop');
-    expect((await started.lookup.instrumentation('shop', AbortSignal.timeout(1000)))?.spec.ingestUrl).toBe('https://ingest.example.com');
+    expect((await started.lookup.instrumentation('shop', AbortSignal.timeout(1000)))?.spec.ingestUrl).toBe(
+      'https://ingest.example.com',
+    );
     expect(await started.lookup.instrumentation('slow', AbortSignal.timeout(1000))).toBeUndefined();
     expect(fake.requests.length).toBe(requests);
 
@@ -453,9 +632,24 @@ describe('svc-zero controller', () => {
     await until(() => statusOf('shop', 'extra'), 'the duplicate status');
     expect(statusOf('shop', 'extra')?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Duplicate' });
     expect(statusOf('shop')?.counts?.matching).toBe(1);
-    const writes = fake.requests.filter((request) => request.path.startsWith('/apis/svc.io') && request.method !== 'GET');
-    expect(writes.every((request) => request.path.endsWith('/status') && request.contentType === 'application/merge-patch+json')).toBe(true);
-    const spec = await fake.kubeConfig().makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group: 'svc.io', version: 'v1alpha1', namespace: 'shop', plural: 'svcinstrumentations', name: 'default' });
+    const writes = fake.requests.filter(
+      (request) => request.path.startsWith('/apis/svc.io') && request.method !== 'GET',
+    );
+    expect(
+      writes.every(
+        (request) => request.path.endsWith('/status') && request.contentType === 'application/merge-patch+json',
+      ),
+    ).toBe(true);
+    const spec = await fake
+      .kubeConfig()
+      .makeApiClient(CustomObjectsApi)
+      .getNamespacedCustomObject({
+        group: 'svc.io',
+        version: 'v1alpha1',
+        namespace: 'shop',
+        plural: 'svcinstrumentations',
+        name: 'default',
+      });
     expect((spec as { metadata: { generation: number } }).metadata.generation).toBe(1);
   });
 });

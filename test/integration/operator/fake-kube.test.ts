@@ -41,7 +41,9 @@ const pod = (name: string, labels: Record<string, string> = {}): V1Pod => ({
 });
 
 /** The error an API call rejects with, parsed: HTTP code and the Status body (undefined when the body is not JSON). */
-async function failure(call: Promise<unknown>): Promise<{ code: number; status?: { reason?: string; message?: string; code?: number }; body: unknown }> {
+async function failure(
+  call: Promise<unknown>,
+): Promise<{ code: number; status?: { reason?: string; message?: string; code?: number }; body: unknown }> {
   const error = await call.then(
     () => undefined,
     (caught: unknown) => caught,
@@ -73,7 +75,11 @@ async function watch(path: string, query: Record<string, string>): Promise<Recor
     path,
     query,
     (type, object: KubernetesObject & { code?: number; reason?: string }) =>
-      recorded.events.push(type === 'ERROR' ? `ERROR ${object.code} ${object.reason}` : `${type} ${object.metadata?.name ?? ''}@${object.metadata?.resourceVersion}`),
+      recorded.events.push(
+        type === 'ERROR'
+          ? `ERROR ${object.code} ${object.reason}`
+          : `${type} ${object.metadata?.name ?? ''}@${object.metadata?.resourceVersion}`,
+      ),
     (error) => recorded.done.push(error),
   );
   recorded.abort = () => controller.abort();
@@ -104,21 +110,49 @@ describe('fake kube-apiserver', () => {
 
   it('lists with kind XList and a resourceVersion, items without kind (built-in), label and field selectors, and pages', async () => {
     await core.createNamespace({ body: { metadata: { name: 'shop' } } });
-    for (const [name, tier] of [['a', 'web'], ['b', 'db'], ['c', 'web']] as const) await core.createNamespacedPod({ namespace: 'shop', body: pod(name, { tier }) });
-    const response = await fetch(`${fake.url}/api/v1/namespaces/shop/pods?labelSelector=tier%3Dweb`, { headers: { authorization: `Bearer ${fake.token}` } });
-    const list = (await response.json()) as { kind: string; apiVersion: string; metadata: { resourceVersion: string }; items: { kind?: string; metadata: { name: string } }[] };
+    for (const [name, tier] of [
+      ['a', 'web'],
+      ['b', 'db'],
+      ['c', 'web'],
+    ] as const)
+      await core.createNamespacedPod({ namespace: 'shop', body: pod(name, { tier }) });
+    const response = await fetch(`${fake.url}/api/v1/namespaces/shop/pods?labelSelector=tier%3Dweb`, {
+      headers: { authorization: `Bearer ${fake.token}` },
+    });
+    const list = (await response.json()) as {
+      kind: string;
+      apiVersion: string;
+      metadata: { resourceVersion: string };
+      items: { kind?: string; metadata: { name: string } }[];
+    };
     expect(list.kind).toBe('PodList');
     expect(list.apiVersion).toBe('v1');
     expect(Number(list.metadata.resourceVersion)).toBeGreaterThan(0);
     expect(list.items.map((item) => item.metadata.name)).toEqual(['a', 'c']);
     expect(list.items[0]?.kind).toBeUndefined();
 
-    expect((await core.listNamespacedPod({ namespace: 'shop', labelSelector: 'tier in (db,cache)' })).items.map((p) => p.metadata?.name)).toEqual(['b']);
-    expect((await core.listNamespacedPod({ namespace: 'shop', labelSelector: 'tier!=web' })).items.map((p) => p.metadata?.name)).toEqual(['b']);
-    expect((await core.listPodForAllNamespaces({ fieldSelector: 'metadata.name=c' })).items.map((p) => p.metadata?.namespace)).toEqual(['shop']);
+    expect(
+      (await core.listNamespacedPod({ namespace: 'shop', labelSelector: 'tier in (db,cache)' })).items.map(
+        (p) => p.metadata?.name,
+      ),
+    ).toEqual(['b']);
+    expect(
+      (await core.listNamespacedPod({ namespace: 'shop', labelSelector: 'tier!=web' })).items.map(
+        (p) => p.metadata?.name,
+      ),
+    ).toEqual(['b']);
+    expect(
+      (await core.listPodForAllNamespaces({ fieldSelector: 'metadata.name=c' })).items.map(
+        (p) => p.metadata?.namespace,
+      ),
+    ).toEqual(['shop']);
     const first = await core.listNamespacedPod({ namespace: 'shop', limit: 2 });
     expect(first.items).toHaveLength(2);
-    const second = await core.listNamespacedPod({ namespace: 'shop', limit: 2, _continue: first.metadata?._continue ?? '' });
+    const second = await core.listNamespacedPod({
+      namespace: 'shop',
+      limit: 2,
+      _continue: first.metadata?._continue ?? '',
+    });
     expect(second.items.map((p) => p.metadata?.name)).toEqual(['c']);
   });
 
@@ -131,44 +165,91 @@ describe('fake kube-apiserver', () => {
     expect(created.status?.phase).toBe('Active');
     const deployment = await kc.makeApiClient(AppsV1Api).createNamespacedDeployment({
       namespace: 'shop',
-      body: { metadata: { name: 'web' }, spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'node:20' }] } } } },
+      body: {
+        metadata: { name: 'web' },
+        spec: {
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'node:20' }] } },
+        },
+      },
     });
     expect(deployment.metadata?.generation).toBe(1);
 
     const again = await failure(core.createNamespace({ body: { metadata: { name: 'shop' } } }));
     expect(again.code).toBe(409);
-    expect(again.status).toMatchObject({ kind: 'Status', reason: 'AlreadyExists', message: 'namespaces "shop" already exists', code: 409 });
+    expect(again.status).toMatchObject({
+      kind: 'Status',
+      reason: 'AlreadyExists',
+      message: 'namespaces "shop" already exists',
+      code: 409,
+    });
 
-    const nowhere = await failure(core.createNamespacedSecret({ namespace: 'ghost', body: { metadata: { name: 'k' }, stringData: { a: 'b' } } }));
+    const nowhere = await failure(
+      core.createNamespacedSecret({ namespace: 'ghost', body: { metadata: { name: 'k' }, stringData: { a: 'b' } } }),
+    );
     expect(nowhere.code).toBe(404);
     expect(nowhere.status).toMatchObject({ reason: 'NotFound', message: 'namespaces "ghost" not found' });
 
-    const badName = await failure(core.createNamespacedConfigMap({ namespace: 'shop', body: { metadata: { name: 'Not_Valid' } } }));
+    const badName = await failure(
+      core.createNamespacedConfigMap({ namespace: 'shop', body: { metadata: { name: 'Not_Valid' } } }),
+    );
     expect(badName.code).toBe(422);
     expect(badName.status?.reason).toBe('Invalid');
 
-    const generated = await core.createNamespacedPod({ namespace: 'shop', body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'app', image: 'node:20' }] } } });
+    const generated = await core.createNamespacedPod({
+      namespace: 'shop',
+      body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'app', image: 'node:20' }] } },
+    });
     expect(generated.metadata?.name).toMatch(/^web-[0-9a-f]{5}$/);
   });
 
   it('rejects a stale resourceVersion with 409 Conflict and bumps generation only for spec changes', async () => {
     const apps = kc.makeApiClient(AppsV1Api);
-    const body = { metadata: { name: 'web' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'node:20' }] } } } };
+    const body = {
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'node:20' }] } },
+      },
+    };
     const created = await apps.createNamespacedDeployment({ namespace: 'default', body });
-    const scaled = await apps.replaceNamespacedDeployment({ namespace: 'default', name: 'web', body: { ...created, spec: { ...created.spec!, replicas: 3 } } });
+    const scaled = await apps.replaceNamespacedDeployment({
+      namespace: 'default',
+      name: 'web',
+      body: { ...created, spec: { ...created.spec!, replicas: 3 } },
+    });
     expect(scaled.metadata?.generation).toBe(2);
-    const labelled = await apps.replaceNamespacedDeployment({ namespace: 'default', name: 'web', body: { ...scaled, metadata: { ...scaled.metadata, labels: { team: 'a' } } } });
+    const labelled = await apps.replaceNamespacedDeployment({
+      namespace: 'default',
+      name: 'web',
+      body: { ...scaled, metadata: { ...scaled.metadata, labels: { team: 'a' } } },
+    });
     expect(labelled.metadata?.generation).toBe(2);
     expect(Number(labelled.metadata?.resourceVersion)).toBeGreaterThan(Number(scaled.metadata?.resourceVersion));
 
-    const stale = await failure(apps.replaceNamespacedDeployment({ namespace: 'default', name: 'web', body: { ...created, spec: { ...created.spec!, replicas: 5 } } }));
+    const stale = await failure(
+      apps.replaceNamespacedDeployment({
+        namespace: 'default',
+        name: 'web',
+        body: { ...created, spec: { ...created.spec!, replicas: 5 } },
+      }),
+    );
     expect(stale.code).toBe(409);
     expect(stale.status).toMatchObject({
       reason: 'Conflict',
-      message: 'Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again',
+      message:
+        'Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again',
     });
     const stalePatch = await failure(
-      apps.patchNamespacedDeployment({ namespace: 'default', name: 'web', body: { metadata: { resourceVersion: created.metadata?.resourceVersion }, spec: { replicas: 9 } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
+      apps.patchNamespacedDeployment(
+        {
+          namespace: 'default',
+          name: 'web',
+          body: { metadata: { resourceVersion: created.metadata?.resourceVersion }, spec: { replicas: 9 } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
     );
     expect(stalePatch.code).toBe(409);
 
@@ -178,21 +259,45 @@ describe('fake kube-apiserver', () => {
   });
 
   it('keeps .status to the status subresource, for built-in and custom resources', async () => {
-    const created = await core.createNamespacedPod({ namespace: 'default', body: { ...pod('p'), status: { phase: 'Running' } } });
+    const created = await core.createNamespacedPod({
+      namespace: 'default',
+      body: { ...pod('p'), status: { phase: 'Running' } },
+    });
     expect(created.status?.phase).toBe('Pending');
-    const ignored = await core.replaceNamespacedPod({ namespace: 'default', name: 'p', body: { ...created, status: { phase: 'Failed' } } });
+    const ignored = await core.replaceNamespacedPod({
+      namespace: 'default',
+      name: 'p',
+      body: { ...created, status: { phase: 'Failed' } },
+    });
     expect(ignored.status?.phase).toBe('Pending');
-    const running = await core.replaceNamespacedPodStatus({ namespace: 'default', name: 'p', body: { ...ignored, metadata: { ...ignored.metadata, labels: { x: 'y' } }, status: { phase: 'Running' } } });
+    const running = await core.replaceNamespacedPodStatus({
+      namespace: 'default',
+      name: 'p',
+      body: { ...ignored, metadata: { ...ignored.metadata, labels: { x: 'y' } }, status: { phase: 'Running' } },
+    });
     expect(running.status?.phase).toBe('Running');
     expect(running.metadata?.labels).toEqual({});
 
     const custom = kc.makeApiClient(CustomObjectsApi);
     const target = { group: 'svc.io', version: 'v1alpha1', namespace: 'default', plural: 'svcinstrumentations' };
-    const oti = (await custom.createNamespacedCustomObject({ ...target, body: { apiVersion: 'svc.io/v1alpha1', kind: 'SvcInstrumentation', metadata: { name: 'default' }, spec: { ingestUrl: 'http://i' }, status: { counts: {} } } })) as KubernetesObject & { status?: unknown };
+    const oti = (await custom.createNamespacedCustomObject({
+      ...target,
+      body: {
+        apiVersion: 'svc.io/v1alpha1',
+        kind: 'SvcInstrumentation',
+        metadata: { name: 'default' },
+        spec: { ingestUrl: 'http://i' },
+        status: { counts: {} },
+      },
+    })) as KubernetesObject & { status?: unknown };
     expect(oti.status).toBeUndefined();
     expect(oti.metadata?.generation).toBe(1);
     const withStatus = (await custom.patchNamespacedCustomObjectStatus(
-      { ...target, name: 'default', body: { spec: { ingestUrl: 'http://ignored' }, status: { observedGeneration: 1 } } },
+      {
+        ...target,
+        name: 'default',
+        body: { spec: { ingestUrl: 'http://ignored' }, status: { observedGeneration: 1 } },
+      },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     )) as KubernetesObject & { spec: { ingestUrl: string }; status: unknown };
     expect(withStatus.status).toEqual({ observedGeneration: 1 });
@@ -204,29 +309,60 @@ describe('fake kube-apiserver', () => {
     )) as KubernetesObject & { status: unknown };
     expect(respec.metadata?.generation).toBe(2);
     expect(respec.status).toEqual({ observedGeneration: 1 });
-    expect(fake.requests.filter((request) => request.method === 'PATCH').map((request) => [request.path, request.contentType])).toEqual([
+    expect(
+      fake.requests
+        .filter((request) => request.method === 'PATCH')
+        .map((request) => [request.path, request.contentType]),
+    ).toEqual([
       ['/apis/svc.io/v1alpha1/namespaces/default/svcinstrumentations/default/status', 'application/merge-patch+json'],
       ['/apis/svc.io/v1alpha1/namespaces/default/svcinstrumentations/default', 'application/merge-patch+json'],
     ]);
   });
 
   it('applies JSON patch, merge patch, strategic merge (as merge) and server-side apply; refuses other media types', async () => {
-    await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'cm', labels: { a: '1' } }, data: { x: '1', y: '2' } } });
-    const jsonPatched = await core.patchNamespacedConfigMap({ namespace: 'default', name: 'cm', body: [{ op: 'add', path: '/metadata/labels/b~1c', value: '2' }, { op: 'remove', path: '/data/y' }] });
+    await core.createNamespacedConfigMap({
+      namespace: 'default',
+      body: { metadata: { name: 'cm', labels: { a: '1' } }, data: { x: '1', y: '2' } },
+    });
+    const jsonPatched = await core.patchNamespacedConfigMap({
+      namespace: 'default',
+      name: 'cm',
+      body: [
+        { op: 'add', path: '/metadata/labels/b~1c', value: '2' },
+        { op: 'remove', path: '/data/y' },
+      ],
+    });
     expect(jsonPatched.metadata?.labels).toEqual({ a: '1', 'b/c': '2' });
     expect(jsonPatched.data).toEqual({ x: '1' });
-    const failedTest = await failure(core.patchNamespacedConfigMap({ namespace: 'default', name: 'cm', body: [{ op: 'test', path: '/data/x', value: 'other' }] }));
+    const failedTest = await failure(
+      core.patchNamespacedConfigMap({
+        namespace: 'default',
+        name: 'cm',
+        body: [{ op: 'test', path: '/data/x', value: 'other' }],
+      }),
+    );
     expect(failedTest.code).toBe(422);
 
-    const merged = await core.patchNamespacedConfigMap({ namespace: 'default', name: 'cm', body: { metadata: { labels: { a: null } }, data: { z: '3' } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    const merged = await core.patchNamespacedConfigMap(
+      { namespace: 'default', name: 'cm', body: { metadata: { labels: { a: null } }, data: { z: '3' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     expect(merged.metadata?.labels).toEqual({ 'b/c': '2' });
     expect(merged.data).toEqual({ x: '1', z: '3' });
-    const strategic = await core.patchNamespacedConfigMap({ namespace: 'default', name: 'cm', body: { data: { w: '4' } } }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch));
+    const strategic = await core.patchNamespacedConfigMap(
+      { namespace: 'default', name: 'cm', body: { data: { w: '4' } } },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
     expect(strategic.data).toEqual({ x: '1', z: '3', w: '4' });
 
     const objects = KubernetesObjectApi.makeApiClient(kc);
     const applied = (await objects.patch(
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied', namespace: 'default' }, data: { k: 'v' } } as KubernetesObject,
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'applied', namespace: 'default' },
+        data: { k: 'v' },
+      } as KubernetesObject,
       undefined,
       undefined,
       'svc-zero',
@@ -234,7 +370,11 @@ describe('fake kube-apiserver', () => {
       PatchStrategy.ServerSideApply,
     )) as KubernetesObject & { data: unknown };
     expect(applied.data).toEqual({ k: 'v' });
-    expect(fake.requests.at(-1)).toMatchObject({ method: 'PATCH', path: '/api/v1/namespaces/default/configmaps/applied', contentType: 'application/apply-patch+yaml' });
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: 'PATCH',
+      path: '/api/v1/namespaces/default/configmaps/applied',
+      contentType: 'application/apply-patch+yaml',
+    });
 
     const raw = await fetch(`${fake.url}/api/v1/namespaces/default/configmaps/cm`, {
       method: 'PATCH',
@@ -246,29 +386,78 @@ describe('fake kube-apiserver', () => {
 
   it('serves KubernetesObjectApi: discovery, then generic create, read, replace, patch, delete', async () => {
     const objects = KubernetesObjectApi.makeApiClient(kc);
-    const spec = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'default' }, spec: { serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'pg', image: 'postgres:16' }] } } } };
+    const spec = {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: 'default' },
+      spec: {
+        serviceName: 'db',
+        selector: { matchLabels: { app: 'db' } },
+        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'pg', image: 'postgres:16' }] } },
+      },
+    };
     const created = await objects.create(spec as KubernetesObject);
     expect(created.metadata?.uid).toBeTruthy();
-    const read = await objects.read({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'default' } });
+    const read = await objects.read({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: 'default' },
+    });
     expect(read.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
     const replaced = await objects.replace({ ...read, metadata: { ...read.metadata, labels: { tier: 'db' } } });
     expect(replaced.metadata?.labels).toEqual({ tier: 'db' });
-    const patched = await objects.patch({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'default', annotations: { a: 'b' } } }, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch);
+    const patched = await objects.patch(
+      {
+        apiVersion: 'apps/v1',
+        kind: 'StatefulSet',
+        metadata: { name: 'db', namespace: 'default', annotations: { a: 'b' } },
+      },
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      PatchStrategy.MergePatch,
+    );
     expect(patched.metadata?.annotations).toEqual({ a: 'b' });
-    const webhook = await objects.create({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'svc-zero' }, webhooks: [] } as KubernetesObject);
+    const webhook = await objects.create({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'svc-zero' },
+      webhooks: [],
+    } as KubernetesObject);
     expect(webhook.metadata?.namespace).toBeUndefined();
-    await objects.delete({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'default' } });
+    await objects.delete({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: 'default' },
+    });
     expect(fake.get('apps/v1', 'StatefulSet', 'default', 'db')).toBeUndefined();
-    expect(fake.requests.map((request) => request.path)).toEqual(expect.arrayContaining(['/apis/apps/v1', '/apis/admissionregistration.k8s.io/v1']));
-    const missing = await failure(objects.read({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'default' } }));
-    expect(missing.status).toMatchObject({ reason: 'NotFound', message: 'statefulsets.apps "db" not found', code: 404 });
+    expect(fake.requests.map((request) => request.path)).toEqual(
+      expect.arrayContaining(['/apis/apps/v1', '/apis/admissionregistration.k8s.io/v1']),
+    );
+    const missing = await failure(
+      objects.read({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db', namespace: 'default' } }),
+    );
+    expect(missing.status).toMatchObject({
+      reason: 'NotFound',
+      message: 'statefulsets.apps "db" not found',
+      code: 404,
+    });
   });
 
   it('serves svc.io only while its CRD exists (plain 404 otherwise), and deleting the CRD deletes its objects', async () => {
     const custom = kc.makeApiClient(CustomObjectsApi);
     const target = { group: 'svc.io', version: 'v1alpha1', namespace: 'default', plural: 'svcinstrumentations' };
-    await custom.createNamespacedCustomObject({ ...target, body: { apiVersion: 'svc.io/v1alpha1', kind: 'SvcInstrumentation', metadata: { name: 'default' }, spec: {} } });
-    const groups = async () => ((await (await fetch(`${fake.url}/apis`, { headers: { authorization: `Bearer ${fake.token}` } })).json()) as { groups: { name: string }[] }).groups.map((group) => group.name);
+    await custom.createNamespacedCustomObject({
+      ...target,
+      body: { apiVersion: 'svc.io/v1alpha1', kind: 'SvcInstrumentation', metadata: { name: 'default' }, spec: {} },
+    });
+    const groups = async () =>
+      (
+        (await (await fetch(`${fake.url}/apis`, { headers: { authorization: `Bearer ${fake.token}` } })).json()) as {
+          groups: { name: string }[];
+        }
+      ).groups.map((group) => group.name);
     expect(await groups()).toContain('svc.io');
 
     fake.remove('apiextensions.k8s.io/v1', 'CustomResourceDefinition', undefined, 'svcinstrumentations.svc.io');
@@ -276,7 +465,13 @@ describe('fake kube-apiserver', () => {
     const gone = await failure(custom.listNamespacedCustomObject(target));
     expect(gone.code).toBe(404);
     expect(gone.body).toBe('404 page not found\n');
-    const discovery = await failure(KubernetesObjectApi.makeApiClient(kc).read({ apiVersion: 'svc.io/v1alpha1', kind: 'SvcInstrumentation', metadata: { name: 'default', namespace: 'default' } }));
+    const discovery = await failure(
+      KubernetesObjectApi.makeApiClient(kc).read({
+        apiVersion: 'svc.io/v1alpha1',
+        kind: 'SvcInstrumentation',
+        metadata: { name: 'default', namespace: 'default' },
+      }),
+    );
     expect(discovery.code).toBe(404);
 
     fake.put(svcInstrumentationCrd());
@@ -286,7 +481,17 @@ describe('fake kube-apiserver', () => {
   it('starts without the CRD when asked', async () => {
     const bare = await startFakeKube({ crdInstalled: false });
     try {
-      const error = await failure(bare.kubeConfig().makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group: 'svc.io', version: 'v1alpha1', namespace: 'default', plural: 'svcinstrumentations' }));
+      const error = await failure(
+        bare
+          .kubeConfig()
+          .makeApiClient(CustomObjectsApi)
+          .listNamespacedCustomObject({
+            group: 'svc.io',
+            version: 'v1alpha1',
+            namespace: 'default',
+            plural: 'svcinstrumentations',
+          }),
+      );
       expect(error.code).toBe(404);
     } finally {
       await bare.close();
@@ -303,48 +508,98 @@ describe('fake kube-apiserver', () => {
     expect(secret.status).toMatchObject({
       kind: 'Status',
       reason: 'Forbidden',
-      message: 'secrets is forbidden: User "fake-kube-user" cannot create resource "secrets" in API group "" in the namespace "shop"',
+      message:
+        'secrets is forbidden: User "fake-kube-user" cannot create resource "secrets" in API group "" in the namespace "shop"',
     });
     await core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 'k' } } });
     const namespaces = await failure(core.listNamespace());
-    expect(namespaces.status?.message).toBe('namespaces is forbidden: User "fake-kube-user" cannot list resource "namespaces" in API group "" at the cluster scope');
+    expect(namespaces.status?.message).toBe(
+      'namespaces is forbidden: User "fake-kube-user" cannot list resource "namespaces" in API group "" at the cluster scope',
+    );
     const status = await failure(
-      kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus(
-        { group: 'svc.io', version: 'v1alpha1', namespace: 'shop', plural: 'svcinstrumentations', name: 'default', body: { status: {} } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      ),
+      kc
+        .makeApiClient(CustomObjectsApi)
+        .patchNamespacedCustomObjectStatus(
+          {
+            group: 'svc.io',
+            version: 'v1alpha1',
+            namespace: 'shop',
+            plural: 'svcinstrumentations',
+            name: 'default',
+            body: { status: {} },
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
     );
     expect(status.status?.message).toBe(
       'svcinstrumentations.svc.io "default" is forbidden: User "fake-kube-user" cannot patch resource "svcinstrumentations/status" in API group "svc.io" in the namespace "shop"',
     );
 
     const authorization = kc.makeApiClient(AuthorizationV1Api);
-    const review = (attributes: { verb: string; resource: string; namespace?: string; group?: string; subresource?: string }) =>
-      authorization.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: attributes } } }).then((answer) => answer.status?.allowed);
+    const review = (attributes: {
+      verb: string;
+      resource: string;
+      namespace?: string;
+      group?: string;
+      subresource?: string;
+    }) =>
+      authorization
+        .createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: attributes } } })
+        .then((answer) => answer.status?.allowed);
     expect(await review({ verb: 'create', resource: 'secrets', namespace: 'shop' })).toBe(false);
     expect(await review({ verb: 'create', resource: 'secrets', namespace: 'default' })).toBe(true);
-    expect(await review({ verb: 'patch', resource: 'svcinstrumentations', group: 'svc.io', subresource: 'status', namespace: 'x' })).toBe(false);
+    expect(
+      await review({
+        verb: 'patch',
+        resource: 'svcinstrumentations',
+        group: 'svc.io',
+        subresource: 'status',
+        namespace: 'x',
+      }),
+    ).toBe(false);
     expect(await review({ verb: 'get', resource: 'pods', namespace: 'shop' })).toBe(true);
   });
 
   it('watches from a resourceVersion: later events only, ADDED for existing without one, selectors turning MODIFIED into ADDED/DELETED, bookmarks', async () => {
     await core.createNamespacedPod({ namespace: 'default', body: pod('old', { tier: 'web' }) });
     const list = await core.listNamespacedPod({ namespace: 'default' });
-    const fromList = await watch('/api/v1/namespaces/default/pods', { resourceVersion: list.metadata?.resourceVersion ?? '' });
+    const fromList = await watch('/api/v1/namespaces/default/pods', {
+      resourceVersion: list.metadata?.resourceVersion ?? '',
+    });
     const fresh = await watch('/api/v1/pods', {});
-    const selected = await watch('/api/v1/namespaces/default/pods', { labelSelector: 'tier=web', allowWatchBookmarks: 'true', resourceVersion: list.metadata?.resourceVersion ?? '' });
+    const selected = await watch('/api/v1/namespaces/default/pods', {
+      labelSelector: 'tier=web',
+      allowWatchBookmarks: 'true',
+      resourceVersion: list.metadata?.resourceVersion ?? '',
+    });
     await until(() => fake.watches().length === 3, 'three watches');
     const created = await core.createNamespacedPod({ namespace: 'default', body: pod('new', { tier: 'db' }) });
-    const moved = await core.patchNamespacedPod({ namespace: 'default', name: 'new', body: { metadata: { labels: { tier: 'web' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
-    const left = await core.patchNamespacedPod({ namespace: 'default', name: 'old', body: { metadata: { labels: { tier: 'db' } } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    const moved = await core.patchNamespacedPod(
+      { namespace: 'default', name: 'new', body: { metadata: { labels: { tier: 'web' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const left = await core.patchNamespacedPod(
+      { namespace: 'default', name: 'old', body: { metadata: { labels: { tier: 'db' } } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     const deleted = await core.deleteNamespacedPod({ namespace: 'default', name: 'new' });
     fake.bookmark();
     const rv = (object: { metadata?: { resourceVersion?: string } }) => object.metadata?.resourceVersion;
     await until(() => selected.events.length >= 4, 'selected events');
-    expect(fromList.events).toEqual([`ADDED new@${rv(created)}`, `MODIFIED new@${rv(moved)}`, `MODIFIED old@${rv(left)}`, `DELETED new@${rv(deleted)}`]);
+    expect(fromList.events).toEqual([
+      `ADDED new@${rv(created)}`,
+      `MODIFIED new@${rv(moved)}`,
+      `MODIFIED old@${rv(left)}`,
+      `DELETED new@${rv(deleted)}`,
+    ]);
     expect(fresh.events[0]).toMatch(/^ADDED old@/);
     expect(fresh.events.slice(1)).toEqual(fromList.events);
-    expect(selected.events).toEqual([`ADDED new@${rv(moved)}`, `DELETED old@${rv(left)}`, `DELETED new@${rv(deleted)}`, `BOOKMARK @${rv(deleted)}`]);
+    expect(selected.events).toEqual([
+      `ADDED new@${rv(moved)}`,
+      `DELETED old@${rv(left)}`,
+      `DELETED new@${rv(deleted)}`,
+      `BOOKMARK @${rv(deleted)}`,
+    ]);
     for (const recorded of [fromList, fresh, selected]) recorded.abort();
   });
 
@@ -352,19 +607,25 @@ describe('fake kube-apiserver', () => {
     const list = await core.listNamespacedPod({ namespace: 'default' });
     await core.createNamespacedPod({ namespace: 'default', body: pod('p') });
     fake.compact();
-    const expiredEvent = await watch('/api/v1/namespaces/default/pods', { resourceVersion: list.metadata?.resourceVersion ?? '' });
+    const expiredEvent = await watch('/api/v1/namespaces/default/pods', {
+      resourceVersion: list.metadata?.resourceVersion ?? '',
+    });
     await until(() => expiredEvent.done.length === 1, 'the watch to end');
     expect(expiredEvent.events).toEqual(['ERROR 410 Expired']);
     expect(expiredEvent.done).toEqual([null]);
 
     fake.expiredWatch = 'status';
-    const expiredStatus = await watch('/api/v1/namespaces/default/pods', { resourceVersion: list.metadata?.resourceVersion ?? '' });
+    const expiredStatus = await watch('/api/v1/namespaces/default/pods', {
+      resourceVersion: list.metadata?.resourceVersion ?? '',
+    });
     expect(expiredStatus.events).toEqual([]);
     expect((expiredStatus.done[0] as { statusCode?: number }).statusCode).toBe(410);
 
     // Resuming from the current resourceVersion still works after compaction.
     const current = await core.listNamespacedPod({ namespace: 'default' });
-    const resumed = await watch('/api/v1/namespaces/default/pods', { resourceVersion: current.metadata?.resourceVersion ?? '' });
+    const resumed = await watch('/api/v1/namespaces/default/pods', {
+      resourceVersion: current.metadata?.resourceVersion ?? '',
+    });
     await core.deleteNamespacedPod({ namespace: 'default', name: 'p' });
     await until(() => resumed.events.length === 1, 'the delete');
     expect(resumed.events[0]).toMatch(/^DELETED p@/);
@@ -372,7 +633,9 @@ describe('fake kube-apiserver', () => {
   });
 
   it('keeps an informer (makeInformer) in sync across dropped watches and 410 relists', async () => {
-    const informer = makeInformer(kc, '/api/v1/namespaces/default/pods', () => core.listNamespacedPod({ namespace: 'default' }));
+    const informer = makeInformer(kc, '/api/v1/namespaces/default/pods', () =>
+      core.listNamespacedPod({ namespace: 'default' }),
+    );
     const seen: string[] = [];
     informer.on('add', (object) => seen.push(`add ${object.metadata?.name}`));
     informer.on('update', (object) => seen.push(`update ${object.metadata?.name}`));
@@ -393,11 +656,23 @@ describe('fake kube-apiserver', () => {
     // A change and a compaction while the stream is down (all in this tick, before the client reconnects): the
     // resumed watch gets 410 and the informer lists again.
     fake.dropWatches();
-    fake.put({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'c', namespace: 'default' }, spec: { containers: [{ name: 'app', image: 'node:20' }] } } as V1Pod);
+    fake.put({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'c', namespace: 'default' },
+      spec: { containers: [{ name: 'app', image: 'node:20' }] },
+    } as V1Pod);
     fake.compact();
     await until(() => seen.includes('add c'), 'add c after the relist');
-    expect(informer.list().map((object) => object.metadata?.name).sort()).toEqual(['b', 'c']);
-    expect(fake.requests.filter((request) => request.method === 'GET' && !request.query.includes('watch')).length).toBeGreaterThanOrEqual(2);
+    expect(
+      informer
+        .list()
+        .map((object) => object.metadata?.name)
+        .sort(),
+    ).toEqual(['b', 'c']);
+    expect(
+      fake.requests.filter((request) => request.method === 'GET' && !request.query.includes('watch')).length,
+    ).toBeGreaterThanOrEqual(2);
     expect(errors).toEqual([]);
     await informer.stop();
   });

@@ -26,7 +26,9 @@ const BANNER_SOURCES = join(ROOT, 'operator/agents/java');
 const TOOLS = ['java', 'javac', 'jar', 'sh'] as const;
 const skip = missingTools(
   'java-agent',
-  TOOLS.filter((tool) => spawnSync(tool, tool === 'sh' ? ['-c', 'true'] : ['--version'], { stdio: 'ignore' }).status !== 0),
+  TOOLS.filter(
+    (tool) => spawnSync(tool, tool === 'sh' ? ['-c', 'true'] : ['--version'], { stdio: 'ignore' }).status !== 0,
+  ),
   'a JDK 11+ builds the banner: javac --release 8, jar --create',
 );
 
@@ -61,10 +63,15 @@ public final class AgentInitializer {
 }`,
 };
 
-const APP = 'public class Hello { public static void main(String[] args) { System.out.println("hello from the app"); } }\n';
+const APP =
+  'public class Hello { public static void main(String[] args) { System.out.println("hello from the app"); } }\n';
 
 function run(command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-  const result = spawnSync(command, args, { encoding: 'utf8', cwd: options.cwd, env: { PATH: process.env.PATH ?? '', ...options.env } });
+  const result = spawnSync(command, args, {
+    encoding: 'utf8',
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+  });
   if (result.error) throw result.error;
   return result;
 }
@@ -95,9 +102,25 @@ describe.skipIf(skip)('Java banner agent', () => {
       mkdirSync(dirname(join(standIn, 'src', path)), { recursive: true });
       writeFileSync(join(standIn, 'src', path), source);
     }
-    mustRun('javac', ['--release', '8', '-Xlint:-options', '-d', join(standIn, 'classes'), ...Object.keys(STAND_IN).map((p) => join(standIn, 'src', p))]);
+    mustRun('javac', [
+      '--release',
+      '8',
+      '-Xlint:-options',
+      '-d',
+      join(standIn, 'classes'),
+      ...Object.keys(STAND_IN).map((p) => join(standIn, 'src', p)),
+    ]);
     writeFileSync(join(standIn, 'MANIFEST.MF'), 'Premain-Class: io.opentelemetry.javaagent.OpenTelemetryAgent\n');
-    mustRun('jar', ['--create', '--file', onHost(JAVA_AGENT_JARS[0], { [AGENT_MOUNT_PATH]: volume }), '--manifest', join(standIn, 'MANIFEST.MF'), '-C', join(standIn, 'classes'), '.']);
+    mustRun('jar', [
+      '--create',
+      '--file',
+      onHost(JAVA_AGENT_JARS[0], { [AGENT_MOUNT_PATH]: volume }),
+      '--manifest',
+      join(standIn, 'MANIFEST.MF'),
+      '-C',
+      join(standIn, 'classes'),
+      '.',
+    ]);
     writeFileSync(join(appDir, 'Hello.java'), APP);
     mustRun('javac', ['-d', appDir, join(appDir, 'Hello.java')]);
   });
@@ -114,9 +137,17 @@ describe.skipIf(skip)('Java banner agent', () => {
   function runPod(container: V1Container, extraEnv: Record<string, string> = {}) {
     const admitted = admit(deploymentPod('orders-api', NS, container), namespace(NS), setup.instrumentation);
     expect(admitted.decision).toMatchObject({ injected: true, lang: 'java' });
-    const process_ = containerProcess(admitted.app, { pod: admitted.pod, secrets: [setup.secret] }, { [AGENT_MOUNT_PATH]: volume, '/app': appDir });
+    const process_ = containerProcess(
+      admitted.app,
+      { pod: admitted.pod, secrets: [setup.secret] },
+      { [AGENT_MOUNT_PATH]: volume, '/app': appDir },
+    );
     const result = run(process_.argv[0]!, process_.argv.slice(1), { env: { ...process_.env, ...extraEnv } });
-    return { ...result, env: process_.env, svcLines: result.stderr.split('\n').filter((l) => l.startsWith('[svc-zero]')) };
+    return {
+      ...result,
+      env: process_.env,
+      svcLines: result.stderr.split('\n').filter((l) => l.startsWith('[svc-zero]')),
+    };
   }
 
   it('is a Java 8 agent jar whose manifest names its premain class', () => {
@@ -134,7 +165,9 @@ describe.skipIf(skip)('Java banner agent', () => {
     const result = runPod(appContainer());
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toBe('hello from the app\n');
-    expect(result.env.JAVA_TOOL_OPTIONS).toBe(JAVA_AGENT_JARS.map((jar) => `-javaagent:${onHost(jar, { [AGENT_MOUNT_PATH]: volume })}`).join(' '));
+    expect(result.env.JAVA_TOOL_OPTIONS).toBe(
+      JAVA_AGENT_JARS.map((jar) => `-javaagent:${onHost(jar, { [AGENT_MOUNT_PATH]: volume })}`).join(' '),
+    );
     // What the real agent would read to export to ingest.
     expect(result.env).toMatchObject({
       OTEL_SERVICE_NAME: 'orders-api',
@@ -155,7 +188,9 @@ describe.skipIf(skip)('Java banner agent', () => {
   });
 
   it('says the OpenTelemetry agent is not loaded when only the banner is, and the app runs', () => {
-    const result = run('java', ['-cp', appDir, 'Hello'], { env: { JAVA_TOOL_OPTIONS: `-javaagent:${banner()}`, OTEL_SERVICE_NAME: 'orders-api' } });
+    const result = run('java', ['-cp', appDir, 'Hello'], {
+      env: { JAVA_TOOL_OPTIONS: `-javaagent:${banner()}`, OTEL_SERVICE_NAME: 'orders-api' },
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe('hello from the app\n');
     expect(result.stderr).toContain(
@@ -166,7 +201,9 @@ describe.skipIf(skip)('Java banner agent', () => {
   it('says so when the OpenTelemetry agent is disabled, or loaded but not started', () => {
     const disabled = runPod(appContainer([{ name: 'OTEL_JAVAAGENT_ENABLED', value: 'false' }]));
     expect(disabled.status).toBe(0);
-    expect(disabled.svcLines).toEqual(['[svc-zero] auto-instrumentation disabled: otel.javaagent.enabled / OTEL_JAVAAGENT_ENABLED is false']);
+    expect(disabled.svcLines).toEqual([
+      '[svc-zero] auto-instrumentation disabled: otel.javaagent.enabled / OTEL_JAVAAGENT_ENABLED is false',
+    ]);
 
     const failed = runPod(appContainer(), { STAND_IN_FAILS: 'true' });
     expect(failed.status).toBe(0);

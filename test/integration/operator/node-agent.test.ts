@@ -92,19 +92,28 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     mkdirSync(volume);
     mkdirSync(appDir);
     writeFileSync(join(appDir, 'server.js'), SERVER_JS);
-    writeFileSync(join(appDir, 'package.json'), JSON.stringify({ name: 'storefront', private: true, scripts: { start: 'node server.js' } }));
+    writeFileSync(
+      join(appDir, 'package.json'),
+      JSON.stringify({ name: 'storefront', private: true, scripts: { start: 'node server.js' } }),
+    );
     assembleAgentImage(image);
     setup = instrumented(NS, t.url, t.ingestKey, ENV);
     secret = setup.secret;
     const db = t.server.database.db;
-    for (const app of ['shop-api', 'billing', 'storefront']) await registerApp(db, { now: () => Date.now() }, t.projectId, app);
+    for (const app of ['shop-api', 'billing', 'storefront'])
+      await registerApp(db, { now: () => Date.now() }, t.projectId, app);
 
     // svc-agent-init, as the kubelet runs it: its own command, AGENT_IMAGE_DIR from the image, the volume mounted.
     const { init } = admit(deploymentPod('shop-api', NS, appContainer()), ns, setup.instrumentation);
-    const [command, ...args] = (init.command ?? []).map((a) => onHost(a, { [AGENT_IMAGE_DIR]: image, [AGENT_MOUNT_PATH]: volume }));
+    const [command, ...args] = (init.command ?? []).map((a) =>
+      onHost(a, { [AGENT_IMAGE_DIR]: image, [AGENT_MOUNT_PATH]: volume }),
+    );
     const copy = spawnSync(command!, args, { encoding: 'utf8' });
     expect(copy.status, `${init.command?.join(' ')}: ${copy.stderr}`).toBe(0);
-    expect(existsSync(onHost(NODE_AGENT_ENTRY, { [AGENT_MOUNT_PATH]: volume })), 'the init container put the agent where NODE_OPTIONS points').toBe(true);
+    expect(
+      existsSync(onHost(NODE_AGENT_ENTRY, { [AGENT_MOUNT_PATH]: volume })),
+      'the init container put the agent where NODE_OPTIONS points',
+    ).toBe(true);
   });
 
   afterAll(async () => {
@@ -115,7 +124,13 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
   });
 
   function appContainer(overrides: Partial<V1Container> = {}): V1Container {
-    return { name: 'api', image: 'node:20-alpine', command: ['node', '/app/server.js'], ports: [{ containerPort: 8080, name: 'http' }], ...overrides };
+    return {
+      name: 'api',
+      image: 'node:20-alpine',
+      command: ['node', '/app/server.js'],
+      ports: [{ containerPort: 8080, name: 'http' }],
+      ...overrides,
+    };
   }
 
   /** Starts the patched container's process as the kubelet would, here: its env, its command, /app and /svc-agent mapped. */
@@ -135,8 +150,13 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    await until(() => `the app to listen (stdout: ${stdout} stderr: ${stderr})`, () => /listening on \d+/.test(stdout) || child.exitCode !== null);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+    await until(
+      () => `the app to listen (stdout: ${stdout} stderr: ${stderr})`,
+      () => /listening on \d+/.test(stdout) || child.exitCode !== null,
+    );
     const port = Number(/listening on (\d+)/.exec(stdout)?.[1]);
     expect(port, `app did not start: ${stderr}`).toBeGreaterThan(0);
     return { child, port, stdout: () => stdout, stderr: () => stderr, exited };
@@ -180,7 +200,10 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     expect(exit).toEqual({ code: null, signal: 'SIGTERM' });
     expect(Date.now() - stoppedAt).toBeLessThan(4_000);
 
-    const lines = app.stderr().split('\n').filter((l) => l.startsWith('[svc-zero]'));
+    const lines = app
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('[svc-zero]'));
     expect(lines).toEqual([START_LINE('shop-api')]);
     expect(app.stdout(), 'the start line goes to stderr, never into the app’s stdout').not.toContain('[svc-zero]');
 
@@ -204,12 +227,18 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     // Metrics went the same way (the reader's final collection at shutdown).
     const metrics = await controlGet(t, '/metrics?app=shop-api&limit=1000');
     expect(metrics.status).toBe(200);
-    expect(metrics.body.data.map((m) => m.name)).toEqual(expect.arrayContaining([expect.stringMatching(/^http\.server\./)]));
+    expect(metrics.body.data.map((m) => m.name)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^http\.server\./)]),
+    );
   });
 
   it('keeps the app’s own NODE_OPTIONS (--max-old-space-size) and appends --require after it', async () => {
     const admitted = admit(
-      deploymentPod('billing', NS, appContainer({ env: [{ name: 'NODE_OPTIONS', value: '--max-old-space-size=256' }] })),
+      deploymentPod(
+        'billing',
+        NS,
+        appContainer({ env: [{ name: 'NODE_OPTIONS', value: '--max-old-space-size=256' }] }),
+      ),
       ns,
       setup.instrumentation,
     );
@@ -218,9 +247,14 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     app.child.kill('SIGTERM');
     await app.exited;
 
-    expect(body.nodeOptions).toBe(`--max-old-space-size=256 --require ${onHost(NODE_AGENT_ENTRY, { [AGENT_MOUNT_PATH]: volume })}`);
+    expect(body.nodeOptions).toBe(
+      `--max-old-space-size=256 --require ${onHost(NODE_AGENT_ENTRY, { [AGENT_MOUNT_PATH]: volume })}`,
+    );
     // V8 applied the app's flag: a 256 MiB old space plus the young generation, far below the default here.
-    const defaultLimit = Number(spawnSync(process.execPath, ['-p', 'require("v8").getHeapStatistics().heap_size_limit'], { encoding: 'utf8' }).stdout);
+    const defaultLimit = Number(
+      spawnSync(process.execPath, ['-p', 'require("v8").getHeapStatistics().heap_size_limit'], { encoding: 'utf8' })
+        .stdout,
+    );
     expect(body.heapLimit).toBeGreaterThanOrEqual(256 * 2 ** 20);
     expect(body.heapLimit).toBeLessThan(320 * 2 ** 20);
     expect(defaultLimit).not.toBe(body.heapLimit);
@@ -242,7 +276,10 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     expect((await serverSpans('storefront', 10_000)).length).toBeGreaterThan(0);
     killGroup(app.child, 'SIGTERM');
     await app.exited;
-    const lines = app.stderr().split('\n').filter((l) => l.startsWith('[svc-zero]'));
+    const lines = app
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('[svc-zero]'));
     expect(lines).toEqual([START_LINE('storefront')]);
   });
 

@@ -10,7 +10,15 @@ import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import fastJsonPatch from 'fast-json-patch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderManifests } from '../../../operator/src/manifests/index.js';
-import { CRD_API_VERSION, CRD_KIND, INIT_CONTAINER, INJECTED_ANNOTATION, SYSTEM_NAMESPACE, WEBHOOK_CONFIGURATION, WEBHOOK_TLS_SECRET } from '../../../operator/src/markers.js';
+import {
+  CRD_API_VERSION,
+  CRD_KIND,
+  INIT_CONTAINER,
+  INJECTED_ANNOTATION,
+  SYSTEM_NAMESPACE,
+  WEBHOOK_CONFIGURATION,
+  WEBHOOK_TLS_SECRET,
+} from '../../../operator/src/markers.js';
 import type { SvcInstrumentation } from '../../../operator/src/resource/types.js';
 import { stopProcess } from '../../support/child-lifecycle';
 import { call, decodePatch, post, review } from '../../support/operator/admission-review';
@@ -60,12 +68,21 @@ describe('the svc-zero operator process', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'checkout', namespace: 'shop' },
-      spec: { selector: { matchLabels: { app: 'checkout' } }, template: { metadata: { labels: { app: 'checkout' } }, spec: { containers: [APP] } } },
+      spec: {
+        selector: { matchLabels: { app: 'checkout' } },
+        template: { metadata: { labels: { app: 'checkout' } }, spec: { containers: [APP] } },
+      },
     } as KubernetesObject);
 
     port = await freePort();
     child = spawn(process.execPath, [MAIN], {
-      env: { PATH: process.env.PATH, KUBECONFIG: fake.kubeconfigPath, POD_NAMESPACE: SYSTEM_NAMESPACE, POD_NAME: 'svc-zero-operator-0', SVC_ZERO_WEBHOOK_PORT: String(port) },
+      env: {
+        PATH: process.env.PATH,
+        KUBECONFIG: fake.kubeconfigPath,
+        POD_NAMESPACE: SYSTEM_NAMESPACE,
+        POD_NAME: 'svc-zero-operator-0',
+        SVC_ZERO_WEBHOOK_PORT: String(port),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
@@ -76,7 +93,10 @@ describe('the svc-zero operator process', () => {
       buffered = complete.pop() ?? '';
       for (const text of complete) if (text.trim()) lines.push(JSON.parse(text) as LogLine);
     });
-    await eventually(line((entry) => entry.msg.startsWith('admission webhook listening')), 'the webhook to listen');
+    await eventually(
+      line((entry) => entry.msg.startsWith('admission webhook listening')),
+      'the webhook to listen',
+    );
   });
 
   afterAll(async () => {
@@ -85,50 +105,77 @@ describe('the svc-zero operator process', () => {
   });
 
   it('makes its webhook certificates and puts their CA in the caBundle of svc-zero', () => {
-    const secret = fake.get('v1', 'Secret', SYSTEM_NAMESPACE, WEBHOOK_TLS_SECRET) as KubernetesObject & { data: Record<string, string> };
+    const secret = fake.get('v1', 'Secret', SYSTEM_NAMESPACE, WEBHOOK_TLS_SECRET) as KubernetesObject & {
+      data: Record<string, string>;
+    };
     expect(Object.keys(secret.data).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key']);
-    const configuration = fake.get('admissionregistration.k8s.io/v1', 'MutatingWebhookConfiguration', undefined, WEBHOOK_CONFIGURATION) as KubernetesObject & {
+    const configuration = fake.get(
+      'admissionregistration.k8s.io/v1',
+      'MutatingWebhookConfiguration',
+      undefined,
+      WEBHOOK_CONFIGURATION,
+    ) as KubernetesObject & {
       webhooks: { clientConfig: { caBundle?: string } }[];
     };
     for (const webhook of configuration.webhooks) expect(webhook.clientConfig.caBundle).toBe(secret.data['ca.crt']);
   });
 
   it('instruments a pod created in an instrumented namespace, over HTTPS trusted through the caBundle', async () => {
-    const secret = fake.get('v1', 'Secret', SYSTEM_NAMESPACE, WEBHOOK_TLS_SECRET) as KubernetesObject & { data: Record<string, string> };
+    const secret = fake.get('v1', 'Secret', SYSTEM_NAMESPACE, WEBHOOK_TLS_SECRET) as KubernetesObject & {
+      data: Record<string, string>;
+    };
     const ca = Buffer.from(secret.data['ca.crt']!, 'base64').toString('utf8');
     const pod = deploymentPod('checkout', 'shop', APP);
     const answer = await post(port, { ca }, review(pod, {}, 'uid-1'));
     expect(answer.body.response).toMatchObject({ uid: 'uid-1', allowed: true });
-    const mutated = fastJsonPatch.applyPatch(structuredClone(pod), decodePatch(answer), true, false).newDocument as V1Pod;
+    const mutated = fastJsonPatch.applyPatch(structuredClone(pod), decodePatch(answer), true, false)
+      .newDocument as V1Pod;
     expect(mutated.metadata?.annotations?.[INJECTED_ANNOTATION]).toBe('true');
     expect(mutated.spec?.initContainers?.map((container) => container.name)).toEqual([INIT_CONTAINER]);
 
     // A namespace without an `oti`: allowed, untouched.
     fake.put(namespace('plain'));
-    const plain = await post(port, { ca }, review(deploymentPod('checkout', 'plain', APP), { namespace: 'plain' }, 'uid-2'));
+    const plain = await post(
+      port,
+      { ca },
+      review(deploymentPod('checkout', 'plain', APP), { namespace: 'plain' }, 'uid-2'),
+    );
     expect(plain.body.response).toEqual({ uid: 'uid-2', allowed: true });
     expect((await call(port, { ca }, { method: 'GET', path: '/readyz' })).status).toBe(200);
   });
 
   it('logs discovered N workloads and one detection line per workload, and writes the oti status', async () => {
-    await eventually(line((entry) => /discovered 1 workloads/.test(entry.msg)), 'the discovery line');
-    const detection = await eventually(line((entry) => entry.workload === 'checkout' && 'lang' in entry), 'the detection line');
+    await eventually(
+      line((entry) => /discovered 1 workloads/.test(entry.msg)),
+      'the discovery line',
+    );
+    const detection = await eventually(
+      line((entry) => entry.workload === 'checkout' && 'lang' in entry),
+      'the detection line',
+    );
     expect(detection).toMatchObject({ namespace: 'shop', lang: 'nodejs', strategy: 'sdk' });
     expect(typeof detection.framework).toBe('string');
     expect(detection.confidence).toBeGreaterThan(0);
     expect(detection.confidence).toBeLessThanOrEqual(1);
 
-    const status = await eventually(() => (fake.get(CRD_API_VERSION, CRD_KIND, 'shop', 'default') as unknown as SvcInstrumentation).status?.counts, 'the status');
+    const status = await eventually(
+      () => (fake.get(CRD_API_VERSION, CRD_KIND, 'shop', 'default') as unknown as SvcInstrumentation).status?.counts,
+      'the status',
+    );
     expect(status.matching).toBe(1);
     const instrumentation = fake.get(CRD_API_VERSION, CRD_KIND, 'shop', 'default') as unknown as SvcInstrumentation;
     expect(instrumentation.status?.observedGeneration).toBe(instrumentation.metadata.generation);
-    expect(instrumentation.status?.workloads).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'checkout', lang: 'nodejs', strategy: 'sdk' })]);
+    expect(instrumentation.status?.workloads).toEqual([
+      expect.objectContaining({ kind: 'Deployment', name: 'checkout', lang: 'nodejs', strategy: 'sdk' }),
+    ]);
   });
 
   it('stops on SIGTERM with exit code 0, after which the port refuses connections (pods are then admitted uninstrumented: failurePolicy Ignore)', async () => {
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
-    await expect(post(port, { ca: 'unused' }, review(deploymentPod('checkout', 'shop', APP)))).rejects.toThrow(/ECONNREFUSED/);
+    await expect(post(port, { ca: 'unused' }, review(deploymentPod('checkout', 'shop', APP)))).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
     expect(lines.some((entry) => entry.msg === 'SIGTERM received: stopping')).toBe(true);
   });
 });
@@ -136,12 +183,19 @@ describe('the svc-zero operator process', () => {
 describe('the svc-zero operator process without a cluster', () => {
   it('exits 1 with a line that says where it looked for a kubeconfig', async () => {
     const empty = join(__dirname, 'no-such-kubeconfig');
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, KUBECONFIG: empty, HOME: '/nonexistent' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH, KUBECONFIG: empty, HOME: '/nonexistent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     const code = await new Promise<number | null>((done) => child.once('exit', done));
     expect(code).toBe(1);
-    const failure = out.trim().split('\n').map((text) => JSON.parse(text) as LogLine).find((entry) => entry.level === 'error');
+    const failure = out
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as LogLine)
+      .find((entry) => entry.level === 'error');
     expect(failure?.msg).toBe('svc-zero operator could not start');
     expect(String(failure?.error)).toContain(empty);
   });

@@ -23,7 +23,11 @@ import { containerProcess } from '../../support/operator/kubelet-env';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const AGENTS_IN_REPO = join(ROOT, 'operator/agents');
 const python = spawnSync('python3', ['--version'], { encoding: 'utf8' });
-const skip = missingTools('python-agent', python.status === 0 ? [] : ['python3'], "the machine's Python 3 runs the agent bootstrap");
+const skip = missingTools(
+  'python-agent',
+  python.status === 0 ? [] : ['python3'],
+  "the machine's Python 3 runs the agent bootstrap",
+);
 
 const NS = 'reports';
 const INGEST = 'https://ingest.example.com';
@@ -61,12 +65,18 @@ describe.skipIf(skip)('Python agent bootstrap', () => {
     mkdirSync(join(appDir, 'lib'), { recursive: true });
     writeFileSync(join(appDir, 'app.py'), APP);
     // An application's own sitecustomize, on its own PYTHONPATH entry.
-    writeFileSync(join(appDir, 'lib', 'sitecustomize.py'), 'import sys\nsys.stderr.write("app sitecustomize ran\\n")\nAPP_MARKER = "mine"\n');
+    writeFileSync(
+      join(appDir, 'lib', 'sitecustomize.py'),
+      'import sys\nsys.stderr.write("app sitecustomize ran\\n")\nAPP_MARKER = "mine"\n',
+    );
     // The image's layout: python/bootstrap (ours, from the repository) and the packages beside it (the stand-in).
     standInVolume = join(work, 'volume');
     const packages = join(standInVolume, 'python');
     mkdirSync(join(packages, 'opentelemetry/instrumentation/auto_instrumentation'), { recursive: true });
-    writeFileSync(join(packages, 'opentelemetry/instrumentation/auto_instrumentation/__init__.py'), STAND_IN_INITIALIZE);
+    writeFileSync(
+      join(packages, 'opentelemetry/instrumentation/auto_instrumentation/__init__.py'),
+      STAND_IN_INITIALIZE,
+    );
     symlinkSync(join(AGENTS_IN_REPO, 'python/bootstrap'), join(packages, 'bootstrap'));
   });
 
@@ -86,19 +96,32 @@ describe.skipIf(skip)('Python agent bootstrap', () => {
 
   /** Runs the patched container's command, /svc-agent mapped onto `agentDir`, with the kubelet's environment. */
   function runPod(pod: Admitted, agentDir: string, extraEnv: Record<string, string> = {}) {
-    const { argv, env } = containerProcess(pod.app, { pod: pod.pod, secrets: [setup.secret] }, { [AGENT_MOUNT_PATH]: agentDir, '/app': appDir });
+    const { argv, env } = containerProcess(
+      pod.app,
+      { pod: pod.pod, secrets: [setup.secret] },
+      { [AGENT_MOUNT_PATH]: agentDir, '/app': appDir },
+    );
     // The image's own environment first (PYTHONDONTWRITEBYTECODE, as many Python images set it: here it keeps
     // __pycache__ out of the repository), then the container's.
     const image = { PATH: process.env.PATH ?? '', HOME: work, PYTHONDONTWRITEBYTECODE: '1' };
-    const result = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', cwd: work, env: { ...image, ...env, ...extraEnv } });
+    const result = spawnSync(argv[0]!, argv.slice(1), {
+      encoding: 'utf8',
+      cwd: work,
+      env: { ...image, ...env, ...extraEnv },
+    });
     if (result.error) throw result.error;
-    const output = result.status === 0 ? (JSON.parse(result.stdout) as { app_sitecustomize: string | null; path: string[] }) : undefined;
+    const output =
+      result.status === 0
+        ? (JSON.parse(result.stdout) as { app_sitecustomize: string | null; path: string[] })
+        : undefined;
     const recorded = /\[stand-in distro\] initialize (.*)/.exec(result.stderr)?.[1];
     return {
       ...result,
       env,
       output,
-      initialize: recorded ? (JSON.parse(recorded) as { swallow_exceptions: boolean; env: Record<string, string> }) : undefined,
+      initialize: recorded
+        ? (JSON.parse(recorded) as { swallow_exceptions: boolean; env: Record<string, string> })
+        : undefined,
       svcLines: result.stderr.split('\n').filter((l) => l.startsWith('[svc-zero]')),
     };
   }
@@ -106,7 +129,9 @@ describe.skipIf(skip)('Python agent bootstrap', () => {
   it('without the OpenTelemetry packages (the repository’s agent dir): one line says so and the app runs unchanged', () => {
     const pod = admitted();
     const result = runPod(pod, AGENTS_IN_REPO);
-    expect(result.env.PYTHONPATH).toBe(PYTHON_AGENT_PATHS.map((p) => p.replace(AGENT_MOUNT_PATH, AGENTS_IN_REPO)).join(':'));
+    expect(result.env.PYTHONPATH).toBe(
+      PYTHON_AGENT_PATHS.map((p) => p.replace(AGENT_MOUNT_PATH, AGENTS_IN_REPO)).join(':'),
+    );
     expect(result.status, result.stderr).toBe(0);
     expect(result.svcLines).toEqual([
       "[svc-zero] auto-instrumentation not active: the OpenTelemetry packages cannot be imported (No module named 'opentelemetry'); they belong in /svc-agent/python, copied there by the svc-agent-init container",
@@ -130,7 +155,9 @@ describe.skipIf(skip)('Python agent bootstrap', () => {
       OTEL_METRICS_EXPORTER: 'otlp',
       OTEL_LOGS_EXPORTER: 'otlp',
     });
-    const attributes = Object.fromEntries(otel.OTEL_RESOURCE_ATTRIBUTES!.split(',').map((pair) => pair.split('=') as [string, string]));
+    const attributes = Object.fromEntries(
+      otel.OTEL_RESOURCE_ATTRIBUTES!.split(',').map((pair) => pair.split('=') as [string, string]),
+    );
     expect(attributes).toMatchObject({
       'k8s.namespace.name': NS,
       'k8s.pod.name': pod.pod.metadata!.name,
@@ -145,7 +172,9 @@ describe.skipIf(skip)('Python agent bootstrap', () => {
 
   it('runs the application’s own sitecustomize (further on its PYTHONPATH) first, and the app imports its own module', () => {
     const pod = admitted([{ name: 'PYTHONPATH', value: '/app/lib' }]);
-    expect(pod.app.env?.find((e) => e.name === 'PYTHONPATH')?.value).toBe([...PYTHON_AGENT_PATHS, '/app/lib'].join(':'));
+    expect(pod.app.env?.find((e) => e.name === 'PYTHONPATH')?.value).toBe(
+      [...PYTHON_AGENT_PATHS, '/app/lib'].join(':'),
+    );
     const result = runPod(pod, standInVolume);
     expect(result.status, result.stderr).toBe(0);
     expect(result.output?.app_sitecustomize).toBe('mine');
@@ -165,7 +194,11 @@ describe.skipIf(skip)('Python agent bootstrap', () => {
   it('without SVC_INGEST_URL (a pod the webhook did not mutate, the agent on PYTHONPATH by hand): disabled, one line', () => {
     const result = spawnSync('python3', [join(appDir, 'app.py')], {
       encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '', PYTHONDONTWRITEBYTECODE: '1', PYTHONPATH: join(standInVolume, 'python/bootstrap') },
+      env: {
+        PATH: process.env.PATH ?? '',
+        PYTHONDONTWRITEBYTECODE: '1',
+        PYTHONPATH: join(standInVolume, 'python/bootstrap'),
+      },
     });
     expect(result.status).toBe(0);
     expect(result.stderr.split('\n').filter((l) => l.startsWith('[svc-zero]'))).toEqual([

@@ -9,7 +9,13 @@ import { Agent } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import fastJsonPatch from 'fast-json-patch';
 import { Pod } from 'kubernetes-models/v1';
-import { CoreV1Api, CustomObjectsApi, type KubernetesObject, type V1Namespace, type V1Pod } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubernetesObject,
+  type V1Namespace,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebhookServer, type WebhookServer } from '../../../operator/src/admission/server';
 import type { AdmissionLookup } from '../../../operator/src/cluster/lookup';
@@ -23,21 +29,41 @@ import { INJECTED_ANNOTATION, INIT_CONTAINER, SYSTEM_NAMESPACE, WEBHOOK_SERVICE 
 import type { SvcInstrumentation } from '../../../operator/src/resource/types';
 import { startFakeKube } from '../../support/operator/fake-kube';
 import { TEST_SETTINGS } from '../../support/operator/admission';
-import { asApiServerSends, call, decodePatch, post, review, SERVICE_HOST, type Answer, type Client } from '../../support/operator/admission-review';
-
+import {
+  asApiServerSends,
+  call,
+  decodePatch,
+  post,
+  review,
+  SERVICE_HOST,
+  type Answer,
+  type Client,
+} from '../../support/operator/admission-review';
 
 const settings = TEST_SETTINGS;
 
 const namespaces: Record<string, V1Namespace> = {
-  shop: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', labels: { 'kubernetes.io/metadata.name': 'shop' } } },
-  plain: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'plain', labels: { 'kubernetes.io/metadata.name': 'plain' } } },
+  shop: {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'shop', labels: { 'kubernetes.io/metadata.name': 'shop' } },
+  },
+  plain: {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'plain', labels: { 'kubernetes.io/metadata.name': 'plain' } },
+  },
 };
 const instrumentations: Record<string, SvcInstrumentation> = {
   shop: {
     apiVersion: 'svc.io/v1alpha1',
     kind: 'SvcInstrumentation',
     metadata: { name: 'default', namespace: 'shop', generation: 1 },
-    spec: { ingestUrl: 'https://ingest.svc.example.com', apiKeySecretRef: { name: 'svc-zero-api-key' }, env: 'production' },
+    spec: {
+      ingestUrl: 'https://ingest.svc.example.com',
+      apiKeySecretRef: { name: 'svc-zero-api-key' },
+      env: 'production',
+    },
   },
 };
 
@@ -59,7 +85,14 @@ function deploymentPod(namespace = 'shop'): V1Pod {
       labels: { app: 'checkout', 'pod-template-hash': '7c9d8f6b5d' },
       annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-11-20T09:12:44Z' },
       ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'checkout-7c9d8f6b5d', uid: '5b0c2f9e-8d1e-4f7a-9a51-3f3c8e0f2d11', controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'checkout-7c9d8f6b5d',
+          uid: '5b0c2f9e-8d1e-4f7a-9a51-3f3c8e0f2d11',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ],
     },
     spec: {
@@ -84,7 +117,11 @@ function deploymentPod(namespace = 'shop'): V1Pod {
 function expectAllowed(answer: Answer, uid: string): void {
   expect(answer.status).toBe(200);
   expect(answer.headers['content-type']).toMatch(/^application\/json/);
-  expect(answer.body).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true } });
+  expect(answer.body).toMatchObject({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    response: { uid, allowed: true },
+  });
 }
 
 function expectUnchanged(answer: Answer, uid: string): void {
@@ -99,7 +136,16 @@ interface Logged {
   fields: Record<string, unknown>;
 }
 
-async function serve(options: { lookup?: AdmissionLookup; deadlineMs?: number; isReady?: () => boolean; maxBodyBytes?: number; drainBytes?: number; drainMs?: number } = {}) {
+async function serve(
+  options: {
+    lookup?: AdmissionLookup;
+    deadlineMs?: number;
+    isReady?: () => boolean;
+    maxBodyBytes?: number;
+    drainBytes?: number;
+    drainMs?: number;
+  } = {},
+) {
   const logs: Logged[] = [];
   const server = await startWebhookServer({
     port: 0,
@@ -122,7 +168,12 @@ let serving: { cert: string; key: string };
 
 beforeAll(async () => {
   ca = await createCa({ now: Date.now(), validityMs: 24 * 3600_000, commonName: 'svc-zero-webhook-ca' });
-  const pair = await issueServingCertificate({ ca, now: Date.now(), validityMs: 3600_000, dnsNames: serviceDnsNames(WEBHOOK_SERVICE, SYSTEM_NAMESPACE) });
+  const pair = await issueServingCertificate({
+    ca,
+    now: Date.now(),
+    validityMs: 3600_000,
+    dnsNames: serviceDnsNames(WEBHOOK_SERVICE, SYSTEM_NAMESPACE),
+  });
   serving = { cert: pair.certPem, key: pair.keyPem };
 });
 
@@ -133,7 +184,10 @@ describe('admission webhook over HTTPS', () => {
 
   beforeAll(async () => {
     ({ server, logs } = await serve());
-    client = { ca: ca.certPem, agent: new Agent({ keepAlive: true, maxSockets: 8, ca: ca.certPem, servername: SERVICE_HOST }) };
+    client = {
+      ca: ca.certPem,
+      agent: new Agent({ keepAlive: true, maxSockets: 8, ca: ca.certPem, servername: SERVICE_HOST }),
+    };
   });
   afterAll(async () => {
     client.agent?.destroy();
@@ -166,10 +220,16 @@ describe('admission webhook over HTTPS', () => {
     // ... is still a valid Pod,
     expect(() => new Pod(patched as never).validate()).not.toThrow();
     // ... and is exactly what the mutation decided (nothing lost in transport).
-    expect(patch).toEqual(mutatePod({ pod, namespace: namespaces.shop!, instrumentation: instrumentations.shop, settings }).patch);
+    expect(patch).toEqual(
+      mutatePod({ pod, namespace: namespaces.shop!, instrumentation: instrumentations.shop, settings }).patch,
+    );
 
     const line = logs.find((l) => l.fields.uid === uid);
-    expect(line).toMatchObject({ level: 'info', msg: 'pod instrumented', fields: { namespace: 'shop', pod: 'checkout-7c9d8f6b5d-*', workload: 'checkout', injected: true } });
+    expect(line).toMatchObject({
+      level: 'info',
+      msg: 'pod instrumented',
+      fields: { namespace: 'shop', pod: 'checkout-7c9d8f6b5d-*', workload: 'checkout', injected: true },
+    });
     expect(logs.filter((l) => l.fields.uid === uid)).toHaveLength(1);
 
     // Mutating the instrumented pod again changes nothing.
@@ -205,7 +265,11 @@ describe('admission webhook over HTTPS', () => {
   describe('malformed requests are allowed unchanged, with the uid when it can be read', () => {
     const uid = '7a3c1f0e-2b4d-4e6f-8a9b-0c1d2e3f4a5b';
     const cases: [string, () => unknown, string][] = [
-      ['wrong apiVersion', () => ({ ...review(deploymentPod(), {}, uid), apiVersion: 'admission.k8s.io/v1beta1' }), uid],
+      [
+        'wrong apiVersion',
+        () => ({ ...review(deploymentPod(), {}, uid), apiVersion: 'admission.k8s.io/v1beta1' }),
+        uid,
+      ],
       ['wrong kind', () => ({ ...review(deploymentPod(), {}, uid), kind: 'TokenReview' }), uid],
       ['missing request', () => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), ''],
       ['request without uid', () => review(deploymentPod(), { uid: undefined }), ''],
@@ -213,7 +277,19 @@ describe('admission webhook over HTTPS', () => {
       ['missing object', () => review(undefined, {}, uid), uid],
       ['object that is not a pod', () => review({ kind: 'Pod', metadata: { name: 'x' } }, {}, uid), uid],
       ['an UPDATE', () => review(deploymentPod(), { operation: 'UPDATE', oldObject: deploymentPod() }, uid), uid],
-      ['a Deployment', () => review(deploymentPod(), { kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, resource: { group: 'apps', version: 'v1', resource: 'deployments' } }, uid), uid],
+      [
+        'a Deployment',
+        () =>
+          review(
+            deploymentPod(),
+            {
+              kind: { group: 'apps', version: 'v1', kind: 'Deployment' },
+              resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+            },
+            uid,
+          ),
+        uid,
+      ],
       ['a pod subresource', () => review(deploymentPod(), { subResource: 'ephemeralcontainers' }, uid), uid],
       ['JSON that is an array', () => [review(deploymentPod(), {}, uid)], ''],
       ['JSON null', () => null, ''],
@@ -223,12 +299,17 @@ describe('admission webhook over HTTPS', () => {
         const before = logs.length;
         const answer = await post(server.port, client, body());
         expectUnchanged(answer, expectedUid);
-        expect(logs.slice(before)).toEqual([expect.objectContaining({ level: 'warn', msg: 'admission request not understood; pod allowed unchanged' })]);
+        expect(logs.slice(before)).toEqual([
+          expect.objectContaining({ level: 'warn', msg: 'admission request not understood; pod allowed unchanged' }),
+        ]);
       });
     }
 
     it('a body that is not JSON', async () => {
-      expectUnchanged(await call(server.port, client, { body: '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionRev' }), '');
+      expectUnchanged(
+        await call(server.port, client, { body: '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionRev' }),
+        '',
+      );
     });
 
     it('an empty body', async () => {
@@ -240,7 +321,13 @@ describe('admission webhook over HTTPS', () => {
     });
 
     it('a body that is not application/json', async () => {
-      expectUnchanged(await call(server.port, client, { body: JSON.stringify(review(deploymentPod())), headers: { 'content-type': 'application/yaml' } }), '');
+      expectUnchanged(
+        await call(server.port, client, {
+          body: JSON.stringify(review(deploymentPod())),
+          headers: { 'content-type': 'application/yaml' },
+        }),
+        '',
+      );
     });
 
     it('a body over the limit with no uid in it (8 MiB of spaces announced by its Content-Length): read to its end, answered with an empty uid', async () => {
@@ -286,9 +373,14 @@ describe('admission webhook over HTTPS', () => {
 
     it('sent chunked (a pod with a huge annotation)', async () => {
       const uid = randomUUID();
-      const answer = await overLimit(Buffer.from(JSON.stringify(review(hugePod(), {}, uid))), { 'transfer-encoding': 'chunked' });
+      const answer = await overLimit(Buffer.from(JSON.stringify(review(hugePod(), {}, uid))), {
+        'transfer-encoding': 'chunked',
+      });
       expectUnchanged(answer, uid);
-      expect(logs.find((l) => l.fields.uid === uid)).toMatchObject({ level: 'warn', fields: { reason: 'body larger than 3145728 bytes' } });
+      expect(logs.find((l) => l.fields.uid === uid)).toMatchObject({
+        level: 'warn',
+        fields: { reason: 'body larger than 3145728 bytes' },
+      });
     });
 
     it('announced by its Content-Length', async () => {
@@ -301,12 +393,14 @@ describe('admission webhook over HTTPS', () => {
       const uid = randomUUID();
       const { uid: _first, ...request } = review(hugePod(), {}, uid).request as Record<string, unknown>;
       // Go's encoder writes request.uid first; another encoder (or a proxy) may not, and userInfo has a uid of its own.
-      const body = Buffer.from(JSON.stringify({ kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: { ...request, uid } }));
+      const body = Buffer.from(
+        JSON.stringify({ kind: 'AdmissionReview', apiVersion: 'admission.k8s.io/v1', request: { ...request, uid } }),
+      );
       expect(body.indexOf('"uid"')).toBeLessThan(body.indexOf(`"uid":"${uid}"`));
       expectUnchanged(await overLimit(body), uid);
     });
 
-    it('without a request.uid (only the pod\'s and userInfo\'s): answered with an empty uid', async () => {
+    it("without a request.uid (only the pod's and userInfo's): answered with an empty uid", async () => {
       const pod = hugePod();
       pod.metadata!.uid = randomUUID();
       const body = Buffer.from(JSON.stringify(review(pod, { uid: undefined })));
@@ -320,7 +414,11 @@ describe('admission webhook over HTTPS', () => {
     const maxBodyBytes = 64 * 1024;
 
     beforeAll(async () => {
-      ({ server: bounded, logs: boundedLogs } = await serve({ maxBodyBytes, drainBytes: 4 * maxBodyBytes, drainMs: 200 }));
+      ({ server: bounded, logs: boundedLogs } = await serve({
+        maxBodyBytes,
+        drainBytes: 4 * maxBodyBytes,
+        drainMs: 200,
+      }));
     });
     afterAll(() => bounded.close());
 
@@ -332,7 +430,11 @@ describe('admission webhook over HTTPS', () => {
 
     it('past the drain byte bound: answered with the uid, then the connection is closed', async () => {
       const uid = randomUUID();
-      const answer = await call(bounded.port, { ca: ca.certPem }, { body: padded(uid, 16 * maxBodyBytes), headers: { 'transfer-encoding': 'chunked' } });
+      const answer = await call(
+        bounded.port,
+        { ca: ca.certPem },
+        { body: padded(uid, 16 * maxBodyBytes), headers: { 'transfer-encoding': 'chunked' } },
+      );
       expectUnchanged(answer, uid);
       expect(answer.headers.connection).toBe('close');
     });
@@ -341,16 +443,30 @@ describe('admission webhook over HTTPS', () => {
       const uid = randomUUID();
       const body = padded(uid, 8 * maxBodyBytes);
       // Announces the whole body, sends half of it and waits: the answer comes from the server's bound, not an end.
-      const answer = await call(bounded.port, { ca: ca.certPem }, { body: body.subarray(0, body.length / 2), headers: { 'content-length': body.length }, end: false });
+      const answer = await call(
+        bounded.port,
+        { ca: ca.certPem },
+        { body: body.subarray(0, body.length / 2), headers: { 'content-length': body.length }, end: false },
+      );
       expectUnchanged(answer, uid);
       expect(answer.headers.connection).toBe('close');
-      expect(boundedLogs.find((l) => l.fields.uid === uid)?.fields.reason).toBe(`body larger than ${maxBodyBytes} bytes`);
+      expect(boundedLogs.find((l) => l.fields.uid === uid)?.fields.reason).toBe(
+        `body larger than ${maxBodyBytes} bytes`,
+      );
     });
   });
 
   it('answers concurrent reviews, each with its own uid and patch', async () => {
     const uids = Array.from({ length: 64 }, () => randomUUID());
-    const answers = await Promise.all(uids.map((uid, i) => post(server.port, client, i % 2 === 0 ? review(deploymentPod(), {}, uid) : review(deploymentPod('plain'), { namespace: 'plain' }, uid))));
+    const answers = await Promise.all(
+      uids.map((uid, i) =>
+        post(
+          server.port,
+          client,
+          i % 2 === 0 ? review(deploymentPod(), {}, uid) : review(deploymentPod('plain'), { namespace: 'plain' }, uid),
+        ),
+      ),
+    );
     answers.forEach((answer, i) => {
       expectAllowed(answer, uids[i]!);
       if (i % 2 === 0) expect(decodePatch(answer).length).toBeGreaterThan(0);
@@ -360,15 +476,26 @@ describe('admission webhook over HTTPS', () => {
   });
 
   it('serves /healthz and /readyz, and 404 elsewhere', async () => {
-    expect(await call(server.port, client, { method: 'GET', path: '/healthz' })).toMatchObject({ status: 200, body: 'ok\n' });
+    expect(await call(server.port, client, { method: 'GET', path: '/healthz' })).toMatchObject({
+      status: 200,
+      body: 'ok\n',
+    });
     expect(await call(server.port, client, { method: 'GET', path: '/readyz' })).toMatchObject({ status: 200 });
     expect((await call(server.port, client, { method: 'GET', path: '/metrics' })).status).toBe(404);
   });
 
   it('presents a certificate for the Service name that only its CA vouches for', async () => {
     const body = review(deploymentPod());
-    await expect(post(server.port, { ca: ca.certPem, servername: `${WEBHOOK_SERVICE}.${SYSTEM_NAMESPACE}.svc.cluster.local` }, body)).resolves.toMatchObject({ status: 200 });
-    await expect(post(server.port, { ca: ca.certPem, servername: 'webhook.example.com' }, body)).rejects.toMatchObject({ code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+    await expect(
+      post(
+        server.port,
+        { ca: ca.certPem, servername: `${WEBHOOK_SERVICE}.${SYSTEM_NAMESPACE}.svc.cluster.local` },
+        body,
+      ),
+    ).resolves.toMatchObject({ status: 200 });
+    await expect(post(server.port, { ca: ca.certPem, servername: 'webhook.example.com' }, body)).rejects.toMatchObject({
+      code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+    });
     const other = await createCa({ now: Date.now(), validityMs: 3600_000, commonName: 'someone-else' });
     await expect(post(server.port, { ca: other.certPem }, body)).rejects.toThrow(/certificate/);
   });
@@ -385,14 +512,20 @@ async function admittedUnchangedIn(server: WebhookServer, uid: string): Promise<
 
 describe('slow or failing dependencies', () => {
   it('answers allowed without a patch at the lookup deadline when the lookup never answers', async () => {
-    const never: AdmissionLookup = { namespace: () => new Promise(() => undefined), instrumentation: () => new Promise(() => undefined) };
+    const never: AdmissionLookup = {
+      namespace: () => new Promise(() => undefined),
+      instrumentation: () => new Promise(() => undefined),
+    };
     const { server, logs } = await serve({ lookup: never, deadlineMs: 300 });
     try {
       const uid = randomUUID();
       const elapsed = await admittedUnchangedIn(server, uid);
       expect(elapsed).toBeGreaterThanOrEqual(290);
       expect(elapsed).toBeLessThan(8000);
-      expect(logs.find((l) => l.fields.uid === uid)).toMatchObject({ level: 'warn', fields: { injected: false, reason: 'lookup deadline 300 ms exceeded' } });
+      expect(logs.find((l) => l.fields.uid === uid)).toMatchObject({
+        level: 'warn',
+        fields: { injected: false, reason: 'lookup deadline 300 ms exceeded' },
+      });
     } finally {
       await server.close();
     }
@@ -424,12 +557,18 @@ describe('slow or failing dependencies', () => {
   });
 
   it('answers allowed without a patch when the lookup fails', async () => {
-    const failing: AdmissionLookup = { namespace: async () => Promise.reject(new Error('connect ECONNREFUSED 10.96.0.1:443')), instrumentation: async () => undefined };
+    const failing: AdmissionLookup = {
+      namespace: async () => Promise.reject(new Error('connect ECONNREFUSED 10.96.0.1:443')),
+      instrumentation: async () => undefined,
+    };
     const { server, logs } = await serve({ lookup: failing });
     try {
       const uid = randomUUID();
       expectUnchanged(await post(server.port, { ca: ca.certPem }, review(deploymentPod(), {}, uid)), uid);
-      expect(logs.find((l) => l.fields.uid === uid)).toMatchObject({ level: 'error', fields: { reason: 'connect ECONNREFUSED 10.96.0.1:443' } });
+      expect(logs.find((l) => l.fields.uid === uid)).toMatchObject({
+        level: 'error',
+        fields: { reason: 'connect ECONNREFUSED 10.96.0.1:443' },
+      });
     } finally {
       await server.close();
     }
@@ -441,18 +580,33 @@ describe('slow or failing dependencies', () => {
     fake.put(instrumentations.shop as KubernetesObject);
     const kubeConfig = fake.kubeConfig();
     // The controller's caches before their first list: every lookup goes to the API server.
-    const unsynced = { cache: { get: () => undefined, list: () => [] }, synced: false, ready: new Promise<void>(() => undefined), stop: async () => undefined };
-    const lookup = cachedLookup({ namespaces: unsynced, instrumentations: unsynced, core: kubeConfig.makeApiClient(CoreV1Api), custom: kubeConfig.makeApiClient(CustomObjectsApi) });
+    const unsynced = {
+      cache: { get: () => undefined, list: () => [] },
+      synced: false,
+      ready: new Promise<void>(() => undefined),
+      stop: async () => undefined,
+    };
+    const lookup = cachedLookup({
+      namespaces: unsynced,
+      instrumentations: unsynced,
+      core: kubeConfig.makeApiClient(CoreV1Api),
+      custom: kubeConfig.makeApiClient(CustomObjectsApi),
+    });
     const { server, logs } = await serve({ lookup, deadlineMs: 500 });
     try {
       // Answered by the API server in time: instrumented (so the slow case below is the deadline at work).
       const quick = randomUUID();
-      expect(decodePatch(await post(server.port, { ca: ca.certPem }, review(deploymentPod(), {}, quick))).length).toBeGreaterThan(0);
+      expect(
+        decodePatch(await post(server.port, { ca: ca.certPem }, review(deploymentPod(), {}, quick))).length,
+      ).toBeGreaterThan(0);
 
       fake.delay(8000);
       const slow = randomUUID();
       expect(await admittedUnchangedIn(server, slow)).toBeLessThan(8000);
-      expect(logs.find((l) => l.fields.uid === slow)).toMatchObject({ level: 'warn', fields: { injected: false, reason: 'lookup deadline 500 ms exceeded' } });
+      expect(logs.find((l) => l.fields.uid === slow)).toMatchObject({
+        level: 'warn',
+        fields: { injected: false, reason: 'lookup deadline 500 ms exceeded' },
+      });
     } finally {
       await server.close();
       await fake.close();

@@ -53,7 +53,14 @@ export async function putLegacyCur(
       await putGzipCsv(target, key, 'cur', rows);
       keys.push(key);
     }
-    const manifest = legacyManifest(target, { name, period, assemblyId, keys, compression: 'GZIP', contentType: 'text/csv' });
+    const manifest = legacyManifest(target, {
+      name,
+      period,
+      assemblyId,
+      keys,
+      compression: 'GZIP',
+      contentType: 'text/csv',
+    });
     await putText(target, `${range}${assemblyId}/${name}-Manifest.json`, manifest);
     // AWS overwrites the period's manifest after each delivery: it names the current assembly.
     await putText(target, manifestKey, manifest);
@@ -81,12 +88,23 @@ export async function putLegacyCurParquet(
   await putText(
     target,
     manifestKey,
-    legacyManifest(target, { name, period, assemblyId: randomUUID(), keys, compression: 'Parquet', contentType: 'Parquet' }),
+    legacyManifest(target, {
+      name,
+      period,
+      assemblyId: randomUUID(),
+      keys,
+      compression: 'Parquet',
+      contentType: 'Parquet',
+    }),
   );
   // The other files AWS delivers for Athena: none of them is report data.
   await putText(target, `${root}crawler-cfn.yml`, 'AWSTemplateFormatVersion: 2010-09-09\nResources: {}\n');
   await putText(target, `${root}${name}/${name}-create-table.sql`, `CREATE EXTERNAL TABLE IF NOT EXISTS ${name} (...)`);
-  await putBytes(target, `${root}cost_and_usage_data_status/cost_and_usage_data_status.parquet`, Buffer.from(parquetReport('cur', [])));
+  await putBytes(
+    target,
+    `${root}cost_and_usage_data_status/cost_and_usage_data_status.parquet`,
+    Buffer.from(parquetReport('cur', [])),
+  );
   return { manifestKey, keys };
 }
 
@@ -112,7 +130,8 @@ export async function putDataExport(
   const root = `${target.prefix}${name}/`;
   const executionId = randomUUID();
   const partition = `BILLING_PERIOD=${period}/`;
-  const delivery = options.delivery === 'create-new' ? `${(options.at ?? new Date()).toISOString()}-${executionId}/` : '';
+  const delivery =
+    options.delivery === 'create-new' ? `${(options.at ?? new Date()).toISOString()}-${executionId}/` : '';
   const keys: string[] = [];
   for (const [i, rows] of options.files.entries()) {
     const base = `${root}data/${partition}${delivery}${name}-${chunk(i)}`;
@@ -176,14 +195,21 @@ function headerOf(format: ExportFormat): string[] {
   return csvReport(format, []).split(/\r?\n/)[0]!.split(',');
 }
 
-async function putGzipCsv(target: ExportTarget, key: string, format: ExportFormat, rows: Iterable<SampleLineItem>): Promise<void> {
+async function putGzipCsv(
+  target: ExportTarget,
+  key: string,
+  format: ExportFormat,
+  rows: Iterable<SampleLineItem>,
+): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-export-'));
   const file = join(dir, 'report.csv.gz');
   try {
     const csv = new PassThrough();
     await Promise.all([writeCsvReport(format, rows, csv), pipeline(csv, createGzip(), createWriteStream(file))]);
     const { size } = await stat(file);
-    await target.s3.send(new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: createReadStream(file), ContentLength: size }));
+    await target.s3.send(
+      new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: createReadStream(file), ContentLength: size }),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

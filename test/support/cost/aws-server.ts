@@ -22,7 +22,10 @@ export function controlPlane(server: { url: string; controlKey: string }): Contr
   const call: ControlPlane['call'] = async (method, path, body) => {
     const res = await fetch(`${server.url}/control-plane${path}`, {
       method,
-      headers: { authorization: `Bearer ${server.controlKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${server.controlKey}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -65,9 +68,14 @@ export async function startAwsCostServer(kind: DatabaseKind, options: AwsCostSer
   try {
     await s3.createBucket(COST_BUCKET);
     const target = { s3: s3.admin, bucket: COST_BUCKET, prefix: 'cur/' };
-    for (const [period, rows] of Object.entries(options.periods)) await putLegacyCur(target, { name: 'hourly', period, assemblies: [[rows]] });
+    for (const [period, rows] of Object.entries(options.periods))
+      await putLegacyCur(target, { name: 'hourly', period, assemblies: [[rows]] });
     const endpoints = options.endpoints?.(s3, sts) ?? { s3: s3.endpoint, sts: sts.url };
-    t = await startTestServer(kind, { clock: options.clock, detection: false, cost: { endpoints, sync: { pollMs: 3_600_000 } } });
+    t = await startTestServer(kind, {
+      clock: options.clock,
+      detection: false,
+      cost: { endpoints, sync: { pollMs: 3_600_000 } },
+    });
   } catch (error) {
     await Promise.all([s3.close(), sts.close()]);
     throw error;
@@ -80,7 +88,10 @@ export async function startAwsCostServer(kind: DatabaseKind, options: AwsCostSer
     s3,
     sts,
     async connect() {
-      const created = await api.call('POST', '/cost/providers', { provider: 'aws', config: { role_arn: COST_ROLE, cur_bucket: COST_BUCKET, cur_prefix: 'cur/' } });
+      const created = await api.call('POST', '/cost/providers', {
+        provider: 'aws',
+        config: { role_arn: COST_ROLE, cur_bucket: COST_BUCKET, cur_prefix: 'cur/' },
+      });
       if (created.status !== 201) throw new Error(`connecting failed: ${JSON.stringify(created.body)}`);
       await server.server.cost.sync.runDue();
       return created.body.id as string;

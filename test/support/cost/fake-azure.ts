@@ -26,7 +26,13 @@ export interface FakeAzure {
   /** Trusts the run's certificate: pass as the clients' `agent`. */
   agent: https.Agent;
   tokenRequests: { tenant: string; grantType: string; clientId: string; scope: string }[];
-  managementRequests: { method: string; path: string; query: Record<string, string>; body: unknown; authorization: string | undefined }[];
+  managementRequests: {
+    method: string;
+    path: string;
+    query: Record<string, string>;
+    body: unknown;
+    authorization: string | undefined;
+  }[];
   /** Registers an app (service principal) in a tenant. */
   app(app: { tenant: string; clientId: string; secret: string }): void;
   /** Gives an app the Cost Management Reader role on a scope. */
@@ -57,11 +63,39 @@ export interface CostRecord {
 
 /** The dimensions the Query API accepts for grouping, as its own 400 answer lists them. */
 const VALID_GROUPINGS = [
-  'ResourceGroup', 'ResourceGroupName', 'ResourceLocation', 'ConsumedService', 'ResourceType', 'ResourceId', 'MeterId',
-  'BillingMonth', 'MeterCategory', 'MeterSubcategory', 'Meter', 'AccountName', 'DepartmentName', 'SubscriptionId',
-  'SubscriptionName', 'ServiceName', 'ServiceTier', 'EnrollmentAccountName', 'BillingAccountId', 'ResourceGuid',
-  'BillingPeriod', 'InvoiceNumber', 'ChargeType', 'PublisherType', 'ReservationId', 'ReservationName', 'Frequency',
-  'PartNumber', 'CostAllocationRuleName', 'MarkupRuleName', 'PricingModel', 'BenefitId', 'BenefitName',
+  'ResourceGroup',
+  'ResourceGroupName',
+  'ResourceLocation',
+  'ConsumedService',
+  'ResourceType',
+  'ResourceId',
+  'MeterId',
+  'BillingMonth',
+  'MeterCategory',
+  'MeterSubcategory',
+  'Meter',
+  'AccountName',
+  'DepartmentName',
+  'SubscriptionId',
+  'SubscriptionName',
+  'ServiceName',
+  'ServiceTier',
+  'EnrollmentAccountName',
+  'BillingAccountId',
+  'ResourceGuid',
+  'BillingPeriod',
+  'InvoiceNumber',
+  'ChargeType',
+  'PublisherType',
+  'ReservationId',
+  'ReservationName',
+  'Frequency',
+  'PartNumber',
+  'CostAllocationRuleName',
+  'MarkupRuleName',
+  'PricingModel',
+  'BenefitId',
+  'BenefitName',
 ];
 
 const RECORD_FIELD: Record<string, keyof CostRecord> = {
@@ -136,14 +170,31 @@ export async function fakeAzure(): Promise<FakeAzure> {
     }
     if (req.method === 'POST' && path === 'oauth2/v2.0/token') {
       const form = new URLSearchParams(body);
-      const request = { tenant: tenant ?? '', grantType: form.get('grant_type') ?? '', clientId: form.get('client_id') ?? '', scope: form.get('scope') ?? '' };
+      const request = {
+        tenant: tenant ?? '',
+        grantType: form.get('grant_type') ?? '',
+        clientId: form.get('client_id') ?? '',
+        scope: form.get('scope') ?? '',
+      };
       fake.tokenRequests.push(request);
       const app = apps.get(request.clientId);
       if (!app || app.tenant !== request.tenant) {
-        return aadError(res, 400, 'unauthorized_client', 700016, `AADSTS700016: Application with identifier '${request.clientId}' was not found in the directory '${request.tenant}'.`);
+        return aadError(
+          res,
+          400,
+          'unauthorized_client',
+          700016,
+          `AADSTS700016: Application with identifier '${request.clientId}' was not found in the directory '${request.tenant}'.`,
+        );
       }
       if (form.get('client_secret') !== app.secret) {
-        return aadError(res, 401, 'invalid_client', 7000215, `AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${request.clientId}'.`);
+        return aadError(
+          res,
+          401,
+          'invalid_client',
+          7000215,
+          `AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${request.clientId}'.`,
+        );
       }
       const audience = request.scope.replace(/\/\.default$/, '');
       const token = randomBytes(24).toString('base64url');
@@ -161,18 +212,36 @@ export async function fakeAzure(): Promise<FakeAzure> {
     } catch {
       // recorded as null; answered below
     }
-    fake.managementRequests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), body: parsed, authorization: req.headers.authorization });
+    fake.managementRequests.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: parsed,
+      authorization: req.headers.authorization,
+    });
 
     const token = tokens.get(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
     if (!token || token.audience !== fake.management) {
       return armError(res, 401, 'InvalidAuthenticationToken', 'The access token is invalid.');
     }
     const m = /^(.*)\/providers\/Microsoft\.CostManagement\/query$/i.exec(url.pathname);
-    if (req.method !== 'POST' || !m) return armError(res, 404, 'NotFound', `No route for ${req.method} ${url.pathname}`);
-    if (!url.searchParams.get('api-version')) return armError(res, 400, 'MissingApiVersionParameter', "The api-version query parameter (?api-version=) is required for all requests.");
+    if (req.method !== 'POST' || !m)
+      return armError(res, 404, 'NotFound', `No route for ${req.method} ${url.pathname}`);
+    if (!url.searchParams.get('api-version'))
+      return armError(
+        res,
+        400,
+        'MissingApiVersionParameter',
+        'The api-version query parameter (?api-version=) is required for all requests.',
+      );
     const scope = m[1]!;
     if (!grants.get(token.clientId)?.has(scope.toLowerCase())) {
-      return armError(res, 403, 'AuthorizationFailed', `The client '${token.clientId}' with object id '${token.clientId}' does not have authorization to perform action 'Microsoft.CostManagement/query/action' over scope '${scope}' or the scope is invalid. If access was recently granted, please refresh your credentials.`);
+      return armError(
+        res,
+        403,
+        'AuthorizationFailed',
+        `The client '${token.clientId}' with object id '${token.clientId}' does not have authorization to perform action 'Microsoft.CostManagement/query/action' over scope '${scope}' or the scope is invalid. If access was recently granted, please refresh your credentials.`,
+      );
     }
     const throttled = fake.throttle.shift();
     if (throttled) {
@@ -184,16 +253,25 @@ export async function fakeAzure(): Promise<FakeAzure> {
 
   function query(res: ServerResponse, scope: string, q: Query, url: URL): void {
     const invalid = (why: string) => armError(res, 400, 'BadRequest', `Invalid query definition: ${why}`);
-    if (!q || !['ActualCost', 'AmortizedCost'].includes(q.type ?? '')) return invalid(`Invalid query type: '${q?.type}'`);
-    if (q.timeframe !== 'Custom' || !q.timePeriod?.from || !q.timePeriod.to) return invalid('a Custom timeframe needs timePeriod.from and timePeriod.to');
+    if (!q || !['ActualCost', 'AmortizedCost'].includes(q.type ?? ''))
+      return invalid(`Invalid query type: '${q?.type}'`);
+    if (q.timeframe !== 'Custom' || !q.timePeriod?.from || !q.timePeriod.to)
+      return invalid('a Custom timeframe needs timePeriod.from and timePeriod.to');
     if (q.dataset?.granularity !== 'Daily') return invalid(`unsupported granularity ${q.dataset?.granularity}`);
     const aggregations = Object.entries(q.dataset.aggregation ?? {});
-    if (aggregations.length !== 1 || aggregations[0]![1].function !== 'Sum' || !['Cost', 'PreTaxCost'].includes(aggregations[0]![1].name ?? '')) {
+    if (
+      aggregations.length !== 1 ||
+      aggregations[0]![1].function !== 'Sum' ||
+      !['Cost', 'PreTaxCost'].includes(aggregations[0]![1].name ?? '')
+    ) {
       return invalid('the aggregation must sum Cost or PreTaxCost');
     }
     const dimensions = (q.dataset.grouping ?? []).map((g) => g.name ?? '');
     const bad = dimensions.find((d) => !VALID_GROUPINGS.includes(d));
-    if (bad !== undefined) return invalid(`Invalid dataset grouping: '${bad}'; valid values: ${VALID_GROUPINGS.map((v) => `'${v}'`).join(',')}.`);
+    if (bad !== undefined)
+      return invalid(
+        `Invalid dataset grouping: '${bad}'; valid values: ${VALID_GROUPINGS.map((v) => `'${v}'`).join(',')}.`,
+      );
     const unsupported = dimensions.find((d) => !(d in RECORD_FIELD));
     if (unsupported) return invalid(`grouping by ${unsupported} is not held by this fake`);
     const withTags = q.dataset.include?.includes('Tags') === true;
@@ -217,7 +295,9 @@ export async function fakeAzure(): Promise<FakeAzure> {
       ...(withTags ? [Object.entries(record.tags).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)] : []),
       record.currency,
     ]);
-    const offset = Number(url.searchParams.get('$skiptoken') ? Buffer.from(url.searchParams.get('$skiptoken')!, 'base64url').toString() : 0);
+    const offset = Number(
+      url.searchParams.get('$skiptoken') ? Buffer.from(url.searchParams.get('$skiptoken')!, 'base64url').toString() : 0,
+    );
     const page = rows.slice(offset, offset + fake.pageRows);
     const more = offset + page.length < rows.length;
     const next = new URL(url.href);
@@ -313,12 +393,22 @@ function selfSignedCertificate(): { key: string; cert: string } {
         // basicConstraints (critical): CA, so the certificate is its own trust anchor.
         seq(oid('2.5.29.19'), der(0x01, Buffer.from([0xff])), der(0x04, seq(der(0x01, Buffer.from([0xff]))))),
         // subjectAltName: IP 127.0.0.1, DNS localhost.
-        seq(oid('2.5.29.17'), der(0x04, seq(der(0x87, Buffer.from([127, 0, 0, 1])), der(0x82, Buffer.from('localhost'))))),
+        seq(
+          oid('2.5.29.17'),
+          der(0x04, seq(der(0x87, Buffer.from([127, 0, 0, 1])), der(0x82, Buffer.from('localhost')))),
+        ),
       ),
     ),
   );
-  const certificate = seq(tbs, algorithm, der(0x03, Buffer.concat([Buffer.from([0]), sign('sha256', tbs, privateKey)])));
-  const base64 = certificate.toString('base64').match(/.{1,64}/g)!.join('\n');
+  const certificate = seq(
+    tbs,
+    algorithm,
+    der(0x03, Buffer.concat([Buffer.from([0]), sign('sha256', tbs, privateKey)])),
+  );
+  const base64 = certificate
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n');
   return {
     key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     cert: `-----BEGIN CERTIFICATE-----\n${base64}\n-----END CERTIFICATE-----\n`,

@@ -77,8 +77,22 @@ const label: SchemaField[] = [
 /** The Cloud Billing standard usage cost export schema (cloud.google.com/billing/docs/how-to/export-data-bigquery-tables). */
 export const STANDARD_EXPORT_SCHEMA: SchemaField[] = [
   { name: 'billing_account_id', type: 'STRING' },
-  { name: 'service', type: 'RECORD', fields: [{ name: 'id', type: 'STRING' }, { name: 'description', type: 'STRING' }] },
-  { name: 'sku', type: 'RECORD', fields: [{ name: 'id', type: 'STRING' }, { name: 'description', type: 'STRING' }] },
+  {
+    name: 'service',
+    type: 'RECORD',
+    fields: [
+      { name: 'id', type: 'STRING' },
+      { name: 'description', type: 'STRING' },
+    ],
+  },
+  {
+    name: 'sku',
+    type: 'RECORD',
+    fields: [
+      { name: 'id', type: 'STRING' },
+      { name: 'description', type: 'STRING' },
+    ],
+  },
   { name: 'usage_start_time', type: 'TIMESTAMP' },
   { name: 'usage_end_time', type: 'TIMESTAMP' },
   {
@@ -147,7 +161,14 @@ export const STANDARD_EXPORT_SCHEMA: SchemaField[] = [
 /** The detailed usage cost export: the standard columns plus the resource. */
 export const DETAILED_EXPORT_SCHEMA: SchemaField[] = [
   ...STANDARD_EXPORT_SCHEMA,
-  { name: 'resource', type: 'RECORD', fields: [{ name: 'name', type: 'STRING' }, { name: 'global_name', type: 'STRING' }] },
+  {
+    name: 'resource',
+    type: 'RECORD',
+    fields: [
+      { name: 'name', type: 'STRING' },
+      { name: 'global_name', type: 'STRING' },
+    ],
+  },
 ];
 
 const SCOPES = ['https://www.googleapis.com/auth/bigquery', 'https://www.googleapis.com/auth/cloud-platform'];
@@ -196,16 +217,28 @@ export async function fakeBigQuery(): Promise<FakeBigQuery> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', fake.origin);
     const body = await readBody(req);
-    fake.requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), authorization: req.headers.authorization });
+    fake.requests.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      authorization: req.headers.authorization,
+    });
 
     const caller = authenticate(req.headers.authorization);
     if (!caller) {
-      googleError(res, 401, 'authError', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+      googleError(
+        res,
+        401,
+        'authError',
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+      );
       return;
     }
     const route = /^\/bigquery\/v2\/projects\/([^/]+)\/queries(?:\/([^/]+))?$/.exec(url.pathname);
-    if (route && req.method === 'POST' && !route[2]) return jobsQuery(res, decodeURIComponent(route[1]!), JSON.parse(body), caller);
-    if (route && req.method === 'GET' && route[2]) return getQueryResults(res, decodeURIComponent(route[2]), url.searchParams);
+    if (route && req.method === 'POST' && !route[2])
+      return jobsQuery(res, decodeURIComponent(route[1]!), JSON.parse(body), caller);
+    if (route && req.method === 'GET' && route[2])
+      return getQueryResults(res, decodeURIComponent(route[2]), url.searchParams);
     googleError(res, 404, 'notFound', `Not found: ${req.method} ${url.pathname}`);
   }
 
@@ -214,11 +247,17 @@ export async function fakeBigQuery(): Promise<FakeBigQuery> {
     const token = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
     const [header, payload, signature] = token?.split('.') ?? [];
     if (!header || !payload || !signature) return null;
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { iss?: string; sub?: string; scope?: string; exp?: number };
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as {
+      iss?: string;
+      sub?: string;
+      scope?: string;
+      exp?: number;
+    };
     const alg = (JSON.parse(Buffer.from(header, 'base64url').toString()) as { alg?: string }).alg;
     const key = keys.get(claims.iss ?? '');
     if (alg !== 'RS256' || !key || claims.sub !== claims.iss) return null;
-    if (!verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), key, Buffer.from(signature, 'base64url'))) return null;
+    if (!verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), key, Buffer.from(signature, 'base64url')))
+      return null;
     if (typeof claims.exp !== 'number' || claims.exp * 1000 < Date.now()) return null;
     if (!claims.scope?.split(' ').some((s) => SCOPES.includes(s))) return null;
     return claims.iss!;
@@ -234,7 +273,13 @@ export async function fakeBigQuery(): Promise<FakeBigQuery> {
       if (err instanceof QueryError) return googleError(res, err.status, err.reason, err.message);
       throw err;
     }
-    const job: Job = { id: `job_${randomUUID().replaceAll('-', '')}`, project, location: request.location ?? 'US', ...result, pendingPolls: fake.pendingPolls };
+    const job: Job = {
+      id: `job_${randomUUID().replaceAll('-', '')}`,
+      project,
+      location: request.location ?? 'US',
+      ...result,
+      pendingPolls: fake.pendingPolls,
+    };
     jobs.set(job.id, job);
     const timestamps = request.formatOptions?.useInt64Timestamp === true;
     send(res, 200, { kind: 'bigquery#queryResponse', ...page(job, 0, request.maxResults, timestamps) });
@@ -246,10 +291,19 @@ export async function fakeBigQuery(): Promise<FakeBigQuery> {
     const offset = query.get('pageToken') ? Number(Buffer.from(query.get('pageToken')!, 'base64url').toString()) : 0;
     const maxResults = query.get('maxResults') ? Number(query.get('maxResults')) : undefined;
     const timestamps = query.get('formatOptions.useInt64Timestamp') === 'true';
-    send(res, 200, { kind: 'bigquery#getQueryResultsResponse', etag: `"${jobId}"`, ...page(job, offset, maxResults, timestamps) });
+    send(res, 200, {
+      kind: 'bigquery#getQueryResultsResponse',
+      etag: `"${jobId}"`,
+      ...page(job, offset, maxResults, timestamps),
+    });
   }
 
-  function page(job: Job, offset: number, maxResults: number | undefined, int64Timestamps: boolean): Record<string, unknown> {
+  function page(
+    job: Job,
+    offset: number,
+    maxResults: number | undefined,
+    int64Timestamps: boolean,
+  ): Record<string, unknown> {
     const jobReference = { projectId: job.project, jobId: job.id, location: job.location };
     if (job.pendingPolls > 0) {
       job.pendingPolls -= 1;
@@ -304,17 +358,27 @@ function runSelect(
   if (!m) throw new QueryError(400, 'invalidQuery', `Syntax error: unsupported query: ${sql.slice(0, 80)}`);
   const [, selectList, path, where] = m as unknown as [string, string, string, string];
   const table = tables.get(path);
-  if (!table) throw new QueryError(404, 'notFound', `Not found: Table ${path.replace('.', ':')} was not found in location US`);
+  if (!table)
+    throw new QueryError(404, 'notFound', `Not found: Table ${path.replace('.', ':')} was not found in location US`);
   if (denied) {
-    throw new QueryError(403, 'accessDenied', `Access Denied: Table ${path.replace('.', ':')}: User does not have permission to query table ${path.replace('.', ':')}, or perhaps it does not exist.`);
+    throw new QueryError(
+      403,
+      'accessDenied',
+      `Access Denied: Table ${path.replace('.', ':')}: User does not have permission to query table ${path.replace('.', ':')}, or perhaps it does not exist.`,
+    );
   }
   const columns = selectList.split(/,\s*/).map((item) => selectColumn(item, table.schema));
   const conditions = where.split(/\s+AND\s+/).map((c) => condition(c, params, table.schema));
-  const rows = table.rows.filter((row) => conditions.every((test) => test(row))).map((row) => columns.map((c) => c.value(row)));
+  const rows = table.rows
+    .filter((row) => conditions.every((test) => test(row)))
+    .map((row) => columns.map((c) => c.value(row)));
   return { schema: columns.map((c) => c.field), rows };
 }
 
-function selectColumn(item: string, schema: SchemaField[]): { field: SchemaField; value: (row: Record<string, unknown>) => unknown } {
+function selectColumn(
+  item: string,
+  schema: SchemaField[],
+): { field: SchemaField; value: (row: Record<string, unknown>) => unknown } {
   const m = /^(CAST\(NULL AS STRING\)|[a-z_]+(?:\.[a-z_]+)*)(?: AS ([a-z_]+))?$/.exec(item.trim());
   if (!m) throw new QueryError(400, 'invalidQuery', `Syntax error: unsupported select item ${item}`);
   if (m[1] === 'CAST(NULL AS STRING)') {
@@ -326,7 +390,11 @@ function selectColumn(item: string, schema: SchemaField[]): { field: SchemaField
   return { field: { ...field, name: m[2] ?? segments.at(-1)! }, value: (row) => pick(row, segments) };
 }
 
-function condition(text: string, params: Record<string, string>, schema: SchemaField[]): (row: Record<string, unknown>) => boolean {
+function condition(
+  text: string,
+  params: Record<string, string>,
+  schema: SchemaField[],
+): (row: Record<string, unknown>) => boolean {
   const m = /^([A-Za-z_]+(?:\.[a-z_]+)*) (=|>=) @([a-z_]+)$/.exec(text.trim());
   if (!m) throw new QueryError(400, 'invalidQuery', `Syntax error: unsupported condition ${text}`);
   const [, column, op, name] = m as unknown as [string, string, string, string];
@@ -334,7 +402,8 @@ function condition(text: string, params: Record<string, string>, schema: SchemaF
   if (param === undefined) throw new QueryError(400, 'invalidQuery', `Query parameter '${name}' not found`);
   if (column === '_PARTITIONTIME') {
     const bound = Date.parse(param.replace(' ', 'T'));
-    if (op !== '>=' || !Number.isFinite(bound)) throw new QueryError(400, 'invalidQuery', `No matching signature for operator ${op} on _PARTITIONTIME`);
+    if (op !== '>=' || !Number.isFinite(bound))
+      throw new QueryError(400, 'invalidQuery', `No matching signature for operator ${op} on _PARTITIONTIME`);
     return (row) => (row._PARTITIONTIME as number) >= bound;
   }
   const segments = column.split('.');
@@ -367,13 +436,19 @@ function encodeRow(schema: SchemaField[], values: unknown[], int64Timestamps: bo
 
 function encodeValue(field: SchemaField, value: unknown, int64Timestamps: boolean): unknown {
   if (field.mode === 'REPEATED') {
-    return ((value as unknown[] | null) ?? []).map((v) => ({ v: encodeValue({ ...field, mode: 'NULLABLE' }, v, int64Timestamps) }));
+    return ((value as unknown[] | null) ?? []).map((v) => ({
+      v: encodeValue({ ...field, mode: 'NULLABLE' }, v, int64Timestamps),
+    }));
   }
   if (value === null || value === undefined) return null;
   switch (field.type) {
     case 'RECORD': {
       const record = value as Record<string, unknown>;
-      return encodeRow(field.fields ?? [], (field.fields ?? []).map((f) => record[f.name]), int64Timestamps);
+      return encodeRow(
+        field.fields ?? [],
+        (field.fields ?? []).map((f) => record[f.name]),
+        int64Timestamps,
+      );
     }
     case 'TIMESTAMP': {
       const ms = Date.parse(String(value));
@@ -385,8 +460,14 @@ function encodeValue(field: SchemaField, value: unknown, int64Timestamps: boolea
 }
 
 function googleError(res: ServerResponse, code: number, reason: string, message: string): void {
-  const status = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND' }[code] ?? 'INTERNAL';
-  const detail = { message, domain: 'global', reason, ...(code === 401 ? { location: 'Authorization', locationType: 'header' } : {}) };
+  const status =
+    { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND' }[code] ?? 'INTERNAL';
+  const detail = {
+    message,
+    domain: 'global',
+    reason,
+    ...(code === 401 ? { location: 'Authorization', locationType: 'header' } : {}),
+  };
   send(res, code, { error: { code, message, errors: [detail], status } });
 }
 

@@ -51,7 +51,15 @@ export async function startFakeSts(): Promise<FakeSts> {
         res.end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
       };
       if (req.method !== 'POST' || form.get('Action') !== 'AssumeRole' || form.get('Version') !== '2011-06-15') {
-        reply(400, errorXml('Sender', 'InvalidAction', `Could not find operation ${form.get('Action')} for version ${form.get('Version')}`, requestId));
+        reply(
+          400,
+          errorXml(
+            'Sender',
+            'InvalidAction',
+            `Could not find operation ${form.get('Action')} for version ${form.get('Version')}`,
+            requestId,
+          ),
+        );
         return;
       }
       const roleArn = form.get('RoleArn') ?? '';

@@ -143,7 +143,11 @@ export function csvReport(format: ExportFormat, rows: SampleLineItem[], options:
 }
 
 /** A Parquet report (snappy, as AWS writes them), with the types AWS uses: DOUBLE costs, timestamps, MAP columns. */
-export function parquetReport(format: ExportFormat, rows: SampleLineItem[], options: { rowGroupSize?: number } = {}): ArrayBuffer {
+export function parquetReport(
+  format: ExportFormat,
+  rows: SampleLineItem[],
+  options: { rowGroupSize?: number } = {},
+): ArrayBuffer {
   const columns = parquetColumns(format, rows);
   const schema: SchemaElement[] = [{ name: 'root', num_children: columns.length }];
   const columnData: ColumnSource[] = [];
@@ -158,7 +162,12 @@ export function parquetReport(format: ExportFormat, rows: SampleLineItem[], opti
     } else if (column.type === 'DOUBLE') {
       schema.push({ name: column.name, type: 'DOUBLE', repetition_type: 'OPTIONAL' });
     } else if (column.type === 'TIMESTAMP') {
-      schema.push({ name: column.name, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', repetition_type: 'OPTIONAL' });
+      schema.push({
+        name: column.name,
+        type: 'INT64',
+        converted_type: 'TIMESTAMP_MILLIS',
+        repetition_type: 'OPTIONAL',
+      });
     } else {
       schema.push({ name: column.name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' });
     }
@@ -288,7 +297,8 @@ function derive(row: SampleLineItem): Derived {
     case 'Fee':
       // An RI's upfront fee amortizes to 0; any other fee to what it charges.
       if (effective === 0 && row.unblendedCost !== 0) d.riArn = RI_ARN;
-      else if (effective !== row.unblendedCost) refuse(row, 'a fee amortizes to its unblended cost, or to 0 for an RI upfront fee');
+      else if (effective !== row.unblendedCost)
+        refuse(row, 'a fee amortizes to its unblended cost, or to 0 for an RI upfront fee');
       break;
     default:
       if (effective !== row.unblendedCost) refuse(row, 'it amortizes to its unblended cost');
@@ -461,7 +471,8 @@ function legacyCurCsv(tagKeys: string[]): CsvLayout {
       const d = derive(row);
       sequence += 1;
       for (const key in d.tags) {
-        if (!declared.has(key)) throw new Error(`report-files: tag ${key} is not among tagKeys (${tagKeys.join(', ')})`);
+        if (!declared.has(key))
+          throw new Error(`report-files: tag ${key} is not among tagKeys (${tagKeys.join(', ')})`);
       }
       let out = parts[0]!;
       for (let i = 0; i < cells.length; i++) out += cells[i]!(row, d, sequence) + parts[i + 1]!;
@@ -506,7 +517,10 @@ const CUR2_COLUMNS = (
 ).split(',');
 
 /** The CUR 2.0 cells of a line item, typed (numbers, epoch-ms dates, maps); the CSV writer renders them as text. */
-function cur2Values(row: SampleLineItem, sequence: number): Record<string, string | number | Record<string, string> | null> {
+function cur2Values(
+  row: SampleLineItem,
+  sequence: number,
+): Record<string, string | number | Record<string, string> | null> {
   const d = derive(row);
   const tags: Record<string, string> = {};
   for (const [key, value] of Object.entries(d.tags)) tags[`user_${snakeTagKey(key)}`] = value;
@@ -540,7 +554,11 @@ function cur2Values(row: SampleLineItem, sequence: number): Record<string, strin
     pricing_currency: 'USD',
     pricing_public_on_demand_cost: row.unblendedCost,
     pricing_term: d.term || null,
-    product: { product_name: d.productName, servicecode: row.productCode, ...(row.region ? { region: row.region } : {}) },
+    product: {
+      product_name: d.productName,
+      servicecode: row.productCode,
+      ...(row.region ? { region: row.region } : {}),
+    },
     product_product_family: row.productFamily ?? null,
     product_region_code: row.region,
     product_servicecode: row.productCode,
@@ -702,7 +720,11 @@ function parquetColumns(format: ExportFormat, rows: SampleLineItem[]): ParquetCo
   return names.map((name) => {
     const values = records.map((record) => record[name] ?? null);
     const type = timestamps.has(name) ? 'TIMESTAMP' : maps.has(name) ? 'MAP' : isNumeric(values) ? 'DOUBLE' : 'STRING';
-    return { name, type, values: type === 'TIMESTAMP' ? values.map((v) => (v === null ? null : new Date(v as number))) : values };
+    return {
+      name,
+      type,
+      values: type === 'TIMESTAMP' ? values.map((v) => (v === null ? null : new Date(v as number))) : values,
+    };
   });
 }
 
@@ -719,7 +741,11 @@ function legacyCurParquet(rows: SampleLineItem[]): ParquetColumn[] {
   const columns: ParquetColumn[] = shared.map((name) => {
     const values = cur2.map((record) => record[name] ?? null);
     const type = CUR2_TIMESTAMPS.has(name) ? 'TIMESTAMP' : isNumeric(values) ? 'DOUBLE' : 'STRING';
-    return { name, type, values: type === 'TIMESTAMP' ? values.map((v) => (v === null ? null : new Date(v as number))) : values };
+    return {
+      name,
+      type,
+      values: type === 'TIMESTAMP' ? values.map((v) => (v === null ? null : new Date(v as number))) : values,
+    };
   });
   const productNames = cur2.map((record) => (record.product as Record<string, string>).product_name);
   columns.push({ name: 'product_product_name', type: 'STRING', values: productNames });

@@ -10,7 +10,11 @@ import { SYSTEM_NAMESPACE, WEBHOOK_PATH, WEBHOOK_SERVICE } from '../../../operat
 export const SERVICE_HOST = `${WEBHOOK_SERVICE}.${SYSTEM_NAMESPACE}.svc`;
 
 /** An AdmissionReview v1 as kube-apiserver posts it for a pod CREATE. */
-export function review(pod: unknown, overrides: Record<string, unknown> = {}, uid: string = randomUUID()): Record<string, unknown> {
+export function review(
+  pod: unknown,
+  overrides: Record<string, unknown> = {},
+  uid: string = randomUUID(),
+): Record<string, unknown> {
   return {
     kind: 'AdmissionReview',
     apiVersion: 'admission.k8s.io/v1',
@@ -60,7 +64,13 @@ export interface Client {
 export function call(
   port: number,
   client: Client,
-  options: { method?: string; path?: string; body?: string | Buffer; headers?: OutgoingHttpHeaders; /** false: send the body and then stall, never ending the request. */ end?: boolean } = {},
+  options: {
+    method?: string;
+    path?: string;
+    body?: string | Buffer;
+    headers?: OutgoingHttpHeaders;
+    /** false: send the body and then stall, never ending the request. */ end?: boolean;
+  } = {},
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -80,7 +90,13 @@ export function call(
         servername: client.servername ?? SERVICE_HOST,
         agent: client.agent ?? false,
         // A header given as undefined is left out (a GET without a content type).
-        headers: Object.fromEntries(Object.entries({ 'content-type': 'application/json', accept: 'application/json, */*', ...options.headers }).filter(([, v]) => v !== undefined)),
+        headers: Object.fromEntries(
+          Object.entries({
+            'content-type': 'application/json',
+            accept: 'application/json, */*',
+            ...options.headers,
+          }).filter(([, v]) => v !== undefined),
+        ),
       },
       (res) => {
         answered = true;
@@ -114,7 +130,8 @@ export function call(
   });
 }
 
-export const post = (port: number, client: Client, body: unknown, headers?: OutgoingHttpHeaders) => call(port, client, { body: JSON.stringify(body), headers });
+export const post = (port: number, client: Client, body: unknown, headers?: OutgoingHttpHeaders) =>
+  call(port, client, { body: JSON.stringify(body), headers });
 
 export function decodePatch(answer: Answer): Operation[] {
   expect(answer.body.response.patchType).toBe('JSONPatch');
@@ -131,7 +148,10 @@ export function asApiServerSends(pod: V1Pod, tokenVolume = 'kube-api-access-8x2k
   const spec = pod.spec!;
   const withDefaults = (container: V1Container): V1Container => ({
     ...container,
-    volumeMounts: [...(container.volumeMounts ?? []), { name: tokenVolume, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
+    volumeMounts: [
+      ...(container.volumeMounts ?? []),
+      { name: tokenVolume, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
+    ],
     terminationMessagePath: '/dev/termination-log',
     terminationMessagePolicy: 'File',
     imagePullPolicy: 'IfNotPresent',
@@ -148,7 +168,11 @@ export function asApiServerSends(pod: V1Pod, tokenVolume = 'kube-api-access-8x2k
             sources: [
               { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
               { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-              { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+              {
+                downwardAPI: {
+                  items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }],
+                },
+              },
             ],
             defaultMode: 420,
           },

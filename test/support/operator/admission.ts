@@ -4,7 +4,14 @@
  */
 import type { V1Container, V1Namespace, V1Pod, V1Secret } from '@kubernetes/client-node';
 import jsonpatch, { type Operation } from 'fast-json-patch';
-import { API_KEY_SECRET, API_KEY_SECRET_KEY, CRD_API_VERSION, CRD_KIND, DEFAULT_INSTRUMENTATION_NAME, INIT_CONTAINER } from '../../../operator/src/markers.js';
+import {
+  API_KEY_SECRET,
+  API_KEY_SECRET_KEY,
+  CRD_API_VERSION,
+  CRD_KIND,
+  DEFAULT_INSTRUMENTATION_NAME,
+  INIT_CONTAINER,
+} from '../../../operator/src/markers.js';
 import { mutatePod, type MutationDecision } from '../../../operator/src/mutate/index.js';
 import type { OperatorSettings, SvcInstrumentation } from '../../../operator/src/resource/types.js';
 
@@ -24,7 +31,12 @@ export function namespace(name: string): V1Namespace {
 }
 
 /** The `oti` and Secret `svc-zero instrument --namespace=<ns> --api-key=<key>` creates. */
-export function instrumented(ns: string, ingestUrl: string, apiKey: string, env?: string): { instrumentation: SvcInstrumentation; secret: V1Secret } {
+export function instrumented(
+  ns: string,
+  ingestUrl: string,
+  apiKey: string,
+  env?: string,
+): { instrumentation: SvcInstrumentation; secret: V1Secret } {
   return {
     instrumentation: {
       apiVersion: CRD_API_VERSION,
@@ -52,7 +64,15 @@ export function deploymentPod(deployment: string, ns: string, container: V1Conta
       generateName: `${deployment}-${hash}-`,
       namespace: ns,
       labels: { app: deployment, 'pod-template-hash': hash },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${deployment}-${hash}`, uid: '00000000-0000-4000-8000-000000000001', controller: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: `${deployment}-${hash}`,
+          uid: '00000000-0000-4000-8000-000000000001',
+          controller: true,
+        },
+      ],
     },
     spec: { containers: [container] },
   };
@@ -68,7 +88,12 @@ export interface Admitted {
 }
 
 /** Mutates `pod`, applies the patch, and names it like the API server; throws when nothing was injected. */
-export function admit(pod: V1Pod, ns: V1Namespace, instrumentation: SvcInstrumentation, settings: OperatorSettings = TEST_SETTINGS): Admitted {
+export function admit(
+  pod: V1Pod,
+  ns: V1Namespace,
+  instrumentation: SvcInstrumentation,
+  settings: OperatorSettings = TEST_SETTINGS,
+): Admitted {
   const { patch, decision } = mutatePod({ pod, namespace: ns, instrumentation, settings });
   if (!decision.injected) throw new Error(`the mutation injected nothing: ${decision.reason}`);
   const admitted = jsonpatch.applyPatch(structuredClone(pod), patch as Operation[], true, false).newDocument;

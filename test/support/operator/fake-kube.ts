@@ -24,7 +24,15 @@ import { parsePatchBody, patchTypeOf } from './fake-kube/patch.js';
 import { discovery, groupVersionOf, splitApiVersion, type ResourceType } from './fake-kube/resources.js';
 import { Rest, type Scope } from './fake-kube/rest.js';
 import { parseFieldSelector, parseLabelSelector } from './fake-kube/selectors.js';
-import { badRequest, forbidden, methodNotAllowed, notFound, StatusError, unauthorized, type Status } from './fake-kube/status.js';
+import {
+  badRequest,
+  forbidden,
+  methodNotAllowed,
+  notFound,
+  StatusError,
+  unauthorized,
+  type Status,
+} from './fake-kube/status.js';
 import { present, Store } from './fake-kube/store.js';
 
 export interface FakeKubeRequest {
@@ -99,7 +107,13 @@ export function svcInstrumentationCrd(): KubernetesObject {
     spec: {
       group: CRD_GROUP,
       scope: 'Namespaced',
-      names: { plural: CRD_PLURAL, singular: CRD_KIND.toLowerCase(), kind: CRD_KIND, listKind: `${CRD_KIND}List`, shortNames: [CRD_SHORT_NAME] },
+      names: {
+        plural: CRD_PLURAL,
+        singular: CRD_KIND.toLowerCase(),
+        kind: CRD_KIND,
+        listKind: `${CRD_KIND}List`,
+        shortNames: [CRD_SHORT_NAME],
+      },
       versions: [
         {
           name: CRD_VERSION,
@@ -166,22 +180,43 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
     return store.typeByKind(group, version, kind);
   };
 
-  const isForbidden = (verb: string, type: ResourceType, subresource: string | undefined, namespace: string | undefined): boolean =>
+  const isForbidden = (
+    verb: string,
+    type: ResourceType,
+    subresource: string | undefined,
+    namespace: string | undefined,
+  ): boolean =>
     forbidRules.some((rule) => {
       const resource = subresource ? `${type.plural}/${subresource}` : type.plural;
-      const names = [resource, type.group ? `${type.plural}.${type.group}${subresource ? `/${subresource}` : ''}` : resource];
+      const names = [
+        resource,
+        type.group ? `${type.plural}.${type.group}${subresource ? `/${subresource}` : ''}` : resource,
+      ];
       const verbMatches = rule.verb === '*' || rule.verb === verb;
       const resourceMatches = rule.resource === '*' || names.includes(rule.resource);
       // A namespace's denial also denies the cluster-wide request, which needs the permission everywhere.
-      const namespaceMatches = rule.namespace === undefined || rule.namespace === namespace || (type.namespaced && namespace === undefined);
+      const namespaceMatches =
+        rule.namespace === undefined || rule.namespace === namespace || (type.namespaced && namespace === undefined);
       return verbMatches && resourceMatches && namespaceMatches;
     });
 
-  function resolve(method: string, group: string, version: string, rest: string[], query: URLSearchParams): ResourceRequest | 'not-found' | 'not-allowed' {
+  function resolve(
+    method: string,
+    group: string,
+    version: string,
+    rest: string[],
+    query: URLSearchParams,
+  ): ResourceRequest | 'not-found' | 'not-allowed' {
     let scope: Scope | undefined;
     if (rest[0] === 'namespaces' && rest.length >= 3) {
       const type = store.typeByPlural(group, version, rest[2] ?? '');
-      if (type?.namespaced) scope = { type, namespace: rest[1], ...(rest[3] ? { name: rest[3] } : {}), ...(rest[4] ? { subresource: rest[4] } : {}) };
+      if (type?.namespaced)
+        scope = {
+          type,
+          namespace: rest[1],
+          ...(rest[3] ? { name: rest[3] } : {}),
+          ...(rest[4] ? { subresource: rest[4] } : {}),
+        };
     }
     if (!scope) {
       const type = store.typeByPlural(group, version, rest[0] ?? '');
@@ -225,9 +260,12 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
     const fields = parseFieldSelector(query.get('fieldSelector'));
     const all = store.list(req.type, req.namespace).filter((object) => labels(object) && fields(object));
     const limit = Number(query.get('limit') ?? 0);
-    const offset = query.get('continue') ? Number(Buffer.from(query.get('continue') ?? '', 'base64url').toString('utf8')) : 0;
+    const offset = query.get('continue')
+      ? Number(Buffer.from(query.get('continue') ?? '', 'base64url').toString('utf8'))
+      : 0;
     const page = limit > 0 ? all.slice(offset, offset + limit) : all.slice(offset);
-    const next = limit > 0 && offset + limit < all.length ? Buffer.from(String(offset + limit)).toString('base64url') : undefined;
+    const next =
+      limit > 0 && offset + limit < all.length ? Buffer.from(String(offset + limit)).toString('base64url') : undefined;
     const items = page.map((object) => {
       const item = present(req.type, object);
       if (!req.type.builtIn) return item;
@@ -238,7 +276,10 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
     return {
       kind: req.type.listKind,
       apiVersion: groupVersionOf(req.type),
-      metadata: { resourceVersion: String(store.revision), ...(next ? { continue: next, remainingItemCount: all.length - offset - limit } : {}) },
+      metadata: {
+        resourceVersion: String(store.revision),
+        ...(next ? { continue: next, remainingItemCount: all.length - offset - limit } : {}),
+      },
       items,
     };
   }
@@ -248,7 +289,8 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
     const fields = parseFieldSelector(query.get('fieldSelector'));
     const rvText = query.get('resourceVersion');
     const resourceVersion = rvText ? Number(rvText) : undefined;
-    if (resourceVersion !== undefined && !Number.isInteger(resourceVersion)) throw badRequest(`invalid resource version: ${rvText}`);
+    if (resourceVersion !== undefined && !Number.isInteger(resourceVersion))
+      throw badRequest(`invalid resource version: ${rvText}`);
     // A watch ended by the server (dropWatches, a CRD deleted) may still be in the store's list for a moment.
     const write = (line: unknown) => {
       if (!res.writableEnded) res.write(`${JSON.stringify(line)}\n`);
@@ -257,7 +299,11 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
     const start = () => {
       if (started) return;
       started = true;
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Transfer-Encoding': 'chunked',
+        'Cache-Control': 'no-cache, private',
+      });
     };
     const timers: NodeJS.Timeout[] = [];
     const finish = () => {
@@ -265,7 +311,15 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
       bookmarkers.delete(bookmark);
       if (!res.writableEnded) res.end();
     };
-    const bookmark = () => write({ type: 'BOOKMARK', object: { kind: req.type.kind, apiVersion: groupVersionOf(req.type), metadata: { resourceVersion: String(store.revision) } } });
+    const bookmark = () =>
+      write({
+        type: 'BOOKMARK',
+        object: {
+          kind: req.type.kind,
+          apiVersion: groupVersionOf(req.type),
+          metadata: { resourceVersion: String(store.revision) },
+        },
+      });
     const outcome = store.watch(
       { type: req.type, namespace: req.namespace, selector: (object) => labels(object) && fields(object) },
       resourceVersion,
@@ -301,25 +355,62 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
   }
 
   function accessReview(body: unknown): unknown {
-    const review = (body ?? {}) as { spec?: { resourceAttributes?: { namespace?: string; verb?: string; group?: string; resource?: string; subresource?: string } } };
+    const review = (body ?? {}) as {
+      spec?: {
+        resourceAttributes?: {
+          namespace?: string;
+          verb?: string;
+          group?: string;
+          resource?: string;
+          subresource?: string;
+        };
+      };
+    };
     const attributes = review.spec?.resourceAttributes;
     let allowed = true;
     if (attributes?.resource) {
-      const candidates = store.types().filter((type) => type.plural === attributes.resource && type.group === (attributes.group ?? ''));
+      const candidates = store
+        .types()
+        .filter((type) => type.plural === attributes.resource && type.group === (attributes.group ?? ''));
       const type = candidates[0];
-      allowed = !type || !isForbidden(attributes.verb ?? '', type, attributes.subresource || undefined, attributes.namespace || undefined);
+      allowed =
+        !type ||
+        !isForbidden(
+          attributes.verb ?? '',
+          type,
+          attributes.subresource || undefined,
+          attributes.namespace || undefined,
+        );
     }
-    return { ...review, apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: { creationTimestamp: null }, status: { allowed } };
+    return {
+      ...review,
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      metadata: { creationTimestamp: null },
+      status: { allowed },
+    };
   }
 
-  async function handleResource(req: IncomingMessage, res: ServerResponse, request: ResourceRequest, query: URLSearchParams): Promise<void> {
+  async function handleResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: ResourceRequest,
+    query: URLSearchParams,
+  ): Promise<void> {
     const namespace = request.type.namespaced ? request.namespace : undefined;
     if (request.type.plural === 'selfsubjectaccessreviews' && request.type.group === 'authorization.k8s.io') {
       sendJson(res, 201, accessReview(parseJson(await readBody(req))));
       return;
     }
     if (isForbidden(request.verb, request.type, request.subresource, namespace)) {
-      throw forbidden({ user, verb: request.verb, type: request.type, ...(request.subresource ? { subresource: request.subresource } : {}), ...(namespace ? { namespace } : {}), ...(request.name ? { name: request.name } : {}) });
+      throw forbidden({
+        user,
+        verb: request.verb,
+        type: request.type,
+        ...(request.subresource ? { subresource: request.subresource } : {}),
+        ...(namespace ? { namespace } : {}),
+        ...(request.name ? { name: request.name } : {}),
+      });
     }
     const dryRun = query.get('dryRun') === 'All';
     switch (request.verb) {
@@ -345,7 +436,10 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
         const patchType = patchTypeOf(req.headers['content-type']);
         const body = parsePatchBody(patchType, await readBody(req));
         const existed = store.get(request.type, request.namespace, request.name ?? '') !== undefined;
-        const object = rest.patch(request, patchType, body, { dryRun, ...(query.get('fieldManager') ? { fieldManager: query.get('fieldManager') ?? '' } : {}) });
+        const object = rest.patch(request, patchType, body, {
+          dryRun,
+          ...(query.get('fieldManager') ? { fieldManager: query.get('fieldManager') ?? '' } : {}),
+        });
         sendJson(res, existed ? 200 : 201, object);
         return;
       }
@@ -355,7 +449,11 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
       case 'deletecollection': {
         const labels = parseLabelSelector(query.get('labelSelector'));
         const deleted = store.list(request.type, request.namespace).filter(labels);
-        for (const object of deleted) rest.delete({ ...request, name: object.metadata?.name ?? '', namespace: object.metadata?.namespace ?? '' }, { dryRun });
+        for (const object of deleted)
+          rest.delete(
+            { ...request, name: object.metadata?.name ?? '', namespace: object.metadata?.namespace ?? '' },
+            { dryRun },
+          );
         sendJson(res, 200, list(request, new URLSearchParams()));
         return;
       }
@@ -365,14 +463,23 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake-kube');
     const method = req.method ?? 'GET';
-    fake.requests.push({ method, path: url.pathname, query: url.search.replace(/^\?/, ''), ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}) });
-    const wait = Math.max(0, ...delays.filter((rule) => !rule.match || rule.match(method, url.pathname)).map((rule) => rule.ms));
+    fake.requests.push({
+      method,
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ''),
+      ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
+    });
+    const wait = Math.max(
+      0,
+      ...delays.filter((rule) => !rule.match || rule.match(method, url.pathname)).map((rule) => rule.ms),
+    );
     if (wait > 0) await new Promise((resolveWait) => setTimeout(resolveWait, wait));
     if (req.headers.authorization !== `Bearer ${token}`) throw unauthorized();
 
     const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
     const api = discovery(store.types(), fake.url.replace(/^http:\/\//, ''));
-    if (parts[0] === 'version' && parts.length === 1) return sendJson(res, 200, { major: '1', minor: '33', gitVersion: 'v1.33.0-fake', platform: 'linux/amd64' });
+    if (parts[0] === 'version' && parts.length === 1)
+      return sendJson(res, 200, { major: '1', minor: '33', gitVersion: 'v1.33.0-fake', platform: 'linux/amd64' });
     if (['healthz', 'readyz', 'livez'].includes(parts[0] ?? '') && parts.length === 1) {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       res.end('ok');
@@ -411,7 +518,15 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
         return;
       }
       if (error instanceof StatusError) return sendStatus(res, error.status);
-      sendStatus(res, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: String(error), reason: 'InternalError', code: 500 });
+      sendStatus(res, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: String(error),
+        reason: 'InternalError',
+        code: 500,
+      });
     });
   });
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
@@ -475,7 +590,13 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
       for (const send of bookmarkers) send();
     },
     watches() {
-      return store.openWatches().map(({ type, namespace }) => ({ apiVersion: groupVersionOf(type), resource: type.plural, ...(namespace !== undefined ? { namespace } : {}) }));
+      return store
+        .openWatches()
+        .map(({ type, namespace }) => ({
+          apiVersion: groupVersionOf(type),
+          resource: type.plural,
+          ...(namespace !== undefined ? { namespace } : {}),
+        }));
     },
     async close() {
       store.closeWatches();

@@ -52,7 +52,10 @@ export function parseTemplate(source: string, defines: Map<string, TemplateNode[
   }
   // Build the tree.
   const root: TemplateNode[] = [];
-  const stack: { nodes: TemplateNode[]; open?: { kind: 'if' | 'range' | 'define'; node?: TemplateNode; name?: string; inElse?: boolean } }[] = [{ nodes: root }];
+  const stack: {
+    nodes: TemplateNode[];
+    open?: { kind: 'if' | 'range' | 'define'; node?: TemplateNode; name?: string; inElse?: boolean };
+  }[] = [{ nodes: root }];
   const current = () => stack[stack.length - 1]!;
   for (const token of tokens) {
     if ('text' in token) {
@@ -126,9 +129,21 @@ const FUNCTIONS: Record<string, (scope: TemplateScope, ...args: unknown[]) => un
   },
 };
 
-const indentLines = (text: string, width: number) => text.split('\n').map((line) => ' '.repeat(width) + line).join('\n');
+const indentLines = (text: string, width: number) =>
+  text
+    .split('\n')
+    .map((line) => ' '.repeat(width) + line)
+    .join('\n');
 const truthy = (value: unknown) =>
-  !(value === undefined || value === null || value === false || value === 0 || value === '' || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && Object.keys(value).length === 0));
+  !(
+    value === undefined ||
+    value === null ||
+    value === false ||
+    value === 0 ||
+    value === '' ||
+    (Array.isArray(value) && value.length === 0) ||
+    (typeof value === 'object' && Object.keys(value).length === 0)
+  );
 
 function evalPipeline(pipeline: string, scope: TemplateScope): unknown {
   let value: unknown;
@@ -155,7 +170,8 @@ export function renderNodes(nodes: TemplateNode[], scope: TemplateScope): string
           return node.text;
         case 'output': {
           const value = evalPipeline(node.pipeline, scope);
-          if (typeof value === 'object' && value !== null) throw new Error(`{{ ${node.pipeline} }} prints a map or list; use toYaml`);
+          if (typeof value === 'object' && value !== null)
+            throw new Error(`{{ ${node.pipeline} }} prints a map or list; use toYaml`);
           return String(value);
         }
         case 'if':
@@ -192,7 +208,14 @@ export function renderChart(overrides: Record<string, unknown> = {}): Map<string
 }
 
 export function deepMerge(base: unknown, over: unknown): unknown {
-  if (typeof base !== 'object' || base === null || Array.isArray(base) || typeof over !== 'object' || over === null || Array.isArray(over)) {
+  if (
+    typeof base !== 'object' ||
+    base === null ||
+    Array.isArray(base) ||
+    typeof over !== 'object' ||
+    over === null ||
+    Array.isArray(over)
+  ) {
     return over === undefined ? base : over;
   }
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
@@ -201,5 +224,6 @@ export function deepMerge(base: unknown, over: unknown): unknown {
 }
 
 function noArguments(head: string, words: string[]): void {
-  if (words.length > 0) throw new Error(`${head} is not a function of the template subset, yet it is given arguments: ${words.join(' ')}`);
+  if (words.length > 0)
+    throw new Error(`${head} is not a function of the template subset, yet it is given arguments: ${words.join(' ')}`);
 }

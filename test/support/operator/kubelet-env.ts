@@ -50,10 +50,15 @@ export interface ContainerProcess {
  * `command` + `args` with `$(VAR)` expanded against the container's environment (as the kubelet does), that
  * environment, and the working directory, each path under a key of `mounts` rewritten to its host directory.
  */
-export function containerProcess(container: V1Container, sources: KubeletEnvSources, mounts: Readonly<Record<string, string>>): ContainerProcess {
+export function containerProcess(
+  container: V1Container,
+  sources: KubeletEnvSources,
+  mounts: Readonly<Record<string, string>>,
+): ContainerProcess {
   const env = kubeletEnv(container, sources);
   const argv = [...(container.command ?? []), ...(container.args ?? [])].map((arg) => onHost(expand(arg, env), mounts));
-  if (argv.length === 0) throw new Error(`container ${container.name} has no command: the image's entrypoint is unknown here`);
+  if (argv.length === 0)
+    throw new Error(`container ${container.name} has no command: the image's entrypoint is unknown here`);
   return {
     argv,
     env: Object.fromEntries(Object.entries(env).map(([name, value]) => [name, onHost(value, mounts)])),
@@ -114,14 +119,16 @@ function valueFrom(source: V1EnvVarSource, sources: KubeletEnvSources, name: str
     const { name: secret, key, optional } = source.secretKeyRef;
     const data = secretData(sources, secret, optional === true);
     const value = data?.[key];
-    if (value === undefined && optional !== true) throw new Error(`env ${name}: couldn't find key ${key} in Secret ${secret}`);
+    if (value === undefined && optional !== true)
+      throw new Error(`env ${name}: couldn't find key ${key} in Secret ${secret}`);
     return value;
   }
   if (source.configMapKeyRef) {
     const { name: configMap, key, optional } = source.configMapKeyRef;
     const data = configMapData(sources, configMap, optional === true);
     const value = data?.[key];
-    if (value === undefined && optional !== true) throw new Error(`env ${name}: couldn't find key ${key} in ConfigMap ${configMap}`);
+    if (value === undefined && optional !== true)
+      throw new Error(`env ${name}: couldn't find key ${key} in ConfigMap ${configMap}`);
     return value;
   }
   if (source.fieldRef) return podField(sources.pod, source.fieldRef.fieldPath, name);
@@ -146,24 +153,40 @@ function podField(pod: V1Pod, path: string, name: string): string {
   };
   if (!(path in fields)) throw new Error(`env ${name}: fieldRef ${path} is not supported`);
   const value = fields[path];
-  if (value === undefined) throw new Error(`env ${name}: the pod has no ${path} (give the test pod one, as the API server or scheduler would)`);
+  if (value === undefined)
+    throw new Error(
+      `env ${name}: the pod has no ${path} (give the test pod one, as the API server or scheduler would)`,
+    );
   return value;
 }
 
-function secretData(sources: KubeletEnvSources, name: string | undefined, optional: boolean): Record<string, string> | undefined {
-  const secret = (sources.secrets ?? []).find((s) => s.metadata?.name === name && s.metadata?.namespace === sources.pod.metadata?.namespace);
+function secretData(
+  sources: KubeletEnvSources,
+  name: string | undefined,
+  optional: boolean,
+): Record<string, string> | undefined {
+  const secret = (sources.secrets ?? []).find(
+    (s) => s.metadata?.name === name && s.metadata?.namespace === sources.pod.metadata?.namespace,
+  );
   if (!secret) {
     if (optional) return undefined;
     throw new Error(`Secret ${sources.pod.metadata?.namespace}/${name} not found`);
   }
   // The API server stores stringData into data (base64); accept either so fixtures can be written plainly.
   const data: Record<string, string> = { ...(secret.stringData ?? {}) };
-  for (const [key, value] of Object.entries(secret.data ?? {})) data[key] = Buffer.from(value, 'base64').toString('utf8');
+  for (const [key, value] of Object.entries(secret.data ?? {}))
+    data[key] = Buffer.from(value, 'base64').toString('utf8');
   return data;
 }
 
-function configMapData(sources: KubeletEnvSources, name: string | undefined, optional: boolean): Record<string, string> | undefined {
-  const configMap = (sources.configMaps ?? []).find((c) => c.metadata?.name === name && c.metadata?.namespace === sources.pod.metadata?.namespace);
+function configMapData(
+  sources: KubeletEnvSources,
+  name: string | undefined,
+  optional: boolean,
+): Record<string, string> | undefined {
+  const configMap = (sources.configMaps ?? []).find(
+    (c) => c.metadata?.name === name && c.metadata?.namespace === sources.pod.metadata?.namespace,
+  );
   if (!configMap) {
     if (optional) return undefined;
     throw new Error(`ConfigMap ${sources.pod.metadata?.namespace}/${name} not found`);

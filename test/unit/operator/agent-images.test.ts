@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_VALUES, renderManifests } from '../../../operator/src/manifests/index.js';
-import { AGENT_IMAGE_DIR, AGENT_MOUNT_PATH, JAVA_AGENT_JARS, NODE_AGENT_ENTRY, PYTHON_AGENT_PATHS } from '../../../operator/src/markers.js';
+import {
+  AGENT_IMAGE_DIR,
+  AGENT_MOUNT_PATH,
+  JAVA_AGENT_JARS,
+  NODE_AGENT_ENTRY,
+  PYTHON_AGENT_PATHS,
+} from '../../../operator/src/markers.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const IMAGES = join(ROOT, 'operator/images');
@@ -45,7 +51,12 @@ function contextSources(all: Instruction[][]): string[] {
   return all
     .flat()
     .filter((i) => (i.op === 'COPY' || i.op === 'ADD') && !/--from=/.test(i.args))
-    .flatMap((i) => i.args.split(/\s+/).filter((w) => !w.startsWith('--')).slice(0, -1));
+    .flatMap((i) =>
+      i.args
+        .split(/\s+/)
+        .filter((w) => !w.startsWith('--'))
+        .slice(0, -1),
+    );
 }
 
 /** The context paths a `*` + `!path` allowlist ignore file lets through. */
@@ -72,8 +83,13 @@ describe.each(AGENT_IMAGES)('agent image $lang', ({ lang, files }) => {
 
   it('ends in busybox (the init container runs `cp`) holding AGENT_IMAGE_DIR from the build stage', () => {
     expect(final[0]?.args).toMatch(/^busybox(:[\w.-]+)?$/);
-    expect(final.filter((i) => i.op === 'COPY').map((i) => i.args)).toEqual([`--from=build ${AGENT_IMAGE_DIR} ${AGENT_IMAGE_DIR}`]);
-    expect(final.some((i) => i.op === 'RUN'), 'nothing runs in the final stage: it only carries files').toBe(false);
+    expect(final.filter((i) => i.op === 'COPY').map((i) => i.args)).toEqual([
+      `--from=build ${AGENT_IMAGE_DIR} ${AGENT_IMAGE_DIR}`,
+    ]);
+    expect(
+      final.some((i) => i.op === 'RUN'),
+      'nothing runs in the final stage: it only carries files',
+    ).toBe(false);
   });
 
   it('puts every file the mutation points at under AGENT_IMAGE_DIR/<lang>/', () => {
@@ -82,7 +98,9 @@ describe.each(AGENT_IMAGES)('agent image $lang', ({ lang, files }) => {
     for (const file of files) {
       expect(file.startsWith(`${AGENT_MOUNT_PATH}/`)).toBe(true);
       // Written by the build stage: as a COPY/RUN destination, pip's --target, or build.sh's output.
-      expect(text, `${inImage(file)} in the build stage`).toMatch(new RegExp(`${inImage(file).replace(/[.]/g, '\\.')}(/|\\s|$)`));
+      expect(text, `${inImage(file)} in the build stage`).toMatch(
+        new RegExp(`${inImage(file).replace(/[.]/g, '\\.')}(/|\\s|$)`),
+      );
     }
     expect(text).toContain(`chmod -R go+rX ${AGENT_IMAGE_DIR}`);
   });
@@ -95,7 +113,8 @@ describe.each(AGENT_IMAGES)('agent image $lang', ({ lang, files }) => {
   it('its build context (operator/, allowlisted by Dockerfile.dockerignore) lets through everything it copies', () => {
     const ignore = read(`${lang}/Dockerfile.dockerignore`);
     expect(contextSources(all).length).toBeGreaterThan(0);
-    for (const source of contextSources(all)) expect(allowed(ignore, source), `${source} is excluded from the context`).toBe(true);
+    for (const source of contextSources(all))
+      expect(allowed(ignore, source), `${source} is excluded from the context`).toBe(true);
   });
 });
 
@@ -104,14 +123,18 @@ describe('Node.js agent image dependencies', () => {
   const register = readFileSync(join(ROOT, 'operator/agents/node/register.ts'), 'utf8');
 
   it('installs every package register.cjs loads', () => {
-    const loaded = [...register.matchAll(/require\('([^']+)'\)/g)].map((m) => m[1]!).filter((name) => !name.startsWith('node:'));
+    const loaded = [...register.matchAll(/require\('([^']+)'\)/g)]
+      .map((m) => m[1]!)
+      .filter((name) => !name.startsWith('node:'));
     expect(loaded.length).toBeGreaterThan(0);
     for (const name of loaded) expect(Object.keys(image.dependencies), name).toContain(name);
   });
 
   it('pins exactly the versions the repository installs (the ones test/integration/operator/node-agent.test.ts runs)', () => {
     for (const [name, version] of Object.entries(image.dependencies)) {
-      const installed = (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+      const installed = (
+        JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }
+      ).version;
       expect(version, name).toBe(installed);
     }
   });
@@ -146,6 +169,7 @@ describe('operator image', () => {
 
   it('its build context (the repository root, allowlisted) lets through everything it copies', () => {
     const ignore = read('operator/Dockerfile.dockerignore');
-    for (const source of contextSources(all)) expect(allowed(ignore, source), `${source} is excluded from the context`).toBe(true);
+    for (const source of contextSources(all))
+      expect(allowed(ignore, source), `${source} is excluded from the context`).toBe(true);
   });
 });

@@ -43,39 +43,60 @@ describe('loadKubeConfig', () => {
   it('uses --kubeconfig first, and refuses one that does not exist', () => {
     const explicit = kubeconfig('explicit', ['prod']);
     const fromEnv = kubeconfig('env', ['staging']);
-    expect(locateKubeConfig({ ...empty, kubeconfig: explicit, env: { KUBECONFIG: fromEnv } })).toMatchObject({ source: `--kubeconfig ${explicit}` });
-    expect(loadKubeConfig({ ...empty, kubeconfig: explicit }).getCurrentCluster()?.server).toBe('https://prod.example.com:6443');
-    expect(() => loadKubeConfig({ ...empty, kubeconfig: join(dir, 'missing') })).toThrow(`kubeconfig ${join(dir, 'missing')} (from --kubeconfig) does not exist`);
+    expect(locateKubeConfig({ ...empty, kubeconfig: explicit, env: { KUBECONFIG: fromEnv } })).toMatchObject({
+      source: `--kubeconfig ${explicit}`,
+    });
+    expect(loadKubeConfig({ ...empty, kubeconfig: explicit }).getCurrentCluster()?.server).toBe(
+      'https://prod.example.com:6443',
+    );
+    expect(() => loadKubeConfig({ ...empty, kubeconfig: join(dir, 'missing') })).toThrow(
+      `kubeconfig ${join(dir, 'missing')} (from --kubeconfig) does not exist`,
+    );
   });
 
   it('merges KUBECONFIG files like kubectl (first wins, missing files skipped), and names them when none exists', () => {
     const first = kubeconfig('a', ['prod']);
     const second = kubeconfig('b', ['staging', 'prod'], 'staging');
-    const config = loadKubeConfig({ ...empty, env: { KUBECONFIG: [join(dir, 'nope'), first, second].join(delimiter) } });
+    const config = loadKubeConfig({
+      ...empty,
+      env: { KUBECONFIG: [join(dir, 'nope'), first, second].join(delimiter) },
+    });
     expect(config.getContexts().map((context) => context.name)).toEqual(['prod', 'staging']);
     expect(config.getCurrentContext()).toBe('prod');
-    expect(() => loadKubeConfig({ ...empty, env: { KUBECONFIG: join(dir, 'nope') } })).toThrow(`KUBECONFIG names ${join(dir, 'nope')}, but that file does not exist`);
+    expect(() => loadKubeConfig({ ...empty, env: { KUBECONFIG: join(dir, 'nope') } })).toThrow(
+      `KUBECONFIG names ${join(dir, 'nope')}, but that file does not exist`,
+    );
   });
 
   it('selects --context, and lists the available ones when it does not exist', () => {
     const file = kubeconfig('multi', ['prod', 'staging']);
-    expect(loadKubeConfig({ ...empty, kubeconfig: file, context: 'staging' }).getCurrentCluster()?.server).toBe('https://staging.example.com:6443');
-    expect(() => loadKubeConfig({ ...empty, kubeconfig: file, context: 'dev' })).toThrow(`context "dev" is not in the kubeconfig (--kubeconfig ${file}); available contexts: prod, staging`);
+    expect(loadKubeConfig({ ...empty, kubeconfig: file, context: 'staging' }).getCurrentCluster()?.server).toBe(
+      'https://staging.example.com:6443',
+    );
+    expect(() => loadKubeConfig({ ...empty, kubeconfig: file, context: 'dev' })).toThrow(
+      `context "dev" is not in the kubeconfig (--kubeconfig ${file}); available contexts: prod, staging`,
+    );
     const noCurrent = kubeconfig('none', ['prod'], '');
-    expect(() => loadKubeConfig({ ...empty, kubeconfig: noCurrent })).toThrow('has no current context; pass --context (available contexts: prod)');
+    expect(() => loadKubeConfig({ ...empty, kubeconfig: noCurrent })).toThrow(
+      'has no current context; pass --context (available contexts: prod)',
+    );
   });
 
   it('reads a broken kubeconfig with an error naming the file', () => {
     const broken = join(dir, 'broken');
     writeFileSync(broken, 'clusters: [ {name: x} ]\n');
-    expect(() => loadKubeConfig({ ...empty, kubeconfig: broken })).toThrow(`cannot read kubeconfig ${broken}: clusters[0].cluster is missing`);
+    expect(() => loadKubeConfig({ ...empty, kubeconfig: broken })).toThrow(
+      `cannot read kubeconfig ${broken}: clusters[0].cluster is missing`,
+    );
   });
 
   it('uses the service account in a pod (before ~/.kube/config), and explains a missing token', async () => {
     const home = join(dir, 'home');
     kubeconfig('home/.kube/config', ['laptop']);
     const env = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
-    expect(() => loadKubeConfig({ env, home, root: dir })).toThrow(`the service account token ${join(dir, 'var/run/secrets/kubernetes.io/serviceaccount/token')} does not exist`);
+    expect(() => loadKubeConfig({ env, home, root: dir })).toThrow(
+      `the service account token ${join(dir, 'var/run/secrets/kubernetes.io/serviceaccount/token')} does not exist`,
+    );
 
     const account = join(dir, 'var/run/secrets/kubernetes.io/serviceaccount');
     mkdirSync(account, { recursive: true });

@@ -7,7 +7,9 @@ describe('operator logger', () => {
     const lines: string[] = [];
     const log = createLogger({ sink: (line) => lines.push(line), clock: () => new Date('2025-06-01T12:00:00.123Z') });
     log.info('discovered 3 workloads in namespace shop', { namespace: 'shop', workloads: 3 });
-    log.child({ component: 'controller' }).warn('watch failed', { error: new TypeError('boom'), size: 10n, skipped: undefined });
+    log
+      .child({ component: 'controller' })
+      .warn('watch failed', { error: new TypeError('boom'), size: 10n, skipped: undefined });
     expect(lines).toEqual([
       '{"time":"2025-06-01T12:00:00.123Z","level":"info","msg":"discovered 3 workloads in namespace shop","namespace":"shop","workloads":3}',
       '{"time":"2025-06-01T12:00:00.123Z","level":"warn","msg":"watch failed","component":"controller","error":"TypeError: boom","size":"10"}',
@@ -25,7 +27,12 @@ describe('operator logger', () => {
     log.error('bad fields', { msg: 'shadow', level: 'x', circular });
     log.log('warn', 'through log()', { msg: 'shadow' });
     expect(lines.map((line) => JSON.parse(line))).toEqual([
-      { time: '1970-01-01T00:00:00.000Z', level: 'error', msg: 'bad fields', fieldsError: 'fields could not be serialized' },
+      {
+        time: '1970-01-01T00:00:00.000Z',
+        level: 'error',
+        msg: 'bad fields',
+        fieldsError: 'fields could not be serialized',
+      },
       { time: '1970-01-01T00:00:00.000Z', level: 'warn', msg: 'through log()', 'field.msg': 'shadow' },
     ]);
     expect(parseLogLevel('debug')).toBe('debug');

@@ -17,7 +17,14 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { Namespace, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
-import { CHART_DIR, deepMerge, parseTemplate, renderChart, renderNodes, type TemplateNode } from '../../support/operator/helm-template.js';
+import {
+  CHART_DIR,
+  deepMerge,
+  parseTemplate,
+  renderChart,
+  renderNodes,
+  type TemplateNode,
+} from '../../support/operator/helm-template.js';
 import { restrictedViolations } from '../../support/operator/pod-security.js';
 import { pruned, validateCustomResource } from '../../support/operator/crd-schema.js';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
@@ -47,7 +54,8 @@ import {
 
 const ROOT = resolve(__dirname, '../../..');
 const COMMITTED_YAML = join(ROOT, 'operator/deploy/manifests/svc-zero.yaml');
-const REGENERATE = 'regenerate with: npx tsx operator/src/cli.ts install --render > operator/deploy/manifests/svc-zero.yaml';
+const REGENERATE =
+  'regenerate with: npx tsx operator/src/cli.ts install --render > operator/deploy/manifests/svc-zero.yaml';
 
 type Obj = KubernetesObject & Record<string, any>;
 const byKind = (objects: Obj[], kind: string): Obj => {
@@ -77,7 +85,10 @@ function validateAll(objects: Obj[]): void {
   for (const object of objects) {
     const Model = MODELS[object.kind ?? ''];
     expect(Model, `a schema for ${object.kind}`).toBeDefined();
-    expect(() => new Model!(structuredClone(object)).validate(), `${object.kind} ${object.metadata?.name}`).not.toThrow();
+    expect(
+      () => new Model!(structuredClone(object)).validate(),
+      `${object.kind} ${object.metadata?.name}`,
+    ).not.toThrow();
   }
 }
 
@@ -96,7 +107,9 @@ function chartObjects(overrides: Record<string, unknown> = {}): Obj[] {
 
 /** Objects keyed by kind/namespace/name, so two renders compare regardless of file and document order. */
 const keyed = (objects: Obj[]) =>
-  Object.fromEntries(objects.map((object) => [`${object.kind}/${object.metadata?.namespace ?? ''}/${object.metadata?.name}`, object]));
+  Object.fromEntries(
+    objects.map((object) => [`${object.kind}/${object.metadata?.namespace ?? ''}/${object.metadata?.name}`, object]),
+  );
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -117,7 +130,16 @@ describe('svc-zero manifests: rendered by operator/src/manifests', () => {
       `Deployment/${OPERATOR_NAME}`,
       `MutatingWebhookConfiguration/${WEBHOOK_CONFIGURATION}`,
     ]);
-    for (const object of objects.filter((o) => !['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration'].includes(o.kind!))) {
+    for (const object of objects.filter(
+      (o) =>
+        ![
+          'Namespace',
+          'CustomResourceDefinition',
+          'ClusterRole',
+          'ClusterRoleBinding',
+          'MutatingWebhookConfiguration',
+        ].includes(o.kind!),
+    )) {
       expect(object.metadata?.namespace, `${object.kind} lives in svc-system`).toBe(SYSTEM_NAMESPACE);
     }
   });
@@ -150,7 +172,9 @@ describe('svc-zero manifests: rendered by operator/src/manifests', () => {
         name: 'pods.svc-zero.svc.io',
         admissionReviewVersions: ['v1'],
         clientConfig: { service: { name: 'svc-zero-webhook', namespace: 'svc-system', path: WEBHOOK_PATH, port: 443 } },
-        rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' }],
+        rules: [
+          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'], scope: 'Namespaced' },
+        ],
         failurePolicy: 'Ignore',
         sideEffects: 'None',
         timeoutSeconds: 10,
@@ -168,27 +192,49 @@ describe('svc-zero manifests: rendered by operator/src/manifests', () => {
     const service = byKind(objects, 'Service');
     expect(service.spec.ports).toEqual([{ name: 'https', port: 443, targetPort: 'webhook', protocol: 'TCP' }]);
     const pod = byKind(objects, 'Deployment').spec.template;
-    for (const [key, value] of Object.entries(service.spec.selector as Record<string, string>)) expect(pod.metadata.labels[key]).toBe(value);
+    for (const [key, value] of Object.entries(service.spec.selector as Record<string, string>))
+      expect(pod.metadata.labels[key]).toBe(value);
     expect(pod.spec.containers[0].ports).toEqual([{ name: 'webhook', containerPort: 9443, protocol: 'TCP' }]);
   });
 
   it('the operator has least privilege: exactly these rules, cluster-wide and in svc-system', () => {
     expect(byKind(objects, 'ClusterRole').rules).toEqual([
       { apiGroups: [''], resources: ['namespaces', 'pods'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets'], verbs: ['get', 'list', 'watch'] },
+      {
+        apiGroups: ['apps'],
+        resources: ['deployments', 'statefulsets', 'daemonsets', 'replicasets'],
+        verbs: ['get', 'list', 'watch'],
+      },
       { apiGroups: ['svc.io'], resources: ['svcinstrumentations'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: ['svc.io'], resources: ['svcinstrumentations/status'], verbs: ['patch'] },
-      { apiGroups: ['admissionregistration.k8s.io'], resources: ['mutatingwebhookconfigurations'], resourceNames: ['svc-zero'], verbs: ['get', 'patch'] },
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['mutatingwebhookconfigurations'],
+        resourceNames: ['svc-zero'],
+        verbs: ['get', 'patch'],
+      },
     ]);
     // No create anywhere: the TLS Secret is part of the installation, so the Role names it and needs no create.
     expect(byKind(objects, 'Role').rules).toEqual([
-      { apiGroups: [''], resources: ['secrets'], resourceNames: ['svc-zero-webhook-tls'], verbs: ['get', 'update', 'patch'] },
+      {
+        apiGroups: [''],
+        resources: ['secrets'],
+        resourceNames: ['svc-zero-webhook-tls'],
+        verbs: ['get', 'update', 'patch'],
+      },
     ]);
-    expect(byKind(objects, 'Secret')).toMatchObject({ type: 'Opaque', metadata: { name: WEBHOOK_TLS_SECRET, namespace: SYSTEM_NAMESPACE } });
+    expect(byKind(objects, 'Secret')).toMatchObject({
+      type: 'Opaque',
+      metadata: { name: WEBHOOK_TLS_SECRET, namespace: SYSTEM_NAMESPACE },
+    });
     expect(byKind(objects, 'Secret').data).toBeUndefined();
     for (const kind of ['ClusterRoleBinding', 'RoleBinding']) {
       const binding = byKind(objects, kind);
-      expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: kind.replace('Binding', ''), name: OPERATOR_NAME });
+      expect(binding.roleRef).toEqual({
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: kind.replace('Binding', ''),
+        name: OPERATOR_NAME,
+      });
       expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE }]);
     }
     expect(byKind(objects, 'Deployment').spec.template.spec.serviceAccountName).toBe(OPERATOR_NAME);
@@ -210,7 +256,13 @@ describe('svc-zero manifests: rendered by operator/src/manifests', () => {
     const pod = (): V1PodSpec => structuredClone(byKind(objects, 'Deployment').spec.template.spec);
     const weakened: [string, (spec: V1PodSpec) => void][] = [
       ['allowPrivilegeEscalation', (spec) => (spec.containers[0]!.securityContext!.allowPrivilegeEscalation = true)],
-      ['runAsNonRoot', (spec) => { delete spec.securityContext!.runAsNonRoot; delete spec.containers[0]!.securityContext!.runAsNonRoot; }],
+      [
+        'runAsNonRoot',
+        (spec) => {
+          delete spec.securityContext!.runAsNonRoot;
+          delete spec.containers[0]!.securityContext!.runAsNonRoot;
+        },
+      ],
       ['seccompProfile', (spec) => delete spec.securityContext!.seccompProfile],
       ['drop ALL', (spec) => (spec.containers[0]!.securityContext!.capabilities = {})],
       ['adds NET_ADMIN', (spec) => (spec.containers[0]!.securityContext!.capabilities!.add = ['NET_ADMIN'])],
@@ -240,9 +292,17 @@ describe('svc-zero manifests: rendered by operator/src/manifests', () => {
     const container = byKind(custom, 'Deployment').spec.template.spec.containers[0];
     expect(container.image).toBe('ghcr.io/svc/svc-zero-operator:9.9.9');
     expect(container.ports[0].containerPort).toBe(8443);
-    const env = Object.fromEntries((container.env as { name: string; value?: string }[]).filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
+    const env = Object.fromEntries(
+      (container.env as { name: string; value?: string }[])
+        .filter((e) => e.value !== undefined)
+        .map((e) => [e.name, e.value]),
+    );
     const read = readOperatorEnv(env, DEFAULT_VALUES);
-    expect(read).toMatchObject({ webhookPort: 8443, ebpfMemoryLimit: '1Gi', images: { ebpf: 'example.com/obi:1', java: 'example.com/java:2' } });
+    expect(read).toMatchObject({
+      webhookPort: 8443,
+      ebpfMemoryLimit: '1Gi',
+      images: { ebpf: 'example.com/obi:1', java: 'example.com/java:2' },
+    });
     const webhook = byKind(custom, 'MutatingWebhookConfiguration').webhooks[0];
     expect(webhook.timeoutSeconds).toBe(5);
     expect(webhook.namespaceSelector.matchExpressions[1].values).toEqual(['svc-system', 'kube-system', 'monitoring']);
@@ -273,11 +333,23 @@ describe('the SvcInstrumentation CRD', () => {
 
   it('is namespaced, short name oti, v1alpha1 served and stored, with a status subresource and kubectl columns', () => {
     expect(crd.metadata?.name).toBe('svcinstrumentations.svc.io');
-    expect(crd.spec).toMatchObject({ group: 'svc.io', scope: 'Namespaced', names: { kind: CRD_KIND, plural: 'svcinstrumentations', shortNames: ['oti'] } });
+    expect(crd.spec).toMatchObject({
+      group: 'svc.io',
+      scope: 'Namespaced',
+      names: { kind: CRD_KIND, plural: 'svcinstrumentations', shortNames: ['oti'] },
+    });
     expect(crd.spec.versions).toHaveLength(1);
     expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
     expect(version.additionalPrinterColumns.map((column: { name: string }) => column.name)).toEqual([
-      'Strategy', 'Matching', 'Injected', 'Pending', 'Outdated', 'Failed', 'Ready', 'Ingest', 'Age',
+      'Strategy',
+      'Matching',
+      'Injected',
+      'Pending',
+      'Outdated',
+      'Failed',
+      'Ready',
+      'Ingest',
+      'Age',
     ]);
   });
 
@@ -292,17 +364,58 @@ describe('the SvcInstrumentation CRD', () => {
       strategy: 'ebpf',
       env: 'production',
       languageHints: { checkout: 'java', web: 'nodejs' },
-      agents: { java: { image: 'example.com/java:1', resources: { limits: { memory: '256Mi', cpu: 1 } } }, ebpf: { resources: { limits: { memory: '1Gi' } } } },
+      agents: {
+        java: { image: 'example.com/java:1', resources: { limits: { memory: '256Mi', cpu: 1 } } },
+        ebpf: { resources: { limits: { memory: '1Gi' } } },
+      },
       minConfidence: 0.7,
     },
     status: {
       observedGeneration: 3,
-      conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: '2 workloads', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 3 }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Reconciled',
+          message: '2 workloads',
+          lastTransitionTime: '2025-01-01T00:00:00Z',
+          observedGeneration: 3,
+        },
+      ],
       counts: { matching: 4, injected: 2, pending: 1, outdated: 1, failed: 0 },
       workloads: [
-        { kind: 'Deployment', name: 'checkout', lang: 'java', framework: 'spring-boot', strategy: 'sdk', confidence: 1, source: 'hint', state: 'injected' },
-        { kind: 'Deployment', name: 'web', lang: 'nodejs', framework: 'express', strategy: 'sdk', confidence: 0.9, source: 'command', state: 'pending', reason: 'no running pods observed' },
-        { kind: 'StatefulSet', name: 'cache', lang: 'unknown', framework: 'unknown', strategy: 'sdk', confidence: 0, source: 'none', state: 'skipped', reason: 'no language detected' },
+        {
+          kind: 'Deployment',
+          name: 'checkout',
+          lang: 'java',
+          framework: 'spring-boot',
+          strategy: 'sdk',
+          confidence: 1,
+          source: 'hint',
+          state: 'injected',
+        },
+        {
+          kind: 'Deployment',
+          name: 'web',
+          lang: 'nodejs',
+          framework: 'express',
+          strategy: 'sdk',
+          confidence: 0.9,
+          source: 'command',
+          state: 'pending',
+          reason: 'no running pods observed',
+        },
+        {
+          kind: 'StatefulSet',
+          name: 'cache',
+          lang: 'unknown',
+          framework: 'unknown',
+          strategy: 'sdk',
+          confidence: 0,
+          source: 'none',
+          state: 'skipped',
+          reason: 'no language detected',
+        },
       ],
     },
   };
@@ -369,11 +482,18 @@ describe('operator/deploy: the committed manifest and the Helm chart', () => {
   it('values.yaml holds the same defaults as the renderer, and Chart.yaml the operator version', () => {
     expect(parseYaml(readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8'))).toEqual(DEFAULT_VALUES);
     const chart = parseYaml(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8'));
-    expect(chart).toMatchObject({ apiVersion: 'v2', name: 'svc-zero', version: ZERO_VERSION, appVersion: ZERO_VERSION });
+    expect(chart).toMatchObject({
+      apiVersion: 'v2',
+      name: 'svc-zero',
+      version: ZERO_VERSION,
+      appVersion: ZERO_VERSION,
+    });
   });
 
   it('values.schema.json (checked by Helm before rendering) accepts the defaults and refuses what `--set` refuses', () => {
-    const validate = new Ajv({ allErrors: true }).compile(JSON.parse(readFileSync(join(CHART_DIR, 'values.schema.json'), 'utf8')));
+    const validate = new Ajv({ allErrors: true }).compile(
+      JSON.parse(readFileSync(join(CHART_DIR, 'values.schema.json'), 'utf8')),
+    );
     expect(validate(DEFAULT_VALUES), JSON.stringify(validate.errors)).toBe(true);
     expect(validate(deepMerge(DEFAULT_VALUES, { global: { imageRegistry: 'x' } }))).toBe(true);
     const refused: Record<string, unknown>[] = [
@@ -389,7 +509,8 @@ describe('operator/deploy: the committed manifest and the Helm chart', () => {
       { agents: { java: { image: '' } } },
       { webhok: { port: 9443 } },
     ];
-    for (const override of refused) expect(validate(deepMerge(DEFAULT_VALUES, override)), JSON.stringify(override)).toBe(false);
+    for (const override of refused)
+      expect(validate(deepMerge(DEFAULT_VALUES, override)), JSON.stringify(override)).toBe(false);
   });
 
   it('the chart renders (default values) to the same objects as the renderer, each schema-valid', () => {
@@ -406,7 +527,11 @@ describe('operator/deploy: the committed manifest and the Helm chart', () => {
       logLevel: 'debug',
       ingestUrl: 'https://ingest.example.com',
       webhook: { port: 8443, timeoutSeconds: 3, excludedNamespaces: ['kube-system', 'monitoring'] },
-      agents: { nodejs: { image: 'example.com/n:1' }, java: { image: 'example.com/j:1' }, python: { image: 'example.com/p:1' } },
+      agents: {
+        nodejs: { image: 'example.com/n:1' },
+        java: { image: 'example.com/j:1' },
+        python: { image: 'example.com/p:1' },
+      },
       ebpf: { image: 'example.com/obi:1', resources: { limits: { memory: '2Gi' } } },
     };
     const values = deepMerge(DEFAULT_VALUES, overrides) as ZeroValues;
@@ -415,7 +540,9 @@ describe('operator/deploy: the committed manifest and the Helm chart', () => {
     expect(keyed(rendered)).toEqual(keyed(renderManifests(values) as Obj[]));
     // With no excluded namespaces besides svc-system, the range renders nothing and the list stays valid.
     const bare = chartObjects({ webhook: { excludedNamespaces: [] } });
-    expect(byKind(bare, 'MutatingWebhookConfiguration').webhooks[0].namespaceSelector.matchExpressions[1].values).toEqual(['svc-system']);
+    expect(
+      byKind(bare, 'MutatingWebhookConfiguration').webhooks[0].namespaceSelector.matchExpressions[1].values,
+    ).toEqual(['svc-system']);
   });
 
   it('NOTES.txt renders and tells how to check the rollout and instrument a namespace', () => {
@@ -433,6 +560,8 @@ describe('operator/deploy: the committed manifest and the Helm chart', () => {
     expect(() => parseTemplate('{{ $x := 1 }}', defines)).toThrow(/subset/);
     expect(() => renderNodes(parseTemplate('{{ .Values.b }}', defines), scope)).toThrow(/missing value/);
     expect(() => renderNodes(parseTemplate('{{ .Values.a | upper }}', defines), scope)).toThrow(/unknown function/);
-    expect(renderNodes(parseTemplate('a:\n  {{- if .Values.a }} {{ .Values.a | quote }}{{ end }}', defines), scope)).toBe('a: "1"');
+    expect(
+      renderNodes(parseTemplate('a:\n  {{- if .Values.a }} {{ .Values.a | quote }}{{ end }}', defines), scope),
+    ).toBe('a: "1"');
   });
 });

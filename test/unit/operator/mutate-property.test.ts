@@ -14,7 +14,12 @@ import type { OperatorSettings, SvcInstrumentation } from '../../../operator/src
 
 const SETTINGS: OperatorSettings = {
   version: '0.1.0',
-  images: { nodejs: 'agents/node:1', java: 'agents/java:1', python: 'agents/python:1', ebpf: 'otel/ebpf-instrument:v0.1.0' },
+  images: {
+    nodejs: 'agents/node:1',
+    java: 'agents/java:1',
+    python: 'agents/python:1',
+    ebpf: 'otel/ebpf-instrument:v0.1.0',
+  },
   ebpfMemoryLimit: '512Mi',
 };
 
@@ -72,17 +77,26 @@ const IMAGES = [
   'docker.io/istio/proxyv2:1.22.3',
   'cr.l5d.io/linkerd/proxy:stable',
 ];
-const COMMANDS = [undefined, ['node', 'server.js'], ['java', '-jar', 'app.jar'], ['gunicorn', 'app.wsgi'], ['go', 'run', '.'], ['sh', '-c', 'exec npm start']];
+const COMMANDS = [
+  undefined,
+  ['node', 'server.js'],
+  ['java', '-jar', 'app.jar'],
+  ['gunicorn', 'app.wsgi'],
+  ['go', 'run', '.'],
+  ['sh', '-c', 'exec npm start'],
+];
 
-const envVar: fc.Arbitrary<V1EnvVar> = fc.record({
-  name: fc.constantFrom(...ENV_NAMES),
-  source: fc.oneof(
-    fc.constantFrom(...ENV_VALUES).map((value) => ({ value })),
-    fc.string({ maxLength: 12 }).map((value) => ({ value })),
-    fc.constant({ valueFrom: { configMapKeyRef: { name: 'app-config', key: 'k' } } }),
-    fc.constant({}),
-  ),
-}).map(({ name, source }) => ({ name, ...source }));
+const envVar: fc.Arbitrary<V1EnvVar> = fc
+  .record({
+    name: fc.constantFrom(...ENV_NAMES),
+    source: fc.oneof(
+      fc.constantFrom(...ENV_VALUES).map((value) => ({ value })),
+      fc.string({ maxLength: 12 }).map((value) => ({ value })),
+      fc.constant({ valueFrom: { configMapKeyRef: { name: 'app-config', key: 'k' } } }),
+      fc.constant({}),
+    ),
+  })
+  .map(({ name, source }) => ({ name, ...source }));
 
 const container = (name: string): fc.Arbitrary<V1Container> =>
   fc
@@ -92,8 +106,12 @@ const container = (name: string): fc.Arbitrary<V1Container> =>
         command: fc.constantFrom(...COMMANDS),
         env: fc.array(envVar, { maxLength: 6 }),
         envFrom: fc.constant(null).map(() => [{ configMapRef: { name: 'shared-env' } }]),
-        ports: fc.uniqueArray(fc.integer({ min: 1, max: 65535 }), { maxLength: 3 }).map((ports) => ports.map((containerPort) => ({ containerPort }))),
-        volumeMounts: fc.uniqueArray(fc.constantFrom('config', 'tmp', 'data'), { maxLength: 2 }).map((names) => names.map((n) => ({ name: n, mountPath: `/mnt/${n}` }))),
+        ports: fc
+          .uniqueArray(fc.integer({ min: 1, max: 65535 }), { maxLength: 3 })
+          .map((ports) => ports.map((containerPort) => ({ containerPort }))),
+        volumeMounts: fc
+          .uniqueArray(fc.constantFrom('config', 'tmp', 'data'), { maxLength: 2 })
+          .map((names) => names.map((n) => ({ name: n, mountPath: `/mnt/${n}` }))),
       },
       { requiredKeys: ['image'] },
     )
@@ -105,7 +123,8 @@ const stringMap = (keys: string[], values: string[]): fc.Arbitrary<Record<string
   fc.dictionary(fc.constantFrom(...keys), fc.constantFrom(...values), { maxKeys: 4 });
 
 /** Mostly 0 or 1 of `rare`, so most generated pods reach the injection path and the properties test it. */
-const sometimes = <T>(common: fc.Arbitrary<T>, rare: fc.Arbitrary<T>): fc.Arbitrary<T> => fc.oneof({ arbitrary: common, weight: 9 }, { arbitrary: rare, weight: 1 });
+const sometimes = <T>(common: fc.Arbitrary<T>, rare: fc.Arbitrary<T>): fc.Arbitrary<T> =>
+  fc.oneof({ arbitrary: common, weight: 9 }, { arbitrary: rare, weight: 1 });
 const maybe = <T>(value: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => sometimes(fc.constant(undefined), value);
 
 const annotationsArbitrary: fc.Arbitrary<Record<string, string> | undefined> = fc
@@ -130,15 +149,30 @@ const annotationsArbitrary: fc.Arbitrary<Record<string, string> | undefined> = f
     return present.length === 0 && a.other === undefined ? undefined : Object.fromEntries(present);
   });
 
-const containerName = sometimes(fc.constantFrom('app', 'web', 'worker', 'istio-proxy', 'linkerd-proxy'), fc.constantFrom('svc-agent-init', 'svc-ebpf'));
+const containerName = sometimes(
+  fc.constantFrom('app', 'web', 'worker', 'istio-proxy', 'linkerd-proxy'),
+  fc.constantFrom('svc-agent-init', 'svc-ebpf'),
+);
 
 const podArbitrary: fc.Arbitrary<V1Pod> = fc
   .record(
     {
       names: fc.uniqueArray(containerName, { minLength: 1, maxLength: 4 }),
-      initNames: fc.uniqueArray(sometimes(fc.constantFrom('wait-for-db', 'istio-init'), fc.constant('svc-agent-init')), { maxLength: 2 }),
-      volumes: fc.option(fc.uniqueArray(sometimes(fc.constantFrom('config', 'tmp', 'data'), fc.constant('svc-agent')), { maxLength: 3 }), { nil: undefined }),
-      labels: fc.option(stringMap(['app', 'svc.io/language', 'pod-template-hash', 'team'], ['checkout', 'python', 'java', 'cobol', '7d4b9c8f6d']), { nil: undefined }),
+      initNames: fc.uniqueArray(
+        sometimes(fc.constantFrom('wait-for-db', 'istio-init'), fc.constant('svc-agent-init')),
+        { maxLength: 2 },
+      ),
+      volumes: fc.option(
+        fc.uniqueArray(sometimes(fc.constantFrom('config', 'tmp', 'data'), fc.constant('svc-agent')), { maxLength: 3 }),
+        { nil: undefined },
+      ),
+      labels: fc.option(
+        stringMap(
+          ['app', 'svc.io/language', 'pod-template-hash', 'team'],
+          ['checkout', 'python', 'java', 'cobol', '7d4b9c8f6d'],
+        ),
+        { nil: undefined },
+      ),
       annotations: annotationsArbitrary,
       owner: fc.constantFrom(
         undefined,
@@ -164,7 +198,13 @@ const podArbitrary: fc.Arbitrary<V1Pod> = fc
         },
         spec: {
           containers,
-          ...(s.initNames.length > 0 ? { initContainers: s.initNames.filter((n) => !(s.names as string[]).includes(n)).map((name) => ({ name, image: 'busybox:1.36' })) } : {}),
+          ...(s.initNames.length > 0
+            ? {
+                initContainers: s.initNames
+                  .filter((n) => !(s.names as string[]).includes(n))
+                  .map((name) => ({ name, image: 'busybox:1.36' })),
+              }
+            : {}),
           ...(s.volumes ? { volumes: s.volumes.map(volume) } : {}),
           ...(s.shareProcessNamespace === undefined ? {} : { shareProcessNamespace: s.shareProcessNamespace }),
           ...(s.hostPID === undefined ? {} : { hostPID: s.hostPID }),
@@ -226,21 +266,25 @@ function apply(pod: V1Pod, patch: ReturnType<typeof mutatePod>['patch']): V1Pod 
  * env entries of APPENDABLE names may only grow at the documented end.
  */
 function lost(before: unknown, after: unknown, path: string): string | undefined {
-  if (before === null || typeof before !== 'object') return before === after ? undefined : `${path}: ${JSON.stringify(before)} became ${JSON.stringify(after)}`;
-  if (after === null || typeof after !== 'object') return `${path}: ${JSON.stringify(before)} became ${JSON.stringify(after)}`;
+  if (before === null || typeof before !== 'object')
+    return before === after ? undefined : `${path}: ${JSON.stringify(before)} became ${JSON.stringify(after)}`;
+  if (after === null || typeof after !== 'object')
+    return `${path}: ${JSON.stringify(before)} became ${JSON.stringify(after)}`;
   if (Array.isArray(before)) {
     if (!Array.isArray(after)) return `${path}: array became ${JSON.stringify(after)}`;
     let at = 0;
     for (const [i, item] of before.entries()) {
       while (at < after.length && lost(item, after[at], `${path}[${i}]`) !== undefined) at++;
-      if (at === after.length) return `${path}[${i}]: ${JSON.stringify(item)} missing or changed in ${JSON.stringify(after)}`;
+      if (at === after.length)
+        return `${path}[${i}]: ${JSON.stringify(item)} missing or changed in ${JSON.stringify(after)}`;
       at++;
     }
     return undefined;
   }
   const b = before as Record<string, unknown>;
   const a = after as Record<string, unknown>;
-  const mode = path.endsWith(']') && path.includes('.env[') && typeof b.name === 'string' ? APPENDABLE[b.name] : undefined;
+  const mode =
+    path.endsWith(']') && path.includes('.env[') && typeof b.name === 'string' ? APPENDABLE[b.name] : undefined;
   for (const key of Object.keys(b)) {
     if (path === '.metadata.annotations' && OWN_ANNOTATIONS.has(key)) continue;
     if (mode && key === 'value' && typeof b.value === 'string' && typeof a.value === 'string') {
@@ -273,7 +317,9 @@ describe('mutation properties', () => {
         const mutated = apply(input.pod, patch);
         expect(lost(input.pod, mutated, '')).toBeUndefined();
         for (const op of patch) {
-          expect(op.op === 'add' || (op.op === 'replace' && /^\/spec\/containers\/\d+\/env\/\d+\/value$/.test(op.path))).toBe(true);
+          expect(
+            op.op === 'add' || (op.op === 'replace' && /^\/spec\/containers\/\d+\/env\/\d+\/value$/.test(op.path)),
+          ).toBe(true);
         }
         expect(decision.injected).toBe(patch.length > 0);
         if (decision.injected) {
@@ -297,14 +343,11 @@ describe('mutation properties', () => {
 
   it('excluded pods (svc-system, excluded namespace or pod, already injected, no oti) never change', () => {
     fc.assert(
-      fc.property(
-        inputArbitrary.filter(excluded),
-        (input) => {
-          const { patch, decision } = mutatePod(input);
-          expect(patch).toEqual([]);
-          expect(decision.injected).toBe(false);
-        },
-      ),
+      fc.property(inputArbitrary.filter(excluded), (input) => {
+        const { patch, decision } = mutatePod(input);
+        expect(patch).toEqual([]);
+        expect(decision.injected).toBe(false);
+      }),
       { numRuns: 200 },
     );
   });
@@ -318,9 +361,14 @@ describe('mutation properties', () => {
         const app = mutated.spec?.containers.find((c) => c.name === decision.container);
         const value = (name: string) => [...(app?.env ?? [])].reverse().find((e) => e.name === name)?.value ?? '';
         const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
-        if (decision.lang === 'nodejs') expect(count(value('NODE_OPTIONS'), '--require /svc-agent/node/register.cjs')).toBeLessThanOrEqual(1);
-        if (decision.lang === 'java') expect(count(value('JAVA_TOOL_OPTIONS'), '-javaagent:/svc-agent/java/opentelemetry-javaagent.jar')).toBeLessThanOrEqual(1);
-        if (decision.lang === 'python') expect(count(value('PYTHONPATH'), '/svc-agent/python/bootstrap')).toBeLessThanOrEqual(1);
+        if (decision.lang === 'nodejs')
+          expect(count(value('NODE_OPTIONS'), '--require /svc-agent/node/register.cjs')).toBeLessThanOrEqual(1);
+        if (decision.lang === 'java')
+          expect(
+            count(value('JAVA_TOOL_OPTIONS'), '-javaagent:/svc-agent/java/opentelemetry-javaagent.jar'),
+          ).toBeLessThanOrEqual(1);
+        if (decision.lang === 'python')
+          expect(count(value('PYTHONPATH'), '/svc-agent/python/bootstrap')).toBeLessThanOrEqual(1);
       }),
       { numRuns: 200 },
     );

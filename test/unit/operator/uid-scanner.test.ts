@@ -15,16 +15,21 @@ function scan(text: string, size = Number.MAX_SAFE_INTEGER): string | undefined 
   return scanner.uid;
 }
 
-const envelope = (request: string) => `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":${request}}`;
+const envelope = (request: string) =>
+  `{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":${request}}`;
 
 describe('UidScanner', () => {
   it("finds request.uid in kube-apiserver's order, whatever the chunking, down to one byte at a time", () => {
-    const body = envelope(`{"uid":"${UID}","kind":{"group":"","version":"v1","kind":"Pod"},"object":{"metadata":{"name":"p"}}}`);
+    const body = envelope(
+      `{"uid":"${UID}","kind":{"group":"","version":"v1","kind":"Pod"},"object":{"metadata":{"name":"p"}}}`,
+    );
     for (const size of [1, 2, 3, 7, 64, body.length]) expect(scan(body, size), `chunks of ${size}`).toBe(UID);
   });
 
   it('finds it after everything else, skipping the uids of userInfo, of the pod and inside strings', () => {
-    const object = JSON.stringify({ metadata: { uid: 'pod-uid', annotations: { note: `{"request":{"uid":"fake"}} "uid":"fake" \\" [ {` } } });
+    const object = JSON.stringify({
+      metadata: { uid: 'pod-uid', annotations: { note: `{"request":{"uid":"fake"}} "uid":"fake" \\" [ {` } },
+    });
     const body = `{"request" : { "userInfo": {"uid":"user-uid", "groups":["uid"]}, "object": ${object}, "oldObject": null, "uid" : "${UID}" }, "kind":"AdmissionReview"}`;
     expect(scan(body, 5)).toBe(UID);
   });

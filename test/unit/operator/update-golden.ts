@@ -16,4 +16,6 @@ for (const file of GOLDEN_FILES) {
   rewritten += 1;
   console.log(`rewrote ${file}`);
 }
-console.log(`${rewritten} of ${GOLDEN_FILES.length} golden cases rewritten; review them with git diff before committing`);
+console.log(
+  `${rewritten} of ${GOLDEN_FILES.length} golden cases rewritten; review them with git diff before committing`,
+);

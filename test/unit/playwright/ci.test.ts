@@ -19,42 +19,115 @@ const PROVIDERS = [
       GITHUB_RUN_ID: '9876543210',
       GITHUB_RUN_ATTEMPT: '2',
     },
-    ci: { provider: 'github', commit: 'a1b2c3', branch: 'fix/cart', jobUrl: 'https://github.example.com/shop/web/actions/runs/9876543210', buildId: '9876543210-2' },
+    ci: {
+      provider: 'github',
+      commit: 'a1b2c3',
+      branch: 'fix/cart',
+      jobUrl: 'https://github.example.com/shop/web/actions/runs/9876543210',
+      buildId: '9876543210-2',
+    },
     runId: '9876543210-2',
   },
   {
     name: 'GitHub Actions (push: no head ref, empty as GitHub sets it)',
-    env: { GITHUB_ACTIONS: 'true', GITHUB_SHA: 'a1b2c3', GITHUB_HEAD_REF: '', GITHUB_REF_NAME: 'main', GITHUB_REPOSITORY: 'shop/web', GITHUB_RUN_ID: '7' },
-    ci: { provider: 'github', commit: 'a1b2c3', branch: 'main', jobUrl: 'https://github.com/shop/web/actions/runs/7', buildId: '7-1' },
+    env: {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_SHA: 'a1b2c3',
+      GITHUB_HEAD_REF: '',
+      GITHUB_REF_NAME: 'main',
+      GITHUB_REPOSITORY: 'shop/web',
+      GITHUB_RUN_ID: '7',
+    },
+    ci: {
+      provider: 'github',
+      commit: 'a1b2c3',
+      branch: 'main',
+      jobUrl: 'https://github.com/shop/web/actions/runs/7',
+      buildId: '7-1',
+    },
     runId: '7-1',
   },
   {
     name: 'GitLab CI',
-    env: { GITLAB_CI: 'true', CI_COMMIT_SHA: 'd4e5', CI_COMMIT_REF_NAME: 'main', CI_JOB_URL: 'https://gitlab.example.com/shop/-/jobs/55', CI_PIPELINE_ID: '1234' },
-    ci: { provider: 'gitlab', commit: 'd4e5', branch: 'main', jobUrl: 'https://gitlab.example.com/shop/-/jobs/55', buildId: '1234' },
+    env: {
+      GITLAB_CI: 'true',
+      CI_COMMIT_SHA: 'd4e5',
+      CI_COMMIT_REF_NAME: 'main',
+      CI_JOB_URL: 'https://gitlab.example.com/shop/-/jobs/55',
+      CI_PIPELINE_ID: '1234',
+    },
+    ci: {
+      provider: 'gitlab',
+      commit: 'd4e5',
+      branch: 'main',
+      jobUrl: 'https://gitlab.example.com/shop/-/jobs/55',
+      buildId: '1234',
+    },
     runId: '1234',
   },
   {
     name: 'CircleCI',
-    env: { CIRCLECI: 'true', CIRCLE_SHA1: 'f6', CIRCLE_BRANCH: 'dev', CIRCLE_BUILD_URL: 'https://circleci.com/gh/shop/web/77', CIRCLE_WORKFLOW_ID: 'wf-uuid-1' },
-    ci: { provider: 'circleci', commit: 'f6', branch: 'dev', jobUrl: 'https://circleci.com/gh/shop/web/77', buildId: 'wf-uuid-1' },
+    env: {
+      CIRCLECI: 'true',
+      CIRCLE_SHA1: 'f6',
+      CIRCLE_BRANCH: 'dev',
+      CIRCLE_BUILD_URL: 'https://circleci.com/gh/shop/web/77',
+      CIRCLE_WORKFLOW_ID: 'wf-uuid-1',
+    },
+    ci: {
+      provider: 'circleci',
+      commit: 'f6',
+      branch: 'dev',
+      jobUrl: 'https://circleci.com/gh/shop/web/77',
+      buildId: 'wf-uuid-1',
+    },
     runId: 'wf-uuid-1',
   },
   {
     name: 'Buildkite',
-    env: { BUILDKITE: 'true', BUILDKITE_COMMIT: '0a', BUILDKITE_BRANCH: 'release', BUILDKITE_BUILD_URL: 'https://buildkite.com/shop/web/builds/3', BUILDKITE_BUILD_ID: 'bk-uuid' },
-    ci: { provider: 'buildkite', commit: '0a', branch: 'release', jobUrl: 'https://buildkite.com/shop/web/builds/3', buildId: 'bk-uuid' },
+    env: {
+      BUILDKITE: 'true',
+      BUILDKITE_COMMIT: '0a',
+      BUILDKITE_BRANCH: 'release',
+      BUILDKITE_BUILD_URL: 'https://buildkite.com/shop/web/builds/3',
+      BUILDKITE_BUILD_ID: 'bk-uuid',
+    },
+    ci: {
+      provider: 'buildkite',
+      commit: '0a',
+      branch: 'release',
+      jobUrl: 'https://buildkite.com/shop/web/builds/3',
+      buildId: 'bk-uuid',
+    },
     runId: 'bk-uuid',
   },
   {
     name: 'Jenkins (multibranch: BRANCH_NAME)',
-    env: { JENKINS_URL: 'https://ci.example.com/', GIT_COMMIT: '1b', BRANCH_NAME: 'main', GIT_BRANCH: 'origin/main', BUILD_URL: 'https://ci.example.com/job/web/8/', BUILD_TAG: 'jenkins-web-8' },
-    ci: { provider: 'jenkins', commit: '1b', branch: 'main', jobUrl: 'https://ci.example.com/job/web/8/', buildId: 'jenkins-web-8' },
+    env: {
+      JENKINS_URL: 'https://ci.example.com/',
+      GIT_COMMIT: '1b',
+      BRANCH_NAME: 'main',
+      GIT_BRANCH: 'origin/main',
+      BUILD_URL: 'https://ci.example.com/job/web/8/',
+      BUILD_TAG: 'jenkins-web-8',
+    },
+    ci: {
+      provider: 'jenkins',
+      commit: '1b',
+      branch: 'main',
+      jobUrl: 'https://ci.example.com/job/web/8/',
+      buildId: 'jenkins-web-8',
+    },
     runId: 'jenkins-web-8',
   },
   {
     name: 'Jenkins (freestyle: GIT_BRANCH; a tag with spaces becomes a valid run id)',
-    env: { JENKINS_URL: 'https://ci.example.com/', GIT_COMMIT: '1b', GIT_BRANCH: 'origin/main', BUILD_TAG: 'jenkins-My Folder/web-8' },
+    env: {
+      JENKINS_URL: 'https://ci.example.com/',
+      GIT_COMMIT: '1b',
+      GIT_BRANCH: 'origin/main',
+      BUILD_TAG: 'jenkins-My Folder/web-8',
+    },
     ci: { provider: 'jenkins', commit: '1b', branch: 'origin/main', buildId: 'jenkins-My Folder/web-8' },
     runId: 'jenkins-My-Folder-web-8',
   },
@@ -73,7 +146,12 @@ describe('CI variables', () => {
     try {
       const event = join(dir, 'event.json');
       writeFileSync(event, JSON.stringify({ pull_request: { head: { sha: 'head1234' } } }));
-      const env = { GITHUB_ACTIONS: 'true', GITHUB_SHA: 'merge999', GITHUB_HEAD_REF: 'svc/fix-7', GITHUB_EVENT_PATH: event };
+      const env = {
+        GITHUB_ACTIONS: 'true',
+        GITHUB_SHA: 'merge999',
+        GITHUB_HEAD_REF: 'svc/fix-7',
+        GITHUB_EVENT_PATH: event,
+      };
       expect(ciFromEnv({ ...env, GITHUB_EVENT_NAME: 'pull_request' }).commit).toBe('head1234');
       expect(ciFromEnv({ ...env, GITHUB_EVENT_NAME: 'push' }).commit).toBe('merge999');
       writeFileSync(event, '{ not json');

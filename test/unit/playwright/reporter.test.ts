@@ -4,7 +4,11 @@ import SvcReporter, { takeBatch } from '../../../playwright/src/reporter/reporte
 import { serveLocally, type LocalServer } from '../../support/local-server';
 
 const ROOT = '/repo';
-const config = { rootDir: ROOT, projects: [{ name: 'chromium', use: {} }], shard: { current: 2, total: 3 } } as unknown as FullConfig;
+const config = {
+  rootDir: ROOT,
+  projects: [{ name: 'chromium', use: {} }],
+  shard: { current: 2, total: 3 },
+} as unknown as FullConfig;
 
 function testCase(i: number): TestCase {
   return {
@@ -26,7 +30,14 @@ function result(retry: number, status: TestResult['status'] = 'passed'): TestRes
     duration: 120,
     startTime: new Date('2026-01-01T00:00:00.000Z'),
     errors: [],
-    error: status === 'failed' ? { message: '\u001b[31mexpected 1\u001b[39m', stack: 'Error: expected 1\n    at cart.spec.ts:12:3', location: { file: `${ROOT}/e2e/cart.spec.ts`, line: 12, column: 3 } } : undefined,
+    error:
+      status === 'failed'
+        ? {
+            message: '\u001b[31mexpected 1\u001b[39m',
+            stack: 'Error: expected 1\n    at cart.spec.ts:12:3',
+            location: { file: `${ROOT}/e2e/cart.spec.ts`, line: 12, column: 3 },
+          }
+        : undefined,
     attachments: [{ name: 'trace', contentType: 'application/zip' }],
     annotations: status === 'failed' ? [{ type: 'svc', description: 'http://svc/session/s1?t=800' }] : [],
   } as unknown as TestResult;
@@ -50,7 +61,12 @@ async function fakeSvc(plan: (r: Received, n: number) => number = () => 200) {
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
-      const r: Received = { method: req.method ?? '', path: req.url ?? '', body: JSON.parse(raw || 'null'), auth: req.headers.authorization };
+      const r: Received = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        body: JSON.parse(raw || 'null'),
+        auth: req.headers.authorization,
+      };
       requests.push(r);
       if (r.path.endsWith('/results')) for (const x of r.body.results) stored.set(`${x.test_id}#${x.retry}`, x);
       const status = plan(r, requests.length);
@@ -75,7 +91,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function run(reporter: SvcReporter, results: Array<[TestCase, TestResult]>, status: FullResult['status'] = 'failed') {
+async function run(
+  reporter: SvcReporter,
+  results: Array<[TestCase, TestResult]>,
+  status: FullResult['status'] = 'failed',
+) {
   reporter.onBegin(config, {} as Suite);
   for (const [t, r] of results) reporter.onTestEnd(t, r);
   await reporter.onEnd({ status, duration: 1234.4, startTime: new Date() } as FullResult);
@@ -88,16 +108,30 @@ describe('@svc/playwright reporter', () => {
     const fake = await fakeSvc((r) => (r.path.endsWith('/results') && ++resultsSeen <= 2 ? 503 : 200));
     server = fake.server;
     const warn = vi.fn();
-    const reporter = new SvcReporter({ url: `${fake.server.origin}/`, apiKey: 'svc_ctl_x', batchSize: 2, backoffMs: 5, warn });
+    const reporter = new SvcReporter({
+      url: `${fake.server.origin}/`,
+      apiKey: 'svc_ctl_x',
+      batchSize: 2,
+      backoffMs: 5,
+      warn,
+    });
     const tests = [0, 1, 2, 3, 4].map((i) => [testCase(i), result(0)] as [TestCase, TestResult]);
     tests.push([testCase(5), result(0, 'failed')], [testCase(5), result(1)]);
     await run(reporter, tests);
 
     expect(warn).not.toHaveBeenCalled();
     const { requests, stored } = fake;
-    expect(requests[0]).toMatchObject({ method: 'PUT', path: '/control-plane/test-runs/run-1', auth: 'Bearer svc_ctl_x' });
+    expect(requests[0]).toMatchObject({
+      method: 'PUT',
+      path: '/control-plane/test-runs/run-1',
+      auth: 'Bearer svc_ctl_x',
+    });
     expect(requests[0]!.body).toMatchObject({ started_at: expect.any(String), shard: { current: 2, total: 3 } });
-    expect(requests.at(-1)).toMatchObject({ method: 'POST', path: '/control-plane/test-runs/run-1/finish', body: { status: 'failed', duration_ms: 1234, shard: { current: 2, total: 3 } } });
+    expect(requests.at(-1)).toMatchObject({
+      method: 'POST',
+      path: '/control-plane/test-runs/run-1/finish',
+      body: { status: 'failed', duration_ms: 1234, shard: { current: 2, total: 3 } },
+    });
     const batches = requests.filter((r) => r.path.endsWith('/results'));
     expect(batches.every((b) => b.body.results.length >= 1 && b.body.results.length <= 2)).toBe(true);
     expect(batches.length).toBeGreaterThanOrEqual(4 + 2);
@@ -113,7 +147,11 @@ describe('@svc/playwright reporter', () => {
       expected_status: 'passed',
       duration_ms: 120,
       started_at: '2026-01-01T00:00:00.000Z',
-      error: { message: 'expected 1', stack: 'Error: expected 1\n    at cart.spec.ts:12:3', location: { file: 'e2e/cart.spec.ts', line: 12, column: 3 } },
+      error: {
+        message: 'expected 1',
+        stack: 'Error: expected 1\n    at cart.spec.ts:12:3',
+        location: { file: 'e2e/cart.spec.ts', line: 12, column: 3 },
+      },
       annotations: [{ type: 'svc', description: 'http://svc/session/s1?t=800' }],
       tags: ['@smoke'],
       attachments: ['trace'],
@@ -127,18 +165,29 @@ describe('@svc/playwright reporter', () => {
     const warn = vi.fn();
     const reporter = new SvcReporter({ url: closed.origin, apiKey: 'k', backoffMs: 5, retries: 2, warn });
     const started = Date.now();
-    await run(reporter, [0, 1, 2].map((i) => [testCase(i), result(0)]));
+    await run(
+      reporter,
+      [0, 1, 2].map((i) => [testCase(i), result(0)]),
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(warn.mock.calls[0]![0]).toMatch(/^svc: http:\/\/127\.0\.0\.1:\d+ is unreachable \(fetch failed: ECONNREFUSED\)/);
+    expect(warn.mock.calls[0]![0]).toMatch(
+      /^svc: http:\/\/127\.0\.0\.1:\d+ is unreachable \(fetch failed: ECONNREFUSED\)/,
+    );
   });
 
   it('a refused batch (4xx) is not retried: one warning, and the other batches still go', async () => {
-    const fake = await fakeSvc((r) => (r.path.endsWith('/results') && r.body.results[0].test_id === 'id-0' ? 400 : 200));
+    const fake = await fakeSvc((r) =>
+      r.path.endsWith('/results') && r.body.results[0].test_id === 'id-0' ? 400 : 200,
+    );
     server = fake.server;
     const warn = vi.fn();
     const reporter = new SvcReporter({ url: fake.server.origin, apiKey: 'k', batchSize: 1, backoffMs: 5, warn });
-    await run(reporter, [0, 1, 2].map((i) => [testCase(i), result(0)]), 'passed');
+    await run(
+      reporter,
+      [0, 1, 2].map((i) => [testCase(i), result(0)]),
+      'passed',
+    );
     expect(warn).toHaveBeenCalledTimes(1);
     expect(fake.requests.filter((r) => r.body?.results?.[0]?.test_id === 'id-0')).toHaveLength(1);
     expect(fake.requests.at(-1)?.path).toBe('/control-plane/test-runs/run-1/finish');
@@ -170,7 +219,8 @@ describe('@svc/playwright reporter', () => {
     const batches: (typeof queue)[] = [];
     while (queue.length > 0) batches.push(takeBatch(queue, 500));
     expect(batches.length).toBeGreaterThan(1);
-    for (const batch of batches) expect(Buffer.byteLength(JSON.stringify({ results: batch }))).toBeLessThan(1024 * 1024);
+    for (const batch of batches)
+      expect(Buffer.byteLength(JSON.stringify({ results: batch }))).toBeLessThan(1024 * 1024);
     expect(batches.flat().map((r) => r.test_id)).toEqual(Array.from({ length: 500 }, (_, i) => `t${i}`));
     expect(takeBatch([{ huge: 'y'.repeat(2_000_000) }], 500)).toHaveLength(1);
   });

@@ -1,5 +1,12 @@
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
-import { applySets, DEFAULT_VALUES, manifestsToYaml, renderManifests, ValuesError, valueKeys } from '../../manifests/index.js';
+import {
+  applySets,
+  DEFAULT_VALUES,
+  manifestsToYaml,
+  renderManifests,
+  ValuesError,
+  valueKeys,
+} from '../../manifests/index.js';
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from '../../markers.js';
 import { ApplyFailure, applyObject } from '../apply.js';
 import type { Flags } from '../args.js';
@@ -45,7 +52,8 @@ Values: ${valueKeys().join(', ')}`,
   async run(flags, io) {
     const objects = selected(flags);
     if (flags.boolean('render')) {
-      if (flags.boolean('dry-run') || flags.boolean('wait')) throw new UsageError('--render only prints; --dry-run and --wait apply to a cluster');
+      if (flags.boolean('dry-run') || flags.boolean('wait'))
+        throw new UsageError('--render only prints; --dry-run and --wait apply to a cluster');
       io.out(manifestsToYaml(objects).replace(/\n$/, ''));
       return 0;
     }
@@ -75,7 +83,9 @@ Values: ${valueKeys().join(', ')}`,
     } else {
       io.out(`Wait for the operator: kubectl -n ${SYSTEM_NAMESPACE} rollout status deployment/${OPERATOR_NAME}`);
     }
-    io.out('Then instrument a namespace: svc-zero instrument --namespace=<namespace> --api-key=<API_KEY> --ingest-url=<url>');
+    io.out(
+      'Then instrument a namespace: svc-zero instrument --namespace=<namespace> --api-key=<API_KEY> --ingest-url=<url>',
+    );
     return 0;
   },
 };
@@ -94,7 +104,10 @@ function selected(flags: Flags): KubernetesObject[] {
   const kinds = only.split(',').map((kind) => kind.trim().toLowerCase());
   const known = objects.map((object) => object.kind ?? '');
   const unknown = kinds.filter((kind) => !known.some((k) => k.toLowerCase() === kind));
-  if (unknown.length > 0) throw new UsageError(`--only: unknown kind ${unknown.join(', ')}; the manifests hold ${[...new Set(known)].join(', ')}`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--only: unknown kind ${unknown.join(', ')}; the manifests hold ${[...new Set(known)].join(', ')}`,
+    );
   return objects.filter((object) => kinds.includes((object.kind ?? '').toLowerCase()));
 }
 
@@ -102,7 +115,8 @@ function timeoutOf(flags: Flags): number {
   const raw = flags.string('timeout');
   if (raw === undefined) return DEFAULT_TIMEOUT_S;
   const seconds = Number(raw.replace(/s$/, ''));
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout must be a number of seconds, got "${raw}"`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(`--timeout must be a number of seconds, got "${raw}"`);
   return seconds;
 }
 
@@ -113,9 +127,16 @@ async function apply(cluster: Cluster, object: KubernetesObject, dryRun: boolean
     if (!(thrown instanceof ApplyFailure)) throw thrown;
     const { verb, cause: error } = thrown;
     const ref = refOf(object);
-    const failure = cluster.fail(error, { verb, resource: resourcePath(ref).resource, name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) });
+    const failure = cluster.fail(error, {
+      verb,
+      resource: resourcePath(ref).resource,
+      name: ref.name,
+      ...(ref.namespace ? { namespace: ref.namespace } : {}),
+    });
     if ((error as { code?: unknown }).code === 403) {
-      throw new CliError(`${failure.message}\n  installing svc-zero creates a CRD, cluster RBAC and a webhook configuration: it needs cluster-admin rights`);
+      throw new CliError(
+        `${failure.message}\n  installing svc-zero creates a CRD, cluster RBAC and a webhook configuration: it needs cluster-admin rights`,
+      );
     }
     throw failure;
   }
@@ -123,7 +144,12 @@ async function apply(cluster: Cluster, object: KubernetesObject, dryRun: boolean
 
 /** Polls the Deployment until its current generation has an available, updated replica (what `rollout status` checks). */
 async function waitForOperator(cluster: Cluster, io: CliIo, timeoutS: number): Promise<void> {
-  const { path, resource } = resourcePath({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: SYSTEM_NAMESPACE, name: OPERATOR_NAME });
+  const { path, resource } = resourcePath({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: SYSTEM_NAMESPACE,
+    name: OPERATOR_NAME,
+  });
   const deadline = Date.now() + timeoutS * 1000;
   let last = 'not found';
   for (;;) {

@@ -1,8 +1,20 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Secret } from '@kubernetes/client-node';
 import { normalizeLanguage } from '../../detect/index.js';
-import { API_KEY_SECRET, API_KEY_SECRET_KEY, CRD_API_VERSION, CRD_KIND, DEFAULT_INSTRUMENTATION_NAME, INGEST_URL_ENV } from '../../markers.js';
-import { AGENT_LANGUAGES, type Strategy, type SvcInstrumentation, type SvcInstrumentationSpec } from '../../resource/types.js';
+import {
+  API_KEY_SECRET,
+  API_KEY_SECRET_KEY,
+  CRD_API_VERSION,
+  CRD_KIND,
+  DEFAULT_INSTRUMENTATION_NAME,
+  INGEST_URL_ENV,
+} from '../../markers.js';
+import {
+  AGENT_LANGUAGES,
+  type Strategy,
+  type SvcInstrumentation,
+  type SvcInstrumentationSpec,
+} from '../../resource/types.js';
 import type { Flags } from '../args.js';
 import { connect, type Cluster } from '../cluster.js';
 import { UsageError } from '../errors.js';
@@ -66,7 +78,9 @@ Options:
     if (secret.outcome === 'unchanged' && oti.outcome === 'unchanged') {
       io.out(`Nothing to change: ${request.namespace} is already instrumented this way.`);
     } else {
-      io.out(`New pods in ${request.namespace} get the agent when they are created. Restart running workloads to instrument them:`);
+      io.out(
+        `New pods in ${request.namespace} get the agent when they are created. Restart running workloads to instrument them:`,
+      );
       io.out(`  kubectl -n ${request.namespace} rollout restart deployment,statefulset,daemonset`);
     }
     io.out(`Detection results and injection state: svc-zero status --namespace=${request.namespace}`);
@@ -88,11 +102,13 @@ function parseRequest(flags: Flags, io: CliIo): InstrumentRequest {
   const namespace = namespaceName(flags.required('namespace', 'namespace'));
   const apiKey = flags.required('api-key', 'API_KEY', io.env[API_KEY_ENV]);
   // Agents send the key in a header: whitespace or control characters would break it (usually a pasted newline).
-  if (/[\s\x00-\x1f\x7f]/.test(apiKey)) throw new UsageError('the API key contains whitespace or control characters; pass it exactly as issued');
+  if (/[\s\x00-\x1f\x7f]/.test(apiKey))
+    throw new UsageError('the API key contains whitespace or control characters; pass it exactly as issued');
   const ingestUrl = flags.string('ingest-url');
   if (ingestUrl !== undefined) checkIngestUrl(ingestUrl, '--ingest-url');
   const strategy = flags.string('strategy');
-  if (strategy !== undefined && strategy !== 'sdk' && strategy !== 'ebpf') throw new UsageError(`--strategy must be sdk or ebpf, got "${strategy}"`);
+  if (strategy !== undefined && strategy !== 'sdk' && strategy !== 'ebpf')
+    throw new UsageError(`--strategy must be sdk or ebpf, got "${strategy}"`);
   const env = flags.string('env');
   if (env !== undefined && env.trim() === '') throw new UsageError('--env must not be empty');
   const hints: Record<string, string> = {};
@@ -103,7 +119,10 @@ function parseRequest(flags: Flags, io: CliIo): InstrumentRequest {
       throw new UsageError(`--language-hint expects <workload>=<language>, e.g. checkout=java; got "${hint}"`);
     }
     const language = normalizeLanguage(hint.slice(eq + 1));
-    if (!language) throw new UsageError(`--language-hint ${hint}: unknown language "${hint.slice(eq + 1)}" (nodejs, java, python, go, dotnet, ruby, php)`);
+    if (!language)
+      throw new UsageError(
+        `--language-hint ${hint}: unknown language "${hint.slice(eq + 1)}" (nodejs, java, python, go, dotnet, ruby, php)`,
+      );
     hints[workload] = language;
   }
   return { namespace, apiKey, ingestUrl, strategy, env, hints };
@@ -146,7 +165,11 @@ async function upsertSecret(cluster: Cluster, namespace: string, apiKey: string)
   }
 }
 
-async function upsertInstrumentation(cluster: Cluster, request: InstrumentRequest, io: CliIo): Promise<{ outcome: Outcome; detail: string; notes: string[] }> {
+async function upsertInstrumentation(
+  cluster: Cluster,
+  request: InstrumentRequest,
+  io: CliIo,
+): Promise<{ outcome: Outcome; detail: string; notes: string[] }> {
   const { namespace } = request;
   const ref: ObjectRef = { apiVersion: CRD_API_VERSION, kind: CRD_KIND, namespace, name: DEFAULT_INSTRUMENTATION_NAME };
   const action = { resource: resourcePath(ref).resource, namespace, name: DEFAULT_INSTRUMENTATION_NAME } as const;
@@ -159,7 +182,8 @@ async function upsertInstrumentation(cluster: Cluster, request: InstrumentReques
   // Without a URL here the operator's install-time default applies (install value ingestUrl).
   const fromEnv = io.env[INGEST_URL_ENV] || undefined;
   const ingestUrl = request.ingestUrl ?? live?.spec.ingestUrl ?? fromEnv;
-  if (request.ingestUrl === undefined && !live?.spec.ingestUrl && fromEnv !== undefined) checkIngestUrl(fromEnv, INGEST_URL_ENV);
+  if (request.ingestUrl === undefined && !live?.spec.ingestUrl && fromEnv !== undefined)
+    checkIngestUrl(fromEnv, INGEST_URL_ENV);
 
   // Flags given replace those fields; everything else (agents, minConfidence, other hints) stays as it is.
   const spec: SvcInstrumentationSpec = {
@@ -176,7 +200,10 @@ async function upsertInstrumentation(cluster: Cluster, request: InstrumentReques
   const detail = `ingest ${ingestUrl ?? "the operator's default"}, strategy ${strategy}${spec.env ? `, env ${spec.env}` : ''}`;
   const notes = Object.entries(request.hints)
     .filter(([, language]) => strategy === 'sdk' && !(AGENT_LANGUAGES as readonly string[]).includes(language))
-    .map(([workload, language]) => `there is no SDK agent for ${language}: ${workload} is only instrumented with --strategy=ebpf`);
+    .map(
+      ([workload, language]) =>
+        `there is no SDK agent for ${language}: ${workload} is only instrumented with --strategy=ebpf`,
+    );
   try {
     if (!live) {
       const body: SvcInstrumentation = {
@@ -189,7 +216,9 @@ async function upsertInstrumentation(cluster: Cluster, request: InstrumentReques
       return { outcome: 'created', detail, notes };
     }
     if (isDeepStrictEqual(normalized(live.spec), normalized(spec))) return { outcome: 'unchanged', detail, notes };
-    const changed = (Object.keys(spec) as (keyof SvcInstrumentationSpec)[]).filter((key) => !isDeepStrictEqual(live?.spec[key], spec[key]));
+    const changed = (Object.keys(spec) as (keyof SvcInstrumentationSpec)[]).filter(
+      (key) => !isDeepStrictEqual(live?.spec[key], spec[key]),
+    );
     await cluster.rest.put(resourcePath(ref).path, { ...live, spec });
     return { outcome: 'updated', detail: `${detail} (changed: ${changed.join(', ')})`, notes };
   } catch (error) {
@@ -205,6 +234,7 @@ function normalized(spec: SvcInstrumentationSpec): SvcInstrumentationSpec {
 
 /** A create in a namespace that does not exist: 404 NotFound naming the namespace. */
 function isMissingNamespace(error: unknown): boolean {
-  const body = (error as { code?: number; body?: unknown }).code === 404 ? (error as { body?: unknown }).body : undefined;
+  const body =
+    (error as { code?: number; body?: unknown }).code === 404 ? (error as { body?: unknown }).body : undefined;
   return typeof body === 'string' && /"kind":\s*"namespaces"/.test(body);
 }

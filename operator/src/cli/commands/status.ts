@@ -24,27 +24,36 @@ Options:
   options: { namespace: { type: 'string', short: 'n' }, output: { type: 'string', short: 'o' } },
   async run(flags, io) {
     const output = flags.string('output') ?? 'table';
-    if (output !== 'table' && output !== 'json') throw new UsageError(`--output must be table or json, got "${output}"`);
+    if (output !== 'table' && output !== 'json')
+      throw new UsageError(`--output must be table or json, got "${output}"`);
     const namespaceFlag = flags.string('namespace');
     const namespace = namespaceFlag === undefined ? undefined : namespaceName(namespaceFlag);
     const cluster = connect(flags, io);
     if (namespace) await requireNamespace(cluster, namespace);
     await cluster.requireCrd();
-    const { path, resource } = resourcePath({ apiVersion: CRD_API_VERSION, kind: CRD_KIND, ...(namespace ? { namespace } : {}) });
+    const { path, resource } = resourcePath({
+      apiVersion: CRD_API_VERSION,
+      kind: CRD_KIND,
+      ...(namespace ? { namespace } : {}),
+    });
     let items: SvcInstrumentation[];
     try {
       items = (await cluster.rest.get<{ items: SvcInstrumentation[] }>(path)).items;
     } catch (error) {
       throw cluster.fail(error, { verb: 'list', resource, ...(namespace ? { namespace } : {}) });
     }
-    items.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
+    items.sort((a, b) =>
+      `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
+    );
 
     if (output === 'json') {
       io.out(JSON.stringify(items.map(summary), null, 2));
       return 0;
     }
     if (items.length === 0) {
-      io.out(`No ${namespace ? `SvcInstrumentation in namespace ${namespace}` : 'namespace is instrumented'}. Instrument one with:`);
+      io.out(
+        `No ${namespace ? `SvcInstrumentation in namespace ${namespace}` : 'namespace is instrumented'}. Instrument one with:`,
+      );
       io.out(`  svc-zero instrument --namespace=${namespace ?? '<namespace>'} --api-key=<API_KEY>`);
       return 0;
     }
@@ -53,29 +62,50 @@ Options:
         ['NAMESPACE', 'OTI', 'STRATEGY', 'READY', 'MATCHING', 'INJECTED', 'PENDING', 'OUTDATED', 'FAILED', 'INGEST'],
         ...items.map((item) => {
           const s = summary(item);
-          const counts = [s.counts?.matching, s.counts?.injected, s.counts?.pending, s.counts?.outdated, s.counts?.failed];
+          const counts = [
+            s.counts?.matching,
+            s.counts?.injected,
+            s.counts?.pending,
+            s.counts?.outdated,
+            s.counts?.failed,
+          ];
           return [s.namespace, s.name, s.strategy, s.ready, ...counts.map(count), s.ingestUrl ?? '(operator default)'];
         }),
       ]),
     );
-    const workloads = items.flatMap((item) => (item.status?.workloads ?? []).map((workload) => ({ namespace: item.metadata.namespace ?? '', ...workload })));
+    const workloads = items.flatMap((item) =>
+      (item.status?.workloads ?? []).map((workload) => ({ namespace: item.metadata.namespace ?? '', ...workload })),
+    );
     if (workloads.length > 0) {
       io.out('');
       io.out(
         formatTable([
           ['NAMESPACE', 'WORKLOAD', 'LANG', 'FRAMEWORK', 'STRATEGY', 'CONFIDENCE', 'STATE', 'REASON'],
-          ...workloads.map((w) => [w.namespace, `${w.kind.toLowerCase()}/${w.name}`, w.lang, w.framework, w.strategy, w.confidence.toFixed(2), w.state, w.reason ?? '']),
+          ...workloads.map((w) => [
+            w.namespace,
+            `${w.kind.toLowerCase()}/${w.name}`,
+            w.lang,
+            w.framework,
+            w.strategy,
+            w.confidence.toFixed(2),
+            w.state,
+            w.reason ?? '',
+          ]),
         ]),
       );
     }
     const waiting = items.filter((item) => !item.status?.conditions?.length).map((item) => item.metadata.namespace);
     if (waiting.length > 0) {
       io.out('');
-      io.out(`The operator has not reported on ${waiting.join(', ')} yet; is it running? kubectl -n svc-system get pods`);
+      io.out(
+        `The operator has not reported on ${waiting.join(', ')} yet; is it running? kubectl -n svc-system get pods`,
+      );
     }
     if (workloads.some((w) => w.state === 'outdated')) {
       io.out('');
-      io.out('Outdated workloads run pods without the current agent: restart them (kubectl -n <namespace> rollout restart <kind>/<name>).');
+      io.out(
+        'Outdated workloads run pods without the current agent: restart them (kubectl -n <namespace> rollout restart <kind>/<name>).',
+      );
     }
     return 0;
   },

@@ -23,7 +23,10 @@ Options:
     await requireNamespace(cluster, namespace);
     // The oti first: once it is gone no new pod is injected, so no pod starts with a reference to a deleted Secret.
     const targets: [string, ObjectRef][] = [
-      [`svcinstrumentation/${DEFAULT_INSTRUMENTATION_NAME}`, { apiVersion: CRD_API_VERSION, kind: CRD_KIND, namespace, name: DEFAULT_INSTRUMENTATION_NAME }],
+      [
+        `svcinstrumentation/${DEFAULT_INSTRUMENTATION_NAME}`,
+        { apiVersion: CRD_API_VERSION, kind: CRD_KIND, namespace, name: DEFAULT_INSTRUMENTATION_NAME },
+      ],
       [`secret/${API_KEY_SECRET}`, { apiVersion: 'v1', kind: 'Secret', namespace, name: API_KEY_SECRET }],
     ];
     const rows: string[][] = [];
@@ -42,7 +45,9 @@ Options:
       io.out(`${namespace} was not instrumented; nothing changed.`);
       return 0;
     }
-    io.out(`New pods in ${namespace} are created without the agent. Running pods keep the agent until they are restarted:`);
+    io.out(
+      `New pods in ${namespace} are created without the agent. Running pods keep the agent until they are restarted:`,
+    );
     io.out(`  kubectl -n ${namespace} rollout restart deployment,statefulset,daemonset`);
     return 0;
   },

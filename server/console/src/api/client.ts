@@ -39,9 +39,17 @@ function buildUrl(path: string, query: Query = {}): string {
 
 async function readError(res: Response): Promise<ApiError> {
   try {
-    const body = (await res.json()) as { error?: { code?: string; message?: string; details?: { field?: string } & Record<string, unknown> } };
+    const body = (await res.json()) as {
+      error?: { code?: string; message?: string; details?: { field?: string } & Record<string, unknown> };
+    };
     const e = body.error ?? {};
-    return new ApiError(res.status, e.code ?? 'http_error', e.message ?? `${res.status} ${res.statusText}`, e.details?.field, e.details);
+    return new ApiError(
+      res.status,
+      e.code ?? 'http_error',
+      e.message ?? `${res.status} ${res.statusText}`,
+      e.details?.field,
+      e.details,
+    );
   } catch {
     return new ApiError(res.status, 'http_error', `${res.status} ${res.statusText}`);
   }
@@ -50,7 +58,11 @@ async function readError(res: Response): Promise<ApiError> {
 /**
  * One control-plane call with the tab's key. `key` overrides the stored one (sign-in checks a key before keeping it).
  */
-export async function apiFetch<T>(method: string, url: string, options: { body?: unknown; signal?: AbortSignal; key?: string } = {}): Promise<T> {
+export async function apiFetch<T>(
+  method: string,
+  url: string,
+  options: { body?: unknown; signal?: AbortSignal; key?: string } = {},
+): Promise<T> {
   const key = options.key ?? readKey();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;

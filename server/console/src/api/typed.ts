@@ -14,12 +14,16 @@ const via =
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
     const data = await apiFetch<unknown>(init?.method ?? 'GET', url, { body, signal: init?.signal ?? undefined, key });
-    return new Response(data === undefined ? null : JSON.stringify(data), { status: data === undefined ? 204 : 200, headers: { 'content-type': 'application/json' } });
+    return new Response(data === undefined ? null : JSON.stringify(data), {
+      status: data === undefined ? 204 : 200,
+      headers: { 'content-type': 'application/json' },
+    });
   };
 const viaApi = via();
 
 const origin = () => location.origin;
 /** `key` checks a key that is not the tab's yet (sign-in). */
-export const meClient = (key?: string) => hc<MeApi>(`${origin()}/control-plane/me`, { fetch: key === undefined ? viaApi : via(key) });
+export const meClient = (key?: string) =>
+  hc<MeApi>(`${origin()}/control-plane/me`, { fetch: key === undefined ? viaApi : via(key) });
 export const vitalsClient = () => hc<VitalsApi>(`${origin()}/control-plane/vitals`, { fetch: viaApi });
 export const tracesClient = () => hc<TracesApi>(`${origin()}/control-plane/traces`, { fetch: viaApi });

@@ -25,7 +25,10 @@ export function useApi<T>(path: string | null, query: Query = {}): ApiState<T> {
       (data) => setState({ data, loading: false }),
       (error: unknown) => {
         if (controller.signal.aborted) return;
-        setState({ loading: false, error: error instanceof ApiError ? error : new ApiError(0, 'network', String(error)) });
+        setState({
+          loading: false,
+          error: error instanceof ApiError ? error : new ApiError(0, 'network', String(error)),
+        });
       },
     );
     return () => controller.abort();

@@ -8,7 +8,8 @@ export function refusalMessage(e: unknown): string {
   if (e instanceof ApiError && e.status === 403 && e.details.key_scope === 'ingest') {
     return 'This is an ingest key: it only sends telemetry. Use a read or control key.';
   }
-  if (e instanceof ApiError && (e.status === 401 || e.status === 403)) return 'This key was refused: it is unknown, revoked, expired or not a control-plane key.';
+  if (e instanceof ApiError && (e.status === 401 || e.status === 403))
+    return 'This key was refused: it is unknown, revoked, expired or not a control-plane key.';
   return `Could not sign in: ${(e as Error).message}`;
 }
 
@@ -50,10 +51,18 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: Me) => void; n
       )}
       <form onSubmit={submit} aria-describedby={`${id}-help`}>
         <label htmlFor={`${id}-key`}>Control or read key</label>
-        <input id={`${id}-key`} name="key" type="password" autoComplete="off" spellCheck={false} aria-invalid={error ? true : undefined} aria-errormessage={error ? `${id}-error` : undefined} />
+        <input
+          id={`${id}-key`}
+          name="key"
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          aria-invalid={error ? true : undefined}
+          aria-errormessage={error ? `${id}-error` : undefined}
+        />
         <p id={`${id}-help`} className="hint">
-          Kept in this tab only and sent only in the Authorization header. A key that only looks: <code>svc-server keys create --scope read</code>; an
-          admin key switches between its projects.
+          Kept in this tab only and sent only in the Authorization header. A key that only looks:{' '}
+          <code>svc-server keys create --scope read</code>; an admin key switches between its projects.
         </p>
         {error && (
           <p id={`${id}-error`} role="alert" className="state state-error">
@@ -69,7 +78,11 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: Me) => void; n
   );
 }
 
-const LINK_TEXT: Record<string, string> = { demo: 'SDK demo page', api_reference: 'API reference', openapi: 'OpenAPI document' };
+const LINK_TEXT: Record<string, string> = {
+  demo: 'SDK demo page',
+  api_reference: 'API reference',
+  openapi: 'OpenAPI document',
+};
 
 /** Where else to go on this server: the keyless index (`GET /` as JSON) says whether the demo page is on. */
 function ServerLinks() {

@@ -55,7 +55,15 @@ export function Chart({ title, x, series, height = 220, guides = [], marks = [],
           fill: s.bars ? s.color : undefined,
           dash: s.dash,
           paths: s.bars ? uPlot.paths.bars?.({ size: [0.6, 40] }) : undefined,
-          points: i === 0 && markSet.size > 0 ? { show: true, size: 8, filter: (_u: uPlot, seriesIdx: number) => (seriesIdx === 1 ? x.flatMap((t, j) => (markSet.has(t) ? [j] : [])) : null) } : undefined,
+          points:
+            i === 0 && markSet.size > 0
+              ? {
+                  show: true,
+                  size: 8,
+                  filter: (_u: uPlot, seriesIdx: number) =>
+                    seriesIdx === 1 ? x.flatMap((t, j) => (markSet.has(t) ? [j] : [])) : null,
+                }
+              : undefined,
         })),
       ],
       hooks: {
@@ -84,5 +92,7 @@ export function Chart({ title, x, series, height = 220, guides = [], marks = [],
       plot.destroy();
     };
   }, [x, series, height, guides, marks, yLabel]);
-  return <div ref={box} className="chart" role="img" aria-label={title} aria-description={`Times in ${timeZoneLabel()}`} />;
+  return (
+    <div ref={box} className="chart" role="img" aria-label={title} aria-description={`Times in ${timeZoneLabel()}`} />
+  );
 }

@@ -40,7 +40,15 @@ export interface Selection<T> {
 }
 
 /** The checkbox of the whole page: checked when every row is, mixed when some are. */
-function SelectPage<T>({ rows, rowKey, selection }: { rows: readonly T[]; rowKey: (row: T) => string; selection: Selection<T> }) {
+function SelectPage<T>({
+  rows,
+  rowKey,
+  selection,
+}: {
+  rows: readonly T[];
+  rowKey: (row: T) => string;
+  selection: Selection<T>;
+}) {
   const keys = rows.map(rowKey);
   const count = keys.filter((k) => selection.selected.has(k)).length;
   return (
@@ -60,11 +68,24 @@ function SelectPage<T>({ rows, rowKey, selection }: { rows: readonly T[]; rowKey
  * A list the way every console page shows one: sortable headers and keyset paging whose state is in the URL
  * (`sort`, `order`, `cursor`), a caption for screen readers, and rows that are links.
  */
-export function DataTable<T>({ caption, columns, rows, rowKey, rowHref, activeKey, detail, nextCursor, defaultSort, descendingOnly = false, selection }: DataTableProps<T>) {
+export function DataTable<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  rowHref,
+  activeKey,
+  detail,
+  nextCursor,
+  defaultSort,
+  descendingOnly = false,
+  selection,
+}: DataTableProps<T>) {
   const [params, update] = useUrlState();
   const sort = params.get('sort') ?? defaultSort?.id;
   const order = descendingOnly ? 'desc' : ((params.get('order') ?? defaultSort?.order ?? 'desc') as 'asc' | 'desc');
-  const setSort = (id: string) => update({ sort: id, order: descendingOnly ? null : sort === id && order === 'desc' ? 'asc' : 'desc' });
+  const setSort = (id: string) =>
+    update({ sort: id, order: descendingOnly ? null : sort === id && order === 'desc' ? 'asc' : 'desc' });
   return (
     <div className="table-wrap">
       <table className="data-table">

@@ -25,7 +25,12 @@ export function FilterBar({ fields, label }: { fields: readonly FilterField[]; l
     const form = new FormData(event.currentTarget);
     const patch: Record<string, string | null> = {};
     for (const field of fields) {
-      patch[field.name] = field.kind === 'checkbox' ? (form.get(field.name) ? 'true' : null) : String(form.get(field.name) ?? '').trim() || null;
+      patch[field.name] =
+        field.kind === 'checkbox'
+          ? form.get(field.name)
+            ? 'true'
+            : null
+          : String(form.get(field.name) ?? '').trim() || null;
     }
     update(patch);
   };
@@ -51,7 +56,14 @@ export function FilterBar({ fields, label }: { fields: readonly FilterField[]; l
             ) : field.kind === 'checkbox' ? (
               <input id={inputId} name={field.name} type="checkbox" defaultChecked={value === 'true'} />
             ) : (
-              <input id={inputId} name={field.name} type={field.kind} inputMode={field.kind === 'number' ? 'numeric' : undefined} defaultValue={value} placeholder={field.placeholder} />
+              <input
+                id={inputId}
+                name={field.name}
+                type={field.kind}
+                inputMode={field.kind === 'number' ? 'numeric' : undefined}
+                defaultValue={value}
+                placeholder={field.placeholder}
+              />
             )}
           </div>
         );

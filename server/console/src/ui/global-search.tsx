@@ -50,21 +50,39 @@ export function GlobalSearch() {
   };
 
   return (
-    <form role="search" aria-label="Find by id" className="global-search" onSubmit={(e) => void submit(e)} onKeyDown={onKeyDown}>
+    <form
+      role="search"
+      aria-label="Find by id"
+      className="global-search"
+      onSubmit={(e) => void submit(e)}
+      onKeyDown={onKeyDown}
+    >
       <label htmlFor={inputId} className="visually-hidden">
         Find by id: session, trace, issue, incident or user
       </label>
-      <input id={inputId} ref={input} type="search" placeholder="Find by id…" autoComplete="off" spellCheck={false} aria-describedby={answer ? resultsId : undefined} />
+      <input
+        id={inputId}
+        ref={input}
+        type="search"
+        placeholder="Find by id…"
+        autoComplete="off"
+        spellCheck={false}
+        aria-describedby={answer ? resultsId : undefined}
+      />
       <button type="submit" disabled={busy}>
         Find
       </button>
       {/* A polite live region that is always there (so what fills it is announced), not a second "status" on every page. */}
       <div id={resultsId} className={answer ? 'search-results' : 'visually-hidden'} aria-live="polite">
         {answer && 'error' in answer && <p className="state-error">{answer.error}</p>}
-        {answer && 'matches' in answer && answer.matches.length === 0 && <p>Nothing in this project has the id “{answer.q}”.</p>}
+        {answer && 'matches' in answer && answer.matches.length === 0 && (
+          <p>Nothing in this project has the id “{answer.q}”.</p>
+        )}
         {answer && 'matches' in answer && answer.matches.length > 1 && (
           <>
-            <p>{answer.matches.length} objects have the id “{answer.q}”:</p>
+            <p>
+              {answer.matches.length} objects have the id “{answer.q}”:
+            </p>
             <ul>
               {answer.matches.map((m) => (
                 <li key={`${m.kind} ${m.id}`}>

@@ -42,7 +42,17 @@ function ProjectName({ me, onSwitch }: { me: Me; onSwitch: (id: string) => void 
 }
 
 /** The frame of every signed-in page: skip link, header with the project and key scope, navigation, main region. */
-export function Layout({ me, onSignOut, onSwitchProject, children }: { me: Me; onSignOut: () => void; onSwitchProject: (id: string) => void; children: ReactNode }) {
+export function Layout({
+  me,
+  onSignOut,
+  onSwitchProject,
+  children,
+}: {
+  me: Me;
+  onSignOut: () => void;
+  onSwitchProject: (id: string) => void;
+  children: ReactNode;
+}) {
   const [path] = useLocation();
   return (
     <div className="shell">

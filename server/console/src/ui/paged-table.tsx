@@ -8,7 +8,11 @@ import { LoadState } from './status';
  * A listing the way every list page shows it: loading and error states, `empty` when nothing matches, else the page's
  * rows in a DataTable with its pager.
  */
-export function PagedTable<T>({ list, empty, ...table }: { list: ApiState<Page<T>>; empty: ReactNode } & Omit<DataTableProps<T>, 'rows' | 'nextCursor'>) {
+export function PagedTable<T>({
+  list,
+  empty,
+  ...table
+}: { list: ApiState<Page<T>>; empty: ReactNode } & Omit<DataTableProps<T>, 'rows' | 'nextCursor'>) {
   const { data, error, loading } = list;
   return (
     <>

@@ -54,7 +54,8 @@ function FrameItem({ frame }: { frame: Frame }) {
   }
   return (
     <li className="frame">
-      <code className="fn">{o.function ?? frame.function}</code> <span className="where">{`${o.file}:${o.line}:${o.column}`}</span>
+      <code className="fn">{o.function ?? frame.function}</code>{' '}
+      <span className="where">{`${o.file}:${o.line}:${o.column}`}</span>
       <SourceContext original={o} />
       <div className="where minified">minified: {`${frame.function} at ${minified}`}</div>
     </li>
@@ -77,7 +78,8 @@ function MissingMapsNote({ missing }: { missing: NonNullable<MissingMaps> }) {
   return (
     <div className="missing-maps" role="note" aria-label="Source maps missing">
       <p>
-        <strong>No source map covers {missing.files.length === 1 ? 'this file' : 'these files'} of the app</strong>, so the frames read as minified:
+        <strong>No source map covers {missing.files.length === 1 ? 'this file' : 'these files'} of the app</strong>, so
+        the frames read as minified:
       </p>
       <ul>
         {missing.files.map((f) => (
@@ -87,13 +89,17 @@ function MissingMapsNote({ missing }: { missing: NonNullable<MissingMaps> }) {
           </li>
         ))}
       </ul>
-      <p>Upload the maps of that build from its output folder (the one served at the site&apos;s root); this issue&apos;s errors then move to the issue of the original code:</p>
+      <p>
+        Upload the maps of that build from its output folder (the one served at the site&apos;s root); this issue&apos;s
+        errors then move to the issue of the original code:
+      </p>
       <pre className="upload-command">
         <code>{missing.upload_command}</code>
       </pre>
       {missing.release === null && (
         <p className="hint">
-          The error names no release: name one with the SDK&apos;s <code>serviceVersion</code> (the build plugin does), and the same with <code>--release</code>.
+          The error names no release: name one with the SDK&apos;s <code>serviceVersion</code> (the build plugin does),
+          and the same with <code>--release</code>.
         </p>
       )}
     </div>
@@ -143,7 +149,9 @@ export function Stack({ stack }: { stack: { raw: string | null; frames: Frame[];
  * frames`, server/src/query/log-frames-routes.ts), asked for when it is shown.
  */
 export function LogErrorStack({ logId, hasStack }: { logId: number; hasStack: boolean }) {
-  const { data, error, loading } = useApi<Parameters<typeof Stack>[0]['stack']>(hasStack ? `/logs/${logId}/frames` : null);
+  const { data, error, loading } = useApi<Parameters<typeof Stack>[0]['stack']>(
+    hasStack ? `/logs/${logId}/frames` : null,
+  );
   if (!hasStack) return <p className="hint">No stack trace was recorded for this error.</p>;
   if (!data) return <LoadState loading={loading} error={error} />;
   return <Stack stack={data} />;

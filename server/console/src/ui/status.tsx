@@ -2,7 +2,17 @@ import type { ReactNode } from 'react';
 import type { ApiError } from '../api/client';
 
 /** Loading, failure and empty states, each announced to screen readers where it appears. */
-export function LoadState({ loading, error, empty, children }: { loading: boolean; error?: ApiError; empty?: boolean; children?: ReactNode }) {
+export function LoadState({
+  loading,
+  error,
+  empty,
+  children,
+}: {
+  loading: boolean;
+  error?: ApiError;
+  empty?: boolean;
+  children?: ReactNode;
+}) {
   if (error) {
     return (
       <p role="alert" className="state state-error">
@@ -11,8 +21,18 @@ export function LoadState({ loading, error, empty, children }: { loading: boolea
       </p>
     );
   }
-  if (loading) return <p role="status" className="state">Loading…</p>;
-  if (empty) return <p role="status" className="state">{children ?? 'Nothing here yet.'}</p>;
+  if (loading)
+    return (
+      <p role="status" className="state">
+        Loading…
+      </p>
+    );
+  if (empty)
+    return (
+      <p role="status" className="state">
+        {children ?? 'Nothing here yet.'}
+      </p>
+    );
   return null;
 }
 

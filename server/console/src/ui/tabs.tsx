@@ -15,11 +15,29 @@ export interface Tab {
  * Tab stop. `clear` names parameters that belong to a tab's view and are dropped when the tab changes; `replace`
  * changes the tab without a history entry.
  */
-export function Tabs({ label, param, tabs, clear = [], replace = false, className }: { label: string; param: string; tabs: readonly Tab[]; clear?: readonly string[]; replace?: boolean; className?: string }) {
+export function Tabs({
+  label,
+  param,
+  tabs,
+  clear = [],
+  replace = false,
+  className,
+}: {
+  label: string;
+  param: string;
+  tabs: readonly Tab[];
+  clear?: readonly string[];
+  replace?: boolean;
+  className?: string;
+}) {
   const [params, update] = useUrlState();
   const list = useRef<HTMLDivElement>(null);
   const current = tabs.find((t) => t.id === params.get(param)) ?? tabs[0]!;
-  const select = (tab: Tab) => update({ [param]: tab === tabs[0] ? null : tab.id, ...Object.fromEntries(clear.map((name) => [name, null])) }, { replace });
+  const select = (tab: Tab) =>
+    update(
+      { [param]: tab === tabs[0] ? null : tab.id, ...Object.fromEntries(clear.map((name) => [name, null])) },
+      { replace },
+    );
   const onKeyDown = (event: KeyboardEvent) => {
     const index = tabs.indexOf(current);
     const next = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 }[event.key];

@@ -29,7 +29,11 @@ export function TimeRangePicker({ fallback = null }: { fallback?: string | null 
   return (
     <div className="field time-range">
       <label htmlFor={id}>Time range</label>
-      <select id={id} value={params.get('range') ?? fallback ?? ''} onChange={(e) => update({ range: e.target.value || null })}>
+      <select
+        id={id}
+        value={params.get('range') ?? fallback ?? ''}
+        onChange={(e) => update({ range: e.target.value || null })}
+      >
         {fallback === null && <option value="">All time</option>}
         {PRESETS.map((p) => (
           <option key={p.value} value={p.value}>

@@ -9,7 +9,10 @@ const PAGING = 'cursor';
  * back button undoes a change. `update` merges a patch (null or '' removes a parameter) and drops the page cursor
  * unless the patch sets it.
  */
-export function useUrlState(): [URLSearchParams, (patch: Record<string, string | null | undefined>, options?: { replace?: boolean }) => void] {
+export function useUrlState(): [
+  URLSearchParams,
+  (patch: Record<string, string | null | undefined>, options?: { replace?: boolean }) => void,
+] {
   const search = useSearch();
   const [path, navigate] = useLocation();
   const params = new URLSearchParams(search);

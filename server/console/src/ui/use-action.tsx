@@ -34,7 +34,15 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<u
 }
 
 /** The failure of an action, announced (`role="alert"`); nothing when there is none. */
-export function ActionError({ error, as: Tag = 'p', className = 'state-error' }: { error: ActionFailure | undefined; as?: 'p' | 'span'; className?: string }) {
+export function ActionError({
+  error,
+  as: Tag = 'p',
+  className = 'state-error',
+}: {
+  error: ActionFailure | undefined;
+  as?: 'p' | 'span';
+  className?: string;
+}) {
   if (!error) return null;
   return (
     <Tag role="alert" className={className}>

@@ -84,7 +84,10 @@ function treeRows(spans: readonly SpanJson[]): Row[] {
 
 const attributeEntries = (value: unknown): Array<[string, string]> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])
+    ? Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+        k,
+        typeof v === 'string' ? v : JSON.stringify(v),
+      ])
     : [];
 
 interface SpanEvent {
@@ -105,7 +108,13 @@ function SpanDetail({ row }: { row: Row }) {
         <dt>Duration</dt>
         <dd>{formatDuration(row.end - row.start)}</dd>
         <dt>Status</dt>
-        <dd>{span.status.code === STATUS_ERROR ? `error${span.status.message ? `: ${span.status.message}` : ''}` : span.status.code === 1 ? 'ok' : 'unset'}</dd>
+        <dd>
+          {span.status.code === STATUS_ERROR
+            ? `error${span.status.message ? `: ${span.status.message}` : ''}`
+            : span.status.code === 1
+              ? 'ok'
+              : 'unset'}
+        </dd>
         <dt>Service</dt>
         <dd>{serviceOf(span) ?? '—'}</dd>
         <dt>Kind</dt>
@@ -124,7 +133,8 @@ function SpanDetail({ row }: { row: Row }) {
         <ul className="span-events">
           {events.map((e, i) => {
             const nanos = e.time_unix_nano ?? e.timeUnixNano;
-            const at = typeof nanos === 'string' || typeof nanos === 'number' ? nanosToMs(String(nanos)) - row.start : undefined;
+            const at =
+              typeof nanos === 'string' || typeof nanos === 'number' ? nanosToMs(String(nanos)) - row.start : undefined;
             return (
               <li key={i}>
                 <strong>{String(e.name ?? '(unnamed)')}</strong>
@@ -150,7 +160,15 @@ function SpanDetail({ row }: { row: Row }) {
  * below, and `onSelectTime` gets its start (epoch ms). `activeTimeMs` (epoch ms) draws a cursor and marks the
  * spans running at that moment.
  */
-export function Waterfall({ spans, activeTimeMs, onSelectTime }: { spans: SpanJson[]; activeTimeMs?: number; onSelectTime?: (ms: number) => void }) {
+export function Waterfall({
+  spans,
+  activeTimeMs,
+  onSelectTime,
+}: {
+  spans: SpanJson[];
+  activeTimeMs?: number;
+  onSelectTime?: (ms: number) => void;
+}) {
   const rows = useMemo(() => treeRows(spans), [spans]);
   const [selected, setSelected] = useState<string | undefined>();
   if (rows.length === 0) return <p className="state">No spans.</p>;
@@ -197,7 +215,11 @@ export function Waterfall({ spans, activeTimeMs, onSelectTime }: { spans: SpanJs
                 <span className="waterfall-track">
                   <span
                     className={`waterfall-bar${error ? ' error' : ''}`}
-                    style={{ left: pct(row.start), width: `max(2px, ${(((row.end - row.start) / span) * 100).toFixed(3)}%)`, ...(error ? {} : { background: colourOf(service) }) }}
+                    style={{
+                      left: pct(row.start),
+                      width: `max(2px, ${(((row.end - row.start) / span) * 100).toFixed(3)}%)`,
+                      ...(error ? {} : { background: colourOf(service) }),
+                    }}
                   />
                   {inWindow && <span className="waterfall-cursor" style={{ left: pct(activeTimeMs) }} />}
                 </span>
@@ -206,7 +228,11 @@ export function Waterfall({ spans, activeTimeMs, onSelectTime }: { spans: SpanJs
           );
         })}
       </ol>
-      {selectedRow ? <SpanDetail row={selectedRow} /> : <p className="hint">Select a span to see its attributes and events.</p>}
+      {selectedRow ? (
+        <SpanDetail row={selectedRow} />
+      ) : (
+        <p className="hint">Select a span to see its attributes and events.</p>
+      )}
     </div>
   );
 }

@@ -14,7 +14,11 @@ export const VITAL_TITLES: Record<VitalName, string> = {
   TTFB: 'Time to First Byte',
 };
 
-export const RATING_LABELS: Record<Rating, string> = { good: 'Good', needs_improvement: 'Needs improvement', poor: 'Poor' };
+export const RATING_LABELS: Record<Rating, string> = {
+  good: 'Good',
+  needs_improvement: 'Needs improvement',
+  poor: 'Poor',
+};
 const RATING_TONES = { good: 'good', needs_improvement: 'warn', poor: 'bad' } as const;
 
 /** A vital's value in its unit: milliseconds as ms (seconds from 10 s), CLS as a plain score. */

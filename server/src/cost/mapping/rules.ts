@@ -25,7 +25,9 @@ export interface NamePrefixMatch {
 export type RuleMatch = TagMatch | NamePrefixMatch;
 export type Dimension = 'service' | 'env';
 
-export type MappingRule = { match: TagMatch; attribute_to: Dimension } | { match: RuleMatch; attribute_to_service: string };
+export type MappingRule =
+  | { match: TagMatch; attribute_to: Dimension }
+  | { match: RuleMatch; attribute_to_service: string };
 
 /** The label reports give cost that no rule attributes; a rule may not assign it, or it would hide unmatched cost. */
 export const UNATTRIBUTED = 'Unattributed';
@@ -50,23 +52,31 @@ export function parseMappingRules(raw: unknown): MappingRule[] {
 }
 
 function parseRule(raw: unknown, path: string): MappingRule {
-  if (!isObject(raw)) throw badRequest(`${path} must be an object with match and attribute_to or attribute_to_service`, { field: path });
+  if (!isObject(raw))
+    throw badRequest(`${path} must be an object with match and attribute_to or attribute_to_service`, { field: path });
   rejectUnknown(raw, RULE_KEYS, `${path}.`, `a rule has ${RULE_KEYS.join(', ')}`);
   const match = parseMatch(raw.match, `${path}.match`);
   const hasDimension = raw.attribute_to !== undefined;
   const hasService = raw.attribute_to_service !== undefined;
   if (hasDimension === hasService) {
-    throw badRequest(`${path} must have either attribute_to or attribute_to_service, not ${hasDimension ? 'both' : 'neither'}`, { field: path });
+    throw badRequest(
+      `${path} must have either attribute_to or attribute_to_service, not ${hasDimension ? 'both' : 'neither'}`,
+      { field: path },
+    );
   }
-  if (hasService) return { match, attribute_to_service: parseService(raw.attribute_to_service, `${path}.attribute_to_service`) };
+  if (hasService)
+    return { match, attribute_to_service: parseService(raw.attribute_to_service, `${path}.attribute_to_service`) };
   const dimension = raw.attribute_to;
   if (typeof dimension !== 'string' || !DIMENSIONS.includes(dimension as Dimension)) {
     throw badRequest(`${path}.attribute_to must be one of ${DIMENSIONS.join(', ')}`, { field: `${path}.attribute_to` });
   }
   if (!('tag' in match)) {
-    throw badRequest(`${path}.attribute_to needs a tag match: a resource_name_prefix has no value to assign; use attribute_to_service`, {
-      field: `${path}.attribute_to`,
-    });
+    throw badRequest(
+      `${path}.attribute_to needs a tag match: a resource_name_prefix has no value to assign; use attribute_to_service`,
+      {
+        field: `${path}.attribute_to`,
+      },
+    );
   }
   return { match, attribute_to: dimension as Dimension };
 }
@@ -76,14 +86,17 @@ function parseMatch(raw: unknown, path: string): RuleMatch {
   if (!isObject(raw)) throw badRequest(`${path} ${shapes}`, { field: path });
   rejectUnknown(raw, MATCH_KEYS, `${path}.`, `a match ${shapes}`);
   const keys = Object.keys(raw).sort().join(',');
-  if (keys === 'pattern,tag') return { tag: matchString(raw.tag, `${path}.tag`), pattern: matchString(raw.pattern, `${path}.pattern`) };
-  if (keys === 'resource_name_prefix') return { resource_name_prefix: matchString(raw.resource_name_prefix, `${path}.resource_name_prefix`) };
+  if (keys === 'pattern,tag')
+    return { tag: matchString(raw.tag, `${path}.tag`), pattern: matchString(raw.pattern, `${path}.pattern`) };
+  if (keys === 'resource_name_prefix')
+    return { resource_name_prefix: matchString(raw.resource_name_prefix, `${path}.resource_name_prefix`) };
   throw badRequest(`${path} ${shapes}`, { field: path });
 }
 
 function matchString(v: unknown, path: string): string {
   if (typeof v !== 'string' || v === '') throw badRequest(`${path} must be a non-empty string`, { field: path });
-  if (v.length > MAX_MATCH_LENGTH) throw badRequest(`${path} must be at most ${MAX_MATCH_LENGTH} characters`, { field: path });
+  if (v.length > MAX_MATCH_LENGTH)
+    throw badRequest(`${path} must be at most ${MAX_MATCH_LENGTH} characters`, { field: path });
   return v;
 }
 
@@ -91,12 +104,14 @@ function parseService(v: unknown, path: string): string {
   if (typeof v !== 'string' || v.trim() === '' || v.length > MAX_SERVICE_LENGTH) {
     throw badRequest(`${path} must be a non-empty string of at most ${MAX_SERVICE_LENGTH} characters`, { field: path });
   }
-  if (v.trim() === UNATTRIBUTED) throw badRequest(`${path} must not be "${UNATTRIBUTED}": reports use it for cost no rule matches`, { field: path });
+  if (v.trim() === UNATTRIBUTED)
+    throw badRequest(`${path} must not be "${UNATTRIBUTED}": reports use it for cost no rule matches`, { field: path });
   return v.trim();
 }
 
 function rejectUnknown(obj: Record<string, unknown>, allowed: readonly string[], prefix: string, hint: string): void {
   for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) throw badRequest(`${prefix}${key} is not a known field: ${hint}`, { field: `${prefix}${key}` });
+    if (!allowed.includes(key))
+      throw badRequest(`${prefix}${key} is not a known field: ${hint}`, { field: `${prefix}${key}` });
   }
 }

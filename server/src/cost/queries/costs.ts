@@ -26,9 +26,14 @@ export interface CostFilter {
 export async function costRows(db: Kysely<Database>, projectId: string, filter: CostFilter): Promise<CostRow[]> {
   let query = db
     .selectFrom('cost_daily as d')
-    .innerJoin('cost_resources as r', (join) => join.onRef('r.provider_id', '=', 'd.provider_id').onRef('r.resource_key', '=', 'd.resource_key'))
+    .innerJoin('cost_resources as r', (join) =>
+      join.onRef('r.provider_id', '=', 'd.provider_id').onRef('r.resource_key', '=', 'd.resource_key'),
+    )
     .select(['d.day', 'd.billing_period', 'r.service', 'r.env', 'd.charge_category', 'd.charge_type', 'd.currency'])
-    .select((eb) => [eb.fn.sum<number>('d.effective_cost').as('effective'), eb.fn.sum<number>('d.billed_cost').as('billed')])
+    .select((eb) => [
+      eb.fn.sum<number>('d.effective_cost').as('effective'),
+      eb.fn.sum<number>('d.billed_cost').as('billed'),
+    ])
     .where('d.project_id', '=', projectId)
     .groupBy(['d.day', 'd.billing_period', 'r.service', 'r.env', 'd.charge_category', 'd.charge_type', 'd.currency']);
   if (filter.from !== undefined) query = query.where('d.day', '>=', filter.from);
@@ -40,7 +45,11 @@ export async function costRows(db: Kysely<Database>, projectId: string, filter: 
 
 /** The first day the project has cost data for: days before it are unknown, not free (projection, anomalies). */
 export async function firstCostDay(db: Kysely<Database>, projectId: string): Promise<string | null> {
-  const row = await db.selectFrom('cost_daily').select((eb) => eb.fn.min('day').as('first')).where('project_id', '=', projectId).executeTakeFirst();
+  const row = await db
+    .selectFrom('cost_daily')
+    .select((eb) => eb.fn.min('day').as('first'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
   return (row?.first as string | null | undefined) ?? null;
 }
 
@@ -57,7 +66,12 @@ export function splitCurrency<T extends { currency: string; effective: number }>
   for (const r of rows) totals.set(r.currency, (totals.get(r.currency) ?? 0) + Math.abs(r.effective));
   const ranked = [...totals.keys()].sort((a, b) => totals.get(b)! - totals.get(a)!);
   const currency = ranked[0] ?? null;
-  const other = ranked.slice(1).map((c) => ({ currency: c, cost: round(rows.filter((r) => r.currency === c).reduce((s, r) => s + r.effective, 0)) }));
+  const other = ranked
+    .slice(1)
+    .map((c) => ({
+      currency: c,
+      cost: round(rows.filter((r) => r.currency === c).reduce((s, r) => s + r.effective, 0)),
+    }));
   return { currency, rows: rows.filter((r) => r.currency === currency), other_currencies: other };
 }
 

@@ -12,8 +12,18 @@ const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_CLIENT = 3;
 
 /** Utilization gauges (0–1) the overprovisioning check reads, most specific first (OpenTelemetry semantic conventions). */
-export const CPU_METRICS = ['container.cpu.utilization', 'k8s.pod.cpu.utilization', 'process.cpu.utilization', 'system.cpu.utilization'];
-export const MEMORY_METRICS = ['container.memory.utilization', 'k8s.pod.memory.utilization', 'process.memory.utilization', 'system.memory.utilization'];
+export const CPU_METRICS = [
+  'container.cpu.utilization',
+  'k8s.pod.cpu.utilization',
+  'process.cpu.utilization',
+  'system.cpu.utilization',
+];
+export const MEMORY_METRICS = [
+  'container.memory.utilization',
+  'k8s.pod.memory.utilization',
+  'process.memory.utilization',
+  'system.memory.utilization',
+];
 
 export interface RecommendationInputs {
   currency: string | null;
@@ -31,18 +41,42 @@ export interface RecommendationInputs {
  * and daily p95 utilization. Attributed service names meet app names and aliases case-insensitively, as incident
  * services do (cost/impact.ts).
  */
-export async function recommendationInputs(db: Kysely<Database>, projectId: string, window: DayRange): Promise<RecommendationInputs> {
+export async function recommendationInputs(
+  db: Kysely<Database>,
+  projectId: string,
+  window: DayRange,
+): Promise<RecommendationInputs> {
   const rows = await db
     .selectFrom('cost_daily as d')
-    .innerJoin('cost_resources as r', (join) => join.onRef('r.provider_id', '=', 'd.provider_id').onRef('r.resource_key', '=', 'd.resource_key'))
-    .select(['d.resource_key', 'r.resource_id', 'r.resource_name', 'r.service', 'd.day', 'd.charge_category', 'd.pricing_category', 'd.currency'])
+    .innerJoin('cost_resources as r', (join) =>
+      join.onRef('r.provider_id', '=', 'd.provider_id').onRef('r.resource_key', '=', 'd.resource_key'),
+    )
+    .select([
+      'd.resource_key',
+      'r.resource_id',
+      'r.resource_name',
+      'r.service',
+      'd.day',
+      'd.charge_category',
+      'd.pricing_category',
+      'd.currency',
+    ])
     .select((eb) => eb.fn.sum<number>('d.effective_cost').as('effective'))
     .where('d.project_id', '=', projectId)
     .where('r.service_category', '=', 'Compute')
     .where('d.charge_category', 'in', ['Usage', 'Credit'])
     .where('d.day', '>=', window.start)
     .where('d.day', '<=', window.end)
-    .groupBy(['d.resource_key', 'r.resource_id', 'r.resource_name', 'r.service', 'd.day', 'd.charge_category', 'd.pricing_category', 'd.currency'])
+    .groupBy([
+      'd.resource_key',
+      'r.resource_id',
+      'r.resource_name',
+      'r.service',
+      'd.day',
+      'd.charge_category',
+      'd.pricing_category',
+      'd.currency',
+    ])
     .execute();
   const split = splitCurrency(rows.map((r) => ({ ...r, effective: Number(r.effective) })));
   const resources = new Map<string, ResourceComputeCost>();
@@ -54,7 +88,8 @@ export async function recommendationInputs(db: Kysely<Database>, projectId: stri
     const resource = resources.get(id) ?? { ...base, compute_cost: 0 };
     resource.compute_cost += row.effective;
     resources.set(id, resource);
-    if (row.service !== null) computeByService.set(row.service, (computeByService.get(row.service) ?? 0) + row.effective);
+    if (row.service !== null)
+      computeByService.set(row.service, (computeByService.get(row.service) ?? 0) + row.effective);
     if (row.charge_category === 'Usage' && row.pricing_category === 'Standard') {
       const series = onDemand.get(id) ?? { ...base, daily: [] };
       series.daily.push({ day: row.day, cost: row.effective });
@@ -68,7 +103,11 @@ export async function recommendationInputs(db: Kysely<Database>, projectId: stri
   const fromMs = Date.parse(`${window.start}T00:00:00Z`);
   const toMs = Date.parse(`${window.end}T00:00:00Z`) + DAY_MS;
   const spanCounts = await spansByApp(db, projectId, fromMs, toMs);
-  const monitored = await monitoredApps(db, projectId, apps.map((a) => a.id));
+  const monitored = await monitoredApps(
+    db,
+    projectId,
+    apps.map((a) => a.id),
+  );
   const spans = new Map<string, number>();
   for (const name of new Set(split.rows.map((r) => r.service).filter((s): s is string => s !== null))) {
     const appId = appOf.get(name.toLowerCase());
@@ -81,12 +120,29 @@ export async function recommendationInputs(db: Kysely<Database>, projectId: stri
     const appId = appOf.get(service.toLowerCase());
     const own = appId === undefined ? undefined : gauges.get(appId);
     if (!own) continue;
-    utilization.push({ service, compute_cost: computeCost, currency: split.currency ?? '', cpu: own.cpu, memory: own.memory });
+    utilization.push({
+      service,
+      compute_cost: computeCost,
+      currency: split.currency ?? '',
+      cpu: own.cpu,
+      memory: own.memory,
+    });
   }
-  return { currency: split.currency, resources: [...resources.values()], onDemand: [...onDemand.values()], spans, utilization };
+  return {
+    currency: split.currency,
+    resources: [...resources.values()],
+    onDemand: [...onDemand.values()],
+    spans,
+    utilization,
+  };
 }
 
-async function spansByApp(db: Kysely<Database>, projectId: string, fromMs: number, toMs: number): Promise<Map<string, number>> {
+async function spansByApp(
+  db: Kysely<Database>,
+  projectId: string,
+  fromMs: number,
+  toMs: number,
+): Promise<Map<string, number>> {
   const rows = await db
     .selectFrom('spans')
     .select(['app_id'])
@@ -104,7 +160,13 @@ async function spansByApp(db: Kysely<Database>, projectId: string, fromMs: numbe
 async function monitoredApps(db: Kysely<Database>, projectId: string, appIds: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (const appId of appIds) {
-    const any = await db.selectFrom('spans').select('id').where('project_id', '=', projectId).where('app_id', '=', appId).limit(1).executeTakeFirst();
+    const any = await db
+      .selectFrom('spans')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .where('app_id', '=', appId)
+      .limit(1)
+      .executeTakeFirst();
     if (any) found.add(appId);
   }
   return found;
@@ -146,7 +208,9 @@ async function utilizationByApp(db: Kysely<Database>, projectId: string, fromMs:
       const size = (n: string) => [...byMetric.get(n)!.values()].reduce((s, v) => s + v.length, 0);
       const best = candidates.sort((a, b) => size(b) - size(a))[0];
       if (best === undefined) return undefined;
-      const days = [...byMetric.get(best)!].map(([day, values]) => ({ day, p95: percentile95(values) })).sort((a, b) => a.day.localeCompare(b.day));
+      const days = [...byMetric.get(best)!]
+        .map(([day, values]) => ({ day, p95: percentile95(values) }))
+        .sort((a, b) => a.day.localeCompare(b.day));
       return { metric: best, days };
     };
     result.set(appId, { cpu: pick(CPU_METRICS), memory: pick(MEMORY_METRICS) });

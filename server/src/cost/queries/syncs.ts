@@ -7,7 +7,17 @@ export function connectionSyncs(db: Kysely<Database>, projectId: string): Promis
   return db
     .selectFrom('cost_providers as p')
     .innerJoin('cost_syncs as s', 's.provider_id', 'p.id')
-    .select(['p.id', 'p.provider', 'p.name', 's.last_success_ms', 's.last_status', 's.last_error', 's.last_finished_ms', 's.next_run_ms', 's.failures'])
+    .select([
+      'p.id',
+      'p.provider',
+      'p.name',
+      's.last_success_ms',
+      's.last_status',
+      's.last_error',
+      's.last_finished_ms',
+      's.next_run_ms',
+      's.failures',
+    ])
     .where('p.project_id', '=', projectId)
     .orderBy('p.created_ms')
     .orderBy('p.id')

@@ -94,7 +94,8 @@ export class TextCells extends MonthOfTime implements Cells {
     if (ms === undefined) {
       ms = parseTimestamp(v);
       if (ms !== ms) {
-        const problem = v === '' || (this.nullLiteral && v === 'NULL') ? 'is empty' : `${JSON.stringify(v)} is not a date-time`;
+        const problem =
+          v === '' || (this.nullLiteral && v === 'NULL') ? 'is empty' : `${JSON.stringify(v)} is not a date-time`;
         throw new CellError(this.columns[slot]!, problem);
       }
       if (this.times.size >= 10_000) this.times.clear();
@@ -165,7 +166,10 @@ export class ValueCells extends MonthOfTime implements Cells {
       const ms = parseTimestamp(v);
       if (ms === ms) return ms;
     }
-    throw new CellError(this.columns[slot]!, v === null || v === undefined ? 'is empty' : `${describe(v)} is not a date-time`);
+    throw new CellError(
+      this.columns[slot]!,
+      v === null || v === undefined ? 'is empty' : `${describe(v)} is not a date-time`,
+    );
   }
 
   map(slot: number): Record<string, string> | null {

@@ -178,7 +178,10 @@ export class CsvParser {
  * chunk completes no record). Bytes are decoded as UTF-8 (a character split across chunks is handled); gzip-compressed
  * bytes are refused, as they would otherwise parse into garbage.
  */
-export async function* parseCsv(input: AsyncIterable<Uint8Array | string>, select: CsvSelect): AsyncGenerator<string[][]> {
+export async function* parseCsv(
+  input: AsyncIterable<Uint8Array | string>,
+  select: CsvSelect,
+): AsyncGenerator<string[][]> {
   const parser = new CsvParser(select);
   const decoder = new StringDecoder('utf8');
   let first = true;
@@ -187,8 +190,11 @@ export async function* parseCsv(input: AsyncIterable<Uint8Array | string>, selec
     if (typeof chunk === 'string') {
       text = chunk;
     } else {
-      if (first && chunk[0] === 0x1f && chunk[1] === 0x8b) throw new CsvError('the report is gzip-compressed: decompress it before parsing');
-      text = decoder.write(chunk instanceof Buffer ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      if (first && chunk[0] === 0x1f && chunk[1] === 0x8b)
+        throw new CsvError('the report is gzip-compressed: decompress it before parsing');
+      text = decoder.write(
+        chunk instanceof Buffer ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+      );
     }
     if (first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);

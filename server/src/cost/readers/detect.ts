@@ -11,9 +11,13 @@ export const FORMATS: Record<ExportFormat, FormatSpec> = { cur: curFormat, cur2:
  * else CUR 2.0 (the two are read the same way but for tags and product name, so a minimal header reads right either way).
  */
 export function detectFormat(columns: readonly string[]): ExportFormat | null {
-  const fits = (Object.keys(FORMATS) as ExportFormat[]).filter((format) => FORMATS[format].missing(columns).length === 0);
+  const fits = (Object.keys(FORMATS) as ExportFormat[]).filter(
+    (format) => FORMATS[format].missing(columns).length === 0,
+  );
   if (fits.includes('cur') && fits.includes('cur2')) {
-    const legacy = columns.some((name) => name.includes('/') || name.startsWith('resource_tags_') || name === 'product_product_name');
+    const legacy = columns.some(
+      (name) => name.includes('/') || name.startsWith('resource_tags_') || name === 'product_product_name',
+    );
     return legacy ? 'cur' : 'cur2';
   }
   return fits[0] ?? null;

@@ -38,12 +38,19 @@ const DEFAULT_BATCH_SIZE = 256;
  * CSV, ReportRowError naming the row and column of a cell that is not what the column means (a cost that is not a
  * number, a date that is not a date). Empty cost cells are 0.
  */
-export async function* readCsvReport(input: AsyncIterable<Uint8Array | string>, options: ReportReadOptions = {}): LineItemBatches {
+export async function* readCsvReport(
+  input: AsyncIterable<Uint8Array | string>,
+  options: ReportReadOptions = {},
+): LineItemBatches {
   // The format, and so the columns to keep, is known once the parser has read the header.
   const state: { batcher?: ItemBatcher<string> } = {};
   const select = (header: readonly string[]) => {
     const plan = formatFor(header, options.format).plan(header);
-    state.batcher = new ItemBatcher(plan, new TextCells(plan.columns, plan.nullLiteral), options.batchSize ?? DEFAULT_BATCH_SIZE);
+    state.batcher = new ItemBatcher(
+      plan,
+      new TextCells(plan.columns, plan.nullLiteral),
+      options.batchSize ?? DEFAULT_BATCH_SIZE,
+    );
     return plan.positions;
   };
   for await (const records of parseCsv(input, select)) {

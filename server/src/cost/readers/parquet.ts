@@ -28,7 +28,11 @@ export async function openParquet(file: AsyncBuffer): Promise<ParquetFile> {
  * of one row group are fetched (ranged reads through the AsyncBuffer) and held at once; snappy, gzip, zstd, brotli
  * and lz4 pages are decompressed by hyparquet-compressors.
  */
-export async function* parquetRowGroups(file: AsyncBuffer, parquet: ParquetFile, columns: string[]): AsyncGenerator<unknown[][]> {
+export async function* parquetRowGroups(
+  file: AsyncBuffer,
+  parquet: ParquetFile,
+  columns: string[],
+): AsyncGenerator<unknown[][]> {
   let rowStart = 0;
   for (const group of parquet.metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);

@@ -44,7 +44,11 @@ export interface AnomalyFlag {
  * its history cost 0; a day that costs 0 is never flagged. The baseline includes earlier flagged days, so a lasting
  * step up is flagged for its first days and then becomes the new normal.
  */
-export function flagAnomalies(series: readonly DailyCost[], criteria: AnomalyCriteria = ANOMALY_DEFAULTS, scope: AnomalyScope = {}): AnomalyFlag[] {
+export function flagAnomalies(
+  series: readonly DailyCost[],
+  criteria: AnomalyCriteria = ANOMALY_DEFAULTS,
+  scope: AnomalyScope = {},
+): AnomalyFlag[] {
   const byDay = costByDay(series);
   const first = historyStart(byDay, scope.history_start);
   const from = scope.from !== undefined ? dayNumber(scope.from) : -Infinity;
@@ -58,7 +62,13 @@ export function flagAnomalies(series: readonly DailyCost[], criteria: AnomalyCri
     const baseline = sum / historyDays;
     const excess = cost - baseline;
     if (excess > (Math.abs(baseline) * criteria.threshold_pct) / 100 && excess >= criteria.min_amount) {
-      flags.push({ day: fromDayNumber(n), cost, baseline, excess, excess_pct: baseline === 0 ? null : (excess / Math.abs(baseline)) * 100 });
+      flags.push({
+        day: fromDayNumber(n),
+        cost,
+        baseline,
+        excess,
+        excess_pct: baseline === 0 ? null : (excess / Math.abs(baseline)) * 100,
+      });
     }
   }
   return flags;
@@ -87,7 +97,11 @@ export interface Anomalies {
  * history starts at its first day with cost (or `history_start` when later), so a new service's first week is not
  * judged on its own; its cost counts in the total from day one, which is judged.
  */
-export function detectAnomalies(rows: readonly ServiceDailyCost[], criteria: AnomalyCriteria = ANOMALY_DEFAULTS, scope: AnomalyScope = {}): Anomalies {
+export function detectAnomalies(
+  rows: readonly ServiceDailyCost[],
+  criteria: AnomalyCriteria = ANOMALY_DEFAULTS,
+  scope: AnomalyScope = {},
+): Anomalies {
   const services = new Map<string, DailyCost[]>();
   for (const { service, day, cost } of rows) {
     let series = services.get(service);
@@ -99,7 +113,11 @@ export function detectAnomalies(rows: readonly ServiceDailyCost[], criteria: Ano
     const serviceScope = { from: scope.from, history_start: serviceHistoryStart(series, scope) };
     for (const flag of flagAnomalies(series, criteria, serviceScope)) byService.push({ service, ...flag });
   }
-  return { criteria: { ...criteria, min_history_days: MIN_HISTORY_DAYS }, total: flagAnomalies(rows, criteria, scope), by_service: byService };
+  return {
+    criteria: { ...criteria, min_history_days: MIN_HISTORY_DAYS },
+    total: flagAnomalies(rows, criteria, scope),
+    by_service: byService,
+  };
 }
 
 function serviceHistoryStart(series: readonly DailyCost[], scope: AnomalyScope): Day {

@@ -46,8 +46,14 @@ export interface Charges {
 /** The non-usage charges among `rows`, by charge type. Rows stored before charge types were kept show their category. */
 export function chargeBreakdown(rows: readonly CostRow[]): Charges {
   const charges = rows.filter((r) => !isUsage(r));
-  const byType = sumBy(charges, (r) => `${r.charge_category}\n${r.charge_type === '' ? r.charge_category : r.charge_type}`);
-  const total = [...byType.values()].reduce((sum, g) => ({ cost: sum.cost + g.cost, billed: sum.billed + g.billed }), { cost: 0, billed: 0 });
+  const byType = sumBy(
+    charges,
+    (r) => `${r.charge_category}\n${r.charge_type === '' ? r.charge_category : r.charge_type}`,
+  );
+  const total = [...byType.values()].reduce((sum, g) => ({ cost: sum.cost + g.cost, billed: sum.billed + g.billed }), {
+    cost: 0,
+    billed: 0,
+  });
   return {
     cost: round(total.cost),
     billed_cost: round(total.billed),
@@ -56,6 +62,11 @@ export function chargeBreakdown(rows: readonly CostRow[]): Charges {
         const [category, type] = key.split('\n') as [string, string];
         return { charge_type: type, charge_category: category, cost: round(g.cost), billed_cost: round(g.billed) };
       })
-      .sort((a, b) => Math.abs(b.cost) - Math.abs(a.cost) || Math.abs(b.billed_cost) - Math.abs(a.billed_cost) || a.charge_type.localeCompare(b.charge_type)),
+      .sort(
+        (a, b) =>
+          Math.abs(b.cost) - Math.abs(a.cost) ||
+          Math.abs(b.billed_cost) - Math.abs(a.billed_cost) ||
+          a.charge_type.localeCompare(b.charge_type),
+      ),
   };
 }

@@ -32,7 +32,11 @@ export interface BurnRate {
  *
  * `usage` holds Usage-category cost only: purchases, fees, tax and credits are lumps that do not recur daily.
  */
-export function usageBurnRate(usage: readonly DailyCost[], completeThrough: Day, options: BurnRateOptions = {}): BurnRate {
+export function usageBurnRate(
+  usage: readonly DailyCost[],
+  completeThrough: Day,
+  options: BurnRateOptions = {},
+): BurnRate {
   const windowDays = options.window_days ?? BURN_RATE_WINDOW_DAYS;
   const byDay = costByDay(usage);
   const last = dayNumber(completeThrough);

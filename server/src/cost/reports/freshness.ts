@@ -53,20 +53,24 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * failed an hour after yesterday's success leaves day-old data, as fresh as a daily sync makes it, and the error shows.
  */
 export function dataFreshness(connections: readonly ConnectionSync[], nowMs: number): DataFreshness {
-  const providers = connections.map((c): ProviderFreshness => ({
-    id: c.id,
-    provider: c.provider,
-    name: c.name,
-    status: c.last_success_ms === null ? 'no_data' : nowMs - c.last_success_ms > STALE_AFTER_MS ? 'stale' : 'fresh',
-    last_success_at: iso(c.last_success_ms),
-    last_error: c.last_status === 'failed' ? { message: c.last_error ?? 'unknown error', at: iso(c.last_finished_ms) } : null,
-    consecutive_failures: c.failures,
-    next_sync_at: iso(c.next_run_ms)!,
-  }));
+  const providers = connections.map(
+    (c): ProviderFreshness => ({
+      id: c.id,
+      provider: c.provider,
+      name: c.name,
+      status: c.last_success_ms === null ? 'no_data' : nowMs - c.last_success_ms > STALE_AFTER_MS ? 'stale' : 'fresh',
+      last_success_at: iso(c.last_success_ms),
+      last_error:
+        c.last_status === 'failed' ? { message: c.last_error ?? 'unknown error', at: iso(c.last_finished_ms) } : null,
+      consecutive_failures: c.failures,
+      next_sync_at: iso(c.next_run_ms)!,
+    }),
+  );
   const hours = STALE_AFTER_MS / 3_600_000;
   const behind = providers.filter((p) => p.status !== 'fresh').length;
   const base = { stale_after_hours: hours, providers };
-  if (providers.length === 0) return { status: 'no_data', message: 'No cost provider is connected: there is no cost data.', ...base };
+  if (providers.length === 0)
+    return { status: 'no_data', message: 'No cost provider is connected: there is no cost data.', ...base };
   if (providers.every((p) => p.status === 'no_data')) {
     const failed = providers.some((p) => p.last_error !== null);
     const message = failed
@@ -75,7 +79,11 @@ export function dataFreshness(connections: readonly ConnectionSync[], nowMs: num
     return { status: 'no_data', message, ...base };
   }
   if (behind > 0) {
-    return { status: 'stale', message: `The data of ${behind} of ${providers.length} connections is older than ${hours} hours or missing: see providers.`, ...base };
+    return {
+      status: 'stale',
+      message: `The data of ${behind} of ${providers.length} connections is older than ${hours} hours or missing: see providers.`,
+      ...base,
+    };
   }
   return { status: 'fresh', message: `Every connection synced in the last ${hours} hours.`, ...base };
 }

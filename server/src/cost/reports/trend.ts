@@ -34,9 +34,13 @@ export interface Trend {
 export function periodTrend(input: TrendInput): Trend {
   const currentEnd = minDay(input.complete_through, input.current.end);
   const days = rangeLength({ start: input.current.start, end: currentEnd });
-  if (days === 0) return { days: 0, current: 0, previous: 0, change: 0, change_pct: null, current_range: null, previous_range: null };
+  if (days === 0)
+    return { days: 0, current: 0, previous: 0, change: 0, change_pct: null, current_range: null, previous_range: null };
   const currentRange = { start: input.current.start, end: currentEnd };
-  const previousRange = { start: input.previous.start, end: minDay(addDays(input.previous.start, days - 1), input.previous.end) };
+  const previousRange = {
+    start: input.previous.start,
+    end: minDay(addDays(input.previous.start, days - 1), input.previous.end),
+  };
   const current = sumRange(input.daily, currentRange);
   const previous = sumRange(input.daily, previousRange);
   const change = current - previous;

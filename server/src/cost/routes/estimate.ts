@@ -20,7 +20,10 @@ function ranges(period: EstimatePeriod, today: string): { current: DayRange; pre
   }
   const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7;
   const start = addDays(today, -weekday);
-  return { current: { start, end: addDays(start, 6) }, previous: { start: addDays(start, -7), end: addDays(start, -1) } };
+  return {
+    current: { start, end: addDays(start, 6) },
+    previous: { start: addDays(start, -7), end: addDays(start, -1) },
+  };
 }
 
 const daily = (rows: readonly CostRow[]): DailyCost[] => rows.map((r) => ({ day: r.day, cost: r.effective }));
@@ -36,7 +39,12 @@ function outlook(rows: readonly CostRow[], current: DayRange, previous: DayRange
     today,
     history_start: historyStart,
   });
-  const trend = periodTrend({ current, previous, daily: daily(rows), complete_through: projection.basis.complete_through });
+  const trend = periodTrend({
+    current,
+    previous,
+    daily: daily(rows),
+    complete_through: projection.basis.complete_through,
+  });
   return {
     to_date: round(rows.filter((r) => inPeriod(r) && r.day <= today).reduce((s, r) => s + r.effective, 0)),
     projected: round(projection.projected),
@@ -54,7 +62,8 @@ function outlook(rows: readonly CostRow[], current: DayRange, previous: DayRange
  */
 export async function estimate(db: Kysely<Database>, projectId: string, nowMs: number, query: Record<string, string>) {
   const period = (query.period ?? 'monthly') as EstimatePeriod;
-  if (!ESTIMATE_PERIODS.includes(period)) throw badRequest(`period must be one of ${ESTIMATE_PERIODS.join(', ')}`, { field: 'period' });
+  if (!ESTIMATE_PERIODS.includes(period))
+    throw badRequest(`period must be one of ${ESTIMATE_PERIODS.join(', ')}`, { field: 'period' });
   const criteria = parseAnomalyCriteria(query);
   const today = dayOf(nowMs);
   const { current, previous } = ranges(period, today);
@@ -65,8 +74,20 @@ export async function estimate(db: Kysely<Database>, projectId: string, nowMs: n
   const total = outlook(split.rows, current, previous, today, historyStart);
   const usageRows = split.rows.filter(isUsage);
   const services = [...new Set(usageRows.map((r) => r.service ?? UNATTRIBUTED))].map((service) => {
-    const slice = outlook(usageRows.filter((r) => (r.service ?? UNATTRIBUTED) === service), current, previous, today, historyStart);
-    return { service, to_date: slice.to_date, projected: slice.projected, daily_rate: round(slice.projection.basis.daily_rate), trend: slice.trend };
+    const slice = outlook(
+      usageRows.filter((r) => (r.service ?? UNATTRIBUTED) === service),
+      current,
+      previous,
+      today,
+      historyStart,
+    );
+    return {
+      service,
+      to_date: slice.to_date,
+      projected: slice.projected,
+      daily_rate: round(slice.projection.basis.daily_rate),
+      trend: slice.trend,
+    };
   });
   services.sort((a, b) => b.projected - a.projected || a.service.localeCompare(b.service));
   const usage = usageRows.map((r) => ({ service: r.service ?? UNATTRIBUTED, day: r.day, cost: r.effective }));

@@ -13,11 +13,27 @@ const replaceRoute = createRoute({
   path: '/',
   summary: 'Replace the rules (evaluated in order, first match wins per dimension) and re-attribute stored cost',
   middleware: [readControlJson],
-  request: { body: jsonBody(MappingBody, { rules: [{ match: { tag: 'app', pattern: 'checkout-*' }, attribute_to: 'service' }, { match: { resource_name_prefix: 'shared-lb-' }, attribute_to_service: 'edge' }] }) },
-  responses: { 200: jsonAnswer('The rules', Mapping.extend({ resources_reattributed: z.number().int() })), ...errors(400, 401, 403, 413, 415) },
+  request: {
+    body: jsonBody(MappingBody, {
+      rules: [
+        { match: { tag: 'app', pattern: 'checkout-*' }, attribute_to: 'service' },
+        { match: { resource_name_prefix: 'shared-lb-' }, attribute_to_service: 'edge' },
+      ],
+    }),
+  },
+  responses: {
+    200: jsonAnswer('The rules', Mapping.extend({ resources_reattributed: z.number().int() })),
+    ...errors(400, 401, 403, 413, 415),
+  },
 });
 
-const getRoute = createRoute({ ...control, method: 'get', path: '/', summary: 'Attribution rules in force', responses: { 200: jsonAnswer('The rules', Mapping), ...errors(401, 403) } });
+const getRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/',
+  summary: 'Attribution rules in force',
+  responses: { 200: jsonAnswer('The rules', Mapping), ...errors(401, 403) },
+});
 
 /**
  * `POST /control-plane/cost/mappings` replaces the project's rule list (SPEC 2.2) and re-attributes the cost already
@@ -34,7 +50,14 @@ export function mappingRoutes(services: CostServices) {
     })
     .openapi(getRoute, async (c) => {
       const { projectId } = c.get('caller');
-      const row = await db.selectFrom('cost_mappings').select('updated_ms').where('project_id', '=', projectId).executeTakeFirst();
-      return c.json({ rules: await loadRules(db, projectId), updated_at: row ? new Date(row.updated_ms).toISOString() : null }, 200);
+      const row = await db
+        .selectFrom('cost_mappings')
+        .select('updated_ms')
+        .where('project_id', '=', projectId)
+        .executeTakeFirst();
+      return c.json(
+        { rules: await loadRules(db, projectId), updated_at: row ? new Date(row.updated_ms).toISOString() : null },
+        200,
+      );
     });
 }

@@ -26,13 +26,31 @@ const connectRoute = createRoute({
     body: jsonBody(NewProvider, {
       provider: 'aws',
       name: 'billing account',
-      config: { role_arn: 'arn:aws:iam::123456789012:role/svc-cost', external_id: 'svc-ext-42', cur_bucket: 'billing-exports', cur_prefix: 'cur/' },
+      config: {
+        role_arn: 'arn:aws:iam::123456789012:role/svc-cost',
+        external_id: 'svc-ext-42',
+        cur_bucket: 'billing-exports',
+        cur_prefix: 'cur/',
+      },
     }),
   },
   responses: { 201: jsonAnswer('Created', Provider), ...errors(400, 401, 403, 413, 415) },
 });
-const listRoute = createRoute({ ...control, method: 'get', path: '/', summary: 'Cost connections', responses: { 200: jsonAnswer('Connections', listOf(Provider)), ...errors(401, 403) } });
-const getRoute = createRoute({ ...control, method: 'get', path: '/{id}', summary: 'One connection', request, responses: { 200: jsonAnswer('The connection', Provider), ...errors(400, 401, 403, 404) } });
+const listRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/',
+  summary: 'Cost connections',
+  responses: { 200: jsonAnswer('Connections', listOf(Provider)), ...errors(401, 403) },
+});
+const getRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/{id}',
+  summary: 'One connection',
+  request,
+  responses: { 200: jsonAnswer('The connection', Provider), ...errors(400, 401, 403, 404) },
+});
 const deleteRoute = createRoute({
   ...control,
   method: 'delete',
@@ -41,7 +59,14 @@ const deleteRoute = createRoute({
   request,
   responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
 });
-const syncStatusRoute = createRoute({ ...control, method: 'get', path: '/{id}/sync', summary: 'Sync status', request, responses: { 200: jsonAnswer('The status', Sync), ...errors(400, 401, 403, 404) } });
+const syncStatusRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/{id}/sync',
+  summary: 'Sync status',
+  request,
+  responses: { 200: jsonAnswer('The status', Sync), ...errors(400, 401, 403, 404) },
+});
 const syncNowRoute = createRoute({
   ...control,
   method: 'post',
@@ -56,11 +81,17 @@ export function providerRoutes(services: CostServices) {
   const { db, clock } = services;
 
   const load = async (projectId: string, id: string) => {
-    const row = await db.selectFrom('cost_providers').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+    const row = await db
+      .selectFrom('cost_providers')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) throw notFound(id);
     return row;
   };
-  const loadSync = (id: string) => db.selectFrom('cost_syncs').selectAll().where('provider_id', '=', id).executeTakeFirstOrThrow();
+  const loadSync = (id: string) =>
+    db.selectFrom('cost_syncs').selectAll().where('provider_id', '=', id).executeTakeFirstOrThrow();
 
   // Config is shown as its kind makes it public: never a credential, a role ARN or an external id.
   const providerJson = async (row: ProviderRow) => ({
@@ -114,17 +145,26 @@ export function providerRoutes(services: CostServices) {
   });
 
   app.openapi(listRoute, async (c) => {
-    const rows = await db.selectFrom('cost_providers').selectAll().where('project_id', '=', c.get('caller').projectId).orderBy('created_ms').orderBy('id').execute();
+    const rows = await db
+      .selectFrom('cost_providers')
+      .selectAll()
+      .where('project_id', '=', c.get('caller').projectId)
+      .orderBy('created_ms')
+      .orderBy('id')
+      .execute();
     return c.json({ data: await Promise.all(rows.map(providerJson)) }, 200);
   });
 
-  app.openapi(getRoute, async (c) => c.json(await providerJson(await load(c.get('caller').projectId, c.req.valid('param').id)), 200));
+  app.openapi(getRoute, async (c) =>
+    c.json(await providerJson(await load(c.get('caller').projectId, c.req.valid('param').id)), 200),
+  );
 
   // Deleting a connection deletes the cost data read through it: reports must not show what can no longer be synced.
   app.openapi(deleteRoute, async (c) => {
     const row = await load(c.get('caller').projectId, c.req.valid('param').id);
     await db.transaction().execute(async (trx) => {
-      for (const table of ['cost_daily', 'cost_resources', 'cost_syncs'] as const) await trx.deleteFrom(table).where('provider_id', '=', row.id).execute();
+      for (const table of ['cost_daily', 'cost_resources', 'cost_syncs'] as const)
+        await trx.deleteFrom(table).where('provider_id', '=', row.id).execute();
       await trx.deleteFrom('cost_providers').where('id', '=', row.id).execute();
     });
     return c.body(null, 204);
@@ -144,7 +184,12 @@ export function providerRoutes(services: CostServices) {
       .where('provider_id', '=', row.id)
       .where((eb) => eb.or([eb('lease_until_ms', 'is', null), eb('lease_until_ms', '<', now)]))
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) throw new ApiError(409, 'sync_running', `a sync of cost provider ${row.id} is running; see GET .../sync for its result`);
+    if (Number(updated.numUpdatedRows) === 0)
+      throw new ApiError(
+        409,
+        'sync_running',
+        `a sync of cost provider ${row.id} is running; see GET .../sync for its result`,
+      );
     services.sync.wake();
     return c.json(syncJson(await loadSync(row.id), now), 202);
   });

@@ -45,6 +45,9 @@ export function recommendationRoutes(services: CostServices) {
         ...options,
       }),
     );
-    return c.json({ window, currency: inputs.currency, ...list, data: await reportFreshness(services.db, projectId, now) }, 200);
+    return c.json(
+      { window, currency: inputs.currency, ...list, data: await reportFreshness(services.db, projectId, now) },
+      200,
+    );
   });
 }

@@ -53,30 +53,33 @@ export function reportRoutes(services: CostServices) {
     const usageTotal = usage.reduce((s, r) => s + r.effective, 0);
     const attributed = usage.filter((r) => r.service !== null).reduce((s, r) => s + r.effective, 0);
     const connections = await connectionSyncs(db, projectId);
-    return c.json({
-      period,
-      currency: split.currency,
-      // Everything billed to the period so far, including charges dated after today (monthly fees posted up front).
-      period_total: round(total),
-      // The cost of the period's days up to today.
-      month_to_date: round(split.rows.filter((r) => r.day <= today).reduce((s, r) => s + r.effective, 0)),
-      billed_total: round(split.rows.reduce((s, r) => s + r.billed, 0)),
-      usage_total: round(usageTotal),
-      // Shares of usage: how much of what resources cost the rules attribute. Charges are no resource's.
-      attributed: { cost: round(attributed), share: share(attributed, usageTotal) },
-      unattributed: { cost: round(usageTotal - attributed), share: share(usageTotal - attributed, usageTotal) },
-      charges: chargeBreakdown(split.rows),
-      other_currencies: split.other_currencies,
-      providers: connections.map((p) => ({
-        id: p.id,
-        provider: p.provider,
-        name: p.name,
-        last_successful_sync_at: p.last_success_ms === null ? null : new Date(p.last_success_ms).toISOString(),
-        last_sync_status: p.last_status,
-        last_sync_error: p.last_error,
-      })),
-      data: dataFreshness(connections, now),
-    }, 200);
+    return c.json(
+      {
+        period,
+        currency: split.currency,
+        // Everything billed to the period so far, including charges dated after today (monthly fees posted up front).
+        period_total: round(total),
+        // The cost of the period's days up to today.
+        month_to_date: round(split.rows.filter((r) => r.day <= today).reduce((s, r) => s + r.effective, 0)),
+        billed_total: round(split.rows.reduce((s, r) => s + r.billed, 0)),
+        usage_total: round(usageTotal),
+        // Shares of usage: how much of what resources cost the rules attribute. Charges are no resource's.
+        attributed: { cost: round(attributed), share: share(attributed, usageTotal) },
+        unattributed: { cost: round(usageTotal - attributed), share: share(usageTotal - attributed, usageTotal) },
+        charges: chargeBreakdown(split.rows),
+        other_currencies: split.other_currencies,
+        providers: connections.map((p) => ({
+          id: p.id,
+          provider: p.provider,
+          name: p.name,
+          last_successful_sync_at: p.last_success_ms === null ? null : new Date(p.last_success_ms).toISOString(),
+          last_sync_status: p.last_status,
+          last_sync_error: p.last_error,
+        })),
+        data: dataFreshness(connections, now),
+      },
+      200,
+    );
   });
 
   app.openapi(byServiceRoute, async (c) => {
@@ -99,26 +102,34 @@ export function reportRoutes(services: CostServices) {
         cost: round(sum.cost),
         billed_cost: round(sum.billed),
         share: share(sum.cost, usageTotal),
-        envs: [...envs].map(([env, e]) => ({ env, cost: round(e.cost), billed_cost: round(e.billed) })).sort((a, b) => b.cost - a.cost),
+        envs: [...envs]
+          .map(([env, e]) => ({ env, cost: round(e.cost), billed_cost: round(e.billed) }))
+          .sort((a, b) => b.cost - a.cost),
       };
     });
     rows.sort((a, b) => b.cost - a.cost || a.service.localeCompare(b.service));
-    return c.json({
-      period,
-      currency: split.currency,
-      total: round(split.rows.reduce((s, r) => s + r.effective, 0)),
-      usage_total: round(usageTotal),
-      services: rows,
-      charges: chargeBreakdown(split.rows),
-      other_currencies: split.other_currencies,
-      data: await reportFreshness(db, projectId, now),
-    }, 200);
+    return c.json(
+      {
+        period,
+        currency: split.currency,
+        total: round(split.rows.reduce((s, r) => s + r.effective, 0)),
+        usage_total: round(usageTotal),
+        services: rows,
+        charges: chargeBreakdown(split.rows),
+        other_currencies: split.other_currencies,
+        data: await reportFreshness(db, projectId, now),
+      },
+      200,
+    );
   });
 
   app.openapi(estimateRoute, async (c) => {
     const now = clock.now();
     const { projectId } = c.get('caller');
-    return c.json({ ...(await estimate(db, projectId, now, c.req.query())), data: await reportFreshness(db, projectId, now) }, 200);
+    return c.json(
+      { ...(await estimate(db, projectId, now, c.req.query())), data: await reportFreshness(db, projectId, now) },
+      200,
+    );
   });
 
   return app;

@@ -35,7 +35,9 @@ export const Provider = z
     id: z.string(),
     provider: oneOf(PROVIDERS),
     name: z.string().nullable(),
-    config: AnyObject.openapi({ description: 'Only what is safe to show: never a credential, role ARN or external id' }),
+    config: AnyObject.openapi({
+      description: 'Only what is safe to show: never a credential, role ARN or external id',
+    }),
     created_at: Time,
     sync: Sync,
   })
@@ -44,16 +46,22 @@ export const Provider = z
 export const NewProvider = z.strictObject({
   provider: z.enum(PROVIDERS),
   name: z.string().trim().min(1).max(200).optional(),
-  config: AnyObject.openapi({ description: 'docs/cost.md per provider', example: { bucket: 'billing-exports', prefix: 'cur/', role_arn: 'arn:aws:iam::123456789012:role/svc-cost' } }),
+  config: AnyObject.openapi({
+    description: 'docs/cost.md per provider',
+    example: { bucket: 'billing-exports', prefix: 'cur/', role_arn: 'arn:aws:iam::123456789012:role/svc-cost' },
+  }),
 });
 
 const matchText = z.string().min(1).max(2048);
 /** The shape of a rule; parseMappingRules (cost/mapping/rules.ts) adds what a shape cannot say (one target, tag-only dimensions). */
 const MappingRule = z
   .strictObject({
-    match: z.union([z.strictObject({ tag: matchText, pattern: matchText }), z.strictObject({ resource_name_prefix: matchText })], {
-      error: 'must have either tag and pattern, or resource_name_prefix',
-    }),
+    match: z.union(
+      [z.strictObject({ tag: matchText, pattern: matchText }), z.strictObject({ resource_name_prefix: matchText })],
+      {
+        error: 'must have either tag and pattern, or resource_name_prefix',
+      },
+    ),
     attribute_to: z.enum(['service', 'env']).optional(),
     attribute_to_service: z.string().max(200).optional(),
   })
@@ -64,21 +72,34 @@ export const Mapping = z.object({ rules: z.array(MappingRule), updated_at: TimeO
 
 const Share = z.object({ cost: money, share: z.number() });
 const OtherCurrencies = list(z.object({ currency: z.string(), cost: money }));
-const Trend = z.object({ days: z.number().int(), current: money, previous: money, change: money, change_pct: z.number().nullable() });
+const Trend = z.object({
+  days: z.number().int(),
+  current: money,
+  previous: money,
+  change: money,
+  change_pct: z.number().nullable(),
+});
 const Charges = z
   .object({
     cost: money,
     billed_cost: money,
     by_type: list(
       z.object({
-        charge_type: z.string().openapi({ description: "The provider's name: `Tax`, `Credit`, `Refund`, `EdpDiscount`, `RIFee`, `Support`, ..." }),
+        charge_type: z
+          .string()
+          .openapi({
+            description: "The provider's name: `Tax`, `Credit`, `Refund`, `EdpDiscount`, `RIFee`, `Support`, ...",
+          }),
         charge_category: oneOf(['Purchase', 'Tax', 'Credit', 'Adjustment']),
         cost: money,
         billed_cost: money,
       }),
     ),
   })
-  .openapi({ description: 'Charges that are not usage of a resource (tax, credits, discounts, refunds, fees, support), by charge type' });
+  .openapi({
+    description:
+      'Charges that are not usage of a resource (tax, credits, discounts, refunds, fees, support), by charge type',
+  });
 const freshness = oneOf(['no_data', 'fresh', 'stale']);
 const Data = z
   .object({
@@ -99,7 +120,13 @@ const Data = z
     ),
   })
   .openapi('CostDataFreshness', { description: 'Freshness of the data the report is computed from, per connection' });
-const Flag = z.object({ day: z.string(), cost: money, baseline: money, excess: money, excess_pct: z.number().nullable() });
+const Flag = z.object({
+  day: z.string(),
+  cost: money,
+  baseline: money,
+  excess: money,
+  excess_pct: z.number().nullable(),
+});
 
 export const Summary = z.object({
   period: z.string(),
@@ -130,7 +157,15 @@ export const ByService = z.object({
   currency: z.string().nullable(),
   total: money,
   usage_total: money,
-  services: list(z.object({ service: z.string(), cost: money, billed_cost: money, share: z.number(), envs: list(z.object({ env: z.string(), cost: money, billed_cost: money })) })),
+  services: list(
+    z.object({
+      service: z.string(),
+      cost: money,
+      billed_cost: money,
+      share: z.number(),
+      envs: list(z.object({ env: z.string(), cost: money, billed_cost: money })),
+    }),
+  ),
   charges: Charges,
   other_currencies: OtherCurrencies,
   data: Data,
@@ -145,9 +180,16 @@ export const Estimate = z.object({
   basis: AnyObject,
   trend: Trend,
   services: list(z.object({ service: z.string(), to_date: money, projected: money, daily_rate: money, trend: Trend })),
-  daily: list(z.object({ day: z.string(), cost: money })).openapi({ description: 'Usage cost of each day of the period up to today (0 for a day without any), as the anomaly flags judge it' }),
+  daily: list(z.object({ day: z.string(), cost: money })).openapi({
+    description:
+      'Usage cost of each day of the period up to today (0 for a day without any), as the anomaly flags judge it',
+  }),
   charges: Charges,
-  anomalies: z.object({ criteria: AnyObject, total: list(Flag), by_service: list(Flag.extend({ service: z.string() })) }),
+  anomalies: z.object({
+    criteria: AnyObject,
+    total: list(Flag),
+    by_service: list(Flag.extend({ service: z.string() })),
+  }),
   other_currencies: OtherCurrencies,
   data: Data,
 });
@@ -165,7 +207,9 @@ export const Recommendations = z.object({
       currency: z.string(),
     }),
   ),
-  total_estimated_monthly_saving: money.openapi({ description: 'Sum of the savings: at most one recommendation counts each resource' }),
+  total_estimated_monthly_saving: money.openapi({
+    description: 'Sum of the savings: at most one recommendation counts each resource',
+  }),
   data: Data,
 });
 
@@ -181,8 +225,16 @@ export const PeriodQuery = z.strictObject({
 export const EstimateQuery = z.strictObject({
   period: z.enum(ESTIMATE_PERIODS).default('monthly').openapi({ description: 'Period to project' }),
   trailing_days: intParam(7, 90).optional().openapi({ description: 'Anomaly baseline days (default 14)' }),
-  threshold_pct: z.coerce.number().min(0).optional().openapi({ type: 'number', description: 'Anomaly: percent above the baseline (default 50)' }),
-  min_amount: z.coerce.number().min(0).optional().openapi({ type: 'number', description: 'Anomaly: least excess in currency units (default 10)' }),
+  threshold_pct: z.coerce
+    .number()
+    .min(0)
+    .optional()
+    .openapi({ type: 'number', description: 'Anomaly: percent above the baseline (default 50)' }),
+  min_amount: z.coerce
+    .number()
+    .min(0)
+    .optional()
+    .openapi({ type: 'number', description: 'Anomaly: least excess in currency units (default 10)' }),
 });
 
 export const LookbackQuery = z.strictObject({

@@ -3,7 +3,10 @@ import { fromDayNumber } from '../reports/days';
 import type { ChargeCategory, CostLineItem, PricingCategory } from '../model';
 
 /** A billed resource as the sync saw it last in a period. */
-export type ResourceSeen = Pick<CostLineItem, 'resourceId' | 'resourceName' | 'serviceName' | 'serviceCategory' | 'region' | 'accountId' | 'tags'> & { key: string };
+export type ResourceSeen = Pick<
+  CostLineItem,
+  'resourceId' | 'resourceName' | 'serviceName' | 'serviceCategory' | 'region' | 'accountId' | 'tags'
+> & { key: string };
 
 export interface DailyCost {
   day: string;
@@ -60,7 +63,11 @@ function interner(what: string, max: number) {
 export function resourceKeyOf(item: CostLineItem): string {
   if (item.resourceId !== null) return item.resourceId;
   // JSON, not a control-character separator: PostgreSQL text cannot hold U+0000.
-  const tags = JSON.stringify(Object.keys(item.tags).sort().map((key) => [key, item.tags[key]]));
+  const tags = JSON.stringify(
+    Object.keys(item.tags)
+      .sort()
+      .map((key) => [key, item.tags[key]]),
+  );
   return `~${item.serviceName}|${item.region ?? ''}|${item.accountId ?? ''}|${tags}`;
 }
 
@@ -113,7 +120,8 @@ export function createAggregator() {
           entry = remember(resourceKey, item);
         } else {
           const { seen } = entry;
-          if (item.resourceName !== null && item.resourceName !== seen.resourceName) seen.resourceName = detach(item.resourceName);
+          if (item.resourceName !== null && item.resourceName !== seen.resourceName)
+            seen.resourceName = detach(item.resourceName);
           if (seen.serviceCategory === null) seen.serviceCategory = item.serviceCategory;
           // Tags added during the month apply to the resource from then on; keep the union, newest value winning.
           for (const tag in item.tags) {
@@ -127,7 +135,10 @@ export function createAggregator() {
         const pricing = item.pricingCategory === null ? 0 : PRICING_INDEX[item.pricingCategory];
         const currency = currencies.index(item.currency);
         const chargeType = chargeTypes.index(item.chargeType);
-        const key = (((day * 8 + CHARGE_INDEX[item.chargeCategory]) * 8 + pricing) * MAX_CURRENCIES + currency) * MAX_CHARGE_TYPES + chargeType;
+        const key =
+          (((day * 8 + CHARGE_INDEX[item.chargeCategory]) * 8 + pricing) * MAX_CURRENCIES + currency) *
+            MAX_CHARGE_TYPES +
+          chargeType;
         const cost = entry.costs.get(key);
         if (cost === undefined) {
           entry.costs.set(key, {

@@ -70,7 +70,10 @@ export function startCostSync(deps: CostSyncDeps, options: CostSyncOptions = {})
       .orderBy('next_run_ms')
       .limit(1);
     return db
-      .with((cte) => cte('due').materialized(), () => (deps.dialect === 'postgres' ? due.forUpdate().skipLocked() : due))
+      .with(
+        (cte) => cte('due').materialized(),
+        () => (deps.dialect === 'postgres' ? due.forUpdate().skipLocked() : due),
+      )
       .updateTable('cost_syncs')
       .set({ lease_owner: owner, lease_until_ms: now + leaseMs, last_started_ms: now })
       .where('provider_id', 'in', (eb) => eb.selectFrom('due').select('due.provider_id'))
@@ -80,14 +83,20 @@ export function startCostSync(deps: CostSyncDeps, options: CostSyncOptions = {})
   };
 
   const readAndStore = async (job: SyncRow): Promise<{ rows: number; periods: string[] }> => {
-    const connection = await db.selectFrom('cost_providers').selectAll().where('id', '=', job.provider_id).executeTakeFirstOrThrow();
+    const connection = await db
+      .selectFrom('cost_providers')
+      .selectAll()
+      .where('id', '=', job.provider_id)
+      .executeTakeFirstOrThrow();
     const kind = deps.kinds[connection.provider as ProviderName];
     let secrets: unknown;
     try {
       secrets = deps.box.open(connection.secrets);
     } catch {
       // The one cause in practice: the server now runs with another --secret-key than the one that sealed them.
-      throw new Error("the connection's credentials cannot be unsealed with this server's secret key (--secret-key changed?); create the connection again");
+      throw new Error(
+        "the connection's credentials cannot be unsealed with this server's secret key (--secret-key changed?); create the connection again",
+      );
     }
     const source = kind.source(JSON.parse(connection.config) as unknown, secrets, deps.env);
     const periods = periodsToSync(clock.now(), job.last_success_ms !== null);
@@ -98,7 +107,14 @@ export function startCostSync(deps: CostSyncDeps, options: CostSyncOptions = {})
       const aggregate = aggregator.result();
       rows += aggregate.lineItems;
       const rules = await loadRules(db, connection.project_id);
-      await replacePeriod(db, { projectId: connection.project_id, providerId: connection.id, period, aggregate, rules, nowMs: clock.now() });
+      await replacePeriod(db, {
+        projectId: connection.project_id,
+        providerId: connection.id,
+        period,
+        aggregate,
+        rules,
+        nowMs: clock.now(),
+      });
     }
     return { rows, periods };
   };
@@ -144,7 +160,9 @@ export function startCostSync(deps: CostSyncDeps, options: CostSyncOptions = {})
         last_periods: null,
         last_error: errorText(error),
       });
-      deps.log(`cost sync ${job.provider_id} failed (attempt ${failures}, next in ${Math.round(delay / 60_000)} min): ${errorText(error)}`);
+      deps.log(
+        `cost sync ${job.provider_id} failed (attempt ${failures}, next in ${Math.round(delay / 60_000)} min): ${errorText(error)}`,
+      );
     } finally {
       clearInterval(heartbeat);
     }

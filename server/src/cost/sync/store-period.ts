@@ -34,7 +34,11 @@ export interface PeriodWrite {
 export async function replacePeriod(db: Kysely<Database>, write: PeriodWrite): Promise<void> {
   const { projectId, providerId, period, aggregate } = write;
   await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('cost_daily').where('provider_id', '=', providerId).where('billing_period', '=', period).execute();
+    await trx
+      .deleteFrom('cost_daily')
+      .where('provider_id', '=', providerId)
+      .where('billing_period', '=', period)
+      .execute();
     for (const rows of chunks(aggregate.daily)) {
       await trx
         .insertInto('cost_daily')
@@ -60,7 +64,11 @@ export async function replacePeriod(db: Kysely<Database>, write: PeriodWrite): P
   });
 }
 
-async function upsertResources(trx: Transaction<Database>, write: PeriodWrite, resources: ResourceSeen[]): Promise<void> {
+async function upsertResources(
+  trx: Transaction<Database>,
+  write: PeriodWrite,
+  resources: ResourceSeen[],
+): Promise<void> {
   for (const rows of chunks(resources)) {
     await trx
       .insertInto('cost_resources')

@@ -6,7 +6,10 @@ export function initMigration(dialect: DialectName): Migration {
   const bigint = 'bigint';
   const blob = dialect === 'postgres' ? 'bytea' : 'blob';
 
-  const withRowId = <T extends Parameters<Kysely<unknown>['schema']['createTable']>[0]>(db: Kysely<unknown>, table: T) =>
+  const withRowId = <T extends Parameters<Kysely<unknown>['schema']['createTable']>[0]>(
+    db: Kysely<unknown>,
+    table: T,
+  ) =>
     dialect === 'postgres'
       ? db.schema.createTable(table).addColumn('id', 'bigserial', (c) => c.primaryKey())
       : db.schema.createTable(table).addColumn('id', 'integer', (c) => c.primaryKey());
@@ -134,7 +137,11 @@ export function initMigration(dialect: DialectName): Migration {
 
       for (const table of ['spans', 'logs', 'metric_points', 'replay_chunks', 'recipes']) {
         // Newest-first listing per project and the retention sweep.
-        await db.schema.createIndex(`${table}_project_time`).on(table).columns(['project_id', 'time_ms', 'id']).execute();
+        await db.schema
+          .createIndex(`${table}_project_time`)
+          .on(table)
+          .columns(['project_id', 'time_ms', 'id'])
+          .execute();
         await db.schema.createIndex(`${table}_received`).on(table).column('received_ms').execute();
         await db.schema.createIndex(`${table}_session`).on(table).columns(['project_id', 'session_id']).execute();
       }

@@ -34,7 +34,11 @@ export function incidentsMigration(_dialect: DialectName): Migration {
         .addColumn('resolved_by', 'text')
         .addColumn('updated_ms', bigint, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('incidents_project_detected').on('incidents').columns(['project_id', 'detected_ms', 'id']).execute();
+      await db.schema
+        .createIndex('incidents_project_detected')
+        .on('incidents')
+        .columns(['project_id', 'detected_ms', 'id'])
+        .execute();
 
       await db.schema
         .createTable('notification_channels')
@@ -104,8 +108,16 @@ export function incidentsMigration(_dialect: DialectName): Migration {
         .execute();
       // The worker's queue: due work by time. The log: newest first per project (and channel).
       await db.schema.createIndex('deliveries_due').on('deliveries').columns(['next_attempt_ms']).execute();
-      await db.schema.createIndex('deliveries_log').on('deliveries').columns(['project_id', 'created_ms', 'id']).execute();
-      await db.schema.createIndex('deliveries_channel_log').on('deliveries').columns(['channel_id', 'created_ms', 'id']).execute();
+      await db.schema
+        .createIndex('deliveries_log')
+        .on('deliveries')
+        .columns(['project_id', 'created_ms', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('deliveries_channel_log')
+        .on('deliveries')
+        .columns(['channel_id', 'created_ms', 'id'])
+        .execute();
       await db.schema.createIndex('deliveries_incident').on('deliveries').columns(['incident_id']).execute();
 
       await db.schema

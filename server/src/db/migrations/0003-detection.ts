@@ -17,7 +17,9 @@ export function detectionMigration(_dialect: DialectName): Migration {
         .addColumn('hole_since_ms', bigint)
         .execute();
       for (const source of ['logs', 'spans']) {
-        await sql`insert into detection_cursors (source, last_id) select ${source}, coalesce(max(id), 0) from ${sql.table(source)}`.execute(db);
+        await sql`insert into detection_cursors (source, last_id) select ${source}, coalesce(max(id), 0) from ${sql.table(source)}`.execute(
+          db,
+        );
       }
       await db.schema
         .createTable('detection_groups')

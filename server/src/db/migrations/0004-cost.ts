@@ -70,7 +70,11 @@ export function costMigration(_dialect: DialectName): Migration {
         .addColumn('line_items', bigint, (c) => c.notNull())
         .execute();
       // A sync replaces (provider, billing period); reports read a project's days.
-      await db.schema.createIndex('cost_daily_period').on('cost_daily').columns(['provider_id', 'billing_period']).execute();
+      await db.schema
+        .createIndex('cost_daily_period')
+        .on('cost_daily')
+        .columns(['provider_id', 'billing_period'])
+        .execute();
       await db.schema.createIndex('cost_daily_project_day').on('cost_daily').columns(['project_id', 'day']).execute();
       await db.schema
         .createTable('cost_mappings')

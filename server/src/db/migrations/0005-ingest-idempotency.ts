@@ -11,9 +11,16 @@ import type { DialectName } from '../connect';
 export function ingestIdempotencyMigration(_dialect: DialectName): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await sql`delete from spans where id not in (select min(id) from spans group by project_id, trace_id, span_id)`.execute(db);
+      await sql`delete from spans where id not in (select min(id) from spans group by project_id, trace_id, span_id)`.execute(
+        db,
+      );
       await db.schema.dropIndex('spans_trace').execute();
-      await db.schema.createIndex('spans_identity').on('spans').columns(['trace_key', 'span_id', 'trace_id', 'project_id']).unique().execute();
+      await db.schema
+        .createIndex('spans_identity')
+        .on('spans')
+        .columns(['trace_key', 'span_id', 'trace_id', 'project_id'])
+        .unique()
+        .execute();
       await db.schema.alterTable('logs').addColumn('record_uid', 'text').execute();
       await db.schema
         .createIndex('logs_record_uid')

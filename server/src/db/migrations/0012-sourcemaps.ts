@@ -45,8 +45,16 @@ export function sourcemapsMigration(dialect: DialectName): Migration {
         .unique()
         .where(sql.ref('debug_id'), 'is', null)
         .execute();
-      await db.schema.createIndex('sourcemaps_release_url').on('sourcemaps').columns(['project_id', 'url', 'release']).execute();
-      await db.schema.createIndex('sourcemaps_listing').on('sourcemaps').columns(['project_id', 'created_ms', 'id']).execute();
+      await db.schema
+        .createIndex('sourcemaps_release_url')
+        .on('sourcemaps')
+        .columns(['project_id', 'url', 'release'])
+        .execute();
+      await db.schema
+        .createIndex('sourcemaps_listing')
+        .on('sourcemaps')
+        .columns(['project_id', 'created_ms', 'id'])
+        .execute();
     },
   };
 }

@@ -28,7 +28,11 @@ export function issueAnalysesMigration(dialect: DialectName): Migration {
         .addColumn('created_ms', 'bigint', (c) => c.notNull())
         .addColumn('finished_ms', 'bigint')
         .execute();
-      await db.schema.createIndex('issue_analyses_latest').on('issue_analyses').columns(['project_id', 'fingerprint', 'seq']).execute();
+      await db.schema
+        .createIndex('issue_analyses_latest')
+        .on('issue_analyses')
+        .columns(['project_id', 'fingerprint', 'seq'])
+        .execute();
       await db.schema
         .createIndex('issue_analyses_one_running')
         .on('issue_analyses')

@@ -23,7 +23,11 @@ export function sessionIdentityMigration(): Migration {
       // One column per statement: SQLite's ALTER TABLE adds one at a time.
       for (const [name, type] of columns) await db.schema.alterTable('sessions').addColumn(name, type).execute();
       await db.schema.createIndex('sessions_project_user').on('sessions').columns(['project_id', 'user_id']).execute();
-      await db.schema.createIndex('issue_sessions_session').on('issue_sessions').columns(['project_id', 'session_id']).execute();
+      await db.schema
+        .createIndex('issue_sessions_session')
+        .on('issue_sessions')
+        .columns(['project_id', 'session_id'])
+        .execute();
     },
   };
 }

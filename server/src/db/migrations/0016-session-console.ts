@@ -26,8 +26,15 @@ export function sessionConsoleMigration(): Migration {
       ];
       // One column per statement: SQLite's ALTER TABLE adds one at a time.
       for (const [name, type] of nullable) await db.schema.alterTable('sessions').addColumn(name, type).execute();
-      for (const [name, type] of [['duration_ms', 'bigint'], ['error_count', 'integer'], ['page_count', 'integer']] as const) {
-        await db.schema.alterTable('sessions').addColumn(name, type, (c) => c.notNull().defaultTo(0)).execute();
+      for (const [name, type] of [
+        ['duration_ms', 'bigint'],
+        ['error_count', 'integer'],
+        ['page_count', 'integer'],
+      ] as const) {
+        await db.schema
+          .alterTable('sessions')
+          .addColumn(name, type, (c) => c.notNull().defaultTo(0))
+          .execute();
       }
       await sql`update sessions set duration_ms = last_ms - first_ms`.execute(db);
       // The same rule as ingest's isErrorLog: severity ERROR and above, or an exception.type attribute.
@@ -51,11 +58,19 @@ export function sessionConsoleMigration(): Migration {
       // A user's sessions newest first without a sort: `?user_id=` is a handful of rows among a hundred thousand, which
       // SQLite, without statistics, would otherwise find by walking the whole last_ms index.
       await db.schema.dropIndex('sessions_project_user').execute();
-      await db.schema.createIndex('sessions_project_user').on('sessions').columns(['project_id', 'user_id', 'last_ms', 'session_id']).execute();
+      await db.schema
+        .createIndex('sessions_project_user')
+        .on('sessions')
+        .columns(['project_id', 'user_id', 'last_ms', 'session_id'])
+        .execute();
       // The facets' distinct values, each read by skipping from one value to the next (query/session-facets.ts). These
       // columns rarely change once a session has them, so ingest's upserts seldom touch these indexes.
       for (const column of ['app_id', 'env', 'release', 'browser']) {
-        await db.schema.createIndex(`sessions_project_${column}`).on('sessions').columns(['project_id', column]).execute();
+        await db.schema
+          .createIndex(`sessions_project_${column}`)
+          .on('sessions')
+          .columns(['project_id', column])
+          .execute();
       }
     },
   };

@@ -8,7 +8,11 @@ import type { Kysely, Migration } from 'kysely';
 export function vitalsIndexMigration(): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.createIndex('metric_points_project_name_time').on('metric_points').columns(['project_id', 'name', 'time_ms', 'id']).execute();
+      await db.schema
+        .createIndex('metric_points_project_name_time')
+        .on('metric_points')
+        .columns(['project_id', 'name', 'time_ms', 'id'])
+        .execute();
     },
   };
 }

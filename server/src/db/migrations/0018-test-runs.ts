@@ -16,11 +16,21 @@ export function testRunsMigration(): Migration {
   const bigint = 'bigint' as const;
   return {
     async up(db: Kysely<unknown>) {
-      for (const [name, type] of [['test_run_id', 'text'], ['test_id', 'text'], ['test_retry', 'integer'], ['test_title', 'text'], ['test_file', 'text']] as const) {
+      for (const [name, type] of [
+        ['test_run_id', 'text'],
+        ['test_id', 'text'],
+        ['test_retry', 'integer'],
+        ['test_title', 'text'],
+        ['test_file', 'text'],
+      ] as const) {
         // One column per statement: SQLite's ALTER TABLE adds one at a time.
         await db.schema.alterTable('sessions').addColumn(name, type).execute();
       }
-      await db.schema.createIndex('sessions_project_test').on('sessions').columns(['project_id', 'test_run_id', 'test_id', 'test_retry']).execute();
+      await db.schema
+        .createIndex('sessions_project_test')
+        .on('sessions')
+        .columns(['project_id', 'test_run_id', 'test_id', 'test_retry'])
+        .execute();
 
       let runs = db.schema
         .createTable('test_runs')
@@ -30,17 +40,31 @@ export function testRunsMigration(): Migration {
         .addColumn('started_ms', bigint, (c) => c.notNull())
         .addColumn('finished_ms', bigint)
         .addColumn('duration_ms', bigint);
-      for (const column of ['commit_sha', 'branch', 'title', 'ci_provider', 'ci_job_url', 'ci_build_id']) runs = runs.addColumn(column, 'text');
+      for (const column of ['commit_sha', 'branch', 'title', 'ci_provider', 'ci_job_url', 'ci_build_id'])
+        runs = runs.addColumn(column, 'text');
       runs = runs.addColumn('shard_total', 'integer');
-      for (const column of ['passed', 'failed', 'flaky', 'skipped', 'total']) runs = runs.addColumn(column, 'integer', (c) => c.notNull().defaultTo(0));
+      for (const column of ['passed', 'failed', 'flaky', 'skipped', 'total'])
+        runs = runs.addColumn(column, 'integer', (c) => c.notNull().defaultTo(0));
       await runs
         .addColumn('created_ms', bigint, (c) => c.notNull())
         .addColumn('updated_ms', bigint, (c) => c.notNull())
         .addPrimaryKeyConstraint('test_runs_pk', ['project_id', 'run_id'])
         .execute();
-      await db.schema.createIndex('test_runs_started').on('test_runs').columns(['project_id', 'started_ms', 'run_id']).execute();
-      await db.schema.createIndex('test_runs_branch').on('test_runs').columns(['project_id', 'branch', 'started_ms', 'run_id']).execute();
-      await db.schema.createIndex('test_runs_commit').on('test_runs').columns(['project_id', 'commit_sha', 'started_ms', 'run_id']).execute();
+      await db.schema
+        .createIndex('test_runs_started')
+        .on('test_runs')
+        .columns(['project_id', 'started_ms', 'run_id'])
+        .execute();
+      await db.schema
+        .createIndex('test_runs_branch')
+        .on('test_runs')
+        .columns(['project_id', 'branch', 'started_ms', 'run_id'])
+        .execute();
+      await db.schema
+        .createIndex('test_runs_commit')
+        .on('test_runs')
+        .columns(['project_id', 'commit_sha', 'started_ms', 'run_id'])
+        .execute();
 
       await db.schema
         .createTable('test_run_shards')
@@ -105,7 +129,8 @@ export function testRunsMigration(): Migration {
         .addColumn('branch', 'text')
         .addColumn('outcome', 'text', (c) => c.notNull())
         .addColumn('status', 'text', (c) => c.notNull());
-      for (const column of ['retries', 'attempt_count', 'counted', 'skipped_count', 'failed_count']) results = results.addColumn(column, 'integer', (c) => c.notNull());
+      for (const column of ['retries', 'attempt_count', 'counted', 'skipped_count', 'failed_count'])
+        results = results.addColumn(column, 'integer', (c) => c.notNull());
       await results
         .addColumn('duration_ms', bigint, (c) => c.notNull())
         .addColumn('error', 'text')

@@ -11,9 +11,15 @@ export function testTrafficMigration(): Migration {
     async up(db: Kysely<unknown>) {
       // One statement per column: SQLite's ALTER TABLE adds one at a time.
       for (const column of ['test_count', 'test_session_count', 'test_run_count']) {
-        await db.schema.alterTable('detection_groups').addColumn(column, bigint, (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable('detection_groups')
+          .addColumn(column, bigint, (c) => c.notNull().defaultTo(0))
+          .execute();
       }
-      await db.schema.alterTable('detection_groups').addColumn('caught_in_tests', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('detection_groups')
+        .addColumn('caught_in_tests', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
 
       const perIssue = (table: string) =>
         db.schema
@@ -37,7 +43,11 @@ export function testTrafficMigration(): Migration {
         .addPrimaryKeyConstraint('issue_tests_pk', ['project_id', 'fingerprint', 'test_id'])
         .execute();
       for (const table of ['issue_test_runs', 'issue_tests']) {
-        await db.schema.createIndex(`${table}_newest`).on(table).columns(['project_id', 'fingerprint', 'last_ms']).execute();
+        await db.schema
+          .createIndex(`${table}_newest`)
+          .on(table)
+          .columns(['project_id', 'fingerprint', 'last_ms'])
+          .execute();
       }
     },
   };

@@ -17,7 +17,11 @@ export function issueMergesMigration(): Migration {
         .addColumn('merged_ms', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('issue_merges_pk', ['project_id', 'from_fingerprint'])
         .execute();
-      await db.schema.createIndex('issue_merges_into').on('issue_merges').columns(['project_id', 'into_fingerprint']).execute();
+      await db.schema
+        .createIndex('issue_merges_into')
+        .on('issue_merges')
+        .columns(['project_id', 'into_fingerprint'])
+        .execute();
     },
   };
 }

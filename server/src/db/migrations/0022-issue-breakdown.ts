@@ -22,7 +22,11 @@ export function issueBreakdownMigration(): Migration {
         .addColumn('last_ms', bigint, (c) => c.notNull())
         .addPrimaryKeyConstraint('issue_facets_pk', ['project_id', 'fingerprint', 'facet', 'value'])
         .execute();
-      await db.schema.createIndex('issue_facets_largest').on('issue_facets').columns(['project_id', 'fingerprint', 'facet', 'count', 'value']).execute();
+      await db.schema
+        .createIndex('issue_facets_largest')
+        .on('issue_facets')
+        .columns(['project_id', 'fingerprint', 'facet', 'count', 'value'])
+        .execute();
       await sql`insert into issue_facets (project_id, fingerprint, facet, value, count, last_ms)
         select project_id, fingerprint, 'release', release, count, last_seen_ms from issue_releases`.execute(db);
     },

@@ -44,7 +44,8 @@ export function addBuckets(a: Buckets, b: Buckets): Buckets {
   return [...byStart.values()].sort((x, y) => x[0] - y[0]);
 }
 
-const inWindow = (windowMs: number, now: number) => (b: Buckets[number]) => b[0] + bucketWidth(windowMs) > now - windowMs && b[0] <= now;
+const inWindow = (windowMs: number, now: number) => (b: Buckets[number]) =>
+  b[0] + bucketWidth(windowMs) > now - windowMs && b[0] <= now;
 
 /** Errors in the window ending at `now`, counting every bucket that overlaps it. */
 export function countInWindow(buckets: Buckets, windowMs: number, now: number): number {
@@ -54,6 +55,7 @@ export function countInWindow(buckets: Buckets, windowMs: number, now: number): 
 /** The reporter's time of the first error counted in the window ending at `now`; undefined when no bucket knows it. */
 export function firstEventInWindow(buckets: Buckets, windowMs: number, now: number): number | undefined {
   let first: number | undefined;
-  for (const [, , firstMs] of buckets.filter(inWindow(windowMs, now))) if (firstMs !== undefined) first = min(first, firstMs);
+  for (const [, , firstMs] of buckets.filter(inWindow(windowMs, now)))
+    if (firstMs !== undefined) first = min(first, firstMs);
   return first;
 }

@@ -23,7 +23,17 @@ const errorLogs = (trx: DetectionTrx, ids: number[]) =>
     (
       await trx
         .selectFrom('logs')
-        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'trace_id', 'body', 'attributes', 'resource'])
+        .select([
+          'project_id',
+          'app_id',
+          'time_ms',
+          'received_ms',
+          'session_id',
+          'trace_id',
+          'body',
+          'attributes',
+          'resource',
+        ])
         .where(idIn(runs))
         .where('severity_number', '>=', ERROR_SEVERITY)
         .orderBy('id')
@@ -37,7 +47,17 @@ const spanErrors = (trx: DetectionTrx, ids: number[]) =>
     (
       await trx
         .selectFrom('spans')
-        .select(['project_id', 'app_id', 'time_ms', 'received_ms', 'session_id', 'trace_id', 'events', 'attributes', 'resource'])
+        .select([
+          'project_id',
+          'app_id',
+          'time_ms',
+          'received_ms',
+          'session_id',
+          'trace_id',
+          'events',
+          'attributes',
+          'resource',
+        ])
         .where(idIn(runs))
         // Most spans have no exception event; errorsOfSpan looks at the events of those that may.
         .where('events', 'like', '%"name":"exception"%')
@@ -71,11 +91,18 @@ class FramesNeeded extends Error {
  * A batch whose stacks are not loaded yet is rolled back, its stacks symbolicated, and read again; the second read
  * finds them loaded, unless other rows came meanwhile.
  */
-export async function consumeBatch(db: DetectionDb, now: number, options: DetectionOptions, context: ConsumeContext): Promise<ConsumedBatch> {
+export async function consumeBatch(
+  db: DetectionDb,
+  now: number,
+  options: DetectionOptions,
+  context: ConsumeContext,
+): Promise<ConsumedBatch> {
   const frames = stackFrames(context.symbolicator);
   for (;;) {
     try {
-      return await db.transaction().execute((trx) => countLocked(trx, now, options, { frames, publicUrl: context.publicUrl, box: context.box }));
+      return await db
+        .transaction()
+        .execute((trx) => countLocked(trx, now, options, { frames, publicUrl: context.publicUrl, box: context.box }));
     } catch (err) {
       if (!(err instanceof FramesNeeded)) throw err;
       await frames.load(err.occurrences);
@@ -83,7 +110,12 @@ export async function consumeBatch(db: DetectionDb, now: number, options: Detect
   }
 }
 
-async function countLocked(trx: DetectionTrx, now: number, options: DetectionOptions, context: Pick<RecordContext, 'frames' | 'publicUrl' | 'box'>): Promise<ConsumedBatch> {
+async function countLocked(
+  trx: DetectionTrx,
+  now: number,
+  options: DetectionOptions,
+  context: Pick<RecordContext, 'frames' | 'publicUrl' | 'box'>,
+): Promise<ConsumedBatch> {
   // Always in this order, so two detectors cannot deadlock on the two cursors.
   const logsCursor = await lockCursor(trx, 'logs');
   const spansCursor = await lockCursor(trx, 'spans');

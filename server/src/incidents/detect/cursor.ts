@@ -45,7 +45,12 @@ export async function lockCursor(trx: DetectionTrx, source: DetectionSource): Pr
 }
 
 /** Ids of `source` in `ranges`, ascending, at most `limit`; `full` when the limit may have cut the list short. */
-async function idsIn(trx: DetectionTrx, source: DetectionSource, ranges: readonly IdRange[], limit: number): Promise<{ ids: number[]; full: boolean }> {
+async function idsIn(
+  trx: DetectionTrx,
+  source: DetectionSource,
+  ranges: readonly IdRange[],
+  limit: number,
+): Promise<{ ids: number[]; full: boolean }> {
   const ids: number[] = [];
   for (const chunk of rangeChunks(ranges)) {
     const left = limit - ids.length;
@@ -70,16 +75,30 @@ export async function readBatch(
 ): Promise<ReadBatch> {
   const { source } = cursor;
   let state = cursor.state;
-  const { max } = await trx.selectFrom(source).select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
+  const { max } = await trx
+    .selectFrom(source)
+    .select((eb) => eb.fn.max('id').as('max'))
+    .executeTakeFirstOrThrow();
   // SQLite reuses row ids once every row was deleted (retention after a long silence): then start again from the top.
   const maxId = Number(max ?? 0);
   if (maxId < state.lastId) state = EMPTY_READ_STATE;
 
   // Each read has its own row limit, so rows that came into gaps never hold back the rows after the cursor.
-  const inGaps = await idsIn(trx, source, state.gaps.map((g) => [g.from, g.to] as const), limits.batchSize);
-  const after = (await trx.selectFrom(source).select('id').where('id', '>', state.lastId).orderBy('id').limit(limits.batchSize).execute()).map((r) =>
-    Number(r.id),
+  const inGaps = await idsIn(
+    trx,
+    source,
+    state.gaps.map((g) => [g.from, g.to] as const),
+    limits.batchSize,
   );
+  const after = (
+    await trx
+      .selectFrom(source)
+      .select('id')
+      .where('id', '>', state.lastId)
+      .orderBy('id')
+      .limit(limits.batchSize)
+      .execute()
+  ).map((r) => Number(r.id));
   const { next, counted, more } = advance(
     state,
     { inGaps: inGaps.ids, gapsFull: inGaps.full, after, afterFull: after.length === limits.batchSize, maxId },

@@ -60,8 +60,16 @@ export function createDetector(deps: DetectorDeps): Detector {
   const { commands, clock } = deps;
   const sources: EvidenceSources = { db, publicUrl: deps.publicUrl, windowMs: options.windowMs };
 
-  const setIncident = (group: GroupRow, changes: Partial<Pick<GroupRow, 'incident_id' | 'incident_base_total' | 'incident_open_count' | 'reset_total'>>) =>
-    db.updateTable('detection_groups').set(changes).where('project_id', '=', group.project_id).where('fingerprint', '=', group.fingerprint).execute();
+  const setIncident = (
+    group: GroupRow,
+    changes: Partial<Pick<GroupRow, 'incident_id' | 'incident_base_total' | 'incident_open_count' | 'reset_total'>>,
+  ) =>
+    db
+      .updateTable('detection_groups')
+      .set(changes)
+      .where('project_id', '=', group.project_id)
+      .where('fingerprint', '=', group.fingerprint)
+      .execute();
 
   const appNames = new Map<string, string>();
   const appName = async (appId: string) => {
@@ -73,8 +81,13 @@ export function createDetector(deps: DetectorDeps): Detector {
     return name;
   };
 
-  const headlineOf = (group: GroupRow): ErrorHeadline => ({ errorType: group.error_type, sampleMessage: group.sample_message, topFile: group.top_file });
-  const windowCountOf = (group: GroupRow, now: number) => countInWindow(JSON.parse(group.buckets) as Buckets, options.windowMs, now);
+  const headlineOf = (group: GroupRow): ErrorHeadline => ({
+    errorType: group.error_type,
+    sampleMessage: group.sample_message,
+    topFile: group.top_file,
+  });
+  const windowCountOf = (group: GroupRow, now: number) =>
+    countInWindow(JSON.parse(group.buckets) as Buckets, options.windowMs, now);
 
   /** Groups that got errors in this run, and those with an open incident (which may have gone quiet). */
   async function candidates(touched: Map<string, GroupRef>): Promise<GroupRow[]> {
@@ -95,8 +108,14 @@ export function createDetector(deps: DetectorDeps): Detector {
     const windowCount = Math.min(windowCountOf(group, now), group.total_count - group.reset_total);
     if (windowCount < options.threshold) return;
     // Buckets kept before event times were: the burst is taken to fill the window.
-    const startedMs = firstEventInWindow(JSON.parse(group.buckets) as Buckets, options.windowMs, now) ?? group.last_seen_ms - options.windowMs;
-    const { evidence, failingTotal } = await gatherEvidence(sources, group, { errorCount: windowCount, startedMs, sessionsSinceMs: now - options.windowMs });
+    const startedMs =
+      firstEventInWindow(JSON.parse(group.buckets) as Buckets, options.windowMs, now) ??
+      group.last_seen_ms - options.windowMs;
+    const { evidence, failingTotal } = await gatherEvidence(sources, group, {
+      errorCount: windowCount,
+      startedMs,
+      sessionsSinceMs: now - options.windowMs,
+    });
     const headline = headlineOf(group);
     const { id, created } = await commands.open({
       projectId: group.project_id,
@@ -108,7 +127,11 @@ export function createDetector(deps: DetectorDeps): Detector {
       fingerprint: group.fingerprint,
       evidence,
     });
-    await setIncident(group, { incident_id: id, incident_base_total: group.total_count - windowCount, incident_open_count: windowCount });
+    await setIncident(group, {
+      incident_id: id,
+      incident_base_total: group.total_count - windowCount,
+      incident_open_count: windowCount,
+    });
     if (created) report.opened.push(id);
   }
 
@@ -120,14 +143,25 @@ export function createDetector(deps: DetectorDeps): Detector {
       return `still growing: ${windowCount} errors in the last window, ${options.growthFactor}× the ${baseline} at detection`;
     }
     const detectedMs = Date.parse(incident.detected_at);
-    if (group.last_received_ms - detectedMs >= options.persistMs) return `errors still arriving ${Math.round((group.last_received_ms - detectedMs) / 60_000)} minutes after detection`;
+    if (group.last_received_ms - detectedMs >= options.persistMs)
+      return `errors still arriving ${Math.round((group.last_received_ms - detectedMs) / 60_000)} minutes after detection`;
     return undefined;
   }
 
-  async function follow(group: GroupRow, incident: IncidentView, touched: boolean, now: number, report: DetectionReport): Promise<void> {
+  async function follow(
+    group: GroupRow,
+    incident: IncidentView,
+    touched: boolean,
+    now: number,
+    report: DetectionReport,
+  ): Promise<void> {
     if (group.incident_id !== incident.id) {
       // Opened by another process that has not recorded it yet, or before a crash.
-      await setIncident(group, { incident_id: incident.id, incident_base_total: group.reset_total, incident_open_count: options.threshold });
+      await setIncident(group, {
+        incident_id: incident.id,
+        incident_base_total: group.reset_total,
+        incident_open_count: options.threshold,
+      });
     }
     if (now - group.last_received_ms >= options.quietMs) {
       await commands.resolve(group.project_id, incident.id, 'detector');
@@ -136,7 +170,8 @@ export function createDetector(deps: DetectorDeps): Detector {
       return;
     }
     if (!touched) return;
-    const reason = incident.status === 'detected' && group.status !== 'ignored' ? escalationReason(group, incident, now) : undefined;
+    const reason =
+      incident.status === 'detected' && group.status !== 'ignored' ? escalationReason(group, incident, now) : undefined;
     if (reason !== undefined) {
       const moved = await commands.escalate(group.project_id, incident.id, reason);
       if (moved?.status === 'escalated') report.escalated.push(incident.id);
@@ -144,9 +179,18 @@ export function createDetector(deps: DetectorDeps): Detector {
     const episodeStart = Date.parse(incident.detected_at) - options.windowMs;
     // The burst began where it did at detection (incidents opened before that was kept: with their window).
     const started = incident.evidence?.burst_started_at;
-    const burst = { errorCount: group.total_count - group.incident_base_total, startedMs: started === undefined ? episodeStart : Date.parse(started), sessionsSinceMs: episodeStart };
+    const burst = {
+      errorCount: group.total_count - group.incident_base_total,
+      startedMs: started === undefined ? episodeStart : Date.parse(started),
+      sessionsSinceMs: episodeStart,
+    };
     const { evidence, failingTotal } = await gatherEvidence(sources, group, burst);
-    await commands.update(group.project_id, incident.id, evidence, rootCauseSummary(headlineOf(group), evidence, failingTotal));
+    await commands.update(
+      group.project_id,
+      incident.id,
+      evidence,
+      rootCauseSummary(headlineOf(group), evidence, failingTotal),
+    );
     report.updated.push(incident.id);
   }
 
@@ -167,10 +211,22 @@ export function createDetector(deps: DetectorDeps): Detector {
   return {
     options,
     async runOnce() {
-      const report: DetectionReport = { logsRead: 0, spansRead: 0, errors: 0, opened: [], escalated: [], resolved: [], updated: [] };
+      const report: DetectionReport = {
+        logsRead: 0,
+        spansRead: 0,
+        errors: 0,
+        opened: [],
+        escalated: [],
+        resolved: [],
+        updated: [],
+      };
       const touched = new Map<string, GroupRef>();
       for (let more = true; more; ) {
-        const batch = await consumeBatch(db, clock.now(), options, { symbolicator: deps.symbolicator, publicUrl: deps.publicUrl, box: deps.box });
+        const batch = await consumeBatch(db, clock.now(), options, {
+          symbolicator: deps.symbolicator,
+          publicUrl: deps.publicUrl,
+          box: deps.box,
+        });
         report.logsRead += batch.logsRead;
         report.spansRead += batch.spansRead;
         report.errors += batch.errors;
@@ -179,7 +235,12 @@ export function createDetector(deps: DetectorDeps): Detector {
       }
       const now = clock.now();
       for (const group of await candidates(touched)) {
-        await evaluate(group, touched.has(groupKey({ projectId: group.project_id, fingerprint: group.fingerprint })), now, report);
+        await evaluate(
+          group,
+          touched.has(groupKey({ projectId: group.project_id, fingerprint: group.fingerprint })),
+          now,
+          report,
+        );
       }
       return report;
     },

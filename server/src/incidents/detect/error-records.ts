@@ -69,7 +69,8 @@ export interface ExceptionSpanRow {
 
 type Json = Record<string, unknown>;
 
-const resourceAttributes = (resourceJson: string): Json => ((JSON.parse(resourceJson) as { attributes?: Json }).attributes ?? {}) as Json;
+const resourceAttributes = (resourceJson: string): Json =>
+  ((JSON.parse(resourceJson) as { attributes?: Json }).attributes ?? {}) as Json;
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
@@ -86,15 +87,28 @@ const key = (v: unknown): string | null => {
 };
 
 /** Environment (`test` for a test's records) and release of a stored resource (`{"attributes": {...}}`), and the test behind it when it is test traffic. */
-export function resourceFacts(resourceJson: string): { env: string; release: string | null; test: TestSighting | null } {
+export function resourceFacts(resourceJson: string): {
+  env: string;
+  release: string | null;
+  test: TestSighting | null;
+} {
   const attrs = resourceAttributes(resourceJson);
   // A record of a Playwright test is test traffic even when the app named another environment: the SDK keeps an env the
   // app set (docs/sdk.md, "Under @svc/playwright"), but what a test run produced must never count as production.
-  const env = text(attrs['test.run.id']) ? TEST_ENV : (text(attrs['deployment.environment.name']) ?? text(attrs['deployment.environment']) ?? DEFAULT_ENV);
+  const env = text(attrs['test.run.id'])
+    ? TEST_ENV
+    : (text(attrs['deployment.environment.name']) ?? text(attrs['deployment.environment']) ?? DEFAULT_ENV);
   return {
     env,
     release: text(attrs['service.version']) ?? null,
-    test: env === TEST_ENV ? { runId: key(attrs['test.run.id']), testId: key(attrs['test.id']), title: text(attrs['test.title'])?.slice(0, MAX_TEST_TITLE) ?? null } : null,
+    test:
+      env === TEST_ENV
+        ? {
+            runId: key(attrs['test.run.id']),
+            testId: key(attrs['test.id']),
+            title: text(attrs['test.title'])?.slice(0, MAX_TEST_TITLE) ?? null,
+          }
+        : null,
   };
 }
 
@@ -138,7 +152,8 @@ const ISSUE_MARK = 'svc.issue';
  */
 export function issueErrorOfLog(row: ErrorLogRow): ErrorOccurrence | undefined {
   const attributes = JSON.parse(row.attributes) as Json;
-  const exception = text(attributes['exception.type']) !== undefined || text(attributes['exception.stacktrace']) !== undefined;
+  const exception =
+    text(attributes['exception.type']) !== undefined || text(attributes['exception.stacktrace']) !== undefined;
   const wanted = attributes[ISSUE_MARK] === true || (exception && attributes['log.source'] !== 'console');
   return wanted ? occurrenceOfLog(row, attributes) : undefined;
 }

@@ -39,7 +39,10 @@ export function replayUrl(publicUrl: string, sessionId: string): string {
  * got no answer (span status error without an HTTP status, or the status 0 browser instrumentations record for a
  * network error); undefined for any other span.
  */
-export function failingOutcome(attributes: Record<string, unknown>, statusCode: number): { status: number | null } | undefined {
+export function failingOutcome(
+  attributes: Record<string, unknown>,
+  statusCode: number,
+): { status: number | null } | undefined {
   const raw = attributes['http.response.status_code'] ?? attributes['http.status_code'];
   const status = raw === undefined || raw === null || raw === '' ? undefined : Number(raw);
   if (status !== undefined && status >= 500) return { status };
@@ -59,7 +62,11 @@ export interface Burst {
  * `sessionsSinceMs` (time of receipt) with replay links, and the requests that failed before the group's errors in
  * their sessions or trace (failingRequests).
  */
-export async function gatherEvidence(sources: EvidenceSources, group: GroupRow, { errorCount, startedMs, sessionsSinceMs }: Burst): Promise<GatheredEvidence> {
+export async function gatherEvidence(
+  sources: EvidenceSources,
+  group: GroupRow,
+  { errorCount, startedMs, sessionsSinceMs }: Burst,
+): Promise<GatheredEvidence> {
   const { db } = sources;
   const sessionsOfGroup = db
     .selectFrom('detection_sessions')
@@ -67,11 +74,20 @@ export async function gatherEvidence(sources: EvidenceSources, group: GroupRow, 
     .where('fingerprint', '=', group.fingerprint)
     .where('last_ms', '>=', sessionsSinceMs);
   const { n } = await sessionsOfGroup.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  const candidates = (await sessionsOfGroup.select('session_id').orderBy('last_ms', 'desc').limit(SESSION_CANDIDATES).execute()).map((r) => r.session_id);
+  const candidates = (
+    await sessionsOfGroup.select('session_id').orderBy('last_ms', 'desc').limit(SESSION_CANDIDATES).execute()
+  ).map((r) => r.session_id);
   const failing = await failingRequests(sources, group);
-  const withReplay = await sessionsWithReplay(db, group.project_id, [...candidates, ...failing.flatMap((f) => (f.sessionId ? [f.sessionId] : []))]);
-  const link = (sessionId: string | null) => (sessionId !== null && withReplay.has(sessionId) ? replayUrl(sources.publicUrl, sessionId) : null);
-  const sample = [...candidates.filter((s) => withReplay.has(s)), ...candidates.filter((s) => !withReplay.has(s))].slice(0, SAMPLE_SIZE);
+  const withReplay = await sessionsWithReplay(db, group.project_id, [
+    ...candidates,
+    ...failing.flatMap((f) => (f.sessionId ? [f.sessionId] : [])),
+  ]);
+  const link = (sessionId: string | null) =>
+    sessionId !== null && withReplay.has(sessionId) ? replayUrl(sources.publicUrl, sessionId) : null;
+  const sample = [
+    ...candidates.filter((s) => withReplay.has(s)),
+    ...candidates.filter((s) => !withReplay.has(s)),
+  ].slice(0, SAMPLE_SIZE);
 
   return {
     failingTotal: failing.length,
@@ -88,13 +104,19 @@ export async function gatherEvidence(sources: EvidenceSources, group: GroupRow, 
       burst_started_at: iso(startedMs),
       affected_sessions: Number(n),
       sessions: sample.map((session_id) => ({ session_id, replay_url: link(session_id) })),
-      failing_requests: failing.slice(0, SAMPLE_SIZE).map(({ sessionId, ...request }) => ({ ...request, replay_url: link(sessionId) })),
+      failing_requests: failing
+        .slice(0, SAMPLE_SIZE)
+        .map(({ sessionId, ...request }) => ({ ...request, replay_url: link(sessionId) })),
     },
   };
 }
 
 /** The sessions among `sessionIds` that have a replay. */
-export async function sessionsWithReplay(db: DetectionDb, projectId: string, sessionIds: string[]): Promise<Set<string>> {
+export async function sessionsWithReplay(
+  db: DetectionDb,
+  projectId: string,
+  sessionIds: string[],
+): Promise<Set<string>> {
   if (sessionIds.length === 0) return new Set();
   const rows = await db
     .selectFrom('replay_chunks')
@@ -112,20 +134,39 @@ export async function sessionsWithReplay(db: DetectionDb, projectId: string, ses
  * newest error, before that error. A request that failed elsewhere in the project at the same time is another user's
  * problem, not this error's cause.
  */
-async function failingRequests(sources: EvidenceSources, group: GroupRow): Promise<Array<Omit<FailingRequest, 'replay_url'> & { sessionId: string | null }>> {
+async function failingRequests(
+  sources: EvidenceSources,
+  group: GroupRow,
+): Promise<Array<Omit<FailingRequest, 'replay_url'> & { sessionId: string | null }>> {
   const last = group.last_event === null ? null : (JSON.parse(group.last_event) as LastEvent);
   const traceId = last?.trace_id ?? null;
   const beforeItsError = sql<SqlBool>`exists (select 1 from issue_sessions i where i.project_id = s.project_id and i.fingerprint = ${group.fingerprint} and i.session_id = s.session_id and s.time_ms <= i.last_ms)`;
   const rows = await sources.db
     .selectFrom('spans as s')
-    .select(['s.trace_id', 's.span_id', 's.name', 's.time_ms', 's.status_code', 's.attributes', 's.resource', 's.session_id'])
+    .select([
+      's.trace_id',
+      's.span_id',
+      's.name',
+      's.time_ms',
+      's.status_code',
+      's.attributes',
+      's.resource',
+      's.session_id',
+    ])
     .where('s.project_id', '=', group.project_id)
     .where('s.time_ms', '>=', group.last_seen_ms - sources.windowMs)
     .where('s.time_ms', '<=', group.last_seen_ms)
     .where((eb) =>
       traceId === null || last === null
         ? beforeItsError
-        : eb.or([beforeItsError, eb.and([eb('s.trace_key', '=', traceKey(traceId)), eb('s.trace_id', '=', traceId), eb('s.time_ms', '<=', last.time_ms)])]),
+        : eb.or([
+            beforeItsError,
+            eb.and([
+              eb('s.trace_key', '=', traceKey(traceId)),
+              eb('s.trace_id', '=', traceId),
+              eb('s.time_ms', '<=', last.time_ms),
+            ]),
+          ]),
     )
     // A coarse filter on the JSON text; failingOutcome decides.
     .where((eb) =>

@@ -48,7 +48,13 @@ function tally(occurrences: ErrorOccurrence[], frames: StackFrames): Tally[] {
     const mapKey = `${occurrence.projectId}\n${key}`;
     const group = groups.get(mapKey);
     if (group) group.occurrences.push(occurrence);
-    else groups.set(mapKey, { ref: { projectId: occurrence.projectId, fingerprint: key }, first: occurrence, signature, occurrences: [occurrence] });
+    else
+      groups.set(mapKey, {
+        ref: { projectId: occurrence.projectId, fingerprint: key },
+        first: occurrence,
+        signature,
+        occurrences: [occurrence],
+      });
   }
   return [...groups.values()];
 }
@@ -59,7 +65,14 @@ const newestOf = (list: ErrorOccurrence[]) => list.reduce((a, b) => (b.timeMs >=
 
 /** The raw facts of an error, kept so that reading the issue symbolicates it with the maps known then. */
 function lastEventOf(o: ErrorOccurrence): LastEvent {
-  return { stacktrace: o.raw.stacktrace ?? null, debug_ids: Object.fromEntries(o.debugIds), release: o.release, time_ms: o.timeMs, session_id: o.sessionId, trace_id: o.traceId };
+  return {
+    stacktrace: o.raw.stacktrace ?? null,
+    debug_ids: Object.fromEntries(o.debugIds),
+    release: o.release,
+    time_ms: o.timeMs,
+    session_id: o.sessionId,
+    trace_id: o.traceId,
+  };
 }
 
 /**
@@ -72,7 +85,11 @@ function lastEventOf(o: ErrorOccurrence): LastEvent {
  * sessions or regressions, so it never opens an incident nor notifies. Only groups with production errors are
  * answered as touched: the detector has nothing to evaluate in the others.
  */
-export async function recordErrors(trx: DetectionTrx, occurrences: ErrorOccurrence[], context: RecordContext): Promise<GroupRef[]> {
+export async function recordErrors(
+  trx: DetectionTrx,
+  occurrences: ErrorOccurrence[],
+  context: RecordContext,
+): Promise<GroupRef[]> {
   const touched: GroupRef[] = [];
   for (const t of tally(occurrences, context.frames)) {
     const production = t.occurrences.filter((o) => o.test === null);
@@ -94,7 +111,12 @@ export async function recordErrors(trx: DetectionTrx, occurrences: ErrorOccurren
  * group as it was before. A group seen only in tests so far has no production figures yet: its first production errors
  * set them instead of merging with the tests' times, and a group created by a test error says `caught_in_tests`.
  */
-async function upsertGroup(trx: DetectionTrx, { ref, first, signature, occurrences: all }: Tally, production: ErrorOccurrence[], { windowMs, now }: RecordContext): Promise<GroupRow | undefined> {
+async function upsertGroup(
+  trx: DetectionTrx,
+  { ref, first, signature, occurrences: all }: Tally,
+  production: ErrorOccurrence[],
+  { windowMs, now }: RecordContext,
+): Promise<GroupRow | undefined> {
   const existing = await trx
     .selectFrom('detection_groups')
     .selectAll()
@@ -115,18 +137,29 @@ async function upsertGroup(trx: DetectionTrx, { ref, first, signature, occurrenc
     total_count: (existing?.total_count ?? 0) + production.length,
     buckets: JSON.stringify(addToBuckets(previous, production, windowMs, now)),
     // A late batch of older errors leaves the newest one in place.
-    ...(prior && newest.timeMs < prior.last_seen_ms ? {} : { last_release: newest.release, last_event: JSON.stringify(lastEventOf(newest)) }),
+    ...(prior && newest.timeMs < prior.last_seen_ms
+      ? {}
+      : { last_release: newest.release, last_event: JSON.stringify(lastEventOf(newest)) }),
   };
   if (existing) {
     await trx
       .updateTable('detection_groups')
-      .set({ ...counts, first_seen_ms: Math.min(prior?.first_seen_ms ?? Infinity, minOf(seen)), ...(prior ? {} : { first_release: list[0]!.release }) })
+      .set({
+        ...counts,
+        first_seen_ms: Math.min(prior?.first_seen_ms ?? Infinity, minOf(seen)),
+        ...(prior ? {} : { first_release: list[0]!.release }),
+      })
       .where('project_id', '=', ref.projectId)
       .where('fingerprint', '=', ref.fingerprint)
       .execute();
     return existing;
   }
-  const firstTest = minOf(all.filter((o) => o.test !== null).map((o) => o.timeMs).concat(Infinity));
+  const firstTest = minOf(
+    all
+      .filter((o) => o.test !== null)
+      .map((o) => o.timeMs)
+      .concat(Infinity),
+  );
   await trx
     .insertInto('detection_groups')
     .values({
@@ -162,13 +195,18 @@ async function upsertGroup(trx: DetectionTrx, { ref, first, signature, occurrenc
 async function recordSessions(trx: DetectionTrx, ref: GroupRef, occurrences: ErrorOccurrence[]): Promise<void> {
   const lastBySession = new Map<string, number>();
   for (const o of occurrences) {
-    if (o.sessionId !== null) lastBySession.set(o.sessionId, Math.max(lastBySession.get(o.sessionId) ?? 0, o.receivedMs));
+    if (o.sessionId !== null)
+      lastBySession.set(o.sessionId, Math.max(lastBySession.get(o.sessionId) ?? 0, o.receivedMs));
   }
   for (const [sessionId, lastMs] of lastBySession) {
     await trx
       .insertInto('detection_sessions')
       .values({ project_id: ref.projectId, fingerprint: ref.fingerprint, session_id: sessionId, last_ms: lastMs })
-      .onConflict((oc) => oc.columns(['project_id', 'fingerprint', 'session_id']).doUpdateSet({ last_ms: (eb) => eb.ref('excluded.last_ms') }))
+      .onConflict((oc) =>
+        oc
+          .columns(['project_id', 'fingerprint', 'session_id'])
+          .doUpdateSet({ last_ms: (eb) => eb.ref('excluded.last_ms') }),
+      )
       .execute();
   }
 }

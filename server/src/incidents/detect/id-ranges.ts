@@ -37,7 +37,10 @@ export const idIn = (ranges: readonly IdRange[]) => (eb: ExpressionBuilder<Datab
  * `read` over the rows with exactly these ids (ascending), by runs of consecutive ids, a statement per chunk of runs.
  * Exactly these: a row that commits meanwhile into a gap between them is left to a later batch, not counted twice.
  */
-export async function inRuns<T>(ids: readonly number[], read: (runs: readonly IdRange[]) => Promise<T[]>): Promise<T[]> {
+export async function inRuns<T>(
+  ids: readonly number[],
+  read: (runs: readonly IdRange[]) => Promise<T[]>,
+): Promise<T[]> {
   const found: T[] = [];
   for (const runs of rangeChunks(runsOf(ids))) found.push(...(await read(runs)));
   return found;

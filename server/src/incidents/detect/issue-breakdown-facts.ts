@@ -17,7 +17,11 @@ const VALUE_OF: Record<IssueFacet, (o: ErrorOccurrence) => string | null> = {
  * Counts an issue's new production errors per browser, system, release, route and user (`issue_facets`), in the
  * counting transaction like its hourly counts, so the issue page reads its breakdown from a few index entries.
  */
-export async function recordIssueBreakdown(trx: DetectionTrx, ref: GroupRef, occurrences: ErrorOccurrence[]): Promise<void> {
+export async function recordIssueBreakdown(
+  trx: DetectionTrx,
+  ref: GroupRef,
+  occurrences: ErrorOccurrence[],
+): Promise<void> {
   const tally = new Map<string, { facet: IssueFacet; value: string; count: number; last_ms: number }>();
   for (const o of occurrences) {
     for (const facet of Object.keys(VALUE_OF) as IssueFacet[]) {

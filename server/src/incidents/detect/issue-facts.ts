@@ -8,7 +8,9 @@ const ROWS_PER_INSERT = 500;
 
 /** An upsert's new value of `table.column`: the inserted one when `op` holds against the stored one (`least` and `greatest` are PostgreSQL's only). */
 const keep = (op: '<' | '>') => (table: string, column: string) =>
-  sql.raw<number>(`case when excluded.${column} ${op} ${table}.${column} then excluded.${column} else ${table}.${column} end`);
+  sql.raw<number>(
+    `case when excluded.${column} ${op} ${table}.${column} then excluded.${column} else ${table}.${column} end`,
+  );
 export const lower = keep('<');
 export const higher = keep('>');
 
@@ -20,7 +22,11 @@ export function chunks<T>(rows: T[]): T[][] {
 }
 
 /** Accumulates `value` per key. */
-function groupBy<V>(occurrences: ErrorOccurrence[], keyOf: (o: ErrorOccurrence) => string | null, add: (previous: V | undefined, o: ErrorOccurrence) => V): Map<string, V> {
+function groupBy<V>(
+  occurrences: ErrorOccurrence[],
+  keyOf: (o: ErrorOccurrence) => string | null,
+  add: (previous: V | undefined, o: ErrorOccurrence) => V,
+): Map<string, V> {
   const out = new Map<string, V>();
   for (const o of occurrences) {
     const key = keyOf(o);
@@ -35,25 +41,51 @@ interface Span {
   count: number;
 }
 const widen = (previous: Span | undefined, ms: number): Span =>
-  previous ? { first: Math.min(previous.first, ms), last: Math.max(previous.last, ms), count: previous.count + 1 } : { first: ms, last: ms, count: 1 };
+  previous
+    ? { first: Math.min(previous.first, ms), last: Math.max(previous.last, ms), count: previous.count + 1 }
+    : { first: ms, last: ms, count: 1 };
 
 /**
  * The issue side of counting: an issue's new errors per hour (reporter's clock, like first and last seen), the
  * releases they came from, and the sessions they hit, with the all-time session count. Runs in the counting
  * transaction, which counts each error once; every write is an upsert, so it also holds when a group is new.
  */
-export async function recordIssueFacts(trx: DetectionTrx, ref: GroupRef, occurrences: ErrorOccurrence[]): Promise<void> {
+export async function recordIssueFacts(
+  trx: DetectionTrx,
+  ref: GroupRef,
+  occurrences: ErrorOccurrence[],
+): Promise<void> {
   const key = { project_id: ref.projectId, fingerprint: ref.fingerprint };
-  const hours = groupBy<number>(occurrences, (o) => String(Math.floor(o.timeMs / HOUR_MS) * HOUR_MS), (n) => (n ?? 0) + 1);
+  const hours = groupBy<number>(
+    occurrences,
+    (o) => String(Math.floor(o.timeMs / HOUR_MS) * HOUR_MS),
+    (n) => (n ?? 0) + 1,
+  );
   for (const rows of chunks([...hours].map(([hour, count]) => ({ ...key, hour_ms: Number(hour), count })))) {
     await trx
       .insertInto('issue_hours')
       .values(rows)
-      .onConflict((oc) => oc.columns(['project_id', 'fingerprint', 'hour_ms']).doUpdateSet({ count: sql<number>`issue_hours.count + excluded.count` }))
+      .onConflict((oc) =>
+        oc
+          .columns(['project_id', 'fingerprint', 'hour_ms'])
+          .doUpdateSet({ count: sql<number>`issue_hours.count + excluded.count` }),
+      )
       .execute();
   }
-  const releases = groupBy<Span>(occurrences, (o) => o.release, (s, o) => widen(s, o.timeMs));
-  for (const rows of chunks([...releases].map(([release, s]) => ({ ...key, release, first_seen_ms: s.first, last_seen_ms: s.last, count: s.count })))) {
+  const releases = groupBy<Span>(
+    occurrences,
+    (o) => o.release,
+    (s, o) => widen(s, o.timeMs),
+  );
+  for (const rows of chunks(
+    [...releases].map(([release, s]) => ({
+      ...key,
+      release,
+      first_seen_ms: s.first,
+      last_seen_ms: s.last,
+      count: s.count,
+    })),
+  )) {
     await trx
       .insertInto('issue_releases')
       .values(rows)
@@ -70,14 +102,24 @@ export async function recordIssueFacts(trx: DetectionTrx, ref: GroupRef, occurre
 }
 
 async function recordIssueSessions(trx: DetectionTrx, ref: GroupRef, occurrences: ErrorOccurrence[]): Promise<void> {
-  const sessions = groupBy<Span>(occurrences, (o) => o.sessionId, (s, o) => widen(s, o.timeMs));
+  const sessions = groupBy<Span>(
+    occurrences,
+    (o) => o.sessionId,
+    (s, o) => widen(s, o.timeMs),
+  );
   if (sessions.size === 0) return;
   const key = { project_id: ref.projectId, fingerprint: ref.fingerprint };
-  for (const rows of chunks([...sessions].map(([session_id, s]) => ({ ...key, session_id, first_ms: s.first, last_ms: s.last })))) {
+  for (const rows of chunks(
+    [...sessions].map(([session_id, s]) => ({ ...key, session_id, first_ms: s.first, last_ms: s.last })),
+  )) {
     await trx
       .insertInto('issue_sessions')
       .values(rows)
-      .onConflict((oc) => oc.columns(['project_id', 'fingerprint', 'session_id']).doUpdateSet({ last_ms: higher('issue_sessions', 'last_ms') }))
+      .onConflict((oc) =>
+        oc
+          .columns(['project_id', 'fingerprint', 'session_id'])
+          .doUpdateSet({ last_ms: higher('issue_sessions', 'last_ms') }),
+      )
       .execute();
   }
   const { n } = await trx
@@ -86,5 +128,10 @@ async function recordIssueSessions(trx: DetectionTrx, ref: GroupRef, occurrences
     .where('project_id', '=', ref.projectId)
     .where('fingerprint', '=', ref.fingerprint)
     .executeTakeFirstOrThrow();
-  await trx.updateTable('detection_groups').set({ session_count: Number(n) }).where('project_id', '=', ref.projectId).where('fingerprint', '=', ref.fingerprint).execute();
+  await trx
+    .updateTable('detection_groups')
+    .set({ session_count: Number(n) })
+    .where('project_id', '=', ref.projectId)
+    .where('fingerprint', '=', ref.fingerprint)
+    .execute();
 }

@@ -27,7 +27,11 @@ const to = (placeholder: Placeholder) => () => placeholder;
 const RULES: Rule[] = [
   { pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"`<>()]+/gi, replace: to('<url>'), private: true },
   { pattern: /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, replace: to('<email>'), private: true },
-  { pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, replace: to('<uuid>'), private: false },
+  {
+    pattern: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+    replace: to('<uuid>'),
+    private: false,
+  },
   {
     pattern: /'[^'\n]{0,200}'|"[^"\n]{0,200}"|`[^`\n]{0,200}`/g,
     replace: (quoted) => (QUOTED_IDENTIFIER.test(quoted) ? quoted : ('<str>' satisfies Placeholder)),
@@ -35,7 +39,11 @@ const RULES: Rule[] = [
   },
   // Secrets and opaque ids: long runs of token characters with at least one digit.
   { pattern: /\b(?=[\w+/=-]*\d)[\w+/=-]{24,}/g, replace: to('<token>'), private: true },
-  { pattern: /\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, replace: to('<hex>'), private: false },
+  {
+    pattern: /\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi,
+    replace: to('<hex>'),
+    private: false,
+  },
   { pattern: /\b\d+(?:\.\d+)?\b/g, replace: to('<n>'), private: false },
 ];
 
@@ -63,7 +71,12 @@ export function normalizeMessage(message: string): string {
  * e-mail addresses, long tokens) masked, numbers and quoted values kept.
  */
 export function redactMessage(message: string): string {
-  return cap(applyRules(message, RULES.filter((r) => r.private)));
+  return cap(
+    applyRules(
+      message,
+      RULES.filter((r) => r.private),
+    ),
+  );
 }
 
 /** An error name heading a message, as browsers and the SDK print it: `TypeError: …`, `Uncaught DOMException: …`. */

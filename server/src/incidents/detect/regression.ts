@@ -15,18 +15,25 @@ const DETECTOR_ACTOR = 'detector';
  */
 function reopening(group: GroupRow, occurrences: ErrorOccurrence[]): ErrorOccurrence[] {
   const resolvedMs = group.status_changed_ms ?? -Infinity;
-  return occurrences.filter((o) => o.receivedMs > resolvedMs && !(group.in_next_release && o.release === group.resolved_release));
+  return occurrences.filter(
+    (o) => o.receivedMs > resolvedMs && !(group.in_next_release && o.release === group.resolved_release),
+  );
 }
 
 /** `TypeError: … at lineTotal (src/cart/total.ts:2:28). The line: `…`. Resolved at …; it occurred again 2 times (release 5.1).` */
 function regressionSummary(group: GroupRow, errors: ErrorOccurrence[]): string {
   const where = group.top_frame ? ` at ${group.top_frame}` : '';
   const quote = quoteSourceLine(group.top_source === null ? undefined : (JSON.parse(group.top_source) as FrameSource));
-  const resolved = group.status_changed_ms === null ? 'Resolved' : `Resolved at ${new Date(group.status_changed_ms).toISOString()}`;
-  const expected = group.in_next_release ? ` for the release after ${group.resolved_release ?? 'the one then current'}` : '';
+  const resolved =
+    group.status_changed_ms === null ? 'Resolved' : `Resolved at ${new Date(group.status_changed_ms).toISOString()}`;
+  const expected = group.in_next_release
+    ? ` for the release after ${group.resolved_release ?? 'the one then current'}`
+    : '';
   const releases = [...new Set(errors.map((o) => o.release ?? 'none'))].join(', ');
   const again = `${resolved}${expected}; it occurred again ${errors.length} ${errors.length === 1 ? 'time' : 'times'} (release ${releases}).`;
-  return [`${headline({ errorType: group.error_type, sampleMessage: group.sample_message })}${where}.`, quote, again].filter(Boolean).join(' ');
+  return [`${headline({ errorType: group.error_type, sampleMessage: group.sample_message })}${where}.`, quote, again]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /**
@@ -35,7 +42,12 @@ function regressionSummary(group: GroupRow, errors: ErrorOccurrence[]): string {
  * stored status, so a regression notifies once. Ignored issues stay ignored; unresolved and regressed ones stay as they
  * are.
  */
-export async function regressIfResolved(trx: DetectionTrx, group: GroupRow, occurrences: ErrorOccurrence[], context: RecordContext): Promise<void> {
+export async function regressIfResolved(
+  trx: DetectionTrx,
+  group: GroupRow,
+  occurrences: ErrorOccurrence[],
+  context: RecordContext,
+): Promise<void> {
   if (group.status !== 'resolved') return;
   const errors = reopening(group, occurrences);
   if (errors.length === 0) return;

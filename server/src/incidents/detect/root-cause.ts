@@ -80,21 +80,29 @@ function burstDuration(evidence: BurstEvidence): string {
 export function rootCauseSummary(error: ErrorHeadline, evidence: BurstEvidence, failingTotal: number): string {
   const where = evidence.top_frame ? ` at ${evidence.top_frame}` : '';
   const across = evidence.affected_sessions > 0 ? ` across ${plural(evidence.affected_sessions, 'session')}` : '';
-  const sentences = [`${headline(error)}${where}, ${plural(evidence.error_count, 'time')} ${burstDuration(evidence)}${across}.`];
+  const sentences = [
+    `${headline(error)}${where}, ${plural(evidence.error_count, 'time')} ${burstDuration(evidence)}${across}.`,
+  ];
   const quote = quoteSourceLine(evidence.top_frame_source);
   if (quote) sentences.push(quote);
   sentences.push(
-    evidence.first_seen_release ? `First seen in release ${evidence.first_seen_release}.` : `First seen at ${evidence.first_seen_at} (no release recorded).`,
+    evidence.first_seen_release
+      ? `First seen in release ${evidence.first_seen_release}.`
+      : `First seen at ${evidence.first_seen_at} (no release recorded).`,
   );
   const request = evidence.failing_requests[0];
   if (request) {
     const outcome = request.status === null ? 'network error' : String(request.status);
     const verb = failingTotal === 1 ? 'correlates' : 'correlate';
-    sentences.push(`${plural(failingTotal, 'failing request')} ${verb}: ${requestLabel(request)} → ${outcome} (trace ${request.trace_id.slice(0, 4)}…).`);
+    sentences.push(
+      `${plural(failingTotal, 'failing request')} ${verb}: ${requestLabel(request)} → ${outcome} (trace ${request.trace_id.slice(0, 4)}…).`,
+    );
   } else {
     sentences.push('No failing request preceded it in its sessions or trace.');
   }
-  const replay = evidence.sessions.find((s) => s.replay_url !== null) ?? evidence.failing_requests.find((r) => r.replay_url !== null);
+  const replay =
+    evidence.sessions.find((s) => s.replay_url !== null) ??
+    evidence.failing_requests.find((r) => r.replay_url !== null);
   if (replay) sentences.push(`Replay of an affected session: ${replay.replay_url}.`);
   return sentences.join(' ');
 }

@@ -4,7 +4,11 @@ import type { Detector } from './detector';
 export const DETECTION_INTERVAL_MS = 10_000;
 
 /** Runs the detector every `intervalMs`, one run at a time; a failed run is logged and the next one tries again. */
-export function scheduleDetection(detector: Detector, log: (line: string) => void, intervalMs = DETECTION_INTERVAL_MS): () => Promise<void> {
+export function scheduleDetection(
+  detector: Detector,
+  log: (line: string) => void,
+  intervalMs = DETECTION_INTERVAL_MS,
+): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
   const timer = setInterval(() => {

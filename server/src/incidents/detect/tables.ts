@@ -80,7 +80,14 @@ export interface DetectionTables {
   /** Errors of an issue per hour of the reporter's clock. */
   issue_hours: { project_id: string; fingerprint: string; hour_ms: number; count: number };
   /** Releases an issue was seen in (errors without a release have no row). */
-  issue_releases: { project_id: string; fingerprint: string; release: string; first_seen_ms: number; last_seen_ms: number; count: number };
+  issue_releases: {
+    project_id: string;
+    fingerprint: string;
+    release: string;
+    first_seen_ms: number;
+    last_seen_ms: number;
+    count: number;
+  };
   /** Every session an issue hit, by the reporter's times; unlike `detection_sessions` never forgotten when the detection window moves on. */
   issue_sessions: { project_id: string; fingerprint: string; session_id: string; first_ms: number; last_ms: number };
   /** Sessions of test traffic an issue hit, for `test_session_count`; `seen_ms` (reporter's clock) is when retention drops them. */
@@ -95,7 +102,14 @@ export interface DetectionTables {
    * Production errors of an issue per browser, system, release, route and user (migration 0022); `value` is '' where
    * the error did not say; `last_ms` (reporter's clock) is when retention drops the value.
    */
-  issue_facets: { project_id: string; fingerprint: string; facet: IssueFacet; value: string; count: number; last_ms: number };
+  issue_facets: {
+    project_id: string;
+    fingerprint: string;
+    facet: IssueFacet;
+    value: string;
+    count: number;
+    last_ms: number;
+  };
 }
 
 export type DetectionSource = 'logs' | 'spans';

@@ -6,7 +6,11 @@ import { chunks, higher } from './issue-facts';
 type TestError = ErrorOccurrence & { test: TestSighting };
 
 /** The newest time per key, with the last value `extra` gave for it. */
-function newestBy<E>(errors: TestError[], keyOf: (o: TestError) => string | null, extra: (o: TestError) => E): Map<string, { lastMs: number; extra: E }> {
+function newestBy<E>(
+  errors: TestError[],
+  keyOf: (o: TestError) => string | null,
+  extra: (o: TestError) => E,
+): Map<string, { lastMs: number; extra: E }> {
   const out = new Map<string, { lastMs: number; extra: E }>();
   for (const o of errors) {
     const key = keyOf(o);
@@ -34,24 +38,62 @@ export async function recordTestSightings(trx: DetectionTrx, ref: GroupRef, erro
   const tests = errors.filter((o): o is TestError => o.test !== null);
   const key = { project_id: ref.projectId, fingerprint: ref.fingerprint };
   // Counted by the rows new to each table, so that retention pruning old rows never lowers a count.
-  const sessions = [...newestBy(tests, (o) => o.sessionId, () => null)].map(([session_id, r]) => ({ ...key, session_id, seen_ms: r.lastMs }));
-  const newSessions = await insertNew(sessions, (rows) => trx.insertInto('issue_test_sessions').values(rows).onConflict((oc) => oc.doNothing()).executeTakeFirst());
-  const runs = [...newestBy(tests, (o) => o.test.runId, () => null)].map(([run_id, r]) => ({ ...key, run_id, last_ms: r.lastMs }));
-  const newRuns = await insertNew(runs, (rows) => trx.insertInto('issue_test_runs').values(rows).onConflict((oc) => oc.doNothing()).executeTakeFirst());
+  const sessions = [
+    ...newestBy(
+      tests,
+      (o) => o.sessionId,
+      () => null,
+    ),
+  ].map(([session_id, r]) => ({ ...key, session_id, seen_ms: r.lastMs }));
+  const newSessions = await insertNew(sessions, (rows) =>
+    trx
+      .insertInto('issue_test_sessions')
+      .values(rows)
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst(),
+  );
+  const runs = [
+    ...newestBy(
+      tests,
+      (o) => o.test.runId,
+      () => null,
+    ),
+  ].map(([run_id, r]) => ({ ...key, run_id, last_ms: r.lastMs }));
+  const newRuns = await insertNew(runs, (rows) =>
+    trx
+      .insertInto('issue_test_runs')
+      .values(rows)
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst(),
+  );
   // Runs seen before: their last error moves on.
   for (const rows of chunks(runs)) {
     await trx
       .insertInto('issue_test_runs')
       .values(rows)
-      .onConflict((oc) => oc.columns(['project_id', 'fingerprint', 'run_id']).doUpdateSet({ last_ms: higher('issue_test_runs', 'last_ms') }))
+      .onConflict((oc) =>
+        oc
+          .columns(['project_id', 'fingerprint', 'run_id'])
+          .doUpdateSet({ last_ms: higher('issue_test_runs', 'last_ms') }),
+      )
       .execute();
   }
-  const byTest = newestBy(tests, (o) => o.test.testId, (o) => o.test.title);
-  for (const rows of chunks([...byTest].map(([test_id, r]) => ({ ...key, test_id, title: r.extra, last_ms: r.lastMs })))) {
+  const byTest = newestBy(
+    tests,
+    (o) => o.test.testId,
+    (o) => o.test.title,
+  );
+  for (const rows of chunks(
+    [...byTest].map(([test_id, r]) => ({ ...key, test_id, title: r.extra, last_ms: r.lastMs })),
+  )) {
     await trx
       .insertInto('issue_tests')
       .values(rows)
-      .onConflict((oc) => oc.columns(['project_id', 'fingerprint', 'test_id']).doUpdateSet({ last_ms: higher('issue_tests', 'last_ms'), title: (eb) => eb.ref('excluded.title') }))
+      .onConflict((oc) =>
+        oc
+          .columns(['project_id', 'fingerprint', 'test_id'])
+          .doUpdateSet({ last_ms: higher('issue_tests', 'last_ms'), title: (eb) => eb.ref('excluded.title') }),
+      )
       .execute();
   }
   await trx

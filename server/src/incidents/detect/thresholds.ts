@@ -49,7 +49,8 @@ export const DETECTION_DEFAULTS: DetectionOptions = {
 export function detectionOptions(options: Partial<DetectionOptions> = {}): DetectionOptions {
   const merged = { ...DETECTION_DEFAULTS, ...options };
   for (const [name, value] of Object.entries(merged)) {
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`detection option ${name} must be a positive number, got ${value}`);
+    if (!Number.isFinite(value) || value <= 0)
+      throw new Error(`detection option ${name} must be a positive number, got ${value}`);
   }
   return merged;
 }
@@ -60,7 +61,8 @@ export function detectionOptions(options: Partial<DetectionOptions> = {}): Detec
  * user stuck in a loop, not an outage), `high` otherwise.
  */
 export function severityOf(windowCount: number, sessions: number, options: DetectionOptions): Severity {
-  if (windowCount >= options.threshold * options.criticalFactor || sessions >= options.criticalSessions) return 'critical';
+  if (windowCount >= options.threshold * options.criticalFactor || sessions >= options.criticalSessions)
+    return 'critical';
   if (sessions === 1) return 'medium';
   return 'high';
 }

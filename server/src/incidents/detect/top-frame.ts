@@ -38,11 +38,17 @@ export function parseStack(stack: string): StackFrame[] {
     const v8 = V8_FRAME.exec(line);
     if (v8) {
       const fn = (v8[1] ?? '').replace(/^(?:async|new) /, '');
-      frames.push({ fn: fn || '<anonymous>', url: v8[2] ?? v8[5]!, line: Number(v8[3] ?? v8[6]), column: Number(v8[4] ?? v8[7]) });
+      frames.push({
+        fn: fn || '<anonymous>',
+        url: v8[2] ?? v8[5]!,
+        line: Number(v8[3] ?? v8[6]),
+        column: Number(v8[4] ?? v8[7]),
+      });
       continue;
     }
     const gecko = GECKO_FRAME.exec(line);
-    if (gecko) frames.push({ fn: gecko[1] || '<anonymous>', url: gecko[2]!, line: Number(gecko[3]), column: Number(gecko[4]) });
+    if (gecko)
+      frames.push({ fn: gecko[1] || '<anonymous>', url: gecko[2]!, line: Number(gecko[3]), column: Number(gecko[4]) });
   }
   return frames;
 }
@@ -81,7 +87,13 @@ export function stableFileName(url: string): string {
 /** A frame as sent (no map): named by its minified function and its file name without content hash. */
 function rawTopFrame(frame: Pick<StackFrame, 'fn' | 'url' | 'line'>): TopFrame {
   const file = stableFileName(frame.url);
-  return { fn: frame.fn, file, line: frame.line, key: `${frame.fn}@${file}`, label: `${frame.fn} (${file}:${frame.line})` };
+  return {
+    fn: frame.fn,
+    file,
+    line: frame.line,
+    key: `${frame.fn}@${file}`,
+    label: `${frame.fn} (${file}:${frame.line})`,
+  };
 }
 
 /** The first frame of `stack` that is the app's own code, or null when there is none. */

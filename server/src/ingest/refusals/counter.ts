@@ -42,7 +42,8 @@ export function createRefusalCounter(db: Kysely<Database>, log: (line: string) =
     if (!known) pending.set(key, row);
     else {
       known.count += row.count;
-      if (row.last_ms >= known.last_ms) Object.assign(known, { last_ms: row.last_ms, example: row.example, status: row.status });
+      if (row.last_ms >= known.last_ms)
+        Object.assign(known, { last_ms: row.last_ms, example: row.example, status: row.status });
     }
   };
 
@@ -67,7 +68,9 @@ export function createRefusalCounter(db: Kysely<Database>, log: (line: string) =
     } catch (err) {
       // Kept for the next flush: a busy database must not lose the counts.
       for (const row of rows) merge(row);
-      log(`ingest refusal counts not written (kept for the next try): ${err instanceof Error ? err.message : String(err)}`);
+      log(
+        `ingest refusal counts not written (kept for the next try): ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   };
 
@@ -78,7 +81,15 @@ export function createRefusalCounter(db: Kysely<Database>, log: (line: string) =
   return {
     record({ projectId, reason, status, atMs, example }) {
       const hourMs = Math.floor(atMs / HOUR_MS) * HOUR_MS;
-      merge({ project_id: projectId, hour_ms: hourMs, reason, status, count: 1, last_ms: atMs, example: JSON.stringify(example) });
+      merge({
+        project_id: projectId,
+        hour_ms: hourMs,
+        reason,
+        status,
+        count: 1,
+        last_ms: atMs,
+        example: JSON.stringify(example),
+      });
     },
     flush,
     async stop() {

@@ -20,7 +20,11 @@ export function refusalLogger(log: (line: string) => void): (refusal: Refusal) =
     windows.set(key, { startMs: refusal.atMs, suppressed: 0 });
     const { example: e } = refusal;
     const whose = refusal.projectId ? `project ${refusal.projectId}` : 'no project (missing or unknown key)';
-    const from = [e.origin && `origin ${e.origin}`, e.user_agent && `user agent ${JSON.stringify(e.user_agent)}`].filter(Boolean).join(', ');
-    log(`ingest refused ${e.method} ${e.path} with ${e.status} ${refusal.reason} for ${whose}${from ? ` from ${from}` : ''}: ${e.message}${more}`);
+    const from = [e.origin && `origin ${e.origin}`, e.user_agent && `user agent ${JSON.stringify(e.user_agent)}`]
+      .filter(Boolean)
+      .join(', ');
+    log(
+      `ingest refused ${e.method} ${e.path} with ${e.status} ${refusal.reason} for ${whose}${from ? ` from ${from}` : ''}: ${e.message}${more}`,
+    );
   };
 }

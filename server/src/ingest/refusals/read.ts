@@ -17,7 +17,12 @@ export interface RefusalSummary {
  * Refusals of one project ('' for those of no project) in the hours that overlap [fromMs, toMs), per reason, most
  * frequent first, each with its newest example. Counts are kept per hour, so the window is widened to whole hours.
  */
-export async function refusalSummary(db: Kysely<Database>, projectId: string, fromMs: number, toMs: number): Promise<RefusalSummary[]> {
+export async function refusalSummary(
+  db: Kysely<Database>,
+  projectId: string,
+  fromMs: number,
+  toMs: number,
+): Promise<RefusalSummary[]> {
   const rows = await refusalDb(db)
     .selectFrom('ingest_refusals')
     .selectAll()
@@ -32,8 +37,17 @@ export async function refusalSummary(db: Kysely<Database>, projectId: string, fr
     const newer = !known || lastMs > known.lastMs;
     const count = Number(row.count) + (known?.count ?? 0);
     if (newer) {
-      byReason.set(row.reason, { reason: row.reason, status: row.status, count, lastMs, last_at: iso(lastMs), example: JSON.parse(row.example) as RefusalExample });
+      byReason.set(row.reason, {
+        reason: row.reason,
+        status: row.status,
+        count,
+        lastMs,
+        last_at: iso(lastMs),
+        example: JSON.parse(row.example) as RefusalExample,
+      });
     } else known.count = count;
   }
-  return [...byReason.values()].sort((a, b) => b.count - a.count || b.lastMs - a.lastMs).map(({ lastMs: _, ...summary }) => summary);
+  return [...byReason.values()]
+    .sort((a, b) => b.count - a.count || b.lastMs - a.lastMs)
+    .map(({ lastMs: _, ...summary }) => summary);
 }

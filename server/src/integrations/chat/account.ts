@@ -24,9 +24,12 @@ export function chatAppAccount(integration: Integration): ChatAppAccount {
     if (typeof value !== 'string' || value === '') throw badRequest(`${field} must be a non-empty string`, { field });
     return value;
   };
-  const base = config.api_base_url === undefined ? DEFAULT_CHAT_API_BASE_URL : text(config.api_base_url, 'config.api_base_url');
+  const base =
+    config.api_base_url === undefined ? DEFAULT_CHAT_API_BASE_URL : text(config.api_base_url, 'config.api_base_url');
   if (!/^https?:\/\//.test(base) || !URL.canParse(base)) {
-    throw badRequest('config.api_base_url must be an http(s) URL such as https://slack.com/api', { field: 'config.api_base_url' });
+    throw badRequest('config.api_base_url must be an http(s) URL such as https://slack.com/api', {
+      field: 'config.api_base_url',
+    });
   }
   return {
     apiBaseUrl: base.replace(/\/+$/, ''),

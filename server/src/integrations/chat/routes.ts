@@ -38,7 +38,12 @@ interface ChatRequest {
 const Ephemeral = z.object({ response_type: z.literal('ephemeral'), replace_original: z.boolean(), text: z.string() });
 
 /** Described from these schemas; read by verifiedRequest, which checks the signature over the exact bytes received. */
-const chatRoute = (path: 'interactions' | 'commands', summary: string, form: z.ZodObject, example: Record<string, string>) =>
+const chatRoute = (
+  path: 'interactions' | 'commands',
+  summary: string,
+  form: z.ZodObject,
+  example: Record<string, string>,
+) =>
   createRoute({
     method: 'post',
     path: `/{projectId}/${path}`,
@@ -46,7 +51,9 @@ const chatRoute = (path: 'interactions' | 'commands', summary: string, form: z.Z
     summary,
     description: 'Signed by the chat app (`X-Slack-Signature` v0, at most 5 minutes old); form-encoded.',
     request: {
-      params: z.object({ projectId: z.string().openapi({ description: 'The project whose chat app signs the request' }) }),
+      params: z.object({
+        projectId: z.string().openapi({ description: 'The project whose chat app signs the request' }),
+      }),
       headers: z.object({ 'x-slack-signature': z.string(), 'x-slack-request-timestamp': z.string() }),
       body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: form, example } } },
     },
@@ -57,7 +64,10 @@ const interactionsRoute = chatRoute(
   'interactions',
   'Chat app button clicks (acknowledge, resolve)',
   z.object({ payload: z.string().openapi({ description: 'The interaction, as JSON text' }) }),
-  { payload: '{"type":"block_actions","team":{"id":"T01"},"user":{"username":"alice"},"actions":[{"action_id":"incident_acknowledge","value":"inc_0123"}]}' },
+  {
+    payload:
+      '{"type":"block_actions","team":{"id":"T01"},"user":{"username":"alice"},"actions":[{"action_id":"incident_acknowledge","value":"inc_0123"}]}',
+  },
 );
 const commandsRoute = chatRoute(
   'commands',
@@ -88,7 +98,8 @@ export function chatIntegrationRoutes(deps: ChatIntegrationDeps) {
     // A link button opens its URL in the browser; the interaction it also sends needs nothing but a 200.
     if (action.action_id === CHAT_ACTIONS.openDashboard) return c.body(null, 200);
     const move = BUTTON_MOVES.get(action.action_id ?? '');
-    if (!move || typeof action.value !== 'string') return c.json(ephemeral(`Unknown action "${action.action_id ?? ''}": nothing was changed.`));
+    if (!move || typeof action.value !== 'string')
+      return c.json(ephemeral(`Unknown action "${action.action_id ?? ''}": nothing was changed.`));
     const user = interaction.user?.username ?? interaction.user?.name ?? interaction.user?.id ?? 'unknown';
     const incident = await deps.commands[move](projectId, action.value, `chat:${user}`);
     return c.json(ephemeral(incident ? moveText(incident) : `Incident ${action.value} was not found in this project.`));
@@ -117,7 +128,12 @@ export function chatIntegrationRoutes(deps: ChatIntegrationDeps) {
 const ephemeral = (text: string) => ({ response_type: 'ephemeral', replace_original: false, text });
 
 function moveText(incident: IncidentView): string {
-  const by = incident.status === 'resolved' ? incident.resolved_by : incident.status === 'acknowledged' ? incident.acknowledged_by : null;
+  const by =
+    incident.status === 'resolved'
+      ? incident.resolved_by
+      : incident.status === 'acknowledged'
+        ? incident.acknowledged_by
+        : null;
   return `<${incident.dashboard_url}|${escapeMrkdwn(singleLine(incident.title))}> is ${STATUS_LABEL[incident.status].toLowerCase()}${by ? ` (by ${by})` : ''}.`;
 }
 
@@ -126,7 +142,9 @@ async function verifiedRequest(c: Context, deps: ChatIntegrationDeps): Promise<C
   const projectId = c.req.param('projectId') ?? '';
   const account = await findChatApp(deps.integrations(projectId));
   if (!account) throw new ApiError(404, 'not_found', 'no chat app integration is connected for this project');
-  const rawBody = new TextDecoder().decode(await readBody(c, MAX_BODY_BYTES, "the chat app requests' fixed limit of 256 KiB"));
+  const rawBody = new TextDecoder().decode(
+    await readBody(c, MAX_BODY_BYTES, "the chat app requests' fixed limit of 256 KiB"),
+  );
   const problem = signatureProblem(
     { timestamp: c.req.header('x-slack-request-timestamp'), signature: c.req.header('x-slack-signature'), rawBody },
     account.signingSecret,
@@ -139,7 +157,11 @@ async function verifiedRequest(c: Context, deps: ChatIntegrationDeps): Promise<C
 /** When the integration names a workspace, requests must come from it: one app may be installed in several. */
 function requireWorkspace(account: ChatAppAccount, team: string | undefined): void {
   if (account.team !== undefined && team !== account.team) {
-    throw new ApiError(403, 'forbidden', 'the request comes from a workspace other than the one this project is connected to');
+    throw new ApiError(
+      403,
+      'forbidden',
+      'the request comes from a workspace other than the one this project is connected to',
+    );
   }
 }
 

@@ -29,5 +29,7 @@ export function signatureProblem(request: SignedRequest, signingSecret: string, 
   }
   const expected = Buffer.from(chatSignature(signingSecret, timestamp, request.rawBody));
   const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected) ? undefined : 'X-Slack-Signature does not match the request';
+  return given.length === expected.length && timingSafeEqual(given, expected)
+    ? undefined
+    : 'X-Slack-Signature does not match the request';
 }

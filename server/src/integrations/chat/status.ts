@@ -10,10 +10,14 @@ const MAX_LISTED = 20;
 export function statusText(incidents: readonly IncidentView[]): string {
   if (incidents.length === 0) return 'No open incidents.';
   const ordered = [...incidents].sort(
-    (a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || a.detected_at.localeCompare(b.detected_at),
+    (a, b) =>
+      SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || a.detected_at.localeCompare(b.detected_at),
   );
   const lines = ordered.slice(0, MAX_LISTED).map((incident) => {
-    const who = incident.status === 'acknowledged' && incident.acknowledged_by ? ` by ${escapeMrkdwn(incident.acknowledged_by)}` : '';
+    const who =
+      incident.status === 'acknowledged' && incident.acknowledged_by
+        ? ` by ${escapeMrkdwn(incident.acknowledged_by)}`
+        : '';
     const where = [incident.env, incident.services.join(', ')].filter(Boolean).map(escapeMrkdwn).join(' · ');
     const title = escapeMrkdwn(singleLine(incident.title));
     return `${SEVERITY_MARK[incident.severity]} *${incident.severity.toUpperCase()}* <${incident.dashboard_url}|${title}> · ${where} · ${STATUS_LABEL[incident.status]}${who}`;

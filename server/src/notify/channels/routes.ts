@@ -13,11 +13,17 @@ import { secretsSet, withKeptSecrets } from './secrets';
 
 type ChannelRow = Selectable<Database['notification_channels']>;
 
-export const channelNotFound = (id: string) => new ApiError(404, 'not_found', `no notification channel ${id} in this project`);
+export const channelNotFound = (id: string) =>
+  new ApiError(404, 'not_found', `no notification channel ${id} in this project`);
 
 /** Loads a channel of the caller's project, or 404. */
 export async function loadChannel(services: NotifyServices, projectId: string, id: string): Promise<ChannelRow> {
-  const row = await services.db.selectFrom('notification_channels').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  const row = await services.db
+    .selectFrom('notification_channels')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!row) throw channelNotFound(id);
   return row;
 }
@@ -40,12 +46,18 @@ function channelJson(services: NotifyServices, row: ChannelRow) {
  * the signing secret when the server made one. A target this server would refuse to connect to is refused here, so
  * the mistake shows when the channel is saved, not at its first notification.
  */
-async function parseConfig(services: NotifyServices, projectId: string, type: ChannelType, config: Record<string, unknown>) {
+async function parseConfig(
+  services: NotifyServices,
+  projectId: string,
+  type: ChannelType,
+  config: Record<string, unknown>,
+) {
   const kind = services.kinds[type];
   const parsed = await kind.parse(config, { integrations: services.integrations.of(projectId) });
   if (!services.allowPrivateTargets) {
     for (const { field, host } of kind.targets?.(parsed.config, parsed.secrets) ?? []) {
-      if (isKnownPrivateHost(host)) throw badRequest(`${field}: ${host} is a private or reserved address; ${PRIVATE_TARGETS_HINT}`, { field });
+      if (isKnownPrivateHost(host))
+        throw badRequest(`${field}: ${host} is a private or reserved address; ${PRIVATE_TARGETS_HINT}`, { field });
     }
   }
   const secrets = parsed.secrets as { secret?: string; generated?: boolean };
@@ -82,13 +94,24 @@ const createChannelRoute = createRoute({
   responses: {
     201: jsonAnswer(
       'Created',
-      Channel.extend({ signing_secret: z.string().optional().openapi({ description: 'Webhook only, when the server made the secret: shown once' }) }),
+      Channel.extend({
+        signing_secret: z
+          .string()
+          .optional()
+          .openapi({ description: 'Webhook only, when the server made the secret: shown once' }),
+      }),
     ),
     ...errors(400, 401, 403, 413, 415),
   },
 });
 
-const listRoute = createRoute({ ...control, method: 'get', path: '/', summary: 'Notification channels', responses: { 200: jsonAnswer('Channels', listOf(Channel)), ...errors(401, 403) } });
+const listRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/',
+  summary: 'Notification channels',
+  responses: { 200: jsonAnswer('Channels', listOf(Channel)), ...errors(401, 403) },
+});
 
 const getRoute = createRoute({
   ...control,
@@ -110,7 +133,10 @@ const editRoute = createRoute({
   middleware: [readControlJson],
   request: {
     params: idParams('Channel id'),
-    body: jsonBody(z.strictObject({ name: ChannelName.optional(), config: ChannelConfig.optional() }), { name: 'on-call webhook', config: { url: 'https://hooks.example.com/svc/v2' } }),
+    body: jsonBody(z.strictObject({ name: ChannelName.optional(), config: ChannelConfig.optional() }), {
+      name: 'on-call webhook',
+      config: { url: 'https://hooks.example.com/svc/v2' },
+    }),
   },
   responses: { 200: jsonAnswer('The channel', Channel), ...errors(400, 401, 403, 404, 413, 415) },
 });
@@ -131,17 +157,34 @@ export function channelRoutes(services: NotifyServices) {
       const { type, name, config } = c.req.valid('json');
       const { projectId } = c.get('caller');
       const { columns, generated } = await parseConfig(services, projectId, type, config);
-      const row: ChannelRow = { id: `ch_${randomBytes(10).toString('hex')}`, project_id: projectId, type, name, ...columns, created_ms: services.clock.now() };
+      const row: ChannelRow = {
+        id: `ch_${randomBytes(10).toString('hex')}`,
+        project_id: projectId,
+        type,
+        name,
+        ...columns,
+        created_ms: services.clock.now(),
+      };
       await services.db.insertInto('notification_channels').values(row).execute();
       // A signing secret the server made is shown once, like an API key: it is stored sealed and never returned again.
       const once = generated ? { signing_secret: generated } : {};
       return c.json({ ...channelJson(services, row), ...once }, 201);
     })
     .openapi(listRoute, async (c) => {
-      const rows = await services.db.selectFrom('notification_channels').selectAll().where('project_id', '=', c.get('caller').projectId).orderBy('created_ms').execute();
+      const rows = await services.db
+        .selectFrom('notification_channels')
+        .selectAll()
+        .where('project_id', '=', c.get('caller').projectId)
+        .orderBy('created_ms')
+        .execute();
       return c.json({ data: rows.map((row) => channelJson(services, row)) }, 200);
     })
-    .openapi(getRoute, async (c) => c.json(channelJson(services, await loadChannel(services, c.get('caller').projectId, c.req.valid('param').id)), 200))
+    .openapi(getRoute, async (c) =>
+      c.json(
+        channelJson(services, await loadChannel(services, c.get('caller').projectId, c.req.valid('param').id)),
+        200,
+      ),
+    )
     .openapi(editRoute, async (c) => {
       const { projectId } = c.get('caller');
       const row = await loadChannel(services, projectId, c.req.valid('param').id);
@@ -150,14 +193,33 @@ export function channelRoutes(services: NotifyServices) {
       // Secrets left out are kept, so the edit never makes a new webhook signing secret.
       const changes = {
         ...(name !== undefined ? { name } : {}),
-        ...(config !== undefined ? (await parseConfig(services, projectId, type, withKeptSecrets(type, config, services.box.open(row.secrets)))).columns : {}),
+        ...(config !== undefined
+          ? (
+              await parseConfig(
+                services,
+                projectId,
+                type,
+                withKeptSecrets(type, config, services.box.open(row.secrets)),
+              )
+            ).columns
+          : {}),
       };
-      if (Object.keys(changes).length > 0) await services.db.updateTable('notification_channels').set(changes).where('project_id', '=', projectId).where('id', '=', row.id).execute();
+      if (Object.keys(changes).length > 0)
+        await services.db
+          .updateTable('notification_channels')
+          .set(changes)
+          .where('project_id', '=', projectId)
+          .where('id', '=', row.id)
+          .execute();
       return c.json(channelJson(services, { ...row, ...changes }), 200);
     })
     .openapi(deleteRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const result = await services.db.deleteFrom('notification_channels').where('project_id', '=', c.get('caller').projectId).where('id', '=', id).executeTakeFirst();
+      const result = await services.db
+        .deleteFrom('notification_channels')
+        .where('project_id', '=', c.get('caller').projectId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) throw channelNotFound(id);
       return c.body(null, 204);
     });

@@ -16,7 +16,8 @@ const SECRET_FIELDS: Readonly<Record<ChannelType, Readonly<Record<string, readon
 
 type Stored = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The secret fields of the channel that hold a value, as config paths (`secret`, `smtp.password`). */
 export function secretsSet(type: ChannelType, secrets: Stored): string[] {
@@ -30,7 +31,11 @@ export function secretsSet(type: ChannelType, secrets: Stored): string[] {
  * on creation. A field given (a new value, or null to clear it where the kind allows) wins. Parts of the path that are
  * not objects are left for the kind's validation to name.
  */
-export function withKeptSecrets(type: ChannelType, config: Record<string, unknown>, secrets: Stored): Record<string, unknown> {
+export function withKeptSecrets(
+  type: ChannelType,
+  config: Record<string, unknown>,
+  secrets: Stored,
+): Record<string, unknown> {
   const merged = structuredClone(config);
   for (const [key, path] of Object.entries(SECRET_FIELDS[type])) {
     const value = secrets[key];

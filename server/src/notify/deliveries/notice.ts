@@ -13,7 +13,12 @@ export interface NoticeLinks {
 export type AnalysisLink = (projectId: string, incident: IncidentView) => Promise<string | null>;
 
 /** The notice of an incident delivery, from the incident as it is now (its first attempt). */
-export async function incidentNotice(incidents: IncidentStore, links: NoticeLinks, delivery: DeliveryRow, analysisLink: AnalysisLink): Promise<IncidentNotice | undefined> {
+export async function incidentNotice(
+  incidents: IncidentStore,
+  links: NoticeLinks,
+  delivery: DeliveryRow,
+  analysisLink: AnalysisLink,
+): Promise<IncidentNotice | undefined> {
   if (delivery.incident_id === null) return undefined;
   const incident = await incidents.get(delivery.project_id, delivery.incident_id);
   if (!incident) return undefined;
@@ -33,7 +38,12 @@ export async function incidentNotice(incidents: IncidentStore, links: NoticeLink
     acknowledge_url: links.acknowledgeUrl(delivery.project_id, incident.id),
     resolve_url: links.resolveUrl(delivery.project_id, incident.id),
     test: false,
-    actor: delivery.event === 'incident.acknowledged' ? incident.acknowledged_by : delivery.event === 'incident.resolved' ? incident.resolved_by : null,
+    actor:
+      delivery.event === 'incident.acknowledged'
+        ? incident.acknowledged_by
+        : delivery.event === 'incident.resolved'
+          ? incident.resolved_by
+          : null,
     analysis_url: await analysisLink(delivery.project_id, incident),
   };
 }

@@ -30,16 +30,20 @@ const listRoute = createRoute({
   method: 'get',
   path: '/deliveries',
   summary: 'The delivery log, newest first unless `sort` and `order` say otherwise',
-  description: 'Each delivery with its state, attempts, latency of the last attempt and the start of the last answer (status, body).',
+  description:
+    'Each delivery with its state, attempts, latency of the last attempt and the start of the last answer (status, body).',
   request: {
     query: z.strictObject({
-      channel_id: z.string().optional().openapi({ description: 'Only this channel\'s deliveries' }),
+      channel_id: z.string().optional().openapi({ description: "Only this channel's deliveries" }),
       incident_id: z.string().optional().openapi({ description: "Only this incident's deliveries" }),
       state: z.enum(DELIVERY_STATES).optional().openapi({ description: 'Only deliveries in this state' }),
       sort: z
         .enum(DELIVERY_SORTS)
         .default('created')
-        .openapi({ description: 'Order: creation (default) or latency of the last attempt, where a delivery not attempted yet comes below any latency; ties by id' }),
+        .openapi({
+          description:
+            'Order: creation (default) or latency of the last attempt, where a delivery not attempted yet comes below any latency; ties by id',
+        }),
       order: orderQuery('desc (default): newest, slowest first'),
       limit: limitQuery(DELIVERY_PAGE.default, DELIVERY_PAGE.max),
       cursor: cursorQuery.openapi({ description: '`next_cursor` of the previous page of the same sort and order' }),
@@ -61,7 +65,15 @@ const testRoute = createRoute({
 export function deliveryRoutes(services: NotifyServices) {
   return createRouter()
     .openapi(listRoute, async (c) => {
-      const { limit, channel_id: channelId, incident_id: incidentId, state, sort, order, cursor: rawCursor } = c.req.valid('query');
+      const {
+        limit,
+        channel_id: channelId,
+        incident_id: incidentId,
+        state,
+        sort,
+        order,
+        cursor: rawCursor,
+      } = c.req.valid('query');
       // Latencies are fractional milliseconds; cursors from before the log could be sorted were by creation, newest first.
       const ks: KeysetSort = { sort, order, value: sort === 'latency' ? 'number' : 'integer', defaultSort: 'created' };
       const cursor = readSortedCursor(rawCursor, ks);
@@ -70,8 +82,15 @@ export function deliveryRoutes(services: NotifyServices) {
       if (incidentId) query = query.where('incident_id', '=', incidentId);
       if (state) query = query.where('state', '=', state);
       if (cursor) query = query.where(afterPosition(ks, SORT_VALUE[sort], sql.ref('id'), cursor));
-      const rows = await query.orderBy(SORT_VALUE[sort], order).orderBy('id', order).limit(limit + 1).execute();
-      const position = (d: (typeof rows)[number]) => ({ t: sort === 'latency' ? (d.latency_ms ?? -1) : d.created_ms, k: d.id });
+      const rows = await query
+        .orderBy(SORT_VALUE[sort], order)
+        .orderBy('id', order)
+        .limit(limit + 1)
+        .execute();
+      const position = (d: (typeof rows)[number]) => ({
+        t: sort === 'latency' ? (d.latency_ms ?? -1) : d.created_ms,
+        k: d.id,
+      });
       return c.json(sortedPage(rows, limit, ks, deliveryJson, position), 200);
     })
     .openapi(testRoute, async (c) => {
@@ -80,7 +99,15 @@ export function deliveryRoutes(services: NotifyServices) {
       const now = services.clock.now();
       const id = newDeliveryId();
       const notice = JSON.stringify(testNotice(services.publicUrl(), now));
-      const fields = { id, project_id: projectId, channel_id: channel.id, channel_type: channel.type, incident_id: null, rule_id: null, notice };
+      const fields = {
+        id,
+        project_id: projectId,
+        channel_id: channel.id,
+        channel_type: channel.type,
+        incident_id: null,
+        rule_id: null,
+        notice,
+      };
       await services.db
         .insertInto('deliveries')
         .values(scheduledDelivery({ ...fields, event: 'incident.created', trigger: 'test', dedupe_key: id }, now, now))

@@ -59,7 +59,14 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       if (error) return callback(error, '', 0);
       const usable = addresses.filter((a) => allowed(a.address));
       if (usable.length === 0) {
-        return callback(new HttpFailure('ssrf_blocked', `${hostname} resolves only to private or reserved addresses: ${PRIVATE_TARGETS_HINT}`), '', 0);
+        return callback(
+          new HttpFailure(
+            'ssrf_blocked',
+            `${hostname} resolves only to private or reserved addresses: ${PRIVATE_TARGETS_HINT}`,
+          ),
+          '',
+          0,
+        );
       }
       if (lookupOptions.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
       callback(null, usable[0]!.address, usable[0]!.family);
@@ -80,7 +87,9 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
         }
         const literal = target.hostname.replace(/^\[|\]$/g, '');
         if (isIP(literal) !== 0 && !allowed(literal)) {
-          return reject(new HttpFailure('ssrf_blocked', `${literal} is a private or reserved address: ${PRIVATE_TARGETS_HINT}`));
+          return reject(
+            new HttpFailure('ssrf_blocked', `${literal} is a private or reserved address: ${PRIVATE_TARGETS_HINT}`),
+          );
         }
         const started = performance.now();
         const client = target.protocol === 'https:' ? https : http;
@@ -102,7 +111,12 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
             for (const [name, value] of Object.entries(res.headers)) {
               if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
             }
-            resolve({ status: res.statusCode ?? 0, headers: answerHeaders, body: Buffer.concat(chunks).toString('utf8'), latencyMs: performance.now() - started });
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: answerHeaders,
+              body: Buffer.concat(chunks).toString('utf8'),
+              latencyMs: performance.now() - started,
+            });
             res.destroy();
           };
           res.on('end', finish);
@@ -112,7 +126,10 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
           clearTimeout(timer);
           reject(classify(error));
         };
-        const timer = setTimeout(() => req.destroy(new HttpFailure('timeout', `no complete answer within ${init.timeoutMs} ms`)), init.timeoutMs);
+        const timer = setTimeout(
+          () => req.destroy(new HttpFailure('timeout', `no complete answer within ${init.timeoutMs} ms`)),
+          init.timeoutMs,
+        );
         req.on('error', fail);
         req.end(body);
       });
@@ -125,7 +142,9 @@ function classify(error: unknown): HttpFailure {
   const code = (error as { code?: string }).code ?? '';
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') return new HttpFailure('dns', message);
-  if (['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE'].includes(code)) return new HttpFailure('connect', message);
-  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /CERT|SELF_SIGNED/.test(code)) return new HttpFailure('tls', message);
+  if (['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE'].includes(code))
+    return new HttpFailure('connect', message);
+  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || /CERT|SELF_SIGNED/.test(code))
+    return new HttpFailure('tls', message);
   return new HttpFailure('network', message);
 }

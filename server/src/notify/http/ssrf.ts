@@ -54,7 +54,10 @@ export const PRIVATE_TARGETS_HINT =
  * RFC 6761). Other names are checked on the addresses DNS gives when connecting.
  */
 export function isKnownPrivateHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const bare = host
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (isIP(bare) !== 0) return isBlockedAddress(bare);
   return bare === 'localhost' || bare.endsWith('.localhost');
 }

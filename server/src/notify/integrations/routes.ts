@@ -25,8 +25,14 @@ const TelephonyBody = z.strictObject({
   account_sid: z.string().regex(ACCOUNT_SID, { message: 'must be "AC" followed by 32 hexadecimal characters' }),
   auth_token: z.string().min(1).regex(/^\S+$/, { message: 'must not contain whitespace' }),
   from: z.string().regex(E164, { message: 'must be an E.164 number: "+" and 8 to 15 digits' }).optional(),
-  messaging_service_sid: z.string().regex(MESSAGING_SERVICE_SID, { message: 'must be "MG" followed by 32 hexadecimal characters' }).optional(),
-  api_base_url: z.string().optional().openapi({ description: 'An http(s) URL without credentials, query or fragment; default https://api.twilio.com' }),
+  messaging_service_sid: z
+    .string()
+    .regex(MESSAGING_SERVICE_SID, { message: 'must be "MG" followed by 32 hexadecimal characters' })
+    .optional(),
+  api_base_url: z
+    .string()
+    .optional()
+    .openapi({ description: 'An http(s) URL without credentials, query or fragment; default https://api.twilio.com' }),
 });
 
 const BODIES = { 'chat-app': ChatAppBody, telephony: TelephonyBody } as const;
@@ -36,12 +42,18 @@ const EXAMPLES: { [S in Segment]: z.input<(typeof BODIES)[S]> } = {
 };
 
 const PARSERS: { [S in Segment]: (body: z.output<(typeof BODIES)[S]>) => Integration } = {
-  'chat-app': ({ api_base_url, bot_token, signing_secret }) => ({ config: { api_base_url: api_base_url.replace(/\/+$/, '') }, secrets: { bot_token, signing_secret } }),
+  'chat-app': ({ api_base_url, bot_token, signing_secret }) => ({
+    config: { api_base_url: api_base_url.replace(/\/+$/, '') },
+    secrets: { bot_token, signing_secret },
+  }),
   telephony: (body) => parseTelephonyIntegration(body),
 };
 
 const control = { tags: ['integrations'], security: CONTROL_SECURITY };
-const Answer = z.object({ kind: z.enum(['chat_app', 'telephony']), config: AnyObject.openapi({ description: 'Without secrets' }) });
+const Answer = z.object({
+  kind: z.enum(['chat_app', 'telephony']),
+  config: AnyObject.openapi({ description: 'Without secrets' }),
+});
 const KindParams = z.object({ kind: z.enum(['chat-app', 'telephony']).openapi({ description: 'Integration' }) });
 
 const putRoute = <S extends Segment>(segment: S) =>

@@ -11,13 +11,27 @@ export function integrationStore(db: Kysely<Database>, box: SecretBox, clock: Cl
     of(projectId: string): Integrations {
       return {
         async get(kind: IntegrationKind): Promise<Integration | undefined> {
-          const row = await db.selectFrom('integrations').selectAll().where('project_id', '=', projectId).where('kind', '=', kind).executeTakeFirst();
-          return row && { config: JSON.parse(row.config) as Record<string, unknown>, secrets: box.open<Record<string, unknown>>(row.secrets) };
+          const row = await db
+            .selectFrom('integrations')
+            .selectAll()
+            .where('project_id', '=', projectId)
+            .where('kind', '=', kind)
+            .executeTakeFirst();
+          return (
+            row && {
+              config: JSON.parse(row.config) as Record<string, unknown>,
+              secrets: box.open<Record<string, unknown>>(row.secrets),
+            }
+          );
         },
       };
     },
     async put(projectId: string, kind: IntegrationKind, integration: Integration): Promise<void> {
-      const values = { config: JSON.stringify(integration.config), secrets: box.seal(integration.secrets), updated_ms: clock.now() };
+      const values = {
+        config: JSON.stringify(integration.config),
+        secrets: box.seal(integration.secrets),
+        updated_ms: clock.now(),
+      };
       await db
         .insertInto('integrations')
         .values({ project_id: projectId, kind, ...values })
@@ -25,7 +39,11 @@ export function integrationStore(db: Kysely<Database>, box: SecretBox, clock: Cl
         .execute();
     },
     async remove(projectId: string, kind: IntegrationKind): Promise<boolean> {
-      const result = await db.deleteFrom('integrations').where('project_id', '=', projectId).where('kind', '=', kind).executeTakeFirst();
+      const result = await db
+        .deleteFrom('integrations')
+        .where('project_id', '=', projectId)
+        .where('kind', '=', kind)
+        .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
   };

@@ -7,7 +7,9 @@ export function configObject(config: unknown, allowed: readonly string[]): Recor
   }
   for (const key of Object.keys(config)) {
     if (!allowed.includes(key)) {
-      throw badRequest(`config.${key} is not a setting of this channel kind; allowed: ${allowed.join(', ')}`, { field: `config.${key}` });
+      throw badRequest(`config.${key} is not a setting of this channel kind; allowed: ${allowed.join(', ')}`, {
+        field: `config.${key}`,
+      });
     }
   }
   return config as Record<string, unknown>;

@@ -24,17 +24,20 @@ export function noticeHeadline(notice: Notice): string {
 }
 
 /** Whether the notice asks someone to act: an acknowledge link or keypress only makes sense before anyone has. */
-export const awaitsAcknowledgement = (notice: Notice): notice is IncidentNotice => notice.status === 'detected' || notice.status === 'escalated';
+export const awaitsAcknowledgement = (notice: Notice): notice is IncidentNotice =>
+  notice.status === 'detected' || notice.status === 'escalated';
 
 /** Whether the notice offers a resolve link: an incident until it is resolved; an issue is resolved on its page. */
-export const offersResolve = (notice: Notice): notice is IncidentNotice => !isIssueNotice(notice) && notice.status !== 'resolved';
+export const offersResolve = (notice: Notice): notice is IncidentNotice =>
+  !isIssueNotice(notice) && notice.status !== 'resolved';
 
 /** What the notice is about, as its footer or facts name it: `['Incident', 'inc_42']`, `['Issue', '3f2a…']`. */
 export const noticeSubject = (notice: Notice): [noun: 'Incident' | 'Issue', id: string] =>
   isIssueNotice(notice) ? ['Issue', notice.payload.issue_id] : ['Incident', notice.payload.incident_id];
 
 /** The link to the root-cause analysis of the notice's incident, when its issue has one. */
-export const analysisUrl = (notice: Notice): string | null => (isIssueNotice(notice) ? null : (notice.analysis_url ?? null));
+export const analysisUrl = (notice: Notice): string | null =>
+  isIssueNotice(notice) ? null : (notice.analysis_url ?? null);
 
 /** What `dashboard_url` opens, for its link's label: the incident page, or the issue's. */
 export const linkedPage = (notice: Notice): 'dashboard' | 'issue' => (isIssueNotice(notice) ? 'issue' : 'dashboard');

@@ -24,14 +24,23 @@ export function outcomeOfAnswer(answer: HttpAnswer, now: number, options: { retr
   const errorClass = answer.status >= 500 ? 'http_5xx' : `http_${answer.status}`;
   const message = `answered HTTP ${answer.status}`;
   if (options.retryAll || answer.status === 408 || answer.status === 429 || answer.status >= 500) {
-    return { state: 'retry', status: answer.status, body, errorClass, message, retryAfterMs: retryAfterMs(answer.headers['retry-after'], now) };
+    return {
+      state: 'retry',
+      status: answer.status,
+      body,
+      errorClass,
+      message,
+      retryAfterMs: retryAfterMs(answer.headers['retry-after'], now),
+    };
   }
   return { state: 'failed', status: answer.status, body, errorClass, message };
 }
 
 /** No HTTP answer: a refused target or a bad URL is final, the rest is worth another attempt. */
 export function outcomeOfFailure(error: unknown): SendOutcome {
-  if (!(error instanceof HttpFailure)) return { state: 'retry', errorClass: 'internal', message: error instanceof Error ? error.message : String(error) };
-  if (error.errorClass === 'ssrf_blocked' || error.errorClass === 'invalid_url') return { state: 'failed', errorClass: error.errorClass, message: error.message };
+  if (!(error instanceof HttpFailure))
+    return { state: 'retry', errorClass: 'internal', message: error instanceof Error ? error.message : String(error) };
+  if (error.errorClass === 'ssrf_blocked' || error.errorClass === 'invalid_url')
+    return { state: 'failed', errorClass: error.errorClass, message: error.message };
   return { state: 'retry', errorClass: error.errorClass, message: error.message };
 }

@@ -27,9 +27,13 @@ export const webhookKind: ChannelKind<WebhookConfig, WebhookSecrets> = {
   async parse(input) {
     const config = configObject(input, ['url', 'secret']);
     const url = webhookUrl(config.url, 'config.url').href;
-    if (config.secret === undefined) return { config: { url }, secrets: { secret: generateWebhookSecret(), generated: true } };
+    if (config.secret === undefined)
+      return { config: { url }, secrets: { secret: generateWebhookSecret(), generated: true } };
     if (typeof config.secret !== 'string' || webhookSecretKey(config.secret) === undefined) {
-      throw badRequest('config.secret must be a Standard Webhooks secret: "whsec_" and the base64 of 24 to 64 random bytes', { field: 'config.secret' });
+      throw badRequest(
+        'config.secret must be a Standard Webhooks secret: "whsec_" and the base64 of 24 to 64 random bytes',
+        { field: 'config.secret' },
+      );
     }
     return { config: { url }, secrets: { secret: config.secret } };
   },
@@ -51,7 +55,11 @@ export const webhookKind: ChannelKind<WebhookConfig, WebhookSecrets> = {
     } catch (error) {
       const outcome = outcomeOfFailure(error);
       if (outcome.state === 'retry' && outcome.errorClass === 'timeout') {
-        return { state: 'failed', errorClass: 'timeout', message: `no answer within ${RETRY.timeoutMs / 1000} s (SPEC: a slower answer counts as failed)` };
+        return {
+          state: 'failed',
+          errorClass: 'timeout',
+          message: `no answer within ${RETRY.timeoutMs / 1000} s (SPEC: a slower answer counts as failed)`,
+        };
       }
       return outcome;
     }

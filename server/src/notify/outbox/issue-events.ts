@@ -33,7 +33,12 @@ export interface IssueEvent {
  */
 export async function scheduleIssueDeliveries(trx: Transaction<Database>, event: IssueEvent): Promise<void> {
   const notice = JSON.stringify(issueNotice(event));
-  const due = await channelsByRules(trx, event.projectId, { severity: ISSUE_SEVERITY, env: event.env, services: event.services }, event.atMs);
+  const due = await channelsByRules(
+    trx,
+    event.projectId,
+    { severity: ISSUE_SEVERITY, env: event.env, services: event.services },
+    event.atMs,
+  );
   await insertDeliveries(trx, event.projectId, due, event.atMs, (channelId) => ({
     incident_id: null,
     event: event.event,

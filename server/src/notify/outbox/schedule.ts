@@ -10,7 +10,19 @@ type DeliveryInsert = Insertable<Database['deliveries']>;
 
 /** A delivery waiting for its first attempt at `dueMs`; nothing about attempts filled in yet. */
 export function scheduledDelivery(
-  fields: Pick<DeliveryInsert, 'id' | 'project_id' | 'channel_id' | 'channel_type' | 'incident_id' | 'event' | 'trigger' | 'rule_id' | 'dedupe_key' | 'notice'>,
+  fields: Pick<
+    DeliveryInsert,
+    | 'id'
+    | 'project_id'
+    | 'channel_id'
+    | 'channel_type'
+    | 'incident_id'
+    | 'event'
+    | 'trigger'
+    | 'rule_id'
+    | 'dedupe_key'
+    | 'notice'
+  >,
   dueMs: number,
   nowMs: number,
 ): DeliveryInsert {
@@ -41,9 +53,21 @@ export type DueChannels = Map<string, { atMs: number; ruleId: string | null }>;
  * (SPEC 4, rules 1 and 2), each for its channels `delay_seconds` after the event; a channel several rules reach is due
  * once, at the earliest of their times.
  */
-export async function channelsByRules(trx: Transaction<Database>, projectId: string, subject: RuleSubject, atMs: number): Promise<DueChannels> {
+export async function channelsByRules(
+  trx: Transaction<Database>,
+  projectId: string,
+  subject: RuleSubject,
+  atMs: number,
+): Promise<DueChannels> {
   const due: DueChannels = new Map();
-  const rules = await trx.selectFrom('notification_rules').selectAll().where('project_id', '=', projectId).orderBy('position').orderBy('created_ms').orderBy('id').execute();
+  const rules = await trx
+    .selectFrom('notification_rules')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('position')
+    .orderBy('created_ms')
+    .orderBy('id')
+    .execute();
   for (const rule of rules) {
     if (!ruleMatches(JSON.parse(rule.conditions) as RuleConditions, subject)) continue;
     const dueMs = atMs + rule.delay_seconds * 1000;
@@ -70,14 +94,29 @@ export async function insertDeliveries(
   content: (channelId: string) => DeliveryContent,
 ): Promise<void> {
   if (due.size === 0) return;
-  const channels = await trx.selectFrom('notification_channels').select(['id', 'type']).where('project_id', '=', projectId).where('id', 'in', [...due.keys()]).execute();
+  const channels = await trx
+    .selectFrom('notification_channels')
+    .select(['id', 'type'])
+    .where('project_id', '=', projectId)
+    .where('id', 'in', [...due.keys()])
+    .execute();
   if (channels.length === 0) return;
   const rows = channels.map((channel) => {
     const { atMs, ruleId } = due.get(channel.id)!;
-    const destination = { id: newDeliveryId(), project_id: projectId, channel_id: channel.id, channel_type: channel.type, rule_id: ruleId };
+    const destination = {
+      id: newDeliveryId(),
+      project_id: projectId,
+      channel_id: channel.id,
+      channel_type: channel.type,
+      rule_id: ruleId,
+    };
     return scheduledDelivery({ ...destination, ...content(channel.id) }, atMs, nowMs);
   });
-  await trx.insertInto('deliveries').values(rows).onConflict((oc) => oc.column('dedupe_key').doNothing()).execute();
+  await trx
+    .insertInto('deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .execute();
 }
 
 /**
@@ -90,7 +129,10 @@ export async function insertDeliveries(
  *   it goes; acknowledging or resolving cancels the steps still scheduled, and the retries of earlier events.
  */
 export async function scheduleDeliveries(trx: Transaction<Database>, event: IncidentEvent): Promise<void> {
-  const due = event.event === 'incident.created' ? await channelsByRules(trx, event.projectId, event, event.atMs) : await channelsToUpdate(trx, event);
+  const due =
+    event.event === 'incident.created'
+      ? await channelsByRules(trx, event.projectId, event, event.atMs)
+      : await channelsToUpdate(trx, event);
   await insertDeliveries(trx, event.projectId, due, event.atMs, (channelId) => ({
     incident_id: event.incidentId,
     event: event.event,
@@ -105,7 +147,14 @@ async function channelsToUpdate(trx: Transaction<Database>, event: IncidentEvent
   if (event.event !== 'incident.escalated') {
     await trx
       .updateTable('deliveries')
-      .set({ state: 'cancelled', next_attempt_ms: null, lease_owner: null, lease_until_ms: null, completed_ms: event.atMs, updated_ms: event.atMs })
+      .set({
+        state: 'cancelled',
+        next_attempt_ms: null,
+        lease_owner: null,
+        lease_until_ms: null,
+        completed_ms: event.atMs,
+        updated_ms: event.atMs,
+      })
       .where('incident_id', '=', event.incidentId)
       .where('state', 'in', ['scheduled', 'retrying'])
       .execute();

@@ -7,7 +7,14 @@ import type { SecretBox } from '../../secrets/secret-box';
 import type { GuardedHttp } from '../http/guarded-http';
 import type { IntegrationStore } from '../integrations/store';
 import type { KindRegistry } from '../kinds/registry';
-import { isIssueNotice, type ChannelType, type IncidentNotice, type Notice, type SendOutcome, type ThreadRef } from '../kinds/types';
+import {
+  isIssueNotice,
+  type ChannelType,
+  type IncidentNotice,
+  type Notice,
+  type SendOutcome,
+  type ThreadRef,
+} from '../kinds/types';
 
 export type DeliveryRow = Selectable<Database['deliveries']>;
 
@@ -44,7 +51,8 @@ export interface Outbox {
   stop(): Promise<void>;
 }
 
-const storedNotice = (row: DeliveryRow): Notice | undefined => (row.notice === null ? undefined : (JSON.parse(row.notice) as Notice));
+const storedNotice = (row: DeliveryRow): Notice | undefined =>
+  row.notice === null ? undefined : (JSON.parse(row.notice) as Notice);
 
 const TERMINAL = { delivered: 'delivered', sent: 'sent', failed: 'failed' } as const;
 
@@ -79,16 +87,21 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
       .limit(limit);
     // Materialized first: PostgreSQL may otherwise run the LIMIT subquery once per row it updates (the inner side of a
     // nested loop), each run locking further rows, and claim far more than `limit` (test/integration/notify-durability).
-    return db
-      .with((cte) => cte('due').materialized(), () => (deps.dialect === 'postgres' ? due.forUpdate().skipLocked() : due))
-      .updateTable('deliveries')
-      .set({ lease_owner: owner, lease_until_ms: now + leaseMs })
-      .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
-      // Checked again on the row being updated: a row another process claimed meanwhile is left alone.
-      .where((eb) => eb.or([eb('lease_until_ms', 'is', null), eb('lease_until_ms', '<', now)]))
-      .where('state', 'in', ['scheduled', 'retrying'])
-      .returningAll()
-      .execute();
+    return (
+      db
+        .with(
+          (cte) => cte('due').materialized(),
+          () => (deps.dialect === 'postgres' ? due.forUpdate().skipLocked() : due),
+        )
+        .updateTable('deliveries')
+        .set({ lease_owner: owner, lease_until_ms: now + leaseMs })
+        .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
+        // Checked again on the row being updated: a row another process claimed meanwhile is left alone.
+        .where((eb) => eb.or([eb('lease_until_ms', 'is', null), eb('lease_until_ms', '<', now)]))
+        .where('state', 'in', ['scheduled', 'retrying'])
+        .returningAll()
+        .execute()
+    );
   };
 
   // A test or issue delivery has no incident to keep a thread with: its memory lives in this process, for its retries.
@@ -96,11 +109,21 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
   const threadOf = (delivery: DeliveryRow): ThreadRef => {
     const { channel_id: channelId, incident_id: incidentId } = delivery;
     if (incidentId === null) {
-      return { get: async () => testThreads.get(delivery.id), set: async (value) => void testThreads.set(delivery.id, value) };
+      return {
+        get: async () => testThreads.get(delivery.id),
+        set: async (value) => void testThreads.set(delivery.id, value),
+      };
     }
     return {
       get: async () =>
-        (await db.selectFrom('notification_threads').select('ref').where('channel_id', '=', channelId).where('incident_id', '=', incidentId).executeTakeFirst())?.ref,
+        (
+          await db
+            .selectFrom('notification_threads')
+            .select('ref')
+            .where('channel_id', '=', channelId)
+            .where('incident_id', '=', incidentId)
+            .executeTakeFirst()
+        )?.ref,
       set: async (ref) => {
         await db
           .insertInto('notification_threads')
@@ -127,15 +150,28 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
     let started = clock.now();
     let outcome: SendOutcome;
     let latencyMs = 0;
-    const channel = await db.selectFrom('notification_channels').selectAll().where('id', '=', delivery.channel_id).executeTakeFirst();
+    const channel = await db
+      .selectFrom('notification_channels')
+      .selectAll()
+      .where('id', '=', delivery.channel_id)
+      .executeTakeFirst();
     const kind = deps.kinds[delivery.channel_type as ChannelType];
     let notice: Notice | undefined = storedNotice(delivery);
     if (notice === undefined) {
       notice = await deps.noticeFor(delivery);
-      if (notice !== undefined) await db.updateTable('deliveries').set({ notice: JSON.stringify(notice) }).where('id', '=', delivery.id).execute();
+      if (notice !== undefined)
+        await db
+          .updateTable('deliveries')
+          .set({ notice: JSON.stringify(notice) })
+          .where('id', '=', delivery.id)
+          .execute();
     }
     if (!channel || !kind) {
-      outcome = { state: 'failed', errorClass: 'channel_unavailable', message: channel ? `no ${delivery.channel_type} kind in this server` : 'the channel was deleted' };
+      outcome = {
+        state: 'failed',
+        errorClass: 'channel_unavailable',
+        message: channel ? `no ${delivery.channel_type} kind in this server` : 'the channel was deleted',
+      };
     } else if (notice === undefined) {
       outcome = { state: 'failed', errorClass: 'incident_missing', message: 'the incident no longer exists' };
     } else {
@@ -156,7 +192,11 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
         });
       } catch (error) {
         // A kind must not throw; if one does, the attempt is recorded as retryable rather than lost.
-        outcome = { state: 'retry', errorClass: 'internal', message: error instanceof Error ? error.message : String(error) };
+        outcome = {
+          state: 'retry',
+          errorClass: 'internal',
+          message: error instanceof Error ? error.message : String(error),
+        };
         deps.log(`notification kind ${delivery.channel_type} threw on delivery ${delivery.id}: ${outcome.message}`);
       }
       latencyMs = performance.now() - clockStart;
@@ -164,10 +204,20 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
     await record(delivery, number, started, latencyMs, outcome, kind?.retry.delaysMs ?? []);
   };
 
-  const record = async (delivery: DeliveryRow, number: number, started: number, latencyMs: number, outcome: SendOutcome, delaysMs: readonly number[]) => {
+  const record = async (
+    delivery: DeliveryRow,
+    number: number,
+    started: number,
+    latencyMs: number,
+    outcome: SendOutcome,
+    delaysMs: readonly number[],
+  ) => {
     const now = clock.now();
     const failure = outcome.state === 'retry' || outcome.state === 'failed' ? outcome : undefined;
-    const retryIn = outcome.state === 'retry' && number <= delaysMs.length ? Math.max(delaysMs[number - 1]!, outcome.retryAfterMs ?? 0) : undefined;
+    const retryIn =
+      outcome.state === 'retry' && number <= delaysMs.length
+        ? Math.max(delaysMs[number - 1]!, outcome.retryAfterMs ?? 0)
+        : undefined;
     const state = outcome.state === 'retry' ? (retryIn === undefined ? 'failed' : 'retrying') : TERMINAL[outcome.state];
     await db.transaction().execute(async (trx) => {
       const updated = await trx
@@ -183,7 +233,8 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
           error_class: failure?.errorClass ?? null,
           error_message: failure?.message ?? null,
           latency_ms: latencyMs,
-          provider_ref: outcome.state === 'delivered' || outcome.state === 'sent' ? (outcome.providerRef ?? null) : null,
+          provider_ref:
+            outcome.state === 'delivered' || outcome.state === 'sent' ? (outcome.providerRef ?? null) : null,
           updated_ms: now,
           completed_ms: retryIn === undefined ? now : null,
         })
@@ -207,14 +258,17 @@ export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outb
         .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
         .execute();
       if (retryIn === undefined) testThreads.delete(delivery.id);
-      if (Number(updated.numUpdatedRows) === 0) deps.log(`delivery ${delivery.id}: attempt ${number} finished after the delivery was cancelled or taken over`);
+      if (Number(updated.numUpdatedRows) === 0)
+        deps.log(`delivery ${delivery.id}: attempt ${number} finished after the delivery was cancelled or taken over`);
     });
   };
 
   const run = (delivery: DeliveryRow) => {
     inFlight++;
     const task = attempt(delivery)
-      .catch((error: unknown) => deps.log(`delivery ${delivery.id} failed to record: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) =>
+        deps.log(`delivery ${delivery.id} failed to record: ${error instanceof Error ? error.message : String(error)}`),
+      )
       .finally(() => {
         inFlight--;
         running.delete(task);
@@ -307,7 +361,10 @@ export function deliveryJson(row: DeliveryRow) {
     attempt: row.attempt,
     next_attempt_at: isoOrNull(row.next_attempt_ms),
     latency_ms: row.latency_ms === null ? null : Math.round(row.latency_ms),
-    response: row.last_status === null && row.last_response === null ? null : { status: row.last_status, body: row.last_response },
+    response:
+      row.last_status === null && row.last_response === null
+        ? null
+        : { status: row.last_status, body: row.last_response },
     error_class: row.error_class,
     error_message: row.error_message,
     provider_ref: row.provider_ref,
@@ -316,4 +373,3 @@ export function deliveryJson(row: DeliveryRow) {
     completed_at: isoOrNull(row.completed_ms),
   };
 }
-

@@ -14,10 +14,13 @@ export interface RuleSubject {
 
 /** A rule matches when the event's severity and env are listed and one of its services is (where lists are given). */
 export function ruleMatches(conditions: RuleConditions, subject: RuleSubject): boolean {
-  const allows = (list: string[] | undefined, value: string) => list === undefined || list.length === 0 || list.includes(value);
+  const allows = (list: string[] | undefined, value: string) =>
+    list === undefined || list.length === 0 || list.includes(value);
   return (
     allows(conditions.severity, subject.severity) &&
     allows(conditions.env, subject.env) &&
-    (conditions.services === undefined || conditions.services.length === 0 || subject.services.some((s) => conditions.services!.includes(s)))
+    (conditions.services === undefined ||
+      conditions.services.length === 0 ||
+      subject.services.some((s) => conditions.services!.includes(s)))
   );
 }

@@ -50,7 +50,12 @@ const RuleFields = {
   channels: strings.min(1).openapi({ description: 'Channel ids of this project' }),
   delay_seconds: z.number().int().min(0).max(MAX_DELAY_SECONDS),
 };
-const EXAMPLE = { name: 'page on critical', conditions: { severity: ['critical' as const], env: ['production'] }, channels: ['ch_0123456789abcdef0123'], delay_seconds: 0 };
+const EXAMPLE = {
+  name: 'page on critical',
+  conditions: { severity: ['critical' as const], env: ['production'] },
+  channels: ['ch_0123456789abcdef0123'],
+  delay_seconds: 0,
+};
 
 const createRuleRoute = createRoute({
   ...control,
@@ -59,7 +64,14 @@ const createRuleRoute = createRoute({
   summary: 'Create a rule (evaluated after the existing ones)',
   middleware: [readControlJson],
   request: {
-    body: jsonBody(z.strictObject({ ...RuleFields, conditions: RuleFields.conditions.default({}), delay_seconds: RuleFields.delay_seconds.default(0) }), EXAMPLE),
+    body: jsonBody(
+      z.strictObject({
+        ...RuleFields,
+        conditions: RuleFields.conditions.default({}),
+        delay_seconds: RuleFields.delay_seconds.default(0),
+      }),
+      EXAMPLE,
+    ),
   },
   responses: { 201: jsonAnswer('Created', Rule), ...errors(400, 401, 403, 413, 415) },
 });
@@ -71,7 +83,10 @@ const editRoute = createRoute({
   summary: "Edit a rule's name, conditions, channels or delay (its place in the order stays)",
   description: 'Each field given replaces the stored one, checked as on creation; fields left out stay.',
   middleware: [readControlJson],
-  request: { params: idParams('Rule id'), body: jsonBody(z.strictObject(RuleFields).partial(), { channels: EXAMPLE.channels, delay_seconds: 300 }) },
+  request: {
+    params: idParams('Rule id'),
+    body: jsonBody(z.strictObject(RuleFields).partial(), { channels: EXAMPLE.channels, delay_seconds: 300 }),
+  },
   responses: { 200: jsonAnswer('The rule', Rule), ...errors(400, 401, 403, 404, 413, 415) },
 });
 
@@ -80,13 +95,24 @@ const orderRoute = createRoute({
   method: 'put',
   path: '/order',
   summary: 'Set the evaluation order of all rules',
-  description: "`ids` must name each of the project's rules exactly once; the first is evaluated first. Every matching rule still fires.",
+  description:
+    "`ids` must name each of the project's rules exactly once; the first is evaluated first. Every matching rule still fires.",
   middleware: [readControlJson],
-  request: { body: jsonBody(z.strictObject({ ids: z.array(z.string()) }), { ids: ['rule_0123456789abcdef0123', 'rule_3210fedcba9876543210'] }) },
+  request: {
+    body: jsonBody(z.strictObject({ ids: z.array(z.string()) }), {
+      ids: ['rule_0123456789abcdef0123', 'rule_3210fedcba9876543210'],
+    }),
+  },
   responses: { 200: jsonAnswer('Rules in the new order', listOf(Rule)), ...errors(400, 401, 403, 413, 415) },
 });
 
-const listRoute = createRoute({ ...control, method: 'get', path: '/', summary: 'Rules in evaluation order', responses: { 200: jsonAnswer('Rules', listOf(Rule)), ...errors(401, 403) } });
+const listRoute = createRoute({
+  ...control,
+  method: 'get',
+  path: '/',
+  summary: 'Rules in evaluation order',
+  responses: { 200: jsonAnswer('Rules', listOf(Rule)), ...errors(401, 403) },
+});
 
 const deleteRoute = createRoute({
   ...control,
@@ -99,16 +125,31 @@ const deleteRoute = createRoute({
 
 /** The project's rules in evaluation order. */
 function rulesInOrder(db: Kysely<Database>, projectId: string) {
-  return db.selectFrom('notification_rules').selectAll().where('project_id', '=', projectId).orderBy('position').orderBy('created_ms').orderBy('id').execute();
+  return db
+    .selectFrom('notification_rules')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('position')
+    .orderBy('created_ms')
+    .orderBy('id')
+    .execute();
 }
 
 /** The channels of a rule as stored (each once), or a 400 naming the first that is not a channel of the project. */
 async function checkedChannels(services: NotifyServices, projectId: string, channels: string[]): Promise<string> {
   const known = new Set(
-    (await services.db.selectFrom('notification_channels').select('id').where('project_id', '=', projectId).where('id', 'in', channels).execute()).map((r) => r.id),
+    (
+      await services.db
+        .selectFrom('notification_channels')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('id', 'in', channels)
+        .execute()
+    ).map((r) => r.id),
   );
   channels.forEach((id, i) => {
-    if (!known.has(id)) throw badRequest(`channels[${i}]: no notification channel ${id} in this project`, { field: `channels[${i}]` });
+    if (!known.has(id))
+      throw badRequest(`channels[${i}]: no notification channel ${id} in this project`, { field: `channels[${i}]` });
   });
   return JSON.stringify([...new Set(channels)]);
 }
@@ -140,7 +181,9 @@ export function ruleRoutes(services: NotifyServices) {
       await services.db.insertInto('notification_rules').values(row).execute();
       return c.json(ruleJson(row), 201);
     })
-    .openapi(listRoute, async (c) => c.json({ data: (await rulesInOrder(services.db, c.get('caller').projectId)).map(ruleJson) }, 200))
+    .openapi(listRoute, async (c) =>
+      c.json({ data: (await rulesInOrder(services.db, c.get('caller').projectId)).map(ruleJson) }, 200),
+    )
     .openapi(orderRoute, async (c) => {
       const { ids } = c.req.valid('json');
       const { projectId } = c.get('caller');
@@ -148,9 +191,18 @@ export function ruleRoutes(services: NotifyServices) {
         const existing = new Set((await rulesInOrder(trx, projectId)).map((r) => r.id));
         const given = new Set(ids);
         if (given.size !== ids.length || given.size !== existing.size || ids.some((id) => !existing.has(id))) {
-          throw badRequest(`ids must list each of this project's ${existing.size} rules exactly once (GET /control-plane/notifications/rules)`, { field: 'ids' });
+          throw badRequest(
+            `ids must list each of this project's ${existing.size} rules exactly once (GET /control-plane/notifications/rules)`,
+            { field: 'ids' },
+          );
         }
-        for (const [i, id] of ids.entries()) await trx.updateTable('notification_rules').set({ position: i + 1 }).where('project_id', '=', projectId).where('id', '=', id).execute();
+        for (const [i, id] of ids.entries())
+          await trx
+            .updateTable('notification_rules')
+            .set({ position: i + 1 })
+            .where('project_id', '=', projectId)
+            .where('id', '=', id)
+            .execute();
         return rulesInOrder(trx, projectId);
       });
       return c.json({ data: rules.map(ruleJson) }, 200);
@@ -158,7 +210,12 @@ export function ruleRoutes(services: NotifyServices) {
     .openapi(editRoute, async (c) => {
       const { id } = c.req.valid('param');
       const { projectId } = c.get('caller');
-      const row = await services.db.selectFrom('notification_rules').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+      const row = await services.db
+        .selectFrom('notification_rules')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (!row) throw ruleNotFound(id);
       const { name, conditions, channels, delay_seconds: delay } = c.req.valid('json');
       const changes: Partial<Pick<RuleRow, 'name' | 'conditions' | 'channels' | 'delay_seconds'>> = {
@@ -167,12 +224,22 @@ export function ruleRoutes(services: NotifyServices) {
         ...(channels !== undefined ? { channels: await checkedChannels(services, projectId, channels) } : {}),
         ...(delay !== undefined ? { delay_seconds: delay } : {}),
       };
-      if (Object.keys(changes).length > 0) await services.db.updateTable('notification_rules').set(changes).where('project_id', '=', projectId).where('id', '=', id).execute();
+      if (Object.keys(changes).length > 0)
+        await services.db
+          .updateTable('notification_rules')
+          .set(changes)
+          .where('project_id', '=', projectId)
+          .where('id', '=', id)
+          .execute();
       return c.json(ruleJson({ ...row, ...changes }), 200);
     })
     .openapi(deleteRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const result = await services.db.deleteFrom('notification_rules').where('project_id', '=', c.get('caller').projectId).where('id', '=', id).executeTakeFirst();
+      const result = await services.db
+        .deleteFrom('notification_rules')
+        .where('project_id', '=', c.get('caller').projectId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) throw ruleNotFound(id);
       return c.body(null, 204);
     });

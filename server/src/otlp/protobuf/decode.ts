@@ -593,7 +593,11 @@ function decodeFields(r: WireReader, plan: MessagePlan, target: JsonObject, dept
  * Decodes `bytes` as message `type` into its OTLP/JSON object. Throws {@link ProtobufDecodeError}
  * for malformed input; any other exception from the decoding itself is wrapped into one.
  */
-export function decodeMessageToJson(type: protobuf.Type, bytes: Uint8Array, maxStructures = Infinity): Record<string, unknown> {
+export function decodeMessageToJson(
+  type: protobuf.Type,
+  bytes: Uint8Array,
+  maxStructures = Infinity,
+): Record<string, unknown> {
   const plan = planFor(type); // schema problems are bugs, not bad input: not wrapped
   const r = new WireReader(bytes, type.name, maxStructures);
   const out: JsonObject = {};

@@ -33,7 +33,11 @@ function isSignal(value: unknown): value is OtlpSignal {
  * @throws {ProtobufStructureLimitError} when it decodes to more than `maxStructures` messages and packed values.
  * @throws {TypeError} if called with an unknown signal or a non-binary body (a caller bug).
  */
-export function decodeOtlpProtobuf(signal: OtlpSignal, bytes: Uint8Array | ArrayBuffer, maxStructures = Infinity): unknown {
+export function decodeOtlpProtobuf(
+  signal: OtlpSignal,
+  bytes: Uint8Array | ArrayBuffer,
+  maxStructures = Infinity,
+): unknown {
   if (!isSignal(signal)) throw new TypeError(`unknown OTLP signal: ${String(signal)}`);
   return decodeMessageToJson(getOtlpType(OTLP_MESSAGES[signal].request), asBytes(bytes), maxStructures);
 }

@@ -15,7 +15,17 @@ export type Step =
 /** Input types whose value must be well-formed: a masked `********` cannot be typed into them. */
 const FORMATTED_INPUT_TYPES = new Set(['number', 'range', 'date', 'datetime-local', 'month', 'week', 'time', 'color']);
 /** Input types a click only focuses: the value their input events carry is what gets replayed. */
-const CLICK_IS_FOCUS = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'checkbox', 'radio', ...FORMATTED_INPUT_TYPES]);
+const CLICK_IS_FOCUS = new Set([
+  'text',
+  'search',
+  'email',
+  'url',
+  'tel',
+  'password',
+  'checkbox',
+  'radio',
+  ...FORMATTED_INPUT_TYPES,
+]);
 
 /**
  * Turns a session's rrweb events, fed in playback order, into test steps: page loads, clicks on the elements they hit
@@ -94,8 +104,14 @@ export class ActionExtractor {
 
   private onIncremental(data: JsonObject): void {
     if (data.source === IncrementalSource.Mutation) this.mirror.applyMutation(data);
-    else if (data.source === IncrementalSource.MouseInteraction && data.type === MouseInteraction.Click && isId(data.id)) this.onClick(data.id);
-    else if (data.source === IncrementalSource.Input && isId(data.id) && data.userTriggered !== false) this.onInput(data.id, data);
+    else if (
+      data.source === IncrementalSource.MouseInteraction &&
+      data.type === MouseInteraction.Click &&
+      isId(data.id)
+    )
+      this.onClick(data.id);
+    else if (data.source === IncrementalSource.Input && isId(data.id) && data.userTriggered !== false)
+      this.onInput(data.id, data);
   }
 
   private onClick(id: number): void {
@@ -104,8 +120,15 @@ export class ActionExtractor {
     const { element, locator } = located;
     const tag = element.tagName;
     // Focusing a field or toggling it through its label: the field's input events replay what that did.
-    if (tag === 'label' || tag === 'select' || tag === 'textarea' || (tag === 'input' && CLICK_IS_FOCUS.has(inputType(element)))) return;
-    if (tag === 'input' && inputType(element) === 'file') return this.skip('click on a file input skipped: file uploads are not replayed');
+    if (
+      tag === 'label' ||
+      tag === 'select' ||
+      tag === 'textarea' ||
+      (tag === 'input' && CLICK_IS_FOCUS.has(inputType(element)))
+    )
+      return;
+    if (tag === 'input' && inputType(element) === 'file')
+      return this.skip('click on a file input skipped: file uploads are not replayed');
     if (tag === 'body' || tag === 'html') return this.skip('click on the page background skipped');
     this.flush();
     this.steps.push({ kind: 'click', locator });
@@ -118,7 +141,8 @@ export class ActionExtractor {
     this.lastAction = 'input';
     this.lastActionTime = this.eventTime;
     const located = locateField(this.mirror, id);
-    if ('skipped' in located) return void this.fields.set(id, { kind: 'note', text: `input skipped: ${located.skipped}` });
+    if ('skipped' in located)
+      return void this.fields.set(id, { kind: 'note', text: `input skipped: ${located.skipped}` });
     const { element, locator } = located;
     const text = typeof data.text === 'string' ? data.text : '';
     const type = element.tagName === 'input' ? inputType(element) : element.tagName;
@@ -126,9 +150,13 @@ export class ActionExtractor {
     if (type === 'checkbox') step = { kind: 'check', locator, checked: data.isChecked === true };
     // rrweb reports the radios a choice unchecked too; checking the chosen one replays that.
     else if (type === 'radio') step = data.isChecked === true ? { kind: 'check', locator, checked: true } : undefined;
-    else if (type === 'file') step = { kind: 'note', text: `${describeElement(element)}: file uploads are not replayed` };
+    else if (type === 'file')
+      step = { kind: 'note', text: `${describeElement(element)}: file uploads are not replayed` };
     else if (text === MASK && (type === 'select' || FORMATTED_INPUT_TYPES.has(type))) {
-      step = { kind: 'note', text: `${describeElement(element)}: its value was masked when recorded and "${MASK}" is not a valid ${type} value` };
+      step = {
+        kind: 'note',
+        text: `${describeElement(element)}: its value was masked when recorded and "${MASK}" is not a valid ${type} value`,
+      };
     } else if (type === 'select') step = { kind: 'selectOption', locator, value: text };
     else step = { kind: 'fill', locator, value: text };
     if (step) this.fields.set(id, step);
@@ -140,10 +168,17 @@ export class ActionExtractor {
       this.flushFields();
       const url = relativeUrl(payload.url, this.origin);
       if (this.lastAction === 'click') this.navigation = url;
-      else this.steps.push({ kind: 'note', text: `the page moved to ${url} (${String(payload.trigger)}) without a replayed click: not checked` });
+      else
+        this.steps.push({
+          kind: 'note',
+          text: `the page moved to ${url} (${String(payload.trigger)}) without a replayed click: not checked`,
+        });
     } else if (data.tag === REPLAY_EVENT_TAGS.recordingStopped) {
       this.flush();
-      this.steps.push({ kind: 'note', text: `the recording stopped here (${String(payload.reason)}): later actions were not recorded` });
+      this.steps.push({
+        kind: 'note',
+        text: `the recording stopped here (${String(payload.reason)}): later actions were not recorded`,
+      });
     }
   }
 

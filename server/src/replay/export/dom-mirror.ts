@@ -120,7 +120,10 @@ export class DomMirror {
     return top?.node;
   }
 
-  private create(raw: unknown, parent: MirrorNode | undefined): { node: MirrorNode; childNodes: unknown[] } | undefined {
+  private create(
+    raw: unknown,
+    parent: MirrorNode | undefined,
+  ): { node: MirrorNode; childNodes: unknown[] } | undefined {
     const s = readNode(raw);
     if (!s) return undefined;
     const node: MirrorNode = {

@@ -46,7 +46,10 @@ const LIMITS = [
  * A reproduction test runs with the `@svc/playwright` fixture, so that its runs report to the issue; a plain export
  * (the replay's "Export as Playwright test") needs nothing but Playwright.
  */
-const FIXTURE_IMPORTS = ["import { test, expect } from '@svc/playwright';", "import type { Page } from '@playwright/test';"];
+const FIXTURE_IMPORTS = [
+  "import { test, expect } from '@svc/playwright';",
+  "import type { Page } from '@playwright/test';",
+];
 
 /** The runnable Playwright spec, TypeScript, one statement per line. */
 export function emitSpec(source: SpecSource): string {
@@ -55,10 +58,14 @@ export function emitSpec(source: SpecSource): string {
   const { reproduces } = source;
   return [
     `// Playwright test exported by svc from session ${commentText(sessionId)} of app "${commentText(app)}", recorded on ${commentText(origin)}${when}.`,
-    ...(reproduces ? reproductionHeader(reproduces) : [`// Source: GET /control-plane/sessions/${encodeURIComponent(sessionId)}/playwright (docs/replay-export.md).`]),
+    ...(reproduces
+      ? reproductionHeader(reproduces)
+      : [
+          `// Source: GET /control-plane/sessions/${encodeURIComponent(sessionId)}/playwright (docs/replay-export.md).`,
+        ]),
     `// Run it against the app: SVC_REPLAY_BASE_URL=${commentText(origin)} npx playwright test <this file>`,
     '//',
-    '// The page\'s fetch and XHR requests are answered with the responses recorded in the session, matched by method and',
+    "// The page's fetch and XHR requests are answered with the responses recorded in the session, matched by method and",
     '// URL (several recordings of one request in recorded order, the last one repeating); other requests go to the network.',
     '// Limits of a test made from a recording:',
     ...LIMITS.map((limit) => `// - ${limit}`),
@@ -97,7 +104,6 @@ function reproductionHeader(error: ReproducedError): string[] {
   ];
 }
 
-
 /** The steps, then a wait for the issue's error: the test fails as soon as the page throws it, passes once none came. */
 function reproductionTest(error: ReproducedError, steps: readonly Step[]): string[] {
   return [
@@ -110,7 +116,7 @@ function reproductionTest(error: ReproducedError, steps: readonly Step[]): strin
     '  // The reporter links each result of this test to the issue (its reproductions).',
     `  test.info().annotations.push({ type: 'svc-issue', description: ${quote(error.issueId)} });`,
     '  const issueError = new Promise<Error>((resolve) => {',
-    '    page.on(\'pageerror\', (error) => {',
+    "    page.on('pageerror', (error) => {",
     '      if (error.name === ISSUE_ERROR.name && ISSUE_ERROR.message.test(error.message)) resolve(error);',
     '    });',
     '  });',
@@ -118,7 +124,7 @@ function reproductionTest(error: ReproducedError, steps: readonly Step[]): strin
     ...steps.map((step) => `  ${statement(step)}`),
     '  // Something that must not happen has no event to wait for: the test waits as long as the error took to come.',
     '  const thrown = await Promise.race([issueError, page.waitForTimeout(ERROR_WAIT_MS).then(() => undefined)]);',
-    '  expect(thrown && `${thrown.name}: ${thrown.message}`, \'the error of the issue\').toBeUndefined();',
+    "  expect(thrown && `${thrown.name}: ${thrown.message}`, 'the error of the issue').toBeUndefined();",
     '});',
   ];
 }
@@ -131,7 +137,7 @@ function recordedResponses(routing: RecipeRouting): string[] {
     '  body: string;',
     '}',
     '',
-    '/** Responses recorded in the session by method and URL: path and query on the app\'s origin, the full URL elsewhere. */',
+    "/** Responses recorded in the session by method and URL: path and query on the app's origin, the full URL elsewhere. */",
   ];
   if (routing.responses.size === 0) lines.push('const RECORDED: Record<string, RecordedResponse[]> = {};');
   else {
@@ -142,7 +148,10 @@ function recordedResponses(routing: RecipeRouting): string[] {
     lines.push('};');
   }
   if (routing.skipped.length > 0) {
-    lines.push('// Recorded but not served (these requests go to the network):', ...routing.skipped.map((s) => `// - ${commentText(s)}`));
+    lines.push(
+      '// Recorded but not served (these requests go to the network):',
+      ...routing.skipped.map((s) => `// - ${commentText(s)}`),
+    );
   }
   return lines;
 }
@@ -155,7 +164,7 @@ function responseLiteral(r: RecordedResponse): string {
 
 /** The request handler every spec carries: the same for every session, so it is plain text. */
 const SERVE_RECORDED = [
-  '/** Answers the page\'s fetch and XHR requests from RECORDED, in recorded order; anything else goes to the network. */',
+  "/** Answers the page's fetch and XHR requests from RECORDED, in recorded order; anything else goes to the network. */",
   'async function serveRecordedResponses(page: Page): Promise<void> {',
   '  const appOrigin = new URL(baseURL).origin;',
   '  const served = new Map<string, number>();',
@@ -174,7 +183,7 @@ const SERVE_RECORDED = [
   '    const response = recorded[Math.min(count, recorded.length - 1)]!;',
   "    if (response.status === 0) return route.abort('failed');",
   '    // A recorded cross-origin answer was readable by the page; a fulfilled one must say so to the browser.',
-  '    const cors = { \'access-control-allow-origin\': appOrigin, \'access-control-allow-credentials\': \'true\' };',
+  "    const cors = { 'access-control-allow-origin': appOrigin, 'access-control-allow-credentials': 'true' };",
   '    const headers = sameOrigin ? response.headers : { ...response.headers, ...cors };',
   '    return route.fulfill({ status: response.status, headers, body: response.body });',
   '  });',
@@ -189,7 +198,9 @@ function locator(l: Locator): string {
 
 /** `waitForURL` takes a glob: a URL with glob characters is compared whole instead. */
 const waitForUrl = (url: string): string =>
-  /[*{}\\]/.test(url) ? `await page.waitForURL((url) => url.href === new URL(${quote(url)}, baseURL).href);` : `await page.waitForURL(${quote(url)});`;
+  /[*{}\\]/.test(url)
+    ? `await page.waitForURL((url) => url.href === new URL(${quote(url)}, baseURL).href);`
+    : `await page.waitForURL(${quote(url)});`;
 
 function statement(step: Step): string {
   switch (step.kind) {

@@ -39,7 +39,8 @@ export const isId = (v: unknown): v is number => typeof v === 'number' && Number
 
 /** The event, when `raw` has the shape every rrweb event has. */
 export function readEvent(raw: unknown): RecordedEvent | undefined {
-  if (!isObject(raw) || typeof raw.type !== 'number' || typeof raw.timestamp !== 'number' || !isObject(raw.data)) return undefined;
+  if (!isObject(raw) || typeof raw.type !== 'number' || typeof raw.timestamp !== 'number' || !isObject(raw.data))
+    return undefined;
   return { type: raw.type, timestamp: raw.timestamp, data: raw.data };
 }
 

@@ -49,7 +49,11 @@ export const inputType = (element: MirrorNode): string => (element.attributes.ge
 function interactiveAncestor(element: MirrorNode): MirrorNode | undefined {
   for (let node: MirrorNode | undefined = element; node && node.type === NodeType.Element; node = node.parent) {
     const role = explicitRole(node);
-    if (role !== undefined ? INTERACTIVE_ROLES.has(role) : INTERACTIVE_TAGS.has(node.tagName) && (node.tagName !== 'a' || node.attributes.has('href'))) {
+    if (
+      role !== undefined
+        ? INTERACTIVE_ROLES.has(role)
+        : INTERACTIVE_TAGS.has(node.tagName) && (node.tagName !== 'a' || node.attributes.has('href'))
+    ) {
       return node;
     }
   }
@@ -61,9 +65,11 @@ function locateElement(mirror: DomMirror, element: MirrorNode): Located {
   const unique = (matches: (e: MirrorNode) => boolean): boolean => countUpTo2(mirror, matches) === 1;
 
   const testId = element.attributes.get('data-testid');
-  if (testId && unique((e) => e.attributes.get('data-testid') === testId)) return { element, locator: { by: 'testId', value: testId } };
+  if (testId && unique((e) => e.attributes.get('data-testid') === testId))
+    return { element, locator: { by: 'testId', value: testId } };
   const id = element.attributes.get('id');
-  if (id && unique((e) => e.attributes.get('id') === id)) return { element, locator: { by: 'css', value: idSelector(id) } };
+  if (id && unique((e) => e.attributes.get('id') === id))
+    return { element, locator: { by: 'css', value: idSelector(id) } };
   const role = buttonOrLink(element);
   const name = accessibleName(element);
   if (role && name && unique((e) => buttonOrLink(e) === role && accessibleName(e) === name)) {
@@ -92,7 +98,8 @@ function insideFrame(element: MirrorNode): boolean {
   return false;
 }
 
-const explicitRole = (e: MirrorNode): string | undefined => e.attributes.get('role')?.trim().split(/\s+/)[0] || undefined;
+const explicitRole = (e: MirrorNode): string | undefined =>
+  e.attributes.get('role')?.trim().split(/\s+/)[0] || undefined;
 
 function buttonOrLink(e: MirrorNode): 'button' | 'link' | undefined {
   const role = explicitRole(e);
@@ -123,7 +130,12 @@ function plainText(e: MirrorNode): string | undefined {
   for (const child of e.children) {
     if (child.type === NodeType.Text) text += child.text;
     else if (child.type === NodeType.Element) {
-      if (!TEXT_ONLY_TAGS.has(child.tagName) || child.attributes.has('aria-hidden') || child.attributes.has('hidden') || child.attributes.has('aria-label')) {
+      if (
+        !TEXT_ONLY_TAGS.has(child.tagName) ||
+        child.attributes.has('aria-hidden') ||
+        child.attributes.has('hidden') ||
+        child.attributes.has('aria-label')
+      ) {
         return undefined;
       }
       const inner = plainText(child);

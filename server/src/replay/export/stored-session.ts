@@ -16,10 +16,19 @@ export async function forEachBatch<T>(items: readonly T[], run: (batch: T[]) => 
  * Feeds a stored session's replay chunks to `exporter` in playback order, a batch at a time, and returns the session's
  * recipe steps, oldest first: what `exporter.finish` takes.
  */
-export async function feedStoredSession(db: Kysely<Database>, projectId: string, sessionId: string, exporter: PlaywrightExport): Promise<RecipeStep[]> {
+export async function feedStoredSession(
+  db: Kysely<Database>,
+  projectId: string,
+  sessionId: string,
+  exporter: PlaywrightExport,
+): Promise<RecipeStep[]> {
   const { chunks } = orderChunks(await chunkIndex(db, projectId, sessionId));
   await forEachBatch(chunks, async (batch) => {
-    const events = await chunkEvents(db, projectId, batch.map((chunk) => chunk.id));
+    const events = await chunkEvents(
+      db,
+      projectId,
+      batch.map((chunk) => chunk.id),
+    );
     for (const chunk of batch) exporter.addChunk(chunk.replay_id, events.get(chunk.id)?.events ?? []);
   });
   return (await sessionRecipes(db, projectId, sessionId)).map((r) => JSON.parse(r.step) as RecipeStep);

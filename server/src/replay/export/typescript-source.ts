@@ -2,7 +2,8 @@
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', "'": "\\'", '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 /** Characters a single-quoted literal cannot hold as they are, and lone surrogates, which UTF-8 cannot encode. */
-const UNSAFE = /[\\'\u0000-\u001f\u007f\u2028\u2029]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const UNSAFE =
+  /[\\'\u0000-\u001f\u007f\u2028\u2029]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** A single-quoted string literal holding `text` exactly. */
 export const quote = (text: string): string =>

@@ -24,7 +24,8 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
   return type;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** RFC 7386: objects merge key by key, `null` removes, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {

@@ -61,7 +61,10 @@ export const BUILT_IN_TYPES: readonly ResourceType[] = [
   builtIn('apps', 'v1', 'StatefulSet', 'statefulsets', { ...workload, shortNames: ['sts'] }),
   builtIn('apps', 'v1', 'DaemonSet', 'daemonsets', { ...workload, shortNames: ['ds'] }),
   builtIn('apps', 'v1', 'ReplicaSet', 'replicasets', { ...workload, shortNames: ['rs'] }),
-  builtIn('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', { namespaced: false, generation: true }),
+  builtIn('admissionregistration.k8s.io', 'v1', 'MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', {
+    namespaced: false,
+    generation: true,
+  }),
   builtIn('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition', 'customresourcedefinitions', {
     namespaced: false,
     status: true,
@@ -72,7 +75,10 @@ export const BUILT_IN_TYPES: readonly ResourceType[] = [
   builtIn('rbac.authorization.k8s.io', 'v1', 'ClusterRoleBinding', 'clusterrolebindings', { namespaced: false }),
   builtIn('rbac.authorization.k8s.io', 'v1', 'Role', 'roles', { namespaced: true }),
   builtIn('rbac.authorization.k8s.io', 'v1', 'RoleBinding', 'rolebindings', { namespaced: true }),
-  builtIn('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', { namespaced: false, verbs: ['create'] }),
+  builtIn('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview', 'selfsubjectaccessreviews', {
+    namespaced: false,
+    verbs: ['create'],
+  }),
 ];
 
 export const CRD_TYPE = BUILT_IN_TYPES.find((type) => type.plural === 'customresourcedefinitions') as ResourceType;
@@ -118,7 +124,9 @@ export const storageKey = (type: Pick<ResourceType, 'group' | 'plural'>) => `${t
 
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /** Discovery documents, computed from the types currently served. */
@@ -137,9 +145,17 @@ export function discovery(types: readonly ResourceType[], serverAddress: string)
   });
   return {
     /** GET /api */
-    coreVersions: () => ({ kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] }),
+    coreVersions: () => ({
+      kind: 'APIVersions',
+      versions: ['v1'],
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+    }),
     /** GET /apis */
-    groupList: () => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups].map(([name, versions]) => apiGroup(name, versions)) }),
+    groupList: () => ({
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
+      groups: [...groups].map(([name, versions]) => apiGroup(name, versions)),
+    }),
     /** GET /apis/<group>, undefined when the group is not served */
     group: (name: string) => {
       const versions = groups.get(name);
@@ -158,10 +174,21 @@ export function discovery(types: readonly ResourceType[], serverAddress: string)
           verbs: type.verbs,
           ...(type.shortNames ? { shortNames: type.shortNames } : {}),
         };
-        const status = { name: `${type.plural}/status`, singularName: '', namespaced: type.namespaced, kind: type.kind, verbs: ['get', 'patch', 'update'] };
+        const status = {
+          name: `${type.plural}/status`,
+          singularName: '',
+          namespaced: type.namespaced,
+          kind: type.kind,
+          verbs: ['get', 'patch', 'update'],
+        };
         return type.status ? [main, status] : [main];
       });
-      return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+      return {
+        kind: 'APIResourceList',
+        apiVersion: 'v1',
+        groupVersion: group ? `${group}/${version}` : version,
+        resources,
+      };
     },
   };
 }

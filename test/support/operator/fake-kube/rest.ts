@@ -9,7 +9,16 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { applyPatch, type PatchType } from './patch.js';
 import { CRD_TYPE, groupVersionOf, NAMESPACE_TYPE, storageKey, type ResourceType } from './resources.js';
 import { present, type Store } from './store.js';
-import { alreadyExists, badRequest, conflict, invalid, namespaceNotFound, notFound, success, type Status } from './status.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  invalid,
+  namespaceNotFound,
+  notFound,
+  success,
+  type Status,
+} from './status.js';
 
 export interface Scope {
   type: ResourceType;
@@ -36,7 +45,8 @@ function specOf(object: Obj): string {
 }
 
 const sameContent = (a: Obj, b: Obj) => {
-  const strip = (object: Obj) => JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: undefined } });
+  const strip = (object: Obj) =>
+    JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: undefined } });
   return strip(a) === strip(b);
 };
 
@@ -47,13 +57,17 @@ export class Rest {
   ) {}
 
   private body(scope: Scope, input: unknown): Obj {
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw badRequest('the body of the request must be a JSON object');
+    if (input === null || typeof input !== 'object' || Array.isArray(input))
+      throw badRequest('the body of the request must be a JSON object');
     const object = input as Obj;
     const apiVersion = groupVersionOf(scope.type);
     if (object.apiVersion !== undefined && object.apiVersion !== apiVersion) {
-      throw badRequest(`the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`);
+      throw badRequest(
+        `the API version in the data (${object.apiVersion}) does not match the expected API version (${apiVersion})`,
+      );
     }
-    if (object.kind !== undefined && object.kind !== scope.type.kind) throw badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${scope.type.kind})`);
+    if (object.kind !== undefined && object.kind !== scope.type.kind)
+      throw badRequest(`the kind in the data (${object.kind}) does not match the expected kind (${scope.type.kind})`);
     const namespace = object.metadata?.namespace;
     if (scope.type.namespaced && namespace !== undefined && namespace !== '' && namespace !== scope.namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -62,7 +76,8 @@ export class Rest {
   }
 
   private requireNamespace(scope: Scope): void {
-    if (scope.type.namespaced && !this.store.get(NAMESPACE_TYPE, undefined, scope.namespace ?? '')) throw namespaceNotFound(scope.namespace ?? '');
+    if (scope.type.namespaced && !this.store.get(NAMESPACE_TYPE, undefined, scope.namespace ?? ''))
+      throw namespaceNotFound(scope.namespace ?? '');
   }
 
   /** Server-set fields of a new object, and the status a new object of its kind starts with. */
@@ -85,13 +100,20 @@ export class Rest {
 
   create(scope: Scope, input: unknown, options: WriteOptions): KubernetesObject {
     const object = this.body(scope, input);
-    if (object.metadata?.resourceVersion) throw badRequest('resourceVersion should not be set on objects to be created');
+    if (object.metadata?.resourceVersion)
+      throw badRequest('resourceVersion should not be set on objects to be created');
     this.requireNamespace(scope);
     const generateName = object.metadata?.generateName;
-    const name = object.metadata?.name || (generateName ? `${generateName}${randomBytes(3).toString('hex').slice(0, 5)}` : '');
+    const name =
+      object.metadata?.name || (generateName ? `${generateName}${randomBytes(3).toString('hex').slice(0, 5)}` : '');
     if (!name) throw invalid(scope.type, '', 'metadata.name', 'Required value: name or generateName is required');
     if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
-      throw invalid(scope.type, name, 'metadata.name', `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
+      throw invalid(
+        scope.type,
+        name,
+        'metadata.name',
+        `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      );
     }
     if (this.store.get(scope.type, scope.namespace, name)) throw alreadyExists(scope.type, name);
     // A new object's status is the server's, not the client's, for types with a status subresource.
@@ -103,7 +125,10 @@ export class Rest {
   replace(scope: Scope, input: unknown, options: WriteOptions): KubernetesObject {
     const object = this.body(scope, input);
     const name = scope.name ?? '';
-    if (object.metadata?.name !== name) throw badRequest(`the name of the object (${object.metadata?.name ?? ''}) does not match the name on the URL (${name})`);
+    if (object.metadata?.name !== name)
+      throw badRequest(
+        `the name of the object (${object.metadata?.name ?? ''}) does not match the name on the URL (${name})`,
+      );
     const existing = this.store.get(scope.type, scope.namespace, name) as Obj | undefined;
     if (!existing) throw notFound(scope.type, name);
     const expected = object.metadata?.resourceVersion;
@@ -111,9 +136,15 @@ export class Rest {
     return this.update(scope, existing, object, options);
   }
 
-  patch(scope: Scope, patchType: PatchType, patch: unknown, options: WriteOptions & { fieldManager?: string }): KubernetesObject {
+  patch(
+    scope: Scope,
+    patchType: PatchType,
+    patch: unknown,
+    options: WriteOptions & { fieldManager?: string },
+  ): KubernetesObject {
     const name = scope.name ?? '';
-    if (patchType === 'apply' && !options.fieldManager) throw badRequest('PATCH /apply requires fieldManager (fieldManager is required for apply patch)');
+    if (patchType === 'apply' && !options.fieldManager)
+      throw badRequest('PATCH /apply requires fieldManager (fieldManager is required for apply patch)');
     const existing = this.store.get(scope.type, scope.namespace, name) as Obj | undefined;
     if (!existing) {
       // Server-side apply creates what does not exist yet; the other patch types need an object.
@@ -148,7 +179,8 @@ export class Rest {
       if (next.status === undefined) delete next.status;
       next = defaults(type, next);
     }
-    if (type.generation && specOf(next) !== specOf(existing)) next.metadata = { ...next.metadata, generation: (existing.metadata?.generation ?? 0) + 1 };
+    if (type.generation && specOf(next) !== specOf(existing))
+      next.metadata = { ...next.metadata, generation: (existing.metadata?.generation ?? 0) + 1 };
     if (sameContent(next, existing) || options.dryRun) return present(type, options.dryRun ? next : existing);
     return present(type, this.store.write(type, next));
   }
@@ -186,7 +218,8 @@ export class Rest {
       },
     };
     next = defaults(type, next);
-    if (type.generation && specOf(next) !== specOf(existing)) next.metadata = { ...next.metadata, generation: (existing.metadata?.generation ?? 0) + 1 };
+    if (type.generation && specOf(next) !== specOf(existing))
+      next.metadata = { ...next.metadata, generation: (existing.metadata?.generation ?? 0) + 1 };
     return present(type, this.store.write(type, next));
   }
 }
@@ -202,13 +235,24 @@ function defaults(type: ResourceType, object: Obj): Obj {
       status: (object.status as object | undefined) ?? { phase: 'Active' },
     };
   }
-  if (type.plural === 'pods' && !type.group && object.status === undefined) return { ...object, status: { phase: 'Pending' } };
+  if (type.plural === 'pods' && !type.group && object.status === undefined)
+    return { ...object, status: { phase: 'Pending' } };
   if (storageKey(type) === storageKey(CRD_TYPE) && object.status === undefined) {
     const names = (object.spec as { names?: unknown } | undefined)?.names ?? {};
-    const condition = (kind: string, reason: string) => ({ type: kind, status: 'True', reason, message: '', lastTransitionTime: object.metadata?.creationTimestamp });
+    const condition = (kind: string, reason: string) => ({
+      type: kind,
+      status: 'True',
+      reason,
+      message: '',
+      lastTransitionTime: object.metadata?.creationTimestamp,
+    });
     return {
       ...object,
-      status: { acceptedNames: names, conditions: [condition('NamesAccepted', 'NoConflicts'), condition('Established', 'InitialNamesAccepted')], storedVersions: [] },
+      status: {
+        acceptedNames: names,
+        conditions: [condition('NamesAccepted', 'NoConflicts'), condition('Established', 'InitialNamesAccepted')],
+        storedVersions: [],
+      },
     };
   }
   return object;

@@ -56,7 +56,8 @@ export function parseLabelSelector(text: string | null): Selector {
 /** Reads a dotted field path (`metadata.name`, `status.phase`, `spec.nodeName`) as a string, '' when absent. */
 function field(object: KubernetesObject, path: string): string {
   let value: unknown = object;
-  for (const part of path.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  for (const part of path.split('.'))
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
   return value === undefined || value === null ? '' : String(value);
 }
 

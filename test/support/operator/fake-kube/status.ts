@@ -11,7 +11,13 @@ export interface Status {
   status: 'Success' | 'Failure';
   message?: string;
   reason?: string;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: { reason: string; message: string; field: string }[] };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: { reason: string; message: string; field: string }[];
+  };
   code: number;
 }
 
@@ -23,7 +29,16 @@ export class StatusError extends Error {
 }
 
 function failure(code: number, reason: string, message: string, details?: Status['details']): StatusError {
-  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code });
+  return new StatusError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    reason,
+    ...(details ? { details } : {}),
+    code,
+  });
 }
 
 /** `pods` for the core group, `svcinstrumentations.svc.io` otherwise: how kube-apiserver names a resource in messages. */
@@ -35,11 +50,14 @@ function details(type: ResourceType, name?: string): Status['details'] {
   return { ...(name !== undefined ? { name } : {}), ...(type.group ? { group: type.group } : {}), kind: type.plural };
 }
 
-export const notFound = (type: ResourceType, name: string) => failure(404, 'NotFound', `${qualifiedResource(type)} "${name}" not found`, details(type, name));
+export const notFound = (type: ResourceType, name: string) =>
+  failure(404, 'NotFound', `${qualifiedResource(type)} "${name}" not found`, details(type, name));
 
-export const namespaceNotFound = (name: string) => failure(404, 'NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' });
+export const namespaceNotFound = (name: string) =>
+  failure(404, 'NotFound', `namespaces "${name}" not found`, { name, kind: 'namespaces' });
 
-export const alreadyExists = (type: ResourceType, name: string) => failure(409, 'AlreadyExists', `${qualifiedResource(type)} "${name}" already exists`, details(type, name));
+export const alreadyExists = (type: ResourceType, name: string) =>
+  failure(409, 'AlreadyExists', `${qualifiedResource(type)} "${name}" already exists`, details(type, name));
 
 export const conflict = (type: ResourceType, name: string) =>
   failure(
@@ -58,9 +76,15 @@ export const invalid = (type: ResourceType, name: string, field: string, message
 
 export const badRequest = (message: string) => failure(400, 'BadRequest', message);
 
-export const methodNotAllowed = () => failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+export const methodNotAllowed = () =>
+  failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
 
-export const unsupportedMediaType = (contentType: string) => failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got ${contentType})`);
+export const unsupportedMediaType = (contentType: string) =>
+  failure(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got ${contentType})`,
+  );
 
 export const unauthorized = () => failure(401, 'Unauthorized', 'Unauthorized');
 
@@ -68,17 +92,37 @@ export const unauthorized = () => failure(401, 'Unauthorized', 'Unauthorized');
  * The 403 kube-apiserver's RBAC authorizer gives, e.g. `secrets "k" is forbidden: User "u" cannot get resource
  * "secrets" in API group "" in the namespace "shop"`.
  */
-export function forbidden(input: { user: string; verb: string; type: ResourceType; subresource?: string; namespace?: string; name?: string }): StatusError {
+export function forbidden(input: {
+  user: string;
+  verb: string;
+  type: ResourceType;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}): StatusError {
   const { user, verb, type, subresource, namespace, name } = input;
   const resource = subresource ? `${type.plural}/${subresource}` : type.plural;
   const subject = name ? `${qualifiedResource(type)} "${name}"` : qualifiedResource(type);
   const scope = namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
-  return failure(403, 'Forbidden', `${subject} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${type.group}" ${scope}`, details(type, name));
+  return failure(
+    403,
+    'Forbidden',
+    `${subject} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${type.group}" ${scope}`,
+    details(type, name),
+  );
 }
 
 /** The watch event a too-old resourceVersion gets (the watch cache answers it as an event, not as an HTTP error). */
-export const expired = (requested: number, oldest: number) => failure(410, 'Expired', `too old resource version: ${requested} (${oldest})`);
+export const expired = (requested: number, oldest: number) =>
+  failure(410, 'Expired', `too old resource version: ${requested} (${oldest})`);
 
 export function success(type: ResourceType, name: string, uid: string | undefined): Status {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { ...details(type, name), ...(uid ? { uid } : {}) }, code: 200 };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: { ...details(type, name), ...(uid ? { uid } : {}) },
+    code: 200,
+  };
 }

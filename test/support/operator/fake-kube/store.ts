@@ -4,7 +4,15 @@
  * object), so the history can hold them as they were.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { BUILT_IN_TYPES, CRD_TYPE, groupVersionOf, NAMESPACE_TYPE, storageKey, typesOfCrd, type ResourceType } from './resources.js';
+import {
+  BUILT_IN_TYPES,
+  CRD_TYPE,
+  groupVersionOf,
+  NAMESPACE_TYPE,
+  storageKey,
+  typesOfCrd,
+  type ResourceType,
+} from './resources.js';
 import type { Selector } from './selectors.js';
 import { expired, type StatusError } from './status.js';
 
@@ -143,7 +151,12 @@ export class Store {
    * Starts a watch: from `resourceVersion` (events after it), or with synthetic ADDED events for what exists now when
    * it is absent or "0". A resourceVersion older than the retained history is the 410 the caller reports.
    */
-  watch(target: WatchTarget, resourceVersion: number | undefined, send: Watcher['send'], close: () => void): { stop(): void } | StatusError {
+  watch(
+    target: WatchTarget,
+    resourceVersion: number | undefined,
+    send: Watcher['send'],
+    close: () => void,
+  ): { stop(): void } | StatusError {
     const watcher: Watcher = { ...target, send, close };
     if (resourceVersion === undefined || resourceVersion === 0) {
       for (const object of this.list(target.type, target.type.namespaced ? target.namespace : undefined)) {
@@ -178,7 +191,9 @@ export class Store {
 /** Sends `event` to `watcher` as kube-apiserver would: scoped to its namespace, and selectors turning MODIFIED into ADDED/DELETED. */
 function deliver(watcher: Watcher, event: StoredEvent): void {
   const inScope = (object: KubernetesObject | undefined): boolean =>
-    object !== undefined && (watcher.namespace === undefined || !watcher.type.namespaced || object.metadata?.namespace === watcher.namespace) && watcher.selector(object);
+    object !== undefined &&
+    (watcher.namespace === undefined || !watcher.type.namespaced || object.metadata?.namespace === watcher.namespace) &&
+    watcher.selector(object);
   const now = inScope(event.object);
   if (event.type !== 'MODIFIED') {
     if (now) watcher.send(event.type, event.object);

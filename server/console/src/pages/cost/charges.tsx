@@ -29,7 +29,9 @@ export function ChargesTable({ charges, currency }: { charges: Charges; currency
                 <td>{c.charge_type}</td>
                 <td>{c.charge_category}</td>
                 <td className={`numeric${c.cost < 0 ? ' credit' : ''}`}>{formatMoney(c.cost, currency)}</td>
-                <td className={`numeric${c.billed_cost < 0 ? ' credit' : ''}`}>{formatMoney(c.billed_cost, currency)}</td>
+                <td className={`numeric${c.billed_cost < 0 ? ' credit' : ''}`}>
+                  {formatMoney(c.billed_cost, currency)}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -31,7 +31,9 @@ export default function CostPage() {
   const currency = summary.data?.currency ?? 'USD';
   return (
     <>
-      <PageHeader title="Cost">{summary.data && <span className="hint">Billing period {summary.data.period}</span>}</PageHeader>
+      <PageHeader title="Cost">
+        {summary.data && <span className="hint">Billing period {summary.data.period}</span>}
+      </PageHeader>
       <LoadState loading={providers.loading && !providers.data} error={providers.error} />
       {none && <ConnectProvider />}
       {ready && (
@@ -39,10 +41,22 @@ export default function CostPage() {
           <LoadState loading={summary.loading && !summary.data} error={summary.error} />
           {summary.data && <Kpis summary={summary.data} estimate={estimate.data} currency={currency} />}
           <div className="grid-2">
-            {byService.data ? <ServiceBars data={byService.data} currency={currency} /> : <LoadState loading={byService.loading} error={byService.error} />}
-            {estimate.data ? <DailyTrend estimate={estimate.data} currency={currency} /> : <LoadState loading={estimate.loading} error={estimate.error} />}
+            {byService.data ? (
+              <ServiceBars data={byService.data} currency={currency} />
+            ) : (
+              <LoadState loading={byService.loading} error={byService.error} />
+            )}
+            {estimate.data ? (
+              <DailyTrend estimate={estimate.data} currency={currency} />
+            ) : (
+              <LoadState loading={estimate.loading} error={estimate.error} />
+            )}
           </div>
-          {recommendations.data ? <RecommendationsTable data={recommendations.data} /> : <LoadState loading={recommendations.loading} error={recommendations.error} />}
+          {recommendations.data ? (
+            <RecommendationsTable data={recommendations.data} />
+          ) : (
+            <LoadState loading={recommendations.loading} error={recommendations.error} />
+          )}
           <div className="grid-2">
             {summary.data && <ChargesTable charges={summary.data.charges} currency={currency} />}
             <Connections providers={providers.data?.data ?? []} onSynced={providers.reload} />
@@ -67,7 +81,8 @@ function Kpis({ summary, estimate, currency }: { summary: Summary; estimate?: Es
           {formatMoney(summary.period_total, currency)}
         </div>
         <div className="hint">
-          usage {formatMoney(summary.usage_total, currency)} · other charges {formatMoney(summary.charges.cost, currency)}
+          usage {formatMoney(summary.usage_total, currency)} · other charges{' '}
+          {formatMoney(summary.charges.cost, currency)}
         </div>
       </div>
       <div className="kpi">
@@ -83,7 +98,9 @@ function Kpis({ summary, estimate, currency }: { summary: Summary; estimate?: Es
       <div className="kpi">
         <div className="label">Data</div>
         <div className="value">
-          <Badge tone={FRESHNESS_TONE[summary.data.status as FreshnessStatus]}>{summary.data.status.replace('_', ' ')}</Badge>
+          <Badge tone={FRESHNESS_TONE[summary.data.status as FreshnessStatus]}>
+            {summary.data.status.replace('_', ' ')}
+          </Badge>
         </div>
         <div className="hint" title={summary.data.message}>
           {last ? `synced ${formatAgo(last.last_success_at)} from ${last.name ?? last.provider}` : 'not synced yet'}
@@ -131,7 +148,13 @@ function Connections({ providers, onSynced }: { providers: readonly Provider[]; 
                 </td>
                 <td title={formatTime(p.sync.last_success_at)}>{formatAgo(p.sync.last_success_at)}</td>
                 <td>
-                  {p.sync.last_run ? <Badge tone={p.sync.last_run.status === 'succeeded' ? 'good' : 'bad'}>{p.sync.last_run.status}</Badge> : 'none'}
+                  {p.sync.last_run ? (
+                    <Badge tone={p.sync.last_run.status === 'succeeded' ? 'good' : 'bad'}>
+                      {p.sync.last_run.status}
+                    </Badge>
+                  ) : (
+                    'none'
+                  )}
                   {p.sync.last_run?.error && <span className="hint"> {p.sync.last_run.error}</span>}
                   <div className="hint">
                     {p.sync.state}
@@ -140,7 +163,12 @@ function Connections({ providers, onSynced }: { providers: readonly Provider[]; 
                 </td>
                 {writable && (
                   <td>
-                    <button type="button" className="nowrap" onClick={() => void sync(p)} aria-label={`Sync now: ${p.name ?? p.provider}`}>
+                    <button
+                      type="button"
+                      className="nowrap"
+                      onClick={() => void sync(p)}
+                      aria-label={`Sync now: ${p.name ?? p.provider}`}
+                    >
                       Sync now
                     </button>
                   </td>
@@ -160,8 +188,8 @@ function ConnectProvider() {
     <section className="panel" aria-labelledby="connect-heading">
       <h2 id="connect-heading">No cloud billing connected</h2>
       <p>
-        Cost figures come from your cloud bills, read-only: an AWS Cost and Usage Report (or Data Export) in S3, the GCP billing export in BigQuery, or Azure Cost
-        Management. Connect one with a control key:
+        Cost figures come from your cloud bills, read-only: an AWS Cost and Usage Report (or Data Export) in S3, the GCP
+        billing export in BigQuery, or Azure Cost Management. Connect one with a control key:
       </p>
       <pre className="mono connect-example">
         {`curl -X POST $SVC_URL/control-plane/cost/providers \\
@@ -170,7 +198,8 @@ function ConnectProvider() {
        "cur_bucket": "billing-exports", "cur_prefix": "cur/"}}'`}
       </pre>
       <p className="hint">
-        The first sync runs at once, then daily. The fields of each provider (gcp, azure) are in docs/cost.md and the API reference (<a href="/docs/api">/docs/api</a>).
+        The first sync runs at once, then daily. The fields of each provider (gcp, azure) are in docs/cost.md and the
+        API reference (<a href="/docs/api">/docs/api</a>).
       </p>
     </section>
   );

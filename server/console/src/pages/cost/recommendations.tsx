@@ -13,10 +13,12 @@ const pct = (v: number | undefined) => (v === undefined ? '?' : `${Math.round(v 
 /** One sentence from the kind and its evidence (server/src/cost/reports/recommendations/*). */
 function describe(r: Recommendation): string {
   const e = r.evidence;
-  if (r.kind === 'idle_resource') return `Handled ${num(e.requests_per_day)?.toFixed(1) ?? '?'} requests a day over ${num(e.lookback_days) ?? '?'} days; stopping it saves its compute cost.`;
+  if (r.kind === 'idle_resource')
+    return `Handled ${num(e.requests_per_day)?.toFixed(1) ?? '?'} requests a day over ${num(e.lookback_days) ?? '?'} days; stopping it saves its compute cost.`;
   if (r.kind === 'reserved_instance')
     return `On demand ${pct(num(e.coverage))} of ${num(e.lookback_days) ?? '?'} days at a steady cost; a commitment saves about ${pct(num(e.commitment_discount))}.`;
-  if (r.kind === 'overprovisioned_service') return `Low CPU and memory use over ${num(e.lookback_days) ?? '?'} days; smaller instances would do.`;
+  if (r.kind === 'overprovisioned_service')
+    return `Low CPU and memory use over ${num(e.lookback_days) ?? '?'} days; smaller instances would do.`;
   return r.kind;
 }
 
@@ -35,7 +37,9 @@ export function RecommendationsTable({ data }: { data: Recommendations }) {
       <h2 id="recs-heading">Recommendations</h2>
       <p className="hint">{data.note}</p>
       {rows.length === 0 ? (
-        <p className="state">No recommendation for {data.window.start} to {data.window.end}.</p>
+        <p className="state">
+          No recommendation for {data.window.start} to {data.window.end}.
+        </p>
       ) : (
         <table className="data-table">
           <caption className="visually-hidden">Savings recommendations, largest saving first</caption>

@@ -14,6 +14,8 @@ export type Charges = Summary['charges'];
 export type ByService = z.output<typeof schemas.ByService>;
 export type Estimate = z.output<typeof schemas.Estimate>;
 type RecommendationsAnswer = z.output<typeof schemas.Recommendations>;
-export type Recommendation = Omit<RecommendationsAnswer['recommendations'][number], 'target'> & { target: RecommendationTarget };
+export type Recommendation = Omit<RecommendationsAnswer['recommendations'][number], 'target'> & {
+  target: RecommendationTarget;
+};
 export type Recommendations = Omit<RecommendationsAnswer, 'recommendations'> & { recommendations: Recommendation[] };
 export type Provider = z.output<typeof schemas.Provider>;

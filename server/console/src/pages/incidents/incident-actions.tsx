@@ -7,7 +7,11 @@ import type { Incident } from './types';
 /** Acknowledge and Resolve (POST); the page shows the incident the server answers. A read key gets a note instead. */
 export function IncidentActions({ incident, onChanged }: { incident: Incident; onChanged: () => void }) {
   const me = useMe();
-  const { run: act, busy, error } = useAction(async (action: 'acknowledge' | 'resolve') => {
+  const {
+    run: act,
+    busy,
+    error,
+  } = useAction(async (action: 'acknowledge' | 'resolve') => {
     await api.post(`/incidents/${encodeURIComponent(incident.id)}/${action}`);
     onChanged();
   });

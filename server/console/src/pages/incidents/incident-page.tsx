@@ -13,16 +13,25 @@ const At = ({ at }: { at: string }) => <time dateTime={at}>{formatTime(at)}</tim
 /** detected → escalated → acknowledged → resolved, the steps that happened, in order. */
 function Timeline({ incident }: { incident: IncidentDetail }) {
   const steps = [
-    { label: 'Detected', at: incident.detected_at, by: incident.source === 'api' ? 'opened through the API' : 'by the detector' },
+    {
+      label: 'Detected',
+      at: incident.detected_at,
+      by: incident.source === 'api' ? 'opened through the API' : 'by the detector',
+    },
     { label: 'Escalated', at: incident.escalated_at, by: null },
-    { label: 'Acknowledged', at: incident.acknowledged_at, by: incident.acknowledged_by && `by ${incident.acknowledged_by}` },
+    {
+      label: 'Acknowledged',
+      at: incident.acknowledged_at,
+      by: incident.acknowledged_by && `by ${incident.acknowledged_by}`,
+    },
     { label: 'Resolved', at: incident.resolved_at, by: incident.resolved_by && `by ${incident.resolved_by}` },
   ];
   return (
     <ol className="timeline" aria-label="Timeline">
       {steps.map((s) => (
         <li key={s.label} className={s.at ? 'done' : 'pending'}>
-          <strong>{s.label}</strong> {s.at ? <At at={s.at} /> : <span className="hint">not yet</span>} {s.at && s.by && <span className="hint">{s.by}</span>}
+          <strong>{s.label}</strong> {s.at ? <At at={s.at} /> : <span className="hint">not yet</span>}{' '}
+          {s.at && s.by && <span className="hint">{s.by}</span>}
         </li>
       ))}
     </ol>
@@ -39,7 +48,11 @@ function EvidenceView({ e }: { e: Evidence }) {
         <dd className="wrap">{`${e.error_type}: ${e.message}`}</dd>
         <dt>Top frame</dt>
         <dd>
-          <code>{src ? `${src.function ?? e.top_frame ?? ''} ${src.file}:${src.line}:${src.column}` : (e.top_frame ?? 'unknown')}</code>
+          <code>
+            {src
+              ? `${src.function ?? e.top_frame ?? ''} ${src.file}:${src.line}:${src.column}`
+              : (e.top_frame ?? 'unknown')}
+          </code>
           {src?.code && (
             <pre className="top-line">
               <code>{src.code}</code>
@@ -100,7 +113,8 @@ function EvidenceView({ e }: { e: Evidence }) {
         <ul className="session-links" aria-label="Affected sessions">
           {e.sessions.map((s) => (
             <li key={s.session_id}>
-              <Link href={`/session/${encodeURIComponent(s.session_id)}`}>{s.session_id}</Link> <span className="hint">{s.replay_url ? 'with replay' : 'no replay'}</span>
+              <Link href={`/session/${encodeURIComponent(s.session_id)}`}>{s.session_id}</Link>{' '}
+              <span className="hint">{s.replay_url ? 'with replay' : 'no replay'}</span>
             </li>
           ))}
         </ul>
@@ -115,8 +129,8 @@ function CostImpactView({ impact }: { impact: CostImpact }) {
     <section className="panel" aria-labelledby="cost-heading">
       <h2 id="cost-heading">Cost impact</h2>
       <p>
-        About <strong>{money(impact.estimated_cost)}</strong> {impact.ongoing ? 'so far' : 'in all'}: the affected services cost {money(impact.hourly_cost)} an hour, over{' '}
-        {impact.duration_hours} h.
+        About <strong>{money(impact.estimated_cost)}</strong> {impact.ongoing ? 'so far' : 'in all'}: the affected
+        services cost {money(impact.hourly_cost)} an hour, over {impact.duration_hours} h.
       </p>
       <table className="data-table">
         <caption className="visually-hidden">Hourly cost per affected service</caption>
@@ -148,7 +162,8 @@ export default function IncidentPage() {
   const { data: incident, error, loading, reload } = useApi<IncidentDetail>(`/incidents/${encodeURIComponent(id)}`);
   if (!incident) return <LoadState loading={loading} error={error} />;
   // Without a model, the analysis is this summary again (the heuristic takes the incident's own): say it once.
-  const analysis = incident.analysis?.result?.root_cause === incident.root_cause_summary ? undefined : incident.analysis?.result;
+  const analysis =
+    incident.analysis?.result?.root_cause === incident.root_cause_summary ? undefined : incident.analysis?.result;
   return (
     <article className="incident-page">
       <p className="back">
@@ -174,7 +189,9 @@ export default function IncidentPage() {
               <>
                 <dt>Issue</dt>
                 <dd>
-                  <Link href={`/issue/${encodeURIComponent(incident.issue_id)}`}>its stack, source lines and breadcrumbs</Link>
+                  <Link href={`/issue/${encodeURIComponent(incident.issue_id)}`}>
+                    its stack, source lines and breadcrumbs
+                  </Link>
                 </dd>
               </>
             )}

@@ -41,7 +41,10 @@ const FIELDS: FilterField[] = [
 /** `/incidents`: newest first unless a column sorts them, filters, sort and page in the URL; a row opens `/incident/<id>`. */
 export default function IncidentsPage() {
   const [params] = useUrlState();
-  const list = useApi<Page<Incident>>('/incidents', pick(params, ['status', 'severity', 'env', 'service', 'sort', 'order', 'cursor', 'limit']));
+  const list = useApi<Page<Incident>>(
+    '/incidents',
+    pick(params, ['status', 'severity', 'env', 'service', 'sort', 'order', 'cursor', 'limit']),
+  );
   return (
     <>
       <PageHeader title="Incidents" />

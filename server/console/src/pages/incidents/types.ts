@@ -13,8 +13,20 @@ export type Evidence = IncidentEvidence;
 export type Incident = IncidentView;
 
 /** The filters' choices, checked against the server's lists; the rule form offers the same severities. */
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'warning', 'info'] as const satisfies readonly Severity[];
-export const INCIDENT_STATUSES = ['detected', 'escalated', 'acknowledged', 'resolved'] as const satisfies readonly IncidentStatus[];
+export const SEVERITIES = [
+  'critical',
+  'high',
+  'medium',
+  'low',
+  'warning',
+  'info',
+] as const satisfies readonly Severity[];
+export const INCIDENT_STATUSES = [
+  'detected',
+  'escalated',
+  'acknowledged',
+  'resolved',
+] as const satisfies readonly IncidentStatus[];
 
 /** `GET /incidents/{id}`: the incident with the issue it grew from (while it exists) and the issue's latest analysis. */
 export interface IncidentDetail extends Incident {

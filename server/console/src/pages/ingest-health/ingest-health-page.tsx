@@ -27,7 +27,15 @@ const REFUSAL_COLUMNS: ReadonlyArray<Column<Refusal>> = [
     ),
   },
   { id: 'count', header: 'Requests', numeric: true, cell: (r) => r.count.toLocaleString() },
-  { id: 'last_at', header: 'Last', cell: (r) => <time dateTime={r.last_at} title={formatTime(r.last_at)}>{formatAgo(r.last_at)}</time> },
+  {
+    id: 'last_at',
+    header: 'Last',
+    cell: (r) => (
+      <time dateTime={r.last_at} title={formatTime(r.last_at)}>
+        {formatAgo(r.last_at)}
+      </time>
+    ),
+  },
   {
     id: 'example',
     header: 'Last example',
@@ -89,23 +97,44 @@ export default function IngestHealthPage() {
         <>
           <section className="panel" aria-labelledby="refused-heading">
             <h2 id="refused-heading">Refused by the server</h2>
-            <p className="hint">Ingest requests with this project&apos;s keys that the server answered with an error: nothing of them was stored.</p>
-            <Refusals rows={data.refusals} caption="Refused ingest requests" empty="No ingest request was refused in this window." />
+            <p className="hint">
+              Ingest requests with this project&apos;s keys that the server answered with an error: nothing of them was
+              stored.
+            </p>
+            <Refusals
+              rows={data.refusals}
+              caption="Refused ingest requests"
+              empty="No ingest request was refused in this window."
+            />
           </section>
           <section className="panel" aria-labelledby="dropped-heading">
             <h2 id="dropped-heading">Dropped by the SDK</h2>
-            <p className="hint">What browsers reported they lost before sending (svc.sdk.dropped_items), per app and reason.</p>
+            <p className="hint">
+              What browsers reported they lost before sending (svc.sdk.dropped_items), per app and reason.
+            </p>
             {data.sdk_drops.length === 0 ? (
               <p className="state">No SDK reported dropped records in this window.</p>
             ) : (
-              <DataTable caption="Records the SDK dropped" columns={DROP_COLUMNS} rows={data.sdk_drops} rowKey={(d) => `${d.app}/${d.reason}`} />
+              <DataTable
+                caption="Records the SDK dropped"
+                columns={DROP_COLUMNS}
+                rows={data.sdk_drops}
+                rowKey={(d) => `${d.app}/${d.reason}`}
+              />
             )}
           </section>
           {data.unattributed && (
             <section className="panel" aria-labelledby="unattributed-heading">
               <h2 id="unattributed-heading">Refused with no project</h2>
-              <p className="hint">Requests whose key named no project (none sent, or not one of this server&apos;s), server-wide: shown to admin keys only.</p>
-              <Refusals rows={data.unattributed} caption="Refused ingest requests with no project" empty="None in this window." />
+              <p className="hint">
+                Requests whose key named no project (none sent, or not one of this server&apos;s), server-wide: shown to
+                admin keys only.
+              </p>
+              <Refusals
+                rows={data.unattributed}
+                caption="Refused ingest requests with no project"
+                empty="None in this window."
+              />
             </section>
           )}
         </>

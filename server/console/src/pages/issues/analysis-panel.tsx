@@ -79,10 +79,13 @@ function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Ana
           <a href={pr.url} target="_blank" rel="noopener noreferrer">
             {`${pr.repository}#${pr.number}`}
           </a>{' '}
-          on branch <code>{pr.branch}</code> (commit <code>{pr.commit_sha.slice(0, 7)}</code>); its state is GitHub&apos;s.
+          on branch <code>{pr.branch}</code> (commit <code>{pr.commit_sha.slice(0, 7)}</code>); its state is
+          GitHub&apos;s.
         </p>
       ) : !me.features.github ? (
-        <p className="hint">No GitHub repository is connected to an app of this project, so fixes cannot become pull requests.</p>
+        <p className="hint">
+          No GitHub repository is connected to an app of this project, so fixes cannot become pull requests.
+        </p>
       ) : !canWrite(me) ? (
         <p className="hint">Read-only key: opening a pull request needs a control key.</p>
       ) : !canOpen ? (
@@ -103,7 +106,11 @@ function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Ana
 export function AnalysisPanel({ issueId }: { issueId: string }) {
   const me = useMe();
   const { analysis, error, loading, reload } = useAnalysis(issueId);
-  const { run: start, busy, error: startError } = useAction(async () => {
+  const {
+    run: start,
+    busy,
+    error: startError,
+  } = useAction(async () => {
     await api.post<Analysis>(`/issues/${encodeURIComponent(issueId)}/analysis`);
     reload();
   });
@@ -111,7 +118,11 @@ export function AnalysisPanel({ issueId }: { issueId: string }) {
     <section className="panel" aria-labelledby="analysis-heading">
       <div className="panel-head">
         <h2 id="analysis-heading">Analysis</h2>
-        {analysis && <Badge tone={analysis.mode === 'model' ? 'info' : 'neutral'}>{analysis.mode === 'model' ? `model ${analysis.model ?? ''}` : 'heuristic'}</Badge>}
+        {analysis && (
+          <Badge tone={analysis.mode === 'model' ? 'info' : 'neutral'}>
+            {analysis.mode === 'model' ? `model ${analysis.model ?? ''}` : 'heuristic'}
+          </Badge>
+        )}
         {canWrite(me) && (
           <button type="button" disabled={busy || unfinished(analysis)} onClick={() => void start()}>
             {analysis ? 'Analyse again' : 'Analyse'}
@@ -119,7 +130,9 @@ export function AnalysisPanel({ issueId }: { issueId: string }) {
         )}
       </div>
       <p className="hint">
-        {me.features.ai_analysis ? 'A model configured on the server analyses the issue.' : 'No model is configured: the analysis is the detector’s heuristic.'}
+        {me.features.ai_analysis
+          ? 'A model configured on the server analyses the issue.'
+          : 'No model is configured: the analysis is the detector’s heuristic.'}
         {!canWrite(me) && ' Read-only key: starting an analysis needs a control key.'}
       </p>
       <LoadState loading={loading} error={error} />
@@ -130,7 +143,8 @@ export function AnalysisPanel({ issueId }: { issueId: string }) {
           <p className="hint">
             Requested {formatTime(analysis.requested_at)}
             {analysis.finished_at && `, finished ${formatTime(analysis.finished_at)}`}
-            {analysis.usage && ` · ${analysis.usage.total_tokens} tokens in ${formatDuration(analysis.usage.duration_ms)}`}
+            {analysis.usage &&
+              ` · ${analysis.usage.total_tokens} tokens in ${formatDuration(analysis.usage.duration_ms)}`}
           </p>
           <AnalysisResultView analysis={analysis} />
           {analysis.sent ? (

@@ -14,7 +14,15 @@ const MOVES: ReadonlyArray<{ status: Status; label: string; done: string }> = [
  * Resolve, ignore or reopen the selected issues at once (`PATCH /issues`, one transaction, each recorded as a single
  * change is); what happened is announced, and the list reloads.
  */
-export function BulkStatus({ selected, onDone, onClear }: { selected: ReadonlySet<string>; onDone: () => void; onClear: () => void }) {
+export function BulkStatus({
+  selected,
+  onDone,
+  onClear,
+}: {
+  selected: ReadonlySet<string>;
+  onDone: () => void;
+  onClear: () => void;
+}) {
   const [result, setResult] = useState<string>();
   const { run, busy, error } = useAction(async (move: (typeof MOVES)[number]) => {
     setResult(undefined);

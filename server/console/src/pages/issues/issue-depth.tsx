@@ -34,7 +34,10 @@ const percent = (count: number, total: number) => (total > 0 ? Math.round((count
 /** One facet: its largest values with their share of the errors, the rest folded into "Other". */
 function FacetList({ title, data }: { title: string; data: IssueBreakdown[Facet] }) {
   const listed = data.top.reduce((a, t) => a + t.count, 0);
-  const rows = [...data.top.map((t) => ({ label: t.value ?? 'Not reported', count: t.count, unknown: t.value === null })), ...(data.total > listed ? [{ label: 'Other', count: data.total - listed, unknown: true }] : [])];
+  const rows = [
+    ...data.top.map((t) => ({ label: t.value ?? 'Not reported', count: t.count, unknown: t.value === null })),
+    ...(data.total > listed ? [{ label: 'Other', count: data.total - listed, unknown: true }] : []),
+  ];
   return (
     <div className="facet">
       <h3>{title}</h3>
@@ -67,7 +70,8 @@ export function IssueBreakdownPanel({ breakdown }: { breakdown: IssueBreakdown }
     <section className="panel" aria-labelledby="breakdown-heading">
       <h2 id="breakdown-heading">Breakdown</h2>
       <p>
-        <strong>{affected}</strong> {users.distinct === 1 && !users.distinct_capped ? 'user' : 'users'} affected (named by <code>setUser</code>)
+        <strong>{affected}</strong> {users.distinct === 1 && !users.distinct_capped ? 'user' : 'users'} affected (named
+        by <code>setUser</code>)
       </p>
       <div className="facets">
         {FACETS.map((f) => (

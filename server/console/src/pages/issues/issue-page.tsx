@@ -29,7 +29,8 @@ function SeenAt({ seen }: { seen: Seen }) {
 /** What the status means beyond its name. */
 function statusNote(issue: IssueDetail): string {
   if (issue.status === 'regressed') return 'It was resolved and occurred again.';
-  if (issue.status === 'resolved' && issue.in_next_release) return `Resolved for the release after ${issue.resolved_release ?? 'the one then current'}.`;
+  if (issue.status === 'resolved' && issue.in_next_release)
+    return `Resolved for the release after ${issue.resolved_release ?? 'the one then current'}.`;
   return '';
 }
 
@@ -160,7 +161,8 @@ function Reproductions({ reproductions }: { reproductions: IssueDetail['reproduc
       <ul>
         {reproductions.map((r) => (
           <li key={`${r.run_id} ${r.at}`}>
-            <Link href={`/test-run/${encodeURIComponent(r.run_id)}`}>{reproductionText(r)}</Link>, <time dateTime={r.at}>{formatTime(r.at)}</time>
+            <Link href={`/test-run/${encodeURIComponent(r.run_id)}`}>{reproductionText(r)}</Link>,{' '}
+            <time dateTime={r.at}>{formatTime(r.at)}</time>
           </li>
         ))}
       </ul>

@@ -34,8 +34,26 @@ const COLUMNS: ReadonlyArray<Column<IssueListItem>> = [
   { id: 'app', header: 'App · env', cell: (i) => `${i.app} · ${i.env}` },
   { id: 'events', header: 'Events', numeric: true, sortable: true, cell: (i) => i.events.toLocaleString() },
   { id: 'sessions', header: 'Sessions', numeric: true, sortable: true, cell: (i) => i.sessions.toLocaleString() },
-  { id: 'first_seen', header: 'First seen', sortable: true, cell: (i) => <time dateTime={i.first_seen.at} title={formatTime(i.first_seen.at)}>{formatAgo(i.first_seen.at)}</time> },
-  { id: 'last_seen', header: 'Last seen', sortable: true, cell: (i) => <time dateTime={i.last_seen.at} title={formatTime(i.last_seen.at)}>{formatAgo(i.last_seen.at)}</time> },
+  {
+    id: 'first_seen',
+    header: 'First seen',
+    sortable: true,
+    cell: (i) => (
+      <time dateTime={i.first_seen.at} title={formatTime(i.first_seen.at)}>
+        {formatAgo(i.first_seen.at)}
+      </time>
+    ),
+  },
+  {
+    id: 'last_seen',
+    header: 'Last seen',
+    sortable: true,
+    cell: (i) => (
+      <time dateTime={i.last_seen.at} title={formatTime(i.last_seen.at)}>
+        {formatAgo(i.last_seen.at)}
+      </time>
+    ),
+  },
   { id: 'status', header: 'Status', cell: (i) => <IssueStatusBadge status={i.status} /> },
 ];
 
@@ -52,10 +70,21 @@ export default function IssuesPage() {
     { name: 'status', label: 'Status', kind: 'select', options: ISSUE_STATUSES.map((s) => ({ value: s, label: s })) },
     { name: 'app', label: 'App', kind: 'select', options: me.apps.map((a) => ({ value: a.name, label: a.name })) },
     { name: 'env', label: 'Environment', kind: 'select', options: selectOptions(facets.data?.envs, params.get('env')) },
-    { name: 'release', label: 'Release', kind: 'select', options: selectOptions(facets.data?.releases, params.get('release')) },
+    {
+      name: 'release',
+      label: 'Release',
+      kind: 'select',
+      options: selectOptions(facets.data?.releases, params.get('release')),
+    },
   ];
   const trend = useTrendPeriod();
-  const list = useApi<Page<IssueListItem>>('/issues', { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']), sort, from, to, trend });
+  const list = useApi<Page<IssueListItem>>('/issues', {
+    ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']),
+    sort,
+    from,
+    to,
+    trend,
+  });
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   // Another page or filter: what was picked is no longer on screen.
   useEffect(() => setSelected(new Set()), [params.toString()]);
@@ -66,14 +95,22 @@ export default function IssuesPage() {
         <TimeRangePicker />
       </PageHeader>
       <FilterBar label="Issue filters" fields={fields} />
-      {canWrite(me) && <BulkStatus selected={selected} onDone={() => (list.reload(), setSelected(new Set()))} onClear={() => setSelected(new Set())} />}
+      {canWrite(me) && (
+        <BulkStatus
+          selected={selected}
+          onDone={() => (list.reload(), setSelected(new Set()))}
+          onClear={() => setSelected(new Set())}
+        />
+      )}
       <PagedTable
         list={list}
         empty="No issue matches these filters."
         caption="Issues"
         columns={COLUMNS}
         rowKey={(i) => i.id}
-        selection={canWrite(me) ? { selected, onChange: setSelected, label: (i) => `${i.type}: ${i.message}` } : undefined}
+        selection={
+          canWrite(me) ? { selected, onChange: setSelected, label: (i) => `${i.type}: ${i.message}` } : undefined
+        }
         rowHref={(i) => `/issue/${encodeURIComponent(i.id)}`}
         defaultSort={{ id: 'last_seen', order: 'desc' }}
         descendingOnly

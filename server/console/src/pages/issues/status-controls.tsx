@@ -22,7 +22,11 @@ function movesFrom(status: Issue['status']): Array<{ label: string; change: Chan
 /** Resolve / ignore / reopen with `PATCH /issues/{id}`; a read key sees why there are no buttons. */
 export function StatusControls({ issue, onChanged }: { issue: Issue; onChanged: () => void }) {
   const me = useMe();
-  const { run: apply, busy, error } = useAction(async (change: Change) => {
+  const {
+    run: apply,
+    busy,
+    error,
+  } = useAction(async (change: Change) => {
     await api.patch(`/issues/${encodeURIComponent(issue.id)}`, change);
     onChanged();
   });
@@ -30,7 +34,13 @@ export function StatusControls({ issue, onChanged }: { issue: Issue; onChanged: 
   return (
     <div className="status-controls" role="group" aria-label="Change the status">
       {movesFrom(issue.status).map((m) => (
-        <button key={m.label} type="button" disabled={busy} className={m.label === 'Resolve' ? 'primary' : undefined} onClick={() => void apply(m.change)}>
+        <button
+          key={m.label}
+          type="button"
+          disabled={busy}
+          className={m.label === 'Resolve' ? 'primary' : undefined}
+          onClick={() => void apply(m.change)}
+        >
           {m.label}
         </button>
       ))}

@@ -11,7 +11,12 @@ import type { IssueDetailSchema, IssueListItemSchema, IssueSchema } from '../../
 
 export type { IssueStatus };
 /** The status filter's choices, in the order the console offers them. */
-export const ISSUE_STATUSES = ['unresolved', 'regressed', 'resolved', 'ignored'] as const satisfies readonly IssueStatus[];
+export const ISSUE_STATUSES = [
+  'unresolved',
+  'regressed',
+  'resolved',
+  'ignored',
+] as const satisfies readonly IssueStatus[];
 
 type WithStatus<T> = Omit<T, 'status'> & { status: IssueStatus };
 export type Issue = WithStatus<z.output<typeof IssueSchema>>;

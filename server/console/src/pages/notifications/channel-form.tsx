@@ -9,12 +9,24 @@ import { CHANNEL_TYPES, type Channel, type ChannelType } from './types';
  * Creates a channel (`POST .../channels`) or edits one (`PATCH .../channels/{id}`: name and the whole config; a secret
  * left empty is left out, so the server keeps it). A 400 shows next to the field it names.
  */
-export function ChannelForm({ channel, onSaved, onCancel }: { channel?: Channel; onSaved: (saved: Channel) => void; onCancel: () => void }) {
+export function ChannelForm({
+  channel,
+  onSaved,
+  onCancel,
+}: {
+  channel?: Channel;
+  onSaved: (saved: Channel) => void;
+  onCancel: () => void;
+}) {
   const [type, setType] = useState<ChannelType>(channel?.type ?? 'webhook');
   const fields = CHANNEL_FIELDS[type];
   const save = useAction(async (form: FormData) => {
     const body = { name: String(form.get('name') ?? '').trim(), config: configFromForm(type, form) };
-    onSaved(channel ? await api.patch<Channel>(`/notifications/channels/${channel.id}`, body) : await api.post<Channel>('/notifications/channels', { type, ...body }));
+    onSaved(
+      channel
+        ? await api.patch<Channel>(`/notifications/channels/${channel.id}`, body)
+        : await api.post<Channel>('/notifications/channels', { type, ...body }),
+    );
   });
   const error = save.error;
   return (
@@ -30,7 +42,13 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: Channel;
       <div className="form-grid">
         <Field label="Type" name="type" error={error}>
           {(props) => (
-            <select {...props} name="type" value={type} disabled={channel !== undefined} onChange={(e) => setType(e.target.value as ChannelType)}>
+            <select
+              {...props}
+              name="type"
+              value={type}
+              disabled={channel !== undefined}
+              onChange={(e) => setType(e.target.value as ChannelType)}
+            >
               {CHANNEL_TYPES.map((t) => (
                 <option key={t} value={t}>
                   {CHANNEL_LABELS[t]}
@@ -49,7 +67,12 @@ export function ChannelForm({ channel, onSaved, onCancel }: { channel?: Channel;
             <Field key={`${type}-${f.path}`} label={f.label} name={f.path} error={error} hint={hint}>
               {(props) =>
                 f.input === 'checkbox' ? (
-                  <input {...props} name={f.path} type="checkbox" defaultChecked={channel ? fieldText(channel.config, f) === 'true' : false} />
+                  <input
+                    {...props}
+                    name={f.path}
+                    type="checkbox"
+                    defaultChecked={channel ? fieldText(channel.config, f) === 'true' : false}
+                  />
                 ) : (
                   <input
                     {...props}

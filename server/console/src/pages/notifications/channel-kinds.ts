@@ -26,10 +26,20 @@ export const CHANNEL_LABELS: Record<ChannelType, string> = {
 export const CHANNEL_FIELDS: Record<ChannelType, readonly ConfigField[]> = {
   webhook: [
     { path: 'url', label: 'URL', input: 'url', required: true, placeholder: 'https://hooks.example.com/svc' },
-    { path: 'secret', label: 'Signing secret', input: 'secret', hint: 'Standard Webhooks secret (whsec_…). Empty: the server makes one on creation and keeps the current one on edit.' },
+    {
+      path: 'secret',
+      label: 'Signing secret',
+      input: 'secret',
+      hint: 'Standard Webhooks secret (whsec_…). Empty: the server makes one on creation and keeps the current one on edit.',
+    },
   ],
   chat: [
-    { path: 'webhook_url', label: 'Incoming webhook URL', input: 'secret', hint: 'Not needed when the chat app integration is connected.' },
+    {
+      path: 'webhook_url',
+      label: 'Incoming webhook URL',
+      input: 'secret',
+      hint: 'Not needed when the chat app integration is connected.',
+    },
     { path: 'channel', label: 'Channel', input: 'text', placeholder: '#incidents' },
   ],
   teams: [{ path: 'webhook_url', label: 'Workflow webhook URL', input: 'secret', required: true }],
@@ -43,8 +53,26 @@ export const CHANNEL_FIELDS: Record<ChannelType, readonly ConfigField[]> = {
     { path: 'smtp.user', label: 'SMTP user', input: 'text' },
     { path: 'smtp.password', label: 'SMTP password', input: 'secret' },
   ],
-  sms: [{ path: 'to', label: 'Phone numbers (E.164, comma-separated)', input: 'list', required: true, hint: 'Needs the telephony integration.', placeholder: '+15551234567' }],
-  voice: [{ path: 'to', label: 'Phone numbers (E.164, comma-separated)', input: 'list', required: true, hint: 'Needs the telephony integration.', placeholder: '+15551234567' }],
+  sms: [
+    {
+      path: 'to',
+      label: 'Phone numbers (E.164, comma-separated)',
+      input: 'list',
+      required: true,
+      hint: 'Needs the telephony integration.',
+      placeholder: '+15551234567',
+    },
+  ],
+  voice: [
+    {
+      path: 'to',
+      label: 'Phone numbers (E.164, comma-separated)',
+      input: 'list',
+      required: true,
+      hint: 'Needs the telephony integration.',
+      placeholder: '+15551234567',
+    },
+  ],
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

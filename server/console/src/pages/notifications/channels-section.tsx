@@ -46,21 +46,38 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
   const rows = channels.data?.data ?? [];
   return (
     <section aria-labelledby="channels-heading">
-      <SectionHead id="channels-heading" title="Channels" newLabel="New channel" onNew={writable && editing === null ? () => setEditing({ mode: 'new' }) : undefined} />
+      <SectionHead
+        id="channels-heading"
+        title="Channels"
+        newLabel="New channel"
+        onNew={writable && editing === null ? () => setEditing({ mode: 'new' }) : undefined}
+      />
       <p role="status" className="notice">
         {notice}
       </p>
       {secretOnce && (
         <div className="panel secret-once" role="region" aria-label="Signing secret">
           <p>
-            The signing secret of <strong>{secretOnce.name}</strong>, shown this once (the receiver checks signatures with it):
+            The signing secret of <strong>{secretOnce.name}</strong>, shown this once (the receiver checks signatures
+            with it):
           </p>
           <code className="mono">{secretOnce.secret}</code>
         </div>
       )}
       <ActionError error={remove.error} className="state state-error" />
-      {editing && <ChannelForm key={editing.mode === 'edit' ? editing.channel.id : 'new'} channel={editing.mode === 'edit' ? editing.channel : undefined} onSaved={saved} onCancel={() => setEditing(null)} />}
-      <LoadState loading={channels.loading && !channels.data} error={channels.error} empty={channels.data !== undefined && rows.length === 0}>
+      {editing && (
+        <ChannelForm
+          key={editing.mode === 'edit' ? editing.channel.id : 'new'}
+          channel={editing.mode === 'edit' ? editing.channel : undefined}
+          onSaved={saved}
+          onCancel={() => setEditing(null)}
+        />
+      )}
+      <LoadState
+        loading={channels.loading && !channels.data}
+        error={channels.error}
+        empty={channels.data !== undefined && rows.length === 0}
+      >
         No channels yet.{writable ? ' Create one to be notified of incidents.' : ''}
       </LoadState>
       {rows.length > 0 && (
@@ -90,13 +107,27 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
                     {writable && (
                       <td>
                         <div className="row-actions">
-                          <button type="button" onClick={() => void sendTest(c)} disabled={test === 'sending'} aria-label={`Send test to ${c.name}`}>
+                          <button
+                            type="button"
+                            onClick={() => void sendTest(c)}
+                            disabled={test === 'sending'}
+                            aria-label={`Send test to ${c.name}`}
+                          >
                             Send test
                           </button>
-                          <button type="button" onClick={() => setEditing({ mode: 'edit', channel: c })} aria-label={`Edit ${c.name}`}>
+                          <button
+                            type="button"
+                            onClick={() => setEditing({ mode: 'edit', channel: c })}
+                            aria-label={`Edit ${c.name}`}
+                          >
                             Edit
                           </button>
-                          <ConfirmDelete what={c.name} asking={asking === c.id} setAsking={(a) => setAsking(a ? c.id : null)} onConfirm={() => void remove.run(c)} />
+                          <ConfirmDelete
+                            what={c.name}
+                            asking={asking === c.id}
+                            setAsking={(a) => setAsking(a ? c.id : null)}
+                            onConfirm={() => void remove.run(c)}
+                          />
                         </div>
                         {test && <TestResult result={test} name={c.name} />}
                       </td>
@@ -114,8 +145,18 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
 
 /** What "Send test" got back: the delivery after its first attempt (state, response status, latency) or the refusal. */
 function TestResult({ result, name }: { result: Delivery | ActionFailure | 'sending'; name: string }) {
-  if (result === 'sending') return <p role="status" className="test-result">Sending a test to {name}…</p>;
-  if (!('state' in result)) return <p role="alert" className="test-result state-error">Test not sent: {result.message}</p>;
+  if (result === 'sending')
+    return (
+      <p role="status" className="test-result">
+        Sending a test to {name}…
+      </p>
+    );
+  if (!('state' in result))
+    return (
+      <p role="alert" className="test-result state-error">
+        Test not sent: {result.message}
+      </p>
+    );
   return (
     <p role="status" className="test-result" aria-label={`Test result for ${name}`}>
       Test: <DeliveryState state={result.state} />
@@ -125,4 +166,3 @@ function TestResult({ result, name }: { result: Delivery | ActionFailure | 'send
     </p>
   );
 }
-

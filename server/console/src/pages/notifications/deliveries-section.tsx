@@ -16,7 +16,10 @@ const EXCERPT = 120;
 export function DeliveriesSection() {
   const [params] = useUrlState();
   const channels = useApi<{ data: Channel[] }>('/notifications/channels');
-  const deliveries = useApi<Page<Delivery>>('/notifications/deliveries', { ...pick(params, ['channel_id', 'state', 'sort', 'order', 'cursor']), limit: 50 });
+  const deliveries = useApi<Page<Delivery>>('/notifications/deliveries', {
+    ...pick(params, ['channel_id', 'state', 'sort', 'order', 'cursor']),
+    limit: 50,
+  });
   const names = new Map((channels.data?.data ?? []).map((c) => [c.id, c.name]));
   const columns: Column<Delivery>[] = [
     { id: 'created', header: 'Time', sortable: true, cell: (d) => formatTime(d.created_at) },
@@ -25,7 +28,15 @@ export function DeliveriesSection() {
       id: 'incident',
       header: 'Incident',
       cell: (d) =>
-        d.incident_id ? <Link href={`/incident/${encodeURIComponent(d.incident_id)}`}>{d.incident_id}</Link> : d.issue_id ? <Link href={`/issue/${encodeURIComponent(d.issue_id)}`}>{d.issue_id}</Link> : d.trigger === 'test' ? 'test' : '—',
+        d.incident_id ? (
+          <Link href={`/incident/${encodeURIComponent(d.incident_id)}`}>{d.incident_id}</Link>
+        ) : d.issue_id ? (
+          <Link href={`/issue/${encodeURIComponent(d.issue_id)}`}>{d.issue_id}</Link>
+        ) : d.trigger === 'test' ? (
+          'test'
+        ) : (
+          '—'
+        ),
     },
     { id: 'event', header: 'Event', cell: (d) => d.event },
     { id: 'state', header: 'State', cell: (d) => <DeliveryState state={d.state} /> },
@@ -52,11 +63,21 @@ export function DeliveriesSection() {
       {/* Once the channels are known, so the channel select can show the URL's choice. */}
       {channels.data && (
         <FilterBar
-        label="Delivery filters"
-        fields={[
-          { name: 'channel_id', label: 'Channel', kind: 'select', options: (channels.data?.data ?? []).map((c) => ({ value: c.id, label: c.name })) },
-          { name: 'state', label: 'State', kind: 'select', options: DELIVERY_STATES.map((s) => ({ value: s, label: s })) },
-        ]}
+          label="Delivery filters"
+          fields={[
+            {
+              name: 'channel_id',
+              label: 'Channel',
+              kind: 'select',
+              options: (channels.data?.data ?? []).map((c) => ({ value: c.id, label: c.name })),
+            },
+            {
+              name: 'state',
+              label: 'State',
+              kind: 'select',
+              options: DELIVERY_STATES.map((s) => ({ value: s, label: s })),
+            },
+          ]}
         />
       )}
       <PagedTable

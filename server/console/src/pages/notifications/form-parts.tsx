@@ -17,7 +17,8 @@ export function formField(field: string | undefined): string | undefined {
 }
 
 /** The message of `error` when it names the form field `name`. */
-const messageFor = (error: ActionFailure | undefined, name: string) => (error && formField(error.field) === name ? error.message : undefined);
+const messageFor = (error: ActionFailure | undefined, name: string) =>
+  error && formField(error.field) === name ? error.message : undefined;
 
 /** The server's refusal next to the field (or group of choices) it names, announced; linked by `id` when given. */
 export function FieldError({ error, name, id }: { error?: ActionFailure; name: string; id?: string }) {
@@ -31,7 +32,19 @@ export function FieldError({ error, name, id }: { error?: ActionFailure; name: s
 }
 
 /** A labelled input with its hint and, when the server refused it, the error next to it (linked for screen readers). */
-export function Field({ label, name, error, hint, children }: { label: string; name: string; error?: ActionFailure; hint?: string; children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => ReactNode }) {
+export function Field({
+  label,
+  name,
+  error,
+  hint,
+  children,
+}: {
+  label: string;
+  name: string;
+  error?: ActionFailure;
+  hint?: string;
+  children: (props: { id: string; 'aria-invalid'?: boolean; 'aria-describedby'?: string }) => ReactNode;
+}) {
   const id = useId();
   const own = messageFor(error, name);
   const describedBy = [hint ? `${id}-hint` : '', own ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
@@ -53,7 +66,25 @@ export function Field({ label, name, error, hint, children }: { label: string; n
  * A create/edit form of this page: its title, the fields, the error of a save no field shows (`fields` are those that
  * show their own), and the submit and Cancel buttons. `onSubmit` gets the form's data.
  */
-export function EditForm({ title, submitLabel, saving, error, fields, onSubmit, onCancel, children }: { title: string; submitLabel: string; saving: boolean; error?: ActionFailure; fields: readonly string[]; onSubmit: (form: FormData) => void; onCancel: () => void; children: ReactNode }) {
+export function EditForm({
+  title,
+  submitLabel,
+  saving,
+  error,
+  fields,
+  onSubmit,
+  onCancel,
+  children,
+}: {
+  title: string;
+  submitLabel: string;
+  saving: boolean;
+  error?: ActionFailure;
+  fields: readonly string[];
+  onSubmit: (form: FormData) => void;
+  onCancel: () => void;
+  children: ReactNode;
+}) {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     onSubmit(new FormData(event.currentTarget));
@@ -81,7 +112,17 @@ export function EditForm({ title, submitLabel, saving, error, fields, onSubmit, 
 }
 
 /** A delete that asks first, in place (no browser dialog): Delete → "Delete X?" Confirm / Cancel. */
-export function ConfirmDelete({ what, onConfirm, asking, setAsking }: { what: string; onConfirm: () => void; asking: boolean; setAsking: (asking: boolean) => void }) {
+export function ConfirmDelete({
+  what,
+  onConfirm,
+  asking,
+  setAsking,
+}: {
+  what: string;
+  onConfirm: () => void;
+  asking: boolean;
+  setAsking: (asking: boolean) => void;
+}) {
   if (!asking) {
     return (
       <button type="button" className="danger" onClick={() => setAsking(true)} aria-label={`Delete ${what}`}>
@@ -103,7 +144,17 @@ export function ConfirmDelete({ what, onConfirm, asking, setAsking }: { what: st
 }
 
 /** A section's heading and, when `onNew` is given (a key that may change things, no form open), its "New …" button. */
-export function SectionHead({ id, title, newLabel, onNew }: { id: string; title: string; newLabel: string; onNew?: () => void }) {
+export function SectionHead({
+  id,
+  title,
+  newLabel,
+  onNew,
+}: {
+  id: string;
+  title: string;
+  newLabel: string;
+  onNew?: () => void;
+}) {
   return (
     <div className="section-head">
       <h2 id={id}>{title}</h2>

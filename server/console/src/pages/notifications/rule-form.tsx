@@ -9,7 +9,17 @@ const list = (text: FormDataEntryValue | null) =>
     .filter(Boolean);
 
 /** Creates a rule (`POST .../rules`, evaluated after the others) or edits one (`PATCH .../rules/{id}`, its place stays). */
-export function RuleForm({ rule, channels, onSaved, onCancel }: { rule?: Rule; channels: readonly Channel[]; onSaved: (rule: Rule) => void; onCancel: () => void }) {
+export function RuleForm({
+  rule,
+  channels,
+  onSaved,
+  onCancel,
+}: {
+  rule?: Rule;
+  channels: readonly Channel[];
+  onSaved: (rule: Rule) => void;
+  onCancel: () => void;
+}) {
   const save = useAction(async (form: FormData) => {
     const severity = form.getAll('severity').map(String);
     const env = list(form.get('env'));
@@ -17,11 +27,19 @@ export function RuleForm({ rule, channels, onSaved, onCancel }: { rule?: Rule; c
     const delay = String(form.get('delay_seconds') ?? '').trim();
     const body = {
       name: String(form.get('name') ?? '').trim(),
-      conditions: { ...(severity.length ? { severity } : {}), ...(env.length ? { env } : {}), ...(services.length ? { services } : {}) },
+      conditions: {
+        ...(severity.length ? { severity } : {}),
+        ...(env.length ? { env } : {}),
+        ...(services.length ? { services } : {}),
+      },
       channels: form.getAll('channels').map(String),
       delay_seconds: delay === '' ? 0 : Number(delay),
     };
-    onSaved(rule ? await api.patch<Rule>(`/notifications/rules/${rule.id}`, body) : await api.post<Rule>('/notifications/rules', body));
+    onSaved(
+      rule
+        ? await api.patch<Rule>(`/notifications/rules/${rule.id}`, body)
+        : await api.post<Rule>('/notifications/rules', body),
+    );
   });
   const error = save.error;
   return (
@@ -39,20 +57,57 @@ export function RuleForm({ rule, channels, onSaved, onCancel }: { rule?: Rule; c
           {(props) => <input {...props} name="name" required defaultValue={rule?.name ?? ''} />}
         </Field>
         <Field label="Environments (comma-separated; empty = any)" name="conditions.env" error={error}>
-          {(props) => <input {...props} name="env" defaultValue={rule?.conditions.env?.join(', ') ?? ''} placeholder="production" />}
+          {(props) => (
+            <input
+              {...props}
+              name="env"
+              defaultValue={rule?.conditions.env?.join(', ') ?? ''}
+              placeholder="production"
+            />
+          )}
         </Field>
         <Field label="Services (comma-separated; empty = any)" name="conditions.services" error={error}>
-          {(props) => <input {...props} name="services" defaultValue={rule?.conditions.services?.join(', ') ?? ''} placeholder="checkout, api" />}
+          {(props) => (
+            <input
+              {...props}
+              name="services"
+              defaultValue={rule?.conditions.services?.join(', ') ?? ''}
+              placeholder="checkout, api"
+            />
+          )}
         </Field>
-        <Field label="Delay (seconds)" name="delay_seconds" error={error} hint="Escalation: wait this long, and send only if the incident is still open.">
-          {(props) => <input {...props} name="delay_seconds" type="number" min={0} inputMode="numeric" defaultValue={rule?.delay_seconds ?? 0} />}
+        <Field
+          label="Delay (seconds)"
+          name="delay_seconds"
+          error={error}
+          hint="Escalation: wait this long, and send only if the incident is still open."
+        >
+          {(props) => (
+            <input
+              {...props}
+              name="delay_seconds"
+              type="number"
+              min={0}
+              inputMode="numeric"
+              defaultValue={rule?.delay_seconds ?? 0}
+            />
+          )}
         </Field>
       </div>
-      <fieldset className="choice-group" aria-invalid={error && formField(error.field) === 'conditions.severity' ? true : undefined}>
+      <fieldset
+        className="choice-group"
+        aria-invalid={error && formField(error.field) === 'conditions.severity' ? true : undefined}
+      >
         <legend>Severities (none = any)</legend>
         {SEVERITIES.map((s) => (
           <label key={s}>
-            <input type="checkbox" name="severity" value={s} defaultChecked={rule?.conditions.severity?.includes(s) ?? false} /> {s}
+            <input
+              type="checkbox"
+              name="severity"
+              value={s}
+              defaultChecked={rule?.conditions.severity?.includes(s) ?? false}
+            />{' '}
+            {s}
           </label>
         ))}
         <FieldError error={error} name="conditions.severity" />
@@ -62,7 +117,13 @@ export function RuleForm({ rule, channels, onSaved, onCancel }: { rule?: Rule; c
         {channels.length === 0 && <span className="hint">Create a channel first.</span>}
         {channels.map((c) => (
           <label key={c.id}>
-            <input type="checkbox" name="channels" value={c.id} defaultChecked={rule?.channels.includes(c.id) ?? false} /> {c.name}
+            <input
+              type="checkbox"
+              name="channels"
+              value={c.id}
+              defaultChecked={rule?.channels.includes(c.id) ?? false}
+            />{' '}
+            {c.name}
           </label>
         ))}
         <FieldError error={error} name="channels" />

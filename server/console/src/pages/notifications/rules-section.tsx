@@ -74,8 +74,15 @@ export function RulesSection({ writable }: { writable: boolean }) {
 
   return (
     <section aria-labelledby="rules-heading">
-      <SectionHead id="rules-heading" title="Rules" newLabel="New rule" onNew={writable && editing === null ? () => setEditing({ mode: 'new' }) : undefined} />
-      <p className="hint">Rules are evaluated top to bottom; every rule that matches an incident sends to its channels.</p>
+      <SectionHead
+        id="rules-heading"
+        title="Rules"
+        newLabel="New rule"
+        onNew={writable && editing === null ? () => setEditing({ mode: 'new' }) : undefined}
+      />
+      <p className="hint">
+        Rules are evaluated top to bottom; every rule that matches an incident sends to its channels.
+      </p>
       <p role="status" aria-live="polite" className="notice">
         {announce}
       </p>
@@ -89,7 +96,11 @@ export function RulesSection({ writable }: { writable: boolean }) {
           onCancel={() => setEditing(null)}
         />
       )}
-      <LoadState loading={rules.loading && !order} error={rules.error} empty={order !== undefined && order.length === 0}>
+      <LoadState
+        loading={rules.loading && !order}
+        error={rules.error}
+        empty={order !== undefined && order.length === 0}
+      >
         No rules yet: incidents notify nobody.
       </LoadState>
       {order && order.length > 0 && (
@@ -108,16 +119,37 @@ export function RulesSection({ writable }: { writable: boolean }) {
               </div>
               {writable && (
                 <div className="row-actions">
-                  <button type="button" data-move={`${rule.id}:up`} disabled={i === 0} onClick={() => move(i, 'up')} aria-label={`Move ${rule.name} up`}>
+                  <button
+                    type="button"
+                    data-move={`${rule.id}:up`}
+                    disabled={i === 0}
+                    onClick={() => move(i, 'up')}
+                    aria-label={`Move ${rule.name} up`}
+                  >
                     ↑ Up
                   </button>
-                  <button type="button" data-move={`${rule.id}:down`} disabled={i === order.length - 1} onClick={() => move(i, 'down')} aria-label={`Move ${rule.name} down`}>
+                  <button
+                    type="button"
+                    data-move={`${rule.id}:down`}
+                    disabled={i === order.length - 1}
+                    onClick={() => move(i, 'down')}
+                    aria-label={`Move ${rule.name} down`}
+                  >
                     ↓ Down
                   </button>
-                  <button type="button" onClick={() => setEditing({ mode: 'edit', rule })} aria-label={`Edit ${rule.name}`}>
+                  <button
+                    type="button"
+                    onClick={() => setEditing({ mode: 'edit', rule })}
+                    aria-label={`Edit ${rule.name}`}
+                  >
                     Edit
                   </button>
-                  <ConfirmDelete what={rule.name} asking={asking === rule.id} setAsking={(a) => setAsking(a ? rule.id : null)} onConfirm={() => void remove.run(rule)} />
+                  <ConfirmDelete
+                    what={rule.name}
+                    asking={asking === rule.id}
+                    setAsking={(a) => setAsking(a ? rule.id : null)}
+                    onConfirm={() => void remove.run(rule)}
+                  />
                 </div>
               )}
             </li>

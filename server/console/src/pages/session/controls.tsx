@@ -49,7 +49,8 @@ export function Controls({
         ))}
       </div>
       <label className="skip">
-        <input type="checkbox" checked={skipInactive} onChange={(e) => onSkipInactive(e.target.checked)} /> Skip inactivity
+        <input type="checkbox" checked={skipInactive} onChange={(e) => onSkipInactive(e.target.checked)} /> Skip
+        inactivity
       </label>
       {children}
       {onFullscreen && (

@@ -19,7 +19,8 @@ async function allRows<T>(path: string, query: Record<string, string | number>, 
     const page: Page<T> = await api.get<Page<T>>(path, { ...query, cursor: cursor ?? undefined }, signal);
     rows.push(...page.data);
     cursor = page.next_cursor;
-    if (rows.length >= MAX_ROWS) return { rows: rows.slice(0, MAX_ROWS), capped: cursor !== null || rows.length > MAX_ROWS };
+    if (rows.length >= MAX_ROWS)
+      return { rows: rows.slice(0, MAX_ROWS), capped: cursor !== null || rows.length > MAX_ROWS };
   } while (cursor !== null);
   return { rows, capped: false };
 }
@@ -48,7 +49,11 @@ async function replayOf(id: string, signal: AbortSignal): Promise<{ events: Repl
   let gaps: ReplayGap[] = [];
   let cursor: string | null = null;
   do {
-    const page: ReplayPage = await api.get<ReplayPage>(`${sessionPath(id)}/replay`, { limit: 200, cursor: cursor ?? undefined }, signal);
+    const page: ReplayPage = await api.get<ReplayPage>(
+      `${sessionPath(id)}/replay`,
+      { limit: 200, cursor: cursor ?? undefined },
+      signal,
+    );
     events.push(...page.events);
     gaps = page.gaps;
     cursor = page.next_cursor;

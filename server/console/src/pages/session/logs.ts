@@ -3,10 +3,11 @@ import type { LogRow } from './types';
 /** OTLP severity numbers 17-24 are ERROR and FATAL. */
 const ERROR_SEVERITY = 17;
 
-export const bodyText = (body: unknown): string => (typeof body === 'string' ? body : JSON.stringify(body) ?? '');
+export const bodyText = (body: unknown): string => (typeof body === 'string' ? body : (JSON.stringify(body) ?? ''));
 
 /** An error as the server counts them: severity ERROR and above, or an exception. */
-export const isError = (log: LogRow): boolean => log.severity_number >= ERROR_SEVERITY || 'exception.type' in log.attributes;
+export const isError = (log: LogRow): boolean =>
+  log.severity_number >= ERROR_SEVERITY || 'exception.type' in log.attributes;
 
 export const logTime = (log: LogRow): number => Date.parse(log.time);
 
@@ -17,4 +18,5 @@ export function severityTone(log: LogRow): 'bad' | 'warn' | 'info' | 'neutral' {
   return 'neutral';
 }
 
-export const severityLabel = (log: LogRow): string => log.severity_text ?? (log.severity_number >= ERROR_SEVERITY ? 'ERROR' : 'LOG');
+export const severityLabel = (log: LogRow): string =>
+  log.severity_text ?? (log.severity_number >= ERROR_SEVERITY ? 'ERROR' : 'LOG');

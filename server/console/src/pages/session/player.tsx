@@ -50,7 +50,8 @@ interface Size {
 }
 
 /** The replay's stage: the frame with its address bar, timeline and controls (what full screen shows). */
-const stageOf = (host: HTMLElement): HTMLElement => host.closest<HTMLElement>('.replay-stage') ?? host.parentElement ?? host;
+const stageOf = (host: HTMLElement): HTMLElement =>
+  host.closest<HTMLElement>('.replay-stage') ?? host.parentElement ?? host;
 
 /** An element's width inside its padding. */
 function innerWidth(el: HTMLElement): number {
@@ -68,7 +69,8 @@ function frameSize(host: HTMLElement, recorded: Size | undefined): Size {
   const stage = stageOf(host);
   const last = stage.lastElementChild;
   const frameBottom = host.getBoundingClientRect().bottom;
-  const below = last && last !== host ? Math.max(0, last.getBoundingClientRect().bottom - frameBottom) + 16 : BELOW_FALLBACK;
+  const below =
+    last && last !== host ? Math.max(0, last.getBoundingClientRect().bottom - frameBottom) + 16 : BELOW_FALLBACK;
   const top = host.getBoundingClientRect().top + (document.fullscreenElement ? 0 : window.scrollY);
   const height = Math.max(MIN_HEIGHT, window.innerHeight - top - below);
   const width = Math.min(Math.max(320, innerWidth(stage)), height * aspect);
@@ -135,7 +137,11 @@ export function ReplayPlayer({
         const playing = replayer.service.state.value === 'playing';
         const offset = Math.min(total, Math.max(0, replayer.getCurrentTime()));
         // The exact time is reported (a row seeked to is at or before it), only not on every frame.
-        if (Math.abs(offset - last.offset) >= REPORT_MS || playing !== last.playing || (!playing && offset !== last.offset)) {
+        if (
+          Math.abs(offset - last.offset) >= REPORT_MS ||
+          playing !== last.playing ||
+          (!playing && offset !== last.offset)
+        ) {
           last = { offset, playing };
           callbacks.current.onPlayback(last);
         }

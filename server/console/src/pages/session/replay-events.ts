@@ -61,7 +61,8 @@ export function clicksOf(events: readonly ReplayEvent[]): Click[] {
   const clicks: Click[] = [];
   for (const event of events) {
     const data = record(event.data);
-    if (event.type !== EventType.IncrementalSnapshot || data?.source !== MOUSE_INTERACTION || data.type !== CLICK) continue;
+    if (event.type !== EventType.IncrementalSnapshot || data?.source !== MOUSE_INTERACTION || data.type !== CLICK)
+      continue;
     clicks.push({ at: event.timestamp, x: Number(data.x ?? 0), y: Number(data.y ?? 0) });
   }
   return clicks;
@@ -110,7 +111,12 @@ const MOUSE_MOVE = 1;
 const INPUT = 5;
 const isUserInteraction = (event: ReplayEvent): boolean => {
   const source = record(event.data)?.source;
-  return event.type === EventType.IncrementalSnapshot && typeof source === 'number' && source >= MOUSE_MOVE && source <= INPUT;
+  return (
+    event.type === EventType.IncrementalSnapshot &&
+    typeof source === 'number' &&
+    source >= MOUSE_MOVE &&
+    source <= INPUT
+  );
 };
 
 /** Stretches without interaction longer than this are inactive: rrweb's own threshold, so what is shaded is what "Skip inactivity" skips. */
@@ -122,7 +128,10 @@ export const INACTIVITY_MS = 10_000;
  */
 export function inactivePeriods(events: readonly ReplayEvent[], thresholdMs = INACTIVITY_MS): Array<[number, number]> {
   if (events.length === 0) return [];
-  const interactions = events.filter(isUserInteraction).map((e) => e.timestamp).sort((a, b) => a - b);
+  const interactions = events
+    .filter(isUserInteraction)
+    .map((e) => e.timestamp)
+    .sort((a, b) => a - b);
   const periods: Array<[number, number]> = [];
   let last = events.reduce((min, e) => Math.min(min, e.timestamp), Infinity);
   for (const at of interactions) {
@@ -136,7 +145,13 @@ export function inactivePeriods(events: readonly ReplayEvent[], thresholdMs = IN
 export function recordedViewport(events: readonly ReplayEvent[]): { width: number; height: number } | undefined {
   for (const event of events) {
     const data = record(event.data);
-    if (event.type === EventType.Meta && typeof data?.width === 'number' && typeof data.height === 'number' && data.width > 0 && data.height > 0) {
+    if (
+      event.type === EventType.Meta &&
+      typeof data?.width === 'number' &&
+      typeof data.height === 'number' &&
+      data.width > 0 &&
+      data.height > 0
+    ) {
       return { width: data.width, height: data.height };
     }
   }

@@ -14,7 +14,8 @@ export function ReplayGaps({ gaps }: { gaps: readonly ReplayGap[] }) {
   };
   return (
     <p className="state state-warn replay-gaps" role="note">
-      Part of this replay never reached the server ({missing.map(describe).join('; ')}). Playback jumps over the missing moments.
+      Part of this replay never reached the server ({missing.map(describe).join('; ')}). Playback jumps over the missing
+      moments.
     </p>
   );
 }

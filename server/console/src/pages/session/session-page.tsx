@@ -25,7 +25,6 @@ import { UrlBar } from './url-bar';
 import { VitalsPane } from './vitals-pane';
 import './session.css';
 
-
 function useSessionData(id: string) {
   const [state, setState] = useState<{ data?: SessionData; error?: ApiError }>({});
   useEffect(() => {
@@ -131,7 +130,14 @@ function SessionView({ id, data }: { id: string; data: SessionData }) {
               <UrlBar url={urlAt(visits, start + playback.offset)} />
               <ReplayPlayer events={data.events} onReady={onReady} onPlayback={setPlayback} />
             </div>
-            <Timeline start={start} total={total} offset={playback.offset} markers={markers} inactive={inactive} onSeek={seek} />
+            <Timeline
+              start={start}
+              total={total}
+              offset={playback.offset}
+              markers={markers}
+              inactive={inactive}
+              onSeek={seek}
+            />
             <Controls
               playing={playback.playing}
               offset={playback.offset}
@@ -169,16 +175,38 @@ function SessionView({ id, data }: { id: string; data: SessionData }) {
           replace
           className="session-tabs"
           tabs={[
-            { id: 'console', label: 'Console', count: data.logs.rows.length, panel: () => <ConsolePane logs={data.logs.rows} capped={data.logs.capped} {...timing} /> },
-            { id: 'network', label: 'Network', count: data.recipes.rows.length, panel: () => <NetworkPane recipes={data.recipes.rows} {...timing} /> },
-            { id: 'errors', label: 'Errors', count: errors.length, panel: () => <ErrorsPane logs={data.logs.rows} {...timing} /> },
+            {
+              id: 'console',
+              label: 'Console',
+              count: data.logs.rows.length,
+              panel: () => <ConsolePane logs={data.logs.rows} capped={data.logs.capped} {...timing} />,
+            },
+            {
+              id: 'network',
+              label: 'Network',
+              count: data.recipes.rows.length,
+              panel: () => <NetworkPane recipes={data.recipes.rows} {...timing} />,
+            },
+            {
+              id: 'errors',
+              label: 'Errors',
+              count: errors.length,
+              panel: () => <ErrorsPane logs={data.logs.rows} {...timing} />,
+            },
             {
               id: 'traces',
               label: 'Traces',
               count: data.spans.rows.length,
-              panel: () => <Waterfall spans={data.spans.rows} activeTimeMs={now} onSelectTime={(ms) => seek(ms - start)} />,
+              panel: () => (
+                <Waterfall spans={data.spans.rows} activeTimeMs={now} onSelectTime={(ms) => seek(ms - start)} />
+              ),
             },
-            { id: 'vitals', label: 'Vitals', count: data.vitals.length, panel: () => <VitalsPane vitals={data.vitals} {...timing} /> },
+            {
+              id: 'vitals',
+              label: 'Vitals',
+              count: data.vitals.length,
+              panel: () => <VitalsPane vitals={data.vitals} {...timing} />,
+            },
           ]}
         />
       </section>

@@ -12,7 +12,12 @@ export interface Marker {
 
 /** Each kind's glyph: the marks differ in shape and text, not only in colour. */
 const GLYPH: Record<MarkerKind, string> = { click: '●', rage: '✸', error: '!', navigation: '→' };
-const KIND_NAME: Record<MarkerKind, string> = { click: 'Click', rage: 'Rage click', error: 'Error', navigation: 'Navigation' };
+const KIND_NAME: Record<MarkerKind, string> = {
+  click: 'Click',
+  rage: 'Rage click',
+  error: 'Error',
+  navigation: 'Navigation',
+};
 
 /** Markers closer than this (percent of the scrubber) are stacked, so none hides another. */
 const MIN_GAP_PCT = 2;
@@ -60,7 +65,11 @@ export function Timeline({
       <div className="scrub">
         <div className="scrub-rail" aria-hidden="true">
           {inactive.map(([from, to]) => (
-            <span key={from} className="scrub-inactive" style={{ left: `${position(from)}%`, width: `${position(to) - position(from)}%` }} />
+            <span
+              key={from}
+              className="scrub-inactive"
+              style={{ left: `${position(from)}%`, width: `${position(to) - position(from)}%` }}
+            />
           ))}
           <span className="scrub-played" style={{ width: `${position(start + offset)}%` }} />
         </div>
@@ -104,7 +113,8 @@ export function Timeline({
       </p>
       {inactive.length > 0 && (
         <p className="visually-hidden">
-          Inactive: {inactive.map(([from, to]) => `${formatOffset(from - start)} to ${formatOffset(to - start)}`).join(', ')}.
+          Inactive:{' '}
+          {inactive.map(([from, to]) => `${formatOffset(from - start)} to ${formatOffset(to - start)}`).join(', ')}.
         </p>
       )}
     </div>

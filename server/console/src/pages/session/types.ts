@@ -10,7 +10,14 @@ import type { SessionItem } from '../sessions/types';
 
 /** `GET /sessions/{id}` (server/src/replay/routes.ts): the listing's session with its replays, ordered by start. */
 export type SessionDetail = SessionItem & {
-  replays: Array<{ replay_id: string; start_time: string; end_time: string; chunk_count: number; event_count: number; first_url: string | null }>;
+  replays: Array<{
+    replay_id: string;
+    start_time: string;
+    end_time: string;
+    chunk_count: number;
+    event_count: number;
+    first_url: string | null;
+  }>;
 };
 
 /** An rrweb event as stored; `data` is read defensively since the recording's page produced it. */

@@ -2,7 +2,21 @@ import type { Query } from '../../api/client';
 import { pick } from '../../ui/url-state';
 
 /** URL parameters the sessions API takes as they are. */
-const PASSED = ['app', 'env', 'release', 'browser', 'user_id', 'test_run', 'test_id', 'url', 'has_errors', 'sort', 'order', 'limit', 'cursor'] as const;
+const PASSED = [
+  'app',
+  'env',
+  'release',
+  'browser',
+  'user_id',
+  'test_run',
+  'test_id',
+  'url',
+  'has_errors',
+  'sort',
+  'order',
+  'limit',
+  'cursor',
+] as const;
 
 /** `key=value` as typed into the attribute filter; null when it is not of that shape. */
 export function parseAttribute(text: string): { key: string; value: string } | null {

@@ -20,8 +20,18 @@ function filterFields(facets: SessionFacets | undefined, params: URLSearchParams
   return [
     { name: 'app', label: 'App', kind: 'select', options: selectOptions(facets?.apps, params.get('app')) },
     { name: 'env', label: 'Environment', kind: 'select', options: selectOptions(facets?.envs, params.get('env')) },
-    { name: 'release', label: 'Release', kind: 'select', options: selectOptions(facets?.releases, params.get('release')) },
-    { name: 'browser', label: 'Browser', kind: 'select', options: selectOptions(facets?.browsers, params.get('browser')) },
+    {
+      name: 'release',
+      label: 'Release',
+      kind: 'select',
+      options: selectOptions(facets?.releases, params.get('release')),
+    },
+    {
+      name: 'browser',
+      label: 'Browser',
+      kind: 'select',
+      options: selectOptions(facets?.browsers, params.get('browser')),
+    },
     { name: 'user_id', label: 'User id', kind: 'search' },
     { name: 'test_run', label: 'Test run', kind: 'search' },
     { name: 'attr', label: 'Attribute (key=value)', kind: 'text', placeholder: 'plan=pro' },
@@ -89,11 +99,22 @@ const COLUMNS: ReadonlyArray<Column<SessionItem>> = [
     header: 'Errors',
     sortable: true,
     numeric: true,
-    cell: (s) => <Badge tone={s.errors > 0 ? 'bad' : 'neutral'}>{s.errors === 1 ? '1 error' : `${s.errors} errors`}</Badge>,
+    cell: (s) => (
+      <Badge tone={s.errors > 0 ? 'bad' : 'neutral'}>{s.errors === 1 ? '1 error' : `${s.errors} errors`}</Badge>
+    ),
   },
   { id: 'device', header: 'Device', cell: deviceCell },
   { id: 'app', header: 'App', cell: (s) => s.app },
-  { id: 'last_seen', header: 'Last seen', sortable: true, cell: (s) => <time dateTime={s.last_seen} title={formatTime(s.last_seen)}>{formatAgo(s.last_seen)}</time> },
+  {
+    id: 'last_seen',
+    header: 'Last seen',
+    sortable: true,
+    cell: (s) => (
+      <time dateTime={s.last_seen} title={formatTime(s.last_seen)}>
+        {formatAgo(s.last_seen)}
+      </time>
+    ),
+  },
 ];
 
 /**
@@ -121,16 +142,23 @@ function NoSessions({ onArrived }: { onArrived: (first: FirstData) => void }) {
 export default function SessionsPage() {
   const [params] = useUrlState();
   const range = useTimeRange();
-  const facets = useApi<SessionFacets>('/sessions/facets', { app: params.get('app') ?? undefined, from: range.from, to: range.to });
+  const facets = useApi<SessionFacets>('/sessions/facets', {
+    app: params.get('app') ?? undefined,
+    from: range.from,
+    to: range.to,
+  });
   const attr = params.get('attr');
   const badAttr = attr !== null && parseAttribute(attr) === null;
   const list = useApi<Page<SessionItem>>(badAttr ? null : '/sessions', sessionsQuery(params, range));
   const [arrived, setArrived] = useState<FirstData>();
   const { reload } = list;
-  const onArrived = useCallback((first: FirstData) => {
-    setArrived(first);
-    reload();
-  }, [reload]);
+  const onArrived = useCallback(
+    (first: FirstData) => {
+      setArrived(first);
+      reload();
+    },
+    [reload],
+  );
   return (
     <div className="sessions-page">
       <PageHeader title="Sessions">

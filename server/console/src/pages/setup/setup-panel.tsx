@@ -11,7 +11,9 @@ export function FirstDataNotice({ first }: { first: FirstData }) {
     <p className="first-data" role="status">
       <strong>The first event arrived</strong> ({formatTime(first.received_at)}).{' '}
       {first.session ? (
-        <Link href={`/session/${encodeURIComponent(first.session.session_id)}`}>Open the first session ({first.session.app})</Link>
+        <Link href={`/session/${encodeURIComponent(first.session.session_id)}`}>
+          Open the first session ({first.session.app})
+        </Link>
       ) : (
         <Link href="/traces">It carried no browser session: open the traces</Link>
       )}
@@ -83,7 +85,8 @@ export function SetupPanel({ setup }: { setup: Setup }) {
         <FirstDataNotice first={setup.first_data} />
       ) : (
         <p className="waiting" role="status">
-          Waiting for the first event… this page checks every 2 seconds and links the first session as soon as it arrives.
+          Waiting for the first event… this page checks every 2 seconds and links the first session as soon as it
+          arrives.
         </p>
       )}
       <IngestKey setup={setup} />
@@ -105,8 +108,9 @@ export function SetupPanel({ setup }: { setup: Setup }) {
         <Snippet title="Build plugin: readable stacks" text={text.build} />
       </div>
       <p className="hint">
-        Every option of the SDK: docs/sdk.md in the svc checkout; the server&apos;s API: <a href="/docs/api">API reference</a>. Requests the server refuses (a wrong key,
-        an app name it does not know) show under <Link href="/ingest-health">Ingest health</Link>.
+        Every option of the SDK: docs/sdk.md in the svc checkout; the server&apos;s API:{' '}
+        <a href="/docs/api">API reference</a>. Requests the server refuses (a wrong key, an app name it does not know)
+        show under <Link href="/ingest-health">Ingest health</Link>.
       </p>
     </section>
   );

@@ -31,11 +31,13 @@ export function AttemptSession({ sessionId, endedAt }: { sessionId: string; ende
   const session = useApi<SessionDetail>(`/sessions/${encodeURIComponent(sessionId)}`);
   // Newest first: the earliest error is the last one listed.
   const logs = useApi<Page<LogRow>>('/logs', { session_id: sessionId, limit: 1000 });
-  if (!session.data || !logs.data) return <LoadState loading={session.loading || logs.loading} error={session.error ?? logs.error} />;
+  if (!session.data || !logs.data)
+    return <LoadState loading={session.loading || logs.loading} error={session.error ?? logs.error} />;
   const errors = logs.data.data.filter(isError);
   const first = errors.at(-1);
   const t = Math.max(0, Math.round((first ? logTime(first) : endedAt) - startOf(session.data)));
-  const href = (pane: string | null) => `/session/${encodeURIComponent(sessionId)}?${pane ? `pane=${pane}&` : ''}t=${t}`;
+  const href = (pane: string | null) =>
+    `/session/${encodeURIComponent(sessionId)}?${pane ? `pane=${pane}&` : ''}t=${t}`;
   return (
     <div className="attempt-session">
       <p className="session-links-line">
@@ -58,7 +60,8 @@ export function AttemptSession({ sessionId, endedAt }: { sessionId: string; ende
       {first ? (
         <div className="browser-error">
           <p className="error-message">
-            <strong>{text(first.attributes['exception.type']) ?? first.severity_text ?? 'Error'}</strong> in the browser: {text(first.attributes['exception.message']) ?? bodyText(first.body)}
+            <strong>{text(first.attributes['exception.type']) ?? first.severity_text ?? 'Error'}</strong> in the
+            browser: {text(first.attributes['exception.message']) ?? bodyText(first.body)}
             {errors.length > 1 && <span className="hint"> (and {errors.length - 1} more in the session)</span>}
           </p>
           <LogErrorStack logId={first.id} hasStack={text(first.attributes['exception.stacktrace']) !== undefined} />

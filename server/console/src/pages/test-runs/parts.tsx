@@ -12,7 +12,9 @@ const OUTCOME = {
 } as const;
 
 /** A run's status and a test's outcome as labelled badges: the word carries the meaning, the colour only helps. */
-export const RunStatusBadge = ({ status }: { status: RunStatus }) => <Badge tone={RUN_TONE[status] ?? 'neutral'}>{status === 'timedout' ? 'timed out' : status}</Badge>;
+export const RunStatusBadge = ({ status }: { status: RunStatus }) => (
+  <Badge tone={RUN_TONE[status] ?? 'neutral'}>{status === 'timedout' ? 'timed out' : status}</Badge>
+);
 
 /** "expected" reads as "passed" (or "skipped" when the final attempt was a skip), "unexpected" as "failed". */
 export function OutcomeBadge({ outcome, status }: { outcome: Outcome; status?: AttemptStatus }) {

@@ -9,7 +9,13 @@ import type { Attempt, RunTest, TestError } from './types';
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const plain = (s: string) => s.replace(ANSI, '');
 
-const STATUS_TONE = { passed: 'good', failed: 'bad', timedOut: 'bad', interrupted: 'warn', skipped: 'neutral' } as const;
+const STATUS_TONE = {
+  passed: 'good',
+  failed: 'bad',
+  timedOut: 'bad',
+  interrupted: 'warn',
+  skipped: 'neutral',
+} as const;
 
 /** The test's own error (the runner's side): message, where it was raised, the stack in the test's source. */
 function ErrorView({ error }: { error: TestError }) {
@@ -42,8 +48,11 @@ function AttemptView({ attempt, count }: { attempt: Attempt; count: number }) {
   return (
     <section className="attempt" aria-label={`Attempt ${attempt.retry + 1}`}>
       <h3>
-        {count > 1 ? `Attempt ${attempt.retry + 1} (${attempt.retry === 0 ? 'first run' : `retry ${attempt.retry}`})` : 'Result'}{' '}
-        <Badge tone={STATUS_TONE[attempt.status] ?? 'neutral'}>{attemptLabel(attempt.status)}</Badge> <span className="hint">{formatDuration(attempt.duration_ms)}</span>
+        {count > 1
+          ? `Attempt ${attempt.retry + 1} (${attempt.retry === 0 ? 'first run' : `retry ${attempt.retry}`})`
+          : 'Result'}{' '}
+        <Badge tone={STATUS_TONE[attempt.status] ?? 'neutral'}>{attemptLabel(attempt.status)}</Badge>{' '}
+        <span className="hint">{formatDuration(attempt.duration_ms)}</span>
       </h3>
       {attempt.error && <ErrorView error={attempt.error} />}
       {attempt.annotations.length > 0 && (
@@ -57,7 +66,9 @@ function AttemptView({ attempt, count }: { attempt: Attempt; count: number }) {
         </ul>
       )}
       {attempt.sessions.length === 0 ? (
-        <p className="hint">No browser session was recorded for this attempt (the page had no svc SDK, or sent nothing).</p>
+        <p className="hint">
+          No browser session was recorded for this attempt (the page had no svc SDK, or sent nothing).
+        </p>
       ) : (
         attempt.sessions.map((s) => <AttemptSession key={s} sessionId={s} endedAt={endedAt} />)
       )}

@@ -13,11 +13,25 @@ import './test-runs.css';
 const COLUMNS: ReadonlyArray<Column<HistoryItem>> = [
   { id: 'run', header: 'Run', cell: (h) => <time dateTime={h.started_at}>{formatTime(h.started_at)}</time> },
   { id: 'outcome', header: 'Outcome', cell: (h) => <OutcomeBadge outcome={h.outcome} status={h.status} /> },
-  { id: 'retries', header: 'Retries', numeric: true, cell: (h) => (h.retries === 0 ? <span className="hint">0</span> : h.retries) },
+  {
+    id: 'retries',
+    header: 'Retries',
+    numeric: true,
+    cell: (h) => (h.retries === 0 ? <span className="hint">0</span> : h.retries),
+  },
   { id: 'duration', header: 'Duration', numeric: true, cell: (h) => formatDuration(h.duration_ms) },
   { id: 'commit', header: 'Commit', cell: (h) => <Commit sha={h.commit} /> },
   { id: 'branch', header: 'Branch', cell: (h) => h.branch ?? <span className="hint">—</span> },
-  { id: 'error', header: 'Error', cell: (h) => (h.error ? <span className="history-error">{h.error.message.split('\n')[0]}</span> : <span className="hint">—</span>) },
+  {
+    id: 'error',
+    header: 'Error',
+    cell: (h) =>
+      h.error ? (
+        <span className="history-error">{h.error.message.split('\n')[0]}</span>
+      ) : (
+        <span className="hint">—</span>
+      ),
+  },
 ];
 
 const MARK: Record<Outcome, { glyph: string; word: string }> = {
@@ -36,9 +50,17 @@ function OutcomeStrip({ items }: { items: readonly HistoryItem[] }) {
     .map(([word, n]) => `${n} ${word}`)
     .join(', ');
   return (
-    <div className="outcome-strip" role="img" aria-label={`${items.length} runs, oldest first: ${oldestFirst.map((i) => MARK[i.outcome]?.word ?? i.outcome).join(', ')} (${tally})`}>
+    <div
+      className="outcome-strip"
+      role="img"
+      aria-label={`${items.length} runs, oldest first: ${oldestFirst.map((i) => MARK[i.outcome]?.word ?? i.outcome).join(', ')} (${tally})`}
+    >
       {oldestFirst.map((i) => (
-        <span key={i.run_id} className={`mark mark-${i.outcome}`} title={`${formatTime(i.started_at)}: ${MARK[i.outcome]?.word ?? i.outcome}`}>
+        <span
+          key={i.run_id}
+          className={`mark mark-${i.outcome}`}
+          title={`${formatTime(i.started_at)}: ${MARK[i.outcome]?.word ?? i.outcome}`}
+        >
           {MARK[i.outcome]?.glyph ?? '?'}
         </span>
       ))}

@@ -14,7 +14,12 @@ const COLUMNS: ReadonlyArray<Column<RunTest>> = [
   { id: 'title', header: 'Test', cell: (t) => <TestTitle title={t.title} file={`${t.file}:${t.line}`} /> },
   { id: 'project', header: 'Project', cell: (t) => t.project || <span className="hint">—</span> },
   { id: 'outcome', header: 'Outcome', cell: (t) => <OutcomeBadge outcome={t.outcome} status={t.status} /> },
-  { id: 'retries', header: 'Retries', numeric: true, cell: (t) => (t.retries === 0 ? <span className="hint">0</span> : t.retries) },
+  {
+    id: 'retries',
+    header: 'Retries',
+    numeric: true,
+    cell: (t) => (t.retries === 0 ? <span className="hint">0</span> : t.retries),
+  },
   { id: 'duration', header: 'Duration', numeric: true, cell: (t) => formatDuration(t.duration_ms) },
 ];
 
@@ -84,7 +89,8 @@ export default function TestRunPage() {
   return (
     <div className="test-run-page">
       <PageHeader title={`Test run ${id}`}>
-        <Link href="/test-runs">All test runs</Link> <Link href={`/sessions?test_run=${encodeURIComponent(id)}`}>Sessions of this run</Link>
+        <Link href="/test-runs">All test runs</Link>{' '}
+        <Link href={`/sessions?test_run=${encodeURIComponent(id)}`}>Sessions of this run</Link>
       </PageHeader>
       {error?.status === 404 ? (
         <p role="alert" className="state state-error">

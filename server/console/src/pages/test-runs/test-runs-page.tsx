@@ -14,7 +14,12 @@ import './test-runs.css';
 const FIELDS: FilterField[] = [
   { name: 'branch', label: 'Branch', kind: 'text', placeholder: 'main' },
   { name: 'commit', label: 'Commit', kind: 'text', placeholder: 'full hash' },
-  { name: 'status', label: 'Status', kind: 'select', options: RUN_STATUS_CHOICES.map((s) => ({ value: s, label: s === 'timedout' ? 'timed out' : s })) },
+  {
+    name: 'status',
+    label: 'Status',
+    kind: 'select',
+    options: RUN_STATUS_CHOICES.map((s) => ({ value: s, label: s === 'timedout' ? 'timed out' : s })),
+  },
 ];
 
 /** A count that is zero reads quieter than one that is not. */
@@ -22,7 +27,11 @@ const count = (n: number) => (n === 0 ? <span className="hint">0</span> : n.toLo
 
 const COLUMNS: ReadonlyArray<Column<Run>> = [
   { id: 'started', header: 'Started', cell: (r) => <time dateTime={r.started_at}>{formatTime(r.started_at)}</time> },
-  { id: 'branch', header: 'Branch', cell: (r) => (r.branch ? <span className="branch">{r.branch}</span> : <span className="hint">—</span>) },
+  {
+    id: 'branch',
+    header: 'Branch',
+    cell: (r) => (r.branch ? <span className="branch">{r.branch}</span> : <span className="hint">—</span>),
+  },
   { id: 'commit', header: 'Commit', cell: (r) => <Commit sha={r.commit} /> },
   { id: 'status', header: 'Status', cell: (r) => <RunStatusBadge status={r.status} /> },
   { id: 'passed', header: 'Passed', numeric: true, cell: (r) => count(r.counts.passed) },
@@ -37,7 +46,11 @@ const COLUMNS: ReadonlyArray<Column<Run>> = [
 export default function TestRunsPage() {
   const [params] = useUrlState();
   const { from, to } = useTimeRange();
-  const list = useApi<RunList>('/test-runs', { ...pick(params, ['branch', 'commit', 'status', 'cursor', 'limit']), from, to });
+  const list = useApi<RunList>('/test-runs', {
+    ...pick(params, ['branch', 'commit', 'status', 'cursor', 'limit']),
+    from,
+    to,
+  });
   return (
     <div className="test-runs-page">
       <PageHeader title="Test runs">

@@ -13,7 +13,18 @@ import './traces.css';
 
 /** The API's own default window when no `from` is given. */
 const DEFAULT_RANGE = '24h';
-const PASSED = ['trace_id', 'service', 'name', 'status', 'min_duration_ms', 'max_duration_ms', 'sort', 'order', 'limit', 'cursor'] as const;
+const PASSED = [
+  'trace_id',
+  'service',
+  'name',
+  'status',
+  'min_duration_ms',
+  'max_duration_ms',
+  'sort',
+  'order',
+  'limit',
+  'cursor',
+] as const;
 
 const FIELDS: FilterField[] = [
   { name: 'trace_id', label: 'Trace id', kind: 'search', placeholder: '32 hex characters' },
@@ -60,7 +71,10 @@ function columns(longest: number): ReadonlyArray<Column<TraceSummary>> {
           {formatDuration(t.duration_ms)}
           {/* Relative to the longest trace of the page: a glance at which ones are slow. */}
           <span className="duration-track" aria-hidden="true">
-            <span className="duration-bar" style={{ width: `${longest > 0 ? Math.max(2, (t.duration_ms / longest) * 100) : 2}%` }} />
+            <span
+              className="duration-bar"
+              style={{ width: `${longest > 0 ? Math.max(2, (t.duration_ms / longest) * 100) : 2}%` }}
+            />
           </span>
         </span>
       ),
@@ -71,7 +85,11 @@ function columns(longest: number): ReadonlyArray<Column<TraceSummary>> {
       header: 'Errors',
       sortable: true,
       numeric: true,
-      cell: (t) => <Badge tone={t.error_count > 0 ? 'bad' : 'neutral'}>{t.error_count === 1 ? '1 error' : `${t.error_count} errors`}</Badge>,
+      cell: (t) => (
+        <Badge tone={t.error_count > 0 ? 'bad' : 'neutral'}>
+          {t.error_count === 1 ? '1 error' : `${t.error_count} errors`}
+        </Badge>
+      ),
     },
   ];
 }

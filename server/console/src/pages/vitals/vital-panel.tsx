@@ -74,18 +74,32 @@ export function VitalPanel({ name, vitals }: { name: VitalName; vitals: Vitals }
       <p className="hint">
         Good ≤ {formatVital(threshold.unit, threshold.good)}, poor &gt; {formatVital(threshold.unit, threshold.poor)}
       </p>
-      {points.length > 0 && <Chart title={`${name} p75 per ${vitals.bucket}`} x={chart.x} series={chart.series} guides={chart.guides} height={160} />}
+      {points.length > 0 && (
+        <Chart
+          title={`${name} p75 per ${vitals.bucket}`}
+          x={chart.x}
+          series={chart.series}
+          guides={chart.guides}
+          height={160}
+        />
+      )}
       <Distribution counts={vitals.distribution[name]} />
       {points.length > 0 && (
         <details>
-          <summary>{name} p75 per {vitals.bucket} as a table</summary>
+          <summary>
+            {name} p75 per {vitals.bucket} as a table
+          </summary>
           <table className="data-table">
             <caption className="visually-hidden">{`${name} p75 per ${vitals.bucket}`}</caption>
             <thead>
               <tr>
                 <th scope="col">{vitals.bucket === 'hour' ? 'Hour' : 'Day'} from</th>
-                <th scope="col" className="numeric">p75</th>
-                <th scope="col" className="numeric">Samples</th>
+                <th scope="col" className="numeric">
+                  p75
+                </th>
+                <th scope="col" className="numeric">
+                  Samples
+                </th>
               </tr>
             </thead>
             <tbody>

@@ -16,7 +16,8 @@ import './vitals.css';
 /** The range when the URL names none: the API's own default window. */
 const DEFAULT_RANGE = '7d';
 
-const asOptions = (values: Iterable<string>, current: string | null) => [...new Set([...values, ...(current ? [current] : [])])].map((v) => ({ value: v, label: v }));
+const asOptions = (values: Iterable<string>, current: string | null) =>
+  [...new Set([...values, ...(current ? [current] : [])])].map((v) => ({ value: v, label: v }));
 
 function columns(thresholds: Vitals['thresholds']): ReadonlyArray<Column<VitalsPageRow>> {
   return [
@@ -40,7 +41,8 @@ function columns(thresholds: Vitals['thresholds']): ReadonlyArray<Column<VitalsP
 
 /** The pages in the URL's order (`sort`: route, samples or a vital; `order`), most samples first by default. */
 function sortPages(pages: readonly VitalsPageRow[], sort: string, order: string): VitalsPageRow[] {
-  const value = (p: VitalsPageRow): number | string | null => (sort === 'route' ? p.route : sort === 'samples' ? p.samples : (p.p75[sort as keyof VitalsPageRow['p75']] ?? null));
+  const value = (p: VitalsPageRow): number | string | null =>
+    sort === 'route' ? p.route : sort === 'samples' ? p.samples : (p.p75[sort as keyof VitalsPageRow['p75']] ?? null);
   const sign = order === 'asc' ? 1 : -1;
   return [...pages].sort((a, b) => {
     const va = value(a);
@@ -57,12 +59,28 @@ export default function VitalsPage() {
   const [params] = useUrlState();
   const range = useTimeRange(DEFAULT_RANGE);
   const route = params.get('route');
-  const { data, error, loading } = useApi<Vitals>('/vitals', { app: params.get('app') ?? undefined, route: route ?? undefined, from: range.from, to: range.to });
+  const { data, error, loading } = useApi<Vitals>('/vitals', {
+    app: params.get('app') ?? undefined,
+    route: route ?? undefined,
+    from: range.from,
+    to: range.to,
+  });
   const fields: FilterField[] = [
-    { name: 'app', label: 'App', kind: 'select', options: asOptions(me.apps.map((a) => a.name), params.get('app')) },
+    {
+      name: 'app',
+      label: 'App',
+      kind: 'select',
+      options: asOptions(
+        me.apps.map((a) => a.name),
+        params.get('app'),
+      ),
+    },
     { name: 'route', label: 'Page', kind: 'select', options: asOptions(data?.pages.map((p) => p.route) ?? [], route) },
   ];
-  const pages = useMemo(() => sortPages(data?.pages ?? [], params.get('sort') ?? 'samples', params.get('order') ?? 'desc'), [data, params]);
+  const pages = useMemo(
+    () => sortPages(data?.pages ?? [], params.get('sort') ?? 'samples', params.get('order') ?? 'desc'),
+    [data, params],
+  );
   const routeHref = (r: string) => {
     const next = new URLSearchParams(params);
     next.set('route', r);
@@ -78,8 +96,8 @@ export default function VitalsPage() {
       {data && (
         <>
           <p className="hint">
-            {data.route ? `Page ${data.route}` : 'All pages'}, {formatTime(data.window.from)} to {formatTime(data.window.to)}.
-            {data.truncated && ' Only the newest samples of this window were read.'}
+            {data.route ? `Page ${data.route}` : 'All pages'}, {formatTime(data.window.from)} to{' '}
+            {formatTime(data.window.to)}.{data.truncated && ' Only the newest samples of this window were read.'}
           </p>
           <div className="vitals-grid">
             {VITAL_NAMES.map((name) => (

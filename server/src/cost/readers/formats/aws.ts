@@ -61,9 +61,13 @@ const SUPPORT_PRODUCT = /Support/;
  * Explorer's "Support fee" is told apart from other fees. Support is never a resource's usage.
  */
 function chargeTypeOf(lineItemType: string, productCode: string): { type: string; category: ChargeCategory } {
-  if ((lineItemType === 'Fee' || lineItemType === 'Usage') && SUPPORT_PRODUCT.test(productCode)) return { type: 'Support', category: 'Purchase' };
+  if ((lineItemType === 'Fee' || lineItemType === 'Usage') && SUPPORT_PRODUCT.test(productCode))
+    return { type: 'Support', category: 'Purchase' };
   // A line item type AWS adds later still counts, at its unblended cost, as an adjustment.
-  return { type: lineItemType === '' ? 'Unknown' : lineItemType, category: CHARGE_CATEGORY[lineItemType] ?? 'Adjustment' };
+  return {
+    type: lineItemType === '' ? 'Unknown' : lineItemType,
+    category: CHARGE_CATEGORY[lineItemType] ?? 'Adjustment',
+  };
 }
 
 const COMMITMENT_TYPES = new Set([
@@ -79,17 +83,29 @@ const COMMITMENT_TYPES = new Set([
 const SERVICE_CATEGORY: Record<string, string> = {
   ...category('Compute', 'AmazonEC2 AWSLambda AmazonECS AmazonEKS AmazonECR AmazonLightsail AWSAppRunner AWSOutposts'),
   ...category('Compute', 'AmazonAppStream'),
-  ...category('Storage', 'AmazonS3 AmazonEFS AmazonFSx AmazonGlacier AmazonS3GlacierDeepArchive AWSBackup AWSStorageGateway'),
+  ...category(
+    'Storage',
+    'AmazonS3 AmazonEFS AmazonFSx AmazonGlacier AmazonS3GlacierDeepArchive AWSBackup AWSStorageGateway',
+  ),
   ...category('Databases', 'AmazonRDS AmazonDynamoDB AmazonElastiCache AmazonRedshift AmazonDocDB AmazonNeptune'),
   ...category('Databases', 'AmazonMemoryDB AmazonTimestream AmazonMCS'),
   ...category('Networking', 'AWSDataTransfer AmazonCloudFront AmazonRoute53 AmazonVPC AWSELB AWSDirectConnect'),
   ...category('Networking', 'AWSGlobalAccelerator AmazonApiGateway AWSCloudMap AWSNetworkFirewall'),
   ...category('Integration', 'AWSQueueService AmazonSNS AmazonMQ AmazonStates AmazonMWAA AWSEvents AppFlow'),
-  ...category('Analytics', 'AmazonAthena AWSGlue AmazonKinesis AmazonKinesisFirehose AmazonES AmazonMSK AmazonQuickSight'),
+  ...category(
+    'Analytics',
+    'AmazonAthena AWSGlue AmazonKinesis AmazonKinesisFirehose AmazonES AmazonMSK AmazonQuickSight',
+  ),
   ...category('Analytics', 'ElasticMapReduce'),
-  ...category('Management and Governance', 'AmazonCloudWatch AWSCloudTrail AWSConfig AWSSystemsManager AWSCloudFormation'),
+  ...category(
+    'Management and Governance',
+    'AmazonCloudWatch AWSCloudTrail AWSConfig AWSSystemsManager AWSCloudFormation',
+  ),
   ...category('Management and Governance', 'AWSCostExplorer AmazonGrafana AmazonPrometheus'),
-  ...category('Security', 'awskms AWSSecretsManager awswaf AmazonGuardDuty AWSSecurityHub AWSShield AWSCertificateManager'),
+  ...category(
+    'Security',
+    'awskms AWSSecretsManager awswaf AmazonGuardDuty AWSSecurityHub AWSShield AWSCertificateManager',
+  ),
   ...category('Security', 'AmazonInspectorV2 AmazonMacie'),
   ...category('Identity', 'AmazonCognito AWSDirectoryService'),
   ...category('AI and Machine Learning', 'AmazonSageMaker AmazonBedrock AmazonRekognition AmazonTextract AmazonPolly'),
@@ -126,7 +142,8 @@ function category(name: string, codes: string): Record<string, string> {
 
 export function serviceCategory(productCode: string, productFamily: string | null): string | null {
   if (productFamily !== null) {
-    const byFamily = FAMILY_CATEGORY[productFamily] ?? (productCode === 'AmazonEC2' ? EC2_FAMILY_CATEGORY[productFamily] : undefined);
+    const byFamily =
+      FAMILY_CATEGORY[productFamily] ?? (productCode === 'AmazonEC2' ? EC2_FAMILY_CATEGORY[productFamily] : undefined);
     if (byFamily !== undefined) return byFamily;
   }
   return SERVICE_CATEGORY[productCode] ?? null;
@@ -142,7 +159,10 @@ export interface AwsExtras {
 
 /** Tags held one per column (legacy CUR): `suffix` is the column name after `resourceTags/` or `resource_tags_`. */
 export function tagColumns(columns: { slot: number; suffix: string }[], userPrefix: string): AwsExtras['tags'] {
-  const tags = columns.map(({ slot, suffix }) => ({ slot, key: suffix.startsWith(userPrefix) ? suffix.slice(userPrefix.length) : suffix }));
+  const tags = columns.map(({ slot, suffix }) => ({
+    slot,
+    key: suffix.startsWith(userPrefix) ? suffix.slice(userPrefix.length) : suffix,
+  }));
   return (cells) => {
     const out: Record<string, string> = {};
     for (const { slot, key } of tags) {
@@ -154,7 +174,11 @@ export function tagColumns(columns: { slot: number; suffix: string }[], userPref
 }
 
 /** Binds the shared AWS columns; returns the row mapping, or records missing required columns on `pick`. */
-export function bindAwsLineItem(pick: ColumnPicker, spell: (csvName: string) => string, extras: AwsExtras): (cells: Cells) => CostLineItem {
+export function bindAwsLineItem(
+  pick: ColumnPicker,
+  spell: (csvName: string) => string,
+  extras: AwsExtras,
+): (cells: Cells) => CostLineItem {
   const col = (...names: string[]) => pick.optional(...names.map(spell));
   const start = pick.required(spell('lineItem/UsageStartDate'));
   const end = pick.required(spell('lineItem/UsageEndDate'));
@@ -180,7 +204,8 @@ export function bindAwsLineItem(pick: ColumnPicker, spell: (csvName: string) => 
     spUsed: col('savingsPlan/UsedCommitment'),
   };
   const needed = (cells: Cells, slot: number, csvName: string, lineItemType: string) => {
-    if (slot < 0) throw new CellError(spell(csvName), `a ${lineItemType} line item needs this column, which the report lacks`);
+    if (slot < 0)
+      throw new CellError(spell(csvName), `a ${lineItemType} line item needs this column, which the report lacks`);
     return cells.number(slot);
   };
 

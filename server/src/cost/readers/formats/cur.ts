@@ -14,7 +14,9 @@ export const curFormat = defineFormat('cur', false, (pick) => {
   const spell = csv ? (name: string) => name : athenaName;
   const productName = pick.optional(spell('product/ProductName'));
   return bindAwsLineItem(pick, spell, {
-    tags: csv ? tagColumns(pick.prefixed('resourceTags/'), 'user:') : tagColumns(pick.prefixed('resource_tags_'), 'user_'),
+    tags: csv
+      ? tagColumns(pick.prefixed('resourceTags/'), 'user:')
+      : tagColumns(pick.prefixed('resource_tags_'), 'user_'),
     productName: (cells: Cells) => cells.text(productName),
   });
 });

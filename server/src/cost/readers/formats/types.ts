@@ -33,7 +33,11 @@ export interface FormatSpec {
  * A format from its column binding: `bind` picks the columns it reads from the picker (recording missing required
  * ones) and returns the row mapping.
  */
-export function defineFormat(format: ExportFormat, nullLiteral: boolean, bind: (pick: ColumnPicker) => ColumnPlan['toItem']): FormatSpec {
+export function defineFormat(
+  format: ExportFormat,
+  nullLiteral: boolean,
+  bind: (pick: ColumnPicker) => ColumnPlan['toItem'],
+): FormatSpec {
   return {
     format,
     missing(header) {

@@ -1,6 +1,12 @@
 import type { IdleEvidence, ResourceComputeCost } from './idle';
 import { RIGHTSIZING_SAVING, type OverprovisionedEvidence } from './overprovisioned';
-import { DEFAULT_LOOKBACK_DAYS, DEFAULT_MIN_MONTHLY_COST, monthlyCost, type Recommendation, type RecommendationKind } from './recommendation';
+import {
+  DEFAULT_LOOKBACK_DAYS,
+  DEFAULT_MIN_MONTHLY_COST,
+  monthlyCost,
+  type Recommendation,
+  type RecommendationKind,
+} from './recommendation';
 import type { ReservedEvidence } from './reserved';
 
 /** What each kind found on its own, and the resources' compute cost they were judged on, over one lookback. */
@@ -52,7 +58,8 @@ export function resolveOverlaps(c: RecommendationCandidates): Recommendation[] {
       const reservation = reserved.get(r.resource_id);
       const rightsizing = (monthlyOf.get(r.resource_id) ?? 0) * RIGHTSIZING_SAVING;
       if (idle.has(r.resource_id)) leftOut.push({ resource_id: r.resource_id, kind: 'idle_resource' });
-      else if (reservation && reservation.estimated_monthly_saving > rightsizing) leftOut.push({ resource_id: r.resource_id, kind: 'reserved_instance' });
+      else if (reservation && reservation.estimated_monthly_saving > rightsizing)
+        leftOut.push({ resource_id: r.resource_id, kind: 'reserved_instance' });
       else covered.push(r);
     }
     const computeCost = covered.reduce((sum, r) => sum + r.compute_cost, 0);
@@ -62,7 +69,13 @@ export function resolveOverlaps(c: RecommendationCandidates): Recommendation[] {
     for (const r of covered) reserved.delete(r.resource_id);
     rightsizings.push({
       ...rec,
-      evidence: { ...rec.evidence, compute_cost: computeCost, monthly_compute_cost: monthly, resources: covered.map((r) => r.resource_id), left_out: leftOut },
+      evidence: {
+        ...rec.evidence,
+        compute_cost: computeCost,
+        monthly_compute_cost: monthly,
+        resources: covered.map((r) => r.resource_id),
+        left_out: leftOut,
+      },
       estimated_monthly_saving: monthly * RIGHTSIZING_SAVING,
     });
   }
@@ -72,5 +85,7 @@ export function resolveOverlaps(c: RecommendationCandidates): Recommendation[] {
     return cost !== undefined && r.estimated_monthly_saving > cost ? { ...r, estimated_monthly_saving: cost } : r;
   };
   // A resource whose credits leave nothing to save has no recommendation.
-  return [...c.idle.map(capped), ...rightsizings, ...[...reserved.values()].map(capped)].filter((r) => r.estimated_monthly_saving > 0);
+  return [...c.idle.map(capped), ...rightsizings, ...[...reserved.values()].map(capped)].filter(
+    (r) => r.estimated_monthly_saving > 0,
+  );
 }

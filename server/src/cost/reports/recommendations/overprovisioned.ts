@@ -82,7 +82,15 @@ export function overprovisionedServices(
     found.push({
       kind: 'overprovisioned_service',
       target: { type: 'service', service: s.service },
-      evidence: { threshold, min_days: minDays, lookback_days: lookbackDays, compute_cost: s.compute_cost, monthly_compute_cost: monthly, cpu, memory },
+      evidence: {
+        threshold,
+        min_days: minDays,
+        lookback_days: lookbackDays,
+        compute_cost: s.compute_cost,
+        monthly_compute_cost: monthly,
+        cpu,
+        memory,
+      },
       estimated_monthly_saving: monthly * RIGHTSIZING_SAVING,
       currency: s.currency,
     });

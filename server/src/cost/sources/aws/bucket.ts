@@ -1,5 +1,11 @@
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type ListObjectsV2CommandInput, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandInput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { AwsAccessError, isPassThrough } from './errors';
 
 export interface ListedObject {

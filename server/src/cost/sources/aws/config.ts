@@ -40,9 +40,12 @@ export function parseAwsConfig(raw: unknown): { config: AwsConfig; secrets: AwsS
   const unknown = Object.keys(raw).filter((k) => !FIELDS.has(k));
   if (unknown.length > 0) {
     const names = unknown.map((k) => `config.${k}`);
-    throw badRequest(`${names.join(', ')} ${unknown.length === 1 ? 'is not a' : 'are not'} known AWS field${unknown.length === 1 ? '' : 's'} (known: ${[...FIELDS].join(', ')})`, {
-      field: names[0],
-    });
+    throw badRequest(
+      `${names.join(', ')} ${unknown.length === 1 ? 'is not a' : 'are not'} known AWS field${unknown.length === 1 ? '' : 's'} (known: ${[...FIELDS].join(', ')})`,
+      {
+        field: names[0],
+      },
+    );
   }
 
   const roleArn = requiredString(raw.role_arn, 'role_arn');
@@ -113,6 +116,7 @@ function s3BucketNameProblem(name: string): string | null {
   if (name.includes('..')) return 'no two adjacent dots';
   if (/^\d{1,3}(?:\.\d{1,3}){3}$/.test(name)) return 'not formatted as an IP address';
   if (/^(?:xn--|sthree-|amzn-s3-demo-)/.test(name)) return 'no reserved prefix (xn--, sthree-, amzn-s3-demo-)';
-  if (/(?:-s3alias|--ol-s3|\.mrap|--x-s3|--table-s3)$/.test(name)) return 'no reserved suffix (-s3alias, --ol-s3, .mrap, --x-s3, --table-s3)';
+  if (/(?:-s3alias|--ol-s3|\.mrap|--x-s3|--table-s3)$/.test(name))
+    return 'no reserved suffix (-s3alias, --ol-s3, .mrap, --x-s3, --table-s3)';
   return null;
 }

@@ -46,7 +46,12 @@ export function assumeRoleCredentials(options: AssumeRoleOptions): () => Promise
       );
       const c = out.Credentials;
       if (!c?.AccessKeyId || !c.SecretAccessKey) throw new Error('STS AssumeRole answered without credentials');
-      return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration };
+      return {
+        accessKeyId: c.AccessKeyId,
+        secretAccessKey: c.SecretAccessKey,
+        sessionToken: c.SessionToken,
+        expiration: c.Expiration,
+      };
     } catch (err) {
       throw assumeRoleError(err, options.roleArn);
     }

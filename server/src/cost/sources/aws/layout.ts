@@ -52,7 +52,12 @@ export async function findReports(bucket: ReportBucket, prefix: string, signal: 
     if (names) names.push(folder.slice(child.length));
     else children.set(child, [folder.slice(child.length)]);
   }
-  const own = await layoutOf(bucket, prefix, [...children.keys()].map((c) => c.slice(prefix.length)), signal);
+  const own = await layoutOf(
+    bucket,
+    prefix,
+    [...children.keys()].map((c) => c.slice(prefix.length)),
+    signal,
+  );
   if (own) return [{ root: prefix, name: folderName(prefix), layout: own }];
   const reports: Report[] = [];
   for (const [child, grandchildren] of children) {
@@ -63,7 +68,12 @@ export async function findReports(bucket: ReportBucket, prefix: string, signal: 
 }
 
 /** What kind of report `root` is, from the names of the folders directly under it (`data/`, `20240301-20240401/`). */
-async function layoutOf(bucket: ReportBucket, root: string, names: string[], signal: AbortSignal): Promise<ReportLayout | null> {
+async function layoutOf(
+  bucket: ReportBucket,
+  root: string,
+  names: string[],
+  signal: AbortSignal,
+): Promise<ReportLayout | null> {
   // A report always lives in a folder named after it, never at the bucket root.
   if (root === '') return null;
   if (names.includes('data/') || names.includes('metadata/')) return 'data-export';
@@ -78,7 +88,12 @@ async function layoutOf(bucket: ReportBucket, root: string, names: string[], sig
 }
 
 /** The files holding `period` (`YYYY-MM`) as the report has it now, in delivery order; empty when there are none. */
-export async function periodFiles(bucket: ReportBucket, report: Report, period: string, signal: AbortSignal): Promise<ReportFile[]> {
+export async function periodFiles(
+  bucket: ReportBucket,
+  report: Report,
+  period: string,
+  signal: AbortSignal,
+): Promise<ReportFile[]> {
   const match = PERIOD.exec(period);
   if (!match) throw new Error(`billing period must be YYYY-MM, not "${period}"`);
   const [, year, month] = match as unknown as [string, string, string];
@@ -87,9 +102,17 @@ export async function periodFiles(bucket: ReportBucket, report: Report, period: 
     : exportFiles(bucket, report, period, signal);
 }
 
-async function curFiles(bucket: ReportBucket, report: Report, year: string, month: string, signal: AbortSignal): Promise<ReportFile[]> {
+async function curFiles(
+  bucket: ReportBucket,
+  report: Report,
+  year: string,
+  month: string,
+  signal: AbortSignal,
+): Promise<ReportFile[]> {
   // The period's folder is `<first day>-<first day of the next period>`; listed rather than assumed.
-  const ranges = (await bucket.folders(`${report.root}${year}${month}01-`, 1, signal)).filter((f) => DATE_RANGE.test(f.slice(report.root.length)));
+  const ranges = (await bucket.folders(`${report.root}${year}${month}01-`, 1, signal)).filter((f) =>
+    DATE_RANGE.test(f.slice(report.root.length)),
+  );
   for (const range of ranges) {
     const manifestKey = `${range}${report.name}-Manifest.json`;
     const manifest = await bucket.text(manifestKey, signal);
@@ -97,7 +120,9 @@ async function curFiles(bucket: ReportBucket, report: Report, year: string, mont
   }
   if (ranges.length > 0) {
     // Syncing nothing would replace stored data with an empty period: fail (and be retried) instead.
-    throw new Error(`s3://${bucket.name}/${ranges[0]} has no ${report.name}-Manifest.json, so its current report files are unknown`);
+    throw new Error(
+      `s3://${bucket.name}/${ranges[0]} has no ${report.name}-Manifest.json, so its current report files are unknown`,
+    );
   }
   // AWS writes `month=1`; its docs show `month=mm`: look for both.
   for (const m of new Set([String(Number(month)), month])) {
@@ -114,15 +139,24 @@ async function curFiles(bucket: ReportBucket, report: Report, year: string, mont
   return [];
 }
 
-async function exportFiles(bucket: ReportBucket, report: Report, period: string, signal: AbortSignal): Promise<ReportFile[]> {
+async function exportFiles(
+  bucket: ReportBucket,
+  report: Report,
+  period: string,
+  signal: AbortSignal,
+): Promise<ReportFile[]> {
   const partition = `BILLING_PERIOD=${period}/`;
-  const manifests = (await bucket.objects(`${report.root}metadata/${partition}`, signal)).filter((o) => o.key.endsWith('Manifest.json'));
+  const manifests = (await bucket.objects(`${report.root}metadata/${partition}`, signal)).filter((o) =>
+    o.key.endsWith('Manifest.json'),
+  );
   const newestManifest = newest(manifests);
   if (newestManifest) {
     const manifest = await bucket.text(newestManifest.key, signal);
     if (manifest !== null) return manifestFiles(bucket, newestManifest.key, manifest, 'dataFiles');
   }
-  const objects = (await bucket.objects(`${report.root}data/${partition}`, signal)).filter((o) => encodingOf(o.key) !== null);
+  const objects = (await bucket.objects(`${report.root}data/${partition}`, signal)).filter(
+    (o) => encodingOf(o.key) !== null,
+  );
   // Overwrite puts the files in the partition itself; create-new puts each delivery in its own folder.
   const deliveries = new Map<string, ListedObject[]>();
   for (const o of objects) {
@@ -132,7 +166,10 @@ async function exportFiles(bucket: ReportBucket, report: Report, period: string,
     else deliveries.set(folder, [o]);
   }
   const latest = newest(
-    [...deliveries].map(([folder, files]) => ({ key: folder, lastModifiedMs: Math.max(...files.map((f) => f.lastModifiedMs)) })),
+    [...deliveries].map(([folder, files]) => ({
+      key: folder,
+      lastModifiedMs: Math.max(...files.map((f) => f.lastModifiedMs)),
+    })),
   );
   return dataFiles(latest ? (deliveries.get(latest.key) ?? []) : []);
 }
@@ -140,7 +177,10 @@ async function exportFiles(bucket: ReportBucket, report: Report, period: string,
 /** The newest object: latest write, then the greatest key (delivery folders start with an ISO timestamp). */
 function newest<T extends { key: string; lastModifiedMs: number }>(objects: T[]): T | undefined {
   return objects.reduce<T | undefined>(
-    (best, o) => (!best || o.lastModifiedMs > best.lastModifiedMs || (o.lastModifiedMs === best.lastModifiedMs && o.key > best.key) ? o : best),
+    (best, o) =>
+      !best || o.lastModifiedMs > best.lastModifiedMs || (o.lastModifiedMs === best.lastModifiedMs && o.key > best.key)
+        ? o
+        : best,
     undefined,
   );
 }
@@ -149,7 +189,12 @@ function newest<T extends { key: string; lastModifiedMs: number }>(objects: T[])
  * The files a manifest lists. Legacy `reportKeys` are keys; Data Exports' `dataFiles` are `s3://bucket/key` URIs. Only
  * the configured bucket is read: a listed file is looked up there by its key.
  */
-function manifestFiles(bucket: ReportBucket, manifestKey: string, text: string, field: 'reportKeys' | 'dataFiles'): ReportFile[] {
+function manifestFiles(
+  bucket: ReportBucket,
+  manifestKey: string,
+  text: string,
+  field: 'reportKeys' | 'dataFiles',
+): ReportFile[] {
   const where = `s3://${bucket.name}/${manifestKey}`;
   let listed: unknown;
   try {
@@ -165,7 +210,9 @@ function manifestFiles(bucket: ReportBucket, manifestKey: string, text: string, 
     const key = entry.startsWith('s3://') ? entry.slice(entry.indexOf('/', 5) + 1) : entry.replace(/^\/+/, '');
     const encoding = encodingOf(key);
     if (!encoding) {
-      throw new Error(`${where} lists ${entry}, which is neither gzip CSV nor Parquet${/\.zip$/i.test(key) ? ' (ZIP-compressed reports are not supported: choose GZIP or Parquet compression)' : ''}`);
+      throw new Error(
+        `${where} lists ${entry}, which is neither gzip CSV nor Parquet${/\.zip$/i.test(key) ? ' (ZIP-compressed reports are not supported: choose GZIP or Parquet compression)' : ''}`,
+      );
     }
     return { key, encoding };
   });

@@ -49,7 +49,9 @@ async function* readPeriod(
   }
   const { report, files } = chosen;
   const kind = report.layout === 'cur' ? 'legacy CUR' : 'Data Export';
-  log(`aws: reading ${period} from ${kind} "${report.name}" (${files.length} file${files.length === 1 ? '' : 's'}) in ${where}`);
+  log(
+    `aws: reading ${period} from ${kind} "${report.name}" (${files.length} file${files.length === 1 ? '' : 's'}) in ${where}`,
+  );
   for (const file of files) {
     signal.throwIfAborted();
     yield* readFile(bucket, report, file, signal);
@@ -97,7 +99,9 @@ async function* readFile(bucket: ReportBucket, report: Report, file: ReportFile,
     }
   } catch (err) {
     if (isPassThrough(err)) throw err;
-    throw new Error(`s3://${bucket.name}/${file.key}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(`s3://${bucket.name}/${file.key}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   } finally {
     body?.destroy();
   }

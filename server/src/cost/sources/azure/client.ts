@@ -51,14 +51,17 @@ export class CostQueryApi {
       ...transport,
       // A configured authority (sovereign or private cloud, the tests' local one) is trusted as given: instance
       // discovery would ask login.microsoftonline.com to vouch for a host it does not know.
-      ...(endpoints.azureAuthorityHost ? { authorityHost: endpoints.azureAuthorityHost, disableInstanceDiscovery: true } : {}),
+      ...(endpoints.azureAuthorityHost
+        ? { authorityHost: endpoints.azureAuthorityHost, disableInstanceDiscovery: true }
+        : {}),
     });
     this.client = new CostManagementClient(credential, { ...transport, endpoint: this.endpoint, $host: this.endpoint });
   }
 
   /** Every page of one query's answer, as parsed JSON; null for a 204 (no data at this scope). */
   async *pages(scope: string, body: CostQueryBody, signal: AbortSignal): AsyncGenerator<unknown> {
-    let url: string | null = `${this.endpoint}${scope}/providers/Microsoft.CostManagement/query?api-version=${this.client.apiVersion}`;
+    let url: string | null =
+      `${this.endpoint}${scope}/providers/Microsoft.CostManagement/query?api-version=${this.client.apiVersion}`;
     while (url) {
       const page = await this.post(url, body, signal);
       yield page;
@@ -119,7 +122,8 @@ function causeChain(err: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
     const { message, errorMessage, cause } = e as { message?: unknown; errorMessage?: unknown; cause?: unknown };
-    for (const text of [message, errorMessage]) if (typeof text === 'string' && text !== '' && !parts.some((p) => p.includes(text))) parts.push(text);
+    for (const text of [message, errorMessage])
+      if (typeof text === 'string' && text !== '' && !parts.some((p) => p.includes(text))) parts.push(text);
     if (typeof e !== 'object') parts.push(String(e));
     e = cause;
   }
@@ -127,7 +131,9 @@ function causeChain(err: unknown): string {
 }
 
 function throttleWaitMs(response: PipelineResponse): number {
-  const seconds = RETRY_AFTER_HEADERS.map((h) => Number(response.headers.get(h))).filter((n) => Number.isFinite(n) && n >= 0);
+  const seconds = RETRY_AFTER_HEADERS.map((h) => Number(response.headers.get(h))).filter(
+    (n) => Number.isFinite(n) && n >= 0,
+  );
   return seconds.length > 0 ? Math.max(...seconds) * 1000 : DEFAULT_THROTTLE_WAIT_MS;
 }
 

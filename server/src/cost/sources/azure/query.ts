@@ -21,7 +21,13 @@ export interface CostQueryBody {
   };
 }
 
-export type Dimension = 'ResourceId' | 'SubscriptionId' | 'ServiceName' | 'ResourceLocation' | 'ChargeType' | 'PricingModel';
+export type Dimension =
+  | 'ResourceId'
+  | 'SubscriptionId'
+  | 'ServiceName'
+  | 'ResourceLocation'
+  | 'ChargeType'
+  | 'PricingModel';
 
 /**
  * What a line item needs, as Query API dimensions. The REST spec says a query may group by two; the service takes more

@@ -22,7 +22,9 @@ const COST_COLUMNS = ['totalcost', 'cost', 'pretaxcost'];
  * of storing a wrong total.
  */
 export function parseQueryRows(body: unknown, dimensions: readonly Dimension[]): CostRow[] {
-  const properties = (body as { properties?: unknown } | null)?.properties as { columns?: unknown; rows?: unknown } | undefined;
+  const properties = (body as { properties?: unknown } | null)?.properties as
+    | { columns?: unknown; rows?: unknown }
+    | undefined;
   if (!properties || !Array.isArray(properties.columns) || !Array.isArray(properties.rows)) {
     throw new Error('Cost Management answered without properties.columns and properties.rows');
   }
@@ -40,9 +42,11 @@ export function parseQueryRows(body: unknown, dimensions: readonly Dimension[]):
   const tagsAt = names.indexOf('tags');
 
   return properties.rows.map((row: unknown, i: number): CostRow => {
-    if (!Array.isArray(row) || row.length !== names.length) throw new Error(`Cost Management row ${i} does not match its columns`);
+    if (!Array.isArray(row) || row.length !== names.length)
+      throw new Error(`Cost Management row ${i} does not match its columns`);
     const cost = typeof row[costAt] === 'string' ? Number(row[costAt]) : row[costAt];
-    if (typeof cost !== 'number' || !Number.isFinite(cost)) throw new Error(`Cost Management row ${i} has no numeric cost`);
+    if (typeof cost !== 'number' || !Number.isFinite(cost))
+      throw new Error(`Cost Management row ${i} has no numeric cost`);
     const dimensionValues = {} as Record<Dimension, string>;
     for (const [d, at] of dimensionAt) dimensionValues[d] = row[at] == null ? '' : String(row[at]);
     return {

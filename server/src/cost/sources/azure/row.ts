@@ -17,7 +17,12 @@ const DAY_MS = 86_400_000;
  * - pricingCategory from `PricingModel`: OnDemand → Standard, Reservation and SavingsPlan → Committed, Spot → Dynamic.
  * - Empty and `Unassigned` dimension values are null; the resource name is the last segment of the resource id.
  */
-export function azureLineItem(row: CostRow, billedCost: number, effectiveCost: number, period: BillingPeriod): CostLineItem {
+export function azureLineItem(
+  row: CostRow,
+  billedCost: number,
+  effectiveCost: number,
+  period: BillingPeriod,
+): CostLineItem {
   const d = row.dimensions;
   const start = Date.parse(`${row.day}T00:00:00Z`);
   const resourceId = present(d.ResourceId);

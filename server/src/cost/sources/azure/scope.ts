@@ -36,7 +36,10 @@ const BILLING_CHILDREN: Record<string, { segment: string; kind: ScopeKind }> = {
  * segments — in canonical form; null when it is not one of the Cost Management scopes.
  */
 export function parseScope(input: string): Scope | null {
-  const parts = input.trim().split('/').filter((p) => p !== '');
+  const parts = input
+    .trim()
+    .split('/')
+    .filter((p) => p !== '');
   const word = (i: number) => parts[i]?.toLowerCase();
   const id = (i: number, pattern: RegExp) => (parts[i] !== undefined && pattern.test(parts[i]!) ? parts[i]! : null);
 
@@ -51,7 +54,9 @@ export function parseScope(input: string): Scope | null {
   if (word(0) !== 'providers') return null;
   if (word(1) === 'microsoft.management' && word(2) === 'managementgroups' && parts.length === 4) {
     const group = id(3, MANAGEMENT_GROUP);
-    return group ? { path: `/providers/Microsoft.Management/managementGroups/${group}`, kind: 'managementGroup' } : null;
+    return group
+      ? { path: `/providers/Microsoft.Management/managementGroups/${group}`, kind: 'managementGroup' }
+      : null;
   }
   if (word(1) !== 'microsoft.billing' || word(2) !== 'billingaccounts') return null;
   const account = id(3, BILLING_ID);

@@ -14,7 +14,12 @@ const LEFTOVER_BATCH = 1000;
  * groups. The ActualCost groups are held while the AmortizedCost pages stream past them — a month's grouped rows, not
  * its raw usage records — and each AmortizedCost page is yielded as one batch.
  */
-export function azureBillingSource(config: AzureConfig, secrets: AzureSecrets, env: SourceEnv, transport?: AzureTransport): BillingSource {
+export function azureBillingSource(
+  config: AzureConfig,
+  secrets: AzureSecrets,
+  env: SourceEnv,
+  transport?: AzureTransport,
+): BillingSource {
   const api = new CostQueryApi(secrets, env.endpoints, transport);
   return { read: (period, signal) => readPeriod(api, config, period, signal, env.log) };
 }

@@ -77,7 +77,12 @@ export function parseGcpConfig(raw: unknown): { config: GcpConfig; secrets: GcpS
       ? projectId
       : matching(raw, 'dataset_project_id', PROJECT_ID, 'must be a GCP project id such as my-billing-project');
   const dataset = matching(raw, 'dataset', DATASET, 'must be a BigQuery dataset name (letters, digits, underscores)');
-  const table = matching(raw, 'table', TABLE, 'must be a BigQuery table name such as gcp_billing_export_resource_v1_0A1B2C_3D4E5F_6A7B8C');
+  const table = matching(
+    raw,
+    'table',
+    TABLE,
+    'must be a BigQuery table name such as gcp_billing_export_resource_v1_0A1B2C_3D4E5F_6A7B8C',
+  );
   const location =
     optionalString(raw, 'location') === undefined
       ? null
@@ -125,7 +130,8 @@ function serviceAccountKey(v: unknown): ServiceAccountKey | null {
       throw fieldError(field, 'must be a service account key: the JSON object, or its text, as Google issues it');
     }
   }
-  if (!isObject(key)) throw fieldError(field, 'must be a service account key: the JSON object, or its text, as Google issues it');
+  if (!isObject(key))
+    throw fieldError(field, 'must be a service account key: the JSON object, or its text, as Google issues it');
   if (key.type !== 'service_account') {
     throw fieldError(`${field}.type`, 'must be service_account (other credential types are not accepted here)');
   }
@@ -139,7 +145,7 @@ function serviceAccountKey(v: unknown): ServiceAccountKey | null {
   try {
     if (createPrivateKey(privateKey).asymmetricKeyType !== 'rsa') throw new Error('not RSA');
   } catch {
-    throw fieldError(`${field}.private_key`, 'must be the key file\'s PEM RSA private key');
+    throw fieldError(`${field}.private_key`, "must be the key file's PEM RSA private key");
   }
   const parsed: ServiceAccountKey = { client_email: clientEmail, private_key: privateKey };
   if (key.private_key_id !== undefined) parsed.private_key_id = keyString(key, 'private_key_id');

@@ -51,7 +51,14 @@ export function gcpLineItems(row: unknown, rowNumber: number): CostLineItem[] {
     tags: { ...r.labels('project_labels'), ...r.labels('labels') },
   };
   const creditItems = credits.map(
-    (credit): CostLineItem => ({ ...item, billedCost: 0, effectiveCost: credit.amount, chargeCategory: 'Credit', chargeType: credit.type, pricingCategory: null }),
+    (credit): CostLineItem => ({
+      ...item,
+      billedCost: 0,
+      effectiveCost: credit.amount,
+      chargeCategory: 'Credit',
+      chargeType: credit.type,
+      pricingCategory: null,
+    }),
   );
   return [item, ...creditItems];
 }
@@ -122,7 +129,8 @@ class RowReader {
   records(column: string): Fields[] {
     const v = this.fields[column];
     if (v === null || v === undefined) return [];
-    if (!Array.isArray(v) || !v.every((e) => typeof e === 'object' && e !== null)) throw this.error(column, 'is not a list of records');
+    if (!Array.isArray(v) || !v.every((e) => typeof e === 'object' && e !== null))
+      throw this.error(column, 'is not a list of records');
     return v as Fields[];
   }
 

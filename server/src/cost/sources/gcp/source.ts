@@ -32,7 +32,12 @@ export function gcpBillingSource(config: GcpConfig, secrets: GcpSecrets, env: So
  * `token_uri`) decides where the server sends a signed assertion.
  */
 function serviceAccountClient(key: ServiceAccountKey): JWT {
-  const client = new JWT({ email: key.client_email, key: key.private_key, keyId: key.private_key_id, scopes: [BIGQUERY_SCOPE] });
+  const client = new JWT({
+    email: key.client_email,
+    key: key.private_key,
+    keyId: key.private_key_id,
+    scopes: [BIGQUERY_SCOPE],
+  });
   client.useJWTAccessWithScope = true;
   return client;
 }
@@ -70,11 +75,18 @@ async function* readPeriod(
  * auto-paginated `[rows, job]`.
  */
 function firstPage(bigquery: BigQuery, request: Query): Promise<QueryRowsResponse> {
-  return bigquery.query(request, { autoPaginate: false, maxResults: PAGE_ROWS }) as unknown as Promise<QueryRowsResponse>;
+  return bigquery.query(request, {
+    autoPaginate: false,
+    maxResults: PAGE_ROWS,
+  }) as unknown as Promise<QueryRowsResponse>;
 }
 
 /** Runs one BigQuery call, turning its error into one that says which table and what the reader needs. */
-async function call(table: string, config: GcpConfig, run: () => Promise<QueryRowsResponse>): Promise<QueryRowsResponse> {
+async function call(
+  table: string,
+  config: GcpConfig,
+  run: () => Promise<QueryRowsResponse>,
+): Promise<QueryRowsResponse> {
   try {
     return await run();
   } catch (err) {
@@ -88,7 +100,8 @@ function errorText(err: unknown): string {
 
 function accessHint(err: unknown, config: GcpConfig): string {
   const status = (err as { code?: unknown }).code;
-  if (status === 401) return ' (the credentials were refused: check config.credentials or the server\'s default credentials)';
+  if (status === 401)
+    return " (the credentials were refused: check config.credentials or the server's default credentials)";
   if (status === 403) {
     return ` (the reading identity needs roles/bigquery.jobUser on project ${config.project_id} and roles/bigquery.dataViewer on the dataset)`;
   }

@@ -20,7 +20,14 @@ export interface ApiRefusal {
 }
 
 /** Web API `error` words worth another attempt; anything else (channel_not_found, not_in_channel, invalid_auth, …) is final. */
-const TRANSIENT_ERRORS = new Set(['ratelimited', 'rate_limited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
+const TRANSIENT_ERRORS = new Set([
+  'ratelimited',
+  'rate_limited',
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+]);
 
 export interface ChatApi {
   /** Calls a `chat.*` method with a JSON body. The Web API answers HTTP 200 `{ ok: false, error }` for most refusals. */
@@ -31,7 +38,9 @@ export interface ChatApi {
 export function chatApi(http: GuardedHttp, account: ChatAppAccount, clock: Clock): ChatApi {
   return {
     async call(method, body) {
-      const result = await postJson(http, `${account.apiBaseUrl}/${method}`, body, { authorization: `Bearer ${account.botToken}` });
+      const result = await postJson(http, `${account.apiBaseUrl}/${method}`, body, {
+        authorization: `Bearer ${account.botToken}`,
+      });
       if (!isAnswer(result)) return { ok: false, outcome: result };
       return readAnswer(method, result, clock);
     },
@@ -53,7 +62,14 @@ function readAnswer(method: string, answer: HttpAnswer, clock: Clock): PostedMes
   const error = typeof reply.error === 'string' ? reply.error : 'unknown_error';
   const message = `${method} failed: ${error}`;
   const outcome: SendOutcome = TRANSIENT_ERRORS.has(error)
-    ? { state: 'retry', status, body, errorClass: error, message, retryAfterMs: retryAfterMs(answer.headers['retry-after'], clock.now()) }
+    ? {
+        state: 'retry',
+        status,
+        body,
+        errorClass: error,
+        message,
+        retryAfterMs: retryAfterMs(answer.headers['retry-after'], clock.now()),
+      }
     : { state: 'failed', status, body, errorClass: error, message };
   return { ok: false, outcome };
 }

@@ -1,6 +1,13 @@
 import { isIssueNotice, type Notice } from '../types';
 import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from './text';
-import { analysisUrl, awaitsAcknowledgement, linkedPage, noticeSubject, offersResolve, singleLine } from '../notice-wording';
+import {
+  analysisUrl,
+  awaitsAcknowledgement,
+  linkedPage,
+  noticeSubject,
+  offersResolve,
+  singleLine,
+} from '../notice-wording';
 
 /** `action_id`s of the card's buttons, as the interactivity endpoint receives them (integrations/chat). */
 export const CHAT_ACTIONS = {
@@ -49,7 +56,8 @@ export type CardButtons = 'interactive' | 'links';
 const LIMIT = { header: 150, section: 3000, field: 2000 };
 
 /** Slack's mrkdwn treats `&`, `<` and `>` as markup; user text must have them escaped. */
-export const escapeMrkdwn = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const escapeMrkdwn = (text: string): string =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 const mrkdwn = (text: string, max: number): Mrkdwn => ({ type: 'mrkdwn', text: truncate(text, max) });
 const plain = (text: string): PlainText => ({ type: 'plain_text', text });
@@ -60,7 +68,15 @@ export function incidentMessage(notice: Notice, buttons: CardButtons): ChatMessa
   const { payload, status } = notice;
   const field = (label: string, value: string) => mrkdwn(`*${label}*\n${escapeMrkdwn(value)}`, LIMIT.field);
   const blocks: Block[] = [
-    { type: 'header', text: plain(truncate(`${SEVERITY_MARK[payload.severity]} ${payload.severity.toUpperCase()} · ${singleLine(payload.title)}`, LIMIT.header)) },
+    {
+      type: 'header',
+      text: plain(
+        truncate(
+          `${SEVERITY_MARK[payload.severity]} ${payload.severity.toUpperCase()} · ${singleLine(payload.title)}`,
+          LIMIT.header,
+        ),
+      ),
+    },
     {
       type: 'section',
       text: mrkdwn(`*${EVENT_HEADLINE[payload.event]}*`, LIMIT.section),
@@ -71,9 +87,15 @@ export function incidentMessage(notice: Notice, buttons: CardButtons): ChatMessa
         field('Detected', notice.detected_at),
       ],
     },
-    { type: 'section', text: mrkdwn(`*Root cause*\n${escapeMrkdwn(payload.root_cause_summary)}${analysisLine(notice)}`, LIMIT.section) },
+    {
+      type: 'section',
+      text: mrkdwn(`*Root cause*\n${escapeMrkdwn(payload.root_cause_summary)}${analysisLine(notice)}`, LIMIT.section),
+    },
     { type: 'actions', block_id: 'incident_actions', elements: cardButtons(notice, buttons) },
-    { type: 'context', elements: [mrkdwn(`${notice.test ? `${TEST_NOTE} ` : ''}${noticeSubject(notice).join(' ')}`, LIMIT.section)] },
+    {
+      type: 'context',
+      elements: [mrkdwn(`${notice.test ? `${TEST_NOTE} ` : ''}${noticeSubject(notice).join(' ')}`, LIMIT.section)],
+    },
   ];
   return { text: notificationText(notice), blocks };
 }
@@ -87,15 +109,32 @@ function analysisLine(notice: Notice): string {
 /** Buttons by status: nothing to acknowledge once acknowledged, nothing but the page once resolved (or for an issue). */
 function cardButtons(notice: Notice, buttons: CardButtons): Button[] {
   // An interactive button carries the incident id back; a link button opens the signed URL.
-  const target = (incidentId: string, signedUrl: string) => (buttons === 'interactive' ? { value: incidentId } : { url: signedUrl });
+  const target = (incidentId: string, signedUrl: string) =>
+    buttons === 'interactive' ? { value: incidentId } : { url: signedUrl };
   const elements: Button[] = [];
   if (awaitsAcknowledgement(notice)) {
-    elements.push({ type: 'button', action_id: CHAT_ACTIONS.acknowledge, text: plain('Acknowledge'), ...target(notice.payload.incident_id, notice.acknowledge_url), style: 'primary' });
+    elements.push({
+      type: 'button',
+      action_id: CHAT_ACTIONS.acknowledge,
+      text: plain('Acknowledge'),
+      ...target(notice.payload.incident_id, notice.acknowledge_url),
+      style: 'primary',
+    });
   }
   if (offersResolve(notice)) {
-    elements.push({ type: 'button', action_id: CHAT_ACTIONS.resolve, text: plain('Resolve'), ...target(notice.payload.incident_id, notice.resolve_url) });
+    elements.push({
+      type: 'button',
+      action_id: CHAT_ACTIONS.resolve,
+      text: plain('Resolve'),
+      ...target(notice.payload.incident_id, notice.resolve_url),
+    });
   }
-  elements.push({ type: 'button', action_id: CHAT_ACTIONS.openDashboard, text: plain(`Open ${linkedPage(notice)}`), url: notice.payload.dashboard_url });
+  elements.push({
+    type: 'button',
+    action_id: CHAT_ACTIONS.openDashboard,
+    text: plain(`Open ${linkedPage(notice)}`),
+    url: notice.payload.dashboard_url,
+  });
   return elements;
 }
 
@@ -103,7 +142,10 @@ function cardButtons(notice: Notice, buttons: CardButtons): Button[] {
 export function notificationText(notice: Notice): string {
   const { payload } = notice;
   const prefix = notice.test ? '[test] ' : '';
-  const what = truncate(`${prefix}${SEVERITY_MARK[payload.severity]} ${payload.severity.toUpperCase()} ${singleLine(payload.title)} (${payload.env})`, LIMIT.header * 2);
+  const what = truncate(
+    `${prefix}${SEVERITY_MARK[payload.severity]} ${payload.severity.toUpperCase()} ${singleLine(payload.title)} (${payload.env})`,
+    LIMIT.header * 2,
+  );
   return `${escapeMrkdwn(what)}: ${EVENT_HEADLINE[payload.event]}, ${link(payload.dashboard_url, `open ${linkedPage(notice)}`)}`;
 }
 

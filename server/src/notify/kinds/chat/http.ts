@@ -11,7 +11,11 @@ import type { RetryPolicy, SendOutcome } from '../types';
  * both providers answer in well under a second when healthy.
  */
 /** Chat providers take about one message per second per channel (Slack's documented limit): paced, not refused. */
-export const CHAT_RETRY_POLICY: RetryPolicy = { delaysMs: [30_000, 120_000, 600_000], timeoutMs: 10_000, minIntervalMs: 1000 };
+export const CHAT_RETRY_POLICY: RetryPolicy = {
+  delaysMs: [30_000, 120_000, 600_000],
+  timeoutMs: 10_000,
+  minIntervalMs: 1000,
+};
 
 /** POSTs JSON through the guarded client; resolves with the answer, or with the outcome when there was none. */
 export async function postJson(

@@ -38,11 +38,16 @@ export const chatKind: ChannelKind<ChatConfig, ChatSecrets> = {
   async parse(config, { integrations }) {
     const input = configObject(config, ['webhook_url', 'channel']);
     if (typeof input.channel !== 'string' || !ROOM.test(input.channel)) {
-      throw badRequest('config.channel must be a room name with a leading #, such as #incidents', { field: 'config.channel' });
+      throw badRequest('config.channel must be a room name with a leading #, such as #incidents', {
+        field: 'config.channel',
+      });
     }
     if (input.webhook_url === undefined || input.webhook_url === null) {
       if (!(await integrations.get('chat_app'))) {
-        throw badRequest('config.webhook_url is required unless the chat app integration is connected (Settings > Integrations)', { field: 'config.webhook_url' });
+        throw badRequest(
+          'config.webhook_url is required unless the chat app integration is connected (Settings > Integrations)',
+          { field: 'config.webhook_url' },
+        );
       }
       return { config: { channel: input.channel, webhook_host: null }, secrets: { webhook_url: null } };
     }
@@ -52,7 +57,8 @@ export const chatKind: ChannelKind<ChatConfig, ChatSecrets> = {
 
   publicConfig: (config) => ({ channel: config.channel, webhook_host: config.webhook_host }),
 
-  targets: (_config, secrets) => (secrets.webhook_url ? [{ field: 'config.webhook_url', host: new URL(secrets.webhook_url).hostname }] : []),
+  targets: (_config, secrets) =>
+    secrets.webhook_url ? [{ field: 'config.webhook_url', host: new URL(secrets.webhook_url).hostname }] : [],
 
   async send(context) {
     let account: ChatAppAccount | undefined;
@@ -64,7 +70,11 @@ export const chatKind: ChannelKind<ChatConfig, ChatSecrets> = {
     }
     if (account) return sendThroughApp(context, account);
     if (context.secrets.webhook_url) return sendToWebhook(context, context.secrets.webhook_url);
-    return { state: 'failed', errorClass: 'not_configured', message: 'the chat app integration is no longer connected and the channel has no webhook_url' };
+    return {
+      state: 'failed',
+      errorClass: 'not_configured',
+      message: 'the chat app integration is no longer connected and the channel has no webhook_url',
+    };
   },
 
   retry: CHAT_RETRY_POLICY,
@@ -76,12 +86,19 @@ async function sendToWebhook(context: SendContext<ChatConfig, ChatSecrets>, url:
   return isAnswer(answer) ? outcomeOfAnswer(answer, context.clock.now()) : answer;
 }
 
-async function sendThroughApp(context: SendContext<ChatConfig, ChatSecrets>, account: ChatAppAccount): Promise<SendOutcome> {
+async function sendThroughApp(
+  context: SendContext<ChatConfig, ChatSecrets>,
+  account: ChatAppAccount,
+): Promise<SendOutcome> {
   const api = chatApi(context.http, account, context.clock);
   const card = incidentMessage(context.notice, 'interactive');
   const parent = cardRef(await context.thread.get());
   if (!parent) {
-    const posted = await api.call('chat.postMessage', { channel: context.config.channel, ...card, unfurl_links: false });
+    const posted = await api.call('chat.postMessage', {
+      channel: context.config.channel,
+      ...card,
+      unfurl_links: false,
+    });
     if (!posted.ok) return posted.outcome;
     await context.thread.set(JSON.stringify({ channel: posted.channel, ts: posted.ts } satisfies CardRef));
     return delivered(posted);
@@ -90,7 +107,12 @@ async function sendThroughApp(context: SendContext<ChatConfig, ChatSecrets>, acc
   const edited = await api.call('chat.update', { channel: parent.channel, ts: parent.ts, ...card });
   // A card that can no longer be edited (deleted, archived room) must not hold back the reply.
   if (!edited.ok && edited.outcome.state === 'retry') return edited.outcome;
-  const reply = await api.call('chat.postMessage', { channel: parent.channel, thread_ts: parent.ts, ...threadReply(context.notice), unfurl_links: false });
+  const reply = await api.call('chat.postMessage', {
+    channel: parent.channel,
+    thread_ts: parent.ts,
+    ...threadReply(context.notice),
+    unfurl_links: false,
+  });
   return reply.ok ? delivered(reply) : reply.outcome;
 }
 
@@ -105,7 +127,9 @@ function cardRef(stored: string | undefined): CardRef | undefined {
   if (!stored) return undefined;
   try {
     const ref = JSON.parse(stored) as Partial<CardRef>;
-    return typeof ref.channel === 'string' && typeof ref.ts === 'string' ? { channel: ref.channel, ts: ref.ts } : undefined;
+    return typeof ref.channel === 'string' && typeof ref.ts === 'string'
+      ? { channel: ref.channel, ts: ref.ts }
+      : undefined;
   } catch {
     return undefined;
   }

@@ -26,7 +26,8 @@ export interface EmailSecrets {
 export const MAX_EMAIL_RECIPIENTS = 50;
 
 /** A plain address (no display name): a local part without spaces or specials, and a dotted domain. */
-const ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
+const ADDRESS =
+  /^[^\s@<>()[\]\\,;:"]{1,64}@(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
 
 /**
@@ -38,31 +39,41 @@ export function parseEmailConfig(input: unknown): { config: EmailConfig; secrets
   const smtp = readObject(config.smtp, 'config.smtp');
 
   const host = readString(smtp.host, 'config.smtp.host')?.toLowerCase();
-  if (!host || !(HOSTNAME.test(host) || isIP(host) !== 0)) throw badRequest('config.smtp.host must be a host name or an IP address', { field: 'config.smtp.host' });
+  if (!host || !(HOSTNAME.test(host) || isIP(host) !== 0))
+    throw badRequest('config.smtp.host must be a host name or an IP address', { field: 'config.smtp.host' });
   const port = readInteger(smtp.port, 'config.smtp.port', 1, 65535) ?? 587;
   const secure = readBoolean(smtp, 'secure') ?? port === 465;
   const requireTls = readBoolean(smtp, 'require_tls') ?? false;
 
   const user = readString(smtp.user, 'config.smtp.user') || null;
   const password = readString(smtp.password, 'config.smtp.password') || null;
-  if (user && !password) throw badRequest('config.smtp.password is required with config.smtp.user', { field: 'config.smtp.password' });
-  if (password && !user) throw badRequest('config.smtp.user is required with config.smtp.password', { field: 'config.smtp.user' });
+  if (user && !password)
+    throw badRequest('config.smtp.password is required with config.smtp.user', { field: 'config.smtp.password' });
+  if (password && !user)
+    throw badRequest('config.smtp.user is required with config.smtp.password', { field: 'config.smtp.user' });
 
   return {
-    config: { to: readRecipients(config), from: readAddress(config.from, 'config.from'), smtp: { host, port, secure, user, require_tls: requireTls } },
+    config: {
+      to: readRecipients(config),
+      from: readAddress(config.from, 'config.from'),
+      smtp: { host, port, secure, user, require_tls: requireTls },
+    },
     secrets: { smtp_password: password },
   };
 }
 
 function readRecipients(config: JsonObject): string[] {
   if (!Array.isArray(config.to) || config.to.length === 0 || config.to.length > MAX_EMAIL_RECIPIENTS) {
-    throw badRequest(`config.to must be a list of 1 to ${MAX_EMAIL_RECIPIENTS} e-mail addresses`, { field: 'config.to' });
+    throw badRequest(`config.to must be a list of 1 to ${MAX_EMAIL_RECIPIENTS} e-mail addresses`, {
+      field: 'config.to',
+    });
   }
   const to: string[] = [];
   config.to.forEach((value, index) => {
     const field = `config.to[${index}]`;
     const address = readAddress(value, field);
-    if (to.some((seen) => seen.toLowerCase() === address.toLowerCase())) throw badRequest(`${field} repeats ${address}`, { field });
+    if (to.some((seen) => seen.toLowerCase() === address.toLowerCase()))
+      throw badRequest(`${field} repeats ${address}`, { field });
     to.push(address);
   });
   return to;
@@ -70,13 +81,15 @@ function readRecipients(config: JsonObject): string[] {
 
 function readAddress(value: unknown, field: string): string {
   const address = readString(value, field)?.trim();
-  if (!address || !ADDRESS.test(address)) throw badRequest(`${field} must be an e-mail address such as oncall@example.com`, { field });
+  if (!address || !ADDRESS.test(address))
+    throw badRequest(`${field} must be an e-mail address such as oncall@example.com`, { field });
   return address;
 }
 
 function readBoolean(object: JsonObject, name: string): boolean | undefined {
   const value = object[name];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'boolean') throw badRequest(`config.smtp.${name} must be true or false`, { field: `config.smtp.${name}` });
+  if (typeof value !== 'boolean')
+    throw badRequest(`config.smtp.${name} must be true or false`, { field: `config.smtp.${name}` });
   return value;
 }

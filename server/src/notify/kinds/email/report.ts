@@ -1,4 +1,12 @@
-import { analysisUrl, awaitsAcknowledgement, linkedPage, noticeHeadline, noticeSubject, offersResolve, singleLine } from '../notice-wording';
+import {
+  analysisUrl,
+  awaitsAcknowledgement,
+  linkedPage,
+  noticeHeadline,
+  noticeSubject,
+  offersResolve,
+  singleLine,
+} from '../notice-wording';
 import type { Notice, NoticeSeverity } from '../types';
 
 /** An incident (or issue) e-mail: the subject and the two alternative bodies. */
@@ -26,7 +34,11 @@ const SEVERITY_COLOUR: Record<NoticeSeverity, string> = {
 export function renderEmailReport(notice: Notice): EmailReport {
   const facts = reportFacts(notice);
   const links = reportLinks(notice);
-  return { subject: noticeHeadline(notice), text: textReport(notice, facts, links), html: htmlReport(notice, facts, links) };
+  return {
+    subject: noticeHeadline(notice),
+    text: textReport(notice, facts, links),
+    html: htmlReport(notice, facts, links),
+  };
 }
 
 type Labelled = Array<[label: string, value: string]>;
@@ -73,7 +85,10 @@ function textReport(notice: Notice, facts: Labelled, links: Labelled): string {
 function htmlReport(notice: Notice, facts: Labelled, links: Labelled): string {
   const { payload } = notice;
   const colour = SEVERITY_COLOUR[payload.severity];
-  const rows = facts.map(([label, value]) => `<tr><th align="left" style="padding:4px 16px 4px 0;color:#4b5563;font-weight:normal">${html(label)}</th><td style="padding:4px 0">${html(value)}</td></tr>`);
+  const rows = facts.map(
+    ([label, value]) =>
+      `<tr><th align="left" style="padding:4px 16px 4px 0;color:#4b5563;font-weight:normal">${html(label)}</th><td style="padding:4px 0">${html(value)}</td></tr>`,
+  );
   const buttons = links.map(
     ([label, url]) =>
       `<a href="${html(url)}" style="display:inline-block;margin:0 8px 8px 0;padding:10px 16px;border-radius:4px;background:#111827;color:#ffffff;text-decoration:none">${html(label)}</a>`,

@@ -52,19 +52,39 @@ export async function sendBySmtp(send: SmtpSend): Promise<SendOutcome> {
   }
 }
 
-async function resolveTarget(host: string, allowPrivate: boolean, timeoutMs: number): Promise<{ address: string } | SendOutcome> {
+async function resolveTarget(
+  host: string,
+  allowPrivate: boolean,
+  timeoutMs: number,
+): Promise<{ address: string } | SendOutcome> {
   const allowed = (address: string) => allowPrivate || !isBlockedAddress(address);
   if (isIP(host) !== 0) {
-    return allowed(host) ? { address: host } : { state: 'failed', errorClass: 'ssrf_blocked', message: `${host} is a private or reserved address: ${PRIVATE_TARGETS_HINT}` };
+    return allowed(host)
+      ? { address: host }
+      : {
+          state: 'failed',
+          errorClass: 'ssrf_blocked',
+          message: `${host} is a private or reserved address: ${PRIVATE_TARGETS_HINT}`,
+        };
   }
   let addresses: string[];
   try {
     addresses = (await withTimeout(lookup(host, { all: true }), timeoutMs)).map((entry) => entry.address);
   } catch (error) {
-    return { state: 'retry', errorClass: 'dns', message: `${host}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      state: 'retry',
+      errorClass: 'dns',
+      message: `${host}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const usable = addresses.find(allowed);
-  return usable ? { address: usable } : { state: 'failed', errorClass: 'ssrf_blocked', message: `${host} resolves only to private or reserved addresses: ${PRIVATE_TARGETS_HINT}` };
+  return usable
+    ? { address: usable }
+    : {
+        state: 'failed',
+        errorClass: 'ssrf_blocked',
+        message: `${host} resolves only to private or reserved addresses: ${PRIVATE_TARGETS_HINT}`,
+      };
 }
 
 function acceptedOutcome(info: SMTPTransport.SentMessageInfo): SendOutcome {
@@ -76,7 +96,10 @@ function acceptedOutcome(info: SMTPTransport.SentMessageInfo): SendOutcome {
     return {
       state: 'failed',
       ...(code ? { status: code } : {}),
-      body: refusals.map((refusal) => refusal.response ?? refusal.message).join('\n').slice(0, MAX_STORED_BODY),
+      body: refusals
+        .map((refusal) => refusal.response ?? refusal.message)
+        .join('\n')
+        .slice(0, MAX_STORED_BODY),
       errorClass: code && code < 500 ? 'smtp_4xx' : 'smtp_5xx',
       message: `${info.accepted.length} of ${info.accepted.length + info.rejected.length} recipients accepted; refused: ${info.rejected.map(addressOf).join(', ')}`,
     };
@@ -117,7 +140,8 @@ const replyCode = (response: string): number | undefined => {
   return code ? Number(code) : undefined;
 };
 
-const addressOf = (recipient: string | Mail.Address): string => (typeof recipient === 'string' ? recipient : recipient.address);
+const addressOf = (recipient: string | Mail.Address): string =>
+  typeof recipient === 'string' ? recipient : recipient.address;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,12 @@
 import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from '../chat/text';
-import { analysisUrl, awaitsAcknowledgement, linkedPage, noticeSubject, offersResolve, singleLine } from '../notice-wording';
+import {
+  analysisUrl,
+  awaitsAcknowledgement,
+  linkedPage,
+  noticeSubject,
+  offersResolve,
+  singleLine,
+} from '../notice-wording';
 import type { Notice, NoticeSeverity } from '../types';
 
 /**
@@ -15,7 +22,14 @@ export interface TeamsMessage {
   type: 'message';
   attachments: Array<{
     contentType: 'application/vnd.microsoft.card.adaptive';
-    content: { $schema: string; type: 'AdaptiveCard'; version: '1.4'; body: CardElement[]; actions: CardElement[]; msteams: { width: 'Full' } };
+    content: {
+      $schema: string;
+      type: 'AdaptiveCard';
+      version: '1.4';
+      body: CardElement[];
+      actions: CardElement[];
+      msteams: { width: 'Full' };
+    };
   }>;
 }
 
@@ -53,13 +67,24 @@ const byteSize = (message: TeamsMessage) => Buffer.byteLength(JSON.stringify(mes
 
 function render(notice: Notice, summary: string): TeamsMessage {
   const { payload, status } = notice;
-  const text = (value: string, style: CardElement = {}): CardElement => ({ type: 'TextBlock', text: value, wrap: true, ...style });
+  const text = (value: string, style: CardElement = {}): CardElement => ({
+    type: 'TextBlock',
+    text: value,
+    wrap: true,
+    ...style,
+  });
   const body: CardElement[] = [
-    text(truncate(`${SEVERITY_MARK[payload.severity]} ${payload.severity.toUpperCase()} · ${singleLine(payload.title)}`, 300), {
-      size: 'Large',
-      weight: 'Bolder',
-      color: HEADER_COLOR[payload.severity],
-    }),
+    text(
+      truncate(
+        `${SEVERITY_MARK[payload.severity]} ${payload.severity.toUpperCase()} · ${singleLine(payload.title)}`,
+        300,
+      ),
+      {
+        size: 'Large',
+        weight: 'Bolder',
+        color: HEADER_COLOR[payload.severity],
+      },
+    ),
     text(EVENT_HEADLINE[payload.event], { isSubtle: true, spacing: 'None' }),
     ...(notice.test ? [text(TEST_NOTE, { color: 'Warning' })] : []),
     {
@@ -87,7 +112,14 @@ function render(notice: Notice, summary: string): TeamsMessage {
     attachments: [
       {
         contentType: 'application/vnd.microsoft.card.adaptive',
-        content: { $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.4', body, actions, msteams: { width: 'Full' } },
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          body,
+          actions,
+          msteams: { width: 'Full' },
+        },
       },
     ],
   };

@@ -42,25 +42,36 @@ export const isE164 = (number: string): boolean => E164.test(number);
 export function parseTelephonyIntegration(input: unknown): { config: TelephonyConfig; secrets: TelephonySecrets } {
   const body = readObject(input, 'body');
   const provider = readString(body.provider, 'provider') ?? 'twilio';
-  if (provider !== 'twilio') throw badRequest(`provider must be "twilio", the only telephony provider supported`, { field: 'provider' });
+  if (provider !== 'twilio')
+    throw badRequest(`provider must be "twilio", the only telephony provider supported`, { field: 'provider' });
 
   const accountSid = required(body, 'account_sid');
-  if (!ACCOUNT_SID.test(accountSid)) throw badRequest('account_sid must be "AC" followed by 32 hexadecimal characters', { field: 'account_sid' });
+  if (!ACCOUNT_SID.test(accountSid))
+    throw badRequest('account_sid must be "AC" followed by 32 hexadecimal characters', { field: 'account_sid' });
   const authToken = required(body, 'auth_token');
   if (/\s/.test(authToken)) throw badRequest('auth_token must not contain whitespace', { field: 'auth_token' });
 
   const from = readString(body.from, 'from') ?? null;
-  if (from !== null && !isE164(from)) throw badRequest('from must be an E.164 number: "+" and 8 to 15 digits', { field: 'from' });
+  if (from !== null && !isE164(from))
+    throw badRequest('from must be an E.164 number: "+" and 8 to 15 digits', { field: 'from' });
   const messagingServiceSid = readString(body.messaging_service_sid, 'messaging_service_sid') ?? null;
   if (messagingServiceSid !== null && !MESSAGING_SERVICE_SID.test(messagingServiceSid)) {
-    throw badRequest('messaging_service_sid must be "MG" followed by 32 hexadecimal characters', { field: 'messaging_service_sid' });
+    throw badRequest('messaging_service_sid must be "MG" followed by 32 hexadecimal characters', {
+      field: 'messaging_service_sid',
+    });
   }
   if (from === null && messagingServiceSid === null) {
     throw badRequest('from is required (or messaging_service_sid, which only sends SMS)', { field: 'from' });
   }
 
   return {
-    config: { provider, account_sid: accountSid, from, messaging_service_sid: messagingServiceSid, api_base_url: apiBaseUrl(body.api_base_url) },
+    config: {
+      provider,
+      account_sid: accountSid,
+      from,
+      messaging_service_sid: messagingServiceSid,
+      api_base_url: apiBaseUrl(body.api_base_url),
+    },
     secrets: { auth_token: authToken },
   };
 }
@@ -92,8 +103,16 @@ function apiBaseUrl(value: unknown): string {
   } catch {
     throw badRequest('api_base_url must be an absolute http(s) URL', { field: 'api_base_url' });
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash) {
-    throw badRequest('api_base_url must be an http(s) URL without credentials, query or fragment', { field: 'api_base_url' });
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash
+  ) {
+    throw badRequest('api_base_url must be an http(s) URL without credentials, query or fragment', {
+      field: 'api_base_url',
+    });
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }

@@ -56,7 +56,11 @@ export function createTelephonyKind(spec: TelephonyKindSpec): ChannelKind<PhoneR
         account = await readTelephonyAccount(context.integrations);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
-        return { state: 'failed', errorClass: 'telephony_invalid', message: `the telephony account no longer validates: ${error.message}` };
+        return {
+          state: 'failed',
+          errorClass: 'telephony_invalid',
+          message: `the telephony account no longer validates: ${error.message}`,
+        };
       }
       if (!account) return { state: 'failed', errorClass: 'telephony_not_connected', message: CONNECT_FIRST };
       const sender = spec.sender(account);
@@ -64,7 +68,14 @@ export function createTelephonyKind(spec: TelephonyKindSpec): ChannelKind<PhoneR
       const content = spec.content(context.notice);
       const { http, clock } = context;
       return sendToEach(context.config.to, context, (to) =>
-        createTwilioResource({ http, clock, account, resource: spec.resource, form: { To: to, ...sender, ...content }, timeoutMs: TELEPHONY_RETRY.timeoutMs }),
+        createTwilioResource({
+          http,
+          clock,
+          account,
+          resource: spec.resource,
+          form: { To: to, ...sender, ...content },
+          timeoutMs: TELEPHONY_RETRY.timeoutMs,
+        }),
       );
     },
   };
@@ -89,7 +100,8 @@ export function parsePhoneRecipients(config: unknown): PhoneRecipients {
   object.to.forEach((value, index) => {
     const field = `config.to[${index}]`;
     const number = readString(value, field)?.replace(/[\s().-]/g, '');
-    if (!number || !isE164(number)) throw badRequest(`${field} must be an E.164 number: "+" and 8 to 15 digits`, { field });
+    if (!number || !isE164(number))
+      throw badRequest(`${field} must be an E.164 number: "+" and 8 to 15 digits`, { field });
     if (to.includes(number)) throw badRequest(`${field} repeats ${number}`, { field });
     to.push(number);
   });

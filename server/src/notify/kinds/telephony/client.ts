@@ -52,7 +52,11 @@ function outcomeOf(answer: HttpAnswer, clock: Clock): SendOutcome {
     case 'retry':
       return { ...outcome, message: reply.message ?? outcome.message };
     case 'failed':
-      return { ...outcome, message: reply.message ?? outcome.message, ...(reply.code !== undefined ? { errorClass: `provider_${reply.code}` } : {}) };
+      return {
+        ...outcome,
+        message: reply.message ?? outcome.message,
+        ...(reply.code !== undefined ? { errorClass: `provider_${reply.code}` } : {}),
+      };
     default:
       return { ...outcome, state: 'sent', ...(reply.sid ? { providerRef: reply.sid } : {}) };
   }

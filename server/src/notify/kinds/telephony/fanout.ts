@@ -22,10 +22,16 @@ export interface FanOutContext {
  * number was accepted, `retry` while any number may still be reached, and `failed` once every number is settled and
  * at least one was refused (a wrong number in the list is a mistake the channel's owner has to see).
  */
-export async function sendToEach(numbers: readonly string[], context: FanOutContext, sendOne: (to: string) => Promise<SendOutcome>): Promise<SendOutcome> {
+export async function sendToEach(
+  numbers: readonly string[],
+  context: FanOutContext,
+  sendOne: (to: string) => Promise<SendOutcome>,
+): Promise<SendOutcome> {
   const memory = await recall(context);
   const pending = new Map<string, Pending>();
-  const answered = await Promise.all(numbers.filter((to) => !memory.settled[to]).map(async (to) => [to, await sendOne(to)] as const));
+  const answered = await Promise.all(
+    numbers.filter((to) => !memory.settled[to]).map(async (to) => [to, await sendOne(to)] as const),
+  );
   for (const [to, outcome] of answered) {
     if (outcome.state === 'retry') pending.set(to, outcome);
     else memory.settled[to] = withoutBody(outcome);
@@ -41,7 +47,9 @@ async function recall(context: FanOutContext): Promise<Memory> {
   try {
     const memory = JSON.parse(stored) as Partial<Memory>;
     // The memory of an earlier delivery (another event of the same incident) says nothing about this one.
-    return memory.delivery === context.deliveryId && typeof memory.settled === 'object' && memory.settled !== null ? (memory as Memory) : fresh;
+    return memory.delivery === context.deliveryId && typeof memory.settled === 'object' && memory.settled !== null
+      ? (memory as Memory)
+      : fresh;
   } catch {
     return fresh;
   }
@@ -52,8 +60,15 @@ function withoutBody(outcome: Settled): Settled {
   return rest;
 }
 
-function combine(numbers: readonly string[], settled: Record<string, Settled>, pending: Map<string, Pending>): SendOutcome {
-  const body = numbers.map((to) => `${to}: ${describe(settled[to] ?? pending.get(to))}`).join('\n').slice(0, MAX_STORED_BODY);
+function combine(
+  numbers: readonly string[],
+  settled: Record<string, Settled>,
+  pending: Map<string, Pending>,
+): SendOutcome {
+  const body = numbers
+    .map((to) => `${to}: ${describe(settled[to] ?? pending.get(to))}`)
+    .join('\n')
+    .slice(0, MAX_STORED_BODY);
   const accepted = numbers.filter((to) => settled[to]?.state === 'sent' || settled[to]?.state === 'delivered');
   const tally = `${accepted.length} of ${numbers.length} accepted`;
 
@@ -72,18 +87,32 @@ function combine(numbers: readonly string[], settled: Record<string, Settled>, p
   const refusedTo = numbers.find((to) => settled[to]?.state === 'failed');
   const refused = refusedTo ? settled[refusedTo] : undefined;
   if (refusedTo && refused?.state === 'failed') {
-    return { state: 'failed', status: refused.status, body, errorClass: refused.errorClass, message: `${tally}; ${refusedTo} refused: ${refused.message}` };
+    return {
+      state: 'failed',
+      status: refused.status,
+      body,
+      errorClass: refused.errorClass,
+      message: `${tally}; ${refusedTo} refused: ${refused.message}`,
+    };
   }
   const refs = accepted.flatMap((to) => {
     const outcome = settled[to];
     return outcome?.state !== 'failed' && outcome?.providerRef ? [outcome.providerRef] : [];
   });
-  return { state: 'sent', status: settled[numbers[0] ?? '']?.status, body, ...(refs.length > 0 ? { providerRef: refs.join(' ') } : {}) };
+  return {
+    state: 'sent',
+    status: settled[numbers[0] ?? '']?.status,
+    body,
+    ...(refs.length > 0 ? { providerRef: refs.join(' ') } : {}),
+  };
 }
 
 /** One line of the logged body: `+15551234567: sent 201 SM…`, `+15551234568: failed 400 provider_21211: …`. */
 function describe(outcome: SendOutcome | undefined): string {
   if (!outcome) return 'not attempted';
-  const detail = outcome.state === 'retry' || outcome.state === 'failed' ? `${outcome.errorClass}: ${outcome.message}` : outcome.providerRef;
+  const detail =
+    outcome.state === 'retry' || outcome.state === 'failed'
+      ? `${outcome.errorClass}: ${outcome.message}`
+      : outcome.providerRef;
   return [outcome.state, outcome.status, detail].filter((part) => part !== undefined).join(' ');
 }

@@ -21,7 +21,8 @@ const HAPPENED: Record<NoticeEventKind, string> = {
 };
 
 /** Words as a listener hears them: tokens with a letter or digit. */
-export const countWords = (text: string): number => text.split(/\s+/).filter((token) => /[\p{L}\p{N}]/u.test(token)).length;
+export const countWords = (text: string): number =>
+  text.split(/\s+/).filter((token) => /[\p{L}\p{N}]/u.test(token)).length;
 
 /**
  * The TwiML of an incident call: the spoken summary and, while the incident awaits acknowledgement, "press 1" inside a
@@ -71,7 +72,14 @@ function spokenCause(cause: string, budget: number): string {
     if (countWords(next) > room) break;
     kept = next;
   }
-  if (!kept) kept = sentence(cause.split(/\s+/).slice(0, room).join(' ').replace(/[\s,;:-]+$/, ''));
+  if (!kept)
+    kept = sentence(
+      cause
+        .split(/\s+/)
+        .slice(0, room)
+        .join(' ')
+        .replace(/[\s,;:-]+$/, ''),
+    );
   return `${kept} ${DETAILS_ON_DASHBOARD}`;
 }
 
@@ -97,7 +105,8 @@ function speakable(text: string, maxCharacters: number): string {
 
 const sentence = (text: string): string => (/[.!?]$/.test(text) ? text : `${text}.`);
 
-const spokenList = (items: string[]): string => (items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`);
+const spokenList = (items: string[]): string =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
