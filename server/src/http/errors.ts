@@ -30,12 +30,14 @@ const DOMAIN_STATUS: Record<DomainErrorKind, ContentfulStatusCode> = {
   invalid: 400,
   too_large: 413,
   unsupported: 415,
+  unprocessable: 422,
   conflict: 409,
   forbidden: 403,
   upstream: 502,
   upstream_busy: 503,
   upstream_timeout: 504,
   busy: 429,
+  unavailable: 503,
 };
 
 /** A domain error as the answer it becomes (`Retry-After` where it says when to retry). */

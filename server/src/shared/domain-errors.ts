@@ -13,6 +13,8 @@ export type DomainErrorKind =
   | 'too_large'
   /** The content type or encoding is not one we read. */
   | 'unsupported'
+  /** The input is well formed but names something it may not (a `service.name` that is no app of the project). */
+  | 'unprocessable'
   /** The input is valid but clashes with the current state (a name taken, a job running, nothing to apply). */
   | 'conflict'
   /** The caller may not do this. */
@@ -24,7 +26,9 @@ export type DomainErrorKind =
   /** A service we depend on did not answer in time. */
   | 'upstream_timeout'
   /** We are over a limit of our own for now; retry later. */
-  | 'busy';
+  | 'busy'
+  /** A part of ours (storage) cannot take the request for the moment; retry later. */
+  | 'unavailable';
 
 export class DomainError extends Error {
   constructor(
@@ -32,7 +36,7 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
     readonly details?: unknown,
-    /** For `busy` and `upstream_busy`: seconds after which a retry may succeed. */
+    /** For `busy`, `upstream_busy` and `unavailable`: seconds after which a retry may succeed. */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);
