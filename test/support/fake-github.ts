@@ -6,8 +6,10 @@ import type { AddressInfo } from 'node:net';
  * A local HTTP server speaking GitHub's REST wire format for what the server's octokit calls to open a fix (repos get,
  * commits, git refs, commits, trees and blobs, contents, pulls list and create), over one in-memory repository with
  * real git object ids. Every request is recorded; tests inject failures (429 with Retry-After, 422, 500) and slow
- * answers per route. As GitHub, it mints installation tokens for a GitHub App (`POST /app/installations/{id}/access_tokens`
- * with the App's RS256 JWT) and refuses a token it does not know with 401.
+ * answers per route. It refuses what GitHub refuses, as GitHub does (422, `message` and `documentation_url`): a new
+ * ref not fully qualified (`refs/heads/x`), a tree entry without a valid `mode` and `type`. As GitHub, it mints
+ * installation tokens for a GitHub App (`POST /app/installations/{id}/access_tokens` with the App's RS256 JWT) and
+ * refuses a token it does not know with 401.
  */
 
 export interface GithubRequest {
@@ -131,6 +133,50 @@ class HttpFailure extends Error {
 }
 
 const notFound = () => new HttpFailure(404, 'Not Found');
+
+/** GitHub's answer to a body its schema refuses. */
+const invalidRequest = (why: string) => new HttpFailure(422, `Invalid request.\n\n${why}`);
+
+/** GitHub's rule for `POST /git/refs`: the fully qualified name, starting with `refs` and with at least two slashes. */
+function newRefName(ref: unknown): string {
+  if (typeof ref !== 'string') throw invalidRequest('"ref" wasn\'t supplied.');
+  if (!/^refs\/[^/]+\/./.test(ref))
+    throw new HttpFailure(422, 'Reference name must contain at least three slash-separated components.');
+  return ref.slice('refs/'.length);
+}
+
+/** The modes a tree entry may have, with the type each goes with (GitHub's create-a-tree parameters). */
+const TREE_MODES: Record<string, string> = {
+  '100644': 'blob',
+  '100755': 'blob',
+  '120000': 'blob',
+  '040000': 'tree',
+  '160000': 'commit',
+};
+
+interface TreeEntry {
+  path: string;
+  sha: string | null;
+}
+
+/**
+ * A `POST /git/trees` entry as GitHub checks it: a path, a known `mode` and its `type`, and a `sha` (null deletes; the
+ * fake takes no `content`).
+ */
+function treeEntry(entry: Record<string, unknown>): TreeEntry {
+  for (const field of ['path', 'mode', 'type'])
+    if (typeof entry[field] !== 'string') throw invalidRequest(`"${field}" wasn't supplied.`);
+  const { mode, type } = entry as { mode: string; type: string };
+  const oneOf = (field: string, value: string, allowed: string[]) => {
+    if (!allowed.includes(value))
+      throw invalidRequest(`For 'properties/${field}', "${value}" is not one of ${JSON.stringify(allowed)}.`);
+  };
+  oneOf('mode', mode, Object.keys(TREE_MODES));
+  oneOf('type', type, ['blob', 'tree', 'commit']);
+  if (TREE_MODES[mode] !== type) throw new HttpFailure(422, 'Invalid tree info');
+  if (entry.sha !== null && typeof entry.sha !== 'string') throw invalidRequest('"sha" wasn\'t supplied.');
+  return { path: entry.path as string, sha: entry.sha };
+}
 
 function readBody(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
   return new Promise((resolve, reject) => {
@@ -296,7 +342,7 @@ export async function startFakeGithub(options: {
       'POST',
       /^\/git\/refs$/,
       (_m, r) => {
-        const name = String(r.body?.ref ?? '').replace(/^refs\//, '');
+        const name = newRefName(r.body?.ref);
         const sha = String(r.body?.sha ?? '');
         if (refs.has(name)) throw new HttpFailure(422, 'Reference already exists');
         if (!objects.commits.has(sha)) throw new HttpFailure(422, 'Object does not exist');
@@ -339,7 +385,7 @@ export async function startFakeGithub(options: {
           r.body?.base_tree === undefined ? new Map<string, string>() : objects.trees.get(String(r.body.base_tree));
         if (!base) throw new HttpFailure(422, 'base_tree does not exist');
         const entries = new Map(base);
-        for (const e of (r.body?.tree as Array<{ path: string; sha: string | null }> | undefined) ?? []) {
+        for (const e of ((r.body?.tree as Array<Record<string, unknown>> | undefined) ?? []).map(treeEntry)) {
           if (e.sha === null) entries.delete(e.path);
           else if (!objects.blobs.has(e.sha)) throw new HttpFailure(422, `blob ${e.sha} does not exist`);
           else entries.set(e.path, e.sha);
