@@ -4,14 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../server/src/clock';
 import { openDatabase, type DatabaseHandle } from '../../server/src/db/connect';
 import { migrateToLatest } from '../../server/src/db/migrate';
-import { ByteLru } from '../../server/src/sourcemaps/byte-lru';
 import { parseDebugIds } from '../../server/src/sourcemaps/debug-ids';
 import { enclosingFunction, functionScopes } from '../../server/src/sourcemaps/enclosing-function';
 import { cleanSourcePath } from '../../server/src/sourcemaps/parsed-map';
 import { storeMaps } from '../../server/src/sourcemaps/store';
-import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
+import { createSymbolicator, parsedMapCache } from '../../server/src/sourcemaps/symbolicate';
 import type { ExceptionFacts } from '../../server/src/sourcemaps/types';
-import { createProject, createTenant } from '../../server/src/tenancy/apps';
+import { createProject, createTenant } from '../../server/src/projects/store';
 
 /** The app: an error thrown from a function nested in a second module, called through a class method. */
 const SOURCES: Record<string, string> = {
@@ -361,6 +360,121 @@ describe('enclosing function scanner', () => {
     expect(nameAt(src, 'HERE_ARG')).toBeNull();
   });
 
+  // Cases the hand-written tokenizer this parser replaced got wrong (regular expression or division, JSX, quoted and
+  // parenthesised names), and the other shapes a name comes from.
+  const CASES: Array<[string, string[], Record<string, string | null>]> = [
+    [
+      'a regular expression after ) and }',
+      [
+        'function a(s) {',
+        '  if (s) /}/.test(s);',
+        '  if (s) {}',
+        '  /}/.test(s);',
+        '  return HERE_A;',
+        '}',
+        'function b() { HERE_B }',
+      ],
+      { HERE_A: 'a', HERE_B: 'b' },
+    ],
+    [
+      'division after keyword-named properties, ) and }',
+      [
+        'function a(x) {',
+        '  const r = (x + 1) / 2 / (x - 1), s = { k: x }.k / 2 / { k: 1 }.k;',
+        '  return HERE_A;',
+        '}',
+        'const c = size.in / 2; function b() { HERE_B } // /',
+      ],
+      { HERE_A: 'a', HERE_B: 'b' },
+    ],
+    [
+      'templates with nested braces and templates',
+      [
+        'function a(x) {',
+        '  const t = `${ { k: `}${"{"}` }.k } } ${ x ? `{` : "}" } {`;',
+        '  return HERE_A;',
+        '}',
+        'function b() { HERE_B }',
+      ],
+      { HERE_A: 'a', HERE_B: 'b' },
+    ],
+    [
+      'class fields, accessors, constructors, static, private and quoted methods',
+      [
+        'class Cart {',
+        '  static count = 0;',
+        '  total = () => HERE_FIELD;',
+        '  #items: Item[] = [];',
+        '  constructor() { HERE_CTOR }',
+        '  get size(): number { return HERE_GET; }',
+        '  set size(n: number) { HERE_SET }',
+        '  static async *all() { HERE_STATIC }',
+        '  async #load<T>(url: string): Promise<T> { HERE_PRIVATE }',
+        '  "quoted-name"() { HERE_QUOTED }',
+        '}',
+      ],
+      {
+        HERE_FIELD: 'total',
+        HERE_CTOR: 'constructor',
+        HERE_GET: 'size',
+        HERE_SET: 'size',
+        HERE_STATIC: 'all',
+        HERE_PRIVATE: 'load',
+        HERE_QUOTED: 'quoted-name',
+      },
+    ],
+    [
+      'object-literal methods and getters',
+      [
+        'const api = {',
+        '  get ready() { return HERE_GET; },',
+        '  async fetch(u) { HERE_METHOD },',
+        '  *[Symbol.iterator]() { HERE_COMPUTED },',
+        '  nested: { deep: (x) => HERE_DEEP },',
+        '};',
+      ],
+      { HERE_GET: 'ready', HERE_METHOD: 'fetch', HERE_COMPUTED: null, HERE_DEEP: 'deep' },
+    ],
+    [
+      'arrows assigned to variables and properties',
+      [
+        'let handler;',
+        'handler = async (e) => { HERE_VAR };',
+        'this.onTick = () => HERE_THIS;',
+        'module.exports.run = (() => { HERE_PAREN }) as Runner;',
+        'const cb = useCallback(() => { HERE_CALL }, []);',
+        'window["x"] = () => { HERE_ELEMENT };',
+      ],
+      { HERE_VAR: 'handler', HERE_THIS: 'onTick', HERE_PAREN: 'run', HERE_CALL: null, HERE_ELEMENT: null },
+    ],
+    [
+      'JSX left by a build',
+      [
+        'export function List({ items }) {',
+        "  const el = <ul className='a/b'>{items.map((i) => <li key={i} onClick={() => { HERE_CLICK }}>{i}</li>)}</ul>;",
+        '  return HERE_LIST;',
+        '}',
+        'function After() { return <p>Don\'t {"}"} stop/go</p>; }',
+        'function Later() { HERE_LATER }',
+      ],
+      { HERE_CLICK: 'List', HERE_LIST: 'List', HERE_LATER: 'Later' },
+    ],
+  ];
+  it.each(CASES)('names functions around %s', (_title, lines, expected) => {
+    const src = lines.join('\n');
+    const scopes = functionScopes(src, 'src/app.tsx');
+    const names = Object.fromEntries(Object.keys(expected).map((m) => [m, enclosingFunction(scopes, src.indexOf(m))]));
+    expect(names).toEqual(expected);
+  });
+
+  it('reads a source as its extension says: TypeScript casts in .ts, JSX in .js', () => {
+    const ts = 'function a(x) { const n = <number>x; return HERE_TS; }\nfunction b() { HERE_B }';
+    const tsScopes = functionScopes(ts, 'src/a.ts');
+    expect(['HERE_TS', 'HERE_B'].map((m) => enclosingFunction(tsScopes, ts.indexOf(m)))).toEqual(['a', 'b']);
+    const jsx = 'function View() { return <p>{"}"}</p>; }\nfunction after() { HERE_JS }';
+    expect(enclosingFunction(functionScopes(jsx, 'dist/view.js'), jsx.indexOf('HERE_JS'))).toBe('after');
+  });
+
   it('never throws on broken source', () => {
     for (const src of ['function (', '`unterminated ${', '"unterminated', '/* open', '}}}) => {', 'a = /[/']) {
       expect(() => functionScopes(src)).not.toThrow();
@@ -384,18 +498,19 @@ describe('cleanSourcePath', () => {
 
 describe('parsed-map cache', () => {
   it('evicts the least recently used entries by bytes, and keeps nothing larger than its cap', () => {
-    const lru = new ByteLru<string>(100);
-    lru.set('a', 'A', 60);
-    lru.set('b', 'B', 30);
-    expect(lru.get('a')).toBe('A');
-    lru.set('c', 'C', 40);
-    expect([lru.get('a'), lru.get('b'), lru.get('c')]).toEqual(['A', undefined, 'C']);
-    expect(lru.bytes).toBe(100);
-    lru.set('huge', 'H', 101);
+    const lru = parsedMapCache<{ bytes: number; name: string }>(100);
+    const sized = (name: string, bytes: number) => ({ name, bytes });
+    lru.set('a', sized('A', 60));
+    lru.set('b', sized('B', 30));
+    expect(lru.get('a')?.name).toBe('A');
+    lru.set('c', sized('C', 40));
+    expect([lru.get('a')?.name, lru.get('b')?.name, lru.get('c')?.name]).toEqual(['A', undefined, 'C']);
+    expect(lru.calculatedSize).toBe(100);
+    lru.set('huge', sized('H', 101));
     expect(lru.get('huge')).toBeUndefined();
-    expect(lru.bytes).toBe(100);
-    lru.set('a', 'A2', 10);
-    expect([lru.get('a'), lru.bytes]).toEqual(['A2', 50]);
+    expect(lru.calculatedSize).toBe(100);
+    lru.set('a', sized('A2', 10));
+    expect([lru.get('a')?.name, lru.calculatedSize]).toEqual(['A2', 50]);
   });
 });
 

@@ -7,8 +7,8 @@ const CONTEXT_LINES = 5;
 /** A context line longer than this (minified code in `sourcesContent`) is cut to this many characters around the column. */
 const MAX_CONTEXT_LINE = 400;
 /**
- * Sources larger than this are not scanned for their functions (a frame there is named from the map's `names`): the
- * scan is linear, some 30 ms per MB on first use. The app's own modules are far smaller.
+ * Sources larger than this are not parsed for their functions (a frame there is named from the map's `names`): a parse
+ * costs some 200 to 250 ms per MB on first use. The app's own modules are far smaller.
  */
 const MAX_SCANNED_SOURCE = 1024 * 1024;
 /** A dependency's original path. Its frames are never the app's, so they are named from `names` without a scan. */
@@ -67,7 +67,7 @@ export class ParsedMap {
       line: origLine + 1,
       column: origColumn + 1,
       // In a scanned source, no enclosing function means top-level code: the map's name at a call there is the callee's.
-      function: scannable ? enclosingFunction(scopesOf(source), offset) : (name ?? minifiedName),
+      function: scannable ? enclosingFunction(scopesOf(source, file), offset) : (name ?? minifiedName),
       context: source ? contextAround(source, origLine + 1, origColumn) : null,
     };
   }
@@ -93,8 +93,8 @@ export class ParsedMap {
   }
 }
 
-function scopesOf(source: SourceIndex): FunctionScope[] {
-  source.scopes ??= functionScopes(source.content);
+function scopesOf(source: SourceIndex, file: string): FunctionScope[] {
+  source.scopes ??= functionScopes(source.content, file);
   return source.scopes;
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/schema';
 import { isInApp, parseStack, type StackFrame } from '../incidents/detect/top-frame';
-import { ByteLru } from './byte-lru';
 import { DEPENDENCY_PATH, ParsedMap } from './parsed-map';
 import { findByDebugId, findByReleaseUrl, readMapIndex, readSourceContent, type MapRef } from './store';
 import type { ExceptionFacts, SymbolicatedFrame, Symbolicator } from './types';
@@ -11,6 +11,15 @@ import type { ExceptionFacts, SymbolicatedFrame, Symbolicator } from './types';
  * large app's bundle with the sources their errors land in (bench/symbolicate.ts).
  */
 export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The parsed-map cache: least recently used first out, bounded by the sum of its entries' estimated heap bytes (taken
+ * when an entry is stored), not by their count, so one large map does not sit beside a thousand small ones
+ * unaccounted. An entry larger than the whole cap is not kept.
+ */
+export function parsedMapCache<V extends { readonly bytes: number }>(capBytes: number): LRUCache<string, V> {
+  return new LRUCache<string, V>({ maxSize: capBytes, sizeCalculation: (value) => Math.max(1, value.bytes) });
+}
 
 export interface SymbolicatorOptions {
   db: Kysely<Database>;
@@ -23,7 +32,7 @@ export interface SymbolicatorOptions {
  * row, so a replaced map is never served stale; concurrent requests for one map parse it once.
  */
 export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: SymbolicatorOptions): Symbolicator {
-  const cache = new ByteLru<ParsedMap>(cacheBytes);
+  const cache = parsedMapCache<ParsedMap>(cacheBytes);
   const parsing = new Map<string, Promise<ParsedMap | null>>();
 
   const parsed = (ref: MapRef): Promise<ParsedMap | null> => {
@@ -42,7 +51,7 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
       const index = await readMapIndex(db, ref.id);
       if (index === undefined) return null;
       const map = new ParsedMap(index, (idx) => readSourceContent(db, ref.id, idx));
-      cache.set(ref.id, map, map.bytes);
+      cache.set(ref.id, map);
       return map;
     } catch {
       // A map that cannot be read symbolicates nothing; its frames stay as they were sent.
@@ -69,9 +78,14 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
           symbolicateFrame(frame, maps.get(frame.url)?.map ?? null, facts.debugIds.get(frame.url) ?? null),
         ),
       );
-      // Sources loaded for these frames make their map larger: account for them, which may evict older maps.
-      for (const used of maps.values())
-        if (used && cache.get(used.id) === used.map) cache.set(used.id, used.map, used.map.bytes);
+      // Sources loaded for these frames make their map larger: account for them, which may evict older maps. Set
+      // anew, since lru-cache keeps the size it took for a value set again unchanged.
+      for (const used of maps.values()) {
+        if (used && cache.get(used.id) === used.map) {
+          cache.delete(used.id);
+          cache.set(used.id, used.map);
+        }
+      }
       return result;
     },
   };
