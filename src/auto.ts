@@ -7,9 +7,9 @@
  */
 import { readEnvConfig } from './config/env';
 import { envOptions, envWarnings } from './config/env-options';
-import { warnOnce } from './sdk/debug';
+import { warnOnce } from './core/debug';
 import { initBrowserSDK } from './sdk/init';
-import { captureOriginals } from './sdk/originals';
+import { captureOriginals } from './core/originals';
 
 export * from './index';
 export { readEnvConfig } from './config/env';

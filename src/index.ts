@@ -8,7 +8,31 @@ export { initBrowserSDK, getSDK } from './sdk/init';
 export { resolveConfig } from './config/resolve';
 export { loadRecorder } from './replay/load-recorder';
 export { SDK_NAME, SDK_VERSION } from './version';
-export type { Attributes, AttributeValue, BrowserSDK, CallContext, LogLevel } from './sdk/types';
+export type { Attributes, AttributeValue, BrowserSDK, CallContext, LogLevel } from './core/types';
+export { defaultIntegrations } from './sdk/default-integrations';
+export {
+  consoleIntegration,
+  errorsIntegration,
+  navigationIntegration,
+  vitalsIntegration,
+} from './signals/integrations';
+export {
+  documentLoadIntegration,
+  fetchIntegration,
+  interactionsIntegration,
+  xhrIntegration,
+} from './tracing/integrations';
+export type {
+  Integration,
+  IntegrationCore,
+  IntegrationsOption,
+  InteractionContext,
+  Logger,
+  MetricRecorder,
+  RouteHistory,
+  Tracing,
+} from './core/integration';
+export type { DebugLog, Originals, ReplaySink, SdkCore, SessionTracker, Teardown } from './core/core';
 export type {
   BeforeSend,
   BeforeSendItem,

@@ -6,7 +6,7 @@
 import { envOptions } from './config/env-options';
 import type { BrowserSDKConfig } from './config/types';
 import { initBrowserSDK } from './sdk/init';
-import type { BrowserSDK } from './sdk/types';
+import type { BrowserSDK } from './core/types';
 
 export * from './index';
 export {

@@ -12,7 +12,7 @@
  * browser, and `import.meta.env` is undefined in Node and in our CJS/IIFE builds (see rollup.config.mjs).
  */
 
-import { readTestContext } from '../sdk/test-context';
+import { readTestContext } from '../core/test-context';
 
 /** `import.meta` as Vite shapes it. Kept local: augmenting the global `ImportMeta` would clash with `vite/client`. */
 interface ViteImportMeta {

@@ -1,4 +1,5 @@
 import { REPLAY_LIMITS } from '../../wire/replay';
+import type { IntegrationsOption } from '../core/integration';
 import { DEFAULT_CONFIG } from './defaults';
 import type {
   BeforeSend,
@@ -410,6 +411,9 @@ function readOrigins(section: Section, fallback: readonly Pattern[]): readonly P
 
 const isFunction = (value: unknown): value is BeforeSend => typeof value === 'function';
 
+const isIntegrationsOption = (value: unknown): value is IntegrationsOption =>
+  Array.isArray(value) || typeof value === 'function';
+
 function resolvePropagation(root: Section): ResolvedPropagationConfig {
   const section = readSection(root, 'propagation');
   const defaults = DEFAULT_CONFIG.propagation;
@@ -477,5 +481,6 @@ export function resolveConfig(
       entry === 'console' || entry === 'requests' ? entry : undefined,
     ),
     persistence: readBoolean(root, 'persistence', DEFAULT_CONFIG.persistence),
+    integrations: readOption(root, 'integrations', undefined, 'an array or a function', isIntegrationsOption),
   });
 }

@@ -6,6 +6,7 @@
  * re-check an option.
  */
 
+import type { IntegrationsOption } from '../core/integration';
 import type { LogItem, SpanItem } from '../pipeline/items';
 
 /** Receives one human-readable message per ignored or replaced option. */
@@ -194,6 +195,14 @@ export interface BrowserSDKConfig {
    * origin. Default `true`.
    */
   persistence?: boolean;
+  /**
+   * The integrations the SDK starts: by default `errors`, `console`, `fetch`, `xhr`, `documentLoad`,
+   * `interactions`, `vitals` and `navigation`, each the signal of the same name. An array is added to the
+   * defaults (replacing a default of the same name); a function receives the defaults and returns the list to start,
+   * e.g. `integrations: (defaults) => defaults.filter((integration) => integration.name !== 'console')`.
+   * Duplicates (the later one is kept) and entries that are not `{ name, setup(core) }` are reported with `debug`.
+   */
+  integrations?: IntegrationsOption;
 }
 
 /** Resolved `replay.sampling.*`. */
@@ -269,10 +278,19 @@ export interface ResolvedConfig {
   readonly allowUrls: ReadonlyArray<Pattern>;
   readonly issuesFrom: ReadonlyArray<IssueSource>;
   readonly persistence: boolean;
+  readonly integrations: IntegrationsOption | undefined;
 }
 
 /** The options that have a default: everything except the identity strings. */
 export type ConfigDefaults = Omit<
   ResolvedConfig,
-  'apiKey' | 'serviceName' | 'tenantId' | 'projectId' | 'appId' | 'env' | 'serviceVersion' | 'beforeSend'
+  | 'apiKey'
+  | 'serviceName'
+  | 'tenantId'
+  | 'projectId'
+  | 'appId'
+  | 'env'
+  | 'serviceVersion'
+  | 'beforeSend'
+  | 'integrations'
 >;

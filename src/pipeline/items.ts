@@ -1,4 +1,4 @@
-import type { Attributes, LogLevel } from '../sdk/types';
+import type { Attributes, LogLevel } from '../core/types';
 
 /**
  * What signals put on the one bounded queue. Items are plain data, already enriched (session id, trace context),

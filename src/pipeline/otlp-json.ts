@@ -9,7 +9,7 @@ import type {
   Resource,
   Span,
 } from '../../wire/otlp-json';
-import type { Attributes, LogLevel } from '../sdk/types';
+import type { Attributes, LogLevel } from '../core/types';
 import { SDK_NAME, SDK_VERSION } from '../version';
 import type { LogItem, MetricItem, SpanItem, TelemetryItem } from './items';
 import { otlpDouble, toKeyValues, unixNano } from './otlp-values';

@@ -1,5 +1,5 @@
 import type { AnyValue, KeyValue, UnixNano } from '../../wire/otlp-json';
-import type { AttributeValue, Attributes } from '../sdk/types';
+import type { AttributeValue, Attributes } from '../core/types';
 
 /**
  * A double as OTLP/JSON spells it: JSON has no NaN or Infinity, so protojson writes them as strings (the reference

@@ -1,4 +1,4 @@
-import type { Leftover, LeftoverStore } from '../replay/leftovers';
+import type { Leftover, LeftoverStore } from './leftovers';
 import { utf8Length } from './utf8';
 
 /**

@@ -1,4 +1,4 @@
-import type { Teardown } from '../sdk/core';
+import type { Teardown } from '../core/core';
 
 /**
  * Calls `callback` when the page may be about to go away: on `visibilitychange` to hidden, on `pagehide` and on

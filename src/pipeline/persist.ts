@@ -1,4 +1,4 @@
-import { createLeftoverStore, localStorageIfAvailable, type Leftover } from '../replay/leftovers';
+import { createLeftoverStore, localStorageIfAvailable, type Leftover } from './leftovers';
 import type { OutboxRequest } from './outbox';
 
 /** Local-storage key saying the outbox may hold requests: only then does a page load the outbox module at start. */

@@ -1,8 +1,8 @@
 import { INGEST_PATHS } from '../../wire/paths';
 import { DROPPED_ITEMS_METRIC } from '../../wire/self-telemetry';
-import type { Leftover } from '../replay/leftovers';
-import { warnOnce } from '../sdk/debug';
-import { captureOriginals } from '../sdk/originals';
+import type { Leftover } from './leftovers';
+import { warnOnce } from '../core/debug';
+import { captureOriginals } from '../core/originals';
 import { SYSTEM_CLOCK } from './clock';
 import type { MetricItem, TelemetryItem } from './items';
 import { KeepaliveBudget, MAX_REQUEST_BYTES } from './keepalive-budget';

@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../config/types';
-import type { DebugLog } from '../sdk/core';
+import type { DebugLog } from '../core/core';
 import type { PipelineClock } from './clock';
 import type { TelemetryItem } from './items';
 import type { SessionResource } from './otlp-json';

@@ -1,6 +1,6 @@
 import { getSDK } from '../sdk/init';
 import type { User } from '../config/types';
-import type { CallContext, LogLevel } from '../sdk/types';
+import type { CallContext, LogLevel } from '../core/types';
 
 /**
  * Module-level helpers for components: they act on the running SDK without anyone passing it around, and do

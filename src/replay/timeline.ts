@@ -5,13 +5,18 @@ import { MAX_REQUEST_BYTES } from '../pipeline/keepalive-budget';
 import { splitIntoChunks } from '../pipeline/split';
 import type { Pipeline } from '../pipeline/types';
 import { utf8Length } from '../pipeline/utf8';
-import type { DebugLog, ReplaySink, SessionTracker } from '../sdk/core';
+import type { DebugLog, ReplaySink, SessionTracker } from '../core/core';
 import { randomHexId } from '../session/ids';
 import type { ReplayMode, SessionSampling } from '../session/sampling';
 import { openStore } from '../session/storage';
 import { ChunkBuffer, type Dropped, type ItemKind, type PendingChunk, type ReplayIdentity } from './chunk-buffer';
 import { chunkBody, eventsJson, recipesBody } from './encode';
-import { createLeftoverStore, localStorageIfAvailable, type Leftover, type LeftoverStorage } from './leftovers';
+import {
+  createLeftoverStore,
+  localStorageIfAvailable,
+  type Leftover,
+  type LeftoverStorage,
+} from '../pipeline/leftovers';
 import { loadRecorder as loadBundledRecorder } from './load-recorder';
 import type { RecordedEvent, Recording, RecordingStopped, StartRecording } from './types';
 

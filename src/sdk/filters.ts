@@ -1,7 +1,7 @@
 import type { BeforeSendItem, Pattern, ResolvedConfig } from '../config/types';
 import type { TelemetryItem } from '../pipeline/items';
 import { FRAME_URL } from '../signals/debug-ids';
-import type { DebugLog } from './core';
+import type { DebugLog } from '../core/core';
 
 /** Scripts of browser extensions: their errors are not the app's, and no app can fix them (Sentry drops them too). */
 const EXTENSION_URL = /^(chrome|moz|safari(-web)?)-extension:\/\//;

@@ -1,7 +1,7 @@
 import type { User } from '../config/types';
 import { toAttributes } from '../signals/attributes';
-import type { DebugLog } from './core';
-import type { Attributes } from './types';
+import type { DebugLog } from '../core/core';
+import type { Attributes } from '../core/types';
 
 /** The user and session attributes the app set, added to every record. */
 export interface Identity {

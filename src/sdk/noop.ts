@@ -1,4 +1,4 @@
-import type { BrowserSDK } from './types';
+import type { BrowserSDK } from '../core/types';
 
 /**
  * What `initBrowserSDK` returns where it cannot run (no `window`, as in SSR and Node tests) or has no identity to

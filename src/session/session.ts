@@ -1,4 +1,4 @@
-import type { SessionTracker } from '../sdk/core';
+import type { SessionTracker } from '../core/core';
 import { randomHexId } from './ids';
 import { openStore, type KeyValueStore } from './storage';
 

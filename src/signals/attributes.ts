@@ -1,4 +1,4 @@
-import type { AttributeValue, Attributes } from '../sdk/types';
+import type { AttributeValue, Attributes } from '../core/types';
 import { renderValue, truncate } from './render';
 
 /** Longest string attribute value (and stack trace); longer text is cut and ends with `…`. */

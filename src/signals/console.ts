@@ -1,11 +1,11 @@
-import type { SdkCore } from '../sdk/core';
-import { patchMethod } from '../sdk/patch';
-import type { Attributes, LogLevel } from '../sdk/types';
+import type { IntegrationCore } from '../core/integration';
+import { patchMethod } from '../core/patch';
+import type { Attributes, LogLevel } from '../core/types';
 import { formatConsoleArguments } from './console-format';
 import { isErrorLike } from './error-info';
 import { describeException, exceptionAttributes } from './exception';
 import { isInternal, runGuarded } from './internal';
-import { MAX_BODY_LENGTH, type Logger } from './logs';
+import { MAX_BODY_LENGTH } from './logs';
 
 /** The console methods forwarded as logs (SPEC 2.9), each at the level of the same name. */
 const CAPTURED_CONSOLE_METHODS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
@@ -31,7 +31,7 @@ function consoleAttributes(args: readonly unknown[], issue: boolean): Attributes
  * SDK's own diagnostics go through `core.originals.console`, which was captured before this patch. Restored at
  * shutdown (unless something patched the console after us: then our wrapper stays and only passes calls through).
  */
-export function startConsole(core: SdkCore, logger: Logger): void {
+export function startConsole(core: IntegrationCore): void {
   const target = globalThis.console;
   if (typeof target !== 'object' || target === null) return;
   for (const level of CAPTURED_CONSOLE_METHODS) {
@@ -44,7 +44,7 @@ export function startConsole(core: SdkCore, logger: Logger): void {
           if (!isInternal()) {
             runGuarded(core, `console.${level} capture`, () => {
               const issue = level === 'error' && core.config.issuesFrom.includes('console');
-              logger.log(
+              core.logger.log(
                 level,
                 formatConsoleArguments(args, MAX_BODY_LENGTH),
                 undefined,

@@ -1,5 +1,5 @@
-import type { SdkCore } from '../sdk/core';
-import type { Attributes } from '../sdk/types';
+import type { SdkCore } from '../core/core';
+import type { Attributes } from '../core/types';
 import { MAX_ATTRIBUTES, toAttributes } from './attributes';
 
 /** What a record takes from the optional context of a manual call. */

@@ -1,7 +1,6 @@
-import type { SdkCore } from '../sdk/core';
-import type { Attributes } from '../sdk/types';
+import type { IntegrationCore } from '../core/integration';
+import type { Attributes } from '../core/types';
 import { isInternal } from './internal';
-import type { Logger } from './logs';
 
 /** Value of the `log.source` attribute of each automatic error capture. */
 const ERROR_SOURCES = { uncaught: 'onerror', rejection: 'unhandledrejection' } as const;
@@ -17,13 +16,14 @@ function locationAttributes(event: ErrorEvent): Attributes {
 
 /**
  * Logs uncaught errors (`window` `error` events) and unhandled promise rejections at `error` level through
- * `logger.captureException`, with `log.source` saying which, and for uncaught errors the file, line and column.
+ * `core.logger.captureException`, with `log.source` saying which, and for uncaught errors the file, line and column.
  *
  * Only `ErrorEvent`s count: a failed `<img>` or `<script>` load dispatches a plain `Event`, which is not an error of
  * the app's code. Errors raised while the SDK itself is recording are skipped, and an error the app already passed
  * to `captureException` is not recorded twice.
  */
-export function startErrors(core: SdkCore, logger: Logger): void {
+export function startErrors(core: IntegrationCore): void {
+  const { logger } = core;
   if (typeof window === 'undefined' || typeof window.addEventListener !== 'function') return;
 
   core.teardown.listen(window, 'error', (event) => {

@@ -1,4 +1,4 @@
-import type { Attributes } from '../sdk/types';
+import type { Attributes } from '../core/types';
 import { errorMessage, errorText, errorType, isErrorLike } from './error-info';
 import { renderValue, truncate } from './render';
 import { MAX_ATTRIBUTE_LENGTH } from './attributes';

@@ -1,4 +1,4 @@
-import type { SdkCore } from '../sdk/core';
+import type { SdkCore } from '../core/core';
 
 /**
  * How many SDK calls are on the stack right now. Console capture and error capture consult it, so that output or

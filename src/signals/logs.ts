@@ -1,7 +1,8 @@
 import { isSpanContextValid, trace, type SpanContext } from '@opentelemetry/api';
-import type { SdkCore } from '../sdk/core';
+import type { SdkCore } from '../core/core';
+import type { Logger } from '../core/integration';
 import { randomHexId } from '../session/ids';
-import type { Attributes, CallContext, LogLevel } from '../sdk/types';
+import type { Attributes, LogLevel } from '../core/types';
 import { nowMs } from './clock';
 import { readCallContext } from './context';
 import { isErrorLike } from './error-info';
@@ -13,22 +14,6 @@ import { describeArgument, renderValue, truncate } from './render';
 export const MAX_BODY_LENGTH = 16384;
 
 const LEVELS: ReadonlySet<string> = new Set<LogLevel>(['debug', 'info', 'warn', 'error', 'fatal']);
-
-/** Structured logs of the SDK object, also used by the automatic signals (console, errors). */
-export interface Logger {
-  /**
-   * One log record at `level` (an unknown level is logged as `info` with a debug warning). `message` is used as is
-   * when it is a string and rendered as text otherwise. `extraAttributes` come from the SDK's own signals and win
-   * over `context.attrs`; `session.id` always wins.
-   */
-  log(level: LogLevel, message: unknown, context?: CallContext, extraAttributes?: Attributes): void;
-  /**
-   * Logs a thrown value at `error`: body `Name: message`, attributes `exception.type`, `exception.message` and
-   * `exception.stacktrace`. An error object is recorded once: capturing it again (the app and then a global handler,
-   * or an error boundary and then `window.onerror`) records nothing.
-   */
-  captureException(error: unknown, context?: CallContext, extraAttributes?: Attributes): void;
-}
 
 /** The active OpenTelemetry span, if any: its ids put the record into the trace. */
 function activeSpanContext(): SpanContext | undefined {

@@ -1,5 +1,5 @@
-import type { SdkCore } from '../sdk/core';
-import type { Attributes, CallContext } from '../sdk/types';
+import type { SdkCore } from '../core/core';
+import type { MetricRecorder } from '../core/integration';
 import { nowMs } from './clock';
 import { readCallContext } from './context';
 import { runGuarded } from './internal';
@@ -9,19 +9,6 @@ import { describeArgument, truncate } from './render';
 /** Names checked by `validateSemanticMetrics` are remembered so a metric recorded in a loop warns once. */
 const MAX_VALIDATED_NAMES = 500;
 const MAX_UNIT_LENGTH = 64;
-
-/**
- * Records one numeric value (a gauge point): the SDK object's `metric`, also used by Web Vitals. An empty or
- * non-string name, or a value that is not a finite number, drops the point with a debug warning. `extraAttributes`
- * come from the SDK's own signals and win over `context.attrs`; `session.id` always wins.
- */
-export type MetricRecorder = (
-  name: string,
-  value: number,
-  unit?: string,
-  context?: CallContext,
-  extraAttributes?: Attributes,
-) => void;
 
 /**
  * Creates the metric recorder of one SDK instance. It never throws. With `validateSemanticMetrics` and

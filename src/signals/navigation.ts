@@ -1,8 +1,7 @@
-import type { SdkCore } from '../sdk/core';
-import { patchMethod } from '../sdk/patch';
+import type { IntegrationCore } from '../core/integration';
+import { patchMethod } from '../core/patch';
 import { sanitizePageUrl } from '../replay/page-url';
 import { runGuarded } from './internal';
-import type { RouteHistory } from './routes';
 
 /** What changed the URL. */
 export type NavigationTrigger = 'pushState' | 'replaceState' | 'popstate' | 'hashchange';
@@ -32,7 +31,8 @@ const TITLE_WAIT_MS = 250;
  *   or after 250 ms when no frame comes. If the URL changes again before that, the pending event is recorded at once
  *   with the title of that moment; at shutdown too.
  */
-export function startNavigation(core: SdkCore, routes: RouteHistory): void {
+export function startNavigation(core: IntegrationCore): void {
+  const { routes } = core;
   if (typeof window === 'undefined' || typeof history === 'undefined' || typeof document === 'undefined') return;
   let lastUrl = location.href;
   let pending: { url: string; trigger: NavigationTrigger } | undefined;

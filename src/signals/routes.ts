@@ -1,16 +1,4 @@
-/**
- * Which page path the page showed when, on the clock of performance entries (`performance.now()`). Web Vitals are
- * reported after the fact (LCP at the first input, INP and CLS when the page is hidden): by then a single-page app
- * may show another route, so each vital is placed by when it was measured, not when it was reported.
- */
-export interface RouteHistory {
-  /** The path of the page load (the document's own URL): where FCP, LCP and TTFB belong. */
-  readonly loadPath: string;
-  /** The path the page showed at `time` (a performance entry's `startTime`). */
-  at(time: number): string;
-  /** Records a client-side route change to the current `location`. */
-  changed(): void;
-}
+import type { RouteHistory } from '../core/integration';
 
 /** Route changes kept: an interaction older than the oldest kept is placed on that one's route. */
 const MAX_CHANGES = 100;

@@ -1,10 +1,8 @@
 import { onCLS, onFCP, onINP, onLCP, onTTFB, type MetricType, type ReportOpts } from 'web-vitals';
-import type { SdkCore } from '../sdk/core';
-import type { Attributes } from '../sdk/types';
+import type { IntegrationCore, RouteHistory } from '../core/integration';
+import type { Attributes } from '../core/types';
 import { describeNode, isDomNode } from './element';
 import { runGuarded } from './internal';
-import type { MetricRecorder } from './metrics';
-import type { RouteHistory } from './routes';
 
 type Subscribe = (report: (metric: MetricType) => void, options: ReportOpts) => void;
 
@@ -81,7 +79,8 @@ function vitalAttributes(metric: MetricType, routes: RouteHistory): Attributes {
  * finalised by web-vitals in a capture-phase `visibilitychange` listener on `window`, which runs before the SDK's
  * page-hidden flush as long as that flush listens on `document` or in the bubbling phase.
  */
-export function startVitals(core: SdkCore, record: MetricRecorder, routes: RouteHistory): void {
+export function startVitals(core: IntegrationCore): void {
+  const { metric: record, routes } = core;
   if (!core.config.vitals.enabled || typeof window === 'undefined') return;
   let running = true;
   core.teardown.add(() => {

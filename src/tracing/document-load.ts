@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import type { SdkCore } from '../sdk/core';
+import type { SdkCore } from '../core/core';
 
 /** A navigation or resource timing entry, read by property name. */
 type Timing = Record<string, number | undefined>;

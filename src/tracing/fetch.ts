@@ -1,6 +1,6 @@
 import { context, propagation, SpanKind, trace, type Span, type Tracer } from '@opentelemetry/api';
-import type { SdkCore } from '../sdk/core';
-import type { Attributes, LogLevel } from '../sdk/types';
+import type { SdkCore } from '../core/core';
+import type { Attributes, LogLevel } from '../core/types';
 import { streamBody, valueBody, type BodySource } from '../replay/body-source';
 import type { Exchange } from '../replay/recipe';
 import { endRequestSpan, failed, recordExchange, recordsBodies } from './network-record';

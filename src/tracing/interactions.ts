@@ -1,17 +1,11 @@
 import { ROOT_CONTEXT, trace, type Context, type Tracer } from '@opentelemetry/api';
 import { getElementXPath, StackContextManager } from '@opentelemetry/sdk-trace-web';
-import type { SdkCore } from '../sdk/core';
+import type { SdkCore } from '../core/core';
+import type { Interaction, InteractionContext } from '../core/integration';
 import { targetName } from './target-name';
 
 /** Events that start an interaction span. */
 const INTERACTION_EVENTS = ['click', 'submit'];
-
-/** An interaction whose event may still be in dispatch; `outer` is the one a nested dispatch interrupted. */
-interface Interaction {
-  readonly event: Event;
-  readonly context: Context;
-  readonly outer: Interaction | undefined;
-}
 
 /** Path, hash and search, in the order OpenTelemetry's user-interaction instrumentation names navigations. */
 const where = (): string => `${location.pathname}${location.hash}${location.search}`;
@@ -22,7 +16,7 @@ const where = (): string => `${location.pathname}${location.hash}${location.sear
  * queue, which run before the dispatch ends) runs inside the interaction's span. So the fetch, XHR or log a
  * handler makes joins the click's trace, without wrapping any listener.
  */
-export class InteractionContextManager extends StackContextManager {
+export class InteractionContextManager extends StackContextManager implements InteractionContext {
   interaction: Interaction | undefined;
 
   override active(): Context {
@@ -45,7 +39,7 @@ export class InteractionContextManager extends StackContextManager {
  * per listener (three nested `click` spans for one click in a React app); one listener on window makes one span per
  * event and patches nothing, so shutdown removes it entirely.
  */
-export function traceInteractions(core: SdkCore, tracer: Tracer, manager: InteractionContextManager): void {
+export function traceInteractions(core: SdkCore, tracer: Tracer, manager: InteractionContext): void {
   const start = (event: Event): void => {
     const { target, type } = event;
     if (!(target instanceof HTMLElement) || target.hasAttribute('disabled')) return;

@@ -3,8 +3,8 @@ import type { Pattern } from '../config/types';
 import { later, type BodySource } from '../replay/body-source';
 import { loadBodies } from '../replay/load-bodies';
 import { toRecipeStep, type Exchange } from '../replay/recipe';
-import type { SdkCore } from '../sdk/core';
-import type { Attributes } from '../sdk/types';
+import type { SdkCore } from '../core/core';
+import type { Attributes } from '../core/types';
 
 /**
  * A failed request, in SPEC terms: no response at all (an error instead), or a server error. Client errors (4xx) are

@@ -1,7 +1,7 @@
 import type { Attributes as OtelAttributes, HrTime } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-web';
 import type { SpanItem, SpanKindNumber } from '../pipeline/items';
-import type { Attributes } from '../sdk/types';
+import type { Attributes } from '../core/types';
 
 const hrTimeToMs = ([seconds, nanos]: HrTime): number => seconds * 1000 + nanos / 1e6;
 

@@ -1,9 +1,9 @@
 import { context, propagation, SpanKind, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { valueBody, xhrResponseBody } from '../replay/body-source';
 import type { Exchange } from '../replay/recipe';
-import type { SdkCore } from '../sdk/core';
-import type { Attributes } from '../sdk/types';
-import { patchMethod } from '../sdk/patch';
+import type { SdkCore } from '../core/core';
+import type { Attributes } from '../core/types';
+import { patchMethod } from '../core/patch';
 import { endRequestSpan, recordExchange, recordsBodies } from './network-record';
 import { shouldPropagate } from './targets';
 import { resolveUrl, sanitizeUrl } from './url';

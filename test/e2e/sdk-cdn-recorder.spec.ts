@@ -5,7 +5,7 @@ import { expect, test } from './fixtures';
 import { ROOT, ensureSdkBuilt } from '../support/build-sdk';
 import { controlGet, type TestServer } from '../support/svc-server';
 import { startSdkPage, type SdkPageServer } from '../support/sdk-page';
-import type { BrowserSDK } from '../../src/sdk/types';
+import type { BrowserSDK } from '../../src/core/types';
 
 /** The script-tag build's global, as the pages below use it. */
 declare const Svc: { getSDK(): BrowserSDK | null };

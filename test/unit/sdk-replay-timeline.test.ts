@@ -18,7 +18,7 @@ import { utf8Length } from '../../src/pipeline/utf8';
 import { startReplayTimeline, type ReplayTimeline } from '../../src/replay/timeline';
 import { sessionSampling } from '../../src/session/sampling';
 import type { EncodeChunkEvents } from '../../src/replay/compression-worker';
-import type { LeftoverStorage } from '../../src/replay/leftovers';
+import type { LeftoverStorage } from '../../src/pipeline/leftovers';
 import type { EmitRecordedEvent, RecordedEvent, RecordingStoppedHandler, StartRecording } from '../../src/replay/types';
 
 /**

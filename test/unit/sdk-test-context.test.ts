@@ -4,7 +4,7 @@ import { resolveConfig } from '../../src/config/resolve';
 import type { BrowserSDKConfig } from '../../src/config/types';
 import type { PipelineClock } from '../../src/pipeline/clock';
 import { createPipeline } from '../../src/pipeline/pipeline';
-import { readTestContext, testOwner, underTest } from '../../src/sdk/test-context';
+import { readTestContext, testOwner, underTest } from '../../src/core/test-context';
 import { sessionSampling } from '../../src/session/sampling';
 import { createSessionTracker } from '../../src/session/session';
 import type { KeyValueStore } from '../../src/session/storage';

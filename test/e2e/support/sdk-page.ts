@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import type { BrowserSDK } from '../../../src/sdk/types';
+import type { BrowserSDK } from '../../../src/core/types';
 import { ensureSdkBuilt, ROOT } from '../../support/build-sdk';
 import { startSdkPage, type SdkPageServer } from '../../support/sdk-page';
 import { controlGet, type TestServer } from '../../support/svc-server';
