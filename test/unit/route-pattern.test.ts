@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { routePattern } from '../../server/src/query/route-pattern';
+import { routePattern } from '../../server/src/shared/route-pattern';
 
 describe('routePattern', () => {
   it('folds id-like segments into :id: numbers, UUIDs, long hex, base64-ish tokens, digits among letters from 8 characters', () => {

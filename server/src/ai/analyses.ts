@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Generated, Kysely, Selectable } from 'kysely';
 import type { Database } from '../db/schema';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import type { SentEvidence } from './evidence';
 
 /** Table of migration 0013-issue-analyses, added to `Database` here: only this folder reads or writes it. */

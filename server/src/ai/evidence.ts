@@ -5,7 +5,7 @@ import type { IncidentEvidence } from '../incidents/types';
 import type { issueDetail } from '../issues/detail';
 import { newestIncidentOf } from '../issues/find';
 import type { IssueRow } from '../issues/json';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import { originalSources } from './sources';
 
 type IssueDetail = Awaited<ReturnType<typeof issueDetail>>;

@@ -1,4 +1,7 @@
 import { z } from '@hono/zod-openapi';
+import { SESSION_FACT_LIMITS } from '../otlp/session-facts';
+import { SORT_ORDERS } from '../shared/keyset';
+import { parseTime, TIME_FORMAT } from '../shared/time';
 
 /** Schema parts many routes share; each route module builds its own from these. */
 
@@ -22,7 +25,7 @@ export const limitQuery = (fallback: number, max: number) =>
     .default(fallback)
     .openapi({ description: 'Page size', example: Math.min(10, max) });
 
-/** `cursor`: the `next_cursor` of the previous page, checked when decoded (query/params.ts readCursor). */
+/** `cursor`: the `next_cursor` of the previous page, checked when decoded (http/cursor.ts readCursor). */
 export const cursorQuery = z.string().optional().openapi({ description: '`next_cursor` of the previous page' });
 
 /** A page of a newest-first listing. */
@@ -37,3 +40,36 @@ export const text = (max = 200) => z.string().trim().min(1).max(max);
 
 /** An array of non-empty strings. */
 export const strings = z.array(z.string().trim().min(1));
+
+/** The `order` parameter of a sortable listing (shared/keyset.ts); `description` says what desc puts first. */
+export const orderQuery = (description: string) => z.enum(SORT_ORDERS).default('desc').openapi({ description });
+
+/** `from` / `to`: epoch ms or ISO 8601, read as epoch ms. */
+const timeBound = (description: string) =>
+  z
+    .string()
+    .transform((raw, ctx) => {
+      const ms = parseTime(raw);
+      if (ms === undefined) ctx.addIssue({ code: 'custom', message: `must be ${TIME_FORMAT}` });
+      return ms ?? 0;
+    })
+    .optional()
+    .openapi({ type: 'string', description, example: '2026-01-01T00:00:00Z' });
+
+export const rangeQuery = {
+  app: z.string().optional().openapi({ description: 'App name or alias' }),
+  from: timeBound('Inclusive lower time bound: epoch ms or ISO 8601'),
+  to: timeBound('Exclusive upper time bound: epoch ms or ISO 8601'),
+};
+
+export const userIdQuery = z.string().min(1).max(SESSION_FACT_LIMITS.maxUserChars).optional().openapi({
+  description:
+    "Only sessions (for records: the records of sessions) whose latest user, the SDK's setUser id, is this one",
+});
+
+export const traceIdQuery = z
+  .string()
+  .regex(/^[0-9a-fA-F]{32}$/, { message: 'must be 32 hex characters' })
+  .transform((v) => v.toLowerCase())
+  .optional()
+  .openapi({ type: 'string', example: '4bf92f3577b34da6a3ce929d0e0e4736' });

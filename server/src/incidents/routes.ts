@@ -12,10 +12,10 @@ import {
   readControlJson,
   readOptionalControlJson,
 } from '../http/openapi';
-import { cursorQuery, idParams, limitQuery, pageOf, strings, text } from '../http/schemas';
+import { cursorQuery, idParams, limitQuery, pageOf, strings, text, orderQuery } from '../http/schemas';
 import type { NotifyServices } from '../notify/services';
 import { issueOfIncident } from '../issues/find';
-import { orderQuery, readSortedCursor, sortedPage, type KeysetSort } from '../query/keyset';
+import { readSortedCursor, sortedPage, type KeysetSort } from '../shared/keyset';
 import { Incident, INCIDENT_SORTS } from './schemas';
 import { incidentPosition } from './store';
 import { INCIDENT_STATUSES, SEVERITIES } from './types';
@@ -39,13 +39,10 @@ const listRoute = createRoute({
         .max(200)
         .optional()
         .openapi({ description: 'Only incidents whose services include this one (ignoring case)' }),
-      sort: z
-        .enum(INCIDENT_SORTS)
-        .default('detected')
-        .openapi({
-          description:
-            'Order: detection time (default), severity (critical, high, medium, low, info) or last change (`updated_at`); ties by id',
-        }),
+      sort: z.enum(INCIDENT_SORTS).default('detected').openapi({
+        description:
+          'Order: detection time (default), severity (critical, high, medium, low, info) or last change (`updated_at`); ties by id',
+      }),
       order: orderQuery('desc (default): newest, most severe, most recently changed first'),
       limit: limitQuery(PAGE.default, PAGE.max),
       cursor: cursorQuery.openapi({ description: '`next_cursor` of the previous page of the same sort and order' }),

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
-import { afterPosition, type Position, type SortOrder } from '../query/keyset';
+import { afterPosition, type Position, type SortOrder } from '../shared/keyset';
 import type { IncidentSort } from './schemas';
 import {
   SEVERITIES,

@@ -2,9 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
 import { badRequest } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
-import { Time } from '../http/schemas';
-import { iso } from '../query/params';
-import { rangeQuery } from '../query/schemas';
+import { Time, rangeQuery } from '../http/schemas';
+import { iso } from '../shared/time';
 import { refusalSummary } from './refusals/read';
 import { NO_PROJECT } from './refusals/tables';
 import { sdkDrops } from './sdk-drops';
@@ -47,13 +46,11 @@ const Example = z
 
 const Refusal = z
   .object({
-    reason: z
-      .string()
-      .openapi({
-        description:
-          'The error code answered, or `key_missing`, `key_unknown`, `key_revoked`, `key_expired`, `key_wrong_scope`',
-        example: 'unknown_service',
-      }),
+    reason: z.string().openapi({
+      description:
+        'The error code answered, or `key_missing`, `key_unknown`, `key_revoked`, `key_expired`, `key_wrong_scope`',
+      example: 'unknown_service',
+    }),
     status: z.number().int().openapi({ example: 422 }),
     count: z.number().int(),
     last_at: Time,
@@ -64,18 +61,13 @@ const Refusal = z
 export const Health = z
   .object({
     window: z.object({ from: Time, to: Time }),
-    refusals: z
-      .array(Refusal)
-      .openapi({
-        description: "Ingest requests of the project's keys that the server refused, per reason, most frequent first",
-      }),
-    unattributed: z
-      .array(Refusal)
-      .nullable()
-      .openapi({
-        description:
-          'Admin keys: refusals whose key named no project (missing or unknown key), server-wide; null for other keys',
-      }),
+    refusals: z.array(Refusal).openapi({
+      description: "Ingest requests of the project's keys that the server refused, per reason, most frequent first",
+    }),
+    unattributed: z.array(Refusal).nullable().openapi({
+      description:
+        'Admin keys: refusals whose key named no project (missing or unknown key), server-wide; null for other keys',
+    }),
     sdk_drops: z
       .array(z.object({ app: z.string(), reason: z.string(), count: z.number(), sessions: z.number().int() }))
       .openapi({

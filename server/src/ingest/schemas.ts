@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { REPLAY_LIMITS } from '../../../wire/replay';
 import { errors } from '../http/openapi';
-import { RecipeStepSchema } from '../query/schemas';
+import { RecipeStepSchema } from '../records/schemas';
 
 /**
  * What the ingest endpoints take, for the document. Their bodies are read by ingest's own streaming readers (limits,

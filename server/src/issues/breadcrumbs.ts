@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import { replayBreadcrumbs } from './breadcrumbs-replay';
 import { telemetryBreadcrumbs } from './breadcrumbs-telemetry';
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { replayUrl } from '../incidents/detect/evidence';
 import type { LastEvent } from '../incidents/detect/tables';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import { missingMaps } from '../sourcemaps/missing';
 import type { SymbolicatedFrame, Symbolicator } from '../sourcemaps/types';
 import { breadcrumbsBefore } from './breadcrumbs';

@@ -1,5 +1,5 @@
 import type { GroupRow } from '../incidents/detect/groups';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import type { SymbolicatedFrame } from '../sourcemaps/types';
 
 /** An issue as stored (a detection group) with its app's name. */

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { TEST_ENV } from '../incidents/detect/error-records';
 import type { IssueStatus } from '../incidents/detect/tables';
-import type { Cursor } from '../query/params';
+import type { Cursor } from '../shared/keyset';
 import type { IssueRow } from './json';
 
 /** The listing's orders, each newest or largest first, and the column behind each. */

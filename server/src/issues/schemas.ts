@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
-import { cursorQuery, limitQuery, Time, TimeOrNull } from '../http/schemas';
+import { cursorQuery, limitQuery, Time, TimeOrNull, rangeQuery, userIdQuery } from '../http/schemas';
 import { ISSUE_STATUSES } from '../incidents/detect/tables';
 import { BREAKDOWN_DISTINCT_CAP, BREAKDOWN_TOP } from './breakdown';
-import { rangeQuery, userIdQuery } from '../query/schemas';
 import { ISSUE_SORTS, SEEN_IN } from './list';
 import { SETTABLE_STATUSES } from './status';
 import { TREND_PERIODS } from './trend';
@@ -154,12 +153,10 @@ export const IssueDetailSchema = IssueSchema.extend({
         "Test attempts annotated `svc-issue` with this issue's id (the AI fix's reproduction test), newest first, at most 20",
     }),
   stack: z.object({ raw: z.string().nullable(), frames: z.array(Frame), missing_maps: MissingMapsSchema }),
-  merged_from: z
-    .array(z.object({ id: z.string(), at: Time }))
-    .openapi({
-      description:
-        'Issues merged into this one once a map placed their frame (their ids answer as this issue), newest first',
-    }),
+  merged_from: z.array(z.object({ id: z.string(), at: Time })).openapi({
+    description:
+      'Issues merged into this one once a map placed their frame (their ids answer as this issue), newest first',
+  }),
   last_event: z.object({ at: Time, release: z.string().nullable(), session_id: z.string().nullable() }).nullable(),
   counts: z
     .array(z.object({ start: Time, count: z.number().int() }))

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import { seenIn, type IssueRow } from './json';
 
 /** Runs, tests and reproductions an issue detail lists, newest first. */

@@ -7,26 +7,22 @@ import { controlAuth } from '../http/auth';
 import type { Services } from '../http/env';
 import { badRequest } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
-import { listOf, pageOf } from '../http/schemas';
+import { listOf, pageOf, rangeQuery, traceIdQuery } from '../http/schemas';
 import { storedEvents } from '../replay/stored-events';
-import { listApps, resolveServiceNames } from '../tenancy/apps';
-import { iso, keysetPage, readCursor } from './params';
+import { listApps, resolveServiceNames } from '../projects/apps-store';
+import { iso } from '../shared/time';
+import { keysetPage } from '../shared/keyset';
+import { readCursor } from '../http/cursor';
 import { samplingSummary } from './sampling';
+import { AppSchema, SamplingSchema, SessionFacetsSchema, sessionsQuery, SessionSchema } from './schemas';
 import {
-  AppSchema,
   listingQuery,
   LogRecordSchema,
   MetricPointSchema,
-  rangeQuery,
   RecipeRecordSchema,
   ReplayChunkRecordSchema,
-  SamplingSchema,
-  SessionFacetsSchema,
-  sessionsQuery,
-  SessionSchema,
   SpanSchema,
-  traceIdQuery,
-} from './schemas';
+} from '../records/schemas';
 import { FACETS_LIMIT, sessionFacets } from '../sessions/facets';
 import { afterCursor, encodeSessionCursor, readSessionCursor, SORT_COLUMN } from '../sessions/listing';
 import { readAttributeFilters, sessionConditions, sessionsOfUser, type SessionFilters } from './session-filters';

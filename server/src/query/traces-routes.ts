@@ -7,8 +7,8 @@ import type { Services } from '../http/env';
 import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors } from '../http/openapi';
 import { pageOf } from '../http/schemas';
-import { afterPosition, readSortedCursor, sortedPage, type KeysetSort, type Position } from './keyset';
-import { iso } from './params';
+import { afterPosition, readSortedCursor, sortedPage, type KeysetSort, type Position } from '../shared/keyset';
+import { iso } from '../shared/time';
 import { appIdFilter, LISTINGS, type Row } from './routes';
 import { rootSpanOf, traceLabel } from './trace-label';
 import {

@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { cursorQuery, limitQuery, Time } from '../http/schemas';
-import { orderQuery } from './keyset';
-import { rangeQuery, SpanSchema, traceIdQuery } from './schemas';
+import { cursorQuery, limitQuery, Time, orderQuery, rangeQuery, traceIdQuery } from '../http/schemas';
+import { SpanSchema } from '../records/schemas';
 
 /** Query parameters and answers of the trace search and the trace detail (docs/api.md, "Traces"). */
 
@@ -39,14 +38,11 @@ export const tracesQuery = z.strictObject({
   name: filterText('Traces with a span whose name contains this, case-insensitively', 'GET /products'),
   trace_id: traceIdQuery,
   session_id: filterText('Traces with a span of this session', 'a1b2c3d4e5f60718'),
-  status: z
-    .enum(TRACE_STATUSES)
-    .optional()
-    .openapi({
-      description:
-        'error: a span has status code 2 (ERROR); ok: none has, and one has code 1 (OK); unset: every span has code 0',
-      example: 'error',
-    }),
+  status: z.enum(TRACE_STATUSES).optional().openapi({
+    description:
+      'error: a span has status code 2 (ERROR); ok: none has, and one has code 1 (OK); unset: every span has code 0',
+    example: 'error',
+  }),
   min_duration_ms: durationBound('Traces lasting at least this long (last span end − first span start)', '500'),
   max_duration_ms: durationBound('Traces lasting at most this long', '10000'),
   sort: z
@@ -70,12 +66,10 @@ export const TraceSummarySchema = z
     root: z
       .object({
         name: z.string(),
-        label: z
-          .string()
-          .openapi({
-            description:
-              'What started the trace, in words: `load /checkout`, `click on Pay`, `click on Cart → /cart`, `GET /api/cart`; else the name',
-          }),
+        label: z.string().openapi({
+          description:
+            'What started the trace, in words: `load /checkout`, `click on Pay`, `click on Cart → /cart`, `GET /api/cart`; else the name',
+        }),
         service: z.string().nullable(),
         span_id: z.string(),
       })
@@ -89,12 +83,9 @@ export const TraceSummarySchema = z
     span_count: z.number().int(),
     error_count: z.number().int().openapi({ description: ERROR_COUNT }),
     services: z.array(z.string()).openapi({ description: 'Resource `service.name` of its spans, sorted' }),
-    session_id: z
-      .string()
-      .nullable()
-      .openapi({
-        description: 'The session of its spans (the smallest id when they name several); null when none names one',
-      }),
+    session_id: z.string().nullable().openapi({
+      description: 'The session of its spans (the smallest id when they name several); null when none names one',
+    }),
   })
   .openapi('TraceSummary');
 

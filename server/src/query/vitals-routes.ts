@@ -5,8 +5,8 @@ import type { Services } from '../http/env';
 import { badRequest } from '../http/errors';
 import { DEFAULT_ENV, TEST_ENV } from '../incidents/detect/error-records';
 import { CONTROL_SECURITY, createRouter, errors } from '../http/openapi';
-import { iso } from './params';
-import { routePattern } from './route-pattern';
+import { iso } from '../shared/time';
+import { routePattern } from '../shared/route-pattern';
 import { appIdFilter } from './routes';
 import { vitalsQuery, VITALS_EXAMPLE, VitalsSchema } from './vitals-schemas';
 import {

@@ -1,39 +1,25 @@
 import { z } from '@hono/zod-openapi';
-import { Time } from '../http/schemas';
-import { rangeQuery } from './schemas';
+import { Time, rangeQuery } from '../http/schemas';
 import { perVital, THRESHOLDS } from './vitals-summary';
 
 /** Query parameters and answer of the Web Vitals summary (docs/api.md, "Web Vitals"). */
 
 export const vitalsQuery = z.strictObject({
   ...rangeQuery,
-  route: z
-    .string()
-    .min(1)
-    .max(2048)
-    .optional()
-    .openapi({
-      description:
-        'The series and distribution of this page only: a route pattern from `pages` (a path is turned into its pattern)',
-      example: '/products/:id',
-    }),
-  env: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .openapi({
-      description:
-        'Only points of this environment (`deployment.environment.name`); without it, every environment but `test` (test runs)',
-      example: 'production',
-    }),
-  bucket: z
-    .enum(['hour', 'day'])
-    .optional()
-    .openapi({
-      description: 'Width of the series buckets (UTC); hour for windows up to 2 days, else day, when not given',
-      example: 'day',
-    }),
+  route: z.string().min(1).max(2048).optional().openapi({
+    description:
+      'The series and distribution of this page only: a route pattern from `pages` (a path is turned into its pattern)',
+    example: '/products/:id',
+  }),
+  env: z.string().min(1).max(200).optional().openapi({
+    description:
+      'Only points of this environment (`deployment.environment.name`); without it, every environment but `test` (test runs)',
+    example: 'production',
+  }),
+  bucket: z.enum(['hour', 'day']).optional().openapi({
+    description: 'Width of the series buckets (UTC); hour for windows up to 2 days, else day, when not given',
+    example: 'day',
+  }),
 });
 
 const vitalObject = <T extends z.ZodType>(schema: T) => z.object(perVital(() => schema));
@@ -54,11 +40,9 @@ export const VitalsSchema = z
       .string()
       .nullable()
       .openapi({ description: 'The route the series and distribution are of; null: all pages' }),
-    truncated: z
-      .boolean()
-      .openapi({
-        description: 'True when the window held more vital points than the summary reads (the newest ones are read)',
-      }),
+    truncated: z.boolean().openapi({
+      description: 'True when the window held more vital points than the summary reads (the newest ones are read)',
+    }),
     thresholds: vitalObject(z.object({ good: z.number(), poor: z.number(), unit: z.string() })).openapi({
       description: "web.dev's thresholds: good when at most `good`, poor when above `poor`, needs improvement between",
     }),

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { ApiError } from '../http/errors';
-import type { Cursor } from '../query/params';
+import type { Cursor } from '../shared/keyset';
 import type { ChunkEntry } from './chunk-order';
 import { storedEvents, type StoredEvents } from './stored-events';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { traceKey } from '../db/trace-key';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import { traceLabel } from '../query/trace-label';
 
 export const SEARCH_KINDS = ['session', 'trace', 'issue', 'incident', 'user'] as const;

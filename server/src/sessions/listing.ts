@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema';
-import { afterPosition, encodeSortedCursor, readSortedCursor, type KeysetSort, type SortOrder } from '../query/keyset';
+import { afterPosition, encodeSortedCursor, readSortedCursor, type KeysetSort, type SortOrder } from '../shared/keyset';
 import type { SessionSort } from '../query/schemas';
 
 /**

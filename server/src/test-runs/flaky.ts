@@ -1,7 +1,7 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import { appendTo } from './json';
 import type { Outcome } from './schemas';
 

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Database } from '../db/schema';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import type { Outcome, TestStatus } from './schemas';
 import type { RunRow } from './store';
 

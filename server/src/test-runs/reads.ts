@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { afterPosition, type Position } from '../query/keyset';
-import { iso } from '../query/params';
+import { afterPosition, type Position } from '../shared/keyset';
+import { iso } from '../shared/time';
 import { appendTo, attemptJson, caseJson, resultJson } from './json';
 import { RUNS_SORT } from './store';
 

@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
 import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
-import { readSortedCursor, sortedPage } from '../query/keyset';
+import { readSortedCursor, sortedPage } from '../shared/keyset';
 import { flakyTests } from './flaky';
 import { runJson } from './json';
 import { historyJson, MAX_RUN_TESTS, runTests, testCase, testHistory } from './reads';

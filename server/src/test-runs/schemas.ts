@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { cursorQuery, intParam, limitQuery, pageOf, Time, TimeOrNull } from '../http/schemas';
-import { MAX_TIME_MS } from '../query/params';
-import { rangeQuery } from '../query/schemas';
+import { cursorQuery, intParam, limitQuery, pageOf, Time, TimeOrNull, rangeQuery } from '../http/schemas';
+import { MAX_TIME_MS } from '../shared/time';
 
 /** Bounds of what a request may carry (docs/api.md, "Test runs"); beyond them it is a 400 naming the field, nothing stored. */
 export const TEST_RUN_LIMITS = {
@@ -33,22 +32,16 @@ const RUN_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const TEST_KEY = /^[0-9a-f]{16}$/;
 
 export const runParams = z.object({
-  run_id: z
-    .string()
-    .regex(RUN_ID, { error: 'run_id must be 1 to 128 letters, digits, ".", "_", ":" or "-"' })
-    .openapi({
-      description: 'The run id the reporter chose (SVC_RUN_ID, the CI build, or a UUID)',
-      example: '9876543210-1',
-    }),
+  run_id: z.string().regex(RUN_ID, { error: 'run_id must be 1 to 128 letters, digits, ".", "_", ":" or "-"' }).openapi({
+    description: 'The run id the reporter chose (SVC_RUN_ID, the CI build, or a UUID)',
+    example: '9876543210-1',
+  }),
 });
 export const testKeyParams = z.object({
-  test_key: z
-    .string()
-    .regex(TEST_KEY, { error: 'test_key must be 16 lowercase hex digits' })
-    .openapi({
-      description: 'First 16 hex digits of sha256(file + "\\n" + title_path.join("\\n") + "\\n" + project)',
-      example: '3f2a9c0d41b7e865',
-    }),
+  test_key: z.string().regex(TEST_KEY, { error: 'test_key must be 16 lowercase hex digits' }).openapi({
+    description: 'First 16 hex digits of sha256(file + "\\n" + title_path.join("\\n") + "\\n" + project)',
+    example: '3f2a9c0d41b7e865',
+  }),
 });
 
 /** An ISO 8601 date-time with an offset (`Z` or `+hh:mm`), read as epoch ms. */

@@ -3,7 +3,7 @@ import { sql, type Kysely, type Selectable, type ExpressionBuilder, type Transac
 import type { Clock } from '../clock';
 import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
-import { afterPosition, type KeysetSort, type Position } from '../query/keyset';
+import { afterPosition, type KeysetSort, type Position } from '../shared/keyset';
 import { appendTo } from './json';
 import { foldAttempts, RUN_COUNT_OF, type AttemptFacts, type ResultRow } from './outcome';
 import type { Finish, FinishedRunStatus, Outcome, PutRun, ResultIn, RunsFilter } from './schemas';

@@ -1,4 +1,4 @@
-import { parseNumberParam } from '../../query/params';
+import { parseNumberParam } from '../../shared/params';
 import { costByDay, type DailyCost, type Day, dayNumber, fromDayNumber, historyStart, maxDay, minDay } from './days';
 
 /** The thresholds a day is judged by; each is a query parameter of the estimate (parseAnomalyCriteria). */

@@ -1,5 +1,5 @@
 import { boundedPath, boundedText, pathOfUrl } from '../../otlp/session-facts';
-import { routePattern } from '../../query/route-pattern';
+import { routePattern } from '../../shared/route-pattern';
 import { parseUserAgent } from '../../sessions/user-agent';
 
 /** What an issue's breakdown counts one error under; null where the error did not say. */

@@ -1,5 +1,5 @@
 import { nanosToMillis } from '../../json/read';
-import { routePattern } from '../../query/route-pattern';
+import { routePattern } from '../../shared/route-pattern';
 import { parseDebugIds } from '../../sourcemaps/debug-ids';
 import { errorFacets, type ErrorFacets } from './error-facets';
 import type { RawError } from './fingerprint';

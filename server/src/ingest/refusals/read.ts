@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema';
-import { iso } from '../../query/params';
+import { iso } from '../../shared/time';
 import { refusalDb, type RefusalExample } from './tables';
 
 const HOUR_MS = 3_600_000;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { LogRecordSchema, MetricPointSchema, RecipeRecordSchema } from '../../../../src/query/schemas';
+import type { LogRecordSchema, MetricPointSchema, RecipeRecordSchema } from '../../../../src/records/schemas';
 import type { ReplayGap } from '../../../../src/replay/chunk-order';
 import type { SessionItem } from '../sessions/types';
 

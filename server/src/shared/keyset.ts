@@ -1,9 +1,10 @@
-import { z } from '@hono/zod-openapi';
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { badRequest } from '../http/errors';
+import { invalid } from './domain-errors';
+import { MAX_TIME_MS } from './time';
 
 /**
- * Keyset paging of a listing that can be sorted several ways (sessions, traces, incidents, deliveries). A page continues
+ * Keyset paging. A newest-first listing continues after the (time, id) of its last row ({@link Cursor}). A listing
+ * that can be sorted several ways (sessions, traces, incidents, deliveries). A page continues
  * after the (sort value, id) of its last row, so ties on the value are broken by the id and no row is skipped or
  * repeated however deep the paging goes. The cursor also names the sort and order it was made under: read under
  * another, its position would mean nothing, so it is refused rather than read.
@@ -12,8 +13,56 @@ import { badRequest } from '../http/errors';
 export const SORT_ORDERS = ['desc', 'asc'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
 
-/** The `order` parameter of a sortable listing; `description` says what desc puts first. */
-export const orderQuery = (description: string) => z.enum(SORT_ORDERS).default('desc').openapi({ description });
+const NOT_A_CURSOR = 'cursor is not a cursor this API returned (use next_cursor from the previous page)';
+const notACursor = () => invalid(NOT_A_CURSOR, 'invalid_request', { field: 'cursor' });
+
+/** Position after the last row of a page: newest-first order is (time desc, tiebreak desc). */
+export interface Cursor {
+  t: number;
+  k: number | string;
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+/**
+ * A `cursor` parameter: a position this API returned. Its key is a row id (`'number'`) or a text key (`'string'`)
+ * depending on the listing; decoded, it is checked like any parameter, since a client can forge one.
+ */
+export function decodeCursor(raw: string | undefined, key: 'number'): (Cursor & { k: number }) | undefined;
+export function decodeCursor(raw: string | undefined, key: 'string'): (Cursor & { k: string }) | undefined;
+export function decodeCursor(raw: string | undefined, key?: 'number' | 'string'): Cursor | undefined;
+export function decodeCursor(raw: string | undefined, key?: 'number' | 'string'): Cursor | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let v: Partial<Cursor> | null = null;
+  try {
+    v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<Cursor> | null;
+  } catch {
+    // answered below
+  }
+  const t = v?.t;
+  const k = v?.k;
+  const timeOk = typeof t === 'number' && Number.isSafeInteger(t) && Math.abs(t) <= MAX_TIME_MS;
+  const keyOk = typeof k === 'number' ? Number.isSafeInteger(k) : typeof k === 'string' && !k.includes('\u0000');
+  if (timeOk && keyOk && (key === undefined || typeof k === key)) return { t, k: k as number | string };
+  throw notACursor();
+}
+
+/**
+ * A newest-first page from the `limit + 1` rows a keyset query read: the first `limit` as JSON, and the cursor after
+ * the last of them when there are more.
+ */
+export function keysetPage<R, J>(
+  rows: readonly R[],
+  limit: number,
+  toJson: (row: R) => J,
+  position: (row: R) => Cursor,
+): { data: J[]; next_cursor: string | null } {
+  const kept = rows.slice(0, limit);
+  const last = kept[kept.length - 1];
+  return { data: kept.map(toJson), next_cursor: rows.length > limit && last ? encodeCursor(position(last)) : null };
+}
 
 /**
  * What a sort's values are: integers (epoch ms, counts, nanoseconds; carried as decimal text when beyond 2^53) or
@@ -72,17 +121,14 @@ export function readSortedCursor(raw: string | undefined, ks: KeysetSort): Posit
   const tag = v?.s ?? tagOf(ks.defaultSort, 'desc');
   // The sort first: another sort's value may not be of this one's kind, and the answer should say why it is refused.
   if (typeof tag === 'string' && /^\w+\.(asc|desc)$/.test(tag) && tag !== tagOf(ks.sort, ks.order)) {
-    throw badRequest(
+    throw invalid(
       `cursor belongs to a listing sorted by ${tag.replace('.', ' ')}, not ${ks.sort} ${ks.order}: page on with the same sort and order`,
-      {
-        field: 'cursor',
-      },
+      'invalid_request',
+      { field: 'cursor' },
     );
   }
   if (tag !== tagOf(ks.sort, ks.order) || !validValue(t, ks.value) || typeof k !== 'string' || k.includes('\u0000')) {
-    throw badRequest('cursor is not a cursor this API returned (use next_cursor from the previous page)', {
-      field: 'cursor',
-    });
+    throw notACursor();
   }
   return { t, k };
 }
