@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finishAnalysis, queueAnalysis, type AnalysisResult } from '../../server/src/ai/analyses';
 import { reproductionTest } from '../../server/src/ai/reproduction';
 import { githubClient, githubFailure } from '../../server/src/github/client';
+import { refusalOf } from '../../server/src/http/errors';
 import { openFixPullRequest } from '../../server/src/github/pull-request';
 import type { LogItem } from '../../src/pipeline/items';
 import { ENCODE_BODY } from '../../src/pipeline/otlp-json';
@@ -448,7 +449,7 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
     const failure = await openFixPullRequest(target, connection, fix, () => undefined).catch((err: unknown) =>
       githubFailure(err, 'testing', Date.now(), 200),
     );
-    expect(failure).toMatchObject({ status: 504, code: 'github_timeout' });
+    expect(refusalOf(failure)).toMatchObject({ status: 504, code: 'github_timeout' });
     expect(writes()).toHaveLength(before);
   });
 

@@ -1,5 +1,5 @@
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
-import { ApiError } from '../http/errors';
+import { conflict, DomainError } from '../shared/domain-errors';
 
 /**
  * A suggested fix's unified diff, applied to files at one revision: the same rules decide whether an analysis marks
@@ -16,7 +16,7 @@ export interface PatchedFile {
 const MAX_FILES = 20;
 
 const NOT_APPLICABLE = 'patch_not_applicable';
-export const notApplicable = (message: string) => new ApiError(409, NOT_APPLICABLE, message);
+export const notApplicable = (message: string) => conflict(NOT_APPLICABLE, message);
 
 /** A diff's path as a repository path: without the `a/` or `b/` prefix or `./`; null for `/dev/null`. */
 function repositoryPath(name: string | undefined): string | null {
@@ -77,7 +77,7 @@ export async function diffApplies(diff: string, sources: ReadonlyMap<string, str
     await applyDiff(diff, async (path) => sources.get(path) ?? null);
     return true;
   } catch (err) {
-    if (err instanceof ApiError && err.code === NOT_APPLICABLE) return false;
+    if (err instanceof DomainError && err.code === NOT_APPLICABLE) return false;
     throw err;
   }
 }

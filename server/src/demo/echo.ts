@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { readBody } from '../http/body';
 import type { Services } from '../http/env';
 import { z } from '@hono/zod-openapi';
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { intParam } from '../http/schemas';
 
 /** Longest `?delay=` the echo endpoint honours: enough to show a slow request, not enough to tie up a socket. */
@@ -31,7 +31,7 @@ export async function echo(
   { status, delay: delayMs }: { status: number; delay: number },
 ): Promise<Response> {
   if (NULL_BODY_STATUSES.has(status))
-    throw badRequest(`status ${status} cannot carry the echo body; use another`, { field: 'status' });
+    throw invalid(`status ${status} cannot carry the echo body; use another`, 'invalid_request', { field: 'status' });
   const body = c.req.method === 'POST' ? await readBody(c, services.bodyLimit) : undefined;
   if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   return c.json(

@@ -1,6 +1,6 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../shared/domain-errors';
 import type { AppAuth, RepositoryConnection } from './connection';
 
 /** Longest wait for one GitHub request, answer included. */
@@ -89,47 +89,55 @@ function isRateLimit(err: HttpError): boolean {
   );
 }
 
-/** GitHub's failure as the API answers it: rate limits 503 with `Retry-After`, timeouts 504, refusals 502. */
-export function githubFailure(err: unknown, doing: string, nowMs: number, timeoutMs = GITHUB_TIMEOUT_MS): ApiError {
-  if (err instanceof ApiError) return err;
+/** GitHub's failure as a refusal of ours: rate limits `upstream_busy` with when to retry, timeouts, refusals. */
+export function githubFailure(err: unknown, doing: string, nowMs: number, timeoutMs = GITHUB_TIMEOUT_MS): DomainError {
+  if (err instanceof DomainError) return err;
   if (isTimeout(err))
-    return new ApiError(504, 'github_timeout', `GitHub did not answer within ${timeoutMs / 1000} s while ${doing}`);
+    return new DomainError(
+      'upstream_timeout',
+      'github_timeout',
+      `GitHub did not answer within ${timeoutMs / 1000} s while ${doing}`,
+    );
   if (!isHttpError(err))
-    return new ApiError(
-      502,
+    return new DomainError(
+      'upstream',
       'github_unreachable',
       `GitHub could not be reached while ${doing}: ${err instanceof Error ? err.message : String(err)}`,
     );
   if (isRateLimit(err)) {
     const seconds = retryAfterSeconds(err.response?.headers ?? {}, nowMs);
-    return new ApiError(
-      503,
+    return new DomainError(
+      'upstream_busy',
       'github_rate_limited',
       `GitHub's rate limit was reached while ${doing}; retry in ${seconds} s`,
       undefined,
-      { 'Retry-After': String(seconds) },
+      seconds,
     );
   }
   const installation = err.request?.url?.match(INSTALLATION_TOKEN_URL)?.[1];
   if (installation !== undefined && err.response !== undefined) {
-    return new ApiError(
-      502,
+    return new DomainError(
+      'upstream',
       'github_app_auth_failed',
       `GitHub refused an installation token for installation ${installation} (it answered ${err.status}) while ${doing}: check that the App is installed on the repository, its installation_id and its private_key`,
       { github_status: err.status, installation_id: Number(installation) },
     );
   }
   if (err.status === 401)
-    return new ApiError(
-      502,
+    return new DomainError(
+      'upstream',
       'github_unauthorized',
       `GitHub refused the repository's credentials while ${doing}: reconnect the repository with a valid token or App installation`,
     );
   // Octokit's answer for a request that got no response (refused connection, DNS).
   if (err.response === undefined) {
-    return new ApiError(502, 'github_unreachable', `GitHub could not be reached while ${doing}: ${err.message}`);
+    return new DomainError(
+      'upstream',
+      'github_unreachable',
+      `GitHub could not be reached while ${doing}: ${err.message}`,
+    );
   }
-  return new ApiError(502, 'github_refused', `GitHub answered ${err.status} while ${doing}: ${err.message}`, {
+  return new DomainError('upstream', 'github_refused', `GitHub answered ${err.status} while ${doing}: ${err.message}`, {
     github_status: err.status,
   });
 }

@@ -1,5 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { requiredString } from '../http/json-object';
 import type { RepositoryAuthKind } from './tables';
 
@@ -45,14 +45,16 @@ const ALLOWED = ['owner', 'repo', 'api_url', 'directory', 'token', 'app_id', 'in
 function githubName(body: Record<string, unknown>, field: string): string {
   const value = requiredString(body, field, 100);
   if (!NAME.test(value) || value === '.' || value === '..')
-    throw badRequest(`${field} must be a GitHub ${field} name: letters, digits, "-", "_" and "."`, { field });
+    throw invalid(`${field} must be a GitHub ${field} name: letters, digits, "-", "_" and "."`, 'invalid_request', {
+      field,
+    });
   return value;
 }
 
 function apiUrl(value: unknown): string {
   if (value === undefined) return GITHUB_API_URL;
   if (typeof value !== 'string' || !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(value)) {
-    throw badRequest('api_url must be an http(s) URL: GitHub Enterprise\'s "https://<host>/api/v3"', {
+    throw invalid('api_url must be an http(s) URL: GitHub Enterprise\'s "https://<host>/api/v3"', 'invalid_request', {
       field: 'api_url',
     });
   }
@@ -67,7 +69,7 @@ function directory(value: unknown): string {
     path.length > 500 ||
     path.split('/').some((part) => part === '' || part === '.' || part === '..')
   ) {
-    throw badRequest('directory must be a folder path inside the repository, such as "apps/web"', {
+    throw invalid('directory must be a folder path inside the repository, such as "apps/web"', 'invalid_request', {
       field: 'directory',
     });
   }
@@ -77,15 +79,16 @@ function directory(value: unknown): string {
 function positiveId(body: Record<string, unknown>, field: string): number {
   const value = body[field];
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
-    throw badRequest(`${field} must be a positive integer`, { field });
+    throw invalid(`${field} must be a positive integer`, 'invalid_request', { field });
   return value;
 }
 
 function authOf(body: Record<string, unknown>): RepositoryConnection['auth'] {
   const appFields = ['app_id', 'installation_id', 'private_key'].filter((f) => body[f] !== undefined);
   if (body.token !== undefined && appFields.length > 0)
-    throw badRequest(
+    throw invalid(
       'send either token or a GitHub App installation (app_id, installation_id, private_key), not both',
+      'invalid_request',
       { field: appFields[0] },
     );
   if (appFields.length === 0) return { kind: 'token', secrets: { token: requiredString(body, 'token', 1000) } };
@@ -103,8 +106,9 @@ function authOf(body: Record<string, unknown>): RepositoryConnection['auth'] {
 function rsaPrivateKey(body: Record<string, unknown>): string {
   const pem = requiredString(body, 'private_key', 10_000);
   const refuse = (why: string) =>
-    badRequest(
+    invalid(
       `private_key must be the GitHub App's PEM RSA private key (the .pem file GitHub generates, unencrypted): ${why}`,
+      'invalid_request',
       { field: 'private_key' },
     );
   let type: string | undefined;
@@ -121,8 +125,9 @@ function rsaPrivateKey(body: Record<string, unknown>): string {
 export function parseConnection(body: Record<string, unknown>): RepositoryConnection {
   const unknown = Object.keys(body).find((key) => !ALLOWED.includes(key));
   if (unknown !== undefined)
-    throw badRequest(
+    throw invalid(
       `unknown field "${unknown}"; send owner, repo, api_url?, directory? and token or app_id, installation_id, private_key`,
+      'invalid_request',
       { field: unknown },
     );
   return {

@@ -1,7 +1,7 @@
-import { ApiError } from '../http/errors';
 import type { RepositoryConnection } from './connection';
 import { createFixCommit, type CommitFile } from './fix-commit';
 import { applyDiff } from '../ai/patch';
+import { conflict } from '../shared/domain-errors';
 import { pullRequestBody, pullRequestTitle, type BranchBase, type PullRequestFacts } from './pr-text';
 import { readFile, resolveCommit, type FileAtRevision, type RepositoryTarget } from './repository-files';
 import type { PullRequestRecord } from './store';
@@ -81,8 +81,7 @@ async function createBranch(target: RepositoryTarget, branch: string, sha: strin
     });
   } catch (err) {
     if ((err as { status?: unknown }).status !== 422) throw err;
-    throw new ApiError(
-      409,
+    throw conflict(
       'branch_exists',
       `the branch ${branch} already exists in ${target.owner}/${target.repo} without an open pull request (a closed fix, or another request opening it now); delete the branch, or retry to get the pull request`,
       { branch },

@@ -1,5 +1,5 @@
 import { REPLAY_LIMITS } from '../../../wire/replay';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../shared/domain-errors';
 
 /**
  * What one ingest request may hold, enforced while it is decoded and before anything is stored, so the work and memory
@@ -25,10 +25,10 @@ export const INGEST_LIMITS = {
 export type IngestLimit = keyof typeof INGEST_LIMITS;
 
 /** The 413 a request over one of the limits gets; `message` names the field, this adds the limit and its value. */
-export function limitExceeded(limit: IngestLimit, message: string, field?: string): ApiError {
+export function limitExceeded(limit: IngestLimit, message: string, field?: string): DomainError {
   const max = INGEST_LIMITS[limit];
-  return new ApiError(
-    413,
+  return new DomainError(
+    'too_large',
     'limit_exceeded',
     `${message}, over the limit of ${max.toLocaleString('en-US')} (${limit}); nothing was stored`,
     {

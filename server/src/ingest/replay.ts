@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import { REPLAY_LIMITS, undoIdDeltas, type RecipeStep } from '../../../wire/replay';
 import { traceKey } from '../db/trace-key';
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { readArray, readInteger, readObject, readString, type JsonObject } from '../json/read';
 import { exceedsStructures } from '../json/structures';
 import type { PendingBatch, PendingRow } from '../otlp/records';
@@ -14,14 +14,14 @@ const gzipAsync = promisify(gzip);
 
 function requiredString(o: JsonObject, field: string, max: number): string {
   const v = readString(o[field], field);
-  if (!v) throw badRequest(`${field} is required`, { field });
-  if (v.length > max) throw badRequest(`${field} must be at most ${max} characters`, { field });
+  if (!v) throw invalid(`${field} is required`, 'invalid_request', { field });
+  if (v.length > max) throw invalid(`${field} must be at most ${max} characters`, 'invalid_request', { field });
   return v;
 }
 
 const requiredInt = (o: JsonObject, field: string, min: number, max: number): number => {
   const v = readInteger(o[field], field, min, max);
-  if (v === undefined) throw badRequest(`${field} is required`, { field });
+  if (v === undefined) throw invalid(`${field} is required`, 'invalid_request', { field });
   return v;
 };
 
@@ -40,7 +40,7 @@ function readChunkFields(o: JsonObject) {
   const seq = requiredInt(o, 'seq', 0, 2 ** 31 - 1);
   const startTs = requiredInt(o, 'startTs', 0, MAX_TS);
   const endTs = requiredInt(o, 'endTs', 0, MAX_TS);
-  if (endTs < startTs) throw badRequest('endTs must not be before startTs', { field: 'endTs' });
+  if (endTs < startTs) throw invalid('endTs must not be before startTs', 'invalid_request', { field: 'endTs' });
   const eventCount = requiredInt(o, 'eventCount', 1, Number.MAX_SAFE_INTEGER);
   if (eventCount > INGEST_LIMITS.maxChunkEvents)
     throw limitExceeded('maxChunkEvents', `eventCount is ${eventCount}`, 'eventCount');
@@ -50,7 +50,9 @@ function readChunkFields(o: JsonObject) {
 /** A 400 unless the payload (named `field`) held the `eventCount` events the chunk claims. */
 function checkEventCount(eventCount: number, events: readonly unknown[], field: string): void {
   if (events.length !== eventCount)
-    throw badRequest(`eventCount is ${eventCount} but ${field} holds ${events.length} events`, { field: 'eventCount' });
+    throw invalid(`eventCount is ${eventCount} but ${field} holds ${events.length} events`, 'invalid_request', {
+      field: 'eventCount',
+    });
 }
 
 function chunkRow(
@@ -82,19 +84,20 @@ export async function normalizeReplayChunk(body: unknown): Promise<PendingBatch<
   const o = readObject(body, 'body');
   const fields = readChunkFields(o);
   const { ids } = o;
-  if (ids !== undefined && ids !== 'delta') throw badRequest('ids must be "delta" when given', { field: 'ids' });
+  if (ids !== undefined && ids !== 'delta')
+    throw invalid('ids must be "delta" when given', 'invalid_request', { field: 'ids' });
   let events: unknown[];
   let field = 'events';
   if (o.events !== undefined) {
     if (o.encoding !== undefined || o.data !== undefined)
-      throw badRequest('events and encoding/data exclude each other', { field: 'events' });
+      throw invalid('events and encoding/data exclude each other', 'invalid_request', { field: 'events' });
     events = checkEvents(o.events, field);
   } else {
     const encoding = o.encoding;
     if (encoding !== 'gzip' && encoding !== 'json')
-      throw badRequest('encoding must be "gzip" or "json"', { field: 'encoding' });
+      throw invalid('encoding must be "gzip" or "json"', 'invalid_request', { field: 'encoding' });
     const data = readString(o.data, 'data');
-    if (!data) throw badRequest('data is required', { field: 'data' });
+    if (!data) throw invalid('data is required', 'invalid_request', { field: 'data' });
     const stored = encoding === 'gzip' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
     events = decodeChunkEvents(encoding, stored);
     field = 'data';
@@ -107,7 +110,9 @@ export async function normalizeReplayChunk(body: unknown): Promise<PendingBatch<
   if (ids === 'delta') undoIdDeltas(events);
   const json = JSON.stringify(events);
   if (Buffer.byteLength(json) > REPLAY_LIMITS.maxChunkBytes) {
-    throw badRequest(`${field} must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, { field });
+    throw invalid(`${field} must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, 'invalid_request', {
+      field,
+    });
   }
   return chunkRow(fields, 'gzip', await gzipAsync(json));
 }
@@ -119,14 +124,18 @@ export function decodeChunkEvents(encoding: 'gzip' | 'json', stored: Uint8Array)
     try {
       json = gunzipSync(stored, { maxOutputLength: REPLAY_LIMITS.maxChunkBytes });
     } catch {
-      throw badRequest(`data must be base64 gzip of at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, {
-        field: 'data',
-      });
+      throw invalid(
+        `data must be base64 gzip of at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`,
+        'invalid_request',
+        {
+          field: 'data',
+        },
+      );
     }
   } else {
     json = Buffer.from(stored);
     if (json.byteLength > REPLAY_LIMITS.maxChunkBytes) {
-      throw badRequest(`data must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes`, { field: 'data' });
+      throw invalid(`data must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes`, 'invalid_request', { field: 'data' });
     }
   }
   // The body's own check cannot see inside base64 gzip: the events are counted before they are parsed, like a body.
@@ -136,7 +145,7 @@ export function decodeChunkEvents(encoding: 'gzip' | 'json', stored: Uint8Array)
   try {
     events = JSON.parse(json.toString('utf8'));
   } catch {
-    throw badRequest('data must hold a JSON array of replay events', { field: 'data' });
+    throw invalid('data must hold a JSON array of replay events', 'invalid_request', { field: 'data' });
   }
   return checkEvents(events, 'data');
 }
@@ -144,7 +153,7 @@ export function decodeChunkEvents(encoding: 'gzip' | 'json', stored: Uint8Array)
 /** `events` as an array of event objects nested within the depth limit; a 400 naming `field` otherwise. */
 function checkEvents(events: unknown, field: string): unknown[] {
   if (!Array.isArray(events) || !events.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e))) {
-    throw badRequest(`${field} must hold a JSON array of replay event objects`, { field });
+    throw invalid(`${field} must hold a JSON array of replay event objects`, 'invalid_request', { field });
   }
   checkEventDepth(events, field);
   return events;
@@ -157,7 +166,8 @@ function headerMap(v: unknown, path: string): Record<string, string> {
   const o = v === undefined || v === null ? {} : readObject(v, path);
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(o)) {
-    if (typeof val !== 'string') throw badRequest(`${path}.${k} must be a string`, { field: `${path}.${k}` });
+    if (typeof val !== 'string')
+      throw invalid(`${path}.${k} must be a string`, 'invalid_request', { field: `${path}.${k}` });
     out[k.toLowerCase()] = val;
   }
   return out;
@@ -167,8 +177,9 @@ function cappedBody(v: unknown, path: string): string | null {
   const s = readString(v, path);
   if (s === undefined) return null;
   if (s.length > REPLAY_LIMITS.maxRecipeBodyChars) {
-    throw badRequest(
+    throw invalid(
       `${path} must be at most ${REPLAY_LIMITS.maxRecipeBodyChars} characters (truncate and set the *Truncated flag)`,
+      'invalid_request',
       {
         field: path,
       },
@@ -179,7 +190,7 @@ function cappedBody(v: unknown, path: string): string | null {
 
 const optionalBool = (v: unknown, path: string): boolean => {
   if (v === undefined || v === null) return false;
-  if (typeof v !== 'boolean') throw badRequest(`${path} must be a boolean`, { field: path });
+  if (typeof v !== 'boolean') throw invalid(`${path} must be a boolean`, 'invalid_request', { field: path });
   return v;
 };
 
@@ -188,32 +199,34 @@ export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
   const o = readObject(body, 'body');
   const { serviceName, sessionId, replayId } = readReplayOwner(o);
   const steps = readArray(o.steps, 'steps');
-  if (steps.length === 0) throw badRequest('steps must hold at least one step', { field: 'steps' });
+  if (steps.length === 0) throw invalid('steps must hold at least one step', 'invalid_request', { field: 'steps' });
   if (steps.length > REPLAY_LIMITS.maxRecipeSteps) {
-    throw badRequest(`steps must hold at most ${REPLAY_LIMITS.maxRecipeSteps} steps`, { field: 'steps' });
+    throw invalid(`steps must hold at most ${REPLAY_LIMITS.maxRecipeSteps} steps`, 'invalid_request', {
+      field: 'steps',
+    });
   }
   const rows = steps.map((raw, i): PendingRow<'recipes'> => {
     const at = `steps[${i}]`;
     const s = readObject(raw, at);
     const ts = readInteger(s.ts, `${at}.ts`, 0, MAX_TS);
-    if (ts === undefined) throw badRequest(`${at}.ts is required`, { field: `${at}.ts` });
+    if (ts === undefined) throw invalid(`${at}.ts is required`, 'invalid_request', { field: `${at}.ts` });
     const method = readString(s.method, `${at}.method`);
     if (!method || !METHOD.test(method))
-      throw badRequest(`${at}.method must be an HTTP method token`, { field: `${at}.method` });
+      throw invalid(`${at}.method must be an HTTP method token`, 'invalid_request', { field: `${at}.method` });
     const url = readString(s.url, `${at}.url`);
     if (!url || !/^https?:$/.test(safeProtocol(url))) {
-      throw badRequest(`${at}.url must be an absolute http(s) URL`, { field: `${at}.url` });
+      throw invalid(`${at}.url must be an absolute http(s) URL`, 'invalid_request', { field: `${at}.url` });
     }
     const status = readInteger(s.status, `${at}.status`, 0, 599);
-    if (status === undefined) throw badRequest(`${at}.status is required`, { field: `${at}.status` });
+    if (status === undefined) throw invalid(`${at}.status is required`, 'invalid_request', { field: `${at}.status` });
     const durationMs = s.durationMs;
     if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs < 0) {
-      throw badRequest(`${at}.durationMs must be a non-negative number`, { field: `${at}.durationMs` });
+      throw invalid(`${at}.durationMs must be a non-negative number`, 'invalid_request', { field: `${at}.durationMs` });
     }
     const traceparent = readString(s.traceparent, `${at}.traceparent`) || null;
     const traceMatch = traceparent ? TRACEPARENT.exec(traceparent) : null;
     if (traceparent && !traceMatch)
-      throw badRequest(`${at}.traceparent must be a W3C traceparent`, { field: `${at}.traceparent` });
+      throw invalid(`${at}.traceparent must be a W3C traceparent`, 'invalid_request', { field: `${at}.traceparent` });
     const step: RecipeStep = {
       ts,
       method: method.toUpperCase(),

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database, TelemetryTable } from '../db/schema';
 import { isTransientStorageError } from '../db/transient';
-import { ApiError, badRequest } from '../http/errors';
 import type { PendingBatch } from '../otlp/records';
+import { DomainError, invalid } from '../shared/domain-errors';
 import { resolveServiceNames } from '../tenancy/apps';
 import type { StoredRow, StoreResult, TelemetryWriter } from './writer';
 
@@ -33,8 +33,8 @@ export async function storeBatch<T extends TelemetryTable>(
   const apps = await resolveServiceNames(ctx.db, projectId, names);
   const unknown = names.filter((n) => !apps.has(n));
   if (unknown.length > 0) {
-    throw new ApiError(
-      422,
+    throw new DomainError(
+      'unprocessable',
       'unknown_service',
       `service.name ${unknown.map((n) => JSON.stringify(n)).join(', ')} is neither the name nor an alias of an app in this project; nothing was stored`,
       { field: 'service.name', rejected: unknown },
@@ -62,13 +62,13 @@ export async function storeBatch<T extends TelemetryTable>(
 const RETRY_AFTER_SECONDS = 2;
 
 /** A 503 that OTLP exporters and the SDK retry (they do not retry a 500): the batch is not lost. */
-function storageUnavailable(): ApiError {
-  return new ApiError(
-    503,
+function storageUnavailable(): DomainError {
+  return new DomainError(
+    'unavailable',
     'storage_unavailable',
     `storage is unavailable for the moment; nothing was stored, send the request again after ${RETRY_AFTER_SECONDS} s`,
     { retryAfterSeconds: RETRY_AFTER_SECONDS },
-    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    RETRY_AFTER_SECONDS,
   );
 }
 
@@ -81,8 +81,9 @@ function refuseNul(batch: PendingBatch): void {
     for (const [column, value] of Object.entries(row)) {
       if (typeof value === 'string' && value.includes('\u0000')) {
         const field = column === 'serviceName' ? 'service.name' : column;
-        throw badRequest(
+        throw invalid(
           `${field} of a ${batch.table} record contains U+0000 (NUL), which cannot be stored; nothing was stored`,
+          'invalid_request',
           { field },
         );
       }

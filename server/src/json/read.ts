@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 
 /**
  * Path-aware readers for untrusted JSON. Each names the offending field in its error (for example
@@ -12,20 +12,20 @@ export function isObject(v: unknown): v is JsonObject {
 }
 
 export function readObject(v: unknown, path: string): JsonObject {
-  if (!isObject(v)) throw badRequest(`${path} must be an object`, { field: path });
+  if (!isObject(v)) throw invalid(`${path} must be an object`, 'invalid_request', { field: path });
   return v;
 }
 
 /** An optional array: absent means empty, as in protobuf. */
 export function readArray(v: unknown, path: string): unknown[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw badRequest(`${path} must be an array`, { field: path });
+  if (!Array.isArray(v)) throw invalid(`${path} must be an array`, 'invalid_request', { field: path });
   return v;
 }
 
 export function readString(v: unknown, path: string): string | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw badRequest(`${path} must be a string`, { field: path });
+  if (typeof v !== 'string') throw invalid(`${path} must be a string`, 'invalid_request', { field: path });
   return v;
 }
 
@@ -33,7 +33,7 @@ export function readInteger(v: unknown, path: string, min: number, max: number):
   if (v === undefined || v === null) return undefined;
   const n = typeof v === 'string' && /^-?\d{1,16}$/.test(v) ? Number(v) : v;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-    throw badRequest(`${path} must be an integer from ${min} to ${max}`, { field: path });
+    throw invalid(`${path} must be an integer from ${min} to ${max}`, 'invalid_request', { field: path });
   }
   return n;
 }
@@ -48,7 +48,9 @@ export function readUint64(v: unknown, path: string): string {
     const canonical = v.replace(/^0+(?=\d)/, '');
     if (canonical.length < 20 || BigInt(canonical) <= UINT64_MAX) return canonical;
   }
-  throw badRequest(`${path} must be an unsigned 64-bit integer (a decimal string or number)`, { field: path });
+  throw invalid(`${path} must be an unsigned 64-bit integer (a decimal string or number)`, 'invalid_request', {
+    field: path,
+  });
 }
 
 const INT64_MIN = -9223372036854775808n;
@@ -64,7 +66,7 @@ export function readInt64(v: unknown, path: string): number | string {
       return Number.isSafeInteger(n) ? n : big.toString();
     }
   }
-  throw badRequest(`${path} must be a 64-bit integer (a decimal string or number)`, { field: path });
+  throw invalid(`${path} must be a 64-bit integer (a decimal string or number)`, 'invalid_request', { field: path });
 }
 
 /** A double; protojson spells the non-finite ones as strings, kept as such because JSON cannot hold them. */
@@ -73,7 +75,7 @@ export function readDouble(v: unknown, path: string): number | string | undefine
   if (typeof v === 'number') return v;
   if (v === 'NaN' || v === 'Infinity' || v === '-Infinity') return v;
   if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
-  throw badRequest(`${path} must be a number`, { field: path });
+  throw invalid(`${path} must be a number`, 'invalid_request', { field: path });
 }
 
 /** Milliseconds from a canonical nanosecond decimal string, without BigInt on the hot path. */
@@ -91,11 +93,11 @@ export function readId(v: unknown, path: string, bytes: 8 | 16, optional: boolea
   const s = readString(v, path);
   if (s === undefined || s === '') {
     if (optional) return undefined;
-    throw badRequest(`${path} is required`, { field: path });
+    throw invalid(`${path} is required`, 'invalid_request', { field: path });
   }
   const lower = s.toLowerCase();
   if (lower.length !== bytes * 2 || !HEX.test(lower) || /^0+$/.test(lower)) {
-    throw badRequest(`${path} must be ${bytes * 2} hex characters, not all zero`, { field: path });
+    throw invalid(`${path} must be ${bytes * 2} hex characters, not all zero`, 'invalid_request', { field: path });
   }
   return lower;
 }

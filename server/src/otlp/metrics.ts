@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import type { MetricType } from '../db/schema';
 import {
   nanosToMillis,
@@ -43,14 +43,18 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
   const sessions = new SessionFactsCollector();
   forEachRecord(body, METRICS, (metric, { path, resource, resourceJson, scopeJson }) => {
     const name = readString(metric.name, `${path}.name`);
-    if (!name) throw badRequest(`${path}.name is required`, { field: `${path}.name` });
+    if (!name) throw invalid(`${path}.name is required`, 'invalid_request', { field: `${path}.name` });
     // OpenTelemetry's limit for instrument names; names are indexed (by project, name and time), and PostgreSQL's index
     // rows cannot hold an unbounded text.
     if (name.length > MAX_METRIC_NAME)
-      throw badRequest(`${path}.name is longer than ${MAX_METRIC_NAME} characters`, { field: `${path}.name` });
+      throw invalid(`${path}.name is longer than ${MAX_METRIC_NAME} characters`, 'invalid_request', {
+        field: `${path}.name`,
+      });
     const present = DATA_KINDS.filter(([key]) => metric[key] !== undefined && metric[key] !== null);
     if (present.length !== 1) {
-      throw badRequest(`${path} must have exactly one of ${DATA_KINDS.map(([k]) => k).join(', ')}`, { field: path });
+      throw invalid(`${path} must have exactly one of ${DATA_KINDS.map(([k]) => k).join(', ')}`, 'invalid_request', {
+        field: path,
+      });
     }
     const [key, type] = present[0]!;
     const data = readObject(metric[key], `${path}.${key}`);
@@ -95,7 +99,7 @@ function dataShared(type: MetricType, data: JsonObject, path: string): JsonObjec
   };
   if (type === 'sum') {
     if (data.isMonotonic !== undefined && data.isMonotonic !== null && typeof data.isMonotonic !== 'boolean') {
-      throw badRequest(`${path}.isMonotonic must be a boolean`, { field: `${path}.isMonotonic` });
+      throw invalid(`${path}.isMonotonic must be a boolean`, 'invalid_request', { field: `${path}.isMonotonic` });
     }
     shared.isMonotonic = data.isMonotonic === true;
   }
@@ -129,7 +133,8 @@ function readPoint(
     case 'sum': {
       const hasDouble = p.asDouble !== undefined && p.asDouble !== null;
       const hasInt = p.asInt !== undefined && p.asInt !== null;
-      if (hasDouble && hasInt) throw badRequest(`${path} must set only one of asDouble, asInt`, { field: path });
+      if (hasDouble && hasInt)
+        throw invalid(`${path} must set only one of asDouble, asInt`, 'invalid_request', { field: path });
       const value = hasInt ? readInt64(p.asInt, `${path}.asInt`) : readDouble(p.asDouble, `${path}.asDouble`);
       return { value: typeof value === 'string' && hasInt ? Number(value) : value, detail: { value: value ?? null } };
     }

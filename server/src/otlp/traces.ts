@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import {
   nanosToMillis,
   readArray,
@@ -45,7 +45,7 @@ function normalizeSpan(
   // Exact: nanosecond epochs exceed 2^53, so a Number difference would be off by tens of nanoseconds.
   const durationNs = Number(BigInt(endNs) - BigInt(startNs));
   if (durationNs < 0) {
-    throw badRequest(`${path}.endTimeUnixNano must not be before startTimeUnixNano`, {
+    throw invalid(`${path}.endTimeUnixNano must not be before startTimeUnixNano`, 'invalid_request', {
       field: `${path}.endTimeUnixNano`,
     });
   }

@@ -1,5 +1,5 @@
 import { REPLAY_LIMITS } from '../../../wire/replay';
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { INGEST_LIMITS, limitExceeded } from '../ingest/limits';
 import { isObject, readArray, readDouble, readInt64, readObject, readString, type JsonObject } from '../json/read';
 import { samplingOf, testOf, type Sampling, type SessionTest } from './session-facts';
@@ -23,11 +23,13 @@ const ANY_VALUE_KEYS = [
 
 export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
   if (v === undefined || v === null) return null;
-  if (depth > MAX_DEPTH) throw badRequest(`${path} is nested more than ${MAX_DEPTH} levels deep`, { field: path });
+  if (depth > MAX_DEPTH)
+    throw invalid(`${path} is nested more than ${MAX_DEPTH} levels deep`, 'invalid_request', { field: path });
   const value = readObject(v, path);
   const set = ANY_VALUE_KEYS.filter((k) => value[k] !== undefined && value[k] !== null);
   if (set.length === 0) return null;
-  if (set.length > 1) throw badRequest(`${path} must set exactly one of ${ANY_VALUE_KEYS.join(', ')}`, { field: path });
+  if (set.length > 1)
+    throw invalid(`${path} must set exactly one of ${ANY_VALUE_KEYS.join(', ')}`, 'invalid_request', { field: path });
   const key = set[0]!;
   const inner = value[key];
   const at = `${path}.${key}`;
@@ -35,7 +37,7 @@ export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
     case 'stringValue':
       return boundedString(readString(inner, at)!, at);
     case 'boolValue':
-      if (typeof inner !== 'boolean') throw badRequest(`${at} must be a boolean`, { field: at });
+      if (typeof inner !== 'boolean') throw invalid(`${at} must be a boolean`, 'invalid_request', { field: at });
       return inner;
     case 'intValue':
       return readInt64(inner, at);
@@ -43,7 +45,7 @@ export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
       return readDouble(inner, at)!;
     case 'bytesValue': {
       const s = boundedString(readString(inner, at)!, at);
-      if (!BASE64.test(s)) throw badRequest(`${at} must be base64`, { field: at });
+      if (!BASE64.test(s)) throw invalid(`${at} must be base64`, 'invalid_request', { field: at });
       return s;
     }
     case 'arrayValue': {
@@ -67,7 +69,7 @@ export function toPlainAttributes(v: unknown, path: string, depth = 0): PlainAtt
     const kv = readObject(item, at);
     const key = readString(kv.key, `${at}.key`);
     // Protobuf cannot tell an empty key from a missing one, and OTel requires non-empty keys: both are refused.
-    if (!key) throw badRequest(`${at}.key is required and must not be empty`, { field: `${at}.key` });
+    if (!key) throw invalid(`${at}.key is required and must not be empty`, 'invalid_request', { field: `${at}.key` });
     out[key] = toPlainValue(kv.value, `${at}.value`, depth);
   });
   return out;
@@ -101,12 +103,12 @@ export interface ResourceInfo {
 export function readResource(container: JsonObject, path: string): ResourceInfo {
   const resource = isObject(container.resource) ? container.resource : undefined;
   if (container.resource !== undefined && container.resource !== null && !resource) {
-    throw badRequest(`${path}.resource must be an object`, { field: `${path}.resource` });
+    throw invalid(`${path}.resource must be an object`, 'invalid_request', { field: `${path}.resource` });
   }
   const attributes = toPlainAttributes(resource?.attributes, `${path}.resource.attributes`);
   const serviceName = attributes['service.name'];
   if (typeof serviceName !== 'string' || serviceName === '') {
-    throw badRequest(`${path}.resource.attributes must have a string "service.name" naming the app`, {
+    throw invalid(`${path}.resource.attributes must have a string "service.name" naming the app`, 'invalid_request', {
       field: `${path}.resource.attributes`,
     });
   }
@@ -155,7 +157,7 @@ function boundedId(attributes: PlainAttributes, key: string, path: string): stri
   const v = attributes[key];
   if (typeof v !== 'string' || v === '') return undefined;
   if (v.length > REPLAY_LIMITS.maxIdLength) {
-    throw badRequest(`${path} "${key}" must be at most ${REPLAY_LIMITS.maxIdLength} characters`, {
+    throw invalid(`${path} "${key}" must be at most ${REPLAY_LIMITS.maxIdLength} characters`, 'invalid_request', {
       field: `${path}.${key}`,
     });
   }

@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { readArray, readObject, type JsonObject } from '../json/read';
 import { readResource, readScope, type ResourceInfo } from './values';
 
@@ -30,9 +30,13 @@ export function forEachRecord(
 ): void {
   const root = readObject(body, 'body');
   if (root[envelope.resources] === undefined || root[envelope.resources] === null) {
-    throw badRequest(`${envelope.resources} is required: an OTLP ${envelope.message} has at least one element there`, {
-      field: envelope.resources,
-    });
+    throw invalid(
+      `${envelope.resources} is required: an OTLP ${envelope.message} has at least one element there`,
+      'invalid_request',
+      {
+        field: envelope.resources,
+      },
+    );
   }
   readArray(root[envelope.resources], envelope.resources).forEach((rRaw, i) => {
     const rPath = `${envelope.resources}[${i}]`;

@@ -1,4 +1,4 @@
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { findInJson, formatJsonPath } from '../json/walk';
 
 /**
@@ -16,8 +16,12 @@ export function checkEventDepth(events: readonly unknown[], field = 'data'): voi
   const steps = findInJson(events, (_value, depth) => depth > MAX_EVENT_DEPTH);
   if (steps === undefined) return;
   const path = formatJsonPath(field, steps, SHOWN_STEPS);
-  throw badRequest(`${field} nests deeper than ${MAX_EVENT_DEPTH} levels of arrays and objects, at ${path}`, {
-    field: path,
-    limit: MAX_EVENT_DEPTH,
-  });
+  throw invalid(
+    `${field} nests deeper than ${MAX_EVENT_DEPTH} levels of arrays and objects, at ${path}`,
+    'invalid_request',
+    {
+      field: path,
+      limit: MAX_EVENT_DEPTH,
+    },
+  );
 }

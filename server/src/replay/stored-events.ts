@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { DomainError } from '../shared/domain-errors';
 import { decodeChunkEvents } from '../ingest/replay';
 
 /** A stored chunk's events as a read serves them; `unreadable` (only then present) says why there are none. */
@@ -16,7 +16,7 @@ export function storedEvents(encoding: 'gzip' | 'json', data: Uint8Array): Store
   try {
     return { events: decodeChunkEvents(encoding, data) };
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+    if (!(err instanceof DomainError)) throw err;
     return { events: [], unreadable: `this stored chunk cannot be served, its events are left out: ${err.message}` };
   }
 }

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../http/errors';
+import { DomainError, invalid } from '../shared/domain-errors';
 import { debugIdComment, normalizeDebugId } from './debug-ids';
 import type { NewMap } from './store';
 import { checkSourceMap } from './validate';
@@ -24,10 +24,15 @@ export interface UploadEntry {
 }
 
 export const mapTooLarge = (field: string) =>
-  new ApiError(413, 'payload_too_large', `${field} exceeds the limit of ${MAX_MAP_BYTES} bytes per source map`, {
-    field,
-    limit: MAX_MAP_BYTES,
-  });
+  new DomainError(
+    'too_large',
+    'payload_too_large',
+    `${field} exceeds the limit of ${MAX_MAP_BYTES} bytes per source map`,
+    {
+      field,
+      limit: MAX_MAP_BYTES,
+    },
+  );
 
 /**
  * The map to store for an entry: checked, with the one debug ID its map, its declaration and its minified file agree
@@ -39,7 +44,7 @@ export function toNewMap(entry: UploadEntry): NewMap {
   const fromCode = entry.code ? debugIdComment(entry.code.text) : undefined;
   const codeId = fromCode === undefined ? null : normalizeDebugId(fromCode);
   if (entry.code && fromCode !== undefined && !codeId) {
-    throw new ApiError(400, 'invalid_debug_id', `${entry.code.field}: its //# debugId= comment is not a UUID`, {
+    throw invalid(`${entry.code.field}: its //# debugId= comment is not a UUID`, 'invalid_debug_id', {
       field: entry.code.field,
     });
   }
@@ -49,9 +54,13 @@ export function toNewMap(entry: UploadEntry): NewMap {
     [entry.code?.field ?? '', codeId],
   ]);
   if (!debugId && !(entry.release && entry.url)) {
-    throw badRequest(`${entry.field}: a map without a debug ID needs a release and a URL to be found by`, {
-      field: entry.field,
-    });
+    throw invalid(
+      `${entry.field}: a map without a debug ID needs a release and a URL to be found by`,
+      'invalid_request',
+      {
+        field: entry.field,
+      },
+    );
   }
   return { debugId, release: entry.release, url: entry.url, text: checked.text };
 }
@@ -60,13 +69,10 @@ function agreedId(entry: UploadEntry, claims: ReadonlyArray<readonly [string, st
   const named = claims.filter((c): c is readonly [string, string] => c[1] !== null);
   const differing = named.find(([, id]) => id !== named[0]![1]);
   if (differing) {
-    throw new ApiError(
-      400,
-      'debug_id_mismatch',
+    throw invalid(
       `${entry.field}: debug IDs differ (${named.map(([where, id]) => `${where}: ${id}`).join('; ')})`,
-      {
-        field: differing[0],
-      },
+      'debug_id_mismatch',
+      { field: differing[0] },
     );
   }
   return named[0]?.[1] ?? null;
@@ -76,7 +82,7 @@ function agreedId(entry: UploadEntry, claims: ReadonlyArray<readonly [string, st
 export function optionalText(value: unknown, field: string, max: number): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || value.trim() === '' || value.length > max || value.includes('\u0000')) {
-    throw badRequest(`${field} must be a non-empty string of at most ${max} characters`, { field });
+    throw invalid(`${field} must be a non-empty string of at most ${max} characters`, 'invalid_request', { field });
   }
   return value.trim();
 }

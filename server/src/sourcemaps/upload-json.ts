@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { normalizeDebugId } from './debug-ids';
 import { mapTooLarge, MAX_MAP_BYTES, optionalText, type UploadEntry } from './upload-entry';
 
@@ -13,33 +13,39 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 function onlyFields(value: Json, allowed: readonly string[], where: string): void {
   const extra = Object.keys(value).find((k) => !allowed.includes(k));
   if (extra !== undefined)
-    throw badRequest(`unknown field ${where}${extra}: it takes ${allowed.join(', ')}`, { field: `${where}${extra}` });
+    throw invalid(`unknown field ${where}${extra}: it takes ${allowed.join(', ')}`, 'invalid_request', {
+      field: `${where}${extra}`,
+    });
 }
 
 /** The entries of a JSON upload: `{"release"?, "maps": [{"map", "debug_id"?, "url"?, "code"?}]}` (docs/source-maps.md). */
 export function entriesFromJson(body: unknown): UploadEntry[] {
-  if (!isObject(body)) throw badRequest('body must be a JSON object: {"release"?, "maps": [...]}');
+  if (!isObject(body)) throw invalid('body must be a JSON object: {"release"?, "maps": [...]}');
   onlyFields(body, ['release', 'maps'], '');
   const release = optionalText(body.release, 'release', MAX_RELEASE);
   const maps = body.maps;
   if (!Array.isArray(maps) || maps.length === 0 || maps.length > MAX_MAPS_PER_REQUEST) {
-    throw badRequest(`maps must be an array of 1 to ${MAX_MAPS_PER_REQUEST} entries`, { field: 'maps' });
+    throw invalid(`maps must be an array of 1 to ${MAX_MAPS_PER_REQUEST} entries`, 'invalid_request', {
+      field: 'maps',
+    });
   }
   return maps.map((item: unknown, i) => entryFromJson(item, `maps[${i}]`, release));
 }
 
 function entryFromJson(item: unknown, where: string, release: string | null): UploadEntry {
   if (!isObject(item))
-    throw badRequest(`${where} must be an object: {"map", "debug_id"?, "url"?, "code"?}`, { field: where });
+    throw invalid(`${where} must be an object: {"map", "debug_id"?, "url"?, "code"?}`, 'invalid_request', {
+      field: where,
+    });
   onlyFields(item, ['map', 'debug_id', 'url', 'code'], `${where}.`);
   const field = `${where}.map`;
   const text = mapText(item.map, field);
   const declaredId = item.debug_id === undefined ? null : normalizeDebugId(item.debug_id);
   if (item.debug_id !== undefined && !declaredId) {
-    throw new ApiError(400, 'invalid_debug_id', `${where}.debug_id must be a UUID`, { field: `${where}.debug_id` });
+    throw invalid(`${where}.debug_id must be a UUID`, 'invalid_debug_id', { field: `${where}.debug_id` });
   }
   if (item.code !== undefined && typeof item.code !== 'string')
-    throw badRequest(`${where}.code must be the minified file's text`, { field: `${where}.code` });
+    throw invalid(`${where}.code must be the minified file's text`, 'invalid_request', { field: `${where}.code` });
   return {
     field,
     text,
@@ -54,7 +60,7 @@ function entryFromJson(item: unknown, where: string, release: string | null): Up
 function mapText(value: unknown, field: string): string {
   if (typeof value === 'string') return value;
   if (!isObject(value))
-    throw new ApiError(400, 'invalid_sourcemap', `${field}: a source map is a JSON object or its JSON text`, { field });
+    throw invalid(`${field}: a source map is a JSON object or its JSON text`, 'invalid_sourcemap', { field });
   const text = JSON.stringify(value);
   if (text.length > MAX_MAP_BYTES) throw mapTooLarge(field);
   return text;

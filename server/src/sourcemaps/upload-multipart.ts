@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { ApiError, badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { MAX_RELEASE } from './upload-json';
 import { mapTooLarge, MAX_MAP_BYTES, optionalText, type UploadEntry } from './upload-entry';
 
@@ -32,18 +32,26 @@ export async function entriesFromForm(form: FormData): Promise<UploadEntry[]> {
       if (part.path.endsWith('.map')) maps.set(part.path, part);
       else if (CODE.test(part.path)) code.push(part);
       else
-        throw badRequest(`${part.field}: only .map files and their .js, .mjs or .cjs files are uploaded`, {
-          field: part.field,
-        });
+        throw invalid(
+          `${part.field}: only .map files and their .js, .mjs or .cjs files are uploaded`,
+          'invalid_request',
+          {
+            field: part.field,
+          },
+        );
     } else if (name === 'file')
-      throw badRequest('each file part needs a filename: its path in the build output', { field: 'file' });
+      throw invalid('each file part needs a filename: its path in the build output', 'invalid_request', {
+        field: 'file',
+      });
     else
-      throw badRequest(
+      throw invalid(
         `unexpected form part "${name}": the form takes text parts release and url_prefix and file parts named file`,
+        'invalid_request',
         { field: name },
       );
   }
-  if (maps.size === 0) throw badRequest('the form holds no .map file part (named file)', { field: 'file' });
+  if (maps.size === 0)
+    throw invalid('the form holds no .map file part (named file)', 'invalid_request', { field: 'file' });
   const codeOf = pairCode(maps, code);
   return [...maps.values()].map((map) => {
     const js = codeOf.get(map.path);
@@ -62,13 +70,15 @@ async function readPart(file: File): Promise<Part> {
   const path = posix.normalize(file.name.replaceAll('\\', '/')).replace(/^(?:\.\/|\/)+/, '');
   const field = `file[${file.name}]`;
   if (!file.name || path === '.' || path.startsWith('../') || path.includes('\u0000')) {
-    throw badRequest(`${field}: each file part needs a filename: its path in the build output`, { field });
+    throw invalid(`${field}: each file part needs a filename: its path in the build output`, 'invalid_request', {
+      field,
+    });
   }
   if (file.size > MAX_MAP_BYTES) throw mapTooLarge(field);
   try {
     return { path, field, text: decoder.decode(await file.arrayBuffer()) };
   } catch {
-    throw new ApiError(400, 'invalid_sourcemap', `${field}: not valid UTF-8 text`, { field });
+    throw invalid(`${field}: not valid UTF-8 text`, 'invalid_sourcemap', { field });
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { normalizeDebugId } from './debug-ids';
 
 /** A map that passed the checks: its text as it will be stored and the debug ID it names, if any. */
@@ -7,8 +7,7 @@ export interface CheckedMap {
   debugId: string | null;
 }
 
-const invalid = (field: string, message: string) =>
-  new ApiError(400, 'invalid_sourcemap', `${field}: ${message}`, { field });
+const invalidMap = (field: string, message: string) => invalid(`${field}: ${message}`, 'invalid_sourcemap', { field });
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -26,9 +25,9 @@ export function checkSourceMap(text: string, field: string): CheckedMap {
   try {
     map = JSON.parse(text);
   } catch (err) {
-    throw invalid(field, `not valid JSON: ${(err as Error).message}`);
+    throw invalidMap(field, `not valid JSON: ${(err as Error).message}`);
   }
-  if (!isObject(map)) throw invalid(field, 'a source map is a JSON object');
+  if (!isObject(map)) throw invalidMap(field, 'a source map is a JSON object');
   if ('sections' in map) checkSections(map, field);
   else checkPlainMap(map, field);
   return { text, debugId: ownDebugId(map, field) };
@@ -36,23 +35,23 @@ export function checkSourceMap(text: string, field: string): CheckedMap {
 
 function checkPlainMap(map: Json, field: string): void {
   if (map.version !== 3)
-    throw invalid(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
+    throw invalidMap(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
   if (typeof map.mappings !== 'string' || !MAPPINGS.test(map.mappings))
-    throw invalid(field, '"mappings" must be a string of base64 VLQ segments');
-  if (!stringsOrNulls(map.sources)) throw invalid(field, '"sources" must be an array of strings');
+    throw invalidMap(field, '"mappings" must be a string of base64 VLQ segments');
+  if (!stringsOrNulls(map.sources)) throw invalidMap(field, '"sources" must be an array of strings');
   if (map.names !== undefined && !stringsOrNulls(map.names))
-    throw invalid(field, '"names" must be an array of strings');
+    throw invalidMap(field, '"names" must be an array of strings');
   if (map.sourcesContent !== undefined && !stringsOrNulls(map.sourcesContent))
-    throw invalid(field, '"sourcesContent" must be an array of strings or nulls');
+    throw invalidMap(field, '"sourcesContent" must be an array of strings or nulls');
   if (map.sourceRoot !== undefined && map.sourceRoot !== null && typeof map.sourceRoot !== 'string')
-    throw invalid(field, '"sourceRoot" must be a string');
+    throw invalidMap(field, '"sourceRoot" must be a string');
 }
 
 /** An index map: version 3 with `sections`, each `{offset: {line, column}, map}`, in order. */
 function checkSections(map: Json, field: string): void {
   if (map.version !== 3)
-    throw invalid(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
-  if (!Array.isArray(map.sections)) throw invalid(field, '"sections" must be an array');
+    throw invalidMap(field, `not a version 3 source map ("version": ${JSON.stringify(map.version) ?? 'missing'})`);
+  if (!Array.isArray(map.sections)) throw invalidMap(field, '"sections" must be an array');
   map.sections.forEach((section: unknown, i) => {
     const where = `${field} sections[${i}]`;
     if (!isObject(section)) throw invalid(where, 'a section is an object');
@@ -73,11 +72,8 @@ function ownDebugId(map: Json, field: string): string | null {
   if (raw === undefined || raw === null) return null;
   const id = normalizeDebugId(raw);
   if (!id)
-    throw new ApiError(
-      400,
-      'invalid_debug_id',
-      `${field}: "debugId" must be a UUID (got ${JSON.stringify(raw).slice(0, 60)})`,
-      { field },
-    );
+    throw invalid(`${field}: "debugId" must be a UUID (got ${JSON.stringify(raw).slice(0, 60)})`, 'invalid_debug_id', {
+      field,
+    });
   return id;
 }
