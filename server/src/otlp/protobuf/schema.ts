@@ -8,8 +8,11 @@
  * them skipped like any other unknown field. `EntityRef` (development status) is included because
  * it is tiny; profiles are not.
  *
- * Written by hand for this project (not generated, not copied). When upgrading, check the
- * upstream CHANGELOG for new fields and add them here with their exact numbers and types: the
+ * Written by hand for this project (not generated, not copied), and checked against upstream's
+ * .proto files of that version (test/unit/otlp-proto-upstream.test.ts compares every message,
+ * field number, type, repeated-ness and oneof, and every enum value, with
+ * test/fixtures/opentelemetry-proto/v1.6.0). When upgrading, add the new tag's files there, move
+ * OTLP_PROTO_VERSION, and add the fields the test reports with their exact numbers and types: the
  * decoder derives everything (JSON names, presence, wire types, hex-vs-base64) from this text.
  *
  * All messages live in one flat package: OTLP message names do not collide across the upstream
