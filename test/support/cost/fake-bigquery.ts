@@ -17,6 +17,9 @@ import { serveLocally, type LocalServer } from '../local-server';
  * It runs only the SELECT shape the source sends: column paths with optional `AS` aliases (and `CAST(NULL AS STRING)`)
  * from one backticked table, `WHERE` a conjunction of `<path> = @param` and `_PARTITIONTIME >= @param`. Anything else
  * is answered 400 like a syntax error, so a query the fake does not understand fails instead of being half-run.
+ * Parameters are typed as BigQuery types them: a value its `parameterType.type` cannot hold (an INT64 that is not an
+ * integer, a DATE that is not a date) and a comparison of a column with a parameter of another type are refused 400
+ * `invalidQuery`, as BigQuery refuses them.
  *
  * Authentication is a service account's self-signed JWT (RS256, `scope` claim), verified against the public keys of
  * the accounts `serviceAccount()` created; anything else is 401.
@@ -268,7 +271,12 @@ export async function fakeBigQuery(): Promise<FakeBigQuery> {
     fake.queries.push({ query: request.query, params, ...(request.location ? { location: request.location } : {}) });
     let result: { schema: SchemaField[]; rows: unknown[][] };
     try {
-      result = runSelect(request.query, params, tables, fake.denied.has(caller));
+      result = runSelect(
+        request.query,
+        typedParameters(request.queryParameters ?? []),
+        tables,
+        fake.denied.has(caller),
+      );
     } catch (err) {
       if (err instanceof QueryError) return googleError(res, err.status, err.reason, err.message);
       throw err;
@@ -327,9 +335,15 @@ export async function fakeBigQuery(): Promise<FakeBigQuery> {
   return fake;
 }
 
+interface QueryParameter {
+  name: string;
+  parameterType: { type: string };
+  parameterValue: { value: string };
+}
+
 interface QueryRequest {
   query: string;
-  queryParameters?: { name: string; parameterType: { type: string }; parameterValue: { value: string } }[];
+  queryParameters?: QueryParameter[];
   maxResults?: number;
   location?: string;
   formatOptions?: { useInt64Timestamp?: boolean };
@@ -345,12 +359,91 @@ class QueryError extends Error {
   }
 }
 
+/** A named parameter's value and its GoogleSQL type. */
+interface Typed {
+  type: string;
+  value: string;
+}
+
+const INT64_RANGE = [-(2n ** 63n), 2n ** 63n - 1n] as const;
+const isDate = (value: string) => {
+  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(value);
+  if (!m) return false;
+  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return date.getUTCFullYear() === Number(m[1]) && date.getUTCMonth() === Number(m[2]) - 1;
+};
+/** The canonical timestamp forms: a date, then optionally a time and a zone (`Z`, `+hh[:mm]`, ` UTC`). */
+const TIMESTAMP =
+  /^(\d{4}-\d{1,2}-\d{1,2})(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?: ?(?:Z|[+-]\d{1,2}(?::\d{2})?|UTC))?$/;
+const DATETIME = /^(\d{4}-\d{1,2}-\d{1,2})(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)?$/;
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** Whether `value` is a valid literal of each scalar parameter type, with BigQuery's message when it is not. */
+const PARAMETER_TYPES: Record<string, { valid: (value: string) => boolean; bad: (value: string) => string }> = {
+  STRING: { valid: () => true, bad: () => '' },
+  INT64: {
+    valid: (v) => /^[+-]?\d+$/.test(v) && BigInt(v) >= INT64_RANGE[0] && BigInt(v) <= INT64_RANGE[1],
+    bad: (v) => `Bad int64 value: ${v}`,
+  },
+  FLOAT64: {
+    valid: (v) => DECIMAL.test(v) || ['NaN', 'Infinity', '-Infinity', 'inf', '-inf'].includes(v),
+    bad: (v) => `Bad double value: ${v}`,
+  },
+  NUMERIC: { valid: (v) => DECIMAL.test(v), bad: (v) => `Invalid NUMERIC value: ${v}` },
+  BOOL: { valid: (v) => /^(?:true|false)$/i.test(v), bad: (v) => `Bad bool value: ${v}` },
+  DATE: { valid: isDate, bad: (v) => `Invalid date: '${v}'` },
+  DATETIME: {
+    valid: (v) => isDate(DATETIME.exec(v)?.[1] ?? ''),
+    bad: (v) => `Invalid datetime string "${v}"`,
+  },
+  TIMESTAMP: {
+    valid: (v) => isDate(TIMESTAMP.exec(v)?.[1] ?? ''),
+    bad: (v) => `Invalid timestamp: '${v}'`,
+  },
+};
+
+/** The parameters by name, each checked against its declared type as BigQuery checks them before running anything. */
+function typedParameters(parameters: QueryParameter[]): Record<string, Typed> {
+  const typed: Record<string, Typed> = {};
+  for (const { name, parameterType, parameterValue } of parameters) {
+    const type = parameterType?.type;
+    const rule = PARAMETER_TYPES[type];
+    if (!rule) throw new QueryError(400, 'invalid', `Invalid query parameter type for ${name}: ${String(type)}`);
+    const value = parameterValue?.value;
+    if (typeof value !== 'string') throw new QueryError(400, 'invalid', `Query parameter ${name} has no value`);
+    if (!rule.valid(value)) throw new QueryError(400, 'invalidQuery', rule.bad(value));
+    typed[name] = { type, value };
+  }
+  return typed;
+}
+
+/** A legacy schema type (what the export tables declare) as the GoogleSQL type a comparison sees. */
+const SQL_TYPE: Record<SchemaField['type'], string> = {
+  STRING: 'STRING',
+  FLOAT: 'FLOAT64',
+  INTEGER: 'INT64',
+  TIMESTAMP: 'TIMESTAMP',
+  BOOLEAN: 'BOOL',
+  RECORD: 'STRUCT',
+};
+const NUMBERS = ['INT64', 'FLOAT64', 'NUMERIC'];
+
+/** GoogleSQL compares a column with a parameter of the same type, or numbers with numbers; nothing else coerces. */
+function comparable(op: string, column: string, parameter: string): void {
+  if (column === parameter || (NUMBERS.includes(column) && NUMBERS.includes(parameter))) return;
+  throw new QueryError(
+    400,
+    'invalidQuery',
+    `No matching signature for operator ${op} for argument types: ${column}, ${parameter}. Supported signature: ANY ${op} ANY`,
+  );
+}
+
 const SELECT = /^SELECT (.+) FROM `([^`]+)` WHERE (.+)$/s;
 
 /** Runs the supported SELECT shape: the output schema and the rows as arrays of values in column order. */
 function runSelect(
   sql: string,
-  params: Record<string, string>,
+  params: Record<string, Typed>,
   tables: Map<string, ExportTable>,
   denied: boolean,
 ): { schema: SchemaField[]; rows: unknown[][] } {
@@ -392,7 +485,7 @@ function selectColumn(
 
 function condition(
   text: string,
-  params: Record<string, string>,
+  params: Record<string, Typed>,
   schema: SchemaField[],
 ): (row: Record<string, unknown>) => boolean {
   const m = /^([A-Za-z_]+(?:\.[a-z_]+)*) (=|>=) @([a-z_]+)$/.exec(text.trim());
@@ -401,15 +494,16 @@ function condition(
   const param = params[name];
   if (param === undefined) throw new QueryError(400, 'invalidQuery', `Query parameter '${name}' not found`);
   if (column === '_PARTITIONTIME') {
-    const bound = Date.parse(param.replace(' ', 'T'));
+    comparable(op, 'TIMESTAMP', param.type);
+    const bound = Date.parse(param.value.replace(' ', 'T'));
     if (op !== '>=' || !Number.isFinite(bound))
       throw new QueryError(400, 'invalidQuery', `No matching signature for operator ${op} on _PARTITIONTIME`);
     return (row) => (row._PARTITIONTIME as number) >= bound;
   }
   const segments = column.split('.');
-  resolve(schema, segments);
+  comparable(op, SQL_TYPE[resolve(schema, segments).type], param.type);
   if (op !== '=') throw new QueryError(400, 'invalidQuery', `unsupported operator ${op} on ${column}`);
-  return (row) => pick(row, segments) === param;
+  return (row) => pick(row, segments) === param.value;
 }
 
 function resolve(schema: SchemaField[], segments: string[]): SchemaField {

@@ -298,16 +298,59 @@ function lost(before: unknown, after: unknown, path: string): string | undefined
   return undefined;
 }
 
-const excluded = (input: MutationInput): boolean =>
-  input.namespace.metadata?.name === 'svc-system' ||
-  input.namespace.metadata?.labels?.['svc.io/exclude'] === 'true' ||
-  input.pod.metadata?.annotations?.['svc.io/exclude'] === 'true' ||
-  input.pod.metadata?.annotations?.['svc.io/injected'] === 'true' ||
-  input.instrumentation === undefined;
+/** Why an input is left alone, each reason the mutation documents; undefined when none applies. */
+const exclusionOf = (input: MutationInput) =>
+  input.namespace.metadata?.name === 'svc-system'
+    ? 'svc-system'
+    : input.namespace.metadata?.labels?.['svc.io/exclude'] === 'true'
+      ? 'namespace excluded'
+      : input.pod.metadata?.annotations?.['svc.io/exclude'] === 'true'
+        ? 'pod excluded'
+        : input.pod.metadata?.annotations?.['svc.io/injected'] === 'true'
+          ? 'already injected'
+          : input.instrumentation === undefined
+            ? 'no oti'
+            : undefined;
+const excluded = (input: MutationInput): boolean => exclusionOf(input) !== undefined;
+
+/**
+ * How many generated cases reached each assertion a property makes only for some inputs: a property whose cases
+ * mostly return early proves little, so each test requires every such assertion to be reached by a share of its runs.
+ */
+function reached<K extends string>(names: readonly K[]) {
+  const counts = Object.fromEntries(names.map((name) => [name, 0])) as Record<K, number>;
+  return {
+    counts,
+    hit: (name: K) => void counts[name]++,
+    /** Every assertion reached by at least `share` of `runs` (e.g. 0.05: one case in twenty). */
+    expectEach(runs: number, share: Readonly<Record<K, number>>) {
+      for (const name of names)
+        expect(counts[name], `cases that reached "${name}" of ${runs}`).toBeGreaterThanOrEqual(share[name] * runs);
+    },
+  };
+}
+
+const RUNS = 1000;
+
+/** The agent variable of each language the SDK strategy injects. */
+const AGENT_VARIABLE = { nodejs: 'NODE_OPTIONS', java: 'JAVA_TOOL_OPTIONS', python: 'PYTHONPATH' } as const;
+
+/** Inputs that are not excluded, whose containers' env sets an agent variable (its last word, as the app wrote it). */
+const appSetsAgentVariable: fc.Arbitrary<MutationInput> = fc
+  .tuple(
+    inputArbitrary.filter((input) => !excluded(input)),
+    fc.constantFrom(...Object.values(AGENT_VARIABLE)),
+    fc.constantFrom(...ENV_VALUES),
+  )
+  .map(([input, name, value]) => {
+    const pod = structuredClone(input.pod);
+    for (const c of pod.spec!.containers) c.env = [...(c.env ?? []), { name, value }];
+    return { ...input, pod };
+  });
 
 describe('mutation properties', () => {
   it('the patch applies cleanly, keeps every user field, yields a valid pod, and is idempotent', () => {
-    const injected = { sdk: 0, ebpf: 0, extended: 0 };
+    const cases = reached(['injected with the SDK', 'injected with eBPF', "extends an app's value", 'left alone']);
     fc.assert(
       fc.property(inputArbitrary, (input) => {
         const before = structuredClone(input);
@@ -323,44 +366,66 @@ describe('mutation properties', () => {
         }
         expect(decision.injected).toBe(patch.length > 0);
         if (decision.injected) {
-          injected[decision.strategy ?? 'sdk']++;
-          if (patch.some((op) => op.op === 'replace')) injected.extended++;
+          cases.hit(decision.strategy === 'ebpf' ? 'injected with eBPF' : 'injected with the SDK');
+          if (patch.some((op) => op.op === 'replace')) cases.hit("extends an app's value");
           expect(mutated.metadata?.annotations?.['svc.io/injected']).toBe('true');
           expect(() => new Pod(mutated as ConstructorParameters<typeof Pod>[0]).validate()).not.toThrow();
-        }
+        } else cases.hit('left alone');
 
         // Applying the patch and mutating again changes nothing.
         expect(mutatePod({ ...input, pod: mutated }).patch).toEqual([]);
       }),
-      { numRuns: 1000 },
+      { numRuns: RUNS },
     );
     // The generator must reach the interesting paths (both strategies, extending an app's value), or the
     // properties above prove little.
-    expect(injected.sdk).toBeGreaterThan(80);
-    expect(injected.ebpf).toBeGreaterThan(15);
-    expect(injected.extended).toBeGreaterThan(4);
+    cases.expectEach(RUNS, {
+      'injected with the SDK': 0.081,
+      'injected with eBPF': 0.016,
+      "extends an app's value": 0.005,
+      'left alone': 0.05,
+    });
   });
 
   it('excluded pods (svc-system, excluded namespace or pod, already injected, no oti) never change', () => {
+    const runs = 200;
+    const cases = reached(['svc-system', 'namespace excluded', 'pod excluded', 'already injected', 'no oti']);
     fc.assert(
       fc.property(inputArbitrary.filter(excluded), (input) => {
         const { patch, decision } = mutatePod(input);
         expect(patch).toEqual([]);
         expect(decision.injected).toBe(false);
+        cases.hit(exclusionOf(input)!);
       }),
-      { numRuns: 200 },
+      { numRuns: runs },
     );
+    // Each reason, not only the commonest, is what leaves these pods alone.
+    cases.expectEach(runs, {
+      'svc-system': 0.1,
+      'namespace excluded': 0.04,
+      'pod excluded': 0.04,
+      'already injected': 0.04,
+      'no oti': 0.04,
+    });
   });
 
   it('an agent variable the app set is extended once, never duplicated', () => {
+    const runs = 500;
+    const cases = reached(['nodejs', 'java', 'python', 'set by the app']);
     fc.assert(
-      fc.property(inputArbitrary, (input) => {
+      fc.property(appSetsAgentVariable, (input) => {
         const { patch, decision } = mutatePod(input);
         if (!decision.injected || decision.strategy !== 'sdk') return;
         const mutated = apply(input.pod, patch);
         const app = mutated.spec?.containers.find((c) => c.name === decision.container);
         const value = (name: string) => [...(app?.env ?? [])].reverse().find((e) => e.name === name)?.value ?? '';
         const count = (haystack: string, needle: string) => haystack.split(needle).length - 1;
+        const lang = decision.lang as keyof typeof AGENT_VARIABLE;
+        if (!(lang in AGENT_VARIABLE)) return;
+        cases.hit(lang);
+        const original = input.pod.spec?.containers.find((c) => c.name === decision.container);
+        if (original?.env?.some((e) => e.name === AGENT_VARIABLE[lang] && typeof e.value === 'string'))
+          cases.hit('set by the app');
         if (decision.lang === 'nodejs')
           expect(count(value('NODE_OPTIONS'), '--require /svc-agent/node/register.cjs')).toBeLessThanOrEqual(1);
         if (decision.lang === 'java')
@@ -370,7 +435,8 @@ describe('mutation properties', () => {
         if (decision.lang === 'python')
           expect(count(value('PYTHONPATH'), '/svc-agent/python/bootstrap')).toBeLessThanOrEqual(1);
       }),
-      { numRuns: 200 },
+      { numRuns: runs },
     );
+    cases.expectEach(runs, { nodejs: 0.02, java: 0.02, python: 0.02, 'set by the app': 0.05 });
   });
 });
