@@ -7,7 +7,9 @@
 import { readScriptConfig } from './cdn/script-config';
 import { initBrowserSDK } from './sdk/init';
 
-export * from './index';
+// The npm entry's values, without its integration factories: a script tag chooses integrations by name, from the
+// defaults (`integrations: (defaults) => defaults.filter(...)`), and has nothing to leave out of a bundle.
+export { getSDK, initBrowserSDK, loadRecorder, MASK, resolveConfig, SDK_NAME, SDK_VERSION } from './index';
 /** `Svc.init(config)`: the script-tag spelling of `initBrowserSDK`. */
 export { initBrowserSDK as init } from './sdk/init';
 

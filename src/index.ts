@@ -4,7 +4,7 @@
  * Importing it has no side effects and touches no browser global, so it is safe in Node (SSR, tests); work only
  * starts when `initBrowserSDK` is called.
  */
-export { initBrowserSDK, getSDK } from './sdk/init';
+export { initBrowserSDK, initWithoutDefaultIntegrations, getSDK } from './sdk/init';
 export { resolveConfig } from './config/resolve';
 export { loadRecorder } from './replay/load-recorder';
 export { SDK_NAME, SDK_VERSION } from './version';

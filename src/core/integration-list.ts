@@ -1,54 +1,47 @@
 import type { DebugLog } from './core';
 import type { Integration, IntegrationCore, IntegrationsOption } from './integration';
 
-const nameOf = (entry: unknown): unknown => (entry as Integration | undefined)?.name;
-
-const isIntegration = (entry: unknown): entry is Integration =>
-  typeof nameOf(entry) === 'string' && typeof (entry as Integration).setup === 'function';
-
 /**
- * The integrations to start, from the defaults and the `integrations` option (see {@link IntegrationsOption}). The
- * list keeps one integration per name, the later one, and none that another one `replaces`; entries that are not
- * integrations are left out. Each is reported as a debug warning, and a function that throws or returns no array
- * leaves the defaults in place.
+ * The integrations to start, from the defaults and the `integrations` option (see {@link IntegrationsOption}). One
+ * integration per name, the later one (listing an integration with a default's name replaces the default); none that
+ * another listed integration `replaces`; entries that are not `{ name, setup }` left out. Each of those is reported
+ * as a debug warning, as is a function that throws or returns no array, which leaves the defaults in place.
  */
 export function integrationList(
   defaults: readonly Integration[],
   option: IntegrationsOption | undefined,
   debug: DebugLog,
 ): Integration[] {
-  let listed: unknown = defaults;
-  if (typeof option === 'function') {
-    try {
-      listed = option([...defaults]);
-    } catch (error) {
-      debug.error('the integrations function threw; the default integrations are used', error);
-    }
-  } else if (option !== undefined) {
-    const added = new Set(option.map(nameOf));
-    listed = [...defaults.filter((entry) => !added.has(entry.name)), ...option];
+  const warn = (message: string, error?: unknown): void => debug.warn(`integrations: ${message}`, error);
+  let listed: unknown;
+  try {
+    listed = typeof option === 'function' ? option([...defaults]) : [...defaults, ...(option || [])];
+  } catch (error) {
+    listed = error;
   }
   if (!Array.isArray(listed)) {
-    debug.warn('the integrations function must return an array; the default integrations are used.');
+    // What the function threw or returned instead is printed with the warning.
+    warn('the function must return an array; the default integrations are started', listed);
     listed = defaults;
   }
-  const byName = new Map<string, Integration>();
-  for (const entry of listed as unknown[]) {
-    if (!isIntegration(entry)) {
-      const name = nameOf(entry);
-      const what = typeof name === 'string' ? `"${name}"` : `a ${typeof entry}`;
-      debug.warn(`integrations: ${what} is not an integration ({ name, setup(core) }); it is left out.`);
+  const byName = new Map<unknown, Integration>();
+  for (const entry of listed as readonly Partial<Integration>[]) {
+    const name = entry?.name;
+    if (typeof name !== 'string' || typeof entry?.setup !== 'function') {
+      warn(
+        `${typeof name === 'string' ? `"${name}"` : typeof entry} is not an integration ({ name, setup }); left out`,
+      );
     } else {
-      if (byName.delete(entry.name))
-        debug.warn(`integrations: "${entry.name}" is listed twice; only the later one is started.`);
-      byName.set(entry.name, entry);
+      const earlier = byName.get(name);
+      if (earlier && !defaults.includes(earlier)) warn(`"${name}" is listed twice; the later one is started`);
+      byName.delete(name);
+      byName.set(name, entry as Integration);
     }
   }
-  const replaced = new Set<string>();
-  for (const entry of byName.values()) for (const name of entry.replaces ?? []) replaced.add(name);
-  for (const name of replaced) {
-    if (byName.delete(name))
-      debug.warn(`integrations: "${name}" is replaced by another integration; it is not started.`);
+  for (const integration of byName.values()) {
+    for (const name of integration.replaces || []) {
+      if (byName.delete(name)) warn(`"${name}" is replaced by "${integration.name}"`);
+    }
   }
   return [...byName.values()];
 }

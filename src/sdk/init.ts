@@ -37,6 +37,19 @@ export function getSDK(): BrowserSDK | undefined {
  * does nothing. The `integrations` option changes which signals start (docs/sdk.md "Integrations").
  */
 export function initBrowserSDK(config: BrowserSDKConfig): BrowserSDK {
+  return initWith(config, defaultIntegrations);
+}
+
+/**
+ * `initBrowserSDK` with no default integration: only those of the `integrations` option start (an array, or a
+ * function given `[]`), and a bundler leaves the code of every other signal out of the app (docs/sdk.md
+ * "Integrations").
+ */
+export function initWithoutDefaultIntegrations(config: BrowserSDKConfig): BrowserSDK {
+  return initWith(config, () => []);
+}
+
+function initWith(config: BrowserSDKConfig, defaults: () => Integration[]): BrowserSDK {
   const running = slot[INSTANCE];
   if (running !== undefined) {
     createDebugLog(running.config.debug, captureOriginals().console).warn(
@@ -57,7 +70,7 @@ export function initBrowserSDK(config: BrowserSDKConfig): BrowserSDK {
   }
   try {
     const running = test ? underTest(resolved) : resolved;
-    const sdk = start(running, test, originals, debug, defaultIntegrations());
+    const sdk = start(running, test, originals, debug, defaults());
     slot[INSTANCE] = { sdk, config: running };
     return sdk;
   } catch (error) {
