@@ -23,7 +23,7 @@ import { landingRoutes } from './landing/routes';
 import { consoleRoutes } from './console/routes';
 import { channelRoutes } from './notify/channels/routes';
 import { deliveryRoutes } from './notify/deliveries/routes';
-import { integrationRoutes } from './notify/integrations/routes';
+import { integrationRoutes } from './integrations/routes';
 import { ruleRoutes } from './notify/rules/routes';
 import type { NotifyServices } from './notify/services';
 import { serveOpenApi } from './api-document';

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/src/http/errors';
 import type { IncidentStatus } from '../../server/src/incidents/types';
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { chatKind, type ChatConfig, type ChatSecrets } from '../../server/src/notify/kinds/chat/kind';
@@ -13,6 +12,7 @@ import type {
 } from '../../server/src/notify/kinds/types';
 import { serveLocally, type LocalServer } from '../support/local-server';
 import { incidentNotice } from '../support/notice';
+import { refusalFrom } from '../support/refusal';
 
 const T0 = Date.parse('2024-05-01T12:00:00Z');
 const clock = { now: () => T0 };
@@ -107,17 +107,12 @@ async function parseError(
   config: unknown,
   integrations = noIntegrations,
 ): Promise<{ status: number; field: unknown; message: string }> {
-  try {
-    await chatKind.parse(config, { integrations });
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return {
-      status: error.status,
-      field: (error.details as { field?: unknown } | undefined)?.field,
-      message: error.message,
-    };
-  }
-  throw new Error('parse accepted the config');
+  const refusal = await refusalFrom(() => chatKind.parse(config, { integrations }));
+  return {
+    status: refusal.status,
+    field: (refusal.details as { field?: unknown } | undefined)?.field,
+    message: refusal.message,
+  };
 }
 
 const header = {

@@ -6,6 +6,7 @@ import type { EmailConfig, EmailSecrets } from '../../server/src/notify/kinds/em
 import type { IncidentNotice, SendContext } from '../../server/src/notify/kinds/types';
 import { startMailbox, type Delivered, type Mailbox } from '../support/mailbox';
 import { incidentNotice } from '../support/notice';
+import { refusalFrom } from '../support/refusal';
 
 const PASSWORD = 'smtp-secret-0bb2';
 const ACK_URL = 'https://svc.example/n/ack?incident=inc_7&sig=a1b2';
@@ -126,7 +127,7 @@ describe('email config', () => {
       smtp: { host: 'smtp.example.com' },
       ...change,
     };
-    await expect(parse(config)).rejects.toMatchObject({ status: 400, details: { field } });
+    expect(await refusalFrom(() => parse(config))).toMatchObject({ status: 400, details: { field } });
   });
 });
 

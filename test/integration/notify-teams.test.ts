@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/src/http/errors';
 import type { IncidentStatus } from '../../server/src/incidents/types';
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { teamsKind } from '../../server/src/notify/kinds/teams/kind';
 import type { IncidentNotice } from '../../server/src/notify/kinds/types';
 import { serveLocally, type LocalServer } from '../support/local-server';
 import { incidentNotice } from '../support/notice';
+import { refusalFrom } from '../support/refusal';
 
 const T0 = Date.parse('2024-05-01T12:00:00Z');
 const http = createGuardedHttp({ allowPrivateTargets: true });
@@ -41,13 +41,8 @@ function notice(status: IncidentStatus, overrides: Partial<IncidentNotice['paylo
 
 describe('teams channel config', () => {
   async function parseError(config: unknown) {
-    try {
-      await teamsKind.parse(config, { integrations: noIntegrations });
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return { status: error.status, field: (error.details as { field?: unknown }).field };
-    }
-    throw new Error('parse accepted the config');
+    const refusal = await refusalFrom(() => teamsKind.parse(config, { integrations: noIntegrations }));
+    return { status: refusal.status, field: (refusal.details as { field?: unknown }).field };
   }
 
   it('requires an http(s) webhook_url and nothing else, naming the field', async () => {

@@ -19,6 +19,7 @@ import type {
 import { voiceKind } from '../../server/src/notify/kinds/telephony/voice';
 import { serveLocally, type LocalServer } from '../support/local-server';
 import { incidentNotice } from '../support/notice';
+import { refusalFrom } from '../support/refusal';
 
 const ACCOUNT_SID = `AC${'a1'.repeat(16)}`;
 const AUTH_TOKEN = 'f'.repeat(32);
@@ -185,18 +186,19 @@ describe('telephony integration', () => {
     [{ from: undefined, messaging_service_sid: 'MG1' }, 'messaging_service_sid'],
     [{ api_base_url: 'ftp://api.twilio.com' }, 'api_base_url'],
     [{ api_base_url: 'https://user:pw@api.twilio.com' }, 'api_base_url'],
-  ])('refuses %j with a 400 naming %s', (change, field) => {
+  ])('refuses %j with a 400 naming %s', async (change, field) => {
     const input = { account_sid: ACCOUNT_SID, auth_token: AUTH_TOKEN, from: FROM, ...change };
-    expect(() => parseTelephonyIntegration(input)).toThrow(
-      expect.objectContaining({ status: 400, details: { field } }),
-    );
+    expect(await refusalFrom(() => parseTelephonyIntegration(input))).toMatchObject({
+      status: 400,
+      details: { field },
+    });
   });
 });
 
 describe('sms and voice config', () => {
   it('needs a connected telephony account', async () => {
     for (const kind of [smsKind, voiceKind]) {
-      await expect(kind.parse({ to: [FROM] }, { integrations: noAccount })).rejects.toMatchObject({
+      expect(await refusalFrom(() => kind.parse({ to: [FROM] }, { integrations: noAccount }))).toMatchObject({
         status: 400,
         message: 'config: connect a telephony account first: PUT /control-plane/integrations/telephony',
         details: { field: 'config' },
@@ -206,7 +208,7 @@ describe('sms and voice config', () => {
 
   it('refuses calls from an account that only has a messaging service, which can still send SMS', async () => {
     const integrations = account({ from: undefined, messaging_service_sid: SERVICE_SID });
-    await expect(voiceKind.parse({ to: [FROM] }, { integrations })).rejects.toMatchObject({
+    expect(await refusalFrom(() => voiceKind.parse({ to: [FROM] }, { integrations }))).toMatchObject({
       status: 400,
       details: { field: 'config' },
       message: expect.stringContaining('"from" number'),
@@ -226,7 +228,7 @@ describe('sms and voice config', () => {
     [{ to: ['+14155550100', 42] }, 'config.to[1]'],
     [{ to: ['+14155550100', '+1 415 555 0100'] }, 'config.to[1]'],
   ])('refuses %j with a 400 naming %s', async (config, field) => {
-    await expect(smsKind.parse(config, { integrations: account() })).rejects.toMatchObject({
+    expect(await refusalFrom(() => smsKind.parse(config, { integrations: account() }))).toMatchObject({
       status: 400,
       details: { field },
     });

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { bodyText, ERROR_SEVERITY } from '../incidents/detect/error-records';
-import { truncate } from '../notify/kinds/chat/text';
+import { truncate } from '../shared/truncate';
 import { originOf, relativeUrl } from '../replay/export/recorded-url';
 import type { TimedBreadcrumb, TimeWindow } from './breadcrumbs';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { notFound } from '../shared/domain-errors';
 import { sessionsWithReplay } from '../incidents/detect/evidence';
 import type { IncidentView } from '../incidents/types';
 import type { IssueRow } from './json';
@@ -29,10 +29,10 @@ export async function findIssueRow(db: Kysely<Database>, projectId: string, id: 
   return merge && issuesOf(db, projectId).where('g.fingerprint', '=', merge.into_fingerprint).executeTakeFirst();
 }
 
-/** The issue, or the 404 of an id that is no issue of the project. */
+/** The issue, or the not_found refusal of an id that is no issue of the project. */
 export async function requireIssueRow(db: Kysely<Database>, projectId: string, id: string): Promise<IssueRow> {
   const row = await findIssueRow(db, projectId, id);
-  if (!row) throw new ApiError(404, 'not_found', `no issue ${id} in this project`);
+  if (!row) throw notFound(`no issue ${id} in this project`);
   return row;
 }
 

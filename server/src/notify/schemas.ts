@@ -9,13 +9,11 @@ export const Channel = z
     type: z.enum(CHANNEL_TYPES),
     name: z.string(),
     config: AnyObject.openapi({ description: 'Without any secret' }),
-    secrets_set: z
-      .array(z.string())
-      .openapi({
-        description:
-          'The secret config fields that hold a value (`secret`, `webhook_url`, `smtp.password`), never their values',
-        example: ['secret'],
-      }),
+    secrets_set: z.array(z.string()).openapi({
+      description:
+        'The secret config fields that hold a value (`secret`, `webhook_url`, `smtp.password`), never their values',
+      example: ['secret'],
+    }),
     created_at: Time,
   })
   .openapi('Channel');

@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import type { IncidentStore } from '../incidents/store';
 import type { SecretBox } from '../secrets/secret-box';
-import type { IntegrationStore } from './integrations/store';
+import type { IntegrationStore } from '../integrations/store';
 import type { KindRegistry } from './kinds/registry';
 import type { Outbox } from './outbox/worker';
 

@@ -7,7 +7,7 @@ import type { CostImpactOf } from '../incidents/types';
 import type { SecretBox } from '../secrets/secret-box';
 import { incidentNotice } from './deliveries/notice';
 import { createGuardedHttp } from './http/guarded-http';
-import { integrationStore } from './integrations/store';
+import { integrationStore } from '../integrations/store';
 import { channelKinds } from './kinds/registry';
 import { scheduleDeliveries } from './outbox/schedule';
 import { startOutbox, type OutboxOptions } from './outbox/worker';

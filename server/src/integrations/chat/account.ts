@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors';
+import { invalidField } from '../../notify/kinds/config-fields';
 import type { Integration, Integrations } from '../../notify/kinds/types';
 
 /** Slack's Web API; a Slack-compatible server (or a test) sets its own `api_base_url`. */
@@ -16,20 +16,21 @@ export interface ChatAppAccount {
 
 /**
  * Reads and checks a `chat_app` integration: config `{ api_base_url?, team? }`, secrets `{ bot_token, signing_secret }`.
- * Throws `badRequest` naming the field, so the integrations API can validate with it too.
+ * Throws an `invalid` DomainError naming the field, so the integrations API can validate with it too.
  */
 export function chatAppAccount(integration: Integration): ChatAppAccount {
   const { config, secrets } = integration;
   const text = (value: unknown, field: string): string => {
-    if (typeof value !== 'string' || value === '') throw badRequest(`${field} must be a non-empty string`, { field });
+    if (typeof value !== 'string' || value === '') throw invalidField(`${field} must be a non-empty string`, field);
     return value;
   };
   const base =
     config.api_base_url === undefined ? DEFAULT_CHAT_API_BASE_URL : text(config.api_base_url, 'config.api_base_url');
   if (!/^https?:\/\//.test(base) || !URL.canParse(base)) {
-    throw badRequest('config.api_base_url must be an http(s) URL such as https://slack.com/api', {
-      field: 'config.api_base_url',
-    });
+    throw invalidField(
+      'config.api_base_url must be an http(s) URL such as https://slack.com/api',
+      'config.api_base_url',
+    );
   }
   return {
     apiBaseUrl: base.replace(/\/+$/, ''),

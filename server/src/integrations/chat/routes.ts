@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Clock } from '../../clock';
 import { readBody } from '../../http/body';
-import { ApiError, badRequest, errorResponse } from '../../http/errors';
+import { ApiError, badRequest, errorResponse, refusalOf } from '../../http/errors';
 import { createRouter, documentedRoute, errors, jsonAnswer } from '../../http/openapi';
 import type { IncidentCommands, IncidentView } from '../../incidents/types';
 import { CHAT_ACTIONS, escapeMrkdwn } from '../../notify/kinds/chat/blocks';
@@ -85,7 +85,8 @@ const commandsRoute = chatRoute(
 export function chatIntegrationRoutes(deps: ChatIntegrationDeps) {
   const app = createRouter();
   app.onError((error, c) => {
-    if (error instanceof ApiError) return errorResponse(c, error);
+    const refusal = refusalOf(error);
+    if (refusal) return errorResponse(c, refusal);
     throw error;
   });
 

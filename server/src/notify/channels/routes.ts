@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Selectable } from 'kysely';
-import type { Database } from '../../db/schema';
-import { ApiError, badRequest } from '../../http/errors';
+import { badRequest } from '../../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
 import { AnyObject, idParams, listOf, text } from '../../http/schemas';
 import { isKnownPrivateHost, PRIVATE_TARGETS_HINT } from '../http/ssrf';
@@ -10,23 +8,7 @@ import { CHANNEL_TYPES, type ChannelType } from '../kinds/types';
 import { Channel } from '../schemas';
 import type { NotifyServices } from '../services';
 import { secretsSet, withKeptSecrets } from './secrets';
-
-type ChannelRow = Selectable<Database['notification_channels']>;
-
-export const channelNotFound = (id: string) =>
-  new ApiError(404, 'not_found', `no notification channel ${id} in this project`);
-
-/** Loads a channel of the caller's project, or 404. */
-export async function loadChannel(services: NotifyServices, projectId: string, id: string): Promise<ChannelRow> {
-  const row = await services.db
-    .selectFrom('notification_channels')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) throw channelNotFound(id);
-  return row;
-}
+import { deleteChannel, insertChannel, listChannels, loadChannel, updateChannel, type ChannelRow } from './store';
 
 /** Channel config as the API shows it: what its kind makes public, never a secret, and which secrets are set. */
 function channelJson(services: NotifyServices, row: ChannelRow) {
@@ -165,29 +147,24 @@ export function channelRoutes(services: NotifyServices) {
         ...columns,
         created_ms: services.clock.now(),
       };
-      await services.db.insertInto('notification_channels').values(row).execute();
+      await insertChannel(services.db, row);
       // A signing secret the server made is shown once, like an API key: it is stored sealed and never returned again.
       const once = generated ? { signing_secret: generated } : {};
       return c.json({ ...channelJson(services, row), ...once }, 201);
     })
     .openapi(listRoute, async (c) => {
-      const rows = await services.db
-        .selectFrom('notification_channels')
-        .selectAll()
-        .where('project_id', '=', c.get('caller').projectId)
-        .orderBy('created_ms')
-        .execute();
+      const rows = await listChannels(services.db, c.get('caller').projectId);
       return c.json({ data: rows.map((row) => channelJson(services, row)) }, 200);
     })
     .openapi(getRoute, async (c) =>
       c.json(
-        channelJson(services, await loadChannel(services, c.get('caller').projectId, c.req.valid('param').id)),
+        channelJson(services, await loadChannel(services.db, c.get('caller').projectId, c.req.valid('param').id)),
         200,
       ),
     )
     .openapi(editRoute, async (c) => {
       const { projectId } = c.get('caller');
-      const row = await loadChannel(services, projectId, c.req.valid('param').id);
+      const row = await loadChannel(services.db, projectId, c.req.valid('param').id);
       const { name, config } = c.req.valid('json');
       const type = row.type as ChannelType;
       // Secrets left out are kept, so the edit never makes a new webhook signing secret.
@@ -204,23 +181,12 @@ export function channelRoutes(services: NotifyServices) {
             ).columns
           : {}),
       };
-      if (Object.keys(changes).length > 0)
-        await services.db
-          .updateTable('notification_channels')
-          .set(changes)
-          .where('project_id', '=', projectId)
-          .where('id', '=', row.id)
-          .execute();
+      if (Object.keys(changes).length > 0) await updateChannel(services.db, projectId, row.id, changes);
       return c.json(channelJson(services, { ...row, ...changes }), 200);
     })
     .openapi(deleteRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const result = await services.db
-        .deleteFrom('notification_channels')
-        .where('project_id', '=', c.get('caller').projectId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (Number(result.numDeletedRows) === 0) throw channelNotFound(id);
+      await deleteChannel(services.db, c.get('caller').projectId, id);
       return c.body(null, 204);
     });
 }

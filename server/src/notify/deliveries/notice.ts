@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncidentStore } from '../../incidents/store';
 import type { IncidentEventKind, IncidentView } from '../../incidents/types';
 import type { IncidentNotice } from '../kinds/types';
-import type { DeliveryRow } from '../outbox/worker';
+import type { DeliveryRow } from './store';
 
 export interface NoticeLinks {
   acknowledgeUrl(projectId: string, incidentId: string): string;

@@ -1,15 +1,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { sql } from 'kysely';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../../http/openapi';
-import { cursorQuery, limitQuery, pageOf } from '../../http/schemas';
-import { afterPosition, orderQuery, readSortedCursor, sortedPage, type KeysetSort } from '../../query/keyset';
-import { loadChannel } from '../channels/routes';
+import { cursorQuery, limitQuery, pageOf, orderQuery } from '../../http/schemas';
+import { readSortedCursor, sortedPage } from '../../shared/keyset';
+import { loadChannel } from '../channels/store';
 import type { ChannelType } from '../kinds/types';
 import { newDeliveryId, scheduledDelivery } from '../outbox/schedule';
-import { deliveryJson } from '../outbox/worker';
+import { deliveryJson } from './json';
 import { Delivery, DELIVERY_SORTS, DELIVERY_STATES } from '../schemas';
 import type { NotifyServices } from '../services';
 import { testNotice } from './notice';
+import { deliveryById, deliveryPosition, insertDelivery, listDeliveries, type DeliveryFilter } from './store';
 
 /** `GET /notifications/deliveries`: 50 per page by default, at most 200 (docs/notifications.md). */
 export const DELIVERY_PAGE = { default: 50, max: 200 } as const;
@@ -18,12 +18,6 @@ export const DELIVERY_PAGE = { default: 50, max: 200 } as const;
 const TEST_MARGIN_MS = 5_000;
 
 const control = { tags: ['notifications'], security: CONTROL_SECURITY };
-
-/**
- * What each order sorts by (ties by id). A delivery not attempted yet has no latency: it counts as -1, below every
- * latency, so that both databases put it in the same place (last when descending).
- */
-const SORT_VALUE = { created: sql<number>`created_ms`, latency: sql<number>`coalesce(latency_ms, -1)` } as const;
 
 const listRoute = createRoute({
   ...control,
@@ -37,13 +31,10 @@ const listRoute = createRoute({
       channel_id: z.string().optional().openapi({ description: "Only this channel's deliveries" }),
       incident_id: z.string().optional().openapi({ description: "Only this incident's deliveries" }),
       state: z.enum(DELIVERY_STATES).optional().openapi({ description: 'Only deliveries in this state' }),
-      sort: z
-        .enum(DELIVERY_SORTS)
-        .default('created')
-        .openapi({
-          description:
-            'Order: creation (default) or latency of the last attempt, where a delivery not attempted yet comes below any latency; ties by id',
-        }),
+      sort: z.enum(DELIVERY_SORTS).default('created').openapi({
+        description:
+          'Order: creation (default) or latency of the last attempt, where a delivery not attempted yet comes below any latency; ties by id',
+      }),
       order: orderQuery('desc (default): newest, slowest first'),
       limit: limitQuery(DELIVERY_PAGE.default, DELIVERY_PAGE.max),
       cursor: cursorQuery.openapi({ description: '`next_cursor` of the previous page of the same sort and order' }),
@@ -75,27 +66,23 @@ export function deliveryRoutes(services: NotifyServices) {
         cursor: rawCursor,
       } = c.req.valid('query');
       // Latencies are fractional milliseconds; cursors from before the log could be sorted were by creation, newest first.
-      const ks: KeysetSort = { sort, order, value: sort === 'latency' ? 'number' : 'integer', defaultSort: 'created' };
-      const cursor = readSortedCursor(rawCursor, ks);
-      let query = services.db.selectFrom('deliveries').selectAll().where('project_id', '=', c.get('caller').projectId);
-      if (channelId) query = query.where('channel_id', '=', channelId);
-      if (incidentId) query = query.where('incident_id', '=', incidentId);
-      if (state) query = query.where('state', '=', state);
-      if (cursor) query = query.where(afterPosition(ks, SORT_VALUE[sort], sql.ref('id'), cursor));
-      const rows = await query
-        .orderBy(SORT_VALUE[sort], order)
-        .orderBy('id', order)
-        .limit(limit + 1)
-        .execute();
-      const position = (d: (typeof rows)[number]) => ({
-        t: sort === 'latency' ? (d.latency_ms ?? -1) : d.created_ms,
-        k: d.id,
-      });
-      return c.json(sortedPage(rows, limit, ks, deliveryJson, position), 200);
+      const ks: DeliveryFilter['ks'] = {
+        sort,
+        order,
+        value: sort === 'latency' ? 'number' : 'integer',
+        defaultSort: 'created',
+      };
+      const after = readSortedCursor(rawCursor, ks);
+      const filter = { channelId, incidentId, state, ks, after, limit: limit + 1 };
+      const rows = await listDeliveries(services.db, c.get('caller').projectId, filter);
+      return c.json(
+        sortedPage(rows, limit, ks, deliveryJson, (row) => deliveryPosition(sort, row)),
+        200,
+      );
     })
     .openapi(testRoute, async (c) => {
       const { projectId } = c.get('caller');
-      const channel = await loadChannel(services, projectId, c.req.valid('param').channelId);
+      const channel = await loadChannel(services.db, projectId, c.req.valid('param').channelId);
       const now = services.clock.now();
       const id = newDeliveryId();
       const notice = JSON.stringify(testNotice(services.publicUrl(), now));
@@ -108,10 +95,8 @@ export function deliveryRoutes(services: NotifyServices) {
         rule_id: null,
         notice,
       };
-      await services.db
-        .insertInto('deliveries')
-        .values(scheduledDelivery({ ...fields, event: 'incident.created', trigger: 'test', dedupe_key: id }, now, now))
-        .execute();
+      const delivery = { ...fields, event: 'incident.created', trigger: 'test', dedupe_key: id };
+      await insertDelivery(services.db, scheduledDelivery(delivery, now, now));
       services.outbox.wake();
       const timeoutMs = (services.kinds[channel.type as ChannelType]?.retry.timeoutMs ?? 10_000) + TEST_MARGIN_MS;
       return c.json(deliveryJson(await firstAttempt(services, id, timeoutMs)), 200);
@@ -122,7 +107,7 @@ export function deliveryRoutes(services: NotifyServices) {
 async function firstAttempt(services: NotifyServices, id: string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const row = await services.db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await deliveryById(services.db, id);
     if (row.attempt > 0 || Date.now() >= deadline) return row;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

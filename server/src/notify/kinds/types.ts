@@ -162,7 +162,7 @@ export interface RetryPolicy {
 export interface ChannelKind<C = unknown, S = unknown> {
   readonly type: ChannelType;
   /**
-   * Validates the `config` of a create request and splits out the secrets. Throws `badRequest` (http/errors.ts) with a
+   * Validates the `config` of a create request and splits out the secrets. Throws an `invalid` DomainError (shared/domain-errors.ts) with a
    * message naming the field as `config.<name>` and `details: { field: 'config.<name>' }`.
    */
   parse(config: unknown, context: ParseContext): Promise<{ config: C; secrets: S }>;

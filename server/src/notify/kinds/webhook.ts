@@ -1,6 +1,5 @@
-import { badRequest } from '../../http/errors';
 import { generateWebhookSecret, signWebhook, webhookSecretKey } from '../signing/standard-webhooks';
-import { configObject, webhookUrl } from './config-fields';
+import { configObject, invalidField, webhookUrl } from './config-fields';
 import { outcomeOfAnswer, outcomeOfFailure } from './outcome';
 import type { ChannelKind } from './types';
 
@@ -30,9 +29,9 @@ export const webhookKind: ChannelKind<WebhookConfig, WebhookSecrets> = {
     if (config.secret === undefined)
       return { config: { url }, secrets: { secret: generateWebhookSecret(), generated: true } };
     if (typeof config.secret !== 'string' || webhookSecretKey(config.secret) === undefined) {
-      throw badRequest(
+      throw invalidField(
         'config.secret must be a Standard Webhooks secret: "whsec_" and the base64 of 24 to 64 random bytes',
-        { field: 'config.secret' },
+        'config.secret',
       );
     }
     return { config: { url }, secrets: { secret: config.secret } };

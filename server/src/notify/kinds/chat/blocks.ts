@@ -1,5 +1,6 @@
 import { isIssueNotice, type Notice } from '../types';
-import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from './text';
+import { truncate } from '../../../shared/truncate';
+import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE } from './text';
 import {
   analysisUrl,
   awaitsAcknowledgement,

@@ -1,8 +1,8 @@
-import { ApiError, badRequest } from '../../../http/errors';
+import { DomainError } from '../../../shared/domain-errors';
 import { findChatApp, type ChatAppAccount } from '../../../integrations/chat/account';
 import { chatApi, type PostedMessage } from './api';
 import { incidentMessage, threadReply } from './blocks';
-import { configObject, webhookUrl } from '../config-fields';
+import { configObject, invalidField, webhookUrl } from '../config-fields';
 import { CHAT_RETRY_POLICY, isAnswer, postJson } from './http';
 import { MAX_STORED_BODY, outcomeOfAnswer } from '../outcome';
 import type { ChannelKind, SendContext, SendOutcome } from '../types';
@@ -38,15 +38,13 @@ export const chatKind: ChannelKind<ChatConfig, ChatSecrets> = {
   async parse(config, { integrations }) {
     const input = configObject(config, ['webhook_url', 'channel']);
     if (typeof input.channel !== 'string' || !ROOM.test(input.channel)) {
-      throw badRequest('config.channel must be a room name with a leading #, such as #incidents', {
-        field: 'config.channel',
-      });
+      throw invalidField('config.channel must be a room name with a leading #, such as #incidents', 'config.channel');
     }
     if (input.webhook_url === undefined || input.webhook_url === null) {
       if (!(await integrations.get('chat_app'))) {
-        throw badRequest(
+        throw invalidField(
           'config.webhook_url is required unless the chat app integration is connected (Settings > Integrations)',
-          { field: 'config.webhook_url' },
+          'config.webhook_url',
         );
       }
       return { config: { channel: input.channel, webhook_host: null }, secrets: { webhook_url: null } };
@@ -65,7 +63,7 @@ export const chatKind: ChannelKind<ChatConfig, ChatSecrets> = {
     try {
       account = await findChatApp(context.integrations);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       return { state: 'failed', errorClass: 'integration_invalid', message: `chat app integration: ${error.message}` };
     }
     if (account) return sendThroughApp(context, account);

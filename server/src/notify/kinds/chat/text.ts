@@ -27,10 +27,3 @@ export const EVENT_HEADLINE: Record<NoticeEventKind, string> = {
 };
 
 export const TEST_NOTE = 'Test notification: no incident was opened.';
-
-/** Cuts `text` to at most `max` characters (code points, so no emoji is split), ending with an ellipsis when cut. */
-export function truncate(text: string, max: number): string {
-  const points = Array.from(text);
-  if (points.length <= max) return text;
-  return `${points.slice(0, Math.max(0, max - 1)).join('')}…`;
-}

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { badRequest } from '../../../http/errors';
+import { invalidField } from '../config-fields';
 import { readInteger, readObject, readString, type JsonObject } from '../../../json/read';
 
 /** The stored config of an `email` channel; the SMTP password is kept apart, in {@link EmailSecrets}. */
@@ -31,7 +31,7 @@ const ADDRESS =
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
 
 /**
- * Validates the `config` of an `email` channel and splits out the SMTP password. Throws `badRequest` naming the field
+ * Validates the `config` of an `email` channel and splits out the SMTP password. Throws a `DomainError` naming the field
  * (`config.to[3]`, `config.smtp.port`, …).
  */
 export function parseEmailConfig(input: unknown): { config: EmailConfig; secrets: EmailSecrets } {
@@ -40,7 +40,7 @@ export function parseEmailConfig(input: unknown): { config: EmailConfig; secrets
 
   const host = readString(smtp.host, 'config.smtp.host')?.toLowerCase();
   if (!host || !(HOSTNAME.test(host) || isIP(host) !== 0))
-    throw badRequest('config.smtp.host must be a host name or an IP address', { field: 'config.smtp.host' });
+    throw invalidField('config.smtp.host must be a host name or an IP address', 'config.smtp.host');
   const port = readInteger(smtp.port, 'config.smtp.port', 1, 65535) ?? 587;
   const secure = readBoolean(smtp, 'secure') ?? port === 465;
   const requireTls = readBoolean(smtp, 'require_tls') ?? false;
@@ -48,9 +48,9 @@ export function parseEmailConfig(input: unknown): { config: EmailConfig; secrets
   const user = readString(smtp.user, 'config.smtp.user') || null;
   const password = readString(smtp.password, 'config.smtp.password') || null;
   if (user && !password)
-    throw badRequest('config.smtp.password is required with config.smtp.user', { field: 'config.smtp.password' });
+    throw invalidField('config.smtp.password is required with config.smtp.user', 'config.smtp.password');
   if (password && !user)
-    throw badRequest('config.smtp.user is required with config.smtp.password', { field: 'config.smtp.user' });
+    throw invalidField('config.smtp.user is required with config.smtp.password', 'config.smtp.user');
 
   return {
     config: {
@@ -64,16 +64,14 @@ export function parseEmailConfig(input: unknown): { config: EmailConfig; secrets
 
 function readRecipients(config: JsonObject): string[] {
   if (!Array.isArray(config.to) || config.to.length === 0 || config.to.length > MAX_EMAIL_RECIPIENTS) {
-    throw badRequest(`config.to must be a list of 1 to ${MAX_EMAIL_RECIPIENTS} e-mail addresses`, {
-      field: 'config.to',
-    });
+    throw invalidField(`config.to must be a list of 1 to ${MAX_EMAIL_RECIPIENTS} e-mail addresses`, 'config.to');
   }
   const to: string[] = [];
   config.to.forEach((value, index) => {
     const field = `config.to[${index}]`;
     const address = readAddress(value, field);
     if (to.some((seen) => seen.toLowerCase() === address.toLowerCase()))
-      throw badRequest(`${field} repeats ${address}`, { field });
+      throw invalidField(`${field} repeats ${address}`, field);
     to.push(address);
   });
   return to;
@@ -82,7 +80,7 @@ function readRecipients(config: JsonObject): string[] {
 function readAddress(value: unknown, field: string): string {
   const address = readString(value, field)?.trim();
   if (!address || !ADDRESS.test(address))
-    throw badRequest(`${field} must be an e-mail address such as oncall@example.com`, { field });
+    throw invalidField(`${field} must be an e-mail address such as oncall@example.com`, field);
   return address;
 }
 
@@ -90,6 +88,6 @@ function readBoolean(object: JsonObject, name: string): boolean | undefined {
   const value = object[name];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'boolean')
-    throw badRequest(`config.smtp.${name} must be true or false`, { field: `config.smtp.${name}` });
+    throw invalidField(`config.smtp.${name} must be true or false`, `config.smtp.${name}`);
   return value;
 }

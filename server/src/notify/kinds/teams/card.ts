@@ -1,4 +1,5 @@
-import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE, truncate } from '../chat/text';
+import { truncate } from '../../../shared/truncate';
+import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE } from '../chat/text';
 import {
   analysisUrl,
   awaitsAcknowledgement,

@@ -1,4 +1,4 @@
-import { badRequest } from '../../../http/errors';
+import { invalidField } from '../config-fields';
 import { readObject, readString, type JsonObject } from '../../../json/read';
 import type { Integrations } from '../types';
 
@@ -36,32 +36,33 @@ export const MESSAGING_SERVICE_SID = /^MG[0-9a-f]{32}$/i;
 export const isE164 = (number: string): boolean => E164.test(number);
 
 /**
- * Validates the body of `PUT /control-plane/integrations/telephony` and splits out the secret. Throws `badRequest`
+ * Validates the body of `PUT /control-plane/integrations/telephony` and splits out the secret. Throws an `invalid` DomainError
  * naming the field as sent (`account_sid`, `from`, …).
  */
 export function parseTelephonyIntegration(input: unknown): { config: TelephonyConfig; secrets: TelephonySecrets } {
   const body = readObject(input, 'body');
   const provider = readString(body.provider, 'provider') ?? 'twilio';
   if (provider !== 'twilio')
-    throw badRequest(`provider must be "twilio", the only telephony provider supported`, { field: 'provider' });
+    throw invalidField(`provider must be "twilio", the only telephony provider supported`, 'provider');
 
   const accountSid = required(body, 'account_sid');
   if (!ACCOUNT_SID.test(accountSid))
-    throw badRequest('account_sid must be "AC" followed by 32 hexadecimal characters', { field: 'account_sid' });
+    throw invalidField('account_sid must be "AC" followed by 32 hexadecimal characters', 'account_sid');
   const authToken = required(body, 'auth_token');
-  if (/\s/.test(authToken)) throw badRequest('auth_token must not contain whitespace', { field: 'auth_token' });
+  if (/\s/.test(authToken)) throw invalidField('auth_token must not contain whitespace', 'auth_token');
 
   const from = readString(body.from, 'from') ?? null;
   if (from !== null && !isE164(from))
-    throw badRequest('from must be an E.164 number: "+" and 8 to 15 digits', { field: 'from' });
+    throw invalidField('from must be an E.164 number: "+" and 8 to 15 digits', 'from');
   const messagingServiceSid = readString(body.messaging_service_sid, 'messaging_service_sid') ?? null;
   if (messagingServiceSid !== null && !MESSAGING_SERVICE_SID.test(messagingServiceSid)) {
-    throw badRequest('messaging_service_sid must be "MG" followed by 32 hexadecimal characters', {
-      field: 'messaging_service_sid',
-    });
+    throw invalidField(
+      'messaging_service_sid must be "MG" followed by 32 hexadecimal characters',
+      'messaging_service_sid',
+    );
   }
   if (from === null && messagingServiceSid === null) {
-    throw badRequest('from is required (or messaging_service_sid, which only sends SMS)', { field: 'from' });
+    throw invalidField('from is required (or messaging_service_sid, which only sends SMS)', 'from');
   }
 
   return {
@@ -78,7 +79,7 @@ export function parseTelephonyIntegration(input: unknown): { config: TelephonyCo
 
 /**
  * The project's telephony account, read back from the stored integration; undefined when none is connected.
- * Throws `badRequest` if the stored integration no longer validates.
+ * Throws an `invalid` DomainError if the stored integration no longer validates.
  */
 export async function readTelephonyAccount(integrations: Integrations): Promise<TelephonyAccount | undefined> {
   const stored = await integrations.get('telephony');
@@ -89,7 +90,7 @@ export async function readTelephonyAccount(integrations: Integrations): Promise<
 
 function required(body: JsonObject, field: string): string {
   const value = readString(body[field], field);
-  if (!value) throw badRequest(`${field} is required`, { field });
+  if (!value) throw invalidField(`${field} is required`, field);
   return value;
 }
 
@@ -101,7 +102,7 @@ function apiBaseUrl(value: unknown): string {
   try {
     url = new URL(text);
   } catch {
-    throw badRequest('api_base_url must be an absolute http(s) URL', { field: 'api_base_url' });
+    throw invalidField('api_base_url must be an absolute http(s) URL', 'api_base_url');
   }
   if (
     (url.protocol !== 'https:' && url.protocol !== 'http:') ||
@@ -110,9 +111,7 @@ function apiBaseUrl(value: unknown): string {
     url.search ||
     url.hash
   ) {
-    throw badRequest('api_base_url must be an http(s) URL without credentials, query or fragment', {
-      field: 'api_base_url',
-    });
+    throw invalidField('api_base_url must be an http(s) URL without credentials, query or fragment', 'api_base_url');
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }

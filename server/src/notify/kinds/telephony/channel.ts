@@ -1,9 +1,10 @@
-import { ApiError, badRequest } from '../../../http/errors';
+import { DomainError } from '../../../shared/domain-errors';
 import { readObject, readString } from '../../../json/read';
 import { isE164, readTelephonyAccount, type TelephonyAccount } from './account';
 import { createTwilioResource, type TwilioResource } from './client';
 import { sendToEach } from './fanout';
 import type { ChannelKind, Integrations, Notice, RetryPolicy } from '../types';
+import { invalidField } from '../config-fields';
 
 /** The config of the `sms` and `voice` kinds; the account they send through is the project's telephony integration. */
 export interface PhoneRecipients {
@@ -44,7 +45,7 @@ export function createTelephonyKind(spec: TelephonyKindSpec): ChannelKind<PhoneR
 
     async parse(config, context) {
       const account = await accountForParse(context.integrations);
-      if (!spec.sender(account)) throw badRequest(`config: ${spec.missingSender}`, { field: 'config' });
+      if (!spec.sender(account)) throw invalidField(`config: ${spec.missingSender}`, 'config');
       return { config: parsePhoneRecipients(config), secrets: {} };
     },
 
@@ -55,7 +56,7 @@ export function createTelephonyKind(spec: TelephonyKindSpec): ChannelKind<PhoneR
       try {
         account = await readTelephonyAccount(context.integrations);
       } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
+        if (!(error instanceof DomainError)) throw error;
         return {
           state: 'failed',
           errorClass: 'telephony_invalid',
@@ -83,7 +84,7 @@ export function createTelephonyKind(spec: TelephonyKindSpec): ChannelKind<PhoneR
 
 async function accountForParse(integrations: Integrations): Promise<TelephonyAccount> {
   const account = await readTelephonyAccount(integrations);
-  if (!account) throw badRequest(`config: ${CONNECT_FIRST}`, { field: 'config' });
+  if (!account) throw invalidField(`config: ${CONNECT_FIRST}`, 'config');
   return account;
 }
 
@@ -94,15 +95,15 @@ async function accountForParse(integrations: Integrations): Promise<TelephonyAcc
 export function parsePhoneRecipients(config: unknown): PhoneRecipients {
   const object = readObject(config, 'config');
   if (!Array.isArray(object.to) || object.to.length === 0 || object.to.length > MAX_PHONE_RECIPIENTS) {
-    throw badRequest(`config.to must be a list of 1 to ${MAX_PHONE_RECIPIENTS} phone numbers`, { field: 'config.to' });
+    throw invalidField(`config.to must be a list of 1 to ${MAX_PHONE_RECIPIENTS} phone numbers`, 'config.to');
   }
   const to: string[] = [];
   object.to.forEach((value, index) => {
     const field = `config.to[${index}]`;
     const number = readString(value, field)?.replace(/[\s().-]/g, '');
     if (!number || !isE164(number))
-      throw badRequest(`${field} must be an E.164 number: "+" and 8 to 15 digits`, { field });
-    if (to.includes(number)) throw badRequest(`${field} repeats ${number}`, { field });
+      throw invalidField(`${field} must be an E.164 number: "+" and 8 to 15 digits`, field);
+    if (to.includes(number)) throw invalidField(`${field} repeats ${number}`, field);
     to.push(number);
   });
   return { to };

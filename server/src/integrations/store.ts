@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../../clock';
-import type { Database } from '../../db/schema';
-import type { SecretBox } from '../../secrets/secret-box';
-import type { Integration, IntegrationKind, Integrations } from '../kinds/types';
+import type { Clock } from '../clock';
+import type { Database } from '../db/schema';
+import type { SecretBox } from '../secrets/secret-box';
+import type { Integration, IntegrationKind, Integrations } from '../notify/kinds/types';
 
 /** Project integrations (a telephony account, the chat app): public config as JSON, secrets sealed. */
 export function integrationStore(db: Kysely<Database>, box: SecretBox, clock: Clock) {

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../../http/errors';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
-import { AnyObject } from '../../http/schemas';
-import { ACCOUNT_SID, E164, MESSAGING_SERVICE_SID, parseTelephonyIntegration } from '../kinds/telephony/account';
-import type { Integration, IntegrationKind } from '../kinds/types';
-import type { NotifyServices } from '../services';
+import { ApiError } from '../http/errors';
+import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
+import { AnyObject } from '../http/schemas';
+import { ACCOUNT_SID, E164, MESSAGING_SERVICE_SID, parseTelephonyIntegration } from '../notify/kinds/telephony/account';
+import type { Integration, IntegrationKind } from '../notify/kinds/types';
+import type { NotifyServices } from '../notify/services';
 
 /** Path segment → integration kind. */
 const KINDS = { 'chat-app': 'chat_app', telephony: 'telephony' } as const satisfies Record<string, IntegrationKind>;
