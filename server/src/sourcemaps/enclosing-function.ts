@@ -23,19 +23,25 @@ const ts = (): typeof TS => (compiler ??= createRequire(import.meta.url)('typesc
  * assignment (`obj.handler = function () {}` is `handler`). Other anonymous functions are left out: a frame inside
  * one belongs to the named function around it. `path` (the source's name in the map) chooses TypeScript, TSX or
  * JavaScript by its extension; an unknown one reads as TSX, which takes the others' syntax but `<T>value` casts.
+ * Null for a source nested too deeply for the parser's recursion (some thousand levels): no code is written so.
  */
-export function functionScopes(src: string, path = ''): FunctionScope[] {
+export function functionScopes(src: string, path = ''): FunctionScope[] | null {
   const t = ts();
-  const file = t.createSourceFile(path || 'source.tsx', src, t.ScriptTarget.Latest, true, scriptKind(t, path));
   const scopes: FunctionScope[] = [];
-  const visit = (node: TS.Node): void => {
+  const visit = (node: TS.Node, file: TS.SourceFile): void => {
     if (t.isFunctionLike(node) && 'body' in node && node.body) {
       const name = functionName(t, node);
       if (name) scopes.push({ name, start: bodyStart(t, node, node.body, file), end: node.body.end });
     }
-    t.forEachChild(node, visit);
+    t.forEachChild(node, (child) => visit(child, file));
   };
-  visit(file);
+  try {
+    const file = t.createSourceFile(path || 'source.tsx', src, t.ScriptTarget.Latest, true, scriptKind(t, path));
+    visit(file, file);
+  } catch (err) {
+    if (err instanceof RangeError) return null;
+    throw err;
+  }
   return scopes;
 }
 

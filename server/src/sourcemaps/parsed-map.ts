@@ -24,8 +24,8 @@ const HEAP_PER_SOURCE_BYTE = 2;
 interface SourceIndex {
   content: string;
   lineStarts: number[];
-  /** Scanned on first use. */
-  scopes?: FunctionScope[];
+  /** Parsed on first use; null when the source cannot be parsed (its frames are named from the map). */
+  scopes?: FunctionScope[] | null;
 }
 
 /** Reads a source's content on first use: maps are stored without their sources (split-map.ts). */
@@ -62,12 +62,13 @@ export class ParsedMap {
     const file = cleanSourcePath(this.trace.resolvedSources[sourceIdx] ?? '');
     const offset = source ? (source.lineStarts[origLine] ?? source.content.length) + origColumn : -1;
     const scannable = source !== null && !DEPENDENCY_PATH.test(file) && source.content.length <= MAX_SCANNED_SOURCE;
+    const scopes = scannable ? scopesOf(source, file) : null;
     return {
       file,
       line: origLine + 1,
       column: origColumn + 1,
       // In a scanned source, no enclosing function means top-level code: the map's name at a call there is the callee's.
-      function: scannable ? enclosingFunction(scopesOf(source, file), offset) : (name ?? minifiedName),
+      function: scopes ? enclosingFunction(scopes, offset) : (name ?? minifiedName),
       context: source ? contextAround(source, origLine + 1, origColumn) : null,
     };
   }
@@ -93,8 +94,8 @@ export class ParsedMap {
   }
 }
 
-function scopesOf(source: SourceIndex, file: string): FunctionScope[] {
-  source.scopes ??= functionScopes(source.content, file);
+function scopesOf(source: SourceIndex, file: string): FunctionScope[] | null {
+  if (source.scopes === undefined) source.scopes = functionScopes(source.content, file);
   return source.scopes;
 }
 
