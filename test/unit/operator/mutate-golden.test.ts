@@ -5,10 +5,15 @@ import { SYSTEM_NAMESPACE } from '../../../operator/src/markers.js';
 import { configFingerprint, mutatePod, parseDetection } from '../../../operator/src/mutate/index.js';
 import { restrictedViolations } from '../../support/operator/pod-security.js';
 import { applyPatch, GOLDEN_FILES as files, inputOf, loadGolden as load } from './golden-cases';
+import { expectInvariant, INVARIANTS } from './golden-invariants';
 
 describe('golden mutation cases', () => {
   it('has at least 30 cases', () => {
     expect(files.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it('has a hand-written invariant for every case, and none for a case that is gone', () => {
+    expect(Object.keys(INVARIANTS).sort()).toEqual(files);
   });
 
   describe.each(files)('%s', (file) => {
@@ -22,6 +27,10 @@ describe('golden mutation cases', () => {
       expect(input, 'mutatePod must not modify its input').toEqual(before);
       expect(decision).toMatchObject(golden.expectedDecision);
       expect(decision.reason).not.toBe('');
+      // What the case is about, checked on mutatePod's own result, whatever the golden file says.
+      const invariant = INVARIANTS[file]!;
+      expect(decision.injected, 'injected, as the invariant says').toBe(invariant.skipped === undefined);
+      expectInvariant(invariant, input.pod, applyPatch(input.pod, patch), decision.reason);
 
       if (!decision.injected) {
         expect(patch).toEqual([]);

@@ -1,6 +1,7 @@
 /**
  * `npm run golden:update`: rewrites each golden case's expectedPod from what mutatePod produces now. An explicit
- * command, never a side effect of a test run; read every rewritten file (git diff) before committing it.
+ * command, never a side effect of a test run; read every rewritten file (git diff) before committing it. The
+ * hand-written invariants (golden-invariants.ts) are never rewritten: a change they refuse is a change of behaviour.
  */
 import { mutatePod } from '../../../operator/src/mutate/index.js';
 import { applyPatch, GOLDEN_FILES, inputOf, loadGolden, saveGolden } from './golden-cases';
