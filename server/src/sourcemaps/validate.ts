@@ -54,15 +54,15 @@ function checkSections(map: Json, field: string): void {
   if (!Array.isArray(map.sections)) throw invalidMap(field, '"sections" must be an array');
   map.sections.forEach((section: unknown, i) => {
     const where = `${field} sections[${i}]`;
-    if (!isObject(section)) throw invalid(where, 'a section is an object');
+    if (!isObject(section)) throw invalidMap(where, 'a section is an object');
     const offset = section.offset;
     if (!isObject(offset) || !Number.isSafeInteger(offset.line) || !Number.isSafeInteger(offset.column)) {
-      throw invalid(where, '"offset" must be {"line", "column"} integers');
+      throw invalidMap(where, '"offset" must be {"line", "column"} integers');
     }
     if (section.url !== undefined)
-      throw invalid(where, 'sections that refer to a "url" are not supported: embed the map');
+      throw invalidMap(where, 'sections that refer to a "url" are not supported: embed the map');
     if (!isObject(section.map) || 'sections' in section.map)
-      throw invalid(where, '"map" must be a version 3 source map (sections do not nest)');
+      throw invalidMap(where, '"map" must be a version 3 source map (sections do not nest)');
     checkPlainMap(section.map, where);
   });
 }
