@@ -3,8 +3,8 @@ import type { channelRoutes } from './notify/channels/routes';
 import type { ruleRoutes } from './notify/rules/routes';
 import type { meRoutes } from './projects/me-routes';
 import type { projectRoutes } from './projects/routes';
-import type { traceRoutes } from './query/traces-routes';
-import type { vitalsRoutes } from './query/vitals-routes';
+import type { traceRoutes } from './traces/routes';
+import type { vitalsRoutes } from './vitals/routes';
 import type { sourcemapRoutes } from './sourcemaps/routes';
 
 /**

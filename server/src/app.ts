@@ -7,6 +7,7 @@ import type { CostServices } from './cost/services';
 import { demoRoutes, type DemoOptions } from './demo/routes';
 import { apiReferenceRoutes } from './docs/routes';
 import { githubRoutes } from './github/routes';
+import { controlAuth } from './http/auth';
 import type { AppEnv, Services } from './http/env';
 import { ApiError, databaseInputError, errorResponse, refusalOf } from './http/errors';
 import { noSniff, refuseNul } from './http/middleware';
@@ -30,12 +31,13 @@ import { serveOpenApi } from './api-document';
 import { meRoutes } from './projects/me-routes';
 import { projectRoutes } from './projects/routes';
 import { setupRoutes } from './projects/setup-routes';
-import { queryRoutes } from './query/routes';
-import { logFramesRoutes } from './query/log-frames-routes';
-import { traceRoutes } from './query/traces-routes';
+import { appRoutes } from './apps/routes';
+import { recordRoutes } from './records/routes';
+import { logFramesRoutes } from './logs/routes';
+import { traceRoutes } from './traces/routes';
 import { searchRoutes } from './search/routes';
-import { vitalsRoutes } from './query/vitals-routes';
-import { sessionRoutes } from './replay/routes';
+import { vitalsRoutes } from './vitals/routes';
+import { sessionRoutes } from './sessions/routes';
 import { sourcemapRoutes } from './sourcemaps/routes';
 import { testRunRoutes } from './test-runs/routes';
 
@@ -100,9 +102,12 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   });
 
   app.route('/', ingestRoutes(services, options.corsOrigins));
-  // Sessions, incidents, notifications and integrations sit behind the query API's control-key check.
-  const controlPlane = createRouter().route('/', queryRoutes(services)).route('/sessions', sessionRoutes(services));
+  // Every control-plane route sits behind the control-key check, registered before them so it runs first.
+  const controlPlane = createRouter().use('*', controlAuth(services));
   controlPlane
+    .route('/', appRoutes(services))
+    .route('/', recordRoutes(services))
+    .route('/sessions', sessionRoutes(services))
     .route('/traces', traceRoutes(services))
     .route('/vitals', vitalsRoutes(services))
     .route('/', logFramesRoutes(services));

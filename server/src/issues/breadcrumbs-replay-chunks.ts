@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { orderChunks, type OrderedChunk } from '../replay/chunk-order';
 import { EventType, readEvent } from '../replay/export/rrweb';
-import { chunkEvents, chunkIndex } from '../replay/session-store';
+import { chunkEvents, chunkIndex } from '../sessions/store';
 import type { TimeWindow } from './breadcrumbs';
 
 /** One decoded chunk: its place in its replay and its raw rrweb events. */

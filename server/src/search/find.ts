@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { traceKey } from '../db/trace-key';
 import { iso } from '../shared/time';
-import { traceLabel } from '../query/trace-label';
+import { traceLabel } from '../traces/label';
 
 export const SEARCH_KINDS = ['session', 'trace', 'issue', 'incident', 'user'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema';
 import { afterPosition, encodeSortedCursor, readSortedCursor, type KeysetSort, type SortOrder } from '../shared/keyset';
-import type { SessionSort } from '../query/schemas';
+import type { SessionSort } from './schemas';
 
 /**
  * Order and keyset paging of the sessions listing (query/keyset.ts). Every sort is a column with an index of the form

@@ -146,7 +146,7 @@ export function Stack({ stack }: { stack: { raw: string | null; frames: Frame[];
 
 /**
  * One error log's stack as the server symbolicates it with the project's source maps (`GET /control-plane/logs/{id}/
- * frames`, server/src/query/log-frames-routes.ts), asked for when it is shown.
+ * frames`, server/src/logs/routes.ts), asked for when it is shown.
  */
 export function LogErrorStack({ logId, hasStack }: { logId: number; hasStack: boolean }) {
   const { data, error, loading } = useApi<Parameters<typeof Stack>[0]['stack']>(

@@ -4,7 +4,7 @@ import { formatDuration } from './format';
 import { KeyValues } from './key-values';
 import './waterfall.css';
 
-/** A span as the control plane lists it (`GET /control-plane/spans`, server/src/query/schemas.ts Span). */
+/** A span as the control plane lists it (`GET /control-plane/spans`, server/src/records/schemas.ts Span). */
 export interface SpanJson {
   id: number;
   app: string;

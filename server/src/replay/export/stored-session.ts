@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { RecipeStep } from '../../../../wire/replay';
 import type { Database } from '../../db/schema';
 import { orderChunks } from '../chunk-order';
-import { chunkEvents, chunkIndex, sessionRecipes } from '../session-store';
+import { chunkEvents, chunkIndex, sessionRecipes } from '../../sessions/store';
 import type { PlaywrightExport } from './playwright-spec';
 
 /** Chunks decoded at a time where a whole session is read (detail, export): bounds the memory of one request. */

@@ -4,11 +4,11 @@ import type { ReplayGap } from '../../../../src/replay/chunk-order';
 import type { SessionItem } from '../sessions/types';
 
 /**
- * The control plane's answers this page reads: the server's schemas (server/src/query/schemas.ts) and types
+ * The control plane's answers this page reads: the server's schemas (server/src/records/schemas.ts) and types
  * (server/src/replay/), imported as types only, so a renamed field breaks this build.
  */
 
-/** `GET /sessions/{id}` (server/src/replay/routes.ts): the listing's session with its replays, ordered by start. */
+/** `GET /sessions/{id}` (server/src/sessions/routes.ts): the listing's session with its replays, ordered by start. */
 export type SessionDetail = SessionItem & {
   replays: Array<{
     replay_id: string;

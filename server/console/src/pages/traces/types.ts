@@ -3,7 +3,7 @@ import type { tracesClient } from '../../api/typed';
 import type { SpanJson } from '../../ui/waterfall';
 
 /**
- * The trace search's item as the server's schema declares it (server/src/query/traces-schemas.ts), through the typed
+ * The trace search's item as the server's schema declares it (server/src/traces/schemas.ts), through the typed
  * client: a renamed field breaks this build.
  */
 export type TraceSummary = InferResponseType<ReturnType<typeof tracesClient>['index']['$get'], 200>['data'][number];

@@ -1,7 +1,7 @@
 import type { InferResponseType } from 'hono/client';
 import type { vitalsClient } from '../../api/typed';
 
-/** The Web Vitals summary (server/src/query/vitals-schemas.ts: Vitals). */
+/** The Web Vitals summary (server/src/vitals/schemas.ts: Vitals). */
 
 export const VITAL_NAMES = ['LCP', 'INP', 'CLS', 'FCP', 'TTFB'] as const;
 export type VitalName = (typeof VITAL_NAMES)[number];

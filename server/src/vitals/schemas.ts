@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { Time, rangeQuery } from '../http/schemas';
-import { perVital, THRESHOLDS } from './vitals-summary';
+import { perVital, THRESHOLDS } from './summary';
 
 /** Query parameters and answer of the Web Vitals summary (docs/api.md, "Web Vitals"). */
 

@@ -1,21 +1,20 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ERROR_SEVERITY, errorOfLog } from '../incidents/detect/error-records';
 import type { Services } from '../http/env';
-import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
 import { frameJson } from '../issues/json';
 import { Frame, MissingMapsSchema } from '../issues/schemas';
 import { missingMaps } from '../sourcemaps/missing';
+import { notFound } from '../shared/domain-errors';
+import { errorLogRow } from './store';
 
 const LogFrames = z
   .object({
     log_id: z.number().int(),
     raw: z.string().openapi({ description: 'The stack as the browser sent it (`exception.stacktrace`)' }),
-    frames: z
-      .array(Frame)
-      .openapi({
-        description: "The error's own frames, each with its original position and source lines when a map matches",
-      }),
+    frames: z.array(Frame).openapi({
+      description: "The error's own frames, each with its original position and source lines when a map matches",
+    }),
     missing_maps: MissingMapsSchema,
   })
   .openapi('LogFrames');
@@ -37,26 +36,10 @@ export function logFramesRoutes(services: Services) {
   return createRouter().openapi(route, async (c) => {
     const { id } = c.req.valid('param');
     const { projectId } = c.get('caller');
-    const row = await services.db
-      .selectFrom('logs')
-      .select([
-        'project_id',
-        'app_id',
-        'time_ms',
-        'received_ms',
-        'session_id',
-        'trace_id',
-        'body',
-        'attributes',
-        'resource',
-        'severity_number',
-      ])
-      .where('project_id', '=', projectId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await errorLogRow(services.db, projectId, id);
     const error = row && (row.severity_number ?? 0) >= ERROR_SEVERITY ? errorOfLog(row) : undefined;
     const stacktrace = error?.raw.stacktrace;
-    if (!error || !stacktrace) throw new ApiError(404, 'not_found', `no error log ${id} with a stack in this project`);
+    if (!error || !stacktrace) throw notFound(`no error log ${id} with a stack in this project`);
     const frames = await services.symbolicator.symbolicate({
       projectId,
       stacktrace,

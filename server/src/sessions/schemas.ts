@@ -2,9 +2,9 @@ import { z } from '@hono/zod-openapi';
 import { cursorQuery, intParam, limitQuery, rangeQuery, Time, userIdQuery } from '../http/schemas';
 import { REPLAY_MODES, SESSION_FACT_LIMITS } from '../otlp/session-facts';
 import { MAX_TIME_MS } from '../shared/time';
-import { ATTRIBUTE_PARAM, MAX_ATTRIBUTE_FILTERS } from './session-filters';
+import { ATTRIBUTE_PARAM, MAX_ATTRIBUTE_FILTERS } from './filters';
 
-/** Query parameters and records of the query API (docs/query-api.md). */
+/** Query parameters and answers of the sessions listing (docs/query-api.md). */
 
 /** The sessions listing's orders (sessions/listing.ts maps each to its column). */
 export const SESSION_SORTS = ['last_seen', 'first_seen', 'duration', 'errors'] as const;
@@ -170,8 +170,6 @@ export const SessionFacetsSchema = z
   .openapi('SessionFacets', {
     description: 'Distinct values among the sessions in range, alphabetical, at most 100 each',
   });
-
-export const AppSchema = z.object({ id: z.string(), name: z.string(), aliases: z.array(z.string()) }).openapi('App');
 
 export const SamplingSchema = z.object({
   sessions_received: z.number().int(),

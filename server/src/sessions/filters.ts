@@ -1,8 +1,6 @@
-import type { Context } from 'hono';
-import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../db/connect';
-import type { Database } from '../db/schema';
-import { badRequest } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 import { ATTRIBUTE_KEY, SESSION_FACT_LIMITS } from '../otlp/session-facts';
 
 /** `attr.<key>=<value>`: a session attribute filter, repeatable. */
@@ -15,29 +13,39 @@ export interface AttributeFilter {
   value: string;
 }
 
-/** Every `attr.<key>=<value>` of the query, checked: keys as the SDK's attributes allow, values bounded, at most 8. */
-export function readAttributeFilters(c: Context): AttributeFilter[] {
+/**
+ * Every `attr.<key>=<value>` of the query (each parameter with all its values), checked: keys as the SDK's attributes
+ * allow, values bounded, at most 8.
+ */
+export function readAttributeFilters(query: Record<string, readonly string[]>): AttributeFilter[] {
   const filters: AttributeFilter[] = [];
-  for (const [param, values] of Object.entries(c.req.queries())) {
+  for (const [param, values] of Object.entries(query)) {
     if (!param.startsWith(ATTRIBUTE_PARAM)) continue;
     const key = param.slice(ATTRIBUTE_PARAM.length);
     if (!ATTRIBUTE_KEY.test(key)) {
-      throw badRequest(
+      throw invalid(
         `${param}: the attribute key must be 1 to ${SESSION_FACT_LIMITS.maxKeyChars} letters, digits, "_", ".", ":" or "-"`,
+        'invalid_request',
         { field: param },
       );
     }
     for (const value of values) {
       if (value === '' || value.length > SESSION_FACT_LIMITS.maxValueChars) {
-        throw badRequest(`${param} must be 1 to ${SESSION_FACT_LIMITS.maxValueChars} characters`, { field: param });
+        throw invalid(`${param} must be 1 to ${SESSION_FACT_LIMITS.maxValueChars} characters`, 'invalid_request', {
+          field: param,
+        });
       }
       filters.push({ key, value });
     }
   }
   if (filters.length > MAX_ATTRIBUTE_FILTERS) {
-    throw badRequest(`at most ${MAX_ATTRIBUTE_FILTERS} attr.<key> filters per request (got ${filters.length})`, {
-      field: ATTRIBUTE_PARAM,
-    });
+    throw invalid(
+      `at most ${MAX_ATTRIBUTE_FILTERS} attr.<key> filters per request (got ${filters.length})`,
+      'invalid_request',
+      {
+        field: ATTRIBUTE_PARAM,
+      },
+    );
   }
   return filters;
 }
@@ -61,15 +69,6 @@ export function attributeMatches(dialect: DialectName, filter: AttributeFilter):
       ? sql`(s.attributes::jsonb -> ${filter.key})::text`
       : sql`(s.attributes -> ${`$."${filter.key}"`})`;
   return sql<SqlBool>`${member} in (${sql.join(jsonCandidates(filter.value))})`;
-}
-
-/** The ids of the project's sessions whose latest user is `userId` (served by sessions_project_user). */
-export function sessionsOfUser(db: Kysely<Database>, projectId: string, userId: string) {
-  return db
-    .selectFrom('sessions')
-    .select('session_id')
-    .where('project_id', '=', projectId)
-    .where('user_id', '=', userId);
 }
 
 /** The listing's filters on session facts, as the query schema read them (attributes and app are resolved apart). */
