@@ -40,7 +40,7 @@ import { ParsedMap } from '../server/src/sourcemaps/parsed-map';
 import { readMapIndex, readSourceContent, storeMaps } from '../server/src/sourcemaps/store';
 import { createSymbolicator } from '../server/src/sourcemaps/symbolicate';
 import type { ExceptionFacts } from '../server/src/sourcemaps/types';
-import { createProject, createTenant } from '../server/src/tenancy/apps';
+import { createProject, createTenant } from '../server/src/projects/store';
 import { buildBundle, pickPositions, v8Stack, type Position } from './symbolicate/bundle';
 
 const { values: args } = parseArgs({

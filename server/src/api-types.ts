@@ -1,7 +1,7 @@
 import type { issueRoutes } from './issues/routes';
 import type { channelRoutes } from './notify/channels/routes';
 import type { ruleRoutes } from './notify/rules/routes';
-import type { meRoutes } from './projects/me-routes';
+import type { meRoutes } from './me/routes';
 import type { projectRoutes } from './projects/routes';
 import type { traceRoutes } from './traces/routes';
 import type { vitalsRoutes } from './vitals/routes';

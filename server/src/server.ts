@@ -22,7 +22,7 @@ import { scheduleRetention } from './retention';
 import { secretKeyFor } from './secrets/key-file';
 import { createSymbolicator } from './sourcemaps/symbolicate';
 import { createSecretBox } from './secrets/secret-box';
-import { bootstrapIfEmpty, type Bootstrap } from './tenancy/bootstrap';
+import { bootstrapIfEmpty, type Bootstrap } from './projects/bootstrap';
 import { keepConnectionsLonger } from './http/keep-alive';
 
 export interface StartOptions extends Partial<ServerConfig> {

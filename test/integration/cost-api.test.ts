@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerApp } from '../../server/src/tenancy/apps';
+import { registerApp } from '../../server/src/projects/apps-store';
 import { putLegacyCur, type ExportTarget } from '../support/cost/aws-exports';
 import { startFakeSts, type FakeSts } from '../support/cost/fake-sts';
 import type { SampleLineItem } from '../support/cost/report-files';

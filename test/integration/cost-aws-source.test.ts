@@ -1,6 +1,6 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/src/http/errors';
+import { refusalOf } from '../../server/src/http/errors';
 import type { CostLineItem } from '../../server/src/cost/model';
 import { awsProvider } from '../../server/src/cost/sources/aws/index';
 import { putDataExport, putLegacyCur, putLegacyCurParquet, type ExportTarget } from '../support/cost/aws-exports';
@@ -368,7 +368,8 @@ describe('AWS billing source (STS + S3)', () => {
       try {
         awsProvider.parse(raw);
       } catch (err) {
-        if (err instanceof ApiError) return { status: err.status, message: err.message, details: err.details };
+        const refused = refusalOf(err);
+        if (refused) return { status: refused.status, message: refused.message, details: refused.details };
         throw err;
       }
       return null;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/src/http/errors';
+import { refusalOf } from '../../server/src/http/errors';
 import type { CostLineItem } from '../../server/src/cost/model';
 import { azureProvider } from '../../server/src/cost/sources/azure/index';
 import { azureBillingSource } from '../../server/src/cost/sources/azure/source';
@@ -201,8 +201,9 @@ describe('azure config', () => {
     try {
       azureProvider.parse(config);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return { status: error.status, field: (error.details as { field: string }).field };
+      const refused = refusalOf(error);
+      if (!refused) throw error;
+      return { status: refused.status, field: (refused.details as { field: string }).field };
     }
     throw new Error('parse accepted the config');
   }

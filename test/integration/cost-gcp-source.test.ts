@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/src/http/errors';
+import { refusalOf } from '../../server/src/http/errors';
 import type { CostLineItem } from '../../server/src/cost/model';
 import { gcpProvider } from '../../server/src/cost/sources/gcp/index';
 import {
@@ -265,8 +265,9 @@ describe('gcp config', () => {
     try {
       gcpProvider.parse(config);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return { status: error.status, field: (error.details as { field: string }).field, message: error.message };
+      const refused = refusalOf(error);
+      if (!refused) throw error;
+      return { status: refused.status, field: (refused.details as { field: string }).field, message: refused.message };
     }
     throw new Error('parse accepted the config');
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerApp } from '../../server/src/tenancy/apps';
+import { registerApp } from '../../server/src/projects/apps-store';
 import { daily, startAwsCostServer, type AwsCostServer, type Json } from '../support/cost/aws-server';
 import { databaseKinds } from '../support/databases';
 import { traceBody } from '../support/otlp';

@@ -53,7 +53,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAlias } from '../../server/src/tenancy/apps';
+import { addAlias } from '../../server/src/projects/apps-store';
 import { databaseKinds } from '../support/databases';
 import { controlGet, startTestServer, type TestServer } from '../support/server';
 

@@ -4,7 +4,7 @@ import { openDatabase, type DatabaseHandle } from '../../server/src/db/connect';
 import { storeBatch, type StoreContext } from '../../server/src/ingest/store';
 import { normalizeReplayChunk } from '../../server/src/ingest/replay';
 import { normalizeTraces } from '../../server/src/otlp/traces';
-import { bootstrapIfEmpty } from '../../server/src/tenancy/bootstrap';
+import { bootstrapIfEmpty } from '../../server/src/projects/bootstrap';
 import { openTelemetryWriter } from '../../server/src/ingest/writer';
 import { databaseKinds } from '../support/databases';
 import { traceBody } from '../support/otlp';

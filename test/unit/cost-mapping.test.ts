@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/src/http/errors';
+import { refusalOf } from '../../server/src/http/errors';
+import { DomainError } from '../../server/src/shared/domain-errors';
 import { attribute, type AttributableResource } from '../../server/src/cost/mapping/attribute';
 import { compilePattern } from '../../server/src/cost/mapping/pattern';
 import { MAX_RULES, parseMappingRules, type MappingRule } from '../../server/src/cost/mapping/rules';
@@ -9,9 +10,9 @@ function rejection(body: unknown): { message: string; field: unknown } {
   try {
     parseMappingRules(body);
   } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    const e = err as ApiError;
-    expect(e.status).toBe(400);
+    expect(err).toBeInstanceOf(DomainError);
+    const e = refusalOf(err)!;
+    expect([e.status, e.code]).toEqual([400, 'invalid_request']);
     return { message: e.message, field: (e.details as { field?: unknown } | undefined)?.field };
   }
   throw new Error('expected the body to be rejected');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/src/http/errors';
+import { refusalOf } from '../../server/src/http/errors';
+import { DomainError } from '../../server/src/shared/domain-errors';
 import {
   ANOMALY_DEFAULTS,
   detectAnomalies,
@@ -302,8 +303,10 @@ describe('anomaly flags', () => {
       try {
         parseAnomalyCriteria(query);
       } catch (err) {
-        expect(err).toBeInstanceOf(ApiError);
-        return [(err as ApiError).message, ((err as ApiError).details as { field: string }).field];
+        expect(err).toBeInstanceOf(DomainError);
+        const e = refusalOf(err)!;
+        expect(e.status).toBe(400);
+        return [e.message, (e.details as { field: string }).field];
       }
       throw new Error('expected a 400');
     };

@@ -2,10 +2,11 @@ import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { systemClock } from '../clock';
 import type { Database, KeyScope } from '../db/schema';
-import { ApiError } from '../http/errors';
-import { addAlias, listApps, registerApp, removeAlias } from '../tenancy/apps';
-import { createKey, KEY_SCOPES, listKeys, revokeKey } from '../tenancy/keys';
-import { createProvisionedProject, listProjects } from '../tenancy/projects';
+import { addAlias, listApps, registerApp, removeAlias } from '../projects/apps-store';
+import { createKey, KEY_SCOPES, listKeys, revokeKey } from '../projects/keys-store';
+import { createProvisionedProject } from '../projects/provision';
+import { listProjects } from '../projects/store';
+import { DomainError } from '../shared/domain-errors';
 import { consoleLink, expectedPublicUrl } from './console-link';
 import { openServerDatabase } from './database';
 import { projectOf, tenantOf, UsageError } from './resolve';
@@ -182,7 +183,7 @@ export async function runAdminCommand(
     await run({ db: handle.db, values, rest, out, publicUrl: expectedPublicUrl(env) });
     return 0;
   } catch (err) {
-    if (err instanceof ApiError) throw new UsageError(err.message);
+    if (err instanceof DomainError) throw new UsageError(err.message);
     throw err;
   } finally {
     await handle.close();

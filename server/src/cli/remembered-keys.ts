@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { DatabaseHandle } from '../db/connect';
 import type { Database } from '../db/schema';
-import { checkKey } from '../tenancy/keys';
+import { checkKey } from '../projects/keys-store';
 
 interface Remembered {
   ingestKey: string;

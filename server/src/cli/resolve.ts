@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
-import { listProjects, type ProjectInfo } from '../tenancy/projects';
+import { listProjects, type ProjectInfo } from '../projects/store';
 
 /** A command-line mistake: the CLI prints the message and exits with code 2. */
 export class UsageError extends Error {}

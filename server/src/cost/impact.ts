@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { TEST_ENV } from '../incidents/detect/error-records';
 import type { IncidentView } from '../incidents/types';
-import { costRows, splitCurrency } from './queries/costs';
+import { costRows, splitCurrency } from './store/costs';
 import { isUsage } from './reports/breakdown';
 import { dayOf } from './reports/days';
 

@@ -13,7 +13,7 @@ import { requireIssueRow } from '../issues/find';
 import type { IssueRow } from '../issues/json';
 import { iso } from '../query/params';
 import type { SecretBox } from '../secrets/secret-box';
-import { resolveServiceNames } from '../tenancy/apps';
+import { resolveServiceNames } from '../projects/apps-store';
 import { githubClient, githubFailure } from './client';
 import { connectionJson, parseConnection, type RepositoryConnection } from './connection';
 import { openFixPullRequest, type FixRequest } from './pull-request';

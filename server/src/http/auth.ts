@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { API_KEY_HEADER, API_KEY_QUERY_PARAM } from '../../../wire/paths';
 import type { KeyScope } from '../db/schema';
-import { checkKey, type KeyCheck, type KeyInfo } from '../tenancy/keys';
-import { findProject, listProjects } from '../tenancy/projects';
+import { checkKey, type KeyCheck, type KeyInfo } from '../projects/keys-store';
+import { findProject, listProjects } from '../projects/store';
 import type { AppEnv, Services } from './env';
 import { ApiError } from './errors';
 

@@ -5,7 +5,7 @@ import type { Database } from '../db/schema';
 import type { RefusalCounter } from '../ingest/refusals/counter';
 import type { TelemetryWriter } from '../ingest/writer';
 import type { Symbolicator } from '../sourcemaps/types';
-import type { KeyInfo } from '../tenancy/keys';
+import type { KeyInfo } from '../projects/keys-store';
 
 /** The caller a key identified: every query and write is confined to this project. */
 export interface Caller {

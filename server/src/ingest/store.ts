@@ -4,7 +4,7 @@ import type { Database, TelemetryTable } from '../db/schema';
 import { isTransientStorageError } from '../db/transient';
 import type { PendingBatch } from '../otlp/records';
 import { DomainError, invalid } from '../shared/domain-errors';
-import { resolveServiceNames } from '../tenancy/apps';
+import { resolveServiceNames } from '../projects/apps-store';
 import type { StoredRow, StoreResult, TelemetryWriter } from './writer';
 
 export interface StoreContext {

@@ -4,7 +4,7 @@ import { ApiError, badRequest } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
 import { idParams, listOf, pageOf } from '../http/schemas';
 import { keysetPage, readCursor } from '../query/params';
-import { resolveServiceNames } from '../tenancy/apps';
+import { resolveServiceNames } from '../projects/apps-store';
 import { breakdownOf } from './breakdown';
 import { issueDetail } from './detail';
 import { findIssueRow, findIssueRows } from './find';

@@ -3,10 +3,11 @@ import { adminAuth } from '../http/auth';
 import type { Services } from '../http/env';
 import { ApiError } from '../http/errors';
 import { createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
-import { iso } from '../query/params';
-import { createKey, PROJECT_KEY_SCOPES, type CreatedKey } from '../tenancy/keys';
-import { createProvisionedProject, findProject, listProjects, type ProjectInfo } from '../tenancy/projects';
-import { NameSchema } from '../tenancy/names';
+import { iso } from '../shared/time';
+import { createKey, PROJECT_KEY_SCOPES, type CreatedKey } from './keys-store';
+import { createProvisionedProject } from './provision';
+import { findProject, listProjects, type ProjectInfo } from './store';
+import { NameSchema } from './names';
 
 const projectJson = (p: ProjectInfo) => ({ id: p.id, name: p.name, created_at: iso(p.createdMs) });
 

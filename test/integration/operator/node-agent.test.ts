@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_IMAGE_DIR, AGENT_MOUNT_PATH, NODE_AGENT_ENTRY } from '../../../operator/src/markers.js';
-import { registerApp } from '../../../server/src/tenancy/apps';
+import { registerApp } from '../../../server/src/projects/apps-store';
 import { admit, deploymentPod, instrumented, namespace, type Admitted } from '../../support/operator/admission';
 import { containerProcess, onHost } from '../../support/operator/kubelet-env';
 import { controlGet, startTestServer, type TestServer } from '../../support/server';

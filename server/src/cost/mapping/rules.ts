@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors';
+import { invalid } from '../../shared/domain-errors';
 import { isObject } from '../../json/read';
 
 /**
@@ -43,24 +43,29 @@ const MATCH_KEYS = ['tag', 'pattern', 'resource_name_prefix'];
 
 /** Validates a mapping request body `{rules: [...]}`; every error names the rule index and field. */
 export function parseMappingRules(raw: unknown): MappingRule[] {
-  if (!isObject(raw)) throw badRequest('body must be a JSON object with a rules array');
+  if (!isObject(raw)) throw invalid('body must be a JSON object with a rules array');
   rejectUnknown(raw, ['rules'], '', 'the body holds only rules');
   const rules = raw.rules;
-  if (!Array.isArray(rules)) throw badRequest('rules is required: an array of mapping rules', { field: 'rules' });
-  if (rules.length > MAX_RULES) throw badRequest(`rules must hold at most ${MAX_RULES} rules`, { field: 'rules' });
+  if (!Array.isArray(rules))
+    throw invalid('rules is required: an array of mapping rules', 'invalid_request', { field: 'rules' });
+  if (rules.length > MAX_RULES)
+    throw invalid(`rules must hold at most ${MAX_RULES} rules`, 'invalid_request', { field: 'rules' });
   return rules.map((rule, i) => parseRule(rule, `rules[${i}]`));
 }
 
 function parseRule(raw: unknown, path: string): MappingRule {
   if (!isObject(raw))
-    throw badRequest(`${path} must be an object with match and attribute_to or attribute_to_service`, { field: path });
+    throw invalid(`${path} must be an object with match and attribute_to or attribute_to_service`, 'invalid_request', {
+      field: path,
+    });
   rejectUnknown(raw, RULE_KEYS, `${path}.`, `a rule has ${RULE_KEYS.join(', ')}`);
   const match = parseMatch(raw.match, `${path}.match`);
   const hasDimension = raw.attribute_to !== undefined;
   const hasService = raw.attribute_to_service !== undefined;
   if (hasDimension === hasService) {
-    throw badRequest(
+    throw invalid(
       `${path} must have either attribute_to or attribute_to_service, not ${hasDimension ? 'both' : 'neither'}`,
+      'invalid_request',
       { field: path },
     );
   }
@@ -68,11 +73,14 @@ function parseRule(raw: unknown, path: string): MappingRule {
     return { match, attribute_to_service: parseService(raw.attribute_to_service, `${path}.attribute_to_service`) };
   const dimension = raw.attribute_to;
   if (typeof dimension !== 'string' || !DIMENSIONS.includes(dimension as Dimension)) {
-    throw badRequest(`${path}.attribute_to must be one of ${DIMENSIONS.join(', ')}`, { field: `${path}.attribute_to` });
+    throw invalid(`${path}.attribute_to must be one of ${DIMENSIONS.join(', ')}`, 'invalid_request', {
+      field: `${path}.attribute_to`,
+    });
   }
   if (!('tag' in match)) {
-    throw badRequest(
+    throw invalid(
       `${path}.attribute_to needs a tag match: a resource_name_prefix has no value to assign; use attribute_to_service`,
+      'invalid_request',
       {
         field: `${path}.attribute_to`,
       },
@@ -83,35 +91,40 @@ function parseRule(raw: unknown, path: string): MappingRule {
 
 function parseMatch(raw: unknown, path: string): RuleMatch {
   const shapes = 'must have either tag and pattern, or resource_name_prefix';
-  if (!isObject(raw)) throw badRequest(`${path} ${shapes}`, { field: path });
+  if (!isObject(raw)) throw invalid(`${path} ${shapes}`, 'invalid_request', { field: path });
   rejectUnknown(raw, MATCH_KEYS, `${path}.`, `a match ${shapes}`);
   const keys = Object.keys(raw).sort().join(',');
   if (keys === 'pattern,tag')
     return { tag: matchString(raw.tag, `${path}.tag`), pattern: matchString(raw.pattern, `${path}.pattern`) };
   if (keys === 'resource_name_prefix')
     return { resource_name_prefix: matchString(raw.resource_name_prefix, `${path}.resource_name_prefix`) };
-  throw badRequest(`${path} ${shapes}`, { field: path });
+  throw invalid(`${path} ${shapes}`, 'invalid_request', { field: path });
 }
 
 function matchString(v: unknown, path: string): string {
-  if (typeof v !== 'string' || v === '') throw badRequest(`${path} must be a non-empty string`, { field: path });
+  if (typeof v !== 'string' || v === '')
+    throw invalid(`${path} must be a non-empty string`, 'invalid_request', { field: path });
   if (v.length > MAX_MATCH_LENGTH)
-    throw badRequest(`${path} must be at most ${MAX_MATCH_LENGTH} characters`, { field: path });
+    throw invalid(`${path} must be at most ${MAX_MATCH_LENGTH} characters`, 'invalid_request', { field: path });
   return v;
 }
 
 function parseService(v: unknown, path: string): string {
   if (typeof v !== 'string' || v.trim() === '' || v.length > MAX_SERVICE_LENGTH) {
-    throw badRequest(`${path} must be a non-empty string of at most ${MAX_SERVICE_LENGTH} characters`, { field: path });
+    throw invalid(`${path} must be a non-empty string of at most ${MAX_SERVICE_LENGTH} characters`, 'invalid_request', {
+      field: path,
+    });
   }
   if (v.trim() === UNATTRIBUTED)
-    throw badRequest(`${path} must not be "${UNATTRIBUTED}": reports use it for cost no rule matches`, { field: path });
+    throw invalid(`${path} must not be "${UNATTRIBUTED}": reports use it for cost no rule matches`, 'invalid_request', {
+      field: path,
+    });
   return v.trim();
 }
 
 function rejectUnknown(obj: Record<string, unknown>, allowed: readonly string[], prefix: string, hint: string): void {
   for (const key of Object.keys(obj)) {
     if (!allowed.includes(key))
-      throw badRequest(`${prefix}${key} is not a known field: ${hint}`, { field: `${prefix}${key}` });
+      throw invalid(`${prefix}${key} is not a known field: ${hint}`, 'invalid_request', { field: `${prefix}${key}` });
   }
 }

@@ -1,4 +1,4 @@
-import { round, type CostRow } from '../queries/costs';
+import { round, type CostRow } from '../store/costs';
 
 /**
  * Usage is the use of a resource, the only cost that belongs to a service (or, untagged, to "Unattributed"). Every

@@ -1,4 +1,4 @@
-import { SYNC_INTERVAL_MS } from '../sync/runner';
+import { SYNC_INTERVAL_MS } from '../sync/outcome';
 
 /** A connection and its sync job, as the freshness of the reports is judged from them (epoch ms). */
 export interface ConnectionSync {

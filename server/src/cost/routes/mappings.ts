@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
 import { parseMappingRules } from '../mapping/rules';
-import { loadRules, saveRules } from '../mappings-store';
+import { loadMapping, saveRules } from '../store/mappings';
 import type { CostServices } from '../services';
 import { Mapping, MappingBody } from './schemas';
 
@@ -49,15 +49,7 @@ export function mappingRoutes(services: CostServices) {
       return c.json({ rules, updated_at: new Date(now).toISOString(), resources_reattributed: resources }, 200);
     })
     .openapi(getRoute, async (c) => {
-      const { projectId } = c.get('caller');
-      const row = await db
-        .selectFrom('cost_mappings')
-        .select('updated_ms')
-        .where('project_id', '=', projectId)
-        .executeTakeFirst();
-      return c.json(
-        { rules: await loadRules(db, projectId), updated_at: row ? new Date(row.updated_ms).toISOString() : null },
-        200,
-      );
+      const { rules, updatedMs } = await loadMapping(db, c.get('caller').projectId);
+      return c.json({ rules, updated_at: updatedMs === null ? null : new Date(updatedMs).toISOString() }, 200);
     });
 }

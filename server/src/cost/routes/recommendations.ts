@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../../http/openapi';
-import { recommendationInputs } from '../queries/recommendation-inputs';
-import { reportFreshness } from '../queries/syncs';
+import { recommendationInputs } from '../store/recommendation-inputs';
+import { reportFreshness } from '../store/syncs';
 import { addDays, dayOf } from '../reports/days';
 import { idleResources } from '../reports/recommendations/idle';
 import { overprovisionedServices } from '../reports/recommendations/overprovisioned';

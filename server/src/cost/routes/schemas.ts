@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { AnyObject, intParam, Time, TimeOrNull } from '../../http/schemas';
 import { MAX_RULES } from '../mapping/rules';
 import { PROVIDERS } from '../sources/types';
-import { ESTIMATE_PERIODS } from './estimate';
+import { ESTIMATE_PERIODS } from '../reports/estimate';
 
 /** Requests and answers of `/control-plane/cost/...` (docs/cost.md gives every field and method). */
 
@@ -85,11 +85,9 @@ const Charges = z
     billed_cost: money,
     by_type: list(
       z.object({
-        charge_type: z
-          .string()
-          .openapi({
-            description: "The provider's name: `Tax`, `Credit`, `Refund`, `EdpDiscount`, `RIFee`, `Support`, ...",
-          }),
+        charge_type: z.string().openapi({
+          description: "The provider's name: `Tax`, `Credit`, `Refund`, `EdpDiscount`, `RIFee`, `Support`, ...",
+        }),
         charge_category: oneOf(['Purchase', 'Tax', 'Credit', 'Adjustment']),
         cost: money,
         billed_cost: money,

@@ -1,7 +1,4 @@
-import type { Selectable } from 'kysely';
-import type { Database } from '../../db/schema';
-
-type SyncRow = Selectable<Database['cost_syncs']>;
+import type { SyncRow } from '../store/providers';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -39,7 +39,7 @@ export interface ParsedProviderConfig<C, S> {
 
 /**
  * One cloud: how its connection config is validated and shown, and how its billing data is read. `parse` throws
- * `badRequest` (http/errors.ts) naming the field as `config.<field>`; `publicConfig` never includes a credential or
+ * `invalid` (shared/domain-errors.ts) naming the field as `config.<field>`; `publicConfig` never includes a credential or
  * role detail.
  */
 export interface ProviderKind<C = unknown, S = unknown> {

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { API_KEY_HEADER, API_KEY_QUERY_PARAM } from '../../../../wire/paths';
 import { refusalOf } from '../../http/errors';
 import type { AppEnv, Caller, KeyRefusal, Services } from '../../http/env';
-import { findKey, type KeyInfo } from '../../tenancy/keys';
+import { findKey, type KeyInfo } from '../../projects/keys-store';
 import type { Refusal } from './counter';
 import { NO_PROJECT, type RefusalExample, type RefusalKey } from './tables';
 

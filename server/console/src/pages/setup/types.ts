@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Setup as SetupSchema } from '../../../../src/projects/setup-routes';
+import type { Setup as SetupSchema } from '../../../../src/setup/routes';
 
 /** `GET /control-plane/setup` as the server's schema declares it (imported as a type only). */
 export type Setup = z.output<typeof SetupSchema>;

@@ -1,4 +1,4 @@
-import { round } from '../../queries/costs';
+import { round } from '../../store/costs';
 
 /**
  * What every savings recommendation looks like (SPEC 2.3, 8). Each kind is its own pure module (idle.ts,

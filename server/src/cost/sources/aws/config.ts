@@ -1,4 +1,4 @@
-import { badRequest } from '../../../http/errors';
+import { invalid } from '../../../shared/domain-errors';
 import { isObject } from '../../../json/read';
 
 /**
@@ -36,12 +36,13 @@ export const DEFAULT_REGION = 'us-east-1';
 
 /** Parses a connection's `config`, naming the offending field as `config.<field>` in every error. */
 export function parseAwsConfig(raw: unknown): { config: AwsConfig; secrets: AwsSecrets } {
-  if (!isObject(raw)) throw badRequest('config must be an object', { field: 'config' });
+  if (!isObject(raw)) throw invalid('config must be an object', 'invalid_request', { field: 'config' });
   const unknown = Object.keys(raw).filter((k) => !FIELDS.has(k));
   if (unknown.length > 0) {
     const names = unknown.map((k) => `config.${k}`);
-    throw badRequest(
+    throw invalid(
       `${names.join(', ')} ${unknown.length === 1 ? 'is not a' : 'are not'} known AWS field${unknown.length === 1 ? '' : 's'} (known: ${[...FIELDS].join(', ')})`,
+      'invalid_request',
       {
         field: names[0],
       },
@@ -81,7 +82,7 @@ export function publicAwsConfig(config: AwsConfig): Record<string, unknown> {
 }
 
 function fieldError(field: string, rule: string) {
-  return badRequest(`config.${field} ${rule}`, { field: `config.${field}` });
+  return invalid(`config.${field} ${rule}`, 'invalid_request', { field: `config.${field}` });
 }
 
 function requiredString(v: unknown, field: string): string {

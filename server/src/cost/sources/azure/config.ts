@@ -1,4 +1,4 @@
-import { badRequest } from '../../../http/errors';
+import { invalid } from '../../../shared/domain-errors';
 import { isObject, type JsonObject } from '../../../json/read';
 import { parseScope, type ScopeKind } from './scope';
 
@@ -32,7 +32,7 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Parses a connection's `config`, naming the offending field as `config.<field>` in every error. */
 export function parseAzureConfig(raw: unknown): { config: AzureConfig; secrets: AzureSecrets } {
-  if (!isObject(raw)) throw badRequest('config must be an object', { field: 'config' });
+  if (!isObject(raw)) throw invalid('config must be an object', 'invalid_request', { field: 'config' });
   const unknown = Object.keys(raw).filter((k) => !FIELDS.includes(k));
   if (unknown.length > 0) throw fieldError(unknown[0]!, `is not an Azure field (known: ${FIELDS.join(', ')})`);
 
@@ -71,5 +71,5 @@ function required(raw: JsonObject, field: string): string {
 }
 
 function fieldError(field: string, rule: string) {
-  return badRequest(`config.${field} ${rule}`, { field: `config.${field}` });
+  return invalid(`config.${field} ${rule}`, 'invalid_request', { field: `config.${field}` });
 }

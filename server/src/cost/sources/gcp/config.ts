@@ -1,5 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
-import { badRequest } from '../../../http/errors';
+import { invalid } from '../../../shared/domain-errors';
 import { isObject, type JsonObject } from '../../../json/read';
 
 /**
@@ -65,7 +65,7 @@ const EXPORT_TABLE_PREFIX: Record<string, ExportType> = {
 
 /** Parses a connection's `config`, naming the offending field as `config.<field>` in every error. */
 export function parseGcpConfig(raw: unknown): { config: GcpConfig; secrets: GcpSecrets } {
-  if (!isObject(raw)) throw badRequest('config must be an object', { field: 'config' });
+  if (!isObject(raw)) throw invalid('config must be an object', 'invalid_request', { field: 'config' });
   const unknown = Object.keys(raw).filter((k) => !FIELDS.includes(k));
   if (unknown.length > 0) {
     throw fieldError(unknown[0]!, `is not a GCP field (known: ${FIELDS.join(', ')})`);
@@ -171,5 +171,5 @@ function optionalString(raw: JsonObject, field: string): unknown {
 }
 
 function fieldError(field: string, rule: string) {
-  return badRequest(`config.${field} ${rule}`, { field: `config.${field}` });
+  return invalid(`config.${field} ${rule}`, 'invalid_request', { field: `config.${field}` });
 }

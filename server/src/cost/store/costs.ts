@@ -66,12 +66,10 @@ export function splitCurrency<T extends { currency: string; effective: number }>
   for (const r of rows) totals.set(r.currency, (totals.get(r.currency) ?? 0) + Math.abs(r.effective));
   const ranked = [...totals.keys()].sort((a, b) => totals.get(b)! - totals.get(a)!);
   const currency = ranked[0] ?? null;
-  const other = ranked
-    .slice(1)
-    .map((c) => ({
-      currency: c,
-      cost: round(rows.filter((r) => r.currency === c).reduce((s, r) => s + r.effective, 0)),
-    }));
+  const other = ranked.slice(1).map((c) => ({
+    currency: c,
+    cost: round(rows.filter((r) => r.currency === c).reduce((s, r) => s + r.effective, 0)),
+  }));
   return { currency, rows: rows.filter((r) => r.currency === currency), other_currencies: other };
 }
 

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema';
-import { badRequest } from '../../http/errors';
+import { invalid } from '../../shared/domain-errors';
 import { UNATTRIBUTED } from '../mapping/rules';
-import { costRows, firstCostDay, round, splitCurrency, type CostRow } from '../queries/costs';
-import { detectAnomalies, parseAnomalyCriteria } from '../reports/anomalies';
-import { chargeBreakdown, isUsage } from '../reports/breakdown';
-import { addDays, type DailyCost, dayOf, type DayRange, minDay, monthRange, previousMonth } from '../reports/days';
-import { projectPeriod } from '../reports/projection';
-import { periodTrend } from '../reports/trend';
+import { costRows, firstCostDay, round, splitCurrency, type CostRow } from '../store/costs';
+import { detectAnomalies, parseAnomalyCriteria } from './anomalies';
+import { chargeBreakdown, isUsage } from './breakdown';
+import { addDays, type DailyCost, dayOf, type DayRange, minDay, monthRange, previousMonth } from './days';
+import { projectPeriod } from './projection';
+import { periodTrend } from './trend';
 
 /** `period` values of the estimate: the calendar month (SPEC 4), or the ISO week (Monday to Sunday, UTC). */
 export const ESTIMATE_PERIODS = ['monthly', 'weekly'] as const;
@@ -63,7 +63,7 @@ function outlook(rows: readonly CostRow[], current: DayRange, previous: DayRange
 export async function estimate(db: Kysely<Database>, projectId: string, nowMs: number, query: Record<string, string>) {
   const period = (query.period ?? 'monthly') as EstimatePeriod;
   if (!ESTIMATE_PERIODS.includes(period))
-    throw badRequest(`period must be one of ${ESTIMATE_PERIODS.join(', ')}`, { field: 'period' });
+    throw invalid(`period must be one of ${ESTIMATE_PERIODS.join(', ')}`, 'invalid_request', { field: 'period' });
   const criteria = parseAnomalyCriteria(query);
   const today = dayOf(nowMs);
   const { current, previous } = ranges(period, today);

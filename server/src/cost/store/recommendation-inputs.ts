@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema';
-import { listApps } from '../../tenancy/apps';
+import { listApps } from '../../projects/apps-store';
 import { dayOf, type DailyCost, type DayRange } from '../reports/days';
 import type { ResourceComputeCost } from '../reports/recommendations/idle';
 import type { ServiceUtilization, UtilizationSeries } from '../reports/recommendations/overprovisioned';

@@ -1,16 +1,26 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema';
-import { attribute } from './mapping/attribute';
-import type { MappingRule } from './mapping/rules';
+import type { Database } from '../../db/schema';
+import { attribute } from '../mapping/attribute';
+import type { MappingRule } from '../mapping/rules';
+
+/** The project's attribution rules, in evaluation order, and when they were posted (none and null before). */
+export async function loadMapping(
+  db: Kysely<Database>,
+  projectId: string,
+): Promise<{ rules: MappingRule[]; updatedMs: number | null }> {
+  const row = await db
+    .selectFrom('cost_mappings')
+    .select(['rules', 'updated_ms'])
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+  return row
+    ? { rules: JSON.parse(row.rules) as MappingRule[], updatedMs: row.updated_ms }
+    : { rules: [], updatedMs: null };
+}
 
 /** The project's attribution rules, in evaluation order (none until a mapping is posted). */
 export async function loadRules(db: Kysely<Database>, projectId: string): Promise<MappingRule[]> {
-  const row = await db
-    .selectFrom('cost_mappings')
-    .select('rules')
-    .where('project_id', '=', projectId)
-    .executeTakeFirst();
-  return row ? (JSON.parse(row.rules) as MappingRule[]) : [];
+  return (await loadMapping(db, projectId)).rules;
 }
 
 /**

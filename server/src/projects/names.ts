@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { ApiError } from '../http/errors';
+import { invalid } from '../shared/domain-errors';
 
 const MAX_NAME = 128;
 
@@ -9,7 +9,7 @@ const MAX_NAME = 128;
  * CLI. `label` names the value in the message; `field` is `details.field` for programs (the request's field name).
  */
 export function checkName(label: string, value: unknown, field = label): string {
-  const fail = (problem: string) => new ApiError(400, 'invalid_request', `${label} ${problem}`, { field });
+  const fail = (problem: string) => invalid(`${label} ${problem}`, 'invalid_request', { field });
   if (typeof value !== 'string' || value.length === 0) throw fail('must be a non-empty string');
   if (value.length > MAX_NAME) throw fail(`must be at most ${MAX_NAME} characters`);
   if (value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value))

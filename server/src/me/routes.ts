@@ -2,10 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
 import { Time, TimeOrNull } from '../http/schemas';
-import { iso } from '../query/params';
-import { repositoryDb } from '../github/tables';
-import { listApps } from '../tenancy/apps';
-import { listProjects } from '../tenancy/projects';
+import { iso } from '../shared/time';
+import { whereabouts } from './store';
 
 /** What the server offers beyond the core, as `createApp` was given it; the console shows or hides pages by it. */
 export interface ServerFeatures {
@@ -24,34 +22,26 @@ const Me = z
     key: z.object({
       id: z.string(),
       name: z.string(),
-      scope: z
-        .enum(['control', 'read', 'admin'])
-        .openapi({
-          description:
-            '`read` views everything and changes nothing; `admin` acts as a control key on any project of its tenant (X-Svc-Project)',
-        }),
+      scope: z.enum(['control', 'read', 'admin']).openapi({
+        description:
+          '`read` views everything and changes nothing; `admin` acts as a control key on any project of its tenant (X-Svc-Project)',
+      }),
       created_at: Time,
       expires_at: TimeOrNull,
     }),
     features: z.object({
-      ai_analysis: z
-        .boolean()
-        .openapi({
-          description: 'A model answers issue analyses (SVC_AI_BASE_URL is set); heuristic analyses otherwise',
-        }),
-      github: z
-        .boolean()
-        .openapi({
-          description: 'An app of the project has a GitHub repository connected: fixes can become pull requests',
-        }),
+      ai_analysis: z.boolean().openapi({
+        description: 'A model answers issue analyses (SVC_AI_BASE_URL is set); heuristic analyses otherwise',
+      }),
+      github: z.boolean().openapi({
+        description: 'An app of the project has a GitHub repository connected: fixes can become pull requests',
+      }),
       demo: z.boolean().openapi({ description: 'The SDK demo page is served at /demo/' }),
     }),
     apps: z.array(Named),
-    projects: z
-      .array(Named)
-      .openapi({
-        description: "The projects the key may act on: an admin key's tenant's, oldest first; a project key's own",
-      }),
+    projects: z.array(Named).openapi({
+      description: "The projects the key may act on: an admin key's tenant's, oldest first; a project key's own",
+    }),
   })
   .openapi('Me');
 
@@ -69,25 +59,13 @@ const meRoute = createRoute({
 
 /** `GET /control-plane/me`, behind the control plane's key check (a control, read or admin key). */
 export function meRoutes(services: Services, features: ServerFeatures) {
-  const { db } = services;
   return createRouter().openapi(meRoute, async (c) => {
     const { projectId, tenantId, key } = c.get('caller');
-    const [project, tenant, apps, repository, projects] = await Promise.all([
-      db.selectFrom('projects').select(['id', 'name']).where('id', '=', projectId).executeTakeFirstOrThrow(),
-      db.selectFrom('tenants').select(['id', 'name']).where('id', '=', tenantId).executeTakeFirstOrThrow(),
-      listApps(db, projectId),
-      repositoryDb(db)
-        .selectFrom('repositories')
-        .select('app_id')
-        .where('project_id', '=', projectId)
-        .limit(1)
-        .executeTakeFirst(),
-      key.scope === 'admin' ? listProjects(db, tenantId) : null,
-    ]);
+    const found = await whereabouts(services.db, { projectId, tenantId, admin: key.scope === 'admin' });
     return c.json(
       {
-        project,
-        tenant,
+        project: found.project,
+        tenant: found.tenant,
         key: {
           id: key.id,
           name: key.name,
@@ -95,9 +73,9 @@ export function meRoutes(services: Services, features: ServerFeatures) {
           created_at: iso(key.createdMs),
           expires_at: key.expiresMs === null ? null : iso(key.expiresMs),
         },
-        features: { ai_analysis: features.aiAnalysis, github: repository !== undefined, demo: features.demo },
-        apps: apps.map((a) => ({ id: a.id, name: a.name })),
-        projects: projects ? projects.map((p) => ({ id: p.id, name: p.name })) : [project],
+        features: { ai_analysis: features.aiAnalysis, github: found.github, demo: features.demo },
+        apps: found.apps,
+        projects: found.projects ?? [found.project],
       },
       200,
     );

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
-import { ApiError } from '../http/errors';
+import { conflict, notFound } from '../shared/domain-errors';
 import { checkName } from './names';
 
 export interface AppInfo {
@@ -10,44 +10,6 @@ export interface AppInfo {
   projectId: string;
   name: string;
   aliases: string[];
-}
-
-export async function createTenant(db: Kysely<Database>, clock: Clock, name: string): Promise<string> {
-  const id = randomUUID();
-  await db
-    .insertInto('tenants')
-    .values({ id, name: checkName('tenant name', name), created_ms: clock.now() })
-    .execute();
-  return id;
-}
-
-/**
- * Creates a project; its name must be free in the tenant (409), since the CLI picks projects by name. There is no
- * unique index to lean on, so the tenant's row is updated first: inside a transaction that serializes creations in one
- * tenant, on PostgreSQL (the row lock) and on SQLite (the write lock, taken before anything is read).
- */
-export async function createProject(
-  db: Kysely<Database>,
-  clock: Clock,
-  tenantId: string,
-  name: string,
-): Promise<string> {
-  checkName('project name', name, 'name');
-  await db
-    .updateTable('tenants')
-    .set((eb) => ({ name: eb.ref('name') }))
-    .where('id', '=', tenantId)
-    .execute();
-  const taken = await db
-    .selectFrom('projects')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('name', '=', name)
-    .executeTakeFirst();
-  if (taken) throw new ApiError(409, 'name_taken', `a project named "${name}" already exists`, { field: 'name' });
-  const id = randomUUID();
-  await db.insertInto('projects').values({ id, tenant_id: tenantId, name, created_ms: clock.now() }).execute();
-  return id;
 }
 
 /** Throws a 409 when `name` is already an app name or an alias in the project: a name must resolve to one app. */
@@ -64,7 +26,7 @@ async function assertNameFree(db: Kysely<Database>, projectId: string, name: str
     .where('project_id', '=', projectId)
     .where('alias', '=', name)
     .executeTakeFirst();
-  if (app || alias) throw new ApiError(409, 'name_taken', `"${name}" is already an app name or alias in this project`);
+  if (app || alias) throw conflict('name_taken', `"${name}" is already an app name or alias in this project`);
 }
 
 export async function registerApp(
@@ -87,7 +49,7 @@ async function findApp(db: Kysely<Database>, projectId: string, appName: string)
     .where('project_id', '=', projectId)
     .where('name', '=', appName)
     .executeTakeFirst();
-  if (!app) throw new ApiError(404, 'not_found', `no app named "${appName}" in this project`);
+  if (!app) throw notFound(`no app named "${appName}" in this project`);
   return app;
 }
 
@@ -120,8 +82,7 @@ export async function removeAlias(
     .where('app_id', '=', app.id)
     .where('alias', '=', alias)
     .executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0)
-    throw new ApiError(404, 'not_found', `"${alias}" is not an alias of "${appName}"`);
+  if (Number(res.numDeletedRows) === 0) throw notFound(`"${alias}" is not an alias of "${appName}"`);
 }
 
 export async function listApps(db: Kysely<Database>, projectId?: string): Promise<AppInfo[]> {

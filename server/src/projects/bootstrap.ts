@@ -2,8 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../db/connect';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
-import { createTenant } from './apps';
-import { provisionProject, type NewProject } from './projects';
+import { provisionProject, type NewProject } from './provision';
+import { anyTenant, createTenant } from './store';
 
 export interface Bootstrap extends NewProject {
   tenantId: string;
@@ -21,8 +21,7 @@ export async function bootstrapIfEmpty(
 ): Promise<Bootstrap | null> {
   return db.transaction().execute(async (tx) => {
     if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('svc.bootstrap'))`.execute(tx);
-    const any = await tx.selectFrom('tenants').select('id').limit(1).executeTakeFirst();
-    if (any) return null;
+    if (await anyTenant(tx)) return null;
     const tenantId = await createTenant(tx, clock, 'default');
     const created = await provisionProject(tx, clock, tenantId, 'default');
     return { tenantId, projectId: created.project.id, ...created };

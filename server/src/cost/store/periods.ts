@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema';
 import { attribute } from '../mapping/attribute';
 import type { MappingRule } from '../mapping/rules';
 import type { BillingPeriod } from '../model';
-import type { PeriodAggregate, ResourceSeen } from './aggregate';
+import type { PeriodAggregate, ResourceSeen } from '../sync/aggregate';
 
 /**
  * Rows per INSERT: 12 columns × 2,000 stays under SQLite's 32,766 bound parameters (and PostgreSQL's 65,535), and a
