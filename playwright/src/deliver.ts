@@ -19,7 +19,7 @@ interface Answered {
 /** A request the page's SDK handed over: the ingest path it would have posted it to, and the JSON body. */
 type Drained = [path: string, body: string];
 
-/** What the SDK exposes to tests when it runs under the fixture (contract with src/sdk/init.ts, `__SVC_TEST_SDK__`). */
+/** What the SDK exposes to tests under the fixture (contract with src/sdk/test-handle.ts, `__SVC_TEST_SDK__`). */
 interface TestSdk {
   sessionId: string;
   flush(): Promise<Answered>;
