@@ -11,7 +11,7 @@ import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readContr
 import { idParams, Time } from '../http/schemas';
 import { requireIssueRow } from '../issues/find';
 import type { IssueRow } from '../issues/json';
-import { iso } from '../query/params';
+import { iso } from '../shared/time';
 import type { SecretBox } from '../secrets/secret-box';
 import { resolveServiceNames } from '../projects/apps-store';
 import { githubClient, githubFailure } from './client';
