@@ -4,7 +4,7 @@ import { afterPosition, encodeSortedCursor, readSortedCursor, type KeysetSort, t
 import type { SessionSort } from './schemas';
 
 /**
- * Order and keyset paging of the sessions listing (query/keyset.ts). Every sort is a column with an index of the form
+ * Order and keyset paging of the sessions listing (shared/keyset.ts). Every sort is a column with an index of the form
  * (project_id, column, session_id) (migration 0016), and a page continues after the (column value, session id) of the
  * last row, so each page is one index range scan however deep it is.
  */
