@@ -22,8 +22,8 @@ import { trimRrweb } from './build/rrweb-trim.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
-/** Module entries: each is a subpath of the `exports` map (`.`, `./auto`, `./react`). */
-const entries = { index: 'src/index.ts', auto: 'src/auto.ts', react: 'src/react.ts' };
+/** Module entries: each is a subpath of the `exports` map (`.`, `./auto`, `./react`, `./otel`). */
+const entries = { index: 'src/index.ts', auto: 'src/auto.ts', react: 'src/react.ts', otel: 'src/otel.ts' };
 
 /**
  * Syntax level of our own emitted code. ES2018 keeps optional chaining and `??` out of it (older webpack 4 based
