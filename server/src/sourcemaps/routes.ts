@@ -72,12 +72,9 @@ const uploadRoute = createRoute({
               .string()
               .default('~/')
               .openapi({ description: "Prepended to each file's path to make its URL" }),
-            file: z
-              .array(z.string().openapi({ format: 'binary' }))
-              .openapi({
-                description:
-                  '`.map` files and their `.js`/`.mjs`/`.cjs` files; filename = the path in the build output',
-              }),
+            file: z.array(z.string().openapi({ format: 'binary' })).openapi({
+              description: '`.map` files and their `.js`/`.mjs`/`.cjs` files; filename = the path in the build output',
+            }),
           }),
         },
         'application/json': {
