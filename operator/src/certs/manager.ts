@@ -7,15 +7,17 @@
  * the server: the API server learns a new CA before it can meet a certificate signed by it. Checks run every
  * `checkIntervalMs` (which also repairs a caBundle someone changed) and at each renewal point.
  */
-import { AdmissionregistrationV1Api, ApiException, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { describeApiError } from '../kube/errors.js';
+import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '../log.js';
 import { SYSTEM_NAMESPACE, WEBHOOK_CONFIGURATION, WEBHOOK_SERVICE, WEBHOOK_TLS_SECRET } from '../markers.js';
+import { caBundleSyncer } from './bundle-sync.js';
 import { syncCaBundle } from './ca-bundle.js';
 import { systemClock, type Clock } from './clock.js';
-import type { Logger } from '../log.js';
-import { bundlePem, nextChangeAt, planCertificates, type CertificateMaterial, type CertificatePolicy } from './plan.js';
-import { readCertificateSecret, secretHolds, writeCertificateSecret } from './secret.js';
+import { tlsListeners } from './listeners.js';
+import { bundlePem, type CertificateMaterial, type CertificatePolicy } from './plan.js';
+import { kubeSecretStore, reconcileSecret } from './reconcile.js';
 import type { TlsMaterial, TlsSource } from './source.js';
+import { nextCheckInMs, retryInMs } from './timing.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -56,112 +58,63 @@ export function serviceDnsNames(service: string, namespace: string): string[] {
   ];
 }
 
-/** Starts the manager; resolves once a valid certificate is in place (and in the Secret), rejects with why it is not. */
-export async function startCertificateManager(options: CertificateManagerOptions): Promise<CertificateManager> {
-  const namespace = options.namespace ?? SYSTEM_NAMESPACE;
-  const secretName = options.secretName ?? WEBHOOK_TLS_SECRET;
-  const configurationName = options.webhookConfiguration ?? WEBHOOK_CONFIGURATION;
-  const clock = options.clock ?? systemClock;
-  const checkIntervalMs = options.checkIntervalMs ?? 60_000;
-  const { log } = options;
-  const core = options.kubeConfig.makeApiClient(CoreV1Api);
-  const admission = options.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-  const policy: CertificatePolicy = {
-    dnsNames: [
-      ...new Set([
-        ...serviceDnsNames(options.serviceName ?? WEBHOOK_SERVICE, namespace),
-        ...(options.extraDnsNames ?? []),
-      ]),
-    ],
-    caCommonName: `${options.serviceName ?? WEBHOOK_SERVICE}-ca`,
+/** The names and lifetimes of the webhook's certificates, from the options' defaults. */
+export function certificatePolicy(options: CertificateManagerOptions, namespace: string): CertificatePolicy {
+  const service = options.serviceName ?? WEBHOOK_SERVICE;
+  return {
+    dnsNames: [...new Set([...serviceDnsNames(service, namespace), ...(options.extraDnsNames ?? [])])],
+    caCommonName: `${service}-ca`,
     caValidityMs: options.caValidityMs ?? 5 * 365 * DAY_MS,
     servingValidityMs: options.servingValidityMs ?? 365 * DAY_MS,
   };
-  const secretRef = `${namespace}/${secretName}`;
+}
+
+/** Whether the server must switch: a new serving certificate, or a different set of trusted CAs. */
+export function servingChanged(previous: CertificateMaterial, next: CertificateMaterial): boolean {
+  return previous.serving.pem !== next.serving.pem || bundlePem(previous) !== bundlePem(next);
+}
+
+/** The Secret, the caBundle sync and the policy of the cluster the options name. */
+function clusterParts(options: CertificateManagerOptions) {
+  const namespace = options.namespace ?? SYSTEM_NAMESPACE;
+  const configurationName = options.webhookConfiguration ?? WEBHOOK_CONFIGURATION;
+  const core = options.kubeConfig.makeApiClient(CoreV1Api);
+  const admission = options.kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  return {
+    store: kubeSecretStore(core, namespace, options.secretName ?? WEBHOOK_TLS_SECRET),
+    syncBundle: caBundleSyncer({
+      configurationName,
+      log: options.log,
+      sync: (pem) => syncCaBundle(admission, configurationName, pem),
+    }),
+    policy: certificatePolicy(options, namespace),
+  };
+}
+
+const toTls = (m: CertificateMaterial): TlsMaterial => ({ key: m.keyPem, cert: m.serving.pem, ca: bundlePem(m) });
+
+/** Starts the manager; resolves once a valid certificate is in place (and in the Secret), rejects with why it is not. */
+export async function startCertificateManager(options: CertificateManagerOptions): Promise<CertificateManager> {
+  const clock = options.clock ?? systemClock;
+  const checkIntervalMs = options.checkIntervalMs ?? 60_000;
+  const { log } = options;
+  const { store, syncBundle, policy } = clusterParts(options);
+  const listeners = tlsListeners(log);
 
   let material: CertificateMaterial | undefined;
-  const listeners = new Set<(tls: TlsMaterial) => void>();
   let queue: Promise<void> = Promise.resolve();
   let cancelTimer: (() => void) | undefined;
   let stopped = false;
-  // Repeated failures (a missing configuration, a missing permission) are logged when they start or change, not every minute.
-  let lastProblem: string | undefined;
+  // A check failing the same way again and again is logged when it starts or changes, not every time.
   let lastFailure: string | undefined;
 
-  const toTls = (m: CertificateMaterial): TlsMaterial => ({ key: m.keyPem, cert: m.serving.pem, ca: bundlePem(m) });
-
-  /** Brings the Secret to a valid state and returns what it holds; retries when another writer got there first. */
-  async function reconcileSecret(): Promise<CertificateMaterial> {
-    for (let attempt = 1; ; attempt++) {
-      let stored;
-      try {
-        stored = await readCertificateSecret(core, namespace, secretName);
-      } catch (error) {
-        throw new Error(describeApiError(error, `reading Secret ${secretRef}`), { cause: error });
-      }
-      const { material: planned, changes } = await planCertificates(stored.certificates, clock.now(), policy);
-      if (secretHolds(stored, planned)) return planned;
-      try {
-        await writeCertificateSecret(core, namespace, secretName, stored, planned);
-      } catch (error) {
-        // 409: another replica created or updated the Secret since we read it; read again and adopt its certificates.
-        if (error instanceof ApiException && error.code === 409 && attempt < 5) continue;
-        throw new Error(describeApiError(error, `${stored.secret ? 'updating' : 'creating'} Secret ${secretRef}`), {
-          cause: error,
-        });
-      }
-      log('info', stored.secret ? 'webhook certificates updated' : 'webhook certificates created', {
-        secret: secretRef,
-        changes: changes.length > 0 ? changes : ['normalized the stored PEM'],
-        servingNotAfter: new Date(planned.serving.notAfter).toISOString(),
-        trustedCas: planned.caCertificates.length,
-      });
-      return planned;
-    }
-  }
-
-  async function syncBundle(m: CertificateMaterial): Promise<void> {
-    let problem: string | undefined;
-    try {
-      const result = await syncCaBundle(admission, configurationName, bundlePem(m));
-      if (result.outcome === 'patched') {
-        log('info', `caBundle of MutatingWebhookConfiguration ${configurationName} updated`, {
-          webhooks: result.webhooks,
-          trustedCas: m.caCertificates.length,
-        });
-      }
-      if (result.outcome === 'missing') {
-        problem = `MutatingWebhookConfiguration ${configurationName} not found: the API server will not call the webhook until it is installed (svc-zero install); its caBundle is set once it exists`;
-      }
-    } catch (error) {
-      problem = describeApiError(error, `updating the caBundle of MutatingWebhookConfiguration ${configurationName}`);
-    }
-    if (problem !== undefined && problem !== lastProblem) log('warn', problem);
-    if (problem === undefined && lastProblem !== undefined)
-      log('info', `caBundle of MutatingWebhookConfiguration ${configurationName} is current again`);
-    lastProblem = problem;
-  }
-
   async function runCheck(): Promise<void> {
-    const next = await reconcileSecret();
+    const next = await reconcileSecret({ store, policy, now: () => clock.now(), log });
     const previous = material;
     material = next;
     // The API server must trust the new CA before the server presents a certificate signed by it.
-    await syncBundle(next);
-    const changed =
-      previous === undefined || previous.serving.pem !== next.serving.pem || bundlePem(previous) !== bundlePem(next);
-    if (previous !== undefined && changed) {
-      const tls = toTls(next);
-      for (const listener of listeners) {
-        try {
-          listener(tls);
-        } catch (error) {
-          log('error', 'a listener failed to take the new webhook certificate', {
-            error: error instanceof Error ? error.message : String(error),
-          });
-        }
-      }
-    }
+    await syncBundle(bundlePem(next), next.caCertificates.length);
+    if (previous !== undefined && servingChanged(previous, next)) listeners.notify(toTls(next));
   }
 
   function schedule(delayMs: number): void {
@@ -177,19 +130,19 @@ export async function startCertificateManager(options: CertificateManagerOptions
       if (stopped) return;
       try {
         await runCheck();
-        if (lastFailure !== undefined) log('info', 'webhook certificate check succeeded again', { secret: secretRef });
+        if (lastFailure !== undefined) log('info', 'webhook certificate check succeeded again', { secret: store.ref });
         lastFailure = undefined;
-        schedule(Math.max(1000, Math.min(checkIntervalMs, nextChangeAt(material!) - clock.now())));
+        schedule(nextCheckInMs(material!, clock.now(), checkIntervalMs));
       } catch (error) {
         // The current certificate stays in use; it was valid at the last check and renewal starts well before expiry.
         const reason = error instanceof Error ? error.message : String(error);
         if (reason !== lastFailure)
           log('error', 'webhook certificate check failed; retrying', {
             error: reason,
-            retryInMs: Math.min(checkIntervalMs, 10_000),
+            retryInMs: retryInMs(checkIntervalMs),
           });
         lastFailure = reason;
-        schedule(Math.min(checkIntervalMs, 10_000));
+        schedule(retryInMs(checkIntervalMs));
         throw error;
       }
     });
@@ -208,10 +161,7 @@ export async function startCertificateManager(options: CertificateManagerOptions
   return {
     dnsNames: policy.dnsNames,
     current: () => toTls(material!),
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    onChange: (listener) => listeners.add(listener),
     check,
     stop() {
       stopped = true;
