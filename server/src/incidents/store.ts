@@ -1,32 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely, type RawBuilder, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { afterPosition, type Position, type SortOrder } from '../shared/keyset';
+import {
+  byUrgency,
+  incidentEvent,
+  incidentView,
+  newIncidentRow,
+  openKey,
+  type IncidentEvent,
+  type IncidentRow,
+} from './rows';
 import type { IncidentSort } from './schemas';
 import {
   SEVERITIES,
   type CostImpactOf,
   type IncidentCommands,
   type IncidentEventKind,
-  type IncidentEvidence,
   type IncidentOpening,
   type IncidentView,
   type Severity,
 } from './types';
-
-type IncidentRow = Selectable<Database['incidents']>;
-
-/** An incident event, handed to the notification scheduler inside the transaction that made it. */
-export interface IncidentEvent {
-  projectId: string;
-  incidentId: string;
-  event: IncidentEventKind;
-  atMs: number;
-  severity: Severity;
-  env: string;
-  services: string[];
-}
 
 export interface IncidentStoreDeps {
   db: Kysely<Database>;
@@ -83,8 +78,91 @@ export function incidentPosition(sort: IncidentSort, incident: IncidentView): Po
   return { t, k: incident.id };
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const newId = () => `inc_${randomBytes(10).toString('hex')}`;
+
+/** A conditional move: applies `changes` when the incident is in one of `from`, and writes the event `kind`. */
+interface Move {
+  from: readonly string[];
+  kind: IncidentEventKind;
+  changes: (now: number) => Partial<IncidentRow>;
+}
+
+const MOVES = {
+  escalate: {
+    from: ['detected'],
+    kind: 'incident.escalated',
+    changes: (now) => ({ status: 'escalated', escalated_ms: now }),
+  },
+  acknowledge: (by: string): Move => ({
+    from: ['detected', 'escalated'],
+    kind: 'incident.acknowledged',
+    changes: (now) => ({ status: 'acknowledged', acknowledged_ms: now, acknowledged_by: by }),
+  }),
+  resolve: (by: string): Move => ({
+    from: ['detected', 'escalated', 'acknowledged'],
+    kind: 'incident.resolved',
+    changes: (now) => ({ status: 'resolved', resolved_ms: now, resolved_by: by, open_key: null }),
+  }),
+} satisfies { escalate: Move; acknowledge: (by: string) => Move; resolve: (by: string) => Move };
+
+/**
+ * Makes a move in one conditional UPDATE with its event's deliveries (deps.onEvent) in the same transaction: the
+ * moved row, or undefined when the incident was not in a state the move starts from (nothing written).
+ */
+async function applyMove(deps: IncidentStoreDeps, projectId: string, id: string, move: Move) {
+  const now = deps.clock.now();
+  const moved = await deps.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('incidents')
+      .set({ ...move.changes(now), updated_ms: now })
+      .where('project_id', '=', projectId)
+      .where('id', '=', id)
+      .where('status', 'in', move.from)
+      .returningAll()
+      .executeTakeFirst();
+    if (row) await deps.onEvent(trx, incidentEvent(row, move.kind, now));
+    return row;
+  });
+  if (moved) deps.afterEvent();
+  return moved;
+}
+
+/**
+ * Inserts a new incident with its `incident.created` deliveries, in one transaction; false when a detector's open
+ * key is taken (another process, or an earlier run, opened the same burst first).
+ */
+async function insertIncident(deps: IncidentStoreDeps, row: IncidentRow): Promise<boolean> {
+  const created = await deps.db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('incidents')
+      .values(row)
+      .onConflict((oc) => oc.column('open_key').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted) await deps.onEvent(trx, incidentEvent(row, 'incident.created', row.detected_ms));
+    return inserted !== undefined;
+  });
+  if (created) deps.afterEvent();
+  return created;
+}
+
+/** A page of the project's incidents in the filter's order. */
+function listIncidentRows(db: Kysely<Database>, projectId: string, filter: IncidentFilter): Promise<IncidentRow[]> {
+  let query = db.selectFrom('incidents').selectAll().where('project_id', '=', projectId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.severity) query = query.where('severity', '=', filter.severity);
+  if (filter.env) query = query.where('env', '=', filter.env);
+  if (filter.service) {
+    // `services` is a JSON array of strings: an element is its JSON text, quotes included, found literally. lower()
+    // on both sides: PostgreSQL's LIKE is case-sensitive, SQLite's is not (for ASCII).
+    const element = `%${JSON.stringify(filter.service.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where(sql<boolean>`lower(services) like ${element} escape '\\'`);
+  }
+  const value = SORT_VALUE[filter.sort];
+  if (filter.after)
+    query = query.where(afterPosition({ order: filter.order, value: 'integer' }, value, sql.ref('id'), filter.after));
+  return query.orderBy(value, filter.order).orderBy('id', filter.order).limit(filter.limit).execute();
+}
 
 /**
  * Incidents in the database, and the moves between their states (docs/incidents.md):
@@ -95,107 +173,17 @@ const newId = () => `inc_${randomBytes(10).toString('hex')}`;
  */
 export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
   const { db, clock } = deps;
-
-  const view = (row: IncidentRow): IncidentView => ({
-    id: row.id,
-    title: row.title,
-    severity: row.severity as Severity,
-    status: row.status as IncidentView['status'],
-    env: row.env,
-    services: JSON.parse(row.services) as string[],
-    root_cause_summary: row.root_cause_summary,
-    dashboard_url: deps.dashboardUrl(row.project_id, row.id),
-    source: row.source as IncidentView['source'],
-    fingerprint: row.fingerprint,
-    evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as IncidentEvidence),
-    cost_impact: null,
-    detected_at: iso(row.detected_ms)!,
-    escalated_at: iso(row.escalated_ms),
-    acknowledged_at: iso(row.acknowledged_ms),
-    acknowledged_by: row.acknowledged_by,
-    resolved_at: iso(row.resolved_ms),
-    resolved_by: row.resolved_by,
-    updated_at: iso(row.updated_ms)!,
-  });
-
-  const event = (row: IncidentRow, kind: IncidentEventKind, atMs: number): IncidentEvent => ({
-    projectId: row.project_id,
-    incidentId: row.id,
-    event: kind,
-    atMs,
-    severity: row.severity as Severity,
-    env: row.env,
-    services: JSON.parse(row.services) as string[],
-  });
-
-  /** A conditional move: applies `changes` when the incident is in one of `from`, and emits `kind`. */
-  const move = async (
-    projectId: string,
-    id: string,
-    from: readonly string[],
-    kind: IncidentEventKind,
-    changes: (now: number) => Partial<IncidentRow>,
-  ): Promise<IncidentView | undefined> => {
-    const now = clock.now();
-    const moved = await db.transaction().execute(async (trx) => {
-      const row = await trx
-        .updateTable('incidents')
-        .set({ ...changes(now), updated_ms: now })
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .where('status', 'in', from)
-        .returningAll()
-        .executeTakeFirst();
-      if (row) await deps.onEvent(trx, event(row, kind, now));
-      return row;
-    });
-    if (moved) {
-      deps.afterEvent();
-      return view(moved);
-    }
-    return store.get(projectId, id);
+  const view = (row: IncidentRow) => incidentView(row, deps.dashboardUrl(row.project_id, row.id));
+  /** The moved incident, or as it is when the move did not apply. */
+  const moveTo = async (projectId: string, id: string, move: Move) => {
+    const moved = await applyMove(deps, projectId, id, move);
+    return moved ? view(moved) : store.get(projectId, id);
   };
 
   const store: IncidentStore = {
     async open(opening: IncidentOpening) {
-      const now = clock.now();
-      const openKey = opening.fingerprint === null ? null : `${opening.projectId}:${opening.fingerprint}`;
-      const row: IncidentRow = {
-        id: newId(),
-        project_id: opening.projectId,
-        title: opening.title,
-        severity: opening.severity,
-        status: 'detected',
-        env: opening.env,
-        services: JSON.stringify(opening.services),
-        root_cause_summary: opening.rootCauseSummary,
-        source: opening.fingerprint === null ? 'api' : 'detector',
-        fingerprint: opening.fingerprint,
-        open_key: openKey,
-        evidence: opening.evidence === null ? null : JSON.stringify(opening.evidence),
-        cost_impact: null,
-        detected_ms: now,
-        escalated_ms: null,
-        acknowledged_ms: null,
-        acknowledged_by: null,
-        resolved_ms: null,
-        resolved_by: null,
-        updated_ms: now,
-      };
-      const created = await db.transaction().execute(async (trx) => {
-        const inserted = await trx
-          .insertInto('incidents')
-          .values(row)
-          .onConflict((oc) => oc.column('open_key').doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        if (inserted) await deps.onEvent(trx, event(row, 'incident.created', now));
-        return inserted !== undefined;
-      });
-      if (created) {
-        deps.afterEvent();
-        return { id: row.id, created: true };
-      }
+      const row = newIncidentRow(opening, newId(), clock.now());
+      if (await insertIncident(deps, row)) return { id: row.id, created: true };
       // Another process (or an earlier run) opened it first: the open incident of this key is the one.
       const existing = await store.findOpen(opening.projectId, opening.fingerprint!);
       return { id: existing!.id, created: false };
@@ -211,21 +199,9 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
         .execute();
     },
 
-    escalate: (projectId, id) =>
-      move(projectId, id, ['detected'], 'incident.escalated', (now) => ({ status: 'escalated', escalated_ms: now })),
-    acknowledge: (projectId, id, by) =>
-      move(projectId, id, ['detected', 'escalated'], 'incident.acknowledged', (now) => ({
-        status: 'acknowledged',
-        acknowledged_ms: now,
-        acknowledged_by: by,
-      })),
-    resolve: (projectId, id, by) =>
-      move(projectId, id, ['detected', 'escalated', 'acknowledged'], 'incident.resolved', (now) => ({
-        status: 'resolved',
-        resolved_ms: now,
-        resolved_by: by,
-        open_key: null,
-      })),
+    escalate: (projectId, id) => moveTo(projectId, id, MOVES.escalate),
+    acknowledge: (projectId, id, by) => moveTo(projectId, id, MOVES.acknowledge(by)),
+    resolve: (projectId, id, by) => moveTo(projectId, id, MOVES.resolve(by)),
 
     async listOpen(projectId) {
       const rows = await db
@@ -234,15 +210,14 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
         .where('project_id', '=', projectId)
         .where('status', '!=', 'resolved')
         .execute();
-      const rank = (s: string) => SEVERITIES.indexOf(s as Severity);
-      return rows.sort((a, b) => rank(a.severity) - rank(b.severity) || b.detected_ms - a.detected_ms).map(view);
+      return rows.sort(byUrgency).map(view);
     },
 
     async findOpen(projectId, fingerprint) {
       const row = await db
         .selectFrom('incidents')
         .selectAll()
-        .where('open_key', '=', `${projectId}:${fingerprint}`)
+        .where('open_key', '=', openKey(projectId, fingerprint))
         .executeTakeFirst();
       return row && view(row);
     },
@@ -260,25 +235,7 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
       return incident;
     },
 
-    async list(projectId, filter) {
-      let query = db.selectFrom('incidents').selectAll().where('project_id', '=', projectId);
-      if (filter.status) query = query.where('status', '=', filter.status);
-      if (filter.severity) query = query.where('severity', '=', filter.severity);
-      if (filter.env) query = query.where('env', '=', filter.env);
-      if (filter.service) {
-        // `services` is a JSON array of strings: an element is its JSON text, quotes included, found literally. lower()
-        // on both sides: PostgreSQL's LIKE is case-sensitive, SQLite's is not (for ASCII).
-        const element = `%${JSON.stringify(filter.service.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        query = query.where(sql<boolean>`lower(services) like ${element} escape '\\'`);
-      }
-      const value = SORT_VALUE[filter.sort];
-      if (filter.after)
-        query = query.where(
-          afterPosition({ order: filter.order, value: 'integer' }, value, sql.ref('id'), filter.after),
-        );
-      const rows = await query.orderBy(value, filter.order).orderBy('id', filter.order).limit(filter.limit).execute();
-      return rows.map(view);
-    },
+    list: async (projectId, filter) => (await listIncidentRows(db, projectId, filter)).map(view),
   };
   return store;
 }

@@ -220,3 +220,48 @@ export async function forgetSessions(db: DetectionDb, ref: GroupRef, beforeMs: n
     .where('last_ms', '<', beforeMs)
     .execute();
 }
+
+/** The incident bookkeeping of a group: which incident its errors belong to, and the counts it was opened at. */
+export type GroupIncidentChanges = Partial<
+  Pick<GroupRow, 'incident_id' | 'incident_base_total' | 'incident_open_count' | 'reset_total'>
+>;
+
+export async function setGroupIncident(db: DetectionDb, group: GroupRow, changes: GroupIncidentChanges): Promise<void> {
+  await db
+    .updateTable('detection_groups')
+    .set(changes)
+    .where('project_id', '=', group.project_id)
+    .where('fingerprint', '=', group.fingerprint)
+    .execute();
+}
+
+/** A group's key as one string. */
+export const groupKey = (ref: GroupRef) => `${ref.projectId}\n${ref.fingerprint}`;
+
+/** Fingerprints per `in (…)` list. */
+const CHUNK = 500;
+
+/** Groups that got errors in this run (`touched`), and those with an open incident (which may have gone quiet). */
+export async function candidateGroups(db: DetectionDb, touched: Iterable<GroupRef>): Promise<GroupRow[]> {
+  const rows = await db.selectFrom('detection_groups').selectAll().where('incident_id', 'is not', null).execute();
+  const fingerprints = [...new Set([...touched].map((r) => r.fingerprint))];
+  for (let i = 0; i < fingerprints.length; i += CHUNK) {
+    const chunk = fingerprints.slice(i, i + CHUNK);
+    rows.push(...(await db.selectFrom('detection_groups').selectAll().where('fingerprint', 'in', chunk).execute()));
+  }
+  const unique = new Map(rows.map((r) => [groupKey({ projectId: r.project_id, fingerprint: r.fingerprint }), r]));
+  return [...unique.values()];
+}
+
+/** An app's name (for an incident's services), remembered for the detector's life; its id when it has none. */
+export function appNames(db: DetectionDb): (appId: string) => Promise<string> {
+  const names = new Map<string, string>();
+  return async (appId) => {
+    let name = names.get(appId);
+    if (name === undefined) {
+      name = (await db.selectFrom('apps').select('name').where('id', '=', appId).executeTakeFirst())?.name ?? appId;
+      names.set(appId, name);
+    }
+    return name;
+  };
+}

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
-import type { IncidentEvent } from '../../incidents/store';
+import type { IncidentEvent } from '../../incidents/rows';
 import { ruleMatches, type RuleConditions, type RuleSubject } from '../rules/match';
+import { rulesInOrder } from '../rules/store';
 
 export const newDeliveryId = () => `dlv_${randomBytes(10).toString('hex')}`;
 
@@ -60,15 +61,7 @@ export async function channelsByRules(
   atMs: number,
 ): Promise<DueChannels> {
   const due: DueChannels = new Map();
-  const rules = await trx
-    .selectFrom('notification_rules')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy('position')
-    .orderBy('created_ms')
-    .orderBy('id')
-    .execute();
-  for (const rule of rules) {
+  for (const rule of await rulesInOrder(trx, projectId)) {
     if (!ruleMatches(JSON.parse(rule.conditions) as RuleConditions, subject)) continue;
     const dueMs = atMs + rule.delay_seconds * 1000;
     for (const channelId of JSON.parse(rule.channels) as string[]) {

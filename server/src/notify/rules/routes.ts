@@ -1,16 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../db/schema';
-import { ApiError, badRequest } from '../../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
 import { idParams, listOf, strings, text } from '../../http/schemas';
 import { SEVERITIES } from '../../incidents/types';
 import { Rule } from '../schemas';
 import type { NotifyServices } from '../services';
 import type { RuleConditions } from './match';
-
-type RuleRow = Selectable<Database['notification_rules']>;
+import {
+  checkedChannels,
+  deleteRule,
+  insertRule,
+  loadRule,
+  nextPosition,
+  reorderRules,
+  rulesInOrder,
+  updateRule,
+  type RuleChanges,
+  type RuleRow,
+} from './store';
 
 /** A week: an escalation step later than that is a mistake, not a policy. */
 const MAX_DELAY_SECONDS = 7 * 24 * 3600;
@@ -24,15 +31,6 @@ const ruleJson = (row: RuleRow) => ({
   delay_seconds: row.delay_seconds,
   created_at: new Date(row.created_ms).toISOString(),
 });
-
-async function lastPosition(services: NotifyServices, projectId: string): Promise<number> {
-  const row = await services.db
-    .selectFrom('notification_rules')
-    .select((eb) => eb.fn.max('position').as('last'))
-    .where('project_id', '=', projectId)
-    .executeTakeFirst();
-  return Number(row?.last ?? 0);
-}
 
 const control = { tags: ['notifications'], security: CONTROL_SECURITY };
 
@@ -123,39 +121,6 @@ const deleteRoute = createRoute({
   responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
 });
 
-/** The project's rules in evaluation order. */
-function rulesInOrder(db: Kysely<Database>, projectId: string) {
-  return db
-    .selectFrom('notification_rules')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy('position')
-    .orderBy('created_ms')
-    .orderBy('id')
-    .execute();
-}
-
-/** The channels of a rule as stored (each once), or a 400 naming the first that is not a channel of the project. */
-async function checkedChannels(services: NotifyServices, projectId: string, channels: string[]): Promise<string> {
-  const known = new Set(
-    (
-      await services.db
-        .selectFrom('notification_channels')
-        .select('id')
-        .where('project_id', '=', projectId)
-        .where('id', 'in', channels)
-        .execute()
-    ).map((r) => r.id),
-  );
-  channels.forEach((id, i) => {
-    if (!known.has(id))
-      throw badRequest(`channels[${i}]: no notification channel ${id} in this project`, { field: `channels[${i}]` });
-  });
-  return JSON.stringify([...new Set(channels)]);
-}
-
-const ruleNotFound = (id: string) => new ApiError(404, 'not_found', `no notification rule ${id} in this project`);
-
 /**
  * `POST/GET/PATCH/DELETE /control-plane/notifications/rules` and `PUT .../order` (SPEC 2.5). Rules are evaluated by
  * `position`: the order they were created in until `PUT .../order` sets another; every matching rule fires
@@ -166,19 +131,18 @@ export function ruleRoutes(services: NotifyServices) {
     .openapi(createRuleRoute, async (c) => {
       const { name, conditions, channels, delay_seconds: delay } = c.req.valid('json');
       const { projectId } = c.get('caller');
-      const checked = await checkedChannels(services, projectId, channels);
+      const checked = await checkedChannels(services.db, projectId, channels);
       const row: RuleRow = {
         id: `rule_${randomBytes(10).toString('hex')}`,
         project_id: projectId,
-        // After every existing rule: rules are evaluated in the order they were created.
-        position: (await lastPosition(services, projectId)) + 1,
+        position: await nextPosition(services.db, projectId),
         name,
         conditions: JSON.stringify(conditions),
         channels: checked,
         delay_seconds: delay,
         created_ms: services.clock.now(),
       };
-      await services.db.insertInto('notification_rules').values(row).execute();
+      await insertRule(services.db, row);
       return c.json(ruleJson(row), 201);
     })
     .openapi(listRoute, async (c) =>
@@ -187,60 +151,26 @@ export function ruleRoutes(services: NotifyServices) {
     .openapi(orderRoute, async (c) => {
       const { ids } = c.req.valid('json');
       const { projectId } = c.get('caller');
-      const rules = await services.db.transaction().execute(async (trx) => {
-        const existing = new Set((await rulesInOrder(trx, projectId)).map((r) => r.id));
-        const given = new Set(ids);
-        if (given.size !== ids.length || given.size !== existing.size || ids.some((id) => !existing.has(id))) {
-          throw badRequest(
-            `ids must list each of this project's ${existing.size} rules exactly once (GET /control-plane/notifications/rules)`,
-            { field: 'ids' },
-          );
-        }
-        for (const [i, id] of ids.entries())
-          await trx
-            .updateTable('notification_rules')
-            .set({ position: i + 1 })
-            .where('project_id', '=', projectId)
-            .where('id', '=', id)
-            .execute();
-        return rulesInOrder(trx, projectId);
-      });
+      const rules = await reorderRules(services.db, projectId, ids);
       return c.json({ data: rules.map(ruleJson) }, 200);
     })
     .openapi(editRoute, async (c) => {
       const { id } = c.req.valid('param');
       const { projectId } = c.get('caller');
-      const row = await services.db
-        .selectFrom('notification_rules')
-        .selectAll()
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (!row) throw ruleNotFound(id);
+      const row = await loadRule(services.db, projectId, id);
       const { name, conditions, channels, delay_seconds: delay } = c.req.valid('json');
-      const changes: Partial<Pick<RuleRow, 'name' | 'conditions' | 'channels' | 'delay_seconds'>> = {
+      const changes: RuleChanges = {
         ...(name !== undefined ? { name } : {}),
         ...(conditions !== undefined ? { conditions: JSON.stringify(conditions) } : {}),
-        ...(channels !== undefined ? { channels: await checkedChannels(services, projectId, channels) } : {}),
+        ...(channels !== undefined ? { channels: await checkedChannels(services.db, projectId, channels) } : {}),
         ...(delay !== undefined ? { delay_seconds: delay } : {}),
       };
-      if (Object.keys(changes).length > 0)
-        await services.db
-          .updateTable('notification_rules')
-          .set(changes)
-          .where('project_id', '=', projectId)
-          .where('id', '=', id)
-          .execute();
+      if (Object.keys(changes).length > 0) await updateRule(services.db, projectId, id, changes);
       return c.json(ruleJson({ ...row, ...changes }), 200);
     })
     .openapi(deleteRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const result = await services.db
-        .deleteFrom('notification_rules')
-        .where('project_id', '=', c.get('caller').projectId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (Number(result.numDeletedRows) === 0) throw ruleNotFound(id);
+      await deleteRule(services.db, c.get('caller').projectId, id);
       return c.body(null, 204);
     });
 }
