@@ -71,6 +71,47 @@ export function resourceKeyOf(item: CostLineItem): string {
   return `~${item.serviceName}|${item.region ?? ''}|${item.accountId ?? ''}|${tags}`;
 }
 
+/** A resource as first seen in a read, its strings detached from the chunk they were read from (detach.ts). */
+export function resourceSeen(key: string, item: CostLineItem): ResourceSeen {
+  const tags: Record<string, string> = {};
+  for (const tag in item.tags) tags[detach(tag)] = detach(item.tags[tag]!);
+  return {
+    key: detach(key),
+    resourceId: item.resourceId === null ? null : detach(item.resourceId),
+    resourceName: item.resourceName === null ? null : detach(item.resourceName),
+    serviceName: detach(item.serviceName),
+    serviceCategory: item.serviceCategory,
+    region: item.region === null ? null : detach(item.region),
+    accountId: item.accountId === null ? null : detach(item.accountId),
+    tags,
+  };
+}
+
+/** What a later line item tells of a resource already seen: a newer name, a category, tags added during the month. */
+export function updateSeen(seen: ResourceSeen, item: CostLineItem): void {
+  if (item.resourceName !== null && item.resourceName !== seen.resourceName)
+    seen.resourceName = detach(item.resourceName);
+  if (seen.serviceCategory === null) seen.serviceCategory = item.serviceCategory;
+  // Tags added during the month apply to the resource from then on; keep the union, newest value winning.
+  for (const tag in item.tags) {
+    const value = item.tags[tag]!;
+    if (seen.tags[tag] !== value) seen.tags[detach(tag)] = detach(value);
+  }
+}
+
+/** Day numbers as `YYYY-MM-DD`, remembered: formatting a date is costly per row, and a period has about 31 days. */
+function dayNamer(): (index: number) => string {
+  const names = new Map<number, string>();
+  return (index) => {
+    let name = names.get(index);
+    if (name === undefined) {
+      name = fromDayNumber(index);
+      names.set(index, name);
+    }
+    return name;
+  };
+}
+
 /**
  * Sums line items into cost per UTC day, resource and kind of charge while they stream in: memory grows with the
  * number of distinct (day, resource, charge) keys, not with the number of rows read (hourly CUR rows collapse 24:1).
@@ -79,37 +120,8 @@ export function createAggregator() {
   const resources = new Map<string, { seen: ResourceSeen; costs: Map<number, DailyCost> }>();
   const currencies = interner('currencies', MAX_CURRENCIES);
   const chargeTypes = interner('charge types', MAX_CHARGE_TYPES);
+  const dayName = dayNamer();
   let lineItems = 0;
-  // Formatting a date is costly per row; a period has about 31 distinct days.
-  const dayNames = new Map<number, string>();
-  const dayName = (index: number): string => {
-    let name = dayNames.get(index);
-    if (name === undefined) {
-      name = fromDayNumber(index);
-      dayNames.set(index, name);
-    }
-    return name;
-  };
-
-  const remember = (key: string, item: CostLineItem) => {
-    const tags: Record<string, string> = {};
-    for (const tag in item.tags) tags[detach(tag)] = detach(item.tags[tag]!);
-    const entry = {
-      seen: {
-        key: detach(key),
-        resourceId: item.resourceId === null ? null : detach(item.resourceId),
-        resourceName: item.resourceName === null ? null : detach(item.resourceName),
-        serviceName: detach(item.serviceName),
-        serviceCategory: item.serviceCategory,
-        region: item.region === null ? null : detach(item.region),
-        accountId: item.accountId === null ? null : detach(item.accountId),
-        tags,
-      },
-      costs: new Map<number, DailyCost>(),
-    };
-    resources.set(entry.seen.key, entry);
-    return entry;
-  };
 
   return {
     add(batch: readonly CostLineItem[]): void {
@@ -117,18 +129,9 @@ export function createAggregator() {
         const resourceKey = resourceKeyOf(item);
         let entry = resources.get(resourceKey);
         if (entry === undefined) {
-          entry = remember(resourceKey, item);
-        } else {
-          const { seen } = entry;
-          if (item.resourceName !== null && item.resourceName !== seen.resourceName)
-            seen.resourceName = detach(item.resourceName);
-          if (seen.serviceCategory === null) seen.serviceCategory = item.serviceCategory;
-          // Tags added during the month apply to the resource from then on; keep the union, newest value winning.
-          for (const tag in item.tags) {
-            const value = item.tags[tag]!;
-            if (seen.tags[tag] !== value) seen.tags[detach(tag)] = detach(value);
-          }
-        }
+          entry = { seen: resourceSeen(resourceKey, item), costs: new Map<number, DailyCost>() };
+          resources.set(entry.seen.key, entry);
+        } else updateSeen(entry.seen, item);
         // One integer key per (day, charge category, pricing, currency, charge type) within the resource, under 2^53:
         // no string built per row.
         const day = Math.floor(item.chargePeriodStartMs / DAY_MS);
