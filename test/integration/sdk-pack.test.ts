@@ -198,6 +198,10 @@ export const bad: ReactConfig = { apiKey: 'k', serviceName: 's', replay: { sampl
 let work: string;
 let consumer: string;
 
+/** The version installed in the repository, which a consumer installs too. */
+const version = (name: string) =>
+  (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
 function node(args: string[], env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
   // A minimal environment: no SVC_* or NODE_ENV leaks in from the developer's shell.
   return run(process.execPath, args, consumer, { PATH: process.env.PATH, ...env });
@@ -218,8 +222,6 @@ beforeAll(async () => {
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '0.0.0', private: true }));
   // React is the /react entry's (optional) peer dependency: its users have it installed.
-  const version = (name: string) =>
-    (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
   npm(
     [
       'install',
@@ -418,10 +420,10 @@ function staticClosure(all: readonly Rolldown.OutputChunk[], roots: readonly Rol
   return seen;
 }
 
-/** Builds the app of `entry` in the consumer project with Vite (in memory) and sums its chunks by when they load. */
-async function bundleApp(entry: (typeof ENTRIES)[number]) {
+/** Builds `source`, the app of `entry`, in the consumer project with Vite (in memory) and sums its chunks by when they load. */
+async function bundleApp(entry: string, source: string) {
   const file = join(consumer, `size-${entry.replace(/\W+/g, '-')}.js`);
-  writeFileSync(file, APPS[entry]);
+  writeFileSync(file, source);
   const { build } = await import('vite');
   const result = await build({
     root: consumer,
@@ -462,7 +464,7 @@ describe('installed tarball, size budgets', () => {
   it.each(ENTRIES)(
     '%s in a Vite app: initial load, recorder and everything within budget',
     async (entry) => {
-      const size = await bundleApp(entry);
+      const size = await bundleApp(entry, APPS[entry]);
       console.log(
         `${entry} app: ${size.initial} B initial, ${size.onReplay} B on replay, ${size.everything} B everything (budgets ${JSON.stringify(BUDGETS)})`,
       );
@@ -495,6 +497,58 @@ describe('installed tarball, size budgets', () => {
     expect(recorder).toBeLessThanOrEqual(BUDGETS.recorder);
     expect(core! + recorder!).toBeLessThanOrEqual(BUDGETS.everything);
   });
+});
+
+/**
+ * `@svc/browser/otel` in a Vite app: the SDK with the four official instrumentations doing its tracing (`withOtel`),
+ * as an app using the entry ships it, with the instrumentations installed at the repository's versions. It has a
+ * budget of its own, not the core's (which holds for apps that do not use the entry, the default): measured at
+ * 49,552 B initial on 2026-11-29 (docs/sdk.md "OpenTelemetry instrumentations"), with about 1 KB of room.
+ */
+const OTEL_BUDGET = { initial: 50_500 };
+const OTEL_PACKAGES = ['fetch', 'xml-http-request', 'document-load', 'user-interaction'].map(
+  (name) => `@opentelemetry/instrumentation-${name}`,
+);
+const OTEL_APP = `import { initBrowserSDK } from '@svc/browser';
+import { withOtel } from '@svc/browser/otel';
+import { FetchInstrumentation } from '@opentelemetry/instrumentation-fetch';
+import { XMLHttpRequestInstrumentation } from '@opentelemetry/instrumentation-xml-http-request';
+import { DocumentLoadInstrumentation } from '@opentelemetry/instrumentation-document-load';
+import { UserInteractionInstrumentation } from '@opentelemetry/instrumentation-user-interaction';
+initBrowserSDK({ apiKey: 'k', serviceName: 'web-app', integrations: withOtel({ instrumentations: [
+  new FetchInstrumentation(), new XMLHttpRequestInstrumentation(), new DocumentLoadInstrumentation(),
+  new UserInteractionInstrumentation() ] }) });
+`;
+
+describe('installed tarball, /otel size budget', () => {
+  beforeAll(() => {
+    const specs = OTEL_PACKAGES.map((name) => `${name}@${version(name)}`);
+    npm(['install', ...specs, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], consumer);
+  }, 180_000);
+
+  it.each([
+    ['check-otel.mjs', "const m = await import('@svc/browser/otel');"],
+    ['check-otel.cjs', "const m = require('@svc/browser/otel');"],
+  ])('%s loads /otel without touching browser globals', (script, load) => {
+    writeFileSync(join(consumer, script), `${load}\nconsole.log(JSON.stringify(Object.keys(m).sort()));\n`);
+    const keys = nodeJson<string[]>(['--require', join(consumer, 'no-dom.cjs'), script]);
+    expect(keys).toEqual(['otelIntegration', 'withOtel']);
+  });
+
+  it('@svc/browser/otel with the four instrumentations in a Vite app: initial load within its budget', async () => {
+    const core = await bundleApp('@svc/browser', APPS['@svc/browser']);
+    const size = await bundleApp('@svc/browser/otel', OTEL_APP);
+    console.log(
+      `@svc/browser/otel app: ${size.initial} B initial, ${size.everything} B everything; ${size.initial - core.initial} B over the @svc/browser app (budget ${JSON.stringify(OTEL_BUDGET)})`,
+    );
+    for (const name of OTEL_PACKAGES) {
+      expect(
+        size.initialModules.some((id) => id.includes(`/node_modules/${name}/`)),
+        `${name} in the initial chunks`,
+      ).toBe(true);
+    }
+    expect(size.initial).toBeLessThanOrEqual(OTEL_BUDGET.initial);
+  }, 180_000);
 });
 
 describe('ESM build layout', () => {
