@@ -130,7 +130,7 @@ const scoped = (name: string) => (row: Row) => row.scope.name === `@opentelemetr
 const own = (row: Row) => row.scope.version === row.resource.attributes['telemetry.sdk.version'];
 const traceparentPattern = /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/;
 
-test('fetch, XHR, document load and click spans come from the instrumentations, once each, with the session id; headers only to allowed origins', async ({
+test('fetch, XHR, document load and click spans come from the instrumentations, none from the SDK, with the session id; headers only to allowed origins', async ({
   page,
   ingest,
 }) => {
