@@ -64,13 +64,57 @@ function isJson(contentType: string | undefined): boolean {
   return mediaType === 'application/json';
 }
 
-export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const limits: BodyLimits = {
-    maxBytes: maxBodyBytes,
-    drainBytes: Math.max(options.drainBytes ?? DEFAULT_DRAIN_BYTES, maxBodyBytes),
+/** How much of a body is read, and how much of an oversized one is drained (never less than the limit), and how long. */
+export function bodyLimits(options: Pick<WebhookServerOptions, 'maxBodyBytes' | 'drainBytes' | 'drainMs'>): BodyLimits {
+  const maxBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  return {
+    maxBytes,
+    drainBytes: Math.max(options.drainBytes ?? DEFAULT_DRAIN_BYTES, maxBytes),
     drainMs: options.drainMs ?? DEFAULT_DRAIN_MS,
   };
+}
+
+/** Why a request to the webhook path is not an AdmissionReview to read (answered as a skip), or undefined. */
+export function requestProblem(method: string | undefined, contentType: string | undefined): string | undefined {
+  if (method !== 'POST') return `method ${method ?? '(none)'} is not POST`;
+  if (!isJson(contentType)) return `content type ${JSON.stringify(contentType ?? '')} is not application/json`;
+  return undefined;
+}
+
+/** The answer to any other path: the probes, or 404. */
+export function otherPathAnswer(path: string | undefined, ready: boolean): [status: number, body: string] {
+  if (path === '/healthz') return [200, 'ok\n'];
+  if (path === '/readyz') return ready ? [200, 'ok\n'] : [503, 'not ready\n'];
+  return [404, 'not found\n'];
+}
+
+/** Timeouts for kube-apiserver as the client, and a failed handshake ignored (it concerns that client only). */
+function tuneForApiServer(server: Server): void {
+  // kube-apiserver keeps webhook connections idle for up to 90 s (client-go's IdleConnTimeout); staying open longer
+  // means the client, not this server, closes an idle connection, so a request never races a server-side close.
+  server.keepAliveTimeout = 100_000;
+  // The API server gives up after the webhook's timeoutSeconds (10 s); a request that dribbles in longer is abandoned.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  server.on('tlsClientError', () => undefined);
+}
+
+/** Presents each renewed certificate from `tls`; a certificate it cannot take leaves the previous one. */
+function followCertificate(server: Server, tls: TlsSource, log: WebhookServerOptions['log']): () => void {
+  return tls.onChange((material) => {
+    try {
+      server.setSecureContext(secureContext(material));
+      log('info', 'webhook server now presents the renewed certificate');
+    } catch (error) {
+      log('error', 'webhook server could not switch to the renewed certificate; it keeps the previous one', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  });
+}
+
+export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
+  const limits = bodyLimits(options);
 
   async function answer(res: ServerResponse, body: string, skipped?: Skipped, close = false): Promise<void> {
     const review = await admit(body, options, skipped);
@@ -78,23 +122,17 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   }
 
   function mutate(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method !== 'POST') {
+    const problem = requestProblem(req.method, req.headers['content-type']);
+    if (problem !== undefined) {
       req.resume();
-      void answer(res, '', { reason: `method ${req.method ?? '(none)'} is not POST` });
-      return;
-    }
-    if (!isJson(req.headers['content-type'])) {
-      req.resume();
-      void answer(res, '', {
-        reason: `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not application/json`,
-      });
+      void answer(res, '', { reason: problem });
       return;
     }
     void readBody(req, limits).then((read) => {
       if (read.kind === 'complete') return answer(res, read.body);
       // A body that could not be drained in time leaves the connection mid-request: close it after the answer.
       if (read.kind === 'tooLarge')
-        return answer(res, '', { reason: `body larger than ${maxBodyBytes} bytes`, uid: read.uid }, !read.drained);
+        return answer(res, '', { reason: `body larger than ${limits.maxBytes} bytes`, uid: read.uid }, !read.drained);
       // A client that went away mid-body gets no answer; there is nobody to send it to.
       return undefined;
     });
@@ -104,32 +142,12 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     const path = (req.url ?? '/').split('?')[0];
     if (path === WEBHOOK_PATH) return mutate(req, res);
     req.resume();
-    if (path === '/healthz') return send(res, 200, 'text/plain', 'ok\n');
-    if (path === '/readyz')
-      return (options.isReady?.() ?? true)
-        ? send(res, 200, 'text/plain', 'ok\n')
-        : send(res, 503, 'text/plain', 'not ready\n');
-    send(res, 404, 'text/plain', 'not found\n');
+    // Only /readyz asks isReady: a probe of another path must not depend on it.
+    const [status, body] = otherPathAnswer(path, path === '/readyz' ? (options.isReady?.() ?? true) : true);
+    send(res, status, 'text/plain', body);
   });
-  // kube-apiserver keeps webhook connections idle for up to 90 s (client-go's IdleConnTimeout); staying open longer
-  // means the client, not this server, closes an idle connection, so a request never races a server-side close.
-  server.keepAliveTimeout = 100_000;
-  // The API server gives up after the webhook's timeoutSeconds (10 s); a request that dribbles in longer is abandoned.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 15_000;
-  // A failed handshake (a scanner, a client that does not trust the CA) concerns that client only.
-  server.on('tlsClientError', () => undefined);
-
-  const unsubscribe = options.tls.onChange((material) => {
-    try {
-      server.setSecureContext(secureContext(material));
-      options.log('info', 'webhook server now presents the renewed certificate');
-    } catch (error) {
-      options.log('error', 'webhook server could not switch to the renewed certificate; it keeps the previous one', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
-  });
+  tuneForApiServer(server);
+  const unsubscribe = followCertificate(server, options.tls, options.log);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
