@@ -10,19 +10,13 @@ const Result = z
     root_cause: z.string(),
     confidence: z.number().min(0).max(1).openapi({ description: '0 in heuristic mode' }),
     locations: z.array(Location),
-    diff: z
-      .string()
-      .nullable()
-      .openapi({
-        description:
-          'Unified diff against the original sources (`a/<path>`, `b/<path>`, paths as the source map names them)',
-      }),
-    diff_applies: z
-      .boolean()
-      .openapi({
-        description:
-          'False: the diff is a suggestion to read, it does not apply cleanly to the sources the server holds',
-      }),
+    diff: z.string().nullable().openapi({
+      description:
+        'Unified diff against the original sources (`a/<path>`, `b/<path>`, paths as the source map names them)',
+    }),
+    diff_applies: z.boolean().openapi({
+      description: 'False: the diff is a suggestion to read, it does not apply cleanly to the sources the server holds',
+    }),
     explanation: z.string(),
   })
   .nullable()
@@ -103,10 +97,7 @@ export const Analysis = z
   .openapi('Analysis');
 
 /** The latest analysis of an incident's issue, in the incident's detail (`sent` and `usage` left to the analysis's endpoint). */
-export const IncidentAnalysis = z
-  .object(analysisFields)
-  .nullable()
-  .openapi({
-    description:
-      'The latest analysis of the issue the incident grew from; null for API incidents and issues never analysed',
-  });
+export const IncidentAnalysis = z.object(analysisFields).nullable().openapi({
+  description:
+    'The latest analysis of the issue the incident grew from; null for API incidents and issues never analysed',
+});

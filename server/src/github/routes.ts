@@ -85,13 +85,10 @@ const ConnectionInput = z.strictObject({
     .string()
     .optional()
     .openapi({ default: 'https://api.github.com', description: 'GitHub Enterprise: `https://<host>/api/v3`' }),
-  directory: z
-    .string()
-    .optional()
-    .openapi({
-      default: '',
-      description: "Where the app's sources (as its source maps name them) sit in the repository",
-    }),
+  directory: z.string().optional().openapi({
+    default: '',
+    description: "Where the app's sources (as its source maps name them) sit in the repository",
+  }),
   token: z.string().optional().openapi({
     description:
       'A token with contents and pull requests write access; sealed, never returned. Or a GitHub App installation: app_id, installation_id and private_key',

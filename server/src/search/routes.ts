@@ -6,15 +6,10 @@ import { SESSION_FACT_LIMITS } from '../otlp/session-facts';
 import { MAX_USER_SESSIONS, SEARCH_KINDS, searchIds } from './find';
 
 const SearchQuery = z.strictObject({
-  q: z
-    .string()
-    .trim()
-    .min(1)
-    .max(SESSION_FACT_LIMITS.maxUserChars)
-    .openapi({
-      description: 'A session, trace, issue or incident id, or a user id (`setUser`), exactly as shown',
-      example: '4bf92f3577b34da6a3ce929d0e0e4736',
-    }),
+  q: z.string().trim().min(1).max(SESSION_FACT_LIMITS.maxUserChars).openapi({
+    description: 'A session, trace, issue or incident id, or a user id (`setUser`), exactly as shown',
+    example: '4bf92f3577b34da6a3ce929d0e0e4736',
+  }),
 });
 
 const SearchAnswer = z
@@ -22,11 +17,9 @@ const SearchAnswer = z
     data: z.array(
       z.object({
         kind: z.enum(SEARCH_KINDS),
-        id: z
-          .string()
-          .openapi({
-            description: "The object's id; for `user`, the user id (`GET /control-plane/sessions?user_id=`)",
-          }),
+        id: z.string().openapi({
+          description: "The object's id; for `user`, the user id (`GET /control-plane/sessions?user_id=`)",
+        }),
         title: z.string().openapi({ description: 'A line to recognise it by' }),
         at: Time.nullable().openapi({
           description:

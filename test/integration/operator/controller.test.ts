@@ -640,16 +640,13 @@ describe('svc-zero controller', () => {
         (request) => request.path.endsWith('/status') && request.contentType === 'application/merge-patch+json',
       ),
     ).toBe(true);
-    const spec = await fake
-      .kubeConfig()
-      .makeApiClient(CustomObjectsApi)
-      .getNamespacedCustomObject({
-        group: 'svc.io',
-        version: 'v1alpha1',
-        namespace: 'shop',
-        plural: 'svcinstrumentations',
-        name: 'default',
-      });
+    const spec = await fake.kubeConfig().makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+      group: 'svc.io',
+      version: 'v1alpha1',
+      namespace: 'shop',
+      plural: 'svcinstrumentations',
+      name: 'default',
+    });
     expect((spec as { metadata: { generation: number } }).metadata.generation).toBe(1);
   });
 });

@@ -482,15 +482,12 @@ describe('fake kube-apiserver', () => {
     const bare = await startFakeKube({ crdInstalled: false });
     try {
       const error = await failure(
-        bare
-          .kubeConfig()
-          .makeApiClient(CustomObjectsApi)
-          .listNamespacedCustomObject({
-            group: 'svc.io',
-            version: 'v1alpha1',
-            namespace: 'default',
-            plural: 'svcinstrumentations',
-          }),
+        bare.kubeConfig().makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
+          group: 'svc.io',
+          version: 'v1alpha1',
+          namespace: 'default',
+          plural: 'svcinstrumentations',
+        }),
       );
       expect(error.code).toBe(404);
     } finally {
@@ -517,19 +514,17 @@ describe('fake kube-apiserver', () => {
       'namespaces is forbidden: User "fake-kube-user" cannot list resource "namespaces" in API group "" at the cluster scope',
     );
     const status = await failure(
-      kc
-        .makeApiClient(CustomObjectsApi)
-        .patchNamespacedCustomObjectStatus(
-          {
-            group: 'svc.io',
-            version: 'v1alpha1',
-            namespace: 'shop',
-            plural: 'svcinstrumentations',
-            name: 'default',
-            body: { status: {} },
-          },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        ),
+      kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus(
+        {
+          group: 'svc.io',
+          version: 'v1alpha1',
+          namespace: 'shop',
+          plural: 'svcinstrumentations',
+          name: 'default',
+          body: { status: {} },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
     );
     expect(status.status?.message).toBe(
       'svcinstrumentations.svc.io "default" is forbidden: User "fake-kube-user" cannot patch resource "svcinstrumentations/status" in API group "svc.io" in the namespace "shop"',

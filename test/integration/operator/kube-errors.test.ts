@@ -78,15 +78,12 @@ describe('describeApiError', () => {
       'reading Deployment web failed: deployments.apps "web" not found',
     );
     const noCrd = await rejection(
-      fake
-        .kubeConfig()
-        .makeApiClient(CustomObjectsApi)
-        .listNamespacedCustomObject({
-          group: 'svc.io',
-          version: 'v1alpha1',
-          namespace: 'shop',
-          plural: 'svcinstrumentations',
-        }),
+      fake.kubeConfig().makeApiClient(CustomObjectsApi).listNamespacedCustomObject({
+        group: 'svc.io',
+        version: 'v1alpha1',
+        namespace: 'shop',
+        plural: 'svcinstrumentations',
+      }),
     );
     expect(describeApiError(noCrd, 'listing SvcInstrumentations')).toBe(
       'listing SvcInstrumentations failed: the API server does not serve this resource type (is its CustomResourceDefinition installed? install svc-zero first)',

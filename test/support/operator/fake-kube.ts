@@ -590,13 +590,11 @@ export async function startFakeKube(options: FakeKubeOptions = {}): Promise<Fake
       for (const send of bookmarkers) send();
     },
     watches() {
-      return store
-        .openWatches()
-        .map(({ type, namespace }) => ({
-          apiVersion: groupVersionOf(type),
-          resource: type.plural,
-          ...(namespace !== undefined ? { namespace } : {}),
-        }));
+      return store.openWatches().map(({ type, namespace }) => ({
+        apiVersion: groupVersionOf(type),
+        resource: type.plural,
+        ...(namespace !== undefined ? { namespace } : {}),
+      }));
     },
     async close() {
       store.closeWatches();
