@@ -1,18 +1,23 @@
 import { INGEST_PATHS } from '../../wire/paths';
 import { REPLAY_EVENT_TAGS, REPLAY_LIMITS, RRWEB_CUSTOM_EVENT } from '../../wire/replay';
 import type { ResolvedConfig } from '../config/types';
+import { MAX_REQUEST_BYTES } from '../pipeline/keepalive-budget';
+import { splitIntoChunks } from '../pipeline/split';
 import type { Pipeline } from '../pipeline/types';
 import { utf8Length } from '../pipeline/utf8';
 import type { DebugLog, ReplaySink, SessionTracker } from '../core/core';
 import { randomHexId } from '../session/ids';
 import type { ReplayMode, SessionSampling } from '../session/sampling';
 import { openStore } from '../session/storage';
-import type { ChunkBuffer, ItemKind, ReplayIdentity } from './chunk-buffer';
-import { createLeftoverStore, localStorageIfAvailable, type LeftoverStorage } from '../pipeline/leftovers';
+import { ChunkBuffer, type Dropped, type ItemKind, type PendingChunk, type ReplayIdentity } from './chunk-buffer';
+import { chunkBody, eventsJson, recipesBody } from './encode';
+import {
+  createLeftoverStore,
+  localStorageIfAvailable,
+  type Leftover,
+  type LeftoverStorage,
+} from '../pipeline/leftovers';
 import { loadRecorder as loadBundledRecorder } from './load-recorder';
-import { createHoldWindow, createReplayBuffers } from './replay-buffers';
-import { createReplaySender } from './replay-sender';
-import { drainRequests, unloadRequests } from './timeline-bodies';
 import type { RecordedEvent, Recording, RecordingStopped, StartRecording } from './types';
 
 export interface ReplayTimeline extends ReplaySink {
@@ -48,6 +53,10 @@ interface Deps {
   readonly storage?: LeftoverStorage | undefined;
 }
 
+/** Smallest buffer budget (see `budgetBytes`), bytes. */
+const MIN_BUFFER_BYTES = 256_000;
+/** A seq no chunk reaches: unload bodies are sized with it, then built with their real seq (never longer). */
+const SIZING_SEQ = Number.MAX_SAFE_INTEGER;
 const REPLAY_PATHS: readonly string[] = [INGEST_PATHS.replayChunk, INGEST_PATHS.replayRecipes];
 
 /**
@@ -96,12 +105,17 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     return mode === 'on_error' && store.get(erroredKey) === sessionId ? 'full' : mode;
   };
   let mode = modeOf(replay.sessionId);
+  /** On-error mode: the events and recipe steps of the previous window, kept until the next one closes. */
+  let held: [PendingChunk[], PendingChunk[]] = [[], []];
   let recording: Recording | undefined;
   /** The recorder's compression worker, once a recorder has started; kept after it stops, for the last chunks. */
   let encode: Recording['encode'];
   /** The recorder of the current replay was stopped, possibly while it was still starting. */
   let recorderHalted = false;
   let stopped = false;
+  /** The chunk the sender is posting, and the local-storage copy an unload made of it. */
+  let inFlight: { chunk: PendingChunk; seq: number; savedKey?: string | undefined } | undefined;
+  let sending: Promise<void> = Promise.resolve();
 
   let snapshotRequested = false;
   const requestSnapshot = (): void => {
@@ -113,24 +127,76 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
       recording?.takeFullSnapshot();
     });
   };
-  const [events, steps] = createReplayBuffers(options, debug, requestSnapshot);
-  const [closeWindow, releaseHeld] = createHoldWindow(events, steps);
-  const [sendChunk, sendSteps, afterSending, idle, inFlight] = createReplaySender(
-    serviceName,
-    pipeline,
-    debug,
-    leftovers,
-    () => encode,
-    // What follows the lost chunk may depend on it: recording goes on from a new full snapshot.
-    (chunk) => {
-      if (chunk.replay === replay) requestSnapshot();
-    },
-  );
+  // Twice a chunk, so one can wait while another is retried; at least MIN_BUFFER_BYTES, so that a tiny
+  // maxChunkBytes does not turn every event into a dropped chunk and a new full snapshot while sending is slow.
+  const budgetBytes = Math.max(2 * options.maxChunkBytes, MIN_BUFFER_BYTES);
+  const warnDropped = (what: string) => (dropped: Dropped) => {
+    debug.warn(`replay buffer full (${budgetBytes} bytes): ${dropped.items} ${what} (${dropped.bytes} bytes) dropped`);
+    if (dropped.needsSnapshot) requestSnapshot();
+  };
+  // Items are counted with their comma in the chunk's JSON array, which adds one more byte (a bracket).
+  const events = new ChunkBuffer({
+    maxChunkBytes: options.maxChunkBytes - 1,
+    maxChunkItems: REPLAY_LIMITS.maxChunkEvents,
+    budgetBytes,
+    playback: true,
+    onDrop: warnDropped('events'),
+  });
+  const steps = new ChunkBuffer({
+    maxChunkBytes: options.maxChunkBytes - 1,
+    maxChunkItems: REPLAY_LIMITS.maxRecipeSteps,
+    budgetBytes,
+    playback: false,
+    onDrop: warnDropped('recipe steps'),
+  });
+
+  const sendChunk = async (chunk: PendingChunk): Promise<void> => {
+    const flight: NonNullable<typeof inFlight> = { chunk, seq: chunk.replay.nextSeq++ };
+    inFlight = flight;
+    try {
+      // The worker's base64 gzip (node ids delta-encoded), or the events as they are, which the transport gzips.
+      const events = await encode?.(chunk.items);
+      const body = chunkBody(
+        serviceName,
+        chunk.replay,
+        flight.seq,
+        chunk.timestamps,
+        events ?? eventsJson(chunk.items),
+        events !== undefined,
+      );
+      const delivered = await pipeline.postJson(INGEST_PATHS.replayChunk, body);
+      if (delivered && flight.savedKey !== undefined) leftovers.remove(flight.savedKey);
+      if (!delivered) {
+        debug.warn(
+          `replay chunk ${flight.seq} of replay ${chunk.replay.replayId} was not delivered; ingest reports the gap`,
+        );
+        // What follows the lost chunk may depend on it: recording goes on from a new full snapshot.
+        if (chunk.replay === replay) requestSnapshot();
+      }
+    } finally {
+      inFlight = undefined;
+    }
+  };
+
+  const sendSteps = async (batch: PendingChunk): Promise<void> => {
+    const delivered = await pipeline.postJson(
+      INGEST_PATHS.replayRecipes,
+      recipesBody(serviceName, batch.replay, batch.items),
+    );
+    if (!delivered)
+      debug.warn(`${batch.items.length} recipe steps of replay ${batch.replay.replayId} were not delivered`);
+  };
+
+  /** Runs `task` after every request already queued: one request at a time, in order. Never rejects. */
+  const afterSending = (task: () => Promise<void>): Promise<void> => {
+    sending = sending.then(task).catch((error: unknown) => debug.error('replay flush failed', error));
+    return sending;
+  };
 
   // Only a session recorded in full sends as it goes; on-error mode keeps everything until an error.
   const sendPending = (): Promise<void> =>
     mode !== 'full'
-      ? idle()
+      ? sending
       : afterSending(async () => {
           for (let chunk = events.next(); chunk !== undefined; chunk = events.next()) await sendChunk(chunk);
           for (let batch = steps.next(); batch !== undefined; batch = steps.next()) await sendSteps(batch);
@@ -224,11 +290,48 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     }
   });
 
+  const unloadRequests = (): { requests: Leftover[]; flight: typeof inFlight } => {
+    const requests: Leftover[] = [];
+    // The chunk being posted now goes out with an ordinary request, which may not outlive the page: keep a copy.
+    const flight = inFlight?.savedKey === undefined ? inFlight : undefined;
+    if (flight !== undefined) {
+      const body = chunkBody(
+        serviceName,
+        flight.chunk.replay,
+        flight.seq,
+        flight.chunk.timestamps,
+        eventsJson(flight.chunk.items),
+      );
+      requests.push({ path: INGEST_PATHS.replayChunk, body });
+    }
+    for (const chunk of events.takeAll()) {
+      const indices = chunk.items.map((_, i) => i);
+      const encode = (seq: number) => (part: readonly number[]) =>
+        chunkBody(
+          serviceName,
+          chunk.replay,
+          seq,
+          part.map((i) => chunk.timestamps[i]!),
+          eventsJson(part.map((i) => chunk.items[i]!)),
+        );
+      for (const part of splitIntoChunks(indices, encode(SIZING_SEQ), MAX_REQUEST_BYTES)) {
+        requests.push({ path: INGEST_PATHS.replayChunk, body: encode(chunk.replay.nextSeq++)(part.items) });
+      }
+    }
+    for (const batch of steps.takeAll()) {
+      const encode = (part: readonly string[]) => recipesBody(serviceName, batch.replay, part);
+      for (const part of splitIntoChunks(batch.items, encode, MAX_REQUEST_BYTES)) {
+        requests.push({ path: INGEST_PATHS.replayRecipes, body: part.body });
+      }
+    }
+    return { requests, flight };
+  };
+
   const timer = setInterval(() => void flush(), options.flushIntervalMs);
   const checkout = setInterval(() => {
     if (mode !== 'on_error') return;
     recording?.flushDomChanges();
-    closeWindow();
+    held = [events.takeAll(), steps.takeAll()];
     recording?.takeFullSnapshot();
   }, ON_ERROR_WINDOW_MS);
   const unsubscribe = session.onRotate((id) => {
@@ -238,7 +341,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     if (mode === 'on_error') [events, steps].forEach((buffer) => buffer.takeAll());
     replay = { sessionId: id, replayId: randomHexId(), nextSeq: 0 };
     mode = modeOf(id);
-    releaseHeld();
+    held = [[], []];
     startRecorder();
   });
   // After start-up work, so loading and starting rrweb never competes with the page's first render.
@@ -271,10 +374,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     flushForUnload() {
       if (mode !== 'full') return;
       recording?.flushDomChanges();
-      // The chunk being posted now goes out with an ordinary request, which may not outlive the page: keep a copy.
-      const current = inFlight();
-      const flight = current?.savedKey === undefined ? current : undefined;
-      const requests = unloadRequests(serviceName, events, steps, flight);
+      const { requests, flight } = unloadRequests();
       if (requests.length === 0) return;
       // Saved before the hand-over, because a closing page never learns whether a keepalive request got out; each
       // copy is removed as soon as its request is known to be delivered.
@@ -295,13 +395,24 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     drain() {
       if (mode !== 'full') return [];
       recording?.flushDomChanges();
-      return drainRequests(serviceName, events, steps);
+      return [
+        ...events
+          .takeAll()
+          .map((c): [string, string] => [
+            INGEST_PATHS.replayChunk,
+            chunkBody(serviceName, c.replay, c.replay.nextSeq++, c.timestamps, eventsJson(c.items)),
+          ]),
+        ...steps
+          .takeAll()
+          .map((b): [string, string] => [INGEST_PATHS.replayRecipes, recipesBody(serviceName, b.replay, b.items)]),
+      ];
     },
     errorCaptured() {
       if (mode !== 'on_error' || stopped) return;
       mode = 'full';
       store.set(erroredKey, replay.sessionId);
-      const [heldEvents, heldSteps] = releaseHeld();
+      const [heldEvents, heldSteps] = held;
+      held = [[], []];
       void afterSending(async () => {
         for (const chunk of heldEvents) await sendChunk(chunk);
         for (const batch of heldSteps) await sendSteps(batch);
