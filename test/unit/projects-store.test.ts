@@ -24,7 +24,10 @@ async function refusal(call: () => Promise<unknown>): Promise<DomainError> {
 
 describe('projects stores', () => {
   let database: DatabaseHandle;
-  const clock: Clock = { now: () => Date.UTC(2026, 0, 1) };
+  // A clock that moves: projects are listed in creation order, and two made at the same millisecond would be listed in
+  // the order of their random ids.
+  let nowMs = Date.UTC(2026, 0, 1);
+  const clock: Clock = { now: () => nowMs++ };
   beforeAll(async () => {
     database = openDatabase(':memory:');
     await migrateToLatest(database);
