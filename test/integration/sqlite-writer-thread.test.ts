@@ -76,11 +76,12 @@ describe('when the writer thread dies', () => {
     const ctx = { db: handle.db, writer, clock, log: (l: string) => logs.push(l) };
     const store = (name: string) => storeBatch(ctx, projectId, normalizeTraces(traceBody([{ name, sessionId: 's' }])));
 
-    // Nothing was acknowledged: a 503 the client sends again, and the cause in the server's log.
+    // Nothing was acknowledged: storage unavailable (the app's onError answers it 503 with Retry-After, which the
+    // client sends again), and the cause in the server's log.
     await expect(store('lost-with-the-thread')).rejects.toMatchObject({
-      status: 503,
+      kind: 'unavailable',
       code: 'storage_unavailable',
-      headers: { 'Retry-After': '2' },
+      retryAfterSeconds: 2,
     });
     expect(logs.filter((l) => l.includes('writer thread stopped'))).toHaveLength(2);
     expect(logs.filter((l) => l.startsWith('ingest writer thread stopped'))).toHaveLength(1);
