@@ -102,8 +102,14 @@ describe.each(kinds)('issues API on %s', (kind) => {
     expect((body as ErrorBody).error.details?.field).toBe(field);
   };
   const appId = async () =>
-    (await t.server.database.db.selectFrom('apps').select('id').where('name', '=', 'web-app').executeTakeFirstOrThrow())
-      .id;
+    (
+      await t.server.database.db
+        .selectFrom('apps')
+        .select('id')
+        .where('project_id', '=', t.projectId)
+        .where('name', '=', 'web-app')
+        .executeTakeFirstOrThrow()
+    ).id;
 
   beforeAll(async () => {
     t = await startTestServer(kind, {
