@@ -3,10 +3,11 @@
  * run the mutation, answer. Every path answers `allowed` — with a patch only when the mutation produced one — and
  * logs exactly one line, so `kubectl logs` tells for each pod what happened and why.
  */
+import type { V1Namespace } from '@kubernetes/client-node';
 import type { AdmissionLookup } from '../cluster/lookup.js';
 import type { Logger, LogLevel } from '../log.js';
-import { mutatePod } from '../mutate/index.js';
-import type { OperatorSettings } from '../resource/types.js';
+import { mutatePod, type MutationResult } from '../mutate/index.js';
+import type { OperatorSettings, SvcInstrumentation } from '../resource/types.js';
 import { DeadlineExceeded, withDeadline } from './deadline.js';
 import { allowResponse, decodeReview, podLabel, type AdmissionReviewResponse } from './review.js';
 
@@ -57,7 +58,7 @@ export async function admit(
   return decision.review;
 }
 
-interface Decision {
+export interface Decision {
   review: AdmissionReviewResponse;
   level: LogLevel;
   msg: string;
@@ -65,70 +66,82 @@ interface Decision {
 }
 
 async function decide(body: string, context: AdmissionContext, skipped: Skipped | undefined): Promise<Decision> {
-  if (skipped !== undefined) {
-    const uid = skipped.uid ?? '';
-    return {
-      review: allowResponse(uid),
-      level: 'warn',
-      msg: 'admission request not understood; pod allowed unchanged',
-      fields: { uid, reason: skipped.reason },
-    };
-  }
+  if (skipped !== undefined) return notUnderstood(skipped.uid ?? '', skipped.reason);
   const decoded = decodeReview(body);
-  if (!decoded.ok) {
-    return {
-      review: allowResponse(decoded.uid),
-      level: 'warn',
-      msg: 'admission request not understood; pod allowed unchanged',
-      fields: { uid: decoded.uid, reason: decoded.reason },
-    };
-  }
+  if (!decoded.ok) return notUnderstood(decoded.uid, decoded.reason);
   const { uid, namespace, pod, dryRun } = decoded.request;
   // A dry run (kubectl --dry-run=server) is mutated like any pod (sideEffects None); the log says it was one.
-  const base = { uid, namespace, pod: podLabel(pod), ...(dryRun ? { dryRun } : {}) };
+  const base: DecisionBase = { uid, namespace, pod: podLabel(pod), ...(dryRun ? { dryRun } : {}) };
+
+  const found = await lookUpNamespace(context, base);
+  if ('review' in found) return found;
+  if (found.namespace === undefined) {
+    return unchanged(base, 'warn', 'pod not instrumented', `namespace ${namespace} not found`);
+  }
+  let result: MutationResult;
+  try {
+    result = mutatePod({
+      pod,
+      namespace: found.namespace,
+      instrumentation: found.instrumentation,
+      settings: context.settings,
+    });
+  } catch (error) {
+    return unchanged(base, 'error', 'mutation failed; pod allowed unchanged', message(error));
+  }
+  return mutationDecision(base, result);
+}
+
+/** What every log line of a decoded request carries. */
+export interface DecisionBase {
+  uid: string;
+  namespace: string;
+  pod: string;
+  dryRun?: true;
+}
+
+/** A request that could not be decoded: allowed, and the log says why. */
+function notUnderstood(uid: string, reason: string): Decision {
+  return {
+    review: allowResponse(uid),
+    level: 'warn',
+    msg: 'admission request not understood; pod allowed unchanged',
+    fields: { uid, reason },
+  };
+}
+
+/** A decoded request allowed without a patch before the mutation decided anything. */
+function unchanged(base: DecisionBase, level: LogLevel, msg: string, reason: string): Decision {
+  return { review: allowResponse(base.uid), level, msg, fields: { ...base, injected: false, reason } };
+}
+
+interface Found {
+  namespace: V1Namespace | undefined;
+  instrumentation: SvcInstrumentation | undefined;
+}
+
+/** The namespace and its SvcInstrumentation within the lookup deadline, or the decision when they could not be had. */
+async function lookUpNamespace(context: AdmissionContext, base: DecisionBase): Promise<Found | Decision> {
   const deadlineMs = context.deadlineMs ?? DEFAULT_LOOKUP_DEADLINE_MS;
-
-  let namespaceObject, instrumentation;
   try {
-    [namespaceObject, instrumentation] = await withDeadline(deadlineMs, (signal) =>
-      Promise.all([context.lookup.namespace(namespace, signal), context.lookup.instrumentation(namespace, signal)]),
+    const [namespace, instrumentation] = await withDeadline(deadlineMs, (signal) =>
+      Promise.all([
+        context.lookup.namespace(base.namespace, signal),
+        context.lookup.instrumentation(base.namespace, signal),
+      ]),
     );
+    return { namespace, instrumentation };
   } catch (error) {
-    const timedOut = error instanceof DeadlineExceeded;
-    return {
-      review: allowResponse(uid),
-      level: timedOut ? 'warn' : 'error',
-      msg: timedOut
-        ? 'namespace lookup missed its deadline; pod allowed unchanged'
-        : 'namespace lookup failed; pod allowed unchanged',
-      fields: {
-        ...base,
-        injected: false,
-        reason: timedOut ? `lookup deadline ${deadlineMs} ms exceeded` : message(error),
-      },
-    };
+    if (error instanceof DeadlineExceeded) {
+      const msg = 'namespace lookup missed its deadline; pod allowed unchanged';
+      return unchanged(base, 'warn', msg, `lookup deadline ${deadlineMs} ms exceeded`);
+    }
+    return unchanged(base, 'error', 'namespace lookup failed; pod allowed unchanged', message(error));
   }
-  if (namespaceObject === undefined) {
-    return {
-      review: allowResponse(uid),
-      level: 'warn',
-      msg: 'pod not instrumented',
-      fields: { ...base, injected: false, reason: `namespace ${namespace} not found` },
-    };
-  }
+}
 
-  let result;
-  try {
-    result = mutatePod({ pod, namespace: namespaceObject, instrumentation, settings: context.settings });
-  } catch (error) {
-    return {
-      review: allowResponse(uid),
-      level: 'error',
-      msg: 'mutation failed; pod allowed unchanged',
-      fields: { ...base, injected: false, reason: message(error) },
-    };
-  }
-  const { decision, patch } = result;
+/** The answer and log line of a mutation that ran: the patch, if any, and everything the mutation decided. */
+export function mutationDecision(base: DecisionBase, { decision, patch }: MutationResult): Decision {
   const fields = {
     ...base,
     workload: decision.workload,
@@ -146,7 +159,7 @@ async function decide(body: string, context: AdmissionContext, skipped: Skipped 
   // Warnings reach whoever created the pod (kubectl prints them), e.g. a NODE_OPTIONS from a Secret left as it was.
   const warnings = decision.injected ? decision.warnings.map((warning) => `svc-zero: ${warning}`) : undefined;
   return {
-    review: allowResponse(uid, patch, warnings),
+    review: allowResponse(base.uid, patch, warnings),
     level: 'info',
     msg: decision.injected ? 'pod instrumented' : 'pod not instrumented',
     fields,
