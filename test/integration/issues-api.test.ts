@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../server/src/clock';
 import { createKey } from '../../server/src/index';
-import { trendQuery } from '../../server/src/issues/trend';
+import { trendQuery } from '../../server/src/issues/store';
 import { databaseKinds } from '../support/databases';
 import { issueDetector } from '../support/detector';
 import type { IssueDetail, IssuePage, IssueSummary } from '../support/issues';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { issueDetail } from '../issues/detail';
-import type { IssueRow } from '../issues/json';
+import type { IssueRow } from '../issues/store';
 import type { Symbolicator } from '../sourcemaps/types';
 import {
   finishAnalysis,

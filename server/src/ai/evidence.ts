@@ -3,8 +3,7 @@ import type { Database } from '../db/schema';
 import { redactMessage } from '../incidents/detect/normalize-message';
 import type { IncidentEvidence } from '../incidents/types';
 import type { issueDetail } from '../issues/detail';
-import { newestIncidentOf } from '../issues/find';
-import type { IssueRow } from '../issues/json';
+import { newestIncidentEvidence, type IssueRow } from '../issues/store';
 import { iso } from '../shared/time';
 import { originalSources } from './sources';
 
@@ -133,8 +132,8 @@ async function failingRequests(
   row: IssueRow,
   detail: IssueDetail,
 ): Promise<SentEvidence['failing_requests']> {
-  const incident = await newestIncidentOf(db, row).select('evidence').executeTakeFirst();
-  const evidence = incident?.evidence ? (JSON.parse(incident.evidence) as IncidentEvidence) : null;
+  const stored = await newestIncidentEvidence(db, row);
+  const evidence = stored ? (JSON.parse(stored) as IncidentEvidence) : null;
   const fromIncident = (evidence?.failing_requests ?? []).map((r) => ({
     at: r.at,
     method: null,

@@ -2,8 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { headline, quoteSourceLine } from '../incidents/detect/root-cause';
 import type { FrameSource } from '../incidents/detect/tables';
-import { newestIncidentOf } from '../issues/find';
-import type { IssueRow } from '../issues/json';
+import { newestIncidentRootCause, type IssueRow } from '../issues/store';
 import type { AnalysisResult, Location } from './analyses';
 
 export const HEURISTIC_EXPLANATION =
@@ -19,9 +18,9 @@ export async function heuristicResult(
   row: IssueRow,
   locations: Location[],
 ): Promise<AnalysisResult> {
-  const incident = await newestIncidentOf(db, row).select('root_cause_summary').executeTakeFirst();
+  const rootCause = await newestIncidentRootCause(db, row);
   return {
-    root_cause: incident?.root_cause_summary ?? ownSummary(row),
+    root_cause: rootCause ?? ownSummary(row),
     confidence: 0,
     locations,
     diff: null,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { headline } from '../incidents/detect/root-cause';
-import { findIssueRow, newestSessionsOf } from '../issues/find';
+import { findIssueRow, newestSessionsOf } from '../issues/store';
 import { PlaywrightExport } from '../replay/export/playwright-spec';
 import { feedStoredSession } from '../replay/export/stored-session';
 import { messagePattern } from './reproduction-error';

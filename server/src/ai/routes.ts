@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
 import { idParams } from '../http/schemas';
-import { requireIssueRow } from '../issues/find';
+import { requireIssueRow } from '../issues/store';
 import { latestAnalysis } from './analyses';
 import { createAnalyzer } from './analyze';
 import { Analysis } from './schemas';

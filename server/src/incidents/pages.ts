@@ -5,7 +5,7 @@ import type { AppEnv } from '../http/env';
 import { createRouter } from '../http/openapi';
 import { idParams } from '../http/schemas';
 import type { NotifyServices } from '../notify/services';
-import { issueOfIncident } from '../issues/find';
+import { issueOfIncident } from '../issues/store';
 import { escapeHtml, incidentPage, refuseLink, sendPage as html } from './dashboard';
 import { incidentLinks, issuePageUrl, verifyLink, type LinkAction } from './links';
 import { LINK_PAGE_ANSWERS, SignedLinkQuery } from './schemas';

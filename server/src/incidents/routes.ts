@@ -14,7 +14,7 @@ import {
 } from '../http/openapi';
 import { cursorQuery, idParams, limitQuery, pageOf, strings, text, orderQuery } from '../http/schemas';
 import type { NotifyServices } from '../notify/services';
-import { issueOfIncident } from '../issues/find';
+import { issueOfIncident } from '../issues/store';
 import { readSortedCursor, sortedPage, type KeysetSort } from '../shared/keyset';
 import { Incident, INCIDENT_SORTS } from './schemas';
 import { incidentPosition } from './store';

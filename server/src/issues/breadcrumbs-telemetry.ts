@@ -3,24 +3,19 @@ import type { Database } from '../db/schema';
 import { bodyText, ERROR_SEVERITY } from '../incidents/detect/error-records';
 import { truncate } from '../shared/truncate';
 import { originOf, relativeUrl } from '../replay/export/recorded-url';
-import type { TimedBreadcrumb, TimeWindow } from './breadcrumbs';
+import type { TimedBreadcrumb } from './breadcrumbs';
+import { windowClientSpans, windowLogs, type SessionWindow, type WindowLogRow, type WindowSpanRow } from './store';
 
 type Db = Kysely<Database>;
 type Json = Record<string, unknown>;
 
-interface Source {
-  projectId: string;
-  sessionId: string;
-  window: TimeWindow;
-  max: number;
+interface Source extends SessionWindow {
   /** The page the session showed: requests to its origin are shown by path. */
   pageUrl: string | undefined;
 }
 
 /** Longest message text taken from a log: a breadcrumb is a line to glance at, the log itself holds the rest. */
 const MAX_TEXT_CHARS = 200;
-/** OTLP SpanKind CLIENT: what the SDK's fetch and XHR spans are. */
-const CLIENT_SPAN = 3;
 /** Lowest OTLP severity number of each level name (the SDK sends 5, 9, 13, 17 and 21). */
 const LEVELS: ReadonlyArray<readonly [number, string]> = [
   [21, 'fatal'],
@@ -42,40 +37,8 @@ export async function telemetryBreadcrumbs(db: Db, q: Source): Promise<TimedBrea
   return [...logs.reverse().flatMap(logCrumb), ...spans.reverse().flatMap((span) => requestCrumb(span, pageOrigin))];
 }
 
-function windowLogs(db: Db, q: Source) {
-  return db
-    .selectFrom('logs')
-    .select(['time_ms', 'severity_number', 'body', 'attributes'])
-    .where('project_id', '=', q.projectId)
-    .where('session_id', '=', q.sessionId)
-    .where('time_ms', '>=', q.window.fromMs)
-    .where('time_ms', '<=', q.window.toMs)
-    .orderBy('time_ms', 'desc')
-    .orderBy('id', 'desc')
-    .limit(q.max)
-    .execute();
-}
-
-function windowClientSpans(db: Db, q: Source) {
-  return db
-    .selectFrom('spans')
-    .select(['time_ms', 'duration_ms', 'trace_id', 'status_message', 'attributes'])
-    .where('project_id', '=', q.projectId)
-    .where('session_id', '=', q.sessionId)
-    .where('time_ms', '>=', q.window.fromMs)
-    .where('time_ms', '<=', q.window.toMs)
-    .where('kind', '=', CLIENT_SPAN)
-    .orderBy('time_ms', 'desc')
-    .orderBy('id', 'desc')
-    .limit(q.max)
-    .execute();
-}
-
-type LogRow = Awaited<ReturnType<typeof windowLogs>>[number];
-type SpanRow = Awaited<ReturnType<typeof windowClientSpans>>[number];
-
 /** `console.warn: …` for console output, `TypeError: …` for an error, `info: …` for any other log. */
-function logCrumb(row: LogRow): TimedBreadcrumb[] {
+function logCrumb(row: WindowLogRow): TimedBreadcrumb[] {
   const attributes = JSON.parse(row.attributes) as Json;
   if (attributes['http.method'] !== undefined) return [];
   const level = levelName(row.severity_number);
@@ -98,7 +61,7 @@ function logCrumb(row: LogRow): TimedBreadcrumb[] {
 }
 
 /** `POST /api/cart → 500 (120 ms)`, or `GET https://cdn.example/x.js failed: TypeError: Failed to fetch (3 ms)`. */
-function requestCrumb(row: SpanRow, pageOrigin: string | undefined): TimedBreadcrumb[] {
+function requestCrumb(row: WindowSpanRow, pageOrigin: string | undefined): TimedBreadcrumb[] {
   const attributes = JSON.parse(row.attributes) as Json;
   const method = text(attributes['http.method']) ?? text(attributes['http.request.method']);
   const url = text(attributes['http.url']) ?? text(attributes['url.full']);

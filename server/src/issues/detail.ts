@@ -6,13 +6,17 @@ import { iso } from '../shared/time';
 import { missingMaps } from '../sourcemaps/missing';
 import type { SymbolicatedFrame, Symbolicator } from '../sourcemaps/types';
 import { breadcrumbsBefore } from './breadcrumbs';
-import { newestSessionsOf } from './find';
-import { frameJson, issueJson, type IssueRow } from './json';
-import { reproductionsOf, seenInDetail } from './test-runs';
+import { frameJson, issueJson } from './json';
+import {
+  hourlyCountsOf,
+  mergedInto,
+  newestSessionsOf,
+  releasesOf,
+  reproductionsOf,
+  seenInDetail,
+  type IssueRow,
+} from './store';
 
-const HOUR_MS = 3_600_000;
-/** Hours of counts in the detail: the two weeks up to the issue's last error. */
-const COUNT_HOURS = 14 * 24;
 /** Affected sessions listed, newest first. */
 const SESSION_SAMPLE = 10;
 
@@ -37,35 +41,6 @@ async function stackOf(
   });
 }
 
-/** Errors per hour (only hours with errors) over the two weeks up to the last one, oldest first. */
-async function countsOf(db: Kysely<Database>, row: IssueRow) {
-  const rows = await db
-    .selectFrom('issue_hours')
-    .select(['hour_ms', 'count'])
-    .where('project_id', '=', row.project_id)
-    .where('fingerprint', '=', row.fingerprint)
-    .where('hour_ms', '>', row.last_seen_ms - COUNT_HOURS * HOUR_MS)
-    .orderBy('hour_ms')
-    .execute();
-  return rows.map((r) => ({ start: iso(r.hour_ms), count: Number(r.count) }));
-}
-
-async function releasesOf(db: Kysely<Database>, row: IssueRow) {
-  const rows = await db
-    .selectFrom('issue_releases')
-    .selectAll()
-    .where('project_id', '=', row.project_id)
-    .where('fingerprint', '=', row.fingerprint)
-    .orderBy('last_seen_ms', 'desc')
-    .execute();
-  return rows.map((r) => ({
-    release: r.release,
-    events: Number(r.count),
-    first_seen: iso(r.first_seen_ms),
-    last_seen: iso(r.last_seen_ms),
-  }));
-}
-
 /** The newest affected sessions, each with its replay link when it has a replay. */
 async function sessionsOf(sources: DetailSources, row: IssueRow) {
   const sessions = await newestSessionsOf(sources.db, row, SESSION_SAMPLE);
@@ -76,18 +51,6 @@ async function sessionsOf(sources: DetailSources, row: IssueRow) {
     last_seen: iso(s.lastMs),
     replay_url: s.hasReplay ? replayUrl(sources.publicUrl, s.sessionId) : null,
   }));
-}
-
-/** The issues merged into this one (issues/merge.ts), newest first. */
-async function mergedInto(db: Kysely<Database>, row: IssueRow) {
-  const rows = await db
-    .selectFrom('issue_merges')
-    .select(['from_fingerprint', 'merged_ms'])
-    .where('project_id', '=', row.project_id)
-    .where('into_fingerprint', '=', row.fingerprint)
-    .orderBy('merged_ms', 'desc')
-    .execute();
-  return rows.map((r) => ({ id: r.from_fingerprint, at: iso(Number(r.merged_ms)) }));
 }
 
 /** An issue with everything its page shows (docs/issues.md, "The detail"). */
@@ -105,7 +68,7 @@ export async function issueDetail(sources: DetailSources, row: IssueRow) {
     },
     merged_from: await mergedInto(sources.db, row),
     last_event: last && { at: iso(last.time_ms), release: last.release, session_id: last.session_id },
-    counts: await countsOf(sources.db, row),
+    counts: await hourlyCountsOf(sources.db, row),
     releases: await releasesOf(sources.db, row),
     sessions_sample: await sessionsOf(sources, row),
     breadcrumbs: last

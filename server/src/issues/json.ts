@@ -1,9 +1,6 @@
-import type { GroupRow } from '../incidents/detect/groups';
 import { iso } from '../shared/time';
 import type { SymbolicatedFrame } from '../sourcemaps/types';
-
-/** An issue as stored (a detection group) with its app's name. */
-export type IssueRow = GroupRow & { app: string };
+import type { IssueRow } from './store/issues';
 
 /** An issue as listings return it (docs/issues.md); the detail adds its stack, counts, sessions and breadcrumbs. */
 export function issueJson(r: IssueRow) {

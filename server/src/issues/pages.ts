@@ -7,8 +7,8 @@ import { incidentLinks, verifyLink } from '../incidents/links';
 import { LINK_PAGE_ANSWERS, SignedLinkQuery } from '../incidents/schemas';
 import type { SecretBox } from '../secrets/secret-box';
 import { issueDetail } from './detail';
-import { findIssueRow } from './find';
 import { issuePage, issueTitle } from './page-html';
+import { findIssueRow } from './store';
 
 const pageRoute = createRoute({
   method: 'get',

@@ -1,16 +1,12 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
-import { ApiError, badRequest } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
 import { idParams, listOf, pageOf } from '../http/schemas';
-import { keysetPage } from '../shared/keyset';
+import { appIdFilter } from '../apps/filter';
 import { readCursor } from '../http/cursor';
-import { resolveServiceNames } from '../projects/apps-store';
-import { breakdownOf } from './breakdown';
+import { keysetPage } from '../shared/keyset';
 import { issueDetail } from './detail';
-import { findIssueRow, findIssueRows } from './find';
-import { issueJson, type IssueRow } from './json';
-import { ISSUE_SORTS, listIssues } from './list';
+import { issueJson } from './json';
 import {
   BulkStatusChange,
   IssueDetailSchema,
@@ -20,8 +16,16 @@ import {
   MAX_BULK_ISSUES,
   StatusChange,
 } from './schemas';
-import { changeStatus } from './status';
-import { trendsOf } from './trend';
+import {
+  breakdownOf,
+  ISSUE_SORTS,
+  listIssues,
+  requireIssueRow,
+  setStatus,
+  setStatuses,
+  trendsOf,
+  type IssueRow,
+} from './store';
 
 const control = { tags: ['issues'], security: CONTROL_SECURITY };
 
@@ -75,16 +79,9 @@ const bulkStatusRoute = createRoute({
   },
 });
 
-/** `/control-plane/issues`: errors grouped by fingerprint, listed, read and given a status (docs/issues.md). */
-export function issueRoutes(services: Services) {
+/** The collection: the listing (with each issue's trend) and the bulk status change. */
+function collectionRoutes(services: Services) {
   const { db } = services;
-
-  const findIssue = async (projectId: string, id: string): Promise<IssueRow> => {
-    const row = await findIssueRow(db, projectId, id);
-    if (!row) throw new ApiError(404, 'not_found', `no issue ${id} in this project`);
-    return row;
-  };
-
   return createRouter()
     .openapi(listRoute, async (c) => {
       const {
@@ -98,23 +95,15 @@ export function issueRoutes(services: Services) {
         ...filter
       } = c.req.valid('query');
       const { projectId } = c.get('caller');
-      const appId =
-        app === undefined || app === '' ? undefined : (await resolveServiceNames(db, projectId, [app])).get(app)?.id;
-      if (app && appId === undefined)
-        throw badRequest(`app "${app}" is neither an app name nor an alias in this project`, { field: 'app' });
+      const appId = await appIdFilter(db, projectId, app);
       const rows = await listIssues(
         db,
         projectId,
         { ...filter, appId, userId, seenIn },
         { sort, limit, cursor: readCursor(c, 'string') },
       );
-      const trends = await trendsOf(
-        db,
-        projectId,
-        rows.slice(0, limit).map((r) => r.fingerprint),
-        trend,
-        services.clock.now(),
-      );
+      const fingerprints = rows.slice(0, limit).map((r) => r.fingerprint);
+      const trends = await trendsOf(db, projectId, fingerprints, trend, services.clock.now());
       const column = ISSUE_SORTS[sort];
       const item = (r: IssueRow) => ({ ...issueJson(r), trend: trends.get(r.fingerprint)! });
       return c.json(
@@ -125,21 +114,18 @@ export function issueRoutes(services: Services) {
     .openapi(bulkStatusRoute, async (c) => {
       const { ids, status, in_next_release: inNextRelease } = c.req.valid('json');
       const { projectId, key } = c.get('caller');
-      const found = new Map((await findIssueRows(db, projectId, ids)).map((r) => [r.fingerprint, r]));
-      const missing = ids.findIndex((id) => !found.has(id));
-      if (missing !== -1)
-        throw new ApiError(404, 'not_found', `no issue ${ids[missing]} in this project; nothing changed`, {
-          field: `ids[${missing}]`,
-        });
       const change = { status, inNextRelease, by: `key:${key.name}`, atMs: services.clock.now() };
-      await db.transaction().execute(async (trx) => {
-        for (const id of ids) await changeStatus(trx, found.get(id)!, change);
-      });
-      const changed = new Map((await findIssueRows(db, projectId, ids)).map((r) => [r.fingerprint, r]));
-      return c.json({ data: ids.map((id) => issueJson(changed.get(id)!)) }, 200);
-    })
+      const changed = await setStatuses(db, projectId, ids, change);
+      return c.json({ data: changed.map(issueJson) }, 200);
+    });
+}
+
+/** One issue: its detail (with both trends and the breakdown) and its status change. */
+function itemRoutes(services: Services) {
+  const { db } = services;
+  return createRouter()
     .openapi(getRoute, async (c) => {
-      const row = await findIssue(c.get('caller').projectId, c.req.valid('param').id);
+      const row = await requireIssueRow(db, c.get('caller').projectId, c.req.valid('param').id);
       const detail = await issueDetail({ db, symbolicator: services.symbolicator, publicUrl: services.publicUrl }, row);
       const now = services.clock.now();
       const trend = async (period: '24h' | '14d') =>
@@ -156,8 +142,12 @@ export function issueRoutes(services: Services) {
     .openapi(statusRoute, async (c) => {
       const { status, in_next_release: inNextRelease } = c.req.valid('json');
       const { projectId, key } = c.get('caller');
-      const row = await findIssue(projectId, c.req.valid('param').id);
-      await changeStatus(db, row, { status, inNextRelease, by: `key:${key.name}`, atMs: services.clock.now() });
-      return c.json(issueJson(await findIssue(projectId, row.fingerprint)), 200);
+      const change = { status, inNextRelease, by: `key:${key.name}`, atMs: services.clock.now() };
+      return c.json(issueJson(await setStatus(db, projectId, c.req.valid('param').id, change)), 200);
     });
+}
+
+/** `/control-plane/issues`: errors grouped by fingerprint, listed, read and given a status (docs/issues.md). */
+export function issueRoutes(services: Services) {
+  return createRouter().route('/', collectionRoutes(services)).route('/', itemRoutes(services));
 }

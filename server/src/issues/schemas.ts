@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import { cursorQuery, limitQuery, Time, TimeOrNull, rangeQuery, userIdQuery } from '../http/schemas';
 import { ISSUE_STATUSES } from '../incidents/detect/tables';
-import { BREAKDOWN_DISTINCT_CAP, BREAKDOWN_TOP } from './breakdown';
-import { ISSUE_SORTS, SEEN_IN } from './list';
-import { SETTABLE_STATUSES } from './status';
-import { TREND_PERIODS } from './trend';
+import { BREAKDOWN_DISTINCT_CAP, BREAKDOWN_TOP } from './store/breakdown';
+import { ISSUE_SORTS, SEEN_IN } from './store/list';
+import { SETTABLE_STATUSES } from './store/status';
+import { TREND_PERIODS } from './store/trends';
 
 /** Requests and answers of `/control-plane/issues` (docs/issues.md). */
 

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema';
-import type { GroupRow } from '../incidents/detect/groups';
+import type { Database } from '../../db/schema';
+import type { GroupRow } from '../../incidents/detect/groups';
+import { DomainError } from '../../shared/domain-errors';
+import { findIssueRows, requireIssueRow, type IssueRow } from './issues';
 
 /** The statuses a person sets; `regressed` is the detector's. */
 export const SETTABLE_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
@@ -40,7 +42,7 @@ async function currentRelease(db: Kysely<Database>, group: GroupRow): Promise<st
  * detector's own move (`resolved` → `regressed`) is conditional on the stored status, so whichever commits second sees
  * the other's result.
  */
-export async function changeStatus(db: Kysely<Database>, group: GroupRow, change: StatusChange): Promise<void> {
+async function changeStatus(db: Kysely<Database>, group: GroupRow, change: StatusChange): Promise<void> {
   const resolving = change.status === 'resolved';
   await db
     .updateTable('detection_groups')
@@ -54,4 +56,39 @@ export async function changeStatus(db: Kysely<Database>, group: GroupRow, change
     .where('project_id', '=', group.project_id)
     .where('fingerprint', '=', group.fingerprint)
     .execute();
+}
+
+/** Sets one issue's status and returns it as it is now; not_found when the project has no issue `id`. */
+export async function setStatus(
+  db: Kysely<Database>,
+  projectId: string,
+  id: string,
+  change: StatusChange,
+): Promise<IssueRow> {
+  const row = await requireIssueRow(db, projectId, id);
+  await changeStatus(db, row, change);
+  return requireIssueRow(db, projectId, row.fingerprint);
+}
+
+/**
+ * Sets the status of several issues in one transaction and returns them as they are now, in the order of `ids`. When
+ * an id is not an issue of the project, nothing changes: not_found names it (its index in `ids`).
+ */
+export async function setStatuses(
+  db: Kysely<Database>,
+  projectId: string,
+  ids: readonly string[],
+  change: StatusChange,
+): Promise<IssueRow[]> {
+  const found = new Map((await findIssueRows(db, projectId, ids)).map((r) => [r.fingerprint, r]));
+  const missing = ids.findIndex((id) => !found.has(id));
+  if (missing !== -1)
+    throw new DomainError('not_found', 'not_found', `no issue ${ids[missing]} in this project; nothing changed`, {
+      field: `ids[${missing}]`,
+    });
+  await db.transaction().execute(async (trx) => {
+    for (const id of ids) await changeStatus(trx, found.get(id)!, change);
+  });
+  const changed = new Map((await findIssueRows(db, projectId, ids)).map((r) => [r.fingerprint, r]));
+  return ids.map((id) => changed.get(id)!);
 }

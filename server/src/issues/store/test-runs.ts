@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema';
-import { iso } from '../shared/time';
-import { seenIn, type IssueRow } from './json';
+import type { Database } from '../../db/schema';
+import { iso } from '../../shared/time';
+import { seenIn } from '../json';
+import type { IssueRow } from './issues';
 
 /** Runs, tests and reproductions an issue detail lists, newest first. */
 const LISTED = 20;

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema';
-import { notFound } from '../shared/domain-errors';
-import { sessionsWithReplay } from '../incidents/detect/evidence';
-import type { IncidentView } from '../incidents/types';
-import type { IssueRow } from './json';
+import type { Database } from '../../db/schema';
+import type { GroupRow } from '../../incidents/detect/groups';
+import type { IncidentView } from '../../incidents/types';
+import { notFound } from '../../shared/domain-errors';
+
+/** An issue as stored (a detection group) with its app's name. */
+export type IssueRow = GroupRow & { app: string };
 
 const issuesOf = (db: Kysely<Database>, projectId: string) =>
   db
@@ -51,54 +53,23 @@ export async function issueOfIncident(
   return fingerprint === undefined ? undefined : findIssueRow(db, projectId, fingerprint);
 }
 
-/** The query of the issue's newest incident, for the caller to pick its columns. */
-export function newestIncidentOf(db: Kysely<Database>, issue: IssueRow) {
-  return db
+const newestIncidentOf = (db: Kysely<Database>, issue: IssueRow) =>
+  db
     .selectFrom('incidents')
     .where('project_id', '=', issue.project_id)
     .where('fingerprint', '=', issue.fingerprint)
     .orderBy('detected_ms', 'desc')
     .limit(1);
-}
 
-export interface AffectedSession {
-  sessionId: string;
-  /** When the issue's first and last error happened in the session. */
-  firstMs: number;
-  lastMs: number;
-  hasReplay: boolean;
-  /** The session's latest user (`user.id`); null when none was named or the session is no longer stored. */
-  userId: string | null;
-}
-
-/** The issue's `limit` most recently affected sessions, newest first. */
-export async function newestSessionsOf(
+/** The evidence (JSON) of the issue's newest incident; undefined when it has none, null when that one has none. */
+export async function newestIncidentEvidence(
   db: Kysely<Database>,
   issue: IssueRow,
-  limit: number,
-): Promise<AffectedSession[]> {
-  const rows = await db
-    .selectFrom('issue_sessions as i')
-    // Left: retention may have dropped the session while the issue still counts it.
-    .leftJoin('sessions as s', (join) =>
-      join.onRef('s.project_id', '=', 'i.project_id').onRef('s.session_id', '=', 'i.session_id'),
-    )
-    .select(['i.session_id', 'i.first_ms', 'i.last_ms', 's.user_id'])
-    .where('i.project_id', '=', issue.project_id)
-    .where('i.fingerprint', '=', issue.fingerprint)
-    .orderBy('i.last_ms', 'desc')
-    .limit(limit)
-    .execute();
-  const withReplay = await sessionsWithReplay(
-    db,
-    issue.project_id,
-    rows.map((r) => r.session_id),
-  );
-  return rows.map((r) => ({
-    sessionId: r.session_id,
-    firstMs: Number(r.first_ms),
-    lastMs: Number(r.last_ms),
-    hasReplay: withReplay.has(r.session_id),
-    userId: r.user_id ?? null,
-  }));
+): Promise<string | null | undefined> {
+  return (await newestIncidentOf(db, issue).select('evidence').executeTakeFirst())?.evidence;
+}
+
+/** The root-cause sentence of the issue's newest incident; undefined when it has none. */
+export async function newestIncidentRootCause(db: Kysely<Database>, issue: IssueRow): Promise<string | undefined> {
+  return (await newestIncidentOf(db, issue).select('root_cause_summary').executeTakeFirst())?.root_cause_summary;
 }

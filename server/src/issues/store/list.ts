@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema';
-import { TEST_ENV } from '../incidents/detect/error-records';
-import type { IssueStatus } from '../incidents/detect/tables';
-import type { Cursor } from '../shared/keyset';
-import type { IssueRow } from './json';
+import type { Database } from '../../db/schema';
+import { TEST_ENV } from '../../incidents/detect/error-records';
+import type { IssueStatus } from '../../incidents/detect/tables';
+import type { Cursor } from '../../shared/keyset';
+import type { IssueRow } from './issues';
 
 /** The listing's orders, each newest or largest first, and the column behind each. */
 export const ISSUE_SORTS = {

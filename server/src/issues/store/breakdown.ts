@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema';
-import { ISSUE_FACETS, type IssueFacet } from '../incidents/detect/tables';
-import type { IssueRow } from './json';
+import type { Database } from '../../db/schema';
+import { ISSUE_FACETS, type IssueFacet } from '../../incidents/detect/tables';
+import type { IssueRow } from './issues';
 
 /** Values listed per facet, largest first. */
 export const BREAKDOWN_TOP = 5;

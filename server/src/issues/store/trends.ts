@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../db/schema';
-import { iso } from '../shared/time';
+import type { Database } from '../../db/schema';
+import { iso } from '../../shared/time';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
