@@ -4,30 +4,15 @@
  * `discovered N workloads` and one detection line per workload when results change; and answers the webhook's
  * lookups from its caches.
  */
-import {
-  AppsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  type V1DaemonSet,
-  type V1Deployment,
-  type V1Namespace,
-  type V1Pod,
-  type V1StatefulSet,
-} from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { AdmissionLookup } from '../cluster/lookup.js';
-import { apiStatusOf, describeApiError } from '../kube/errors.js';
 import type { Logger } from '../log.js';
-import { CRD_GROUP, CRD_PLURAL, CRD_VERSION } from '../markers.js';
-import type { OperatorSettings, SvcInstrumentation } from '../resource/types.js';
+import type { OperatorSettings } from '../resource/types.js';
 import { cachedLookup } from './admission-lookup.js';
-import { watchResource, type Watched } from './informers.js';
 import { NamespaceQueue } from './queue.js';
 import { Reconciler } from './reconciler.js';
+import { statusWriter } from './status-writer.js';
+import { watchCluster } from './watches.js';
 
 export interface ControllerOptions {
   kubeConfig: KubeConfig;
@@ -53,8 +38,6 @@ export interface Controller {
   stop(): Promise<void>;
 }
 
-type Instrumentation = SvcInstrumentation & KubernetesObject & { kind: string };
-
 export async function startController(options: ControllerOptions): Promise<Controller> {
   const { kubeConfig, settings } = options;
   const log = options.log.child({ component: 'controller' });
@@ -64,92 +47,33 @@ export async function startController(options: ControllerOptions): Promise<Contr
   const apps = kubeConfig.makeApiClient(AppsV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
 
-  const crd = { group: CRD_GROUP, version: CRD_VERSION, plural: CRD_PLURAL };
-  const writeStatus = async (namespace: string, name: string, status: Record<string, unknown>) => {
-    try {
-      await custom.patchNamespacedCustomObjectStatus(
-        { ...crd, namespace, name, body: { status } },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
-    } catch (error) {
-      // Deleted since the cache saw it: nothing to report on.
-      if (apiStatusOf(error)?.code === 404) return;
-      throw new Error(
-        describeApiError(error, `updating the status of SvcInstrumentation ${name} in namespace ${namespace}`),
-        { cause: error },
-      );
-    }
-  };
-
   const queue = new NamespaceQueue({
     reconcile: (namespace) => reconciler.reconcile(namespace),
     debounceMs: options.debounceMs ?? 100,
     retry,
     log,
   });
-  const touchNamespaceOf = (object: KubernetesObject) => {
-    const namespace = object.metadata?.namespace;
-    if (namespace) queue.add(namespace);
-  };
-  const watch = <T extends KubernetesObject>(
-    name: string,
-    path: string,
-    list: () => Promise<KubernetesListObject<T>>,
-    onChange: (object: T) => void,
-  ): Watched<T> => watchResource<T>({ kubeConfig, name, path, list, onChange, log, retry });
-
-  const namespaces = watch<V1Namespace>(
-    'namespaces',
-    '/api/v1/namespaces',
-    () => core.listNamespace(),
-    (object) => queue.add(object.metadata?.name ?? ''),
-  );
-  const deployments = watch<V1Deployment>(
-    'deployments',
-    '/apis/apps/v1/deployments',
-    () => apps.listDeploymentForAllNamespaces(),
-    touchNamespaceOf,
-  );
-  const statefulSets = watch<V1StatefulSet>(
-    'statefulsets',
-    '/apis/apps/v1/statefulsets',
-    () => apps.listStatefulSetForAllNamespaces(),
-    touchNamespaceOf,
-  );
-  const daemonSets = watch<V1DaemonSet>(
-    'daemonsets',
-    '/apis/apps/v1/daemonsets',
-    () => apps.listDaemonSetForAllNamespaces(),
-    touchNamespaceOf,
-  );
-  const pods = watch<V1Pod>('pods', '/api/v1/pods', () => core.listPodForAllNamespaces(), touchNamespaceOf);
-  const instrumentations = watch<Instrumentation>(
-    `${CRD_PLURAL}.${CRD_GROUP}`,
-    `/apis/${CRD_GROUP}/${CRD_VERSION}/${CRD_PLURAL}`,
-    async () => (await custom.listClusterCustomObject(crd)) as KubernetesListObject<Instrumentation>,
-    touchNamespaceOf,
-  );
-  const all: Watched<KubernetesObject>[] = [namespaces, deployments, statefulSets, daemonSets, pods, instrumentations];
-
+  const watches = watchCluster({ kubeConfig, core, apps, custom, log, retry, touched: (ns) => queue.add(ns) });
+  const { namespaces, instrumentations } = watches;
   const reconciler = new Reconciler({
     caches: {
       namespaces: namespaces.cache,
       instrumentations: instrumentations.cache,
-      deployments: deployments.cache,
-      statefulSets: statefulSets.cache,
-      daemonSets: daemonSets.cache,
-      pods: pods.cache,
+      deployments: watches.deployments.cache,
+      statefulSets: watches.statefulSets.cache,
+      daemonSets: watches.daemonSets.cache,
+      pods: watches.pods.cache,
     },
     settings,
     log,
     clock,
-    writeStatus,
+    writeStatus: statusWriter(custom),
   });
 
   const instrumentedNamespaces = () =>
     new Set(instrumentations.cache.list().map((item) => item.metadata?.namespace ?? ''));
   // Reconciling before every cache has listed would write statuses from half the picture.
-  const synced = Promise.all(all.map((watched) => watched.ready)).then(async () => {
+  const synced = Promise.all(watches.all.map((watched) => watched.ready)).then(async () => {
     for (const namespace of instrumentedNamespaces()) queue.add(namespace);
     queue.open();
     await queue.idle();
@@ -167,7 +91,7 @@ export async function startController(options: ControllerOptions): Promise<Contr
     async stop() {
       clearInterval(resync);
       queue.close();
-      await Promise.all(all.map((watched) => watched.stop()));
+      await Promise.all(watches.all.map((watched) => watched.stop()));
     },
   };
 }
