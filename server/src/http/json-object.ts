@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { readBody, parseJson } from './body';
 import { ApiError, badRequest } from './errors';
+import { CONTROL_MAX_DEPTH, nestsDeeperThan } from '../json/nesting';
 import { findInJson, formatJsonPath } from '../json/walk';
 
 /**
@@ -11,8 +12,9 @@ const CONTROL_BODY_LIMIT = 1024 * 1024;
 const CONTROL_LIMIT_NAME = "the control plane's fixed limit of 1 MiB; SVC_BODY_LIMIT applies to ingest only";
 
 /**
- * The JSON object a control-plane POST or PUT sends (SPEC 4: `Content-Type: application/json`). No string in it, key or
- * value at any depth, may hold U+0000: PostgreSQL text cannot, and a body refused whole changes nothing.
+ * The JSON object a control-plane POST or PUT sends (SPEC 4: `Content-Type: application/json`), nested at most
+ * CONTROL_MAX_DEPTH levels. No string in it, key or value at any depth, may hold U+0000: PostgreSQL text cannot, and a
+ * body refused whole changes nothing.
  */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -21,7 +23,7 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
       field: 'Content-Type',
     });
   }
-  const value = parseJson(await readBody(c, CONTROL_BODY_LIMIT, CONTROL_LIMIT_NAME));
+  const value = parseControlJson(await readBody(c, CONTROL_BODY_LIMIT, CONTROL_LIMIT_NAME));
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw badRequest('body must be a JSON object');
   const withNul = findInJson(value, (v, _depth, key) => hasNul(v) || hasNul(key));
@@ -30,6 +32,20 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
     throw badRequest(`${field} must not contain U+0000`, { field });
   }
   return value as Record<string, unknown>;
+}
+
+/** A control-plane body parsed as JSON, refused with a 400 naming the limit before parsing when it nests too deep. */
+export function parseControlJson(bytes: Uint8Array): unknown {
+  if (nestsDeeperThan(bytes, CONTROL_MAX_DEPTH)) {
+    throw badRequest(
+      `body nests arrays and objects deeper than ${CONTROL_MAX_DEPTH} levels, the control plane's limit`,
+      {
+        field: 'body',
+        limit: CONTROL_MAX_DEPTH,
+      },
+    );
+  }
+  return parseJson(bytes);
 }
 
 const hasNul = (v: unknown): boolean => typeof v === 'string' && v.includes('\u0000');

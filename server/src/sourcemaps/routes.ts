@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { parseJson, readBody } from '../http/body';
+import { readBody } from '../http/body';
+import { parseControlJson } from '../http/json-object';
 import type { AppEnv, Services } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, documentedRoute, errors, jsonAnswer } from '../http/openapi';
@@ -193,7 +194,7 @@ async function uploadEntries(c: Context<AppEnv>): Promise<UploadEntry[]> {
     });
   }
   const body = await readBody(c, MAX_UPLOAD_BYTES, UPLOAD_LIMIT_NAME);
-  if (media === 'application/json') return entriesFromJson(parseJson(body));
+  if (media === 'application/json') return entriesFromJson(parseControlJson(body));
   let form: FormData;
   try {
     // The body is read into ordinary memory (never a SharedArrayBuffer), which is what a Response takes.

@@ -1,4 +1,5 @@
 import { invalid } from '../shared/domain-errors';
+import { CONTROL_MAX_DEPTH, nestsDeeperThan } from '../json/nesting';
 import { normalizeDebugId } from './debug-ids';
 
 /** A map that passed the checks: its text as it will be stored and the debug ID it names, if any. */
@@ -21,6 +22,8 @@ const MAPPINGS = /^[A-Za-z0-9+/,;]*$/;
  * it). Throws a 400 naming `field` otherwise.
  */
 export function checkSourceMap(text: string, field: string): CheckedMap {
+  if (nestsDeeperThan(text, CONTROL_MAX_DEPTH))
+    throw invalidMap(field, `nests arrays and objects deeper than ${CONTROL_MAX_DEPTH} levels; no source map does`);
   let map: unknown;
   try {
     map = JSON.parse(text);
