@@ -1,12 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { adminAuth } from '../http/auth';
 import type { Services } from '../http/env';
-import { ApiError } from '../http/errors';
 import { createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
 import { iso } from '../shared/time';
 import { createKey, PROJECT_KEY_SCOPES, type CreatedKey } from './keys-store';
 import { createProvisionedProject } from './provision';
-import { findProject, listProjects, type ProjectInfo } from './store';
+import { listProjects, tenantProject, type ProjectInfo } from './store';
 import { NameSchema } from './names';
 
 const projectJson = (p: ProjectInfo) => ({ id: p.id, name: p.name, created_at: iso(p.createdMs) });
@@ -106,9 +105,7 @@ export function projectRoutes(services: Services) {
     })
     .openapi(createKeyRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const project = await findProject(services.db, id, c.get('caller').tenantId);
-      // Another tenant's project is as absent as one that never existed.
-      if (!project) throw new ApiError(404, 'not_found', `no project ${id} in this tenant`, { field: 'id' });
+      const project = await tenantProject(services.db, id, c.get('caller').tenantId);
       const { scope, name } = c.req.valid('json');
       return c.json(
         keyJson(

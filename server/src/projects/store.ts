@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
-import { conflict } from '../shared/domain-errors';
+import { conflict, DomainError } from '../shared/domain-errors';
 import { checkName } from './names';
 
 export interface ProjectInfo {
@@ -95,4 +95,11 @@ export async function findProject(
   if (tenantId) q = q.where('tenant_id', '=', tenantId);
   const row = await q.executeTakeFirst();
   return row && toInfo(row);
+}
+
+/** The tenant's project `id`; not_found naming `id` when it has none (another tenant's is as absent as none at all). */
+export async function tenantProject(db: Kysely<Database>, id: string, tenantId: string): Promise<ProjectInfo> {
+  const project = await findProject(db, id, tenantId);
+  if (!project) throw new DomainError('not_found', 'not_found', `no project ${id} in this tenant`, { field: 'id' });
+  return project;
 }

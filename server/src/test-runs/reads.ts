@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema';
+import { notFound } from '../shared/domain-errors';
 import { afterPosition, type Position } from '../shared/keyset';
 import { iso } from '../shared/time';
 import { appendTo, attemptJson, caseJson, resultJson } from './json';
@@ -78,7 +79,7 @@ export async function runTests(db: Kysely<Database>, projectId: string, runId: s
   return results.map((r) => ({ ...caseJson(r), ...resultJson(r), attempts: byTest.get(r.test_key) ?? [] }));
 }
 
-/** A test as last described, with when it was first and last seen; undefined when the project never ran it. */
+/** A test as last described, with when it was first and last seen; not_found when the project never ran it. */
 export async function testCase(db: Kysely<Database>, projectId: string, key: string) {
   const c = await db
     .selectFrom('test_cases')
@@ -86,7 +87,8 @@ export async function testCase(db: Kysely<Database>, projectId: string, key: str
     .where('project_id', '=', projectId)
     .where('test_key', '=', key)
     .executeTakeFirst();
-  return c && { ...caseJson(c), first_seen: iso(c.first_seen_ms), last_seen: iso(c.last_seen_ms) };
+  if (!c) throw notFound(`no test ${key} in this project`);
+  return { ...caseJson(c), first_seen: iso(c.first_seen_ms), last_seen: iso(c.last_seen_ms) };
 }
 
 /** A page of a test's results over runs, newest run first (test_results_history), `limit` + 1 rows. */

@@ -1,6 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
-import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
 import { readSortedCursor, sortedPage } from '../shared/keyset';
 import { flakyTests } from './flaky';
@@ -26,7 +25,6 @@ import {
 import { finishRun, getRun, listRuns, putRun, RUNS_SORT, storeResults } from './store';
 
 const control = { tags: ['test runs'], security: CONTROL_SECURITY };
-const noRun = (runId: string) => new ApiError(404, 'not_found', `no test run ${runId} in this project`);
 const STARTED = '2026-01-01T10:00:00.000Z';
 
 const putRoute = createRoute({
@@ -161,7 +159,6 @@ export function testRunRoutes(services: Services) {
     .openapi(finishRoute, async (c) => {
       const { run_id: runId } = c.req.valid('param');
       const run = await finishRun(store, c.get('caller').projectId, runId, c.req.valid('json'));
-      if (!run) throw noRun(runId);
       return c.json(runJson(run), 200);
     })
     .openapi(listRoute, async (c) => {
@@ -183,7 +180,6 @@ export function testRunRoutes(services: Services) {
       const { run_id: runId } = c.req.valid('param');
       const { projectId } = c.get('caller');
       const run = await getRun(services.db, projectId, runId);
-      if (!run) throw noRun(runId);
       return c.json({ ...runJson(run), tests: await runTests(services.db, projectId, runId) }, 200);
     })
     .openapi(flakyRoute, async (c) => {
@@ -197,7 +193,6 @@ export function testRunRoutes(services: Services) {
       const { limit, cursor } = c.req.valid('query');
       const { projectId } = c.get('caller');
       const test = await testCase(services.db, projectId, key);
-      if (!test) throw new ApiError(404, 'not_found', `no test ${key} in this project`);
       const rows = await testHistory(services.db, projectId, key, readSortedCursor(cursor, RUNS_SORT), limit + 1);
       const { data, next_cursor } = sortedPage(rows, limit, RUNS_SORT, historyJson, (r) => ({
         t: r.run_started_ms,

@@ -3,10 +3,13 @@ import { sql, type Kysely, type Selectable, type ExpressionBuilder, type Transac
 import type { Clock } from '../clock';
 import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
+import { notFound } from '../shared/domain-errors';
 import { afterPosition, type KeysetSort, type Position } from '../shared/keyset';
 import { appendTo } from './json';
 import { foldAttempts, RUN_COUNT_OF, type AttemptFacts, type ResultRow } from './outcome';
 import type { Finish, FinishedRunStatus, Outcome, PutRun, ResultIn, RunsFilter } from './schemas';
+
+const noRun = (runId: string) => notFound(`no test run ${runId} in this project`);
 
 /**
  * Storage of test runs (tables in test-runs/tables.ts, migration 0018-test-runs). Every write runs in one transaction
@@ -137,12 +140,12 @@ const SEVERITY: Record<FinishedRunStatus, number> = { passed: 0, failed: 1, time
 
 /**
  * Finishes the run, or one shard of it: a sharded run is finished when every shard has, with the worst shard's status
- * and the longest duration. A re-sent finish replaces its shard's. Undefined when the run is unknown.
+ * and the longest duration. A re-sent finish replaces its shard's. not_found when the run is unknown.
  */
-export function finishRun(s: TestRunDb, projectId: string, runId: string, body: Finish): Promise<RunRow | undefined> {
+export function finishRun(s: TestRunDb, projectId: string, runId: string, body: Finish): Promise<RunRow> {
   return s.db.transaction().execute(async (tx) => {
     const before = await lockRun(tx, s.dialect, projectId, runId);
-    if (!before) return undefined;
+    if (!before) throw noRun(runId);
     const now = s.clock.now();
     const shard = {
       project_id: projectId,
@@ -383,11 +386,14 @@ export function listRuns(
   return q.orderBy('r.started_ms', 'desc').orderBy('r.run_id', 'desc').limit(limit).execute();
 }
 
-export function getRun(db: Kysely<Database>, projectId: string, runId: string): Promise<RunRow | undefined> {
-  return db
+/** The run; not_found when the project has no run `runId`. */
+export async function getRun(db: Kysely<Database>, projectId: string, runId: string): Promise<RunRow> {
+  const run = await db
     .selectFrom('test_runs')
     .selectAll()
     .where('project_id', '=', projectId)
     .where('run_id', '=', runId)
     .executeTakeFirst();
+  if (!run) throw noRun(runId);
+  return run;
 }
