@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import type { IncidentEvent } from '../../incidents/rows';
+import { cancelPending, existingChannels, insertScheduled, notifiedChannels } from '../deliveries/schedule-store';
 import { ruleMatches, type RuleConditions, type RuleSubject } from '../rules/match';
 import { rulesInOrder } from '../rules/store';
 
@@ -87,12 +88,7 @@ export async function insertDeliveries(
   content: (channelId: string) => DeliveryContent,
 ): Promise<void> {
   if (due.size === 0) return;
-  const channels = await trx
-    .selectFrom('notification_channels')
-    .select(['id', 'type'])
-    .where('project_id', '=', projectId)
-    .where('id', 'in', [...due.keys()])
-    .execute();
+  const channels = await existingChannels(trx, projectId, [...due.keys()]);
   if (channels.length === 0) return;
   const rows = channels.map((channel) => {
     const { atMs, ruleId } = due.get(channel.id)!;
@@ -105,11 +101,7 @@ export async function insertDeliveries(
     };
     return scheduledDelivery({ ...destination, ...content(channel.id) }, atMs, nowMs);
   });
-  await trx
-    .insertInto('deliveries')
-    .values(rows)
-    .onConflict((oc) => oc.column('dedupe_key').doNothing())
-    .execute();
+  await insertScheduled(trx, rows);
 }
 
 /**
@@ -137,27 +129,7 @@ export async function scheduleDeliveries(trx: Transaction<Database>, event: Inci
 
 /** The channels a later incident event goes to at once; acknowledging or resolving first cancels what is pending. */
 async function channelsToUpdate(trx: Transaction<Database>, event: IncidentEvent): Promise<DueChannels> {
-  if (event.event !== 'incident.escalated') {
-    await trx
-      .updateTable('deliveries')
-      .set({
-        state: 'cancelled',
-        next_attempt_ms: null,
-        lease_owner: null,
-        lease_until_ms: null,
-        completed_ms: event.atMs,
-        updated_ms: event.atMs,
-      })
-      .where('incident_id', '=', event.incidentId)
-      .where('state', 'in', ['scheduled', 'retrying'])
-      .execute();
-  }
-  const notified = await trx
-    .selectFrom('deliveries')
-    .select('channel_id')
-    .where('incident_id', '=', event.incidentId)
-    .where('event', '=', 'incident.created')
-    .where('state', 'in', ['sent', 'delivered'])
-    .execute();
-  return new Map(notified.map(({ channel_id }) => [channel_id, { atMs: event.atMs, ruleId: null }]));
+  if (event.event !== 'incident.escalated') await cancelPending(trx, event.incidentId, event.atMs);
+  const notified = await notifiedChannels(trx, event.incidentId);
+  return new Map(notified.map((channelId) => [channelId, { atMs: event.atMs, ruleId: null }]));
 }
