@@ -18,6 +18,7 @@ import nodeResolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
+import { internalNames } from './build/internal-names.mjs';
 import { trimRrweb } from './build/rrweb-trim.mjs';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
@@ -136,6 +137,7 @@ const modules = {
     nodeResolve({ browser: true, resolveOnly: [VENDORED] }),
     trimRrweb(),
     compileTypeScript(),
+    internalNames(),
     sdkVersion(),
     importMetaEnvOutsideEsm(),
   ],
@@ -202,6 +204,7 @@ function scriptBuild({ input, file, banner, extraPlugins = [], ...output }) {
       nodeResolve({ browser: true }),
       commonjs(),
       compileTypeScript(),
+      internalNames(),
       sdkVersion(),
       importMetaEnvOutsideEsm(),
     ],

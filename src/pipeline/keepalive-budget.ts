@@ -9,23 +9,23 @@ export const KEEPALIVE_QUOTA_BYTES = 64 * 1024;
 export const MAX_REQUEST_BYTES = 60_000;
 
 export class KeepaliveBudget {
-  private inFlight = 0;
+  private inFlight_ = 0;
 
-  constructor(private readonly quota: number = KEEPALIVE_QUOTA_BYTES) {}
+  constructor(private readonly quota_: number = KEEPALIVE_QUOTA_BYTES) {}
 
   /** Bytes still free. */
   get available(): number {
-    return this.quota - this.inFlight;
+    return this.quota_ - this.inFlight_;
   }
 
   /** Reserves `bytes` when they fit; the caller must `release` them when the request settles. */
   reserve(bytes: number): boolean {
     if (bytes > this.available) return false;
-    this.inFlight += bytes;
+    this.inFlight_ += bytes;
     return true;
   }
 
   release(bytes: number): void {
-    this.inFlight = Math.max(0, this.inFlight - bytes);
+    this.inFlight_ = Math.max(0, this.inFlight_ - bytes);
   }
 }

@@ -75,27 +75,27 @@ const sumBytes = (chunks: readonly PendingChunk[]): number => chunks.reduce((sum
  * event after DOM events starts a new chunk, so a full snapshot opens the chunk it is in.
  */
 export class ChunkBuffer {
-  private open: OpenChunk | undefined;
-  private readonly sealed: PendingChunk[] = [];
+  private open_: OpenChunk | undefined;
+  private readonly sealed_: PendingChunk[] = [];
   /** Everything was dropped (`needsSnapshot`): DOM events are useless until the next full snapshot. */
-  private awaitingSnapshot = false;
+  private awaitingSnapshot_ = false;
 
-  constructor(private readonly options: ChunkBufferOptions) {}
+  constructor(private readonly options_: ChunkBufferOptions) {}
 
   /** Adds one item; returns true when a chunk is full (the item did not fit, or filled it) and should be sent. */
   add(replay: ReplayIdentity, json: string, bytes: number, timestamp: number, kind: ItemKind): boolean {
-    const { maxChunkBytes, maxChunkItems } = this.options;
-    const open = this.open;
+    const { maxChunkBytes, maxChunkItems } = this.options_;
+    const open = this.open_;
     // The FullSnapshot that follows a Meta event stays with it, however large: together they open the chunk.
     const full = open !== undefined && open.bytes + bytes > maxChunkBytes && !open.endsWithSnapshot;
     if (full || (open !== undefined && (open.replay !== replay || (kind === 'snapshot' && open.hasDom)))) this.seal();
-    if (this.awaitingSnapshot) {
+    if (this.awaitingSnapshot_) {
       // Recorded after everything was dropped and before the new full snapshot: it describes changes to DOM nodes
       // a replay of what is left would not know.
       if (kind === 'dom') return full;
-      if (kind === 'snapshot') this.awaitingSnapshot = false;
+      if (kind === 'snapshot') this.awaitingSnapshot_ = false;
     }
-    const chunk = (this.open ??= {
+    const chunk = (this.open_ ??= {
       replay,
       items: [],
       timestamps: [],
@@ -117,51 +117,51 @@ export class ChunkBuffer {
 
   /** Closes the chunk being filled, if any, so that it can be sent. */
   seal(): void {
-    const open = this.open;
+    const open = this.open_;
     if (open === undefined) return;
-    this.open = undefined;
+    this.open_ = undefined;
     const { replay, items, timestamps, bytes, hasSnapshot } = open;
-    this.sealed.push({ replay, items, timestamps, bytes, hasSnapshot });
-    this.enforceBudget();
+    this.sealed_.push({ replay, items, timestamps, bytes, hasSnapshot });
+    this.enforceBudget_();
   }
 
   /** The oldest sealed chunk, removed from the buffer. */
   next(): PendingChunk | undefined {
-    return this.sealed.shift();
+    return this.sealed_.shift();
   }
 
   /** Every chunk, the one being filled included, removed from the buffer. */
   takeAll(): PendingChunk[] {
     this.seal();
-    return this.sealed.splice(0);
+    return this.sealed_.splice(0);
   }
 
-  private enforceBudget(): void {
-    const budget = this.options.budgetBytes;
-    if (sumBytes(this.sealed) <= budget) return;
-    const dropCount = this.options.playback ? this.playbackDropCount(budget) : this.oldestDropCount(budget);
+  private enforceBudget_(): void {
+    const budget = this.options_.budgetBytes;
+    if (sumBytes(this.sealed_) <= budget) return;
+    const dropCount = this.options_.playback ? this.playbackDropCount_(budget) : this.oldestDropCount_(budget);
     if (dropCount === 0) return;
-    const dropped = this.sealed.splice(0, dropCount);
-    this.awaitingSnapshot = this.options.playback && this.sealed.length === 0;
-    this.options.onDrop({
+    const dropped = this.sealed_.splice(0, dropCount);
+    this.awaitingSnapshot_ = this.options_.playback && this.sealed_.length === 0;
+    this.options_.onDrop({
       chunks: dropped.length,
       items: dropped.reduce((sum, chunk) => sum + chunk.items.length, 0),
       bytes: sumBytes(dropped),
-      needsSnapshot: this.awaitingSnapshot,
+      needsSnapshot: this.awaitingSnapshot_,
     });
   }
 
-  private playbackDropCount(budget: number): number {
-    let latest = this.sealed.length - 1;
-    while (latest >= 0 && !this.sealed[latest]!.hasSnapshot) latest--;
-    return latest >= 0 && sumBytes(this.sealed.slice(latest + 1)) <= budget ? latest : this.sealed.length;
+  private playbackDropCount_(budget: number): number {
+    let latest = this.sealed_.length - 1;
+    while (latest >= 0 && !this.sealed_[latest]!.hasSnapshot) latest--;
+    return latest >= 0 && sumBytes(this.sealed_.slice(latest + 1)) <= budget ? latest : this.sealed_.length;
   }
 
-  private oldestDropCount(budget: number): number {
-    let total = sumBytes(this.sealed);
+  private oldestDropCount_(budget: number): number {
+    let total = sumBytes(this.sealed_);
     let count = 0;
     // The newest chunk always stays: it is at most one chunk, and the reason the others go.
-    while (total > budget && count < this.sealed.length - 1) total -= this.sealed[count++]!.bytes;
+    while (total > budget && count < this.sealed_.length - 1) total -= this.sealed_[count++]!.bytes;
     return count;
   }
 }

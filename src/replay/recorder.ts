@@ -66,41 +66,41 @@ export const startRecording: StartRecording = (options, emit, onStopped) => {
 };
 
 class PageRecording implements Recording {
-  private stopRrweb: (() => void) | undefined;
-  private domChanges: DomChangeWindow | undefined;
-  private stopped = false;
-  private lastSnapshotMs = 0;
+  private stopRrweb_: (() => void) | undefined;
+  private domChanges_: DomChangeWindow | undefined;
+  private stopped_ = false;
+  private lastSnapshotMs_ = 0;
   /** Timestamp of the last event passed on: a restamped mutation never goes before it. */
-  private lastEventMs = 0;
-  private readonly startWhenParsed = (): void => this.start();
+  private lastEventMs_ = 0;
+  private readonly startWhenParsed_ = (): void => this.start();
 
   constructor(
-    private readonly options: RecorderOptions,
-    private readonly emit: EmitRecordedEvent,
-    private readonly onStopped: RecordingStoppedHandler | undefined,
+    private readonly options_: RecorderOptions,
+    private readonly emit_: EmitRecordedEvent,
+    private readonly onStopped_: RecordingStoppedHandler | undefined,
     readonly encode: EncodeChunkEvents,
   ) {}
 
   start(): void {
-    if (this.stopped) return;
+    if (this.stopped_) return;
     if (typeof document === 'undefined') {
-      this.stopWith('recorder_unavailable');
+      this.stopWith_('recorder_unavailable');
       return;
     }
     // rrweb would wait for `load`; counting elements needs the parsed document, and DOMContentLoaded is enough.
     if (document.readyState === 'loading') {
-      document.addEventListener('DOMContentLoaded', this.startWhenParsed, { once: true });
+      document.addEventListener('DOMContentLoaded', this.startWhenParsed_, { once: true });
       return;
     }
-    if (this.domTooLarge()) return;
-    const { options } = this;
+    if (this.domTooLarge_()) return;
+    const options = this.options_;
     const mask = (text: string, element: HTMLElement): string =>
-      recordableValue(text, options.maskAllInputs || this.isSensitive(element));
+      recordableValue(text, options.maskAllInputs || this.isSensitive_(element));
     let stopRrweb: (() => void) | undefined;
     try {
-      this.domChanges = openDomChangeWindow(record);
+      this.domChanges_ = openDomChangeWindow(record);
       stopRrweb = record<RecordedEvent>({
-        emit: (event) => this.receive(event),
+        emit: (event) => this.receive_(event),
         blockClass: options.blockClass,
         maskTextClass: options.maskTextClass,
         maskInputOptions: EVERY_FIELD,
@@ -118,29 +118,29 @@ class PageRecording implements Recording {
       // rrweb guards itself, but a broken environment (patched DOM prototypes) must not reach the host application.
     }
     if (stopRrweb === undefined) {
-      this.stopWith('recorder_unavailable');
+      this.stopWith_('recorder_unavailable');
       return;
     }
-    this.stopRrweb = stopRrweb;
+    this.stopRrweb_ = stopRrweb;
     // Stopped while rrweb emitted its first snapshot (e.g. the snapshot was too large to send).
-    if (this.stopped) this.stopRrwebOnce();
+    if (this.stopped_) this.stopRrwebOnce_();
   }
 
   stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    if (typeof document !== 'undefined') document.removeEventListener('DOMContentLoaded', this.startWhenParsed);
-    this.stopRrwebOnce();
+    if (this.stopped_) return;
+    this.stopped_ = true;
+    if (typeof document !== 'undefined') document.removeEventListener('DOMContentLoaded', this.startWhenParsed_);
+    this.stopRrwebOnce_();
   }
 
   flushDomChanges(): void {
-    if (!this.stopped) this.domChanges?.release();
+    if (!this.stopped_) this.domChanges_?.release();
   }
 
   takeFullSnapshot(): void {
-    if (this.stopped || this.stopRrweb === undefined || this.domTooLarge()) return;
+    if (this.stopped_ || this.stopRrweb_ === undefined || this.domTooLarge_()) return;
     // Held changes emitted after the snapshot would add nodes the snapshot already has.
-    this.domChanges?.release();
+    this.domChanges_?.release();
     try {
       record.takeFullSnapshot(true);
     } catch {
@@ -148,11 +148,11 @@ class PageRecording implements Recording {
     }
   }
 
-  private stopRrwebOnce(): void {
-    const stopRrweb = this.stopRrweb;
-    this.stopRrweb = undefined;
-    this.domChanges?.stop();
-    this.domChanges = undefined;
+  private stopRrwebOnce_(): void {
+    const stopRrweb = this.stopRrweb_;
+    this.stopRrweb_ = undefined;
+    this.domChanges_?.stop();
+    this.domChanges_ = undefined;
     try {
       stopRrweb?.();
     } catch {
@@ -160,45 +160,45 @@ class PageRecording implements Recording {
     }
   }
 
-  private stopWith(
+  private stopWith_(
     reason: 'dom_too_large' | 'mutation_limit' | 'recorder_unavailable',
     measured?: number,
     limit?: number,
   ): void {
-    if (this.stopped) return;
+    if (this.stopped_) return;
     this.stop();
-    this.onStopped?.(measured === undefined ? { reason } : { reason, measured, limit });
+    this.onStopped_?.(measured === undefined ? { reason } : { reason, measured, limit });
   }
 
   /** Counting is cheap (a native walk) next to serializing; above the cap the snapshot is not taken at all. */
-  private domTooLarge(): boolean {
+  private domTooLarge_(): boolean {
     const elements = document.getElementsByTagName('*').length;
     if (elements <= RECORDER_LIMITS.maxDomElements) return false;
-    this.stopWith('dom_too_large', elements, RECORDER_LIMITS.maxDomElements);
+    this.stopWith_('dom_too_large', elements, RECORDER_LIMITS.maxDomElements);
     return true;
   }
 
-  private isSensitive(element: Element | null | undefined): boolean {
-    return element != null && isSensitiveField(fieldFacts(element, this.options.maskTextClass));
+  private isSensitive_(element: Element | null | undefined): boolean {
+    return element != null && isSensitiveField(fieldFacts(element, this.options_.maskTextClass));
   }
 
-  private isMaskedNode = (id: number): boolean => {
-    if (this.options.maskAllInputs) return true;
+  private isMaskedNode_ = (id: number): boolean => {
+    if (this.options_.maskAllInputs) return true;
     const node = record.mirror.getNode(id);
     // A node rrweb serialized but cannot give back: mask rather than guess.
-    return node === null || node.nodeType !== 1 || this.isSensitive(node as Element);
+    return node === null || node.nodeType !== 1 || this.isSensitive_(node as Element);
   };
 
   /** Every rrweb event passes here before it reaches the timeline. */
-  private receive(event: RecordedEvent): void {
-    if (this.stopped) return;
+  private receive_(event: RecordedEvent): void {
+    if (this.stopped_) return;
     if (event.type === CUSTOM && (event.data as { tag?: unknown }).tag === RELEASE_TAG) return;
     if (event.type === META) {
       const data = event.data as { href?: unknown };
       if (typeof data.href === 'string') event = { ...event, data: { ...data, href: sanitizePageUrl(data.href) } };
     } else if (event.type === FULL_SNAPSHOT) {
-      this.lastSnapshotMs = event.timestamp;
-      maskSerializedFields((event.data as { node: SerializedNode }).node, this.isMaskedNode);
+      this.lastSnapshotMs_ = event.timestamp;
+      maskSerializedFields((event.data as { node: SerializedNode }).node, this.isMaskedNode_);
     } else if (event.type === INCREMENTAL_SNAPSHOT && (event.data as MutationData).source === MUTATION) {
       const data = event.data as MutationData;
       const changes =
@@ -208,22 +208,22 @@ class PageRecording implements Recording {
         (data.attributes?.length ?? 0);
       if (changes > RECORDER_LIMITS.maxMutationsPerBatch) {
         // The batch is not kept: what was recorded up to here still plays back consistently.
-        this.stopWith('mutation_limit', changes, RECORDER_LIMITS.maxMutationsPerBatch);
+        this.stopWith_('mutation_limit', changes, RECORDER_LIMITS.maxMutationsPerBatch);
         return;
       }
-      for (const added of data.adds ?? []) maskSerializedFields(added.node, this.isMaskedNode);
+      for (const added of data.adds ?? []) maskSerializedFields(added.node, this.isMaskedNode_);
       // Held changes play back when they happened, not when the window released them; but never before an event
       // already recorded (mouse positions emitted while they were held): playback follows the recorded order.
-      const changedAt = this.domChanges?.lastChangeAt();
+      const changedAt = this.domChanges_?.lastChangeAt();
       if (changedAt !== undefined && changedAt < event.timestamp)
-        event = { ...event, timestamp: Math.max(changedAt, this.lastEventMs) };
+        event = { ...event, timestamp: Math.max(changedAt, this.lastEventMs_) };
     }
-    this.lastEventMs = event.timestamp;
-    this.emit(event);
+    this.lastEventMs_ = event.timestamp;
+    this.emit_(event);
     // rrweb's own checkoutEveryNms would snapshot without the DOM size check; checking here keeps it in one place.
     if (
       event.type === INCREMENTAL_SNAPSHOT &&
-      event.timestamp - this.lastSnapshotMs > RECORDER_LIMITS.checkoutIntervalMs
+      event.timestamp - this.lastSnapshotMs_ > RECORDER_LIMITS.checkoutIntervalMs
     ) {
       this.takeFullSnapshot();
     }

@@ -19,13 +19,13 @@ export function truncate(text: string, maxLength: number): string {
 
 /** Collects text up to a budget, so rendering a huge value stops early instead of building it all and cutting it. */
 class Output {
-  private readonly parts: string[] = [];
-  private length = 0;
-  constructor(private readonly maxLength: number) {}
+  private readonly parts_: string[] = [];
+  private length_ = 0;
+  constructor(private readonly maxLength_: number) {}
 
   /** Characters still wanted: the budget plus one, so that `text()` can tell the value was cut. */
   get room(): number {
-    return this.maxLength + 1 - this.length;
+    return this.maxLength_ + 1 - this.length_;
   }
 
   /** True once the budget is exceeded: the walk stops. */
@@ -36,12 +36,12 @@ class Output {
   push(text: string): void {
     if (this.full) return;
     const part = text.length > this.room ? text.slice(0, this.room) : text;
-    this.parts.push(part);
-    this.length += part.length;
+    this.parts_.push(part);
+    this.length_ += part.length;
   }
 
   text(): string {
-    return truncate(this.parts.join(''), this.maxLength);
+    return truncate(this.parts_.join(''), this.maxLength_);
   }
 }
 

@@ -582,6 +582,15 @@ describe('ESM build layout', () => {
     };
     expect(Object.keys(pkg.dependencies)).not.toContain('@rrweb/record');
   });
+
+  it('renames internal property names (ending in _, build/internal-names.mjs), and no declaration file names one', () => {
+    const internalProperty = /\.[A-Za-z]\w*[A-Za-z0-9]_\b/;
+    for (const file of ['pipeline/queue.js', 'replay/chunk-buffer.js', 'pipeline/pipeline.js'])
+      expect(readFileSync(join(esm, file), 'utf8')).not.toMatch(internalProperty);
+    const types = join(ROOT, 'dist', 'types');
+    for (const file of readdirSync(types))
+      expect(readFileSync(join(types, file), 'utf8')).not.toMatch(/\b[A-Za-z]\w*[A-Za-z0-9]_\??[:;(]/);
+  });
 });
 
 describe('CDN build', () => {
