@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { applyPatch } from 'diff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalysisView } from '../../server/src/ai/analyses';
+import type { AnalysisView } from '../../server/src/ai/store';
 import type { AiSettings } from '../../server/src/ai/settings';
 import { databaseKinds, type DatabaseKind } from '../support/databases';
 import { issueDetector } from '../support/detector';

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishAnalysis, queueAnalysis, type AnalysisResult } from '../../server/src/ai/analyses';
+import { finishAnalysis, queueAnalysis, type AnalysisResult } from '../../server/src/ai/store';
 import { reproductionTest } from '../../server/src/ai/reproduction';
 import { githubClient, githubFailure } from '../../server/src/github/client';
 import { refusalOf } from '../../server/src/http/errors';

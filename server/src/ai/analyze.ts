@@ -11,7 +11,7 @@ import {
   type AnalysisOutcome,
   type AnalysisView,
   type Location,
-} from './analyses';
+} from './store';
 import { gatherEvidence } from './evidence';
 import { heuristicResult } from './heuristic';
 import { askModel } from './model';

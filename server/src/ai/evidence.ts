@@ -4,6 +4,7 @@ import { redactMessage } from '../incidents/detect/normalize-message';
 import type { IncidentEvidence } from '../incidents/types';
 import type { issueDetail } from '../issues/detail';
 import { newestIncidentEvidence, type IssueRow } from '../issues/store';
+import { failedRecipesBetween, newestLogResource } from '../sessions/store';
 import { iso } from '../shared/time';
 import { originalSources } from './sources';
 
@@ -109,16 +110,9 @@ export async function gatherEvidence(
 /** The browser of the newest error's session, as its SDK described it. */
 async function browserOf(db: Kysely<Database>, projectId: string, sessionId: string | null): Promise<string | null> {
   if (sessionId === null) return null;
-  const log = await db
-    .selectFrom('logs')
-    .select('resource')
-    .where('project_id', '=', projectId)
-    .where('session_id', '=', sessionId)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const agent = log
-    ? (JSON.parse(log.resource) as { attributes?: Record<string, unknown> }).attributes?.['user_agent.original']
+  const resource = await newestLogResource(db, projectId, sessionId);
+  const agent = resource
+    ? (JSON.parse(resource) as { attributes?: Record<string, unknown> }).attributes?.['user_agent.original']
     : undefined;
   return typeof agent === 'string' ? redactMessage(agent) : null;
 }
@@ -144,17 +138,11 @@ async function failingRequests(
   const recipes =
     last?.session_id == null
       ? []
-      : await db
-          .selectFrom('recipes')
-          .select(['time_ms', 'method', 'url', 'status'])
-          .where('project_id', '=', row.project_id)
-          .where('session_id', '=', last.session_id)
-          .where('time_ms', '<=', Date.parse(last.at))
-          .where('time_ms', '>=', Date.parse(last.at) - REQUEST_WINDOW_MS)
-          .where((eb) => eb.or([eb('status', '>=', 400), eb('status', '=', 0)]))
-          .orderBy('time_ms', 'desc')
-          .limit(MAX_REQUESTS)
-          .execute();
+      : await failedRecipesBetween(db, row.project_id, last.session_id, {
+          fromMs: Date.parse(last.at) - REQUEST_WINDOW_MS,
+          toMs: Date.parse(last.at),
+          limit: MAX_REQUESTS,
+        });
   const fromRecipes = recipes.map((r) => ({
     at: iso(Number(r.time_ms)),
     method: r.method,

@@ -3,7 +3,7 @@ import type { Database } from '../db/schema';
 import { headline, quoteSourceLine } from '../incidents/detect/root-cause';
 import type { FrameSource } from '../incidents/detect/tables';
 import { newestIncidentRootCause, type IssueRow } from '../issues/store';
-import type { AnalysisResult, Location } from './analyses';
+import type { AnalysisResult, Location } from './store';
 
 export const HEURISTIC_EXPLANATION =
   'Heuristic summary: no model is configured (SVC_AI_BASE_URL and SVC_AI_MODEL), so this is the root-cause sentence the ' +

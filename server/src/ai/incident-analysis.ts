@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { escapeHtml } from '../incidents/dashboard';
 import type { IncidentView } from '../incidents/types';
-import { latestAnalysis, type AnalysisView } from './analyses';
+import { latestAnalysis, type AnalysisView } from './store';
 
 /** An analysis as an incident shows it: without what was sent and the usage, which its own endpoint has. */
 export type IncidentAnalysis = Omit<AnalysisView, 'sent' | 'usage'>;

@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { z } from 'zod';
-import type { AnalysisError, ModelUsage } from './analyses';
+import type { AnalysisError, ModelUsage } from './store';
 import type { SentEvidence } from './evidence';
 import { DEFAULT_AI_TIMEOUT_MS, type AiSettings } from './settings';
 

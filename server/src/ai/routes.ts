@@ -3,7 +3,7 @@ import type { Services } from '../http/env';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
 import { idParams } from '../http/schemas';
 import { requireIssueRow } from '../issues/store';
-import { latestAnalysis } from './analyses';
+import { latestAnalysis } from './store';
 import { createAnalyzer } from './analyze';
 import { Analysis } from './schemas';
 import type { AiSettings } from './settings';

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { Time, TimeOrNull } from '../http/schemas';
-import { ANALYSIS_STATES } from './analyses';
+import { ANALYSIS_STATES } from './store';
 
 /** What `/control-plane/issues/{id}/analysis` answers (docs/ai-fixes.md). */
 const Location = z.object({ file: z.string(), line: z.number().int() });

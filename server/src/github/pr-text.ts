@@ -1,4 +1,4 @@
-import type { AnalysisResult } from '../ai/analyses';
+import type { AnalysisResult } from '../ai/store';
 
 /** Where the fix branch starts, and why there. */
 export type BranchBase =

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Kysely } from 'kysely';
-import { latestAnalysis } from '../ai/analyses';
+import { latestAnalysis } from '../ai/store';
 import { reproductionTest } from '../ai/reproduction';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';

@@ -9,7 +9,8 @@ import { afterCursor, type SortColumn } from './listing';
 
 /**
  * Every read of the sessions aggregate: the summary rows (one per session, kept by ingest), their listing, facets and
- * sampling figures, and one session's replay chunks and recipe steps. Writes belong to ingest (ingest/sessions.ts).
+ * sampling figures, and one session's replay chunks, recipe steps, failed requests and newest log resource. Writes
+ * belong to ingest (ingest/sessions.ts).
  */
 
 type Db = Kysely<Database>;
@@ -81,6 +82,39 @@ export function sessionRecipes(db: Db, projectId: string, sessionId: string, lim
   }
   q = q.orderBy('r.time_ms', 'asc').orderBy('r.id', 'asc');
   return (limit === undefined ? q : q.limit(limit)).execute();
+}
+
+/** The session's recorded requests that failed (status 400 or more, or none) in `[fromMs, toMs]`, newest first. */
+export function failedRecipesBetween(
+  db: Db,
+  projectId: string,
+  sessionId: string,
+  window: { fromMs: number; toMs: number; limit: number },
+) {
+  return db
+    .selectFrom('recipes')
+    .select(['time_ms', 'method', 'url', 'status'])
+    .where('project_id', '=', projectId)
+    .where('session_id', '=', sessionId)
+    .where('time_ms', '<=', window.toMs)
+    .where('time_ms', '>=', window.fromMs)
+    .where((eb) => eb.or([eb('status', '>=', 400), eb('status', '=', 0)]))
+    .orderBy('time_ms', 'desc')
+    .limit(window.limit)
+    .execute();
+}
+
+/** The OTLP resource (JSON) of the session's newest log: how its SDK described the browser; undefined without logs. */
+export async function newestLogResource(db: Db, projectId: string, sessionId: string): Promise<string | undefined> {
+  const log = await db
+    .selectFrom('logs')
+    .select('resource')
+    .where('project_id', '=', projectId)
+    .where('session_id', '=', sessionId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return log?.resource;
 }
 
 /** A page of the sessions listing: `limit + 1` rows after the cursor, each with its app name. */

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import type { DialectName } from '../connect';
 
 /**
- * Root-cause analyses of issues (ai/analyses.ts): one row per request, newest read. At most one analysis of an issue is
+ * Root-cause analyses of issues (ai/store.ts): one row per request, newest read. At most one analysis of an issue is
  * queued or running at a time (a unique partial index), so a repeated POST returns the one under way. Deleting a
  * project deletes its analyses. `seq` orders them: times tie, and a clock may go back.
  */
