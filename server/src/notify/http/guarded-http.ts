@@ -53,8 +53,18 @@ export interface GuardedHttpOptions {
 export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
   const allowed = (address: string) => options.allowPrivateTargets || !isBlockedAddress(address);
+  const lookup = guardedLookup(allowed);
+  return {
+    request(url, init) {
+      const target = checkedTarget(url, allowed);
+      return target instanceof HttpFailure ? Promise.reject(target) : exchange(target, init, lookup, maxBodyBytes);
+    },
+  };
+}
 
-  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+/** A DNS lookup that keeps only the addresses `allowed` takes, and fails as `ssrf_blocked` when none is left. */
+function guardedLookup(allowed: (address: string) => boolean): LookupFunction {
+  return (hostname, lookupOptions, callback) => {
     dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const usable = addresses.filter((a) => allowed(a.address));
@@ -72,72 +82,96 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       callback(null, usable[0]!.address, usable[0]!.family);
     });
   };
-
-  return {
-    request(url, init) {
-      return new Promise<HttpAnswer>((resolve, reject) => {
-        let target: URL;
-        try {
-          target = new URL(url);
-        } catch {
-          return reject(new HttpFailure('invalid_url', 'not a valid URL'));
-        }
-        if (target.protocol !== 'https:' && target.protocol !== 'http:') {
-          return reject(new HttpFailure('invalid_url', `unsupported scheme ${target.protocol}`));
-        }
-        const literal = target.hostname.replace(/^\[|\]$/g, '');
-        if (isIP(literal) !== 0 && !allowed(literal)) {
-          return reject(
-            new HttpFailure('ssrf_blocked', `${literal} is a private or reserved address: ${PRIVATE_TARGETS_HINT}`),
-          );
-        }
-        const started = performance.now();
-        const client = target.protocol === 'https:' ? https : http;
-        const body = init.body === undefined ? undefined : Buffer.from(init.body);
-        const headers = { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
-        const req = client.request(target, { method: init.method, headers, lookup, agent: false }, (res) => {
-          const chunks: Buffer[] = [];
-          let kept = 0;
-          res.on('data', (chunk: Buffer) => {
-            if (kept >= maxBodyBytes) return;
-            chunks.push(chunk.subarray(0, maxBodyBytes - kept));
-            kept += Math.min(chunk.length, maxBodyBytes - kept);
-            // Enough for the log: stop reading a large answer.
-            if (kept >= maxBodyBytes) finish();
-          });
-          const finish = () => {
-            clearTimeout(timer);
-            const answerHeaders: Record<string, string> = {};
-            for (const [name, value] of Object.entries(res.headers)) {
-              if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
-            }
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: answerHeaders,
-              body: Buffer.concat(chunks).toString('utf8'),
-              latencyMs: performance.now() - started,
-            });
-            res.destroy();
-          };
-          res.on('end', finish);
-          res.on('error', (error) => fail(error));
-        });
-        const fail = (error: unknown) => {
-          clearTimeout(timer);
-          reject(classify(error));
-        };
-        const timer = setTimeout(
-          () => req.destroy(new HttpFailure('timeout', `no complete answer within ${init.timeoutMs} ms`)),
-          init.timeoutMs,
-        );
-        req.on('error', fail);
-        req.end(body);
-      });
-    },
-  };
 }
 
-function classify(error: unknown): HttpFailure {
+/** The URL to send to, or why nothing may be sent: not a URL, not HTTP(S), or a literal address `allowed` refuses. */
+export function checkedTarget(url: string, allowed: (address: string) => boolean): URL | HttpFailure {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return new HttpFailure('invalid_url', 'not a valid URL');
+  }
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') {
+    return new HttpFailure('invalid_url', `unsupported scheme ${target.protocol}`);
+  }
+  const literal = target.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(literal) !== 0 && !allowed(literal)) {
+    return new HttpFailure('ssrf_blocked', `${literal} is a private or reserved address: ${PRIVATE_TARGETS_HINT}`);
+  }
+  return target;
+}
+
+/** One request and its answer within `init.timeoutMs`, connecting only through `lookup`; redirects are not followed. */
+function exchange(target: URL, init: HttpRequest, lookup: LookupFunction, maxBodyBytes: number): Promise<HttpAnswer> {
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    const started = performance.now();
+    const client = target.protocol === 'https:' ? https : http;
+    const body = init.body === undefined ? undefined : Buffer.from(init.body);
+    const headers = { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+    const req = client.request(target, { method: init.method, headers, lookup, agent: false }, (res) => {
+      readAnswer(
+        res,
+        maxBodyBytes,
+        (answer) => {
+          clearTimeout(timer);
+          resolve({ ...answer, latencyMs: performance.now() - started });
+        },
+        (error) => fail(error),
+      );
+    });
+    const fail = (error: unknown) => {
+      clearTimeout(timer);
+      reject(classify(error));
+    };
+    const timer = setTimeout(
+      () => req.destroy(new HttpFailure('timeout', `no complete answer within ${init.timeoutMs} ms`)),
+      init.timeoutMs,
+    );
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+/** Reads the answer's status, headers and at most `maxBodyBytes` of its body, then stops reading. */
+function readAnswer(
+  res: http.IncomingMessage,
+  maxBodyBytes: number,
+  done: (answer: Omit<HttpAnswer, 'latencyMs'>) => void,
+  fail: (error: unknown) => void,
+): void {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  const finish = () => {
+    done({
+      status: res.statusCode ?? 0,
+      headers: flatHeaders(res.headers),
+      body: Buffer.concat(chunks).toString('utf8'),
+    });
+    res.destroy();
+  };
+  res.on('data', (chunk: Buffer) => {
+    if (kept >= maxBodyBytes) return;
+    chunks.push(chunk.subarray(0, maxBodyBytes - kept));
+    kept += Math.min(chunk.length, maxBodyBytes - kept);
+    // Enough for the log: stop reading a large answer.
+    if (kept >= maxBodyBytes) finish();
+  });
+  res.on('end', finish);
+  res.on('error', fail);
+}
+
+/** Node's answer headers as {@link HttpAnswer} has them: a repeated header's values joined with `, `. */
+export function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+/** The delivery log's class of a request that got no answer, from Node's error code. */
+export function classify(error: unknown): HttpFailure {
   if (error instanceof HttpFailure) return error;
   const code = (error as { code?: string }).code ?? '';
   const message = error instanceof Error ? error.message : String(error);
