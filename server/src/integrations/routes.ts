@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../http/errors';
 import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
 import { AnyObject } from '../http/schemas';
 import { ACCOUNT_SID, E164, MESSAGING_SERVICE_SID, parseTelephonyIntegration } from '../notify/kinds/telephony/account';
 import type { Integration, IntegrationKind } from '../notify/kinds/types';
 import type { NotifyServices } from '../notify/services';
+import { notFound } from '../shared/domain-errors';
 
 /** Path segment → integration kind. */
 const KINDS = { 'chat-app': 'chat_app', telephony: 'telephony' } as const satisfies Record<string, IntegrationKind>;
@@ -85,7 +85,7 @@ const deleteRoute = createRoute({
   responses: { 204: { description: 'Disconnected' }, ...errors(400, 401, 403, 404) },
 });
 
-const notConnected = (segment: string) => new ApiError(404, 'not_found', `the ${segment} integration is not connected`);
+const notConnected = (segment: string) => notFound(`the ${segment} integration is not connected`);
 
 /**
  * `PUT/GET/DELETE /control-plane/integrations/{chat-app|telephony}`: the project-wide accounts of SPEC 2.4 ("connected

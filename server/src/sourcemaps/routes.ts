@@ -176,11 +176,7 @@ export function sourcemapRoutes(services: Services) {
     })
     .openapi(deleteRoute, async (c) => {
       const debugId = normalizeDebugId(c.req.valid('param').debug_id)!;
-      if (!(await deleteByDebugId(services.db, c.get('caller').projectId, debugId))) {
-        throw new ApiError(404, 'not_found', `no source map with debug ID ${debugId} in this project`, {
-          field: 'debug_id',
-        });
-      }
+      await deleteByDebugId(services.db, c.get('caller').projectId, debugId);
       return c.body(null, 204);
     });
 }

@@ -4,6 +4,7 @@ import { gunzipSync, gzip } from 'node:zlib';
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
+import { DomainError } from '../shared/domain-errors';
 import { splitSources } from './split-map';
 
 const gzipAsync = promisify(gzip);
@@ -207,12 +208,16 @@ export async function listMaps(
   }));
 }
 
-/** Deletes the project's map with this debug ID; false when there is none. */
-export async function deleteByDebugId(db: Kysely<Database>, projectId: string, debugId: string): Promise<boolean> {
+/** Deletes the project's map with this debug ID; not_found (naming `debug_id`) when there is none. */
+export async function deleteByDebugId(db: Kysely<Database>, projectId: string, debugId: string): Promise<void> {
   const res = await db
     .deleteFrom('sourcemaps')
     .where('project_id', '=', projectId)
     .where('debug_id', '=', debugId)
     .executeTakeFirst();
-  return Number(res.numDeletedRows) > 0;
+  if (Number(res.numDeletedRows) === 0) {
+    throw new DomainError('not_found', 'not_found', `no source map with debug ID ${debugId} in this project`, {
+      field: 'debug_id',
+    });
+  }
 }
