@@ -1,5 +1,6 @@
-import type { ChargeCategory, CostLineItem, PricingCategory } from '../../model';
-import { CellError, type Cells } from '../cells';
+import type { ChargeCategory, CostLineItem } from '../../model';
+import type { Cells } from '../cells';
+import { bindEffectiveCost, bindPricingCategory, commitmentColumns } from './aws-commitments';
 import type { ColumnPicker } from './types';
 
 /**
@@ -7,16 +8,7 @@ import type { ColumnPicker } from './types';
  * carry the same fields under names that differ only in spelling, so the column names are written here once in the
  * CSV spelling (`lineItem/UnblendedCost`) and `spell` turns them into a format's own.
  *
- * Effective (amortized) cost follows AWS's amortization as Cost Explorer's "amortized cost" and AWS's own CUR query
- * library compute it (the same CASE the FinOps Foundation's FOCUS converter uses for EffectiveCost), by line item type:
- *   SavingsPlanCoveredUsage   savingsPlan/SavingsPlanEffectiveCost (the share of the commitment this usage consumed)
- *   SavingsPlanRecurringFee   savingsPlan/TotalCommitmentToDate − savingsPlan/UsedCommitment (the unused commitment)
- *   SavingsPlanNegation       0 (it cancels the covered usage's on-demand cost, which the effective cost replaces)
- *   SavingsPlanUpfrontFee     0 (the upfront payment is spread over the covered usage instead)
- *   DiscountedUsage           reservation/EffectiveCost (amortized upfront + recurring fee for the hours used)
- *   RIFee                     reservation/UnusedAmortizedUpfrontFeeForBillingPeriod + reservation/UnusedRecurringFee
- *   Fee with a reservation ARN 0 (an RI's upfront fee, spread over its DiscountedUsage)
- *   anything else             lineItem/UnblendedCost (Usage, Tax, Credit, Refund, Fee, discounts, ...)
+ * Effective (amortized) cost and the pricing category follow reservations and savings plans (aws-commitments.ts).
  * Billed cost is always lineItem/UnblendedCost, what the invoice charges.
  */
 
@@ -69,15 +61,6 @@ function chargeTypeOf(lineItemType: string, productCode: string): { type: string
     category: CHARGE_CATEGORY[lineItemType] ?? 'Adjustment',
   };
 }
-
-const COMMITMENT_TYPES = new Set([
-  'DiscountedUsage',
-  'SavingsPlanCoveredUsage',
-  'SavingsPlanNegation',
-  'RIFee',
-  'SavingsPlanRecurringFee',
-  'SavingsPlanUpfrontFee',
-]);
 
 /** FOCUS ServiceCategory by product code, mostly as the FinOps Foundation's AWS mapping has it; unlisted products get null. */
 const SERVICE_CATEGORY: Record<string, string> = {
@@ -193,59 +176,9 @@ export function bindAwsLineItem(
   const account = col('lineItem/UsageAccountId');
   const term = col('pricing/term');
   const usageType = col('lineItem/UsageType');
-  // AWS writes reservation and savings plan columns only into reports of accounts that have them.
-  const amortization = {
-    riEffective: col('reservation/EffectiveCost'),
-    riArn: col('reservation/ReservationARN'),
-    riUnusedUpfront: col('reservation/UnusedAmortizedUpfrontFeeForBillingPeriod'),
-    riUnusedRecurring: col('reservation/UnusedRecurringFee'),
-    spEffective: col('savingsPlan/SavingsPlanEffectiveCost'),
-    spTotal: col('savingsPlan/TotalCommitmentToDate'),
-    spUsed: col('savingsPlan/UsedCommitment'),
-  };
-  const needed = (cells: Cells, slot: number, csvName: string, lineItemType: string) => {
-    if (slot < 0)
-      throw new CellError(spell(csvName), `a ${lineItemType} line item needs this column, which the report lacks`);
-    return cells.number(slot);
-  };
-
-  const effectiveCost = (cells: Cells, lineItemType: string, billed: number): number => {
-    const a = amortization;
-    switch (lineItemType) {
-      case 'SavingsPlanCoveredUsage':
-        return needed(cells, a.spEffective, 'savingsPlan/SavingsPlanEffectiveCost', lineItemType);
-      case 'SavingsPlanRecurringFee':
-        return (
-          needed(cells, a.spTotal, 'savingsPlan/TotalCommitmentToDate', lineItemType) -
-          needed(cells, a.spUsed, 'savingsPlan/UsedCommitment', lineItemType)
-        );
-      case 'SavingsPlanNegation':
-      case 'SavingsPlanUpfrontFee':
-        return 0;
-      case 'DiscountedUsage':
-        return needed(cells, a.riEffective, 'reservation/EffectiveCost', lineItemType);
-      case 'RIFee':
-        return (
-          needed(cells, a.riUnusedUpfront, 'reservation/UnusedAmortizedUpfrontFeeForBillingPeriod', lineItemType) +
-          needed(cells, a.riUnusedRecurring, 'reservation/UnusedRecurringFee', lineItemType)
-        );
-      case 'Fee':
-        return cells.text(a.riArn) !== null ? 0 : billed;
-      default:
-        return billed;
-    }
-  };
-
-  const pricingCategory = (cells: Cells, lineItemType: string): PricingCategory | null => {
-    if (COMMITMENT_TYPES.has(lineItemType)) return 'Committed';
-    if (lineItemType === 'Fee') return cells.text(amortization.riArn) !== null ? 'Committed' : null;
-    if (lineItemType !== 'Usage') return null;
-    const pricingTerm = cells.text(term);
-    if (pricingTerm === 'Spot' || cells.text(usageType)?.includes('SpotUsage')) return 'Dynamic';
-    if (pricingTerm === 'OnDemand') return 'Standard';
-    if (pricingTerm === 'Reserved') return 'Committed';
-    return null;
-  };
+  const commitments = commitmentColumns(col);
+  const effectiveCost = bindEffectiveCost(commitments, spell);
+  const pricingCategory = bindPricingCategory(commitments.riArn, term, usageType);
 
   return (cells) => {
     const lineItemType = cells.text(type) ?? '';
