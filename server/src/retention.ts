@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from './clock';
 import { TELEMETRY_TABLES, type Database } from './db/schema';
 import { refusalDb } from './ingest/refusals/tables';
+import { pruneIssueFacts } from './issues/store';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -33,33 +34,6 @@ export async function applyRetention(db: Kysely<Database>, clock: Clock, days: n
   deleted.ingest_refusals = Number(refusals.numDeletedRows);
   Object.assign(deleted, await pruneIssueFacts(db, cutoffMs));
   return { cutoffMs, deleted };
-}
-
-/**
- * An issue outlives its events (its status, counts and first and last seen stay, as in Sentry), but the sessions it
- * hit and its hourly counts go with the telemetry they were read from: a session past retention has no replay to link.
- * These tables keep the reporter's clock; the cutoff is applied to it as it is.
- */
-async function pruneIssueFacts(db: Kysely<Database>, cutoffMs: number): Promise<Record<string, number>> {
-  const sessions = await db.deleteFrom('issue_sessions').where('last_ms', '<', cutoffMs).executeTakeFirst();
-  const hours = await db
-    .deleteFrom('issue_hours')
-    .where('hour_ms', '<', cutoffMs - HOUR_MS)
-    .executeTakeFirst();
-  // The sessions, runs and tests of test traffic (incidents/detect/test-sightings.ts); the issue's test counts stay.
-  const testSessions = await db.deleteFrom('issue_test_sessions').where('seen_ms', '<', cutoffMs).executeTakeFirst();
-  const testRuns = await db.deleteFrom('issue_test_runs').where('last_ms', '<', cutoffMs).executeTakeFirst();
-  const tests = await db.deleteFrom('issue_tests').where('last_ms', '<', cutoffMs).executeTakeFirst();
-  // Users, routes and browsers not seen since: a user id is personal data, kept no longer than the errors it came with.
-  const facets = await db.deleteFrom('issue_facets').where('last_ms', '<', cutoffMs).executeTakeFirst();
-  return {
-    issue_sessions: Number(sessions.numDeletedRows),
-    issue_hours: Number(hours.numDeletedRows),
-    issue_test_sessions: Number(testSessions.numDeletedRows),
-    issue_test_runs: Number(testRuns.numDeletedRows),
-    issue_tests: Number(tests.numDeletedRows),
-    issue_facets: Number(facets.numDeletedRows),
-  };
 }
 
 /** Runs retention now and then every `intervalMs`; errors are logged, never thrown. Returns a stop function. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { traceKey } from '../db/trace-key';
+import { issueHeadline } from '../issues/store';
 import { iso } from '../shared/time';
 import { traceLabel } from '../traces/label';
 
@@ -68,12 +69,7 @@ async function trace(db: Kysely<Database>, projectId: string, q: string): Promis
 
 async function issue(db: Kysely<Database>, projectId: string, q: string): Promise<SearchMatch[]> {
   if (!ISSUE_ID.test(q)) return [];
-  const row = await db
-    .selectFrom('detection_groups')
-    .select(['fingerprint', 'error_type', 'sample_message', 'last_seen_ms'])
-    .where('project_id', '=', projectId)
-    .where('fingerprint', '=', q.toLowerCase())
-    .executeTakeFirst();
+  const row = await issueHeadline(db, projectId, q.toLowerCase());
   return row
     ? [
         {

@@ -9,6 +9,7 @@ export * from './facets';
 export * from './issues';
 export * from './list';
 export * from './merge';
+export * from './retention';
 export * from './sessions';
 export * from './status';
 export * from './test-runs';

@@ -38,6 +38,16 @@ export async function requireIssueRow(db: Kysely<Database>, projectId: string, i
   return row;
 }
 
+/** What a search result shows of the issue with exactly this id (a merged id is not followed); undefined if none. */
+export function issueHeadline(db: Kysely<Database>, projectId: string, id: string) {
+  return db
+    .selectFrom('detection_groups')
+    .select(['fingerprint', 'error_type', 'sample_message', 'last_seen_ms'])
+    .where('project_id', '=', projectId)
+    .where('fingerprint', '=', id)
+    .executeTakeFirst();
+}
+
 /** The issues of a project among these ids (those it has), in no particular order. */
 export function findIssueRows(db: Kysely<Database>, projectId: string, ids: readonly string[]): Promise<IssueRow[]> {
   return issuesOf(db, projectId).where('g.fingerprint', 'in', ids).execute();
