@@ -40,6 +40,13 @@ export class CsvParser {
   /** header index → output slot, or -1 for a field that is skipped. */
   private slots: Int32Array | null = null;
   private width = 0;
+  /**
+   * The next comma at or after the current position (the input's length when there is none): kept across fields and
+   * rows of one chunk, so a line with no comma left does not make every later search run to the end of the buffer.
+   */
+  private comma = -1;
+  /** The value readQuoted read last. */
+  private quoted = '';
   /** Data records parsed so far (the header is not counted). */
   records = 0;
 
@@ -63,10 +70,8 @@ export class CsvParser {
     const n = s.length;
     const out: string[][] = [];
     let pos = 0;
-    // The next comma at or after the current position (n when there is none): kept across fields and rows, so a line
-    // with no comma left does not make every later search run to the end of the buffer.
-    let comma = -1;
-    records: while (pos < n) {
+    this.comma = -1;
+    while (pos < n) {
       let lineEnd = s.indexOf('\n', pos);
       if (lineEnd === -1) {
         if (!final) break;
@@ -76,85 +81,109 @@ export class CsvParser {
         pos = lineEnd + 1;
         continue;
       }
-      const slots = this.slots;
-      const record: string[] = slots === null ? [] : new Array<string>(this.width);
-      let field = 0;
-      let p = pos;
-      for (;;) {
-        const slot = slots === null ? 0 : field < slots.length ? slots[field]! : -1;
-        const c = s.charCodeAt(p);
-        if (c === COMMA && slot < 0) {
-          // A skipped empty field: most of a billing export's row, so it costs one character test.
-          p += 1;
-          field += 1;
-          continue;
-        }
-        let value = '';
-        let last = false;
-        if (c === COMMA) {
-          p += 1;
-        } else if (p >= lineEnd || (c === CR && p + 1 === lineEnd)) {
-          last = true;
-        } else if (c === QUOTE) {
-          let q = p + 1;
-          for (;;) {
-            const close = s.indexOf('"', q);
-            if (close === -1 || (close + 1 === n && !final)) {
-              if (!final) break records;
-              throw new CsvError(`${this.where()}: a quoted field is not closed before the end of the report`);
-            }
-            if (s.charCodeAt(close + 1) === QUOTE) {
-              if (slot >= 0) value += s.slice(q, close + 1);
-              q = close + 2;
-              continue;
-            }
-            if (slot >= 0) value += s.slice(q, close);
-            p = close + 1;
-            break;
-          }
-          // The line break found before may have been inside the quotes.
-          if (lineEnd < p) {
-            lineEnd = s.indexOf('\n', p);
-            if (lineEnd === -1) {
-              if (!final) break records;
-              lineEnd = n;
-            }
-          }
-          const next = s.charCodeAt(p);
-          if (next === COMMA) p += 1;
-          else if (p === lineEnd || (next === CR && p + 1 === lineEnd)) last = true;
-          else throw new CsvError(`${this.where()}, field ${field + 1}: unexpected text after a closing quote`);
-        } else {
-          if (comma < p) {
-            comma = s.indexOf(',', p);
-            if (comma === -1) comma = n;
-          }
-          if (comma < lineEnd) {
-            if (slot >= 0) value = s.slice(p, comma);
-            p = comma + 1;
-          } else {
-            if (slot >= 0) value = s.slice(p, s.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd);
-            last = true;
-          }
-        }
-        if (slots === null) record.push(value);
-        else if (slot >= 0) record[slot] = value;
-        field += 1;
-        if (last) break;
-      }
+      const record: string[] = this.slots === null ? [] : new Array<string>(this.width);
+      lineEnd = this.readRecord(s, pos, lineEnd, final, record);
+      if (lineEnd < 0) break;
       pos = lineEnd + 1;
-      if (slots === null) {
+      if (this.slots === null) {
         this.setHeader(record);
       } else {
         this.records += 1;
-        if (field !== slots.length) {
-          throw new CsvError(`data row ${this.records} has ${field} fields, the header has ${slots.length}`);
-        }
         out.push(record);
       }
     }
     this.buf = pos >= n ? '' : s.slice(pos);
     return out;
+  }
+
+  /**
+   * Reads the fields of the record starting at `pos` into `record` (every field for the header, the selected ones into
+   * their slots after it). Returns where the record ends (its line break, or the input's end when `final`), which is
+   * past `lineEnd` when a quoted field holds line breaks; -1 when the record is cut by the end of this chunk.
+   */
+  private readRecord(s: string, pos: number, lineEnd: number, final: boolean, record: string[]): number {
+    const n = s.length;
+    const slots = this.slots;
+    let comma = this.comma;
+    let field = 0;
+    let p = pos;
+    for (;;) {
+      const slot = slots === null ? 0 : field < slots.length ? slots[field]! : -1;
+      const c = s.charCodeAt(p);
+      if (c === COMMA && slot < 0) {
+        // A skipped empty field: most of a billing export's row, so it costs one character test.
+        p += 1;
+        field += 1;
+        continue;
+      }
+      let value = '';
+      let last = false;
+      if (c === COMMA) {
+        p += 1;
+      } else if (p >= lineEnd || (c === CR && p + 1 === lineEnd)) {
+        last = true;
+      } else if (c === QUOTE) {
+        p = this.readQuoted(s, p + 1, slot >= 0, final);
+        if (p < 0) return -1;
+        if (slot >= 0) value = this.quoted;
+        // The line break found before may have been inside the quotes.
+        if (lineEnd < p) {
+          lineEnd = s.indexOf('\n', p);
+          if (lineEnd === -1) {
+            if (!final) return -1;
+            lineEnd = n;
+          }
+        }
+        const next = s.charCodeAt(p);
+        if (next === COMMA) p += 1;
+        else if (p === lineEnd || (next === CR && p + 1 === lineEnd)) last = true;
+        else throw new CsvError(`${this.where()}, field ${field + 1}: unexpected text after a closing quote`);
+      } else {
+        if (comma < p) {
+          comma = s.indexOf(',', p);
+          if (comma === -1) comma = n;
+        }
+        if (comma < lineEnd) {
+          if (slot >= 0) value = s.slice(p, comma);
+          p = comma + 1;
+        } else {
+          if (slot >= 0) value = s.slice(p, s.charCodeAt(lineEnd - 1) === CR ? lineEnd - 1 : lineEnd);
+          last = true;
+        }
+      }
+      if (slots === null) record.push(value);
+      else if (slot >= 0) record[slot] = value;
+      field += 1;
+      if (last) break;
+    }
+    this.comma = comma;
+    if (slots !== null && field !== slots.length) {
+      throw new CsvError(`data row ${this.records + 1} has ${field} fields, the header has ${slots.length}`);
+    }
+    return lineEnd;
+  }
+
+  /**
+   * Reads a quoted field whose text starts at `q` (after the opening quote), undoubling quotes into `this.quoted` when
+   * `keep`. Returns the position after the closing quote, or -1 when the field may go on in the next chunk.
+   */
+  private readQuoted(s: string, q: number, keep: boolean, final: boolean): number {
+    let value = '';
+    for (;;) {
+      const close = s.indexOf('"', q);
+      if (close === -1 || (close + 1 === s.length && !final)) {
+        if (!final) return -1;
+        throw new CsvError(`${this.where()}: a quoted field is not closed before the end of the report`);
+      }
+      if (s.charCodeAt(close + 1) === QUOTE) {
+        if (keep) value += s.slice(q, close + 1);
+        q = close + 2;
+        continue;
+      }
+      if (keep) value += s.slice(q, close);
+      this.quoted = value;
+      return close + 1;
+    }
   }
 
   private where(): string {
