@@ -519,9 +519,8 @@ describe('slow or failing dependencies', () => {
     const { server, logs } = await serve({ lookup: never, deadlineMs: 300 });
     try {
       const uid = randomUUID();
-      const elapsed = await admittedUnchangedIn(server, uid);
-      expect(elapsed).toBeGreaterThanOrEqual(290);
-      expect(elapsed).toBeLessThan(8000);
+      // The lookup never answers, so the answer is the deadline's (the test's timeout bounds the wait).
+      expect(await admittedUnchangedIn(server, uid)).toBeGreaterThanOrEqual(290);
       expect(logs.find((l) => l.fields.uid === uid)).toMatchObject({
         level: 'warn',
         fields: { injected: false, reason: 'lookup deadline 300 ms exceeded' },
@@ -543,12 +542,14 @@ describe('slow or failing dependencies', () => {
         ),
       instrumentation: async () => undefined,
     };
-    const { server } = await serve({ lookup: hanging });
+    const { server, logs } = await serve({ lookup: hanging });
     try {
       const uid = randomUUID();
-      const elapsed = await admittedUnchangedIn(server, uid);
-      expect(elapsed).toBeGreaterThanOrEqual(1990);
-      expect(elapsed).toBeLessThan(8000);
+      expect(await admittedUnchangedIn(server, uid)).toBeGreaterThanOrEqual(1990);
+      // The 2 s deadline answered, not some later timeout.
+      expect(logs.find((l) => l.fields.uid === uid)).toMatchObject({
+        fields: { injected: false, reason: 'lookup deadline 2000 ms exceeded' },
+      });
       // The lookup was told to stop, so it does not keep working for nobody.
       expect(aborted).toBeInstanceOf(Error);
     } finally {
@@ -602,7 +603,8 @@ describe('slow or failing dependencies', () => {
 
       fake.delay(8000);
       const slow = randomUUID();
-      expect(await admittedUnchangedIn(server, slow)).toBeLessThan(8000);
+      // Answered by the deadline, before the API server: the log says which.
+      await admittedUnchangedIn(server, slow);
       expect(logs.find((l) => l.fields.uid === slow)).toMatchObject({
         level: 'warn',
         fields: { injected: false, reason: 'lookup deadline 500 ms exceeded' },
