@@ -1,8 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema';
 import { listApps } from '../../projects/apps-store';
-import { dayOf, type DailyCost, type DayRange } from '../reports/days';
+import { dayOf, type DayRange } from '../reports/days';
 import type { ResourceComputeCost } from '../reports/recommendations/idle';
+import {
+  appIdsByName,
+  groupComputeCost,
+  monitoredServiceSpans,
+  serviceUtilization,
+  type ComputeCostRow,
+} from '../reports/recommendations/inputs';
 import type { ServiceUtilization, UtilizationSeries } from '../reports/recommendations/overprovisioned';
 import type { OnDemandCompute } from '../reports/recommendations/reserved';
 import { splitCurrency } from './costs';
@@ -46,6 +53,31 @@ export async function recommendationInputs(
   projectId: string,
   window: DayRange,
 ): Promise<RecommendationInputs> {
+  const split = splitCurrency(await computeCostRows(db, projectId, window));
+  const compute = groupComputeCost(split.rows);
+  const apps = await listApps(db, projectId);
+  const appOf = appIdsByName(apps);
+  const fromMs = Date.parse(`${window.start}T00:00:00Z`);
+  const toMs = Date.parse(`${window.end}T00:00:00Z`) + DAY_MS;
+  const spanCounts = await spansByApp(db, projectId, fromMs, toMs);
+  const monitored = await monitoredApps(
+    db,
+    projectId,
+    apps.map((a) => a.id),
+  );
+  const services = new Set(split.rows.map((r) => r.service).filter((s): s is string => s !== null));
+  const gauges = await utilizationByApp(db, projectId, fromMs, toMs);
+  return {
+    currency: split.currency,
+    resources: compute.resources,
+    onDemand: compute.onDemand,
+    spans: monitoredServiceSpans(services, appOf, monitored, spanCounts),
+    utilization: serviceUtilization(compute.byService, appOf, gauges, split.currency ?? ''),
+  };
+}
+
+/** The window's `Compute` usage and credits per resource, day, kind of charge and currency. */
+async function computeCostRows(db: Kysely<Database>, projectId: string, window: DayRange): Promise<ComputeCostRow[]> {
   const rows = await db
     .selectFrom('cost_daily as d')
     .innerJoin('cost_resources as r', (join) =>
@@ -78,63 +110,7 @@ export async function recommendationInputs(
       'd.currency',
     ])
     .execute();
-  const split = splitCurrency(rows.map((r) => ({ ...r, effective: Number(r.effective) })));
-  const resources = new Map<string, ResourceComputeCost>();
-  const onDemand = new Map<string, OnDemandCompute & { daily: DailyCost[] }>();
-  const computeByService = new Map<string, number>();
-  for (const row of split.rows) {
-    const id = row.resource_id ?? row.resource_key;
-    const base = { resource_id: id, resource_name: row.resource_name, service: row.service, currency: row.currency };
-    const resource = resources.get(id) ?? { ...base, compute_cost: 0 };
-    resource.compute_cost += row.effective;
-    resources.set(id, resource);
-    if (row.service !== null)
-      computeByService.set(row.service, (computeByService.get(row.service) ?? 0) + row.effective);
-    if (row.charge_category === 'Usage' && row.pricing_category === 'Standard') {
-      const series = onDemand.get(id) ?? { ...base, daily: [] };
-      series.daily.push({ day: row.day, cost: row.effective });
-      onDemand.set(id, series);
-    }
-  }
-
-  const apps = await listApps(db, projectId);
-  const appOf = new Map<string, string>();
-  for (const app of apps) for (const name of [app.name, ...app.aliases]) appOf.set(name.toLowerCase(), app.id);
-  const fromMs = Date.parse(`${window.start}T00:00:00Z`);
-  const toMs = Date.parse(`${window.end}T00:00:00Z`) + DAY_MS;
-  const spanCounts = await spansByApp(db, projectId, fromMs, toMs);
-  const monitored = await monitoredApps(
-    db,
-    projectId,
-    apps.map((a) => a.id),
-  );
-  const spans = new Map<string, number>();
-  for (const name of new Set(split.rows.map((r) => r.service).filter((s): s is string => s !== null))) {
-    const appId = appOf.get(name.toLowerCase());
-    if (appId !== undefined && monitored.has(appId)) spans.set(name, spanCounts.get(appId) ?? 0);
-  }
-
-  const gauges = await utilizationByApp(db, projectId, fromMs, toMs);
-  const utilization: ServiceUtilization[] = [];
-  for (const [service, computeCost] of computeByService) {
-    const appId = appOf.get(service.toLowerCase());
-    const own = appId === undefined ? undefined : gauges.get(appId);
-    if (!own) continue;
-    utilization.push({
-      service,
-      compute_cost: computeCost,
-      currency: split.currency ?? '',
-      cpu: own.cpu,
-      memory: own.memory,
-    });
-  }
-  return {
-    currency: split.currency,
-    resources: [...resources.values()],
-    onDemand: [...onDemand.values()],
-    spans,
-    utilization,
-  };
+  return rows.map((r) => ({ ...r, effective: Number(r.effective) }));
 }
 
 async function spansByApp(
