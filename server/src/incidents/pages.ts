@@ -75,15 +75,10 @@ const actRoute = (action: LinkAction) =>
  */
 export function incidentPages(services: NotifyServices) {
   const app = createRouter();
-  const links = () => incidentLinks(services.box, services.publicUrl(), services.clock.now());
+  const verify = (c: Context<AppEnv>, id: string, action: LinkAction) =>
+    verifyLink(services.box, services.clock.now(), { kind: 'incident', id, action }, c.req.query());
   const refused = (c: Context<AppEnv>, reason: 'invalid' | 'expired') => refuseLink(c, reason, 'incident');
-  /** The page of the issue a detected incident grew from. */
-  const issueUrl = async (projectId: string, incident: IncidentView): Promise<string | null> => {
-    const issue = await issueOfIncident(services.db, projectId, incident);
-    return issue
-      ? issuePageUrl(services.box, services.publicUrl(), services.clock.now(), projectId, issue.fingerprint)
-      : null;
-  };
+  const gone = (c: Context<AppEnv>) => html(c, 404, 'No such incident', '<h1>This incident no longer exists</h1>');
 
   app.openapi(testPageRoute, (c) =>
     html(
@@ -96,73 +91,34 @@ export function incidentPages(services: NotifyServices) {
 
   app.openapi(pageRoute, async (c) => {
     const { id } = c.req.valid('param');
-    const check = verifyLink(
-      services.box,
-      services.clock.now(),
-      { kind: 'incident', id, action: 'view' },
-      c.req.query(),
-    );
+    const check = verify(c, id, 'view');
     if (!check.ok) return refused(c, check.reason);
     const incident = await services.incidents.get(check.projectId, id);
-    if (!incident) return html(c, 404, 'No such incident', '<h1>This incident no longer exists</h1>');
-    const l = links();
-    const issue = await issueUrl(check.projectId, incident);
-    const analysis = analysisSection(
-      await incidentAnalysis(services.db, check.projectId, incident),
-      incident.root_cause_summary,
-    );
-    return html(
-      c,
-      200,
-      incident.title,
-      incidentPage(incident, {
-        acknowledge: l.acknowledgeUrl(check.projectId, id),
-        resolve: l.resolveUrl(check.projectId, id),
-        issue,
-      }) + analysis,
-    );
+    if (!incident) return gone(c);
+    return html(c, 200, incident.title, await incidentPageBody(services, check.projectId, id, incident));
   });
 
   for (const action of ['acknowledge', 'resolve'] as const satisfies readonly LinkAction[]) {
     const done = action === 'acknowledge' ? 'acknowledged' : 'resolved';
     app.openapi(confirmRoute(action), (c) => {
-      const check = verifyLink(
-        services.box,
-        services.clock.now(),
-        { kind: 'incident', id: c.req.param('id'), action },
-        c.req.query(),
-      );
+      const check = verify(c, c.req.param('id'), action);
       if (!check.ok) return refused(c, check.reason);
       const url = new URL(c.req.url);
-      return html(
-        c,
-        200,
-        `${action} incident`,
-        `<h1>${escapeHtml(action[0]!.toUpperCase() + action.slice(1))} incident ${escapeHtml(c.req.param('id'))}?</h1><form method="post" action="${escapeHtml(url.pathname + url.search)}"><button>${escapeHtml(action[0]!.toUpperCase() + action.slice(1))}</button></form>`,
-      );
+      return html(c, 200, `${action} incident`, confirmationForm(action, c.req.param('id'), url.pathname + url.search));
     });
     app.openapi(actRoute(action), async (c) => {
       const { id } = c.req.valid('param');
-      const check = verifyLink(services.box, services.clock.now(), { kind: 'incident', id, action }, c.req.query());
-      const form = c.req.valid('form');
-      if (form.Digits !== undefined) {
+      const check = verify(c, id, action);
+      const { Digits } = c.req.valid('form');
+      if (Digits !== undefined) {
         // A voice call's keypress (TwiML <Gather>): 1 confirms, anything else does nothing.
         const confirmed =
-          check.ok &&
-          form.Digits === '1' &&
-          (await services.incidents[action](check.projectId, id, 'voice')) !== undefined;
-        const say = confirmed
-          ? `Incident ${done}. Goodbye.`
-          : check.ok
-            ? 'No action taken. Goodbye.'
-            : 'This link is no longer valid. Goodbye.';
-        return c.body(`<?xml version="1.0" encoding="UTF-8"?><Response><Say>${escapeHtml(say)}</Say></Response>`, 200, {
-          'content-type': 'text/xml',
-        });
+          check.ok && Digits === '1' && (await services.incidents[action](check.projectId, id, 'voice')) !== undefined;
+        return c.body(twimlSay(keypressReply(check.ok, confirmed, done)), 200, { 'content-type': 'text/xml' });
       }
       if (!check.ok) return refused(c, check.reason);
       const incident = await services.incidents[action](check.projectId, id, 'link');
-      if (!incident) return html(c, 404, 'No such incident', '<h1>This incident no longer exists</h1>');
+      if (!incident) return gone(c);
       return html(
         c,
         200,
@@ -173,3 +129,43 @@ export function incidentPages(services: NotifyServices) {
   }
   return app;
 }
+
+/** The incident page: the incident with its action links, the issue it grew from if detected, and its analysis. */
+async function incidentPageBody(
+  services: NotifyServices,
+  projectId: string,
+  id: string,
+  incident: IncidentView,
+): Promise<string> {
+  const links = incidentLinks(services.box, services.publicUrl(), services.clock.now());
+  const issue = await issueOfIncident(services.db, projectId, incident);
+  const issueUrl = issue
+    ? issuePageUrl(services.box, services.publicUrl(), services.clock.now(), projectId, issue.fingerprint)
+    : null;
+  const analysis = analysisSection(
+    await incidentAnalysis(services.db, projectId, incident),
+    incident.root_cause_summary,
+  );
+  return (
+    incidentPage(incident, {
+      acknowledge: links.acknowledgeUrl(projectId, id),
+      resolve: links.resolveUrl(projectId, id),
+      issue: issueUrl,
+    }) + analysis
+  );
+}
+
+/** What a GET of an action link shows: a button that POSTs to the same signed URL (`target`). */
+export function confirmationForm(action: LinkAction, id: string, target: string): string {
+  const verb = escapeHtml(action[0]!.toUpperCase() + action.slice(1));
+  return `<h1>${verb} incident ${escapeHtml(id)}?</h1><form method="post" action="${escapeHtml(target)}"><button>${verb}</button></form>`;
+}
+
+/** What the voice call says after a keypress on an action link. */
+export function keypressReply(linkValid: boolean, confirmed: boolean, done: string): string {
+  if (confirmed) return `Incident ${done}. Goodbye.`;
+  return linkValid ? 'No action taken. Goodbye.' : 'This link is no longer valid. Goodbye.';
+}
+
+export const twimlSay = (say: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><Response><Say>${escapeHtml(say)}</Say></Response>`;
