@@ -3,7 +3,7 @@ import { createTempDatabase, databaseKinds } from '../support/databases';
 import { startReceiver, type Answer, type Received, type Receiver } from '../support/receiver';
 import { outboxTime, type OutboxTime } from '../support/outbox-time';
 import { createLastingDatabase, startServerProcess, type ServerProcess } from '../support/server-process';
-import { until } from '../support/until';
+import { eventually } from '../support/until';
 
 /**
  * The notification outbox survives what happens to real server processes (issue 5, "Durable"): `svc-server start`
@@ -133,8 +133,10 @@ describe('deliveries pending or retrying when the server is SIGKILLed', () => {
   it.concurrent.for(kinds)(
     'on %s: after a restart each is sent at its scheduled time, exactly once',
     { timeout: 90_000 },
-    async (kind, { expect }) => {
+    async (kind, { expect, onTestFinished }) => {
       const database = await createLastingDatabase(kind);
+      // A concurrent test: its waits end with it through its own hook.
+      const inThisTest = { onTestFinished };
       cleanups.push(() => database.drop());
       const time = outboxTime(database.url);
       // The paging channel's receiver is down for its first attempt, so at the kill that delivery waits for its retry.
@@ -178,10 +180,14 @@ describe('deliveries pending or retrying when the server is SIGKILLed', () => {
       const detectedMs = Date.parse(incident.detected_at);
 
       const byChannel = async () => new Map((await api.deliveries()).map((d) => [d.channel_id, d]));
-      const before = await until('the first attempt of the page to fail', 10_000, async () => {
-        const log = await byChannel();
-        return log.get(page)?.state === 'retrying' ? log : undefined;
-      });
+      const before = await eventually(
+        'the first attempt of the page to fail',
+        async () => {
+          const log = await byChannel();
+          return log.get(page)?.state === 'retrying' ? log : undefined;
+        },
+        inThisTest,
+      );
       expect(before.get(step1)).toMatchObject({
         state: 'scheduled',
         attempt: 0,
@@ -226,15 +232,19 @@ describe('deliveries pending or retrying when the server is SIGKILLed', () => {
       const arrivalsOf = (channelId: string) =>
         receiver.arrivals.filter((a) => a.webhookId === before.get(channelId)!.id).map((a) => a.atMs);
       const sent = (what: string, channelId: string) =>
-        until(`${what} to be sent`, 30_000, async () => (arrivalsOf(channelId).length > 0 ? true : undefined));
+        eventually(`${what} to be sent`, async () => (arrivalsOf(channelId).length > 0 ? true : undefined), inThisTest);
       await sent('the overdue first step', step1);
       await time.advanceTo(detectedMs + STEP2_MS);
       await sent('the second step', step2);
       await time.advanceTo(retryMs);
-      const after = await until('every delivery to complete', 30_000, async () => {
-        const log = await byChannel();
-        return [...log.values()].every((d) => d.state === 'delivered') ? log : undefined;
-      });
+      const after = await eventually(
+        'every delivery to complete',
+        async () => {
+          const log = await byChannel();
+          return [...log.values()].every((d) => d.state === 'delivered') ? log : undefined;
+        },
+        inThisTest,
+      );
       // Nothing more is sent: the marker is claimed after anything else that was due, and arrives last.
       const markerSent = await api.marker(marker);
       expect(markerSent).toMatchObject({ state: 'delivered', attempt: 1 });
@@ -326,7 +336,7 @@ describe.runIf(kinds.includes('postgres'))('two server processes on one PostgreS
       // Back once all are due, as two processes starting together: the whole backlog is there for both to claim.
       await time.advanceTo(Math.max(...dueMs.values()));
       const [a, b] = await Promise.all([startProcess(database.url), startProcess(database.url)]);
-      const log = await until(`${INCIDENTS} deliveries to complete`, 60_000, async () => {
+      const log = await eventually(`${INCIDENTS} deliveries to complete`, async () => {
         const deliveries = await controlPlane(b.url, controlKey).deliveries();
         return deliveries.length === INCIDENTS && deliveries.every((d) => d.state === 'delivered')
           ? deliveries

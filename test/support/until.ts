@@ -17,6 +17,13 @@ export async function until<T>(
   }
 }
 
+/** How often `eventually` polls, and the test it waits in when that is not the one Vitest tracks globally. */
+export interface EventuallyOptions {
+  everyMs?: number;
+  /** A concurrent test's own `onTestFinished` (its context's): Vitest does not track concurrent tests globally. */
+  onTestFinished?: typeof onTestFinished;
+}
+
 /**
  * Polls `check` until it returns a value, with no deadline of its own: the test's timeout is the only bound, so a
  * loaded machine makes the test slower, never wrong. If the test ends first (its timeout), the test's output says what
@@ -25,11 +32,11 @@ export async function until<T>(
 export async function eventually<T>(
   what: string | (() => string),
   check: () => Promise<T | undefined>,
-  everyMs = 100,
+  options: EventuallyOptions = {},
 ): Promise<T> {
   const waitingFor = () => `the test ended while waiting for ${typeof what === 'string' ? what : what()}`;
   let ended = false;
-  onTestFinished(() => {
+  (options.onTestFinished ?? onTestFinished)(() => {
     if (!ended) console.error(waitingFor());
     ended = true;
   });
@@ -40,6 +47,6 @@ export async function eventually<T>(
       return value;
     }
     if (ended) throw new Error(waitingFor());
-    await sleep(everyMs);
+    await sleep(options.everyMs ?? 100);
   }
 }

@@ -26,7 +26,7 @@ import type {
 } from '../../../operator/src/resource/types.js';
 import { pruned, validateCustomResource } from '../../support/operator/crd-schema.js';
 import { startFakeKube, svcInstrumentationCrd, type FakeKube } from '../../support/operator/fake-kube.js';
-import { until as pollUntil } from '../../support/until.js';
+import { eventually } from '../../support/until.js';
 
 const settings: OperatorSettings = {
   version: '0.1.0',
@@ -75,8 +75,8 @@ async function start(overrides: Pick<ControllerOptions, 'resyncIntervalMs' | 'cl
 }
 
 /** The polling of test/support/until.ts for a synchronous probe of the controller's state, where false means not yet. */
-const until = <T>(probe: () => T | undefined | false, what: string, timeoutMs = 8000): Promise<T> =>
-  pollUntil(what, timeoutMs, async () => probe() || undefined, 20);
+const until = <T>(probe: () => T | undefined | false, what: string): Promise<T> =>
+  eventually(what, async () => probe() || undefined, { everyMs: 20 });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Cluster objects

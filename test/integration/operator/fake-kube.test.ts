@@ -20,7 +20,7 @@ import {
 } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeKube, svcInstrumentationCrd, type FakeKube } from '../../support/operator/fake-kube.js';
-import { until as pollUntil } from '../../support/until.js';
+import { eventually } from '../../support/until.js';
 
 let fake: FakeKube;
 let kc: KubeConfig;
@@ -58,9 +58,9 @@ async function failure(
   return { code: error.code, ...(status ? { status } : {}), body: error.body };
 }
 
-/** The polling of test/support/until.ts for a synchronous condition. */
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  await pollUntil(what, timeoutMs, async () => condition() || undefined, 10);
+/** The polling of test/support/until.ts for a synchronous condition; the test's timeout bounds it. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  await eventually(what, async () => condition() || undefined, { everyMs: 10 });
 }
 
 interface Recorded {

@@ -149,7 +149,7 @@ describe('Node.js agent in a pod admitted by the mutation', () => {
     await eventually(
       () => `the app to listen (stdout: ${stdout} stderr: ${stderr})`,
       async () => /listening on \d+/.test(stdout) || child.exitCode !== null || undefined,
-      25,
+      { everyMs: 25 },
     );
     const port = Number(/listening on (\d+)/.exec(stdout)?.[1]);
     expect(port, `app did not start: ${stderr}`).toBeGreaterThan(0);
