@@ -14,8 +14,8 @@ import MagicString from 'magic-string';
  *   (`a['x_']`) and everything else are left as they are;
  * - only our own modules (src/, wire/) go through it, before bundling, so every build and every output file agrees on
  *   the names and no dependency is touched;
- * - the names come from one table built from the sources, sorted, so a build is reproducible, and a short name is
- *   never a word that occurs anywhere in the sources, so it cannot meet a public property on the same object.
+ * - the names come from one table built from the sources (see nameTable), so a build is reproducible and every
+ *   output file agrees.
  * Public API, option and OTLP/JSON wire names never end in `_`; test/integration/sdk-pack.test.ts checks that no
  * declaration file mentions one.
  */
@@ -24,6 +24,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_FOLDERS = ['src', 'wire'];
 const INTERNAL_NAME = /^[A-Za-z]\w*[A-Za-z0-9]_$/;
 const WORD = /[A-Za-z_$][\w$]*/g;
+/** A word in a property position: after a `.` (`a.x`, `?.x`), or a key or member before a `:` (`{ x: 1 }`, `x?: T`). */
+const PROPERTY = /\.\s*([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\??\s*:/g;
 
 function sourceFiles(folder) {
   return readdirSync(folder, { withFileTypes: true, recursive: true })
@@ -38,18 +40,25 @@ function* shortNames() {
   for (const first of letters) for (const second of letters) yield first + second;
 }
 
-/** Every internal name in the sources, with its short name. */
+/**
+ * Every internal name in the sources, with its short name: the most used names get the shortest. A short name is never
+ * a word the sources use as a property (after a `.`, or before a `:`), so it cannot meet a public one.
+ */
 function nameTable() {
-  const words = new Set();
+  const uses = new Map();
+  const properties = new Set();
   for (const folder of SOURCE_FOLDERS)
-    for (const file of sourceFiles(join(ROOT, folder)))
-      for (const [word] of readFileSync(file, 'utf8').matchAll(WORD)) words.add(word);
-  const internal = [...words].filter((word) => INTERNAL_NAME.test(word)).sort();
+    for (const file of sourceFiles(join(ROOT, folder))) {
+      const text = readFileSync(file, 'utf8');
+      for (const [word] of text.matchAll(WORD)) if (INTERNAL_NAME.test(word)) uses.set(word, (uses.get(word) ?? 0) + 1);
+      for (const match of text.matchAll(PROPERTY)) properties.add(match[1] ?? match[2]);
+    }
+  const internal = [...uses.keys()].sort((a, b) => uses.get(b) - uses.get(a) || (a < b ? -1 : 1));
   const table = new Map();
   const names = shortNames();
   for (const name of internal) {
     let short = names.next().value;
-    while (words.has(short)) short = names.next().value;
+    while (properties.has(short)) short = names.next().value;
     table.set(name, short);
   }
   return table;

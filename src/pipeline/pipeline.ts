@@ -31,7 +31,7 @@ const FINAL_STATUSES: readonly number[] = [401, 403, 422];
 /** Consecutive failed flushes after which the records of a failing request go to the outbox instead of the queue. */
 const PERSIST_AFTER_FAILURES = 4;
 
-type Refusal = Extract<SendResult, { verdict: 'refused' }>;
+type Refusal = Extract<SendResult, { verdict_: 'refused' }>;
 
 /** `service.name` (the pinned app id when given), version and environment, then the caller's extra attributes. */
 function serviceAttributes(options: PipelineOptions, serviceName: string): Record<string, string> {
@@ -109,7 +109,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   /** One compressed request with the keepalive flag (within its budget), counted in `answers`. */
   async function post(url: string, body: string, bytes: number): Promise<SendResult> {
     const result = await postBody(transport!, url, body, bytes, true, true);
-    answers[result.verdict === 'delivered' ? 0 : 1]++;
+    answers[result.verdict_ === 'delivered' ? 0 : 1]++;
     return result;
   }
 
@@ -143,7 +143,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   /** Takes every waiting record (and the drop reports due), split per signal; undefined when none. */
   function takeBatch(): BySignal | undefined {
-    const taken = queue.takeAll();
+    const taken = queue.takeAll_();
     const due = dropReports();
     if (taken.length === 0 && due.length === 0) return undefined;
     const batch = partition(taken);
@@ -159,7 +159,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     );
   }
 
-  function backoff(url: string, result: Extract<SendResult, { verdict: 'retry' }>, failuresSoFar: number): void {
+  function backoff(url: string, result: Extract<SendResult, { verdict_: 'retry' }>, failuresSoFar: number): void {
     const delay = retryDelay(failuresSoFar, result.retryAfterMs, clock.random, policy);
     pausedUntil = Math.max(pausedUntil, clock.now() + delay);
     debug.warn(`sending to ${url} failed (${result.reason}); retrying in ${delay} ms`);
@@ -189,12 +189,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   /** Books the outcome of one request of queue records (drop reports included). */
   function settle(url: string, items: readonly TelemetryItem[], result: SendResult): void {
-    if (result.verdict === 'retry') {
+    if (result.verdict_ === 'retry') {
       requeue(items);
       return;
     }
     const count = book(items);
-    if (result.verdict === 'refused') refused(url, SIGNAL_OF[items[0]!.kind], count, result);
+    if (result.verdict_ === 'refused') refused(url, SIGNAL_OF[items[0]!.kind], count, result);
     else if (drainDue) {
       drainDue = false;
       persistence!.drain();
@@ -233,15 +233,15 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (!transport || !signal || stoppedSignals.has(signal)) return true;
     const url = urlOf(signal);
     const result = await post(url, request.body, utf8Length(request.body));
-    if (result.verdict === 'refused') refused(url, signal, 0, result);
-    return result.verdict !== 'retry';
+    if (result.verdict_ === 'refused') refused(url, signal, 0, result);
+    return result.verdict_ !== 'retry';
   }
 
   /** Sends one signal's records as requests of at most ~60 KB, in turn; stops at the first retryable failure. */
   async function sendSignal<S extends Signal>(
     signal: S,
     items: ItemOf[S][],
-  ): Promise<Extract<SendResult, { verdict: 'retry' }> | undefined> {
+  ): Promise<Extract<SendResult, { verdict_: 'retry' }> | undefined> {
     const url = urlOf(signal);
     if (stoppedSignals.has(signal)) {
       countLost('refused', book(items));
@@ -251,7 +251,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     for (let i = 0; i < chunks.length; i++) {
       const chunk = chunks[i]!;
       const result = await post(url, chunk.body, chunk.bytes);
-      if (result.verdict === 'retry') {
+      if (result.verdict_ === 'retry') {
         if (persistence && failures + 1 >= PERSIST_AFTER_FAILURES) persist(signal, chunks.slice(i));
         else
           settle(
@@ -299,8 +299,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       const url = urlOf(signal);
       for (const chunk of stoppedSignals.has(signal) ? [] : chunksOf(signal, batch[signal])) {
         const sent = handOver(route, url, chunk.body, chunk.bytes);
-        if (sent.via === 'beacon') settle(url, chunk.items, { verdict: 'delivered' });
-        else if (sent.via === 'none') leftBehind.push({ signal, chunk });
+        if (sent.via_ === 'beacon') settle(url, chunk.items, { verdict_: 'delivered' });
+        else if (sent.via_ === 'none') leftBehind.push({ signal, chunk });
         else void sent.result.then((result) => afterUnloadRequest(url, chunk.items, result));
       }
       // A stopped signal's records (sendSignal drops and counts them) wait for a flush that may never come.
@@ -332,7 +332,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   /** A keepalive request from the unload path settled, so the page is still alive: book it, then send what was left. */
   function afterUnloadRequest(url: string, items: readonly TelemetryItem[], result: SendResult): void {
     settle(url, items, result);
-    if (result.verdict === 'retry') {
+    if (result.verdict_ === 'retry') {
       failures += 1;
       backoff(url, result, failures);
     } else if (drainWhenBudgetFrees) {
@@ -369,14 +369,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const bytes = utf8Length(body);
     if (unloading) {
       const sent = handOver(route, url, body, bytes);
-      return sent.via === 'keepalive' ? (await sent.result).verdict === 'delivered' : sent.via === 'beacon';
+      return sent.via_ === 'keepalive' ? (await sent.result).verdict_ === 'delivered' : sent.via_ === 'beacon';
     }
     for (let attempt = 1; attempt <= POST_JSON_ATTEMPTS; attempt++) {
       const wait = pausedUntil - clock.now();
       if (wait > 0 && !stopped) await sleep(wait);
       const result = await post(url, body, bytes);
-      if (result.verdict === 'delivered') return true;
-      if (result.verdict === 'refused') {
+      if (result.verdict_ === 'delivered') return true;
+      if (result.verdict_ === 'refused') {
         refused(url, undefined, 0, result);
         return false;
       }

@@ -40,7 +40,7 @@ export class BoundedQueue<T> {
   }
 
   /** Takes every waiting record for sending; they stay counted until `settle` or `requeue`. */
-  takeAll(): T[] {
+  takeAll_(): T[] {
     const taken = this.waiting_;
     this.waiting_ = [];
     this.inFlight_ += taken.length;

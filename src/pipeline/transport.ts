@@ -9,11 +9,11 @@ type Body = string | Uint8Array<ArrayBuffer>;
 
 /** How one request ended, as far as its records are concerned. */
 export type SendResult =
-  | { readonly verdict: 'delivered' }
+  | { readonly verdict_: 'delivered' }
   /** Final refusal (a 4xx other than 408/429): resending the same body cannot succeed. */
-  | { readonly verdict: 'refused'; readonly status: number; readonly detail: string }
+  | { readonly verdict_: 'refused'; readonly status: number; readonly detail: string }
   /** Network error, timeout, 408, 429 or 5xx: worth another attempt, after `retryAfterMs` when the server said so. */
-  | { readonly verdict: 'retry'; readonly reason: string; readonly retryAfterMs: number | undefined };
+  | { readonly verdict_: 'retry'; readonly reason: string; readonly retryAfterMs: number | undefined };
 
 export interface Transport {
   /** The original, unpatched fetch: the SDK's own requests are never traced. */
@@ -113,10 +113,14 @@ export async function postBody(
     const gzipped = compress ? await gzipText(body) : undefined;
     answer = await send(t, url, gzipped ?? body, gzipped?.length ?? bytes, keepalive);
   } catch (error) {
-    return { verdict: 'retry', reason: describe(error), retryAfterMs: undefined };
+    return { verdict_: 'retry', reason: describe(error), retryAfterMs: undefined };
   }
   const verdict = statusVerdict(answer.status);
-  if (verdict === 'delivered') return { verdict };
-  if (verdict === 'refused') return { verdict, status: answer.status, detail: answer.detail };
-  return { verdict, reason: `HTTP ${answer.status}`, retryAfterMs: parseRetryAfter(answer.retryAfter, t.clock.now()) };
+  if (verdict === 'delivered') return { verdict_: verdict };
+  if (verdict === 'refused') return { verdict_: verdict, status: answer.status, detail: answer.detail };
+  return {
+    verdict_: verdict,
+    reason: `HTTP ${answer.status}`,
+    retryAfterMs: parseRetryAfter(answer.retryAfter, t.clock.now()),
+  };
 }

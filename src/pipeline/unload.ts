@@ -10,11 +10,11 @@ export interface UnloadRoute {
 /** How a body left while the page was going away. */
 export type HandOver =
   /** A keepalive fetch; its result arrives only if the page lives on (it is hidden, not closed). */
-  | { readonly via: 'keepalive'; readonly result: Promise<SendResult> }
+  | { readonly via_: 'keepalive'; readonly result: Promise<SendResult> }
   /** Queued by the browser; a beacon reports nothing more. */
-  | { readonly via: 'beacon' }
+  | { readonly via_: 'beacon' }
   /** Neither was possible now (budget spent and the beacon refused): the caller keeps the records. */
-  | { readonly via: 'none' };
+  | { readonly via_: 'none' };
 
 /** `url` with the ingest key as the `api_key` query parameter: a beacon cannot set headers. */
 export function beaconUrl(url: string, apiKey: string): string {
@@ -33,11 +33,11 @@ export function beaconUrl(url: string, apiKey: string): string {
 export function handOver(route: UnloadRoute, url: string, body: string, bytes: number): HandOver {
   const { transport, sendBeacon } = route;
   if (bytes <= transport.budget.available)
-    return { via: 'keepalive', result: postBody(transport, url, body, bytes, true) };
+    return { via_: 'keepalive', result: postBody(transport, url, body, bytes, true) };
   try {
-    if (sendBeacon?.(beaconUrl(url, transport.apiKey), body)) return { via: 'beacon' };
+    if (sendBeacon?.(beaconUrl(url, transport.apiKey), body)) return { via_: 'beacon' };
   } catch {
     // sendBeacon throws on URLs it cannot parse; the records are kept either way.
   }
-  return { via: 'none' };
+  return { via_: 'none' };
 }

@@ -131,7 +131,7 @@ export class ChunkBuffer {
   }
 
   /** Every chunk, the one being filled included, removed from the buffer. */
-  takeAll(): PendingChunk[] {
+  takeAll_(): PendingChunk[] {
     this.seal();
     return this.sealed_.splice(0);
   }

@@ -304,7 +304,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
       );
       requests.push({ path: INGEST_PATHS.replayChunk, body });
     }
-    for (const chunk of events.takeAll()) {
+    for (const chunk of events.takeAll_()) {
       const indices = chunk.items.map((_, i) => i);
       const encode = (seq: number) => (part: readonly number[]) =>
         chunkBody(
@@ -318,7 +318,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
         requests.push({ path: INGEST_PATHS.replayChunk, body: encode(chunk.replay.nextSeq++)(part.items) });
       }
     }
-    for (const batch of steps.takeAll()) {
+    for (const batch of steps.takeAll_()) {
       const encode = (part: readonly string[]) => recipesBody(serviceName, batch.replay, part);
       for (const part of splitIntoChunks(batch.items, encode, MAX_REQUEST_BYTES)) {
         requests.push({ path: INGEST_PATHS.replayRecipes, body: part.body });
@@ -331,14 +331,14 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
   const checkout = setInterval(() => {
     if (mode !== 'on_error') return;
     recording?.flushDomChanges();
-    held = [events.takeAll(), steps.takeAll()];
+    held = [events.takeAll_(), steps.takeAll_()];
     recording?.takeFullSnapshot();
   }, ON_ERROR_WINDOW_MS);
   const unsubscribe = session.onRotate((id) => {
     void flush();
     stopRecorder();
     // What an on-error session kept goes with it: it had no error.
-    if (mode === 'on_error') [events, steps].forEach((buffer) => buffer.takeAll());
+    if (mode === 'on_error') [events, steps].forEach((buffer) => buffer.takeAll_());
     replay = { sessionId: id, replayId: randomHexId(), nextSeq: 0 };
     mode = modeOf(id);
     held = [[], []];
@@ -397,13 +397,13 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
       recording?.flushDomChanges();
       return [
         ...events
-          .takeAll()
+          .takeAll_()
           .map((c): [string, string] => [
             INGEST_PATHS.replayChunk,
             chunkBody(serviceName, c.replay, c.replay.nextSeq++, c.timestamps, eventsJson(c.items)),
           ]),
         ...steps
-          .takeAll()
+          .takeAll_()
           .map((b): [string, string] => [INGEST_PATHS.replayRecipes, recipesBody(serviceName, b.replay, b.items)]),
       ];
     },

@@ -14,14 +14,14 @@ describe('BoundedQueue', () => {
     const q = new BoundedQueue<number>(3);
     for (const n of [1, 2, 3, 4, 5]) q.push(n);
     expect(q.dropped).toBe(2);
-    expect(q.takeAll()).toEqual([3, 4, 5]);
+    expect(q.takeAll_()).toEqual([3, 4, 5]);
   });
 
   it('counts records on the wire against the bound until they settle', () => {
     const q = new BoundedQueue<number>(3);
     q.push(1);
     q.push(2);
-    expect(q.takeAll()).toEqual([1, 2]);
+    expect(q.takeAll_()).toEqual([1, 2]);
     expect(q.size).toBe(2);
     q.push(3);
     // Full: 2 on the wire + 1 waiting. The oldest *waiting* record goes.
@@ -30,14 +30,14 @@ describe('BoundedQueue', () => {
     expect(q.size).toBe(3);
     q.settle(2);
     expect(q.size).toBe(1);
-    expect(q.takeAll()).toEqual([4]);
+    expect(q.takeAll_()).toEqual([4]);
   });
 
   it('drops the new record when every slot is on the wire', () => {
     const q = new BoundedQueue<number>(2);
     q.push(1);
     q.push(2);
-    q.takeAll();
+    q.takeAll_();
     expect(q.push(3)).toBe(false);
     expect(q.dropped).toBe(1);
     expect(q.size).toBe(2);
@@ -47,13 +47,13 @@ describe('BoundedQueue', () => {
     const q = new BoundedQueue<string>(4);
     q.push('a');
     q.push('b');
-    const batch = q.takeAll();
+    const batch = q.takeAll_();
     q.push('c');
     q.push('d');
     q.requeue(batch);
     expect(q.size).toBe(4);
     expect(q.dropped).toBe(0);
-    expect(q.takeAll()).toEqual(['a', 'b', 'c', 'd']);
+    expect(q.takeAll_()).toEqual(['a', 'b', 'c', 'd']);
   });
 
   it('never holds more than its capacity, and accounts for every record pushed', () => {
@@ -75,7 +75,7 @@ describe('BoundedQueue', () => {
         let delivered = 0;
         for (const step of sequence) {
           if (step.op === 'push') q.push(pushed++);
-          else if (step.op === 'take') batches.push(q.takeAll());
+          else if (step.op === 'take') batches.push(q.takeAll_());
           else {
             const batch = batches.shift();
             if (!batch) continue;
@@ -206,16 +206,16 @@ describe('keepalive budget and the unload hand-over', () => {
       sendBeacon: (url: string, body: BodyInit) => (beacons.push({ url, body }), beaconAnswer),
     };
     const first = handOver(route, 'http://i/otlp/v1/logs', 'a'.repeat(10), 60_000);
-    expect(first.via).toBe('keepalive');
+    expect(first.via_).toBe('keepalive');
     expect(fetches).toEqual([{ url: 'http://i/otlp/v1/logs', keepalive: true }]);
     const second = handOver(route, 'http://i/otlp/v1/logs', 'b', 6_000);
-    expect(second.via).toBe('beacon');
+    expect(second.via_).toBe('beacon');
     expect(beacons).toEqual([{ url: 'http://i/otlp/v1/logs?api_key=key', body: 'b' }]);
     beaconAnswer = false;
-    expect(handOver(route, 'http://i/otlp/v1/logs', 'c', 6_000).via).toBe('none');
-    expect(first.via === 'keepalive' && (await first.result).verdict).toBe('delivered');
+    expect(handOver(route, 'http://i/otlp/v1/logs', 'c', 6_000).via_).toBe('none');
+    expect(first.via_ === 'keepalive' && (await first.result).verdict_).toBe('delivered');
     // Settled: the budget is free again.
-    expect(handOver(route, 'http://i/otlp/v1/logs', 'd', 60_000).via).toBe('keepalive');
+    expect(handOver(route, 'http://i/otlp/v1/logs', 'd', 60_000).via_).toBe('keepalive');
   });
 
   it('retries a keepalive request once without keepalive when the browser refuses it with a TypeError', async () => {
@@ -231,7 +231,7 @@ describe('keepalive budget and the unload hand-over', () => {
       budget: new KeepaliveBudget(),
       clock: SYSTEM_CLOCK,
     };
-    expect(await postBody(transport, 'http://i/x', '{}', 2, true)).toEqual({ verdict: 'delivered' });
+    expect(await postBody(transport, 'http://i/x', '{}', 2, true)).toEqual({ verdict_: 'delivered' });
     expect(seen).toEqual([true, false]);
     expect(transport.budget.available).toBe(KEEPALIVE_QUOTA_BYTES);
   });

@@ -34,7 +34,7 @@ describe('ChunkBuffer with rrweb events', () => {
     add('M', 10, 'snapshot');
     add('S', 500);
     add('c', 90);
-    expect(names(chunks.takeAll())).toEqual(['MS', 'c']);
+    expect(names(chunks.takeAll_())).toEqual(['MS', 'c']);
     expect(drops).toEqual([{ chunks: 2, items: 2, bytes: 180, needsSnapshot: false }]);
   });
 
@@ -51,7 +51,7 @@ describe('ChunkBuffer with rrweb events', () => {
     add('n', 10, 'custom');
     add('M', 10, 'snapshot');
     add('g', 10);
-    expect(names(chunks.takeAll())).toEqual(['nMg']);
+    expect(names(chunks.takeAll_())).toEqual(['nMg']);
   });
 
   it('starts a new chunk at a Meta event that follows DOM events, not one that follows timeline events only', () => {
@@ -60,7 +60,7 @@ describe('ChunkBuffer with rrweb events', () => {
     add('M', 5, 'snapshot');
     add('x', 5);
     add('M', 5, 'snapshot');
-    expect(names(chunks.takeAll())).toEqual(['nMx', 'M']);
+    expect(names(chunks.takeAll_())).toEqual(['nMx', 'M']);
   });
 
   it('says a chunk is full when an item does not fit or fills it', () => {
@@ -79,6 +79,6 @@ describe('ChunkBuffer with independent items (recipes)', () => {
       { chunks: 1, items: 1, bytes: 100, needsSnapshot: false },
       { chunks: 1, items: 1, bytes: 100, needsSnapshot: false },
     ]);
-    expect(names(chunks.takeAll())).toEqual(['c', 'd']);
+    expect(names(chunks.takeAll_())).toEqual(['c', 'd']);
   });
 });

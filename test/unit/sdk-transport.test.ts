@@ -30,7 +30,7 @@ describe('transport keepalive budget', () => {
     const budget = new KeepaliveBudget();
     const network = fakeNetwork(() => 'ok');
     expect(await postBody(transport(network.fetch, budget), 'http://ingest/otlp/v1/logs', '{}', 40_000, true)).toEqual({
-      verdict: 'delivered',
+      verdict_: 'delivered',
     });
     expect(network.calls).toEqual([true]);
     expect(budget.available).toBe(64 * 1024);
@@ -40,7 +40,7 @@ describe('transport keepalive budget', () => {
     const budget = new KeepaliveBudget();
     const network = fakeNetwork(() => 'hang');
     const result = await postBody(transport(network.fetch, budget), 'http://ingest/otlp/v1/logs', '{}', 40_000, true);
-    expect(result).toMatchObject({ verdict: 'retry', reason: 'timed out' });
+    expect(result).toMatchObject({ verdict_: 'retry', reason: 'timed out' });
     expect(budget.available).toBe(64 * 1024 - 40_000);
     // The next 40 KB request no longer fits: it goes without keepalive instead of being refused by the browser.
     const next = fakeNetwork(() => 'ok');
