@@ -23,7 +23,7 @@ import { commandsOf, shellBlocks, type ShellBlock } from '../support/doc-blocks'
 import { freePort, startServerProcess, type RunningApp } from '../support/examples';
 import { withPackageLocks } from '../support/lock';
 import { startShell } from '../support/shell-session';
-import { until } from '../support/until';
+import { eventually } from '../support/until';
 
 const DOCS = ['README.md', 'docs/sdk.md', 'docs/playwright.md'];
 const CHECKOUT = ROOT.replace(/\/$/, '');
@@ -118,7 +118,7 @@ async function startReadmeServer(command: string): Promise<Server> {
     timeoutMs: COMMAND_TIMEOUT_MS,
   });
   try {
-    const banner = await until('the banner of npm start', 10_000, async () =>
+    const banner = await eventually('the banner of npm start', async () =>
       /control key:\s+\S+\n/.test(started.output()) ? started.output() : undefined,
     );
     const field = (label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1];
