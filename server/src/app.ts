@@ -1,7 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { analysisRoutes } from './ai/routes';
 import type { AiSettings } from './ai/settings';
-import { HTTPException } from 'hono/http-exception';
 import { costRoutes } from './cost/routes/index';
 import type { CostServices } from './cost/services';
 import { demoRoutes, type DemoOptions } from './demo/routes';
@@ -9,7 +8,8 @@ import { apiReferenceRoutes } from './docs/routes';
 import { githubRoutes } from './github/routes';
 import { controlAuth } from './http/auth';
 import type { AppEnv, Services } from './http/env';
-import { ApiError, databaseInputError, errorResponse, refusalOf } from './http/errors';
+import { ApiError, errorResponse } from './http/errors';
+import { answerError } from './http/on-error';
 import { noSniff, refuseNul } from './http/middleware';
 import { createRouter, registerSecuritySchemes } from './http/openapi';
 import { incidentPages } from './incidents/pages';
@@ -71,26 +71,7 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   const app = createRouter();
   registerSecuritySchemes(app);
 
-  app.onError((err, c) => {
-    const refusal = refusalOf(err);
-    if (refusal) return errorResponse(c, refusal);
-    if (err instanceof HTTPException)
-      return errorResponse(c, new ApiError(err.status as 400, 'http_error', err.message || 'request failed'));
-    const refused = databaseInputError(err);
-    if (refused) {
-      services.log(
-        `a value reached the database unchecked on ${c.req.method} ${c.req.path} (answered 400): ${(err as Error).message}`,
-      );
-      return errorResponse(c, refused);
-    }
-    services.log(
-      `internal error on ${c.req.method} ${c.req.path}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-    );
-    return errorResponse(
-      c,
-      new ApiError(500, 'internal', 'internal server error; nothing from this request was stored'),
-    );
-  });
+  app.onError(answerError(services.log));
   app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', `no endpoint ${c.req.method} ${c.req.path}`)));
   // Registered before every route, so they wrap each of them (noSniff also the answers of onError and notFound).
   app.use('*', noSniff);
@@ -102,7 +83,35 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   });
 
   app.route('/', ingestRoutes(services, options.corsOrigins));
-  // Every control-plane route sits behind the control-key check, registered before them so it runs first.
+  const { notify } = options;
+  if (notify) {
+    // Keyless: notification links carry their own signature, the chat app signs its requests.
+    app.route('/', incidentPages(notify));
+    app.route('/', issuePages(services, notify.box));
+    app.route(
+      '/integrations/chat',
+      chatIntegrationRoutes({
+        commands: notify.incidents,
+        integrations: (projectId) => notify.integrations.of(projectId),
+        clock: notify.clock,
+      }),
+    );
+  }
+  // Before the control plane, whose control-key check would otherwise turn admin keys away first.
+  app.route('/control-plane/projects', projectRoutes(services));
+  app.route('/control-plane', controlPlaneRoutes(services, options));
+  // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
+  if (options.demo) app.route('/', demoRoutes(services, options.demo));
+  app.route('/', consoleRoutes());
+  app.route('/', landingRoutes(services, { demo: options.demo !== undefined }));
+  app.route('/', apiReferenceRoutes());
+  // Last: the document describes every route registered above.
+  serveOpenApi(app, services);
+  return app;
+}
+
+/** Every `/control-plane` route but projects', behind the control-key check (registered first, so it runs first). */
+function controlPlaneRoutes(services: Services, options: AppOptions) {
   const controlPlane = createRouter().use('*', controlAuth(services));
   controlPlane
     .route('/', appRoutes(services))
@@ -130,17 +139,6 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
           log: services.log,
         }),
       );
-    // Keyless: notification links carry their own signature, the chat app signs its requests.
-    app.route('/', incidentPages(notify));
-    app.route('/', issuePages(services, notify.box));
-    app.route(
-      '/integrations/chat',
-      chatIntegrationRoutes({
-        commands: notify.incidents,
-        integrations: (projectId) => notify.integrations.of(projectId),
-        clock: notify.clock,
-      }),
-    );
   }
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
   controlPlane.route(
@@ -156,15 +154,5 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   controlPlane.route('/issues/facets', issueFacetRoutes(services));
   controlPlane.route('/issues', issueRoutes(services));
   controlPlane.route('/issues', analysisRoutes(services, options.ai));
-  // Before the control plane, whose control-key check would otherwise turn admin keys away first.
-  app.route('/control-plane/projects', projectRoutes(services));
-  app.route('/control-plane', controlPlane);
-  // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
-  if (options.demo) app.route('/', demoRoutes(services, options.demo));
-  app.route('/', consoleRoutes());
-  app.route('/', landingRoutes(services, { demo: options.demo !== undefined }));
-  app.route('/', apiReferenceRoutes());
-  // Last: the document describes every route registered above.
-  serveOpenApi(app, services);
-  return app;
+  return controlPlane;
 }
