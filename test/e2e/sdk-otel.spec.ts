@@ -248,13 +248,15 @@ test("asking for the SDK's own tracing as well warns, and each request is still 
 }) => {
   const { sessionId, warnings } = await open(page, ingest, false, true);
   expect(await page.evaluate(() => fetch('/api/echo?via=both').then((res) => res.status))).toBe(200);
-  const replaced = warnings.filter((text) => text.includes('is replaced by another integration'));
-  expect(replaced.map((text) => /"(\w+)"/.exec(text)?.[1]).sort()).toEqual([
-    'documentLoad',
-    'fetch',
-    'interactions',
-    'xhr',
-  ]);
+  // Console messages reach the test as events of their own, not in step with page.evaluate's answers.
+  const replaced = () =>
+    warnings
+      .filter((text) => text.includes('" is replaced by "'))
+      .map((text) => /"(\w+)"/.exec(text)?.[1])
+      .sort();
+  await expect
+    .poll(replaced, { message: 'one warning per replaced integration' })
+    .toEqual(['documentLoad', 'fetch', 'interactions', 'xhr']);
   const rows = await sessionSpans(ingest, sessionId, (row) => scoped('fetch')(row) && row.name === 'GET', 1);
   expect(rows.filter((row) => row.attributes['url.full'] === `${app.origin}/api/echo?via=both`)).toHaveLength(1);
   expect(rows.filter(own)).toEqual([]);
