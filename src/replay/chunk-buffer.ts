@@ -20,11 +20,11 @@ export interface PendingChunk {
   readonly replay: ReplayIdentity;
   /** Each item's JSON, e.g. one rrweb event. */
   readonly items: readonly string[];
-  readonly timestamps: readonly number[];
+  readonly timestamps_: readonly number[];
   /** UTF-8 bytes of the items' JSON. */
   readonly bytes: number;
   /** Contains a full snapshot: playback of this chunk and those after it does not need the chunks before. */
-  readonly hasSnapshot: boolean;
+  readonly hasSnapshot_: boolean;
 }
 
 /** What had to go to keep a buffer within its budget. */
@@ -33,30 +33,30 @@ export interface Dropped {
   readonly items: number;
   readonly bytes: number;
   /** Recorded DOM changes were lost for good: recording must go on from a new full snapshot to play back. */
-  readonly needsSnapshot: boolean;
+  readonly needsSnapshot_: boolean;
 }
 
 export interface ChunkBufferOptions {
   /** A chunk is sealed once it holds this many bytes (one item larger than that is a chunk of its own). */
-  readonly maxChunkBytes: number;
+  readonly maxChunkBytes_: number;
   /** ... or this many items. */
-  readonly maxChunkItems: number;
+  readonly maxChunkItems_: number;
   /** Most bytes sealed chunks may hold (see {@link ChunkBuffer} for what is not counted). */
-  readonly budgetBytes: number;
+  readonly budgetBytes_: number;
   /**
    * Items are rrweb events that depend on each other: drop whole runs from a full snapshot on (see
    * {@link ChunkBuffer}). Otherwise items are independent, and the oldest chunks are dropped first.
    */
-  readonly playback: boolean;
-  readonly onDrop: (dropped: Dropped) => void;
+  readonly playback_: boolean;
+  readonly onDrop_: (dropped: Dropped) => void;
 }
 
 interface OpenChunk {
   replay: ReplayIdentity;
   items: string[];
-  timestamps: number[];
+  timestamps_: number[];
   bytes: number;
-  hasSnapshot: boolean;
+  hasSnapshot_: boolean;
   hasDom: boolean;
   endsWithSnapshot: boolean;
 }
@@ -84,7 +84,7 @@ export class ChunkBuffer {
 
   /** Adds one item; returns true when a chunk is full (the item did not fit, or filled it) and should be sent. */
   add(replay: ReplayIdentity, json: string, bytes: number, timestamp: number, kind: ItemKind): boolean {
-    const { maxChunkBytes, maxChunkItems } = this.options_;
+    const { maxChunkBytes_: maxChunkBytes, maxChunkItems_: maxChunkItems } = this.options_;
     const open = this.open_;
     // The FullSnapshot that follows a Meta event stays with it, however large: together they open the chunk.
     const full = open !== undefined && open.bytes + bytes > maxChunkBytes && !open.endsWithSnapshot;
@@ -98,16 +98,16 @@ export class ChunkBuffer {
     const chunk = (this.open_ ??= {
       replay,
       items: [],
-      timestamps: [],
+      timestamps_: [],
       bytes: 0,
-      hasSnapshot: false,
+      hasSnapshot_: false,
       hasDom: false,
       endsWithSnapshot: false,
     });
     chunk.items.push(json);
-    chunk.timestamps.push(timestamp);
+    chunk.timestamps_.push(timestamp);
     chunk.bytes += bytes;
-    chunk.hasSnapshot ||= kind === 'snapshot';
+    chunk.hasSnapshot_ ||= kind === 'snapshot';
     chunk.hasDom ||= kind !== 'custom';
     chunk.endsWithSnapshot = kind === 'snapshot';
     if ((chunk.bytes < maxChunkBytes || chunk.endsWithSnapshot) && chunk.items.length < maxChunkItems) return full;
@@ -120,8 +120,8 @@ export class ChunkBuffer {
     const open = this.open_;
     if (open === undefined) return;
     this.open_ = undefined;
-    const { replay, items, timestamps, bytes, hasSnapshot } = open;
-    this.sealed_.push({ replay, items, timestamps, bytes, hasSnapshot });
+    const { replay, items, timestamps_, bytes, hasSnapshot_ } = open;
+    this.sealed_.push({ replay, items, timestamps_, bytes, hasSnapshot_ });
     this.enforceBudget_();
   }
 
@@ -137,23 +137,23 @@ export class ChunkBuffer {
   }
 
   private enforceBudget_(): void {
-    const budget = this.options_.budgetBytes;
+    const budget = this.options_.budgetBytes_;
     if (sumBytes(this.sealed_) <= budget) return;
-    const dropCount = this.options_.playback ? this.playbackDropCount_(budget) : this.oldestDropCount_(budget);
+    const dropCount = this.options_.playback_ ? this.playbackDropCount_(budget) : this.oldestDropCount_(budget);
     if (dropCount === 0) return;
     const dropped = this.sealed_.splice(0, dropCount);
-    this.awaitingSnapshot_ = this.options_.playback && this.sealed_.length === 0;
-    this.options_.onDrop({
+    this.awaitingSnapshot_ = this.options_.playback_ && this.sealed_.length === 0;
+    this.options_.onDrop_({
       chunks: dropped.length,
       items: dropped.reduce((sum, chunk) => sum + chunk.items.length, 0),
       bytes: sumBytes(dropped),
-      needsSnapshot: this.awaitingSnapshot_,
+      needsSnapshot_: this.awaitingSnapshot_,
     });
   }
 
   private playbackDropCount_(budget: number): number {
     let latest = this.sealed_.length - 1;
-    while (latest >= 0 && !this.sealed_[latest]!.hasSnapshot) latest--;
+    while (latest >= 0 && !this.sealed_[latest]!.hasSnapshot_) latest--;
     return latest >= 0 && sumBytes(this.sealed_.slice(latest + 1)) <= budget ? latest : this.sealed_.length;
   }
 

@@ -132,22 +132,22 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
   const budgetBytes = Math.max(2 * options.maxChunkBytes, MIN_BUFFER_BYTES);
   const warnDropped = (what: string) => (dropped: Dropped) => {
     debug.warn(`replay buffer full (${budgetBytes} bytes): ${dropped.items} ${what} (${dropped.bytes} bytes) dropped`);
-    if (dropped.needsSnapshot) requestSnapshot();
+    if (dropped.needsSnapshot_) requestSnapshot();
   };
   // Items are counted with their comma in the chunk's JSON array, which adds one more byte (a bracket).
   const events = new ChunkBuffer({
-    maxChunkBytes: options.maxChunkBytes - 1,
-    maxChunkItems: REPLAY_LIMITS.maxChunkEvents,
-    budgetBytes,
-    playback: true,
-    onDrop: warnDropped('events'),
+    maxChunkBytes_: options.maxChunkBytes - 1,
+    maxChunkItems_: REPLAY_LIMITS.maxChunkEvents,
+    budgetBytes_: budgetBytes,
+    playback_: true,
+    onDrop_: warnDropped('events'),
   });
   const steps = new ChunkBuffer({
-    maxChunkBytes: options.maxChunkBytes - 1,
-    maxChunkItems: REPLAY_LIMITS.maxRecipeSteps,
-    budgetBytes,
-    playback: false,
-    onDrop: warnDropped('recipe steps'),
+    maxChunkBytes_: options.maxChunkBytes - 1,
+    maxChunkItems_: REPLAY_LIMITS.maxRecipeSteps,
+    budgetBytes_: budgetBytes,
+    playback_: false,
+    onDrop_: warnDropped('recipe steps'),
   });
 
   const sendChunk = async (chunk: PendingChunk): Promise<void> => {
@@ -160,7 +160,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
         serviceName,
         chunk.replay,
         flight.seq,
-        chunk.timestamps,
+        chunk.timestamps_,
         events ?? eventsJson(chunk.items),
         events !== undefined,
       );
@@ -299,7 +299,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
         serviceName,
         flight.chunk.replay,
         flight.seq,
-        flight.chunk.timestamps,
+        flight.chunk.timestamps_,
         eventsJson(flight.chunk.items),
       );
       requests.push({ path: INGEST_PATHS.replayChunk, body });
@@ -311,7 +311,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
           serviceName,
           chunk.replay,
           seq,
-          part.map((i) => chunk.timestamps[i]!),
+          part.map((i) => chunk.timestamps_[i]!),
           eventsJson(part.map((i) => chunk.items[i]!)),
         );
       for (const part of splitIntoChunks(indices, encode(SIZING_SEQ), MAX_REQUEST_BYTES)) {
@@ -400,7 +400,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
           .takeAll_()
           .map((c): [string, string] => [
             INGEST_PATHS.replayChunk,
-            chunkBody(serviceName, c.replay, c.replay.nextSeq++, c.timestamps, eventsJson(c.items)),
+            chunkBody(serviceName, c.replay, c.replay.nextSeq++, c.timestamps_, eventsJson(c.items)),
           ]),
         ...steps
           .takeAll_()
