@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './app';
 import { systemClock, type Clock } from './clock';
 import type { ServerConfig } from './config';
@@ -21,9 +19,9 @@ import { startNotifications, type NotifyOptions } from './notify/start';
 import { scheduleRetention } from './retention';
 import { secretKeyFor } from './secrets/key-file';
 import { createSymbolicator } from './sourcemaps/symbolicate';
-import { createSecretBox } from './secrets/secret-box';
+import { createSecretBox, type SecretBox } from './secrets/secret-box';
 import { bootstrapIfEmpty, type Bootstrap } from './projects/bootstrap';
-import { keepConnectionsLonger } from './http/keep-alive';
+import { closeServer, listen } from './http/listen';
 
 export interface StartOptions extends Partial<ServerConfig> {
   clock?: Clock;
@@ -74,17 +72,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await migrateToLatest(database);
     const bootstrap = await bootstrapIfEmpty(database.db, clock, database.dialect);
     writer = openTelemetryWriter(database, log);
-    const services: Services = {
-      db: database.db,
-      dialect: database.dialect,
-      writer,
-      clock,
-      bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
-      publicUrl: options.publicUrl ?? '',
-      log,
-      symbolicator: createSymbolicator({ db: database.db }),
-      refusals: createRefusalCounter(database.db, log),
-    };
+    const services = servicesOf(database, writer, clock, log, options);
     const box = createSecretBox(
       options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined),
     );
@@ -98,33 +86,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const bootKeys = bootstrap ? { ingestKey: bootstrap.ingestKey.key, appName: bootstrap.appName } : null;
     const demo = demoSdk ? { sdkPath: demoSdk.path, keys: options.demoKeys ?? (() => bootKeys) } : undefined;
     const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo, notify, cost, ai: options.ai });
-    const host = options.host ?? '127.0.0.1';
-    const server: ServerType = await new Promise((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4318 }, () => resolve(s));
-      keepConnectionsLonger(s);
-      s.once('error', reject);
-    });
-    const port = (server.address() as AddressInfo).port;
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const { server, port, url } = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 4318);
     services.publicUrl = options.publicUrl ?? url;
-    const retentionDays = options.retentionDays ?? 30;
     const stopDetection =
       options.detection === false
         ? async () => undefined
-        : scheduleDetection(
-            createDetector({
-              db: database.db,
-              clock,
-              commands: notify.incidents,
-              publicUrl: services.publicUrl,
-              box,
-              symbolicator: services.symbolicator,
-              options: options.detection,
-            }),
-            log,
-          );
+        : scheduleDetection(detectorOf(services, notify, box, options.detection), log);
     const checkpointer =
       database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
+    const retentionDays = options.retentionDays ?? 30;
     const stopRetention =
       retentionDays > 0 ? scheduleRetention(database.db, clock, retentionDays, log) : () => undefined;
     return {
@@ -146,11 +116,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await notify!.outbox.stop();
         // A sync cut short changed nothing (each period is replaced in one transaction); it runs again at next start.
         await cost!.sync.stop();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          // Keep-alive sockets would hold close() open until they time out.
-          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-        });
+        await closeServer(server);
         // Requests still waiting for their commit get it before the database closes, and so do the refusals counted.
         await services.writer.close();
         await services.refusals.stop();
@@ -166,4 +132,43 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await database.close();
     throw err;
   }
+}
+
+/** What every route reads: the database, the writer, the clock, limits, the log, symbolication, refusal counts. */
+function servicesOf(
+  database: DatabaseHandle,
+  writer: TelemetryWriter,
+  clock: Clock,
+  log: (line: string) => void,
+  options: StartOptions,
+): Services {
+  return {
+    db: database.db,
+    dialect: database.dialect,
+    writer,
+    clock,
+    bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024,
+    publicUrl: options.publicUrl ?? '',
+    log,
+    symbolicator: createSymbolicator({ db: database.db }),
+    refusals: createRefusalCounter(database.db, log),
+  };
+}
+
+/** Incident detection over this process's data, opening incidents through the notifications' commands. */
+function detectorOf(
+  services: Services,
+  notify: NotifyServices,
+  box: SecretBox,
+  detection: Partial<DetectionOptions> | undefined,
+) {
+  return createDetector({
+    db: services.db,
+    clock: services.clock,
+    commands: notify.incidents,
+    publicUrl: services.publicUrl,
+    box,
+    symbolicator: services.symbolicator,
+    options: detection,
+  });
 }
