@@ -7,13 +7,13 @@ import type { LogItem } from '../../src/pipeline/items';
 import { ENCODE_BODY } from '../../src/pipeline/otlp-json';
 import { chunkBody, eventsJson } from '../../src/replay/encode';
 import { describeException, exceptionAttributes, exceptionBody } from '../../src/signals/exception';
-import { API_KEY_HEADER, INGEST_PATHS } from '../../wire/paths';
+import { INGEST_PATHS } from '../../wire/paths';
 import type { RecipeStep } from '../../wire/replay';
 import { databaseKinds } from '../support/databases';
 import { issueDetector } from '../support/detector';
 import type { IssuePage } from '../support/issues';
 import { click, el, pageLoad, txt, type RrwebEvent } from '../support/rrweb';
-import { startTestServer, type TestServer } from '../support/server';
+import { postIngest, startTestServer, type TestServer } from '../support/server';
 import { specTypeErrors } from '../support/spec-typecheck';
 
 /**
@@ -102,14 +102,7 @@ describe.each(kinds)('the reproduction test of an issue on %s', (kind) => {
   let issues: IssuePage['data'];
   let made: ReproductionTest | null;
 
-  async function post(path: string, body: string): Promise<void> {
-    const res = await fetch(`${t.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey },
-      body,
-    });
-    expect(res.status, `POST ${path}: ${await res.clone().text()}`).toBe(200);
-  }
+  const post = (path: string, body: string) => postIngest(t, path, body);
 
   async function send(session: Session): Promise<void> {
     for (const [seq, events] of session.chunks.entries()) {

@@ -5,11 +5,11 @@ import { ENCODE_BODY } from '../../src/pipeline/otlp-json';
 import { chunkBody, eventsJson } from '../../src/replay/encode';
 import { describeException, exceptionAttributes, exceptionBody } from '../../src/signals/exception';
 import { SDK_NAME, SDK_VERSION } from '../../src/version';
-import { API_KEY_HEADER, INGEST_PATHS } from '../../wire/paths';
+import { INGEST_PATHS } from '../../wire/paths';
 import { MASK } from '../../wire/replay';
 import { databaseKinds } from '../support/databases';
 import { click, el, pageLoad, txt, type DomNode, type RrwebEvent } from '../support/rrweb';
-import { startTestServer, type TestServer } from '../support/server';
+import { postIngest, startTestServer, type TestServer } from '../support/server';
 
 /**
  * Breadcrumbs of an error, read back from what the server stored of one session: replay chunks, logs and spans,
@@ -222,14 +222,7 @@ describe.each(kinds)('breadcrumbs of an error on %s', (kind) => {
       ...(windowMs !== undefined && { windowMs }),
     });
 
-  async function post(path: string, body: string): Promise<void> {
-    const res = await fetch(`${t.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey },
-      body,
-    });
-    expect(res.status, `POST ${path}: ${await res.clone().text()}`).toBe(200);
-  }
+  const post = (path: string, body: string) => postIngest(t, path, body);
 
   async function send({ chunks, logs, spans }: Sent, sessionId: string): Promise<void> {
     const seqs = new Map<string, number>();

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { API_KEY_HEADER } from '../../wire/paths';
 import { startServer, type RunningServer, type StartOptions } from '../../server/src/index';
 import { createTempDatabase, type DatabaseKind } from './databases';
 
@@ -30,6 +31,16 @@ export async function startTestServer(kind: DatabaseKind, options: StartOptions 
       await database.drop();
     },
   };
+}
+
+/** POSTs a JSON body to an ingest path with the ingest key, expecting it accepted (200; the answer in the message). */
+export async function postIngest(t: TestServer, path: string, body: string): Promise<void> {
+  const res = await fetch(`${t.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey },
+    body,
+  });
+  expect(res.status, `POST ${path}: ${await res.clone().text()}`).toBe(200);
 }
 
 /** GET a control-plane path with the control key; returns the parsed JSON body and status. */

@@ -6,6 +6,7 @@ import { invalid } from '../shared/domain-errors';
 import { readArray, readInteger, readObject, readString, type JsonObject } from '../json/read';
 import { exceedsStructures } from '../json/structures';
 import type { PendingBatch, PendingRow } from '../otlp/records';
+import { redactRecipeUrls, redactReplayEventUrls } from '../privacy/replay-urls';
 import { checkEventDepth } from '../replay/event-depth';
 import { INGEST_LIMITS, limitExceeded } from './limits';
 
@@ -78,7 +79,8 @@ function chunkRow(
 /**
  * Validates a replay chunk (wire/replay.ts `ReplayChunk`) and its events, proving they are what the chunk claims: a JSON
  * array of `eventCount` rrweb events, within the size limit. A `data` payload is stored as sent (gzip stays gzip);
- * events sent inline, or with their node ids delta-encoded (the ids restored), are stored gzipped.
+ * events sent inline, with their node ids delta-encoded (the ids restored), or with a URL whose secrets had to be
+ * redacted (page loads, network and navigation events), are stored gzipped.
  */
 export async function normalizeReplayChunk(body: unknown): Promise<PendingBatch<'replay_chunks'>> {
   const o = readObject(body, 'body');
@@ -88,6 +90,7 @@ export async function normalizeReplayChunk(body: unknown): Promise<PendingBatch<
     throw invalid('ids must be "delta" when given', 'invalid_request', { field: 'ids' });
   let events: unknown[];
   let field = 'events';
+  let sent: { encoding: 'gzip' | 'json'; stored: Buffer } | undefined;
   if (o.events !== undefined) {
     if (o.encoding !== undefined || o.data !== undefined)
       throw invalid('events and encoding/data exclude each other', 'invalid_request', { field: 'events' });
@@ -98,16 +101,15 @@ export async function normalizeReplayChunk(body: unknown): Promise<PendingBatch<
       throw invalid('encoding must be "gzip" or "json"', 'invalid_request', { field: 'encoding' });
     const data = readString(o.data, 'data');
     if (!data) throw invalid('data is required', 'invalid_request', { field: 'data' });
-    const stored = encoding === 'gzip' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
-    events = decodeChunkEvents(encoding, stored);
+    sent = { encoding, stored: encoding === 'gzip' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8') };
+    events = decodeChunkEvents(encoding, sent.stored);
     field = 'data';
-    if (ids === undefined) {
-      checkEventCount(fields.eventCount, events, field);
-      return chunkRow(fields, encoding, stored);
-    }
   }
   checkEventCount(fields.eventCount, events, field);
   if (ids === 'delta') undoIdDeltas(events);
+  // docs/ingest.md, "Secrets in URLs": a payload is stored as sent unless a URL in it had to be redacted.
+  const redacted = redactReplayEventUrls(events);
+  if (sent && ids === undefined && !redacted) return chunkRow(fields, sent.encoding, sent.stored);
   const json = JSON.stringify(events);
   if (Buffer.byteLength(json) > REPLAY_LIMITS.maxChunkBytes) {
     throw invalid(`${field} must be at most ${REPLAY_LIMITS.maxChunkBytes} bytes of JSON`, 'invalid_request', {
@@ -194,7 +196,7 @@ const optionalBool = (v: unknown, path: string): boolean => {
   return v;
 };
 
-/** Validates a recipes batch (wire/replay.ts `RecipeBatch`) into one row per step. */
+/** Validates a recipes batch (wire/replay.ts `RecipeBatch`) into one row per step, secrets in its URLs redacted. */
 export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
   const o = readObject(body, 'body');
   const { serviceName, sessionId, replayId } = readReplayOwner(o);
@@ -227,7 +229,7 @@ export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
     const traceMatch = traceparent ? TRACEPARENT.exec(traceparent) : null;
     if (traceparent && !traceMatch)
       throw invalid(`${at}.traceparent must be a W3C traceparent`, 'invalid_request', { field: `${at}.traceparent` });
-    const step: RecipeStep = {
+    const step: RecipeStep = redactRecipeUrls({
       ts,
       method: method.toUpperCase(),
       url,
@@ -241,14 +243,14 @@ export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
       durationMs,
       traceparent,
       error: readString(s.error, `${at}.error`) || null,
-    };
+    });
     return {
       serviceName,
       session_id: sessionId,
       replay_id: replayId,
       time_ms: ts,
       method: step.method,
-      url,
+      url: step.url,
       status,
       duration_ms: durationMs,
       trace_id: traceMatch?.[1] ?? null,

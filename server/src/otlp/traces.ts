@@ -12,6 +12,7 @@ import {
 import type { PendingBatch, PendingRow } from './records';
 import { traceKey } from '../db/trace-key';
 import { RecordBudget } from '../ingest/limits';
+import { redactSpanName } from '../privacy/url-attributes';
 import { SessionFactsCollector, spanPages } from './session-facts';
 import { sessionIdOf, toPlainAttributes } from './values';
 import { forEachRecord, type RecordContext } from './walk';
@@ -73,7 +74,7 @@ function normalizeSpan(
   const traceId = readId(span.traceId, `${path}.traceId`, 16, false)!;
   const sessionId = sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null;
   const timeMs = nanosToMillis(startNs);
-  const name = readString(span.name, `${path}.name`) ?? '';
+  const name = redactSpanName(readString(span.name, `${path}.name`) ?? '');
   sessions.note(sessionId, timeMs, attributes, resource, spanPages(name, attributes));
   return {
     serviceName: resource.serviceName,

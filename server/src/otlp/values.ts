@@ -1,6 +1,7 @@
 import { REPLAY_LIMITS } from '../../../wire/replay';
 import { invalid } from '../shared/domain-errors';
 import { INGEST_LIMITS, limitExceeded } from '../ingest/limits';
+import { redactUrlAttribute } from '../privacy/url-attributes';
 import { isObject, readArray, readDouble, readInt64, readObject, readString, type JsonObject } from '../json/read';
 import { samplingOf, testOf, type Sampling, type SessionTest } from './session-facts';
 
@@ -61,7 +62,7 @@ export function toPlainValue(v: unknown, path: string, depth = 0): PlainValue {
   }
 }
 
-/** A KeyValue list as an object; a repeated key keeps its last value, as OTel SDKs do. */
+/** A KeyValue list as an object; a repeated key keeps its last value, as OTel SDKs do. URL values are redacted. */
 export function toPlainAttributes(v: unknown, path: string, depth = 0): PlainAttributes {
   const out: PlainAttributes = {};
   boundedList(readArray(v, path), path, 'maxAttributes').forEach((item, i) => {
@@ -70,7 +71,9 @@ export function toPlainAttributes(v: unknown, path: string, depth = 0): PlainAtt
     const key = readString(kv.key, `${at}.key`);
     // Protobuf cannot tell an empty key from a missing one, and OTel requires non-empty keys: both are refused.
     if (!key) throw invalid(`${at}.key is required and must not be empty`, 'invalid_request', { field: `${at}.key` });
-    out[key] = toPlainValue(kv.value, `${at}.value`, depth);
+    const value = toPlainValue(kv.value, `${at}.value`, depth);
+    // Secrets in URLs are removed before anything reads or stores the attributes (docs/ingest.md, "Secrets in URLs").
+    out[key] = typeof value === 'string' ? redactUrlAttribute(key, value) : value;
   });
   return out;
 }

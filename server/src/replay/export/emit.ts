@@ -1,4 +1,4 @@
-import { MASK } from '../../../../wire/replay';
+import { MASK, REDACTED } from '../../../../wire/replay';
 import type { Step } from './actions';
 import type { RecipeRouting, RecordedResponse } from './recipe-routing';
 import type { Locator } from './selector';
@@ -38,7 +38,8 @@ const LIMITS = [
   `masked input values are typed as "${MASK}": the recording never held the real text;`,
   'elements blocked from the recording (ob-block) cannot be clicked, masked text cannot name an element;',
   'timing is not reproduced: each step waits for its element or URL, not for the recorded delay;',
-  'requests are matched by method and URL, not body; responses the recording did not keep whole go to the network;',
+  'requests are matched by method, path and query parameter names, not values or body; responses not kept whole go to the network;',
+  'URL values masked when they were recorded stay masked in the addresses the test visits;',
   'not replayed: keys pressed outside fields, hover, scrolling, drag and drop, file uploads, iframes, canvas, WebSocket.',
 ];
 
@@ -65,8 +66,9 @@ export function emitSpec(source: SpecSource): string {
         ]),
     `// Run it against the app: SVC_REPLAY_BASE_URL=${commentText(origin)} npx playwright test <this file>`,
     '//',
-    "// The page's fetch and XHR requests are answered with the responses recorded in the session, matched by method and",
-    '// URL (several recordings of one request in recorded order, the last one repeating); other requests go to the network.',
+    "// The page's fetch and XHR requests are answered with the responses recorded in the session, matched by method, path",
+    '// and the names of the query parameters, never their values (several recordings of one request in recorded order, the',
+    '// last one repeating); other requests go to the network.',
     '// Limits of a test made from a recording:',
     ...LIMITS.map((limit) => `// - ${limit}`),
     '',
@@ -137,7 +139,8 @@ function recordedResponses(routing: RecipeRouting): string[] {
     '  body: string;',
     '}',
     '',
-    "/** Responses recorded in the session by method and URL: path and query on the app's origin, the full URL elsewhere. */",
+    '/** Responses recorded in the session by method, path and sorted query parameter names (`GET /api/search?page&q`):',
+    " * the path on the app's origin, origin and path elsewhere. */",
   ];
   if (routing.responses.size === 0) lines.push('const RECORDED: Record<string, RecordedResponse[]> = {};');
   else {
@@ -172,9 +175,10 @@ const SERVE_RECORDED = [
   '    const request = route.request();',
   "    if (request.resourceType() !== 'fetch' && request.resourceType() !== 'xhr') return route.fallback();",
   '    const url = new URL(request.url());',
-  "    url.hash = '';",
   '    const sameOrigin = url.origin === appOrigin;',
-  '    const key = `${request.method()} ${sameOrigin ? url.pathname + url.search : url.href}`;',
+  '    const names = [...new Set(url.searchParams.keys())].sort();',
+  "    const query = names.length > 0 ? `?${names.join('&')}` : '';",
+  '    const key = `${request.method()} ${sameOrigin ? url.pathname : url.origin + url.pathname}${query}`;',
   '    const recorded = RECORDED[key];',
   '    if (recorded === undefined) return route.fallback();',
   '    const count = served.get(key) ?? 0;',
@@ -196,11 +200,26 @@ function locator(l: Locator): string {
   return `page.getByRole(${quote(l.role)}, { name: ${quote(l.name)}, exact: true })`;
 }
 
+/**
+ * The check of a page address recorded with values redacted (docs/ingest.md, "Secrets in URLs"): the page's real
+ * address holds other values, so its path and the names of its query parameters are compared instead.
+ */
+function addressShape(url: string): string {
+  const recorded = new URL(url, 'http://recorded.invalid');
+  const names = [...new Set(recorded.searchParams.keys())].sort().join('&');
+  return `(url) => url.pathname === ${quote(recorded.pathname)} && [...new Set(url.searchParams.keys())].sort().join('&') === ${quote(names)}`;
+}
+
 /** `waitForURL` takes a glob: a URL with glob characters is compared whole instead. */
 const waitForUrl = (url: string): string =>
-  /[*{}\\]/.test(url)
-    ? `await page.waitForURL((url) => url.href === new URL(${quote(url)}, baseURL).href);`
-    : `await page.waitForURL(${quote(url)});`;
+  url.includes(REDACTED)
+    ? `await page.waitForURL(${addressShape(url)});`
+    : /[*{}\\]/.test(url)
+      ? `await page.waitForURL((url) => url.href === new URL(${quote(url)}, baseURL).href);`
+      : `await page.waitForURL(${quote(url)});`;
+
+const expectUrl = (url: string): string =>
+  `await expect(page).toHaveURL(${url.includes(REDACTED) ? addressShape(url) : quote(url)});`;
 
 function statement(step: Step): string {
   switch (step.kind) {
@@ -209,7 +228,7 @@ function statement(step: Step): string {
     case 'waitForURL':
       return waitForUrl(step.url);
     case 'expectURL':
-      return `await expect(page).toHaveURL(${quote(step.url)});`;
+      return expectUrl(step.url);
     case 'click':
       return `await ${locator(step.locator)}.click();`;
     case 'fill':

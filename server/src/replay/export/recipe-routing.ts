@@ -1,5 +1,5 @@
 import { isBodyPlaceholder, REDACTED, type RecipeStep } from '../../../../wire/replay';
-import { relativeUrl } from './recorded-url';
+import { requestRoute } from './recorded-url';
 
 /** What the exported test answers one request with; status 0 replays a network error. */
 export interface RecordedResponse {
@@ -19,11 +19,12 @@ export interface RecipeRouting {
 const WIRE_HEADERS = new Set(['content-length', 'content-encoding', 'transfer-encoding']);
 
 /**
- * `GET /api/items?page=2` for a request on the recorded origin, `GET https://cdn.example/x.json` elsewhere: the key the
- * exported test computes for each request at run time, against its base URL instead of the recorded origin.
+ * `GET /api/items?page` for a request on the recorded origin, `GET https://cdn.example/x.json` elsewhere (path and
+ * parameter names, see requestRoute): the key the exported test computes for each request at run time, against its
+ * base URL instead of the recorded origin.
  */
 export function requestKey(method: string, url: string, origin: string): string {
-  return `${method.toUpperCase()} ${relativeUrl(url, origin, false)}`;
+  return `${method.toUpperCase()} ${requestRoute(url, origin)}`;
 }
 
 /** Groups a session's recipe steps (oldest first) into the responses the exported test serves. */
