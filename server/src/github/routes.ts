@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Kysely } from 'kysely';
 import { latestAnalysis } from '../ai/store';
-import { reproductionTest } from '../ai/reproduction';
+import { reproductionTest, type ReproductionTest } from '../ai/reproduction';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { replayUrl } from '../incidents/detect/evidence';
@@ -192,6 +192,50 @@ const recordedRoute = createRoute({
   },
 });
 
+/** What the pull request says and links to: the issue, its fix, the reproduction test, the pages to look at. */
+function fixRequestOf(
+  services: GithubServices,
+  { projectId, id, row, test }: { projectId: string; id: string; row: IssueRow; test: ReproductionTest | null },
+  { analysis, result, diff }: Awaited<ReturnType<typeof fixOf>>,
+): FixRequest {
+  const now = services.clock.now();
+  const publicUrl = services.publicUrl();
+  return {
+    issue: { id, type: row.error_type, message: row.sample_message, app: row.app },
+    result,
+    mode: analysis.mode,
+    diff,
+    release: row.last_release,
+    test,
+    links: {
+      issue: issuePageUrl(services.box, publicUrl, now, projectId, id),
+      incident:
+        row.incident_id === null
+          ? null
+          : incidentLinks(services.box, publicUrl, now).dashboardUrl(projectId, row.incident_id),
+      replay: test ? replayUrl(publicUrl, test.sessionId) : null,
+      evidence: `${publicUrl}/control-plane/issues/${id}/analysis`,
+    },
+  };
+}
+
+/** Opens (or finds open) the fix's pull request; GitHub's failures become domain errors saying what was being done. */
+async function openOnGithub(services: GithubServices, connection: RepositoryConnection, fix: FixRequest) {
+  const target = {
+    octokit: githubClient(connection, services.log, services.githubTimeoutMs),
+    owner: connection.owner,
+    repo: connection.repo,
+  };
+  return openFixPullRequest(target, connection, fix, services.log).catch((err: unknown) => {
+    throw githubFailure(
+      err,
+      `opening the pull request in ${connection.owner}/${connection.repo}`,
+      Date.now(),
+      services.githubTimeoutMs,
+    );
+  });
+}
+
 /**
  * `PUT|GET|DELETE /control-plane/apps/{app}/repository` (the GitHub repository of an app; secrets sealed, never
  * returned), `POST /control-plane/issues/{id}/pull-request` and `GET` of the one opened (docs/ai-fixes.md, "Repository and
@@ -240,40 +284,9 @@ export function githubRoutes(services: GithubServices) {
     const { id } = c.req.valid('param');
     const row = await requireIssueRow(db, projectId, id);
     const connection = await connected(row.app_id, row.app);
-    const { analysis, result, diff } = await fixOf(db, row);
+    const fix = await fixOf(db, row);
     const test = await reproductionTest(db, { projectId, issueId: id });
-    const now = services.clock.now();
-    const publicUrl = services.publicUrl();
-    const fix: FixRequest = {
-      issue: { id, type: row.error_type, message: row.sample_message, app: row.app },
-      result,
-      mode: analysis.mode,
-      diff,
-      release: row.last_release,
-      test,
-      links: {
-        issue: issuePageUrl(services.box, publicUrl, now, projectId, id),
-        incident:
-          row.incident_id === null
-            ? null
-            : incidentLinks(services.box, publicUrl, now).dashboardUrl(projectId, row.incident_id),
-        replay: test ? replayUrl(publicUrl, test.sessionId) : null,
-        evidence: `${publicUrl}/control-plane/issues/${id}/analysis`,
-      },
-    };
-    const target = {
-      octokit: githubClient(connection, services.log, services.githubTimeoutMs),
-      owner: connection.owner,
-      repo: connection.repo,
-    };
-    const pr = await openFixPullRequest(target, connection, fix, services.log).catch((err: unknown) => {
-      throw githubFailure(
-        err,
-        `opening the pull request in ${connection.owner}/${connection.repo}`,
-        Date.now(),
-        services.githubTimeoutMs,
-      );
-    });
+    const pr = await openOnGithub(services, connection, fixRequestOf(services, { projectId, id, row, test }, fix));
     await store.recordPullRequest(projectId, id, pr);
     return c.json({ ...pullRequestJson(pr), created: pr.created }, pr.created ? 201 : 200);
   });
