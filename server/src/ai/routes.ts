@@ -9,7 +9,7 @@ import { Analysis } from './schemas';
 import type { AiSettings } from './settings';
 
 const common = {
-  path: '/{id}/analysis',
+  path: '/{id}/analysis' as const,
   tags: ['issues'],
   security: CONTROL_SECURITY,
   request: { params: idParams('Issue id') },

@@ -122,7 +122,7 @@ const control = { security: CONTROL_SECURITY };
 const repository = {
   ...control,
   tags: ['github'],
-  path: '/apps/{app}/repository',
+  path: '/apps/{app}/repository' as const,
   request: { params: z.object({ app: z.string().min(1).openapi({ description: 'App name or alias' }) }) },
 };
 
@@ -160,7 +160,7 @@ const disconnectRoute = createRoute({
 const pullRequest = {
   ...control,
   tags: ['issues'],
-  path: '/issues/{id}/pull-request',
+  path: '/issues/{id}/pull-request' as const,
   request: { params: idParams('Issue id') },
 };
 const openRoute = createRoute({
@@ -242,7 +242,6 @@ async function openOnGithub(services: GithubServices, connection: RepositoryConn
  * pull requests").
  */
 export function githubRoutes(services: GithubServices) {
-  const app = createRouter();
   const { db } = services;
   const store = repositoryStore(db, services.box, services.clock);
 
@@ -257,51 +256,47 @@ export function githubRoutes(services: GithubServices) {
     return connection;
   };
 
-  app.openapi(connectRoute, async (c) => {
-    const { projectId } = c.get('caller');
-    const target = await appNamed(db, projectId, c.req.valid('param').app);
-    const connection = parseConnection(c.req.valid('json'));
-    await store.connect(projectId, target.id, connection);
-    return c.json(connectionJson(target.name, connection), 200);
-  });
-
-  app.openapi(repositoryRoute, async (c) => {
-    const target = await appNamed(db, c.get('caller').projectId, c.req.valid('param').app);
-    const connection = await store.connection(target.id);
-    if (!connection) throw new ApiError(404, 'not_found', `the app "${target.name}" has no repository connected`);
-    return c.json(connectionJson(target.name, connection), 200);
-  });
-
-  app.openapi(disconnectRoute, async (c) => {
-    const target = await appNamed(db, c.get('caller').projectId, c.req.valid('param').app);
-    if (!(await store.disconnect(target.id)))
-      throw new ApiError(404, 'not_found', `the app "${target.name}" has no repository connected`);
-    return c.body(null, 204);
-  });
-
-  app.openapi(openRoute, async (c) => {
-    const { projectId } = c.get('caller');
-    const { id } = c.req.valid('param');
-    const row = await requireIssueRow(db, projectId, id);
-    const connection = await connected(row.app_id, row.app);
-    const fix = await fixOf(db, row);
-    const test = await reproductionTest(db, { projectId, issueId: id });
-    const pr = await openOnGithub(services, connection, fixRequestOf(services, { projectId, id, row, test }, fix));
-    await store.recordPullRequest(projectId, id, pr);
-    return c.json({ ...pullRequestJson(pr), created: pr.created }, pr.created ? 201 : 200);
-  });
-
-  app.openapi(recordedRoute, async (c) => {
-    const { id } = c.req.valid('param');
-    const { projectId } = c.get('caller');
-    const pr = await store.pullRequest(projectId, id);
-    // None opened yet is an answer, not an error: null, once the issue is known to exist.
-    if (!pr) {
-      await requireIssueRow(db, projectId, id);
-      return c.json(null, 200);
-    }
-    return c.json({ ...pullRequestJson(pr), recorded_at: iso(pr.atMs) }, 200);
-  });
-
-  return app;
+  // Chained, so the router's type carries every route for the console's typed client (server/src/api-types.ts).
+  return createRouter()
+    .openapi(connectRoute, async (c) => {
+      const { projectId } = c.get('caller');
+      const target = await appNamed(db, projectId, c.req.valid('param').app);
+      const connection = parseConnection(c.req.valid('json'));
+      await store.connect(projectId, target.id, connection);
+      return c.json(connectionJson(target.name, connection), 200);
+    })
+    .openapi(repositoryRoute, async (c) => {
+      const target = await appNamed(db, c.get('caller').projectId, c.req.valid('param').app);
+      const connection = await store.connection(target.id);
+      if (!connection) throw new ApiError(404, 'not_found', `the app "${target.name}" has no repository connected`);
+      return c.json(connectionJson(target.name, connection), 200);
+    })
+    .openapi(disconnectRoute, async (c) => {
+      const target = await appNamed(db, c.get('caller').projectId, c.req.valid('param').app);
+      if (!(await store.disconnect(target.id)))
+        throw new ApiError(404, 'not_found', `the app "${target.name}" has no repository connected`);
+      return c.body(null, 204);
+    })
+    .openapi(openRoute, async (c) => {
+      const { projectId } = c.get('caller');
+      const { id } = c.req.valid('param');
+      const row = await requireIssueRow(db, projectId, id);
+      const connection = await connected(row.app_id, row.app);
+      const fix = await fixOf(db, row);
+      const test = await reproductionTest(db, { projectId, issueId: id });
+      const pr = await openOnGithub(services, connection, fixRequestOf(services, { projectId, id, row, test }, fix));
+      await store.recordPullRequest(projectId, id, pr);
+      return c.json({ ...pullRequestJson(pr), created: pr.created }, pr.created ? 201 : 200);
+    })
+    .openapi(recordedRoute, async (c) => {
+      const { id } = c.req.valid('param');
+      const { projectId } = c.get('caller');
+      const pr = await store.pullRequest(projectId, id);
+      // None opened yet is an answer, not an error: null, once the issue is known to exist.
+      if (!pr) {
+        await requireIssueRow(db, projectId, id);
+        return c.json(null, 200);
+      }
+      return c.json({ ...pullRequestJson(pr), recorded_at: iso(pr.atMs) }, 200);
+    });
 }

@@ -101,11 +101,12 @@ const openRoute = createRoute({
   responses: { 201: jsonAnswer('Created', Incident), ...errors(400, 401, 403, 413, 415) },
 });
 
-const moveRoute = (action: 'acknowledge' | 'resolve') =>
+type Move = 'acknowledge' | 'resolve';
+const moveRoute = <A extends Move>(action: A) =>
   createRoute({
     ...control,
     method: 'post',
-    path: `/{id}/${action}`,
+    path: `/{id}/${action}` as const,
     summary: `${action === 'acknowledge' ? 'Acknowledge' : 'Resolve'} an incident (no-op when it already is)`,
     middleware: [readOptionalControlJson],
     request: {
@@ -124,7 +125,7 @@ const moveRoute = (action: 'acknowledge' | 'resolve') =>
  */
 export function incidentRoutes(services: NotifyServices) {
   const { incidents } = services;
-  const app = createRouter()
+  return createRouter()
     .openapi(listRoute, async (c) => {
       const { limit, cursor, sort, order, ...filter } = c.req.valid('query');
       // Cursors from before the listing could be sorted were by detection, newest first.
@@ -171,15 +172,18 @@ export function incidentRoutes(services: NotifyServices) {
         evidence: null,
       });
       return c.json((await incidents.get(projectId, id))!, 201);
-    });
-  for (const action of ['acknowledge', 'resolve'] as const) {
-    app.openapi(moveRoute(action), async (c) => {
-      const { id } = c.req.valid('param');
-      const by = c.req.valid('json').by ?? `key:${c.get('caller').key.name}`;
-      const incident = await incidents[action](c.get('caller').projectId, id, by);
-      if (!incident) throw notFound(id);
-      return c.json(incident, 200);
-    });
-  }
-  return app;
+    })
+    .route('/', moveRoutes(services, 'acknowledge'))
+    .route('/', moveRoutes(services, 'resolve'));
+}
+
+/** `POST /{id}/acknowledge` or `/{id}/resolve`, each its own router so the group's type names both. */
+function moveRoutes<A extends Move>({ incidents }: NotifyServices, action: A) {
+  return createRouter().openapi(moveRoute(action), async (c) => {
+    const { id } = c.req.valid('param');
+    const by = c.req.valid('json').by ?? `key:${c.get('caller').key.name}`;
+    const incident = await incidents[action](c.get('caller').projectId, id, by);
+    if (!incident) throw notFound(id);
+    return c.json(incident, 200);
+  });
 }

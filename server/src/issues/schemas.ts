@@ -25,7 +25,7 @@ const SeenInSchema = z
 export const IssueSchema = z
   .object({
     id: z.string().openapi({ description: 'The fingerprint: 16 hex characters' }),
-    status: z.string().openapi({ enum: [...ISSUE_STATUSES] }),
+    status: z.enum(ISSUE_STATUSES),
     type: z.string(),
     message: z.string().openapi({ description: "One occurrence's message, personal and secret data masked" }),
     app: z.string(),

@@ -17,26 +17,36 @@ import {
 } from './schemas';
 import { listRecords, type RecordFilter } from './store';
 
-interface Listing<T extends TelemetryTable> {
-  path: string;
+/** One listing; its path and item schema are type parameters so the router's type names each listing's answer. */
+interface Listing<
+  T extends TelemetryTable,
+  P extends string = string,
+  I extends z.ZodType = z.ZodType,
+  F extends RecordFilter = RecordFilter,
+> {
+  path: P;
   summary: string;
-  item: z.ZodType;
+  item: I;
   table: T;
-  filters: readonly RecordFilter[];
+  filters: readonly F[];
   defaultLimit: number;
   maxLimit: number;
-  toJson: (row: Row<T>) => Record<string, unknown>;
+  toJson: (row: Row<T>) => z.input<I>;
 }
 
-const FILTERS: Record<RecordFilter, z.ZodType> = {
+const FILTERS = {
   session_id: z.string().optional(),
   trace_id: traceIdQuery,
   name: z.string().optional(),
-};
+} satisfies Record<RecordFilter, z.ZodType>;
+
+/** The query schemas of a listing's filters. */
+const filtersOf = <F extends RecordFilter>(names: readonly F[]) =>
+  Object.fromEntries(names.map((f) => [f, FILTERS[f]])) as Pick<typeof FILTERS, F>;
 
 const LISTINGS = [
   {
-    path: '/spans',
+    path: '/spans' as const,
     summary: 'Spans',
     item: SpanSchema,
     table: 'spans',
@@ -46,7 +56,7 @@ const LISTINGS = [
     toJson: spanJson,
   } satisfies Listing<'spans'>,
   {
-    path: '/logs',
+    path: '/logs' as const,
     summary: 'Log records',
     item: LogRecordSchema,
     table: 'logs',
@@ -56,7 +66,7 @@ const LISTINGS = [
     toJson: logJson,
   } satisfies Listing<'logs'>,
   {
-    path: '/metrics',
+    path: '/metrics' as const,
     summary: 'Metric data points',
     item: MetricPointSchema,
     table: 'metric_points',
@@ -66,7 +76,7 @@ const LISTINGS = [
     toJson: metricPointJson,
   } satisfies Listing<'metric_points'>,
   {
-    path: '/replay/chunks',
+    path: '/replay/chunks' as const,
     summary: 'Replay chunks with their decoded events',
     item: ReplayChunkRecordSchema,
     table: 'replay_chunks',
@@ -76,7 +86,7 @@ const LISTINGS = [
     toJson: replayChunkJson,
   } satisfies Listing<'replay_chunks'>,
   {
-    path: '/recipes',
+    path: '/recipes' as const,
     summary: 'Recipe steps',
     item: RecipeRecordSchema,
     table: 'recipes',
@@ -89,7 +99,9 @@ const LISTINGS = [
 
 const LISTED = "Newest first, confined to the key's project. Unknown query parameters are rejected.";
 
-function listingRoute<T extends TelemetryTable>(listing: Listing<T>) {
+function listingRoute<T extends TelemetryTable, P extends string, I extends z.ZodType, F extends RecordFilter>(
+  listing: Listing<T, P, I, F>,
+) {
   return createRoute({
     tags: ['query'],
     security: CONTROL_SECURITY,
@@ -98,22 +110,17 @@ function listingRoute<T extends TelemetryTable>(listing: Listing<T>) {
     summary: listing.summary,
     description: LISTED,
     request: {
-      query: listingQuery(
-        Object.fromEntries(listing.filters.map((f) => [f, FILTERS[f]])),
-        listing.defaultLimit,
-        listing.maxLimit,
-      ),
+      query: listingQuery(filtersOf(listing.filters), listing.defaultLimit, listing.maxLimit),
     },
     responses: { 200: jsonAnswer('A page', pageOf(listing.item)), ...errors(400, 401, 403) },
   });
 }
 
-function addListing<T extends TelemetryTable>(
-  app: ReturnType<typeof createRouter>,
+function listingRoutes<T extends TelemetryTable, P extends string, I extends z.ZodType, F extends RecordFilter>(
   services: Services,
-  listing: Listing<T>,
-): void {
-  app.openapi(listingRoute(listing), async (c) => {
+  listing: Listing<T, P, I, F>,
+) {
+  return createRouter().openapi(listingRoute(listing), async (c) => {
     const params = c.req.valid('query') as Record<string, unknown> & {
       app?: string;
       from?: number;
@@ -146,12 +153,12 @@ function addListing<T extends TelemetryTable>(
 
 /** The stored records of each signal (spans, logs, metric points, replay chunks, recipe steps), newest first. */
 export function recordRoutes(services: Services) {
-  const app = createRouter();
   const [spans, logs, metricPoints, replayChunks, recipes] = LISTINGS;
-  addListing(app, services, spans);
-  addListing(app, services, logs);
-  addListing(app, services, metricPoints);
-  addListing(app, services, replayChunks);
-  addListing(app, services, recipes);
-  return app;
+  // Chained, so the router's type carries every listing for the console's typed client (server/src/api-types.ts).
+  return createRouter()
+    .route('/', listingRoutes(services, spans))
+    .route('/', listingRoutes(services, logs))
+    .route('/', listingRoutes(services, metricPoints))
+    .route('/', listingRoutes(services, replayChunks))
+    .route('/', listingRoutes(services, recipes));
 }

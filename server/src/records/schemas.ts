@@ -5,7 +5,7 @@ import { cursorQuery, limitQuery, rangeQuery, Time, userIdQuery } from '../http/
 /** Query parameters and records of the record listings (docs/query-api.md). */
 
 /** The query of a record listing: range, paging, user and the listing's own filters. */
-export const listingQuery = (filters: Record<string, z.ZodType>, defaultLimit: number, maxLimit: number) =>
+export const listingQuery = <F extends Record<string, z.ZodType>>(filters: F, defaultLimit: number, maxLimit: number) =>
   z.strictObject({
     ...rangeQuery,
     ...filters,

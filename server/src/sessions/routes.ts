@@ -30,86 +30,79 @@ import { findSession, listSessions, samplingSummary, sessionFacets, sessionRecip
  * caller's project.
  */
 export function sessionRoutes(services: Services) {
-  const app = createRouter();
-  addListingRoutes(app, services);
-  addSessionRoutes(app, services);
-  return app;
+  // Chained, so the router's type carries every route for the console's typed client (server/src/api-types.ts).
+  return createRouter().route('/', listingRoutes(services)).route('/', oneSessionRoutes(services));
 }
 
-type Router = ReturnType<typeof createRouter>;
-
-function addListingRoutes(app: Router, { db, dialect }: Services) {
-  app.openapi(sessionsRoute, async (c) => {
-    const { app: appName, sort, order, limit, cursor, ...params } = c.req.valid('query');
-    const { projectId } = c.get('caller');
-    const column = SORT_COLUMN[sort];
-    const after = readSessionCursor(cursor, sort, order);
-    const attributes = readAttributeFilters(c.req.queries());
-    const appId = await appIdFilter(db, projectId, appName);
-    const conditions = sessionConditions(dialect, { ...params, appId }, attributes);
-    const rows = await listSessions(db, projectId, { conditions, sort: column, order, after, limit });
-    const kept = rows.slice(0, limit);
-    const last = kept[kept.length - 1];
-    const next = rows.length > limit && last ? encodeSessionCursor(sort, order, last[column], last.session_id) : null;
-    return c.json({ data: kept.map(sessionJson), next_cursor: next }, 200);
-  });
-
-  app.openapi(facetsRoute, async (c) => {
-    const { app: name, from, to } = c.req.valid('query');
-    const { projectId } = c.get('caller');
-    const appId = await appIdFilter(db, projectId, name);
-    const range = from === undefined && to === undefined ? [] : sessionConditions(dialect, { appId, from, to }, []);
-    return c.json(await sessionFacets(db, { projectId, appId, range }), 200);
-  });
-
-  app.openapi(samplingRoute, async (c) => {
-    const { app: name, from, to } = c.req.valid('query');
-    const { projectId } = c.get('caller');
-    const appId = await appIdFilter(db, projectId, name);
-    return c.json(await samplingSummary(db, projectId, { appId, from, to }), 200);
-  });
-}
-
-function addSessionRoutes(app: Router, { db }: Services) {
-  app.openapi(detailRoute, async (c) => {
-    const { projectId, sessionId } = target(c);
-    const session = await findSession(db, projectId, sessionId);
-    return c.json({ ...sessionJson(session), replays: await replaysOf(db, projectId, sessionId) }, 200);
-  });
-
-  app.openapi(replayRoute, async (c) => {
-    const { projectId, sessionId } = target(c);
-    const { limit, cursor: rawCursor } = c.req.valid('query');
-    const cursor = readChunkCursor(rawCursor);
-    await findSession(db, projectId, sessionId);
-    return c.json(await replayPage(db, { projectId, sessionId }, cursor, limit), 200);
-  });
-
-  app.openapi(recipesRoute, async (c) => {
-    const { projectId, sessionId } = target(c);
-    const { limit } = c.req.valid('query');
-    const cursor = readCursor(c, 'number');
-    await findSession(db, projectId, sessionId);
-    const rows = await sessionRecipes(db, projectId, sessionId, limit + 1, cursor);
-    return c.json(
-      keysetPage(rows, limit, recipeJson, (r) => ({ t: r.time_ms, k: r.id })),
-      200,
-    );
-  });
-
-  app.openapi(playwrightRoute, async (c) => {
-    const { projectId, sessionId } = target(c);
-    const baseUrl = c.req.valid('query').base_url;
-    const session = await findSession(db, projectId, sessionId);
-    const exporter = new PlaywrightExport();
-    const steps = await feedStoredSession(db, projectId, sessionId, exporter);
-    const spec = exporter.finish({ sessionId, app: session.app, ...(baseUrl && { baseUrl }) }, steps);
-    if (spec === undefined) throw notFound(`session "${sessionId}" has no recorded page load to export`);
-    return c.text(spec, 200, {
-      'content-type': 'text/plain; charset=utf-8',
-      'content-disposition': `attachment; filename="session-${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}.spec.ts"`,
+function listingRoutes({ db, dialect }: Services) {
+  return createRouter()
+    .openapi(sessionsRoute, async (c) => {
+      const { app: appName, sort, order, limit, cursor, ...params } = c.req.valid('query');
+      const { projectId } = c.get('caller');
+      const column = SORT_COLUMN[sort];
+      const after = readSessionCursor(cursor, sort, order);
+      const attributes = readAttributeFilters(c.req.queries());
+      const appId = await appIdFilter(db, projectId, appName);
+      const conditions = sessionConditions(dialect, { ...params, appId }, attributes);
+      const rows = await listSessions(db, projectId, { conditions, sort: column, order, after, limit });
+      const kept = rows.slice(0, limit);
+      const last = kept[kept.length - 1];
+      const next = rows.length > limit && last ? encodeSessionCursor(sort, order, last[column], last.session_id) : null;
+      return c.json({ data: kept.map(sessionJson), next_cursor: next }, 200);
+    })
+    .openapi(facetsRoute, async (c) => {
+      const { app: name, from, to } = c.req.valid('query');
+      const { projectId } = c.get('caller');
+      const appId = await appIdFilter(db, projectId, name);
+      const range = from === undefined && to === undefined ? [] : sessionConditions(dialect, { appId, from, to }, []);
+      return c.json(await sessionFacets(db, { projectId, appId, range }), 200);
+    })
+    .openapi(samplingRoute, async (c) => {
+      const { app: name, from, to } = c.req.valid('query');
+      const { projectId } = c.get('caller');
+      const appId = await appIdFilter(db, projectId, name);
+      return c.json(await samplingSummary(db, projectId, { appId, from, to }), 200);
     });
-  });
+}
+
+function oneSessionRoutes({ db }: Services) {
+  return createRouter()
+    .openapi(detailRoute, async (c) => {
+      const { projectId, sessionId } = target(c);
+      const session = await findSession(db, projectId, sessionId);
+      return c.json({ ...sessionJson(session), replays: await replaysOf(db, projectId, sessionId) }, 200);
+    })
+    .openapi(replayRoute, async (c) => {
+      const { projectId, sessionId } = target(c);
+      const { limit, cursor: rawCursor } = c.req.valid('query');
+      const cursor = readChunkCursor(rawCursor);
+      await findSession(db, projectId, sessionId);
+      return c.json(await replayPage(db, { projectId, sessionId }, cursor, limit), 200);
+    })
+    .openapi(recipesRoute, async (c) => {
+      const { projectId, sessionId } = target(c);
+      const { limit } = c.req.valid('query');
+      const cursor = readCursor(c, 'number');
+      await findSession(db, projectId, sessionId);
+      const rows = await sessionRecipes(db, projectId, sessionId, limit + 1, cursor);
+      return c.json(
+        keysetPage(rows, limit, recipeJson, (r) => ({ t: r.time_ms, k: r.id })),
+        200,
+      );
+    })
+    .openapi(playwrightRoute, async (c) => {
+      const { projectId, sessionId } = target(c);
+      const baseUrl = c.req.valid('query').base_url;
+      const session = await findSession(db, projectId, sessionId);
+      const exporter = new PlaywrightExport();
+      const steps = await feedStoredSession(db, projectId, sessionId, exporter);
+      const spec = exporter.finish({ sessionId, app: session.app, ...(baseUrl && { baseUrl }) }, steps);
+      if (spec === undefined) throw notFound(`session "${sessionId}" has no recorded page load to export`);
+      return c.text(spec, 200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-disposition': `attachment; filename="session-${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}.spec.ts"`,
+      });
+    });
 }
 
 function target(c: Context<AppEnv>): { projectId: string; sessionId: string } {

@@ -26,15 +26,15 @@ export function onSignedOut(listener: Listener): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
-function buildUrl(path: string, query: Query = {}): string {
+/** The query string of `query`; `undefined`, null and empty strings are left out, lists repeat their name. */
+export function searchParams(query: Query): URLSearchParams {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined || value === null || value === '') continue;
     if (Array.isArray(value)) for (const v of value) params.append(name, v);
     else params.set(name, String(value));
   }
-  const search = params.toString();
-  return `/control-plane${path}${search ? `?${search}` : ''}`;
+  return params;
 }
 
 async function readError(res: Response): Promise<ApiError> {
@@ -93,14 +93,6 @@ export async function apiFetch<T>(
   const type = res.headers.get('content-type') ?? '';
   return (type.includes('json') ? await res.json() : await res.text()) as T;
 }
-
-export const api = {
-  get: <T>(path: string, query?: Query, signal?: AbortSignal) => apiFetch<T>('GET', buildUrl(path, query), { signal }),
-  post: <T>(path: string, body?: unknown) => apiFetch<T>('POST', buildUrl(path), { body: body ?? {} }),
-  patch: <T>(path: string, body: unknown) => apiFetch<T>('PATCH', buildUrl(path), { body }),
-  put: <T>(path: string, body: unknown) => apiFetch<T>('PUT', buildUrl(path), { body }),
-  delete: <T>(path: string) => apiFetch<T>('DELETE', buildUrl(path)),
-};
 
 /** A keyset page as every control-plane listing answers it. */
 export interface Page<T> {

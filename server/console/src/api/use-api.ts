@@ -1,5 +1,6 @@
+import { parseResponse, type ClientRequestOptions, type ClientResponse } from 'hono/client';
 import { useCallback, useEffect, useState } from 'react';
-import { ApiError, api, type Query } from './client';
+import { ApiError } from './client';
 
 export interface ApiState<T> {
   data: T | undefined;
@@ -9,19 +10,29 @@ export interface ApiState<T> {
   reload: () => void;
 }
 
+/** A typed client's GET (api/typed.ts), given the options that carry the abort signal. */
+export type Request<R> = (options: ClientRequestOptions) => Promise<R>;
+/** The success body of a typed client's answer: errors never reach it, `apiFetch` throws them as ApiError. */
+export type Answer<R extends ClientResponse<unknown>> = Awaited<ReturnType<typeof parseResponse<R>>>;
+
 /**
- * GETs `path` with `query` whenever either changes, aborting the request it replaces so an old answer never
- * overwrites a newer one. `path` null waits (e.g. until an id is known).
+ * Makes `request` whenever `deps` change by value, aborting the request it replaces so an old answer never overwrites
+ * a newer one. `request` null waits (e.g. until an id is known).
  */
-export function useApi<T>(path: string | null, query: Query = {}): ApiState<T> {
-  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: path !== null });
+export function useApi<R extends ClientResponse<unknown>>(
+  request: Request<R> | null,
+  deps: readonly unknown[] = [],
+): ApiState<Answer<R>> {
+  type T = Answer<R>;
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: request !== null });
   const [generation, setGeneration] = useState(0);
-  const key = path === null ? null : `${path}?${JSON.stringify(query)}`;
+  const key = request === null ? null : JSON.stringify(deps);
   useEffect(() => {
-    if (path === null) return;
+    if (request === null) return;
     const controller = new AbortController();
     setState((s) => ({ ...s, loading: true, error: undefined }));
-    api.get<T>(path, query, controller.signal).then(
+    // parseResponse's answer type is Answer<R>, written out once here for callers.
+    (parseResponse(request({ init: { signal: controller.signal } })) as Promise<T>).then(
       (data) => setState({ data, loading: false }),
       (error: unknown) => {
         if (controller.signal.aborted) return;
@@ -32,7 +43,7 @@ export function useApi<T>(path: string | null, query: Query = {}): ApiState<T> {
       },
     );
     return () => controller.abort();
-    // `key` stands for path and query by value, so a new but equal query object asks nothing.
+    // `key` stands for the request by value (whether there is one, and its deps), so a new but equal query asks nothing.
   }, [key, generation]);
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
   return { data: state.data, error: state.error, loading: state.loading, reload };

@@ -1,8 +1,11 @@
 import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { ApiError, api } from '../api/client';
-import type { SearchMatch } from '../../../src/search/find';
+import { parseResponse, type InferResponseType } from 'hono/client';
+import { ApiError } from '../api/client';
+import { searchClient } from '../api/typed';
 import { formatTime } from './format';
+
+type SearchMatch = InferResponseType<typeof searchClient.index.$get, 200>['data'][number];
 
 /** Where each kind of match opens: its page, or for a user the sessions filtered to them. */
 export function matchHref(m: SearchMatch): string {
@@ -30,7 +33,7 @@ export function GlobalSearch() {
     if (q === '') return;
     setBusy(true);
     try {
-      const { data } = await api.get<{ data: SearchMatch[] }>('/search', { q });
+      const { data } = await parseResponse(searchClient.index.$get({ query: { q } }));
       if (data.length === 1) {
         setAnswer(undefined);
         if (input.current) input.current.value = '';

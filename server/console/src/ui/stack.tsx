@@ -1,13 +1,15 @@
-import type { z } from 'zod';
-import type { Frame as FrameSchema, MissingMapsSchema } from '../../../src/issues/schemas';
+import type { InferResponseType } from 'hono/client';
+import { logFramesClient } from '../api/typed';
 import { useApi } from '../api/use-api';
 import { LoadState } from './status';
 import './stack.css';
 
-/** A frame as the server symbolicates it (an issue's newest error, or any error log: the same schema). */
-type Frame = z.output<typeof FrameSchema>;
+const frames = logFramesClient.logs[':id'].frames;
+/** An error log's stack as the server symbolicates it; an issue's newest error has the same schema. */
+type LogFrames = InferResponseType<typeof frames.$get, 200>;
+type Frame = LogFrames['frames'][number];
 type OriginalFrame = NonNullable<Frame['original']>;
-type MissingMaps = z.output<typeof MissingMapsSchema>;
+type MissingMaps = NonNullable<LogFrames['missing_maps']>;
 
 /** The original lines around a frame, numbered, the frame's own line marked (a `<mark>`, and "error line" for readers). */
 function SourceContext({ original }: { original: OriginalFrame }) {
@@ -107,7 +109,11 @@ function MissingMapsNote({ missing }: { missing: NonNullable<MissingMaps> }) {
 }
 
 /** A stack symbolicated by the server, innermost frame first, frames outside the app folded; the raw text below. */
-export function Stack({ stack }: { stack: { raw: string | null; frames: Frame[]; missing_maps?: MissingMaps } }) {
+export function Stack({
+  stack,
+}: {
+  stack: { raw: string | null; frames: Frame[]; missing_maps?: MissingMaps | null };
+}) {
   if (stack.raw === null) return <p className="hint">This error came without a stack.</p>;
   let offset = 0;
   return (
@@ -149,9 +155,9 @@ export function Stack({ stack }: { stack: { raw: string | null; frames: Frame[];
  * frames`, server/src/logs/routes.ts), asked for when it is shown.
  */
 export function LogErrorStack({ logId, hasStack }: { logId: number; hasStack: boolean }) {
-  const { data, error, loading } = useApi<Parameters<typeof Stack>[0]['stack']>(
-    hasStack ? `/logs/${logId}/frames` : null,
-  );
+  const { data, error, loading } = useApi(hasStack ? (o) => frames.$get({ param: { id: String(logId) } }, o) : null, [
+    logId,
+  ]);
   if (!hasStack) return <p className="hint">No stack trace was recorded for this error.</p>;
   if (!data) return <LoadState loading={loading} error={error} />;
   return <Stack stack={data} />;

@@ -11,16 +11,17 @@ const PRESETS = [
 
 /**
  * The time window of a view, in the URL as `range` (a preset such as `24h`; none means all time). The API gets
- * `from`/`to` in epoch milliseconds computed when the view loads, so a shared link shows the same relative window.
+ * `from`/`to` in epoch milliseconds computed when the view loads, so a shared link shows the same relative window;
+ * as text, the way a query carries them.
  */
-export function useTimeRange(fallback: string | null = null): { range: string | null; from?: number; to?: number } {
+export function useTimeRange(fallback: string | null = null): { range: string | null; from?: string; to?: string } {
   const [params] = useUrlState();
   const range = params.get('range') ?? fallback;
   const preset = PRESETS.find((p) => p.value === range);
   if (!preset) return { range: null };
   // Rounded to the minute so re-renders within a minute ask the same question (and the request is not repeated).
   const to = Math.ceil(Date.now() / 60_000) * 60_000;
-  return { range, from: to - preset.ms, to };
+  return { range, from: String(to - preset.ms), to: String(to) };
 }
 
 export function TimeRangePicker({ fallback = null }: { fallback?: string | null }) {

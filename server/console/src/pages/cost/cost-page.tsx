@@ -1,6 +1,7 @@
+import { parseResponse, type ClientResponse } from 'hono/client';
 import { useState } from 'react';
-import { api } from '../../api/client';
 import { canWrite } from '../../api/types';
+import { costClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
 import { formatAgo, formatMoney, formatTime } from '../../ui/format';
@@ -10,7 +11,7 @@ import { ChargesTable } from './charges';
 import { DailyTrend } from './daily-trend';
 import { RecommendationsTable } from './recommendations';
 import { ServiceBars } from './service-bars';
-import type { ByService, Estimate, FreshnessStatus, Provider, Recommendations, Summary } from './types';
+import type { Estimate, FreshnessStatus, Provider, Recommendations, Summary } from './types';
 import './cost.css';
 
 const FRESHNESS_TONE = { fresh: 'good', stale: 'warn', no_data: 'neutral' } as const;
@@ -21,13 +22,19 @@ const FRESHNESS_TONE = { fresh: 'good', stale: 'warn', no_data: 'neutral' } as c
  * connection, how to make one.
  */
 export default function CostPage() {
-  const providers = useApi<{ data: Provider[] }>('/cost/providers');
+  const providers = useApi((o) => costClient.providers.$get(undefined, o));
   const none = providers.data !== undefined && providers.data.data.length === 0;
   const ready = providers.data !== undefined && !none;
-  const summary = useApi<Summary>(ready ? '/cost/summary' : null);
-  const byService = useApi<ByService>(ready ? '/cost/by-service' : null);
-  const estimate = useApi<Estimate>(ready ? '/cost/estimate' : null, { period: 'monthly' });
-  const recommendations = useApi<Recommendations>(ready ? '/cost/recommendations' : null);
+  const summary = useApi(ready ? (o) => costClient.summary.$get({ query: {} }, o) : null);
+  const byService = useApi(ready ? (o) => costClient['by-service'].$get({ query: {} }, o) : null);
+  const estimate = useApi(ready ? (o) => costClient.estimate.$get({ query: { period: 'monthly' } }, o) : null);
+  // A recommendation's target is declared as an object; the server writes a RecommendationTarget (types.ts).
+  const recommendations = useApi(
+    ready
+      ? (o) =>
+          costClient.recommendations.$get({ query: {} }, o) as Promise<ClientResponse<Recommendations, 200, 'json'>>
+      : null,
+  );
   const currency = summary.data?.currency ?? 'USD';
   return (
     <>
@@ -116,7 +123,7 @@ function Connections({ providers, onSynced }: { providers: readonly Provider[]; 
   const [message, setMessage] = useState('');
   const sync = async (p: Provider) => {
     try {
-      await api.post(`/cost/providers/${p.id}/sync`);
+      await parseResponse(costClient.providers[':id'].sync.$post({ param: { id: encodeURIComponent(p.id) } }));
       setMessage(`Sync of ${p.name ?? p.provider} started.`);
       onSynced();
     } catch (e) {

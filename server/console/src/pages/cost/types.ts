@@ -1,21 +1,20 @@
-import type { z } from 'zod';
-import type { RecommendationTarget } from '../../../../src/cost/reports/recommendations/recommendation';
-import type { FreshnessStatus } from '../../../../src/cost/reports/freshness';
-import type * as schemas from '../../../../src/cost/routes/schemas';
+import type { InferResponseType } from 'hono/client';
+import type { FreshnessStatus, RecommendationTarget } from '../../../../src/api-types';
+import type { costClient } from '../../api/typed';
 
 /**
- * What the cost routes answer, as the server's schemas (server/src/cost/routes/schemas.ts) declare them, imported as
- * types only, so a renamed field breaks this build. Where a schema is looser than what the server writes (a status
- * as text, a recommendation's target as an object), the server's own type narrows it.
+ * What the cost routes answer, as the server's schemas declare them, through the typed client. Where a schema is
+ * looser than what the server writes (a status as text, a recommendation's target as an object), the server's own
+ * type narrows it.
  */
 export type { FreshnessStatus };
-export type Summary = z.output<typeof schemas.Summary>;
+export type Summary = InferResponseType<typeof costClient.summary.$get, 200>;
 export type Charges = Summary['charges'];
-export type ByService = z.output<typeof schemas.ByService>;
-export type Estimate = z.output<typeof schemas.Estimate>;
-type RecommendationsAnswer = z.output<typeof schemas.Recommendations>;
+export type ByService = InferResponseType<(typeof costClient)['by-service']['$get'], 200>;
+export type Estimate = InferResponseType<typeof costClient.estimate.$get, 200>;
+type RecommendationsAnswer = InferResponseType<typeof costClient.recommendations.$get, 200>;
 export type Recommendation = Omit<RecommendationsAnswer['recommendations'][number], 'target'> & {
   target: RecommendationTarget;
 };
 export type Recommendations = Omit<RecommendationsAnswer, 'recommendations'> & { recommendations: Recommendation[] };
-export type Provider = z.output<typeof schemas.Provider>;
+export type Provider = InferResponseType<typeof costClient.providers.$get, 200>['data'][number];

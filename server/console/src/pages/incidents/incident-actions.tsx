@@ -1,4 +1,5 @@
-import { api } from '../../api/client';
+import { parseResponse } from 'hono/client';
+import { incidentsClient } from '../../api/typed';
 import { canWrite } from '../../api/types';
 import { useMe } from '../../auth/me-context';
 import { ActionError, useAction } from '../../ui/use-action';
@@ -12,7 +13,9 @@ export function IncidentActions({ incident, onChanged }: { incident: Incident; o
     busy,
     error,
   } = useAction(async (action: 'acknowledge' | 'resolve') => {
-    await api.post(`/incidents/${encodeURIComponent(incident.id)}/${action}`);
+    await parseResponse(
+      incidentsClient[':id'][action].$post({ param: { id: encodeURIComponent(incident.id) }, json: {} }),
+    );
     onChanged();
   });
   if (incident.status === 'resolved') return null;

@@ -1,11 +1,12 @@
 import { Link, useParams } from 'wouter';
+import { incidentsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { formatMoney, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
 import { LoadState } from '../../ui/status';
 import { IncidentStatusBadge, SeverityBadge } from './badges';
 import { IncidentActions } from './incident-actions';
-import type { CostImpact, Evidence, IncidentDetail } from './types';
+import { costImpactOf, evidenceOf, type CostImpact, type Evidence, type IncidentDetail } from './types';
 import './incidents.css';
 
 const At = ({ at }: { at: string }) => <time dateTime={at}>{formatTime(at)}</time>;
@@ -159,8 +160,15 @@ function CostImpactView({ impact }: { impact: CostImpact }) {
 /** `/incident/:id`: what the signed incident page shows, with Acknowledge and Resolve for a control key. */
 export default function IncidentPage() {
   const { id = '' } = useParams<{ id: string }>();
-  const { data: incident, error, loading, reload } = useApi<IncidentDetail>(`/incidents/${encodeURIComponent(id)}`);
+  const {
+    data: incident,
+    error,
+    loading,
+    reload,
+  } = useApi((o) => incidentsClient[':id'].$get({ param: { id: encodeURIComponent(id) } }, o), [id]);
   if (!incident) return <LoadState loading={loading} error={error} />;
+  const evidence = evidenceOf(incident);
+  const costImpact = costImpactOf(incident);
   // Without a model, the analysis is this summary again (the heuristic takes the incident's own): say it once.
   const analysis =
     incident.analysis?.result?.root_cause === incident.root_cause_summary ? undefined : incident.analysis?.result;
@@ -214,8 +222,8 @@ export default function IncidentPage() {
           <Timeline incident={incident} />
         </section>
       </div>
-      {incident.evidence && <EvidenceView e={incident.evidence} />}
-      {incident.cost_impact && <CostImpactView impact={incident.cost_impact} />}
+      {evidence && <EvidenceView e={evidence} />}
+      {costImpact && <CostImpactView impact={costImpact} />}
     </article>
   );
 }

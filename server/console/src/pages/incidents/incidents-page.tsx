@@ -1,4 +1,4 @@
-import type { Page } from '../../api/client';
+import { incidentsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import type { Column } from '../../ui/data-table';
 import { FilterBar, type FilterField } from '../../ui/filter-bar';
@@ -41,10 +41,8 @@ const FIELDS: FilterField[] = [
 /** `/incidents`: newest first unless a column sorts them, filters, sort and page in the URL; a row opens `/incident/<id>`. */
 export default function IncidentsPage() {
   const [params] = useUrlState();
-  const list = useApi<Page<Incident>>(
-    '/incidents',
-    pick(params, ['status', 'severity', 'env', 'service', 'sort', 'order', 'cursor', 'limit']),
-  );
+  const query = pick(params, ['status', 'severity', 'env', 'service', 'sort', 'order', 'cursor', 'limit']);
+  const list = useApi((o) => incidentsClient.index.$get({ query }, o), [query]);
   return (
     <>
       <PageHeader title="Incidents" />

@@ -1,16 +1,23 @@
-import type { z } from 'zod';
-import type { IncidentAnalysis } from '../../../../src/ai/schemas';
-import type { CostImpact } from '../../../../src/cost/impact';
-import type { IncidentEvidence, IncidentStatus, IncidentView, Severity } from '../../../../src/incidents/types';
+import type { InferResponseType } from 'hono/client';
+import type { CostImpact, IncidentEvidence, IncidentStatus, Severity } from '../../../../src/api-types';
+import type { incidentsClient } from '../../api/typed';
 
 /**
- * The answers of `/control-plane/incidents` the incident pages read: the server's own types (server/src/incidents/
- * types.ts, cost/impact.ts, ai/schemas.ts), imported as types only, so a renamed field breaks this build.
+ * The answers of `/control-plane/incidents` the incident pages read, as the server's schemas declare them, through the
+ * typed client. The schema declares evidence and cost impact as JSON objects; the page reads them as the server's
+ * types (`evidenceOf`, `costImpactOf`).
  */
 
 export type { CostImpact, IncidentStatus, Severity };
 export type Evidence = IncidentEvidence;
-export type Incident = IncidentView;
+export type Incident = InferResponseType<typeof incidentsClient.index.$get, 200>['data'][number];
+/** `GET /incidents/{id}`: the incident with the issue it grew from (while it exists) and the issue's latest analysis. */
+export type IncidentDetail = InferResponseType<(typeof incidentsClient)[':id']['$get'], 200>;
+
+/** The evidence the server wrote (server/src/incidents/types.ts), which the schema declares as any JSON object. */
+export const evidenceOf = (incident: Incident): Evidence | null => incident.evidence as Evidence | null;
+/** The cost impact the server wrote (server/src/cost/impact.ts), which the schema declares as any JSON object. */
+export const costImpactOf = (incident: Incident): CostImpact | null => incident.cost_impact as CostImpact | null;
 
 /** The filters' choices, checked against the server's lists; the rule form offers the same severities. */
 export const SEVERITIES = [
@@ -27,9 +34,3 @@ export const INCIDENT_STATUSES = [
   'acknowledged',
   'resolved',
 ] as const satisfies readonly IncidentStatus[];
-
-/** `GET /incidents/{id}`: the incident with the issue it grew from (while it exists) and the issue's latest analysis. */
-export interface IncidentDetail extends Incident {
-  issue_id: string | null;
-  analysis: z.output<typeof IncidentAnalysis>;
-}

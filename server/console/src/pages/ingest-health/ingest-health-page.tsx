@@ -1,3 +1,4 @@
+import { ingestHealthClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { DataTable, type Column } from '../../ui/data-table';
 import { formatAgo, formatTime } from '../../ui/format';
@@ -5,7 +6,7 @@ import { PageHeader } from '../../ui/layout';
 import { LoadState } from '../../ui/status';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
 import { DROP_TEXT, REFUSAL_TEXT } from './reasons';
-import type { IngestHealth, Refusal, SdkDrop } from './types';
+import type { Refusal, SdkDrop } from './types';
 import './ingest-health.css';
 
 function keyText({ key }: Refusal['example']): string {
@@ -85,7 +86,7 @@ function Refusals({ rows, caption, empty }: { rows: Refusal[]; caption: string; 
  */
 export default function IngestHealthPage() {
   const { from, to } = useTimeRange('24h');
-  const health = useApi<IngestHealth>('/ingest/health', { from, to });
+  const health = useApi((o) => ingestHealthClient.index.$get({ query: { from, to } }, o), [from, to]);
   const data = health.data;
   return (
     <div className="ingest-health">

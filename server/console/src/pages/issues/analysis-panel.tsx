@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { api } from '../../api/client';
+import { parseResponse } from 'hono/client';
+import { analysisClient, githubClient } from '../../api/typed';
 import { canWrite } from '../../api/types';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
@@ -15,7 +16,10 @@ const unfinished = (a: Analysis | undefined) => a?.state === 'queued' || a?.stat
 
 /** The latest analysis of the issue (null when none was asked for), asked again while it is under way. */
 function useAnalysis(issueId: string) {
-  const state = useApi<Analysis | null>(`/issues/${encodeURIComponent(issueId)}/analysis`);
+  const state = useApi(
+    (o) => analysisClient[':id'].analysis.$get({ param: { id: encodeURIComponent(issueId) } }, o),
+    [issueId],
+  );
   const { data, reload } = state;
   useEffect(() => {
     if (!unfinished(data ?? undefined)) return;
@@ -65,10 +69,11 @@ function AnalysisResultView({ analysis }: { analysis: Analysis }) {
 /** The pull request opened for the issue (GET), and "Open pull request" when a repository is connected and allowed. */
 function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Analysis | undefined }) {
   const me = useMe();
-  const path = `/issues/${encodeURIComponent(issueId)}/pull-request`;
-  const recorded = useApi<PullRequest | null>(path);
+  const route = githubClient.issues[':id']['pull-request'];
+  const param = { id: encodeURIComponent(issueId) };
+  const recorded = useApi((o) => route.$get({ param }, o), [issueId]);
   const [opened, setOpened] = useState<PullRequest>();
-  const { run: open, busy, error } = useAction(async () => setOpened(await api.post<PullRequest>(path)));
+  const { run: open, busy, error } = useAction(async () => setOpened(await parseResponse(route.$post({ param }))));
   const pr = opened ?? recorded.data;
   const canOpen = me.features.github && canWrite(me) && analysis?.state === 'done';
   return (
@@ -111,7 +116,7 @@ export function AnalysisPanel({ issueId }: { issueId: string }) {
     busy,
     error: startError,
   } = useAction(async () => {
-    await api.post<Analysis>(`/issues/${encodeURIComponent(issueId)}/analysis`);
+    await parseResponse(analysisClient[':id'].analysis.$post({ param: { id: encodeURIComponent(issueId) } }));
     reload();
   });
   return (

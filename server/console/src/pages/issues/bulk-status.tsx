@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { parseResponse } from 'hono/client';
+import { issuesClient } from '../../api/typed';
 import { ActionError, useAction } from '../../ui/use-action';
-import type { Issue } from './types';
 
 type Status = 'resolved' | 'ignored' | 'unresolved';
 const MOVES: ReadonlyArray<{ status: Status; label: string; done: string }> = [
@@ -26,7 +26,9 @@ export function BulkStatus({
   const [result, setResult] = useState<string>();
   const { run, busy, error } = useAction(async (move: (typeof MOVES)[number]) => {
     setResult(undefined);
-    const { data } = await api.patch<{ data: Issue[] }>('/issues', { ids: [...selected], status: move.status });
+    const { data } = await parseResponse(
+      issuesClient.index.$patch({ json: { ids: [...selected], status: move.status } }),
+    );
     setResult(`${data.length === 1 ? '1 issue' : `${data.length} issues`} ${move.done}.`);
     onDone();
   });

@@ -1,4 +1,5 @@
 import { Link, useParams } from 'wouter';
+import { issuesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { formatClock, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
@@ -8,7 +9,7 @@ import { AnalysisPanel } from './analysis-panel';
 import { IssueBreakdownPanel, IssueTrends } from './issue-depth';
 import { IssueStatusBadge } from './status-badge';
 import { StatusControls } from './status-controls';
-import { reproductionText, seenInText } from '../../../../src/issues/test-wording';
+import { reproductionText, seenInText } from '../../../../src/api-types';
 import type { IssueDetail, Seen } from './types';
 import './issues.css';
 
@@ -207,7 +208,12 @@ function Releases({ releases }: { releases: IssueDetail['releases'] }) {
 /** `/issue/:id`: an issue with its symbolicated stack, status controls, sessions, breadcrumbs, analysis and pull request. */
 export default function IssuePage() {
   const { id = '' } = useParams<{ id: string }>();
-  const { data: issue, error, loading, reload } = useApi<IssueDetail>(`/issues/${encodeURIComponent(id)}`);
+  const {
+    data: issue,
+    error,
+    loading,
+    reload,
+  } = useApi((o) => issuesClient[':id'].$get({ param: { id: encodeURIComponent(id) } }, o), [id]);
   if (!issue) return <LoadState loading={loading} error={error} />;
   const note = statusNote(issue);
   return (

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { Page } from '../../api/client';
 import { canWrite } from '../../api/types';
+import { issueFacetsClient, issuesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
 import type { Column } from '../../ui/data-table';
@@ -64,7 +64,7 @@ export default function IssuesPage() {
   const { from, to } = useTimeRange();
   const sortParam = params.get('sort');
   const sort = SORTS.find((s) => s === sortParam);
-  const facets = useApi<{ envs: string[]; releases: string[] }>('/issues/facets');
+  const facets = useApi((o) => issueFacetsClient.index.$get(undefined, o));
   const fields: FilterField[] = [
     { name: 'q', label: 'Search', kind: 'search', placeholder: 'Type or message' },
     { name: 'status', label: 'Status', kind: 'select', options: ISSUE_STATUSES.map((s) => ({ value: s, label: s })) },
@@ -78,13 +78,8 @@ export default function IssuesPage() {
     },
   ];
   const trend = useTrendPeriod();
-  const list = useApi<Page<IssueListItem>>('/issues', {
-    ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']),
-    sort,
-    from,
-    to,
-    trend,
-  });
+  const query = { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']), sort, from, to, trend };
+  const list = useApi((o) => issuesClient.index.$get({ query }, o), [query]);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   // Another page or filter: what was picked is no longer on screen.
   useEffect(() => setSelected(new Set()), [params.toString()]);

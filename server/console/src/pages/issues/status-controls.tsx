@@ -1,4 +1,5 @@
-import { api } from '../../api/client';
+import { parseResponse } from 'hono/client';
+import { issuesClient } from '../../api/typed';
 import { canWrite } from '../../api/types';
 import { useMe } from '../../auth/me-context';
 import { ActionError, useAction } from '../../ui/use-action';
@@ -27,7 +28,7 @@ export function StatusControls({ issue, onChanged }: { issue: Issue; onChanged: 
     busy,
     error,
   } = useAction(async (change: Change) => {
-    await api.patch(`/issues/${encodeURIComponent(issue.id)}`, change);
+    await parseResponse(issuesClient[':id'].$patch({ param: { id: encodeURIComponent(issue.id) }, json: change }));
     onChanged();
   });
   if (!canWrite(me)) return <p className="hint">Read-only key: status changes need a control key.</p>;

@@ -1,12 +1,10 @@
-import type { z } from 'zod';
-import type { Analysis as AnalysisSchema } from '../../../../src/ai/schemas';
-import type { IssueStatus } from '../../../../src/incidents/detect/tables';
-import type { IssueDetailSchema, IssueListItemSchema, IssueSchema } from '../../../../src/issues/schemas';
+import type { InferResponseType } from 'hono/client';
+import type { IssueStatus } from '../../../../src/api-types';
+import type { analysisClient, githubClient, issuesClient } from '../../api/typed';
 
 /**
- * The answers of `/control-plane/issues` the issue pages read: the server's schemas (server/src/issues/schemas.ts,
- * ai/schemas.ts), imported as types only, so a renamed field breaks this build. The schemas declare `status` as a
- * string (listing its values for the OpenAPI document); the console narrows it to the server's statuses.
+ * The answers of `/control-plane/issues` the issue pages read, as the server's schemas declare them, through the typed
+ * clients.
  */
 
 export type { IssueStatus };
@@ -18,23 +16,17 @@ export const ISSUE_STATUSES = [
   'ignored',
 ] as const satisfies readonly IssueStatus[];
 
-type WithStatus<T> = Omit<T, 'status'> & { status: IssueStatus };
-export type Issue = WithStatus<z.output<typeof IssueSchema>>;
-export type IssueDetail = WithStatus<z.output<typeof IssueDetailSchema>>;
+type OneIssue = (typeof issuesClient)[':id'];
+export type Issue = InferResponseType<OneIssue['$patch'], 200>;
+export type IssueDetail = InferResponseType<OneIssue['$get'], 200>;
 /** A row of the listing: the issue with its trend over the period asked for. */
-export type IssueListItem = WithStatus<z.output<typeof IssueListItemSchema>>;
+export type IssueListItem = InferResponseType<typeof issuesClient.index.$get, 200>['data'][number];
 export type IssueTrend = IssueListItem['trend'];
 export type IssueBreakdown = IssueDetail['breakdown'];
 export type Seen = Issue['first_seen'];
-export type Analysis = z.output<typeof AnalysisSchema>;
-
-/** `GET`/`POST /issues/{id}/pull-request` (server/src/github/routes.ts, whose schema is the route's own). */
-export interface PullRequest {
-  repository: string;
-  number: number;
-  url: string;
-  branch: string;
-  commit_sha: string;
-  recorded_at?: string;
-  created?: boolean;
-}
+export type Analysis = NonNullable<InferResponseType<(typeof analysisClient)[':id']['analysis']['$get'], 200>>;
+type PullRequestRoute = (typeof githubClient)['issues'][':id']['pull-request'];
+/** `GET`/`POST /issues/{id}/pull-request`: the one recorded, or the one just opened. */
+export type PullRequest =
+  | NonNullable<InferResponseType<PullRequestRoute['$get'], 200>>
+  | InferResponseType<PullRequestRoute['$post'], 200 | 201>;

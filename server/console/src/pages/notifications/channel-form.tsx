@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { parseResponse } from 'hono/client';
+import { channelsClient } from '../../api/typed';
 import { CHANNEL_FIELDS, CHANNEL_LABELS, configFromForm, fieldText } from './channel-kinds';
 import { useAction } from '../../ui/use-action';
 import { EditForm, Field } from './form-parts';
@@ -24,8 +25,10 @@ export function ChannelForm({
     const body = { name: String(form.get('name') ?? '').trim(), config: configFromForm(type, form) };
     onSaved(
       channel
-        ? await api.patch<Channel>(`/notifications/channels/${channel.id}`, body)
-        : await api.post<Channel>('/notifications/channels', { type, ...body }),
+        ? await parseResponse(
+            channelsClient[':id'].$patch({ param: { id: encodeURIComponent(channel.id) }, json: body }),
+          )
+        : await parseResponse(channelsClient.index.$post({ json: { type, ...body } })),
     );
   });
   const error = save.error;

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { parseResponse } from 'hono/client';
+import { channelsClient, deliveriesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { formatDuration, formatTime } from '../../ui/format';
 import { LoadState } from '../../ui/status';
@@ -14,7 +15,7 @@ type Editing = { mode: 'new' } | { mode: 'edit'; channel: Channel } | null;
 
 /** Channels: the list (type, name, config, which secrets are set), create, edit, delete, and "Send test". */
 export function ChannelsSection({ writable }: { writable: boolean }) {
-  const channels = useApi<{ data: Channel[] }>('/notifications/channels');
+  const channels = useApi((o) => channelsClient.index.$get(undefined, o));
   const [editing, setEditing] = useState<Editing>(null);
   const [notice, setNotice] = useState<string | undefined>();
   const [secretOnce, setSecretOnce] = useState<{ name: string; secret: string } | undefined>();
@@ -29,14 +30,16 @@ export function ChannelsSection({ writable }: { writable: boolean }) {
   };
   const remove = useAction(async (channel: Channel) => {
     setAsking(null);
-    await api.delete(`/notifications/channels/${channel.id}`);
+    await parseResponse(channelsClient[':id'].$delete({ param: { id: encodeURIComponent(channel.id) } }));
     setNotice(`Channel ${channel.name} deleted.`);
     channels.reload();
   });
   const sendTest = async (channel: Channel) => {
     setTests((t) => ({ ...t, [channel.id]: 'sending' }));
     try {
-      const delivery = await api.post<Delivery>(`/notifications/${channel.id}/test`);
+      const delivery = await parseResponse(
+        deliveriesClient[':channelId'].test.$post({ param: { channelId: encodeURIComponent(channel.id) } }),
+      );
       setTests((t) => ({ ...t, [channel.id]: delivery }));
     } catch (e) {
       setTests((t) => ({ ...t, [channel.id]: failureOf(e) }));

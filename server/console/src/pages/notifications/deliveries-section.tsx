@@ -1,5 +1,5 @@
 import { Link } from 'wouter';
-import type { Page } from '../../api/client';
+import { channelsClient, deliveriesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import type { Column } from '../../ui/data-table';
 import { FilterBar } from '../../ui/filter-bar';
@@ -7,7 +7,7 @@ import { formatDuration, formatTime } from '../../ui/format';
 import { PagedTable } from '../../ui/paged-table';
 import { pick, useUrlState } from '../../ui/url-state';
 import { DeliveryState } from './delivery-state';
-import { DELIVERY_STATES, type Channel, type Delivery } from './types';
+import { DELIVERY_STATES, type Delivery } from './types';
 
 /** How much of the receiver's answer the table shows; the rest is in the API. */
 const EXCERPT = 120;
@@ -15,11 +15,9 @@ const EXCERPT = 120;
 /** The delivery log, newest first unless a column sorts it: filters (channel, state), sort and the keyset page in the URL. */
 export function DeliveriesSection() {
   const [params] = useUrlState();
-  const channels = useApi<{ data: Channel[] }>('/notifications/channels');
-  const deliveries = useApi<Page<Delivery>>('/notifications/deliveries', {
-    ...pick(params, ['channel_id', 'state', 'sort', 'order', 'cursor']),
-    limit: 50,
-  });
+  const channels = useApi((o) => channelsClient.index.$get(undefined, o));
+  const query = { ...pick(params, ['channel_id', 'state', 'sort', 'order', 'cursor']), limit: '50' };
+  const deliveries = useApi((o) => deliveriesClient.deliveries.$get({ query }, o), [query]);
   const names = new Map((channels.data?.data ?? []).map((c) => [c.id, c.name]));
   const columns: Column<Delivery>[] = [
     { id: 'created', header: 'Time', sortable: true, cell: (d) => formatTime(d.created_at) },

@@ -1,4 +1,5 @@
-import { api } from '../../api/client';
+import { parseResponse } from 'hono/client';
+import { rulesClient } from '../../api/typed';
 import { useAction } from '../../ui/use-action';
 import { EditForm, Field, FieldError, formField } from './form-parts';
 import { SEVERITIES, type Channel, type Rule } from './types';
@@ -21,7 +22,8 @@ export function RuleForm({
   onCancel: () => void;
 }) {
   const save = useAction(async (form: FormData) => {
-    const severity = form.getAll('severity').map(String);
+    // The boxes are offered in SEVERITIES order, so this keeps the order they were ticked in the form.
+    const severity = SEVERITIES.filter((s) => form.getAll('severity').includes(s));
     const env = list(form.get('env'));
     const services = list(form.get('services'));
     const delay = String(form.get('delay_seconds') ?? '').trim();
@@ -37,8 +39,8 @@ export function RuleForm({
     };
     onSaved(
       rule
-        ? await api.patch<Rule>(`/notifications/rules/${rule.id}`, body)
-        : await api.post<Rule>('/notifications/rules', body),
+        ? await parseResponse(rulesClient[':id'].$patch({ param: { id: encodeURIComponent(rule.id) }, json: body }))
+        : await parseResponse(rulesClient.index.$post({ json: body })),
     );
   });
   const error = save.error;

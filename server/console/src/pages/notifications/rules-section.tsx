@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../../api/client';
+import { parseResponse } from 'hono/client';
+import { channelsClient, rulesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { formatDuration } from '../../ui/format';
 import { LoadState } from '../../ui/status';
 import { ActionError, useAction } from '../../ui/use-action';
 import { ConfirmDelete, SectionHead } from './form-parts';
 import { RuleForm } from './rule-form';
-import type { Channel, Rule } from './types';
+import type { Rule } from './types';
 
 type Editing = { mode: 'new' } | { mode: 'edit'; rule: Rule } | null;
 
@@ -24,8 +25,8 @@ const conditionText = (rule: Rule) =>
  * announced in a live region and focus stays on the moved rule's button (or its other one at either end).
  */
 export function RulesSection({ writable }: { writable: boolean }) {
-  const rules = useApi<{ data: Rule[] }>('/notifications/rules');
-  const channels = useApi<{ data: Channel[] }>('/notifications/channels');
+  const rules = useApi((o) => rulesClient.index.$get(undefined, o));
+  const channels = useApi((o) => channelsClient.index.$get(undefined, o));
   const [order, setOrder] = useState<Rule[] | undefined>();
   const [editing, setEditing] = useState<Editing>(null);
   const [announce, setAnnounce] = useState('');
@@ -45,7 +46,7 @@ export function RulesSection({ writable }: { writable: boolean }) {
 
   const channelName = new Map((channels.data?.data ?? []).map((c) => [c.id, c.name]));
   const reorder = useAction(async (next: Rule[], rule: Rule, dir: 'up' | 'down') => {
-    const saved = await api.put<{ data: Rule[] }>('/notifications/rules/order', { ids: next.map((r) => r.id) });
+    const saved = await parseResponse(rulesClient.order.$put({ json: { ids: next.map((r) => r.id) } }));
     focusAfter.current = { id: rule.id, dir };
     setOrder(saved.data);
     const position = saved.data.findIndex((r) => r.id === rule.id) + 1;
@@ -62,7 +63,7 @@ export function RulesSection({ writable }: { writable: boolean }) {
   };
   const remove = useAction(async (rule: Rule) => {
     setAsking(null);
-    await api.delete(`/notifications/rules/${rule.id}`);
+    await parseResponse(rulesClient[':id'].$delete({ param: { id: encodeURIComponent(rule.id) } }));
     setAnnounce(`Rule ${rule.name} deleted.`);
     rules.reload();
   });

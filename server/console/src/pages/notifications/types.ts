@@ -1,6 +1,6 @@
-import type { z } from 'zod';
-import type { ChannelType } from '../../../../src/notify/kinds/types';
-import type * as schemas from '../../../../src/notify/schemas';
+import type { InferResponseType } from 'hono/client';
+import type { ChannelType, DeliveryState } from '../../../../src/api-types';
+import type { channelsClient, deliveriesClient, rulesClient } from '../../api/typed';
 
 /**
  * What the notification routes answer, as the server's schemas (server/src/notify/schemas.ts) declare them, imported as
@@ -19,9 +19,11 @@ export const CHANNEL_TYPES = [
 ] as const satisfies readonly ChannelType[];
 
 /** A channel; `signing_secret` only in the answer that created a webhook whose secret the server made (shown once). */
-export type Channel = z.output<typeof schemas.Channel> & { signing_secret?: string };
-export type Rule = z.output<typeof schemas.Rule>;
-export type Delivery = z.output<typeof schemas.Delivery>;
+export type Channel = InferResponseType<typeof channelsClient.index.$get, 200>['data'][number] & {
+  signing_secret?: string;
+};
+export type Rule = InferResponseType<typeof rulesClient.index.$get, 200>['data'][number];
+export type Delivery = InferResponseType<typeof deliveriesClient.deliveries.$get, 200>['data'][number];
 
 /** The delivery log's state filter. */
 export const DELIVERY_STATES = [
@@ -31,7 +33,7 @@ export const DELIVERY_STATES = [
   'failed',
   'retrying',
   'cancelled',
-] as const satisfies ReadonlyArray<(typeof schemas.DELIVERY_STATES)[number]>;
+] as const satisfies readonly DeliveryState[];
 
 /** Incident severities, `warning` among them (the one issue events carry), as rules may name them. */
 export { SEVERITIES } from '../incidents/types';

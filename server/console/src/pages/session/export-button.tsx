@@ -1,6 +1,8 @@
 import { useState } from 'react';
-import { api, ApiError } from '../../api/client';
-import { sessionPath } from './load';
+import { parseResponse } from 'hono/client';
+import { ApiError } from '../../api/client';
+import { sessionsClient } from '../../api/typed';
+import { sessionParam } from './load';
 
 /**
  * Saves the session as a Playwright spec. The export needs the key, which goes only in the Authorization header,
@@ -11,7 +13,7 @@ export function ExportButton({ sessionId }: { sessionId: string }) {
   const download = async () => {
     setState('Exporting…');
     try {
-      const spec = await api.get<string>(`${sessionPath(sessionId)}/playwright`);
+      const spec = await parseResponse(sessionsClient[':id'].playwright.$get(sessionParam(sessionId)));
       const url = URL.createObjectURL(new Blob([spec], { type: 'text/plain' }));
       const link = document.createElement('a');
       link.href = url;

@@ -1,24 +1,11 @@
-import type { z } from 'zod';
-import type { LogRecordSchema, MetricPointSchema, RecipeRecordSchema } from '../../../../src/records/schemas';
-import type { ReplayGap } from '../../../../src/replay/chunk-order';
-import type { SessionItem } from '../sessions/types';
+import type { InferResponseType } from 'hono/client';
+import type { recordsClient, sessionsClient } from '../../api/typed';
 
-/**
- * The control plane's answers this page reads: the server's schemas (server/src/records/schemas.ts) and types
- * (server/src/replay/), imported as types only, so a renamed field breaks this build.
- */
+/** The control plane's answers this page reads, as the server's schemas declare them, through the typed clients. */
 
-/** `GET /sessions/{id}` (server/src/sessions/routes.ts): the listing's session with its replays, ordered by start. */
-export type SessionDetail = SessionItem & {
-  replays: Array<{
-    replay_id: string;
-    start_time: string;
-    end_time: string;
-    chunk_count: number;
-    event_count: number;
-    first_url: string | null;
-  }>;
-};
+/** `GET /sessions/{id}`: the listing's session with its replays, ordered by start. */
+export type SessionDetail = InferResponseType<(typeof sessionsClient)[':id']['$get'], 200>;
+type ReplayAnswer = InferResponseType<(typeof sessionsClient)[':id']['replay']['$get'], 200>;
 
 /** An rrweb event as stored; `data` is read defensively since the recording's page produced it. */
 export interface ReplayEvent {
@@ -27,20 +14,14 @@ export interface ReplayEvent {
   data?: unknown;
 }
 
-export type { ReplayGap };
-
-export interface ReplayPage {
-  events: ReplayEvent[];
-  gaps: ReplayGap[];
-  next_cursor: string | null;
-}
+export type ReplayGap = ReplayAnswer['gaps'][number];
 
 /** The schema types a record's `attributes` as any JSON; the server always sends an object. */
 type WithAttributes<T> = Omit<T, 'attributes'> & { attributes: Record<string, unknown> };
 
-export type LogRow = WithAttributes<z.output<typeof LogRecordSchema>>;
-export type RecipeRow = z.output<typeof RecipeRecordSchema>;
-export type MetricRow = WithAttributes<z.output<typeof MetricPointSchema>>;
+export type LogRow = WithAttributes<InferResponseType<typeof recordsClient.logs.$get, 200>['data'][number]>;
+export type RecipeRow = InferResponseType<(typeof sessionsClient)[':id']['recipes']['$get'], 200>['data'][number];
+export type MetricRow = WithAttributes<InferResponseType<typeof recordsClient.metrics.$get, 200>['data'][number]>;
 
 /** Something on the session's timeline: `at` is epoch ms. */
 export interface Timed {

@@ -1,5 +1,9 @@
-import type { Query } from '../../api/client';
+import type { InferRequestType } from 'hono/client';
+import type { sessionsClient } from '../../api/typed';
 import { pick } from '../../ui/url-state';
+
+/** The listing's query; `attr.<key>` filters are read by the server beside the declared ones. */
+type SessionsQuery = InferRequestType<typeof sessionsClient.index.$get>['query'] & Record<`attr.${string}`, string>;
 
 /** URL parameters the sessions API takes as they are. */
 const PASSED = [
@@ -26,18 +30,18 @@ export function parseAttribute(text: string): { key: string; value: string } | n
 }
 
 /** Seconds as typed (the page's unit) into the API's milliseconds; undefined when empty or not a number. */
-function secondsToMs(text: string | null): number | undefined {
+function secondsToMs(text: string | null): string | undefined {
   if (text === null || text.trim() === '') return undefined;
   const seconds = Number(text);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : undefined;
+  return Number.isFinite(seconds) && seconds >= 0 ? String(Math.round(seconds * 1000)) : undefined;
 }
 
 /**
  * The API query of the page's URL: filters passed through, `attr=key=value` as `attr.key=value`, durations in seconds
  * as `min_duration_ms`/`max_duration_ms`, and the time window.
  */
-export function sessionsQuery(params: URLSearchParams, window: { from?: number; to?: number }): Query {
-  const query: Query = { ...pick(params, PASSED), from: window.from, to: window.to };
+export function sessionsQuery(params: URLSearchParams, window: { from?: string; to?: string }): SessionsQuery {
+  const query: SessionsQuery = { ...pick(params, PASSED), from: window.from, to: window.to };
   const attribute = parseAttribute(params.get('attr') ?? '');
   if (attribute) query[`attr.${attribute.key}`] = attribute.value;
   query.min_duration_ms = secondsToMs(params.get('min_duration_s'));

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Page } from '../../api/client';
+import { sessionsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import type { Column } from '../../ui/data-table';
 import { FilterBar, selectOptions, type FilterField } from '../../ui/filter-bar';
@@ -142,14 +142,12 @@ function NoSessions({ onArrived }: { onArrived: (first: FirstData) => void }) {
 export default function SessionsPage() {
   const [params] = useUrlState();
   const range = useTimeRange();
-  const facets = useApi<SessionFacets>('/sessions/facets', {
-    app: params.get('app') ?? undefined,
-    from: range.from,
-    to: range.to,
-  });
+  const facetsQuery = { app: params.get('app') ?? undefined, from: range.from, to: range.to };
+  const facets = useApi((o) => sessionsClient.facets.$get({ query: facetsQuery }, o), [facetsQuery]);
   const attr = params.get('attr');
   const badAttr = attr !== null && parseAttribute(attr) === null;
-  const list = useApi<Page<SessionItem>>(badAttr ? null : '/sessions', sessionsQuery(params, range));
+  const query = sessionsQuery(params, range);
+  const list = useApi(badAttr ? null : (o) => sessionsClient.index.$get({ query }, o), [query]);
   const [arrived, setArrived] = useState<FirstData>();
   const { reload } = list;
   const onArrived = useCallback(

@@ -1,6 +1,6 @@
-import type { z } from 'zod';
-import type { SessionFacetsSchema, SessionSchema } from '../../../../src/sessions/schemas';
+import type { InferResponseType } from 'hono/client';
+import type { sessionsClient } from '../../api/typed';
 
-/** The sessions listing's answers, as the server's schemas (server/src/sessions/schemas.ts) declare them. */
-export type SessionItem = z.output<typeof SessionSchema>;
-export type SessionFacets = z.output<typeof SessionFacetsSchema>;
+/** The sessions listing's answers as the server's schemas declare them, through the typed client. */
+export type SessionItem = InferResponseType<typeof sessionsClient.index.$get, 200>['data'][number];
+export type SessionFacets = InferResponseType<typeof sessionsClient.facets.$get, 200>;

@@ -1,9 +1,10 @@
 import { Link } from 'wouter';
-import type { Page } from '../../api/client';
+import { recordsClient, sessionsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { LogErrorStack } from '../../ui/stack';
 import { LoadState } from '../../ui/status';
 import { bodyText, isError, logTime } from '../session/logs';
+import { sessionParam } from '../session/load';
 import type { LogRow, SessionDetail } from '../session/types';
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -28,12 +29,16 @@ const startOf = (s: SessionDetail) => Date.parse(s.replays[0]?.start_time ?? s.f
  * failure (its first error, else the end of the attempt), and that error's original stack as the server symbolicates it.
  */
 export function AttemptSession({ sessionId, endedAt }: { sessionId: string; endedAt: number }) {
-  const session = useApi<SessionDetail>(`/sessions/${encodeURIComponent(sessionId)}`);
+  const session = useApi((o) => sessionsClient[':id'].$get(sessionParam(sessionId), o), [sessionId]);
   // Newest first: the earliest error is the last one listed.
-  const logs = useApi<Page<LogRow>>('/logs', { session_id: sessionId, limit: 1000 });
+  const logs = useApi(
+    (o) => recordsClient.logs.$get({ query: { session_id: sessionId, limit: '1000' } }, o),
+    [sessionId],
+  );
   if (!session.data || !logs.data)
     return <LoadState loading={session.loading || logs.loading} error={session.error ?? logs.error} />;
-  const errors = logs.data.data.filter(isError);
+  // The schema types a record's `attributes` as any JSON; the server always sends an object.
+  const errors = (logs.data.data as LogRow[]).filter(isError);
   const first = errors.at(-1);
   const t = Math.max(0, Math.round((first ? logTime(first) : endedAt) - startOf(session.data)));
   const href = (pane: string | null) =>

@@ -1,4 +1,5 @@
 import { Link } from 'wouter';
+import { testRunsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import type { Column } from '../../ui/data-table';
 import { FilterBar, type FilterField } from '../../ui/filter-bar';
@@ -7,7 +8,7 @@ import { PageHeader } from '../../ui/layout';
 import { PagedTable } from '../../ui/paged-table';
 import { pick, useUrlState } from '../../ui/url-state';
 import { Commit, OutcomeBadge, onePage, TestTitle } from './parts';
-import type { FlakyList, FlakyTest } from './types';
+import type { FlakyTest } from './types';
 import './test-runs.css';
 
 const FIELDS: FilterField[] = [
@@ -47,7 +48,8 @@ const COLUMNS: ReadonlyArray<Column<FlakyTest>> = [
  */
 export default function FlakyTestsPage() {
   const [params] = useUrlState();
-  const list = useApi<FlakyList>('/tests/flaky', pick(params, ['branch', 'runs']));
+  const query = pick(params, ['branch', 'runs']);
+  const list = useApi((o) => testRunsClient.tests.flaky.$get({ query }, o), [query]);
   return (
     <div className="flaky-tests-page">
       <PageHeader title="Flaky tests">

@@ -1,4 +1,5 @@
 import { Link, useParams } from 'wouter';
+import { testRunsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import type { Column } from '../../ui/data-table';
 import { formatDuration, formatTime } from '../../ui/format';
@@ -7,7 +8,7 @@ import { PagedTable } from '../../ui/paged-table';
 import { LoadState } from '../../ui/status';
 import { pick, useUrlState } from '../../ui/url-state';
 import { Commit, OutcomeBadge } from './parts';
-import type { HistoryItem, Outcome, TestHistory } from './types';
+import type { HistoryItem, Outcome } from './types';
 import './test-runs.css';
 
 const COLUMNS: ReadonlyArray<Column<HistoryItem>> = [
@@ -72,7 +73,11 @@ function OutcomeStrip({ items }: { items: readonly HistoryItem[] }) {
 export default function TestPage() {
   const { id = '' } = useParams<{ id: string }>();
   const [params] = useUrlState();
-  const history = useApi<TestHistory>(`/tests/${encodeURIComponent(id)}`, pick(params, ['cursor', 'limit']));
+  const query = pick(params, ['cursor', 'limit']);
+  const history = useApi(
+    (o) => testRunsClient.tests[':test_key'].$get({ param: { test_key: encodeURIComponent(id) }, query }, o),
+    [id, query],
+  );
   const test = history.data?.test;
   return (
     <div className="test-page">

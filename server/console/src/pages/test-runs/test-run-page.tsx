@@ -1,4 +1,5 @@
 import { Link, useParams } from 'wouter';
+import { testRunsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { DataTable, type Column } from '../../ui/data-table';
 import { formatDuration, formatTime } from '../../ui/format';
@@ -84,7 +85,14 @@ export default function TestRunPage() {
   const id = pathParam(useParams<{ id: string }>().id ?? '');
   const [params] = useUrlState();
   const open = params.get('test');
-  const { data: run, error, loading } = useApi<RunDetail>(`/test-runs/${encodeURIComponent(id)}`);
+  const {
+    data: run,
+    error,
+    loading,
+  } = useApi(
+    (o) => testRunsClient['test-runs'][':run_id'].$get({ param: { run_id: encodeURIComponent(id) } }, o),
+    [id],
+  );
   const base = `/test-run/${encodeURIComponent(id)}`;
   return (
     <div className="test-run-page">

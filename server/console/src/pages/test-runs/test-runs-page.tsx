@@ -1,4 +1,5 @@
 import { Link } from 'wouter';
+import { testRunsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import type { Column } from '../../ui/data-table';
 import { FilterBar, type FilterField } from '../../ui/filter-bar';
@@ -8,7 +9,7 @@ import { PagedTable } from '../../ui/paged-table';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
 import { pick, useUrlState } from '../../ui/url-state';
 import { CiLink, Commit, RunStatusBadge } from './parts';
-import { RUN_STATUS_CHOICES, type Run, type RunList } from './types';
+import { RUN_STATUS_CHOICES, type Run } from './types';
 import './test-runs.css';
 
 const FIELDS: FilterField[] = [
@@ -46,11 +47,8 @@ const COLUMNS: ReadonlyArray<Column<Run>> = [
 export default function TestRunsPage() {
   const [params] = useUrlState();
   const { from, to } = useTimeRange();
-  const list = useApi<RunList>('/test-runs', {
-    ...pick(params, ['branch', 'commit', 'status', 'cursor', 'limit']),
-    from,
-    to,
-  });
+  const query = { ...pick(params, ['branch', 'commit', 'status', 'cursor', 'limit']), from, to };
+  const list = useApi((o) => testRunsClient['test-runs'].$get({ query }, o), [query]);
   return (
     <div className="test-runs-page">
       <PageHeader title="Test runs">

@@ -1,10 +1,10 @@
 import { Link, useParams } from 'wouter';
+import { tracesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { formatDuration, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
 import { Badge, LoadState } from '../../ui/status';
 import { serviceOf, Waterfall, type SpanJson } from '../../ui/waterfall';
-import type { Trace } from './types';
 import './traces.css';
 
 const nanosToMs = (nanos: string) => Number(nanos) / 1e6;
@@ -23,7 +23,10 @@ function facts(spans: readonly SpanJson[]) {
 /** One trace: its facts (duration, services, spans, errors, session) and its spans as a waterfall. */
 export default function TracePage() {
   const { id = '' } = useParams<{ id: string }>();
-  const { data, error, loading } = useApi<Trace>(`/traces/${encodeURIComponent(id)}`);
+  const { data, error, loading } = useApi(
+    (o) => tracesClient[':trace_id'].$get({ param: { trace_id: encodeURIComponent(id) } }, o),
+    [id],
+  );
   const f = data && data.spans.length > 0 ? { ...facts(data.spans), errors: data.error_count } : undefined;
   return (
     <div className="trace-page">

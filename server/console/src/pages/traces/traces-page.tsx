@@ -1,4 +1,4 @@
-import type { Page } from '../../api/client';
+import { tracesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import type { Column } from '../../ui/data-table';
 import { FilterBar, type FilterField } from '../../ui/filter-bar';
@@ -101,7 +101,7 @@ export default function TracesPage() {
   const query = pick(params, PASSED);
   // A trace id is looked up whatever its age.
   const bounds = query.trace_id ? {} : { from: range.from, to: range.to };
-  const list = useApi<Page<TraceSummary>>('/traces', { ...query, ...bounds });
+  const list = useApi((o) => tracesClient.index.$get({ query: { ...query, ...bounds } }, o), [query, bounds]);
   const longest = Math.max(0, ...(list.data?.data.map((t) => t.duration_ms) ?? []));
   return (
     <div className="traces-page">

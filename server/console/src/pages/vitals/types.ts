@@ -8,5 +8,5 @@ export type VitalName = (typeof VITAL_NAMES)[number];
 export type Rating = 'good' | 'needs_improvement' | 'poor';
 
 /** The summary as the server's schema declares it, through the typed client (a renamed field breaks this build). */
-export type Vitals = InferResponseType<ReturnType<typeof vitalsClient>['index']['$get'], 200>;
+export type Vitals = InferResponseType<typeof vitalsClient.index.$get, 200>;
 export type VitalsPageRow = Vitals['pages'][number];

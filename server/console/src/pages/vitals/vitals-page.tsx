@@ -1,4 +1,5 @@
 import { useMemo } from 'react';
+import { vitalsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
 import { DataTable, type Column } from '../../ui/data-table';
@@ -59,12 +60,8 @@ export default function VitalsPage() {
   const [params] = useUrlState();
   const range = useTimeRange(DEFAULT_RANGE);
   const route = params.get('route');
-  const { data, error, loading } = useApi<Vitals>('/vitals', {
-    app: params.get('app') ?? undefined,
-    route: route ?? undefined,
-    from: range.from,
-    to: range.to,
-  });
+  const query = { app: params.get('app') ?? undefined, route: route ?? undefined, from: range.from, to: range.to };
+  const { data, error, loading } = useApi((o) => vitalsClient.index.$get({ query }, o), [query]);
   const fields: FilterField[] = [
     {
       name: 'app',
