@@ -1,0 +1,19 @@
+import type { PipelineState } from './pipeline-state';
+import { retryDelay } from './retry';
+import type { SendResult } from './transport';
+
+export type Retry = Extract<SendResult, { verdict_: 'retry' }>;
+
+/** Pauses sending for the retry delay after `failuresSoFar` failures (or the server's `Retry-After`), and says so. */
+export function backoff(state: PipelineState, url: string, result: Retry, failuresSoFar: number): void {
+  const { clock_: clock } = state;
+  const delay = retryDelay(failuresSoFar, result.retryAfterMs, clock.random, state.policy_);
+  state.pausedUntil_ = Math.max(state.pausedUntil_, clock.now() + delay);
+  state.debug_.warn(`sending to ${url} failed (${result.reason}); retrying in ${delay} ms`);
+}
+
+/** A request outside a flush failed: one more step of the backoff. */
+export function failedOutsideFlush(state: PipelineState, url: string, result: Retry): void {
+  state.failures_ += 1;
+  backoff(state, url, result, state.failures_);
+}

@@ -1,0 +1,79 @@
+import { INGEST_PATHS } from '../../wire/paths';
+import { warnOnce } from '../core/debug';
+import { reportSent, countLost } from './drops';
+import type { MetricItem, TelemetryItem } from './items';
+import type { Signal } from './otlp-json';
+import { SIGNAL_OF, type PipelineState } from './pipeline-state';
+import type { Chunk } from './split';
+import type { SendResult } from './transport';
+
+/** Refusals that resending cannot change: the signal that got one stops for the page. */
+const FINAL_STATUSES: readonly number[] = [401, 403, 422];
+
+type Refusal = Extract<SendResult, { verdict_: 'refused' }>;
+
+/** Puts records back at the front of the queue; drop reports are not queue records and are rebuilt instead. */
+export function requeue(state: PipelineState, items: readonly TelemetryItem[]): void {
+  state.queue_.requeue(items.filter((item) => !state.reports_.has(item)));
+}
+
+/** Records taken from the queue are done with: delivered, refused, persisted or dropped. Returns how many (reports aside). */
+export function book(state: PipelineState, items: readonly TelemetryItem[]): number {
+  let count = 0;
+  const kept = new Set<string>();
+  for (const item of items) {
+    if (state.reports_.has(item)) reportSent(state, item as MetricItem);
+    else count += 1;
+    const key = state.keptKeys_.get(item);
+    if (key !== undefined) kept.add(key);
+  }
+  kept.forEach((key) => state.persistence_!.forget(key));
+  state.queue_.settle(count);
+  return count;
+}
+
+/** Books the outcome of one request of queue records (drop reports included). */
+export function settle(state: PipelineState, url: string, items: readonly TelemetryItem[], result: SendResult): void {
+  if (result.verdict_ === 'retry') {
+    requeue(state, items);
+    return;
+  }
+  const count = book(state, items);
+  if (result.verdict_ === 'refused') refused(state, url, SIGNAL_OF[items[0]!.kind], count, result);
+  else if (state.drainDue_) {
+    state.drainDue_ = false;
+    state.persistence_!.drain();
+  }
+}
+
+/**
+ * A refusal: the records are lost (counted), a misconfiguration is warned about once even without `debug`, and a
+ * status that resending cannot change stops the signal for the page.
+ */
+export function refused(
+  state: PipelineState,
+  url: string,
+  signal: Signal | undefined,
+  count: number,
+  result: Refusal,
+): void {
+  state.debug_.warn(`${url} refused ${count} records with HTTP ${result.status}; they are dropped. ${result.detail}`);
+  countLost(state, 'refused', count);
+  // The wording is loaded on the first refusal only: a well-configured page never needs it.
+  void import('./misconfig')
+    .then(({ misconfiguration }) => {
+      const warning = misconfiguration(result.status, result.detail, url);
+      if (warning) warnOnce(state.console_, warning[0], warning[1]);
+    })
+    .catch(() => state.debug_.warn(`HTTP ${result.status} from ${url}: the explanation could not be loaded`));
+  if (signal && FINAL_STATUSES.includes(result.status)) state.stoppedSignals_.add(signal);
+}
+
+/** The retry budget is spent: the requests go to the outbox, and their records leave the queue. */
+export function persist(state: PipelineState, signal: Signal, chunks: readonly Chunk<TelemetryItem>[]): void {
+  state.persistence_!.store(
+    chunks.map((chunk) => ({ path: INGEST_PATHS[signal], body: chunk.body, count: chunk.items.length })),
+  );
+  state.drainDue_ = true;
+  for (const chunk of chunks) book(state, chunk.items);
+}
