@@ -34,8 +34,9 @@ function redactField(holder: Record<string, unknown>, field: string): boolean {
 
 /**
  * Redacts, in place, the URLs the SDK's replay events carry: each page load's `href` (rrweb Meta) and the `url` of its
- * network and navigation events (custom events, wire/replay.ts REPLAY_EVENT_TAGS). True when any changed, so that the
- * caller re-encodes the chunk only then. The DOM snapshots' own attributes (links, image sources) are not read.
+ * custom events (network, network_error and navigation: wire/replay.ts REPLAY_EVENT_TAGS; an app event's too). True
+ * when any changed, so that the caller re-encodes the chunk only then. The DOM snapshots' own attributes (links, image
+ * sources) are not read.
  */
 export function redactReplayEventUrls(events: readonly unknown[]): boolean {
   let changed = false;

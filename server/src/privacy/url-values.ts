@@ -8,8 +8,8 @@
  * are plain string code with no browser API, and esbuild bundles them into the server's dist/ like ../wire.
  * By value: `Bearer`/`Basic` credentials, JWTs, well-known API key prefixes, long random strings (32 characters or
  * more with the entropy and case/digit switches of random text), e-mail addresses, phone numbers and payment card
- * numbers. By name: the value of any parameter whose name looks sensitive (`token`, `session_id`, `apiKey`, `sig`...
- * as looksSensitive reads them). Kept: ordinary words (`q=shoes`), short numbers (`page=2`), ISO dates, and UUIDs and
+ * numbers. By name: the value of any parameter whose name looks sensitive (`token`, `session_id`, `apiKey`,
+ * `signature`... as looksSensitive reads them). Kept: ordinary words (`q=shoes`), short numbers (`page=2`), ISO dates, and UUIDs and
  * other hexadecimal ids (identifiers far more often than secrets, as in bodies). Path segments are not judged: the
  * path is what routes, pages and issues are grouped by.
  */
