@@ -72,6 +72,25 @@ export default tseslint.config(
     'src/{config,session,replay,signals,tracing,otel}/**': ['sdk', 'cdn', 'react'],
   }),
   {
+    // Functions short enough to read at once (issue 30 item 3): a long closure is split into named units. Migrations
+    // are one schema step each, read top to bottom; the console's React pages are left to their own review.
+    files: [
+      'server/src/**/*.ts',
+      'operator/src/**/*.ts',
+      'bundler-plugin/src/**/*.ts',
+      'playwright/src/**/*.ts',
+      'src/**/*.ts',
+    ],
+    ignores: ['server/src/db/migrations/**', 'server/console/**'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // Temporary, the last step of issue 30 item 3: createPipeline and startReplayTimeline are still one closure each
+    // while the SDK's split is made byte-neutral (the size budgets are not raised). Remove this override with it.
+    files: ['src/pipeline/pipeline.ts', 'src/replay/timeline.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
     files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
   },
