@@ -1,5 +1,5 @@
 import type { PipelineState } from './pipeline-state';
-import { retryDelay } from './retry';
+import { DEFAULT_RETRY_POLICY, retryDelay } from './retry';
 import type { SendResult } from './transport';
 
 export type Retry = Extract<SendResult, { verdict_: 'retry' }>;
@@ -7,7 +7,8 @@ export type Retry = Extract<SendResult, { verdict_: 'retry' }>;
 /** Pauses sending for the retry delay after `failuresSoFar` failures (or the server's `Retry-After`), and says so. */
 export function backoff(state: PipelineState, url: string, result: Retry, failuresSoFar: number): void {
   const { clock_: clock } = state;
-  const delay = retryDelay(failuresSoFar, result.retryAfterMs, clock.random, state.policy_);
+  const policy = state.options_.retryPolicy || DEFAULT_RETRY_POLICY;
+  const delay = retryDelay(failuresSoFar, result.retryAfterMs, clock.random, policy);
   state.pausedUntil_ = Math.max(state.pausedUntil_, clock.now() + delay);
   state.debug_.warn(`sending to ${url} failed (${result.reason}); retrying in ${delay} ms`);
 }

@@ -7,7 +7,6 @@ import { KeepaliveBudget } from './keepalive-budget';
 import type { Signal } from './otlp-json';
 import type { Persistence } from './persist';
 import { BoundedQueue } from './queue';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry';
 import type { Transport } from './transport';
 import type { PipelineOptions } from './types';
 import type { UnloadRoute } from './unload';
@@ -23,7 +22,6 @@ export interface PipelineState {
   readonly options_: PipelineOptions;
   readonly debug_: DebugLog;
   readonly clock_: PipelineClock;
-  readonly policy_: RetryPolicy;
   readonly queue_: BoundedQueue<TelemetryItem>;
   /** Undefined when apiKey, serviceName or fetch is missing: nothing is sent. */
   readonly transport_: Transport | undefined;
@@ -33,8 +31,9 @@ export interface PipelineState {
   /** Where misconfiguration warnings go, even without `debug`. */
   readonly console_: Pick<Console, 'warn'>;
   /** The outbox (`persistence` option), once created. */
-  persistence_: Persistence | undefined;
-  stopped_: boolean;
+  persistence_?: Persistence;
+  /** Set by shutdown. This flag and the two below start absent, not false: a smaller initial state in the bundle. */
+  stopped_?: boolean;
   /** Consecutive failed flushes, for the backoff; and no sending before `pausedUntil_` (except at unload/shutdown). */
   failures_: number;
   pausedUntil_: number;
@@ -51,9 +50,9 @@ export interface PipelineState {
   /** Local-storage key of records a page-leave flush kept (see Persistence.keep), until they are done with. */
   readonly keptKeys_: WeakMap<TelemetryItem, string>;
   /** This page put requests in the outbox: drain it after the next delivery. */
-  drainDue_: boolean;
+  drainDue_?: boolean;
   /** Unload left records behind for lack of budget: send them once a keepalive request frees some. */
-  drainWhenBudgetFrees_: boolean;
+  drainWhenBudgetFrees_?: boolean;
   /** Requests answered so far, outside the unload path: with a 2xx, and otherwise (refused, failed, timed out). */
   readonly answers_: [sent: number, failed: number];
 }
@@ -88,14 +87,11 @@ export function createPipelineState(options: PipelineOptions): PipelineState {
     options_: options,
     debug_: options.debug,
     clock_: clock,
-    policy_: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
     queue_: new BoundedQueue<TelemetryItem>(config.maxQueueSize),
     transport_: transport,
     route_: transport && { transport, sendBeacon: options.sendBeacon },
     service_: serviceAttributes(options),
     console_: options.console || captureOriginals().console,
-    persistence_: undefined,
-    stopped_: false,
     failures_: 0,
     pausedUntil_: 0,
     stoppedSignals_: new Set(),
@@ -106,8 +102,6 @@ export function createPipelineState(options: PipelineOptions): PipelineState {
     lastSessionId_: '',
     reports_: new WeakSet(),
     keptKeys_: new WeakMap(),
-    drainDue_: false,
-    drainWhenBudgetFrees_: false,
     answers_: [0, 0],
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DROPPED_ITEMS_METRIC } from '../../wire/self-telemetry';
 import { backoff, failedOutsideFlush, type Retry } from '../../src/pipeline/backoff';
 import { countLost, dropReports, reportSent } from '../../src/pipeline/drops';
-import { retryDelay } from '../../src/pipeline/retry';
+import { DEFAULT_RETRY_POLICY, retryDelay } from '../../src/pipeline/retry';
 import { logItem, pipelineState } from '../support/pipeline-state';
 
 /** Lost records are counted per reason and reported to the server as a running total, once per new count. */
@@ -60,7 +60,7 @@ describe('pipeline backoff', () => {
   it('pauses sending for the retry delay of the failures so far, and says why', () => {
     const { state, clock, warnings } = pipelineState();
     backoff(state, 'http://ingest.test/v1/logs', retry(), 3);
-    const delay = retryDelay(3, undefined, () => 0.5, state.policy_);
+    const delay = retryDelay(3, undefined, () => 0.5, DEFAULT_RETRY_POLICY);
     expect(state.pausedUntil_).toBe(clock.now() + delay);
     expect(warnings).toEqual([`sending to http://ingest.test/v1/logs failed (HTTP 503); retrying in ${delay} ms`]);
   });
@@ -83,6 +83,6 @@ describe('pipeline backoff', () => {
     state.failures_ = 2;
     failedOutsideFlush(state, 'u', retry());
     expect(state.failures_).toBe(3);
-    expect(state.pausedUntil_).toBe(clock.now() + retryDelay(3, undefined, () => 0.5, state.policy_));
+    expect(state.pausedUntil_).toBe(clock.now() + retryDelay(3, undefined, () => 0.5, DEFAULT_RETRY_POLICY));
   });
 });
