@@ -169,7 +169,8 @@ const FORM = /^[^=&\s]+=[^&\s]*(?:&[^=&\s]+=[^&\s]*)*$/;
 /** `"key": value` inside JSON that did not parse (cut short, or with a syntax error). */
 const JSON_MEMBER = /"((?:[^"\\]|\\.)*)"(\s*:\s*)("(?:[^"\\]|\\.)*"?|[^\s,}\]]*)/g;
 
-const decodeFormPart = (part: string): string => {
+/** A form or query part percent-decoded (`+` as a space); malformed escapes leave it as it is. */
+export const decodeFormPart = (part: string): string => {
   try {
     return decodeURIComponent(part.replace(/\+/g, ' '));
   } catch {

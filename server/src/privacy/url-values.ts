@@ -13,16 +13,8 @@
  * other hexadecimal ids (identifiers far more often than secrets, as in bodies). Path segments are not judged: the
  * path is what routes, pages and issues are grouped by.
  */
-import { redactValues } from '../../../src/replay/body-redact';
+import { decodeFormPart as decode, redactValues } from '../../../src/replay/body-redact';
 import { looksSensitive, REDACTED } from '../../../src/replay/sensitive';
-
-const decode = (part: string): string => {
-  try {
-    return decodeURIComponent(part.replace(/\+/g, ' '));
-  } catch {
-    return part;
-  }
-};
 
 /** One `name=value` pair with its value replaced when the name or the value looks sensitive. */
 function redactPair(pair: string): string {
