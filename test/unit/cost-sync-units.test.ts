@@ -5,7 +5,7 @@ import { providerStore, type ProviderRow } from '../../server/src/cost/store/pro
 import { syncJobStore } from '../../server/src/cost/store/sync-jobs';
 import { failed, interrupted, RETRY_DELAYS_MS, succeeded, SYNC_INTERVAL_MS } from '../../server/src/cost/sync/outcome';
 import { startPassLoop } from '../../server/src/cost/sync/passes';
-import { DomainError } from '../../server/src/shared/domain-errors';
+import { domainRefusal } from '../support/refusal';
 import { createProvisionedProject } from '../../server/src/projects/provision';
 import { createTenant } from '../../server/src/projects/store';
 
@@ -100,7 +100,7 @@ describe('cost connection and sync job stores', () => {
     expect(job).toMatchObject({ provider_id: 'cp_a', lease_owner: 'one', lease_until_ms: 601_000 });
     expect(await two.claimDue(1_000)).toBeUndefined();
 
-    const running = await refusal(() => providers.requestSync('cp_a', 2_000));
+    const running = await domainRefusal(() => providers.requestSync('cp_a', 2_000));
     expect([running.kind, running.code]).toEqual(['conflict', 'sync_running']);
 
     await two.renewLease('cp_a', 5_000);
@@ -123,19 +123,9 @@ describe('cost connection and sync job stores', () => {
     const providers = providerStore(database.db);
     await providers.create(connection('cp_b', 2_000));
     expect((await providers.list(projectId)).map((p) => p.id)).toEqual(['cp_a', 'cp_b']);
-    const absent = await refusal(() => providers.find('another project', 'cp_b'));
+    const absent = await domainRefusal(() => providers.find('another project', 'cp_b'));
     expect([absent.kind, absent.message]).toEqual(['not_found', 'no cost provider cp_b in this project']);
     await providers.delete('cp_b');
     expect((await providers.list(projectId)).map((p) => p.id)).toEqual(['cp_a']);
   });
 });
-
-async function refusal(call: () => Promise<unknown>): Promise<DomainError> {
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}

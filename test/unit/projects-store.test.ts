@@ -10,17 +10,7 @@ import { createProvisionedProject, DEFAULT_APP_NAME } from '../../server/src/pro
 import { anyTenant, createTenant, findProject, listProjects } from '../../server/src/projects/store';
 import { firstData } from '../../server/src/setup/store';
 import { DomainError } from '../../server/src/shared/domain-errors';
-
-/** The refusal a call ends in, as domain code throws it. */
-async function refusal(call: () => Promise<unknown>): Promise<DomainError> {
-  try {
-    await call();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+import { domainRefusal } from '../support/refusal';
 
 describe('projects stores', () => {
   let database: DatabaseHandle;
@@ -47,7 +37,7 @@ describe('projects stores', () => {
     const check = await checkKey(db, clock, created.controlKey.key, ['control']);
     expect(check.ok).toBe(true);
 
-    const taken = await refusal(() => createProvisionedProject(db, clock, tenantId, 'shop'));
+    const taken = await domainRefusal(() => createProvisionedProject(db, clock, tenantId, 'shop'));
     expect([taken.kind, taken.code, taken.message, taken.details]).toEqual([
       'conflict',
       'name_taken',
@@ -66,16 +56,16 @@ describe('projects stores', () => {
     await addAlias(db, clock, project.id, 'checkout', 'checkout-v2');
     const apps = await listApps(db, project.id);
     expect(apps.find((a) => a.name === 'checkout')?.aliases).toEqual(['checkout-v2']);
-    const taken = await refusal(() => registerApp(db, clock, project.id, 'checkout-v2'));
+    const taken = await domainRefusal(() => registerApp(db, clock, project.id, 'checkout-v2'));
     expect([taken.kind, taken.code]).toEqual(['conflict', 'name_taken']);
     expect(taken.message).toBe('"checkout-v2" is already an app name or alias in this project');
-    const noApp = await refusal(() => addAlias(db, clock, project.id, 'cart', 'c'));
+    const noApp = await domainRefusal(() => addAlias(db, clock, project.id, 'cart', 'c'));
     expect([noApp.kind, noApp.code, noApp.message]).toEqual([
       'not_found',
       'not_found',
       'no app named "cart" in this project',
     ]);
-    const noAlias = await refusal(() => removeAlias(db, project.id, 'checkout', 'nope'));
+    const noAlias = await domainRefusal(() => removeAlias(db, project.id, 'checkout', 'nope'));
     expect(noAlias.message).toBe('"nope" is not an alias of "checkout"');
     await removeAlias(db, project.id, 'checkout', 'checkout-v2');
   });

@@ -76,6 +76,18 @@ export async function recommendationInputs(
   };
 }
 
+/** What a compute cost row is per: the columns it selects and groups by. */
+const COMPUTE_KEYS = [
+  'd.resource_key',
+  'r.resource_id',
+  'r.resource_name',
+  'r.service',
+  'd.day',
+  'd.charge_category',
+  'd.pricing_category',
+  'd.currency',
+] as const;
+
 /** The window's `Compute` usage and credits per resource, day, kind of charge and currency. */
 async function computeCostRows(db: Kysely<Database>, projectId: string, window: DayRange): Promise<ComputeCostRow[]> {
   const rows = await db
@@ -83,32 +95,14 @@ async function computeCostRows(db: Kysely<Database>, projectId: string, window: 
     .innerJoin('cost_resources as r', (join) =>
       join.onRef('r.provider_id', '=', 'd.provider_id').onRef('r.resource_key', '=', 'd.resource_key'),
     )
-    .select([
-      'd.resource_key',
-      'r.resource_id',
-      'r.resource_name',
-      'r.service',
-      'd.day',
-      'd.charge_category',
-      'd.pricing_category',
-      'd.currency',
-    ])
+    .select(COMPUTE_KEYS)
     .select((eb) => eb.fn.sum<number>('d.effective_cost').as('effective'))
     .where('d.project_id', '=', projectId)
     .where('r.service_category', '=', 'Compute')
     .where('d.charge_category', 'in', ['Usage', 'Credit'])
     .where('d.day', '>=', window.start)
     .where('d.day', '<=', window.end)
-    .groupBy([
-      'd.resource_key',
-      'r.resource_id',
-      'r.resource_name',
-      'r.service',
-      'd.day',
-      'd.charge_category',
-      'd.pricing_category',
-      'd.currency',
-    ])
+    .groupBy(COMPUTE_KEYS)
     .execute();
   return rows.map((r) => ({ ...r, effective: Number(r.effective) }));
 }
