@@ -39,7 +39,7 @@ export async function startCliServer(flags: Record<string, string> = {}): Promis
   const database = await createLastingDatabase('sqlite');
   let server: ServerProcess;
   try {
-    server = await startServerProcess({ ...flags, 'database-url': database.url }, 20_000, { relaunch: true });
+    server = await startServerProcess({ ...flags, 'database-url': database.url }, { relaunch: true });
   } catch (error) {
     await database.drop();
     throw error;
