@@ -24,6 +24,7 @@ import { stopProcess } from '../../support/child-lifecycle';
 import { call, decodePatch, post, review } from '../../support/operator/admission-review';
 import { deploymentPod, instrumented, namespace } from '../../support/operator/admission';
 import { startFakeKube, type FakeKube } from '../../support/operator/fake-kube';
+import { eventually } from '../../support/until';
 
 const MAIN = resolve(__dirname, '../../../operator/dist/main.js');
 const APP = { name: 'checkout', image: 'node:20-alpine', command: ['node', 'server.js'] };
@@ -38,14 +39,47 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function eventually<T>(read: () => T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
+/**
+ * The operator's log as it is written: `next(match)` resolves with the first line (so far or to come) that matches, and
+ * rejects once the process has exited without writing one. No deadline: the test's timeout bounds the wait.
+ */
+function logOf(child: ChildProcess) {
+  const lines: LogLine[] = [];
+  const waiting = new Set<{ match: (entry: LogLine) => boolean; found: (entry: LogLine) => void }>();
+  let buffered = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const complete = buffered.split('\n');
+    buffered = complete.pop() ?? '';
+    for (const text of complete) {
+      if (!text.trim()) continue;
+      const entry = JSON.parse(text) as LogLine;
+      lines.push(entry);
+      for (const waiter of waiting) if (waiter.match(entry)) waiter.found(entry);
+    }
+  });
+  const exited = new Promise<never>((_, fail) =>
+    child.once('exit', (code, signal) => fail(new Error(`the operator exited (${signal ?? code})`))),
+  );
+  exited.catch(() => undefined); // only the waits that are under way when it exits fail
+  const next = (match: (entry: LogLine) => boolean, what: string): Promise<LogLine> => {
+    const seen = lines.find(match);
+    if (seen) return Promise.resolve(seen);
+    const found = new Promise<LogLine>((resolve) => {
+      const waiter = {
+        match,
+        found: (entry: LogLine) => {
+          waiting.delete(waiter);
+          resolve(entry);
+        },
+      };
+      waiting.add(waiter);
+    });
+    return Promise.race([found, exited]).catch((error: Error) => {
+      throw new Error(`${error.message} before logging ${what}`);
+    });
+  };
+  return { lines, next };
 }
 
 describe('the svc-zero operator process', () => {
@@ -53,8 +87,7 @@ describe('the svc-zero operator process', () => {
   let child: ChildProcess;
   let port: number;
   let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  const lines: LogLine[] = [];
-  const line = (match: (entry: LogLine) => boolean) => () => lines.find(match);
+  let log: ReturnType<typeof logOf>;
 
   beforeAll(async () => {
     fake = await startFakeKube();
@@ -86,17 +119,8 @@ describe('the svc-zero operator process', () => {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
-    let buffered = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const complete = buffered.split('\n');
-      buffered = complete.pop() ?? '';
-      for (const text of complete) if (text.trim()) lines.push(JSON.parse(text) as LogLine);
-    });
-    await eventually(
-      line((entry) => entry.msg.startsWith('admission webhook listening')),
-      'the webhook to listen',
-    );
+    log = logOf(child);
+    await log.next((entry) => entry.msg.startsWith('admission webhook listening'), 'that the webhook listens');
   });
 
   afterAll(async () => {
@@ -145,23 +169,18 @@ describe('the svc-zero operator process', () => {
   });
 
   it('logs discovered N workloads and one detection line per workload, and writes the oti status', async () => {
-    await eventually(
-      line((entry) => /discovered 1 workloads/.test(entry.msg)),
-      'the discovery line',
-    );
-    const detection = await eventually(
-      line((entry) => entry.workload === 'checkout' && 'lang' in entry),
-      'the detection line',
-    );
+    await log.next((entry) => /discovered 1 workloads/.test(entry.msg), 'the discovery line');
+    const detection = await log.next((entry) => entry.workload === 'checkout' && 'lang' in entry, 'the detection line');
     expect(detection).toMatchObject({ namespace: 'shop', lang: 'nodejs', strategy: 'sdk' });
     expect(typeof detection.framework).toBe('string');
     expect(detection.confidence).toBeGreaterThan(0);
     expect(detection.confidence).toBeLessThanOrEqual(1);
 
-    const status = await eventually(
-      () => (fake.get(CRD_API_VERSION, CRD_KIND, 'shop', 'default') as unknown as SvcInstrumentation).status?.counts,
-      'the status',
-    );
+    // The fake API server tells of no writes: polled, with no deadline but the test's.
+    const status = await eventually('the oti status', async () => {
+      const instrumentation = fake.get(CRD_API_VERSION, CRD_KIND, 'shop', 'default') as unknown as SvcInstrumentation;
+      return instrumentation.status?.counts;
+    });
     expect(status.matching).toBe(1);
     const instrumentation = fake.get(CRD_API_VERSION, CRD_KIND, 'shop', 'default') as unknown as SvcInstrumentation;
     expect(instrumentation.status?.observedGeneration).toBe(instrumentation.metadata.generation);
@@ -176,7 +195,7 @@ describe('the svc-zero operator process', () => {
     await expect(post(port, { ca: 'unused' }, review(deploymentPod('checkout', 'shop', APP)))).rejects.toThrow(
       /ECONNREFUSED/,
     );
-    expect(lines.some((entry) => entry.msg === 'SIGTERM received: stopping')).toBe(true);
+    expect(log.lines.some((entry) => entry.msg === 'SIGTERM received: stopping')).toBe(true);
   });
 });
 
