@@ -12,7 +12,7 @@ import { str } from '../support/otlp';
 import { startReceiver } from '../support/receiver';
 import { startTestServer, type TestServer } from '../support/server';
 import { buildShop, TOTAL_TS, type ShopBuild } from '../support/shop-build';
-import { until } from '../support/until';
+import { eventually } from '../support/until';
 
 /**
  * Root-cause analyses of issues (docs/ai-fixes.md) on the real server over HTTP, on SQLite and PostgreSQL: an error of
@@ -137,7 +137,7 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
   }
 
   const settled = (t: TestServer, issueId: string) =>
-    until('the analysis to end', 20_000, async () => {
+    eventually('the analysis to end', async () => {
       const { body } = await call(t, 'GET', `/issues/${issueId}/analysis`);
       return body.state === 'done' || body.state === 'failed' ? body : undefined;
     });
@@ -398,7 +398,7 @@ describe.each(kinds)('issue analyses on %s', (kind: DatabaseKind) => {
       expect(bodyOf('/chat')).toContain(
         JSON.stringify(`<${analysisUrl.replaceAll('&', '&amp;')}|Root-cause analysis>`).slice(1, -1),
       );
-      const [message] = await until('the e-mail', 10_000, async () => (mail.inbox.length > 0 ? mail.inbox : undefined));
+      const [message] = await eventually('the e-mail', async () => (mail.inbox.length > 0 ? mail.inbox : undefined));
       expect(message!.mail.text).toContain(`Root-cause analysis: ${analysisUrl}`);
     } finally {
       await receiver.close();

@@ -17,7 +17,7 @@ import { logsBody, metricsBody, TRACE_ID, traceBody } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { pageLoad } from '../support/rrweb';
 import { startTestServer, type TestServer } from '../support/server';
-import { until } from '../support/until';
+import { eventually } from '../support/until';
 
 /**
  * The proof of issue 19: every operation of the generated /openapi.json gets one valid request, which succeeds, and
@@ -304,7 +304,7 @@ const CASES: Record<string, Case> = {
   'get /control-plane/issues/{id}/analysis': {
     // The analysis runs in the background: wait until it is done, so that it writes nothing during the cases after.
     prepare: async (ctx) => {
-      await until('the analysis to finish', 10_000, async () => {
+      await eventually('the analysis to finish', async () => {
         const res = await send(ctx, 'get /', { path: `/control-plane/issues/${ctx.ids.issue}/analysis` });
         return ['done', 'failed'].includes((JSON.parse(res.body) as { state: string }).state) || undefined;
       });

@@ -1,22 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { onTestFinished } from 'vitest';
 
-/** Polls `check` until it returns a value; fails naming `what` once `timeoutMs` has passed without one. */
-export async function until<T>(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<T | undefined>,
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 /** How often `eventually` polls, and the test it waits in when that is not the one Vitest tracks globally. */
 export interface EventuallyOptions {
   everyMs?: number;
