@@ -3,7 +3,7 @@ import type { DialectName } from '../../db/connect';
 import { claimDue, type DeliveryRow } from '../deliveries/store';
 import { attemptDelivery, type SendDeps } from './attempt';
 import { startWorkLoop, type WorkLoop } from './loop';
-import { createPacer } from './pacer';
+import { createPacer, type Pace } from './pacer';
 import { createThreads } from './threads';
 
 export interface OutboxDeps extends SendDeps {
@@ -17,6 +17,8 @@ export interface OutboxOptions {
   concurrency?: number;
   /** A claimed delivery another process may take over after this long (a crashed worker's). Default 60 s. */
   leaseMs?: number;
+  /** Each channel's turn (its kind's minIntervalMs). Default: a pacer on the system clock and timers. */
+  pace?: Pace;
 }
 
 /** `wake` when work may be due now (a new incident, a test); `drain` runs every delivery due now, for tests. */
@@ -34,7 +36,7 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
 export function startOutbox(deps: OutboxDeps, options: OutboxOptions = {}): Outbox {
   const leaseMs = options.leaseMs ?? 60_000;
   const owner = `w_${randomBytes(6).toString('hex')}`;
-  const context = { ...deps, owner, pace: createPacer(), threads: createThreads(deps.db) };
+  const context = { ...deps, owner, pace: options.pace ?? createPacer(), threads: createThreads(deps.db) };
   return startWorkLoop<DeliveryRow>({
     pollMs: options.pollMs ?? 1000,
     concurrency: options.concurrency ?? 32,
