@@ -63,6 +63,8 @@ export interface IngestProxy {
   seen: ProxiedRequest[];
   /** Times at which connections were reset while `down`. */
   resets: number[];
+  /** Resolves once `count` connections have been reset in all: a wait for the page's next attempt while `down`. */
+  resetsReach(count: number): Promise<void>;
   /** The POSTs seen, optionally only those to `path`. */
   posts(path?: string): ProxiedRequest[];
   /** Largest sum of declared POST body bytes that were unanswered at the same time. */
@@ -122,11 +124,25 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
   let lastActivity = performance.now();
   const touch = () => void (lastActivity = performance.now());
 
+  const resetWaiters = new Set<{ count: number; reached: () => void }>();
   function reset(socket: Socket): void {
     socket.resetAndDestroy();
     resets.push(performance.now());
     touch();
+    for (const waiter of resetWaiters) if (resets.length >= waiter.count) waiter.reached();
   }
+  const resetsReach = (count: number) =>
+    new Promise<void>((resolve) => {
+      const waiter = {
+        count,
+        reached: () => {
+          resetWaiters.delete(waiter);
+          resolve();
+        },
+      };
+      resetWaiters.add(waiter);
+      if (resets.length >= count) waiter.reached();
+    });
 
   /** The fault a POST meets (`slow` or `status`: `down` never gets this far), counting it against `times`. */
   function faultForPost(): IngestFault | undefined {
@@ -237,6 +253,7 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
     url: local.origin,
     seen,
     resets,
+    resetsReach,
     posts: (path) => seen.filter((r) => r.method === 'POST' && (path === undefined || r.path === path)),
     maxInFlight: () => maxInFlight,
     pending: () => seen.filter((r) => r.answeredAt === undefined && r.abandonedAt === undefined).length,
