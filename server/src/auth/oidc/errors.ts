@@ -1,0 +1,38 @@
+import { DomainError, type DomainErrorKind } from '../../shared/domain-errors';
+
+/** Why a single sign-on failed; each comes with a sentence the person (or the operator) can act on. */
+export type OidcErrorCode =
+  /** The provider could not be reached or its discovery document is wrong (names SVC_OIDC_ISSUER). */
+  | 'oidc_discovery_failed'
+  /** The callback's `state` is not the one this browser started with: a stale tab, or a forged callback. */
+  | 'oidc_state_mismatch'
+  /** The provider answered the callback with an error (the person cancelled, or consent was refused). */
+  | 'oidc_denied'
+  /** The token endpoint refused the code (used already, expired, or not ours) or could not be reached. */
+  | 'oidc_exchange_failed'
+  /** The ID token failed validation: signature, issuer, audience, expiry or nonce. */
+  | 'oidc_token_invalid'
+  /** The provider sent no e-mail address in the configured claim. */
+  | 'oidc_no_email'
+  /** The e-mail address is outside SVC_OIDC_ALLOWED_DOMAINS. */
+  | 'oidc_email_domain';
+
+const KINDS: Record<OidcErrorCode, DomainErrorKind> = {
+  oidc_discovery_failed: 'upstream',
+  oidc_state_mismatch: 'invalid',
+  oidc_denied: 'forbidden',
+  oidc_exchange_failed: 'upstream',
+  oidc_token_invalid: 'forbidden',
+  oidc_no_email: 'forbidden',
+  oidc_email_domain: 'forbidden',
+};
+
+export class OidcError extends DomainError {
+  declare readonly code: OidcErrorCode;
+
+  constructor(code: OidcErrorCode, message: string, options?: { cause?: unknown }) {
+    super(KINDS[code], code, message);
+    this.name = 'OidcError';
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
