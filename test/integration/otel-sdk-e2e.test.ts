@@ -105,35 +105,49 @@ class SyncContextManager implements ContextManager {
 function recordingSpanExporter(inner: SpanExporter) {
   const sent: ReadableSpan[] = [];
   const results: ExportResult[] = [];
+  // One per export, settled by its callback: what the run waits for.
+  const exported: Promise<void>[] = [];
   const exporter: SpanExporter = {
     export(spans, done) {
       sent.push(...spans);
-      inner.export(spans, (r) => {
-        results.push(r);
-        done(r);
-      });
+      exported.push(
+        new Promise((settled) =>
+          inner.export(spans, (r) => {
+            results.push(r);
+            done(r);
+            settled();
+          }),
+        ),
+      );
     },
     shutdown: () => inner.shutdown(),
     forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
   };
-  return { exporter, sent, results };
+  return { exporter, sent, results, exported };
 }
 
 function recordingLogExporter(inner: LogRecordExporter) {
   const sent: ReadableLogRecord[] = [];
   const results: ExportResult[] = [];
+  // One per export, settled by its callback: what the run waits for.
+  const exported: Promise<void>[] = [];
   const exporter: LogRecordExporter = {
     export(logs, done) {
       sent.push(...logs);
-      inner.export(logs, (r) => {
-        results.push(r);
-        done(r);
-      });
+      exported.push(
+        new Promise((settled) =>
+          inner.export(logs, (r) => {
+            results.push(r);
+            done(r);
+            settled();
+          }),
+        ),
+      );
     },
     shutdown: () => inner.shutdown(),
     forceFlush: () => inner.forceFlush(),
   };
-  return { exporter, sent, results };
+  return { exporter, sent, results, exported };
 }
 
 function recordingMetricExporter(inner: PushMetricExporter) {
@@ -216,15 +230,6 @@ async function listAll(t: TestServer, path: string, filter: string): Promise<Row
 }
 
 // ------------------------------------------------------------------------------------------------ the runs
-
-/** Resolves once `done()` holds; fails after 10 s so a lost export callback cannot hang the suite. */
-async function settled(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error('SDK exports did not complete within 10 s');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 interface Flavor {
   name: string;
@@ -402,7 +407,7 @@ async function runSdk(t: TestServer, flavor: Flavor): Promise<Run> {
   await loggerProvider.forceFlush();
   await meterProvider.forceFlush();
   // The simple log processor does not await its exports in forceFlush: wait for each export's callback.
-  await settled(() => spans.results.length === spans.sent.length && logs.results.length === logs.sent.length);
+  await Promise.all([...spans.exported, ...logs.exported]);
   // Shutting down the meter provider would collect and export once more: the assertions need one exact export.
   await tracerProvider.shutdown();
   await loggerProvider.shutdown();

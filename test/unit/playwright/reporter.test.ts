@@ -164,12 +164,11 @@ describe('@svc/playwright reporter', () => {
     await closed.close();
     const warn = vi.fn();
     const reporter = new SvcReporter({ url: closed.origin, apiKey: 'k', backoffMs: 5, retries: 2, warn });
-    const started = Date.now();
+    // onEnd returning at all is the check (a reporter that kept retrying would hold the run until the test's timeout).
     await run(
       reporter,
       [0, 1, 2].map((i) => [testCase(i), result(0)]),
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]![0]).toMatch(
       /^svc: http:\/\/127\.0\.0\.1:\d+ is unreachable \(fetch failed: ECONNREFUSED\)/,
