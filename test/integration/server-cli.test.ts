@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { needsMemoryRelaunch } from '../../server/src/runtime/memory-relaunch';
 import { childEnv } from '../support/child-env';
+import { eventually } from '../support/until';
 import { traceBody } from '../support/otlp';
 
 // The shipped bin (built by the global setup, test/support/build-server.ts): what `npm start` runs.
@@ -217,10 +218,9 @@ describe('svc-server CLI', () => {
         const cmdline = readFileSync(`/proc/${childPid}/cmdline`, 'utf8').split('\0');
         return { server, banner, launcher, childPid: childPid!, environ, cmdline };
       };
-      const gone = async (pid: number) => {
-        for (let i = 0; i < 100 && existsSync(`/proc/${pid}`); i++) await new Promise((done) => setTimeout(done, 100));
-        return !existsSync(`/proc/${pid}`);
-      };
+      // Not a child of this process, so there is no exit event to wait for: polled, with no deadline but the test's.
+      const gone = (pid: number) =>
+        eventually(`process ${pid} to end`, async () => !existsSync(`/proc/${pid}`) || undefined);
 
       const first = await launch();
       expect(first.environ).toContain('MALLOC_ARENA_MAX=2');
