@@ -91,14 +91,19 @@ export function startServerProcess(
   });
 }
 
+/** Children started here and still running: killed if the test process exits first. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /**
  * With no deadline of their own, a start or command that hangs lasts until the test's timeout ends the test process
  * (Vitest's forks, Playwright's workers): the child dies with it rather than outliving the run.
  */
 function killWithTestProcess(child: ChildProcess): void {
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
-  child.once('exit', () => process.off('exit', kill));
+  running.add(child);
+  child.once('exit', () => running.delete(child));
 }
 
 /**
