@@ -82,7 +82,6 @@ async function startCdnExample(ingest: TestServer): Promise<RunningApp> {
       }),
       port,
       readyPaths: ['/', '/svc.min.js'],
-      timeoutMs: 30_000,
     });
     return { ...app, stop: () => app.stop().finally(() => rmSync(modules, { recursive: true, force: true })) };
   } catch (error) {
