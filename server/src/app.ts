@@ -7,6 +7,7 @@ import { demoRoutes, type DemoOptions } from './demo/routes';
 import { apiReferenceRoutes } from './docs/routes';
 import { githubRoutes } from './github/routes';
 import { controlAuth } from './http/auth';
+import { RoutePermissions } from './http/permissions';
 import type { AppEnv, Services } from './http/env';
 import { ApiError, errorResponse } from './http/errors';
 import { answerError } from './http/on-error';
@@ -76,6 +77,9 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   // Registered before every route, so they wrap each of them (noSniff also the answers of onError and notFound).
   app.use('*', noSniff);
   app.use('/control-plane/*', refuseNul);
+  // One authentication and authorisation step for every control-plane operation, with the permission each declares.
+  const permissions = new RoutePermissions();
+  app.use('/control-plane/*', controlAuth(services, permissions));
 
   app.openapi(healthRoute, async (c) => {
     await services.db.selectFrom('tenants').select('id').limit(1).execute();
@@ -97,7 +101,6 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
       }),
     );
   }
-  // Before the control plane, whose control-key check would otherwise turn admin keys away first.
   app.route('/control-plane/projects', projectRoutes(services));
   app.route('/control-plane', controlPlaneRoutes(services, options));
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
@@ -105,14 +108,15 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   app.route('/', consoleRoutes());
   app.route('/', landingRoutes(services, { demo: options.demo !== undefined }));
   app.route('/', apiReferenceRoutes());
-  // Last: the document describes every route registered above.
+  // Last: the document describes every route registered above, and the permissions are read from it.
   serveOpenApi(app, services);
+  permissions.load(app);
   return app;
 }
 
-/** Every `/control-plane` route but projects', behind the control-key check (registered first, so it runs first). */
+/** Every `/control-plane` route but projects' (behind `controlAuth`, registered on the app before them). */
 function controlPlaneRoutes(services: Services, options: AppOptions) {
-  const controlPlane = createRouter().use('*', controlAuth(services));
+  const controlPlane = createRouter();
   controlPlane
     .route('/', appRoutes(services))
     .route('/', recordRoutes(services))

@@ -93,7 +93,7 @@ describe('projects stores', () => {
     const first = await createProvisionedProject(db, clock, tenantId, 'one');
     await createProvisionedProject(db, clock, tenantId, 'two');
     const projectId = first.project.id;
-    const asProjectKey = await whereabouts(db, { projectId, tenantId, admin: false });
+    const asProjectKey = await whereabouts(db, { projectId, tenantId, switches: false, limitedTo: null });
     expect(asProjectKey).toEqual({
       project: { id: projectId, name: 'one' },
       tenant: { id: tenantId, name: 'where' },
@@ -101,8 +101,10 @@ describe('projects stores', () => {
       github: false,
       projects: null,
     });
-    const asAdmin = await whereabouts(db, { projectId, tenantId, admin: true });
+    const asAdmin = await whereabouts(db, { projectId, tenantId, switches: true, limitedTo: null });
     expect(asAdmin.projects?.map((p) => p.name)).toEqual(['one', 'two']);
+    const asLimitedMember = await whereabouts(db, { projectId, tenantId, switches: true, limitedTo: [projectId] });
+    expect(asLimitedMember.projects?.map((p) => p.name)).toEqual(['one']);
   });
 
   it('has no first data for a project that received nothing', async () => {

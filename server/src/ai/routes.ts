@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { actorLabel, type Services } from '../http/env';
+import { createRouter, errors, jsonAnswer, needs } from '../http/openapi';
 import { idParams } from '../http/schemas';
 import { requireIssueRow } from '../issues/store';
 import { latestAnalysis } from './store';
@@ -11,11 +11,11 @@ import type { AiSettings } from './settings';
 const common = {
   path: '/{id}/analysis' as const,
   tags: ['issues'],
-  security: CONTROL_SECURITY,
   request: { params: idParams('Issue id') },
 };
 
 const startRoute = createRoute({
+  ...needs('issues.triage'),
   ...common,
   method: 'post',
   summary:
@@ -27,6 +27,7 @@ const startRoute = createRoute({
 });
 
 const latestRoute = createRoute({
+  ...needs('project.view'),
   ...common,
   method: 'get',
   summary: "The issue's latest analysis: state, result, what was sent, token usage; null when none was asked for yet",
@@ -52,10 +53,10 @@ export function analysisRoutes(services: Services, ai: AiSettings | undefined) {
   });
   return createRouter()
     .openapi(startRoute, async (c) => {
-      const { projectId, key } = c.get('caller');
+      const { projectId, actor } = c.get('caller');
       const { id } = c.req.valid('param');
       const row = await requireIssueRow(db, projectId, id);
-      const { view } = await analyzer.request(row, `key:${key.name}`);
+      const { view } = await analyzer.request(row, actorLabel(actor));
       return c.json(view, 202);
     })
     .openapi(latestRoute, async (c) => {

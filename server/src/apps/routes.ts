@@ -1,14 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, needs } from '../http/openapi';
 import { listOf } from '../http/schemas';
 import { listApps } from '../projects/apps-store';
 
 export const AppSchema = z.object({ id: z.string(), name: z.string(), aliases: z.array(z.string()) }).openapi('App');
 
 const appsRoute = createRoute({
+  ...needs('project.view'),
   tags: ['query'],
-  security: CONTROL_SECURITY,
   method: 'get',
   path: '/apps',
   summary: "Apps of the key's project with their aliases",

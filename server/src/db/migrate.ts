@@ -19,6 +19,7 @@ import { testTrafficMigration } from './migrations/0019-test-traffic';
 import { ingestSetupHealthMigration } from './migrations/0020-ingest-setup-health';
 import { issueMergesMigration } from './migrations/0021-issue-merges';
 import { issueBreakdownMigration } from './migrations/0022-issue-breakdown';
+import { teamsMigration } from './migrations/0023-teams';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
@@ -42,6 +43,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0020-ingest-setup-health': ingestSetupHealthMigration(),
     '0021-issue-merges': issueMergesMigration(),
     '0022-issue-breakdown': issueBreakdownMigration(),
+    '0023-teams': teamsMigration(handle.dialect),
   };
 }
 

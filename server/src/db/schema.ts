@@ -2,13 +2,14 @@ import type { Generated } from 'kysely';
 import type { CostTables } from '../cost/tables';
 import type { DetectionTables } from '../incidents/detect/tables';
 import type { TestRunTables } from '../test-runs/tables';
+import type { TeamTables } from '../auth/tables';
 
 /**
  * Table types for Kysely. Times are Unix epoch milliseconds (`*_ms`, integers that fit a JS number) for filtering and
  * ordering; OTLP nanosecond timestamps are kept verbatim as decimal strings (`*_ns`) so nothing is rounded.
  * JSON columns are text in both dialects: they are written and read whole, never queried into.
  */
-export interface Database extends DetectionTables, CostTables, TestRunTables {
+export interface Database extends DetectionTables, CostTables, TestRunTables, TeamTables {
   tenants: { id: string; name: string; created_ms: number };
   projects: { id: string; tenant_id: string; name: string; created_ms: number };
   apps: { id: string; project_id: string; name: string; created_ms: number };
@@ -27,6 +28,9 @@ export interface Database extends DetectionTables, CostTables, TestRunTables {
     revoked_ms: number | null;
     /** The key itself, for ingest keys only (public: every page that sends telemetry carries it); null otherwise. */
     key_text: string | null;
+    /** The person who made the key; null for keys made by the CLI or on first start. */
+    created_by: string | null;
+    last_used_ms: number | null;
   };
   spans: {
     id: Generated<number>;

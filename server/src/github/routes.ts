@@ -7,7 +7,7 @@ import type { Database } from '../db/schema';
 import { replayUrl } from '../incidents/detect/evidence';
 import { incidentLinks, issuePageUrl } from '../incidents/links';
 import { ApiError } from '../http/errors';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../http/openapi';
 import { idParams, Time } from '../http/schemas';
 import { requireIssueRow, type IssueRow } from '../issues/store';
 import { iso } from '../shared/time';
@@ -118,15 +118,14 @@ const PullRequest = z.object({
   created: z.boolean().openapi({ description: 'false: the pull request was open already' }),
 });
 
-const control = { security: CONTROL_SECURITY };
 const repository = {
-  ...control,
   tags: ['github'],
   path: '/apps/{app}/repository' as const,
   request: { params: z.object({ app: z.string().min(1).openapi({ description: 'App name or alias' }) }) },
 };
 
 const connectRoute = createRoute({
+  ...needs('project.configure'),
   ...repository,
   method: 'put',
   summary: "Connect the app's GitHub repository with a token or a GitHub App installation (secrets sealed)",
@@ -146,24 +145,26 @@ const connectRoute = createRoute({
   },
 });
 const repositoryRoute = createRoute({
+  ...needs('project.view'),
   ...repository,
   method: 'get',
   summary: "The app's repository (never its secrets)",
   responses: { 200: jsonAnswer('Connected', Connection), ...errors(400, 401, 403, 404) },
 });
 const disconnectRoute = createRoute({
+  ...needs('project.configure'),
   ...repository,
   method: 'delete',
   summary: "Disconnect the app's repository",
   responses: { 204: { description: 'Disconnected' }, ...errors(400, 401, 403, 404) },
 });
 const pullRequest = {
-  ...control,
   tags: ['issues'],
   path: '/issues/{id}/pull-request' as const,
   request: { params: idParams('Issue id') },
 };
 const openRoute = createRoute({
+  ...needs('issues.triage'),
   ...pullRequest,
   method: 'post',
   summary: "Open a pull request with the latest analysis's patch and the reproduction test, or return the open one",
@@ -179,6 +180,7 @@ const openRoute = createRoute({
   },
 });
 const recordedRoute = createRoute({
+  ...needs('project.view'),
   ...pullRequest,
   method: 'get',
   summary:

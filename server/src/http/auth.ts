@@ -1,25 +1,28 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { API_KEY_HEADER, API_KEY_QUERY_PARAM } from '../../../wire/paths';
+import { ROLE_PERMISSIONS, SCOPE_PERMISSIONS, type Permission } from '../auth/roles';
 import type { KeyScope } from '../db/schema';
-import { checkKey, type KeyCheck, type KeyInfo } from '../projects/keys-store';
+import { checkKey, type KeyCheck } from '../projects/keys-store';
 import { findProject, listProjects } from '../projects/store';
-import type { AppEnv, Services } from './env';
+import { personOf } from './console-auth';
+import type { Actor, AppEnv, Services } from './env';
 import { ApiError } from './errors';
+import { requirePermission, type RoutePermissions } from './permissions';
 
 type Failure = Extract<KeyCheck, { ok: false }>;
 
 /** The header an admin key names the project it acts on with (the console's project switcher sets it). */
 export const PROJECT_HEADER = 'x-svc-project';
 
-const HOW: Record<KeyScope, string> = {
+type Surface = 'ingest' | 'control';
+
+const HOW: Record<Surface, string> = {
   ingest: `send the ingest key in the X-API-Key header (or the ${API_KEY_QUERY_PARAM} query parameter for beacons)`,
-  control: 'send a control key (or a read key, to view) as "Authorization: Bearer <key>"',
-  read: 'send a read or control key as "Authorization: Bearer <key>"',
-  admin:
-    'send a tenant-wide admin key (made with: svc-server keys create --scope admin) as "Authorization: Bearer <key>"',
+  control:
+    'send a control key (or a read key, to view) as "Authorization: Bearer <key>", or sign in to the console as a person',
 };
 
-function failure(scope: KeyScope, { reason, key }: Failure): ApiError {
+function failure(scope: Surface, { reason, key }: Failure): ApiError {
   const keyScope = key?.scope;
   switch (reason) {
     case 'missing':
@@ -46,61 +49,108 @@ function failure(scope: KeyScope, { reason, key }: Failure): ApiError {
   }
 }
 
-/** Methods a `read` key may use: they change nothing. */
-const READ_METHODS = ['GET', 'HEAD'];
-
-/**
- * Checks the presented key against the scopes a surface takes; `scope` names the surface in errors. A `read` key
- * passes only for methods that change nothing.
- */
-function authenticate(
+/** Checks an ingest request's key; refusals are counted by ingest/refusals. */
+function authenticateIngest(
   services: Services,
-  scope: KeyScope,
   presented: (c: Context<AppEnv>) => string | undefined,
-  accepted: readonly KeyScope[] = [scope],
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const result = await checkKey(services.db, services.clock, presented(c), accepted);
+    const result = await checkKey(services.db, services.clock, presented(c), ['ingest']);
     if (!result.ok) {
       // For ingest's refusal counts (ingest/refusals): why, and under which project, without the key itself.
       c.set('keyRefusal', { reason: result.reason, key: result.key });
-      const err = failure(scope, result);
-      if (scope !== 'ingest' && err.status === 401) c.header('WWW-Authenticate', 'Bearer realm="svc"');
-      throw err;
+      throw failure('ingest', result);
     }
-    if (result.key.scope === 'read' && !READ_METHODS.includes(c.req.method)) {
-      throw new ApiError(403, 'forbidden', `a read key can only view (GET); ${c.req.method} needs a control key`);
-    }
-    const projectId = await projectActedOn(services, c, result.key, result.tenantId);
-    c.set('caller', { tenantId: result.tenantId, projectId, key: result.key });
+    c.set('caller', {
+      tenantId: result.tenantId,
+      projectId: result.key.projectId,
+      actor: { kind: 'key', key: result.key },
+      permissions: new Set(),
+    });
+    await next();
+  };
+}
+
+/** Who a control-plane request comes from, before the project is chosen: a key, or a person's console session. */
+interface Identified {
+  tenantId: string;
+  actor: Actor;
+  /** Projects the caller may act on; null for every project of the tenant. */
+  projects: readonly string[] | null;
+  /** The project of a project key: the only one it acts on. */
+  ownProject?: string;
+}
+
+const CONTROL_SCOPES: readonly KeyScope[] = ['control', 'read', 'admin'];
+
+async function identify(services: Services, c: Context<AppEnv>): Promise<Identified> {
+  const key = bearer(c);
+  if (key === undefined) {
+    const person = await personOf(services, c);
+    if (person) return { tenantId: person.tenantId, actor: { kind: 'person', person }, projects: person.projects };
+  }
+  const result = await checkKey(services.db, services.clock, key, CONTROL_SCOPES);
+  if (!result.ok) {
+    const err = failure('control', result);
+    if (err.status === 401) c.header('WWW-Authenticate', 'Bearer realm="svc"');
+    throw err;
+  }
+  const actor: Actor = { kind: 'key', key: result.key };
+  if (result.key.scope === 'admin') return { tenantId: result.tenantId, actor, projects: null };
+  return { tenantId: result.tenantId, actor, projects: [result.key.projectId], ownProject: result.key.projectId };
+}
+
+const permissionsOf = (actor: Actor): ReadonlySet<Permission> =>
+  new Set(actor.kind === 'key' ? SCOPE_PERMISSIONS[actor.key.scope] : ROLE_PERMISSIONS[actor.person.role]);
+
+/**
+ * The control plane's one authentication and authorisation step: a key (`Authorization: Bearer`) or a console
+ * session (cookie, with the same-origin proof on changes) identifies the caller, `X-Svc-Project` picks the project
+ * among those it may act on, and the operation's declared permission (`x-svc-permission`) must be among the key
+ * scope's or the person's role's (auth/roles.ts).
+ */
+export function controlAuth(services: Services, routes: RoutePermissions): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const who = await identify(services, c);
+    const projectId = await projectActedOn(services, c, who);
+    const caller = { tenantId: who.tenantId, projectId, actor: who.actor, permissions: permissionsOf(who.actor) };
+    c.set('caller', caller);
+    const needed = routes.of(c);
+    if (needed !== undefined) requirePermission(c, caller, needed);
     await next();
   };
 }
 
 /**
- * The project a request acts on. A project key acts on its own; an admin key, tenant-wide, on the project of its tenant
- * that `X-Svc-Project` names, else on the tenant's oldest project (on a server with one project, no header is needed).
+ * The project a request acts on. A project key acts on its own; an admin key or a person on the project of their
+ * organisation that `X-Svc-Project` names (among those a member is limited to), else on the first they may act on (on
+ * a server with one project, no header is needed).
  */
-async function projectActedOn(services: Services, c: Context<AppEnv>, key: KeyInfo, tenantId: string): Promise<string> {
+async function projectActedOn(services: Services, c: Context<AppEnv>, who: Identified): Promise<string> {
   const named = c.req.header(PROJECT_HEADER)?.trim() || undefined;
-  if (key.scope !== 'admin') {
-    if (named !== undefined && named !== key.projectId) {
+  if (who.ownProject !== undefined) {
+    if (named !== undefined && named !== who.ownProject) {
       throw new ApiError(
         403,
         'forbidden',
-        `this key belongs to project ${key.projectId}; only an admin key chooses its project with X-Svc-Project`,
+        `this key belongs to project ${who.ownProject}; only an admin key or a person chooses the project with X-Svc-Project`,
         { field: 'X-Svc-Project' },
       );
     }
-    return key.projectId;
+    return who.ownProject;
   }
-  if (named === undefined) return (await listProjects(services.db, tenantId))[0]?.id ?? key.projectId;
-  const project = await findProject(services.db, named, tenantId);
-  if (!project)
+  const allowed = (id: string) => who.projects === null || who.projects.includes(id);
+  if (named === undefined) {
+    const first = (await listProjects(services.db, who.tenantId)).find((p) => allowed(p.id));
+    if (!first) throw new ApiError(403, 'forbidden', 'you may act on no project of this organisation: ask an admin');
+    return first.id;
+  }
+  const project = await findProject(services.db, named, who.tenantId);
+  if (!project || !allowed(project.id))
     throw new ApiError(
       404,
       'not_found',
-      `no project ${named} in this tenant (X-Svc-Project; GET /control-plane/projects lists them)`,
+      `no project ${named} you may act on (X-Svc-Project; GET /control-plane/me lists them)`,
       { field: 'X-Svc-Project' },
     );
   return project.id;
@@ -108,20 +158,11 @@ async function projectActedOn(services: Services, c: Context<AppEnv>, key: KeyIn
 
 /** Ingest: `X-API-Key`, or `?api_key=` for `sendBeacon`, which cannot set headers. Needs an `ingest` key. */
 export const ingestAuth = (services: Services) =>
-  authenticate(
-    services,
-    'ingest',
-    (c) => c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined,
-  );
+  authenticateIngest(services, (c) => c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined);
 
-const bearer = (c: Context<AppEnv>) => /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
-
-/**
- * Control plane: `Authorization: Bearer <key>` with a `control` key, a `read` key to view (GET) only, or an `admin` key
- * acting as a control key on a project of its tenant (`X-Svc-Project`).
- */
-export const controlAuth = (services: Services) =>
-  authenticate(services, 'control', bearer, ['control', 'read', 'admin']);
-
-/** Project management (`/control-plane/projects`): `Authorization: Bearer <key>` with an `admin` key. */
-export const adminAuth = (services: Services) => authenticate(services, 'admin', bearer);
+function bearer(c: Context<AppEnv>): string | undefined {
+  const header = c.req.header('authorization');
+  if (header === undefined) return undefined;
+  // A malformed header is a missing key, not a reason to look at the cookie.
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '';
+}

@@ -6,13 +6,24 @@ import type { RefusalCounter } from '../ingest/refusals/counter';
 import type { TelemetryWriter } from '../ingest/writer';
 import type { Symbolicator } from '../sourcemaps/types';
 import type { KeyInfo } from '../projects/keys-store';
+import type { SessionPerson } from '../auth/console-sessions';
+import type { Permission } from '../auth/roles';
 
-/** The caller a key identified: every query and write is confined to this project. */
+/** Who makes a request: a machine key, or a person through their console session. */
+export type Actor = { kind: 'key'; key: KeyInfo } | { kind: 'person'; person: SessionPerson };
+
+/** The caller a key or a console session identified: every query and write is confined to this project. */
 export interface Caller {
   tenantId: string;
   projectId: string;
-  key: KeyInfo;
+  actor: Actor;
+  /** What the key's scope or the person's role allows (auth/roles.ts). */
+  permissions: ReadonlySet<Permission>;
 }
+
+/** How histories and the audit log name an actor: `key:<name>` or the person's e-mail. */
+export const actorLabel = (actor: Actor): string =>
+  actor.kind === 'key' ? `key:${actor.key.name}` : actor.person.email;
 
 export interface Services {
   db: Kysely<Database>;

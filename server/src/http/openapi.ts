@@ -1,7 +1,10 @@
 import { OpenAPIHono, z, type Hook, type RouteConfig } from '@hono/zod-openapi';
 import type { Handler, MiddlewareHandler } from 'hono';
 import { formatJsonPath } from '../json/walk';
+import type { Permission } from '../auth/roles';
+import { SESSION_COOKIE } from './console-auth';
 import type { AppEnv } from './env';
+import { PERMISSION_FIELD } from './permissions';
 import { ApiError } from './errors';
 import { readJsonObject } from './json-object';
 
@@ -197,7 +200,14 @@ export const optionalJsonBody = <S extends z.ZodType>(schema: S, example: z.inpu
   content: { 'application/json': { schema, example } },
 });
 
-export const CONTROL_SECURITY = [{ controlKey: [] }];
+/** A control-plane operation takes a key or a console session. */
+export const CONTROL_SECURITY: Array<Record<string, string[]>> = [{ controlKey: [] }, { consoleSession: [] }];
+
+/**
+ * What a control-plane operation needs: spread into `createRoute`. The permission lands in the OpenAPI document as
+ * `x-svc-permission`, where the control plane's one authorisation step reads it (http/permissions.ts).
+ */
+export const needs = (permission: Permission) => ({ security: CONTROL_SECURITY, [PERMISSION_FIELD]: permission });
 
 /** Registers the key schemes routes refer to (`security`). */
 export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
@@ -218,6 +228,13 @@ export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
     type: 'http',
     scheme: 'bearer',
     description: 'Control-scope key',
+  });
+  r.registerComponent('securitySchemes', 'consoleSession', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description:
+      'A person signed in to the console (docs/teams.md); changes also need `Origin` and the `X-Svc-Csrf` token',
   });
   r.registerComponent('securitySchemes', 'adminKey', {
     type: 'http',

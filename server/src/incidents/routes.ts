@@ -1,9 +1,9 @@
+import { actorLabel } from '../http/env';
 import { createRoute, z } from '@hono/zod-openapi';
 import { IncidentAnalysis } from '../ai/schemas';
 import { incidentAnalysis } from '../ai/incident-analysis';
 import { ApiError } from '../http/errors';
 import {
-  CONTROL_SECURITY,
   createRouter,
   errors,
   jsonAnswer,
@@ -11,6 +11,7 @@ import {
   optionalJsonBody,
   readControlJson,
   readOptionalControlJson,
+  needs,
 } from '../http/openapi';
 import { cursorQuery, idParams, limitQuery, pageOf, strings, text, orderQuery } from '../http/schemas';
 import type { NotifyServices } from '../notify/services';
@@ -22,9 +23,10 @@ import { INCIDENT_STATUSES, SEVERITIES } from './types';
 
 const notFound = (id: string) => new ApiError(404, 'not_found', `no incident ${id} in this project`);
 const PAGE = { default: 50, max: 200 } as const;
-const control = { tags: ['incidents'], security: CONTROL_SECURITY };
+const control = { tags: ['incidents'] };
 
 const listRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/',
@@ -52,6 +54,7 @@ const listRoute = createRoute({
 });
 
 const getRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/{id}',
@@ -75,6 +78,7 @@ const getRoute = createRoute({
 });
 
 const openRoute = createRoute({
+  ...needs('issues.triage'),
   ...control,
   method: 'post',
   path: '/',
@@ -104,6 +108,7 @@ const openRoute = createRoute({
 type Move = 'acknowledge' | 'resolve';
 const moveRoute = <A extends Move>(action: A) =>
   createRoute({
+    ...needs('issues.triage'),
     ...control,
     method: 'post',
     path: `/{id}/${action}` as const,
@@ -181,7 +186,7 @@ export function incidentRoutes(services: NotifyServices) {
 function moveRoutes<A extends Move>({ incidents }: NotifyServices, action: A) {
   return createRouter().openapi(moveRoute(action), async (c) => {
     const { id } = c.req.valid('param');
-    const by = c.req.valid('json').by ?? `key:${c.get('caller').key.name}`;
+    const by = c.req.valid('json').by ?? actorLabel(c.get('caller').actor);
     const incident = await incidents[action](c.get('caller').projectId, id, by);
     if (!incident) throw notFound(id);
     return c.json(incident, 200);

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
 import { badRequest } from '../http/errors';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, needs } from '../http/openapi';
 import { Time, rangeQuery } from '../http/schemas';
 import { iso } from '../shared/time';
 import { refusalSummary } from './refusals/read';
@@ -77,8 +77,8 @@ export const Health = z
   .openapi('IngestHealth');
 
 const route = createRoute({
+  ...needs('project.view'),
   tags: ['ingest'],
-  security: CONTROL_SECURITY,
   method: 'get',
   path: '/',
   summary: 'Ingest health: the requests the server refused and what the SDK reports it dropped',
@@ -92,7 +92,7 @@ const route = createRoute({
 /** `GET /control-plane/ingest/health`, behind the control plane's key check (any project key, or an admin key). */
 export function ingestHealthRoutes(services: Services) {
   return createRouter().openapi(route, async (c) => {
-    const { projectId, key } = c.get('caller');
+    const { projectId, permissions } = c.get('caller');
     const p = c.req.valid('query');
     const to = p.to ?? services.clock.now();
     const from = p.from ?? to - DEFAULT_WINDOW_MS;
@@ -101,7 +101,8 @@ export function ingestHealthRoutes(services: Services) {
     await services.refusals.flush();
     const [refusals, unattributed, drops] = await Promise.all([
       refusalSummary(services.db, projectId, from, to),
-      key.scope === 'admin' ? refusalSummary(services.db, NO_PROJECT, from, to) : null,
+      // Refusals no project can be named for are the organisation's: for those who manage its keys.
+      permissions.has('keys.manage') ? refusalSummary(services.db, NO_PROJECT, from, to) : null,
       sdkDrops(services.db, projectId, from, to),
     ]);
     return c.json({ window: { from: iso(from), to: iso(to) }, refusals, unattributed, sdk_drops: drops }, 200);

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../http/openapi';
 import { AnyObject } from '../http/schemas';
 import { ACCOUNT_SID, E164, MESSAGING_SERVICE_SID, parseTelephonyIntegration } from '../notify/kinds/telephony/account';
 import type { Integration, IntegrationKind } from '../notify/kinds/types';
@@ -49,7 +49,7 @@ const PARSERS: { [S in Segment]: (body: z.output<(typeof BODIES)[S]>) => Integra
   telephony: (body) => parseTelephonyIntegration(body),
 };
 
-const control = { tags: ['integrations'], security: CONTROL_SECURITY };
+const control = { tags: ['integrations'] };
 const Answer = z.object({
   kind: z.enum(['chat_app', 'telephony']),
   config: AnyObject.openapi({ description: 'Without secrets' }),
@@ -58,6 +58,7 @@ const KindParams = z.object({ kind: z.enum(['chat-app', 'telephony']).openapi({ 
 
 const putRoute = <S extends Segment>(segment: S) =>
   createRoute({
+    ...needs('project.configure'),
     ...control,
     method: 'put',
     path: `/${segment}`,
@@ -68,6 +69,7 @@ const putRoute = <S extends Segment>(segment: S) =>
   });
 
 const getRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/{kind}',
@@ -77,6 +79,7 @@ const getRoute = createRoute({
 });
 
 const deleteRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'delete',
   path: '/{kind}',

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, needs } from '../http/openapi';
 import { TEST_ENV } from '../incidents/detect/error-records';
 import { issueFacets, MAX_FACET_RELEASES } from './store';
 
@@ -16,8 +16,8 @@ const Facets = z
   .openapi('IssueFacets');
 
 const route = createRoute({
+  ...needs('project.view'),
   tags: ['issues'],
-  security: CONTROL_SECURITY,
   method: 'get',
   path: '/',
   summary: "The values the issue list's env and release filters take",

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
-import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
+import { actorLabel, type Services } from '../http/env';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../http/openapi';
 import { idParams, listOf, pageOf } from '../http/schemas';
 import { appIdFilter } from '../apps/filter';
 import { readCursor } from '../http/cursor';
@@ -27,9 +27,10 @@ import {
   type IssueRow,
 } from './store';
 
-const control = { tags: ['issues'], security: CONTROL_SECURITY };
+const control = { tags: ['issues'] };
 
 const listRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/',
@@ -41,6 +42,7 @@ const listRoute = createRoute({
 });
 
 const getRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/{id}',
@@ -51,6 +53,7 @@ const getRoute = createRoute({
 });
 
 const statusRoute = createRoute({
+  ...needs('issues.triage'),
   ...control,
   method: 'patch',
   path: '/{id}',
@@ -64,6 +67,7 @@ const statusRoute = createRoute({
 });
 
 const bulkStatusRoute = createRoute({
+  ...needs('issues.triage'),
   ...control,
   method: 'patch',
   path: '/',
@@ -113,8 +117,8 @@ function collectionRoutes(services: Services) {
     })
     .openapi(bulkStatusRoute, async (c) => {
       const { ids, status, in_next_release: inNextRelease } = c.req.valid('json');
-      const { projectId, key } = c.get('caller');
-      const change = { status, inNextRelease, by: `key:${key.name}`, atMs: services.clock.now() };
+      const { projectId, actor } = c.get('caller');
+      const change = { status, inNextRelease, by: actorLabel(actor), atMs: services.clock.now() };
       const changed = await setStatuses(db, projectId, ids, change);
       return c.json({ data: changed.map(issueJson) }, 200);
     });
@@ -141,8 +145,8 @@ function itemRoutes(services: Services) {
     })
     .openapi(statusRoute, async (c) => {
       const { status, in_next_release: inNextRelease } = c.req.valid('json');
-      const { projectId, key } = c.get('caller');
-      const change = { status, inNextRelease, by: `key:${key.name}`, atMs: services.clock.now() };
+      const { projectId, actor } = c.get('caller');
+      const change = { status, inNextRelease, by: actorLabel(actor), atMs: services.clock.now() };
       return c.json(issueJson(await setStatus(db, projectId, c.req.valid('param').id, change)), 200);
     });
 }

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ERROR_SEVERITY, errorOfLog } from '../incidents/detect/error-records';
 import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, needs } from '../http/openapi';
 import { frameJson } from '../issues/json';
 import { Frame, MissingMapsSchema } from '../issues/schemas';
 import { missingMaps } from '../sourcemaps/missing';
@@ -20,8 +20,8 @@ const LogFrames = z
   .openapi('LogFrames');
 
 const route = createRoute({
+  ...needs('project.view'),
   tags: ['query'],
-  security: CONTROL_SECURITY,
   method: 'get',
   path: '/logs/{id}/frames',
   summary: "An error log's stack, symbolicated with the project's source maps",

@@ -11,14 +11,14 @@ export interface Whereabouts {
   apps: Named[];
   /** An app of the project has a GitHub repository connected. */
   github: boolean;
-  /** The tenant's projects for an admin key; null for a project key (it acts on its own only). */
+  /** The projects an admin key or a person may switch to; null for a project key (it acts on its own only). */
   projects: Named[] | null;
 }
 
 /** Reads a caller's project, tenant and apps at once. */
 export async function whereabouts(
   db: Kysely<Database>,
-  caller: { projectId: string; tenantId: string; admin: boolean },
+  caller: { projectId: string; tenantId: string; switches: boolean; limitedTo: readonly string[] | null },
 ): Promise<Whereabouts> {
   const { projectId, tenantId } = caller;
   const [project, tenant, apps, repository, projects] = await Promise.all([
@@ -31,7 +31,7 @@ export async function whereabouts(
       .where('project_id', '=', projectId)
       .limit(1)
       .executeTakeFirst(),
-    caller.admin ? listProjects(db, tenantId) : null,
+    caller.switches ? listProjects(db, tenantId) : null,
   ]);
   const named = (x: Named): Named => ({ id: x.id, name: x.name });
   return {
@@ -39,6 +39,6 @@ export async function whereabouts(
     tenant,
     apps: apps.map(named),
     github: repository !== undefined,
-    projects: projects && projects.map(named),
+    projects: projects && projects.filter((p) => caller.limitedTo?.includes(p.id) ?? true).map(named),
   };
 }

@@ -40,7 +40,7 @@ export const hashKey = (key: string): string => createHash('sha256').update(key)
 export async function createKey(
   db: Kysely<Database>,
   clock: Clock,
-  input: { projectId: string; scope: KeyScope; name?: string; expiresMs?: number | null },
+  input: { projectId: string; scope: KeyScope; name?: string; expiresMs?: number | null; createdBy?: string },
 ): Promise<CreatedKey> {
   if (input.name !== undefined) checkName('key name', input.name, 'name');
   const key = SCOPE_PREFIX[input.scope] + randomBytes(24).toString('base64url');
@@ -56,6 +56,8 @@ export async function createKey(
     revoked_ms: null,
     // Ingest keys are public (shipped in every page that sends telemetry), so the console may show them again.
     key_text: input.scope === 'ingest' ? key : null,
+    created_by: input.createdBy ?? null,
+    last_used_ms: null,
   };
   await db.insertInto('api_keys').values(row).execute();
   return { ...toInfo(row), key };
@@ -102,7 +104,15 @@ export async function checkKey(
   if (row.revoked_ms !== null) return { ok: false, reason: 'revoked', key };
   if (row.expires_ms !== null && row.expires_ms <= clock.now()) return { ok: false, reason: 'expired', key };
   if (!scopes.includes(row.scope)) return { ok: false, reason: 'wrong_scope', key };
+  await noteUse(db, clock, row);
   return { ok: true, key, tenantId: row.tenant_id };
+}
+
+/** Last use, for the key listing: written at most once a minute, so a busy key is not a write per request. */
+async function noteUse(db: Kysely<Database>, clock: Clock, row: Database['api_keys']): Promise<void> {
+  const now = clock.now();
+  if (row.last_used_ms !== null && now - row.last_used_ms < 60_000) return;
+  await db.updateTable('api_keys').set({ last_used_ms: now }).where('id', '=', row.id).execute();
 }
 
 function toInfo(row: Database['api_keys']): KeyInfo {

@@ -1,7 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { adminAuth } from '../http/auth';
 import type { Services } from '../http/env';
-import { createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../http/openapi';
 import { iso } from '../shared/time';
 import { createKey, PROJECT_KEY_SCOPES, type CreatedKey } from './keys-store';
 import { createProvisionedProject } from './provision';
@@ -38,19 +37,20 @@ const NewKey = z
   })
   .openapi('NewKey');
 
-const admin = { tags: ['projects'], security: [{ adminKey: [] }], middleware: [readControlJson] };
+const admin = { tags: ['projects'], middleware: [readControlJson] };
 
 const listRoute = createRoute({
+  ...needs('keys.manage'),
   method: 'get',
   path: '/',
   tags: ['projects'],
-  security: [{ adminKey: [] }],
   summary: "Projects of the admin key's tenant",
   description: 'Oldest first.',
   responses: { 200: jsonAnswer('Projects', z.object({ data: z.array(Project) })), ...errors(401, 403) },
 });
 
 const createProjectRoute = createRoute({
+  ...needs('keys.manage'),
   ...admin,
   method: 'post',
   path: '/',
@@ -65,6 +65,7 @@ const createProjectRoute = createRoute({
 });
 
 const createKeyRoute = createRoute({
+  ...needs('keys.manage'),
   ...admin,
   method: 'post',
   path: '/{id}/keys',
@@ -85,7 +86,6 @@ const createKeyRoute = createRoute({
  */
 export function projectRoutes(services: Services) {
   const app = createRouter();
-  app.use('*', adminAuth(services));
   const routes = app
     .openapi(listRoute, async (c) =>
       c.json({ data: (await listProjects(services.db, c.get('caller').tenantId)).map(projectJson) }, 200),

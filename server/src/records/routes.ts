@@ -3,7 +3,7 @@ import type { TelemetryTable } from '../db/schema';
 import { appIdFilter } from '../apps/filter';
 import { readCursor } from '../http/cursor';
 import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, needs } from '../http/openapi';
 import { pageOf, traceIdQuery } from '../http/schemas';
 import { keysetPage } from '../shared/keyset';
 import { logJson, metricPointJson, recipeJson, replayChunkJson, spanJson, type Row } from './json';
@@ -103,8 +103,8 @@ function listingRoute<T extends TelemetryTable, P extends string, I extends z.Zo
   listing: Listing<T, P, I, F>,
 ) {
   return createRoute({
+    ...needs('project.view'),
     tags: ['query'],
-    security: CONTROL_SECURITY,
     method: 'get',
     path: listing.path,
     summary: listing.summary,

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors } from '../http/openapi';
+import { createRouter, errors, needs } from '../http/openapi';
 import { Time } from '../http/schemas';
 import { SESSION_FACT_LIMITS } from '../otlp/session-facts';
 import { MAX_USER_SESSIONS, SEARCH_KINDS, searchIds } from './find';
@@ -31,8 +31,8 @@ const SearchAnswer = z
   .openapi('SearchAnswer');
 
 const searchRoute = createRoute({
+  ...needs('project.view'),
   tags: ['query'],
-  security: CONTROL_SECURITY,
   method: 'get',
   path: '/',
   summary: 'Find an object of the project by its id: a session, trace, issue or incident, or a user',

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { CONTROL_SECURITY, errors, jsonAnswer } from '../http/openapi';
+import { errors, jsonAnswer, needs } from '../http/openapi';
 import { cursorQuery, limitQuery, pageOf, rangeQuery, Time } from '../http/schemas';
 import { RecipeRecordSchema } from '../records/schemas';
 import { SamplingSchema, SessionFacetsSchema, sessionsQuery, SessionSchema } from './schemas';
@@ -7,9 +7,10 @@ import { FACETS_LIMIT } from './store';
 
 /** The routes of /control-plane/sessions as the OpenAPI document declares them: the listing, then one session. */
 
-const listing = { tags: ['query'], security: CONTROL_SECURITY, method: 'get' as const };
+const listing = { tags: ['query'], method: 'get' as const };
 
 export const sessionsRoute = createRoute({
+  ...needs('project.view'),
   ...listing,
   path: '/',
   summary:
@@ -22,6 +23,7 @@ export const sessionsRoute = createRoute({
 });
 
 export const facetsRoute = createRoute({
+  ...needs('project.view'),
   ...listing,
   path: '/facets',
   summary: "Values the sessions listing's filters can take: environments, releases, browsers and apps",
@@ -33,6 +35,7 @@ export const facetsRoute = createRoute({
 });
 
 export const samplingRoute = createRoute({
+  ...needs('project.view'),
   ...listing,
   path: '/sampling',
   summary: 'Sessions received per replay mode and the sessions estimated before sampling',
@@ -67,7 +70,6 @@ const BaseUrl = z
 
 const session = {
   tags: ['query'],
-  security: CONTROL_SECURITY,
   method: 'get' as const,
   description:
     "Confined to the key's project: another project's session is a 404. Unknown query parameters are rejected.",
@@ -77,6 +79,7 @@ const pageQuery = (defaultLimit: number, maxLimit: number) =>
   z.strictObject({ limit: limitQuery(defaultLimit, maxLimit), cursor: cursorQuery });
 
 export const detailRoute = createRoute({
+  ...needs('project.view'),
   ...session,
   path: '/{id}',
   summary: 'A session with its replays',
@@ -105,6 +108,7 @@ export const detailRoute = createRoute({
 });
 
 export const replayRoute = createRoute({
+  ...needs('project.view'),
   ...session,
   path: '/{id}/replay',
   summary: "The session's rrweb events in playback order, decompressed",
@@ -147,6 +151,7 @@ export const replayRoute = createRoute({
 });
 
 export const recipesRoute = createRoute({
+  ...needs('project.view'),
   ...session,
   path: '/{id}/recipes',
   summary: "The session's recipe steps, oldest first",
@@ -155,6 +160,7 @@ export const recipesRoute = createRoute({
 });
 
 export const playwrightRoute = createRoute({
+  ...needs('project.view'),
   ...session,
   path: '/{id}/playwright',
   summary: 'The session as a runnable Playwright spec (TypeScript)',

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, needs } from '../http/openapi';
 import { Time, TimeOrNull } from '../http/schemas';
 import { iso } from '../shared/time';
 import { listApps } from '../projects/apps-store';
@@ -49,8 +49,8 @@ export const Setup = z
   .openapi('ProjectSetup');
 
 const route = createRoute({
+  ...needs('project.view'),
   tags: ['projects'],
-  security: CONTROL_SECURITY,
   method: 'get',
   path: '/',
   summary: 'What a new project needs to receive data: its ingest keys, app names and address, and whether data arrived',

@@ -4,7 +4,7 @@ import { readBody } from '../http/body';
 import { parseControlJson } from '../http/json-object';
 import type { AppEnv, Services } from '../http/env';
 import { ApiError, badRequest } from '../http/errors';
-import { CONTROL_SECURITY, createRouter, documentedRoute, errors, jsonAnswer } from '../http/openapi';
+import { createRouter, documentedRoute, errors, jsonAnswer, needs } from '../http/openapi';
 import { cursorQuery, limitQuery, pageOf, Time } from '../http/schemas';
 import { regroupMapped } from '../issues/merge';
 import { iso } from '../shared/time';
@@ -47,10 +47,11 @@ const MapEntry = z.object({
     .optional()
     .openapi({ description: 'The minified file; its `//# debugId=` comment must agree with the map' }),
 });
-const control = { tags: ['sourcemaps'], security: CONTROL_SECURITY };
+const control = { tags: ['sourcemaps'] };
 
 /** Described from these schemas; read by its own reader (uploadEntries), which bounds the multipart and JSON bodies. */
 const uploadRoute = createRoute({
+  ...needs('releases.write'),
   ...control,
   method: 'post',
   path: '/',
@@ -112,6 +113,7 @@ const uploadRoute = createRoute({
 });
 
 const listRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/',
@@ -130,6 +132,7 @@ const listRoute = createRoute({
 });
 
 const deleteRoute = createRoute({
+  ...needs('releases.write'),
   ...control,
   method: 'delete',
   path: '/{debug_id}',

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../http/openapi';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../http/openapi';
 import { readSortedCursor, sortedPage } from '../shared/keyset';
 import { flakyTests } from './flaky';
 import { runJson } from './json';
@@ -24,10 +24,11 @@ import {
 } from './schemas';
 import { finishRun, getRun, listRuns, putRun, RUNS_SORT, storeResults } from './store';
 
-const control = { tags: ['test runs'], security: CONTROL_SECURITY };
+const control = { tags: ['test runs'] };
 const STARTED = '2026-01-01T10:00:00.000Z';
 
 const putRoute = createRoute({
+  ...needs('releases.write'),
   ...control,
   method: 'put',
   path: '/test-runs/{run_id}',
@@ -52,6 +53,7 @@ const putRoute = createRoute({
 });
 
 const resultsRoute = createRoute({
+  ...needs('releases.write'),
   ...control,
   method: 'post',
   path: '/test-runs/{run_id}/results',
@@ -88,6 +90,7 @@ const resultsRoute = createRoute({
 });
 
 const finishRoute = createRoute({
+  ...needs('releases.write'),
   ...control,
   method: 'post',
   path: '/test-runs/{run_id}/finish',
@@ -100,6 +103,7 @@ const finishRoute = createRoute({
 });
 
 const listRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/test-runs',
@@ -109,6 +113,7 @@ const listRoute = createRoute({
 });
 
 const getRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/test-runs/{run_id}',
@@ -120,6 +125,7 @@ const getRoute = createRoute({
 
 // Before /tests/{test_key}: "flaky" is not a test key.
 const flakyRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/tests/flaky',
@@ -131,6 +137,7 @@ const flakyRoute = createRoute({
 });
 
 const historyRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/tests/{test_key}',

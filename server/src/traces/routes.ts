@@ -1,16 +1,17 @@
 import { createRoute } from '@hono/zod-openapi';
 import { appIdFilter } from '../apps/filter';
 import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors } from '../http/openapi';
+import { createRouter, errors, needs } from '../http/openapi';
 import { pageOf } from '../http/schemas';
 import { traceDetail } from './detail';
 import { TRACE_SUMMARY_EXAMPLE, TraceSchema, traceParams, tracesQuery, TraceSummarySchema } from './schemas';
 import { DEFAULT_TRACE_WINDOW_MS, searchPage, traceSearchOf } from './search';
 import { MAX_TRACE_SPANS } from './store';
 
-const traces = { tags: ['query'], security: CONTROL_SECURITY, method: 'get' as const };
+const traces = { tags: ['query'], method: 'get' as const };
 
 const tracesRoute = createRoute({
+  ...needs('project.view'),
   ...traces,
   path: '/',
   summary:
@@ -35,6 +36,7 @@ const tracesRoute = createRoute({
 });
 
 const traceRoute = createRoute({
+  ...needs('project.view'),
   ...traces,
   path: '/{trace_id}',
   summary: 'Every span of one trace, by start time, for its waterfall',

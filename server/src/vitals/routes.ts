@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { appIdFilter } from '../apps/filter';
 import type { Services } from '../http/env';
-import { CONTROL_SECURITY, createRouter, errors } from '../http/openapi';
+import { createRouter, errors, needs } from '../http/openapi';
 import { TEST_ENV } from '../incidents/detect/error-records';
 import { invalid } from '../shared/domain-errors';
 import { iso } from '../shared/time';
@@ -15,8 +15,8 @@ export const DEFAULT_VITALS_WINDOW_MS = 7 * BUCKET_MS.day;
 /** Windows up to this long are bucketed by hour unless `bucket` says otherwise. */
 const HOURLY_UP_TO_MS = 2 * BUCKET_MS.day;
 const route = createRoute({
+  ...needs('project.view'),
   tags: ['query'],
-  security: CONTROL_SECURITY,
   method: 'get',
   path: '/',
   summary: 'Web Vitals: p75 per page and over time, rated with web.dev thresholds, and the distribution of ratings',

@@ -10,5 +10,10 @@ export async function fetchMe(key?: string): Promise<Me> {
   return parseResponse(meClient(key).index.$get());
 }
 
-/** Whether the signed-in key may change things (a `read` key only looks). */
-export const canWrite = (me: Me) => me.key.scope !== 'read';
+type Permission = Me['permissions'][number];
+
+/**
+ * Whether the key or person may do what `permission` covers (docs/teams.md, "Roles"): the console hides what they may
+ * not, and the server refuses it anyway.
+ */
+export const can = (me: Me, permission: Permission) => me.permissions.includes(permission);

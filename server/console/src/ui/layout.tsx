@@ -20,7 +20,7 @@ const NAV = [
 /** The project's name, or for an admin key a menu of its tenant's projects that switches the console to another. */
 function ProjectName({ me, onSwitch }: { me: Me; onSwitch: (id: string) => void }) {
   const id = useId();
-  if (me.key.scope !== 'admin') {
+  if (me.projects.length < 2 && me.key?.scope !== 'admin') {
     return (
       <span className="project" title={`project ${me.project.id}`}>
         {me.project.name}
@@ -64,8 +64,9 @@ export function Layout({
           svc
         </Link>
         <ProjectName me={me} onSwitch={onSwitchProject} />
-        {me.key.scope === 'read' && <span className="badge badge-info">read only</span>}
-        {me.key.scope === 'admin' && <span className="badge badge-info">admin</span>}
+        {me.key?.scope === 'read' && <span className="badge badge-info">read only</span>}
+        {me.key?.scope === 'admin' && <span className="badge badge-info">admin</span>}
+        {me.person && <span className="badge badge-info">{me.person.role}</span>}
         <span className="spacer" />
         <GlobalSearch />
         <span className="time-zone" title="Every time in the console is in this zone">

@@ -1,13 +1,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../../http/openapi';
 import { parseMappingRules } from '../mapping/rules';
 import { loadMapping, saveRules } from '../store/mappings';
 import type { CostServices } from '../services';
 import { Mapping, MappingBody } from './schemas';
 
-const control = { tags: ['cost'], security: CONTROL_SECURITY };
+const control = { tags: ['cost'] };
 
 const replaceRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'post',
   path: '/',
@@ -28,6 +29,7 @@ const replaceRoute = createRoute({
 });
 
 const getRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute } from '@hono/zod-openapi';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../../http/openapi';
 import { idParams, listOf } from '../../http/schemas';
 import type { CostServices } from '../services';
 import type { ProviderName } from '../sources/types';
@@ -8,10 +8,11 @@ import { providerStore, type ProviderRow } from '../store/providers';
 import { NewProvider, Provider, Sync } from './schemas';
 import { syncJson } from './sync-status';
 
-const control = { tags: ['cost'], security: CONTROL_SECURITY };
+const control = { tags: ['cost'] };
 const request = { params: idParams('Connection id') };
 
 const connectRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'post',
   path: '/',
@@ -32,6 +33,7 @@ const connectRoute = createRoute({
   responses: { 201: jsonAnswer('Created', Provider), ...errors(400, 401, 403, 413, 415) },
 });
 const listRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/',
@@ -39,6 +41,7 @@ const listRoute = createRoute({
   responses: { 200: jsonAnswer('Connections', listOf(Provider)), ...errors(401, 403) },
 });
 const getRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/{id}',
@@ -47,6 +50,7 @@ const getRoute = createRoute({
   responses: { 200: jsonAnswer('The connection', Provider), ...errors(400, 401, 403, 404) },
 });
 const deleteRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'delete',
   path: '/{id}',
@@ -55,6 +59,7 @@ const deleteRoute = createRoute({
   responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 403, 404) },
 });
 const syncStatusRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/{id}/sync',
@@ -63,6 +68,7 @@ const syncStatusRoute = createRoute({
   responses: { 200: jsonAnswer('The status', Sync), ...errors(400, 401, 403, 404) },
 });
 const syncNowRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'post',
   path: '/{id}/sync',

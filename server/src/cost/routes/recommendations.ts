@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../../http/openapi';
+import { createRouter, errors, jsonAnswer, needs } from '../../http/openapi';
 import { recommendationInputs } from '../store/recommendation-inputs';
 import { reportFreshness } from '../store/syncs';
 import { addDays, dayOf } from '../reports/days';
@@ -12,8 +12,8 @@ import type { CostServices } from '../services';
 import { LookbackQuery, Recommendations } from './schemas';
 
 const listRoute = createRoute({
+  ...needs('project.view'),
   tags: ['cost'],
-  security: CONTROL_SECURITY,
   method: 'get',
   path: '/',
   summary: 'Savings recommendations (heuristic, advisory; one per resource)',

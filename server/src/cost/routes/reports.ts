@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../../http/openapi';
+import { createRouter, errors, jsonAnswer, needs } from '../../http/openapi';
 import { estimate } from '../reports/estimate';
 import { costByService, periodSummary } from '../reports/summary';
 import { costRows, splitCurrency } from '../store/costs';
@@ -8,8 +8,9 @@ import type { CostServices } from '../services';
 import { periodOf } from '../sync/periods';
 import { ByService, Estimate, EstimateQuery, PeriodQuery, Summary } from './schemas';
 
-const control = { tags: ['cost'], security: CONTROL_SECURITY, method: 'get' as const };
+const control = { tags: ['cost'], method: 'get' as const };
 const summaryRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   path: '/summary',
   summary: 'Cost summary of a billing period',
@@ -17,6 +18,7 @@ const summaryRoute = createRoute({
   responses: { 200: jsonAnswer('The summary', Summary), ...errors(400, 401, 403) },
 });
 const byServiceRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   path: '/by-service',
   summary: 'Usage cost per service and env, with the Unattributed row, and the non-usage charges by type',
@@ -24,6 +26,7 @@ const byServiceRoute = createRoute({
   responses: { 200: jsonAnswer('The breakdown', ByService), ...errors(400, 401, 403) },
 });
 const estimateRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   path: '/estimate',
   summary: 'Projection to the period end, trend, per-service breakdown and anomaly flags',

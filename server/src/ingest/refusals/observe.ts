@@ -47,7 +47,8 @@ async function keyOf(
   caller: Caller | undefined,
   refused: KeyRefusal | undefined,
 ): Promise<{ project?: string; described: RefusalKey }> {
-  if (caller) return { project: caller.projectId, described: { state: 'valid', ...described(caller.key) } };
+  if (caller?.actor.kind === 'key')
+    return { project: caller.projectId, described: { state: 'valid', ...described(caller.actor.key) } };
   if (refused?.key)
     return {
       project: refused.key.projectId,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import { badRequest } from '../../http/errors';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../../http/openapi';
 import { AnyObject, idParams, listOf, text } from '../../http/schemas';
 import { isKnownPrivateHost, PRIVATE_TARGETS_HINT } from '../http/ssrf';
 import { CHANNEL_TYPES, type ChannelType } from '../kinds/types';
@@ -49,12 +49,13 @@ async function parseConfig(
   };
 }
 
-const control = { tags: ['notifications'], security: CONTROL_SECURITY };
+const control = { tags: ['notifications'] };
 
 const ChannelName = text();
 const ChannelConfig = AnyObject.openapi({ description: 'The settings of this channel type (docs/notifications.md)' });
 
 const createChannelRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'post',
   path: '/',
@@ -88,6 +89,7 @@ const createChannelRoute = createRoute({
 });
 
 const listRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/',
@@ -96,6 +98,7 @@ const listRoute = createRoute({
 });
 
 const getRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/{id}',
@@ -105,6 +108,7 @@ const getRoute = createRoute({
 });
 
 const editRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'patch',
   path: '/{id}',
@@ -124,6 +128,7 @@ const editRoute = createRoute({
 });
 
 const deleteRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'delete',
   path: '/{id}',

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer } from '../../http/openapi';
+import { createRouter, errors, jsonAnswer, needs } from '../../http/openapi';
 import { cursorQuery, limitQuery, pageOf, orderQuery } from '../../http/schemas';
 import { readSortedCursor, sortedPage } from '../../shared/keyset';
 import { loadChannel } from '../channels/store';
@@ -17,9 +17,10 @@ export const DELIVERY_PAGE = { default: 50, max: 200 } as const;
 /** How long `POST /{channel_id}/test` waits for the first attempt beyond the kind's own timeout. */
 const TEST_MARGIN_MS = 5_000;
 
-const control = { tags: ['notifications'], security: CONTROL_SECURITY };
+const control = { tags: ['notifications'] };
 
 const listRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/deliveries',
@@ -44,6 +45,7 @@ const listRoute = createRoute({
 });
 
 const testRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'post',
   path: '/{channelId}/test',

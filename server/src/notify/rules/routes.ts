@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import { CONTROL_SECURITY, createRouter, errors, jsonAnswer, jsonBody, readControlJson } from '../../http/openapi';
+import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../../http/openapi';
 import { idParams, listOf, strings, text } from '../../http/schemas';
 import { SEVERITIES } from '../../incidents/types';
 import { Rule } from '../schemas';
@@ -32,7 +32,7 @@ const ruleJson = (row: RuleRow) => ({
   created_at: new Date(row.created_ms).toISOString(),
 });
 
-const control = { tags: ['notifications'], security: CONTROL_SECURITY };
+const control = { tags: ['notifications'] };
 
 const Conditions = z.strictObject({
   // The incident severities include `warning`, the one issue events have (a rule may be for regressions alone).
@@ -56,6 +56,7 @@ const EXAMPLE = {
 };
 
 const createRuleRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'post',
   path: '/',
@@ -75,6 +76,7 @@ const createRuleRoute = createRoute({
 });
 
 const editRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'patch',
   path: '/{id}',
@@ -89,6 +91,7 @@ const editRoute = createRoute({
 });
 
 const orderRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'put',
   path: '/order',
@@ -105,6 +108,7 @@ const orderRoute = createRoute({
 });
 
 const listRoute = createRoute({
+  ...needs('project.view'),
   ...control,
   method: 'get',
   path: '/',
@@ -113,6 +117,7 @@ const listRoute = createRoute({
 });
 
 const deleteRoute = createRoute({
+  ...needs('project.configure'),
   ...control,
   method: 'delete',
   path: '/{id}',

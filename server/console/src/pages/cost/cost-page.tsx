@@ -1,6 +1,6 @@
 import { parseResponse, type ClientResponse } from 'hono/client';
 import { useState } from 'react';
-import { canWrite } from '../../api/types';
+import { can } from '../../api/types';
 import { costClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
@@ -119,7 +119,7 @@ function Kpis({ summary, estimate, currency }: { summary: Summary; estimate?: Es
 
 /** The connections with their last sync, and "Sync now" for a key that may change things. */
 function Connections({ providers, onSynced }: { providers: readonly Provider[]; onSynced: () => void }) {
-  const writable = canWrite(useMe());
+  const writable = can(useMe(, 'project.configure'));
   const [message, setMessage] = useState('');
   const sync = async (p: Provider) => {
     try {

@@ -1,6 +1,6 @@
 import { parseResponse } from 'hono/client';
 import { incidentsClient } from '../../api/typed';
-import { canWrite } from '../../api/types';
+import { can } from '../../api/types';
 import { useMe } from '../../auth/me-context';
 import { ActionError, useAction } from '../../ui/use-action';
 import type { Incident } from './types';
@@ -19,7 +19,8 @@ export function IncidentActions({ incident, onChanged }: { incident: Incident; o
     onChanged();
   });
   if (incident.status === 'resolved') return null;
-  if (!canWrite(me)) return <p className="hint">Read-only key: acknowledging and resolving need a control key.</p>;
+  if (!can(me, 'issues.triage'))
+    return <p className="hint">Read-only key: acknowledging and resolving need a control key.</p>;
   return (
     <div className="incident-actions" role="group" aria-label="Incident actions">
       {incident.status !== 'acknowledged' && (

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { parseResponse } from 'hono/client';
 import { analysisClient, githubClient } from '../../api/typed';
-import { canWrite } from '../../api/types';
+import { can } from '../../api/types';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
 import { formatDuration, formatTime } from '../../ui/format';
@@ -75,7 +75,7 @@ function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Ana
   const [opened, setOpened] = useState<PullRequest>();
   const { run: open, busy, error } = useAction(async () => setOpened(await parseResponse(route.$post({ param }))));
   const pr = opened ?? recorded.data;
-  const canOpen = me.features.github && canWrite(me) && analysis?.state === 'done';
+  const canOpen = me.features.github && can(me, 'issues.triage') && analysis?.state === 'done';
   return (
     <div className="pull-request">
       <h3>Pull request</h3>
@@ -91,7 +91,7 @@ function PullRequestView({ issueId, analysis }: { issueId: string; analysis: Ana
         <p className="hint">
           No GitHub repository is connected to an app of this project, so fixes cannot become pull requests.
         </p>
-      ) : !canWrite(me) ? (
+      ) : !can(me, 'issues.triage') ? (
         <p className="hint">Read-only key: opening a pull request needs a control key.</p>
       ) : !canOpen ? (
         <p className="hint">A finished analysis is needed before a pull request can be opened.</p>
@@ -128,7 +128,7 @@ export function AnalysisPanel({ issueId }: { issueId: string }) {
             {analysis.mode === 'model' ? `model ${analysis.model ?? ''}` : 'heuristic'}
           </Badge>
         )}
-        {canWrite(me) && (
+        {can(me, 'issues.triage') && (
           <button type="button" disabled={busy || unfinished(analysis)} onClick={() => void start()}>
             {analysis ? 'Analyse again' : 'Analyse'}
           </button>
@@ -138,7 +138,7 @@ export function AnalysisPanel({ issueId }: { issueId: string }) {
         {me.features.ai_analysis
           ? 'A model configured on the server analyses the issue.'
           : 'No model is configured: the analysis is the detector’s heuristic.'}
-        {!canWrite(me) && ' Read-only key: starting an analysis needs a control key.'}
+        {!can(me, 'issues.triage') && ' Read-only key: starting an analysis needs a control key.'}
       </p>
       <LoadState loading={loading} error={error} />
       <ActionError error={startError} />

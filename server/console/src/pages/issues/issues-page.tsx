@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { canWrite } from '../../api/types';
+import { can } from '../../api/types';
 import { issueFacetsClient, issuesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
@@ -90,7 +90,7 @@ export default function IssuesPage() {
         <TimeRangePicker />
       </PageHeader>
       <FilterBar label="Issue filters" fields={fields} />
-      {canWrite(me) && (
+      {can(me, 'issues.triage') && (
         <BulkStatus
           selected={selected}
           onDone={() => (list.reload(), setSelected(new Set()))}
@@ -104,7 +104,9 @@ export default function IssuesPage() {
         columns={COLUMNS}
         rowKey={(i) => i.id}
         selection={
-          canWrite(me) ? { selected, onChange: setSelected, label: (i) => `${i.type}: ${i.message}` } : undefined
+          can(me, 'issues.triage')
+            ? { selected, onChange: setSelected, label: (i) => `${i.type}: ${i.message}` }
+            : undefined
         }
         rowHref={(i) => `/issue/${encodeURIComponent(i.id)}`}
         defaultSort={{ id: 'last_seen', order: 'desc' }}

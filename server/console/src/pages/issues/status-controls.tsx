@@ -1,6 +1,6 @@
 import { parseResponse } from 'hono/client';
 import { issuesClient } from '../../api/typed';
-import { canWrite } from '../../api/types';
+import { can } from '../../api/types';
 import { useMe } from '../../auth/me-context';
 import { ActionError, useAction } from '../../ui/use-action';
 import type { Issue } from './types';
@@ -31,7 +31,7 @@ export function StatusControls({ issue, onChanged }: { issue: Issue; onChanged: 
     await parseResponse(issuesClient[':id'].$patch({ param: { id: encodeURIComponent(issue.id) }, json: change }));
     onChanged();
   });
-  if (!canWrite(me)) return <p className="hint">Read-only key: status changes need a control key.</p>;
+  if (!can(me, 'issues.triage')) return <p className="hint">Read-only key: status changes need a control key.</p>;
   return (
     <div className="status-controls" role="group" aria-label="Change the status">
       {movesFrom(issue.status).map((m) => (

@@ -1,4 +1,4 @@
-import { canWrite } from '../../api/types';
+import { can } from '../../api/types';
 import { useMe } from '../../auth/me-context';
 import { PageHeader } from '../../ui/layout';
 import { Tabs } from '../../ui/tabs';
@@ -13,7 +13,7 @@ import './notifications.css';
  */
 export default function NotificationsPage() {
   const me = useMe();
-  const writable = canWrite(me);
+  const writable = can(me, 'project.configure');
   return (
     <>
       <PageHeader title="Notifications" />
