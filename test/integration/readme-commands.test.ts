@@ -115,7 +115,6 @@ async function startReadmeServer(command: string): Promise<Server> {
     env: { ...env, SVC_PORT: String(port) },
     port,
     readyPaths: ['/healthz'],
-    timeoutMs: COMMAND_TIMEOUT_MS,
   });
   try {
     const banner = await eventually('the banner of npm start', async () =>
