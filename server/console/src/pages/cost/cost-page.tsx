@@ -119,7 +119,7 @@ function Kpis({ summary, estimate, currency }: { summary: Summary; estimate?: Es
 
 /** The connections with their last sync, and "Sync now" for a key that may change things. */
 function Connections({ providers, onSynced }: { providers: readonly Provider[]; onSynced: () => void }) {
-  const writable = can(useMe(, 'project.configure'));
+  const writable = can(useMe(), 'project.configure');
   const [message, setMessage] = useState('');
   const sync = async (p: Provider) => {
     try {
