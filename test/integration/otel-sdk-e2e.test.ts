@@ -101,53 +101,46 @@ class SyncContextManager implements ContextManager {
   }
 }
 
-/** Wraps an exporter: keeps what the SDK handed it and every export result, and delegates everything else. */
-function recordingSpanExporter(inner: SpanExporter) {
-  const sent: ReadableSpan[] = [];
+/** What a recording exporter keeps: the items handed to it, every export result, and one promise per export. */
+function exportRecord<T>(inner: { export(items: T[], done: (result: ExportResult) => void): void }) {
+  const sent: T[] = [];
   const results: ExportResult[] = [];
   // One per export, settled by its callback: what the run waits for.
   const exported: Promise<void>[] = [];
+  const record = (items: T[], done: (result: ExportResult) => void) => {
+    sent.push(...items);
+    exported.push(
+      new Promise((settled) =>
+        inner.export(items, (r) => {
+          results.push(r);
+          done(r);
+          settled();
+        }),
+      ),
+    );
+  };
+  return { record, sent, results, exported };
+}
+
+/** Wraps an exporter: keeps what the SDK handed it and every export result, and delegates everything else. */
+function recordingSpanExporter(inner: SpanExporter) {
+  const { record, ...kept } = exportRecord<ReadableSpan>(inner);
   const exporter: SpanExporter = {
-    export(spans, done) {
-      sent.push(...spans);
-      exported.push(
-        new Promise((settled) =>
-          inner.export(spans, (r) => {
-            results.push(r);
-            done(r);
-            settled();
-          }),
-        ),
-      );
-    },
+    export: record,
     shutdown: () => inner.shutdown(),
     forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
   };
-  return { exporter, sent, results, exported };
+  return { exporter, ...kept };
 }
 
 function recordingLogExporter(inner: LogRecordExporter) {
-  const sent: ReadableLogRecord[] = [];
-  const results: ExportResult[] = [];
-  // One per export, settled by its callback: what the run waits for.
-  const exported: Promise<void>[] = [];
+  const { record, ...kept } = exportRecord<ReadableLogRecord>(inner);
   const exporter: LogRecordExporter = {
-    export(logs, done) {
-      sent.push(...logs);
-      exported.push(
-        new Promise((settled) =>
-          inner.export(logs, (r) => {
-            results.push(r);
-            done(r);
-            settled();
-          }),
-        ),
-      );
-    },
+    export: record,
     shutdown: () => inner.shutdown(),
     forceFlush: () => inner.forceFlush(),
   };
-  return { exporter, sent, results, exported };
+  return { exporter, ...kept };
 }
 
 function recordingMetricExporter(inner: PushMetricExporter) {
