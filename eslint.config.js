@@ -85,12 +85,6 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // Temporary, the last step of issue 30 item 3: startReplayTimeline is still one closure while the SDK's split is
-    // made byte-neutral (the size budgets are not raised). Remove this override with it.
-    files: ['src/replay/timeline.ts'],
-    rules: { 'max-lines-per-function': 'off' },
-  },
-  {
     files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
   },

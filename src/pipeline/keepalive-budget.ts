@@ -8,24 +8,27 @@ export const KEEPALIVE_QUOTA_BYTES = 64 * 1024;
 /** Largest request body the SDK builds (~60 KB): one request always fits the keepalive quota with room to spare. */
 export const MAX_REQUEST_BYTES = 60_000;
 
-export class KeepaliveBudget {
-  private inFlight_ = 0;
-
-  constructor(private readonly quota_: number = KEEPALIVE_QUOTA_BYTES) {}
-
+export interface KeepaliveBudget {
   /** Bytes still free. */
-  get available(): number {
-    return this.quota_ - this.inFlight_;
-  }
-
+  readonly available: number;
   /** Reserves `bytes` when they fit; the caller must `release` them when the request settles. */
-  reserve(bytes: number): boolean {
-    if (bytes > this.available) return false;
-    this.inFlight_ += bytes;
-    return true;
-  }
+  reserve(bytes: number): boolean;
+  release(bytes: number): void;
+}
 
-  release(bytes: number): void {
-    this.inFlight_ = Math.max(0, this.inFlight_ - bytes);
-  }
+export function createKeepaliveBudget(quota = KEEPALIVE_QUOTA_BYTES): KeepaliveBudget {
+  let inFlight = 0;
+  return {
+    get available() {
+      return quota - inFlight;
+    },
+    reserve(bytes) {
+      if (bytes > quota - inFlight) return false;
+      inFlight += bytes;
+      return true;
+    },
+    release(bytes) {
+      inFlight = Math.max(0, inFlight - bytes);
+    },
+  };
 }

@@ -3,10 +3,10 @@ import { captureOriginals } from '../core/originals';
 import type { DebugLog } from '../core/core';
 import { SYSTEM_CLOCK, type PipelineClock } from './clock';
 import type { TelemetryItem } from './items';
-import { KeepaliveBudget } from './keepalive-budget';
+import { createKeepaliveBudget } from './keepalive-budget';
 import type { Signal } from './otlp-json';
 import type { Persistence } from './persist';
-import { BoundedQueue } from './queue';
+import { createBoundedQueue, type BoundedQueue } from './queue';
 import type { Transport } from './transport';
 import type { PipelineOptions } from './types';
 import type { UnloadRoute } from './unload';
@@ -78,7 +78,7 @@ export function createPipelineState(options: PipelineOptions): PipelineState {
           fetch: options.fetch,
           apiKey: config.apiKey,
           timeoutMs: config.requestTimeoutMs,
-          budget: new KeepaliveBudget(),
+          budget: createKeepaliveBudget(),
           clock,
         }
       : undefined;
@@ -87,7 +87,7 @@ export function createPipelineState(options: PipelineOptions): PipelineState {
     options_: options,
     debug_: options.debug,
     clock_: clock,
-    queue_: new BoundedQueue<TelemetryItem>(config.maxQueueSize),
+    queue_: createBoundedQueue<TelemetryItem>(config.maxQueueSize),
     transport_: transport,
     route_: transport && { transport, sendBeacon: options.sendBeacon },
     service_: serviceAttributes(options),

@@ -17,21 +17,24 @@ export type ItemKind =
 
 /** A sealed run of serialized items of one replay, waiting to be sent. */
 export interface PendingChunk {
-  readonly replay: ReplayIdentity;
+  readonly replay_: ReplayIdentity;
   /** Each item's JSON, e.g. one rrweb event. */
-  readonly items: readonly string[];
+  readonly items_: readonly string[];
   readonly timestamps_: readonly number[];
   /** UTF-8 bytes of the items' JSON. */
-  readonly bytes: number;
+  readonly bytes_: number;
   /** Contains a full snapshot: playback of this chunk and those after it does not need the chunks before. */
   readonly hasSnapshot_: boolean;
 }
 
+/** The next chunk of rrweb and timeline events (0) or of recipe steps (1) to send, removed from where it waits. */
+export type NextChunk = (steps: 0 | 1) => PendingChunk | undefined;
+
 /** What had to go to keep a buffer within its budget. */
 export interface Dropped {
-  readonly chunks: number;
-  readonly items: number;
-  readonly bytes: number;
+  readonly chunks_: number;
+  readonly items_: number;
+  readonly bytes_: number;
   /** Recorded DOM changes were lost for good: recording must go on from a new full snapshot to play back. */
   readonly needsSnapshot_: boolean;
 }
@@ -41,27 +44,27 @@ export interface ChunkBufferOptions {
   readonly maxChunkBytes_: number;
   /** ... or this many items. */
   readonly maxChunkItems_: number;
-  /** Most bytes sealed chunks may hold (see {@link ChunkBuffer} for what is not counted). */
+  /** Most bytes sealed chunks may hold (see {@link createChunkBuffer} for what is not counted). */
   readonly budgetBytes_: number;
   /**
    * Items are rrweb events that depend on each other: drop whole runs from a full snapshot on (see
-   * {@link ChunkBuffer}). Otherwise items are independent, and the oldest chunks are dropped first.
+   * {@link createChunkBuffer}). Otherwise items are independent, and the oldest chunks are dropped first.
    */
   readonly playback_: boolean;
   readonly onDrop_: (dropped: Dropped) => void;
 }
 
 interface OpenChunk {
-  replay: ReplayIdentity;
-  items: string[];
+  replay_: ReplayIdentity;
+  items_: string[];
   timestamps_: number[];
-  bytes: number;
+  bytes_: number;
   hasSnapshot_: boolean;
-  hasDom: boolean;
-  endsWithSnapshot: boolean;
+  hasDom_: boolean;
+  endsWithSnapshot_: boolean;
 }
 
-const sumBytes = (chunks: readonly PendingChunk[]): number => chunks.reduce((sum, chunk) => sum + chunk.bytes, 0);
+const sumBytes = (chunks: readonly PendingChunk[]): number => chunks.reduce((sum, chunk) => sum + chunk.bytes_, 0);
 
 /**
  * A replay buffer: items are added serialized, collected into chunks, and sealed chunks wait for the sender in
@@ -74,94 +77,98 @@ const sumBytes = (chunks: readonly PendingChunk[]): number => chunks.reduce((sum
  * them, and `onDrop` says a new full snapshot is needed; DOM events recorded until it comes are dropped too. A Meta
  * event after DOM events starts a new chunk, so a full snapshot opens the chunk it is in.
  */
-export class ChunkBuffer {
-  private open_: OpenChunk | undefined;
-  private readonly sealed_: PendingChunk[] = [];
-  /** Everything was dropped (`needsSnapshot`): DOM events are useless until the next full snapshot. */
-  private awaitingSnapshot_ = false;
-
-  constructor(private readonly options_: ChunkBufferOptions) {}
-
+export interface ChunkBuffer {
   /** Adds one item; returns true when a chunk is full (the item did not fit, or filled it) and should be sent. */
-  add(replay: ReplayIdentity, json: string, bytes: number, timestamp: number, kind: ItemKind): boolean {
-    const { maxChunkBytes_: maxChunkBytes, maxChunkItems_: maxChunkItems } = this.options_;
-    const open = this.open_;
-    // The FullSnapshot that follows a Meta event stays with it, however large: together they open the chunk.
-    const full = open !== undefined && open.bytes + bytes > maxChunkBytes && !open.endsWithSnapshot;
-    if (full || (open !== undefined && (open.replay !== replay || (kind === 'snapshot' && open.hasDom)))) this.seal();
-    if (this.awaitingSnapshot_) {
-      // Recorded after everything was dropped and before the new full snapshot: it describes changes to DOM nodes
-      // a replay of what is left would not know.
-      if (kind === 'dom') return full;
-      if (kind === 'snapshot') this.awaitingSnapshot_ = false;
-    }
-    const chunk = (this.open_ ??= {
-      replay,
-      items: [],
-      timestamps_: [],
-      bytes: 0,
-      hasSnapshot_: false,
-      hasDom: false,
-      endsWithSnapshot: false,
-    });
-    chunk.items.push(json);
-    chunk.timestamps_.push(timestamp);
-    chunk.bytes += bytes;
-    chunk.hasSnapshot_ ||= kind === 'snapshot';
-    chunk.hasDom ||= kind !== 'custom';
-    chunk.endsWithSnapshot = kind === 'snapshot';
-    if ((chunk.bytes < maxChunkBytes || chunk.endsWithSnapshot) && chunk.items.length < maxChunkItems) return full;
-    this.seal();
-    return true;
-  }
-
+  add_(replay: ReplayIdentity, json: string, bytes: number, timestamp: number, kind: ItemKind): boolean;
   /** Closes the chunk being filled, if any, so that it can be sent. */
-  seal(): void {
-    const open = this.open_;
-    if (open === undefined) return;
-    this.open_ = undefined;
-    const { replay, items, timestamps_, bytes, hasSnapshot_ } = open;
-    this.sealed_.push({ replay, items, timestamps_, bytes, hasSnapshot_ });
-    this.enforceBudget_();
-  }
-
+  seal_(): void;
   /** The oldest sealed chunk, removed from the buffer. */
-  next(): PendingChunk | undefined {
-    return this.sealed_.shift();
-  }
-
+  next_(): PendingChunk | undefined;
   /** Every chunk, the one being filled included, removed from the buffer. */
-  takeAll_(): PendingChunk[] {
-    this.seal();
-    return this.sealed_.splice(0);
-  }
+  takeAll_(): PendingChunk[];
+}
 
-  private enforceBudget_(): void {
-    const budget = this.options_.budgetBytes_;
-    if (sumBytes(this.sealed_) <= budget) return;
-    const dropCount = this.options_.playback_ ? this.playbackDropCount_(budget) : this.oldestDropCount_(budget);
-    if (dropCount === 0) return;
-    const dropped = this.sealed_.splice(0, dropCount);
-    this.awaitingSnapshot_ = this.options_.playback_ && this.sealed_.length === 0;
-    this.options_.onDrop_({
-      chunks: dropped.length,
-      items: dropped.reduce((sum, chunk) => sum + chunk.items.length, 0),
-      bytes: sumBytes(dropped),
-      needsSnapshot_: this.awaitingSnapshot_,
-    });
-  }
+export function createChunkBuffer(options: ChunkBufferOptions): ChunkBuffer {
+  const {
+    maxChunkBytes_: maxChunkBytes,
+    maxChunkItems_: maxChunkItems,
+    budgetBytes_: budget,
+    playback_: playback,
+  } = options;
+  let open: OpenChunk | undefined;
+  const sealed: PendingChunk[] = [];
+  /** Everything was dropped (`needsSnapshot`): DOM events are useless until the next full snapshot. */
+  let awaitingSnapshot = false;
 
-  private playbackDropCount_(budget: number): number {
-    let latest = this.sealed_.length - 1;
-    while (latest >= 0 && !this.sealed_[latest]!.hasSnapshot_) latest--;
-    return latest >= 0 && sumBytes(this.sealed_.slice(latest + 1)) <= budget ? latest : this.sealed_.length;
-  }
-
-  private oldestDropCount_(budget: number): number {
-    let total = sumBytes(this.sealed_);
+  const playbackDropCount = (): number => {
+    let latest = sealed.length - 1;
+    while (latest >= 0 && !sealed[latest]!.hasSnapshot_) latest--;
+    return latest >= 0 && sumBytes(sealed.slice(latest + 1)) <= budget ? latest : sealed.length;
+  };
+  const oldestDropCount = (): number => {
+    let total = sumBytes(sealed);
     let count = 0;
     // The newest chunk always stays: it is at most one chunk, and the reason the others go.
-    while (total > budget && count < this.sealed_.length - 1) total -= this.sealed_[count++]!.bytes;
+    while (total > budget && count < sealed.length - 1) total -= sealed[count++]!.bytes_;
     return count;
-  }
+  };
+  const enforceBudget = (): void => {
+    if (sumBytes(sealed) <= budget) return;
+    const dropCount = playback ? playbackDropCount() : oldestDropCount();
+    if (dropCount === 0) return;
+    const dropped = sealed.splice(0, dropCount);
+    awaitingSnapshot = playback && sealed.length === 0;
+    options.onDrop_({
+      chunks_: dropped.length,
+      items_: dropped.reduce((sum, chunk) => sum + chunk.items_.length, 0),
+      bytes_: sumBytes(dropped),
+      needsSnapshot_: awaitingSnapshot,
+    });
+  };
+
+  const buffer: ChunkBuffer = {
+    add_(replay, json, bytes, timestamp, kind) {
+      // The FullSnapshot that follows a Meta event stays with it, however large: together they open the chunk.
+      const full = open !== undefined && open.bytes_ + bytes > maxChunkBytes && !open.endsWithSnapshot_;
+      if (full || (open !== undefined && (open.replay_ !== replay || (kind === 'snapshot' && open.hasDom_))))
+        buffer.seal_();
+      if (awaitingSnapshot) {
+        // Recorded after everything was dropped and before the new full snapshot: it describes changes to DOM nodes
+        // a replay of what is left would not know.
+        if (kind === 'dom') return full;
+        if (kind === 'snapshot') awaitingSnapshot = false;
+      }
+      const chunk = (open ??= {
+        replay_: replay,
+        items_: [],
+        timestamps_: [],
+        bytes_: 0,
+        hasSnapshot_: false,
+        hasDom_: false,
+        endsWithSnapshot_: false,
+      });
+      chunk.items_.push(json);
+      chunk.timestamps_.push(timestamp);
+      chunk.bytes_ += bytes;
+      chunk.hasSnapshot_ ||= kind === 'snapshot';
+      chunk.hasDom_ ||= kind !== 'custom';
+      chunk.endsWithSnapshot_ = kind === 'snapshot';
+      if ((chunk.bytes_ < maxChunkBytes || chunk.endsWithSnapshot_) && chunk.items_.length < maxChunkItems) return full;
+      buffer.seal_();
+      return true;
+    },
+    seal_() {
+      if (open === undefined) return;
+      const { replay_, items_, timestamps_, bytes_, hasSnapshot_ } = open;
+      open = undefined;
+      sealed.push({ replay_, items_, timestamps_, bytes_, hasSnapshot_ });
+      enforceBudget();
+    },
+    next_: () => sealed.shift(),
+    takeAll_() {
+      buffer.seal_();
+      return sealed.splice(0);
+    },
+  };
+  return buffer;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KEEPALIVE_QUOTA_BYTES, KeepaliveBudget } from '../../src/pipeline/keepalive-budget';
-import { BoundedQueue } from '../../src/pipeline/queue';
+import { KEEPALIVE_QUOTA_BYTES, createKeepaliveBudget } from '../../src/pipeline/keepalive-budget';
+import { createBoundedQueue } from '../../src/pipeline/queue';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelay, statusVerdict } from '../../src/pipeline/retry';
 import { splitIntoChunks } from '../../src/pipeline/split';
 import { postBody } from '../../src/pipeline/transport';
@@ -11,14 +11,14 @@ import { SYSTEM_CLOCK } from '../../src/pipeline/clock';
 
 describe('BoundedQueue', () => {
   it('drops the oldest waiting record when full and counts it', () => {
-    const q = new BoundedQueue<number>(3);
+    const q = createBoundedQueue<number>(3);
     for (const n of [1, 2, 3, 4, 5]) q.push(n);
     expect(q.dropped).toBe(2);
     expect(q.takeAll_()).toEqual([3, 4, 5]);
   });
 
   it('counts records on the wire against the bound until they settle', () => {
-    const q = new BoundedQueue<number>(3);
+    const q = createBoundedQueue<number>(3);
     q.push(1);
     q.push(2);
     expect(q.takeAll_()).toEqual([1, 2]);
@@ -34,7 +34,7 @@ describe('BoundedQueue', () => {
   });
 
   it('drops the new record when every slot is on the wire', () => {
-    const q = new BoundedQueue<number>(2);
+    const q = createBoundedQueue<number>(2);
     q.push(1);
     q.push(2);
     q.takeAll_();
@@ -44,7 +44,7 @@ describe('BoundedQueue', () => {
   });
 
   it('puts failed records back at the front, in order, without exceeding the bound', () => {
-    const q = new BoundedQueue<string>(4);
+    const q = createBoundedQueue<string>(4);
     q.push('a');
     q.push('b');
     const batch = q.takeAll_();
@@ -69,7 +69,7 @@ describe('BoundedQueue', () => {
     );
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 20 }), ops, (capacity, sequence) => {
-        const q = new BoundedQueue<number>(capacity);
+        const q = createBoundedQueue<number>(capacity);
         const batches: number[][] = [];
         let pushed = 0;
         let delivered = 0;
@@ -172,7 +172,7 @@ describe('retry policy', () => {
 
 describe('keepalive budget and the unload hand-over', () => {
   it('reserves bytes only while they fit the 64 KiB quota', () => {
-    const b = new KeepaliveBudget();
+    const b = createKeepaliveBudget();
     expect(b.reserve(60_000)).toBe(true);
     expect(b.reserve(KEEPALIVE_QUOTA_BYTES - 60_000 + 1)).toBe(false);
     expect(b.reserve(KEEPALIVE_QUOTA_BYTES - 60_000)).toBe(true);
@@ -198,7 +198,7 @@ describe('keepalive budget and the unload hand-over', () => {
       }) as typeof fetch,
       apiKey: 'key',
       timeoutMs: 1000,
-      budget: new KeepaliveBudget(),
+      budget: createKeepaliveBudget(),
       clock: SYSTEM_CLOCK,
     };
     const route = {
@@ -228,7 +228,7 @@ describe('keepalive budget and the unload hand-over', () => {
       }) as typeof fetch,
       apiKey: 'key',
       timeoutMs: 1000,
-      budget: new KeepaliveBudget(),
+      budget: createKeepaliveBudget(),
       clock: SYSTEM_CLOCK,
     };
     expect(await postBody(transport, 'http://i/x', '{}', 2, true)).toEqual({ verdict_: 'delivered' });

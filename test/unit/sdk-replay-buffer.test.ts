@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ChunkBuffer,
+  createChunkBuffer,
   type Dropped,
   type ItemKind,
   type PendingChunk,
@@ -13,7 +13,7 @@ const replay: ReplayIdentity = { sessionId: 's', replayId: 'r', nextSeq: 0 };
 
 function buffer(playback: boolean) {
   const drops: Dropped[] = [];
-  const chunks = new ChunkBuffer({
+  const chunks = createChunkBuffer({
     maxChunkBytes_: 100,
     maxChunkItems_: Infinity,
     budgetBytes_: 200,
@@ -21,8 +21,8 @@ function buffer(playback: boolean) {
     onDrop_: (dropped) => drops.push(dropped),
   });
   let ts = 0;
-  const add = (name: string, bytes: number, kind: ItemKind = 'dom') => chunks.add(replay, name, bytes, ts++, kind);
-  const names = (list: PendingChunk[]) => list.map((chunk) => chunk.items.join(''));
+  const add = (name: string, bytes: number, kind: ItemKind = 'dom') => chunks.add_(replay, name, bytes, ts++, kind);
+  const names = (list: PendingChunk[]) => list.map((chunk) => chunk.items_.join(''));
   return { chunks, drops, add, names };
 }
 
@@ -35,7 +35,7 @@ describe('ChunkBuffer with rrweb events', () => {
     add('S', 500);
     add('c', 90);
     expect(names(chunks.takeAll_())).toEqual(['MS', 'c']);
-    expect(drops).toEqual([{ chunks: 2, items: 2, bytes: 180, needsSnapshot_: false }]);
+    expect(drops).toEqual([{ chunks_: 2, items_: 2, bytes_: 180, needsSnapshot_: false }]);
   });
 
   it('drops everything and asks for a full snapshot when what follows the latest snapshot is over budget', () => {
@@ -44,7 +44,7 @@ describe('ChunkBuffer with rrweb events', () => {
     for (const name of ['a', 'b', 'c', 'd']) add(name, 90);
     expect(drops).toEqual([]);
     add('e', 90);
-    expect(drops).toEqual([{ chunks: 4, items: 5, bytes: 370, needsSnapshot_: true }]);
+    expect(drops).toEqual([{ chunks_: 4, items_: 5, bytes_: 370, needsSnapshot_: true }]);
     // Until the new snapshot, DOM events ('e', whose arrival overflowed the budget, and 'f') depend on what
     // was dropped; timeline events do not.
     add('f', 10);
@@ -76,8 +76,8 @@ describe('ChunkBuffer with independent items (recipes)', () => {
     const { chunks, drops, add, names } = buffer(false);
     for (const name of ['a', 'b', 'c', 'd']) add(name, 100, 'custom');
     expect(drops).toEqual([
-      { chunks: 1, items: 1, bytes: 100, needsSnapshot_: false },
-      { chunks: 1, items: 1, bytes: 100, needsSnapshot_: false },
+      { chunks_: 1, items_: 1, bytes_: 100, needsSnapshot_: false },
+      { chunks_: 1, items_: 1, bytes_: 100, needsSnapshot_: false },
     ]);
     expect(names(chunks.takeAll_())).toEqual(['c', 'd']);
   });

@@ -19,6 +19,7 @@ import { startReplayTimeline, type ReplayTimeline } from '../../src/replay/timel
 import { sessionSampling } from '../../src/session/sampling';
 import type { EncodeChunkEvents } from '../../src/replay/compression-worker';
 import type { LeftoverStorage } from '../../src/pipeline/leftovers';
+import { fakePipeline, memoryStorage, type Post } from '../support/replay-pipeline';
 import type { EmitRecordedEvent, RecordedEvent, RecordingStoppedHandler, StartRecording } from '../../src/replay/types';
 
 /**
@@ -26,77 +27,6 @@ import type { EmitRecordedEvent, RecordedEvent, RecordingStoppedHandler, StartRe
  * recording pipeline whose answers each test controls. rrweb is replaced by a recorder the test drives: it emits the
  * events a test gives and, asked for a full snapshot, emits a Meta and a FullSnapshot event like rrweb does.
  */
-
-interface Post {
-  path: string;
-  body: string;
-  unloading: boolean;
-  settled: boolean;
-  /** Settles the post as delivered or not. Posts settle as delivered at once unless held. */
-  settle(delivered: boolean): void;
-}
-
-function fakePipeline() {
-  const posts: Post[] = [];
-  const waiting: Array<() => void> = [];
-  let hold = false;
-  let inFlight = 0;
-  let maxInFlight = 0;
-  return {
-    posts,
-    /** From now on posts wait for `settle`. */
-    holdPosts: () => void (hold = true),
-    /** Delivers every held post and stops holding. */
-    release() {
-      hold = false;
-      for (const post of posts) if (!post.settled) post.settle(true);
-    },
-    /** Resolves once `count` posts have been made. */
-    async postsMade(count: number): Promise<Post[]> {
-      while (posts.length < count) await new Promise<void>((resolve) => waiting.push(resolve));
-      return posts;
-    },
-    get maxInFlight() {
-      return maxInFlight;
-    },
-    postJson(path: string, body: string, unloading = false): Promise<boolean> {
-      return new Promise<boolean>((resolve) => {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        const post: Post = {
-          path,
-          body,
-          unloading,
-          settled: false,
-          settle(delivered) {
-            if (post.settled) return;
-            post.settled = true;
-            inFlight--;
-            resolve(delivered);
-          },
-        };
-        posts.push(post);
-        for (const wake of waiting.splice(0)) wake();
-        if (!hold) post.settle(true);
-      });
-    },
-  };
-}
-
-/** A Map behind the Storage methods the leftover store uses. */
-function memoryStorage(): LeftoverStorage & { map: Map<string, string> } {
-  const map = new Map<string, string>();
-  return {
-    map,
-    getItem: (key) => map.get(key) ?? null,
-    setItem: (key, value) => void map.set(key, value),
-    removeItem: (key) => void map.delete(key),
-    key: (index) => [...map.keys()][index] ?? null,
-    get length() {
-      return map.size;
-    },
-  };
-}
 
 /** A recorder the test drives in place of rrweb; with `encode`, its recordings offer that chunk encoder (a worker's). */
 function fakeRecorder(encode?: EncodeChunkEvents) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SYSTEM_CLOCK } from '../../src/pipeline/clock';
-import { KeepaliveBudget } from '../../src/pipeline/keepalive-budget';
+import { createKeepaliveBudget, type KeepaliveBudget } from '../../src/pipeline/keepalive-budget';
 import { postBody, type Transport } from '../../src/pipeline/transport';
 
 /** A fetch that records each call and answers as `answer` says; a hung one settles only when aborted. */
@@ -27,7 +27,7 @@ const transport = (fetch: typeof globalThis.fetch, budget: KeepaliveBudget): Tra
 
 describe('transport keepalive budget', () => {
   it('gives the bytes of a settled keepalive request back', async () => {
-    const budget = new KeepaliveBudget();
+    const budget = createKeepaliveBudget();
     const network = fakeNetwork(() => 'ok');
     expect(await postBody(transport(network.fetch, budget), 'http://ingest/otlp/v1/logs', '{}', 40_000, true)).toEqual({
       verdict_: 'delivered',
@@ -37,7 +37,7 @@ describe('transport keepalive budget', () => {
   });
 
   it('keeps the bytes of a timed-out keepalive request reserved: the browser still counts the abandoned request', async () => {
-    const budget = new KeepaliveBudget();
+    const budget = createKeepaliveBudget();
     const network = fakeNetwork(() => 'hang');
     const result = await postBody(transport(network.fetch, budget), 'http://ingest/otlp/v1/logs', '{}', 40_000, true);
     expect(result).toMatchObject({ verdict_: 'retry', reason: 'timed out' });
