@@ -243,6 +243,32 @@ describe.each(kinds)('permission matrix on %s', (kind) => {
     expect((await issues(t.projectId)).status).toBe(200);
   });
 
+  it('an admin limited to project A neither lists, makes keys for, nor creates other projects', async () => {
+    const { t, tenantId, projectB } = world;
+    const { db } = t.server.database;
+    const admin = await createPerson(db, {
+      tenantId,
+      email: 'limited-admin@example.com',
+      name: 'Limited admin',
+      role: 'admin',
+      projects: [t.projectId],
+    });
+    const session = await signInAs(db, systemClock, admin);
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${t.url}/control-plane${path}`, {
+        method,
+        headers: { ...sessionHeaders(session, t.url), 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const before = await snapshotTables(t.server.database);
+    const listed = (await (await call('GET', '/projects')).json()) as { data: Array<{ id: string }> };
+    expect(listed.data.map((p) => p.id)).toEqual([t.projectId]);
+    expect((await call('POST', `/projects/${projectB}/keys`, { scope: 'control' })).status).toBe(404);
+    expect((await call('POST', '/projects', { name: 'escape' })).status).toBe(403);
+    expect(changedTables(before, await snapshotTables(t.server.database))).toEqual([]);
+    expect((await call('POST', `/projects/${t.projectId}/keys`, { scope: 'read', name: 'mine' })).status).toBe(201);
+  });
+
   it("docs/teams.md's tables say what auth/roles.ts grants, and its operations list is the document's", () => {
     const doc = permissionsDoc();
     expect(doc.roles).toEqual(inPermissionOrder(ROLE_PERMISSIONS));

@@ -1,6 +1,8 @@
+import { mayActOn, requireWholeOrganisation } from '../auth/project-access';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
 import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../http/openapi';
+import { DomainError } from '../shared/domain-errors';
 import { iso } from '../shared/time';
 import { createKey, PROJECT_KEY_SCOPES, type CreatedKey } from './keys-store';
 import { createProvisionedProject } from './provision';
@@ -87,11 +89,14 @@ const createKeyRoute = createRoute({
 export function projectRoutes(services: Services) {
   const app = createRouter();
   const routes = app
-    .openapi(listRoute, async (c) =>
-      c.json({ data: (await listProjects(services.db, c.get('caller').tenantId)).map(projectJson) }, 200),
-    )
+    .openapi(listRoute, async (c) => {
+      const caller = c.get('caller');
+      const projects = await listProjects(services.db, caller.tenantId);
+      return c.json({ data: projects.filter((p) => mayActOn(caller, p.id)).map(projectJson) }, 200);
+    })
     .openapi(createProjectRoute, async (c) => {
       const { name } = c.req.valid('json');
+      requireWholeOrganisation(c.get('caller'), 'create a project');
       const created = await createProvisionedProject(services.db, services.clock, c.get('caller').tenantId, name);
       return c.json(
         {
@@ -105,13 +110,18 @@ export function projectRoutes(services: Services) {
     })
     .openapi(createKeyRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const project = await tenantProject(services.db, id, c.get('caller').tenantId);
+      const caller = c.get('caller');
+      const project = await tenantProject(services.db, id, caller.tenantId);
+      // A member limited to some projects sees no other: the same 404 as a project of another organisation.
+      if (!mayActOn(caller, project.id))
+        throw new DomainError('not_found', 'not_found', `no project ${id} in this tenant`, { field: 'id' });
       const { scope, name } = c.req.valid('json');
       return c.json(
         keyJson(
           await createKey(services.db, services.clock, {
             projectId: project.id,
             scope,
+            ...(caller.actor.kind === 'person' ? { createdBy: caller.actor.person.userId } : {}),
             ...(name !== undefined ? { name } : {}),
           }),
         ),
