@@ -5,6 +5,7 @@ import { costRoutes } from './cost/routes/index';
 import type { CostServices } from './cost/services';
 import { demoRoutes, type DemoOptions } from './demo/routes';
 import { apiReferenceRoutes } from './docs/routes';
+import { authRoutes } from './auth/routes';
 import { githubRoutes } from './github/routes';
 import { controlAuth } from './http/auth';
 import { RoutePermissions } from './http/permissions';
@@ -101,6 +102,8 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
       }),
     );
   }
+  // Public: signing in needs no key (docs/teams.md, "Sign-in").
+  app.route('/auth', authRoutes(services));
   app.route('/control-plane/projects', projectRoutes(services));
   app.route('/control-plane', controlPlaneRoutes(services, options));
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.

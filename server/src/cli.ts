@@ -48,6 +48,7 @@ async function start(argv: string[]): Promise<void> {
   lines.push(
     `  console:      ${consoleUrl}  (sessions and replays, issues, traces, Web Vitals, incidents, notifications, cost)`,
   );
+  if (server.setupLink) lines.push(`  set-up:       ${server.setupLink}  (creates the first owner; one use)`);
   if (keys) {
     lines.push(
       `  app:          ${keys.appName}  (serviceName for the SDK; add more with: svc-server apps create NAME)`,

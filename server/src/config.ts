@@ -3,6 +3,7 @@ import { DEFAULT_AI_TIMEOUT_MS, type AiSettings } from './ai/settings';
 import { DEFAULT_DATABASE_URL } from './db/connect';
 import { nearestDatabase } from './db/location';
 import { checkDemoSdk } from './demo/sdk-file';
+import { smtpUrlProblem, type MailSettings } from './auth/mailer';
 
 /** Server settings. Each comes from a flag, else its `SVC_*` environment variable, else the default. */
 export interface ServerConfig {
@@ -25,6 +26,8 @@ export interface ServerConfig {
   allowPrivateTargets?: boolean;
   /** The model root-cause analyses ask (docs/ai-fixes.md); without it they are heuristic. */
   ai?: AiSettings;
+  /** The SMTP server password resets and invitations are sent through; without it their links are only shown. */
+  mail?: MailSettings;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -80,6 +83,12 @@ export const CONFIG_OPTIONS = [
   ['ai-api-key', 'SVC_AI_API_KEY', 'API key sent to SVC_AI_BASE_URL (default none: local servers such as Ollama)'],
   ['ai-model', 'SVC_AI_MODEL', 'model (Azure OpenAI: deployment) issue analyses ask; required with SVC_AI_BASE_URL'],
   ['ai-timeout', 'SVC_AI_TIMEOUT', `seconds one model call may take (default ${DEFAULT_AI_TIMEOUT_MS / 1000})`],
+  [
+    'smtp-url',
+    'SVC_SMTP_URL',
+    'smtp[s]://user:password@host:port sending password resets and invitations (default off: links only shown)',
+  ],
+  ['mail-from', 'SVC_MAIL_FROM', "sender address of the server's mail; required with SVC_SMTP_URL"],
 ] as const;
 
 export class ConfigError extends Error {}
@@ -117,6 +126,19 @@ function readAi(get: Getter): AiSettings | undefined {
   const timeoutMs =
     timeoutRaw === undefined ? DEFAULT_AI_TIMEOUT_MS : parseInteger(timeoutName, timeoutRaw, 1, 3600) * 1000;
   return { baseUrl: baseUrl.replace(/\/+$/, ''), model, timeoutMs, ...(apiKey ? { apiKey } : {}) };
+}
+
+/** The server's mail settings: an SMTP URL and a sender together, or neither. */
+function readMail(get: Getter): MailSettings | undefined {
+  const [urlName, smtpUrl] = get('smtp-url');
+  const [fromName, from] = get('mail-from');
+  if (smtpUrl === undefined && from === undefined) return undefined;
+  if (smtpUrl === undefined) throw new ConfigError(`${fromName} needs SVC_SMTP_URL too`);
+  if (from === undefined) throw new ConfigError(`${urlName} needs SVC_MAIL_FROM too`);
+  const problem = smtpUrlProblem(smtpUrl);
+  if (problem) throw new ConfigError(`${urlName} ${problem}`);
+  if (!/^[^\s@]+@[^\s@]+$/.test(from)) throw new ConfigError(`${fromName} must be an e-mail address (got "${from}")`);
+  return { smtpUrl, from };
 }
 
 /**
@@ -170,10 +192,12 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
   if (privateRaw !== undefined && privateRaw !== 'true' && privateRaw !== 'false')
     throw new ConfigError(`${privateName} must be true or false (got "${privateRaw}")`);
   const ai = readAi(get);
+  const mail = readMail(get);
   return {
     host,
     port,
     ...(ai ? { ai } : {}),
+    ...(mail ? { mail } : {}),
     databaseUrl,
     ...(secretKey ? { secretKey } : {}),
     ...(privateRaw === 'true' ? { allowPrivateTargets: true } : {}),

@@ -22,6 +22,8 @@ import { createSymbolicator } from './sourcemaps/symbolicate';
 import { createSecretBox, type SecretBox } from './secrets/secret-box';
 import { bootstrapIfEmpty, type Bootstrap } from './projects/bootstrap';
 import { closeServer, listen } from './http/listen';
+import { createMailer } from './auth/mailer';
+import { setupLinkIfNoOwner } from './auth/setup-link';
 
 export interface StartOptions extends Partial<ServerConfig> {
   clock?: Clock;
@@ -47,6 +49,8 @@ export interface RunningServer {
   database: DatabaseHandle;
   /** Keys and names created on first start with an empty database; null otherwise. */
   bootstrap: Bootstrap | null;
+  /** While nobody has an account: the one-time link creating the first owner (a new one each start); else null. */
+  setupLink: string | null;
   /** URL of the SDK demo page when the server serves it (`demoSdk`), for the start-up banner. */
   demoUrl?: string;
   /** How ingest writes rows (e.g. `sqlite, writer thread`), for the start-up banner. */
@@ -88,6 +92,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo, notify, cost, ai: options.ai });
     const { server, port, url } = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 4318);
     services.publicUrl = options.publicUrl ?? url;
+    const setupLink = await setupLinkIfNoOwner(database.db, clock, services.publicUrl);
     const stopDetection =
       options.detection === false
         ? async () => undefined
@@ -104,6 +109,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       demoUrl: demo ? `${services.publicUrl}/demo/` : undefined,
       database,
       bootstrap,
+      setupLink,
       get ingestWriter() {
         return services.writer.kind;
       },
@@ -152,6 +158,7 @@ function servicesOf(
     log,
     symbolicator: createSymbolicator({ db: database.db }),
     refusals: createRefusalCounter(database.db, log),
+    ...(options.mail ? { mailer: createMailer(options.mail) } : {}),
   };
 }
 

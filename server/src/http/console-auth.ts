@@ -23,11 +23,11 @@ export async function personOf(services: Services, c: Context<AppEnv>): Promise<
 }
 
 /**
- * Cross-site request forgery: a state-changing request from a cookie session must come from the console's own origin
- * (`Origin`, which browsers set on every such request) and echo the session's CSRF token, which another site's page
- * cannot read.
+ * A state-changing request must come from this server's own pages: `Origin`, which browsers set on every cross-site
+ * and every non-GET request, must be the server's (as requested, or its public URL). The public /auth routes check
+ * only this (a sign-in has no session to derive a token from yet); cookie sessions add the CSRF token below.
  */
-function checkSameOrigin(services: Services, c: Context<AppEnv>, token: string): void {
+export function requireOwnOrigin(services: Services, c: Context<AppEnv>): void {
   const origin = c.req.header('origin');
   const own = [new URL(c.req.url).origin, services.publicUrl && new URL(services.publicUrl).origin];
   if (!origin || !own.includes(origin)) {
@@ -35,6 +35,15 @@ function checkSameOrigin(services: Services, c: Context<AppEnv>, token: string):
       field: 'Origin',
     });
   }
+}
+
+/**
+ * Cross-site request forgery: a state-changing request from a cookie session must come from the console's own origin
+ * (`Origin`, which browsers set on every such request) and echo the session's CSRF token, which another site's page
+ * cannot read.
+ */
+function checkSameOrigin(services: Services, c: Context<AppEnv>, token: string): void {
+  requireOwnOrigin(services, c);
   const sent = Buffer.from(c.req.header(CSRF_HEADER) ?? '');
   const expected = Buffer.from(csrfTokenOf(token));
   if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {

@@ -8,6 +8,7 @@ import type { Symbolicator } from '../sourcemaps/types';
 import type { KeyInfo } from '../projects/keys-store';
 import type { SessionPerson } from '../auth/console-sessions';
 import type { Permission } from '../auth/roles';
+import type { Mailer } from '../auth/mailer';
 
 /** Who makes a request: a machine key, or a person through their console session. */
 export type Actor = { kind: 'key'; key: KeyInfo } | { kind: 'person'; person: SessionPerson };
@@ -41,6 +42,8 @@ export interface Services {
   symbolicator: Symbolicator;
   /** Refused ingest requests, counted per project and reason (docs/ingest.md, "Ingest health"). */
   refusals: RefusalCounter;
+  /** The server's own mail (password resets, invitations) when SVC_SMTP_URL is set. */
+  mailer?: Mailer;
 }
 
 /** Why a presented key was refused, and the key when it exists (revoked, expired, of another scope). */
