@@ -6,6 +6,8 @@ import type { CostServices } from './cost/services';
 import { demoRoutes, type DemoOptions } from './demo/routes';
 import { apiReferenceRoutes } from './docs/routes';
 import { authRoutes } from './auth/routes';
+import { oidcRoutes } from './auth/oidc/routes';
+import type { OidcSettings } from './auth/oidc/settings';
 import { githubRoutes } from './github/routes';
 import { controlAuth } from './http/auth';
 import { RoutePermissions } from './http/permissions';
@@ -53,6 +55,8 @@ export interface AppOptions {
   cost?: CostServices;
   /** The model issue analyses ask; heuristic analyses without one. */
   ai?: AiSettings;
+  /** Single sign-on through an OpenID provider (SVC_OIDC_*): its routes at /auth/oidc, its button on the sign-in page. */
+  oidc?: OidcSettings;
 }
 
 const healthRoute = createRoute({
@@ -103,7 +107,8 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
     );
   }
   // Public: signing in needs no key (docs/teams.md, "Sign-in").
-  app.route('/auth', authRoutes(services));
+  app.route('/auth', authRoutes(services, options.oidc ? { sso: { name: options.oidc.name } } : {}));
+  if (options.oidc) app.route('/auth/oidc', oidcRoutes(services, options.oidc));
   app.route('/control-plane/projects', projectRoutes(services));
   app.route('/control-plane', controlPlaneRoutes(services, options));
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.

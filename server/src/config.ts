@@ -3,6 +3,7 @@ import { DEFAULT_AI_TIMEOUT_MS, type AiSettings } from './ai/settings';
 import { DEFAULT_DATABASE_URL } from './db/connect';
 import { nearestDatabase } from './db/location';
 import { checkDemoSdk } from './demo/sdk-file';
+import { readOidcSettings, type OidcSettings } from './auth/oidc/settings';
 import { smtpUrlProblem, type MailSettings } from './auth/mailer';
 
 /** Server settings. Each comes from a flag, else its `SVC_*` environment variable, else the default. */
@@ -26,6 +27,8 @@ export interface ServerConfig {
   allowPrivateTargets?: boolean;
   /** The model root-cause analyses ask (docs/ai-fixes.md); without it they are heuristic. */
   ai?: AiSettings;
+  /** Single sign-on through an OpenID provider (docs/teams.md, "Single sign-on"); without it, passwords only. */
+  oidc?: OidcSettings;
   /** The SMTP server password resets and invitations are sent through; without it their links are only shown. */
   mail?: MailSettings;
 }
@@ -84,6 +87,32 @@ export const CONFIG_OPTIONS = [
   ['ai-model', 'SVC_AI_MODEL', 'model (Azure OpenAI: deployment) issue analyses ask; required with SVC_AI_BASE_URL'],
   ['ai-timeout', 'SVC_AI_TIMEOUT', `seconds one model call may take (default ${DEFAULT_AI_TIMEOUT_MS / 1000})`],
   [
+    'oidc-issuer',
+    'SVC_OIDC_ISSUER',
+    'OpenID provider for single sign-on, its issuer URL; register <public URL>/auth/oidc/callback there (default off)',
+  ],
+  ['oidc-client-id', 'SVC_OIDC_CLIENT_ID', 'client id registered at the provider; required with SVC_OIDC_ISSUER'],
+  ['oidc-client-secret', 'SVC_OIDC_CLIENT_SECRET', "the client's secret (default none: a public client, PKCE only)"],
+  ['oidc-scopes', 'SVC_OIDC_SCOPES', 'scopes asked for, with openid (default "openid email profile")'],
+  ['oidc-email-claim', 'SVC_OIDC_EMAIL_CLAIM', 'claim holding the e-mail address (default email)'],
+  ['oidc-groups-claim', 'SVC_OIDC_GROUPS_CLAIM', 'claim holding the groups (default groups)'],
+  [
+    'oidc-group-roles',
+    'SVC_OIDC_GROUP_ROLES',
+    'comma-separated group=role, e.g. svc-admins=admin,devs=member; the highest matching role wins (default none)',
+  ],
+  [
+    'oidc-default-role',
+    'SVC_OIDC_DEFAULT_ROLE',
+    'role of a new member whose groups map to none: owner, admin, member, viewer or none (refused) (default viewer)',
+  ],
+  [
+    'oidc-allowed-domains',
+    'SVC_OIDC_ALLOWED_DOMAINS',
+    'comma-separated e-mail domains that may sign in through the provider (default any)',
+  ],
+  ['oidc-name', 'SVC_OIDC_NAME', 'label of the sign-in button (default "Single sign-on")'],
+  [
     'smtp-url',
     'SVC_SMTP_URL',
     'smtp[s]://user:password@host:port sending password resets and invitations (default off: links only shown)',
@@ -141,6 +170,12 @@ function readMail(get: Getter): MailSettings | undefined {
   return { smtpUrl, from };
 }
 
+/** Single sign-on: the SVC_OIDC_* settings, each from its flag (--oidc-issuer …) or its variable. */
+function readOidc(get: Getter): OidcSettings | undefined {
+  const oidc = CONFIG_OPTIONS.filter(([, envName]) => envName.startsWith('SVC_OIDC_'));
+  return readOidcSettings(Object.fromEntries(oidc.map(([flag, envName]) => [envName, get(flag)[1]])));
+}
+
 /**
  * Builds the configuration from flags (`--port 4318`) over environment variables over defaults; the default database is
  * the nearest one to `cwd` (db/location.ts), as the administration commands find it.
@@ -192,11 +227,13 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
   if (privateRaw !== undefined && privateRaw !== 'true' && privateRaw !== 'false')
     throw new ConfigError(`${privateName} must be true or false (got "${privateRaw}")`);
   const ai = readAi(get);
+  const oidc = readOidc(get);
   const mail = readMail(get);
   return {
     host,
     port,
     ...(ai ? { ai } : {}),
+    ...(oidc ? { oidc } : {}),
     ...(mail ? { mail } : {}),
     databaseUrl,
     ...(secretKey ? { secretKey } : {}),

@@ -89,7 +89,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     });
     const bootKeys = bootstrap ? { ingestKey: bootstrap.ingestKey.key, appName: bootstrap.appName } : null;
     const demo = demoSdk ? { sdkPath: demoSdk.path, keys: options.demoKeys ?? (() => bootKeys) } : undefined;
-    const app = createApp(services, { corsOrigins: options.corsOrigins ?? '*', demo, notify, cost, ai: options.ai });
+    const app = createApp(services, {
+      corsOrigins: options.corsOrigins ?? '*',
+      demo,
+      notify,
+      cost,
+      ai: options.ai,
+      oidc: options.oidc,
+    });
     const { server, port, url } = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 4318);
     services.publicUrl = options.publicUrl ?? url;
     const setupLink = await setupLinkIfNoOwner(database.db, clock, services.publicUrl);

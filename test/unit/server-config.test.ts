@@ -39,6 +39,24 @@ describe('server configuration', () => {
     });
   });
 
+  it('reads single sign-on from SVC_OIDC_* variables or their --oidc-* flags', () => {
+    expect(loadConfig([], {}).oidc).toBeUndefined();
+    const config = loadConfig(['--oidc-client-id', 'svc', '--oidc-default-role', 'none'], {
+      SVC_OIDC_ISSUER: 'https://id.example.com/realms/acme',
+      SVC_OIDC_GROUP_ROLES: 'ops=admin',
+      SVC_OIDC_ALLOWED_DOMAINS: 'example.com',
+    });
+    expect(config.oidc).toMatchObject({
+      issuer: new URL('https://id.example.com/realms/acme'),
+      clientId: 'svc',
+      groupRoles: new Map([['ops', 'admin']]),
+      defaultRole: null,
+      allowedDomains: ['example.com'],
+      name: 'Single sign-on',
+    });
+    expect(() => loadConfig(['--oidc-client-id', 'svc'], {})).toThrow('SVC_OIDC_CLIENT_ID needs SVC_OIDC_ISSUER too');
+  });
+
   it('reads the model of issue analyses: a base URL and a model together, a key and a timeout', () => {
     expect(loadConfig([], {}).ai).toBeUndefined();
     const env = {

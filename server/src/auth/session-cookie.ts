@@ -4,7 +4,7 @@ import { SESSION_COOKIE } from '../http/console-auth';
 import type { OpenedSession } from './console-sessions';
 
 /** Cookies are `Secure` when the console is served over TLS (directly or, by its public URL, behind a proxy). */
-const overTls = (c: Context, publicUrl: string) =>
+export const overTls = (c: Context, publicUrl: string) =>
   new URL(c.req.url).protocol === 'https:' || publicUrl.startsWith('https:');
 
 /**

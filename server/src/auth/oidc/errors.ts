@@ -15,7 +15,15 @@ export type OidcErrorCode =
   /** The provider sent no e-mail address in the configured claim. */
   | 'oidc_no_email'
   /** The e-mail address is outside SVC_OIDC_ALLOWED_DOMAINS. */
-  | 'oidc_email_domain';
+  | 'oidc_email_domain'
+  /** No sign-in is pending for this browser: it expired (10 minutes), was completed already, or never started here. */
+  | 'oidc_expired'
+  /** An account has this e-mail address, but the provider does not vouch for the address (`email_verified`). */
+  | 'oidc_email_unverified'
+  /** The account with this e-mail address is linked to another identity of the provider. */
+  | 'oidc_account_conflict'
+  /** The person is no member, and no mapped group (nor SVC_OIDC_DEFAULT_ROLE) grants a membership. */
+  | 'oidc_not_member';
 
 const KINDS: Record<OidcErrorCode, DomainErrorKind> = {
   oidc_discovery_failed: 'upstream',
@@ -25,6 +33,10 @@ const KINDS: Record<OidcErrorCode, DomainErrorKind> = {
   oidc_token_invalid: 'forbidden',
   oidc_no_email: 'forbidden',
   oidc_email_domain: 'forbidden',
+  oidc_expired: 'invalid',
+  oidc_email_unverified: 'forbidden',
+  oidc_account_conflict: 'conflict',
+  oidc_not_member: 'forbidden',
 };
 
 export class OidcError extends DomainError {
