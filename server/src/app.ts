@@ -33,6 +33,11 @@ import { ruleRoutes } from './notify/rules/routes';
 import type { NotifyServices } from './notify/services';
 import { serveOpenApi } from './api-document';
 import { meRoutes } from './me/routes';
+import { keyRoutes } from './keys/routes';
+import { invitationRoutes } from './members/invitation-routes';
+import { inviteRoutes } from './members/invite-routes';
+import { memberRoutes } from './members/routes';
+import { mySessionRoutes } from './members/sessions-routes';
 import { projectRoutes } from './projects/routes';
 import { setupRoutes } from './setup/routes';
 import { appRoutes } from './apps/routes';
@@ -109,6 +114,8 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
   // Public: signing in needs no key (docs/teams.md, "Sign-in").
   app.route('/auth', authRoutes(services, options.oidc ? { sso: { name: options.oidc.name } } : {}));
   if (options.oidc) app.route('/auth/oidc', oidcRoutes(services, options.oidc));
+  // Public as well: the invitation link is the credential (docs/teams.md, "Members and invitations").
+  app.route('/auth/invitations', invitationRoutes(services));
   app.route('/control-plane/projects', projectRoutes(services));
   app.route('/control-plane', controlPlaneRoutes(services, options));
   // Outside the ingest CORS and key middleware: the page and its echo endpoint are same-origin and keyless.
@@ -153,6 +160,12 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
       );
   }
   if (options.cost) controlPlane.route('/cost', costRoutes(options.cost));
+  // People and machine keys (docs/teams.md); the invitations before the members, whose `/{user_id}` would take them.
+  controlPlane
+    .route('/members/invitations', inviteRoutes(services))
+    .route('/members', memberRoutes(services))
+    .route('/keys', keyRoutes(services))
+    .route('/me/sessions', mySessionRoutes(services));
   controlPlane.route(
     '/me',
     meRoutes(services, { aiAnalysis: options.ai !== undefined, demo: options.demo !== undefined }),

@@ -18,6 +18,7 @@ import { startReceiver, type Receiver } from '../support/receiver';
 import { pageLoad } from '../support/rrweb';
 import { startTestServer, type TestServer } from '../support/server';
 import { eventually } from '../support/until';
+import { createPerson, sessionHeaders, signInAs } from '../support/people';
 
 /**
  * The proof of issue 19: every operation of the generated /openapi.json gets one valid request, which succeeds, and
@@ -118,6 +119,20 @@ const testResult = {
   started_at: new Date().toISOString(),
 };
 const sourceMap = { version: 3, sources: ['src/app.ts'], names: [], mappings: 'AAAA', debugId: DEBUG_ID };
+
+/** A public POST as the console's own page sends it: no key, the server's own Origin. */
+const publicPost = (ctx: Ctx): Req => ({ key: 'none', headers: { origin: ctx.t.url } });
+
+/** An invitation made with the admin key: its id and its link's token. */
+async function invite(ctx: Ctx, email: string): Promise<{ id: string; token: string }> {
+  const res = await fetch(`${ctx.t.url}/control-plane/members/invitations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ctx.adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, role: 'member' }),
+  });
+  const body = (await res.json()) as { id: string; link: string };
+  return { id: body.id, token: body.link.split('#token=')[1] ?? '' };
+}
 
 const CASES: Record<string, Case> = {
   'get /': { valid: () => noKey({}), invalid: null },
@@ -670,6 +685,91 @@ const CASES: Record<string, Case> = {
       path: `/control-plane/tests/${testKey(testResult.file, testResult.title_path, testResult.project)}`,
     }),
     invalid: () => ({ path: '/control-plane/tests/not-a-key', field: 'test_key' }),
+  },
+
+  // People and machine keys (admin key; the invitation routes are public and checked for the server's own Origin).
+  'post /control-plane/members/invitations': {
+    valid: () => ({ key: 'admin', body: { email: 'invited@example.com', role: 'member' } }),
+    invalid: () => ({ key: 'admin', body: { email: 'not an address', role: 'member' }, field: 'email' }),
+  },
+  'get /control-plane/members/invitations': { valid: () => ({ key: 'admin' }), invalid: null },
+  'delete /control-plane/members/invitations/{id}': {
+    prepare: async (ctx) => {
+      ctx.ids.invitation = (await invite(ctx, 'withdrawn@example.com')).id;
+    },
+    valid: (ctx) => ({ key: 'admin', path: `/control-plane/members/invitations/${ctx.ids.invitation}` }),
+    invalid: null,
+  },
+  'post /auth/invitations/inspect': {
+    prepare: async (ctx) => {
+      ctx.ids.inviteToken = (await invite(ctx, 'looking@example.com')).token;
+    },
+    valid: (ctx) => ({ ...publicPost(ctx), body: { token: ctx.ids.inviteToken } }),
+    invalid: (ctx) => ({ ...publicPost(ctx), body: {}, field: 'token' }),
+  },
+  'post /auth/invitations/accept': {
+    prepare: async (ctx) => {
+      ctx.ids.inviteToken = (await invite(ctx, 'joiner@example.com')).token;
+    },
+    valid: (ctx) => ({
+      ...publicPost(ctx),
+      body: { token: ctx.ids.inviteToken, name: 'Joiner', password: 'correct horse battery' },
+    }),
+    invalid: (ctx) => ({ ...publicPost(ctx), body: { token: 'x', name: 'Joiner' }, field: 'password' }),
+  },
+  'get /control-plane/members': { valid: () => ({ key: 'admin' }), invalid: null },
+  'patch /control-plane/members/{user_id}': {
+    prepare: async (ctx) => {
+      const joiner = await ctx.t.server.database.db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', 'joiner@example.com')
+        .executeTakeFirstOrThrow();
+      ctx.ids.member = joiner.id;
+    },
+    valid: (ctx) => ({ key: 'admin', path: `/control-plane/members/${ctx.ids.member}`, body: { role: 'viewer' } }),
+    invalid: () => ({ key: 'admin', path: '/control-plane/members/someone', body: { role: 'boss' }, field: 'role' }),
+  },
+  'delete /control-plane/members/{user_id}/sessions': {
+    valid: (ctx) => ({ key: 'admin', path: `/control-plane/members/${ctx.ids.member}/sessions` }),
+    invalid: null,
+  },
+  'delete /control-plane/members/{user_id}': {
+    valid: (ctx) => ({ key: 'admin', path: `/control-plane/members/${ctx.ids.member}` }),
+    invalid: null,
+  },
+  'get /control-plane/me/sessions': { valid: () => ({ key: 'admin' }), invalid: null },
+  'delete /control-plane/me/sessions/{id}': {
+    prepare: async (ctx) => {
+      const { db } = ctx.t.server.database;
+      const tenantId = ctx.t.server.bootstrap!.tenantId;
+      const person = await createPerson(db, { tenantId, email: 'sessions@example.com', name: 'S', role: 'viewer' });
+      const session = await signInAs(db, systemClock, person);
+      ctx.ids.session = session.sessionId;
+      ctx.ids.sessionHeaders = JSON.stringify(sessionHeaders(session, ctx.t.url));
+    },
+    valid: (ctx) => ({
+      key: 'none',
+      path: `/control-plane/me/sessions/${ctx.ids.session}`,
+      headers: JSON.parse(ctx.ids.sessionHeaders!) as Record<string, string>,
+    }),
+    invalid: null,
+  },
+  'get /control-plane/keys': { valid: () => ({ key: 'admin' }), invalid: null },
+  'post /control-plane/keys': {
+    valid: () => ({ key: 'admin', body: { scope: 'read', name: 'dashboards' } }),
+    invalid: () => ({ key: 'admin', body: { scope: 'admin', name: 'root' }, field: 'scope' }),
+  },
+  'delete /control-plane/keys/{id}': {
+    prepare: async (ctx) => {
+      const made = await createKey(ctx.t.server.database.db, systemClock, {
+        projectId: ctx.t.projectId,
+        scope: 'read',
+      });
+      ctx.ids.key = made.id;
+    },
+    valid: (ctx) => ({ key: 'admin', path: `/control-plane/keys/${ctx.ids.key}` }),
+    invalid: null,
   },
 };
 

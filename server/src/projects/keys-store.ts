@@ -63,15 +63,59 @@ export async function createKey(
   return { ...toInfo(row), key };
 }
 
-export async function listKeys(db: Kysely<Database>, projectId?: string): Promise<KeyInfo[]> {
-  let q = db.selectFrom('api_keys').selectAll().orderBy('created_ms');
-  if (projectId) q = q.where('project_id', '=', projectId);
-  return (await q.execute()).map(toInfo);
+/** A key as listings show it: who made it (a person; null for keys made by the CLI or by another key) and its last use. */
+export interface KeyListing extends KeyInfo {
+  createdBy: { id: string; email: string } | null;
+  /** Its last accepted request, to the minute; null when never used. */
+  lastUsedMs: number | null;
 }
 
-/** Revokes a key by id; returns false when no such key exists. Revoking twice keeps the first time. */
-export async function revokeKey(db: Kysely<Database>, clock: Clock, id: string): Promise<boolean> {
-  const existing = await db.selectFrom('api_keys').select(['id', 'revoked_ms']).where('id', '=', id).executeTakeFirst();
+/** Which keys: a project's, and with `tenantId` also the tenant's admin keys (which act on all its projects). */
+export interface KeyReach {
+  projectId: string;
+  tenantId?: string;
+}
+
+/** Keys within `reach`, or all of them. */
+function keysWithin(db: Kysely<Database>, reach: KeyReach | undefined) {
+  const q = db.selectFrom('api_keys').innerJoin('projects', 'projects.id', 'api_keys.project_id');
+  if (reach === undefined) return q;
+  const { projectId, tenantId } = reach;
+  return q.where((eb) =>
+    eb.or([
+      eb('api_keys.project_id', '=', projectId),
+      ...(tenantId === undefined
+        ? []
+        : [eb.and([eb('api_keys.scope', '=', 'admin'), eb('projects.tenant_id', '=', tenantId)])]),
+    ]),
+  );
+}
+
+/** Keys, oldest first; all of them, or those a project's `reach` names. */
+export async function listKeys(db: Kysely<Database>, reach?: string | KeyReach): Promise<KeyListing[]> {
+  const q = keysWithin(db, typeof reach === 'string' ? { projectId: reach } : reach)
+    .leftJoin('users', 'users.id', 'api_keys.created_by')
+    .selectAll('api_keys')
+    .select(['users.id as creator_id', 'users.email as creator_email'])
+    .orderBy('api_keys.created_ms')
+    .orderBy('api_keys.id');
+  return (await q.execute()).map((row) => ({
+    ...toInfo(row),
+    createdBy:
+      row.creator_id !== null && row.creator_email !== null ? { id: row.creator_id, email: row.creator_email } : null,
+    lastUsedMs: row.last_used_ms,
+  }));
+}
+
+/**
+ * Revokes a key by id (only one within `reach` when given); returns false when no such key exists. Revoking twice keeps
+ * the first time.
+ */
+export async function revokeKey(db: Kysely<Database>, clock: Clock, id: string, reach?: KeyReach): Promise<boolean> {
+  const existing = await keysWithin(db, reach)
+    .select(['api_keys.id', 'api_keys.revoked_ms'])
+    .where('api_keys.id', '=', id)
+    .executeTakeFirst();
   if (!existing) return false;
   if (existing.revoked_ms === null) {
     await db.updateTable('api_keys').set({ revoked_ms: clock.now() }).where('id', '=', id).execute();
