@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { analysisRoutes } from './ai/routes';
+import { auditRoutes } from './audit/routes';
 import type { AiSettings } from './ai/settings';
 import { costRoutes } from './cost/routes/index';
 import type { CostServices } from './cost/services';
@@ -172,6 +173,7 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
   );
   controlPlane.route('/setup', setupRoutes(services)).route('/ingest/health', ingestHealthRoutes(services));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
+  controlPlane.route('/audit', auditRoutes(services));
   controlPlane.route('/search', searchRoutes(services));
   // Playwright runs: the reporter writes with a control key, the console reads with either key.
   controlPlane.route('/', testRunRoutes(services));

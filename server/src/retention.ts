@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { pruneAudit } from './audit/store';
 import type { Clock } from './clock';
 import { TELEMETRY_TABLES, type Database } from './db/schema';
 import { refusalDb } from './ingest/refusals/tables';
@@ -13,8 +14,8 @@ export interface RetentionResult {
 }
 
 /**
- * Deletes telemetry received more than `days` days ago, sessions with no activity received since, and the issue facts
- * of that age (pruneIssueFacts). Age is counted
+ * Deletes telemetry received more than `days` days ago, sessions with no activity received since, the issue facts
+ * of that age (pruneIssueFacts) and audit entries older than that. Age is counted
  * from receipt, not from the client's timestamps, so a browser with a wrong clock cannot make fresh data expire.
  */
 export async function applyRetention(db: Kysely<Database>, clock: Clock, days: number): Promise<RetentionResult> {
@@ -33,6 +34,8 @@ export async function applyRetention(db: Kysely<Database>, clock: Clock, days: n
     .executeTakeFirst();
   deleted.ingest_refusals = Number(refusals.numDeletedRows);
   Object.assign(deleted, await pruneIssueFacts(db, cutoffMs));
+  // The audit log is kept as long as the telemetry it explains (docs/teams.md, "Audit log").
+  deleted.audit_log = await pruneAudit(db, cutoffMs);
   return { cutoffMs, deleted };
 }
 

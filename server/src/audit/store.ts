@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 
@@ -44,4 +44,63 @@ export async function recordAudit(db: Kysely<Database>, clock: Clock, entry: Aud
       status: entry.status,
     })
     .execute();
+}
+
+/** What a listing of the audit log keeps: every filter optional, times as epoch ms (from inclusive, to exclusive). */
+export interface AuditFilter {
+  /** A person's user id or e-mail, or a key's id or `key:<name>`. */
+  actor?: string;
+  operation?: string;
+  targetType?: string;
+  targetId?: string;
+  fromMs?: number;
+  toMs?: number;
+}
+
+export type AuditRow = Selectable<Database['audit_log']>;
+
+/**
+ * A page of the tenant's audit log, newest first (then by id), after `cursor` (the `at_ms` and id of the previous
+ * page's last entry): `limit + 1` rows, so the caller can tell whether more follow.
+ */
+export async function listAudit(
+  db: Kysely<Database>,
+  tenantId: string,
+  filter: AuditFilter,
+  page: { limit: number; cursor?: { t: number; k: number } },
+): Promise<AuditRow[]> {
+  let q = db.selectFrom('audit_log').selectAll().where('tenant_id', '=', tenantId);
+  const { actor } = filter;
+  if (actor !== undefined) q = q.where((eb) => eb.or([eb('actor_id', '=', actor), eb('actor_label', '=', actor)]));
+  if (filter.operation !== undefined) q = q.where('operation', '=', filter.operation);
+  if (filter.targetType !== undefined) q = q.where('target_type', '=', filter.targetType);
+  if (filter.targetId !== undefined) q = q.where('target_id', '=', filter.targetId);
+  if (filter.fromMs !== undefined) q = q.where('at_ms', '>=', filter.fromMs);
+  if (filter.toMs !== undefined) q = q.where('at_ms', '<', filter.toMs);
+  const { cursor } = page;
+  if (cursor) {
+    q = q.where((eb) =>
+      eb.or([eb('at_ms', '<', cursor.t), eb.and([eb('at_ms', '=', cursor.t), eb('id', '<', cursor.k)])]),
+    );
+  }
+  return q
+    .orderBy('at_ms', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
+    .execute();
+}
+
+/** Entries deleted by one statement of {@link pruneAudit}: a long-kept log is thinned without one huge delete. */
+const PRUNE_BATCH = 5_000;
+
+/** Deletes the entries of every tenant older than `cutoffMs`, in batches; returns how many. */
+export async function pruneAudit(db: Kysely<Database>, cutoffMs: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const batch = db.selectFrom('audit_log').select('id').where('at_ms', '<', cutoffMs).limit(PRUNE_BATCH);
+    const res = await db.deleteFrom('audit_log').where('id', 'in', batch).executeTakeFirst();
+    const n = Number(res.numDeletedRows);
+    deleted += n;
+    if (n < PRUNE_BATCH) return deleted;
+  }
 }

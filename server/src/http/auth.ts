@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { API_KEY_HEADER, API_KEY_QUERY_PARAM } from '../../../wire/paths';
+import { recordRequest } from '../audit/record-request';
 import { ROLE_PERMISSIONS, SCOPE_PERMISSIONS, type Permission } from '../auth/roles';
 import type { KeyScope } from '../db/schema';
 import { checkKey, type KeyCheck } from '../projects/keys-store';
@@ -107,7 +108,8 @@ const permissionsOf = (actor: Actor): ReadonlySet<Permission> =>
  * The control plane's one authentication and authorisation step: a key (`Authorization: Bearer`) or a console
  * session (cookie, with the same-origin proof on changes) identifies the caller, `X-Svc-Project` picks the project
  * among those it may act on, and the operation's declared permission (`x-svc-permission`) must be among the key
- * scope's or the person's role's (auth/roles.ts).
+ * scope's or the person's role's (auth/roles.ts). A change that succeeded is then written to the audit log
+ * (audit/record-request.ts).
  */
 export function controlAuth(services: Services, routes: RoutePermissions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -115,9 +117,10 @@ export function controlAuth(services: Services, routes: RoutePermissions): Middl
     const projectId = await projectActedOn(services, c, who);
     const caller = { tenantId: who.tenantId, projectId, actor: who.actor, permissions: permissionsOf(who.actor) };
     c.set('caller', caller);
-    const needed = routes.of(c);
-    if (needed !== undefined) requirePermission(c, caller, needed);
+    const declared = routes.operationOf(c);
+    if (declared !== undefined) requirePermission(c, caller, declared.permission);
     await next();
+    await recordRequest(services, c, declared?.operation);
   };
 }
 

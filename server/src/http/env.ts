@@ -52,4 +52,14 @@ export interface KeyRefusal {
   key?: KeyInfo;
 }
 
-export type AppEnv = { Variables: { caller: Caller; keyRefusal: KeyRefusal } };
+/**
+ * What a route tells the audit log about its change, beyond what the request shows (audit/record-request.ts): the
+ * changed fields before and after (never a secret), and the target when the path does not name it.
+ */
+export interface AuditRefinement {
+  before?: unknown;
+  after?: unknown;
+  target?: { type: string; id: string } | null;
+}
+
+export type AppEnv = { Variables: { caller: Caller; keyRefusal: KeyRefusal; audit?: AuditRefinement } };

@@ -26,32 +26,43 @@ function holders(permission: Permission): string {
   return `${key}a person with the ${roles.join(' or ')} role`;
 }
 
+/** An operation of the document: the permission it declares and how the document names it. */
+export interface DeclaredOperation {
+  permission: Permission | null;
+  /** `PATCH /control-plane/issues/{id}`: the method and the OpenAPI path template. */
+  operation: string;
+}
+
 /**
  * The permission of each control-plane operation, read from the OpenAPI registry once every route is registered, so
  * the document and the check cannot disagree. A request whose route declares none is refused: new routes are closed
  * until they say who may use them.
  */
 export class RoutePermissions {
-  private readonly byRoute = new Map<string, Permission | null>();
+  private readonly byRoute = new Map<string, DeclaredOperation>();
 
   /** Reads every route `app` registered; call after the last route. */
   load(app: OpenAPIHono<AppEnv>): void {
     for (const def of app.openAPIRegistry.definitions) {
       if (def.type !== 'route') continue;
       const declared = (def.route as unknown as Record<string, unknown>)[PERMISSION_FIELD];
+      const method = def.route.method.toUpperCase();
       const path = def.route.path.replace(/\{([^}]+)\}/g, ':$1');
-      this.byRoute.set(`${def.route.method.toUpperCase()} ${path}`, (declared as Permission | undefined) ?? null);
+      this.byRoute.set(`${method} ${path}`, {
+        permission: (declared as Permission | undefined) ?? null,
+        operation: `${method} ${def.route.path}`,
+      });
     }
   }
 
   /**
-   * The permission of the operation a request reached: `undefined` when it reached none (it will be a 404), `null` when
-   * the operation declares none.
+   * The operation a request reached, as the document declares it: `undefined` when it reached none (it will be a
+   * 404); its permission is `null` when the operation declares none.
    */
-  of(c: Context): Permission | null | undefined {
+  operationOf(c: Context): DeclaredOperation | undefined {
     for (const route of matchedRoutes(c)) {
       const key = `${route.method} ${route.path}`;
-      if (route.method !== 'ALL' && this.byRoute.has(key)) return this.byRoute.get(key) ?? null;
+      if (route.method !== 'ALL' && this.byRoute.has(key)) return this.byRoute.get(key);
     }
     return undefined;
   }

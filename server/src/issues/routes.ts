@@ -29,6 +29,9 @@ import {
 
 const control = { tags: ['issues'] };
 
+/** What the audit log keeps of a status change (docs/teams.md, "Audit log"). */
+const statusOf = (r: IssueRow) => ({ id: r.fingerprint, status: r.status, in_next_release: r.in_next_release === 1 });
+
 const listRoute = createRoute({
   ...needs('project.view'),
   ...control,
@@ -119,8 +122,9 @@ function collectionRoutes(services: Services) {
       const { ids, status, in_next_release: inNextRelease } = c.req.valid('json');
       const { projectId, actor } = c.get('caller');
       const change = { status, inNextRelease, by: actorLabel(actor), atMs: services.clock.now() };
-      const changed = await setStatuses(db, projectId, ids, change);
-      return c.json({ data: changed.map(issueJson) }, 200);
+      const { before, after } = await setStatuses(db, projectId, ids, change);
+      c.set('audit', { before: before.map(statusOf), after: after.map(statusOf) });
+      return c.json({ data: after.map(issueJson) }, 200);
     });
 }
 
@@ -147,7 +151,9 @@ function itemRoutes(services: Services) {
       const { status, in_next_release: inNextRelease } = c.req.valid('json');
       const { projectId, actor } = c.get('caller');
       const change = { status, inNextRelease, by: actorLabel(actor), atMs: services.clock.now() };
-      return c.json(issueJson(await setStatus(db, projectId, c.req.valid('param').id, change)), 200);
+      const { before, after } = await setStatus(db, projectId, c.req.valid('param').id, change);
+      c.set('audit', { before: statusOf(before), after: statusOf(after) });
+      return c.json(issueJson(after), 200);
     });
 }
 

@@ -64,10 +64,10 @@ export async function setStatus(
   projectId: string,
   id: string,
   change: StatusChange,
-): Promise<IssueRow> {
-  const row = await requireIssueRow(db, projectId, id);
-  await changeStatus(db, row, change);
-  return requireIssueRow(db, projectId, row.fingerprint);
+): Promise<{ before: IssueRow; after: IssueRow }> {
+  const before = await requireIssueRow(db, projectId, id);
+  await changeStatus(db, before, change);
+  return { before, after: await requireIssueRow(db, projectId, before.fingerprint) };
 }
 
 /**
@@ -79,7 +79,7 @@ export async function setStatuses(
   projectId: string,
   ids: readonly string[],
   change: StatusChange,
-): Promise<IssueRow[]> {
+): Promise<{ before: IssueRow[]; after: IssueRow[] }> {
   const found = new Map((await findIssueRows(db, projectId, ids)).map((r) => [r.fingerprint, r]));
   const missing = ids.findIndex((id) => !found.has(id));
   if (missing !== -1)
@@ -90,5 +90,5 @@ export async function setStatuses(
     for (const id of ids) await changeStatus(trx, found.get(id)!, change);
   });
   const changed = new Map((await findIssueRows(db, projectId, ids)).map((r) => [r.fingerprint, r]));
-  return ids.map((id) => changed.get(id)!);
+  return { before: ids.map((id) => found.get(id)!), after: ids.map((id) => changed.get(id)!) };
 }

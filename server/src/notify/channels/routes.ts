@@ -24,6 +24,17 @@ function channelJson(services: NotifyServices, row: ChannelRow) {
 }
 
 /**
+ * What an edit changes, as it was: the name if given, the public config if the config is (the audit log's `before`;
+ * the request, secrets redacted, is its `after`).
+ */
+function editedFields(was: ReturnType<typeof channelJson>, edit: { name?: string; config?: unknown }) {
+  return {
+    ...(edit.name !== undefined && { name: was.name }),
+    ...(edit.config !== undefined && { config: was.config }),
+  };
+}
+
+/**
  * A channel's config checked by its kind, on creation and on every edit: the columns to store (the secrets sealed), and
  * the signing secret when the server made one. A target this server would refuse to connect to is refused here, so
  * the mistake shows when the channel is saved, not at its first notification.
@@ -187,11 +198,15 @@ export function channelRoutes(services: NotifyServices) {
           : {}),
       };
       if (Object.keys(changes).length > 0) await updateChannel(services.db, projectId, row.id, changes);
+      c.set('audit', { before: editedFields(channelJson(services, row), { name, config }) });
       return c.json(channelJson(services, { ...row, ...changes }), 200);
     })
     .openapi(deleteRoute, async (c) => {
       const { id } = c.req.valid('param');
-      await deleteChannel(services.db, c.get('caller').projectId, id);
+      const { projectId } = c.get('caller');
+      const { name, type, config } = channelJson(services, await loadChannel(services.db, projectId, id));
+      await deleteChannel(services.db, projectId, id);
+      c.set('audit', { before: { name, type, config } });
       return c.body(null, 204);
     });
 }
