@@ -1,12 +1,17 @@
 import type { analysisRoutes } from './ai/routes';
+import type { auditRoutes } from './audit/routes';
 import type { costRoutes } from './cost/routes';
 import type { githubRoutes } from './github/routes';
 import type { incidentRoutes } from './incidents/routes';
 import type { ingestHealthRoutes } from './ingest/health-routes';
 import type { issueFacetRoutes } from './issues/facets-routes';
 import type { issueRoutes } from './issues/routes';
+import type { keyRoutes } from './keys/routes';
 import type { logFramesRoutes } from './logs/routes';
 import type { meRoutes } from './me/routes';
+import type { inviteRoutes } from './members/invite-routes';
+import type { memberRoutes } from './members/routes';
+import type { mySessionRoutes } from './members/sessions-routes';
 import type { channelRoutes } from './notify/channels/routes';
 import type { deliveryRoutes } from './notify/deliveries/routes';
 import type { DELIVERY_STATES } from './notify/schemas';
@@ -64,6 +69,16 @@ export type TestRunsApi = ReturnType<typeof testRunRoutes>;
 /** `/control-plane/ingest/health` */
 export type IngestHealthApi = ReturnType<typeof ingestHealthRoutes>;
 export type SourcemapsApi = ReturnType<typeof sourcemapRoutes>;
+/** `/control-plane/members` */
+export type MembersApi = ReturnType<typeof memberRoutes>;
+/** `/control-plane/members/invitations` */
+export type InvitationsApi = ReturnType<typeof inviteRoutes>;
+/** `/control-plane/me/sessions` */
+export type MySessionsApi = ReturnType<typeof mySessionRoutes>;
+/** `/control-plane/keys` */
+export type KeysApi = ReturnType<typeof keyRoutes>;
+/** `/control-plane/audit` */
+export type AuditApi = ReturnType<typeof auditRoutes>;
 
 /**
  * Domain types whose schemas declare them looser than the server writes them (a status as text, evidence as a JSON

@@ -1,10 +1,15 @@
-import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, type ComponentType } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { onSignedOut } from './api/client';
+import { fetchSession, forgetSession, signOutSession } from './api/console-session';
 import { fetchMe, type Me } from './api/types';
+import { JoinPage } from './auth/join-page';
 import { forgetKey, readKey, storeProject, watchKeyFragment } from './auth/key-store';
+import { refusalMessage } from './auth/key-sign-in';
 import { MeContext } from './auth/me-context';
-import { refusalMessage, SignIn } from './auth/sign-in';
+import { ResetPage } from './auth/reset-page';
+import { SignIn } from './auth/sign-in';
+import { WelcomePage } from './auth/welcome-page';
 import { Layout } from './ui/layout';
 import { LoadState } from './ui/status';
 
@@ -27,6 +32,13 @@ const FlakyTestsPage = page(() => import('./pages/test-runs/flaky-tests-page'));
 const TestPage = page(() => import('./pages/test-runs/test-page'));
 const IngestHealthPage = page(() => import('./pages/ingest-health/ingest-health-page'));
 const SetupPage = page(() => import('./pages/setup/setup-page'));
+const MembersPage = page(() => import('./pages/team/members-page'));
+const KeysPage = page(() => import('./pages/team/keys-page'));
+const AuditPage = page(() => import('./pages/team/audit-page'));
+const AccountPage = page(() => import('./pages/team/account-page'));
+
+/** Pages of a person not signed in; once signed in they lead to the console's first page. */
+const SIGNED_OUT_PAGES = ['/sign-in', '/welcome', '/join', '/reset'] as const;
 
 function Routes() {
   return (
@@ -52,6 +64,15 @@ function Routes() {
         <Route path="/test/:id" component={TestPage} />
         <Route path="/ingest-health" component={IngestHealthPage} />
         <Route path="/setup" component={SetupPage} />
+        <Route path="/members" component={MembersPage} />
+        <Route path="/keys" component={KeysPage} />
+        <Route path="/audit" component={AuditPage} />
+        <Route path="/account" component={AccountPage} />
+        {SIGNED_OUT_PAGES.map((path) => (
+          <Route key={path} path={path}>
+            <Redirect to="/" replace />
+          </Route>
+        ))}
         <Route>
           <h1>Not found</h1>
           <p>No console page at this address.</p>
@@ -61,15 +82,37 @@ function Routes() {
   );
 }
 
-/** Signed in (a key in this tab that `/me` accepts) or the sign-in form; a refused key anywhere signs out. */
+/** Who this tab is signed in as: the tab's key, else the browser's console session (cookie), else nobody. */
+async function whoIsSignedIn(): Promise<Me | null> {
+  if (readKey() !== null) return fetchMe();
+  return (await fetchSession()) ? fetchMe() : null;
+}
+
+/** Before signing in: the set-up, invitation and reset links' pages, and sign-in at every other address. */
+function SignedOut(props: Parameters<typeof SignIn>[0]) {
+  const { onSession } = props;
+  const [path] = useLocation();
+  if (path === '/welcome') return <WelcomePage onSession={onSession} />;
+  if (path === '/join') return <JoinPage onSession={onSession} />;
+  if (path === '/reset') return <ResetPage onSession={onSession} />;
+  return <SignIn {...props} />;
+}
+
+/**
+ * Signed in (a key in this tab, or a console session's cookie, that `/me` accepts) or the pages before signing in; a
+ * refused key or an ended session anywhere signs out.
+ */
 export function App() {
   const [me, setMe] = useState<Me | null>(null);
-  const [checking, setChecking] = useState(() => readKey() !== null);
+  const [checking, setChecking] = useState(true);
   const [notice, setNotice] = useState<string | undefined>();
   const [, navigate] = useLocation();
+  // Whether the signed-in caller is a key, for the words when the server stops accepting it.
+  const withKey = useRef(false);
   useEffect(() => {
     if (!checking) return;
-    fetchMe()
+    withKey.current = readKey() !== null;
+    whoIsSignedIn()
       .then(
         (m) => setMe(m),
         (e: unknown) => {
@@ -85,19 +128,38 @@ export function App() {
     () =>
       onSignedOut(() => {
         setMe(null);
-        setNotice('The server refused your key (revoked or expired); sign in again.');
+        forgetSession();
+        setNotice(
+          withKey.current
+            ? 'The server refused your key (revoked or expired); sign in again.'
+            : 'Your session has ended (signed out, expired or revoked); sign in again.',
+        );
       }),
     [],
   );
   if (checking) return <LoadState loading />;
-  if (!me) return <SignIn onSignedIn={setMe} notice={notice} />;
-  const signOut = () => {
-    forgetKey();
+  if (!me) {
+    const keySignedIn = (m: Me) => {
+      withKey.current = true;
+      setMe(m);
+    };
+    return (
+      <SignedOut
+        onSignedIn={keySignedIn}
+        onSession={() => setChecking(true)}
+        notice={notice}
+        preferKey={withKey.current}
+      />
+    );
+  }
+  const signOut = async () => {
+    if (me.key) forgetKey();
+    else await signOutSession().catch(() => undefined);
     setMe(null);
     setNotice('Signed out.');
     navigate('/');
   };
-  // An admin key's project switcher: every page asks again for the chosen project, from its list of sessions.
+  // The project switcher (an admin key's, a person's): every page asks again for the chosen project.
   const switchProject = (id: string) => {
     storeProject(id);
     navigate('/sessions');
@@ -105,7 +167,7 @@ export function App() {
   };
   return (
     <MeContext.Provider value={me}>
-      <Layout me={me} onSignOut={signOut} onSwitchProject={switchProject}>
+      <Layout me={me} onSignOut={() => void signOut()} onSwitchProject={switchProject}>
         <Routes />
       </Layout>
     </MeContext.Provider>

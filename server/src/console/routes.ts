@@ -61,6 +61,15 @@ export const CONSOLE_PAGES = {
     'ingest requests the server refused, per reason with the last example, beside what the SDK reported it dropped',
   '/setup':
     "how to send the project's first event: its ingest key, app names and snippets, and whether data has arrived",
+  '/sign-in':
+    'sign-in: single sign-on, e-mail and password, or an API key (`?error=<code>` says why single sign-on failed)',
+  '/welcome': 'the first owner of the server, from the one-time set-up link (`#token=…`)',
+  '/join': 'an invitation to an organisation (`#token=…`)',
+  '/reset': 'asks for a password-reset link; with `#token=…` sets a new password',
+  '/members': "the organisation's members, roles, project limits and invitations",
+  '/keys': 'machine keys: who made each, last use, create and revoke',
+  '/audit': 'the audit log: every change, who made it and from where, filtered and exported as JSON lines',
+  '/account': "the person's console sessions, each revocable",
 } as const;
 
 export const CONSOLE_PATHS = Object.keys(CONSOLE_PAGES) as Array<keyof typeof CONSOLE_PAGES>;

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { str, traceBody } from '../../support/otlp';
 import { startCliServer, type CliServer } from '../../support/svc-server';
-import { expectAccessible, recordRequestUrls, screenshot, signIn } from './support';
+import { expectAccessible, openKeySignIn, recordRequestUrls, screenshot, signIn } from './support';
 
 /**
  * The console's frame at the server's address (`GET /`), in Chromium against `svc-server start`: signing in with a
@@ -47,8 +47,9 @@ test('the sign-in page: strict CSP without inline script, links that lead somewh
   await expectAccessible(page);
   await screenshot(page, testInfo, 'sign-in');
 
-  // Keyboard only: the key field is the first stop; Enter submits.
-  await page.keyboard.press('Tab');
+  // Keyboard only: "Use an API key instead" opens the key form with its field focused; Enter submits.
+  await page.getByRole('button', { name: 'Use an API key instead' }).focus();
+  await page.keyboard.press('Enter');
   await expect(page.getByLabel('Control or read key')).toBeFocused();
   await page.keyboard.type('svc_control_not-a-real-key');
   await page.keyboard.press('Enter');
@@ -105,7 +106,7 @@ test('signed in: the key stays in the tab and only in the Authorization header; 
   await expect(page.getByRole('navigation', { name: 'Console' })).toBeVisible();
   const other = await (await browser.newContext()).newPage();
   await other.goto(`${t.url}/sessions`);
-  await expect(other.getByLabel('Control or read key')).toBeVisible();
+  await expect(other.getByRole('button', { name: 'Use an API key instead' })).toBeVisible();
   await other.context().close();
 
   await page.getByRole('button', { name: 'Sign out' }).click();
@@ -157,7 +158,7 @@ test('a console link pasted into a tab already on the console signs in with its 
     page.evaluate((href) => void (location.href = href), `${t.url}/#key=${encodeURIComponent(key)}`);
   // On the sign-in page: the fragment changes, the page does not load again.
   await page.goto(`${t.url}/`);
-  await expect(page.getByLabel('Control or read key')).toBeVisible();
+  await openKeySignIn(page);
   await paste(t.controlKey);
   await expect(page.getByRole('navigation', { name: 'Console' })).toBeVisible();
   await expect(page).toHaveURL(`${t.url}/sessions`);
@@ -176,6 +177,7 @@ test('a console link pasted into a tab already on the console signs in with its 
 
 test('an ingest key at sign-in is named for what it is', async ({ page }) => {
   await page.goto(`${t.url}/`);
+  await openKeySignIn(page);
   await page.getByLabel('Control or read key').fill(t.ingestKey);
   await page.keyboard.press('Enter');
   await expect(page.getByRole('alert')).toHaveText(

@@ -7,9 +7,16 @@ import type { TestServer } from '../../support/svc-server';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
+/** On the sign-in page: "Use an API key instead", which shows the key form with its field focused. */
+export async function openKeySignIn(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Use an API key instead' }).click();
+  await expect(page.getByLabel('Control or read key')).toBeFocused();
+}
+
 /**
- * Signs in to the console the way a person does: the server's address, the key typed into the form. Resolves once
- * the signed-in frame (its navigation) is shown; `path` then opens a console address in the same tab.
+ * Signs in to the console the way a machine's user does: the server's address, "Use an API key instead", the key
+ * typed into the form. Resolves once the signed-in frame (its navigation) is shown; `path` then opens a console
+ * address in the same tab.
  */
 export async function signIn(
   page: Page,
@@ -17,6 +24,7 @@ export async function signIn(
   options: { key?: string; path?: string } = {},
 ): Promise<void> {
   await page.goto(`${server.url}/`);
+  await openKeySignIn(page);
   await page.getByLabel('Control or read key').fill(options.key ?? server.controlKey);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('navigation', { name: 'Console' })).toBeVisible();

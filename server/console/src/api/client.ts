@@ -1,4 +1,5 @@
 import { forgetKey, readKey, readProject } from '../auth/key-store';
+import { csrfToken } from './console-session';
 
 /** The control plane's one error shape: `{"error": {"code", "message", "details": {"field"}}}`. */
 export class ApiError extends Error {
@@ -37,7 +38,8 @@ export function searchParams(query: Query): URLSearchParams {
   return params;
 }
 
-async function readError(res: Response): Promise<ApiError> {
+/** The one error shape of an answer that is not ok, as an ApiError (or its status when the body is not that shape). */
+export async function readError(res: Response): Promise<ApiError> {
   try {
     const body = (await res.json()) as {
       error?: { code?: string; message?: string; details?: { field?: string } & Record<string, unknown> };
@@ -55,8 +57,17 @@ async function readError(res: Response): Promise<ApiError> {
   }
 }
 
+/** The headers that say who asks: the tab's key (`Bearer`), else the console session's cookie and its CSRF token. */
+function credentialHeaders(method: string, key: string | null): Record<string, string> {
+  if (key) return { authorization: `Bearer ${key}` };
+  const csrf = csrfToken();
+  // A cookie session proves same origin on every change (docs/teams.md): the token GET /auth/session gave.
+  return csrf && method !== 'GET' && method !== 'HEAD' ? { 'x-svc-csrf': csrf } : {};
+}
+
 /**
- * One control-plane call with the tab's key. `key` overrides the stored one (sign-in checks a key before keeping it).
+ * One control-plane call with the tab's key, or without one with the console session's cookie (same origin only).
+ * `key` overrides the stored one (sign-in checks a key before keeping it).
  */
 export async function apiFetch<T>(
   method: string,
@@ -64,9 +75,8 @@ export async function apiFetch<T>(
   options: { body?: unknown; signal?: AbortSignal; key?: string } = {},
 ): Promise<T> {
   const key = options.key ?? readKey();
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  // An admin key acts on the project the switcher chose; a key being checked at sign-in on its default one.
+  const headers: Record<string, string> = { accept: 'application/json', ...credentialHeaders(method, key) };
+  // An admin key or a person acts on the project the switcher chose; a key being checked at sign-in on its default one.
   const project = options.key === undefined ? readProject() : null;
   if (project) headers['x-svc-project'] = project;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -75,15 +85,13 @@ export async function apiFetch<T>(
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
     signal: options.signal,
-    credentials: 'omit',
+    // A key never goes with a cookie; a person's session is the cookie.
+    credentials: key ? 'omit' : 'same-origin',
     cache: 'no-store',
   });
   if (!res.ok) {
     const error = await readError(res);
-    // 401: no such key. 403 on a read: the key itself is refused (revoked or expired), since any project key may read;
-    // a 403 on a change is a read key's refusal, which leaves the tab signed in.
-    const keyRefused = res.status === 401 || (res.status === 403 && method === 'GET');
-    if (keyRefused && options.key === undefined) {
+    if (options.key === undefined && refusesCaller(res.status, method, key !== null)) {
       forgetKey();
       for (const listener of signedOutListeners) listener();
     }
@@ -93,6 +101,14 @@ export async function apiFetch<T>(
   const type = res.headers.get('content-type') ?? '';
   return (type.includes('json') ? await res.json() : await res.text()) as T;
 }
+
+/**
+ * Whether an error answer refuses the caller itself rather than one request. 401: no such key or session. For a key,
+ * a 403 on a read too (revoked or expired), since any project key may read; a 403 on a change is a read key's
+ * refusal, and a person's 403 is their role's, both of which leave the tab signed in.
+ */
+const refusesCaller = (status: number, method: string, withKey: boolean) =>
+  status === 401 || (withKey && status === 403 && method === 'GET');
 
 /** A keyset page as every control-plane listing answers it. */
 export interface Page<T> {

@@ -1,16 +1,21 @@
 import { hc } from 'hono/client';
 import type {
   AnalysisApi,
+  AuditApi,
   ChannelsApi,
   CostApi,
   DeliveriesApi,
   GithubApi,
   IncidentsApi,
   IngestHealthApi,
+  InvitationsApi,
   IssueFacetsApi,
   IssuesApi,
+  KeysApi,
   LogFramesApi,
   MeApi,
+  MembersApi,
+  MySessionsApi,
   RecordsApi,
   RulesApi,
   SearchApi,
@@ -74,3 +79,8 @@ export const costClient = hc<CostApi>(at('/cost'), options());
 /** `/test-runs`, `/tests` */
 export const testRunsClient = hc<TestRunsApi>(at(''), options());
 export const ingestHealthClient = hc<IngestHealthApi>(at('/ingest/health'), options());
+export const membersClient = hc<MembersApi>(at('/members'), options());
+export const invitationsClient = hc<InvitationsApi>(at('/members/invitations'), options());
+export const keysClient = hc<KeysApi>(at('/keys'), options());
+export const auditClient = hc<AuditApi>(at('/audit'), options());
+export const mySessionsClient = hc<MySessionsApi>(at('/me/sessions'), options());

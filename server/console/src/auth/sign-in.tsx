@@ -1,80 +1,95 @@
-import { useEffect, useId, useState, type FormEvent } from 'react';
-import { ApiError } from '../api/client';
-import { fetchMe, type Me } from '../api/types';
-import { storeKey } from './key-store';
+import { useEffect, useState } from 'react';
+import { authPost, fetchAuthOptions, type AuthOptions } from '../api/console-session';
+import type { Me } from '../api/types';
+import { AuthField, AuthForm, AuthFrame, field } from './auth-form';
+import { KeySignIn } from './key-sign-in';
+import { ssoErrorText } from './sign-in-errors';
 
-/** Why a key was refused, in words a person can act on: an ingest key is the likely mistake (it sits beside the snippet). */
-export function refusalMessage(e: unknown): string {
-  if (e instanceof ApiError && e.status === 403 && e.details.key_scope === 'ingest') {
-    return 'This is an ingest key: it only sends telemetry. Use a read or control key.';
-  }
-  if (e instanceof ApiError && (e.status === 401 || e.status === 403))
-    return 'This key was refused: it is unknown, revoked, expired or not a control-plane key.';
-  return `Could not sign in: ${(e as Error).message}`;
+export interface SignedInHandlers {
+  /** A key was checked and kept in the tab. */
+  onSignedIn: (me: Me) => void;
+  /** The server set a console session's cookie: the console asks `/auth/session` again. */
+  onSession: () => void;
+}
+
+/** E-mail and password, answered with the session's cookie. */
+function PasswordSignIn({ onSession }: Pick<SignedInHandlers, 'onSession'>) {
+  const submit = async (data: FormData) => {
+    await authPost('/sign-in', { email: field(data, 'email'), password: String(data.get('password') ?? '') });
+    onSession();
+  };
+  return (
+    <AuthForm label="Sign in with e-mail" submitLabel="Sign in" busyLabel="Signing in…" onSubmit={submit}>
+      <AuthField label="E-mail" name="email" type="email" autoComplete="username" />
+      <AuthField label="Password" name="password" type="password" autoComplete="current-password" />
+    </AuthForm>
+  );
+}
+
+/** The ways this server offers a person: single sign-on first when configured, then e-mail and password. */
+function PersonSignIn({ options, onSession }: { options: AuthOptions | null } & Pick<SignedInHandlers, 'onSession'>) {
+  return (
+    <>
+      {options?.setup_required && (
+        <p role="note" className="hint">
+          Nobody has an account here yet: open the set-up link <code>svc-server start</code> printed to create the first
+          owner.
+        </p>
+      )}
+      {options?.sso && (
+        <a className="button primary sso-button" href="/auth/oidc/start">
+          Sign in with {options.sso.name}
+        </a>
+      )}
+      {options?.password !== false && (
+        <>
+          <PasswordSignIn onSession={onSession} />
+          <p className="hint">
+            <a href="/reset">Forgot password</a>
+          </p>
+        </>
+      )}
+    </>
+  );
 }
 
 /**
- * Sign-in with a control, read or admin key. The key is checked against `/control-plane/me` before it is kept, and kept
- * only in this tab. Nothing else is asked: the key alone names the project.
+ * `/sign-in` (and any console address before signing in): a person signs in with single sign-on or e-mail and
+ * password; machines and old links use an API key ("Use an API key instead"). A single sign-on that failed comes
+ * back as `?error=<code>`, shown in words.
  */
-export function SignIn({ onSignedIn, notice }: { onSignedIn: (me: Me) => void; notice?: string }) {
-  const id = useId();
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const key = String(new FormData(event.currentTarget).get('key') ?? '').trim();
-    if (!key) {
-      setError('Enter a key: svc-server start prints one, or run svc-server keys create --scope read');
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      const me = await fetchMe(key);
-      storeKey(key);
-      onSignedIn(me);
-    } catch (e) {
-      setError(refusalMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+export function SignIn({
+  onSignedIn,
+  onSession,
+  notice,
+  preferKey = false,
+}: SignedInHandlers & {
+  notice?: string;
+  /** Show the key form first: the tab was signed in with a key (signed out, or the key was refused). */
+  preferKey?: boolean;
+}) {
+  const [options, setOptions] = useState<AuthOptions | null>(null);
+  const [withKey, setWithKey] = useState(preferKey);
+  const [ssoError] = useState(() => new URLSearchParams(location.search).get('error'));
+  useEffect(() => {
+    void fetchAuthOptions().then(setOptions);
+  }, []);
   return (
-    <main id="main" className="sign-in">
-      <h1>svc console</h1>
+    <AuthFrame title="svc console" notice={notice}>
       <p>Sessions, replays, issues, traces, Web Vitals, incidents, notifications and cost of one project.</p>
-      {notice && (
-        <p role="status" className="state">
-          {notice}
+      {ssoError && (
+        <p role="alert" className="state state-error">
+          {ssoErrorText(ssoError)}
         </p>
       )}
-      <form onSubmit={submit} aria-describedby={`${id}-help`}>
-        <label htmlFor={`${id}-key`}>Control or read key</label>
-        <input
-          id={`${id}-key`}
-          name="key"
-          type="password"
-          autoComplete="off"
-          spellCheck={false}
-          aria-invalid={error ? true : undefined}
-          aria-errormessage={error ? `${id}-error` : undefined}
-        />
-        <p id={`${id}-help`} className="hint">
-          Kept in this tab only and sent only in the Authorization header. A key that only looks:{' '}
-          <code>svc-server keys create --scope read</code>; an admin key switches between its projects.
-        </p>
-        {error && (
-          <p id={`${id}-error`} role="alert" className="state state-error">
-            {error}
-          </p>
-        )}
-        <button type="submit" className="primary" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+      {withKey ? <KeySignIn onSignedIn={onSignedIn} /> : <PersonSignIn options={options} onSession={onSession} />}
+      <p>
+        <button type="button" className="link-button" onClick={() => setWithKey(!withKey)}>
+          {withKey ? 'Sign in as a person instead' : 'Use an API key instead'}
         </button>
-      </form>
+      </p>
       <ServerLinks />
-    </main>
+    </AuthFrame>
   );
 }
 

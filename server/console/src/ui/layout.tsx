@@ -1,6 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
-import type { Me } from '../api/types';
+import { can, type Me } from '../api/types';
 import { timeZoneLabel } from './format';
 import { GlobalSearch } from './global-search';
 
@@ -15,6 +15,14 @@ const NAV = [
   { href: '/test-runs', label: 'Test runs', match: ['/test-runs', '/test-run/', '/tests/', '/test/'] },
   { href: '/ingest-health', label: 'Ingest health', match: ['/ingest-health'] },
   { href: '/setup', label: 'Set up', match: ['/setup'] },
+] as const;
+
+/** The organisation's pages, each shown to whom may use it (the server refuses the others anyway). */
+const TEAM_NAV = [
+  { href: '/members', label: 'Members', match: ['/members'], shown: (me: Me) => can(me, 'members.manage') },
+  { href: '/keys', label: 'Keys', match: ['/keys'], shown: (me: Me) => can(me, 'keys.manage') },
+  { href: '/audit', label: 'Audit log', match: ['/audit'], shown: (me: Me) => can(me, 'audit.view') },
+  { href: '/account', label: 'My sessions', match: ['/account'], shown: (me: Me) => me.person !== null },
 ] as const;
 
 /** The project's name, or for an admin key a menu of its tenant's projects that switches the console to another. */
@@ -66,7 +74,11 @@ export function Layout({
         <ProjectName me={me} onSwitch={onSwitchProject} />
         {me.key?.scope === 'read' && <span className="badge badge-info">read only</span>}
         {me.key?.scope === 'admin' && <span className="badge badge-info">admin</span>}
-        {me.person && <span className="badge badge-info">{me.person.role}</span>}
+        {me.person && (
+          <span className="person" title={me.person.email}>
+            {me.person.name} <span className="badge badge-info">{me.person.role}</span>
+          </span>
+        )}
         <span className="spacer" />
         <GlobalSearch />
         <span className="time-zone" title="Every time in the console is in this zone">
@@ -79,7 +91,7 @@ export function Layout({
       </header>
       <nav className="side-nav" aria-label="Console">
         <ul>
-          {NAV.map((item) => {
+          {[...NAV, ...TEAM_NAV.filter((item) => item.shown(me))].map((item) => {
             const current = item.match.some((m) => path === m || (m.endsWith('/') && path.startsWith(m)));
             return (
               <li key={item.href}>

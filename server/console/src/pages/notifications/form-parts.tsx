@@ -1,4 +1,5 @@
 import { useId, type FormEvent, type ReactNode } from 'react';
+import { ConfirmAction } from '../../ui/confirm-action';
 import type { ActionFailure } from '../../ui/use-action';
 
 /* The pieces the notification sections edit with: fields showing the server's errors, the form, the section head,
@@ -112,35 +113,8 @@ export function EditForm({
 }
 
 /** A delete that asks first, in place (no browser dialog): Delete → "Delete X?" Confirm / Cancel. */
-export function ConfirmDelete({
-  what,
-  onConfirm,
-  asking,
-  setAsking,
-}: {
-  what: string;
-  onConfirm: () => void;
-  asking: boolean;
-  setAsking: (asking: boolean) => void;
-}) {
-  if (!asking) {
-    return (
-      <button type="button" className="danger" onClick={() => setAsking(true)} aria-label={`Delete ${what}`}>
-        Delete
-      </button>
-    );
-  }
-  return (
-    <span className="confirm" role="group" aria-label={`Confirm deleting ${what}`}>
-      <span>Delete {what}?</span>
-      <button type="button" className="danger" onClick={onConfirm} autoFocus>
-        Confirm delete
-      </button>
-      <button type="button" onClick={() => setAsking(false)}>
-        Cancel
-      </button>
-    </span>
-  );
+export function ConfirmDelete(props: Omit<Parameters<typeof ConfirmAction>[0], 'verb' | 'gerund'>) {
+  return <ConfirmAction verb="Delete" gerund="deleting" {...props} />;
 }
 
 /** A section's heading and, when `onNew` is given (a key that may change things, no form open), its "New …" button. */
