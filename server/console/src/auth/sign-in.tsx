@@ -85,7 +85,7 @@ export function SignIn({
       {withKey ? <KeySignIn onSignedIn={onSignedIn} /> : <PersonSignIn options={options} onSession={onSession} />}
       <p>
         <button type="button" className="link-button" onClick={() => setWithKey(!withKey)}>
-          {withKey ? 'Sign in as a person instead' : 'Use an API key instead'}
+          {withKey ? 'Use e-mail and password instead' : 'Use an API key instead'}
         </button>
       </p>
       <ServerLinks />

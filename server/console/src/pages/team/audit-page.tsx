@@ -47,7 +47,11 @@ const COLUMNS: ReadonlyArray<Column<AuditEntry>> = [
     ),
   },
   { id: 'operation', header: 'Operation', cell: (e) => <code>{e.operation}</code> },
-  { id: 'target', header: 'Target', cell: (e) => (e.target ? `${e.target.type} ${e.target.id}` : '—') },
+  {
+    id: 'target',
+    header: 'Target',
+    cell: (e) => (e.target ? <span className="audit-target">{`${e.target.type} ${e.target.id}`}</span> : '—'),
+  },
   { id: 'changes', header: 'Changes', cell: (e) => <Changes changes={e.changes} /> },
   { id: 'address', header: 'From', cell: (e) => e.address ?? '—' },
   { id: 'status', header: 'Status', cell: (e) => String(e.status) },
