@@ -208,7 +208,10 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
       const { projectId } = server.bootstrap!;
       adminKey = (await createKey(server.database.db, { now: () => Date.now() }, { projectId, scope: 'admin' })).key;
     });
-    /** The admin key reaches every control-plane route (tenant-wide ones too); ingest takes the ingest key. */
+    /**
+     * The admin key reaches every control-plane route (tenant-wide ones too); ingest takes the ingest key; the public
+     * sign-in routes take a request from the console's own origin.
+     */
     const send = (method: string, path: string, body: string) =>
       fetch(`${server.url}${path}`, {
         method,
@@ -216,10 +219,13 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
           ...(path.startsWith('/control-plane/')
             ? { authorization: `Bearer ${adminKey}` }
             : { 'x-api-key': ingestKey }),
+          origin: server.url,
           'content-type': 'application/json',
         },
         body,
       });
+    /** The control plane and the sign-in routes read JSON the same bounded way. */
+    const readsControlJson = (path: string) => path.startsWith('/control-plane/') || path.startsWith('/auth/');
     const expectTooDeep = async (res: Response, what: string) => {
       const error = await expectRefused(res, 'body', what);
       expect(error.details?.limit, what).toBe(32);
@@ -239,7 +245,7 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
       for (const { method, path } of routes) {
         const res = await send(method, path, deepBody(30_000));
         // Ingest reads OTLP and replay JSON without recursion and names the first field it cannot take.
-        if (path.startsWith('/control-plane/')) await expectTooDeep(res, `${method} ${path}`);
+        if (readsControlJson(path)) await expectTooDeep(res, `${method} ${path}`);
         else expect(res.status, `${method} ${path}`).toBe(400);
       }
       // At the limit the depth is not what is refused.
