@@ -700,6 +700,46 @@ const CASES: Record<string, Case> = {
     valid: (ctx) => ({ key: 'admin', path: `/control-plane/members/invitations/${ctx.ids.invitation}` }),
     invalid: null,
   },
+  // The first owner, with the one-time link the server made at start (no person had an account yet).
+  'post /auth/setup': {
+    valid: (ctx) => ({
+      ...publicPost(ctx),
+      body: {
+        token: new URL(ctx.t.server.setupLink!).hash.slice('#token='.length),
+        email: 'owner@example.com',
+        name: 'Owner',
+        password: 'correct horse battery',
+      },
+    }),
+    ok: [201],
+    invalid: (ctx) => ({ ...publicPost(ctx), body: { token: 'x', email: 'not an address' }, field: 'email' }),
+  },
+  'get /auth/options': { valid: () => noKey({}), invalid: null },
+  'post /auth/sign-in': {
+    valid: (ctx) => ({ ...publicPost(ctx), body: { email: 'owner@example.com', password: 'correct horse battery' } }),
+    invalid: (ctx) => ({ ...publicPost(ctx), body: { email: 'owner@example.com' }, field: 'password' }),
+  },
+  // Without a cookie there is no session to read (401); with one, the sign-in case above shows the same answer.
+  'get /auth/session': { valid: () => noKey({}), ok: [401], invalid: null },
+  'post /auth/sign-out': { valid: (ctx) => publicPost(ctx), invalid: null },
+  'post /auth/password-reset': {
+    valid: (ctx) => ({ ...publicPost(ctx), body: { email: 'owner@example.com' } }),
+    invalid: (ctx) => ({ ...publicPost(ctx), body: {}, field: 'email' }),
+  },
+  // A token no link carries: the route answers the 400 its document gives for a used or expired link.
+  'post /auth/password-reset/complete': {
+    valid: (ctx) => ({ ...publicPost(ctx), body: { token: 'unknown-token', password: 'correct horse battery' } }),
+    ok: [400],
+    invalid: (ctx) => ({ ...publicPost(ctx), body: { token: 'x', password: 'short' }, field: 'password' }),
+  },
+  'get /control-plane/audit': {
+    valid: () => ({ key: 'admin', query: { limit: '10' } }),
+    invalid: () => ({ key: 'admin', query: { limit: '0' }, field: 'limit' }),
+  },
+  'get /control-plane/audit/export': {
+    valid: () => ({ key: 'admin' }),
+    invalid: () => ({ key: 'admin', query: { from: 'yesterday' }, field: 'from' }),
+  },
   'post /auth/invitations/inspect': {
     prepare: async (ctx) => {
       ctx.ids.inviteToken = (await invite(ctx, 'looking@example.com')).token;

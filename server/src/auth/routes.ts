@@ -20,9 +20,21 @@ import { anyUser } from './users-store';
  */
 
 const tags = ['auth'];
-const refusal = (description: string) => jsonAnswer(description, ErrorSchema);
-const BAD_REQUEST = refusal('Invalid request: the message names the field; nothing changed');
-const FOREIGN = refusal("The Origin header is not this server's: cross-site request refused");
+/** An error answer with its example (the document shows one for every JSON error answer). */
+const refusal = (description: string, code: string, message: string) => ({
+  description,
+  content: { 'application/json': { schema: ErrorSchema, example: { error: { code, message } } } },
+});
+const BAD_REQUEST = refusal(
+  'Invalid request: the message names the field; nothing changed',
+  'invalid_request',
+  'email must be a valid email',
+);
+const FOREIGN = refusal(
+  "The Origin header is not this server's: cross-site request refused",
+  'forbidden',
+  "cross-site request refused: the Origin header must be this server's",
+);
 const SIGNED_IN = jsonAnswer('Signed in: the session cookie is set', SessionSchema);
 
 const Email = z.email().max(254).openapi({ example: 'ada@example.com' });
@@ -55,7 +67,10 @@ const sessionRoute = createRoute({
   method: 'get',
   path: '/session',
   summary: "The session cookie's person, organisation and role, and its CSRF token",
-  responses: { 200: jsonAnswer('Signed in', SessionSchema), 401: refusal('No session, or it has ended') },
+  responses: {
+    200: jsonAnswer('Signed in', SessionSchema),
+    401: refusal('No session, or it has ended', 'unauthorized', 'your session has ended: sign in again'),
+  },
 });
 
 const setupRoute = createRoute({
@@ -74,9 +89,17 @@ const setupRoute = createRoute({
   },
   responses: {
     201: jsonAnswer('The owner is created and signed in', SessionSchema),
-    400: refusal('Invalid field, or the link has been used or has expired (`invalid_token`); nothing changed'),
+    400: refusal(
+      'Invalid field, or the link has been used or has expired (`invalid_token`); nothing changed',
+      'invalid_token',
+      'this link has been used or has expired: ask for a new one',
+    ),
     403: FOREIGN,
-    409: refusal('Someone has an account already; nothing changed'),
+    409: refusal(
+      'Someone has an account already; nothing changed',
+      'conflict',
+      'the first owner is set up already: sign in',
+    ),
   },
 });
 
@@ -95,10 +118,22 @@ const signInRoute = createRoute({
   responses: {
     200: SIGNED_IN,
     400: BAD_REQUEST,
-    401: refusal('Wrong e-mail or password (`invalid_credentials`): which of the two is not said'),
-    403: refusal("Cross-site request refused, or the account is no organisation's member any more"),
+    401: refusal(
+      'Wrong e-mail or password (`invalid_credentials`): which of the two is not said',
+      'invalid_credentials',
+      'wrong e-mail or password',
+    ),
+    403: refusal(
+      "Cross-site request refused, or the account is no organisation's member any more",
+      'forbidden',
+      'you are no member of any organisation here: ask an admin to invite you',
+    ),
     429: {
-      ...refusal('Too many failed sign-ins for the account or from the address (`throttled`)'),
+      ...refusal(
+        'Too many failed sign-ins for the account or from the address (`throttled`)',
+        'throttled',
+        'too many failed sign-ins: try again in 900 seconds',
+      ),
       headers: z.object({
         'Retry-After': z.string().openapi({ description: 'Seconds until attempts are taken again' }),
       }),
@@ -143,7 +178,11 @@ const completeResetRoute = createRoute({
   },
   responses: {
     200: SIGNED_IN,
-    400: refusal('Invalid field, or the link has been used or has expired (`invalid_token`); nothing changed'),
+    400: refusal(
+      'Invalid field, or the link has been used or has expired (`invalid_token`); nothing changed',
+      'invalid_token',
+      'this link has been used or has expired: ask for a new one',
+    ),
     403: FOREIGN,
   },
 });
