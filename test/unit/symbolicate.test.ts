@@ -7,7 +7,7 @@ import { migrateToLatest } from '../../server/src/db/migrate';
 import { parseDebugIds } from '../../server/src/sourcemaps/debug-ids';
 import { enclosingFunction, functionScopes } from '../../server/src/sourcemaps/enclosing-function';
 import { cleanSourcePath } from '../../server/src/sourcemaps/parsed-map';
-import { storeMaps } from '../../server/src/sourcemaps/store';
+import { findByDebugId, MapReplacedError, readSourceContent, storeMaps } from '../../server/src/sourcemaps/store';
 import { createSymbolicator, parsedMapCache } from '../../server/src/sourcemaps/symbolicate';
 import type { ExceptionFacts } from '../../server/src/sourcemaps/types';
 import { createProject, createTenant } from '../../server/src/projects/store';
@@ -256,6 +256,23 @@ describe('symbolication of a real esbuild bundle', () => {
       .execute();
     const frames = await symbolicator.symbolicate(facts({ debugIds: new Map([[BUNDLE_URL, broken]]) }));
     expect(frames.every((f) => f.original === null)).toBe(true);
+  });
+
+  it('tells a map without a source from a map replaced while it was read (its sources went with it)', async () => {
+    const id = '2a3b4c5d-0b4d-4e5f-8a6b-7c8d9e0f1a2b';
+    const stored = async () => {
+      await storeMaps(database.db, systemClock, projectId, [
+        { debugId: id, release: null, url: null, text: built.map },
+      ]);
+      return (await findByDebugId(database.db, projectId, id))!.id;
+    };
+    const first = await stored();
+    expect(await readSourceContent(database.db, first, 0)).toEqual(expect.any(String));
+    expect(await readSourceContent(database.db, first, 999)).toBeNull();
+    const second = await stored();
+    expect(second).not.toBe(first);
+    await expect(readSourceContent(database.db, first, 0)).rejects.toBeInstanceOf(MapReplacedError);
+    expect(await readSourceContent(database.db, second, 0)).toEqual(expect.any(String));
   });
 
   it("names a top-level frame by no function, not by the map's name at its call (the callee's)", async () => {

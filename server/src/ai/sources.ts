@@ -43,7 +43,8 @@ export async function originalSources(
       );
     const map = await indexes.get(ref.id)!;
     const idx = map?.resolvedSources.findIndex((s) => cleanSourcePath(s ?? '') === frame.original!.file) ?? -1;
-    const content = idx < 0 ? null : await readSourceContent(db, ref.id, idx);
+    // A map replaced meanwhile has no sources to give: the analysis goes without this file.
+    const content = idx < 0 ? null : await readSourceContent(db, ref.id, idx).catch(() => null);
     if (content !== null && content.length <= MAX_SOURCE_CHARS) sources.set(frame.original.file, content);
   }
   return sources;

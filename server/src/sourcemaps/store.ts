@@ -162,7 +162,18 @@ export async function readMapIndex(db: Kysely<Database>, id: string): Promise<st
   return row ? gunzipSync(row.mappings_gzip).toString('utf8') : undefined;
 }
 
-/** The content of source `idx` of a stored map, or null when the map has none for it. */
+/** Thrown when a map was replaced (uploaded again) or deleted between reading its index and one of its sources. */
+export class MapReplacedError extends Error {
+  constructor(readonly mapId: string) {
+    super(`source map ${mapId} was replaced while it was read`);
+    this.name = 'MapReplacedError';
+  }
+}
+
+/**
+ * The content of source `idx` of a stored map, or null when the map has none for it. Throws MapReplacedError when the
+ * map itself is gone: its sources went with it, which is not the same as a map without sources.
+ */
 export async function readSourceContent(db: Kysely<Database>, id: string, idx: number): Promise<string | null> {
   const row = await db
     .selectFrom('sourcemap_sources')
@@ -170,7 +181,10 @@ export async function readSourceContent(db: Kysely<Database>, id: string, idx: n
     .where('map_id', '=', id)
     .where('idx', '=', idx)
     .executeTakeFirst();
-  return row ? gunzipSync(row.content_gzip).toString('utf8') : null;
+  if (row) return gunzipSync(row.content_gzip).toString('utf8');
+  const map = await db.selectFrom('sourcemaps').select('id').where('id', '=', id).executeTakeFirst();
+  if (!map) throw new MapReplacedError(id);
+  return null;
 }
 
 export interface ListedMap extends StoredMap {

@@ -3,7 +3,14 @@ import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/schema';
 import { isInApp, parseStack, type StackFrame } from '../incidents/detect/top-frame';
 import { DEPENDENCY_PATH, ParsedMap } from './parsed-map';
-import { findByDebugId, findByReleaseUrl, readMapIndex, readSourceContent, type MapRef } from './store';
+import {
+  findByDebugId,
+  findByReleaseUrl,
+  MapReplacedError,
+  readMapIndex,
+  readSourceContent,
+  type MapRef,
+} from './store';
 import type { ExceptionFacts, SymbolicatedFrame, Symbolicator } from './types';
 
 /**
@@ -34,6 +41,8 @@ export interface SymbolicatorOptions {
 export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: SymbolicatorOptions): Symbolicator {
   const cache = parsedMapCache<ParsedMap>(cacheBytes);
   const parsing = new Map<string, Promise<ParsedMap | null>>();
+  /** Maps found replaced while a source of theirs was read: a symbolication that used one is done again. */
+  const replaced = new Set<string>();
 
   const parsed = (ref: MapRef): Promise<ParsedMap | null> => {
     const hit = cache.get(ref.id);
@@ -50,7 +59,12 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
     try {
       const index = await readMapIndex(db, ref.id);
       if (index === undefined) return null;
-      const map = new ParsedMap(index, (idx) => readSourceContent(db, ref.id, idx));
+      const map = new ParsedMap(index, (idx) =>
+        readSourceContent(db, ref.id, idx).catch((err: unknown) => {
+          if (err instanceof MapReplacedError) replaced.add(ref.id);
+          throw err;
+        }),
+      );
       cache.set(ref.id, map);
       return map;
     } catch {
@@ -68,25 +82,40 @@ export function createSymbolicator({ db, cacheBytes = DEFAULT_CACHE_BYTES }: Sym
     return ref && map ? { id: ref.id, map } : null;
   };
 
+  const symbolicateOnce = async (facts: ExceptionFacts) => {
+    const frames = parseStack(facts.stacktrace);
+    const urls = [...new Set(frames.map((f) => f.url))];
+    const maps = new Map(await Promise.all(urls.map(async (url) => [url, await mapFor(facts, url)] as const)));
+    const result = await Promise.all(
+      frames.map((frame) =>
+        symbolicateFrame(frame, maps.get(frame.url)?.map ?? null, facts.debugIds.get(frame.url) ?? null),
+      ),
+    );
+    // Sources loaded for these frames make their map larger: account for them, which may evict older maps. Set
+    // anew, since lru-cache keeps the size it took for a value set again unchanged.
+    for (const used of maps.values()) {
+      if (used && cache.get(used.id) === used.map) {
+        cache.delete(used.id);
+        cache.set(used.id, used.map);
+      }
+    }
+    return { result, used: [...maps.values()].flatMap((m) => (m ? [m.id] : [])) };
+  };
+
   return {
     async symbolicate(facts) {
-      const frames = parseStack(facts.stacktrace);
-      const urls = [...new Set(frames.map((f) => f.url))];
-      const maps = new Map(await Promise.all(urls.map(async (url) => [url, await mapFor(facts, url)] as const)));
-      const result = await Promise.all(
-        frames.map((frame) =>
-          symbolicateFrame(frame, maps.get(frame.url)?.map ?? null, facts.debugIds.get(frame.url) ?? null),
-        ),
-      );
-      // Sources loaded for these frames make their map larger: account for them, which may evict older maps. Set
-      // anew, since lru-cache keeps the size it took for a value set again unchanged.
-      for (const used of maps.values()) {
-        if (used && cache.get(used.id) === used.map) {
-          cache.delete(used.id);
-          cache.set(used.id, used.map);
+      // A map uploaded again while its sources were read leaves frames without their source (so without the enclosing
+      // function's name): symbolicate once more with the map that replaced it. Twice is enough: the second run finds
+      // the new row, whose sources were committed with it.
+      for (let attempt = 1; ; attempt++) {
+        const { result, used } = await symbolicateOnce(facts);
+        const stale = used.filter((id) => replaced.has(id));
+        if (stale.length === 0 || attempt === 2) return result;
+        for (const id of stale) {
+          replaced.delete(id);
+          cache.delete(id);
         }
       }
-      return result;
     },
   };
 }
