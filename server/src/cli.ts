@@ -2,7 +2,6 @@
 import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
 import { ADMIN_GROUPS, ADMIN_USAGE, runAdminCommand } from './cli/commands';
 import { UsageError } from './cli/resolve';
-import { consoleLink } from './cli/console-link';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
 import { runSourcemapsCommand, SOURCEMAPS_USAGE } from './cli/sourcemaps';
 import { systemClock } from './clock';
@@ -44,9 +43,9 @@ async function start(argv: string[]): Promise<void> {
   ];
   if (server.demoUrl)
     lines.push(`  demo:         ${server.demoUrl}  (a page using the browser SDK against this server)`);
-  const consoleUrl = keys ? consoleLink(server.publicUrl, keys.controlKey) : `${server.publicUrl}/`;
+  // People sign in as themselves: no key rides in the console's address (docs/teams.md, "First start").
   lines.push(
-    `  console:      ${consoleUrl}  (sessions and replays, issues, traces, Web Vitals, incidents, notifications, cost)`,
+    `  console:      ${server.publicUrl}/  (sign in: sessions and replays, issues, traces, Web Vitals, incidents, cost)`,
   );
   if (server.setupLink) lines.push(`  set-up:       ${server.setupLink}  (creates the first owner; one use)`);
   if (keys) {

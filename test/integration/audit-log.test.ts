@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { systemClock } from '../../server/src/clock';
 import { applyRetention, createKey } from '../../server/src/index';
 import { databaseKinds } from '../support/databases';
@@ -454,6 +455,31 @@ describe.each(kinds)('audit log on %s', (kind) => {
     expect(ack.status).toBe(200);
     expect(((await ack.json()) as Json).acknowledged_by).toBe('ada@example.com');
     expect(await newest()).toMatchObject({ actor: { label: 'ada@example.com' }, target: { type: 'incident', id } });
+  });
+
+  it('a change whose entry cannot be appended does not happen: 500, and the issue keeps its status', async () => {
+    const db = t.server.database.db;
+    const statusOf = async () =>
+      (
+        await db
+          .selectFrom('detection_groups')
+          .select('status')
+          .where('fingerprint', '=', made.issue2!)
+          .executeTakeFirstOrThrow()
+      ).status;
+    const before = await statusOf();
+    const target = before === 'ignored' ? 'resolved' : 'ignored';
+    await sql`alter table audit_log rename to audit_log_away`.execute(db);
+    try {
+      const res = await call('PATCH', `/control-plane/issues/${made.issue2}`, { status: target });
+      expect(res.status, JSON.stringify(res.body)).toBe(500);
+      expect(await statusOf()).toBe(before);
+    } finally {
+      await sql`alter table audit_log_away rename to audit_log`.execute(db);
+    }
+    const res = await call('PATCH', `/control-plane/issues/${made.issue2}`, { status: target });
+    expect(res.status).toBe(200);
+    expect(await statusOf()).toBe(target);
   });
 
   it('filters by actor, operation, target and time; pages without gaps; exports the same as JSON lines', async () => {

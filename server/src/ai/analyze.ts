@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
+import { afterCommit } from '../db/request-transaction';
 import type { Database } from '../db/schema';
 import { issueDetail } from '../issues/detail';
 import type { IssueRow } from '../issues/store';
@@ -90,9 +91,13 @@ export function createAnalyzer(deps: AnalyzerDeps): Analyzer {
         nowMs: now,
         staleBeforeMs: now - staleAfterMs,
       });
+      // The run reads the queued row: it starts once the request that queued it has committed.
       if (queued.created) {
-        run(queued.view.id, row).catch((err: unknown) =>
-          deps.log(`ai: could not record the end of analysis ${queued.view.id}: ${String(err)}`),
+        afterCommit(
+          () =>
+            void run(queued.view.id, row).catch((err: unknown) =>
+              deps.log(`ai: could not record the end of analysis ${queued.view.id}: ${String(err)}`),
+            ),
         );
       }
       return queued;

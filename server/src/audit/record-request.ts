@@ -3,9 +3,10 @@ import { clientAddress } from '../http/client-address';
 import { actorLabel, type Actor, type AppEnv, type Services } from '../http/env';
 import { redactForAudit } from './redact';
 import { recordAudit, type AuditActor, type AuditEntry } from './store';
-import { targetOf, type AuditTarget } from './target';
+import { targetOf } from './target';
 
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Methods that change nothing: no transaction, no audit entry. */
+export const READS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * Bodies longer than this are summed up rather than kept (a test run's results, a bulk change of many issues): the
  * audit log records who changed what, not a copy of every upload.
@@ -18,42 +19,28 @@ export const auditActor = (actor: Actor): AuditActor =>
     ? { kind: 'key', id: actor.key.id, label: actorLabel(actor) }
     : { kind: 'person', id: actor.person.userId, label: actorLabel(actor) };
 
-/** A person as the audit log names them, for routes outside the control plane that know who they are. */
-export const personActor = (person: { id: string; email: string }): AuditActor => ({
-  kind: 'person',
-  id: person.id,
-  label: person.email,
-});
-
 type Change = Omit<AuditEntry, 'address'>;
 
-/**
- * Appends `change` with the request's address, its before and after redacted. The change it records has committed:
- * a failure here is logged for the operator and the answer stands (docs/teams.md, "Audit log").
- */
+/** Appends `change` with the request's address, its before and after redacted. */
 async function append(services: Services, c: Context, change: Change): Promise<void> {
   const { before, after } = change.changes ?? {};
   const changes = {
     ...(before !== undefined && { before: redactForAudit(before) }),
     ...(after !== undefined && { after: redactForAudit(after) }),
   };
-  try {
-    await recordAudit(services.db, services.clock, { ...change, changes, address: clientAddress(c) });
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    services.log(`audit: ${change.operation} by ${change.actor.label} succeeded but was not recorded: ${why}`);
-  }
+  await recordAudit(services.db, services.clock, { ...change, changes, address: clientAddress(c) });
 }
 
 /**
- * The control plane's record of every change (`controlAuth` calls it after the route): a state-changing request to
- * a declared operation that answered 2xx appends one entry naming the caller, the operation as the document names it
- * (`PATCH /control-plane/issues/{id}`), its target, the request's JSON body as `after` (redacted) unless the route
- * said better (`c.set('audit', …)`, with `before`), the address and the status.
+ * The control plane's record of every change (`controlAuth` calls it after the route, in the change's transaction): a
+ * state-changing request to a declared operation that answered 2xx appends one entry naming the caller, the operation
+ * as the document names it (`PATCH /control-plane/issues/{id}`), its target, the request's JSON body as `after`
+ * (redacted) unless the route said better (`c.set('audit', …)`, with `before`), the address and the status.
+ * Resolves whether the change stands: true once its entry is appended, false for an answer that is not a success.
  */
-export async function recordRequest(services: Services, c: Context<AppEnv>, operation: string | undefined) {
+export async function recordRequest(services: Services, c: Context<AppEnv>, operation: string): Promise<boolean> {
   const { status } = c.res;
-  if (operation === undefined || READS.has(c.req.method) || status < 200 || status > 299) return;
+  if (status < 200 || status > 299) return false;
   const caller = c.get('caller');
   const refined = c.get('audit') ?? {};
   const params = templateParams(operation, c.req.path);
@@ -68,23 +55,7 @@ export async function recordRequest(services: Services, c: Context<AppEnv>, oper
     changes: { before: refined.before, after },
     status,
   });
-}
-
-/**
- * For a change made outside `/control-plane` (the first owner's set-up, an invitation accepted, a password reset):
- * its route calls this once the change is made, naming who made it (personActor).
- */
-export async function recordChange(
-  services: Services,
-  c: Context,
-  change: Omit<Change, 'operation' | 'target' | 'status'> & { operation?: string; target?: AuditTarget | null },
-): Promise<void> {
-  await append(services, c, {
-    ...change,
-    operation: change.operation ?? `${c.req.method} ${c.req.path}`,
-    target: change.target ?? null,
-    status: c.res.status,
-  });
+  return true;
 }
 
 /** The values of a template's `{params}` in the request's path (decoded), by matching the two segment by segment. */

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { withRequestTransactions } from './request-transaction';
 import type { Database } from './schema';
 import { configureSqlite } from './sqlite-settings';
 
@@ -48,7 +49,9 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
 function openSqlite(path: string, create: boolean): DatabaseHandle {
   if (path !== ':memory:' && create) mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = configureSqlite(new SQLite(path, { fileMustExist: !create }));
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({
+    dialect: withRequestTransactions(new SqliteDialect({ database: sqlite }), 'begin immediate'),
+  });
   return { db, dialect: 'sqlite', sqlite, displayUrl: path, close: () => db.destroy() };
 }
 
@@ -67,7 +70,7 @@ function openPostgres(url: string): DatabaseHandle {
   // An idle client dropped by the server (restart, failover, admin terminate) emits 'error' on the pool; unhandled, that
   // would crash the process. The pool discards the client and the next query opens a new connection.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: withRequestTransactions(new PostgresDialect({ pool }), 'begin') });
   return {
     db,
     dialect: 'postgres',

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { API_KEY_HEADER, API_KEY_QUERY_PARAM } from '../../../wire/paths';
-import { recordRequest } from '../audit/record-request';
+import { READS, recordRequest } from '../audit/record-request';
+import { inOneTransaction } from '../db/request-transaction';
 import { ROLE_PERMISSIONS, SCOPE_PERMISSIONS, type Permission } from '../auth/roles';
 import type { KeyScope } from '../db/schema';
 import { checkKey, type KeyCheck } from '../projects/keys-store';
@@ -108,8 +109,8 @@ const permissionsOf = (actor: Actor): ReadonlySet<Permission> =>
  * The control plane's one authentication and authorisation step: a key (`Authorization: Bearer`) or a console
  * session (cookie, with the same-origin proof on changes) identifies the caller, `X-Svc-Project` picks the project
  * among those it may act on, and the operation's declared permission (`x-svc-permission`) must be among the key
- * scope's or the person's role's (auth/roles.ts). A change that succeeded is then written to the audit log
- * (audit/record-request.ts).
+ * scope's or the person's role's (auth/roles.ts). A change runs in one transaction with its audit entry
+ * (db/request-transaction.ts, audit/record-request.ts): a 2xx answer commits both, any other answer rolls back.
  */
 export function controlAuth(services: Services, routes: RoutePermissions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -119,8 +120,11 @@ export function controlAuth(services: Services, routes: RoutePermissions): Middl
     c.set('caller', caller);
     const declared = routes.operationOf(c);
     if (declared !== undefined) requirePermission(c, caller, declared.permission);
-    await next();
-    await recordRequest(services, c, declared?.operation);
+    if (declared === undefined || READS.has(c.req.method)) return next();
+    await inOneTransaction(async () => {
+      await next();
+      return recordRequest(services, c, declared.operation);
+    });
   };
 }
 

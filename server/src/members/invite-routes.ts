@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { afterCommit } from '../db/request-transaction';
 import type { Services } from '../http/env';
 import { createRouter, errors, jsonAnswer, jsonBody, needs, readControlJson } from '../http/openapi';
 import { listOf } from '../http/schemas';
@@ -34,7 +35,10 @@ const inviteRoute = createRoute({
       'Invited',
       InvitationSchema.extend({
         link: z.string().openapi({ description: 'The invitation link, shown this once: only its hash is stored' }),
-        mailed: z.boolean().openapi({ description: 'Whether it was e-mailed (SMTP configured and the mail taken)' }),
+        mailed: z.boolean().openapi({
+          description:
+            'Whether it is e-mailed: true when the server has SMTP, the mail going out once the invitation is stored (a refusal by the mail server is logged; the link stays valid)',
+        }),
       }),
     ),
     ...errors(400, 401, 403, 409, 413, 415),
@@ -61,28 +65,34 @@ const withdrawRoute = createRoute({
   responses: { 204: { description: 'Withdrawn' }, ...errors(400, 401, 403, 404) },
 });
 
-/** The invitation e-mail, when the server can send mail; false when it cannot or the mail was not taken. */
-async function mailInvitation(
+/**
+ * Mails the invitation once it has committed (a mail server that takes its time then holds no database lock); false
+ * when the server cannot send mail. A refusal is logged: the inviter has the link either way.
+ */
+function mailInvitation(
   services: Services,
   invite: { invitation: Invitation; link: string; tenantId: string; from: string },
-): Promise<boolean> {
+): boolean {
   const { mailer } = services;
   if (!mailer) return false;
-  const organisation = (await tenantNamed(services.db, invite.tenantId)).name;
-  const text = [
-    `${invite.from} invited you to ${organisation} on svc, as ${invite.invitation.role}.`,
-    '',
-    `Join within 7 days (the link works once): ${invite.link}`,
-    '',
-    'If you did not expect this, ignore this message.',
-  ].join('\n');
-  try {
+  const send = async () => {
+    const organisation = (await tenantNamed(services.db, invite.tenantId)).name;
+    const text = [
+      `${invite.from} invited you to ${organisation} on svc, as ${invite.invitation.role}.`,
+      '',
+      `Join within 7 days (the link works once): ${invite.link}`,
+      '',
+      'If you did not expect this, ignore this message.',
+    ].join('\n');
     await mailer.sendMail(invite.invitation.email, `You are invited to ${organisation}`, text);
-    return true;
-  } catch (err) {
-    services.log(`invitation to ${invite.invitation.email} not mailed: ${(err as Error).message}`);
-    return false;
-  }
+  };
+  afterCommit(
+    () =>
+      void send().catch((err: unknown) =>
+        services.log(`invitation to ${invite.invitation.email} not mailed: ${(err as Error).message}`),
+      ),
+  );
+  return true;
 }
 
 /** `/control-plane/members/invitations` (docs/teams.md, "Members and invitations"). */
@@ -102,7 +112,7 @@ export function inviteRoutes(services: Services) {
       const link = `${services.publicUrl}/join#token=${token}`;
       c.set('audit', { after: { email: invitation.email, role: invitation.role, projects: invitation.projects } });
       const from = actor.kind === 'person' ? `${actor.person.name} (${actor.person.email})` : 'An administrator';
-      const mailed = await mailInvitation(services, { invitation, link, tenantId, from });
+      const mailed = mailInvitation(services, { invitation, link, tenantId, from });
       return c.json({ ...invitationJson(invitation), link, mailed }, 201);
     })
     .openapi(listRoute, async (c) =>

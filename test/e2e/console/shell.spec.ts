@@ -115,11 +115,12 @@ test('signed in: the key stays in the tab and only in the Authorization header; 
   expect(urls.filter((u) => u.includes(t.controlKey))).toEqual([]);
 });
 
-test('the link svc-server start prints and old viewer links sign in from the fragment, which leaves the address bar', async ({
+test('svc-server start prints the bare console address; key links and old viewer links sign in from the fragment, which leaves the address bar', async ({
   page,
 }) => {
   const urls = recordRequestUrls(page);
-  expect(t.output()).toContain(`console:      ${t.url}/#key=${t.controlKey}`);
+  expect(t.output()).toContain(`console:      ${t.url}/  (sign in`);
+  expect(t.output()).not.toContain('#key=');
   await page.goto(`${t.url}/#key=${t.controlKey}`);
   await expect(page.getByRole('navigation', { name: 'Console' })).toBeVisible();
   expect(page.url()).not.toContain('key=');
