@@ -107,6 +107,7 @@ export function createApp(services: Services, options: AppOptions): OpenAPIHono<
       '/integrations/chat',
       chatIntegrationRoutes({
         commands: notify.incidents,
+        db: notify.db,
         integrations: (projectId) => notify.integrations.of(projectId),
         clock: notify.clock,
       }),
@@ -143,7 +144,7 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
   const { notify } = options;
   if (notify) {
     controlPlane
-      .route('/incidents', incidentRoutes(notify))
+      .route('/incidents', incidentRoutes(notify, services))
       .route('/notifications/channels', channelRoutes(notify))
       .route('/notifications/rules', ruleRoutes(notify))
       .route('/notifications', deliveryRoutes(notify))

@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type DatabaseHandle } from '../../server/src/db/connect';
+import { migrateToLatest } from '../../server/src/db/migrate';
 import type { IncidentCommands, IncidentView, Severity } from '../../server/src/incidents/types';
 import { chatIntegrationRoutes } from '../../server/src/integrations/chat/routes';
 import type { Integration, Integrations } from '../../server/src/notify/kinds/types';
@@ -33,6 +35,9 @@ class MapIncidents implements IncidentCommands {
       resolved_at: null,
       resolved_by: null,
       updated_at: detectedAt,
+      assignee: null,
+      assigned_at: null,
+      assigned_by: null,
     });
   }
 
@@ -81,6 +86,14 @@ class MapIncidents implements IncidentCommands {
 let store: MapIncidents;
 let chatApp: Integration | undefined;
 let app: ReturnType<typeof chatIntegrationRoutes>;
+/** The audit log's database: the incidents here are not in it, so their moves are answered but leave no entry. */
+let database: DatabaseHandle;
+
+beforeAll(async () => {
+  database = openDatabase(':memory:');
+  await migrateToLatest(database);
+});
+afterAll(() => database.close());
 
 beforeEach(() => {
   store = new MapIncidents();
@@ -90,6 +103,7 @@ beforeEach(() => {
   const integrations: Integrations = { get: async (kind) => (kind === 'chat_app' ? chatApp : undefined) };
   app = chatIntegrationRoutes({
     commands: store,
+    db: database.db,
     integrations: (projectId) => (projectId === 'proj_1' ? integrations : { get: async () => undefined }),
     clock: { now: () => T0 },
   });

@@ -12,6 +12,16 @@ import { controlGet, startTestServer, type TestServer } from '../support/server'
  * The providers are local HTTP servers speaking their wire formats.
  */
 const kinds = await databaseKinds();
+
+/** The entries of an incident's moves by chat and by signed links, oldest first (its creation by key left out). */
+const auditOf = (t: TestServer, incidentId: string) =>
+  t.server.database.db
+    .selectFrom('audit_log')
+    .select(['actor_kind', 'actor_label', 'operation', 'changes'])
+    .where('target_id', '=', incidentId)
+    .where('actor_kind', 'in', ['chat', 'link'])
+    .orderBy('id')
+    .execute();
 const SIGNING_SECRET = 'a'.repeat(32);
 
 /**
@@ -153,6 +163,14 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
     expect(
       (await controlGet<{ status: string; acknowledged_by: string }>(t, `/incidents/${incident.id}`)).body,
     ).toMatchObject({ status: 'acknowledged', acknowledged_by: 'chat:alice' });
+    expect(await auditOf(t, incident.id)).toEqual([
+      {
+        actor_kind: 'chat',
+        actor_label: 'chat:alice',
+        operation: 'POST /integrations/chat/{projectId}/interactions (acknowledge)',
+        changes: JSON.stringify({ after: { status: 'acknowledged' } }),
+      },
+    ]);
 
     await drain();
     const later = provider.received
@@ -253,5 +271,14 @@ describe.each(kinds)('chat app and voice keypress on %s', (kind) => {
     expect(
       (await controlGet<{ status: string; acknowledged_by: string }>(t, `/incidents/${incident.id}`)).body,
     ).toMatchObject({ status: 'acknowledged', acknowledged_by: 'voice' });
+    // The keypress that did nothing left no entry; the one that acknowledged left one, in its transaction.
+    expect(await auditOf(t, incident.id)).toEqual([
+      {
+        actor_kind: 'link',
+        actor_label: 'voice',
+        operation: 'POST /incidents/{id}/acknowledge',
+        changes: JSON.stringify({ after: { status: 'acknowledged' } }),
+      },
+    ]);
   });
 });

@@ -17,8 +17,10 @@ const Entry = z
     id: z.string(),
     at: Time,
     actor: z.object({
-      kind: z.enum(['person', 'key', 'system']),
-      id: z.string().openapi({ description: "The person's user id, the key's id" }),
+      kind: z.enum(['person', 'key', 'system', 'link', 'chat']).openapi({
+        description: 'link: a signed notification link or a voice call; chat: a chat app user',
+      }),
+      id: z.string().openapi({ description: "The person's user id, the key's id, `link`, `voice` or `chat:<user>`" }),
       label: z.string().openapi({ description: 'The e-mail or `key:<name>`, as they were at the time' }),
     }),
     operation: z.string().openapi({ example: 'PATCH /control-plane/issues/{id}' }),

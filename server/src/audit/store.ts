@@ -4,8 +4,11 @@ import type { Database } from '../db/schema';
 
 /** Who made a change, as the audit log names them. */
 export interface AuditActor {
-  kind: 'person' | 'key' | 'system';
-  /** The person's user id, the key's id, or the job's name. */
+  kind: 'person' | 'key' | 'system' | 'link' | 'chat';
+  /**
+   * The person's user id, the key's id, the job's name; `link` or `voice` for a signed link's holder; `chat:<user>`
+   * for a chat app's user.
+   */
   id: string;
   /** The person's e-mail or `key:<name>`, as they were at the time. */
   label: string;

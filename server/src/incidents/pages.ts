@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { auditedMove } from '../audit/record-keyless';
 import { analysisSection, incidentAnalysis } from '../ai/incident-analysis';
 import type { AppEnv } from '../http/env';
 import { createRouter } from '../http/openapi';
@@ -100,6 +101,7 @@ export function incidentPages(services: NotifyServices) {
 
   for (const action of ['acknowledge', 'resolve'] as const satisfies readonly LinkAction[]) {
     const done = action === 'acknowledge' ? 'acknowledged' : 'resolved';
+    const operation = `POST /incidents/{id}/${action}`;
     app.openapi(confirmRoute(action), (c) => {
       const check = verify(c, c.req.param('id'), action);
       if (!check.ok) return refused(c, check.reason);
@@ -110,14 +112,20 @@ export function incidentPages(services: NotifyServices) {
       const { id } = c.req.valid('param');
       const check = verify(c, id, action);
       const { Digits } = c.req.valid('form');
+      const move = (projectId: string, by: 'voice' | 'link') =>
+        auditedMove(
+          services,
+          c,
+          { projectId, incidentId: id, operation, actor: { kind: 'link', id: by, label: by } },
+          () => services.incidents[action](projectId, id, by),
+        );
       if (Digits !== undefined) {
         // A voice call's keypress (TwiML <Gather>): 1 confirms, anything else does nothing.
-        const confirmed =
-          check.ok && Digits === '1' && (await services.incidents[action](check.projectId, id, 'voice')) !== undefined;
+        const confirmed = check.ok && Digits === '1' && (await move(check.projectId, 'voice')) !== undefined;
         return c.body(twimlSay(keypressReply(check.ok, confirmed, done)), 200, { 'content-type': 'text/xml' });
       }
       if (!check.ok) return refused(c, check.reason);
-      const incident = await services.incidents[action](check.projectId, id, 'link');
+      const incident = await move(check.projectId, 'link');
       if (!incident) return gone(c);
       return html(
         c,

@@ -1,6 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import type { Kysely } from 'kysely';
+import { auditedMove } from '../../audit/record-keyless';
 import type { Clock } from '../../clock';
+import type { Database } from '../../db/schema';
 import { readBody } from '../../http/body';
 import { ApiError, badRequest, errorResponse, refusalOf } from '../../http/errors';
 import { createRouter, documentedRoute, errors, jsonAnswer } from '../../http/openapi';
@@ -15,6 +18,7 @@ import { statusText } from './status';
 
 export interface ChatIntegrationDeps {
   commands: IncidentCommands;
+  db: Kysely<Database>;
   integrations: (projectId: string) => Integrations;
   clock: Clock;
 }
@@ -102,7 +106,15 @@ export function chatIntegrationRoutes(deps: ChatIntegrationDeps) {
     if (!move || typeof action.value !== 'string')
       return c.json(ephemeral(`Unknown action "${action.action_id ?? ''}": nothing was changed.`));
     const user = interaction.user?.username ?? interaction.user?.name ?? interaction.user?.id ?? 'unknown';
-    const incident = await deps.commands[move](projectId, action.value, `chat:${user}`);
+    const by = `chat:${user}`;
+    const incidentId = action.value;
+    const operation = `POST /integrations/chat/{projectId}/interactions (${move})`;
+    const incident = await auditedMove(
+      deps,
+      c,
+      { projectId, incidentId, operation, actor: { kind: 'chat', id: by, label: by } },
+      () => deps.commands[move](projectId, incidentId, by),
+    );
     return c.json(ephemeral(incident ? moveText(incident) : `Incident ${action.value} was not found in this project.`));
   });
 
