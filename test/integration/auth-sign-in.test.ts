@@ -227,6 +227,30 @@ describe.each(kinds)('sign-in on %s', (kind) => {
     expect([res.status, res.body.error.code]).toEqual([400, 'invalid_token']);
     expect((await signIn(OWNER.email, ownerPassword)).status).toBe(200);
   });
+
+  it('mails at most 3 reset links per account in a window, answering 202 alike, and refuses the 21st request from an address', async () => {
+    nextWindow();
+    await addPerson('heidi@example.com', 'heidi password 1');
+    const sentBefore = mailbox.inbox.length;
+    const ask = (email: string) => send('POST', '/auth/password-reset', { email });
+    for (let i = 0; i < 5; i++) expect((await ask(OWNER.email)).status).toBe(202);
+    expect((await ask('heidi@example.com')).status).toBe(202);
+    // The fourth and fifth were turned down before their answers: once heidi's link and three of the owner's are in,
+    // no more are coming.
+    const to = (email: string) => mailbox.inbox.slice(sentBefore).filter((m) => m.recipients.includes(email));
+    await eventually(
+      'the links mailed',
+      async () => (to('heidi@example.com').length === 1 && to(OWNER.email).length === 3) || undefined,
+    );
+    expect(to(OWNER.email)).toHaveLength(3);
+
+    for (let i = 0; i < 14; i++) expect((await ask(`nobody${i}@example.com`)).status).toBe(202);
+    const refused = await ask('nobody-else@example.com');
+    expect([refused.status, refused.body.error.code]).toEqual([429, 'throttled']);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    nextWindow();
+    expect((await ask('nobody-else@example.com')).status).toBe(202);
+  });
 });
 
 describe.each(kinds)('sign-in served over TLS on %s', (kind) => {

@@ -11,7 +11,8 @@ import { revokeSessionByToken } from './console-sessions';
 import { PASSWORD_MAX, PASSWORD_MIN } from './passwords';
 import { SessionSchema, sessionBody, startSession } from './session-answer';
 import { clearSessionCookie } from './session-cookie';
-import { anyUser } from './users-store';
+import { RESET_ACCOUNT_LIMIT, reserveResetRequest } from './throttle';
+import { anyUser, normalEmail } from './users-store';
 
 /**
  * The public sign-in routes under /auth (docs/teams.md, "Sign-in"): no key, outside the control plane. Each that
@@ -154,13 +155,24 @@ const resetRoute = createRoute({
   method: 'post',
   path: '/password-reset',
   summary: 'Mails a one-hour reset link to the account with this e-mail, if there is one',
-  description: 'Always 202, so the answer does not tell whether the account exists. Needs SVC_SMTP_URL.',
+  description:
+    'Always 202, so the answer does not tell whether the account exists; at most 3 links per account per 15 minutes are mailed, and an address asking more than 20 times in 15 minutes is refused (429). Needs SVC_SMTP_URL.',
   middleware: [readControlJson],
   request: { body: jsonBody(z.object({ email: z.string().trim().min(1).max(254) }), { email: 'ada@example.com' }) },
   responses: {
     202: jsonAnswer('Taken: a link is mailed if the account exists', z.object({ status: z.literal('accepted') })),
     400: BAD_REQUEST,
     403: FOREIGN,
+    429: {
+      ...refusal(
+        'Too many resets asked from the address (`throttled`); past 3 in 15 minutes for one account, nothing more is mailed',
+        'throttled',
+        'too many password resets asked from this address: try again in 15 minutes',
+      ),
+      headers: z.object({
+        'Retry-After': z.string().openapi({ description: 'Seconds until requests are taken again' }),
+      }),
+    },
   },
 });
 
@@ -225,9 +237,13 @@ export function authRoutes(services: Services, options: AuthOptions = {}) {
       clearSessionCookie(c, services.publicUrl);
       return c.body(null, 204);
     })
-    .openapi(resetRoute, (c) => {
+    .openapi(resetRoute, async (c) => {
       const { email } = c.req.valid('json');
       const { publicUrl, mailer, log } = services;
+      if (!(await reserveResetRequest(db, clock, normalEmail(email), clientAddress(c)))) {
+        log(`password reset for ${email} not mailed: ${RESET_ACCOUNT_LIMIT} links asked within 15 minutes already`);
+        return c.json({ status: 'accepted' as const }, 202);
+      }
       // Not awaited: the answer comes as fast for an unknown address as for a known one.
       requestReset(db, clock, { email, publicUrl, mailer, log }).catch((error: unknown) =>
         log(`password reset for ${email} failed: ${error instanceof Error ? error.message : String(error)}`),

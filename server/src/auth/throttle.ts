@@ -9,6 +9,9 @@ export const THROTTLE_WINDOW_MS = 15 * 60_000;
 export const ACCOUNT_LIMIT = 5;
 export const ADDRESS_LIMIT = 20;
 
+/** Reset links one account is mailed per window: more would be mail bombing, not forgetting a password. */
+export const RESET_ACCOUNT_LIMIT = 3;
+
 const windowOf = (now: number) => now - (now % THROTTLE_WINDOW_MS);
 const accountSubject = (email: string) => `account:${email}`;
 const addressSubject = (address: string) => `address:${address}`;
@@ -27,6 +30,19 @@ async function bump(db: Kysely<Database>, subject: string, windowMs: number): Pr
   return Number(row.count);
 }
 
+/** The window's end, as a 429 says it. */
+function throttled(now: number, windowMs: number, what: string): DomainError {
+  const retryAfterSeconds = Math.ceil((windowMs + THROTTLE_WINDOW_MS - now) / 1000);
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  return new DomainError(
+    'busy',
+    'throttled',
+    `${what}: try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
+    undefined,
+    retryAfterSeconds,
+  );
+}
+
 /**
  * Counts a sign-in attempt against the account and the address before the password is checked, and refuses it (429,
  * `Retry-After` at the window's end) once either is over its limit. Counting first, in the database, is what makes
@@ -40,20 +56,29 @@ export async function reserveAttempt(
 ): Promise<void> {
   const now = clock.now();
   const windowMs = windowOf(now);
-  const retryAfterSeconds = Math.ceil((windowMs + THROTTLE_WINDOW_MS - now) / 1000);
-  const minutes = Math.ceil(retryAfterSeconds / 60);
   const account = await bump(db, accountSubject(email), windowMs);
   const fromAddress = address === null ? 0 : await bump(db, addressSubject(address), windowMs);
   const over =
     account > ACCOUNT_LIMIT ? 'for this account' : fromAddress > ADDRESS_LIMIT ? 'from this address' : undefined;
-  if (over === undefined) return;
-  throw new DomainError(
-    'busy',
-    'throttled',
-    `too many failed sign-ins ${over}: try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
-    undefined,
-    retryAfterSeconds,
-  );
+  if (over !== undefined) throw throttled(now, windowMs, `too many failed sign-ins ${over}`);
+}
+
+/**
+ * Counts a password-reset request against the address and the account. Past ADDRESS_LIMIT from one address the
+ * request is refused (429: that says nothing about any account); past RESET_ACCOUNT_LIMIT for one account it resolves
+ * false, and the caller mails nothing while answering as usual, so the answer still does not tell who has an account.
+ */
+export async function reserveResetRequest(
+  db: Kysely<Database>,
+  clock: Clock,
+  email: string,
+  address: string | null,
+): Promise<boolean> {
+  const now = clock.now();
+  const windowMs = windowOf(now);
+  if (address !== null && (await bump(db, `reset-address:${address}`, windowMs)) > ADDRESS_LIMIT)
+    throw throttled(now, windowMs, 'too many password resets asked from this address');
+  return (await bump(db, `reset-account:${email}`, windowMs)) <= RESET_ACCOUNT_LIMIT;
 }
 
 /** A right password: the account's failures are forgotten and the attempt no longer counts against the address. */
