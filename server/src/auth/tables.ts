@@ -58,7 +58,7 @@ export interface TeamTables {
     tenant_id: string;
     project_id: string | null;
     at_ms: number;
-    actor_kind: 'person' | 'key' | 'system';
+    actor_kind: 'person' | 'key' | 'system' | 'link' | 'chat';
     actor_id: string;
     /** The person's e-mail or the key's name, as they were at the time. */
     actor_label: string;

@@ -9,7 +9,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       () => setCopied(false),
     );
   return (
-    <button type="button" onClick={() => void copy()} aria-label={`Copy ${label}`}>
+    <button type="button" onClick={() => void copy()} aria-label={`Copy: ${label}`}>
       {copied ? 'Copied' : 'Copy'}
     </button>
   );

@@ -1,4 +1,5 @@
-import { useId, useState } from 'react';
+import { useId } from 'react';
+import { CopyButton } from '../../ui/copy-button';
 import { Link } from 'wouter';
 import { formatTime } from '../../ui/format';
 import { snippets } from './snippets';
@@ -24,19 +25,11 @@ export function FirstDataNotice({ first }: { first: FirstData }) {
 /** A block of text to copy, with a button that copies it. */
 function Snippet({ title, text }: { title: string; text: string }) {
   const id = useId();
-  const [copied, setCopied] = useState(false);
-  const copy = () =>
-    navigator.clipboard.writeText(text).then(
-      () => setCopied(true),
-      () => setCopied(false),
-    );
   return (
     <section className="snippet" aria-labelledby={id}>
       <div className="snippet-head">
         <h3 id={id}>{title}</h3>
-        <button type="button" onClick={() => void copy()} aria-label={`Copy: ${title}`}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
+        <CopyButton text={text} label={title} />
       </div>
       <pre>
         <code>{text}</code>
