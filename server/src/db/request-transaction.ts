@@ -58,6 +58,15 @@ export function afterCommit(start: () => void): void {
   else start();
 }
 
+/**
+ * Runs `work` outside the current change, on connections of its own, each write committed at once: for a row another
+ * part of the server must see while the request still runs (a test notification's delivery, which the request then
+ * waits on). It is not part of the change: the change's rollback does not undo it.
+ */
+export function outsideTheChange<T>(work: () => Promise<T>): Promise<T> {
+  return scopes.exit(work);
+}
+
 const savepointName = (depth: number) => `svc_change_${depth}`;
 
 /**

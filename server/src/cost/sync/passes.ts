@@ -1,3 +1,5 @@
+import { afterCommit } from '../../db/request-transaction';
+
 /** Runs passes over due work one at a time: now when woken, else every `pollMs`. */
 export interface PassLoop {
   /** Runs a pass soon (a sync may have fallen due). */
@@ -42,7 +44,8 @@ export function startPassLoop(
   schedule(0);
 
   return {
-    wake: () => schedule(0),
+    // A sync a request asked for is committed with it: a pass started before then would not see it.
+    wake: () => afterCommit(() => schedule(0)),
     runDue,
     async stop() {
       stopped = true;

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { outsideTheChange } from '../../db/request-transaction';
 import { createRouter, errors, jsonAnswer, needs } from '../../http/openapi';
 import { cursorQuery, limitQuery, pageOf, orderQuery } from '../../http/schemas';
 import { readSortedCursor, sortedPage } from '../../shared/keyset';
@@ -98,8 +99,11 @@ export function deliveryRoutes(services: NotifyServices) {
         notice,
       };
       const delivery = { ...fields, event: 'incident.created', trigger: 'test', dedupe_key: id };
-      await insertDelivery(services.db, scheduledDelivery(delivery, now, now));
-      services.outbox.wake();
+      // Stored and sent at once, outside the request's transaction: the outbox must see it while this request waits.
+      await outsideTheChange(async () => {
+        await insertDelivery(services.db, scheduledDelivery(delivery, now, now));
+        services.outbox.wake();
+      });
       const timeoutMs = (services.kinds[channel.type as ChannelType]?.retry.timeoutMs ?? 10_000) + TEST_MARGIN_MS;
       return c.json(deliveryJson(await firstAttempt(services, id, timeoutMs)), 200);
     });

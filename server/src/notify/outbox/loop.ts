@@ -1,3 +1,5 @@
+import { afterCommit } from '../../db/request-transaction';
+
 export interface WorkLoopOptions<T> {
   /** Takes up to `limit` items due now, each now owned by this loop (leased); [] when nothing is due. */
   claim(limit: number): Promise<T[]>;
@@ -81,7 +83,8 @@ export function startWorkLoop<T>(options: WorkLoopOptions<T>): WorkLoop {
 
   schedule(0);
   return {
-    wake,
+    // Work a request queued is committed with it: waking before then would find nothing and sleep a whole poll.
+    wake: () => afterCommit(wake),
     async drain() {
       let total = 0;
       for (;;) {
