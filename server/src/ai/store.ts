@@ -165,7 +165,8 @@ export async function queueAnalysis(
     finished_ms: null,
   };
   try {
-    await tables(db).insertInto('issue_analyses').values(row).execute();
+    // Its own (nested) transaction: a refused insert must not abort the request's transaction it may run in.
+    await db.transaction().execute((tx) => tables(tx).insertInto('issue_analyses').values(row).execute());
     return { view: view(row), created: true };
   } catch (err) {
     const running = await underWay(db, a.projectId, a.issueId);
