@@ -40,6 +40,8 @@ import { inviteRoutes } from './members/invite-routes';
 import { memberRoutes } from './members/routes';
 import { mySessionRoutes } from './members/sessions-routes';
 import { projectRoutes } from './projects/routes';
+import { retentionRoutes } from './retention/routes';
+import { retentionDefaults, type RetentionDefaults } from './retention/signals';
 import { setupRoutes } from './setup/routes';
 import { appRoutes } from './apps/routes';
 import { recordRoutes } from './records/routes';
@@ -63,6 +65,8 @@ export interface AppOptions {
   ai?: AiSettings;
   /** Single sign-on through an OpenID provider (SVC_OIDC_*): its routes at /auth/oidc, its button on the sign-in page. */
   oidc?: OidcSettings;
+  /** The server's retention defaults (SVC_RETENTION_*); default 30 days for every signal. */
+  retention?: RetentionDefaults;
 }
 
 const healthRoute = createRoute({
@@ -175,6 +179,7 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
   controlPlane.route('/setup', setupRoutes(services)).route('/ingest/health', ingestHealthRoutes(services));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
   controlPlane.route('/audit', auditRoutes(services));
+  controlPlane.route('/retention', retentionRoutes(services, options.retention ?? retentionDefaults(30)));
   controlPlane.route('/search', searchRoutes(services));
   // Playwright runs: the reporter writes with a control key, the console reads with either key.
   controlPlane.route('/', testRunRoutes(services));

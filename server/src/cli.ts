@@ -3,6 +3,7 @@ import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
 import { ADMIN_GROUPS, ADMIN_USAGE, runAdminCommand } from './cli/commands';
 import { UsageError } from './cli/resolve';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
+import { RETENTION_USAGE, runRetentionCommand } from './cli/retention';
 import { runSourcemapsCommand, SOURCEMAPS_USAGE } from './cli/sourcemaps';
 import { systemClock } from './clock';
 import { needsMemoryRelaunch, relaunchWithMemorySettings, watchLauncher } from './runtime/memory-relaunch';
@@ -15,6 +16,8 @@ Options (flag, or environment variable):
 ${CONFIG_OPTIONS.map(([flag, envName, text]) => `  --${flag.padEnd(15)} ${envName.padEnd(19)} ${text}`).join('\n')}
 
 ${ADMIN_USAGE}
+
+${RETENTION_USAGE}
 
 ${SOURCEMAPS_USAGE}`;
 
@@ -94,6 +97,10 @@ async function main(argv: string[]): Promise<number> {
       (l) => console.log(l),
       (l) => console.error(l),
     );
+  }
+  if (first === 'retention') {
+    const say = (l: string) => console.log(l);
+    return runRetentionCommand(rest, process.env, process.cwd(), say, (l) => console.error(l));
   }
   if (first === 'sourcemaps') return runSourcemapsCommand(rest, process.env, (l) => console.log(l));
   if (needsMemoryRelaunch()) return relaunchWithMemorySettings();

@@ -5,6 +5,13 @@ import { nearestDatabase } from './db/location';
 import { checkDemoSdk } from './demo/sdk-file';
 import { readOidcSettings, type OidcSettings } from './auth/oidc/settings';
 import { smtpUrlProblem, type MailSettings } from './auth/mailer';
+import {
+  MAX_RETENTION_DAYS,
+  RETENTION_SIGNALS,
+  SIGNAL_TEXT,
+  signalVariable,
+  type RetentionSignal,
+} from './retention/signals';
 
 /** Server settings. Each comes from a flag, else its `SVC_*` environment variable, else the default. */
 export interface ServerConfig {
@@ -17,8 +24,10 @@ export interface ServerConfig {
   corsOrigins: '*' | string[];
   /** Largest request body in bytes, after decompression. */
   bodyLimit: number;
-  /** Days telemetry is kept; 0 keeps it forever. */
+  /** Days telemetry is kept; 0 keeps it forever. The default of every signal in `retentionBySignal`. */
   retentionDays: number;
+  /** The signals given their own server default (SVC_RETENTION_<SIGNAL>_DAYS); the others follow `retentionDays`. */
+  retentionBySignal?: Partial<Record<RetentionSignal, number>>;
   /** Absolute path of the built SDK script (`dist/cdn/svc.min.js`); when set, the demo page is served at /demo/. */
   demoSdk?: string;
   /** Key for stored secrets and signed links (≥ 32 characters); default: a key file beside the database. */
@@ -61,8 +70,16 @@ export const CONFIG_OPTIONS = [
   [
     'retention-days',
     'SVC_RETENTION_DAYS',
-    `days telemetry is kept, 0 for ever (default ${CONFIG_DEFAULTS.retentionDays})`,
+    `days telemetry is kept, 0 for ever (default ${CONFIG_DEFAULTS.retentionDays}); each signal's default below`,
   ],
+  ...RETENTION_SIGNALS.map(
+    (signal) =>
+      [
+        `retention-${signal}-days`,
+        signalVariable(signal),
+        `days ${SIGNAL_TEXT[signal]} are kept, 0 for ever (default SVC_RETENTION_DAYS); projects may set their own`,
+      ] as const,
+  ),
   [
     'demo-sdk',
     'SVC_DEMO_SDK',
@@ -170,6 +187,15 @@ function readMail(get: Getter): MailSettings | undefined {
   return { smtpUrl, from };
 }
 
+/** Each signal's own retention default, where one is given (SVC_RETENTION_REPLAYS_DAYS, --retention-replays-days). */
+function readRetention(get: Getter): Partial<Record<RetentionSignal, number>> | undefined {
+  const given = RETENTION_SIGNALS.flatMap((signal) => {
+    const [name, raw] = get(`retention-${signal}-days`);
+    return raw === undefined ? [] : [[signal, parseInteger(name, raw, 0, MAX_RETENTION_DAYS)] as const];
+  });
+  return given.length === 0 ? undefined : Object.fromEntries(given);
+}
+
 /** Single sign-on: the SVC_OIDC_* settings, each from its flag (--oidc-issuer …) or its variable. */
 function readOidc(get: Getter): OidcSettings | undefined {
   const oidc = CONFIG_OPTIONS.filter(([, envName]) => envName.startsWith('SVC_OIDC_'));
@@ -229,6 +255,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
   const ai = readAi(get);
   const oidc = readOidc(get);
   const mail = readMail(get);
+  const retentionBySignal = readRetention(get);
   return {
     host,
     port,
@@ -241,7 +268,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
     publicUrl: pub?.replace(/\/+$/, ''),
     corsOrigins,
     bodyLimit: bodyRaw === undefined ? CONFIG_DEFAULTS.bodyLimit : parseSize(bodyName, bodyRaw),
-    retentionDays: retRaw === undefined ? CONFIG_DEFAULTS.retentionDays : parseInteger(retName, retRaw, 0, 36500),
+    retentionDays:
+      retRaw === undefined ? CONFIG_DEFAULTS.retentionDays : parseInteger(retName, retRaw, 0, MAX_RETENTION_DAYS),
+    ...(retentionBySignal ? { retentionBySignal } : {}),
     ...(demo ? { demoSdk: demo.path } : {}),
   };
 }

@@ -4,7 +4,7 @@ export { loadConfig, CONFIG_DEFAULTS, type ServerConfig } from './config';
 export { createApp } from './app';
 export { openDatabase, type DatabaseHandle } from './db/connect';
 export { migrateToLatest } from './db/migrate';
-export { applyRetention } from './retention';
+export { applyRetention } from './retention/job';
 export { createKey, listKeys, revokeKey, type CreatedKey, type KeyInfo } from './projects/keys-store';
 export { registerApp, addAlias, removeAlias, listApps } from './projects/apps-store';
 export { createTenant, createProject } from './projects/store';

@@ -16,7 +16,8 @@ import type { DetectionOptions } from './incidents/detect/thresholds';
 import { scheduleDetection } from './incidents/detect/schedule';
 import type { NotifyServices } from './notify/services';
 import { startNotifications, type NotifyOptions } from './notify/start';
-import { scheduleRetention } from './retention';
+import { scheduleRetention } from './retention/job';
+import { retentionDefaults } from './retention/signals';
 import { secretKeyFor } from './secrets/key-file';
 import { createSymbolicator } from './sourcemaps/symbolicate';
 import { createSecretBox, type SecretBox } from './secrets/secret-box';
@@ -77,6 +78,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const bootstrap = await bootstrapIfEmpty(database.db, clock, database.dialect);
     writer = openTelemetryWriter(database, log);
     const services = servicesOf(database, writer, clock, log, options);
+    const retention = retentionDefaults(options.retentionDays ?? 30, options.retentionBySignal);
     const box = createSecretBox(
       options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined),
     );
@@ -96,6 +98,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       cost,
       ai: options.ai,
       oidc: options.oidc,
+      retention,
     });
     const { server, port, url } = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 4318);
     services.publicUrl = options.publicUrl ?? url;
@@ -106,9 +109,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         : scheduleDetection(detectorOf(services, notify, box, options.detection), log);
     const checkpointer =
       database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
-    const retentionDays = options.retentionDays ?? 30;
-    const stopRetention =
-      retentionDays > 0 ? scheduleRetention(database.db, clock, retentionDays, log) : () => undefined;
+    // Scheduled even when the server keeps everything: a project may set days of its own.
+    const stopRetention = scheduleRetention(database.db, clock, retention, log);
     return {
       url,
       port,
@@ -123,7 +125,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       notify,
       cost,
       async close() {
-        stopRetention();
+        await stopRetention();
         await stopDetection();
         // Attempts in flight finish and are recorded; what is due later stays in the outbox for the next start.
         await notify!.outbox.stop();

@@ -202,6 +202,11 @@ describe.each(kinds)('audit log on %s', (kind) => {
       target: created('rule'),
       keep: (a) => (made.rule = a.id as string),
     },
+    'PUT /control-plane/retention': {
+      path: () => '/control-plane/retention',
+      body: () => ({ replays: 14, metrics: null }),
+      target: () => ({ type: 'project', id: t.projectId }),
+    },
     'PUT /control-plane/notifications/rules/order': {
       path: () => '/control-plane/notifications/rules/order',
       body: () => ({ ids: [made.rule] }),

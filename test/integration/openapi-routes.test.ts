@@ -527,6 +527,11 @@ const CASES: Record<string, Case> = {
     valid: (ctx) => ({ path: `/control-plane/notifications/channels/${ctx.ids.channel}` }),
     invalid: null,
   },
+  'get /control-plane/retention': { valid: () => ({}), invalid: null },
+  'put /control-plane/retention': {
+    valid: () => json({ replays: 14, metrics: null }),
+    invalid: () => ({ body: { replays: 14, audit: 7 }, field: 'audit' }),
+  },
   'put /control-plane/integrations/chat-app': {
     valid: () => json({ bot_token: 'xoxb-1-2-abc', signing_secret: SIGNING_SECRET }),
     invalid: () => ({ body: { bot_token: 'xoxp-1', signing_secret: SIGNING_SECRET }, field: 'bot_token' }),

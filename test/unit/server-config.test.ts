@@ -39,6 +39,15 @@ describe('server configuration', () => {
     });
   });
 
+  it("reads each signal's retention default from SVC_RETENTION_<SIGNAL>_DAYS or its flag; the others follow SVC_RETENTION_DAYS", () => {
+    const env = { SVC_RETENTION_DAYS: '60', SVC_RETENTION_REPLAYS_DAYS: '14', SVC_RETENTION_AUDIT_DAYS: '0' };
+    expect(loadConfig(['--retention-metrics-days', '90'], env)).toMatchObject({
+      retentionDays: 60,
+      retentionBySignal: { replays: 14, metrics: 90, audit: 0 },
+    });
+    expect(loadConfig([], {}).retentionBySignal).toBeUndefined();
+  });
+
   it('reads single sign-on from SVC_OIDC_* variables or their --oidc-* flags', () => {
     expect(loadConfig([], {}).oidc).toBeUndefined();
     const config = loadConfig(['--oidc-client-id', 'svc', '--oidc-default-role', 'none'], {
@@ -80,6 +89,11 @@ describe('server configuration', () => {
     [{ SVC_PORT: '70000' }, 'SVC_PORT must be an integer from 0 to 65535'],
     [{ SVC_BODY_LIMIT: '10' }, 'SVC_BODY_LIMIT must be at least 1kb'],
     [{ SVC_RETENTION_DAYS: '-1' }, 'SVC_RETENTION_DAYS must be an integer'],
+    [
+      { SVC_RETENTION_REPLAYS_DAYS: '14d' },
+      'SVC_RETENTION_REPLAYS_DAYS must be an integer from 0 to 36500 (got "14d")',
+    ],
+    [{ SVC_RETENTION_AUDIT_DAYS: '36501' }, 'SVC_RETENTION_AUDIT_DAYS must be an integer from 0 to 36500'],
     [{ SVC_PUBLIC_URL: 'ftp://x' }, 'SVC_PUBLIC_URL must be an http(s) URL'],
     [{ SVC_CORS_ORIGINS: 'https://a.example/path' }, 'is not an origin'],
     [{ SVC_AI_BASE_URL: 'http://127.0.0.1:11434/v1' }, 'SVC_AI_BASE_URL needs SVC_AI_MODEL too'],

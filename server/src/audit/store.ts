@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../clock';
+import { deleteOlderThan, type BatchOptions } from '../db/batched-delete';
 import type { Database } from '../db/schema';
 
 /** Who made a change, as the audit log names them. */
@@ -93,17 +94,15 @@ export async function listAudit(
     .execute();
 }
 
-/** Entries deleted by one statement of {@link pruneAudit}: a long-kept log is thinned without one huge delete. */
-const PRUNE_BATCH = 5_000;
-
-/** Deletes the entries of every tenant older than `cutoffMs`, in batches; returns how many. */
-export async function pruneAudit(db: Kysely<Database>, cutoffMs: number): Promise<number> {
+/**
+ * Deletes the entries older than `cutoffMs`, one organisation at a time (along the `audit_log_time` index) and in
+ * batches (db/batched-delete.ts): a long-kept log is thinned without one huge delete. Returns how many.
+ */
+export async function pruneAudit(db: Kysely<Database>, cutoffMs: number, options: BatchOptions = {}): Promise<number> {
   let deleted = 0;
-  for (;;) {
-    const batch = db.selectFrom('audit_log').select('id').where('at_ms', '<', cutoffMs).limit(PRUNE_BATCH);
-    const res = await db.deleteFrom('audit_log').where('id', 'in', batch).executeTakeFirst();
-    const n = Number(res.numDeletedRows);
-    deleted += n;
-    if (n < PRUNE_BATCH) return deleted;
+  for (const { id } of await db.selectFrom('tenants').select('id').execute()) {
+    const entries = { table: 'audit_log', key: ['id'], time: 'at_ms', owner: { column: 'tenant_id', id } } as const;
+    deleted += await deleteOlderThan(db, entries, cutoffMs, options);
   }
+  return deleted;
 }

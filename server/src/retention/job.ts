@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import { pruneAudit } from '../audit/store';
+import type { Clock } from '../clock';
+import { deleteOlderThan, type AgedRows, type BatchOptions } from '../db/batched-delete';
+import type { Database } from '../db/schema';
+import { pruneIssueFacts } from '../issues/store';
+import { daysOf } from './effective';
+import { retentionDefaults, type ProjectSignal, type RetentionDefaults } from './signals';
+import { allProjectRetention } from './store';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** Rows deleted: by table, and by signal (`refusals` for the ingest refusal counts). */
+export interface RetentionResult {
+  deleted: Record<string, number>;
+  bySignal: Record<string, Record<string, number>>;
+}
+
+type Deletions = Record<string, number>;
+type Pruner = (db: Kysely<Database>, projectId: string, cutoffMs: number, options: BatchOptions) => Promise<Deletions>;
+
+/** Telemetry received before the cutoff, along the table's (project_id, received_ms) index. */
+const byReceipt =
+  (table: string): Pruner =>
+  async (db, projectId, cutoffMs, options) => {
+    const rows: AgedRows = { table, key: ['id'], time: 'received_ms', owner: { column: 'project_id', id: projectId } };
+    return { [table]: await deleteOlderThan(db, rows, cutoffMs, options) };
+  };
+
+/** What each signal a project sets deletes. */
+const PRUNERS: Record<ProjectSignal, Pruner> = {
+  spans: byReceipt('spans'),
+  logs: byReceipt('logs'),
+  metrics: byReceipt('metric_points'),
+  replays: byReceipt('replay_chunks'),
+  recipes: byReceipt('recipes'),
+  // A session goes once nothing of it was received since the cutoff.
+  sessions: async (db, projectId, cutoffMs, options) => {
+    const rows: AgedRows = {
+      table: 'sessions',
+      key: ['project_id', 'session_id'],
+      time: 'last_received_ms',
+      owner: { column: 'project_id', id: projectId },
+    };
+    return { sessions: await deleteOlderThan(db, rows, cutoffMs, options) };
+  },
+  issues: pruneIssueFacts,
+};
+
+export interface RetentionOptions extends BatchOptions {
+  /** Told one line per signal that deleted anything. */
+  log?: (line: string) => void;
+}
+
+/**
+ * Deletes what each project keeps no longer: per signal, the project's own days (project_retention) else the server's
+ * default; 0 keeps forever. Telemetry ages from its receipt, not from the client's timestamps, so a browser with a wrong
+ * clock cannot make fresh data expire (sessions: their last receipt; issue facts: the reporter's times, as kept). Then
+ * the ingest refusal counts (SVC_RETENTION_DAYS) and the audit log (the `audit` default, every organisation). Every
+ * table is deleted from in batches, yielding between them, so ingest goes on (db/batched-delete.ts).
+ * `defaults` may be one number of days for every signal.
+ */
+export async function applyRetention(
+  db: Kysely<Database>,
+  clock: Clock,
+  defaults: RetentionDefaults | number,
+  options: RetentionOptions = {},
+): Promise<RetentionResult> {
+  const settings = typeof defaults === 'number' ? retentionDefaults(defaults) : defaults;
+  const now = clock.now();
+  const result: RetentionResult = { deleted: {}, bySignal: {} };
+  const count = (signal: string, deletions: Deletions) => {
+    const ofSignal = (result.bySignal[signal] ??= {});
+    for (const [table, n] of Object.entries(deletions)) {
+      result.deleted[table] = (result.deleted[table] ?? 0) + n;
+      ofSignal[table] = (ofSignal[table] ?? 0) + n;
+    }
+  };
+  const own = await allProjectRetention(db);
+  const projects = await db.selectFrom('projects').select('id').orderBy('created_ms').execute();
+  for (const [signal, prune] of Object.entries(PRUNERS) as [ProjectSignal, Pruner][]) {
+    for (const { id } of projects) {
+      const days = daysOf(settings, own.get(id) ?? {}, signal);
+      if (days > 0 && !options.signal?.aborted) count(signal, await prune(db, id, now - days * DAY_MS, options));
+    }
+  }
+  if (settings.days > 0) count('refusals', await pruneRefusals(db, now - settings.days * DAY_MS, options));
+  const auditDays = settings.signals.audit;
+  if (auditDays > 0) count('audit', { audit_log: await pruneAudit(db, now - auditDays * DAY_MS, options) });
+  for (const [signal, tables] of Object.entries(result.bySignal)) {
+    const total = Object.values(tables).reduce((a, b) => a + b, 0);
+    const parts = Object.entries(tables).map(([table, n]) => `${table} ${n}`);
+    if (total > 0) options.log?.(`retention: ${signal}: deleted ${total} rows (${parts.join(', ')})`);
+  }
+  return result;
+}
+
+/** Refusal counts go with the telemetry of their time: their examples name origins and user agents. */
+async function pruneRefusals(db: Kysely<Database>, cutoffMs: number, options: BatchOptions): Promise<Deletions> {
+  const rows: AgedRows = { table: 'ingest_refusals', key: ['project_id', 'hour_ms', 'reason'], time: 'hour_ms' };
+  return { ingest_refusals: await deleteOlderThan(db, rows, cutoffMs - HOUR_MS, options) };
+}
+
+/**
+ * Runs retention now and then every `intervalMs`, never two runs at once; errors are logged, never thrown. The stop
+ * function ends the run under way between two batches and waits for it.
+ */
+export function scheduleRetention(
+  db: Kysely<Database>,
+  clock: Clock,
+  defaults: RetentionDefaults,
+  log: (line: string) => void,
+  intervalMs = 3_600_000,
+): () => Promise<void> {
+  const stopping = new AbortController();
+  let running: Promise<void> | null = null;
+  const run = () => {
+    running ??= applyRetention(db, clock, defaults, { log, signal: stopping.signal })
+      .then(
+        () => undefined,
+        (err: unknown) => log(`retention failed: ${err instanceof Error ? err.message : String(err)}`),
+      )
+      .finally(() => (running = null));
+  };
+  run();
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    stopping.abort();
+    await running;
+  };
+}
