@@ -16,6 +16,7 @@ import type { channelRoutes } from './notify/channels/routes';
 import type { deliveryRoutes } from './notify/deliveries/routes';
 import type { DELIVERY_STATES } from './notify/schemas';
 import type { ruleRoutes } from './notify/rules/routes';
+import type { organisationRoutes } from './organisation/routes';
 import type { projectRoutes } from './projects/routes';
 import type { recordRoutes } from './records/routes';
 import type { searchRoutes } from './search/routes';
@@ -79,6 +80,8 @@ export type MySessionsApi = ReturnType<typeof mySessionRoutes>;
 export type KeysApi = ReturnType<typeof keyRoutes>;
 /** `/control-plane/audit` */
 export type AuditApi = ReturnType<typeof auditRoutes>;
+/** `/control-plane/organisation` */
+export type OrganisationApi = ReturnType<typeof organisationRoutes>;
 
 /**
  * Domain types whose schemas declare them looser than the server writes them (a status as text, evidence as a JSON

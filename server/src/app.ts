@@ -39,6 +39,7 @@ import { invitationRoutes } from './members/invitation-routes';
 import { inviteRoutes } from './members/invite-routes';
 import { memberRoutes } from './members/routes';
 import { mySessionRoutes } from './members/sessions-routes';
+import { organisationRoutes } from './organisation/routes';
 import { projectRoutes } from './projects/routes';
 import { retentionRoutes } from './retention/routes';
 import { retentionDefaults, type RetentionDefaults } from './retention/signals';
@@ -171,7 +172,8 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
     .route('/members/invitations', inviteRoutes(services))
     .route('/members', memberRoutes(services))
     .route('/keys', keyRoutes(services))
-    .route('/me/sessions', mySessionRoutes(services));
+    .route('/me/sessions', mySessionRoutes(services))
+    .route('/organisation', organisationRoutes(services, options.oidc));
   controlPlane.route(
     '/me',
     meRoutes(services, { aiAnalysis: options.ai !== undefined, demo: options.demo !== undefined }),

@@ -49,6 +49,8 @@ interface Sample {
   path: () => string;
   body?: () => unknown;
   admin?: boolean;
+  /** Made by the organisation's owner in a console session: no key manages the organisation. */
+  owner?: boolean;
   /** The expected target: a function of the answer; null when the operation acts on no one object. */
   target: (answer: Json) => { type: string; id: string } | null;
   /** Keeps what later samples need (ids) and what no entry may hold (keys shown once). */
@@ -73,6 +75,7 @@ describe.each(kinds)('audit log on %s', (kind) => {
   let t: TestServer;
   let receiver: Receiver;
   let admin: { id: string; key: string; name: string };
+  let owner: { id: string; email: string; headers: Record<string, string> };
   const made: Record<string, string> = {};
   /** Secrets the requests carried or the answers showed once: no entry may hold any. */
   const secrets = [
@@ -91,10 +94,17 @@ describe.each(kinds)('audit log on %s', (kind) => {
     secrets.push(value as string);
   };
 
-  const call = async (method: string, path: string, body?: unknown, key = t.controlKey) => {
+  /** A request with a key, or with a console session's headers. */
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    who: string | Record<string, string> = t.controlKey,
+  ) => {
+    const auth = typeof who === 'string' ? { authorization: `Bearer ${who}` } : who;
     const res = await fetch(`${t.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: { ...auth, ...(body !== undefined && { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -352,6 +362,15 @@ describe.each(kinds)('audit log on %s', (kind) => {
       path: () => `/control-plane/members/${made.member}/sessions`,
       target: at('member', () => made.member!),
     },
+    'PATCH /control-plane/organisation': {
+      owner: true,
+      path: () => '/control-plane/organisation',
+      body: () => ({
+        name: 'Audited',
+        sso_policy: { allowed_domains: ['example.com'], group_roles: { ops: 'admin' } },
+      }),
+      target: () => ({ type: 'organisation', id: made.tenant! }),
+    },
   });
 
   beforeAll(async () => {
@@ -376,13 +395,15 @@ describe.each(kinds)('audit log on %s', (kind) => {
     const tenantId = (await db.selectFrom('projects').select('tenant_id').executeTakeFirstOrThrow()).tenant_id;
     made.tenant = tenantId;
     made.member = (await createPerson(db, { tenantId, email: 'member@example.com', name: 'Mem', role: 'member' })).id;
+    const person = await createPerson(db, { tenantId, email: 'owner@example.com', name: 'Own', role: 'owner' });
+    owner = { ...person, headers: sessionHeaders(await signInAs(db, systemClock, person), t.url) };
   });
   afterAll(async () => {
     await t.close();
     await receiver.close();
   });
 
-  it('every write operation of the document leaves exactly one entry naming the key, the operation and its target', async () => {
+  it('every write operation of the document leaves exactly one entry naming the key (the owner for the organisation), the operation and its target', async () => {
     const doc = (await (await fetch(`${t.url}/openapi.json`)).json()) as { paths: Record<string, Json> };
     const writes = Object.entries(doc.paths)
       .filter(([path]) => path.startsWith('/control-plane'))
@@ -400,7 +421,7 @@ describe.each(kinds)('audit log on %s', (kind) => {
       if (!writes.includes(op)) continue;
       const before = await db.selectFrom('audit_log').select('id').orderBy('id', 'desc').executeTakeFirst();
       const key = sample.admin ? admin : control;
-      const res = await call(op.split(' ')[0]!, sample.path(), sample.body?.(), key.key);
+      const res = await call(op.split(' ')[0]!, sample.path(), sample.body?.(), sample.owner ? owner.headers : key.key);
       expect([op, res.status]).toEqual([op, expect.any(Number)]);
       expect(res.status, `${op}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
       sample.keep?.(res.body);
@@ -412,7 +433,9 @@ describe.each(kinds)('audit log on %s', (kind) => {
       expect(added.length, op).toBe(1);
       const entry = (await newest())!;
       expect(entry, op).toMatchObject({
-        actor: { kind: 'key', id: key.id, label: `key:${key.name}` },
+        actor: sample.owner
+          ? { kind: 'person', id: owner.id, label: owner.email }
+          : { kind: 'key', id: key.id, label: `key:${key.name}` },
         operation: op,
         target: sample.target(res.body),
         status: res.status,

@@ -7,7 +7,8 @@ import type { ServerProcess } from '../support/server-process';
 /**
  * Single sign-on end to end over HTTP: `svc-server start` with SVC_OIDC_* (as flags) against a real OpenID provider
  * on loopback. Each case is a browser's round trip with a cookie jar: /auth/oidc/start, the provider's sign-in, the
- * callback, then the console session the cookie opened (or the sign-in page's error code).
+ * callback, then the console session the cookie opened (or the sign-in page's error code). Last, the organisation's own
+ * policy (set by its first owner over the control plane) replacing the SVC_OIDC_* one.
  */
 
 const USERS: OidcUser[] = [
@@ -20,6 +21,26 @@ const USERS: OidcUser[] = [
 let provider: TestOidcProvider;
 let server: ServerProcess;
 let sso: SsoServer | undefined;
+/** The first owner, from the set-up link the banner prints (before anyone has an account): sets the policy. */
+const owner = new CookieJar();
+let ownerCsrf = '';
+
+async function setUpOwner(): Promise<void> {
+  const link = /set-up:\s+(\S+)/.exec(server.output())?.[1] ?? '';
+  const res = await fetch(`${server.url}/auth/setup`, {
+    method: 'POST',
+    headers: { origin: server.url, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      token: /#token=([\w-]+)/.exec(link)?.[1],
+      email: 'owner@example.com',
+      name: 'Owner',
+      password: 'correct horse battery',
+    }),
+  });
+  owner.take(res);
+  expect(res.status, await res.clone().text()).toBe(201);
+  ownerCsrf = ((await res.json()) as { csrf_token: string }).csrf_token;
+}
 
 beforeAll(async () => {
   sso = await startSsoServer(USERS, {
@@ -29,6 +50,7 @@ beforeAll(async () => {
     'oidc-name': 'Example SSO',
   });
   ({ provider, server } = sso);
+  await setUpOwner();
 });
 
 afterAll(() => sso?.close());
@@ -148,5 +170,45 @@ describe('single sign-on through svc-server start and a real OpenID provider', (
     expect(location).toBe('/sign-in?error=oidc_not_member');
     expect(jar.get('svc_session')).toBeUndefined();
     expect(server.output()).toContain('single sign-on refused (oidc_not_member): carol@example.com is not a member');
+  });
+});
+
+describe("the organisation's own policy replaces the SVC_OIDC_* one (docs/teams.md, 'Organisation')", () => {
+  async function setPolicy(policy: unknown) {
+    const res = await fetch(`${server.url}/control-plane/organisation`, {
+      method: 'PATCH',
+      headers: {
+        cookie: owner.header(),
+        origin: server.url,
+        'x-svc-csrf': ownerCsrf,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ sso_policy: policy }),
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    return (await res.json()) as { sso: { policy_source: string } };
+  }
+
+  it('refuses an address of a domain the environment allows but the organisation does not', async () => {
+    expect((await setPolicy({ allowed_domains: ['corp.example.com'] })).sso.policy_source).toBe('organisation');
+    const { jar, location } = await signIn('bob');
+    expect(location).toBe('/sign-in?error=oidc_email_domain');
+    expect(jar.get('svc_session')).toBeUndefined();
+    expect(server.output()).toContain('bob@example.com may not sign in here: only addresses at corp.example.com may');
+  });
+
+  it("grants the role of the organisation's group mapping, which the environment does not have", async () => {
+    // carol's group, marketing, maps to nothing in SVC_OIDC_GROUP_ROLES (and SVC_OIDC_DEFAULT_ROLE is none).
+    await setPolicy({ allowed_domains: ['example.com'], group_roles: { marketing: 'member' } });
+    const { jar, location } = await signIn('carol');
+    expect(location).toBe('/');
+    expect((await me(jar)).body.person).toMatchObject({ email: 'carol@example.com', role: 'member' });
+  });
+
+  it("goes back to the environment's policy when the organisation's is removed", async () => {
+    expect((await setPolicy(null)).sso.policy_source).toBe('environment');
+    const { jar, location } = await signIn('bob');
+    expect(location).toBe('/');
+    expect((await me(jar)).body.person).toMatchObject({ email: 'bob@example.com', role: 'member' });
   });
 });

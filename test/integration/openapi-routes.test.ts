@@ -123,6 +123,12 @@ const sourceMap = { version: 3, sources: ['src/app.ts'], names: [], mappings: 'A
 /** A public POST as the console's own page sends it: no key, the server's own Origin. */
 const publicPost = (ctx: Ctx): Req => ({ key: 'none', headers: { origin: ctx.t.url } });
 
+/** A request of the organisation's owner, whose session `get /control-plane/organisation` prepares. */
+const asOwner = (ctx: Ctx): Req => ({
+  key: 'none',
+  headers: JSON.parse(ctx.ids.ownerHeaders!) as Record<string, string>,
+});
+
 /** An invitation made with the admin key: its id and its link's token. */
 async function invite(ctx: Ctx, email: string): Promise<{ id: string; token: string }> {
   const res = await fetch(`${ctx.t.url}/control-plane/members/invitations`, {
@@ -799,6 +805,25 @@ const CASES: Record<string, Case> = {
       headers: JSON.parse(ctx.ids.sessionHeaders!) as Record<string, string>,
     }),
     invalid: null,
+  },
+  'get /control-plane/organisation': {
+    // Makes the owner the change below needs (no key manages the organisation): its invalid request precedes its prepare.
+    prepare: async (ctx) => {
+      const { db } = ctx.t.server.database;
+      const tenantId = ctx.t.server.bootstrap!.tenantId;
+      const person = await createPerson(db, { tenantId, email: 'org-owner@example.com', name: 'O', role: 'owner' });
+      ctx.ids.ownerHeaders = JSON.stringify(sessionHeaders(await signInAs(db, systemClock, person), ctx.t.url));
+    },
+    valid: () => ({ key: 'admin' }),
+    invalid: null,
+  },
+  'patch /control-plane/organisation': {
+    valid: (ctx) => ({ ...asOwner(ctx), body: { name: 'Renamed', sso_policy: { allowed_domains: ['example.com'] } } }),
+    invalid: (ctx) => ({
+      ...asOwner(ctx),
+      body: { sso_policy: { default_role: 'root' } },
+      field: 'sso_policy.default_role',
+    }),
   },
   'get /control-plane/keys': { valid: () => ({ key: 'admin' }), invalid: null },
   'post /control-plane/keys': {

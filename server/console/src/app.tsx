@@ -36,6 +36,7 @@ const MembersPage = page(() => import('./pages/team/members-page'));
 const KeysPage = page(() => import('./pages/team/keys-page'));
 const AuditPage = page(() => import('./pages/team/audit-page'));
 const AccountPage = page(() => import('./pages/team/account-page'));
+const OrganisationPage = page(() => import('./pages/team/organisation-page'));
 
 /** Pages of a person not signed in; once signed in they lead to the console's first page. */
 const SIGNED_OUT_PAGES = ['/sign-in', '/welcome', '/join', '/reset'] as const;
@@ -68,6 +69,7 @@ function Routes() {
         <Route path="/keys" component={KeysPage} />
         <Route path="/audit" component={AuditPage} />
         <Route path="/account" component={AccountPage} />
+        <Route path="/organisation" component={OrganisationPage} />
         {SIGNED_OUT_PAGES.map((path) => (
           <Route key={path} path={path}>
             <Redirect to="/" replace />

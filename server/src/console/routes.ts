@@ -70,6 +70,7 @@ export const CONSOLE_PAGES = {
   '/keys': 'machine keys: who made each, last use, create and revoke',
   '/audit': 'the audit log: every change, who made it and from where, filtered and exported as JSON lines',
   '/account': "the person's console sessions, each revocable",
+  '/organisation': "the organisation's name and its single sign-on: whether it is on, and the policy in force",
 } as const;
 
 export const CONSOLE_PATHS = Object.keys(CONSOLE_PAGES) as Array<keyof typeof CONSOLE_PAGES>;

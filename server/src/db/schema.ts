@@ -10,7 +10,13 @@ import type { TeamTables } from '../auth/tables';
  * JSON columns are text in both dialects: they are written and read whole, never queried into.
  */
 export interface Database extends DetectionTables, CostTables, TestRunTables, TeamTables {
-  tenants: { id: string; name: string; created_ms: number };
+  tenants: {
+    id: string;
+    name: string;
+    created_ms: number;
+    /** The organisation's single sign-on policy as JSON (organisation/policy.ts); null: the SVC_OIDC_* settings'. */
+    sso_policy: string | null;
+  };
   projects: { id: string; tenant_id: string; name: string; created_ms: number };
   apps: { id: string; project_id: string; name: string; created_ms: number };
   app_aliases: { project_id: string; app_id: string; alias: string; created_ms: number };

@@ -18,11 +18,15 @@ export function checkName(label: string, value: unknown, field = label): string 
 }
 
 /** The same rule as a request schema, for routes declared with zod (their 400 names the field the same way). */
-export const NameSchema = z
-  .string()
-  .min(1)
-  .max(MAX_NAME)
-  .refine((v) => v.trim() === v && !/[\u0000-\u001f\u007f]/.test(v), {
-    message: 'must not have leading or trailing spaces or control characters',
-  })
-  .openapi({ description: 'Printable, no leading or trailing spaces' });
+export const nameSchema = (max = MAX_NAME) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((v) => v.trim() === v && !/[\u0000-\u001f\u007f]/.test(v), {
+      message: 'must not have leading or trailing spaces or control characters',
+    })
+    .openapi({ description: 'Printable, no leading or trailing spaces' });
+
+/** A project's, app's or key's name. */
+export const NameSchema = nameSchema();

@@ -16,6 +16,7 @@ import type {
   MeApi,
   MembersApi,
   MySessionsApi,
+  OrganisationApi,
   RecordsApi,
   RulesApi,
   SearchApi,
@@ -84,3 +85,4 @@ export const invitationsClient = hc<InvitationsApi>(at('/members/invitations'), 
 export const keysClient = hc<KeysApi>(at('/keys'), options());
 export const auditClient = hc<AuditApi>(at('/audit'), options());
 export const mySessionsClient = hc<MySessionsApi>(at('/me/sessions'), options());
+export const organisationClient = hc<OrganisationApi>(at('/organisation'), options());

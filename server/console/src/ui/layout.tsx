@@ -22,6 +22,12 @@ const TEAM_NAV = [
   { href: '/members', label: 'Members', match: ['/members'], shown: (me: Me) => can(me, 'members.manage') },
   { href: '/keys', label: 'Keys', match: ['/keys'], shown: (me: Me) => can(me, 'keys.manage') },
   { href: '/audit', label: 'Audit log', match: ['/audit'], shown: (me: Me) => can(me, 'audit.view') },
+  {
+    href: '/organisation',
+    label: 'Organisation',
+    match: ['/organisation'],
+    shown: (me: Me) => can(me, 'project.view'),
+  },
   { href: '/account', label: 'My sessions', match: ['/account'], shown: (me: Me) => me.person !== null },
 ] as const;
 

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { recordAudit, type AuditActor } from '../../audit/store';
 import type { Clock } from '../../clock';
 import type { Database } from '../../db/schema';
+import { firstOrganisation } from '../../organisation/store';
 import type { Role } from '../roles';
 import { findUserByEmail, firstMembership, insertMembership, insertUser, type UserRow } from '../users-store';
 import { OidcError } from './errors';
@@ -26,18 +27,6 @@ const OPERATION = 'GET /auth/oidc/callback';
 /** `issuer|sub`: the provider's subject is unique per issuer only. */
 const subjectOf = (settings: OidcSettings, identity: OidcIdentity) =>
   `${settings.issuer.href.replace(/\/+$/, '')}|${identity.subject}`;
-
-/** The organisation single sign-on provisions members into: the oldest one, made on the server's first start. */
-async function defaultOrganisation(db: Kysely<Database>): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('tenants')
-    .select('id')
-    .orderBy('created_ms')
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.id;
-}
 
 /**
  * The account of the person who signed in: the one linked to their subject; else the one with their e-mail address,
@@ -171,7 +160,7 @@ export function admit(
   context: AdmitContext,
 ): Promise<Admitted> {
   return db.transaction().execute(async (tx) => {
-    const tenantId = await defaultOrganisation(tx);
+    const tenantId = (await firstOrganisation(tx))?.id;
     const user = await accountOf(tx, clock, subjectOf(settings, identity), identity);
     if (tenantId === undefined) throw new Error('the server has no organisation yet');
     const change: Change = { db: tx, clock, settings, context, user, tenantId };

@@ -14,7 +14,7 @@ export type OidcErrorCode =
   | 'oidc_token_invalid'
   /** The provider sent no e-mail address in the configured claim. */
   | 'oidc_no_email'
-  /** The e-mail address is outside SVC_OIDC_ALLOWED_DOMAINS. */
+  /** The e-mail address is outside the allowed domains (the organisation's policy, else SVC_OIDC_ALLOWED_DOMAINS). */
   | 'oidc_email_domain'
   /** No sign-in is pending for this browser: it expired (10 minutes), was completed already, or never started here. */
   | 'oidc_expired'
@@ -22,7 +22,7 @@ export type OidcErrorCode =
   | 'oidc_email_unverified'
   /** The account with this e-mail address is linked to another identity of the provider. */
   | 'oidc_account_conflict'
-  /** The person is no member, and no mapped group (nor SVC_OIDC_DEFAULT_ROLE) grants a membership. */
+  /** The person is no member, and no mapped group (nor the default role) grants a membership. */
   | 'oidc_not_member';
 
 const KINDS: Record<OidcErrorCode, DomainErrorKind> = {

@@ -11,6 +11,7 @@ import { oidcClient } from './client';
 import { OidcError } from './errors';
 import { beginSignIn, finishSignIn } from './flow';
 import { PENDING_TTL_MS, savePending, takePending } from './pending';
+import { signInSettings } from './policy';
 import type { OidcSettings } from './settings';
 
 /** The cookie carrying a started sign-in's id to the callback, and only there. */
@@ -79,9 +80,11 @@ export function oidcRoutes(services: Services, settings: OidcSettings) {
       deleteCookie(c, PENDING_COOKIE, { path: COOKIE_PATH, secure: overTls(c, services.publicUrl) });
       try {
         const pending = await takePending(db, clock, id);
-        const identity = await finishSignIn(await oidcClient(settings), settings, new URL(c.req.url), pending);
+        // The organisation's own policy, when it keeps one, decides who gets in and with which role.
+        const policed = await signInSettings(db, settings);
+        const identity = await finishSignIn(await oidcClient(settings), policed, new URL(c.req.url), pending);
         const address = clientAddress(c);
-        const member = await admit(db, clock, settings, identity, { address, log: services.log });
+        const member = await admit(db, clock, policed, identity, { address, log: services.log });
         const userAgent = c.req.header('user-agent') ?? null;
         const opened = await openSession(db, clock, { ...member, method: 'oidc', address, userAgent });
         setSessionCookie(c, services.publicUrl, opened);

@@ -24,6 +24,12 @@ export interface OidcSettings {
   name: string;
 }
 
+/**
+ * Who may sign in and with which role: from SVC_OIDC_*, unless the organisation stored its own (organisation/, docs/
+ * teams.md "Organisation"), which then replaces all three.
+ */
+export type SsoPolicy = Pick<OidcSettings, 'allowedDomains' | 'groupRoles' | 'defaultRole'>;
+
 export const OIDC_DEFAULTS = {
   scopes: 'openid email profile',
   emailClaim: 'email',
@@ -84,10 +90,13 @@ function parseGroupRoles(raw: string | undefined): Map<string, Role> {
   return roles;
 }
 
+/** A lower-case e-mail domain such as example.com: two labels at least, no trailing dot. */
+export const isEmailDomain = (domain: string): boolean => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain);
+
 function parseDomains(raw: string | undefined): string[] {
   return list(raw).map((domain) => {
     const bare = domain.replace(/^@/, '').toLowerCase();
-    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(bare)) {
+    if (!isEmailDomain(bare)) {
       throw new ConfigError(`SVC_OIDC_ALLOWED_DOMAINS: "${domain}" is not an e-mail domain like example.com`);
     }
     return bare;

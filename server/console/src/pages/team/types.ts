@@ -1,8 +1,15 @@
 import type { InferResponseType } from 'hono/client';
 import type { Me } from '../../api/types';
-import type { auditClient, invitationsClient, keysClient, membersClient, mySessionsClient } from '../../api/typed';
+import type {
+  auditClient,
+  invitationsClient,
+  keysClient,
+  membersClient,
+  mySessionsClient,
+  organisationClient,
+} from '../../api/typed';
 
-/** What the organisation's routes answer (members, keys, audit, my sessions), from the server's schemas. */
+/** What the organisation's routes answer (members, keys, audit, my sessions, itself), from the server's schemas. */
 export type Member = InferResponseType<(typeof membersClient)['index']['$get'], 200>['data'][number];
 export type Invitation = InferResponseType<(typeof invitationsClient)['index']['$get'], 200>['data'][number];
 export type NewInvitation = InferResponseType<(typeof invitationsClient)['index']['$post'], 201>;
@@ -10,6 +17,8 @@ export type Key = InferResponseType<(typeof keysClient)['index']['$get'], 200>['
 export type NewKey = InferResponseType<(typeof keysClient)['index']['$post'], 201>;
 export type AuditEntry = InferResponseType<(typeof auditClient)['index']['$get'], 200>['data'][number];
 export type MySession = InferResponseType<(typeof mySessionsClient)['index']['$get'], 200>['data'][number];
+export type Organisation = InferResponseType<(typeof organisationClient)['index']['$get'], 200>;
+export type SsoPolicy = Organisation['sso']['policy'];
 
 export type Role = Member['role'];
 /** Strongest first, as the server ranks them (server/src/auth/roles.ts). */
