@@ -332,6 +332,16 @@ describe.each(kinds)('audit log on %s', (kind) => {
       body: () => ({ ids: issueIds(), status: 'ignored' }),
       target: () => null,
     },
+    'PUT /control-plane/issues/{id}/assignee': {
+      path: () => `/control-plane/issues/${made.issue}/assignee`,
+      body: () => ({ assignee: made.member }),
+      target: at('issue', () => made.issue!),
+    },
+    'PUT /control-plane/incidents/{id}/assignee': {
+      path: () => `/control-plane/incidents/${made.incident}/assignee`,
+      body: () => ({ assignee: made.member }),
+      target: at('incident', () => made.incident!),
+    },
     'POST /control-plane/issues/{id}/analysis': {
       path: () => `/control-plane/issues/${made.issue}/analysis`,
       target: at('issue', () => made.issue!),

@@ -80,6 +80,7 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
     atMs: now,
     env: 'production',
     services: ['web-app'],
+    assigneeId: null,
     title: "TypeError: Cannot read properties of undefined (reading 'total')",
     summary:
       'TypeError in cartTotal (src/cart/total.ts:42:17): `return cart.total.amount;`. Resolved in 1.4.0, seen again in 1.5.0.',

@@ -318,6 +318,15 @@ const CASES: Record<string, Case> = {
       field: 'in_next_release',
     }),
   },
+  'put /control-plane/issues/{id}/assignee': {
+    valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}/assignee`, body: { assignee: null } }),
+    // `me` is a person: a key names a user id.
+    invalid: (ctx) => ({
+      path: `/control-plane/issues/${ctx.ids.issue}/assignee`,
+      body: { assignee: 'me' },
+      field: 'assignee',
+    }),
+  },
   'post /control-plane/issues/{id}/analysis': {
     valid: (ctx) => ({ path: `/control-plane/issues/${ctx.ids.issue}/analysis` }),
     invalid: null,
@@ -406,6 +415,14 @@ const CASES: Record<string, Case> = {
       path: `/control-plane/incidents/${ctx.ids.incident}/resolve`,
       body: { who: 'alice' },
       field: 'who',
+    }),
+  },
+  'put /control-plane/incidents/{id}/assignee': {
+    valid: (ctx) => ({ path: `/control-plane/incidents/${ctx.ids.incident}/assignee`, body: { assignee: null } }),
+    invalid: (ctx) => ({
+      path: `/control-plane/incidents/${ctx.ids.incident}/assignee`,
+      body: { assignee: 'me' },
+      field: 'assignee',
     }),
   },
   'get /incidents/test': { valid: () => noKey({}), invalid: null },

@@ -4,7 +4,7 @@ import {
   incidentEvent,
   incidentView,
   newIncidentRow,
-  type IncidentRow,
+  type IncidentReadRow,
 } from '../../server/src/incidents/rows';
 import type { IncidentOpening } from '../../server/src/incidents/types';
 
@@ -39,11 +39,22 @@ describe('incident rows (server/src/incidents/rows.ts)', () => {
 
   it('opens an API incident without an open key', () => {
     const row = newIncidentRow({ ...opening, fingerprint: null }, 'inc_2', T);
-    expect(row).toMatchObject({ source: 'api', open_key: null, fingerprint: null });
+    expect(row).toMatchObject({ source: 'api', open_key: null, fingerprint: null, assignee_id: null });
+  });
+
+  it("opens a detector incident assigned to its issue's assignee, the detector named as who assigned it", () => {
+    const row = newIncidentRow({ ...opening, assigneeId: 'usr_1' }, 'inc_3', T);
+    expect(row).toMatchObject({ assignee_id: 'usr_1', assigned_ms: T, assigned_by: 'detector' });
+    expect(newIncidentRow(opening, 'inc_4', T)).toMatchObject({ assignee_id: null, assigned_ms: null });
   });
 
   it('shows a row as the API does: times in ISO, JSON columns parsed, the link given, no cost yet', () => {
-    const row: IncidentRow = { ...newIncidentRow(opening, 'inc_1', T), acknowledged_ms: T + 60_000 };
+    const row: IncidentReadRow = {
+      ...newIncidentRow({ ...opening, assigneeId: 'usr_1' }, 'inc_1', T),
+      acknowledged_ms: T + 60_000,
+      assignee_email: 'ada@example.com',
+      assignee_name: 'Ada',
+    };
     expect(incidentView(row, 'https://svc.example/incidents/inc_1')).toMatchObject({
       id: 'inc_1',
       services: ['shop'],
@@ -53,10 +64,13 @@ describe('incident rows (server/src/incidents/rows.ts)', () => {
       resolved_at: null,
       evidence: null,
       cost_impact: null,
+      assignee: { id: 'usr_1', email: 'ada@example.com', name: 'Ada' },
+      assigned_at: '2026-11-29T12:00:00.000Z',
+      assigned_by: 'detector',
     });
   });
 
-  it('describes an event with what rules match on: severity, environment, services', () => {
+  it('describes an event with what rules match on: severity, environment, services, assignee', () => {
     const row = newIncidentRow(opening, 'inc_1', T);
     expect(incidentEvent(row, 'incident.escalated', T + 5)).toEqual({
       projectId: 'prj_1',
@@ -66,6 +80,7 @@ describe('incident rows (server/src/incidents/rows.ts)', () => {
       severity: 'high',
       env: 'production',
       services: ['shop'],
+      assigneeId: null,
     });
   });
 

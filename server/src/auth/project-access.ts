@@ -5,11 +5,12 @@ import { forbidden } from '../shared/domain-errors';
 export const projectsOf = (caller: Caller): readonly string[] | null =>
   caller.actor.kind === 'person' ? caller.actor.person.projects : null;
 
+/** Whether a member limited to `limit` (null: to none) may act on project `id` of their organisation. */
+export const withinLimit = (limit: readonly string[] | null, id: string): boolean =>
+  limit === null || limit.includes(id);
+
 /** Whether the caller may act on project `id` of its organisation (a member limited to some projects may not on others). */
-export function mayActOn(caller: Caller, id: string): boolean {
-  const limited = projectsOf(caller);
-  return limited === null || limited.includes(id);
-}
+export const mayActOn = (caller: Caller, id: string): boolean => withinLimit(projectsOf(caller), id);
 
 /** Refuses organisation-wide acts (a new project) to a member limited to some projects. */
 export function requireWholeOrganisation(caller: Caller, what: string): void {

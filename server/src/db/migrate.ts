@@ -20,6 +20,7 @@ import { ingestSetupHealthMigration } from './migrations/0020-ingest-setup-healt
 import { issueMergesMigration } from './migrations/0021-issue-merges';
 import { issueBreakdownMigration } from './migrations/0022-issue-breakdown';
 import { teamsMigration } from './migrations/0023-teams';
+import { assigneesMigration } from './migrations/0024-assignees';
 import { organisationSsoMigration } from './migrations/0025-organisation-sso';
 import { projectRetentionMigration } from './migrations/0026-project-retention';
 
@@ -46,6 +47,7 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0021-issue-merges': issueMergesMigration(),
     '0022-issue-breakdown': issueBreakdownMigration(),
     '0023-teams': teamsMigration(handle.dialect),
+    '0024-assignees': assigneesMigration(),
     '0025-organisation-sso': organisationSsoMigration(),
     '0026-project-retention': projectRetentionMigration(),
   };

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { AssignmentColumns } from '../assignment/tables';
 import type { CostTables } from '../cost/tables';
 import type { DetectionTables } from '../incidents/detect/tables';
 import type { TestRunTables } from '../test-runs/tables';
@@ -182,7 +183,7 @@ export interface Database extends DetectionTables, CostTables, TestRunTables, Te
     test_title: string | null;
     test_file: string | null;
   };
-  incidents: {
+  incidents: AssignmentColumns & {
     id: string;
     project_id: string;
     title: string;

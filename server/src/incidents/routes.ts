@@ -1,3 +1,7 @@
+import { assign, type AssignmentServices } from '../assignment/assign';
+import { assigneeFilter } from '../assignment/assignee';
+import { assigneeRoute } from '../assignment/route';
+import { assigneeQuery } from '../assignment/schemas';
 import { actorLabel } from '../http/env';
 import { createRoute, z } from '@hono/zod-openapi';
 import { IncidentAnalysis } from '../ai/schemas';
@@ -41,6 +45,7 @@ const listRoute = createRoute({
         .max(200)
         .optional()
         .openapi({ description: 'Only incidents whose services include this one (ignoring case)' }),
+      assignee: assigneeQuery,
       sort: z.enum(INCIDENT_SORTS).default('detected').openapi({
         description:
           'Order: detection time (default), severity (critical, high, medium, low, info) or last change (`updated_at`); ties by id',
@@ -105,6 +110,8 @@ const openRoute = createRoute({
   responses: { 201: jsonAnswer('Created', Incident), ...errors(400, 401, 403, 413, 415) },
 });
 
+const assignRoute = assigneeRoute('incident', Incident);
+
 type Move = 'acknowledge' | 'resolve';
 const moveRoute = <A extends Move>(action: A) =>
   createRoute({
@@ -125,18 +132,27 @@ const moveRoute = <A extends Move>(action: A) =>
   });
 
 /**
- * `/control-plane/incidents`: list (newest first or by `sort`, filters `status`, `severity`, `env`, `service`), get, create (for external
- * detectors), acknowledge and resolve.
+ * `/control-plane/incidents`: list (newest first or by `sort`, filters `status`, `severity`, `env`, `service`,
+ * `assignee`), get, create (for external detectors), acknowledge, resolve and assign (`mail`: the server's own mail,
+ * which tells an assignee).
  */
-export function incidentRoutes(services: NotifyServices) {
+export function incidentRoutes(services: NotifyServices, mail: AssignmentServices) {
   const { incidents } = services;
   return createRouter()
     .openapi(listRoute, async (c) => {
-      const { limit, cursor, sort, order, ...filter } = c.req.valid('query');
+      const { limit, cursor, sort, order, assignee, ...filter } = c.req.valid('query');
       // Cursors from before the listing could be sorted were by detection, newest first.
       const ks: KeysetSort = { sort, order, value: 'integer', defaultSort: 'detected' };
       const after = readSortedCursor(cursor, ks);
-      const rows = await incidents.list(c.get('caller').projectId, { ...filter, limit: limit + 1, sort, order, after });
+      const caller = c.get('caller');
+      const rows = await incidents.list(caller.projectId, {
+        ...filter,
+        ...(assignee !== undefined && { assignee: assigneeFilter(caller, assignee) }),
+        limit: limit + 1,
+        sort,
+        order,
+        after,
+      });
       return c.json(
         sortedPage(
           rows,
@@ -177,6 +193,26 @@ export function incidentRoutes(services: NotifyServices) {
         evidence: null,
       });
       return c.json((await incidents.get(projectId, id))!, 201);
+    })
+    .openapi(assignRoute, async (c) => {
+      const { id } = c.req.valid('param');
+      const { projectId } = c.get('caller');
+      const incident = await incidents.get(projectId, id);
+      if (!incident) throw notFound(id);
+      const after = await assign(
+        c,
+        mail,
+        {
+          kind: 'incident',
+          title: incident.title,
+          path: `/incident/${encodeURIComponent(id)}`,
+          assignee: incident.assignee,
+          row: incident,
+          save: async (change) => (await incidents.assign(projectId, id, change)) ?? incident,
+        },
+        c.req.valid('json').assignee,
+      );
+      return c.json(after, 200);
     })
     .route('/', moveRoutes(services, 'acknowledge'))
     .route('/', moveRoutes(services, 'resolve'));

@@ -1,4 +1,6 @@
 import type { Selectable } from 'kysely';
+import { assigneeOfRow } from '../assignment/assignee';
+import { assignmentJson } from '../assignment/schemas';
 import type { Database } from '../db/schema';
 import {
   SEVERITIES,
@@ -11,6 +13,8 @@ import {
 
 /** An incident as stored. */
 export type IncidentRow = Selectable<Database['incidents']>;
+/** An incident as read, with its assignee's account (null when unassigned). */
+export type IncidentReadRow = IncidentRow & { assignee_email: string | null; assignee_name: string | null };
 
 /** An incident event, handed to the notification scheduler inside the transaction that made it. */
 export interface IncidentEvent {
@@ -21,12 +25,17 @@ export interface IncidentEvent {
   severity: Severity;
   env: string;
   services: string[];
+  /** Rules may route by it (notify/rules/match.ts). */
+  assigneeId: string | null;
 }
+
+/** Who the history names when a detector's incident takes its issue's assignee. */
+const DETECTOR = 'detector';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An incident as the API shows it, with its signed page link; its cost impact is filled in when it is read alone. */
-export function incidentView(row: IncidentRow, dashboardUrl: string): IncidentView {
+export function incidentView(row: IncidentReadRow, dashboardUrl: string): IncidentView {
   return {
     id: row.id,
     title: row.title,
@@ -47,6 +56,7 @@ export function incidentView(row: IncidentRow, dashboardUrl: string): IncidentVi
     resolved_at: iso(row.resolved_ms),
     resolved_by: row.resolved_by,
     updated_at: iso(row.updated_ms)!,
+    ...assignmentJson(assigneeOfRow(row), row),
   };
 }
 
@@ -59,6 +69,7 @@ export const incidentEvent = (row: IncidentRow, kind: IncidentEventKind, atMs: n
   severity: row.severity as Severity,
   env: row.env,
   services: JSON.parse(row.services) as string[],
+  assigneeId: row.assignee_id,
 });
 
 /**
@@ -87,6 +98,9 @@ export function newIncidentRow(opening: IncidentOpening, id: string, nowMs: numb
     resolved_ms: null,
     resolved_by: null,
     updated_ms: nowMs,
+    assignee_id: opening.assigneeId ?? null,
+    assigned_ms: opening.assigneeId ? nowMs : null,
+    assigned_by: opening.assigneeId ? DETECTOR : null,
   };
 }
 

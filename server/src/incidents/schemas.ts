@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { assignmentFields } from '../assignment/schemas';
 import { AnyObject, Time, TimeOrNull } from '../http/schemas';
 import { INCIDENT_STATUSES, SEVERITIES } from './types';
 
@@ -30,6 +31,7 @@ export const Incident = z
     resolved_at: TimeOrNull,
     resolved_by: z.string().nullable(),
     updated_at: Time,
+    ...assignmentFields,
   })
   .openapi('Incident');
 

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { assignmentColumns, type AssignmentChange } from '../assignment/tables';
+import type { AssigneeFilter } from '../assignment/assignee';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
 import { afterPosition, type Position, type SortOrder } from '../shared/keyset';
@@ -10,6 +12,7 @@ import {
   newIncidentRow,
   openKey,
   type IncidentEvent,
+  type IncidentReadRow,
   type IncidentRow,
 } from './rows';
 import type { IncidentSort } from './schemas';
@@ -40,6 +43,8 @@ export interface IncidentStore extends IncidentCommands {
   get(projectId: string, id: string): Promise<IncidentView | undefined>;
   /** In `filter.sort` and `filter.order`, at most `filter.limit`, after `filter.after`. */
   list(projectId: string, filter: IncidentFilter): Promise<IncidentView[]>;
+  /** Sets the assignee (no notification event); the incident as it is then, undefined when there is none. */
+  assign(projectId: string, id: string, change: AssignmentChange): Promise<IncidentView | undefined>;
 }
 
 export interface IncidentFilter {
@@ -48,6 +53,8 @@ export interface IncidentFilter {
   env?: string;
   /** Incidents whose services include this one (ignoring case). */
   service?: string;
+  /** Incidents assigned to one person, or to no one. */
+  assignee?: AssigneeFilter;
   sort: IncidentSort;
   order: SortOrder;
   limit: number;
@@ -146,9 +153,21 @@ async function insertIncident(deps: IncidentStoreDeps, row: IncidentRow): Promis
   return created;
 }
 
+/** Incidents as read: each with its assignee's account (`users` joined, so ids are `incidents.id`). */
+const incidentRows = (db: Kysely<Database>) =>
+  db
+    .selectFrom('incidents')
+    .leftJoin('users as assignee', 'assignee.id', 'incidents.assignee_id')
+    .selectAll('incidents')
+    .select(['assignee.email as assignee_email', 'assignee.name as assignee_name']);
+
+/** One incident of a project as read. */
+const incidentRow = (db: Kysely<Database>, projectId: string, id: string) =>
+  incidentRows(db).where('project_id', '=', projectId).where('incidents.id', '=', id).executeTakeFirst();
+
 /** A page of the project's incidents in the filter's order. */
-function listIncidentRows(db: Kysely<Database>, projectId: string, filter: IncidentFilter): Promise<IncidentRow[]> {
-  let query = db.selectFrom('incidents').selectAll().where('project_id', '=', projectId);
+function listIncidentRows(db: Kysely<Database>, projectId: string, filter: IncidentFilter): Promise<IncidentReadRow[]> {
+  let query = incidentRows(db).where('project_id', '=', projectId);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.severity) query = query.where('severity', '=', filter.severity);
   if (filter.env) query = query.where('env', '=', filter.env);
@@ -158,10 +177,17 @@ function listIncidentRows(db: Kysely<Database>, projectId: string, filter: Incid
     const element = `%${JSON.stringify(filter.service.toLowerCase()).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where(sql<boolean>`lower(services) like ${element} escape '\\'`);
   }
+  const { assignee } = filter;
+  if (assignee)
+    query =
+      'userId' in assignee
+        ? query.where('incidents.assignee_id', '=', assignee.userId)
+        : query.where('incidents.assignee_id', 'is', null);
   const value = SORT_VALUE[filter.sort];
+  const id = sql.ref('incidents.id');
   if (filter.after)
-    query = query.where(afterPosition({ order: filter.order, value: 'integer' }, value, sql.ref('id'), filter.after));
-  return query.orderBy(value, filter.order).orderBy('id', filter.order).limit(filter.limit).execute();
+    query = query.where(afterPosition({ order: filter.order, value: 'integer' }, value, id, filter.after));
+  return query.orderBy(value, filter.order).orderBy('incidents.id', filter.order).limit(filter.limit).execute();
 }
 
 /**
@@ -173,12 +199,15 @@ function listIncidentRows(db: Kysely<Database>, projectId: string, filter: Incid
  */
 export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
   const { db, clock } = deps;
-  const view = (row: IncidentRow) => incidentView(row, deps.dashboardUrl(row.project_id, row.id));
-  /** The moved incident, or as it is when the move did not apply. */
-  const moveTo = async (projectId: string, id: string, move: Move) => {
-    const moved = await applyMove(deps, projectId, id, move);
-    return moved ? view(moved) : store.get(projectId, id);
+  const view = (row: IncidentReadRow) => incidentView(row, deps.dashboardUrl(row.project_id, row.id));
+  /** The incident as read now; undefined when there is none. */
+  const read = async (projectId: string, id: string) => {
+    const row = await incidentRow(db, projectId, id);
+    return row && view(row);
   };
+  /** The moved incident, or as it is (with its cost impact) when the move did not apply. */
+  const moveTo = async (projectId: string, id: string, move: Move) =>
+    (await applyMove(deps, projectId, id, move)) ? read(projectId, id) : store.get(projectId, id);
 
   const store: IncidentStore = {
     async open(opening: IncidentOpening) {
@@ -204,9 +233,7 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
     resolve: (projectId, id, by) => moveTo(projectId, id, MOVES.resolve(by)),
 
     async listOpen(projectId) {
-      const rows = await db
-        .selectFrom('incidents')
-        .selectAll()
+      const rows = await incidentRows(db)
         .where('project_id', '=', projectId)
         .where('status', '!=', 'resolved')
         .execute();
@@ -214,28 +241,28 @@ export function createIncidentStore(deps: IncidentStoreDeps): IncidentStore {
     },
 
     async findOpen(projectId, fingerprint) {
-      const row = await db
-        .selectFrom('incidents')
-        .selectAll()
-        .where('open_key', '=', openKey(projectId, fingerprint))
-        .executeTakeFirst();
+      const row = await incidentRows(db).where('open_key', '=', openKey(projectId, fingerprint)).executeTakeFirst();
       return row && view(row);
     },
 
     async get(projectId, id) {
-      const row = await db
-        .selectFrom('incidents')
-        .selectAll()
-        .where('project_id', '=', projectId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (!row) return undefined;
-      const incident = view(row);
-      incident.cost_impact = await deps.costImpact(projectId, incident);
+      const incident = await read(projectId, id);
+      if (incident) incident.cost_impact = await deps.costImpact(projectId, incident);
       return incident;
     },
 
     list: async (projectId, filter) => (await listIncidentRows(db, projectId, filter)).map(view),
+
+    async assign(projectId, id, change) {
+      // An assignment is a change of the incident: the listing's `updated` order sees it.
+      await db
+        .updateTable('incidents')
+        .set({ ...assignmentColumns(change), updated_ms: change.atMs })
+        .where('project_id', '=', projectId)
+        .where('id', '=', id)
+        .execute();
+      return read(projectId, id);
+    },
   };
   return store;
 }

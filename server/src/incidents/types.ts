@@ -1,3 +1,4 @@
+import type { Assignee } from '../assignment/assignee';
 import type { CostImpact } from '../cost/impact';
 
 /**
@@ -70,6 +71,8 @@ export interface IncidentOpening {
   /** Detector grouping key: one open incident per key; null for incidents created through the API. */
   fingerprint: string | null;
   evidence: IncidentEvidence | null;
+  /** A detector's incident starts assigned to its issue's assignee (docs/teams.md, "Ownership"). */
+  assigneeId?: string | null;
 }
 
 /**
@@ -118,4 +121,7 @@ export interface IncidentView {
   resolved_at: string | null;
   resolved_by: string | null;
   updated_at: string;
+  assignee: Assignee | null;
+  assigned_at: string | null;
+  assigned_by: string | null;
 }

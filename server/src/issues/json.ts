@@ -1,3 +1,5 @@
+import { assigneeOfRow } from '../assignment/assignee';
+import { assignmentJson } from '../assignment/schemas';
 import { iso } from '../shared/time';
 import type { SymbolicatedFrame } from '../sourcemaps/types';
 import type { IssueRow } from './store/issues';
@@ -24,6 +26,7 @@ export function issueJson(r: IssueRow) {
     incident_id: r.incident_id,
     seen_in: seenIn(r),
     caught_in_tests: r.caught_in_tests === 1,
+    ...assignmentJson(assigneeOfRow(r), r),
   };
 }
 

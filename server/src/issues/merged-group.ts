@@ -7,7 +7,7 @@ const latest = (groups: GroupRow[]) => groups.reduce((a, b) => (b.last_seen_ms >
 
 /**
  * The merged issue: the target's identity and status when it exists (else the old issue's, on the original frame), the
- * sums of both counts, and the first and last errors of both (production ones, when either has any).
+ * sums of both counts, the first and last errors of both (production ones, when either has any), and an assignee.
  */
 export function mergedGroup(
   from: GroupRow,
@@ -27,6 +27,8 @@ export function mergedGroup(
     top_file: frame.file,
     top_source: frame.source ? JSON.stringify(frame.source) : null,
   };
+  // An assignee carries over: the target's when it has one, else the old issue's.
+  const owner = target?.assignee_id ? target : from;
   const total = (column: 'total_count' | 'test_count' | 'test_session_count' | 'test_run_count') =>
     Number(from[column]) + Number(target?.[column] ?? 0);
   return {
@@ -43,5 +45,8 @@ export function mergedGroup(
     test_session_count: total('test_session_count') - overlap.sessions,
     test_run_count: total('test_run_count') - overlap.runs,
     buckets: JSON.stringify(both.map((g) => JSON.parse(g.buckets) as Buckets).reduce(addBuckets)),
+    assignee_id: owner.assignee_id,
+    assigned_ms: owner.assigned_ms,
+    assigned_by: owner.assigned_by,
   };
 }

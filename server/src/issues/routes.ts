@@ -1,4 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
+import { assign } from '../assignment/assign';
+import { assigneeFilter, assigneeOfRow } from '../assignment/assignee';
+import { assigneeRoute } from '../assignment/route';
 import { actorLabel, type Services } from '../http/env';
 import { createRouter, errors, jsonAnswer, jsonBody, readControlJson, needs } from '../http/openapi';
 import { idParams, listOf, pageOf } from '../http/schemas';
@@ -21,6 +24,7 @@ import {
   ISSUE_SORTS,
   listIssues,
   requireIssueRow,
+  setIssueAssignee,
   setStatus,
   setStatuses,
   trendsOf,
@@ -86,6 +90,8 @@ const bulkStatusRoute = createRoute({
   },
 });
 
+const assignRoute = assigneeRoute('issue', IssueSchema);
+
 /** The collection: the listing (with each issue's trend) and the bulk status change. */
 function collectionRoutes(services: Services) {
   const { db } = services;
@@ -98,15 +104,23 @@ function collectionRoutes(services: Services) {
         trend,
         user_id: userId,
         seen_in: seenIn,
+        assignee,
         cursor: _cursor,
         ...filter
       } = c.req.valid('query');
-      const { projectId } = c.get('caller');
+      const caller = c.get('caller');
+      const { projectId } = caller;
       const appId = await appIdFilter(db, projectId, app);
       const rows = await listIssues(
         db,
         projectId,
-        { ...filter, appId, userId, seenIn },
+        {
+          ...filter,
+          appId,
+          userId,
+          seenIn,
+          ...(assignee !== undefined && { assignee: assigneeFilter(caller, assignee) }),
+        },
         { sort, limit, cursor: readCursor(c, 'string') },
       );
       const fingerprints = rows.slice(0, limit).map((r) => r.fingerprint);
@@ -128,7 +142,7 @@ function collectionRoutes(services: Services) {
     });
 }
 
-/** One issue: its detail (with both trends and the breakdown) and its status change. */
+/** One issue: its detail (with both trends and the breakdown), its status change and its assignee. */
 function itemRoutes(services: Services) {
   const { db } = services;
   return createRouter()
@@ -153,6 +167,23 @@ function itemRoutes(services: Services) {
       const change = { status, inNextRelease, by: actorLabel(actor), atMs: services.clock.now() };
       const { before, after } = await setStatus(db, projectId, c.req.valid('param').id, change);
       c.set('audit', { before: statusOf(before), after: statusOf(after) });
+      return c.json(issueJson(after), 200);
+    })
+    .openapi(assignRoute, async (c) => {
+      const row = await requireIssueRow(db, c.get('caller').projectId, c.req.valid('param').id);
+      const after = await assign(
+        c,
+        services,
+        {
+          kind: 'issue',
+          title: `${row.error_type}: ${row.sample_message}`,
+          path: `/issue/${encodeURIComponent(row.fingerprint)}`,
+          assignee: assigneeOfRow(row),
+          row,
+          save: (change) => setIssueAssignee(db, row, change),
+        },
+        c.req.valid('json').assignee,
+      );
       return c.json(issueJson(after), 200);
     });
 }

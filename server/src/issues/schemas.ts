@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { assigneeQuery, assignmentFields } from '../assignment/schemas';
 import { cursorQuery, limitQuery, Time, TimeOrNull, rangeQuery, userIdQuery } from '../http/schemas';
 import { ISSUE_STATUSES } from '../incidents/detect/tables';
 import { BREAKDOWN_DISTINCT_CAP, BREAKDOWN_TOP } from './store/breakdown';
@@ -45,6 +46,7 @@ export const IssueSchema = z
     incident_id: z.string().nullable(),
     seen_in: SeenInSchema,
     caught_in_tests: z.boolean().openapi({ description: 'Its first error came from a test run' }),
+    ...assignmentFields,
   })
   .openapi('Issue');
 
@@ -205,6 +207,7 @@ export const IssuesQuery = z.strictObject({
   user_id: userIdQuery.openapi({
     description: 'Issues that affected a session whose latest user (`user.id`) is this one',
   }),
+  assignee: assigneeQuery,
   sort: z
     .enum(Object.keys(ISSUE_SORTS) as [keyof typeof ISSUE_SORTS])
     .default('last_seen')

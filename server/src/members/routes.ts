@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { revokeSessions } from '../auth/console-sessions';
 import { clearSessionCookie } from '../auth/session-cookie';
-import type { Services } from '../http/env';
+import { actorLabel, type Services } from '../http/env';
 import { createRouter, errors, jsonAnswer, jsonBody, needs, readControlJson } from '../http/openapi';
 import { requirePermission } from '../http/permissions';
 import { listOf } from '../http/schemas';
@@ -101,6 +101,7 @@ export function memberRoutes(services: Services) {
       const removed = await removeMember(db, clock, {
         tenantId: caller.tenantId,
         by: authorityOf(caller.actor),
+        label: actorLabel(caller.actor),
         userId,
       });
       c.set('audit', { before: { email: removed.email, role: removed.role, projects: removed.projects } });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
+import { clearAssignments } from '../assignment/store';
 import { revokeSessions } from '../auth/console-sessions';
 import type { Role } from '../auth/roles';
 import type { Database } from '../db/schema';
@@ -56,12 +57,18 @@ export async function listMembers(db: Kysely<Database>, tenantId: string): Promi
   return rows.map(toMember);
 }
 
+/** A member of the organisation, or undefined when `userId` is none. */
+export async function memberOf(db: Kysely<Database>, tenantId: string, userId: string): Promise<Member | undefined> {
+  const row = await membersOf(db, tenantId).where('m.user_id', '=', userId).executeTakeFirst();
+  return row && toMember(row);
+}
+
 /** A member of the organisation; not_found naming `user_id` otherwise. */
 export async function findMember(db: Kysely<Database>, tenantId: string, userId: string): Promise<Member> {
-  const row = await membersOf(db, tenantId).where('m.user_id', '=', userId).executeTakeFirst();
-  if (!row)
+  const member = await memberOf(db, tenantId, userId);
+  if (!member)
     throw new DomainError('not_found', 'not_found', `no member ${userId} in this organisation`, { field: 'user_id' });
-  return toMember(row);
+  return member;
 }
 
 /**
@@ -127,13 +134,14 @@ export function changeMember(db: Kysely<Database>, change: MemberChange): Promis
 }
 
 /**
- * Removes a member (or lets one leave) and ends their sessions in the organisation in the same transaction, so their
- * next request is refused. Their account stays: they may be invited again.
+ * Removes a member (or lets one leave), ends their sessions in the organisation and unassigns what they held in it, in
+ * the same transaction, so their next request is refused. Their account stays: they may be invited again. `label`
+ * names who removed them in the issues' and incidents' assignment history (actorLabel).
  */
 export function removeMember(
   db: Kysely<Database>,
   clock: Clock,
-  target: { tenantId: string; by: Authority; userId: string },
+  target: { tenantId: string; by: Authority; label: string; userId: string },
 ): Promise<Member> {
   return db.transaction().execute(async (tx) => {
     await lockTenant(tx, target.tenantId);
@@ -146,6 +154,7 @@ export function removeMember(
       .where('user_id', '=', target.userId)
       .execute();
     await revokeSessions(tx, clock, { userId: target.userId, tenantId: target.tenantId });
+    await clearAssignments(tx, target, { by: target.label, atMs: clock.now() });
     return member;
   });
 }

@@ -27,6 +27,7 @@ export const Rule = z
       severity: z.array(z.string()).optional(),
       env: z.array(z.string()).optional(),
       services: z.array(z.string()).optional(),
+      assignees: z.array(z.string()).optional(),
     }),
     channels: z.array(z.string()),
     delay_seconds: z.number().int(),

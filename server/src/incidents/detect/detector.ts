@@ -80,6 +80,7 @@ async function maybeOpen(run: Run, group: GroupRow): Promise<void> {
     rootCauseSummary: rootCauseSummary(headline, evidence, failingTotal),
     fingerprint: group.fingerprint,
     evidence,
+    assigneeId: group.assignee_id,
   });
   await setGroupIncident(run.db, group, {
     incident_id: id,

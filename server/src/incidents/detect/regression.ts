@@ -67,6 +67,7 @@ export async function regressIfResolved(
     atMs: context.now,
     env: group.env,
     services: [app?.name ?? group.app_id],
+    assigneeId: group.assignee_id,
     title: incidentTitle({ errorType: group.error_type, sampleMessage: group.sample_message, topFile: group.top_file }),
     summary: regressionSummary(group, errors),
     // The keyless page, signed now: whoever gets the notice has no control key (docs/issues.md, "The issue page").

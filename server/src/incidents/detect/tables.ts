@@ -1,6 +1,8 @@
+import type { AssignmentColumns } from '../../assignment/tables';
+
 /**
  * Table types of the incident detector and the issues it keeps (migrations 0003-detection, 0006-detection-gaps,
- * 0011-issues and 0019-test-traffic), merged into db/schema.ts's `Database`. An issue is a `detection_groups` row (docs/issues.md).
+ * 0011-issues, 0019-test-traffic and 0024-assignees), merged into db/schema.ts's `Database`. An issue is a `detection_groups` row (docs/issues.md).
  */
 export interface DetectionTables {
   /** How far the detector has read `logs` and `spans`, shared by every server process. */
@@ -12,7 +14,7 @@ export interface DetectionTables {
     pending: string;
   };
   /** One error group: an app's errors in one environment with one fingerprint. Times are epoch milliseconds. */
-  detection_groups: {
+  detection_groups: AssignmentColumns & {
     project_id: string;
     fingerprint: string;
     app_id: string;

@@ -4,15 +4,17 @@ import type { GroupRow } from '../../incidents/detect/groups';
 import type { IncidentView } from '../../incidents/types';
 import { notFound } from '../../shared/domain-errors';
 
-/** An issue as stored (a detection group) with its app's name. */
-export type IssueRow = GroupRow & { app: string };
+/** An issue as stored (a detection group) with its app's name and its assignee's account (null when unassigned). */
+export type IssueRow = GroupRow & { app: string; assignee_email: string | null; assignee_name: string | null };
 
-const issuesOf = (db: Kysely<Database>, projectId: string) =>
+/** A project's issues (`g`) as {@link IssueRow}s: every read of whole issues starts here. */
+export const issuesOf = (db: Kysely<Database>, projectId: string) =>
   db
     .selectFrom('detection_groups as g')
     .innerJoin('apps', 'apps.id', 'g.app_id')
+    .leftJoin('users as assignee', 'assignee.id', 'g.assignee_id')
     .selectAll('g')
-    .select('apps.name as app')
+    .select(['apps.name as app', 'assignee.email as assignee_email', 'assignee.name as assignee_name'])
     .where('g.project_id', '=', projectId);
 
 /**

@@ -1,9 +1,10 @@
 import { sql, type Kysely } from 'kysely';
+import type { AssigneeFilter } from '../../assignment/assignee';
 import type { Database } from '../../db/schema';
 import { TEST_ENV } from '../../incidents/detect/error-records';
 import type { IssueStatus } from '../../incidents/detect/tables';
 import type { Cursor } from '../../shared/keyset';
-import type { IssueRow } from './issues';
+import { issuesOf, type IssueRow } from './issues';
 
 /** The listing's orders, each newest or largest first, and the column behind each. */
 export const ISSUE_SORTS = {
@@ -35,6 +36,8 @@ export interface IssueFilter {
   to?: number;
   /** Issues that affected a session whose (latest) user is this one. */
   userId?: string;
+  /** Issues assigned to one person, or to no one. */
+  assignee?: AssigneeFilter;
 }
 
 /** `q` as a LIKE pattern that matches it literally anywhere (`\` escapes the wildcards). */
@@ -48,13 +51,11 @@ export async function listIssues(
   page: { sort: IssueSort; limit: number; cursor?: Cursor & { k: string } },
 ): Promise<IssueRow[]> {
   const column = `g.${ISSUE_SORTS[page.sort]}` as const;
-  let q = db
-    .selectFrom('detection_groups as g')
-    .innerJoin('apps', 'apps.id', 'g.app_id')
-    .selectAll('g')
-    .select('apps.name as app')
-    .where('g.project_id', '=', projectId);
+  let q = issuesOf(db, projectId);
   if (filter.appId !== undefined) q = q.where('g.app_id', '=', filter.appId);
+  const { assignee } = filter;
+  if (assignee !== undefined)
+    q = 'userId' in assignee ? q.where('g.assignee_id', '=', assignee.userId) : q.where('g.assignee_id', 'is', null);
   const tests = filter.env === TEST_ENV;
   if (filter.env !== undefined && !tests) q = q.where('g.env', '=', filter.env);
   // Test traffic is counted apart (incidents/detect/test-sightings.ts): an issue seen only in tests has no production errors.

@@ -16,6 +16,8 @@ export interface IssueEvent {
   atMs: number;
   env: string;
   services: string[];
+  /** The issue's assignee (user id), which rules may route by; null when unassigned. */
+  assigneeId: string | null;
   /** The issue's type and message, as its headline. */
   title: string;
   /** What went wrong where: the root-cause summary of the payload. */
@@ -26,17 +28,17 @@ export interface IssueEvent {
 
 /**
  * The deliveries an issue event causes, written in the event's transaction: the project's rules are evaluated as for
- * `incident.created` (conditions on env, services, and severity, which is `warning` for every issue event), one delivery
- * per channel at the earliest matching rule's delay. Each carries its notice, since there is no incident to build it
- * from when it is sent; the outbox worker sends it with the channel kind's retries. Nothing cancels the later steps:
- * an issue is not acknowledged from a message.
+ * `incident.created` (conditions on env, services, the issue's assignee, and severity, which is `warning` for every
+ * issue event), one delivery per channel at the earliest matching rule's delay. Each carries its notice, since there
+ * is no incident to build it from when it is sent; the outbox worker sends it with the channel kind's retries.
+ * Nothing cancels the later steps: an issue is not acknowledged from a message.
  */
 export async function scheduleIssueDeliveries(trx: Transaction<Database>, event: IssueEvent): Promise<void> {
   const notice = JSON.stringify(issueNotice(event));
   const due = await channelsByRules(
     trx,
     event.projectId,
-    { severity: ISSUE_SEVERITY, env: event.env, services: event.services },
+    { severity: ISSUE_SEVERITY, env: event.env, services: event.services, assigneeId: event.assigneeId },
     event.atMs,
   );
   await insertDeliveries(trx, event.projectId, due, event.atMs, (channelId) => ({

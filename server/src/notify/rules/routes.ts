@@ -7,6 +7,7 @@ import { Rule } from '../schemas';
 import type { NotifyServices } from '../services';
 import type { RuleConditions } from './match';
 import {
+  checkAssignees,
   checkedChannels,
   deleteRule,
   insertRule,
@@ -39,6 +40,9 @@ const Conditions = z.strictObject({
   severity: z.array(z.enum(SEVERITIES)).optional(),
   env: strings.optional(),
   services: strings.optional(),
+  assignees: strings.optional().openapi({
+    description: 'User ids of members, or `unassigned`: the incident or issue must be assigned to one of them',
+  }),
 });
 
 /** A rule's fields, each as creation and edits check it; creation fills `conditions` and `delay_seconds` when left out. */
@@ -135,7 +139,8 @@ export function ruleRoutes(services: NotifyServices) {
   return createRouter()
     .openapi(createRuleRoute, async (c) => {
       const { name, conditions, channels, delay_seconds: delay } = c.req.valid('json');
-      const { projectId } = c.get('caller');
+      const { projectId, tenantId } = c.get('caller');
+      await checkAssignees(services.db, tenantId, conditions.assignees ?? []);
       const checked = await checkedChannels(services.db, projectId, channels);
       const row: RuleRow = {
         id: `rule_${randomBytes(10).toString('hex')}`,
@@ -161,9 +166,10 @@ export function ruleRoutes(services: NotifyServices) {
     })
     .openapi(editRoute, async (c) => {
       const { id } = c.req.valid('param');
-      const { projectId } = c.get('caller');
+      const { projectId, tenantId } = c.get('caller');
       const row = await loadRule(services.db, projectId, id);
       const { name, conditions, channels, delay_seconds: delay } = c.req.valid('json');
+      await checkAssignees(services.db, tenantId, conditions?.assignees ?? []);
       const changes: RuleChanges = {
         ...(name !== undefined ? { name } : {}),
         ...(conditions !== undefined ? { conditions: JSON.stringify(conditions) } : {}),

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../db/schema';
 import { invalid, notFound } from '../../shared/domain-errors';
+import { UNASSIGNED } from './match';
 
 /** Notification rules: which incidents and issue events go to which channels, in `position` order. */
 export type RuleRow = Selectable<Database['notification_rules']>;
@@ -46,6 +47,29 @@ export async function checkedChannels(db: Kysely<Database>, projectId: string, c
     }
   });
   return JSON.stringify([...new Set(channels)]);
+}
+
+/** A rule's `assignees` condition: each entry `unassigned` or the user id of a member, else `invalid` naming it. */
+export async function checkAssignees(db: Kysely<Database>, tenantId: string, assignees: string[]): Promise<void> {
+  const ids = assignees.filter((a) => a !== UNASSIGNED);
+  const members =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom('memberships')
+          .select('user_id')
+          .where('tenant_id', '=', tenantId)
+          .where('user_id', 'in', ids)
+          .execute();
+  const known = new Set(members.map((m) => m.user_id));
+  assignees.forEach((id, i) => {
+    if (id !== UNASSIGNED && !known.has(id)) {
+      const field = `conditions.assignees[${i}]`;
+      throw invalid(`${field}: no member ${id} in this organisation (or "${UNASSIGNED}")`, 'invalid_request', {
+        field,
+      });
+    }
+  });
 }
 
 export async function insertRule(db: Kysely<Database>, row: RuleRow): Promise<void> {
