@@ -1,6 +1,8 @@
+import { parseResponse } from 'hono/client';
 import { Link, useParams } from 'wouter';
 import { incidentsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
+import { AssigneeControl } from '../../ui/assignee';
 import { formatMoney, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
 import { LoadState } from '../../ui/status';
@@ -11,7 +13,7 @@ import './incidents.css';
 
 const At = ({ at }: { at: string }) => <time dateTime={at}>{formatTime(at)}</time>;
 
-/** detected → escalated → acknowledged → resolved, the steps that happened, in order. */
+/** detected → escalated → acknowledged → resolved, and the latest assignment where it falls, the steps that happened. */
 function Timeline({ incident }: { incident: IncidentDetail }) {
   const steps = [
     {
@@ -27,6 +29,16 @@ function Timeline({ incident }: { incident: IncidentDetail }) {
     },
     { label: 'Resolved', at: incident.resolved_at, by: incident.resolved_by && `by ${incident.resolved_by}` },
   ];
+  if (incident.assigned_at) {
+    const assigned = {
+      label: incident.assignee ? `Assigned to ${incident.assignee.email}` : 'Unassigned',
+      at: incident.assigned_at,
+      by: incident.assigned_by && `by ${incident.assigned_by}`,
+    };
+    // After the steps done by then: the assignment is dated like them.
+    const before = steps.findIndex((s) => s.at === null || s.at > incident.assigned_at!);
+    steps.splice(before === -1 ? steps.length : before, 0, assigned);
+  }
   return (
     <ol className="timeline" aria-label="Timeline">
       {steps.map((s) => (
@@ -185,6 +197,14 @@ export default function IncidentPage() {
         <IncidentStatusBadge status={incident.status} />
         <IncidentActions incident={incident} onChanged={reload} />
       </div>
+      <AssigneeControl
+        assignment={incident}
+        onAssign={async (assignee) => {
+          const param = { id: encodeURIComponent(incident.id) };
+          await parseResponse(incidentsClient[':id'].assignee.$put({ param, json: { assignee } }));
+          reload();
+        }}
+      />
       <div className="incident-grid">
         <section className="panel" aria-labelledby="summary-heading">
           <h2 id="summary-heading">Summary</h2>

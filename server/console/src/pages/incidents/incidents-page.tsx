@@ -1,9 +1,11 @@
 import { incidentsClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
+import { useMe } from '../../auth/me-context';
 import type { Column } from '../../ui/data-table';
 import { FilterBar, type FilterField } from '../../ui/filter-bar';
 import { formatAgo, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
+import { AssigneeName, assignedToMe, MINE } from '../../ui/assignee';
 import { PagedTable } from '../../ui/paged-table';
 import { pick, useUrlState } from '../../ui/url-state';
 import { IncidentStatusBadge, SeverityBadge } from './badges';
@@ -29,6 +31,7 @@ const COLUMNS: ReadonlyArray<Column<Incident>> = [
   { id: 'acknowledged', header: 'Acknowledged', cell: (i) => when(i.acknowledged_at, i.acknowledged_by) },
   { id: 'resolved', header: 'Resolved', cell: (i) => when(i.resolved_at, i.resolved_by) },
   { id: 'updated', header: 'Updated', sortable: true, cell: (i) => when(i.updated_at) },
+  { id: 'assignee', header: 'Assignee', cell: (i) => <AssigneeName assignee={i.assignee} /> },
 ];
 
 const FIELDS: FilterField[] = [
@@ -40,13 +43,21 @@ const FIELDS: FilterField[] = [
 
 /** `/incidents`: newest first unless a column sorts them, filters, sort and page in the URL; a row opens `/incident/<id>`. */
 export default function IncidentsPage() {
+  const me = useMe();
   const [params] = useUrlState();
-  const query = pick(params, ['status', 'severity', 'env', 'service', 'sort', 'order', 'cursor', 'limit']);
+  const query = {
+    ...pick(params, ['status', 'severity', 'env', 'service', 'sort', 'order', 'cursor', 'limit']),
+    assignee: assignedToMe(me, params),
+  };
   const list = useApi((o) => incidentsClient.index.$get({ query }, o), [query]);
+  // A person's own: a key is nobody (docs/teams.md, "Ownership").
+  const fields: FilterField[] = me.person
+    ? [...FIELDS, { name: MINE, label: 'Assigned to me', kind: 'checkbox' }]
+    : FIELDS;
   return (
     <>
       <PageHeader title="Incidents" />
-      <FilterBar label="Incident filters" fields={FIELDS} />
+      <FilterBar label="Incident filters" fields={fields} />
       <PagedTable
         list={list}
         empty="No incident matches these filters."

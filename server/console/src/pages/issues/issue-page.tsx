@@ -1,6 +1,8 @@
+import { parseResponse } from 'hono/client';
 import { Link, useParams } from 'wouter';
 import { issuesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
+import { AssigneeControl, assignmentText } from '../../ui/assignee';
 import { formatClock, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
 import { Stack } from '../../ui/stack';
@@ -36,6 +38,7 @@ function statusNote(issue: IssueDetail): string {
 }
 
 function Facts({ issue }: { issue: IssueDetail }) {
+  const assignment = assignmentText(issue);
   return (
     <dl className="facts">
       <dt>App</dt>
@@ -66,6 +69,12 @@ function Facts({ issue }: { issue: IssueDetail }) {
             {formatTime(issue.status_changed_at)}
             {issue.status_by && ` by ${issue.status_by}`}
           </dd>
+        </>
+      )}
+      {assignment && (
+        <>
+          <dt>Assignment</dt>
+          <dd>{assignment}</dd>
         </>
       )}
       {issue.incident_id && (
@@ -205,7 +214,10 @@ function Releases({ releases }: { releases: IssueDetail['releases'] }) {
   );
 }
 
-/** `/issue/:id`: an issue with its symbolicated stack, status controls, sessions, breadcrumbs, analysis and pull request. */
+/**
+ * `/issue/:id`: an issue with its symbolicated stack, status and assignee controls, sessions, breadcrumbs, analysis and
+ * pull request.
+ */
 export default function IssuePage() {
   const { id = '' } = useParams<{ id: string }>();
   const {
@@ -228,6 +240,14 @@ export default function IssuePage() {
         {note && <span className="hint">{note}</span>}
         <StatusControls issue={issue} onChanged={reload} />
       </div>
+      <AssigneeControl
+        assignment={issue}
+        onAssign={async (assignee) => {
+          const param = { id: encodeURIComponent(issue.id) };
+          await parseResponse(issuesClient[':id'].assignee.$put({ param, json: { assignee } }));
+          reload();
+        }}
+      />
       <div className="issue-grid">
         <section className="panel" aria-labelledby="facts-heading">
           <h2 id="facts-heading">Summary</h2>

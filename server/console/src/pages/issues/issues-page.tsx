@@ -7,8 +7,10 @@ import type { Column } from '../../ui/data-table';
 import { FilterBar, selectOptions, type FilterField } from '../../ui/filter-bar';
 import { formatAgo, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
+import { AssigneeName } from '../../ui/assignee';
 import { PagedTable } from '../../ui/paged-table';
 import { TimeRangePicker, useTimeRange } from '../../ui/time-range';
+import { assignedToMe, MINE } from '../../ui/assignee';
 import { pick, useUrlState } from '../../ui/url-state';
 import { BulkStatus } from './bulk-status';
 import { IssueStatusBadge } from './status-badge';
@@ -55,6 +57,7 @@ const COLUMNS: ReadonlyArray<Column<IssueListItem>> = [
     ),
   },
   { id: 'status', header: 'Status', cell: (i) => <IssueStatusBadge status={i.status} /> },
+  { id: 'assignee', header: 'Assignee', cell: (i) => <AssigneeName assignee={i.assignee} /> },
 ];
 
 /** `/issues`: errors grouped by fingerprint; filters, order and page in the URL; a row opens `/issue/<id>`. */
@@ -76,9 +79,18 @@ export default function IssuesPage() {
       kind: 'select',
       options: selectOptions(facets.data?.releases, params.get('release')),
     },
+    // A person's own: a key is nobody (docs/teams.md, "Ownership").
+    ...(me.person ? [{ name: MINE, label: 'Assigned to me', kind: 'checkbox' } as const] : []),
   ];
   const trend = useTrendPeriod();
-  const query = { ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']), sort, from, to, trend };
+  const query = {
+    ...pick(params, ['q', 'status', 'app', 'env', 'release', 'cursor', 'limit']),
+    sort,
+    from,
+    to,
+    trend,
+    assignee: assignedToMe(me, params),
+  };
   const list = useApi((o) => issuesClient.index.$get({ query }, o), [query]);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   // Another page or filter: what was picked is no longer on screen.
