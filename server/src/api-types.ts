@@ -19,6 +19,7 @@ import type { ruleRoutes } from './notify/rules/routes';
 import type { organisationRoutes } from './organisation/routes';
 import type { projectRoutes } from './projects/routes';
 import type { recordRoutes } from './records/routes';
+import type { retentionRoutes } from './retention/routes';
 import type { searchRoutes } from './search/routes';
 import type { sessionRoutes } from './sessions/routes';
 import type { setupRoutes } from './setup/routes';
@@ -82,6 +83,8 @@ export type KeysApi = ReturnType<typeof keyRoutes>;
 export type AuditApi = ReturnType<typeof auditRoutes>;
 /** `/control-plane/organisation` */
 export type OrganisationApi = ReturnType<typeof organisationRoutes>;
+/** `/control-plane/retention` */
+export type RetentionApi = ReturnType<typeof retentionRoutes>;
 
 /**
  * Domain types whose schemas declare them looser than the server writes them (a status as text, evidence as a JSON

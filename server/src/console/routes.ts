@@ -71,6 +71,7 @@ export const CONSOLE_PAGES = {
   '/audit': 'the audit log: every change, who made it and from where, filtered and exported as JSON lines',
   '/account': "the person's console sessions, each revocable",
   '/organisation': "the organisation's name and its single sign-on: whether it is on, and the policy in force",
+  '/retention': 'how long the project keeps each signal: its own days or the server default, set by who may configure',
 } as const;
 
 export const CONSOLE_PATHS = Object.keys(CONSOLE_PAGES) as Array<keyof typeof CONSOLE_PAGES>;

@@ -17,6 +17,7 @@ import type {
   MembersApi,
   MySessionsApi,
   OrganisationApi,
+  RetentionApi,
   RecordsApi,
   RulesApi,
   SearchApi,
@@ -86,3 +87,4 @@ export const keysClient = hc<KeysApi>(at('/keys'), options());
 export const auditClient = hc<AuditApi>(at('/audit'), options());
 export const mySessionsClient = hc<MySessionsApi>(at('/me/sessions'), options());
 export const organisationClient = hc<OrganisationApi>(at('/organisation'), options());
+export const retentionClient = hc<RetentionApi>(at('/retention'), options());

@@ -15,6 +15,7 @@ const NAV = [
   { href: '/test-runs', label: 'Test runs', match: ['/test-runs', '/test-run/', '/tests/', '/test/'] },
   { href: '/ingest-health', label: 'Ingest health', match: ['/ingest-health'] },
   { href: '/setup', label: 'Set up', match: ['/setup'] },
+  { href: '/retention', label: 'Data retention', match: ['/retention'] },
 ] as const;
 
 /** The organisation's pages, each shown to whom may use it (the server refuses the others anyway). */
