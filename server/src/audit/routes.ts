@@ -43,7 +43,17 @@ const filters = {
   to: rangeQuery.to,
 };
 
-const ExportQuery = z.strictObject({ from: filters.from, to: filters.to });
+const ExportQuery = z.strictObject(filters);
+
+/** The store's filter from the query's fields: the listing's and the export's alike. */
+const filterOf = (q: z.infer<typeof ExportQuery>): AuditFilter => ({
+  ...(q.actor !== undefined && { actor: q.actor }),
+  ...(q.operation !== undefined && { operation: q.operation }),
+  ...(q.target_type !== undefined && { targetType: q.target_type }),
+  ...(q.target_id !== undefined && { targetId: q.target_id }),
+  ...(q.from !== undefined && { fromMs: q.from }),
+  ...(q.to !== undefined && { toMs: q.to }),
+});
 
 const control = { tags: ['audit'] };
 
@@ -67,7 +77,7 @@ const exportRoute = createRoute({
   method: 'get',
   path: '/export',
   summary: 'The audit log as JSON lines, newest first',
-  description: 'One entry (as the listing gives it) per line, streamed; `from` and `to` bound it.',
+  description: "One entry (as the listing gives it) per line, streamed; the listing's filters narrow it.",
   request: { query: ExportQuery },
   responses: {
     200: { description: 'JSON lines', content: { 'application/x-ndjson': { schema: z.string() } } },
@@ -117,16 +127,8 @@ function ndjson(db: Kysely<Database>, tenantId: string, filter: AuditFilter): Re
 export function auditRoutes(services: Services) {
   const app = createRouter().openapi(listRoute, async (c) => {
     const q = c.req.valid('query');
-    const filter: AuditFilter = {
-      ...(q.actor !== undefined && { actor: q.actor }),
-      ...(q.operation !== undefined && { operation: q.operation }),
-      ...(q.target_type !== undefined && { targetType: q.target_type }),
-      ...(q.target_id !== undefined && { targetId: q.target_id }),
-      ...(q.from !== undefined && { fromMs: q.from }),
-      ...(q.to !== undefined && { toMs: q.to }),
-    };
     const cursor = readCursor(c, 'number');
-    const rows = await listAudit(services.db, c.get('caller').tenantId, filter, {
+    const rows = await listAudit(services.db, c.get('caller').tenantId, filterOf(q), {
       limit: q.limit,
       ...(cursor && { cursor }),
     });
@@ -137,9 +139,7 @@ export function auditRoutes(services: Services) {
   documentedRoute(app, exportRoute, (c) => {
     const parsed = ExportQuery.safeParse(c.req.query());
     if (!parsed.success) throw validationError(parsed.error, 'query');
-    const { from, to } = parsed.data;
-    const filter: AuditFilter = { ...(from !== undefined && { fromMs: from }), ...(to !== undefined && { toMs: to }) };
-    const body = ndjson(services.db, c.get('caller').tenantId, filter);
+    const body = ndjson(services.db, c.get('caller').tenantId, filterOf(parsed.data));
     return c.body(body, 200, { 'content-type': 'application/x-ndjson; charset=utf-8' });
   });
   return app;
