@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startCliServer, type CliServer } from '../../support/svc-server';
+import { OWNER, setUpOwnerAndViewer, signInAndOpen, VIEWER } from './people';
 import { expectAccessible, screenshot } from './support';
 
 /**
@@ -9,41 +10,9 @@ import { expectAccessible, screenshot } from './support';
  * nothing to change; the owner gives the policy back to the server's settings. axe and screenshots of both views.
  */
 
-const OWNER = { email: 'owner@example.com', name: 'Olive Owner', password: 'correct horse battery' };
-const VIEWER = { email: 'viewer@example.com', name: 'Vic Viewer', password: 'staple battery horse' };
-
 let t: CliServer;
 
 test.describe.configure({ mode: 'serial' });
-
-/** A JSON request of the owner's console session (its cookie and CSRF token, the console's Origin). */
-type OwnerSession = { cookie: string; csrf: string };
-
-async function post(path: string, body: unknown, session?: OwnerSession) {
-  const res = await fetch(`${t.url}${path}`, {
-    method: 'POST',
-    headers: {
-      origin: t.url,
-      'content-type': 'application/json',
-      ...(session && { cookie: session.cookie, 'x-svc-csrf': session.csrf }),
-    },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, `${path}: ${await res.clone().text()}`).toBeLessThan(300);
-  return res;
-}
-
-/** The owner from the set-up link the banner prints, and a viewer they invite, both with passwords. */
-async function setUpPeople(): Promise<void> {
-  const link = /set-up:\s+(\S+)/.exec(t.output())?.[1] ?? '';
-  const token = (url: string) => /#token=([\w-]+)/.exec(url)?.[1];
-  const setUp = await post('/auth/setup', { token: token(link), ...OWNER });
-  const cookie = /svc_session=[^;]+/.exec(setUp.headers.get('set-cookie') ?? '')?.[0] ?? '';
-  const session = { cookie, csrf: ((await setUp.json()) as { csrf_token: string }).csrf_token };
-  const invited = await post('/control-plane/members/invitations', { email: VIEWER.email, role: 'viewer' }, session);
-  const { link: invitation } = (await invited.json()) as { link: string };
-  await post('/auth/invitations/accept', { token: token(invitation), name: VIEWER.name, password: VIEWER.password });
-}
 
 test.beforeAll(async () => {
   // svc-server start on a two-core machine other suites share: the test's own 30 s is not always enough.
@@ -56,20 +25,14 @@ test.beforeAll(async () => {
     'oidc-group-roles': 'svc-admins=admin',
     'oidc-name': 'Example SSO',
   });
-  await setUpPeople();
+  await setUpOwnerAndViewer(t);
 });
 test.afterAll(async () => {
   await t?.close();
 });
 
-const nav = (page: Page) => page.getByRole('navigation', { name: 'Console' });
-
 async function openOrganisation(page: Page, who: { email: string; password: string }): Promise<void> {
-  await page.goto(`${t.url}/sign-in`);
-  await page.getByLabel('E-mail', { exact: true }).fill(who.email);
-  await page.getByLabel('Password').fill(who.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await nav(page).getByRole('link', { name: 'Organisation' }).click();
+  await signInAndOpen(page, t, who, 'Organisation');
   await expect(page.getByRole('heading', { name: 'Organisation', level: 1 })).toBeVisible();
 }
 
