@@ -204,21 +204,43 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
     /** `levels` arrays inside one another under `title`: valid JSON that a recursive reader cannot get through. */
     const deepBody = (levels: number) => `{"title":${'['.repeat(levels)}${']'.repeat(levels)}}`;
     let adminKey: string;
+    let owner: { cookie: string; 'x-svc-csrf': string };
     beforeAll(async () => {
       const { projectId } = server.bootstrap!;
       adminKey = (await createKey(server.database.db, { now: () => Date.now() }, { projectId, scope: 'admin' })).key;
+      // The first owner, through the set-up link the server made: the one caller holding org.manage.
+      const setUp = await fetch(`${server.url}/auth/setup`, {
+        method: 'POST',
+        headers: { origin: server.url, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          token: /#token=([\w-]+)/.exec(server.setupLink ?? '')?.[1],
+          email: 'owner@example.com',
+          name: 'Owner',
+          password: 'correct horse battery',
+        }),
+      });
+      expect(setUp.status).toBe(201);
+      owner = {
+        cookie: /svc_session=[^;]+/.exec(setUp.headers.get('set-cookie') ?? '')?.[0] ?? '',
+        'x-svc-csrf': ((await setUp.json()) as { csrf_token: string }).csrf_token,
+      };
     });
     /**
-     * The admin key reaches every control-plane route (tenant-wide ones too); ingest takes the ingest key; the public
-     * sign-in routes take a request from the console's own origin.
+     * The admin key reaches every control-plane route (tenant-wide ones too) but the organisation's, which only an
+     * owner changes: the owner's console session sends those; ingest takes the ingest key; the public sign-in routes
+     * take a request from the console's own origin.
      */
+    const callerOf = (path: string) =>
+      path === '/control-plane/organisation'
+        ? owner
+        : path.startsWith('/control-plane/')
+          ? { authorization: `Bearer ${adminKey}` }
+          : { 'x-api-key': ingestKey };
     const send = (method: string, path: string, body: string) =>
       fetch(`${server.url}${path}`, {
         method,
         headers: {
-          ...(path.startsWith('/control-plane/')
-            ? { authorization: `Bearer ${adminKey}` }
-            : { 'x-api-key': ingestKey }),
+          ...callerOf(path),
           origin: server.url,
           'content-type': 'application/json',
         },
