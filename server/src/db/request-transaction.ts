@@ -61,7 +61,8 @@ export function afterCommit(start: () => void): void {
 /**
  * Runs `work` outside the current change, on connections of its own, each write committed at once: for a row another
  * part of the server must see while the request still runs (a test notification's delivery, which the request then
- * waits on). It is not part of the change: the change's rollback does not undo it.
+ * waits on). It is not part of the change: the change's rollback does not undo it. Call it before the change's first
+ * write: on SQLite a transaction already begun holds the one connection `work` would wait for.
  */
 export function outsideTheChange<T>(work: () => Promise<T>): Promise<T> {
   return scopes.exit(work);
