@@ -230,7 +230,7 @@ describe.each(kinds)('hostile input on %s', (kind: DatabaseKind) => {
      * owner changes: the owner's console session sends those; ingest takes the ingest key; the public sign-in routes
      * take a request from the console's own origin.
      */
-    const callerOf = (path: string) =>
+    const callerOf = (path: string): Record<string, string> =>
       path === '/control-plane/organisation'
         ? owner
         : path.startsWith('/control-plane/')
