@@ -1,6 +1,6 @@
 /**
  * `npm test`: every suite, one stage after the other, each announced as it starts with what it runs and about how long
- * it takes on a 2-core machine (the whole run: about 25 minutes), and a summary of the stages' times at the end. The
+ * it takes on a 2-core machine (the whole run: about 20 minutes), and a summary of the stages' times at the end. The
  * first stage that fails ends the run with its exit status. `.ci/run` runs `npm test`, so CI prints the same.
  */
 import { spawn } from 'node:child_process';
@@ -39,7 +39,7 @@ export const STAGES: readonly Stage[] = [
     name: 'vitest',
     command: ['vitest', 'run'],
     what: 'unit and integration tests (Vitest), on SQLite and PostgreSQL',
-    about: '8 to 10 min',
+    about: '7 to 8 min',
   },
   {
     name: 'playwright',
