@@ -9,8 +9,8 @@ import {
 } from 'kysely';
 
 /**
- * One change request, one transaction (docs/architecture.md, "Request transactions"): while `inOneTransaction` runs,
- * every write of its async context, and every read after the first write, goes through one connection in one
+ * One change request, one transaction (docs/architecture.md, "One change, one transaction"): while `inOneTransaction`
+ * runs, every write of its async context, and every read after the first write, goes through one connection in one
  * transaction, begun at the first write (so a request that is refused, or that reads and then waits on another
  * service, holds no lock), and the stores' own transactions become savepoints inside it. The control plane uses it so
  * that a change and its audit entry commit together or not at all.
