@@ -5,6 +5,8 @@ import type { AiSettings } from './ai/settings';
 import { costRoutes } from './cost/routes/index';
 import type { CostServices } from './cost/services';
 import { demoRoutes, type DemoOptions } from './demo/routes';
+import { erasureRoutes } from './erasure/routes';
+import type { ErasureWorker } from './erasure/worker';
 import { apiReferenceRoutes } from './docs/routes';
 import { authRoutes } from './auth/routes';
 import { oidcRoutes } from './auth/oidc/routes';
@@ -45,6 +47,7 @@ import { retentionRoutes } from './retention/routes';
 import { retentionDefaults, type RetentionDefaults } from './retention/signals';
 import { setupRoutes } from './setup/routes';
 import { appRoutes } from './apps/routes';
+import { exportRoutes } from './export/routes';
 import { recordRoutes } from './records/routes';
 import { logFramesRoutes } from './logs/routes';
 import { traceRoutes } from './traces/routes';
@@ -68,6 +71,8 @@ export interface AppOptions {
   oidc?: OidcSettings;
   /** The server's retention defaults (SVC_RETENTION_*); default 30 days for every signal. */
   retention?: RetentionDefaults;
+  /** Deletion jobs of this process, woken when one is queued; without it, queued jobs wait for a worker's poll. */
+  erasures?: ErasureWorker;
 }
 
 const healthRoute = createRoute({
@@ -181,7 +186,9 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
   controlPlane.route('/setup', setupRoutes(services)).route('/ingest/health', ingestHealthRoutes(services));
   controlPlane.route('/sourcemaps', sourcemapRoutes(services));
   controlPlane.route('/audit', auditRoutes(services));
+  controlPlane.route('/export', exportRoutes(services));
   controlPlane.route('/retention', retentionRoutes(services, options.retention ?? retentionDefaults(30)));
+  controlPlane.route('/erasures', erasureRoutes(services, options.erasures));
   controlPlane.route('/search', searchRoutes(services));
   // Playwright runs: the reporter writes with a control key, the console reads with either key.
   controlPlane.route('/', testRunRoutes(services));

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
+import { BACKUP_USAGE, runBackupCommand, runRestoreCommand } from './cli/backup';
 import { ADMIN_GROUPS, ADMIN_USAGE, runAdminCommand } from './cli/commands';
+import { EXPORT_USAGE, runExportCommand } from './cli/export';
 import { UsageError } from './cli/resolve';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
 import { RETENTION_USAGE, runRetentionCommand } from './cli/retention';
@@ -19,7 +21,11 @@ ${ADMIN_USAGE}
 
 ${RETENTION_USAGE}
 
-${SOURCEMAPS_USAGE}`;
+${SOURCEMAPS_USAGE}
+
+${BACKUP_USAGE}
+
+${EXPORT_USAGE}`;
 
 async function start(argv: string[]): Promise<void> {
   const config = loadConfig(argv, process.env);
@@ -102,6 +108,10 @@ async function main(argv: string[]): Promise<number> {
     const say = (l: string) => console.log(l);
     return runRetentionCommand(rest, process.env, process.cwd(), say, (l) => console.error(l));
   }
+  const note = (l: string) => console.error(l);
+  if (first === 'backup') return runBackupCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);
+  if (first === 'restore') return runRestoreCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);
+  if (first === 'export') return runExportCommand(rest, process.env, process.cwd(), process.stdout, note);
   if (first === 'sourcemaps') return runSourcemapsCommand(rest, process.env, (l) => console.log(l));
   if (needsMemoryRelaunch()) return relaunchWithMemorySettings();
   await start(first === 'start' ? rest : argv);

@@ -1,5 +1,5 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
-import type { DatabaseHandle } from './connect';
+import type { DatabaseHandle, DialectName } from './connect';
 import { initMigration } from './migrations/0001-init';
 import { incidentsMigration } from './migrations/0002-incidents-notifications';
 import { detectionMigration } from './migrations/0003-detection';
@@ -23,9 +23,11 @@ import { teamsMigration } from './migrations/0023-teams';
 import { assigneesMigration } from './migrations/0024-assignees';
 import { organisationSsoMigration } from './migrations/0025-organisation-sso';
 import { projectRetentionMigration } from './migrations/0026-project-retention';
+import { ingestLimitsMigration } from './migrations/0027-ingest-limits';
+import { erasuresMigration } from './migrations/0029-erasures';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
-function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
+function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, Migration> {
   return {
     '0001-init': initMigration(handle.dialect),
     '0002-incidents-notifications': incidentsMigration(handle.dialect),
@@ -50,7 +52,14 @@ function migrationsFor(handle: DatabaseHandle): Record<string, Migration> {
     '0024-assignees': assigneesMigration(),
     '0025-organisation-sso': organisationSsoMigration(),
     '0026-project-retention': projectRetentionMigration(),
+    '0027-ingest-limits': ingestLimitsMigration(),
+    '0029-erasures': erasuresMigration(),
   };
+}
+
+/** The names of the migrations this version knows: a database that ran any other was made by a newer version. */
+export function knownMigrations(dialect: DialectName): string[] {
+  return Object.keys(migrationsFor({ dialect }));
 }
 
 /** Applies every pending migration; throws with the failing migration's name if one fails. */

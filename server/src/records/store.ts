@@ -8,7 +8,7 @@ import type { Row } from './json';
 /** The equality filters a listing may offer; `trace_id` arrives lower-cased and checked by its schema. */
 export type RecordFilter = 'session_id' | 'trace_id' | 'name';
 
-/** One page of a record listing: newest first, confined to the project. */
+/** One page of a record listing: newest first (oldest first when asked), confined to the project. */
 export interface RecordQuery {
   projectId: string;
   appId?: string;
@@ -19,6 +19,8 @@ export interface RecordQuery {
   equal: Partial<Record<RecordFilter, string>>;
   after?: Cursor;
   limit: number;
+  /** Oldest first, continuing after `after` in that order (the export reads so). */
+  oldestFirst?: boolean;
 }
 
 /**
@@ -37,7 +39,7 @@ interface SharedColumns {
 }
 type SharedDb = Kysely<{ t: SharedColumns; apps: Database['apps'] }>;
 
-/** `limit + 1` records of `table` after the cursor, newest first, each with its app's name. */
+/** `limit + 1` records of `table` after the cursor, newest first unless `oldestFirst`, each with its app's name. */
 export async function listRecords<T extends TelemetryTable>(
   db: Kysely<Database>,
   table: T,
@@ -61,14 +63,18 @@ export async function listRecords<T extends TelemetryTable>(
         : q.where(`r.${f}`, '=', v);
   }
   const after = r.after;
+  const [beyond, order] = r.oldestFirst ? (['>', 'asc'] as const) : (['<', 'desc'] as const);
   if (after) {
     q = q.where((eb) =>
-      eb.or([eb('r.time_ms', '<', after.t), eb.and([eb('r.time_ms', '=', after.t), eb('r.id', '<', Number(after.k))])]),
+      eb.or([
+        eb('r.time_ms', beyond, after.t),
+        eb.and([eb('r.time_ms', '=', after.t), eb('r.id', beyond, Number(after.k))]),
+      ]),
     );
   }
   return (await q
-    .orderBy('r.time_ms', 'desc')
-    .orderBy('r.id', 'desc')
+    .orderBy('r.time_ms', order)
+    .orderBy('r.id', order)
     .limit(r.limit + 1)
     .execute()) as unknown as Array<Row<T> & { time_ms: number; id: number }>;
 }
