@@ -4,3 +4,10 @@
  * console's Ingest health page shows it beside the server's own refusals.
  */
 export const DROPPED_ITEMS_METRIC = 'svc.sdk.dropped_items';
+
+/**
+ * A metric data point's identity, set by the SDK on every point it records (as `log.record.uid` is on log records):
+ * ingest stores a point it already holds once, and keeps the identity out of the point's stored attributes (it is
+ * not a dimension of the series).
+ */
+export const POINT_UID_ATTRIBUTE = 'svc.point.uid';

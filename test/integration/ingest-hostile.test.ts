@@ -3,7 +3,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INGEST_LIMITS } from '../../server/src/ingest/limits';
 import { databaseKinds } from '../support/databases';
-import { logsBody, str, traceBody } from '../support/otlp';
+import { POINT_UID_ATTRIBUTE } from '../../wire/self-telemetry';
+import { logsBody, resourceAttrs, str, traceBody } from '../support/otlp';
 import { createLastingDatabase, startServerProcess, type ServerProcess } from '../support/server-process';
 import type { TempDatabase } from '../support/databases';
 
@@ -328,6 +329,33 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
       for (let i = 0; i < 2; i++) expect((await postJson('/otlp/v1/logs', plain)).status).toBe(200);
       expect(await listed('logs', `${session}-plain`)).toBe(2);
       expect((await sessionCounts(session)).logs).toBe(1);
+    });
+
+    it('stores a metric point carrying svc.point.uid once, without the uid among its attributes', async () => {
+      const session = `retry-points-${kind}`;
+      const point = (uid?: string) => ({
+        timeUnixNano: '1700000000000000000',
+        asDouble: 1,
+        attributes: [str('page', '/cart'), ...(uid ? [str(POINT_UID_ATTRIBUTE, uid)] : [])],
+      });
+      const body = (...points: object[]) => ({
+        resourceMetrics: [
+          {
+            resource: { attributes: resourceAttrs('web-app', session) },
+            scopeMetrics: [{ metrics: [{ name: 'cart.items', gauge: { dataPoints: points } }] }],
+          },
+        ],
+      });
+      const uid = randomBytes(16).toString('hex');
+      const answers = [];
+      for (let i = 0; i < 2; i++) answers.push((await postJson('/otlp/v1/metrics', body(point(uid), point()))).status);
+      expect(answers).toEqual([200, 200]);
+      const points = (await control<{ data: Array<{ attributes: Record<string, unknown> }> }>(
+        `/metrics?session_id=${session}&limit=100`,
+      )).data;
+      // The point with the uid once; the one without it each time.
+      expect(points).toHaveLength(3);
+      expect(points.map((p) => p.attributes)).toEqual(Array.from({ length: 3 }, () => ({ page: '/cart' })));
     });
 
     it('keeps the same span id in another trace apart', async () => {

@@ -24,6 +24,7 @@ import { assigneesMigration } from './migrations/0024-assignees';
 import { organisationSsoMigration } from './migrations/0025-organisation-sso';
 import { projectRetentionMigration } from './migrations/0026-project-retention';
 import { ingestLimitsMigration } from './migrations/0027-ingest-limits';
+import { metricPointUidMigration } from './migrations/0028-metric-point-uid';
 import { erasuresMigration } from './migrations/0029-erasures';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
@@ -53,6 +54,7 @@ function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, 
     '0025-organisation-sso': organisationSsoMigration(),
     '0026-project-retention': projectRetentionMigration(),
     '0027-ingest-limits': ingestLimitsMigration(),
+    '0028-metric-point-uid': metricPointUidMigration(),
     '0029-erasures': erasuresMigration(),
   };
 }

@@ -100,6 +100,8 @@ export interface Database extends DetectionTables, CostTables, TestRunTables, Te
     value: number | null;
     data: string;
     session_id: string | null;
+    /** The point's `svc.point.uid` when the producer set one (the SDK does): a point sent again is not stored again. */
+    point_uid: string | null;
     attributes: string;
     resource: string;
     scope: string;

@@ -5,12 +5,14 @@ import { factsBySession, SESSION_COUNTER, sessionDeltas, sessionFactsUpdate, ses
 import type { StoredRow, StoreResult, TelemetryWrite } from './writer';
 
 /**
- * A retried span (same project, trace and span id), log record (same project and `log.record.uid`) or replay chunk
- * (same project, session, replay and seq) is ignored and reported as a duplicate.
+ * A retried span (same project, trace and span id), log record (same project and `log.record.uid`), metric point
+ * (same project and `svc.point.uid`) or replay chunk (same project, session, replay and seq) is ignored and reported as
+ * a duplicate.
  */
 const ON_CONFLICT: Partial<Record<TelemetryTable, string>> = {
   spans: 'on conflict do nothing',
   logs: 'on conflict do nothing',
+  metric_points: 'on conflict do nothing',
   replay_chunks: 'on conflict (project_id, session_id, replay_id, seq) do nothing',
 };
 

@@ -14,7 +14,7 @@ import {
 import { RecordBudget } from '../ingest/limits';
 import type { PendingBatch, PendingRow } from './records';
 import { pointPages, SessionFactsCollector } from './session-facts';
-import { sessionIdOf, toPlainAttributes } from './values';
+import { pointUidOf, sessionIdOf, toPlainAttributes } from './values';
 import { forEachRecord } from './walk';
 
 /** OTLP metric data members and the type name each is stored under. */
@@ -64,6 +64,7 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
       budget.take(at);
       const point = readObject(pRaw, at);
       const attributes = toPlainAttributes(point.attributes, `${at}.attributes`);
+      const pointUid = pointUidOf(attributes, `${at}.attributes`);
       const timeNs = readUint64(point.timeUnixNano, `${at}.timeUnixNano`);
       const startNs = readUint64(point.startTimeUnixNano, `${at}.startTimeUnixNano`);
       const { value, detail } = readPoint(type, point, at);
@@ -82,6 +83,7 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
         value: typeof value === 'number' && Number.isFinite(value) ? value : null,
         data: JSON.stringify({ ...shared, ...detail }),
         session_id: sessionId,
+        point_uid: pointUid,
         attributes: JSON.stringify(attributes),
         resource: resourceJson,
         scope: scopeJson,

@@ -1,4 +1,5 @@
 import { REPLAY_LIMITS } from '../../../wire/replay';
+import { POINT_UID_ATTRIBUTE } from '../../../wire/self-telemetry';
 import { invalid } from '../shared/domain-errors';
 import { INGEST_LIMITS, limitExceeded } from '../ingest/limits';
 import { redactUrlAttribute } from '../privacy/url-attributes';
@@ -146,6 +147,16 @@ export function readScope(container: JsonObject, path: string): ScopeInfo {
  */
 export function recordUidOf(attributes: PlainAttributes, path: string): string | null {
   return boundedId(attributes, 'log.record.uid', path) ?? null;
+}
+
+/**
+ * A metric point's identity (`svc.point.uid`, which the SDK sets): bounded as `log.record.uid` is, and taken out of
+ * the attributes, since it is no dimension of the series.
+ */
+export function pointUidOf(attributes: PlainAttributes, path: string): string | null {
+  const uid = boundedId(attributes, POINT_UID_ATTRIBUTE, path) ?? null;
+  delete attributes[POINT_UID_ATTRIBUTE];
+  return uid;
 }
 
 /**
