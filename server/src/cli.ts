@@ -2,6 +2,7 @@
 import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
 import { BACKUP_USAGE, runBackupCommand, runRestoreCommand } from './cli/backup';
 import { ADMIN_GROUPS, ADMIN_USAGE, runAdminCommand } from './cli/commands';
+import { ERASE_USAGE, runEraseCommand } from './cli/erase';
 import { EXPORT_USAGE, runExportCommand } from './cli/export';
 import { UsageError } from './cli/resolve';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
@@ -25,7 +26,9 @@ ${SOURCEMAPS_USAGE}
 
 ${BACKUP_USAGE}
 
-${EXPORT_USAGE}`;
+${EXPORT_USAGE}
+
+${ERASE_USAGE}`;
 
 async function start(argv: string[]): Promise<void> {
   const config = loadConfig(argv, process.env);
@@ -111,6 +114,7 @@ async function main(argv: string[]): Promise<number> {
   const note = (l: string) => console.error(l);
   if (first === 'backup') return runBackupCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);
   if (first === 'restore') return runRestoreCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);
+  if (first === 'erase') return runEraseCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);
   if (first === 'export') return runExportCommand(rest, process.env, process.cwd(), process.stdout, note);
   if (first === 'sourcemaps') return runSourcemapsCommand(rest, process.env, (l) => console.log(l));
   if (needsMemoryRelaunch()) return relaunchWithMemorySettings();

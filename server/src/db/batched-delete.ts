@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from './schema';
 
 /** Rows deleted by one statement: each statement holds its locks (SQLite's write lock) only briefly. */
@@ -29,24 +29,37 @@ export interface BatchOptions {
 const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Deletes `rows` older than `cutoffMs` in batches of at most `batchSize`, each batch its own statement that picks its
- * rows by primary key (`delete … where key in (select key … limit n)`, the same in SQLite and PostgreSQL), yielding
- * between batches: a large backlog never becomes one long statement holding the database's write lock or a transaction
- * with millions of row locks, and ingest goes on between them. Returns how many rows were deleted.
+ * Deletes `rows` older than `cutoffMs` in batches of at most `batchSize` (see {@link deleteMatching}). Returns how many
+ * rows were deleted.
  */
-export async function deleteOlderThan(
+export function deleteOlderThan(
   db: Kysely<Database>,
   rows: AgedRows,
   cutoffMs: number,
   options: BatchOptions = {},
 ): Promise<number> {
+  const owner = rows.owner ? sql`and ${sql.ref(rows.owner.column)} = ${rows.owner.id}` : sql``;
+  return deleteMatching(db, rows, sql`${sql.ref(rows.time)} < ${cutoffMs} ${owner}`, options);
+}
+
+/**
+ * Deletes the rows of `rows.table` that `where` matches in batches of at most `batchSize`, each batch its own statement
+ * that picks its rows by primary key (`delete … where key in (select key … limit n)`, the same in SQLite and
+ * PostgreSQL), yielding between batches: a large backlog never becomes one long statement holding the database's write
+ * lock or a transaction with millions of row locks, and ingest goes on between them. Returns how many rows were deleted.
+ */
+export async function deleteMatching(
+  db: Kysely<Database>,
+  rows: Pick<AgedRows, 'table' | 'key'>,
+  where: RawBuilder<unknown>,
+  options: BatchOptions = {},
+): Promise<number> {
   const size = options.batchSize ?? DELETE_BATCH;
   const key = sql.join(rows.key.map((column) => sql.ref(column)));
   const table = sql.table(rows.table);
-  const owner = rows.owner ? sql`and ${sql.ref(rows.owner.column)} = ${rows.owner.id}` : sql``;
   let deleted = 0;
   while (!options.signal?.aborted) {
-    const batch = sql`select ${key} from ${table} where ${sql.ref(rows.time)} < ${cutoffMs} ${owner} limit ${size}`;
+    const batch = sql`select ${key} from ${table} where ${where} limit ${size}`;
     const result = await sql`delete from ${table} where (${key}) in (${batch})`.execute(db);
     const n = Number(result.numAffectedRows ?? 0);
     deleted += n;

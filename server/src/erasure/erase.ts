@@ -1,0 +1,122 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DialectName } from '../db/connect';
+import { deleteMatching, type BatchOptions } from '../db/batched-delete';
+import type { Database } from '../db/schema';
+import { contains } from './match';
+import { ATTRIBUTE_TABLES, IN_CHUNK, recordsOf, type Subjects } from './subjects';
+import type { ErasureTarget } from './target';
+
+/** Rows deleted or changed per table. */
+export type Counts = Record<string, number>;
+
+/** Tables with a row per session (or per session and issue), by their primary key; `sessions` last of all. */
+const BY_SESSION = [
+  { table: 'spans', key: ['id'] },
+  { table: 'logs', key: ['id'] },
+  { table: 'metric_points', key: ['id'] },
+  { table: 'replay_chunks', key: ['id'] },
+  { table: 'recipes', key: ['id'] },
+  { table: 'issue_sessions', key: ['project_id', 'fingerprint', 'session_id'] },
+  { table: 'detection_sessions', key: ['project_id', 'fingerprint', 'session_id'] },
+  { table: 'issue_test_sessions', key: ['project_id', 'fingerprint', 'session_id'] },
+  { table: 'sessions', key: ['project_id', 'session_id'] },
+] as const;
+
+/**
+ * Text that is derived from the records and outlives them (an issue's messages and last event, an incident's title and
+ * evidence with its sessions' replay links, a notification's fixed message, an analysis' answer): the person's
+ * identifiers in it are replaced by {@link ERASED}, the rest kept.
+ */
+const DERIVED_TEXT = [
+  { table: 'detection_groups', columns: ['message', 'sample_message', 'last_event'] },
+  { table: 'incidents', columns: ['title', 'root_cause_summary', 'evidence'] },
+  { table: 'deliveries', columns: ['notice'] },
+  { table: 'issue_analyses', columns: ['result'] },
+] as const;
+export const ERASED = '[erased]';
+/**
+ * Shorter identifiers are not scrubbed from derived text: a user id `42` names no one in an incident's title, and
+ * replacing it would rewrite every number 42 of the project. Their rows are deleted all the same.
+ */
+export const MIN_SCRUBBED_CHARS = 6;
+
+export interface EraseContext {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  projectId: string;
+  /** Told the counts after each step, so a job's progress shows and survives a crash. */
+  progress(counts: Counts): Promise<void>;
+  options: BatchOptions;
+}
+
+const add = (counts: Counts, table: string, n: number) => {
+  if (n > 0) counts[table] = (counts[table] ?? 0) + n;
+};
+
+/**
+ * Each form an identifier is stored in: as sent, inside JSON text (escaped), inside a URL (a replay link's session id).
+ */
+function forms(identifier: string): string[] {
+  return [...new Set([identifier, JSON.stringify(identifier).slice(1, -1), encodeURIComponent(identifier)])];
+}
+
+/**
+ * Deletes everything of `subjects` in one project, in batches: records naming the target (with no session, or in a
+ * session of its own), every row of its sessions (telemetry, replays, recipes, issue and incident session links, the
+ * session rows last, so a job cut short still finds them), the issue breakdown's values of its users; then scrubs its
+ * identifiers from derived text and drops the stored inputs of analyses that mention them. Returns counts per table.
+ */
+export async function eraseSubjects(ctx: EraseContext, target: ErasureTarget, subjects: Subjects): Promise<Counts> {
+  const { db, projectId, options } = ctx;
+  const counts: Counts = {};
+  const inProject = sql`project_id = ${projectId}`;
+  const matching = recordsOf(ctx.dialect, target);
+  for (const table of ATTRIBUTE_TABLES)
+    add(counts, table, await deleteMatching(db, { table, key: ['id'] }, sql`${inProject} and ${matching}`, options));
+  await ctx.progress(counts);
+  for (const rows of BY_SESSION) {
+    for (let i = 0; i < subjects.sessions.length; i += IN_CHUNK) {
+      const ids = subjects.sessions.slice(i, i + IN_CHUNK);
+      const where = sql`${inProject} and session_id in (${sql.join(ids)})`;
+      add(counts, rows.table, await deleteMatching(db, rows, where, options));
+    }
+    await ctx.progress(counts);
+  }
+  if (subjects.users.length > 0) {
+    const where = sql`${inProject} and facet = 'user' and value in (${sql.join(subjects.users)})`;
+    const key = ['project_id', 'fingerprint', 'facet', 'value'];
+    add(counts, 'issue_facets', await deleteMatching(db, { table: 'issue_facets', key }, where, options));
+  }
+  const identifying = subjects.identifiers.filter((id) => id.length >= MIN_SCRUBBED_CHARS);
+  await scrubDerived(ctx, identifying.flatMap(forms), counts);
+  await ctx.progress(counts);
+  return counts;
+}
+
+/** Replaces each identifier in the derived text of the project, and empties analyses' inputs that mention any. */
+async function scrubDerived(ctx: EraseContext, identifiers: string[], counts: Counts): Promise<void> {
+  const { db, dialect, projectId } = ctx;
+  const mentions = (texts: string[]): RawBuilder<unknown> =>
+    sql`(${sql.join(
+      texts.map((text) => contains(dialect, 'sent', text)),
+      sql` or `,
+    )})`;
+  // What an analysis sent the model is a copy of the session's evidence: kept whole or not at all.
+  for (let i = 0; i < identifiers.length; i += IN_CHUNK) {
+    const sent = await sql`update issue_analyses set sent = null
+      where project_id = ${projectId} and sent is not null and ${mentions(identifiers.slice(i, i + IN_CHUNK))}`.execute(
+      db,
+    );
+    add(counts, 'issue_analyses', Number(sent.numAffectedRows ?? 0));
+  }
+  for (const { table, columns } of DERIVED_TEXT) {
+    for (const column of columns) {
+      for (const text of identifiers) {
+        const result =
+          await sql`update ${sql.table(table)} set ${sql.ref(column)} = replace(${sql.ref(column)}, ${text}, ${ERASED})
+          where project_id = ${projectId} and ${contains(dialect, column, text)}`.execute(db);
+        add(counts, table, Number(result.numAffectedRows ?? 0));
+      }
+    }
+  }
+}
