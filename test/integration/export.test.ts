@@ -108,7 +108,15 @@ function metrics(at: number) {
           {
             scope: { name: '@svc/browser' },
             metrics: [
-              { name: 'lcp', unit: 'ms', gauge: { dataPoints: [{ ...point, asDouble: 1234.5 }] } },
+              {
+                name: 'lcp',
+                unit: 'ms',
+                gauge: {
+                  dataPoints: [
+                    { ...point, attributes: [...point.attributes, str('svc.point.uid', 'p-1')], asDouble: 1234.5 },
+                  ],
+                },
+              },
               {
                 name: 'clicks',
                 description: 'clicks made',
@@ -265,7 +273,12 @@ describe.each(kinds)('export (%s)', (kind) => {
     expect(points!.scopeMetrics).toMatchObject([
       {
         metrics: [
-          { name: 'lcp', gauge: { dataPoints: [{ asDouble: 1234.5 }] } },
+          {
+            name: 'lcp',
+            gauge: {
+              dataPoints: [{ asDouble: 1234.5, attributes: [str('route', '/items'), str('svc.point.uid', 'p-1')] }],
+            },
+          },
           { name: 'clicks', sum: { aggregationTemporality: 1, isMonotonic: true, dataPoints: [{ asInt: '3' }] } },
           {
             name: 'http.client.duration',

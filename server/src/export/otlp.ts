@@ -1,3 +1,4 @@
+import { POINT_UID_ATTRIBUTE } from '../../../wire/self-telemetry';
 import type { MetricType } from '../db/schema';
 import type { PlainAttributes, PlainValue } from '../otlp/values';
 import type { Row } from '../records/json';
@@ -144,7 +145,11 @@ function dataPoint(r: Row<'metric_points'>, detail: Record<string, unknown>) {
   return {
     timeUnixNano: r.time_ns,
     ...(r.start_ns !== null && { startTimeUnixNano: r.start_ns }),
-    attributes: keyValues(parse(r.attributes)),
+    // The point's identity goes back where its producer put it, so that ingesting the export twice stores it once.
+    attributes: keyValues({
+      ...parse<PlainAttributes>(r.attributes),
+      ...(r.point_uid !== null && { [POINT_UID_ATTRIBUTE]: r.point_uid }),
+    }),
     ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)),
   };
 }

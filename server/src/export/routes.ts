@@ -12,11 +12,9 @@ const ExportQuery = z.strictObject({
     .string()
     .optional()
     .openapi({ description: 'The `cursor` of the last line received: the export resumes with exactly the rest' }),
-  page_size: intParam(1, 1000)
-    .optional()
-    .openapi({
-      description: 'Records read per page (spans, logs, metrics: 500, at most 1000; replay: 20, at most 100)',
-    }),
+  page_size: intParam(1, 1000).optional().openapi({
+    description: 'Records read per page (spans, logs, metrics: 500, at most 1000; replay: 20, at most 100)',
+  }),
 });
 
 const exportRoute = createRoute({
