@@ -26,6 +26,7 @@ const BOT_TOKEN = 'xoxb-1234-5678-auditBotTokenSecret';
 const SIGNING_SECRET = 'a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4';
 const TWILIO_TOKEN = 'twilio-audit-auth-token-value';
 const AWS_ROLE = 'arn:aws:iam::123456789012:role/audit-secret-role';
+const ERASED_USER = 'u-audit-erased-person';
 
 type Json = Record<string, unknown>;
 interface Entry {
@@ -216,6 +217,13 @@ describe.each(kinds)('audit log on %s', (kind) => {
       path: () => '/control-plane/retention',
       body: () => ({ replays: 14, metrics: null }),
       target: () => ({ type: 'project', id: t.projectId }),
+    },
+    'POST /control-plane/erasures': {
+      path: () => '/control-plane/erasures',
+      body: () => ({ user_id: ERASED_USER }),
+      target: created('erasure'),
+      // The entry names the job and a digest of the person's id, never the id (docs/governance.md).
+      keep: () => secrets.push(ERASED_USER),
     },
     'PUT /control-plane/notifications/rules/order': {
       path: () => '/control-plane/notifications/rules/order',

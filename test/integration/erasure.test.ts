@@ -1,0 +1,320 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../server/src/clock';
+import { createKey, startServer, type RunningServer } from '../../server/src/index';
+import { createTempDatabase, databaseKinds, type DatabaseKind, type TempDatabase } from '../support/databases';
+import { str } from '../support/otlp';
+import { eventually } from '../support/until';
+
+/**
+ * Deletion on request (issue 32, docs/governance.md "Deletion on request") through the real server over HTTP on SQLite
+ * and PostgreSQL: two users' spans, logs, metric points, replay chunk, recipes and sessions ingested through the ingest
+ * API; one user erased by id, the job followed through the API to `done`; then the database's files themselves (SQLite:
+ * the database and its WAL; PostgreSQL: every table, index and TOAST relation, as the superuser reads them) hold
+ * neither the user's id nor e-mail nor session id, while the other user's data is intact and readable. Bad requests are
+ * 400s naming the field and queue nothing; the audit entry names the job, never the person.
+ */
+const kinds = await databaseKinds();
+
+const T0 = 1_700_000_000_000;
+const ALICE = { id: 'u-alice-7f3k2q', email: 'alice.erasure@example.com', session: 'sess-alice-9c1d7e' };
+const ALICE_LONE = 'sess-alice-lone-4b8a';
+const BOB = { id: 'u-bob-9q2m5w', email: 'bob.keeps@example.com', session: 'sess-bob-2e6f0a' };
+type Person = typeof ALICE;
+
+type Job = {
+  id: string;
+  status: string;
+  target: { kind: string; key?: string; digest: string };
+  counts: Record<string, number>;
+  error: string | null;
+};
+type ErrorBody = { error: { code: string; message: string; details?: { field?: string } } };
+
+const userAttrs = (p: Person) => [str('user.id', p.id), str('user.email', p.email)];
+const resource = (session: string) => ({ attributes: [str('service.name', 'web-app'), str('session.id', session)] });
+
+const traces = (p: Person) => ({
+  resourceSpans: [
+    {
+      resource: resource(p.session),
+      scopeSpans: [
+        {
+          scope: { name: '@svc/test' },
+          spans: [
+            {
+              traceId: p === ALICE ? 'a1'.repeat(16) : 'b2'.repeat(16),
+              spanId: p === ALICE ? 'a1'.repeat(8) : 'b2'.repeat(8),
+              name: 'GET /api/profile',
+              kind: 3,
+              startTimeUnixNano: `${T0 * 1_000_000}`,
+              endTimeUnixNano: `${(T0 + 5) * 1_000_000}`,
+              attributes: [...userAttrs(p), str('url.path', '/profile')],
+              status: { code: 1 },
+            },
+          ],
+        },
+      ],
+    },
+  ],
+});
+
+const logs = (p: Person, session: string, attributes: ReturnType<typeof str>[]) => ({
+  resourceLogs: [
+    {
+      resource: resource(session),
+      scopeLogs: [
+        {
+          scope: { name: '@svc/test' },
+          logRecords: [
+            {
+              timeUnixNano: `${(T0 + 10) * 1_000_000}`,
+              severityNumber: 9,
+              severityText: 'INFO',
+              body: { stringValue: `profile saved for ${p.email}` },
+              attributes,
+            },
+          ],
+        },
+      ],
+    },
+  ],
+});
+
+const metrics = (p: Person) => ({
+  resourceMetrics: [
+    {
+      resource: resource(p.session),
+      scopeMetrics: [
+        {
+          scope: { name: '@svc/test' },
+          metrics: [
+            {
+              name: 'web_vital_lcp_ms',
+              unit: 'ms',
+              gauge: { dataPoints: [{ timeUnixNano: `${T0 * 1_000_000}`, asDouble: 900, attributes: userAttrs(p) }] },
+            },
+          ],
+        },
+      ],
+    },
+  ],
+});
+
+/** A replay chunk sent as JSON text, stored as sent: the page shows the person's e-mail. */
+const replayChunk = (p: Person) => {
+  const events = [
+    { type: 4, timestamp: T0, data: { href: 'http://shop.test/profile', width: 1280, height: 720 } },
+    {
+      type: 2,
+      timestamp: T0 + 1,
+      data: {
+        initialOffset: { top: 0, left: 0 },
+        node: { type: 0, id: 1, childNodes: [{ type: 3, id: 2, textContent: `Signed in as ${p.email}` }] },
+      },
+    },
+  ];
+  return {
+    serviceName: 'web-app',
+    sessionId: p.session,
+    replayId: `r-${p.session}`,
+    seq: 0,
+    startTs: T0,
+    endTs: T0 + 1,
+    eventCount: events.length,
+    encoding: 'json',
+    data: JSON.stringify(events),
+  };
+};
+
+const recipe = (p: Person) => ({
+  serviceName: 'web-app',
+  sessionId: p.session,
+  replayId: `r-${p.session}`,
+  steps: [
+    {
+      ts: T0 + 3,
+      method: 'GET',
+      url: `http://shop.test/api/users/${p.id}`,
+      requestHeaders: {},
+      status: 200,
+      responseHeaders: { 'content-type': 'application/json' },
+      responseBody: JSON.stringify({ id: p.id }),
+      durationMs: 5,
+    },
+  ],
+});
+
+/** A database for the server whose files the test can read: a SQLite file, or a fresh PostgreSQL database. */
+async function databaseFor(kind: DatabaseKind): Promise<TempDatabase> {
+  if (kind === 'postgres') return createTempDatabase(kind);
+  const dir = mkdtempSync(join(tmpdir(), 'svc-erasure-'));
+  return { url: join(dir, 'svc.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Every byte the database keeps in files: SQLite's database and WAL; PostgreSQL's tables, indexes and TOAST of the
+ * database, read as the superuser after a checkpoint wrote every changed page to them.
+ */
+async function storedBytes(kind: DatabaseKind, url: string): Promise<Buffer> {
+  if (kind === 'sqlite') {
+    const files = [url, `${url}-wal`].map((f) => {
+      try {
+        return readFileSync(f);
+      } catch {
+        return Buffer.alloc(0);
+      }
+    });
+    return Buffer.concat(files);
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('checkpoint');
+    const { rows } = await client.query<{ bytes: Buffer }>(`
+      select pg_read_binary_file(pg_relation_filepath(c.oid)) as bytes
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname in ('public', 'pg_toast') and c.relkind in ('r', 'i', 't') and pg_relation_filepath(c.oid) is not null`);
+    expect(rows.length).toBeGreaterThan(50);
+    return Buffer.concat(rows.map((r) => r.bytes));
+  } finally {
+    await client.end();
+  }
+}
+
+describe.each(kinds)('deletion on request on %s', (kind) => {
+  let database: TempDatabase;
+  let server: RunningServer;
+  let controlKey: string;
+  let ingestKey: string;
+  let adminKey: string;
+
+  const call = async <T>(method: string, path: string, body?: unknown, key = controlKey) => {
+    const res = await fetch(`${server.url}/control-plane${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as T };
+  };
+  const ingest = async (path: string, body: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ingestKey },
+      body: JSON.stringify(body),
+    });
+    expect(res.status, `POST ${path}: ${await res.clone().text()}`).toBe(200);
+  };
+  const jobs = async () => (await call<{ data: Job[] }>('GET', '/erasures')).body.data;
+  const auditOf = async () =>
+    (
+      await call<{ data: Array<{ operation: string; target: unknown; changes: unknown }> }>(
+        'GET',
+        `/audit?operation=${encodeURIComponent('POST /control-plane/erasures')}`,
+        undefined,
+        adminKey,
+      )
+    ).body.data;
+
+  beforeAll(async () => {
+    database = await databaseFor(kind);
+    server = await startServer({ port: 0, log: () => undefined, detection: false, databaseUrl: database.url });
+    const boot = server.bootstrap!;
+    controlKey = boot.controlKey.key;
+    ingestKey = boot.ingestKey.key;
+    adminKey = (await createKey(server.database.db, systemClock, { projectId: boot.projectId, scope: 'admin' })).key;
+    for (const p of [ALICE, BOB]) {
+      await ingest('/otlp/v1/traces', traces(p));
+      await ingest('/otlp/v1/logs', logs(p, p.session, userAttrs(p)));
+      await ingest('/otlp/v1/metrics', metrics(p));
+      await ingest('/ingest/replay/chunk', replayChunk(p));
+      await ingest('/ingest/replay/recipes', recipe(p));
+    }
+    // Alice's second session, named only through her id on one record: it goes whole too.
+    await ingest('/otlp/v1/logs', logs(ALICE, ALICE_LONE, [str('user.id', ALICE.id)]));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+
+  it('refuses a request naming no target, two, or a bad one with a 400 naming the field, and queues nothing', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{}, 'user_id'],
+      [{ user_id: ALICE.id, session_id: ALICE.session }, 'session_id'],
+      [{ user_id: '' }, 'user_id'],
+      [{ user_id: 42 }, 'user_id'],
+      [{ session_id: 'x'.repeat(1025) }, 'session_id'],
+      [{ attribute: { key: 'user id', value: ALICE.id } }, 'attribute.key'],
+      [{ attribute: { key: 'user.email' } }, 'attribute.value'],
+      [{ email: ALICE.email }, 'email'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await call<ErrorBody>('POST', '/erasures', body);
+      expect([JSON.stringify(body), res.status, res.body.error.code, res.body.error.details?.field]).toEqual([
+        JSON.stringify(body),
+        400,
+        'invalid_request',
+        field,
+      ]);
+    }
+    expect(await jobs()).toEqual([]);
+    expect(await auditOf()).toEqual([]);
+    expect((await call<ErrorBody>('GET', '/erasures/era_none')).status).toBe(404);
+  });
+
+  it("erases one user everywhere, down to the database's files, and keeps the other's", async () => {
+    const before = await storedBytes(kind, database.url);
+    // The search finds what it looks for: before the job, the files hold the person (her e-mail in clear in the replay).
+    expect(before.includes(ALICE.email)).toBe(true);
+    expect(before.includes(ALICE.id)).toBe(true);
+
+    const queued = await call<Job>('POST', '/erasures', { user_id: ALICE.id });
+    expect(queued.status).toBe(202);
+    expect(queued.body.target).toEqual({ kind: 'user_id', digest: expect.stringMatching(/^sha256:[0-9a-f]{16}$/) });
+    expect(JSON.stringify(queued.body)).not.toContain(ALICE.id);
+    const done = await eventually(`erasure ${queued.body.id} to finish`, async () => {
+      const { body } = await call<Job>('GET', `/erasures/${queued.body.id}`);
+      return body.status === 'done' || body.status === 'failed' ? body : undefined;
+    });
+    expect(done).toMatchObject({ status: 'done', error: null });
+    expect(done.counts).toMatchObject({
+      spans: 1,
+      logs: 2,
+      metric_points: 1,
+      replay_chunks: 1,
+      recipes: 1,
+      sessions: 2,
+    });
+
+    const after = await storedBytes(kind, database.url);
+    for (const gone of [ALICE.id, ALICE.email, ALICE.session, ALICE_LONE])
+      expect(after.includes(gone), `${gone} is still stored`).toBe(false);
+    for (const kept of [BOB.id, BOB.email, BOB.session]) expect(after.includes(kept), `${kept} is gone`).toBe(true);
+
+    // Through the API: Alice's sessions are gone, Bob's whole, with his replay and recipe.
+    for (const session of [ALICE.session, ALICE_LONE])
+      expect((await call<ErrorBody>('GET', `/sessions/${session}`)).status).toBe(404);
+    const bob = await call<Record<string, unknown>>('GET', `/sessions/${BOB.session}`);
+    expect(bob.status).toBe(200);
+    expect(bob.body).toMatchObject({ session_id: BOB.session, user: { id: BOB.id, email: BOB.email } });
+    const counts = await call<{ data: unknown[] }>('GET', `/sessions/${BOB.session}/recipes`);
+    expect(counts.body.data).toHaveLength(1);
+    const replay = await call<{ events: unknown[] }>('GET', `/sessions/${BOB.session}/replay`);
+    expect(JSON.stringify(replay.body.events)).toContain(BOB.email);
+    const spans = await call<{ data: unknown[] }>('GET', '/spans');
+    expect(spans.body.data).toHaveLength(1);
+
+    // The audit entry names the job and the masked target; the files above already hold no copy of the id.
+    expect(await auditOf()).toEqual([
+      expect.objectContaining({
+        target: { type: 'erasure', id: queued.body.id },
+        changes: { after: { target: queued.body.target } },
+      }),
+    ]);
+    expect(await jobs()).toEqual([done]);
+  });
+});
