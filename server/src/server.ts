@@ -12,6 +12,7 @@ import type { Services } from './http/env';
 import { createRefusalCounter } from './ingest/refusals/counter';
 import { openTelemetryWriter, type TelemetryWriter } from './ingest/writer';
 import { createDetector } from './incidents/detect/detector';
+import { startErasureWorker, type ErasureWorker, type ErasureWorkerOptions } from './erasure/worker';
 import type { DetectionOptions } from './incidents/detect/thresholds';
 import { scheduleDetection } from './incidents/detect/schedule';
 import type { NotifyServices } from './notify/services';
@@ -40,6 +41,8 @@ export interface StartOptions extends Partial<ServerConfig> {
   detection?: Partial<DetectionOptions> | false;
   /** Cost tracking: cloud API endpoints and sync worker tuning (docs/cost.md). */
   cost?: CostOptions;
+  /** Deletion jobs' poll and lease (docs/governance.md, "Deletion on request"), for tests. */
+  erasure?: ErasureWorkerOptions;
 }
 
 export interface RunningServer {
@@ -60,6 +63,8 @@ export interface RunningServer {
   notify: NotifyServices;
   /** Cost connections and the sync worker of this process. */
   cost: CostServices;
+  /** The deletion jobs' worker of this process. */
+  erasures: ErasureWorker;
   close(): Promise<void>;
 }
 
@@ -73,6 +78,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   let writer: TelemetryWriter | undefined;
   let notify: NotifyServices | undefined;
   let cost: CostServices | undefined;
+  let erasures: ErasureWorker | undefined;
   try {
     await migrateToLatest(database);
     const bootstrap = await bootstrapIfEmpty(database.db, clock, database.dialect);
@@ -89,6 +95,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       allowPrivateTargets: options.allowPrivateTargets,
       outbox: options.outbox,
     });
+    erasures = startErasureWorker({ db: database.db, dialect: database.dialect, clock, log }, options.erasure);
     const bootKeys = bootstrap ? { ingestKey: bootstrap.ingestKey.key, appName: bootstrap.appName } : null;
     const demo = demoSdk ? { sdkPath: demoSdk.path, keys: options.demoKeys ?? (() => bootKeys) } : undefined;
     const app = createApp(services, {
@@ -99,6 +106,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       ai: options.ai,
       oidc: options.oidc,
       retention,
+      erasures,
     });
     const { server, port, url } = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 4318);
     services.publicUrl = options.publicUrl ?? url;
@@ -124,8 +132,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       },
       notify,
       cost,
+      erasures,
       async close() {
         await stopRetention();
+        // A job cut short stays running under its lease: the next start (or another replica) takes it over.
+        await erasures!.stop();
         await stopDetection();
         // Attempts in flight finish and are recorded; what is due later stays in the outbox for the next start.
         await notify!.outbox.stop();
@@ -143,6 +154,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     // E.g. the port is taken: the writer thread, the outbox and the sync worker must not keep the process alive.
     await notify?.outbox.stop();
     await cost?.sync.stop();
+    await erasures?.stop();
     await writer?.close();
     await database.close();
     throw err;
