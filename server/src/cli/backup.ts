@@ -58,6 +58,10 @@ export async function runBackupCommand(
       await asUsage(backupPostgres(url, handle.displayUrl, dest));
       out(`backup written to ${dest} (pg_dump custom format)`);
     }
+    // A secret is never copied into a file the operator may store less carefully; they are told where it is instead.
+    note(
+      "not in the backup: the secret key sealing channel and integration secrets (SVC_SECRET_KEY, else secret.key beside the SQLite database or in .svc-data): keep it apart, with a secret's care, and give it to the restored server",
+    );
     return 0;
   } finally {
     await handle.close();
