@@ -551,6 +551,25 @@ const CASES: Record<string, Case> = {
     invalid: null,
   },
   'get /control-plane/retention': { valid: () => ({}), invalid: null },
+  'post /control-plane/erasures': {
+    valid: () => json({ session_id: 'openapi-erased-session' }),
+    invalid: () => ({ body: { user_id: 'u-1', session_id: 'openapi-erased-session' }, field: 'session_id' }),
+  },
+  'get /control-plane/erasures': {
+    valid: () => ({}),
+    invalid: () => ({ query: { limit: '501' }, field: 'limit' }),
+  },
+  'get /control-plane/erasures/{id}': {
+    // The job queued above works in the background: done before the next case compares the tables.
+    prepare: (ctx) =>
+      eventually('the erasure job to finish', async () => {
+        const res = await send(ctx, 'get /control-plane/erasures', {});
+        const [job] = (JSON.parse(res.body) as { data: Array<{ id: string; status: string }> }).data;
+        return job?.status === 'done' ? (ctx.ids.erasure = job.id) : undefined;
+      }).then(() => undefined),
+    valid: (ctx) => ({ path: `/control-plane/erasures/${ctx.ids.erasure}` }),
+    invalid: null,
+  },
   'put /control-plane/retention': {
     valid: () => json({ replays: 14, metrics: null }),
     invalid: () => ({ body: { replays: 14, audit: 7 }, field: 'audit' }),
