@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEraseCommand } from '../../server/src/cli/erase';
 import { systemClock } from '../../server/src/clock';
+import { claimErasure, queueErasure } from '../../server/src/erasure/store';
 import { createKey, startServer, type RunningServer } from '../../server/src/index';
 import { createTempDatabase, databaseKinds, type DatabaseKind, type TempDatabase } from '../support/databases';
 import { str } from '../support/otlp';
@@ -23,6 +25,8 @@ const T0 = 1_700_000_000_000;
 const ALICE = { id: 'u-alice-7f3k2q', email: 'alice.erasure@example.com', session: 'sess-alice-9c1d7e' };
 const ALICE_LONE = 'sess-alice-lone-4b8a';
 const BOB = { id: 'u-bob-9q2m5w', email: 'bob.keeps@example.com', session: 'sess-bob-2e6f0a' };
+const CAROL = { id: 'u-carol-3h8v1x', email: 'carol.cli@example.com', session: 'sess-carol-5d9b3c' };
+const DAVE = { id: 'u-dave-6t4n8p', email: 'dave.resumed@example.com', session: 'sess-dave-1a7e4f' };
 type Person = typeof ALICE;
 
 type Job = {
@@ -219,6 +223,12 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
       )
     ).body.data;
 
+  const waitFor = (id: string) =>
+    eventually(`erasure ${id} to finish`, async () => {
+      const { body } = await call<Job>('GET', `/erasures/${id}`);
+      return body.status === 'done' || body.status === 'failed' ? body : undefined;
+    });
+
   beforeAll(async () => {
     database = await databaseFor(kind);
     server = await startServer({ port: 0, log: () => undefined, detection: false, databaseUrl: database.url });
@@ -226,6 +236,7 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
     controlKey = boot.controlKey.key;
     ingestKey = boot.ingestKey.key;
     adminKey = (await createKey(server.database.db, systemClock, { projectId: boot.projectId, scope: 'admin' })).key;
+    for (const p of [CAROL, DAVE]) await ingest('/otlp/v1/logs', logs(p, p.session, userAttrs(p)));
     for (const p of [ALICE, BOB]) {
       await ingest('/otlp/v1/traces', traces(p));
       await ingest('/otlp/v1/logs', logs(p, p.session, userAttrs(p)));
@@ -276,10 +287,7 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
     expect(queued.status).toBe(202);
     expect(queued.body.target).toEqual({ kind: 'user_id', digest: expect.stringMatching(/^sha256:[0-9a-f]{16}$/) });
     expect(JSON.stringify(queued.body)).not.toContain(ALICE.id);
-    const done = await eventually(`erasure ${queued.body.id} to finish`, async () => {
-      const { body } = await call<Job>('GET', `/erasures/${queued.body.id}`);
-      return body.status === 'done' || body.status === 'failed' ? body : undefined;
-    });
+    const done = await waitFor(queued.body.id);
     expect(done).toMatchObject({ status: 'done', error: null });
     expect(done.counts).toMatchObject({
       spans: 1,
@@ -316,5 +324,40 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
       }),
     ]);
     expect(await jobs()).toEqual([done]);
+  });
+
+  it('svc-server erase queues a job with its audit entry and, with --wait, works it and prints the counts', async () => {
+    const out: string[] = [];
+    const run = (args: string[]) =>
+      runEraseCommand(
+        [...args, '--database-url', database.url],
+        {},
+        tmpdir(),
+        (l) => out.push(l),
+        () => undefined,
+      );
+    await expect(run(['--user-id', CAROL.id, '--session-id', CAROL.session])).rejects.toThrow(/exactly one of/);
+    await expect(run(['--attribute', 'user.email'])).rejects.toThrow(/KEY=VALUE/);
+    expect(await run(['--session-id', CAROL.session, '--wait'])).toBe(0);
+    expect(out).toEqual([
+      expect.stringMatching(/^erasure era_\S+ \(session_id sha256:[0-9a-f]{16}\): queued$/),
+      expect.stringMatching(/^erasure era_\S+ \(session_id sha256:[0-9a-f]{16}\): done, logs 1, sessions 1$/),
+    ]);
+    expect(out.join('\n')).not.toContain(CAROL.session);
+    expect((await call<ErrorBody>('GET', `/sessions/${CAROL.session}`)).status).toBe(404);
+    expect((await auditOf())[0]).toMatchObject({ actor: { kind: 'system', id: 'cli', label: 'cli' } });
+  });
+
+  it('a job left running by a process that died is taken over once its lease ran out', async () => {
+    const { db, dialect } = server.database;
+    const project = { tenantId: server.bootstrap!.tenantId, projectId: server.bootstrap!.projectId };
+    const row = await queueErasure(db, systemClock, project, { kind: 'user_id', value: DAVE.id }, 'test');
+    // Claimed by a process that stopped renewing its lease a minute ago.
+    const [claimed] = await claimErasure(db, dialect, { owner: 'e_dead', nowMs: Date.now() - 60_000, leaseMs: 1_000 });
+    expect(claimed).toMatchObject({ id: row.id, status: 'running', lease_owner: 'e_dead' });
+    server.erasures.wake();
+    expect(await waitFor(row.id)).toMatchObject({ status: 'done', counts: { logs: 1, sessions: 1 } });
+    const stored = await storedBytes(kind, database.url);
+    for (const gone of [DAVE.id, DAVE.email, DAVE.session]) expect(stored.includes(gone), gone).toBe(false);
   });
 });
