@@ -15,8 +15,8 @@ interface Source<T extends TelemetryTable> {
   table: T;
   /** Rows a page reads (and, for OTLP signals, one line holds) unless asked otherwise, and the most it may. */
   page: { default: number; max: number };
-  /** A page's rows as the JSON objects of its lines, each with the row it ends at. */
-  lines(rows: Array<Row<T>>): Array<[json: Record<string, unknown>, last: Row<T>]>;
+  /** A page's rows as the JSON objects of its lines, each with the row it ends at, made as each line is taken. */
+  lines(rows: Array<Row<T>>): Iterable<[json: Record<string, unknown>, last: Row<T>]>;
 }
 
 /** One export request per page: the page's rows nested by resource and scope. */
@@ -56,7 +56,10 @@ const SOURCES: { [S in ExportSignal]: Source<Tables[S]> } = {
   replay: {
     table: 'replay_chunks',
     page: { default: 20, max: 100 },
-    lines: (rows) => rows.map((r) => [replayChunk(r), r]),
+    // Decoded one at a time: a chunk's events reach 5 MB of JSON, a page's twenty would be 100 MB.
+    *lines(rows) {
+      for (const r of rows) yield [replayChunk(r), r];
+    },
   },
 };
 
