@@ -43,6 +43,7 @@ import { memberRoutes } from './members/routes';
 import { mySessionRoutes } from './members/sessions-routes';
 import { organisationRoutes } from './organisation/routes';
 import { projectRoutes } from './projects/routes';
+import { limitsRoutes } from './limits/routes';
 import { retentionRoutes } from './retention/routes';
 import { retentionDefaults, type RetentionDefaults } from './retention/signals';
 import { setupRoutes } from './setup/routes';
@@ -188,6 +189,7 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
   controlPlane.route('/audit', auditRoutes(services));
   controlPlane.route('/export', exportRoutes(services));
   controlPlane.route('/retention', retentionRoutes(services, options.retention ?? retentionDefaults(30)));
+  controlPlane.route('/', limitsRoutes(services));
   controlPlane.route('/erasures', erasureRoutes(services, options.erasures));
   controlPlane.route('/search', searchRoutes(services));
   // Playwright runs: the reporter writes with a control key, the console reads with either key.

@@ -12,6 +12,18 @@ import {
   signalVariable,
   type RetentionSignal,
 } from './retention/signals';
+import {
+  DEFAULT_LIMITS,
+  describeLimits,
+  LIMIT_SIGNALS,
+  limitFlag,
+  limitsProblem,
+  limitVariable,
+  parseLimits,
+  UNIT_TEXT,
+  type LimitDefaults,
+} from './limits/signals';
+import { DEFAULT_SPIKES, type SpikeSettings } from './limits/spikes';
 
 /** Server settings. Each comes from a flag, else its `SVC_*` environment variable, else the default. */
 export interface ServerConfig {
@@ -40,6 +52,10 @@ export interface ServerConfig {
   oidc?: OidcSettings;
   /** The SMTP server password resets and invitations are sent through; without it their links are only shown. */
   mail?: MailSettings;
+  /** Ingest limits' server defaults per signal (SVC_LIMIT_<SIGNAL>); default DEFAULT_LIMITS. */
+  limits?: LimitDefaults;
+  /** Spike protection (SVC_SPIKE_MULTIPLE, SVC_SPIKE_MINUTES); default DEFAULT_SPIKES. */
+  spikes?: SpikeSettings;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -80,6 +96,20 @@ export const CONFIG_OPTIONS = [
         `days ${SIGNAL_TEXT[signal]} are kept, 0 for ever (default SVC_RETENTION_DAYS); projects may set their own`,
       ] as const,
   ),
+  ...LIMIT_SIGNALS.map(
+    (signal) =>
+      [
+        limitFlag(signal),
+        limitVariable(signal),
+        `ingest limits of ${UNIT_TEXT[signal]}: rate=<per second per key>,burst=<n>,daily=<per project per UTC day>, 0 for none (default ${describeLimits(DEFAULT_LIMITS[signal])}); projects may set their own`,
+      ] as const,
+  ),
+  [
+    'spike-multiple',
+    'SVC_SPIKE_MULTIPLE',
+    `spike protection: throttle a project sending more than this many times its usual rate, 0 for off (default ${DEFAULT_SPIKES.multiple})`,
+  ],
+  ['spike-minutes', 'SVC_SPIKE_MINUTES', `minutes a spike is throttled (default ${DEFAULT_SPIKES.minutes})`],
   [
     'demo-sdk',
     'SVC_DEMO_SDK',
@@ -196,6 +226,34 @@ function readRetention(get: Getter): Partial<Record<RetentionSignal, number>> | 
   return given.length === 0 ? undefined : Object.fromEntries(given);
 }
 
+/** Each signal's ingest limits (SVC_LIMIT_SPANS=rate=…,burst=…,daily=…), over the defaults; checked for sense. */
+function readLimits(get: Getter, bodyLimit: number): LimitDefaults | undefined {
+  const given = LIMIT_SIGNALS.flatMap((signal) => {
+    const [name, raw] = get(limitFlag(signal));
+    if (raw === undefined) return [];
+    try {
+      const limits = parseLimits(raw, DEFAULT_LIMITS[signal]);
+      const problem = limitsProblem(signal, limits, bodyLimit);
+      if (problem) throw new Error(problem);
+      return [[signal, limits] as const];
+    } catch (err) {
+      throw new ConfigError(`${name}: ${(err as Error).message}`);
+    }
+  });
+  return given.length === 0 ? undefined : { ...DEFAULT_LIMITS, ...Object.fromEntries(given) };
+}
+
+/** Spike protection's settings, where given. */
+function readSpikes(get: Getter): SpikeSettings | undefined {
+  const [multipleName, multiple] = get('spike-multiple');
+  const [minutesName, minutes] = get('spike-minutes');
+  if (multiple === undefined && minutes === undefined) return undefined;
+  return {
+    multiple: multiple === undefined ? DEFAULT_SPIKES.multiple : parseInteger(multipleName, multiple, 0, 1_000),
+    minutes: minutes === undefined ? DEFAULT_SPIKES.minutes : parseInteger(minutesName, minutes, 1, 10_080),
+  };
+}
+
 /** Single sign-on: the SVC_OIDC_* settings, each from its flag (--oidc-issuer …) or its variable. */
 function readOidc(get: Getter): OidcSettings | undefined {
   const oidc = CONFIG_OPTIONS.filter(([, envName]) => envName.startsWith('SVC_OIDC_'));
@@ -256,6 +314,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
   const oidc = readOidc(get);
   const mail = readMail(get);
   const retentionBySignal = readRetention(get);
+  const bodyLimit = bodyRaw === undefined ? CONFIG_DEFAULTS.bodyLimit : parseSize(bodyName, bodyRaw);
+  const limits = readLimits(get, bodyLimit);
+  const spikes = readSpikes(get);
   return {
     host,
     port,
@@ -267,7 +328,9 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
     ...(privateRaw === 'true' ? { allowPrivateTargets: true } : {}),
     publicUrl: pub?.replace(/\/+$/, ''),
     corsOrigins,
-    bodyLimit: bodyRaw === undefined ? CONFIG_DEFAULTS.bodyLimit : parseSize(bodyName, bodyRaw),
+    bodyLimit,
+    ...(limits ? { limits } : {}),
+    ...(spikes ? { spikes } : {}),
     retentionDays:
       retRaw === undefined ? CONFIG_DEFAULTS.retentionDays : parseInteger(retName, retRaw, 0, MAX_RETENTION_DAYS),
     ...(retentionBySignal ? { retentionBySignal } : {}),

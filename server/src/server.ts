@@ -10,6 +10,8 @@ import type { DemoKeys } from './demo/routes';
 import { checkDemoSdk } from './demo/sdk-file';
 import type { Services } from './http/env';
 import { createRefusalCounter } from './ingest/refusals/counter';
+import { notifySpike } from './limits/notify-spike';
+import { startLimits, type LimitServices } from './limits/start';
 import { openTelemetryWriter, type TelemetryWriter } from './ingest/writer';
 import { createDetector } from './incidents/detect/detector';
 import { startErasureWorker, type ErasureWorker, type ErasureWorkerOptions } from './erasure/worker';
@@ -63,6 +65,8 @@ export interface RunningServer {
   notify: NotifyServices;
   /** Cost connections and the sync worker of this process. */
   cost: CostServices;
+  /** Ingest limits, usage counts and spike protection of this process. */
+  limits: LimitServices;
   /** The deletion jobs' worker of this process. */
   erasures: ErasureWorker;
   close(): Promise<void>;
@@ -83,7 +87,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await migrateToLatest(database);
     const bootstrap = await bootstrapIfEmpty(database.db, clock, database.dialect);
     writer = openTelemetryWriter(database, log);
-    const services = servicesOf(database, writer, clock, log, options);
+    const services = servicesOf(database, writer, clock, log, options, () => notify?.outbox.wake());
     const retention = retentionDefaults(options.retentionDays ?? 30, options.retentionBySignal);
     const box = createSecretBox(
       options.secretKey ?? secretKeyFor(database.dialect === 'sqlite' ? database.displayUrl : undefined),
@@ -133,6 +137,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       notify,
       cost,
       erasures,
+      limits: services.limits,
       async close() {
         await stopRetention();
         // A job cut short stays running under its lease: the next start (or another replica) takes it over.
@@ -146,6 +151,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         // Requests still waiting for their commit get it before the database closes, and so do the refusals counted.
         await services.writer.close();
         await services.refusals.stop();
+        await services.limits.stop();
         await checkpointer?.stop();
         await database.close();
       },
@@ -168,8 +174,9 @@ function servicesOf(
   clock: Clock,
   log: (line: string) => void,
   options: StartOptions,
+  afterSpikes: () => void,
 ): Services {
-  return {
+  const services: Omit<Services, 'limits'> = {
     db: database.db,
     dialect: database.dialect,
     writer,
@@ -181,6 +188,13 @@ function servicesOf(
     refusals: createRefusalCounter(database.db, log),
     ...(options.mail ? { mailer: createMailer(options.mail) } : {}),
   };
+  const limits = startLimits(database, clock, log, {
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.spikes ? { spikes: options.spikes } : {}),
+    onSpike: (trx, spike) => notifySpike(trx, spike, services.publicUrl),
+    afterSpikes,
+  });
+  return Object.assign(services, { limits });
 }
 
 /** Incident detection over this process's data, opening incidents through the notifications' commands. */

@@ -17,6 +17,8 @@ export interface DatabaseHandle {
    * Kysely serializes its own use of it; raw users must go through `db.connection()` to take their turn.
    */
   sqlite?: SQLite.Database;
+  /** The pool behind `db` (PostgreSQL only), for libraries that speak to PostgreSQL themselves (the rate limiter). */
+  pool?: pg.Pool;
   /** The URL with any password removed, for logs. */
   displayUrl: string;
   close(): Promise<void>;
@@ -74,6 +76,7 @@ function openPostgres(url: string): DatabaseHandle {
   return {
     db,
     dialect: 'postgres',
+    pool,
     displayUrl: url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@'),
     close: () => db.destroy(),
   };

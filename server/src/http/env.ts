@@ -3,6 +3,7 @@ import type { Clock } from '../clock';
 import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
 import type { RefusalCounter } from '../ingest/refusals/counter';
+import type { LimitServices } from '../limits/start';
 import type { TelemetryWriter } from '../ingest/writer';
 import type { Symbolicator } from '../sourcemaps/types';
 import type { KeyInfo } from '../projects/keys-store';
@@ -42,6 +43,8 @@ export interface Services {
   symbolicator: Symbolicator;
   /** Refused ingest requests, counted per project and reason (docs/ingest.md, "Ingest health"). */
   refusals: RefusalCounter;
+  /** Ingest rate limits, quotas, usage and spike protection (docs/governance.md, "Limits"). */
+  limits: LimitServices;
   /** The server's own mail (password resets, invitations) when SVC_SMTP_URL is set. */
   mailer?: Mailer;
 }

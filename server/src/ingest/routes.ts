@@ -4,9 +4,11 @@ import type { TelemetryTable } from '../db/schema';
 import { ingestAuth } from '../http/auth';
 import { bodyFormat, parseJson, readBody, type BodyFormat } from '../http/body';
 import { ingestCors, ingestOriginGuard } from '../http/cors';
-import type { Services } from '../http/env';
+import type { AppEnv, Services } from '../http/env';
 import { badRequest } from '../http/errors';
 import { createRouter, documentedRoute } from '../http/openapi';
+import { demandsOf } from '../limits/demands';
+import type { LimitSignal } from '../limits/signals';
 import { normalizeLogs } from '../otlp/logs';
 import { normalizeMetrics } from '../otlp/metrics';
 import { exceedsStructures } from '../json/structures';
@@ -20,7 +22,9 @@ import {
 import type { PendingBatch } from '../otlp/records';
 import { normalizeTraces } from '../otlp/traces';
 import { INGEST_LIMITS, limitExceeded } from './limits';
+import type { Refusal } from './refusals/counter';
 import { refusalLogger } from './refusals/log';
+import { NO_PROJECT } from './refusals/tables';
 import { observeRefusals } from './refusals/observe';
 import { normalizeRecipes, normalizeReplayChunk } from './replay';
 import {
@@ -39,6 +43,42 @@ const OTLP: Record<OtlpSignal, { path: string; normalize: (body: unknown, receiv
   metrics: { path: INGEST_PATHS.metrics, normalize: normalizeMetrics },
 };
 
+/**
+ * Stores a decoded request within the limits (docs/governance.md): the key's buckets, the project's quotas and any
+ * spike throttle take its units first, and refuse it whole with a 429 naming the limit; storing counts them as used.
+ */
+async function storeLimited(c: Context<AppEnv>, services: Services, batch: PendingBatch, bodyBytes: number) {
+  const { projectId, actor } = c.get('caller');
+  const keyId = actor.kind === 'key' ? actor.key.id : '';
+  const admission = await services.limits.guard.admit(projectId, keyId, demandsOf(batch, bodyBytes));
+  const result = await storeBatch(services, projectId, batch);
+  admission.stored();
+  return result;
+}
+
+/** The signal of each ingest path, for the usage page's refusals. */
+const SIGNAL_OF_PATH = new Map<string, LimitSignal>([
+  [INGEST_PATHS.traces, 'spans'],
+  [INGEST_PATHS.logs, 'logs'],
+  [INGEST_PATHS.metrics, 'metrics'],
+  [INGEST_PATHS.replayChunk, 'replay_bytes'],
+  [INGEST_PATHS.replayRecipes, 'recipes'],
+]);
+
+/** Counts a refusal for anything but a limit (whose units are counted as throttled) in the project's usage. */
+function countRefused(services: Services, refusal: Refusal): void {
+  const signal = SIGNAL_OF_PATH.get(refusal.example.path);
+  if (!signal || refusal.projectId === NO_PROJECT || refusal.status === 429) return;
+  services.limits.usage.add(refusal.projectId, signal, { refused: 1 }, refusal.atMs);
+}
+
+/** Refuses a request at once, before its body is read, when its key's bucket was found empty and has not refilled. */
+async function refuseEarly(c: Context<AppEnv>, services: Services): Promise<void> {
+  const { actor, projectId } = c.get('caller');
+  const signal = SIGNAL_OF_PATH.get(c.req.path);
+  if (actor.kind === 'key' && signal) await services.limits.guard.refuseEarly(projectId, actor.key.id, signal);
+}
+
 /** Reads, decompresses and decodes a body in one of the `accepted` formats into a plain object. */
 async function decodeBody(c: Context, services: Services, accepted: readonly BodyFormat[], signal?: OtlpSignal) {
   const format = bodyFormat(c, accepted);
@@ -48,10 +88,10 @@ async function decodeBody(c: Context, services: Services, accepted: readonly Bod
     limitExceeded('maxStructures', 'the body holds more objects and arrays (protobuf: messages)');
   if (format === 'json') {
     if (exceedsStructures(bytes, maxStructures)) throw tooManyStructures();
-    return { format, body: parseJson(bytes) };
+    return { format, body: parseJson(bytes), bytes: bytes.length };
   }
   try {
-    return { format, body: decodeOtlpProtobuf(signal!, bytes, maxStructures) };
+    return { format, body: decodeOtlpProtobuf(signal!, bytes, maxStructures), bytes: bytes.length };
   } catch (err) {
     if (err instanceof ProtobufStructureLimitError) throw tooManyStructures();
     if (err instanceof ProtobufDecodeError)
@@ -73,6 +113,7 @@ export function ingestRoutes(services: Services, corsOrigins: '*' | readonly str
   const refusals = observeRefusals(services, (refusal) => {
     services.refusals.record(refusal);
     logRefusal(refusal);
+    countRefused(services, refusal);
   });
   // Whole prefixes, not just the five paths, so a mistyped endpoint's 404 is readable by the page rather than looking
   // like a network error (which the SDK would retry).
@@ -84,9 +125,9 @@ export function ingestRoutes(services: Services, corsOrigins: '*' | readonly str
       app,
       otlpRoute(signal, path),
       async (c) => {
-        const { format, body } = await decodeBody(c, services, ['json', 'protobuf'], signal);
-        const batch = normalize(body, services.clock.now());
-        await storeBatch(services, c.get('caller').projectId, batch);
+        await refuseEarly(c, services);
+        const { format, body, bytes } = await decodeBody(c, services, ['json', 'protobuf'], signal);
+        await storeLimited(c, services, normalize(body, services.clock.now()), bytes);
         // A fully accepted export: partial_success left empty, per the OTLP/HTTP specification.
         if (format === 'protobuf') {
           return c.body(encodeOtlpProtobufResponse(signal) as Uint8Array<ArrayBuffer>, 200, {
@@ -107,8 +148,9 @@ export function ingestRoutes(services: Services, corsOrigins: '*' | readonly str
       app,
       route,
       async (c) => {
-        const { body } = await decodeBody(c, services, ['json']);
-        const result = await storeBatch(services, c.get('caller').projectId, await normalize(body));
+        await refuseEarly(c, services);
+        const { body, bytes } = await decodeBody(c, services, ['json']);
+        const result = await storeLimited(c, services, await normalize(body), bytes);
         return c.json({ accepted: result.stored, duplicates: result.duplicates });
       },
       [auth],

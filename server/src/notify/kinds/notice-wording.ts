@@ -1,4 +1,4 @@
-import { isIssueNotice, type IncidentNotice, type Notice, type NoticeEventKind } from './types';
+import { isIncidentNotice, isIssueNotice, type IncidentNotice, type Notice, type NoticeEventKind } from './types';
 
 /** What changed, as the start of a headline; a new incident needs no word. */
 const EVENT_PREFIX: Record<NoticeEventKind, string> = {
@@ -7,6 +7,7 @@ const EVENT_PREFIX: Record<NoticeEventKind, string> = {
   'incident.acknowledged': 'Acknowledged: ',
   'incident.resolved': 'Resolved: ',
   'issue.regressed': 'Regressed: ',
+  'ingest.spike': 'Spike: ',
 };
 
 /** Runs of whitespace (new lines included) as one space: a title must not break a subject header or an SMS line. */
@@ -29,15 +30,23 @@ export const awaitsAcknowledgement = (notice: Notice): notice is IncidentNotice 
 
 /** Whether the notice offers a resolve link: an incident until it is resolved; an issue is resolved on its page. */
 export const offersResolve = (notice: Notice): notice is IncidentNotice =>
-  !isIssueNotice(notice) && notice.status !== 'resolved';
+  isIncidentNotice(notice) && notice.status !== 'resolved';
 
-/** What the notice is about, as its footer or facts name it: `['Incident', 'inc_42']`, `['Issue', '3f2a…']`. */
-export const noticeSubject = (notice: Notice): [noun: 'Incident' | 'Issue', id: string] =>
-  isIssueNotice(notice) ? ['Issue', notice.payload.issue_id] : ['Incident', notice.payload.incident_id];
+/**
+ * What the notice is about, as its footer or facts name it: `['Incident', 'inc_42']`, `['Issue', '3f2a…']`,
+ * `['Project', 'prj_default']`.
+ */
+export const noticeSubject = (notice: Notice): [noun: 'Incident' | 'Issue' | 'Project', id: string] =>
+  isIssueNotice(notice)
+    ? ['Issue', notice.payload.issue_id]
+    : isIncidentNotice(notice)
+      ? ['Incident', notice.payload.incident_id]
+      : ['Project', notice.payload.project_id];
 
 /** The link to the root-cause analysis of the notice's incident, when its issue has one. */
 export const analysisUrl = (notice: Notice): string | null =>
-  isIssueNotice(notice) ? null : (notice.analysis_url ?? null);
+  isIncidentNotice(notice) ? (notice.analysis_url ?? null) : null;
 
-/** What `dashboard_url` opens, for its link's label: the incident page, or the issue's. */
-export const linkedPage = (notice: Notice): 'dashboard' | 'issue' => (isIssueNotice(notice) ? 'issue' : 'dashboard');
+/** What `dashboard_url` opens, for its link's label: the incident page, the issue's, or the project's usage. */
+export const linkedPage = (notice: Notice): 'dashboard' | 'issue' | 'usage' =>
+  isIssueNotice(notice) ? 'issue' : isIncidentNotice(notice) ? 'dashboard' : 'usage';

@@ -68,13 +68,38 @@ export interface IssueNotice {
   test: false;
 }
 
+/** Events about a project's ingest, with neither incident nor issue: a spike being throttled (docs/governance.md). */
+export type ProjectEventKind = 'ingest.spike';
+
+/** The webhook payload of a project event: SPEC 2.6's fields, with `project_id` where an incident has `incident_id`. */
+export interface ProjectPayload {
+  event: ProjectEventKind;
+  project_id: string;
+  severity: typeof ISSUE_SEVERITY;
+  title: string;
+  services: string[];
+  env: string;
+  root_cause_summary: string;
+  dashboard_url: string;
+}
+
+/** What a kind renders for a project event: the link opens the project's usage page. */
+export interface ProjectNotice {
+  payload: ProjectPayload;
+  status: 'throttled';
+  /** When the event began, ISO 8601. */
+  detected_at: string;
+  test: false;
+}
+
 /** What the outbox hands a kind to send. */
-export type Notice = IncidentNotice | IssueNotice;
+export type Notice = IncidentNotice | IssueNotice | ProjectNotice;
 export type NoticeEventKind = Notice['payload']['event'];
 export type NoticeSeverity = Notice['payload']['severity'];
 export type NoticeStatus = Notice['status'];
 
 export const isIssueNotice = (notice: Notice): notice is IssueNotice => 'issue_id' in notice.payload;
+export const isIncidentNotice = (notice: Notice): notice is IncidentNotice => 'incident_id' in notice.payload;
 
 /** How an attempt ended, as the delivery log records it (SPEC 2.7 states, plus `retry` which becomes `retrying`). */
 export type SendOutcome =

@@ -1,4 +1,4 @@
-import { isIssueNotice, type Notice } from '../types';
+import { isIncidentNotice, type Notice } from '../types';
 import { truncate } from '../../../shared/truncate';
 import { EVENT_HEADLINE, SEVERITY_MARK, STATUS_LABEL, TEST_NOTE } from './text';
 import {
@@ -152,7 +152,7 @@ export function notificationText(notice: Notice): string {
 
 /** The threaded reply recording a later event of the incident under its card. */
 export function threadReply(notice: Notice): { text: string } {
-  const actor = isIssueNotice(notice) ? null : notice.actor;
+  const actor = isIncidentNotice(notice) ? notice.actor : null;
   const by = actor ? ` by ${escapeMrkdwn(actor)}` : '';
   const headline = `*${EVENT_HEADLINE[notice.payload.event]}*${by} (status: ${STATUS_LABEL[notice.status]})`;
   return { text: `${headline} · ${link(notice.payload.dashboard_url, `open ${linkedPage(notice)}`)}` };

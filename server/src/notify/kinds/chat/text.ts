@@ -16,6 +16,7 @@ export const STATUS_LABEL: Record<NoticeStatus, string> = {
   acknowledged: 'Acknowledged',
   resolved: 'Resolved',
   regressed: 'Regressed',
+  throttled: 'Throttled',
 };
 
 export const EVENT_HEADLINE: Record<NoticeEventKind, string> = {
@@ -24,6 +25,7 @@ export const EVENT_HEADLINE: Record<NoticeEventKind, string> = {
   'incident.acknowledged': 'Incident acknowledged',
   'incident.resolved': 'Incident resolved',
   'issue.regressed': 'Resolved issue occurred again',
+  'ingest.spike': 'Ingest spike throttled',
 };
 
 export const TEST_NOTE = 'Test notification: no incident was opened.';

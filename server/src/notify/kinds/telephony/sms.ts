@@ -20,7 +20,7 @@ export function renderSmsBody(notice: Notice): string {
   return `${cut(summary, SMS_MAX_CHARACTERS - linkText.length - 1)}\n${linkText}`;
 }
 
-const PAGE_LABEL = { dashboard: 'Dashboard', issue: 'Issue' } as const;
+const PAGE_LABEL = { dashboard: 'Dashboard', issue: 'Issue', usage: 'Usage' } as const;
 
 /** `text` in at most `max` UTF-16 units, ending in `…` when cut, never splitting a character in two. */
 function cut(text: string, max: number): string {

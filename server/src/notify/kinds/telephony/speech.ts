@@ -18,6 +18,7 @@ const HAPPENED: Record<NoticeEventKind, string> = {
   'incident.acknowledged': 'Acknowledged {severity} incident',
   'incident.resolved': 'Resolved {severity} incident',
   'issue.regressed': 'A resolved issue occurred again',
+  'ingest.spike': 'A spike of telemetry is being throttled',
 };
 
 /** Words as a listener hears them: tokens with a letter or digit. */
