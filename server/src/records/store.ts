@@ -65,12 +65,16 @@ export async function listRecords<T extends TelemetryTable>(
   const after = r.after;
   const [beyond, order] = r.oldestFirst ? (['>', 'asc'] as const) : (['<', 'desc'] as const);
   if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('r.time_ms', beyond, after.t),
-        eb.and([eb('r.time_ms', '=', after.t), eb('r.id', beyond, Number(after.k))]),
-      ]),
-    );
+    // The bound on time_ms alone is implied by the pair after it, but it is what lets the index on (project_id,
+    // time_ms, id) start at the cursor: without it a deep page scans every row before it, and an export is all deep pages.
+    q = q
+      .where('r.time_ms', `${beyond}=`, after.t)
+      .where((eb) =>
+        eb.or([
+          eb('r.time_ms', beyond, after.t),
+          eb.and([eb('r.time_ms', '=', after.t), eb('r.id', beyond, Number(after.k))]),
+        ]),
+      );
   }
   return (await q
     .orderBy('r.time_ms', order)
