@@ -787,6 +787,10 @@ const CASES: Record<string, Case> = {
     valid: () => ({ key: 'admin' }),
     invalid: () => ({ key: 'admin', query: { from: 'yesterday' }, field: 'from' }),
   },
+  'get /control-plane/export': {
+    valid: () => ({ query: { signal: 'spans', from: '2020-01-01T00:00:00Z' } }),
+    invalid: () => ({ query: { signal: 'replay', page_size: '500' }, field: 'page_size' }),
+  },
   'post /auth/invitations/inspect': {
     prepare: async (ctx) => {
       ctx.ids.inviteToken = (await invite(ctx, 'looking@example.com')).token;
