@@ -136,3 +136,51 @@ describe.runIf((await databaseKinds()).includes('postgres'))('ingest limits acro
     expect(await storedSpans(a)).toBe(6_000);
   });
 });
+
+describe.each(await databaseKinds())('spike protection (%s)', (kind) => {
+  const DAY_MS = 86_400_000;
+  let now = Date.UTC(2026, 10, 30, 12, 0, 0);
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer(kind, { clock: { now: () => now }, detection: false });
+  });
+  afterAll(() => t?.close());
+
+  it('throttles a project sending far over its usual day, and notifies it once through the rules', async () => {
+    // A webhook channel the catch-all rule reaches; the delivery is what is checked, not its sending.
+    const channel = await controlCall<{ id: string }>(t, 'POST', '/notifications/channels', {
+      type: 'webhook',
+      name: 'ops hook',
+      config: { url: 'https://hooks.example.com/svc' },
+    });
+    await controlCall(t, 'POST', '/notifications/rules', { name: 'all', conditions: {}, channels: [channel.body.id] });
+    await controlCall(t, 'PUT', '/limits', { spans: { rate: 100 } });
+    const at = now;
+    now = at - DAY_MS - 3_600_000;
+    expect((await send(t.url, t.ingestKey, spans(20))).status).toBe(200);
+    now = at;
+    expect((await send(t.url, t.ingestKey, spans(3_000))).status).toBe(200);
+
+    const begun = await t.server.limits.checkSpikes();
+    expect(begun).toMatchObject([{ signal: 'spans', projectId: t.projectId }]);
+    // Another replica's check, or the next minute's, finds it stored: no second notification.
+    expect(await t.server.limits.checkSpikes()).toEqual([]);
+    const throttled = await send(t.url, t.ingestKey, spans(50));
+    expect([throttled.status, throttled.body.error.code]).toEqual([429, 'spike_throttled']);
+
+    const deliveries = await t.server.database.db
+      .selectFrom('deliveries')
+      .select(['event', 'notice'])
+      .where('event', '=', 'ingest.spike')
+      .execute();
+    expect(deliveries).toHaveLength(1);
+    expect(JSON.parse(deliveries[0]!.notice!)).toMatchObject({
+      payload: { event: 'ingest.spike', project_id: t.projectId, dashboard_url: `${t.url}/usage` },
+      status: 'throttled',
+    });
+    const usage = await controlCall<{ signals: Array<{ signal: string; spike: unknown }> }>(t, 'GET', '/usage');
+    expect(usage.body.signals.find((s) => s.signal === 'spans')?.spike).toMatchObject({
+      baseline_per_minute: expect.any(Number),
+    });
+  });
+});

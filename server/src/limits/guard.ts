@@ -53,6 +53,40 @@ const rateRefusal = (signal: LimitSignal, { rate, burst }: SignalLimits, retryAf
     retryAfterMs,
   );
 
+/** One bucket a request takes from, and the refusal it gets when the bucket is empty. */
+interface BucketTake {
+  key: string;
+  units: number;
+  limits: SignalLimits;
+  refusal: (retryAfterMs: number) => DomainError;
+}
+
+/** The buckets a demand takes from: the key's, and the project's spike throttle while it spikes. */
+function takesOf(projectId: string, keyId: string, { signal, units }: Demand, own: SignalLimits, spikes: SpikeWatch) {
+  const rate: BucketTake = {
+    key: `${keyId}:${signal}`,
+    units,
+    limits: own,
+    refusal: (ms) => rateRefusal(signal, own, ms),
+  };
+  const spike = spikes.throttle(projectId, signal, own);
+  if (!spike) return [rate];
+  const throttle: BucketTake = {
+    key: `spike:${projectId}:${signal}`,
+    units,
+    limits: spike,
+    refusal: (ms) =>
+      overLimit(
+        'spike_throttled',
+        signal,
+        `the project's ${UNIT_TEXT[signal]} are throttled to ${spike.rate} a second after a spike over its usual rate`,
+        spike.rate,
+        ms,
+      ),
+  };
+  return [rate, throttle];
+}
+
 export function createIngestGuard(deps: {
   clock: Clock;
   limits: LimitsCache;
@@ -80,14 +114,7 @@ export function createIngestGuard(deps: {
   };
 
   /** Takes from each bucket in turn; on a refusal, gives back what the earlier ones gave. */
-  const takeAll = async (
-    takes: readonly {
-      key: string;
-      units: number;
-      limits: SignalLimits;
-      refusal: (retryAfterMs: number) => DomainError;
-    }[],
-  ) => {
+  const takeAll = async (takes: readonly BucketTake[]) => {
     for (const [i, take] of takes.entries()) {
       const result = await buckets.take(take.key, take.units, take.limits);
       if (result.granted) continue;
@@ -113,33 +140,7 @@ export function createIngestGuard(deps: {
       const limits = await deps.limits.of(projectId);
       const wanted = demands.filter((d) => d.units > 0);
       for (const demand of wanted) await checkQuota(projectId, demand, limits[demand.signal]);
-      const takes = wanted.flatMap(({ signal, units }) => {
-        const own = limits[signal];
-        const rate = {
-          key: `${keyId}:${signal}`,
-          units,
-          limits: own,
-          refusal: (ms: number) => rateRefusal(signal, own, ms),
-        };
-        const spike = spikes.throttle(projectId, signal, own);
-        if (!spike) return [rate];
-        return [
-          rate,
-          {
-            key: `spike:${projectId}:${signal}`,
-            units,
-            limits: spike,
-            refusal: (ms: number) =>
-              overLimit(
-                'spike_throttled',
-                signal,
-                `the project's ${UNIT_TEXT[signal]} are throttled to ${spike.rate} a second after a spike over its usual rate`,
-                spike.rate,
-                ms,
-              ),
-          },
-        ];
-      });
+      const takes = wanted.flatMap((demand) => takesOf(projectId, keyId, demand, limits[demand.signal], spikes));
       try {
         await takeAll(takes);
       } catch (err) {

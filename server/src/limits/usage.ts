@@ -29,6 +29,20 @@ export interface UsageCounter {
   stop(): Promise<void>;
 }
 
+/** Adds counts to `ingest_usage`, one upsert per row. */
+const addUsage = (db: Kysely<Database>, rows: Row[]) =>
+  limitsDb(db)
+    .insertInto('ingest_usage')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['project_id', 'signal', 'bucket_ms']).doUpdateSet({
+        accepted: sql<number>`ingest_usage.accepted + excluded.accepted`,
+        throttled: sql<number>`ingest_usage.throttled + excluded.throttled`,
+        refused: sql<number>`ingest_usage.refused + excluded.refused`,
+      }),
+    )
+    .execute();
+
 /**
  * Usage counts kept in memory and added to `ingest_usage` every few seconds, one upsert per (project, signal, bucket),
  * so counting costs ingest no database write of its own. The daily quota reads them back: with replicas it holds
@@ -55,17 +69,7 @@ export function createUsageCounter(db: Kysely<Database>, log: (line: string) => 
     const rows = [...pending.values()];
     pending = new Map();
     try {
-      await limitsDb(db)
-        .insertInto('ingest_usage')
-        .values(rows)
-        .onConflict((oc) =>
-          oc.columns(['project_id', 'signal', 'bucket_ms']).doUpdateSet({
-            accepted: sql<number>`ingest_usage.accepted + excluded.accepted`,
-            throttled: sql<number>`ingest_usage.throttled + excluded.throttled`,
-            refused: sql<number>`ingest_usage.refused + excluded.refused`,
-          }),
-        )
-        .execute();
+      await addUsage(db, rows);
     } catch (err) {
       // Kept for the next flush: a busy database must not lose the counts.
       for (const row of rows) merge(row);
