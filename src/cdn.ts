@@ -5,6 +5,9 @@
  * replay starts, cdn/load-recorder.ts loads `svc-recorder.min.js` (entry cdn/recorder.ts) from beside it.
  */
 import { readScriptConfig } from './cdn/script-config';
+import { noIngestUrl } from './config/env-options';
+import { warnOnce } from './core/debug';
+import { captureOriginals } from './core/originals';
 import { initBrowserSDK } from './sdk/init';
 
 // The npm entry's values, without its integration factories: a script tag chooses integrations by name, from the
@@ -15,5 +18,10 @@ export { initBrowserSDK as init } from './sdk/init';
 
 if (typeof document !== 'undefined') {
   const options = readScriptConfig(document.currentScript);
-  if (options !== undefined) initBrowserSDK(options);
+  if (options !== undefined) {
+    // As /auto does: without an address, telemetry goes to the page's own origin ("/" says that is meant).
+    if (options.ingestUrl === undefined)
+      warnOnce(captureOriginals().console, 'script-url', noIngestUrl('data-ingest-url on the script tag'));
+    initBrowserSDK(options);
+  }
 }

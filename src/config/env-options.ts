@@ -31,11 +31,10 @@ export function envWarnings(env: EnvConfig): Array<[string, string]> {
       `no API key: set ${spellings('API_KEY')} to an ingest key ("svc-server keys create --scope ingest"); nothing is sent until then.`,
     ]);
   }
-  if (env.ingestUrl === undefined) {
-    warnings.push([
-      'env-url',
-      `no ingest URL: set ${spellings('INGEST_URL')} to the address of svc-server (or to "/" when it serves this origin); telemetry goes to this page's origin until then.`,
-    ]);
-  }
+  if (env.ingestUrl === undefined) warnings.push(['env-url', noIngestUrl(spellings('INGEST_URL'))]);
   return warnings;
 }
+
+/** The warning of a zero-config start without an ingest address, `setting` naming where to give it. */
+export const noIngestUrl = (setting: string): string =>
+  `no ingest URL: set ${setting} to the address of svc-server (or to "/" when it serves this origin); telemetry goes to this page's origin until then.`;

@@ -1,5 +1,5 @@
 import { INGEST_PATHS } from '../../wire/paths';
-import { backoff, type Retry } from './backoff';
+import { backoff, failedOutsideFlush, type Retry } from './backoff';
 import { chunksOf, takeBatch } from './batches';
 import { countLost } from './drops';
 import type { Leftover } from './leftovers';
@@ -26,6 +26,11 @@ export async function sendKept(state: PipelineState, request: Leftover): Promise
   const url = urlOf(state, signal);
   const result = await post(state, url, request.body, utf8Length(request.body));
   if (result.verdict_ === 'refused') refused(state, url, signal, 0, result);
+  else if (result.verdict_ === 'retry') {
+    // The drain stops here; it goes on after the backoff, with the next delivery.
+    state.drainDue_ = true;
+    failedOutsideFlush(state, url, result);
+  }
   return result.verdict_ !== 'retry';
 }
 
@@ -43,7 +48,10 @@ async function sendSignal<S extends Signal>(
   const chunks = chunksOf(state, signal, items);
   for (let i = 0; i < chunks.length; i++) {
     const chunk = chunks[i]!;
+    const sending = { signal, chunk };
+    state.sending_.add(sending);
     const result = await post(state, url, chunk.body, chunk.bytes);
+    state.sending_.delete(sending);
     if (result.verdict_ === 'retry') {
       if (state.persistence_ && state.failures_ + 1 >= PERSIST_AFTER_FAILURES) persist(state, signal, chunks.slice(i));
       else

@@ -60,7 +60,8 @@ export function createLeftoverStore(
       return leftovers.map((leftover) => {
         // Time first, so that entries of later page loads sort after; the counter orders one page's entries.
         const key = `${prefix}${Date.now().toString(36).padStart(9, '0')}.${(counter++).toString(36).padStart(4, '0')}`;
-        const value = JSON.stringify(leftover);
+        // Only what is posted: callers may pass richer objects (the records of the request) that must not be stored.
+        const value = JSON.stringify({ path: leftover.path, body: leftover.body });
         if (total + key.length + value.length > limit) return undefined;
         return guarded(undefined, () => {
           storage!.setItem(key, value);

@@ -1,7 +1,8 @@
 /**
- * What an ingest refusal says about the SDK's configuration, in words that name the fix. The codes are those of the
- * server's one error shape `{"error":{"code","message","details"}}` (server/src/http/auth.ts, server/src/app.ts,
- * server/src/ingest/store.ts). Loaded with a dynamic import on the first refusal, so it is not in the initial bundle.
+ * What an ingest refusal, or a 429 (over a rate limit or quota of the project), says about the SDK's setup, in words
+ * that name the fix. The codes are those of the server's one error shape `{"error":{"code","message","details"}}`
+ * (server/src/http/auth.ts, server/src/app.ts, server/src/ingest/store.ts, server/src/ingest/routes.ts). Loaded with a
+ * dynamic import on the first such answer, so it is not in the initial bundle.
  */
 
 interface ServerError {
@@ -29,6 +30,11 @@ export function misconfiguration(status: number, detail: string, url: string): [
   if (status === 403) return ['403', `${said} The key is revoked, expired or not an ingest key: ${NEW_KEY}.`];
   if (status === 404)
     return ['404', `${said} ingestUrl must be the base address of svc-server (the SDK appends /otlp/v1/…).`];
+  if (status === 429)
+    return [
+      '429',
+      `${said} Sending waits as the server asks (Retry-After), on every page of this site; records are kept within maxQueueSize and the outbox, and those dropped are counted in svc.sdk.dropped_items. Raise the project's limit or sample less.`,
+    ];
   if (status !== 422) return undefined;
   const apps = error.code === 'unknown_service' && error.details?.rejected;
   const fix = apps

@@ -7,8 +7,8 @@ import { SIGNAL_OF, type PipelineState } from './pipeline-state';
 import type { Chunk } from './split';
 import type { SendResult } from './transport';
 
-/** Refusals that resending cannot change: the signal that got one stops for the page. */
-const FINAL_STATUSES: readonly number[] = [401, 403, 422];
+/** Refusals that resending cannot change (a 404 is a wrong ingestUrl): the signal that got one stops for the page. */
+const FINAL_STATUSES: readonly number[] = [401, 403, 404, 422];
 
 type Refusal = Extract<SendResult, { verdict_: 'refused' }>;
 
@@ -59,14 +59,19 @@ export function refused(
 ): void {
   state.debug_.warn(`${url} refused ${count} records with HTTP ${result.status}; they are dropped. ${result.detail}`);
   countLost(state, 'refused', count);
-  // The wording is loaded on the first refusal only: a well-configured page never needs it.
+  explain(state, url, result.status, result.detail);
+  if (signal && FINAL_STATUSES.includes(result.status)) state.stoppedSignals_.add(signal);
+}
+
+/** The one loud warning for an answer that says the setup or a limit needs fixing (misconfig.ts), once per kind. */
+export function explain(state: PipelineState, url: string, status: number, detail: string): void {
+  // The wording is loaded on the first such answer only: a well-configured page never needs it.
   void import('./misconfig')
     .then(({ misconfiguration }) => {
-      const warning = misconfiguration(result.status, result.detail, url);
+      const warning = misconfiguration(status, detail, url);
       if (warning) warnOnce(state.console_, warning[0], warning[1]);
     })
-    .catch(() => state.debug_.warn(`HTTP ${result.status} from ${url}: the explanation could not be loaded`));
-  if (signal && FINAL_STATUSES.includes(result.status)) state.stoppedSignals_.add(signal);
+    .catch(() => state.debug_.warn(`HTTP ${status} from ${url}: the explanation could not be loaded`));
 }
 
 /** The retry budget is spent: the requests go to the outbox, and their records leave the queue. */

@@ -4,6 +4,15 @@ import type { OutboxRequest } from './outbox';
 /** Local-storage key saying the outbox may hold requests: only then does a page load the outbox module at start. */
 export const OUTBOX_MARKER = 'svc.outbox';
 
+/**
+ * Local-storage key of the time (epoch ms) before which no page of the origin sends: the server's `Retry-After`. A
+ * full quota then holds every page load back, instead of each trying once more at start.
+ */
+export const PAUSE_KEY = 'svc.pause';
+
+/** Most characters of page-leave requests kept in local storage: what the outbox holds (OUTBOX_LIMITS.bytes). */
+const KEPT_CHARS = 2_000_000;
+
 /** How the pipeline keeps requests it cannot send (docs/sdk-pipeline.md, "Persistence"). */
 export interface Persistence {
   /**
@@ -17,27 +26,44 @@ export interface Persistence {
   store(requests: readonly OutboxRequest[]): void;
   /** Sends what the outbox holds, when the marker says it may hold something. */
   drain(): void;
+  /** The pause an earlier page of the origin was asked for (epoch ms, 0 when none or over). */
+  readonly pausedUntil: number;
+  /** The server asked to wait until `until` (epoch ms): every page load of the origin waits too. */
+  pause(until: number): void;
 }
 
 /**
  * `send` posts one kept request and resolves true once it is done with (delivered, or refused for good); `onDrop`
- * counts records lost for room (`outbox_full`) or because the outbox cannot be used (`persist_failed`). The outbox
- * code is imported on first use; its calls run one after another.
+ * counts records lost for room (`outbox_full`) or because the outbox cannot be used (`persist_failed`); `now` is the
+ * pipeline's clock. The outbox code is imported on first use; its calls run one after another.
  */
 export function createPersistence(
   send: (request: Leftover) => Promise<boolean>,
   onDrop: (reason: string, count: number) => void,
+  now: () => number,
 ): Persistence {
   const storage = localStorageIfAvailable();
-  const leftovers = createLeftoverStore(storage, 'svc.otlp.');
-  const mark = (on: boolean): void => {
+  const leftovers = createLeftoverStore(storage, 'svc.otlp.', KEPT_CHARS);
+  const write = (key: string, value?: string): void => {
     try {
-      if (on) storage!.setItem(OUTBOX_MARKER, '1');
-      else storage!.removeItem(OUTBOX_MARKER);
+      if (value) storage!.setItem(key, value);
+      else storage!.removeItem(key);
     } catch {
       // No storage: nothing kept in local storage, and the outbox is still drained whenever this page stored.
     }
   };
+  const mark = (on: boolean): void => write(OUTBOX_MARKER, on ? '1' : '');
+  const read = (key: string): string | null => {
+    try {
+      return storage ? storage.getItem(key) : null;
+    } catch {
+      // Unreadable storage: nothing is known.
+      return null;
+    }
+  };
+  const pausedUntil = Number(read(PAUSE_KEY)) || 0;
+  // A pause that is over is removed, so nothing stays behind once it served.
+  if (pausedUntil <= now()) write(PAUSE_KEY);
   let chain: Promise<unknown> = Promise.resolve();
   const run = (work: (outbox: typeof import('./outbox')) => Promise<void>, lost: number): void => {
     chain = chain
@@ -63,18 +89,14 @@ export function createPersistence(
       );
     },
     drain() {
-      let marked: string | null = null;
-      try {
-        marked = storage ? storage.getItem(OUTBOX_MARKER) : null;
-      } catch {
-        // Unreadable storage: nothing is known to wait.
-      }
-      if (marked === null) return;
+      if (read(OUTBOX_MARKER) === null) return;
       run(async (outbox) => {
         const { dropped, empty } = await outbox.drainOutbox(leftovers, send);
         if (dropped > 0) onDrop('outbox_full', dropped);
         if (empty) mark(false);
       }, 0);
     },
+    pausedUntil,
+    pause: (until) => write(PAUSE_KEY, String(until)),
   };
 }

@@ -7,12 +7,19 @@ import { createKeepaliveBudget } from './keepalive-budget';
 import type { Signal } from './otlp-json';
 import type { Persistence } from './persist';
 import { createBoundedQueue, type BoundedQueue } from './queue';
+import type { Chunk } from './split';
 import type { Transport } from './transport';
 import type { PipelineOptions } from './types';
 import type { UnloadRoute } from './unload';
 
 export const SIGNALS: readonly Signal[] = ['logs', 'traces', 'metrics'];
 export const SIGNAL_OF = { log: 'logs', span: 'traces', metric: 'metrics' } as const;
+
+/** One request's records and body, and its signal. */
+export interface SignalChunk {
+  readonly signal: Signal;
+  readonly chunk: Chunk<TelemetryItem>;
+}
 
 /**
  * What the pipeline's units share (docs/sdk-pipeline.md): the queue, the transport and the counters of one pipeline.
@@ -49,6 +56,8 @@ export interface PipelineState {
   readonly reports_: WeakSet<TelemetryItem>;
   /** Local-storage key of records a page-leave flush kept (see Persistence.keep), until they are done with. */
   readonly keptKeys_: WeakMap<TelemetryItem, string>;
+  /** Requests of flushes on the wire: a page that leaves before their answer keeps them too. */
+  readonly sending_: Set<SignalChunk>;
   /** This page put requests in the outbox: drain it after the next delivery. */
   drainDue_?: boolean;
   /** Unload left records behind for lack of budget: send them once a keepalive request frees some. */
@@ -102,6 +111,7 @@ export function createPipelineState(options: PipelineOptions): PipelineState {
     lastSessionId_: '',
     reports_: new WeakSet(),
     keptKeys_: new WeakMap(),
+    sending_: new Set(),
     answers_: [0, 0],
   };
 }

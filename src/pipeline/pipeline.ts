@@ -24,11 +24,15 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const { clock_: clock, debug_: debug, queue_: queue, transport_: transport } = state;
   let timer: unknown;
   let flushes: Promise<void> = Promise.resolve();
-  if (transport && options.config.persistence)
+  if (transport && options.config.persistence) {
     state.persistence_ = createPersistence(
       (request) => sendKept(state, request),
       (reason, count) => countLost(state, reason, count),
+      clock.now,
     );
+    // An earlier page of the origin was asked to wait (a 429's Retry-After): this one waits too.
+    state.pausedUntil_ = state.persistence_.pausedUntil;
+  }
 
   function flush(force = false): Promise<void> {
     flushes = flushes.then(() => flushOnce(state, force)).catch((error: unknown) => debug.error('flush failed', error));
@@ -45,7 +49,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   schedule();
-  state.persistence_?.drain();
+  // The outbox waits out that pause as well, rather than send into a full quota.
+  if (state.pausedUntil_ > clock.now())
+    clock.setTimeout(() => state.persistence_!.drain(), state.pausedUntil_ - clock.now());
+  else state.persistence_?.drain();
 
   return {
     enqueue(item) {

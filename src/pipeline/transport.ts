@@ -12,8 +12,17 @@ export type SendResult =
   | { readonly verdict_: 'delivered' }
   /** Final refusal (a 4xx other than 408/429): resending the same body cannot succeed. */
   | { readonly verdict_: 'refused'; readonly status: number; readonly detail: string }
-  /** Network error, timeout, 408, 429 or 5xx: worth another attempt, after `retryAfterMs` when the server said so. */
-  | { readonly verdict_: 'retry'; readonly reason: string; readonly retryAfterMs: number | undefined };
+  /**
+   * Network error, timeout, 408, 429 or 5xx: worth another attempt, after `retryAfterMs` when the server said so.
+   * `status` and `detail` when the server answered.
+   */
+  | {
+      readonly verdict_: 'retry';
+      readonly reason: string;
+      readonly retryAfterMs: number | undefined;
+      readonly status?: number;
+      readonly detail?: string;
+    };
 
 export interface Transport {
   /** The original, unpatched fetch: the SDK's own requests are never traced. */
@@ -115,12 +124,15 @@ export async function postBody(
   } catch (error) {
     return { verdict_: 'retry', reason: describe(error), retryAfterMs: undefined };
   }
-  const verdict = statusVerdict(answer.status);
+  const { status, detail } = answer;
+  const verdict = statusVerdict(status);
   if (verdict === 'delivered') return { verdict_: verdict };
-  if (verdict === 'refused') return { verdict_: verdict, status: answer.status, detail: answer.detail };
+  if (verdict === 'refused') return { verdict_: verdict, status, detail };
   return {
     verdict_: verdict,
-    reason: `HTTP ${answer.status}`,
+    status,
+    detail,
+    reason: `HTTP ${status}`,
     retryAfterMs: parseRetryAfter(answer.retryAfter, t.clock.now()),
   };
 }

@@ -1,8 +1,10 @@
+import { POINT_UID_ATTRIBUTE } from '../../wire/self-telemetry';
 import type { SdkCore } from '../core/core';
 import type { MetricRecorder } from '../core/integration';
 import { nowMs } from './clock';
 import { readCallContext } from './context';
 import { runGuarded } from './internal';
+import { randomHexId } from '../session/ids';
 import { metricNameProblems } from './metric-names';
 import { describeArgument, truncate } from './render';
 
@@ -53,7 +55,13 @@ export function createMetricRecorder(core: SdkCore): MetricRecorder {
         value,
         unit: checkedUnit,
         sessionId,
-        attributes: { ...attributes, ...extraAttributes, 'session.id': sessionId },
+        // The point's identity (POINT_UID_ATTRIBUTE): ingest stores a point sent again (a kept request) once.
+        attributes: {
+          ...attributes,
+          ...extraAttributes,
+          'session.id': sessionId,
+          [POINT_UID_ATTRIBUTE]: randomHexId(),
+        },
       });
     });
   };

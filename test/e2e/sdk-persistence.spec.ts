@@ -301,3 +301,67 @@ test('without IndexedDB (blocked or private mode) nothing breaks: records that c
     await proxy.close();
   }
 });
+
+/** The kept requests, the outbox marker and the pause the SDK may leave in local storage: gone once all went out. */
+const leftInStorage = (page: Page): Promise<string[]> =>
+  page.evaluate(() => Object.keys(localStorage).filter((key) => /^svc\.(otlp\.|outbox$|pause$)/.test(key)));
+
+test('ingest answering 503 for the whole first page, then a reload with ingest back: each of the 20 records is stored once, nothing is left', async ({
+  page,
+  ingest,
+}) => {
+  const proxy = await startIngestProxy(ingest.url);
+  try {
+    // Defaults (2 s flushes, 5 s timeout), as a real page has them: the retry budget is not spent before the leave.
+    const sessionId = await openSdkPage(page, proxy, ingest, 2000);
+    proxy.setFault({ kind: 'status', status: 503 });
+    await logRecords(page, 0, 20);
+    await expect.poll(() => proxy.posts(INGEST_PATHS.logs).length, { message: 'a failed attempt' }).toBe(1);
+    // Left while backing off. A keepalive request handed over at the leave (none while the SDK waits) would meet the
+    // 503 after the page is gone: what is not acknowledged is kept, each record once.
+    app.setHtml(PLAIN_HTML);
+    await page.goto(`${app.origin}/plain`);
+    const kept = (await keptInStorage(page)).flatMap((r) => seqsInBody(r.body));
+    expect(sorted(kept), 'records kept by the leaving page').toEqual(range(0, 20));
+    await expect.poll(() => proxy.pending(), { message: 'the leave answered' }).toBe(0);
+    expect(await storedSeqs(ingest, sessionId)).toEqual([]);
+
+    proxy.setFault(undefined);
+    app.setHtml(sdkHtml(proxy, ingest));
+    await page.goto(`${app.origin}/`);
+    await expect.poll(() => storedSeqs(ingest, sessionId), { message: 'every record stored' }).toEqual(range(0, 20));
+    await expect.poll(() => outboxRows(page), { message: 'the outbox emptied' }).toEqual([]);
+    await expect.poll(() => leftInStorage(page), { message: 'local storage emptied' }).toEqual([]);
+    expect(await storedSeqs(ingest, sessionId), 'each record once').toEqual(range(0, 20));
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('800 records queued when the tab is closed, far over the keepalive quota: the next load delivers every one, once', async ({
+  page,
+  context,
+  ingest,
+}) => {
+  const proxy = await startIngestProxy(ingest.url);
+  try {
+    // ~1.5 KB per encoded record: about 40 fit one ~60 KB request, the rest cannot leave with the tab.
+    const sessionId = await openSdkPage(page, proxy, ingest, 600_000);
+    await logRecords(page, 0, 800, 1000);
+    await page.close();
+    await expect
+      .poll(() => proxy.posts(INGEST_PATHS.logs).length > 0 && proxy.pending() === 0, { message: 'the leave answered' })
+      .toBe(true);
+
+    const next = await context.newPage();
+    app.setHtml(sdkHtml(proxy, ingest));
+    await next.goto(`${app.origin}/`);
+    await expect
+      .poll(() => storedSeqs(ingest, sessionId), { message: 'every record stored', timeout: 20_000 })
+      .toEqual(range(0, 800));
+    await expect.poll(() => outboxRows(next), { message: 'the outbox emptied' }).toEqual([]);
+    await expect.poll(() => leftInStorage(next), { message: 'local storage emptied' }).toEqual([]);
+  } finally {
+    await proxy.close();
+  }
+});

@@ -66,13 +66,21 @@ function scriptedFetch(replies: Reply[], sent: Sent[]): typeof fetch {
 
 /** An outbox that remembers what it was given; `keep` keeps everything, under keys k1, k2, ... */
 export function recordingOutbox() {
-  const calls = { kept: [] as string[], forgotten: [] as string[], stored: [] as string[], drains: 0 };
+  const calls = {
+    kept: [] as string[],
+    forgotten: [] as string[],
+    stored: [] as string[],
+    drains: 0,
+    pauses: [] as number[],
+  };
   let keys = 0;
   const outbox: Persistence = {
     keep: (requests) => requests.map((request) => (calls.kept.push(request.path), `k${++keys}`)),
     forget: (key) => void calls.forgotten.push(key),
     store: (requests) => void calls.stored.push(...requests.map((request) => request.path)),
     drain: () => void calls.drains++,
+    pausedUntil: 0,
+    pause: (until) => void calls.pauses.push(until),
   };
   return { outbox, calls };
 }
