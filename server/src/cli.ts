@@ -6,6 +6,7 @@ import { ERASE_USAGE, runEraseCommand } from './cli/erase';
 import { EXPORT_USAGE, runExportCommand } from './cli/export';
 import { UsageError } from './cli/resolve';
 import { recallKeys, rememberKeys } from './cli/remembered-keys';
+import { LIMITS_USAGE, runLimitsCommand } from './cli/limits';
 import { RETENTION_USAGE, runRetentionCommand } from './cli/retention';
 import { runSourcemapsCommand, SOURCEMAPS_USAGE } from './cli/sourcemaps';
 import { systemClock } from './clock';
@@ -21,6 +22,8 @@ ${CONFIG_OPTIONS.map(([flag, envName, text]) => `  --${flag.padEnd(15)} ${envNam
 ${ADMIN_USAGE}
 
 ${RETENTION_USAGE}
+
+${LIMITS_USAGE}
 
 ${SOURCEMAPS_USAGE}
 
@@ -112,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
     return runRetentionCommand(rest, process.env, process.cwd(), say, (l) => console.error(l));
   }
   const note = (l: string) => console.error(l);
+  if (first === 'limits') return runLimitsCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);
   if (first === 'backup') return runBackupCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);
   if (first === 'restore') return runRestoreCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);
   if (first === 'erase') return runEraseCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);

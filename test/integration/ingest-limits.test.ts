@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../server/src/clock';
 import { createKey, startServer, type RunningServer } from '../../server/src/index';
@@ -182,5 +186,50 @@ describe.each(await databaseKinds())('spike protection (%s)', (kind) => {
     expect(usage.body.signals.find((s) => s.signal === 'spans')?.spike).toMatchObject({
       baseline_per_minute: expect.any(Number),
     });
+  });
+});
+
+describe('svc-server limits (the CLI, on the server database)', () => {
+  // The shipped bin (built by the global setup), over a SQLite file a server has started on.
+  const CLI = resolve(__dirname, '../../server/dist/cli.js');
+  const dir = mkdtempSync(join(tmpdir(), 'svc-limits-cli-'));
+  const databaseUrl = join(dir, 'svc.db');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  beforeAll(async () => {
+    const server = await startServer({ port: 0, databaseUrl, log: () => undefined, detection: false });
+    await server.close();
+  });
+  const run = (args: string[], env: Record<string, string> = {}) => {
+    const res = spawnSync(process.execPath, [CLI, 'limits', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env },
+    });
+    return { code: res.status, out: res.stdout, err: res.stderr };
+  };
+
+  it('shows, sets and resets limits, and exits 2 naming a mistake, changing nothing', () => {
+    const shown = run(['show'], { SVC_LIMIT_LOGS: 'rate=500,burst=10000' });
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toMatch(/^ {2}logs +rate 500\/s, burst 10000, daily 100000000 log records \(server default\)$/m);
+    const set = run(['set', '--replay-bytes', 'daily=1000000000', '--spans', 'rate=0']);
+    expect(set.code, set.err).toBe(0);
+    expect(set.out).toMatch(
+      /^ {2}replay_bytes +rate 20000000\/s, burst 200000000, daily 1000000000 .*\(project's own: daily\)$/m,
+    );
+    expect(set.out).toMatch(/^ {2}spans +rate 0\/s/m);
+    const before = run(['show']).out;
+    for (const [args, message] of [
+      [['set', '--logs', 'burst=5'], '--logs: burst must be at least 10000'],
+      [['set', '--logs', 'lots'], '--logs: "lots" is not rate=<n>'],
+    ] as const) {
+      const res = run([...args]);
+      expect([res.code, res.err], args.join(' ')).toEqual([2, expect.stringContaining(message)]);
+    }
+    expect(run(['set', '--replay-bytes', 'daily=default']).out).toBe(
+      before.replace(
+        /^( {2}replay_bytes .*daily )1000000000(.*)\(project's own: daily\)$/m,
+        '$1200000000000$2(server default)',
+      ),
+    );
   });
 });
