@@ -20,7 +20,7 @@ import { scheduleDetection } from './incidents/detect/schedule';
 import type { NotifyServices } from './notify/services';
 import { startNotifications, type NotifyOptions } from './notify/start';
 import { scheduleRetention } from './retention/job';
-import { retentionDefaults } from './retention/signals';
+import { retentionDefaults, type RetentionDefaults } from './retention/signals';
 import { secretKeyFor } from './secrets/key-file';
 import { createSymbolicator } from './sourcemaps/symbolicate';
 import { createSecretBox, type SecretBox } from './secrets/secret-box';
@@ -115,14 +115,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     const { server, port, url } = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 4318);
     services.publicUrl = options.publicUrl ?? url;
     const setupLink = await setupLinkIfNoOwner(database.db, clock, services.publicUrl);
-    const stopDetection =
-      options.detection === false
-        ? async () => undefined
-        : scheduleDetection(detectorOf(services, notify, box, options.detection), log);
-    const checkpointer =
-      database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
-    // Scheduled even when the server keeps everything: a project may set days of its own.
-    const stopRetention = scheduleRetention(database.db, clock, retention, log);
+    const schedules = startSchedules(database, services, { notify, box, retention, detection: options.detection });
     return {
       url,
       port,
@@ -139,10 +132,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       erasures,
       limits: services.limits,
       async close() {
-        await stopRetention();
+        await schedules.stop();
         // A job cut short stays running under its lease: the next start (or another replica) takes it over.
         await erasures!.stop();
-        await stopDetection();
         // Attempts in flight finish and are recorded; what is due later stays in the outbox for the next start.
         await notify!.outbox.stop();
         // A sync cut short changed nothing (each period is replaced in one transaction); it runs again at next start.
@@ -152,7 +144,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await services.writer.close();
         await services.refusals.stop();
         await services.limits.stop();
-        await checkpointer?.stop();
+        await schedules.checkpointer?.stop();
         await database.close();
       },
     };
@@ -195,6 +187,38 @@ function servicesOf(
     afterSpikes,
   });
   return Object.assign(services, { limits });
+}
+
+/**
+ * What runs on a schedule over the stored data: incident detection (unless turned off), the SQLite WAL checkpoints
+ * (for a file), and retention. `stop` ends detection and retention; the checkpointer stops after the last write.
+ */
+function startSchedules(
+  database: DatabaseHandle,
+  services: Services,
+  settings: {
+    notify: NotifyServices;
+    box: SecretBox;
+    retention: RetentionDefaults;
+    detection: StartOptions['detection'];
+  },
+) {
+  const { clock, log } = services;
+  const { detection } = settings;
+  const stopDetection =
+    detection === false
+      ? async () => undefined
+      : scheduleDetection(detectorOf(services, settings.notify, settings.box, detection), log);
+  const checkpointer = database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
+  // Scheduled even when the server keeps everything: a project may set days of its own.
+  const stopRetention = scheduleRetention(database.db, clock, settings.retention, log);
+  return {
+    checkpointer,
+    async stop() {
+      await stopRetention();
+      await stopDetection();
+    },
+  };
 }
 
 /** Incident detection over this process's data, opening incidents through the notifications' commands. */

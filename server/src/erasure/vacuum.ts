@@ -5,7 +5,9 @@ import type { Database } from '../db/schema';
 
 /** Attempts at truncating the WAL while a reader (the ingest writer, the checkpoint worker) holds part of it. */
 const CHECKPOINT_TRIES = 50;
-const CHECKPOINT_RETRY_MS = 100;
+const RETRY_MS = 100;
+/** How long the compaction waits for PostgreSQL transactions older than the deletions (a pg_dump under way). */
+const OLD_SNAPSHOT_WAIT_MS = 10 * 60_000;
 
 /**
  * Removes the old bytes of deleted and changed rows from the database's files, so no page, index or log still holds
@@ -19,6 +21,7 @@ const CHECKPOINT_RETRY_MS = 100;
  */
 export async function compact(db: Kysely<Database>, dialect: DialectName, tables: readonly string[]): Promise<void> {
   if (dialect === 'postgres') {
+    await outliveOlderSnapshots(db);
     for (const table of tables) await sql`vacuum (full, analyze) ${sql.table(table)}`.execute(db);
     return;
   }
@@ -27,6 +30,32 @@ export async function compact(db: Kysely<Database>, dialect: DialectName, tables
     const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(db);
     if (Number(rows[0]?.busy ?? 0) === 0) return;
     if (i === CHECKPOINT_TRIES) throw new Error('the WAL could not be truncated: readers kept it busy');
-    await wait(CHECKPOINT_RETRY_MS);
+    await wait(RETRY_MS);
+  }
+}
+
+/**
+ * Waits until no snapshot can still see the deleted rows: VACUUM FULL copies rows deleted after the oldest snapshot of
+ * the database was taken (still visible to it) into the new files. That is every transaction that was running when
+ * the deletions committed, in any database (a snapshot taken now starts at the oldest of them), and every snapshot of
+ * this database taken before then (a pg_dump under way). Throws after {@link OLD_SNAPSHOT_WAIT_MS}, so the job fails
+ * and can be asked for again.
+ */
+async function outliveOlderSnapshots(db: Kysely<Database>): Promise<void> {
+  const { rows } = await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(db);
+  const mark = rows[0]!.xid;
+  for (let waited = 0; ; waited += RETRY_MS) {
+    const { rows: older } = await sql<{ pid: number | null }>`
+      select pid from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and backend_xmin is not null
+          and age(backend_xmin) >= age(${mark}::xid8::xid)
+      union all
+      select null where pg_snapshot_xmin(pg_current_snapshot()) <= ${mark}::xid8`.execute(db);
+    if (older.length === 0) return;
+    if (waited >= OLD_SNAPSHOT_WAIT_MS) {
+      const who = older[0]!.pid === null ? 'in another database' : `process ${older[0]!.pid}`;
+      throw new Error(`a transaction older than the deletions is still open (${who})`);
+    }
+    await wait(RETRY_MS);
   }
 }
