@@ -1,3 +1,4 @@
+import type { limitsRoutes } from './limits/routes';
 import type { analysisRoutes } from './ai/routes';
 import type { auditRoutes } from './audit/routes';
 import type { costRoutes } from './cost/routes';
@@ -85,6 +86,7 @@ export type AuditApi = ReturnType<typeof auditRoutes>;
 export type OrganisationApi = ReturnType<typeof organisationRoutes>;
 /** `/control-plane/retention` */
 export type RetentionApi = ReturnType<typeof retentionRoutes>;
+export type LimitsApi = ReturnType<typeof limitsRoutes>;
 
 /**
  * Domain types whose schemas declare them looser than the server writes them (a status as text, evidence as a JSON

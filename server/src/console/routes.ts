@@ -72,6 +72,8 @@ export const CONSOLE_PAGES = {
   '/account': "the person's console sessions, each revocable",
   '/organisation': "the organisation's name and its single sign-on: whether it is on, and the policy in force",
   '/retention': 'how long the project keeps each signal: its own days or the server default, set by who may configure',
+  '/usage':
+    "ingest per signal and day (accepted, throttled, refused) against the daily quotas, the month's projection, spikes, and the limits, set by who may configure",
 } as const;
 
 export const CONSOLE_PATHS = Object.keys(CONSOLE_PAGES) as Array<keyof typeof CONSOLE_PAGES>;

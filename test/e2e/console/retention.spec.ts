@@ -83,3 +83,46 @@ test('a viewer reads the days with nothing to change', async ({ page }, testInfo
   await expectAccessible(page);
   await screenshot(page, testInfo, 'retention-viewer');
 });
+
+/** Sends `n` spans with the project's ingest key; resolves with the status. */
+async function sendSpans(page: Page, n: number): Promise<number> {
+  const spans = Array.from({ length: n }, (_, i) => ({
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: `${i}`.padStart(16, 'a'),
+    name: `span-${i}`,
+    startTimeUnixNano: '1700000000000000000',
+    endTimeUnixNano: '1700000000005000000',
+  }));
+  const body = {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: t.appName } }] },
+        scopeSpans: [{ spans }],
+      },
+    ],
+  };
+  const res = await page.request.post(`${t.url}/otlp/v1/traces`, { headers: { 'x-api-key': t.ingestKey }, data: body });
+  return res.status();
+}
+
+test('the usage page: the owner sets a daily quota by keyboard, and what goes over it shows as throttled', async ({
+  page,
+}, testInfo) => {
+  await signInAndOpen(page, t, OWNER, 'Usage and limits');
+  await expect(page.getByRole('heading', { name: 'Usage and limits', level: 1 })).toBeVisible();
+  const quota = page.getByLabel('spans: Daily quota, per project');
+  await expect(quota).toHaveAttribute('placeholder', 'default 100,000,000');
+  await quota.focus();
+  await page.keyboard.type('5');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('status').filter({ hasText: 'Limits saved.' })).toBeVisible();
+
+  expect(await sendSpans(page, 3)).toBe(200);
+  expect(await sendSpans(page, 3)).toBe(429);
+  await page.reload();
+  const spans = page.getByRole('row', { name: /^spans 3 3 0 5 \(60 % used\)/ });
+  await expect(spans).toBeVisible();
+  await expect(page.getByRole('row', { name: /spans 3 3 0$/ })).toBeVisible();
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'usage');
+});

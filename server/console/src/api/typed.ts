@@ -18,6 +18,7 @@ import type {
   MySessionsApi,
   OrganisationApi,
   RetentionApi,
+  LimitsApi,
   RecordsApi,
   RulesApi,
   SearchApi,
@@ -88,3 +89,5 @@ export const auditClient = hc<AuditApi>(at('/audit'), options());
 export const mySessionsClient = hc<MySessionsApi>(at('/me/sessions'), options());
 export const organisationClient = hc<OrganisationApi>(at('/organisation'), options());
 export const retentionClient = hc<RetentionApi>(at('/retention'), options());
+/** `/limits`, `/usage` */
+export const limitsClient = hc<LimitsApi>(at(''), options());
