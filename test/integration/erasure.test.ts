@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEraseCommand } from '../../server/src/cli/erase';
 import { systemClock } from '../../server/src/clock';
 import { claimErasure, queueErasure } from '../../server/src/erasure/store';
+import { createDetector } from '../../server/src/incidents/detect/detector';
+import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
 import { createKey, startServer, type RunningServer } from '../../server/src/index';
 import { createTempDatabase, databaseKinds, type DatabaseKind, type TempDatabase } from '../support/databases';
 import { str } from '../support/otlp';
@@ -66,7 +68,7 @@ const traces = (p: Person) => ({
   ],
 });
 
-const logs = (p: Person, session: string, attributes: ReturnType<typeof str>[]) => ({
+const logs = (p: Person, session: string, attributes: ReturnType<typeof str>[], severityNumber = 9) => ({
   resourceLogs: [
     {
       resource: resource(session),
@@ -76,8 +78,7 @@ const logs = (p: Person, session: string, attributes: ReturnType<typeof str>[]) 
           logRecords: [
             {
               timeUnixNano: `${(T0 + 10) * 1_000_000}`,
-              severityNumber: 9,
-              severityText: 'INFO',
+              severityNumber,
               body: { stringValue: `profile saved for ${p.email}` },
               attributes,
             },
@@ -107,6 +108,15 @@ const metrics = (p: Person) => ({
     },
   ],
 });
+
+/** An error naming the person: the detector makes an issue of it, with the session, the user and the message. */
+const failure = (p: Person) =>
+  logs(
+    p,
+    p.session,
+    [...userAttrs(p), str('exception.type', 'PaymentError'), str('exception.message', `card declined for ${p.email}`)],
+    17,
+  );
 
 /** A replay chunk sent as JSON text, stored as sent: the page shows the person's e-mail. */
 const replayChunk = (p: Person) => {
@@ -244,8 +254,22 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
       await ingest('/ingest/replay/chunk', replayChunk(p));
       await ingest('/ingest/replay/recipes', recipe(p));
     }
+    // Alice's error last: the issue's last event names her session.
+    for (const p of [BOB, ALICE]) await ingest('/otlp/v1/logs', failure(p));
     // Alice's second session, named only through her id on one record: it goes whole too.
     await ingest('/otlp/v1/logs', logs(ALICE, ALICE_LONE, [str('user.id', ALICE.id)]));
+    // Issues of the errors, with their sessions, user breakdown and sample messages, as the server's detector makes them.
+    const { db } = server.database;
+    const commands = server.notify.incidents;
+    const detector = createDetector({
+      db,
+      clock: systemClock,
+      commands,
+      publicUrl: server.publicUrl,
+      box: server.notify.box,
+      symbolicator: createSymbolicator({ db }),
+    });
+    await detector.runOnce();
   });
   afterAll(async () => {
     await server?.close();
@@ -291,11 +315,15 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
     expect(done).toMatchObject({ status: 'done', error: null });
     expect(done.counts).toMatchObject({
       spans: 1,
-      logs: 2,
+      logs: 3,
       metric_points: 1,
       replay_chunks: 1,
       recipes: 1,
       sessions: 2,
+      issue_sessions: 1,
+      detection_sessions: 1,
+      issue_facets: 1,
+      detection_groups: 1,
     });
 
     const after = await storedBytes(kind, database.url);
@@ -315,6 +343,12 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
     expect(JSON.stringify(replay.body.events)).toContain(BOB.email);
     const spans = await call<{ data: unknown[] }>('GET', '/spans');
     expect(spans.body.data).toHaveLength(1);
+    // The issue stays, with Bob's session and user in it.
+    const issues = await call<{ data: Array<{ id: string }> }>('GET', '/issues');
+    const sessionsOf = await Promise.all(
+      issues.body.data.map(async (i) => JSON.stringify((await call('GET', `/issues/${i.id}`)).body)),
+    );
+    expect(sessionsOf.join('')).toContain(BOB.id);
 
     // The audit entry names the job and the masked target; the files above already hold no copy of the id.
     expect(await auditOf()).toEqual([
