@@ -218,6 +218,11 @@ describe.each(kinds)('audit log on %s', (kind) => {
       body: () => ({ replays: 14, metrics: null }),
       target: () => ({ type: 'project', id: t.projectId }),
     },
+    'PUT /control-plane/limits': {
+      path: () => '/control-plane/limits',
+      body: () => ({ spans: { daily: 50_000_000 } }),
+      target: () => ({ type: 'project', id: t.projectId }),
+    },
     'POST /control-plane/erasures': {
       path: () => '/control-plane/erasures',
       body: () => ({ user_id: ERASED_USER }),

@@ -551,6 +551,15 @@ const CASES: Record<string, Case> = {
     invalid: null,
   },
   'get /control-plane/retention': { valid: () => ({}), invalid: null },
+  'get /control-plane/limits': { valid: () => ({}), invalid: null },
+  'put /control-plane/limits': {
+    valid: () => json({ spans: { daily: 50_000_000 }, logs: { rate: null } }),
+    invalid: () => ({ body: { spans: { burst: 5 } }, field: 'spans.burst' }),
+  },
+  'get /control-plane/usage': {
+    valid: () => ({ query: { days: '7' } }),
+    invalid: () => ({ query: { days: '93' }, field: 'days' }),
+  },
   'post /control-plane/erasures': {
     valid: () => json({ session_id: 'openapi-erased-session' }),
     invalid: () => ({ body: { user_id: 'u-1', session_id: 'openapi-erased-session' }, field: 'session_id' }),
@@ -892,11 +901,20 @@ async function documented(url: string): Promise<string[]> {
 /**
  * Every row of every table but those background workers write on their own schedule: what a request could change.
  * `ingest_refusals` counts refused ingest requests (the one thing an invalid ingest request is meant to leave behind),
- * booked by a flush every few seconds, so an earlier case's refusal can land between two snapshots of a later one.
+ * booked by a flush every few seconds, so an earlier case's refusal can land between two snapshots of a later one;
+ * `ingest_usage` the same for every ingest request, and `ingest_rate_buckets` the limiter's own buckets.
  */
 async function snapshot(t: TestServer): Promise<string> {
   const { db } = t.server.database;
-  const background = ['cost_syncs', 'deliveries', 'ingest_refusals', 'kysely_migration', 'kysely_migration_lock'];
+  const background = [
+    'cost_syncs',
+    'deliveries',
+    'ingest_refusals',
+    'ingest_usage',
+    'ingest_rate_buckets',
+    'kysely_migration',
+    'kysely_migration_lock',
+  ];
   const tables = (await db.introspection.getTables())
     .map((table) => table.name)
     .filter((name) => !background.includes(name));

@@ -13,6 +13,7 @@ function inertApp(options: Pick<AppOptions, 'demo'>) {
     log: () => undefined,
     symbolicator: {} as never,
     refusals: {} as never,
+    limits: {} as never,
   };
   const notify = { clock: { now: Date.now }, publicUrl: () => '' } as unknown as AppOptions['notify'];
   const cost = { clock: { now: Date.now } } as unknown as AppOptions['cost'];
