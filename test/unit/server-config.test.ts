@@ -48,6 +48,20 @@ describe('server configuration', () => {
     expect(loadConfig([], {}).retentionBySignal).toBeUndefined();
   });
 
+  it("reads a signal's ingest limits from SVC_LIMIT_<SIGNAL> or its flag over the defaults, and spike protection", () => {
+    const config = loadConfig(['--limit-replay-bytes', 'daily=0', '--spike-multiple', '0'], {
+      SVC_LIMIT_SPANS: 'rate=2000,burst=20000',
+      SVC_SPIKE_MINUTES: '15',
+    });
+    expect(config.limits).toMatchObject({
+      spans: { rate: 2000, burst: 20000, daily: 100_000_000 },
+      replay_bytes: { rate: 20_000_000, daily: 0 },
+      logs: { rate: 10_000 },
+    });
+    expect(config.spikes).toEqual({ multiple: 0, minutes: 15 });
+    expect(loadConfig([], {})).not.toHaveProperty('limits');
+  });
+
   it('reads single sign-on from SVC_OIDC_* variables or their --oidc-* flags', () => {
     expect(loadConfig([], {}).oidc).toBeUndefined();
     const config = loadConfig(['--oidc-client-id', 'svc', '--oidc-default-role', 'none'], {
@@ -95,6 +109,9 @@ describe('server configuration', () => {
     ],
     [{ SVC_RETENTION_AUDIT_DAYS: '36501' }, 'SVC_RETENTION_AUDIT_DAYS must be an integer from 0 to 36500'],
     [{ SVC_PUBLIC_URL: 'ftp://x' }, 'SVC_PUBLIC_URL must be an http(s) URL'],
+    [{ SVC_LIMIT_LOGS: 'rate=5,burst=10' }, 'SVC_LIMIT_LOGS: burst must be at least 10000'],
+    [{ SVC_LIMIT_SPANS: 'speed=5' }, 'SVC_LIMIT_SPANS: "speed=5" is not rate=<n>, burst=<n> or daily=<n>'],
+    [{ SVC_SPIKE_MINUTES: '0' }, 'SVC_SPIKE_MINUTES must be an integer from 1 to 10080'],
     [{ SVC_CORS_ORIGINS: 'https://a.example/path' }, 'is not an origin'],
     [{ SVC_AI_BASE_URL: 'http://127.0.0.1:11434/v1' }, 'SVC_AI_BASE_URL needs SVC_AI_MODEL too'],
     [{ SVC_AI_MODEL: 'gpt-4.1' }, 'SVC_AI_MODEL needs SVC_AI_BASE_URL too'],
