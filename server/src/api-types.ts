@@ -21,6 +21,7 @@ import type { organisationRoutes } from './organisation/routes';
 import type { projectRoutes } from './projects/routes';
 import type { recordRoutes } from './records/routes';
 import type { retentionRoutes } from './retention/routes';
+import type { erasureRoutes } from './erasure/routes';
 import type { searchRoutes } from './search/routes';
 import type { sessionRoutes } from './sessions/routes';
 import type { setupRoutes } from './setup/routes';
@@ -86,6 +87,8 @@ export type AuditApi = ReturnType<typeof auditRoutes>;
 export type OrganisationApi = ReturnType<typeof organisationRoutes>;
 /** `/control-plane/retention` */
 export type RetentionApi = ReturnType<typeof retentionRoutes>;
+/** `/control-plane/erasures` */
+export type ErasuresApi = ReturnType<typeof erasureRoutes>;
 export type LimitsApi = ReturnType<typeof limitsRoutes>;
 
 /**

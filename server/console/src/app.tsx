@@ -38,6 +38,7 @@ const AuditPage = page(() => import('./pages/team/audit-page'));
 const AccountPage = page(() => import('./pages/team/account-page'));
 const OrganisationPage = page(() => import('./pages/team/organisation-page'));
 const RetentionPage = page(() => import('./pages/retention/retention-page'));
+const ErasuresPage = page(() => import('./pages/erasures/erasures-page'));
 const UsagePage = page(() => import('./pages/usage/usage-page'));
 
 /** Pages of a person not signed in; once signed in they lead to the console's first page. */
@@ -73,6 +74,7 @@ function Routes() {
         <Route path="/account" component={AccountPage} />
         <Route path="/organisation" component={OrganisationPage} />
         <Route path="/retention" component={RetentionPage} />
+        <Route path="/erasures" component={ErasuresPage} />
         <Route path="/usage" component={UsagePage} />
         {SIGNED_OUT_PAGES.map((path) => (
           <Route key={path} path={path}>

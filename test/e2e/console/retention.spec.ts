@@ -7,7 +7,8 @@ import { expectAccessible, screenshot } from './support';
  * The Data retention page (issue 32), in Chromium against `svc-server start --retention-replays-days 20`: the owner
  * sets the project's replays and logs by keyboard and puts metrics back to the server default (an empty field), each
  * field showing the server default as its placeholder; a viewer reads the days with nothing to change. axe and
- * screenshots of both views.
+ * screenshots of both views. Beside it, the Deletion requests page (docs/governance.md): the owner erases a user through the
+ * form and the list follows the job to done, showing a digest, never the id; a viewer reads the list with no form.
  */
 
 let t: CliServer;
@@ -125,4 +126,45 @@ test('the usage page: the owner sets a daily quota by keyboard, and what goes ov
   await expect(page.getByRole('row', { name: /spans 3 3 0$/ })).toBeVisible();
   await expectAccessible(page);
   await screenshot(page, testInfo, 'usage');
+});
+
+const ERASED = { user: 'u-e2e-erased-4k9w', session: 'sess-e2e-erased-7c2m' };
+
+test('deletion requests: the owner erases a user through the form and the list follows the job to done', async ({
+  page,
+}, testInfo) => {
+  const attributes = [{ key: 'user.id', value: { stringValue: ERASED.user } }];
+  const resource = {
+    attributes: [
+      { key: 'service.name', value: { stringValue: t.appName } },
+      { key: 'session.id', value: { stringValue: ERASED.session } },
+    ],
+  };
+  const record = { timeUnixNano: '1700000000000000000', body: { stringValue: 'signed in' }, attributes };
+  const body = { resourceLogs: [{ resource, scopeLogs: [{ logRecords: [record] }] }] };
+  const sent = await page.request.post(`${t.url}/otlp/v1/logs`, { headers: { 'x-api-key': t.ingestKey }, data: body });
+  expect(sent.status()).toBe(200);
+
+  await signInAndOpen(page, t, OWNER, 'Deletion requests');
+  await expect(page.getByRole('heading', { name: 'Deletion requests', level: 1 })).toBeVisible();
+  await expect(page.getByLabel('User id')).toBeChecked();
+  await page.getByLabel('Value', { exact: true }).fill(ERASED.user);
+  await page.getByLabel('I understand this deletes the data for good').check();
+  await page.getByRole('button', { name: 'Erase' }).click();
+  await expect(page.getByRole('status').filter({ hasText: /Deletion request era_\S+ queued\./ })).toBeVisible();
+  const row = page.getByRole('row', { name: /user_id sha256:[0-9a-f]{16}/ });
+  await expect(row).toContainText('done');
+  await expect(row).toContainText('logs 1, sessions 1');
+  await expect(page.getByRole('main')).not.toContainText(ERASED.user);
+  expect((await page.request.get(`${t.url}/control-plane/sessions/${ERASED.session}`)).status()).toBe(404);
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'erasures');
+});
+
+test('deletion requests: a viewer reads the list with no form', async ({ page }, testInfo) => {
+  await signInAndOpen(page, t, VIEWER, 'Deletion requests');
+  await expect(page.getByRole('row', { name: /user_id sha256:[0-9a-f]{16}/ })).toContainText('done');
+  await expect(page.getByRole('button', { name: 'Erase' })).toHaveCount(0);
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'erasures-viewer');
 });

@@ -5,6 +5,7 @@ import type {
   ChannelsApi,
   CostApi,
   DeliveriesApi,
+  ErasuresApi,
   GithubApi,
   IncidentsApi,
   IngestHealthApi,
@@ -89,5 +90,6 @@ export const auditClient = hc<AuditApi>(at('/audit'), options());
 export const mySessionsClient = hc<MySessionsApi>(at('/me/sessions'), options());
 export const organisationClient = hc<OrganisationApi>(at('/organisation'), options());
 export const retentionClient = hc<RetentionApi>(at('/retention'), options());
+export const erasuresClient = hc<ErasuresApi>(at('/erasures'), options());
 /** `/limits`, `/usage` */
 export const limitsClient = hc<LimitsApi>(at(''), options());

@@ -16,6 +16,7 @@ const NAV = [
   { href: '/ingest-health', label: 'Ingest health', match: ['/ingest-health'] },
   { href: '/setup', label: 'Set up', match: ['/setup'] },
   { href: '/retention', label: 'Data retention', match: ['/retention'] },
+  { href: '/erasures', label: 'Deletion requests', match: ['/erasures'] },
   { href: '/usage', label: 'Usage and limits', match: ['/usage'] },
 ] as const;
 
