@@ -8,7 +8,7 @@ import { systemClock } from '../../server/src/clock';
 import { claimErasure, queueErasure } from '../../server/src/erasure/store';
 import { createDetector } from '../../server/src/incidents/detect/detector';
 import { createSymbolicator } from '../../server/src/sourcemaps/symbolicate';
-import { createKey, startServer, type RunningServer } from '../../server/src/index';
+import { createKey, openDatabase, startServer, type RunningServer } from '../../server/src/index';
 import { createTempDatabase, databaseKinds, type DatabaseKind, type TempDatabase } from '../support/databases';
 import { str } from '../support/otlp';
 import { eventually } from '../support/until';
@@ -241,7 +241,14 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
 
   beforeAll(async () => {
     database = await databaseFor(kind);
-    server = await startServer({ port: 0, log: () => undefined, detection: false, databaseUrl: database.url });
+    // Jobs start when woken (a request's commit, the tests below): no poll claims one behind a test's back.
+    server = await startServer({
+      port: 0,
+      log: () => undefined,
+      detection: false,
+      databaseUrl: database.url,
+      erasure: { pollMs: 3_600_000 },
+    });
     const boot = server.bootstrap!;
     controlKey = boot.controlKey.key;
     ingestKey = boot.ingestKey.key;
@@ -393,5 +400,25 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
     expect(await waitFor(row.id)).toMatchObject({ status: 'done', counts: { logs: 1, sessions: 1 } });
     const stored = await storedBytes(kind, database.url);
     for (const gone of [DAVE.id, DAVE.email, DAVE.session]) expect(stored.includes(gone), gone).toBe(false);
+  });
+
+  it('two processes claiming at once: one gets the job, the other nothing', async () => {
+    const { db, dialect } = server.database;
+    const project = { tenantId: server.bootstrap!.tenantId, projectId: server.bootstrap!.projectId };
+    const row = await queueErasure(db, systemClock, project, { kind: 'user_id', value: 'u-nobody-2w8r' }, 'test');
+    const other = openDatabase(database.url, { create: false });
+    try {
+      // Leases that ran out at once, so this server's worker finishes the job afterwards.
+      const lease = (owner: string) => ({ owner, nowMs: Date.now() - 60_000, leaseMs: 1_000 });
+      const claims = await Promise.all([
+        claimErasure(db, dialect, lease('e_one')),
+        claimErasure(other.db, dialect, lease('e_two')),
+      ]);
+      expect(claims.flat().map((r) => r.id)).toEqual([row.id]);
+    } finally {
+      await other.close();
+    }
+    server.erasures.wake();
+    expect(await waitFor(row.id)).toMatchObject({ status: 'done', counts: {} });
   });
 });
