@@ -1,6 +1,6 @@
 /**
  * `npm test`: every suite, one stage after the other, each announced as it starts with what it runs and about how long
- * it takes on a 2-core machine (the whole run: about 20 minutes), and a summary of the stages' times at the end. The
+ * it takes on a 2-core machine (the whole run: about 20 minutes); typecheck, lint and build run at once, and a summary of the stages' times at the end. The
  * first stage that fails ends the run with its exit status. `.ci/run` runs `npm test`, so CI prints the same.
  */
 import { spawn } from 'node:child_process';
@@ -14,6 +14,11 @@ export interface Stage {
   what: string;
   /** Its usual length on a 2-core machine, as said before it starts. */
   about: string;
+  /**
+   * Runs at the same time as the stages beside it that say so too (each is one process that uses one core, and none
+   * reads what another writes); their output is held and printed whole as each ends.
+   */
+  together?: true;
 }
 
 export const STAGES: readonly Stage[] = [
@@ -22,18 +27,21 @@ export const STAGES: readonly Stage[] = [
     command: ['npm', 'run', 'typecheck', '--silent'],
     what: 'tsc on the SDK, server, console, operator, build plugin and Playwright package',
     about: '1 to 2 min',
+    together: true,
   },
   {
     name: 'lint',
     command: ['npm', 'run', 'lint', '--silent'],
     what: 'ESLint and Prettier (formatting, 120 columns) on the whole repository',
     about: '1 min',
+    together: true,
   },
   {
     name: 'build',
     command: ['npm', 'run', 'build', '--silent'],
     what: 'SDK (rollup), server and console, operator, build plugin, Playwright package',
-    about: '1 min',
+    about: '1 to 2 min',
+    together: true,
   },
   {
     name: 'vitest',
@@ -64,6 +72,55 @@ function run(command: readonly string[]): Promise<number> {
   });
 }
 
+/** Runs `command` with its output held; resolves its exit status and what it printed (stdout and stderr, interleaved). */
+function runHeld(command: readonly string[]): Promise<{ status: number; output: string }> {
+  return new Promise((done) => {
+    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.once('error', (error) => done({ status: 127, output: `${command.join(' ')}: ${error.message}\n` }));
+    child.once('close', (code, signal) =>
+      done({ status: code ?? (signal ? 128 : 1), output: Buffer.concat(chunks).toString() }),
+    );
+  });
+}
+
+/** The stages in batches: each `together` run of neighbours is one batch, every other stage a batch of its own. */
+function batchesOf(stages: readonly Stage[]): Stage[][] {
+  const batches: Stage[][] = [];
+  for (const stage of stages) {
+    const last = batches.at(-1);
+    if (stage.together && last?.[0]?.together) last.push(stage);
+    else batches.push([stage]);
+  }
+  return batches;
+}
+
+/**
+ * Runs one batch: a lone stage with the terminal, or `together` stages at once with their output held and printed as
+ * each ends. Resolves the first failure (in stage order), or undefined when all passed.
+ */
+async function runBatch(
+  batch: readonly Stage[],
+  write: (line: string) => void,
+  took: string[],
+): Promise<{ stage: Stage; status: number; ms: number } | undefined> {
+  const started = Date.now();
+  const ends = await Promise.all(
+    batch.map(async (stage) => {
+      if (batch.length === 1) return { stage, status: await run(stage.command), ms: Date.now() - started };
+      const { status, output } = await runHeld(stage.command);
+      const ms = Date.now() - started;
+      write(`\n==> npm test: ${stage.name} ended after ${seconds(ms)} (exit status ${status}); its output:`);
+      if (output.trim() !== '') write(output.trimEnd());
+      return { stage, status, ms };
+    }),
+  );
+  for (const end of ends) took.push(`${end.stage.name} ${seconds(end.ms)}`);
+  return ends.find((end) => end.status !== 0);
+}
+
 /** Runs the stages in order, announcing each; stops at the first that fails. Resolves the exit status for the run. */
 export async function runStages(
   stages: readonly Stage[],
@@ -71,18 +128,22 @@ export async function runStages(
 ): Promise<number> {
   const took: string[] = [];
   const started = Date.now();
-  for (const [index, stage] of stages.entries()) {
-    write(
-      `\n==> npm test ${index + 1}/${stages.length}: ${stage.name} (about ${stage.about}): ${stage.what}\n    ${stage.command.join(' ')}`,
-    );
-    const stageStarted = Date.now();
-    const status = await run(stage.command);
-    took.push(`${stage.name} ${seconds(Date.now() - stageStarted)}`);
-    if (status !== 0) {
+  let index = 0;
+  for (const batch of batchesOf(stages)) {
+    for (const stage of batch) {
+      index += 1;
       write(
-        `\n==> npm test: ${stage.name} failed (exit status ${status}) after ${seconds(Date.now() - stageStarted)}; later stages not run`,
+        `\n==> npm test ${index}/${stages.length}: ${stage.name} (about ${stage.about}): ${stage.what}\n    ${stage.command.join(' ')}`,
       );
-      return status;
+    }
+    if (batch.length > 1)
+      write(`\n==> npm test: these ${batch.length} run at the same time; each one's output follows when it ends`);
+    const failed = await runBatch(batch, write, took);
+    if (failed) {
+      write(
+        `\n==> npm test: ${failed.stage.name} failed (exit status ${failed.status}) after ${seconds(failed.ms)}; later stages not run`,
+      );
+      return failed.status;
     }
   }
   write(`\n==> npm test: all ${stages.length} stages passed in ${seconds(Date.now() - started)} (${took.join(', ')})`);

@@ -25,6 +25,8 @@ describe('npm test', () => {
       ['playwright', 'playwright test'],
     ]);
     for (const stage of STAGES) expect(stage.about, stage.name).toMatch(/^\d+( to \d+)? min$/);
+    // The checks and the build each use one core and read nothing another writes: they run at once.
+    expect(STAGES.filter((stage) => stage.together).map((stage) => stage.name)).toEqual(['typecheck', 'lint', 'build']);
     expect(readFileSync(join(ROOT, '.ci/run'), 'utf8')).toMatch(/^npm test \|\| status=\$\?$/m);
   });
 
@@ -52,6 +54,35 @@ process.exitCode = await runStages([
       '    node -e console.log("second ran"); process.exit(3)',
       'second ran',
       expect.stringMatching(/^==> npm test: second failed \(exit status 3\) after \d+\.\d s; later stages not run$/),
+    ]);
+  });
+
+  it('runs neighbouring `together` stages at once, printing each output whole when it ends, then the first failure', () => {
+    const script = join(work, 'together.mts');
+    writeFileSync(
+      script,
+      `import { runStages } from ${JSON.stringify(join(ROOT, 'test/stages.ts'))};
+process.exitCode = await runStages([
+  { name: 'slow', command: ['node', '-e', 'setTimeout(() => { console.log("slow ran"); process.exit(4) }, 300)'], what: 'the slow one', about: '1 min', together: true },
+  { name: 'quick', command: ['node', '-e', 'console.log("quick ran")'], what: 'the quick one', about: '1 min', together: true },
+  { name: 'after', command: ['node', '-e', 'console.log("after ran")'], what: 'never run', about: '1 min' },
+]);
+`,
+    );
+    const run = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [script], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(4);
+    const lines = run.stdout.split('\n').filter(Boolean);
+    expect(lines).toEqual([
+      '==> npm test 1/3: slow (about 1 min): the slow one',
+      expect.stringContaining('    node -e setTimeout'),
+      '==> npm test 2/3: quick (about 1 min): the quick one',
+      '    node -e console.log("quick ran")',
+      "==> npm test: these 2 run at the same time; each one's output follows when it ends",
+      expect.stringMatching(/^==> npm test: quick ended after \d+\.\d s \(exit status 0\); its output:$/),
+      'quick ran',
+      expect.stringMatching(/^==> npm test: slow ended after \d+\.\d s \(exit status 4\); its output:$/),
+      'slow ran',
+      expect.stringMatching(/^==> npm test: slow failed \(exit status 4\) after \d+\.\d s; later stages not run$/),
     ]);
   });
 });
