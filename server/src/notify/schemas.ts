@@ -53,7 +53,7 @@ export const Delivery = z
       .openapi({ description: 'Set for `issue.regressed` deliveries, which have no incident' }),
     event: z.string(),
     // Stored as text: the enum documents the values the server writes.
-    trigger: z.string().openapi({ enum: ['incident', 'issue', 'test'] }),
+    trigger: z.string().openapi({ enum: ['incident', 'issue', 'project', 'test'] }),
     rule_id: z.string().nullable(),
     state: z.string().openapi({ enum: [...DELIVERY_STATES] }),
     attempt: z.number().int(),
