@@ -47,50 +47,37 @@ export type IssueEventKind = 'issue.regressed';
 /** The severity an issue event is matched and shown with; rules may name it in `conditions.severity`. One of SEVERITIES. */
 export const ISSUE_SEVERITY = 'warning' satisfies Severity;
 
-/** The webhook payload of an issue event: SPEC 2.6's fields, with `issue_id` where an incident has `incident_id`. */
-export interface IssuePayload {
-  event: IssueEventKind;
-  issue_id: string;
+/** SPEC 2.6's fields an event without an incident shares with an incident's payload. */
+type EventPayloadFields = Pick<
+  IncidentPayload,
+  'title' | 'services' | 'env' | 'root_cause_summary' | 'dashboard_url'
+> & {
   severity: typeof ISSUE_SEVERITY;
-  title: string;
-  services: string[];
-  env: string;
-  root_cause_summary: string;
-  dashboard_url: string;
-}
+};
 
-/** What a kind renders for an issue event. Nothing to acknowledge or resolve from a message: the link opens the issue. */
-export interface IssueNotice {
-  payload: IssuePayload;
-  status: 'regressed';
-  /** When the regression was detected, ISO 8601. */
+/** What a kind renders for an event without an incident: nothing to acknowledge or resolve from a message. */
+interface EventNotice<P, S extends string> {
+  payload: P;
+  status: S;
+  /** When the event happened, ISO 8601. */
   detected_at: string;
   test: false;
 }
+
+/** The webhook payload of an issue event: SPEC 2.6's fields, with `issue_id` where an incident has `incident_id`. */
+export type IssuePayload = EventPayloadFields & { event: IssueEventKind; issue_id: string };
+
+/** What a kind renders for an issue event: the link opens the issue. */
+export type IssueNotice = EventNotice<IssuePayload, 'regressed'>;
 
 /** Events about a project's ingest, with neither incident nor issue: a spike being throttled (docs/governance.md). */
 export type ProjectEventKind = 'ingest.spike';
 
 /** The webhook payload of a project event: SPEC 2.6's fields, with `project_id` where an incident has `incident_id`. */
-export interface ProjectPayload {
-  event: ProjectEventKind;
-  project_id: string;
-  severity: typeof ISSUE_SEVERITY;
-  title: string;
-  services: string[];
-  env: string;
-  root_cause_summary: string;
-  dashboard_url: string;
-}
+export type ProjectPayload = EventPayloadFields & { event: ProjectEventKind; project_id: string };
 
 /** What a kind renders for a project event: the link opens the project's usage page. */
-export interface ProjectNotice {
-  payload: ProjectPayload;
-  status: 'throttled';
-  /** When the event began, ISO 8601. */
-  detected_at: string;
-  test: false;
-}
+export type ProjectNotice = EventNotice<ProjectPayload, 'throttled'>;
 
 /** What the outbox hands a kind to send. */
 export type Notice = IncidentNotice | IssueNotice | ProjectNotice;
