@@ -1,9 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEraseCommand } from '../../server/src/cli/erase';
 import { systemClock } from '../../server/src/clock';
 import { claimErasure, queueErasure } from '../../server/src/erasure/store';
 import { createDetector } from '../../server/src/incidents/detect/detector';
@@ -23,6 +23,8 @@ import { eventually } from '../support/until';
  */
 const kinds = await databaseKinds();
 
+/** The shipped bin, built by the global setup. */
+const CLI = resolve(__dirname, '../../server/dist/cli.js');
 const T0 = 1_700_000_000_000;
 const ALICE = { id: 'u-alice-7f3k2q', email: 'alice.erasure@example.com', session: 'sess-alice-9c1d7e' };
 const ALICE_LONE = 'sess-alice-lone-4b8a';
@@ -368,23 +370,26 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
   });
 
   it('svc-server erase queues a job with its audit entry and, with --wait, works it and prints the counts', async () => {
-    const out: string[] = [];
-    const run = (args: string[]) =>
-      runEraseCommand(
-        [...args, '--database-url', database.url],
-        {},
-        tmpdir(),
-        (l) => out.push(l),
-        () => undefined,
-      );
-    await expect(run(['--user-id', CAROL.id, '--session-id', CAROL.session])).rejects.toThrow(/exactly one of/);
-    await expect(run(['--attribute', 'user.email'])).rejects.toThrow(/KEY=VALUE/);
-    expect(await run(['--session-id', CAROL.session, '--wait'])).toBe(0);
-    expect(out).toEqual([
+    const erase = (...args: string[]) =>
+      new Promise<{ code: number; out: string; err: string }>((done) => {
+        const env = { ...process.env, SVC_DATABASE_URL: database.url };
+        execFile(process.execPath, [CLI, 'erase', ...args], { env }, (error, out, err) =>
+          done({ code: error ? Number(error.code) : 0, out, err }),
+        );
+      });
+    const both = await erase('--user-id', CAROL.id, '--session-id', CAROL.session);
+    expect([both.code, both.err]).toEqual([2, expect.stringContaining('name exactly one of --user-id')]);
+    const bad = await erase('--attribute', 'user.email');
+    expect([bad.code, bad.err]).toEqual([2, expect.stringContaining('--attribute must be KEY=VALUE')]);
+    expect(await jobs()).toHaveLength(1);
+
+    const { code, out, err } = await erase('--session-id', CAROL.session, '--wait');
+    expect(code, err).toBe(0);
+    expect(out.trim().split('\n')).toEqual([
       expect.stringMatching(/^erasure era_\S+ \(session_id sha256:[0-9a-f]{16}\): queued$/),
       expect.stringMatching(/^erasure era_\S+ \(session_id sha256:[0-9a-f]{16}\): done, logs 1, sessions 1$/),
     ]);
-    expect(out.join('\n')).not.toContain(CAROL.session);
+    expect(out + err).not.toContain(CAROL.session);
     expect((await call<ErrorBody>('GET', `/sessions/${CAROL.session}`)).status).toBe(404);
     expect((await auditOf())[0]).toMatchObject({ actor: { kind: 'system', id: 'cli', label: 'cli' } });
   });

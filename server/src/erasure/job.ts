@@ -52,7 +52,7 @@ export async function runErasure(
       if (stop.signal.aborted) return;
       await update({ target_value: null, subjects: null, counts: JSON.stringify(counts) });
     }
-    await compact(db, deps.dialect, [...Object.keys(counts).filter((t) => counts[t]! > 0), JOB_TABLE]);
+    await compact(db, deps.dialect, [...Object.keys(counts).filter((t) => counts[t]! > 0), JOB_TABLE], stop.signal);
     await update({ status: 'done', finished_ms: clock.now() });
     log(
       `${name}: done, ${

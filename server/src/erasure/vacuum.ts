@@ -7,7 +7,7 @@ import type { Database } from '../db/schema';
 const CHECKPOINT_TRIES = 50;
 const RETRY_MS = 100;
 /** How long the compaction waits for PostgreSQL transactions older than the deletions (a pg_dump under way). */
-const OLD_SNAPSHOT_WAIT_MS = 10 * 60_000;
+const OLD_SNAPSHOT_WAIT_MS = 30 * 60_000;
 
 /**
  * Removes the old bytes of deleted and changed rows from the database's files, so no page, index or log still holds
@@ -19,9 +19,14 @@ const OLD_SNAPSHOT_WAIT_MS = 10 * 60_000;
  *   and refreshes the statistics, whose most common values could name the person. Each table is locked while it is
  *   rewritten: ingest into it waits.
  */
-export async function compact(db: Kysely<Database>, dialect: DialectName, tables: readonly string[]): Promise<void> {
+export async function compact(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  tables: readonly string[],
+  signal?: AbortSignal,
+): Promise<void> {
   if (dialect === 'postgres') {
-    await outliveOlderSnapshots(db);
+    await outliveOlderSnapshots(db, signal);
     for (const table of tables) await sql`vacuum (full, analyze) ${sql.table(table)}`.execute(db);
     return;
   }
@@ -39,9 +44,9 @@ export async function compact(db: Kysely<Database>, dialect: DialectName, tables
  * the database was taken (still visible to it) into the new files. That is every transaction that was running when
  * the deletions committed, in any database (a snapshot taken now starts at the oldest of them), and every snapshot of
  * this database taken before then (a pg_dump under way). Throws after {@link OLD_SNAPSHOT_WAIT_MS}, so the job fails
- * and can be asked for again.
+ * and can be asked for again; stops waiting when `signal` aborts (the server is closing: the job is taken over).
  */
-async function outliveOlderSnapshots(db: Kysely<Database>): Promise<void> {
+async function outliveOlderSnapshots(db: Kysely<Database>, signal: AbortSignal | undefined): Promise<void> {
   const { rows } = await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(db);
   const mark = rows[0]!.xid;
   for (let waited = 0; ; waited += RETRY_MS) {
@@ -52,6 +57,7 @@ async function outliveOlderSnapshots(db: Kysely<Database>): Promise<void> {
       union all
       select null where pg_snapshot_xmin(pg_current_snapshot()) <= ${mark}::xid8`.execute(db);
     if (older.length === 0) return;
+    signal?.throwIfAborted();
     if (waited >= OLD_SNAPSHOT_WAIT_MS) {
       const who = older[0]!.pid === null ? 'in another database' : `process ${older[0]!.pid}`;
       throw new Error(`a transaction older than the deletions is still open (${who})`);
