@@ -2,7 +2,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { recordAudit } from '../audit/store';
 import { systemClock } from '../clock';
-import { findErasure, jobOf, queueErasure, type ErasureJob } from '../erasure/store';
+import { countsText, findErasure, jobOf, queueErasure, type ErasureJob } from '../erasure/store';
 import { parseTarget, type ErasureTarget } from '../erasure/target';
 import { startErasureWorker } from '../erasure/worker';
 import { DomainError } from '../shared/domain-errors';
@@ -48,10 +48,11 @@ function targetFrom(values: { 'user-id'?: string; 'session-id'?: string; attribu
   }
 }
 
+/** One line per job state: never the value, its digest. */
 const describe = (job: ErasureJob) => {
-  const counts = Object.entries(job.counts).map(([t, n]) => `${t} ${n}`);
   const key = job.target.key ? ` ${job.target.key}` : '';
-  return `erasure ${job.id} (${job.target.kind}${key} ${job.target.digest}): ${job.status}${counts.length ? `, ${counts.join(', ')}` : ''}${job.error ? `: ${job.error}` : ''}`;
+  const counts = countsText(job.counts);
+  return `erasure ${job.id} (${job.target.kind}${key} ${job.target.digest}): ${job.status}${counts && `, ${counts}`}${job.error ? `: ${job.error}` : ''}`;
 };
 
 /**

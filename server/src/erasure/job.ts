@@ -3,7 +3,7 @@ import type { Clock } from '../clock';
 import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
 import { eraseSubjects, type Counts } from './erase';
-import { renewLease, updateErasure, type ErasureLease, type ErasureRow } from './store';
+import { countsText, renewLease, updateErasure, type ErasureLease, type ErasureRow } from './store';
 import { mergeSubjects, resolveSubjects, type Subjects } from './subjects';
 import { targetOf } from './target';
 import { compact } from './vacuum';
@@ -54,13 +54,7 @@ export async function runErasure(
     }
     await compact(db, deps.dialect, [...Object.keys(counts).filter((t) => counts[t]! > 0), JOB_TABLE], stop.signal);
     await update({ status: 'done', finished_ms: clock.now() });
-    log(
-      `${name}: done, ${
-        Object.entries(counts)
-          .map(([t, n]) => `${t} ${n}`)
-          .join(', ') || 'nothing found'
-      }`,
-    );
+    log(`${name}: done, ${countsText(counts) || 'nothing found'}`);
   } catch (error) {
     if (stop.signal.aborted) return;
     log(`${name} failed: ${messageOf(error)}`);

@@ -25,6 +25,12 @@ export interface ErasureJob {
   finished_at: string | null;
 }
 
+/** `spans 3, logs 12` for logs and the command line; empty when nothing was deleted. */
+export const countsText = (counts: Record<string, number>): string =>
+  Object.entries(counts)
+    .map(([table, n]) => `${table} ${n}`)
+    .join(', ');
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 export function jobOf(row: ErasureRow): ErasureJob {
