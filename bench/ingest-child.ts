@@ -16,11 +16,21 @@ export interface IngestChild extends Target {
   name: string;
   /** How it writes ingest rows (`sqlite, writer thread`, `postgres`, or `none` for the ceiling). */
   writer: string;
+  /** An admin key of the project the server bootstrapped, for the control plane (none for the ceiling or a replica). */
+  adminKey?: string;
   stop(): Promise<void>;
 }
 
-/** Starts a server child: `args` are ingest-server's (`svc <database-url>` or `ceiling`), `nodeArgs` node's (`--cpu-prof`). */
-export type LaunchChild = (name: string, args: string[], nodeArgs?: string[]) => Promise<IngestChild>;
+/**
+ * Starts a server child: `args` are ingest-server's (`svc <database-url>` or `ceiling`), `nodeArgs` node's
+ * (`--cpu-prof`), `env` its settings over this process's environment (`SVC_LIMIT_SPANS`).
+ */
+export type LaunchChild = (
+  name: string,
+  args: string[],
+  nodeArgs?: string[],
+  env?: Record<string, string>,
+) => Promise<IngestChild>;
 
 const START_TIMEOUT_MS = 60_000;
 
@@ -36,11 +46,11 @@ process.on('exit', () => {
  */
 export async function childLauncher(root: string, work: string): Promise<LaunchChild> {
   const script = await plainNodeScript(join(root, 'bench', 'ingest-server.ts'), join(work, 'ingest-server.mjs'));
-  return async (name, args, nodeArgs = []) => {
+  return async (name, args, nodeArgs = [], env = {}) => {
     const proc = spawn(process.execPath, [...serverChildNodeArgs(), ...nodeArgs, script, ...args], {
       cwd: root,
       stdio: ['pipe', 'pipe', 'inherit'],
-      env: serverChildEnv(),
+      env: serverChildEnv(env),
     });
     running.add(proc);
     proc.once('exit', () => running.delete(proc));
@@ -59,8 +69,9 @@ export async function withChild<T>(
   args: string[],
   use: (child: IngestChild) => Promise<T>,
   nodeArgs: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<T> {
-  const child = await launch(name, args, nodeArgs);
+  const child = await launch(name, args, nodeArgs, env);
   try {
     return await use(child);
   } finally {

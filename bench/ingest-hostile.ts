@@ -25,7 +25,7 @@ import { processMemoryMiB } from './harness';
 import { withChild, type IngestChild, type LaunchChild } from './ingest-child';
 import { fmt, send, type Request } from './ingest-load';
 
-const TARGET_PEAK_MIB = 400;
+export const TARGET_PEAK_MIB = 400;
 /** The server's default body limit (SVC_BODY_LIMIT), after decompression; the bench servers run with it. */
 const BODY_LIMIT = 10 * 1024 * 1024;
 /** Time for work the server finishes after answering (a refused body's drain, freeing) to reach the peak, if any. */

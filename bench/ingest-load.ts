@@ -7,7 +7,7 @@ import type { Target } from './ingest-child';
 
 /** No single request may hang the benchmark. */
 const REQUEST_TIMEOUT_MS = 30_000;
-const TRACES_PATH = '/otlp/v1/traces';
+export const TRACES_PATH = '/otlp/v1/traces';
 
 export interface Answer {
   /** HTTP status, or 0 when the request failed (connection error, timeout). */
@@ -57,7 +57,8 @@ export function send(agent: http.Agent, target: Target, { path, body, headers = 
   });
 }
 
-const percentile = (sorted: number[], p: number) =>
+/** The `p` quantile (0–1) of ascending `sorted`; NaN when empty. */
+export const percentile = (sorted: readonly number[], p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
 
 export interface LoadResult {

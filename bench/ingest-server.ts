@@ -9,9 +9,11 @@
  * `node --import tsx bench/ingest-server.ts …` runs it too. Run it from the repository root: it loads server/dist
  * from the working directory, which the bundled copy in a temporary folder cannot find by its own location.
  *
- * Prints one JSON line `{"url", "pid", "writer", "ingestKey"}` to stdout when it listens. `ingestKey` is there only
- * when this start bootstrapped the database: a second replica on the same PostgreSQL database creates no keys and
- * sends the first one's. Exits cleanly on SIGTERM/SIGINT or when stdin closes (so `--cpu-prof` writes its profile).
+ * Prints one JSON line `{"url", "pid", "writer", "ingestKey", "adminKey"}` to stdout when it listens. The keys are there
+ * only when this start bootstrapped the database: a second replica on the same PostgreSQL database creates no keys and
+ * sends the first one's. The admin key is made as `svc-server keys create --scope admin` makes it, for benchmarks that
+ * set up projects and limits through the control plane. The ingest limits are read from the environment as `svc-server
+ * start` reads them (`SVC_LIMIT_SPANS=rate=0,daily=0`). Exits cleanly on SIGTERM/SIGINT or when stdin closes (so `--cpu-prof` writes its profile).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,6 +36,7 @@ interface Ready {
   /** How ingest writes rows (e.g. `sqlite, writer thread`, `postgres`). */
   writer: string;
   ingestKey?: string;
+  adminKey?: string;
 }
 
 const announce = (ready: Ready) => console.log(JSON.stringify(ready));
@@ -42,19 +45,30 @@ const announce = (ready: Ready) => console.log(JSON.stringify(ready));
 async function startReferenceServer(): Promise<() => Promise<void>> {
   if (!databaseUrl) throw new Error('usage: ingest-server svc <sqlite-file | postgres-url>');
   const dist = pathToFileURL(join(process.cwd(), 'server', 'dist', 'index.js')).href;
-  const { startServer } = (await import(dist)) as typeof ServerModule;
+  const { createKey, loadConfig, startServer } = (await import(dist)) as typeof ServerModule;
+  const { limits } = loadConfig([], process.env);
   const server = await startServer({
     port: 0,
     host: '127.0.0.1',
     databaseUrl,
     secretKey: SECRET_KEY,
     log: () => undefined,
+    ...(limits ? { limits } : {}),
   });
+  const { bootstrap } = server;
+  const admin =
+    bootstrap &&
+    (await createKey(
+      server.database.db,
+      { now: () => Date.now() },
+      { projectId: bootstrap.projectId, scope: 'admin' },
+    ));
   announce({
     url: server.url,
     pid: process.pid,
     writer: server.ingestWriter,
-    ingestKey: server.bootstrap?.ingestKey.key,
+    ingestKey: bootstrap?.ingestKey.key,
+    adminKey: admin?.key,
   });
   return () => server.close();
 }

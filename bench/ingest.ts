@@ -4,7 +4,8 @@
  * memory settings of `svc-server start`); this process only generates load, over loopback.
  *
  *   npm run bench:ingest [-- --duration 10 --warmup 2 --connections 16 --batches 64 --profile
- *                            --phases throughput,hostile,replicas]
+ *                            --flood-connections 16
+ *                            --phases throughput,hostile,replicas,flood]
  *
  * Load: `batches` OTLP/JSON trace batches generated once (bench/ingest-bodies.ts); every request copies one and
  * stamps its own number into each trace id, so every span it carries is new to the server (ingest is idempotent: a
@@ -25,6 +26,13 @@
  * orders (OpenTelemetry Collectors behind a load balancer); every answer must be 200 and every acknowledged span stored
  * once. Skipped, with a notice, when PostgreSQL (SVC_TEST_POSTGRES_URL, default 127.0.0.1:5432) is unreachable.
  *
+ * Phase 5 (flood, bench/ingest-flood.ts; issue 32), on a SQLite file and a throwaway PostgreSQL database: the closed
+ * loop against a server with every limit off and against one with the defaults (what the limits cost the normal
+ * path); then on the latter one key sends at half its maximum rate (open loop), alone and while a second project's key,
+ * limited to 1,000 spans a second, floods over `flood-connections` connections from a process of its own. The normal
+ * key's p99 and answered requests/s under the flood against without it (target: within 10 %), the flood's 429s, and
+ * the server's peak VmRSS (target: under the 400 MiB of phase 3).
+ *
  * Any error, missed count or missed memory target exits non-zero; the throughput targets are reported only.
  * `--profile` runs the phase-1/2 reference server under `node --cpu-prof` and prints its top self-time functions.
  */
@@ -40,12 +48,13 @@ import { processMemoryMiB, runBench } from './harness';
 import { bodySource, singleSessionTemplate, type Body } from './ingest-bodies';
 import { childLauncher, withChild, type IngestChild, type LaunchChild } from './ingest-child';
 import { measureHostileBodies } from './ingest-hostile';
+import { measureFlood } from './ingest-flood';
 import { closedLoop, fmt, openLoop, type ClosedLoopOptions, type LoadResult } from './ingest-load';
 import { measureReplicas } from './ingest-replicas';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SPANS_PER_BATCH = 100;
-const PHASES = ['throughput', 'hostile', 'replicas'] as const;
+const PHASES = ['throughput', 'hostile', 'replicas', 'flood'] as const;
 
 const { values: args } = parseArgs({
   options: {
@@ -53,6 +62,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '2' },
     connections: { type: 'string', default: '16' },
     batches: { type: 'string', default: '64' },
+    'flood-connections': { type: 'string', default: '16' },
     profile: { type: 'boolean', default: false },
     phases: { type: 'string', default: PHASES.join(',') },
   },
@@ -61,7 +71,8 @@ const DURATION_MS = Number(args.duration) * 1000;
 const WARMUP_MS = Number(args.warmup) * 1000;
 const CONNECTIONS = Number(args.connections);
 const BATCHES = Number(args.batches);
-for (const [k, v] of Object.entries({ DURATION_MS, WARMUP_MS, CONNECTIONS, BATCHES })) {
+const FLOOD_CONNECTIONS = Number(args['flood-connections']);
+for (const [k, v] of Object.entries({ DURATION_MS, WARMUP_MS, CONNECTIONS, BATCHES, FLOOD_CONNECTIONS })) {
   if (!Number.isFinite(v) || v < 0 || (k !== 'WARMUP_MS' && v === 0)) throw new Error(`invalid --${k.toLowerCase()}`);
 }
 const SELECTED = new Set(args.phases.split(',').map((p) => p.trim()));
@@ -69,8 +80,8 @@ for (const p of SELECTED)
   if (!(PHASES as readonly string[]).includes(p)) throw new Error(`unknown phase "${p}" (known: ${PHASES.join(', ')})`);
 const LOAD: ClosedLoopOptions = { connections: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
 
-/** Generous for a run anywhere near normal: five loaded windows, an open loop, a dozen server starts; beyond it is a hang. */
-const WATCHDOG_MS = 300_000 + 6 * (WARMUP_MS + DURATION_MS);
+/** Generous for a run anywhere near normal: nine loaded windows, five open loops, 16 server starts; beyond it is a hang. */
+const WATCHDOG_MS = 360_000 + 14 * (WARMUP_MS + DURATION_MS);
 /** Throwaway PostgreSQL databases, dropped even when the watchdog ends the run. */
 const databases = new Set<TempDatabase>();
 
@@ -180,6 +191,10 @@ async function main(): Promise<void> {
     if (SELECTED.has('throughput')) ok = (await measureThroughput(launch, work)) && ok;
     if (SELECTED.has('hostile')) ok = (await measureHostileBodies(launch, work)) && ok;
     if (SELECTED.has('replicas')) ok = (await measureReplicas(launch, databases, BATCHES, LOAD)) && ok;
+    if (SELECTED.has('flood')) {
+      const options = { batches: BATCHES, load: LOAD, floodConnections: FLOOD_CONNECTIONS };
+      ok = (await measureFlood(launch, work, databases, options)) && ok;
+    }
     if (!ok) process.exitCode = 1;
   } finally {
     if (!args.profile) rmSync(work, { recursive: true, force: true });
