@@ -30,6 +30,7 @@ const ALICE = { id: 'u-alice-7f3k2q', email: 'alice.erasure@example.com', sessio
 const ALICE_LONE = 'sess-alice-lone-4b8a';
 const BOB = { id: 'u-bob-9q2m5w', email: 'bob.keeps@example.com', session: 'sess-bob-2e6f0a' };
 const CAROL = { id: 'u-carol-3h8v1x', email: 'carol.cli@example.com', session: 'sess-carol-5d9b3c' };
+const ERIN = { id: 'u-erin-8m3q6z', email: 'erin.attribute@example.com', session: 'sess-erin-4f2a9d' };
 const DAVE = { id: 'u-dave-6t4n8p', email: 'dave.resumed@example.com', session: 'sess-dave-1a7e4f' };
 type Person = typeof ALICE;
 
@@ -256,6 +257,7 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
     ingestKey = boot.ingestKey.key;
     adminKey = (await createKey(server.database.db, systemClock, { projectId: boot.projectId, scope: 'admin' })).key;
     for (const p of [CAROL, DAVE]) await ingest('/otlp/v1/logs', logs(p, p.session, userAttrs(p)));
+    await ingest('/otlp/v1/logs', logs(ERIN, ERIN.session, [...userAttrs(ERIN), str('customer.ref', 'cust-erin-77')]));
     for (const p of [ALICE, BOB]) {
       await ingest('/otlp/v1/traces', traces(p));
       await ingest('/otlp/v1/logs', logs(p, p.session, userAttrs(p)));
@@ -425,5 +427,15 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
     }
     server.erasures.wake();
     expect(await waitFor(row.id)).toMatchObject({ status: 'done', counts: {} });
+  });
+
+  it('erases by an attribute value: the records naming it and their sessions whole', async () => {
+    const queued = await call<Job>('POST', '/erasures', { attribute: { key: 'customer.ref', value: 'cust-erin-77' } });
+    expect(queued.status).toBe(202);
+    expect(queued.body.target).toMatchObject({ kind: 'attribute', key: 'customer.ref' });
+    expect(await waitFor(queued.body.id)).toMatchObject({ status: 'done', counts: { logs: 1, sessions: 1 } });
+    expect((await call<ErrorBody>('GET', `/sessions/${ERIN.session}`)).status).toBe(404);
+    const stored = await storedBytes(kind, database.url);
+    for (const gone of [ERIN.id, ERIN.email, 'cust-erin-77']) expect(stored.includes(gone), gone).toBe(false);
   });
 });
