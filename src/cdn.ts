@@ -21,7 +21,7 @@ if (typeof document !== 'undefined') {
   if (options !== undefined) {
     // As /auto does: without an address, telemetry goes to the page's own origin ("/" says that is meant).
     if (options.ingestUrl === undefined)
-      warnOnce(captureOriginals().console, 'script-url', noIngestUrl('data-ingest-url on the script tag'));
+      warnOnce(captureOriginals().console, 'script-url', noIngestUrl('data-ingest-url'));
     initBrowserSDK(options);
   }
 }

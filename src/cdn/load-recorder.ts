@@ -21,7 +21,7 @@ export const RECORDER_FILE = 'svc-recorder.min.js';
  * evaluated, so it is captured now, as this module is evaluated, not when replay starts.
  */
 const ownScript: HTMLOrSVGScriptElement | null =
-  (typeof document === 'undefined' ? null : document.currentScript) ?? null;
+  (typeof document === 'undefined' ? null : document.currentScript) || null;
 
 /** SVG `<script>` elements have `href`, not `src`, and no `crossOrigin`. */
 function isHtmlScript(script: HTMLOrSVGScriptElement | null): script is HTMLScriptElement {
@@ -71,7 +71,7 @@ function injectRecorderScript(): Promise<RecorderFile> {
     script.async = true;
     // The same CORS mode and CSP nonce as svc.min.js's own tag, so a page that allowed one allows the other.
     if (isHtmlScript(ownScript) && ownScript.crossOrigin !== null) script.crossOrigin = ownScript.crossOrigin;
-    if (ownScript?.nonce) script.nonce = ownScript.nonce;
+    if (ownScript && ownScript.nonce) script.nonce = ownScript.nonce;
     script.onload = () => {
       // Gone before recording starts, so the tag is not part of the first snapshot.
       script.remove();
@@ -87,7 +87,7 @@ function injectRecorderScript(): Promise<RecorderFile> {
         ),
       );
     };
-    (document.head ?? document.documentElement).appendChild(script);
+    (document.head || document.documentElement).appendChild(script);
   });
 }
 

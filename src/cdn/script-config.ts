@@ -8,10 +8,10 @@ import type { BrowserSDKConfig } from '../config/types';
  */
 export function readScriptConfig(script: HTMLOrSVGScriptElement | null | undefined): BrowserSDKConfig | undefined {
   // `dataset` rather than `instanceof HTMLElement`: the script may run where that constructor is not a global.
-  const data: DOMStringMap | undefined = script?.dataset;
-  const apiKey = data?.apiKey?.trim();
-  if (data === undefined || apiKey === undefined || apiKey === '') return undefined;
-  const options: BrowserSDKConfig = { apiKey, serviceName: data.serviceName?.trim() || 'web-app' };
+  const data: DOMStringMap | undefined = script ? script.dataset : undefined;
+  const apiKey = data && data.apiKey && data.apiKey.trim();
+  if (!data || !apiKey) return undefined;
+  const options: BrowserSDKConfig = { apiKey, serviceName: (data.serviceName || '').trim() || 'web-app' };
   if (data.appId) options.appId = data.appId;
   if (data.env) options.env = data.env;
   if (data.serviceVersion) options.serviceVersion = data.serviceVersion;
@@ -26,5 +26,6 @@ export function readScriptConfig(script: HTMLOrSVGScriptElement | null | undefin
  * `svc.min.js`. Read whether or not the tag carries `data-api-key`, since `Svc.init()` in code needs it too.
  */
 export function readRecorderSrc(script: HTMLOrSVGScriptElement | null | undefined): string | undefined {
-  return script?.dataset?.recorderSrc?.trim() || undefined;
+  const src = script && script.dataset && script.dataset.recorderSrc;
+  return (src && src.trim()) || undefined;
 }

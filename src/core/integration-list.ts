@@ -26,8 +26,8 @@ export function integrationList(
   }
   const byName = new Map<unknown, Integration>();
   for (const entry of listed as readonly Partial<Integration>[]) {
-    const name = entry?.name;
-    if (typeof name !== 'string' || typeof entry?.setup !== 'function') {
+    const name = entry && entry.name;
+    if (typeof name !== 'string' || typeof entry!.setup !== 'function') {
       warn(
         `${typeof name === 'string' ? `"${name}"` : typeof entry} is not an integration ({ name, setup }); left out`,
       );

@@ -15,7 +15,7 @@ export function backoff(state: PipelineState, url: string, result: Retry, failur
   const delay = retryDelay(failuresSoFar, result.retryAfterMs, clock.random, policy);
   state.pausedUntil_ = Math.max(state.pausedUntil_, clock.now() + delay);
   // The server's own wait holds for the origin's next page loads too: a full quota is not retried by each of them.
-  if (result.retryAfterMs !== undefined) state.persistence_?.pause(state.pausedUntil_);
+  if (result.retryAfterMs !== undefined && state.persistence_) state.persistence_.pause(state.pausedUntil_);
   if (result.status === 429) explain(state, url, 429, result.detail!);
   state.debug_.warn(`sending to ${url} failed (${result.reason}); retrying in ${delay} ms`);
 }

@@ -48,11 +48,11 @@ export function createLeftoverStore(
       const found: string[] = [];
       for (let i = 0; i < storage!.length; i++) {
         const key = storage!.key(i);
-        if (key?.startsWith(prefix)) found.push(key);
+        if (key && key.startsWith(prefix)) found.push(key);
       }
       return found.sort();
     });
-  const used = (): number => keys().reduce((sum, key) => sum + key.length + (storage!.getItem(key)?.length ?? 0), 0);
+  const used = (): number => keys().reduce((sum, key) => sum + key.length + (storage!.getItem(key) || '').length, 0);
 
   return {
     save(leftovers) {
@@ -88,7 +88,7 @@ export function createLeftoverStore(
 function parseLeftover(text: string | null): Leftover | undefined {
   if (text === null) return undefined;
   const value = JSON.parse(text) as Partial<Leftover> | null;
-  return typeof value?.path === 'string' && typeof value.body === 'string'
+  return value && typeof value.path === 'string' && typeof value.body === 'string'
     ? { path: value.path, body: value.body }
     : undefined;
 }
@@ -96,7 +96,7 @@ function parseLeftover(text: string | null): Leftover | undefined {
 /** `localStorage`, or undefined where it is missing or merely reading it throws (sandboxed frames, blocked storage). */
 export function localStorageIfAvailable(): LeftoverStorage | undefined {
   try {
-    return globalThis.localStorage ?? undefined;
+    return globalThis.localStorage || undefined;
   } catch {
     return undefined;
   }

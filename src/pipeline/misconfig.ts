@@ -19,8 +19,7 @@ function serverError(detail: string): ServerError {
   }
 }
 
-const NEW_KEY =
-  'make one with "svc-server keys create --scope ingest" (or "svc-server projects create NAME") and pass it as apiKey';
+const NEW_KEY = 'make one with "svc-server keys create --scope ingest" and pass it as apiKey';
 
 /** `[kind, message]` of the warning for a refusal of `url` with `status`, or undefined when it says nothing of setup. */
 export function misconfiguration(status: number, detail: string, url: string): [string, string] | undefined {
@@ -30,15 +29,11 @@ export function misconfiguration(status: number, detail: string, url: string): [
   if (status === 403) return ['403', `${said} The key is revoked, expired or not an ingest key: ${NEW_KEY}.`];
   if (status === 404)
     return ['404', `${said} ingestUrl must be the base address of svc-server (the SDK appends /otlp/v1/…).`];
-  if (status === 429)
-    return [
-      '429',
-      `${said} Sending waits as the server asks (Retry-After), on every page of this site; records are kept within maxQueueSize and the outbox, and those dropped are counted in svc.sdk.dropped_items. Raise the project's limit or sample less.`,
-    ];
+  if (status === 429) return ['429', `${said} Every page of this site waits as asked.`];
   if (status !== 422) return undefined;
-  const apps = error.code === 'unknown_service' && error.details?.rejected;
+  const apps = error.code === 'unknown_service' && error.details && error.details.rejected;
   const fix = apps
     ? `Create the app with ${apps.map((app) => `"svc-server apps create ${app}"`).join(', ')}, or set appId/serviceName to an existing app.`
     : 'Fix what the server names.';
-  return [`422 ${error.code ?? ''}`, `${said} ${fix}`];
+  return [`422 ${error.code || ''}`, `${said} ${fix}`];
 }

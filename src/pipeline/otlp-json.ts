@@ -138,7 +138,7 @@ export function encodeSpans(
   return {
     resourceSpans: groupBy(items, (i) => i.sessionId).map((group) => ({
       resource: resourceOf(service, group[0]!.sessionId, perSession),
-      scopeSpans: groupBy(group, (i) => `${i.scope.name}\n${i.scope.version ?? ''}`).map((spans) => {
+      scopeSpans: groupBy(group, (i) => `${i.scope.name}\n${i.scope.version || ''}`).map((spans) => {
         const { name, version } = spans[0]!.scope;
         return { scope: version ? { name, version } : { name }, spans: spans.map(span) };
       }),

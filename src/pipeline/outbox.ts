@@ -1,4 +1,8 @@
 import type { Leftover, LeftoverStore } from './leftovers';
+
+// The misconfiguration warnings ride in this module's chunk: code a working page rarely needs, in one lazy chunk
+// rather than two (each chunk costs its own compression start and import glue).
+export { misconfiguration } from './misconfig';
 import { utf8Length } from './utf8';
 
 /**

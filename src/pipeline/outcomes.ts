@@ -65,13 +65,14 @@ export function refused(
 
 /** The one loud warning for an answer that says the setup or a limit needs fixing (misconfig.ts), once per kind. */
 export function explain(state: PipelineState, url: string, status: number, detail: string): void {
-  // The wording is loaded on the first such answer only: a well-configured page never needs it.
-  void import('./misconfig')
+  // The wording is loaded on the first such answer only (with the outbox code): a well-configured page never needs
+  // it. A chunk that cannot load (a deploy replaced it) leaves the warning out; the browser reports the failed load.
+  void import('./outbox')
     .then(({ misconfiguration }) => {
       const warning = misconfiguration(status, detail, url);
       if (warning) warnOnce(state.console_, warning[0], warning[1]);
     })
-    .catch(() => state.debug_.warn(`HTTP ${status} from ${url}: the explanation could not be loaded`));
+    .catch(() => undefined);
 }
 
 /** The retry budget is spent: the requests go to the outbox, and their records leave the queue. */

@@ -1,14 +1,12 @@
 import { createLeftoverStore, localStorageIfAvailable, type Leftover } from './leftovers';
 import type { OutboxRequest } from './outbox';
 
-/** Local-storage key saying the outbox may hold requests: only then does a page load the outbox module at start. */
-export const OUTBOX_MARKER = 'svc.outbox';
-
 /**
- * Local-storage key of the time (epoch ms) before which no page of the origin sends: the server's `Retry-After`. A
+ * Local-storage key saying the outbox may hold requests: only then does a page load the outbox module at start. Its
+ * value is the time (epoch ms) before which no page of the origin sends, the server's `Retry-After` (1 when none): a
  * full quota then holds every page load back, instead of each trying once more at start.
  */
-export const PAUSE_KEY = 'svc.pause';
+export const OUTBOX_MARKER = 'svc.outbox';
 
 /** Most characters of page-leave requests kept in local storage: what the outbox holds (OUTBOX_LIMITS.bytes). */
 const KEPT_CHARS = 2_000_000;
@@ -26,44 +24,40 @@ export interface Persistence {
   store(requests: readonly OutboxRequest[]): void;
   /** Sends what the outbox holds, when the marker says it may hold something. */
   drain(): void;
-  /** The pause an earlier page of the origin was asked for (epoch ms, 0 when none or over). */
+  /** The pause an earlier page of the origin was asked for (epoch ms; 0 or a time past when none). */
   readonly pausedUntil: number;
-  /** The server asked to wait until `until` (epoch ms): every page load of the origin waits too. */
-  pause(until: number): void;
+  /** The server asked to wait until `time` (epoch ms): every page load of the origin waits too, until a drain. */
+  pause(time: number): void;
 }
 
 /**
  * `send` posts one kept request and resolves true once it is done with (delivered, or refused for good); `onDrop`
- * counts records lost for room (`outbox_full`) or because the outbox cannot be used (`persist_failed`); `now` is the
- * pipeline's clock. The outbox code is imported on first use; its calls run one after another.
+ * counts records lost for room (`outbox_full`) or because the outbox cannot be used (`persist_failed`). The outbox
+ * code is imported on first use; its calls run one after another.
  */
 export function createPersistence(
   send: (request: Leftover) => Promise<boolean>,
   onDrop: (reason: string, count: number) => void,
-  now: () => number,
 ): Persistence {
   const storage = localStorageIfAvailable();
   const leftovers = createLeftoverStore(storage, 'svc.otlp.', KEPT_CHARS);
-  const write = (key: string, value?: string): void => {
+  const read = (): string | null => {
     try {
-      if (value) storage!.setItem(key, value);
-      else storage!.removeItem(key);
+      return storage ? storage.getItem(OUTBOX_MARKER) : null;
+    } catch {
+      // Unreadable storage: nothing is known to wait.
+      return null;
+    }
+  };
+  let until = Number(read()) || 0;
+  const mark = (on: boolean): void => {
+    try {
+      if (on) storage!.setItem(OUTBOX_MARKER, String(until || 1));
+      else storage!.removeItem(OUTBOX_MARKER);
     } catch {
       // No storage: nothing kept in local storage, and the outbox is still drained whenever this page stored.
     }
   };
-  const mark = (on: boolean): void => write(OUTBOX_MARKER, on ? '1' : '');
-  const read = (key: string): string | null => {
-    try {
-      return storage ? storage.getItem(key) : null;
-    } catch {
-      // Unreadable storage: nothing is known.
-      return null;
-    }
-  };
-  const pausedUntil = Number(read(PAUSE_KEY)) || 0;
-  // A pause that is over is removed, so nothing stays behind once it served.
-  if (pausedUntil <= now()) write(PAUSE_KEY);
   let chain: Promise<unknown> = Promise.resolve();
   const run = (work: (outbox: typeof import('./outbox')) => Promise<void>, lost: number): void => {
     chain = chain
@@ -89,14 +83,17 @@ export function createPersistence(
       );
     },
     drain() {
-      if (read(OUTBOX_MARKER) === null) return;
+      if (read() === null) return;
       run(async (outbox) => {
         const { dropped, empty } = await outbox.drainOutbox(leftovers, send);
         if (dropped > 0) onDrop('outbox_full', dropped);
         if (empty) mark(false);
       }, 0);
     },
-    pausedUntil,
-    pause: (until) => write(PAUSE_KEY, String(until)),
+    pausedUntil: until,
+    pause(time) {
+      until = time;
+      mark(true);
+    },
   };
 }

@@ -69,7 +69,7 @@ export interface PipelineState {
 /** `service.name` (the pinned app id when given), version and environment, then the caller's extra attributes. */
 function serviceAttributes(options: PipelineOptions): Record<string, string> {
   const { config } = options;
-  const attributes: Record<string, string> = { 'service.name': config.appId ?? config.serviceName ?? '' };
+  const attributes: Record<string, string> = { 'service.name': config.appId || config.serviceName || '' };
   if (config.serviceVersion) attributes['service.version'] = config.serviceVersion;
   if (config.env) attributes['deployment.environment'] = config.env;
   for (const [key, value] of Object.entries(options.resource)) {
@@ -80,7 +80,7 @@ function serviceAttributes(options: PipelineOptions): Record<string, string> {
 
 export function createPipelineState(options: PipelineOptions): PipelineState {
   const { config } = options;
-  const clock = options.clock ?? SYSTEM_CLOCK;
+  const clock = options.clock || SYSTEM_CLOCK;
   const transport: Transport | undefined =
     config.apiKey && config.serviceName && options.fetch
       ? {

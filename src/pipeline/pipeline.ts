@@ -25,13 +25,15 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let timer: unknown;
   let flushes: Promise<void> = Promise.resolve();
   if (transport && options.config.persistence) {
-    state.persistence_ = createPersistence(
+    const persistence = (state.persistence_ = createPersistence(
       (request) => sendKept(state, request),
       (reason, count) => countLost(state, reason, count),
-      clock.now,
-    );
-    // An earlier page of the origin was asked to wait (a 429's Retry-After): this one waits too.
-    state.pausedUntil_ = state.persistence_.pausedUntil;
+    ));
+    // An earlier page of the origin was asked to wait (a 429's Retry-After): this one waits too, its outbox with it,
+    // rather than send into a full quota.
+    const wait = (state.pausedUntil_ = persistence.pausedUntil) - clock.now();
+    if (wait > 0) clock.setTimeout(persistence.drain, wait);
+    else persistence.drain();
   }
 
   function flush(force = false): Promise<void> {
@@ -49,10 +51,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   schedule();
-  // The outbox waits out that pause as well, rather than send into a full quota.
-  if (state.pausedUntil_ > clock.now())
-    clock.setTimeout(() => state.persistence_!.drain(), state.pausedUntil_ - clock.now());
-  else state.persistence_?.drain();
 
   return {
     enqueue(item) {

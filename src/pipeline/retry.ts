@@ -35,7 +35,7 @@ export function statusVerdict(status: number): 'delivered' | 'retry' | 'refused'
  * Undefined when the header is absent or unreadable.
  */
 export function parseRetryAfter(header: string | null | undefined, nowMs: number): number | undefined {
-  const value = header?.trim();
+  const value = header && header.trim();
   if (!value) return undefined;
   if (/^\d+$/.test(value)) return Number(value) * 1000;
   const date = Date.parse(value);

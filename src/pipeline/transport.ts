@@ -58,7 +58,7 @@ async function request(t: Transport, url: string, body: Body, keepalive: boolean
       body,
       keepalive,
       credentials: 'omit',
-      signal: controller?.signal,
+      signal: controller && controller.signal,
     });
     // Read to the end even on success: Chromium frees a keepalive request's quota only once its response body has
     // been consumed (cancelling the body is not enough), and the budget is released when this returns.
@@ -120,7 +120,7 @@ export async function postBody(
   let answer: Answer;
   try {
     const gzipped = compress ? await gzipText(body) : undefined;
-    answer = await send(t, url, gzipped ?? body, gzipped?.length ?? bytes, keepalive);
+    answer = await send(t, url, gzipped || body, gzipped ? gzipped.length : bytes, keepalive);
   } catch (error) {
     return { verdict_: 'retry', reason: describe(error), retryAfterMs: undefined };
   }

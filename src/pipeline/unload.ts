@@ -35,7 +35,7 @@ export function handOver(route: UnloadRoute, url: string, body: string, bytes: n
   if (bytes <= transport.budget.available)
     return { via_: 'keepalive', result: postBody(transport, url, body, bytes, true) };
   try {
-    if (sendBeacon?.(beaconUrl(url, transport.apiKey), body)) return { via_: 'beacon' };
+    if (sendBeacon && sendBeacon(beaconUrl(url, transport.apiKey), body)) return { via_: 'beacon' };
   } catch {
     // sendBeacon throws on URLs it cannot parse; the records are kept either way.
   }

@@ -1,3 +1,5 @@
+import { localStorageIfAvailable } from '../pipeline/leftovers';
+
 /**
  * `localStorage`, or an in-memory map when storage is unavailable: blocked by the browser's privacy settings, a
  * sandboxed iframe, Safari's private mode quota, or no `window` at all. Every access can throw, so each one is
@@ -10,12 +12,7 @@ export interface KeyValueStore {
 
 export function openStore(): KeyValueStore {
   const memory = new Map<string, string>();
-  let storage: Storage | undefined;
-  try {
-    storage = globalThis.localStorage ?? undefined;
-  } catch {
-    storage = undefined;
-  }
+  let storage = localStorageIfAvailable();
   return {
     get(key) {
       if (storage !== undefined) {
@@ -25,7 +22,7 @@ export function openStore(): KeyValueStore {
           storage = undefined;
         }
       }
-      return memory.get(key) ?? null;
+      return memory.get(key) || null;
     },
     set(key, value) {
       memory.set(key, value);

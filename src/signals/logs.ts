@@ -44,8 +44,8 @@ export function createLogger(core: SdkCore): Logger {
       sessionId,
       // The record's identity (OpenTelemetry's log.record.uid): ingest stores a retried record once.
       attributes: { ...attributes, ...extra, 'session.id': sessionId, 'log.record.uid': randomHexId() },
-      traceId: spanContext?.traceId,
-      spanId: spanContext?.spanId,
+      traceId: spanContext && spanContext.traceId,
+      spanId: spanContext && spanContext.spanId,
     });
   };
 

@@ -9,7 +9,7 @@ import { sdkPageForFile } from './support/sdk-page';
  * Misconfiguration is loud once, even without `debug` (issue 17): the real SDK (dist/cdn/svc.min.js, `debug` off) in
  * Chromium against the real server, which answers a wrong key with 401, a key of the wrong scope with 403, an address
  * that is not ingest's with 404 and an unknown app with 422. A recording proxy in between counts the requests. Each
- * problem prints one `console.warn` naming the fix, however many signals hit it; 401, 403 and 422 stop the signal.
+ * problem prints one `console.warn` naming the fix, however many signals hit it; 401, 403, 404 and 422 stop the signal.
  */
 
 const app = sdkPageForFile();
@@ -95,14 +95,19 @@ test('a control key as ingest key: one warning for the 403, and logs stop', asyn
   }
 });
 
-test('an ingestUrl that is not the base of svc-server: one warning for the 404', async ({ page, ingest }) => {
+test('an ingestUrl that is not the base of svc-server: one warning for the 404, and logs stop', async ({
+  page,
+  ingest,
+}) => {
   const proxy = await startIngestProxy(ingest.url);
   try {
     // Under /otlp/ on purpose: ingest answers there with CORS headers, so the page can read the 404.
     const warnings = await openPage(page, proxy, { apiKey: ingest.ingestKey, suffix: '/otlp' });
     await log(page, 'first');
     expect(await firstLogsAnswer(proxy, `/otlp${INGEST_PATHS.logs}`)).toBe(404);
+    await log(page, 'second');
     await page.evaluate(() => (window as any).sdk.shutdown());
+    expect(proxy.posts(`/otlp${INGEST_PATHS.logs}`)).toHaveLength(1);
     expect(warnings).toEqual([
       expect.stringMatching(/HTTP 404 not_found: .*ingestUrl must be the base address of svc-server/),
     ]);
@@ -145,6 +150,19 @@ async function autoWarnings(page: Page, script: string): Promise<string[]> {
   await expect.poll(() => warnings.includes('[svc] done')).toBe(true);
   return warnings.filter((warning) => warning !== '[svc] done');
 }
+
+test('the script tag without data-ingest-url: one warning, as /auto gives, even without debug', async ({ page }) => {
+  const warnings: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'warning' && message.text().startsWith('[svc] ')) warnings.push(message.text());
+  });
+  app.setHtml(`<!doctype html><title>script tag</title>
+<script src="/svc.min.js" data-api-key="key" data-replay="false"></script><p>page</p>`);
+  await page.goto(`${app.origin}/`);
+  await expect
+    .poll(() => warnings, { message: 'the warning' })
+    .toEqual([expect.stringMatching(/^\[svc\] no ingest URL: set data-ingest-url to the address of svc-server/)]);
+});
 
 test('/auto without a key or an ingest URL: one warning each, naming the variables, even without debug', async ({
   page,
