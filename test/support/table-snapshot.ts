@@ -6,12 +6,25 @@ import type { DatabaseHandle } from '../../server/src/db/connect';
  * What a request is allowed to leave behind even when refused: the audit log (which may record the refusal), failed
  * sign-ins (the throttle counts them), the "last seen" and "last used" times a session or key is stamped with on
  * each request that presents it, and ingest's usage counts and rate buckets, which a flush every few seconds writes
- * on its own schedule (an earlier ingest's counts may land during any later request).
+ * on its own schedule (an earlier ingest's counts may land during any later request). A deletion job's row is
+ * compared without what its worker writes as it works (an earlier request's job may still run): a request that queues
+ * one still shows as a new row.
  */
 const IGNORED_TABLES = new Set(['audit_log', 'sign_in_failures', 'ingest_usage', 'ingest_rate_buckets']);
 const IGNORED_COLUMNS: Record<string, readonly string[]> = {
   console_sessions: ['last_seen_ms'],
   api_keys: ['last_used_ms'],
+  erasures: [
+    'status',
+    'counts',
+    'error',
+    'target_value',
+    'subjects',
+    'lease_owner',
+    'lease_until_ms',
+    'started_ms',
+    'finished_ms',
+  ],
 };
 
 /** Per table, its row count and a hash of all its rows (order-independent): equal snapshots, equal data. */
