@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { LIMIT_SIGNALS, limitVariable } from '../server/src/limits/signals';
+import { cpuSecondsOf } from '../test/support/child-lifecycle';
 import { createTempDatabase, POSTGRES_ADMIN_URL, type TempDatabase } from '../test/support/databases';
 import { processMemoryMiB } from './harness';
 import { bodySource, singleSessionTemplate, type Body } from './ingest-bodies';
@@ -56,7 +57,7 @@ interface DatabaseRuns {
   on: LoadResult;
   rate: number;
   alone: Sending;
-  flooded: Sending & { b: FloodResult };
+  flooded: Sending & { b: FloodResult & { clientCpuPercent: number } };
 }
 
 /** The largest VmRSS of `pid` from now until the returned function is called, MiB. */
@@ -122,10 +123,14 @@ async function startFlood(url: string, key: string, connections: number) {
     proc.kill('SIGKILL');
     throw error;
   }
+  const cpu0 = cpuSecondsOf(proc.pid!);
   return {
-    async stop(): Promise<FloodResult> {
+    /** Stops the flood: its answers, and the CPU its client used (it shares this machine with the server). */
+    async stop(): Promise<FloodResult & { clientCpuPercent: number }> {
+      const cpu = cpuSecondsOf(proc.pid!) - cpu0;
       proc.stdin!.end();
-      return JSON.parse(await nextLine('reporting')) as FloodResult;
+      const result = JSON.parse(await nextLine('reporting')) as FloodResult;
+      return { ...result, clientCpuPercent: (cpu / result.seconds) * 100 };
     },
   };
 }
@@ -197,6 +202,7 @@ function report(r: DatabaseRuns): boolean {
     `| A with B flooding | ${aCells(r.flooded)} | ${fmt(bTotal / b.seconds)} | ${status(429)} | ${status(200)} | ` +
       `${bTotal - status(429) - status(200)} | ${fmt(b.p50Refused, 1)} / ${fmt(b.p99Refused, 1)} | ${server(r.flooded)} |`,
   );
+  console.log(`\n(B's client, on the same machine, used ${fmt(b.clientCpuPercent)} % of a core.)`);
   const p99Change = r.flooded.a.p99 / r.alone.a.p99 - 1;
   const rpsChange = answeredRps(r.flooded.a) / answeredRps(r.alone.a) - 1;
   const within = (x: number) => (Math.abs(x) <= TOLERANCE ? 'met' : 'MISSED');
