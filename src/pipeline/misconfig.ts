@@ -29,7 +29,8 @@ export function misconfiguration(status: number, detail: string, url: string): [
   if (status === 403) return ['403', `${said} The key is revoked, expired or not an ingest key: ${NEW_KEY}.`];
   if (status === 404)
     return ['404', `${said} ingestUrl must be the base address of svc-server (the SDK appends /otlp/v1/…).`];
-  if (status === 429) return ['429', `${said} Every page of this site waits as asked.`];
+  // The server's message names the limit; every page of the site waits as the answer asks (sdk-pipeline.md).
+  if (status === 429) return ['429', said];
   if (status !== 422) return undefined;
   const apps = error.code === 'unknown_service' && error.details && error.details.rejected;
   const fix = apps

@@ -66,10 +66,10 @@ const WAS_PASSWORD_ATTRIBUTE = 'data-rr-is-password';
 
 /** The facts of a live form field. `maskTextClass` is a class name without the dot. */
 export function fieldFacts(element: Element, maskTextClass: string): FieldFacts {
-  const attribute = (name: string): string => element.getAttribute(name) ?? '';
+  const attribute = (name: string): string => element.getAttribute(name) || '';
   const descriptions = [attribute('aria-label'), attribute('placeholder')];
   const labels = (element as Partial<HTMLInputElement>).labels;
-  if (labels) for (const label of Array.from(labels)) descriptions.push(label.textContent ?? '');
+  if (labels) for (const label of Array.from(labels)) descriptions.push(label.textContent || '');
   for (const id of attribute('aria-labelledby').split(/\s+/)) {
     if (id !== '') descriptions.push(element.ownerDocument.getElementById(id)?.textContent ?? '');
   }

@@ -201,17 +201,15 @@ class PageRecording implements Recording {
       maskSerializedFields((event.data as { node: SerializedNode }).node, this.isMaskedNode_);
     } else if (event.type === INCREMENTAL_SNAPSHOT && (event.data as MutationData).source === MUTATION) {
       const data = event.data as MutationData;
+      const adds = data.adds || [];
       const changes =
-        (data.adds?.length ?? 0) +
-        (data.removes?.length ?? 0) +
-        (data.texts?.length ?? 0) +
-        (data.attributes?.length ?? 0);
+        adds.length + (data.removes || []).length + (data.texts || []).length + (data.attributes || []).length;
       if (changes > RECORDER_LIMITS.maxMutationsPerBatch) {
         // The batch is not kept: what was recorded up to here still plays back consistently.
         this.stopWith_('mutation_limit', changes, RECORDER_LIMITS.maxMutationsPerBatch);
         return;
       }
-      for (const added of data.adds ?? []) maskSerializedFields(added.node, this.isMaskedNode_);
+      for (const added of adds) maskSerializedFields(added.node, this.isMaskedNode_);
       // Held changes play back when they happened, not when the window released them; but never before an event
       // already recorded (mouse positions emitted while they were held): playback follows the recorded order.
       const changedAt = this.domChanges_?.lastChangeAt();

@@ -30,15 +30,15 @@ const FIXED_VALUE_TYPES = new Set(['submit', 'button', 'reset', 'image', 'checkb
 export function maskSerializedFields(root: SerializedNode, isMasked: (id: number) => boolean): void {
   const stack: SerializedNode[] = [root];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (node.type !== ELEMENT_NODE || !FIELD_TAGS.has(node.tagName ?? '')) {
+    if (node.type !== ELEMENT_NODE || !FIELD_TAGS.has(node.tagName || '')) {
       // A loop, not push(...children): spreading a node with very many children would overflow the call stack.
-      for (const child of node.childNodes ?? []) stack.push(child);
+      for (const child of node.childNodes || []) stack.push(child);
       continue;
     }
     const attributes = node.attributes;
     if (FIXED_VALUE_TYPES.has(String(attributes?.type ?? '').toLowerCase()) || !isMasked(node.id)) continue;
     if (attributes && typeof attributes.value === 'string') attributes.value = recordableValue(attributes.value, true);
-    for (const child of node.childNodes ?? []) {
+    for (const child of node.childNodes || []) {
       if (child.type === TEXT_NODE && typeof child.textContent === 'string') {
         child.textContent = recordableValue(child.textContent, true);
       }

@@ -350,9 +350,11 @@ describe.each(kinds)('hostile ingest on %s (built server)', (kind) => {
       const answers = [];
       for (let i = 0; i < 2; i++) answers.push((await postJson('/otlp/v1/metrics', body(point(uid), point()))).status);
       expect(answers).toEqual([200, 200]);
-      const points = (await control<{ data: Array<{ attributes: Record<string, unknown> }> }>(
-        `/metrics?session_id=${session}&limit=100`,
-      )).data;
+      const points = (
+        await control<{ data: Array<{ attributes: Record<string, unknown> }> }>(
+          `/metrics?session_id=${session}&limit=100`,
+        )
+      ).data;
       // The point with the uid once; the one without it each time.
       expect(points).toHaveLength(3);
       expect(points.map((p) => p.attributes)).toEqual(Array.from({ length: 3 }, () => ({ page: '/cart' })));

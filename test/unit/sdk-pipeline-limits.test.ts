@@ -46,7 +46,7 @@ describe('a 429 from ingest', () => {
     // Kept, within the queue's bound, for after the pause.
     expect(state.queue_.waitingCount).toBe(1);
     await flushOnce(state, true);
-    const loud = () => warnings.filter((w) => w.includes('Every page of this site waits as asked'));
+    const loud = () => warnings.filter((w) => w.startsWith('[svc] '));
     await vi.waitFor(() => expect(loud()).toHaveLength(1));
     expect(loud()[0]).toContain('http://ingest.test/otlp/v1/logs answered HTTP 429');
   });
@@ -80,6 +80,7 @@ describe('a 429 from ingest', () => {
         sent.push(new URL(url).pathname);
         return new Response('{}');
       }) as typeof fetch,
+      sendBeacon: undefined,
       ingestUrl: (path) => `http://ingest.test${path}`,
       debug: { warn: () => undefined, error: () => undefined },
       console: { warn: () => undefined },
