@@ -52,7 +52,7 @@ describe.each(await databaseKinds())('ingest limits (%s)', (kind) => {
       '/limits',
     );
     expect(before.status).toBe(200);
-    expect(before.body.signals.find((s) => s.signal === 'spans')).toMatchObject({ rate: 10_000, burst: 100_000 });
+    expect(before.body.signals.find((s) => s.signal === 'spans')).toMatchObject({ rate: 50_000, burst: 500_000 });
     const cases: Array<[unknown, string]> = [
       [{ spans: { burst: 10 } }, 'spans.burst'],
       [{ spans: { rate: -1 } }, 'spans.rate'],
@@ -219,7 +219,7 @@ describe('svc-server limits (the CLI, on the server database)', () => {
     expect(set.out).toMatch(/^ {2}spans +rate 0\/s/m);
     const before = run(['show']).out;
     for (const [args, message] of [
-      [['set', '--logs', 'burst=5'], '--logs: burst must be at least 10000'],
+      [['set', '--logs', 'burst=5'], '--logs: burst must be at least 50000'],
       [['set', '--logs', 'lots'], '--logs: "lots" is not rate=<n>'],
     ] as const) {
       const res = run([...args]);

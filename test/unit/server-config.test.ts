@@ -56,7 +56,7 @@ describe('server configuration', () => {
     expect(config.limits).toMatchObject({
       spans: { rate: 2000, burst: 20000, daily: 100_000_000 },
       replay_bytes: { rate: 20_000_000, daily: 0 },
-      logs: { rate: 10_000 },
+      logs: { rate: 50_000 },
     });
     expect(config.spikes).toEqual({ multiple: 0, minutes: 15 });
     expect(loadConfig([], {})).not.toHaveProperty('limits');

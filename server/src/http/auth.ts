@@ -163,9 +163,12 @@ async function projectActedOn(services: Services, c: Context<AppEnv>, who: Ident
   return project.id;
 }
 
-/** Ingest: `X-API-Key`, or `?api_key=` for `sendBeacon`, which cannot set headers. Needs an `ingest` key. */
-export const ingestAuth = (services: Services) =>
-  authenticateIngest(services, (c) => c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined);
+/** The key an ingest request presents: `X-API-Key`, or `?api_key=` for `sendBeacon`, which cannot set headers. */
+export const presentedIngestKey = (c: Context): string | undefined =>
+  c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined;
+
+/** Ingest: the presented key (presentedIngestKey) must be an `ingest` key. */
+export const ingestAuth = (services: Services) => authenticateIngest(services, presentedIngestKey);
 
 function bearer(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('authorization');

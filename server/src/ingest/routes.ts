@@ -1,7 +1,7 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { INGEST_PATHS } from '../../../wire/paths';
 import type { TelemetryTable } from '../db/schema';
-import { ingestAuth } from '../http/auth';
+import { ingestAuth, presentedIngestKey } from '../http/auth';
 import { bodyFormat, parseJson, readBody, type BodyFormat } from '../http/body';
 import { ingestCors, ingestOriginGuard } from '../http/cors';
 import type { AppEnv, Services } from '../http/env';
@@ -48,10 +48,10 @@ const OTLP: Record<OtlpSignal, { path: string; normalize: (body: unknown, receiv
  * spike throttle take its units first, and refuse it whole with a 429 naming the limit; storing counts them as used.
  */
 async function storeLimited(c: Context<AppEnv>, services: Services, batch: PendingBatch, bodyBytes: number) {
-  const { projectId, actor } = c.get('caller');
-  const keyId = actor.kind === 'key' ? actor.key.id : '';
-  const admission = await services.limits.guard.admit(projectId, keyId, demandsOf(batch, bodyBytes));
-  const result = await storeBatch(services, projectId, batch);
+  const caller = c.get('caller');
+  const presented = presentedIngestKey(c) ?? '';
+  const admission = await services.limits.guard.admit(caller, presented, demandsOf(batch, bodyBytes));
+  const result = await storeBatch(services, caller.projectId, batch);
   admission.stored();
   return result;
 }
@@ -72,11 +72,20 @@ function countRefused(services: Services, refusal: Refusal): void {
   services.limits.usage.add(refusal.projectId, signal, { refused: 1 }, refusal.atMs);
 }
 
-/** Refuses a request at once, before its body is read, when its key's bucket was found empty and has not refilled. */
-async function refuseEarly(c: Context<AppEnv>, services: Services): Promise<void> {
-  const { actor, projectId } = c.get('caller');
-  const signal = SIGNAL_OF_PATH.get(c.req.path);
-  if (actor.kind === 'key' && signal) await services.limits.guard.refuseEarly(projectId, actor.key.id, signal);
+/**
+ * Refuses a request at once, before its key is checked or its body read, when the key's bucket for the path's signal
+ * was found empty and has not refilled: the caller that emptied it is set, so the refusal is counted under its project
+ * without a lookup. A key revoked meanwhile gets this 429 until the bucket refills, then its 401.
+ */
+function earlyRefusal(services: Services): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const signal = SIGNAL_OF_PATH.get(c.req.path);
+    const presented = presentedIngestKey(c);
+    const early = signal && presented ? await services.limits.guard.refuseEarly(presented, signal) : undefined;
+    if (!early) return next();
+    c.set('caller', early.caller);
+    throw early.refusal;
+  };
 }
 
 /** Reads, decompresses and decodes a body in one of the `accepted` formats into a plain object. */
@@ -118,14 +127,13 @@ export function ingestRoutes(services: Services, corsOrigins: '*' | readonly str
   // Whole prefixes, not just the five paths, so a mistyped endpoint's 404 is readable by the page rather than looking
   // like a network error (which the SDK would retry).
   for (const prefix of ['/otlp/*', '/ingest/*'])
-    app.use(prefix, refusals, ingestCors(corsOrigins), ingestOriginGuard(corsOrigins));
+    app.use(prefix, refusals, ingestCors(corsOrigins), ingestOriginGuard(corsOrigins), earlyRefusal(services));
 
   for (const [signal, { path, normalize }] of Object.entries(OTLP) as [OtlpSignal, (typeof OTLP)[OtlpSignal]][]) {
     documentedRoute(
       app,
       otlpRoute(signal, path),
       async (c) => {
-        await refuseEarly(c, services);
         const { format, body, bytes } = await decodeBody(c, services, ['json', 'protobuf'], signal);
         await storeLimited(c, services, normalize(body, services.clock.now()), bytes);
         // A fully accepted export: partial_success left empty, per the OTLP/HTTP specification.
@@ -148,7 +156,6 @@ export function ingestRoutes(services: Services, corsOrigins: '*' | readonly str
       app,
       route,
       async (c) => {
-        await refuseEarly(c, services);
         const { body, bytes } = await decodeBody(c, services, ['json']);
         const result = await storeLimited(c, services, await normalize(body), bytes);
         return c.json({ accepted: result.stored, duplicates: result.duplicates });

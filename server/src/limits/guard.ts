@@ -1,4 +1,5 @@
 import type { Clock } from '../clock';
+import type { Caller } from '../http/env';
 import { DomainError } from '../shared/domain-errors';
 import type { LimitsCache } from './cache';
 import type { RateBuckets } from './rate';
@@ -14,15 +15,17 @@ export interface Demand {
 
 export interface IngestGuard {
   /**
-   * Before the body is read: refuses at once a key whose bucket for `signal` this process found empty and that has
-   * not refilled since, so a flood is refused without reading, decompressing or parsing what it sends.
+   * Before the key is checked or the body read: the 429 for a presented key whose bucket for `signal` this process
+   * found empty and that has not refilled since, with the caller that emptied it (for the refusal's count), so a
+   * flood is refused without a database lookup, decompression or parsing. Undefined when the request may go on.
    */
-  refuseEarly(projectId: string, keyId: string, signal: LimitSignal): Promise<void>;
+  refuseEarly(presented: string, signal: LimitSignal): Promise<{ caller: Caller; refusal: DomainError } | undefined>;
   /**
    * Takes the request's units from the project's daily quotas, the spike throttle and the key's buckets, or throws
-   * the 429 of the first limit it is over (nothing taken then). `stored` counts the units as accepted.
+   * the 429 of the first limit it is over (nothing taken then). `stored` counts the units as accepted. `presented`
+   * is the key as the request carried it, which an early refusal recognises.
    */
-  admit(projectId: string, keyId: string, demands: readonly Demand[]): Promise<{ stored(): void }>;
+  admit(caller: Caller, presented: string, demands: readonly Demand[]): Promise<{ stored(): void }>;
 }
 
 /** The 429 of a limit, naming it; `Retry-After` in whole seconds, at least one. */
@@ -59,15 +62,23 @@ interface BucketTake {
   units: number;
   limits: SignalLimits;
   refusal: (retryAfterMs: number) => DomainError;
+  /** For a key's own bucket: the presented key and signal an early refusal looks up. */
+  early?: string;
 }
 
 /** The buckets a demand takes from: the key's, and the project's spike throttle while it spikes. */
-function takesOf(projectId: string, keyId: string, { signal, units }: Demand, own: SignalLimits, spikes: SpikeWatch) {
+function takesOf(
+  { projectId, keyId, presented }: { projectId: string; keyId: string; presented: string },
+  { signal, units }: Demand,
+  own: SignalLimits,
+  spikes: SpikeWatch,
+) {
   const rate: BucketTake = {
     key: `${keyId}:${signal}`,
     units,
     limits: own,
     refusal: (ms) => rateRefusal(signal, own, ms),
+    early: earlyKey(presented, signal),
   };
   const spike = spikes.throttle(projectId, signal, own);
   if (!spike) return [rate];
@@ -87,6 +98,8 @@ function takesOf(projectId: string, keyId: string, { signal, units }: Demand, ow
   return [rate, throttle];
 }
 
+const earlyKey = (presented: string, signal: LimitSignal) => `${presented}\u0000${signal}`;
+
 export function createIngestGuard(deps: {
   clock: Clock;
   limits: LimitsCache;
@@ -95,8 +108,11 @@ export function createIngestGuard(deps: {
   spikes: SpikeWatch;
 }): IngestGuard {
   const { clock, buckets, usage, spikes } = deps;
-  /** Buckets found empty, until they refill, with the limits they were found empty under. */
-  const emptyUntil = new Map<string, { untilMs: number; limits: SignalLimits }>();
+  /**
+   * Keys' buckets found empty, by presented key and signal, until they refill, with the limits they were found empty
+   * under and the caller. Bounded by the keys that exist: an unknown key is refused by the key check, never here.
+   */
+  const emptyUntil = new Map<string, { untilMs: number; limits: SignalLimits; caller: Caller }>();
 
   const checkQuota = async (projectId: string, { signal, units }: Demand, limits: SignalLimits) => {
     if (limits.daily === 0) return;
@@ -114,35 +130,42 @@ export function createIngestGuard(deps: {
   };
 
   /** Takes from each bucket in turn; on a refusal, gives back what the earlier ones gave. */
-  const takeAll = async (takes: readonly BucketTake[]) => {
+  const takeAll = async (takes: readonly BucketTake[], caller: Caller) => {
     for (const [i, take] of takes.entries()) {
       const result = await buckets.take(take.key, take.units, take.limits);
       if (result.granted) continue;
       for (const done of takes.slice(0, i)) await buckets.giveBack(done.key, done.units, done.limits);
-      emptyUntil.set(take.key, { untilMs: clock.now() + result.retryAfterMs, limits: take.limits });
+      const untilMs = clock.now() + result.retryAfterMs;
+      if (take.early) emptyUntil.set(take.early, { untilMs, limits: take.limits, caller });
       throw take.refusal(result.retryAfterMs);
     }
   };
 
   return {
-    async refuseEarly(projectId, keyId, signal) {
-      const key = `${keyId}:${signal}`;
+    async refuseEarly(presented, signal) {
+      const key = earlyKey(presented, signal);
       const empty = emptyUntil.get(key);
-      if (empty === undefined) return;
+      if (empty === undefined) return undefined;
       const now = clock.now();
-      // A bucket refilled, or limits changed since (a new bucket): the request goes on to be counted.
-      const limits = (await deps.limits.of(projectId))[signal];
+      // A bucket refilled, or limits changed since (a new bucket): the request goes on to be checked and counted.
+      const limits = (await deps.limits.of(empty.caller.projectId))[signal];
       const changed = empty.limits.rate !== limits.rate || empty.limits.burst !== limits.burst;
-      if (empty.untilMs <= now || changed) emptyUntil.delete(key);
-      else throw rateRefusal(signal, limits, empty.untilMs - now);
+      if (empty.untilMs > now && !changed)
+        return { caller: empty.caller, refusal: rateRefusal(signal, limits, empty.untilMs - now) };
+      emptyUntil.delete(key);
+      return undefined;
     },
-    async admit(projectId, keyId, demands) {
+    async admit(caller, presented, demands) {
+      const { projectId } = caller;
+      const keyId = caller.actor.kind === 'key' ? caller.actor.key.id : '';
       const limits = await deps.limits.of(projectId);
       const wanted = demands.filter((d) => d.units > 0);
       for (const demand of wanted) await checkQuota(projectId, demand, limits[demand.signal]);
-      const takes = wanted.flatMap((demand) => takesOf(projectId, keyId, demand, limits[demand.signal], spikes));
+      const takes = wanted.flatMap((demand) =>
+        takesOf({ projectId, keyId, presented }, demand, limits[demand.signal], spikes),
+      );
       try {
-        await takeAll(takes);
+        await takeAll(takes, caller);
       } catch (err) {
         const now = clock.now();
         for (const { signal, units } of wanted) usage.add(projectId, signal, { throttled: units }, now);

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { API_KEY_HEADER, API_KEY_QUERY_PARAM } from '../../../../wire/paths';
+import { presentedIngestKey } from '../../http/auth';
 import { refusalOf } from '../../http/errors';
 import type { AppEnv, Caller, KeyRefusal, Services } from '../../http/env';
 import { findKey, type KeyInfo } from '../../projects/keys-store';
@@ -54,7 +54,7 @@ async function keyOf(
       project: refused.key.projectId,
       described: { state: refused.reason as 'revoked' | 'expired' | 'wrong_scope', ...described(refused.key) },
     };
-  const presented = c.req.header(API_KEY_HEADER) || c.req.query(API_KEY_QUERY_PARAM) || undefined;
+  const presented = presentedIngestKey(c);
   if (!presented) return { described: { state: 'missing' } };
   // Refused before the key check (which would have set `refused`), or by it as unknown: look it up once.
   const known = refused ? undefined : await findKey(services.db, presented);
