@@ -72,10 +72,15 @@ function countRefused(services: Services, refusal: Refusal): void {
   services.limits.usage.add(refusal.projectId, signal, { refused: 1 }, refusal.atMs);
 }
 
+/** Longest an early refusal is held before it is answered. */
+const TARPIT_MS = 1_000;
+
 /**
- * Refuses a request at once, before its key is checked or its body read, when the key's bucket for the path's signal
- * was found empty and has not refilled: the caller that emptied it is set, so the refusal is counted under its project
- * without a lookup. A key revoked meanwhile gets this 429 until the bucket refills, then its 401.
+ * Refuses a request before its key is checked or its body read, when the key's bucket for the path's signal was found
+ * empty and has not refilled: the caller that emptied it is set, so the refusal is counted under its project without
+ * a lookup. The answer is held until the bucket refills, at most a second: a client sending without waiting for
+ * Retry-After then makes at most one request a second per connection, so a flood cannot take the event loop from
+ * other keys (bench:ingest's flood phase). A key revoked meanwhile gets this 429 until the bucket refills, then its 401.
  */
 function earlyRefusal(services: Services): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -84,6 +89,8 @@ function earlyRefusal(services: Services): MiddlewareHandler<AppEnv> {
     const early = signal && presented ? await services.limits.guard.refuseEarly(presented, signal) : undefined;
     if (!early) return next();
     c.set('caller', early.caller);
+    const waitMs = Math.min(TARPIT_MS, (early.refusal.retryAfterSeconds ?? 1) * 1000);
+    await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
     throw early.refusal;
   };
 }
