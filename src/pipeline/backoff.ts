@@ -12,12 +12,12 @@ export type Retry = Extract<SendResult, { verdict_: 'retry' }>;
 export function backoff(state: PipelineState, url: string, result: Retry, failuresSoFar: number): void {
   const { clock_: clock } = state;
   const policy = state.options_.retryPolicy || DEFAULT_RETRY_POLICY;
-  const delay = retryDelay(failuresSoFar, result.retryAfterMs, clock.random, policy);
+  const delay = retryDelay(failuresSoFar, result.retryAfterMs_, clock.random, policy);
   state.pausedUntil_ = Math.max(state.pausedUntil_, clock.now() + delay);
   // The server's own wait holds for the origin's next page loads too: a full quota is not retried by each of them.
-  if (result.retryAfterMs !== undefined && state.persistence_) state.persistence_.pause(state.pausedUntil_);
-  if (result.status === 429) explain(state, url, 429, result.detail!);
-  state.debug_.warn(`sending to ${url} failed (${result.reason}); retrying in ${delay} ms`);
+  if (result.retryAfterMs_ !== undefined && state.persistence_) state.persistence_.pause_(state.pausedUntil_);
+  if (result.status_ === 429) explain(state, url, 429, result.detail_!);
+  state.debug_.warn(`sending to ${url} failed (${result.reason_}); retrying in ${delay} ms`);
 }
 
 /** A request outside a flush failed: one more step of the backoff. */

@@ -48,7 +48,7 @@ async function sendSignal<S extends Signal>(
   const chunks = chunksOf(state, signal, items);
   for (let i = 0; i < chunks.length; i++) {
     const chunk = chunks[i]!;
-    const sending = { signal, chunk };
+    const sending = { signal_: signal, chunk_: chunk };
     state.sending_.add(sending);
     const result = await post(state, url, chunk.body, chunk.bytes);
     state.sending_.delete(sending);

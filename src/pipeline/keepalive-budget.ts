@@ -10,24 +10,24 @@ export const MAX_REQUEST_BYTES = 60_000;
 
 export interface KeepaliveBudget {
   /** Bytes still free. */
-  readonly available: number;
+  readonly available_: number;
   /** Reserves `bytes` when they fit; the caller must `release` them when the request settles. */
-  reserve(bytes: number): boolean;
-  release(bytes: number): void;
+  reserve_(bytes: number): boolean;
+  release_(bytes: number): void;
 }
 
 export function createKeepaliveBudget(quota = KEEPALIVE_QUOTA_BYTES): KeepaliveBudget {
   let inFlight = 0;
   return {
-    get available() {
+    get available_() {
       return quota - inFlight;
     },
-    reserve(bytes) {
+    reserve_(bytes) {
       if (bytes > quota - inFlight) return false;
       inFlight += bytes;
       return true;
     },
-    release(bytes) {
+    release_(bytes) {
       inFlight = Math.max(0, inFlight - bytes);
     },
   };

@@ -21,10 +21,10 @@ export interface LeftoverStore {
    * Saves requests in order, while they fit the limit; returns each one's key, undefined for those not saved (over
    * the limit, or refused by storage).
    */
-  save(leftovers: readonly Leftover[]): Array<string | undefined>;
-  remove(key: string): void;
+  save_(leftovers: readonly Leftover[]): Array<string | undefined>;
+  remove_(key: string): void;
   /** Every saved request, oldest first, with its key. */
-  list(): Array<{ key: string; leftover: Leftover }>;
+  list_(): Array<{ key: string; leftover: Leftover }>;
 }
 
 /** `storage` is undefined where local storage is missing or blocked: then nothing is kept and nothing fails. */
@@ -55,7 +55,7 @@ export function createLeftoverStore(
   const used = (): number => keys().reduce((sum, key) => sum + key.length + (storage!.getItem(key) || '').length, 0);
 
   return {
-    save(leftovers) {
+    save_(leftovers) {
       let total = guarded(limit, used);
       return leftovers.map((leftover) => {
         // Time first, so that entries of later page loads sort after; the counter orders one page's entries.
@@ -70,10 +70,10 @@ export function createLeftoverStore(
         });
       });
     },
-    remove(key) {
+    remove_(key) {
       guarded(undefined, () => storage!.removeItem(key));
     },
-    list() {
+    list_() {
       return keys().flatMap((key) => {
         const leftover = guarded<Leftover | undefined>(undefined, () => parseLeftover(storage!.getItem(key)));
         if (leftover !== undefined) return [{ key, leftover }];

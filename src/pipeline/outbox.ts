@@ -89,8 +89,8 @@ export function addToOutbox(requests: readonly OutboxRequest[]): Promise<number>
  * runs under a Web Lock where the browser has them.
  */
 async function moveAndClaim(leftovers: LeftoverStore): Promise<{ rows: Row[]; dropped: number }> {
-  const moved = leftovers.list();
-  for (const { key } of moved) leftovers.remove(key);
+  const moved = leftovers.list_();
+  for (const { key } of moved) leftovers.remove_(key);
   const dropped = moved.length > 0 ? await addToOutbox(moved.map(({ leftover }) => ({ ...leftover, count: 1 }))) : 0;
   const now = Date.now();
   const rows = await transact(async (store) => {

@@ -27,7 +27,7 @@ export function book(state: PipelineState, items: readonly TelemetryItem[]): num
     const key = state.keptKeys_.get(item);
     if (key !== undefined) kept.add(key);
   }
-  kept.forEach((key) => state.persistence_!.forget(key));
+  kept.forEach((key) => state.persistence_!.forget_(key));
   state.queue_.settle(count);
   return count;
 }
@@ -42,7 +42,7 @@ export function settle(state: PipelineState, url: string, items: readonly Teleme
   if (result.verdict_ === 'refused') refused(state, url, SIGNAL_OF[items[0]!.kind], count, result);
   else if (state.drainDue_) {
     state.drainDue_ = false;
-    state.persistence_!.drain();
+    state.persistence_!.drain_();
   }
 }
 
@@ -57,10 +57,10 @@ export function refused(
   count: number,
   result: Refusal,
 ): void {
-  state.debug_.warn(`${url} refused ${count} records with HTTP ${result.status}; they are dropped. ${result.detail}`);
+  state.debug_.warn(`${url} refused ${count} records with HTTP ${result.status_}; they are dropped. ${result.detail_}`);
   countLost(state, 'refused', count);
-  explain(state, url, result.status, result.detail);
-  if (signal && FINAL_STATUSES.includes(result.status)) state.stoppedSignals_.add(signal);
+  explain(state, url, result.status_, result.detail_);
+  if (signal && FINAL_STATUSES.includes(result.status_)) state.stoppedSignals_.add(signal);
 }
 
 /** The one loud warning for an answer that says the setup or a limit needs fixing (misconfig.ts), once per kind. */
@@ -77,7 +77,7 @@ export function explain(state: PipelineState, url: string, status: number, detai
 
 /** The retry budget is spent: the requests go to the outbox, and their records leave the queue. */
 export function persist(state: PipelineState, signal: Signal, chunks: readonly Chunk<TelemetryItem>[]): void {
-  state.persistence_!.store(
+  state.persistence_!.store_(
     chunks.map((chunk) => ({ path: INGEST_PATHS[signal], body: chunk.body, count: chunk.items.length })),
   );
   state.drainDue_ = true;

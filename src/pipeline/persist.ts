@@ -17,17 +17,17 @@ export interface Persistence {
    * Page leave: keeps requests the browser did not take in local storage, synchronously (a closing page cannot wait
    * for IndexedDB); the next start moves them into the outbox. Returns each one's key, undefined when not kept.
    */
-  keep(requests: readonly Leftover[]): Array<string | undefined>;
+  keep_(requests: readonly Leftover[]): Array<string | undefined>;
   /** A kept request went out after all (the page was only hidden). */
-  forget(key: string): void;
+  forget_(key: string): void;
   /** Puts requests in the IndexedDB outbox. */
-  store(requests: readonly OutboxRequest[]): void;
+  store_(requests: readonly OutboxRequest[]): void;
   /** Sends what the outbox holds, when the marker says it may hold something. */
-  drain(): void;
+  drain_(): void;
   /** The pause an earlier page of the origin was asked for (epoch ms; 0 or a time past when none). */
-  readonly pausedUntil: number;
+  readonly pausedUntil_: number;
   /** The server asked to wait until `time` (epoch ms): every page load of the origin waits too, until a drain. */
-  pause(time: number): void;
+  pause_(time: number): void;
 }
 
 /**
@@ -66,13 +66,13 @@ export function createPersistence(
       .catch(() => lost && onDrop('persist_failed', lost));
   };
   return {
-    keep(requests) {
-      const keys = leftovers.save(requests);
+    keep_(requests) {
+      const keys = leftovers.save_(requests);
       if (keys.some((key) => key !== undefined)) mark(true);
       return keys;
     },
-    forget: (key) => leftovers.remove(key),
-    store(requests) {
+    forget_: (key) => leftovers.remove_(key),
+    store_(requests) {
       mark(true);
       run(
         async (outbox) => {
@@ -82,7 +82,7 @@ export function createPersistence(
         requests.reduce((sum, request) => sum + request.count, 0),
       );
     },
-    drain() {
+    drain_() {
       if (read() === null) return;
       run(async (outbox) => {
         const { dropped, empty } = await outbox.drainOutbox(leftovers, send);
@@ -90,8 +90,8 @@ export function createPersistence(
         if (empty) mark(false);
       }, 0);
     },
-    pausedUntil: until,
-    pause(time) {
+    pausedUntil_: until,
+    pause_(time) {
       until = time;
       mark(true);
     },

@@ -17,8 +17,8 @@ export const SIGNAL_OF = { log: 'logs', span: 'traces', metric: 'metrics' } as c
 
 /** One request's records and body, and its signal. */
 export interface SignalChunk {
-  readonly signal: Signal;
-  readonly chunk: Chunk<TelemetryItem>;
+  readonly signal_: Signal;
+  readonly chunk_: Chunk<TelemetryItem>;
 }
 
 /**
@@ -86,8 +86,8 @@ export function createPipelineState(options: PipelineOptions): PipelineState {
       ? {
           fetch: options.fetch,
           apiKey: config.apiKey,
-          timeoutMs: config.requestTimeoutMs,
-          budget: createKeepaliveBudget(),
+          timeoutMs_: config.requestTimeoutMs,
+          budget_: createKeepaliveBudget(),
           clock,
         }
       : undefined;

@@ -31,9 +31,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     ));
     // An earlier page of the origin was asked to wait (a 429's Retry-After): this one waits too, its outbox with it,
     // rather than send into a full quota.
-    const wait = (state.pausedUntil_ = persistence.pausedUntil) - clock.now();
-    if (wait > 0) clock.setTimeout(persistence.drain, wait);
-    else persistence.drain();
+    const wait = (state.pausedUntil_ = persistence.pausedUntil_) - clock.now();
+    if (wait > 0) clock.setTimeout(persistence.drain_, wait);
+    else persistence.drain_();
   }
 
   function flush(force = false): Promise<void> {

@@ -18,7 +18,7 @@ export async function postJson(state: PipelineState, path: string, body: string,
   const bytes = utf8Length(body);
   if (unloading) {
     const sent = handOver(state.route_, url, body, bytes);
-    return sent.via_ === 'keepalive' ? (await sent.result).verdict_ === 'delivered' : sent.via_ === 'beacon';
+    return sent.via_ === 'keepalive' ? (await sent.result_).verdict_ === 'delivered' : sent.via_ === 'beacon';
   }
   for (let attempt = 1; attempt <= POST_JSON_ATTEMPTS; attempt++) {
     const wait = state.pausedUntil_ - state.clock_.now();

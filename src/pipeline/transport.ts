@@ -11,33 +11,33 @@ type Body = string | Uint8Array<ArrayBuffer>;
 export type SendResult =
   | { readonly verdict_: 'delivered' }
   /** Final refusal (a 4xx other than 408/429): resending the same body cannot succeed. */
-  | { readonly verdict_: 'refused'; readonly status: number; readonly detail: string }
+  | { readonly verdict_: 'refused'; readonly status_: number; readonly detail_: string }
   /**
    * Network error, timeout, 408, 429 or 5xx: worth another attempt, after `retryAfterMs` when the server said so.
    * `status` and `detail` when the server answered.
    */
   | {
       readonly verdict_: 'retry';
-      readonly reason: string;
-      readonly retryAfterMs: number | undefined;
-      readonly status?: number;
-      readonly detail?: string;
+      readonly reason_: string;
+      readonly retryAfterMs_: number | undefined;
+      readonly status_?: number;
+      readonly detail_?: string;
     };
 
 export interface Transport {
   /** The original, unpatched fetch: the SDK's own requests are never traced. */
   readonly fetch: typeof fetch;
   readonly apiKey: string;
-  readonly timeoutMs: number;
-  readonly budget: KeepaliveBudget;
+  readonly timeoutMs_: number;
+  readonly budget_: KeepaliveBudget;
   readonly clock: PipelineClock;
 }
 
 interface Answer {
-  readonly status: number;
-  readonly retryAfter: string | null;
+  readonly status_: number;
+  readonly retryAfter_: string | null;
   /** Start of the error body, for the debug warning; empty on success. */
-  readonly detail: string;
+  readonly detail_: string;
 }
 
 /**
@@ -46,7 +46,7 @@ interface Answer {
  */
 async function request(t: Transport, url: string, body: Body, keepalive: boolean): Promise<Answer> {
   const controller = typeof AbortController === 'function' ? new AbortController() : undefined;
-  const timer = controller ? t.clock.setTimeout(() => controller.abort(), t.timeoutMs) : undefined;
+  const timer = controller ? t.clock.setTimeout(() => controller.abort(), t.timeoutMs_) : undefined;
   try {
     const response = await t.fetch(url, {
       method: 'POST',
@@ -64,9 +64,9 @@ async function request(t: Transport, url: string, body: Body, keepalive: boolean
     // been consumed (cancelling the body is not enough), and the budget is released when this returns.
     const text = await response.text().catch(() => '');
     return {
-      status: response.status,
-      retryAfter: response.headers.get('retry-after'),
-      detail: response.ok ? '' : text.slice(0, 300),
+      status_: response.status,
+      retryAfter_: response.headers.get('retry-after'),
+      detail_: response.ok ? '' : text.slice(0, 300),
     };
   } finally {
     if (timer !== undefined) t.clock.clearTimeout(timer);
@@ -79,7 +79,7 @@ async function request(t: Transport, url: string, body: Body, keepalive: boolean
  * and beacons, which the budget cannot see) is tried once more without keepalive.
  */
 async function send(t: Transport, url: string, body: Body, bytes: number, wantKeepalive: boolean): Promise<Answer> {
-  if (wantKeepalive && t.budget.reserve(bytes)) {
+  if (wantKeepalive && t.budget_.reserve_(bytes)) {
     let abandoned = false;
     try {
       return await request(t, url, body, true);
@@ -90,7 +90,7 @@ async function send(t: Transport, url: string, body: Body, bytes: number, wantKe
       abandoned = isTimeout(error);
       if (!(error instanceof TypeError)) throw error;
     } finally {
-      if (!abandoned) t.budget.release(bytes);
+      if (!abandoned) t.budget_.release_(bytes);
     }
   }
   return request(t, url, body, false);
@@ -122,17 +122,17 @@ export async function postBody(
     const gzipped = compress ? await gzipText(body) : undefined;
     answer = await send(t, url, gzipped || body, gzipped ? gzipped.length : bytes, keepalive);
   } catch (error) {
-    return { verdict_: 'retry', reason: describe(error), retryAfterMs: undefined };
+    return { verdict_: 'retry', reason_: describe(error), retryAfterMs_: undefined };
   }
-  const { status, detail } = answer;
+  const { status_: status, detail_: detail } = answer;
   const verdict = statusVerdict(status);
   if (verdict === 'delivered') return { verdict_: verdict };
-  if (verdict === 'refused') return { verdict_: verdict, status, detail };
+  if (verdict === 'refused') return { verdict_: verdict, status_: status, detail_: detail };
   return {
     verdict_: verdict,
-    status,
-    detail,
-    reason: `HTTP ${status}`,
-    retryAfterMs: parseRetryAfter(answer.retryAfter, t.clock.now()),
+    status_: status,
+    detail_: detail,
+    reason_: `HTTP ${status}`,
+    retryAfterMs_: parseRetryAfter(answer.retryAfter_, t.clock.now()),
   };
 }

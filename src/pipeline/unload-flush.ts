@@ -22,13 +22,13 @@ export function flushForUnload(state: PipelineState): void {
   for (const signal of batch ? SIGNALS : []) {
     // A stopped signal's records (sendSignal drops and counts them) wait for a flush that may never come.
     if (state.stoppedSignals_.has(signal)) requeue(state, batch![signal]);
-    else for (const chunk of chunksOf(state, signal, batch![signal])) chunks.push({ signal, chunk });
+    else for (const chunk of chunksOf(state, signal, batch![signal])) chunks.push({ signal_: signal, chunk_: chunk });
   }
   const { persistence_: persistence } = state;
   if (persistence) keepForNextLoad(state, [...state.sending_, ...chunks]);
   const paused = persistence && state.clock_.now() < state.pausedUntil_;
   const leftBehind: TelemetryItem[] = [];
-  for (const { signal, chunk } of chunks) {
+  for (const { signal_: signal, chunk_: chunk } of chunks) {
     const url = urlOf(state, signal);
     const sent: HandOver = paused ? { via_: 'none' } : handOver(state.route_, url, chunk.body, chunk.bytes);
     if (sent.via_ === 'beacon') {
@@ -36,7 +36,7 @@ export function flushForUnload(state: PipelineState): void {
       for (const item of chunk.items) state.keptKeys_.delete(item);
       settle(state, url, chunk.items, { verdict_: 'delivered' });
     } else if (sent.via_ === 'none') leftBehind.push(...chunk.items);
-    else void sent.result.then((result) => afterUnloadRequest(state, url, chunk.items, result));
+    else void sent.result_.then((result) => afterUnloadRequest(state, url, chunk.items, result));
   }
   if (leftBehind.length > 0) {
     requeue(state, leftBehind);
@@ -50,12 +50,12 @@ export function flushForUnload(state: PipelineState): void {
  * `visibilitychange`) are not kept twice.
  */
 function keepForNextLoad(state: PipelineState, requests: readonly SignalChunk[]): void {
-  const kept = requests.flatMap(({ signal, chunk }) => {
+  const kept = requests.flatMap(({ signal_: signal, chunk_: chunk }) => {
     const fresh = chunk.items.filter((item) => !state.keptKeys_.has(item));
     const chunks = fresh.length === chunk.items.length ? [chunk] : chunksOf(state, signal, fresh as ItemOf[Signal][]);
     return chunks.map(({ items, body }) => ({ path: INGEST_PATHS[signal], body, items }));
   });
-  state.persistence_!.keep(kept).forEach((key, i) => {
+  state.persistence_!.keep_(kept).forEach((key, i) => {
     if (key !== undefined) for (const item of kept[i]!.items) state.keptKeys_.set(item, key);
   });
 }

@@ -10,7 +10,7 @@ export interface UnloadRoute {
 /** How a body left while the page was going away. */
 export type HandOver =
   /** A keepalive fetch; its result arrives only if the page lives on (it is hidden, not closed). */
-  | { readonly via_: 'keepalive'; readonly result: Promise<SendResult> }
+  | { readonly via_: 'keepalive'; readonly result_: Promise<SendResult> }
   /** Queued by the browser; a beacon reports nothing more. */
   | { readonly via_: 'beacon' }
   /** Neither was possible now (budget spent and the beacon refused): the caller keeps the records. */
@@ -32,8 +32,8 @@ export function beaconUrl(url: string, apiKey: string): string {
  */
 export function handOver(route: UnloadRoute, url: string, body: string, bytes: number): HandOver {
   const { transport, sendBeacon } = route;
-  if (bytes <= transport.budget.available)
-    return { via_: 'keepalive', result: postBody(transport, url, body, bytes, true) };
+  if (bytes <= transport.budget_.available_)
+    return { via_: 'keepalive', result_: postBody(transport, url, body, bytes, true) };
   try {
     if (sendBeacon && sendBeacon(beaconUrl(url, transport.apiKey), body)) return { via_: 'beacon' };
   } catch {

@@ -57,7 +57,7 @@ export function createReplaySender(
         events !== undefined,
       );
       const delivered = await pipeline.postJson(INGEST_PATHS.replayChunk, body);
-      if (delivered && flight.savedKey_ !== undefined) leftovers.remove(flight.savedKey_);
+      if (delivered && flight.savedKey_ !== undefined) leftovers.remove_(flight.savedKey_);
       if (!delivered) {
         debug.warn(
           `replay chunk ${flight.seq_} of replay ${chunk.replay_.replayId} was not delivered; ingest reports the gap`,
@@ -87,10 +87,10 @@ export function createReplaySender(
     },
   };
   after(async () => {
-    for (const { key, leftover } of leftovers.list()) {
+    for (const { key, leftover } of leftovers.list_()) {
       if (REPLAY_PATHS.includes(leftover.path)) await pipeline.postJson(leftover.path, leftover.body);
       // One more attempt only: a body refused twice would otherwise be sent at every page load.
-      leftovers.remove(key);
+      leftovers.remove_(key);
     }
   });
   return sender;

@@ -60,7 +60,7 @@ export function flushForUnload(
   if (requests.length === 0) return;
   // Saved before the hand-over, because a closing page never learns whether a keepalive request got out; each
   // copy is removed as soon as its request is known to be delivered.
-  const keys = leftovers.save(requests);
+  const keys = leftovers.save_(requests);
   requests.forEach((request, i) => {
     const key = keys[i];
     if (i === 0 && flight !== undefined) {
@@ -70,7 +70,7 @@ export function flushForUnload(
     void pipeline.postJson(request.path, request.body, true).then(async (handedOver) => {
       // Still alive (the page was only hidden): what the browser did not take goes the ordinary way.
       const delivered = handedOver || (await pipeline.postJson(request.path, request.body));
-      if (delivered && key !== undefined) leftovers.remove(key);
+      if (delivered && key !== undefined) leftovers.remove_(key);
     });
   });
 }

@@ -75,12 +75,12 @@ export function recordingOutbox() {
   };
   let keys = 0;
   const outbox: Persistence = {
-    keep: (requests) => requests.map((request) => (calls.kept.push(request.path), `k${++keys}`)),
-    forget: (key) => void calls.forgotten.push(key),
-    store: (requests) => void calls.stored.push(...requests.map((request) => request.path)),
-    drain: () => void calls.drains++,
-    pausedUntil: 0,
-    pause: (until) => void calls.pauses.push(until),
+    keep_: (requests) => requests.map((request) => (calls.kept.push(request.path), `k${++keys}`)),
+    forget_: (key) => void calls.forgotten.push(key),
+    store_: (requests) => void calls.stored.push(...requests.map((request) => request.path)),
+    drain_: () => void calls.drains++,
+    pausedUntil_: 0,
+    pause_: (until) => void calls.pauses.push(until),
   };
   return { outbox, calls };
 }

@@ -55,7 +55,11 @@ describe('pipeline drops', () => {
 });
 
 describe('pipeline backoff', () => {
-  const retry = (retryAfterMs?: number): Retry => ({ verdict_: 'retry', reason: 'HTTP 503', retryAfterMs });
+  const retry = (retryAfterMs?: number): Retry => ({
+    verdict_: 'retry',
+    reason_: 'HTTP 503',
+    retryAfterMs_: retryAfterMs,
+  });
 
   it('pauses sending for the retry delay of the failures so far, and says why', () => {
     const { state, clock, warnings } = pipelineState();

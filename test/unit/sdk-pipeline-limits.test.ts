@@ -59,7 +59,7 @@ describe('a 429 from ingest', () => {
       async () => true,
       () => undefined,
     );
-    first.pause(clock.now() + 120_000);
+    first.pause_(clock.now() + 120_000);
 
     // The next page load of the origin: same storage, a new pipeline.
     const sent: string[] = [];

@@ -7,7 +7,7 @@ import type { TelemetryItem } from '../../src/pipeline/items';
 import { book, persist, refused, requeue, settle } from '../../src/pipeline/outcomes';
 import { logBodies, logItem, pipelineState, recordingOutbox } from '../support/pipeline-state';
 
-const refusal = (status: number) => ({ verdict_: 'refused', status, detail: 'no' }) as const;
+const refusal = (status: number) => ({ verdict_: 'refused', status_: status, detail_: 'no' }) as const;
 
 describe('pipeline batches', () => {
   it('takes every waiting record split per signal, with the drop reports due among the metrics', () => {
@@ -54,7 +54,7 @@ describe('pipeline outcomes', () => {
     const batch = takeBatch(state)!;
     state.queue_.push(logItem('b'));
     const failed: TelemetryItem[] = [...batch.logs, ...batch.metrics];
-    settle(state, 'u', failed, { verdict_: 'retry', reason: 'HTTP 500', retryAfterMs: undefined });
+    settle(state, 'u', failed, { verdict_: 'retry', reason_: 'HTTP 500', retryAfterMs_: undefined });
     expect(state.queue_.takeAll_().map((item) => (item.kind === 'log' ? item.body : item.kind))).toEqual(['a', 'b']);
   });
 

@@ -173,11 +173,11 @@ describe('retry policy', () => {
 describe('keepalive budget and the unload hand-over', () => {
   it('reserves bytes only while they fit the 64 KiB quota', () => {
     const b = createKeepaliveBudget();
-    expect(b.reserve(60_000)).toBe(true);
-    expect(b.reserve(KEEPALIVE_QUOTA_BYTES - 60_000 + 1)).toBe(false);
-    expect(b.reserve(KEEPALIVE_QUOTA_BYTES - 60_000)).toBe(true);
-    b.release(60_000);
-    expect(b.available).toBe(60_000);
+    expect(b.reserve_(60_000)).toBe(true);
+    expect(b.reserve_(KEEPALIVE_QUOTA_BYTES - 60_000 + 1)).toBe(false);
+    expect(b.reserve_(KEEPALIVE_QUOTA_BYTES - 60_000)).toBe(true);
+    b.release_(60_000);
+    expect(b.available_).toBe(60_000);
   });
 
   it('puts the key in the api_key query parameter of beacon URLs', () => {
@@ -197,8 +197,8 @@ describe('keepalive budget and the unload hand-over', () => {
         return new Response('{}', { status: 200 });
       }) as typeof fetch,
       apiKey: 'key',
-      timeoutMs: 1000,
-      budget: createKeepaliveBudget(),
+      timeoutMs_: 1000,
+      budget_: createKeepaliveBudget(),
       clock: SYSTEM_CLOCK,
     };
     const route = {
@@ -213,7 +213,7 @@ describe('keepalive budget and the unload hand-over', () => {
     expect(beacons).toEqual([{ url: 'http://i/otlp/v1/logs?api_key=key', body: 'b' }]);
     beaconAnswer = false;
     expect(handOver(route, 'http://i/otlp/v1/logs', 'c', 6_000).via_).toBe('none');
-    expect(first.via_ === 'keepalive' && (await first.result).verdict_).toBe('delivered');
+    expect(first.via_ === 'keepalive' && (await first.result_).verdict_).toBe('delivered');
     // Settled: the budget is free again.
     expect(handOver(route, 'http://i/otlp/v1/logs', 'd', 60_000).via_).toBe('keepalive');
   });
@@ -227,12 +227,12 @@ describe('keepalive budget and the unload hand-over', () => {
         return new Response('{}', { status: 200 });
       }) as typeof fetch,
       apiKey: 'key',
-      timeoutMs: 1000,
-      budget: createKeepaliveBudget(),
+      timeoutMs_: 1000,
+      budget_: createKeepaliveBudget(),
       clock: SYSTEM_CLOCK,
     };
     expect(await postBody(transport, 'http://i/x', '{}', 2, true)).toEqual({ verdict_: 'delivered' });
     expect(seen).toEqual([true, false]);
-    expect(transport.budget.available).toBe(KEEPALIVE_QUOTA_BYTES);
+    expect(transport.budget_.available_).toBe(KEEPALIVE_QUOTA_BYTES);
   });
 });

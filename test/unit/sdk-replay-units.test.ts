@@ -43,7 +43,7 @@ describe('replay sender', () => {
   it('sends what an earlier page left first, then chunks one at a time under contiguous seqs, then recipe steps', async () => {
     const pipeline = fakePipeline();
     const leftovers = createLeftoverStore(memoryStorage(), 'k.');
-    leftovers.save([{ path: INGEST_PATHS.replayChunk, body: 'left' }]);
+    leftovers.save_([{ path: INGEST_PATHS.replayChunk, body: 'left' }]);
     const sender = createReplaySender('shop', pipeline, debug(), leftovers, () => undefined);
     const replay = identity();
     pipeline.holdPosts();
@@ -63,7 +63,7 @@ describe('replay sender', () => {
     ]);
     expect(pipeline.posts[0]!.body).toBe('left');
     expect(seqs(pipeline.posts.slice(1, 3).map((post) => post.body))).toEqual([0, 1]);
-    expect(leftovers.list()).toEqual([]);
+    expect(leftovers.list_()).toEqual([]);
   });
 
   it('tells of a chunk that was not delivered and keeps numbering after it', async () => {

@@ -20,8 +20,8 @@ function fakeNetwork(answer: (keepalive: boolean) => 'hang' | 'ok') {
 const transport = (fetch: typeof globalThis.fetch, budget: KeepaliveBudget): Transport => ({
   fetch,
   apiKey: 'k',
-  timeoutMs: 20,
-  budget,
+  timeoutMs_: 20,
+  budget_: budget,
   clock: SYSTEM_CLOCK,
 });
 
@@ -33,15 +33,15 @@ describe('transport keepalive budget', () => {
       verdict_: 'delivered',
     });
     expect(network.calls).toEqual([true]);
-    expect(budget.available).toBe(64 * 1024);
+    expect(budget.available_).toBe(64 * 1024);
   });
 
   it('keeps the bytes of a timed-out keepalive request reserved: the browser still counts the abandoned request', async () => {
     const budget = createKeepaliveBudget();
     const network = fakeNetwork(() => 'hang');
     const result = await postBody(transport(network.fetch, budget), 'http://ingest/otlp/v1/logs', '{}', 40_000, true);
-    expect(result).toMatchObject({ verdict_: 'retry', reason: 'timed out' });
-    expect(budget.available).toBe(64 * 1024 - 40_000);
+    expect(result).toMatchObject({ verdict_: 'retry', reason_: 'timed out' });
+    expect(budget.available_).toBe(64 * 1024 - 40_000);
     // The next 40 KB request no longer fits: it goes without keepalive instead of being refused by the browser.
     const next = fakeNetwork(() => 'ok');
     await postBody(transport(next.fetch, budget), 'http://ingest/otlp/v1/logs', '{}', 40_000, true);
