@@ -1,13 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../server/src/clock';
 import { createKey, startServer, type RunningServer } from '../../server/src/index';
 import { API_KEY_HEADER, INGEST_PATHS } from '../../wire/paths';
 import { createTempDatabase, databaseKinds, type TempDatabase } from '../support/databases';
 import { traceBody } from '../support/otlp';
+import { adminCliOnServerDatabase } from '../support/admin-cli';
 import { controlCall, startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -190,22 +187,7 @@ describe.each(await databaseKinds())('spike protection (%s)', (kind) => {
 });
 
 describe('svc-server limits (the CLI, on the server database)', () => {
-  // The shipped bin (built by the global setup), over a SQLite file a server has started on.
-  const CLI = resolve(__dirname, '../../server/dist/cli.js');
-  const dir = mkdtempSync(join(tmpdir(), 'svc-limits-cli-'));
-  const databaseUrl = join(dir, 'svc.db');
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  beforeAll(async () => {
-    const server = await startServer({ port: 0, databaseUrl, log: () => undefined, detection: false });
-    await server.close();
-  });
-  const run = (args: string[], env: Record<string, string> = {}) => {
-    const res = spawnSync(process.execPath, [CLI, 'limits', ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, SVC_DATABASE_URL: databaseUrl, ...env },
-    });
-    return { code: res.status, out: res.stdout, err: res.stderr };
-  };
+  const run = adminCliOnServerDatabase('limits');
 
   it('shows, sets and resets limits, and exits 2 naming a mistake, changing nothing', () => {
     const shown = run(['show'], { SVC_LIMIT_LOGS: 'rate=500,burst=10000' });

@@ -1,14 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../server/src/clock';
-import { applyRetention, createKey, createProject, registerApp, startServer } from '../../server/src/index';
+import { applyRetention, createKey, createProject, registerApp } from '../../server/src/index';
 import { retentionDefaults, type RetentionSignal } from '../../server/src/retention/signals';
 import { databaseKinds } from '../support/databases';
 import { logsBody, metricsBody, traceBody } from '../support/otlp';
 import { createPerson, sessionHeaders, signInAs, type SignedIn } from '../support/people';
+import { adminCliOnServerDatabase } from '../support/admin-cli';
 import { controlCall, startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -267,22 +264,9 @@ describe.each(kinds)('retention on %s', (kind) => {
 });
 
 describe('svc-server retention (the CLI, on the server database)', () => {
-  // The shipped bin (built by the global setup), over a SQLite file a server has started on.
-  const CLI = resolve(__dirname, '../../server/dist/cli.js');
-  const dir = mkdtempSync(join(tmpdir(), 'svc-retention-cli-'));
-  const databaseUrl = join(dir, 'svc.db');
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  beforeAll(async () => {
-    const server = await startServer({ port: 0, databaseUrl, log: () => undefined, detection: false });
-    await server.close();
-  });
-  const run = (args: string[], env: Record<string, string> = {}) => {
-    const res = spawnSync(process.execPath, [CLI, 'retention', ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, SVC_DATABASE_URL: databaseUrl, SVC_RETENTION_DAYS: '', ...env },
-    });
-    return { code: res.status, out: res.stdout, err: res.stderr };
-  };
+  // SVC_RETENTION_DAYS empty: the defaults the test expects, whatever the environment says.
+  const cli = adminCliOnServerDatabase('retention');
+  const run = (args: string[], env: Record<string, string> = {}) => cli(args, { SVC_RETENTION_DAYS: '', ...env });
 
   it("shows each signal's days and source, sets and resets a project's own", () => {
     const shown = run(['show'], { SVC_RETENTION_METRICS_DAYS: '90' });
