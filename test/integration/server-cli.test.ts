@@ -378,9 +378,9 @@ describe('svc-server projects', () => {
     const projectId = keyOf(created.out, 'project id')!;
     const b = { ingestKey: keyOf(created.out, 'ingest key')!, controlKey: keyOf(created.out, 'control key')! };
     expect(created.out).toContain('app:          web-app');
-    expect(created.out).toContain(
-      `console:      https://svc.example.test/#key=${encodeURIComponent(b.controlKey)}  (signed in to this project`,
-    );
+    expect(created.out).toContain('console:      https://svc.example.test/setup  (sign in with the control key');
+    // No key rides in a printed URL.
+    expect(created.out).not.toMatch(/https?:\S*svc_control_/);
     expect(b.ingestKey).toMatch(/^svc_ingest_/);
     expect(b.controlKey).toMatch(/^svc_control_/);
     expect(cli(['projects', 'list']).out).toMatch(new RegExp(`${projectId}  shop  created `));

@@ -7,7 +7,7 @@ import { createKey, KEY_SCOPES, listKeys, revokeKey } from '../projects/keys-sto
 import { createProvisionedProject } from '../projects/provision';
 import { listProjects } from '../projects/store';
 import { DomainError } from '../shared/domain-errors';
-import { consoleLink, expectedPublicUrl } from './console-link';
+import { expectedPublicUrl } from './console-link';
 import { openServerDatabase } from './database';
 import { projectOf, tenantOf, UsageError } from './resolve';
 
@@ -102,8 +102,9 @@ async function createProjectCommand({ db, values, rest, out, publicUrl }: Contex
   );
   out(`  ingest key:   ${created.ingestKey.key}`);
   out(`  control key:  ${created.controlKey.key}`);
+  // The address alone: a key never rides in a printed URL, which ends up in shell history and chat.
   out(
-    `  console:      ${consoleLink(publicUrl, created.controlKey.key)}  (signed in to this project; it shows how to send the first event)`,
+    `  console:      ${publicUrl}/setup  (sign in with the control key, "Use an API key instead"; it shows how to send the first event)`,
   );
   out('Store the control key now: only its hash is kept (the console shows the ingest key again).');
 }

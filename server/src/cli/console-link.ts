@@ -1,12 +1,6 @@
 import { CONFIG_DEFAULTS } from '../config';
 
 /**
- * The console's address signed in with `key`. The key rides in the fragment, which browsers never send to a server;
- * the page moves it into the tab's storage and wipes it from the address bar.
- */
-export const consoleLink = (publicUrl: string, key: string): string => `${publicUrl}/#key=${encodeURIComponent(key)}`;
-
-/**
  * Where the server is, for links printed by commands that work on the database without asking it: SVC_PUBLIC_URL,
  * else http://SVC_HOST:SVC_PORT with the server's defaults, as the server itself would say.
  */
