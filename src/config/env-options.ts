@@ -37,4 +37,4 @@ export function envWarnings(env: EnvConfig): Array<[string, string]> {
 
 /** The warning of a zero-config start without an ingest address, `setting` naming where to give it. */
 export const noIngestUrl = (setting: string): string =>
-  `no ingest URL: set ${setting} to the address of svc-server (or to "/" when it serves this origin); telemetry goes to this page's origin until then.`;
+  `no ingest URL: set ${setting} to svc-server's address ("/" if it serves this origin); until then telemetry goes to this page's origin.`;

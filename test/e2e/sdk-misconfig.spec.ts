@@ -161,7 +161,7 @@ test('the script tag without data-ingest-url: one warning, as /auto gives, even 
   await page.goto(`${app.origin}/`);
   await expect
     .poll(() => warnings, { message: 'the warning' })
-    .toEqual([expect.stringMatching(/^\[svc\] no ingest URL: set data-ingest-url to the address of svc-server/)]);
+    .toEqual([expect.stringMatching(/^\[svc\] no ingest URL: set data-ingest-url to svc-server's address/)]);
 });
 
 test('/auto without a key or an ingest URL: one warning each, naming the variables, even without debug', async ({

@@ -560,9 +560,9 @@ describe('ESM build layout', () => {
       const graph = esmGraph(esm, entry);
       expect(graph.eager).not.toContain('vendor/rrweb-record.js');
       expect(graph.eager).not.toContain('replay/recorder.js');
-      // Besides the recorder, only code needed after start is loaded on demand: recipe bodies, the outbox, the warnings.
+      // Besides the recorder, only code needed after start is loaded on demand: recipe bodies, and the outbox with the
+      // misconfiguration warnings (one chunk: both are needed only when something went wrong).
       expect(graph.lazy.sort()).toEqual([
-        'pipeline/misconfig.js',
         'pipeline/outbox.js',
         'replay/bodies.js',
         'replay/recorder.js',
