@@ -562,11 +562,7 @@ describe('ESM build layout', () => {
       expect(graph.eager).not.toContain('replay/recorder.js');
       // Besides the recorder, only code needed after start is loaded on demand: recipe bodies, and the outbox with the
       // misconfiguration warnings (one chunk: both are needed only when something went wrong).
-      expect(graph.lazy.sort()).toEqual([
-        'pipeline/outbox.js',
-        'replay/bodies.js',
-        'replay/recorder.js',
-      ]);
+      expect(graph.lazy.sort()).toEqual(['pipeline/outbox.js', 'replay/bodies.js', 'replay/recorder.js']);
     },
   );
 
