@@ -128,7 +128,7 @@ function read(section: Section, key: string): { ok: true; value: unknown } | { o
   try {
     return { ok: true, value: section.values[key] };
   } catch {
-    section.warn(`Option "${optionName(section, key)}" could not be read (its getter threw); using the default.`);
+    section.warn(`Option "${optionName(section, key)}" threw when read; using the default.`);
     return { ok: false };
   }
 }

@@ -19,14 +19,14 @@ function serverError(detail: string): ServerError {
   }
 }
 
-const NEW_KEY = 'make one with "svc-server keys create --scope ingest" and pass it as apiKey';
+const NEW_KEY = 'run "svc-server keys create --scope ingest" and pass it as apiKey';
 
 /** `[kind, message]` of the warning for a refusal of `url` with `status`, or undefined when it says nothing of setup. */
 export function misconfiguration(status: number, detail: string, url: string): [string, string] | undefined {
   const error = serverError(detail);
   const said = `${url} answered HTTP ${status}${error.code ? ` ${error.code}` : ''}${error.message ? `: ${error.message}` : ''}.`;
-  if (status === 401) return ['401', `${said} The ingest key is missing or unknown: ${NEW_KEY}.`];
-  if (status === 403) return ['403', `${said} The key is revoked, expired or not an ingest key: ${NEW_KEY}.`];
+  if (status === 401) return ['401', `${said} Missing or unknown ingest key: ${NEW_KEY}.`];
+  if (status === 403) return ['403', `${said} Revoked, expired or not an ingest key: ${NEW_KEY}.`];
   if (status === 404) return ['404', `${said} ingestUrl must be the base address of svc-server, without /otlp/v1/….`];
   // The server's message names the limit; every page of the site waits as the answer asks (sdk-pipeline.md).
   if (status === 429) return ['429', said];

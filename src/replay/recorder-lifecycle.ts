@@ -67,7 +67,7 @@ export function createRecorderLifecycle(
     },
     halt_(detail) {
       recorder.stop_();
-      debug.warn(`session replay stopped recording this page (${detail.reason}); the other signals go on`);
+      debug.warn(`session replay stopped (${detail.reason}); the other signals go on`);
       record({
         type: RRWEB_CUSTOM_EVENT,
         timestamp: Date.now(),

@@ -73,8 +73,7 @@ export function createReplaySender(
       INGEST_PATHS.replayRecipes,
       recipesBody(serviceName, batch.replay_, batch.items_),
     );
-    if (!delivered)
-      debug.warn(`${batch.items_.length} recipe steps of replay ${batch.replay_.replayId} were not delivered`);
+    if (!delivered) debug.warn(`${batch.items_.length} recipe steps of replay ${batch.replay_.replayId} not delivered`);
   };
   const sender: ReplaySender = {
     send_(next) {

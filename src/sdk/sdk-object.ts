@@ -51,7 +51,7 @@ export function createSdkObject({ core, identity, pipeline, replay, teardown, st
     instrumentFetch: () => core.tracedFetch ?? createNoopSDK().instrumentFetch(),
     captureReplayEvent: guard('captureReplayEvent', (type: string, payload?: unknown) => {
       if (typeof type !== 'string' || type.trim() === '') {
-        debug.warn(`captureReplayEvent needs a non-empty event type, got ${typeof type}; the event is ignored.`);
+        debug.warn(`captureReplayEvent needs a non-empty event type, got ${typeof type}; ignored.`);
         return;
       }
       replay.event(type, payload);

@@ -22,7 +22,7 @@ export function readCallContext(core: SdkCore, context: unknown, method: string)
     const { sessionId: givenSession, attrs } = context as { sessionId?: unknown; attrs?: unknown };
     if (typeof givenSession === 'string' && givenSession !== '') sessionId = givenSession;
     else if (givenSession !== undefined)
-      core.debug.warn(`${method}: context.sessionId must be a non-empty string; the current session is used.`);
+      core.debug.warn(`${method}: context.sessionId must be a non-empty string; using the current session.`);
     if (typeof attrs === 'object' && attrs !== null && !Array.isArray(attrs)) {
       const converted = toAttributes(attrs);
       attributes = converted.attributes;
@@ -35,7 +35,7 @@ export function readCallContext(core: SdkCore, context: unknown, method: string)
       core.debug.warn(`${method}: context.attrs must be an object of key-value pairs; ignored.`);
     }
   } else if (context !== undefined && context !== null) {
-    core.debug.warn(`${method}: the context must be an object like { sessionId, attrs }; ignored.`);
+    core.debug.warn(`${method}: the context must be { sessionId, attrs }; ignored.`);
   }
   return { sessionId: sessionId ?? core.session.id(), attributes };
 }

@@ -87,7 +87,7 @@ test('a control key as ingest key: one warning for the 403, and logs stop', asyn
     expect(proxy.posts(INGEST_PATHS.logs)).toHaveLength(1);
     expect(warnings).toEqual([
       expect.stringMatching(
-        /HTTP 403 forbidden: .*revoked, expired or not an ingest key: .*svc-server keys create --scope ingest/,
+        /HTTP 403 forbidden: .*Revoked, expired or not an ingest key: .*svc-server keys create --scope ingest/,
       ),
     ]);
   } finally {

@@ -155,7 +155,7 @@ test.describe('logs', () => {
     const warnings = consoleLines.filter((l) => l.type === 'warning' && l.text.startsWith('[svc] ')).map((l) => l.text);
     expect(warnings).toEqual([
       expect.stringContaining('unknown level "loud"'),
-      expect.stringContaining('the context must be an object'),
+      expect.stringContaining('the context must be { sessionId, attrs }'),
       expect.stringContaining('context.sessionId must be a non-empty string'),
       expect.stringContaining('context.attrs must be an object'),
     ]);
