@@ -1,15 +1,8 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../clock';
 import { loadConfig } from '../config';
-import {
-  DEFAULT_LIMITS,
-  LIMIT_SIGNALS,
-  limitsProblem,
-  MAX_LIMIT,
-  UNIT_TEXT,
-  type LimitSignal,
-} from '../limits/signals';
-import { changeProjectLimits, effectiveLimits, projectLimits, type LimitsChange } from '../limits/store';
+import { DEFAULT_LIMITS, LIMIT_SIGNALS, MAX_LIMIT, UNIT_TEXT, type LimitSignal } from '../limits/signals';
+import { changeProblem, changeProjectLimits, effectiveLimits, projectLimits, type LimitsChange } from '../limits/store';
 import { openServerDatabase } from './database';
 import { projectOf, UsageError } from './resolve';
 
@@ -76,13 +69,8 @@ export async function runLimitsCommand(
     const project = await projectOf(handle.db, given.project);
     const own = await projectLimits(handle.db, project.id);
     if (action === 'set') {
-      const after = effectiveLimits(defaults, own);
-      for (const [signal, set] of Object.entries(change) as [LimitSignal, NonNullable<LimitsChange[LimitSignal]>][]) {
-        for (const [field, v] of Object.entries(set))
-          after[signal] = { ...after[signal], [field]: v ?? defaults[signal][field as 'rate'] };
-        const problem = limitsProblem(signal, after[signal], config.bodyLimit);
-        if (problem) throw new UsageError(`--${flagOf(signal)}: ${problem}`);
-      }
+      const refused = changeProblem(defaults, own, change, config.bodyLimit);
+      if (refused) throw new UsageError(`--${flagOf(refused.signal)}: ${refused.problem}`);
       await changeProjectLimits(handle.db, systemClock, project.id, change, 'cli');
     }
     const mine = await projectLimits(handle.db, project.id);

@@ -2,8 +2,15 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { actorLabel, type Services } from '../http/env';
 import { badRequest } from '../http/errors';
 import { createRouter, errors, jsonAnswer, jsonBody, needs, readControlJson } from '../http/openapi';
-import { LIMIT_SIGNALS, limitsProblem, MAX_LIMIT, UNIT_TEXT, type LimitSignal } from './signals';
-import { changeProjectLimits, effectiveLimits, projectLimits, type LimitsChange, type ProjectLimits } from './store';
+import { LIMIT_SIGNALS, MAX_LIMIT, UNIT_TEXT, type LimitSignal } from './signals';
+import {
+  changeProblem,
+  changeProjectLimits,
+  effectiveLimits,
+  projectLimits,
+  type LimitsChange,
+  type ProjectLimits,
+} from './store';
 import { readUsage, UsageSchema } from './usage-report';
 
 const tags = ['limits'];
@@ -126,12 +133,10 @@ export function limitsRoutes(services: Services) {
       const { projectId, actor } = c.get('caller');
       const change = c.req.valid('json');
       const before = await projectLimits(db, projectId);
-      const after = effectiveLimits(limits.defaults, before);
-      for (const [signal, values] of Object.entries(change) as [LimitSignal, LimitsChange[LimitSignal]][]) {
-        for (const [field, v] of Object.entries(values ?? {}))
-          after[signal] = { ...after[signal], [field]: v ?? limits.defaults[signal][field as 'rate'] };
-        const problem = limitsProblem(signal, after[signal], services.bodyLimit);
-        if (problem) throw badRequest(`${signal}.burst: ${problem}`, { field: `${signal}.burst` });
+      const refused = changeProblem(limits.defaults, before, change, services.bodyLimit);
+      if (refused) {
+        const field = `${refused.signal}.burst`;
+        throw badRequest(`${field}: ${refused.problem}`, { field });
       }
       await changeProjectLimits(db, services.clock, projectId, change, actorLabel(actor));
       limits.limits.forget(projectId);

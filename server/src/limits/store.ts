@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
-import { LIMIT_SIGNALS, type LimitDefaults, type LimitSignal, type SignalLimits } from './signals';
+import { LIMIT_SIGNALS, limitsProblem, type LimitDefaults, type LimitSignal, type SignalLimits } from './signals';
 import { limitsDb } from './tables';
 
 /** A project's own values, per signal and limit; what it did not set follows the server. */
@@ -32,6 +32,26 @@ export async function projectLimits(db: Kysely<Database>, projectId: string): Pr
 /** The limits in force: the project's own values over the server's defaults. */
 export function effectiveLimits(defaults: LimitDefaults, own: ProjectLimits): LimitDefaults {
   return Object.fromEntries(LIMIT_SIGNALS.map((s) => [s, { ...defaults[s], ...own[s] }])) as LimitDefaults;
+}
+
+/**
+ * The first signal whose limits would not work after `change` (a bucket smaller than the rate or than the largest
+ * request), with why; undefined when all would.
+ */
+export function changeProblem(
+  defaults: LimitDefaults,
+  own: ProjectLimits,
+  change: LimitsChange,
+  bodyLimit: number,
+): { signal: LimitSignal; problem: string } | undefined {
+  const after = effectiveLimits(defaults, own);
+  for (const [signal, values] of Object.entries(change) as [LimitSignal, LimitsChange[LimitSignal]][]) {
+    for (const [field, v] of Object.entries(values ?? {}))
+      after[signal] = { ...after[signal], [field]: v ?? defaults[signal][field as keyof SignalLimits] };
+    const problem = limitsProblem(signal, after[signal], bodyLimit);
+    if (problem) return { signal, problem };
+  }
+  return undefined;
 }
 
 /** Applies a change to a project's settings; a signal left with no value of its own loses its row. */
