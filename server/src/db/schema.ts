@@ -4,13 +4,14 @@ import type { CostTables } from '../cost/tables';
 import type { DetectionTables } from '../incidents/detect/tables';
 import type { TestRunTables } from '../test-runs/tables';
 import type { TeamTables } from '../auth/tables';
+import type { TraceTables } from '../traces/tables';
 
 /**
  * Table types for Kysely. Times are Unix epoch milliseconds (`*_ms`, integers that fit a JS number) for filtering and
  * ordering; OTLP nanosecond timestamps are kept verbatim as decimal strings (`*_ns`) so nothing is rounded.
  * JSON columns are text in both dialects: they are written and read whole, never queried into.
  */
-export interface Database extends DetectionTables, CostTables, TestRunTables, TeamTables {
+export interface Database extends DetectionTables, CostTables, TestRunTables, TeamTables, TraceTables {
   tenants: {
     id: string;
     name: string;

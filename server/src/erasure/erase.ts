@@ -82,6 +82,11 @@ export async function eraseSubjects(ctx: EraseContext, target: ErasureTarget, su
     }
     await ctx.progress(counts);
   }
+  // A trace summary keeps its root span's name and attributes: it goes once none of the trace's spans is left. (One
+  // whose other spans remain keeps its figures and root as they were.)
+  const noSpanLeft = sql`${inProject} and span_count > 0 and not exists (select 1 from spans s where s.project_id = trace_summaries.project_id and s.trace_key = trace_summaries.trace_key and s.trace_id = trace_summaries.trace_id)`;
+  const summaries = { table: 'trace_summaries', key: ['project_id', 'trace_key', 'trace_id'] };
+  add(counts, 'trace_summaries', await deleteMatching(db, summaries, noSpanLeft, options));
   if (subjects.users.length > 0) {
     const where = sql`${inProject} and facet = 'user' and value in (${sql.join(subjects.users)})`;
     const key = ['project_id', 'fingerprint', 'facet', 'value'];

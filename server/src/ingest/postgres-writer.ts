@@ -9,6 +9,7 @@ import {
   sessionRow,
   type SessionSource,
 } from './sessions';
+import { SUMMARY_KEY, SUMMARY_TABLE, summaryDeltas, summaryUpdate } from '../traces/summary';
 import type { StoredRow, StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 
 /** Rows per INSERT: keeps every statement under PostgreSQL's bound-parameter limit. */
@@ -45,36 +46,59 @@ async function writeRows(
       .onConflict((oc) => oc.doNothing())
       .returning(returnedColumns(table) as never)
       .execute();
-    stored.push(
-      ...(table === 'logs'
-        ? insertedLogs(slice, inserted as unknown as LogUid[])
-        : (inserted as unknown as SessionSource[])),
-    );
+    stored.push(...storedOf(table, slice, inserted as unknown as Returned[]));
   }
   await touchSessions(tx, { projectId, table, receivedMs, sessions }, stored);
   return { stored: stored.length, duplicates: rows.length - stored.length };
+  await touchTraces(tx, table, projectId, stored as StoredRow[]);
 }
 
-/** What the session summaries need of each inserted row; for log records, which were inserted (see insertedLogs). */
+/**
+ * What the summaries need back of each inserted row: for spans and log records, which were inserted (see storedOf);
+ * for the other tables, the session summary's columns.
+ */
 function returnedColumns(table: TelemetryTable): string[] {
   if (table === 'logs') return ['record_uid'];
   const columns = ['session_id', 'app_id', 'time_ms'];
   return table === 'replay_chunks' ? [...columns, 'end_ms'] : columns;
+  if (table === 'spans') return ['trace_id', 'span_id'];
 }
 
-type LogUid = { record_uid: string | null };
+type Returned = Record<string, string | null>;
 
 /**
- * The log rows of `slice` that the INSERT stored, whole, so that their error count is taken from their severity and
- * attributes (see isErrorLog) without sending every record's attributes back. Only `log.record.uid` can make a record a
- * duplicate, so a record without one was stored; of the others, those whose uid came back, each uid once (a uid twice in
- * one statement is stored once).
+ * The rows of `slice` that the INSERT stored. Spans and log records whole, so that their trace and session summaries
+ * are taken from all their columns without sending them back: a span is a duplicate by its trace and span id, a log
+ * record only by its `log.record.uid` (a record without one was stored); of the others, those whose key came back, each
+ * key once (a key twice in one statement is stored once). Other tables' returned columns are what their summary needs.
  */
-function insertedLogs(slice: StoredRow[], returned: LogUid[]): StoredRow[] {
-  const uids = new Set(returned.map((r) => r.record_uid));
-  return slice.filter(
-    (row) => row.record_uid === null || row.record_uid === undefined || uids.delete(row.record_uid as string),
-  );
+function storedOf(table: TelemetryTable, slice: StoredRow[], returned: Returned[]): SessionSource[] {
+  if (table !== 'logs' && table !== 'spans') return returned as unknown as SessionSource[];
+  const keyOf =
+    table === 'logs'
+      ? (r: Record<string, unknown>) => r.record_uid as string | null | undefined
+      : (r: Record<string, unknown>) => `${r.trace_id as string}/${r.span_id as string}`;
+  const keys = new Set(returned.map(keyOf));
+  return slice.filter((row) => {
+    const key = keyOf(row);
+    return key === null || key === undefined || keys.delete(key);
+  });
+}
+
+/** The summary columns' ON CONFLICT values as Kysely update values. */
+const SUMMARY_UPDATE = Object.fromEntries(
+  Object.entries(summaryUpdate('postgres')).map(([column, value]) => [column, sql.raw(value)]),
+);
+
+/** Upserts the trace summaries of the stored rows, one multi-row statement per batch, in lock order (summaryDeltas). */
+async function touchTraces(tx: Transaction<Database>, table: TelemetryTable, projectId: string, stored: StoredRow[]) {
+  const deltas = summaryDeltas(table, projectId, stored);
+  for (let i = 0; i < deltas.length; i += INSERT_BATCH)
+    await tx
+      .insertInto(SUMMARY_TABLE)
+      .values(deltas.slice(i, i + INSERT_BATCH))
+      .onConflict((oc) => oc.columns([...SUMMARY_KEY]).doUpdateSet(SUMMARY_UPDATE))
+      .execute();
 }
 
 /** The fact columns' ON CONFLICT values, PostgreSQL's JSON functions for the pages, as Kysely update values. */

@@ -1,4 +1,5 @@
 import type { DialectName } from '../db/connect';
+import { mergedJsonList } from '../db/json-list';
 import type { Database, TelemetryTable } from '../db/schema';
 import { SESSION_FACT_LIMITS, type SessionFacts } from '../otlp/session-facts';
 
@@ -174,26 +175,8 @@ const client = (column: string) => together('browser', column);
 /** So do the test's: a batch that names a test run names the whole test. */
 const test = (column: string) => together('test_run_id', column);
 
-/**
- * The stored page paths followed by the batch's new ones, at most {@link SESSION_FACT_LIMITS}.maxPages, as a JSON
- * array: stored order first, so a path keeps the place it was first seen in. Each database has its own JSON functions.
- */
-function mergedUrls(dialect: DialectName): string {
-  const max = SESSION_FACT_LIMITS.maxPages;
-  if (dialect === 'sqlite') {
-    return `(select json_group_array(value order by src, pos) from (
-      select value, 0 as src, key as pos from json_each(sessions.urls)
-      union all
-      select value, 1, key from json_each(excluded.urls) where value not in (select value from json_each(sessions.urls))
-      order by src, pos limit ${max}))`;
-  }
-  return `(select jsonb_agg(value order by src, pos)::text from (
-      select value, 0 as src, pos from jsonb_array_elements_text(sessions.urls::jsonb) with ordinality as a(value, pos)
-      union all
-      select value, 1, pos from jsonb_array_elements_text(excluded.urls::jsonb) with ordinality as b(value, pos)
-        where value not in (select jsonb_array_elements_text(sessions.urls::jsonb))
-      order by src, pos limit ${max}) as merged)`;
-}
+/** The stored page paths followed by the batch's new ones, at most {@link SESSION_FACT_LIMITS}.maxPages. */
+const mergedUrls = (dialect: DialectName) => mergedJsonList(dialect, 'sessions', 'urls', SESSION_FACT_LIMITS.maxPages);
 
 /**
  * The ON CONFLICT values of the fact columns. The latest user wins, by the time of the record that named it, so a

@@ -2,6 +2,7 @@ import type SQLite from 'better-sqlite3';
 import type { TelemetryTable } from '../db/schema';
 import type { Outcome } from './group-commit';
 import { factsBySession, SESSION_COUNTER, sessionDeltas, sessionFactsUpdate, sessionRow } from './sessions';
+import { SUMMARY_COLUMNS, SUMMARY_KEY, SUMMARY_TABLE, summaryDeltas, summaryUpdate } from '../traces/summary';
 import type { StoredRow, StoreResult, TelemetryWrite } from './writer';
 
 /**
@@ -86,9 +87,20 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
       upsert.run(sessionRow(table, projectId, receivedMs, d, facts.get(d.sessionId)));
   };
 
+  const summaryUpsert = `insert into ${SUMMARY_TABLE} (${SUMMARY_COLUMNS.join(', ')})
+    values (${SUMMARY_COLUMNS.map((column) => `@${column}`).join(', ')})
+    on conflict (${SUMMARY_KEY.join(', ')}) do update set
+    ${Object.entries(summaryUpdate('sqlite'))
+      .map(([column, value]) => `${column} = ${value}`)
+      .join(',\n')}`;
+  const touchTraces = ({ projectId, table }: TelemetryWrite, stored: StoredRow[]) => {
+    for (const row of summaryDeltas(table, projectId, stored)) statement(summaryUpsert).run(row);
+  };
+
   // Nested in the group's transaction, better-sqlite3 runs this in a savepoint.
   const writeOne = sqlite.transaction((write: TelemetryWrite): StoreResult => {
     const stored = write.rows.filter((row) => insert(write.table, row));
+    touchTraces(write, stored);
     touchSessions(write, stored);
     return { stored: stored.length, duplicates: write.rows.length - stored.length };
   });

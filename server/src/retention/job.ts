@@ -30,7 +30,19 @@ const byReceipt =
 
 /** What each signal a project sets deletes. */
 const PRUNERS: Record<ProjectSignal, Pruner> = {
-  spans: byReceipt('spans'),
+  // A trace's summary goes with the last of its spans (and exception log records) received.
+  spans: async (db, projectId, cutoffMs, options) => {
+    const summaries: AgedRows = {
+      table: 'trace_summaries',
+      key: ['project_id', 'trace_key', 'trace_id'],
+      time: 'last_received_ms',
+      owner: { column: 'project_id', id: projectId },
+    };
+    return {
+      ...(await byReceipt('spans')(db, projectId, cutoffMs, options)),
+      trace_summaries: await deleteOlderThan(db, summaries, cutoffMs, options),
+    };
+  },
   logs: byReceipt('logs'),
   metrics: byReceipt('metric_points'),
   replays: byReceipt('replay_chunks'),

@@ -36,8 +36,10 @@ interface SpanLike {
   attributes: unknown;
 }
 
-/** A trace's root among its spans in start order, as the trace search picks it: the first whose parent is not among them. */
+/**
+ * A trace's root among its spans in start order, as the trace summary keeps it (traces/summary.ts): the first that names
+ * no parent, else the first.
+ */
 export function rootSpanOf<S extends SpanLike>(spans: readonly S[]): S {
-  const ids = new Set(spans.map((s) => s.span_id));
-  return spans.find((s) => s.parent_span_id === null || !ids.has(s.parent_span_id)) ?? spans[0]!;
+  return spans.find((s) => s.parent_span_id === null) ?? spans[0]!;
 }

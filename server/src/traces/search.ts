@@ -2,7 +2,8 @@ import type { Services } from '../http/env';
 import { readSortedCursor, sortedPage, type KeysetSort } from '../shared/keyset';
 import { iso } from '../shared/time';
 import type { TracesQuery } from './schemas';
-import { rootsAndServices, searchTraces, type TraceSearch } from './store';
+import { traceLabel } from './label';
+import { searchTraces, type TraceSearch } from './store';
 
 /** Without `from`, a search looks this far back (unless it names a trace or a session, which an index finds anyway). */
 export const DEFAULT_TRACE_WINDOW_MS = 24 * 3_600_000;
@@ -26,7 +27,6 @@ export function traceSearchOf(p: TracesQuery, projectId: string, appId: string |
 /** One page of the trace search: each trace with its root span, figures and services. */
 export async function searchPage({ db, dialect }: Pick<Services, 'db' | 'dialect'>, search: TraceSearch) {
   const rows = await searchTraces(db, dialect, search);
-  const { roots, names } = await rootsAndServices(db, dialect, search, rows.slice(0, search.limit));
   const ks = { sort: search.sort, order: search.order, value: 'integer' as const, defaultSort: 'start' };
   return sortedPage(
     rows,
@@ -34,12 +34,20 @@ export async function searchPage({ db, dialect }: Pick<Services, 'db' | 'dialect
     ks,
     (r) => ({
       trace_id: r.trace_id,
-      root: roots.get(r.trace_id) ?? null,
+      root:
+        r.root_span_id === null
+          ? null
+          : {
+              name: r.root_name!,
+              label: traceLabel(r.root_name!, JSON.parse(r.root_attributes ?? '{}')),
+              service: r.root_service,
+              span_id: r.root_span_id,
+            },
       start: iso(Number(r.start_ms)),
       duration_ms: Number(r.duration_ns) / 1e6,
       span_count: Number(r.span_count),
       error_count: Number(r.error_count),
-      services: names.get(r.trace_id) ?? [],
+      services: (JSON.parse(r.services) as string[]).sort(),
       session_id: r.session_id,
     }),
     (r) => ({ t: r.sort_value, k: r.trace_id }),

@@ -1,14 +1,14 @@
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
 import { traceKey } from '../db/trace-key';
 import type { Row } from '../records/json';
 import type { KeysetSort, Position } from '../shared/keyset';
-import { traceLabel } from './label';
 import type { TracesQuery } from './schemas';
-import { DURATION_NS, errorCount, EXCEPTION_LOG, serviceOf, sortValue, START_MS, traceConditions } from './search-sql';
+import { sortColumn, traceConditions } from './search-sql';
+import { EXCEPTION_LOG } from './summary';
 
-/** Every read of traces: the search over span groups, the page's roots and services, one trace's spans. */
+/** Every read of traces: the search over the trace summaries, one trace's spans. */
 
 type Db = Kysely<Database>;
 
@@ -26,45 +26,51 @@ export interface Window {
   to: number | undefined;
 }
 
-/** The spans a search reads: the project's, in the window. */
-function spansIn(db: Db, w: Window) {
-  let q = db.selectFrom('spans as s').where('s.project_id', '=', w.projectId);
-  if (w.from !== undefined) q = q.where('s.time_ms', '>=', w.from);
-  if (w.to !== undefined) q = q.where('s.time_ms', '<', w.to);
-  return q;
-}
-
-/** `limit + 1` traces in the search's order, after its cursor: each trace's figures over its spans in the window. */
+/**
+ * `limit + 1` trace summaries in the search's order, after its cursor: a walk of the sort's index by project. A trace is
+ * in the window when its first span is; its figures are the whole trace's.
+ */
 export async function searchTraces(db: Db, dialect: DialectName, p: TraceSearch) {
-  let q = spansIn(db, p)
+  const sort = sortColumn(p.sort);
+  let q = db
+    .selectFrom('trace_summaries as t')
     .select([
-      's.trace_id',
-      START_MS.as('start_ms'),
-      DURATION_NS.as('duration_ns'),
-      sql<number>`count(*)`.as('span_count'),
-      errorCount(p.projectId).as('error_count'),
-      sql<string | null>`min(s.session_id)`.as('session_id'),
+      't.trace_id',
+      't.start_ms',
+      't.duration_ns',
+      't.span_count',
+      't.error_count',
+      't.session_id',
+      't.root_span_id',
+      't.root_name',
+      't.root_service',
+      't.root_attributes',
+      't.services',
       // Exact as text: the drivers read a 64-bit integer into a double.
-      sql<string>`cast(${sortValue(p.sort, p.projectId)} as text)`.as('sort_value'),
+      sql<string>`cast(${sort} as text)`.as('sort_value'),
     ])
-    .groupBy(['s.trace_key', 's.trace_id']);
+    .where('t.project_id', '=', p.projectId)
+    // Exception log records of a trace none of whose spans came yet make a row that is not a trace to show.
+    .where('t.span_count', '>', 0);
+  if (p.from !== undefined) q = q.where('t.start_ms', '>=', p.from);
+  if (p.to !== undefined) q = q.where('t.start_ms', '<', p.to);
   if (p.trace_id !== undefined)
-    q = q.where('s.trace_key', '=', traceKey(p.trace_id)).where('s.trace_id', '=', p.trace_id);
+    q = q.where('t.trace_key', '=', traceKey(p.trace_id)).where('t.trace_id', '=', p.trace_id);
   if (p.session_id !== undefined) {
-    // Whole traces, not just the session's spans: the traces one of whose spans is the session's (its index finds them).
+    // Any trace one of whose spans is the session's, not only those it is the smallest session of (the spans' index).
     const ofSession = db
       .selectFrom('spans')
       .select(['trace_key', 'trace_id'])
       .where('project_id', '=', p.projectId)
       .where('session_id', '=', p.session_id)
       .$asTuple('trace_key', 'trace_id');
-    q = q.where(({ eb, refTuple }) => eb(refTuple('s.trace_key', 's.trace_id'), 'in', ofSession));
+    q = q.where(({ eb, refTuple }) => eb(refTuple('t.trace_key', 't.trace_id'), 'in', ofSession));
   }
-  const having = traceConditions(dialect, p);
-  if (having.length > 0) q = q.having(({ and }) => and(having));
+  const where = traceConditions(dialect, p);
+  if (where.length > 0) q = q.where(({ and }) => and(where));
   return q
-    .orderBy(sortValue(p.sort, p.projectId), p.order)
-    .orderBy('s.trace_id', p.order)
+    .orderBy(sort, p.order)
+    .orderBy('t.trace_id', p.order)
     .limit(p.limit + 1)
     .execute();
 }
@@ -93,57 +99,7 @@ export async function exceptionLogCount(db: Db, projectId: string, traceId: stri
     .where('project_id', '=', projectId)
     .where('trace_key', '=', traceKey(traceId))
     .where('trace_id', '=', traceId)
-    .where('attributes', 'like', EXCEPTION_LOG)
+    .where('attributes', 'like', `%${EXCEPTION_LOG}%`)
     .executeTakeFirstOrThrow();
   return Number(n);
-}
-
-export interface TraceRef {
-  trace_id: string;
-}
-
-/** Root span and services of the page's traces, read by their trace index in the same window as the search. */
-export async function rootsAndServices(db: Db, dialect: DialectName, w: Window, traces: readonly TraceRef[]) {
-  const ids = traces.map((t) => t.trace_id);
-  if (ids.length === 0)
-    return {
-      roots: new Map<string, { name: string; label: string; service: string | null; span_id: string }>(),
-      names: new Map<string, string[]>(),
-    };
-  const service = serviceOf(dialect);
-  const ofPage = spansIn(db, w)
-    .where('s.trace_key', 'in', [...new Set(ids.map(traceKey))])
-    .where('s.trace_id', 'in', ids);
-  // The root: the earliest span whose parent is not stored (none given, or never received), else the earliest.
-  const orphan = sql<SqlBool>`s.parent_span_id is null or not exists (select 1 from spans p where p.trace_key = s.trace_key and p.span_id = s.parent_span_id and p.trace_id = s.trace_id and p.project_id = s.project_id)`;
-  const ranked = ofPage.select([
-    's.trace_id',
-    's.span_id',
-    's.name',
-    's.attributes',
-    service.as('service'),
-    sql<number>`row_number() over (partition by s.trace_id order by case when ${orphan} then 0 else 1 end, s.time_ms, s.id)`.as(
-      'rank',
-    ),
-  ]);
-  const [rootRows, serviceRows] = await Promise.all([
-    db.selectFrom(ranked.as('r')).selectAll('r').where('r.rank', '=', 1).execute(),
-    ofPage
-      .select(['s.trace_id', service.as('service')])
-      .distinct()
-      .execute(),
-  ]);
-  const roots = new Map(
-    rootRows.map((r) => [
-      r.trace_id,
-      { name: r.name, label: traceLabel(r.name, JSON.parse(r.attributes)), service: r.service, span_id: r.span_id },
-    ]),
-  );
-  const names = new Map<string, string[]>();
-  for (const r of serviceRows) {
-    if (r.service === null) continue;
-    names.set(r.trace_id, [...(names.get(r.trace_id) ?? []), r.service]);
-  }
-  for (const list of names.values()) list.sort();
-  return { roots, names };
 }
