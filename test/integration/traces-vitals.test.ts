@@ -1,7 +1,15 @@
 import { hc } from 'hono/client';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAlias, createKey, registerApp, type TracesApi, type VitalsApi } from '../../server/src/index';
+import {
+  addAlias,
+  applyRetention,
+  createKey,
+  registerApp,
+  type TracesApi,
+  type VitalsApi,
+} from '../../server/src/index';
+import { backfillTraceSummaries } from '../../server/src/db/migrations/0031-summaries';
 import { databaseKinds } from '../support/databases';
 import { str } from '../support/otlp';
 import { startTestServer, type TestServer } from '../support/server';
@@ -626,5 +634,95 @@ describe.each(kinds)('traces and Web Vitals on %s', (kind) => {
       expect(listed!.root, name).toMatchObject({ name, label });
       expect((await ok<{ label: string }>(`/traces/${traceId(20 + i)}`)).label, name).toBe(label);
     }
+  });
+  it("keeps each trace's summary at ingest: a late root, an exception log before the spans, a retried batch", async () => {
+    // Five days back, out of the default window: read by trace id only.
+    const at = T0 - 5 * DAY;
+    const one = async (query: string) => (await ok<Page<TraceItem>>(`/traces?${query}`)).data;
+    const exception = {
+      timeUnixNano: nanos(at + 20),
+      severityNumber: 17,
+      body: { stringValue: 'TypeError: x is undefined' },
+      traceId: traceId(40),
+      attributes: [str('exception.type', 'TypeError')],
+    };
+    await post('/otlp/v1/logs', {
+      resourceLogs: [
+        {
+          resource: { attributes: [str('service.name', 'web-app')] },
+          scopeLogs: [{ scope: { name: '@svc/browser' }, logRecords: [exception] }],
+        },
+      ],
+    });
+    // A log record alone is no trace to list.
+    expect(await one(`trace_id=${traceId(40)}`)).toEqual([]);
+    const child: SpanSpec = { trace: 40, span: 2, parent: 1, name: 'fetch cart', startMs: at + 10, endMs: at + 30 };
+    await post('/otlp/v1/traces', spansBody([child]));
+    expect(await one(`trace_id=${traceId(40)}`)).toMatchObject([
+      { root: { span_id: spanId(40, 2) }, span_count: 1, error_count: 1, duration_ms: 20 },
+    ]);
+    // The parentless span arrives last (a page load ends after the requests it made): it becomes the root.
+    const root: SpanSpec = { trace: 40, span: 1, name: 'documentLoad', service: 'api', startMs: at, endMs: at + 50 };
+    for (let i = 0; i < 2; i++) await post('/otlp/v1/traces', spansBody([root, child]));
+    const expected = {
+      root: { name: 'documentLoad', service: 'api', span_id: spanId(40, 1) },
+      start: new Date(at).toISOString(),
+      duration_ms: 50,
+      span_count: 2,
+      error_count: 1,
+      services: ['api', 'web-app'],
+    };
+    expect(await one(`trace_id=${traceId(40)}`)).toMatchObject([expected]);
+    expect(await one(`service=api&from=${at}&to=${at + 1}`)).toMatchObject([expected]);
+  });
+
+  it('counts concurrent writes to one trace exactly', async () => {
+    const at = T0 - 6 * DAY;
+    const batches = Array.from({ length: 12 }, (_, b) =>
+      Array.from(
+        { length: 5 },
+        (_, i): SpanSpec => ({
+          trace: 41,
+          span: b * 5 + i + 1,
+          ...(b + i > 0 && { parent: 1 }),
+          name: `step ${b}`,
+          startMs: at + b,
+          endMs: at + 100 + b * 5 + i,
+          status: i === 0 ? 2 : 1,
+        }),
+      ),
+    );
+    await Promise.all(batches.map((specs) => post('/otlp/v1/traces', spansBody(specs))));
+    expect((await ok<Page<TraceItem>>(`/traces?trace_id=${traceId(41)}`)).data).toMatchObject([
+      { root: { span_id: spanId(41, 1) }, span_count: 60, error_count: 12, duration_ms: 159 },
+    ]);
+  });
+
+  it("the upgrade's backfill sums up stored spans as ingest did", async () => {
+    const db = t.server.database.db;
+    const summaries = async () =>
+      (await db.selectFrom('trace_summaries').selectAll().orderBy('trace_id').execute()).map((r) => ({
+        ...r,
+        // Lists in any order: ingest keeps them as first seen, the backfill as the database finds them.
+        services: (JSON.parse(r.services) as string[]).sort(),
+        names: (JSON.parse(r.names) as string[]).sort(),
+        app_ids: (JSON.parse(r.app_ids) as string[]).sort(),
+      }));
+    const kept = await summaries();
+    await db.deleteFrom('trace_summaries').execute();
+    await backfillTraceSummaries(db, kind);
+    expect(await summaries()).toEqual(kept);
+  });
+
+  it('deletes the summaries with their spans', async () => {
+    const later = { now: () => T0 + 400 * DAY };
+    await applyRetention(t.server.database.db, later, 30);
+    const { n } = await t.server.database.db
+      .selectFrom('trace_summaries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('project_id', '=', t.projectId)
+      .executeTakeFirstOrThrow();
+    expect(Number(n)).toBe(0);
+    expect(await traceIds(`trace_id=${traceId(40)}`)).toEqual([]);
   });
 });

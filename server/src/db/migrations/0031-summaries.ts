@@ -65,7 +65,7 @@ function listOf(dialect: DialectName, value: string, max: number): string {
 }
 
 /** Sums up the stored spans and exception log records, as traces/summary.ts does for each write. */
-async function backfillTraceSummaries(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
+export async function backfillTraceSummaries<DB>(db: Kysely<DB>, dialect: DialectName): Promise<void> {
   const service = (alias: string) =>
     dialect === 'postgres'
       ? `(${alias}.resource::jsonb -> 'attributes' ->> 'service.name')`
