@@ -10,6 +10,7 @@ import { LIMITS_USAGE, runLimitsCommand } from './cli/limits';
 import { RETENTION_USAGE, runRetentionCommand } from './cli/retention';
 import { runSourcemapsCommand, SOURCEMAPS_USAGE } from './cli/sourcemaps';
 import { systemClock } from './clock';
+import { chunkStoreOf } from './replay/chunk-store';
 import { needsMemoryRelaunch, relaunchWithMemorySettings, watchLauncher } from './runtime/memory-relaunch';
 import { startServer } from './server';
 
@@ -56,6 +57,8 @@ async function start(argv: string[]): Promise<void> {
     `  API:          ${server.publicUrl}/docs/api  (reference; the document: /openapi.json)`,
     `  database:     ${database.displayUrl} (${server.ingestWriter})`,
   ];
+  const chunks = chunkStoreOf(database.db).where;
+  if (chunks !== 'database') lines.push(`  replays:      chunk payloads in ${chunks}`);
   if (server.demoUrl)
     lines.push(`  demo:         ${server.demoUrl}  (a page using the browser SDK against this server)`);
   // People sign in as themselves: no key rides in the console's address (docs/teams.md, "First start").

@@ -24,6 +24,7 @@ import {
   type LimitDefaults,
 } from './limits/signals';
 import { DEFAULT_SPIKES, type SpikeSettings } from './limits/spikes';
+import { readReplayStorage, REPLAY_STORAGE_VARIABLES, type ReplayStorageSettings } from './replay/storage-settings';
 
 /** Server settings. Each comes from a flag, else its `SVC_*` environment variable, else the default. */
 export interface ServerConfig {
@@ -56,6 +57,8 @@ export interface ServerConfig {
   limits?: LimitDefaults;
   /** Spike protection (SVC_SPIKE_MULTIPLE, SVC_SPIKE_MINUTES); default DEFAULT_SPIKES. */
   spikes?: SpikeSettings;
+  /** Replay chunk payloads in an S3-compatible bucket (SVC_REPLAY_S3_*); without it, in the database. */
+  replayStorage?: ReplayStorageSettings;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -165,6 +168,10 @@ export const CONFIG_OPTIONS = [
     'smtp[s]://user:password@host:port sending password resets and invitations (default off: links only shown)',
   ],
   ['mail-from', 'SVC_MAIL_FROM', "sender address of the server's mail; required with SVC_SMTP_URL"],
+  ['replay-s3-bucket', 'SVC_REPLAY_S3_BUCKET', 'S3 bucket replay chunk payloads go to (default none: the database)'],
+  ['replay-s3-endpoint', 'SVC_REPLAY_S3_ENDPOINT', 'S3-compatible server, path-style (default AWS S3)'],
+  ['replay-s3-region', 'SVC_REPLAY_S3_REGION', 'region of the bucket (default us-east-1)'],
+  ['replay-s3-prefix', 'SVC_REPLAY_S3_PREFIX', 'key prefix of the objects, e.g. replays/ (default none)'],
 ] as const;
 
 export class ConfigError extends Error {}
@@ -254,6 +261,23 @@ function readSpikes(get: Getter): SpikeSettings | undefined {
   };
 }
 
+/** Replay chunks in object storage: the SVC_REPLAY_S3_* settings, each from its flag or its variable. */
+function readReplayObjects(get: Getter): ReplayStorageSettings | undefined {
+  const flags = REPLAY_STORAGE_VARIABLES.map((v) => CONFIG_OPTIONS.find(([, envName]) => envName === v)![0]);
+  const given = flags.map((flag) => get(flag));
+  const byVariable = <T>(pick: (g: [string, string | undefined]) => T) =>
+    Object.fromEntries(REPLAY_STORAGE_VARIABLES.map((v, i) => [v, pick(given[i]!)])) as Record<
+      (typeof REPLAY_STORAGE_VARIABLES)[number],
+      T
+    >;
+  const { settings, problem } = readReplayStorage(
+    byVariable(([, value]) => value),
+    byVariable(([name]) => name),
+  );
+  if (problem) throw new ConfigError(problem);
+  return settings;
+}
+
 /** Single sign-on: the SVC_OIDC_* settings, each from its flag (--oidc-issuer …) or its variable. */
 function readOidc(get: Getter): OidcSettings | undefined {
   const oidc = CONFIG_OPTIONS.filter(([, envName]) => envName.startsWith('SVC_OIDC_'));
@@ -317,6 +341,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
   const bodyLimit = bodyRaw === undefined ? CONFIG_DEFAULTS.bodyLimit : parseSize(bodyName, bodyRaw);
   const limits = readLimits(get, bodyLimit);
   const spikes = readSpikes(get);
+  const replayStorage = readReplayObjects(get);
   return {
     host,
     port,
@@ -331,6 +356,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
     bodyLimit,
     ...(limits ? { limits } : {}),
     ...(spikes ? { spikes } : {}),
+    ...(replayStorage ? { replayStorage } : {}),
     retentionDays:
       retRaw === undefined ? CONFIG_DEFAULTS.retentionDays : parseInteger(retName, retRaw, 0, MAX_RETENTION_DAYS),
     ...(retentionBySignal ? { retentionBySignal } : {}),

@@ -20,6 +20,9 @@ import { scheduleDetection } from './incidents/detect/schedule';
 import type { NotifyServices } from './notify/services';
 import { startNotifications, type NotifyOptions } from './notify/start';
 import { scheduleRetention } from './retention/job';
+import { attachReplayStorage } from './replay/attach';
+import { chunkStoreOf, DATABASE_CHUNKS } from './replay/chunk-store';
+import { scheduleChunkSweep } from './replay/sweep';
 import { retentionDefaults, type RetentionDefaults } from './retention/signals';
 import { secretKeyFor } from './secrets/key-file';
 import { createSymbolicator } from './sourcemaps/symbolicate';
@@ -78,7 +81,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const log = options.log ?? ((line: string) => console.log(line));
   const demoSdk = options.demoSdk === undefined ? undefined : checkDemoSdk(options.demoSdk);
   if (demoSdk && 'problem' in demoSdk) throw new Error(`demo SDK: ${demoSdk.problem}`);
-  const database = openDatabase(options.databaseUrl);
+  const database = await attachReplayStorage(openDatabase(options.databaseUrl), options.replayStorage);
   let writer: TelemetryWriter | undefined;
   let notify: NotifyServices | undefined;
   let cost: CostServices | undefined;
@@ -212,9 +215,13 @@ function startSchedules(
   const checkpointer = database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
   // Scheduled even when the server keeps everything: a project may set days of its own.
   const stopRetention = scheduleRetention(database.db, clock, settings.retention, log);
+  // Payloads in a bucket: the objects no row names are swept (replay/sweep.ts).
+  const inBucket = chunkStoreOf(database.db) !== DATABASE_CHUNKS;
+  const stopSweep = inBucket ? scheduleChunkSweep(database.db, clock, log) : async () => undefined;
   return {
     checkpointer,
     async stop() {
+      await stopSweep();
       await stopRetention();
       await stopDetection();
     },

@@ -4,6 +4,8 @@ import SQLite from 'better-sqlite3';
 import { openDatabase, sqlitePathOf, type DatabaseHandle } from '../db/connect';
 import { locateDatabase, type DatabaseLocation } from '../db/location';
 import { migrateToLatest } from '../db/migrate';
+import { attachReplayStorage } from '../replay/attach';
+import { replayStorageFromEnv } from '../replay/storage-settings';
 import { UsageError } from './resolve';
 
 const POINT_AT_IT =
@@ -28,6 +30,7 @@ export async function openServerDatabase(
   cwd: string,
   note: (line: string) => void,
 ): Promise<DatabaseHandle> {
+  const replayStorage = replayStorageSettings(env);
   const location = locateDatabase(flag, env, cwd);
   const how = chosenBy(location, cwd);
   const file = sqlitePathOf(location.url);
@@ -54,11 +57,12 @@ export async function openServerDatabase(
     }
     // This command may be of a newer version than the server that last ran on the database: its tables as start makes them.
     await migrateToLatest(handle);
-    return handle;
   } catch (error) {
     await handle.close();
     throw error;
   }
+  // With SVC_REPLAY_S3_* set as the server has them, export, erase and retention reach the chunks' objects too.
+  return attachReplayStorage(handle, replayStorage);
 }
 
 const TENANT_TABLE = "select 1 from sqlite_master where type = 'table' and name = 'tenants'";
@@ -86,4 +90,12 @@ async function hasTenant(handle: DatabaseHandle): Promise<boolean> {
     tables.some((table) => table.name === 'tenants') &&
     (await handle.db.selectFrom('tenants').select('id').limit(1).executeTakeFirst()) !== undefined
   );
+}
+
+function replayStorageSettings(env: NodeJS.ProcessEnv) {
+  try {
+    return replayStorageFromEnv(env);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }

@@ -26,6 +26,7 @@ import { projectRetentionMigration } from './migrations/0026-project-retention';
 import { ingestLimitsMigration } from './migrations/0027-ingest-limits';
 import { metricPointUidMigration } from './migrations/0028-metric-point-uid';
 import { erasuresMigration } from './migrations/0029-erasures';
+import { replayObjectsMigration } from './migrations/0030-replay-objects';
 import { summariesMigration } from './migrations/0031-summaries';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
@@ -57,6 +58,7 @@ function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, 
     '0027-ingest-limits': ingestLimitsMigration(),
     '0028-metric-point-uid': metricPointUidMigration(),
     '0029-erasures': erasuresMigration(),
+    '0030-replay-objects': replayObjectsMigration(),
     '0031-summaries': summariesMigration(handle.dialect),
   };
 }

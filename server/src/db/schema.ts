@@ -119,7 +119,11 @@ export interface Database extends DetectionTables, CostTables, TestRunTables, Te
     end_ms: number;
     event_count: number;
     encoding: 'gzip' | 'json';
+    /** The payload; empty when it lives in object storage under `object_key` (migration 0030). */
     data: Uint8Array;
+    object_key: string | null;
+    /** Size of the payload as stored; null for chunks stored before 0030 (then `length(data)`). */
+    stored_bytes: number | null;
     received_ms: number;
   };
   recipes: {

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DialectName } from '../db/connect';
 import { deleteMatching, type BatchOptions } from '../db/batched-delete';
 import type { Database } from '../db/schema';
+import { deleteChunks } from '../replay/chunk-deletion';
 import { contains } from './match';
 import { ATTRIBUTE_TABLES, IN_CHUNK, recordsOf, type Subjects } from './subjects';
 import type { ErasureTarget } from './target';
@@ -78,7 +79,12 @@ export async function eraseSubjects(ctx: EraseContext, target: ErasureTarget, su
     for (let i = 0; i < subjects.sessions.length; i += IN_CHUNK) {
       const ids = subjects.sessions.slice(i, i + IN_CHUNK);
       const where = sql`${inProject} and session_id in (${sql.join(ids)})`;
-      add(counts, rows.table, await deleteMatching(db, rows, where, options));
+      // Replay chunks go with their objects when the payloads live in object storage (replay/chunk-deletion.ts).
+      const deleted =
+        rows.table === 'replay_chunks'
+          ? await deleteChunks(db, where, options)
+          : await deleteMatching(db, rows, where, options);
+      add(counts, rows.table, deleted);
     }
     await ctx.progress(counts);
   }

@@ -5,6 +5,8 @@ import { isTransientStorageError } from '../db/transient';
 import type { PendingBatch } from '../otlp/records';
 import { DomainError, invalid } from '../shared/domain-errors';
 import { resolveServiceNames } from '../projects/apps-store';
+import { chunkStoreOf } from '../replay/chunk-store';
+import { ObjectStorageError } from '../replay/s3-chunk-store';
 import type { StoredRow, StoreResult, TelemetryWriter } from './writer';
 
 export interface StoreContext {
@@ -48,9 +50,17 @@ export async function storeBatch<T extends TelemetryTable>(
     received_ms: receivedMs,
   }));
   try {
-    return await ctx.writer.write({ projectId, table: batch.table, rows, receivedMs, sessions: batch.sessions });
+    // Replay payloads bound for object storage are put before their rows are written (replay/chunk-store.ts).
+    const placed = batch.table === 'replay_chunks' ? await chunkStoreOf(ctx.db).place(ctx.db, rows) : rows;
+    return await ctx.writer.write({
+      projectId,
+      table: batch.table,
+      rows: placed,
+      receivedMs,
+      sessions: batch.sessions,
+    });
   } catch (err) {
-    if (!isTransientStorageError(err)) throw err;
+    if (!isTransientStorageError(err) && !(err instanceof ObjectStorageError)) throw err;
     ctx.log?.(
       `ingest of ${rows.length} ${batch.table} rows answered 503, storage unavailable: ${err instanceof Error ? err.message : String(err)}`,
     );

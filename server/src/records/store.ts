@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, TelemetryTable } from '../db/schema';
 import { traceKey } from '../db/trace-key';
+import { withPayloads, type ChunkPayloadRef } from '../replay/chunk-store';
 import type { Cursor } from '../shared/keyset';
 import { sessionsOfUser } from '../sessions/store';
 import type { Row } from './json';
@@ -76,9 +77,12 @@ export async function listRecords<T extends TelemetryTable>(
         ]),
       );
   }
-  return (await q
+  const rows = await q
     .orderBy('r.time_ms', order)
     .orderBy('r.id', order)
     .limit(r.limit + 1)
-    .execute()) as unknown as Array<Row<T> & { time_ms: number; id: number }>;
+    .execute();
+  // Replay chunks whose payloads live in object storage are read from it (replay/chunk-store.ts).
+  const loaded = table === 'replay_chunks' ? await withPayloads(db, rows as unknown as ChunkPayloadRef[]) : rows;
+  return loaded as unknown as Array<Row<T> & { time_ms: number; id: number }>;
 }

@@ -13,6 +13,9 @@ export interface StoredEvents {
  * session with a 500: such a chunk is served with no events and `unreadable` saying why, and the others play on.
  */
 export function storedEvents(encoding: 'gzip' | 'json', data: Uint8Array): StoredEvents {
+  // No chunk is stored empty (it holds at least one event): an empty payload is an object storage miss (chunk-store.ts).
+  if (data.byteLength === 0)
+    return { events: [], unreadable: 'this stored chunk cannot be served, its payload is missing from object storage' };
   try {
     return { events: decodeChunkEvents(encoding, data) };
   } catch (err) {

@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import { deleteOlderThan, type AgedRows, type BatchOptions } from '../db/batched-delete';
 import type { Database } from '../db/schema';
 import { pruneIssueFacts } from '../issues/store';
+import { deleteChunksReceivedBefore } from '../replay/chunk-deletion';
 import { daysOf } from './effective';
 import { retentionDefaults, type ProjectSignal, type RetentionDefaults } from './signals';
 import { allProjectRetention } from './store';
@@ -45,7 +46,10 @@ const PRUNERS: Record<ProjectSignal, Pruner> = {
   },
   logs: byReceipt('logs'),
   metrics: byReceipt('metric_points'),
-  replays: byReceipt('replay_chunks'),
+  // With their objects when the payloads live in object storage (replay/chunk-deletion.ts).
+  replays: async (db, projectId, cutoffMs, options) => ({
+    replay_chunks: await deleteChunksReceivedBefore(db, projectId, cutoffMs, options),
+  }),
   recipes: byReceipt('recipes'),
   // A session goes once nothing of it was received since the cutoff.
   sessions: async (db, projectId, cutoffMs, options) => {

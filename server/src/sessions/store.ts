@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../db/schema';
 import { REPLAY_MODES, type ReplayMode } from '../otlp/session-facts';
+import { withPayloads } from '../replay/chunk-store';
 import { storedEvents, type StoredEvents } from '../replay/stored-events';
 import type { ChunkEntry } from '../replay/chunk-order';
 import { notFound } from '../shared/domain-errors';
@@ -40,7 +41,8 @@ export function chunkIndex(db: Db, projectId: string, sessionId: string): Promis
       'time_ms',
       'end_ms',
       'event_count',
-      sql<number>`length(data)`.as('stored_bytes'),
+      // Rows stored before migration 0030 have no size of their own.
+      sql<number>`coalesce(stored_bytes, length(data))`.as('stored_bytes'),
     ])
     .where('project_id', '=', projectId)
     .where('session_id', '=', sessionId)
@@ -56,11 +58,12 @@ export async function chunkEvents(
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('replay_chunks')
-    .select(['id', 'encoding', 'data'])
+    .select(['id', 'encoding', 'data', 'object_key'])
     .where('project_id', '=', projectId)
     .where('id', 'in', [...ids])
     .execute();
-  return new Map(rows.map((r) => [r.id, storedEvents(r.encoding, r.data)]));
+  const stored = await withPayloads(db, rows);
+  return new Map(stored.map((r) => [r.id, storedEvents(r.encoding, r.data)]));
 }
 
 /** The session's recipe steps, oldest first, after `cursor` (time, id) when given; all of them without a limit. */
