@@ -13,7 +13,7 @@
  * only when this start bootstrapped the database: a second replica on the same PostgreSQL database creates no keys and
  * sends the first one's. The admin key is made as `svc-server keys create --scope admin` makes it, for benchmarks that
  * set up projects and limits through the control plane. The ingest limits are read from the environment as `svc-server
- * start` reads them (`SVC_LIMIT_SPANS=rate=0,daily=0`). Exits cleanly on SIGTERM/SIGINT or when stdin closes (so `--cpu-prof` writes its profile).
+ * start` reads them (`SVC_LIMIT_SPANS=rate=0,daily=0`), and so is retention (`SVC_RETENTION_DAYS=0`). Exits cleanly on SIGTERM/SIGINT or when stdin closes (so `--cpu-prof` writes its profile).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -46,7 +46,7 @@ async function startReferenceServer(): Promise<() => Promise<void>> {
   if (!databaseUrl) throw new Error('usage: ingest-server svc <sqlite-file | postgres-url>');
   const dist = pathToFileURL(join(process.cwd(), 'server', 'dist', 'index.js')).href;
   const { createKey, loadConfig, startServer } = (await import(dist)) as typeof ServerModule;
-  const { limits } = loadConfig([], process.env);
+  const { limits, retentionDays, retentionBySignal } = loadConfig([], process.env);
   const server = await startServer({
     port: 0,
     host: '127.0.0.1',
@@ -54,6 +54,8 @@ async function startReferenceServer(): Promise<() => Promise<void>> {
     secretKey: SECRET_KEY,
     log: () => undefined,
     ...(limits ? { limits } : {}),
+    retentionDays,
+    ...(retentionBySignal ? { retentionBySignal } : {}),
   });
   const { bootstrap } = server;
   const admin =

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
-import { TEST_ENV } from '../incidents/detect/error-records';
+import { TEST_ENV } from '../otlp/environment';
 import type { IncidentView } from '../incidents/types';
 import { costRows, splitCurrency } from './store/costs';
 import { isUsage } from './reports/breakdown';

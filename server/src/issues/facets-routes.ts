@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Services } from '../http/env';
 import { createRouter, errors, jsonAnswer, needs } from '../http/openapi';
-import { TEST_ENV } from '../incidents/detect/error-records';
+import { TEST_ENV } from '../otlp/environment';
 import { issueFacets, MAX_FACET_RELEASES } from './store';
 
 const Facets = z

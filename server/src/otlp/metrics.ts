@@ -12,6 +12,7 @@ import {
   type JsonObject,
 } from '../json/read';
 import { RecordBudget } from '../ingest/limits';
+import { environmentOf } from './environment';
 import type { PendingBatch, PendingRow } from './records';
 import { pointPages, SessionFactsCollector } from './session-facts';
 import { pointUidOf, sessionIdOf, toPlainAttributes } from './values';
@@ -84,6 +85,8 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
         data: JSON.stringify({ ...shared, ...detail }),
         session_id: sessionId,
         point_uid: pointUid,
+        route: typeof attributes['url.path'] === 'string' ? attributes['url.path'] : null,
+        env: environmentOf(resource.attributes),
         attributes: JSON.stringify(attributes),
         resource: resourceJson,
         scope: scopeJson,

@@ -6,12 +6,12 @@ import { summarizeVitals, THRESHOLDS, UNKNOWN_ROUTE, VITAL_OF_METRIC, type Bucke
 
 /** The summary of the vital points in scope, bucketed, for every page or the one `route` names. */
 export async function vitalsReport(
-  { db, dialect }: Pick<Services, 'db' | 'dialect'>,
+  { db }: Pick<Services, 'db'>,
   scope: VitalScope,
   bucket: Bucket,
   route: string | undefined,
 ) {
-  const rows = await vitalPoints(db, dialect, scope);
+  const rows = await vitalPoints(db, scope);
   // Pages repeat: each distinct path is turned into its pattern once.
   const patterns = new Map<string, string>();
   const patternOf = (path: string) => patterns.get(path) ?? patterns.set(path, routePattern(path)).get(path)!;

@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { appIdFilter } from '../apps/filter';
 import type { Services } from '../http/env';
 import { createRouter, errors, needs } from '../http/openapi';
-import { TEST_ENV } from '../incidents/detect/error-records';
+import { TEST_ENV } from '../otlp/environment';
 import { invalid } from '../shared/domain-errors';
 import { iso } from '../shared/time';
 import { vitalsQuery, VITALS_EXAMPLE, VitalsSchema } from './schemas';

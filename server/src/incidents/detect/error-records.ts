@@ -3,15 +3,10 @@ import { routePattern } from '../../shared/route-pattern';
 import { parseDebugIds } from '../../sourcemaps/debug-ids';
 import { errorFacets, type ErrorFacets } from './error-facets';
 import type { RawError } from './fingerprint';
+import { DEFAULT_ENV, environmentOf, TEST_ENV } from '../../otlp/environment';
 
 /** Log records at or above this OTLP severity number (ERROR 17–20, FATAL 21–24) are errors. */
 export const ERROR_SEVERITY = 17;
-
-/** Environment of telemetry whose resource names none. */
-export const DEFAULT_ENV = 'production';
-
-/** The environment of test traffic: `@svc/playwright` runs set it (docs/playwright.md), and it stays out of production. */
-export const TEST_ENV = 'test';
 
 /** Which test produced an error of test traffic: the `test.*` resource attributes the SDK copies from the fixture. */
 export interface TestSighting {
@@ -93,11 +88,7 @@ export function resourceFacts(resourceJson: string): {
   test: TestSighting | null;
 } {
   const attrs = resourceAttributes(resourceJson);
-  // A record of a Playwright test is test traffic even when the app named another environment: the SDK keeps an env the
-  // app set (docs/sdk.md, "Under @svc/playwright"), but what a test run produced must never count as production.
-  const env = text(attrs['test.run.id'])
-    ? TEST_ENV
-    : (text(attrs['deployment.environment.name']) ?? text(attrs['deployment.environment']) ?? DEFAULT_ENV);
+  const env = environmentOf(attrs);
   return {
     env,
     release: text(attrs['service.version']) ?? null,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema';
-import { TEST_ENV } from '../../incidents/detect/error-records';
+import { TEST_ENV } from '../../otlp/environment';
 
 /** Releases offered, the most recently seen first: a project that releases every commit has thousands. */
 export const MAX_FACET_RELEASES = 100;

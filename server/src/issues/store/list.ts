@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { AssigneeFilter } from '../../assignment/assignee';
 import type { Database } from '../../db/schema';
-import { TEST_ENV } from '../../incidents/detect/error-records';
+import { TEST_ENV } from '../../otlp/environment';
 import type { IssueStatus } from '../../incidents/detect/tables';
 import type { Cursor } from '../../shared/keyset';
 import { issuesOf, type IssueRow } from './issues';

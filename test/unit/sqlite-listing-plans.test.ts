@@ -1,0 +1,68 @@
+import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Database, TelemetryTable } from '../../server/src/db/schema';
+import { listRecords } from '../../server/src/records/store';
+import { searchIds } from '../../server/src/search/find';
+import { traceSpans } from '../../server/src/traces/store';
+import { readSideDatabase } from '../support/read-side-db';
+
+/**
+ * SQLite plans without statistics (the server never runs ANALYZE), so which index a listing walks is decided by the
+ * query and the indexes alone, whatever the data: these plans are the ones a database of a million sessions gets. A
+ * session's or a trace's records must come from its own index, not from a walk of the project's records in time
+ * order (migration 0033: 100 ms at 100,000 spans, growing with the project).
+ */
+
+const handle = await readSideDatabase();
+afterAll(() => handle.db.destroy());
+
+/** The statements `run` sends, each with the plan SQLite makes for it. */
+async function plansOf(run: (db: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
+  const queries: CompiledQuery[] = [];
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: handle.sqlite! }),
+    log: (event) => void queries.push(event.query),
+  });
+  await run(db);
+  return queries.map((q) =>
+    handle
+      .sqlite!.prepare(`explain query plan ${q.sql}`)
+      .all(...(q.parameters as unknown[]))
+      .map((row) => (row as { detail: string }).detail)
+      .join(' | '),
+  );
+}
+
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+
+describe('SQLite listing plans', () => {
+  it.each(['spans', 'logs', 'metric_points', 'replay_chunks', 'recipes'] satisfies TelemetryTable[])(
+    "a session's %s come from the session index",
+    async (table) => {
+      const [plan] = await plansOf((db) =>
+        listRecords(db, table, { projectId: 'p1', equal: { session_id: 's1' }, limit: 100 }),
+      );
+      expect(plan).toContain(`USING INDEX ${table}_session_time (project_id=? AND session_id=?)`);
+    },
+  );
+
+  it.each(['spans', 'logs', 'recipes'] satisfies TelemetryTable[])(
+    "a trace's %s come from the trace index",
+    async (table) => {
+      const [plan] = await plansOf((db) =>
+        listRecords(db, table, { projectId: 'p1', equal: { trace_id: TRACE }, limit: 100 }),
+      );
+      expect(plan).toContain(`USING INDEX ${table}_trace_time (trace_key=?`);
+    },
+  );
+
+  it('the trace detail and the search by id read the trace index', async () => {
+    const plans = await plansOf(async (db) => {
+      await traceSpans(db, 'p1', TRACE);
+      await searchIds(db, 'p1', TRACE);
+    });
+    const spanPlans = plans.filter((p) => p.includes('spans'));
+    expect(spanPlans.length).toBeGreaterThanOrEqual(2);
+    for (const plan of spanPlans) expect(plan).not.toContain('spans_project_time');
+  });
+});
