@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
 import type { Database } from '../db/schema';
+import { runPeriodically } from '../shared/periodic';
 import { chunkStoreOf } from './chunk-store';
 
 /**
@@ -42,31 +43,16 @@ export async function sweepOrphanChunks(
   return swept;
 }
 
-/** Sweeps now and then every `intervalMs`, never two at once; errors are logged. The stop function waits for a sweep. */
+/** Sweeps now and then every `intervalMs` (shared/periodic.ts); a sweep that deleted anything says so. */
 export function scheduleChunkSweep(
   db: Kysely<Database>,
   clock: Clock,
   log: (line: string) => void,
   intervalMs = 3_600_000,
 ): () => Promise<void> {
-  const stopping = new AbortController();
-  let running: Promise<void> | null = null;
-  const run = () => {
-    running ??= sweepOrphanChunks(db, clock, { signal: stopping.signal })
-      .then(
-        (n) => {
-          if (n > 0) log(`replay object sweep: deleted ${n} objects no chunk names`);
-        },
-        (err: unknown) => log(`replay object sweep failed: ${err instanceof Error ? err.message : String(err)}`),
-      )
-      .finally(() => (running = null));
+  const sweep = async (signal: AbortSignal) => {
+    const n = await sweepOrphanChunks(db, clock, { signal });
+    if (n > 0) log(`replay object sweep: deleted ${n} objects no chunk names`);
   };
-  run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    stopping.abort();
-    await running;
-  };
+  return runPeriodically('replay object sweep', sweep, log, intervalMs);
 }

@@ -5,6 +5,7 @@ import { deleteOlderThan, type AgedRows, type BatchOptions } from '../db/batched
 import type { Database } from '../db/schema';
 import { pruneIssueFacts } from '../issues/store';
 import { deleteChunksReceivedBefore } from '../replay/chunk-deletion';
+import { runPeriodically } from '../shared/periodic';
 import { daysOf } from './effective';
 import { retentionDefaults, type ProjectSignal, type RetentionDefaults } from './signals';
 import { allProjectRetention } from './store';
@@ -129,22 +130,10 @@ export function scheduleRetention(
   log: (line: string) => void,
   intervalMs = 3_600_000,
 ): () => Promise<void> {
-  const stopping = new AbortController();
-  let running: Promise<void> | null = null;
-  const run = () => {
-    running ??= applyRetention(db, clock, defaults, { log, signal: stopping.signal })
-      .then(
-        () => undefined,
-        (err: unknown) => log(`retention failed: ${err instanceof Error ? err.message : String(err)}`),
-      )
-      .finally(() => (running = null));
-  };
-  run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    stopping.abort();
-    await running;
-  };
+  return runPeriodically(
+    'retention',
+    (signal) => applyRetention(db, clock, defaults, { log, signal }),
+    log,
+    intervalMs,
+  );
 }
