@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY_HEADER } from '../../wire/paths';
 import { applyRetention, loadConfig, startServer } from '../../server/src/index';
@@ -13,9 +13,9 @@ import { eventually } from '../support/until';
 /**
  * Replay chunks in object storage (docs/replays.md, "Object storage") through the real server over HTTP, on SQLite and
  * PostgreSQL, against s3rver (a real S3 protocol server) on loopback: payloads go to the bucket and rows keep only the
- * index, the replay API serves the same events, a retried chunk is one object and one row, retention and deletion on
- * request remove rows and objects, the sweeper deletes an object no row names once past its grace and keeps the others,
- * and a bad setting refuses start-up naming it.
+ * index, the replay API serves the same events (and a chunk whose object is gone as unreadable), a retried chunk is one
+ * object and one row, retention and deletion on request remove rows and objects, the sweeper deletes an object no row
+ * names once past its grace and keeps the others, and a bad setting refuses start-up naming it.
  */
 const kinds = await databaseKinds();
 const DAY = 86_400_000;
@@ -153,6 +153,17 @@ describe.each(kinds)('replay chunks in object storage on %s', (kind) => {
     const later = { now: () => Date.now() + 2 * 3_600_000 };
     expect(await sweepOrphanChunks(t.server.database.db, later)).toBe(1);
     expect(await keysIn(bucket)).toEqual([...referenced, foreign].sort());
+  });
+
+  it('serves a chunk whose object went missing as unreadable, and the others', async () => {
+    const [, lost] = await rowsOf('sess-a');
+    await s3.admin.send(new DeleteObjectCommand({ Bucket: bucket, Key: lost!.object_key! }));
+    const page = await controlGet<{ events: Event[]; chunks: Array<{ unreadable?: string }> }>(
+      t,
+      '/sessions/sess-a/replay',
+    );
+    expect(page.body.events).toEqual(first);
+    expect(page.body.chunks[1]!.unreadable).toMatch(/payload is missing from object storage/);
   });
 
   it('deletes a session on request with its objects', async () => {
