@@ -43,12 +43,15 @@ export async function sweepOrphanChunks(
   return swept;
 }
 
-/** Sweeps now and then every `intervalMs` (shared/periodic.ts); a sweep that deleted anything says so. */
+/**
+ * Sweeps now and then every `intervalMs` (shared/periodic.ts); a sweep that deleted anything says so. Daily: orphans are
+ * rare (a crash between put and insert, a failed delete), while a sweep lists the whole prefix, 1,000 keys a request.
+ */
 export function scheduleChunkSweep(
   db: Kysely<Database>,
   clock: Clock,
   log: (line: string) => void,
-  intervalMs = 3_600_000,
+  intervalMs = 86_400_000,
 ): () => Promise<void> {
   const sweep = async (signal: AbortSignal) => {
     const n = await sweepOrphanChunks(db, clock, { signal });
