@@ -16,6 +16,7 @@
  * start` reads them (`SVC_LIMIT_SPANS=rate=0,daily=0`), and so is retention (`SVC_RETENTION_DAYS=0`). Exits cleanly on SIGTERM/SIGINT or when stdin closes (so `--cpu-prof` writes its profile).
  */
 import { createServer, type Server } from 'node:http';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -101,7 +102,39 @@ async function startCeiling(): Promise<() => Promise<void>> {
     });
 }
 
+/**
+ * `SVC_BENCH_STALLS=1`: what held the event loop. SIGUSR2 starts a window; SIGUSR1 prints one JSON line to stderr
+ * with the window's event-loop delay (p50, p99, max) and garbage-collection pauses, so a latency tail can be told
+ * apart: a loop blocked as long as the tail (synchronous work or GC on the main thread) or a free loop (the writer).
+ */
+function watchStalls(): void {
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  let pauses: number[] = [];
+  new PerformanceObserver((list) => pauses.push(...list.getEntries().map((e) => e.duration))).observe({
+    entryTypes: ['gc'],
+  });
+  process.on('SIGUSR2', () => {
+    loop.reset();
+    pauses = [];
+  });
+  process.on('SIGUSR1', () => {
+    const ms = (ns: number) => Math.round(ns / 1e5) / 10;
+    const stalls = {
+      loopP50: ms(loop.percentile(50)),
+      loopP99: ms(loop.percentile(99)),
+      loopMax: ms(loop.max),
+      gcPauses: pauses.length,
+      gcOver20ms: pauses.filter((d) => d > 20).length,
+      gcMaxMs: Math.round(Math.max(0, ...pauses)),
+      gcTotalMs: Math.round(pauses.reduce((a, b) => a + b, 0)),
+    };
+    console.error(JSON.stringify({ stalls }));
+  });
+}
+
 async function main(): Promise<void> {
+  if (process.env.SVC_BENCH_STALLS) watchStalls();
   if (mode === 'svc') closeWithParent(await startReferenceServer());
   else if (mode === 'ceiling') closeWithParent(await startCeiling());
   else throw new Error(`unknown mode ${String(mode)}: use svc or ceiling`);

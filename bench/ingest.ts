@@ -64,6 +64,8 @@ const { values: args } = parseArgs({
     batches: { type: 'string', default: '64' },
     'flood-connections': { type: 'string', default: '16' },
     profile: { type: 'boolean', default: false },
+    /** Print what held the server's event loop during phase 2 (bench/ingest-server.ts, SVC_BENCH_STALLS). */
+    stalls: { type: 'boolean', default: false },
     phases: { type: 'string', default: PHASES.join(',') },
   },
 });
@@ -115,10 +117,13 @@ async function runThroughput(
     async (svc) => {
       const closed = await closedLoop([svc], nextBody, LOAD);
       const svcRss = peakOf(svc);
+      if (args.stalls) process.kill(svc.pid, 'SIGUSR2');
       const open = await openLoop(svc, nextBody, closed.rps / 2, DURATION_MS);
+      if (args.stalls) process.kill(svc.pid, 'SIGUSR1');
       return { ...ceiling, svc: closed, svcRss, open, openRss: peakOf(svc), writer: svc.writer };
     },
     profileArgs,
+    args.stalls ? { SVC_BENCH_STALLS: '1' } : {},
   );
 }
 
