@@ -6,6 +6,7 @@ import { openDatabase, sqlitePathOf } from '../db/connect';
 import { locateDatabase } from '../db/location';
 import { migrateToLatest } from '../db/migrate';
 import { DomainError } from '../shared/domain-errors';
+import { anyChunkInObjects } from '../replay/chunk-store';
 import { openServerDatabase } from './database';
 import { UsageError } from './resolve';
 
@@ -62,6 +63,10 @@ export async function runBackupCommand(
     note(
       "not in the backup: the secret key sealing channel and integration secrets (SVC_SECRET_KEY, else secret.key beside the SQLite database or in .svc-data): keep it apart, with a secret's care, and give it to the restored server",
     );
+    if (await anyChunkInObjects(handle.db))
+      note(
+        'not in the backup: replay chunk payloads kept in object storage (SVC_REPLAY_S3_BUCKET), only their index and keys: back the bucket up with its own means (docs/replays.md, "Backup and export")',
+      );
     return 0;
   } finally {
     await handle.close();

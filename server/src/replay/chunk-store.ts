@@ -56,6 +56,17 @@ export function bindChunkStore(db: Kysely<Database>, store: ChunkStore): void {
 
 export const chunkStoreOf = (db: Kysely<Database>): ChunkStore => stores.get(db) ?? DATABASE_CHUNKS;
 
+/** True when some chunk's payload lives in object storage (found by the partial index on object_key). */
+export async function anyChunkInObjects(db: Kysely<Database>): Promise<boolean> {
+  const row = await db
+    .selectFrom('replay_chunks')
+    .select('id')
+    .where('object_key', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** `rows` with `data` holding each one's payload, wherever it lives. */
 export async function withPayloads<R extends ChunkPayloadRef>(db: Kysely<Database>, rows: readonly R[]): Promise<R[]> {
   const payloads = await chunkStoreOf(db).payloads(rows);
