@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyRetention } from '../../server/src/index';
 import { databaseKinds } from '../support/databases';
 import { resourceAttrs, str, TRACE_ID } from '../support/otlp';
 import { controlGet, expectBadRequests, startTestServer, type TestServer } from '../support/server';
@@ -365,6 +366,8 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
     expect(await ids('url=cart')).toEqual(['con-a']);
     expect(await ids('url=PRODUCTS%2F4')).toEqual(['con-c']);
     expect(await ids('url=%2Fp4')).toEqual(['con-f']);
+    // Any page a session showed, also past the 50 its listing keeps.
+    expect(await ids('url=%2Fp59')).toEqual(['con-f']);
     // LIKE's wildcards are plain characters here.
     expect(await ids('url=%25')).toEqual([]);
     expect(await ids('url=_')).toEqual([]);
@@ -489,5 +492,18 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
     expect(await get<SessionPage>('/sessions?limit=500')).toEqual(before);
     expect(await get('/sessions/facets')).toEqual(facets);
     expect((await fetch(`${t.url}/control-plane/sessions/facets`)).status).toBe(401);
+  });
+
+  it('deletes the page paths with their sessions', async () => {
+    const db = t.server.database.db;
+    await applyRetention(db, { now: () => Date.now() + 400 * 86_400_000 }, 30);
+    for (const table of ['session_pages', 'page_paths'] as const) {
+      const { n } = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(n), table).toBe(0);
+    }
+    expect(await ids('url=cart')).toEqual([]);
   });
 });

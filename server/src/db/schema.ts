@@ -5,13 +5,15 @@ import type { DetectionTables } from '../incidents/detect/tables';
 import type { TestRunTables } from '../test-runs/tables';
 import type { TeamTables } from '../auth/tables';
 import type { TraceTables } from '../traces/tables';
+import type { SessionPageTables } from '../sessions/tables';
 
 /**
  * Table types for Kysely. Times are Unix epoch milliseconds (`*_ms`, integers that fit a JS number) for filtering and
  * ordering; OTLP nanosecond timestamps are kept verbatim as decimal strings (`*_ns`) so nothing is rounded.
  * JSON columns are text in both dialects: they are written and read whole, never queried into.
  */
-export interface Database extends DetectionTables, CostTables, TestRunTables, TeamTables, TraceTables {
+export interface Database
+  extends DetectionTables, CostTables, TestRunTables, TeamTables, TraceTables, SessionPageTables {
   tenants: {
     id: string;
     name: string;

@@ -17,6 +17,7 @@ const BY_SESSION = [
   { table: 'metric_points', key: ['id'] },
   { table: 'replay_chunks', key: ['id'] },
   { table: 'recipes', key: ['id'] },
+  { table: 'session_pages', key: ['project_id', 'path', 'session_id'] },
   { table: 'issue_sessions', key: ['project_id', 'fingerprint', 'session_id'] },
   { table: 'detection_sessions', key: ['project_id', 'fingerprint', 'session_id'] },
   { table: 'issue_test_sessions', key: ['project_id', 'fingerprint', 'session_id'] },
@@ -93,6 +94,10 @@ export async function eraseSubjects(ctx: EraseContext, target: ErasureTarget, su
   const noSpanLeft = sql`${inProject} and span_count > 0 and not exists (select 1 from spans s where s.project_id = trace_summaries.project_id and s.trace_key = trace_summaries.trace_key and s.trace_id = trace_summaries.trace_id)`;
   const summaries = { table: 'trace_summaries', key: ['project_id', 'trace_key', 'trace_id'] };
   add(counts, 'trace_summaries', await deleteMatching(db, summaries, noSpanLeft, options));
+  // So does a page path (it may name the person) that no session shows any more.
+  const noSessionLeft = sql`${inProject} and not exists (select 1 from session_pages sp where sp.project_id = page_paths.project_id and sp.path = page_paths.path)`;
+  const paths = { table: 'page_paths', key: ['project_id', 'path'] };
+  add(counts, 'page_paths', await deleteMatching(db, paths, noSessionLeft, options));
   if (subjects.users.length > 0) {
     const where = sql`${inProject} and facet = 'user' and value in (${sql.join(subjects.users)})`;
     const key = ['project_id', 'fingerprint', 'facet', 'value'];

@@ -6,7 +6,9 @@ import {
   SESSION_COUNTER,
   sessionDeltas,
   sessionFactsUpdate,
+  sessionPages,
   sessionRow,
+  type SessionPage,
   type SessionSource,
 } from './sessions';
 import { SUMMARY_KEY, SUMMARY_TABLE, summaryDeltas, summaryUpdate } from '../traces/summary';
@@ -110,7 +112,8 @@ async function touchSessions(tx: Transaction<Database>, write: Omit<TelemetryWri
   const { table, projectId, receivedMs } = write;
   const counter = SESSION_COUNTER[table];
   const facts = factsBySession(write.sessions);
-  for (const d of sessionDeltas(table, stored)) {
+  const deltas = sessionDeltas(table, stored);
+  for (const d of deltas) {
     const sessionFacts = facts.get(d.sessionId);
     await tx
       .insertInto('sessions')
@@ -125,6 +128,27 @@ async function touchSessions(tx: Transaction<Database>, write: Omit<TelemetryWri
           last_received_ms: sql`excluded.last_received_ms`,
           ...(sessionFacts && FACTS_UPDATE),
         }),
+      )
+      .execute();
+  }
+  await storePages(tx, sessionPages(projectId, receivedMs, deltas, facts));
+}
+
+/** The pages the sessions showed: each path of the project once, each (path, session) once with its latest receipt. */
+async function storePages(tx: Transaction<Database>, pages: SessionPage[]) {
+  for (let i = 0; i < pages.length; i += INSERT_BATCH) {
+    const slice = pages.slice(i, i + INSERT_BATCH);
+    const paths = [...new Set(slice.map((p) => p.path))].map((path) => ({ project_id: slice[0]!.project_id, path }));
+    await tx
+      .insertInto('page_paths')
+      .values(paths)
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    await tx
+      .insertInto('session_pages')
+      .values(slice)
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'path', 'session_id']).doUpdateSet({ received_ms: sql`excluded.received_ms` }),
       )
       .execute();
   }

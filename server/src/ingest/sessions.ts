@@ -51,6 +51,9 @@ export function isErrorLog(row: SessionSource): boolean {
   );
 }
 
+/** Code-unit order of two texts: the writers' lock order, the same in every process. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
  * Folds the rows a write stored into one delta per session, so each session summary is upserted once per write. Only
  * stored rows count (a retried record is not stored again), so counts stay exact under retries. The deltas come sorted
@@ -80,7 +83,7 @@ export function sessionDeltas(table: TelemetryTable, rows: Iterable<SessionSourc
       d.errors += error;
     }
   }
-  return [...deltas.values()].sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
+  return [...deltas.values()].sort((a, b) => byText(a.sessionId, b.sessionId));
 }
 
 /** A new summary row's counters: all zero but the one the delta feeds. */
@@ -235,4 +238,29 @@ export function sessionRow(
     last_ms: d.last,
     last_received_ms: receivedMs,
   };
+}
+
+/** One page path a session showed, as the writers store it (sessions/tables.ts). */
+export type SessionPage = Database['session_pages'];
+
+/**
+ * The page paths the batch's facts name for the sessions it stored rows of, each (path, session) once, sorted by path
+ * then session: every write then takes the paths' and pairs' locks in the same order. Storing them again changes
+ * nothing but the pair's time of receipt, so a retried batch adds no row.
+ */
+export function sessionPages(
+  projectId: string,
+  receivedMs: number,
+  deltas: readonly SessionDelta[],
+  facts: ReadonlyMap<string, SessionFacts>,
+): SessionPage[] {
+  const pages = deltas.flatMap((d) =>
+    [...new Set(facts.get(d.sessionId)?.pages ?? [])].map((path) => ({
+      project_id: projectId,
+      path,
+      session_id: d.sessionId,
+      received_ms: receivedMs,
+    })),
+  );
+  return pages.sort((a, b) => byText(a.path, b.path) || byText(a.session_id, b.session_id));
 }

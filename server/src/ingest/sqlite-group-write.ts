@@ -1,7 +1,14 @@
 import type SQLite from 'better-sqlite3';
 import type { TelemetryTable } from '../db/schema';
 import type { Outcome } from './group-commit';
-import { factsBySession, SESSION_COUNTER, sessionDeltas, sessionFactsUpdate, sessionRow } from './sessions';
+import {
+  factsBySession,
+  SESSION_COUNTER,
+  sessionDeltas,
+  sessionFactsUpdate,
+  sessionPages,
+  sessionRow,
+} from './sessions';
 import { SUMMARY_COLUMNS, SUMMARY_KEY, SUMMARY_TABLE, summaryDeltas, summaryUpdate } from '../traces/summary';
 import type { StoredRow, StoreResult, TelemetryWrite } from './writer';
 
@@ -83,8 +90,19 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
          duration_ms = max(sessions.last_ms, excluded.last_ms) - min(sessions.first_ms, excluded.first_ms),
          last_received_ms = excluded.last_received_ms${factsUpdate}`,
     );
-    for (const d of sessionDeltas(table, stored))
-      upsert.run(sessionRow(table, projectId, receivedMs, d, facts.get(d.sessionId)));
+    const deltas = sessionDeltas(table, stored);
+    for (const d of deltas) upsert.run(sessionRow(table, projectId, receivedMs, d, facts.get(d.sessionId)));
+    for (const page of sessionPages(projectId, receivedMs, deltas, facts)) {
+      statement(`insert into page_paths (project_id, path) values (@project_id, @path) on conflict do nothing`).run({
+        project_id: page.project_id,
+        path: page.path,
+      });
+      statement(
+        `insert into session_pages (project_id, path, session_id, received_ms)
+         values (@project_id, @path, @session_id, @received_ms)
+         on conflict (project_id, path, session_id) do update set received_ms = excluded.received_ms`,
+      ).run(page);
+    }
   };
 
   const summaryUpsert = `insert into ${SUMMARY_TABLE} (${SUMMARY_COLUMNS.join(', ')})

@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { pruneAudit } from '../audit/store';
 import type { Clock } from '../clock';
-import { deleteOlderThan, type AgedRows, type BatchOptions } from '../db/batched-delete';
+import { deleteMatching, deleteOlderThan, type AgedRows, type BatchOptions } from '../db/batched-delete';
 import type { Database } from '../db/schema';
 import { pruneIssueFacts } from '../issues/store';
 import { deleteChunksReceivedBefore } from '../replay/chunk-deletion';
@@ -60,10 +60,31 @@ const PRUNERS: Record<ProjectSignal, Pruner> = {
       time: 'last_received_ms',
       owner: { column: 'project_id', id: projectId },
     };
-    return { sessions: await deleteOlderThan(db, rows, cutoffMs, options) };
+    return {
+      sessions: await deleteOlderThan(db, rows, cutoffMs, options),
+      ...(await prunePages(db, projectId, cutoffMs, options)),
+    };
   },
   issues: pruneIssueFacts,
 };
+
+/**
+ * The page paths of the sessions just deleted (none was named since the cutoff, and the session is gone), then the
+ * paths no session shows any more.
+ */
+async function prunePages(db: Kysely<Database>, projectId: string, cutoffMs: number, options: BatchOptions) {
+  const pairs = sql`project_id = ${projectId} and received_ms < ${cutoffMs} and not exists (select 1 from sessions s where s.project_id = session_pages.project_id and s.session_id = session_pages.session_id)`;
+  const paths = sql`project_id = ${projectId} and not exists (select 1 from session_pages sp where sp.project_id = page_paths.project_id and sp.path = page_paths.path)`;
+  return {
+    session_pages: await deleteMatching(
+      db,
+      { table: 'session_pages', key: ['project_id', 'path', 'session_id'] },
+      pairs,
+      options,
+    ),
+    page_paths: await deleteMatching(db, { table: 'page_paths', key: ['project_id', 'path'] }, paths, options),
+  };
+}
 
 export interface RetentionOptions extends BatchOptions {
   /** Told one line per signal that deleted anything. */

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../db/connect';
 import { invalid } from '../shared/domain-errors';
+import { likeContains } from '../shared/like';
 import { ATTRIBUTE_KEY, SESSION_FACT_LIMITS } from '../otlp/session-facts';
 
 /** `attr.<key>=<value>`: a session attribute filter, repeatable. */
@@ -73,6 +74,7 @@ export function attributeMatches(dialect: DialectName, filter: AttributeFilter):
 
 /** The listing's filters on session facts, as the query schema read them (attributes and app are resolved apart). */
 export interface SessionFilters {
+  projectId: string;
   appId?: string;
   user_id?: string;
   from?: number;
@@ -89,13 +91,15 @@ export interface SessionFilters {
 }
 
 /**
- * `url=<text>`: a page path containing the text, as a case-insensitive LIKE on the stored JSON array of paths. The text
- * is matched as JSON encodes it (a `"` in a path is stored as `\"`), with LIKE's own characters escaped. Paths are
- * percent-encoded ASCII as URLs give them, so ASCII case-insensitivity (SQLite's) is all there is to ignore.
+ * `url=<text>`: a session that showed a page whose path contains the text, case-insensitively, with LIKE's own
+ * characters escaped. The pattern is matched against the project's distinct paths (page_paths, a small table), and
+ * their sessions are found through the pairs' index (session_pages), instead of reading every session's pages. Paths
+ * are percent-encoded ASCII as URLs give them, so ASCII case-insensitivity (SQLite's LIKE) is all there is to ignore.
  */
-function urlPattern(text: string): string {
-  const encoded = JSON.stringify(text).slice(1, -1);
-  return `%${encoded.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+function showedPathContaining(dialect: DialectName, projectId: string, text: string): RawBuilder<SqlBool> {
+  const like = sql.raw(dialect === 'postgres' ? 'ilike' : 'like');
+  const paths = sql`select p.path from page_paths p where p.project_id = ${projectId} and p.path ${like} ${likeContains(text)} escape '\\'`;
+  return sql<SqlBool>`s.session_id in (select sp.session_id from session_pages sp where sp.project_id = ${projectId} and sp.path in (${paths}))`;
 }
 
 /**
@@ -127,11 +131,7 @@ export function sessionConditions(
   if (f.test_id !== undefined) conditions.push(sql<SqlBool>`s.test_id = ${f.test_id}`);
   if (f.from !== undefined) conditions.push(sql<SqlBool>`s.last_ms >= ${f.from}`);
   if (f.to !== undefined) conditions.push(sql<SqlBool>`s.first_ms < ${f.to}`);
-  // SQLite's LIKE already ignores the case of ASCII letters; PostgreSQL's ILIKE does.
-  if (f.url !== undefined)
-    conditions.push(
-      sql<SqlBool>`s.urls ${sql.raw(dialect === 'postgres' ? 'ilike' : 'like')} ${urlPattern(f.url)} escape '\\'`,
-    );
+  if (f.url !== undefined) conditions.push(showedPathContaining(dialect, f.projectId, f.url));
   const errors = scanned(dialect, 'error_count');
   if (f.has_errors !== undefined)
     conditions.push(f.has_errors ? sql<SqlBool>`${errors} > 0` : sql<SqlBool>`${errors} = 0`);

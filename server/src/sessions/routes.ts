@@ -43,7 +43,7 @@ function listingRoutes({ db, dialect }: Services) {
       const after = readSessionCursor(cursor, sort, order);
       const attributes = readAttributeFilters(c.req.queries());
       const appId = await appIdFilter(db, projectId, appName);
-      const conditions = sessionConditions(dialect, { ...params, appId }, attributes);
+      const conditions = sessionConditions(dialect, { ...params, appId, projectId }, attributes);
       const rows = await listSessions(db, projectId, { conditions, sort: column, order, after, limit });
       const kept = rows.slice(0, limit);
       const last = kept[kept.length - 1];
@@ -54,7 +54,8 @@ function listingRoutes({ db, dialect }: Services) {
       const { app: name, from, to } = c.req.valid('query');
       const { projectId } = c.get('caller');
       const appId = await appIdFilter(db, projectId, name);
-      const range = from === undefined && to === undefined ? [] : sessionConditions(dialect, { appId, from, to }, []);
+      const range =
+        from === undefined && to === undefined ? [] : sessionConditions(dialect, { projectId, appId, from, to }, []);
       return c.json(await sessionFacets(db, { projectId, appId, range }), 200);
     })
     .openapi(samplingRoute, async (c) => {

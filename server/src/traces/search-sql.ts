@@ -1,6 +1,7 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../db/connect';
 import { afterPosition } from '../shared/keyset';
+import { likeContains } from '../shared/like';
 import type { TraceSearch } from './store';
 import type { TraceSort } from './schemas';
 import { STATUS_ERROR } from './summary';
@@ -9,9 +10,6 @@ import { STATUS_ERROR } from './summary';
  * The trace search's SQL over the trace summaries (`t`, traces/tables.ts): each sort is a column with its own index by
  * project, so a page is an index walk in the sort's order, and the filters are conditions on the row it reads.
  */
-
-/** `%`, `_` and the escape character itself match literally in a LIKE pattern after this. */
-const likeContains = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Some value of the summary's JSON array `column` satisfies `condition` (on `v`). */
 function anyOf(dialect: DialectName, column: string, condition: RawBuilder<unknown>): RawBuilder<SqlBool> {

@@ -49,6 +49,7 @@ export function summariesMigration(dialect: DialectName): Migration {
           .columns(['project_id', column, 'trace_id'])
           .execute();
       await backfillTraceSummaries(db, dialect);
+      await sessionPagesTables(db, dialect);
     },
   };
 }
@@ -109,5 +110,49 @@ export async function backfillTraceSummaries<DB>(db: Kysely<DB>, dialect: Dialec
       where l.trace_id is not null and ${exceptionLog} and not exists (select 1 from trace_summaries g where ${ofTraceLogs})
       group by l.project_id, l.trace_key, l.trace_id`,
     )
+    .execute(db);
+}
+
+/**
+ * The page paths of the sessions (sessions/tables.ts), filled from the sessions' stored lists of pages. The pairs' index
+ * by receipt serves retention, the one by session erasure.
+ */
+async function sessionPagesTables(db: Kysely<unknown>, dialect: DialectName): Promise<void> {
+  await db.schema
+    .createTable('page_paths')
+    .addColumn('project_id', 'text', (c) => c.notNull())
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('page_paths_pk', ['project_id', 'path'])
+    .execute();
+  await db.schema
+    .createTable('session_pages')
+    .addColumn('project_id', 'text', (c) => c.notNull())
+    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('session_id', 'text', (c) => c.notNull())
+    .addColumn('received_ms', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('session_pages_pk', ['project_id', 'path', 'session_id'])
+    .execute();
+  await db.schema
+    .createIndex('session_pages_received')
+    .on('session_pages')
+    .columns(['project_id', 'received_ms'])
+    .execute();
+  await db.schema
+    .createIndex('session_pages_session')
+    .on('session_pages')
+    .columns(['project_id', 'session_id'])
+    .execute();
+  const pages =
+    dialect === 'postgres'
+      ? 'sessions s cross join lateral jsonb_array_elements_text(s.urls::jsonb) as j(value)'
+      : 'sessions s, json_each(s.urls) j';
+  await sql
+    .raw(
+      `insert into session_pages (project_id, path, session_id, received_ms)
+      select distinct s.project_id, j.value, s.session_id, s.last_received_ms from ${pages} where s.urls is not null`,
+    )
+    .execute(db);
+  await sql
+    .raw('insert into page_paths (project_id, path) select distinct project_id, path from session_pages')
     .execute(db);
 }
