@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { withRequestTransactions } from './request-transaction';
 import type { Database } from './schema';
+import { withTimerBusyWait } from './sqlite-busy';
 import { configureSqlite } from './sqlite-settings';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -51,8 +52,10 @@ export function openDatabase(url: string = DEFAULT_DATABASE_URL, options: OpenOp
 function openSqlite(path: string, create: boolean): DatabaseHandle {
   if (path !== ':memory:' && create) mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = configureSqlite(new SQLite(path, { fileMustExist: !create }));
+  // The lock is waited for on timers, not in SQLite's busy handler on the event loop (sqlite-busy.ts).
+  sqlite.pragma('busy_timeout = 0');
   const db = new Kysely<Database>({
-    dialect: withRequestTransactions(new SqliteDialect({ database: sqlite }), 'begin immediate'),
+    dialect: withRequestTransactions(withTimerBusyWait(new SqliteDialect({ database: sqlite })), 'begin immediate'),
   });
   return { db, dialect: 'sqlite', sqlite, displayUrl: path, close: () => db.destroy() };
 }

@@ -123,7 +123,7 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
     return { stored: stored.length, duplicates: write.rows.length - stored.length };
   });
 
-  return sqlite.transaction((group: TelemetryWrite[]): Outcome<StoreResult>[] =>
+  const writeGroup = sqlite.transaction((group: TelemetryWrite[]): Outcome<StoreResult>[] =>
     group.map((write) => {
       try {
         return { ok: true, result: writeOne(write) };
@@ -134,4 +134,7 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
       }
     }),
   );
+  // BEGIN IMMEDIATE: the write lock is taken before any write, so a busy database fails the whole group at its start
+  // (and is waited for: the writer thread's busy_timeout, the main thread's timers) rather than one write in it.
+  return (group) => writeGroup.immediate(group);
 }

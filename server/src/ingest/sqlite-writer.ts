@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
+import { retryWhileBusy } from '../db/sqlite-busy';
 import { groupCommit } from './group-commit';
 import { sqliteGroupWrite } from './sqlite-group-write';
 import type { StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
@@ -13,7 +14,7 @@ export function sqliteWriter(db: Kysely<Database>, sqlite: SQLite.Database): Tel
   const writeGroup = sqliteGroupWrite(sqlite);
   // Take the connection from Kysely, so the group never runs inside a transaction Kysely has open.
   const queue = groupCommit<TelemetryWrite, StoreResult>((group) =>
-    db.connection().execute(async () => writeGroup(group)),
+    db.connection().execute(() => retryWhileBusy(() => writeGroup(group))),
   );
   return {
     kind: 'sqlite, main thread',
