@@ -105,6 +105,10 @@ export interface Database
     session_id: string | null;
     /** The point's `svc.point.uid` when the producer set one (the SDK does): a point sent again is not stored again. */
     point_uid: string | null;
+    /** Its `url.path` attribute (the page of a Web Vitals point) and its resource's environment (otlp/environment.ts),
+     * kept as columns so that the Web Vitals page and alert rules filter and group without parsing JSON per point. */
+    route: string | null;
+    env: string | null;
     attributes: string;
     resource: string;
     scope: string;
