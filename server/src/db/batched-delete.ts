@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { leafTables, UNDEFINED_TABLE } from './partitions';
 import type { Database } from './schema';
 
 /** Rows deleted by one statement: each statement holds its locks (SQLite's write lock) only briefly. */
@@ -53,6 +54,24 @@ export async function deleteMatching(
   rows: Pick<AgedRows, 'table' | 'key'>,
   where: RawBuilder<unknown>,
   options: BatchOptions = {},
+): Promise<number> {
+  // PostgreSQL's telemetry tables are partitioned by day: one partition at a time (db/partitions.ts, leafTables).
+  let deleted = 0;
+  for (const table of await leafTables(db, rows.table)) {
+    try {
+      deleted += await deleteFrom(db, { ...rows, table }, where, options);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== UNDEFINED_TABLE) throw err;
+    }
+  }
+  return deleted;
+}
+
+async function deleteFrom(
+  db: Kysely<Database>,
+  rows: Pick<AgedRows, 'table' | 'key'>,
+  where: RawBuilder<unknown>,
+  options: BatchOptions,
 ): Promise<number> {
   const size = options.batchSize ?? DELETE_BATCH;
   const key = sql.join(rows.key.map((column) => sql.ref(column)));

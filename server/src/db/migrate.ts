@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { DatabaseHandle, DialectName } from './connect';
 import { initMigration } from './migrations/0001-init';
 import { incidentsMigration } from './migrations/0002-incidents-notifications';
@@ -28,6 +28,8 @@ import { metricPointUidMigration } from './migrations/0028-metric-point-uid';
 import { erasuresMigration } from './migrations/0029-erasures';
 import { replayObjectsMigration } from './migrations/0030-replay-objects';
 import { summariesMigration } from './migrations/0031-summaries';
+import { listingIndexesMigration } from './migrations/0033-listing-indexes';
+import { metricRouteEnvMigration } from './migrations/0034-metric-route-env';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, Migration> {
@@ -60,6 +62,8 @@ function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, 
     '0029-erasures': erasuresMigration(),
     '0030-replay-objects': replayObjectsMigration(),
     '0031-summaries': summariesMigration(handle.dialect),
+    '0033-listing-indexes': listingIndexesMigration(handle.dialect),
+    '0034-metric-route-env': metricRouteEnvMigration(handle.dialect),
   };
 }
 
@@ -69,15 +73,20 @@ export function knownMigrations(dialect: DialectName): string[] {
 }
 
 /** Applies every pending migration; throws with the failing migration's name if one fails. */
-export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
+export function migrateToLatest(handle: DatabaseHandle): Promise<void> {
+  return migrate(handle, (m) => m.migrateToLatest());
+}
+
+/** Applies the migrations up to `last` and stops there: an older version's schema, for tests of a later upgrade. */
+export function migrateUpTo(handle: DatabaseHandle, last: string): Promise<void> {
+  return migrate(handle, (m) => m.migrateTo(last));
+}
+
+async function migrate(handle: DatabaseHandle, run: (migrator: Migrator) => Promise<MigrationResultSet>) {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(handle) };
   // Numbers are handed out to changes made side by side, which land in any order: a database that ran a later one
   // still runs an earlier one that came after it (each migration depends only on those before its own number).
-  const { error, results } = await new Migrator({
-    db: handle.db,
-    provider,
-    allowUnorderedMigrations: true,
-  }).migrateToLatest();
+  const { error, results } = await run(new Migrator({ db: handle.db, provider, allowUnorderedMigrations: true }));
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -10,13 +10,16 @@ import type { ErasureTarget } from './target';
 /** Rows deleted or changed per table. */
 export type Counts = Record<string, number>;
 
-/** Tables with a row per session (or per session and issue), by their primary key; `sessions` last of all. */
+/**
+ * Tables with a row per session (or per session and issue), by their primary key; `sessions` last of all. Telemetry's
+ * key holds time_ms, PostgreSQL's partition key (db/partitions.ts): each row is found in its own day's partition.
+ */
 const BY_SESSION = [
-  { table: 'spans', key: ['id'] },
-  { table: 'logs', key: ['id'] },
-  { table: 'metric_points', key: ['id'] },
-  { table: 'replay_chunks', key: ['id'] },
-  { table: 'recipes', key: ['id'] },
+  { table: 'spans', key: ['id', 'time_ms'] },
+  { table: 'logs', key: ['id', 'time_ms'] },
+  { table: 'metric_points', key: ['id', 'time_ms'] },
+  { table: 'replay_chunks', key: ['id', 'time_ms'] },
+  { table: 'recipes', key: ['id', 'time_ms'] },
   { table: 'session_pages', key: ['project_id', 'path', 'session_id'] },
   { table: 'issue_sessions', key: ['project_id', 'fingerprint', 'session_id'] },
   { table: 'detection_sessions', key: ['project_id', 'fingerprint', 'session_id'] },

@@ -12,6 +12,7 @@ import {
   type SessionSource,
 } from './sessions';
 import { SUMMARY_KEY, SUMMARY_TABLE, summaryDeltas, summaryUpdate } from '../traces/summary';
+import { withoutStoredUntimedLogs } from './untimed-logs';
 import type { StoredRow, StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 
 /** Rows per INSERT: keeps every statement under PostgreSQL's bound-parameter limit. */
@@ -40,8 +41,9 @@ async function writeRows(
   { projectId, table, rows, receivedMs, sessions }: TelemetryWrite,
 ): Promise<StoreResult> {
   const stored: SessionSource[] = [];
-  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-    const slice = rows.slice(i, i + INSERT_BATCH);
+  const fresh = table === 'logs' ? await withoutStoredUntimedLogs(tx, projectId, rows) : rows;
+  for (let i = 0; i < fresh.length; i += INSERT_BATCH) {
+    const slice = fresh.slice(i, i + INSERT_BATCH);
     const inserted = await tx
       .insertInto(table)
       .values(slice as never)
@@ -50,9 +52,9 @@ async function writeRows(
       .execute();
     stored.push(...storedOf(table, slice, inserted as unknown as Returned[]));
   }
+  await touchTraces(tx, table, projectId, stored as StoredRow[]);
   await touchSessions(tx, { projectId, table, receivedMs, sessions }, stored);
   return { stored: stored.length, duplicates: rows.length - stored.length };
-  await touchTraces(tx, table, projectId, stored as StoredRow[]);
 }
 
 /**
@@ -61,9 +63,9 @@ async function writeRows(
  */
 function returnedColumns(table: TelemetryTable): string[] {
   if (table === 'logs') return ['record_uid'];
+  if (table === 'spans') return ['trace_id', 'span_id'];
   const columns = ['session_id', 'app_id', 'time_ms'];
   return table === 'replay_chunks' ? [...columns, 'end_ms'] : columns;
-  if (table === 'spans') return ['trace_id', 'span_id'];
 }
 
 type Returned = Record<string, string | null>;

@@ -2,11 +2,13 @@ import { sql, type Kysely } from 'kysely';
 import { pruneAudit } from '../audit/store';
 import type { Clock } from '../clock';
 import { deleteMatching, deleteOlderThan, type AgedRows, type BatchOptions } from '../db/batched-delete';
-import type { Database } from '../db/schema';
+import { ensurePartitions, isPostgres } from '../db/partitions';
+import type { Database, TelemetryTable } from '../db/schema';
 import { pruneIssueFacts } from '../issues/store';
 import { deleteChunksReceivedBefore } from '../replay/chunk-deletion';
 import { runPeriodically } from '../shared/periodic';
 import { daysOf } from './effective';
+import { dropExpiredPartitions, type Cutoffs } from './partition-drop';
 import { retentionDefaults, type ProjectSignal, type RetentionDefaults } from './signals';
 import { allProjectRetention } from './store';
 
@@ -22,13 +24,30 @@ export interface RetentionResult {
 type Deletions = Record<string, number>;
 type Pruner = (db: Kysely<Database>, projectId: string, cutoffMs: number, options: BatchOptions) => Promise<Deletions>;
 
-/** Telemetry received before the cutoff, along the table's (project_id, received_ms) index. */
+/**
+ * Telemetry received before the cutoff, along the table's (project_id, received_ms) index. The key holds time_ms, the
+ * partition key on PostgreSQL, so each row is deleted from its own partition without probing the others.
+ */
 const byReceipt =
-  (table: string): Pruner =>
+  (table: TelemetryTable): Pruner =>
   async (db, projectId, cutoffMs, options) => {
-    const rows: AgedRows = { table, key: ['id'], time: 'received_ms', owner: { column: 'project_id', id: projectId } };
+    const rows: AgedRows = {
+      table,
+      key: ['id', 'time_ms'],
+      time: 'received_ms',
+      owner: { column: 'project_id', id: projectId },
+    };
     return { [table]: await deleteOlderThan(db, rows, cutoffMs, options) };
   };
+
+/** The telemetry table of each signal that has one: partitioned by day on PostgreSQL (db/partitions.ts). */
+const TELEMETRY_OF: Partial<Record<ProjectSignal, TelemetryTable>> = {
+  spans: 'spans',
+  logs: 'logs',
+  metrics: 'metric_points',
+  replays: 'replay_chunks',
+  recipes: 'recipes',
+};
 
 /** What each signal a project sets deletes. */
 const PRUNERS: Record<ProjectSignal, Pruner> = {
@@ -97,7 +116,9 @@ export interface RetentionOptions extends BatchOptions {
  * clock cannot make fresh data expire (sessions: their last receipt; issue facts: the reporter's times, as kept). Then
  * the ingest refusal counts (SVC_RETENTION_DAYS) and the audit log (the `audit` default, every organisation). Every
  * table is deleted from in batches, yielding between them, so ingest goes on (db/batched-delete.ts).
- * `defaults` may be one number of days for every signal.
+ * On PostgreSQL the run first makes the telemetry partitions of the days ahead (the partition maintenance job), and
+ * each telemetry signal first drops the days no project keeps anything of (retention/partition-drop.ts); the batched
+ * deletes then take what is left. `defaults` may be one number of days for every signal.
  */
 export async function applyRetention(
   db: Kysely<Database>,
@@ -117,7 +138,19 @@ export async function applyRetention(
   };
   const own = await allProjectRetention(db);
   const projects = await db.selectFrom('projects').select('id').orderBy('created_ms').execute();
+  const partitioned = isPostgres(db);
+  if (partitioned) await ensurePartitions(db, now);
   for (const [signal, prune] of Object.entries(PRUNERS) as [ProjectSignal, Pruner][]) {
+    const table = TELEMETRY_OF[signal];
+    if (partitioned && table && !options.signal?.aborted) {
+      const cutoffs: Cutoffs = new Map(
+        projects.map(({ id }) => {
+          const days = daysOf(settings, own.get(id) ?? {}, signal);
+          return [id, days > 0 ? now - days * DAY_MS : null];
+        }),
+      );
+      count(signal, { [table]: await dropExpiredPartitions(db, table, cutoffs) });
+    }
     for (const { id } of projects) {
       const days = daysOf(settings, own.get(id) ?? {}, signal);
       if (days > 0 && !options.signal?.aborted) count(signal, await prune(db, id, now - days * DAY_MS, options));
