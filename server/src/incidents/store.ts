@@ -64,15 +64,17 @@ export interface IncidentFilter {
 /** A severity's rank: the most urgent (first in SEVERITIES) highest, so that descending order puts it first. */
 const severityRank = (severity: Severity) => SEVERITIES.length - SEVERITIES.indexOf(severity);
 
+/**
+ * The severity order's value as SQL text, literals only: the index on it (migration 0031) is used only by a query whose
+ * expression is the same text (SQLite), and PostgreSQL would type parameters in a CASE as text.
+ */
+export const SEVERITY_RANK_SQL = `case severity ${SEVERITIES.map((s) => `when '${s}' then ${severityRank(s)}`).join(' ')} else 0 end`;
+
 /** The value each order sorts by, in SQL (ties by id). */
 const SORT_VALUE: Record<IncidentSort, RawBuilder<number>> = {
   detected: sql<number>`detected_ms`,
   updated: sql<number>`updated_ms`,
-  // Ranks are literals: PostgreSQL would type parameters in a CASE as text.
-  severity: sql<number>`case severity ${sql.join(
-    SEVERITIES.map((s) => sql`when ${s} then ${sql.lit(severityRank(s))}`),
-    sql` `,
-  )} else 0 end`,
+  severity: sql<number>`${sql.raw(SEVERITY_RANK_SQL)}`,
 };
 
 /** The same value of an incident as the API shows it: where the page after it starts. */

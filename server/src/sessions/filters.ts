@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../db/connect';
+import { unindexed } from '../db/unindexed';
 import { invalid } from '../shared/domain-errors';
 import { likeContains } from '../shared/like';
 import { ATTRIBUTE_KEY, SESSION_FACT_LIMITS } from '../otlp/session-facts';
@@ -103,13 +104,10 @@ function showedPathContaining(dialect: DialectName, projectId: string, text: str
 }
 
 /**
- * A column a filter compares without its index on SQLite (the unary `+`). SQLite keeps no statistics, so it takes
- * `env = 'prod'` to be selective and would read every such session through (project_id, env) and sort them all; walking
- * the listing's sort index and skipping what does not match finds a first page after a few hundred rows instead. The
- * user filter keeps its index (a handful of sessions), and PostgreSQL chooses by its statistics.
+ * A column a filter compares without its index on SQLite (db/unindexed.ts): `env = 'prod'` would otherwise be read
+ * through (project_id, env) and sorted whole. The user filter keeps its index (a handful of sessions).
  */
-const scanned = (dialect: DialectName, column: string) =>
-  dialect === 'sqlite' ? sql`+${sql.ref(`s.${column}`)}` : sql.ref(`s.${column}`);
+const scanned = (dialect: DialectName, column: string) => unindexed(dialect, `s.${column}`);
 
 /** The conditions of every filter given, on `sessions as s`; a session is in range when its activity overlaps [from, to). */
 export function sessionConditions(

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../db/connect';
 import type { Database } from '../db/schema';
+import { unindexed } from '../db/unindexed';
 import { traceKey } from '../db/trace-key';
 import type { Row } from '../records/json';
 import type { KeysetSort, Position } from '../shared/keyset';
@@ -51,9 +52,11 @@ export async function searchTraces(db: Db, dialect: DialectName, p: TraceSearch)
     ])
     .where('t.project_id', '=', p.projectId)
     // Exception log records of a trace none of whose spans came yet make a row that is not a trace to show.
-    .where('t.span_count', '>', 0);
-  if (p.from !== undefined) q = q.where('t.start_ms', '>=', p.from);
-  if (p.to !== undefined) q = q.where('t.start_ms', '<', p.to);
+    .where(unindexed(dialect, 't.span_count'), '>', 0);
+  // The window is a range of the start order's index; under another order, a condition on the rows its index walks.
+  const start = p.sort === 'start' ? sql.ref('t.start_ms') : unindexed(dialect, 't.start_ms');
+  if (p.from !== undefined) q = q.where(start, '>=', p.from);
+  if (p.to !== undefined) q = q.where(start, '<', p.to);
   if (p.trace_id !== undefined)
     q = q.where('t.trace_key', '=', traceKey(p.trace_id)).where('t.trace_id', '=', p.trace_id);
   if (p.session_id !== undefined) {

@@ -1,4 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { SEVERITY_RANK_SQL } from '../../incidents/store';
+import { LATENCY_SQL } from '../../notify/deliveries/store';
 import { SUMMARY_LIMITS } from '../../traces/summary';
 import type { DialectName } from '../connect';
 
@@ -50,6 +52,7 @@ export function summariesMigration(dialect: DialectName): Migration {
           .execute();
       await backfillTraceSummaries(db, dialect);
       await sessionPagesTables(db, dialect);
+      await listingSortIndexes(db);
     },
   };
 }
@@ -155,4 +158,26 @@ async function sessionPagesTables(db: Kysely<unknown>, dialect: DialectName): Pr
   await sql
     .raw('insert into page_paths (project_id, path) select distinct project_id, path from session_pages')
     .execute(db);
+}
+
+/**
+ * The console's list orders that had no index of their own, each within a project with the id that breaks its ties,
+ * so that a page is an index walk: incidents by last update and by severity (an index on the rank's expression, the
+ * same text the listing sorts by), issues by first seen, the delivery log by latency.
+ */
+async function listingSortIndexes(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createIndex('incidents_project_updated')
+    .on('incidents')
+    .columns(['project_id', 'updated_ms', 'id'])
+    .execute();
+  await sql
+    .raw(`create index incidents_project_severity on incidents (project_id, (${SEVERITY_RANK_SQL}), id)`)
+    .execute(db);
+  await db.schema
+    .createIndex('detection_groups_first_seen_ms')
+    .on('detection_groups')
+    .columns(['project_id', 'first_seen_ms', 'fingerprint'])
+    .execute();
+  await sql.raw(`create index deliveries_log_latency on deliveries (project_id, (${LATENCY_SQL}), id)`).execute(db);
 }

@@ -173,7 +173,8 @@ export interface DeliveryFilter {
  * What each order sorts by (ties by id). A delivery not attempted yet has no latency: it counts as -1, below every
  * latency, so that both databases put it in the same place (last when descending).
  */
-const SORT_VALUE = { created: sql<number>`created_ms`, latency: sql<number>`coalesce(latency_ms, -1)` } as const;
+export const LATENCY_SQL = 'coalesce(latency_ms, -1)';
+const SORT_VALUE = { created: sql<number>`created_ms`, latency: sql<number>`${sql.raw(LATENCY_SQL)}` } as const;
 
 /** The sort value of a delivery as the log's cursors carry it. */
 export const deliveryPosition = (sort: DeliveryFilter['ks']['sort'], row: DeliveryRow): Position => ({
