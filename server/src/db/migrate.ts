@@ -28,6 +28,7 @@ import { metricPointUidMigration } from './migrations/0028-metric-point-uid';
 import { erasuresMigration } from './migrations/0029-erasures';
 import { replayObjectsMigration } from './migrations/0030-replay-objects';
 import { summariesMigration } from './migrations/0031-summaries';
+import { timePartitionsMigration } from './migrations/0032-time-partitions';
 import { listingIndexesMigration } from './migrations/0033-listing-indexes';
 import { metricRouteEnvMigration } from './migrations/0034-metric-route-env';
 
@@ -62,6 +63,7 @@ function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, 
     '0029-erasures': erasuresMigration(),
     '0030-replay-objects': replayObjectsMigration(),
     '0031-summaries': summariesMigration(handle.dialect),
+    '0032-time-partitions': timePartitionsMigration(handle.dialect),
     '0033-listing-indexes': listingIndexesMigration(handle.dialect),
     '0034-metric-route-env': metricRouteEnvMigration(handle.dialect),
   };
