@@ -55,16 +55,27 @@ export async function deleteMatching(
   where: RawBuilder<unknown>,
   options: BatchOptions = {},
 ): Promise<number> {
-  // PostgreSQL's telemetry tables are partitioned by day: one partition at a time (db/partitions.ts, leafTables).
-  let deleted = 0;
-  for (const table of await leafTables(db, rows.table)) {
+  return sumOverLeaves(db, rows.table, (table) => deleteFrom(db, { ...rows, table }, where, options));
+}
+
+/**
+ * The sum of `run` over the tables holding `table`'s rows: PostgreSQL's telemetry tables one day partition at a time
+ * (db/partitions.ts, leafTables), skipping a partition another replica's retention dropped meanwhile.
+ */
+export async function sumOverLeaves(
+  db: Kysely<Database>,
+  table: string,
+  run: (leaf: string) => Promise<number>,
+): Promise<number> {
+  let sum = 0;
+  for (const leaf of await leafTables(db, table)) {
     try {
-      deleted += await deleteFrom(db, { ...rows, table }, where, options);
+      sum += await run(leaf);
     } catch (err) {
       if ((err as { code?: unknown }).code !== UNDEFINED_TABLE) throw err;
     }
   }
-  return deleted;
+  return sum;
 }
 
 async function deleteFrom(
