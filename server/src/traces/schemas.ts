@@ -75,8 +75,7 @@ export const TraceSummarySchema = z
       })
       .nullable()
       .openapi({
-        description:
-          "The trace's root: its earliest span whose parent is not stored (none, or not received); else its earliest span",
+        description: "The trace's root: its earliest span that names no parent; else its earliest span",
       }),
     start: Time.openapi({ description: 'Start of the earliest span' }),
     duration_ms: z.number().openapi({ description: 'Latest span end − earliest span start' }),
