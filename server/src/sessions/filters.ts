@@ -2,7 +2,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../db/connect';
 import { unindexed } from '../db/unindexed';
 import { invalid } from '../shared/domain-errors';
-import { likeContains } from '../shared/like';
+import { showingCondition } from './pages';
 import { ATTRIBUTE_KEY, SESSION_FACT_LIMITS } from '../otlp/session-facts';
 
 /** `attr.<key>=<value>`: a session attribute filter, repeatable. */
@@ -85,22 +85,12 @@ export interface SessionFilters {
   browser?: string;
   test_run?: string;
   test_id?: string;
+  /** `url=<text>` (sessions/pages.ts), and the sessions it lists when they are few. */
   url?: string;
+  urlSessions?: readonly string[];
   has_errors?: boolean;
   min_duration_ms?: number;
   max_duration_ms?: number;
-}
-
-/**
- * `url=<text>`: a session that showed a page whose path contains the text, case-insensitively, with LIKE's own
- * characters escaped. The pattern is matched against the project's distinct paths (page_paths, a small table), and
- * their sessions are found through the pairs' index (session_pages), instead of reading every session's pages. Paths
- * are percent-encoded ASCII as URLs give them, so ASCII case-insensitivity (SQLite's LIKE) is all there is to ignore.
- */
-function showedPathContaining(dialect: DialectName, projectId: string, text: string): RawBuilder<SqlBool> {
-  const like = sql.raw(dialect === 'postgres' ? 'ilike' : 'like');
-  const paths = sql`select p.path from page_paths p where p.project_id = ${projectId} and p.path ${like} ${likeContains(text)} escape '\\'`;
-  return sql<SqlBool>`s.session_id in (select sp.session_id from session_pages sp where sp.project_id = ${projectId} and sp.path in (${paths}))`;
 }
 
 /**
@@ -129,7 +119,7 @@ export function sessionConditions(
   if (f.test_id !== undefined) conditions.push(sql<SqlBool>`s.test_id = ${f.test_id}`);
   if (f.from !== undefined) conditions.push(sql<SqlBool>`s.last_ms >= ${f.from}`);
   if (f.to !== undefined) conditions.push(sql<SqlBool>`s.first_ms < ${f.to}`);
-  if (f.url !== undefined) conditions.push(showedPathContaining(dialect, f.projectId, f.url));
+  if (f.url !== undefined) conditions.push(showingCondition(dialect, f.projectId, f.url, f.urlSessions));
   const errors = scanned(dialect, 'error_count');
   if (f.has_errors !== undefined)
     conditions.push(f.has_errors ? sql<SqlBool>`${errors} > 0` : sql<SqlBool>`${errors} = 0`);

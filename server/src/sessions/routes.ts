@@ -11,6 +11,7 @@ import { keysetPage } from '../shared/keyset';
 import { readAttributeFilters, sessionConditions } from './filters';
 import { sessionJson } from './json';
 import { encodeSessionCursor, readSessionCursor, SORT_COLUMN } from './listing';
+import { sessionsShowing } from './pages';
 import {
   detailRoute,
   facetsRoute,
@@ -43,7 +44,9 @@ function listingRoutes({ db, dialect }: Services) {
       const after = readSessionCursor(cursor, sort, order);
       const attributes = readAttributeFilters(c.req.queries());
       const appId = await appIdFilter(db, projectId, appName);
-      const conditions = sessionConditions(dialect, { ...params, appId, projectId }, attributes);
+      const urlSessions =
+        params.url === undefined ? undefined : await sessionsShowing(db, dialect, projectId, params.url);
+      const conditions = sessionConditions(dialect, { ...params, appId, projectId, urlSessions }, attributes);
       const rows = await listSessions(db, projectId, { conditions, sort: column, order, after, limit });
       const kept = rows.slice(0, limit);
       const last = kept[kept.length - 1];

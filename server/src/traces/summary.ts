@@ -162,7 +162,7 @@ export function summaryDeltas(table: TelemetryTable, projectId: string, rows: It
   };
   for (const row of rows) {
     if (table === 'spans') addSpan(foldOf(row), row, serviceOf(row.resource));
-    else if (typeof row.trace_id === 'string' && (row.attributes as string).includes(EXCEPTION_LOG))
+    else if (typeof row.trace_id === 'string' && String(row.attributes).includes(EXCEPTION_LOG))
       foldOf(row).row.error_count += 1;
   }
   return [...folds.values()]
