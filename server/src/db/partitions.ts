@@ -4,9 +4,9 @@ import { TELEMETRY_TABLES, type TelemetryTable } from './schema';
 /**
  * PostgreSQL's telemetry tables are partitioned by day of `time_ms` (UTC), since migration 0032: retention drops a
  * day whole (retention/partition-drop.ts) instead of deleting its rows one by one. Each table has one partition per day,
- * `<table>_pYYYYMMDD`, and a DEFAULT partition, `<table>_default`, that takes the rows of days without one (a client
- * whose clock is off by more than the days created ahead, data older than the migration's window). SQLite keeps plain
- * tables and batched deletes.
+ * `<table>_pYYYYMMDD`, one for all time before the days migration 0032 found, `<table>_before`, and a DEFAULT
+ * partition, `<table>_default`, that takes the rows of days without one (a client whose clock is ahead by more than
+ * the days created ahead, a day the server made no partition for). SQLite keeps plain tables and batched deletes.
  */
 
 export const DAY_MS = 86_400_000;

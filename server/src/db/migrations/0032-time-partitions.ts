@@ -8,12 +8,12 @@ import { TELEMETRY_TABLES, type TelemetryTable } from '../schema';
  * retention drops a whole day instead of deleting its rows. SQLite is unchanged.
  *
  * For each table: a partitioned copy `LIKE` the table (its columns, NOT NULLs and defaults, the `id` sequence among
- * them), its default partition and a partition for each day that holds rows in the last {@link DAYS_KEPT} days and
- * for today and the days ahead; the rows are copied (once, a full read of the table), the old table dropped, the copy
- * takes its name and the sequence, and the old indexes are made again on it, by the same names. PostgreSQL wants each
- * unique index of a partitioned table to hold the partition key: the primary key becomes (id, time_ms) and each unique
- * index gains time_ms. Dedupe stays exact because a retried record carries the same time (see ingest/postgres-writer.ts
- * for the one record whose time is its receipt).
+ * them), its default partition, a partition for each day that holds rows in the last {@link DAYS_KEPT} days and for
+ * today and the days ahead, and one for all time before those days; the rows are copied (once, a full read of the
+ * table), the old table dropped, the copy takes its name and the sequence, and the old indexes are made again on it,
+ * by the same names. PostgreSQL wants each unique index of a partitioned table to hold the partition key: the primary
+ * key becomes (id, time_ms) and each unique index gains time_ms. Dedupe stays exact because a retried record carries
+ * the same time (see ingest/untimed-logs.ts for the one record whose time is its receipt).
  */
 export function timePartitionsMigration(dialect: DialectName): Migration {
   return {
@@ -26,8 +26,10 @@ export function timePartitionsMigration(dialect: DialectName): Migration {
 }
 
 /**
- * Days older than this keep their rows in the default partition: a day partition each would make every query that
- * does not filter by time plan over hundreds of partitions. Retention deletes them from the default in batches.
+ * Days older than this share one partition, `<table>_before`: a day partition each would make every query that does
+ * not filter by time plan over hundreds of partitions, and in the default partition they would be read again each
+ * time a day's partition is made (PostgreSQL checks the default holds no row of the new day). Retention deletes them in
+ * batches, as it does the default partition's rows.
  */
 const DAYS_KEPT = 400;
 
@@ -45,6 +47,8 @@ async function partition(db: Kysely<unknown>, table: TelemetryTable, now: number
     partition by range (time_ms)`.execute(db);
   await sql`create table ${sql.table(defaultPartition(table))} partition of ${sql.table(next)} default`.execute(db);
   const lo = dayStart(now) - DAYS_KEPT * DAY_MS;
+  await sql`create table ${sql.table(`${table}_before`)} partition of ${sql.table(next)}
+    for values from (minvalue) to (${sql.lit(lo)})`.execute(db);
   const hi = dayStart(now) + (DAYS_AHEAD + 1) * DAY_MS;
   const held = await sql<{ day: string }>`
     select distinct (time_ms / ${DAY_MS}) * ${DAY_MS} as day from ${sql.table(table)}
