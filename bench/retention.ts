@@ -16,8 +16,8 @@
  * non-zero on any ingest error or an old span left.
  *
  * `--mode batched` (the default) writes the old spans 400 days back, older than any day partition (db/partitions.ts):
- * they lie in the default partition and retention deletes them in batches, as it does on SQLite and for a day some
- * project still keeps. `--mode drop` writes them all into one day 40 days back, which has its own partition: retention
+ * they lie in a partition that is not a day's (`spans_before`) and retention deletes them in batches, as it does on
+ * SQLite and for a day some project still keeps. `--mode drop` writes them all into one day 40 days back, which has its own partition: retention
  * drops that day whole (retention/partition-drop.ts).
  */
 import http from 'node:http';
