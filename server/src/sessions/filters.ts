@@ -2,7 +2,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../db/connect';
 import { unindexed } from '../db/unindexed';
 import { invalid } from '../shared/domain-errors';
-import { showingCondition } from './pages';
+import { pagesCondition, type PagesMatch } from './pages';
 import { ATTRIBUTE_KEY, SESSION_FACT_LIMITS } from '../otlp/session-facts';
 
 /** `attr.<key>=<value>`: a session attribute filter, repeatable. */
@@ -85,9 +85,8 @@ export interface SessionFilters {
   browser?: string;
   test_run?: string;
   test_id?: string;
-  /** `url=<text>` (sessions/pages.ts), and the sessions it lists when they are few. */
-  url?: string;
-  urlSessions?: readonly string[];
+  /** What `url=<text>` found (sessions/pages.ts). */
+  pages?: PagesMatch;
   has_errors?: boolean;
   min_duration_ms?: number;
   max_duration_ms?: number;
@@ -119,7 +118,7 @@ export function sessionConditions(
   if (f.test_id !== undefined) conditions.push(sql<SqlBool>`s.test_id = ${f.test_id}`);
   if (f.from !== undefined) conditions.push(sql<SqlBool>`s.last_ms >= ${f.from}`);
   if (f.to !== undefined) conditions.push(sql<SqlBool>`s.first_ms < ${f.to}`);
-  if (f.url !== undefined) conditions.push(showingCondition(dialect, f.projectId, f.url, f.urlSessions));
+  if (f.pages !== undefined) conditions.push(pagesCondition(f.pages));
   const errors = scanned(dialect, 'error_count');
   if (f.has_errors !== undefined)
     conditions.push(f.has_errors ? sql<SqlBool>`${errors} > 0` : sql<SqlBool>`${errors} = 0`);

@@ -11,7 +11,7 @@ import { keysetPage } from '../shared/keyset';
 import { readAttributeFilters, sessionConditions } from './filters';
 import { sessionJson } from './json';
 import { encodeSessionCursor, readSessionCursor, SORT_COLUMN } from './listing';
-import { sessionsShowing } from './pages';
+import { pagesMatching } from './pages';
 import {
   detailRoute,
   facetsRoute,
@@ -38,15 +38,14 @@ export function sessionRoutes(services: Services) {
 function listingRoutes({ db, dialect }: Services) {
   return createRouter()
     .openapi(sessionsRoute, async (c) => {
-      const { app: appName, sort, order, limit, cursor, ...params } = c.req.valid('query');
+      const { app: appName, sort, order, limit, cursor, url, ...params } = c.req.valid('query');
       const { projectId } = c.get('caller');
       const column = SORT_COLUMN[sort];
       const after = readSessionCursor(cursor, sort, order);
       const attributes = readAttributeFilters(c.req.queries());
       const appId = await appIdFilter(db, projectId, appName);
-      const urlSessions =
-        params.url === undefined ? undefined : await sessionsShowing(db, dialect, projectId, params.url);
-      const conditions = sessionConditions(dialect, { ...params, appId, projectId, urlSessions }, attributes);
+      const pages = url === undefined ? undefined : await pagesMatching(db, dialect, projectId, url);
+      const conditions = sessionConditions(dialect, { ...params, appId, projectId, pages }, attributes);
       const rows = await listSessions(db, projectId, { conditions, sort: column, order, after, limit });
       const kept = rows.slice(0, limit);
       const last = kept[kept.length - 1];
