@@ -31,18 +31,23 @@ import type { Database } from '../server/src/db/schema';
 import type * as ServerModule from '../server/src/index';
 import { createTempDatabase, type DatabaseKind, type TempDatabase } from '../test/support/databases';
 import { prng, runBench } from './harness';
+import { fillTraces, TRACE_VIEWS } from './trace-fill';
 
 const { values: args } = parseArgs({
   options: {
     sessions: { type: 'string', default: '100000' },
     requests: { type: 'string', default: '30' },
     databases: { type: 'string', default: 'sqlite,postgres' },
+    /** Also store this many spans (10 per trace, all in the last 24 hours) and time the trace search. */
+    traces: { type: 'string', default: '0' },
     /** Another build of the server (e.g. one kept aside while server/dist is rebuilt), relative to the working directory. */
     'server-dist': { type: 'string', default: join('server', 'dist') },
   },
 });
 const SESSIONS = Number(args.sessions);
 const REQUESTS = Number(args.requests);
+const SPANS = Number(args.traces);
+if (!Number.isInteger(SPANS) || SPANS < 0 || SPANS % 500 !== 0) throw new Error('--traces must be a multiple of 500');
 if (!Number.isInteger(SESSIONS) || SESSIONS < 1000) throw new Error('--sessions must be an integer ≥ 1000');
 if (!Number.isInteger(REQUESTS) || REQUESTS < 5) throw new Error('--requests must be an integer ≥ 5');
 const DATABASES = args.databases.split(',').map((name) => name.trim()) as DatabaseKind[];
@@ -155,16 +160,37 @@ function sessionRow(
   };
 }
 
+/** The page paths of the sessions, as ingest keeps them beside their facts (sessions/tables.ts). */
+const pagesOf = (rows: Array<Insertable<Database['sessions']>>): Array<Insertable<Database['session_pages']>> =>
+  rows.flatMap((r) =>
+    (JSON.parse(r.urls!) as string[]).map((path) => ({
+      project_id: r.project_id,
+      path,
+      session_id: r.session_id,
+      received_ms: r.last_received_ms,
+    })),
+  );
+
 /** One transaction: the fill is setup, not what is measured. */
 async function fill(db: Kysely<Database>, projectId: string, appId: string): Promise<void> {
   const random = prng(20);
+  // A build from before the page paths (the "before" of docs/benchmarks.md) has no such table.
+  const pages = await sql`select 1 from session_pages limit 1`.execute(db).then(
+    () => true,
+    () => false,
+  );
   await db.transaction().execute(async (tx) => {
     for (let i = 0; i < SESSIONS; i += INSERT_BATCH) {
       const rows = Array.from({ length: Math.min(INSERT_BATCH, SESSIONS - i) }, (_, j) =>
         sessionRow(random, projectId, appId, i + j),
       );
       await tx.insertInto('sessions').values(rows).execute();
+      if (pages) await tx.insertInto('session_pages').values(pagesOf(rows)).execute();
     }
+    if (pages)
+      await sql`insert into page_paths (project_id, path) select distinct project_id, path from session_pages`.execute(
+        tx,
+      );
   });
 }
 
@@ -174,7 +200,7 @@ interface View {
   path: string | ((first: { next_cursor: string | null }) => string);
 }
 
-const VIEWS: View[] = [
+const SESSION_VIEWS: View[] = [
   { name: 'default (newest last activity)', path: '/sessions?limit=50' },
   { name: 'sort=first_seen', path: '/sessions?limit=50&sort=first_seen' },
   { name: 'sort=duration', path: '/sessions?limit=50&sort=duration' },
@@ -199,6 +225,8 @@ const VIEWS: View[] = [
   { name: 'facets (all time)', path: '/sessions/facets' },
   { name: 'facets (last 24 h)', path: `/sessions/facets?from=${NOW - DAY}` },
 ];
+
+const VIEWS: View[] = [...SESSION_VIEWS, ...(SPANS > 0 ? TRACE_VIEWS : [])];
 
 interface Figures {
   view: string;
@@ -227,7 +255,10 @@ async function measure(url: string, controlKey: string): Promise<Figures[]> {
     return { ms, body };
   };
   const first = (await get('/sessions?limit=50')).body;
-  const paths = VIEWS.map((v) => (typeof v.path === 'string' ? v.path : v.path(first)));
+  const firstTraces = SPANS > 0 ? (await get('/traces?limit=50')).body : first;
+  const paths = VIEWS.map((v) =>
+    typeof v.path === 'string' ? v.path : v.path(v.name.startsWith('traces:') ? firstTraces : first),
+  );
   for (const path of paths) await get(path);
   const times = VIEWS.map(() => [] as number[]);
   const rows = VIEWS.map(() => 0);
@@ -279,6 +310,10 @@ async function measureDatabase(
     const started = performance.now();
     await fill(db, boot.projectId, app.id);
     if (kind === 'postgres') await sql`analyze sessions`.execute(db);
+    if (SPANS > 0) {
+      console.error(`${kind}: inserting ${SPANS.toLocaleString('en')} spans...`);
+      await fillTraces(db, kind, boot.projectId, app.id, SPANS);
+    }
     const fillSeconds = (performance.now() - started) / 1000;
     console.error(`${kind}: ${fillSeconds.toFixed(1)} s; measuring ${VIEWS.length} views × ${REQUESTS} requests...`);
     const figures = await measure(server.url, boot.controlKey.key);
@@ -305,7 +340,7 @@ async function main(): Promise<void> {
   console.log(`\`npm run bench:sessions${flags ? ` -- ${flags}` : ''}\`\n`);
   console.log(
     `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}. ` +
-      `${SESSIONS.toLocaleString('en')} sessions in one project, ${REQUESTS} requests per view, one at a time over loopback; ` +
+      `${SESSIONS.toLocaleString('en')} sessions${SPANS > 0 ? ` and ${SPANS.toLocaleString('en')} spans (10 per trace, all in the last 24 hours)` : ''} in one project, ${REQUESTS} requests per view, one at a time over loopback; ` +
       `time to the whole response (the server sends no Server-Timing), target < ${TARGET_MS} ms.\n`,
   );
   const fmt = (ms: number) => ms.toFixed(1);
