@@ -75,7 +75,6 @@ export function attributeMatches(dialect: DialectName, filter: AttributeFilter):
 
 /** The listing's filters on session facts, as the query schema read them (attributes and app are resolved apart). */
 export interface SessionFilters {
-  projectId: string;
   appId?: string;
   user_id?: string;
   from?: number;

@@ -45,7 +45,7 @@ function listingRoutes({ db, dialect }: Services) {
       const attributes = readAttributeFilters(c.req.queries());
       const appId = await appIdFilter(db, projectId, appName);
       const pages = url === undefined ? undefined : await pagesMatching(db, dialect, projectId, url);
-      const conditions = sessionConditions(dialect, { ...params, appId, projectId, pages }, attributes);
+      const conditions = sessionConditions(dialect, { ...params, appId, pages }, attributes);
       const rows = await listSessions(db, projectId, { conditions, sort: column, order, after, limit });
       const kept = rows.slice(0, limit);
       const last = kept[kept.length - 1];
@@ -56,8 +56,7 @@ function listingRoutes({ db, dialect }: Services) {
       const { app: name, from, to } = c.req.valid('query');
       const { projectId } = c.get('caller');
       const appId = await appIdFilter(db, projectId, name);
-      const range =
-        from === undefined && to === undefined ? [] : sessionConditions(dialect, { projectId, appId, from, to }, []);
+      const range = from === undefined && to === undefined ? [] : sessionConditions(dialect, { appId, from, to }, []);
       return c.json(await sessionFacets(db, { projectId, appId, range }), 200);
     })
     .openapi(samplingRoute, async (c) => {

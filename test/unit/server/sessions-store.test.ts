@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../../server/src/db/connect';
 import { readAttributeFilters, sessionConditions } from '../../../server/src/sessions/filters';
+import { pagesMatching } from '../../../server/src/sessions/pages';
 import { findSession, listSessions, samplingSummary, sessionFacets } from '../../../server/src/sessions/store';
 import { DomainError } from '../../../server/src/shared/domain-errors';
 import { readSideDatabase, sessionRow } from '../../support/read-side-db';
@@ -28,8 +29,12 @@ describe('session filters', () => {
 
 describe('sessions store (SQLite)', () => {
   let database: DatabaseHandle & { projectId: string; appId: string };
-  const ids = async (filters: Parameters<typeof sessionConditions>[1], attrs: Record<string, string[]> = {}) => {
-    const conditions = sessionConditions('sqlite', filters, readAttributeFilters(attrs));
+  const ids = async (
+    { url, ...filters }: Parameters<typeof sessionConditions>[1] & { url?: string },
+    attrs: Record<string, string[]> = {},
+  ) => {
+    const pages = url === undefined ? undefined : await pagesMatching(database.db, 'sqlite', 'p1', url);
+    const conditions = sessionConditions('sqlite', { ...filters, pages }, readAttributeFilters(attrs));
     const rows = await listSessions(database.db, 'p1', { conditions, sort: 'last_ms', order: 'desc', limit: 10 });
     return rows.map((r) => r.session_id);
   };
@@ -43,6 +48,16 @@ describe('sessions store (SQLite)', () => {
         sessionRow('s2', { env: 'staging', error_count: 2, browser: 'Firefox', sample_rate: 0.5, last_ms: 2500 }),
         sessionRow('s3', { env: 'prod', first_ms: 9000, last_ms: 9500, duration_ms: 500, replay_mode: 'on_error' }),
       ])
+      .execute();
+    // The page paths ingest keeps beside s1's pages (sessions/tables.ts).
+    const paths = ['/cart', '/100%_off'];
+    await database.db
+      .insertInto('page_paths')
+      .values(paths.map((path) => ({ project_id: 'p1', path })))
+      .execute();
+    await database.db
+      .insertInto('session_pages')
+      .values(paths.map((path) => ({ project_id: 'p1', path, session_id: 's1', received_ms: 3000 })))
       .execute();
   });
   afterAll(() => database?.close());
