@@ -72,6 +72,8 @@ describe('sessions store (SQLite)', () => {
     // LIKE's own characters in the text match literally; ASCII case is ignored.
     expect(await ids({ url: '100%_OFF' })).toEqual(['s1']);
     expect(await ids({ url: '100%x' })).toEqual([]);
+    // A path too common to list its sessions: each walked session is looked up among its pages.
+    expect(await ids({ pages: { paths: ['/cart', '/checkout'] } })).toEqual(['s1']);
     // attr.tier=3 matches the number 3 as well as the text "3".
     expect(await ids({}, { 'attr.tier': ['3'] })).toEqual(['s1']);
   });
