@@ -33,7 +33,7 @@ describe('sessions store (SQLite)', () => {
     { url, ...filters }: Parameters<typeof sessionConditions>[1] & { url?: string },
     attrs: Record<string, string[]> = {},
   ) => {
-    const pages = url === undefined ? undefined : await pagesMatching(database.db, 'sqlite', 'p1', url);
+    const pages = url === undefined ? filters.pages : await pagesMatching(database.db, 'sqlite', 'p1', url);
     const conditions = sessionConditions('sqlite', { ...filters, pages }, readAttributeFilters(attrs));
     const rows = await listSessions(database.db, 'p1', { conditions, sort: 'last_ms', order: 'desc', limit: 10 });
     return rows.map((r) => r.session_id);
