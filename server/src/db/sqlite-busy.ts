@@ -6,11 +6,11 @@ import type { CompiledQuery } from 'kysely';
  * The server's own SQLite connection waits for the write lock without stopping the event loop.
  *
  * better-sqlite3 is synchronous, so with a `busy_timeout` a statement that meets another connection's write lock (the
- * ingest writer thread commits continuously under load) sleeps in SQLite's busy handler on the event loop: 1, 2, 5,
- * 10, ... 50, 100 ms steps, 228 ms by the eleventh, while no request is read or answered. That was the tail of ingest
- * latency at half the maximum rate (bench:ingest --stalls: event-loop max 233 ms, p99 236 ms, gone with the detector's
- * writes off). The connection gets `busy_timeout = 0` instead: a statement that cannot take the lock fails at once
- * having done nothing, and is run again after a timer, as long as the busy timeout allowed before.
+ * ingest writer thread commits continuously under load, an administration command may hold it for seconds) sleeps in
+ * SQLite's busy handler on the event loop: 1, 2, 5, 10, ... 50, 100 ms steps, 228 ms by the eleventh, up to the whole
+ * timeout, while no request is read or answered (test/integration/sqlite-busy-wait.test.ts: 5.4 s frozen). The
+ * connection gets `busy_timeout = 0` instead: a statement that cannot take the lock fails at once having done
+ * nothing, and is run again after a timer, for as long as the busy timeout allowed before.
  */
 
 /** As long as SQLite's busy handler waited before (sqlite-settings.ts): then the statement fails as it did. */
