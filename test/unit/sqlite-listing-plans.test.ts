@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Database, TelemetryTable } from '../../server/src/db/schema';
 import { listRecords } from '../../server/src/records/store';
 import { searchIds } from '../../server/src/search/find';
-import { traceSpans } from '../../server/src/traces/store';
+import { searchTraces, traceSpans } from '../../server/src/traces/store';
 import { readSideDatabase } from '../support/read-side-db';
 
 /**
@@ -64,5 +64,25 @@ describe('SQLite listing plans', () => {
     const spanPlans = plans.filter((p) => p.includes('spans'));
     expect(spanPlans.length).toBeGreaterThanOrEqual(2);
     for (const plan of spanPlans) expect(plan).not.toContain('spans_project_time');
+  });
+});
+
+describe('SQLite trace search plans', () => {
+  it("a session's traces come from the spans' session index and the summaries' key, not a walk of every trace", async () => {
+    const plans = await plansOf((db) =>
+      searchTraces(db, 'sqlite', {
+        projectId: 'p1',
+        from: undefined,
+        to: undefined,
+        session_id: 's1',
+        sort: 'start',
+        order: 'desc',
+        value: 'integer',
+        limit: 50,
+      }),
+    );
+    const plan = plans.join(' || ');
+    expect(plan).toContain('spans_session_time (project_id=? AND session_id=?)');
+    expect(plan).not.toMatch(/USING INDEX trace_summaries_(start|duration|spans|errors)/);
   });
 });

@@ -19,10 +19,15 @@ function anyOf(dialect: DialectName, column: string, condition: RawBuilder<unkno
 }
 
 /** The summary column each order sorts a trace by; all are integers (a duration in nanoseconds may pass 2^53). */
-export const sortColumn = (sort: TraceSort) =>
-  sql.ref(
-    `t.${({ start: 'start_ms', duration: 'duration_ns', spans: 'span_count', errors: 'error_count' } as const)[sort]}`,
-  );
+/** The summary column each order sorts by. */
+const SORT_COLUMNS = {
+  start: 'start_ms',
+  duration: 'duration_ns',
+  spans: 'span_count',
+  errors: 'error_count',
+} as const satisfies Record<TraceSort, string>;
+export const sortName = (sort: TraceSort) => SORT_COLUMNS[sort];
+export const sortColumn = (sort: TraceSort) => sql.ref(`t.${SORT_COLUMNS[sort]}`);
 
 /** The search's conditions on a trace's summary: the filters, then the position after the cursor. */
 export function traceConditions(dialect: DialectName, p: TraceSearch): Array<Expression<SqlBool>> {
