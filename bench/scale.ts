@@ -434,8 +434,11 @@ async function run(kind: DatabaseKind, launch: Awaited<ReturnType<typeof childLa
   }
 }
 
+/** A number for the tables; `–` where SQLite's build has no dbstat table to size one table by. */
 const fmt = (n: number, digits = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '–';
 const mib = (bytes: number) => fmt(bytes / 2 ** 20, 0);
 
 function report(results: Result[]): void {
