@@ -27,6 +27,27 @@ export function prng(seed: number): () => number {
   };
 }
 
+/** One of `weighted`'s values, drawn with the weights given. */
+export const pickWeighted = <T>(random: () => number, weighted: ReadonlyArray<readonly [T, number]>): T => {
+  let r = random() * weighted.reduce((sum, [, w]) => sum + w, 0);
+  for (const [value, w] of weighted) if ((r -= w) < 0) return value;
+  return weighted[weighted.length - 1]![0];
+};
+
+/** The ten pages of the shop the page-level benchmarks generate visits to, the most visited first. */
+export const SHOP_PAGES = [
+  '/',
+  '/cart',
+  '/checkout',
+  '/checkout/payment',
+  '/checkout/done',
+  '/search',
+  '/account',
+  '/account/orders',
+  '/login',
+  '/signup',
+] as const;
+
 /**
  * Runs a benchmark's `main` under a watchdog: a run that hangs gives up after `watchdogMs`, and on either failure the
  * throwaway databases in `databases` are dropped (not forever) before the process exits non-zero.

@@ -9,7 +9,7 @@
  * environments, releases (one every two or three days), browsers and pages are drawn from fixed weighted lists.
  */
 import { gzipSync } from 'node:zlib';
-import { prng } from './harness';
+import { pickWeighted, prng, SHOP_PAGES } from './harness';
 
 /** What is loaded; see {@link scaledShape}. */
 export interface ScaleShape {
@@ -45,11 +45,6 @@ export interface Session {
 type Random = () => number;
 const DAY = 86_400_000;
 
-const pickWeighted = <T>(random: Random, weighted: ReadonlyArray<readonly [T, number]>): T => {
-  let r = random() * weighted.reduce((sum, [, w]) => sum + w, 0);
-  for (const [value, w] of weighted) if ((r -= w) < 0) return value;
-  return weighted[weighted.length - 1]![0];
-};
 const pick = <T>(random: Random, xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
 const hexOf = (random: Random, chars: number) => {
   let out = '';
@@ -84,19 +79,7 @@ const USER_AGENTS = [
   ['Mozilla/5.0 (X11; Linux x86_64; rv:127.0) Gecko/20100101 Firefox/127.0', 8],
 ] as const;
 /** Pages, the first ten far more visited than the product pages. */
-export const PAGES = [
-  '/',
-  '/cart',
-  '/checkout',
-  '/checkout/payment',
-  '/checkout/done',
-  '/search',
-  '/account',
-  '/account/orders',
-  '/login',
-  '/signup',
-  ...Array.from({ length: 200 }, (_, i) => `/products/${1000 + i}`),
-];
+export const PAGES = [...SHOP_PAGES, ...Array.from({ length: 200 }, (_, i) => `/products/${1000 + i}`)];
 /** A page about one session in ten thousand sees: the "URL contains" filter's hard case. */
 export const RARE_PAGE = '/promo/rare-landing-page';
 const API = ['/api/cart', '/api/products', '/api/user/profile', '/api/checkout', '/api/search', '/api/recommendations'];

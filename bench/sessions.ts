@@ -30,7 +30,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Database } from '../server/src/db/schema';
 import type * as ServerModule from '../server/src/index';
 import { createTempDatabase, type DatabaseKind, type TempDatabase } from '../test/support/databases';
-import { prng, runBench } from './harness';
+import { pickWeighted, prng, runBench, SHOP_PAGES } from './harness';
 import { fillTraces, TRACE_VIEWS } from './trace-fill';
 
 const { values: args } = parseArgs({
@@ -61,12 +61,6 @@ const NOW = Date.UTC(2027, 5, 1);
 /** Rows per INSERT: 35 columns each stays under SQLite's and PostgreSQL's bound-parameter limits. */
 const INSERT_BATCH = 500;
 
-const pick = <T>(random: () => number, weighted: ReadonlyArray<readonly [T, number]>): T => {
-  let r = random() * weighted.reduce((sum, [, w]) => sum + w, 0);
-  for (const [value, w] of weighted) if ((r -= w) < 0) return value;
-  return weighted[weighted.length - 1]![0];
-};
-
 const ENVS = [
   ['prod', 70],
   ['staging', 25],
@@ -87,19 +81,7 @@ const CLIENTS: ReadonlyArray<
   [['Edge', '124', 'Windows', 'desktop'], 8],
   [['Other', null, 'Other', 'desktop'], 2],
 ];
-const PATHS = [
-  '/',
-  '/cart',
-  '/checkout',
-  '/checkout/payment',
-  '/checkout/done',
-  '/search',
-  '/account',
-  '/account/orders',
-  '/login',
-  '/signup',
-  ...Array.from({ length: 30 }, (_, i) => `/products/${1000 + i}`),
-];
+const PATHS = [...SHOP_PAGES, ...Array.from({ length: 30 }, (_, i) => `/products/${1000 + i}`)];
 /** A page one session in about ten thousand visits: the `url` filter's worst case short of no match at all. */
 const RARE_PATH = '/promo/rare-landing-page';
 
@@ -113,7 +95,7 @@ function sessionRow(
   const last = NOW - Math.floor(random() * 30 * DAY);
   // Mostly short visits, a long tail up to about two hours.
   const duration = Math.min(Math.floor(-Math.log(1 - random()) * 4 * 60_000), 2 * 3_600_000);
-  const [browser, browserVersion, os, device] = pick(random, CLIENTS);
+  const [browser, browserVersion, os, device] = pickWeighted(random, CLIENTS);
   const pageCount = 1 + Math.floor(random() * 8);
   const urls = [...new Set(Array.from({ length: pageCount }, () => PATHS[Math.floor(random() * PATHS.length)]!))];
   if (random() < 0.0001) urls.push(RARE_PATH);
@@ -138,7 +120,7 @@ function sessionRow(
     user_name: null,
     user_ms: user === null ? null : last - duration,
     attributes: JSON.stringify({
-      plan: pick(random, [
+      plan: pickWeighted(random, [
         ['free', 70],
         ['pro', 25],
         ['enterprise', 5],
@@ -147,8 +129,8 @@ function sessionRow(
     attributes_ms: last - duration,
     replay_mode: 'full',
     sample_rate: 1,
-    env: pick(random, ENVS),
-    release: pick(random, RELEASES),
+    env: pickWeighted(random, ENVS),
+    release: pickWeighted(random, RELEASES),
     browser,
     browser_version: browserVersion,
     os,
