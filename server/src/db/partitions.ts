@@ -107,7 +107,7 @@ export const MAINTENANCE_LOCK = sql`pg_advisory_xact_lock(hashtext('svc:telemetr
 /**
  * The partition maintenance job's step, run by every replica with the retention job (at start, then hourly): makes
  * the partitions of today and {@link DAYS_AHEAD} days after `nowMs` for each telemetry table. One transaction per
- * table under an advisory lock, so replicas take turns; a replica that finds them made does nothing. No-op on SQLite.
+ * partition under an advisory lock, so replicas take turns; a replica that finds them made does nothing. No-op on SQLite.
  */
 export async function ensurePartitions<DB>(db: Kysely<DB>, nowMs: number): Promise<void> {
   if (!isPostgres(db)) return;
@@ -115,14 +115,17 @@ export async function ensurePartitions<DB>(db: Kysely<DB>, nowMs: number): Promi
   for (const table of TELEMETRY_TABLES) {
     const have = new Set((await dayPartitions(db, table)).map((p) => p.fromMs));
     const missing = Array.from({ length: DAYS_AHEAD + 1 }, (_, i) => today + i * DAY_MS).filter((d) => !have.has(d));
-    if (missing.length === 0) continue;
-    await withLockTimeout(() =>
-      db.transaction().execute(async (tx) => {
-        await sql`select ${MAINTENANCE_LOCK}`.execute(tx);
-        await limitLockWaits(tx);
-        for (const fromMs of missing) await createDayPartition(tx, table, fromMs);
-      }),
-    );
+    // One partition per transaction: a transaction that made one partition holds it exclusively until it commits, and
+    // making the next one waits for the table itself; a query or insert that read the table and then reaches the new
+    // partition waits for the first, so two in one transaction deadlock with it (seen under the test suites' load).
+    for (const fromMs of missing)
+      await withLockTimeout(() =>
+        db.transaction().execute(async (tx) => {
+          await sql`select ${MAINTENANCE_LOCK}`.execute(tx);
+          await limitLockWaits(tx);
+          await createDayPartition(tx, table, fromMs);
+        }),
+      );
   }
 }
 

@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../../../server/src/db/connect';
 import { tracesQuery } from '../../../server/src/traces/schemas';
 import { traceDetail } from '../../../server/src/traces/detail';
 import { searchPage, traceSearchOf } from '../../../server/src/traces/search';
+import { sqliteGroupWrite } from '../../../server/src/ingest/sqlite-group-write';
 import { readSideDatabase, spanRow } from '../../support/read-side-db';
 
 const T = (n: number) => n.toString(16).padStart(32, '0');
@@ -19,17 +20,17 @@ describe('traces store (SQLite)', () => {
 
   beforeAll(async () => {
     database = await readSideDatabase();
-    await database.db
-      .insertInto('spans')
-      .values([
-        spanRow(T(1), 'a1', NOW - 3000, 40, { name: 'GET /100%_off' }),
-        spanRow(T(1), 'a2', NOW - 2990, 10, { parent_span_id: 'a1', name: 'db query', status_code: 2 }),
-        spanRow(T(2), 'b1', NOW - 2000, 900, { resource: '{"attributes":{"service.name":"api"}}' }),
-        spanRow(T(3), 'c1', NOW - 1000, 5, { session_id: 's1', events: '[{"name":"exception"}]' }),
-        // Outside the default 24-hour window.
-        spanRow(T(4), 'd1', NOW - 25 * 3_600_000, 5),
-      ])
-      .execute();
+    // Through the ingest's own SQLite write, which keeps the trace summaries the search reads.
+    const rows = [
+      spanRow(T(1), 'a1', NOW - 3000, 40, { name: 'GET /100%_off' }),
+      spanRow(T(1), 'a2', NOW - 2990, 10, { parent_span_id: 'a1', name: 'db query', status_code: 2 }),
+      spanRow(T(2), 'b1', NOW - 2000, 900, { resource: '{"attributes":{"service.name":"api"}}' }),
+      spanRow(T(3), 'c1', NOW - 1000, 5, { session_id: 's1', events: '[{"name":"exception"}]' }),
+      // Outside the default 24-hour window.
+      spanRow(T(4), 'd1', NOW - 25 * 3_600_000, 5),
+    ];
+    const [outcome] = sqliteGroupWrite(database.sqlite!)([{ projectId: 'p1', table: 'spans', rows, receivedMs: NOW }]);
+    expect(outcome).toMatchObject({ ok: true, result: { stored: 5 } });
   });
   afterAll(() => database?.close());
 
