@@ -84,6 +84,10 @@ export async function createDayPartition<DB>(
   const toMs = fromMs + DAY_MS;
   const exists = await sql<{ found: boolean }>`select to_regclass(${name}) is not null as found`.execute(db);
   if (exists.rows[0]?.found) return;
+  // The table first, whole: no insert is routed to the default partition between the check below and the new
+  // partition (PostgreSQL then refuses the insert, or the new partition, over that row), and no query holds the table
+  // while this waits for a partition it reads (a deadlock). Held until commit, bounded by the job's lock timeout.
+  await sql`lock table ${sql.table(parent)} in access exclusive mode`.execute(db);
   const held = await sql<{ held: boolean }>`
     select exists (select 1 from ${sql.table(defaultPartition(table))}
       where time_ms >= ${fromMs} and time_ms < ${toMs}) as held`.execute(db);
