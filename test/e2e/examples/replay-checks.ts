@@ -92,11 +92,23 @@ export async function checkRecording(ingest: TestServer, expected: ReplayExpecta
   }
   expect(customEvents(replay, 'cart_updated'), 'the app’s own replay event').toContainEqual({ items: 3 });
 
-  const recipes = await controlGet<{ data: StoredStep[] }>(ingest, `/sessions/${sessionId}/recipes`);
-  expect(recipes.status).toBe(200);
+  // The recipe steps travel in their own request, which may land after the chunks above: wait for both steps.
+  const echoUrls = ['fetch', 'xhr'].map((via) => `${origin}/api/echo?via=${via}`);
+  let steps: StoredStep[] = [];
+  await expect
+    .poll(
+      async () => {
+        const recipes = await controlGet<{ data: StoredStep[] }>(ingest, `/sessions/${sessionId}/recipes`);
+        expect(recipes.status).toBe(200);
+        steps = recipes.body.data;
+        return echoUrls.filter((url) => steps.some((s) => s.url === url)).length;
+      },
+      { message: `the recipe steps of session ${sessionId} for both requests`, timeout: 20_000, intervals: [250, 500, 1000] },
+    )
+    .toBe(echoUrls.length);
   for (const [via, traceId] of [['fetch', expected.fetchTraceId], ['xhr', expected.xhrTraceId]] as const) {
-    const step = recipes.body.data.find((s) => s.url === `${origin}/api/echo?via=${via}`);
-    expect(step, `a recipe step for the ${via} request: ${JSON.stringify(recipes.body.data.map((s) => s.url))}`).toBeDefined();
+    const step = steps.find((s) => s.url === `${origin}/api/echo?via=${via}`);
+    expect(step, `a recipe step for the ${via} request: ${JSON.stringify(steps.map((s) => s.url))}`).toBeDefined();
     expect(step).toMatchObject({ method: 'GET', status: 200 });
     expect(step!.traceparent, `the ${via} step carries the traceparent the API received`).toContain(traceId);
     expect(step!.responseBody, `the ${via} step keeps the response the app got`).toContain(`via=${via}`);
