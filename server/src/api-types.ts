@@ -20,6 +20,7 @@ import type { ruleRoutes } from './notify/rules/routes';
 import type { organisationRoutes } from './organisation/routes';
 import type { projectRoutes } from './projects/routes';
 import type { recordRoutes } from './records/routes';
+import type { releaseRoutes } from './releases/routes';
 import type { retentionRoutes } from './retention/routes';
 import type { erasureRoutes } from './erasure/routes';
 import type { searchRoutes } from './search/routes';
@@ -50,6 +51,8 @@ export type RecordsApi = ReturnType<typeof recordRoutes>;
 export type LogFramesApi = ReturnType<typeof logFramesRoutes>;
 export type TracesApi = ReturnType<typeof traceRoutes>;
 export type VitalsApi = ReturnType<typeof vitalsRoutes>;
+/** `/control-plane/releases` */
+export type ReleasesApi = ReturnType<typeof releaseRoutes>;
 /** `/control-plane/issues` */
 export type IssuesApi = ReturnType<typeof issueRoutes>;
 /** `/control-plane/issues/facets` */

@@ -54,6 +54,7 @@ import { logFramesRoutes } from './logs/routes';
 import { traceRoutes } from './traces/routes';
 import { searchRoutes } from './search/routes';
 import { vitalsRoutes } from './vitals/routes';
+import { releaseRoutes } from './releases/routes';
 import { sessionRoutes } from './sessions/routes';
 import { sourcemapRoutes } from './sourcemaps/routes';
 import { testRunRoutes } from './test-runs/routes';
@@ -151,6 +152,7 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
     .route('/sessions', sessionRoutes(services))
     .route('/traces', traceRoutes(services))
     .route('/vitals', vitalsRoutes(services))
+    .route('/releases', releaseRoutes(services))
     .route('/', logFramesRoutes(services));
   const { notify } = options;
   if (notify) {

@@ -13,7 +13,7 @@ import { testKey } from '../../server/src/test-runs/store';
 import { databaseKinds } from '../support/databases';
 import { issueDetector } from '../support/detector';
 import { errorLog } from '../support/error-logs';
-import { logsBody, metricsBody, TRACE_ID, traceBody } from '../support/otlp';
+import { logsBody, metricsBody, resourceAttrs, str, TRACE_ID, traceBody } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { pageLoad } from '../support/rrweb';
 import { startTestServer, type TestServer } from '../support/server';
@@ -255,6 +255,26 @@ const CASES: Record<string, Case> = {
   'get /control-plane/vitals': {
     valid: () => ({ query: { route: '/products/:id', bucket: 'hour' } }),
     invalid: () => ({ query: { bucket: 'week' }, field: 'bucket' }),
+  },
+  'get /control-plane/releases': {
+    valid: () => ({ query: { app: 'web-app', env: 'production' } }),
+    invalid: () => ({ query: { app: 'no-such-app' }, field: 'app' }),
+  },
+  'get /control-plane/releases/compare': {
+    // A session of release 1.0.0, its facts stored with the log that names it.
+    prepare: async (ctx) => {
+      const body = logsBody('web-app', 'openapi-release-session') as { resourceLogs: Array<{ resource: object }> };
+      body.resourceLogs[0]!.resource = {
+        attributes: [...resourceAttrs('web-app', 'openapi-release-session'), str('service.version', '1.0.0')],
+      };
+      expect((await send(ctx, 'post /otlp/v1/logs', { body, key: 'ingest' })).status).toBe(200);
+      await eventually('the release 1.0.0 session', async () => {
+        const res = await send(ctx, 'get /control-plane/releases', { query: { app: 'web-app' } });
+        return res.body.includes('"1.0.0"') || undefined;
+      });
+    },
+    valid: () => ({ query: { app: 'web-app', release: '1.0.0' } }),
+    invalid: () => ({ query: { app: 'web-app' }, field: 'release' }),
   },
   'get /control-plane/replay/chunks': {
     valid: () => ({ query: { limit: '100' } }),

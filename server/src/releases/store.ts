@@ -1,0 +1,133 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema';
+import { DEFAULT_ENV } from '../otlp/environment';
+import { MAX_VITAL_POINTS } from '../vitals/store';
+import { VITAL_OF_METRIC } from '../vitals/summary';
+
+/**
+ * A release is the `service.version` the sessions of an app report (sessions.release); its records are those of its
+ * sessions. Test runs' sessions are left out: what a CI machine measured says nothing of what users got.
+ */
+export interface ReleaseScope {
+  projectId: string;
+  /** One app's releases; undefined: every app of the project. */
+  appId?: string;
+  /** Only sessions of this environment (a session naming none is `production`); undefined: every one but tests. */
+  env?: string;
+}
+
+/** A release and when its first session started. */
+export interface ReleaseSeen {
+  release: string;
+  firstSeenMs: number;
+  sessions: number;
+}
+
+/** Most releases a listing answers. */
+export const MAX_RELEASES = 100;
+
+type Db = Kysely<Database>;
+
+/** The sessions of the scope (as `s`), test runs left out. */
+function scopedSessions(db: Db, scope: ReleaseScope) {
+  let q = db.selectFrom('sessions as s').where('s.project_id', '=', scope.projectId).where('s.test_run_id', 'is', null);
+  if (scope.appId !== undefined) q = q.where('s.app_id', '=', scope.appId);
+  if (scope.env !== undefined) q = q.where(sql<string>`coalesce(s.env, ${DEFAULT_ENV})`, '=', scope.env);
+  return q;
+}
+
+/** Releases with their first session's start, newest first (ties by name), grouped over the scope's sessions. */
+function releasesByFirstSeen(db: Db, scope: ReleaseScope) {
+  return scopedSessions(db, scope)
+    .where('s.release', 'is not', null)
+    .select((eb) => [
+      's.release as release',
+      eb.fn.min('s.first_ms').as('first_ms'),
+      eb.fn.countAll<number | string>().as('sessions'),
+    ])
+    .groupBy('s.release')
+    .orderBy('first_ms', 'desc')
+    .orderBy('s.release', 'desc');
+}
+
+const seen = (r: { release: string | null; first_ms: number | string; sessions: number | string }): ReleaseSeen => ({
+  release: r.release!,
+  firstSeenMs: Number(r.first_ms),
+  sessions: Number(r.sessions),
+});
+
+/** The scope's releases, newest first, at most {@link MAX_RELEASES}. */
+export async function listReleases(db: Db, scope: ReleaseScope): Promise<ReleaseSeen[]> {
+  return (await releasesByFirstSeen(db, scope).limit(MAX_RELEASES).execute()).map(seen);
+}
+
+/** When `release` was first seen in the scope; undefined when no session of the scope reports it. */
+export async function findRelease(db: Db, scope: ReleaseScope, release: string): Promise<ReleaseSeen | undefined> {
+  const row = await releasesByFirstSeen(db, scope).where('s.release', '=', release).executeTakeFirst();
+  return row && seen(row);
+}
+
+/** The release before `current`: of those first seen before it, the one first seen last; undefined for the first. */
+export async function releaseBefore(
+  db: Db,
+  scope: ReleaseScope,
+  current: ReleaseSeen,
+): Promise<ReleaseSeen | undefined> {
+  const row = await releasesByFirstSeen(db, scope)
+    .where('s.release', '<>', current.release)
+    .having((eb) => eb.fn.min('s.first_ms'), '<', current.firstSeenMs)
+    .executeTakeFirst();
+  return row && seen(row);
+}
+
+/**
+ * The release before `release` (see {@link releaseBefore}); undefined when it is the first or unknown. Alert rules
+ * comparing against the previous release (condition compare_to "previous_release") use it too.
+ */
+export async function previousRelease(db: Db, scope: ReleaseScope, release: string): Promise<ReleaseSeen | undefined> {
+  const current = await findRelease(db, scope, release);
+  return current && releaseBefore(db, scope, current);
+}
+
+/** The sessions of one release in the scope (as `s`). */
+const releaseSessions = (db: Db, scope: ReleaseScope, release: string) =>
+  scopedSessions(db, scope).where('s.release', '=', release);
+
+/** Sessions of the release, and those that stored no error log. */
+export async function sessionCounts(db: Db, scope: ReleaseScope, release: string) {
+  const row = await releaseSessions(db, scope, release)
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('sessions'),
+      eb.fn.sum<number | string | null>(sql`case when s.error_count = 0 then 1 else 0 end`).as('error_free'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { sessions: Number(row.sessions), errorFree: Number(row.error_free ?? 0) };
+}
+
+/** Spans of the release's sessions, and those with status ERROR. */
+export async function spanCounts(db: Db, scope: ReleaseScope, release: string) {
+  const row = await releaseSessions(db, scope, release)
+    .innerJoin('spans as sp', (j) =>
+      j.onRef('sp.project_id', '=', 's.project_id').onRef('sp.session_id', '=', 's.session_id'),
+    )
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('spans'),
+      eb.fn.sum<number | string | null>(sql`case when sp.status_code = 2 then 1 else 0 end`).as('errors'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { spans: Number(row.spans), errors: Number(row.errors ?? 0) };
+}
+
+/** The newest {@link MAX_VITAL_POINTS} + 1 vital points of the release's sessions, as the Web Vitals summary reads them. */
+export function releaseVitalPoints(db: Db, scope: ReleaseScope, release: string) {
+  return releaseSessions(db, scope, release)
+    .innerJoin('metric_points as m', (j) =>
+      j.onRef('m.project_id', '=', 's.project_id').onRef('m.session_id', '=', 's.session_id'),
+    )
+    .select(['m.name', 'm.value'])
+    .where('m.name', 'in', [...VITAL_OF_METRIC.keys()])
+    .where('m.value', 'is not', null)
+    .orderBy('m.time_ms', 'desc')
+    .limit(MAX_VITAL_POINTS + 1)
+    .execute();
+}
