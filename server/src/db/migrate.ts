@@ -31,6 +31,7 @@ import { summariesMigration } from './migrations/0031-summaries';
 import { timePartitionsMigration } from './migrations/0032-time-partitions';
 import { listingIndexesMigration } from './migrations/0033-listing-indexes';
 import { metricRouteEnvMigration } from './migrations/0034-metric-route-env';
+import { alertRulesMigration } from './migrations/0035-alert-rules';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, Migration> {
@@ -66,6 +67,7 @@ function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, 
     '0032-time-partitions': timePartitionsMigration(handle.dialect),
     '0033-listing-indexes': listingIndexesMigration(handle.dialect),
     '0034-metric-route-env': metricRouteEnvMigration(handle.dialect),
+    '0035-alert-rules': alertRulesMigration(),
   };
 }
 

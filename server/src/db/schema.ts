@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { AlertTables } from '../alerts/tables';
 import type { AssignmentColumns } from '../assignment/tables';
 import type { CostTables } from '../cost/tables';
 import type { DetectionTables } from '../incidents/detect/tables';
@@ -13,7 +14,7 @@ import type { SessionPageTables } from '../sessions/tables';
  * JSON columns are text in both dialects: they are written and read whole, never queried into.
  */
 export interface Database
-  extends DetectionTables, CostTables, TestRunTables, TeamTables, TraceTables, SessionPageTables {
+  extends DetectionTables, CostTables, TestRunTables, TeamTables, TraceTables, SessionPageTables, AlertTables {
   tenants: {
     id: string;
     name: string;

@@ -46,13 +46,20 @@ export function rate(vital: VitalName, value: number): Rating {
   return value <= good ? 'good' : value > poor ? 'poor' : 'needs_improvement';
 }
 
-/** The 75th percentile by nearest rank: the smallest value at least 75 % of the values are at or below. */
-export function p75(values: number[]): number | null {
+/**
+ * The `percent`th percentile (an integer, 1 to 100) by nearest rank: the smallest value at least `percent` % of the
+ * values are at or below. Alert rules compute theirs with it too, so a rule's p75 is the page's.
+ */
+export function nearestRank(values: ArrayLike<number>, percent: number): number | null {
   if (values.length === 0) return null;
   // A typed array sorts numerically without a comparator: about ten times faster on the 200,000 points a summary reads.
   const sorted = Float64Array.from(values).sort();
-  return sorted[Math.ceil(0.75 * sorted.length) - 1]!;
+  // The rank in integer arithmetic: a fraction times the count could land a hair above a whole rank (0.07 * 100).
+  return sorted[Math.ceil((percent * sorted.length) / 100) - 1]!;
 }
+
+/** The 75th percentile by nearest rank. */
+export const p75 = (values: number[]): number | null => nearestRank(values, 75);
 
 export type PerVital<T> = Record<VitalName, T>;
 /** One value per vital, in {@link VITAL_NAMES} order. */

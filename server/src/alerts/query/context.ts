@@ -1,0 +1,87 @@
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { DialectName } from '../../db/connect';
+import { isPostgres } from '../../db/partitions';
+import type { Database } from '../../db/schema';
+import { TEST_ENV } from '../../otlp/environment';
+import { resolveServiceNames } from '../../projects/apps-store';
+import type { AlertFilter } from '../rule';
+import { attributeConditions, envOf, inList, jsonText, notTestResource } from './sql';
+
+/**
+ * What every signal query shares: the database, the rule's project and apps, the window, and the bound on work. A
+ * query reads at most {@link MAX_ROWS} rows of its window, the newest (docs/alerts.md, "Cost"): a percentile or an
+ * average is then exact over those, a count stops at the bound.
+ */
+export const MAX_ROWS = 50_000;
+
+/** `[fromMs, toMs)`, by the records' own times. */
+export interface Window {
+  fromMs: number;
+  toMs: number;
+}
+
+export interface SignalContext {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  projectId: string;
+  /** The ids of the apps the filter names (unknown names match nothing); undefined: every app. */
+  appIds: string[] | undefined;
+}
+
+export async function signalContext(
+  db: Kysely<Database>,
+  projectId: string,
+  filter: AlertFilter | undefined,
+): Promise<SignalContext> {
+  const dialect = isPostgres(db) ? 'postgres' : 'sqlite';
+  if (filter?.app === undefined) return { db, dialect, projectId, appIds: undefined };
+  const found = await resolveServiceNames(db, projectId, filter.app);
+  return { db, dialect, projectId, appIds: [...new Set([...found.values()].map((a) => a.id))] };
+}
+
+const NOTHING = sql<SqlBool>`1 = 0`;
+
+/** `column IN (list)`, or nothing matches for an empty list. */
+export const anyOf = (column: Expression<unknown>, list: readonly string[]) =>
+  list.length === 0 ? NOTHING : inList(column, list);
+
+/** The project, the window on `time`, and the apps: the conditions every query of a record table starts with. */
+export function scopeConditions(ctx: SignalContext, w: Window, time = 'r.time_ms'): Array<Expression<SqlBool>> {
+  const where = [
+    sql<SqlBool>`r.project_id = ${ctx.projectId}`,
+    sql<SqlBool>`${sql.ref(time)} >= ${w.fromMs}`,
+    sql<SqlBool>`${sql.ref(time)} < ${w.toMs}`,
+  ];
+  if (ctx.appIds !== undefined) where.push(anyOf(sql.ref('r.app_id'), ctx.appIds));
+  return where;
+}
+
+/**
+ * The filters of a record table with a `resource` (spans, logs, metric points): environment (test traffic left out
+ * unless named), release, service and attributes. `envColumn`: the table keeps the environment as a column.
+ */
+export function recordFilters(
+  ctx: SignalContext,
+  filter: AlertFilter | undefined,
+  envColumn = false,
+): Array<Expression<SqlBool>> {
+  const { dialect } = ctx;
+  const where: Array<Expression<SqlBool>> = [];
+  const env = envColumn ? sql`r.env` : envOf(dialect, 'r.resource');
+  if (filter?.env !== undefined) where.push(anyOf(env, filter.env));
+  else if (envColumn) where.push(sql<SqlBool>`(r.env is null or r.env <> ${TEST_ENV})`);
+  else where.push(notTestResource('r.resource'));
+  if (filter?.release !== undefined)
+    where.push(anyOf(jsonText(dialect, 'r.resource', 'service.version'), filter.release));
+  if (filter?.service !== undefined)
+    where.push(sql<SqlBool>`${jsonText(dialect, 'r.resource', 'service.name')} = ${filter.service}`);
+  where.push(...attributeConditions(dialect, 'r.attributes', filter?.attributes));
+  return where;
+}
+
+/** Figures over a list of values; null for none. */
+export const sumOf = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0));
+export const meanOf = (values: readonly number[]) => {
+  const sum = sumOf(values);
+  return sum === null ? null : sum / values.length;
+};

@@ -1,0 +1,43 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { STATUS_ERROR } from '../../traces/summary';
+import { nearestRank } from '../../vitals/summary';
+import { percentileOf, type AlertFilter, type AlertQuery } from '../rule';
+import { recordFilters, scopeConditions, type SignalContext, type Window } from './context';
+import { anyRow, countRows, newestValues } from './read';
+import { jsonText, matches } from './sql';
+
+/**
+ * A span's route: its `http.route` or `url.path` attribute, else the path of its URL (`url.full`, `http.url`, as the
+ * SDK's fetch and XHR spans carry), matched with any origin in front.
+ */
+function routeMatches(ctx: SignalContext, pattern: string): Expression<SqlBool> {
+  const attr = (name: string) => jsonText(ctx.dialect, 'r.attributes', name);
+  const path = sql`coalesce(${attr('http.route')}, ${attr('url.path')})`;
+  const url = sql`coalesce(${attr('url.full')}, ${attr('http.url')})`;
+  return sql<SqlBool>`(${matches(path, pattern)} or ${matches(url, `*://*${pattern}`)})`;
+}
+
+function spanConditions(ctx: SignalContext, filter: AlertFilter | undefined, w: Window) {
+  const where = [...scopeConditions(ctx, w), ...recordFilters(ctx, filter)];
+  if (filter?.name !== undefined) where.push(sql<SqlBool>`r.name = ${filter.name}`);
+  if (filter?.route !== undefined) where.push(routeMatches(ctx, filter.route));
+  return where;
+}
+
+/**
+ * Spans: how many, the share with status ERROR (0..1), or the p50/p95/p99 of their duration in ms by nearest rank.
+ * Reads the index by project and time.
+ */
+export async function spansValue(ctx: SignalContext, query: AlertQuery, w: Window): Promise<number | null> {
+  const where = spanConditions(ctx, query.filter, w);
+  if (query.aggregate === 'count') {
+    const count = await countRows(ctx, 'spans', where);
+    return count > 0 || (await anyRow(ctx, 'spans', scopeConditions(ctx, w))) ? count : null;
+  }
+  if (query.aggregate === 'error_rate') {
+    const statuses = await newestValues(ctx, 'spans', sql.ref('r.status_code'), where);
+    return statuses.length === 0 ? null : statuses.filter((s) => s === STATUS_ERROR).length / statuses.length;
+  }
+  const durations = await newestValues(ctx, 'spans', sql.ref('r.duration_ms'), where);
+  return nearestRank(durations, percentileOf(query.aggregate) ?? 50);
+}
