@@ -46,7 +46,7 @@ export async function evaluateRule(db: Kysely<Database>, rule: RuleQuery, window
 
 async function valueIn(ctx: SignalContext, rule: RuleQuery, window: Window): Promise<number | null> {
   if (!isPreviousRelease(rule.condition)) return VALUES[rule.signal](ctx, rule.query, window);
-  const pair = await releasePair(ctx, rule.query.filter?.release);
+  const pair = await releasePair(ctx, rule.query.filter);
   return pair ? VALUES[rule.signal](ctx, ofRelease(rule.query, pair.current.release), window) : null;
 }
 
@@ -66,9 +66,9 @@ async function baselineIn(ctx: SignalContext, rule: RuleQuery, w: Window): Promi
     const shift = condition.compare_to === 'day' ? DAY_MS : 7 * DAY_MS;
     return VALUES[rule.signal](ctx, rule.query, { fromMs: w.fromMs - shift, toMs: w.toMs - shift });
   }
-  const pair = await releasePair(ctx, rule.query.filter?.release);
+  const pair = await releasePair(ctx, rule.query.filter);
   if (!pair) return null;
-  const end = pair.current.firstMs;
+  const end = pair.current.firstSeenMs;
   const window = { fromMs: end - (w.toMs - w.fromMs), toMs: end };
   return VALUES[rule.signal](ctx, ofRelease(rule.query, pair.previous.release), window);
 }
