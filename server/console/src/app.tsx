@@ -22,6 +22,7 @@ const IssuePage = page(() => import('./pages/issues/issue-page'));
 const TracesPage = page(() => import('./pages/traces/traces-page'));
 const TracePage = page(() => import('./pages/traces/trace-page'));
 const VitalsPage = page(() => import('./pages/vitals/vitals-page'));
+const ReleasesPage = page(() => import('./pages/releases/releases-page'));
 const IncidentsPage = page(() => import('./pages/incidents/incidents-page'));
 const IncidentPage = page(() => import('./pages/incidents/incident-page'));
 const NotificationsPage = page(() => import('./pages/notifications/notifications-page'));
@@ -58,6 +59,7 @@ function Routes() {
         <Route path="/traces" component={TracesPage} />
         <Route path="/trace/:id" component={TracePage} />
         <Route path="/vitals" component={VitalsPage} />
+        <Route path="/releases" component={ReleasesPage} />
         <Route path="/incidents" component={IncidentsPage} />
         <Route path="/incident/:id" component={IncidentPage} />
         <Route path="/notifications" component={NotificationsPage} />

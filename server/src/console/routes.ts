@@ -49,6 +49,10 @@ export const CONSOLE_PAGES = {
   '/traces': 'trace search',
   '/trace/{id}': "one trace's waterfall",
   '/vitals': 'Web Vitals per page',
+  '/releases':
+    "an app's releases, one compared with the release before it: Web Vitals, span error rate, error-free sessions",
+  '/alerts': 'alert rules: their state, last value and incident',
+  '/alert/{id}': 'one alert rule in the editor, with the preview of when it would have fired (`new` makes one)',
   '/incidents': 'incidents',
   '/incident/{id}': 'one incident',
   '/notifications': 'notification channels, rules and deliveries',

@@ -67,7 +67,10 @@ export async function findRelease(db: Db, scope: ReleaseScope, release: string):
   return row && seen(row);
 }
 
-/** The release before `current`: of those first seen before it, the one first seen last; undefined for the first. */
+/**
+ * The release before `current`: of those first seen before it, the one first seen last; undefined for the first.
+ * Alert rules comparing with the previous release (alerts/query/releases.ts) place releases the same way.
+ */
 export async function releaseBefore(
   db: Db,
   scope: ReleaseScope,
@@ -78,15 +81,6 @@ export async function releaseBefore(
     .having((eb) => eb.fn.min('s.first_ms'), '<', current.firstSeenMs)
     .executeTakeFirst();
   return row && seen(row);
-}
-
-/**
- * The release before `release` (see {@link releaseBefore}); undefined when it is the first or unknown. Alert rules
- * comparing against the previous release (condition compare_to "previous_release") use it too.
- */
-export async function previousRelease(db: Db, scope: ReleaseScope, release: string): Promise<ReleaseSeen | undefined> {
-  const current = await findRelease(db, scope, release);
-  return current && releaseBefore(db, scope, current);
 }
 
 /** The sessions of one release in the scope (as `s`). */

@@ -21,6 +21,7 @@ import type {
   RetentionApi,
   LimitsApi,
   RecordsApi,
+  ReleasesApi,
   RulesApi,
   SearchApi,
   SessionsApi,
@@ -71,6 +72,7 @@ export const recordsClient = hc<RecordsApi>(at(''), options());
 export const logFramesClient = hc<LogFramesApi>(at(''), options());
 export const tracesClient = hc<TracesApi>(at('/traces'), options());
 export const vitalsClient = hc<VitalsApi>(at('/vitals'), options());
+export const releasesClient = hc<ReleasesApi>(at('/releases'), options());
 export const issuesClient = hc<IssuesApi>(at('/issues'), options());
 export const issueFacetsClient = hc<IssueFacetsApi>(at('/issues/facets'), options());
 export const analysisClient = hc<AnalysisApi>(at('/issues'), options());

@@ -9,6 +9,7 @@ const NAV = [
   { href: '/issues', label: 'Issues', match: ['/issues', '/issue/'] },
   { href: '/traces', label: 'Traces', match: ['/traces', '/trace/'] },
   { href: '/vitals', label: 'Web Vitals', match: ['/vitals'] },
+  { href: '/releases', label: 'Releases', match: ['/releases'] },
   { href: '/incidents', label: 'Incidents', match: ['/incidents', '/incident/'] },
   { href: '/notifications', label: 'Notifications', match: ['/notifications'] },
   { href: '/cost', label: 'Cost', match: ['/cost'] },
