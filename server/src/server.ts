@@ -1,3 +1,5 @@
+import { createRuleEvaluator, type RuleEvaluator } from './alerts/evaluate/evaluator';
+import type { EvaluationOptions } from './alerts/evaluate/options';
 import { createApp } from './app';
 import { systemClock, type Clock } from './clock';
 import type { ServerConfig } from './config';
@@ -42,8 +44,13 @@ export interface StartOptions extends Partial<ServerConfig> {
   demoKeys?: () => DemoKeys | null;
   /** Outbox tuning (poll interval, concurrency, lease), for tests and benchmarks. */
   outbox?: NotifyOptions['outbox'];
-  /** Incident detection thresholds (docs/incidents.md), or false for none (tests that run the detector themselves). */
+  /**
+   * Incident detection thresholds (docs/incidents.md), or false for no detection schedule: neither the detector nor the
+   * alert rule evaluator runs (tests that run them themselves).
+   */
   detection?: Partial<DetectionOptions> | false;
+  /** Alert rule evaluation tuning (docs/alerts.md, "Evaluation"), for tests. */
+  alertEvaluation?: Partial<EvaluationOptions>;
   /** Cost tracking: cloud API endpoints and sync worker tuning (docs/cost.md). */
   cost?: CostOptions;
   /** Deletion jobs' poll and lease (docs/governance.md, "Deletion on request"), for tests. */
@@ -72,6 +79,8 @@ export interface RunningServer {
   limits: LimitServices;
   /** The deletion jobs' worker of this process. */
   erasures: ErasureWorker;
+  /** The alert rule evaluator of this process (run by the detection schedule). */
+  alerts: RuleEvaluator;
   close(): Promise<void>;
 }
 
@@ -117,8 +126,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     });
     const { server, port, url } = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 4318);
     services.publicUrl = options.publicUrl ?? url;
-    const setupLink = await setupLinkIfNoOwner(database.db, clock, services.publicUrl);
-    const schedules = startSchedules(database, services, { notify, box, retention, detection: options.detection });
+    const schedules = startSchedules(database, services, { notify, box, retention }, options);
     return {
       url,
       port,
@@ -126,13 +134,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       demoUrl: demo ? `${services.publicUrl}/demo/` : undefined,
       database,
       bootstrap,
-      setupLink,
+      setupLink: await setupLinkIfNoOwner(database.db, clock, services.publicUrl),
       get ingestWriter() {
         return services.writer.kind;
       },
       notify,
       cost,
       erasures,
+      alerts: schedules.alerts,
       limits: services.limits,
       async close() {
         await schedules.stop();
@@ -193,8 +202,9 @@ function servicesOf(
 }
 
 /**
- * What runs on a schedule over the stored data: incident detection (unless turned off), the SQLite WAL checkpoints
- * (for a file), and retention. `stop` ends detection and retention; the checkpointer stops after the last write.
+ * What runs on a schedule over the stored data: incident detection and alert rule evaluation (unless turned off), the
+ * SQLite WAL checkpoints (for a file), and retention. `stop` ends detection and retention; the checkpointer stops after
+ * the last write.
  */
 function startSchedules(
   database: DatabaseHandle,
@@ -203,15 +213,31 @@ function startSchedules(
     notify: NotifyServices;
     box: SecretBox;
     retention: RetentionDefaults;
-    detection: StartOptions['detection'];
   },
+  { detection, alertEvaluation }: Pick<StartOptions, 'detection' | 'alertEvaluation'>,
 ) {
   const { clock, log } = services;
-  const { detection } = settings;
+  const alerts = createRuleEvaluator({
+    db: database.db,
+    clock,
+    commands: settings.notify.incidents,
+    publicUrl: services.publicUrl,
+    log,
+    options: alertEvaluation,
+  });
   const stopDetection =
     detection === false
       ? async () => undefined
-      : scheduleDetection(detectorOf(services, settings.notify, settings.box, detection), log);
+      : scheduleDetection(
+          [
+            {
+              name: 'incident detection',
+              runOnce: detectorOf(services, settings.notify, settings.box, detection).runOnce,
+            },
+            { name: 'alert rule evaluation', runOnce: alerts.runOnce },
+          ],
+          log,
+        );
   const checkpointer = database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
   // Scheduled even when the server keeps everything: a project may set days of its own.
   const stopRetention = scheduleRetention(database.db, clock, settings.retention, log);
@@ -220,6 +246,7 @@ function startSchedules(
   const stopSweep = inBucket ? scheduleChunkSweep(database.db, clock, log) : async () => undefined;
   return {
     checkpointer,
+    alerts,
     async stop() {
       await stopSweep();
       await stopRetention();

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { escapeHtml } from '../incidents/dashboard';
-import type { IncidentView } from '../incidents/types';
+import { errorEvidence, type IncidentView } from '../incidents/types';
 import { latestAnalysis, type AnalysisView } from './store';
 
 /** An analysis as an incident shows it: without what was sent and the usage, which its own endpoint has. */
@@ -16,7 +16,7 @@ export async function incidentAnalysis(
   projectId: string,
   incident: IncidentView,
 ): Promise<IncidentAnalysis | null> {
-  const fingerprint = incident.evidence?.fingerprint;
+  const fingerprint = errorEvidence(incident.evidence)?.fingerprint;
   const analysis = fingerprint === undefined ? undefined : await latestAnalysis(db, projectId, fingerprint);
   if (!analysis) return null;
   const { sent: _sent, usage: _usage, ...shown } = analysis;

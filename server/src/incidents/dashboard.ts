@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { CostImpact } from '../cost/impact';
-import type { IncidentView } from './types';
+import type { AnyEvidence, IncidentView, RuleEvidence } from './types';
 
 /** Every value on the page passes here: incident text comes from telemetry, which anyone with an ingest key writes. */
 export const escapeHtml = (text: string): string =>
@@ -63,14 +63,7 @@ export function incidentPage(
   incident: IncidentView,
   links: { acknowledge: string; resolve: string; issue: string | null },
 ): string {
-  const e = incident.evidence;
-  const evidence = e
-    ? `<h2>Evidence</h2><dl><dt>Error</dt><dd>${escapeHtml(`${e.error_type}: ${e.message}`)}</dd><dt>Top frame</dt><dd>${escapeHtml(e.top_frame ?? 'unknown')}</dd>
-<dt>Occurrences</dt><dd>${e.error_count}</dd><dt>First seen</dt><dd>${escapeHtml(e.first_seen_at)} in release ${escapeHtml(e.first_seen_release ?? 'unknown')}</dd>
-<dt>Affected sessions</dt><dd>${e.affected_sessions}</dd></dl>
-${e.sessions.length ? `<h3>Sessions</h3><table><tr><th>Session</th><th>Replay</th></tr>${rows(e.sessions.map((s) => [escapeHtml(s.session_id), link(s.replay_url, s.replay_url ? 'watch replay' : 'no replay')]))}</table>` : ''}
-${e.failing_requests.length ? `<h3>Failing requests</h3><table><tr><th>When</th><th>Request</th><th>Status</th><th>Trace</th><th>Replay</th></tr>${rows(e.failing_requests.map((r) => [escapeHtml(r.at), escapeHtml(r.url ?? r.name), escapeHtml(r.status === null ? 'network error' : String(r.status)), escapeHtml(r.trace_id), link(r.replay_url, r.replay_url ? 'replay' : '–')]))}</table>` : ''}`
-    : '';
+  const evidence = incident.evidence === null ? '' : evidenceSection(incident.evidence);
   const open = incident.status !== 'resolved';
   const buttons = open
     ? `<p>${incident.status === 'acknowledged' ? '' : `<form method="post" action="${escapeHtml(links.acknowledge)}"><button>Acknowledge</button></form>`}<form method="post" action="${escapeHtml(links.resolve)}"><button>Resolve</button></form></p>`
@@ -84,6 +77,32 @@ ${incident.acknowledged_at ? `<dt>Acknowledged</dt><dd>${escapeHtml(incident.ack
 ${incident.resolved_at ? `<dt>Resolved</dt><dd>${escapeHtml(incident.resolved_at)} by ${escapeHtml(incident.resolved_by ?? '')}</dd>` : ''}</dl>
 <h2>Root cause</h2><p>${escapeHtml(incident.root_cause_summary || 'No summary.')}</p>${evidence}
 ${costImpact(incident.cost_impact)}`;
+}
+
+/** What the detector saw of an error group, or what an alert rule measured. */
+function evidenceSection(evidence: AnyEvidence): string {
+  if ('kind' in evidence) return ruleEvidenceSection(evidence);
+  const e = evidence;
+  return `<h2>Evidence</h2><dl><dt>Error</dt><dd>${escapeHtml(`${e.error_type}: ${e.message}`)}</dd><dt>Top frame</dt><dd>${escapeHtml(e.top_frame ?? 'unknown')}</dd>
+<dt>Occurrences</dt><dd>${e.error_count}</dd><dt>First seen</dt><dd>${escapeHtml(e.first_seen_at)} in release ${escapeHtml(e.first_seen_release ?? 'unknown')}</dd>
+<dt>Affected sessions</dt><dd>${e.affected_sessions}</dd></dl>
+${e.sessions.length ? `<h3>Sessions</h3><table><tr><th>Session</th><th>Replay</th></tr>${rows(e.sessions.map((s) => [escapeHtml(s.session_id), link(s.replay_url, s.replay_url ? 'watch replay' : 'no replay')]))}</table>` : ''}
+${e.failing_requests.length ? `<h3>Failing requests</h3><table><tr><th>When</th><th>Request</th><th>Status</th><th>Trace</th><th>Replay</th></tr>${rows(e.failing_requests.map((r) => [escapeHtml(r.at), escapeHtml(r.url ?? r.name), escapeHtml(r.status === null ? 'network error' : String(r.status)), escapeHtml(r.trace_id), link(r.replay_url, r.replay_url ? 'replay' : '–')]))}</table>` : ''}`;
+}
+
+/** An alert rule's incident: the rule, what it measures, the values, and the console pages with the telemetry. */
+function ruleEvidenceSection(e: RuleEvidence): string {
+  const facts: Array<[string, string | null]> = [
+    ['Alert rule', e.rule_name],
+    ['Measures', `${e.measure} over ${e.window_seconds} s (${e.signal})`],
+    ['Value', e.value_text],
+    ['Threshold', e.threshold_text],
+    ['Baseline', e.baseline_text],
+    ['Evaluated', e.evaluated_at],
+  ];
+  const shown = facts.filter((f): f is [string, string] => f[1] !== null);
+  return `<h2>Evidence</h2><dl>${shown.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>
+${e.links.length ? `<h3>In the console</h3><ul>${e.links.map((l) => `<li>${link(l.url, l.label)}</li>`).join('')}</ul>` : ''}`;
 }
 
 /** The cost at stake, as a sentence and per service (docs/cost.md "Incident cost impact"). */

@@ -4,8 +4,8 @@ import { assignmentJson } from '../assignment/schemas';
 import type { Database } from '../db/schema';
 import {
   SEVERITIES,
+  type AnyEvidence,
   type IncidentEventKind,
-  type IncidentEvidence,
   type IncidentOpening,
   type IncidentView,
   type Severity,
@@ -47,7 +47,7 @@ export function incidentView(row: IncidentReadRow, dashboardUrl: string): Incide
     dashboard_url: dashboardUrl,
     source: row.source as IncidentView['source'],
     fingerprint: row.fingerprint,
-    evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as IncidentEvidence),
+    evidence: row.evidence === null ? null : (JSON.parse(row.evidence) as AnyEvidence),
     cost_impact: null,
     detected_at: iso(row.detected_ms)!,
     escalated_at: iso(row.escalated_ms),

@@ -1,3 +1,4 @@
+import type { AlertCondition, AlertQuery, Signal } from '../alerts/rule';
 import type { Assignee } from '../assignment/assignee';
 import type { CostImpact } from '../cost/impact';
 
@@ -60,6 +61,46 @@ export interface IncidentEvidence {
   }>;
 }
 
+/**
+ * Evidence behind an incident an alert rule opened (docs/alerts.md, "Evaluation"): what the rule measures and the
+ * values it saw. Numbers as measured (shares as fractions, durations in milliseconds), and as the incident shows them.
+ */
+export interface RuleEvidence {
+  kind: 'alert_rule';
+  rule_id: string;
+  rule_name: string;
+  /** The rule's condition held, or its signal stopped arriving (`no_data: "alert"`). */
+  cause: 'condition' | 'no_data';
+  signal: Signal;
+  query: AlertQuery;
+  window_seconds: number;
+  condition: AlertCondition;
+  /** What is measured, e.g. `p75 LCP`, `span error rate`. */
+  measure: string;
+  /** The value over the window at the last evaluation; null: no data. */
+  value: number | null;
+  value_text: string;
+  /** The bound the value is compared with: the threshold, or a change rule's baseline moved by its percentage. */
+  threshold: number | null;
+  threshold_text: string | null;
+  /** A change rule's baseline (null without one, or for a threshold rule). */
+  baseline: number | null;
+  baseline_text: string | null;
+  /** The value and the bound when the incident opened: escalation compares with them. */
+  value_at_detection: number | null;
+  threshold_at_detection: number | null;
+  evaluated_at: string;
+  /** Console pages with the matching sessions, traces, vitals or issues. */
+  links: Array<{ label: string; url: string }>;
+}
+
+/** An incident's evidence: an error group's (the detector) or an alert rule's. */
+export type AnyEvidence = IncidentEvidence | RuleEvidence;
+
+/** The error group's evidence, or null for an alert rule's incident and one created through the API. */
+export const errorEvidence = (evidence: AnyEvidence | null): IncidentEvidence | null =>
+  evidence === null || 'kind' in evidence ? null : evidence;
+
 /** What a detector (ours, or an external one through the API) opens an incident with. */
 export interface IncidentOpening {
   projectId: string;
@@ -70,7 +111,7 @@ export interface IncidentOpening {
   rootCauseSummary: string;
   /** Detector grouping key: one open incident per key; null for incidents created through the API. */
   fingerprint: string | null;
-  evidence: IncidentEvidence | null;
+  evidence: AnyEvidence | null;
   /** A detector's incident starts assigned to its issue's assignee (docs/teams.md, "Ownership"). */
   assigneeId?: string | null;
 }
@@ -83,7 +124,7 @@ export interface IncidentOpening {
 export interface IncidentCommands {
   open(opening: IncidentOpening): Promise<{ id: string; created: boolean }>;
   /** Updates the evidence of an open incident (a detector's running counts) without a notification. */
-  update(projectId: string, id: string, evidence: IncidentEvidence, rootCauseSummary: string): Promise<void>;
+  update(projectId: string, id: string, evidence: AnyEvidence, rootCauseSummary: string): Promise<void>;
   escalate(projectId: string, id: string, reason: string): Promise<IncidentView | undefined>;
   acknowledge(projectId: string, id: string, by: string): Promise<IncidentView | undefined>;
   resolve(projectId: string, id: string, by: string): Promise<IncidentView | undefined>;
@@ -108,7 +149,7 @@ export interface IncidentView {
   dashboard_url: string;
   source: 'detector' | 'api';
   fingerprint: string | null;
-  evidence: IncidentEvidence | null;
+  evidence: AnyEvidence | null;
   /**
    * Estimated cost of the incident to its services (cost/impact.ts), in the detail (`GET /incidents/{id}`); null in
    * listings, and when no affected service has cost data.

@@ -1,5 +1,5 @@
 // What the detector decides about a group from its counts alone (docs/incidents.md); detector.ts acts on it.
-import type { IncidentView } from '../types';
+import { errorEvidence, type IncidentView } from '../types';
 import { countInWindow, firstEventInWindow, type Buckets } from './buckets';
 import type { Burst } from './evidence';
 import type { GroupRow } from './groups';
@@ -58,7 +58,7 @@ export function escalationReason(
 export function burstSoFar(group: GroupRow, incident: IncidentView, options: DetectionOptions): Burst {
   const episodeStart = Date.parse(incident.detected_at) - options.windowMs;
   // The burst began where it did at detection (incidents opened before that was kept: with their window).
-  const started = incident.evidence?.burst_started_at;
+  const started = errorEvidence(incident.evidence)?.burst_started_at;
   return {
     errorCount: group.total_count - group.incident_base_total,
     startedMs: started === undefined ? episodeStart : Date.parse(started),

@@ -1,11 +1,19 @@
-import type { Detector } from './detector';
-
 /** How often the server looks for new errors: a burst is noticed within this (docs/incidents.md). */
 export const DETECTION_INTERVAL_MS = 10_000;
 
-/** Runs the detector every `intervalMs`, one run at a time; a failed run is logged and the next one tries again. */
+/** A job of the detection schedule: the error detector, the alert rule evaluator (docs/alerts.md). */
+export interface DetectionRun {
+  /** For the log line of a failed run, e.g. `incident detection`. */
+  name: string;
+  runOnce(): Promise<unknown>;
+}
+
+/**
+ * Runs each job every `intervalMs`, one run at a time, in order; a failed run is logged, the jobs after it still run,
+ * and the next tick tries again.
+ */
 export function scheduleDetection(
-  detector: Detector,
+  runs: readonly DetectionRun[],
   log: (line: string) => void,
   intervalMs = DETECTION_INTERVAL_MS,
 ): () => Promise<void> {
@@ -13,11 +21,13 @@ export function scheduleDetection(
   let stopped = false;
   const timer = setInterval(() => {
     running = running.then(async () => {
-      if (stopped) return;
-      try {
-        await detector.runOnce();
-      } catch (error) {
-        log(`incident detection failed: ${error instanceof Error ? error.message : String(error)}`);
+      for (const run of runs) {
+        if (stopped) return;
+        try {
+          await run.runOnce();
+        } catch (error) {
+          log(`${run.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
     });
   }, intervalMs);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema';
 import type { GroupRow } from '../../incidents/detect/groups';
-import type { IncidentView } from '../../incidents/types';
+import { errorEvidence, type IncidentView } from '../../incidents/types';
 import { notFound } from '../../shared/domain-errors';
 
 /** An issue as stored (a detection group) with its app's name and its assignee's account (null when unassigned). */
@@ -61,7 +61,7 @@ export async function issueOfIncident(
   projectId: string,
   incident: IncidentView,
 ): Promise<IssueRow | undefined> {
-  const fingerprint = incident.evidence?.fingerprint;
+  const fingerprint = errorEvidence(incident.evidence)?.fingerprint;
   return fingerprint === undefined ? undefined : findIssueRow(db, projectId, fingerprint);
 }
 

@@ -1,0 +1,41 @@
+import { DETECTION_INTERVAL_MS } from '../../incidents/detect/schedule';
+
+/** How the evaluator works through the rules (docs/alerts.md, "Evaluation"). Durations in milliseconds. */
+export interface EvaluationOptions {
+  /** Rules one process evaluates per tick at most; the rest stay due for the next tick (of this or another process). */
+  rulesPerTick: number;
+  /** How long a claimed rule is this process's: one that crashed mid-evaluation is taken over after this. */
+  leaseMs: number;
+  /** Escalate once the value is this many times as far past the threshold as when the incident opened. */
+  growthFactor: number;
+  /** Escalate when the rule still fires this long after its incident opened. */
+  persistMs: number;
+}
+
+const MINUTE = 60_000;
+
+export const EVALUATION_DEFAULTS: EvaluationOptions = {
+  rulesPerTick: 100,
+  leaseMs: MINUTE,
+  // As the error detector escalates (incidents/detect/thresholds.ts): twice the size, or half an hour on.
+  growthFactor: 2,
+  persistMs: 30 * MINUTE,
+};
+
+/** Defaults with the given options on top; refuses settings under which evaluation could not work. */
+export function evaluationOptions(options: Partial<EvaluationOptions> = {}): EvaluationOptions {
+  const merged = { ...EVALUATION_DEFAULTS, ...options };
+  for (const [name, value] of Object.entries(merged)) {
+    if (!Number.isFinite(value) || value <= 0)
+      throw new Error(`alert evaluation option ${name} must be a positive number, got ${value}`);
+  }
+  return merged;
+}
+
+/**
+ * How often a rule is evaluated: a tenth of its window, between one detection tick (10 s) and a minute. A short window
+ * moves fast and is looked at often; past ten minutes a minute is as often as the value can change by much, and it is
+ * what Datadog and Grafana evaluate at.
+ */
+export const evaluationIntervalMs = (windowSeconds: number): number =>
+  Math.min(MINUTE, Math.max(DETECTION_INTERVAL_MS, windowSeconds * 100));
