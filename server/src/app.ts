@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { analysisRoutes } from './ai/routes';
+import { alertRuleRoutes } from './alerts/routes';
 import { auditRoutes } from './audit/routes';
 import type { AiSettings } from './ai/settings';
 import { costRoutes } from './cost/routes/index';
@@ -153,6 +154,7 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
     .route('/traces', traceRoutes(services))
     .route('/vitals', vitalsRoutes(services))
     .route('/releases', releaseRoutes(services))
+    .route('/alert-rules', alertRuleRoutes(services))
     .route('/', logFramesRoutes(services));
   const { notify } = options;
   if (notify) {

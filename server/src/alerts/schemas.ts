@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { Time } from '../http/schemas';
+import { Time, timeBound } from '../http/schemas';
 import { LOG_SEVERITIES } from './query/log-severity';
 import {
   AGGREGATES,
@@ -175,8 +175,8 @@ export const PreviewBody = checked(
   z.strictObject({
     ...creationFields,
     name: creationFields.name.optional(),
-    from: Time.optional().openapi({ description: 'Start of the range (ISO 8601); default: 7 days before `to`' }),
-    to: Time.optional().openapi({ description: 'End of the range (ISO 8601); default: now' }),
+    from: timeBound('Start of the range: epoch ms or ISO 8601; default: 7 days before `to`'),
+    to: timeBound('End of the range: epoch ms or ISO 8601; default: now'),
   }),
 );
 export const PREVIEW_EXAMPLE = { ...EXAMPLE, from: '2026-01-01T00:00:00.000Z', to: '2026-01-08T00:00:00.000Z' };

@@ -21,6 +21,7 @@ const COLLECTIONS: Readonly<Record<string, string>> = {
   members: 'member',
   invitations: 'invitation',
   sessions: 'session',
+  'alert-rules': 'alert_rule',
 };
 
 /** Objects an app has one of, named by the app's path parameter (`/apps/{app}/repository`). */

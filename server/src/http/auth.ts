@@ -120,7 +120,7 @@ export function controlAuth(services: Services, routes: RoutePermissions): Middl
     c.set('caller', caller);
     const declared = routes.operationOf(c);
     if (declared !== undefined) requirePermission(c, caller, declared.permission);
-    if (declared === undefined || READS.has(c.req.method)) return next();
+    if (declared === undefined || READS.has(c.req.method) || !declared.changes) return next();
     await inOneTransaction(async () => {
       await next();
       return recordRequest(services, c, declared.operation);

@@ -4,7 +4,7 @@ import { formatJsonPath } from '../json/walk';
 import type { Permission } from '../auth/roles';
 import { SESSION_COOKIE } from './console-auth';
 import type { AppEnv } from './env';
-import { PERMISSION_FIELD } from './permissions';
+import { CHANGES_FIELD, PERMISSION_FIELD } from './permissions';
 import { ApiError } from './errors';
 import { readJsonObject } from './json-object';
 
@@ -208,6 +208,8 @@ export const CONTROL_SECURITY: Array<Record<string, string[]>> = [{ controlKey: 
  * `x-svc-permission`, where the control plane's one authorisation step reads it (http/permissions.ts).
  */
 export const needs = (permission: Permission) => ({ security: CONTROL_SECURITY, [PERMISSION_FIELD]: permission });
+/** Spread into a route that changes nothing though it is no GET (a preview): no transaction, no audit entry. */
+export const changesNothing = { [CHANGES_FIELD]: false } as const;
 
 /** Registers the key schemes routes refer to (`security`). */
 export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {

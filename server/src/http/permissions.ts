@@ -8,6 +8,11 @@ import { ApiError } from './errors';
 
 /** The OpenAPI extension an operation declares its permission with (docs/teams.md, "Roles"). */
 export const PERMISSION_FIELD = 'x-svc-permission';
+/**
+ * The OpenAPI extension of an operation that changes nothing whatever its method (a preview that posts its body):
+ * `false` spares it the change's transaction and audit entry.
+ */
+export const CHANGES_FIELD = 'x-svc-changes';
 
 /** How keys of a scope are made, for refusals that send the caller to one. */
 const MADE_WITH: Partial<Record<KeyScope, string>> = {
@@ -31,6 +36,8 @@ export interface DeclaredOperation {
   permission: Permission | null;
   /** `PATCH /control-plane/issues/{id}`: the method and the OpenAPI path template. */
   operation: string;
+  /** False for an operation declared with {@link CHANGES_FIELD} `false`. */
+  changes: boolean;
 }
 
 /**
@@ -45,12 +52,14 @@ export class RoutePermissions {
   load(app: OpenAPIHono<AppEnv>): void {
     for (const def of app.openAPIRegistry.definitions) {
       if (def.type !== 'route') continue;
-      const declared = (def.route as unknown as Record<string, unknown>)[PERMISSION_FIELD];
+      const fields = def.route as unknown as Record<string, unknown>;
+      const declared = fields[PERMISSION_FIELD];
       const method = def.route.method.toUpperCase();
       const path = def.route.path.replace(/\{([^}]+)\}/g, ':$1');
       this.byRoute.set(`${method} ${path}`, {
         permission: (declared as Permission | undefined) ?? null,
         operation: `${method} ${def.route.path}`,
+        changes: fields[CHANGES_FIELD] !== false,
       });
     }
   }

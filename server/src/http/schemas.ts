@@ -44,8 +44,8 @@ export const strings = z.array(z.string().trim().min(1));
 /** The `order` parameter of a sortable listing (shared/keyset.ts); `description` says what desc puts first. */
 export const orderQuery = (description: string) => z.enum(SORT_ORDERS).default('desc').openapi({ description });
 
-/** `from` / `to`: epoch ms or ISO 8601, read as epoch ms. */
-const timeBound = (description: string) =>
+/** `from` / `to`: epoch ms or ISO 8601, read as epoch ms (a query parameter, or a field of a body). */
+export const timeBound = (description: string) =>
   z
     .string()
     .transform((raw, ctx) => {

@@ -15,7 +15,8 @@ async function errorsCouldArrive(ctx: SignalContext, w: Window): Promise<boolean
 /** Issues first seen in the window (the index by project and first seen); `release` is the issue's first release. */
 async function newIssues(ctx: SignalContext, query: AlertQuery, w: Window): Promise<number> {
   const { filter } = query;
-  const where = scopeConditions(ctx, w, 'r.first_seen_ms');
+  // Production issues: an issue seen only in test runs has no production error (total_count counts production only).
+  const where = [...scopeConditions(ctx, w, 'r.first_seen_ms'), sql<SqlBool>`r.total_count > 0`];
   where.push(filter?.env !== undefined ? anyOf(sql.ref('r.env'), filter.env) : sql<SqlBool>`r.env <> ${TEST_ENV}`);
   if (filter?.release !== undefined) where.push(anyOf(sql.ref('r.first_release'), filter.release));
   return countRows(ctx, 'detection_groups', where);

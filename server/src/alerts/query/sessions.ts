@@ -1,5 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { DEFAULT_ENV } from '../../otlp/environment';
+import { DEFAULT_ENV, TEST_ENV } from '../../otlp/environment';
 import type { AlertQuery } from '../rule';
 import { anyOf, type SignalContext, type Window } from './context';
 import { anyRow, countRows, newestValues } from './read';
@@ -24,7 +24,9 @@ function seenIn(ctx: SignalContext, w: Window): Array<Expression<SqlBool>> {
 export async function sessionsValue(ctx: SignalContext, query: AlertQuery, w: Window): Promise<number | null> {
   const { filter } = query;
   const where = seenIn(ctx, w);
-  if (filter?.env !== undefined) where.push(anyOf(sql`coalesce(r.env, ${DEFAULT_ENV})`, filter.env));
+  // A test run's session is of the environment `test`, as its records are (otlp/environment.ts).
+  const env = sql`case when r.test_run_id is not null then ${TEST_ENV} else coalesce(r.env, ${DEFAULT_ENV}) end`;
+  if (filter?.env !== undefined) where.push(anyOf(env, filter.env));
   else where.push(sql<SqlBool>`r.test_run_id is null`);
   if (filter?.release !== undefined) where.push(anyOf(sql.ref('r.release'), filter.release));
   if (filter?.route !== undefined) where.push(anyElementMatches(ctx.dialect, 'r.urls', filter.route));
