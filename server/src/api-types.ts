@@ -1,4 +1,5 @@
 import type { limitsRoutes } from './limits/routes';
+import type { alertRuleRoutes } from './alerts/routes';
 import type { analysisRoutes } from './ai/routes';
 import type { auditRoutes } from './audit/routes';
 import type { costRoutes } from './cost/routes';
@@ -65,6 +66,8 @@ export type GithubApi = ReturnType<typeof githubRoutes>;
 export type IncidentsApi = ReturnType<typeof incidentRoutes>;
 /** `/control-plane/notifications/channels` */
 export type ChannelsApi = ReturnType<typeof channelRoutes>;
+/** `/control-plane/alert-rules` */
+export type AlertRulesApi = ReturnType<typeof alertRuleRoutes>;
 /** `/control-plane/notifications/rules` */
 export type RulesApi = ReturnType<typeof ruleRoutes>;
 /** `/control-plane/notifications`: `/deliveries`, `/{channelId}/test` */
