@@ -16,6 +16,7 @@
  * start` reads them (`SVC_LIMIT_SPANS=rate=0,daily=0`), and so is retention (`SVC_RETENTION_DAYS=0`). Exits cleanly on SIGTERM/SIGINT or when stdin closes (so `--cpu-prof` writes its profile).
  */
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -104,10 +105,12 @@ async function startCeiling(): Promise<() => Promise<void>> {
 
 /**
  * `SVC_BENCH_STALLS=1`: what held the event loop. SIGUSR2 starts a window; SIGUSR1 prints one JSON line to stderr
- * with the window's event-loop delay (p50, p99, max) and garbage-collection pauses, so a latency tail can be told
- * apart: a loop blocked as long as the tail (synchronous work or GC on the main thread) or a free loop (the writer).
+ * with the window's event-loop delay (p50, p99, max), garbage-collection pauses, and the main thread's SQLite statements
+ * and transactions that took 20 ms or more, so a latency tail can be told apart: a loop blocked as long as the tail
+ * (synchronous work, a statement or GC on the main thread) or a free loop (the writer).
  */
 function watchStalls(): void {
+  const slow = timeStatements();
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   let pauses: number[] = [];
@@ -117,6 +120,7 @@ function watchStalls(): void {
   process.on('SIGUSR2', () => {
     loop.reset();
     pauses = [];
+    slow.clear();
   });
   process.on('SIGUSR1', () => {
     const ms = (ns: number) => Math.round(ns / 1e5) / 10;
@@ -128,9 +132,71 @@ function watchStalls(): void {
       gcOver20ms: pauses.filter((d) => d > 20).length,
       gcMaxMs: Math.round(Math.max(0, ...pauses)),
       gcTotalMs: Math.round(pauses.reduce((a, b) => a + b, 0)),
+      slowStatements: [...slow.entries()]
+        .sort((a, b) => b[1].maxMs - a[1].maxMs)
+        .slice(0, 8)
+        .map(([sql, s]) => ({ sql: sql.slice(0, 160), ...s })),
     };
     console.error(JSON.stringify({ stalls }));
   });
+}
+
+/** Synchronous better-sqlite3 calls on the server's main thread over this long are recorded, by statement text. */
+const SLOW_STATEMENT_MS = 20;
+
+interface SlowStatement {
+  count: number;
+  maxMs: number;
+}
+
+/**
+ * Times every statement the main thread's SQLite connection runs (better-sqlite3 is synchronous: a statement's whole
+ * run blocks the event loop), by wrapping the driver's Statement methods; the writer thread loads its own copy.
+ */
+function timeStatements(): Map<string, SlowStatement> {
+  const slow = new Map<string, SlowStatement>();
+  const SQLite = createRequire(join(process.cwd(), 'server', 'package.json'))('better-sqlite3') as typeof import('better-sqlite3');
+  const probe = new SQLite(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...a: unknown[]) => unknown>;
+  probe.close();
+  const note = (sql: string, ms: number) => {
+    if (ms < SLOW_STATEMENT_MS) return;
+    const seen = slow.get(sql) ?? { count: 0, maxMs: 0 };
+    slow.set(sql, { count: seen.count + 1, maxMs: Math.max(seen.maxMs, Math.round(ms)) });
+  };
+  // A transaction holds the connection (and, begun immediate, the write lock) across awaits: timed from BEGIN to its
+  // end, named after its first statement.
+  let open: { started: number; first?: string } | undefined;
+  for (const method of ['all', 'get', 'run', 'iterate']) {
+    const original = proto[method]!;
+    proto[method] = function timed(this: { source: string }, ...args: unknown[]) {
+      const sql = this.source;
+      const started = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        note(sql, performance.now() - started);
+        if (/^begin/i.test(sql)) open = { started };
+        else if (/^(commit|rollback)/i.test(sql) && open) {
+          note(`transaction: ${open.first ?? ''}`, performance.now() - open.started);
+          open = undefined;
+        } else if (open && !open.first) open.first = sql;
+      }
+    };
+  }
+  const connection = SQLite.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const method of ['exec', 'pragma']) {
+    const original = connection[method]!;
+    connection[method] = function timed(this: unknown, ...args: unknown[]) {
+      const started = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        note(`${method}: ${String(args[0])}`, performance.now() - started);
+      }
+    };
+  }
+  return slow;
 }
 
 async function main(): Promise<void> {
