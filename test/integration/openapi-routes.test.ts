@@ -65,6 +65,7 @@ interface Case {
 }
 
 const json = (body: unknown): Req => ({ body });
+const ALERT_CONDITION = { type: 'threshold', op: 'above', value: 4000 };
 const signed = (url: string) => Object.fromEntries(new URL(url).searchParams);
 const withSignature = (form: string): Req => {
   const ts = String(Math.floor(Date.now() / 1000));
@@ -275,6 +276,46 @@ const CASES: Record<string, Case> = {
     },
     valid: () => ({ query: { app: 'web-app', release: '1.0.0' } }),
     invalid: () => ({ query: { app: 'web-app' }, field: 'release' }),
+  },
+  'post /control-plane/alert-rules/preview': {
+    valid: () => json({ signal: 'spans', query: { aggregate: 'p95' }, condition: ALERT_CONDITION }),
+    invalid: () => ({
+      body: { signal: 'spans', query: { aggregate: 'p75' }, condition: ALERT_CONDITION },
+      field: 'query.aggregate',
+    }),
+  },
+  'post /control-plane/alert-rules': {
+    valid: () =>
+      json({
+        name: 'slow checkout',
+        signal: 'vitals',
+        query: { aggregate: 'p75', metric: 'LCP' },
+        condition: ALERT_CONDITION,
+      }),
+    invalid: () => ({
+      body: { name: 'r', signal: 'vitals', query: { aggregate: 'p75' }, condition: ALERT_CONDITION },
+      field: 'query.metric',
+    }),
+  },
+  'get /control-plane/alert-rules': {
+    valid: () => ({ query: { limit: '10' } }),
+    invalid: () => ({ query: { limit: '501' }, field: 'limit' }),
+  },
+  'get /control-plane/alert-rules/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/alert-rules/${ctx.ids.alertRule}` }),
+    invalid: null,
+  },
+  'patch /control-plane/alert-rules/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/alert-rules/${ctx.ids.alertRule}`, body: { window_seconds: 600 } }),
+    invalid: (ctx) => ({
+      path: `/control-plane/alert-rules/${ctx.ids.alertRule}`,
+      body: { window_seconds: 10 },
+      field: 'window_seconds',
+    }),
+  },
+  'delete /control-plane/alert-rules/{id}': {
+    valid: (ctx) => ({ path: `/control-plane/alert-rules/${ctx.ids.alertRule}` }),
+    invalid: null,
   },
   'get /control-plane/replay/chunks': {
     valid: () => ({ query: { limit: '100' } }),
@@ -1054,6 +1095,7 @@ function remember(ctx: Ctx, route: string, body: string): void {
   if (route === 'post /control-plane/incidents') ctx.ids.incident = id();
   if (route === 'post /control-plane/notifications/channels') ctx.ids.channel = id();
   if (route === 'post /control-plane/notifications/rules') ctx.ids.rule = id();
+  if (route === 'post /control-plane/alert-rules') ctx.ids.alertRule = id();
   if (route === 'post /control-plane/cost/providers') ctx.ids.provider = id();
   if (route === 'get /control-plane/issues')
     ctx.ids.issue = (JSON.parse(body) as { data: { id: string }[] }).data[0]!.id;
