@@ -455,6 +455,12 @@ describe.each(kinds)('sessions for the console on %s', (kind) => {
       browsers: ['Safari'],
       apps: ['web-app'],
     });
+    // Since a start (index seeks per value) and since it for the one app (the sessions in range read): the same.
+    for (const since of [T0, T0 + 2 * MIN, T0 + 4 * MIN, T0 + 6 * MIN]) {
+      expect(await get(`/sessions/facets?from=${since}`)).toEqual(
+        await get(`/sessions/facets?app=web-app&from=${since}`),
+      );
+    }
     expect(await get(`/sessions/facets?from=${T0 + 60 * MIN}`)).toEqual({
       envs: [],
       releases: [],

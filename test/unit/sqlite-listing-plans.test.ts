@@ -1,8 +1,9 @@
-import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import { Kysely, SqliteDialect, sql, type CompiledQuery, type SqlBool } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Database, TelemetryTable } from '../../server/src/db/schema';
 import { listRecords } from '../../server/src/records/store';
 import { searchIds } from '../../server/src/search/find';
+import { sessionFacets } from '../../server/src/sessions/store';
 import { searchTraces, traceSpans } from '../../server/src/traces/store';
 import { readSideDatabase } from '../support/read-side-db';
 
@@ -84,5 +85,21 @@ describe('SQLite trace search plans', () => {
     const plan = plans.join(' || ');
     expect(plan).toContain('spans_session_time (project_id=? AND session_id=?)');
     expect(plan).not.toMatch(/USING INDEX trace_summaries_(start|duration|spans|errors)/);
+  });
+});
+
+describe('SQLite session facet plans', () => {
+  it('the facets since a start seek each value and a session active since then, never reading the sessions in range', async () => {
+    const plans = await plansOf((db) =>
+      sessionFacets(db, { projectId: 'p1', range: [sql<SqlBool>`s.last_ms >= ${1}`], activeSince: 1 }),
+    );
+    const facetPlans = plans.filter((p) => p.includes('sessions'));
+    expect(facetPlans).toHaveLength(4);
+    for (const [i, column] of ['env', 'release', 'browser', 'app_id'].entries()) {
+      expect(facetPlans[i]).toContain(
+        `sessions_project_${column}_activity (project_id=? AND ${column}=? AND last_ms>?)`,
+      );
+      expect(facetPlans[i]).not.toMatch(/SCAN sessions|sessions_last|USE TEMP B-TREE/);
+    }
   });
 });

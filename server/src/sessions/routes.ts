@@ -57,7 +57,8 @@ function listingRoutes({ db, dialect }: Services) {
       const { projectId } = c.get('caller');
       const appId = await appIdFilter(db, projectId, name);
       const range = from === undefined && to === undefined ? [] : sessionConditions(dialect, { appId, from, to }, []);
-      return c.json(await sessionFacets(db, { projectId, appId, range }), 200);
+      const activeSince = to === undefined && appId === undefined ? from : undefined;
+      return c.json(await sessionFacets(db, { projectId, appId, range, activeSince }), 200);
     })
     .openapi(samplingRoute, async (c) => {
       const { app: name, from, to } = c.req.valid('query');

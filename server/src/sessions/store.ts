@@ -174,36 +174,50 @@ export interface FacetScope {
   appId?: string;
   /** Conditions on `sessions as s` for a time range (filters.ts); none: every session of the project. */
   range: RawBuilder<SqlBool>[];
+  /**
+   * Set when the range is only "active since then" (a `from` without `to`, for no one app), the console's usual window:
+   * the facets are then read by skipping through the indexes too, each value kept if a session has it since then.
+   */
+  activeSince?: number;
 }
 
 /**
  * The distinct environments, releases, browsers and app names among a project's sessions, alphabetical (each
  * database's text order), at most {@link FACETS_LIMIT} each, for the console's filter menus.
  *
- * Without a time range (the console's default view) each facet is read by skipping through its index (project_id,
- * column) from one value to the next, a recursive query of one index seek per value, however many sessions there are.
- * With one, the sessions in range are read once through the last_ms index and their value combinations gathered.
+ * Without a time range, or with one that only starts (the console's "last 30 days"), each facet is read by skipping
+ * through its index (project_id, column, last_ms) from one value to the next: a recursive query of one index seek per
+ * value, and one more per value to see a session active since the start, however many sessions there are (reading
+ * the sessions of a busy month instead took 355 ms on SQLite, bench:scale). With an end or an app, the sessions in
+ * range are read once through the last_ms index and their value combinations gathered.
  */
 export async function sessionFacets(db: Db, scope: FacetScope): Promise<SessionFacets> {
   const values =
-    scope.range.length === 0
+    scope.range.length === 0 || scope.activeSince !== undefined
       ? await Promise.all(COLUMNS.map((column) => skipScan(db, scope, column)))
       : await inRange(db, scope);
   const [envs, releases, browsers, appIds] = values as [string[], string[], string[], string[]];
   return { envs, releases, browsers, apps: await appNames(db, appIds) };
 }
 
-/** A loose index scan: the smallest value, then the smallest above it, and so on, each an index seek. */
-async function skipScan(db: Db, { projectId, appId }: FacetScope, column: FacetColumn): Promise<string[]> {
+/**
+ * A loose index scan: the smallest value, then the smallest above it, and so on, each an index seek; with
+ * `activeSince`, a value is kept when a seek finds a session with it active since then.
+ */
+async function skipScan(db: Db, { projectId, appId, activeSince }: FacetScope, column: FacetColumn): Promise<string[]> {
   const col = sql.ref(column);
   const app = appId === undefined ? sql`` : sql` and app_id = ${appId}`;
+  const active =
+    activeSince === undefined
+      ? sql``
+      : sql` and exists (select 1 from sessions a where a.project_id = ${projectId} and ${sql.ref(`a.${column}`)} = v.value and a.last_ms >= ${activeSince})`;
   const { rows } = await sql<{ value: string }>`
     with recursive v(value) as (
       select min(${col}) from sessions where project_id = ${projectId}${app}
       union all
       select (select min(${col}) from sessions where project_id = ${projectId}${app} and ${col} > v.value) from v where v.value is not null
     )
-    select value from v where value is not null limit ${FACETS_LIMIT}`.execute(db);
+    select value from v where value is not null${active} limit ${FACETS_LIMIT}`.execute(db);
   return rows.map((r) => r.value);
 }
 
