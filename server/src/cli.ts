@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { CONFIG_OPTIONS, ConfigError, loadConfig } from './config';
+import { ALERTS_USAGE, runAlertsCommand } from './cli/alerts';
 import { BACKUP_USAGE, runBackupCommand, runRestoreCommand } from './cli/backup';
 import { ADMIN_GROUPS, ADMIN_USAGE, runAdminCommand } from './cli/commands';
 import { ERASE_USAGE, runEraseCommand } from './cli/erase';
@@ -27,6 +28,8 @@ ${RETENTION_USAGE}
 ${LIMITS_USAGE}
 
 ${SOURCEMAPS_USAGE}
+
+${ALERTS_USAGE}
 
 ${BACKUP_USAGE}
 
@@ -124,6 +127,7 @@ async function main(argv: string[]): Promise<number> {
   if (first === 'erase') return runEraseCommand(rest, process.env, process.cwd(), (l) => console.log(l), note);
   if (first === 'export') return runExportCommand(rest, process.env, process.cwd(), process.stdout, note);
   if (first === 'sourcemaps') return runSourcemapsCommand(rest, process.env, (l) => console.log(l));
+  if (first === 'alerts') return runAlertsCommand(rest, process.env, (l) => console.log(l));
   if (needsMemoryRelaunch()) return relaunchWithMemorySettings();
   await start(first === 'start' ? rest : argv);
   return -1; // keeps running

@@ -1,6 +1,10 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baselineValue, evaluateRule } from '../../server/src/alerts/query/index';
 import type { AlertCondition, AlertQuery, RuleQuery, Signal } from '../../server/src/alerts/rule';
+import { runAlertsCommand } from '../../server/src/cli/alerts';
 import { registerApp } from '../../server/src/index';
 import { databaseKinds } from '../support/databases';
 import { issueDetector } from '../support/detector';
@@ -409,6 +413,49 @@ describe.each(kinds)('alert rules on %s', (kind) => {
       { operation: 'PATCH /control-plane/alert-rules/{id}', target_type: 'alert_rule', target_id: created.body.id },
       { operation: 'DELETE /control-plane/alert-rules/{id}', target_type: 'alert_rule', target_id: second.body.id },
     ]);
+  });
+
+  it('svc-server alerts: create from a file, list, preview and delete over the API', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-alerts-'));
+    const file = join(dir, 'rule.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        name: 'Error logs',
+        signal: 'logs',
+        query: { aggregate: 'count', filter: { severity: ['error'] } },
+        condition: { type: 'threshold', op: 'above', value: 1 },
+      }),
+    );
+    const env = { SVC_URL: t.url, SVC_CONTROL_KEY: t.controlKey };
+    const run = async (...args: string[]) => {
+      const lines: string[] = [];
+      const code = await runAlertsCommand(args, env, (l) => lines.push(l));
+      return { code, text: lines.join('\n') };
+    };
+    const created = await run('create', '--file', file);
+    const id = (JSON.parse(created.text) as { id: string }).id;
+    expect((await run('list')).text).toContain(`${id}  ok        no data     Error logs`);
+    const preview = await run(
+      'preview',
+      '--file',
+      file,
+      '--from',
+      new Date(T0 - 5 * MINUTE).toISOString(),
+      '--to',
+      new Date(T0 + 5 * MINUTE).toISOString(),
+    );
+    expect(preview.text.split('\n')).toEqual([
+      'step 300 s, threshold 1',
+      `${new Date(T0).toISOString()}  0`,
+      `${new Date(T0 + 5 * MINUTE).toISOString()}  2`,
+      'would have fired 1 time(s):',
+      `  from ${new Date(T0 + 5 * MINUTE).toISOString()} to (still firing)`,
+    ]);
+    expect(await run('delete', id)).toEqual({ code: 0, text: `deleted ${id}` });
+    await expect(run('delete', id)).rejects.toThrow(`404 no alert rule ${id} in this project`);
+    await expect(run('create')).rejects.toThrow('alerts create needs --file rule.json');
+    await expect(runAlertsCommand(['list'], {}, () => undefined)).rejects.toThrow('--url URL (or SVC_URL)');
   });
 
   it('refuses bad rules with 400 naming the field', async () => {
