@@ -218,6 +218,8 @@ describe.each(kinds)('alert rules on %s', (kind) => {
     expect(await value('vitals', { aggregate: 'p75', metric: 'LCP', filter: { route: '/checkout*' } })).toBe(4000);
     expect(await value('vitals', { aggregate: 'p90', metric: 'LCP', filter: { route: '/checkout*' } })).toBe(7000);
     expect(await value('vitals', { aggregate: 'p75', metric: 'LCP', filter: { route: '/checkout' } })).toBe(3000);
+    // A page as the Web Vitals page names it: `:step` is any segment.
+    expect(await value('vitals', { aggregate: 'p75', metric: 'LCP', filter: { route: '/checkout/:step' } })).toBe(7000);
     expect(await value('vitals', { aggregate: 'p75', metric: 'LCP', filter: { env: ['test'] } })).toBe(9000);
     expect(await value('vitals', { aggregate: 'p75', metric: 'LCP', filter: { release: ['1.0'] } })).toBeNull();
     expect(await value('vitals', { aggregate: 'p75', metric: 'INP' })).toBeNull();

@@ -1,6 +1,7 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../../db/connect';
 import { DEFAULT_ENV, TEST_ENV } from '../../otlp/environment';
+import { likeContains } from '../../shared/like';
 
 /**
  * The SQL pieces the signal queries share, for both dialects: reading one attribute out of a record's JSON columns
@@ -31,16 +32,23 @@ export function envOf(dialect: DialectName, resource: string): RawBuilder<string
 export const notTestResource = (resource: string): RawBuilder<SqlBool> =>
   sql<SqlBool>`${sql.ref(resource)} not like ${'%"test.run.id":%'}`;
 
-/** A LIKE pattern from a rule's `*` pattern: `*` matches any run of characters, everything else itself. */
-export const likePattern = (pattern: string) => pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll('*', '%');
+/**
+ * A LIKE pattern from a rule's pattern: `*` matches any run of characters, and so does a `:name` segment (the Web
+ * Vitals page names pages so: `/products/:id`); everything else matches itself.
+ */
+export const likePattern = (pattern: string) =>
+  pattern
+    .replace(/(^|\/):[A-Za-z_]\w*/g, '$1*')
+    .replace(/[\\%_]/g, (c) => `\\${c}`)
+    .replaceAll('*', '%');
 
-/** `value LIKE pattern` with `\` escaping, case-sensitive on PostgreSQL as paths are. */
+/** `value LIKE pattern` with `\` escaping: case-sensitive on PostgreSQL, not for ASCII letters on SQLite (its LIKE). */
 export const matches = (value: Expression<unknown>, pattern: string): RawBuilder<SqlBool> =>
   sql<SqlBool>`${value} like ${likePattern(pattern)} escape '\\'`;
 
 /** `value` contains `text`, case-insensitively in both dialects. */
 export function containsText(dialect: DialectName, value: Expression<unknown>, text: string): RawBuilder<SqlBool> {
-  const escaped = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const escaped = likeContains(text);
   return dialect === 'postgres'
     ? sql<SqlBool>`${value} ilike ${escaped} escape '\\'`
     : sql<SqlBool>`${value} like ${escaped} escape '\\'`;
