@@ -102,13 +102,28 @@ export type LimitsApi = ReturnType<typeof limitsRoutes>;
  * object); the console narrows its answers with them.
  */
 export type { IssueStatus } from './incidents/detect/tables';
-export type { IncidentEvidence, IncidentStatus, Severity } from './incidents/types';
+export type { IncidentEvidence, IncidentStatus, RuleEvidence, Severity } from './incidents/types';
 export type { CostImpact } from './cost/impact';
 export type { FreshnessStatus } from './cost/reports/freshness';
 export type { RecommendationTarget } from './cost/reports/recommendations/recommendation';
 export type { ChannelType } from './notify/kinds/types';
 /** The states a notification delivery moves through. */
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/** What an alert rule may be (alerts/rule.ts): the console's editor offers the choices the API checks. */
+export {
+  AGGREGATES,
+  COMPARE_TO,
+  FILTER_SIGNALS,
+  NO_DATA,
+  RULE_SEVERITIES,
+  SIGNALS,
+  WINDOW_SECONDS,
+} from './alerts/rule';
+export type { Signal } from './alerts/rule';
+export { LOG_SEVERITIES } from './alerts/query/log-severity';
+/** What a rule measures and its values, as its incidents say them (plain functions). */
+export { formatValue, measureOf } from './alerts/evaluate/evidence';
 
 /** How an issue's test facts read, shared by the console's issue page and the signed issue page (plain functions). */
 export { reproductionText, seenInText } from './issues/test-wording';

@@ -23,6 +23,8 @@ const TracesPage = page(() => import('./pages/traces/traces-page'));
 const TracePage = page(() => import('./pages/traces/trace-page'));
 const VitalsPage = page(() => import('./pages/vitals/vitals-page'));
 const ReleasesPage = page(() => import('./pages/releases/releases-page'));
+const AlertsPage = page(() => import('./pages/alerts/alerts-page'));
+const AlertRulePage = page(() => import('./pages/alerts/rule-page'));
 const IncidentsPage = page(() => import('./pages/incidents/incidents-page'));
 const IncidentPage = page(() => import('./pages/incidents/incident-page'));
 const NotificationsPage = page(() => import('./pages/notifications/notifications-page'));
@@ -60,6 +62,8 @@ function Routes() {
         <Route path="/trace/:id" component={TracePage} />
         <Route path="/vitals" component={VitalsPage} />
         <Route path="/releases" component={ReleasesPage} />
+        <Route path="/alerts" component={AlertsPage} />
+        <Route path="/alert/:id" component={AlertRulePage} />
         <Route path="/incidents" component={IncidentsPage} />
         <Route path="/incident/:id" component={IncidentPage} />
         <Route path="/notifications" component={NotificationsPage} />

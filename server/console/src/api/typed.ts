@@ -1,5 +1,6 @@
 import { hc } from 'hono/client';
 import type {
+  AlertRulesApi,
   AnalysisApi,
   AuditApi,
   ChannelsApi,
@@ -78,6 +79,7 @@ export const issueFacetsClient = hc<IssueFacetsApi>(at('/issues/facets'), option
 export const analysisClient = hc<AnalysisApi>(at('/issues'), options());
 export const githubClient = hc<GithubApi>(at(''), options());
 export const incidentsClient = hc<IncidentsApi>(at('/incidents'), options());
+export const alertRulesClient = hc<AlertRulesApi>(at('/alert-rules'), options());
 export const channelsClient = hc<ChannelsApi>(at('/notifications/channels'), options());
 export const rulesClient = hc<RulesApi>(at('/notifications/rules'), options());
 export const deliveriesClient = hc<DeliveriesApi>(at('/notifications'), options());

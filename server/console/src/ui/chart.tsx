@@ -24,6 +24,8 @@ export interface ChartProps {
   guides?: ReadonlyArray<{ value: number; color: string; label: string }>;
   /** X positions to mark (anomalies), drawn as dots on the first series. */
   marks?: readonly number[];
+  /** X ranges to shade (where an alert rule fired), epoch seconds; `to` null runs to the chart's end. */
+  bands?: ReadonlyArray<{ from: number; to: number | null; color: string }>;
   yLabel?: string;
 }
 
@@ -31,7 +33,7 @@ export interface ChartProps {
  * A time chart through uPlot (about 20 KB min+gzip, canvas, fast on thousands of points; chosen over Chart.js and
  * Recharts for size, see docs/console.md). Resizes with its container.
  */
-export function Chart({ title, x, series, height = 220, guides = [], marks = [], yLabel }: ChartProps) {
+export function Chart({ title, x, series, height = 220, guides = [], marks = [], bands = [], yLabel }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -67,6 +69,19 @@ export function Chart({ title, x, series, height = 220, guides = [], marks = [],
         })),
       ],
       hooks: {
+        // Bands under the series, guides over them.
+        drawClear: [
+          (u) => {
+            for (const b of bands) {
+              const left = Math.max(u.valToPos(b.from, 'x', true), u.bbox.left);
+              const right = b.to === null ? u.bbox.left + u.bbox.width : u.valToPos(b.to, 'x', true);
+              u.ctx.save();
+              u.ctx.fillStyle = b.color;
+              u.ctx.fillRect(left, u.bbox.top, Math.max(right - left, 2), u.bbox.height);
+              u.ctx.restore();
+            }
+          },
+        ],
         draw: [
           (u) => {
             for (const g of guides) {
@@ -91,7 +106,7 @@ export function Chart({ title, x, series, height = 220, guides = [], marks = [],
       observer.disconnect();
       plot.destroy();
     };
-  }, [x, series, height, guides, marks, yLabel]);
+  }, [x, series, height, guides, marks, bands, yLabel]);
   return (
     <div ref={box} className="chart" role="img" aria-label={title} aria-description={`Times in ${timeZoneLabel()}`} />
   );

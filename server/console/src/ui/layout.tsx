@@ -11,6 +11,7 @@ const NAV = [
   { href: '/vitals', label: 'Web Vitals', match: ['/vitals'] },
   { href: '/releases', label: 'Releases', match: ['/releases'] },
   { href: '/incidents', label: 'Incidents', match: ['/incidents', '/incident/'] },
+  { href: '/alerts', label: 'Alerts', match: ['/alerts', '/alert/'] },
   { href: '/notifications', label: 'Notifications', match: ['/notifications'] },
   { href: '/cost', label: 'Cost', match: ['/cost'] },
   { href: '/test-runs', label: 'Test runs', match: ['/test-runs', '/test-run/', '/tests/', '/test/'] },

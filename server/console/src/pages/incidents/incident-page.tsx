@@ -6,9 +6,10 @@ import { AssigneeControl } from '../../ui/assignee';
 import { formatMoney, formatTime } from '../../ui/format';
 import { PageHeader } from '../../ui/layout';
 import { LoadState } from '../../ui/status';
+import { RuleIncident } from '../alerts/rule-incident';
 import { IncidentStatusBadge, SeverityBadge } from './badges';
 import { IncidentActions } from './incident-actions';
-import { costImpactOf, evidenceOf, type CostImpact, type Evidence, type IncidentDetail } from './types';
+import { costImpactOf, evidenceOf, ruleEvidenceOf, type CostImpact, type Evidence, type IncidentDetail } from './types';
 import './incidents.css';
 
 const At = ({ at }: { at: string }) => <time dateTime={at}>{formatTime(at)}</time>;
@@ -180,6 +181,7 @@ export default function IncidentPage() {
   } = useApi((o) => incidentsClient[':id'].$get({ param: { id: encodeURIComponent(id) } }, o), [id]);
   if (!incident) return <LoadState loading={loading} error={error} />;
   const evidence = evidenceOf(incident);
+  const ruleEvidence = ruleEvidenceOf(incident);
   const costImpact = costImpactOf(incident);
   // Without a model, the analysis is this summary again (the heuristic takes the incident's own): say it once.
   const analysis =
@@ -243,6 +245,7 @@ export default function IncidentPage() {
         </section>
       </div>
       {evidence && <EvidenceView e={evidence} />}
+      {ruleEvidence && <RuleIncident incident={incident} evidence={ruleEvidence} />}
       {costImpact && <CostImpactView impact={costImpact} />}
     </article>
   );
