@@ -5,6 +5,7 @@ export { createApp } from './app';
 export { openDatabase, type DatabaseHandle } from './db/connect';
 export { migrateToLatest } from './db/migrate';
 export { applyRetention } from './retention/job';
+export { rollUpVitals } from './vitals/rollup/job';
 export { createKey, listKeys, revokeKey, type CreatedKey, type KeyInfo } from './projects/keys-store';
 export { registerApp, addAlias, removeAlias, listApps } from './projects/apps-store';
 export { createTenant, createProject } from './projects/store';

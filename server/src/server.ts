@@ -22,6 +22,7 @@ import { scheduleDetection } from './incidents/detect/schedule';
 import type { NotifyServices } from './notify/services';
 import { startNotifications, type NotifyOptions } from './notify/start';
 import { scheduleRetention } from './retention/job';
+import { scheduleVitalRollups } from './vitals/rollup/job';
 import { attachReplayStorage } from './replay/attach';
 import { chunkStoreOf, DATABASE_CHUNKS } from './replay/chunk-store';
 import { scheduleChunkSweep } from './replay/sweep';
@@ -203,7 +204,8 @@ function servicesOf(
 
 /**
  * What runs on a schedule over the stored data: incident detection and alert rule evaluation (unless turned off), the
- * SQLite WAL checkpoints (for a file), and retention. `stop` ends detection and retention; the checkpointer stops after
+ * SQLite WAL checkpoints (for a file), the Web Vitals rollups and retention. `stop` ends detection, rollups and
+ * retention; the checkpointer stops after
  * the last write.
  */
 function startSchedules(
@@ -241,6 +243,8 @@ function startSchedules(
   const checkpointer = database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
   // Scheduled even when the server keeps everything: a project may set days of its own.
   const stopRetention = scheduleRetention(database.db, clock, settings.retention, log);
+  // Web Vitals over days read hourly and daily rollups (vitals/rollup/job.ts).
+  const stopRollups = scheduleVitalRollups(database.db, clock, log);
   // Payloads in a bucket: the objects no row names are swept (replay/sweep.ts).
   const inBucket = chunkStoreOf(database.db) !== DATABASE_CHUNKS;
   const stopSweep = inBucket ? scheduleChunkSweep(database.db, clock, log) : async () => undefined;
@@ -249,6 +253,7 @@ function startSchedules(
     alerts,
     async stop() {
       await stopSweep();
+      await stopRollups();
       await stopRetention();
       await stopDetection();
     },

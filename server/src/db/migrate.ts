@@ -32,6 +32,7 @@ import { timePartitionsMigration } from './migrations/0032-time-partitions';
 import { listingIndexesMigration } from './migrations/0033-listing-indexes';
 import { metricRouteEnvMigration } from './migrations/0034-metric-route-env';
 import { alertRulesMigration } from './migrations/0035-alert-rules';
+import { vitalRollupsMigration } from './migrations/0037-vital-rollups';
 import { facetActivityIndexesMigration } from './migrations/0038-facet-activity-indexes';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
@@ -69,6 +70,7 @@ function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, 
     '0033-listing-indexes': listingIndexesMigration(handle.dialect),
     '0034-metric-route-env': metricRouteEnvMigration(handle.dialect),
     '0035-alert-rules': alertRulesMigration(),
+    '0037-vital-rollups': vitalRollupsMigration(),
     '0038-facet-activity-indexes': facetActivityIndexesMigration(),
   };
 }

@@ -7,6 +7,7 @@ import type { TestRunTables } from '../test-runs/tables';
 import type { TeamTables } from '../auth/tables';
 import type { TraceTables } from '../traces/tables';
 import type { SessionPageTables } from '../sessions/tables';
+import type { VitalRollupTables } from '../vitals/rollup/tables';
 
 /**
  * Table types for Kysely. Times are Unix epoch milliseconds (`*_ms`, integers that fit a JS number) for filtering and
@@ -14,7 +15,15 @@ import type { SessionPageTables } from '../sessions/tables';
  * JSON columns are text in both dialects: they are written and read whole, never queried into.
  */
 export interface Database
-  extends DetectionTables, CostTables, TestRunTables, TeamTables, TraceTables, SessionPageTables, AlertTables {
+  extends
+    DetectionTables,
+    CostTables,
+    TestRunTables,
+    TeamTables,
+    TraceTables,
+    SessionPageTables,
+    AlertTables,
+    VitalRollupTables {
   tenants: {
     id: string;
     name: string;

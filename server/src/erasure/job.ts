@@ -7,6 +7,7 @@ import { countsText, renewLease, updateErasure, type ErasureLease, type ErasureR
 import { mergeSubjects, resolveSubjects, type Subjects } from './subjects';
 import { targetOf } from './target';
 import { compact } from './vacuum';
+import { forgetRollups } from '../vitals/rollup/store';
 
 export interface ErasureDeps {
   db: Kysely<Database>;
@@ -102,5 +103,5 @@ async function eraseTarget(
     target,
     subjects,
   );
-  return total(counts);
+  return total({ ...counts, ...(await forgetRollups(deps.db, row.project_id, { signal: run.signal })) });
 }

@@ -11,6 +11,7 @@ import { daysOf } from './effective';
 import { dropExpiredPartitions, type Cutoffs } from './partition-drop';
 import { retentionDefaults, type ProjectSignal, type RetentionDefaults } from './signals';
 import { allProjectRetention } from './store';
+import { pruneRollups } from '../vitals/rollup/store';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -65,7 +66,11 @@ const PRUNERS: Record<ProjectSignal, Pruner> = {
     };
   },
   logs: byReceipt('logs'),
-  metrics: byReceipt('metric_points'),
+  // With the Web Vitals rollups of the periods that ended before the cutoff (vitals/rollup/).
+  metrics: async (db, projectId, cutoffMs, options) => ({
+    ...(await byReceipt('metric_points')(db, projectId, cutoffMs, options)),
+    ...(await pruneRollups(db, projectId, cutoffMs, options)),
+  }),
   // With their objects when the payloads live in object storage (replay/chunk-deletion.ts).
   replays: async (db, projectId, cutoffMs, options) => ({
     replay_chunks: await deleteChunksReceivedBefore(db, projectId, cutoffMs, options),

@@ -5,6 +5,7 @@ import { createRouter, errors, needs } from '../http/openapi';
 import { TEST_ENV } from '../otlp/environment';
 import { invalid } from '../shared/domain-errors';
 import { iso } from '../shared/time';
+import { RELATIVE_ERROR } from './rollup/histogram';
 import { vitalsQuery, VITALS_EXAMPLE, VitalsSchema } from './schemas';
 import { MAX_VITAL_POINTS } from './store';
 import { BUCKET_MS, type Bucket } from './summary';
@@ -24,7 +25,9 @@ const route = createRoute({
     "From the SDK's vital points (web_vital_lcp_ms, web_vital_inp_ms, web_vital_cls, web_vital_fcp_ms, web_vital_ttfb_ms) of the key's project in [from, to): " +
     `by default the ${DEFAULT_VITALS_WINDOW_MS / BUCKET_MS.day} days before now. Pages are the route patterns of the points' \`url.path\` (id-like segments as \`:id\`). ` +
     `Test traffic (env \`${TEST_ENV}\`, from \`@svc/playwright\` runs) is left out unless \`env\` asks for it. ` +
-    `p75 is the nearest-rank 75th percentile of the values read: at most the newest ${MAX_VITAL_POINTS} points (\`truncated\` says when there were more).`,
+    'Whole UTC days and hours the rollup job has rolled up are read from their rollups (a histogram per page and vital, ' +
+    `within ${(RELATIVE_ERROR * 100).toFixed(2)} % of the exact p75; \`approximation\` says how much), the rest from the points: ` +
+    `p75 is the nearest-rank 75th percentile, over at most the newest ${MAX_VITAL_POINTS} of those points (\`truncated\` says when there were more).`,
   request: { query: vitalsQuery },
   responses: {
     200: {

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { Time, rangeQuery } from '../http/schemas';
+import { RELATIVE_ERROR } from './rollup/histogram';
 import { perVital, THRESHOLDS } from './summary';
 
 /** Query parameters and answer of the Web Vitals summary (docs/api.md, "Web Vitals"). */
@@ -43,6 +44,18 @@ export const VitalsSchema = z
     truncated: z.boolean().openapi({
       description: 'True when the window held more vital points than the summary reads (the newest ones are read)',
     }),
+    approximation: z
+      .object({
+        rolled_up: z.number().min(0).max(1).openapi({
+          description:
+            'Share of the samples read from hourly and daily rollups (0: every one from the raw points, and the p75s exact)',
+        }),
+        relative_error: z.number().min(0).openapi({
+          description:
+            "Bound on each p75's relative error: the rollups' histogram buckets (0 when nothing came from rollups). Samples and the distribution are exact either way",
+        }),
+      })
+      .openapi({ description: 'How much of the answer came from rollups, and how close its percentiles are' }),
     thresholds: vitalObject(z.object({ good: z.number(), poor: z.number(), unit: z.string() })).openapi({
       description: "web.dev's thresholds: good when at most `good`, poor when above `poor`, needs improvement between",
     }),
@@ -77,6 +90,7 @@ export const VITALS_EXAMPLE: z.input<typeof VitalsSchema> = {
   bucket: 'day',
   route: null,
   truncated: false,
+  approximation: { rolled_up: 0.98, relative_error: RELATIVE_ERROR },
   thresholds: THRESHOLDS,
   pages: [
     {

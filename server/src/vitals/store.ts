@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { TEST_ENV } from '../otlp/environment';
+import type { Range } from './rollup/plan';
 import { VITAL_OF_METRIC } from './summary';
 
 /**
@@ -18,15 +19,21 @@ export interface VitalScope {
   env?: string;
 }
 
-/** The newest {@link MAX_VITAL_POINTS} + 1 vital points in scope, each with its page path. */
-export function vitalPoints(db: Kysely<Database>, scope: VitalScope) {
+/**
+ * The newest {@link MAX_VITAL_POINTS} + 1 vital points in scope, each with its page path: of the scope's window, or of
+ * the parts of it `ranges` names (those not rolled up, vitals/rollup/plan.ts).
+ */
+export function vitalPoints(
+  db: Kysely<Database>,
+  scope: VitalScope,
+  ranges: readonly Range[] = [[scope.from, scope.to]],
+) {
   let q = db
     .selectFrom('metric_points as m')
     .select(['m.name', 'm.value', 'm.time_ms', 'm.route as path'])
     .where('m.project_id', '=', scope.projectId)
     .where('m.name', 'in', [...VITAL_OF_METRIC.keys()])
-    .where('m.time_ms', '>=', scope.from)
-    .where('m.time_ms', '<', scope.to)
+    .where((eb) => eb.or(ranges.map(([from, to]) => eb.and([eb('m.time_ms', '>=', from), eb('m.time_ms', '<', to)]))))
     .where('m.value', 'is not', null);
   if (scope.appId !== undefined) q = q.where('m.app_id', '=', scope.appId);
   // Test runs measure the app on CI machines: their vitals say nothing of what users get (docs/api.md, "Web Vitals").

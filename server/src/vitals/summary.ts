@@ -1,3 +1,5 @@
+import { Tally, type RolledFigures } from './tally';
+
 /**
  * Web Vitals figures from the SDK's vital points: the 75th percentile per page and over time, rated with web.dev's
  * thresholds (https://web.dev/articles/vitals), and how many points fell in each rating.
@@ -72,26 +74,22 @@ export const THRESHOLDS = perVital((n) => {
   return { good, poor, unit };
 });
 
-/** Values of each vital. */
-function valuesByVital(points: readonly VitalPoint[]): PerVital<number[]> {
-  const values = perVital<number[]>(() => []);
-  for (const p of points) values[p.vital].push(p.value);
-  return values;
+/** A rollup row as the summary merges it: one vital's figures of a route over a period from `startMs`. */
+export interface RolledPart extends RolledFigures {
+  vital: VitalName;
+  route: string;
+  startMs: number;
 }
 
-/** Appends `item` to the list under `key`. */
-function push<K, V>(lists: Map<K, V[]>, key: K, item: V): void {
-  const list = lists.get(key);
-  if (list) list.push(item);
-  else lists.set(key, [item]);
-}
+type Tallies = PerVital<Tally>;
+const tallies = (): Tallies => perVital((n) => new Tally(n));
+const samplesOf = (t: Tallies) => VITAL_NAMES.reduce((sum, n) => sum + t[n].samples, 0);
 
-/** Sample count, p75 and rating of each vital over `points`. */
-function figures(points: readonly VitalPoint[]) {
-  const values = valuesByVital(points);
-  const percentiles = perVital((n) => p75(values[n]));
+/** Sample count, p75 and rating of each vital. */
+function figures(t: Tallies) {
+  const percentiles = perVital((n) => t[n].p75());
   return {
-    samples: points.length,
+    samples: samplesOf(t),
     p75: percentiles,
     rating: perVital((n) => {
       const value = percentiles[n];
@@ -100,38 +98,51 @@ function figures(points: readonly VitalPoint[]) {
   };
 }
 
-function series(points: readonly VitalPoint[], bucket: Bucket) {
-  return perVital((name) => {
-    const buckets = new Map<number, number[]>();
-    for (const p of points) {
-      if (p.vital !== name) continue;
-      const t = Math.floor(p.timeMs / BUCKET_MS[bucket]) * BUCKET_MS[bucket];
-      push(buckets, t, p.value);
-    }
-    return [...buckets.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([t, values]) => ({ t: new Date(t).toISOString(), p75: p75(values)!, samples: values.length }));
-  });
-}
+/** The tallies of one vital per bucket start. */
+type Buckets = PerVital<Map<number, Tally>>;
 
-function distribution(points: readonly VitalPoint[]) {
-  const counts = perVital<Record<Rating, number>>(() => ({ good: 0, needs_improvement: 0, poor: 0 }));
-  for (const p of points) counts[p.vital][rate(p.vital, p.value)] += 1;
-  return counts;
+function series(buckets: Buckets) {
+  return perVital((name) =>
+    [...buckets[name].entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([t, tally]) => ({ t: new Date(t).toISOString(), p75: tally.p75()!, samples: tally.samples })),
+  );
 }
 
 /**
- * Pages (every route, most samples first, at most {@link MAX_PAGES}) from all points; the figures over the whole
- * window, the series (buckets with points only, oldest first) and the distribution from the points of `route` when
- * given, else all.
+ * Pages (every route, most samples first, at most {@link MAX_PAGES}) from all points and rollup rows; the figures over
+ * the whole window, the series (buckets with points only, oldest first) and the distribution from those of `route`
+ * when given, else all. Rollup rows are of whole periods no longer than `bucket`.
  */
-export function summarizeVitals(points: readonly VitalPoint[], bucket: Bucket, route: string | undefined) {
-  const byRoute = new Map<string, VitalPoint[]>();
-  for (const p of points) push(byRoute, p.route, p);
+export function summarizeVitals(
+  points: readonly VitalPoint[],
+  bucket: Bucket,
+  route: string | undefined,
+  rolled: readonly RolledPart[] = [],
+) {
+  const byRoute = new Map<string, Tallies>();
+  const overall = tallies();
+  const buckets: Buckets = perVital(() => new Map());
+  const add = (p: { route: string; vital: VitalName; timeMs: number }, into: (tally: Tally) => void) => {
+    const ofRoute = byRoute.get(p.route) ?? byRoute.set(p.route, tallies()).get(p.route)!;
+    into(ofRoute[p.vital]);
+    if (route !== undefined && route !== p.route) return;
+    into(overall[p.vital]);
+    const t = Math.floor(p.timeMs / BUCKET_MS[bucket]) * BUCKET_MS[bucket];
+    const inBucket = buckets[p.vital];
+    into(inBucket.get(t) ?? inBucket.set(t, new Tally(p.vital)).get(t)!);
+  };
+  for (const p of points) add(p, (tally) => tally.addValue(p.value));
+  for (const r of rolled) add({ ...r, timeMs: r.startMs }, (tally) => tally.addRolled(r));
   const pages = [...byRoute.entries()]
-    .sort(([ra, a], [rb, b]) => b.length - a.length || (ra < rb ? -1 : ra > rb ? 1 : 0))
+    .map(([r, t]) => ({ route: r, samples: samplesOf(t), t }))
+    .sort((a, b) => b.samples - a.samples || (a.route < b.route ? -1 : a.route > b.route ? 1 : 0))
     .slice(0, MAX_PAGES)
-    .map(([r, ps]) => ({ route: r, ...figures(ps) }));
-  const chosen = route === undefined ? points : (byRoute.get(route) ?? []);
-  return { pages, overall: figures(chosen), series: series(chosen, bucket), distribution: distribution(chosen) };
+    .map(({ route: r, t }) => ({ route: r, ...figures(t) }));
+  return {
+    pages,
+    overall: figures(overall),
+    series: series(buckets),
+    distribution: perVital((n) => ({ ...overall[n].ratings })),
+  };
 }
