@@ -154,7 +154,7 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
     .route('/traces', traceRoutes(services))
     .route('/vitals', vitalsRoutes(services))
     .route('/releases', releaseRoutes(services))
-    .route('/alert-rules', alertRuleRoutes(services))
+    .route('/alert-rules', alertRuleRoutes(services, options.notify?.incidents))
     .route('/', logFramesRoutes(services));
   const { notify } = options;
   if (notify) {

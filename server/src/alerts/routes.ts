@@ -15,6 +15,8 @@ import {
 import { cursorQuery, idParams, limitQuery, pageOf } from '../http/schemas';
 import { keysetPage } from '../shared/keyset';
 import { iso } from '../shared/time';
+import type { IncidentCommands } from '../incidents/types';
+import { ruleDeleted } from './evaluate/lifecycle';
 import { MAX_PREVIEW_DAYS, preview } from './preview';
 import type { AlertRule } from './rule';
 import {
@@ -145,8 +147,11 @@ const previewRoute = createRoute({
   responses: { 200: jsonAnswer('The series', PreviewSchema), ...errors(400, 401, 403, 413, 415) },
 });
 
-/** `/control-plane/alert-rules`: the rules' CRUD and the preview (docs/alerts.md); their evaluation is alerts/evaluate/. */
-export function alertRuleRoutes(services: Services) {
+/**
+ * `/control-plane/alert-rules`: the rules' CRUD and the preview (docs/alerts.md); their evaluation is alerts/evaluate/.
+ * `incidents`: the incident commands that resolve a deleted rule's incident (absent when the server has no incidents).
+ */
+export function alertRuleRoutes(services: Services, incidents?: IncidentCommands) {
   const { db, clock } = services;
   return createRouter()
     .openapi(listRoute, async (c) => {
@@ -213,7 +218,10 @@ export function alertRuleRoutes(services: Services) {
       return c.json(ruleJson(ruleFromRow(await loadRule(db, projectId, id))), 200);
     })
     .openapi(deleteRoute, async (c) => {
-      await deleteRule(db, c.get('caller').projectId, c.req.valid('param').id);
+      const rule = { id: c.req.valid('param').id, projectId: c.get('caller').projectId };
+      await deleteRule(db, rule.projectId, rule.id);
+      // The evaluator no longer sees the rule: what it opened is resolved here.
+      if (incidents) await ruleDeleted(incidents, rule);
       return c.body(null, 204);
     });
 }

@@ -76,8 +76,8 @@ export function listRules(
 }
 
 /**
- * Changes a rule's definition. The evaluator's state starts again (`ok`, due now): a value measured under the old
- * query or condition says nothing about the new one. An open incident stays linked, for the evaluator to resolve.
+ * Changes a rule's definition and makes it due now: the evaluator's next tick measures the new definition (its state
+ * and incident stay until then; docs/alerts.md, "Evaluation").
  */
 export async function updateRule(
   db: Kysely<Database>,
@@ -88,7 +88,7 @@ export async function updateRule(
 ): Promise<void> {
   await db
     .updateTable('alert_rules')
-    .set({ ...changes, updated_ms: nowMs, next_eval_ms: 0, pending_since_ms: null })
+    .set({ ...changes, updated_ms: nowMs, next_eval_ms: 0 })
     .where('project_id', '=', projectId)
     .where('id', '=', id)
     .execute();
@@ -106,13 +106,16 @@ export async function deleteRule(db: Kysely<Database>, projectId: string, id: st
 
 // ---- For the evaluator (alerts/evaluate/): which rules are due, claiming one, and keeping its state ----
 
-/** Enabled rules of every project due at `nowMs` and not held by a live lease, soonest first (index by due time). */
+/**
+ * Rules of every project due at `nowMs` and not held by a live lease, soonest first (index by due time): the enabled
+ * ones, and disabled ones not yet back to `ok` (disabling resolves what the rule had opened).
+ */
 export async function dueRules(db: Kysely<Database>, nowMs: number, limit: number): Promise<AlertRule[]> {
   const rows = await db
     .selectFrom('alert_rules')
     .selectAll()
     .where('next_eval_ms', '<=', nowMs)
-    .where('enabled', '=', 1)
+    .where((eb) => eb.or([eb('enabled', '=', 1), eb('state', '<>', 'ok')]))
     .where((eb) => eb.or([eb('lease_until_ms', 'is', null), eb('lease_until_ms', '<', nowMs)]))
     .orderBy('next_eval_ms')
     .orderBy('id')
