@@ -71,6 +71,32 @@ const traces = (p: Person) => ({
   ],
 });
 
+/** A backend's span in Alice's trace, in no session: it stays, and so does the trace's summary, less her. */
+const backendSpan = {
+  resourceSpans: [
+    {
+      resource: { attributes: [str('service.name', 'web-app')] },
+      scopeSpans: [
+        {
+          scope: { name: '@svc/test' },
+          spans: [
+            {
+              traceId: 'a1'.repeat(16),
+              spanId: 'c3'.repeat(8),
+              parentSpanId: 'a1'.repeat(8),
+              name: 'SELECT orders',
+              kind: 2,
+              startTimeUnixNano: `${(T0 + 1) * 1_000_000}`,
+              endTimeUnixNano: `${(T0 + 3) * 1_000_000}`,
+              status: { code: 1 },
+            },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
 const logs = (p: Person, session: string, attributes: ReturnType<typeof str>[], severityNumber = 9) => ({
   resourceLogs: [
     {
@@ -265,6 +291,7 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
       await ingest('/ingest/replay/chunk', replayChunk(p));
       await ingest('/ingest/replay/recipes', recipe(p));
     }
+    await ingest('/otlp/v1/traces', backendSpan);
     // Alice's error last: the issue's last event names her session.
     for (const p of [BOB, ALICE]) await ingest('/otlp/v1/logs', failure(p));
     // Alice's second session, named only through her id on one record: it goes whole too.
@@ -353,7 +380,10 @@ describe.each(kinds)('deletion on request on %s', (kind) => {
     const replay = await call<{ events: unknown[] }>('GET', `/sessions/${BOB.session}/replay`);
     expect(JSON.stringify(replay.body.events)).toContain(BOB.email);
     const spans = await call<{ data: unknown[] }>('GET', '/spans');
-    expect(spans.body.data).toHaveLength(1);
+    expect(spans.body.data).toHaveLength(2);
+    // Alice's trace keeps its backend span and its summary, without her session or her root span.
+    const trace = await call<{ data: Array<Record<string, unknown>> }>('GET', `/traces?trace_id=${'a1'.repeat(16)}`);
+    expect(trace.body.data).toEqual([expect.objectContaining({ trace_id: 'a1'.repeat(16), session_id: null })]);
     // The issue stays, with Bob's session and user in it.
     const issues = await call<{ data: Array<{ id: string }> }>('GET', '/issues');
     const sessionsOf = await Promise.all(

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { DialectName } from '../db/connect';
 import { deleteMatching, type BatchOptions } from '../db/batched-delete';
 import type { Database } from '../db/schema';
@@ -76,6 +76,7 @@ export async function eraseSubjects(ctx: EraseContext, target: ErasureTarget, su
   const counts: Counts = {};
   const inProject = sql`project_id = ${projectId}`;
   const matching = recordsOf(ctx.dialect, target);
+  const traces = await tracesOf(db, projectId, matching, subjects.sessions);
   for (const table of ATTRIBUTE_TABLES)
     add(counts, table, await deleteMatching(db, { table, key: ['id'] }, sql`${inProject} and ${matching}`, options));
   await ctx.progress(counts);
@@ -97,6 +98,7 @@ export async function eraseSubjects(ctx: EraseContext, target: ErasureTarget, su
   const noSpanLeft = sql`${inProject} and span_count > 0 and not exists (select 1 from spans s where s.project_id = trace_summaries.project_id and s.trace_key = trace_summaries.trace_key and s.trace_id = trace_summaries.trace_id)`;
   const summaries = { table: 'trace_summaries', key: ['project_id', 'trace_key', 'trace_id'] };
   add(counts, 'trace_summaries', await deleteMatching(db, summaries, noSpanLeft, options));
+  add(counts, 'trace_summaries', await forgetInSummaries(db, projectId, traces, subjects.sessions));
   // So does a page path (it may name the person) that no session shows any more.
   const noSessionLeft = sql`${inProject} and not exists (select 1 from session_pages sp where sp.project_id = page_paths.project_id and sp.path = page_paths.path)`;
   const paths = { table: 'page_paths', key: ['project_id', 'path'] };
@@ -110,6 +112,81 @@ export async function eraseSubjects(ctx: EraseContext, target: ErasureTarget, su
   await scrubDerived(ctx, identifying.flatMap(forms), counts);
   await ctx.progress(counts);
   return counts;
+}
+
+type TraceRef = { trace_key: number; trace_id: string };
+
+/** The traces of the spans about to go (naming the target, or in its sessions), read before they go. */
+async function tracesOf(
+  db: Kysely<Database>,
+  projectId: string,
+  naming: RawBuilder<unknown>,
+  sessions: string[],
+): Promise<TraceRef[]> {
+  const spans = db.selectFrom('spans').select(['trace_key', 'trace_id']).distinct().where('project_id', '=', projectId);
+  const traces = new Map<string, TraceRef>();
+  const keep = (rows: TraceRef[]) => rows.forEach((row) => traces.set(row.trace_id, row));
+  keep(await spans.where(sql<SqlBool>`${naming}`).execute());
+  for (let i = 0; i < sessions.length; i += IN_CHUNK)
+    keep(await spans.where('session_id', 'in', sessions.slice(i, i + IN_CHUNK)).execute());
+  return [...traces.values()];
+}
+
+/**
+ * A trace with spans left outside the erased sessions (a backend's spans) keeps its summary, less what named the
+ * person: the erased session, and the root span (its name and attributes) once that span is gone. The figures stay
+ * as they were. Returns the summaries changed.
+ */
+async function forgetInSummaries(
+  db: Kysely<Database>,
+  projectId: string,
+  traces: TraceRef[],
+  sessions: string[],
+): Promise<number> {
+  let changed = 0;
+  for (let i = 0; i < traces.length; i += IN_CHUNK) {
+    const chunk = traces.slice(i, i + IN_CHUNK);
+    const ofChunk = db
+      .updateTable('trace_summaries')
+      .where('project_id', '=', projectId)
+      .where('trace_key', 'in', [...new Set(chunk.map((t) => t.trace_key))])
+      .where(
+        'trace_id',
+        'in',
+        chunk.map((t) => t.trace_id),
+      );
+    const roots = await ofChunk
+      .set({
+        root_span_id: null,
+        root_name: null,
+        root_service: null,
+        root_attributes: null,
+        root_has_parent: null,
+        root_ms: null,
+      })
+      .where('root_span_id', 'is not', null)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('spans as s')
+              .select('s.id')
+              .whereRef('s.project_id', '=', 'trace_summaries.project_id')
+              .whereRef('s.trace_key', '=', 'trace_summaries.trace_key')
+              .whereRef('s.span_id', '=', 'trace_summaries.root_span_id'),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    changed += Number(roots.numUpdatedRows);
+    for (let j = 0; j < sessions.length; j += IN_CHUNK) {
+      const ofSessions = await ofChunk
+        .set({ session_id: null })
+        .where('session_id', 'in', sessions.slice(j, j + IN_CHUNK))
+        .executeTakeFirst();
+      changed += Number(ofSessions.numUpdatedRows);
+    }
+  }
+  return changed;
 }
 
 /** Replaces each identifier in the derived text of the project, and empties analyses' inputs that mention any. */
