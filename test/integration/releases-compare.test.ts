@@ -109,16 +109,18 @@ const metricsBody = () => ({
     scopeMetrics: [
       {
         scope: { name: '@svc/browser' },
-        metrics: [
-          ['web_vital_lcp_ms', s.lcp ?? []],
-          ['web_vital_inp_ms', s.inp ?? []],
-        ]
+        metrics: (
+          [
+            ['web_vital_lcp_ms', s.lcp ?? []],
+            ['web_vital_inp_ms', s.inp ?? []],
+          ] as Array<[string, number[]]>
+        )
           .filter(([, values]) => values.length > 0)
           .map(([name, values]) => ({
             name,
             unit: 'ms',
             gauge: {
-              dataPoints: (values as number[]).map((v, k) => ({
+              dataPoints: values.map((v, k) => ({
                 timeUnixNano: nanos(s.atMs + 200 + k),
                 asDouble: v,
                 attributes: [str('url.path', '/checkout')],
@@ -130,6 +132,7 @@ const metricsBody = () => ({
   })),
 });
 
+type Vital = 'LCP' | 'INP' | 'CLS' | 'FCP' | 'TTFB';
 interface Figures {
   release: string;
   first_seen: string;
@@ -140,9 +143,9 @@ interface Figures {
   span_errors: number;
   span_error_rate: number | null;
   vitals: {
-    p75: Record<string, number | null>;
-    rating: Record<string, string | null>;
-    samples: Record<string, number>;
+    p75: Record<Vital, number | null>;
+    rating: Record<Vital, string | null>;
+    samples: Record<Vital, number>;
     truncated: boolean;
   };
 }
@@ -154,7 +157,7 @@ interface Comparison {
   app: string;
   current: Figures;
   previous: Figures | null;
-  changes: { vitals_p75: Record<string, Change>; span_error_rate: Change; error_free_share: Change } | null;
+  changes: { vitals_p75: Record<Vital, Change>; span_error_rate: Change; error_free_share: Change } | null;
 }
 
 describe.each(kinds)('release comparison on %s', (kind) => {
