@@ -1,0 +1,266 @@
+/**
+ * Alert rules over a busy app's data (issue 34): 1,000 rules evaluated as the evaluator evaluates them, against the
+ * detection interval they must fit in.
+ *
+ *   npm run bench:rules [-- --scale 0.02 --databases postgres,sqlite --rules 1000]
+ *
+ * Per database, `bench:scale --load-only` loads its data set at `--scale` (bench/scale-data.ts: sessions over 30 days
+ * with their spans, logs and Web Vitals, and the issues the detector makes of their errors) through the real ingest,
+ * and leaves the database. This process then opens it as the server does and evaluates `--rules` rules, one after
+ * another as one evaluator tick does: each rule's value over its window ending at the data's newest record
+ * (`evaluateRule`) and, for a change condition, its baseline (`baselineValue`). The rules mix every signal and
+ * aggregate, windows of 5 minutes, an hour and a day, filters, and change conditions (a day, a week, the previous
+ * release). Printed as the Markdown of docs/benchmarks.md: the total time against the detection interval, this
+ * process's CPU time and share of it (on PostgreSQL the database's own work is in its server, not counted), and the
+ * median, p95 and maximum per rule, overall and per signal.
+ */
+import { execFile } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { baselineValue, evaluateRule } from '../server/src/alerts/query/index';
+import type { AlertCondition, AlertQuery, RuleQuery, Signal } from '../server/src/alerts/rule';
+import { openDatabase } from '../server/src/db/connect';
+import { DETECTION_INTERVAL_MS } from '../server/src/incidents/detect/schedule';
+import { POSTGRES_ADMIN_URL, type DatabaseKind } from '../test/support/databases';
+import { runBench } from './harness';
+
+const { values: args } = parseArgs({
+  options: {
+    scale: { type: 'string', default: '0.02' },
+    databases: { type: 'string', default: 'postgres,sqlite' },
+    rules: { type: 'string', default: '1000' },
+  },
+});
+const SCALE = Number(args.scale);
+const RULES = Number(args.rules);
+if (!(SCALE > 0 && SCALE <= 1)) throw new Error('--scale must be a number in (0, 1]');
+if (!Number.isInteger(RULES) || RULES < 10) throw new Error('--rules must be an integer ≥ 10');
+const DATABASES = args.databases.split(',').map((name) => name.trim()) as DatabaseKind[];
+for (const name of DATABASES)
+  if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
+
+// ------------------------------------------------------------------------------------------------------------ the rules
+
+const threshold: AlertCondition = { type: 'threshold', op: 'above', value: 1_000_000 };
+
+/** What the rules ask, in turn: every signal and aggregate, with the filters people set. */
+const QUERIES: ReadonlyArray<[Signal, AlertQuery]> = [
+  ['vitals', { aggregate: 'p75', metric: 'LCP', filter: { route: '/checkout*' } }],
+  ['vitals', { aggregate: 'p90', metric: 'INP' }],
+  ['vitals', { aggregate: 'p75', metric: 'LCP', filter: { env: ['production'] } }],
+  ['vitals', { aggregate: 'p75', metric: 'CLS', filter: { route: '/products/:id' } }],
+  ['vitals', { aggregate: 'p75', metric: 'TTFB', filter: { app: ['web-app'] } }],
+  ['spans', { aggregate: 'count' }],
+  ['spans', { aggregate: 'error_rate', filter: { route: '/api/checkout*' } }],
+  ['spans', { aggregate: 'p95', filter: { name: 'HTTP GET' } }],
+  ['spans', { aggregate: 'p99', filter: { route: '/api/cart*', env: ['staging'] } }],
+  ['spans', { aggregate: 'p50', filter: { name: 'documentLoad' } }],
+  ['spans', { aggregate: 'error_rate', filter: { attributes: { 'http.response.status_code': '500' } } }],
+  ['logs', { aggregate: 'count', filter: { severity: ['error', 'fatal'] } }],
+  ['logs', { aggregate: 'count', filter: { text: 'websocket' } }],
+  ['logs', { aggregate: 'count', filter: { severity: ['warn'], env: ['production'] } }],
+  ['metrics', { aggregate: 'avg', metric: 'web_vital_lcp_ms' }],
+  ['metrics', { aggregate: 'p95', metric: 'web_vital_ttfb_ms', filter: { route: '/cart' } }],
+  ['issues', { aggregate: 'new_issues' }],
+  ['issues', { aggregate: 'events' }],
+  ['sessions', { aggregate: 'count' }],
+  ['sessions', { aggregate: 'error_free_share', filter: { env: ['production'] } }],
+];
+
+/** Most rules compare with a threshold; one in five with the day before, one in twenty the week, one in fifty a release. */
+function conditionOf(i: number): AlertCondition {
+  if (i % 50 === 49) return { type: 'change', op: 'above', percent: 50, compare_to: 'previous_release' };
+  if (i % 20 === 19) return { type: 'change', op: 'above', percent: 50, compare_to: 'week' };
+  if (i % 5 === 4) return { type: 'change', op: 'above', percent: 50, compare_to: 'day' };
+  return threshold;
+}
+
+/** Windows: 60 % five minutes, 30 % an hour, 10 % a day. */
+const windowOf = (i: number) => [300, 300, 300, 300, 300, 300, 3600, 3600, 3600, 86_400][i % 10]!;
+
+function rulesOf(projectId: string): RuleQuery[] {
+  return Array.from({ length: RULES }, (_, i) => {
+    const [signal, query] = QUERIES[i % QUERIES.length]!;
+    return {
+      projectId,
+      signal,
+      query,
+      // Shifted each round of the queries, so that every query gets every window and condition.
+      windowSeconds: windowOf(i + Math.floor(i / QUERIES.length)),
+      condition: conditionOf(i + 3 * Math.floor(i / QUERIES.length)),
+      recovery: null,
+      forSeconds: 0,
+    };
+  });
+}
+
+// ------------------------------------------------------------------------------------------------------------ the load
+
+/** Runs `bench:scale --load-only` for one database; resolves with the URL of the database it left. */
+function loadScale(kind: DatabaseKind): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'npx',
+      ['tsx', 'bench/scale.ts', '--load-only', '--scale', String(SCALE), '--databases', kind],
+      { maxBuffer: 64 * 2 ** 20 },
+      (error, _stdout, stderr) => {
+        const url = /loaded, left at (\S+)/.exec(stderr)?.[1];
+        if (error || !url) reject(new Error(`bench:scale --load-only failed: ${error?.message ?? ''}\n${stderr}`));
+        else resolve(url);
+      },
+    );
+    child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  });
+}
+
+/** Drops what the load left: the PostgreSQL database, or the SQLite file's folder. */
+async function dropLoaded(kind: DatabaseKind, url: string): Promise<void> {
+  if (kind === 'sqlite') return void rmSync(dirname(url), { recursive: true, force: true });
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${new URL(url).pathname.slice(1)} with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------ the evaluation
+
+interface Timed {
+  signal: Signal;
+  ms: number;
+}
+
+interface Result {
+  kind: DatabaseKind;
+  records: { spans: number; logs: number; points: number; sessions: number; issues: number };
+  totalMs: number;
+  cpuMs: number;
+  timed: Timed[];
+  noData: number;
+}
+
+async function evaluateAll(kind: DatabaseKind, url: string): Promise<Result> {
+  const handle = openDatabase(url);
+  const { db } = handle;
+  try {
+    const count = async (table: 'spans' | 'logs' | 'metric_points' | 'sessions' | 'detection_groups') =>
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const project = await db.selectFrom('projects').select('id').executeTakeFirstOrThrow();
+    const newest = await db
+      .selectFrom('spans')
+      .select((eb) => eb.fn.max('time_ms').as('t'))
+      .executeTakeFirstOrThrow();
+    // The data's own now: the generator's newest session starts an hour before the load.
+    const nowMs = Number(newest.t) + 1;
+    const rules = rulesOf(project.id);
+    const evaluate = async (rule: RuleQuery) => {
+      const window = { fromMs: nowMs - rule.windowSeconds * 1000, toMs: nowMs };
+      const value = await evaluateRule(db, rule, window);
+      if (rule.condition.type === 'change') await baselineValue(db, rule, window);
+      return value;
+    };
+    // Warm-up: the first queries of a connection plan and cache.
+    for (const rule of rules.slice(0, QUERIES.length)) await evaluate(rule);
+    const timed: Timed[] = [];
+    let noData = 0;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    for (const rule of rules) {
+      const t0 = performance.now();
+      if ((await evaluate(rule)) === null) noData += 1;
+      timed.push({ signal: rule.signal, ms: performance.now() - t0 });
+    }
+    const totalMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    return {
+      kind,
+      records: {
+        spans: await count('spans'),
+        logs: await count('logs'),
+        points: await count('metric_points'),
+        sessions: await count('sessions'),
+        issues: await count('detection_groups'),
+      },
+      totalMs,
+      cpuMs: (used.user + used.system) / 1000,
+      timed,
+      noData,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------- the report
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+const spread = (ms: number[]) => {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return `${fmt(quantile(sorted, 0.5), 1)} / ${fmt(quantile(sorted, 0.95), 1)} / ${fmt(sorted[sorted.length - 1]!, 1)}`;
+};
+
+function report(results: Result[]): void {
+  console.log(`\n## bench:rules, ${new Date().toISOString().slice(0, 10)}\n`);
+  const flags = process.argv.slice(2).join(' ');
+  console.log(`\`npm run bench:rules${flags ? ` -- ${flags}` : ''}\`\n`);
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}. ` +
+      `${RULES} rules, one after another; detection interval ${DETECTION_INTERVAL_MS / 1000} s.\n`,
+  );
+  console.log(
+    '| database | spans | logs | metric points | sessions | issues | rules | total s | of the interval | CPU s (this process) | CPU share of the interval | no data |',
+  );
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const r of results) {
+    const { spans, logs, points, sessions, issues } = r.records;
+    console.log(
+      `| ${r.kind} | ${fmt(spans)} | ${fmt(logs)} | ${fmt(points)} | ${fmt(sessions)} | ${fmt(issues)} | ${r.timed.length} | ${fmt(r.totalMs / 1000, 2)} | ${fmt((100 * r.totalMs) / DETECTION_INTERVAL_MS)} % | ${fmt(r.cpuMs / 1000, 2)} | ${fmt((100 * r.cpuMs) / DETECTION_INTERVAL_MS)} % | ${r.noData} |`,
+    );
+  }
+  const signals = [...new Set(QUERIES.map(([s]) => s))];
+  console.log(`\n| per rule, ms (median / p95 / max) | ${results.map((r) => r.kind).join(' | ')} |`);
+  console.log(`| --- |${' ---: |'.repeat(results.length)}`);
+  console.log(`| every rule | ${results.map((r) => spread(r.timed.map((t) => t.ms))).join(' | ')} |`);
+  for (const signal of signals)
+    console.log(
+      `| ${signal} | ${results.map((r) => spread(r.timed.filter((t) => t.signal === signal).map((t) => t.ms))).join(' | ')} |`,
+    );
+  for (const r of results)
+    if (r.totalMs > DETECTION_INTERVAL_MS) {
+      console.log(`\n${r.kind}: ${RULES} rules took longer than the detection interval.`);
+      process.exitCode = 1;
+    }
+}
+
+async function main(): Promise<void> {
+  const results: Result[] = [];
+  for (const kind of DATABASES) {
+    console.error(`${kind}: loading the bench:scale data set at --scale ${SCALE}...`);
+    const url = await loadScale(kind);
+    try {
+      console.error(`${kind}: evaluating ${RULES} rules...`);
+      results.push(await evaluateAll(kind, url));
+    } finally {
+      await dropLoaded(kind, url);
+    }
+  }
+  report(results);
+}
+
+runBench('bench:rules', main, new Set(), 3 * 3_600_000);
