@@ -3,6 +3,7 @@ import { applyRetention } from '../../server/src/index';
 import { createDetector, type Detector } from '../../server/src/incidents/detect/detector';
 import type { DetectionOptions } from '../../server/src/incidents/detect/thresholds';
 import type { IncidentStore } from '../../server/src/incidents/store';
+import { errorEvidence } from '../../server/src/incidents/types';
 import { databaseKinds } from '../support/databases';
 import { detectionIncidentStore } from '../support/incident-store';
 import { CART_ERROR, chromeStack, errorLog, resource, type ErrorInput } from '../support/error-logs';
@@ -226,9 +227,16 @@ describe.each(kinds)('incident detection on %s', (kind) => {
       affected_sessions: 5,
     });
     // Sessions with a replay come first in the sample.
-    expect(incident!.evidence!.sessions[0]).toEqual({ session_id: 'sess-1', replay_url: `${viewer}sess-1` });
-    expect(incident!.evidence!.sessions.slice(1).map((s) => s.replay_url)).toEqual([null, null, null, null]);
-    expect(incident!.evidence!.failing_requests).toEqual([
+    expect(errorEvidence(incident!.evidence)!.sessions[0]).toEqual({
+      session_id: 'sess-1',
+      replay_url: `${viewer}sess-1`,
+    });
+    expect(
+      errorEvidence(incident!.evidence)!
+        .sessions.slice(1)
+        .map((s) => s.replay_url),
+    ).toEqual([null, null, null, null]);
+    expect(errorEvidence(incident!.evidence)!.failing_requests).toEqual([
       {
         trace_id: failing,
         span_id: failing.slice(0, 16),
@@ -338,7 +346,7 @@ describe.each(kinds)('incident detection on %s', (kind) => {
       );
     const [id] = (await detector().runOnce()).opened;
     const incident = await store.get(t.projectId, id!);
-    expect(incident!.evidence!.failing_requests.map((r) => r.trace_id)).toEqual([traceId]);
+    expect(errorEvidence(incident!.evidence)!.failing_requests.map((r) => r.trace_id)).toEqual([traceId]);
     expect(incident!.root_cause_summary).toContain('1 failing request correlates: POST /reserve → 503 (trace 1111…).');
     now += 31 * MINUTE;
     await detector().runOnce();
@@ -369,7 +377,7 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     await sendErrors(20, { message });
     const more = await detector().runOnce();
     expect(more).toMatchObject({ escalated: [], updated: [id] });
-    expect((await store.get(t.projectId, id))!.evidence!.error_count).toBe(31);
+    expect(errorEvidence((await store.get(t.projectId, id))!.evidence)!.error_count).toBe(31);
 
     // 29 minutes without an error: still open. 30: resolved by the detector.
     now += 29 * MINUTE;
@@ -387,7 +395,7 @@ describe.each(kinds)('incident detection on %s', (kind) => {
     const reopened = (await detector().runOnce()).opened;
     expect(reopened).toHaveLength(1);
     expect(reopened[0]).not.toBe(id);
-    expect((await store.get(t.projectId, reopened[0]!))!.evidence!.error_count).toBe(5);
+    expect(errorEvidence((await store.get(t.projectId, reopened[0]!))!.evidence)!.error_count).toBe(5);
     now += 31 * MINUTE;
     await detector().runOnce();
   });
