@@ -29,6 +29,7 @@ interface Incident {
   services: string[];
   root_cause_summary: string;
   resolved_by: string | null;
+  dashboard_url: string;
   evidence: RuleEvidence;
 }
 type Payload = { event: string; incident_id: string; title: string; severity: string; root_cause_summary: string };
@@ -181,6 +182,14 @@ describe.each(kinds)('alert rule evaluation on %s', (kind) => {
       `${t.url}/vitals?app=web-app&route=%2Fcheckout*&range=15m`,
     );
     expect(webhookEvents(id)).toEqual(['incident.created']);
+    // The signed incident page of the notification shows the rule's evidence and where to look.
+    const page = await (await fetch(opened.dashboard_url)).text();
+    for (const text of [
+      '<dt>Alert rule</dt><dd>Checkout LCP</dd>',
+      '<dt>Value</dt><dd>3800 ms</dd>',
+      '>Web Vitals</a>',
+    ])
+      expect(page).toContain(text);
 
     // Still above: the same incident, no second notification.
     now += MINUTE;
