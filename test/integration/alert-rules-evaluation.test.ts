@@ -236,6 +236,51 @@ describe.each(kinds)('alert rule evaluation on %s', (kind) => {
     expect((await incident(id)).root_cause_summary).toContain('50% over the same window a day before (1000 ms)');
   });
 
+  it('a rule edited while firing follows its new definition; disabled or deleted, its incident resolves', async () => {
+    const fire = async (name: string, route: string) => {
+      const made = await createRule({
+        name,
+        signal: 'vitals',
+        query: { aggregate: 'p75', metric: 'LCP', filter: { app: ['web-app'], env: ['production'], route } },
+        window_seconds: 300,
+        condition: { type: 'threshold', op: 'above', value: 2500 },
+      });
+      await lcp([3000, 3000], route);
+      await evaluate();
+      const firing = await rule(made.id);
+      expect(firing).toMatchObject({ state: 'firing', incident_id: expect.stringMatching(/^inc_/) });
+      return { id: made.id, incident: firing.incident_id! };
+    };
+    const edited = await fire('Search LCP', '/search');
+    const disabled = await fire('Account LCP', '/account');
+    const deleted = await fire('Help LCP', '/help');
+
+    // A threshold still under the value: the same incident goes on, its evidence rewritten; no second page.
+    const patch = (id: string, body: unknown) => controlCall(t, 'PATCH', `/alert-rules/${id}`, body);
+    expect((await patch(edited.id, { condition: { type: 'threshold', op: 'above', value: 2800 } })).status).toBe(200);
+    expect((await evaluate()).opened).toEqual([]);
+    expect(await rule(edited.id)).toMatchObject({ state: 'firing', incident_id: edited.incident });
+    expect((await incident(edited.incident)).evidence).toMatchObject({ threshold: 2800, threshold_at_detection: 2500 });
+    // Now above the value: the new condition does not hold, and the incident resolves.
+    expect((await patch(edited.id, { condition: { type: 'threshold', op: 'above', value: 3500 } })).status).toBe(200);
+    expect((await evaluate()).resolved).toEqual([edited.incident]);
+    expect(await rule(edited.id)).toMatchObject({ state: 'ok', incident_id: null });
+
+    expect((await patch(disabled.id, { enabled: false })).status).toBe(200);
+    expect((await evaluate()).resolved).toEqual([disabled.incident]);
+    expect(await rule(disabled.id)).toMatchObject({ state: 'ok', incident_id: null });
+    expect(await incident(disabled.incident)).toMatchObject({ resolved_by: 'alert rule: rule turned off' });
+
+    expect((await controlCall(t, 'DELETE', `/alert-rules/${deleted.id}`)).status).toBe(204);
+    expect(await incident(deleted.incident)).toMatchObject({
+      status: 'resolved',
+      resolved_by: 'alert rule: rule deleted',
+    });
+    await t.server.notify.outbox.drain();
+    for (const { incident: id } of [edited, disabled, deleted])
+      expect(webhookEvents(id)).toEqual(['incident.created', 'incident.resolved']);
+  });
+
   it('no data: "alert" opens an incident when a metric stops and resolves it when it is back; "quiet" only records it', async () => {
     const query = { aggregate: 'avg', metric: 'queue.depth', filter: { app: ['web-app'], env: ['production'] } };
     const common = {
