@@ -1,4 +1,5 @@
 import { DETECTION_INTERVAL_MS } from '../../incidents/detect/schedule';
+import { positiveOptions } from '../../shared/tuning';
 
 /** How the evaluator works through the rules (docs/alerts.md, "Evaluation"). Durations in milliseconds. */
 export interface EvaluationOptions {
@@ -23,14 +24,8 @@ export const EVALUATION_DEFAULTS: EvaluationOptions = {
 };
 
 /** Defaults with the given options on top; refuses settings under which evaluation could not work. */
-export function evaluationOptions(options: Partial<EvaluationOptions> = {}): EvaluationOptions {
-  const merged = { ...EVALUATION_DEFAULTS, ...options };
-  for (const [name, value] of Object.entries(merged)) {
-    if (!Number.isFinite(value) || value <= 0)
-      throw new Error(`alert evaluation option ${name} must be a positive number, got ${value}`);
-  }
-  return merged;
-}
+export const evaluationOptions = (options: Partial<EvaluationOptions> = {}): EvaluationOptions =>
+  positiveOptions('alert evaluation', EVALUATION_DEFAULTS, options);
 
 /**
  * How often a rule is evaluated: a tenth of its window, between one detection tick (10 s) and a minute. A short window

@@ -1,3 +1,4 @@
+import { positiveOptions } from '../../shared/tuning';
 import type { Severity } from '../types';
 
 /** When an error group becomes an incident, and what happens to the incident after. All durations in milliseconds. */
@@ -46,14 +47,8 @@ export const DETECTION_DEFAULTS: DetectionOptions = {
 };
 
 /** Defaults with the given options on top; refuses settings under which detection could not work. */
-export function detectionOptions(options: Partial<DetectionOptions> = {}): DetectionOptions {
-  const merged = { ...DETECTION_DEFAULTS, ...options };
-  for (const [name, value] of Object.entries(merged)) {
-    if (!Number.isFinite(value) || value <= 0)
-      throw new Error(`detection option ${name} must be a positive number, got ${value}`);
-  }
-  return merged;
-}
+export const detectionOptions = (options: Partial<DetectionOptions> = {}): DetectionOptions =>
+  positiveOptions('detection', DETECTION_DEFAULTS, options);
 
 /**
  * Severity at detection: `critical` when the burst is large (the threshold times {@link DetectionOptions.criticalFactor})
