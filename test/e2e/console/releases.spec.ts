@@ -6,8 +6,8 @@ import { ingest, nanos, otlpAttributes, waitForItems } from './telemetry-seed';
 /**
  * The Releases page (`/releases`) in Chromium on sessions of three releases sent as OTLP: the releases newest first,
  * the newest compared with the one first seen before it (Web Vitals p75, span error rate, error-free sessions, each
- * change said in words), another release picked from the list or compared with a chosen one, keyboard use,
- * accessibility and the docs picture.
+ * change said in words), another release picked from the list or compared with a chosen one, the link to a rule
+ * watching the comparison, keyboard use, accessibility and the docs picture.
  */
 
 const HOUR = 3_600_000;
@@ -180,4 +180,14 @@ test('a release picked from the list, or compared with a chosen one; the first h
   await expect(page.getByRole('heading', { level: 2, name: 'Release 1.0' })).toBeVisible();
   await expect(page.getByText('No release of this app was first seen before it.')).toBeVisible();
   await expect(figure(page, 'LCP p75').getByRole('cell').nth(2)).toHaveText('no previous release');
+
+  // A rule can watch the comparison: the link opens the editor on a change against the previous release.
+  await page
+    .getByRole('link', { name: `Alert when a release of ${server.appName} gets worse than the one before` })
+    .click();
+  const form = page.getByRole('form', { name: 'Definition of the new rule' });
+  await expect(form.getByLabel('Condition')).toHaveValue('change');
+  await expect(form.getByLabel('Compared with')).toHaveValue('previous_release');
+  await expect(form.getByLabel('Apps (comma-separated)')).toHaveValue(server.appName);
+  await expect(page.getByRole('region', { name: 'Preview: the last 7 days' }).getByRole('img')).toBeVisible();
 });

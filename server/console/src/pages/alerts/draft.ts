@@ -70,6 +70,19 @@ export const NEW_DRAFT: Draft = {
   enabled: true,
 };
 
+/**
+ * A new rule watching a release comparison (the Releases page links here with `?app=`): the app's p75 LCP, 20 % above
+ * the previous release's.
+ */
+export function releaseWatchDraft(app: string): Draft {
+  return {
+    ...NEW_DRAFT,
+    name: `${app}: LCP against the previous release`,
+    filter: { ...EMPTY_FILTER, app },
+    condition: { ...NEW_DRAFT.condition, type: 'change', percent: '20', compare_to: 'previous_release' },
+  };
+}
+
 /** A signal chosen: its first aggregate, and a metric only where it takes one (LCP for vitals). */
 export function withSignal(draft: Draft, signal: Signal): Draft {
   const aggregate = AGGREGATES[signal][0];

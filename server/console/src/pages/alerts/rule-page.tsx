@@ -7,9 +7,10 @@ import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
 import { PageHeader } from '../../ui/layout';
 import { LoadState } from '../../ui/status';
+import { useUrlState } from '../../ui/url-state';
 import { ActionError, useAction } from '../../ui/use-action';
 import { ConfirmDelete, EditForm, Field } from '../notifications/form-parts';
-import { bodyOf, draftOf, NEW_DRAFT, previewRuleOf, TEXT_FILTERS, type Draft } from './draft';
+import { bodyOf, draftOf, NEW_DRAFT, previewRuleOf, releaseWatchDraft, TEXT_FILTERS, type Draft } from './draft';
 import { ConditionFields, OutcomeFields, QueryFields } from './fields';
 import { PreviewPanel } from './preview-panel';
 import { RuleStateBadge, valueText } from './rule-text';
@@ -26,8 +27,8 @@ function unitHint(draft: Draft): string {
 }
 
 /** The editor of a new rule, or of `rule`: every field, the live preview, save (and delete). */
-function RuleEditor({ rule, writable }: { rule?: Rule; writable: boolean }) {
-  const [draft, setDraft] = useState<Draft>(() => (rule ? draftOf(rule) : NEW_DRAFT));
+function RuleEditor({ rule, writable, start }: { rule?: Rule; writable: boolean; start: Draft }) {
+  const [draft, setDraft] = useState<Draft>(() => (rule ? draftOf(rule) : start));
   const [, navigate] = useLocation();
   const [asking, setAsking] = useState(false);
   const save = useAction(async () => {
@@ -101,6 +102,8 @@ export default function RulePage() {
   const me = useMe();
   const writable = can(me, 'project.configure');
   const isNew = id === 'new';
+  const [params] = useUrlState();
+  const watched = params.get('watch_release_of');
   const loaded = useApi(
     isNew ? null : (o) => alertRulesClient[':id'].$get({ param: { id: encodeURIComponent(id) } }, o),
     [id],
@@ -130,7 +133,14 @@ export default function RulePage() {
           )}
         </p>
       )}
-      {(isNew || rule) && <RuleEditor key={rule?.updated_at ?? 'new'} rule={rule} writable={writable} />}
+      {(isNew || rule) && (
+        <RuleEditor
+          key={rule?.updated_at ?? 'new'}
+          rule={rule}
+          writable={writable}
+          start={watched ? releaseWatchDraft(watched) : NEW_DRAFT}
+        />
+      )}
     </article>
   );
 }

@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { Link } from 'wouter';
 import { releasesClient } from '../../api/typed';
 import { useApi } from '../../api/use-api';
 import { useMe } from '../../auth/me-context';
@@ -68,6 +69,11 @@ function Comparison({ app, release, previous }: { app: string; release: string; 
         {!data.previous && ' No release of this app was first seen before it.'}
       </p>
       <ComparisonTable comparison={data} />
+      <p>
+        <Link href={`/alert/new?watch_release_of=${encodeURIComponent(app)}`}>
+          Alert when a release of {app} gets worse than the one before
+        </Link>
+      </p>
     </section>
   );
 }
