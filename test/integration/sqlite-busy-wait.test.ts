@@ -2,8 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
 import { openDatabase } from '../../server/src/db/connect';
+import { LONGEST_TURN_MS } from '../../server/src/db/event-loop-turn';
 import { migrateToLatest } from '../../server/src/db/migrate';
 import { configureSqlite } from '../../server/src/db/sqlite-settings';
 
@@ -40,5 +42,38 @@ it('waits for the write lock without stopping the event loop, then writes', asyn
   const row = await handle.db.selectFrom('tenants').select('name').where('id', '=', 't-busy').executeTakeFirst();
   expect(row?.name).toBe('busy');
   other.close();
+  await handle.close();
+});
+
+it('lets the event loop turn during a long chain of statements outside a transaction, and not inside one', async () => {
+  const handle = openDatabase(join(dir, 'chain.db'));
+  await migrateToLatest(handle);
+  // Each statement is synchronous and its promise already settled: a chain of them is one turn of the loop unless
+  // the connection gives it back (db/event-loop-turn.ts). Statements of about a millisecond, for over 100 ms.
+  const statement = sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 20000) select count(*) from n`;
+  const turnsDuring = async (chain: () => Promise<void>) => {
+    let turns = 0;
+    let chained = true;
+    const count = () => {
+      turns += 1;
+      if (chained) setImmediate(count);
+    };
+    setImmediate(count);
+    await chain();
+    chained = false;
+    return turns;
+  };
+  const startedMs = performance.now();
+  const outside = await turnsDuring(async () => {
+    while (performance.now() - startedMs < 10 * LONGEST_TURN_MS) await statement.execute(handle.db);
+  });
+  expect(outside).toBeGreaterThan(1);
+  const inside = await turnsDuring(() =>
+    handle.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < 50; i++) await statement.execute(trx);
+    }),
+  );
+  // The transaction holds the write lock the ingest writer waits for: it runs through.
+  expect(inside).toBeLessThanOrEqual(1);
   await handle.close();
 });

@@ -55,7 +55,10 @@ function openSqlite(path: string, create: boolean): DatabaseHandle {
   // The lock is waited for on timers, not in SQLite's busy handler on the event loop (sqlite-busy.ts).
   sqlite.pragma('busy_timeout = 0');
   const db = new Kysely<Database>({
-    dialect: withRequestTransactions(withTimerBusyWait(new SqliteDialect({ database: sqlite })), 'begin immediate'),
+    dialect: withRequestTransactions(
+      withTimerBusyWait(new SqliteDialect({ database: sqlite }), sqlite),
+      'begin immediate',
+    ),
   });
   return { db, dialect: 'sqlite', sqlite, displayUrl: path, close: () => db.destroy() };
 }

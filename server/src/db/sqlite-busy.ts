@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
 import type { CompiledQuery } from 'kysely';
+import { yieldIfLongTurn } from './event-loop-turn';
 
 /**
  * The server's own SQLite connection waits for the write lock without stopping the event loop.
@@ -38,11 +39,24 @@ export async function retryWhileBusy<T>(work: () => T | Promise<T>): Promise<T> 
   }
 }
 
-/** A connection whose statements wait for the write lock on timers (reads never wait for it in WAL mode). */
-class BusyWaitConnection implements DatabaseConnection {
-  constructor(readonly inner: DatabaseConnection) {}
+/** Whether the connection is inside a transaction (better-sqlite3's `Database`). */
+interface TransactionState {
+  readonly inTransaction: boolean;
+}
 
-  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+/**
+ * A connection whose statements wait for the write lock on timers (reads never wait for it in WAL mode), and, outside
+ * a transaction, let the event loop turn when a chain of them has held it long (event-loop-turn.ts). Inside one they
+ * run on: it holds the write lock, which the ingest writer thread waits for.
+ */
+class BusyWaitConnection implements DatabaseConnection {
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly state: TransactionState,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.state.inTransaction) await yieldIfLongTurn();
     return retryWhileBusy(() => this.inner.executeQuery<R>(query));
   }
 
@@ -55,7 +69,10 @@ class BusyWaitConnection implements DatabaseConnection {
 class BusyWaitDriver implements Driver {
   private readonly wrapped = new WeakMap<DatabaseConnection, BusyWaitConnection>();
 
-  constructor(private readonly inner: Driver) {}
+  constructor(
+    private readonly inner: Driver,
+    private readonly state: TransactionState,
+  ) {}
 
   init = () => this.inner.init();
   destroy = () => this.inner.destroy();
@@ -63,7 +80,7 @@ class BusyWaitDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await this.inner.acquireConnection();
     let busyWait = this.wrapped.get(connection);
-    if (!busyWait) this.wrapped.set(connection, (busyWait = new BusyWaitConnection(connection)));
+    if (!busyWait) this.wrapped.set(connection, (busyWait = new BusyWaitConnection(connection, this.state)));
     return busyWait;
   }
 
@@ -73,11 +90,14 @@ class BusyWaitDriver implements Driver {
   releaseConnection = (c: DatabaseConnection) => this.inner.releaseConnection((c as BusyWaitConnection).inner);
 }
 
-/** `dialect` (SQLite, on a connection with `busy_timeout = 0`) with statements that wait for the write lock on timers. */
-export function withTimerBusyWait(dialect: Dialect): Dialect {
+/**
+ * `dialect` (SQLite, on the connection `sqlite` with `busy_timeout = 0`) with statements that wait for the write lock
+ * on timers and let the event loop turn between long chains of them.
+ */
+export function withTimerBusyWait(dialect: Dialect, sqlite: TransactionState): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new BusyWaitDriver(dialect.createDriver()),
+    createDriver: () => new BusyWaitDriver(dialect.createDriver(), sqlite),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
   };
