@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startCliServer, type CliServer } from '../../support/svc-server';
 import { expectAccessible, screenshot, signIn } from './support';
-import { ingest, nanos, otlpAttributes, waitForItems } from './telemetry-seed';
+import { ingest, lcpMetrics, waitForItems } from './telemetry-seed';
 
 /**
  * The Alerts pages in Chromium: the rules list (`/alerts`) and the editor (`/alert/{id}`) whose preview draws the
@@ -52,31 +52,9 @@ test.beforeAll(async () => {
   test.setTimeout(120_000);
   server = await startCliServer();
   const points = lcpPoints(Date.now());
-  await ingest(server, 'metrics', {
-    resourceMetrics: [
-      {
-        resource: { attributes: otlpAttributes({ 'service.name': server.appName, 'session.id': 'alerts-session' }) },
-        scopeMetrics: [
-          {
-            scope: { name: '@svc/browser' },
-            metrics: [
-              {
-                name: 'web_vital_lcp_ms',
-                unit: 'ms',
-                gauge: {
-                  dataPoints: points.map((p, i) => ({
-                    timeUnixNano: nanos(p.atMs),
-                    asDouble: p.value,
-                    attributes: otlpAttributes({ 'url.path': `/checkout/${i % 3}` }),
-                  })),
-                },
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  });
+  const resource = { 'service.name': server.appName, 'session.id': 'alerts-session' };
+  const lcp = points.map((p, i) => ({ ...p, path: `/checkout/${i % 3}` }));
+  await ingest(server, 'metrics', { resourceMetrics: [lcpMetrics(resource, lcp)] });
   await waitForItems(server, '/metrics?limit=200', points.length);
 });
 

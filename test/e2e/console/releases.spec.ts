@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { startCliServer, type CliServer } from '../../support/svc-server';
 import { expectAccessible, screenshot, signIn } from './support';
-import { ingest, nanos, otlpAttributes, waitForItems } from './telemetry-seed';
+import { ingest, lcpMetrics, nanos, otlpAttributes, waitForItems } from './telemetry-seed';
 
 /**
  * The Releases page (`/releases`) in Chromium on sessions of three releases sent as OTLP: the releases newest first,
@@ -38,9 +38,12 @@ const SESSIONS: SessionSeed[] = [
 let server: CliServer;
 
 async function seed(s: CliServer): Promise<void> {
-  const resource = (x: SessionSeed) => ({
-    attributes: otlpAttributes({ 'service.name': s.appName, 'session.id': x.id, 'service.version': x.release }),
+  const attributes = (x: SessionSeed) => ({
+    'service.name': s.appName,
+    'session.id': x.id,
+    'service.version': x.release,
   });
+  const resource = (x: SessionSeed) => ({ attributes: otlpAttributes(attributes(x)) });
   const at = (x: SessionSeed, plusMs = 0) => nanos(Date.now() - x.agoMs + plusMs);
   await ingest(s, 'logs', {
     resourceLogs: SESSIONS.map((x) => ({
@@ -80,27 +83,12 @@ async function seed(s: CliServer): Promise<void> {
     })),
   });
   await ingest(s, 'metrics', {
-    resourceMetrics: SESSIONS.map((x) => ({
-      resource: resource(x),
-      scopeMetrics: [
-        {
-          scope: { name: '@svc/browser' },
-          metrics: [
-            {
-              name: 'web_vital_lcp_ms',
-              unit: 'ms',
-              gauge: {
-                dataPoints: x.lcp.map((v, k) => ({
-                  timeUnixNano: at(x, 100 + k),
-                  asDouble: v,
-                  attributes: otlpAttributes({ 'url.path': '/checkout' }),
-                })),
-              },
-            },
-          ],
-        },
-      ],
-    })),
+    resourceMetrics: SESSIONS.map((x) =>
+      lcpMetrics(
+        attributes(x),
+        x.lcp.map((value, k) => ({ atMs: Date.now() - x.agoMs + 100 + k, value, path: '/checkout' })),
+      ),
+    ),
   });
   await waitForItems(s, '/spans?limit=100', 7);
   await waitForItems(s, '/metrics?limit=100', 8);

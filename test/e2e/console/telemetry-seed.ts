@@ -55,3 +55,21 @@ export async function waitForItems(
     })
     .toBeGreaterThanOrEqual(count);
 }
+
+/** One resource's LCP points (the SDK's `web_vital_lcp_ms`, each with its page's `url.path`): a `resourceMetrics` entry. */
+export function lcpMetrics(
+  resource: Attributes,
+  points: ReadonlyArray<{ atMs: number; value: number; path: string }>,
+): Record<string, unknown> {
+  const dataPoints = points.map((p) => ({
+    timeUnixNano: nanos(p.atMs),
+    asDouble: p.value,
+    attributes: otlpAttributes({ 'url.path': p.path }),
+  }));
+  return {
+    resource: { attributes: otlpAttributes(resource) },
+    scopeMetrics: [
+      { scope: { name: '@svc/browser' }, metrics: [{ name: 'web_vital_lcp_ms', unit: 'ms', gauge: { dataPoints } }] },
+    ],
+  };
+}
