@@ -173,7 +173,7 @@ describe.each(kinds)('alert rules on %s', (kind) => {
   let t: TestServer;
   const clock = { now: () => T0 + 10 * MINUTE };
 
-  const rule = (signal: Signal, query: AlertQuery, condition = THRESHOLD): RuleQuery => ({
+  const rule = (signal: Signal, query: AlertQuery, condition: AlertCondition = THRESHOLD): RuleQuery => ({
     projectId: t.projectId,
     signal,
     query,
