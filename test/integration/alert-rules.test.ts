@@ -9,8 +9,14 @@ import { registerApp } from '../../server/src/index';
 import { databaseKinds } from '../support/databases';
 import { issueDetector } from '../support/detector';
 import { str } from '../support/otlp';
-import { controlCall, controlGet, postIngest, startTestServer, type TestServer } from '../support/server';
-import { eventually } from '../support/until';
+import {
+  controlCall,
+  controlGet,
+  postIngest,
+  recordsStored,
+  startTestServer,
+  type TestServer,
+} from '../support/server';
 
 /**
  * Alert rules (docs/alerts.md) on the real server over SQLite and PostgreSQL: every signal's aggregates over a window
@@ -195,16 +201,7 @@ describe.each(kinds)('alert rules on %s', (kind) => {
   afterAll(() => t?.close());
 
   it('stores what was sent (ingest writes in the background)', async () => {
-    for (const [signal, count] of [
-      ['logs', LOGS.length],
-      ['spans', SPANS.length],
-      ['metrics', POINTS.length],
-    ] as const) {
-      await eventually(`${count} ${signal} stored`, async () => {
-        const res = await controlGet<{ data?: unknown[] }>(t, `/${signal}?limit=100&from=0`);
-        return (res.body.data?.length ?? 0) >= count || undefined;
-      });
-    }
+    await recordsStored(t, { logs: LOGS.length, spans: SPANS.length, metrics: POINTS.length });
     await issueDetector(t, clock).runOnce();
   });
 

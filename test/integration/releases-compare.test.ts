@@ -2,8 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerApp } from '../../server/src/index';
 import { databaseKinds } from '../support/databases';
 import { str } from '../support/otlp';
-import { controlGet, expectBadRequests, postIngest, startTestServer, type TestServer } from '../support/server';
-import { eventually } from '../support/until';
+import {
+  controlGet,
+  expectBadRequests,
+  postIngest,
+  recordsStored,
+  startTestServer,
+  type TestServer,
+} from '../support/server';
 
 /**
  * The releases listing and comparison (docs/api.md, "Releases") on the real server over HTTP, SQLite and PostgreSQL,
@@ -183,16 +189,7 @@ describe.each(kinds)('release comparison on %s', (kind) => {
 
   it("lists the app's releases by first seen, newest first; test runs and other apps left out", async () => {
     // Ingest stores in the background: wait for every record to count.
-    for (const [signal, count] of [
-      ['spans', 11],
-      ['logs', 18],
-      ['metrics', 11],
-    ] as const) {
-      await eventually(`${count} ${signal} stored`, async () => {
-        const res = await controlGet<{ data: unknown[] }>(t, `/${signal}?limit=100&from=0`);
-        return res.body.data.length >= count || undefined;
-      });
-    }
+    await recordsStored(t, { spans: 11, logs: 18, metrics: 11 });
     expect((await releases('app=web-app')).data).toEqual([
       { release: '2.0', first_seen: new Date(T0 + 2 * DAY).toISOString(), sessions: 3 },
       { release: '1.1', first_seen: new Date(T0 + DAY).toISOString(), sessions: 3 },

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { API_KEY_HEADER } from '../../wire/paths';
 import { startServer, type RunningServer, type StartOptions } from '../../server/src/index';
 import { createTempDatabase, type DatabaseKind } from './databases';
+import { eventually } from './until';
 
 export interface TestServer {
   url: string;
@@ -81,5 +82,21 @@ export async function expectBadRequests(
       'invalid_request',
       field,
     ]);
+  }
+}
+
+/**
+ * Waits until the project holds at least `counts` records of each listing (`spans`, `logs`, `metrics`): ingest stores
+ * in the background. Call it inside a test (it waits with `eventually`).
+ */
+export async function recordsStored(
+  t: TestServer,
+  counts: Partial<Record<'spans' | 'logs' | 'metrics', number>>,
+): Promise<void> {
+  for (const [listing, count] of Object.entries(counts)) {
+    await eventually(`${count} ${listing} stored`, async () => {
+      const res = await controlGet<{ data?: unknown[] }>(t, `/${listing}?limit=100&from=0`);
+      return (res.body.data?.length ?? 0) >= count || undefined;
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { sql, type SqlBool } from 'kysely';
 import { ERROR_SEVERITY } from '../../incidents/detect/error-records';
+import { findIssueRow } from '../../issues/store';
 import { TEST_ENV } from '../../otlp/environment';
 import type { AlertQuery } from '../rule';
 import { anyOf, recordFilters, scopeConditions, type SignalContext, type Window } from './context';
@@ -37,20 +38,10 @@ function errorRecords(ctx: SignalContext, query: AlertQuery, w: Window): Promise
  * as ending at its last error. An estimate spread evenly over each hour, exact for windows of whole hours.
  */
 async function issueEvents(ctx: SignalContext, issueId: string, w: Window): Promise<number> {
-  const merged = await ctx.db
-    .selectFrom('issue_merges')
-    .select('into_fingerprint')
-    .where('project_id', '=', ctx.projectId)
-    .where('from_fingerprint', '=', issueId)
-    .executeTakeFirst();
-  const fingerprint = merged?.into_fingerprint ?? issueId;
-  const group = await ctx.db
-    .selectFrom('detection_groups')
-    .select('last_seen_ms')
-    .where('project_id', '=', ctx.projectId)
-    .where('fingerprint', '=', fingerprint)
-    .executeTakeFirst();
+  // An id merged into another issue answers as that one, as the issue pages do.
+  const group = await findIssueRow(ctx.db, ctx.projectId, issueId);
   if (!group) return 0;
+  const { fingerprint } = group;
   const hours = await ctx.db
     .selectFrom('issue_hours')
     .select(['hour_ms', 'count'])
