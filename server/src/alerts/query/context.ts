@@ -20,6 +20,12 @@ export interface Window {
   toMs: number;
 }
 
+/**
+ * The newest-first order of metric points: `+time_ms`, so that SQLite reads one metric's points through the index by
+ * project, name and time (and sorts them) rather than every point of the window in the project-time index's order.
+ */
+export const METRIC_POINTS_NEWEST = sql`+r.time_ms`;
+
 export interface SignalContext {
   db: Kysely<Database>;
   dialect: DialectName;

@@ -1,7 +1,15 @@
 import { sql, type SqlBool } from 'kysely';
 import { nearestRank } from '../../vitals/summary';
 import { percentileOf, type AlertQuery } from '../rule';
-import { meanOf, recordFilters, scopeConditions, sumOf, type SignalContext, type Window } from './context';
+import {
+  meanOf,
+  METRIC_POINTS_NEWEST,
+  recordFilters,
+  scopeConditions,
+  type SignalContext,
+  sumOf,
+  type Window,
+} from './context';
 import { newestValues } from './read';
 import { matches } from './sql';
 
@@ -18,7 +26,7 @@ export async function metricsValue(ctx: SignalContext, query: AlertQuery, w: Win
     ...recordFilters(ctx, query.filter, true),
   ];
   if (query.filter?.route !== undefined) where.push(matches(sql.ref('r.route'), query.filter.route));
-  const values = await newestValues(ctx, 'metric_points', sql.ref('r.value'), where);
+  const values = await newestValues(ctx, 'metric_points', sql.ref('r.value'), where, METRIC_POINTS_NEWEST);
   switch (query.aggregate) {
     case 'sum':
       return sumOf(values);

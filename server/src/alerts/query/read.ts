@@ -1,7 +1,13 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { MAX_ROWS, type SignalContext } from './context';
 
-/** The two reads every signal query is made of, each bounded by {@link MAX_ROWS}. */
+/**
+ * The reads every signal query is made of, each bounded by {@link MAX_ROWS}.
+ *
+ * SQLite's planner has no statistics (the server never runs ANALYZE) and picks an index by the shape of the query: a
+ * query may steer it with `+column`, which keeps a column's condition or order from using an index (valid SQL in
+ * PostgreSQL too, whose planner has statistics and needs no steering).
+ */
 
 const conditions = (where: ReadonlyArray<Expression<SqlBool>>) => sql.join(where, sql` and `);
 
@@ -24,10 +30,10 @@ export async function newestValues(
   table: string,
   value: Expression<unknown>,
   where: ReadonlyArray<Expression<SqlBool>>,
-  time = 'r.time_ms',
+  time: Expression<unknown> = sql.ref('r.time_ms'),
 ): Promise<number[]> {
   const { rows } = await sql<{ v: number | string }>`select ${value} as v from ${sql.table(table)} as r
-    where ${conditions(where)} order by ${sql.ref(time)} desc limit ${MAX_ROWS}`.execute(ctx.db);
+    where ${conditions(where)} order by ${time} desc limit ${MAX_ROWS}`.execute(ctx.db);
   return rows.map((r) => Number(r.v));
 }
 

@@ -10,7 +10,8 @@ function seenIn(ctx: SignalContext, w: Window): Array<Expression<SqlBool>> {
   const where = [
     sql<SqlBool>`r.project_id = ${ctx.projectId}`,
     sql<SqlBool>`r.last_ms >= ${w.fromMs}`,
-    sql<SqlBool>`r.first_ms < ${w.toMs}`,
+    // `+`: the range on last_ms is what the index reads (read.ts); first_ms is checked on the rows it finds.
+    sql<SqlBool>`+r.first_ms < ${w.toMs}`,
   ];
   if (ctx.appIds !== undefined) where.push(anyOf(sql.ref('r.app_id'), ctx.appIds));
   return where;
@@ -35,6 +36,6 @@ export async function sessionsValue(ctx: SignalContext, query: AlertQuery, w: Wi
     const count = await countRows(ctx, 'sessions', where);
     return count > 0 || (await anyRow(ctx, 'sessions', seenIn(ctx, w))) ? count : null;
   }
-  const errors = await newestValues(ctx, 'sessions', sql.ref('r.error_count'), where, 'r.last_ms');
+  const errors = await newestValues(ctx, 'sessions', sql.ref('r.error_count'), where, sql.ref('r.last_ms'));
   return errors.length === 0 ? null : errors.filter((e) => e === 0).length / errors.length;
 }
