@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decide, type Reading } from '../../server/src/alerts/evaluate/decide';
 import { escalationReason } from '../../server/src/alerts/evaluate/lifecycle';
-import { evaluationIntervalMs, evaluationOptions } from '../../server/src/alerts/evaluate/options';
+import { evaluationIntervalMs, evaluationOptions, nextDueMs } from '../../server/src/alerts/evaluate/options';
 import type { AlertRule } from '../../server/src/alerts/rule';
 import type { IncidentView, RuleEvidence } from '../../server/src/incidents/types';
 
@@ -149,5 +149,7 @@ describe('alert rule escalation and intervals', () => {
 
   it('evaluates a rule every tenth of its window, from 10 seconds to a minute', () => {
     expect([60, 300, 600, 3600].map(evaluationIntervalMs)).toEqual([10_000, 30_000, 60_000, 60_000]);
+    // Due half a tick early: taken on the tick 10 s (or 30 s) on, however far into its own tick it was evaluated.
+    expect([nextDueMs(60, NOW), nextDueMs(300, NOW)]).toEqual([NOW + 5_000, NOW + 25_000]);
   });
 });

@@ -8,7 +8,7 @@ import type { AlertRule } from '../rule';
 import { claimRule, dueRules, saveRuleState } from '../store';
 import { decide, type Decision, type Reading } from './decide';
 import { findRuleIncident, makeMoves, openIncidentOf, type MovesMade } from './lifecycle';
-import { evaluationIntervalMs, evaluationOptions, type EvaluationOptions } from './options';
+import { evaluationOptions, nextDueMs, type EvaluationOptions } from './options';
 
 export interface RuleEvaluatorDeps {
   db: Kysely<Database>;
@@ -51,7 +51,7 @@ async function readRule(db: Kysely<Database>, rule: AlertRule, nowMs: number): P
  * pending rule fires on time.
  */
 function nextEvalMs(rule: AlertRule, decision: Decision, incidentId: string | null, nowMs: number): number {
-  const next = nowMs + evaluationIntervalMs(rule.windowSeconds);
+  const next = nextDueMs(rule.windowSeconds, nowMs);
   const forMs = rule.forSeconds * 1000;
   if (decision.state === 'pending' && decision.pendingSinceMs !== null)
     return Math.max(nowMs + 1, Math.min(next, decision.pendingSinceMs + forMs));
@@ -103,7 +103,7 @@ export function createRuleEvaluator(deps: RuleEvaluatorDeps): RuleEvaluator {
       lastValue: rule.lastValue,
       evaluatedMs: nowMs,
       incidentId: rule.incidentId,
-      nextEvalMs: nowMs + evaluationIntervalMs(rule.windowSeconds),
+      nextEvalMs: nextDueMs(rule.windowSeconds, nowMs),
     });
   }
 

@@ -34,3 +34,11 @@ export const evaluationOptions = (options: Partial<EvaluationOptions> = {}): Eva
  */
 export const evaluationIntervalMs = (windowSeconds: number): number =>
   Math.min(MINUTE, Math.max(DETECTION_INTERVAL_MS, windowSeconds * 100));
+
+/**
+ * When a rule evaluated at `nowMs` is due again: after its interval, less half a tick. Ticks are 10 s apart from when
+ * the schedule started, and each evaluation happens some way into its tick; without the slack a 10-second interval
+ * could end just after the next tick looked, and the rule would wait a tick more.
+ */
+export const nextDueMs = (windowSeconds: number, nowMs: number): number =>
+  nowMs + evaluationIntervalMs(windowSeconds) - DETECTION_INTERVAL_MS / 2;
