@@ -143,6 +143,7 @@ interface Figures {
   release: string;
   first_seen: string;
   sessions: number;
+  sessions_read: number;
   error_free_sessions: number;
   error_free_share: number | null;
   spans: number;
@@ -206,6 +207,7 @@ describe.each(kinds)('release comparison on %s', (kind) => {
       release: '2.0',
       first_seen: new Date(T0 + 2 * DAY).toISOString(),
       sessions: 3,
+      sessions_read: 3,
       error_free_sessions: 2,
       spans: 4,
       span_errors: 1,

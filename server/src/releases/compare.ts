@@ -8,7 +8,10 @@ import { releaseVitalPoints, sessionCounts, spanCounts, type ReleaseScope, type 
 /** `part` of `whole` as a share in 0..1; null when there is no whole (no data is not zero). */
 const share = (part: number, whole: number) => (whole === 0 ? null : part / whole);
 
-/** Web Vitals p75 (nearest rank, as the Web Vitals page), span error rate and error-free sessions of one release. */
+/**
+ * Web Vitals p75 (nearest rank, as the Web Vitals page), span error rate and error-free sessions of one release, over
+ * its newest sessions (store.ts, MAX_RELEASE_SESSIONS).
+ */
 export async function releaseFigures(db: Kysely<Database>, scope: ReleaseScope, seen: ReleaseSeen) {
   const [sessions, spans, points] = await Promise.all([
     sessionCounts(db, scope, seen.release),
@@ -21,9 +24,10 @@ export async function releaseFigures(db: Kysely<Database>, scope: ReleaseScope, 
   return {
     release: seen.release,
     first_seen: iso(seen.firstSeenMs),
-    sessions: sessions.sessions,
+    sessions: seen.sessions,
+    sessions_read: sessions.read,
     error_free_sessions: sessions.errorFree,
-    error_free_share: share(sessions.errorFree, sessions.sessions),
+    error_free_share: share(sessions.errorFree, sessions.read),
     spans: spans.spans,
     span_errors: spans.errors,
     span_error_rate: share(spans.errors, spans.spans),

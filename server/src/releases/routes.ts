@@ -7,7 +7,14 @@ import { notFound } from '../shared/domain-errors';
 import { iso } from '../shared/time';
 import { releaseChanges, releaseFigures } from './compare';
 import { compareQuery, CompareSchema, ReleaseSchema, releasesQuery } from './schemas';
-import { findRelease, listReleases, MAX_RELEASES, releaseBefore, type ReleaseScope } from './store';
+import {
+  findRelease,
+  listReleases,
+  MAX_RELEASE_SESSIONS,
+  MAX_RELEASES,
+  releaseBefore,
+  type ReleaseScope,
+} from './store';
 
 const listRoute = createRoute({
   ...needs('project.view'),
@@ -29,10 +36,10 @@ const compareRoute = createRoute({
   path: '/compare',
   summary: 'A release against the previous one: Web Vitals p75, span error rate and error-free sessions',
   description:
-    "Figures of each release over its sessions' records (all of them, whenever they came; the newest 200,000 vital " +
-    'points): p75 of each Web Vital by nearest rank, spans with status ERROR among spans, sessions without an error ' +
-    'log among sessions, and how each changed. The previous release is the one first seen last before `release`, ' +
-    'unless `previous` names one. 404 when the app has no session of a named release.',
+    `Figures of each release over its newest ${MAX_RELEASE_SESSIONS} sessions (all when fewer) and their records: p75 of ` +
+    'each Web Vital by nearest rank, spans with status ERROR among spans, sessions without an error log among ' +
+    'sessions, and how each changed. The previous release is the one first seen last before `release`, unless ' +
+    '`previous` names one. 404 when the app has no session of a named release.',
   request: { query: compareQuery },
   responses: { 200: jsonAnswer('The comparison', CompareSchema), ...errors(400, 401, 403, 404) },
 });

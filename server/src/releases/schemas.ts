@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { Time } from '../http/schemas';
 import { perVital } from '../vitals/summary';
+import { MAX_RELEASE_SESSIONS } from './store';
 
 /** Query parameters and answers of the releases endpoints (docs/api.md, "Releases"). */
 
@@ -38,10 +39,16 @@ const FiguresSchema = z
   .object({
     release: z.string(),
     first_seen: Time.openapi({ description: 'Start of its earliest session' }),
-    sessions: z.number().int(),
-    error_free_sessions: z.number().int().openapi({ description: 'Sessions that stored no error log' }),
-    error_free_share: share('error_free_sessions / sessions; null without sessions'),
-    spans: z.number().int().openapi({ description: "Spans of the release's sessions" }),
+    sessions: z.number().int().openapi({ description: 'All its sessions' }),
+    sessions_read: z
+      .number()
+      .int()
+      .openapi({
+        description: `The sessions the figures are of: the newest ${MAX_RELEASE_SESSIONS.toLocaleString('en')} (all when fewer)`,
+      }),
+    error_free_sessions: z.number().int().openapi({ description: 'Sessions read that stored no error log' }),
+    error_free_share: share('error_free_sessions / sessions_read; null without sessions'),
+    spans: z.number().int().openapi({ description: 'Spans of the sessions read' }),
     span_errors: z.number().int().openapi({ description: 'Spans with status ERROR' }),
     span_error_rate: share('span_errors / spans; null without spans'),
     vitals: z.object({
@@ -50,7 +57,9 @@ const FiguresSchema = z
       }),
       rating: vitalObject(z.enum(['good', 'needs_improvement', 'poor']).nullable()),
       samples: vitalObject(z.number().int()),
-      truncated: z.boolean().openapi({ description: 'True when only the newest 200,000 vital points were read' }),
+      truncated: z
+        .boolean()
+        .openapi({ description: 'True when the sessions read had more than 200,000 vital points (200,000 were read)' }),
     }),
   })
   .openapi('ReleaseFigures');

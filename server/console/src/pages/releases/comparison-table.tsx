@@ -39,7 +39,7 @@ const ROWS: readonly Row[] = [
   },
   {
     label: 'Error-free sessions',
-    value: (f) => `${percent(f.error_free_share)} (${f.error_free_sessions} of ${f.sessions})`,
+    value: (f) => `${percent(f.error_free_share)} (${f.error_free_sessions} of ${f.sessions_read})`,
     change: (c) => c.error_free_share,
     deltaText: (d) => `${(Math.abs(d) * 100).toFixed(1)} points`,
     higherIsBetter: true,

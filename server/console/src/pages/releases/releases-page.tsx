@@ -64,9 +64,8 @@ function Comparison({ app, release, previous }: { app: string; release: string; 
       <p className="hint">
         First seen {formatTime(data.current.first_seen)}
         {data.previous ? `; ${data.previous.release} first seen ${formatTime(data.previous.first_seen)}` : ''}. Each
-        release&apos;s figures are over all its sessions
-        {data.current.vitals.truncated ? ' (the newest 200,000 vital points)' : ''}.
-        {!data.previous && ' No release of this app was first seen before it.'}
+        release&apos;s figures are of its newest sessions: {data.current.sessions_read} of {data.current.sessions} for{' '}
+        {data.current.release}.{!data.previous && ' No release of this app was first seen before it.'}
       </p>
       <ComparisonTable comparison={data} />
       <p>
