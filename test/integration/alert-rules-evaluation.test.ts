@@ -3,7 +3,7 @@ import type { RuleEvidence } from '../../server/src/incidents/types';
 import { databaseKinds } from '../support/databases';
 import { str } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { controlCall, controlGet, postIngest, startTestServer, type TestServer } from '../support/server';
+import { controlCall, controlGet, postIngest, startNotifyingServer, type TestServer } from '../support/server';
 
 /**
  * Alert rule evaluation (docs/alerts.md, "Evaluation") on the real server over HTTP, on SQLite and PostgreSQL: rules
@@ -105,13 +105,7 @@ describe.each(kinds)('alert rule evaluation on %s', (kind) => {
       .map((p) => p.event);
 
   beforeAll(async () => {
-    t = await startTestServer(kind, {
-      clock,
-      allowPrivateTargets: true,
-      secretKey: 'k'.repeat(40),
-      outbox: { pollMs: 60_000 },
-      detection: false,
-    });
+    t = await startNotifyingServer(kind, clock, { detection: false });
     receiver = await startReceiver();
     const channel = await controlCall<{ id: string }>(t, 'POST', '/notifications/channels', {
       type: 'webhook',

@@ -4,7 +4,7 @@ import { scheduleIssueDeliveries, type IssueEvent } from '../../server/src/notif
 import { databaseKinds } from '../support/databases';
 import { startMailbox, type Mailbox } from '../support/mailbox';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { controlGet, startTestServer, type TestServer } from '../support/server';
+import { controlGet, startNotifyingServer, type TestServer } from '../support/server';
 
 /**
  * `issue.regressed` through the real server, on SQLite and PostgreSQL: the issues code calls the hook in its own
@@ -93,13 +93,7 @@ describe.each(kinds)('issue.regressed notifications on %s', (kind) => {
 
   beforeAll(async () => {
     smtp = await startMailbox();
-    t = await startTestServer(kind, {
-      clock,
-      allowPrivateTargets: true,
-      secretKey: 'k'.repeat(40),
-      outbox: { pollMs: 60_000 },
-      detection: false,
-    });
+    t = await startNotifyingServer(kind, clock, { detection: false });
   });
   afterAll(async () => {
     await t.close();

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createGuardedHttp } from '../../server/src/notify/http/guarded-http';
 import { databaseKinds } from '../support/databases';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { controlCall, controlGet, startTestServer, type TestServer } from '../support/server';
+import { controlCall, controlGet, startNotifyingServer, startTestServer, type TestServer } from '../support/server';
 
 /**
  * Incidents to webhook deliveries through the real server over HTTP, on SQLite and PostgreSQL: channel validation and
@@ -66,12 +66,7 @@ describe.each(kinds)('webhook notifications on %s', (kind) => {
     ).body;
 
   beforeAll(async () => {
-    t = await startTestServer(kind, {
-      clock,
-      allowPrivateTargets: true,
-      secretKey: 'k'.repeat(40),
-      outbox: { pollMs: 60_000 },
-    });
+    t = await startNotifyingServer(kind, clock);
   });
   afterAll(async () => {
     await t.close();

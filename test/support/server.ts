@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { API_KEY_HEADER } from '../../wire/paths';
+import type { Clock } from '../../server/src/clock';
 import { startServer, type RunningServer, type StartOptions } from '../../server/src/index';
 import { createTempDatabase, type DatabaseKind } from './databases';
 import { eventually } from './until';
@@ -33,6 +34,23 @@ export async function startTestServer(kind: DatabaseKind, options: StartOptions 
     },
   };
 }
+
+/**
+ * A test server whose notifications a test drives: its clock, channels allowed to reach the local receiver, a fixed
+ * secret key (signed links), and an outbox that sends only when the test drains it; `options` on top.
+ */
+export const startNotifyingServer = (
+  kind: DatabaseKind,
+  clock: Clock,
+  options: StartOptions = {},
+): Promise<TestServer> =>
+  startTestServer(kind, {
+    clock,
+    allowPrivateTargets: true,
+    secretKey: 'k'.repeat(40),
+    outbox: { pollMs: 60_000 },
+    ...options,
+  });
 
 /** POSTs a JSON body to an ingest path with the ingest key, expecting it accepted (200; the answer in the message). */
 export async function postIngest(t: TestServer, path: string, body: string): Promise<void> {
