@@ -155,7 +155,9 @@ interface SlowStatement {
  */
 function timeStatements(): Map<string, SlowStatement> {
   const slow = new Map<string, SlowStatement>();
-  const SQLite = createRequire(join(process.cwd(), 'server', 'package.json'))('better-sqlite3') as typeof import('better-sqlite3');
+  const SQLite = createRequire(join(process.cwd(), 'server', 'package.json'))(
+    'better-sqlite3',
+  ) as typeof import('better-sqlite3');
   const probe = new SQLite(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...a: unknown[]) => unknown>;
   probe.close();
