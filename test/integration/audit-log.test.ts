@@ -70,6 +70,8 @@ const SKIPPED: Record<string, string> = {
   'DELETE /control-plane/members/{user_id}':
     'removing the person the member samples change would leave nothing for them; covered by the members tests',
   'POST /control-plane/cost/providers/{id}/sync': 'starts a sync against the cloud provider, which this test has not',
+  'POST /control-plane/alert-rules/preview':
+    'changes nothing (declared x-svc-changes: false): no entry; the alert rules suite checks it writes none',
 };
 
 describe.each(kinds)('audit log on %s', (kind) => {
@@ -201,6 +203,26 @@ describe.each(kinds)('audit log on %s', (kind) => {
     'POST /control-plane/notifications/{channelId}/test': {
       path: () => `/control-plane/notifications/${made.channel}/test`,
       target: at('channel', () => made.channel!),
+    },
+    'POST /control-plane/alert-rules': {
+      path: () => '/control-plane/alert-rules',
+      body: () => ({
+        name: 'slow checkout',
+        signal: 'vitals',
+        query: { aggregate: 'p75', metric: 'LCP', filter: { route: '/checkout*' } },
+        condition: { type: 'threshold', op: 'above', value: 4000 },
+      }),
+      target: created('alert_rule'),
+      keep: (a) => (made.alertRule = a.id as string),
+    },
+    'PATCH /control-plane/alert-rules/{id}': {
+      path: () => `/control-plane/alert-rules/${made.alertRule}`,
+      body: () => ({ for_seconds: 300 }),
+      target: at('alert_rule', () => made.alertRule!),
+    },
+    'DELETE /control-plane/alert-rules/{id}': {
+      path: () => `/control-plane/alert-rules/${made.alertRule}`,
+      target: at('alert_rule', () => made.alertRule!),
     },
     'POST /control-plane/notifications/rules': {
       path: () => '/control-plane/notifications/rules',
