@@ -278,7 +278,14 @@ const CASES: Record<string, Case> = {
     invalid: () => ({ query: { app: 'web-app' }, field: 'release' }),
   },
   'post /control-plane/alert-rules/preview': {
-    valid: () => json({ signal: 'spans', query: { aggregate: 'p95' }, condition: ALERT_CONDITION }),
+    // An hour: 12 points rather than the default week's 500, to keep the suite quick.
+    valid: () =>
+      json({
+        signal: 'spans',
+        query: { aggregate: 'p95' },
+        condition: ALERT_CONDITION,
+        from: new Date(Date.now() - 3_600_000).toISOString(),
+      }),
     invalid: () => ({
       body: { signal: 'spans', query: { aggregate: 'p75' }, condition: ALERT_CONDITION },
       field: 'query.aggregate',
