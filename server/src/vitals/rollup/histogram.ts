@@ -24,26 +24,41 @@ export const bucketOf = (value: number): number => Math.ceil(Math.log(value) / L
 /** The value bucket `index` stands for: the middle, relatively, of (γ^(i-1), γ^i]. */
 export const representative = (index: number): number => (2 * GAMMA ** index) / (GAMMA + 1);
 
+/**
+ * Bucket indexes kept: γ^±1200 is 2·10^±10, far beyond any vital in ms or CLS; a value outside falls in the end bucket
+ * (and only there the error bound does not hold).
+ */
+const MAX_INDEX = 1200;
+const SIZE = 2 * MAX_INDEX + 1;
+
 export class Histogram {
   private zero = 0;
-  private readonly counts = new Map<number, number>();
+  private total = 0;
+  /** Counts by bucket index + MAX_INDEX: merging thousands of rollup rows adds into an array, not a map. */
+  private readonly counts = new Float64Array(SIZE);
+  /** The occupied slots lie in [low, high]. */
+  private low = SIZE;
+  private high = -1;
 
   /** Values counted. */
   get count(): number {
-    let n = this.zero;
-    for (const c of this.counts.values()) n += c;
-    return n;
+    return this.total;
   }
 
   add(value: number, times = 1): void {
-    if (value <= 0) this.zero += times;
+    if (value <= 0) this.addZeros(times);
     else this.addToBucket(bucketOf(value), times);
   }
 
   merge(other: Histogram | EncodedHistogram): void {
-    const { z, b } = other instanceof Histogram ? other.encode() : other;
-    this.zero += z;
-    for (const [index, count] of b) this.addToBucket(index, count);
+    if (other instanceof Histogram) {
+      this.addZeros(other.zero);
+      for (let slot = other.low; slot <= other.high; slot++)
+        if (other.counts[slot]! > 0) this.addToBucket(slot - MAX_INDEX, other.counts[slot]!);
+      return;
+    }
+    this.addZeros(other.z);
+    for (const [index, count] of other.b) this.addToBucket(index, count);
   }
 
   /**
@@ -52,20 +67,22 @@ export class Histogram {
    * bucket). Null when empty.
    */
   percentile(percent: number): number | null {
-    const total = this.count;
-    if (total === 0) return null;
-    const rank = Math.ceil((percent * total) / 100);
+    if (this.total === 0) return null;
+    const rank = Math.ceil((percent * this.total) / 100);
     if (rank <= this.zero) return 0;
     let seen = this.zero;
-    for (const [index, count] of this.sorted()) {
-      seen += count;
-      if (seen >= rank) return representative(index);
+    for (let slot = this.low; slot <= this.high; slot++) {
+      seen += this.counts[slot]!;
+      if (seen >= rank) return representative(slot - MAX_INDEX);
     }
     return null;
   }
 
   encode(): EncodedHistogram {
-    return { z: this.zero, b: this.sorted() };
+    const b: Array<[number, number]> = [];
+    for (let slot = this.low; slot <= this.high; slot++)
+      if (this.counts[slot]! > 0) b.push([slot - MAX_INDEX, this.counts[slot]!]);
+    return { z: this.zero, b };
   }
 
   static decode(encoded: EncodedHistogram): Histogram {
@@ -74,11 +91,16 @@ export class Histogram {
     return h;
   }
 
-  private addToBucket(index: number, count: number): void {
-    this.counts.set(index, (this.counts.get(index) ?? 0) + count);
+  private addZeros(count: number): void {
+    this.zero += count;
+    this.total += count;
   }
 
-  private sorted(): Array<[number, number]> {
-    return [...this.counts.entries()].sort(([a], [b]) => a - b);
+  private addToBucket(index: number, count: number): void {
+    const slot = Math.min(Math.max(index, -MAX_INDEX), MAX_INDEX) + MAX_INDEX;
+    this.counts[slot] = this.counts[slot]! + count;
+    this.total += count;
+    if (slot < this.low) this.low = slot;
+    if (slot > this.high) this.high = slot;
   }
 }
