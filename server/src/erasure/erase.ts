@@ -3,6 +3,7 @@ import type { DialectName } from '../db/connect';
 import { deleteMatching, type BatchOptions } from '../db/batched-delete';
 import type { Database } from '../db/schema';
 import { deleteChunks } from '../replay/chunk-deletion';
+import { NO_ROOT } from '../traces/summary';
 import { contains } from './match';
 import { ATTRIBUTE_TABLES, IN_CHUNK, recordsOf, type Subjects } from './subjects';
 import type { ErasureTarget } from './target';
@@ -156,14 +157,7 @@ async function forgetInSummaries(
         chunk.map((t) => t.trace_id),
       );
     const roots = await ofChunk
-      .set({
-        root_span_id: null,
-        root_name: null,
-        root_service: null,
-        root_attributes: null,
-        root_has_parent: null,
-        root_ms: null,
-      })
+      .set(NO_ROOT)
       .where('root_span_id', 'is not', null)
       .where(({ not, exists, selectFrom }) =>
         not(

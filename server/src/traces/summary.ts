@@ -59,6 +59,16 @@ interface Fold {
 
 const nsLess = (a: string, b: string) => BigInt(a) < BigInt(b);
 
+/** A summary's root fields when it has no root span (yet, or no longer: erasure). */
+export const NO_ROOT = {
+  root_span_id: null,
+  root_name: null,
+  root_service: null,
+  root_attributes: null,
+  root_has_parent: null,
+  root_ms: null,
+} as const;
+
 type RootRank = Pick<SummaryRow, 'root_has_parent' | 'root_ms' | 'root_span_id'>;
 
 /**
@@ -86,12 +96,7 @@ const emptyRow = (projectId: string, row: StoredRow): SummaryRow => ({
   error_count: 0,
   status_code: null,
   session_id: null,
-  root_span_id: null,
-  root_name: null,
-  root_service: null,
-  root_attributes: null,
-  root_has_parent: null,
-  root_ms: null,
+  ...NO_ROOT,
   services: '[]',
   names: '[]',
   app_ids: '[]',
