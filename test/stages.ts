@@ -1,6 +1,6 @@
 /**
  * `npm test`: every suite, one stage after the other, each announced as it starts with what it runs and about how long
- * it takes on a 2-core machine (the whole run: about 20 minutes); typecheck, lint and build run at once, and a summary of the stages' times at the end. The
+ * it takes on a 2-core machine (the whole run: about 30 minutes); typecheck, lint and build run at once, and a summary of the stages' times at the end. The
  * first stage that fails ends the run with its exit status. `.ci/run` runs `npm test`, so CI prints the same.
  */
 import { spawn } from 'node:child_process';
@@ -47,13 +47,13 @@ export const STAGES: readonly Stage[] = [
     name: 'vitest',
     command: ['vitest', 'run'],
     what: 'unit and integration tests (Vitest), on SQLite and PostgreSQL',
-    about: '7 to 8 min',
+    about: '10 to 12 min',
   },
   {
     name: 'playwright',
     command: ['playwright', 'test'],
     what: 'end-to-end tests in Chromium (Playwright), the example apps included',
-    about: '10 to 12 min',
+    about: '15 to 17 min',
   },
 ];
 
