@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baselineValue, evaluateRule } from '../../server/src/alerts/query/index';
 import type { AlertCondition, AlertQuery, RuleQuery, Signal } from '../../server/src/alerts/rule';
+import { claimRule, dueRules, saveRuleState } from '../../server/src/alerts/store';
 import { runAlertsCommand } from '../../server/src/cli/alerts';
 import { registerApp } from '../../server/src/index';
 import { databaseKinds } from '../support/databases';
@@ -412,6 +413,53 @@ describe.each(kinds)('alert rules on %s', (kind) => {
       { operation: 'PATCH /control-plane/alert-rules/{id}', target_type: 'alert_rule', target_id: created.body.id },
       { operation: 'DELETE /control-plane/alert-rules/{id}', target_type: 'alert_rule', target_id: second.body.id },
     ]);
+  });
+
+  it('an edit made while the rule is being evaluated leaves it due for the new definition', async () => {
+    const created = await controlCall<{ id: string }>(t, 'POST', '/alert-rules', {
+      name: 'edited mid-evaluation',
+      signal: 'logs',
+      query: { aggregate: 'count' },
+      condition: { type: 'threshold', op: 'above', value: 10 },
+    });
+    const { db } = t.server.database;
+    const save = async (owner: string) => {
+      expect((await dueRules(db, Date.now(), 100)).map((r) => r.id)).toContain(created.body.id);
+      expect(await claimRule(db, created.body.id, owner, Date.now(), Date.now() + MINUTE)).toBe(true);
+      return (edit: boolean) =>
+        (edit
+          ? controlCall(t, 'PATCH', `/alert-rules/${created.body.id}`, { name: 'edited' })
+          : Promise.resolve()
+        ).then(() =>
+          saveRuleState(db, created.body.id, owner, {
+            state: 'ok',
+            stateSinceMs: 0,
+            pendingSinceMs: null,
+            lastValue: null,
+            evaluatedMs: Date.now(),
+            incidentId: null,
+            nextEvalMs: Date.now() + MINUTE,
+          }),
+        );
+    };
+    const nextEval = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('alert_rules')
+            .select('next_eval_ms')
+            .where('id', '=', created.body.id)
+            .executeTakeFirstOrThrow()
+        ).next_eval_ms,
+      );
+    await (
+      await save('ar_first')
+    )(true);
+    expect(await nextEval()).toBe(0);
+    await (
+      await save('ar_second')
+    )(false);
+    expect(await nextEval()).toBeGreaterThan(Date.now());
   });
 
   it('svc-server alerts: create from a file, list, preview and delete over the API', async () => {

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/schema';
 import { notFound } from '../shared/domain-errors';
 import type { AlertCondition, AlertQuery, AlertRule, RuleState } from './rule';
@@ -137,7 +137,8 @@ export async function claimRule(
 ): Promise<boolean> {
   const result = await db
     .updateTable('alert_rules')
-    .set({ lease_owner: owner, lease_until_ms: untilMs })
+    // Due again when the lease runs out (a process that died mid-way); an edit meanwhile sets it to 0 (saveRuleState).
+    .set({ lease_owner: owner, lease_until_ms: untilMs, next_eval_ms: untilMs })
     .where('id', '=', id)
     .where('next_eval_ms', '<=', nowMs)
     .where((eb) => eb.or([eb('lease_until_ms', 'is', null), eb('lease_until_ms', '<', nowMs)]))
@@ -175,7 +176,8 @@ export async function saveRuleState(
       last_value: change.lastValue,
       last_evaluated_ms: change.evaluatedMs,
       incident_id: change.incidentId,
-      next_eval_ms: change.nextEvalMs,
+      // An edit while the rule was evaluated made it due again (updateRule): it stays due, for the new definition.
+      next_eval_ms: sql<number>`case when next_eval_ms = 0 then 0 else cast(${change.nextEvalMs} as bigint) end`,
       lease_owner: null,
       lease_until_ms: null,
     })
