@@ -1,5 +1,5 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { BasicTracerProvider, SamplingDecision, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace-web';
+import { SamplingDecision, TracerProvider, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SdkCore } from '../core/core';
 import type { Tracing } from '../core/integration';
 import { sessionSampling } from '../session/sampling';
@@ -44,9 +44,12 @@ export function startTracing(core: SdkCore): Tracing {
     }),
     toString: () => 'SvcSessionSampler',
   };
-  // BasicTracerProvider, not WebTracerProvider: the web one only adds `register()`, whose default W3C trace-context
-  // and baggage propagators (and their code) we never use, since we register our own globals below.
-  const provider = new BasicTracerProvider({ sampler, spanProcessors: [processor] });
+  // `@opentelemetry/sdk-trace`'s TracerProvider, the class under both BasicTracerProvider and WebTracerProvider: the
+  // web one only adds `register()`, whose default W3C trace-context and baggage propagators (and their code) we never
+  // use, since we register our own globals below; the basic one only merges its options with `OTEL_*` environment
+  // defaults (a deep-merge helper and an environment sampler parser), which a browser has none of, and whose limits
+  // equal the TracerProvider's own defaults.
+  const provider = new TracerProvider({ sampler, spanProcessors: [processor] });
 
   const contextManager = new InteractionContextManager();
   contextManager.enable();
