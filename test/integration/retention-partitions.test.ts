@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../server/src/clock';
 import { openDatabase } from '../../server/src/db/connect';
 import { migrateToLatest, migrateUpTo } from '../../server/src/db/migrate';
+import { PAST_DAYS_PER_RUN } from '../../server/src/db/partitions';
 import { applyRetention, createKey, createProject, registerApp } from '../../server/src/index';
 import { retentionDefaults } from '../../server/src/retention/signals';
 import { API_KEY_HEADER } from '../../wire/paths';
@@ -128,6 +129,30 @@ describe.runIf(kinds.includes('postgres'))('time partitions on PostgreSQL', () =
       (select count(*) from replay_chunks where session_id = 'retried') as chunks`);
     expect(counts).toEqual([{ spans: 1, logs: 2, chunks: 1 }]);
     now = start;
+  });
+
+  it('makes the partitions of past days the default partition holds, moving their rows once, a run at a time', async () => {
+    const { db } = t.server.database;
+    // Backfilled telemetry of the 10 days before today, and of a day long ago received 60 days back (expired).
+    const backDays = Array.from({ length: PAST_DAYS_PER_RUN + 2 }, (_, i) => start - (i + 1) * DAY);
+    await ingest('/otlp/v1/traces', traceBody(backDays.map((ms) => ({ sessionId: 'backfill', startMs: ms }))));
+    now = start - 60 * DAY;
+    await ingest('/otlp/v1/traces', traceBody([{ sessionId: 'expired', startMs: start - 55 * DAY }]));
+    now = start;
+    expect(new Set(await spansOf('backfill'))).toEqual(new Set(['spans_default']));
+    const partOf = (ms: number) => `spans_p${dayName(ms)}`;
+
+    // One run makes the newest days' partitions, within its bound, and moves their rows in.
+    await applyRetention(db, clock, retentionDefaults(30));
+    const newest = backDays.slice(0, PAST_DAYS_PER_RUN).map(partOf);
+    const oldest = backDays.slice(PAST_DAYS_PER_RUN);
+    expect(await spansOf('backfill')).toEqual([...oldest.map(() => 'spans_default'), ...newest.reverse()]);
+
+    // Two replicas' runs at once: the rest move, each row once; the expired day gets no partition and its row goes.
+    await Promise.all([0, 1].map(() => applyRetention(db, clock, retentionDefaults(30))));
+    expect(await spansOf('backfill')).toEqual([...backDays].reverse().map(partOf));
+    expect(await spansOf('expired')).toEqual([]);
+    expect(await partitionsOf('spans')).not.toContain(partOf(start - 55 * DAY));
   });
 
   it('drops a day no project keeps, deletes in batches within a day a project keeps, keeps younger days', async () => {

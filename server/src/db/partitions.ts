@@ -109,16 +109,53 @@ export async function createDayPartition<DB>(
 export const MAINTENANCE_LOCK = sql`pg_advisory_xact_lock(hashtext('svc:telemetry-partitions'))`;
 
 /**
- * The partition maintenance job's step, run by every replica with the retention job (at start, then hourly): makes
- * the partitions of today and {@link DAYS_AHEAD} days after `nowMs` for each telemetry table. One transaction per
- * partition under an advisory lock, so replicas take turns; a replica that finds them made does nothing. No-op on SQLite.
+ * Past days made per table and run, newest first: making one moves its rows out of the default partition under the
+ * table's lock (ingest waits for it), so a backfill of many days is spread over the hourly runs.
  */
-export async function ensurePartitions<DB>(db: Kysely<DB>, nowMs: number): Promise<void> {
+export const PAST_DAYS_PER_RUN = 8;
+/**
+ * How far back a past day gets a partition of its own: older rows in the default partition are left to the batched
+ * deletes, so a backfill of years cannot make the planner weigh thousands of partitions.
+ */
+export const PAST_DAYS_MAX = 400;
+
+/**
+ * The past days (before `today`) whose rows lie in `table`'s default partition and were received at or after
+ * `keptSince` (what retention still keeps), newest first, at most {@link PAST_DAYS_PER_RUN}. One read of the default
+ * partition, which holds only such rows and those of days far ahead.
+ */
+async function pastDaysInDefault<DB>(
+  db: Kysely<DB>,
+  table: TelemetryTable,
+  today: number,
+  keptSince: number,
+): Promise<number[]> {
+  const { rows } = await sql<{ day: string }>`
+    select distinct (time_ms / ${DAY_MS}) * ${DAY_MS} as day from ${sql.table(defaultPartition(table))}
+    where time_ms >= ${today - PAST_DAYS_MAX * DAY_MS} and time_ms < ${today} and received_ms >= ${keptSince}
+    order by day desc limit ${PAST_DAYS_PER_RUN}`.execute(db);
+  return rows.map((r) => Number(r.day));
+}
+
+/**
+ * The partition maintenance job's step, run by every replica with the retention job (at start, then hourly): makes
+ * the partitions of today and {@link DAYS_AHEAD} days after `nowMs` for each telemetry table, and those of the past
+ * days whose rows lie in the default partition (backfilled or late telemetry, received at or after `keptSince(table)`,
+ * the oldest receipt some project still keeps), moving their rows in (createDayPartition). One transaction per
+ * partition under an advisory lock, so replicas take turns; a replica that finds a partition made does nothing, and
+ * the rows move in the transaction that makes it, so exactly once. No-op on SQLite.
+ */
+export async function ensurePartitions<DB>(
+  db: Kysely<DB>,
+  nowMs: number,
+  keptSince: (table: TelemetryTable) => number = () => Number.MIN_SAFE_INTEGER,
+): Promise<void> {
   if (!isPostgres(db)) return;
   const today = dayStart(nowMs);
   for (const table of TELEMETRY_TABLES) {
     const have = new Set((await dayPartitions(db, table)).map((p) => p.fromMs));
-    const missing = Array.from({ length: DAYS_AHEAD + 1 }, (_, i) => today + i * DAY_MS).filter((d) => !have.has(d));
+    const ahead = Array.from({ length: DAYS_AHEAD + 1 }, (_, i) => today + i * DAY_MS).filter((d) => !have.has(d));
+    const missing = [...ahead, ...(await pastDaysInDefault(db, table, today, keptSince(table)))];
     // One partition per transaction: a transaction that made one partition holds it exclusively until it commits, and
     // making the next one waits for the table itself; a query or insert that read the table and then reaches the new
     // partition waits for the first, so two in one transaction deadlock with it (seen under the test suites' load).

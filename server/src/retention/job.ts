@@ -50,6 +50,16 @@ const TELEMETRY_OF: Partial<Record<ProjectSignal, TelemetryTable>> = {
   recipes: 'recipes',
 };
 
+/** The signal whose retention governs each telemetry table. */
+const SIGNAL_OF = Object.fromEntries(Object.entries(TELEMETRY_OF).map(([signal, table]) => [table, signal])) as Record<
+  TelemetryTable,
+  ProjectSignal
+>;
+
+/** The oldest receipt some project still keeps (a project that keeps forever: every receipt). */
+const keptSince = (cutoffs: Cutoffs): number =>
+  Math.min(Number.MAX_SAFE_INTEGER, ...[...cutoffs.values()].map((c) => c ?? Number.MIN_SAFE_INTEGER));
+
 /** What each signal a project sets deletes. */
 const PRUNERS: Record<ProjectSignal, Pruner> = {
   // A trace's summary goes with the last of its spans (and exception log records) received.
@@ -121,7 +131,8 @@ export interface RetentionOptions extends BatchOptions {
  * clock cannot make fresh data expire (sessions: their last receipt; issue facts: the reporter's times, as kept). Then
  * the ingest refusal counts (SVC_RETENTION_DAYS) and the audit log (the `audit` default, every organisation). Every
  * table is deleted from in batches, yielding between them, so ingest goes on (db/batched-delete.ts).
- * On PostgreSQL the run first makes the telemetry partitions of the days ahead (the partition maintenance job), and
+ * On PostgreSQL the run first makes the telemetry partitions of the days ahead, and of the past days whose kept rows
+ * lie in the default partition (the partition maintenance job, db/partitions.ts), and
  * each telemetry signal first drops the days no project keeps anything of (retention/partition-drop.ts); the batched
  * deletes then take what is left. `defaults` may be one number of days for every signal.
  */
@@ -144,18 +155,18 @@ export async function applyRetention(
   const own = await allProjectRetention(db);
   const projects = await db.selectFrom('projects').select('id').orderBy('created_ms').execute();
   const partitioned = isPostgres(db);
-  if (partitioned) await ensurePartitions(db, now);
+  const cutoffsOf = (signal: ProjectSignal): Cutoffs =>
+    new Map(
+      projects.map(({ id }) => {
+        const days = daysOf(settings, own.get(id) ?? {}, signal);
+        return [id, days > 0 ? now - days * DAY_MS : null];
+      }),
+    );
+  if (partitioned) await ensurePartitions(db, now, (table) => keptSince(cutoffsOf(SIGNAL_OF[table])));
   for (const [signal, prune] of Object.entries(PRUNERS) as [ProjectSignal, Pruner][]) {
     const table = TELEMETRY_OF[signal];
-    if (partitioned && table && !options.signal?.aborted) {
-      const cutoffs: Cutoffs = new Map(
-        projects.map(({ id }) => {
-          const days = daysOf(settings, own.get(id) ?? {}, signal);
-          return [id, days > 0 ? now - days * DAY_MS : null];
-        }),
-      );
-      count(signal, { [table]: await dropExpiredPartitions(db, table, cutoffs) });
-    }
+    if (partitioned && table && !options.signal?.aborted)
+      count(signal, { [table]: await dropExpiredPartitions(db, table, cutoffsOf(signal)) });
     for (const { id } of projects) {
       const days = daysOf(settings, own.get(id) ?? {}, signal);
       if (days > 0 && !options.signal?.aborted) count(signal, await prune(db, id, now - days * DAY_MS, options));
