@@ -24,6 +24,7 @@ import {
   type LimitDefaults,
 } from './limits/signals';
 import { DEFAULT_SPIKES, type SpikeSettings } from './limits/spikes';
+import { DETECTION_INTERVAL_MS, DETECTION_INTERVAL_RANGE } from './incidents/detect/schedule';
 import { readReplayStorage, REPLAY_STORAGE_VARIABLES, type ReplayStorageSettings } from './replay/storage-settings';
 
 /** Server settings. Each comes from a flag, else its `SVC_*` environment variable, else the default. */
@@ -59,6 +60,8 @@ export interface ServerConfig {
   spikes?: SpikeSettings;
   /** Replay chunk payloads in an S3-compatible bucket (SVC_REPLAY_S3_*); without it, in the database. */
   replayStorage?: ReplayStorageSettings;
+  /** Milliseconds between runs of incident detection and alert rule evaluation; default DETECTION_INTERVAL_MS. */
+  detectionIntervalMs?: number;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -113,6 +116,11 @@ export const CONFIG_OPTIONS = [
     `spike protection: throttle a project sending more than this many times its usual rate, 0 for off (default ${DEFAULT_SPIKES.multiple})`,
   ],
   ['spike-minutes', 'SVC_SPIKE_MINUTES', `minutes a spike is throttled (default ${DEFAULT_SPIKES.minutes})`],
+  [
+    'detection-interval-ms',
+    'SVC_DETECTION_INTERVAL_MS',
+    `milliseconds between runs of incident detection and alert rule evaluation, ${DETECTION_INTERVAL_RANGE.min} to ${DETECTION_INTERVAL_RANGE.max} (default ${DETECTION_INTERVAL_MS})`,
+  ],
   [
     'demo-sdk',
     'SVC_DEMO_SDK',
@@ -261,6 +269,14 @@ function readSpikes(get: Getter): SpikeSettings | undefined {
   };
 }
 
+/** How often detection and alert rule evaluation run, where given (docs/server.md, "Detection schedule"). */
+function readDetectionInterval(get: Getter): number | undefined {
+  const [name, raw] = get('detection-interval-ms');
+  return raw === undefined
+    ? undefined
+    : parseInteger(name, raw, DETECTION_INTERVAL_RANGE.min, DETECTION_INTERVAL_RANGE.max);
+}
+
 /** Replay chunks in object storage: the SVC_REPLAY_S3_* settings, each from its flag or its variable. */
 function readReplayObjects(get: Getter): ReplayStorageSettings | undefined {
   const flags = REPLAY_STORAGE_VARIABLES.map((v) => CONFIG_OPTIONS.find(([, envName]) => envName === v)![0]);
@@ -342,6 +358,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
   const limits = readLimits(get, bodyLimit);
   const spikes = readSpikes(get);
   const replayStorage = readReplayObjects(get);
+  const detectionIntervalMs = readDetectionInterval(get);
   return {
     host,
     port,
@@ -357,6 +374,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
     ...(limits ? { limits } : {}),
     ...(spikes ? { spikes } : {}),
     ...(replayStorage ? { replayStorage } : {}),
+    ...(detectionIntervalMs === undefined ? {} : { detectionIntervalMs }),
     retentionDays:
       retRaw === undefined ? CONFIG_DEFAULTS.retentionDays : parseInteger(retName, retRaw, 0, MAX_RETENTION_DAYS),
     ...(retentionBySignal ? { retentionBySignal } : {}),

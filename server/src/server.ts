@@ -216,7 +216,11 @@ function startSchedules(
     box: SecretBox;
     retention: RetentionDefaults;
   },
-  { detection, alertEvaluation }: Pick<StartOptions, 'detection' | 'alertEvaluation'>,
+  {
+    detection,
+    alertEvaluation,
+    detectionIntervalMs,
+  }: Pick<StartOptions, 'detection' | 'alertEvaluation' | 'detectionIntervalMs'>,
 ) {
   const { clock, log } = services;
   const alerts = createRuleEvaluator({
@@ -225,7 +229,8 @@ function startSchedules(
     commands: settings.notify.incidents,
     publicUrl: services.publicUrl,
     log,
-    options: alertEvaluation,
+    // Rules fall due on the schedule's ticks (alerts/evaluate/options.ts).
+    options: { ...(detectionIntervalMs === undefined ? {} : { tickMs: detectionIntervalMs }), ...alertEvaluation },
   });
   const stopDetection =
     detection === false
@@ -239,6 +244,7 @@ function startSchedules(
             { name: 'alert rule evaluation', runOnce: alerts.runOnce },
           ],
           log,
+          detectionIntervalMs,
         );
   const checkpointer = database.sqlite && !database.sqlite.memory ? startCheckpointer(database.sqlite, log) : undefined;
   // Scheduled even when the server keeps everything: a project may set days of its own.

@@ -148,8 +148,13 @@ describe('alert rule escalation and intervals', () => {
   });
 
   it('evaluates a rule every tenth of its window, from 10 seconds to a minute', () => {
-    expect([60, 300, 600, 3600].map(evaluationIntervalMs)).toEqual([10_000, 30_000, 60_000, 60_000]);
+    expect([60, 300, 600, 3600].map((w) => evaluationIntervalMs(w))).toEqual([10_000, 30_000, 60_000, 60_000]);
     // Due half a tick early: taken on the tick 10 s (or 30 s) on, however far into its own tick it was evaluated.
     expect([nextDueMs(60, NOW), nextDueMs(300, NOW)]).toEqual([NOW + 5_000, NOW + 25_000]);
+  });
+
+  it('with a shorter detection interval, evaluates short windows more often, and a long one still every minute', () => {
+    expect([60, 300, 3600].map((w) => evaluationIntervalMs(w, 250))).toEqual([6_000, 30_000, 60_000]);
+    expect(nextDueMs(60, NOW, 250)).toBe(NOW + 6_000 - 125);
   });
 });

@@ -62,6 +62,20 @@ describe('server configuration', () => {
     expect(loadConfig([], {})).not.toHaveProperty('limits');
   });
 
+  it('reads the detection interval from SVC_DETECTION_INTERVAL_MS or its flag, and refuses one out of range, naming it', () => {
+    expect(loadConfig([], { SVC_DETECTION_INTERVAL_MS: '250' }).detectionIntervalMs).toBe(250);
+    expect(loadConfig(['--detection-interval-ms', '60000'], { SVC_DETECTION_INTERVAL_MS: '250' })).toMatchObject({
+      detectionIntervalMs: 60_000,
+    });
+    expect(loadConfig([], {})).not.toHaveProperty('detectionIntervalMs');
+    expect(() => loadConfig(['--detection-interval-ms', '100'], {})).toThrow(
+      '--detection-interval-ms must be an integer from 250 to 60000 (got "100")',
+    );
+    expect(() => loadConfig([], { SVC_DETECTION_INTERVAL_MS: '10s' })).toThrow(
+      'SVC_DETECTION_INTERVAL_MS must be an integer from 250 to 60000 (got "10s")',
+    );
+  });
+
   it('reads single sign-on from SVC_OIDC_* variables or their --oidc-* flags', () => {
     expect(loadConfig([], {}).oidc).toBeUndefined();
     const config = loadConfig(['--oidc-client-id', 'svc', '--oidc-default-role', 'none'], {

@@ -50,8 +50,14 @@ async function readRule(db: Kysely<Database>, rule: AlertRule, nowMs: number): P
  * When the rule is next due: after its interval (options.ts), or sooner when a `for_seconds` wait ends before, so a
  * pending rule fires on time.
  */
-function nextEvalMs(rule: AlertRule, decision: Decision, incidentId: string | null, nowMs: number): number {
-  const next = nextDueMs(rule.windowSeconds, nowMs);
+function nextEvalMs(
+  rule: AlertRule,
+  decision: Decision,
+  incidentId: string | null,
+  nowMs: number,
+  tickMs: number,
+): number {
+  const next = nextDueMs(rule.windowSeconds, nowMs, tickMs);
   const forMs = rule.forSeconds * 1000;
   if (decision.state === 'pending' && decision.pendingSinceMs !== null)
     return Math.max(nowMs + 1, Math.min(next, decision.pendingSinceMs + forMs));
@@ -86,7 +92,7 @@ export function createRuleEvaluator(deps: RuleEvaluatorDeps): RuleEvaluator {
       lastValue: reading.value,
       evaluatedMs: nowMs,
       incidentId,
-      nextEvalMs: nextEvalMs(rule, decision, incidentId, nowMs),
+      nextEvalMs: nextEvalMs(rule, decision, incidentId, nowMs, options.tickMs),
     });
     report.evaluated.push(rule.id);
   }
@@ -103,7 +109,7 @@ export function createRuleEvaluator(deps: RuleEvaluatorDeps): RuleEvaluator {
       lastValue: rule.lastValue,
       evaluatedMs: nowMs,
       incidentId: rule.incidentId,
-      nextEvalMs: nextDueMs(rule.windowSeconds, nowMs),
+      nextEvalMs: nextDueMs(rule.windowSeconds, nowMs, options.tickMs),
     });
   }
 

@@ -11,6 +11,8 @@ export interface EvaluationOptions {
   growthFactor: number;
   /** Escalate when the rule still fires this long after its incident opened. */
   persistMs: number;
+  /** The detection schedule's interval the evaluator runs on (`--detection-interval-ms`): no rule is due more often. */
+  tickMs: number;
 }
 
 const MINUTE = 60_000;
@@ -21,6 +23,7 @@ export const EVALUATION_DEFAULTS: EvaluationOptions = {
   // As the error detector escalates (incidents/detect/thresholds.ts): twice the size, or half an hour on.
   growthFactor: 2,
   persistMs: 30 * MINUTE,
+  tickMs: DETECTION_INTERVAL_MS,
 };
 
 /** Defaults with the given options on top; refuses settings under which evaluation could not work. */
@@ -28,17 +31,17 @@ export const evaluationOptions = (options: Partial<EvaluationOptions> = {}): Eva
   positiveOptions('alert evaluation', EVALUATION_DEFAULTS, options);
 
 /**
- * How often a rule is evaluated: a tenth of its window, between one detection tick (10 s) and a minute. A short window
- * moves fast and is looked at often; past ten minutes a minute is as often as the value can change by much, and it is
- * what Datadog and Grafana evaluate at.
+ * How often a rule is evaluated: a tenth of its window, between one detection tick (`tickMs`, 10 s by default) and a
+ * minute. A short window moves fast and is looked at often; past ten minutes a minute is as often as the value can
+ * change by much, and it is what Datadog and Grafana evaluate at.
  */
-export const evaluationIntervalMs = (windowSeconds: number): number =>
-  Math.min(MINUTE, Math.max(DETECTION_INTERVAL_MS, windowSeconds * 100));
+export const evaluationIntervalMs = (windowSeconds: number, tickMs = DETECTION_INTERVAL_MS): number =>
+  Math.min(MINUTE, Math.max(tickMs, windowSeconds * 100));
 
 /**
- * When a rule evaluated at `nowMs` is due again: after its interval, less half a tick. Ticks are 10 s apart from when
- * the schedule started, and each evaluation happens some way into its tick; without the slack a 10-second interval
- * could end just after the next tick looked, and the rule would wait a tick more.
+ * When a rule evaluated at `nowMs` is due again: after its interval, less half a tick. Ticks are `tickMs` apart from
+ * when the schedule started, and each evaluation happens some way into its tick; without the slack an interval of one
+ * tick could end just after the next tick looked, and the rule would wait a tick more.
  */
-export const nextDueMs = (windowSeconds: number, nowMs: number): number =>
-  nowMs + evaluationIntervalMs(windowSeconds) - DETECTION_INTERVAL_MS / 2;
+export const nextDueMs = (windowSeconds: number, nowMs: number, tickMs = DETECTION_INTERVAL_MS): number =>
+  nowMs + evaluationIntervalMs(windowSeconds, tickMs) - tickMs / 2;
