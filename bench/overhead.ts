@@ -4,35 +4,49 @@
  * session replay, every session recorded) and with Datadog RUM + logs (`@datadog/browser-rum`, `@datadog/browser-logs`:
  * sessions, replay, traces and logs all at 100 %), in real Chromium, in one run.
  *
- *   npm run bench:overhead [-- --runs 3 --session-seconds 60 --session-runs 1 --profile --variants none,svc,sentry,datadog]
+ *   npm run bench:overhead [-- --runs 3 --session-seconds 60 --session-runs 1 --profile --variants none,svc,sentry,datadog
+ *                              --workloads classic,typing-churn,...]
  *
  * `--variants` also takes `svc-no-replay` and `sentry-no-replay`, issue 3's comparison without replay, and
  * `svc-baseline` with `--baseline-dist <dir>`: svc's page on the SDK build in `<dir>` (a copy of `dist/` made before a
  * change), so that a change and the build before it are measured in the same runs, under the same load.
  *
  * Each variant is built with Vite (minified, bench/overhead/build.ts) and served from a local origin; telemetry goes
- * to a local sink on another origin (bench/overhead/servers.ts). Every repetition runs each variant once, in a fresh
- * browser context, in an order rotated per repetition; one unmeasured warm-up run per variant comes first. A run
- * (bench/overhead/run.ts) plays 10 rounds of clicks, typing, fetches, DOM churn (a 2,000-node flash, and half a second
- * of a 250-node block replaced every 5 ms under a moving mouse) and console output, then waits 6 s.
+ * to a local sink on another origin (bench/overhead/servers.ts). Issue 35's workloads stand for kinds of app, each a
+ * page module (bench/overhead/page/workloads/<name>.ts) and a driver giving it real input
+ * (bench/overhead/workloads/<name>.ts); `--workloads` picks them (default: all; `classic` is the page of issues 3, 4
+ * and 16). Every repetition runs each workload with each variant back to back, in a fresh browser context, in an
+ * order rotated per repetition and workload; one unmeasured warm-up run per variant comes first. A run
+ * (bench/overhead/run.ts) plays the workload's input, then waits 6 s.
  *
- * Reported per variant (medians): added main-thread time against the baseline (CDP `Performance.getMetrics`
+ * Reported per workload and variant (medians): added main-thread time against the baseline (CDP `Performance.getMetrics`
  * `TaskDuration`, thread time, from navigation to the end of the workload), added script time (`ScriptDuration`),
  * bytes sent to the sink (request bodies as on the wire, counted after the page is closed so that final flushes
- * count), JS heap after a forced GC, and the JavaScript transferred. Then the verdict on each peer's targets (against
+ * count), JS heap after a forced GC, and the JavaScript transferred; first issue 35's table (every workload, ratios to
+ * Datadog against its targets), then per workload the full table and the verdict on each peer's targets (against
  * Sentry, issue 4: svc's added time, bytes and heap each at most half; against Datadog, issue 16: time and bytes at
  * most half, heap at most Datadog's) and where each SDK's bytes go. Then, per SDK, a recorded session of
  * `--session-seconds` at a person's pace (bench/overhead/session.ts): bytes sent per minute. `--profile` adds one
  * profiled run per SDK on unminified builds and prints where its JavaScript time goes (bench/overhead/profile.ts).
  */
 import { chromium, type Browser } from '@playwright/test';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { browserLaunchOptions } from '../test/support/browser';
 import { ROOT, ensureSdkBuilt } from '../test/support/build-sdk';
 import { DEFAULT_VARIANTS, VARIANTS, buildVariant, type Variant, type VariantBuild } from './overhead/build';
 import { summarizeProfile } from './overhead/profile';
-import { aggregate, bytesTable, figuresTable, profileTable, sessionTable, verdict } from './overhead/report';
+import { WORKLOADS, isWorkload, type Workload } from './overhead/page/workloads/names';
+import {
+  aggregateByWorkload,
+  bytesTable,
+  figuresTable,
+  profileTable,
+  sessionTable,
+  verdict,
+  workloadTable,
+  workloadVerdict,
+} from './overhead/report';
 import { SETTLE_MS, measureRun, type RunResult } from './overhead/run';
 import { recordSession, type SessionResult } from './overhead/session';
 import { startAppServer, startSink, type AppServer, type Sink } from './overhead/servers';
@@ -44,6 +58,7 @@ const { values: args } = parseArgs({
     'session-runs': { type: 'string', default: '1' },
     profile: { type: 'boolean', default: false },
     variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
+    workloads: { type: 'string', default: WORKLOADS.join(',') },
     'baseline-dist': { type: 'string' },
   },
 });
@@ -61,13 +76,17 @@ const SELECTED = args.variants.split(',').map((name) => name.trim()) as Variant[
 for (const name of SELECTED)
   if (!VARIANTS.includes(name)) throw new Error(`unknown variant "${name}" (known: ${VARIANTS.join(', ')})`);
 if (!SELECTED.includes('none')) SELECTED.unshift('none');
+const SELECTED_WORKLOADS = args.workloads.split(',').map((name) => name.trim());
+for (const name of SELECTED_WORKLOADS)
+  if (!isWorkload(name)) throw new Error(`unknown workload "${name}" (known: ${WORKLOADS.join(', ')})`);
+const RUN_WORKLOADS = SELECTED_WORKLOADS as Workload[];
 
 const SDK_VARIANTS = SELECTED.filter((name) => name !== 'none');
 
-/** A run takes about 20 s, a session its length plus about 10 s; far beyond that is a hang, and the benchmark must stop. */
+/** A run takes 15-25 s, a session its length plus about 10 s; far beyond that is a hang, and the benchmark must stop. */
 const WATCHDOG_MS =
   (120 +
-    (RUNS + 2) * SELECTED.length * 60 +
+    (RUNS * RUN_WORKLOADS.length + 2) * SELECTED.length * 60 +
     (SESSION_SECONDS > 0 ? SESSION_RUNS * SDK_VARIANTS.length * (SESSION_SECONDS * 2 + 60) : 0)) *
   1000;
 
@@ -77,27 +96,39 @@ async function buildAll(minify: boolean): Promise<Map<Variant, VariantBuild>> {
   return builds;
 }
 
-/** Every repetition runs each variant once; the order rotates so that no variant always runs first or last. */
-function schedule(): Array<{ variant: Variant; repetition: number }> {
-  const plan: Array<{ variant: Variant; repetition: number }> = [];
+/**
+ * Every repetition runs each workload with each variant back to back; the order of the variants rotates per
+ * repetition and workload, so that no variant always runs first or last.
+ */
+function schedule(): Array<{ variant: Variant; workload: Workload; repetition: number }> {
+  const plan: Array<{ variant: Variant; workload: Workload; repetition: number }> = [];
   for (let repetition = 0; repetition < RUNS; repetition++) {
-    for (let i = 0; i < SELECTED.length; i++)
-      plan.push({ variant: SELECTED[(i + repetition) % SELECTED.length]!, repetition });
+    RUN_WORKLOADS.forEach((workload, w) => {
+      for (let i = 0; i < SELECTED.length; i++)
+        plan.push({ variant: SELECTED[(i + repetition + w) % SELECTED.length]!, workload, repetition });
+    });
   }
   return plan;
 }
 
 async function measureAll(browser: Browser, servers: { app: AppServer; sink: Sink }): Promise<RunResult[]> {
   let run = 0;
+  // One warm-up run per variant, on the first workload: the browser's caches and code are warm for every variant.
   for (const variant of SELECTED)
-    await measureRun(browser, servers, { variant, run: ++run, repetition: -1, profile: false });
+    await measureRun(browser, servers, {
+      variant,
+      workload: RUN_WORKLOADS[0]!,
+      run: ++run,
+      repetition: -1,
+      profile: false,
+    });
   const results: RunResult[] = [];
-  for (const { variant, repetition } of schedule()) {
-    const result = await measureRun(browser, servers, { variant, run: ++run, repetition, profile: false });
+  for (const { variant, workload, repetition } of schedule()) {
+    const result = await measureRun(browser, servers, { variant, workload, run: ++run, repetition, profile: false });
     results.push(result);
     const sent = result.telemetry.reduce((sum, request) => sum + request.body.length, 0);
     console.error(
-      `  repetition ${repetition + 1}/${RUNS} ${variant}: main thread ${result.loadTaskMs.toFixed(0)} + ${result.workTaskMs.toFixed(0)} ms, ` +
+      `  repetition ${repetition + 1}/${RUNS} ${workload} ${variant}: main thread ${result.loadTaskMs.toFixed(0)} + ${result.workTaskMs.toFixed(0)} ms, ` +
         `script ${(result.loadScriptMs + result.workScriptMs).toFixed(0)} ms, ${result.telemetry.length} requests / ${sent} B sent, ` +
         `heap ${(result.heapBytes / 1e6).toFixed(2)} MB`,
     );
@@ -132,7 +163,11 @@ async function profileSdks(browser: Browser, sink: Sink, builds: Map<Variant, Va
     const tables: string[] = [];
     let run = 10_000;
     for (const variant of SDK_VARIANTS) {
-      const result = await measureRun(browser, { app, sink }, { variant, run: ++run, repetition: -1, profile: true });
+      const result = await measureRun(
+        browser,
+        { app, sink },
+        { variant, workload: RUN_WORKLOADS[0]!, run: ++run, repetition: -1, profile: true },
+      );
       if (result.profile) tables.push(profileTable(variant, summarizeProfile(result.profile, builds.get(variant)!)));
     }
     return tables;
@@ -150,9 +185,13 @@ async function main(): Promise<void> {
   const sink = await startSink();
   const app = await startAppServer(builds, sink.origin);
   const browser = await chromium.launch(browserLaunchOptions());
+  const loadStart = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ');
   try {
     console.error(
-      `Chromium ${browser.version()}; ${RUNS} repetitions of ${SELECTED.join(', ')} (plus one warm-up run each)`,
+      `Chromium ${browser.version()}; ${RUNS} repetitions of ${SELECTED.join(', ')} on ${RUN_WORKLOADS.join(', ')} ` +
+        `(plus one warm-up run per variant)`,
     );
     const results = await measureAll(browser, { app, sink });
     if (SESSION_SECONDS > 0)
@@ -160,24 +199,32 @@ async function main(): Promise<void> {
     // Run numbers after the measured runs' (which use 1 … (RUNS + 1) × variants), so the sink keeps them apart.
     const sessions = SESSION_SECONDS > 0 ? await recordSessions(browser, { app, sink }, 1_000) : [];
     const profiles = profileBuilds ? await profileSdks(browser, sink, profileBuilds) : [];
-    const figures = aggregate(results);
+    const workloads = aggregateByWorkload(results);
 
     console.log(`\n## bench:overhead, ${new Date().toISOString().slice(0, 10)}\n`);
     const flags = process.argv.slice(2).join(' ');
     console.log(`\`npm run bench:overhead${flags ? ` -- ${flags}` : ''}\`\n`);
     console.log(
       `Machine: ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ` +
-        `Node ${process.version}, Chromium ${browser.version()} headless; ${RUNS} repetitions, medians.\n`,
+        `Node ${process.version}, Chromium ${browser.version()} headless; ${RUNS} repetitions, medians; ` +
+        `load average ${loadStart} at the start, ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' / ')} at the end.\n`,
     );
-    console.log(figuresTable(figures));
-    console.log(`\n${verdict(figures)}\n`);
+    console.log(`${workloadTable(workloads)}\n`);
+    console.log(`${workloadVerdict(workloads)}\n`);
+    for (const { workload, figures } of workloads) {
+      console.log(`### ${workload}\n\n${figuresTable(figures)}\n\n${verdict(figures)}\n`);
+      // The bytes breakdown is long: with one workload only.
+      if (workloads.length === 1)
+        for (const f of figures.filter((f) => f.variant !== 'none')) console.log(`${bytesTable(f)}\n`);
+    }
     if (sessions.length > 0) {
       console.log(
         `Recorded sessions (${SESSION_SECONDS} s of use at a person's pace, then ${SETTLE_MS / 1000} s idle; bytes as on the wire):\n`,
       );
       console.log(`${sessionTable(sessions)}\n`);
     }
-    for (const f of figures.filter((f) => f.variant !== 'none')) console.log(`${bytesTable(f)}\n`);
     for (const table of profiles) console.log(`${table}\n`);
   } finally {
     await browser.close();

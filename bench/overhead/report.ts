@@ -8,7 +8,8 @@
  * "Added" figures are medians of paired differences: in each repetition the variants run back to back, so the
  * difference with the same repetition's baseline cancels most of the drift of a shared machine.
  */
-import { COMPARISONS, type Variant } from './build';
+import { COMPARISONS, type Targets, type Variant } from './build';
+import type { Workload } from './page/workloads/names';
 import type { ProfileSummary } from './profile';
 import type { RunResult } from './run';
 import type { SessionResult } from './session';
@@ -85,6 +86,105 @@ export function aggregate(results: readonly RunResult[]): VariantFigures[] {
       medianTelemetry: telemetry[telemetry.length >> 1]!,
     };
   });
+}
+
+/** One workload's figures. */
+export interface WorkloadFigures {
+  workload: Workload;
+  figures: VariantFigures[];
+}
+
+/** Aggregates the measured runs per workload (in the order they ran), then per variant as `aggregate` does. */
+export function aggregateByWorkload(results: readonly RunResult[]): WorkloadFigures[] {
+  const workloads = [...new Set(results.map((result) => result.workload))];
+  return workloads.map((workload) => ({
+    workload,
+    figures: aggregate(results.filter((result) => result.workload === workload)),
+  }));
+}
+
+/** Issue 35's targets against Datadog, on every workload. */
+export const ISSUE_35_TARGETS: Targets = { time: 0.5, heap: 1, bytes: 0.3 };
+
+/** The variants whose ratios to Datadog are judged against issue 35's targets (the others' are shown bare). */
+const JUDGED: readonly Variant[] = ['svc', 'svc-baseline'];
+
+/**
+ * Ours as a share of theirs; undefined when their figure is within the noise (at or below zero: the runs did not
+ * resolve it), as `targetLine` treats it. A cost of ours at or below zero counts as 0.
+ */
+function ratioTo(ours: number, theirs: number): number | undefined {
+  return Number.isFinite(ours) && theirs > 0 ? Math.max(ours, 0) / theirs : undefined;
+}
+
+/** A ratio to Datadog's figure, judged against `target` when given. */
+function ratioCell(ours: number, theirs: number, target?: number): string {
+  const ratio = ratioTo(ours, theirs);
+  if (ratio === undefined) return 'n/r';
+  return target === undefined ? ratio.toFixed(2) : `${ratio.toFixed(2)} **${ratio <= target ? 'met' : 'missed'}**`;
+}
+
+/**
+ * Issue 35's table: per workload and SDK variant, the added main-thread and script time, added JS heap and bytes
+ * sent, with the ratios to Datadog's on the same workload (svc's judged against the targets). "n/r": Datadog's
+ * added figure is within the noise (at or below zero), no ratio.
+ */
+export function workloadTable(workloads: readonly WorkloadFigures[]): string {
+  const rows = workloads.flatMap(({ workload, figures }) => {
+    const datadog = figures.find((f) => f.variant === 'datadog');
+    return figures
+      .filter((f) => f.variant !== 'none')
+      .map((f) => {
+        const judged = JUDGED.includes(f.variant) ? ISSUE_35_TARGETS : undefined;
+        const ratio = (key: 'addedTaskMs' | 'addedHeapBytes' | 'sentBytes', target?: number) =>
+          !datadog || f.variant === 'datadog' ? '—' : ratioCell(f[key], datadog[key], target);
+        return [
+          workload,
+          f.variant,
+          `${signed(f.addedTaskMs, ms)} (${ms(f.addedTaskRange[0])} … ${ms(f.addedTaskRange[1])})`,
+          signed(f.addedScriptMs, ms),
+          signed(f.addedHeapBytes / 1e6, (v) => v.toFixed(2)),
+          kb(f.sentBytes),
+          ratio('addedTaskMs', judged?.time),
+          ratio('addedHeapBytes', judged?.heap),
+          ratio('sentBytes', judged?.bytes),
+        ].join(' | ');
+      });
+  });
+  return [
+    `| workload | variant | added main-thread ms (min … max) | added script ms | added JS heap MB after GC | KB sent | main-thread / Datadog (≤ ${ISSUE_35_TARGETS.time.toFixed(1)}) | heap / Datadog (≤ ${ISSUE_35_TARGETS.heap.toFixed(1)}) | bytes / Datadog (≤ ${ISSUE_35_TARGETS.bytes.toFixed(1)}) |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row} |`),
+  ].join('\n');
+}
+
+/** One line per workload: which of issue 35's targets svc met against Datadog there. */
+export function workloadVerdict(workloads: readonly WorkloadFigures[]): string {
+  const lines = workloads.flatMap(({ workload, figures }) => {
+    const svc = figures.find((f) => f.variant === 'svc');
+    const datadog = figures.find((f) => f.variant === 'datadog');
+    if (!svc || !datadog) return [];
+    const judge = (what: string, ours: number, theirs: number, target: number) => {
+      const ratio = ratioTo(ours, theirs);
+      return ratio === undefined
+        ? { met: undefined, text: `${what} not resolved` }
+        : { met: ratio <= target, text: `${what} ${ratio.toFixed(2)} (${ratio <= target ? 'met' : 'missed'})` };
+    };
+    const verdicts = [
+      judge('main-thread', svc.addedTaskMs, datadog.addedTaskMs, ISSUE_35_TARGETS.time),
+      judge('heap', svc.addedHeapBytes, datadog.addedHeapBytes, ISSUE_35_TARGETS.heap),
+      judge('bytes', svc.sentBytes, datadog.sentBytes, ISSUE_35_TARGETS.bytes),
+    ];
+    const state = verdicts.some((v) => v.met === false)
+      ? '**missed**'
+      : verdicts.some((v) => v.met === undefined)
+        ? 'not resolved'
+        : '**met**';
+    return [`- ${workload}: ${state}: ${verdicts.map((v) => v.text).join(', ')}`];
+  });
+  return lines.length > 0
+    ? [`svc against Datadog on issue 35's targets, per workload:`, ...lines].join('\n')
+    : '(the per-workload verdict needs svc and datadog)';
 }
 
 /** The main table: one row per variant. */

@@ -1,6 +1,6 @@
 /**
- * One measured run of `bench:overhead`: a fresh browser context loads one variant's workload page, the driver plays
- * the same input through the DevTools protocol (mouse clicks and key presses, no script injected into the page), and
+ * One measured run of `bench:overhead`: a fresh browser context loads one variant's page of one workload, the
+ * workload's driver (bench/overhead/workloads/<name>.ts) plays the same input through the DevTools protocol (mouse clicks and key presses, no script injected into the page), and
  * the page's main-thread time, heap and telemetry are read.
  *
  * Main-thread time comes from `Performance.getMetrics` with `timeDomain: 'threadTicks'`: `TaskDuration` (every task
@@ -13,16 +13,11 @@
  */
 import type { Browser, BrowserContext, CDPSession, Page } from '@playwright/test';
 import type { Variant } from './build';
-import type { BenchTargets } from './page/app';
+import type { Workload } from './page/workloads/names';
 import type { CpuProfile } from './profile';
 import type { AppServer, Sink, SinkRequest } from './servers';
+import { WORKLOAD_DRIVERS } from './workloads';
 
-/**
- * Rounds of the workload; each round is 6-7 clicks, about 12 key presses, 2 fetches, 2,000 nodes added and removed,
- * half a second of a 250-node block replaced every 5 ms with the mouse moving over it, and 4 console calls. Typing is kept short: each key press costs Chromium about 6 ms of main-thread time for text
- * editing alone, the same with or without an SDK, and that common cost only adds noise to the differences.
- */
-const ROUNDS = 10;
 /**
  * Wait after the workload: longer than every periodic send of both SDKs (svc: 2 s for OTLP, 5 s for replay chunks;
  * Sentry: 1 s idle-span timeout, replay segments 5-5.5 s after activity), so that little is left for the unload path.
@@ -31,16 +26,13 @@ export const SETTLE_MS = 6_000;
 /** After the page is closed, the run's telemetry is complete once the sink has been quiet this long. */
 const SINK_QUIET_MS = 1_000;
 const SINK_WAIT_LIMIT_MS = 10_000;
-/** Mouse moves while the "Live" block updates: a hand crossing the page (a `mousemove` each). */
-const LIVE_MOVE_STEPS = 25;
-/** Delay between key presses, ms: a fast typist. */
-const KEY_DELAY_MS = 15;
 /** Upper bound for the page to settle after one input; a hang is a failed run, not a stuck benchmark. */
 const STEP_TIMEOUT_MS = 15_000;
 
 /** What one run measured. Times in ms of main-thread CPU; sizes in bytes. */
 export interface RunResult {
   variant: Variant;
+  workload: Workload;
   /** Unique number of the run (telemetry and downloads are attributed by it). */
   run: number;
   /** Which repetition the run belongs to; -1 for warm-up and profiled runs. */
@@ -79,48 +71,42 @@ function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/**
- * Clicks a control of the workload page (see bench/overhead/page/app.ts), runs `meanwhile` (more input while the
- * page works on the click), then waits until the page is idle.
- */
-export type ClickControl = (
-  target: keyof BenchTargets,
-  options?: { moveSteps?: number; meanwhile?: () => Promise<void> },
-) => Promise<void>;
-
-/**
- * Real input for the workload page through the DevTools protocol. `moveSteps` > 1 moves the mouse there in that
- * many steps first (a mousemove each), as a hand does; the measured workload clicks straight away.
- */
-export async function controlsOf(page: Page): Promise<ClickControl> {
-  const targets = await page.evaluate(() => window.bench!.targets());
-  return async (target, { moveSteps = 1, meanwhile } = {}) => {
-    const { x, y } = targets[target];
-    if (moveSteps > 1) await page.mouse.move(x, y, { steps: moveSteps });
-    await page.mouse.click(x, y);
-    await meanwhile?.();
-    await withTimeout(
-      page.evaluate(() => window.bench!.idle()),
-      'the page',
-    );
-  };
+/** How to click a control: see `ClickControl`. */
+export interface ClickOptions {
+  /** > 1: move the mouse there in that many steps first (a `mousemove` each), as a hand does. */
+  moveSteps?: number;
+  /** More input while the page works on the click. */
+  meanwhile?: () => Promise<void>;
+  /** false: do not wait for the page to be idle afterwards (input given while the page is busy). */
+  wait?: boolean;
 }
 
-/** The same input for every variant: see bench/overhead/page/app.ts for what each control does. */
-async function playWorkload(page: Page): Promise<void> {
-  const click = await controlsOf(page);
-  for (let round = 1; round <= ROUNDS; round++) {
-    await click('load');
-    await click('name');
-    await page.keyboard.type(`Ann ${round}`, { delay: KEY_DELAY_MS });
-    await click('email');
-    await page.keyboard.type(`a${round}@x.io`, { delay: KEY_DELAY_MS });
-    await click('save');
-    await click('churn');
-    // Across the page and back on alternate rounds, over the block being replaced.
-    await click('live', { meanwhile: () => page.mouse.move(round % 2 ? 900 : 100, 500, { steps: LIVE_MOVE_STEPS }) });
-    if (round % 3 === 0) await click('next');
-  }
+/**
+ * Clicks a control of the workload page (the names a workload's page side returns, bench/overhead/page/workloads),
+ * runs `meanwhile`, then waits until the page is idle.
+ */
+export type ClickControl = (target: string, options?: ClickOptions) => Promise<void>;
+
+/** Waits until the work started by earlier input is done (`window.bench.idle()`), or fails after a timeout. */
+export const idle = (page: Page): Promise<void> =>
+  withTimeout(
+    page.evaluate(() => window.bench!.idle()),
+    'the page',
+  );
+
+/**
+ * Real input for the workload page through the DevTools protocol, at the controls' current places (read from the
+ * page at each click: a page that scrolls moves them).
+ */
+export function controlsOf(page: Page): ClickControl {
+  return async (target, { moveSteps = 1, meanwhile, wait = true } = {}) => {
+    const place = (await page.evaluate(() => window.bench!.targets()))[target];
+    if (!place) throw new Error(`the page has no control "${target}"`);
+    if (moveSteps > 1) await page.mouse.move(place.x, place.y, { steps: moveSteps });
+    await page.mouse.click(place.x, place.y);
+    await meanwhile?.();
+    if (wait) await idle(page);
+  };
 }
 
 async function waitForQuietSink(sink: Sink, run: number, closedAt: number): Promise<void> {
@@ -158,8 +144,10 @@ export async function openVariant(
   browser: Browser,
   app: AppServer,
   variant: Variant,
+  workload: Workload,
   run: number,
 ): Promise<VariantPage> {
+  app.assign(run, workload);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   const url = `${app.origin}/r/${run}/${variant}/`;
@@ -169,6 +157,7 @@ export async function openVariant(
 /** Which run to make. */
 export interface RunOptions {
   variant: Variant;
+  workload: Workload;
   run: number;
   repetition: number;
   /** Take a CPU profile from navigation to the end of the settle period. */
@@ -181,8 +170,8 @@ export async function measureRun(
   servers: { app: AppServer; sink: Sink },
   options: RunOptions,
 ): Promise<RunResult> {
-  const { variant, run, repetition, profile } = options;
-  const { context, page, url, done } = await openVariant(browser, servers.app, variant, run);
+  const { variant, workload, run, repetition, profile } = options;
+  const { context, page, url, done } = await openVariant(browser, servers.app, variant, workload, run);
   try {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
@@ -193,7 +182,7 @@ export async function measureRun(
     }
     await page.goto(url, { waitUntil: 'load' });
     const atLoad = await metrics(cdp);
-    await playWorkload(page);
+    await WORKLOAD_DRIVERS[workload](page, controlsOf(page));
     await page.waitForTimeout(SETTLE_MS);
     const atEnd = await metrics(cdp);
     const cpuProfile = profile ? ((await cdp.send('Profiler.stop')).profile as CpuProfile) : undefined;
@@ -202,6 +191,7 @@ export async function measureRun(
     const telemetry = await closeAndCollect(page, servers.sink, run);
     return {
       variant,
+      workload,
       run,
       repetition,
       loadTaskMs: toMs(atLoad.TaskDuration),

@@ -11,6 +11,7 @@
 import http from 'node:http';
 import { serveLocally, type LocalServer } from '../../test/support/local-server';
 import type { Variant, VariantBuild } from './build';
+import type { Workload } from './page/workloads/names';
 
 /** A listening server and how to stop it. */
 export type Listening = Pick<LocalServer, 'origin' | 'close'>;
@@ -26,8 +27,12 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
 
 // ------------------------------------------------------------------------------------------------ app server
 
-/** The app server; `scriptBytes(run)` is the JavaScript it sent for that run, as encoded on the wire. */
+/**
+ * The app server; `assign(run, workload)` says which workload a run's page renders (before it is loaded),
+ * `scriptBytes(run)` is the JavaScript it sent for that run, as encoded on the wire.
+ */
 export interface AppServer extends Listening {
+  assign(run: number, workload: Workload): void;
   scriptBytes(run: number): number;
 }
 
@@ -40,10 +45,10 @@ function items(page: number): unknown[] {
   });
 }
 
-function page(variant: Variant, entry: string, sinkOrigin: string): string {
+function page(variant: Variant, entry: string, sinkOrigin: string, workload: Workload): string {
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
-    `<meta name="bench-sink" content="${sinkOrigin}">`,
+    `<meta name="bench-sink" content="${sinkOrigin}"><meta name="bench-workload" content="${workload}">`,
     `<title>Bench shop</title><style>#list li{display:flex;gap:8px}.cell{display:inline-block;width:60px}</style>`,
     `<script type="module" src="./${entry}"></script>`,
     `</head><body data-variant="${variant}"></body></html>`,
@@ -56,6 +61,7 @@ export async function startAppServer(
   sinkOrigin: string,
 ): Promise<AppServer> {
   const scriptBytes = new Map<number, number>();
+  const workloads = new Map<number, Workload>();
   const local = await serveLocally((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = /^\/r\/(\d+)\/([a-z-]+)\/(.*)$/.exec(url.pathname);
@@ -102,9 +108,14 @@ export async function startAppServer(
     }
     // Every other path is a route of the single-page app.
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(page(build.variant, build.entry, sinkOrigin));
+    res.end(page(build.variant, build.entry, sinkOrigin, workloads.get(Number(match[1])) ?? 'classic'));
   });
-  return { origin: local.origin, close: local.close, scriptBytes: (run) => scriptBytes.get(run) ?? 0 };
+  return {
+    origin: local.origin,
+    close: local.close,
+    assign: (run, workload) => workloads.set(run, workload),
+    scriptBytes: (run) => scriptBytes.get(run) ?? 0,
+  };
 }
 
 // ------------------------------------------------------------------------------------------------ sink

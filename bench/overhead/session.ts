@@ -1,5 +1,5 @@
 /**
- * Bytes sent per minute of a recorded session: one variant's workload page used the way a person uses it for a set
+ * Bytes sent per minute of a recorded session: one variant's page of the `classic` workload used the way a person uses it for a set
  * time (`--session-seconds`), with pauses between actions, mouse movement, scrolling and typing at human speed, and
  * the same DOM churn, fetches and navigations as the measured workload. What the sink received, page close included,
  * divided by the session's length from navigation to close. Main-thread time is not measured here (run.ts does).
@@ -57,11 +57,11 @@ export async function recordSession(
   options: { variant: Variant; run: number; seconds: number },
 ): Promise<SessionResult> {
   const { variant, run, seconds } = options;
-  const { page, url, done } = await openVariant(browser, servers.app, variant, run);
+  const { page, url, done } = await openVariant(browser, servers.app, variant, 'classic', run);
   try {
     const started = performance.now();
     await page.goto(url, { waitUntil: 'load' });
-    const click = await controlsOf(page);
+    const click = controlsOf(page);
     for (let step = 0; performance.now() - started < seconds * 1000; step++) {
       await ACTIONS[step % ACTIONS.length]!(click, page, step);
       await page.waitForTimeout(THINK_MS);
