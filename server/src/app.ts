@@ -76,6 +76,8 @@ export interface AppOptions {
   retention?: RetentionDefaults;
   /** Deletion jobs of this process, woken when one is queued; without it, queued jobs wait for a worker's poll. */
   erasures?: ErasureWorker;
+  /** The shortest window an alert rule may have (`--alert-min-window-seconds`, for tests); default 60 s. */
+  alertMinWindowSeconds?: number;
 }
 
 const healthRoute = createRoute({
@@ -154,7 +156,7 @@ function controlPlaneRoutes(services: Services, options: AppOptions) {
     .route('/traces', traceRoutes(services))
     .route('/vitals', vitalsRoutes(services))
     .route('/releases', releaseRoutes(services))
-    .route('/alert-rules', alertRuleRoutes(services, options.notify?.incidents))
+    .route('/alert-rules', alertRuleRoutes(services, options.notify?.incidents, options.alertMinWindowSeconds))
     .route('/', logFramesRoutes(services));
   const { notify } = options;
   if (notify) {

@@ -25,6 +25,7 @@ import {
 } from './limits/signals';
 import { DEFAULT_SPIKES, type SpikeSettings } from './limits/spikes';
 import { DETECTION_INTERVAL_MS, DETECTION_INTERVAL_RANGE } from './incidents/detect/schedule';
+import { WINDOW_SECONDS } from './alerts/rule';
 import { readReplayStorage, REPLAY_STORAGE_VARIABLES, type ReplayStorageSettings } from './replay/storage-settings';
 
 /** Server settings. Each comes from a flag, else its `SVC_*` environment variable, else the default. */
@@ -62,6 +63,8 @@ export interface ServerConfig {
   replayStorage?: ReplayStorageSettings;
   /** Milliseconds between runs of incident detection and alert rule evaluation; default DETECTION_INTERVAL_MS. */
   detectionIntervalMs?: number;
+  /** For tests: the shortest window an alert rule may have; default WINDOW_SECONDS.min (60). */
+  alertMinWindowSeconds?: number;
 }
 
 export const CONFIG_DEFAULTS = {
@@ -120,6 +123,11 @@ export const CONFIG_OPTIONS = [
     'detection-interval-ms',
     'SVC_DETECTION_INTERVAL_MS',
     `milliseconds between runs of incident detection and alert rule evaluation, ${DETECTION_INTERVAL_RANGE.min} to ${DETECTION_INTERVAL_RANGE.max} (default ${DETECTION_INTERVAL_MS})`,
+  ],
+  [
+    'alert-min-window-seconds',
+    'SVC_ALERT_MIN_WINDOW_SECONDS',
+    `for tests: the shortest window an alert rule may have, 1 to ${WINDOW_SECONDS.min} (default ${WINDOW_SECONDS.min})`,
   ],
   [
     'demo-sdk',
@@ -269,12 +277,18 @@ function readSpikes(get: Getter): SpikeSettings | undefined {
   };
 }
 
-/** How often detection and alert rule evaluation run, where given (docs/server.md, "Detection schedule"). */
-function readDetectionInterval(get: Getter): number | undefined {
-  const [name, raw] = get('detection-interval-ms');
-  return raw === undefined
-    ? undefined
-    : parseInteger(name, raw, DETECTION_INTERVAL_RANGE.min, DETECTION_INTERVAL_RANGE.max);
+/**
+ * How often detection and alert rule evaluation run, and the shortest rule window tests may ask for, where given
+ * (docs/server.md, "Detection schedule").
+ */
+function readDetection(get: Getter): Pick<ServerConfig, 'detectionIntervalMs' | 'alertMinWindowSeconds'> {
+  const [intervalName, interval] = get('detection-interval-ms');
+  const [windowName, window] = get('alert-min-window-seconds');
+  const { min, max } = DETECTION_INTERVAL_RANGE;
+  return {
+    ...(interval === undefined ? {} : { detectionIntervalMs: parseInteger(intervalName, interval, min, max) }),
+    ...(window === undefined ? {} : { alertMinWindowSeconds: parseInteger(windowName, window, 1, WINDOW_SECONDS.min) }),
+  };
 }
 
 /** Replay chunks in object storage: the SVC_REPLAY_S3_* settings, each from its flag or its variable. */
@@ -358,7 +372,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
   const limits = readLimits(get, bodyLimit);
   const spikes = readSpikes(get);
   const replayStorage = readReplayObjects(get);
-  const detectionIntervalMs = readDetectionInterval(get);
+  const detection = readDetection(get);
   return {
     host,
     port,
@@ -374,7 +388,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv, cwd 
     ...(limits ? { limits } : {}),
     ...(spikes ? { spikes } : {}),
     ...(replayStorage ? { replayStorage } : {}),
-    ...(detectionIntervalMs === undefined ? {} : { detectionIntervalMs }),
+    ...detection,
     retentionDays:
       retRaw === undefined ? CONFIG_DEFAULTS.retentionDays : parseInteger(retName, retRaw, 0, MAX_RETENTION_DAYS),
     ...(retentionBySignal ? { retentionBySignal } : {}),

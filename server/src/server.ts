@@ -113,8 +113,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       outbox: options.outbox,
     });
     erasures = startErasureWorker({ db: database.db, dialect: database.dialect, clock, log }, options.erasure);
-    const bootKeys = bootstrap ? { ingestKey: bootstrap.ingestKey.key, appName: bootstrap.appName } : null;
-    const demo = demoSdk ? { sdkPath: demoSdk.path, keys: options.demoKeys ?? (() => bootKeys) } : undefined;
+    const demo = demoSdk ? { sdkPath: demoSdk.path, keys: options.demoKeys ?? bootstrapKeys(bootstrap) } : undefined;
     const app = createApp(services, {
       corsOrigins: options.corsOrigins ?? '*',
       demo,
@@ -124,6 +123,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       oidc: options.oidc,
       retention,
       erasures,
+      alertMinWindowSeconds: options.alertMinWindowSeconds,
     });
     const { server, port, url } = await listen(app.fetch, options.host ?? '127.0.0.1', options.port ?? 4318);
     services.publicUrl = options.publicUrl ?? url;
@@ -171,6 +171,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw err;
   }
 }
+
+/** The demo page's keys by default: those bootstrapped on this start, if any. */
+const bootstrapKeys = (bootstrap: Bootstrap | null) => {
+  const keys = bootstrap ? { ingestKey: bootstrap.ingestKey.key, appName: bootstrap.appName } : null;
+  return () => keys;
+};
 
 /** What every route reads: the database, the writer, the clock, limits, the log, symbolication, refusal counts. */
 function servicesOf(

@@ -76,6 +76,15 @@ describe('server configuration', () => {
     );
   });
 
+  it('reads the shortest alert rule window tests may ask for, 1 to 60 seconds, and refuses another, naming it', () => {
+    expect(loadConfig(['--alert-min-window-seconds', '5'], {}).alertMinWindowSeconds).toBe(5);
+    expect(loadConfig([], { SVC_ALERT_MIN_WINDOW_SECONDS: '60' }).alertMinWindowSeconds).toBe(60);
+    expect(loadConfig([], {})).not.toHaveProperty('alertMinWindowSeconds');
+    expect(() => loadConfig([], { SVC_ALERT_MIN_WINDOW_SECONDS: '0' })).toThrow(
+      'SVC_ALERT_MIN_WINDOW_SECONDS must be an integer from 1 to 60 (got "0")',
+    );
+  });
+
   it('reads single sign-on from SVC_OIDC_* variables or their --oidc-* flags', () => {
     expect(loadConfig([], {}).oidc).toBeUndefined();
     const config = loadConfig(['--oidc-client-id', 'svc', '--oidc-default-role', 'none'], {

@@ -5,7 +5,7 @@ import { invalid } from '../shared/domain-errors';
 import { iso } from '../shared/time';
 import { previewStepMs, ruleSeries } from './query/index';
 import type { RuleQuery } from './rule';
-import type { PreviewBody } from './schemas';
+import type { RuleBodies } from './schemas';
 
 const DAY_MS = 86_400_000;
 /** The longest range a preview draws. */
@@ -18,7 +18,7 @@ export const MAX_PREVIEW_DAYS = 90;
 export async function preview(
   db: Kysely<Database>,
   projectId: string,
-  body: z.infer<typeof PreviewBody>,
+  body: z.infer<RuleBodies['PreviewBody']>,
   nowMs: number,
 ) {
   const toMs = body.to ?? nowMs;

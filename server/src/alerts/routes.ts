@@ -22,12 +22,10 @@ import type { AlertRule } from './rule';
 import {
   AlertRuleSchema,
   CREATE_EXAMPLE,
-  CreateRuleBody,
-  EditRuleBody,
-  MergedRule,
   PREVIEW_EXAMPLE,
-  PreviewBody,
   PreviewSchema,
+  ruleBodies,
+  type RuleBodies,
 } from './schemas';
 import { deleteRule, insertRule, listRules, loadRule, ruleFromRow, updateRule, type RuleChanges } from './store';
 
@@ -52,7 +50,7 @@ export const ruleJson = (rule: AlertRule) => ({
   updated_at: iso(rule.updatedMs),
 });
 
-type Fields = z.infer<typeof MergedRule>;
+type Fields = z.infer<RuleBodies['MergedRule']>;
 
 /** The definition columns of a checked rule (each named as its field). */
 const definition = (f: Fields): Required<RuleChanges> => ({
@@ -81,21 +79,6 @@ const listRoute = createRoute({
   responses: { 200: jsonAnswer('A page of rules', pageOf(AlertRuleSchema)), ...errors(400, 401, 403) },
 });
 
-const createRuleRoute = createRoute({
-  ...needs('project.configure'),
-  ...tags,
-  method: 'post',
-  path: '/',
-  summary: 'Create an alert rule',
-  description:
-    'A query over one signal, a window, a condition, a `for` duration and a severity (docs/alerts.md). Each field is ' +
-    'checked, and so is how they fit: the aggregate and the filters must be of the signal, `query.metric` names the ' +
-    'vital or the metric.',
-  middleware: [readControlJson],
-  request: { body: jsonBody(CreateRuleBody, CREATE_EXAMPLE) },
-  responses: { 201: jsonAnswer('Created', AlertRuleSchema), ...errors(400, 401, 403, 413, 415) },
-});
-
 const getRoute = createRoute({
   ...needs('project.view'),
   ...tags,
@@ -104,20 +87,6 @@ const getRoute = createRoute({
   summary: 'One alert rule, with its state',
   request: { params: ruleId },
   responses: { 200: jsonAnswer('The rule', AlertRuleSchema), ...errors(401, 403, 404) },
-});
-
-const editRoute = createRoute({
-  ...needs('project.configure'),
-  ...tags,
-  method: 'patch',
-  path: '/{id}',
-  summary: 'Edit an alert rule',
-  description:
-    'Each field given replaces the stored one; the rule is then checked whole as on creation. Its evaluation starts ' +
-    'again: the state becomes `ok` at the next evaluation unless the condition holds.',
-  middleware: [readControlJson],
-  request: { params: ruleId, body: jsonBody(EditRuleBody, { enabled: false }) },
-  responses: { 200: jsonAnswer('The rule', AlertRuleSchema), ...errors(400, 401, 403, 404, 413, 415) },
 });
 
 const deleteRoute = createRoute({
@@ -131,28 +100,61 @@ const deleteRoute = createRoute({
   responses: { 204: { description: 'Deleted' }, ...errors(401, 403, 404) },
 });
 
-const previewRoute = createRoute({
-  ...needs('project.view'),
-  ...changesNothing,
-  ...tags,
-  method: 'post',
-  path: '/preview',
-  summary: "Draw a rule's query over a range and where it would have fired, before saving it",
-  description:
-    `The rule's fields (\`name\` may be left out) and the range, by default the last 7 days, at most ` +
-    `${MAX_PREVIEW_DAYS}. One value per step (the window, or longer for at most 500 points), each over the window ` +
-    'ending there; `firings` where the condition held for `for_seconds`, until it recovered. Stores nothing.',
-  middleware: [readControlJson],
-  request: { body: jsonBody(PreviewBody, PREVIEW_EXAMPLE) },
-  responses: { 200: jsonAnswer('The series', PreviewSchema), ...errors(400, 401, 403, 413, 415) },
+/** The routes that take a rule in their body, checked with the server's shortest window (schemas.ts). */
+const bodyRoutes = ({ CreateRuleBody, EditRuleBody, PreviewBody }: RuleBodies) => ({
+  createRuleRoute: createRoute({
+    ...needs('project.configure'),
+    ...tags,
+    method: 'post',
+    path: '/',
+    summary: 'Create an alert rule',
+    description:
+      'A query over one signal, a window, a condition, a `for` duration and a severity (docs/alerts.md). Each field is ' +
+      'checked, and so is how they fit: the aggregate and the filters must be of the signal, `query.metric` names the ' +
+      'vital or the metric.',
+    middleware: [readControlJson],
+    request: { body: jsonBody(CreateRuleBody, CREATE_EXAMPLE) },
+    responses: { 201: jsonAnswer('Created', AlertRuleSchema), ...errors(400, 401, 403, 413, 415) },
+  }),
+  editRoute: createRoute({
+    ...needs('project.configure'),
+    ...tags,
+    method: 'patch',
+    path: '/{id}',
+    summary: 'Edit an alert rule',
+    description:
+      'Each field given replaces the stored one; the rule is then checked whole as on creation. Its evaluation starts ' +
+      'again: the state becomes `ok` at the next evaluation unless the condition holds.',
+    middleware: [readControlJson],
+    request: { params: ruleId, body: jsonBody(EditRuleBody, { enabled: false }) },
+    responses: { 200: jsonAnswer('The rule', AlertRuleSchema), ...errors(400, 401, 403, 404, 413, 415) },
+  }),
+  previewRoute: createRoute({
+    ...needs('project.view'),
+    ...changesNothing,
+    ...tags,
+    method: 'post',
+    path: '/preview',
+    summary: "Draw a rule's query over a range and where it would have fired, before saving it",
+    description:
+      `The rule's fields (\`name\` may be left out) and the range, by default the last 7 days, at most ` +
+      `${MAX_PREVIEW_DAYS}. One value per step (the window, or longer for at most 500 points), each over the window ` +
+      'ending there; `firings` where the condition held for `for_seconds`, until it recovered. Stores nothing.',
+    middleware: [readControlJson],
+    request: { body: jsonBody(PreviewBody, PREVIEW_EXAMPLE) },
+    responses: { 200: jsonAnswer('The series', PreviewSchema), ...errors(400, 401, 403, 413, 415) },
+  }),
 });
 
 /**
  * `/control-plane/alert-rules`: the rules' CRUD and the preview (docs/alerts.md); their evaluation is alerts/evaluate/.
  * `incidents`: the incident commands that resolve a deleted rule's incident (absent when the server has no incidents).
+ * `minWindowSeconds`: the shortest window a rule may have (`--alert-min-window-seconds`, for tests).
  */
-export function alertRuleRoutes(services: Services, incidents?: IncidentCommands) {
+export function alertRuleRoutes(services: Services, incidents?: IncidentCommands, minWindowSeconds?: number) {
   const { db, clock } = services;
+  const bodies = ruleBodies(minWindowSeconds);
+  const { createRuleRoute, editRoute, previewRoute } = bodyRoutes(bodies);
   return createRouter()
     .openapi(listRoute, async (c) => {
       const { limit } = c.req.valid('query');
@@ -195,7 +197,7 @@ export function alertRuleRoutes(services: Services, incidents?: IncidentCommands
       const { projectId } = c.get('caller');
       const stored = ruleJson(ruleFromRow(await loadRule(db, projectId, id)));
       const edit = c.req.valid('json');
-      const merged = MergedRule.safeParse({
+      const merged = bodies.MergedRule.safeParse({
         name: stored.name,
         signal: stored.signal,
         query: stored.query,

@@ -81,29 +81,34 @@ const Recovery = z.strictObject({ value: z.number() }).openapi({
     'Threshold rules: resolved once the value is back across this one (default: the condition no longer holds)',
 });
 
-/** A rule's own fields, each as creation and edits check it. */
-const fields = {
-  name: word(200),
-  signal: z.enum(SIGNALS),
-  query: Query,
-  window_seconds: z.number().int().min(WINDOW_SECONDS.min).max(WINDOW_SECONDS.max),
-  condition: Condition,
-  recovery: Recovery.nullable(),
-  for_seconds: z.number().int().min(0).max(FOR_SECONDS_MAX),
-  severity: z.enum(RULE_SEVERITIES),
-  no_data: z.enum(NO_DATA),
-  enabled: z.boolean(),
-};
-
-/** Creation: what may be left out gets its default. */
-const creationFields = {
-  ...fields,
-  window_seconds: fields.window_seconds.default(WINDOW_SECONDS.fallback),
-  recovery: fields.recovery.default(null),
-  for_seconds: fields.for_seconds.default(0),
-  severity: fields.severity.default('high'),
-  no_data: fields.no_data.default('quiet'),
-  enabled: fields.enabled.default(true),
+/**
+ * A rule's own fields, each as creation and edits check it. The shortest window is the server's
+ * (`--alert-min-window-seconds`, for tests; WINDOW_SECONDS.min otherwise).
+ */
+const fieldsOf = (minWindowSeconds: number) => {
+  const fields = {
+    name: word(200),
+    signal: z.enum(SIGNALS),
+    query: Query,
+    window_seconds: z.number().int().min(minWindowSeconds).max(WINDOW_SECONDS.max),
+    condition: Condition,
+    recovery: Recovery.nullable(),
+    for_seconds: z.number().int().min(0).max(FOR_SECONDS_MAX),
+    severity: z.enum(RULE_SEVERITIES),
+    no_data: z.enum(NO_DATA),
+    enabled: z.boolean(),
+  };
+  /** Creation: what may be left out gets its default. */
+  const creationFields = {
+    ...fields,
+    window_seconds: fields.window_seconds.default(WINDOW_SECONDS.fallback),
+    recovery: fields.recovery.default(null),
+    for_seconds: fields.for_seconds.default(0),
+    severity: fields.severity.default('high'),
+    no_data: fields.no_data.default('quiet'),
+    enabled: fields.enabled.default(true),
+  };
+  return { fields, creationFields };
 };
 
 type Issue = { path: Array<string | number>; message: string };
@@ -163,22 +168,29 @@ const EXAMPLE = {
   severity: 'high' as const,
 };
 
-export const CreateRuleBody = checked(z.strictObject(creationFields));
-export const CREATE_EXAMPLE = EXAMPLE;
-/** An edit: each field given replaces the stored one; the whole rule is checked again once merged (alerts/routes.ts). */
-export const EditRuleBody = z.strictObject(fields).partial();
-/** The merged rule of an edit, checked as a creation is. */
-export const MergedRule = checked(z.strictObject(fields));
+/** The request bodies of the rules' routes, with the server's shortest window (`fieldsOf`). */
+export function ruleBodies(minWindowSeconds: number = WINDOW_SECONDS.min) {
+  const { fields, creationFields } = fieldsOf(minWindowSeconds);
+  return {
+    CreateRuleBody: checked(z.strictObject(creationFields)),
+    /** An edit: each field given replaces the stored one; the whole rule is checked again once merged (alerts/routes.ts). */
+    EditRuleBody: z.strictObject(fields).partial(),
+    /** The merged rule of an edit, checked as a creation is. */
+    MergedRule: checked(z.strictObject(fields)),
+    /** The preview: a rule's fields (its name may be left out) and the range to draw, by default the last 7 days. */
+    PreviewBody: checked(
+      z.strictObject({
+        ...creationFields,
+        name: creationFields.name.optional(),
+        from: timeBound('Start of the range: epoch ms or ISO 8601; default: 7 days before `to`'),
+        to: timeBound('End of the range: epoch ms or ISO 8601; default: now'),
+      }),
+    ),
+  };
+}
+export type RuleBodies = ReturnType<typeof ruleBodies>;
 
-/** The preview: a rule's fields (its name may be left out) and the range to draw, by default the last 7 days. */
-export const PreviewBody = checked(
-  z.strictObject({
-    ...creationFields,
-    name: creationFields.name.optional(),
-    from: timeBound('Start of the range: epoch ms or ISO 8601; default: 7 days before `to`'),
-    to: timeBound('End of the range: epoch ms or ISO 8601; default: now'),
-  }),
-);
+export const CREATE_EXAMPLE = EXAMPLE;
 export const PREVIEW_EXAMPLE = { ...EXAMPLE, from: '2026-01-01T00:00:00.000Z', to: '2026-01-08T00:00:00.000Z' };
 
 export const AlertRuleSchema = z
