@@ -1,13 +1,19 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, TelemetryTable } from '../db/schema';
 import { retryOnConflict } from '../db/transient';
+import type { SessionFacts } from '../otlp/session-facts';
 import {
+  batchPaths,
   factsBySession,
+  pagesWithinCap,
   SESSION_COUNTER,
+  SESSION_PAGES_MAX,
   sessionDeltas,
   sessionFactsUpdate,
   sessionPages,
   sessionRow,
+  type PagesKept,
+  type SessionDelta,
   type SessionPage,
   type SessionSource,
 } from './sessions';
@@ -133,7 +139,48 @@ async function touchSessions(tx: Transaction<Database>, write: Omit<TelemetryWri
       )
       .execute();
   }
-  await storePages(tx, sessionPages(projectId, receivedMs, deltas, facts));
+  await storePages(
+    tx,
+    sessionPages(projectId, receivedMs, deltas, facts, await pagesKept(tx, projectId, deltas, facts)),
+  );
+}
+
+/**
+ * The bound on each session's stored paths (pagesWithinCap), read after the sessions' upserts, which hold their rows
+ * until commit: one count for the batch's sessions with paths, and the stored ones among a batch's paths only for a
+ * session whose count leaves no room for them all.
+ */
+async function pagesKept(
+  tx: Transaction<Database>,
+  projectId: string,
+  deltas: readonly SessionDelta[],
+  facts: ReadonlyMap<string, SessionFacts>,
+): Promise<PagesKept> {
+  const named = deltas.map((d) => d.sessionId).filter((id) => batchPaths(facts, id).length > 0);
+  if (named.length === 0) return (_, paths) => paths;
+  const counts = await tx
+    .selectFrom('session_pages')
+    .select(['session_id', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('project_id', '=', projectId)
+    .where('session_id', 'in', named)
+    .groupBy('session_id')
+    .execute();
+  const stored = new Map(counts.map((c) => [c.session_id, Number(c.n)]));
+  const present = new Map<string, Set<string>>();
+  for (const id of named) {
+    const paths = batchPaths(facts, id);
+    const n = stored.get(id) ?? 0;
+    if (n + paths.length <= SESSION_PAGES_MAX) continue;
+    const rows = await tx
+      .selectFrom('session_pages')
+      .select('path')
+      .where('project_id', '=', projectId)
+      .where('session_id', '=', id)
+      .where('path', 'in', paths)
+      .execute();
+    present.set(id, new Set(rows.map((r) => r.path)));
+  }
+  return (id, paths) => pagesWithinCap(paths, stored.get(id) ?? 0, (path) => present.get(id)?.has(path) ?? false);
 }
 
 /** The pages the sessions showed: each path of the project once, each (path, session) once with its latest receipt. */

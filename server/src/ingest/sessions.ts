@@ -244,23 +244,53 @@ export function sessionRow(
 export type SessionPage = Database['session_pages'];
 
 /**
- * The page paths the batch's facts name for the sessions it stored rows of, each (path, session) once, sorted by path
- * then session: every write then takes the paths' and pairs' locks in the same order. Storing them again changes
- * nothing but the pair's time of receipt, so a retried batch adds no row.
+ * Most distinct page paths stored per session (session_pages), which "URL contains" searches: the first ones stored,
+ * as peers bound a session's pages. A single-page app with ids in its paths, or a hostile client, would otherwise grow
+ * the table without bound; past the cap, a path the session already has is still refreshed (retention reads its
+ * receipt), a new one is not stored. A batch names at most SESSION_FACT_LIMITS.maxPages paths per session.
+ */
+export const SESSION_PAGES_MAX = 500;
+
+/** A session's batch paths, first seen first, each once. */
+export const batchPaths = (facts: ReadonlyMap<string, SessionFacts>, sessionId: string): string[] => [
+  ...new Set(facts.get(sessionId)?.pages ?? []),
+];
+
+/**
+ * Of a session's batch `paths`, those it may store: all while the session's `stored` count leaves room for them, else
+ * those already stored and the first new ones that fit under {@link SESSION_PAGES_MAX}. Each writer counts under the
+ * session row's lock (the summary upsert before it, in the same transaction), so concurrent batches of one session
+ * never pass the cap, and a retried batch finds its paths stored.
+ */
+export function pagesWithinCap(paths: string[], stored: number, isStored: (path: string) => boolean): string[] {
+  if (stored + paths.length <= SESSION_PAGES_MAX) return paths;
+  let room = SESSION_PAGES_MAX - stored;
+  return paths.filter((path) => isStored(path) || room-- > 0);
+}
+
+/** A session's batch paths that it may store (see {@link pagesWithinCap}); every one when the writer does not check. */
+export type PagesKept = (sessionId: string, paths: string[]) => string[];
+
+/**
+ * The page paths the batch's facts name for the sessions it stored rows of, as `kept` bounds them, each (path,
+ * session) once, sorted by path then session: every write then takes the paths' and pairs' locks in the same order.
+ * Storing them again changes nothing but the pair's time of receipt, so a retried batch adds no row.
  */
 export function sessionPages(
   projectId: string,
   receivedMs: number,
   deltas: readonly SessionDelta[],
   facts: ReadonlyMap<string, SessionFacts>,
+  kept: PagesKept,
 ): SessionPage[] {
-  const pages = deltas.flatMap((d) =>
-    [...new Set(facts.get(d.sessionId)?.pages ?? [])].map((path) => ({
+  const pages = deltas.flatMap((d) => {
+    const paths = batchPaths(facts, d.sessionId);
+    return (paths.length === 0 ? paths : kept(d.sessionId, paths)).map((path) => ({
       project_id: projectId,
       path,
       session_id: d.sessionId,
       received_ms: receivedMs,
-    })),
-  );
+    }));
+  });
   return pages.sort((a, b) => byText(a.path, b.path) || byText(a.session_id, b.session_id));
 }

@@ -3,11 +3,13 @@ import type { TelemetryTable } from '../db/schema';
 import type { Outcome } from './group-commit';
 import {
   factsBySession,
+  pagesWithinCap,
   SESSION_COUNTER,
   sessionDeltas,
   sessionFactsUpdate,
   sessionPages,
   sessionRow,
+  type PagesKept,
 } from './sessions';
 import { SUMMARY_COLUMNS, SUMMARY_KEY, SUMMARY_TABLE, summaryDeltas, summaryUpdate } from '../traces/summary';
 import type { StoredRow, StoreResult, TelemetryWrite } from './writer';
@@ -44,6 +46,20 @@ const SESSION_COLUMNS = [
   'last_received_ms',
   ...Object.keys(FACTS_UPDATE),
 ];
+
+/** The bound on each session's stored paths (pagesWithinCap), counted in the write's transaction. */
+function pagesKept(statement: (text: string) => SQLite.Statement, projectId: string): PagesKept {
+  return (sessionId, paths) => {
+    const key = { project_id: projectId, session_id: sessionId };
+    const { n } = statement(
+      'select count(*) as n from session_pages where project_id = @project_id and session_id = @session_id',
+    ).get(key) as { n: number };
+    const has = statement(
+      'select 1 from session_pages where project_id = @project_id and path = @path and session_id = @session_id',
+    );
+    return pagesWithinCap(paths, n, (path) => has.get({ ...key, path }) !== undefined);
+  };
+}
 
 /**
  * Writes a group of requests in one SQLite transaction, synchronously, on the connection given: the heart of both the
@@ -92,7 +108,7 @@ export function sqliteGroupWrite(sqlite: SQLite.Database): (group: TelemetryWrit
     );
     const deltas = sessionDeltas(table, stored);
     for (const d of deltas) upsert.run(sessionRow(table, projectId, receivedMs, d, facts.get(d.sessionId)));
-    for (const page of sessionPages(projectId, receivedMs, deltas, facts)) {
+    for (const page of sessionPages(projectId, receivedMs, deltas, facts, pagesKept(statement, projectId))) {
       statement(`insert into page_paths (project_id, path) values (@project_id, @path) on conflict do nothing`).run({
         project_id: page.project_id,
         path: page.path,
