@@ -1,12 +1,13 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { SamplingDecision, TracerProvider, type Sampler, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-web';
 import type { SdkCore } from '../core/core';
 import type { Tracing } from '../core/integration';
 import { sessionSampling } from '../session/sampling';
-import { SDK_VERSION } from '../version';
+import { SDK_NAME, SDK_VERSION } from '../version';
 import { InteractionContextManager } from './interactions';
 import { createPropagator } from './propagator';
 import { toSpanItem } from './span-item';
+import { createTracerProvider } from './tracer';
 
 /**
  * Starts OpenTelemetry web tracing: a tracer provider whose spans go onto the SDK's one queue (no exporter or
@@ -36,20 +37,18 @@ export function startTracing(core: SdkCore): Tracing {
   };
   // A session outside `sampleRate` sends nothing: its spans are not recorded, and the traceparent it sends says so
   // (flags 00), so that a backend sampling on the parent's flag does not keep half of a trace the browser never sends.
-  const sampler: Sampler = {
-    shouldSample: () => ({
-      decision: sessionSampling(core.session.id(), core.config).sampled
-        ? SamplingDecision.RECORD_AND_SAMPLED
-        : SamplingDecision.NOT_RECORD,
-    }),
-    toString: () => 'SvcSessionSampler',
-  };
-  // `@opentelemetry/sdk-trace`'s TracerProvider, the class under both BasicTracerProvider and WebTracerProvider: the
-  // web one only adds `register()`, whose default W3C trace-context and baggage propagators (and their code) we never
-  // use, since we register our own globals below; the basic one only merges its options with `OTEL_*` environment
-  // defaults (a deep-merge helper and an environment sampler parser), which a browser has none of, and whose limits
-  // equal the TracerProvider's own defaults.
-  const provider = new TracerProvider({ sampler, spanProcessors: [processor] });
+  // The provider is the SDK's own (tracer.ts), not OpenTelemetry's `TracerProvider`, for bundle size; the resource is
+  // only what an exporter of the `/otel` entry sends (the SDK's queue has its own).
+  const provider = createTracerProvider({
+    processor,
+    sampled: () => sessionSampling(core.session.id(), core.config).sampled,
+    resource: {
+      'service.name': core.config.serviceName ?? '',
+      'telemetry.sdk.name': SDK_NAME,
+      'telemetry.sdk.version': SDK_VERSION,
+      'telemetry.sdk.language': 'webjs',
+    },
+  });
 
   const contextManager = new InteractionContextManager();
   contextManager.enable();
@@ -60,7 +59,6 @@ export function startTracing(core: SdkCore): Tracing {
     const propagator = createPropagator(options.headerName, options.sessionHeaderName, () => core.session.id());
     if (propagation.setGlobalPropagator(propagator)) core.teardown.add(() => propagation.disable());
   }
-  core.teardown.add(() => void provider.shutdown());
   return {
     provider,
     tracer: (name) => provider.getTracer(name, SDK_VERSION),
