@@ -35,6 +35,7 @@ import { parseArgs } from 'node:util';
 import { browserLaunchOptions } from '../test/support/browser';
 import { ROOT, ensureSdkBuilt } from '../test/support/build-sdk';
 import { DEFAULT_VARIANTS, VARIANTS, buildVariant, type Variant, type VariantBuild } from './overhead/build';
+import { heapBreakdownTable, heapParts, otelClasses, type HeapParts } from './overhead/heap-breakdown';
 import { summarizeProfile } from './overhead/profile';
 import { WORKLOADS, isWorkload, type Workload } from './overhead/page/workloads/names';
 import {
@@ -57,6 +58,7 @@ const { values: args } = parseArgs({
     'session-seconds': { type: 'string', default: '60' },
     'session-runs': { type: 'string', default: '1' },
     profile: { type: 'boolean', default: false },
+    'heap-breakdown': { type: 'boolean', default: false },
     variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
     workloads: { type: 'string', default: WORKLOADS.join(',') },
     'baseline-dist': { type: 'string' },
@@ -68,7 +70,8 @@ function count(flag: string, value: string, min: number): number {
   if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} must be an integer ≥ ${min}`);
   return n;
 }
-const RUNS = count('runs', args.runs, 1);
+/** 0 (with `--heap-breakdown`) skips the measured runs. */
+const RUNS = count('runs', args.runs, args['heap-breakdown'] ? 0 : 1);
 /** 0 skips the recorded sessions. */
 const SESSION_SECONDS = count('session-seconds', args['session-seconds'], 0);
 const SESSION_RUNS = count('session-runs', args['session-runs'], 1);
@@ -90,9 +93,9 @@ const WATCHDOG_MS =
     (SESSION_SECONDS > 0 ? SESSION_RUNS * SDK_VARIANTS.length * (SESSION_SECONDS * 2 + 60) : 0)) *
   1000;
 
-async function buildAll(minify: boolean): Promise<Map<Variant, VariantBuild>> {
+async function buildAll(minify: boolean, variants: readonly Variant[] = SELECTED): Promise<Map<Variant, VariantBuild>> {
   const builds = new Map<Variant, VariantBuild>();
-  for (const variant of SELECTED) builds.set(variant, await buildVariant(ROOT, variant, minify, args['baseline-dist']));
+  for (const variant of variants) builds.set(variant, await buildVariant(ROOT, variant, minify, args['baseline-dist']));
   return builds;
 }
 
@@ -161,7 +164,7 @@ async function profileSdks(browser: Browser, sink: Sink, builds: Map<Variant, Va
   const app = await startAppServer(builds, sink.origin);
   try {
     const tables: string[] = [];
-    let run = 10_000;
+    let run = 60_000;
     for (const variant of SDK_VARIANTS) {
       const result = await measureRun(
         browser,
@@ -176,12 +179,38 @@ async function profileSdks(browser: Browser, sink: Sink, builds: Map<Variant, Va
   }
 }
 
+/** `--heap-breakdown`: a heap snapshot of svc's page and of the page without SDK after each workload, compared. */
+async function heapBreakdown(browser: Browser, sink: Sink, builds: Map<Variant, VariantBuild>): Promise<string> {
+  const app = await startAppServer(builds, sink.origin);
+  const classes = otelClasses(builds.get('svc')!);
+  try {
+    const rows: Array<{ workload: Workload; svc: HeapParts; none: HeapParts }> = [];
+    let run = 70_000;
+    for (const workload of RUN_WORKLOADS) {
+      const snapshot = async (variant: Variant) => {
+        const options = { variant, workload, run: ++run, repetition: -1, profile: false, heapSnapshot: true };
+        return heapParts((await measureRun(browser, { app, sink }, options)).heap!, classes);
+      };
+      const none = await snapshot('none');
+      const svc = await snapshot('svc');
+      console.error(
+        `  heap snapshots ${workload}: svc ${(svc.totalBytes / 1e6).toFixed(2)} MB, none ${(none.totalBytes / 1e6).toFixed(2)} MB`,
+      );
+      rows.push({ workload, svc, none });
+    }
+    return heapBreakdownTable(rows);
+  } finally {
+    await app.close();
+  }
+}
+
 async function main(): Promise<void> {
-  if (SELECTED.includes('svc')) await ensureSdkBuilt();
+  if (SELECTED.includes('svc') || args['heap-breakdown']) await ensureSdkBuilt();
   console.error(`building ${SELECTED.join(', ')} with Vite${args.profile ? ', minified and not' : ''}...`);
   const builds = await buildAll(true);
   // Built up front, like the measured variants: dist/ may be rebuilt while the benchmark runs.
   const profileBuilds = args.profile ? await buildAll(false) : undefined;
+  const heapBuilds = args['heap-breakdown'] ? await buildAll(false, ['none', 'svc']) : undefined;
   const sink = await startSink();
   const app = await startAppServer(builds, sink.origin);
   const browser = await chromium.launch(browserLaunchOptions());
@@ -193,12 +222,13 @@ async function main(): Promise<void> {
       `Chromium ${browser.version()}; ${RUNS} repetitions of ${SELECTED.join(', ')} on ${RUN_WORKLOADS.join(', ')} ` +
         `(plus one warm-up run per variant)`,
     );
-    const results = await measureAll(browser, { app, sink });
+    const results = RUNS > 0 ? await measureAll(browser, { app, sink }) : [];
     if (SESSION_SECONDS > 0)
       console.error(`recording a ${SESSION_SECONDS} s session per SDK, ${SESSION_RUNS} time(s)...`);
-    // Run numbers after the measured runs' (which use 1 … (RUNS + 1) × variants), so the sink keeps them apart.
-    const sessions = SESSION_SECONDS > 0 ? await recordSessions(browser, { app, sink }, 1_000) : [];
+    // Run numbers above the measured runs' (1 … (RUNS × workloads + 1) × variants), so the sink keeps them apart.
+    const sessions = SESSION_SECONDS > 0 ? await recordSessions(browser, { app, sink }, 50_000) : [];
     const profiles = profileBuilds ? await profileSdks(browser, sink, profileBuilds) : [];
+    const heapTable = heapBuilds ? await heapBreakdown(browser, sink, heapBuilds) : undefined;
     const workloads = aggregateByWorkload(results);
 
     console.log(`\n## bench:overhead, ${new Date().toISOString().slice(0, 10)}\n`);
@@ -211,8 +241,7 @@ async function main(): Promise<void> {
           .map((l) => l.toFixed(1))
           .join(' / ')} at the end.\n`,
     );
-    console.log(`${workloadTable(workloads)}\n`);
-    console.log(`${workloadVerdict(workloads)}\n`);
+    if (workloads.length > 0) console.log(`${workloadTable(workloads)}\n\n${workloadVerdict(workloads)}\n`);
     for (const { workload, figures } of workloads) {
       console.log(`### ${workload}\n\n${figuresTable(figures)}\n\n${verdict(figures)}\n`);
       // The bytes breakdown is long: with one workload only.
@@ -226,6 +255,13 @@ async function main(): Promise<void> {
       console.log(`${sessionTable(sessions)}\n`);
     }
     for (const table of profiles) console.log(`${table}\n`);
+    if (heapTable) {
+      console.log(
+        'Heap breakdown (`--heap-breakdown`): svc against the page without SDK, one heap snapshot each after the ' +
+          'workload on unminified builds; retained KB per part (bench/overhead/heap-breakdown.ts):\n',
+      );
+      console.log(`${heapTable}\n`);
+    }
   } finally {
     await browser.close();
     await app.close();

@@ -37,7 +37,7 @@ export interface ProfileSummary {
 }
 
 /** A module's first line in an unminified Vite build: `// node_modules/pkg/file.js`, `// dist/esm/x.js`, ... */
-const MODULE_START = /^\/\/ (\S*\/\S+\.(?:[cm]?js|tsx?))$/;
+export const MODULE_START = /^\/\/ (\S*\/\S+\.(?:[cm]?js|tsx?))$/;
 
 /** Where a bundle line comes from: its source module, and the line's offset from the module's start (≈ its line there). */
 interface LineOrigin {

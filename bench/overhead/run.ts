@@ -14,6 +14,7 @@
 import type { Browser, BrowserContext, CDPSession, Page } from '@playwright/test';
 import type { Variant } from './build';
 import type { Workload } from './page/workloads/names';
+import { takeHeapSnapshot, type HeapGraph } from './heap-snapshot';
 import type { CpuProfile } from './profile';
 import type { AppServer, Sink, SinkRequest } from './servers';
 import { WORKLOAD_DRIVERS } from './workloads';
@@ -51,6 +52,8 @@ export interface RunResult {
   telemetry: SinkRequest[];
   /** CPU profile of the page from navigation to the end of the settle period, when asked for. */
   profile?: CpuProfile;
+  /** Heap snapshot after the workload and the garbage collection, when asked for. */
+  heap?: HeapGraph;
 }
 
 type Metrics = Record<string, number>;
@@ -162,6 +165,8 @@ export interface RunOptions {
   repetition: number;
   /** Take a CPU profile from navigation to the end of the settle period. */
   profile: boolean;
+  /** Take a heap snapshot at the end. */
+  heapSnapshot?: boolean;
 }
 
 /** Runs the workload once in a new browser context and returns what it measured. */
@@ -188,6 +193,7 @@ export async function measureRun(
     const cpuProfile = profile ? ((await cdp.send('Profiler.stop')).profile as CpuProfile) : undefined;
     await cdp.send('HeapProfiler.collectGarbage');
     const afterGc = await metrics(cdp);
+    const heap = options.heapSnapshot ? await takeHeapSnapshot(cdp) : undefined;
     const telemetry = await closeAndCollect(page, servers.sink, run);
     return {
       variant,
@@ -202,6 +208,7 @@ export async function measureRun(
       scriptBytes: servers.app.scriptBytes(run),
       telemetry,
       ...(cpuProfile ? { profile: cpuProfile } : {}),
+      ...(heap ? { heap } : {}),
     };
   } finally {
     await done();

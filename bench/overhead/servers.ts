@@ -2,7 +2,9 @@
  * The two local origins of `bench:overhead`, both plain node:http on 127.0.0.1:
  *
  * - the app server serves the workload page of each variant under `/r/<run>/<variant>/` (gzip-encoded JavaScript,
- *   counted per run), and the page's own API (`/api/items`, `/api/save`, every fifth save answering 500);
+ *   counted per run), and the workloads' API: `/api/items` (50 products), `/api/save` (every fifth save answering
+ *   500), `/api/step` (a form step's JSON echoed with an id; coupon `EXPIRED` answered 422), `/api/feed` (12 cards)
+ *   and `/img/<id>.png` (generated images);
  * - the sink, on another port so that telemetry is cross-origin as in production, accepts any POST under
  *   `/r/<run>/otlp/*` or `/r/<run>/ingest/*` (svc), `/api/<run>/envelope/` (Sentry) and `/r/<run>/dd/*` (Datadog,
  *   through its `proxy` option), answers CORS preflights, and
@@ -11,6 +13,7 @@
 import http from 'node:http';
 import { serveLocally, type LocalServer } from '../../test/support/local-server';
 import type { Variant, VariantBuild } from './build';
+import { generatedPng } from './images';
 import type { Workload } from './page/workloads/names';
 
 /** A listening server and how to stop it. */
@@ -45,6 +48,51 @@ function items(page: number): unknown[] {
   });
 }
 
+const json = (res: http.ServerResponse, status: number, body: unknown): void => {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+};
+
+/** A POST body parsed as JSON, or undefined when it is not JSON. */
+async function jsonBody(req: http.IncomingMessage): Promise<Record<string, any> | undefined> {
+  try {
+    return JSON.parse((await readBody(req)).toString('utf8')) as Record<string, any>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The workloads' API; false when `url` is none of it. */
+function api(req: http.IncomingMessage, res: http.ServerResponse, url: URL): boolean {
+  const page = Number(url.searchParams.get('page') ?? 0);
+  const image = /^\/img\/(\d+)\.png$/.exec(url.pathname);
+  if (url.pathname === '/api/items') json(res, 200, items(page));
+  else if (url.pathname === '/api/feed') json(res, 200, feed(page));
+  else if (image) {
+    res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' });
+    res.end(generatedPng(Number(image[1])));
+  } else if (url.pathname === '/api/save' && req.method === 'POST') {
+    void jsonBody(req).then((body) => {
+      const attempt = Number(body?.attempt) || 0;
+      const failed = attempt > 0 && attempt % 5 === 0;
+      json(res, failed ? 500 : 200, failed ? { error: 'unavailable' } : { id: attempt });
+    });
+  } else if (url.pathname === '/api/step' && req.method === 'POST') {
+    void jsonBody(req).then((body) => {
+      if (body?.values?.coupon === 'EXPIRED') json(res, 422, { error: 'coupon expired', field: 'coupon' });
+      else json(res, 200, { id: `${String(body?.flow)}-${String(body?.step)}`, received: body?.values ?? null });
+    });
+  } else return false;
+  return true;
+}
+
+function feed(page: number): unknown[] {
+  return Array.from({ length: 12 }, (_, i) => {
+    const id = page * 12 + i;
+    return { id, title: `Story ${id}`, text: `What happened in story ${id}, in one line of text for the card.` };
+  });
+}
+
 function page(variant: Variant, entry: string, sinkOrigin: string, workload: Workload): string {
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
@@ -64,26 +112,8 @@ export async function startAppServer(
   const workloads = new Map<number, Workload>();
   const local = await serveLocally((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (api(req, res, url)) return;
     const match = /^\/r\/(\d+)\/([a-z-]+)\/(.*)$/.exec(url.pathname);
-    if (url.pathname === '/api/items') {
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify(items(Number(url.searchParams.get('page') ?? 0))));
-      return;
-    }
-    if (url.pathname === '/api/save' && req.method === 'POST') {
-      void readBody(req).then((body) => {
-        let attempt = 0;
-        try {
-          attempt = Number((JSON.parse(body.toString('utf8')) as { attempt?: unknown }).attempt) || 0;
-        } catch {
-          // Not the page's JSON: answered like a first attempt.
-        }
-        const failed = attempt > 0 && attempt % 5 === 0;
-        res.writeHead(failed ? 500 : 200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-        res.end(JSON.stringify(failed ? { error: 'unavailable' } : { id: attempt }));
-      });
-      return;
-    }
     const build = match ? builds.get(match[2] as Variant) : undefined;
     if (!match || !build) {
       res.writeHead(404).end();
