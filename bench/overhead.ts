@@ -35,7 +35,7 @@ import { parseArgs } from 'node:util';
 import { browserLaunchOptions } from '../test/support/browser';
 import { ROOT, ensureSdkBuilt } from '../test/support/build-sdk';
 import { DEFAULT_VARIANTS, VARIANTS, buildVariant, type Variant, type VariantBuild } from './overhead/build';
-import { heapBreakdownTable, heapParts, otelClasses, type HeapParts } from './overhead/heap-breakdown';
+import { buildClasses, heapBreakdownTable, heapParts, type HeapParts } from './overhead/heap-breakdown';
 import { summarizeProfile } from './overhead/profile';
 import { WORKLOADS, isWorkload, type Workload } from './overhead/page/workloads/names';
 import {
@@ -182,7 +182,7 @@ async function profileSdks(browser: Browser, sink: Sink, builds: Map<Variant, Va
 /** `--heap-breakdown`: a heap snapshot of svc's page and of the page without SDK after each workload, compared. */
 async function heapBreakdown(browser: Browser, sink: Sink, builds: Map<Variant, VariantBuild>): Promise<string> {
   const app = await startAppServer(builds, sink.origin);
-  const classes = otelClasses(builds.get('svc')!);
+  const classes = buildClasses(builds.get('svc')!);
   try {
     const rows: Array<{ workload: Workload; svc: HeapParts; none: HeapParts }> = [];
     let run = 70_000;

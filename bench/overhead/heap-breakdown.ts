@@ -3,8 +3,8 @@
  * the page without SDK, each after the same workload on unminified builds (whose local variable and class names
  * survive), and the retained size of each part of the SDK that holds memory while recording:
  *
- * - rrweb's mirror (`Mirror`: the id ↔ node maps) and its mutation buffers (`MutationBuffer`: changes held while the
- *   DOM-change window freezes the recorder);
+ * - rrweb's mirror (`Mirror`: the id ↔ node maps), its mutation buffers (`MutationBuffer`: changes held while the
+ *   DOM-change window freezes the recorder) and its other objects (instances of its other classes);
  * - the replay chunk buffers (src/replay/chunk-buffer.ts, `sealed` and `open` of each of the two made by
  *   src/replay/replay-buffers.ts): rrweb events, and recipe steps (request and response bodies and headers);
  * - the pipeline's queues of log, span and metric records waiting to be sent (src/pipeline/queue.ts, `waiting`);
@@ -25,11 +25,14 @@ import { MODULE_START } from './profile';
 interface Part {
   name: string;
   /** Anchors, or a reason when what should anchor the part is not in the snapshot. */
-  find(graph: HeapGraph, classes: OtelClasses): number[] | string;
+  find(graph: HeapGraph, classes: BuildClasses): number[] | string;
 }
 
-/** Names of the classes defined in the build's `@opentelemetry/*` modules and svc's tracing modules. */
-type OtelClasses = ReadonlySet<string>;
+/** Names of the classes defined by the build's modules of one kind (rrweb's, OpenTelemetry's). */
+export interface BuildClasses {
+  rrweb: ReadonlySet<string>;
+  otel: ReadonlySet<string>;
+}
 
 /** Context nodes are named `system / Context / scope @<id>`. */
 const CONTEXT = 'system / Context';
@@ -76,7 +79,12 @@ function instancesOf(graph: HeapGraph, names: ReadonlySet<string>): number[] | s
   return found.length > 0 ? Array.from(found) : `no instance of ${[...names].join(', ')}`;
 }
 
+/** In this order: a node anchoring two parts counts in the later one (rrweb's mirror, not rrweb's other objects). */
 const PARTS: readonly Part[] = [
+  {
+    name: "rrweb's other objects (instances of its classes: observers' state, style sheet mirror...)",
+    find: (graph, classes) => instancesOf(graph, classes.rrweb),
+  },
   { name: 'rrweb mirror (id ↔ node maps)', find: (graph) => instancesOf(graph, new Set(['Mirror'])) },
   {
     name: 'rrweb mutation buffers (changes held while frozen)',
@@ -89,28 +97,34 @@ const PARTS: readonly Part[] = [
     find: (graph) => captured(graph, ['waiting', 'inFlight', 'dropped'], ['waiting']),
   },
   { name: 'on-error hold', find: (graph) => captured(graph, ['held', 'erroredKey'], ['held']) },
-  { name: 'OpenTelemetry objects', find: (graph, classes) => instancesOf(graph, classes) },
+  { name: 'OpenTelemetry objects', find: (graph, classes) => instancesOf(graph, classes.otel) },
   {
     name: 'code (scripts, source, compiled functions; unminified)',
     find: (graph) => Array.from(graph.order.filter((node) => graph.type[node] === 'code')),
   },
 ];
 
-/** The classes the OpenTelemetry modules of the build define (by the unminified build's module comments). */
-export function otelClasses(build: VariantBuild): OtelClasses {
-  const names = new Set<string>();
+/** The classes rrweb's and the OpenTelemetry modules of the build define (by the unminified build's module comments). */
+export function buildClasses(build: VariantBuild): BuildClasses {
+  const rrweb = new Set<string>();
+  const otel = new Set<string>();
   for (const file of build.files.values()) {
-    let inOtel = false;
+    let names: Set<string> | undefined;
     for (const line of file.code.split('\n')) {
       const module = MODULE_START.exec(line)?.[1];
-      if (module) inOtel = /node_modules\/@opentelemetry\/|dist\/esm\/tracing\//.test(module);
+      if (module)
+        names = /\/vendor\/rrweb|node_modules\/@?rrweb/.test(module)
+          ? rrweb
+          : /node_modules\/@opentelemetry\/|dist\/esm\/tracing\//.test(module)
+            ? otel
+            : undefined;
       // `class Name {` or, as the bundler writes most classes, `var Name = class {`.
-      const match = inOtel ? /^\s*(?:export\s+)?(?:class\s+(\w+)|var\s+(\w+)\s*=\s*class\b)/.exec(line) : null;
+      const match = names ? /^\s*(?:export\s+)?(?:class\s+(\w+)|var\s+(\w+)\s*=\s*class\b)/.exec(line) : null;
       const name = match?.[1] ?? match?.[2];
-      if (name) names.add(name);
+      if (name) names!.add(name);
     }
   }
-  return names;
+  return { rrweb, otel };
 }
 
 /** One snapshot's sizes: in total, per part, and the parts whose anchor was not found (with why). */
@@ -121,7 +135,7 @@ export interface HeapParts {
 }
 
 /** Attributes a snapshot's reachable nodes to the parts: each node to the innermost part anchor dominating it. */
-export function heapParts(graph: HeapGraph, classes: OtelClasses): HeapParts {
+export function heapParts(graph: HeapGraph, classes: BuildClasses): HeapParts {
   const label = new Int16Array(graph.nodeCount).fill(-1);
   const missing = new Map<string, string>();
   PARTS.forEach((part, index) => {
