@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, type TempDatabase } from '../support/databases';
+import { createEndpointRules } from '../support/endpoint-rules';
 import { str } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { controlCall, postIngest } from '../support/server';
 import { createLastingDatabase, startServerProcess, type ServerProcess } from '../support/server-process';
 import { eventually } from '../support/until';
 
@@ -29,39 +32,27 @@ describe.runIf(onPostgres)('alert rules on two built server processes sharing Po
   let ingestKey = '';
 
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${processes[0]!.url}/control-plane${path}`, {
-      method,
-      headers: { authorization: `Bearer ${controlKey}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    expect(res.status, `${method} ${path}: ${text}`).toBeLessThan(300);
-    return JSON.parse(text) as T;
+    const res = await controlCall<T>({ url: processes[0]!.url, controlKey }, method, path, body);
+    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+    return res.body;
   };
   /** `failing` and `passing` spans of each endpoint, ending now, through the second process. */
   const sendSpans = async (failing: number, passing: number) => {
-    const now = Date.now();
-    const spans = Array.from({ length: RULES }, (_, rule) =>
-      Array.from({ length: failing + passing }, (_, i) => ({
-        traceId: crypto.randomUUID().replaceAll('-', ''),
-        spanId: crypto.randomUUID().replaceAll('-', '').slice(0, 16),
-        name: `GET /api/endpoint-${rule}`,
-        kind: 3,
-        startTimeUnixNano: `${now - 200}000000`,
-        endTimeUnixNano: `${now - 100}000000`,
-        status: { code: i < failing ? 2 : 1 },
-      })),
-    ).flat();
-    const res = await fetch(`${processes[1]!.url}/otlp/v1/traces`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': ingestKey },
-      body: JSON.stringify({
-        resourceSpans: [
-          { resource: { attributes: [str('service.name', 'web-app')] }, scopeSpans: [{ scope: { name: 't' }, spans }] },
-        ],
-      }),
+    const endMs = Date.now();
+    const span = (rule: number, code: number) => ({
+      traceId: randomBytes(16).toString('hex'),
+      spanId: randomBytes(8).toString('hex'),
+      name: `GET /api/endpoint-${rule}`,
+      kind: 3,
+      startTimeUnixNano: `${endMs - 100}000000`,
+      endTimeUnixNano: `${endMs}000000`,
+      status: { code },
     });
-    expect(res.status, await res.text()).toBe(200);
+    const codes = [...Array<number>(failing).fill(2), ...Array<number>(passing).fill(1)];
+    const spans = Array.from({ length: RULES }, (_, rule) => codes.map((code) => span(rule, code))).flat();
+    const resource = { attributes: [str('service.name', 'web-app')] };
+    const body = { resourceSpans: [{ resource, scopeSpans: [{ scope: { name: 't' }, spans }] }] };
+    await postIngest({ url: processes[1]!.url, ingestKey }, '/otlp/v1/traces', JSON.stringify(body));
   };
   const payloads = (event: string) =>
     receiver.received.map((r) => JSON.parse(r.body) as Payload).filter((p) => p.event === event);
@@ -90,21 +81,7 @@ describe.runIf(onPostgres)('alert rules on two built server processes sharing Po
   });
 
   it('open one incident per firing rule, deliver it once, and resolve it once', async () => {
-    const channel = await call<{ id: string }>('POST', '/notifications/channels', {
-      type: 'webhook',
-      name: 'on call',
-      config: { url: `${receiver.url}/hook` },
-    });
-    await call('POST', '/notifications/rules', { name: 'all', channels: [channel.id], delay_seconds: 0 });
-    for (let rule = 0; rule < RULES; rule++)
-      await call('POST', '/alert-rules', {
-        name: `Endpoint ${rule} errors`,
-        signal: 'spans',
-        query: { aggregate: 'error_rate', filter: { name: `GET /api/endpoint-${rule}` } },
-        window_seconds: WINDOW_SECONDS,
-        condition: { type: 'threshold', op: 'above', value: 0.25 },
-        severity: 'high',
-      });
+    await createEndpointRules(call, `${receiver.url}/hook`, RULES, WINDOW_SECONDS);
     // After the rules: however slow their creation, the failing spans are in the window the next evaluation reads.
     await sendSpans(2, 2);
 

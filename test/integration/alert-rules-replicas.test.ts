@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvaluationReport } from '../../server/src/alerts/evaluate/evaluator';
 import { startServer, type RunningServer } from '../../server/src/index';
 import { createTempDatabase, databaseKinds, type TempDatabase } from '../support/databases';
+import { createEndpointRules } from '../support/endpoint-rules';
 import { str } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
 
@@ -95,21 +96,7 @@ describe.runIf(onPostgres)('alert rules on two server processes sharing PostgreS
     servers = [first, await startServer(options)];
     controlKey = first.bootstrap!.controlKey.key;
     receiver = await startReceiver();
-    const channel = await call<{ id: string }>('POST', '/notifications/channels', {
-      type: 'webhook',
-      name: 'on call',
-      config: { url: `${receiver.url}/hook` },
-    });
-    await call('POST', '/notifications/rules', { name: 'all', channels: [channel.id], delay_seconds: 0 });
-    for (let rule = 0; rule < RULES; rule++)
-      await call('POST', '/alert-rules', {
-        name: `Endpoint ${rule} errors`,
-        signal: 'spans',
-        query: { aggregate: 'error_rate', filter: { name: `GET /api/endpoint-${rule}` } },
-        window_seconds: 60,
-        condition: { type: 'threshold', op: 'above', value: 0.25 },
-        severity: 'high',
-      });
+    await createEndpointRules(call, `${receiver.url}/hook`, RULES, 60);
   });
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.close()));

@@ -53,7 +53,7 @@ export const startNotifyingServer = (
   });
 
 /** POSTs a JSON body to an ingest path with the ingest key, expecting it accepted (200; the answer in the message). */
-export async function postIngest(t: TestServer, path: string, body: string): Promise<void> {
+export async function postIngest(t: Pick<TestServer, 'url' | 'ingestKey'>, path: string, body: string): Promise<void> {
   const res = await fetch(`${t.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', [API_KEY_HEADER]: t.ingestKey },
@@ -73,7 +73,7 @@ export async function controlGet<T = { data: Record<string, unknown>[]; next_cur
 
 /** A control-plane request with a JSON body when given, as `key` (the control key by default); a 204 answers null. */
 export async function controlCall<T>(
-  t: TestServer,
+  t: Pick<TestServer, 'url' | 'controlKey'>,
   method: string,
   path: string,
   body?: unknown,
