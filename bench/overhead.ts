@@ -90,7 +90,9 @@ const SDK_VARIANTS = SELECTED.filter((name) => name !== 'none');
 const WATCHDOG_MS =
   (120 +
     (RUNS * RUN_WORKLOADS.length + 2) * SELECTED.length * 60 +
-    (SESSION_SECONDS > 0 ? SESSION_RUNS * SDK_VARIANTS.length * (SESSION_SECONDS * 2 + 60) : 0)) *
+    (SESSION_SECONDS > 0 ? SESSION_RUNS * SDK_VARIANTS.length * (SESSION_SECONDS * 2 + 60) : 0) +
+    // Two snapshot runs per workload, each a run and a snapshot to read.
+    (args['heap-breakdown'] ? RUN_WORKLOADS.length * 2 * 120 : 0)) *
   1000;
 
 async function buildAll(minify: boolean, variants: readonly Variant[] = SELECTED): Promise<Map<Variant, VariantBuild>> {
