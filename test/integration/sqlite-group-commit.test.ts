@@ -114,7 +114,7 @@ describe('SQLite group commit', () => {
   });
 
   it('commits queued writes before close() resolves', async () => {
-    const { serviceName: _, ...row } = normalizeTraces(traceBody([{ name: 'late' }])).rows[0]!;
+    const row = normalizeTraces(traceBody([{ name: 'late' }])).rows[0]!;
     const appId = handle.sqlite!.prepare('select id from apps').pluck().get() as string;
     const write = ctx.writer.write({
       projectId,

@@ -211,10 +211,10 @@ describe('OTLP/JSON export requests', () => {
       span({ sessionId: 's9' }),
       metric('INP', 48, 'ms', 's9'),
     ]);
-    const logs = normalizeLogs(JSON.parse(ENCODE_BODY.logs(batch.logs, SERVICE)), 0).rows;
-    expect(logs).toMatchObject([
+    const logs = normalizeLogs(JSON.parse(ENCODE_BODY.logs(batch.logs, SERVICE)), 0);
+    expect(logs.services).toEqual(['web-app']);
+    expect(logs.rows).toMatchObject([
       {
-        serviceName: 'web-app',
         session_id: 's9',
         severity_number: 21,
         severity_text: 'FATAL',
@@ -223,13 +223,13 @@ describe('OTLP/JSON export requests', () => {
         time_ns: '1700000000123456000',
       },
     ]);
-    const spans = normalizeTraces(JSON.parse(ENCODE_BODY.traces(batch.traces, SERVICE))).rows;
-    expect(spans).toMatchObject([
-      { serviceName: 'web-app', session_id: 's9', trace_id: TRACE, span_id: SPAN, kind: 3, duration_ms: 12.5 },
+    const spans = normalizeTraces(JSON.parse(ENCODE_BODY.traces(batch.traces, SERVICE)));
+    expect(spans.services).toEqual(['web-app']);
+    expect(spans.rows).toMatchObject([
+      { session_id: 's9', trace_id: TRACE, span_id: SPAN, kind: 3, duration_ms: 12.5 },
     ]);
-    const points = normalizeMetrics(JSON.parse(ENCODE_BODY.metrics(batch.metrics, SERVICE))).rows;
-    expect(points).toMatchObject([
-      { serviceName: 'web-app', session_id: 's9', name: 'INP', unit: 'ms', type: 'gauge', value: 48 },
-    ]);
+    const points = normalizeMetrics(JSON.parse(ENCODE_BODY.metrics(batch.metrics, SERVICE)));
+    expect(points.services).toEqual(['web-app']);
+    expect(points.rows).toMatchObject([{ session_id: 's9', name: 'INP', unit: 'ms', type: 'gauge', value: 48 }]);
   });
 });

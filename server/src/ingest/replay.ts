@@ -63,7 +63,6 @@ function chunkRow(
 ): PendingBatch<'replay_chunks'> {
   const { serviceName, sessionId, replayId, seq, startTs, endTs, eventCount } = fields;
   const row: PendingRow<'replay_chunks'> = {
-    serviceName,
     session_id: sessionId,
     replay_id: replayId,
     seq,
@@ -73,7 +72,7 @@ function chunkRow(
     encoding,
     data: stored,
   };
-  return { table: 'replay_chunks', rows: [row] };
+  return { table: 'replay_chunks', rows: [row], services: [serviceName] };
 }
 
 /**
@@ -245,7 +244,6 @@ export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
       error: readString(s.error, `${at}.error`) || null,
     });
     return {
-      serviceName,
       session_id: sessionId,
       replay_id: replayId,
       time_ms: ts,
@@ -258,7 +256,7 @@ export function normalizeRecipes(body: unknown): PendingBatch<'recipes'> {
       step: JSON.stringify(step),
     };
   });
-  return { table: 'recipes', rows };
+  return { table: 'recipes', rows, services: rows.map(() => serviceName) };
 }
 
 function safeProtocol(url: string): string {

@@ -1,12 +1,28 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { fromColumns, toColumns, type RowColumns } from './row-columns';
 import type { StoreResult, TelemetryWrite, TelemetryWriter } from './writer';
 
-export type ToWriter = { type: 'write'; id: number; write: TelemetryWrite } | { type: 'close' };
+/** A write as it crosses to the thread: its rows as columns when they share theirs (row-columns.ts). */
+type WriteMessage = Omit<TelemetryWrite, 'rows'> & { rows: TelemetryWrite['rows'] | RowColumns };
+export type ToWriter = { type: 'write'; id: number; write: WriteMessage } | { type: 'close' };
 type FromWriter =
   | { id: number; ok: true; result: StoreResult }
   | { id: number; ok: false; message: string; code?: unknown };
+
+/** The message that hands a write to the thread: `postMessage` structured-clones it on the main thread. */
+export const handoverMessage = (id: number, write: TelemetryWrite): ToWriter => ({
+  type: 'write',
+  id,
+  write: { ...write, rows: toColumns(write.rows) ?? write.rows },
+});
+
+/** The write a message carries, as the writer takes it. */
+export const handedOver = ({ rows, ...write }: WriteMessage): TelemetryWrite => ({
+  ...write,
+  rows: Array.isArray(rows) ? rows : fromColumns(rows),
+});
 
 /** A failure reported by the thread, with the SQLite error code it carried. */
 function writeError(message: string, code: unknown): Error {
@@ -72,7 +88,7 @@ export function sqliteThreadWriter(
       return new Promise<StoreResult>((resolve, reject) => {
         const id = nextId++;
         pending.set(id, { resolve, reject });
-        worker.postMessage({ type: 'write', id, write } satisfies ToWriter);
+        worker.postMessage(handoverMessage(id, write));
       });
     },
     async close() {

@@ -8,7 +8,7 @@ import { configureSqlite } from '../db/sqlite-settings';
 import { groupCommit } from './group-commit';
 import { sqliteGroupWrite } from './sqlite-group-write';
 import type { StoreResult, TelemetryWrite } from './writer';
-import type { ToWriter } from './sqlite-thread-writer';
+import { handedOver, type ToWriter } from './sqlite-thread-writer';
 
 const port = parentPort!;
 const sqlite = configureSqlite(new SQLite((workerData as { path: string }).path));
@@ -23,7 +23,7 @@ port.on('message', (msg: ToWriter) => {
     });
     return;
   }
-  queue.submit(msg.write).then(
+  queue.submit(handedOver(msg.write)).then(
     (result) => port.postMessage({ id: msg.id, ok: true, result }),
     (err: unknown) =>
       port.postMessage({

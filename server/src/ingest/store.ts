@@ -31,7 +31,7 @@ export async function storeBatch<T extends TelemetryTable>(
 ): Promise<StoreResult> {
   if (batch.rows.length === 0) return { stored: 0, duplicates: 0 };
   refuseNul(batch);
-  const names = [...new Set(batch.rows.map((r) => r.serviceName))];
+  const names = [...new Set(batch.services)];
   const apps = await resolveServiceNames(ctx.db, projectId, names);
   const unknown = names.filter((n) => !apps.has(n));
   if (unknown.length > 0) {
@@ -43,12 +43,7 @@ export async function storeBatch<T extends TelemetryTable>(
     );
   }
   const receivedMs = ctx.clock.now();
-  const rows: StoredRow[] = batch.rows.map(({ serviceName, ...row }) => ({
-    ...row,
-    project_id: projectId,
-    app_id: apps.get(serviceName)!.id,
-    received_ms: receivedMs,
-  }));
+  const rows = stamped(batch, projectId, (i) => apps.get(batch.services[i]!)!.id, receivedMs);
   try {
     // Replay payloads bound for object storage are put before their rows are written (replay/chunk-store.ts).
     const placed = batch.table === 'replay_chunks' ? await chunkStoreOf(ctx.db).place(ctx.db, rows) : rows;
@@ -83,20 +78,39 @@ function storageUnavailable(): DomainError {
 }
 
 /**
+ * The batch's rows made stored rows, in place: the normalizer built them for this request alone, and a copy of each
+ * was a sixth of the main thread's own work on a request (issue 33). `appOf(i)` is the app of row `i`.
+ */
+function stamped(batch: PendingBatch, projectId: string, appOf: (i: number) => string, receivedMs: number) {
+  const rows = batch.rows as (PendingBatch['rows'][number] & Partial<StoredRow>)[];
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    row.project_id = projectId;
+    row.app_id = appOf(i);
+    row.received_ms = receivedMs;
+  }
+  return rows as StoredRow[];
+}
+
+/**
  * U+0000 is valid in JSON and OTLP strings but PostgreSQL text cannot hold it, so it is refused on both databases
- * alike. JSON columns are unaffected: JSON.stringify escapes it.
+ * alike. JSON columns are unaffected: JSON.stringify escapes it. The columns are walked with `for … in`, which
+ * allocates nothing per row.
  */
 function refuseNul(batch: PendingBatch): void {
-  for (const row of batch.rows) {
-    for (const [column, value] of Object.entries(row)) {
-      if (typeof value === 'string' && value.includes('\u0000')) {
-        const field = column === 'serviceName' ? 'service.name' : column;
-        throw invalid(
-          `${field} of a ${batch.table} record contains U+0000 (NUL), which cannot be stored; nothing was stored`,
-          'invalid_request',
-          { field },
-        );
-      }
+  const refuse = (field: string) =>
+    invalid(
+      `${field} of a ${batch.table} record contains U+0000 (NUL), which cannot be stored; nothing was stored`,
+      'invalid_request',
+      {
+        field,
+      },
+    );
+  for (const name of batch.services) if (name.includes('\u0000')) throw refuse('service.name');
+  for (const row of batch.rows as Record<string, unknown>[]) {
+    for (const column in row) {
+      const value = row[column];
+      if (typeof value === 'string' && value.includes('\u0000')) throw refuse(column);
     }
   }
 }

@@ -16,6 +16,7 @@ const LOGS = {
 /** Validates an OTLP/JSON ExportLogsServiceRequest and flattens it into log rows. */
 export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'logs'> {
   const rows: PendingRow<'logs'>[] = [];
+  const services: string[] = [];
   const budget = new RecordBudget('log records');
   const sessions = new SessionFactsCollector();
   forEachRecord(body, LOGS, (rec, { path, resource, resourceJson, scopeJson }) => {
@@ -29,8 +30,8 @@ export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'
     const sessionId = sessionIdOf(attributes, `${path}.attributes`) ?? resource.sessionId ?? null;
     const timeMs = eventNs !== '0' ? nanosToMillis(eventNs) : receivedMs;
     sessions.note(sessionId, timeMs, attributes, resource);
+    services.push(resource.serviceName);
     rows.push({
-      serviceName: resource.serviceName,
       time_ns: timeNs,
       observed_ns: observedNs,
       time_ms: timeMs,
@@ -48,5 +49,5 @@ export function normalizeLogs(body: unknown, receivedMs: number): PendingBatch<'
       scope: scopeJson,
     });
   });
-  return { table: 'logs', rows, sessions: sessions.list() };
+  return { table: 'logs', rows, services, sessions: sessions.list() };
 }

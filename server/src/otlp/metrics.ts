@@ -40,6 +40,7 @@ const MAX_METRIC_NAME = 255;
 /** Validates an OTLP/JSON ExportMetricsServiceRequest and flattens it into one row per data point. */
 export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
   const rows: PendingRow<'metric_points'>[] = [];
+  const services: string[] = [];
   const budget = new RecordBudget('metric data points');
   const sessions = new SessionFactsCollector();
   forEachRecord(body, METRICS, (metric, { path, resource, resourceJson, scopeJson }) => {
@@ -72,8 +73,8 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
       const sessionId = sessionIdOf(attributes, `${at}.attributes`) ?? resource.sessionId ?? null;
       const timeMs = nanosToMillis(timeNs);
       sessions.note(sessionId, timeMs, attributes, resource, pointPages(attributes));
+      services.push(resource.serviceName);
       rows.push({
-        serviceName: resource.serviceName,
         name,
         description: readString(metric.description, `${path}.description`) || null,
         unit: readString(metric.unit, `${path}.unit`) || null,
@@ -93,7 +94,7 @@ export function normalizeMetrics(body: unknown): PendingBatch<'metric_points'> {
       });
     });
   });
-  return { table: 'metric_points', rows, sessions: sessions.list() };
+  return { table: 'metric_points', rows, services, sessions: sessions.list() };
 }
 
 /** Per-metric fields that apply to every point: temporality and monotonicity. */

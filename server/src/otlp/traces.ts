@@ -20,13 +20,15 @@ import { forEachRecord, type RecordContext } from './walk';
 /** Validates an OTLP/JSON ExportTraceServiceRequest and flattens it into span rows. */
 export function normalizeTraces(body: unknown): PendingBatch<'spans'> {
   const rows: PendingRow<'spans'>[] = [];
+  const services: string[] = [];
   const budget = new RecordBudget('spans');
   const sessions = new SessionFactsCollector();
   forEachRecord(body, TRACES, (span, ctx) => {
     budget.take(ctx.path);
     rows.push(normalizeSpan(span, ctx, sessions));
+    services.push(ctx.resource.serviceName);
   });
-  return { table: 'spans', rows, sessions: sessions.list() };
+  return { table: 'spans', rows, services, sessions: sessions.list() };
 }
 
 const TRACES = {
@@ -77,7 +79,6 @@ function normalizeSpan(
   const name = redactSpanName(readString(span.name, `${path}.name`) ?? '');
   sessions.note(sessionId, timeMs, attributes, resource, spanPages(name, attributes));
   return {
-    serviceName: resource.serviceName,
     trace_id: traceId,
     trace_key: traceKey(traceId),
     span_id: readId(span.spanId, `${path}.spanId`, 8, false)!,
