@@ -97,7 +97,10 @@ describe('the SDK tracer provider against OpenTelemetry`s', () => {
         },
         trace.setSpan(ROOT_CONTEXT, parent),
       );
-      span.setAttribute('number', 1).setAttribute('undefined', undefined).setAttributes(many);
+      span
+        .setAttribute('number', 1)
+        .setAttribute('undefined', undefined as never)
+        .setAttributes(many);
       span.addEvent('plain');
       span.addEvent('with attributes', { one: 1, bad: {} as never });
       for (let index = 0; index < 130; index++) span.addEvent(`event ${index}`, many);
