@@ -72,18 +72,18 @@ export async function dayPartitions<DB>(db: Kysely<DB>, table: TelemetryTable): 
  * Makes the partition of the day starting at `fromMs` unless it exists. Rows of that day already in the default
  * partition (a skewed clock sent them before the day had a partition) move into it in the same transaction: PostgreSQL
  * refuses a new partition whose range the default still holds rows of. Runs in `db`'s transaction if it is one.
- * `parent` is the partitioned table when it does not have the table's name yet (migration 0032).
+ * `parent` is the partitioned table when it does not have the table's name yet (migration 0032). Whether it made it.
  */
 export async function createDayPartition<DB>(
   db: Kysely<DB>,
   table: TelemetryTable,
   fromMs: number,
   parent: string = table,
-): Promise<void> {
+): Promise<boolean> {
   const name = dayPartitionName(table, fromMs);
   const toMs = fromMs + DAY_MS;
   const exists = await sql<{ found: boolean }>`select to_regclass(${name}) is not null as found`.execute(db);
-  if (exists.rows[0]?.found) return;
+  if (exists.rows[0]?.found) return false;
   // The table first, whole: no insert is routed to the default partition between the check below and the new
   // partition (PostgreSQL then refuses the insert, or the new partition, over that row), and no query holds the table
   // while this waits for a partition it reads (a deadlock). Held until commit, bounded by the job's lock timeout.
@@ -94,7 +94,7 @@ export async function createDayPartition<DB>(
   if (!held.rows[0]?.held) {
     await sql`create table if not exists ${sql.table(name)} partition of ${sql.table(parent)}
       for values from (${sql.lit(fromMs)}) to (${sql.lit(toMs)})`.execute(db);
-    return;
+    return true;
   }
   await sql`create table ${sql.table(name)} (like ${sql.table(parent)} including defaults)`.execute(db);
   await sql`
@@ -103,6 +103,7 @@ export async function createDayPartition<DB>(
     insert into ${sql.table(name)} select * from moved`.execute(db);
   await sql`alter table ${sql.table(parent)} attach partition ${sql.table(name)}
     for values from (${sql.lit(fromMs)}) to (${sql.lit(toMs)})`.execute(db);
+  return true;
 }
 
 /** One lock key for every replica's maintenance: two servers never create or drop the same partition at once. */
@@ -143,15 +144,16 @@ async function pastDaysInDefault<DB>(
  * days whose rows lie in the default partition (backfilled or late telemetry, received at or after `keptSince(table)`,
  * the oldest receipt some project still keeps), moving their rows in (createDayPartition). One transaction per
  * partition under an advisory lock, so replicas take turns; a replica that finds a partition made does nothing, and
- * the rows move in the transaction that makes it, so exactly once. No-op on SQLite.
+ * the rows move in the transaction that makes it, so exactly once. No-op on SQLite. How many partitions it made.
  */
 export async function ensurePartitions<DB>(
   db: Kysely<DB>,
   nowMs: number,
   keptSince: (table: TelemetryTable) => number = () => Number.MIN_SAFE_INTEGER,
-): Promise<void> {
-  if (!isPostgres(db)) return;
+): Promise<number> {
+  if (!isPostgres(db)) return 0;
   const today = dayStart(nowMs);
+  let made = 0;
   for (const table of TELEMETRY_TABLES) {
     const have = new Set((await dayPartitions(db, table)).map((p) => p.fromMs));
     const ahead = Array.from({ length: DAYS_AHEAD + 1 }, (_, i) => today + i * DAY_MS).filter((d) => !have.has(d));
@@ -159,15 +161,18 @@ export async function ensurePartitions<DB>(
     // One partition per transaction: a transaction that made one partition holds it exclusively until it commits, and
     // making the next one waits for the table itself; a query or insert that read the table and then reaches the new
     // partition waits for the first, so two in one transaction deadlock with it (seen under the test suites' load).
-    for (const fromMs of missing)
-      await withLockTimeout(() =>
+    for (const fromMs of missing) {
+      const created = await withLockTimeout(() =>
         db.transaction().execute(async (tx) => {
           await sql`select ${MAINTENANCE_LOCK}`.execute(tx);
           await limitLockWaits(tx);
-          await createDayPartition(tx, table, fromMs);
+          return createDayPartition(tx, table, fromMs);
         }),
       );
+      if (created) made++;
+    }
   }
+  return made;
 }
 
 /**
