@@ -107,13 +107,28 @@ const EDITS = [
     with: '            const nodeId = this.mirror.getId(n);\n            if (nodeId < 0) return;\n            const parentId = isShadowRoot(m.target)',
   },
   {
-    what: 'perf: a batch of mouse positions does not resume a frozen rrweb',
-    // rrweb resumes (serializes what it holds) before any event it records other than a mutation. For a batch of
-    // mouse positions that buys nothing: each position took its node id when the mouse moved, up to 500 ms before the
-    // batch is emitted, and a node added since has none whatever rrweb serializes now. Resuming there only cut the
-    // SDK's DOM-change window short, and a page that churns its DOM under a moving mouse was serialized more often.
+    what: "fix: a removed node's mirror entry let go when its removal is recorded",
+    // rrweb drops a removed node's id from its id-to-node map but keeps the node's entry in its node-to-meta WeakMap
+    // until the garbage collector finds the node dead. DOM nodes die only in a full collection, so on a page that
+    // re-renders a few hundred nodes many times a second the WeakMap grows to the nodes serialized between two of
+    // them, and V8 never shrinks a WeakMap's table that the collector emptied (only a `delete` does): 0.5 MB of heap
+    // for the rest of the page's life on bench:overhead's typing-churn workload. Deleting the entry here is what
+    // rrweb does with the id already: a removed node moved back later is a new node to rrweb, serialized under a new
+    // id after its removal under the old one, which plays back the same.
+    from: '    this.idNodeMap.delete(id);\n    if (n.childNodes) {',
+    with: '    this.idNodeMap.delete(id);\n    this.nodeMetaMap.delete(n);\n    if (n.childNodes) {',
+  },
+  {
+    what: 'perf: what the user does (pointer, keys, scroll, media, selection) does not resume a frozen rrweb',
+    // rrweb resumes (serializes what it holds) before any event it records other than a mutation. For the events of
+    // user input that buys nothing: the event already carries the node id it read off its target, and resuming cannot
+    // give an id to a node rrweb has not serialized. The SDK's DOM-change window resumes rrweb itself, before rrweb's
+    // listeners run, when the target is such a node; otherwise resuming here only cut the window short, and a page
+    // that re-renders while the user types, moves the mouse or scrolls was serialized at every key press and batch of
+    // mouse positions. Sources: Mutation 0, MouseMove 1, MouseInteraction 2, Scroll 3, Input 5, TouchMove 6,
+    // MediaInteraction 7, Drag 12, Selection 14 (the others, style sheets among them, still resume).
     from: 'e.type !== EventType.FullSnapshot && !(e.type === EventType.IncrementalSnapshot && e.data.source === IncrementalSource.Mutation)',
-    with: 'e.type !== EventType.FullSnapshot && !(e.type === EventType.IncrementalSnapshot && (e.data.source === IncrementalSource.Mutation || e.data.source === IncrementalSource.MouseMove))',
+    with: 'e.type !== EventType.FullSnapshot && !(e.type === EventType.IncrementalSnapshot && [0, 1, 2, 3, 5, 6, 7, 12, 14].includes(e.data.source))',
   },
   {
     what: 'the deprecated module-level `mirror` stand-in, which nothing reads (rrweb exports `record.mirror`)',

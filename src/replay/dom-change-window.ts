@@ -12,8 +12,10 @@ export const RELEASE_TAG = 'svc.release_dom_changes';
 
 /**
  * Events from which rrweb reads a node id off the event target (mouse, touch, focus, form, scroll, media and selection
- * observers). A node added during the window has no id until rrweb serialized it, so these release the held changes
- * first: listening on `window` in the capture phase runs before rrweb's listeners on `document`.
+ * observers). A node added during the window has no id until rrweb serialized it, so such an event on such a node
+ * releases the held changes first: listening on `window` in the capture phase runs before rrweb's listeners on
+ * `document`. An event on a node rrweb knows does not: typing into a field or clicking a button while the page
+ * re-renders elsewhere leaves the window whole (the bundled rrweb does not resume for these events either).
  */
 const TARGET_EVENTS = [
   'pointerdown',
@@ -49,7 +51,19 @@ export interface DomChangeWindow {
   stop(): void;
 }
 
-type Rrweb = Pick<typeof record, 'freezePage' | 'addCustomEvent'>;
+type Rrweb = Pick<typeof record, 'freezePage' | 'addCustomEvent' | 'mirror'>;
+
+/** The nodes rrweb reads an id off for this event: its target (inside a shadow root too), or a selection's ends. */
+function nodesOf(event: Event): unknown[] {
+  if (event.type !== 'selectionchange') return [event.composedPath()[0]];
+  const selection = document.getSelection();
+  const nodes: unknown[] = [];
+  for (let i = 0; i < (selection?.rangeCount ?? 0); i++) {
+    const range = selection!.getRangeAt(i);
+    nodes.push(range.startContainer, range.endContainer);
+  }
+  return nodes;
+}
 
 /**
  * Coalesces DOM changes into windows of `windowMs`, through rrweb's own pause (`freezePage`): a paused rrweb still
@@ -86,16 +100,20 @@ export function openDomChangeWindow(rrweb: Rrweb, windowMs = DOM_CHANGE_WINDOW_M
     rrweb.freezePage();
     timer ??= setTimeout(release, windowMs);
   };
+  // Only a node rrweb has not serialized lacks an id (the window object is no node: rrweb reads no id off it).
+  const releaseForNewNode = (event: Event): void => {
+    if (nodesOf(event).some((node) => node instanceof Node && rrweb.mirror.getId(node) === -1)) release();
+  };
   const observer = new MutationObserver(hold);
   observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
   const listening = { capture: true, passive: true } as const;
-  for (const type of TARGET_EVENTS) window.addEventListener(type, release, listening);
+  for (const type of TARGET_EVENTS) window.addEventListener(type, releaseForNewNode, listening);
   return {
     release,
     lastChangeAt: () => (timer !== undefined || releasing ? lastChange : undefined),
     stop() {
       observer.disconnect();
-      for (const type of TARGET_EVENTS) window.removeEventListener(type, release, listening);
+      for (const type of TARGET_EVENTS) window.removeEventListener(type, releaseForNewNode, listening);
       clearTimeout(timer);
       timer = undefined;
     },

@@ -447,6 +447,63 @@ test.describe('DOM changes', () => {
     expect(events.indexOf(added!)).toBeLessThan(events.indexOf(whileHeld!));
   });
 
+  test('typing into a field and clicking a button the replay knows leave the held changes held', async ({
+    page,
+    ingest,
+  }) => {
+    await open(
+      page,
+      pageHtml(
+        ingest,
+        { maskAllInputs: false, sampling: { input: 'all' } },
+        '<input id="field" name="city"><button id="known">known</button><ul id="list"></ul>',
+      ),
+    );
+    await recordingStarted(page);
+    const sessionId = await page.evaluate(async () => {
+      const list = document.getElementById('list')!;
+      const field = document.getElementById('field') as HTMLInputElement;
+      list.insertAdjacentHTML('beforeend', '<li id="before-input">before</li>');
+      // The observers have seen the change; the window holds it.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      // What a person typing and clicking while the page re-renders elsewhere does: none of it names a new node.
+      field.focus();
+      field.value = 'Springfield';
+      field.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: 'd' }));
+      document.getElementById('known')!.click();
+      field.blur();
+      list.insertAdjacentHTML('beforeend', '<li id="after-input">after</li>');
+      const sdk = (window as unknown as { sdk: Sdk }).sdk;
+      await sdk.flushReplay();
+      return sdk.sessionId;
+    });
+    const chunks = await storedChunks(ingest, sessionId, (stored) => JSON.stringify(stored).includes('after-input'));
+    const events = allEvents(chunks);
+    const nodes = [...nodesById(events).values()];
+    const idOf = (elementId: string) => nodes.find((node) => node.attributes?.id === elementId)?.id;
+    // Both changes in one mutation event: the input, focus, blur and click in between did not release the window.
+    const adds = events.filter(
+      (event) => event.type === 3 && event.data.source === 0 && (event.data.adds as unknown[]).length > 0,
+    );
+    expect(
+      adds.map((event) =>
+        JSON.stringify(event.data)
+          .match(/before-input|after-input/g)
+          ?.sort(),
+      ),
+    ).toEqual([['after-input', 'before-input']]);
+    // ... and what the user did is recorded against the nodes it happened on, before the changes released later.
+    const typed = events.find(
+      (event) => event.type === 3 && event.data.source === 5 && event.data.text === 'Springfield',
+    );
+    const clicked = events.find((event) => event.type === 3 && event.data.source === 2 && event.data.type === 2);
+    expect(typed?.data.id).toBe(idOf('field'));
+    expect(clicked?.data.id).toBe(idOf('known'));
+    expect(events.indexOf(clicked!)).toBeLessThan(events.indexOf(adds[0]!));
+    const timestamps = events.map((event) => event.timestamp);
+    expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
+  });
+
   test('a click on a node added a moment before is recorded with that node', async ({ page, ingest }) => {
     await open(page, pageHtml(ingest, {}, '<main id="main"></main>'));
     await recordingStarted(page);
