@@ -7,24 +7,13 @@ import { resolveServiceNames } from '../../projects/apps-store';
 import type { AlertFilter } from '../rule';
 import { attributeConditions, envOf, inList, jsonText, notTestResource } from './sql';
 
-/**
- * What every signal query shares: the database, the rule's project and apps, the window, and the bound on work. A
- * query reads at most {@link MAX_ROWS} rows of its window, the newest (docs/alerts.md, "Cost"): a percentile or an
- * average is then exact over those, a count stops at the bound.
- */
-export const MAX_ROWS = 50_000;
+/** What every signal query shares: the database, the rule's project and apps, and the window (docs/alerts.md, "Cost"). */
 
 /** `[fromMs, toMs)`, by the records' own times. */
 export interface Window {
   fromMs: number;
   toMs: number;
 }
-
-/**
- * The newest-first order of metric points: `+time_ms`, so that SQLite reads one metric's points through the index by
- * project, name and time (and sorts them) rather than every point of the window in the project-time index's order.
- */
-export const METRIC_POINTS_NEWEST = sql`+r.time_ms`;
 
 export interface SignalContext {
   db: Kysely<Database>;
@@ -84,10 +73,3 @@ export function recordFilters(
   where.push(...attributeConditions(dialect, 'r.attributes', filter?.attributes));
   return where;
 }
-
-/** Figures over a list of values; null for none. */
-export const sumOf = (values: readonly number[]) => (values.length === 0 ? null : values.reduce((a, b) => a + b, 0));
-export const meanOf = (values: readonly number[]) => {
-  const sum = sumOf(values);
-  return sum === null ? null : sum / values.length;
-};

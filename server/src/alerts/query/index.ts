@@ -14,7 +14,7 @@ export type { Window } from './context';
 
 /**
  * A rule's value over one window, its baseline for a change condition, and the series the preview draws (docs/alerts.md).
- * Each value is one or two bounded reads (alerts/query/context.ts, MAX_ROWS); null is "no data", never 0.
+ * Each value is one or two aggregate statements over the window (alerts/query/read.ts); null is "no data", never 0.
  */
 
 const VALUES: Record<Signal, (ctx: SignalContext, query: AlertQuery, w: Window) => Promise<number | null>> = {

@@ -1,16 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
-import { nearestRank } from '../../vitals/summary';
 import { percentileOf, type AlertQuery } from '../rule';
-import {
-  meanOf,
-  METRIC_POINTS_NEWEST,
-  recordFilters,
-  scopeConditions,
-  type SignalContext,
-  sumOf,
-  type Window,
-} from './context';
-import { newestValues } from './read';
+import { recordFilters, scopeConditions, type SignalContext, type Window } from './context';
+import { percentile, sumAndCount } from './read';
 import { matches } from './sql';
 
 /**
@@ -26,17 +17,10 @@ export async function metricsValue(ctx: SignalContext, query: AlertQuery, w: Win
     ...recordFilters(ctx, query.filter, true),
   ];
   if (query.filter?.route !== undefined) where.push(matches(sql.ref('r.route'), query.filter.route));
-  const values = await newestValues(ctx, 'metric_points', sql.ref('r.value'), where, METRIC_POINTS_NEWEST);
-  switch (query.aggregate) {
-    case 'sum':
-      return sumOf(values);
-    case 'rate': {
-      const sum = sumOf(values);
-      return sum === null ? null : sum / ((w.toMs - w.fromMs) / 1000);
-    }
-    case 'avg':
-      return meanOf(values);
-    default:
-      return nearestRank(values, percentileOf(query.aggregate) ?? 50);
-  }
+  const percent = percentileOf(query.aggregate);
+  if (percent !== undefined) return percentile(ctx, 'metric_points', sql.ref('r.value'), where, percent);
+  const { sum, n } = await sumAndCount(ctx, 'metric_points', sql.ref('r.value'), where);
+  if (n === 0) return null;
+  if (query.aggregate === 'rate') return sum / ((w.toMs - w.fromMs) / 1000);
+  return query.aggregate === 'avg' ? sum / n : sum;
 }

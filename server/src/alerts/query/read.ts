@@ -1,8 +1,11 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { MAX_ROWS, type SignalContext } from './context';
+import type { SignalContext } from './context';
 
 /**
- * The reads every signal query is made of, each bounded by {@link MAX_ROWS}.
+ * The reads every signal query is made of: each one aggregate statement over all the rows of the rule's window that
+ * meet its conditions, computed in the database and answered as one row (docs/alerts.md, "Cost"). Counts, sums,
+ * shares and averages are exact whatever the window holds; percentiles are by nearest rank, as the Web Vitals page
+ * computes them (vitals/summary.ts, `nearestRank`).
  *
  * SQLite's planner has no statistics (the server never runs ANALYZE) and picks an index by the shape of the query: a
  * query may steer it with `+column`, which keeps a column's condition or order from using an index (valid SQL in
@@ -11,30 +14,66 @@ import { MAX_ROWS, type SignalContext } from './context';
 
 const conditions = (where: ReadonlyArray<Expression<SqlBool>>) => sql.join(where, sql` and `);
 
-/** Rows of `table` (as `r`) meeting `where`, counted up to {@link MAX_ROWS}. */
+/** Rows of `table` (as `r`) meeting `where`, counted. */
 export async function countRows(
   ctx: SignalContext,
   table: string,
   where: ReadonlyArray<Expression<SqlBool>>,
 ): Promise<number> {
-  const { rows } = await sql<{ n: number | string }>`select count(*) as n from
-    (select 1 as one from ${sql.table(table)} as r where ${conditions(where)} limit ${MAX_ROWS}) as capped`.execute(
-    ctx.db,
-  );
+  const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} as r
+    where ${conditions(where)}`.execute(ctx.db);
   return Number(rows[0]?.n ?? 0);
 }
 
-/** `value` of the newest {@link MAX_ROWS} rows of `table` (as `r`) meeting `where`, newest by `time`. */
-export async function newestValues(
+/** The sum of `value` over the rows of `table` (as `r`) meeting `where` (a non-null numeric expression), and their count. */
+export async function sumAndCount(
   ctx: SignalContext,
   table: string,
   value: Expression<unknown>,
   where: ReadonlyArray<Expression<SqlBool>>,
-  time: Expression<unknown> = sql.ref('r.time_ms'),
-): Promise<number[]> {
-  const { rows } = await sql<{ v: number | string }>`select ${value} as v from ${sql.table(table)} as r
-    where ${conditions(where)} order by ${time} desc limit ${MAX_ROWS}`.execute(ctx.db);
-  return rows.map((r) => Number(r.v));
+): Promise<{ sum: number; n: number }> {
+  const { rows } = await sql<{ total: number | string | null; n: number | string }>`select sum(${value}) as total,
+    count(*) as n from ${sql.table(table)} as r where ${conditions(where)}`.execute(ctx.db);
+  return { sum: Number(rows[0]?.total ?? 0), n: Number(rows[0]?.n ?? 0) };
+}
+
+/** The share (0..1) of the rows of `table` (as `r`) meeting `where` for which `test` holds; null for no rows. */
+export async function shareOf(
+  ctx: SignalContext,
+  table: string,
+  test: Expression<SqlBool>,
+  where: ReadonlyArray<Expression<SqlBool>>,
+): Promise<number | null> {
+  const { sum, n } = await sumAndCount(ctx, table, sql`case when ${test} then 1 else 0 end`, where);
+  return n === 0 ? null : sum / n;
+}
+
+/**
+ * The `percent` percentile (an integer, 1..99) by nearest rank of `value` (non-null) over the rows of `table` (as `r`)
+ * meeting `where`: the value at rank ceil(percent × n / 100) of the n in ascending order; null for no rows.
+ *
+ * PostgreSQL: `percentile_disc(f)` is the first value whose cumulative share of the rows reaches f, i.e. the value at
+ * rank ceil(f × n), the same rank (test/integration/alert-percentiles.test.ts compares both). SQLite has no ordered-set
+ * aggregate: the statement counts the rows in a subquery and skips to that rank in the sorted values (the sorter keeps
+ * only the rows up to the rank, the values never leave the database).
+ */
+export async function percentile(
+  ctx: SignalContext,
+  table: string,
+  value: Expression<unknown>,
+  where: ReadonlyArray<Expression<SqlBool>>,
+  percent: number,
+): Promise<number | null> {
+  if (!Number.isInteger(percent) || percent < 1 || percent > 99) throw new Error(`percentile ${percent} not in 1..99`);
+  const from = sql`${sql.table(table)} as r where ${conditions(where)}`;
+  const { rows } =
+    ctx.dialect === 'postgres'
+      ? await sql<{ v: number | string | null }>`select percentile_disc(${percent / 100}::float8)
+          within group (order by ${value}) as v from ${from}`.execute(ctx.db)
+      : await sql<{ v: number | string | null }>`select ${value} as v from ${from} order by 1 limit 1
+          offset (select (count(*) * ${sql.lit(percent)} + 99) / 100 - 1 from ${from})`.execute(ctx.db);
+  const v = rows[0]?.v;
+  return v === undefined || v === null ? null : Number(v);
 }
 
 /** Whether `table` (as `r`) has any row meeting `where`: what tells "nothing counted" from "nothing sent". */

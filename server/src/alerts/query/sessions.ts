@@ -2,7 +2,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { DEFAULT_ENV, TEST_ENV } from '../../otlp/environment';
 import type { AlertQuery } from '../rule';
 import { anyOf, type SignalContext, type Window } from './context';
-import { anyRow, countRows, newestValues } from './read';
+import { anyRow, countRows, shareOf } from './read';
 import { anyElementMatches, attributeConditions } from './sql';
 
 /** Sessions seen in the window: begun before its end and active after its start (the index by project and last time). */
@@ -36,6 +36,5 @@ export async function sessionsValue(ctx: SignalContext, query: AlertQuery, w: Wi
     const count = await countRows(ctx, 'sessions', where);
     return count > 0 || (await anyRow(ctx, 'sessions', seenIn(ctx, w))) ? count : null;
   }
-  const errors = await newestValues(ctx, 'sessions', sql.ref('r.error_count'), where, sql.ref('r.last_ms'));
-  return errors.length === 0 ? null : errors.filter((e) => e === 0).length / errors.length;
+  return shareOf(ctx, 'sessions', sql<SqlBool>`r.error_count = 0`, where);
 }

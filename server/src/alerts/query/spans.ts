@@ -1,9 +1,8 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { STATUS_ERROR } from '../../traces/summary';
-import { nearestRank } from '../../vitals/summary';
 import { percentileOf, type AlertFilter, type AlertQuery } from '../rule';
 import { recordFilters, scopeConditions, type SignalContext, type Window } from './context';
-import { anyRow, countRows, newestValues } from './read';
+import { anyRow, countRows, percentile, shareOf } from './read';
 import { jsonText, matches } from './sql';
 
 /**
@@ -35,9 +34,7 @@ export async function spansValue(ctx: SignalContext, query: AlertQuery, w: Windo
     return count > 0 || (await anyRow(ctx, 'spans', scopeConditions(ctx, w))) ? count : null;
   }
   if (query.aggregate === 'error_rate') {
-    const statuses = await newestValues(ctx, 'spans', sql.ref('r.status_code'), where);
-    return statuses.length === 0 ? null : statuses.filter((s) => s === STATUS_ERROR).length / statuses.length;
+    return shareOf(ctx, 'spans', sql<SqlBool>`r.status_code = ${STATUS_ERROR}`, where);
   }
-  const durations = await newestValues(ctx, 'spans', sql.ref('r.duration_ms'), where);
-  return nearestRank(durations, percentileOf(query.aggregate) ?? 50);
+  return percentile(ctx, 'spans', sql.ref('r.duration_ms'), where, percentileOf(query.aggregate) ?? 50);
 }

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { nearestRank, VITALS } from '../../vitals/summary';
+import { VITALS } from '../../vitals/summary';
 import { isVital, percentileOf, type AlertQuery } from '../rule';
-import { METRIC_POINTS_NEWEST, recordFilters, scopeConditions, type SignalContext, type Window } from './context';
-import { newestValues } from './read';
+import { recordFilters, scopeConditions, type SignalContext, type Window } from './context';
+import { percentile } from './read';
 import { matches } from './sql';
 
 /**
@@ -18,6 +18,5 @@ export async function vitalsValue(ctx: SignalContext, query: AlertQuery, w: Wind
     ...recordFilters(ctx, query.filter, true),
   ];
   if (query.filter?.route !== undefined) where.push(matches(sql.ref('r.route'), query.filter.route));
-  const values = await newestValues(ctx, 'metric_points', sql.ref('r.value'), where, METRIC_POINTS_NEWEST);
-  return nearestRank(values, percentileOf(query.aggregate) ?? 75);
+  return percentile(ctx, 'metric_points', sql.ref('r.value'), where, percentileOf(query.aggregate) ?? 75);
 }
