@@ -2,11 +2,12 @@
  * Alert rules over a busy app's data (issue 34): 1,000 rules evaluated as the evaluator evaluates them, against the
  * detection interval they must fit in.
  *
- *   npm run bench:rules [-- --scale 0.02 --databases postgres,sqlite --rules 1000]
+ *   npm run bench:rules [-- --scale 0.02 --databases postgres,sqlite --rules 1000 --loaded sqlite=FILE,postgres=URL]
  *
  * Per database, `bench:scale --load-only` loads its data set at `--scale` (bench/scale-data.ts: sessions over 30 days
  * with their spans, logs and Web Vitals, and the issues the detector makes of their errors) through the real ingest,
- * and leaves the database. This process then opens it as the server does and evaluates `--rules` rules, one after
+ * and leaves the database (`--loaded` names databases such a load left instead: they are used as they are and kept, so
+ * that two builds of the query layer can be measured in turn over the same data). This process then opens it as the server does and evaluates `--rules` rules, one after
  * another as one evaluator tick does: each rule's value over its window ending at the data's newest record
  * (`evaluateRule`) and, for a change condition, its baseline (`baselineValue`). The rules mix every signal and
  * aggregate, windows of 5 minutes, an hour and a day, filters, and change conditions (a day, a week, the previous
@@ -36,6 +37,7 @@ const { values: args } = parseArgs({
     scale: { type: 'string', default: '0.02' },
     databases: { type: 'string', default: 'postgres,sqlite' },
     rules: { type: 'string', default: '1000' },
+    loaded: { type: 'string', default: '' },
   },
 });
 const SCALE = Number(args.scale);
@@ -45,6 +47,16 @@ if (!Number.isInteger(RULES) || RULES < 10) throw new Error('--rules must be an 
 const DATABASES = args.databases.split(',').map((name) => name.trim()) as DatabaseKind[];
 for (const name of DATABASES)
   if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
+/** `--loaded`: the databases a `bench:scale --load-only` left, by kind. */
+const LOADED = new Map(
+  args.loaded
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      return [pair.slice(0, at) as DatabaseKind, pair.slice(at + 1)] as const;
+    }),
+);
 
 // ------------------------------------------------------------------------------------------------------------ the rules
 
@@ -137,6 +149,8 @@ async function dropLoaded(kind: DatabaseKind, url: string): Promise<void> {
 interface Timed {
   signal: Signal;
   ms: number;
+  /** This process's CPU time for the rule (on PostgreSQL the database's own work is not in it). */
+  cpuMs: number;
   /** How often the evaluator evaluates the rule (alerts/evaluate/options.ts). */
   intervalMs: number;
 }
@@ -185,10 +199,13 @@ async function evaluateAll(kind: DatabaseKind, url: string): Promise<Result> {
     const started = performance.now();
     for (const rule of rules) {
       const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
       if ((await evaluate(rule)) === null) noData += 1;
+      const cpuUsed = process.cpuUsage(cpu0);
       timed.push({
         signal: rule.signal,
         ms: performance.now() - t0,
+        cpuMs: (cpuUsed.user + cpuUsed.system) / 1000,
         intervalMs: evaluationIntervalMs(rule.windowSeconds),
       });
     }
@@ -252,6 +269,9 @@ function report(results: Result[]): void {
   console.log(`\n| per rule, ms (median / p95 / max) | ${results.map((r) => r.kind).join(' | ')} |`);
   console.log(`| --- |${' ---: |'.repeat(results.length)}`);
   console.log(`| every rule | ${results.map((r) => spread(r.timed.map((t) => t.ms))).join(' | ')} |`);
+  console.log(
+    `| every rule, CPU of this process | ${results.map((r) => spread(r.timed.map((t) => t.cpuMs))).join(' | ')} |`,
+  );
   for (const signal of signals)
     console.log(
       `| ${signal} | ${results.map((r) => spread(r.timed.filter((t) => t.signal === signal).map((t) => t.ms))).join(' | ')} |`,
@@ -269,13 +289,14 @@ function report(results: Result[]): void {
 async function main(): Promise<void> {
   const results: Result[] = [];
   for (const kind of DATABASES) {
-    console.error(`${kind}: loading the bench:scale data set at --scale ${SCALE}...`);
-    const url = await loadScale(kind);
+    const loaded = LOADED.get(kind);
+    if (loaded === undefined) console.error(`${kind}: loading the bench:scale data set at --scale ${SCALE}...`);
+    const url = loaded ?? (await loadScale(kind));
     try {
       console.error(`${kind}: evaluating ${RULES} rules...`);
       results.push(await evaluateAll(kind, url));
     } finally {
-      await dropLoaded(kind, url);
+      if (loaded === undefined) await dropLoaded(kind, url);
     }
   }
   report(results);

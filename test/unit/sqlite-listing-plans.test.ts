@@ -1,5 +1,7 @@
 import { Kysely, SqliteDialect, sql, type CompiledQuery, type SqlBool } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { evaluateRule } from '../../server/src/alerts/query/index';
+import type { AlertQuery, Signal } from '../../server/src/alerts/rule';
 import type { Database, TelemetryTable } from '../../server/src/db/schema';
 import { listRecords } from '../../server/src/records/store';
 import { searchIds } from '../../server/src/search/find';
@@ -102,4 +104,41 @@ describe('SQLite session facet plans', () => {
       expect(facetPlans[i]).not.toMatch(/SCAN sessions|sessions_last|USE TEMP B-TREE/);
     }
   });
+
+  it.each([
+    ['vitals', { aggregate: 'p75', metric: 'LCP', filter: { route: '/checkout*' } }, 'metric_points_project_name_time'],
+    ['metrics', { aggregate: 'avg', metric: 'app.queue' }, 'metric_points_project_name_time'],
+    ['metrics', { aggregate: 'p95', metric: 'app.queue' }, 'metric_points_project_name_time'],
+    ['spans', { aggregate: 'count' }, 'spans_project_time'],
+    ['spans', { aggregate: 'error_rate', filter: { route: '/api/cart*' } }, 'spans_project_time'],
+    ['spans', { aggregate: 'p95', filter: { name: 'HTTP GET' } }, 'spans_project_time'],
+    ['logs', { aggregate: 'count', filter: { severity: ['error'] } }, 'logs_project_time'],
+    ['sessions', { aggregate: 'error_free_share' }, 'sessions_project_last'],
+  ] satisfies Array<[Signal, AlertQuery, string]>)(
+    "an alert rule's %s aggregate (%o) reads the window through %s, every read of it",
+    async (signal, query, index) => {
+      const plans = await plansOf((db) =>
+        evaluateRule(
+          db,
+          {
+            projectId: 'p1',
+            signal,
+            query,
+            windowSeconds: 300,
+            condition: { type: 'threshold', op: 'above', value: 1 },
+            recovery: null,
+            forSeconds: 0,
+          },
+          { fromMs: 1_000_000, toMs: 1_300_000 },
+        ),
+      );
+      // The value's statement (a percentile's on SQLite: the sorted values and the count in its subquery), and for a
+      // count with nothing counted the read of whether the signal sent anything.
+      for (const plan of plans) {
+        const reads = plan.split(' | ').filter((d) => /^(SEARCH|SCAN) r\b/.test(d));
+        expect(reads.length, plan).toBeGreaterThan(0);
+        for (const read of reads) expect(read, plan).toMatch(new RegExp(`^SEARCH r USING (COVERING )?INDEX ${index} `));
+      }
+    },
+  );
 });
