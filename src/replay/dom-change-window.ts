@@ -55,14 +55,8 @@ type Rrweb = Pick<typeof record, 'freezePage' | 'addCustomEvent' | 'mirror'>;
 
 /** The nodes rrweb reads an id off for this event: its target (inside a shadow root too), or a selection's ends. */
 function nodesOf(event: Event): unknown[] {
-  if (event.type !== 'selectionchange') return [event.composedPath()[0]];
-  const selection = document.getSelection();
-  const nodes: unknown[] = [];
-  for (let i = 0; i < (selection?.rangeCount ?? 0); i++) {
-    const range = selection!.getRangeAt(i);
-    nodes.push(range.startContainer, range.endContainer);
-  }
-  return nodes;
+  const selection = event.type === 'selectionchange' && document.getSelection();
+  return selection ? [selection.anchorNode, selection.focusNode] : [event.composedPath()[0]];
 }
 
 /**
