@@ -544,6 +544,7 @@ test('ingest answering 400: the batch is dropped with a debug warning naming the
     proxy.setFault(
       { kind: 'status', status: 400, headers: { 'content-type': 'application/json' }, body: '{"error":"bad batch"}' },
       1,
+      INGEST_PATHS.logs,
     );
     const from = proxy.seen.length;
     await logRecords(page, 0, 5);

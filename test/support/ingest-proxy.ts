@@ -76,8 +76,9 @@ export interface IngestProxy {
   /**
    * Plays `fault` from now on; `undefined` makes ingest healthy again. With `times`, only that many POSTs meet the
    * fault (`status`, `slow` and `lost`) and ingest is healthy after them, so a test need not race the page to recover.
+   * With `path`, only POSTs to that path meet it: another signal's batch sent first cannot take the fault's turn.
    */
-  setFault(fault: IngestFault | undefined, times?: number): void;
+  setFault(fault: IngestFault | undefined, times?: number, path?: string): void;
   close(): Promise<void>;
 }
 
@@ -119,6 +120,7 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
   const sockets = new Set<Socket>();
   let fault: IngestFault | undefined;
   let faultsLeft = Infinity;
+  let faultPath: string | undefined;
   let inFlight = 0;
   let maxInFlight = 0;
   let lastActivity = performance.now();
@@ -145,8 +147,8 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
     });
 
   /** The fault a POST meets (`slow` or `status`: `down` never gets this far), counting it against `times`. */
-  function faultForPost(): IngestFault | undefined {
-    if (fault === undefined) return undefined;
+  function faultForPost(path: string): IngestFault | undefined {
+    if (fault === undefined || (faultPath !== undefined && path !== faultPath)) return undefined;
     const current = fault;
     faultsLeft -= 1;
     if (faultsLeft <= 0) fault = undefined;
@@ -192,7 +194,7 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
       return;
     }
     const url = new URL(req.url ?? '/', target);
-    const postFault = req.method === 'POST' ? faultForPost() : undefined;
+    const postFault = req.method === 'POST' ? faultForPost(url.pathname) : undefined;
     const entry: ProxiedRequest = {
       method: req.method ?? '',
       path: url.pathname,
@@ -258,9 +260,10 @@ export async function startIngestProxy(target: string, options: { answerDelayMs?
     maxInFlight: () => maxInFlight,
     pending: () => seen.filter((r) => r.answeredAt === undefined && r.abandonedAt === undefined).length,
     lastActivity: () => lastActivity,
-    setFault(next, times = Infinity) {
+    setFault(next, times = Infinity, path) {
       fault = next;
       faultsLeft = times;
+      faultPath = path;
       // Going down drops the connections already open too (a browser keeps idle ones to reuse).
       if (next?.kind === 'down') for (const socket of sockets) reset(socket);
     },
