@@ -434,7 +434,7 @@ describe.each(kinds)('fix pull requests on %s', (kind) => {
       directory: 'web',
       auth: { kind: 'token' as const, secrets: { token: TOKEN } },
     };
-    const target = { octokit: githubClient(connection, () => undefined, 200), owner: 'acme', repo: 'shop' };
+    const target = { octokit: await githubClient(connection, () => undefined, 200), owner: 'acme', repo: 'shop' };
     github.inject('GET', /\/pulls$/, { delayMs: 5_000 });
     const before = writes().length;
     const fix = {

@@ -1,4 +1,3 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { z } from 'zod';
 import type { AnalysisError, ModelUsage } from './store';
 import type { SentEvidence } from './evidence';
@@ -40,7 +39,9 @@ export async function askModel(
   sent: SentEvidence,
   log: (line: string) => void,
 ): Promise<ModelOutcome> {
-  const client = new OpenAI({
+  // Loaded on first use: the client costs start-up time every server pays, and most never ask a model.
+  const openai = await import('openai');
+  const client = new openai.default({
     baseURL: settings.baseUrl,
     apiKey: settings.apiKey ?? 'none',
     timeout: settings.timeoutMs ?? DEFAULT_AI_TIMEOUT_MS,
@@ -70,7 +71,7 @@ export async function askModel(
     const answer = parseAnswer(completion.choices[0]?.message.content ?? null);
     return 'code' in answer ? { ok: false, error: answer, usage } : { ok: true, answer, usage };
   } catch (err) {
-    const error = callError(err);
+    const error = callError(openai, err);
     log(`ai: ${settings.model} failed after ${elapsed()} ms (${error.code}): ${error.message}`);
     return { ok: false, error, usage: null };
   }
@@ -93,7 +94,10 @@ function parseAnswer(content: string | null): ModelAnswer | AnalysisError {
   );
 }
 
-function callError(err: unknown): AnalysisError {
+function callError(
+  { APIConnectionError, APIConnectionTimeoutError, APIError }: typeof import('openai'),
+  err: unknown,
+): AnalysisError {
   if (err instanceof APIConnectionTimeoutError) return fail('model_timeout', 'the model did not answer in time');
   if (err instanceof APIConnectionError)
     return fail('model_unreachable', `the model endpoint could not be reached: ${err.message}`);

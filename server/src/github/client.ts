@@ -1,5 +1,4 @@
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 import { DomainError } from '../shared/domain-errors';
 import type { AppAuth, RepositoryConnection } from './connection';
 
@@ -10,11 +9,13 @@ export const GITHUB_TIMEOUT_MS = 20_000;
  * The REST client for a connected repository: with its token, or as a GitHub App installation, whose short-lived token
  * `@octokit/auth-app` mints from the App's key on the first request (against `api_url` too) and sends on the rest.
  */
-export function githubClient(
+export async function githubClient(
   connection: RepositoryConnection,
   log: (line: string) => void,
   timeoutMs = GITHUB_TIMEOUT_MS,
-): Octokit {
+): Promise<Octokit> {
+  // Loaded on the first pull request: most servers open none, and Octokit costs every start-up its load time.
+  const [{ Octokit }, { createAppAuth }] = await Promise.all([import('@octokit/rest'), import('@octokit/auth-app')]);
   const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   const common = {
     baseUrl: connection.apiUrl,

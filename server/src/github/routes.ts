@@ -224,7 +224,7 @@ function fixRequestOf(
 /** Opens (or finds open) the fix's pull request; GitHub's failures become domain errors saying what was being done. */
 async function openOnGithub(services: GithubServices, connection: RepositoryConnection, fix: FixRequest) {
   const target = {
-    octokit: githubClient(connection, services.log, services.githubTimeoutMs),
+    octokit: await githubClient(connection, services.log, services.githubTimeoutMs),
     owner: connection.owner,
     repo: connection.repo,
   };

@@ -1,13 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import type { StoredRow } from '../ingest/writer';
@@ -38,7 +30,9 @@ export function chunkObjectKey(prefix: string, row: StoredRow, data: Uint8Array)
 
 /** Payloads in an S3-compatible bucket; credentials come from the AWS SDK's default chain, never from our settings. */
 export async function openS3ChunkStore(settings: ReplayStorageSettings): Promise<ChunkStore> {
-  const s3 = new S3Client({
+  // Loaded only when a bucket is configured: the AWS SDK is the heaviest of the server's imports to load.
+  const sdk = await import('@aws-sdk/client-s3');
+  const s3 = new sdk.S3Client({
     region: settings.region,
     ...(settings.endpoint ? { endpoint: settings.endpoint, forcePathStyle: true } : {}),
     // Plain bodies rather than aws-chunked ones with checksum trailers, which S3-compatible servers often refuse.
@@ -46,19 +40,20 @@ export async function openS3ChunkStore(settings: ReplayStorageSettings): Promise
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
   try {
-    await s3.send(new HeadBucketCommand({ Bucket: settings.bucket }));
+    await s3.send(new sdk.HeadBucketCommand({ Bucket: settings.bucket }));
   } catch (err) {
     s3.destroy();
     const where = settings.endpoint ? ` at ${settings.endpoint}` : '';
     throw new Error(`SVC_REPLAY_S3_BUCKET: bucket "${settings.bucket}"${where} cannot be used: ${messageOf(err)}`);
   }
-  return new S3ChunkStore(s3, settings.bucket, settings.prefix);
+  return new S3ChunkStore(sdk, s3, settings.bucket, settings.prefix);
 }
 
 class S3ChunkStore implements ChunkStore {
   readonly where: string;
 
   constructor(
+    private readonly sdk: typeof import('@aws-sdk/client-s3'),
     private readonly s3: S3Client,
     private readonly bucket: string,
     private readonly prefix: string,
@@ -88,7 +83,7 @@ class S3ChunkStore implements ChunkStore {
       const batch = keys.slice(i, i + DELETE_OBJECTS_MAX);
       const Delete = { Objects: batch.map((Key) => ({ Key })), Quiet: true };
       const answer = await this.send('delete', () =>
-        this.s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete })),
+        this.s3.send(new this.sdk.DeleteObjectsCommand({ Bucket: this.bucket, Delete })),
       );
       // A key already gone is not an error for S3; any other per-key error is.
       const errors = (answer.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
@@ -103,7 +98,11 @@ class S3ChunkStore implements ChunkStore {
   async *objectsBefore(beforeMs: number): AsyncIterable<string[]> {
     let token: string | undefined;
     do {
-      const list = new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix, ContinuationToken: token });
+      const list = new this.sdk.ListObjectsV2Command({
+        Bucket: this.bucket,
+        Prefix: this.prefix,
+        ContinuationToken: token,
+      });
       const page = await this.send('listing', () => this.s3.send(list));
       const keys = (page.Contents ?? []).flatMap((o) =>
         o.Key !== undefined && o.LastModified !== undefined && o.LastModified.getTime() < beforeMs ? [o.Key] : [],
@@ -118,15 +117,17 @@ class S3ChunkStore implements ChunkStore {
   }
 
   private async put(key: string, data: Uint8Array): Promise<void> {
-    await this.send('put', () => this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: data })));
+    await this.send('put', () =>
+      this.s3.send(new this.sdk.PutObjectCommand({ Bucket: this.bucket, Key: key, Body: data })),
+    );
   }
 
   private async get(key: string): Promise<Uint8Array> {
     try {
-      const answer = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const answer = await this.s3.send(new this.sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }));
       return (await answer.Body?.transformToByteArray()) ?? new Uint8Array();
     } catch (err) {
-      if (err instanceof NoSuchKey) return new Uint8Array();
+      if (err instanceof this.sdk.NoSuchKey) return new Uint8Array();
       throw this.failed('read', err);
     }
   }

@@ -1,4 +1,4 @@
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { OidcError } from './errors';
 import { isLoopbackHttp, type OidcSettings } from './settings';
 
@@ -8,12 +8,17 @@ async function discover(settings: OidcSettings): Promise<oidc.Configuration> {
   const { issuer, clientId, clientSecret } = settings;
   // A secret means a confidential client (client_secret_basic, the registration default); without one the client is
   // public and PKCE alone binds the code to this browser.
-  const auth = clientSecret === undefined ? oidc.None() : oidc.ClientSecretBasic(clientSecret);
+  // Loaded on first sign-in: most servers never use single sign-on, and the client costs every start-up its load time.
+  const openid = await import('openid-client');
+  const auth = clientSecret === undefined ? openid.None() : openid.ClientSecretBasic(clientSecret);
   // openid-client skips the signature of an ID token that came straight from the token endpoint over TLS (OpenID
   // Connect Core 3.1.3.7 allows it); we check it anyway, so a token the issuer's keys did not sign is never believed.
-  const execute = [oidc.enableNonRepudiationChecks, ...(isLoopbackHttp(issuer) ? [oidc.allowInsecureRequests] : [])];
+  const execute = [
+    openid.enableNonRepudiationChecks,
+    ...(isLoopbackHttp(issuer) ? [openid.allowInsecureRequests] : []),
+  ];
   try {
-    return await oidc.discovery(issuer, clientId, undefined, auth, { execute });
+    return await openid.discovery(issuer, clientId, undefined, auth, { execute });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new OidcError(

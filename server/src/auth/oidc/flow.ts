@@ -1,4 +1,4 @@
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { OidcError } from './errors';
 import { identityFrom, type OidcIdentity } from './identity';
 import type { OidcSettings } from './settings';
@@ -22,12 +22,13 @@ export async function beginSignIn(
   settings: OidcSettings,
   redirectUri: string,
 ): Promise<{ url: URL; pending: PendingSignIn }> {
-  const codeVerifier = oidc.randomPKCECodeVerifier();
-  const pending = { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier, redirectUri };
-  const url = oidc.buildAuthorizationUrl(client, {
+  const openid = await import('openid-client');
+  const codeVerifier = openid.randomPKCECodeVerifier();
+  const pending = { state: openid.randomState(), nonce: openid.randomNonce(), codeVerifier, redirectUri };
+  const url = openid.buildAuthorizationUrl(client, {
     redirect_uri: redirectUri,
     scope: settings.scopes,
-    code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge: await openid.calculatePKCECodeChallenge(codeVerifier),
     code_challenge_method: 'S256',
     state: pending.state,
     nonce: pending.nonce,
@@ -44,8 +45,8 @@ const TOKEN_INVALID = new Set([
   'OAUTH_KEY_SELECTION_FAILED',
 ]);
 
-function exchangeError(error: unknown): OidcError {
-  if (error instanceof oidc.AuthorizationResponseError) {
+function exchangeError(openid: typeof oidc, error: unknown): OidcError {
+  if (error instanceof openid.AuthorizationResponseError) {
     const reason = error.error_description ? `${error.error}: ${error.error_description}` : error.error;
     return new OidcError(
       'oidc_denied',
@@ -53,7 +54,7 @@ function exchangeError(error: unknown): OidcError {
       { cause: error },
     );
   }
-  if (error instanceof oidc.ResponseBodyError) {
+  if (error instanceof openid.ResponseBodyError) {
     return new OidcError(
       'oidc_exchange_failed',
       `The identity provider refused the sign-in code (${error.error}): it was used already or has expired. ` +
@@ -61,7 +62,7 @@ function exchangeError(error: unknown): OidcError {
       { cause: error },
     );
   }
-  if (error instanceof oidc.ClientError && error.code !== undefined && TOKEN_INVALID.has(error.code)) {
+  if (error instanceof openid.ClientError && error.code !== undefined && TOKEN_INVALID.has(error.code)) {
     const detail = error.cause instanceof Error ? error.cause.message : error.message;
     return new OidcError(
       'oidc_token_invalid',
@@ -89,7 +90,8 @@ async function completeClaims(
 ): Promise<Claims> {
   const complete = settings.emailClaim in claims && settings.groupsClaim in claims;
   if (complete || !client.serverMetadata().userinfo_endpoint) return claims;
-  const userinfo = await oidc.fetchUserInfo(client, tokens.access_token, claims.sub);
+  const openid = await import('openid-client');
+  const userinfo = await openid.fetchUserInfo(client, tokens.access_token, claims.sub);
   // The signed ID token wins where both say something.
   return { ...userinfo, ...claims };
 }
@@ -115,19 +117,20 @@ export async function finishSignIn(
   // The exchange repeats the redirect URI of the request, whatever host or proxy the callback came through.
   const callback = new URL(pending.redirectUri);
   callback.search = currentUrl.search;
+  const openid = await import('openid-client');
   let claims: Claims;
   try {
-    const tokens = await oidc.authorizationCodeGrant(client, callback, {
+    const tokens = await openid.authorizationCodeGrant(client, callback, {
       pkceCodeVerifier: pending.codeVerifier,
       expectedState: pending.state,
       expectedNonce: pending.nonce,
       idTokenExpected: true,
     });
     const idClaims = tokens.claims();
-    if (!idClaims) throw new oidc.ClientError('the token response has no ID token');
+    if (!idClaims) throw new openid.ClientError('the token response has no ID token');
     claims = await completeClaims(client, settings, tokens, idClaims);
   } catch (error) {
-    throw exchangeError(error);
+    throw exchangeError(openid, error);
   }
   return identityFrom(settings, claims);
 }

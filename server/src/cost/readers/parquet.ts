@@ -1,5 +1,4 @@
-import { parquetMetadataAsync, parquetRead, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import type { AsyncBuffer, FileMetaData } from 'hyparquet';
 
 /**
  * Parquet timestamps as epoch milliseconds (numbers) rather than Date objects: cheaper per row, and what the line-item
@@ -19,6 +18,8 @@ export interface ParquetFile {
 }
 
 export async function openParquet(file: AsyncBuffer): Promise<ParquetFile> {
+  // Loaded with the first Parquet export: only AWS cost sources read them, and hyparquet costs every start-up its load time.
+  const { parquetMetadataAsync, parquetSchema } = await import('hyparquet');
   const metadata = await parquetMetadataAsync(file);
   return { metadata, columns: parquetSchema(metadata).children.map((child) => child.element.name) };
 }
@@ -33,6 +34,7 @@ export async function* parquetRowGroups(
   parquet: ParquetFile,
   columns: string[],
 ): AsyncGenerator<unknown[][]> {
+  const [{ parquetRead }, { compressors }] = await Promise.all([import('hyparquet'), import('hyparquet-compressors')]);
   let rowStart = 0;
   for (const group of parquet.metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);

@@ -1,6 +1,6 @@
 import type { ProviderKind } from '../types';
 import { parseAwsConfig, publicAwsConfig, type AwsConfig, type AwsSecrets } from './config';
-import { awsBillingSource } from './source';
+import { lazySource } from '../lazy';
 
 export type { AwsConfig, AwsSecrets } from './config';
 
@@ -8,5 +8,5 @@ export type { AwsConfig, AwsSecrets } from './config';
 export const awsProvider: ProviderKind<AwsConfig, AwsSecrets> = {
   parse: parseAwsConfig,
   publicConfig: publicAwsConfig,
-  source: awsBillingSource,
+  source: lazySource(async () => (await import('./source')).awsBillingSource),
 };

@@ -1,6 +1,6 @@
 import type { ProviderKind } from '../types';
 import { parseAzureConfig, publicAzureConfig, type AzureConfig, type AzureSecrets } from './config';
-import { azureBillingSource } from './source';
+import { lazySource } from '../lazy';
 
 export type { AzureConfig, AzureSecrets } from './config';
 
@@ -8,5 +8,5 @@ export type { AzureConfig, AzureSecrets } from './config';
 export const azureProvider: ProviderKind<AzureConfig, AzureSecrets> = {
   parse: parseAzureConfig,
   publicConfig: publicAzureConfig,
-  source: azureBillingSource,
+  source: lazySource(async () => (await import('./source')).azureBillingSource),
 };

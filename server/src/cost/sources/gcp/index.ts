@@ -1,6 +1,6 @@
 import type { ProviderKind } from '../types';
 import { parseGcpConfig, publicGcpConfig, type GcpConfig, type GcpSecrets } from './config';
-import { gcpBillingSource } from './source';
+import { lazySource } from '../lazy';
 
 export type { GcpConfig, GcpSecrets } from './config';
 
@@ -8,5 +8,5 @@ export type { GcpConfig, GcpSecrets } from './config';
 export const gcpProvider: ProviderKind<GcpConfig, GcpSecrets> = {
   parse: parseGcpConfig,
   publicConfig: publicGcpConfig,
-  source: gcpBillingSource,
+  source: lazySource(async () => (await import('./source')).gcpBillingSource),
 };

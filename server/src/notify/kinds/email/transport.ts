@@ -1,6 +1,5 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
@@ -31,6 +30,8 @@ export interface SmtpSend {
 export async function sendBySmtp(send: SmtpSend): Promise<SendOutcome> {
   const target = await resolveTarget(send.smtp.host, send.allowPrivateTargets, send.timeoutMs);
   if ('state' in target) return target;
+  // Loaded on the first mail: most servers send none, and nodemailer costs every start-up its load time.
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: target.address,
     port: send.smtp.port,
