@@ -2,7 +2,6 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { build } from 'esbuild';
 import { signedLink } from '../../server/src/incidents/links';
@@ -11,6 +10,7 @@ import { errorLog, resource } from '../support/error-logs';
 import { str } from '../support/otlp';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { controlGet, startCliServer, type CliServer } from '../support/svc-server';
+import { axeOf } from './console/support';
 
 /**
  * The keyless issue page (`/issues/{id}?p=…&exp=…&sig=…`) in Chromium, against `svc-server start`: a minified shop
@@ -349,7 +349,7 @@ test('an issue.regressed link opens the issue page: original stack and source, b
       await expect(focused).toHaveText(text);
       expect(await focused.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe('solid');
     }
-    const axe = await new AxeBuilder({ page }).analyze();
+    const axe = await axeOf(page).analyze();
     expect(
       axe.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
     ).toEqual([]);
