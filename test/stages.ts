@@ -1,7 +1,9 @@
 /**
- * `npm test`: every suite, one stage after the other, each announced as it starts with what it runs and about how long
- * it takes on a 2-core machine (the whole run: about 30 minutes); typecheck, lint and build run at once, and a summary of the stages' times at the end. The
- * first stage that fails ends the run with its exit status. `.ci/run` runs `npm test`, so CI prints the same.
+ * `npm test`: every suite, each stage announced as it starts with what it runs and about how long it takes on a 2-core
+ * machine (the whole run: about 30 minutes), and a summary of the stages' times at the end. The build runs first; the
+ * typecheck and lint then run beside Vitest, whose suites mostly wait on servers, databases and child processes and
+ * leave a core's worth of time they can use; Playwright runs last. The first stage that fails ends the run with its
+ * exit status (stages running at once end first). `.ci/run` runs `npm test`, so CI prints the same.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,45 +17,48 @@ export interface Stage {
   /** Its usual length on a 2-core machine, as said before it starts. */
   about: string;
   /**
-   * Runs at the same time as the stages beside it that say so too (each is one process that uses one core, and none
-   * reads what another writes); their output is held and printed whole as each ends.
+   * Runs at the same time as the stages beside it that say so too (none reads what another writes); their output is
+   * held and printed whole as each ends, but for the `live` one's.
    */
   together?: true;
+  /** Of stages run together, the one whose output is shown as it runs (at most one per batch). */
+  live?: true;
 }
 
 export const STAGES: readonly Stage[] = [
   {
+    name: 'build',
+    command: ['npm', 'run', 'build', '--silent'],
+    what: 'SDK (rollup), server and console, operator, build plugin, Playwright package',
+    about: '2 to 3 min',
+  },
+  {
+    name: 'vitest',
+    command: ['vitest', 'run'],
+    what: 'unit and integration tests (Vitest), on SQLite and PostgreSQL; its output shows as it runs',
+    about: '11 to 14 min',
+    together: true,
+    live: true,
+  },
+  {
     name: 'typecheck',
     command: ['npm', 'run', 'typecheck', '--silent'],
-    what: 'tsc on the SDK, server, console, operator, build plugin and Playwright package',
-    about: '1 to 2 min',
+    what: 'tsc on the SDK, server, console, operator, build plugin and Playwright package, beside Vitest',
+    about: '3 to 5 min',
     together: true,
   },
   {
     name: 'lint',
     command: ['npm', 'run', 'lint', '--silent'],
-    what: 'ESLint and Prettier (formatting, 120 columns) on the whole repository',
-    about: '1 min',
+    what: 'ESLint and Prettier (formatting, 120 columns) on the whole repository, beside Vitest',
+    about: '2 to 3 min',
     together: true,
-  },
-  {
-    name: 'build',
-    command: ['npm', 'run', 'build', '--silent'],
-    what: 'SDK (rollup), server and console, operator, build plugin, Playwright package',
-    about: '1 to 2 min',
-    together: true,
-  },
-  {
-    name: 'vitest',
-    command: ['vitest', 'run'],
-    what: 'unit and integration tests (Vitest), on SQLite and PostgreSQL',
-    about: '10 to 12 min',
   },
   {
     name: 'playwright',
     command: ['playwright', 'test'],
     what: 'end-to-end tests in Chromium (Playwright), the example apps included',
-    about: '15 to 17 min',
+    about: '14 to 17 min',
   },
 ];
 
@@ -98,8 +103,9 @@ function batchesOf(stages: readonly Stage[]): Stage[][] {
 }
 
 /**
- * Runs one batch: a lone stage with the terminal, or `together` stages at once with their output held and printed as
- * each ends. Resolves the first failure (in stage order), or undefined when all passed.
+ * Runs one batch: a lone stage with the terminal, or `together` stages at once, the `live` one with the terminal and
+ * the others' output held and printed as each ends. Resolves the first failure (in stage order), or undefined when
+ * all passed.
  */
 async function runBatch(
   batch: readonly Stage[],
@@ -110,6 +116,12 @@ async function runBatch(
   const ends = await Promise.all(
     batch.map(async (stage) => {
       if (batch.length === 1) return { stage, status: await run(stage.command), ms: Date.now() - started };
+      if (stage.live) {
+        const status = await run(stage.command);
+        const ms = Date.now() - started;
+        write(`\n==> npm test: ${stage.name} ended after ${seconds(ms)} (exit status ${status})`);
+        return { stage, status, ms };
+      }
       const { status, output } = await runHeld(stage.command);
       const ms = Date.now() - started;
       write(`\n==> npm test: ${stage.name} ended after ${seconds(ms)} (exit status ${status}); its output:`);
@@ -136,8 +148,11 @@ export async function runStages(
         `\n==> npm test ${index}/${stages.length}: ${stage.name} (about ${stage.about}): ${stage.what}\n    ${stage.command.join(' ')}`,
       );
     }
-    if (batch.length > 1)
-      write(`\n==> npm test: these ${batch.length} run at the same time; each one's output follows when it ends`);
+    if (batch.length > 1) {
+      const live = batch.find((stage) => stage.live);
+      const shown = live ? `${live.name}'s output shows as it runs, each other's` : "each one's output";
+      write(`\n==> npm test: these ${batch.length} run at the same time; ${shown} follows when it ends`);
+    }
     const failed = await runBatch(batch, write, took);
     if (failed) {
       write(

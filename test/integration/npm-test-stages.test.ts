@@ -14,19 +14,24 @@ const work = mkdtempSync(join(tmpdir(), 'svc-npm-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('npm test', () => {
-  it('runs the stage driver: typecheck, lint, build, Vitest, Playwright, each with its expected duration; .ci/run runs npm test', () => {
+  it('runs the stage driver: the build, then Vitest with the typecheck and lint beside it, then Playwright, each with its expected duration; .ci/run runs npm test', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts.test).toBe('tsx test/stages.ts');
     expect(STAGES.map((stage) => [stage.name, stage.command.join(' ')])).toEqual([
-      ['typecheck', 'npm run typecheck --silent'],
-      ['lint', 'npm run lint --silent'],
       ['build', 'npm run build --silent'],
       ['vitest', 'vitest run'],
+      ['typecheck', 'npm run typecheck --silent'],
+      ['lint', 'npm run lint --silent'],
       ['playwright', 'playwright test'],
     ]);
     for (const stage of STAGES) expect(stage.about, stage.name).toMatch(/^\d+( to \d+)? min$/);
-    // The checks and the build each use one core and read nothing another writes: they run at once.
-    expect(STAGES.filter((stage) => stage.together).map((stage) => stage.name)).toEqual(['typecheck', 'lint', 'build']);
+    // Vitest's suites mostly wait, leaving time for the checks, which read nothing the tests write; its output is live.
+    expect(STAGES.filter((stage) => stage.together).map((stage) => stage.name)).toEqual([
+      'vitest',
+      'typecheck',
+      'lint',
+    ]);
+    expect(STAGES.filter((stage) => stage.live).map((stage) => stage.name)).toEqual(['vitest']);
     expect(readFileSync(join(ROOT, '.ci/run'), 'utf8')).toMatch(/^npm test \|\| status=\$\?$/m);
   });
 
@@ -63,8 +68,8 @@ process.exitCode = await runStages([
       script,
       `import { runStages } from ${JSON.stringify(join(ROOT, 'test/stages.ts'))};
 process.exitCode = await runStages([
-  { name: 'slow', command: ['node', '-e', 'setTimeout(() => { console.log("slow ran"); process.exit(4) }, 300)'], what: 'the slow one', about: '1 min', together: true },
-  { name: 'quick', command: ['node', '-e', 'console.log("quick ran")'], what: 'the quick one', about: '1 min', together: true },
+  { name: 'failing', command: ['node', '-e', 'console.log("failing ran"); process.exit(4)'], what: 'the failing one', about: '1 min', together: true },
+  { name: 'passing', command: ['node', '-e', 'console.log("passing ran")'], what: 'the passing one', about: '1 min', together: true },
   { name: 'after', command: ['node', '-e', 'console.log("after ran")'], what: 'never run', about: '1 min' },
 ]);
 `,
@@ -72,17 +77,67 @@ process.exitCode = await runStages([
     const run = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [script], { cwd: ROOT, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(4);
     const lines = run.stdout.split('\n').filter(Boolean);
-    expect(lines).toEqual([
-      '==> npm test 1/3: slow (about 1 min): the slow one',
-      expect.stringContaining('    node -e setTimeout'),
-      '==> npm test 2/3: quick (about 1 min): the quick one',
-      '    node -e console.log("quick ran")',
+    expect(lines.slice(0, 5)).toEqual([
+      '==> npm test 1/3: failing (about 1 min): the failing one',
+      expect.stringContaining('    node -e console.log("failing ran")'),
+      '==> npm test 2/3: passing (about 1 min): the passing one',
+      '    node -e console.log("passing ran")',
       "==> npm test: these 2 run at the same time; each one's output follows when it ends",
-      expect.stringMatching(/^==> npm test: quick ended after \d+\.\d s \(exit status 0\); its output:$/),
-      'quick ran',
-      expect.stringMatching(/^==> npm test: slow ended after \d+\.\d s \(exit status 4\); its output:$/),
-      'slow ran',
-      expect.stringMatching(/^==> npm test: slow failed \(exit status 4\) after \d+\.\d s; later stages not run$/),
     ]);
+    // Which of the two ends first is theirs to decide; each output follows its own "ended" line, whole.
+    for (const [name, status] of [
+      ['failing', 4],
+      ['passing', 0],
+    ] as const) {
+      const ended = lines.indexOf(
+        lines.find(
+          (line) =>
+            line.startsWith(`==> npm test: ${name} ended after `) &&
+            line.endsWith(`(exit status ${status}); its output:`),
+        )!,
+      );
+      expect(ended, name).toBeGreaterThan(4);
+      expect(lines[ended + 1]).toBe(`${name} ran`);
+    }
+    expect(lines.at(-1)).toMatch(
+      /^==> npm test: failing failed \(exit status 4\) after \d+\.\d s; later stages not run$/,
+    );
+    expect(lines).toHaveLength(10);
+  });
+
+  it('shows the live stage of a batch as it runs, the others whole when they end, and says when each ended', () => {
+    const script = join(work, 'live.mts');
+    writeFileSync(
+      script,
+      `import { runStages } from ${JSON.stringify(join(ROOT, 'test/stages.ts'))};
+process.exitCode = await runStages([
+  { name: 'tests', command: ['node', '-e', 'console.log("tests ran")'], what: 'the tests', about: '1 min', together: true, live: true },
+  { name: 'check', command: ['node', '-e', 'console.log("check ran")'], what: 'the check', about: '1 min', together: true },
+]);
+`,
+    );
+    const run = spawnSync(join(ROOT, 'node_modules/.bin/tsx'), [script], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    const lines = run.stdout.split('\n').filter(Boolean);
+    expect(lines.slice(0, 5)).toEqual([
+      '==> npm test 1/2: tests (about 1 min): the tests',
+      '    node -e console.log("tests ran")',
+      '==> npm test 2/2: check (about 1 min): the check',
+      '    node -e console.log("check ran")',
+      "==> npm test: these 2 run at the same time; tests's output shows as it runs, each other's follows when it ends",
+    ]);
+    // The two run at once, so which ends first is theirs to decide; each held output follows its own "ended" line.
+    const held = lines.findIndex((line) =>
+      /^==> npm test: check ended after \d+\.\d s \(exit status 0\); its output:$/.test(line),
+    );
+    expect(lines[held + 1]).toBe('check ran');
+    expect(lines.filter((line) => line === 'tests ran')).toHaveLength(1);
+    expect(
+      lines.filter((line) => /^==> npm test: tests ended after \d+\.\d s \(exit status 0\)$/.test(line)),
+    ).toHaveLength(1);
+    expect(lines.at(-1)).toMatch(
+      /^==> npm test: all 2 stages passed in \d+\.\d s \(tests \d+\.\d s, check \d+\.\d s\)$/,
+    );
+    expect(lines).toHaveLength(10);
   });
 });
