@@ -9,7 +9,9 @@ export default defineConfig({
     // child processes rather than compute, so two forks keep both cores busy: the stage takes about half as long.
     maxWorkers: 2,
     globalSetup: ['test/support/build-server.ts'],
-    testTimeout: 30_000,
+    // A safety net, not a wait: the slowest tests (packing, building, every route) take 10 to 40 s on an idle 2-core
+    // machine, and the typecheck and lint run beside them.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
   },
 });
