@@ -19,7 +19,8 @@ export default defineConfig({
   retries: 0,
   // Two cores: one browser per core at most.
   workers: 2,
-  timeout: 30_000,
+  // A safety net, not a wait: the longest console tests take 15 to 25 s on a busy 2-core machine.
+  timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: CI ? [['list'], ['line']] : [['list']],
   outputDir: 'test-results/e2e',
