@@ -1,6 +1,6 @@
 /**
  * `npm test`: every suite, each stage announced as it starts with what it runs and about how long it takes on a 2-core
- * machine (the whole run: about 30 minutes), and a summary of the stages' times at the end. The build runs first; the
+ * machine (the whole run: 30 to 40 minutes), and a summary of the stages' times at the end. The build runs first; the
  * typecheck and lint then run beside Vitest, whose suites mostly wait on servers, databases and child processes and
  * leave a core's worth of time they can use; Playwright runs last. The first stage that fails ends the run with its
  * exit status (stages running at once end first). `.ci/run` runs `npm test`, so CI prints the same.
@@ -30,7 +30,7 @@ export const STAGES: readonly Stage[] = [
     name: 'build',
     command: ['npm', 'run', 'build', '--silent'],
     what: 'SDK (rollup), server and console, operator, build plugin, Playwright package',
-    about: '2 to 3 min',
+    about: '1 to 3 min',
   },
   {
     name: 'vitest',
@@ -58,7 +58,7 @@ export const STAGES: readonly Stage[] = [
     name: 'playwright',
     command: ['playwright', 'test'],
     what: 'end-to-end tests in Chromium (Playwright), the example apps included',
-    about: '14 to 17 min',
+    about: '15 to 22 min',
   },
 ];
 
