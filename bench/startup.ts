@@ -1,7 +1,7 @@
 /**
  * How long `svc-server start` takes to listen, for one or more builds side by side, in turn.
  *
- *   npx tsx bench/startup.ts [-- --cli server/dist/cli.js,/path/to/other/checkout/server/dist/cli.js --runs 6]
+ *   npm run bench:startup [-- --cli server/dist/cli.js,/path/to/other/checkout/server/dist/cli.js --runs 6]
  *
  * Each run spawns `<cli> start --port 0 --database-url :memory:` (its memory relaunch included, as users start it) and
  * times it from the spawn to the "listening" line, then stops it. The builds take turns, so a change in the machine's

@@ -116,16 +116,12 @@ async function runBatch(
   const ends = await Promise.all(
     batch.map(async (stage) => {
       if (batch.length === 1) return { stage, status: await run(stage.command), ms: Date.now() - started };
-      if (stage.live) {
-        const status = await run(stage.command);
-        const ms = Date.now() - started;
-        write(`\n==> npm test: ${stage.name} ended after ${seconds(ms)} (exit status ${status})`);
-        return { stage, status, ms };
-      }
-      const { status, output } = await runHeld(stage.command);
+      // The live stage's output is already on the terminal; a held one's follows its "ended" line.
+      const { status, output } = stage.live ? { status: await run(stage.command) } : await runHeld(stage.command);
       const ms = Date.now() - started;
-      write(`\n==> npm test: ${stage.name} ended after ${seconds(ms)} (exit status ${status}); its output:`);
-      if (output.trim() !== '') write(output.trimEnd());
+      const held = output === undefined ? '' : '; its output:';
+      write(`\n==> npm test: ${stage.name} ended after ${seconds(ms)} (exit status ${status})${held}`);
+      if (output?.trim()) write(output.trimEnd());
       return { stage, status, ms };
     }),
   );

@@ -967,15 +967,15 @@ async function documented(url: string): Promise<string[]> {
   return Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`));
 }
 
+/** The tables a snapshot reads, per server: the catalog is read once, not before every snapshot. */
+const snapshotTables = new WeakMap<TestServer, Promise<string[]>>();
+
 /**
- * Every row of every table but those background workers write on their own schedule: what a request could change.
+ * Every table but those background workers write on their own schedule: what a request could change.
  * `ingest_refusals` counts refused ingest requests (the one thing an invalid ingest request is meant to leave behind),
  * booked by a flush every few seconds, so an earlier case's refusal can land between two snapshots of a later one;
  * `ingest_usage` the same for every ingest request, and `ingest_rate_buckets` the limiter's own buckets.
  */
-/** Tables a snapshot compares, per server: introspected once, as it is two reads of the catalog per table. */
-const snapshotTables = new WeakMap<TestServer, Promise<string[]>>();
-
 async function tablesOf(t: TestServer): Promise<string[]> {
   const background = [
     'cost_syncs',
@@ -992,6 +992,7 @@ async function tablesOf(t: TestServer): Promise<string[]> {
   return tables.sort();
 }
 
+/** Every row of every table of {@link tablesOf}, sorted: equal before and after means the request changed nothing. */
 async function snapshot(t: TestServer): Promise<string> {
   const { db } = t.server.database;
   if (!snapshotTables.has(t)) snapshotTables.set(t, tablesOf(t));
