@@ -127,7 +127,7 @@ describe.each(kinds)('percentiles in the database on %s', (kind) => {
         .insertInto('pv' as never)
         .values(values.map((v) => ({ n: k + 1, v })) as never)
         .execute();
-    const ctx = await signalContext(db, 'p', undefined);
+    const ctx = await signalContext(db, 'p', undefined, Date.now());
     for (const [k, values] of sets.entries())
       for (const p of [50, 75, 90, 95, 99]) {
         const got = await percentile(ctx, 'pv', sql.ref('r.v'), [sql`r.n = ${k + 1}`], p);

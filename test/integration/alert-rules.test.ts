@@ -190,7 +190,7 @@ describe.each(kinds)('alert rules on %s', (kind) => {
     forSeconds: 0,
   });
   const value = (signal: Signal, query: AlertQuery, w = W) =>
-    evaluateRule(t.server.database.db, rule(signal, query), w);
+    evaluateRule(t.server.database.db, rule(signal, query), w, clock.now());
 
   beforeAll(async () => {
     t = await startTestServer(kind, { clock, detection: false });
@@ -304,13 +304,13 @@ describe.each(kinds)('alert rules on %s', (kind) => {
       compare_to,
     });
     const sum = { aggregate: 'sum' as const, metric: 'checkout.amount' };
-    expect(await baselineValue(db, rule('metrics', sum, change('day')), W)).toBe(50);
-    expect(await baselineValue(db, rule('metrics', sum, change('week')), W)).toBeNull();
-    expect(await baselineValue(db, rule('metrics', sum), W)).toBeNull();
+    expect(await baselineValue(db, rule('metrics', sum, change('day')), W, clock.now())).toBe(50);
+    expect(await baselineValue(db, rule('metrics', sum, change('week')), W, clock.now())).toBeNull();
+    expect(await baselineValue(db, rule('metrics', sum), W, clock.now())).toBeNull();
     // 2.0 (first seen at T0) against 1.0 over the 5 minutes before T0: s3's one log.
     const logs = rule('logs', { aggregate: 'count', filter: { app: ['web-app'] } }, change('previous_release'));
-    expect(await evaluateRule(db, logs, W)).toBe(6);
-    expect(await baselineValue(db, logs, W)).toBe(1);
+    expect(await evaluateRule(db, logs, W, clock.now())).toBe(6);
+    expect(await baselineValue(db, logs, W, clock.now())).toBe(1);
   });
 
   it('previews a rule over HTTP: a value per step, the threshold, and where it would have fired', async () => {

@@ -117,23 +117,26 @@ describe('SQLite session facet plans', () => {
   ] satisfies Array<[Signal, AlertQuery, string]>)(
     "an alert rule's %s aggregate (%o) reads the window through %s, every read of it",
     async (signal, query, index) => {
-      const plans = await plansOf((db) =>
-        evaluateRule(
-          db,
-          {
-            projectId: 'p1',
-            signal,
-            query,
-            windowSeconds: 300,
-            condition: { type: 'threshold', op: 'above', value: 1 },
-            recovery: null,
-            forSeconds: 0,
-          },
-          { fromMs: 1_000_000, toMs: 1_300_000 },
-        ),
-      );
-      // The value's statement (a percentile's on SQLite: the sorted values and the count in its subquery), and for a
-      // count with nothing counted the read of whether the signal sent anything.
+      // A five-minute window read whole, and a two-hour one in ten-minute slots (alerts/query/slots.ts).
+      const plans = await plansOf(async (db) => {
+        for (const windowSeconds of [300, 7200])
+          await evaluateRule(
+            db,
+            {
+              projectId: 'p1',
+              signal,
+              query,
+              windowSeconds,
+              condition: { type: 'threshold', op: 'above', value: 1 },
+              recovery: null,
+              forSeconds: 0,
+            },
+            { fromMs: 100_000_000 - windowSeconds * 1000, toMs: 100_000_000 },
+            100_000_000,
+          );
+      });
+      // The value's statements (a percentile's on SQLite: the sorted values and the count in its subquery; a slotted
+      // read's grouped statement), and for a count with nothing counted the read of whether the signal sent anything.
       for (const plan of plans) {
         const reads = plan.split(' | ').filter((d) => /^(SEARCH|SCAN) r\b/.test(d));
         expect(reads.length, plan).toBeGreaterThan(0);

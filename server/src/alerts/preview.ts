@@ -36,7 +36,7 @@ export async function preview(
     recovery: body.recovery,
     forSeconds: body.for_seconds,
   };
-  const series = await ruleSeries(db, rule, { fromMs, toMs, stepMs });
+  const series = await ruleSeries(db, rule, { fromMs, toMs, stepMs }, nowMs);
   return {
     step_seconds: stepMs / 1000,
     points: series.points.map((p) => ({

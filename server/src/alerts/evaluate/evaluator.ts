@@ -41,8 +41,8 @@ async function readRule(db: Kysely<Database>, rule: AlertRule, nowMs: number): P
   // A disabled rule is only being put back to `ok`: nothing to measure.
   if (!rule.enabled) return { value: null, bound: null, baseline: null };
   const window = { fromMs: nowMs - rule.windowSeconds * 1000, toMs: nowMs };
-  const value = await evaluateRule(db, rule, window);
-  const baseline = value === null ? null : await baselineValue(db, rule, window);
+  const value = await evaluateRule(db, rule, window, nowMs);
+  const baseline = value === null ? null : await baselineValue(db, rule, window, nowMs);
   return { value, baseline, bound: conditionBound(rule.condition, baseline) };
 }
 

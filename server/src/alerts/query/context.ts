@@ -21,17 +21,20 @@ export interface SignalContext {
   projectId: string;
   /** The ids of the apps the filter names (unknown names match nothing); undefined: every app. */
   appIds: string[] | undefined;
+  /** The evaluation's now: what decides which of a long window's slots have settled (slots.ts). */
+  nowMs: number;
 }
 
 export async function signalContext(
   db: Kysely<Database>,
   projectId: string,
   filter: AlertFilter | undefined,
+  nowMs: number,
 ): Promise<SignalContext> {
   const dialect = isPostgres(db) ? 'postgres' : 'sqlite';
-  if (filter?.app === undefined) return { db, dialect, projectId, appIds: undefined };
+  if (filter?.app === undefined) return { db, dialect, projectId, appIds: undefined, nowMs };
   const found = await resolveServiceNames(db, projectId, filter.app);
-  return { db, dialect, projectId, appIds: [...new Set([...found.values()].map((a) => a.id))] };
+  return { db, dialect, projectId, appIds: [...new Set([...found.values()].map((a) => a.id))], nowMs };
 }
 
 const NOTHING = sql<SqlBool>`1 = 0`;
@@ -40,13 +43,9 @@ const NOTHING = sql<SqlBool>`1 = 0`;
 export const anyOf = (column: Expression<unknown>, list: readonly string[]) =>
   list.length === 0 ? NOTHING : inList(column, list);
 
-/** The project, the window on `time`, and the apps: the conditions every query of a record table starts with. */
-export function scopeConditions(ctx: SignalContext, w: Window, time = 'r.time_ms'): Array<Expression<SqlBool>> {
-  const where = [
-    sql<SqlBool>`r.project_id = ${ctx.projectId}`,
-    sql<SqlBool>`${sql.ref(time)} >= ${w.fromMs}`,
-    sql<SqlBool>`${sql.ref(time)} < ${w.toMs}`,
-  ];
+/** The project and the apps: the conditions every query of a record table starts with (the window is measure.ts's). */
+export function scopeConditions(ctx: SignalContext): Array<Expression<SqlBool>> {
+  const where = [sql<SqlBool>`r.project_id = ${ctx.projectId}`];
   if (ctx.appIds !== undefined) where.push(anyOf(sql.ref('r.app_id'), ctx.appIds));
   return where;
 }

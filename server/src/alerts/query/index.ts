@@ -36,11 +36,17 @@ const ofRelease = (query: AlertQuery, release: string): AlertQuery => ({
 });
 
 /**
- * The rule's value over `window` ([fromMs, toMs), by the records' times). A rule comparing with the previous release
- * measures the release it watches (the one its filter names first, else the newest); null while there is none before it.
+ * The rule's value over `window` ([fromMs, toMs), by the records' times), evaluated at `nowMs` (what has settled of a
+ * long window, alerts/query/slots.ts). A rule comparing with the previous release measures the release it watches (the
+ * one its filter names first, else the newest); null while there is none before it.
  */
-export async function evaluateRule(db: Kysely<Database>, rule: RuleQuery, window: Window): Promise<number | null> {
-  const ctx = await signalContext(db, rule.projectId, rule.query.filter);
+export async function evaluateRule(
+  db: Kysely<Database>,
+  rule: RuleQuery,
+  window: Window,
+  nowMs: number,
+): Promise<number | null> {
+  const ctx = await signalContext(db, rule.projectId, rule.query.filter, nowMs);
   return valueIn(ctx, rule, window);
 }
 
@@ -54,8 +60,13 @@ async function valueIn(ctx: SignalContext, rule: RuleQuery, window: Window): Pro
  * What a change condition compares with: the same window a day or a week earlier, or the previous release over a
  * window as long ending when the watched release's first session began. Null for a threshold, and when there is no data.
  */
-export async function baselineValue(db: Kysely<Database>, rule: RuleQuery, window: Window): Promise<number | null> {
-  const ctx = await signalContext(db, rule.projectId, rule.query.filter);
+export async function baselineValue(
+  db: Kysely<Database>,
+  rule: RuleQuery,
+  window: Window,
+  nowMs: number,
+): Promise<number | null> {
+  const ctx = await signalContext(db, rule.projectId, rule.query.filter, nowMs);
   return baselineIn(ctx, rule, window);
 }
 
@@ -115,7 +126,7 @@ export interface Firing {
 }
 
 /**
- * The rule's value at every step of [fromMs, toMs) (each over the rule's window ending there) and where it would have
+ * The rule's value at every step of [fromMs, toMs) (each over the rule's window ending there, read at `nowMs`) and where it would have
  * fired: a point where the condition holds counts as holding since the previous point, it fires once it has held for
  * `for_seconds`, and resolves at the first point it has recovered. A point without data neither fires nor resolves.
  */
@@ -123,8 +134,9 @@ export async function ruleSeries(
   db: Kysely<Database>,
   rule: RuleQuery,
   range: Window & { stepMs: number },
+  nowMs: number,
 ): Promise<{ points: SeriesPoint[]; firings: Firing[] }> {
-  const ctx = await signalContext(db, rule.projectId, rule.query.filter);
+  const ctx = await signalContext(db, rule.projectId, rule.query.filter, nowMs);
   const points: SeriesPoint[] = [];
   for (let t = range.fromMs + range.stepMs; t <= range.toMs; t += range.stepMs) {
     const window = { fromMs: t - rule.windowSeconds * 1000, toMs: t };

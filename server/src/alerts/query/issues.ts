@@ -4,32 +4,34 @@ import { findIssueRow } from '../../issues/store';
 import { TEST_ENV } from '../../otlp/environment';
 import type { AlertQuery } from '../rule';
 import { anyOf, recordFilters, scopeConditions, type SignalContext, type Window } from './context';
-import { anyRow, countRows } from './read';
+import { anyIn, countIn } from './measure';
 
 const HOUR_MS = 3_600_000;
 
 /** The signal errors come from: while either sends anything, no new issue and no error is a value, 0. */
 async function errorsCouldArrive(ctx: SignalContext, w: Window): Promise<boolean> {
-  return (await anyRow(ctx, 'logs', scopeConditions(ctx, w))) || anyRow(ctx, 'spans', scopeConditions(ctx, w));
+  const where = scopeConditions(ctx);
+  return (await anyIn(ctx, { table: 'logs', where }, w)) || anyIn(ctx, { table: 'spans', where }, w);
 }
 
 /** Issues first seen in the window (the index by project and first seen); `release` is the issue's first release. */
 async function newIssues(ctx: SignalContext, query: AlertQuery, w: Window): Promise<number> {
   const { filter } = query;
   // Production issues: an issue seen only in test runs has no production error (total_count counts production only).
-  const where = [...scopeConditions(ctx, w, 'r.first_seen_ms'), sql<SqlBool>`r.total_count > 0`];
+  const where = [...scopeConditions(ctx), sql<SqlBool>`r.total_count > 0`];
   where.push(filter?.env !== undefined ? anyOf(sql.ref('r.env'), filter.env) : sql<SqlBool>`r.env <> ${TEST_ENV}`);
   if (filter?.release !== undefined) where.push(anyOf(sql.ref('r.first_release'), filter.release));
-  return countRows(ctx, 'detection_groups', where);
+  return countIn(ctx, { table: 'detection_groups', where, time: 'r.first_seen_ms' }, w);
 }
 
 /** Error records in the window, by the rule issues and sessions count errors by (severity ERROR and up, or an exception). */
 function errorRecords(ctx: SignalContext, query: AlertQuery, w: Window): Promise<number> {
-  return countRows(ctx, 'logs', [
-    ...scopeConditions(ctx, w),
+  const where = [
+    ...scopeConditions(ctx),
     ...recordFilters(ctx, query.filter),
     sql<SqlBool>`(r.severity_number >= ${ERROR_SEVERITY} or r.attributes like ${'%"exception.type":%'})`,
-  ]);
+  ];
+  return countIn(ctx, { table: 'logs', where }, w);
 }
 
 /**

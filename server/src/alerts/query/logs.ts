@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { AlertQuery } from '../rule';
 import { recordFilters, scopeConditions, type SignalContext, type Window } from './context';
 import { severityRange } from './log-severity';
-import { anyRow, countRows } from './read';
+import { anyIn, countIn } from './measure';
 import { containsText, jsonText, matches } from './sql';
 
 /**
@@ -12,7 +12,7 @@ import { containsText, jsonText, matches } from './sql';
  */
 export async function logsValue(ctx: SignalContext, query: AlertQuery, w: Window): Promise<number | null> {
   const { filter } = query;
-  const where = [...scopeConditions(ctx, w), ...recordFilters(ctx, filter)];
+  const where = [...scopeConditions(ctx), ...recordFilters(ctx, filter)];
   if (filter?.severity !== undefined) {
     const ranges = filter.severity.map((s) => {
       const [lowest, highest] = severityRange(s);
@@ -23,6 +23,6 @@ export async function logsValue(ctx: SignalContext, query: AlertQuery, w: Window
   if (filter?.text !== undefined) where.push(containsText(ctx.dialect, sql.ref('r.body'), filter.text));
   if (filter?.name !== undefined) where.push(sql<SqlBool>`r.event_name = ${filter.name}`);
   if (filter?.route !== undefined) where.push(matches(jsonText(ctx.dialect, 'r.attributes', 'url.path'), filter.route));
-  const count = await countRows(ctx, 'logs', where);
-  return count > 0 || (await anyRow(ctx, 'logs', scopeConditions(ctx, w))) ? count : null;
+  const count = await countIn(ctx, { table: 'logs', where }, w);
+  return count > 0 || (await anyIn(ctx, { table: 'logs', where: scopeConditions(ctx) }, w)) ? count : null;
 }

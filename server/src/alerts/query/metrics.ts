@@ -1,7 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
 import { percentileOf, type AlertQuery } from '../rule';
 import { recordFilters, scopeConditions, type SignalContext, type Window } from './context';
-import { percentile, sumAndCount } from './read';
+import { percentileIn, sumIn } from './measure';
 import { matches } from './sql';
 
 /**
@@ -11,15 +11,16 @@ import { matches } from './sql';
  */
 export async function metricsValue(ctx: SignalContext, query: AlertQuery, w: Window): Promise<number | null> {
   const where = [
-    ...scopeConditions(ctx, w),
+    ...scopeConditions(ctx),
     sql<SqlBool>`r.name = ${query.metric ?? ''}`,
     sql<SqlBool>`r.value is not null`,
     ...recordFilters(ctx, query.filter, true),
   ];
   if (query.filter?.route !== undefined) where.push(matches(sql.ref('r.route'), query.filter.route));
   const percent = percentileOf(query.aggregate);
-  if (percent !== undefined) return percentile(ctx, 'metric_points', sql.ref('r.value'), where, percent);
-  const { sum, n } = await sumAndCount(ctx, 'metric_points', sql.ref('r.value'), where);
+  const rows = { table: 'metric_points', where };
+  if (percent !== undefined) return percentileIn(ctx, rows, sql.ref('r.value'), percent, w);
+  const { sum, n } = await sumIn(ctx, rows, sql.ref('r.value'), w);
   if (n === 0) return null;
   if (query.aggregate === 'rate') return sum / ((w.toMs - w.fromMs) / 1000);
   return query.aggregate === 'avg' ? sum / n : sum;

@@ -2,7 +2,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import { STATUS_ERROR } from '../../traces/summary';
 import { percentileOf, type AlertFilter, type AlertQuery } from '../rule';
 import { recordFilters, scopeConditions, type SignalContext, type Window } from './context';
-import { anyRow, countRows, percentile, shareOf } from './read';
+import { anyIn, countIn, percentileIn, shareIn, type Rows } from './measure';
 import { jsonText, matches } from './sql';
 
 /**
@@ -16,11 +16,11 @@ function routeMatches(ctx: SignalContext, pattern: string): Expression<SqlBool> 
   return sql<SqlBool>`(${matches(path, pattern)} or ${matches(url, `*://*${pattern}`)})`;
 }
 
-function spanConditions(ctx: SignalContext, filter: AlertFilter | undefined, w: Window) {
-  const where = [...scopeConditions(ctx, w), ...recordFilters(ctx, filter)];
+function spanRows(ctx: SignalContext, filter: AlertFilter | undefined): Rows {
+  const where = [...scopeConditions(ctx), ...recordFilters(ctx, filter)];
   if (filter?.name !== undefined) where.push(sql<SqlBool>`r.name = ${filter.name}`);
   if (filter?.route !== undefined) where.push(routeMatches(ctx, filter.route));
-  return where;
+  return { table: 'spans', where };
 }
 
 /**
@@ -28,13 +28,11 @@ function spanConditions(ctx: SignalContext, filter: AlertFilter | undefined, w: 
  * Reads the index by project and time.
  */
 export async function spansValue(ctx: SignalContext, query: AlertQuery, w: Window): Promise<number | null> {
-  const where = spanConditions(ctx, query.filter, w);
+  const rows = spanRows(ctx, query.filter);
   if (query.aggregate === 'count') {
-    const count = await countRows(ctx, 'spans', where);
-    return count > 0 || (await anyRow(ctx, 'spans', scopeConditions(ctx, w))) ? count : null;
+    const count = await countIn(ctx, rows, w);
+    return count > 0 || (await anyIn(ctx, { table: 'spans', where: scopeConditions(ctx) }, w)) ? count : null;
   }
-  if (query.aggregate === 'error_rate') {
-    return shareOf(ctx, 'spans', sql<SqlBool>`r.status_code = ${STATUS_ERROR}`, where);
-  }
-  return percentile(ctx, 'spans', sql.ref('r.duration_ms'), where, percentileOf(query.aggregate) ?? 50);
+  if (query.aggregate === 'error_rate') return shareIn(ctx, rows, sql<SqlBool>`r.status_code = ${STATUS_ERROR}`, w);
+  return percentileIn(ctx, rows, sql.ref('r.duration_ms'), percentileOf(query.aggregate) ?? 50, w);
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { VITALS } from '../../vitals/summary';
 import { isVital, percentileOf, type AlertQuery } from '../rule';
 import { recordFilters, scopeConditions, type SignalContext, type Window } from './context';
-import { percentile } from './read';
+import { percentileIn } from './measure';
 import { matches } from './sql';
 
 /**
@@ -12,11 +12,12 @@ import { matches } from './sql';
 export async function vitalsValue(ctx: SignalContext, query: AlertQuery, w: Window): Promise<number | null> {
   if (!isVital(query.metric)) return null;
   const where = [
-    ...scopeConditions(ctx, w),
+    ...scopeConditions(ctx),
     sql<boolean>`r.name = ${VITALS[query.metric].metric}`,
     sql<boolean>`r.value is not null`,
     ...recordFilters(ctx, query.filter, true),
   ];
   if (query.filter?.route !== undefined) where.push(matches(sql.ref('r.route'), query.filter.route));
-  return percentile(ctx, 'metric_points', sql.ref('r.value'), where, percentileOf(query.aggregate) ?? 75);
+  const rows = { table: 'metric_points', where };
+  return percentileIn(ctx, rows, sql.ref('r.value'), percentileOf(query.aggregate) ?? 75, w);
 }

@@ -10,7 +10,8 @@
 export const GAMMA = 1.02;
 /** The bound on a percentile's relative error: (γ - 1) / (γ + 1). */
 export const RELATIVE_ERROR = (GAMMA - 1) / (GAMMA + 1);
-const LOG_GAMMA = Math.log(GAMMA);
+/** ln γ: a positive value's bucket is ceil(ln v / ln γ), in JavaScript and in SQL alike. */
+export const LOG_GAMMA = Math.log(GAMMA);
 
 /** The stored form: `z` values ≤ 0, `b` [bucket index, count] pairs by index. */
 export interface EncodedHistogram {
@@ -48,6 +49,12 @@ export class Histogram {
   add(value: number, times = 1): void {
     if (value <= 0) this.addZeros(times);
     else this.addToBucket(bucketOf(value), times);
+  }
+
+  /** Adds `count` values to bucket `index` (null: the zero bucket), as a bucketed read of the database answers them. */
+  addBucket(index: number | null, count: number): void {
+    if (index === null) this.addZeros(count);
+    else this.addToBucket(index, count);
   }
 
   merge(other: Histogram | EncodedHistogram): void {
