@@ -5,8 +5,9 @@
  * are part of the replay, so a page that records them loads this file anyway, and `svc.min.js` stays smaller.
  */
 import * as bodies from '../replay/bodies';
-import { startRecording } from '../replay/recorder';
+import { sanitizePageUrl } from '../replay/page-url';
+import { recorderWith } from '../replay/recorder';
 import { SDK_VERSION } from '../version';
 import { registerRecorder } from './recorder-registry';
 
-registerRecorder(SDK_VERSION, { startRecording, bodies });
+registerRecorder(SDK_VERSION, { startRecording: recorderWith(sanitizePageUrl), bodies });

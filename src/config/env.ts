@@ -148,12 +148,12 @@ export function mergeEnvValues(sources: readonly EnvValues[], nodeEnv: string | 
   const normalisedNodeEnv = nodeEnv !== undefined && nodeEnv.trim() !== '' ? nodeEnv.trim() : undefined;
   return {
     apiKey: first('apiKey'),
-    serviceName: first('serviceName') ?? DEFAULT_SERVICE_NAME,
+    serviceName: first('serviceName') || DEFAULT_SERVICE_NAME,
     appId: first('appId'),
-    env: first('env') ?? normalisedNodeEnv ?? DEFAULT_ENV,
+    env: first('env') || normalisedNodeEnv || DEFAULT_ENV,
     ingestUrl: first('ingestUrl'),
     serviceVersion: first('serviceVersion'),
-    debug: /^(true|1)$/i.test(first('debug') ?? '') ? true : undefined,
+    debug: /^(true|1)$/i.test(first('debug') || '') ? true : undefined,
   };
 }
 

@@ -32,7 +32,7 @@ export function readTestContext(): Attributes | undefined {
     KEYS.forEach((key, i) => {
       const value = given[key];
       if (i < 6 ? isText(value) : Number.isSafeInteger(value) && (value as number) >= 0) {
-        attributes[`test.${NAMES[i] ?? key}`] = value as string | number;
+        attributes[`test.${NAMES[i] || key}`] = value as string | number;
       }
     });
     const path = given.titlePath;

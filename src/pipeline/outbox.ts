@@ -3,7 +3,6 @@ import type { Leftover, LeftoverStore } from './leftovers';
 // The misconfiguration warnings ride in this module's chunk: code a working page rarely needs, in one lazy chunk
 // rather than two (each chunk costs its own compression start and import glue).
 export { misconfiguration } from './misconfig';
-import { utf8Length } from './utf8';
 
 /**
  * The outbox: OTLP requests that could not go out, kept in IndexedDB (database `svc-outbox`, one per origin) until a
@@ -14,14 +13,18 @@ import { utf8Length } from './utf8';
 /** Most requests and UTF-8 body bytes kept; over either, the oldest requests go (and their records are counted). */
 export const OUTBOX_LIMITS = { requests: 500, bytes: 2_000_000 } as const;
 
-/** A kept request, with the number of records in it (for the drop counter). */
+/**
+ * A kept request, with the number of records in it (for the drop counter) and the UTF-8 size of its body. The caller
+ * measures (it already has, or has `utf8Length`): importing utf8.ts here would make that small module, shared with the
+ * initial chunk, a chunk of its own to bundlers that split at dynamic imports (esbuild).
+ */
 export interface OutboxRequest extends Leftover {
   readonly count: number;
+  readonly bytes: number;
 }
 
 interface Row extends OutboxRequest {
   readonly id?: number;
-  readonly bytes: number;
   /** A tab sending this row holds it until then (epoch ms); a tab that closed mid-send frees it by expiry. */
   readonly claimedUntil: number;
 }
@@ -68,8 +71,7 @@ const allRows = (store: IDBObjectStore): Promise<Row[]> => promised(store.getAll
 /** Adds requests, then drops the oldest while over {@link OUTBOX_LIMITS}; resolves the records dropped. */
 export function addToOutbox(requests: readonly OutboxRequest[]): Promise<number> {
   return transact(async (store) => {
-    for (const { path, body, count } of requests)
-      store.add({ path, body, count, bytes: utf8Length(body), claimedUntil: 0 });
+    for (const { path, body, count, bytes } of requests) store.add({ path, body, count, bytes, claimedUntil: 0 });
     const rows = await allRows(store);
     let bytes = rows.reduce((sum, row) => sum + row.bytes, 0);
     let dropped = 0;
@@ -88,10 +90,16 @@ export function addToOutbox(requests: readonly OutboxRequest[]): Promise<number>
  * and the claim is written in the transaction that read it. The move out of local storage (which has no transactions)
  * runs under a Web Lock where the browser has them.
  */
-async function moveAndClaim(leftovers: LeftoverStore): Promise<{ rows: Row[]; dropped: number }> {
+async function moveAndClaim(
+  leftovers: LeftoverStore,
+  utf8Length: (text: string) => number,
+): Promise<{ rows: Row[]; dropped: number }> {
   const moved = leftovers.list_();
   for (const { key } of moved) leftovers.remove_(key);
-  const dropped = moved.length > 0 ? await addToOutbox(moved.map(({ leftover }) => ({ ...leftover, count: 1 }))) : 0;
+  const dropped =
+    moved.length > 0
+      ? await addToOutbox(moved.map(({ leftover }) => ({ ...leftover, count: 1, bytes: utf8Length(leftover.body) })))
+      : 0;
   const now = Date.now();
   const rows = await transact(async (store) => {
     const free = (await allRows(store)).filter((row) => row.claimedUntil < now);
@@ -104,16 +112,17 @@ async function moveAndClaim(leftovers: LeftoverStore): Promise<{ rows: Row[]; dr
 /**
  * Sends the outbox oldest first, deleting each request once `send` says it is done with (delivered, or refused for
  * good); stops at the first one that is not and frees the rest for a later drain. Resolves the records dropped for
- * room and whether the outbox is now empty.
+ * room and whether the outbox is now empty. `utf8Length` (utf8.ts, passed in: see {@link OutboxRequest}) measures
+ * the requests moved in from `leftovers`.
  */
 export async function drainOutbox(
   leftovers: LeftoverStore,
   send: (request: Leftover) => Promise<boolean>,
+  utf8Length: (text: string) => number,
 ): Promise<{ dropped: number; empty: boolean }> {
   const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
-  const { rows, dropped } = await (locks
-    ? locks.request('svc-outbox', () => moveAndClaim(leftovers))
-    : moveAndClaim(leftovers));
+  const move = () => moveAndClaim(leftovers, utf8Length);
+  const { rows, dropped } = await (locks ? locks.request('svc-outbox', move) : move());
   let sent = 0;
   while (sent < rows.length && (await send(rows[sent]!))) {
     const id = rows[sent++]!.id!;

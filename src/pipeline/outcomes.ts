@@ -78,7 +78,12 @@ export function explain(state: PipelineState, url: string, status: number, detai
 /** The retry budget is spent: the requests go to the outbox, and their records leave the queue. */
 export function persist(state: PipelineState, signal: Signal, chunks: readonly Chunk<TelemetryItem>[]): void {
   state.persistence_!.store_(
-    chunks.map((chunk) => ({ path: INGEST_PATHS[signal], body: chunk.body, count: chunk.items.length })),
+    chunks.map((chunk) => ({
+      path: INGEST_PATHS[signal],
+      body: chunk.body,
+      count: chunk.items.length,
+      bytes: chunk.bytes,
+    })),
   );
   state.drainDue_ = true;
   for (const chunk of chunks) book(state, chunk.items);

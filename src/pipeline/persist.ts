@@ -1,5 +1,6 @@
 import { createLeftoverStore, localStorageIfAvailable, type Leftover } from './leftovers';
 import type { OutboxRequest } from './outbox';
+import { utf8Length } from './utf8';
 
 /**
  * Local-storage key saying the outbox may hold requests: only then does a page load the outbox module at start. Its
@@ -85,7 +86,7 @@ export function createPersistence(
     drain_() {
       if (read() === null) return;
       run(async (outbox) => {
-        const { dropped, empty } = await outbox.drainOutbox(leftovers, send);
+        const { dropped, empty } = await outbox.drainOutbox(leftovers, send, utf8Length);
         if (dropped > 0) onDrop('outbox_full', dropped);
         if (empty) mark(false);
       }, 0);

@@ -25,9 +25,9 @@ export class SvcErrorBoundary extends Component<SvcErrorBoundaryProps, State> {
   }
 
   override componentDidCatch(error: unknown, info: ErrorInfo): void {
-    captureException(error, { attrs: { 'react.component_stack': info.componentStack ?? '', 'error.handled': true } });
+    captureException(error, { attrs: { 'react.component_stack': info.componentStack || '', 'error.handled': true } });
     const reported = error instanceof Error ? error : new Error(String(error));
-    this.props.onError?.(reported, info);
+    if (this.props.onError) this.props.onError(reported, info);
   }
 
   private readonly reset = (): void => this.setState({ error: undefined });

@@ -1,5 +1,4 @@
 import { bodyPlaceholder, REPLAY_LIMITS, type BodyPlaceholderKind } from '../../wire/replay';
-import { later } from './body-source';
 import { redactBodyText } from './body-redact';
 
 /** A body as a recipe step carries it: redacted text or a placeholder, `null` when it was too large to redact. */
@@ -21,6 +20,14 @@ export const BODY_READ_CAP = 1_000_000;
 export const BODY_READ_TIMEOUT_MS = 10_000;
 
 const TOO_LARGE: RecordedBody = { body: null, truncated: true };
+
+/**
+ * Runs `read` in a later task: redacting a body never runs inside the app's own call or event listener, and never
+ * holds up the request or the next listener. Here rather than beside the body sources (body-source.ts, in the initial
+ * chunk), which reach it through the loaded module: a module both chunks imported would be a chunk of its own to
+ * bundlers that split at dynamic imports (esbuild), with its own compression overhead.
+ */
+export const later = <T>(read: () => T): Promise<T> => new Promise((resolve) => setTimeout(resolve, 0)).then(read);
 
 /** Text bodies are redacted whole, then capped. */
 export function recordText(text: string): RecordedBody {

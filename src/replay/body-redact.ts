@@ -106,7 +106,7 @@ export function looksRandom(token: string): boolean {
   let switches = 0;
   let previous = 0;
   for (const char of token) {
-    counts.set(char, (counts.get(char) ?? 0) + 1);
+    counts.set(char, (counts.get(char) || 0) + 1);
     const current = kind(char);
     if (previous && current && previous !== current && !(previous === 2 && current === 1)) switches++;
     previous = current;

@@ -25,9 +25,3 @@ export const xhrResponseBody =
   (response: XhrResponse): BodySource =>
   (bodies) =>
     bodies.recordXhrResponse(response);
-
-/**
- * Runs `read` in a later task: redacting a body never runs inside the app's own call or event listener, and never
- * holds up the request or the next listener.
- */
-export const later = <T>(read: () => T): Promise<T> => new Promise((resolve) => setTimeout(resolve, 0)).then(read);

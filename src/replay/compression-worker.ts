@@ -43,7 +43,8 @@ export function startCompressionWorker(workerUrl: string | undefined): EncodeChu
     // A classic worker's script needs no JavaScript MIME type: a plain Blob is enough.
     worker = new Worker(workerUrl ?? URL.createObjectURL(new Blob([WORKER_SOURCE])));
     worker.onmessage = ({ data }: MessageEvent<{ i: number; d?: string }>) => {
-      waiting.get(data.i)?.(data.d);
+      const settle = waiting.get(data.i);
+      settle?.(data.d);
       waiting.delete(data.i);
     };
     worker.onerror = giveUp;

@@ -71,7 +71,9 @@ export function fieldFacts(element: Element, maskTextClass: string): FieldFacts 
   const labels = (element as Partial<HTMLInputElement>).labels;
   if (labels) for (const label of Array.from(labels)) descriptions.push(label.textContent || '');
   for (const id of attribute('aria-labelledby').split(/\s+/)) {
-    if (id !== '') descriptions.push(element.ownerDocument.getElementById(id)?.textContent ?? '');
+    if (id === '') continue;
+    const labelling = element.ownerDocument.getElementById(id);
+    descriptions.push((labelling && labelling.textContent) || '');
   }
   return {
     type: element.hasAttribute(WAS_PASSWORD_ATTRIBUTE) ? 'password' : attribute('type').toLowerCase(),

@@ -86,7 +86,7 @@ export function toRecipeStep(exchange: Exchange, bodies: ExchangeBodies, redact?
     responseHeaders: selectResponseHeaders(exchange.responseHeaders),
     durationMs: Math.round(exchange.durationMs * 1000) / 1000,
     traceparent: exchange.traceparent !== null && TRACEPARENT.test(exchange.traceparent) ? exchange.traceparent : null,
-    error: exchange.error ?? null,
+    error: exchange.error === undefined ? null : exchange.error,
   };
   if (bodies.request !== undefined) {
     step.requestBody = bodies.request.body;

@@ -51,7 +51,7 @@ export function createRecorderLifecycle(
             },
           );
           // Halted while rrweb emitted its first snapshot (an event too large to send): nothing more to record.
-          encoder.encode_ ??= started.encode;
+          if (!encoder.encode_) encoder.encode_ = started.encode;
           if (halted) started.stop();
           else recording = started;
         })

@@ -1,7 +1,6 @@
 import { record } from '@rrweb/record';
 import { startCompressionWorker, type EncodeChunkEvents } from './compression-worker';
 import { openDomChangeWindow, RELEASE_TAG, type DomChangeWindow } from './dom-change-window';
-import { sanitizePageUrl } from './page-url';
 import { fieldFacts, isSensitiveField, maskText, recordableValue } from './privacy';
 import { maskSerializedFields, type SerializedNode } from './snapshot-fields';
 import type {
@@ -58,12 +57,19 @@ const EVERY_FIELD = { input: true, textarea: true, select: true };
 /** The page's compression worker, started with the first recording (a session rotation starts another recording). */
 let encoder: EncodeChunkEvents | undefined;
 
-export const startRecording: StartRecording = (options, emit, onStopped) => {
-  encoder ??= startCompressionWorker(options.workerUrl);
-  const recording = new PageRecording(options, emit, onStopped, encoder);
-  recording.start();
-  return recording;
-};
+/**
+ * The recorder, with `sanitizePageUrl` (page-url.ts) handed in by its loader instead of imported: the loader's chunk
+ * has it anyway, and a module imported by both chunks would be a chunk of its own to bundlers that split at dynamic
+ * imports (esbuild), with its own compression overhead.
+ */
+export const recorderWith =
+  (sanitizePageUrl: (href: string) => string): StartRecording =>
+  (options, emit, onStopped) => {
+    encoder ??= startCompressionWorker(options.workerUrl);
+    const recording = new PageRecording(options, emit, onStopped, encoder, sanitizePageUrl);
+    recording.start();
+    return recording;
+  };
 
 class PageRecording implements Recording {
   private stopRrweb_: (() => void) | undefined;
@@ -79,6 +85,7 @@ class PageRecording implements Recording {
     private readonly emit_: EmitRecordedEvent,
     private readonly onStopped_: RecordingStoppedHandler | undefined,
     readonly encode: EncodeChunkEvents,
+    private readonly sanitizePageUrl_: (href: string) => string,
   ) {}
 
   start(): void {
@@ -134,13 +141,13 @@ class PageRecording implements Recording {
   }
 
   flushDomChanges(): void {
-    if (!this.stopped_) this.domChanges_?.release();
+    if (!this.stopped_ && this.domChanges_) this.domChanges_.release();
   }
 
   takeFullSnapshot(): void {
     if (this.stopped_ || this.stopRrweb_ === undefined || this.domTooLarge_()) return;
     // Held changes emitted after the snapshot would add nodes the snapshot already has.
-    this.domChanges_?.release();
+    if (this.domChanges_) this.domChanges_.release();
     try {
       record.takeFullSnapshot(true);
     } catch {
@@ -151,7 +158,7 @@ class PageRecording implements Recording {
   private stopRrwebOnce_(): void {
     const stopRrweb = this.stopRrweb_;
     this.stopRrweb_ = undefined;
-    this.domChanges_?.stop();
+    if (this.domChanges_) this.domChanges_.stop();
     this.domChanges_ = undefined;
     try {
       stopRrweb?.();
@@ -167,7 +174,7 @@ class PageRecording implements Recording {
   ): void {
     if (this.stopped_) return;
     this.stop();
-    this.onStopped_?.(measured === undefined ? { reason } : { reason, measured, limit });
+    if (this.onStopped_) this.onStopped_(measured === undefined ? { reason } : { reason, measured, limit });
   }
 
   /** Counting is cheap (a native walk) next to serializing; above the cap the snapshot is not taken at all. */
@@ -195,7 +202,8 @@ class PageRecording implements Recording {
     if (event.type === CUSTOM && (event.data as { tag?: unknown }).tag === RELEASE_TAG) return;
     if (event.type === META) {
       const data = event.data as { href?: unknown };
-      if (typeof data.href === 'string') event = { ...event, data: { ...data, href: sanitizePageUrl(data.href) } };
+      if (typeof data.href === 'string')
+        event = { ...event, data: { ...data, href: this.sanitizePageUrl_(data.href) } };
     } else if (event.type === FULL_SNAPSHOT) {
       this.lastSnapshotMs_ = event.timestamp;
       maskSerializedFields((event.data as { node: SerializedNode }).node, this.isMaskedNode_);
@@ -212,7 +220,8 @@ class PageRecording implements Recording {
       for (const added of adds) maskSerializedFields(added.node, this.isMaskedNode_);
       // Held changes play back when they happened, not when the window released them; but never before an event
       // already recorded (mouse positions emitted while they were held): playback follows the recorded order.
-      const changedAt = this.domChanges_?.lastChangeAt();
+      const domChanges = this.domChanges_;
+      const changedAt = domChanges?.lastChangeAt();
       if (changedAt !== undefined && changedAt < event.timestamp)
         event = { ...event, timestamp: Math.max(changedAt, this.lastEventMs_) };
     }

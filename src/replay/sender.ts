@@ -47,7 +47,7 @@ export function createReplaySender(
     sender.inFlight_ = flight;
     try {
       // The worker's base64 gzip (node ids delta-encoded), or the events as they are, which the transport gzips.
-      const events = await sender.encode_?.(chunk.items_);
+      const events = await (sender.encode_ ? sender.encode_(chunk.items_) : undefined);
       const body = chunkBody(
         serviceName,
         chunk.replay_,

@@ -36,7 +36,8 @@ export function maskSerializedFields(root: SerializedNode, isMasked: (id: number
       continue;
     }
     const attributes = node.attributes;
-    if (FIXED_VALUE_TYPES.has(String(attributes?.type ?? '').toLowerCase()) || !isMasked(node.id)) continue;
+    const type = attributes?.type;
+    if (FIXED_VALUE_TYPES.has(String(type ?? '').toLowerCase()) || !isMasked(node.id)) continue;
     if (attributes && typeof attributes.value === 'string') attributes.value = recordableValue(attributes.value, true);
     for (const child of node.childNodes || []) {
       if (child.type === TEXT_NODE && typeof child.textContent === 'string') {

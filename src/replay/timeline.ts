@@ -69,9 +69,9 @@ const newReplay = (sessionId: string): ReplayIdentity => ({ sessionId, replayId:
  */
 export function startReplayTimeline(deps: Deps): ReplayTimeline {
   const { config, session, pipeline, debug } = deps;
-  const { replay: options } = config;
+  const { replay: options, appId } = config;
   // The same identity the OTLP resources carry: the pinned canonical app name when given.
-  const serviceName = config.appId ?? config.serviceName;
+  const serviceName = appId ?? config.serviceName;
   if (!options.enabled || serviceName === undefined) return disabledTimeline();
   const storage = 'storage' in deps ? deps.storage : localStorageIfAvailable();
   const leftovers = createLeftoverStore(storage, `${options.sessionStorageKey}.replay.`);
@@ -93,7 +93,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
     if (tooLarge) recorder.halt_({ reason: 'event_too_large', measured: tooLarge, limit: REPLAY_LIMITS.maxEventBytes });
   };
   const record = (event: RecordedEvent): void => keep(0, event, event.timestamp, kindOf(event));
-  const load = deps.loadRecorder ?? loadBundledRecorder;
+  const load = deps.loadRecorder || loadBundledRecorder;
   const recorder = createRecorderLifecycle(load, options, debug, () => replay, record, sender);
   const startRecorder = (): void => {
     if (!stopped && mode !== 'off') recorder.start_();

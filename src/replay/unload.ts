@@ -55,7 +55,8 @@ export function flushForUnload(
 ): void {
   if (!buffered) return;
   // The chunk being posted now goes out with an ordinary request, which may not outlive the page: keep a copy.
-  const flight = sender.inFlight_?.savedKey_ === undefined ? sender.inFlight_ : undefined;
+  const inFlight = sender.inFlight_;
+  const flight = inFlight?.savedKey_ === undefined ? inFlight : undefined;
   const requests = unloadRequests(serviceName, flight, buffered);
   if (requests.length === 0) return;
   // Saved before the hand-over, because a closing page never learns whether a keepalive request got out; each

@@ -40,7 +40,8 @@ export function createCore(
   teardown: TeardownList,
 ): Wired {
   const session = createSessionTracker(config.replay.sessionStorageKey, undefined, undefined, test && testOwner(test));
-  const urls = ingestUrls(config.ingestUrl, globalThis.location?.origin);
+  const page = globalThis.location;
+  const urls = ingestUrls(config.ingestUrl, page?.origin);
   const sampling = (sessionId: string) => sessionSampling(sessionId, config);
   const identity = createIdentity(config.sendUserPii, debug);
   const filter = createItemFilter(config, debug);

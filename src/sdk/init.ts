@@ -27,7 +27,8 @@ const slot = globalThis as { [INSTANCE]?: Running };
 
 /** The running SDK instance, if `initBrowserSDK` (or the `/auto`, `/react` or script-tag entry) started one. */
 export function getSDK(): BrowserSDK | undefined {
-  return slot[INSTANCE]?.sdk;
+  const started = slot[INSTANCE];
+  return started?.sdk;
 }
 
 /**
@@ -121,7 +122,8 @@ function wire(
     replay,
     teardown,
     stopped: (sdk) => {
-      if (slot[INSTANCE]?.sdk === sdk) delete slot[INSTANCE];
+      const started = slot[INSTANCE];
+      if (started?.sdk === sdk) delete slot[INSTANCE];
     },
   });
 }

@@ -48,7 +48,7 @@ export function createSdkObject({ core, identity, pipeline, replay, teardown, st
     metric: guard('metric', (name: string, value: number, unit?: string, context?: CallContext) =>
       metric(name, value, unit, context),
     ),
-    instrumentFetch: () => core.tracedFetch ?? createNoopSDK().instrumentFetch(),
+    instrumentFetch: () => core.tracedFetch || createNoopSDK().instrumentFetch(),
     captureReplayEvent: guard('captureReplayEvent', (type: string, payload?: unknown) => {
       if (typeof type !== 'string' || type.trim() === '') {
         debug.warn(`captureReplayEvent needs a non-empty event type, got ${typeof type}; ignored.`);

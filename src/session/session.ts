@@ -41,7 +41,8 @@ export function createSessionTracker(
 
   const read = (): SessionState | undefined => {
     const id = store.get(key);
-    const times = store.get(timesKey)?.split('.') ?? [];
+    const stored = store.get(timesKey);
+    const times = stored === null ? [] : stored.split('.');
     const startedMs = Number(times[0]);
     const lastActiveMs = Number(times[1]);
     if (id === null || !/^[\w-]{1,128}$/.test(id) || !Number.isFinite(startedMs) || !Number.isFinite(lastActiveMs)) {

@@ -29,7 +29,8 @@ export function startErrors(core: IntegrationCore): void {
   core.teardown.listen(window, 'error', (event) => {
     if (typeof ErrorEvent === 'undefined' || !(event instanceof ErrorEvent) || isInternal()) return;
     // `error` is null for "Script error." from cross-origin scripts without CORS: the message is all there is.
-    const thrown: unknown = event.error ?? event.message;
+    const { error } = event;
+    const thrown: unknown = error ?? event.message;
     logger.captureException(thrown, undefined, locationAttributes(event));
   });
 

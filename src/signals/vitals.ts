@@ -30,14 +30,20 @@ const largestShift = (entries: readonly LayoutShift[]): LayoutShift | undefined 
  */
 function targetOf(metric: MetricType): string | undefined {
   switch (metric.name) {
-    case 'LCP':
-      return describe(metric.entries[metric.entries.length - 1]?.element);
-    case 'CLS':
-      return describe(largestShift(metric.entries)?.sources.find((source) => source.node !== null)?.node);
+    case 'LCP': {
+      const last = metric.entries[metric.entries.length - 1];
+      return describe(last?.element);
+    }
+    case 'CLS': {
+      const shift = largestShift(metric.entries);
+      const moved = shift?.sources.find((source) => source.node !== null);
+      return describe(moved?.node);
+    }
     case 'INP': {
       const entry = metric.entries[0];
       if (entry === undefined) return undefined;
-      return describe(entry.target) ?? (entry.targetSelector || undefined);
+      const target = describe(entry.target);
+      return target ?? (entry.targetSelector || undefined);
     }
     default:
       return undefined;

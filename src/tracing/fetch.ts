@@ -19,10 +19,16 @@ interface RequestTarget {
 
 function describeRequest(input: RequestInfo | URL, init: RequestInit | undefined): RequestTarget | undefined {
   const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
-  const url = resolveUrl(request?.url ?? String(input), globalThis.location?.href);
+  const page = globalThis.location;
+  const url = resolveUrl(request ? request.url : String(input), page?.href);
   if (url === undefined) return undefined;
-  const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
-  return { method, url, headers: new Headers(init?.headers ?? request?.headers), request };
+  const { method, headers }: RequestInit = init || {};
+  return {
+    method: (method ?? (request ? request.method : 'GET')).toUpperCase(),
+    url,
+    headers: new Headers(headers ?? request?.headers),
+    request,
+  };
 }
 
 /**
@@ -75,7 +81,8 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
     });
     const spanContext = trace.setSpan(context.active(), span);
     let sendInit = init;
-    if (options.enabled && shouldPropagate(target.url, globalThis.location?.origin, options.origins)) {
+    const page = globalThis.location;
+    if (options.enabled && shouldPropagate(target.url, page?.origin, options.origins)) {
       propagation.inject(spanContext, target.headers, {
         set: (headers: Headers, name: string, value: string) => {
           if (!headers.has(name)) headers.set(name, value);
@@ -99,8 +106,8 @@ export function createTracedFetch(core: SdkCore, tracer: Tracer, base: typeof fe
           method: (target as RequestTarget).method,
           url,
           requestHeaders: (target as RequestTarget).headers,
-          status: response?.status ?? 0,
-          responseHeaders: response?.headers ?? [],
+          status: response ? response.status : 0,
+          responseHeaders: response ? response.headers : [],
           durationMs: performance.timeOrigin + performance.now() - startMs,
           traceId: span.spanContext().traceId,
           traceparent: (target as RequestTarget).headers.get(options.headerName),

@@ -1,6 +1,6 @@
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Pattern } from '../config/types';
-import { later, type BodySource } from '../replay/body-source';
+import type { BodySource } from '../replay/body-source';
 import { loadBodies } from '../replay/load-bodies';
 import { toRecipeStep, type Exchange } from '../replay/recipe';
 import type { SdkCore } from '../core/core';
@@ -35,7 +35,8 @@ function listed(href: string, pattern: Pattern): boolean {
 export function recordsBodies(core: SdkCore, url: URL): boolean {
   const { networkBodies, networkBodyUrls } = core.config.replay;
   if (!recordsRecipes(core) || networkBodies !== 'redacted') return false;
-  return url.origin === globalThis.location?.origin || networkBodyUrls.some((pattern) => listed(url.href, pattern));
+  const page = globalThis.location;
+  return url.origin === page?.origin || networkBodyUrls.some((pattern) => listed(url.href, pattern));
 }
 
 /**
@@ -60,7 +61,7 @@ export function recordExchange(
   void loadBodies()
     .then(
       (bodies) => {
-        const read = (source?: BodySource) => source && later(() => source(bodies)).catch(() => undefined);
+        const read = (source?: BodySource) => source && bodies.later(() => source(bodies)).catch(() => undefined);
         return Promise.all([read(requestBody), read(responseBody)]).then(([request, response]) =>
           toRecipeStep(exchange, { request, response }, bodies.redactValues),
         );

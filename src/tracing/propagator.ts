@@ -23,7 +23,8 @@ export function createPropagator(
       if (spanContext === undefined || !isSpanContextValid(spanContext)) return;
       const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, '0');
       setter.set(carrier, headerName, `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`);
-      const traceState = spanContext.traceState?.serialize();
+      const state = spanContext.traceState;
+      const traceState = state?.serialize();
       if (traceState) setter.set(carrier, 'tracestate', traceState);
       setter.set(carrier, sessionHeaderName, sessionId());
     },

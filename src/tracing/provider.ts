@@ -30,7 +30,8 @@ export function startTracing(core: SdkCore): Tracing {
     },
     onEnd(span) {
       for (const other of added) other.onEnd(span);
-      core.enqueue(toSpanItem(span, String(span.attributes['session.id'] ?? core.session.id())));
+      const sessionId = span.attributes['session.id'];
+      core.enqueue(toSpanItem(span, String(sessionId ?? core.session.id())));
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
@@ -43,7 +44,7 @@ export function startTracing(core: SdkCore): Tracing {
     processor,
     sampled: () => sessionSampling(core.session.id(), core.config).sampled,
     resource: {
-      'service.name': core.config.serviceName ?? '',
+      'service.name': core.config.serviceName || '',
       'telemetry.sdk.name': SDK_NAME,
       'telemetry.sdk.version': SDK_VERSION,
       'telemetry.sdk.language': 'webjs',

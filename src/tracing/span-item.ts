@@ -22,11 +22,12 @@ function toAttributes(source: OtelAttributes): Attributes {
 /** An ended OpenTelemetry span as the plain record the queue holds. */
 export function toSpanItem(span: ReadableSpan, sessionId: string): SpanItem {
   const context = span.spanContext();
+  const { parentSpanContext } = span;
   return {
     kind: 'span',
     traceId: context.traceId,
     spanId: context.spanId,
-    parentSpanId: span.parentSpanContext?.spanId,
+    parentSpanId: parentSpanContext?.spanId,
     name: span.name,
     // OpenTelemetry API kinds are 0-based (INTERNAL = 0); OTLP's are 1-based.
     spanKind: (span.kind + 1) as SpanKindNumber,
@@ -37,7 +38,7 @@ export function toSpanItem(span: ReadableSpan, sessionId: string): SpanItem {
     events: span.events.map((event) => ({
       name: event.name,
       timeMs: hrTimeToMs(event.time),
-      attributes: toAttributes(event.attributes ?? {}),
+      attributes: toAttributes(event.attributes || {}),
     })),
     statusCode: span.status.code,
     statusMessage: span.status.message,

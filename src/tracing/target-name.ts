@@ -21,7 +21,8 @@ const bounded = (text: string | null | undefined): string | undefined => {
  * what a replay hides never leaves in a span either.
  */
 export function targetName(target: Element, maskTextClass: string): string | undefined {
-  const named = target.closest(`[${NAME_ATTRIBUTE}]`)?.getAttribute(NAME_ATTRIBUTE);
+  const holder = target.closest(`[${NAME_ATTRIBUTE}]`);
+  const named = holder?.getAttribute(NAME_ATTRIBUTE);
   if (named) return bounded(named);
   const element = target.closest(ACTIONABLE);
   if (element === null || element.closest(`.${CSS.escape(maskTextClass)}`) !== null) return undefined;

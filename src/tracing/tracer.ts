@@ -139,9 +139,10 @@ class SvcSpan implements Span {
     const now = Date.now();
     this.startPerformance_ = performance.now();
     this.toEpoch_ = now - this.startPerformance_;
-    this.startGiven_ = options.startTime != null;
+    const { startTime } = options;
+    this.startGiven_ = startTime != null;
     for (const link of options.links || []) this.addLink(link);
-    this.startTime = this.time_(options.startTime ?? now);
+    this.startTime = this.time_(startTime ?? now);
     if (options.attributes) this.setAttributes(options.attributes);
     processor_.onStart(this, parent);
   }
@@ -225,7 +226,8 @@ class SvcSpan implements Span {
     // An end before the start (OpenTelemetry: "inconsistent start and end time") makes a span of no duration.
     this.endTime = seconds < 0 ? (this.startTime.slice() as HrTime) : end;
     this.duration = seconds < 0 ? [0, 0] : [seconds, nanos];
-    this.processor_.onEnding?.(this);
+    const processor = this.processor_;
+    if (processor.onEnding) processor.onEnding(this);
     this.ended = true;
     this.processor_.onEnd(this);
   }
@@ -270,7 +272,8 @@ class SvcTracer implements Tracer {
   startSpan(name: string, options: SpanOptions = {}, parent: Context = context.active()): ApiSpan {
     if (options.root) parent = trace.deleteSpan(parent);
     if (parent.getValue(SUPPRESS_TRACING) === true) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
-    const parentContext = trace.getSpan(parent)?.spanContext();
+    const parentSpan = trace.getSpan(parent);
+    const parentContext = parentSpan?.spanContext();
     const valid = parentContext && isSpanContextValid(parentContext) ? parentContext : undefined;
     const sampled = this.options_.sampled();
     const spanContext: SpanContext = {
@@ -280,7 +283,7 @@ class SvcTracer implements Tracer {
       traceState: valid && valid.traceState,
     };
     if (!sampled) return trace.wrapSpanContext(spanContext);
-    const kind = options.kind ?? SpanKind.INTERNAL;
+    const kind = options.kind || SpanKind.INTERNAL;
     return new SvcSpan(
       name,
       kind,

@@ -20,7 +20,8 @@ import { followRequest, guarded, startRequest, type XhrRequest } from './xhr-req
  * Every hook is guarded and calls through unchanged; shutdown removes the patches.
  */
 export function traceXhr(core: SdkCore, tracer: Tracer): void {
-  const prototype = globalThis.XMLHttpRequest?.prototype;
+  const xhr = globalThis.XMLHttpRequest;
+  const prototype = xhr?.prototype;
   if (prototype === undefined) return;
   const options = core.config.propagation;
   const requests = new WeakMap<XMLHttpRequest, XhrRequest>();
@@ -50,7 +51,8 @@ export function traceXhr(core: SdkCore, tracer: Tracer): void {
     'setRequestHeader',
     (original) =>
       function (this: XMLHttpRequest, name: string, value: string) {
-        const headers = requests.get(this)?.headers;
+        const request = requests.get(this);
+        const headers = request?.headers;
         const lower = String(name).toLowerCase();
         const previous = headers?.get(lower);
         if (previous !== undefined && watched.includes(lower)) return;

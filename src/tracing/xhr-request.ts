@@ -51,7 +51,8 @@ export function guarded(core: SdkCore, fn: () => void): void {
 
 /** At `open()`: the request's span, unless its URL is unreadable or the SDK's own ingest. */
 export function startRequest(core: SdkCore, tracer: Tracer, args: unknown[]): XhrRequest | undefined {
-  const url = resolveUrl(String(args[1]), globalThis.location?.href);
+  const page = globalThis.location;
+  const url = resolveUrl(String(args[1]), page?.href);
   if (url === undefined || core.isIngestUrl(url.href)) return undefined;
   const method = String(args[0]).toUpperCase();
   const fullUrl = sanitizeUrl(url);
@@ -81,7 +82,8 @@ export function followRequest(
   const { span } = request;
   const options = core.config.propagation;
   span.addEvent('send');
-  if (options.enabled && shouldPropagate(request.url, globalThis.location?.origin, options.origins)) {
+  const page = globalThis.location;
+  if (options.enabled && shouldPropagate(request.url, page?.origin, options.origins)) {
     propagation.inject(trace.setSpan(context.active(), span), xhr, {
       set: (carrier: XMLHttpRequest, name: string, value: string) => carrier.setRequestHeader(name, value),
     });
@@ -114,6 +116,7 @@ function exchangeOf(
 ): Exchange {
   const loaded = error === undefined;
   const { headers } = request;
+  const traceparent = headers.get(core.config.propagation.headerName.toLowerCase());
   return {
     startMs,
     method: request.method,
@@ -123,7 +126,7 @@ function exchangeOf(
     responseHeaders: loaded ? responseHeaderPairs(xhr.getAllResponseHeaders()) : [],
     durationMs: now() - startMs,
     traceId: request.span.spanContext().traceId,
-    traceparent: headers.get(core.config.propagation.headerName.toLowerCase()) ?? null,
+    traceparent: traceparent ?? null,
     error,
     aborted: error === END_ERRORS.abort,
   };
