@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateRule } from '../../server/src/alerts/query/index';
 import { REREAD_MS, SlotCache } from '../../server/src/alerts/query/slot-cache';
+import { slotBuckets, WindowHistogram } from '../../server/src/alerts/query/slot-histogram';
 import { SETTLE_MS, SLOT_MS, planSlots } from '../../server/src/alerts/query/slots';
 import type { AlertQuery, RuleQuery } from '../../server/src/alerts/rule';
 import { RELATIVE_ERROR } from '../../server/src/vitals/rollup/histogram';
@@ -157,8 +158,27 @@ describe('ten-minute slots of a window', () => {
     ]);
   });
 
+  it('a percentile is the bucket of its rank, held within the least and greatest value the bucket saw', () => {
+    const h = new WindowHistogram();
+    // Two slots: 6000 ms three times and 1500 once, then 6000 once more.
+    h.add(
+      slotBuckets([
+        { index: Math.ceil(Math.log(6000) / Math.log(1.02)), count: 3, low: 6000, high: 6000 },
+        { index: Math.ceil(Math.log(1500) / Math.log(1.02)), count: 1, low: 1500, high: 1500 },
+      ]),
+    );
+    h.add(slotBuckets([{ index: Math.ceil(Math.log(6000) / Math.log(1.02)), count: 1, low: 6000, high: 6000 }]));
+    expect(h.percentile(75)).toBe(6000);
+    expect(h.percentile(20)).toBe(1500);
+    // Values ≤ 0 share a bucket: a CLS of 0 is 0.
+    const zeros = new WindowHistogram();
+    zeros.add(slotBuckets([{ index: null, count: 4, low: 0, high: 0 }]));
+    expect(zeros.percentile(75)).toBe(0);
+    expect(new WindowHistogram().percentile(75)).toBeNull();
+  });
+
   it('the cache forgets a slot after REREAD_MS, and the least recently used first when full', () => {
-    const cache = new SlotCache(3 * 4);
+    const cache = new SlotCache(3 * 8);
     for (const key of ['a', 'b', 'c']) cache.set(key, { n: 1, sum: 0 }, 0);
     expect(cache.get('a', 1)).toEqual({ n: 1, sum: 0 });
     cache.set('d', { n: 2, sum: 0 }, 2);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema';
+import type { SlotBuckets } from './slot-histogram';
 
 /**
  * What one ten-minute slot of one rule's rows added up to (alerts/query/slots.ts), kept in memory per database, so
@@ -11,8 +12,8 @@ export interface SlotTotals {
   n: number;
   /** The sum the measure adds up (a share's hits, a metric's values); 0 for a count or a percentile. */
   sum: number;
-  /** A percentile's log-bucketed histogram (vitals/rollup/histogram.ts): values ≤ 0, then indexes and their counts. */
-  histogram?: { zero: number; indexes: Int32Array; counts: Float64Array };
+  /** A percentile's log-bucketed histogram (slot-histogram.ts). */
+  histogram?: SlotBuckets;
 }
 
 /**
@@ -22,13 +23,13 @@ export interface SlotTotals {
 export const REREAD_MS = 3_600_000;
 
 /**
- * Most a cache holds, in units of a slot (4) plus one per histogram bucket: a day-long rule's window and a baseline
- * take 288 slots, a percentile's slot a hundred or so buckets; 4,000,000 units (some 60 MB) hold a thousand rules
- * with room. Past it, the slots read longest ago go first.
+ * Most a cache holds, in units of a slot (8) plus 4 per histogram bucket (its index, count, least and greatest value):
+ * a day-long rule's window and a baseline take 288 slots, a percentile's slot up to a hundred or so buckets;
+ * 4,000,000 units (some 40 MB) hold a thousand rules with room. Past it, the slots used longest ago go first.
  */
 export const MAX_UNITS = 4_000_000;
 
-const unitsOf = (totals: SlotTotals) => 4 + (totals.histogram?.indexes.length ?? 0);
+const unitsOf = (totals: SlotTotals) => 8 + 4 * (totals.histogram?.indexes.length ?? 0);
 
 interface Entry {
   totals: SlotTotals;

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { Histogram, LOG_GAMMA } from '../../vitals/rollup/histogram';
+import { LOG_GAMMA } from '../../vitals/rollup/histogram';
 import type { SignalContext, Window } from './context';
 import { slotCacheOf, type SlotTotals } from './slot-cache';
+import { slotBuckets, WindowHistogram, type BucketRow } from './slot-histogram';
 
 /**
  * Long windows read in ten-minute slots (docs/alerts.md, "Cost"). A rule with a day-long window is evaluated every
@@ -10,7 +11,7 @@ import { slotCacheOf, type SlotTotals } from './slot-cache';
  * window is cut at ten-minute boundaries; each whole slot that has settled is read once, in one grouped statement
  * with its neighbours, and kept (slot-cache.ts), so an evaluation reads only the window's two ragged edges and the
  * slots that settled since. Counts, sums and shares add up exactly; a percentile adds up log-bucketed histograms
- * (vitals/rollup/histogram.ts), within 0.99 % of the exact value, as Datadog's sketches and the Web Vitals rollups are.
+ * (slot-histogram.ts), within 0.99 % of the exact value, as Datadog's sketches and the Web Vitals rollups are.
  */
 
 export const SLOT_MS = 600_000;
@@ -36,7 +37,7 @@ export interface SlotRows {
 export interface WindowTotals {
   n: number;
   sum: number;
-  histogram: Histogram | null;
+  histogram: WindowHistogram | null;
 }
 
 interface Run {
@@ -81,9 +82,12 @@ function keyOf(ctx: SignalContext, rows: SlotRows, measure: SlotMeasure): string
 
 interface SlotRow {
   k: number | string;
-  i?: number | string | null;
   n: number | string;
   total?: number | string | null;
+  /** A histogram's bucket (null: values ≤ 0) and the least and greatest value in it. */
+  i?: number | string | null;
+  lo?: number | string;
+  hi?: number | string;
 }
 
 /** One grouped statement over a run of slots: a row per slot (and per histogram bucket). */
@@ -102,39 +106,33 @@ async function readRun(ctx: SignalContext, rows: SlotRows, measure: SlotMeasure,
     ).rows;
   const v = sql`cast(${measure.value} as double precision)`;
   const bucket = sql`case when ${v} > 0 then ceil(ln(${v}) / ${sql.lit(LOG_GAMMA)}) end`;
-  return (await sql<SlotRow>`select ${slot} as k, ${bucket} as i, count(*) as n ${from} group by 1, 2`.execute(ctx.db))
-    .rows;
+  return (
+    await sql<SlotRow>`select ${slot} as k, ${bucket} as i, count(*) as n, min(${v}) as lo, max(${v}) as hi ${from}
+      group by 1, 2`.execute(ctx.db)
+  ).rows;
 }
-
-/** Bucket indexes a histogram keeps (histogram.ts clamps to the same): what an Int32Array holds safely. */
-const clampIndex = (i: number) => Math.min(Math.max(i, -1200), 1200);
 
 /** The totals of each slot the rows of one run fall in; a slot without rows has none. */
 function totalsBySlot(found: SlotRow[], measure: SlotMeasure): Map<number, SlotTotals> {
-  const bySlot = new Map<number, { n: number; sum: number; zero: number; buckets: Array<[number, number]> }>();
+  const bySlot = new Map<number, { n: number; sum: number; buckets: BucketRow[] }>();
   for (const row of found) {
     const k = Number(row.k);
     let t = bySlot.get(k);
-    if (!t) bySlot.set(k, (t = { n: 0, sum: 0, zero: 0, buckets: [] }));
-    const n = Number(row.n);
-    t.n += n;
+    if (!t) bySlot.set(k, (t = { n: 0, sum: 0, buckets: [] }));
+    const count = Number(row.n);
+    t.n += count;
     t.sum += Number(row.total ?? 0);
-    if (measure.kind !== 'histogram') continue;
-    if (row.i === null || row.i === undefined) t.zero += n;
-    else t.buckets.push([clampIndex(Number(row.i)), n]);
+    if (measure.kind === 'histogram')
+      t.buckets.push({
+        index: row.i === null || row.i === undefined ? null : Number(row.i),
+        count,
+        low: Number(row.lo),
+        high: Number(row.hi),
+      });
   }
   const totals = new Map<number, SlotTotals>();
-  for (const [k, t] of bySlot) {
-    const histogram =
-      measure.kind === 'histogram'
-        ? {
-            zero: t.zero,
-            indexes: Int32Array.from(t.buckets, ([i]) => i),
-            counts: Float64Array.from(t.buckets, ([, n]) => n),
-          }
-        : undefined;
-    totals.set(k, { n: t.n, sum: t.sum, ...(histogram && { histogram }) });
-  }
+  for (const [k, t] of bySlot)
+    totals.set(k, { n: t.n, sum: t.sum, ...(measure.kind === 'histogram' && { histogram: slotBuckets(t.buckets) }) });
   return totals;
 }
 
@@ -143,10 +141,7 @@ const EMPTY: SlotTotals = { n: 0, sum: 0 };
 function addInto(into: WindowTotals, t: SlotTotals): void {
   into.n += t.n;
   into.sum += t.sum;
-  const h = t.histogram;
-  if (!h || !into.histogram) return;
-  into.histogram.addBucket(null, h.zero);
-  for (let b = 0; b < h.indexes.length; b++) into.histogram.addBucket(h.indexes[b]!, h.counts[b]!);
+  if (t.histogram) into.histogram?.add(t.histogram);
 }
 
 /**
@@ -162,7 +157,7 @@ export async function slotTotals(
   const cache = slotCacheOf(ctx.db);
   const key = keyOf(ctx, rows, measure);
   const slotKey = (slot: number) => `${key}:${slot}`;
-  const totals: WindowTotals = { n: 0, sum: 0, histogram: measure.kind === 'histogram' ? new Histogram() : null };
+  const totals: WindowTotals = { n: 0, sum: 0, histogram: measure.kind === 'histogram' ? new WindowHistogram() : null };
   const found = new Map<number, SlotTotals>();
   const plan = planSlots(w, ctx.nowMs, (slot) => {
     const t = cache.get(slotKey(slot), ctx.nowMs);
