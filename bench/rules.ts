@@ -47,6 +47,8 @@ const { values: args } = parseArgs({
     databases: { type: 'string', default: 'postgres,sqlite' },
     rules: { type: 'string', default: '1000' },
     loaded: { type: 'string', default: '' },
+    /** Also print the N rules slowest when warm, with their query, window and condition. */
+    slowest: { type: 'string', default: '0' },
   },
 });
 const SCALE = Number(args.scale);
@@ -167,6 +169,7 @@ interface Cost {
 }
 
 interface Timed {
+  rule: RuleQuery;
   signal: Signal;
   windowSeconds: number;
   /** The rule's first evaluation, nothing of it kept yet (alerts/query/slots.ts): as after a start. */
@@ -257,6 +260,7 @@ async function evaluateAll(kind: DatabaseKind, url: string): Promise<Result> {
       const warm = await measured(kind, () => evaluate(rule, nowMs + intervalMs));
       maxSlots = Math.max(maxSlots, cache.size);
       timed.push({
+        rule,
         signal: rule.signal,
         windowSeconds: rule.windowSeconds,
         cold: cold.cost,
@@ -351,6 +355,13 @@ function report(results: Result[]): void {
     const ofWindow = (t: Timed) => t.windowSeconds === seconds;
     row(`${seconds / 60}-minute windows, cold`, (t) => t.cold.ms, ofWindow);
     row(`${seconds / 60}-minute windows, warm`, (t) => t.warm.ms, ofWindow);
+  }
+  for (const r of results.filter(() => Number(args.slowest) > 0)) {
+    console.log(`\n${r.kind}: the ${args.slowest} rules slowest when warm, ms (cold / warm)\n`);
+    for (const t of [...r.timed].sort((a, b) => b.warm.ms - a.warm.ms).slice(0, Number(args.slowest)))
+      console.log(
+        `- ${fmt(t.cold.ms, 1)} / ${fmt(t.warm.ms, 1)}: ${t.signal} ${JSON.stringify(t.rule.query)}, ${t.windowSeconds} s, ${JSON.stringify(t.rule.condition)}`,
+      );
   }
   for (const r of results)
     if (perTick(r, wall) > DETECTION_INTERVAL_MS) {

@@ -40,10 +40,12 @@ const SPANS: Span[] = Array.from({ length: Math.floor((2.5 * HOUR) / 13_000) }, 
 }));
 
 let serial = 0;
-const spansBody = (spans: Span[]) => ({
+const spansBody = (spans: Span[], session?: string) => ({
   resourceSpans: [
     {
-      resource: { attributes: [str('service.name', 'web-app')] },
+      resource: {
+        attributes: [str('service.name', 'web-app'), ...(session === undefined ? [] : [str('session.id', session)])],
+      },
       scopeSpans: [
         {
           spans: spans.map((s) => {
@@ -135,6 +137,31 @@ describe.each(kinds)('alert rules over long windows in slots on %s', (kind) => {
     expect(await value(count)).toBe(before + 1);
     // An hour on (the same window), every kept slot is read again.
     expect(await value(count, W, NOW + REREAD_MS)).toBe(before + 2);
+  });
+
+  it('sessions seen in a window: those that ended soon after it and those that lasted longer than 4 hours', async () => {
+    const at = (atMs: number): Span => ({ atMs, durationMs: 1, failed: false });
+    // Over [NOW - 6 h, NOW - 5 h): `long` began before it and was active until 10 minutes ago (read by its duration),
+    // `short` inside it, `later` began after it.
+    const sessions: Array<[string, Span[]]> = [
+      ['long', [at(NOW - 7 * HOUR), at(NOW - 10 * MINUTE)]],
+      ['short', [at(NOW - 5.5 * HOUR)]],
+      ['later', [at(NOW - 3 * HOUR)]],
+    ];
+    for (const [id, spans] of sessions) await postIngest(t, '/otlp/v1/traces', JSON.stringify(spansBody(spans, id)));
+    await eventually('3 sessions stored', async () => {
+      const { n } = await t.server.database.db
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(n) >= 3 || undefined;
+    });
+    const sessionsRule = { ...rule({ aggregate: 'count' }, 3600), signal: 'sessions' as const };
+    const inHour = { fromMs: NOW - 6 * HOUR, toMs: NOW - 5 * HOUR };
+    expect(await evaluateRule(t.server.database.db, sessionsRule, inHour, NOW)).toBe(2);
+    // Over [NOW - 3.5 h, NOW - 2.5 h): `long` (now read by its last time, within 4 hours of the end) and `later`.
+    const later = { fromMs: NOW - 3.5 * HOUR, toMs: NOW - 2.5 * HOUR };
+    expect(await evaluateRule(t.server.database.db, sessionsRule, later, NOW)).toBe(2);
   });
 });
 

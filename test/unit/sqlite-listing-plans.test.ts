@@ -113,7 +113,8 @@ describe('SQLite session facet plans', () => {
     ['spans', { aggregate: 'error_rate', filter: { route: '/api/cart*' } }, 'spans_project_time'],
     ['spans', { aggregate: 'p95', filter: { name: 'HTTP GET' } }, 'spans_project_time'],
     ['logs', { aggregate: 'count', filter: { severity: ['error'] } }, 'logs_project_time'],
-    ['sessions', { aggregate: 'error_free_share' }, 'sessions_project_last'],
+    // Sessions seen in a window: those ended soon after it, and the ones that lasted longer (alerts/query/sessions.ts).
+    ['sessions', { aggregate: 'error_free_share' }, '(sessions_project_last|sessions_project_duration)'],
   ] satisfies Array<[Signal, AlertQuery, string]>)(
     "an alert rule's %s aggregate (%o) reads the window through %s, every read of it",
     async (signal, query, index) => {

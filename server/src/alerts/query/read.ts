@@ -37,17 +37,6 @@ export async function sumAndCount(
   return { sum: Number(rows[0]?.total ?? 0), n: Number(rows[0]?.n ?? 0) };
 }
 
-/** The share (0..1) of the rows of `table` (as `r`) meeting `where` for which `test` holds; null for no rows. */
-export async function shareOf(
-  ctx: SignalContext,
-  table: string,
-  test: Expression<SqlBool>,
-  where: ReadonlyArray<Expression<SqlBool>>,
-): Promise<number | null> {
-  const { sum, n } = await sumAndCount(ctx, table, sql`case when ${test} then 1 else 0 end`, where);
-  return n === 0 ? null : sum / n;
-}
-
 /**
  * The `percent` percentile (an integer, 1..99) by nearest rank of `value` (non-null) over the rows of `table` (as `r`)
  * meeting `where`: the value at rank ceil(percent × n / 100) of the n in ascending order; null for no rows.
