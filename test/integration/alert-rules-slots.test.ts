@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateRule } from '../../server/src/alerts/query/index';
+import { RELEASES_REUSE_MS } from '../../server/src/alerts/query/releases';
 import { REREAD_MS, SlotCache } from '../../server/src/alerts/query/slot-cache';
 import { slotBuckets, WindowHistogram } from '../../server/src/alerts/query/slot-histogram';
 import { SETTLE_MS, SLOT_MS, planSlots } from '../../server/src/alerts/query/slots';
@@ -40,11 +41,15 @@ const SPANS: Span[] = Array.from({ length: Math.floor((2.5 * HOUR) / 13_000) }, 
 }));
 
 let serial = 0;
-const spansBody = (spans: Span[], session?: string) => ({
+const spansBody = (spans: Span[], session?: string, release?: string) => ({
   resourceSpans: [
     {
       resource: {
-        attributes: [str('service.name', 'web-app'), ...(session === undefined ? [] : [str('session.id', session)])],
+        attributes: [
+          str('service.name', 'web-app'),
+          ...(session === undefined ? [] : [str('session.id', session)]),
+          ...(release === undefined ? [] : [str('service.version', release)]),
+        ],
       },
       scopeSpans: [
         {
@@ -162,6 +167,36 @@ describe.each(kinds)('alert rules over long windows in slots on %s', (kind) => {
     // Over [NOW - 3.5 h, NOW - 2.5 h): `long` (now read by its last time, within 4 hours of the end) and `later`.
     const later = { fromMs: NOW - 3.5 * HOUR, toMs: NOW - 2.5 * HOUR };
     expect(await evaluateRule(t.server.database.db, sessionsRule, later, NOW)).toBe(2);
+  });
+
+  it("a previous-release rule reuses its scope's releases for a minute, then sees the new one", async () => {
+    const { db } = t.server.database;
+    const sessionsStored = (count: number) =>
+      eventually(`${count} sessions with a release`, async () => {
+        const { n } = await db
+          .selectFrom('sessions')
+          .where('release', 'is not', null)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow();
+        return Number(n) >= count || undefined;
+      });
+    const at = (atMs: number): Span => ({ atMs, durationMs: 1, failed: false });
+    const release = async (id: string, version: string, spans: Span[]) =>
+      postIngest(t, '/otlp/v1/traces', JSON.stringify(spansBody(spans, id, version)));
+    await release('r1', '1.0', [at(NOW - 100 * MINUTE)]);
+    await release('r2', '2.0', [at(NOW - 90 * MINUTE)]);
+    await sessionsStored(2);
+    const watching: RuleQuery = {
+      ...rule({ aggregate: 'count' }),
+      condition: { type: 'change', op: 'above', percent: 50, compare_to: 'previous_release' },
+    };
+    // The newest release, 2.0: its one span.
+    expect(await evaluateRule(db, watching, W, NOW)).toBe(1);
+    await release('r3', '3.0', [at(NOW - 30 * MINUTE), at(NOW - 20 * MINUTE)]);
+    await sessionsStored(3);
+    expect(await evaluateRule(db, watching, W, NOW + RELEASES_REUSE_MS - 1)).toBe(1);
+    // A minute on, 3.0 is the newest: its two spans.
+    expect(await evaluateRule(db, watching, W, NOW + RELEASES_REUSE_MS)).toBe(2);
   });
 });
 

@@ -24,8 +24,8 @@ function releasesOf(db: Kysely<Database>, scope: ReleaseScope, nowMs: number): P
   const seen = byScope.get(key);
   if (seen && nowMs >= seen.atMs && nowMs - seen.atMs < RELEASES_REUSE_MS) return seen.releases;
   const releases = listReleases(db, scope);
-  // A failed read is not reused.
-  releases.catch(() => byScope.delete(key));
+  // A failed read is not reused (unless a newer one took its place meanwhile).
+  releases.catch(() => byScope.get(key)?.releases === releases && byScope.delete(key));
   byScope.delete(key);
   byScope.set(key, { atMs: nowMs, releases });
   for (const oldest of byScope.keys()) {
