@@ -26,12 +26,12 @@ function inWindow(rows: Rows, w: Window): Array<Expression<SqlBool>> {
   return [...rows.where, sql<SqlBool>`${time} >= ${w.fromMs}`, sql<SqlBool>`${time} < ${w.toMs}`];
 }
 
-const whole = (ctx: SignalContext, rows: Rows, measure: SlotMeasure, w: Window) =>
+const bySlots = (ctx: SignalContext, rows: Rows, measure: SlotMeasure, w: Window) =>
   slotTotals(ctx, slotRows(rows), measure, w);
 
 /** How many rows. */
 export async function countIn(ctx: SignalContext, rows: Rows, w: Window): Promise<number> {
-  if (slotted(w)) return (await whole(ctx, rows, { kind: 'count' }, w)).n;
+  if (slotted(w)) return (await bySlots(ctx, rows, { kind: 'count' }, w)).n;
   return countRows(ctx, rows.table, inWindow(rows, w));
 }
 
@@ -42,7 +42,7 @@ export async function sumIn(
   value: Expression<unknown>,
   w: Window,
 ): Promise<{ sum: number; n: number }> {
-  if (slotted(w)) return whole(ctx, rows, { kind: 'sum', value }, w);
+  if (slotted(w)) return bySlots(ctx, rows, { kind: 'sum', value }, w);
   return sumAndCount(ctx, rows.table, value, inWindow(rows, w));
 }
 
@@ -69,7 +69,7 @@ export async function percentileIn(
   w: Window,
 ): Promise<number | null> {
   if (!slotted(w)) return percentile(ctx, rows.table, value, inWindow(rows, w), percent);
-  return (await whole(ctx, rows, { kind: 'histogram', value }, w)).histogram!.percentile(percent);
+  return (await bySlots(ctx, rows, { kind: 'histogram', value }, w)).histogram!.percentile(percent);
 }
 
 /** Whether any row is in the window: what tells "nothing counted" from "nothing sent" (one `limit 1` read). */
