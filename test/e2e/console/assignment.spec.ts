@@ -116,6 +116,8 @@ test('assign an incident by keyboard; its timeline says who; "Assigned to me" li
   await signIn(page);
   await page.goto(`${t.url}/incident/${incidentId}`);
   const select = page.getByRole('form', { name: 'Assignee' }).getByLabel('Assignee', { exact: true });
+  // The members arrive after the page: an arrow key pressed before has only "Unassigned" to move to.
+  await expect(select.locator(`option[value="${ownerId}"]`)).toBeAttached();
   await select.focus();
   await page.keyboard.press('ArrowDown');
   await expect(select).toHaveValue(ownerId);
