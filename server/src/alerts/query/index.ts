@@ -126,9 +126,10 @@ export interface Firing {
 }
 
 /**
- * The rule's value at every step of [fromMs, toMs) (each over the rule's window ending there, read at `nowMs`) and where it would have
- * fired: a point where the condition holds counts as holding since the previous point, it fires once it has held for
- * `for_seconds`, and resolves at the first point it has recovered. A point without data neither fires nor resolves.
+ * The rule's value at every step of [fromMs, toMs) (each over the rule's window ending there, read at `nowMs`) and
+ * where it would have fired: a point where the condition holds counts as holding since the previous point, it fires
+ * once it has held for `for_seconds`, and resolves at the first point it has recovered. A point without data neither
+ * fires nor resolves.
  */
 export async function ruleSeries(
   db: Kysely<Database>,
