@@ -119,9 +119,9 @@ async function runBatch(
       // The live stage's output is already on the terminal; a held one's follows its "ended" line.
       const { status, output } = stage.live ? { status: await run(stage.command) } : await runHeld(stage.command);
       const ms = Date.now() - started;
-      const held = output === undefined ? '' : '; its output:';
+      const held = output?.trim() ? `; its output:\n${output.trimEnd()}` : output === undefined ? '' : '; its output:';
+      // One write: the live stage writes to the same terminal meanwhile, and must not land between the two.
       write(`\n==> npm test: ${stage.name} ended after ${seconds(ms)} (exit status ${status})${held}`);
-      if (output?.trim()) write(output.trimEnd());
       return { stage, status, ms };
     }),
   );
