@@ -11,8 +11,9 @@ import { captureOriginals } from './core/originals';
 import { initBrowserSDK } from './sdk/init';
 
 // The npm entry's values, without its integration factories: a script tag chooses integrations by name, from the
-// defaults (`integrations: (defaults) => defaults.filter(...)`), and has nothing to leave out of a bundle.
-export { getSDK, initBrowserSDK, loadRecorder, MASK, resolveConfig, SDK_NAME, SDK_VERSION } from './index';
+// defaults (`integrations: (defaults) => defaults.filter(...)`), and has nothing to leave out of a bundle. `tracingFor`
+// is for an integration of the page's own that traces.
+export { getSDK, initBrowserSDK, loadRecorder, MASK, resolveConfig, SDK_NAME, SDK_VERSION, tracingFor } from './index';
 /** `Svc.init(config)`: the script-tag spelling of `initBrowserSDK`. */
 export { initBrowserSDK as init } from './sdk/init';
 

@@ -16,6 +16,8 @@ export {
   navigationIntegration,
   vitalsIntegration,
 } from './signals/integrations';
+export { replayIntegration } from './replay/integration';
+export { tracingFor } from './tracing/tracing-for';
 export {
   documentLoadIntegration,
   fetchIntegration,

@@ -6,8 +6,8 @@ import type { Attributes, CallContext, LogLevel } from './types';
 /**
  * One signal or instrumentation of the SDK, in the shape of Sentry's `defineIntegration`: a name and a `setup` that
  * `initBrowserSDK` calls once, in list order, when the core is up. `setup` registers its listeners and patches through
- * `core.teardown`, so `shutdown()` removes them. The defaults are `errors`, `console`, `fetch`, `xhr`, `documentLoad`,
- * `interactions`, `vitals` and `navigation` (docs/sdk.md "Integrations").
+ * `core.teardown`, so `shutdown()` removes them. The defaults are `replay`, `errors`, `console`, `fetch`, `xhr`,
+ * `documentLoad`, `interactions`, `vitals` and `navigation` (docs/sdk.md "Integrations").
  */
 export interface Integration {
   /** Unique in the list: of two integrations with the same name, the later one is kept (with a debug warning). */
@@ -35,9 +35,6 @@ export interface IntegrationCore extends SdkCore {
   readonly metric: MetricRecorder;
   /** Which route the page showed when: navigation records the changes, Web Vitals read them. */
   readonly routes: RouteHistory;
-  readonly tracing: Tracing;
-  /** `instrumentFetch()`'s traced fetch; undefined where the browser has no fetch. */
-  readonly tracedFetch: typeof fetch | undefined;
 }
 
 /** Structured logs of the SDK object, also used by the automatic signals (console, errors). */
@@ -83,7 +80,10 @@ export interface RouteHistory {
   changed(): void;
 }
 
-/** The SDK's OpenTelemetry tracing (tracing/provider.ts): spans of every tracer go onto the SDK's queue. */
+/**
+ * The SDK's OpenTelemetry tracing (tracing/provider.ts): spans of every tracer go onto the SDK's queue. An integration
+ * that traces gets it from `tracingFor(core)`, which starts it on first use.
+ */
 export interface Tracing {
   /** The provider (session sampler, session id and queue), registered globally unless the app registered its own. */
   readonly provider: TracerProvider;

@@ -1,6 +1,7 @@
 import type { ContextManager } from '@opentelemetry/api';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-web';
 import type { IntegrationCore } from '../core/integration';
+import { tracingFor } from '../tracing/tracing-for';
 import { applyRequestRules, startInstrumentations, type OtelInstrumentation } from './instrumentations';
 import { spanRules } from './span-rules';
 import { prefixPattern, propagationPatterns } from './targets';
@@ -38,7 +39,7 @@ const INGEST_PATHS = ['/otlp/', '/ingest/'];
  * session id); they never trace the ingest. Everything is undone at shutdown.
  */
 export function startOtel(core: IntegrationCore, options: OtelOptions): void {
-  const host = core.tracing;
+  const host = tracingFor(core);
   const warn = (message: string) => core.debug.warn(message);
   host.addSpanProcessor(spanRules(() => core.replay.replayId));
   if (options.exporter !== undefined) {

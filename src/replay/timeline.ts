@@ -13,6 +13,7 @@ import { createReplayBuffers } from './replay-buffers';
 import { createReplaySender } from './sender';
 import type { RecordedEvent, StartRecording } from './types';
 import { drainRequests, flushForUnload } from './unload';
+import { disabledTimeline } from './disabled-timeline';
 
 export interface ReplayTimeline extends ReplaySink {
   /**
@@ -158,19 +159,5 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
       stopped = true;
       await flush();
     },
-  };
-}
-
-function disabledTimeline(): ReplayTimeline {
-  const nothing = (): void => undefined;
-  return {
-    replayId: randomHexId(),
-    event: nothing,
-    recipe: nothing,
-    flush: () => Promise.resolve(),
-    flushForUnload: nothing,
-    drain: () => [],
-    errorCaptured: nothing,
-    stop: () => Promise.resolve(),
   };
 }

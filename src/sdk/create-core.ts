@@ -7,14 +7,14 @@ import type { Attributes } from '../core/types';
 import type { TelemetryItem } from '../pipeline/items';
 import { createPipeline } from '../pipeline/pipeline';
 import type { Pipeline } from '../pipeline/types';
-import { startReplayTimeline, type ReplayTimeline } from '../replay/timeline';
+import { disabledTimeline } from '../replay/disabled-timeline';
+import type { ReplayIntegration } from '../replay/integration';
+import type { ReplayTimeline } from '../replay/timeline';
 import { sessionSampling } from '../session/sampling';
 import { createSessionTracker } from '../session/session';
 import { createLogger } from '../signals/logs';
 import { createMetricRecorder } from '../signals/metrics';
 import { createRouteHistory } from '../signals/routes';
-import { createTracedFetch } from '../tracing/fetch';
-import { startTracing } from '../tracing/provider';
 import { SDK_NAME, SDK_VERSION } from '../version';
 import { createItemFilter } from './filters';
 import { createIdentity, NO_IDENTITY, type Identity } from './identity';
@@ -29,8 +29,9 @@ export interface Wired {
 }
 
 /**
- * Builds the core every integration receives: the session, the queue and its transport, the replay timeline, the
- * filters and identity every record passes, and the shared services (logs, metrics, tracing, the traced fetch).
+ * Builds the core every integration receives: the session, the queue and its transport, the replay timeline (a
+ * disabled one without the replay integration, whose code `startTimeline` is), the filters and identity every record passes, and the shared
+ * services (logs, metrics, routes). Tracing is started by the first integration that traces (tracing/tracing-for.ts).
  */
 export function createCore(
   config: ResolvedConfig,
@@ -38,6 +39,7 @@ export function createCore(
   originals: Originals,
   debug: DebugLog,
   teardown: TeardownList,
+  startTimeline: ReplayIntegration['timeline_'] | undefined,
 ): Wired {
   const session = createSessionTracker(config.replay.sessionStorageKey, undefined, undefined, test && testOwner(test));
   const page = globalThis.location;
@@ -55,7 +57,7 @@ export function createCore(
     },
     sessionResource: (sessionId) => ({
       'svc.sample_rate': config.sampleRate,
-      'svc.replay.mode': sampling(sessionId).replay,
+      'svc.replay.mode': startTimeline ? sampling(sessionId).replay : 'off',
       ...test,
     }),
     fetch: originals.fetch,
@@ -63,7 +65,7 @@ export function createCore(
     ingestUrl: urls.url,
     debug,
   });
-  const replay = startReplayTimeline({ config, session, pipeline, debug, sampling });
+  const replay = startTimeline ? startTimeline({ config, session, pipeline, debug, sampling }) : disabledTimeline();
   // Sampled out sessions send nothing; the others send what the filters and `beforeSend` keep, with the identity.
   const enqueue = (item: TelemetryItem): void => {
     if (!sampling(item.sessionId).sampled) return;
@@ -91,20 +93,10 @@ export function createCore(
 
 /** The core with the services the SDK object shares with the integrations. */
 function withServices(base: SdkCore): IntegrationCore {
-  const logger = createLogger(base);
-  const tracing = startTracing(base);
-  const fetch = base.originals.fetch;
-  const tracedFetch =
-    fetch &&
-    createTracedFetch(base, tracing.tracer(SDK_NAME), fetch, (level, message, attributes) =>
-      logger.log(level, message, undefined, attributes),
-    );
   return {
     ...base,
-    logger,
+    logger: createLogger(base),
     metric: createMetricRecorder(base),
     routes: createRouteHistory(),
-    tracing,
-    tracedFetch,
   };
 }

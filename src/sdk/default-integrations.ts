@@ -1,4 +1,5 @@
 import type { Integration } from '../core/integration';
+import { replayIntegration } from '../replay/integration';
 import {
   consoleIntegration,
   errorsIntegration,
@@ -17,6 +18,7 @@ import {
  * order the SDK started them before they were integrations (shutdown undoes their patches in reverse order).
  */
 export const defaultIntegrations = (): Integration[] => [
+  replayIntegration(),
   xhrIntegration(),
   documentLoadIntegration(),
   interactionsIntegration(),

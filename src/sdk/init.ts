@@ -9,6 +9,7 @@ import { createTeardown, type TeardownList } from '../core/teardown';
 import { readTestContext, underTest } from '../core/test-context';
 import type { Attributes, BrowserSDK } from '../core/types';
 import { onPageHidden } from '../pipeline/page-lifecycle';
+import type { ReplayIntegration } from '../replay/integration';
 import { createCore } from './create-core';
 import { defaultIntegrations } from './default-integrations';
 import { createNoopSDK } from './noop';
@@ -105,8 +106,12 @@ function wire(
   teardown: TeardownList,
   defaults: Integration[],
 ): BrowserSDK {
-  const { core, pipeline, replay, identity } = createCore(config, test, originals, debug, teardown);
-  setupIntegrations(integrationList(defaults, config.integrations, debug), core);
+  const list = integrationList(defaults, config.integrations, debug);
+  // The replay integration brings the timeline's code; the core starts it, before any integration writes to it.
+  const replayListed = list.find((integration) => (integration as Partial<ReplayIntegration>).timeline_);
+  const startTimeline = replayListed && (replayListed as ReplayIntegration).timeline_;
+  const { core, pipeline, replay, identity } = createCore(config, test, originals, debug, teardown, startTimeline);
+  setupIntegrations(list, core);
   // Bubble phase on window (page-lifecycle.ts): web-vitals' capture-phase listeners queue the final CLS and INP first.
   // Telemetry before replay: both share the browser's 64 KiB keepalive quota, and a page that closes with more
   // queued than that keeps what was handed over first.

@@ -1,4 +1,5 @@
 import type { User } from '../config/types';
+import { startedTracings } from '../core/started-tracing';
 import type { IntegrationCore } from '../core/integration';
 import type { TeardownList } from '../core/teardown';
 import type { BrowserSDK, CallContext, LogLevel } from '../core/types';
@@ -48,7 +49,13 @@ export function createSdkObject({ core, identity, pipeline, replay, teardown, st
     metric: guard('metric', (name: string, value: number, unit?: string, context?: CallContext) =>
       metric(name, value, unit, context),
     ),
-    instrumentFetch: () => core.tracedFetch || createNoopSDK().instrumentFetch(),
+    instrumentFetch() {
+      const started = startedTracings.get(core.teardown);
+      const traced = started && started.tracedFetch;
+      if (traced) return traced;
+      debug.warn('instrumentFetch(): no integration traces; the fetch returned does not.');
+      return createNoopSDK().instrumentFetch();
+    },
     captureReplayEvent: guard('captureReplayEvent', (type: string, payload?: unknown) => {
       if (typeof type !== 'string' || type.trim() === '') {
         debug.warn(`captureReplayEvent needs a non-empty event type, got ${typeof type}; ignored.`);

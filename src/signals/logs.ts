@@ -1,5 +1,5 @@
-import { isSpanContextValid, trace, type SpanContext } from '@opentelemetry/api';
 import type { SdkCore } from '../core/core';
+import { startedTracings } from '../core/started-tracing';
 import type { Logger } from '../core/integration';
 import { randomHexId } from '../session/ids';
 import type { Attributes, LogLevel } from '../core/types';
@@ -15,14 +15,6 @@ export const MAX_BODY_LENGTH = 16384;
 
 const LEVELS: ReadonlySet<string> = new Set<LogLevel>(['debug', 'info', 'warn', 'error', 'fatal']);
 
-/** The active OpenTelemetry span, if any: its ids put the record into the trace. */
-function activeSpanContext(): SpanContext | undefined {
-  const span = trace.getActiveSpan();
-  if (span === undefined) return undefined;
-  const spanContext = span.spanContext();
-  return isSpanContextValid(spanContext) ? spanContext : undefined;
-}
-
 /** Creates the logger of one SDK instance. Its methods never throw. */
 export function createLogger(core: SdkCore): Logger {
   const captured = new WeakSet<object>();
@@ -35,7 +27,9 @@ export function createLogger(core: SdkCore): Logger {
     extra: Attributes | undefined,
   ): void => {
     const { sessionId, attributes } = readCallContext(core, context, method);
-    const spanContext = activeSpanContext();
+    // Only with the SDK's tracing started (an integration that traces) is there a span to put the record into.
+    const tracing = startedTracings.get(core.teardown);
+    const spanContext = tracing && tracing.activeSpan();
     core.enqueue({
       kind: 'log',
       timeMs: nowMs(),

@@ -2,19 +2,21 @@ import type { Integration, IntegrationCore } from '../core/integration';
 import { patchMethod } from '../core/patch';
 import { traceDocumentLoad } from './document-load';
 import { traceInteractions } from './interactions';
+import { tracedFetchFor, tracingFor } from './tracing-for';
 import { traceXhr } from './xhr-network';
 
 /**
  * The tracer of each kind of automatic span, under the scope name of the OpenTelemetry instrumentation whose spans
  * it reproduces, so that queries on the scope name find them as before.
  */
-const tracer = (core: IntegrationCore, name: string) => core.tracing.tracer(`@opentelemetry/instrumentation-${name}`);
+const tracer = (core: IntegrationCore, name: string) =>
+  tracingFor(core).tracer(`@opentelemetry/instrumentation-${name}`);
 
 /** Global `fetch` replaced by `instrumentFetch()`'s traced fetch, with `instrumentGlobalFetch: true` (fetch.ts). */
 export const fetchIntegration = (): Integration => ({
   name: 'fetch',
   setup(core) {
-    const traced = core.tracedFetch;
+    const traced = tracedFetchFor(core);
     if (traced !== undefined && core.config.instrumentGlobalFetch)
       patchMethod(core.teardown, globalThis, 'fetch', () => traced);
   },
@@ -35,5 +37,7 @@ export const documentLoadIntegration = (): Integration => ({
 /** A span per click or submit, the parent of what its handlers do (interactions.ts). */
 export const interactionsIntegration = (): Integration => ({
   name: 'interactions',
-  setup: (core) => traceInteractions(core, tracer(core, 'user-interaction'), core.tracing.contextManager),
+  setup(core) {
+    traceInteractions(core, tracer(core, 'user-interaction'), tracingFor(core).contextManager);
+  },
 });

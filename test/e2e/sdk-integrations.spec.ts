@@ -1,4 +1,5 @@
 import { expect, test } from './fixtures';
+import { controlGet } from '../support/svc-server';
 import { openSdkPage, rows, sdkOriginForFile, waitForLogs, type LogRow } from './support/sdk-page';
 
 /**
@@ -57,4 +58,98 @@ test('an app that removes the console integration sends no console records; erro
       '[svc] integrations: "mine" is listed twice; the later one is started',
     ]),
   );
+});
+
+/** What the page's `Svc` global gives an integration that traces. */
+interface TracingGlobal {
+  tracingFor(core: unknown): {
+    tracer(scope: string): {
+      startActiveSpan(name: string, run: (span: { end(): void }) => void): void;
+    };
+  };
+}
+
+/** Only the integrations named: the defaults filtered, as a script tag chooses them. */
+const onlyIntegrations = (names: string[]) =>
+  ((window as unknown as { svcTestOptions: unknown }).svcTestOptions = {
+    integrations: (defaults: Array<{ name: string }>) =>
+      defaults.filter((integration) => names.includes(integration.name)),
+  });
+
+/** Shuts the page's SDK down: it resolves once everything queued has been sent and answered. */
+const shutDown = (page: import('@playwright/test').Page) =>
+  page.evaluate(() => (window.sdk as unknown as { shutdown(): Promise<void> }).shutdown());
+
+test('without the replay and tracing integrations: no replay, no spans, logs outside any trace, and instrumentFetch() says it does not trace', async ({
+  page,
+  ingest,
+}) => {
+  await page.addInitScript(onlyIntegrations, ['errors', 'console']);
+  const { sessionId, consoleLines } = await openSdkPage(page, origin, ingest);
+  const status = await page.evaluate(async () => {
+    const sdk = window.sdk as unknown as {
+      instrumentFetch(): typeof fetch;
+      captureReplayEvent(type: string, payload: unknown): void;
+      flushReplay(): Promise<void>;
+    };
+    const response = await sdk.instrumentFetch()('/elsewhere');
+    sdk.captureReplayEvent('checkout', { step: 1 });
+    await sdk.flushReplay();
+    history.pushState({}, '', '/next');
+    console.warn('console warn, captured');
+    window.sdk.log('info', 'the last one');
+    return response.status;
+  });
+  expect(status).toBe(200);
+  await shutDown(page);
+
+  const logs = await waitForLogs(ingest, sessionId, 2);
+  expect(logs.map((log) => String(log.body))).toEqual(['console warn, captured', 'the last one']);
+  expect(logs.map((log) => log.trace_id)).toEqual([null, null]);
+  // Shutdown resolved once every queued request was answered: nothing else is on its way.
+  expect(await rows(ingest, `/spans?session_id=${sessionId}&limit=100`)).toEqual([]);
+  expect(await rows(ingest, `/replay/chunks?session_id=${sessionId}&limit=100`)).toEqual([]);
+  const session = await controlGet<{ replay_mode: string | null }>(ingest, `/sessions/${sessionId}`);
+  expect(session.body.replay_mode).toBe('off');
+  expect(consoleLines.map((line) => line.text)).toContain(
+    '[svc] instrumentFetch(): no integration traces; the fetch returned does not.',
+  );
+});
+
+test("an integration of the app's own starts tracing with tracingFor: its spans, its logs inside them, and a traced instrumentFetch()", async ({
+  page,
+  ingest,
+}) => {
+  await page.addInitScript(() => {
+    const mine = {
+      name: 'mine',
+      // Read at setup: the script tag defines `Svc` after this init script ran.
+      setup(core: TestCore) {
+        (window as unknown as { Svc: TracingGlobal }).Svc.tracingFor(core)
+          .tracer('mine')
+          .startActiveSpan('from mine', (span) => {
+            core.logger.log('info', 'inside the span of mine');
+            span.end();
+          });
+      },
+    };
+    (window as unknown as { svcTestOptions: unknown }).svcTestOptions = {
+      integrations: (defaults: Array<{ name: string }>) => [...defaults.filter((i) => i.name === 'errors'), mine],
+    };
+  });
+  const { sessionId } = await openSdkPage(page, origin, ingest);
+  await page.evaluate(async () => {
+    const sdk = window.sdk as unknown as { instrumentFetch(): typeof fetch };
+    await sdk.instrumentFetch()('/elsewhere');
+  });
+  await shutDown(page);
+
+  type SpanRow = { name: string; trace_id: string; attributes: Record<string, unknown> };
+  const spans = await rows<SpanRow>(ingest, `/spans?session_id=${sessionId}&limit=100`);
+  const mine = spans.find((span) => span.name === 'from mine');
+  expect(mine, JSON.stringify(spans.map((span) => span.name))).toBeDefined();
+  expect(mine!.attributes['session.id']).toBe(sessionId);
+  expect(spans.filter((span) => span.attributes['http.url'] === `${origin.origin}/elsewhere`)).toHaveLength(1);
+  const [inside] = await waitForLogs(ingest, sessionId, 1, (log) => log.body === 'inside the span of mine');
+  expect(inside!.trace_id).toBe(mine!.trace_id);
 });
