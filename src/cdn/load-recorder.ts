@@ -9,6 +9,7 @@
 import type { loadRecorder as bundlerLoadRecorder } from '../replay/load-recorder';
 import { sharedLoad, type LoadSlot } from '../replay/load-recorder-slot';
 import type { loadBodies as bundlerLoadBodies } from '../replay/load-bodies';
+import { SHARED_HELPERS } from '../replay/shared-helpers';
 import { SDK_VERSION } from '../version';
 import { registeredRecorder, registeredVersions, type RecorderFile } from './recorder-registry';
 import { readRecorderSrc } from './script-config';
@@ -95,7 +96,7 @@ const slot: LoadSlot<RecorderFile> = {};
 
 /** Same contract as the bundler loader (the type says so): shared while pending, retried after a failure. */
 export const loadRecorder: typeof bundlerLoadRecorder = () =>
-  sharedLoad(slot, injectRecorderScript).then((file) => file.startRecording);
+  sharedLoad(slot, injectRecorderScript).then((file) => file.recorderWith(SHARED_HELPERS));
 
 /** The recipe body module, from the same file (the CDN build resolves replay/load-bodies.ts's import here). */
 export const loadBodies: typeof bundlerLoadBodies = () =>

@@ -1,9 +1,12 @@
 import type { BodyModule } from '../replay/load-bodies';
-import type { StartRecording } from '../replay/types';
+import type { recorderWith } from '../replay/recorder';
 
-/** What `svc-recorder.min.js` provides: the recorder, and the recipe body module that lives in the same file. */
+/**
+ * What `svc-recorder.min.js` provides: the recorder, given what it shares with `svc.min.js` by the loader
+ * (replay/shared-helpers.ts), and the recipe body module that lives in the same file.
+ */
 export interface RecorderFile {
-  readonly startRecording: StartRecording;
+  readonly recorderWith: typeof recorderWith;
   readonly bodies: BodyModule;
 }
 

@@ -1,5 +1,12 @@
-import { bodyPlaceholder, REPLAY_LIMITS, type BodyPlaceholderKind } from '../../wire/replay';
+import type { BodyPlaceholderKind } from '../../wire/replay';
 import { redactBodyText } from './body-redact';
+import type { SharedHelpers } from './shared-helpers';
+
+/**
+ * What body reading shares with the initial chunk, handed in with each call (`shared` of the functions below, from
+ * body-source.ts) instead of imported: shared-helpers.ts says why.
+ */
+type Shared = Pick<SharedHelpers, 'looksSensitive_' | 'redacted_' | 'bodyPlaceholder_' | 'replayLimits_'>;
 
 /** A body as a recipe step carries it: redacted text or a placeholder, `null` when it was too large to redact. */
 export interface RecordedBody {
@@ -30,16 +37,16 @@ const TOO_LARGE: RecordedBody = { body: null, truncated: true };
 export const later = <T>(read: () => T): Promise<T> => new Promise((resolve) => setTimeout(resolve, 0)).then(read);
 
 /** Text bodies are redacted whole, then capped. */
-export function recordText(text: string): RecordedBody {
+export function recordText(text: string, shared: Shared): RecordedBody {
   if (text.length > BODY_READ_CAP) return TOO_LARGE;
-  const redacted = redactBodyText(text);
-  const max = REPLAY_LIMITS.maxRecipeBodyChars;
+  const redacted = redactBodyText(text, shared);
+  const max = shared.replayLimits_.maxRecipeBodyChars;
   return { body: redacted.slice(0, max), truncated: redacted.length > max };
 }
 
 /** Stands in for a body that is not text (`[binary 123 bytes]`) or could not be read. */
-const placeholder = (kind: BodyPlaceholderKind, bytes?: number | string | null): RecordedBody => ({
-  body: bodyPlaceholder(kind, bytes),
+const placeholder = (shared: Shared, kind: BodyPlaceholderKind, bytes?: number | string | null): RecordedBody => ({
+  body: shared.bodyPlaceholder_(kind, bytes),
   truncated: false,
 });
 
@@ -62,16 +69,16 @@ function formDataText(form: FormData): string {
  * keeps it: strings, URLSearchParams and FormData text fields are recorded (redacted and capped); binary bodies,
  * streams and documents are not read, only named by a placeholder.
  */
-export function recordBodyValue(body: unknown): RecordedBody | undefined {
+export function recordBodyValue(body: unknown, shared: Shared): RecordedBody | undefined {
   if (body === null || body === undefined) return undefined;
-  if (typeof body === 'string') return recordText(body);
-  if (body instanceof URLSearchParams) return recordText(body.toString());
+  if (typeof body === 'string') return recordText(body, shared);
+  if (body instanceof URLSearchParams) return recordText(body.toString(), shared);
   // The SDK only runs where these exist (a browser); it does nothing under SSR.
-  if (body instanceof FormData) return recordText(formDataText(body));
-  if (body instanceof Blob) return placeholder('binary', body.size);
-  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return placeholder('binary', body.byteLength);
-  if (body instanceof ReadableStream) return placeholder('stream');
-  return placeholder('unreadable body');
+  if (body instanceof FormData) return recordText(formDataText(body), shared);
+  if (body instanceof Blob) return placeholder(shared, 'binary', body.size);
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return placeholder(shared, 'binary', body.byteLength);
+  if (body instanceof ReadableStream) return placeholder(shared, 'stream');
+  return placeholder(shared, 'unreadable body');
 }
 
 /**
@@ -111,7 +118,7 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<string | 
  * call (before the app or fetch consumed the original): text of a textual content type is read and recorded; anything
  * else is named by a placeholder without reading it, and the clone's stream released.
  */
-export async function recordStreamBody(copy: Request | Response): Promise<RecordedBody | undefined> {
+export async function recordStreamBody(copy: Request | Response, shared: Shared): Promise<RecordedBody | undefined> {
   const { body, headers } = copy;
   if (body === null) return undefined;
   const length = headers.get('content-length');
@@ -119,10 +126,12 @@ export async function recordStreamBody(copy: Request | Response): Promise<Record
   const textual = isTextual(type);
   if (!textual || Number(length) > BODY_READ_CAP) {
     void body.cancel().catch(() => undefined);
-    return textual ? TOO_LARGE : placeholder(type?.startsWith('text/event-stream') ? 'event stream' : 'binary', length);
+    return textual
+      ? TOO_LARGE
+      : placeholder(shared, type?.startsWith('text/event-stream') ? 'event stream' : 'binary', length);
   }
   const text = await readCapped(body);
-  return text === undefined ? TOO_LARGE : later(() => recordText(text));
+  return text === undefined ? TOO_LARGE : later(() => recordText(text, shared));
 }
 
 /** What an XMLHttpRequest's response is once it ended, read off it at `loadend` (before the app can reuse it). */
@@ -136,9 +145,12 @@ export interface XhrResponse {
  * The response of a finished XMLHttpRequest, already in memory: text of a textual content type (`responseText`, or
  * the parsed `response` when `responseType` is 'json') is recorded; anything else is named by a placeholder.
  */
-export function recordXhrResponse({ response, responseType, contentType }: XhrResponse): RecordedBody | undefined {
+export function recordXhrResponse(
+  { response, responseType, contentType }: XhrResponse,
+  shared: Shared,
+): RecordedBody | undefined {
   if (response === null || response === '') return undefined;
-  if (responseType === 'json') return recordText(JSON.stringify(response));
-  if (typeof response !== 'string') return recordBodyValue(response);
-  return isTextual(contentType) ? recordText(response) : placeholder('binary');
+  if (responseType === 'json') return recordText(JSON.stringify(response), shared);
+  if (typeof response !== 'string') return recordBodyValue(response, shared);
+  return isTextual(contentType) ? recordText(response, shared) : placeholder(shared, 'binary');
 }

@@ -1,4 +1,10 @@
-import { looksSensitive, REDACTED } from './sensitive';
+import type { SharedHelpers } from './shared-helpers';
+
+/**
+ * What redaction shares with the initial chunk, handed in with each call (`shared` of the functions below) instead of
+ * imported into the lazily loaded body module: shared-helpers.ts says why.
+ */
+type Shared = Pick<SharedHelpers, 'looksSensitive_' | 'redacted_'>;
 
 /** Digit groups joined by single spaces or dashes: where a payment card number can hide in text. */
 const DIGIT_RUN = /\d+(?:[ -]\d+)*/g;
@@ -26,7 +32,7 @@ const isCardNumber = (digits: string): boolean => /^[2-9]\d{12,18}$/.test(digits
  * groups allowed, that passes the Luhn check. Inside a longer run of groups (`order 12 4111 1111 1111 1111`), every
  * window of whole groups is tried, so a card number next to other numbers is still found.
  */
-export function redactCardNumbers(text: string): string {
+export function redactCardNumbers(text: string, shared: Shared): string {
   return text.replace(DIGIT_RUN, (run) => {
     const groups = run.split(/[ -]/);
     const starts: number[] = [];
@@ -42,7 +48,7 @@ export function redactCardNumbers(text: string): string {
       for (let last = first; last < groups.length && digits.length < 19; last++) {
         digits += groups[last];
         if (!isCardNumber(digits)) continue;
-        result += `${run.slice(kept, starts[first])}${REDACTED}`;
+        result += `${run.slice(kept, starts[first])}${shared.redacted_}`;
         kept = (starts[last] as number) + (groups[last] as string).length;
         first = last;
         break;
@@ -116,20 +122,20 @@ export function looksRandom(token: string): boolean {
   return entropy >= RANDOM_MIN_ENTROPY && switches >= token.length * RANDOM_MIN_SWITCHES;
 }
 
-const redactToken = (token: string): string =>
+const redactToken = (token: string, shared: Shared): string =>
   JWT.test(token) || KEY_PREFIX.test(token) || looksRandom(token)
-    ? REDACTED
+    ? shared.redacted_
     : token.includes('@')
-      ? token.replace(EMAIL, REDACTED)
+      ? token.replace(EMAIL, shared.redacted_)
       : token;
 
 /** Phone-shaped matches with 9 to 15 digits become `[REDACTED]`. */
-const redactPhones = (text: string): string =>
+const redactPhones = (text: string, shared: Shared): string =>
   PHONES.reduce(
     (result, phone) =>
       result.replace(phone, (match) => {
         const digits = match.replace(/\D/g, '').length;
-        return digits >= 9 && digits <= 15 ? REDACTED : match;
+        return digits >= 9 && digits <= 15 ? shared.redacted_ : match;
       }),
     text,
   );
@@ -139,12 +145,18 @@ const redactPhones = (text: string): string =>
  * under: `Bearer`/`Basic` credentials, JWTs, well-known API keys, long random strings ({@link looksRandom}), email
  * addresses, phone numbers and payment card numbers. Each pass is one linear scan, so the work is linear in the text.
  */
-export function redactValues(text: string): string {
+export function redactValues(text: string, shared: Shared): string {
   const credentials = text.replace(AUTH_SCHEME, (match, scheme: string, credential: string) =>
-    CREDENTIAL.test(credential) ? `${scheme} ${REDACTED}` : match,
+    CREDENTIAL.test(credential) ? `${scheme} ${shared.redacted_}` : match,
   );
   // Phone numbers before card numbers: a compact international number can pass the Luhn check without its `+`.
-  return redactCardNumbers(redactPhones(credentials.replace(TOKEN, redactToken)));
+  return redactCardNumbers(
+    redactPhones(
+      credentials.replace(TOKEN, (token) => redactToken(token, shared)),
+      shared,
+    ),
+    shared,
+  );
 }
 
 /**
@@ -153,12 +165,13 @@ export function redactValues(text: string): string {
  * numbers that are card numbers replaced. A string that is itself a JSON document or a form is redacted the same way. Returns `value` itself when nothing
  * needed redacting, so the caller can keep the original text (re-serialising would round large integers).
  */
-export function redactJsonValue(value: unknown): unknown {
-  if (typeof value === 'string') return redactBodyText(value);
-  if (typeof value === 'number') return redactCardNumbers(String(value)) === String(value) ? value : REDACTED;
+export function redactJsonValue(value: unknown, shared: Shared): unknown {
+  if (typeof value === 'string') return redactBodyText(value, shared);
+  if (typeof value === 'number')
+    return redactCardNumbers(String(value), shared) === String(value) ? value : shared.redacted_;
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value).map(
-    ([key, child]) => [key, looksSensitive(key) ? REDACTED : redactJsonValue(child)] as const,
+    ([key, child]) => [key, shared.looksSensitive_(key) ? shared.redacted_ : redactJsonValue(child, shared)] as const,
   );
   if (entries.every(([key, child]) => child === (value as Record<string, unknown>)[key])) return value;
   return Array.isArray(value) ? entries.map(([, child]) => child) : Object.fromEntries(entries);
@@ -178,14 +191,14 @@ export const decodeFormPart = (part: string): string => {
   }
 };
 
-function redactForm(text: string): string {
+function redactForm(text: string, shared: Shared): string {
   return text
     .split('&')
     .map((pair) => {
       const [name, value] = pair.split('=', 2) as [string, string];
-      if (looksSensitive(decodeFormPart(name))) return `${name}=${REDACTED}`;
+      if (shared.looksSensitive_(decodeFormPart(name))) return `${name}=${shared.redacted_}`;
       const decoded = decodeFormPart(value);
-      const redacted = redactValues(decoded);
+      const redacted = redactValues(decoded, shared);
       return redacted === decoded ? pair : `${name}=${encodeURIComponent(redacted)}`;
     })
     .join('&');
@@ -198,7 +211,7 @@ function redactForm(text: string): string {
  * sensitive fields replaced; and values that look like secrets or personal data ({@link redactValues}) are removed
  * from any text, JSON string values and form values included.
  */
-export function redactBodyText(text: string): string {
+export function redactBodyText(text: string, shared: Shared): string {
   const trimmed = text.trim();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     let parsed: unknown;
@@ -207,12 +220,13 @@ export function redactBodyText(text: string): string {
     } catch {
       return redactValues(
         text.replace(JSON_MEMBER, (member, key: string, colon: string) =>
-          looksSensitive(key) ? `"${key}"${colon}"${REDACTED}"` : member,
+          shared.looksSensitive_(key) ? `"${key}"${colon}"${shared.redacted_}"` : member,
         ),
+        shared,
       );
     }
-    const redacted = redactJsonValue(parsed);
+    const redacted = redactJsonValue(parsed, shared);
     return redacted === parsed ? text : JSON.stringify(redacted);
   }
-  return FORM.test(text) ? redactForm(text) : redactValues(text);
+  return FORM.test(text) ? redactForm(text, shared) : redactValues(text, shared);
 }

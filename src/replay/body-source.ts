@@ -1,5 +1,6 @@
 import type { BodyCapture, XhrResponse } from './body-read';
 import type { BodyModule } from './load-bodies';
+import { SHARED_HELPERS } from './shared-helpers';
 
 /**
  * A body as a fetch or XHR hook hands it over, read once the body module is loaded. Whatever must be taken at the call
@@ -12,16 +13,16 @@ export type BodySource = (bodies: BodyModule) => BodyCapture;
 export const valueBody =
   (body: unknown): BodySource =>
   (bodies) =>
-    bodies.recordBodyValue(body);
+    bodies.recordBodyValue(body, SHARED_HELPERS);
 
 /** The body of a fetch `Request` or `Response`, cloned now, before the app or fetch consumes the original. */
 export function streamBody(message: Request | Response): BodySource {
   const copy = message.clone();
-  return (bodies) => bodies.recordStreamBody(copy);
+  return (bodies) => bodies.recordStreamBody(copy, SHARED_HELPERS);
 }
 
 /** The response of a finished XMLHttpRequest, read off it at `loadend` (before the app can reuse it). */
 export const xhrResponseBody =
   (response: XhrResponse): BodySource =>
   (bodies) =>
-    bodies.recordXhrResponse(response);
+    bodies.recordXhrResponse(response, SHARED_HELPERS);

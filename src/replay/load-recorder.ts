@@ -1,5 +1,5 @@
 import { sharedLoad, type LoadSlot } from './load-recorder-slot';
-import { sanitizePageUrl } from './page-url';
+import { SHARED_HELPERS } from './shared-helpers';
 import type { StartRecording } from './types';
 
 const slot: LoadSlot<StartRecording> = {};
@@ -13,5 +13,5 @@ const slot: LoadSlot<StartRecording> = {};
  * tries again instead of returning the same rejection forever.
  */
 export function loadRecorder(): Promise<StartRecording> {
-  return sharedLoad(slot, () => import('./recorder').then((module) => module.recorderWith(sanitizePageUrl)));
+  return sharedLoad(slot, () => import('./recorder').then((module) => module.recorderWith(SHARED_HELPERS)));
 }

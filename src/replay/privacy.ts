@@ -1,10 +1,14 @@
-import { MASK, looksSensitive } from './sensitive';
+import type { SharedHelpers } from './shared-helpers';
 
 /**
  * Which recorded form values are secrets (DESIGN fact 7). The decision is made from plain facts about a field, so it
  * can be tested without a DOM; {@link fieldFacts} reads those facts from a live element. Only the recorder imports
- * this module, so it travels in the lazily loaded recorder chunk.
+ * this module, so it travels in the lazily loaded recorder chunk; what it shares with the initial chunk
+ * (`looksSensitive` and `MASK`) is handed in by the recorder's loader instead of imported (`shared` of the functions
+ * below): shared-helpers.ts says why.
  */
+
+export type PrivacyHelpers = Pick<SharedHelpers, 'looksSensitive_' | 'mask_'>;
 
 /** What the decision looks at. Strings are as found in the DOM (any case); absent ones are empty. */
 export interface FieldFacts {
@@ -32,7 +36,7 @@ const SENSITIVE_AUTOCOMPLETE = /^(cc-.*|.*-password|one-time-code|email|tel(-.*)
 const MAX_DESCRIPTION_CHARS = 200;
 
 /** True when a field's value must never be recorded, whatever `maskAllInputs` and the classes say. */
-export function isSensitiveField(field: FieldFacts): boolean {
+export function isSensitiveField(field: FieldFacts, shared: PrivacyHelpers): boolean {
   if (SENSITIVE_TYPES.has(field.type) || field.insideMaskedText) return true;
   if (
     field.autocomplete
@@ -41,6 +45,7 @@ export function isSensitiveField(field: FieldFacts): boolean {
       .some((token) => SENSITIVE_AUTOCOMPLETE.test(token))
   )
     return true;
+  const { looksSensitive_: looksSensitive } = shared;
   return (
     looksSensitive(field.name) ||
     looksSensitive(field.id) ||
@@ -49,16 +54,16 @@ export function isSensitiveField(field: FieldFacts): boolean {
 }
 
 /**
- * The value as it may be recorded: {@link MASK} for a sensitive field or when every input is masked, the text itself
+ * The value as it may be recorded: `MASK` for a sensitive field or when every input is masked, the text itself
  * otherwise. An empty value stays empty: it tells nothing, and a masked empty field would look filled in on replay.
  */
-export function recordableValue(text: string, masked: boolean): string {
-  return masked && text !== '' ? MASK : text;
+export function recordableValue(text: string, masked: boolean, shared: PrivacyHelpers): string {
+  return masked && text !== '' ? shared.mask_ : text;
 }
 
-/** Text inside a mask-text element: {@link MASK}, whatever its length; whitespace (layout only) stays as it is. */
-export function maskText(text: string): string {
-  return text.trim() === '' ? text : MASK;
+/** Text inside a mask-text element: `MASK`, whatever its length; whitespace (layout only) stays as it is. */
+export function maskText(text: string, shared: PrivacyHelpers): string {
+  return text.trim() === '' ? text : shared.mask_;
 }
 
 /** rrweb marks a field that was `type="password"` before a script changed its type (a "show password" button). */

@@ -2,6 +2,7 @@ import { record } from '@rrweb/record';
 import { startCompressionWorker, type EncodeChunkEvents } from './compression-worker';
 import { openDomChangeWindow, RELEASE_TAG, type DomChangeWindow } from './dom-change-window';
 import { fieldFacts, isSensitiveField, maskText, recordableValue } from './privacy';
+import type { SharedHelpers } from './shared-helpers';
 import { maskSerializedFields, type SerializedNode } from './snapshot-fields';
 import type {
   EmitRecordedEvent,
@@ -58,15 +59,14 @@ const EVERY_FIELD = { input: true, textarea: true, select: true };
 let encoder: EncodeChunkEvents | undefined;
 
 /**
- * The recorder, with `sanitizePageUrl` (page-url.ts) handed in by its loader instead of imported: the loader's chunk
- * has it anyway, and a module imported by both chunks would be a chunk of its own to bundlers that split at dynamic
- * imports (esbuild), with its own compression overhead.
+ * The recorder, with what it shares with the initial chunk (`sanitizePageUrl`, and `looksSensitive` and `MASK` for its
+ * privacy rules) handed in by its loader instead of imported: shared-helpers.ts says why.
  */
 export const recorderWith =
-  (sanitizePageUrl: (href: string) => string): StartRecording =>
+  (shared: SharedHelpers): StartRecording =>
   (options, emit, onStopped) => {
     encoder ??= startCompressionWorker(options.workerUrl);
-    const recording = new PageRecording(options, emit, onStopped, encoder, sanitizePageUrl);
+    const recording = new PageRecording(options, emit, onStopped, encoder, shared);
     recording.start();
     return recording;
   };
@@ -85,7 +85,7 @@ class PageRecording implements Recording {
     private readonly emit_: EmitRecordedEvent,
     private readonly onStopped_: RecordingStoppedHandler | undefined,
     readonly encode: EncodeChunkEvents,
-    private readonly sanitizePageUrl_: (href: string) => string,
+    private readonly shared_: SharedHelpers,
   ) {}
 
   start(): void {
@@ -101,8 +101,9 @@ class PageRecording implements Recording {
     }
     if (this.domTooLarge_()) return;
     const options = this.options_;
+    const shared = this.shared_;
     const mask = (text: string, element: HTMLElement): string =>
-      recordableValue(text, options.maskAllInputs || this.isSensitive_(element));
+      recordableValue(text, options.maskAllInputs || this.isSensitive_(element), shared);
     let stopRrweb: (() => void) | undefined;
     try {
       this.domChanges_ = openDomChangeWindow(record);
@@ -112,7 +113,7 @@ class PageRecording implements Recording {
         maskTextClass: options.maskTextClass,
         maskInputOptions: EVERY_FIELD,
         maskInputFn: mask,
-        maskTextFn: maskText,
+        maskTextFn: (text) => maskText(text, shared),
         sampling: {
           mousemove: options.sampling.mousemove,
           scroll: options.sampling.scroll,
@@ -186,7 +187,7 @@ class PageRecording implements Recording {
   }
 
   private isSensitive_(element: Element | null | undefined): boolean {
-    return element != null && isSensitiveField(fieldFacts(element, this.options_.maskTextClass));
+    return element != null && isSensitiveField(fieldFacts(element, this.options_.maskTextClass), this.shared_);
   }
 
   private isMaskedNode_ = (id: number): boolean => {
@@ -203,10 +204,10 @@ class PageRecording implements Recording {
     if (event.type === META) {
       const data = event.data as { href?: unknown };
       if (typeof data.href === 'string')
-        event = { ...event, data: { ...data, href: this.sanitizePageUrl_(data.href) } };
+        event = { ...event, data: { ...data, href: this.shared_.sanitizePageUrl_(data.href) } };
     } else if (event.type === FULL_SNAPSHOT) {
       this.lastSnapshotMs_ = event.timestamp;
-      maskSerializedFields((event.data as { node: SerializedNode }).node, this.isMaskedNode_);
+      maskSerializedFields((event.data as { node: SerializedNode }).node, this.isMaskedNode_, this.shared_);
     } else if (event.type === INCREMENTAL_SNAPSHOT && (event.data as MutationData).source === MUTATION) {
       const data = event.data as MutationData;
       const adds = data.adds || [];
@@ -217,7 +218,7 @@ class PageRecording implements Recording {
         this.stopWith_('mutation_limit', changes, RECORDER_LIMITS.maxMutationsPerBatch);
         return;
       }
-      for (const added of adds) maskSerializedFields(added.node, this.isMaskedNode_);
+      for (const added of adds) maskSerializedFields(added.node, this.isMaskedNode_, this.shared_);
       // Held changes play back when they happened, not when the window released them; but never before an event
       // already recorded (mouse positions emitted while they were held): playback follows the recorded order.
       const domChanges = this.domChanges_;

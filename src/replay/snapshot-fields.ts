@@ -1,4 +1,4 @@
-import { recordableValue } from './privacy';
+import { recordableValue, type PrivacyHelpers } from './privacy';
 
 /**
  * The part of rrweb's serialized node (rrweb-snapshot `serializedNodeWithId`) that carries form values. Declared
@@ -27,7 +27,11 @@ const FIXED_VALUE_TYPES = new Set(['submit', 'button', 'reset', 'image', 'checkb
  * an empty `<textarea>` with its default text as a child text node. Every field `isMasked` selects gets both
  * replaced with the mask. Fields already masked stay masked (masking is idempotent).
  */
-export function maskSerializedFields(root: SerializedNode, isMasked: (id: number) => boolean): void {
+export function maskSerializedFields(
+  root: SerializedNode,
+  isMasked: (id: number) => boolean,
+  shared: PrivacyHelpers,
+): void {
   const stack: SerializedNode[] = [root];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (node.type !== ELEMENT_NODE || !FIELD_TAGS.has(node.tagName || '')) {
@@ -38,10 +42,11 @@ export function maskSerializedFields(root: SerializedNode, isMasked: (id: number
     const attributes = node.attributes;
     const type = attributes?.type;
     if (FIXED_VALUE_TYPES.has(String(type ?? '').toLowerCase()) || !isMasked(node.id)) continue;
-    if (attributes && typeof attributes.value === 'string') attributes.value = recordableValue(attributes.value, true);
+    if (attributes && typeof attributes.value === 'string')
+      attributes.value = recordableValue(attributes.value, true, shared);
     for (const child of node.childNodes || []) {
       if (child.type === TEXT_NODE && typeof child.textContent === 'string') {
-        child.textContent = recordableValue(child.textContent, true);
+        child.textContent = recordableValue(child.textContent, true, shared);
       }
     }
   }

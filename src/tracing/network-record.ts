@@ -2,6 +2,7 @@ import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Pattern } from '../config/types';
 import type { BodySource } from '../replay/body-source';
 import { loadBodies } from '../replay/load-bodies';
+import { SHARED_HELPERS } from '../replay/shared-helpers';
 import { toRecipeStep, type Exchange } from '../replay/recipe';
 import type { SdkCore } from '../core/core';
 import type { Attributes } from '../core/types';
@@ -63,7 +64,7 @@ export function recordExchange(
       (bodies) => {
         const read = (source?: BodySource) => source && bodies.later(() => source(bodies)).catch(() => undefined);
         return Promise.all([read(requestBody), read(responseBody)]).then(([request, response]) =>
-          toRecipeStep(exchange, { request, response }, bodies.redactValues),
+          toRecipeStep(exchange, { request, response }, (text) => bodies.redactValues(text, SHARED_HELPERS)),
         );
       },
       (failure: unknown) => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MASK } from '../../src/index';
 import { sanitizePageUrl } from '../../src/replay/page-url';
 import { isSensitiveField, maskText, recordableValue, type FieldFacts } from '../../src/replay/privacy';
+import { SHARED_HELPERS } from '../../src/replay/shared-helpers';
 import { maskSerializedFields, type SerializedNode } from '../../src/replay/snapshot-fields';
 
 /**
@@ -21,14 +22,14 @@ const field = (facts: Partial<FieldFacts>): FieldFacts => ({ ...plain, ...facts 
 
 describe('isSensitiveField', () => {
   it('leaves an ordinary field alone', () => {
-    expect(isSensitiveField(plain)).toBe(false);
-    expect(isSensitiveField(field({ type: 'search', name: 'q', id: '', descriptions: ['Search products'] }))).toBe(
-      false,
-    );
+    expect(isSensitiveField(plain, SHARED_HELPERS)).toBe(false);
+    expect(
+      isSensitiveField(field({ type: 'search', name: 'q', id: '', descriptions: ['Search products'] }), SHARED_HELPERS),
+    ).toBe(false);
   });
 
   it.each(['password', 'email', 'tel', 'hidden'])('always redacts type=%s', (type) => {
-    expect(isSensitiveField(field({ type }))).toBe(true);
+    expect(isSensitiveField(field({ type }), SHARED_HELPERS)).toBe(true);
   });
 
   it.each([
@@ -43,13 +44,13 @@ describe('isSensitiveField', () => {
     'tel-national',
     'section-pay billing cc-number',
   ])('redacts autocomplete="%s"', (autocomplete) => {
-    expect(isSensitiveField(field({ autocomplete }))).toBe(true);
+    expect(isSensitiveField(field({ autocomplete }), SHARED_HELPERS)).toBe(true);
   });
 
   it.each(['name', 'street-address', 'off', 'on', 'postal-code', 'username'])(
     'does not redact on autocomplete="%s" alone',
     (autocomplete) => {
-      expect(isSensitiveField(field({ autocomplete }))).toBe(false);
+      expect(isSensitiveField(field({ autocomplete }), SHARED_HELPERS)).toBe(false);
     },
   );
 
@@ -64,26 +65,26 @@ describe('isSensitiveField', () => {
     ['aria-label', { descriptions: ['', 'One-time code'] }],
     ['placeholder', { descriptions: ['PIN'] }],
   ] as const)('redacts a field whose %s looks sensitive: %j', (_, facts) => {
-    expect(isSensitiveField(field(facts))).toBe(true);
+    expect(isSensitiveField(field(facts), SHARED_HELPERS)).toBe(true);
   });
 
   it('redacts any field inside a mask-text element', () => {
-    expect(isSensitiveField(field({ insideMaskedText: true }))).toBe(true);
+    expect(isSensitiveField(field({ insideMaskedText: true }), SHARED_HELPERS)).toBe(true);
   });
 });
 
 describe('masks', () => {
   it('masks a value with the fixed-length MASK, whatever its length, and keeps empty values empty', () => {
     expect(MASK).toBe('********');
-    expect(recordableValue('a', true)).toBe(MASK);
-    expect(recordableValue('a much longer secret value', true)).toBe(MASK);
-    expect(recordableValue('', true)).toBe('');
-    expect(recordableValue('visible', false)).toBe('visible');
+    expect(recordableValue('a', true, SHARED_HELPERS)).toBe(MASK);
+    expect(recordableValue('a much longer secret value', true, SHARED_HELPERS)).toBe(MASK);
+    expect(recordableValue('', true, SHARED_HELPERS)).toBe('');
+    expect(recordableValue('visible', false, SHARED_HELPERS)).toBe('visible');
   });
 
   it('masks text with MASK but keeps layout-only whitespace', () => {
-    expect(maskText('Alice Example, 42 Road')).toBe(MASK);
-    expect(maskText('\n   ')).toBe('\n   ');
+    expect(maskText('Alice Example, 42 Road', SHARED_HELPERS)).toBe(MASK);
+    expect(maskText('\n   ', SHARED_HELPERS)).toBe('\n   ');
   });
 });
 
@@ -131,10 +132,14 @@ describe('maskSerializedFields', () => {
   it('masks value attributes and textarea text of the fields selected, wherever they are in the tree', () => {
     const tree = snapshot();
     const asked: number[] = [];
-    maskSerializedFields(tree, (id) => {
-      asked.push(id);
-      return id !== 6;
-    });
+    maskSerializedFields(
+      tree,
+      (id) => {
+        asked.push(id);
+        return id !== 6;
+      },
+      SHARED_HELPERS,
+    );
     expect(asked.sort()).toEqual([3, 4, 6, 7]);
     const [input, textarea, publicInput, empty, paragraph, submit, checkbox] = tree.childNodes![0]!.childNodes!;
     expect(input!.attributes!.value).toBe(MASK);
@@ -152,7 +157,7 @@ describe('maskSerializedFields', () => {
     let node: SerializedNode = { type: 2, id: 0, tagName: 'input', attributes: { value: 'deep' } };
     const leaf = node;
     for (let id = 1; id < 20_000; id++) node = { type: 2, id, tagName: 'div', attributes: {}, childNodes: [node] };
-    maskSerializedFields(node, () => true);
+    maskSerializedFields(node, () => true, SHARED_HELPERS);
     expect(leaf.attributes!.value).toBe(MASK);
   });
 });

@@ -1,5 +1,6 @@
 import { redactValues } from '../../../src/replay/body-redact';
 import { looksSensitive, REDACTED } from '../../../src/replay/sensitive';
+import { SHARED_HELPERS } from '../../../src/replay/shared-helpers';
 
 /**
  * What the audit log keeps of a request body: every value that is, or may be, a credential replaced by `[REDACTED]`
@@ -34,13 +35,14 @@ function redactString(value: string): string {
     }
   }
   if (EMAIL.test(value)) return value;
-  return redactValues(value) === value ? value : REDACTED;
+  return redactValues(value, SHARED_HELPERS) === value ? value : REDACTED;
 }
 
 /** `value` (a parsed JSON body) with its secrets replaced by `[REDACTED]`; the shape and the other values kept. */
 export function redactForAudit(value: unknown): unknown {
   if (typeof value === 'string') return redactString(value);
-  if (typeof value === 'number') return redactValues(String(value)) === String(value) ? value : REDACTED;
+  if (typeof value === 'number')
+    return redactValues(String(value), SHARED_HELPERS) === String(value) ? value : REDACTED;
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(redactForAudit);
   return Object.fromEntries(

@@ -15,6 +15,7 @@
  */
 import { decodeFormPart as decode, redactValues } from '../../../src/replay/body-redact';
 import { looksSensitive, REDACTED } from '../../../src/replay/sensitive';
+import { SHARED_HELPERS } from '../../../src/replay/shared-helpers';
 
 /** One `name=value` pair with its value replaced when the name or the value looks sensitive. */
 function redactPair(pair: string): string {
@@ -23,7 +24,7 @@ function redactPair(pair: string): string {
   const value = pair.slice(equals + 1);
   if (value === '' || value === REDACTED) return pair;
   const decoded = decode(value);
-  const secret = looksSensitive(decode(pair.slice(0, equals))) || redactValues(decoded) !== decoded;
+  const secret = looksSensitive(decode(pair.slice(0, equals))) || redactValues(decoded, SHARED_HELPERS) !== decoded;
   return secret ? `${pair.slice(0, equals + 1)}${REDACTED}` : pair;
 }
 
@@ -41,7 +42,7 @@ function redactFragment(fragment: string): string {
   if (question !== -1) return `${fragment.slice(0, question + 1)}${redactQueryValues(fragment.slice(question + 1))}`;
   if (fragment.includes('=')) return redactQueryValues(fragment);
   const decoded = decode(fragment);
-  return redactValues(decoded) === decoded ? fragment : REDACTED;
+  return redactValues(decoded, SHARED_HELPERS) === decoded ? fragment : REDACTED;
 }
 
 /**
