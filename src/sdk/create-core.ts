@@ -29,9 +29,10 @@ export interface Wired {
 }
 
 /**
- * Builds the core every integration receives: the session, the queue and its transport, the replay timeline (a
- * disabled one without the replay integration, whose code `startTimeline` is), the filters and identity every record passes, and the shared
- * services (logs, metrics, routes). Tracing is started by the first integration that traces (tracing/tracing-for.ts).
+ * Builds the core every integration receives: the session, the queue and its transport, the replay timeline (started
+ * by `startTimeline`, the replay integration's code, when that is listed; a disabled one otherwise), the filters and
+ * identity every record passes, and the shared services (logs, metrics, routes). Tracing is started by the first
+ * integration that traces (tracing/tracing-for.ts).
  */
 export function createCore(
   config: ResolvedConfig,
