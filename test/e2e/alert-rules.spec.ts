@@ -239,9 +239,18 @@ test('a no-data rule opens an incident when its metric stops arriving, and resol
     await test.step('the worker reports its queue depth, and the rule made then sees it', async () => {
       // The rule is made once the points arrive, so it starts with data.
       const query = new URLSearchParams({ key: project.ingestKey, app: project.appName, ingest: server.url });
-      const firstPoints = page.waitForResponse((r) => r.url().endsWith('/otlp/v1/metrics') && r.ok());
       await page.goto(`${worker.origin}/worker?${query}`);
-      await firstPoints;
+      // Stored, not only sent: the page's first metrics request may carry only its Web Vitals (FCP, TTFB), and a rule
+      // made then would find no queue.depth in its window and open a no-data incident at once.
+      await expect
+        .poll(
+          async () => {
+            const stored = await call<{ data: Array<{ name: string }> }>('GET', '/metrics?limit=100');
+            return stored.data.some((point) => point.name === 'queue.depth');
+          },
+          { message: 'a queue.depth point stored' },
+        )
+        .toBe(true);
       const rule = await call<{ id: string }>('POST', '/alert-rules', {
         name: 'Queue depth',
         signal: 'metrics',
