@@ -11,9 +11,7 @@ import { LIMITS_USAGE, runLimitsCommand } from './cli/limits';
 import { RETENTION_USAGE, runRetentionCommand } from './cli/retention';
 import { runSourcemapsCommand, SOURCEMAPS_USAGE } from './cli/sourcemaps';
 import { systemClock } from './clock';
-import { chunkStoreOf } from './replay/chunk-store';
 import { needsMemoryRelaunch, relaunchWithMemorySettings, watchLauncher } from './runtime/memory-relaunch';
-import { startServer } from './server';
 
 const USAGE = `Usage: svc-server [start] [options]
 Starts the reference server: OTLP and replay ingest plus the control-plane API.
@@ -39,6 +37,8 @@ ${ERASE_USAGE}`;
 
 async function start(argv: string[]): Promise<void> {
   const config = loadConfig(argv, process.env);
+  // Loaded only to start: the server's module graph (routes, schemas, OpenAPI) is most of a command's start-up time.
+  const [{ startServer }, { chunkStoreOf }] = await Promise.all([import('./server'), import('./replay/chunk-store')]);
   // The demo page shows the keys printed below, known only once the server has started.
   let keys: Awaited<ReturnType<typeof recallKeys>> = null;
   const server = await startServer({ ...config, demoKeys: () => keys });

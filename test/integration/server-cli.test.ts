@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { needsMemoryRelaunch } from '../../server/src/runtime/memory-relaunch';
 import { childEnv } from '../support/child-env';
+import { esmGraph } from '../support/dist-graph';
 import { eventually } from '../support/until';
 import { traceBody } from '../support/otlp';
 
@@ -61,6 +62,16 @@ const field = (banner: string, label: string) => new RegExp(`${label}:\\s+(\\S+)
 
 describe('svc-server CLI', () => {
   let ingestKey = '';
+
+  it("loads the server (Hono, its routes, protobufjs) only to start it: a command's start-up is not the server's", () => {
+    const graph = esmGraph(resolve(ROOT, 'server/dist'), 'cli.js');
+    const eager = graph.eagerPackages.filter((name) => /^(hono|@hono\/node-server|protobufjs)(\/|$)/.test(name));
+    expect(eager, 'packages the bin loads before it knows the command').toEqual([]);
+    expect(
+      graph.lazy.some((file) => file.startsWith('server-')),
+      `lazy: ${graph.lazy.join(', ')}`,
+    ).toBe(true);
+  });
 
   it('bootstraps an empty database and prints the URLs and one key of each scope; the keys work', async () => {
     const s = start();
