@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { controlGet } from '../support/svc-server';
 import { openSdkPage, rows, sdkOriginForFile, waitForLogs, type LogRow } from './support/sdk-page';
@@ -71,14 +72,13 @@ interface TracingGlobal {
 
 /** Only the integrations named: the defaults filtered, as a script tag chooses them. */
 const onlyIntegrations = (names: string[]) =>
-  ((window as unknown as { svcTestOptions: unknown }).svcTestOptions = {
+  (window.svcTestOptions = {
     integrations: (defaults: Array<{ name: string }>) =>
       defaults.filter((integration) => names.includes(integration.name)),
   });
 
 /** Shuts the page's SDK down: it resolves once everything queued has been sent and answered. */
-const shutDown = (page: import('@playwright/test').Page) =>
-  page.evaluate(() => (window.sdk as unknown as { shutdown(): Promise<void> }).shutdown());
+const shutDown = (page: Page) => page.evaluate(() => window.sdk.shutdown());
 
 test('without the replay and tracing integrations: no replay, no spans, logs outside any trace, and instrumentFetch() says it does not trace', async ({
   page,
@@ -87,11 +87,7 @@ test('without the replay and tracing integrations: no replay, no spans, logs out
   await page.addInitScript(onlyIntegrations, ['errors', 'console']);
   const { sessionId, consoleLines } = await openSdkPage(page, origin, ingest);
   const status = await page.evaluate(async () => {
-    const sdk = window.sdk as unknown as {
-      instrumentFetch(): typeof fetch;
-      captureReplayEvent(type: string, payload: unknown): void;
-      flushReplay(): Promise<void>;
-    };
+    const { sdk } = window;
     const response = await sdk.instrumentFetch()('/elsewhere');
     sdk.captureReplayEvent('checkout', { step: 1 });
     await sdk.flushReplay();
@@ -133,14 +129,13 @@ test("an integration of the app's own starts tracing with tracingFor: its spans,
           });
       },
     };
-    (window as unknown as { svcTestOptions: unknown }).svcTestOptions = {
+    window.svcTestOptions = {
       integrations: (defaults: Array<{ name: string }>) => [...defaults.filter((i) => i.name === 'errors'), mine],
     };
   });
   const { sessionId } = await openSdkPage(page, origin, ingest);
   await page.evaluate(async () => {
-    const sdk = window.sdk as unknown as { instrumentFetch(): typeof fetch };
-    await sdk.instrumentFetch()('/elsewhere');
+    await window.sdk.instrumentFetch()('/elsewhere');
   });
   await shutDown(page);
 
