@@ -10,6 +10,7 @@ import type { loadRecorder as bundlerLoadRecorder } from '../replay/load-recorde
 import { sharedLoad, type LoadSlot } from '../replay/load-recorder-slot';
 import type { loadBodies as bundlerLoadBodies } from '../replay/load-bodies';
 import { SHARED_HELPERS } from '../replay/shared-helpers';
+import type { StartRecording } from '../replay/types';
 import { SDK_VERSION } from '../version';
 import { registeredRecorder, registeredVersions, type RecorderFile } from './recorder-registry';
 import { readRecorderSrc } from './script-config';
@@ -94,9 +95,12 @@ function injectRecorderScript(): Promise<RecorderFile> {
 
 const slot: LoadSlot<RecorderFile> = {};
 
+/** The recorder made from the registered file, made once: the same function on every load. */
+let recorder: StartRecording | undefined;
+
 /** Same contract as the bundler loader (the type says so): shared while pending, retried after a failure. */
 export const loadRecorder: typeof bundlerLoadRecorder = () =>
-  sharedLoad(slot, injectRecorderScript).then((file) => file.recorderWith(SHARED_HELPERS));
+  sharedLoad(slot, injectRecorderScript).then((file) => (recorder = recorder || file.recorderWith(SHARED_HELPERS)));
 
 /** The recipe body module, from the same file (the CDN build resolves replay/load-bodies.ts's import here). */
 export const loadBodies: typeof bundlerLoadBodies = () =>

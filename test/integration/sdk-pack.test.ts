@@ -734,7 +734,10 @@ describe('CDN build', () => {
     // (the failed load above was not remembered).
     vm.runInContext(readFileSync(recorderFile, 'utf8'), context, { filename: 'svc-recorder.min.js' });
     expect(Object.keys(window).filter((key) => !before.has(key))).toEqual(['Svc']);
-    expect(typeof (await svc.loadRecorder())).toBe('function');
+    const recorder = await svc.loadRecorder();
+    expect(typeof recorder).toBe('function');
+    // The same function on every load, as the bundler build's loader gives.
+    expect(await svc.loadRecorder()).toBe(recorder);
   });
 
   it('keeps rrweb out of svc.min.js and in svc-recorder.min.js', () => {
