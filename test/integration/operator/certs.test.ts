@@ -41,6 +41,10 @@ class ManualClock implements Clock {
   now(): number {
     return this.time;
   }
+  /** Timers scheduled and not fired yet: a check that ran has scheduled the next once this is back to what it was. */
+  get pending(): number {
+    return this.timers.size;
+  }
   schedule(ms: number, callback: () => void): () => void {
     const timer = { at: this.time + ms, callback };
     this.timers.add(timer);
@@ -305,12 +309,16 @@ describe('webhook certificate manager', () => {
       expect.stringContaining(`MutatingWebhookConfiguration ${WEBHOOK_CONFIGURATION} not found`),
     ]);
     // Logged once, not at every check.
+    const scheduled = clock.pending;
     clock.advanceBy(60_000);
     await vi.waitFor(() =>
       expect(
         fake.requests.filter((r) => r.path.endsWith(`/mutatingwebhookconfigurations/${WEBHOOK_CONFIGURATION}`)),
       ).toHaveLength(2),
     );
+    // The request is out before the check has its answer and schedules the next: moving time before that would move
+    // it past no timer, and the next check would never come.
+    await vi.waitFor(() => expect(clock.pending).toBe(scheduled), { timeout: 5000 });
     expect(logs.filter((l) => l.level === 'warn')).toHaveLength(1);
 
     fake.put(webhookConfiguration());
