@@ -1,6 +1,15 @@
 import type { SecretBox } from '../../secrets/secret-box';
 import type { Symbolicator } from '../../sourcemaps/types';
-import { lockCursor, readBatch, saveCursor } from './cursor';
+import {
+  lockCursor,
+  readBatch,
+  readCursor,
+  sameCursor,
+  saveCursor,
+  type Cursor,
+  type DetectionReader,
+  type ReadBatch,
+} from './cursor';
 import { ERROR_SEVERITY, errorsOfSpan, issueErrorOfLog, type ErrorOccurrence } from './error-records';
 import { recordErrors, type DetectionDb, type DetectionTrx, type GroupRef, type RecordContext } from './groups';
 import { idIn, inRuns } from './id-ranges';
@@ -18,7 +27,7 @@ export interface ConsumedBatch {
 }
 
 /** Error logs among the rows with these ids that form issues. */
-const errorLogs = (trx: DetectionTrx, ids: number[]) =>
+const errorLogs = (trx: DetectionReader, ids: number[]) =>
   inRuns(ids, async (runs) =>
     (
       await trx
@@ -42,7 +51,7 @@ const errorLogs = (trx: DetectionTrx, ids: number[]) =>
   );
 
 /** Exception events of the spans with these ids. */
-const spanErrors = (trx: DetectionTrx, ids: number[]) =>
+const spanErrors = (trx: DetectionReader, ids: number[]) =>
   inRuns(ids, async (runs) =>
     (
       await trx
@@ -74,22 +83,29 @@ export interface ConsumeContext {
   box: SecretBox;
 }
 
-/** Thrown inside the counting transaction to roll it back when errors came whose stacks are not symbolicated yet. */
-class FramesNeeded extends Error {
-  constructor(readonly occurrences: ErrorOccurrence[]) {
-    super('stack frames needed');
+/** Thrown inside the counting transaction to roll it back when another batch moved a cursor since this one was read. */
+class CursorMoved extends Error {
+  constructor() {
+    super('detection cursor moved');
   }
 }
 
+/** A batch read after the cursors as they were saved, not counted yet. */
+interface ReadErrors {
+  logs: ReadBatch & { from: Cursor };
+  spans: ReadBatch & { from: Cursor };
+  occurrences: ErrorOccurrence[];
+}
+
 /**
- * Reads the next logs and spans after the shared cursors, counts their errors into groups, and moves the cursors, in
- * one transaction: a crash counts nothing twice, and concurrent detectors (several server processes) wait for each
- * other instead of counting the same rows.
+ * Reads the next logs and spans after the shared cursors and counts their errors into groups. Reading takes no lock:
+ * on SQLite the transaction that counts holds the one write lock, which ingest's writer waits for, so only counting and
+ * moving the cursors run in it. That transaction first locks the cursors and checks they are where the batch was read
+ * from; when another process counted a batch meanwhile it is rolled back and the next batch read. So a crash counts
+ * nothing twice, and concurrent detectors (several server processes) never count the same rows.
  *
- * Symbolication never runs inside that transaction: it reads maps and may parse megabytes, which would hold the
+ * Symbolication runs before that transaction too: it reads maps and may parse megabytes, which would hold the
  * cursors' locks that long (and on SQLite the transaction holds the one connection the symbolicator reads through).
- * A batch whose stacks are not loaded yet is rolled back, its stacks symbolicated, and read again; the second read
- * finds them loaded, unless other rows came meanwhile.
  */
 export async function consumeBatch(
   db: DetectionDb,
@@ -99,19 +115,33 @@ export async function consumeBatch(
 ): Promise<ConsumedBatch> {
   const frames = stackFrames(context.symbolicator);
   for (;;) {
+    const read = await readErrors(db, now, options);
+    const unloaded = read.occurrences.filter((o) => frames.of(o) === undefined);
+    if (unloaded.length > 0) await frames.load(unloaded);
     try {
       return await db
         .transaction()
-        .execute((trx) => countLocked(trx, now, options, { frames, publicUrl: context.publicUrl, box: context.box }));
+        .execute((trx) =>
+          countLocked(trx, read, now, options, { frames, publicUrl: context.publicUrl, box: context.box }),
+        );
     } catch (err) {
-      if (!(err instanceof FramesNeeded)) throw err;
-      await frames.load(err.occurrences);
+      if (!(err instanceof CursorMoved)) throw err;
     }
   }
 }
 
+async function readErrors(db: DetectionReader, now: number, options: DetectionOptions): Promise<ReadErrors> {
+  const logsFrom = await readCursor(db, 'logs');
+  const spansFrom = await readCursor(db, 'spans');
+  const logs = await readBatch(db, logsFrom, now, options);
+  const spans = await readBatch(db, spansFrom, now, options);
+  const occurrences = [...(await errorLogs(db, logs.counted)), ...(await spanErrors(db, spans.counted))];
+  return { logs: { ...logs, from: logsFrom }, spans: { ...spans, from: spansFrom }, occurrences };
+}
+
 async function countLocked(
   trx: DetectionTrx,
+  { logs, spans, occurrences }: ReadErrors,
   now: number,
   options: DetectionOptions,
   context: Pick<RecordContext, 'frames' | 'publicUrl' | 'box'>,
@@ -119,11 +149,7 @@ async function countLocked(
   // Always in this order, so two detectors cannot deadlock on the two cursors.
   const logsCursor = await lockCursor(trx, 'logs');
   const spansCursor = await lockCursor(trx, 'spans');
-  const logs = await readBatch(trx, logsCursor, now, options);
-  const spans = await readBatch(trx, spansCursor, now, options);
-  const occurrences = [...(await errorLogs(trx, logs.counted)), ...(await spanErrors(trx, spans.counted))];
-  const unloaded = occurrences.filter((o) => context.frames.of(o) === undefined);
-  if (unloaded.length > 0) throw new FramesNeeded(unloaded);
+  if (!sameCursor(logsCursor, logs.from) || !sameCursor(spansCursor, spans.from)) throw new CursorMoved();
   const touched = await recordErrors(trx, occurrences, { windowMs: options.windowMs, now, ...context });
   await saveCursor(trx, logs.next);
   await saveCursor(trx, spans.next);

@@ -1,10 +1,14 @@
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema';
 import { advance, EMPTY_READ_STATE, type ReadState } from './gaps';
 import type { DetectionTrx } from './groups';
 import { idIn, rangeChunks, type IdRange } from './id-ranges';
 import type { DetectionSource, DetectionTables } from './tables';
 
 type CursorRow = Selectable<DetectionTables['detection_cursors']>;
+
+/** The database or a transaction on it: batches are read outside the transaction that counts them. */
+export type DetectionReader = Kysely<Database & DetectionTables>;
 
 /** A table's read cursor as the transaction locked it. */
 export interface Cursor {
@@ -28,6 +32,21 @@ export interface ReadBatch {
  */
 const MAX_MARKS = 64;
 
+const cursorOf = (source: DetectionSource, row: CursorRow): Cursor => {
+  const { gaps, marks } = JSON.parse(row.pending) as Pick<ReadState, 'gaps' | 'marks'>;
+  return { source, state: { lastId: Number(row.last_id), gaps, marks } };
+};
+
+/** A table's read cursor as last saved, without a lock: where the next batch is read from. */
+export async function readCursor(db: DetectionReader, source: DetectionSource): Promise<Cursor> {
+  const row = await db
+    .selectFrom('detection_cursors')
+    .selectAll()
+    .where('source', '=', source)
+    .executeTakeFirstOrThrow();
+  return cursorOf(source, row);
+}
+
 /**
  * Takes a table's read cursor for the transaction. The first statement writes, so the transaction holds the lock from
  * the start: a row lock on PostgreSQL, and SQLite's write lock before anything is read (a read-then-write transaction
@@ -40,13 +59,16 @@ export async function lockCursor(trx: DetectionTrx, source: DetectionSource): Pr
     .where('source', '=', source)
     .returningAll()
     .executeTakeFirstOrThrow();
-  const { gaps, marks } = JSON.parse(row.pending) as Pick<ReadState, 'gaps' | 'marks'>;
-  return { source, state: { lastId: Number(row.last_id), gaps, marks } };
+  return cursorOf(source, row);
 }
+
+/** Whether two reads of a cursor found it where it was: no batch was saved in between. */
+export const sameCursor = (a: Cursor, b: Cursor): boolean =>
+  a.source === b.source && JSON.stringify(a.state) === JSON.stringify(b.state);
 
 /** Ids of `source` in `ranges`, ascending, at most `limit`; `full` when the limit may have cut the list short. */
 async function idsIn(
-  trx: DetectionTrx,
+  trx: DetectionReader,
   source: DetectionSource,
   ranges: readonly IdRange[],
   limit: number,
@@ -68,7 +90,7 @@ async function idsIn(
  * largest plus one, so there only deleted rows leave gaps.
  */
 export async function readBatch(
-  trx: DetectionTrx,
+  trx: DetectionReader,
   cursor: Cursor,
   now: number,
   limits: { batchSize: number; holeSettleMs: number; maxGaps: number },
