@@ -26,7 +26,9 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { openDatabase, rollUpVitals } from '../server/src/index';
-import { ensurePartitions } from '../server/src/db/partitions';
+import { sql, type Kysely } from 'kysely';
+import { createDayPartition, dayStart, ensurePartitions, MAINTENANCE_LOCK } from '../server/src/db/partitions';
+import { TELEMETRY_TABLES } from '../server/src/db/schema';
 import { systemClock } from '../server/src/clock';
 import { createTempDatabase, type DatabaseKind, type TempDatabase } from '../test/support/databases';
 import { runBench } from './harness';
@@ -205,7 +207,31 @@ async function vitalsRolledUp(url: string): Promise<number> {
 }
 
 /**
- * The month was loaded into PostgreSQL's default partitions (its past days had none): the server's partition
+ * A month of real traffic arrives day by day, each day into the partition the server made for it a week ahead
+ * (db/partitions.ts). Loaded in one go, the past days would land in the default partition and be moved out row by row
+ * (below), which costs hours at the month's size and leaves nothing a real month has. So the month's days get their
+ * partitions before the load, as they would have had: empty, made in a moment.
+ */
+async function monthPartitionsAhead(url: string): Promise<void> {
+  const handle = openDatabase(url);
+  try {
+    await daysOfTheMonthMade(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function daysOfTheMonthMade<DB>(db: Kysely<DB>): Promise<void> {
+  for (const table of TELEMETRY_TABLES)
+    for (let day = dayStart(NOW - (DAYS + 1) * DAY); day < dayStart(NOW); day += DAY)
+      await db.transaction().execute(async (tx) => {
+        await sql`select ${MAINTENANCE_LOCK}`.execute(tx);
+        await createDayPartition(tx, table, day);
+      });
+}
+
+/**
+ * What the load left in PostgreSQL's default partitions (its past days had none): the server's partition
  * maintenance moves them into day partitions over its hourly runs (db/partitions.ts), which this runs back to back.
  */
 async function partitionsMade(url: string): Promise<void> {
@@ -430,6 +456,7 @@ async function run(kind: DatabaseKind, launch: Awaited<ReturnType<typeof childLa
       `svc (${kind})`,
       ['svc', database.url],
       async (child) => {
+        if (kind === 'postgres') await monthPartitionsAhead(database.url);
         console.error(`${kind}: loading ${SHAPE.sessions.toLocaleString('en')} sessions...`);
         const phases = await load(child);
         const db = await sideDb(kind, database.url);
