@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { openDatabase, rollUpVitals } from '../server/src/index';
+import { createKey, openDatabase, rollUpVitals } from '../server/src/index';
 import { sql, type Kysely } from 'kysely';
 import { createDayPartition, dayStart, ensurePartitions, MAINTENANCE_LOCK } from '../server/src/db/partitions';
 import { TELEMETRY_TABLES } from '../server/src/db/schema';
@@ -43,8 +43,10 @@ const { values: args } = parseArgs({
     databases: { type: 'string', default: 'postgres,sqlite' },
     requests: { type: 'string', default: '20' },
     connections: { type: 'string', default: '6' },
-    /** Load, print the database's URL and leave it (PostgreSQL) for a closer look; nothing is measured. */
+    /** Load, print the load's figures and the database's URL and leave it (PostgreSQL) for a closer look. */
     'load-only': { type: 'boolean', default: false },
+    /** `postgres=URL,sqlite=FILE`: measure databases an earlier `--load-only` left instead of loading (kept after). */
+    loaded: { type: 'string', default: '' },
   },
 });
 const SCALE = Number(args.scale);
@@ -444,49 +446,86 @@ interface Result {
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
 const databases = new Set<TempDatabase>();
 
+/** `--loaded`: databases an earlier `--load-only` left, by kind, measured as they are and kept. */
+const LOADED = new Map(
+  args.loaded
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 0 || !DATABASES.includes(pair.slice(0, at) as DatabaseKind))
+        throw new Error(`--loaded takes kind=url pairs for the --databases given, not "${pair}"`);
+      return [pair.slice(0, at) as DatabaseKind, pair.slice(at + 1)] as const;
+    }),
+);
+
+interface Loaded {
+  phases: PhaseFigures[];
+  detectionSeconds: number;
+  rollupSeconds: number;
+}
+
+/** The month through ingest, then what the server's jobs would have done by the time a person looks. */
+async function loadMonth(kind: DatabaseKind, url: string, child: IngestChild, db: SideDb): Promise<Loaded> {
+  if (kind === 'postgres') await monthPartitionsAhead(url);
+  console.error(`${kind}: loading ${SHAPE.sessions.toLocaleString('en')} sessions...`);
+  const phases = await load(child);
+  const detectionSeconds = await detectionCaughtUp(db);
+  const rollupSeconds = await vitalsRolledUp(url);
+  if (kind === 'postgres') await partitionsMade(url);
+  if (kind === 'postgres') await db.run('vacuum analyze');
+  return { phases, detectionSeconds, rollupSeconds };
+}
+
+/** An admin key for the loaded database's project: a server started on a database it did not create makes none. */
+async function adminKeyOf(url: string): Promise<string> {
+  const handle = openDatabase(url);
+  try {
+    const { id } = await handle.db.selectFrom('projects').select('id').executeTakeFirstOrThrow();
+    return (await createKey(handle.db, systemClock, { projectId: id, scope: 'admin' })).key;
+  } finally {
+    await handle.close();
+  }
+}
+
+const NOTHING_LOADED: Loaded = { phases: [], detectionSeconds: NaN, rollupSeconds: NaN };
+
 async function run(kind: DatabaseKind, launch: Awaited<ReturnType<typeof childLauncher>>): Promise<Result> {
+  const loadedUrl = LOADED.get(kind);
   const database: TempDatabase =
-    kind === 'sqlite'
-      ? { url: join(work, 'svc.db'), drop: async () => undefined }
-      : await createTempDatabase('postgres');
-  databases.add(database);
+    loadedUrl !== undefined
+      ? { url: loadedUrl, drop: async () => undefined }
+      : kind === 'sqlite'
+        ? { url: join(work, 'svc.db'), drop: async () => undefined }
+        : await createTempDatabase('postgres');
+  if (loadedUrl === undefined) databases.add(database);
   try {
     return await withChild(
       launch,
       `svc (${kind})`,
       ['svc', database.url],
       async (child) => {
-        if (kind === 'postgres') await monthPartitionsAhead(database.url);
-        console.error(`${kind}: loading ${SHAPE.sessions.toLocaleString('en')} sessions...`);
-        const phases = await load(child);
         const db = await sideDb(kind, database.url);
         try {
-          const detectionSeconds = await detectionCaughtUp(db);
-          const rollupSeconds = await vitalsRolledUp(database.url);
-          if (kind === 'postgres') await partitionsMade(database.url);
-          if (kind === 'postgres') await db.run('vacuum analyze');
+          const loaded = loadedUrl === undefined ? await loadMonth(kind, database.url, child, db) : NOTHING_LOADED;
           if (args['load-only']) {
             databases.delete(database);
             console.error(`${kind}: loaded, left at ${database.url}`);
-            return {
-              kind,
-              phases,
-              detectionSeconds,
-              rollupSeconds,
+            const empty = {
               issues: 0,
               spans: 0,
               replaySessions: 0,
               sizes: { bytes: 0, spansBytes: 0, replayBytes: 0 },
-              figures: [],
             };
+            return { kind, ...loaded, ...empty, figures: [] };
           }
           const issues = await db.one('select count(*) from detection_groups');
           const spans = await db.one('select count(*) from spans');
           const replaySessions = await db.one('select count(distinct session_id) from replay_chunks');
           const size = await sizes(kind, database.url, db);
           console.error(`${kind}: measuring...`);
-          const figures = await measure(getter(child.url, child.adminKey!));
-          return { kind, phases, detectionSeconds, rollupSeconds, issues, spans, replaySessions, sizes: size, figures };
+          const figures = await measure(getter(child.url, child.adminKey ?? (await adminKeyOf(database.url))));
+          return { kind, ...loaded, issues, spans, replaySessions, sizes: size, figures };
         } finally {
           await db.close();
         }
@@ -506,7 +545,8 @@ const fmt = (n: number, digits = 0) =>
     : '–';
 const mib = (bytes: number) => fmt(bytes / 2 ** 20, 0);
 
-function report(results: Result[]): void {
+/** The heading, and how long the load took per signal (none for databases given with `--loaded`). */
+function reportLoad(results: Result[]): void {
   console.log(`\n## bench:scale, ${new Date().toISOString().slice(0, 10)}\n`);
   const flags = process.argv.slice(2).join(' ');
   console.log(`\`npm run bench:scale${flags ? ` -- ${flags}` : ''}\`\n`);
@@ -521,6 +561,14 @@ function report(results: Result[]): void {
       console.log(
         `| ${r.kind} | ${p.phase} | ${fmt(p.records)} | ${fmt(p.requests)} | ${fmt(p.seconds, 1)} | ${fmt(p.records / p.seconds)} |`,
       );
+  for (const r of results)
+    console.log(
+      `${r.kind}: detection caught up after ${fmt(r.detectionSeconds, 1)} s, vitals rolled up in ${fmt(r.rollupSeconds, 1)} s`,
+    );
+}
+
+function report(results: Result[]): void {
+  reportLoad(results);
   console.log(
     '\n| database | issues | detection caught up after (s) | vitals rolled up in (s) | database MiB | per million spans MiB | per replay session KiB |',
   );
@@ -552,7 +600,10 @@ async function main(): Promise<void> {
   const launch = await childLauncher(process.cwd(), work);
   const results: Result[] = [];
   for (const kind of DATABASES) results.push(await run(kind, launch));
-  if (args['load-only']) return;
+  if (args['load-only']) {
+    reportLoad(results);
+    return;
+  }
   rmSync(work, { recursive: true, force: true });
   report(results);
 }
