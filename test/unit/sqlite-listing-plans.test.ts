@@ -5,7 +5,7 @@ import type { AlertQuery, Signal } from '../../server/src/alerts/rule';
 import type { Database, TelemetryTable } from '../../server/src/db/schema';
 import { listRecords } from '../../server/src/records/store';
 import { searchIds } from '../../server/src/search/find';
-import { sessionFacets } from '../../server/src/sessions/store';
+import { samplingSummary, sessionFacets } from '../../server/src/sessions/store';
 import { searchTraces, traceSpans } from '../../server/src/traces/store';
 import { readSideDatabase } from '../support/read-side-db';
 
@@ -103,6 +103,15 @@ describe('SQLite session facet plans', () => {
       );
       expect(facetPlans[i]).not.toMatch(/SCAN sessions|sessions_last|USE TEMP B-TREE/);
     }
+  });
+
+  it('the sampling figures of a window read only the last-activity index, never the sessions rows', async () => {
+    const plans = await plansOf(async (db) => {
+      await samplingSummary(db, 'p1', { from: 1 });
+      await samplingSummary(db, 'p1', { appId: 'a1', from: 1, to: 2 });
+    });
+    for (const plan of plans)
+      expect(plan).toContain('USING COVERING INDEX sessions_project_last (project_id=? AND last_ms>?)');
   });
 
   it.each([

@@ -34,6 +34,7 @@ import { metricRouteEnvMigration } from './migrations/0034-metric-route-env';
 import { alertRulesMigration } from './migrations/0035-alert-rules';
 import { vitalRollupsMigration } from './migrations/0037-vital-rollups';
 import { facetActivityIndexesMigration } from './migrations/0038-facet-activity-indexes';
+import { samplingCoveringIndexMigration } from './migrations/0039-sampling-covering-index';
 
 /** Migrations are code, not files on disk, so they survive bundling. Names sort in the order they apply. */
 function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, Migration> {
@@ -72,6 +73,7 @@ function migrationsFor(handle: Pick<DatabaseHandle, 'dialect'>): Record<string, 
     '0035-alert-rules': alertRulesMigration(),
     '0037-vital-rollups': vitalRollupsMigration(),
     '0038-facet-activity-indexes': facetActivityIndexesMigration(),
+    '0039-sampling-covering-index': samplingCoveringIndexMigration(handle.dialect),
   };
 }
 
