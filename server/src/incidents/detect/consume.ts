@@ -106,6 +106,8 @@ interface ReadErrors {
  *
  * Symbolication runs before that transaction too: it reads maps and may parse megabytes, which would hold the
  * cursors' locks that long (and on SQLite the transaction holds the one connection the symbolicator reads through).
+ * A batch whose stacks were not loaded yet is read again once they are; the second read finds them loaded, unless
+ * other rows came meanwhile.
  */
 export async function consumeBatch(
   db: DetectionDb,
@@ -117,7 +119,11 @@ export async function consumeBatch(
   for (;;) {
     const read = await readErrors(db, now, options);
     const unloaded = read.occurrences.filter((o) => frames.of(o) === undefined);
-    if (unloaded.length > 0) await frames.load(unloaded);
+    if (unloaded.length > 0) {
+      // Symbolicating may take seconds: the batch is read again after it, so what is counted is what is stored then.
+      await frames.load(unloaded);
+      continue;
+    }
     try {
       return await db
         .transaction()
