@@ -15,7 +15,8 @@
  * second pages, detail pages' API calls, Web Vitals, issues, trace search) `--requests` times in turn after a warm-up,
  * one request at a time. Printed: the load's time and rate per signal, the database's size per million spans and per
  * replay session, and each view's median and p95 as the Markdown of docs/benchmarks.md. Exits non-zero when a p95
- * misses 200 ms.
+ * misses 200 ms. `--load-only` loads, prints the load's figures and leaves the database; `--loaded postgres=URL` (or
+ * `sqlite=FILE`) then measures it as it is and keeps it, so one load serves several builds of the server.
  */
 import http from 'node:http';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
