@@ -38,6 +38,7 @@ import { REREAD_MS, slotCacheOf } from '../server/src/alerts/query/slot-cache';
 import { DETECTION_INTERVAL_MS } from '../server/src/incidents/detect/schedule';
 import { POSTGRES_ADMIN_URL, type DatabaseKind } from '../test/support/databases';
 import { runBench } from './harness';
+import { loadedDatabases } from './loaded-databases';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,16 +62,7 @@ if (!Number.isInteger(DAYS) || DAYS < 8 || DAYS > 30) throw new Error('--days mu
 const DATABASES = args.databases.split(',').map((name) => name.trim()) as DatabaseKind[];
 for (const name of DATABASES)
   if (name !== 'sqlite' && name !== 'postgres') throw new Error(`unknown database "${name}" (known: sqlite, postgres)`);
-/** `--loaded`: the databases a `bench:scale --load-only` left, by kind. */
-const LOADED = new Map(
-  args.loaded
-    .split(',')
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf('=');
-      return [pair.slice(0, at) as DatabaseKind, pair.slice(at + 1)] as const;
-    }),
-);
+const LOADED = loadedDatabases(args.loaded, DATABASES);
 
 // ------------------------------------------------------------------------------------------------------------ the rules
 

@@ -33,6 +33,7 @@ import { TELEMETRY_TABLES } from '../server/src/db/schema';
 import { systemClock } from '../server/src/clock';
 import { createTempDatabase, type DatabaseKind, type TempDatabase } from '../test/support/databases';
 import { runBench } from './harness';
+import { loadedDatabases } from './loaded-databases';
 import { childLauncher, withChild, type IngestChild } from './ingest-child';
 import { send } from './ingest-load';
 import { otlpBody, RARE_PAGE, releaseAt, replayChunks, scaledShape, sessionOf, type ScaleShape } from './scale-data';
@@ -447,18 +448,7 @@ interface Result {
 const work = mkdtempSync(join(tmpdir(), 'svc-bench-scale-'));
 const databases = new Set<TempDatabase>();
 
-/** `--loaded`: databases an earlier `--load-only` left, by kind, measured as they are and kept. */
-const LOADED = new Map(
-  args.loaded
-    .split(',')
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf('=');
-      if (at < 0 || !DATABASES.includes(pair.slice(0, at) as DatabaseKind))
-        throw new Error(`--loaded takes kind=url pairs for the --databases given, not "${pair}"`);
-      return [pair.slice(0, at) as DatabaseKind, pair.slice(at + 1)] as const;
-    }),
-);
+const LOADED = loadedDatabases(args.loaded, DATABASES);
 
 interface Loaded {
   phases: PhaseFigures[];
