@@ -18,6 +18,8 @@ import MagicString from 'magic-string';
  * - canvas contents and inlined images in snapshots (`recordCanvas`, `inlineImages`);
  * - web fonts loaded through the FontFace API (`collectFonts`);
  * - `hooks` (`mergeHooks`): callbacks around each observer, an option the SDK does not expose;
+ * - `plugins` and `packFn`, and rrweb's own `checkoutEveryNth`/`checkoutEveryNms` (the recorder takes its full
+ *   snapshots itself, after checking the DOM's size);
  * - the number-to-name half of rrweb's enums, which rrweb never reads.
  *
  * Each edit replaces one exact piece of the pinned rrweb version (package.json pins it exactly). If a piece is not
@@ -129,6 +131,60 @@ const EDITS = [
     // MediaInteraction 7, Drag 12, Selection 14 (the others, style sheets among them, still resume).
     from: 'e.type !== EventType.FullSnapshot && !(e.type === EventType.IncrementalSnapshot && e.data.source === IncrementalSource.Mutation)',
     with: 'e.type !== EventType.FullSnapshot && !(e.type === EventType.IncrementalSnapshot && [0, 1, 2, 3, 5, 6, 7, 12, 14].includes(e.data.source))',
+  },
+  {
+    what: 'fidelity: a mouse position over a node not recorded yet names its nearest recorded ancestor',
+    // rrweb stamps each position with the id of the node under the pointer, -1 for a node it has not serialized, and
+    // rrweb's player skips a position whose node it cannot find: the cursor froze wherever the page had re-rendered
+    // under it within the SDK's DOM-change window (up to DOM_CHANGE_WINDOW_MAX_MS on a page that keeps changing).
+    // The player places the cursor by the position's coordinates and only uses the node for its frame and hover, so
+    // the nearest ancestor rrweb knows (same document) plays back the same place.
+    from: '          id: mirror2.getId(target),\n          timeOffset: nowTimestamp() - timeBaseline',
+    with: '          id: recordedAncestorId(mirror2, target),\n          timeOffset: nowTimestamp() - timeBaseline',
+  },
+  {
+    what: 'fidelity, continued: the nearest recorded ancestor',
+    from: 'function initMoveObserver({',
+    with:
+      'function recordedAncestorId(mirror2, node) {\n' +
+      '  let id = mirror2.getId(node);\n' +
+      '  while (id === -1 && node.parentNode) id = mirror2.getId((node = node.parentNode));\n' +
+      '  return id;\n}\nfunction initMoveObserver({',
+  },
+  {
+    what: "the relay of a frame's events to its parent recorder (`recordCrossOriginIframes`)",
+    from: '  const inEmittingFrame = recordCrossOriginIframes ? window.parent === window : true;',
+    to: '  if (mousemoveWait !== void 0 && sampling.mousemove === void 0) {',
+    with: '  if (!emit) {\n    throw new Error("emit function is required");\n  }\n',
+  },
+  {
+    what: "plugins' and `packFn`'s processing of every event",
+    from: '  const eventProcessor = (e) => {',
+    to: '  wrappedEmit = (r, isCheckout) => {',
+    with: '',
+  },
+  {
+    what: 'the relay, continued; and `checkoutEveryNth`/`checkoutEveryNms` (the recorder checks out itself)',
+    from: '    if (inEmittingFrame) {\n      emit == null ? void 0 : emit(eventProcessor(e), isCheckout);',
+    to: '  const wrappedMutationEmit = (m) => {',
+    with: '    emit(e, isCheckout);\n  };\n',
+  },
+  {
+    what: 'the checkout counters, continued',
+    from: '  let lastFullSnapshotEvent;\n  let incrementalSnapshotCount = 0;\n',
+    with: '',
+  },
+  {
+    what: 'plugins: their mirrors',
+    from: '  for (const plugin of plugins || []) {\n    if (plugin.getMirror)',
+    to: '  const processedNodeManager = new ProcessedNodeManager();',
+    with: '',
+  },
+  {
+    what: 'plugins: their observers',
+    from: '          plugins: ((_a2 = plugins == null ? void 0 : plugins.filter((p) => p.observer))',
+    to: '        },\n        hooks\n      );',
+    with: '          plugins: []\n',
   },
   {
     what: 'the deprecated module-level `mirror` stand-in, which nothing reads (rrweb exports `record.mirror`)',

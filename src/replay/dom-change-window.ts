@@ -7,6 +7,14 @@ import type { record } from '@rrweb/record';
  */
 export const DOM_CHANGE_WINDOW_MS = 100;
 
+/**
+ * The longest a window grows to while the DOM keeps changing: each window that starts within
+ * {@link DOM_CHANGE_WINDOW_MS} of the last one's end is twice as long as that one, up to this. A page that re-renders
+ * without pause (a live grid, a ticker) is then serialized a few times a second instead of ten, and plays back at that
+ * rate; a person pointing at it still sees it at most {@link DOM_CHANGE_WINDOW_MS} late (`POINTING`).
+ */
+export const DOM_CHANGE_WINDOW_MAX_MS = 800;
+
 /** The custom event that makes rrweb emit what it held; the recorder drops it before the timeline sees it. */
 export const RELEASE_TAG = 'svc.release_dom_changes';
 
@@ -39,6 +47,14 @@ const TARGET_EVENTS = [
   'selectionchange',
 ] as const;
 
+/**
+ * A person pointing at something (`pointerdown`, `mousedown`; a touch is a pointer too): such an event releases changes
+ * held for longer than {@link DOM_CHANGE_WINDOW_MS} even on a node rrweb knows, so that what a replay shows under a
+ * press is never staler than a window of the usual length. Key presses, mouse moves and scrolling do not: they come many
+ * times a second.
+ */
+const POINTING = /down$/;
+
 export interface DomChangeWindow {
   /** Emits the held changes now (before a flush, a full snapshot or the page leaving). */
   release(): void;
@@ -62,15 +78,23 @@ function nodesOf(event: Event): unknown[] {
 /**
  * Coalesces DOM changes into windows of `windowMs`, through rrweb's own pause (`freezePage`): a paused rrweb still
  * notes which nodes were added and removed, but serializes only the ones still in the document when it resumes. On a
- * page that churns the DOM this is most of the recorder's main-thread time, heap and bytes.
+ * page that churns the DOM this is most of the recorder's main-thread time, heap and bytes. While the DOM keeps
+ * changing, windows grow up to `maxWindowMs` ({@link DOM_CHANGE_WINDOW_MAX_MS}).
  *
  * Must be opened before rrweb starts recording: mutation observers are called in the order they were created, so this
  * one pauses rrweb before rrweb's observer sees the same changes.
  */
-export function openDomChangeWindow(rrweb: Rrweb, windowMs = DOM_CHANGE_WINDOW_MS): DomChangeWindow {
+export function openDomChangeWindow(
+  rrweb: Rrweb,
+  windowMs = DOM_CHANGE_WINDOW_MS,
+  maxWindowMs = DOM_CHANGE_WINDOW_MAX_MS,
+): DomChangeWindow {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastChange = 0;
   let releasing = false;
+  let openedAt = 0;
+  let span = windowMs;
+  let endedAt = -Infinity;
   const release = (): void => {
     // Changes made earlier in this task are not delivered to observers yet: held too, so that what is released (and
     // a timeline event recorded next) includes them.
@@ -78,6 +102,7 @@ export function openDomChangeWindow(rrweb: Rrweb, windowMs = DOM_CHANGE_WINDOW_M
     if (timer === undefined) return;
     clearTimeout(timer);
     timer = undefined;
+    endedAt = Date.now();
     releasing = true;
     try {
       // Any event other than a mutation resumes a paused rrweb; a custom event is the one rrweb lets us emit.
@@ -92,22 +117,31 @@ export function openDomChangeWindow(rrweb: Rrweb, windowMs = DOM_CHANGE_WINDOW_M
     lastChange = Date.now();
     // Every time, not once per window: rrweb resumes by itself on any event it records (a mouse move, say).
     rrweb.freezePage();
-    timer ??= setTimeout(release, windowMs);
+    if (timer !== undefined) return;
+    // The DOM still changing right after the last window: this one is twice as long; after a pause, back to windowMs.
+    span = lastChange - endedAt < windowMs ? Math.min(2 * span, maxWindowMs) : windowMs;
+    openedAt = lastChange;
+    timer = setTimeout(release, span);
   };
   // Only a node rrweb has not serialized lacks an id (the window object is no node: rrweb reads no id off it).
-  const releaseForNewNode = (event: Event): void => {
-    if (nodesOf(event).some((node) => node instanceof Node && rrweb.mirror.getId(node) === -1)) release();
+  const releaseForEvent = (event: Event): void => {
+    const heldLong = timer !== undefined && Date.now() - openedAt > windowMs;
+    if (
+      (heldLong && POINTING.test(event.type)) ||
+      nodesOf(event).some((node) => node instanceof Node && rrweb.mirror.getId(node) === -1)
+    )
+      release();
   };
   const observer = new MutationObserver(hold);
   observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
   const listening = { capture: true, passive: true } as const;
-  for (const type of TARGET_EVENTS) window.addEventListener(type, releaseForNewNode, listening);
+  for (const type of TARGET_EVENTS) window.addEventListener(type, releaseForEvent, listening);
   return {
     release,
     lastChangeAt: () => (timer !== undefined || releasing ? lastChange : undefined),
     stop() {
       observer.disconnect();
-      for (const type of TARGET_EVENTS) window.removeEventListener(type, releaseForNewNode, listening);
+      for (const type of TARGET_EVENTS) window.removeEventListener(type, releaseForEvent, listening);
       clearTimeout(timer);
       timer = undefined;
     },

@@ -504,6 +504,29 @@ test.describe('DOM changes', () => {
     expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
   });
 
+  test('a mouse position over a node still held names its nearest recorded ancestor', async ({ page, ingest }) => {
+    await open(page, pageHtml(ingest, {}, '<section id="area"><p id="old">old</p></section>'));
+    await recordingStarted(page);
+    const sessionId = await page.evaluate(async () => {
+      const area = document.getElementById('area')!;
+      area.insertAdjacentHTML('beforeend', '<p><b id="fresh">fresh</b></p>');
+      // The observers have seen the change; the window holds it, and a mouse move does not release it.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const at = { bubbles: true, clientX: 5, clientY: 5 };
+      document.getElementById('fresh')!.dispatchEvent(new MouseEvent('mousemove', at));
+      const sdk = (window as unknown as { sdk: Sdk }).sdk;
+      await sdk.flushReplay();
+      return sdk.sessionId;
+    });
+    const moves = (events: RrwebEvent[]) => events.filter((event) => event.type === 3 && event.data.source === 1);
+    const chunks = await storedChunks(ingest, sessionId, (stored) => moves(allEvents(stored)).length > 0);
+    const events = allEvents(chunks);
+    const area = [...nodesById(events).values()].find((node) => node.attributes?.id === 'area');
+    const positions = moves(events).flatMap((event) => event.data.positions as { id: number }[]);
+    // rrweb's player skips a position whose node it cannot find (-1): the cursor would freeze there.
+    expect(positions.map((position) => position.id)).toEqual([area!.id]);
+  });
+
   test('a click on a node added a moment before is recorded with that node', async ({ page, ingest }) => {
     await open(page, pageHtml(ingest, {}, '<main id="main"></main>'));
     await recordingStarted(page);
