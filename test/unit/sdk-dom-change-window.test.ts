@@ -5,6 +5,7 @@ import {
   openDomChangeWindow,
   RELEASE_TAG,
 } from '../../src/replay/dom-change-window';
+import { stubMutationObserver } from '../support/dom-change-observer';
 
 // The window's timing, on fake timers: when held changes are released, and what releases them early. That rrweb
 // really holds and serializes what the window says is covered in real Chromium (test/e2e/sdk-replay-recording.spec.ts).
@@ -23,19 +24,7 @@ function stubBrowser(): void {
     addEventListener: (type: string, listener: (event: Event) => void) => listeners.set(type, listener),
     removeEventListener: (type: string) => listeners.delete(type),
   });
-  vi.stubGlobal(
-    'MutationObserver',
-    class {
-      constructor(callback: () => void) {
-        domChanged = callback;
-      }
-      observe(): void {}
-      disconnect(): void {}
-      takeRecords(): [] {
-        return [];
-      }
-    },
-  );
+  stubMutationObserver((callback) => (domChanged = callback));
 }
 
 /** A window over a fake rrweb; `released` holds the times (fake `Date.now()`) at which it released held changes. */

@@ -4,6 +4,7 @@ import { resolveConfig } from '../../src/config/resolve';
 import { loadRecorder } from '../../src/replay/load-recorder';
 import { RECORDER_LIMITS } from '../../src/replay/recorder';
 import type { RecordedEvent, RecordingStopped } from '../../src/replay/types';
+import { stubMutationObserver } from '../support/dom-change-observer';
 
 // rrweb needs a real DOM; what is tested here is the SDK's side of the contract: which options reach rrweb, what the
 // recorder does with the events rrweb emits, and when it stops on its own. Recording itself, and every privacy rule
@@ -33,19 +34,7 @@ function stubDocument(elements: number): void {
   });
   // The DOM change window (dom-change-window.ts) observes the document and listens on the window.
   vi.stubGlobal('window', { addEventListener: vi.fn(), removeEventListener: vi.fn() });
-  vi.stubGlobal(
-    'MutationObserver',
-    class {
-      constructor(callback: () => void) {
-        domChanged = callback;
-      }
-      observe(): void {}
-      disconnect(): void {}
-      takeRecords(): [] {
-        return [];
-      }
-    },
-  );
+  stubMutationObserver((callback) => (domChanged = callback));
 }
 
 /** Tells the DOM change window (the one observer the recorder opens) that the document changed. */
