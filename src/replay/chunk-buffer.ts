@@ -86,6 +86,8 @@ export interface ChunkBuffer {
   next_(): PendingChunk | undefined;
   /** Every chunk, the one being filled included, removed from the buffer. */
   takeAll_(): PendingChunk[];
+  /** Bytes of every chunk, the one being filled included. */
+  bytes_(): number;
 }
 
 export function createChunkBuffer(options: ChunkBufferOptions): ChunkBuffer {
@@ -169,6 +171,7 @@ export function createChunkBuffer(options: ChunkBufferOptions): ChunkBuffer {
       buffer.seal_();
       return sealed.splice(0);
     },
+    bytes_: () => sumBytes(sealed) + (open ? open.bytes_ : 0),
   };
   return buffer;
 }

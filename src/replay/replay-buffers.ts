@@ -27,6 +27,8 @@ export interface ReplayBuffers {
   seal_(): void;
   /** Every chunk of both buffers, removed from them. */
   takeAll_(): Buffered;
+  /** Bytes buffered in both, the chunks being filled included. */
+  bytes_(): number;
 }
 
 /**
@@ -79,5 +81,6 @@ export function createReplayBuffers(
     next_: (steps) => buffers[steps]!.next_(),
     seal_: () => buffers.forEach((buffer) => buffer.seal_()),
     takeAll_: () => buffers.map((buffer) => buffer.takeAll_()) as Buffered,
+    bytes_: () => buffers[0]!.bytes_() + buffers[1]!.bytes_(),
   };
 }

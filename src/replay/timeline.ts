@@ -48,6 +48,12 @@ interface Deps {
   readonly storage?: LeftoverStorage | undefined;
 }
 
+/**
+ * Buffered replay bytes (events and recipe steps, as JSON) from which a navigation sends them at once: half the
+ * browser's 64 KiB keepalive quota, which the page-leave flush shares with the telemetry queue.
+ */
+export const NAVIGATION_FLUSH_BYTES = 32_000;
+
 /** rrweb's Meta event type: it opens every full snapshot. */
 const RRWEB_META_EVENT = 4;
 
@@ -136,9 +142,10 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
       // of a replay stay in time order.
       recorder.dom_();
       record({ type: RRWEB_CUSTOM_EVENT, timestamp: Date.now(), data: { tag: type, payload } });
-      // A navigation is where a user may leave next: what is buffered goes now, the normal (compressed) way, so the
-      // page-leave flush carries little within the browser's 64 KiB keepalive quota.
-      if (type === REPLAY_EVENT_TAGS.navigation) void flush();
+      // A navigation is where a user may leave next: when much is buffered, it goes now, the normal (compressed) way,
+      // so the page-leave flush carries little within the browser's 64 KiB keepalive quota. Less waits for the regular
+      // flush: a request per route change of a single-page app cost more main-thread time than the rest of the replay.
+      if (type === REPLAY_EVENT_TAGS.navigation && buffers.bytes_() >= NAVIGATION_FLUSH_BYTES) void flush();
     },
     recipe: (step) => keep(1, step, step.ts, 'custom'),
     flush,

@@ -15,7 +15,7 @@ import { resolveConfig } from '../../src/config/resolve';
 import type { ReplayOptions } from '../../src/config/types';
 import { MAX_REQUEST_BYTES } from '../../src/pipeline/keepalive-budget';
 import { utf8Length } from '../../src/pipeline/utf8';
-import { startReplayTimeline, type ReplayTimeline } from '../../src/replay/timeline';
+import { NAVIGATION_FLUSH_BYTES, startReplayTimeline, type ReplayTimeline } from '../../src/replay/timeline';
 import { sessionSampling } from '../../src/session/sampling';
 import type { EncodeChunkEvents } from '../../src/replay/compression-worker';
 import type { LeftoverStorage } from '../../src/pipeline/leftovers';
@@ -208,15 +208,29 @@ describe('replay chunks', () => {
     expect(chunks.flatMap(decodeEvents).map((event) => event.type)).toEqual([4, 2, 3, 3, 3]);
   });
 
-  it('sends what is buffered at a navigation, without waiting for flushIntervalMs, after the held DOM changes', async () => {
+  it(`sends what is buffered at a navigation once it is over ${NAVIGATION_FLUSH_BYTES} bytes, after the held DOM changes`, async () => {
     const { pipeline, recorder, timeline } = start({});
     await recorderStarted(recorder);
-    recorder.state.held = () => recorder.move();
+    recorder.state.held = () => recorder.move(NAVIGATION_FLUSH_BYTES);
     timeline.event('navigation', { url: 'https://shop.test/about', title: 'About', trigger: 'pushState' });
     await pipeline.postsMade(1);
     const events = decodeEvents(chunksOf(pipeline.posts)[0]!);
     // The snapshot, the DOM change the recorder held until the navigation, then the navigation.
     expect(events.map((e) => e.type)).toEqual([4, 2, 3, 5]);
+  });
+
+  it('leaves less at a navigation to the regular flush: no request per route change', async () => {
+    const { pipeline, recorder, timeline } = start({});
+    await recorderStarted(recorder);
+    for (const path of ['/a', '/b', '/c']) {
+      recorder.move();
+      timeline.event('navigation', { url: `https://shop.test${path}`, title: path, trigger: 'pushState' });
+    }
+    await timeline.flush();
+    // One chunk: had a navigation sent what was buffered, its chunk would have gone on its own.
+    expect(chunksOf(pipeline.posts).map((chunk) => decodeEvents(chunk).map((e) => e.type))).toEqual([
+      [4, 2, 3, 5, 3, 5, 3, 5],
+    ]);
   });
 
   it('serializes each event once', async () => {
