@@ -144,7 +144,7 @@ export function startReplayTimeline(deps: Deps): ReplayTimeline {
       record({ type: RRWEB_CUSTOM_EVENT, timestamp: Date.now(), data: { tag: type, payload } });
       // A navigation is where a user may leave next: when much is buffered, it goes now, the normal (compressed) way,
       // so the page-leave flush carries little within the browser's 64 KiB keepalive quota. Less waits for the regular
-      // flush: a request per route change of a single-page app cost more main-thread time than the rest of the replay.
+      // flush: a request per route change of a single-page app costs main-thread time (docs/sdk-replay.md, "Unload").
       if (type === REPLAY_EVENT_TAGS.navigation && buffers.bytes_() >= NAVIGATION_FLUSH_BYTES) void flush();
     },
     recipe: (step) => keep(1, step, step.ts, 'custom'),
