@@ -125,11 +125,9 @@ export function openDomChangeWindow(
   };
   // Only a node rrweb has not serialized lacks an id (the window object is no node: rrweb reads no id off it).
   const releaseForEvent = (event: Event): void => {
-    const heldLong = timer !== undefined && Date.now() - openedAt > windowMs;
-    if (
-      (heldLong && POINTING.test(event.type)) ||
-      nodesOf(event).some((node) => node instanceof Node && rrweb.mirror.getId(node) === -1)
-    )
+    // Only a press reads the clock: input, selection and focus events come many times a second.
+    const pressOnHeldLong = POINTING.test(event.type) && timer !== undefined && Date.now() - openedAt > windowMs;
+    if (pressOnHeldLong || nodesOf(event).some((node) => node instanceof Node && rrweb.mirror.getId(node) === -1))
       release();
   };
   const observer = new MutationObserver(hold);
